@@ -1,0 +1,15 @@
+// Shared Jest setup (ESM + @swc/jest); each workspace's jest.config.js spreads it.
+module.exports = {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2023' },
+      module: { type: 'es6' },
+    }],
+  },
+  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,141 @@
+import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
+import {
+  jetstream, jetstreamManager, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, DiscardPolicy,
+  type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages,
+} from '@nats-io/jetstream';
+import type { Logger } from 'pino';
+
+/** The product's streams (ARCHITECTURE "Events"). */
+export const STREAMS = {
+  TRANSFERS: 'transfer',
+  DEPOSITS: 'deposit',
+  LEDGER: 'ledger',
+  COLLECT_KEYS: 'collectkey',
+} as const;
+export type StreamName = keyof typeof STREAMS;
+
+export interface BusEvent {
+  /** Unique event id: Nats-Msg-Id and ce-id; consumers de-duplicate on it. */
+  id: string;
+  /** Subject without namespace, e.g. `ledger.credited`. */
+  subject: string;
+  /** proto3 JSON of the payload message. */
+  payload: unknown;
+  time: string;
+  source: string;
+  traceparent?: string;
+}
+
+export interface BusOptions {
+  url: string;
+  namespace: string;
+  name: string;
+  logger: Logger;
+  /** Stream replicas (3 in production). */
+  replicas?: number;
+}
+
+/**
+ * NATS JetStream for the product: namespaced streams (so parallel test runs share one server),
+ * publishing with Nats-Msg-Id = event id and CloudEvents headers, durable pull consumers.
+ */
+export class Bus {
+  private constructor(
+    readonly nc: NatsConnection,
+    readonly js: JetStreamClient,
+    readonly jsm: JetStreamManager,
+    private readonly opts: BusOptions,
+  ) {}
+
+  static async connect(opts: BusOptions): Promise<Bus> {
+    const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const jsm = await jetstreamManager(nc);
+    return new Bus(nc, jetstream(nc), jsm, opts);
+  }
+
+  subject(s: string): string {
+    return this.opts.namespace ? `${this.opts.namespace}.${s}` : s;
+  }
+
+  streamName(name: StreamName): string {
+    return this.opts.namespace ? `${this.opts.namespace.toUpperCase()}_${name}` : name;
+  }
+
+  /** Creates or updates the stream for a domain; idempotent, called by its owner at start. */
+  async ensureStream(name: StreamName): Promise<void> {
+    const cfg = {
+      name: this.streamName(name),
+      subjects: [this.subject(`${STREAMS[name]}.>`)],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      discard: DiscardPolicy.Old,
+      max_age: nanos(30 * 24 * 3600 * 1000),
+      duplicate_window: nanos(10 * 60 * 1000),
+      num_replicas: this.opts.replicas ?? 1,
+    };
+    try {
+      await this.jsm.streams.info(cfg.name);
+      await this.jsm.streams.update(cfg.name, cfg);
+    } catch (err) {
+      if ((err as { message?: string }).message?.includes('stream not found') || (err as { code?: string }).code === '404') {
+        await this.jsm.streams.add(cfg);
+      } else {
+        try { await this.jsm.streams.add(cfg); } catch { throw err; }
+      }
+    }
+  }
+
+  /** Publishes and waits for the stream's ack; a duplicate id inside the window is dropped by JetStream. */
+  async publish(evt: BusEvent): Promise<{ duplicate: boolean; seq: number }> {
+    const h = natsHeaders();
+    h.set('ce-id', evt.id);
+    h.set('ce-type', evt.subject);
+    h.set('ce-source', evt.source);
+    h.set('ce-time', evt.time);
+    h.set('ce-specversion', '1.0');
+    h.set('content-type', 'application/json');
+    if (evt.traceparent) h.set('traceparent', evt.traceparent);
+    const ack = await this.js.publish(this.subject(evt.subject), JSON.stringify(evt.payload), { msgID: evt.id, headers: h });
+    return { duplicate: ack.duplicate, seq: ack.seq };
+  }
+
+  async ensureConsumer(stream: StreamName, durable: string, filterSubjects: string[]): Promise<void> {
+    const name = this.streamName(stream);
+    const cfg = {
+      durable_name: durable,
+      ack_policy: AckPolicy.Explicit,
+      deliver_policy: DeliverPolicy.All,
+      ack_wait: nanos(30_000),
+      max_deliver: -1,
+      filter_subjects: filterSubjects.map((s) => this.subject(s)),
+    };
+    try {
+      await this.jsm.consumers.info(name, durable);
+      await this.jsm.consumers.update(name, durable, { filter_subjects: cfg.filter_subjects, ack_wait: cfg.ack_wait });
+    } catch {
+      await this.jsm.consumers.add(name, cfg);
+    }
+  }
+
+  async consume(stream: StreamName, durable: string): Promise<ConsumerMessages> {
+    const c = await this.js.consumers.get(this.streamName(stream), durable);
+    return c.consume({ max_messages: 64 });
+  }
+
+  /** Strips the namespace off a received subject. */
+  localSubject(subject: string): string {
+    const ns = this.opts.namespace;
+    return ns && subject.startsWith(`${ns}.`) ? subject.slice(ns.length + 1) : subject;
+  }
+
+  async ping(): Promise<void> {
+    if (this.nc.isClosed()) throw new Error('nats closed');
+    await this.nc.flush();
+  }
+
+  async close(): Promise<void> {
+    if (!this.nc.isClosed()) await this.nc.drain();
+  }
+}
+
+export type { JsMsg };

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
+import type { Database, Tx } from '../db/database.js';
+import type { Bus } from './bus.js';
+import { metricsRegistry } from '../ops/metrics.js';
+
+export interface OutboxMessage {
+  id?: string;
+  subject: string;
+  /** proto3 JSON of the payload message (`Message.toJSON(msg)`). */
+  payload: unknown;
+  traceparent?: string;
+}
+
+/**
+ * Writes an event in the same transaction as the state change (ARCHITECTURE rule 4);
+ * the relay publishes it after commit. Returns the event id.
+ */
+export async function appendOutbox(tx: Tx, schema: string, msg: OutboxMessage): Promise<string> {
+  const id = msg.id ?? randomUUID();
+  const headers = msg.traceparent ? { traceparent: msg.traceparent } : {};
+  await tx.query(
+    `insert into "${schema}".outbox (id, subject, payload, headers) values (?, ?, ?::jsonb, ?::jsonb)`,
+    [id, msg.subject, JSON.stringify(msg.payload), JSON.stringify(headers)],
+  );
+  return id;
+}
+
+const published = new Counter({ name: 'outbox_published_total', help: 'events relayed to JetStream', labelNames: ['schema'], registers: [metricsRegistry] });
+const failures = new Counter({ name: 'outbox_publish_failures_total', help: 'relay publish failures', labelNames: ['schema'], registers: [metricsRegistry] });
+const backlog = new Gauge({ name: 'outbox_backlog', help: 'unpublished outbox rows at the last poll', labelNames: ['schema'], registers: [metricsRegistry] });
+
+interface OutboxRow { seq: string; id: string; subject: string; payload: unknown; headers: { traceparent?: string }; created_at: string }
+
+/**
+ * Relays outbox rows to JetStream in commit order. One relay per schema publishes at a time
+ * (transaction advisory lock), so events leave in the order they were written; a crash between
+ * publish and mark re-publishes with the same Nats-Msg-Id, which JetStream drops as a duplicate.
+ */
+export class OutboxRelay {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  private wakeRequested = false;
+  private readonly lockKey: number;
+
+  constructor(
+    private readonly db: Database,
+    private readonly bus: Bus,
+    private readonly source: string,
+    private readonly log: Logger,
+    private readonly opts: { intervalMs?: number; batch?: number } = {},
+  ) {
+    // Stable 32-bit key per schema for pg_try_advisory_xact_lock.
+    let h = 0;
+    for (const c of `outbox:${db.schema}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+    this.lockKey = h;
+  }
+
+  start(): void {
+    this.stopped = false;
+    const tick = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => { void this.flush().finally(tick); }, this.opts.intervalMs ?? 200);
+      this.timer.unref();
+    };
+    tick();
+  }
+
+  /** Publish now (called after a commit that wrote events), coalescing concurrent wake-ups. */
+  nudge(): void {
+    if (this.stopped) return;
+    if (this.running) { this.wakeRequested = true; return; }
+    void this.flush();
+  }
+
+  /** Publishes everything pending; resolves when the outbox was empty at the last look. */
+  async flush(): Promise<void> {
+    if (this.running) { this.wakeRequested = true; return this.running; }
+    this.running = (async () => {
+      try {
+        do {
+          this.wakeRequested = false;
+          while (await this.relayBatch()) { /* keep going while full batches come back */ }
+        } while (this.wakeRequested && !this.stopped);
+      } catch (err) {
+        failures.inc({ schema: this.db.schema });
+        this.log.warn({ err: (err as Error).message }, 'outbox relay failed; will retry');
+      } finally {
+        this.running = undefined;
+      }
+    })();
+    return this.running;
+  }
+
+  /** One batch in one transaction; true when the batch was full (more may be waiting). */
+  private async relayBatch(): Promise<boolean> {
+    const batch = this.opts.batch ?? 100;
+    const schema = this.db.schema;
+    return this.db.tx(async (tx) => {
+      const [lock] = await tx.query<{ ok: boolean }>('select pg_try_advisory_xact_lock(?) as ok', [this.lockKey]);
+      if (!lock?.ok) return false;
+      const rows = await tx.query<OutboxRow>(
+        `select seq, id, subject, payload, headers, created_at from "${schema}".outbox
+          where published_at is null order by seq limit ?`, [batch]);
+      backlog.set({ schema }, rows.length);
+      if (rows.length === 0) return false;
+      const done: string[] = [];
+      for (const row of rows) {
+        try {
+          await this.bus.publish({
+            id: row.id, subject: row.subject, payload: row.payload, source: this.source,
+            time: new Date(row.created_at).toISOString(),
+            ...(row.headers?.traceparent ? { traceparent: row.headers.traceparent } : {}),
+          });
+          done.push(row.seq);
+        } catch (err) {
+          failures.inc({ schema });
+          await tx.query(`update "${schema}".outbox set attempts = attempts + 1, last_error = ? where seq = ?`, [String((err as Error).message).slice(0, 500), row.seq]);
+          break; // keep order: stop at the first failure and retry from here next time
+        }
+      }
+      if (done.length > 0) {
+        await tx.query(`update "${schema}".outbox set published_at = now() where seq in (${done.map(() => '?').join(',')})`, done);
+        published.inc({ schema }, done.length);
+      }
+      return done.length === batch;
+    });
+  }
+
+  async pending(): Promise<number> {
+    const [r] = await this.db.query<{ n: string }>(`select count(*)::text as n from "${this.db.schema}".outbox where published_at is null`);
+    return Number(r?.n ?? 0);
+  }
+
+  /** Stops the timer and drains what is left (graceful shutdown). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.running) await this.running;
+    try { await this.flush(); } catch { /* logged in flush */ }
+  }
+}

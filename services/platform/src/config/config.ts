@@ -1,0 +1,44 @@
+import { z } from 'zod';
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment once into a typed object. Every bad variable is listed in one error,
+ * so an operator fixes them all in one go (habit 9: only main.ts/config.ts read process.env).
+ */
+export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  }
+  return result.data;
+}
+
+const bool = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+export const env = {
+  port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
+  int: (def: number, min = 0) => z.coerce.number().int().min(min).default(def),
+  bool: (def: boolean) => z.string().default(def ? 'true' : 'false').pipe(bool),
+  url: (def?: string) => (def === undefined ? z.string().url() : z.string().url().default(def)),
+  str: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
+};
+
+/** Variables every process shares. */
+export const baseEnvSchema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/postgres'),
+  NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
+  /** Prefix for stream names and subjects; lets parallel test runs share one NATS server. */
+  BUS_NAMESPACE: z.string().regex(/^[a-z0-9_]*$/).default(''),
+  SERVICE_INSTANCE_ID: z.string().optional(),
+});
+export type BaseConfig = z.infer<typeof baseEnvSchema>;

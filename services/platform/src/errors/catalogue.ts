@@ -1,0 +1,93 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+
+/**
+ * The one error catalogue (habit 4). A domain error carries a code from here; one place maps it
+ * to gRPC (errors/grpc.ts), one place maps it to HTTP (the gateway), with the Spanish message.
+ */
+export const ERRORS = {
+  // Request shape
+  INVALID_REQUEST: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'La solicitud no es válida.' },
+  DESTINATION_REJECTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El banco o la cuenta de destino fue rechazado por las reglas internas.' },
+  ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED, message: 'La ruta solicitada no existe.' },
+  PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB).' },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El tipo de contenido no es compatible; use application/json.' },
+  // Authentication and authorization
+  AUTH_REQUIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Falta el encabezado Authorization.' },
+  INVALID_API_KEY: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La clave de API no es válida o fue revocada.' },
+  INVALID_ADMIN_TOKEN: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El token de administración no es válido.' },
+  INVALID_CREDENTIALS: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Credenciales inválidas.' },
+  INVALID_TOTP_CODE: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El código de verificación no es válido.' },
+  SESSION_EXPIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La sesión expiró o fue cerrada; inicie sesión de nuevo.' },
+  COMPANY_INACTIVE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La cuenta de la empresa está suspendida.' },
+  INSUFFICIENT_SCOPE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La clave de API no tiene el alcance requerido para esta operación.' },
+  API_KEY_AUTH_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Esta operación requiere una sesión del panel; las claves de API no están permitidas.' },
+  INSUFFICIENT_ROLE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Su rol no permite realizar esta operación.' },
+  RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Demasiadas solicitudes; intente de nuevo más tarde.' },
+  // Not found
+  COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
+  API_KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La clave de API no existe.' },
+  WALLET_NOT_PROVISIONED: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no tiene billeteras aprovisionadas.' },
+  FAST_WALLET_MISSING: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Falta la billetera BREB de la empresa.' },
+  TRANSACTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La transacción no existe.' },
+  DEPOSIT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El depósito no existe.' },
+  KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
+  QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
+  APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
+  HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
+  // Conflicts
+  REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },
+  KEY_NOT_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave de cobro no está activa.' },
+  KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
+  ALREADY_SIGNED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este usuario ya firmó la aprobación.' },
+  DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
+  INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
+  // Business rules (422)
+  INVALID_KEY: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B no tiene un formato válido.' },
+  KEY_INACTIVE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B existe pero no está activa.' },
+  INSUFFICIENT_BALANCE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El saldo disponible no cubre el monto más la comisión y el IVA.' },
+  TARGET_DOCUMENT_REQUIRED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El documento del destinatario es obligatorio.' },
+  AMOUNT_EXCEEDS_BREB_CAP: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El monto supera el tope individual BREB de 12 millones de pesos.' },
+  AMOUNT_EXCEEDS_ACH_CAP: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El monto supera el tope individual ACH de 2.000 millones de pesos.' },
+  NAME_MISMATCH: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El nombre indicado no coincide con el titular de la llave Bre-B.' },
+  INVALID_BANK_ACCOUNT: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La validación de la cuenta bancaria falló.' },
+  FEE_EXCEEDS_AMOUNT: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La comisión más el IVA es igual o mayor que el monto.' },
+  RECIPIENT_BLACKLISTED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Una de las partes está en la lista de control de lavado de activos.' },
+  APPROVAL_EXPIRED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación expiró; la transferencia fue revertida.' },
+  COUNTERPARTY_DAILY_LIMIT_EXCEEDED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Se superó el límite diario para este destinatario.' },
+  COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'Se superó el límite mensual para este destinatario.' },
+  // Upstream / availability
+  BREB_DIRECTORY_LOOKUP_FAILED: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'El directorio Bre-B no responde; intente de nuevo.' },
+  ACH_RAIL_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'La red ACH no está disponible; intente de nuevo.' },
+  PSE_PROVIDER_NOT_CONFIGURED: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'El proveedor PSE no está configurado.' },
+  PSE_INFLOW_DISABLED: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'Los recaudos PSE están bloqueados temporalmente.' },
+  PSE_PROVIDER_ERROR: { http: 502, grpc: GrpcStatus.UNAVAILABLE, message: 'El proveedor PSE falló; intente de nuevo.' },
+  SERVICE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'El servicio no está disponible temporalmente; intente de nuevo.' },
+  INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, message: 'Ocurrió un error interno; intente de nuevo más tarde.' },
+} as const satisfies Record<string, { http: number; grpc: GrpcStatus; message: string }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.prototype.hasOwnProperty.call(ERRORS, code);
+}
+
+/** A failure the client can act on: a catalogue code, optionally a more precise Spanish message and details. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  constructor(code: ErrorCode, message?: string, details?: Record<string, unknown>) {
+    super(message ?? ERRORS[code].message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+  get httpStatus(): number {
+    return ERRORS[this.code].http;
+  }
+}
+
+export interface FieldProblem { path: string; message: string }
+
+export function invalidRequest(fields: FieldProblem[], message?: string): AppError {
+  return new AppError('INVALID_REQUEST', message ?? ERRORS.INVALID_REQUEST.message, { fields });
+}

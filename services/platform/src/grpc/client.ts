@@ -1,0 +1,54 @@
+import { credentials, type Client, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import { fromGrpcError } from '../errors/grpc.js';
+import { contextToMetadata, type CallContext } from './context.js';
+
+export type AsyncClient<S> = {
+  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res>
+    ? (req: Req, ctx: CallContext, opts?: { deadlineMs?: number }) => Promise<Res>
+    : never;
+};
+
+type ClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => Client;
+type RawUnary = (req: unknown, md: Metadata, opts: CallOptions, cb: (err: ServiceError | null, res?: unknown) => void) => unknown;
+
+export interface GrpcClientOptions {
+  /** Per-call deadline unless the call gives its own. */
+  deadlineMs?: number;
+}
+
+/**
+ * A promise client for a ts-proto grpc-js service: every call carries the caller's context as
+ * metadata and a deadline; failures come back as AppError (catalogue code preserved).
+ * `S` is the generated `<Name>Server` interface, used only for its types.
+ */
+export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: GrpcClientOptions = {}): AsyncClient<S> & { close(): void; raw: Client } {
+  const client = new Ctor(address, credentials.createInsecure(), {
+    'grpc.keepalive_time_ms': 30_000,
+    'grpc.keepalive_timeout_ms': 10_000,
+    'grpc.max_receive_message_length': 4 * 1024 * 1024,
+  });
+  const defaultDeadline = opts.deadlineMs ?? 5_000;
+  const cache = new Map<string, unknown>();
+  return new Proxy({} as AsyncClient<S> & { close(): void; raw: Client }, {
+    get(_t, prop: string) {
+      if (prop === 'close') return () => client.close();
+      if (prop === 'raw') return client;
+      if (prop === 'then') return undefined;
+      let fn = cache.get(prop);
+      if (!fn) {
+        const method = (client as unknown as Record<string, RawUnary>)[prop];
+        if (typeof method !== 'function') return undefined;
+        fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) =>
+          new Promise((resolve, reject) => {
+            const deadline = new Date(Date.now() + (o?.deadlineMs ?? defaultDeadline));
+            method.call(client, req, contextToMetadata(ctx), { deadline }, (err, res) => {
+              if (err) reject(fromGrpcError(err));
+              else resolve(res);
+            });
+          });
+        cache.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import { Metadata } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+
+/**
+ * Who is calling, carried in gRPC metadata across every hop. The company id is set by the
+ * gateway after authentication and forwarded by services; handlers take it from here, never
+ * from a request body (ARCHITECTURE rule 5: company isolation is structural).
+ */
+export interface CallContext {
+  requestId: string;
+  companyId?: string;
+  apiKeyId?: string;
+  /** Free-form audit actor: `apikey:<id>`, `admin`, `user:<id>`, `service:<name>`. */
+  actor?: string;
+}
+
+const KEYS = { requestId: 'x-request-id', companyId: 'x-company-id', apiKeyId: 'x-api-key-id', actor: 'x-actor' } as const;
+
+export function contextToMetadata(ctx: CallContext, md: Metadata = new Metadata()): Metadata {
+  md.set(KEYS.requestId, ctx.requestId);
+  if (ctx.companyId) md.set(KEYS.companyId, ctx.companyId);
+  if (ctx.apiKeyId) md.set(KEYS.apiKeyId, ctx.apiKeyId);
+  if (ctx.actor) md.set(KEYS.actor, ctx.actor);
+  return md;
+}
+
+export function contextFromMetadata(md: Metadata): CallContext {
+  const get = (k: string): string | undefined => {
+    const v = md.get(k)[0];
+    return typeof v === 'string' && v.length > 0 ? v : undefined;
+  };
+  const ctx: CallContext = { requestId: get(KEYS.requestId) ?? randomUUID() };
+  const companyId = get(KEYS.companyId);
+  const apiKeyId = get(KEYS.apiKeyId);
+  const actor = get(KEYS.actor);
+  if (companyId) ctx.companyId = companyId;
+  if (apiKeyId) ctx.apiKeyId = apiKeyId;
+  if (actor) ctx.actor = actor;
+  return ctx;
+}

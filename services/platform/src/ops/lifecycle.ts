@@ -1,0 +1,25 @@
+import type { Logger } from 'pino';
+import { stopTelemetry } from '../telemetry/telemetry.js';
+
+/**
+ * Graceful shutdown: on SIGTERM/SIGINT run the steps in order (stop taking work, finish in-flight,
+ * flush the outbox, close connections), each bounded, and exit within the grace period.
+ */
+export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, graceMs = 25_000): void {
+  let stopping = false;
+  const run = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'shutting down');
+    const hard = setTimeout(() => { log.error('shutdown grace period exceeded; exiting'); process.exit(1); }, graceMs);
+    hard.unref();
+    for (const [name, step] of steps) {
+      try { await step(); } catch (err) { log.warn({ err: (err as Error).message, step: name }, 'shutdown step failed'); }
+    }
+    await stopTelemetry();
+    log.info('stopped');
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void run('SIGTERM'));
+  process.once('SIGINT', () => void run('SIGINT'));
+}
