@@ -99,7 +99,8 @@ export class Bus {
     return { duplicate: ack.duplicate, seq: ack.seq };
   }
 
-  async ensureConsumer(stream: StreamName, durable: string, filterSubjects: string[]): Promise<void> {
+  /** One filter subject (wildcards allowed): `filter_subjects` needs NATS 2.10 and Debian ships 2.9. */
+  async ensureConsumer(stream: StreamName, durable: string, filterSubject: string): Promise<void> {
     const name = this.streamName(stream);
     const cfg = {
       durable_name: durable,
@@ -107,11 +108,11 @@ export class Bus {
       deliver_policy: DeliverPolicy.All,
       ack_wait: nanos(30_000),
       max_deliver: -1,
-      filter_subjects: filterSubjects.map((s) => this.subject(s)),
+      filter_subject: this.subject(filterSubject),
     };
     try {
       await this.jsm.consumers.info(name, durable);
-      await this.jsm.consumers.update(name, durable, { filter_subjects: cfg.filter_subjects, ack_wait: cfg.ack_wait });
+      await this.jsm.consumers.update(name, durable, { filter_subject: cfg.filter_subject, ack_wait: cfg.ack_wait });
     } catch {
       await this.jsm.consumers.add(name, cfg);
     }

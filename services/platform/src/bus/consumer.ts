@@ -27,11 +27,11 @@ export class InboxConsumer {
   constructor(
     private readonly db: Database,
     private readonly bus: Bus,
-    private readonly opts: { stream: StreamName; durable: string; subjects: string[]; handler: EventHandler; log: Logger },
+    private readonly opts: { stream: StreamName; durable: string; subject: string; handler: EventHandler; log: Logger },
   ) {}
 
   async start(): Promise<void> {
-    await this.bus.ensureConsumer(this.opts.stream, this.opts.durable, this.opts.subjects);
+    await this.bus.ensureConsumer(this.opts.stream, this.opts.durable, this.opts.subject);
     this.messages = await this.bus.consume(this.opts.stream, this.opts.durable);
     const schema = this.db.schema;
     const { durable, handler, log } = this.opts;

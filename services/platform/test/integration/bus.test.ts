@@ -1,0 +1,105 @@
+import { Migration } from '@mikro-orm/migrations';
+import { headers as natsHeaders } from '@nats-io/transport-node';
+import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, type ReceivedEvent } from '../../src/index.js';
+import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const SCHEMA = 'bus_test';
+
+class CreateTables extends Migration {
+  override name = '0001_bus_test';
+  override async up(): Promise<void> {
+    for (const sql of outboxInboxDdl(SCHEMA)) this.addSql(sql);
+    this.addSql(`create table "${SCHEMA}".applied (event_id text primary key, n int not null)`);
+  }
+}
+
+describe('outbox relay → JetStream → inbox consumer', () => {
+  const log = createLogger('bus-test', 'silent');
+  let tdb: TestDatabase;
+  let db: Database;
+  let bus: Bus;
+  let relay: OutboxRelay;
+  const ns = testNamespace();
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    db = await Database.open({ url: tdb.url, schema: SCHEMA, migrations: [CreateTables], logger: log });
+    await db.migrate();
+    bus = await Bus.connect({ url: NATS_URL, namespace: ns, name: 'bus-test', logger: log });
+    await bus.ensureStream('LEDGER');
+    relay = new OutboxRelay(db, bus, 'bus-test', log, { intervalMs: 50 });
+  });
+
+  afterAll(async () => {
+    await relay.stop();
+    await bus.close();
+    await db.close();
+    await deleteNamespaceStreams(NATS_URL, ns);
+    await tdb.drop();
+  });
+
+  it('publishes committed events once, never rolled-back ones, and the consumer applies each once', async () => {
+    const seen: ReceivedEvent[] = [];
+    const consumer = new InboxConsumer(db, bus, {
+      stream: 'LEDGER', durable: 'apply', subject: 'ledger.>', log,
+      handler: async (evt, tx) => {
+        seen.push(evt);
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = "${SCHEMA}".applied.n + 1`, [evt.id]);
+      },
+    });
+    await consumer.start();
+
+    const ids: string[] = [];
+    await db.tx(async (tx) => {
+      for (let i = 0; i < 20; i++) ids.push(await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { i } }));
+    });
+    await expect(db.tx(async (tx) => {
+      await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { rolledBack: true } });
+      throw new Error('abort');
+    })).rejects.toThrow('abort');
+
+    await relay.flush();
+    expect(await relay.pending()).toBe(0);
+    await eventually(async () => seen.length >= 20);
+
+    // A re-publish of an already relayed event (crash between publish and mark) is dropped by JetStream.
+    const again = await bus.publish({ id: ids[0]!, subject: 'ledger.credited', payload: { i: 0 }, source: 'bus-test', time: new Date().toISOString() });
+    expect(again.duplicate).toBe(true);
+    // A copy under another Nats-Msg-Id but the same event id is stopped by the inbox.
+    const h = natsHeaders();
+    h.set('ce-id', ids[1]!);
+    await bus.js.publish(bus.subject('ledger.credited'), JSON.stringify({ i: 1 }), { headers: h, msgID: 'other-msg-id' });
+
+    await new Promise((r) => setTimeout(r, 500));
+    const applied = await db.query<{ event_id: string; n: number }>(`select event_id, n from "${SCHEMA}".applied`);
+    expect(applied).toHaveLength(20);
+    expect(applied.every((r) => r.n === 1)).toBe(true);
+    expect(new Set(applied.map((r) => r.event_id))).toEqual(new Set(ids));
+    expect(seen.some((e) => (e.payload as { rolledBack?: boolean }).rolledBack)).toBe(false);
+    expect(seen[0]!.subject).toBe('ledger.credited');
+    expect(seen.map((e) => (e.payload as { i: number }).i).slice(0, 20)).toEqual([...Array(20).keys()]);
+    await consumer.stop();
+  });
+
+  it('redelivers an event whose handler failed and applies it once it succeeds', async () => {
+    let attempts = 0;
+    const consumer = new InboxConsumer(db, bus, {
+      stream: 'LEDGER', durable: 'flaky', subject: 'ledger.flaky', log,
+      handler: async (evt, tx) => {
+        attempts++;
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1)`, [`flaky:${evt.id}`]);
+        if (attempts < 3) throw new Error('transient');
+      },
+    });
+    await consumer.start();
+    await db.tx((tx) => appendOutbox(tx, SCHEMA, { subject: 'ledger.flaky', payload: {} }));
+    relay.nudge();
+    await eventually(async () => {
+      const r = await db.query(`select 1 from "${SCHEMA}".applied where event_id like 'flaky:%'`);
+      return r.length === 1;
+    }, 15_000);
+    expect(attempts).toBe(3);
+    await consumer.stop();
+  });
+});
