@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
+import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
+
+/** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
+export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+export const DEV_ADMIN_TOKEN = 'dev-admin-token';
+const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
+
+const cidrList = z.string().transform((value, ctx) => {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
+  for (const item of items) {
+    if (!isCidr(item)) ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR: ${item}` });
+  }
+  return items;
+});
+
+function isCidr(item: string): boolean {
+  const [addr, bits, ...rest] = item.split('/');
+  if (rest.length > 0 || !addr) return false;
+  const family = isIpLiteral(addr);
+  if (family === 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+function isIpLiteral(addr: string): 0 | 4 | 6 {
+  if (/^(\d{1,3})(\.\d{1,3}){3}$/.test(addr) && addr.split('.').every((o) => Number(o) <= 255)) return 4;
+  if (/^[0-9a-fA-F:.]+$/.test(addr) && addr.includes(':')) return 6;
+  return 0;
+}
+
+const rateLimitVars = Object.fromEntries(
+  (Object.keys(RATE_CLASSES) as RateClass[]).map((c) => [RATE_CLASSES[c].envVar, env.int(RATE_CLASSES[c].perMinute, 1)]),
+) as Record<string, ReturnType<typeof env.int>>;
+
+export const gatewayEnvSchema = baseEnvSchema
+  .extend({
+    GATEWAY_PORT: env.port(8080),
+    GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
+    GATEWAY_OPS_PORT: env.port(9100),
+    LEDGER_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50051'),
+    REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
+    ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
+    API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
+    API_KEY_CACHE_TTL_MS: env.int(2000, 0).pipe(z.number().max(5000, 'must be at most 5000 (revocation latency)')),
+    TRUSTED_PROXIES: cidrList.default(DEFAULT_TRUSTED_PROXIES.split(',')),
+    RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('rl'),
+    /** Rolling window length; 60 s per the reference (tests shorten it). */
+    RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
+    GATEWAY_MIGRATE_ON_START: env.bool(false),
+    GRPC_DEADLINE_MS: env.int(5000, 100),
+    SHUTDOWN_GRACE_MS: env.int(20000, 1000),
+    ...rateLimitVars,
+  })
+  .superRefine((cfg, ctx) => {
+    if (cfg.NODE_ENV === 'production') {
+      if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
+      else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
+      if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
+    }
+  });
+
+export interface GatewayConfig {
+  nodeEnv: 'development' | 'test' | 'production';
+  logLevel: string;
+  databaseUrl: string;
+  port: number;
+  host: string;
+  opsPort: number;
+  ledgerAddress: string;
+  redisUrl: string;
+  adminToken: string;
+  apiKeyPepper: string;
+  apiKeyPrefix: 'wk_live_' | 'wk_test_';
+  apiKeyCacheTtlMs: number;
+  trustedProxies: string[];
+  rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number> };
+  migrateOnStart: boolean;
+  grpcDeadlineMs: number;
+  shutdownGraceMs: number;
+}
+
+/** Parses the environment once; every bad variable is named in one error. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
+  const e = parseConfig(gatewayEnvSchema, source);
+  const production = e.NODE_ENV === 'production';
+  const perMinute = Object.fromEntries(
+    (Object.keys(RATE_CLASSES) as RateClass[]).map((c) => [c, (e as Record<string, unknown>)[RATE_CLASSES[c].envVar] as number]),
+  ) as Record<RateClass, number>;
+  return {
+    nodeEnv: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    databaseUrl: e.DATABASE_URL,
+    port: e.GATEWAY_PORT,
+    host: e.GATEWAY_HOST,
+    opsPort: e.GATEWAY_OPS_PORT,
+    ledgerAddress: e.LEDGER_GRPC_ADDR,
+    redisUrl: e.REDIS_URL,
+    adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
+    apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
+    apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
+    apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
+    trustedProxies: e.TRUSTED_PROXIES,
+    rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute },
+    migrateOnStart: e.GATEWAY_MIGRATE_ON_START,
+    grpcDeadlineMs: e.GRPC_DEADLINE_MS,
+    shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+  };
+}

@@ -1,0 +1,143 @@
+import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Redis } from 'ioredis';
+
+/**
+ * A rolling (sliding-log) window on Redis, run through rate-limiter-flexible.
+ *
+ * rate-limiter-flexible's own Redis script is a fixed window (INCR + EXPIRE), which lets a client
+ * send 2× the limit across a window boundary. The reference asks for a rolling one-minute window,
+ * so we hand RateLimiterRedis our own script (its `customIncrTtlLuaScript` hook, called with
+ * KEYS[1] = key, ARGV = [points, windowSeconds, limit, duration]). The script keeps one sorted-set
+ * entry per *accepted* request, scored by the Redis server's clock:
+ *
+ *  1. drop entries older than the window;
+ *  2. if fewer than `limit` remain, record this request (a rejected request records nothing, so a
+ *     429 consumes no quota);
+ *  3. return {count including this request, ms until the oldest entry leaves the window}.
+ *
+ * The library rejects when the count exceeds the limit. It is one atomic EVALSHA per request (one
+ * round trip), exact (no approximation), and memory is bounded by the limit per key.
+ *
+ * If Redis is unreachable the library falls back to the `insuranceLimiter`: the same sliding log,
+ * kept in this process's memory (per replica, so the effective limit is per replica while Redis is
+ * down — limiting continues, it does not fail open; /readyz reports not-ready meanwhile).
+ */
+export const SLIDING_LOG_LUA = `
+local key = KEYS[1]
+local windowMs = tonumber(ARGV[2]) * 1000
+local limit = tonumber(ARGV[3])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
+local count = redis.call('ZCARD', key)
+if count < limit then
+  redis.call('ZADD', key, now, t[1] .. '.' .. t[2] .. '.' .. count)
+  redis.call('PEXPIRE', key, windowMs)
+end
+local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+local ttl = windowMs
+if oldest[2] then ttl = tonumber(oldest[2]) + windowMs - now end
+if ttl < 1 then ttl = 1 end
+return {count + 1, ttl}
+`;
+
+type Log = number[];
+
+/**
+ * The in-memory insurance: the same sliding log as the Lua script, per process. It is a
+ * RateLimiterMemory (so the library accepts it as insurance) whose consume we replace with the
+ * rolling window; logs of all limits share one store so a key's count survives a multiplier change.
+ */
+export class SlidingLogMemoryLimiter extends RateLimiterMemory {
+  constructor(opts: { keyPrefix: string; points: number; duration: number }, private readonly store: Map<string, Log>) {
+    super(opts);
+  }
+
+  override consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
+    const rlKey = this.getKey(key);
+    const now = Date.now();
+    const windowMs = this.duration * 1000;
+    const log = this.store.get(rlKey) ?? [];
+    while (log.length > 0 && log[0]! <= now - windowMs) log.shift();
+    const count = log.length;
+    const allowed = count + pointsToConsume <= this.points;
+    if (allowed) for (let i = 0; i < pointsToConsume; i++) log.push(now);
+    if (log.length > 0) this.store.set(rlKey, log);
+    else this.store.delete(rlKey);
+    const oldest = log[0] ?? now;
+    const consumed = count + pointsToConsume;
+    const res = new RateLimiterRes(Math.max(this.points - consumed, 0), Math.max(oldest + windowMs - now, 1), consumed, count === 0);
+    return allowed ? Promise.resolve(res) : Promise.reject(res);
+  }
+}
+
+export interface LimitDecision {
+  allowed: boolean;
+  limit: number;
+  /** Requests left in the window after this one. */
+  remaining: number;
+  /** Seconds until the oldest counted request leaves the window (a slot frees). */
+  resetSeconds: number;
+}
+
+export class RollingWindowLimiter {
+  private readonly limiters = new Map<string, RateLimiterRedis>();
+  private readonly memoryStore = new Map<string, Log>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(private readonly redis: Redis, private readonly opts: { prefix: string; windowSeconds: number }) {
+    // Drop stale in-memory logs (they are only written while Redis is down).
+    this.sweeper = setInterval(() => this.sweep(), Math.max(opts.windowSeconds, 5) * 1000);
+    this.sweeper.unref();
+  }
+
+  /** Counts one request of `clientKey` in `bucket` against `limit`; never throws for an over-limit request. */
+  async consume(bucket: string, clientKey: string, limit: number): Promise<LimitDecision> {
+    const limiter = this.limiterFor(bucket, limit);
+    let res: RateLimiterRes;
+    let allowed = true;
+    try {
+      res = await limiter.consume(clientKey, 1);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      res = err;
+      allowed = false;
+    }
+    return {
+      allowed,
+      limit,
+      remaining: Math.max(limit - res.consumedPoints, 0),
+      resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
+    };
+  }
+
+  private limiterFor(bucket: string, limit: number): RateLimiterRedis {
+    const id = `${bucket}|${limit}`;
+    let limiter = this.limiters.get(id);
+    if (!limiter) {
+      const keyPrefix = `${this.opts.prefix}:${bucket}`;
+      limiter = new RateLimiterRedis({
+        storeClient: this.redis,
+        keyPrefix,
+        points: limit,
+        duration: this.opts.windowSeconds,
+        customIncrTtlLuaScript: SLIDING_LOG_LUA,
+        rejectIfRedisNotReady: true,
+        insuranceLimiter: new SlidingLogMemoryLimiter({ keyPrefix, points: limit, duration: this.opts.windowSeconds }, this.memoryStore),
+      });
+      this.limiters.set(id, limiter);
+    }
+    return limiter;
+  }
+
+  private sweep(): void {
+    const cutoff = Date.now() - this.opts.windowSeconds * 1000;
+    for (const [key, log] of this.memoryStore) {
+      if (log.length === 0 || log[log.length - 1]! <= cutoff) this.memoryStore.delete(key);
+    }
+  }
+
+  close(): void {
+    clearInterval(this.sweeper);
+  }
+}

@@ -1,0 +1,186 @@
+// npm run bench: measures, in one run on this machine, with the product's real processes and config:
+//   1. bare Koa hello (ceiling) vs GET /wallets/balance through gateway → gRPC → ledger → Postgres
+//   2. ledger Reserve (holds/s) over gRPC on one hot wallet and spread over 100 wallets
+//   3. pgbench built-in simple-update (ceiling for the ledger)
+// and prints a table with the ratios the issues set as targets. Loopback only; bounded in time.
+import { fork, spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { ledgerV1 } from '@wallet/proto';
+import { createAsyncClient } from '@wallet/platform';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+const benchDb = `wallet_bench_${process.pid}`;
+const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, koa: 8181 };
+const children = [];
+
+function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
+async function adminSql(sql) { const c = new pg.Client({ connectionString: PG_ADMIN }); await c.connect(); try { await c.query(sql); } finally { await c.end(); } }
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function waitReady(url, name) {
+  for (let i = 0; i < 240; i++) {
+    try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
+    await sleep(250);
+  }
+  throw new Error(`${name} not ready`);
+}
+
+function startProcess(name, dir, env) {
+  const child = spawn(process.execPath, ['dist/main.js'], { cwd: join(root, dir), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(child);
+  return child;
+}
+
+function cleanup() { for (const c of children) if (c.exitCode === null) c.kill('SIGTERM'); }
+process.on('exit', cleanup);
+process.on('SIGINT', () => { cleanup(); process.exit(130); });
+
+function cannon(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon({ connections: CONC, duration: DURATION, pipelining: 1, ...opts }, (err, r) => (err ? reject(err) : resolve(r)));
+  });
+}
+const summarize = (r) => ({
+  rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
+  non2xx: r.non2xx, errors: r.errors, total: r.requests.total,
+});
+
+async function cpuOf(pid) {
+  const r = spawnSync('ps', ['-o', 'rss=,pcpu=', '-p', String(pid)], { encoding: 'utf8' });
+  const [rss, cpu] = r.stdout.trim().split(/\s+/).map(Number);
+  return { rssMiB: Math.round((rss ?? 0) / 1024), cpu: cpu ?? 0 };
+}
+
+/** Runs `fn` with `CONC` workers for DURATION seconds; returns ops/s and latency percentiles. */
+async function closedLoop(fn) {
+  const lat = [];
+  let ops = 0, errors = 0;
+  const end = Date.now() + DURATION * 1000;
+  await Promise.all(Array.from({ length: CONC }, async (_, w) => {
+    let i = 0;
+    while (Date.now() < end) {
+      const t = process.hrtime.bigint();
+      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch { errors++; }
+    }
+  }));
+  lat.sort((a, b) => a - b);
+  const pct = (p) => (lat.length ? +lat[Math.min(lat.length - 1, Math.floor(lat.length * p))].toFixed(2) : 0);
+  return { rps: Math.round(ops / DURATION), p50: pct(0.5), p99: pct(0.99), errors, total: ops };
+}
+
+function pgbench() {
+  const name = 'wallet_pgbench';
+  spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
+  spawnSync('createdb', ['-h', '127.0.0.1', '-U', 'postgres', name]);
+  const init = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-i', '-q', '-s', '10', name], { encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
+  const run = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-b', 'simple-update', '-c', String(CONC), '-j', '2', '-T', String(DURATION), name], { encoding: 'utf8' });
+  spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
+  const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout) ?? /tps = ([\d.]+)/.exec(run.stdout);
+  if (!m) throw new Error(`pgbench output not understood: ${run.stdout} ${run.stderr}`);
+  const lat = /latency average = ([\d.]+) ms/.exec(run.stdout);
+  return { tps: Math.round(Number(m[1])), latencyAvgMs: lat ? Number(lat[1]) : null };
+}
+
+async function main() {
+  console.log(`[bench] ${DURATION}s per run, concurrency ${CONC}, node ${process.version}`);
+  await adminSql(`drop database if exists "${benchDb}" with (force)`);
+  await adminSql(`create database "${benchDb}"`);
+  const common = { DATABASE_URL: dbUrl(benchDb), BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
+  try {
+    const ledger = startProcess('ledger', 'services/ledger', { ...common, LEDGER_GRPC_PORT: String(ports.ledger), LEDGER_OPS_PORT: String(ports.ledgerOps) });
+    await waitReady(`http://127.0.0.1:${ports.ledgerOps}/readyz`, 'ledger');
+    const gateway = startProcess('gateway', 'gateway', {
+      ...common, GATEWAY_PORT: String(ports.gateway), GATEWAY_OPS_PORT: String(ports.gatewayOps),
+      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
+    });
+    await waitReady(`http://127.0.0.1:${ports.gatewayOps}/readyz`, 'gateway');
+    const koa = fork(join(root, 'test/bench/koa-hello.mjs'), [String(ports.koa)], { stdio: 'ignore' });
+    children.push(koa);
+    await new Promise((r) => koa.once('message', r));
+
+    const gw = `http://127.0.0.1:${ports.gateway}`;
+    const admin = async (method, path, body) => {
+      const r = await fetch(gw + path, { method, headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+      if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
+      return r.json();
+    };
+    const co = await admin('POST', '/admin/companies', { name: 'Bench S.A.S.', nit: '900000001-1', taxRegime: 'COMMON' });
+    // The benchmark is one client IP; lift this company's limits (a documented per-company setting).
+    await admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1_000_000 });
+    const key = (await admin('POST', `/admin/companies/${co.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
+    await admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 1_000_000, reference: 'bench' });
+
+    console.log('[bench] warm-up');
+    await cannon({ url: `http://127.0.0.1:${ports.koa}/`, duration: 2 });
+    await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` }, duration: 2 });
+    console.log('[bench] bare Koa hello');
+    const koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
+    console.log('[bench] GET /wallets/balance');
+    const balR = summarize(await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` } }));
+    const gwRes = await cpuOf(gateway.pid);
+
+    // Ledger holds over gRPC, the way the transfer service will call it.
+    const client = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 10_000 });
+    const companies = [];
+    for (let i = 0; i < 100; i++) {
+      const id = randomUUID();
+      const ctx = { requestId: 'bench', companyId: id };
+      await client.openWallets({ rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH] }, ctx);
+      await client.credit({ idempotencyKey: `bench-fund-${id}`, rail: ledgerV1.Rail.BREB, amountCents: 10n ** 13n }, ctx);
+      companies.push(ctx);
+    }
+    const fee = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
+    const reserve = (ctx) => client.reserve({
+      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, fee,
+      movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
+    }, ctx);
+    console.log('[bench] ledger holds over gRPC, spread over 100 wallets');
+    await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
+    const spread = await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
+    console.log('[bench] ledger holds over gRPC, one hot wallet');
+    const hot = await closedLoop(() => reserve(companies[0]));
+    const ledgerRes = await cpuOf(ledger.pid);
+    const inv = await client.checkInvariants({}, { requestId: 'bench' });
+    client.close();
+
+    console.log('[bench] pgbench simple-update');
+    const pgb = pgbench();
+
+    const ratio = (a, b) => (b ? `${((a / b) * 100).toFixed(1)}%` : 'n/a');
+    const rows = [
+      ['bare Koa hello (HTTP)', koaR.rps, koaR.p50, koaR.p99, ''],
+      ['GET /wallets/balance (gateway→gRPC→ledger→PG)', balR.rps, balR.p50, balR.p99, `${ratio(balR.rps, koaR.rps)} of Koa (target ≥ 10%, p99 < 25 ms)`],
+      ['pgbench simple-update (TPS)', pgb.tps, '', pgb.latencyAvgMs ?? '', 'avg latency in p99 column'],
+      ['ledger Reserve over gRPC, 100 wallets', spread.rps, spread.p50, spread.p99, `${ratio(spread.rps, pgb.tps)} of pgbench (target ≥ 25%)`],
+      ['ledger Reserve over gRPC, one wallet', hot.rps, hot.p50, hot.p99, `${ratio(hot.rps, spread.rps)} of spread (target ≥ 40%)`],
+    ];
+    const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio |', '|---|---:|---:|---:|---|',
+      ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
+    const notes = [
+      `errors: balance non-2xx ${balR.non2xx}, transport ${balR.errors}; holds errors spread ${spread.errors}, hot ${hot.errors}`,
+      `gateway after load: ${gwRes.rssMiB} MiB RSS; ledger: ${ledgerRes.rssMiB} MiB RSS`,
+      `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
+      `machine: ${(await import('node:os')).cpus().length} cores; ${DURATION}s runs, concurrency ${CONC}; everything on loopback`,
+    ];
+    const report = `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
+    console.log(`\n${report}`);
+    mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
+    writeFileSync(join(root, 'test/bench/reports', `bench-${stamp}.md`), report);
+  } finally {
+    cleanup();
+    await sleep(500);
+    await adminSql(`drop database if exists "${benchDb}" with (force)`).catch(() => {});
+  }
+}
+
+main().then(() => process.exit(0), (err) => { console.error(`[bench] failed: ${err.stack ?? err}`); cleanup(); process.exit(1); });

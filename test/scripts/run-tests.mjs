@@ -1,0 +1,38 @@
+// npm test: runs every workspace's Jest suite in dependency order on the real servers, then
+// prints one summary table and the closing line "N passed, N failed".
+// Usage: node test/scripts/run-tests.mjs [workspace-dir ...]   (default: all)
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const all = ['services/platform', 'services/ledger', 'gateway', 'test'];
+const selected = process.argv.slice(2).length ? process.argv.slice(2) : all;
+const tmp = mkdtempSync(join(tmpdir(), 'wallet-tests-'));
+const rows = [];
+let passed = 0, failed = 0, skipped = 0, broken = false;
+
+for (const ws of selected) {
+  const cwd = join(root, ws);
+  if (!existsSync(join(cwd, 'jest.config.cjs'))) { console.log(`\n[tests] ${ws}: no jest config, skipped`); continue; }
+  const out = join(tmp, `${ws.replace(/\//g, '_')}.json`);
+  console.log(`\n[tests] ${ws}`);
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--experimental-vm-modules', join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`],
+    { cwd, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1' } });
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (!existsSync(out)) { rows.push([ws, 0, 0, 0, secs, `runner exited ${r.status}`]); broken = true; continue; }
+  const j = JSON.parse(readFileSync(out, 'utf8'));
+  passed += j.numPassedTests; failed += j.numFailedTests; skipped += j.numPendingTests + (j.numTodoTests ?? 0);
+  const suiteFailures = j.numFailedTestSuites;
+  if (r.status !== 0 && j.numFailedTests === 0) broken = true; // a suite failed to load or run
+  rows.push([ws, j.numPassedTests, j.numFailedTests, j.numPendingTests, secs, r.status === 0 ? 'ok' : `${suiteFailures} suite(s) failed`]);
+}
+rmSync(tmp, { recursive: true, force: true });
+
+console.log('\n| workspace | passed | failed | skipped | seconds | result |\n|---|---:|---:|---:|---:|---|');
+for (const row of rows) console.log(`| ${row.join(' | ')} |`);
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+process.exit(failed > 0 || broken ? 1 : 0);
