@@ -2,7 +2,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
-const root = join(__dirname, '..', '..');
+const root = join(process.cwd(), '..'); // jest runs in test/
 const codeDirs = ['services', 'gateway/src'];
 
 function walk(dir: string, out: string[] = []): string[] {
