@@ -50,7 +50,8 @@ export const gatewayEnvSchema = baseEnvSchema
     RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('rl'),
     /** Rolling window length; 60 s per the reference (tests shorten it). */
     RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
-    GATEWAY_MIGRATE_ON_START: env.bool(false),
+    /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
+    GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     GRPC_DEADLINE_MS: env.int(5000, 100),
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
     ...rateLimitVars,
@@ -105,7 +106,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustedProxies: e.TRUSTED_PROXIES,
     rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute },
-    migrateOnStart: e.GATEWAY_MIGRATE_ON_START,
+    migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
   };

@@ -49,13 +49,17 @@ type Log = number[];
  * rolling window; logs of all limits share one store so a key's count survives a multiplier change.
  */
 export class SlidingLogMemoryLimiter extends RateLimiterMemory {
-  constructor(opts: { keyPrefix: string; points: number; duration: number }, private readonly store: Map<string, Log>) {
+  constructor(
+    opts: { keyPrefix: string; points: number; duration: number },
+    private readonly store: Map<string, Log>,
+    private readonly now: () => number = Date.now,
+  ) {
     super(opts);
   }
 
   override consume(key: string | number, pointsToConsume = 1): Promise<RateLimiterRes> {
     const rlKey = this.getKey(key);
-    const now = Date.now();
+    const now = this.now();
     const windowMs = this.duration * 1000;
     const log = this.store.get(rlKey) ?? [];
     while (log.length > 0 && log[0]! <= now - windowMs) log.shift();

@@ -15,7 +15,7 @@ export class Migration0001CompaniesAndApiKeys extends Migration {
         multi_sig_threshold integer not null default 0 check (multi_sig_threshold >= 0),
         counterparty_daily_limit_cents bigint not null default 5000000000 check (counterparty_daily_limit_cents >= 0),
         counterparty_monthly_limit_cents bigint not null default 50000000000 check (counterparty_monthly_limit_cents >= 0),
-        rate_limit_multiplier numeric(8, 2) not null default 1 check (rate_limit_multiplier > 0),
+        rate_limit_multiplier numeric(12, 2) not null default 1 check (rate_limit_multiplier > 0),
         created_at timestamptz not null default now(),
         updated_at timestamptz not null default now()
       )`);

@@ -11,8 +11,9 @@ import { metricsRegistry } from '../ops/metrics.js';
 
 /** A handler written as an async function of the request and the caller's context. */
 export type AsyncUnary<Req, Res> = (req: Req, ctx: CallContext) => Promise<Res>;
+/** One async handler per RPC of a generated `<Name>Server` (its string index signature is dropped). */
 export type AsyncService<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
 };
 
 const grpcDuration = new Histogram({

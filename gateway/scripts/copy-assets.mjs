@@ -1,0 +1,13 @@
+// Copies the non-TypeScript files the gateway reads at run time (the /docs page and its init
+// script) from src/ to dist/. Swagger UI itself is served from node_modules/swagger-ui-dist.
+import { cpSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const assets = [['src/openapi/assets', 'dist/openapi/assets']];
+for (const [from, to] of assets) {
+  const src = join(root, from);
+  if (!existsSync(src)) throw new Error(`missing asset directory ${from}`);
+  cpSync(src, join(root, to), { recursive: true });
+}

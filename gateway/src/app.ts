@@ -1,0 +1,105 @@
+import Koa from 'koa';
+import type { Router } from '@koa/router';
+import type { Redis } from 'ioredis';
+import type { Database, Logger } from '@wallet/platform';
+import { ApiKeyAdmin } from './app/api-key-admin.js';
+import { BalanceQuery } from './app/balance-query.js';
+import { CompanyAdmin } from './app/company-admin.js';
+import { LedgerAdmin } from './app/ledger-admin.js';
+import { AdminTokenVerifier } from './auth/admin-token.js';
+import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
+import type { GatewayConfig } from './config.js';
+import { accessLog } from './http/access-log.js';
+import { apiKeyAreaGuard } from './http/auth.js';
+import { ClientIpResolver } from './http/client-ip.js';
+import type { GatewayState } from './http/context.js';
+import { errorMiddleware } from './http/errors.js';
+import { requestIdMiddleware } from './http/request-id.js';
+import type { AnyRoute } from './http/route.js';
+import { buildRouter } from './http/router.js';
+import { adminApiKeyRoutes } from './http/routes/admin-api-keys.routes.js';
+import { adminCompanyRoutes } from './http/routes/admin-companies.routes.js';
+import { adminLedgerRoutes } from './http/routes/admin-ledger.routes.js';
+import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
+import { docsRoutes } from './http/routes/docs.routes.js';
+import { walletRoutes } from './http/routes/wallets.routes.js';
+import type { LedgerClient } from './ledger/ledger-client.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { ApiKeyRepository } from './persistence/api-key.repository.js';
+import { CompanyRepository } from './persistence/company.repository.js';
+import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
+
+export type AppConfig = Pick<GatewayConfig,
+  'adminToken' | 'apiKeyPepper' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit'>;
+
+export interface AppDeps {
+  config: AppConfig;
+  log: Logger;
+  db: Database;
+  ledger: LedgerClient;
+  redis: Redis;
+}
+
+export interface GatewayApp {
+  app: Koa<GatewayState>;
+  router: Router<GatewayState>;
+  routes: readonly AnyRoute[];
+  openApiDocument(): Record<string, unknown>;
+  /** Waits for background writes and stops timers (the caller closes db/redis/ledger). */
+  close(): Promise<void>;
+}
+
+export const API_VERSION = '1.0.0';
+
+/** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
+export function createApp(deps: AppDeps): GatewayApp {
+  const { config, log, db, ledger, redis } = deps;
+  const companies = new CompanyRepository();
+  const apiKeys = new ApiKeyRepository();
+  const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
+    pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: config.apiKeyCacheTtlMs,
+  }, log);
+  const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
+
+  const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
+  const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
+  const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
+
+  let document: Record<string, unknown> | undefined;
+  const routes: AnyRoute[] = [
+    ...walletRoutes(new BalanceQuery(ledger)),
+    ...dictionaryRoutes(),
+    ...adminCompanyRoutes(companyAdmin),
+    ...adminApiKeyRoutes(keyAdmin),
+    ...adminLedgerRoutes(ledgerAdmin),
+    ...docsRoutes(() => openApiDocument()),
+  ];
+  const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute }));
+
+  const router = buildRouter(routes, {
+    authenticator,
+    adminToken: new AdminTokenVerifier(config.adminToken),
+    limiter,
+    clientIp: new ClientIpResolver(config.trustedProxies),
+    rateLimits: { perMinute: config.rateLimit.perMinute },
+  });
+
+  const app = new Koa<GatewayState>({ proxy: false });
+  app.silent = true; // errors are logged once, by errorMiddleware
+  app.use(requestIdMiddleware);
+  app.use(accessLog(log));
+  app.use(errorMiddleware(log));
+  app.use(apiKeyAreaGuard);
+  app.use(router.routes());
+
+  return {
+    app,
+    router,
+    routes,
+    openApiDocument,
+    async close() {
+      limiter.close();
+      await authenticator.flush();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, type CallContext, type Database } from '@wallet/platform';
+import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import type { LedgerClient } from '../ledger/ledger-client.js';
+import { railToProto, type ApiRail } from '../ledger/presenters.js';
+import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
+
+export interface CreateCompanyInput {
+  name: string;
+  nit: string;
+  taxRegime: TaxRegime;
+  multiSigThreshold: number;
+  wallets: ApiRail[];
+}
+
+/** Operator use cases on companies: provision (with its wallets), read, change. */
+export class CompanyAdmin {
+  constructor(
+    private readonly db: Database,
+    private readonly companies: CompanyRepository,
+    private readonly ledger: LedgerClient,
+    private readonly authenticator: ApiKeyAuthenticator,
+  ) {}
+
+  /**
+   * Creates the company and opens its wallets in the ledger inside one database transaction: if
+   * the ledger refuses or is unreachable the insert rolls back, so there is never a company
+   * without the wallets it asked for. (If the commit itself failed after the ledger answered, the
+   * ledger would hold empty wallets for an id nobody can use: harmless, and OpenWallets is
+   * idempotent should the operator retry.)
+   */
+  async create(input: CreateCompanyInput, call: CallContext): Promise<Company> {
+    const id = randomUUID();
+    return this.db.tx(async (tx) => {
+      const company = await this.companies.insert(tx, {
+        id, name: input.name, nit: input.nit, taxRegime: input.taxRegime, multiSigThreshold: input.multiSigThreshold,
+      });
+      if (input.wallets.length > 0) {
+        await this.ledger.openWallets({ rails: input.wallets.map(railToProto) }, { ...call, companyId: id });
+      }
+      return company;
+    });
+  }
+
+  async get(id: string): Promise<Company> {
+    const company = await this.companies.findById(this.db, id);
+    if (!company) throw new AppError('COMPANY_NOT_FOUND');
+    return company;
+  }
+
+  async patch(id: string, patch: CompanyPatch): Promise<Company> {
+    const company = await this.companies.update(this.db, id, patch);
+    if (!company) throw new AppError('COMPANY_NOT_FOUND');
+    // Status, tax regime and multiplier travel with cached principals: drop them on this replica now.
+    this.authenticator.invalidateCompany(id);
+    return company;
+  }
+
+  async assertExists(id: string): Promise<void> {
+    if (!(await this.companies.exists(this.db, id))) throw new AppError('COMPANY_NOT_FOUND');
+  }
+}

@@ -1,0 +1,43 @@
+import type { Next } from 'koa';
+import { Histogram } from 'prom-client';
+import { metricsRegistry, type Logger } from '@wallet/platform';
+import type { GatewayContext } from './context.js';
+
+const httpDuration = new Histogram({
+  name: 'http_server_request_duration_seconds',
+  help: 'HTTP requests handled by the gateway, by route template and status',
+  labelNames: ['method', 'route', 'status'],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  registers: [metricsRegistry],
+});
+
+/**
+ * One structured line and one histogram sample per request: request id, route template, status,
+ * duration, company and API key (audit). Never headers or bodies (credentials live there).
+ */
+export function accessLog(log: Logger) {
+  return async function logRequest(ctx: GatewayContext, next: Next): Promise<void> {
+    const start = performance.now();
+    try {
+      await next();
+    } finally {
+      const ms = performance.now() - start;
+      const route = ctx.state.routeTemplate ?? 'unmatched';
+      httpDuration.observe({ method: ctx.method, route, status: String(ctx.status) }, ms / 1000);
+      if (log.isLevelEnabled('info')) {
+        log.info({
+          requestId: ctx.state.requestId,
+          method: ctx.method,
+          route,
+          path: ctx.path,
+          status: ctx.status,
+          durationMs: Math.round(ms * 100) / 100,
+          companyId: ctx.state.principal?.companyId,
+          apiKeyId: ctx.state.principal?.keyId,
+          admin: ctx.state.admin || undefined,
+          clientIp: ctx.state.clientIp,
+        }, 'request');
+      }
+    }
+  };
+}

@@ -1,0 +1,120 @@
+import { z } from 'zod';
+
+/**
+ * Response shapes of the public API, as zod schemas: they feed the OpenAPI document (components)
+ * and the integration tests validate real answers against them, so docs and behaviour agree.
+ * Schemas with an `id` become `#/components/schemas/<id>`.
+ */
+
+export const FieldProblemSchema = z.object({
+  path: z.string().meta({ description: 'Dotted path of the offending field ("" for the whole body).' }),
+  message: z.string().meta({ description: 'What is wrong, in Spanish.' }),
+}).meta({ id: 'FieldProblem' });
+
+export const ErrorSchema = z.object({
+  error: z.string().meta({ description: 'UPPER_SNAKE_CASE code from the error catalogue.', example: 'INVALID_REQUEST' }),
+  message: z.string().meta({ description: 'Human-readable message, in Spanish.' }),
+  details: z.record(z.string(), z.unknown()).optional().meta({
+    description: 'Optional. For INVALID_REQUEST: `{ fields: [{ path, message }] }`.',
+  }),
+}).meta({ id: 'Error', description: 'Every error answer. 429 adds `retryAfter`; 403 INSUFFICIENT_SCOPE adds `required` and `granted`.' });
+
+export const RateLimitErrorSchema = z.object({
+  error: z.literal('RATE_LIMIT_EXCEEDED'),
+  message: z.string(),
+  retryAfter: z.int().meta({ description: 'Seconds to wait (same as the Retry-After header).' }),
+}).meta({ id: 'RateLimitError' });
+
+export const ScopeErrorSchema = z.object({
+  error: z.literal('INSUFFICIENT_SCOPE'),
+  message: z.string(),
+  required: z.enum(['READ', 'WRITE']),
+  granted: z.enum(['READ', 'WRITE']),
+}).meta({ id: 'InsufficientScopeError' });
+
+const isoDate = () => z.string().meta({ format: 'date-time' });
+const centsString = () => z.string().regex(/^-?\d+$/).meta({ description: 'Centavos as a decimal string (big-integer safe).' });
+
+export const WalletSchema = z.object({
+  rail: z.enum(['BREB', 'ACH']),
+  type: z.enum(['FAST', 'ACH']).meta({ description: 'Legacy alias of `rail` (BREB → FAST).', deprecated: true }),
+  availableCents: centsString(),
+  pendingOutCents: centsString(),
+  totalCents: centsString(),
+  version: z.int().meta({ description: 'Increments with every movement.' }),
+  maxTransferAmount: z.int().meta({ description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).' }),
+}).meta({ id: 'Wallet' });
+
+export const BalanceSchema = z.object({
+  currency: z.literal('COP'),
+  wallets: z.array(WalletSchema),
+  consolidated: z.object({
+    availableCents: centsString(),
+    pendingOutCents: centsString(),
+    totalCents: centsString(),
+    currency: z.literal('COP'),
+  }),
+}).meta({ id: 'Balance' });
+
+export const MovementSchema = z.object({
+  id: z.string(),
+  type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
+  rail: z.enum(['BREB', 'ACH', 'PSE']),
+  status: z.string().meta({ description: 'PENDING, AWAITING_APPROVAL, EXECUTING, COMPLETED, FAILED, EXPIRED.' }),
+  amount: centsString(),
+  totalFee: centsString(),
+  ivaAmount: centsString(),
+  netAmount: centsString(),
+  targetName: z.string().nullable(),
+  targetDocument: z.string().nullable(),
+  reference: z.string().nullable(),
+  createdAt: isoDate(),
+  completedAt: isoDate().nullable(),
+}).meta({ id: 'Movement' });
+
+export const CompanySchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  name: z.string(),
+  nit: z.string(),
+  taxRegime: z.enum(['COMMON', 'SIMPLE']),
+  status: z.enum(['ACTIVE', 'SUSPENDED']),
+  multiSigThreshold: z.int(),
+  counterpartyDailyLimitCents: z.int(),
+  counterpartyMonthlyLimitCents: z.int(),
+  rateLimitMultiplier: z.number(),
+  createdAt: isoDate(),
+  updatedAt: isoDate(),
+}).meta({ id: 'Company' });
+
+export const ApiKeySchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  prefix: z.string().meta({ description: 'First characters of the key, to recognise it.', example: 'wk_test_Ab3x' }),
+  scope: z.enum(['READ', 'WRITE']),
+  label: z.string(),
+  createdAt: isoDate(),
+  lastUsedAt: isoDate().nullable(),
+  revokedAt: isoDate().nullable(),
+}).meta({ id: 'ApiKey' });
+
+export const CreatedApiKeySchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  key: z.string().meta({ description: 'The secret key. Shown only in this answer; stored only as a hash.' }),
+  prefix: z.string(),
+  scope: z.enum(['READ', 'WRITE']),
+  label: z.string(),
+  createdAt: isoDate(),
+}).meta({ id: 'CreatedApiKey' });
+
+export const FeeConfigSchema = z.object({
+  operation: z.enum(['BREB_OUTFLOW', 'ACH_OUTFLOW', 'PSE_INFLOW', 'BREB_INFLOW']),
+  companyId: z.string().nullable().meta({ description: 'null: the default for every company.' }),
+  fixedFeeCents: z.int(),
+  variableBps: z.int(),
+  updatedAt: isoDate(),
+}).meta({ id: 'FeeConfig' });
+
+export const AchBankSchema = z.object({
+  id: z.int().meta({ description: 'Stable id; the `bankId` of an ACH send.' }),
+  name: z.string(),
+  achCode: z.string().meta({ description: 'ACH Colombia compensation code.', example: '1007' }),
+}).meta({ id: 'AchBank' });

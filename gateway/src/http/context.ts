@@ -1,0 +1,24 @@
+import type { ParameterizedContext } from 'koa';
+import type { CallContext } from '@wallet/platform';
+import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
+
+/** Per-request state shared by the middlewares and handlers. */
+export interface GatewayState {
+  requestId: string;
+  /** Route template (OpenAPI form) once matched: a low-cardinality label for logs and metrics. */
+  routeTemplate?: string;
+  principal?: ApiKeyPrincipal;
+  admin?: boolean;
+  clientIp?: string;
+}
+
+export type GatewayContext = ParameterizedContext<GatewayState>;
+
+/** The gRPC call context for this request: who is calling, for metadata and audit. */
+export function callContext(ctx: GatewayContext): CallContext {
+  const s = ctx.state;
+  if (s.principal) {
+    return { requestId: s.requestId, companyId: s.principal.companyId, apiKeyId: s.principal.keyId, actor: `apikey:${s.principal.keyId}` };
+  }
+  return { requestId: s.requestId, actor: s.admin ? 'admin' : 'anonymous' };
+}

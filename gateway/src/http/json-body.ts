@@ -1,0 +1,74 @@
+import type { IncomingMessage } from 'node:http';
+import { AppError, invalidRequest } from '@wallet/platform';
+
+/** CONTRACT §9: request bodies over 1 MiB → 413. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+/** How much of an oversized body we read and discard so the client can still read the 413. */
+const MAX_DRAIN_BYTES = 8 * MAX_BODY_BYTES;
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+
+function hasBody(req: IncomingMessage): boolean {
+  const len = req.headers['content-length'];
+  if (len !== undefined) return Number(len) > 0;
+  return req.headers['transfer-encoding'] !== undefined;
+}
+
+/**
+ * Reads a JSON request body: 415 for another content type or a content encoding, 413 above
+ * 1 MiB (checked against Content-Length first, then while streaming), 400 INVALID_REQUEST for
+ * bytes that are not UTF-8 JSON. An empty body reads as `undefined` (the schema then says what
+ * is missing).
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
+  if (!hasBody(req)) return undefined;
+  const type = req.headers['content-type'] ?? '';
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+  if (!JSON_TYPE.test(type) || encoding !== 'identity') {
+    await drain(req);
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE');
+  }
+  const declared = Number(req.headers['content-length'] ?? NaN);
+  if (Number.isFinite(declared) && declared > limit) {
+    await drain(req);
+    throw new AppError('PAYLOAD_TOO_LARGE');
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let tooLarge = false;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      tooLarge = true;
+      if (size > MAX_DRAIN_BYTES) break;
+      continue;
+    }
+    chunks.push(chunk);
+  }
+  if (tooLarge) throw new AppError('PAYLOAD_TOO_LARGE');
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+  } catch {
+    throw invalidRequest([{ path: '', message: 'El cuerpo no está codificado en UTF-8.' }]);
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalidRequest([{ path: '', message: 'El cuerpo no es JSON válido.' }]);
+  }
+}
+
+/** Reads and discards (a bounded amount of) the body so the connection can carry the error answer. */
+async function drain(req: IncomingMessage): Promise<void> {
+  let size = 0;
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_DRAIN_BYTES) break;
+    }
+  } catch {
+    // The client went away; nothing to answer.
+  }
+}

@@ -1,0 +1,39 @@
+import type { Next } from 'koa';
+import { AppError } from '@wallet/platform';
+import type { RateClass } from '../ratelimit/rate-classes.js';
+import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
+import type { ClientIpResolver } from './client-ip.js';
+import type { GatewayContext } from './context.js';
+
+export interface RateLimitSettings {
+  perMinute: Record<RateClass, number>;
+}
+
+/** The limit of a class for a caller: class limit × the company's multiplier (1 without a company). */
+export function effectiveLimit(base: number, multiplier: number | undefined): number {
+  const m = multiplier !== undefined && Number.isFinite(multiplier) && multiplier > 0 ? multiplier : 1;
+  return Math.max(1, Math.floor(base * m));
+}
+
+/**
+ * Counts the request in its class for the client IP (rolling window, shared through Redis) and
+ * answers 429 with Retry-After when the window is full. Sends RateLimit-Limit / -Remaining
+ * (after this request) / -Reset on every answer of a limited route.
+ */
+export function rateLimit(rateClass: RateClass, limiter: RollingWindowLimiter, ips: ClientIpResolver, settings: RateLimitSettings) {
+  const base = settings.perMinute[rateClass];
+  return async function limitRate(ctx: GatewayContext, next: Next): Promise<void> {
+    const ip = ips.resolve(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
+    ctx.state.clientIp = ip;
+    const limit = effectiveLimit(base, ctx.state.principal?.rateLimitMultiplier);
+    const d = await limiter.consume(rateClass, ip, limit);
+    ctx.set('RateLimit-Limit', String(d.limit));
+    ctx.set('RateLimit-Remaining', String(d.remaining));
+    ctx.set('RateLimit-Reset', String(d.resetSeconds));
+    if (!d.allowed) {
+      ctx.set('Retry-After', String(d.resetSeconds));
+      throw new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: d.resetSeconds });
+    }
+    await next();
+  };
+}

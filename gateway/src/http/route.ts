@@ -1,0 +1,84 @@
+import type { z } from 'zod';
+import type { CallContext, ErrorCode } from '@wallet/platform';
+import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
+import type { Scope } from '../persistence/api-key.repository.js';
+import type { RateClass } from '../ratelimit/rate-classes.js';
+import type { GatewayContext } from './context.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How a route authenticates: a client API key of a scope, the operator's admin token, or nobody. */
+export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin' } | { kind: 'public' };
+
+export interface RouteResponseDoc {
+  description: string;
+  /** JSON body; omitted for non-JSON answers. */
+  schema?: z.ZodType;
+  /** Non-JSON content (e.g. text/html). */
+  contentType?: string;
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+type Input<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface HandlerArgs<P, Q, B> {
+  params: Input<P>;
+  query: Input<Q>;
+  body: Input<B>;
+  ctx: GatewayContext;
+  /** Who is calling, for gRPC metadata (request id, company, API key, actor). */
+  call: CallContext;
+  /** Set on API-key routes. */
+  principal: ApiKeyPrincipal | undefined;
+}
+
+export interface HandlerResult {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+/**
+ * One HTTP endpoint, declared once: the router registers it and the OpenAPI document is generated
+ * from the same declaration (including the zod schemas), so the two cannot drift.
+ */
+export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefined, Q extends z.ZodType | undefined = z.ZodType | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+  method: HttpMethod;
+  /** OpenAPI form: `/admin/companies/{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: RouteAuth;
+  rateClass?: RateClass;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Error code to answer when a path parameter is malformed (default INVALID_REQUEST): e.g. a bad company id reads as not found. */
+  paramErrors?: Record<string, ErrorCode>;
+  responses: Record<number, RouteResponseDoc>;
+  /** Domain errors this route can answer (auth, validation, rate-limit and internal errors are added automatically). */
+  errors?: ErrorCode[];
+  handler(args: HandlerArgs<P, Q, B>): Promise<HandlerResult>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteDef<any, any, any>;
+
+/** Identity, for inference of the handler's argument types from the schemas. */
+export function defineRoute<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+/** `/admin/companies/{id}` → `/admin/companies/:id` (koa-router form). */
+export function toRouterPath(openApiPath: string): string {
+  return openApiPath.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+/** `/admin/companies/:id` → `/admin/companies/{id}`. */
+export function toOpenApiPath(routerPath: string): string {
+  return routerPath.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}

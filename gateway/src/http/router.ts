@@ -1,0 +1,51 @@
+import { Router } from '@koa/router';
+import type { Middleware, Next } from 'koa';
+import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
+import type { AdminTokenVerifier } from '../auth/admin-token.js';
+import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
+import { requireAdmin, requireApiKey } from './auth.js';
+import type { ClientIpResolver } from './client-ip.js';
+import { callContext, type GatewayContext, type GatewayState } from './context.js';
+import { readJsonBody } from './json-body.js';
+import { rateLimit, type RateLimitSettings } from './rate-limit.js';
+import { toRouterPath, type AnyRoute } from './route.js';
+import { parseOrThrow, parseParams } from './validation.js';
+
+export interface RouterDeps {
+  authenticator: ApiKeyAuthenticator;
+  adminToken: AdminTokenVerifier;
+  limiter: RollingWindowLimiter;
+  clientIp: ClientIpResolver;
+  rateLimits: RateLimitSettings;
+}
+
+/**
+ * Registers each declared route with its pipeline, in this order:
+ * authenticate → scope → rate limit → parse/validate (params, query, body) → handler.
+ * (Authentication first, so the rate limit can apply the company's multiplier.)
+ */
+export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  for (const def of routes) {
+    const chain: Middleware<GatewayState>[] = [];
+    chain.push(async (ctx: GatewayContext, next: Next) => {
+      ctx.state.routeTemplate = def.path;
+      await next();
+    });
+    if (def.auth.kind === 'apiKey') chain.push(requireApiKey(deps.authenticator, def.auth.scope));
+    else if (def.auth.kind === 'admin') chain.push(requireAdmin(deps.adminToken));
+    if (def.rateClass) chain.push(rateLimit(def.rateClass, deps.limiter, deps.clientIp, deps.rateLimits));
+    chain.push(async (ctx: GatewayContext) => {
+      const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
+      const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
+      const body = def.body ? parseOrThrow(def.body, await readJsonBody(ctx.req)) : undefined;
+      const result = await def.handler({ params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal });
+      ctx.status = result.status;
+      if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+      if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+      ctx.body = result.body;
+    });
+    router.register(toRouterPath(def.path), [def.method], chain as never, { name: def.operationId });
+  }
+  return router;
+}

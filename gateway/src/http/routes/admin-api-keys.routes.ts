@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import type { ApiKeyAdmin } from '../../app/api-key-admin.js';
+import type { ApiKeyRecord } from '../../persistence/api-key.repository.js';
+import { ApiKeySchema, CreatedApiKeySchema } from '../api-schemas.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+import { textSchema, uuidSchema } from '../validation.js';
+
+export function apiKeyToApi(k: ApiKeyRecord) {
+  return { id: k.id, prefix: k.prefix, scope: k.scope, label: k.label, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt };
+}
+
+export const CreateApiKeyBody = z.strictObject({
+  scope: z.enum(['READ', 'WRITE']).meta({ description: 'WRITE includes everything READ allows.' }),
+  label: textSchema(1, 100).meta({ description: 'Free text, e.g. the environment ("produccion", "staging").' }),
+}).meta({ id: 'CreateApiKeyRequest' });
+
+const CompanyParams = z.object({ id: uuidSchema() });
+const KeyParams = z.object({ id: uuidSchema(), keyId: uuidSchema() });
+
+export function adminApiKeyRoutes(keys: ApiKeyAdmin): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/admin/companies/{id}/api-keys', operationId: 'adminCreateApiKey', tags: ['Admin'],
+      summary: 'Issue an API key (the key is shown once)',
+      auth: { kind: 'admin' },
+      params: CompanyParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
+      body: CreateApiKeyBody,
+      responses: { 201: { description: 'The new key. `key` is not retrievable later.', schema: CreatedApiKeySchema } },
+      errors: ['COMPANY_NOT_FOUND'],
+      handler: async ({ params, body }) => {
+        const k = await keys.issue(params.id, body.scope, body.label);
+        return { status: 201, body: { id: k.id, key: k.key, prefix: k.prefix, scope: k.scope, label: k.label, createdAt: k.createdAt } };
+      },
+    }),
+    defineRoute({
+      method: 'GET', path: '/admin/companies/{id}/api-keys', operationId: 'adminListApiKeys', tags: ['Admin'],
+      summary: "List a company's API keys (never the secrets)",
+      auth: { kind: 'admin' },
+      params: CompanyParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
+      responses: { 200: { description: 'Keys, oldest first.', schema: z.object({ items: z.array(ApiKeySchema) }) } },
+      errors: ['COMPANY_NOT_FOUND'],
+      handler: async ({ params }) => ({ status: 200, body: { items: (await keys.list(params.id)).map(apiKeyToApi) } }),
+    }),
+    defineRoute({
+      method: 'DELETE', path: '/admin/companies/{id}/api-keys/{keyId}', operationId: 'adminRevokeApiKey', tags: ['Admin'],
+      summary: 'Revoke an API key (idempotent; stops working at once)',
+      auth: { kind: 'admin' },
+      params: KeyParams, paramErrors: { id: 'COMPANY_NOT_FOUND', keyId: 'API_KEY_NOT_FOUND' },
+      responses: { 200: { description: 'The key with `revokedAt`.', schema: ApiKeySchema } },
+      errors: ['COMPANY_NOT_FOUND', 'API_KEY_NOT_FOUND'],
+      handler: async ({ params }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId)) }),
+    }),
+  ];
+}

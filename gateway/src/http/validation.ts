@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { AppError, invalidRequest, type ErrorCode, type FieldProblem } from '@wallet/platform';
+
+/** Field messages in Spanish, like every human-readable message of the API. */
+const spanish = z.locales.es().localeError;
+
+export function issuesToFields(issues: readonly z.core.$ZodIssue[]): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  for (const issue of issues) {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push({ path: [...base, key].join('.'), message: 'Campo no permitido.' });
+    } else {
+      out.push({ path: base.join('.'), message: issue.message });
+    }
+  }
+  return out;
+}
+
+/** Parses `input` with `schema` or throws INVALID_REQUEST with `details.fields`. `prefix` names where the input came from (e.g. "query"). */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, prefix?: string): z.output<S> {
+  const r = schema.safeParse(input, { error: spanish });
+  if (r.success) return r.data;
+  const fields = issuesToFields(r.error.issues);
+  throw invalidRequest(prefix ? fields.map((f) => ({ ...f, path: f.path ? `${prefix}.${f.path}` : prefix })) : fields);
+}
+
+/** Path parameters: a malformed one answers the route's chosen code (e.g. COMPANY_NOT_FOUND), else INVALID_REQUEST. */
+export function parseParams<S extends z.ZodType>(schema: S, input: unknown, errors: Record<string, ErrorCode> | undefined): z.output<S> {
+  const r = schema.safeParse(input, { error: spanish });
+  if (r.success) return r.data;
+  for (const issue of r.error.issues) {
+    const name = String(issue.path[0] ?? '');
+    const code = errors?.[name];
+    if (code) throw new AppError(code);
+  }
+  throw invalidRequest(issuesToFields(r.error.issues).map((f) => ({ ...f, path: f.path ? `params.${f.path}` : 'params' })));
+}
+
+// ---- Shared field schemas -------------------------------------------------------------------
+
+/**
+ * An amount in centavos: a JSON integer (not a string, not a float) in the safe-integer range.
+ * `1.5`, `"100"`, negatives and values above 2^53-1 fail (CONTRACT §3).
+ */
+export const centsSchema = (min = 0) => z.int().min(min).max(Number.MAX_SAFE_INTEGER);
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+/** A UUID in canonical text form, lower-cased. */
+export const uuidSchema = () => z.string().regex(UUID).transform((s) => s.toLowerCase()).meta({ format: 'uuid' });
+
+/** Trimmed text, length counted in Unicode code points (CONTRACT §9). */
+export const textSchema = (min: number, max: number) =>
+  z.string().trim().refine((s) => {
+    const n = [...s].length;
+    return n >= min && n <= max;
+  }, { message: `Debe tener entre ${min} y ${max} caracteres.` }).meta({ minLength: min, maxLength: max });

@@ -1,0 +1,110 @@
+import { centsToNumber } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+
+/** Proto ↔ HTTP edge mappings: the only place gRPC enums and bigints become API strings/numbers. */
+
+export type ApiRail = 'BREB' | 'ACH';
+export type ApiMovementRail = ApiRail | 'PSE';
+
+const RAIL_TO_PROTO: Record<ApiRail, ledgerV1.Rail> = { BREB: ledgerV1.Rail.BREB, ACH: ledgerV1.Rail.ACH };
+
+export function railToProto(rail: ApiRail): ledgerV1.Rail {
+  return RAIL_TO_PROTO[rail];
+}
+
+export function railFromProto(rail: ledgerV1.Rail): ApiMovementRail {
+  switch (rail) {
+    case ledgerV1.Rail.BREB: return 'BREB';
+    case ledgerV1.Rail.ACH: return 'ACH';
+    case ledgerV1.Rail.PSE: return 'PSE';
+    default: throw new Error(`unexpected rail from the ledger: ${String(rail)}`);
+  }
+}
+
+/** Strips the proto enum prefix: MOVEMENT_TYPE_BALANCE_ADD → BALANCE_ADD. */
+function enumName(value: string, prefix: string): string {
+  return value.startsWith(prefix) ? value.slice(prefix.length) : value;
+}
+
+export interface ApiWallet {
+  rail: ApiRail;
+  type: 'FAST' | 'ACH';
+  availableCents: string;
+  pendingOutCents: string;
+  totalCents: string;
+  version: number;
+  maxTransferAmount: number;
+}
+
+/** §2.1: balances as strings (big-integer safe), version and maxTransferAmount as numbers. */
+export function walletToApi(w: ledgerV1.Wallet): ApiWallet {
+  const rail = railFromProto(w.rail);
+  if (rail === 'PSE') throw new Error('the ledger returned a PSE wallet');
+  return {
+    rail,
+    type: rail === 'BREB' ? 'FAST' : 'ACH',
+    availableCents: w.availableCents.toString(),
+    pendingOutCents: w.pendingOutCents.toString(),
+    totalCents: (w.availableCents + w.pendingOutCents).toString(),
+    version: Number(w.version),
+    maxTransferAmount: centsToNumber(w.maxTransferAmount),
+  };
+}
+
+export interface ApiMovement {
+  id: string;
+  type: string;
+  rail: ApiMovementRail;
+  status: string;
+  amount: string;
+  totalFee: string;
+  ivaAmount: string;
+  netAmount: string;
+  targetName: string | null;
+  targetDocument: string | null;
+  reference: string | null;
+  createdAt: string;
+  completedAt: string | null;
+}
+
+/** §2.6 movement (transaction listing item): money as strings. */
+export function movementToApi(m: ledgerV1.Movement): ApiMovement {
+  return {
+    id: m.id,
+    type: enumName(m.type, 'MOVEMENT_TYPE_'),
+    rail: railFromProto(m.rail),
+    status: enumName(m.status, 'MOVEMENT_STATUS_'),
+    amount: m.amount.toString(),
+    totalFee: m.totalFee.toString(),
+    ivaAmount: m.ivaAmount.toString(),
+    netAmount: m.netAmount.toString(),
+    targetName: m.details?.targetName ?? null,
+    targetDocument: m.details?.targetDocument ?? null,
+    reference: m.reference ?? null,
+    createdAt: (m.createdAt ?? new Date()).toISOString(),
+    completedAt: m.completedAt ? m.completedAt.toISOString() : null,
+  };
+}
+
+export type ApiFeeOperation = 'BREB_OUTFLOW' | 'ACH_OUTFLOW' | 'PSE_INFLOW' | 'BREB_INFLOW';
+
+const FEE_OP_TO_PROTO: Record<ApiFeeOperation, ledgerV1.FeeOperation> = {
+  BREB_OUTFLOW: ledgerV1.FeeOperation.BREB_OUTFLOW,
+  ACH_OUTFLOW: ledgerV1.FeeOperation.ACH_OUTFLOW,
+  PSE_INFLOW: ledgerV1.FeeOperation.PSE_INFLOW,
+  BREB_INFLOW: ledgerV1.FeeOperation.BREB_INFLOW,
+};
+
+export function feeOperationToProto(op: ApiFeeOperation): ledgerV1.FeeOperation {
+  return FEE_OP_TO_PROTO[op];
+}
+
+export function feeConfigToApi(f: ledgerV1.FeeConfig) {
+  return {
+    operation: enumName(f.operation, 'FEE_OPERATION_'),
+    companyId: f.companyId ?? null,
+    fixedFeeCents: centsToNumber(f.fixedFeeCents),
+    variableBps: f.variableBps,
+    updatedAt: (f.updatedAt ?? new Date()).toISOString(),
+  };
+}

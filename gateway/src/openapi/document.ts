@@ -1,0 +1,189 @@
+import { z } from 'zod';
+import { ERRORS, type ErrorCode } from '@wallet/platform';
+import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/api-schemas.js';
+import type { AnyRoute } from '../http/route.js';
+import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
+
+type Json = Record<string, unknown>;
+
+/**
+ * Builds the OpenAPI 3.1 document from the route declarations. Request and response schemas are
+ * the zod schemas the gateway validates with (converted by zod 4's `z.toJSONSchema`, JSON Schema
+ * 2020-12 = OpenAPI 3.1's dialect), so the document cannot drift from the code.
+ */
+export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { version: string; perMinute: Record<RateClass, number> }): Json {
+  const components = new SchemaComponents();
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of routes) {
+    const item = (paths[route.path] ??= {});
+    item[route.method.toLowerCase()] = operation(route, components, opts.perMinute);
+  }
+  const errorRef = components.ref(ErrorSchema, 'output');
+  components.ref(RateLimitErrorSchema, 'output');
+  components.ref(ScopeErrorSchema, 'output');
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Payments Wallet API',
+      version: opts.version,
+      description: [
+        'BREB and ACH wallets in COP, balances, provisioning (`/admin`).',
+        '',
+        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED).',
+        '',
+        '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed).',
+        '',
+        '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
+        '',
+        `**Rate limits** (rolling one-minute window per client IP and class, × the company's multiplier): ${(Object.keys(RATE_CLASSES) as RateClass[]).map((c) => `${RATE_CLASSES[c].description} ${opts.perMinute[c]}/min`).join(', ')}. Limited routes send \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 adds \`Retry-After\`.`,
+      ].join('\n'),
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'Wallets', description: 'Balances.' },
+      { name: 'Dictionaries', description: 'Reference data.' },
+      { name: 'Admin', description: 'Operator provisioning (admin token).' },
+      { name: 'Docs', description: 'This document and its reference page.' },
+    ],
+    paths,
+    components: {
+      schemas: components.all(),
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'wk_live_… / wk_test_…', description: "A company's API key." },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+      },
+      headers: {
+        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]).', schema: { type: 'string' } },
+        'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer' } },
+        'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
+        'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+      },
+      parameters: {
+        RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Optional caller-chosen request id.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
+      },
+      responses: {
+        Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
+      },
+    },
+  };
+}
+
+function operation(route: AnyRoute, components: SchemaComponents, perMinute: Record<RateClass, number>): Json {
+  const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
+  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+    if (!schema) continue;
+    const json = components.inline(schema, 'input');
+    const props = (json.properties ?? {}) as Record<string, Json>;
+    const required = new Set((json.required ?? []) as string[]);
+    for (const [name, s] of Object.entries(props)) {
+      parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: s });
+    }
+  }
+  const rateHeaders = route.rateClass
+    ? {
+        'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
+        'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+        'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
+      }
+    : {};
+  const baseHeaders = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...rateHeaders };
+
+  const responses: Record<string, Json> = {};
+  for (const [status, doc] of Object.entries(route.responses)) {
+    const headers: Json = { ...baseHeaders, ...(doc.headers ?? {}) };
+    const r: Json = { description: doc.description, headers };
+    if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
+    else if (doc.contentType) r.content = { [doc.contentType]: { schema: { type: 'string' } } };
+    responses[status] = r;
+  }
+  for (const [status, codes] of errorStatuses(route)) {
+    let schema: Json = components.ref(ErrorSchema, 'output');
+    const headers: Json = { ...baseHeaders };
+    if (status === 429) {
+      schema = components.ref(RateLimitErrorSchema, 'output');
+      headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    } else if (status === 403 && codes.includes('INSUFFICIENT_SCOPE')) {
+      schema = { oneOf: [components.ref(ErrorSchema, 'output'), components.ref(ScopeErrorSchema, 'output')] };
+    }
+    responses[String(status)] = {
+      description: codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join('<br>'),
+      headers,
+      content: { 'application/json': { schema } },
+    };
+  }
+
+  const op: Json = {
+    operationId: route.operationId,
+    summary: route.summary,
+    tags: route.tags,
+    parameters,
+    responses,
+  };
+  const notes: string[] = [];
+  if (route.description) notes.push(route.description);
+  if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
+  if (route.rateClass) notes.push(`Rate class: **${RATE_CLASSES[route.rateClass].description}** (${perMinute[route.rateClass]}/min by default).`);
+  if (notes.length) op.description = notes.join('\n\n');
+  if (route.auth.kind === 'apiKey') op.security = [{ apiKey: [] }];
+  else if (route.auth.kind === 'admin') op.security = [{ adminToken: [] }];
+  else op.security = [];
+  if (route.rateClass) op['x-rate-limit-class'] = route.rateClass;
+  if (route.body) {
+    op.requestBody = { required: true, content: { 'application/json': { schema: components.ref(route.body, 'input') } } };
+  }
+  return op;
+}
+
+/** Error answers a route can give, by status: its own plus those its pipeline adds. */
+export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
+  const codes = new Set<ErrorCode>();
+  if (route.params || route.query || route.body) codes.add('INVALID_REQUEST');
+  if (route.body) { codes.add('PAYLOAD_TOO_LARGE'); codes.add('UNSUPPORTED_MEDIA_TYPE'); }
+  if (route.auth.kind === 'apiKey') {
+    codes.add('AUTH_REQUIRED'); codes.add('INVALID_API_KEY'); codes.add('COMPANY_INACTIVE');
+    if (route.auth.scope === 'WRITE') codes.add('INSUFFICIENT_SCOPE');
+  } else if (route.auth.kind === 'admin') {
+    codes.add('AUTH_REQUIRED'); codes.add('INVALID_ADMIN_TOKEN'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
+  }
+  if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
+  for (const c of route.errors ?? []) codes.add(c);
+  codes.add('INTERNAL_ERROR');
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const c of codes) {
+    const s = ERRORS[c].http;
+    byStatus.set(s, [...(byStatus.get(s) ?? []), c]);
+  }
+  return new Map([...byStatus.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+/**
+ * Converts zod schemas to JSON Schema and hoists every schema that has a registry `id` into
+ * `components.schemas`, rewriting zod's local `#/$defs/…` references to component references.
+ */
+class SchemaComponents {
+  private readonly schemas: Record<string, Json> = {};
+
+  ref(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const id = z.globalRegistry.get(schema)?.id;
+    const json = this.inline(schema, io);
+    if (!id) return json;
+    this.schemas[id] ??= json;
+    return { $ref: `#/components/schemas/${id}` };
+  }
+
+  inline(schema: z.ZodType, io: 'input' | 'output'): Json {
+    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+    const rewritten = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
+    const defs = (rewritten.$defs ?? {}) as Record<string, Json>;
+    for (const [name, def] of Object.entries(defs)) this.schemas[name] ??= def;
+    delete rewritten.$defs;
+    delete rewritten.$schema;
+    delete rewritten.id;
+    return rewritten;
+  }
+
+  all(): Record<string, Json> {
+    return Object.fromEntries(Object.entries(this.schemas).sort(([a], [b]) => a.localeCompare(b)));
+  }
+}

@@ -1,0 +1,98 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Redis } from 'ioredis';
+import { Database, OpsServer, type Logger } from '@wallet/platform';
+import { createApp, type GatewayApp } from './app.js';
+import type { GatewayConfig } from './config.js';
+import { connectLedger } from './ledger/ledger-client.js';
+import { gatewayMigrations } from './persistence/migrations/index.js';
+
+export interface RunningGateway {
+  gateway: GatewayApp;
+  server: Server;
+  port: number;
+  opsPort: number;
+  /** Graceful: readiness fails, stop accepting, finish in-flight requests, close clients. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Wires the process: Postgres (schema `gateway`), Redis for rate limits, the ledger gRPC client,
+ * the Koa app on the public port and the ops server (/healthz, /readyz, /metrics) on its own port.
+ */
+export async function startGatewayServer(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log });
+  try {
+    if (config.migrateOnStart) {
+      const applied = await db.migrate();
+      if (applied.length) log.info({ applied }, 'migrations applied');
+    }
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+
+  // No offline queue: while Redis is down a command fails at once and the limiter falls back to
+  // its in-memory insurance instead of queueing requests behind a dead connection.
+  const redis = new Redis(config.redisUrl, {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1000,
+    connectTimeout: 2000,
+    disconnectTimeout: 500,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let lastRedisError = 0;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - lastRedisError > 10_000) log.warn({ err: err.message }, 'redis unavailable; rate limits fall back to memory');
+    lastRedisError = now;
+  });
+
+  const ledger = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger, redis });
+
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, gateway.app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  const ops = new OpsServer([
+    { name: 'postgres', check: () => db.ping() },
+    {
+      name: 'redis',
+      check: async () => {
+        if (redis.status !== 'ready') throw new Error(`redis ${redis.status}`);
+        await redis.ping();
+      },
+    },
+    {
+      name: 'ledger',
+      check: () => new Promise<void>((resolve, reject) => {
+        ledger.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error('ledger unreachable')) : resolve()));
+      }),
+    },
+  ], log);
+  const opsPort = await ops.listen(config.opsPort, config.host);
+  log.info({ port, opsPort, ledger: config.ledgerAddress }, 'gateway listening');
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= (async () => {
+    ops.drain();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    const force = setTimeout(() => server.closeAllConnections(), Math.max(config.shutdownGraceMs - 2000, 1000));
+    force.unref();
+    await closed;
+    clearTimeout(force);
+    await gateway.close();
+    ledger.close();
+    await redis.quit().catch(() => redis.disconnect());
+    await db.close();
+    await ops.close();
+  })());
+
+  return { gateway, server, port, opsPort, stop };
+}

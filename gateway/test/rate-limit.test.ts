@@ -1,0 +1,185 @@
+import { ERRORS } from '@wallet/platform';
+import type { StartedGateway } from '../src/testing.js';
+import { startStack, type Stack } from './support/stack.js';
+import { adminOf, client, type Client } from './support/http.js';
+
+/**
+ * Small limits so the tests can reach them. Each test uses its own client IP (through
+ * X-Forwarded-For, honoured because the socket peer 127.0.0.1 is a trusted proxy by default), so
+ * counters do not leak between tests.
+ */
+let stack: Stack;
+let api: Client;
+let admin: ReturnType<typeof adminOf>;
+let ipSeq = 0;
+const nextIp = () => `198.51.100.${++ipSeq}`;
+
+beforeAll(async () => {
+  stack = await startStack({ RATE_LIMIT_READS: '3' });
+  api = client(stack.gw.url);
+  admin = adminOf(api, stack.gw.adminToken);
+});
+afterAll(() => stack?.stop());
+
+async function readKey(body: Record<string, unknown> = {}): Promise<string> {
+  const c = await admin.createCompany(body);
+  return (await admin.issueKey(c.id, 'READ')).key;
+}
+
+const getBalance = (g: Client, key: string, ip?: string) =>
+  g.get('/wallets/balance', { token: key, headers: ip ? { 'x-forwarded-for': ip } : {} });
+
+describe('rate limits', () => {
+  it('Reads: N per window, then 429 with Retry-After, retryAfter and RateLimit-* headers', async () => {
+    const key = await readKey();
+    const ip = nextIp();
+    const seen: Array<[number, string | null]> = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await getBalance(api, key, ip);
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe('3');
+      expect(Number(r.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(1);
+      expect(Number(r.headers.get('ratelimit-reset'))).toBeLessThanOrEqual(60);
+      seen.push([r.status, r.headers.get('ratelimit-remaining')]);
+    }
+    // Remaining counts the current request.
+    expect(seen.map(([, rem]) => rem)).toEqual(['2', '1', '0']);
+    const limited = await getBalance(api, key, ip);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited.body).toEqual({ error: 'RATE_LIMIT_EXCEEDED', message: ERRORS.RATE_LIMIT_EXCEEDED.message, retryAfter });
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0');
+    expect(limited.headers.get('ratelimit-limit')).toBe('3');
+    expect(limited.headers.get('x-request-id')).toEqual(expect.any(String));
+  });
+
+  it('the counter is per class: dictionaries share Reads, admin routes are not limited', async () => {
+    const key = await readKey();
+    const ip = nextIp();
+    await getBalance(api, key, ip);
+    await api.get('/dictionaries/banks/ach', { token: key, headers: { 'x-forwarded-for': ip } });
+    await getBalance(api, key, ip);
+    expect((await api.get('/dictionaries/banks/ach', { token: key, headers: { 'x-forwarded-for': ip } })).status).toBe(429);
+    const a = await api.get('/admin/companies/6f1c2c1e-0000-4000-8000-000000000001', { token: stack.gw.adminToken, headers: { 'x-forwarded-for': ip } });
+    expect(a.status).toBe(404);
+    expect(a.headers.get('ratelimit-limit')).toBeNull();
+  });
+
+  it('the counter is per client IP', async () => {
+    const key = await readKey();
+    const ip = nextIp();
+    for (let i = 0; i < 3; i++) await getBalance(api, key, ip);
+    expect((await getBalance(api, key, ip)).status).toBe(429);
+    expect((await getBalance(api, key, nextIp())).status).toBe(200);
+  });
+
+  it('a 429 consumes no quota: the window frees exactly when the accepted requests age out', async () => {
+    const g = await stack.extraGateway({ RATE_LIMIT_READS: '2', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    const gApi = client(g.url);
+    const key = await readKey();
+    const ip = nextIp();
+    expect((await getBalance(gApi, key, ip)).status).toBe(200);
+    expect((await getBalance(gApi, key, ip)).status).toBe(200);
+    const t0 = Date.now();
+    // Hammer while limited: if rejections counted, the window would never free.
+    while (Date.now() - t0 < 1200) expect((await getBalance(gApi, key, ip)).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 2200 - (Date.now() - t0)));
+    const after = await getBalance(gApi, key, ip);
+    expect(after.status).toBe(200);
+    expect(after.headers.get('ratelimit-remaining')).toBe('1');
+  });
+
+  it('the window rolls: a request frees its slot one window after it was made, not at a fixed boundary', async () => {
+    const g = await stack.extraGateway({ RATE_LIMIT_READS: '2', RATE_LIMIT_WINDOW_SECONDS: '2' });
+    const gApi = client(g.url);
+    const key = await readKey();
+    const ip = nextIp();
+    expect((await getBalance(gApi, key, ip)).status).toBe(200); // t≈0
+    await new Promise((r) => setTimeout(r, 1000));
+    expect((await getBalance(gApi, key, ip)).status).toBe(200); // t≈1
+    expect((await getBalance(gApi, key, ip)).status).toBe(429);
+    await new Promise((r) => setTimeout(r, 1150));
+    // t≈2.15: the first request left the window, the second (t≈1) has not.
+    expect((await getBalance(gApi, key, ip)).status).toBe(200);
+    expect((await getBalance(gApi, key, ip)).status).toBe(429);
+  });
+
+  it("limits scale with the company's rateLimitMultiplier", async () => {
+    const c = await admin.createCompany();
+    const key = (await admin.issueKey(c.id, 'READ')).key;
+    await admin.patch(c.id, { rateLimitMultiplier: 2 });
+    const ip = nextIp();
+    const statuses: number[] = [];
+    let limit: string | null = null;
+    for (let i = 0; i < 7; i++) {
+      const r = await getBalance(api, key, ip);
+      statuses.push(r.status);
+      limit ??= r.headers.get('ratelimit-limit');
+    }
+    expect(limit).toBe('6');
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+  });
+});
+
+describe('client IP', () => {
+  let untrusted: StartedGateway;
+  let onlyOtherProxy: StartedGateway;
+  beforeAll(async () => {
+    untrusted = await stack.extraGateway({ RATE_LIMIT_READS: '2', TRUSTED_PROXIES: '' });
+    onlyOtherProxy = await stack.extraGateway({ RATE_LIMIT_READS: '2', TRUSTED_PROXIES: '10.0.0.0/8' });
+  });
+
+  it('X-Forwarded-For is honoured when the peer is a trusted proxy (right-most untrusted hop)', async () => {
+    const key = await readKey();
+    const client1 = nextIp();
+    for (let i = 0; i < 3; i++) await getBalance(api, key, client1);
+    // A forged left-most entry does not change the client: the right-most untrusted hop decides.
+    expect((await getBalance(api, key, `203.0.113.77, ${client1}`)).status).toBe(429);
+    // The same client seen behind another (trusted) proxy hop is still the same client.
+    expect((await getBalance(api, key, `${client1}, 10.0.0.9`)).status).toBe(429);
+  });
+
+  for (const [name, gw] of [['no trusted proxies', () => untrusted], ['a trust list without the peer', () => onlyOtherProxy]] as const) {
+    it(`X-Forwarded-For is ignored when the peer is not trusted (${name})`, async () => {
+      const g = client(gw().url);
+      const key = await readKey();
+      // Different XFF on every request, yet all count against the socket peer.
+      expect((await getBalance(g, key, nextIp())).status).toBe(200);
+      expect((await getBalance(g, key, nextIp())).status).toBe(200);
+      expect((await getBalance(g, key, nextIp())).status).toBe(429);
+    });
+  }
+});
+
+describe('Redis outage', () => {
+  it('keeps limiting in memory and reports not-ready', async () => {
+    const g = await stack.extraGateway({ REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_READS: '2' });
+    const gApi = client(g.url);
+    const key = await readKey();
+    const ip = nextIp();
+    expect((await getBalance(gApi, key, ip)).status).toBe(200);
+    const second = await getBalance(gApi, key, ip);
+    expect(second.status).toBe(200);
+    expect(second.headers.get('ratelimit-remaining')).toBe('0');
+    const limited = await getBalance(gApi, key, ip);
+    expect(limited.status).toBe(429);
+    expect(limited.body.error).toBe('RATE_LIMIT_EXCEEDED');
+    const ready = await fetch(`${g.opsUrl}/readyz`);
+    expect(ready.status).toBe(503);
+    const body = (await ready.json()) as { checks: Record<string, string> };
+    expect(body.checks.redis).toMatch(/^fail/);
+    expect(body.checks.postgres).toBe('ok');
+    expect(body.checks.ledger).toBe('ok');
+  });
+
+  it('a healthy gateway is ready and live', async () => {
+    const ready = await fetch(`${stack.gw.opsUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok', ledger: 'ok' });
+    expect((await fetch(`${stack.gw.opsUrl}/healthz`)).status).toBe(200);
+    const metrics = await (await fetch(`${stack.gw.opsUrl}/metrics`)).text();
+    expect(metrics).toContain('http_server_request_duration_seconds');
+  });
+});

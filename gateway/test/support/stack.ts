@@ -1,0 +1,47 @@
+import { createTestDatabase, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { startLedger } from '@wallet/ledger/testing';
+import { startGateway, type StartedGateway } from '../../src/testing.js';
+
+/** A real ledger (gRPC, Postgres) and a real gateway (HTTP, Postgres, Redis) for one test file. */
+export interface Stack {
+  gw: StartedGateway;
+  ledger: { address: string; stop(): Promise<void> };
+  db: TestDatabase;
+  namespace: string;
+  /** Starts another gateway on the same database and ledger (other settings). */
+  extraGateway(env: Record<string, string>): Promise<StartedGateway>;
+  stop(): Promise<void>;
+}
+
+export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+  const db = await createTestDatabase('gw');
+  const namespace = testNamespace();
+  const extra: StartedGateway[] = [];
+  let ledger: Awaited<ReturnType<typeof startLedger>> | undefined;
+  try {
+    ledger = await startLedger({ databaseUrl: db.url, namespace, port: 0, logLevel: 'warn' });
+    const gw = await startGateway({ databaseUrl: db.url, ledgerAddress: ledger.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    const l = ledger;
+    return {
+      gw, ledger: l, db, namespace,
+      async extraGateway(moreEnv) {
+        const g = await startGateway({
+          databaseUrl: db.url, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, namespace: `${namespace}_${extra.length + 1}`,
+          env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
+        });
+        extra.push(g);
+        return g;
+      },
+      async stop() {
+        for (const g of extra) await g.stop();
+        await gw.stop();
+        await l.stop();
+        await db.drop();
+      },
+    };
+  } catch (err) {
+    await ledger?.stop().catch(() => undefined);
+    await db.drop().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,155 @@
+import type { Entry, PostingKind } from '../domain/postings.js';
+import type { FeeSchedule } from '../domain/fees.js';
+import type { FeeOperation, MovementRail, WalletRail } from '../domain/rails.js';
+import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
+
+/** What the application needs from storage (implemented by persistence/ledger.store.ts). */
+
+export interface WalletBalance {
+  companyId: string;
+  rail: WalletRail;
+  availableCents: bigint;
+  pendingOutCents: bigint;
+  version: bigint;
+}
+
+/** An event to write to the outbox in the same statement as its change. */
+export interface OutboxEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+  traceparent?: string;
+}
+
+export interface NewMovement {
+  id: string;
+  companyId: string;
+  type: MovementType;
+  rail: MovementRail;
+  walletRail: WalletRail;
+  status: MovementStatus;
+  amount: bigint;
+  totalFee: bigint;
+  ivaAmount: bigint;
+  netAmount: bigint;
+  reference: string | null;
+  apiKeyId: string | null;
+  details: MovementDetails;
+  completed: boolean;
+}
+
+export interface NewHold {
+  id: string;
+  companyId: string;
+  rail: WalletRail;
+  amount: bigint;
+  fee: bigint;
+  iva: bigint;
+  total: bigint;
+  feeOperation: FeeOperation;
+  movementId: string;
+}
+
+/**
+ * One posting and everything that moves with it, applied atomically or not at all:
+ * the idempotency record, the entries, the wallet change, the hold and movement changes and the
+ * outbox event. The write is guarded: by the hold still being OPEN when `closeHold` is set,
+ * else by the conditional wallet update (available must cover a debit), else unconditionally.
+ */
+export interface PostingWrite {
+  posting: {
+    id: string;
+    kind: PostingKind;
+    idempotencyKey: string;
+    requestHash: string;
+    companyId: string;
+    rail: WalletRail;
+    movementId: string | null;
+    holdId: string | null;
+  };
+  entries: Entry[];
+  wallet: { companyId: string; rail: WalletRail; availableDelta: bigint; pendingOutDelta: bigint } | null;
+  newMovement?: NewMovement;
+  newHold?: NewHold;
+  closeHold?: { id: string; companyId: string; status: Exclude<HoldStatus, 'OPEN'> };
+  movementUpdate?: { id: string; companyId: string; status: MovementStatus; completed: boolean; errorMessage: string | null };
+  event: OutboxEvent;
+}
+
+export type PostingOutcome =
+  | { status: 'applied'; movement: Movement | null; hold: Hold | null }
+  /** The guard did not hold: no wallet, not enough available, or the hold is no longer OPEN. */
+  | { status: 'not_applied' }
+  /** A unique key was taken: the idempotency key (by a committed posting) or the movement id. */
+  | { status: 'duplicate' };
+
+export interface StoredPosting {
+  id: string;
+  kind: PostingKind;
+  requestHash: string;
+  companyId: string;
+  movementId: string | null;
+  holdId: string | null;
+}
+
+export interface HoldView extends Hold {
+  feeOperation: FeeOperation;
+  movementStatus: MovementStatus;
+}
+
+export interface FeeConfigRecord {
+  operation: FeeOperation;
+  companyId: string | null;
+  fixedFeeCents: bigint;
+  variableBps: number;
+  updatedAt: Date;
+}
+
+export interface MovementFilter {
+  type?: MovementType;
+  rail?: MovementRail;
+  from?: Date;
+  to?: Date;
+}
+
+/** Position after which a page starts, newest first: (created_at, id) of the last item seen. */
+export interface MovementCursor {
+  createdAt: string; // ISO 8601 with microseconds, exactly as stored
+  id: string;
+}
+
+export interface MovementPage {
+  items: Array<Movement & { cursor: MovementCursor }>;
+  hasMore: boolean;
+}
+
+export interface InvariantReport {
+  violations: string[];
+  postings: bigint;
+  entries: bigint;
+  wallets: bigint;
+}
+
+export interface LedgerStore {
+  openWallets(companyId: string, rails: WalletRail[], eventFor: (created: WalletRail[]) => OutboxEvent): Promise<{ created: WalletRail[] }>;
+  getWallets(companyId: string): Promise<WalletBalance[]>;
+  walletExists(companyId: string, rail: WalletRail): Promise<boolean>;
+
+  recordPosting(write: PostingWrite): Promise<PostingOutcome>;
+  findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;
+
+  getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
+  getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;
+  transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus): Promise<Movement | undefined>;
+  listMovements(companyId: string, filter: MovementFilter, page: { limit: number; offset: number; after?: MovementCursor }): Promise<MovementPage>;
+
+  feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>>;
+  upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord>;
+
+  checkInvariants(): Promise<InvariantReport>;
+}
+
+/** Publishes outbox rows after commit (the relay); nudged after every commit that wrote events. */
+export interface EventPublisher {
+  nudge(): void;
+}

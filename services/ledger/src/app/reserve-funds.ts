@@ -1,0 +1,78 @@
+import { AppError } from '@wallet/platform';
+import type { FeeBreakdown } from '../domain/fees.js';
+import { outflowAmounts, RESERVE_STATUSES, type MovementStatus } from '../domain/movements.js';
+import { holdTotal, reservePosting } from '../domain/postings.js';
+import { RAIL_CAPS, isWalletRail, outflowFeeOperation, type WalletRail } from '../domain/rails.js';
+import type { LedgerDeps } from './deps.js';
+import { postingEvent } from './events.js';
+import { runIdempotentPosting } from './idempotent-posting.js';
+import { checkFee, checkMovementSpec, isUnspecified, type MovementSpecCommand } from './movement-spec.js';
+import { debitRefused, replayHold, storedDetails, type HoldResult } from './results.js';
+import { requestHash } from './request-hash.js';
+import { Problems, checkIdempotencyKey, checkPositive, orNull, requireCompany } from './validation.js';
+
+export interface ReserveCommand {
+  idempotencyKey: string;
+  rail: string;
+  amount: bigint;
+  fee?: FeeBreakdown;
+  movement?: MovementSpecCommand;
+}
+
+/**
+ * A send accepted (or awaiting approval): wallet_available −T, wallet_pending_out +T, with
+ * T = amount + fee + IVA, in ONE conditional statement (available ≥ T, never negative, no
+ * read-modify-write), together with the hold, the TRANSFER_OUT movement, the idempotency record
+ * and the `ledger.reserved` event.
+ */
+export class ReserveFunds {
+  constructor(private readonly deps: LedgerDeps) {}
+
+  async execute(caller: string | undefined, cmd: ReserveCommand): Promise<HoldResult> {
+    const companyId = requireCompany(caller);
+    const p = new Problems();
+    checkIdempotencyKey(p, cmd.idempotencyKey);
+    if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
+    checkPositive(p, 'amount', cmd.amount);
+    checkFee(p, 'fee', cmd.fee, true);
+    checkMovementSpec(p, cmd.movement, RESERVE_STATUSES);
+    p.throwIfAny();
+    const rail = cmd.rail as WalletRail;
+    const fee = cmd.fee!;
+    if (cmd.amount > RAIL_CAPS[rail]) throw new AppError(rail === 'BREB' ? 'AMOUNT_EXCEEDS_BREB_CAP' : 'AMOUNT_EXCEEDS_ACH_CAP');
+    if (fee.totalCharged >= cmd.amount) throw new AppError('FEE_EXCEEDS_AMOUNT');
+
+    const deps = this.deps;
+    const spec = cmd.movement;
+    const status: MovementStatus = isUnspecified(spec?.status) ? 'PENDING' : (spec!.status as MovementStatus);
+    const postingId = deps.newId();
+    const holdId = deps.newId();
+    const movementId = orNull(spec?.id)?.toLowerCase() ?? deps.newId();
+    const amounts = { amount: cmd.amount, fee: fee.subtotalFee, iva: fee.ivaAmount };
+    const draft = reservePosting(companyId, rail, amounts);
+    const hash = requestHash(draft.kind, companyId, cmd);
+    return runIdempotentPosting(deps, {
+      idempotencyKey: cmd.idempotencyKey,
+      requestHash: hash,
+      write: {
+        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId, holdId },
+        entries: draft.entries,
+        wallet: draft.wallet,
+        newHold: {
+          id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts),
+          feeOperation: outflowFeeOperation(rail), movementId,
+        },
+        newMovement: {
+          id: movementId, companyId, type: 'TRANSFER_OUT', rail, walletRail: rail, status, completed: false,
+          ...outflowAmounts(cmd.amount, fee.subtotalFee, fee.ivaAmount),
+          reference: orNull(spec?.reference), apiKeyId: orNull(spec?.apiKeyId),
+          details: storedDetails(spec?.details),
+        },
+        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId, holdId, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+      },
+      applied: (o) => ({ hold: o.hold!, movement: o.movement, replayed: false }),
+      replay: (existing) => replayHold(deps, companyId, existing),
+      rejected: () => debitRefused(deps, companyId, rail),
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import { ChargeFee } from './charge-fee.js';
+import { CheckInvariants } from './check-invariants.js';
+import { CommitHold } from './commit-hold.js';
+import { ComputeFees } from './compute-fees.js';
+import { CreditWallet } from './credit-wallet.js';
+import type { LedgerDeps } from './deps.js';
+import { GetBalances } from './get-balances.js';
+import { GetMovement } from './get-movement.js';
+import { ListMovements } from './list-movements.js';
+import { OpenWallets } from './open-wallets.js';
+import { RecordInflow } from './record-inflow.js';
+import { ReleaseHold } from './release-hold.js';
+import { ReserveFunds } from './reserve-funds.js';
+import { SetFeeConfig } from './set-fee-config.js';
+import { SetMovementStatus } from './set-movement-status.js';
+
+/** Every use case of the ledger, built once from the same ports. */
+export function ledgerUseCases(deps: LedgerDeps) {
+  return {
+    openWallets: new OpenWallets(deps),
+    getBalances: new GetBalances(deps),
+    credit: new CreditWallet(deps),
+    chargeFee: new ChargeFee(deps),
+    reserve: new ReserveFunds(deps),
+    commit: new CommitHold(deps),
+    release: new ReleaseHold(deps),
+    setMovementStatus: new SetMovementStatus(deps),
+    recordInflow: new RecordInflow(deps),
+    computeFees: new ComputeFees(deps),
+    setFeeConfig: new SetFeeConfig(deps),
+    listMovements: new ListMovements(deps),
+    getMovement: new GetMovement(deps),
+    checkInvariants: new CheckInvariants(deps),
+  };
+}
+export type LedgerUseCases = ReturnType<typeof ledgerUseCases>;

@@ -1,0 +1,24 @@
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
+import { z } from 'zod';
+
+/** The ledger's environment, parsed once; every bad variable is named in one error (habit 9). */
+export const ledgerEnvSchema = baseEnvSchema.extend({
+  LEDGER_GRPC_HOST: env.str('0.0.0.0'),
+  LEDGER_GRPC_PORT: env.port(50051),
+  LEDGER_OPS_PORT: env.port(9101),
+  /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
+  LEDGER_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+  /** Postgres connections; the hot path is one statement per call, so a small pool saturates the database. */
+  LEDGER_DB_POOL_MAX: env.int(16, 1),
+});
+
+export type LedgerConfig = Omit<z.infer<typeof ledgerEnvSchema>, 'LEDGER_MIGRATE_ON_START'> & { LEDGER_MIGRATE_ON_START: boolean };
+
+export function loadConfig(source: Record<string, string | undefined> = process.env): LedgerConfig {
+  const raw = parseConfig(ledgerEnvSchema, source);
+  const flag = raw.LEDGER_MIGRATE_ON_START;
+  return {
+    ...raw,
+    LEDGER_MIGRATE_ON_START: flag === undefined ? raw.NODE_ENV !== 'production' : ['true', '1', 'yes'].includes(flag),
+  };
+}

@@ -1,0 +1,153 @@
+import { Accounts } from './accounts.js';
+import type { FeeOperation, InflowSource, WalletRail } from './rails.js';
+import { inflowRoute } from './rails.js';
+
+/** One signed line of a posting: + increases the account, − decreases it. */
+export interface Entry {
+  account: string;
+  amount: bigint;
+}
+
+export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow';
+
+/** A balanced set of entries plus what it does to the one company wallet it touches (if any). */
+export interface PostingDraft {
+  kind: PostingKind;
+  entries: Entry[];
+  wallet: WalletChange | null;
+}
+
+export interface WalletChange {
+  companyId: string;
+  rail: WalletRail;
+  availableDelta: bigint;
+  pendingOutDelta: bigint;
+}
+
+export class UnbalancedPostingError extends Error {
+  constructor(kind: string, sum: bigint) {
+    super(`posting ${kind} does not sum to zero (sum ${sum})`);
+    this.name = 'UnbalancedPostingError';
+  }
+}
+
+export function sumEntries(entries: readonly Entry[]): bigint {
+  return entries.reduce((s, e) => s + e.amount, 0n);
+}
+
+/**
+ * Drops zero lines (a zero fee is no entry), asserts the rest sums to zero, and derives the
+ * wallet change from the entries themselves, so the stored balance and the journal cannot disagree.
+ */
+function draft(kind: PostingKind, lines: Entry[], wallet: { companyId: string; rail: WalletRail } | null): PostingDraft {
+  const entries = lines.filter((e) => e.amount !== 0n);
+  const sum = sumEntries(entries);
+  if (sum !== 0n || entries.length < 2) throw new UnbalancedPostingError(kind, sum);
+  let change: WalletChange | null = null;
+  if (wallet) {
+    const avail = Accounts.walletAvailable(wallet.companyId, wallet.rail);
+    const pending = Accounts.walletPendingOut(wallet.companyId, wallet.rail);
+    change = {
+      ...wallet,
+      availableDelta: sumEntries(entries.filter((e) => e.account === avail)),
+      pendingOutDelta: sumEntries(entries.filter((e) => e.account === pending)),
+    };
+  }
+  return { kind, entries, wallet: change };
+}
+
+function positive(name: string, v: bigint): void {
+  if (v <= 0n) throw new RangeError(`${name} must be positive`);
+}
+function nonNegative(name: string, v: bigint): void {
+  if (v < 0n) throw new RangeError(`${name} must not be negative`);
+}
+
+/** Admin credit X (BALANCE_ADD): funding −X; wallet_available +X. */
+export function creditPosting(companyId: string, rail: WalletRail, amount: bigint): PostingDraft {
+  positive('amount', amount);
+  return draft('credit', [
+    { account: Accounts.funding, amount: -amount },
+    { account: Accounts.walletAvailable(companyId, rail), amount },
+  ], { companyId, rail });
+}
+
+/** Admin fee charge: wallet_available −(fee+IVA); fee_revenue +fee; iva_payable +IVA. */
+export function feeChargePosting(companyId: string, rail: WalletRail, operation: FeeOperation, fee: bigint, iva: bigint): PostingDraft {
+  positive('fee', fee);
+  nonNegative('iva', iva);
+  return draft('fee_charge', [
+    { account: Accounts.walletAvailable(companyId, rail), amount: -(fee + iva) },
+    { account: Accounts.feeRevenue(operation), amount: fee },
+    { account: Accounts.ivaPayable, amount: iva },
+  ], { companyId, rail });
+}
+
+export interface HoldAmounts {
+  amount: bigint;
+  fee: bigint;
+  iva: bigint;
+}
+
+export function holdTotal(h: HoldAmounts): bigint {
+  return h.amount + h.fee + h.iva;
+}
+
+/** Send accepted (reserve): wallet_available −T; wallet_pending_out +T. */
+export function reservePosting(companyId: string, rail: WalletRail, h: HoldAmounts): PostingDraft {
+  positive('amount', h.amount);
+  nonNegative('fee', h.fee);
+  nonNegative('iva', h.iva);
+  const total = holdTotal(h);
+  return draft('reserve', [
+    { account: Accounts.walletAvailable(companyId, rail), amount: -total },
+    { account: Accounts.walletPendingOut(companyId, rail), amount: total },
+  ], { companyId, rail });
+}
+
+/** Send completed (commit): pending_out −T; rail_clearing +amount; fee_revenue +fee; iva_payable +IVA. */
+export function commitPosting(companyId: string, rail: WalletRail, operation: FeeOperation, h: HoldAmounts): PostingDraft {
+  return draft('commit', [
+    { account: Accounts.walletPendingOut(companyId, rail), amount: -holdTotal(h) },
+    { account: Accounts.railClearing(rail), amount: h.amount },
+    { account: Accounts.feeRevenue(operation), amount: h.fee },
+    { account: Accounts.ivaPayable, amount: h.iva },
+  ], { companyId, rail });
+}
+
+/** Send failed, rejected or expired (release): pending_out −T; wallet_available +T. */
+export function releasePosting(companyId: string, rail: WalletRail, h: HoldAmounts): PostingDraft {
+  const total = holdTotal(h);
+  return draft('release', [
+    { account: Accounts.walletPendingOut(companyId, rail), amount: -total },
+    { account: Accounts.walletAvailable(companyId, rail), amount: total },
+  ], { companyId, rail });
+}
+
+/**
+ * PSE paid / Bre-B to a live key: settlement −G; wallet_available +N; fee_revenue +fee;
+ * iva_payable +IVA, with N = G − fee − IVA > 0.
+ */
+export function inflowPosting(companyId: string, source: InflowSource, gross: bigint, fee: bigint, iva: bigint): PostingDraft {
+  positive('gross', gross);
+  nonNegative('fee', fee);
+  nonNegative('iva', iva);
+  const net = gross - fee - iva;
+  positive('net', net);
+  const route = inflowRoute(source);
+  return draft('inflow', [
+    { account: source === 'PSE' ? Accounts.pseSettlement : Accounts.brebSettlement, amount: -gross },
+    { account: Accounts.walletAvailable(companyId, route.walletRail), amount: net },
+    { account: Accounts.feeRevenue(route.operation), amount: fee },
+    { account: Accounts.ivaPayable, amount: iva },
+  ], { companyId, rail: route.walletRail });
+}
+
+/** Bre-B to a deleted or suspended key: breb_settlement −G; unassigned_funds(BREB) +G; no wallet. */
+export function unassignedInflowPosting(gross: bigint): PostingDraft {
+  positive('gross', gross);
+  return draft('inflow', [
+    { account: Accounts.brebSettlement, amount: -gross },
+    { account: Accounts.unassignedFunds('BREB'), amount: gross },
+  ], null);
+}

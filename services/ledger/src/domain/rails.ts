@@ -1,0 +1,38 @@
+/** Rails, their per-transfer caps and the minimum (payments-wallet-api §8). */
+
+export const WALLET_RAILS = ['BREB', 'ACH'] as const;
+export type WalletRail = (typeof WALLET_RAILS)[number];
+/** A movement's rail: PSE inflows land in the ACH wallet but are listed as PSE. */
+export type MovementRail = WalletRail | 'PSE';
+
+export const FEE_OPERATIONS = ['BREB_OUTFLOW', 'ACH_OUTFLOW', 'PSE_INFLOW', 'BREB_INFLOW'] as const;
+export type FeeOperation = (typeof FEE_OPERATIONS)[number];
+
+export type InflowSource = 'PSE' | 'BREB';
+
+export const MIN_TRANSFER_AMOUNT = 100n;
+
+export const RAIL_CAPS: Readonly<Record<WalletRail, bigint>> = {
+  BREB: 1_200_000_000n,
+  ACH: 200_000_000_000n,
+};
+
+export function isWalletRail(value: unknown): value is WalletRail {
+  return value === 'BREB' || value === 'ACH';
+}
+
+export function isFeeOperation(value: unknown): value is FeeOperation {
+  return typeof value === 'string' && (FEE_OPERATIONS as readonly string[]).includes(value);
+}
+
+/** The fee operation of a send on a rail (§2.3: BREB_OUTFLOW for BREB sends, ACH_OUTFLOW for ACH). */
+export function outflowFeeOperation(rail: WalletRail): FeeOperation {
+  return rail === 'BREB' ? 'BREB_OUTFLOW' : 'ACH_OUTFLOW';
+}
+
+/** Where an inflow lands and what it is charged: PSE → ACH wallet, Bre-B → BREB wallet. */
+export function inflowRoute(source: InflowSource): { walletRail: WalletRail; operation: FeeOperation; movementRail: MovementRail } {
+  return source === 'PSE'
+    ? { walletRail: 'ACH', operation: 'PSE_INFLOW', movementRail: 'PSE' }
+    : { walletRail: 'BREB', operation: 'BREB_INFLOW', movementRail: 'BREB' };
+}

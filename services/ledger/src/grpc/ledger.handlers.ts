@@ -1,0 +1,114 @@
+import type { AsyncService } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import type { LedgerUseCases } from '../app/use-cases.js';
+import type { HoldResult, PostingResult } from '../app/results.js';
+import {
+  feeConfigToProto, feeFromProto, feeOperationName, feeToProto, holdToProto, inflowSourceName, movementSpecFromProto,
+  movementStatusName, movementToProto, movementTypeName, railName, walletToProto,
+} from './mappers.js';
+
+function postingResult(r: PostingResult): ledgerV1.PostingResult {
+  return { postingId: r.postingId, ...(r.movement ? { movement: movementToProto(r.movement) } : {}), replayed: r.replayed };
+}
+
+function holdResult(r: HoldResult): ledgerV1.HoldResult {
+  return { hold: holdToProto(r.hold), ...(r.movement ? { movement: movementToProto(r.movement) } : {}), replayed: r.replayed };
+}
+
+const opt = <K extends string, V>(key: K, v: V | undefined): { [P in K]?: V } => (v === undefined ? {} : ({ [key]: v } as { [P in K]?: V }));
+
+/**
+ * The LedgerService RPCs: decode, call one use case, encode. The company always comes from the
+ * call's `x-company-id` metadata (ctx.companyId), never from the request. Errors are AppErrors
+ * that the platform maps to gRPC status + `x-error-code` once.
+ */
+export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.LedgerServiceServer> {
+  return {
+    async openWallets(req, ctx) {
+      const wallets = await uc.openWallets.execute(ctx.companyId, { rails: req.rails.map(railName) });
+      return { wallets: wallets.map(walletToProto) };
+    },
+
+    async getBalances(req, ctx) {
+      const wallets = await uc.getBalances.execute(ctx.companyId, { ivaApplicable: req.ivaApplicable });
+      return { wallets: wallets.map(walletToProto) };
+    },
+
+    async credit(req, ctx) {
+      return postingResult(await uc.credit.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), amountCents: req.amountCents,
+        ...opt('reference', req.reference), ...opt('apiKeyId', req.apiKeyId), ...opt('description', req.description),
+      }));
+    },
+
+    async chargeFee(req, ctx) {
+      return postingResult(await uc.chargeFee.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), operation: feeOperationName(req.operation),
+        feeCents: req.feeCents, ivaCents: req.ivaCents, ...opt('reference', req.reference), ...opt('description', req.description),
+      }));
+    },
+
+    async reserve(req, ctx) {
+      return holdResult(await uc.reserve.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), amount: req.amount,
+        ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
+      }));
+    },
+
+    async commit(req, ctx) {
+      return holdResult(await uc.commit.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, holdId: req.holdId }));
+    },
+
+    async release(req, ctx) {
+      return holdResult(await uc.release.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, holdId: req.holdId, finalStatus: movementStatusName(req.finalStatus),
+        ...opt('errorMessage', req.errorMessage),
+      }));
+    },
+
+    async setMovementStatus(req, ctx) {
+      return movementToProto(await uc.setMovementStatus.execute(ctx.companyId, {
+        movementId: req.movementId, status: movementStatusName(req.status), expectedStatus: movementStatusName(req.expectedStatus),
+      }));
+    },
+
+    async recordInflow(req, ctx) {
+      return postingResult(await uc.recordInflow.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
+        ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
+      }));
+    },
+
+    async computeFees(req, ctx) {
+      return feeToProto(await uc.computeFees.execute(ctx.companyId, {
+        operation: feeOperationName(req.operation), amount: req.amount, ivaApplicable: req.ivaApplicable,
+      }));
+    },
+
+    async setFeeConfig(req) {
+      return feeConfigToProto(await uc.setFeeConfig.execute({
+        operation: feeOperationName(req.operation), fixedFeeCents: req.fixedFeeCents, variableBps: req.variableBps,
+        ...opt('companyId', req.companyId),
+      }));
+    },
+
+    async listMovements(req, ctx) {
+      const r = await uc.listMovements.execute(ctx.companyId, {
+        page: req.page, limit: req.limit,
+        ...opt('type', req.type === undefined ? undefined : movementTypeName(req.type)),
+        ...opt('rail', req.rail === undefined ? undefined : railName(req.rail)),
+        ...opt('from', req.from), ...opt('to', req.to), ...opt('cursor', req.cursor),
+      });
+      return { items: r.items.map(movementToProto), hasMore: r.hasMore, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+
+    async getMovement(req, ctx) {
+      return movementToProto(await uc.getMovement.execute(ctx.companyId, { id: req.id }));
+    },
+
+    async checkInvariants() {
+      const r = await uc.checkInvariants.execute();
+      return { ok: r.ok, violations: r.violations, postings: r.postings, entries: r.entries, wallets: r.wallets };
+    },
+  };
+}

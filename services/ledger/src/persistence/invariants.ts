@@ -1,0 +1,142 @@
+import type { Database } from '@wallet/platform';
+import type { InvariantReport } from '../app/ports.js';
+
+/** At most this many offenders are listed per check (the count is always given). */
+const LIST = 50;
+
+const LIVE = `('PENDING', 'AWAITING_APPROVAL', 'EXECUTING')`;
+
+/**
+ * LEDGER.md invariants 1-5 as SQL over one snapshot (repeatable read), so a check never sees half
+ * of a posting being written. Each check returns its offenders as readable lines.
+ */
+export async function checkInvariants(db: Database): Promise<InvariantReport> {
+  return db.tx(async (tx) => {
+    const violations: string[] = [];
+    const check = async (sql: string, line: (r: Record<string, string>) => string) => {
+      const rows = await tx.query<Record<string, string>>(`${sql} limit ${LIST + 1}`);
+      for (const r of rows.slice(0, LIST)) violations.push(line(r));
+      if (rows.length > LIST) violations.push('… more rows of the check above were not listed');
+    };
+
+    // 1. All entries sum to zero; every posting sums to zero and has at least two lines.
+    await check(`select sum(amount)::text as total from ledger.entries having coalesce(sum(amount), 0) <> 0`,
+      (r) => `[1] the journal sums to ${r.total}, not 0`);
+    await check(`select posting_id::text as id, sum(amount)::text as total from ledger.entries group by posting_id having sum(amount) <> 0`,
+      (r) => `[1] posting ${r.id} sums to ${r.total}, not 0`);
+    await check(`select p.id::text as id, count(e.posting_id)::text as n from ledger.postings p
+        left join ledger.entries e on e.posting_id = p.id group by p.id having count(e.posting_id) < 2`,
+      (r) => `[1] posting ${r.id} has ${r.n} entries`);
+    await check(`select distinct e.posting_id::text as id from ledger.entries e
+        where not exists (select 1 from ledger.postings p where p.id = e.posting_id)`,
+      (r) => `[1] entries of unknown posting ${r.id}`);
+
+    // 2. Each wallet equals the sum of its accounts' entries; version = postings touching it.
+    await check(`
+      with we as (
+        select split_part(account, ':', 1) as kind, split_part(account, ':', 2) as company_id,
+               split_part(account, ':', 3) as rail, posting_id, amount
+          from ledger.entries
+         where starts_with(account, 'wallet_available:') or starts_with(account, 'wallet_pending_out:')
+      ), agg as (
+        select company_id, rail,
+               coalesce(sum(amount) filter (where kind = 'wallet_available'), 0) as available,
+               coalesce(sum(amount) filter (where kind = 'wallet_pending_out'), 0) as pending,
+               count(distinct posting_id) as postings
+          from we group by company_id, rail
+      )
+      select coalesce(w.company_id, a.company_id) as company_id, coalesce(w.rail, a.rail) as rail,
+             (w.company_id is not null)::text as has_row,
+             coalesce(w.available_cents, 0)::text as available, coalesce(a.available, 0)::text as journal_available,
+             coalesce(w.pending_out_cents, 0)::text as pending, coalesce(a.pending, 0)::text as journal_pending,
+             coalesce(w.version, 0)::text as version, coalesce(a.postings, 0)::text as postings
+        from ledger.wallets w full join agg a on a.company_id = w.company_id and a.rail = w.rail
+       where w.company_id is null
+          or w.available_cents <> coalesce(a.available, 0)
+          or w.pending_out_cents <> coalesce(a.pending, 0)
+          or w.version <> coalesce(a.postings, 0)`,
+    (r) => r.has_row === 'false'
+      ? `[2] entries on wallet ${r.company_id}:${r.rail}, which does not exist`
+      : `[2] wallet ${r.company_id}:${r.rail}: available ${r.available} vs journal ${r.journal_available}, `
+        + `pending_out ${r.pending} vs journal ${r.journal_pending}, version ${r.version} vs ${r.postings} postings`);
+
+    // 3. pending_out = the sum of open holds; an open hold ⇔ a live transfer.
+    await check(`
+      select w.company_id, w.rail, w.pending_out_cents::text as pending, coalesce(h.total, 0)::text as holds
+        from ledger.wallets w
+        left join (select company_id, rail, sum(total) as total from ledger.holds where status = 'OPEN' group by company_id, rail) h
+          on h.company_id = w.company_id and h.rail = w.rail
+       where w.pending_out_cents <> coalesce(h.total, 0)`,
+    (r) => `[3] wallet ${r.company_id}:${r.rail}: pending_out ${r.pending} but open holds total ${r.holds}`);
+    await check(`
+      select h.id::text as id, h.status, coalesce(m.status, 'none') as movement_status
+        from ledger.holds h left join ledger.movements m on m.id = h.movement_id and m.company_id = h.company_id
+       where m.id is null or m.type <> 'TRANSFER_OUT'
+          or (h.status = 'OPEN' and m.status not in ${LIVE})
+          or (h.status = 'COMMITTED' and m.status <> 'COMPLETED')
+          or (h.status = 'RELEASED' and m.status not in ('FAILED', 'EXPIRED'))`,
+    (r) => `[3] hold ${r.id} is ${r.status} but its transfer is ${r.movement_status}`);
+    await check(`
+      select m.id::text as id, m.status from ledger.movements m
+       where m.type = 'TRANSFER_OUT'
+         and not exists (select 1 from ledger.holds h where h.movement_id = m.id
+                          and (h.status = 'OPEN') = (m.status in ${LIVE}))`,
+    (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`);
+
+    // 4. wallet_available >= 0 (no reversal posting exists yet, so no exception applies).
+    await check(`select company_id, rail, available_cents::text as available from ledger.wallets where available_cents < 0`,
+      (r) => `[4] wallet ${r.company_id}:${r.rail} available is ${r.available}`);
+
+    // 5. A movement's amounts equal the entries of its postings.
+    await check(`
+      with me as (
+        select p.movement_id, split_part(e.account, ':', 1) as cls, sum(e.amount) as amt
+          from ledger.postings p join ledger.entries e on e.posting_id = p.id
+         where p.movement_id is not null group by p.movement_id, split_part(e.account, ':', 1)
+      ), pm as (
+        select movement_id,
+               coalesce(sum(amt) filter (where cls = 'wallet_available'), 0) as avail,
+               coalesce(sum(amt) filter (where cls = 'wallet_pending_out'), 0) as pend,
+               coalesce(sum(amt) filter (where cls = 'fee_revenue'), 0) as fee,
+               coalesce(sum(amt) filter (where cls = 'iva_payable'), 0) as iva,
+               coalesce(sum(amt) filter (where cls = 'rail_clearing'), 0) as clearing,
+               coalesce(sum(amt) filter (where cls in ('funding', 'pse_settlement', 'breb_settlement')), 0) as source
+          from me group by movement_id
+      ), mv as (
+        select m.*, coalesce(pm.avail, 0) as avail, coalesce(pm.pend, 0) as pend, coalesce(pm.fee, 0) as fee,
+               coalesce(pm.iva, 0) as iva, coalesce(pm.clearing, 0) as clearing, coalesce(pm.source, 0) as source,
+               m.amount + m.total_fee + m.iva_amount as t
+          from ledger.movements m left join pm on pm.movement_id = m.id
+      )
+      select id::text as id, type, status, amount::text as amount, total_fee::text as total_fee, iva_amount::text as iva_amount,
+             net_amount::text as net_amount, avail::text as avail, pend::text as pend, fee::text as fee, iva::text as iva,
+             clearing::text as clearing, source::text as source
+        from mv
+       where not coalesce(case type
+         when 'BALANCE_ADD' then avail = amount and net_amount = amount and source = -amount
+              and total_fee = 0 and iva_amount = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
+         when 'FEE_CHARGE' then avail = -(total_fee + iva_amount) and fee = total_fee and iva = iva_amount
+              and amount = total_fee + iva_amount and net_amount = amount and pend = 0 and clearing = 0 and source = 0
+         when 'TRANSFER_IN' then avail = net_amount and net_amount = amount - total_fee - iva_amount and fee = total_fee
+              and iva = iva_amount and source = -amount and pend = 0 and clearing = 0
+         when 'TRANSFER_OUT' then net_amount = amount - total_fee and source = 0 and case
+              when status in ${LIVE} then avail = -t and pend = t and fee = 0 and iva = 0 and clearing = 0
+              when status = 'COMPLETED' then avail = -t and pend = 0 and fee = total_fee and iva = iva_amount and clearing = amount
+              when status in ('FAILED', 'EXPIRED') then avail = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
+              else false end
+         else false end, false)`,
+    (r) => `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}`
+      + ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`);
+
+    const [counts] = await tx.query<{ postings: string; entries: string; wallets: string }>(
+      `select (select count(*) from ledger.postings)::text as postings, (select count(*) from ledger.entries)::text as entries,
+              (select count(*) from ledger.wallets)::text as wallets`);
+    return {
+      violations,
+      postings: BigInt(counts?.postings ?? 0),
+      entries: BigInt(counts?.entries ?? 0),
+      wallets: BigInt(counts?.wallets ?? 0),
+    };
+  }, { isolation: 'repeatable read' });
+}
+

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import { appendOutbox, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
+import type {
+  FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
+  PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
+} from '../app/ports.js';
+import type { FeeSchedule } from '../domain/fees.js';
+import type { MovementStatus } from '../domain/movements.js';
+import type { PostingKind } from '../domain/postings.js';
+import type { FeeOperation, WalletRail } from '../domain/rails.js';
+import { checkInvariants } from './invariants.js';
+import { postingStatement } from './posting-statement.js';
+import {
+  holdCols, isoUs, movementCols, toHold, toMovement, toWallet, type HoldRow, type MovementRow, type WalletRow,
+} from './rows.js';
+
+/** The `pg` pool under MikroORM: used for the posting statement, as a named prepared statement. */
+interface NativePool {
+  query<R>(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+/** The ledger's storage on Postgres (schema `ledger`), in plain SQL: every balance change is one conditional statement. */
+export class SqlLedgerStore implements LedgerStore {
+  private pool: Promise<NativePool> | undefined;
+  private readonly statementNames = new Map<string, string>();
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Postings run on the hot path (every send reserves), so their statement is prepared once per
+   * connection and its plan reused: planning the multi-CTE statement costs more than running it.
+   * MikroORM's `execute` inlines parameters into the text, which would re-plan every call.
+   */
+  private async prepared<R>(sql: string, params: unknown[]): Promise<R[]> {
+    this.pool ??= (this.db.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
+    let i = 0;
+    const text = sql.replace(/\?/g, () => `$${++i}`);
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `ledger_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      if (this.statementNames.size < 1_000) this.statementNames.set(text, name);
+    }
+    const res = await (await this.pool).query<R>({ name, text, values: params });
+    return res.rows;
+  }
+
+  async openWallets(companyId: string, rails: WalletRail[], eventFor: (created: WalletRail[]) => OutboxEvent): Promise<{ created: WalletRail[] }> {
+    return this.db.tx(async (tx) => {
+      const rows = await tx.query<{ rail: WalletRail }>(
+        `insert into ledger.wallets (company_id, rail) select ?, r from unnest(array[?]::text[]) as r
+          on conflict (company_id, rail) do nothing returning rail`, [companyId, rails]);
+      const created = rails.filter((r) => rows.some((x) => x.rail === r));
+      if (created.length > 0) {
+        const e = eventFor(created);
+        await appendOutbox(tx, 'ledger', { id: e.id, subject: e.subject, payload: e.payload, ...(e.traceparent ? { traceparent: e.traceparent } : {}) });
+      }
+      return { created };
+    });
+  }
+
+  async getWallets(companyId: string): Promise<WalletBalance[]> {
+    const rows = await this.db.query<WalletRow>(
+      `select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version
+         from ledger.wallets where company_id = ? order by case rail when 'BREB' then 0 else 1 end`, [companyId]);
+    return rows.map(toWallet);
+  }
+
+  async walletExists(companyId: string, rail: WalletRail): Promise<boolean> {
+    const rows = await this.db.query('select 1 from ledger.wallets where company_id = ? and rail = ?', [companyId, rail]);
+    return rows.length > 0;
+  }
+
+  async recordPosting(write: PostingWrite): Promise<PostingOutcome> {
+    const { sql, params } = postingStatement(write);
+    let rows: Array<{ applied: number; movement: MovementRow | null; hold: HoldRow | null }>;
+    try {
+      rows = await this.prepared(sql, params);
+    } catch (err) {
+      if (isUniqueViolation(err)) return { status: 'duplicate' };
+      throw err;
+    }
+    const r = rows[0];
+    if (!r || Number(r.applied) === 0) return { status: 'not_applied' };
+    return { status: 'applied', movement: r.movement ? toMovement(r.movement) : null, hold: r.hold ? toHold(r.hold) : null };
+  }
+
+  async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {
+    const rows = await this.db.query<{ id: string; kind: PostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+      `select id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
+         from ledger.postings where idempotency_key = ?`, [idempotencyKey]);
+    const r = rows[0];
+    return r && { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id };
+  }
+
+  async getHold(companyId: string, holdId: string): Promise<HoldView | undefined> {
+    const rows = await this.db.query<HoldRow & { fee_operation: FeeOperation; movement_status: MovementStatus }>(
+      `select ${holdCols('h.')}, h.fee_operation, m.status as movement_status
+         from ledger.holds h join ledger.movements m on m.id = h.movement_id
+        where h.id = ?::uuid and h.company_id = ?`, [holdId, companyId]);
+    const r = rows[0];
+    return r && { ...toHold(r), feeOperation: r.fee_operation, movementStatus: r.movement_status };
+  }
+
+  async getMovement(companyId: string, movementId: string) {
+    const rows = await this.db.query<MovementRow>(
+      `select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
+    return rows[0] && toMovement(rows[0]);
+  }
+
+  async transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus) {
+    const rows = await this.db.query<MovementRow>(
+      `update ledger.movements set status = ?, updated_at = now()
+        where id = ?::uuid and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning ${movementCols()}`,
+      [to, movementId, companyId, from]);
+    return rows[0] && toMovement(rows[0]);
+  }
+
+  async listMovements(companyId: string, filter: MovementFilter, page: { limit: number; offset: number; after?: MovementCursor }): Promise<MovementPage> {
+    const where: string[] = ['company_id = ?'];
+    const params: unknown[] = [companyId];
+    if (filter.type) { where.push('type = ?'); params.push(filter.type); }
+    if (filter.rail) { where.push('rail = ?'); params.push(filter.rail); }
+    if (filter.from) { where.push('created_at >= ?::timestamptz'); params.push(filter.from.toISOString()); }
+    if (filter.to) { where.push('created_at <= ?::timestamptz'); params.push(filter.to.toISOString()); }
+    if (page.after) { where.push('(created_at, id) < (?::timestamptz, ?::uuid)'); params.push(page.after.createdAt, page.after.id); }
+    const rows = await this.db.query<MovementRow & { cursor_ts: string }>(
+      `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements
+        where ${where.join(' and ')} order by created_at desc, id desc limit ? offset ?`,
+      [...params, page.limit + 1, page.offset]);
+    const hasMore = rows.length > page.limit;
+    return {
+      items: rows.slice(0, page.limit).map((r) => ({ ...toMovement(r), cursor: { createdAt: r.cursor_ts, id: r.id } })),
+      hasMore,
+    };
+  }
+
+  async feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>> {
+    const out = new Map<FeeOperation, FeeSchedule>();
+    if (operations.length === 0) return out;
+    // A company's own row first, else the default (company_id null).
+    const rows = await this.db.query<{ operation: FeeOperation; fixed_fee_cents: string; variable_bps: number }>(
+      `select distinct on (operation) operation, fixed_fee_cents::text as fixed_fee_cents, variable_bps
+         from ledger.fee_configs where operation in (?) and (company_id is null or company_id = ?)
+        order by operation, company_id nulls last`, [operations, companyId]);
+    for (const r of rows) out.set(r.operation, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) });
+    return out;
+  }
+
+  async upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord> {
+    const rows = await this.db.query<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number; updated_at: string }>(
+      `insert into ledger.fee_configs (operation, company_id, fixed_fee_cents, variable_bps) values (?, ?, ?::bigint, ?)
+       on conflict (operation, company_id) do update
+         set fixed_fee_cents = excluded.fixed_fee_cents, variable_bps = excluded.variable_bps, updated_at = now()
+       returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
+      [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps]);
+    const r = rows[0]!;
+    return { operation: r.operation, companyId: r.company_id, fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps), updatedAt: new Date(r.updated_at) };
+  }
+
+  checkInvariants(): Promise<InvariantReport> {
+    return checkInvariants(this.db);
+  }
+}

@@ -1,0 +1,108 @@
+import type { PostingWrite } from '../app/ports.js';
+import { holdCols, movementCols } from './rows.js';
+
+/**
+ * Renders a posting as ONE SQL statement of data-modifying CTEs, so it commits atomically in a
+ * single round trip and holds the wallet's row lock only for that statement and its commit.
+ *
+ * `g` is the guard; every other write selects `from g` (or checks `exists (select 1 from g)`), so
+ * when the guard matches no row nothing at all is written:
+ *   - closing a hold (commit/release): `update holds … where status = 'OPEN'` — of two concurrent
+ *     closes of one hold only one can match;
+ *   - else a wallet change: `update wallets … where available_cents >= T` for a debit (the
+ *     conditional reserve: no read-modify-write, never negative), unconditional for a credit
+ *     (matches nothing when the wallet does not exist);
+ *   - else (an unassigned inflow touches no wallet) a constant row.
+ * The idempotency key, the movement id and the outbox id are unique: a concurrent twin makes the
+ * statement fail as a whole with a unique violation, and the caller reads the winner.
+ * The outbox insert is the same row `appendOutbox` writes, inlined to stay in the one statement.
+ */
+export function postingStatement(w: PostingWrite): { sql: string; params: unknown[] } {
+  const ctes: string[] = [];
+  const params: unknown[] = [];
+  const add = (name: string, sql: string, ps: unknown[]) => {
+    ctes.push(`${name} as (${sql})`);
+    params.push(...ps);
+  };
+
+  let holdSource: string | null = null;
+  if (w.closeHold) {
+    const h = w.closeHold;
+    add('g', `update ledger.holds set status = ?, closed_at = now()
+      where id = ?::uuid and company_id = ? and status = 'OPEN' returning ${holdCols()}`, [h.status, h.id, h.companyId]);
+    holdSource = 'g';
+    if (w.wallet) {
+      const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
+      add('w', `update ledger.wallets set ${set.sql}
+        where company_id = ? and rail = ? and exists (select 1 from g) returning version`, [...set.params, w.wallet.companyId, w.wallet.rail]);
+    }
+  } else if (w.wallet) {
+    const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
+    const debit = w.wallet.availableDelta < 0n ? -w.wallet.availableDelta : 0n;
+    add('g', `update ledger.wallets set ${set.sql}
+      where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''} returning version`,
+    [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])]);
+  } else {
+    add('g', 'select 1 as one', []);
+  }
+
+  const p = w.posting;
+  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id)
+    select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid from g`,
+  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId]);
+
+  const values = w.entries.map((_, i) => `(${i + 1}, ?::text, ?::bigint)`).join(', ');
+  add('e', `insert into ledger.entries (posting_id, seq, account, amount)
+    select ?::uuid, v.seq, v.account, v.amount from g cross join (values ${values}) as v(seq, account, amount)`,
+  [p.id, ...w.entries.flatMap((e) => [e.account, e.amount.toString()])]);
+
+  let movementSource: string | null = null;
+  if (w.newMovement) {
+    const m = w.newMovement;
+    add('m', `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
+        net_amount, reference, api_key_id, details, completed_at)
+      select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'} from g
+      returning ${movementCols()}`,
+    [m.id, m.companyId, m.type, m.rail, m.walletRail, m.status, m.amount.toString(), m.totalFee.toString(),
+      m.ivaAmount.toString(), m.netAmount.toString(), m.reference, m.apiKeyId, JSON.stringify(m.details)]);
+    movementSource = 'm';
+  } else if (w.movementUpdate) {
+    const u = w.movementUpdate;
+    const details = u.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
+    add('m', `update ledger.movements set status = ?, updated_at = now(),
+        completed_at = ${u.completed ? 'now()' : 'completed_at'}, details = ${details}
+      where id = ?::uuid and company_id = ? and exists (select 1 from g) returning ${movementCols()}`,
+    [u.status, ...(u.errorMessage !== null ? [u.errorMessage] : []), u.id, u.companyId]);
+    movementSource = 'm';
+  }
+
+  if (w.newHold) {
+    const h = w.newHold;
+    add('h', `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id)
+      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid from g returning ${holdCols()}`,
+    [h.id, h.companyId, h.rail, h.amount.toString(), h.fee.toString(), h.iva.toString(), h.total.toString(), h.feeOperation, h.movementId]);
+    holdSource = 'h';
+  }
+
+  const ev = w.event;
+  add('o', `insert into ledger.outbox (id, subject, payload, headers) select ?::uuid, ?, ?::jsonb, ?::jsonb from g`,
+    [ev.id, ev.subject, JSON.stringify(ev.payload), JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {})]);
+
+  const sql = `with ${ctes.join(',\n')}
+    select (select count(*) from g)::int as applied,
+      ${movementSource ? `(select row_to_json(${movementSource}) from ${movementSource})` : 'null::json'} as movement,
+      ${holdSource ? `(select row_to_json(${holdSource}) from ${holdSource})` : 'null::json'} as hold`;
+  return { sql, params };
+}
+
+function walletSet(availableDelta: bigint, pendingDelta: bigint): { sql: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  for (const [col, d] of [['available_cents', availableDelta], ['pending_out_cents', pendingDelta]] as const) {
+    if (d === 0n) continue;
+    parts.push(`${col} = ${col} ${d < 0n ? '-' : '+'} ?::bigint`);
+    params.push((d < 0n ? -d : d).toString());
+  }
+  parts.push('version = version + 1');
+  return { sql: parts.join(', '), params };
+}

@@ -1,0 +1,89 @@
+import { centsFromDb } from '@wallet/platform';
+import type { MovementRail, WalletRail } from '../domain/rails.js';
+import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
+import type { WalletBalance } from '../app/ports.js';
+
+/** A timestamptz as ISO 8601 UTC with microseconds (exact, so it can sit in a cursor). */
+export function isoUs(column: string): string {
+  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+}
+
+/** Movement columns; bigints as text so no JSON round trip loses precision. */
+export function movementCols(a = ''): string {
+  const c = (x: string) => `${a}${x}`;
+  return `${c('id')}::text as id, ${c('company_id')} as company_id, ${c('type')} as type, ${c('rail')} as rail,
+    ${c('wallet_rail')} as wallet_rail, ${c('status')} as status, ${c('amount')}::text as amount,
+    ${c('total_fee')}::text as total_fee, ${c('iva_amount')}::text as iva_amount, ${c('net_amount')}::text as net_amount,
+    ${c('reference')} as reference, ${c('api_key_id')} as api_key_id, ${c('details')} as details,
+    ${isoUs(c('created_at'))} as created_at, ${isoUs(c('completed_at'))} as completed_at`;
+}
+
+export function holdCols(a = ''): string {
+  const c = (x: string) => `${a}${x}`;
+  return `${c('id')}::text as id, ${c('company_id')} as company_id, ${c('rail')} as rail, ${c('status')} as status,
+    ${c('amount')}::text as amount, ${c('fee')}::text as fee, ${c('iva')}::text as iva, ${c('total')}::text as total,
+    ${c('movement_id')}::text as movement_id, ${isoUs(c('created_at'))} as created_at, ${isoUs(c('closed_at'))} as closed_at`;
+}
+
+export interface MovementRow {
+  id: string; company_id: string; type: string; rail: string; wallet_rail: string; status: string;
+  amount: string; total_fee: string; iva_amount: string; net_amount: string;
+  reference: string | null; api_key_id: string | null; details: MovementDetails | string | null;
+  created_at: string; completed_at: string | null;
+}
+
+export interface HoldRow {
+  id: string; company_id: string; rail: string; status: string;
+  amount: string; fee: string; iva: string; total: string; movement_id: string;
+  created_at: string; closed_at: string | null;
+}
+
+export interface WalletRow { company_id: string; rail: string; available_cents: string; pending_out_cents: string; version: string }
+
+export function toMovement(r: MovementRow): Movement {
+  const details = typeof r.details === 'string' ? (JSON.parse(r.details) as MovementDetails) : (r.details ?? {});
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    type: r.type as MovementType,
+    rail: r.rail as MovementRail,
+    walletRail: r.wallet_rail as WalletRail,
+    status: r.status as MovementStatus,
+    amount: centsFromDb(r.amount),
+    totalFee: centsFromDb(r.total_fee),
+    ivaAmount: centsFromDb(r.iva_amount),
+    netAmount: centsFromDb(r.net_amount),
+    reference: r.reference,
+    apiKeyId: r.api_key_id,
+    details,
+    createdAt: new Date(r.created_at),
+    completedAt: r.completed_at ? new Date(r.completed_at) : null,
+  };
+}
+
+export function toHold(r: HoldRow): Hold {
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    rail: r.rail as WalletRail,
+    status: r.status as HoldStatus,
+    amount: centsFromDb(r.amount),
+    fee: centsFromDb(r.fee),
+    iva: centsFromDb(r.iva),
+    total: centsFromDb(r.total),
+    movementId: r.movement_id,
+    createdAt: new Date(r.created_at),
+    closedAt: r.closed_at ? new Date(r.closed_at) : null,
+  };
+}
+
+export function toWallet(r: WalletRow): WalletBalance {
+  return {
+    companyId: r.company_id,
+    rail: r.rail as WalletRail,
+    availableCents: centsFromDb(r.available_cents),
+    pendingOutCents: centsFromDb(r.pending_out_cents),
+    version: centsFromDb(r.version),
+  };
+}
+

@@ -1,0 +1,30 @@
+import { createLogger, type Database } from '@wallet/platform';
+import { composeLedger } from './compose.js';
+
+export interface StartedLedger {
+  /** host:port for createAsyncClient. */
+  address: string;
+  port: number;
+  db: Database;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole ledger service in this process, for integration and end-to-end tests: migrates the
+ * database, connects the bus (namespaced streams), and serves gRPC on 127.0.0.1 (port 0 =
+ * ephemeral). The same composition as main.ts, without the ops HTTP port.
+ */
+export async function startLedger(opts: { databaseUrl: string; natsUrl?: string; namespace: string; port?: number; logLevel?: string }): Promise<StartedLedger> {
+  const runtime = await composeLedger({
+    databaseUrl: opts.databaseUrl,
+    natsUrl: opts.natsUrl ?? 'nats://127.0.0.1:4222',
+    namespace: opts.namespace,
+    grpcHost: '127.0.0.1',
+    grpcPort: opts.port ?? 0,
+    opsPort: null,
+    migrateOnStart: true,
+    poolMax: 10,
+    logger: createLogger('ledger', opts.logLevel ?? 'silent'),
+  });
+  return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import {
+  HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, type Harness,
+} from './harness.js';
+
+describe('holds: reserve, commit, release', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness(); });
+  afterAll(async () => { await h?.stop(); });
+  afterEach(async () => { await expectLedgerConsistent(h); });
+
+  async function funded(amount: bigint, rail = Rail.BREB): Promise<string> {
+    const co = h.newCompany();
+    await h.api.open(co);
+    await h.api.credit(co, { rail, amountCents: amount });
+    return co;
+  }
+  const wallet = async (co: string, rail = Rail.BREB) => walletOf((await h.api.balances(co)).wallets, rail);
+
+  it('reserve → commit moves T to pending_out, then out; movement PENDING → COMPLETED', async () => {
+    const co = await funded(1_000_000n);
+    const movementId = randomUUID();
+    const r = await h.api.reserve(co, {
+      amount: 100_000n, fee: fee(500n, 50n, 105n),
+      movement: {
+        id: movementId, status: MovementStatus.PENDING, reference: 'ext-1', apiKeyId: 'k1',
+        details: { targetName: 'Ana', targetDocument: '1234567', bankName: 'Banco', bankAccountType: 'Ahorros', bankAccountNumber: '0012345678', description: 'pago' },
+      },
+    });
+    expect(r.replayed).toBe(false);
+    expect(r.hold).toMatchObject({ rail: Rail.BREB, status: HoldStatus.OPEN, amount: 100_000n, fee: 550n, iva: 105n, total: 100_655n, movementId });
+    expect(r.movement).toMatchObject({
+      id: movementId, type: MovementType.TRANSFER_OUT, rail: Rail.BREB, walletRail: Rail.BREB, status: MovementStatus.PENDING,
+      amount: 100_000n, totalFee: 550n, ivaAmount: 105n, netAmount: 99_450n, reference: 'ext-1', apiKeyId: 'k1',
+      details: { targetName: 'Ana', targetDocument: '1234567', bankName: 'Banco', bankAccountType: 'Ahorros', bankAccountNumber: '****5678', description: 'pago' },
+    });
+    expect(r.movement!.completedAt).toBeUndefined();
+    expect(await wallet(co)).toMatchObject({ availableCents: 1_000_000n - 100_655n, pendingOutCents: 100_655n, version: 2n });
+
+    const c = await h.api.commit(co, r.hold!.id);
+    expect(c.hold).toMatchObject({ status: HoldStatus.COMMITTED, id: r.hold!.id });
+    expect(c.hold!.closedAt).toBeInstanceOf(Date);
+    expect(c.movement).toMatchObject({ id: movementId, status: MovementStatus.COMPLETED });
+    expect(c.movement!.completedAt).toBeInstanceOf(Date);
+    expect(await wallet(co)).toMatchObject({ availableCents: 899_345n, pendingOutCents: 0n, version: 3n });
+
+    const entries = await h.ledger.db.query<{ account: string; amount: string }>(
+      `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id
+        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`, [r.hold!.id]);
+    expect(entries).toEqual([
+      { account: `wallet_pending_out:${co}:BREB`, amount: '-100655' },
+      { account: 'rail_clearing:BREB', amount: '100000' },
+      { account: 'fee_revenue:BREB_OUTFLOW', amount: '550' },
+      { account: 'iva_payable', amount: '105' },
+    ]);
+  });
+
+  it('reserve → release gives T back; movement FAILED (default) or EXPIRED with the reason', async () => {
+    const co = await funded(10_000n, Rail.ACH);
+    const a = await h.api.reserve(co, { rail: Rail.ACH, amount: 3_000n, fee: fee(100n, 0n, 19n) });
+    const b = await h.api.reserve(co, { rail: Rail.ACH, amount: 2_000n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } });
+    expect(b.movement!.status).toBe(MovementStatus.AWAITING_APPROVAL);
+    expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: 4_881n, pendingOutCents: 5_119n, version: 3n });
+
+    const ra = await h.api.release(co, a.hold!.id, { errorMessage: 'rail rejected: cuenta inexistente' });
+    expect(ra.hold!.status).toBe(HoldStatus.RELEASED);
+    expect(ra.movement).toMatchObject({ status: MovementStatus.FAILED, details: { errorMessage: 'rail rejected: cuenta inexistente' } });
+    expect(ra.movement!.completedAt).toBeUndefined();
+    const rb = await h.api.release(co, b.hold!.id, { finalStatus: MovementStatus.EXPIRED });
+    expect(rb.movement!.status).toBe(MovementStatus.EXPIRED);
+    expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: 10_000n, pendingOutCents: 0n, version: 5n });
+    expect((await failure(h.api.release(co, randomUUID(), { finalStatus: MovementStatus.COMPLETED }))).code).toBe('INVALID_REQUEST');
+  });
+
+  it('a closed hold cannot be committed or released again; retries with the same key replay', async () => {
+    const co = await funded(10_000n);
+    const r = await h.api.reserve(co, { amount: 1_000n });
+    const key = `transfer:${r.movement!.id}:commit`;
+    const c1 = await h.api.commit(co, r.hold!.id, key);
+    const c2 = await h.api.commit(co, r.hold!.id, key);
+    expect(c2.replayed).toBe(true);
+    expect(c2.hold).toEqual(c1.hold);
+    expect((await failure(h.api.commit(co, r.hold!.id))).code).toBe('INVALID_STATE_TRANSITION');
+    expect((await failure(h.api.release(co, r.hold!.id))).code).toBe('INVALID_STATE_TRANSITION');
+    expect(await wallet(co)).toMatchObject({ availableCents: 9_000n, pendingOutCents: 0n, version: 3n });
+
+    const r2 = await h.api.reserve(co, { amount: 1_000n });
+    await h.api.release(co, r2.hold!.id);
+    expect((await failure(h.api.commit(co, r2.hold!.id))).code).toBe('INVALID_STATE_TRANSITION');
+    expect((await failure(h.api.commit(co, randomUUID()))).code).toBe('HOLD_NOT_FOUND');
+    expect((await failure(h.api.commit(co, 'not-a-uuid'))).code).toBe('HOLD_NOT_FOUND');
+  });
+
+  it('a send awaiting approval commits only after EXECUTING; status changes are compare-and-set', async () => {
+    const co = await funded(10_000n);
+    const r = await h.api.reserve(co, { amount: 1_000n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } });
+    const id = r.movement!.id;
+    expect((await failure(h.api.commit(co, r.hold!.id))).code).toBe('INVALID_STATE_TRANSITION');
+    const bad = await failure(h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.COMPLETED }));
+    expect(bad.code).toBe('INVALID_REQUEST');
+    const wrongExpectation = await failure(h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING }));
+    expect(wrongExpectation.code).toBe('INVALID_STATE_TRANSITION');
+    const ex = await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.EXECUTING });
+    expect(ex.status).toBe(MovementStatus.EXECUTING);
+    // Repeating a change that happened answers the movement as it is.
+    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.EXECUTING })).status).toBe(MovementStatus.EXECUTING);
+    expect((await failure(h.api.setStatus(h.newCompany(), { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING }))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING })).status).toBe(MovementStatus.PENDING);
+    const c = await h.api.commit(co, r.hold!.id);
+    expect(c.movement!.status).toBe(MovementStatus.COMPLETED);
+  });
+
+  it('refuses a reserve the available balance does not cover, and bad reserves', async () => {
+    const co = await funded(1_000n);
+    expect((await failure(h.api.reserve(co, { amount: 990n, fee: fee(10n, 0n, 1n) }))).code).toBe('INSUFFICIENT_BALANCE');
+    expect((await failure(h.api.reserve(co, { rail: Rail.ACH, amount: 100n }))).code).toBe('INSUFFICIENT_BALANCE');
+    expect((await failure(h.api.reserve(h.newCompany(), { amount: 100n }))).code).toBe('FAST_WALLET_MISSING');
+    const inconsistent = await failure(h.api.reserve(co, { amount: 100n, fee: { fixedFee: 1n, variableFee: 1n, subtotalFee: 3n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 3n } }));
+    expect(inconsistent.code).toBe('INVALID_REQUEST');
+    expect(inconsistent.details).toEqual({ fields: [{ path: 'fee.subtotalFee', message: 'must equal fixedFee + variableFee' }] });
+    expect((await failure(h.api.reserve(co, { amount: 0n }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.reserve(co, { amount: 100n, fee: undefined }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.reserve(co, { amount: 100n, movement: { id: 'x', status: MovementStatus.PENDING } }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.reserve(co, { amount: 100n, movement: { status: MovementStatus.COMPLETED } }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.reserve(co, { amount: 1_200_000_001n }))).code).toBe('AMOUNT_EXCEEDS_BREB_CAP');
+    expect((await failure(h.api.reserve(co, { amount: 100n, fee: fee(100n, 0n, 0n) }))).code).toBe('FEE_EXCEEDS_AMOUNT');
+    expect(await wallet(co)).toMatchObject({ availableCents: 1_000n, pendingOutCents: 0n, version: 1n });
+  });
+
+  it('a reserve is idempotent on its key; the same movement id under another key conflicts', async () => {
+    const co = await funded(10_000n);
+    const movementId = randomUUID();
+    const key = `transfer:${movementId}:reserve`;
+    const req = { idempotencyKey: key, amount: 2_000n, movement: { id: movementId, status: MovementStatus.PENDING } };
+    const [a, b] = await Promise.all([h.api.reserve(co, req), h.api.reserve(co, req)]);
+    expect([a.replayed, b.replayed].sort()).toEqual([false, true]);
+    expect(a.hold!.id).toBe(b.hold!.id);
+    // A retry after the balance was spent still replays the first answer.
+    await h.api.reserve(co, { amount: 8_000n });
+    const c = await h.api.reserve(co, req);
+    expect(c).toMatchObject({ replayed: true, hold: { id: a.hold!.id } });
+    expect((await failure(h.api.reserve(co, { ...req, amount: 2_001n }))).code).toBe('REFERENCE_CONFLICT');
+    expect((await failure(h.api.reserve(co, { amount: 1n, movement: { id: movementId, status: MovementStatus.PENDING } }))).code).toBe('INSUFFICIENT_BALANCE');
+    await h.api.credit(co, { amountCents: 5n });
+    expect((await failure(h.api.reserve(co, { amount: 1n, movement: { id: movementId, status: MovementStatus.PENDING } }))).code).toBe('REFERENCE_CONFLICT');
+    expect(await wallet(co)).toMatchObject({ availableCents: 5n, pendingOutCents: 10_000n, version: 4n });
+  });
+
+  it('50 concurrent reserves against a balance covering exactly 17 → exactly 17 succeed', async () => {
+    const T = 1_119n; // 1000 + fee 100 + IVA 19
+    const co = await funded(T * 17n);
+    const results = await Promise.allSettled(Array.from({ length: 50 }, () => h.api.reserve(co, { amount: 1_000n, fee: fee(100n, 0n, 19n) })));
+    const ok = results.filter((r) => r.status === 'fulfilled');
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+    expect(ok).toHaveLength(17);
+    expect(refused.map((r) => (r.reason as { code: string }).code)).toEqual(Array(33).fill('INSUFFICIENT_BALANCE'));
+    const w = await wallet(co);
+    expect(w).toMatchObject({ availableCents: 0n, pendingOutCents: T * 17n, version: 18n });
+    const n = await countRows(h, `select count(*)::text as n from ledger.postings where company_id = ? and rail = 'BREB'`, [co]);
+    expect(BigInt(n)).toBe(w.version);
+  });
+
+  it('a concurrent commit and release of one hold: exactly one applies', async () => {
+    const co = await funded(100_000n);
+    const holds = await Promise.all(Array.from({ length: 10 }, () => h.api.reserve(co, { amount: 1_000n })));
+    const races = await Promise.all(holds.map(async (r) => Promise.allSettled([
+      h.api.commit(co, r.hold!.id), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id),
+    ])));
+    for (const outcomes of races) {
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+      for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('INVALID_STATE_TRANSITION');
+    }
+    const w = await wallet(co);
+    expect(w.pendingOutCents).toBe(0n);
+    expect(w.version).toBe(21n);
+  });
+
+  it('keeps companies apart: another company cannot see, commit or release a hold or movement', async () => {
+    const a = await funded(10_000n);
+    const b = await funded(10_000n);
+    const r = await h.api.reserve(a, { amount: 1_000n });
+    expect((await failure(h.api.commit(b, r.hold!.id))).code).toBe('HOLD_NOT_FOUND');
+    expect((await failure(h.api.release(b, r.hold!.id))).code).toBe('HOLD_NOT_FOUND');
+    expect((await failure(h.api.movement(b, r.movement!.id))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await failure(h.api.movement(b, randomUUID()))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await h.api.list(b)).items.map((m) => m.id)).not.toContain(r.movement!.id);
+    expect(await h.api.movement(a, r.movement!.id)).toEqual(r.movement);
+    expect(await wallet(a)).toMatchObject({ availableCents: 9_000n, pendingOutCents: 1_000n });
+    await h.api.release(a, r.hold!.id);
+  });
+});
