@@ -85,7 +85,9 @@ export function createApp(deps: AppDeps): GatewayApp {
   });
 
   const app = new Koa<GatewayState>({ proxy: false });
-  app.silent = true; // errors are logged once, by errorMiddleware
+  app.silent = true; // request errors are logged once, by errorMiddleware
+  // What escapes it (e.g. a client that hangs up mid-response) is logged here, without the request.
+  app.on('error', (err: Error) => log.warn({ err: err.message }, 'response error'));
   app.use(requestIdMiddleware);
   app.use(accessLog(log));
   app.use(errorMiddleware(log));

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import { Database, OpsServer, type Logger } from '@wallet/platform';
@@ -40,6 +40,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     commandTimeout: 1000,
     connectTimeout: 2000,
     disconnectTimeout: 500,
+    enableAutoPipelining: true,
     retryStrategy: (times) => Math.min(times * 200, 2000),
   });
   let lastRedisError = 0;
@@ -49,10 +50,19 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     lastRedisError = now;
   });
 
-  const ledger = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
-  const gateway = createApp({ config, log, db, ledger, redis });
+  const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, redis });
 
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, gateway.app.callback());
+  // Responses in progress, so a shutdown can tell their keep-alive connections to close.
+  const active = new Set<ServerResponse>();
+  let draining = false;
+  const handle = gateway.app.callback();
+  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, (req, res) => {
+    if (draining) res.shouldKeepAlive = false;
+    active.add(res);
+    res.once('close', () => active.delete(res));
+    void handle(req, res);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
@@ -71,7 +81,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     {
       name: 'ledger',
       check: () => new Promise<void>((resolve, reject) => {
-        ledger.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error('ledger unreachable')) : resolve()));
+        ledgerClient.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error('ledger unreachable')) : resolve()));
       }),
     },
   ], log);
@@ -81,14 +91,18 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
     ops.drain();
+    draining = true;
+    // Stop accepting; requests in flight finish, and their connections close after the answer.
+    for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
+    const idle = setInterval(() => server.closeIdleConnections(), 100);
     const force = setTimeout(() => server.closeAllConnections(), Math.max(config.shutdownGraceMs - 2000, 1000));
     force.unref();
     await closed;
+    clearInterval(idle);
     clearTimeout(force);
     await gateway.close();
-    ledger.close();
+    ledgerClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

@@ -35,7 +35,7 @@ beforeAll(async () => {
   const config = loadConfig({ NODE_ENV: 'test' });
   const log = createLogger('scope-test', 'silent');
   db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: log });
-  redis = new Redis('redis://127.0.0.1:6379', { enableOfflineQueue: false, lazyConnect: true });
+  redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableOfflineQueue: false, lazyConnect: true });
   limiter = new RollingWindowLimiter(redis, { prefix: `rl:${stack.namespace}:scope`, windowSeconds: 60 });
   const route = (method: 'POST' | 'GET', scope: 'READ' | 'WRITE') => defineRoute({
     method, path: '/probe', operationId: `probe${method}`, summary: 'probe', tags: [],

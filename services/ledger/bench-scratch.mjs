@@ -10,10 +10,10 @@ const admin = 'postgresql://postgres@127.0.0.1:5432/postgres';
 const name = `ledger_bench_${process.pid}`;
 const sql = async (q) => { const c = new pg.Client({ connectionString: admin }); await c.connect(); try { await c.query(q); } finally { await c.end(); } };
 await sql(`create database ${name}`);
-const port = 50171;
-const child = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/ledger-prof'] : []), 'dist/main.js'], { env: { ...process.env, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/${name}`, BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', LEDGER_GRPC_PORT: String(port), LEDGER_OPS_PORT: '9271', ...(process.env.POOL ? { LEDGER_DB_POOL_MAX: process.env.POOL } : {}) }, stdio: ['ignore', 'inherit', 'inherit'] });
+const port = 50391;
+const child = spawn(process.execPath, [...(process.env.PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/ledger-prof'] : []), 'dist/main.js'], { env: { ...process.env, DATABASE_URL: `postgresql://postgres@127.0.0.1:5432/${name}`, BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', LEDGER_GRPC_PORT: String(port), LEDGER_OPS_PORT: '9391', ...(process.env.POOL ? { LEDGER_DB_POOL_MAX: process.env.POOL } : {}) }, stdio: ['ignore', 'inherit', 'inherit'] });
 try {
-  for (let i = 0; i < 200; i++) { try { if ((await fetch('http://127.0.0.1:9271/readyz')).ok) break; } catch {} await new Promise((r) => setTimeout(r, 100)); }
+  for (let i = 0; i < 200; i++) { try { if ((await fetch('http://127.0.0.1:9391/readyz')).ok) break; } catch {} await new Promise((r) => setTimeout(r, 100)); }
   const client = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${port}`, { deadlineMs: 10_000 });
   const companies = [];
   for (let i = 0; i < 100; i++) {
@@ -48,6 +48,9 @@ try {
   const inv = await client.checkInvariants({}, { requestId: 'b' });
   console.log('invariants', inv.ok, inv.violations.slice(0, 3), String(inv.postings), `${Date.now() - t}ms`);
   client.close();
+  const c = new pg.Client({ connectionString: `postgresql://postgres@127.0.0.1:5432/${name}` }); await c.connect();
+  console.log('outbox', (await c.query('select count(*) as events, count(distinct published_at) as batches from ledger.outbox')).rows[0]);
+  await c.end();
 } finally {
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));

@@ -4,6 +4,7 @@ import { createLogger, type Database } from '@wallet/platform';
 import type { Redis } from 'ioredis';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { toOpenApiPath } from '../http/route.js';
+import { Validator } from '@seriousme/openapi-schema-validator';
 
 // The app is composed with inert dependencies: these tests only look at what is registered and
 // documented, and never send a request that would reach Postgres, Redis or the ledger.
@@ -19,6 +20,17 @@ describe('OpenAPI document', () => {
   const gw = composeApp();
   afterAll(() => gw.close());
   const doc = gw.openApiDocument() as { openapi: string; paths: Record<string, Record<string, any>>; components: any };
+
+  it('is a valid OpenAPI 3.1 document (checked against the official schema)', async () => {
+    const validator = new Validator();
+    const res = await validator.validate(JSON.parse(JSON.stringify(doc)));
+    expect(res.errors ?? []).toEqual([]);
+    expect(res.valid).toBe(true);
+    // The validator is not vacuous: a broken operation is caught.
+    const broken = JSON.parse(JSON.stringify(doc));
+    broken.paths['/wallets/balance'].get.responses = 'nope';
+    expect((await new Validator().validate(broken)).valid).toBe(false);
+  });
 
   it('is OpenAPI 3.1 with both security schemes', () => {
     expect(doc.openapi).toBe('3.1.0');

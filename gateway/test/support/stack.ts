@@ -1,6 +1,9 @@
-import { createTestDatabase, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway, type StartedGateway } from '../../src/testing.js';
+
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 /** A real ledger (gRPC, Postgres) and a real gateway (HTTP, Postgres, Redis) for one test file. */
 export interface Stack {
@@ -19,14 +22,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const extra: StartedGateway[] = [];
   let ledger: Awaited<ReturnType<typeof startLedger>> | undefined;
   try {
-    ledger = await startLedger({ databaseUrl: db.url, namespace, port: 0, logLevel: 'warn' });
-    const gw = await startGateway({ databaseUrl: db.url, ledgerAddress: ledger.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
       gw, ledger: l, db, namespace,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, namespace: `${namespace}_${extra.length + 1}`,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address,
+          namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
         extra.push(g);
@@ -36,11 +40,13 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
         for (const g of extra) await g.stop();
         await gw.stop();
         await l.stop();
+        await deleteNamespaceStreams(NATS_URL, namespace).catch(() => undefined);
         await db.drop();
       },
     };
   } catch (err) {
     await ledger?.stop().catch(() => undefined);
+    await deleteNamespaceStreams(NATS_URL, namespace).catch(() => undefined);
     await db.drop().catch(() => undefined);
     throw err;
   }

@@ -1,8 +1,10 @@
 import { maxTransferAmount, ZERO_FEE_SCHEDULE } from '../domain/fees.js';
-import { outflowFeeOperation } from '../domain/rails.js';
+import { outflowFeeOperation, type FeeOperation, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import type { WalletBalance } from './ports.js';
 import { requireCompany } from './validation.js';
+
+const OUTFLOW_OPERATIONS: Readonly<Record<WalletRail, FeeOperation>> = { BREB: outflowFeeOperation('BREB'), ACH: outflowFeeOperation('ACH') };
 
 export interface WalletView extends WalletBalance {
   maxTransferAmount: bigint;
@@ -18,12 +20,10 @@ export class GetBalances {
 
   async execute(caller: string | undefined, cmd: { ivaApplicable: boolean }): Promise<WalletView[]> {
     const companyId = requireCompany(caller);
-    const wallets = await this.deps.store.getWallets(companyId);
-    if (wallets.length === 0) return [];
-    const schedules = await this.deps.store.feeSchedules(companyId, wallets.map((w) => outflowFeeOperation(w.rail)));
-    return wallets.map((w) => ({
+    const wallets = await this.deps.store.walletsWithSchedules(companyId, OUTFLOW_OPERATIONS);
+    return wallets.map(({ schedule, ...w }) => ({
       ...w,
-      maxTransferAmount: maxTransferAmount(w.availableCents, schedules.get(outflowFeeOperation(w.rail)) ?? ZERO_FEE_SCHEDULE, cmd.ivaApplicable, w.rail),
+      maxTransferAmount: maxTransferAmount(w.availableCents, schedule ?? ZERO_FEE_SCHEDULE, cmd.ivaApplicable, w.rail),
     }));
   }
 }

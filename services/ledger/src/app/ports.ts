@@ -133,6 +133,8 @@ export interface InvariantReport {
 export interface LedgerStore {
   openWallets(companyId: string, rails: WalletRail[], eventFor: (created: WalletRail[]) => OutboxEvent): Promise<{ created: WalletRail[] }>;
   getWallets(companyId: string): Promise<WalletBalance[]>;
+  /** The wallets with the fee configuration in effect for each one's outflow operation (null: none, i.e. zero). */
+  walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>>;
   walletExists(companyId: string, rail: WalletRail): Promise<boolean>;
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;

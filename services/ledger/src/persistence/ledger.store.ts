@@ -27,11 +27,14 @@ export class SqlLedgerStore implements LedgerStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * Postings run on the hot path (every send reserves), so their statement is prepared once per
-   * connection and its plan reused: planning the multi-CTE statement costs more than running it.
-   * MikroORM's `execute` inlines parameters into the text, which would re-plan every call.
+   * Single statements outside a transaction run as named prepared statements on the pool under
+   * MikroORM: each is parsed and planned once per connection, then only bound and executed.
+   * On the hot path (every send reserves) planning the multi-CTE posting statement costs more than
+   * running it, and MikroORM's `execute` inlines parameters into the text, so it would re-plan
+   * every call. Placeholders are `?` as everywhere else; values must be plain (strings, numbers,
+   * booleans, null, arrays).
    */
-  private async prepared<R>(sql: string, params: unknown[]): Promise<R[]> {
+  private async run<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
     this.pool ??= (this.db.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
     let i = 0;
     const text = sql.replace(/\?/g, () => `$${++i}`);
@@ -59,14 +62,34 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async getWallets(companyId: string): Promise<WalletBalance[]> {
-    const rows = await this.db.query<WalletRow>(
+    const rows = await this.run<WalletRow>(
       `select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version
          from ledger.wallets where company_id = ? order by case rail when 'BREB' then 0 else 1 end`, [companyId]);
     return rows.map(toWallet);
   }
 
+  async walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>> {
+    // One round trip for the balance read: each wallet with the fee row in effect for its outflow
+    // operation (the company's own row first, else the default).
+    const rows = await this.run<WalletRow & { fixed_fee_cents: string | null; variable_bps: number | null }>(
+      `select w.company_id, w.rail, w.available_cents::text as available_cents, w.pending_out_cents::text as pending_out_cents,
+              w.version::text as version, f.fixed_fee_cents::text as fixed_fee_cents, f.variable_bps
+         from ledger.wallets w
+         left join lateral (
+           select fc.fixed_fee_cents, fc.variable_bps from ledger.fee_configs fc
+            where fc.operation = case w.rail when 'BREB' then ?::text else ?::text end
+              and (fc.company_id is null or fc.company_id = w.company_id)
+            order by fc.company_id nulls last limit 1) f on true
+        where w.company_id = ? order by case w.rail when 'BREB' then 0 else 1 end`,
+      [operationOf.BREB, operationOf.ACH, companyId]);
+    return rows.map((r) => ({
+      ...toWallet(r),
+      schedule: r.fixed_fee_cents === null ? null : { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) },
+    }));
+  }
+
   async walletExists(companyId: string, rail: WalletRail): Promise<boolean> {
-    const rows = await this.db.query('select 1 from ledger.wallets where company_id = ? and rail = ?', [companyId, rail]);
+    const rows = await this.run('select 1 from ledger.wallets where company_id = ? and rail = ?', [companyId, rail]);
     return rows.length > 0;
   }
 
@@ -74,7 +97,7 @@ export class SqlLedgerStore implements LedgerStore {
     const { sql, params } = postingStatement(write);
     let rows: Array<{ applied: number; movement: MovementRow | null; hold: HoldRow | null }>;
     try {
-      rows = await this.prepared(sql, params);
+      rows = await this.run(sql, params);
     } catch (err) {
       if (isUniqueViolation(err)) return { status: 'duplicate' };
       throw err;
@@ -85,7 +108,7 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {
-    const rows = await this.db.query<{ id: string; kind: PostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+    const rows = await this.run<{ id: string; kind: PostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
       `select id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
          from ledger.postings where idempotency_key = ?`, [idempotencyKey]);
     const r = rows[0];
@@ -93,7 +116,7 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async getHold(companyId: string, holdId: string): Promise<HoldView | undefined> {
-    const rows = await this.db.query<HoldRow & { fee_operation: FeeOperation; movement_status: MovementStatus }>(
+    const rows = await this.run<HoldRow & { fee_operation: FeeOperation; movement_status: MovementStatus }>(
       `select ${holdCols('h.')}, h.fee_operation, m.status as movement_status
          from ledger.holds h join ledger.movements m on m.id = h.movement_id
         where h.id = ?::uuid and h.company_id = ?`, [holdId, companyId]);
@@ -102,13 +125,13 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async getMovement(companyId: string, movementId: string) {
-    const rows = await this.db.query<MovementRow>(
+    const rows = await this.run<MovementRow>(
       `select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
     return rows[0] && toMovement(rows[0]);
   }
 
   async transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus) {
-    const rows = await this.db.query<MovementRow>(
+    const rows = await this.run<MovementRow>(
       `update ledger.movements set status = ?, updated_at = now()
         where id = ?::uuid and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning ${movementCols()}`,
       [to, movementId, companyId, from]);
@@ -123,7 +146,7 @@ export class SqlLedgerStore implements LedgerStore {
     if (filter.from) { where.push('created_at >= ?::timestamptz'); params.push(filter.from.toISOString()); }
     if (filter.to) { where.push('created_at <= ?::timestamptz'); params.push(filter.to.toISOString()); }
     if (page.after) { where.push('(created_at, id) < (?::timestamptz, ?::uuid)'); params.push(page.after.createdAt, page.after.id); }
-    const rows = await this.db.query<MovementRow & { cursor_ts: string }>(
+    const rows = await this.run<MovementRow & { cursor_ts: string }>(
       `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements
         where ${where.join(' and ')} order by created_at desc, id desc limit ? offset ?`,
       [...params, page.limit + 1, page.offset]);
@@ -138,17 +161,17 @@ export class SqlLedgerStore implements LedgerStore {
     const out = new Map<FeeOperation, FeeSchedule>();
     if (operations.length === 0) return out;
     // A company's own row first, else the default (company_id null).
-    const rows = await this.db.query<{ operation: FeeOperation; fixed_fee_cents: string; variable_bps: number }>(
+    const rows = await this.run<{ operation: FeeOperation; fixed_fee_cents: string; variable_bps: number }>(
       `select distinct on (operation) operation, fixed_fee_cents::text as fixed_fee_cents, variable_bps
-         from ledger.fee_configs where operation in (?) and (company_id is null or company_id = ?)
+         from ledger.fee_configs where operation = any(?::text[]) and (company_id is null or company_id = ?::text)
         order by operation, company_id nulls last`, [operations, companyId]);
     for (const r of rows) out.set(r.operation, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) });
     return out;
   }
 
   async upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord> {
-    const rows = await this.db.query<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number; updated_at: string }>(
-      `insert into ledger.fee_configs (operation, company_id, fixed_fee_cents, variable_bps) values (?, ?, ?::bigint, ?)
+    const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number; updated_at: string }>(
+      `insert into ledger.fee_configs (operation, company_id, fixed_fee_cents, variable_bps) values (?, ?, ?::bigint, ?::int)
        on conflict (operation, company_id) do update
          set fixed_fee_cents = excluded.fixed_fee_cents, variable_bps = excluded.variable_bps, updated_at = now()
        returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
