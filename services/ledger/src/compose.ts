@@ -55,7 +55,9 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     cleanups.push(() => bus.close());
     await bus.ensureStream('LEDGER');
 
-    const relay = new OutboxRelay(db, bus, 'ledger', log, { intervalMs: 250, batch: 500 });
+    // Pipelined publishing (in order, on one connection) costs about a third of the CPU per event of
+    // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
+    const relay = new OutboxRelay(db, bus, 'ledger', log, { intervalMs: 250, batch: 500, concurrency: 64 });
     relay.start();
     cleanups.push(() => relay.stop());
 
@@ -69,7 +71,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
       { name: 'nats', check: () => bus.ping() },
     ], log);
     const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
-    cleanups.push(() => ops.close());
+    cleanups.unshift(() => ops.close()); // last: probes keep answering (not ready) until the end
     log.info({ grpcPort: grpc.port, opsPort }, 'ledger started');
 
     let stopped: Promise<void> | undefined;

@@ -9,12 +9,12 @@ export const ledgerEnvSchema = baseEnvSchema.extend({
   /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
   LEDGER_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   /** Postgres connections; the hot path is one statement per call, so a small pool saturates the database. */
-  LEDGER_DB_POOL_MAX: env.int(16, 1),
+  LEDGER_DB_POOL_MAX: env.int(10, 1),
 });
 
 export type LedgerConfig = Omit<z.infer<typeof ledgerEnvSchema>, 'LEDGER_MIGRATE_ON_START'> & { LEDGER_MIGRATE_ON_START: boolean };
 
-export function loadConfig(source: Record<string, string | undefined> = process.env): LedgerConfig {
+export function loadConfig(source: Record<string, string | undefined>): LedgerConfig {
   const raw = parseConfig(ledgerEnvSchema, source);
   const flag = raw.LEDGER_MIGRATE_ON_START;
   return {

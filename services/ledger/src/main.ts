@@ -1,23 +1,33 @@
-import { createLogger, onShutdown } from '@wallet/platform';
+import { ConfigError, createLogger, onShutdown } from '@wallet/platform';
 import { composeLedger } from './compose.js';
-import { loadConfig } from './config.js';
+import { loadConfig, type LedgerConfig } from './config.js';
 
-const config = loadConfig();
+// Composition root: config → logger → composeLedger (db, bus, relay, gRPC, ops); SIGTERM/SIGINT stop it gracefully.
+let config: LedgerConfig;
+try {
+  config = loadConfig(process.env);
+} catch (err) {
+  if (err instanceof ConfigError) {
+    process.stderr.write(`ledger: ${err.message}\n`);
+    process.exit(1);
+  }
+  throw err;
+}
 const log = createLogger('ledger', config.LOG_LEVEL);
-
-const runtime = await composeLedger({
-  databaseUrl: config.DATABASE_URL,
-  natsUrl: config.NATS_URL,
-  namespace: config.BUS_NAMESPACE,
-  grpcHost: config.LEDGER_GRPC_HOST,
-  grpcPort: config.LEDGER_GRPC_PORT,
-  opsPort: config.LEDGER_OPS_PORT,
-  migrateOnStart: config.LEDGER_MIGRATE_ON_START,
-  poolMax: config.LEDGER_DB_POOL_MAX,
-  logger: log,
-}).catch((err: unknown) => {
+try {
+  const runtime = await composeLedger({
+    databaseUrl: config.DATABASE_URL,
+    natsUrl: config.NATS_URL,
+    namespace: config.BUS_NAMESPACE,
+    grpcHost: config.LEDGER_GRPC_HOST,
+    grpcPort: config.LEDGER_GRPC_PORT,
+    opsPort: config.LEDGER_OPS_PORT,
+    migrateOnStart: config.LEDGER_MIGRATE_ON_START,
+    poolMax: config.LEDGER_DB_POOL_MAX,
+    logger: log,
+  });
+  onShutdown(log, [['ledger', () => runtime.stop()]]);
+} catch (err) {
   log.fatal({ err }, 'ledger failed to start');
   process.exit(1);
-});
-
-onShutdown(log, [['ledger', () => runtime.stop()]]);
+}

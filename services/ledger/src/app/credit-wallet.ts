@@ -54,7 +54,7 @@ export class CreditWallet {
       },
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: () => { throw walletMissing(rail); },
+      rejected: async () => { throw await walletMissing(deps, companyId, rail); },
     });
   }
 }

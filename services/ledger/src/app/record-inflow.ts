@@ -81,7 +81,7 @@ export class RecordInflow {
       write,
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: () => { throw walletMissing(route.walletRail); },
+      rejected: async () => { throw await walletMissing(deps, companyId, route.walletRail); },
     });
   }
 }

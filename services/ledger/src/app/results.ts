@@ -38,8 +38,14 @@ export function stripHoldView(h: Hold & { feeOperation?: unknown; movementStatus
   return hold;
 }
 
-/** The wallet a posting needs does not exist. */
-export function walletMissing(rail: WalletRail): AppError {
+/**
+ * The wallet a posting needs does not exist: no wallets at all → WALLET_NOT_PROVISIONED; others but
+ * not the BREB one → FAST_WALLET_MISSING (as the gateway answers for balances); no ACH wallet →
+ * WALLET_NOT_PROVISIONED naming it.
+ */
+export async function walletMissing(deps: LedgerDeps, companyId: string, rail: WalletRail): Promise<AppError> {
+  const wallets = await deps.store.getWallets(companyId);
+  if (wallets.length === 0) return new AppError('WALLET_NOT_PROVISIONED');
   return rail === 'BREB'
     ? new AppError('FAST_WALLET_MISSING')
     : new AppError('WALLET_NOT_PROVISIONED', 'La empresa no tiene billetera ACH aprovisionada.');
@@ -47,7 +53,7 @@ export function walletMissing(rail: WalletRail): AppError {
 
 /** A debit the guard refused: no wallet, or available does not cover it. */
 export async function debitRefused(deps: LedgerDeps, companyId: string, rail: WalletRail): Promise<never> {
-  if (!(await deps.store.walletExists(companyId, rail))) throw walletMissing(rail);
+  if (!(await deps.store.walletExists(companyId, rail))) throw await walletMissing(deps, companyId, rail);
   throw new AppError('INSUFFICIENT_BALANCE');
 }
 

@@ -10,7 +10,7 @@ import { ledgerMigrations } from '../persistence/migrations/index.js';
  * and exits 1 when any invariant is violated (2 when the check itself could not run).
  * Reads only; safe against a live database (one repeatable-read snapshot).
  */
-const config = loadConfig();
+const config = loadConfig(process.env);
 const log = createLogger('ledger-check', config.LOG_LEVEL === 'info' ? 'warn' : config.LOG_LEVEL);
 const db = await Database.open({ url: config.DATABASE_URL, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, logger: log, poolMax: 1 });
 try {

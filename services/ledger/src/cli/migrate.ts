@@ -4,7 +4,7 @@ import { LEDGER_SCHEMA } from '../compose.js';
 import { ledgerMigrations } from '../persistence/migrations/index.js';
 
 /** `npm run migrate`: applies pending ledger migrations (the Helm pre-install/upgrade Job). */
-const config = loadConfig();
+const config = loadConfig(process.env);
 const log = createLogger('ledger-migrate', config.LOG_LEVEL);
 const db = await Database.open({ url: config.DATABASE_URL, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, logger: log, poolMax: 2 });
 try {

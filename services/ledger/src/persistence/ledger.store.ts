@@ -11,7 +11,7 @@ import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
 import { postingStatement } from './posting-statement.js';
 import {
-  holdCols, isoUs, movementCols, toHold, toMovement, toWallet, type HoldRow, type MovementRow, type WalletRow,
+  holdCols, insertedHold, insertedMovement, isoUs, movementCols, toHold, toMovement, toWallet, type HoldRow, type MovementRow, type WalletRow,
 } from './rows.js';
 
 /** The `pg` pool under MikroORM: used for the posting statement, as a named prepared statement. */
@@ -95,7 +95,7 @@ export class SqlLedgerStore implements LedgerStore {
 
   async recordPosting(write: PostingWrite): Promise<PostingOutcome> {
     const { sql, params } = postingStatement(write);
-    let rows: Array<{ applied: number; movement: MovementRow | null; hold: HoldRow | null }>;
+    let rows: Array<{ applied: number; now: string; movement: MovementRow | null; hold: HoldRow | null }>;
     try {
       rows = await this.run(sql, params);
     } catch (err) {
@@ -104,7 +104,10 @@ export class SqlLedgerStore implements LedgerStore {
     }
     const r = rows[0];
     if (!r || Number(r.applied) === 0) return { status: 'not_applied' };
-    return { status: 'applied', movement: r.movement ? toMovement(r.movement) : null, hold: r.hold ? toHold(r.hold) : null };
+    const now = new Date(r.now);
+    const movement = r.movement ? toMovement(r.movement) : write.newMovement ? insertedMovement(write.newMovement, now) : null;
+    const hold = r.hold ? toHold(r.hold) : write.newHold ? insertedHold(write.newHold, now) : null;
+    return { status: 'applied', movement, hold };
   }
 
   async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {

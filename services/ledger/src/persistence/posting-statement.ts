@@ -1,5 +1,5 @@
 import type { PostingWrite } from '../app/ports.js';
-import { holdCols, movementCols } from './rows.js';
+import { holdCols, isoUs, movementCols } from './rows.js';
 
 /**
  * Renders a posting as ONE SQL statement of data-modifying CTEs, so it commits atomically in a
@@ -61,11 +61,9 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     const m = w.newMovement;
     add('m', `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
         net_amount, reference, api_key_id, details, completed_at)
-      select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'} from g
-      returning ${movementCols()}`,
+      select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'} from g`,
     [m.id, m.companyId, m.type, m.rail, m.walletRail, m.status, m.amount.toString(), m.totalFee.toString(),
       m.ivaAmount.toString(), m.netAmount.toString(), m.reference, m.apiKeyId, JSON.stringify(m.details)]);
-    movementSource = 'm';
   } else if (w.movementUpdate) {
     const u = w.movementUpdate;
     const details = u.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
@@ -79,17 +77,18 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   if (w.newHold) {
     const h = w.newHold;
     add('h', `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id)
-      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid from g returning ${holdCols()}`,
+      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid from g`,
     [h.id, h.companyId, h.rail, h.amount.toString(), h.fee.toString(), h.iva.toString(), h.total.toString(), h.feeOperation, h.movementId]);
-    holdSource = 'h';
   }
 
   const ev = w.event;
   add('o', `insert into ledger.outbox (id, subject, payload, headers) select ?::uuid, ?, ?::jsonb, ?::jsonb from g`,
     [ev.id, ev.subject, JSON.stringify(ev.payload), JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {})]);
 
+  // Rows this statement inserts are known to the caller but for their timestamps (now(), the
+  // transaction's start, also the rows' default); rows it updates come back whole.
   const sql = `with ${ctes.join(',\n')}
-    select (select count(*) from g)::int as applied,
+    select (select count(*) from g)::int as applied, ${isoUs('now()')} as now,
       ${movementSource ? `(select row_to_json(${movementSource}) from ${movementSource})` : 'null::json'} as movement,
       ${holdSource ? `(select row_to_json(${holdSource}) from ${holdSource})` : 'null::json'} as hold`;
   return { sql, params };

@@ -1,7 +1,7 @@
 import { centsFromDb } from '@wallet/platform';
 import type { MovementRail, WalletRail } from '../domain/rails.js';
 import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
-import type { WalletBalance } from '../app/ports.js';
+import type { NewHold, NewMovement, WalletBalance } from '../app/ports.js';
 
 /** A timestamptz as ISO 8601 UTC with microseconds (exact, so it can sit in a cursor). */
 export function isoUs(column: string): string {
@@ -87,3 +87,20 @@ export function toWallet(r: WalletRow): WalletBalance {
   };
 }
 
+
+/** A movement as the posting statement inserted it (its timestamps are the statement's now()). */
+export function insertedMovement(m: NewMovement, now: Date): Movement {
+  return {
+    id: m.id, companyId: m.companyId, type: m.type, rail: m.rail, walletRail: m.walletRail, status: m.status,
+    amount: m.amount, totalFee: m.totalFee, ivaAmount: m.ivaAmount, netAmount: m.netAmount,
+    reference: m.reference, apiKeyId: m.apiKeyId, details: m.details,
+    createdAt: now, completedAt: m.completed ? now : null,
+  };
+}
+
+export function insertedHold(h: NewHold, now: Date): Hold {
+  return {
+    id: h.id, companyId: h.companyId, rail: h.rail, status: 'OPEN', amount: h.amount, fee: h.fee, iva: h.iva, total: h.total,
+    movementId: h.movementId, createdAt: now, closedAt: null,
+  };
+}

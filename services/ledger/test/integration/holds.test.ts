@@ -114,7 +114,10 @@ describe('holds: reserve, commit, release', () => {
     const co = await funded(1_000n);
     expect((await failure(h.api.reserve(co, { amount: 990n, fee: fee(10n, 0n, 1n) }))).code).toBe('INSUFFICIENT_BALANCE');
     expect((await failure(h.api.reserve(co, { rail: Rail.ACH, amount: 100n }))).code).toBe('INSUFFICIENT_BALANCE');
-    expect((await failure(h.api.reserve(h.newCompany(), { amount: 100n }))).code).toBe('FAST_WALLET_MISSING');
+    expect((await failure(h.api.reserve(h.newCompany(), { amount: 100n }))).code).toBe('WALLET_NOT_PROVISIONED');
+    const achOnly = h.newCompany();
+    await h.api.open(achOnly, [Rail.ACH]);
+    expect((await failure(h.api.reserve(achOnly, { amount: 100n }))).code).toBe('FAST_WALLET_MISSING');
     const inconsistent = await failure(h.api.reserve(co, { amount: 100n, fee: { fixedFee: 1n, variableFee: 1n, subtotalFee: 3n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 3n } }));
     expect(inconsistent.code).toBe('INVALID_REQUEST');
     expect(inconsistent.details).toEqual({ fields: [{ path: 'fee.subtotalFee', message: 'must equal fixedFee + variableFee' }] });

@@ -1,4 +1,5 @@
 import { Migration0001LedgerInitial } from './0001-ledger-initial.js';
+import { Migration0002HotUpdates } from './0002-hot-updates.js';
 
 /** Every ledger migration, in order. Append only. */
-export const ledgerMigrations = [Migration0001LedgerInitial];
+export const ledgerMigrations = [Migration0001LedgerInitial, Migration0002HotUpdates];
