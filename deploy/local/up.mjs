@@ -4,7 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { processes } from './processes.mjs';
+import { NODE_FLAGS, processes } from './processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const logDir = join(root, '.tools', 'logs');
@@ -50,7 +50,7 @@ async function waitReady(url, name, child, timeoutMs = 60_000) {
 
 for (const p of processes) {
   const log = createWriteStream(join(logDir, `${p.name}.log`), { flags: 'a' });
-  const child = spawn(process.execPath, ['--import', '@wallet/platform/otel', p.main], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main], {
     cwd: join(root, p.dir), env: { ...env, OTEL_SERVICE_NAME: p.name }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(log);

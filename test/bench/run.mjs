@@ -5,13 +5,14 @@
 // and prints a table with the ratios the issues set as targets. Loopback only; bounded in time.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient } from '@wallet/platform';
+import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -35,7 +36,9 @@ async function waitReady(url, name) {
 }
 
 function startProcess(name, dir, env) {
-  const child = spawn(process.execPath, ['dist/main.js'], { cwd: join(root, dir), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  // BENCH_PROFILE=gateway (or ledger) writes a V8 CPU profile of that process to .tools/profiles/.
+  const prof = process.env.BENCH_PROFILE === name ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`] : [];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', 'dist/main.js'], { cwd: join(root, dir), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
   children.push(child);
   return child;
 }
@@ -53,6 +56,34 @@ const summarize = (r) => ({
   rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
   non2xx: r.non2xx, errors: r.errors, total: r.requests.total,
 });
+
+/** CPU seconds (user+sys) used so far by each named group of processes, from /proc. */
+function cpuSnapshot(groups) {
+  const tick = 100; // USER_HZ on Linux
+  const out = {};
+  for (const [name, pids] of Object.entries(groups)) {
+    let t = 0;
+    for (const pid of pids()) {
+      try {
+        const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+        t += (Number(f[11]) + Number(f[12])) / tick;
+      } catch { /* exited */ }
+    }
+    out[name] = t;
+  }
+  return out;
+}
+const pidsOf = (comm) => () => spawnSync('pgrep', ['-x', comm], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+
+/** Runs `fn`, returns its result and the CPU µs per operation each process group spent meanwhile. */
+async function withCpu(groups, fn, opsOf) {
+  const before = cpuSnapshot(groups);
+  const r = await fn();
+  const after = cpuSnapshot(groups);
+  const ops = opsOf(r) || 1;
+  const perOp = Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round(((after[k] - before[k]) * 1e6) / ops)]));
+  return { r, perOp };
+}
 
 async function cpuOf(pid) {
   const r = spawnSync('ps', ['-o', 'rss=,pcpu=', '-p', String(pid)], { encoding: 'utf8' });
@@ -126,8 +157,18 @@ async function main() {
     console.log('[bench] bare Koa hello');
     const koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
     console.log('[bench] GET /wallets/balance');
-    const balR = summarize(await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` } }));
+    const groups = {
+      gateway: () => [gateway.pid], ledger: () => [ledger.pid], 'load generator': () => [process.pid],
+      postgres: pidsOf('postgres'), redis: pidsOf('redis-server'),
+    };
+    const bal = await withCpu(groups, async () => summarize(await cannon({ url: `${gw}${process.env.BENCH_PATH ?? "/wallets/balance"}`, headers: { authorization: `Bearer ${key}` } })), (r) => r.total);
+    const balR = bal.r;
+    const balCpu = Object.entries(bal.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
     const gwRes = await cpuOf(gateway.pid);
+    if (process.env.BENCH_ONLY === 'balance') {
+      console.log(`balance ${balR.rps}/s p50 ${balR.p50} p99 ${balR.p99}; Koa ${koaR.rps}/s (${((balR.rps / koaR.rps) * 100).toFixed(1)}%)\nCPU µs per request: ${balCpu}`);
+      return;
+    }
 
     // Ledger holds over gRPC, the way the transfer service will call it.
     const client = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 10_000 });
@@ -146,7 +187,8 @@ async function main() {
     }, ctx);
     console.log('[bench] ledger holds over gRPC, spread over 100 wallets');
     await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
-    const spread = await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
+    const sp = await withCpu(groups, () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])), (r) => r.total);
+    const spread = sp.r;
     console.log('[bench] ledger holds over gRPC, one hot wallet');
     const hot = await closedLoop(() => reserve(companies[0]));
     const ledgerRes = await cpuOf(ledger.pid);
@@ -168,6 +210,8 @@ async function main() {
       ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
     const notes = [
       `errors: balance non-2xx ${balR.non2xx}, transport ${balR.errors}; holds errors spread ${spread.errors}, hot ${hot.errors}`,
+      `CPU µs per balance request: ${balCpu}`,
+      `CPU µs per hold (spread): ${Object.entries(sp.perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`,
       `gateway after load: ${gwRes.rssMiB} MiB RSS; ledger: ${ledgerRes.rssMiB} MiB RSS`,
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
       `machine: ${(await import('node:os')).cpus().length} cores; ${DURATION}s runs, concurrency ${CONC}; everything on loopback`,

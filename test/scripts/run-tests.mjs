@@ -20,7 +20,7 @@ for (const ws of selected) {
   const out = join(tmp, `${ws.replace(/\//g, '_')}.json`);
   console.log(`\n[tests] ${ws}`);
   const started = Date.now();
-  const r = spawnSync(process.execPath, ['--experimental-vm-modules', join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`],
+  const r = spawnSync(process.execPath, ['--experimental-vm-modules', '--experimental-async-context-frame', join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`],
     { cwd, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1' } });
   const secs = ((Date.now() - started) / 1000).toFixed(1);
   if (!existsSync(out)) { rows.push([ws, 0, 0, 0, secs, `runner exited ${r.status}`]); broken = true; continue; }
