@@ -24,6 +24,11 @@ import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
 import { docsRoutes } from './http/routes/docs.routes.js';
 import { walletRoutes } from './http/routes/wallets.routes.js';
 import type { LedgerClient } from './ledger/ledger-client.js';
+import type { TransferClient } from './transfer/transfer-client.js';
+import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
+import { transactionRoutes } from './http/routes/transactions.routes.js';
+import { transferRoutes } from './http/routes/transfers.routes.js';
+import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { ApiKeyRepository } from './persistence/api-key.repository.js';
 import { CompanyRepository } from './persistence/company.repository.js';
@@ -37,6 +42,7 @@ export interface AppDeps {
   log: Logger;
   db: Database;
   ledger: LedgerClient;
+  transfer: TransferClient;
   redis: Redis;
 }
 
@@ -53,7 +59,7 @@ export const API_VERSION = '1.0.0';
 
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
-  const { config, log, db, ledger, redis } = deps;
+  const { config, log, db, ledger, transfer, redis } = deps;
   const companies = new CompanyRepository();
   const apiKeys = new ApiKeyRepository();
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
@@ -68,10 +74,14 @@ export function createApp(deps: AppDeps): GatewayApp {
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
     ...walletRoutes(new BalanceQuery(ledger)),
+    ...transactionRoutes(ledger),
+    ...transferRoutes(transfer),
     ...dictionaryRoutes(),
+    ...webhookRoutes(transfer),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),
+    ...adminAmlRoutes(transfer),
     ...docsRoutes(() => openApiDocument()),
   ];
   const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute }));

@@ -5,6 +5,7 @@ import { Database, OpsServer, type Logger } from '@wallet/platform';
 import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
+import { connectTransfer } from './transfer/transfer-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
 
 export interface RunningGateway {
@@ -51,7 +52,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
   });
 
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, redis });
+  const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -78,15 +80,15 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
         await redis.ping();
       },
     },
-    {
-      name: 'ledger',
+    ...([['ledger', ledgerClient], ['transfer', transferClient]] as const).map(([name, client]) => ({
+      name,
       check: () => new Promise<void>((resolve, reject) => {
-        ledgerClient.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error('ledger unreachable')) : resolve()));
+        client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
       }),
-    },
+    })),
   ], log);
   const opsPort = await ops.listen(config.opsPort, config.host);
-  log.info({ port, opsPort, ledger: config.ledgerAddress }, 'gateway listening');
+  log.info({ port, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress }, 'gateway listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
@@ -103,6 +105,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     clearTimeout(force);
     await gateway.close();
     ledgerClient.close();
+    transferClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

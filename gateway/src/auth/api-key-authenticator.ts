@@ -13,6 +13,11 @@ export interface ApiKeyPrincipal {
   companyStatus: CompanyStatus;
   taxRegime: TaxRegime;
   rateLimitMultiplier: number;
+  /** The company profile the services need with a request (transfer: AML, fees, limits). */
+  nit: string;
+  multiSigThreshold: number;
+  counterpartyDailyLimitCents: bigint;
+  counterpartyMonthlyLimitCents: bigint;
 }
 
 interface CacheEntry {
@@ -101,6 +106,9 @@ export class ApiKeyAuthenticator {
               principal: {
                 keyId: row.keyId, companyId: row.companyId, scope: row.scope, companyStatus: row.companyStatus,
                 taxRegime: row.taxRegime, rateLimitMultiplier: row.rateLimitMultiplier,
+                nit: row.nit, multiSigThreshold: row.multiSigThreshold,
+                counterpartyDailyLimitCents: row.counterpartyDailyLimitCents,
+                counterpartyMonthlyLimitCents: row.counterpartyMonthlyLimitCents,
               },
               revoked: row.revoked,
               keyHash: row.keyHash,

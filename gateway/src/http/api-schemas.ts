@@ -118,3 +118,65 @@ export const AchBankSchema = z.object({
   name: z.string(),
   achCode: z.string().meta({ description: 'ACH Colombia compensation code.', example: '1007' }),
 }).meta({ id: 'AchBank' });
+
+// ---- Transfers (§2.3-§2.6) ------------------------------------------------------------------
+
+export const MovementDetailSchema = MovementSchema.extend({
+  bankName: z.string().nullable(),
+  bankAccountType: z.string().nullable(),
+  bankAccountNumber: z.string().nullable().meta({ description: 'Masked to its last 4 digits.' }),
+  description: z.string().nullable(),
+  errorMessage: z.string().nullable(),
+}).meta({ id: 'MovementDetail' });
+
+export const MovementPageSchema = z.object({
+  items: z.array(MovementSchema),
+  nextCursor: z.string().nullable(),
+  hasMore: z.boolean(),
+}).meta({ id: 'MovementPage' });
+
+export const RecipientSchema = z.object({
+  firstName: z.string(), lastName: z.string(), fullName: z.string(), bankName: z.string(),
+  bankAccountType: z.string(), status: z.string(), idType: z.string(), idValue: z.string(),
+}).meta({ id: 'Recipient' });
+
+export const ResolveKeyResultSchema = z.object({
+  found: z.literal(true),
+  anchorHandle: z.string(),
+  keyType: z.enum(['PHONE', 'EMAIL', 'ALPHANUM', 'NRIC']),
+  keyValue: z.string(),
+  recipient: RecipientSchema,
+}).meta({ id: 'ResolveKeyResult' });
+
+export const ResolveKeyNotFoundSchema = z.object({
+  found: z.literal(false),
+  error: z.enum(['KEY_NOT_FOUND', 'KEY_INACTIVE', 'INVALID_KEY']),
+  message: z.string(),
+}).meta({ id: 'ResolveKeyNotFound' });
+
+export const QuoteSchema = z.object({
+  amount: z.int(),
+  currentBalance: z.int(),
+  feeBreakdown: z.object({
+    fixedFee: z.int(), variableFee: z.int(), subtotalFee: z.int(), ivaApplicable: z.boolean(), ivaAmount: z.int(), totalCharged: z.int(),
+  }),
+  totalCost: z.int(),
+  canAfford: z.boolean(),
+  message: z.string().nullable(),
+}).meta({ id: 'Quote' });
+
+export const TransferSchema = z.object({
+  id: z.string(),
+  status: z.string().meta({ description: 'PENDING at creation; later COMPLETED or FAILED.' }),
+  amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
+  netAmount: z.int().meta({ description: 'amount − totalFee (CONTRACT §2).' }),
+  currency: z.literal('COP'),
+  rail: z.enum(['BREB', 'ACH']),
+  targetName: z.string(), targetDocument: z.string(),
+  reference: z.string().nullable(),
+  createdAt: isoDate(),
+}).meta({ id: 'Transfer' });
+
+export const AmlEntrySchema = z.object({
+  id: z.string(), documentNumber: z.string(), name: z.string().nullable(), reason: z.string(), createdAt: isoDate(),
+}).meta({ id: 'AmlEntry' });

@@ -21,7 +21,12 @@ function hasBody(req: IncomingMessage): boolean {
  * is missing).
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
-  if (!hasBody(req)) return undefined;
+  return (await readJsonBodyWithRaw(req, limit)).value;
+}
+
+/** The same, keeping the exact bytes received (signature checks of provider callbacks). */
+export async function readJsonBodyWithRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<{ value: unknown; raw: Buffer }> {
+  if (!hasBody(req)) return { value: undefined, raw: Buffer.alloc(0) };
   const type = req.headers['content-type'] ?? '';
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   if (!JSON_TYPE.test(type) || encoding !== 'identity') {
@@ -46,15 +51,16 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
     chunks.push(chunk);
   }
   if (tooLarge) throw new AppError('PAYLOAD_TOO_LARGE');
+  const raw = Buffer.concat(chunks, size);
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(Buffer.concat(chunks, size));
+    text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
   } catch {
     throw invalidRequest([{ path: '', message: 'El cuerpo no está codificado en UTF-8.' }]);
   }
-  if (text.trim() === '') return undefined;
+  if (text.trim() === '') return { value: undefined, raw };
   try {
-    return JSON.parse(text) as unknown;
+    return { value: JSON.parse(text) as unknown, raw };
   } catch {
     throw invalidRequest([{ path: '', message: 'El cuerpo no es JSON válido.' }]);
   }

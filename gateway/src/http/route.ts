@@ -30,6 +30,8 @@ export interface HandlerArgs<P, Q, B> {
   call: CallContext;
   /** Set on API-key routes. */
   principal: ApiKeyPrincipal | undefined;
+  /** The body's exact bytes, on routes declared with `rawBody: true`. */
+  rawBody: Buffer | undefined;
 }
 
 export interface HandlerResult {
@@ -55,6 +57,8 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
   params?: P;
   query?: Q;
   body?: B;
+  /** Keep the body's exact bytes for the handler (signed provider callbacks). */
+  rawBody?: boolean;
   /** Error code to answer when a path parameter is malformed (default INVALID_REQUEST): e.g. a bad company id reads as not found. */
   paramErrors?: Record<string, ErrorCode>;
   responses: Record<number, RouteResponseDoc>;

@@ -6,7 +6,7 @@ import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.j
 import { requireAdmin, requireApiKey } from './auth.js';
 import type { ClientIpResolver } from './client-ip.js';
 import { callContext, type GatewayContext, type GatewayState } from './context.js';
-import { readJsonBody } from './json-body.js';
+import { readJsonBodyWithRaw } from './json-body.js';
 import { rateLimit, type RateLimitSettings } from './rate-limit.js';
 import { toRouterPath, type AnyRoute } from './route.js';
 import { parseOrThrow, parseParams } from './validation.js';
@@ -38,8 +38,10 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
     chain.push(async (ctx: GatewayContext) => {
       const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
       const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
-      const body = def.body ? parseOrThrow(def.body, await readJsonBody(ctx.req)) : undefined;
-      const result = await def.handler({ params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal });
+      const read = def.body ? await readJsonBodyWithRaw(ctx.req) : undefined;
+      const body = def.body ? parseOrThrow(def.body, read!.value) : undefined;
+      const rawBody = def.rawBody ? read?.raw : undefined;
+      const result = await def.handler({ params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, rawBody });
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');

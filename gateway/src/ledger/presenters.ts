@@ -108,3 +108,16 @@ export function feeConfigToApi(f: ledgerV1.FeeConfig) {
     updatedAt: (f.updatedAt ?? new Date()).toISOString(),
   };
 }
+
+/** §2.6 detail: the listing fields plus bank, masked account, memo and the rail's error. */
+export function movementDetailToApi(m: ledgerV1.Movement) {
+  const d = m.details;
+  return {
+    ...movementToApi(m),
+    bankName: d?.bankName ?? null,
+    bankAccountType: d?.bankAccountType ?? null,
+    bankAccountNumber: d?.bankAccountNumber ?? null,
+    description: d?.description ?? null,
+    errorMessage: d?.errorMessage ?? null,
+  };
+}

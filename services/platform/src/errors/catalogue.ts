@@ -14,6 +14,7 @@ export const ERRORS = {
   // Authentication and authorization
   AUTH_REQUIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Falta el encabezado Authorization.' },
   INVALID_API_KEY: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La clave de API no es válida o fue revocada.' },
+  INVALID_SIGNATURE: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La firma de la notificación no es válida.' },
   INVALID_ADMIN_TOKEN: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El token de administración no es válido.' },
   INVALID_CREDENTIALS: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Credenciales inválidas.' },
   INVALID_TOTP_CODE: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El código de verificación no es válido.' },
@@ -33,6 +34,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
+  AML_ENTRY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrada de la lista de control no existe.' },
   HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
   // Conflicts
   REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { ledgerV1 } from '@wallet/proto';
+import type { TransferClient } from '../../transfer/transfer-client.js';
+import { defineRoute, type AnyRoute } from '../route.js';
+
+/** What the rails post (docs/sandbox.md); validated loosely here, the transfer service owns the meaning. */
+const RailCallbackBody = z.object({
+  eventId: z.string().min(1).max(200),
+  transactionId: z.string().min(1).max(200),
+}).passthrough().meta({ id: 'RailCallback' });
+
+const RAILS = { breb: ledgerV1.Rail.BREB, ach: ledgerV1.Rail.ACH } as const;
+
+/**
+ * Provider callbacks reach the product through the gateway, the only public edge. The body's
+ * exact bytes and the signature header go to the transfer service, which verifies the HMAC.
+ */
+export function webhookRoutes(transfers: TransferClient): AnyRoute[] {
+  return [
+    defineRoute({
+      method: 'POST', path: '/webhooks/rails/{rail}', operationId: 'railCallback', tags: ['Provider webhooks'],
+      summary: 'Outcome notification from a payment rail (signed)',
+      description: 'For the Bre-B and ACH rail providers, not for API clients. Header `X-Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; '
+        + 'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing.',
+      auth: { kind: 'public' },
+      params: z.object({ rail: z.enum(['breb', 'ach']) }),
+      body: RailCallbackBody,
+      rawBody: true,
+      responses: { 200: { description: 'Received.', schema: z.object({ received: z.literal(true), duplicate: z.boolean() }) } },
+      errors: ['INVALID_SIGNATURE', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, rawBody, ctx, call }) => {
+        const signature = String(ctx.get('x-provider-signature') ?? '');
+        const r = await transfers.handleRailCallback({ rail: RAILS[params.rail], rawBody: rawBody ?? Buffer.alloc(0), signature }, call);
+        return { status: 200, body: { received: true, duplicate: r.duplicate } };
+      },
+    }),
+  ];
+}
