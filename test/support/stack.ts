@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient } from '@wallet/platform';
 import { createTestDatabase, deleteNamespaceStreams, testNamespace } from '@wallet/platform/testing';
@@ -7,14 +8,53 @@ import { startGateway } from '@wallet/gateway/testing';
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** The product as it runs (gateway → gRPC → ledger → Postgres/NATS), in this process, on fresh data. */
-export async function startStack(gatewayEnv: Record<string, string> = {}) {
+/** A port free right now on loopback (for processes that must know each other's URL up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export interface StackOptions {
+  gatewayEnv?: Record<string, string>;
+  /** Also start the provider sandbox and the transfer service (transfers, rails, webhooks). */
+  transfers?: boolean;
+  sandboxEnv?: Record<string, string>;
+  transferEnv?: Record<string, string>;
+}
+
+/** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
+export async function startStack(opts: StackOptions | Record<string, string> = {}) {
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+
+  let sandbox: { url: string; stop(): Promise<void> } | undefined;
+  let transfer: { address: string; stop(): Promise<void> } | undefined;
+  if (o.transfers) {
+    const { startSandbox } = await import('@wallet/sandbox/testing');
+    const { startTransfer } = await import('@wallet/transfer/testing');
+    sandbox = await startSandbox({
+      databaseUrl: tdb.url, port: 0,
+      env: { LOG_LEVEL: 'silent', SANDBOX_BREB_CONFIRM_MS: '300', SANDBOX_ACH_CONFIRM_MS: '500', ...o.sandboxEnv },
+    });
+    transfer = await startTransfer({
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
+      callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
+    });
+  }
+
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, namespace, port: 0,
-    env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...gatewayEnv },
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, namespace, port: gatewayPort,
+    env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
 
@@ -30,8 +70,8 @@ export async function startStack(gatewayEnv: Record<string, string> = {}) {
   }
   const admin = (method: string, path: string, body?: unknown) => http(method, path, { token: gateway.adminToken, body });
 
-  async function provision(name: string, opts: { wallets?: string[]; taxRegime?: 'COMMON' | 'SIMPLE' } = {}) {
-    const c = await admin('POST', '/admin/companies', { name, nit: `900${Math.floor(Math.random() * 1e6)}-1`, taxRegime: opts.taxRegime ?? 'COMMON', ...(opts.wallets ? { wallets: opts.wallets } : {}) });
+  async function provision(name: string, opts: { wallets?: string[]; taxRegime?: 'COMMON' | 'SIMPLE'; nit?: string } = {}) {
+    const c = await admin('POST', '/admin/companies', { name, nit: opts.nit ?? `900${Math.floor(Math.random() * 1e6)}-1`, taxRegime: opts.taxRegime ?? 'COMMON', ...(opts.wallets ? { wallets: opts.wallets } : {}) });
     if (c.status !== 201) throw new Error(`provision failed: ${c.status} ${c.text}`);
     const w = await admin('POST', `/admin/companies/${c.body.id}/api-keys`, { scope: 'WRITE', label: 'e2e-write' });
     const r = await admin('POST', `/admin/companies/${c.body.id}/api-keys`, { scope: 'READ', label: 'e2e-read' });
@@ -45,10 +85,12 @@ export async function startStack(gatewayEnv: Record<string, string> = {}) {
   async function stop() {
     ledgerClient.close();
     await gateway.stop();
+    await transfer?.stop();
+    await sandbox?.stop();
     await ledger.stop();
     await deleteNamespaceStreams(NATS_URL, namespace);
     await tdb.drop();
   }
 
-  return { gateway, ledger, ledgerClient, namespace, http, admin, provision, invariants, stop };
+  return { gateway, ledger, ledgerClient, sandbox, namespace, http, admin, provision, invariants, stop };
 }

@@ -1,0 +1,95 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Database, type Logger } from '@wallet/platform';
+import { ValidateAchAccount } from './app/ach-accounts.js';
+import { LookupKey } from './app/directory.js';
+import { RailTransfers } from './app/rail-transfers.js';
+import type { SandboxConfig } from './config.js';
+import { CallbackDispatcher } from './delivery/callback-dispatcher.js';
+import { createHttpApp } from './http/app.js';
+import { sandboxMigrations } from './persistence/migrations/index.js';
+import { SandboxStore } from './persistence/sandbox.store.js';
+
+export const SANDBOX_SCHEMA = 'sandbox';
+
+export interface SandboxRuntime {
+  port: number;
+  db: Database;
+  /** Not ready → stop the scheduler (finishing deliveries in flight) and the HTTP server → close the pool. */
+  stop(): Promise<void>;
+}
+
+/** The composition root shared by main.ts and testing.ts: database → use cases → scheduler → HTTP. */
+export async function composeSandbox(config: SandboxConfig, log: Logger): Promise<SandboxRuntime> {
+  const db = await Database.open({ url: config.DATABASE_URL, schema: SANDBOX_SCHEMA, migrations: sandboxMigrations, logger: log, poolMax: config.SANDBOX_DB_POOL_MAX });
+  let server: Server | undefined;
+  let dispatcher: CallbackDispatcher | undefined;
+  try {
+    if (config.SANDBOX_MIGRATE_ON_START) {
+      const applied = await db.migrate();
+      if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    }
+    const store = new SandboxStore(db);
+    let wake = () => {};
+    const rails = new RailTransfers(db, store, {
+      brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
+      achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
+    }, () => wake(), log);
+    const d = new CallbackDispatcher(store, rails, {
+      secret: config.SANDBOX_CALLBACK_SECRET,
+      pollMs: config.SANDBOX_POLL_MS,
+      retry: { baseMs: config.SANDBOX_CALLBACK_RETRY_BASE_MS, maxMs: config.SANDBOX_CALLBACK_RETRY_MAX_MS },
+      timeoutMs: config.SANDBOX_CALLBACK_TIMEOUT_MS,
+    }, log);
+    dispatcher = d;
+    wake = () => d.wake();
+
+    let ready = true;
+    const app = createHttpApp({
+      lookupKey: new LookupKey(store),
+      validateAchAccount: new ValidateAchAccount(store),
+      rails, dispatcher: d, store, log,
+      isReady: () => ready,
+    });
+    const handle = app.callback();
+    const active = new Set<ServerResponse>();
+    let draining = false;
+    const srv = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      if (draining) res.shouldKeepAlive = false;
+      active.add(res);
+      res.once('close', () => active.delete(res));
+      void handle(req, res);
+    });
+    server = srv;
+    await new Promise<void>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(config.SANDBOX_PORT, config.SANDBOX_HOST, () => { srv.off('error', reject); resolve(); });
+    });
+    const port = (srv.address() as AddressInfo).port;
+    d.start();
+    log.info({ port, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS }, 'sandbox listening');
+
+    let stopping: Promise<void> | undefined;
+    const stop = () => (stopping ??= (async () => {
+      ready = false;
+      draining = true;
+      for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
+      const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+      const idle = setInterval(() => srv.closeIdleConnections(), 50);
+      const force = setTimeout(() => srv.closeAllConnections(), 10_000);
+      force.unref();
+      // The scheduler finishes the deliveries it has started; the HTTP server its requests.
+      await Promise.all([d.stop(), closed]);
+      clearInterval(idle);
+      clearTimeout(force);
+      await db.close();
+      log.info('sandbox stopped');
+    })());
+    return { port, db, stop };
+  } catch (err) {
+    await dispatcher?.stop().catch(() => undefined);
+    if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+}

@@ -1,0 +1,170 @@
+import type { Logger } from '@wallet/platform';
+import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
+import type { RailTransfers } from '../app/rail-transfers.js';
+import type { CallbackRow, SandboxStore } from '../persistence/sandbox.store.js';
+
+export interface DispatcherOptions {
+  secret: string;
+  /** How often the scheduler looks for due outcomes and deliveries. */
+  pollMs: number;
+  retry: RetryPolicy;
+  /** Per-attempt HTTP timeout. */
+  timeoutMs: number;
+  batch?: number;
+  /** Deliveries in flight at most (per instance). */
+  maxInFlight?: number;
+}
+
+export interface AttemptResult { delivered: boolean; status: number | null; error?: string }
+
+export type RedeliveryResult =
+  | { outcome: 'not_found' }
+  | { outcome: 'queued'; callback: CallbackRow; reason: 'callbacks_down' | 'in_flight' }
+  | { outcome: 'attempted'; callback: CallbackRow; result: AttemptResult };
+
+/**
+ * The scheduler: every `pollMs` (or at once when woken) it settles the transfers whose confirm
+ * delay has passed and sends the due callbacks, signed, retrying failures with exponential
+ * backoff. All its state is in Postgres (claims use FOR UPDATE SKIP LOCKED and a lease), so
+ * several instances can run and a restart loses nothing.
+ */
+export class CallbackDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private lastTickError = 0;
+  private stopped = true;
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly leaseMs: number;
+  private readonly maxInFlight: number;
+
+  constructor(
+    private readonly store: SandboxStore,
+    private readonly rails: RailTransfers,
+    private readonly o: DispatcherOptions,
+    private readonly log: Logger,
+  ) {
+    // Longer than one attempt can take, so a live sender never loses its lease.
+    this.leaseMs = o.timeoutMs + 10_000;
+    this.maxInFlight = o.maxInFlight ?? 100;
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** There is new work (a forced outcome, callbacks back up): run now rather than at the next poll. */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.running) { this.again = true; return; }
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the deliveries in flight to finish. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.running = this.tick().finally(() => {
+        this.running = undefined;
+        if (this.stopped) return;
+        const now = this.again;
+        this.again = false;
+        this.schedule(now ? 0 : this.o.pollMs);
+      });
+    }, ms);
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const batch = this.o.batch ?? 50;
+      while (!this.stopped && await this.rails.settleDue(batch) === batch) { /* more are due */ }
+      if (this.stopped || await this.store.fault('callbacks') === 'down') return;
+      // Attempts run in the background (a slow receiver does not hold the others back), up to
+      // `maxInFlight` at a time; the lease keeps another tick or instance from taking them.
+      for (;;) {
+        const room = Math.min(batch, this.maxInFlight - this.inFlight.size);
+        if (room <= 0 || this.stopped) break;
+        const claimed = await this.store.claimDueCallbacks(room, this.leaseMs);
+        for (const c of claimed) void this.track(this.attempt(c));
+        if (claimed.length < room) break;
+      }
+    } catch (err) {
+      // While Postgres is away every tick fails: say so once in a while, not every poll.
+      if (Date.now() - this.lastTickError > 10_000) this.log.error({ err }, 'scheduler tick failed');
+      this.lastTickError = Date.now();
+    }
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  /** Sends one claimed callback and records the result. */
+  private async attempt(c: CallbackRow): Promise<AttemptResult> {
+    const result = await this.post(c);
+    const log = { eventId: c.eventId, transactionId: c.transactionId, attempt: c.attempts, status: result.status };
+    try {
+      if (result.delivered) {
+        await this.store.markDelivered(c, result.status!);
+        this.log.info(log, 'callback delivered');
+      } else {
+        const retryMs = retryDelayMs(c.attempts, this.o.retry);
+        await this.store.markFailed(c, result.status, result.error ?? 'failed', retryMs);
+        this.log.warn({ ...log, error: result.error, retryMs }, 'callback not delivered; will retry');
+      }
+    } catch (err) {
+      // The lease runs out and the delivery is claimed again: at-least-once, the receiver dedupes.
+      this.log.error({ err, ...log }, 'could not record callback attempt');
+    }
+    return result;
+  }
+
+  private async post(c: CallbackRow): Promise<AttemptResult> {
+    try {
+      const res = await fetch(c.callbackUrl, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          [SIGNATURE_HEADER]: signCallback(this.o.secret, c.body, Math.floor(Date.now() / 1000)),
+          'user-agent': 'wallet-sandbox/0.1',
+        },
+        body: c.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+      await res.arrayBuffer().catch(() => undefined);
+      return res.status >= 200 && res.status < 300
+        ? { delivered: true, status: res.status }
+        : { delivered: false, status: res.status, error: `HTTP ${res.status}` };
+    } catch (err) {
+      const e = err as Error & { cause?: { code?: string; message?: string } };
+      return { delivered: false, status: null, error: e.cause?.code ?? e.cause?.message ?? e.message };
+    }
+  }
+
+  /**
+   * Sends the transaction's callback again with the same eventId: now when callbacks are up
+   * (a failure falls back to the retry schedule), else it is queued until they are.
+   */
+  async redeliver(transactionId: string): Promise<RedeliveryResult> {
+    const down = this.stopped || await this.store.fault('callbacks') === 'down';
+    const r = await this.store.requeueCallback(transactionId, DELIVERY_WINDOW_MS, down ? null : this.leaseMs);
+    if (!r) return { outcome: 'not_found' };
+    if (!r.requeued) return { outcome: 'queued', callback: r.callback, reason: 'in_flight' };
+    if (down) return { outcome: 'queued', callback: r.callback, reason: 'callbacks_down' };
+    return { outcome: 'attempted', callback: r.callback, result: await this.track(this.attempt(r.callback)) };
+  }
+}

@@ -1,0 +1,44 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { FinalStatus, Rail } from './rails.js';
+
+/** Outcome callbacks (provider → product): the body, its signature and the retry schedule. */
+
+export interface CallbackBody {
+  eventId: string;
+  transactionId: string;
+  providerTransferId: string;
+  rail: Rail;
+  status: FinalStatus;
+  errorMessage?: string;
+  occurredAt: string;
+}
+
+export const SIGNATURE_HEADER = 'X-Provider-Signature';
+
+/** `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`; `t` is the time of this attempt. */
+export function signCallback(secret: string, rawBody: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+/** The receiver's side (used by tests and documented for the product): signature and clock tolerance. */
+export function verifyCallbackSignature(secret: string, rawBody: string, header: string | undefined, nowSeconds: number, toleranceSeconds = 300): boolean {
+  if (!header) return false;
+  const parts = new Map(header.split(',').map((p) => { const i = p.indexOf('='); return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const; }));
+  const t = Number(parts.get('t'));
+  const v1 = parts.get('v1') ?? '';
+  if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds || !/^[0-9a-f]{64}$/.test(v1)) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();
+  return timingSafeEqual(expected, Buffer.from(v1, 'hex'));
+}
+
+export interface RetryPolicy { baseMs: number; maxMs: number }
+
+/** Delay after the n-th failed attempt (n ≥ 1): base, 2·base, 4·base … capped at max (1 s … 60 s). */
+export function retryDelayMs(failedAttempts: number, p: RetryPolicy): number {
+  const exp = Math.min(Math.max(failedAttempts - 1, 0), 30);
+  return Math.min(p.baseMs * 2 ** exp, p.maxMs);
+}
+
+/** Deliveries are retried for 24 h after the outcome (or after a redelivery request), then abandoned. */
+export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import { ProviderError } from '../app/errors.js';
+import type { SandboxHttpDeps } from './context.js';
+import { achRoutes } from './routes/ach.routes.js';
+import { brebRoutes } from './routes/breb.routes.js';
+import { directoryRoutes } from './routes/directory.routes.js';
+import { healthRoutes } from './routes/health.routes.js';
+import { switchRoutes } from './routes/switches.routes.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The sandbox's HTTP API (docs/sandbox.md): JSON in and out, errors as `{ error, message, details? }`. */
+export function createHttpApp(d: SandboxHttpDeps): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+
+  app.use(async (ctx, next) => {
+    const incoming = ctx.get('X-Request-Id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    const started = Date.now();
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw new ProviderError(404, 'ROUTE_NOT_FOUND', 'Ruta no encontrada.');
+    } catch (err) {
+      if (err instanceof ProviderError) {
+        ctx.status = err.status;
+        ctx.body = { error: err.code, message: err.message, ...(err.details !== undefined ? { details: err.details } : {}) };
+      } else if ((err as { status?: number }).status === 405) {
+        ctx.status = 405;
+        ctx.body = { error: 'METHOD_NOT_ALLOWED', message: 'Método no permitido.' };
+      } else {
+        d.log.error({ err, method: ctx.method, path: ctx.path, requestId }, 'request failed');
+        ctx.status = 500;
+        ctx.body = { error: 'INTERNAL_ERROR', message: 'Error interno del proveedor.' };
+      }
+    } finally {
+      d.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, requestId }, 'request');
+    }
+  });
+
+  const router = new Router();
+  healthRoutes(router, d);
+  directoryRoutes(router, d);
+  brebRoutes(router, d);
+  achRoutes(router, d);
+  switchRoutes(router, d);
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

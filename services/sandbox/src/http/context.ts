@@ -1,0 +1,18 @@
+import type { Logger } from '@wallet/platform';
+import type { LookupKey } from '../app/directory.js';
+import type { ValidateAchAccount } from '../app/ach-accounts.js';
+import type { RailTransfers } from '../app/rail-transfers.js';
+import type { CallbackDispatcher } from '../delivery/callback-dispatcher.js';
+import type { SandboxStore } from '../persistence/sandbox.store.js';
+
+/** What the routes need: the use cases, the store (faults) and the dispatcher (redeliver, wake). */
+export interface SandboxHttpDeps {
+  lookupKey: LookupKey;
+  validateAchAccount: ValidateAchAccount;
+  rails: RailTransfers;
+  dispatcher: CallbackDispatcher;
+  store: SandboxStore;
+  log: Logger;
+  /** false while shutting down: /readyz answers 503. */
+  isReady(): boolean;
+}

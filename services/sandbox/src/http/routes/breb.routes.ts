@@ -1,0 +1,33 @@
+import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { KEY_TYPES, parseKey } from '../../domain/keys.js';
+import type { SandboxHttpDeps } from '../context.js';
+import { amountCentsSchema, callbackUrlSchema, invalidRequest, parse, readJson, text, transactionIdSchema } from '../http-input.js';
+import { submitTransfer, transferStatus } from './transfer-routes.js';
+
+const transferBody = z.object({
+  transactionId: transactionIdSchema,
+  amountCents: amountCentsSchema,
+  anchorHandle: z.string().min(1).max(64),
+  keyType: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(['AUTO', ...KEY_TYPES])),
+  keyValue: z.string().min(1).max(254),
+  targetName: text(150),
+  targetDocument: z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
+  callbackUrl: callbackUrlSchema,
+});
+
+/** The Bre-B rail: POST /breb/rail/transfers, GET /breb/rail/transfers/{transactionId}. */
+export function brebRoutes(router: Router, d: SandboxHttpDeps): void {
+  router.post('/breb/rail/transfers', async (ctx) => {
+    const b = parse(transferBody, await readJson(ctx.req));
+    const key = parseKey(b.keyValue, b.keyType);
+    if (!key) throw invalidRequest([{ path: 'keyValue', message: `No es una llave ${b.keyType} válida.` }]);
+    await submitTransfer(ctx, d, 'BREB', {
+      transactionId: b.transactionId,
+      amountCents: b.amountCents,
+      callbackUrl: b.callbackUrl,
+      request: { ...b, amountCents: Number(b.amountCents), keyType: key.keyType, keyValue: key.keyValue },
+    });
+  });
+  router.get('/breb/rail/transfers/:transactionId', (ctx) => transferStatus(ctx, d, 'BREB'));
+}

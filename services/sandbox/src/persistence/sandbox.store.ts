@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Database, Tx } from '@wallet/platform';
+import { FAULT_NAMES, allUp, type FaultName, type FaultState, type Faults } from '../domain/faults.js';
+import type { FinalStatus, Rail, TransferStatus } from '../domain/rails.js';
+
+/** Every SQL statement of the sandbox; times come from the database clock so instances agree. */
+
+export interface TransferRow {
+  providerTransferId: string;
+  transactionId: string;
+  rail: Rail;
+  amountCents: bigint;
+  status: TransferStatus;
+  errorMessage: string | null;
+  callbackUrl: string;
+  request: Record<string, unknown>;
+  outcomeAt: string | null;
+}
+
+export interface CallbackRow {
+  eventId: string;
+  transactionId: string;
+  callbackUrl: string;
+  body: string;
+  state: 'pending' | 'sending' | 'delivered' | 'abandoned';
+  attempts: number;
+}
+
+interface RawTransfer {
+  provider_transfer_id: string; transaction_id: string; rail: Rail; amount_cents: string; status: TransferStatus;
+  error_message: string | null; callback_url: string; request: Record<string, unknown> | string; outcome_at: string | null;
+}
+interface RawCallback { event_id: string; transaction_id: string; callback_url: string; body: string; state: CallbackRow['state']; attempts: number }
+
+const TRANSFER_COLS = `provider_transfer_id, transaction_id, rail, amount_cents::text as amount_cents, status, error_message,
+  callback_url, request, to_char(outcome_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as outcome_at`;
+const CALLBACK_COLS = 'event_id::text as event_id, transaction_id, callback_url, body, state, attempts';
+
+function toTransfer(r: RawTransfer): TransferRow {
+  return {
+    providerTransferId: r.provider_transfer_id,
+    transactionId: r.transaction_id,
+    rail: r.rail,
+    amountCents: BigInt(r.amount_cents),
+    status: r.status,
+    errorMessage: r.error_message,
+    callbackUrl: r.callback_url,
+    request: typeof r.request === 'string' ? JSON.parse(r.request) as Record<string, unknown> : r.request,
+    outcomeAt: r.outcome_at,
+  };
+}
+function toCallback(r: RawCallback): CallbackRow {
+  return { eventId: r.event_id, transactionId: r.transaction_id, callbackUrl: r.callback_url, body: r.body, state: r.state, attempts: Number(r.attempts) };
+}
+
+export interface NewTransfer {
+  providerTransferId: string;
+  transactionId: string;
+  rail: Rail;
+  amountCents: bigint;
+  callbackUrl: string;
+  request: Record<string, unknown>;
+  confirmMs: number;
+}
+
+/** The outcome callback to write with an outcome, in the same transaction. */
+export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
+
+export class SandboxStore {
+  constructor(private readonly db: Database) {}
+
+  ping(): Promise<void> { return this.db.ping(); }
+
+  // ---- Transfers ---------------------------------------------------------------------------
+
+  /** Inserts the transfer unless its transactionId is known; returns the stored row and whether it is new. */
+  async insertTransfer(t: NewTransfer): Promise<{ transfer: TransferRow; created: boolean }> {
+    const inserted = await this.db.query<RawTransfer>(
+      `insert into sandbox.transfers (provider_transfer_id, transaction_id, rail, amount_cents, callback_url, request, outcome_due_at)
+       values (?, ?, ?, ?::bigint, ?, ?::jsonb, clock_timestamp() + ?::int * interval '1 millisecond')
+       on conflict (transaction_id) do nothing
+       returning ${TRANSFER_COLS}`,
+      [t.providerTransferId, t.transactionId, t.rail, t.amountCents.toString(), t.callbackUrl, JSON.stringify(t.request), t.confirmMs]);
+    if (inserted[0]) return { transfer: toTransfer(inserted[0]), created: true };
+    const existing = await this.findTransfer(t.transactionId);
+    if (!existing) throw new Error(`transfer ${t.transactionId} vanished after a conflicting insert`);
+    return { transfer: existing, created: false };
+  }
+
+  async findTransfer(transactionId: string): Promise<TransferRow | undefined> {
+    const [r] = await this.db.query<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = ?`, [transactionId]);
+    return r ? toTransfer(r) : undefined;
+  }
+
+  /** Locks a transfer for a forced outcome. */
+  async lockTransfer(tx: Tx, transactionId: string): Promise<TransferRow | undefined> {
+    const r = await tx.one<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = ? for update`, [transactionId]);
+    return r ? toTransfer(r) : undefined;
+  }
+
+  /** Pending transfers whose outcome is due, locked; other instances skip them. */
+  async lockDueTransfers(tx: Tx, limit: number): Promise<TransferRow[]> {
+    const rows = await tx.query<RawTransfer>(
+      `select ${TRANSFER_COLS} from sandbox.transfers
+        where status = 'PENDING' and outcome_due_at <= clock_timestamp()
+        order by outcome_due_at limit ? for update skip locked`, [limit]);
+    return rows.map(toTransfer);
+  }
+
+  /**
+   * Records the outcome of a locked pending transfer and schedules its callback (due now), in
+   * the caller's transaction; returns the settled transfer.
+   */
+  async settle(tx: Tx, transactionId: string, outcome: { status: FinalStatus; errorMessage: string | null; forced: boolean },
+    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow> {
+    const r = await tx.one<RawTransfer>(
+      `update sandbox.transfers set status = ?, error_message = ?, forced = ?, outcome_at = clock_timestamp()
+        where transaction_id = ? and status = 'PENDING' returning ${TRANSFER_COLS}`,
+      [outcome.status, outcome.errorMessage, outcome.forced, transactionId]);
+    if (!r) throw new Error(`transfer ${transactionId} is not pending`);
+    const settled = toTransfer(r);
+    const eventId = randomUUID();
+    await tx.query(
+      `insert into sandbox.callbacks (event_id, transaction_id, callback_url, body, expires_at)
+       values (?::uuid, ?, ?, ?, clock_timestamp() + ?::bigint * interval '1 millisecond')`,
+      [eventId, settled.transactionId, settled.callbackUrl, body(settled, eventId), deliveryWindowMs]);
+    return settled;
+  }
+
+  // ---- Callbacks ---------------------------------------------------------------------------
+
+  /**
+   * Claims due deliveries (pending and due, or `sending` whose lease ran out): marks them
+   * `sending` for `leaseMs`, counts the attempt, and returns them.
+   */
+  async claimDueCallbacks(limit: number, leaseMs: number): Promise<CallbackRow[]> {
+    return this.db.tx(async (tx) => {
+      const rows = await tx.query<RawCallback>(
+        `update sandbox.callbacks c
+            set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
+                next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
+          where c.event_id in (
+            select event_id from sandbox.callbacks
+             where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
+             order by next_attempt_at limit ? for update skip locked)
+        returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
+      return rows.map(toCallback);
+    });
+  }
+
+  /**
+   * Redelivery: the transfer's callback is due again now with a fresh 24 h window. With `claimMs`
+   * it is claimed at once (returned `sending`) so the caller sends it itself. Undefined when the
+   * transaction has no callback; a delivery in flight is left alone and returned as it is.
+   */
+  async requeueCallback(transactionId: string, deliveryWindowMs: number, claimMs: number | null): Promise<{ callback: CallbackRow; requeued: boolean } | undefined> {
+    return this.db.tx(async (tx) => {
+      const current = await tx.one<RawCallback & { leased: boolean }>(
+        `select ${CALLBACK_COLS}, (state = 'sending' and next_attempt_at > clock_timestamp()) as leased
+           from sandbox.callbacks where transaction_id = ? for update`, [transactionId]);
+      if (!current) return undefined;
+      if (current.leased) return { callback: toCallback(current), requeued: false };
+      const r = claimMs === null
+        ? await tx.one<RawCallback>(
+          `update sandbox.callbacks set state = 'pending', next_attempt_at = clock_timestamp(),
+                  expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
+            where transaction_id = ? returning ${CALLBACK_COLS}`, [deliveryWindowMs, transactionId])
+        : await tx.one<RawCallback>(
+          `update sandbox.callbacks set state = 'sending', attempts = attempts + 1, last_attempt_at = clock_timestamp(),
+                  next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond',
+                  expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
+            where transaction_id = ? returning ${CALLBACK_COLS}`, [claimMs, deliveryWindowMs, transactionId]);
+      return r ? { callback: toCallback(r), requeued: true } : undefined;
+    });
+  }
+
+  /** A 2xx answer: delivered. Ignored if another sender took the lease over meanwhile. */
+  async markDelivered(c: CallbackRow, status: number): Promise<void> {
+    await this.db.query(
+      `update sandbox.callbacks set state = 'delivered', delivered_at = clock_timestamp(), last_status = ?, last_error = null
+        where event_id = ?::uuid and state = 'sending' and attempts = ?`, [status, c.eventId, c.attempts]);
+  }
+
+  /** A failed attempt: retried after `retryMs`, or abandoned once past the delivery window. */
+  async markFailed(c: CallbackRow, status: number | null, error: string, retryMs: number): Promise<void> {
+    await this.db.query(
+      `update sandbox.callbacks
+          set state = case when clock_timestamp() + ?::int * interval '1 millisecond' > expires_at then 'abandoned' else 'pending' end,
+              next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond', last_status = ?, last_error = ?
+        where event_id = ?::uuid and state = 'sending' and attempts = ?`,
+      [retryMs, retryMs, status, error.slice(0, 500), c.eventId, c.attempts]);
+  }
+
+  /** Delivery state of a transaction's callback (tests and the redeliver answer). */
+  async findCallback(transactionId: string): Promise<(CallbackRow & { deliveredAt: string | null; lastStatus: number | null }) | undefined> {
+    const [r] = await this.db.query<RawCallback & { delivered_at: string | null; last_status: number | null }>(
+      `select ${CALLBACK_COLS}, delivered_at, last_status from sandbox.callbacks where transaction_id = ?`, [transactionId]);
+    return r ? { ...toCallback(r), deliveredAt: r.delivered_at, lastStatus: r.last_status === null ? null : Number(r.last_status) } : undefined;
+  }
+
+  // ---- Faults ------------------------------------------------------------------------------
+
+  async faults(): Promise<Faults> {
+    const rows = await this.db.query<{ name: FaultName; state: FaultState }>('select name, state from sandbox.faults');
+    const out = allUp();
+    for (const r of rows) if ((FAULT_NAMES as readonly string[]).includes(r.name)) out[r.name] = r.state;
+    return out;
+  }
+
+  async fault(name: FaultName): Promise<FaultState> {
+    const [r] = await this.db.query<{ state: FaultState }>('select state from sandbox.faults where name = ?', [name]);
+    return r?.state ?? 'up';
+  }
+
+  async setFaults(changes: Partial<Faults>): Promise<Faults> {
+    const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[FaultName, FaultState]>;
+    for (const [name, state] of entries) {
+      await this.db.query(
+        `insert into sandbox.faults (name, state) values (?, ?)
+         on conflict (name) do update set state = excluded.state, updated_at = now()`, [name, state]);
+    }
+    return this.faults();
+  }
+}
