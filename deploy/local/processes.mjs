@@ -8,11 +8,25 @@ export const NODE_FLAGS = ['--experimental-async-context-frame'];
 // Ports are the CONTRACT §1 defaults; every one can be overridden through the environment.
 export const processes = [
   {
+    name: 'sandbox',
+    dir: 'services/sandbox',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.SANDBOX_PORT ?? 8090}/readyz`,
+  },
+  {
     name: 'ledger',
     dir: 'services/ledger',
     migrate: 'dist/cli/migrate.js',
     main: 'dist/main.js',
     ready: () => `http://127.0.0.1:${process.env.LEDGER_OPS_PORT ?? 9101}/readyz`,
+  },
+  {
+    name: 'transfer',
+    dir: 'services/transfer',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.TRANSFER_OPS_PORT ?? 9102}/readyz`,
   },
   {
     name: 'gateway',

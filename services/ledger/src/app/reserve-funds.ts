@@ -40,7 +40,9 @@ export class ReserveFunds {
     const rail = cmd.rail as WalletRail;
     const fee = cmd.fee!;
     if (cmd.amount > RAIL_CAPS[rail]) throw new AppError(rail === 'BREB' ? 'AMOUNT_EXCEEDS_BREB_CAP' : 'AMOUNT_EXCEEDS_ACH_CAP');
-    if (fee.totalCharged >= cmd.amount) throw new AppError('FEE_EXCEEDS_AMOUNT');
+    // No FEE_EXCEEDS_AMOUNT here: an outflow's fee is charged on top (the wallet is debited
+    // amount + fee + IVA, CONTRACT §2), so a fee at or above the amount is legitimate. The check
+    // stays for inflows (RecordInflow), where the fee comes out of the gross.
 
     const deps = this.deps;
     const spec = cmd.movement;

@@ -72,6 +72,16 @@ describe('holds: reserve, commit, release', () => {
     expect((await failure(h.api.release(co, randomUUID(), { finalStatus: MovementStatus.COMPLETED }))).code).toBe('INVALID_REQUEST');
   });
 
+  it('an outflow fee at or above the amount is charged on top (no FEE_EXCEEDS_AMOUNT on reserve)', async () => {
+    const co = await funded(1_000n);
+    const r = await h.api.reserve(co, { amount: 100n, fee: fee(100n, 0n, 19n) });
+    expect(r.hold).toMatchObject({ amount: 100n, fee: 100n, iva: 19n, total: 219n });
+    expect(r.movement).toMatchObject({ amount: 100n, totalFee: 100n, ivaAmount: 19n, netAmount: 0n });
+    expect(await wallet(co)).toMatchObject({ availableCents: 781n, pendingOutCents: 219n });
+    await h.api.commit(co, r.hold!.id);
+    expect(await wallet(co)).toMatchObject({ availableCents: 781n, pendingOutCents: 0n });
+  });
+
   it('a closed hold cannot be committed or released again; retries with the same key replay', async () => {
     const co = await funded(10_000n);
     const r = await h.api.reserve(co, { amount: 1_000n });
@@ -126,7 +136,6 @@ describe('holds: reserve, commit, release', () => {
     expect((await failure(h.api.reserve(co, { amount: 100n, movement: { id: 'x', status: MovementStatus.PENDING } }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.reserve(co, { amount: 100n, movement: { status: MovementStatus.COMPLETED } }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.reserve(co, { amount: 1_200_000_001n }))).code).toBe('AMOUNT_EXCEEDS_BREB_CAP');
-    expect((await failure(h.api.reserve(co, { amount: 100n, fee: fee(100n, 0n, 0n) }))).code).toBe('FEE_EXCEEDS_AMOUNT');
     expect(await wallet(co)).toMatchObject({ availableCents: 1_000n, pendingOutCents: 0n, version: 1n });
   });
 

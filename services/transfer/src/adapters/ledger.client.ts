@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, createAsyncClient, type CallContext } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import type { Rail } from '../domain/rails.js';
+import type { FeeBreakdown } from '../domain/transfer.js';
+import type { LedgerPort, ReserveCommand, WalletView } from '../app/ports.js';
+
+type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
+
+const protoRail = (r: Rail): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
+const railOf = (r: ledgerV1.Rail): Rail | null => (r === ledgerV1.Rail.BREB ? 'BREB' : r === ledgerV1.Rail.ACH ? 'ACH' : null);
+const feeOperation = (r: Rail) => (r === 'BREB' ? ledgerV1.FeeOperation.BREB_OUTFLOW : ledgerV1.FeeOperation.ACH_OUTFLOW);
+
+/** Idempotency keys derived from the transfer (ARCHITECTURE rule 2): retries never double-post. */
+export const ledgerKeys = {
+  reserve: (id: string) => `transfer:${id}:reserve`,
+  commit: (id: string) => `transfer:${id}:commit`,
+  release: (id: string) => `transfer:${id}:release`,
+};
+
+/** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
+export class GrpcLedger implements LedgerPort {
+  private readonly client: LedgerClient;
+  constructor(address: string, deadlineMs = 5_000) {
+    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs });
+  }
+
+  private ctx(companyId: string, apiKeyId?: string | null): CallContext {
+    return { requestId: randomUUID(), companyId, actor: 'service:transfer', ...(apiKeyId ? { apiKeyId } : {}) };
+  }
+
+  async computeFees(companyId: string, rail: Rail, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
+    const f = await this.client.computeFees({ operation: feeOperation(rail), amount, ivaApplicable }, this.ctx(companyId));
+    return {
+      fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged,
+    };
+  }
+
+  async balances(companyId: string, ivaApplicable: boolean): Promise<WalletView[]> {
+    const res = await this.client.getBalances({ ivaApplicable }, this.ctx(companyId));
+    const out: WalletView[] = [];
+    for (const w of res.wallets) {
+      const rail = railOf(w.rail);
+      if (rail) out.push({ rail, availableCents: w.availableCents, pendingOutCents: w.pendingOutCents });
+    }
+    return out;
+  }
+
+  async reserve(cmd: ReserveCommand): Promise<{ holdId: string }> {
+    const d = cmd.details;
+    const details: ledgerV1.MovementDetails = {
+      targetName: d.targetName,
+      targetDocument: d.targetDocument,
+      ...(d.bankName ? { bankName: d.bankName } : {}),
+      ...(d.bankAccountType ? { bankAccountType: d.bankAccountType } : {}),
+      ...(d.bankAccountNumber ? { bankAccountNumber: d.bankAccountNumber } : {}),
+      ...(d.description ? { description: d.description } : {}),
+    };
+    const res = await this.client.reserve({
+      idempotencyKey: ledgerKeys.reserve(cmd.transferId),
+      rail: protoRail(cmd.rail),
+      amount: cmd.amount,
+      fee: { ...cmd.fee },
+      movement: {
+        id: cmd.transferId,
+        status: ledgerV1.MovementStatus.PENDING,
+        ...(cmd.reference ? { reference: cmd.reference } : {}),
+        ...(cmd.apiKeyId ? { apiKeyId: cmd.apiKeyId } : {}),
+        details,
+      },
+    }, this.ctx(cmd.companyId, cmd.apiKeyId));
+    if (!res.hold) throw new AppError('INTERNAL_ERROR');
+    return { holdId: res.hold.id };
+  }
+
+  async commit(companyId: string, transferId: string, holdId: string): Promise<{ completedAt: Date | null }> {
+    const res = await this.client.commit({ idempotencyKey: ledgerKeys.commit(transferId), holdId }, this.ctx(companyId));
+    return { completedAt: res.movement?.completedAt ?? null };
+  }
+
+  async release(companyId: string, transferId: string, holdId: string, errorMessage: string): Promise<void> {
+    await this.client.release({
+      idempotencyKey: ledgerKeys.release(transferId), holdId,
+      finalStatus: ledgerV1.MovementStatus.FAILED, errorMessage: errorMessage.slice(0, 1000),
+    }, this.ctx(companyId));
+  }
+
+  async movementExists(companyId: string, transferId: string): Promise<boolean> {
+    try {
+      await this.client.getMovement({ id: transferId }, this.ctx(companyId));
+      return true;
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'TRANSACTION_NOT_FOUND') return false;
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

@@ -1,0 +1,127 @@
+import type { TransferDeps } from './deps.js';
+import type { LeasedTransfer } from './ports.js';
+import { MESSAGES, reserveCommandOf, type TransferSaga } from './transfer-saga.js';
+import type { TransferRecord } from '../domain/transfer.js';
+
+/**
+ * Resumes sends stuck between saga steps (a crash, a rail outage, a lost callback). Each tick
+ * leases the due live transfers (FOR UPDATE SKIP LOCKED, then moved ahead by a lease), so several
+ * replicas never work on the same transfer at once, and then, per state:
+ *
+ * - RECEIVED past the grace period: its owner died before recording the reserve. The client got an
+ *   error, so the transfer must not go out: REJECTED, or, if the reserve did land in the ledger,
+ *   the hold is released and it is FAILED.
+ * - RESERVED: accepted but not dispatched: dispatch (idempotent at the rail), with back-off; once
+ *   RAIL_DISPATCH_TIMEOUT_SECONDS have passed, ask the rail whether it has it, else FAILED + released.
+ * - DISPATCHED past RAIL_CONFIRM_TIMEOUT_SECONDS with no callback: GET the status at the rail and
+ *   apply it; still pending → look again later.
+ */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = true;
+  private ticks = 0;
+
+  constructor(
+    private readonly deps: TransferDeps,
+    private readonly saga: TransferSaga,
+    private readonly opts: { intervalMs: number; batch: number; leaseMs?: number },
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    const loop = () => {
+      if (this.stopped) return;
+      this.timer = setTimeout(() => {
+        this.running = this.tick().then(() => undefined, (err: unknown) => {
+          this.deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed');
+        }).finally(() => { this.running = undefined; loop(); });
+      }, this.opts.intervalMs);
+      this.timer.unref();
+    };
+    loop();
+  }
+
+  /** Stops leasing; the tick in progress finishes first. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One pass; returns how many transfers it looked at. */
+  async tick(): Promise<number> {
+    const { deps } = this;
+    const s = deps.settings;
+    if (++this.ticks % 60 === 0) await deps.store.purgeResolvedKeys(s.resolvedKeyTtlSeconds);
+    const leaseMs = this.opts.leaseMs ?? Math.max(30_000, 4 * 5_000);
+    const due = await deps.store.leaseDue(this.opts.batch, leaseMs, s.dispatchTimeoutSeconds);
+    await Promise.all(due.map((d) => this.resume(d).catch((err: unknown) => {
+      deps.log.warn({ transferId: d.transfer.id, state: d.transfer.state, err: (err as Error).message }, 'sweeper could not resume a transfer; will retry');
+      return deps.store.reschedule(d.transfer.id, d.transfer.state, s.dispatchRetryBaseMs).catch(() => undefined);
+    })));
+    return due.length;
+  }
+
+  private async resume({ transfer: t, dispatchExpired }: LeasedTransfer): Promise<void> {
+    switch (t.state) {
+      case 'RECEIVED': return this.settleAbandoned(t);
+      case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t));
+      case 'DISPATCHED': return this.checkAtRail(t);
+      default: return undefined;
+    }
+  }
+
+  private async settleAbandoned(t: TransferRecord): Promise<void> {
+    const { deps } = this;
+    if (!(await deps.ledger.movementExists(t.companyId, t.id))) {
+      await deps.store.transition(t, ['RECEIVED'], 'REJECTED', { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null }, null);
+      deps.log.warn({ transferId: t.id }, 'abandoned transfer rejected (nothing was reserved)');
+      return;
+    }
+    // The reserve landed but was never recorded: replay it (same key and body) to learn the hold, then release.
+    const { holdId } = await deps.ledger.reserve(reserveCommandOf(t));
+    await this.saga.fail({ ...t, holdId }, ['RECEIVED'], MESSAGES.abandoned, 'abandoned after reserve');
+    deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
+  }
+
+  private async dispatchTimedOut(t: TransferRecord): Promise<void> {
+    const { deps } = this;
+    // An earlier attempt may have reached the rail: ask before giving up.
+    const st = await deps.rails.status(t.rail, t.id);
+    if ('found' in st && st.found) return this.applyRailStatus(t, st);
+    if ('unavailable' in st && (await deps.store.dispatchWasAmbiguous(t.id))) {
+      deps.log.warn({ transferId: t.id }, 'dispatch timed out but an attempt may have landed and the rail cannot say; retrying later');
+      await deps.store.reschedule(t.id, 'RESERVED', deps.settings.dispatchRetryMaxMs);
+      return;
+    }
+    await this.saga.fail(t, ['RESERVED'], MESSAGES.dispatchTimeout, 'dispatch timeout');
+  }
+
+  private async checkAtRail(t: TransferRecord): Promise<void> {
+    const { deps } = this;
+    const st = await deps.rails.status(t.rail, t.id);
+    if ('unavailable' in st) {
+      await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.dispatchRetryBaseMs * 4);
+      return;
+    }
+    if (!st.found) {
+      // The rail lost it (or never kept it): send it again; dispatch is idempotent on the id.
+      const again = await deps.rails.dispatch(t, this.saga.callbackUrl(t));
+      deps.log.warn({ transferId: t.id, outcome: again.outcome }, 'dispatched transfer unknown at the rail; dispatched again');
+      await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.confirmTimeoutSeconds * 1000);
+      return;
+    }
+    await this.applyRailStatus(t, st);
+  }
+
+  private async applyRailStatus(t: TransferRecord, st: { status: 'PENDING' | 'COMPLETED' | 'FAILED'; providerTransferId: string; errorMessage: string | null }): Promise<void> {
+    const { deps } = this;
+    if (st.status === 'COMPLETED') await this.saga.complete(t, st.providerTransferId || null);
+    else if (st.status === 'FAILED') await this.saga.railFailed(t, st.providerTransferId || null, st.errorMessage);
+    else {
+      if (t.state === 'RESERVED') await this.saga.markDispatched(t, st.providerTransferId);
+      await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.confirmTimeoutSeconds * 1000);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+import { AppError } from '@wallet/platform';
+import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
+import { retryDelayMs, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import type { TransferDeps } from './deps.js';
+import { transferEvent } from './events.js';
+import type { ReserveCommand } from './ports.js';
+
+export const MESSAGES = {
+  dispatchTimeout: 'No fue posible entregar la transferencia a la red dentro del tiempo límite; los fondos fueron liberados.',
+  abandoned: 'La transferencia no se completó: el servicio se interrumpió antes de confirmarla; los fondos fueron liberados.',
+  railFailed: 'La red rechazó la transferencia.',
+};
+
+/** The reserve request of a transfer, always built the same way from its record (so a retry replays it). */
+export function reserveCommandOf(t: TransferRecord): ReserveCommand {
+  const d = t.destination;
+  return {
+    companyId: t.companyId,
+    apiKeyId: t.apiKeyId,
+    transferId: t.id,
+    rail: t.rail,
+    amount: t.amount,
+    fee: t.fee,
+    reference: t.reference,
+    details: {
+      targetName: t.targetName,
+      targetDocument: t.targetDocument,
+      bankName: d.bankName ?? null,
+      bankAccountType: d.kind === 'ACH' ? (ACH_ACCOUNT_TYPES[d.accountTypeId] ?? null) : d.bankAccountType,
+      bankAccountNumber: d.kind === 'ACH' ? d.accountNumber : null,
+      description: t.description,
+    },
+  };
+}
+
+const isCode = (err: unknown, ...codes: string[]) => err instanceof AppError && codes.includes(err.code);
+
+/**
+ * The steps of a send after acceptance, shared by the send itself, the rail callbacks and the
+ * sweeper. Every step is safe to run twice and concurrently: ledger calls carry keys derived from
+ * the transfer id, rail dispatch is idempotent on the transfer id, and each state change is a
+ * compare-and-set that writes its event only when it applies.
+ */
+export class TransferSaga {
+  constructor(private readonly deps: TransferDeps) {}
+
+  callbackUrl(t: TransferRecord): string {
+    return `${this.deps.settings.callbackBaseUrl.replace(/\/$/, '')}/${t.rail === 'BREB' ? 'breb' : 'ach'}`;
+  }
+
+  /** RESERVED → DISPATCHED (rail took it), FAILED (rail refused it), or still RESERVED with a retry scheduled. */
+  async dispatch(t: TransferRecord): Promise<TransferRecord> {
+    const { deps } = this;
+    const res = await deps.rails.dispatch(t, this.callbackUrl(t));
+    if (res.outcome === 'accepted') return this.markDispatched(t, res.providerTransferId);
+    if (res.outcome === 'rejected') return (await this.fail(t, ['RESERVED'], res.message, 'rail rejected at dispatch')).transfer;
+    const attempts = t.dispatchAttempts + 1;
+    const delay = retryDelayMs(attempts, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);
+    await deps.store.recordDispatchAttempt(t.id, delay, res.ambiguous, res.error);
+    return { ...t, dispatchAttempts: attempts };
+  }
+
+  async markDispatched(t: TransferRecord, providerTransferId: string): Promise<TransferRecord> {
+    const { deps } = this;
+    const next = await deps.store.transition(t, ['RESERVED'], 'DISPATCHED', {
+      ...(providerTransferId ? { providerTransferId } : {}), dispatchedAt: deps.now(), nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
+    }, transferEvent(deps, 'dispatched'));
+    if (next) deps.eventsWritten();
+    return next ?? (await this.reload(t));
+  }
+
+  /** The rail confirmed: commit the hold (amount to rail clearing, fee, IVA), then COMPLETED. */
+  async complete(t: TransferRecord, providerTransferId: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
+    const { deps } = this;
+    if (t.state === 'RESERVED') t = await this.markDispatched(t, providerTransferId ?? '');
+    if (t.state !== 'DISPATCHED' || !t.holdId) return { transfer: t, applied: false };
+    let completedAt: Date | null;
+    try {
+      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId)).completedAt;
+    } catch (err) {
+      // The hold was closed the other way (a concurrent FAILED outcome won): nothing to apply.
+      if (isCode(err, 'INVALID_STATE_TRANSITION')) return { transfer: await this.reload(t), applied: false };
+      throw err;
+    }
+    const next = await deps.store.transition(t, ['DISPATCHED'], 'COMPLETED', {
+      completedAt: completedAt ?? deps.now(), ...(providerTransferId ? { providerTransferId } : {}), nextAttemptInMs: null,
+    }, transferEvent(deps, 'completed'), callbackEventId);
+    if (next) deps.eventsWritten();
+    return next ? { transfer: next, applied: true } : { transfer: await this.reload(t), applied: false };
+  }
+
+  /** The rail failed it after dispatch: release the whole hold, then FAILED with the rail's message. */
+  async railFailed(t: TransferRecord, providerTransferId: string | null, errorMessage: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
+    if (t.state === 'RESERVED') t = await this.markDispatched(t, providerTransferId ?? '');
+    if (t.state !== 'DISPATCHED') return { transfer: t, applied: false };
+    return this.fail(t, ['DISPATCHED'], errorMessage || MESSAGES.railFailed, 'rail failed', callbackEventId);
+  }
+
+  /**
+   * Release the hold (if any) and record FAILED. The release comes first: a crash in between leaves
+   * a live transfer whose hold is closed, which the next attempt finishes (the release replays).
+   */
+  async fail(t: TransferRecord, from: readonly TransferState[], message: string, reason: string, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
+    const { deps } = this;
+    if (t.holdId) {
+      try {
+        await deps.ledger.release(t.companyId, t.id, t.holdId, message);
+      } catch (err) {
+        // Already released under this key with another message: the hold is closed, go on.
+        if (!isCode(err, 'REFERENCE_CONFLICT')) {
+          // Committed meanwhile (a COMPLETED outcome won): nothing to fail.
+          if (isCode(err, 'INVALID_STATE_TRANSITION')) return { transfer: await this.reload(t), applied: false };
+          throw err;
+        }
+      }
+    }
+    const next = await deps.store.transition(t, from, 'FAILED', { errorMessage: message, reason, nextAttemptInMs: null, ...(t.holdId ? { holdId: t.holdId } : {}) }, transferEvent(deps, 'failed'), callbackEventId);
+    if (next) deps.eventsWritten();
+    return next ? { transfer: next, applied: true } : { transfer: await this.reload(t), applied: false };
+  }
+
+  async reload(t: TransferRecord): Promise<TransferRecord> {
+    return (await this.deps.store.get(t.id)) ?? t;
+  }
+}

@@ -1,0 +1,35 @@
+import type { TransferDeps } from './deps.js';
+import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
+import { HandleRailCallback } from './handle-rail-callback.js';
+import { QuoteTransfer } from './quote.js';
+import { ResolveKey } from './resolve-key.js';
+import { SendTransfer } from './send-transfer.js';
+import { Sweeper } from './sweeper.js';
+import { TransferSaga } from './transfer-saga.js';
+
+export interface TransferUseCases {
+  resolveKey: ResolveKey;
+  quote: QuoteTransfer;
+  send: SendTransfer;
+  handleRailCallback: HandleRailCallback;
+  addAmlEntry: AddAmlEntry;
+  removeAmlEntry: RemoveAmlEntry;
+  saga: TransferSaga;
+}
+
+export function transferUseCases(deps: TransferDeps): TransferUseCases {
+  const saga = new TransferSaga(deps);
+  return {
+    resolveKey: new ResolveKey(deps),
+    quote: new QuoteTransfer(deps),
+    send: new SendTransfer(deps, saga),
+    handleRailCallback: new HandleRailCallback(deps, saga),
+    addAmlEntry: new AddAmlEntry(deps),
+    removeAmlEntry: new RemoveAmlEntry(deps),
+    saga,
+  };
+}
+
+export function transferSweeper(deps: TransferDeps, saga: TransferSaga, opts: { intervalMs: number; batch: number }): Sweeper {
+  return new Sweeper(deps, saga, opts);
+}

@@ -1,0 +1,123 @@
+import { Bus, Database, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { transferV1 } from '@wallet/proto';
+import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
+import { GrpcLedger } from './adapters/ledger.client.js';
+import { HttpRails } from './adapters/rails.client.js';
+import { transferDeps, type TransferSettings } from './app/deps.js';
+import { Sweeper } from './app/sweeper.js';
+import { transferUseCases } from './app/use-cases.js';
+import type { TransferConfig } from './config.js';
+import { transferHandlers } from './grpc/transfer.handlers.js';
+import { transferMigrations } from './persistence/migrations/index.js';
+import { SqlTransferStore } from './persistence/transfer.store.js';
+
+export const TRANSFER_SCHEMA = 'transfer';
+
+export interface TransferRuntimeOptions {
+  config: TransferConfig;
+  /** null: no ops HTTP server (in-process tests). */
+  opsPort: number | null;
+  opsHost?: string;
+  logger: Logger;
+}
+
+export interface TransferRuntime {
+  db: Database;
+  bus: Bus;
+  relay: OutboxRelay;
+  sweeper: Sweeper;
+  grpcPort: number;
+  opsPort: number | null;
+  ops: OpsServer;
+  /** Stops taking calls, finishes in-flight ones, stops the sweeper, flushes the outbox, closes connections. */
+  stop(): Promise<void>;
+}
+
+export function settingsFrom(c: TransferConfig): TransferSettings {
+  return {
+    idempotencyWindowSeconds: c.IDEMPOTENCY_WINDOW_SECONDS,
+    dispatchTimeoutSeconds: c.RAIL_DISPATCH_TIMEOUT_SECONDS,
+    confirmTimeoutSeconds: c.RAIL_CONFIRM_TIMEOUT_SECONDS,
+    dispatchRetryBaseMs: c.RAIL_DISPATCH_RETRY_BASE_MS,
+    dispatchRetryMaxMs: c.RAIL_DISPATCH_RETRY_MAX_MS,
+    sweeperGraceSeconds: c.SWEEPER_GRACE_SECONDS,
+    counterpartyDailyLimit: c.COUNTERPARTY_DAILY_LIMIT_CENTS,
+    counterpartyMonthlyLimit: c.COUNTERPARTY_MONTHLY_LIMIT_CENTS,
+    callbackBaseUrl: c.RAIL_CALLBACK_BASE_URL,
+    callbackSecret: c.RAIL_CALLBACK_SECRET,
+    duplicateWaitMs: 15_000,
+    resolvedKeyTtlSeconds: 600,
+  };
+}
+
+/**
+ * The composition root shared by main.ts and testing.ts: database (migrated when asked) → bus and
+ * TRANSFERS stream → outbox relay → ledger client and provider adapters → use cases → gRPC server
+ * → sweeper → ops endpoints.
+ */
+export async function composeTransfer(o: TransferRuntimeOptions): Promise<TransferRuntime> {
+  const log = o.logger;
+  const c = o.config;
+  const cleanups: Array<() => Promise<void>> = [];
+  const unwind = async () => {
+    for (const fn of cleanups.reverse()) { try { await fn(); } catch (err) { log.warn({ err: (err as Error).message }, 'cleanup failed'); } }
+  };
+  try {
+    const db = await Database.open({ url: c.DATABASE_URL, schema: TRANSFER_SCHEMA, migrations: transferMigrations, logger: log, poolMax: c.TRANSFER_DB_POOL_MAX });
+    cleanups.push(() => db.close());
+    if (c.TRANSFER_MIGRATE_ON_START) {
+      const applied = await db.migrate();
+      if (applied.length > 0) log.info({ applied }, 'migrations applied');
+    }
+
+    const bus = await Bus.connect({ url: c.NATS_URL, namespace: c.BUS_NAMESPACE, name: 'transfer', logger: log });
+    cleanups.push(() => bus.close());
+    await bus.ensureStream('TRANSFERS');
+
+    const relay = new OutboxRelay(db, bus, 'transfer', log, { intervalMs: 250, batch: 500, concurrency: 32 });
+    relay.start();
+    cleanups.push(() => relay.stop());
+
+    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
+    cleanups.push(async () => ledger.close());
+
+    const deps = transferDeps({
+      store: new SqlTransferStore(db),
+      ledger,
+      directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
+      rails: new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log),
+      settings: settingsFrom(c),
+      log,
+      eventsWritten: () => relay.nudge(),
+    });
+    const uc = transferUseCases(deps);
+
+    const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    sweeper.start();
+    cleanups.push(() => sweeper.stop());
+
+    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log);
+    const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }]);
+    cleanups.push(() => grpc.stop(10_000));
+
+    const ops = new OpsServer([
+      { name: 'postgres', check: () => db.ping() },
+      { name: 'nats', check: () => bus.ping() },
+    ], log);
+    const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
+    cleanups.unshift(() => ops.close()); // last: probes keep answering (not ready) until the end
+    log.info({ grpcPort: grpc.port, opsPort }, 'transfer started');
+
+    let stopped: Promise<void> | undefined;
+    return {
+      db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
+      stop: () => {
+        stopped ??= (async () => { ops.drain(); await unwind(); })();
+        return stopped;
+      },
+    };
+  } catch (err) {
+    await unwind();
+    throw err;
+  }
+}

@@ -1,0 +1,41 @@
+/** The two outgoing rails, their caps and the minimum (§8). */
+
+export type Rail = 'BREB' | 'ACH';
+
+export const MIN_AMOUNT = 100n;
+export const MAX_JSON_CENTS = BigInt(Number.MAX_SAFE_INTEGER);
+
+export const RAIL_CAPS: Record<Rail, bigint> = {
+  BREB: 1_200_000_000n,
+  ACH: 200_000_000_000n,
+};
+
+export const CAP_ERROR: Record<Rail, 'AMOUNT_EXCEEDS_BREB_CAP' | 'AMOUNT_EXCEEDS_ACH_CAP'> = {
+  BREB: 'AMOUNT_EXCEEDS_BREB_CAP',
+  ACH: 'AMOUNT_EXCEEDS_ACH_CAP',
+};
+
+export const FEE_OPERATION: Record<Rail, 'BREB_OUTFLOW' | 'ACH_OUTFLOW'> = {
+  BREB: 'BREB_OUTFLOW',
+  ACH: 'ACH_OUTFLOW',
+};
+
+/** ACH account types (§4.5): 20 Ahorros, 21 Corriente, 22 Depósito electrónico. */
+export const ACH_ACCOUNT_TYPES: Record<number, string> = {
+  20: 'Ahorros',
+  21: 'Corriente',
+  22: 'Depósito electrónico',
+};
+
+/** ACH document types (§4.5): 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+export const ACH_DOCUMENT_TYPES: Record<number, string> = {
+  1: 'CC',
+  4: 'CE',
+  5: 'Pasaporte',
+  8: 'NIT',
+};
+
+/** The amount the fee is computed on and that is sent; net = amount − subtotal fee (CONTRACT §2). */
+export function netAmount(amount: bigint, subtotalFee: bigint): bigint {
+  return amount - subtotalFee;
+}

@@ -1,0 +1,108 @@
+import type { KeyType } from './keys.js';
+import type { Rail } from './rails.js';
+
+/**
+ * The send saga's states. Each is recorded before the next step starts, so a crash anywhere is
+ * resumed by the sweeper from the last recorded state (docs: services/transfer/README.md).
+ *
+ * ```
+ * RECEIVED ──reserve ok──▶ RESERVED ──rail 202──▶ DISPATCHED ──callback / status COMPLETED──▶ COMPLETED
+ *    │                        │                       └──────callback / status FAILED──────▶ FAILED
+ *    │                        ├──rail 4xx at dispatch / dispatch timeout──────────────────▶ FAILED
+ *    │                        └──(a callback may arrive first: it implies DISPATCHED)
+ *    ├──reserve refused (balance…)───────────────────────────────────────────────────────▶ REJECTED
+ *    └──abandoned (owner crashed before recording the reserve) ──▶ REJECTED, or FAILED if the hold landed
+ * ```
+ *
+ * REJECTED transfers were never accepted: nothing stays reserved, no event, no reference held.
+ * Users see PENDING for RECEIVED/RESERVED/DISPATCHED, then COMPLETED or FAILED.
+ */
+export const TRANSFER_STATES = ['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED', 'FAILED', 'REJECTED'] as const;
+export type TransferState = (typeof TRANSFER_STATES)[number];
+
+export const LIVE_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'DISPATCHED'];
+export const FINAL_STATES: readonly TransferState[] = ['COMPLETED', 'FAILED', 'REJECTED'];
+/** States whose gross amount counts towards the counterparty limits. */
+export const COUNTED_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED'];
+
+export type PublicStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+
+export function publicStatus(state: TransferState): PublicStatus {
+  switch (state) {
+    case 'COMPLETED': return 'COMPLETED';
+    case 'FAILED':
+    case 'REJECTED': return 'FAILED';
+    default: return 'PENDING';
+  }
+}
+
+export function isFinal(state: TransferState): boolean {
+  return FINAL_STATES.includes(state);
+}
+
+export interface FeeBreakdown {
+  fixedFee: bigint;
+  variableFee: bigint;
+  subtotalFee: bigint;
+  ivaApplicable: boolean;
+  ivaAmount: bigint;
+  totalCharged: bigint;
+}
+
+export interface BrebDestination {
+  kind: 'BREB';
+  keyType: KeyType;
+  keyValue: string;
+  anchorHandle: string;
+  bankName: string | null;
+  bankAccountType: string | null;
+}
+
+export interface AchDestination {
+  kind: 'ACH';
+  bankId: number;
+  bankName: string;
+  bankAchCode: string;
+  accountTypeId: number;
+  /** Full number: needed to dispatch (also after a crash). Never logged; masked everywhere it is shown. */
+  accountNumber: string;
+  documentTypeId: number;
+  documentNumber: string;
+  holderFirstName: string;
+  holderLastName: string;
+}
+
+export type Destination = BrebDestination | AchDestination;
+
+export interface TransferRecord {
+  id: string;
+  companyId: string;
+  apiKeyId: string | null;
+  rail: Rail;
+  state: TransferState;
+  amount: bigint;
+  fee: FeeBreakdown;
+  targetName: string;
+  targetDocument: string;
+  reference: string | null;
+  description: string | null;
+  destination: Destination;
+  holdId: string | null;
+  providerTransferId: string | null;
+  errorMessage: string | null;
+  dispatchAttempts: number;
+  createdAt: Date;
+  dispatchedAt: Date | null;
+  completedAt: Date | null;
+}
+
+/** What the wallet is debited: amount + fee + IVA (CONTRACT §2). */
+export function totalDebit(t: { amount: bigint; fee: FeeBreakdown }): bigint {
+  return t.amount + t.fee.subtotalFee + t.fee.ivaAmount;
+}
+
+/** Exponential back-off for dispatch retries: base, 2·base, 4·base … capped. attempts ≥ 1. */
+export function retryDelayMs(attempts: number, baseMs: number, maxMs: number): number {
+  const exp = Math.min(Math.max(attempts - 1, 0), 30);
+  return Math.min(baseMs * 2 ** exp, maxMs);
+}

@@ -1,0 +1,68 @@
+import { ledgerV1, transferV1 } from '@wallet/proto';
+import { netAmount } from '../domain/rails.js';
+import { publicStatus, type TransferRecord } from '../domain/transfer.js';
+import type { AmlEntry } from '../app/ports.js';
+import type { CompanyProfile, SendInput } from '../app/send-input.js';
+import { EMPTY_PROFILE } from '../app/send-input.js';
+
+/** proto ⇄ application values (proto enums are string enums such as 'RAIL_BREB'). */
+
+export const railName = (r: ledgerV1.Rail | undefined): string =>
+  r === ledgerV1.Rail.BREB ? 'BREB' : r === ledgerV1.Rail.ACH ? 'ACH' : 'UNSPECIFIED';
+export const protoRail = (r: 'BREB' | 'ACH'): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
+
+const STATUS = {
+  PENDING: ledgerV1.MovementStatus.PENDING,
+  COMPLETED: ledgerV1.MovementStatus.COMPLETED,
+  FAILED: ledgerV1.MovementStatus.FAILED,
+} as const;
+
+export function companyFromProto(c: transferV1.CompanyProfile | undefined): CompanyProfile {
+  if (!c) return EMPTY_PROFILE;
+  return {
+    nit: c.nit,
+    ivaApplicable: c.ivaApplicable,
+    multiSigThreshold: c.multiSigThreshold,
+    counterpartyDailyLimitCents: c.counterpartyDailyLimitCents,
+    counterpartyMonthlyLimitCents: c.counterpartyMonthlyLimitCents,
+  };
+}
+
+export function sendFromProto(r: transferV1.SendRequest): SendInput {
+  return {
+    amount: r.amount,
+    reference: r.reference,
+    description: r.description,
+    brebKey: r.brebKey ? { type: r.brebKey.type, value: r.brebKey.value } : undefined,
+    bankAccount: r.bankAccount ? { ...r.bankAccount } : undefined,
+    targetAnchorHandle: r.targetAnchorHandle,
+    targetName: r.targetName,
+    targetDocument: r.targetDocument,
+    company: companyFromProto(r.company),
+    requestHash: r.requestHash,
+  };
+}
+
+/** §2.5 fields: user-visible status (PENDING until the rail decides), net = amount − fee (CONTRACT §2). */
+export function transferToProto(t: TransferRecord): transferV1.Transfer {
+  return {
+    id: t.id,
+    status: STATUS[publicStatus(t.state)],
+    amount: t.amount,
+    totalFee: t.fee.subtotalFee,
+    ivaAmount: t.fee.ivaAmount,
+    netAmount: netAmount(t.amount, t.fee.subtotalFee),
+    rail: protoRail(t.rail),
+    targetName: t.targetName,
+    targetDocument: t.targetDocument,
+    ...(t.reference ? { reference: t.reference } : {}),
+    createdAt: t.createdAt,
+    ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+    ...(t.errorMessage && publicStatus(t.state) === 'FAILED' ? { errorMessage: t.errorMessage } : {}),
+    threshold: 0,
+  };
+}
+
+export function amlToProto(e: AmlEntry): transferV1.AmlEntry {
+  return { id: e.id, documentNumber: e.documentNumber, ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt };
+}

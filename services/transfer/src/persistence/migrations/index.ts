@@ -1,0 +1,4 @@
+import { Migration0001TransferInitial } from './0001-transfer-initial.js';
+
+/** Every transfer migration, in order. Append only. */
+export const transferMigrations = [Migration0001TransferInitial];

@@ -1,0 +1,379 @@
+import { createHash } from 'node:crypto';
+import { centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
+import type { LimitUsage } from '../domain/counterparty-limits.js';
+import type { KeyType } from '../domain/keys.js';
+import type { Rail } from '../domain/rails.js';
+import { FINAL_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import type {
+  AmlEntry, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
+} from '../app/ports.js';
+
+/** The `pg` pool under MikroORM, for single statements as named prepared statements. */
+interface NativePool {
+  query<R>(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+interface TransferRow {
+  id: string;
+  company_id: string;
+  api_key_id: string | null;
+  rail: Rail;
+  state: TransferState;
+  amount: string;
+  fixed_fee: string;
+  variable_fee: string;
+  subtotal_fee: string;
+  iva_applicable: boolean;
+  iva_amount: string;
+  total_charged: string;
+  target_name: string;
+  target_document: string;
+  reference: string | null;
+  description: string | null;
+  destination: Destination;
+  hold_id: string | null;
+  provider_transfer_id: string | null;
+  error_message: string | null;
+  dispatch_attempts: number;
+  created_at: Date | string;
+  dispatched_at: Date | string | null;
+  completed_at: Date | string | null;
+}
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
+
+function toTransfer(r: TransferRow): TransferRecord {
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    apiKeyId: r.api_key_id,
+    rail: r.rail,
+    state: r.state,
+    amount: centsFromDb(r.amount),
+    fee: {
+      fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
+      ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+    },
+    targetName: r.target_name,
+    targetDocument: r.target_document,
+    reference: r.reference,
+    description: r.description,
+    destination: r.destination,
+    holdId: r.hold_id,
+    providerTransferId: r.provider_transfer_id,
+    errorMessage: r.error_message,
+    dispatchAttempts: r.dispatch_attempts,
+    createdAt: date(r.created_at),
+    dispatchedAt: dateOrNull(r.dispatched_at),
+    completedAt: dateOrNull(r.completed_at),
+  };
+}
+
+const ms = (n: number) => String(Math.max(0, Math.round(n)));
+
+/** Which `send_references` row change goes with a state change (in the same statement). */
+function referenceEffect(from: readonly TransferState[], to: TransferState): 'answer' | 'release' | 'none' {
+  if (to === 'REJECTED') return 'release';
+  // Abandoned before its acceptance was recorded: the client got an error, the reference is free.
+  if (to === 'FAILED' && from.every((f) => f === 'RECEIVED' || f === 'REJECTED')) return 'release';
+  if (to === 'RESERVED' || to === 'DISPATCHED' || to === 'COMPLETED' || to === 'FAILED') return 'answer';
+  return 'none';
+}
+
+/** The transfer service's storage on Postgres (schema `transfer`), in plain SQL. */
+export class SqlTransferStore implements TransferStore {
+  private pool: Promise<NativePool> | undefined;
+  private readonly statementNames = new Map<string, string>();
+
+  constructor(private readonly db: Database) {}
+
+  /**
+   * A single statement outside a transaction, as a named prepared statement (planned once per
+   * connection; MikroORM's `execute` would inline the values and re-plan every call). `?` placeholders.
+   */
+  private async run<R = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
+    this.pool ??= (this.db.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
+    let i = 0;
+    // Statements written with explicit $n placeholders are passed as they are.
+    const text = /\$\d/.test(sql) ? sql : sql.replace(/\?/g, () => `$${++i}`);
+    let name = this.statementNames.get(text);
+    if (!name) {
+      name = `transfer_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+      if (this.statementNames.size < 1_000) this.statementNames.set(text, name);
+    }
+    const res = await (await this.pool).query<R>({ name, text, values: params });
+    return res.rows;
+  }
+
+  // ───────────────────────────── references ─────────────────────────────
+
+  async claimReference(companyId: string, reference: string, requestHash: string, transferId: string, windowSeconds: number): Promise<ReferenceClaim> {
+    // Insert, or take over a claim older than the window; either way the row is ours only if it
+    // now names our transfer. Concurrent claimers serialise on the primary key.
+    const rows = await this.run<{ transfer_id: string }>(
+      `insert into transfer.send_references (company_id, reference, request_hash, transfer_id, created_at, answered_at)
+       values (?, ?, ?, ?::uuid, now(), null)
+       on conflict (company_id, reference) do update
+          set request_hash = excluded.request_hash, transfer_id = excluded.transfer_id, created_at = now(), answered_at = null
+        where transfer.send_references.created_at <= now() - (?::bigint * interval '1 second')
+       returning transfer_id::text as transfer_id`,
+      [companyId, reference, requestHash, transferId, String(windowSeconds)]);
+    if (rows[0]?.transfer_id === transferId) return { owner: true };
+    const existing = await this.getReference(companyId, reference);
+    if (!existing) return this.claimReference(companyId, reference, requestHash, transferId, windowSeconds); // released meanwhile
+    return { owner: false, existing };
+  }
+
+  async getReference(companyId: string, reference: string): Promise<ReferenceRow | undefined> {
+    const rows = await this.run<{ request_hash: string; transfer_id: string; created_at: Date; answered_at: Date | null }>(
+      `select request_hash, transfer_id::text as transfer_id, created_at, answered_at
+         from transfer.send_references where company_id = ? and reference = ?`, [companyId, reference]);
+    const r = rows[0];
+    return r && { requestHash: r.request_hash, transferId: r.transfer_id, createdAt: date(r.created_at), answeredAt: dateOrNull(r.answered_at) };
+  }
+
+  async answerReference(companyId: string, reference: string, transferId: string): Promise<void> {
+    await this.run(
+      `update transfer.send_references set answered_at = now()
+        where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`,
+      [companyId, reference, transferId]);
+  }
+
+  async releaseReference(companyId: string, reference: string, transferId: string): Promise<void> {
+    await this.run(
+      `delete from transfer.send_references where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`,
+      [companyId, reference, transferId]);
+  }
+
+  // ───────────────────────────── AML ─────────────────────────────
+
+  async amlHit(documents: string[]): Promise<boolean> {
+    if (documents.length === 0) return false;
+    const rows = await this.run<{ hit: boolean }>(
+      `select exists (select 1 from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])) as hit`,
+      [documents]);
+    return rows[0]?.hit === true;
+  }
+
+  async addAmlEntry(e: { id: string; documentNumber: string; normalized: string; name: string | null; reason: string }): Promise<AmlEntry> {
+    try {
+      const rows = await this.run<AmlRow>(
+        `insert into transfer.aml_entries (id, document_number, normalized_document, name, reason)
+         values (?::uuid, ?, ?, ?, ?) returning ${AML_COLS}`,
+        [e.id, e.documentNumber, e.normalized, e.name, e.reason]);
+      return toAml(rows[0]!);
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // Already listed: adding it again is idempotent and answers the live entry.
+      const rows = await this.run<AmlRow>(
+        `select ${AML_COLS} from transfer.aml_entries where normalized_document = ? and removed_at is null`, [e.normalized]);
+      if (!rows[0]) throw err;
+      return toAml(rows[0]);
+    }
+  }
+
+  async removeAmlEntry(id: string): Promise<AmlEntry | undefined> {
+    const rows = await this.run<AmlRow>(
+      `with u as (update transfer.aml_entries set removed_at = now() where id = ?::uuid and removed_at is null returning ${AML_COLS})
+       select * from u union all
+       select ${AML_COLS} from transfer.aml_entries where id = ?::uuid and not exists (select 1 from u)`,
+      [id, id]);
+    return rows[0] && toAml(rows[0]);
+  }
+
+  // ───────────────────────────── resolved keys ─────────────────────────────
+
+  async rememberResolvedKey(companyId: string, r: ResolvedKey): Promise<void> {
+    await this.run(
+      `insert into transfer.resolved_keys (company_id, anchor_handle, key_type, key_value, recipient, resolved_at)
+       values (?, ?, ?, ?, ?::jsonb, now())
+       on conflict (company_id, anchor_handle) do update
+          set key_type = excluded.key_type, key_value = excluded.key_value, recipient = excluded.recipient, resolved_at = now()`,
+      [companyId, r.anchorHandle, r.keyType, r.keyValue, JSON.stringify(r.recipient)]);
+  }
+
+  async findResolvedKey(companyId: string, anchorHandle: string, maxAgeSeconds: number): Promise<ResolvedKey | undefined> {
+    const rows = await this.run<{ anchor_handle: string; key_type: KeyType; key_value: string; recipient: ResolvedKey['recipient'] }>(
+      `select anchor_handle, key_type, key_value, recipient from transfer.resolved_keys
+        where company_id = ? and anchor_handle = ? and resolved_at > now() - (?::bigint * interval '1 second')`,
+      [companyId, anchorHandle, String(maxAgeSeconds)]);
+    const r = rows[0];
+    return r && { anchorHandle: r.anchor_handle, keyType: r.key_type, keyValue: r.key_value, recipient: r.recipient };
+  }
+
+  async purgeResolvedKeys(olderThanSeconds: number): Promise<number> {
+    const rows = await this.run<{ n: string }>(
+      `with d as (delete from transfer.resolved_keys where resolved_at < now() - (?::bigint * interval '1 second') returning 1)
+       select count(*)::text as n from d`, [String(olderThanSeconds)]);
+    return Number(rows[0]?.n ?? 0);
+  }
+
+  // ───────────────────────────── transfers ─────────────────────────────
+
+  async insertWithinLimits(
+    t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
+    decide: (usage: LimitUsage) => string, nextAttemptInMs: number,
+  ): Promise<string> {
+    return this.db.tx(async (tx) => {
+      // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
+      // destination are counted one after the other, so a limit can never be overshot.
+      await tx.query('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`transfer-limits:${t.companyId}:${counterparty}`]);
+      const [u] = await tx.query<{ day_sum: string; month_sum: string }>(
+        `select coalesce(sum(amount) filter (where created_at >= ?::timestamptz), 0)::text as day_sum,
+                coalesce(sum(amount), 0)::text as month_sum
+           from transfer.transfers
+          where company_id = ? and counterparty_document = ? and created_at >= ?::timestamptz
+            and state in ('RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED')`,
+        [windows.dayStart.toISOString(), t.companyId, counterparty, windows.monthStart.toISOString()]);
+      const verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
+      if (verdict !== 'OK') return verdict;
+      await tx.query(
+        `with t as (
+           insert into transfer.transfers (
+             id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
+             total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+             next_attempt_at, created_at)
+           values (?::uuid, ?, ?, ?, 'RECEIVED', ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?, ?::jsonb,
+             now() + (?::bigint * interval '1 millisecond'), ?::timestamptz)
+           returning id)
+         insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t`,
+        [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
+          t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
+          t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
+          ms(nextAttemptInMs), t.createdAt.toISOString()]);
+      return 'OK';
+    });
+  }
+
+  async transition(
+    current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
+    event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
+  ): Promise<TransferRecord | undefined> {
+    const next: TransferRecord = {
+      ...current,
+      state: to,
+      ...(patch.holdId !== undefined ? { holdId: patch.holdId } : {}),
+      ...(patch.providerTransferId !== undefined ? { providerTransferId: patch.providerTransferId } : {}),
+      ...(patch.errorMessage !== undefined ? { errorMessage: patch.errorMessage } : {}),
+      ...(patch.dispatchedAt !== undefined ? { dispatchedAt: patch.dispatchedAt } : {}),
+      ...(patch.completedAt !== undefined ? { completedAt: patch.completedAt } : {}),
+    };
+    const evt = event ? event(next) : null;
+    const refEffect = referenceEffect(from, to);
+    const final = FINAL_STATES.includes(to);
+    const params: unknown[] = [
+      to,
+      patch.holdId ?? null,
+      patch.providerTransferId ?? null,
+      patch.errorMessage ?? null,
+      patch.rejectCode ?? null,
+      patch.dispatchedAt ? patch.dispatchedAt.toISOString() : null,
+      patch.completedAt ? patch.completedAt.toISOString() : null,
+      final || patch.nextAttemptInMs === null,
+      typeof patch.nextAttemptInMs === 'number' ? ms(patch.nextAttemptInMs) : '0',
+      typeof patch.nextAttemptInMs === 'number',
+      final,
+      current.id,
+      [...from],
+      patch.reason ?? null,
+      evt?.id ?? null,
+      evt?.subject ?? null,
+      evt ? JSON.stringify(evt.payload) : null,
+      JSON.stringify(evt?.traceparent ? { traceparent: evt.traceparent } : {}),
+      refEffect,
+      callbackEventId ?? null,
+    ];
+    const rows = await this.run<TransferRow>(
+      `with t as (
+         update transfer.transfers set
+           state = $1,
+           hold_id = coalesce($2::uuid, hold_id),
+           provider_transfer_id = coalesce($3, provider_transfer_id),
+           error_message = coalesce($4, error_message),
+           reject_code = coalesce($5, reject_code),
+           dispatched_at = coalesce($6::timestamptz, dispatched_at),
+           completed_at = coalesce($7::timestamptz, completed_at),
+           next_attempt_at = case when $8::boolean then null
+                                  when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
+                                  else next_attempt_at end,
+           finished_at = case when $11::boolean then now() else finished_at end,
+           updated_at = now()
+         where id = $12::uuid and state = any($13::text[])
+         returning *),
+       h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $14 from t),
+       o as (insert into transfer.outbox (id, subject, payload, headers)
+             select $15::uuid, $16, $17::jsonb, $18::jsonb from t where $15::uuid is not null),
+       r as (update transfer.send_references s set answered_at = now() from t
+              where $19 = 'answer' and s.company_id = t.company_id and s.reference = t.reference
+                and s.transfer_id = t.id and s.answered_at is null
+             returning 1),
+       d as (delete from transfer.send_references s using t
+              where $19 = 'release' and s.company_id = t.company_id and s.reference = t.reference
+                and s.transfer_id = t.id and s.answered_at is null
+             returning 1),
+       c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
+             select $20, t.id, t.rail, t.state from t where $20::text is not null
+             on conflict (event_id) do nothing)
+       select * from t`,
+      params);
+    return rows[0] && toTransfer(rows[0]);
+  }
+
+  async recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void> {
+    await this.run(
+      `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, dispatch_ambiguous = dispatch_ambiguous or ?,
+              last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+        where id = ?::uuid and state = 'RESERVED'`,
+      [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+  }
+
+  async dispatchWasAmbiguous(id: string): Promise<boolean> {
+    const rows = await this.run<{ a: boolean }>('select dispatch_ambiguous as a from transfer.transfers where id = ?::uuid', [id]);
+    return rows[0]?.a === true;
+  }
+
+  async reschedule(id: string, state: TransferState, inMs: number): Promise<void> {
+    await this.run(
+      `update transfer.transfers set next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+        where id = ?::uuid and state = ?`,
+      [ms(inMs), id, state]);
+  }
+
+  async get(id: string): Promise<TransferRecord | undefined> {
+    const rows = await this.run<TransferRow>('select * from transfer.transfers where id = ?::uuid', [id]);
+    return rows[0] && toTransfer(rows[0]);
+  }
+
+  async leaseDue(limit: number, leaseMs: number, dispatchTimeoutSeconds: number): Promise<LeasedTransfer[]> {
+    const rows = await this.run<TransferRow & { dispatch_expired: boolean }>(
+      `with due as (
+         select id from transfer.transfers
+          where state in ('RECEIVED', 'RESERVED', 'DISPATCHED') and next_attempt_at <= now()
+          order by next_attempt_at
+          limit ?
+          for update skip locked)
+       update transfer.transfers t set next_attempt_at = now() + (?::bigint * interval '1 millisecond')
+         from due where t.id = due.id
+       returning t.*, (t.created_at + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
+      [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
+    return rows.map((r) => ({ transfer: toTransfer(r), dispatchExpired: r.dispatch_expired }));
+  }
+
+  async callbackSeen(eventId: string): Promise<boolean> {
+    const rows = await this.run<{ seen: boolean }>('select exists (select 1 from transfer.rail_callbacks where event_id = ?) as seen', [eventId]);
+    return rows[0]?.seen === true;
+  }
+
+  async recordCallback(eventId: string, transferId: string, rail: Rail, status: string): Promise<void> {
+    await this.run(
+      `insert into transfer.rail_callbacks (event_id, transfer_id, rail, status) values (?, ?::uuid, ?, ?) on conflict (event_id) do nothing`,
+      [eventId, transferId, rail, status]);
+  }
+}
+
+const AML_COLS = 'id::text as id, document_number, name, reason, created_at, removed_at';
+interface AmlRow { id: string; document_number: string; name: string | null; reason: string; created_at: Date; removed_at: Date | null }
+function toAml(r: AmlRow): AmlEntry {
+  return { id: r.id, documentNumber: r.document_number, name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at) };
+}

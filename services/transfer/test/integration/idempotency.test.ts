@@ -1,0 +1,97 @@
+import { transferV1 } from '@wallet/proto';
+import {
+  Rail, achSend, brebSend, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, waitForState, wallet, type Harness,
+} from './harness.js';
+
+describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
+  let h: Harness;
+  // A short window so "after the window" runs in seconds.
+  beforeAll(async () => { h = await startHarness({ transferEnv: { IDEMPOTENCY_WINDOW_SECONDS: '3' } }); });
+  afterAll(async () => { await h?.stop(); });
+  afterEach(async () => { await expectLedgerOk(h); });
+
+  const count = async (companyId: string) => Number((await h.ledger.db.query<{ n: string }>(
+    `select count(*)::text as n from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [companyId]))[0]!.n);
+
+  it('the same request again inside the window returns the original in its current state (replayed)', async () => {
+    const co = await newCompany(h, { breb: 100_000n });
+    const req = await brebSend(h, co, '3007778899', 1_000n, { reference: 'idem-1', requestHash: 'hash-1' });
+    const first = await send(h, co, req);
+    const again = await send(h, co, req);
+    expect(first.replayed).toBe(false);
+    expect(again.replayed).toBe(true);
+    const { status: _s1, completedAt: _c1, ...original } = first.transfer!;
+    const { status: _s2, completedAt: _c2, ...replayed } = again.transfer!;
+    expect(replayed).toEqual(original); // the same transfer (its status may have moved on meanwhile)
+    await waitForState(h, first.transfer!.id, ['COMPLETED']);
+    const later = await send(h, co, req);
+    expect(later).toMatchObject({ replayed: true, transfer: { id: first.transfer!.id, status: 'MOVEMENT_STATUS_COMPLETED' } });
+    expect(await count(co.id)).toBe(1);
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 99_000n, pending: 0n });
+  });
+
+  it('a different body with the same reference is REFERENCE_CONFLICT; references are per company', async () => {
+    const co = await newCompany(h, { breb: 100_000n });
+    const req = await brebSend(h, co, '3007778800', 1_000n, { reference: 'idem-c', requestHash: 'hash-a' });
+    const first = await send(h, co, req);
+    expect((await failure(send(h, co, { ...req, amount: 1_001n, requestHash: 'hash-b' }))).code).toBe('REFERENCE_CONFLICT');
+    const other = await newCompany(h, { breb: 100_000n });
+    const theirs = await send(h, other, { ...req, company: other.profile });
+    expect(theirs.replayed).toBe(false);
+    expect(theirs.transfer!.id).not.toBe(first.transfer!.id);
+    // Without a gateway hash, the service's own hash still tells bodies apart.
+    const own = await brebSend(h, co, '3007778800', 2_000n, { reference: 'idem-own', requestHash: '' });
+    const o1 = await send(h, co, own);
+    expect((await send(h, co, own)).transfer!.id).toBe(o1.transfer!.id);
+    expect((await failure(send(h, co, { ...own, amount: 2_001n }))).code).toBe('REFERENCE_CONFLICT');
+  });
+
+  it('10 concurrent identical requests create exactly one transfer and all get its id', async () => {
+    const co = await newCompany(h, { breb: 100_000n });
+    const req = await brebSend(h, co, '3007778811', 2_000n, { reference: 'idem-2', requestHash: 'hash-2' });
+    const results = await Promise.all(Array.from({ length: 10 }, () => send(h, co, req)));
+    expect(new Set(results.map((r) => r.transfer!.id)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(results.every((r) => r.transfer!.status === 'MOVEMENT_STATUS_PENDING' || r.transfer!.status === 'MOVEMENT_STATUS_COMPLETED')).toBe(true);
+    expect(await count(co.id)).toBe(1);
+    expect(await wallet(h, co.id, Rail.BREB)).toMatchObject({ available: 98_000n });
+    await waitForState(h, results[0]!.transfer!.id, ['COMPLETED']);
+  });
+
+  it('a request refused before dispatch (4xx or 5xx) does not hold its reference', async () => {
+    const co = await newCompany(h, { breb: 10_000n, ach: 10_000n });
+    const big = await brebSend(h, co, '3007778822', 50_000n, { reference: 'idem-3', requestHash: 'h-big' });
+    expect((await failure(send(h, co, big))).code).toBe('INSUFFICIENT_BALANCE');
+    const ok = await send(h, co, { ...big, amount: 5_000n, requestHash: 'h-small' });
+    expect(ok.replayed).toBe(false);
+    // 503 before anything was reserved: the same reference and body then go through.
+    const ach = achSend(co, 1_000n, { reference: 'idem-4', requestHash: 'h-ach' });
+    await setFaults(h, { achRail: 'down' });
+    try {
+      expect((await failure(send(h, co, ach))).code).toBe('ACH_RAIL_UNAVAILABLE');
+    } finally {
+      await setFaults(h, { achRail: 'up' });
+    }
+    const retried = await send(h, co, ach);
+    expect(retried.replayed).toBe(false);
+    // Schema problems never claim the reference either.
+    const bad = transferV1.SendRequest.fromPartial({ ...ach, reference: 'idem-5', amount: 50n });
+    expect((await failure(send(h, co, bad))).code).toBe('INVALID_REQUEST');
+    expect((await send(h, co, { ...bad, amount: 500n })).replayed).toBe(false);
+    await waitForState(h, ok.transfer!.id, ['COMPLETED']);
+  });
+
+  it('after the window the reference is free again: a new transfer', async () => {
+    const co = await newCompany(h, { breb: 100_000n });
+    const req = await brebSend(h, co, '3007778833', 1_000n, { reference: 'idem-w', requestHash: 'hash-w' });
+    const first = await send(h, co, req);
+    await new Promise((r) => setTimeout(r, 3_200));
+    const second = await send(h, co, req);
+    expect(second.replayed).toBe(false);
+    expect(second.transfer!.id).not.toBe(first.transfer!.id);
+    // A different body is no conflict after the window either.
+    await new Promise((r) => setTimeout(r, 3_200));
+    expect((await send(h, co, { ...req, amount: 1_500n, requestHash: 'hash-w2' })).replayed).toBe(false);
+    expect(await count(co.id)).toBe(3);
+  });
+});
