@@ -1,11 +1,13 @@
 import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
+import { startSandbox } from '@wallet/sandbox/testing';
+import { startTransfer } from '@wallet/transfer/testing';
 import { startGateway, type StartedGateway } from '../../src/testing.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** A real ledger (gRPC, Postgres) and a real gateway (HTTP, Postgres, Redis) for one test file. */
+/** A real ledger and transfer service (gRPC, Postgres, the sandbox rails) and a real gateway (HTTP, Postgres, Redis) for one test file. */
 export interface Stack {
   gw: StartedGateway;
   ledger: { address: string; stop(): Promise<void> };
@@ -21,15 +23,21 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   const namespace = testNamespace();
   const extra: StartedGateway[] = [];
   let ledger: Awaited<ReturnType<typeof startLedger>> | undefined;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | undefined;
+  let transfer: Awaited<ReturnType<typeof startTransfer>> | undefined;
   try {
     ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    sandbox = await startSandbox({ databaseUrl: db.url, port: 0, env: { LOG_LEVEL: 'warn' } });
+    transfer = await startTransfer({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
+    const t = transfer;
+    const sb = sandbox;
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
       gw, ledger: l, db, namespace,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address,
           namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
@@ -39,12 +47,16 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       async stop() {
         for (const g of extra) await g.stop();
         await gw.stop();
+        await t.stop();
+        await sb.stop();
         await l.stop();
         await deleteNamespaceStreams(NATS_URL, namespace).catch(() => undefined);
         await db.drop();
       },
     };
   } catch (err) {
+    await transfer?.stop().catch(() => undefined);
+    await sandbox?.stop().catch(() => undefined);
     await ledger?.stop().catch(() => undefined);
     await deleteNamespaceStreams(NATS_URL, namespace).catch(() => undefined);
     await db.drop().catch(() => undefined);
