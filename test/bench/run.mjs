@@ -20,7 +20,7 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, koa: 8181 };
+const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, sandbox: 8190, koa: 8181 };
 const children = [];
 
 function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
@@ -130,9 +130,18 @@ async function main() {
   try {
     const ledger = startProcess('ledger', 'services/ledger', { ...common, LEDGER_GRPC_PORT: String(ports.ledger), LEDGER_OPS_PORT: String(ports.ledgerOps) });
     await waitReady(`http://127.0.0.1:${ports.ledgerOps}/readyz`, 'ledger');
+    const sandbox = startProcess('sandbox', 'services/sandbox', { ...common, SANDBOX_PORT: String(ports.sandbox), SANDBOX_BREB_CONFIRM_MS: '200', SANDBOX_ACH_CONFIRM_MS: '200' });
+    await waitReady(`http://127.0.0.1:${ports.sandbox}/readyz`, 'sandbox');
+    const transfer = startProcess('transfer', 'services/transfer', {
+      ...common, TRANSFER_GRPC_PORT: String(ports.transfer), TRANSFER_OPS_PORT: String(ports.transferOps),
+      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, BREB_DIRECTORY_URL: `http://127.0.0.1:${ports.sandbox}`,
+      BREB_RAIL_URL: `http://127.0.0.1:${ports.sandbox}`, ACH_RAIL_URL: `http://127.0.0.1:${ports.sandbox}`,
+      RAIL_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.gateway}/webhooks/rails`,
+    });
+    await waitReady(`http://127.0.0.1:${ports.transferOps}/readyz`, 'transfer');
     const gateway = startProcess('gateway', 'gateway', {
       ...common, GATEWAY_PORT: String(ports.gateway), GATEWAY_OPS_PORT: String(ports.gatewayOps),
-      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
+      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
     });
     await waitReady(`http://127.0.0.1:${ports.gatewayOps}/readyz`, 'gateway');
     const koa = fork(join(root, 'test/bench/koa-hello.mjs'), [String(ports.koa)], { stdio: 'ignore' });
@@ -158,7 +167,7 @@ async function main() {
     const koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
     console.log('[bench] GET /wallets/balance');
     const groups = {
-      gateway: () => [gateway.pid], ledger: () => [ledger.pid], 'load generator': () => [process.pid],
+      gateway: () => [gateway.pid], ledger: () => [ledger.pid], transfer: () => [transfer.pid], sandbox: () => [sandbox.pid], 'load generator': () => [process.pid],
       postgres: pidsOf('postgres'), redis: pidsOf('redis-server'),
     };
     const bal = await withCpu(groups, async () => summarize(await cannon({ url: `${gw}${process.env.BENCH_PATH ?? "/wallets/balance"}`, headers: { authorization: `Bearer ${key}` } })), (r) => r.total);
@@ -195,6 +204,56 @@ async function main() {
     const inv = await client.checkInvariants({}, { requestId: 'bench' });
     client.close();
 
+    // Sends end to end: HTTP → gateway → transfer (directory, ledger reserve, rail dispatch) → 201,
+    // then the rail's signed callback → gateway → transfer → ledger commit → COMPLETED.
+    const sendCompanies = [];
+    for (let i = 0; i < 100; i++) {
+      const c = await admin('POST', '/admin/companies', { name: `Bench Send ${i} S.A.S.`, nit: `9001${String(i).padStart(5, '0')}-1`, taxRegime: 'COMMON' });
+      await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
+      const k = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'bench' })).key;
+      await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 100_000_000_000, reference: 'bench' });
+      sendCompanies.push({ id: c.id, key: k });
+    }
+    const destinations = [];
+    for (let i = 0; i < 16; i++) {
+      const keyValue = `31${String(10_000_000 + i * 7919).slice(0, 8)}`;
+      const r = await (await fetch(`${gw}/transfers/resolve-key`, { method: 'POST', headers: { authorization: `Bearer ${sendCompanies[0].key}`, 'content-type': 'application/json' }, body: JSON.stringify({ keyValue }) })).json();
+      destinations.push({ destination: { brebKey: { type: r.keyType, value: r.keyValue } }, targetName: r.recipient.fullName, targetDocument: r.recipient.idValue });
+    }
+    const sentIds = [];
+    const sendOnce = async (co, i) => {
+      const res = await fetch(`${gw}/transfers/send`, {
+        method: 'POST', headers: { authorization: `Bearer ${co.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `b-${randomUUID()}` }),
+      });
+      const body = await res.json();
+      if (res.status !== 201) throw new Error(`${res.status} ${body.error}`);
+      sentIds.push([co.key, body.id]);
+    };
+    console.log('[bench] sends end to end, 100 companies');
+    const sendStart = Date.now();
+    const sendSpread = await withCpu(groups, () => closedLoop((w, i) => sendOnce(sendCompanies[(w * 7 + i) % 100], i)), (r) => r.total);
+    console.log('[bench] sends end to end, one hot wallet');
+    const sendHot = await closedLoop((w, i) => sendOnce(sendCompanies[0], w * 100_000 + i));
+    // Every accepted send must reach COMPLETED; time until the last one did.
+    const ledgerCheck = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 10_000 });
+    // No bench amount ends in 13, so none fails: a wallet with nothing pending has all its sends COMPLETED.
+    let pendingLeft = 0;
+    const settleDeadline = Date.now() + 120_000;
+    for (const co of sendCompanies) {
+      for (;;) {
+        const wallets = await ledgerCheck.getBalances({ ivaApplicable: true }, { requestId: 'bench', companyId: co.id });
+        const pendingOut = wallets.wallets.find((w) => w.rail === ledgerV1.Rail.BREB)?.pendingOutCents ?? 0n;
+        if (pendingOut === 0n) break;
+        if (Date.now() > settleDeadline) { pendingLeft++; break; }
+        await sleep(200);
+      }
+    }
+    const settledMs = Date.now() - sendStart;
+    const completed = pendingLeft === 0 ? sentIds.length : NaN;
+    const invAfterSends = await ledgerCheck.checkInvariants({}, { requestId: 'bench' });
+    ledgerCheck.close();
+
     console.log('[bench] pgbench simple-update');
     const pgb = pgbench();
 
@@ -205,6 +264,8 @@ async function main() {
       ['pgbench simple-update (TPS)', pgb.tps, '', pgb.latencyAvgMs ?? '', 'avg latency in p99 column'],
       ['ledger Reserve over gRPC, 100 wallets', spread.rps, spread.p50, spread.p99, `${ratio(spread.rps, pgb.tps)} of pgbench (target ≥ 25%)`],
       ['ledger Reserve over gRPC, one wallet', hot.rps, hot.p50, hot.p99, `${ratio(hot.rps, spread.rps)} of spread (target ≥ 40%)`],
+      ['POST /transfers/send → 201, 100 companies', sendSpread.r.rps, sendSpread.r.p50, sendSpread.r.p99, `${ratio(sendSpread.r.rps, pgb.tps)} of pgbench (target ≥ 10%)`],
+      ['POST /transfers/send → 201, one hot wallet', sendHot.rps, sendHot.p50, sendHot.p99, `${ratio(sendHot.rps, sendSpread.r.rps)} of 100 companies (target ≥ 50%)`],
     ];
     const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio |', '|---|---:|---:|---:|---|',
       ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
@@ -212,6 +273,8 @@ async function main() {
       `errors: balance non-2xx ${balR.non2xx}, transport ${balR.errors}; holds errors spread ${spread.errors}, hot ${hot.errors}`,
       `CPU µs per balance request: ${balCpu}`,
       `CPU µs per hold (spread): ${Object.entries(sp.perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `CPU µs per send (100 companies, 201 path plus the callbacks meanwhile): ${Object.entries(sendSpread.perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `sends: ${sentIds.length} accepted (errors: spread ${sendSpread.r.errors}, hot ${sendHot.errors}); ${pendingLeft === 0 ? `all COMPLETED ${Math.round(settledMs / 1000)} s after the first send (≈ ${Math.round(completed / (settledMs / 1000))}/s end to end)` : `${pendingLeft} companies still had funds pending after 120 s`}; ledger invariants ${invAfterSends.ok ? 'ok' : 'VIOLATED'}`,
       `gateway after load: ${gwRes.rssMiB} MiB RSS; ledger: ${ledgerRes.rssMiB} MiB RSS`,
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
       `machine: ${(await import('node:os')).cpus().length} cores; ${DURATION}s runs, concurrency ${CONC}; everything on loopback`,
