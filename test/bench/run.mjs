@@ -144,9 +144,13 @@ async function main() {
       LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
     });
     await waitReady(`http://127.0.0.1:${ports.gatewayOps}/readyz`, 'gateway');
-    const koa = fork(join(root, 'test/bench/koa-hello.mjs'), [String(ports.koa)], { stdio: 'ignore' });
-    children.push(koa);
-    await new Promise((r) => koa.once('message', r));
+    // BENCH_ONLY=sends runs only the end-to-end sends phase (no Koa, balance, holds or pgbench).
+    const sendsOnly = process.env.BENCH_ONLY === 'sends';
+    if (!sendsOnly) {
+      const koa = fork(join(root, 'test/bench/koa-hello.mjs'), [String(ports.koa)], { stdio: 'ignore' });
+      children.push(koa);
+      await new Promise((r) => koa.once('message', r));
+    }
 
     const gw = `http://127.0.0.1:${ports.gateway}`;
     const admin = async (method, path, body) => {
@@ -160,20 +164,22 @@ async function main() {
     const key = (await admin('POST', `/admin/companies/${co.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
     await admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 1_000_000, reference: 'bench' });
 
-    console.log('[bench] warm-up');
-    await cannon({ url: `http://127.0.0.1:${ports.koa}/`, duration: 2 });
-    await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` }, duration: 2 });
-    console.log('[bench] bare Koa hello');
-    const koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
-    console.log('[bench] GET /wallets/balance');
     const groups = {
       gateway: () => [gateway.pid], ledger: () => [ledger.pid], transfer: () => [transfer.pid], sandbox: () => [sandbox.pid], 'load generator': () => [process.pid],
       postgres: pidsOf('postgres'), redis: pidsOf('redis-server'),
     };
-    const bal = await withCpu(groups, async () => summarize(await cannon({ url: `${gw}${process.env.BENCH_PATH ?? "/wallets/balance"}`, headers: { authorization: `Bearer ${key}` } })), (r) => r.total);
-    const balR = bal.r;
-    const balCpu = Object.entries(bal.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
-    const gwRes = await cpuOf(gateway.pid);
+    let koaR, bal, balR, balCpu, gwRes, sp, spread, hot, ledgerRes, inv;
+    if (!sendsOnly) {
+    console.log('[bench] warm-up');
+    await cannon({ url: `http://127.0.0.1:${ports.koa}/`, duration: 2 });
+    await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` }, duration: 2 });
+    console.log('[bench] bare Koa hello');
+    koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
+    console.log('[bench] GET /wallets/balance');
+    bal = await withCpu(groups, async () => summarize(await cannon({ url: `${gw}${process.env.BENCH_PATH ?? "/wallets/balance"}`, headers: { authorization: `Bearer ${key}` } })), (r) => r.total);
+    balR = bal.r;
+    balCpu = Object.entries(bal.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
+    gwRes = await cpuOf(gateway.pid);
     if (process.env.BENCH_ONLY === 'balance') {
       console.log(`balance ${balR.rps}/s p50 ${balR.p50} p99 ${balR.p99}; Koa ${koaR.rps}/s (${((balR.rps / koaR.rps) * 100).toFixed(1)}%)\nCPU µs per request: ${balCpu}`);
       return;
@@ -196,13 +202,14 @@ async function main() {
     }, ctx);
     console.log('[bench] ledger holds over gRPC, spread over 100 wallets');
     await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
-    const sp = await withCpu(groups, () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])), (r) => r.total);
-    const spread = sp.r;
+    sp = await withCpu(groups, () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])), (r) => r.total);
+    spread = sp.r;
     console.log('[bench] ledger holds over gRPC, one hot wallet');
-    const hot = await closedLoop(() => reserve(companies[0]));
-    const ledgerRes = await cpuOf(ledger.pid);
-    const inv = await client.checkInvariants({}, { requestId: 'bench' });
+    hot = await closedLoop(() => reserve(companies[0]));
+    ledgerRes = await cpuOf(ledger.pid);
+    inv = await client.checkInvariants({}, { requestId: 'bench' });
     client.close();
+    }
 
     // Sends end to end: HTTP → gateway → transfer (directory, ledger reserve, rail dispatch) → 201,
     // then the rail's signed callback → gateway → transfer → ledger commit → COMPLETED.
@@ -254,10 +261,22 @@ async function main() {
     const invAfterSends = await ledgerCheck.checkInvariants({}, { requestId: 'bench' });
     ledgerCheck.close();
 
+    const ratio = (a, b) => (b ? `${((a / b) * 100).toFixed(1)}%` : 'n/a');
+    if (sendsOnly) {
+      const sendCpu = Object.entries(sendSpread.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
+      console.log([
+        '| measurement | ops/s | p50 ms | p99 ms | ratio |', '|---|---:|---:|---:|---|',
+        `| POST /transfers/send → 201, 100 companies | ${sendSpread.r.rps} | ${sendSpread.r.p50} | ${sendSpread.r.p99} | |`,
+        `| POST /transfers/send → 201, one hot wallet | ${sendHot.rps} | ${sendHot.p50} | ${sendHot.p99} | ${ratio(sendHot.rps, sendSpread.r.rps)} of 100 companies |`,
+        `CPU µs per send (100 companies, 201 path plus the callbacks meanwhile): ${sendCpu}`,
+        `sends: ${sentIds.length} accepted (errors: spread ${sendSpread.r.errors}, hot ${sendHot.errors}); ${pendingLeft === 0 ? `all COMPLETED ${Math.round(settledMs / 1000)} s after the first send` : `${pendingLeft} companies still had funds pending after 120 s`}; ledger invariants ${invAfterSends.ok ? 'ok' : 'VIOLATED'}`,
+      ].join('\n'));
+      return;
+    }
+
     console.log('[bench] pgbench simple-update');
     const pgb = pgbench();
 
-    const ratio = (a, b) => (b ? `${((a / b) * 100).toFixed(1)}%` : 'n/a');
     const rows = [
       ['bare Koa hello (HTTP)', koaR.rps, koaR.p50, koaR.p99, ''],
       ['GET /wallets/balance (gateway→gRPC→ledger→PG)', balR.rps, balR.p50, balR.p99, `${ratio(balR.rps, koaR.rps)} of Koa (target ≥ 10%, p99 < 25 ms)`],

@@ -57,7 +57,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
 
     // Pipelined publishing (in order, on one connection) costs about a third of the CPU per event of
     // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
-    const relay = new OutboxRelay(db, bus, 'ledger', log, { intervalMs: 250, batch: 500, concurrency: 64 });
+    const relay = new OutboxRelay(db, bus, 'ledger', log, { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 });
     relay.start();
     cleanups.push(() => relay.stop());
 

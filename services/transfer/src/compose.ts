@@ -74,7 +74,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     cleanups.push(() => bus.close());
     await bus.ensureStream('TRANSFERS');
 
-    const relay = new OutboxRelay(db, bus, 'transfer', log, { intervalMs: 250, batch: 500, concurrency: 32 });
+    const relay = new OutboxRelay(db, bus, 'transfer', log, { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 });
     relay.start();
     cleanups.push(() => relay.stop());
 

@@ -43,6 +43,7 @@ export class OutboxRelay {
   private running: Promise<void> | undefined;
   private stopped = false;
   private wakeRequested = false;
+  private nudgeTimer: NodeJS.Timeout | undefined;
   private readonly lockKey: number;
 
   constructor(
@@ -55,8 +56,10 @@ export class OutboxRelay {
      * are pipelined on the one connection, so they still reach the stream in commit order; only the
      * unbroken prefix of acknowledged ones is marked published, the rest are re-sent next time (and
      * dropped by JetStream as duplicates if they had landed). Cuts the relay's CPU per event about 3x.
+     * `nudgeDelayMs`: a nudge publishes after this delay (default 0: at once), so the events of the
+     * commits meanwhile go in one relay transaction instead of one each.
      */
-    private readonly opts: { intervalMs?: number; batch?: number; concurrency?: number } = {},
+    private readonly opts: { intervalMs?: number; batch?: number; concurrency?: number; nudgeDelayMs?: number } = {},
   ) {
     // Stable 32-bit key per schema for pg_try_advisory_xact_lock.
     let h = 0;
@@ -78,7 +81,9 @@ export class OutboxRelay {
   nudge(): void {
     if (this.stopped) return;
     if (this.running) { this.wakeRequested = true; return; }
-    void this.flush();
+    const delay = this.opts.nudgeDelayMs ?? 0;
+    if (delay <= 0) { void this.flush(); return; }
+    this.nudgeTimer ??= setTimeout(() => { this.nudgeTimer = undefined; void this.flush(); }, delay);
   }
 
   /** Publishes everything pending; resolves when the outbox was empty at the last look. */
@@ -147,6 +152,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
     if (this.running) await this.running;
     try { await this.flush(); } catch { /* logged in flush */ }
   }

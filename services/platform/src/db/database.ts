@@ -1,6 +1,27 @@
 import { MikroORM, PostgreSqlDriver, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+
+/** The `pg` pool under MikroORM, for statements sent as named prepared statements. */
+interface NativeClient {
+  query<R>(q: { name: string; text: string; values: unknown[] } | string): Promise<{ rows: R[] }>;
+  escapeLiteral(s: string): string;
+}
+interface NativePool extends NativeClient {
+  connect(): Promise<NativeClient & { release(err?: Error | boolean): void }>;
+}
+
+/**
+ * A transaction on one pooled connection of the native `pg` pool: `query` sends named prepared
+ * statements (`?` or `$n` placeholders), `simple` sends literal SQL (several statements may go in
+ * one round trip; only for SQL with no untrusted text, or built with `literal`).
+ */
+export interface PreparedTx {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  simple(sql: string): Promise<void>;
+  literal(value: string): string;
+}
 
 type MigrationCtor = new (...args: ConstructorParameters<typeof Migration>) => Migration;
 
@@ -34,7 +55,73 @@ export type IsolationLevel = 'read committed' | 'repeatable read' | 'serializabl
  * statement beats read-modify-write (hot balance updates).
  */
 export class Database {
+  private nativePool: Promise<NativePool> | undefined;
+  private readonly statementNames = new Map<string, { text: string; name: string }>();
+
   private constructor(readonly orm: MikroORM, readonly schema: string) {}
+
+  private pool(): Promise<NativePool> {
+    this.nativePool ??= (this.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
+    return this.nativePool;
+  }
+
+  /** `?` placeholders → `$n` (SQL already written with `$n` passes as is) and a stable statement name. */
+  private statement(sql: string): { text: string; name: string } {
+    let st = this.statementNames.get(sql);
+    if (!st) {
+      let i = 0;
+      const text = /\$\d/.test(sql) ? sql : sql.replace(/\?/g, () => `$${++i}`);
+      st = { text, name: `${this.schema}_${createHash('sha1').update(text).digest('hex').slice(0, 20)}` };
+      if (this.statementNames.size < 1_000) this.statementNames.set(sql, st);
+    }
+    return st;
+  }
+
+  /**
+   * A single statement outside a transaction, as a named prepared statement on the pool under
+   * MikroORM (planned once per connection; `query` would inline the values and re-plan every call).
+   */
+  async prepared<T = Record<string, unknown>>(sql: string, params: readonly unknown[] = []): Promise<T[]> {
+    const { name, text } = this.statement(sql);
+    const res = await (await this.pool()).query<T>({ name, text, values: [...params] });
+    return res.rows;
+  }
+
+  /**
+   * A read-committed transaction on one native connection with prepared statements. `begin` is
+   * not sent on its own: the first `simple` or `query` call goes after it in the same round trip
+   * when it is a `simple` one. Commits when `fn` resolves, rolls back when it throws.
+   */
+  async preparedTx<T>(fn: (tx: PreparedTx) => Promise<T>): Promise<T> {
+    const client = await (await this.pool()).connect();
+    let begun = false;
+    const tx: PreparedTx = {
+      query: async <R>(sql: string, params: readonly unknown[] = []) => {
+        if (!begun) { await client.query('begin'); begun = true; }
+        const { name, text } = this.statement(sql);
+        return (await client.query<R>({ name, text, values: [...params] })).rows;
+      },
+      simple: async (sql: string) => {
+        await client.query(begun ? sql : `begin; ${sql}`);
+        begun = true;
+      },
+      literal: (v: string) => client.escapeLiteral(v),
+    };
+    try {
+      const out = await fn(tx);
+      if (begun) await client.query('commit');
+      client.release();
+      return out;
+    } catch (err) {
+      try {
+        if (begun) await client.query('rollback');
+        client.release();
+      } catch (e) {
+        client.release(e as Error);
+      }
+      throw err;
+    }
+  }
 
   static async open(opts: DatabaseOptions): Promise<Database> {
     const log = opts.logger;

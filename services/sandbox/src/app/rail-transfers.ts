@@ -112,12 +112,15 @@ export class RailTransfers {
   async settleDue(limit = 100): Promise<number> {
     const n = await this.db.tx(async (tx) => {
       const due = await this.store.lockDueTransfers(tx, limit);
-      for (const t of due) {
-        const outcome = t.rail === 'BREB'
+      const outcomes = due.map((t) => ({
+        transactionId: t.transactionId,
+        ...(t.rail === 'BREB'
           ? brebOutcome({ amountCents: t.amountCents, keyValue: String(t.request.keyValue ?? ''), anchorHandle: String(t.request.anchorHandle ?? '') })
-          : achOutcome({ amountCents: t.amountCents });
-        await this.store.settle(tx, t.transactionId, { ...outcome, forced: false }, callbackBody, DELIVERY_WINDOW_MS);
-        this.log.info({ rail: t.rail, transactionId: t.transactionId, status: outcome.status }, 'transfer settled');
+          : achOutcome({ amountCents: t.amountCents })),
+      }));
+      const settled = await this.store.settleMany(tx, outcomes, callbackBody, DELIVERY_WINDOW_MS);
+      if (this.log.isLevelEnabled('info')) {
+        for (const t of settled) this.log.info({ rail: t.rail, transactionId: t.transactionId, status: t.status }, 'transfer settled');
       }
       return due.length;
     });

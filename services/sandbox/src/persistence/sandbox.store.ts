@@ -34,6 +34,9 @@ interface RawCallback { event_id: string; transaction_id: string; callback_url: 
 
 const TRANSFER_COLS = `provider_transfer_id, transaction_id, rail, amount_cents::text as amount_cents, status, error_message,
   callback_url, request, to_char(outcome_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as outcome_at`;
+/** TRANSFER_COLS qualified with the alias `t` (for statements that join other relations). */
+const TRANSFER_COLS_T = `t.provider_transfer_id, t.transaction_id, t.rail, t.amount_cents::text as amount_cents, t.status, t.error_message,
+  t.callback_url, t.request, to_char(t.outcome_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as outcome_at`;
 const CALLBACK_COLS = 'event_id::text as event_id, transaction_id, callback_url, body, state, attempts';
 
 function toTransfer(r: RawTransfer): TransferRow {
@@ -66,7 +69,12 @@ export interface NewTransfer {
 /** The outcome callback to write with an outcome, in the same transaction. */
 export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 
+/** How long a fault switch read from the database is trusted (other instances' changes show up within it). */
+const FAULTS_TTL_MS = 250;
+
 export class SandboxStore {
+  private faultsCache: { faults: Faults; at: number } | undefined;
+
   constructor(private readonly db: Database) {}
 
   ping(): Promise<void> { return this.db.ping(); }
@@ -75,7 +83,7 @@ export class SandboxStore {
 
   /** Inserts the transfer unless its transactionId is known; returns the stored row and whether it is new. */
   async insertTransfer(t: NewTransfer): Promise<{ transfer: TransferRow; created: boolean }> {
-    const inserted = await this.db.query<RawTransfer>(
+    const inserted = await this.db.prepared<RawTransfer>(
       `insert into sandbox.transfers (provider_transfer_id, transaction_id, rail, amount_cents, callback_url, request, outcome_due_at)
        values (?, ?, ?, ?::bigint, ?, ?::jsonb, clock_timestamp() + ?::int * interval '1 millisecond')
        on conflict (transaction_id) do nothing
@@ -88,7 +96,7 @@ export class SandboxStore {
   }
 
   async findTransfer(transactionId: string): Promise<TransferRow | undefined> {
-    const [r] = await this.db.query<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = ?`, [transactionId]);
+    const [r] = await this.db.prepared<RawTransfer>(`select ${TRANSFER_COLS} from sandbox.transfers where transaction_id = ?`, [transactionId]);
     return r ? toTransfer(r) : undefined;
   }
 
@@ -124,6 +132,30 @@ export class SandboxStore {
       `insert into sandbox.callbacks (event_id, transaction_id, callback_url, body, expires_at)
        values (?::uuid, ?, ?, ?, clock_timestamp() + ?::bigint * interval '1 millisecond')`,
       [eventId, settled.transactionId, settled.callbackUrl, body(settled, eventId), deliveryWindowMs]);
+    return settled;
+  }
+
+  /**
+   * `settle` for many locked pending transfers at once (the scheduler's batch): one statement
+   * records the outcomes, one writes their callbacks, in the caller's transaction.
+   */
+  async settleMany(tx: Tx, outcomes: Array<{ transactionId: string; status: FinalStatus; errorMessage: string | null }>,
+    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow[]> {
+    if (outcomes.length === 0) return [];
+    const rows = await tx.query<RawTransfer>(
+      `update sandbox.transfers t set status = o.status, error_message = nullif(o.error_message, ''), forced = false, outcome_at = clock_timestamp()
+         from unnest(array[?]::text[], array[?]::text[], array[?]::text[]) as o(transaction_id, status, error_message)
+        where t.transaction_id = o.transaction_id and t.status = 'PENDING'
+       returning ${TRANSFER_COLS_T}`,
+      [outcomes.map((o) => o.transactionId), outcomes.map((o) => o.status), outcomes.map((o) => o.errorMessage ?? '')]); // '' for none: null does not survive the inlined array
+    if (rows.length !== outcomes.length) throw new Error('some due transfers were no longer pending');
+    const settled = rows.map(toTransfer);
+    const ids = settled.map(() => randomUUID());
+    await tx.query(
+      `insert into sandbox.callbacks (event_id, transaction_id, callback_url, body, expires_at)
+       select e, tr, u, b, clock_timestamp() + ?::bigint * interval '1 millisecond'
+         from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[]) as c(e, tr, u, b)`,
+      [deliveryWindowMs, ids, settled.map((t) => t.transactionId), settled.map((t) => t.callbackUrl), settled.map((t, i) => body(t, ids[i]!))]);
     return settled;
   }
 
@@ -176,7 +208,7 @@ export class SandboxStore {
 
   /** A 2xx answer: delivered. Ignored if another sender took the lease over meanwhile. */
   async markDelivered(c: CallbackRow, status: number): Promise<void> {
-    await this.db.query(
+    await this.db.prepared(
       `update sandbox.callbacks set state = 'delivered', delivered_at = clock_timestamp(), last_status = ?, last_error = null
         where event_id = ?::uuid and state = 'sending' and attempts = ?`, [status, c.eventId, c.attempts]);
   }
@@ -207,18 +239,25 @@ export class SandboxStore {
     return out;
   }
 
+  /** One switch, from a copy of all of them at most FAULTS_TTL_MS old (this instance's changes show at once). */
   async fault(name: FaultName): Promise<FaultState> {
-    const [r] = await this.db.query<{ state: FaultState }>('select state from sandbox.faults where name = ?', [name]);
-    return r?.state ?? 'up';
+    const c = this.faultsCache;
+    if (c && Date.now() - c.at < FAULTS_TTL_MS) return c.faults[name];
+    const at = Date.now();
+    const faults = await this.faults();
+    this.faultsCache = { faults, at };
+    return faults[name];
   }
 
   async setFaults(changes: Partial<Faults>): Promise<Faults> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[FaultName, FaultState]>;
+    this.faultsCache = undefined;
     for (const [name, state] of entries) {
       await this.db.query(
         `insert into sandbox.faults (name, state) values (?, ?)
          on conflict (name) do update set state = excluded.state, updated_at = now()`, [name, state]);
     }
+    this.faultsCache = undefined;
     return this.faults();
   }
 }

@@ -47,8 +47,15 @@ export class HandleRailCallback {
     const body = parseBody(cmd.rawBody);
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
 
-    if (await deps.store.callbackSeen(body.eventId)) return { accepted: true, duplicate: true };
-    const t = await deps.store.get(body.transactionId);
+    let t;
+    if (deps.store.getForCallback) {
+      const r = await deps.store.getForCallback(body.eventId, body.transactionId);
+      if (r.seen) return { accepted: true, duplicate: true };
+      t = r.transfer;
+    } else {
+      if (await deps.store.callbackSeen(body.eventId)) return { accepted: true, duplicate: true };
+      t = await deps.store.get(body.transactionId);
+    }
     if (!t) {
       // Not one of ours (we dispatch only what we recorded): acknowledge so the provider stops retrying.
       deps.log.warn({ rail: body.rail, transactionId: body.transactionId }, 'rail callback for an unknown transaction ignored');

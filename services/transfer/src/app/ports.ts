@@ -106,6 +106,8 @@ export interface TransferStore {
   leaseDue(limit: number, leaseMs: number, dispatchTimeoutSeconds: number): Promise<LeasedTransfer[]>;
   /** Callbacks already handled (dedupe by provider event id). */
   callbackSeen(eventId: string): Promise<boolean>;
+  /** `callbackSeen` and `get` in one round trip (optional: used when the store has it). */
+  getForCallback?(eventId: string, transferId: string): Promise<{ seen: boolean; transfer: TransferRecord | undefined }>;
   recordCallback(eventId: string, transferId: string, rail: Rail, status: string): Promise<void>;
 }
 

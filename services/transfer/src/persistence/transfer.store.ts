@@ -215,35 +215,42 @@ export class SqlTransferStore implements TransferStore {
     t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
     decide: (usage: LimitUsage) => string, nextAttemptInMs: number,
   ): Promise<string> {
-    return this.db.tx(async (tx) => {
-      // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
-      // destination are counted one after the other, so a limit can never be overshot.
-      await tx.query('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`transfer-limits:${t.companyId}:${counterparty}`]);
-      const [u] = await tx.query<{ day_sum: string; month_sum: string }>(
-        `select coalesce(sum(amount) filter (where created_at >= ?::timestamptz), 0)::text as day_sum,
-                coalesce(sum(amount), 0)::text as month_sum
-           from transfer.transfers
-          where company_id = ? and counterparty_document = ? and created_at >= ?::timestamptz
-            and state in ('RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED')`,
-        [windows.dayStart.toISOString(), t.companyId, counterparty, windows.monthStart.toISOString()]);
-      const verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
-      if (verdict !== 'OK') return verdict;
-      await tx.query(
-        `with t as (
-           insert into transfer.transfers (
-             id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
-             total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-             next_attempt_at, created_at)
-           values (?::uuid, ?, ?, ?, 'RECEIVED', ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?, ?::jsonb,
-             now() + (?::bigint * interval '1 millisecond'), ?::timestamptz)
-           returning id)
-         insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t`,
-        [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
-          t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
-          t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
-          ms(nextAttemptInMs), t.createdAt.toISOString()]);
-      return 'OK';
-    });
+    // One round trip takes the lock (with `begin`), one inserts the transfer and sums the window
+    // without it (the statement's snapshot is taken after the lock, and does not see its own
+    // insert), one commits, or rolls the insert back when the limits refuse it.
+    const refused = Symbol('refused');
+    let verdict = 'OK';
+    try {
+      await this.db.preparedTx(async (tx) => {
+        // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
+        // destination are counted one after the other, so a limit can never be overshot.
+        await tx.simple(`select pg_advisory_xact_lock(hashtextextended(${tx.literal(`transfer-limits:${t.companyId}:${counterparty}`)}, 0))`);
+        const [u] = await tx.query<{ day_sum: string; month_sum: string }>(
+          `with t as (
+             insert into transfer.transfers (
+               id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
+               total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+               next_attempt_at, created_at)
+             values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
+               now() + ($18::bigint * interval '1 millisecond'), $19::timestamptz)
+             returning id),
+           h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
+           select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
+                  coalesce(sum(amount), 0)::text as month_sum
+             from transfer.transfers
+            where company_id = $2 and counterparty_document = $14 and created_at >= $21::timestamptz
+              and state in ('RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED')`,
+          [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
+            t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
+            t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
+            ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString()]);
+        verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
+        if (verdict !== 'OK') throw refused; // rolls the insert back
+      });
+    } catch (err) {
+      if (err !== refused) throw err;
+    }
+    return verdict;
   }
 
   async transition(
@@ -358,6 +365,14 @@ export class SqlTransferStore implements TransferStore {
        returning t.*, (t.created_at + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
       [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
     return rows.map((r) => ({ transfer: toTransfer(r), dispatchExpired: r.dispatch_expired }));
+  }
+
+  async getForCallback(eventId: string, transferId: string): Promise<{ seen: boolean; transfer: TransferRecord | undefined }> {
+    const rows = await this.run<TransferRow & { seen_: boolean }>(
+      `select exists (select 1 from transfer.rail_callbacks where event_id = $1) as seen_, t.*
+         from (select 1) one left join transfer.transfers t on t.id = $2::uuid`, [eventId, transferId]);
+    const r = rows[0];
+    return { seen: r?.seen_ === true, transfer: r && r.id ? toTransfer(r) : undefined };
   }
 
   async callbackSeen(eventId: string): Promise<boolean> {
