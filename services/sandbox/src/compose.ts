@@ -3,27 +3,36 @@ import type { AddressInfo } from 'node:net';
 import { Database, type Logger } from '@wallet/platform';
 import { ValidateAchAccount } from './app/ach-accounts.js';
 import { LookupKey } from './app/directory.js';
+import { PseLinks } from './app/pse-links.js';
 import { RailTransfers } from './app/rail-transfers.js';
 import type { SandboxConfig } from './config.js';
 import { CallbackDispatcher } from './delivery/callback-dispatcher.js';
+import { startSmtpSink, type SmtpSink } from './delivery/smtp-sink.js';
 import { createHttpApp } from './http/app.js';
 import { sandboxMigrations } from './persistence/migrations/index.js';
+import { EmailStore } from './persistence/email.store.js';
+import { PseStore } from './persistence/pse.store.js';
 import { SandboxStore } from './persistence/sandbox.store.js';
 
 export const SANDBOX_SCHEMA = 'sandbox';
 
 export interface SandboxRuntime {
   port: number;
+  /** The SMTP sink's port. */
+  smtpPort: number;
+  /** Base of the PSE pay links (SANDBOX_PUBLIC_URL, else this server's own URL). */
+  publicUrl: string;
   db: Database;
-  /** Not ready → stop the scheduler (finishing deliveries in flight) and the HTTP server → close the pool. */
+  /** Not ready → stop the scheduler (finishing deliveries in flight), the HTTP server and the SMTP sink → close the pool. */
   stop(): Promise<void>;
 }
 
-/** The composition root shared by main.ts and testing.ts: database → use cases → scheduler → HTTP. */
+/** The composition root shared by main.ts and testing.ts: database → use cases → scheduler → HTTP and SMTP. */
 export async function composeSandbox(config: SandboxConfig, log: Logger): Promise<SandboxRuntime> {
   const db = await Database.open({ url: config.DATABASE_URL, schema: SANDBOX_SCHEMA, migrations: sandboxMigrations, logger: log, poolMax: config.SANDBOX_DB_POOL_MAX });
   let server: Server | undefined;
   let dispatcher: CallbackDispatcher | undefined;
+  let smtp: SmtpSink | undefined;
   try {
     if (config.SANDBOX_MIGRATE_ON_START) {
       const applied = await db.migrate();
@@ -43,12 +52,16 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     }, log);
     dispatcher = d;
     wake = () => d.wake();
+    const emails = new EmailStore(db);
+    // The public URL needs the port, known only once listening.
+    let publicUrl = config.SANDBOX_PUBLIC_URL ?? '';
+    const pse = new PseLinks(db, store, new PseStore(db), () => publicUrl, () => wake(), log);
 
     let ready = true;
     const app = createHttpApp({
       lookupKey: new LookupKey(store),
       validateAchAccount: new ValidateAchAccount(store),
-      rails, dispatcher: d, store, log,
+      rails, pse, emails, dispatcher: d, store, log,
       isReady: () => ready,
     });
     const handle = app.callback();
@@ -66,8 +79,14 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       srv.listen(config.SANDBOX_PORT, config.SANDBOX_HOST, () => { srv.off('error', reject); resolve(); });
     });
     const port = (srv.address() as AddressInfo).port;
+    if (!config.SANDBOX_PUBLIC_URL) {
+      const host = config.SANDBOX_HOST === '0.0.0.0' || config.SANDBOX_HOST === '::' ? '127.0.0.1' : config.SANDBOX_HOST;
+      publicUrl = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+    }
+    const sink = await startSmtpSink({ host: config.SANDBOX_SMTP_HOST, port: config.SANDBOX_SMTP_PORT, store: emails, log });
+    smtp = sink;
     d.start();
-    log.info({ port, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS }, 'sandbox listening');
+    log.info({ port, smtpPort: sink.port, publicUrl, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS }, 'sandbox listening');
 
     let stopping: Promise<void> | undefined;
     const stop = () => (stopping ??= (async () => {
@@ -79,15 +98,16 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       const force = setTimeout(() => srv.closeAllConnections(), 10_000);
       force.unref();
       // The scheduler finishes the deliveries it has started; the HTTP server its requests.
-      await Promise.all([d.stop(), closed]);
+      await Promise.all([d.stop(), closed, sink.close()]);
       clearInterval(idle);
       clearTimeout(force);
       await db.close();
       log.info('sandbox stopped');
     })());
-    return { port, db, stop };
+    return { port, smtpPort: sink.port, publicUrl, db, stop };
   } catch (err) {
     await dispatcher?.stop().catch(() => undefined);
+    await smtp?.close().catch(() => undefined);
     if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
     await db.close().catch(() => undefined);
     throw err;

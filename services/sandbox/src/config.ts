@@ -18,6 +18,11 @@ export const sandboxEnvSchema = baseEnvSchema.extend({
   SANDBOX_POLL_MS: env.int(150, 10),
   SANDBOX_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   SANDBOX_DB_POOL_MAX: env.int(5, 1),
+  /** The SMTP sink: loopback, port 2525 (0 = any free port). */
+  SANDBOX_SMTP_HOST: env.str('127.0.0.1'),
+  SANDBOX_SMTP_PORT: env.port(2525),
+  /** Base of the PSE `paygatewayUrl`s (what the payer's browser reaches); default the sandbox's own URL. */
+  SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
 export const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';

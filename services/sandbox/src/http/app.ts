@@ -6,7 +6,9 @@ import type { SandboxHttpDeps } from './context.js';
 import { achRoutes } from './routes/ach.routes.js';
 import { brebRoutes } from './routes/breb.routes.js';
 import { directoryRoutes } from './routes/directory.routes.js';
+import { emailRoutes } from './routes/email.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
+import { pseRoutes } from './routes/pse.routes.js';
 import { switchRoutes } from './routes/switches.routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -47,7 +49,9 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
   directoryRoutes(router, d);
   brebRoutes(router, d);
   achRoutes(router, d);
+  pseRoutes(router, d);
   switchRoutes(router, d);
+  emailRoutes(router, d);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -1,8 +1,10 @@
 import type { Logger } from '@wallet/platform';
 import type { LookupKey } from '../app/directory.js';
 import type { ValidateAchAccount } from '../app/ach-accounts.js';
+import type { PseLinks } from '../app/pse-links.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
 import type { CallbackDispatcher } from '../delivery/callback-dispatcher.js';
+import type { EmailStore } from '../persistence/email.store.js';
 import type { SandboxStore } from '../persistence/sandbox.store.js';
 
 /** What the routes need: the use cases, the store (faults) and the dispatcher (redeliver, wake). */
@@ -10,6 +12,8 @@ export interface SandboxHttpDeps {
   lookupKey: LookupKey;
   validateAchAccount: ValidateAchAccount;
   rails: RailTransfers;
+  pse: PseLinks;
+  emails: EmailStore;
   dispatcher: CallbackDispatcher;
   store: SandboxStore;
   log: Logger;

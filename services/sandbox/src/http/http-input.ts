@@ -70,3 +70,22 @@ export const achAccountShape = {
   documentNumber: z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
   holderName: text(150),
 };
+
+const FORM_TYPE = /^application\/x-www-form-urlencoded\s*(?:;|$)/i;
+const MAX_FORM_BYTES = 16 * 1024;
+
+/** Reads an HTML form body (application/x-www-form-urlencoded, at most 16 KiB); 415 for another type. */
+export async function readForm(req: IncomingMessage): Promise<URLSearchParams> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_FORM_BYTES) throw new ProviderError(413, 'PAYLOAD_TOO_LARGE', 'El formulario supera 16 KiB.');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text !== '' && !FORM_TYPE.test(req.headers['content-type'] ?? '')) {
+    throw new ProviderError(415, 'UNSUPPORTED_MEDIA_TYPE', 'El cuerpo debe ser application/x-www-form-urlencoded.');
+  }
+  return new URLSearchParams(text);
+}

@@ -181,7 +181,7 @@ export class SandboxStore {
   }
 
   /**
-   * Redelivery: the transfer's callback is due again now with a fresh 24 h window. With `claimMs`
+   * Redelivery: the transaction's last callback (highest `seq`) is due again now with a fresh 24 h window. With `claimMs`
    * it is claimed at once (returned `sending`) so the caller sends it itself. Undefined when the
    * transaction has no callback; a delivery in flight is left alone and returned as it is.
    */
@@ -189,19 +189,19 @@ export class SandboxStore {
     return this.db.tx(async (tx) => {
       const current = await tx.one<RawCallback & { leased: boolean }>(
         `select ${CALLBACK_COLS}, (state = 'sending' and next_attempt_at > clock_timestamp()) as leased
-           from sandbox.callbacks where transaction_id = ? for update`, [transactionId]);
+           from sandbox.callbacks where transaction_id = ? order by seq desc limit 1 for update`, [transactionId]);
       if (!current) return undefined;
       if (current.leased) return { callback: toCallback(current), requeued: false };
       const r = claimMs === null
         ? await tx.one<RawCallback>(
           `update sandbox.callbacks set state = 'pending', next_attempt_at = clock_timestamp(),
                   expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
-            where transaction_id = ? returning ${CALLBACK_COLS}`, [deliveryWindowMs, transactionId])
+            where event_id = ?::uuid returning ${CALLBACK_COLS}`, [deliveryWindowMs, current.event_id])
         : await tx.one<RawCallback>(
           `update sandbox.callbacks set state = 'sending', attempts = attempts + 1, last_attempt_at = clock_timestamp(),
                   next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond',
                   expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
-            where transaction_id = ? returning ${CALLBACK_COLS}`, [claimMs, deliveryWindowMs, transactionId]);
+            where event_id = ?::uuid returning ${CALLBACK_COLS}`, [claimMs, deliveryWindowMs, current.event_id]);
       return r ? { callback: toCallback(r), requeued: true } : undefined;
     });
   }
@@ -223,10 +223,10 @@ export class SandboxStore {
       [retryMs, retryMs, status, error.slice(0, 500), c.eventId, c.attempts]);
   }
 
-  /** Delivery state of a transaction's callback (tests and the redeliver answer). */
+  /** Delivery state of a transaction's last callback (tests and the redeliver answer). */
   async findCallback(transactionId: string): Promise<(CallbackRow & { deliveredAt: string | null; lastStatus: number | null }) | undefined> {
     const [r] = await this.db.query<RawCallback & { delivered_at: string | null; last_status: number | null }>(
-      `select ${CALLBACK_COLS}, delivered_at, last_status from sandbox.callbacks where transaction_id = ?`, [transactionId]);
+      `select ${CALLBACK_COLS}, delivered_at, last_status from sandbox.callbacks where transaction_id = ? order by seq desc limit 1`, [transactionId]);
     return r ? { ...toCallback(r), deliveredAt: r.delivered_at, lastStatus: r.last_status === null ? null : Number(r.last_status) } : undefined;
   }
 

@@ -1,4 +1,5 @@
 import { Migration0001SandboxInitial } from './0001-sandbox-initial.js';
+import { Migration0002SandboxPseSmtp } from './0002-sandbox-pse-smtp.js';
 
 /** Every sandbox migration, in order. Append only. */
-export const sandboxMigrations = [Migration0001SandboxInitial];
+export const sandboxMigrations = [Migration0001SandboxInitial, Migration0002SandboxPseSmtp];
