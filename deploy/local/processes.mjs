@@ -29,6 +29,13 @@ export const processes = [
     ready: () => `http://127.0.0.1:${process.env.TRANSFER_OPS_PORT ?? 9102}/readyz`,
   },
   {
+    name: 'pse-deposit',
+    dir: 'services/pse-deposit',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.DEPOSIT_OPS_PORT ?? 9103}/readyz`,
+  },
+  {
     name: 'gateway',
     dir: 'gateway',
     migrate: 'dist/cli/migrate.js',

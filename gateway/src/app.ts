@@ -25,6 +25,8 @@ import { docsRoutes } from './http/routes/docs.routes.js';
 import { walletRoutes } from './http/routes/wallets.routes.js';
 import type { LedgerClient } from './ledger/ledger-client.js';
 import type { TransferClient } from './transfer/transfer-client.js';
+import type { DepositClient } from './deposit/deposit-client.js';
+import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { transferRoutes } from './http/routes/transfers.routes.js';
@@ -43,6 +45,7 @@ export interface AppDeps {
   db: Database;
   ledger: LedgerClient;
   transfer: TransferClient;
+  deposit: DepositClient;
   redis: Redis;
 }
 
@@ -59,7 +62,7 @@ export const API_VERSION = '1.0.0';
 
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
-  const { config, log, db, ledger, transfer, redis } = deps;
+  const { config, log, db, ledger, transfer, deposit, redis } = deps;
   const companies = new CompanyRepository();
   const apiKeys = new ApiKeyRepository();
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
@@ -76,8 +79,9 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...walletRoutes(new BalanceQuery(ledger)),
     ...transactionRoutes(ledger),
     ...transferRoutes(transfer),
+    ...depositRoutes(deposit),
     ...dictionaryRoutes(),
-    ...webhookRoutes(transfer),
+    ...webhookRoutes(transfer, deposit),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),

@@ -6,6 +6,7 @@ import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
 import { connectTransfer } from './transfer/transfer-client.js';
+import { connectDeposit } from './deposit/deposit-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
 
 export interface RunningGateway {
@@ -53,7 +54,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
 
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
   const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, redis });
+  const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -80,7 +82,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
         await redis.ping();
       },
     },
-    ...([['ledger', ledgerClient], ['transfer', transferClient]] as const).map(([name, client]) => ({
+    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient]] as const).map(([name, client]) => ({
       name,
       check: () => new Promise<void>((resolve, reject) => {
         client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
@@ -106,6 +108,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     await gateway.close();
     ledgerClient.close();
     transferClient.close();
+    depositClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

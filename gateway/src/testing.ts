@@ -8,6 +8,8 @@ export interface StartGatewayOptions {
   ledgerAddress: string;
   /** The transfer service; without one, transfer routes answer 503 and /readyz reports it. */
   transferAddress?: string;
+  /** The pse-deposit service; without one, deposit routes answer 503 and /readyz reports it. */
+  depositAddress?: string;
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
@@ -42,6 +44,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     REDIS_URL: opts.redisUrl ?? opts.env?.REDIS_URL ?? 'redis://127.0.0.1:6379',
     LEDGER_GRPC_ADDR: opts.ledgerAddress,
     TRANSFER_GRPC_ADDR: opts.transferAddress ?? opts.env?.TRANSFER_GRPC_ADDR ?? '127.0.0.1:1',
+    DEPOSIT_GRPC_ADDR: opts.depositAddress ?? opts.env?.DEPOSIT_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
   const running = await startGatewayServer(config, log);

@@ -24,36 +24,48 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Also start the provider sandbox and the transfer service (transfers, rails, webhooks). */
   transfers?: boolean;
+  /** Also start the pse-deposit service (implies the sandbox: PSE gateway, SMTP sink). */
+  deposits?: boolean;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
 }
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
   const gatewayPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
 
-  let sandbox: { url: string; stop(): Promise<void> } | undefined;
+  let sandbox: { url: string; smtpPort?: number; stop(): Promise<void> } | undefined;
   let transfer: { address: string; stop(): Promise<void> } | undefined;
-  if (o.transfers) {
+  let deposit: { address: string; stop(): Promise<void> } | undefined;
+  if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
-    const { startTransfer } = await import('@wallet/transfer/testing');
     sandbox = await startSandbox({
       databaseUrl: tdb.url, port: 0,
-      env: { LOG_LEVEL: 'silent', SANDBOX_BREB_CONFIRM_MS: '300', SANDBOX_ACH_CONFIRM_MS: '500', ...o.sandboxEnv },
+      env: { LOG_LEVEL: 'silent', SANDBOX_BREB_CONFIRM_MS: '300', SANDBOX_ACH_CONFIRM_MS: '500', SANDBOX_SMTP_PORT: '0', ...o.sandboxEnv },
     });
+  }
+  if (o.deposits) {
+    const { startDeposit } = await import('@wallet/pse-deposit/testing');
+    deposit = await startDeposit({
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
+      smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`, callbackUrl: `${gatewayUrl}/webhooks/pse`, port: 0, logLevel: 'silent',
+    });
+  }
+  if (o.transfers) {
+    const { startTransfer } = await import('@wallet/transfer/testing');
     transfer = await startTransfer({
-      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
       callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
     });
   }
 
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, namespace, port: gatewayPort,
     env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
@@ -86,6 +98,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     ledgerClient.close();
     await gateway.stop();
     await transfer?.stop();
+    await deposit?.stop();
     await sandbox?.stop();
     await ledger.stop();
     await deleteNamespaceStreams(NATS_URL, namespace);

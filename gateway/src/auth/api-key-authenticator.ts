@@ -13,7 +13,8 @@ export interface ApiKeyPrincipal {
   companyStatus: CompanyStatus;
   taxRegime: TaxRegime;
   rateLimitMultiplier: number;
-  /** The company profile the services need with a request (transfer: AML, fees, limits). */
+  /** The company profile the services need with a request (transfer: AML, fees, limits; deposits: name). */
+  companyName: string;
   nit: string;
   multiSigThreshold: number;
   counterpartyDailyLimitCents: bigint;
@@ -106,7 +107,7 @@ export class ApiKeyAuthenticator {
               principal: {
                 keyId: row.keyId, companyId: row.companyId, scope: row.scope, companyStatus: row.companyStatus,
                 taxRegime: row.taxRegime, rateLimitMultiplier: row.rateLimitMultiplier,
-                nit: row.nit, multiSigThreshold: row.multiSigThreshold,
+                companyName: row.companyName, nit: row.nit, multiSigThreshold: row.multiSigThreshold,
                 counterpartyDailyLimitCents: row.counterpartyDailyLimitCents,
                 counterpartyMonthlyLimitCents: row.counterpartyMonthlyLimitCents,
               },

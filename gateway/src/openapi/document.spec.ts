@@ -4,6 +4,7 @@ import { createLogger, type Database } from '@wallet/platform';
 import type { Redis } from 'ioredis';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import type { TransferClient } from '../transfer/transfer-client.js';
+import type { DepositClient } from '../deposit/deposit-client.js';
 import { toOpenApiPath } from '../http/route.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
@@ -13,7 +14,7 @@ function composeApp() {
   const config = loadConfig({ NODE_ENV: 'test' });
   return createApp({
     config, log: createLogger('test', 'silent'),
-    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, redis: {} as Redis,
+    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, redis: {} as Redis,
   });
 }
 

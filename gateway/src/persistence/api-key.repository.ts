@@ -25,6 +25,7 @@ export interface KeyPrincipalRow {
   companyStatus: CompanyStatus;
   taxRegime: TaxRegime;
   rateLimitMultiplier: number;
+  companyName: string;
   nit: string;
   multiSigThreshold: number;
   counterpartyDailyLimitCents: bigint;
@@ -78,11 +79,11 @@ export class ApiKeyRepository {
     const rows = await q.query<{
       key_id: string; key_hash: string; scope: Scope; revoked: boolean; company_id: string;
       status: CompanyStatus; tax_regime: TaxRegime; multiplier: string;
-      nit: string; multi_sig_threshold: number; daily: string; monthly: string;
+      name: string; nit: string; multi_sig_threshold: number; daily: string; monthly: string;
     }>(
       `select k.id::text as key_id, k.key_hash, k.scope, (k.revoked_at is not null) as revoked,
               c.id::text as company_id, c.status, c.tax_regime, c.rate_limit_multiplier::text as multiplier,
-              c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
+              c.name, c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
               c.counterparty_monthly_limit_cents::text as monthly
          from gateway.api_keys k join gateway.companies c on c.id = k.company_id
         where k.key_hash = ?`,
@@ -93,7 +94,7 @@ export class ApiKeyRepository {
     return {
       keyId: r.key_id, keyHash: r.key_hash, scope: r.scope, revoked: r.revoked === true || String(r.revoked) === 'true',
       companyId: r.company_id, companyStatus: r.status, taxRegime: r.tax_regime, rateLimitMultiplier: Number(r.multiplier),
-      nit: r.nit, multiSigThreshold: Number(r.multi_sig_threshold),
+      companyName: r.name, nit: r.nit, multiSigThreshold: Number(r.multi_sig_threshold),
       counterpartyDailyLimitCents: BigInt(r.daily), counterpartyMonthlyLimitCents: BigInt(r.monthly),
     };
   }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ledgerV1 } from '@wallet/proto';
 import type { TransferClient } from '../../transfer/transfer-client.js';
+import type { DepositClient } from '../../deposit/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 
 /** What the rails post (docs/sandbox.md); validated loosely here, the transfer service owns the meaning. */
@@ -15,7 +16,12 @@ const RAILS = { breb: ledgerV1.Rail.BREB, ach: ledgerV1.Rail.ACH } as const;
  * Provider callbacks reach the product through the gateway, the only public edge. The body's
  * exact bytes and the signature header go to the transfer service, which verifies the HMAC.
  */
-export function webhookRoutes(transfers: TransferClient): AnyRoute[] {
+const PseCallbackBody = z.object({
+  eventId: z.string().min(1).max(200),
+  depositId: z.string().min(1).max(200),
+}).passthrough().meta({ id: 'PseCallback' });
+
+export function webhookRoutes(transfers: TransferClient, deposits: DepositClient): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/webhooks/rails/{rail}', operationId: 'railCallback', tags: ['Provider webhooks'],
@@ -31,6 +37,21 @@ export function webhookRoutes(transfers: TransferClient): AnyRoute[] {
       handler: async ({ params, rawBody, ctx, call }) => {
         const signature = String(ctx.get('x-provider-signature') ?? '');
         const r = await transfers.handleRailCallback({ rail: RAILS[params.rail], rawBody: rawBody ?? Buffer.alloc(0), signature }, call);
+        return { status: 200, body: { received: true, duplicate: r.duplicate } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/webhooks/pse', operationId: 'pseCallback', tags: ['Provider webhooks'],
+      summary: 'Payment outcome notification from the PSE gateway (signed)',
+      description: 'For the PSE provider, not for API clients. Same signature scheme as the rails; duplicates and late notifications change nothing.',
+      auth: { kind: 'public' },
+      body: PseCallbackBody,
+      rawBody: true,
+      responses: { 200: { description: 'Received.', schema: z.object({ received: z.literal(true), duplicate: z.boolean() }) } },
+      errors: ['INVALID_SIGNATURE', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ rawBody, ctx, call }) => {
+        const signature = String(ctx.get('x-provider-signature') ?? '');
+        const r = await deposits.handlePseCallback({ rawBody: rawBody ?? Buffer.alloc(0), signature }, call);
         return { status: 200, body: { received: true, duplicate: r.duplicate } };
       },
     }),

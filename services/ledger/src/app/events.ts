@@ -12,6 +12,7 @@ export const POSTING_SUBJECTS: Readonly<Record<PostingKind, string>> = {
   commit: 'ledger.committed',
   release: 'ledger.released',
   inflow: 'ledger.inflow_recorded',
+  reversal: 'ledger.inflow_reversed',
 };
 export const WALLETS_OPENED_SUBJECT = 'ledger.wallets_opened';
 

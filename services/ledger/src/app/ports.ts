@@ -72,6 +72,12 @@ export interface PostingWrite {
   newMovement?: NewMovement;
   newHold?: NewHold;
   closeHold?: { id: string; companyId: string; status: Exclude<HoldStatus, 'OPEN'> };
+  /**
+   * A reversal: the guard is `update movements set status = 'REVERSED' … where status = 'COMPLETED'`
+   * on this TRANSFER_IN movement (so an inflow is reversed at most once), and the wallet change is
+   * applied unconditionally (available may go below zero).
+   */
+  reverseMovement?: { id: string; companyId: string; errorMessage: string | null };
   movementUpdate?: { id: string; companyId: string; status: MovementStatus; completed: boolean; errorMessage: string | null };
   event: OutboxEvent;
 }

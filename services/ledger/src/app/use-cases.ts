@@ -11,6 +11,7 @@ import { OpenWallets } from './open-wallets.js';
 import { RecordInflow } from './record-inflow.js';
 import { ReleaseHold } from './release-hold.js';
 import { ReserveFunds } from './reserve-funds.js';
+import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
 import { SetMovementStatus } from './set-movement-status.js';
 
@@ -26,6 +27,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     release: new ReleaseHold(deps),
     setMovementStatus: new SetMovementStatus(deps),
     recordInflow: new RecordInflow(deps),
+    reverseInflow: new ReverseInflow(deps),
     computeFees: new ComputeFees(deps),
     setFeeConfig: new SetFeeConfig(deps),
     listMovements: new ListMovements(deps),

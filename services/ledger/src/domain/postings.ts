@@ -8,7 +8,7 @@ export interface Entry {
   amount: bigint;
 }
 
-export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow';
+export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal';
 
 /** A balanced set of entries plus what it does to the one company wallet it touches (if any). */
 export interface PostingDraft {
@@ -150,4 +150,14 @@ export function unassignedInflowPosting(gross: bigint): PostingDraft {
     { account: Accounts.brebSettlement, amount: -gross },
     { account: Accounts.unassignedFunds('BREB'), amount: gross },
   ], null);
+}
+
+/**
+ * Provider reversal of an assigned inflow (PSE reversed): the inflow posting's entries negated.
+ * The one posting allowed to take wallet_available below zero (LEDGER.md).
+ */
+export function reversalPosting(companyId: string, source: InflowSource, gross: bigint, fee: bigint, iva: bigint): PostingDraft {
+  const original = inflowPosting(companyId, source, gross, fee, iva);
+  const route = inflowRoute(source);
+  return draft('reversal', original.entries.map((e) => ({ account: e.account, amount: -e.amount })), { companyId, rail: route.walletRail });
 }

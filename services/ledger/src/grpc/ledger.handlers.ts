@@ -79,6 +79,12 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       }));
     },
 
+    async reverseInflow(req, ctx) {
+      return postingResult(await uc.reverseInflow.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, ...opt('errorMessage', req.errorMessage),
+      }));
+    },
+
     async computeFees(req, ctx) {
       return feeToProto(await uc.computeFees.execute(ctx.companyId, {
         operation: feeOperationName(req.operation), amount: req.amount, ivaApplicable: req.ivaApplicable,

@@ -83,8 +83,11 @@ export async function checkInvariants(db: Database): Promise<InvariantReport> {
                           and (h.status = 'OPEN') = (m.status in ${LIVE}))`,
     (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`);
 
-    // 4. wallet_available >= 0 (no reversal posting exists yet, so no exception applies).
-    await check(`select company_id, rail, available_cents::text as available from ledger.wallets where available_cents < 0`,
+    // 4. wallet_available >= 0, except a wallet a recorded reversal posting touched (LEDGER.md:
+    //    the one posting allowed to take available below zero).
+    await check(`select w.company_id, w.rail, w.available_cents::text as available from ledger.wallets w
+       where w.available_cents < 0
+         and not exists (select 1 from ledger.postings p where p.kind = 'reversal' and p.company_id = w.company_id and p.rail = w.rail)`,
       (r) => `[4] wallet ${r.company_id}:${r.rail} available is ${r.available}`);
 
     // 5. A movement's amounts equal the entries of its postings.
@@ -117,8 +120,11 @@ export async function checkInvariants(db: Database): Promise<InvariantReport> {
               and total_fee = 0 and iva_amount = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
          when 'FEE_CHARGE' then avail = -(total_fee + iva_amount) and fee = total_fee and iva = iva_amount
               and amount = total_fee + iva_amount and net_amount = amount and pend = 0 and clearing = 0 and source = 0
-         when 'TRANSFER_IN' then avail = net_amount and net_amount = amount - total_fee - iva_amount and fee = total_fee
-              and iva = iva_amount and source = -amount and pend = 0 and clearing = 0
+         when 'TRANSFER_IN' then case when status = 'REVERSED'
+              then avail = 0 and fee = 0 and iva = 0 and source = 0 and pend = 0 and clearing = 0
+                   and net_amount = amount - total_fee - iva_amount
+              else avail = net_amount and net_amount = amount - total_fee - iva_amount and fee = total_fee
+              and iva = iva_amount and source = -amount and pend = 0 and clearing = 0 end
          when 'TRANSFER_OUT' then net_amount = amount - total_fee and source = 0 and case
               when status in ${LIVE} then avail = -t and pend = t and fee = 0 and iva = 0 and clearing = 0
               when status = 'COMPLETED' then avail = -t and pend = 0 and fee = total_fee and iva = iva_amount and clearing = amount

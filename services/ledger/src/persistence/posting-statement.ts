@@ -36,6 +36,17 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
       add('w', `update ledger.wallets set ${set.sql}
         where company_id = ? and rail = ? and exists (select 1 from g) returning version`, [...set.params, w.wallet.companyId, w.wallet.rail]);
     }
+  } else if (w.reverseMovement) {
+    const r = w.reverseMovement;
+    const details = r.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
+    add('g', `update ledger.movements set status = 'REVERSED', updated_at = now(), details = ${details}
+      where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' returning ${movementCols()}`,
+    [...(r.errorMessage !== null ? [r.errorMessage] : []), r.id, r.companyId]);
+    if (w.wallet) {
+      const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
+      add('w', `update ledger.wallets set ${set.sql}
+        where company_id = ? and rail = ? and exists (select 1 from g) returning version`, [...set.params, w.wallet.companyId, w.wallet.rail]);
+    }
   } else if (w.wallet) {
     const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
     const debit = w.wallet.availableDelta < 0n ? -w.wallet.availableDelta : 0n;
@@ -56,7 +67,7 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     select ?::uuid, v.seq, v.account, v.amount from g cross join (values ${values}) as v(seq, account, amount)`,
   [p.id, ...w.entries.flatMap((e) => [e.account, e.amount.toString()])]);
 
-  let movementSource: string | null = null;
+  let movementSource: string | null = w.reverseMovement ? 'g' : null;
   if (w.newMovement) {
     const m = w.newMovement;
     add('m', `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,

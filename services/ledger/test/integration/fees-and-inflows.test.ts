@@ -106,6 +106,51 @@ describe('fees, fee charges and inflows', () => {
     ]);
   });
 
+  it('reverses a PSE inflow once: the paid posting negated, movement REVERSED, available may go below zero', async () => {
+    const co = h.newCompany();
+    const other = h.newCompany();
+    await h.api.open(co);
+    const movementId = randomUUID();
+    const inflowKey = `deposit:${movementId}:paid`;
+    await h.api.inflow(co, {
+      idempotencyKey: inflowKey, source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n),
+      movement: { id: movementId, status: MovementStatus.UNSPECIFIED, reference: 'dep-r' },
+    });
+    // Spend part of it so the reversal takes available below zero.
+    const hold = await h.api.reserve(co, { rail: Rail.ACH, amount: 50_000n });
+    await h.api.commit(co, hold.hold!.id);
+    expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: 48_810n });
+
+    // Another company's inflow reads like an unknown one.
+    expect((await failure(h.api.reverseInflow(other, { originalIdempotencyKey: inflowKey }))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await failure(h.api.reverseInflow(co, { originalIdempotencyKey: 'deposit:nope:paid' }))).code).toBe('TRANSACTION_NOT_FOUND');
+    expect((await failure(h.api.reverseInflow(co, { originalIdempotencyKey: '' }))).code).toBe('INVALID_REQUEST');
+
+    const key = `deposit:${movementId}:reversed`;
+    const r = await h.api.reverseInflow(co, { idempotencyKey: key, originalIdempotencyKey: inflowKey, errorMessage: 'Reversado por el banco' });
+    expect(r.replayed).toBe(false);
+    expect(r.movement).toMatchObject({ id: movementId, status: MovementStatus.REVERSED, netAmount: 98_810n, details: { errorMessage: 'Reversado por el banco' } });
+    expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: -50_000n });
+    const lines = await h.ledger.db.query<{ account: string; amount: string }>(
+      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`, [r.postingId]);
+    expect(lines).toEqual([
+      { account: 'pse_settlement', amount: '100000' },
+      { account: `wallet_available:${co}:ACH`, amount: '-98810' },
+      { account: 'fee_revenue:PSE_INFLOW', amount: '-1000' },
+      { account: 'iva_payable', amount: '-190' },
+    ]);
+    // Same key: the first result; another key: the inflow is already reversed.
+    const again = await h.api.reverseInflow(co, { idempotencyKey: key, originalIdempotencyKey: inflowKey, errorMessage: 'Reversado por el banco' });
+    expect(again).toMatchObject({ postingId: r.postingId, replayed: true });
+    expect((await failure(h.api.reverseInflow(co, { originalIdempotencyKey: inflowKey }))).code).toBe('INVALID_STATE_TRANSITION');
+    expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: -50_000n });
+    // A send is refused until the negative balance is covered.
+    expect((await failure(h.api.reserve(co, { rail: Rail.ACH, amount: 100n }))).code).toBe('INSUFFICIENT_BALANCE');
+    const inv = await h.api.invariants();
+    expect(inv.violations).toEqual([]);
+    expect(inv.ok).toBe(true);
+  });
+
   it('an unassigned Bre-B inflow is held in unassigned_funds: no wallet change, no movement', async () => {
     const co = h.newCompany();
     await h.api.open(co);

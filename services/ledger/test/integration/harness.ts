@@ -68,6 +68,8 @@ function api(c: Client) {
       c.setMovementStatus(L.SetMovementStatusRequest.fromPartial(r), ctxOf(co)),
     inflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.RecordInflowRequest>) =>
       c.recordInflow(L.RecordInflowRequest.fromPartial({ idempotencyKey: `inflow-${randomUUID()}`, assign: true, ...r }), ctxOf(co)),
+    reverseInflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ReverseInflowRequest>) =>
+      c.reverseInflow(L.ReverseInflowRequest.fromPartial({ idempotencyKey: `reverse-${randomUUID()}`, ...r }), ctxOf(co)),
     computeFees: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ComputeFeesRequest>) =>
       c.computeFees(L.ComputeFeesRequest.fromPartial(r), ctxOf(co)),
     setFee: (r: ledgerV1.DeepPartial<ledgerV1.SetFeeConfigRequest>) => c.setFeeConfig(L.SetFeeConfigRequest.fromPartial(r), ctxOf()),

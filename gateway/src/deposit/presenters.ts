@@ -1,0 +1,52 @@
+import { centsToNumber } from '@wallet/platform';
+import type { depositV1 } from '@wallet/proto';
+import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
+
+/** Deposit proto ↔ HTTP edge mappings (§2.6.1, §2.7 + the CONTRACT §2 superset). */
+
+export function depositCompany(p: ApiKeyPrincipal): depositV1.DepositCompany {
+  return { name: p.companyName, ivaApplicable: p.taxRegime === 'COMMON' };
+}
+
+const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+
+/** §2.6.1: the creation response (amountCents as a number). */
+export function createdDepositToApi(d: depositV1.Deposit) {
+  return {
+    id: d.id,
+    status: d.status,
+    amountCents: centsToNumber(d.amountCents),
+    currency: d.currency || 'COP',
+    paygatewayUrl: d.paygatewayUrl ?? null,
+    expiresAt: iso(d.expiresAt),
+    internalRef: d.internalRef ?? null,
+    createdAt: iso(d.createdAt),
+  };
+}
+
+/** §2.7 listing item with the CONTRACT §2 superset; amounts as strings. */
+export function depositToApi(d: depositV1.Deposit) {
+  return {
+    id: d.id,
+    status: d.status,
+    amountCents: d.amountCents.toString(),
+    feeAmountCents: d.feeAmountCents.toString(),
+    ivaAmountCents: d.ivaAmountCents.toString(),
+    netAmountCents: d.netAmountCents.toString(),
+    netCreditedCents: d.netAmountCents.toString(),
+    currency: d.currency || 'COP',
+    source: d.source,
+    brebKey: d.brebKey ? { id: d.brebKey.id, externalId: d.brebKey.externalId, name: d.brebKey.name, value: d.brebKey.value } : null,
+    payerName: d.payerName ?? null,
+    payerFirstName: d.payerFirstName ?? null,
+    payerLastName: d.payerLastName ?? null,
+    payerDocument: d.payerDocument ?? null,
+    payerBank: d.payerBank ?? null,
+    payerEmail: d.payerEmail ?? null,
+    providerTransferId: d.providerTransferId ?? null,
+    providerConfirmedAt: iso(d.providerConfirmedAt),
+    paidAt: iso(d.providerConfirmedAt),
+    internalRef: d.internalRef ?? null,
+    createdAt: iso(d.createdAt),
+  };
+}

@@ -1,0 +1,53 @@
+import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
+import { z } from 'zod';
+
+const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
+
+/** The pse-deposit service's environment, parsed once; every bad variable is named in one error. */
+export const depositEnvSchema = baseEnvSchema.extend({
+  DEPOSIT_GRPC_HOST: env.str('0.0.0.0'),
+  DEPOSIT_GRPC_PORT: env.port(50053),
+  DEPOSIT_OPS_PORT: env.port(9103),
+  /** Apply pending migrations at start; defaults to true outside production. */
+  DEPOSIT_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+  DEPOSIT_DB_POOL_MAX: env.int(10, 1),
+  LEDGER_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  /** The PSE provider (the sandbox by default). Empty: PSE_PROVIDER_NOT_CONFIGURED on creation. */
+  PSE_PROVIDER_URL: z.union([z.literal(''), z.string().url()]).default('http://127.0.0.1:8090'),
+  /** false: creation answers PSE_INFLOW_DISABLED (an operator's kill switch). */
+  PSE_INFLOW_ENABLED: env.bool(true),
+  PSE_LINK_TTL_SECONDS: env.int(86_400, 1),
+  /** How long after expires_at a PAID callback is still credited (clock skew between us and the provider). */
+  PSE_PAID_GRACE_SECONDS: env.int(60, 0),
+  /** Where the provider sends outcome callbacks (the gateway's public webhook). */
+  PSE_CALLBACK_URL: env.url('http://127.0.0.1:8080/webhooks/pse'),
+  /** HMAC key of provider callbacks (same scheme as the rails); required in production. */
+  PSE_CALLBACK_SECRET: z.string().min(16).optional(),
+  PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
+  SMTP_URL: env.str('smtp://127.0.0.1:2525'),
+  MAIL_FROM: env.str('Pagos <no-reply@pagos.example.co>'),
+  SMTP_TIMEOUT_MS: env.int(10_000, 100),
+  SWEEPER_INTERVAL_MS: env.int(1_000, 10),
+  SWEEPER_BATCH: env.int(50, 1),
+  /** A PAID callback whose ledger credit is still unfinished after this long is retried by the sweeper. */
+  SWEEPER_GRACE_SECONDS: env.int(15, 1),
+});
+
+export type DepositConfig = Omit<z.infer<typeof depositEnvSchema>, 'DEPOSIT_MIGRATE_ON_START' | 'PSE_CALLBACK_SECRET'> & {
+  DEPOSIT_MIGRATE_ON_START: boolean;
+  PSE_CALLBACK_SECRET: string;
+};
+
+export function loadConfig(source: Record<string, string | undefined>): DepositConfig {
+  const raw = parseConfig(depositEnvSchema, source);
+  const production = raw.NODE_ENV === 'production';
+  if (production && (!raw.PSE_CALLBACK_SECRET || raw.PSE_CALLBACK_SECRET === DEV_CALLBACK_SECRET)) {
+    throw new ConfigError(['PSE_CALLBACK_SECRET: required in production (at least 16 characters, not the development secret)']);
+  }
+  const flag = raw.DEPOSIT_MIGRATE_ON_START;
+  return {
+    ...raw,
+    DEPOSIT_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
+    PSE_CALLBACK_SECRET: raw.PSE_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
+  };
+}

@@ -1,0 +1,48 @@
+import type { AsyncService } from '@wallet/platform';
+import type { depositV1 } from '@wallet/proto';
+import type { DepositUseCases } from '../app/use-cases.js';
+import { depositToProto } from './mappers.js';
+
+const company = (c: depositV1.DepositCompany | undefined) => ({ name: c?.name ?? '', ivaApplicable: c?.ivaApplicable ?? false });
+
+/**
+ * The DepositService RPCs: decode, call one use case, encode. The company always comes from the
+ * call's `x-company-id` metadata; its profile (name, tax regime) from the request, set by the gateway.
+ */
+export function depositHandlers(uc: DepositUseCases): AsyncService<depositV1.DepositServiceServer> {
+  return {
+    async createPseDeposit(req, ctx) {
+      return depositToProto(await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
+        amountCents: req.amountCents, payerDocumentTypeId: req.payerDocumentTypeId, payerDocumentNumber: req.payerDocumentNumber,
+        payerFirstName: req.payerFirstName, payerLastName: req.payerLastName, payerEmail: req.payerEmail,
+        payerPhone: req.payerPhone, internalRef: req.internalRef, company: company(req.company),
+      }));
+    },
+
+    async shareByEmail(req, ctx) {
+      return uc.shareByEmail.execute(ctx.companyId, {
+        depositId: req.depositId, recipientEmail: req.recipientEmail, recipientName: req.recipientName,
+        customMessage: req.customMessage, company: company(req.company),
+      });
+    },
+
+    async listDeposits(req, ctx) {
+      const r = await uc.list.execute(ctx.companyId, {
+        status: req.status, rail: req.rail, externalId: req.externalId, brebKeyId: req.brebKeyId,
+        page: req.page, limit: req.limit, cursorMode: req.cursorMode, cursor: req.cursor,
+      });
+      return {
+        deposits: r.deposits.map(depositToProto), total: r.total, page: r.page, limit: r.limit, totalPages: r.totalPages,
+        ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}),
+      };
+    },
+
+    async getDeposit(req, ctx) {
+      return depositToProto(await uc.get.execute(ctx.companyId, req.id));
+    },
+
+    async handlePseCallback(req) {
+      return uc.handlePseCallback.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
+    },
+  };
+}

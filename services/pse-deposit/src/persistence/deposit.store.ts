@@ -1,0 +1,192 @@
+import { centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
+import type { DepositRecord, DepositSource, DepositStatus, PendingStep } from '../domain/deposit.js';
+import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
+
+interface DepositRow {
+  id: string; company_id: string; source: DepositSource; status: DepositStatus;
+  amount: string; fixed_fee: string; variable_fee: string; subtotal_fee: string; iva_applicable: boolean;
+  iva_amount: string; total_charged: string; net_amount: string; currency: string;
+  payer_document_type: number | null; payer_document_number: string | null; payer_first_name: string | null;
+  payer_last_name: string | null; payer_name: string | null; payer_email: string | null; payer_phone: string | null;
+  payer_bank: string | null; internal_ref: string | null; paygateway_url: string | null; provider_link_id: string | null;
+  expires_at: Date | string | null; provider_transfer_id: string | null; provider_confirmed_at: Date | string | null;
+  movement_id: string | null; pending_step: PendingStep | null; error_message: string | null;
+  breb_key_id: string | null; breb_key_external_id: string | null; breb_key_name: string | null; breb_key_value: string | null;
+  created_at: Date | string; cursor_at?: string;
+}
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
+
+/** Every column plus the exact created_at (microseconds) for cursors. */
+const COLS = `d.*, to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
+
+function toDeposit(r: DepositRow): DepositRecord {
+  return {
+    id: r.id, companyId: r.company_id, source: r.source, status: r.status,
+    amount: centsFromDb(r.amount),
+    fee: {
+      fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
+      ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+    },
+    netAmount: centsFromDb(r.net_amount),
+    currency: r.currency,
+    payerDocumentType: r.payer_document_type === null ? null : Number(r.payer_document_type),
+    payerDocumentNumber: r.payer_document_number, payerFirstName: r.payer_first_name, payerLastName: r.payer_last_name,
+    payerName: r.payer_name, payerEmail: r.payer_email, payerPhone: r.payer_phone, payerBank: r.payer_bank,
+    internalRef: r.internal_ref, paygatewayUrl: r.paygateway_url, providerLinkId: r.provider_link_id,
+    expiresAt: dateOrNull(r.expires_at), providerTransferId: r.provider_transfer_id,
+    providerConfirmedAt: dateOrNull(r.provider_confirmed_at), movementId: r.movement_id,
+    pendingStep: r.pending_step, errorMessage: r.error_message,
+    brebKey: r.breb_key_id ? { id: r.breb_key_id, externalId: r.breb_key_external_id ?? '', name: r.breb_key_name ?? '', value: r.breb_key_value ?? '' } : null,
+    createdAt: date(r.created_at),
+  };
+}
+
+const withCursor = (r: DepositRow) => ({ ...toDeposit(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } });
+
+async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
+  await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`,
+    [e.id, e.subject, JSON.stringify(e.payload), JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {})]);
+}
+
+async function history(tx: PreparedTx, d: DepositRecord, reason: string | null): Promise<void> {
+  await tx.query(`insert into pse_deposit.state_history (deposit_id, status, pending_step, reason) values ($1, $2, $3, $4)`,
+    [d.id, d.status, d.pendingStep, reason]);
+}
+
+/** The pse_deposit schema. Hot statements run as named prepared statements (Database.prepared / preparedTx). */
+export class SqlDepositStore implements DepositStore {
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+
+  async insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord> {
+    const rec = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<DepositRow>(`
+        insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
+          iva_amount, total_charged, net_amount, currency, payer_document_type, payer_document_number, payer_first_name,
+          payer_last_name, payer_name, payer_email, payer_phone, internal_ref, api_key_id, paygateway_url, provider_link_id,
+          expires_at, movement_id)
+        values ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12::bigint, $13, $14,
+          $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid)
+        returning ${COLS}`,
+      [d.id, d.companyId, d.source, d.status, d.amount.toString(), d.fee.fixedFee.toString(), d.fee.variableFee.toString(),
+        d.fee.subtotalFee.toString(), d.fee.ivaApplicable, d.fee.ivaAmount.toString(), d.fee.totalCharged.toString(),
+        d.netAmount.toString(), d.currency, d.payerDocumentType, d.payerDocumentNumber, d.payerFirstName, d.payerLastName,
+        d.payerName, d.payerEmail, d.payerPhone, d.internalRef, d.apiKeyId, d.paygatewayUrl, d.providerLinkId,
+        d.expiresAt?.toISOString() ?? null, d.movementId]);
+      const rec = toDeposit(rows[0]!);
+      await history(tx, rec, 'created');
+      await appendOutbox(tx, event);
+      return rec;
+    });
+    this.eventsWritten();
+    return rec;
+  }
+
+  async get(companyId: string, id: string): Promise<DepositRecord | undefined> {
+    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.id = $1 and d.company_id = $2`, [id, companyId]);
+    return rows[0] && toDeposit(rows[0]);
+  }
+
+  async getById(id: string): Promise<DepositRecord | undefined> {
+    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.id = $1`, [id]);
+    return rows[0] && toDeposit(rows[0]);
+  }
+
+  async list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean }) {
+    // One statement shape per filter combination (nulls disable a filter), so it stays prepared.
+    const where = `d.company_id = $1 and ($2::text is null or d.status = $2) and ($3::text is null or d.source = $3)
+      and ($4::text is null or d.breb_key_external_id = $4) and ($5::text is null or d.breb_key_id = $5)`;
+    const base = [companyId, f.status ?? null, f.source ?? null, f.externalId ?? null, f.brebKeyId ?? null];
+    let rows: DepositRow[];
+    if (page.after) {
+      rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
+        and (d.created_at, d.id) < ($6::timestamptz, $7::text) order by d.created_at desc, d.id desc limit $8`,
+      [...base, page.after.createdAt, page.after.id, page.limit + 1]);
+    } else {
+      rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
+        order by d.created_at desc, d.id desc limit $6 offset $7`, [...base, page.limit + 1, page.offset]);
+    }
+    let total: number | null = null;
+    if (page.withTotal) {
+      const [c] = await this.db.prepared<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits d where ${where}`, base);
+      total = Number(c?.n ?? 0);
+    }
+    return { items: rows.slice(0, page.limit).map(withCursor), hasMore: rows.length > page.limit, total };
+  }
+
+  async transition(t: Transition): Promise<DepositRecord | undefined> {
+    const p = t.patch ?? {};
+    let wrote = false;
+    const rec = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<DepositRow>(`
+        update pse_deposit.deposits d set status = $4, pending_step = $5::text,
+          step_at = case when $5::text is null then null else now() end,
+          provider_transfer_id = case when $6 then $7 else d.provider_transfer_id end,
+          provider_confirmed_at = case when $8 then $9::timestamptz else d.provider_confirmed_at end,
+          payer_bank = case when $10 then $11 else d.payer_bank end,
+          error_message = case when $12 then $13 else d.error_message end,
+          updated_at = now()
+        where d.id = $1 and d.status = $2 and d.pending_step is not distinct from $3::text
+        returning ${COLS}`,
+      [t.id, t.from.status, t.from.step, t.to.status, t.to.step,
+        'providerTransferId' in p, p.providerTransferId ?? null,
+        'providerConfirmedAt' in p, p.providerConfirmedAt?.toISOString() ?? null,
+        'payerBank' in p, p.payerBank ?? null,
+        'errorMessage' in p, p.errorMessage ?? null]);
+      if (!rows[0]) return undefined;
+      const rec = toDeposit(rows[0]);
+      await history(tx, rec, t.reason ?? null);
+      if (t.callback) {
+        await tx.query(`insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3) on conflict do nothing`,
+          [t.callback.eventId, t.id, t.callback.status]);
+      }
+      if (t.event) { await appendOutbox(tx, t.event(rec)); wrote = true; }
+      return rec;
+    });
+    if (wrote) this.eventsWritten();
+    return rec;
+  }
+
+  async callbackSeen(eventId: string): Promise<boolean> {
+    const rows = await this.db.prepared(`select 1 from pse_deposit.provider_callbacks where event_id = $1`, [eventId]);
+    return rows.length > 0;
+  }
+
+  async recordCallback(eventId: string, depositId: string, status: string): Promise<boolean> {
+    const rows = await this.db.prepared(`insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3)
+      on conflict do nothing returning event_id`, [eventId, depositId, status]);
+    return rows.length > 0;
+  }
+
+  async expireDue(graceSeconds: number, batch: number, event: (d: DepositRecord) => OutboxEvent): Promise<DepositRecord[]> {
+    const out = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<DepositRow>(`
+        with due as (
+          select id from pse_deposit.deposits
+           where status = 'PENDING_CONFIRM' and pending_step is null and expires_at + make_interval(secs => $1::int) <= now()
+           order by expires_at limit $2 for update skip locked)
+        update pse_deposit.deposits d set status = 'EXPIRED', updated_at = now() from due where d.id = due.id
+        returning ${COLS}`, [graceSeconds, batch]);
+      const recs = rows.map(toDeposit);
+      for (const r of recs) {
+        await history(tx, r, 'link expired unpaid');
+        await appendOutbox(tx, event(r));
+      }
+      return recs;
+    });
+    if (out.length > 0) this.eventsWritten();
+    return out;
+  }
+
+  async leaseStaleSteps(graceSeconds: number, batch: number): Promise<DepositRecord[]> {
+    const rows = await this.db.prepared<DepositRow>(`
+      with due as (
+        select id from pse_deposit.deposits
+         where pending_step is not null and step_at <= now() - make_interval(secs => $1::int)
+         order by step_at limit $2 for update skip locked)
+      update pse_deposit.deposits d set step_at = now() from due where d.id = due.id
+      returning ${COLS}`, [graceSeconds, batch]);
+    return rows.map(toDeposit);
+  }
+}

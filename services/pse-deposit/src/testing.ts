@@ -1,0 +1,49 @@
+import { createLogger, type Database } from '@wallet/platform';
+import { composeDeposit } from './compose.js';
+import { loadConfig } from './config.js';
+
+export interface StartedDeposit {
+  /** host:port for createAsyncClient. */
+  address: string;
+  port: number;
+  db: Database;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole pse-deposit service in this process, for integration and end-to-end tests: migrates the
+ * database, connects the bus (namespaced streams), talks to the given ledger, PSE provider and SMTP
+ * server, and serves gRPC on 127.0.0.1 (port 0 = ephemeral). The same composition as main.ts,
+ * without the ops HTTP port. `env` overrides any configuration variable (e.g. a short PSE_LINK_TTL_SECONDS).
+ */
+export async function startDeposit(opts: {
+  databaseUrl: string;
+  natsUrl?: string;
+  namespace: string;
+  ledgerAddress: string;
+  providerUrl: string;
+  smtpUrl?: string;
+  callbackUrl?: string;
+  port?: number;
+  env?: Record<string, string>;
+  logLevel?: string;
+}): Promise<StartedDeposit> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: opts.logLevel ?? 'silent',
+    SWEEPER_INTERVAL_MS: '200',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',
+    BUS_NAMESPACE: opts.namespace,
+    DEPOSIT_GRPC_HOST: '127.0.0.1',
+    DEPOSIT_GRPC_PORT: String(opts.port ?? 0),
+    DEPOSIT_MIGRATE_ON_START: 'true',
+    LEDGER_GRPC_ADDR: opts.ledgerAddress,
+    PSE_PROVIDER_URL: opts.env?.PSE_PROVIDER_URL ?? opts.providerUrl,
+    ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
+    ...(opts.callbackUrl ? { PSE_CALLBACK_URL: opts.callbackUrl } : {}),
+  });
+  const runtime = await composeDeposit({ config, opsPort: null, logger: createLogger('pse-deposit', config.LOG_LEVEL) });
+  return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
+}
