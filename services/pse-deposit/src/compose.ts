@@ -1,8 +1,9 @@
-import { Bus, Database, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { Bus, Database, InboxConsumer, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
 import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { SmtpMailer } from './adapters/mailer.js';
 import { HttpPseProvider, UnconfiguredPseProvider } from './adapters/pse.client.js';
+import { BREB_LISTING_CONSUMER, BREB_LISTING_SUBJECT, brebListingHandler } from './app/breb-listing.js';
 import { depositDeps, type DepositSettings } from './app/deps.js';
 import { Sweeper } from './app/sweeper.js';
 import { depositUseCases } from './app/use-cases.js';
@@ -25,6 +26,8 @@ export interface DepositRuntime {
   db: Database;
   bus: Bus;
   relay: OutboxRelay;
+  /** The Bre-B feed: the collect-key service's `deposit.paid|unassigned` events into the listing. */
+  listingConsumer: InboxConsumer;
   sweeper: Sweeper;
   grpcPort: number;
   opsPort: number | null;
@@ -46,8 +49,8 @@ export function settingsFrom(c: DepositConfig): DepositSettings {
 
 /**
  * The composition root shared by main.ts and testing.ts: database (migrated when asked) → bus and
- * DEPOSITS stream → outbox relay → ledger client, PSE provider, mailer → use cases → gRPC server →
- * sweeper → ops endpoints.
+ * DEPOSITS stream → outbox relay → Bre-B listing consumer → ledger client, PSE provider, mailer → use
+ * cases → gRPC server → sweeper → ops endpoints.
  */
 export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositRuntime> {
   const log = o.logger;
@@ -71,6 +74,13 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     const relay = new OutboxRelay(db, bus, DEPOSIT_SCHEMA, log, { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 });
     relay.start();
     cleanups.push(() => relay.stop());
+
+    const listingConsumer = new InboxConsumer(db, bus, {
+      stream: 'DEPOSITS', durable: BREB_LISTING_CONSUMER, subject: BREB_LISTING_SUBJECT,
+      handler: brebListingHandler(log.child({ component: 'breb-listing' })), log,
+    });
+    await listingConsumer.start();
+    cleanups.push(() => listingConsumer.stop());
 
     const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
     cleanups.push(async () => ledger.close());
@@ -105,7 +115,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
 
     let stopped: Promise<void> | undefined;
     return {
-      db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
+      db, bus, relay, listingConsumer, sweeper, ops, grpcPort: grpc.port, opsPort,
       stop: () => {
         stopped ??= (async () => { ops.drain(); await unwind(); })();
         return stopped;

@@ -36,8 +36,8 @@ export function decodeCursor(s: string): ListCursor | null {
 }
 
 /**
- * GET /deposits (§4.9, CONTRACT §2): the company's deposits (PSE and, once the collect-key service
- * feeds them, Bre-B) newest first (created_at desc, id desc). Page style (page/limit + totals) or,
+ * GET /deposits (§4.9, CONTRACT §2): the company's deposits (PSE and Bre-B, the latter fed by the
+ * collect-key service's events, see breb-listing.ts) newest first (created_at desc, id desc). Page style (page/limit + totals) or,
  * when the `cursor` parameter was present, cursor style (opaque cursor → nextCursor).
  */
 export class ListDeposits {

@@ -9,7 +9,7 @@ export interface ShareCommand extends ShareInput { company: { name: string } }
 /**
  * POST /deposits/{id}/share-email (§4.7): the standard Spanish template with the pay link, sent with
  * nodemailer. Unknown or another company's id → DEPOSIT_NOT_FOUND (same answer); no longer
- * PENDING_CONFIRM → DEPOSIT_NOT_PENDING; SMTP failure → SERVICE_UNAVAILABLE.
+ * PENDING_CONFIRM (a Bre-B deposit never is) → DEPOSIT_NOT_PENDING; SMTP failure → SERVICE_UNAVAILABLE.
  */
 export class ShareByEmail {
   constructor(private readonly deps: DepositDeps) {}
@@ -20,7 +20,7 @@ export class ShareByEmail {
     const d = isDepositId(input.depositId) ? await this.deps.store.get(companyId, input.depositId) : undefined;
     if (!d) throw new AppError('DEPOSIT_NOT_FOUND');
     const expired = d.expiresAt !== null && d.expiresAt.getTime() <= this.deps.now().getTime();
-    if (d.status !== 'PENDING_CONFIRM' || d.pendingStep !== null || !d.paygatewayUrl || expired) throw new AppError('DEPOSIT_NOT_PENDING');
+    if (d.source !== 'PSE' || d.status !== 'PENDING_CONFIRM' || d.pendingStep !== null || !d.paygatewayUrl || expired) throw new AppError('DEPOSIT_NOT_PENDING');
     const mail = paymentRequestMail({
       companyName: cmd.company.name, recipientName: input.recipientName, amountCents: d.amount, payUrl: d.paygatewayUrl,
       expiresAt: d.expiresAt, customMessage: input.customMessage, internalRef: d.internalRef,

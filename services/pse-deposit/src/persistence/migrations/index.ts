@@ -1,4 +1,5 @@
 import { Migration0001PseDepositInitial } from './0001-pse-deposit-initial.js';
+import { Migration0002BrebListing } from './0002-breb-listing.js';
 
 /** Every pse-deposit migration, in order. Append only. */
-export const depositMigrations = [Migration0001PseDepositInitial];
+export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing];

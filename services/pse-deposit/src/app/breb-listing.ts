@@ -1,0 +1,36 @@
+import type { EventHandler, Logger } from '@wallet/platform';
+import { readBrebDepositEvent } from '../domain/breb-deposit.js';
+import { storedBrebState, upsertBrebDeposit } from '../persistence/breb-listing.js';
+
+/** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
+export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
+export const BREB_LISTING_SUBJECT = 'deposit.>';
+
+/**
+ * Copies the collect-key service's Bre-B deposits (`deposit.paid` / `deposit.unassigned`, source
+ * BREB) into the listing table inside the InboxConsumer's transaction (inbox row + upsert commit
+ * together, so a redelivered event id is only acknowledged). Everything else on the stream — this
+ * service's own PSE events, unusable payloads — is acknowledged and dropped (logged). A database
+ * failure throws, so the event is redelivered.
+ */
+export function brebListingHandler(log: Logger, now: () => Date = () => new Date()): EventHandler {
+  return async (evt, tx) => {
+    const decision = readBrebDepositEvent(evt.payload, now());
+    if (decision.kind === 'ignore') {
+      if (decision.level !== 'debug') log[decision.level]({ eventId: evt.id, subject: evt.subject, reason: decision.reason }, 'deposit event not listed');
+      return;
+    }
+    const d = decision.deposit;
+    const outcome = await upsertBrebDeposit(tx, d, evt.id);
+    if (outcome === 'unchanged') {
+      const stored = await storedBrebState(tx, d.id);
+      if (stored && (stored.source !== 'BREB' || stored.company_id !== d.companyId)) {
+        log.error({ eventId: evt.id, depositId: d.id, storedSource: stored.source }, 'Bre-B deposit id clashes with another deposit; not listed');
+      } else {
+        log.debug({ eventId: evt.id, depositId: d.id, status: d.status, storedStatus: stored?.status }, 'Bre-B deposit event changed nothing (repeat or older)');
+      }
+      return;
+    }
+    log.info({ eventId: evt.id, depositId: d.id, companyId: d.companyId, status: d.status, outcome }, 'Bre-B deposit listed');
+  };
+}

@@ -1,0 +1,88 @@
+import { depositEventsV1 } from '@wallet/proto';
+import { isDepositId, type BrebKeyRef, type DepositStatus } from './deposit.js';
+
+/**
+ * Bre-B collect-key deposits as this service lists them (CONTRACT §2, §6): the collect-key service
+ * publishes `deposit.paid` (ASSIGNED) / `deposit.unassigned` (UNASSIGNED) DepositEvents with source
+ * BREB on the DEPOSITS stream; this service copies them into its listing table. They are final when
+ * published (never PENDING_CONFIRM); REVERSED is accepted too should the collect-key service ever
+ * publish it.
+ */
+export const BREB_STATUSES = ['UNASSIGNED', 'ASSIGNED', 'REVERSED'] as const satisfies readonly DepositStatus[];
+export type BrebStatus = (typeof BREB_STATUSES)[number];
+
+/** Tie-break when two events for one deposit carry the same occurredAt: the higher rank wins. */
+export const BREB_STATUS_RANK: Readonly<Record<BrebStatus, number>> = { UNASSIGNED: 1, ASSIGNED: 2, REVERSED: 3 };
+
+export interface BrebDeposit {
+  id: string;
+  companyId: string;
+  status: BrebStatus;
+  amount: bigint;
+  fee: bigint;
+  iva: bigint;
+  net: bigint;
+  currency: string;
+  brebKey: BrebKeyRef | null;
+  payerName: string | null;
+  payerDocument: string | null;
+  payerBank: string | null;
+  providerTransferId: string | null;
+  providerConfirmedAt: Date | null;
+  createdAt: Date;
+  /** The event's occurredAt: orders events of one deposit (arrival order is not guaranteed). */
+  eventAt: Date;
+}
+
+export type BrebDecision =
+  | { kind: 'upsert'; deposit: BrebDeposit }
+  /** Not ours to list (a PSE event, this service's own) or unusable; acknowledged and dropped. */
+  | { kind: 'ignore'; reason: string; level: 'debug' | 'warn' | 'error' };
+
+const text = (v: string | undefined, max: number): string | null => {
+  if (v === undefined) return null;
+  const t = v.trim();
+  return t === '' ? null : t.slice(0, max);
+};
+const validDate = (d: Date | undefined): d is Date => d instanceof Date && !Number.isNaN(d.getTime());
+
+/** Reads one received `deposit.*` event (proto3 JSON payload). Pure; never throws. */
+export function readBrebDepositEvent(payload: unknown, now: Date): BrebDecision {
+  let evt: depositEventsV1.DepositEvent;
+  try {
+    evt = depositEventsV1.DepositEvent.fromJSON(payload ?? {});
+  } catch (err) {
+    return { kind: 'ignore', reason: `unreadable payload: ${(err as Error).message}`, level: 'error' };
+  }
+  const d = evt.deposit;
+  if (!d) return { kind: 'ignore', reason: 'no deposit in the event', level: 'error' };
+  if (d.source !== 'BREB') return { kind: 'ignore', reason: `source ${d.source || '(none)'} is not BREB`, level: 'debug' };
+  if (!isDepositId(d.id)) return { kind: 'ignore', reason: `invalid deposit id ${JSON.stringify(d.id)}`, level: 'error' };
+  const companyId = evt.companyId.trim();
+  if (!companyId || companyId.length > 100) return { kind: 'ignore', reason: 'missing or invalid companyId', level: 'error' };
+  if (!(BREB_STATUSES as readonly string[]).includes(d.status)) {
+    return { kind: 'ignore', reason: `status ${d.status || '(none)'} is not a final Bre-B status`, level: 'warn' };
+  }
+  const amount = d.amountCents, fee = d.feeAmountCents, iva = d.ivaAmountCents, net = d.netAmountCents;
+  if (amount <= 0n || fee < 0n || iva < 0n || net !== amount - fee - iva) {
+    return { kind: 'ignore', reason: `inconsistent amounts gross ${amount} fee ${fee} iva ${iva} net ${net}`, level: 'error' };
+  }
+  const k = d.brebKey;
+  const brebKey = k && k.id ? { id: k.id.slice(0, 64), externalId: k.externalId.slice(0, 64), name: k.name.slice(0, 200), value: k.value.slice(0, 200) } : null;
+  const eventAt = validDate(evt.occurredAt) ? evt.occurredAt : validDate(d.createdAt) ? d.createdAt : now;
+  return {
+    kind: 'upsert',
+    deposit: {
+      id: d.id, companyId, status: d.status as BrebStatus, amount, fee, iva, net,
+      currency: text(d.currency, 3) ?? 'COP',
+      brebKey,
+      payerName: text(d.payerName, 200),
+      payerDocument: text(d.payerDocument, 40),
+      payerBank: text(d.payerBank, 100),
+      providerTransferId: text(d.providerTransferId, 100),
+      providerConfirmedAt: validDate(d.providerConfirmedAt) ? d.providerConfirmedAt : null,
+      createdAt: validDate(d.createdAt) ? d.createdAt : eventAt,
+      eventAt,
+    },
+  };
+}
