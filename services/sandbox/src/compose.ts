@@ -2,6 +2,7 @@ import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Database, type Logger } from '@wallet/platform';
 import { ValidateAchAccount } from './app/ach-accounts.js';
+import { BrebCollect } from './app/breb-collect.js';
 import { LookupKey } from './app/directory.js';
 import { PseLinks } from './app/pse-links.js';
 import { RailTransfers } from './app/rail-transfers.js';
@@ -12,6 +13,7 @@ import { createHttpApp } from './http/app.js';
 import { sandboxMigrations } from './persistence/migrations/index.js';
 import { EmailStore } from './persistence/email.store.js';
 import { PseStore } from './persistence/pse.store.js';
+import { RegistrationStore } from './persistence/registration.store.js';
 import { SandboxStore } from './persistence/sandbox.store.js';
 
 export const SANDBOX_SCHEMA = 'sandbox';
@@ -39,11 +41,12 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       if (applied.length > 0) log.info({ applied }, 'migrations applied');
     }
     const store = new SandboxStore(db);
+    const registrations = new RegistrationStore(db);
     let wake = () => {};
     const rails = new RailTransfers(db, store, {
       brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
       achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
-    }, () => wake(), log);
+    }, () => wake(), log, registrations);
     const d = new CallbackDispatcher(store, rails, {
       secret: config.SANDBOX_CALLBACK_SECRET,
       pollMs: config.SANDBOX_POLL_MS,
@@ -56,10 +59,12 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     // The public URL needs the port, known only once listening.
     let publicUrl = config.SANDBOX_PUBLIC_URL ?? '';
     const pse = new PseLinks(db, store, new PseStore(db), () => publicUrl, () => wake(), log);
+    const collect = new BrebCollect(db, store, registrations, () => wake(), log);
 
     let ready = true;
     const app = createHttpApp({
-      lookupKey: new LookupKey(store),
+      lookupKey: new LookupKey(store, registrations),
+      collect,
       validateAchAccount: new ValidateAchAccount(store),
       rails, pse, emails, dispatcher: d, store, log,
       isReady: () => ready,

@@ -1,6 +1,8 @@
 import { anchorHandleFor, holderFor, type Holder } from '../domain/holders.js';
 import { directoryStatus, parseKey, type KeyType, type KeyTypeQuery } from '../domain/keys.js';
+import type { RegistrationStore } from '../persistence/registration.store.js';
 import type { SandboxStore } from '../persistence/sandbox.store.js';
+import { registeredHolder } from './breb-collect.js';
 import { ProviderError, directoryDown } from './errors.js';
 
 export interface DirectoryEntry {
@@ -11,9 +13,13 @@ export interface DirectoryEntry {
   holder: Holder;
 }
 
-/** Bre-B directory lookup: any well-formed key is registered, except the magic not-found values. */
+/**
+ * Bre-B directory lookup: a key registered by a participant (live registration) answers its
+ * registered holder and anchor handle; any other well-formed key is found with a deterministic
+ * holder, except the magic not-found values.
+ */
 export class LookupKey {
-  constructor(private readonly store: SandboxStore) {}
+  constructor(private readonly store: SandboxStore, private readonly registrations: RegistrationStore) {}
 
   async execute(rawKey: string, type: KeyTypeQuery): Promise<DirectoryEntry> {
     if (await this.store.fault('directory') === 'down') throw directoryDown();
@@ -22,6 +28,10 @@ export class LookupKey {
       throw new ProviderError(400, 'INVALID_REQUEST', 'La llave no es válida para el tipo indicado.', {
         fields: [{ path: 'keyValue', message: type === 'AUTO' ? 'Llave mal formada.' : `No es una llave ${type} válida.` }],
       });
+    }
+    const registered = await this.registrations.findLive(key.keyValue);
+    if (registered) {
+      return { anchorHandle: registered.anchorHandle, keyType: registered.keyType, keyValue: registered.keyValue, status: 'active', holder: registeredHolder(registered) };
     }
     const status = directoryStatus(key.keyValue);
     if (status === 'not_found') throw new ProviderError(404, 'KEY_NOT_FOUND', 'La llave no está registrada en el directorio Bre-B.');

@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Logger } from '@wallet/platform';
 import type { CallbackBody } from '../domain/callbacks.js';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
+import { normalizeKeyValue } from '../domain/keys.js';
 import { INVALID_ACH_ACCOUNT, REJECTED_BY_RECEIVER, achOutcome, brebOutcome, railPrefix, type FinalStatus, type Outcome, type Rail, type TransferStatus } from '../domain/rails.js';
+import type { RegistrationStore } from '../persistence/registration.store.js';
 import type { SandboxStore, TransferRow } from '../persistence/sandbox.store.js';
 import { ProviderError, railDown, transferNotFound } from './errors.js';
 
@@ -64,6 +66,8 @@ export class RailTransfers {
     private readonly settings: RailSettings,
     private readonly wake: () => void,
     private readonly log: Logger,
+    /** Participants' registrations: a Bre-B transfer to a registered key settles against its anchor handle. */
+    private readonly registrations?: RegistrationStore,
   ) {}
 
   async submit(rail: Rail, s: TransferSubmission): Promise<{ transfer: TransferRow; created: boolean }> {
@@ -112,10 +116,13 @@ export class RailTransfers {
   async settleDue(limit = 100): Promise<number> {
     const n = await this.db.tx(async (tx) => {
       const due = await this.store.lockDueTransfers(tx, limit);
+      const brebKeys = [...new Set(due.filter((t) => t.rail === 'BREB').map((t) => normalizeKeyValue(String(t.request.keyValue ?? ''))))];
+      const anchors = this.registrations ? await this.registrations.liveAnchors(tx, brebKeys) : new Map<string, string>();
       const outcomes = due.map((t) => ({
         transactionId: t.transactionId,
         ...(t.rail === 'BREB'
-          ? brebOutcome({ amountCents: t.amountCents, keyValue: String(t.request.keyValue ?? ''), anchorHandle: String(t.request.anchorHandle ?? '') })
+          ? brebOutcome({ amountCents: t.amountCents, keyValue: String(t.request.keyValue ?? ''), anchorHandle: String(t.request.anchorHandle ?? '') },
+            anchors.get(normalizeKeyValue(String(t.request.keyValue ?? ''))))
           : achOutcome({ amountCents: t.amountCents })),
       }));
       const settled = await this.store.settleMany(tx, outcomes, callbackBody, DELIVERY_WINDOW_MS);

@@ -31,8 +31,12 @@ export function amountOutcome(amountCents: bigint): Outcome {
  * not registered or inactive, or an anchor handle that is not the key's, fails the transfer
  * (asynchronously, as the real rail answers); otherwise the `13` rule decides.
  */
-export function brebOutcome(t: { amountCents: bigint; keyValue: string; anchorHandle: string }): Outcome {
+export function brebOutcome(t: { amountCents: bigint; keyValue: string; anchorHandle: string }, registeredAnchor?: string): Outcome {
   const key = normalizeKeyValue(t.keyValue);
+  // A key registered by a participant is active with the registration's anchor handle.
+  if (registeredAnchor !== undefined) {
+    return t.anchorHandle === registeredAnchor ? amountOutcome(t.amountCents) : { status: 'FAILED', errorMessage: ANCHOR_MISMATCH };
+  }
   const status = directoryStatus(key);
   if (status === 'not_found') return { status: 'FAILED', errorMessage: KEY_NOT_REGISTERED };
   if (status === 'inactive') return { status: 'FAILED', errorMessage: KEY_INACTIVE };

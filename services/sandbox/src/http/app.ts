@@ -5,6 +5,7 @@ import { ProviderError } from '../app/errors.js';
 import type { SandboxHttpDeps } from './context.js';
 import { achRoutes } from './routes/ach.routes.js';
 import { brebRoutes } from './routes/breb.routes.js';
+import { collectRoutes } from './routes/collect.routes.js';
 import { directoryRoutes } from './routes/directory.routes.js';
 import { emailRoutes } from './routes/email.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
@@ -46,6 +47,7 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
 
   const router = new Router();
   healthRoutes(router, d);
+  collectRoutes(router, d);
   directoryRoutes(router, d);
   brebRoutes(router, d);
   achRoutes(router, d);

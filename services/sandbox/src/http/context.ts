@@ -1,4 +1,5 @@
 import type { Logger } from '@wallet/platform';
+import type { BrebCollect } from '../app/breb-collect.js';
 import type { LookupKey } from '../app/directory.js';
 import type { ValidateAchAccount } from '../app/ach-accounts.js';
 import type { PseLinks } from '../app/pse-links.js';
@@ -10,6 +11,8 @@ import type { SandboxStore } from '../persistence/sandbox.store.js';
 /** What the routes need: the use cases, the store (faults) and the dispatcher (redeliver, wake). */
 export interface SandboxHttpDeps {
   lookupKey: LookupKey;
+  /** Participants' key registrations and the inbound payments routed to them. */
+  collect: BrebCollect;
   validateAchAccount: ValidateAchAccount;
   rails: RailTransfers;
   pse: PseLinks;

@@ -40,7 +40,7 @@ export function switchRoutes(router: Router, d: SandboxHttpDeps): void {
     const transactionId = String(ctx.params.transactionId ?? '');
     const r = await d.dispatcher.redeliver(transactionId);
     if (r.outcome === 'not_found') {
-      const known = await d.store.findTransfer(transactionId) ?? await d.pse.get(transactionId);
+      const known = await d.store.findTransfer(transactionId) ?? await d.pse.get(transactionId) ?? await d.collect.findIncoming(transactionId);
       if (!known) throw transferNotFound();
       throw new ProviderError(409, 'NO_CALLBACK_YET', 'La transferencia aún no tiene resultado: no hay notificación que reenviar.');
     }

@@ -1,5 +1,6 @@
 import { Migration0001SandboxInitial } from './0001-sandbox-initial.js';
 import { Migration0002SandboxPseSmtp } from './0002-sandbox-pse-smtp.js';
+import { Migration0003SandboxBrebCollect } from './0003-sandbox-breb-collect.js';
 
 /** Every sandbox migration, in order. Append only. */
-export const sandboxMigrations = [Migration0001SandboxInitial, Migration0002SandboxPseSmtp];
+export const sandboxMigrations = [Migration0001SandboxInitial, Migration0002SandboxPseSmtp, Migration0003SandboxBrebCollect];

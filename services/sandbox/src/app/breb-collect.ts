@@ -1,0 +1,142 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Logger } from '@wallet/platform';
+import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
+import type { Holder } from '../domain/holders.js';
+import type { KeyType } from '../domain/keys.js';
+import type { SandboxStore } from '../persistence/sandbox.store.js';
+import type { IncomingRow, RegistrationRow, RegistrationStore } from '../persistence/registration.store.js';
+import { ProviderError, directoryDown } from './errors.js';
+
+/** The bank name a participant-registered key shows in the directory (the participant: our product). */
+export const PARTICIPANT_BANK_NAME = 'Wallet';
+
+/** A Colombian NIT: 9 digits (companies start with 8 or 9) with or without its check digit. */
+const NIT = /^(?:[89]\d{8}(?:-?\d)?|\d{9}-\d)$/;
+
+/**
+ * The registered holder as the directory shows it: the name split into first and last names
+ * (one word → first name only; two → one each; three → one given name, two surnames; more →
+ * the last two words are the surnames), `NIT` when the document looks like one, else `CC`.
+ */
+export function registeredHolder(r: Pick<RegistrationRow, 'holderName' | 'holderDocument'>): Holder {
+  const words = r.holderName.trim().split(/\s+/).filter(Boolean);
+  const surnames = words.length <= 1 ? 0 : words.length === 2 ? 1 : 2;
+  const doc = r.holderDocument ?? '';
+  return {
+    firstName: words.slice(0, words.length - surnames).join(' '),
+    lastName: words.slice(words.length - surnames).join(' '),
+    idType: NIT.test(doc) ? 'NIT' : 'CC',
+    idValue: doc,
+    bankName: PARTICIPANT_BANK_NAME,
+    bankAccountType: 'Ahorros',
+  };
+}
+
+export interface InboundCallbackBody {
+  eventId: string;
+  providerTransferId: string;
+  keyValue: string;
+  amountCents: number;
+  payerName: string;
+  payerDocument: string;
+  payerBank: string;
+  receivedAt: string;
+  occurredAt: string;
+}
+
+/** The callback body of an inbound payment, serialized once so every delivery sends the same bytes. */
+export function inboundCallbackBody(p: IncomingRow, eventId: string): string {
+  const body: InboundCallbackBody = {
+    eventId,
+    providerTransferId: p.providerTransferId,
+    keyValue: p.keyValue,
+    amountCents: Number(p.amountCents),
+    payerName: p.payerName,
+    payerDocument: p.payerDocument,
+    payerBank: p.payerBank,
+    receivedAt: p.receivedAt,
+    occurredAt: p.receivedAt,
+  };
+  return JSON.stringify(body);
+}
+
+export const keyAlreadyRegistered = () =>
+  new ProviderError(409, 'KEY_ALREADY_REGISTERED', 'La llave ya está registrada por otro participante o con otra URL de notificación.');
+export const keyNotFound = () => new ProviderError(404, 'KEY_NOT_FOUND', 'La llave no está registrada en el directorio Bre-B.');
+
+export interface RegistrationRequest {
+  keyValue: string;
+  keyType: KeyType;
+  holderName: string;
+  holderDocument: string | null;
+  participantCallbackUrl: string;
+}
+
+export interface InboundPaymentRequest {
+  keyValue: string;
+  amountCents: bigint;
+  payerName: string;
+  payerDocument: string;
+  payerBank: string;
+}
+
+/**
+ * Keys registered in the directory by participants (collect keys) and the payments the network
+ * routes to them: each inbound payment is written with its signed callback in one transaction;
+ * the dispatcher delivers it (same signing, retries, `callbacks` fault and redelivery as the rails).
+ */
+export class BrebCollect {
+  constructor(
+    private readonly db: Database,
+    private readonly store: SandboxStore,
+    private readonly registrations: RegistrationStore,
+    private readonly wake: () => void,
+    private readonly log: Logger,
+  ) {}
+
+  /** 201 new or replayed (same value and callback URL); 409 KEY_ALREADY_REGISTERED otherwise; 503 directory down. */
+  async register(r: RegistrationRequest): Promise<{ registration: RegistrationRow; created: boolean }> {
+    if (await this.store.fault('directory') === 'down') throw directoryDown();
+    const out = await this.registrations.insertRegistration({ ...r, anchorHandle: `anh_${randomBytes(12).toString('hex')}` });
+    if (!out.created && out.registration.participantCallbackUrl !== r.participantCallbackUrl) throw keyAlreadyRegistered();
+    if (out.created) this.log.info({ keyValue: r.keyValue, anchorHandle: out.registration.anchorHandle }, 'Bre-B key registered');
+    return out;
+  }
+
+  /** Soft delete of the live registration; true when there was one (idempotent). 503 directory down. */
+  async unregister(keyValue: string): Promise<boolean> {
+    if (await this.store.fault('directory') === 'down') throw directoryDown();
+    const deleted = await this.registrations.deleteLive(keyValue);
+    if (deleted) this.log.info({ keyValue, anchorHandle: deleted.anchorHandle }, 'Bre-B key registration deleted');
+    return deleted !== undefined;
+  }
+
+  /** The live registration of a normalized value (the directory lookup's first source). */
+  live(keyValue: string): Promise<RegistrationRow | undefined> {
+    return this.registrations.findLive(keyValue);
+  }
+
+  /**
+   * An inbound payment to the most recent registration of the value, live or deleted (the
+   * network delivers to the last holder); 404 KEY_NOT_FOUND when it was never registered.
+   */
+  async incoming(p: InboundPaymentRequest): Promise<{ payment: IncomingRow; eventId: string; registration: RegistrationRow }> {
+    const out = await this.db.tx(async (tx) => {
+      const registration = await this.registrations.findLatest(tx, p.keyValue);
+      if (!registration) throw keyNotFound();
+      const payment = await this.registrations.insertIncoming(tx, registration.id, {
+        ...p, providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
+      });
+      const eventId = await this.registrations.insertCallback(tx, payment.providerTransferId, registration.participantCallbackUrl,
+        (id) => inboundCallbackBody(payment, id), DELIVERY_WINDOW_MS);
+      return { payment, eventId, registration };
+    });
+    this.log.info({ keyValue: p.keyValue, providerTransferId: out.payment.providerTransferId, live: out.registration.deletedAt === null }, 'Bre-B inbound payment');
+    this.wake();
+    return out;
+  }
+
+  findIncoming(providerTransferId: string): Promise<IncomingRow | undefined> {
+    return this.registrations.findIncoming(providerTransferId);
+  }
+}

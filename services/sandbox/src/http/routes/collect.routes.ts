@@ -1,0 +1,58 @@
+import type { Router } from '@koa/router';
+import { z } from 'zod';
+import { KEY_TYPES, isWellFormed, normalizeKeyValue } from '../../domain/keys.js';
+import type { SandboxHttpDeps } from '../context.js';
+import { amountCentsSchema, callbackUrlSchema, parse, readJson, text } from '../http-input.js';
+
+const documentSchema = z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras, dígitos o -.');
+/** A key value as typed (normalized: trimmed, lower-cased unless all digits); well-formed for at least one key type. */
+const anyKey = z.string().max(254).transform(normalizeKeyValue)
+  .refine((v) => KEY_TYPES.some((t) => isWellFormed(t, v)), { message: 'Llave mal formada.' });
+
+const registrationBody = z.object({
+  keyValue: z.string().max(254).transform(normalizeKeyValue),
+  keyType: z.enum(KEY_TYPES),
+  holderName: text(150).transform((s) => s.replace(/\s+/g, ' ')),
+  holderDocument: documentSchema.optional(),
+  participantCallbackUrl: callbackUrlSchema,
+}).superRefine((b, ctx) => {
+  if (!isWellFormed(b.keyType, b.keyValue)) ctx.addIssue({ code: 'custom', path: ['keyValue'], message: `No es una llave ${b.keyType} válida.` });
+});
+
+const incomingBody = z.object({
+  keyValue: anyKey,
+  amountCents: amountCentsSchema,
+  payerName: text(150),
+  payerDocument: text(40), // as the payer's bank reports it, e.g. "CC 79123456"
+  payerBank: text(100),
+});
+
+/**
+ * Participants' Bre-B key registrations (POST / DELETE) and the scripted inbound payment
+ * (the network routes a payer's transfer to the key's participant).
+ */
+export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
+  router.post('/breb/directory/registrations', async (ctx) => {
+    const b = parse(registrationBody, await readJson(ctx.req));
+    const { registration, created } = await d.collect.register({
+      keyValue: b.keyValue, keyType: b.keyType, holderName: b.holderName, holderDocument: b.holderDocument ?? null,
+      participantCallbackUrl: b.participantCallbackUrl,
+    });
+    if (!created) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = 201;
+    ctx.body = { anchorHandle: registration.anchorHandle, keyValue: registration.keyValue };
+  });
+
+  router.delete('/breb/directory/registrations/:keyValue', async (ctx) => {
+    const keyValue = normalizeKeyValue(String(ctx.params.keyValue ?? ''));
+    const deleted = await d.collect.unregister(keyValue);
+    ctx.body = { keyValue, deleted };
+  });
+
+  router.post('/sandbox/breb/incoming', async (ctx) => {
+    const b = parse(incomingBody, await readJson(ctx.req));
+    const { payment, eventId } = await d.collect.incoming(b);
+    ctx.status = 202;
+    ctx.body = { providerTransferId: payment.providerTransferId, eventId };
+  });
+}

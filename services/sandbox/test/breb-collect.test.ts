@@ -1,0 +1,190 @@
+import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
+import { startSandbox } from '../src/testing.js';
+import { CallbackReceiver, SECRET, api, signatureValid, sleep } from './support.js';
+
+describe('Bre-B collect keys: participant registrations and inbound payments', () => {
+  let tdb: TestDatabase;
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  let receiver: CallbackReceiver;
+  const call = api(() => sandbox.url);
+  let n = 0;
+  /** An alias unique to this run. */
+  const alias = (label: string) => `@${label}-${process.pid.toString(36)}-${Date.now().toString(36)}-${(n += 1)}`;
+  const register = (keyValue: string, name: string, over: Record<string, unknown> = {}) =>
+    call('POST', '/breb/directory/registrations', {
+      keyValue, keyType: 'ALPHANUM', holderName: 'Ferretería El Tornillo', holderDocument: '900123456-7',
+      participantCallbackUrl: receiver.urlFor(name), ...over,
+    });
+  const pay = (keyValue: string, over: Record<string, unknown> = {}) =>
+    call('POST', '/sandbox/breb/incoming', {
+      keyValue, amountCents: 150_000, payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Bancolombia', ...over,
+    });
+  const lookup = (key: string) => call('GET', `/breb/directory/keys/${encodeURIComponent(key)}`);
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase('sbx_collect');
+    receiver = await CallbackReceiver.start();
+    sandbox = await startSandbox({
+      databaseUrl: tdb.url, port: 0,
+      env: { SANDBOX_CALLBACK_SECRET: SECRET, SANDBOX_POLL_MS: '50', SANDBOX_CALLBACK_RETRY_BASE_MS: '100', SANDBOX_BREB_CONFIRM_MS: '100' },
+    });
+  });
+  afterAll(async () => {
+    await sandbox?.stop();
+    await receiver?.close();
+    await tdb?.drop();
+  });
+  afterEach(async () => { await call('POST', '/sandbox/faults', { directory: 'up', callbacks: 'up' }); });
+
+  it('registers a key (lower-cased), idempotently for the same callback URL; 409 for another', async () => {
+    const key = alias('Tienda');
+    const a = await register(key.toUpperCase(), 'reg');
+    expect(a.status).toBe(201);
+    expect(a.body).toEqual({ anchorHandle: expect.stringMatching(/^anh_[0-9a-f]{24}$/), keyValue: key.toLowerCase() });
+    const b = await register(key, 'reg', { holderName: 'Otro Nombre' });
+    expect(b.status).toBe(201);
+    expect(b.body).toEqual(a.body);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+    const c = await register(key, 'reg-other');
+    expect(c.status).toBe(409);
+    expect(c.body.error).toBe('KEY_ALREADY_REGISTERED');
+  });
+
+  it('answers 503 while the directory is down, and 400 for a bad registration', async () => {
+    await call('POST', '/sandbox/faults', { directory: 'down' });
+    const down = await register(alias('down'), 'down');
+    expect(down.status).toBe(503);
+    expect(down.body.error).toBe('SERVICE_UNAVAILABLE');
+    await call('POST', '/sandbox/faults', { directory: 'up' });
+    const bad = await register('x', 'bad', { keyType: 'ALPHANUM', holderName: '', participantCallbackUrl: 'ftp://nope', holderDocument: 'a' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toBe('INVALID_REQUEST');
+    const paths = (bad.body.details.fields as Array<{ path: string }>).map((f) => f.path).sort();
+    expect(paths).toEqual(['holderDocument', 'holderName', 'keyValue', 'participantCallbackUrl']);
+    const misfit = await register('not a key!', 'bad');
+    expect(misfit.status).toBe(400);
+    expect(misfit.body.details.fields).toEqual([{ path: 'keyValue', message: expect.any(String) }]);
+    expect((await register(alias('t'), 'bad', { keyType: 'IBAN' })).status).toBe(400);
+  });
+
+  it('a registered key resolves to its holder and anchor handle, over the deterministic holder', async () => {
+    const key = alias('holder');
+    const before = await lookup(key);
+    expect(before.status).toBe(200);
+    const reg = await register(key, 'holder', { holderName: '  Ferretería   El Tornillo S.A.S. ' });
+    const r = await lookup(key.toUpperCase());
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      anchorHandle: reg.body.anchorHandle, keyType: 'ALPHANUM', keyValue: key, status: 'active',
+      holder: { firstName: 'Ferretería El', lastName: 'Tornillo S.A.S.', idType: 'NIT', idValue: '900123456-7', bankName: 'Wallet', bankAccountType: 'Ahorros' },
+    });
+    expect(r.body.anchorHandle).not.toBe(before.body.anchorHandle);
+    // A person's cédula → CC; a magic not-found value resolves once registered.
+    await register('@notfound', 'holder', { holderName: 'Juan Pérez', holderDocument: '1020304050' });
+    const person = await lookup('@notfound');
+    expect(person.status).toBe(200);
+    expect(person.body.holder).toMatchObject({ firstName: 'Juan', lastName: 'Pérez', idType: 'CC', idValue: '1020304050' });
+    await call('DELETE', '/breb/directory/registrations/@notfound');
+    expect((await lookup('@notfound')).status).toBe(404);
+  });
+
+  it('delete is a soft, idempotent delete: the key falls back to the deterministic holder and can be registered again', async () => {
+    const key = alias('del');
+    const deterministic = await lookup(key);
+    const reg = await register(key, 'del');
+    const d1 = await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(key)}`);
+    expect(d1).toMatchObject({ status: 200, body: { keyValue: key, deleted: true } });
+    const d2 = await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(key)}`);
+    expect(d2).toMatchObject({ status: 200, body: { keyValue: key, deleted: false } });
+    expect((await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(alias('never'))}`)).status).toBe(200);
+    expect((await lookup(key)).body).toEqual(deterministic.body);
+    const again = await register(key, 'del-other');
+    expect(again.status).toBe(201);
+    expect(again.body.anchorHandle).not.toBe(reg.body.anchorHandle);
+  });
+
+  it('an inbound payment sends a signed callback to the participant; redeliver resends it with the same eventId', async () => {
+    const key = alias('pay');
+    await register(key, 'pay');
+    const r = await pay(key.toUpperCase(), { amountCents: 987_654 });
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ providerTransferId: expect.stringMatching(/^brb_in_[0-9a-f]{24}$/), eventId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    const [cb] = await receiver.waitFor('pay');
+    expect(signatureValid(cb!)).toBe(true);
+    expect(signatureValid(cb!, 'another-secret')).toBe(false);
+    expect(cb!.headers['content-type']).toBe('application/json');
+    expect(cb!.body).toEqual({
+      eventId: r.body.eventId, providerTransferId: r.body.providerTransferId, keyValue: key, amountCents: 987_654,
+      payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Bancolombia',
+      receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), occurredAt: expect.any(String),
+    });
+    const re = await call('POST', `/sandbox/callbacks/${r.body.providerTransferId}/redeliver`);
+    expect(re).toMatchObject({ status: 200, body: { eventId: r.body.eventId, transactionId: r.body.providerTransferId, delivered: true } });
+    const two = await receiver.waitFor('pay', 2);
+    expect(two[1]!.raw).toBe(cb!.raw);
+    expect(signatureValid(two[1]!)).toBe(true);
+  });
+
+  it('a deleted registration still receives payments (the last holder); retries and the callbacks fault apply', async () => {
+    const key = alias('gone');
+    await register(key, 'gone');
+    await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(key)}`);
+    await call('POST', '/sandbox/faults', { callbacks: 'down' });
+    receiver.respond = ({ path, nth }) => (path === '/webhooks/gone' && nth === 1 ? 500 : 200);
+    try {
+      const r = await pay(key);
+      expect(r.status).toBe(202);
+      await sleep(250);
+      expect(receiver.for('gone')).toHaveLength(0);
+      await call('POST', '/sandbox/faults', { callbacks: 'up' });
+      const [first, second] = await receiver.waitFor('gone', 2);
+      expect(first!.status).toBe(500);
+      expect(second!.raw).toBe(first!.raw);
+      expect(second!.body).toMatchObject({ providerTransferId: r.body.providerTransferId, eventId: r.body.eventId, keyValue: key });
+    } finally {
+      receiver.respond = () => 200;
+    }
+  });
+
+  it('after re-registration, payments go to the new participant', async () => {
+    const key = alias('moved');
+    await register(key, 'moved-a');
+    await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(key)}`);
+    await register(key, 'moved-b');
+    await pay(key);
+    await receiver.waitFor('moved-b');
+    expect(receiver.for('moved-a')).toHaveLength(0);
+  });
+
+  it('404 KEY_NOT_FOUND for a value never registered; 400 for bad input; redeliver of an unknown id → 404', async () => {
+    const unknown = await pay(alias('never'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe('KEY_NOT_FOUND');
+    const key = alias('bad');
+    await register(key, 'bad-pay');
+    for (const over of [{ amountCents: 0 }, { amountCents: 1.5 }, { amountCents: '100' }, { payerName: '' }, { payerDocument: ' ' }, { payerDocument: 'x'.repeat(41) },
+      { payerBank: undefined }, { keyValue: 'not a key!' }]) {
+      const r = await pay(key, over);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toBe('INVALID_REQUEST');
+    }
+    expect((await pay(key, { amountCents: 1, payerDocument: 'CC 79123456' })).status).toBe(202);
+    expect((await call('POST', '/sandbox/callbacks/brb_in_000000000000000000000000/redeliver')).status).toBe(404);
+  });
+
+  it('a Bre-B rail transfer to a registered key settles against the registration anchor handle', async () => {
+    const key = alias('rail');
+    const reg = await register(key, 'rail-reg');
+    const send = (transactionId: string, anchorHandle: string, name: string) => call('POST', '/breb/rail/transfers', {
+      transactionId, amountCents: 10_000, anchorHandle, keyType: 'ALPHANUM', keyValue: key, targetName: 'Ferretería',
+      targetDocument: '900123456', callbackUrl: receiver.urlFor(name),
+    });
+    const id = `${key.slice(1)}-ok`;
+    expect((await send(id, reg.body.anchorHandle, 'rail-ok')).status).toBe(202);
+    expect((await send(`${id}-x`, 'anh_000000000000000000000000', 'rail-bad')).status).toBe(202);
+    const [ok] = await receiver.waitFor('rail-ok');
+    expect(ok!.body).toMatchObject({ transactionId: id, status: 'COMPLETED' });
+    const [bad] = await receiver.waitFor('rail-bad');
+    expect(bad!.body).toMatchObject({ status: 'FAILED', errorMessage: 'El anchorHandle no corresponde a la llave de destino' });
+  });
+});
