@@ -36,6 +36,13 @@ export const processes = [
     ready: () => `http://127.0.0.1:${process.env.DEPOSIT_OPS_PORT ?? 9103}/readyz`,
   },
   {
+    name: 'collect-key',
+    dir: 'services/collect-key',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.COLLECT_KEY_OPS_PORT ?? 9104}/readyz`,
+  },
+  {
     name: 'gateway',
     dir: 'gateway',
     migrate: 'dist/cli/migrate.js',

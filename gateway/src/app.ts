@@ -26,6 +26,8 @@ import { walletRoutes } from './http/routes/wallets.routes.js';
 import type { LedgerClient } from './ledger/ledger-client.js';
 import type { TransferClient } from './transfer/transfer-client.js';
 import type { DepositClient } from './deposit/deposit-client.js';
+import type { CollectKeyClient } from './collectkey/collect-key-client.js';
+import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
@@ -46,6 +48,7 @@ export interface AppDeps {
   ledger: LedgerClient;
   transfer: TransferClient;
   deposit: DepositClient;
+  collectKey: CollectKeyClient;
   redis: Redis;
 }
 
@@ -62,7 +65,7 @@ export const API_VERSION = '1.0.0';
 
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
-  const { config, log, db, ledger, transfer, deposit, redis } = deps;
+  const { config, log, db, ledger, transfer, deposit, collectKey, redis } = deps;
   const companies = new CompanyRepository();
   const apiKeys = new ApiKeyRepository();
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
@@ -80,8 +83,9 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...transactionRoutes(ledger),
     ...transferRoutes(transfer),
     ...depositRoutes(deposit),
+    ...collectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
-    ...webhookRoutes(transfer, deposit),
+    ...webhookRoutes(transfer, deposit, collectKey),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),

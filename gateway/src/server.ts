@@ -7,6 +7,7 @@ import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
 import { connectTransfer } from './transfer/transfer-client.js';
 import { connectDeposit } from './deposit/deposit-client.js';
+import { connectCollectKey } from './collectkey/collect-key-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
 
 export interface RunningGateway {
@@ -55,7 +56,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
   const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs);
   const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, redis });
+  const collectKeyClient = connectCollectKey(config.collectKeyAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -82,7 +84,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
         await redis.ping();
       },
     },
-    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient]] as const).map(([name, client]) => ({
+    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient], ['collectKey', collectKeyClient]] as const).map(([name, client]) => ({
       name,
       check: () => new Promise<void>((resolve, reject) => {
         client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
@@ -109,6 +111,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     ledgerClient.close();
     transferClient.close();
     depositClient.close();
+    collectKeyClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

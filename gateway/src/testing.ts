@@ -10,6 +10,8 @@ export interface StartGatewayOptions {
   transferAddress?: string;
   /** The pse-deposit service; without one, deposit routes answer 503 and /readyz reports it. */
   depositAddress?: string;
+  /** The collect-key service; without one, collect-key routes answer 503 and /readyz reports it. */
+  collectKeyAddress?: string;
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
@@ -45,6 +47,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     LEDGER_GRPC_ADDR: opts.ledgerAddress,
     TRANSFER_GRPC_ADDR: opts.transferAddress ?? opts.env?.TRANSFER_GRPC_ADDR ?? '127.0.0.1:1',
     DEPOSIT_GRPC_ADDR: opts.depositAddress ?? opts.env?.DEPOSIT_GRPC_ADDR ?? '127.0.0.1:1',
+    COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress ?? opts.env?.COLLECT_KEY_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
   const running = await startGatewayServer(config, log);

@@ -26,13 +26,15 @@ export interface StackOptions {
   transfers?: boolean;
   /** Also start the pse-deposit service (implies the sandbox: PSE gateway, SMTP sink). */
   deposits?: boolean;
+  /** Also start the collect-key service (implies the sandbox and the deposit listing). */
+  collectKeys?: boolean;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
 }
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
@@ -42,6 +44,8 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let sandbox: { url: string; smtpPort?: number; stop(): Promise<void> } | undefined;
   let transfer: { address: string; stop(): Promise<void> } | undefined;
   let deposit: { address: string; stop(): Promise<void> } | undefined;
+  let collectKey: { address: string; stop(): Promise<void> } | undefined;
+  if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
     sandbox = await startSandbox({
@@ -56,6 +60,13 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`, callbackUrl: `${gatewayUrl}/webhooks/pse`, port: 0, logLevel: 'silent',
     });
   }
+  if (o.collectKeys) {
+    const { startCollectKey } = await import('@wallet/collect-key/testing');
+    collectKey = await startCollectKey({
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
+      callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`, port: 0, logLevel: 'silent',
+    });
+  }
   if (o.transfers) {
     const { startTransfer } = await import('@wallet/transfer/testing');
     transfer = await startTransfer({
@@ -65,7 +76,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   }
 
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, namespace, port: gatewayPort,
     env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
@@ -98,6 +109,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     ledgerClient.close();
     await gateway.stop();
     await transfer?.stop();
+    await collectKey?.stop();
     await deposit?.stop();
     await sandbox?.stop();
     await ledger.stop();

@@ -5,6 +5,7 @@ import type { Redis } from 'ioredis';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import type { TransferClient } from '../transfer/transfer-client.js';
 import type { DepositClient } from '../deposit/deposit-client.js';
+import type { CollectKeyClient } from '../collectkey/collect-key-client.js';
 import { toOpenApiPath } from '../http/route.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
@@ -14,7 +15,7 @@ function composeApp() {
   const config = loadConfig({ NODE_ENV: 'test' });
   return createApp({
     config, log: createLogger('test', 'silent'),
-    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, redis: {} as Redis,
+    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, collectKey: {} as CollectKeyClient, redis: {} as Redis,
   });
 }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ledgerV1 } from '@wallet/proto';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import type { DepositClient } from '../../deposit/deposit-client.js';
+import type { CollectKeyClient } from '../../collectkey/collect-key-client.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 
 /** What the rails post (docs/sandbox.md); validated loosely here, the transfer service owns the meaning. */
@@ -21,7 +22,12 @@ const PseCallbackBody = z.object({
   depositId: z.string().min(1).max(200),
 }).passthrough().meta({ id: 'PseCallback' });
 
-export function webhookRoutes(transfers: TransferClient, deposits: DepositClient): AnyRoute[] {
+const BrebIncomingBody = z.object({
+  eventId: z.string().min(1).max(200),
+  providerTransferId: z.string().min(1).max(200),
+}).passthrough().meta({ id: 'BrebIncomingPayment' });
+
+export function webhookRoutes(transfers: TransferClient, deposits: DepositClient, collectKeys: CollectKeyClient): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/webhooks/rails/{rail}', operationId: 'railCallback', tags: ['Provider webhooks'],
@@ -52,6 +58,21 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       handler: async ({ rawBody, ctx, call }) => {
         const signature = String(ctx.get('x-provider-signature') ?? '');
         const r = await deposits.handlePseCallback({ rawBody: rawBody ?? Buffer.alloc(0), signature }, call);
+        return { status: 200, body: { received: true, duplicate: r.duplicate } };
+      },
+    }),
+    defineRoute({
+      method: 'POST', path: '/webhooks/breb/incoming', operationId: 'brebIncomingPayment', tags: ['Provider webhooks'],
+      summary: 'Inbound Bre-B payment to a collect key, from the network (signed)',
+      description: 'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once.',
+      auth: { kind: 'public' },
+      body: BrebIncomingBody,
+      rawBody: true,
+      responses: { 200: { description: 'Received.', schema: z.object({ received: z.literal(true), duplicate: z.boolean() }) } },
+      errors: ['INVALID_SIGNATURE', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ rawBody, ctx, call }) => {
+        const signature = String(ctx.get('x-provider-signature') ?? '');
+        const r = await collectKeys.handleIncomingPayment({ rawBody: rawBody ?? Buffer.alloc(0), signature }, call);
         return { status: 200, body: { received: true, duplicate: r.duplicate } };
       },
     }),

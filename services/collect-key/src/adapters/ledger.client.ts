@@ -1,0 +1,46 @@
+import { randomUUID } from 'node:crypto';
+import { createAsyncClient, type CallContext } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
+
+type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
+
+/** The ledger idempotency key of an inbound payment: a redelivery or a retry after a crash posts once. */
+export const paymentLedgerKey = (providerTransferId: string) => `collectkey:payment:${providerTransferId}`;
+
+/** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
+export class GrpcLedger implements LedgerPort {
+  private readonly client: LedgerClient;
+  constructor(address: string, deadlineMs = 5_000) {
+    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs });
+  }
+
+  private ctx(companyId: string): CallContext {
+    return { requestId: randomUUID(), companyId, actor: 'service:collect-key' };
+  }
+
+  async computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
+    const f = await this.client.computeFees({ operation: ledgerV1.FeeOperation.BREB_INFLOW, amount, ivaApplicable }, this.ctx(companyId));
+    return { fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee, ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged };
+  }
+
+  async recordInflow(p: PaymentRecord): Promise<void> {
+    const assign = p.status === 'ASSIGNED';
+    const details: ledgerV1.MovementDetails = {
+      ...(p.payerName ? { payerName: p.payerName } : {}),
+      ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
+      ...(p.payerBank ? { payerBank: p.payerBank } : {}),
+      description: `Recaudo Bre-B ${p.key.value} (${p.key.externalId})`,
+    };
+    await this.client.recordInflow({
+      idempotencyKey: paymentLedgerKey(p.providerTransferId),
+      source: ledgerV1.InflowSource.BREB,
+      grossCents: p.amount,
+      fee: { ...p.fee },
+      assign,
+      ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
+    }, this.ctx(p.companyId));
+  }
+
+  close(): void { this.client.close(); }
+}

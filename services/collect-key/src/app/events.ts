@@ -1,0 +1,23 @@
+import { collectKeyEventsV1, depositEventsV1 } from '@wallet/proto';
+import type { CollectKeyRecord, QrRecord } from '../domain/collect-key.js';
+import { keyToProto, paymentToDeposit, qrToProto } from '../grpc/mappers.js';
+import type { CollectKeyDeps } from './deps.js';
+import type { OutboxEvent, PaymentRecord } from './ports.js';
+
+export type CollectKeyEventKind = 'created' | 'deleted' | 'state_changed' | 'qr_issued';
+
+/** `collectkey.<kind>` on stream COLLECT_KEYS: a CollectKeyEvent (proto3 JSON). */
+export function collectKeyEvent(deps: CollectKeyDeps, kind: CollectKeyEventKind, k: CollectKeyRecord, qr?: QrRecord): OutboxEvent {
+  const id = deps.newId();
+  const payload = collectKeyEventsV1.CollectKeyEvent.toJSON({
+    eventId: id, companyId: k.companyId, key: keyToProto(k), ...(qr ? { qr: qrToProto(qr) } : {}), occurredAt: deps.now(),
+  });
+  return { id, subject: `collectkey.${kind}`, payload };
+}
+
+/** `deposit.paid` (ASSIGNED) / `deposit.unassigned` on stream DEPOSITS: a DepositEvent the deposit listing consumes. */
+export function depositEvent(deps: CollectKeyDeps, p: PaymentRecord): OutboxEvent {
+  const id = deps.newId();
+  const payload = depositEventsV1.DepositEvent.toJSON({ eventId: id, companyId: p.companyId, deposit: paymentToDeposit(p), occurredAt: deps.now() });
+  return { id, subject: p.status === 'ASSIGNED' ? 'deposit.paid' : 'deposit.unassigned', payload };
+}

@@ -1,0 +1,21 @@
+import type { CollectKeyDeps } from './deps.js';
+import { HandleIncomingPayment, PaymentSteps } from './incoming-payment.js';
+import { CreateKey, DeleteKey, GetKey, ListKeys, SetKeyState } from './keys.js';
+import { GetQrPng, IssueQr } from './qr.js';
+
+/** Every use case of the service, built once from the same ports. */
+export function collectKeyUseCases(deps: CollectKeyDeps) {
+  const steps = new PaymentSteps(deps);
+  return {
+    steps,
+    createKey: new CreateKey(deps),
+    listKeys: new ListKeys(deps),
+    getKey: new GetKey(deps),
+    deleteKey: new DeleteKey(deps),
+    setKeyState: new SetKeyState(deps),
+    issueQr: new IssueQr(deps),
+    getQrPng: new GetQrPng(deps),
+    handleIncomingPayment: new HandleIncomingPayment(deps, steps),
+  };
+}
+export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;

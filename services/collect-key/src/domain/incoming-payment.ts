@@ -1,0 +1,41 @@
+import { AppError } from '@wallet/platform';
+
+/** The Bre-B network's notification of an inbound payment (docs/sandbox.md, issue 5). */
+export interface IncomingPayment {
+  eventId: string;
+  providerTransferId: string;
+  keyValue: string;
+  amountCents: bigint;
+  payerName: string | null;
+  payerDocument: string | null;
+  payerBank: string | null;
+  receivedAt: Date;
+}
+
+const str = (v: unknown, max = 200): string | null => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : null);
+
+export function parseIncomingPayment(raw: Buffer): IncomingPayment {
+  let body: Record<string, unknown>;
+  try {
+    body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+  } catch {
+    throw new AppError('INVALID_REQUEST', 'El cuerpo de la notificación no es JSON válido.');
+  }
+  if (!body || typeof body !== 'object') throw new AppError('INVALID_REQUEST', 'La notificación no es un objeto.');
+  const eventId = str(body.eventId);
+  const providerTransferId = str(body.providerTransferId);
+  const keyValue = str(body.keyValue, 64);
+  const amt = body.amountCents;
+  let amountCents: bigint | null = null;
+  if (typeof amt === 'number' && Number.isSafeInteger(amt) && amt > 0) amountCents = BigInt(amt);
+  else if (typeof amt === 'string' && /^[1-9]\d{0,17}$/.test(amt)) amountCents = BigInt(amt);
+  if (!eventId || !providerTransferId || !keyValue || amountCents === null) {
+    throw new AppError('INVALID_REQUEST', 'La notificación no tiene eventId, providerTransferId, keyValue o amountCents válidos.');
+  }
+  const at = str(body.receivedAt) ?? str(body.occurredAt);
+  const receivedAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
+  return {
+    eventId, providerTransferId, keyValue: keyValue.toLowerCase(), amountCents,
+    payerName: str(body.payerName, 200), payerDocument: str(body.payerDocument, 100), payerBank: str(body.payerBank, 100), receivedAt,
+  };
+}

@@ -1,0 +1,35 @@
+import type { AsyncService } from '@wallet/platform';
+import type { collectKeyV1 } from '@wallet/proto';
+import type { CollectKeyUseCases } from '../app/use-cases.js';
+import { keyToProto, qrToProto } from './mappers.js';
+
+/** The CollectKeyService RPCs: decode, call one use case, encode. The company comes from `x-company-id` metadata. */
+export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collectKeyV1.CollectKeyServiceServer> {
+  return {
+    async createKey(req, ctx) {
+      const r = await uc.createKey.execute(ctx.companyId, {
+        externalId: req.externalId, name: req.name,
+        ...(req.keyType !== undefined ? { keyType: req.keyType } : {}), ...(req.keyValue !== undefined ? { keyValue: req.keyValue } : {}),
+      });
+      return { key: keyToProto(r.key), created: r.created };
+    },
+    async listKeys(req, ctx) {
+      const r = await uc.listKeys.execute(ctx.companyId, {
+        ...(req.state !== undefined ? { state: req.state } : {}), ...(req.externalId !== undefined ? { externalId: req.externalId } : {}),
+        limit: req.limit, ...(req.cursor !== undefined ? { cursor: req.cursor } : {}),
+      });
+      return { items: r.items.map(keyToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async getKey(req, ctx) { return keyToProto(await uc.getKey.execute(ctx.companyId, req.id)); },
+    async deleteKey(req, ctx) { return keyToProto(await uc.deleteKey.execute(ctx.companyId, req.id)); },
+    async setKeyState(req, ctx) { return keyToProto(await uc.setKeyState.execute(ctx.companyId, req.id, req.state)); },
+    async issueQr(req, ctx) {
+      const r = await uc.issueQr.execute(ctx.companyId, req.keyId);
+      return { qr: qrToProto(r.qr), reused: r.reused };
+    },
+    async getQrPng(req, ctx) { return { png: await uc.getQrPng.execute(ctx.companyId, req.qrId) }; },
+    async handleIncomingPayment(req) {
+      return uc.handleIncomingPayment.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
+    },
+  };
+}

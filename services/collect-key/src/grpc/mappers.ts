@@ -1,0 +1,35 @@
+import type { collectKeyV1, depositV1 } from '@wallet/proto';
+import type { CollectKeyRecord, QrRecord } from '../domain/collect-key.js';
+import type { PaymentRecord } from '../app/ports.js';
+
+export function keyToProto(k: CollectKeyRecord): collectKeyV1.CollectKey {
+  return {
+    id: k.id, externalId: k.externalId, name: k.name, keyType: k.keyType, keyValue: k.keyValue, state: k.state, createdAt: k.createdAt,
+    ...(k.deletedAt ? { deletedAt: k.deletedAt } : {}),
+  };
+}
+
+export function qrToProto(q: QrRecord): collectKeyV1.Qr {
+  return { id: q.id, type: q.type, reference: q.reference, isPaid: q.isPaid, createdAt: q.createdAt, payload: q.payload, keyId: q.keyId };
+}
+
+/** The deposit (§2.7, deposit.proto) an inbound payment became: source BREB, the key it was paid to, provider fields. */
+export function paymentToDeposit(p: PaymentRecord): depositV1.Deposit {
+  return {
+    id: p.depositId,
+    status: p.status,
+    amountCents: p.amount,
+    feeAmountCents: p.fee.subtotalFee,
+    ivaAmountCents: p.fee.ivaAmount,
+    netAmountCents: p.netAmount,
+    currency: 'COP',
+    source: 'BREB',
+    brebKey: { id: p.key.id, externalId: p.key.externalId, name: p.key.name, value: p.key.value },
+    ...(p.payerName ? { payerName: p.payerName } : {}),
+    ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
+    ...(p.payerBank ? { payerBank: p.payerBank } : {}),
+    providerTransferId: p.providerTransferId,
+    providerConfirmedAt: p.receivedAt,
+    createdAt: p.createdAt,
+  };
+}

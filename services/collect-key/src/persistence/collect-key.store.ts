@@ -1,0 +1,194 @@
+import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
+import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
+
+interface KeyRow {
+  id: string; company_id: string; external_id: string; name: string; key_type: string; key_value: string; state: KeyState;
+  created_at: Date | string; deleted_at: Date | string | null; cursor_at?: string;
+}
+interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
+interface PaymentRow {
+  deposit_id: string; provider_transfer_id: string; company_id: string; key_id: string; key_external_id: string; key_name: string;
+  key_value: string; key_state: KeyState; status: 'ASSIGNED' | 'UNASSIGNED'; amount: string; fixed_fee: string; variable_fee: string;
+  subtotal_fee: string; iva_applicable: boolean; iva_amount: string; total_charged: string; net_amount: string;
+  payer_name: string | null; payer_document: string | null; payer_bank: string | null; received_at: Date | string;
+  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | null; created_at: Date | string;
+}
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const KCOLS = `k.*, to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
+
+const toKey = (r: KeyRow): CollectKeyRecord => ({
+  id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
+  state: r.state, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
+});
+const toQr = (r: QrRow): QrRecord => ({
+  id: r.id, companyId: r.company_id, keyId: r.key_id, type: 'STATIC', reference: r.reference, payload: r.payload, isPaid: r.is_paid, createdAt: date(r.created_at),
+});
+const toPayment = (r: PaymentRow): PaymentRecord => ({
+  depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, companyId: r.company_id,
+  key: { id: r.key_id, externalId: r.key_external_id, name: r.key_name, value: r.key_value, state: r.key_state },
+  status: r.status, amount: centsFromDb(r.amount),
+  fee: {
+    fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
+    ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+  },
+  netAmount: centsFromDb(r.net_amount), payerName: r.payer_name, payerDocument: r.payer_document, payerBank: r.payer_bank,
+  receivedAt: date(r.received_at), movementId: r.movement_id, pendingStep: r.pending_step, createdAt: date(r.created_at),
+});
+
+async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
+  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`,
+    [e.id, e.subject, JSON.stringify(e.payload)]);
+}
+
+/** The collect_key schema. Statements run as named prepared statements (Database.prepared / preparedTx). */
+export class SqlCollectKeyStore implements CollectKeyStore {
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+
+  async insertKey(k: CollectKeyRecord, event: (k: CollectKeyRecord) => OutboxEvent) {
+    try {
+      const rec = await this.db.preparedTx(async (tx) => {
+        const rows = await tx.query<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state)
+          values ($1, $2, $3, $4, $5, $6, 'ACTIVE') returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue]);
+        const rec = toKey(rows[0]!);
+        await appendOutbox(tx, event(rec));
+        return rec;
+      });
+      this.eventsWritten();
+      return rec;
+    } catch (err) {
+      if (isUniqueViolation(err, 'keys_live_external_uq')) return 'EXTERNAL_TAKEN' as const;
+      if (isUniqueViolation(err, 'keys_live_value_uq')) return 'VALUE_TAKEN' as const;
+      throw err;
+    }
+  }
+
+  async liveByExternalId(companyId: string, externalId: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
+      where k.company_id = $1 and k.external_id = $2 and k.state <> 'DELETED'`, [companyId, externalId]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byExternalId(companyId: string, externalId: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.external_id = $2
+      order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`, [companyId, externalId]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byId(id: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.id = $1`, [id]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byValue(value: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.key_value = $1
+      order by (k.state <> 'DELETED') desc, k.created_at desc limit 1`, [value]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
+    const where = `k.company_id = $1 and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
+    const rows = after
+      ? await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where ${where}
+          and (k.created_at, k.id) < ($4::timestamptz, $5::text) order by k.created_at desc, k.id desc limit $6`,
+        [companyId, f.state ?? null, f.externalId ?? null, after.createdAt, after.id, limit + 1])
+      : await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where ${where}
+          order by k.created_at desc, k.id desc limit $4`, [companyId, f.state ?? null, f.externalId ?? null, limit + 1]);
+    return {
+      items: rows.slice(0, limit).map((r) => ({ ...toKey(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } })),
+      hasMore: rows.length > limit,
+    };
+  }
+
+  async setState(id: string, from: KeyState[], to: KeyState, event: (k: CollectKeyRecord) => OutboxEvent) {
+    const rec = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<KeyRow>(`update collect_key.keys k set state = $2,
+          deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now()
+        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from]);
+      if (!rows[0]) return undefined;
+      const rec = toKey(rows[0]);
+      if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);
+      await appendOutbox(tx, event(rec));
+      return rec;
+    });
+    if (rec) this.eventsWritten();
+    return rec;
+  }
+
+  async liveQr(keyId: string) {
+    const rows = await this.db.prepared<QrRow>(`select * from collect_key.qrs where key_id = $1 and revoked_at is null`, [keyId]);
+    return rows[0] && toQr(rows[0]);
+  }
+
+  async insertQr(q: QrRecord, event: (q: QrRecord) => OutboxEvent) {
+    try {
+      const rec = await this.db.preparedTx(async (tx) => {
+        const rows = await tx.query<QrRow>(`insert into collect_key.qrs (id, company_id, key_id, reference, payload)
+          values ($1, $2, $3, $4, $5) returning *`, [q.id, q.companyId, q.keyId, q.reference, q.payload]);
+        const rec = toQr(rows[0]!);
+        await appendOutbox(tx, event(rec));
+        return rec;
+      });
+      this.eventsWritten();
+      return rec;
+    } catch (err) {
+      if (isUniqueViolation(err, 'qrs_live_key_uq')) return undefined;
+      throw err;
+    }
+  }
+
+  async qr(id: string) {
+    const rows = await this.db.prepared<QrRow>(`select * from collect_key.qrs where id = $1`, [id]);
+    return rows[0] && toQr(rows[0]);
+  }
+
+  async recordIntent(p: PaymentRecord, eventId: string) {
+    return this.db.preparedTx(async (tx) => {
+      await tx.query(`insert into collect_key.provider_events (event_id, provider_transfer_id) values ($1, $2) on conflict do nothing`,
+        [eventId, p.providerTransferId]);
+      const rows = await tx.query<PaymentRow>(`insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id,
+          key_external_id, key_name, key_value, key_state, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
+          iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at)
+        values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11::bigint, $12::bigint, $13::bigint, $14, $15::bigint, $16::bigint,
+          $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now())
+        on conflict (provider_transfer_id) do nothing returning *`,
+      [p.depositId, p.providerTransferId, p.companyId, p.key.id, p.key.externalId, p.key.name, p.key.value, p.key.state, p.status,
+        p.amount.toString(), p.fee.fixedFee.toString(), p.fee.variableFee.toString(), p.fee.subtotalFee.toString(), p.fee.ivaApplicable,
+        p.fee.ivaAmount.toString(), p.fee.totalCharged.toString(), p.netAmount.toString(), p.payerName, p.payerDocument, p.payerBank,
+        p.receivedAt.toISOString(), p.movementId, p.pendingStep]);
+      if (rows[0]) return { payment: toPayment(rows[0]), created: true };
+      const existing = await tx.query<PaymentRow>(`select * from collect_key.payments where provider_transfer_id = $1`, [p.providerTransferId]);
+      return { payment: toPayment(existing[0]!), created: false };
+    });
+  }
+
+  async paymentByTransfer(providerTransferId: string) {
+    const rows = await this.db.prepared<PaymentRow>(`select * from collect_key.payments where provider_transfer_id = $1`, [providerTransferId]);
+    return rows[0] && toPayment(rows[0]);
+  }
+
+  async completePayment(depositId: string, event: (p: PaymentRecord) => OutboxEvent) {
+    const rec = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<PaymentRow>(`update collect_key.payments set pending_step = null, step_at = null, updated_at = now()
+        where deposit_id = $1 and pending_step is not null returning *`, [depositId]);
+      if (!rows[0]) return undefined;
+      const rec = toPayment(rows[0]);
+      await appendOutbox(tx, event(rec));
+      return rec;
+    });
+    if (rec) this.eventsWritten();
+    return rec;
+  }
+
+  async leaseStalePayments(graceSeconds: number, batch: number) {
+    const rows = await this.db.prepared<PaymentRow>(`
+      with due as (
+        select deposit_id from collect_key.payments
+         where pending_step is not null and step_at <= now() - make_interval(secs => $1::int)
+         order by step_at limit $2 for update skip locked)
+      update collect_key.payments p set step_at = now() from due where p.deposit_id = due.deposit_id
+      returning p.*`, [graceSeconds, batch]);
+    return rows.map(toPayment);
+  }
+}

@@ -1,0 +1,47 @@
+import { createLogger, type Database } from '@wallet/platform';
+import { composeCollectKey } from './compose.js';
+import { loadConfig } from './config.js';
+
+export interface StartedCollectKey {
+  /** host:port for createAsyncClient. */
+  address: string;
+  port: number;
+  db: Database;
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole collect-key service in this process, for integration and end-to-end tests: migrates the
+ * database, connects the bus (namespaced streams), talks to the given ledger and Bre-B directory
+ * (the sandbox), registers keys with `callbackUrl` as the participant callback, and serves gRPC on
+ * 127.0.0.1 (port 0 = ephemeral). The same composition as main.ts, without the ops HTTP port.
+ */
+export async function startCollectKey(opts: {
+  databaseUrl: string;
+  natsUrl?: string;
+  namespace: string;
+  ledgerAddress: string;
+  providerUrl: string;
+  callbackUrl?: string;
+  port?: number;
+  env?: Record<string, string>;
+  logLevel?: string;
+}): Promise<StartedCollectKey> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: opts.logLevel ?? 'silent',
+    SWEEPER_INTERVAL_MS: '200',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',
+    BUS_NAMESPACE: opts.namespace,
+    COLLECT_KEY_GRPC_HOST: '127.0.0.1',
+    COLLECT_KEY_GRPC_PORT: String(opts.port ?? 0),
+    COLLECT_KEY_MIGRATE_ON_START: 'true',
+    LEDGER_GRPC_ADDR: opts.ledgerAddress,
+    BREB_DIRECTORY_URL: opts.env?.BREB_DIRECTORY_URL ?? opts.providerUrl,
+    ...(opts.callbackUrl ? { BREB_INCOMING_CALLBACK_URL: opts.callbackUrl } : {}),
+  });
+  const runtime = await composeCollectKey({ config, opsPort: null, logger: createLogger('collect-key', config.LOG_LEVEL) });
+  return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
+}

@@ -1,0 +1,151 @@
+import { PNG } from 'pngjs';
+import jsQR from 'jsqr';
+import { eventually } from '@wallet/platform/testing';
+import { startStack } from '../support/stack.js';
+
+type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/** CRC16-CCITT (0x1021, init 0xFFFF), as EMVCo QR payloads carry in tag 63. */
+function crc16(s: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+/** Aggregator collect keys through the gateway, collect-key service, sandbox network and deposit listing. */
+describe('collect keys end to end', () => {
+  let stack: Stack;
+  let co: Awaited<ReturnType<Stack['provision']>>;
+  const post = (path: string, body: unknown, key = co.writeKey) => stack.http('POST', path, { token: key, body });
+  const incoming = (keyValue: string, amountCents: number) =>
+    fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ keyValue, amountCents, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }),
+    });
+  const brebAvailable = async () => {
+    const r = await stack.http('GET', '/wallets/balance', { token: co.readKey });
+    return BigInt(r.body.wallets.find((w: any) => w.rail === 'BREB').availableCents);
+  };
+
+  beforeAll(async () => {
+    stack = await startStack({ collectKeys: true });
+    co = await stack.provision('Agregador S.A.S.');
+    await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
+  }, 60_000);
+  afterAll(async () => { await stack?.stop(); });
+  afterEach(async () => { expect((await stack.invariants()).violations).toEqual([]); });
+
+  it('issues a key per customer, idempotently, and finds it by ext:', async () => {
+    const r = await post('/breb/collect-keys', { externalId: 'cliente-1', name: 'Tienda Uno' });
+    expect(r.status).toBe(201);
+    expect(r.body).toEqual({
+      id: expect.stringMatching(/^bkey_/), externalId: 'cliente-1', name: 'Tienda Uno',
+      key: { type: 'ALPHANUM', value: expect.stringMatching(/^@[a-z0-9]{10}$/) }, state: 'ACTIVE', createdAt: expect.any(String), deletedAt: null,
+    });
+    const again = await post('/breb/collect-keys', { externalId: 'cliente-1', name: 'Tienda Uno' });
+    expect(again.status).toBe(200);
+    expect(again.body.id).toBe(r.body.id);
+    expect((await stack.http('GET', '/breb/collect-keys/ext:cliente-1', { token: co.readKey })).body.id).toBe(r.body.id);
+    const other = await stack.provision('Otro Agregador S.A.S.');
+    const taken = await post('/breb/collect-keys', { externalId: 'x', name: 'X', keyValue: r.body.key.value }, other.writeKey);
+    expect(taken.status).toBe(409);
+    expect(taken.body.error).toBe('KEY_ALREADY_REGISTERED');
+    const foreign = await stack.http('GET', `/breb/collect-keys/${r.body.id}`, { token: other.readKey });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error).toBe('KEY_NOT_FOUND');
+    for (const bad of [{ externalId: '', name: 'x' }, { externalId: 'a b', name: 'x' }, { externalId: 'ok', name: '' }, { externalId: 'ok', name: 'x', keyValue: '@a' }, { externalId: 'ok', name: 'x', keyType: 'PHONE' }]) {
+      expect((await post('/breb/collect-keys', bad)).status).toBe(400);
+    }
+  });
+
+  it('issues one static QR per key whose PNG decodes to an EMVCo payload with a valid CRC', async () => {
+    const k = (await post('/breb/collect-keys', { externalId: 'cliente-qr', name: 'Panadería QR' })).body;
+    const q1 = await post(`/breb/collect-keys/${k.id}/qr`, undefined);
+    expect(q1.status).toBe(201);
+    expect(q1.body).toEqual({ qr: { id: expect.stringMatching(/^qr_/), type: 'STATIC', reference: expect.any(String), isPaid: false, createdAt: expect.any(String) }, reused: false });
+    const q2 = await post(`/breb/collect-keys/${k.id}/qr`, undefined);
+    expect(q2.status).toBe(200);
+    expect(q2.body.reused).toBe(true);
+    expect(q2.body.qr.id).toBe(q1.body.qr.id);
+    const res = await fetch(`${stack.gateway.url}/breb/collect-keys/qr/${q1.body.qr.id}.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/png');
+    const png = PNG.sync.read(Buffer.from(await res.arrayBuffer()));
+    const decoded = jsQR(new Uint8ClampedArray(png.data), png.width, png.height);
+    expect(decoded).not.toBeNull();
+    const payload = decoded!.data;
+    expect(payload.startsWith('000201')).toBe(true);
+    expect(payload).toContain(k.key.value);
+    expect(payload.slice(-8, -4)).toBe('6304');
+    expect(payload.slice(-4)).toBe(crc16(payload.slice(0, -4)));
+    const other = await stack.provision('Sin QR S.A.S.');
+    const foreignPng = await stack.http('GET', `/breb/collect-keys/qr/${q1.body.qr.id}.png`, { token: other.readKey });
+    expect(foreignPng.status).toBe(404);
+    expect(foreignPng.body.error).toBe('QR_NOT_FOUND');
+  });
+
+  it('credits an inbound payment once even when notified three times, and lists it with the key', async () => {
+    const k = (await post('/breb/collect-keys', { externalId: 'cliente-pago', name: 'Frutería' })).body;
+    const before = await brebAvailable();
+    const sent = await incoming(k.key.value, 250_000);
+    expect(sent.status).toBe(202);
+    const { providerTransferId } = await sent.json() as { providerTransferId: string };
+    for (let i = 0; i < 2; i++) await fetch(`${stack.sandbox!.url}/sandbox/callbacks/${providerTransferId}/redeliver`, { method: 'POST' });
+    const dep = await eventually(async () => {
+      const r = await stack.http('GET', `/deposits?rail=BREB&externalId=cliente-pago`, { token: co.readKey });
+      return r.body.deposits?.[0];
+    }, 15_000, 100);
+    expect(dep).toMatchObject({
+      status: 'ASSIGNED', source: 'BREB', amountCents: '250000', providerTransferId,
+      brebKey: { id: k.id, externalId: 'cliente-pago', name: 'Frutería', value: k.key.value }, payerName: 'Pedro Pérez', payerBank: 'Nequi',
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await brebAvailable()).toBe(before + BigInt(dep.netAmountCents));
+    const byKey = await stack.http('GET', `/deposits?brebKeyId=${k.id}`, { token: co.readKey });
+    expect(byKey.body.deposits).toHaveLength(1);
+  });
+
+  it('a payment to a deleted key is UNASSIGNED and not credited; delete is idempotent', async () => {
+    const k = (await post('/breb/collect-keys', { externalId: 'cliente-baja', name: 'Cerrado' })).body;
+    const d1 = await stack.http('DELETE', `/breb/collect-keys/${k.id}`, { token: co.writeKey });
+    expect(d1.status).toBe(200);
+    expect(d1.body).toMatchObject({ state: 'DELETED', deletedAt: expect.any(String) });
+    const d2 = await stack.http('DELETE', `/breb/collect-keys/${k.id}`, { token: co.writeKey });
+    expect(d2.body).toEqual(d1.body);
+    expect((await post(`/breb/collect-keys/${k.id}/qr`, undefined)).body.error).toBe('KEY_NOT_ACTIVE');
+    const before = await brebAvailable();
+    expect((await incoming(k.key.value, 90_000)).status).toBe(202);
+    const dep = await eventually(async () => {
+      const r = await stack.http('GET', `/deposits?status=UNASSIGNED&externalId=cliente-baja`, { token: co.readKey });
+      return r.body.deposits?.[0];
+    }, 15_000, 100);
+    expect(dep).toMatchObject({ status: 'UNASSIGNED', brebKey: { id: k.id } });
+    expect(await brebAvailable()).toBe(before);
+    // The customer gets a new key; ext: finds it.
+    const fresh = await post('/breb/collect-keys', { externalId: 'cliente-baja', name: 'Reabierto' });
+    expect(fresh.status).toBe(201);
+    expect((await stack.http('GET', '/breb/collect-keys/ext:cliente-baja', { token: co.readKey })).body.id).toBe(fresh.body.id);
+  });
+
+  it('pages through keys with a cursor and filters by state', async () => {
+    for (let i = 0; i < 5; i++) await post('/breb/collect-keys', { externalId: `pag-${i}`, name: `Cliente ${i}` });
+    const seen = new Set<string>();
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const r: any = await stack.http('GET', `/breb/collect-keys?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: co.readKey });
+      expect(r.status).toBe(200);
+      for (const k of r.body.items) seen.add(k.id);
+      cursor = r.body.nextCursor;
+      pages++;
+    } while (cursor && pages < 20);
+    expect(pages).toBeGreaterThan(2);
+    expect(seen.size).toBeGreaterThanOrEqual(8);
+    const deleted = await stack.http('GET', '/breb/collect-keys?state=DELETED', { token: co.readKey });
+    expect(deleted.body.items.every((k: any) => k.state === 'DELETED')).toBe(true);
+    expect((await stack.http('GET', '/breb/collect-keys?limit=201', { token: co.readKey })).status).toBe(400);
+  });
+});
