@@ -15,3 +15,4 @@ export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';
+export * from './security/provider-signature.js';

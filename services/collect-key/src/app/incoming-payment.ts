@@ -1,5 +1,5 @@
 import { AppError } from '@wallet/platform';
-import { verifySignature } from '../domain/callback-signature.js';
+import { verifySignature } from '@wallet/platform';
 import { newDepositId } from '../domain/collect-key.js';
 import { parseIncomingPayment } from '../domain/incoming-payment.js';
 import type { CollectKeyDeps } from './deps.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { signPayload } from '../../src/domain/callback-signature.js';
+import { signPayload } from '@wallet/platform';
 import { decodeQr } from '../../src/domain/emvco.js';
 import { MovementType, Rail, failure, startHarness, type Harness } from './harness.js';
 

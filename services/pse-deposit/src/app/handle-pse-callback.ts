@@ -1,5 +1,5 @@
 import { AppError } from '@wallet/platform';
-import { verifySignature } from '../domain/callback-signature.js';
+import { verifySignature } from '@wallet/platform';
 import { isDepositId, paidInTime, type DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
 import type { DepositSteps } from './deposit-steps.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
-import { signPayload } from '../../src/domain/callback-signature.js';
+import { signPayload } from '@wallet/platform';
 import { MovementStatus, MovementType, Rail, failure, payer, startHarness, type Harness } from './harness.js';
 
 const SECRET = 'dev-rail-callback-secret';

@@ -1,5 +1,5 @@
 import { AppError, invalidRequest } from '@wallet/platform';
-import { verifySignature } from '../domain/callback-signature.js';
+import { verifySignature } from '@wallet/platform';
 import { isFinal } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import type { TransferSaga } from './transfer-saga.js';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { parseSignatureHeader, signPayload, verifySignature } from './callback-signature.js';
+import { parseSignatureHeader, signPayload, verifySignature } from './provider-signature.js';
 
 const secret = 'dev-rail-callback-secret';
 const body = Buffer.from('{"eventId":"e1","status":"COMPLETED"}');
