@@ -43,6 +43,13 @@ export const processes = [
     ready: () => `http://127.0.0.1:${process.env.COLLECT_KEY_OPS_PORT ?? 9104}/readyz`,
   },
   {
+    name: 'receipt',
+    dir: 'services/receipt',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.RECEIPT_OPS_PORT ?? 9105}/readyz`,
+  },
+  {
     name: 'gateway',
     dir: 'gateway',
     migrate: 'dist/cli/migrate.js',

@@ -27,6 +27,8 @@ import type { LedgerClient } from './ledger/ledger-client.js';
 import type { TransferClient } from './transfer/transfer-client.js';
 import type { DepositClient } from './deposit/deposit-client.js';
 import type { CollectKeyClient } from './collectkey/collect-key-client.js';
+import type { ReceiptClient } from './receipt/receipt-client.js';
+import { receiptRoutes } from './http/routes/receipts.routes.js';
 import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
@@ -49,6 +51,7 @@ export interface AppDeps {
   transfer: TransferClient;
   deposit: DepositClient;
   collectKey: CollectKeyClient;
+  receipt: ReceiptClient;
   redis: Redis;
 }
 
@@ -65,7 +68,7 @@ export const API_VERSION = '1.0.0';
 
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
-  const { config, log, db, ledger, transfer, deposit, collectKey, redis } = deps;
+  const { config, log, db, ledger, transfer, deposit, collectKey, receipt, redis } = deps;
   const companies = new CompanyRepository();
   const apiKeys = new ApiKeyRepository();
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
@@ -81,6 +84,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   const routes: AnyRoute[] = [
     ...walletRoutes(new BalanceQuery(ledger)),
     ...transactionRoutes(ledger),
+    ...receiptRoutes(receipt),
     ...transferRoutes(transfer),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),

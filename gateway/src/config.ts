@@ -44,6 +44,7 @@ export const gatewayEnvSchema = baseEnvSchema
     TRANSFER_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
     DEPOSIT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50053'),
     COLLECT_KEY_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50054'),
+    RECEIPT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50055'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
     API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
@@ -78,6 +79,7 @@ export interface GatewayConfig {
   transferAddress: string;
   depositAddress: string;
   collectKeyAddress: string;
+  receiptAddress: string;
   redisUrl: string;
   adminToken: string;
   apiKeyPepper: string;
@@ -108,6 +110,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     transferAddress: e.TRANSFER_GRPC_ADDR,
     depositAddress: e.DEPOSIT_GRPC_ADDR,
     collectKeyAddress: e.COLLECT_KEY_GRPC_ADDR,
+    receiptAddress: e.RECEIPT_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,

@@ -12,6 +12,8 @@ export interface StartGatewayOptions {
   depositAddress?: string;
   /** The collect-key service; without one, collect-key routes answer 503 and /readyz reports it. */
   collectKeyAddress?: string;
+  /** The receipt service; without one, receipt routes answer 503 and /readyz reports it. */
+  receiptAddress?: string;
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
@@ -48,6 +50,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     TRANSFER_GRPC_ADDR: opts.transferAddress ?? opts.env?.TRANSFER_GRPC_ADDR ?? '127.0.0.1:1',
     DEPOSIT_GRPC_ADDR: opts.depositAddress ?? opts.env?.DEPOSIT_GRPC_ADDR ?? '127.0.0.1:1',
     COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress ?? opts.env?.COLLECT_KEY_GRPC_ADDR ?? '127.0.0.1:1',
+    RECEIPT_GRPC_ADDR: opts.receiptAddress ?? opts.env?.RECEIPT_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
   const running = await startGatewayServer(config, log);

@@ -28,13 +28,15 @@ export interface StackOptions {
   deposits?: boolean;
   /** Also start the collect-key service (implies the sandbox and the deposit listing). */
   collectKeys?: boolean;
+  /** Also start the receipt service (its read model follows transfer.* and deposit.*). */
+  receipts?: boolean;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
 }
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
@@ -45,6 +47,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let transfer: { address: string; stop(): Promise<void> } | undefined;
   let deposit: { address: string; stop(): Promise<void> } | undefined;
   let collectKey: { address: string; stop(): Promise<void> } | undefined;
+  let receipt: { address: string; stop(): Promise<void>; rebuild(): Promise<void> } | undefined;
   if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
@@ -67,6 +70,10 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`, port: 0, logLevel: 'silent',
     });
   }
+  if (o.receipts) {
+    const { startReceipt } = await import('@wallet/receipt/testing');
+    receipt = await startReceipt({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
+  }
   if (o.transfers) {
     const { startTransfer } = await import('@wallet/transfer/testing');
     transfer = await startTransfer({
@@ -76,7 +83,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   }
 
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, namespace, port: gatewayPort,
     env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
@@ -109,6 +116,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     ledgerClient.close();
     await gateway.stop();
     await transfer?.stop();
+    await receipt?.stop();
     await collectKey?.stop();
     await deposit?.stop();
     await sandbox?.stop();
@@ -117,5 +125,5 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     await tdb.drop();
   }
 
-  return { gateway, ledger, ledgerClient, sandbox, namespace, http, admin, provision, invariants, stop };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, http, admin, provision, invariants, stop };
 }

@@ -6,6 +6,7 @@ import type { LedgerClient } from '../ledger/ledger-client.js';
 import type { TransferClient } from '../transfer/transfer-client.js';
 import type { DepositClient } from '../deposit/deposit-client.js';
 import type { CollectKeyClient } from '../collectkey/collect-key-client.js';
+import type { ReceiptClient } from '../receipt/receipt-client.js';
 import { toOpenApiPath } from '../http/route.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
@@ -15,7 +16,7 @@ function composeApp() {
   const config = loadConfig({ NODE_ENV: 'test' });
   return createApp({
     config, log: createLogger('test', 'silent'),
-    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, collectKey: {} as CollectKeyClient, redis: {} as Redis,
+    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, collectKey: {} as CollectKeyClient, receipt: {} as ReceiptClient, redis: {} as Redis,
   });
 }
 

@@ -4,6 +4,7 @@ import { startSandbox } from '@wallet/sandbox/testing';
 import { startTransfer } from '@wallet/transfer/testing';
 import { startDeposit } from '@wallet/pse-deposit/testing';
 import { startCollectKey } from '@wallet/collect-key/testing';
+import { startReceipt } from '@wallet/receipt/testing';
 import { startGateway, type StartedGateway } from '../../src/testing.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -29,23 +30,26 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   let transfer: Awaited<ReturnType<typeof startTransfer>> | undefined;
   let deposit: Awaited<ReturnType<typeof startDeposit>> | undefined;
   let collectKey: Awaited<ReturnType<typeof startCollectKey>> | undefined;
+  let receipt: Awaited<ReturnType<typeof startReceipt>> | undefined;
   try {
     ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     sandbox = await startSandbox({ databaseUrl: db.url, port: 0, env: { LOG_LEVEL: 'warn' } });
     transfer = await startTransfer({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
     deposit = await startDeposit({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
     collectKey = await startCollectKey({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
+    receipt = await startReceipt({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     const t = transfer;
     const dp = deposit;
     const ck = collectKey;
+    const rc = receipt;
     const sb = sandbox;
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
       gw, ledger: l, db, namespace,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address,
           namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
@@ -56,6 +60,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
         for (const g of extra) await g.stop();
         await gw.stop();
         await t.stop();
+        await rc.stop();
         await ck.stop();
         await dp.stop();
         await sb.stop();
@@ -66,6 +71,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     };
   } catch (err) {
     await transfer?.stop().catch(() => undefined);
+    await receipt?.stop().catch(() => undefined);
     await collectKey?.stop().catch(() => undefined);
     await deposit?.stop().catch(() => undefined);
     await sandbox?.stop().catch(() => undefined);

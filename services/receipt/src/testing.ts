@@ -1,0 +1,51 @@
+import { createLogger, type Database } from '@wallet/platform';
+import { composeReceipt } from './compose.js';
+import { loadConfig } from './config.js';
+
+export interface StartedReceipt {
+  /** host:port for createAsyncClient. */
+  address: string;
+  port: number;
+  db: Database;
+  stop(): Promise<void>;
+  /** Drops the read model and replays both streams from the start (what `npm run rebuild` does); resolves once caught up. */
+  rebuild(): Promise<void>;
+  /** Resolves once both consumers have nothing pending (every event published so far is applied). */
+  waitIdle(timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * The whole receipt service in this process, for integration and end-to-end tests: migrates the
+ * database, connects the bus (namespaced streams, created if missing), consumes `transfer.>` and
+ * `deposit.>`, and serves gRPC on 127.0.0.1 (port 0 = ephemeral). The same composition as main.ts,
+ * without the ops HTTP port. `env` overrides any configuration variable.
+ */
+export async function startReceipt(opts: {
+  databaseUrl: string;
+  natsUrl?: string;
+  namespace: string;
+  port?: number;
+  env?: Record<string, string>;
+  logLevel?: string;
+}): Promise<StartedReceipt> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: opts.logLevel ?? 'silent',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',
+    BUS_NAMESPACE: opts.namespace,
+    RECEIPT_GRPC_HOST: '127.0.0.1',
+    RECEIPT_GRPC_PORT: String(opts.port ?? 0),
+    RECEIPT_MIGRATE_ON_START: 'true',
+  });
+  const runtime = await composeReceipt({ config, opsPort: null, logger: createLogger('receipt', config.LOG_LEVEL) });
+  return {
+    address: `127.0.0.1:${runtime.grpcPort}`,
+    port: runtime.grpcPort,
+    db: runtime.db,
+    stop: () => runtime.stop(),
+    rebuild: () => runtime.projection.rebuild(),
+    waitIdle: (timeoutMs?: number) => runtime.projection.waitIdle(timeoutMs),
+  };
+}
