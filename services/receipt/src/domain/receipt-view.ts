@@ -88,6 +88,7 @@ export function transactionView(t: StoredTransaction, company: CompanyRef): Rece
   ];
   if (t.bankAccountType) destination.push({ label: 'Tipo de cuenta', value: t.bankAccountType });
   if (t.bankAccountMasked) destination.push({ label: 'Cuenta', value: t.bankAccountMasked });
+  if (t.brebKey) destination.push({ label: 'Llave Bre-B', value: t.brebKey });
   return {
     kind: 'TRANSACTION',
     title: 'Comprobante de transferencia',

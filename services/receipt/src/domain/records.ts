@@ -19,6 +19,8 @@ export interface TransactionFields {
   bankName: string | null;
   bankAccountType: string | null;
   bankAccountMasked: string | null;
+  /** BREB sends: the destination key, e.g. "3001234567 (PHONE)". */
+  brebKey: string | null;
   providerTransferId: string | null;
   errorMessage: string | null;
   apiKeyId: string | null;
@@ -75,7 +77,7 @@ export interface Patch<F> {
 
 export const TRANSACTION_FIELDS: ReadonlyArray<keyof TransactionFields> = [
   'rail', 'amount', 'totalFee', 'ivaAmount', 'netAmount', 'targetName', 'targetDocument', 'reference', 'description',
-  'bankName', 'bankAccountType', 'bankAccountMasked', 'providerTransferId', 'errorMessage', 'apiKeyId', 'createdAt', 'completedAt',
+  'bankName', 'bankAccountType', 'bankAccountMasked', 'brebKey', 'providerTransferId', 'errorMessage', 'apiKeyId', 'createdAt', 'completedAt',
 ];
 export const DEPOSIT_FIELDS: ReadonlyArray<keyof DepositFields> = [
   'source', 'amount', 'feeAmount', 'ivaAmount', 'netAmount', 'currency', 'brebKeyId', 'brebKeyExternalId', 'brebKeyName',
@@ -137,6 +139,7 @@ export function transferPatch(payload: unknown, fallbackEventId: string, fallbac
         rail: RAILS[e.rail], amount: cents(e.amount), totalFee: cents(e.totalFee), ivaAmount: cents(e.ivaAmount), netAmount: cents(e.netAmount),
         targetName: str(e.targetName), targetDocument: str(e.targetDocument), reference: str(e.reference), description: str(e.description),
         bankName: str(e.bankName), bankAccountType: str(e.bankAccountType), bankAccountMasked: ensureMasked(str(e.bankAccountNumberMasked)),
+        brebKey: str(e.brebKeyValue) ? `${str(e.brebKeyValue)}${str(e.brebKeyType) ? ` (${str(e.brebKeyType)})` : ''}` : undefined,
         providerTransferId: str(e.providerTransferId), errorMessage: str(e.errorMessage), apiKeyId: str(e.apiKeyId),
         createdAt: date(e.createdAt), completedAt: date(e.completedAt),
       }),

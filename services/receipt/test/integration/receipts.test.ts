@@ -77,7 +77,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   it('a completed Bre-B send: one page with amounts, status, company, dates in Bogotá', async () => {
     const co = randomUUID();
     const id = randomUUID();
-    await publishTransfer('created', { transferId: id, companyId: co, reference: 'FAC-2026-0042', description: 'Pago de nómina noviembre', bankName: 'Nequi', occurredAt: new Date('2026-11-20T15:04:05Z') });
+    await publishTransfer('created', { transferId: id, companyId: co, reference: 'FAC-2026-0042', description: 'Pago de nómina noviembre', bankName: 'Nequi', brebKeyType: 'PHONE', brebKeyValue: '3001234567', occurredAt: new Date('2026-11-20T15:04:05Z') });
     await publishTransfer('dispatched', { transferId: id, companyId: co, providerTransferId: 'breb-77881', occurredAt: new Date('2026-11-20T15:04:06Z') });
     await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: 'breb-77881', completedAt: new Date('2026-11-20T15:04:09Z'), occurredAt: new Date('2026-11-20T15:04:09Z') });
     await svc.waitIdle();
@@ -92,6 +92,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     for (const s of [
       'Comprobante de transferencia', 'Exitosa', '$ 1.234.567,89', '$ 1.500,00', '$ 285,00', '$ 1.236.352,89',
       'Distribuidora Andina de Café', '900.123.456-7', 'María Fernanda Peñaloza Ávila', 'Nequi', 'FAC-2026-0042', 'Pago de nómina noviembre',
+      'Llave Bre-B', '3001234567 (PHONE)',
       '20 de noviembre de 2026, 10:04:05 a. m.', '20 de noviembre de 2026, 10:04:09 a. m.', 'breb-77881', id, r.receiptNumber, r.sha256,
     ]) expect(text).toContain(s);
     writeFileSync(`${process.env.RECEIPT_PDF_OUT ?? '/tmp'}/receipt-breb.pdf`, r.pdf);

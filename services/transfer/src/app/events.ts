@@ -49,6 +49,8 @@ export function transferEvent(deps: TransferDeps, kind: TransferEventKind): (t: 
       bankName: d.bankName ?? undefined,
       bankAccountType: d.kind === 'ACH' ? accountTypeName(d.accountTypeId) : (d.bankAccountType ?? undefined),
       bankAccountNumberMasked: d.kind === 'ACH' ? (maskAccount(d.accountNumber) ?? undefined) : undefined,
+      brebKeyType: d.kind === 'BREB' ? d.keyType : undefined,
+      brebKeyValue: d.kind === 'BREB' ? d.keyValue : undefined,
       providerTransferId: t.providerTransferId ?? undefined,
       errorMessage: t.errorMessage ?? undefined,
       apiKeyId: t.apiKeyId ?? undefined,

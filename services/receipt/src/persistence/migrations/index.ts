@@ -1,4 +1,5 @@
 import { Migration0001ReceiptInitial } from './0001-receipt-initial.js';
+import { Migration0002TransferBrebKey } from './0002-transfer-breb-key.js';
 
 /** Every receipt migration, in order. Append only. */
-export const receiptMigrations = [Migration0001ReceiptInitial];
+export const receiptMigrations = [Migration0001ReceiptInitial, Migration0002TransferBrebKey];
