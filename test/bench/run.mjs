@@ -20,7 +20,7 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, sandbox: 8190, koa: 8181 };
+const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, deposit: 50153, depositOps: 9203, collectKey: 50154, collectKeyOps: 9204, receipt: 50155, receiptOps: 9205, sandbox: 8190, smtp: 2625, koa: 8181 };
 const children = [];
 
 function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
@@ -130,7 +130,7 @@ async function main() {
   try {
     const ledger = startProcess('ledger', 'services/ledger', { ...common, LEDGER_GRPC_PORT: String(ports.ledger), LEDGER_OPS_PORT: String(ports.ledgerOps) });
     await waitReady(`http://127.0.0.1:${ports.ledgerOps}/readyz`, 'ledger');
-    const sandbox = startProcess('sandbox', 'services/sandbox', { ...common, SANDBOX_PORT: String(ports.sandbox), SANDBOX_BREB_CONFIRM_MS: '200', SANDBOX_ACH_CONFIRM_MS: '200' });
+    const sandbox = startProcess('sandbox', 'services/sandbox', { ...common, SANDBOX_PORT: String(ports.sandbox), SANDBOX_SMTP_PORT: String(ports.smtp), SANDBOX_BREB_CONFIRM_MS: '200', SANDBOX_ACH_CONFIRM_MS: '200' });
     await waitReady(`http://127.0.0.1:${ports.sandbox}/readyz`, 'sandbox');
     const transfer = startProcess('transfer', 'services/transfer', {
       ...common, TRANSFER_GRPC_PORT: String(ports.transfer), TRANSFER_OPS_PORT: String(ports.transferOps),
@@ -139,9 +139,23 @@ async function main() {
       RAIL_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.gateway}/webhooks/rails`,
     });
     await waitReady(`http://127.0.0.1:${ports.transferOps}/readyz`, 'transfer');
+    // The rest of the product, so the gateway runs with its real dependencies (and is ready).
+    startProcess('pse-deposit', 'services/pse-deposit', {
+      ...common, DEPOSIT_GRPC_PORT: String(ports.deposit), DEPOSIT_OPS_PORT: String(ports.depositOps), LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+      PSE_PROVIDER_URL: `http://127.0.0.1:${ports.sandbox}`, PSE_CALLBACK_URL: `http://127.0.0.1:${ports.gateway}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}`,
+    });
+    startProcess('collect-key', 'services/collect-key', {
+      ...common, COLLECT_KEY_GRPC_PORT: String(ports.collectKey), COLLECT_KEY_OPS_PORT: String(ports.collectKeyOps), LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+      BREB_DIRECTORY_URL: `http://127.0.0.1:${ports.sandbox}`, BREB_INCOMING_CALLBACK_URL: `http://127.0.0.1:${ports.gateway}/webhooks/breb/incoming`,
+    });
+    startProcess('receipt', 'services/receipt', { ...common, RECEIPT_GRPC_PORT: String(ports.receipt), RECEIPT_OPS_PORT: String(ports.receiptOps) });
+    for (const [name, port] of [['pse-deposit', ports.depositOps], ['collect-key', ports.collectKeyOps], ['receipt', ports.receiptOps]]) {
+      await waitReady(`http://127.0.0.1:${port}/readyz`, name);
+    }
     const gateway = startProcess('gateway', 'gateway', {
       ...common, GATEWAY_PORT: String(ports.gateway), GATEWAY_OPS_PORT: String(ports.gatewayOps),
-      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
+      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`,
+      DEPOSIT_GRPC_ADDR: `127.0.0.1:${ports.deposit}`, COLLECT_KEY_GRPC_ADDR: `127.0.0.1:${ports.collectKey}`, RECEIPT_GRPC_ADDR: `127.0.0.1:${ports.receipt}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
     });
     await waitReady(`http://127.0.0.1:${ports.gatewayOps}/readyz`, 'gateway');
     // BENCH_ONLY=sends runs only the end-to-end sends phase (no Koa, balance, holds or pgbench).
