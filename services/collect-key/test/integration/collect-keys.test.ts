@@ -220,6 +220,24 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
       .toBe('INVALID_SIGNATURE');
   });
 
+  it('the same notification delivered concurrently is credited exactly once', async () => {
+    const co = await h.newCompany();
+    const k = (await create(co, { externalId: 'payer-race' })).key;
+    const before = await h.brebAvailable(co);
+    const now = new Date().toISOString();
+    const providerTransferId = `brb_in_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
+    const raw = Buffer.from(JSON.stringify({
+      eventId: randomUUID(), providerTransferId, keyValue: k.keyValue, amountCents: 70_000,
+      payerName: 'Rosa', payerDocument: 'CC 1020', payerBank: 'Nequi', receivedAt: now, occurredAt: now,
+    }));
+    const signature = signPayload(SECRET, raw, Math.floor(Date.now() / 1000));
+    const results = await Promise.all(Array.from({ length: 8 }, () => h.client.handleIncomingPayment({ rawBody: raw, signature }, h.ctx())));
+    expect(results.filter((r) => r.accepted && !r.duplicate)).toHaveLength(1);
+    expect(await h.brebAvailable(co) - before).toBe(70_000n);
+    const events = await outbox('deposit.%', 'deposit,providerTransferId', providerTransferId);
+    expect(events.map((e) => e.subject)).toEqual(['deposit.paid']);
+  });
+
   it('a payment to a deleted (or suspended) key → UNASSIGNED with its brebKey, not credited; unknown value not accepted', async () => {
     const co = await h.newCompany();
     const k = (await create(co, { externalId: 'gone' })).key;

@@ -123,6 +123,23 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     expect(await h.achAvailable(co)).toBe(0n);
   });
 
+  it('the same PAID outcome delivered concurrently (same and different event ids) credits exactly once', async () => {
+    const co = await h.newCompany();
+    const d = await h.client.createPseDeposit(payer(), h.ctx(co));
+    const now = new Date().toISOString();
+    const body = (eventId: string) => ({ eventId, depositId: d.id, providerTransferId: 'pse_concurrent', status: 'PAID', payerBank: 'Nequi', paidAt: now, occurredAt: now });
+    const same = signed(body(randomUUID()));
+    const results = await Promise.all([
+      ...Array.from({ length: 6 }, () => h.client.handlePseCallback(same, h.ctx())),
+      ...Array.from({ length: 4 }, () => h.client.handlePseCallback(signed(body(randomUUID())), h.ctx())),
+    ]);
+    expect(results.filter((r) => r.accepted && !r.duplicate)).toHaveLength(1);
+    await waitStatus(co, d.id, 'ASSIGNED');
+    expect(await h.achAvailable(co)).toBe(98_810n);
+    expect((await h.ledgerClient.listMovements({ page: 0, limit: 10 }, h.ctx(co))).items).toHaveLength(1);
+    expect(await outbox(d.id)).toEqual(['deposit.created', 'deposit.paid']);
+  });
+
   it('failed → FAILED, nothing credited', async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
