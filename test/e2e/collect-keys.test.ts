@@ -108,6 +108,19 @@ describe('collect keys end to end', () => {
     expect(byKey.body.deposits).toHaveLength(1);
   });
 
+  it('charges BREB_INFLOW fees with IVA for a company in the common regime', async () => {
+    const c = await stack.provision('Régimen Común S.A.S.', { taxRegime: 'COMMON' });
+    await stack.admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1000 });
+    await stack.admin('PUT', '/admin/fees/BREB_INFLOW', { fixedFeeCents: 1_000, variableBps: 0, companyId: c.id });
+    const k = (await post('/breb/collect-keys', { externalId: 'iva-1', name: 'Con IVA' }, c.writeKey)).body;
+    expect((await incoming(k.key.value, 100_000)).status).toBe(202);
+    const dep = await eventually(async () => (await stack.http('GET', '/deposits?rail=BREB', { token: c.readKey })).body.deposits?.[0], 15_000, 100);
+    // fee 1,000 + IVA 19% = 190 → net 98,810
+    expect(dep).toMatchObject({ status: 'ASSIGNED', amountCents: '100000', feeAmountCents: '1000', ivaAmountCents: '190', netAmountCents: '98810' });
+    const bal = await stack.http('GET', '/wallets/balance', { token: c.readKey });
+    expect(bal.body.wallets.find((w: any) => w.rail === 'BREB').availableCents).toBe('98810');
+  });
+
   it('a payment to a deleted key is UNASSIGNED and not credited; delete is idempotent', async () => {
     const k = (await post('/breb/collect-keys', { externalId: 'cliente-baja', name: 'Cerrado' })).body;
     const d1 = await stack.http('DELETE', `/breb/collect-keys/${k.id}`, { token: co.writeKey });

@@ -31,8 +31,8 @@ export class PaymentSteps {
  * dedupe by event id and provider transfer id → the key by value (live holder, else most recent) →
  * ACTIVE: ComputeFees(BREB_INFLOW) and ASSIGNED (credited); SUSPENDED/DELETED: UNASSIGNED (held in
  * unassigned_funds, zero fee) → intent row (pending step) → ledger → completion + deposit event.
- * An unknown key value is not accepted (logged). IVA: the company's tax regime is not known to this
- * service (the notification carries no company), so `ivaApplicable` is false.
+ * An unknown key value is not accepted (logged). IVA applies when the company's tax regime was
+ * COMMON when the key was issued (the gateway sends it with CreateKey; the notification carries no company).
  */
 export class HandleIncomingPayment {
   constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps) {}
@@ -58,7 +58,7 @@ export class HandleIncomingPayment {
     const assign = key.state === 'ACTIVE';
     let fee: FeeBreakdown = ZERO_FEE;
     if (assign) {
-      fee = await deps.ledger.computeBrebInflowFees(key.companyId, n.amountCents, false);
+      fee = await deps.ledger.computeBrebInflowFees(key.companyId, n.amountCents, key.ivaApplicable);
       if (fee.totalCharged >= n.amountCents) {
         // A fee at or above the payment cannot be charged on money received: credited without fee.
         deps.log.warn({ providerTransferId: n.providerTransferId, fee: fee.totalCharged.toString() }, 'BREB_INFLOW fee ≥ amount: waived');

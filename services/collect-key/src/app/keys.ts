@@ -51,7 +51,7 @@ export class CreateKey {
         throw err;
       }
       const rec: CollectKeyRecord = {
-        id: newKeyId(), companyId, externalId: v.externalId, name: v.name, keyType: v.keyType, keyValue,
+        id: newKeyId(), companyId, externalId: v.externalId, name: v.name, keyType: v.keyType, keyValue, ivaApplicable: input.ivaApplicable === true,
         state: 'ACTIVE', createdAt: deps.now(), deletedAt: null,
       };
       const out = await deps.store.insertKey(rec, (k) => collectKeyEvent(deps, 'created', k));

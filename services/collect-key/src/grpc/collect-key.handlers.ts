@@ -8,7 +8,7 @@ export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collect
   return {
     async createKey(req, ctx) {
       const r = await uc.createKey.execute(ctx.companyId, {
-        externalId: req.externalId, name: req.name,
+        externalId: req.externalId, name: req.name, ivaApplicable: req.ivaApplicable,
         ...(req.keyType !== undefined ? { keyType: req.keyType } : {}), ...(req.keyValue !== undefined ? { keyValue: req.keyValue } : {}),
       });
       return { key: keyToProto(r.key), created: r.created };

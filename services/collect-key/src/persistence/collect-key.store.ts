@@ -4,6 +4,7 @@ import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRec
 
 interface KeyRow {
   id: string; company_id: string; external_id: string; name: string; key_type: string; key_value: string; state: KeyState;
+  iva_applicable: boolean | null;
   created_at: Date | string; deleted_at: Date | string | null; cursor_at?: string;
 }
 interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
@@ -20,7 +21,7 @@ const KCOLS = `k.*, to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:
 
 const toKey = (r: KeyRow): CollectKeyRecord => ({
   id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
-  state: r.state, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
+  state: r.state, ivaApplicable: r.iva_applicable === true, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
 });
 const toQr = (r: QrRow): QrRecord => ({
   id: r.id, companyId: r.company_id, keyId: r.key_id, type: 'STATIC', reference: r.reference, payload: r.payload, isPaid: r.is_paid, createdAt: date(r.created_at),
@@ -49,8 +50,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async insertKey(k: CollectKeyRecord, event: (k: CollectKeyRecord) => OutboxEvent) {
     try {
       const rec = await this.db.preparedTx(async (tx) => {
-        const rows = await tx.query<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state)
-          values ($1, $2, $3, $4, $5, $6, 'ACTIVE') returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue]);
+        const rows = await tx.query<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
+          values ($1, $2, $3, $4, $5, $6, 'ACTIVE', $7) returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable]);
         const rec = toKey(rows[0]!);
         await appendOutbox(tx, event(rec));
         return rec;

@@ -1,4 +1,5 @@
 import { Migration0001CollectKeyInitial } from './0001-collect-key-initial.js';
+import { Migration0002KeyIvaApplicable } from './0002-key-iva-applicable.js';
 
 /** Every collect-key migration, in order. Append only. */
-export const collectKeyMigrations = [Migration0001CollectKeyInitial];
+export const collectKeyMigrations = [Migration0001CollectKeyInitial, Migration0002KeyIvaApplicable];
