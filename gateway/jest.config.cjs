@@ -1,3 +1,3 @@
 // Unit specs sit beside the code (src/**/*.spec.ts); integration tests run against real
 // Postgres, Redis and a real ledger (test/**/*.test.ts).
-module.exports = { ...require('../jest.preset.cjs') };
+module.exports = { ...require('../test/jest.preset.cjs') };
