@@ -1,9 +1,13 @@
 import { PNG } from 'pngjs';
-import jsQR from 'jsqr';
+import jsQRModule from 'jsqr';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
+
+// jsqr is CommonJS: under ESM interop the default import is the function itself or carries it as `default`.
+type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+const jsQR = ((jsQRModule as unknown as { default?: Decode }).default ?? jsQRModule) as unknown as Decode;
 
 /** CRC16-CCITT (0x1021, init 0xFFFF), as EMVCo QR payloads carry in tag 63. */
 function crc16(s: string): string {

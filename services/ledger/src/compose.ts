@@ -1,4 +1,4 @@
-import { Bus, Database, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import { ledgerDeps } from './app/deps.js';
 import { ledgerUseCases } from './app/use-cases.js';
@@ -39,51 +39,27 @@ export interface LedgerRuntime {
  */
 export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRuntime> {
   const log = o.logger;
-  const cleanups: Array<() => Promise<void>> = [];
-  const unwind = async () => {
-    for (const c of cleanups.reverse()) { try { await c(); } catch (err) { log.warn({ err: (err as Error).message }, 'cleanup failed'); } }
-  };
+  const scope = new ServiceScope(log);
   try {
-    const db = await Database.open({ url: o.databaseUrl, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, logger: log, poolMax: o.poolMax });
-    cleanups.push(() => db.close());
-    if (o.migrateOnStart) {
-      const applied = await db.migrate();
-      if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    }
-
-    const bus = await Bus.connect({ url: o.natsUrl, namespace: o.namespace, name: 'ledger', logger: log });
-    cleanups.push(() => bus.close());
-    await bus.ensureStream('LEDGER');
-
     // Pipelined publishing (in order, on one connection) costs about a third of the CPU per event of
     // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
-    const relay = new OutboxRelay(db, bus, 'ledger', log, { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 });
-    relay.start();
-    cleanups.push(() => relay.stop());
+    const { db, bus, relay: r } = await scope.infra({
+      name: 'ledger', schema: LEDGER_SCHEMA, databaseUrl: o.databaseUrl, migrations: ledgerMigrations, poolMax: o.poolMax,
+      migrateOnStart: o.migrateOnStart, natsUrl: o.natsUrl, namespace: o.namespace, streams: ['LEDGER'],
+      relay: { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 },
+    });
+    const relay = r!;
 
     const uc = ledgerUseCases(ledgerDeps(new SqlLedgerStore(db), relay));
     const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log);
     const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }]);
-    cleanups.push(() => grpc.stop(5_000));
+    scope.defer(() => grpc.stop(5_000));
 
-    const ops = new OpsServer([
-      { name: 'postgres', check: () => db.ping() },
-      { name: 'nats', check: () => bus.ping() },
-    ], log);
-    const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
-    cleanups.unshift(() => ops.close()); // last: probes keep answering (not ready) until the end
+    const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'ledger started');
-
-    let stopped: Promise<void> | undefined;
-    return {
-      db, bus, relay, ops, grpcPort: grpc.port, opsPort,
-      stop: () => {
-        stopped ??= (async () => { ops.drain(); await unwind(); })();
-        return stopped;
-      },
-    };
+    return { db, bus, relay, ops, grpcPort: grpc.port, opsPort, stop: () => scope.stop() };
   } catch (err) {
-    await unwind();
+    await scope.stop();
     throw err;
   }
 }

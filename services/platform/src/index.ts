@@ -16,3 +16,4 @@ export * from './ops/ops-server.js';
 export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';
 export * from './security/provider-signature.js';
+export * from './ops/service-scope.js';

@@ -1,4 +1,4 @@
-import { Bus, Database, InboxConsumer, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { InboxConsumer, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
 import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { SmtpMailer } from './adapters/mailer.js';
@@ -55,37 +55,26 @@ export function settingsFrom(c: DepositConfig): DepositSettings {
 export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositRuntime> {
   const log = o.logger;
   const c = o.config;
-  const cleanups: Array<() => Promise<void>> = [];
-  const unwind = async () => {
-    for (const fn of cleanups.reverse()) { try { await fn(); } catch (err) { log.warn({ err: (err as Error).message }, 'cleanup failed'); } }
-  };
+  const scope = new ServiceScope(log);
   try {
-    const db = await Database.open({ url: c.DATABASE_URL, schema: DEPOSIT_SCHEMA, migrations: depositMigrations, logger: log, poolMax: c.DEPOSIT_DB_POOL_MAX });
-    cleanups.push(() => db.close());
-    if (c.DEPOSIT_MIGRATE_ON_START) {
-      const applied = await db.migrate();
-      if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    }
-
-    const bus = await Bus.connect({ url: c.NATS_URL, namespace: c.BUS_NAMESPACE, name: 'pse-deposit', logger: log });
-    cleanups.push(() => bus.close());
-    await bus.ensureStream('DEPOSITS');
-
-    const relay = new OutboxRelay(db, bus, DEPOSIT_SCHEMA, log, { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 });
-    relay.start();
-    cleanups.push(() => relay.stop());
+    const { db, bus, relay: r } = await scope.infra({
+      name: 'pse-deposit', schema: DEPOSIT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: depositMigrations, poolMax: c.DEPOSIT_DB_POOL_MAX,
+      migrateOnStart: c.DEPOSIT_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streams: ['DEPOSITS'],
+      relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
+    });
+    const relay = r!;
 
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS', durable: BREB_LISTING_CONSUMER, subject: BREB_LISTING_SUBJECT,
       handler: brebListingHandler(log.child({ component: 'breb-listing' })), log,
     });
     await listingConsumer.start();
-    cleanups.push(() => listingConsumer.stop());
+    scope.defer(() => listingConsumer.stop());
 
     const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
-    cleanups.push(async () => ledger.close());
+    scope.defer(async () => ledger.close());
     const mailer = new SmtpMailer(c.SMTP_URL, c.MAIL_FROM, c.SMTP_TIMEOUT_MS, log);
-    cleanups.push(async () => mailer.close());
+    scope.defer(async () => mailer.close());
 
     const deps = depositDeps({
       store: new SqlDepositStore(db, () => relay.nudge()),
@@ -99,30 +88,21 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
 
     const sweeper = new Sweeper(deps, uc.steps, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
-    cleanups.push(() => sweeper.stop());
+    scope.defer(() => sweeper.stop());
 
     const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc), log);
     const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }]);
-    cleanups.push(() => grpc.stop(10_000));
+    scope.defer(() => grpc.stop(10_000));
 
-    const ops = new OpsServer([
-      { name: 'postgres', check: () => db.ping() },
-      { name: 'nats', check: () => bus.ping() },
-    ], log);
-    const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
-    cleanups.unshift(() => ops.close()); // last: probes keep answering (not ready) until the end
+    const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'pse-deposit started');
 
-    let stopped: Promise<void> | undefined;
     return {
       db, bus, relay, listingConsumer, sweeper, ops, grpcPort: grpc.port, opsPort,
-      stop: () => {
-        stopped ??= (async () => { ops.drain(); await unwind(); })();
-        return stopped;
-      },
+      stop: () => scope.stop(),
     };
   } catch (err) {
-    await unwind();
+    await scope.stop();
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { Bus, Database, OpsServer, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger } from '@wallet/platform';
 import { receiptV1 } from '@wallet/proto';
 import { Receipts } from './app/receipts.js';
 import { Projection } from './app/rebuild.js';
@@ -29,20 +29,13 @@ export interface ReceiptRuntime {
   stop(): Promise<void>;
 }
 
-/** Opens the database (migrated when asked) and the bus; shared by the service and the rebuild CLI. */
-export async function openStores(c: ReceiptConfig, log: Logger, name: string): Promise<{ db: Database; bus: Bus; close(): Promise<void> }> {
-  const db = await Database.open({ url: c.DATABASE_URL, schema: RECEIPT_SCHEMA, migrations: receiptMigrations, logger: log, poolMax: c.RECEIPT_DB_POOL_MAX });
-  try {
-    if (c.RECEIPT_MIGRATE_ON_START) {
-      const applied = await db.migrate();
-      if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    }
-    const bus = await Bus.connect({ url: c.NATS_URL, namespace: c.BUS_NAMESPACE, name, logger: log });
-    return { db, bus, close: async () => { await bus.close(); await db.close(); } };
-  } catch (err) {
-    await db.close();
-    throw err;
-  }
+/** Opens the database (migrated when asked) and the bus in `scope`; shared by the service and the rebuild CLI. */
+export async function openStores(c: ReceiptConfig, scope: ServiceScope, name: string): Promise<{ db: Database; bus: Bus }> {
+  return scope.infra({
+    name, schema: RECEIPT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: receiptMigrations, poolMax: c.RECEIPT_DB_POOL_MAX,
+    migrateOnStart: c.RECEIPT_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE,
+    streams: ['TRANSFERS', 'DEPOSITS'], relay: false, // a read model: it publishes nothing
+  });
 }
 
 /**
@@ -52,46 +45,33 @@ export async function openStores(c: ReceiptConfig, log: Logger, name: string): P
 export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptRuntime> {
   const log = o.logger;
   const c = o.config;
-  const cleanups: Array<() => Promise<void>> = [];
-  const unwind = async () => {
-    for (const fn of cleanups.reverse()) { try { await fn(); } catch (err) { log.warn({ err: (err as Error).message }, 'cleanup failed'); } }
-  };
+  const scope = new ServiceScope(log);
   try {
-    const { db, bus, close } = await openStores(c, log, 'receipt');
-    cleanups.push(close);
+    const { db, bus } = await openStores(c, scope, 'receipt');
 
     const store = new ReadModelStore(db);
     const projection = new Projection(db, bus, store, log.child({ component: 'projection' }));
     await projection.start();
-    cleanups.push(() => projection.stop());
+    scope.defer(() => projection.stop());
 
     const receipts = new Receipts(store, c.RECEIPT_VERIFY_BASE_URL);
     let grpcPort = 0;
     if (o.grpc !== false) {
       const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log);
       const grpc = await startGrpcServer(c.RECEIPT_GRPC_HOST, c.RECEIPT_GRPC_PORT, [{ definition: receiptV1.ReceiptServiceService, implementation }]);
-      cleanups.push(() => grpc.stop(10_000));
+      scope.defer(() => grpc.stop(10_000));
       grpcPort = grpc.port;
     }
 
-    const ops = new OpsServer([
-      { name: 'postgres', check: () => db.ping() },
-      { name: 'nats', check: () => bus.ping() },
-    ], log);
-    const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
-    cleanups.unshift(() => ops.close());
+    const { opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort, opsPort }, 'receipt started');
 
-    let stopped: Promise<void> | undefined;
     return {
       db, bus, projection, receipts, grpcPort, opsPort,
-      stop: () => {
-        stopped ??= (async () => { ops.drain(); await unwind(); })();
-        return stopped;
-      },
+      stop: () => scope.stop(),
     };
   } catch (err) {
-    await unwind();
+    await scope.stop();
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { Bus, Database, OpsServer, OutboxRelay, asyncService, startGrpcServer, type Logger } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -58,28 +58,17 @@ export function settingsFrom(c: TransferConfig): TransferSettings {
 export async function composeTransfer(o: TransferRuntimeOptions): Promise<TransferRuntime> {
   const log = o.logger;
   const c = o.config;
-  const cleanups: Array<() => Promise<void>> = [];
-  const unwind = async () => {
-    for (const fn of cleanups.reverse()) { try { await fn(); } catch (err) { log.warn({ err: (err as Error).message }, 'cleanup failed'); } }
-  };
+  const scope = new ServiceScope(log);
   try {
-    const db = await Database.open({ url: c.DATABASE_URL, schema: TRANSFER_SCHEMA, migrations: transferMigrations, logger: log, poolMax: c.TRANSFER_DB_POOL_MAX });
-    cleanups.push(() => db.close());
-    if (c.TRANSFER_MIGRATE_ON_START) {
-      const applied = await db.migrate();
-      if (applied.length > 0) log.info({ applied }, 'migrations applied');
-    }
-
-    const bus = await Bus.connect({ url: c.NATS_URL, namespace: c.BUS_NAMESPACE, name: 'transfer', logger: log });
-    cleanups.push(() => bus.close());
-    await bus.ensureStream('TRANSFERS');
-
-    const relay = new OutboxRelay(db, bus, 'transfer', log, { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 });
-    relay.start();
-    cleanups.push(() => relay.stop());
+    const { db, bus, relay: r } = await scope.infra({
+      name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations, poolMax: c.TRANSFER_DB_POOL_MAX,
+      migrateOnStart: c.TRANSFER_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streams: ['TRANSFERS'],
+      relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
+    });
+    const relay = r!;
 
     const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
-    cleanups.push(async () => ledger.close());
+    scope.defer(async () => ledger.close());
 
     const deps = transferDeps({
       store: new SqlTransferStore(db),
@@ -94,30 +83,21 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
-    cleanups.push(() => sweeper.stop());
+    scope.defer(() => sweeper.stop());
 
     const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log);
     const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }]);
-    cleanups.push(() => grpc.stop(10_000));
+    scope.defer(() => grpc.stop(10_000));
 
-    const ops = new OpsServer([
-      { name: 'postgres', check: () => db.ping() },
-      { name: 'nats', check: () => bus.ping() },
-    ], log);
-    const opsPort = o.opsPort === null ? null : await ops.listen(o.opsPort, o.opsHost ?? '0.0.0.0');
-    cleanups.unshift(() => ops.close()); // last: probes keep answering (not ready) until the end
+    const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'transfer started');
 
-    let stopped: Promise<void> | undefined;
     return {
       db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
-      stop: () => {
-        stopped ??= (async () => { ops.drain(); await unwind(); })();
-        return stopped;
-      },
+      stop: () => scope.stop(),
     };
   } catch (err) {
-    await unwind();
+    await scope.stop();
     throw err;
   }
 }

@@ -1,4 +1,4 @@
-import { createLogger } from '@wallet/platform';
+import { ServiceScope, createLogger } from '@wallet/platform';
 import { Projection } from '../app/rebuild.js';
 import { openStores } from '../compose.js';
 import { loadConfig } from '../config.js';
@@ -12,7 +12,8 @@ import { ReadModelStore } from '../persistence/read-model.store.js';
  */
 const config = loadConfig(process.env);
 const log = createLogger('receipt-rebuild', config.LOG_LEVEL);
-const { db, bus, close } = await openStores(config, log, 'receipt-rebuild');
+const scope = new ServiceScope(log);
+const { db, bus } = await openStores(config, scope, 'receipt-rebuild');
 const projection = new Projection(db, bus, new ReadModelStore(db), log);
 try {
   const started = Date.now();
@@ -27,5 +28,5 @@ try {
   process.exitCode = 1;
 } finally {
   await projection.stop();
-  await close();
+  await scope.stop();
 }
