@@ -17,3 +17,4 @@ export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';
 export * from './security/provider-signature.js';
 export * from './ops/service-scope.js';
+export * from './ops/periodic-task.js';

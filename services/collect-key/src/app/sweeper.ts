@@ -1,3 +1,4 @@
+import { PeriodicTask } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSteps } from './incoming-payment.js';
 
@@ -7,16 +8,14 @@ import type { PaymentSteps } from './incoming-payment.js';
  * step_at moved ahead) and finished. The ledger key makes a repeat a replay.
  */
 export class Sweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps, private readonly opts: { intervalMs: number; batch: number }) {}
+  constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps, private readonly opts: { intervalMs: number; batch: number }) {
+    this.task = new PeriodicTask('collect-key sweeper', opts.intervalMs, () => this.tick(), deps.log);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.timer = setInterval(() => { if (!this.running) this.running = this.tick().finally(() => { this.running = undefined; }); }, this.opts.intervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
   async tick(): Promise<void> {
@@ -24,7 +23,7 @@ export class Sweeper {
     try {
       const stale = await deps.store.leaseStalePayments(deps.settings.sweeperGraceSeconds, this.opts.batch);
       for (const p of stale) {
-        if (this.stopped) return;
+        if (this.task.stopping) return;
         try {
           await this.steps.finish(p);
           deps.log.info({ depositId: p.depositId, step: p.pendingStep }, 'unfinished payment step completed');
@@ -37,9 +36,7 @@ export class Sweeper {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

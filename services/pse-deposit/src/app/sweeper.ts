@@ -1,3 +1,4 @@
+import { PeriodicTask } from '@wallet/platform';
 import type { DepositDeps } from './deps.js';
 import type { DepositSteps } from './deposit-steps.js';
 import { depositEvent } from './events.js';
@@ -9,16 +10,14 @@ import { depositEvent } from './events.js';
  * (a crash between recording a PAID/REVERSED outcome and the ledger call) are leased and finished.
  */
 export class Sweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: DepositDeps, private readonly steps: DepositSteps, private readonly opts: { intervalMs: number; batch: number }) {}
+  constructor(private readonly deps: DepositDeps, private readonly steps: DepositSteps, private readonly opts: { intervalMs: number; batch: number }) {
+    this.task = new PeriodicTask('pse-deposit sweeper', opts.intervalMs, () => this.tick(), deps.log);
+  }
 
   start(): void {
-    this.stopped = false;
-    this.timer = setInterval(() => { if (!this.running) this.running = this.tick().finally(() => { this.running = undefined; }); }, this.opts.intervalMs);
-    this.timer.unref();
+    this.task.start();
   }
 
   async tick(): Promise<void> {
@@ -26,10 +25,10 @@ export class Sweeper {
     try {
       const expired = await deps.store.expireDue(deps.settings.paidGraceSeconds, this.opts.batch, (d) => depositEvent(deps, 'expired', d));
       if (expired.length > 0) deps.log.info({ count: expired.length }, 'PSE links expired');
-      if (this.stopped) return;
+      if (this.task.stopping) return;
       const stale = await deps.store.leaseStaleSteps(deps.settings.sweeperGraceSeconds, this.opts.batch);
       for (const d of stale) {
-        if (this.stopped) return;
+        if (this.task.stopping) return;
         try {
           await this.steps.resume(d);
           deps.log.info({ depositId: d.id, step: d.pendingStep }, 'unfinished deposit step completed');
@@ -42,9 +41,7 @@ export class Sweeper {
     }
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 }

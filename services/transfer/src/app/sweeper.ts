@@ -1,3 +1,4 @@
+import { PeriodicTask } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { LeasedTransfer } from './ports.js';
 import { MESSAGES, reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -17,36 +18,24 @@ import type { TransferRecord } from '../domain/transfer.js';
  *   apply it; still pending → look again later.
  */
 export class Sweeper {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = true;
+  private readonly task: PeriodicTask;
   private ticks = 0;
 
   constructor(
     private readonly deps: TransferDeps,
     private readonly saga: TransferSaga,
     private readonly opts: { intervalMs: number; batch: number; leaseMs?: number },
-  ) {}
+  ) {
+    this.task = new PeriodicTask('transfer sweeper', opts.intervalMs, () => this.tick(), deps.log);
+  }
 
   start(): void {
-    this.stopped = false;
-    const loop = () => {
-      if (this.stopped) return;
-      this.timer = setTimeout(() => {
-        this.running = this.tick().then(() => undefined, (err: unknown) => {
-          this.deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed');
-        }).finally(() => { this.running = undefined; loop(); });
-      }, this.opts.intervalMs);
-      this.timer.unref();
-    };
-    loop();
+    this.task.start();
   }
 
   /** Stops leasing; the tick in progress finishes first. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.task.stop();
   }
 
   /** One pass; returns how many transfers it looked at. */
