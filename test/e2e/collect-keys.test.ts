@@ -147,6 +147,36 @@ describe('collect keys end to end', () => {
     expect((await stack.http('GET', '/breb/collect-keys/ext:cliente-baja', { token: co.readKey })).body.id).toBe(fresh.body.id);
   });
 
+  it('admin suspends a key (its payments go UNASSIGNED) and reactivates it; errors and credentials', async () => {
+    const k = (await post('/breb/collect-keys', { externalId: 'cliente-susp', name: 'Suspendida' })).body;
+    const patch = (id: string, body: unknown, token = stack.gateway.adminToken) => stack.http('PATCH', `/admin/collect-keys/${id}`, { token, body });
+    const s1 = await patch(k.id, { state: 'SUSPENDED' });
+    expect(s1.status).toBe(200);
+    expect(s1.body).toMatchObject({ id: k.id, state: 'SUSPENDED' });
+    expect((await post(`/breb/collect-keys/${k.id}/qr`, undefined)).body.error).toBe('KEY_NOT_ACTIVE');
+    const before = await brebAvailable();
+    expect((await incoming(k.key.value, 40_000)).status).toBe(202);
+    await eventually(async () => (await stack.http('GET', '/deposits?status=UNASSIGNED&externalId=cliente-susp', { token: co.readKey })).body.deposits?.[0], 15_000, 100);
+    expect(await brebAvailable()).toBe(before);
+    expect((await patch(k.id, { state: 'ACTIVE' })).body.state).toBe('ACTIVE');
+    for (const [body, status] of [[{ state: 'DELETED' }, 400], [{}, 400], [{ state: 'ACTIVE', x: 1 }, 400]] as const) {
+      expect((await patch(k.id, body)).status).toBe(status);
+    }
+    expect((await patch('bkey_doesnotexist000000000000', { state: 'ACTIVE' })).body.error).toBe('KEY_NOT_FOUND');
+    expect((await patch('not-a-key', { state: 'ACTIVE' })).body.error).toBe('KEY_NOT_FOUND');
+    expect((await patch(k.id, { state: 'ACTIVE' }, co.writeKey)).body.error).toBe('API_KEY_AUTH_NOT_ALLOWED');
+    expect((await patch(k.id, { state: 'ACTIVE' }, 'wrong-admin-token')).status).toBe(401);
+  });
+
+  it('refuses a forged inbound-payment notification at the gateway', async () => {
+    const r = await fetch(`${stack.gateway.url}/webhooks/breb/incoming`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      body: JSON.stringify({ eventId: 'e', providerTransferId: 'brb_in_forged', keyValue: '@x', amountCents: 1 }),
+    });
+    expect(r.status).toBe(401);
+    expect(((await r.json()) as { error: string }).error).toBe('INVALID_SIGNATURE');
+  });
+
   it('pages through keys with a cursor and filters by state', async () => {
     for (let i = 0; i < 5; i++) await post('/breb/collect-keys', { externalId: `pag-${i}`, name: `Cliente ${i}` });
     const seen = new Set<string>();

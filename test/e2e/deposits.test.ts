@@ -109,6 +109,16 @@ describe('PSE deposits end to end', () => {
     expect((await stack.http('POST', '/deposits/dep_doesnotexist00/share-email', { token: co.writeKey, body: { recipientEmail: to } })).body.error).toBe('DEPOSIT_NOT_FOUND');
   });
 
+  it('refuses a forged PSE notification at the gateway and changes nothing', async () => {
+    const r = await create({ amountCents: 30_000, ...payer });
+    const res = await fetch(`${stack.gateway.url}/webhooks/pse`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      body: JSON.stringify({ eventId: 'forged', depositId: r.body.id, providerTransferId: 'x', status: 'PAID', occurredAt: new Date().toISOString() }),
+    });
+    expect(res.status).toBe(401);
+    expect((await listed(r.body.id)).status).toBe('PENDING_CONFIRM');
+  });
+
   it('lists in both pagination styles and keeps companies apart', async () => {
     for (let i = 0; i < 3; i++) await create({ amountCents: 10_000 + i, ...payer });
     const page = await stack.http('GET', '/deposits?limit=2&page=0', { token: co.readKey });

@@ -159,6 +159,17 @@ describe('transfers end to end', () => {
     expect((await send(good)).status).toBe(201);
   });
 
+  it('AML list administration: bad input, unknown ids, credentials', async () => {
+    for (const body of [{}, { documentNumber: '12', reason: 'x' }, { documentNumber: '900123456', reason: '' }, { documentNumber: '900123456', reason: 'x', extra: 1 }]) {
+      const r = await stack.admin('POST', '/admin/aml/blacklist', body);
+      expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'INVALID_REQUEST' });
+    }
+    expect((await stack.admin('DELETE', '/admin/aml/blacklist/00000000-0000-4000-8000-000000000000')).body.error).toBe('AML_ENTRY_NOT_FOUND');
+    expect((await stack.admin('DELETE', '/admin/aml/blacklist/nope')).body.error).toBe('AML_ENTRY_NOT_FOUND');
+    const asClient = await stack.http('POST', '/admin/aml/blacklist', { token: co.writeKey, body: { documentNumber: '900123456', reason: 'x' } });
+    expect(asClient.body.error).toBe('API_KEY_AUTH_NOT_ALLOWED');
+  });
+
   it('reference idempotency: replay, conflict, concurrent duplicates → one transfer', async () => {
     const body = await brebBody('3007778899', 1_000, { reference: 'idem-1' });
     const first = await send(body);
