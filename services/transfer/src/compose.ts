@@ -9,6 +9,7 @@ import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
 import { transferHandlers } from './grpc/transfer.handlers.js';
 import { transferMigrations } from './persistence/migrations/index.js';
+import { SqlApprovalStore } from './persistence/approval.store.js';
 import { SqlTransferStore } from './persistence/transfer.store.js';
 
 export const TRANSFER_SCHEMA = 'transfer';
@@ -47,6 +48,7 @@ export function settingsFrom(c: TransferConfig): TransferSettings {
     callbackSecret: c.RAIL_CALLBACK_SECRET,
     duplicateWaitMs: 15_000,
     resolvedKeyTtlSeconds: 600,
+    approvalTtlSeconds: c.APPROVAL_TTL_SECONDS,
   };
 }
 
@@ -72,6 +74,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
 
     const deps = transferDeps({
       store: new SqlTransferStore(db),
+      approvals: new SqlApprovalStore(db),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
       rails: new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log),

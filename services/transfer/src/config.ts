@@ -37,6 +37,8 @@ export const transferEnvSchema = baseEnvSchema.extend({
    */
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
   SWEEPER_BATCH: env.int(50, 1),
+  /** A multi-signature send without quorum for this long expires and its funds are released (CONTRACT §1). */
+  APPROVAL_TTL_SECONDS: env.int(86_400, 1),
   COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5_000_000_000n),
   COUNTERPARTY_MONTHLY_LIMIT_CENTS: bigintCents(50_000_000_000n),
 });

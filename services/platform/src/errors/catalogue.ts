@@ -36,11 +36,16 @@ export const ERRORS = {
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   AML_ENTRY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrada de la lista de control no existe.' },
   HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
+  WEBHOOK_ENDPOINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El endpoint de webhook no existe.' },
+  WEBHOOK_DELIVERY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrega de webhook no existe.' },
   // Conflicts
   REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },
+  IDEMPOTENCY_KEY_REUSED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La clave de idempotencia ya se usó con una solicitud diferente.' },
+  IDEMPOTENCY_KEY_IN_USE: { http: 409, grpc: GrpcStatus.ABORTED, message: 'Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.' },
   KEY_NOT_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave de cobro no está activa.' },
   KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
   ALREADY_SIGNED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este usuario ya firmó la aprobación.' },
+  APPROVAL_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.' },
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   // Business rules (422)

@@ -64,7 +64,7 @@ export class GrpcLedger implements LedgerPort {
       fee: { ...cmd.fee },
       movement: {
         id: cmd.transferId,
-        status: ledgerV1.MovementStatus.PENDING,
+        status: cmd.awaitingApproval ? ledgerV1.MovementStatus.AWAITING_APPROVAL : ledgerV1.MovementStatus.PENDING,
         ...(cmd.reference ? { reference: cmd.reference } : {}),
         ...(cmd.apiKeyId ? { apiKeyId: cmd.apiKeyId } : {}),
         details,
@@ -79,10 +79,17 @@ export class GrpcLedger implements LedgerPort {
     return { completedAt: res.movement?.completedAt ?? null };
   }
 
-  async release(companyId: string, transferId: string, holdId: string, errorMessage: string): Promise<void> {
+  async release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus: 'FAILED' | 'EXPIRED' = 'FAILED'): Promise<void> {
     await this.client.release({
       idempotencyKey: ledgerKeys.release(transferId), holdId,
-      finalStatus: ledgerV1.MovementStatus.FAILED, errorMessage: errorMessage.slice(0, 1000),
+      finalStatus: finalStatus === 'EXPIRED' ? ledgerV1.MovementStatus.EXPIRED : ledgerV1.MovementStatus.FAILED,
+      errorMessage: errorMessage.slice(0, 1000),
+    }, this.ctx(companyId));
+  }
+
+  async setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void> {
+    await this.client.setMovementStatus({
+      movementId: transferId, status: ledgerV1.MovementStatus[status], expectedStatus: ledgerV1.MovementStatus[expected],
     }, this.ctx(companyId));
   }
 

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { currentTraceparent, type Logger } from '@wallet/platform';
-import type { BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
+import type { ApprovalStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
 
 /** Settings the use cases read (a slice of the config, in the units they use). */
 export interface TransferSettings {
@@ -18,11 +18,14 @@ export interface TransferSettings {
   duplicateWaitMs: number;
   /** How long a resolve-key result stands in for a key (`target_anchor_handle`). */
   resolvedKeyTtlSeconds: number;
+  /** A multi-signature send without quorum for this long expires and its funds are released. */
+  approvalTtlSeconds: number;
 }
 
 /** What every use case is built from: its ports plus the clock and id source (replaceable in tests). */
 export interface TransferDeps {
   store: TransferStore;
+  approvals: ApprovalStore;
   ledger: LedgerPort;
   directory: BrebDirectoryPort;
   rails: RailPort;
@@ -30,11 +33,15 @@ export interface TransferDeps {
   log: Logger;
   now: () => Date;
   newId: () => string;
+  /** `appr_` + 32 hex characters. */
+  newApprovalId: () => string;
   traceparent: () => string | undefined;
   /** Called after a commit that wrote events (the outbox relay publishes at once). */
   eventsWritten: () => void;
 }
 
-export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'traceparent'>): TransferDeps {
-  return { ...p, now: () => new Date(), newId: randomUUID, traceparent: currentTraceparent };
+export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'traceparent'>): TransferDeps {
+  return {
+    ...p, now: () => new Date(), newId: randomUUID, newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`, traceparent: currentTraceparent,
+  };
 }

@@ -11,6 +11,10 @@ export const TRANSFER_SUBJECTS = {
   dispatched: 'transfer.dispatched',
   completed: 'transfer.completed',
   failed: 'transfer.failed',
+  awaiting_approval: 'transfer.awaiting_approval',
+  approved: 'transfer.approved',
+  rejected: 'transfer.rejected',
+  expired: 'transfer.expired',
 } as const;
 export type TransferEventKind = keyof typeof TRANSFER_SUBJECTS;
 
@@ -18,6 +22,9 @@ const STATUS: Record<ReturnType<typeof publicStatus>, ledgerV1.MovementStatus> =
   PENDING: ledgerV1.MovementStatus.PENDING,
   COMPLETED: ledgerV1.MovementStatus.COMPLETED,
   FAILED: ledgerV1.MovementStatus.FAILED,
+  AWAITING_APPROVAL: ledgerV1.MovementStatus.AWAITING_APPROVAL,
+  EXECUTING: ledgerV1.MovementStatus.EXECUTING,
+  EXPIRED: ledgerV1.MovementStatus.EXPIRED,
 };
 
 export const protoRail = (r: 'BREB' | 'ACH'): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
@@ -26,7 +33,9 @@ export const protoRail = (r: 'BREB' | 'ACH'): ledgerV1.Rail => (r === 'BREB' ? l
  * The event for a state change, built from the transfer as the transition left it (so it is
  * written in the same statement as the change; outbox id = event id).
  */
-export function transferEvent(deps: TransferDeps, kind: TransferEventKind): (t: TransferRecord) => OutboxEvent {
+export function transferEvent(
+  deps: TransferDeps, kind: TransferEventKind, extra: { approvedBy?: string[]; rejectedBy?: string } = {},
+): (t: TransferRecord) => OutboxEvent {
   const id = deps.newId();
   const occurredAt = deps.now();
   const traceparent = deps.traceparent();
@@ -57,6 +66,11 @@ export function transferEvent(deps: TransferDeps, kind: TransferEventKind): (t: 
       createdAt: t.createdAt,
       completedAt: t.completedAt ?? undefined,
       occurredAt,
+      approvalId: t.approval?.id,
+      approvalThreshold: t.approval?.threshold ?? 0,
+      approvalExpiresAt: t.approval?.expiresAt,
+      approvedBy: extra.approvedBy ?? [],
+      rejectedBy: extra.rejectedBy,
     });
     return { id, subject: TRANSFER_SUBJECTS[kind], payload, ...(traceparent ? { traceparent } : {}) };
   };

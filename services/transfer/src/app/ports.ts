@@ -1,7 +1,7 @@
 import type { KeyType } from '../domain/keys.js';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
-import type { Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
+import type { ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 
 /** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
 
@@ -52,6 +52,10 @@ export interface TransitionPatch {
   nextAttemptInMs?: number | null;
   /** Free text for the state history. */
   reason?: string;
+  /** Accepting a multi-signature send: the approval row is created in the same statement. */
+  approval?: ApprovalRef;
+  /** The quorum was reached. */
+  approvedAt?: Date;
 }
 
 export interface LeasedTransfer {
@@ -111,6 +115,60 @@ export interface TransferStore {
   recordCallback(eventId: string, transferId: string, rail: Rail, status: string): Promise<void>;
 }
 
+// ───────────────────────────── approvals ─────────────────────────────
+
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+export type SignerRole = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+
+export interface Signer {
+  userId: string;
+  email: string;
+  role: SignerRole;
+}
+
+export interface ApprovalView {
+  id: string;
+  transfer: TransferRecord;
+  threshold: number;
+  status: ApprovalStatus;
+  signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  rejectReason: string | null;
+  rejectedBy: string | null;
+}
+
+/** The outcome of a signature, decided under the approval's row lock. */
+export type SignOutcome =
+  | { kind: 'not_found' }
+  | { kind: 'expired' }
+  | { kind: 'already_signed' }
+  | { kind: 'not_pending' }
+  | { kind: 'signed'; quorum: boolean; transfer: TransferRecord };
+
+export type RejectOutcome =
+  | { kind: 'not_found' }
+  | { kind: 'expired' }
+  | { kind: 'not_pending' }
+  | { kind: 'rejected'; transfer: TransferRecord };
+
+export interface ApprovalStore {
+  /**
+   * Adds the signature under a row lock on the approval; the signature that reaches the threshold
+   * also moves the approval to APPROVED and the transfer AWAITING_APPROVAL → EXECUTING (with its
+   * event) in the same transaction, so two last signatures at once reach the quorum exactly once.
+   */
+  sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number): Promise<SignOutcome>;
+  /** Marks the approval REJECTED (no signature can reach the quorum after this) and the transfer due for the sweeper. */
+  reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome>;
+  /** PENDING past its deadline → EXPIRED; returns the approval's status after the call. */
+  expireIfDue(approvalId: string): Promise<ApprovalStatus | undefined>;
+  status(approvalId: string): Promise<{ status: ApprovalStatus; expiresAt: Date; rejectReason: string | null } | undefined>;
+  get(companyId: string, approvalId: string): Promise<ApprovalView | undefined>;
+  list(companyId: string, status: ApprovalStatus, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<ApprovalView[]>;
+}
+
 // ───────────────────────────── ledger ─────────────────────────────
 
 export interface WalletView {
@@ -127,6 +185,8 @@ export interface ReserveCommand {
   amount: bigint;
   fee: FeeBreakdown;
   reference: string | null;
+  /** A multi-signature send: the movement starts AWAITING_APPROVAL. */
+  awaitingApproval: boolean;
   details: {
     targetName: string;
     targetDocument: string;
@@ -144,7 +204,10 @@ export interface LedgerPort {
   /** Idempotent on `transfer:<id>:reserve`; returns the hold id. Throws AppError (INSUFFICIENT_BALANCE, …). */
   reserve(cmd: ReserveCommand): Promise<{ holdId: string }>;
   commit(companyId: string, transferId: string, holdId: string): Promise<{ completedAt: Date | null }>;
-  release(companyId: string, transferId: string, holdId: string, errorMessage: string): Promise<void>;
+  /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
+  release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
+  /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
+  setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
   /** Whether the ledger has the transfer's movement, i.e. its reserve landed. */
   movementExists(companyId: string, transferId: string): Promise<boolean>;
 }

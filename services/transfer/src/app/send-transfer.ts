@@ -4,7 +4,7 @@ import { bogotaWindows, checkCounterpartyLimits, effectiveLimits } from '../doma
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
-import type { Destination, TransferRecord } from '../domain/transfer.js';
+import type { ApprovalRef, Destination, TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { transferEvent } from './events.js';
 import { notFoundAsError } from './resolve-key.js';
@@ -18,8 +18,6 @@ export interface SendResult {
 }
 
 export const SEND_MESSAGES = {
-  multiSig: 'La aprobación con múltiples firmas aún no está disponible: la transferencia no fue aceptada ni enviada. '
-    + 'Intente más tarde o ajuste el umbral de firmas de la empresa.',
   anchorUnknown: 'El anchorHandle no corresponde a una consulta de llave de los últimos 10 minutos; consulte la llave de nuevo.',
   anchorChanged: 'La llave ya no corresponde al anchorHandle consultado; consulte la llave de nuevo.',
   documentMismatch: 'El documento indicado no coincide con el del titular de la llave Bre-B.',
@@ -104,26 +102,26 @@ export class SendTransfer {
     const { destination, targetName } = cmd.destination.kind === 'ACH'
       ? await this.checkBankAccount(cmd)
       : await this.checkBrebKey(companyId, cmd);
-    // 5. counterparty limits (and, until the multi-signature flow exists, refuse instead of sending unapproved)
+    // 5. counterparty limits
     const fee = await deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable);
+    const now = deps.now();
+    const approval = company.multiSigThreshold >= 2
+      ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
+      : null;
     const record: TransferRecord = {
       id: transferId, companyId, apiKeyId, rail, state: 'RECEIVED', amount, fee,
       targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
       reference: cmd.reference, description: cmd.description, destination,
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0,
-      createdAt: deps.now(), dispatchedAt: null, completedAt: null,
+      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null,
+      createdAt: now, dispatchedAt: null, completedAt: null,
     };
     const limits = effectiveLimits(
       { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
       { daily: deps.settings.counterpartyDailyLimit, monthly: deps.settings.counterpartyMonthlyLimit },
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
-    const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt), (usage) => {
-      const v = checkCounterpartyLimits(amount, usage, limits);
-      if (v !== 'OK') return v;
-      return company.multiSigThreshold >= 2 ? 'MULTI_SIG' : 'OK';
-    }, graceMs);
-    if (verdict === 'MULTI_SIG') throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.multiSig);
+    const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt),
+      (usage) => checkCounterpartyLimits(amount, usage, limits), graceMs);
     if (verdict !== 'OK') throw new AppError(verdict as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');
 
     // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)
@@ -140,6 +138,7 @@ export class SendTransfer {
       deps.log.warn({ transferId, err: (err as Error).message }, 'ledger reserve outcome unknown; left for the sweeper');
       throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
     }
+    if (approval) return this.awaitApproval(record, holdId, approval);
     const reserved = await deps.store.transition(record, ['RECEIVED'], 'RESERVED', { holdId, nextAttemptInMs: graceMs }, transferEvent(deps, 'created'));
     if (!reserved) {
       // The sweeper gave this transfer up while the reserve was in flight: undo the late hold.
@@ -151,6 +150,25 @@ export class SendTransfer {
     deps.log.info({ transferId, companyId, rail, amount: amount.toString() }, 'transfer accepted (funds reserved)');
     // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
     return this.saga.dispatch(reserved);
+  }
+
+  /**
+   * Multi-signature (threshold ≥ 2): the funds are reserved and the transfer waits for the
+   * signatures; nothing is dispatched. The sweeper looks at it again when the approval expires.
+   */
+  private async awaitApproval(record: TransferRecord, holdId: string, approval: ApprovalRef): Promise<TransferRecord> {
+    const { deps } = this;
+    const ttlMs = Math.max(0, approval.expiresAt.getTime() - deps.now().getTime());
+    const waiting = await deps.store.transition(record, ['RECEIVED'], 'AWAITING_APPROVAL',
+      { holdId, approval, nextAttemptInMs: ttlMs, reason: `threshold ${approval.threshold}` }, transferEvent(deps, 'awaiting_approval'));
+    if (!waiting) {
+      deps.log.warn({ transferId: record.id }, 'reserve landed after the transfer was abandoned; releasing it');
+      await this.saga.fail({ ...record, holdId, state: 'REJECTED' }, ['REJECTED'], MESSAGES.abandoned, 'late reserve released');
+      throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
+    }
+    deps.eventsWritten();
+    deps.log.info({ transferId: record.id, companyId: record.companyId, approvalId: approval.id, threshold: approval.threshold }, 'transfer awaiting approval (funds reserved)');
+    return waiting;
   }
 
   private async checkBrebKey(companyId: string, cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {

@@ -2,7 +2,8 @@ import { PeriodicTask } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { LeasedTransfer } from './ports.js';
 import { MESSAGES, reserveCommandOf, type TransferSaga } from './transfer-saga.js';
-import type { TransferRecord } from '../domain/transfer.js';
+import { DISPATCHABLE_STATES, type TransferRecord } from '../domain/transfer.js';
+import { finishExpired, finishRejected } from './approvals.js';
 
 /**
  * Resumes sends stuck between saga steps (a crash, a rail outage, a lost callback). Each tick
@@ -14,6 +15,9 @@ import type { TransferRecord } from '../domain/transfer.js';
  *   the hold is released and it is FAILED.
  * - RESERVED: accepted but not dispatched: dispatch (idempotent at the rail), with back-off; once
  *   RAIL_DISPATCH_TIMEOUT_SECONDS have passed, ask the rail whether it has it, else FAILED + released.
+ * - EXECUTING (quorum reached, not dispatched yet): as RESERVED, after showing EXECUTING in the ledger.
+ * - AWAITING_APPROVAL at its deadline: EXPIRED with the funds released; after a rejection whose
+ *   release did not finish: the release and FAILED.
  * - DISPATCHED past RAIL_CONFIRM_TIMEOUT_SECONDS with no callback: GET the status at the rail and
  *   apply it; still pending → look again later.
  */
@@ -56,6 +60,8 @@ export class Sweeper {
     switch (t.state) {
       case 'RECEIVED': return this.settleAbandoned(t);
       case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t));
+      case 'EXECUTING': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t));
+      case 'AWAITING_APPROVAL': return this.settleApproval(t);
       case 'DISPATCHED': return this.checkAtRail(t);
       default: return undefined;
     }
@@ -74,6 +80,28 @@ export class Sweeper {
     deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
   }
 
+  /**
+   * A multi-signature send the sweeper is due to look at: rejected (finish the release), expired
+   * (mark it, release, EXPIRED) or still waiting (look again at its deadline).
+   */
+  private async settleApproval(t: TransferRecord): Promise<void> {
+    const { deps } = this;
+    if (!t.approval) return;
+    const status = await deps.approvals.expireIfDue(t.approval.id);
+    if (status === 'EXPIRED') {
+      await finishExpired(this.saga, t);
+      deps.log.info({ transferId: t.id, approvalId: t.approval.id }, 'approval expired; funds released');
+      return;
+    }
+    if (status === 'REJECTED') {
+      const a = await deps.approvals.status(t.approval.id);
+      await finishRejected(this.saga, t, a?.rejectReason ?? null, null);
+      return;
+    }
+    // Still PENDING: next look at its deadline.
+    await deps.store.reschedule(t.id, 'AWAITING_APPROVAL', Math.max(0, t.approval.expiresAt.getTime() - deps.now().getTime()) + 50);
+  }
+
   private async dispatchTimedOut(t: TransferRecord): Promise<void> {
     const { deps } = this;
     // An earlier attempt may have reached the rail: ask before giving up.
@@ -81,10 +109,10 @@ export class Sweeper {
     if ('found' in st && st.found) return this.applyRailStatus(t, st);
     if ('unavailable' in st && (await deps.store.dispatchWasAmbiguous(t.id))) {
       deps.log.warn({ transferId: t.id }, 'dispatch timed out but an attempt may have landed and the rail cannot say; retrying later');
-      await deps.store.reschedule(t.id, 'RESERVED', deps.settings.dispatchRetryMaxMs);
+      await deps.store.reschedule(t.id, t.state, deps.settings.dispatchRetryMaxMs);
       return;
     }
-    await this.saga.fail(t, ['RESERVED'], MESSAGES.dispatchTimeout, 'dispatch timeout');
+    await this.saga.fail(t, DISPATCHABLE_STATES, MESSAGES.dispatchTimeout, 'dispatch timeout');
   }
 
   private async checkAtRail(t: TransferRecord): Promise<void> {
@@ -109,7 +137,7 @@ export class Sweeper {
     if (st.status === 'COMPLETED') await this.saga.complete(t, st.providerTransferId || null);
     else if (st.status === 'FAILED') await this.saga.railFailed(t, st.providerTransferId || null, st.errorMessage);
     else {
-      if (t.state === 'RESERVED') await this.saga.markDispatched(t, st.providerTransferId);
+      if (DISPATCHABLE_STATES.includes(t.state)) await this.saga.markDispatched(t, st.providerTransferId);
       await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.confirmTimeoutSeconds * 1000);
     }
   }

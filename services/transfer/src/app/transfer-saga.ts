@@ -1,15 +1,22 @@
 import { AppError } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
-import { retryDelayMs, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import { DISPATCHABLE_STATES, retryDelayMs, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
-import { transferEvent } from './events.js';
+import { transferEvent, type TransferEventKind } from './events.js';
 import type { ReserveCommand } from './ports.js';
 
 export const MESSAGES = {
   dispatchTimeout: 'No fue posible entregar la transferencia a la red dentro del tiempo límite; los fondos fueron liberados.',
   abandoned: 'La transferencia no se completó: el servicio se interrumpió antes de confirmarla; los fondos fueron liberados.',
   railFailed: 'La red rechazó la transferencia.',
+  rejected: 'La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados.',
+  expired: 'La aprobación expiró sin alcanzar las firmas requeridas; los fondos fueron liberados.',
 };
+
+/** The message a rejected send carries: the signer's reason when given. */
+export function rejectedMessage(reason: string | null): string {
+  return reason ? `${MESSAGES.rejected} Motivo: ${reason}` : MESSAGES.rejected;
+}
 
 /** The reserve request of a transfer, always built the same way from its record (so a retry replays it). */
 export function reserveCommandOf(t: TransferRecord): ReserveCommand {
@@ -22,6 +29,7 @@ export function reserveCommandOf(t: TransferRecord): ReserveCommand {
     amount: t.amount,
     fee: t.fee,
     reference: t.reference,
+    awaitingApproval: t.approval !== null,
     details: {
       targetName: t.targetName,
       targetDocument: t.targetDocument,
@@ -48,12 +56,28 @@ export class TransferSaga {
     return `${this.deps.settings.callbackBaseUrl.replace(/\/$/, '')}/${t.rail === 'BREB' ? 'breb' : 'ach'}`;
   }
 
-  /** RESERVED → DISPATCHED (rail took it), FAILED (rail refused it), or still RESERVED with a retry scheduled. */
+  /**
+   * EXECUTING (quorum reached) → the ledger's movement shows EXECUTING, then the transfer is
+   * dispatched like any send. The ledger step comes first: the rail's commit is accepted from
+   * EXECUTING or PENDING, never from AWAITING_APPROVAL. Safe to repeat (the sweeper resumes here).
+   */
+  async execute(t: TransferRecord): Promise<TransferRecord> {
+    if (t.state !== 'EXECUTING') return t;
+    try {
+      await this.deps.ledger.setMovementStatus(t.companyId, t.id, 'EXECUTING', 'AWAITING_APPROVAL');
+    } catch (err) {
+      // Already further (an earlier attempt dispatched it and the rail answered): go on.
+      if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
+    }
+    return this.dispatch(t);
+  }
+
+  /** RESERVED/EXECUTING → DISPATCHED (rail took it), FAILED (rail refused it), or unchanged with a retry scheduled. */
   async dispatch(t: TransferRecord): Promise<TransferRecord> {
     const { deps } = this;
     const res = await deps.rails.dispatch(t, this.callbackUrl(t));
     if (res.outcome === 'accepted') return this.markDispatched(t, res.providerTransferId);
-    if (res.outcome === 'rejected') return (await this.fail(t, ['RESERVED'], res.message, 'rail rejected at dispatch')).transfer;
+    if (res.outcome === 'rejected') return (await this.fail(t, DISPATCHABLE_STATES, res.message, 'rail rejected at dispatch')).transfer;
     const attempts = t.dispatchAttempts + 1;
     const delay = retryDelayMs(attempts, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);
     await deps.store.recordDispatchAttempt(t.id, delay, res.ambiguous, res.error);
@@ -62,17 +86,23 @@ export class TransferSaga {
 
   async markDispatched(t: TransferRecord, providerTransferId: string): Promise<TransferRecord> {
     const { deps } = this;
-    const next = await deps.store.transition(t, ['RESERVED'], 'DISPATCHED', {
+    const next = await deps.store.transition(t, DISPATCHABLE_STATES, 'DISPATCHED', {
       ...(providerTransferId ? { providerTransferId } : {}), dispatchedAt: deps.now(), nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
     }, transferEvent(deps, 'dispatched'));
     if (next) deps.eventsWritten();
+    if (next && t.state === 'EXECUTING') {
+      // The listing shows PENDING from here; a commit that outran this leaves COMPLETED as it is.
+      await deps.ledger.setMovementStatus(t.companyId, t.id, 'PENDING', 'EXECUTING').catch((err: unknown) => {
+        if (!isCode(err, 'INVALID_STATE_TRANSITION')) deps.log.warn({ transferId: t.id, err: (err as Error).message }, 'could not show the approved transfer as PENDING in the ledger');
+      });
+    }
     return next ?? (await this.reload(t));
   }
 
   /** The rail confirmed: commit the hold (amount to rail clearing, fee, IVA), then COMPLETED. */
   async complete(t: TransferRecord, providerTransferId: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
     const { deps } = this;
-    if (t.state === 'RESERVED') t = await this.markDispatched(t, providerTransferId ?? '');
+    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, providerTransferId ?? '');
     if (t.state !== 'DISPATCHED' || !t.holdId) return { transfer: t, applied: false };
     let completedAt: Date | null;
     try {
@@ -91,7 +121,7 @@ export class TransferSaga {
 
   /** The rail failed it after dispatch: release the whole hold, then FAILED with the rail's message. */
   async railFailed(t: TransferRecord, providerTransferId: string | null, errorMessage: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
-    if (t.state === 'RESERVED') t = await this.markDispatched(t, providerTransferId ?? '');
+    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, providerTransferId ?? '');
     if (t.state !== 'DISPATCHED') return { transfer: t, applied: false };
     return this.fail(t, ['DISPATCHED'], errorMessage || MESSAGES.railFailed, 'rail failed', callbackEventId);
   }
@@ -100,11 +130,15 @@ export class TransferSaga {
    * Release the hold (if any) and record FAILED. The release comes first: a crash in between leaves
    * a live transfer whose hold is closed, which the next attempt finishes (the release replays).
    */
-  async fail(t: TransferRecord, from: readonly TransferState[], message: string, reason: string, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
+  async fail(
+    t: TransferRecord, from: readonly TransferState[], message: string, reason: string, callbackEventId?: string,
+    opts: { to?: 'FAILED' | 'EXPIRED'; event?: TransferEventKind; rejectedBy?: string } = {},
+  ): Promise<{ transfer: TransferRecord; applied: boolean }> {
     const { deps } = this;
+    const to = opts.to ?? 'FAILED';
     if (t.holdId) {
       try {
-        await deps.ledger.release(t.companyId, t.id, t.holdId, message);
+        await deps.ledger.release(t.companyId, t.id, t.holdId, message, to);
       } catch (err) {
         // Already released under this key with another message: the hold is closed, go on.
         if (!isCode(err, 'REFERENCE_CONFLICT')) {
@@ -114,7 +148,8 @@ export class TransferSaga {
         }
       }
     }
-    const next = await deps.store.transition(t, from, 'FAILED', { errorMessage: message, reason, nextAttemptInMs: null, ...(t.holdId ? { holdId: t.holdId } : {}) }, transferEvent(deps, 'failed'), callbackEventId);
+    const next = await deps.store.transition(t, from, to, { errorMessage: message, reason, nextAttemptInMs: null, ...(t.holdId ? { holdId: t.holdId } : {}) },
+      transferEvent(deps, opts.event ?? (to === 'EXPIRED' ? 'expired' : 'failed'), opts.rejectedBy ? { rejectedBy: opts.rejectedBy } : {}), callbackEventId);
     if (next) deps.eventsWritten();
     return next ? { transfer: next, applied: true } : { transfer: await this.reload(t), applied: false };
   }

@@ -1,5 +1,6 @@
 import type { TransferDeps } from './deps.js';
 import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
+import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
 import { HandleRailCallback } from './handle-rail-callback.js';
 import { QuoteTransfer } from './quote.js';
 import { ResolveKey } from './resolve-key.js';
@@ -14,6 +15,9 @@ export interface TransferUseCases {
   handleRailCallback: HandleRailCallback;
   addAmlEntry: AddAmlEntry;
   removeAmlEntry: RemoveAmlEntry;
+  listApprovals: ListApprovals;
+  signApproval: SignApproval;
+  rejectApproval: RejectApproval;
   saga: TransferSaga;
 }
 
@@ -26,6 +30,9 @@ export function transferUseCases(deps: TransferDeps): TransferUseCases {
     handleRailCallback: new HandleRailCallback(deps, saga),
     addAmlEntry: new AddAmlEntry(deps),
     removeAmlEntry: new RemoveAmlEntry(deps),
+    listApprovals: new ListApprovals(deps),
+    signApproval: new SignApproval(deps, saga),
+    rejectApproval: new RejectApproval(deps, saga),
     saga,
   };
 }

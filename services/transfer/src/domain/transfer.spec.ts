@@ -7,6 +7,13 @@ describe('transfer state rules', () => {
     expect(publicStatus('FAILED')).toBe('FAILED');
   });
 
+  it('multi-signature states are shown as they are; a refused send reads FAILED', () => {
+    expect(publicStatus('AWAITING_APPROVAL')).toBe('AWAITING_APPROVAL');
+    expect(publicStatus('EXECUTING')).toBe('EXECUTING');
+    expect(publicStatus('EXPIRED')).toBe('EXPIRED');
+    expect(publicStatus('REJECTED')).toBe('FAILED');
+  });
+
   it('the wallet is debited amount + fee + IVA', () => {
     expect(totalDebit({ amount: 1_000n, fee: { fixedFee: 10n, variableFee: 1n, subtotalFee: 11n, ivaApplicable: true, ivaAmount: 2n, totalCharged: 13n } })).toBe(1_013n);
   });

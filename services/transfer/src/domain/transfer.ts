@@ -10,34 +10,53 @@ import type { Rail } from './rails.js';
  *    │                        │                       └──────callback / status FAILED──────▶ FAILED
  *    │                        ├──rail 4xx at dispatch / dispatch timeout──────────────────▶ FAILED
  *    │                        └──(a callback may arrive first: it implies DISPATCHED)
+ *    ├──reserve ok, threshold ≥ 2──▶ AWAITING_APPROVAL ──quorum──▶ EXECUTING ──rail 202──▶ DISPATCHED …
+ *    │                                   ├──rejected by a signer (hold released)──▶ FAILED
+ *    │                                   └──APPROVAL_TTL_SECONDS (hold released)──▶ EXPIRED
  *    ├──reserve refused (balance…)───────────────────────────────────────────────────────▶ REJECTED
  *    └──abandoned (owner crashed before recording the reserve) ──▶ REJECTED, or FAILED if the hold landed
  * ```
  *
+ * EXECUTING behaves as RESERVED (accepted, funds held, to be dispatched) once the quorum is reached.
  * REJECTED transfers were never accepted: nothing stays reserved, no event, no reference held.
- * Users see PENDING for RECEIVED/RESERVED/DISPATCHED, then COMPLETED or FAILED.
+ * Users see PENDING for RECEIVED/RESERVED/DISPATCHED, then COMPLETED or FAILED; the multi-signature
+ * states are shown as they are (CONTRACT §2).
  */
-export const TRANSFER_STATES = ['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED', 'FAILED', 'REJECTED'] as const;
+export const TRANSFER_STATES = [
+  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED',
+] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];
 
-export const LIVE_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'DISPATCHED'];
-export const FINAL_STATES: readonly TransferState[] = ['COMPLETED', 'FAILED', 'REJECTED'];
+export const LIVE_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED'];
+export const FINAL_STATES: readonly TransferState[] = ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'];
 /** States whose gross amount counts towards the counterparty limits. */
-export const COUNTED_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED'];
+export const COUNTED_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED'];
+/** Accepted, funds held, to be dispatched to the rail. */
+export const DISPATCHABLE_STATES: readonly TransferState[] = ['RESERVED', 'EXECUTING'];
 
-export type PublicStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
+export type PublicStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'AWAITING_APPROVAL' | 'EXECUTING' | 'EXPIRED';
 
 export function publicStatus(state: TransferState): PublicStatus {
   switch (state) {
     case 'COMPLETED': return 'COMPLETED';
     case 'FAILED':
     case 'REJECTED': return 'FAILED';
+    case 'AWAITING_APPROVAL': return 'AWAITING_APPROVAL';
+    case 'EXECUTING': return 'EXECUTING';
+    case 'EXPIRED': return 'EXPIRED';
     default: return 'PENDING';
   }
 }
 
 export function isFinal(state: TransferState): boolean {
   return FINAL_STATES.includes(state);
+}
+
+/** The approval a multi-signature send waits for (its status lives in the approvals table). */
+export interface ApprovalRef {
+  id: string;
+  threshold: number;
+  expiresAt: Date;
 }
 
 export interface FeeBreakdown {
@@ -91,6 +110,10 @@ export interface TransferRecord {
   providerTransferId: string | null;
   errorMessage: string | null;
   dispatchAttempts: number;
+  /** Set on multi-signature sends. */
+  approval: ApprovalRef | null;
+  /** When the quorum was reached (the dispatch time-out counts from here for approved sends). */
+  approvedAt: Date | null;
   createdAt: Date;
   dispatchedAt: Date | null;
   completedAt: Date | null;

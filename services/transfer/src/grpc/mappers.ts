@@ -1,7 +1,7 @@
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { netAmount } from '../domain/rails.js';
 import { publicStatus, type TransferRecord } from '../domain/transfer.js';
-import type { AmlEntry } from '../app/ports.js';
+import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';
 import { EMPTY_PROFILE } from '../app/send-input.js';
 
@@ -15,6 +15,9 @@ const STATUS = {
   PENDING: ledgerV1.MovementStatus.PENDING,
   COMPLETED: ledgerV1.MovementStatus.COMPLETED,
   FAILED: ledgerV1.MovementStatus.FAILED,
+  AWAITING_APPROVAL: ledgerV1.MovementStatus.AWAITING_APPROVAL,
+  EXECUTING: ledgerV1.MovementStatus.EXECUTING,
+  EXPIRED: ledgerV1.MovementStatus.EXPIRED,
 } as const;
 
 export function companyFromProto(c: transferV1.CompanyProfile | undefined): CompanyProfile {
@@ -58,11 +61,38 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
     ...(t.reference ? { reference: t.reference } : {}),
     createdAt: t.createdAt,
     ...(t.completedAt ? { completedAt: t.completedAt } : {}),
-    ...(t.errorMessage && publicStatus(t.state) === 'FAILED' ? { errorMessage: t.errorMessage } : {}),
-    threshold: 0,
+    ...(t.errorMessage && (publicStatus(t.state) === 'FAILED' || publicStatus(t.state) === 'EXPIRED') ? { errorMessage: t.errorMessage } : {}),
+    threshold: t.approval?.threshold ?? 0,
+    ...(t.approval ? { approvalId: t.approval.id, expiresAt: t.approval.expiresAt } : {}),
   };
 }
 
 export function amlToProto(e: AmlEntry): transferV1.AmlEntry {
   return { id: e.id, documentNumber: e.documentNumber, ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt };
+}
+
+/** CONTRACT §5 approval item, plus the transfer's figures and current status. */
+export function approvalToProto(a: ApprovalView): transferV1.Approval {
+  const t = a.transfer;
+  return {
+    approvalId: a.id,
+    transactionId: t.id,
+    amount: t.amount,
+    rail: protoRail(t.rail),
+    targetName: t.targetName,
+    targetDocument: t.targetDocument,
+    ...(t.reference ? { reference: t.reference } : {}),
+    ...(t.description ? { description: t.description } : {}),
+    threshold: a.threshold,
+    signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: s.signedAt })),
+    status: a.status,
+    createdAt: a.createdAt,
+    expiresAt: a.expiresAt,
+    ...(a.decidedAt ? { decidedAt: a.decidedAt } : {}),
+    ...(a.rejectReason ? { rejectReason: a.rejectReason } : {}),
+    ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
+    transactionStatus: STATUS[publicStatus(t.state)],
+    totalFee: t.fee.subtotalFee,
+    ivaAmount: t.fee.ivaAmount,
+  };
 }

@@ -1,7 +1,7 @@
 import type { AsyncService } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { TransferUseCases } from '../app/use-cases.js';
-import { amlToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
+import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
 
 /**
  * The TransferService RPCs: decode, call one use case, encode. The company always comes from the
@@ -42,6 +42,19 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
 
     async removeAmlEntry(req) {
       return amlToProto(await uc.removeAmlEntry.execute({ id: req.id }));
+    },
+
+    async listApprovals(req, ctx) {
+      const r = await uc.listApprovals.execute(ctx.companyId, { status: req.status, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(approvalToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+
+    async signApproval(req, ctx) {
+      return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer }));
+    },
+
+    async rejectApproval(req, ctx) {
+      return approvalToProto(await uc.rejectApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer, reason: req.reason }));
     },
   };
 }

@@ -13,7 +13,7 @@ interface NativePool {
   query<R>(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
 }
 
-interface TransferRow {
+export interface TransferRow {
   id: string;
   company_id: string;
   api_key_id: string | null;
@@ -35,6 +35,10 @@ interface TransferRow {
   provider_transfer_id: string | null;
   error_message: string | null;
   dispatch_attempts: number;
+  approval_id: string | null;
+  approval_threshold: number | null;
+  approval_expires_at: Date | string | null;
+  approved_at: Date | string | null;
   created_at: Date | string;
   dispatched_at: Date | string | null;
   completed_at: Date | string | null;
@@ -43,7 +47,7 @@ interface TransferRow {
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
 
-function toTransfer(r: TransferRow): TransferRecord {
+export function toTransfer(r: TransferRow): TransferRecord {
   return {
     id: r.id,
     companyId: r.company_id,
@@ -64,6 +68,10 @@ function toTransfer(r: TransferRow): TransferRecord {
     providerTransferId: r.provider_transfer_id,
     errorMessage: r.error_message,
     dispatchAttempts: r.dispatch_attempts,
+    approval: r.approval_id && r.approval_threshold && r.approval_expires_at
+      ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
+      : null,
+    approvedAt: dateOrNull(r.approved_at),
     createdAt: date(r.created_at),
     dispatchedAt: dateOrNull(r.dispatched_at),
     completedAt: dateOrNull(r.completed_at),
@@ -77,7 +85,7 @@ function referenceEffect(from: readonly TransferState[], to: TransferState): 'an
   if (to === 'REJECTED') return 'release';
   // Abandoned before its acceptance was recorded: the client got an error, the reference is free.
   if (to === 'FAILED' && from.every((f) => f === 'RECEIVED' || f === 'REJECTED')) return 'release';
-  if (to === 'RESERVED' || to === 'DISPATCHED' || to === 'COMPLETED' || to === 'FAILED') return 'answer';
+  if (to === 'RESERVED' || to === 'AWAITING_APPROVAL' || to === 'DISPATCHED' || to === 'COMPLETED' || to === 'FAILED') return 'answer';
   return 'none';
 }
 
@@ -230,20 +238,21 @@ export class SqlTransferStore implements TransferStore {
              insert into transfer.transfers (
                id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
                total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-               next_attempt_at, created_at)
+               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at)
              values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-               now() + ($18::bigint * interval '1 millisecond'), $19::timestamptz)
+               now() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz)
              returning id),
            h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
            select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
                   coalesce(sum(amount), 0)::text as month_sum
              from transfer.transfers
             where company_id = $2 and counterparty_document = $14 and created_at >= $21::timestamptz
-              and state in ('RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETED')`,
+              and state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED')`,
           [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
             t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
             t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
-            ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString()]);
+            ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
+            t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null]);
         verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
         if (verdict !== 'OK') throw refused; // rolls the insert back
       });
@@ -257,73 +266,8 @@ export class SqlTransferStore implements TransferStore {
     current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
     event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
   ): Promise<TransferRecord | undefined> {
-    const next: TransferRecord = {
-      ...current,
-      state: to,
-      ...(patch.holdId !== undefined ? { holdId: patch.holdId } : {}),
-      ...(patch.providerTransferId !== undefined ? { providerTransferId: patch.providerTransferId } : {}),
-      ...(patch.errorMessage !== undefined ? { errorMessage: patch.errorMessage } : {}),
-      ...(patch.dispatchedAt !== undefined ? { dispatchedAt: patch.dispatchedAt } : {}),
-      ...(patch.completedAt !== undefined ? { completedAt: patch.completedAt } : {}),
-    };
-    const evt = event ? event(next) : null;
-    const refEffect = referenceEffect(from, to);
-    const final = FINAL_STATES.includes(to);
-    const params: unknown[] = [
-      to,
-      patch.holdId ?? null,
-      patch.providerTransferId ?? null,
-      patch.errorMessage ?? null,
-      patch.rejectCode ?? null,
-      patch.dispatchedAt ? patch.dispatchedAt.toISOString() : null,
-      patch.completedAt ? patch.completedAt.toISOString() : null,
-      final || patch.nextAttemptInMs === null,
-      typeof patch.nextAttemptInMs === 'number' ? ms(patch.nextAttemptInMs) : '0',
-      typeof patch.nextAttemptInMs === 'number',
-      final,
-      current.id,
-      [...from],
-      patch.reason ?? null,
-      evt?.id ?? null,
-      evt?.subject ?? null,
-      evt ? JSON.stringify(evt.payload) : null,
-      JSON.stringify(evt?.traceparent ? { traceparent: evt.traceparent } : {}),
-      refEffect,
-      callbackEventId ?? null,
-    ];
-    const rows = await this.run<TransferRow>(
-      `with t as (
-         update transfer.transfers set
-           state = $1,
-           hold_id = coalesce($2::uuid, hold_id),
-           provider_transfer_id = coalesce($3, provider_transfer_id),
-           error_message = coalesce($4, error_message),
-           reject_code = coalesce($5, reject_code),
-           dispatched_at = coalesce($6::timestamptz, dispatched_at),
-           completed_at = coalesce($7::timestamptz, completed_at),
-           next_attempt_at = case when $8::boolean then null
-                                  when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
-                                  else next_attempt_at end,
-           finished_at = case when $11::boolean then now() else finished_at end,
-           updated_at = now()
-         where id = $12::uuid and state = any($13::text[])
-         returning *),
-       h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $14 from t),
-       o as (insert into transfer.outbox (id, subject, payload, headers)
-             select $15::uuid, $16, $17::jsonb, $18::jsonb from t where $15::uuid is not null),
-       r as (update transfer.send_references s set answered_at = now() from t
-              where $19 = 'answer' and s.company_id = t.company_id and s.reference = t.reference
-                and s.transfer_id = t.id and s.answered_at is null
-             returning 1),
-       d as (delete from transfer.send_references s using t
-              where $19 = 'release' and s.company_id = t.company_id and s.reference = t.reference
-                and s.transfer_id = t.id and s.answered_at is null
-             returning 1),
-       c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
-             select $20, t.id, t.rail, t.state from t where $20::text is not null
-             on conflict (event_id) do nothing)
-       select * from t`,
-      params);
+    const st = transitionStatement(current, from, to, patch, event, callbackEventId);
+    const rows = await this.run<TransferRow>(st.sql, st.params);
     return rows[0] && toTransfer(rows[0]);
   }
 
@@ -331,7 +275,7 @@ export class SqlTransferStore implements TransferStore {
     await this.run(
       `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, dispatch_ambiguous = dispatch_ambiguous or ?,
               last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
-        where id = ?::uuid and state = 'RESERVED'`,
+        where id = ?::uuid and state in ('RESERVED', 'EXECUTING')`,
       [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
   }
 
@@ -356,13 +300,13 @@ export class SqlTransferStore implements TransferStore {
     const rows = await this.run<TransferRow & { dispatch_expired: boolean }>(
       `with due as (
          select id from transfer.transfers
-          where state in ('RECEIVED', 'RESERVED', 'DISPATCHED') and next_attempt_at <= now()
+          where state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED') and next_attempt_at <= now()
           order by next_attempt_at
           limit ?
           for update skip locked)
        update transfer.transfers t set next_attempt_at = now() + (?::bigint * interval '1 millisecond')
          from due where t.id = due.id
-       returning t.*, (t.created_at + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
+       returning t.*, (coalesce(t.approved_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
       [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
     return rows.map((r) => ({ transfer: toTransfer(r), dispatchExpired: r.dispatch_expired }));
   }
@@ -386,6 +330,96 @@ export class SqlTransferStore implements TransferStore {
       [eventId, transferId, rail, status]);
   }
 }
+
+/**
+ * The compare-and-set of a transfer's state as ONE statement (history row, outbox event, reference
+ * answer/release, handled callback and, for a multi-signature acceptance, the approval row), so it
+ * runs alone or inside a transaction alike.
+ */
+export function transitionStatement(
+  current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
+  event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
+): { sql: string; params: unknown[] } {
+  const next: TransferRecord = {
+    ...current,
+    state: to,
+    ...(patch.holdId !== undefined ? { holdId: patch.holdId } : {}),
+    ...(patch.providerTransferId !== undefined ? { providerTransferId: patch.providerTransferId } : {}),
+    ...(patch.errorMessage !== undefined ? { errorMessage: patch.errorMessage } : {}),
+    ...(patch.dispatchedAt !== undefined ? { dispatchedAt: patch.dispatchedAt } : {}),
+    ...(patch.completedAt !== undefined ? { completedAt: patch.completedAt } : {}),
+    ...(patch.approval !== undefined ? { approval: patch.approval } : {}),
+    ...(patch.approvedAt !== undefined ? { approvedAt: patch.approvedAt } : {}),
+  };
+  const evt = event ? event(next) : null;
+  const refEffect = referenceEffect(from, to);
+  const final = FINAL_STATES.includes(to);
+  const params: unknown[] = [
+    to,
+    patch.holdId ?? null,
+    patch.providerTransferId ?? null,
+    patch.errorMessage ?? null,
+    patch.rejectCode ?? null,
+    patch.dispatchedAt ? patch.dispatchedAt.toISOString() : null,
+    patch.completedAt ? patch.completedAt.toISOString() : null,
+    final || patch.nextAttemptInMs === null,
+    typeof patch.nextAttemptInMs === 'number' ? ms(patch.nextAttemptInMs) : '0',
+    typeof patch.nextAttemptInMs === 'number',
+    final,
+    current.id,
+    [...from],
+    patch.reason ?? null,
+    evt?.id ?? null,
+    evt?.subject ?? null,
+    evt ? JSON.stringify(evt.payload) : null,
+    JSON.stringify(evt?.traceparent ? { traceparent: evt.traceparent } : {}),
+    refEffect,
+    callbackEventId ?? null,
+    patch.approval?.id ?? null,
+    patch.approval?.threshold ?? null,
+    patch.approval ? patch.approval.expiresAt.toISOString() : null,
+    patch.approvedAt ? patch.approvedAt.toISOString() : null,
+  ];
+const sql = `with t as (
+       update transfer.transfers set
+         state = $1,
+         hold_id = coalesce($2::uuid, hold_id),
+         provider_transfer_id = coalesce($3, provider_transfer_id),
+         error_message = coalesce($4, error_message),
+         reject_code = coalesce($5, reject_code),
+         dispatched_at = coalesce($6::timestamptz, dispatched_at),
+         completed_at = coalesce($7::timestamptz, completed_at),
+         approval_id = coalesce($21, approval_id),
+         approval_threshold = coalesce($22::integer, approval_threshold),
+         approval_expires_at = coalesce($23::timestamptz, approval_expires_at),
+         approved_at = coalesce($24::timestamptz, approved_at),
+         next_attempt_at = case when $8::boolean then null
+                                when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
+                                else next_attempt_at end,
+         finished_at = case when $11::boolean then now() else finished_at end,
+         updated_at = now()
+       where id = $12::uuid and state = any($13::text[])
+       returning *),
+     h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $14 from t),
+     o as (insert into transfer.outbox (id, subject, payload, headers)
+           select $15::uuid, $16, $17::jsonb, $18::jsonb from t where $15::uuid is not null),
+     r as (update transfer.send_references s set answered_at = now() from t
+            where $19 = 'answer' and s.company_id = t.company_id and s.reference = t.reference
+              and s.transfer_id = t.id and s.answered_at is null
+           returning 1),
+     d as (delete from transfer.send_references s using t
+            where $19 = 'release' and s.company_id = t.company_id and s.reference = t.reference
+              and s.transfer_id = t.id and s.answered_at is null
+           returning 1),
+     c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
+           select $20, t.id, t.rail, t.state from t where $20::text is not null
+           on conflict (event_id) do nothing),
+     a as (insert into transfer.approvals (id, transfer_id, company_id, threshold, status, expires_at)
+           select $21, t.id, t.company_id, $22::integer, 'PENDING', $23::timestamptz from t where $21::text is not null)
+     select * from t`;
+return { sql, params };
+}
+
 
 const AML_COLS = 'id::text as id, document_number, name, reason, created_at, removed_at';
 interface AmlRow { id: string; document_number: string; name: string | null; reason: string; created_at: Date; removed_at: Date | null }

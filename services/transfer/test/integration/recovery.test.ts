@@ -125,7 +125,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
       targetName: req.targetName!, targetDocument: req.targetDocument!, reference, description: null,
       destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3005550002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, createdAt: new Date(), dispatchedAt: null, completedAt: null,
+      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
     });
     // What an owner leaves behind when it dies right after recording RECEIVED (and claiming its reference).
     const nothing = record('abandoned-1');

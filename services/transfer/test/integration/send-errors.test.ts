@@ -167,15 +167,6 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     for (const t of [first, second]) await waitForState(h, t.transfer!.id, ['COMPLETED']);
   });
 
-  it('multi-signature companies are refused (503) until approvals exist: nothing reserved, nothing sent', async () => {
-    const co = await newCompany(h, { breb: 100_000n, multiSig: 2 });
-    const e = await failure(send(h, co, await brebSend(h, co, '3001110000', 1_000n)));
-    expect(e.code).toBe('SERVICE_UNAVAILABLE');
-    expect(e.message).toMatch(/múltiples firmas/);
-    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 100_000n, pending: 0n });
-    expect(await rowsOf(co.id)).toEqual([]);
-  });
-
   it('no wallet: WALLET_NOT_PROVISIONED; no company in the call: AUTH_REQUIRED', async () => {
     const co = await newCompany(h, { rails: [] });
     expect(await code(co, achSend(co, 1_000n))).toBe('WALLET_NOT_PROVISIONED');
