@@ -50,6 +50,13 @@ export const processes = [
     ready: () => `http://127.0.0.1:${process.env.RECEIPT_OPS_PORT ?? 9105}/readyz`,
   },
   {
+    name: 'webhook',
+    dir: 'services/webhook',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.WEBHOOK_OPS_PORT ?? 9106}/readyz`,
+  },
+  {
     name: 'gateway',
     dir: 'gateway',
     migrate: 'dist/cli/migrate.js',

@@ -14,7 +14,9 @@ import { apiKeyAreaGuard } from './http/auth.js';
 import { ClientIpResolver } from './http/client-ip.js';
 import type { GatewayState } from './http/context.js';
 import { errorMiddleware } from './http/errors.js';
+import { IdempotencyGuard } from './http/idempotency.js';
 import { requestIdMiddleware } from './http/request-id.js';
+import { requestTelemetry } from './http/tracing.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.routes.js';
@@ -22,16 +24,22 @@ import { adminCompanyRoutes } from './http/routes/admin-companies.routes.js';
 import { adminLedgerRoutes } from './http/routes/admin-ledger.routes.js';
 import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
 import { docsRoutes } from './http/routes/docs.routes.js';
+import { asyncApiRoutes } from './http/routes/asyncapi.routes.js';
+import { dashboardUiRoutes } from './http/routes/dashboard-ui.routes.js';
 import { walletRoutes } from './http/routes/wallets.routes.js';
 import type { LedgerClient } from './ledger/ledger-client.js';
 import type { TransferClient } from './transfer/transfer-client.js';
 import type { DepositClient } from './deposit/deposit-client.js';
 import type { CollectKeyClient } from './collectkey/collect-key-client.js';
 import type { ReceiptClient } from './receipt/receipt-client.js';
+import type { WebhookClient } from './webhook/webhook-client.js';
+import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.routes.js';
 import { receiptRoutes } from './http/routes/receipts.routes.js';
 import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
+import { adminDashboardUserRoutes, authRoutes, dashboardRoutes } from './http/routes/dashboard.routes.js';
+import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { transferRoutes } from './http/routes/transfers.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
@@ -41,7 +49,7 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'adminToken' | 'apiKeyPepper' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit'>;
+  'adminToken' | 'apiKeyPepper' | 'dashboardSecretKey' | 'sessionTtlSeconds' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
 
 export interface AppDeps {
   config: AppConfig;
@@ -52,6 +60,8 @@ export interface AppDeps {
   deposit: DepositClient;
   collectKey: CollectKeyClient;
   receipt: ReceiptClient;
+  /** The webhook service (outgoing webhooks); optional so inert compositions (the OpenAPI spec test) need not pass one. */
+  webhook?: WebhookClient;
   redis: Redis;
 }
 
@@ -79,6 +89,9 @@ export function createApp(deps: AppDeps): GatewayApp {
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
   const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
+  const dashboardAuth = new DashboardAuth(db, {
+    pepper: config.apiKeyPepper, secretKey: config.dashboardSecretKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
+  }, log);
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
@@ -90,26 +103,37 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...collectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),
+    ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),
     ...adminAmlRoutes(transfer),
+    ...adminDashboardUserRoutes(dashboardAuth),
+    ...authRoutes(dashboardAuth),
+    ...dashboardRoutes(dashboardAuth, transfer),
     ...docsRoutes(() => openApiDocument()),
+    ...asyncApiRoutes(),
+    ...dashboardUiRoutes(),
   ];
   const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute }));
 
+  const idempotency = new IdempotencyGuard(db, { ttlSeconds: config.idempotencyKeyTtlSeconds }, log);
+  idempotency.start();
   const router = buildRouter(routes, {
     authenticator,
     adminToken: new AdminTokenVerifier(config.adminToken),
     limiter,
     clientIp: new ClientIpResolver(config.trustedProxies),
     rateLimits: { perMinute: config.rateLimit.perMinute },
+    sessions: dashboardAuth,
+    idempotency,
   });
 
   const app = new Koa<GatewayState>({ proxy: false });
   app.silent = true; // request errors are logged once, by errorMiddleware
   // What escapes it (e.g. a client that hangs up mid-response) is logged here, without the request.
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'response error'));
+  app.use(requestTelemetry); // span + log context around everything below
   app.use(requestIdMiddleware);
   app.use(accessLog(log));
   app.use(errorMiddleware(log));
@@ -123,6 +147,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     openApiDocument,
     async close() {
       limiter.close();
+      await idempotency.close();
       await authenticator.flush();
     },
   };

@@ -6,6 +6,7 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
+const DEV_DASHBOARD_SECRET_KEY = 'dev-dashboard-secret-key-not-for-production';
 
 const cidrList = z.string().transform((value, ctx) => {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
@@ -45,9 +46,14 @@ export const gatewayEnvSchema = baseEnvSchema
     DEPOSIT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50053'),
     COLLECT_KEY_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50054'),
     RECEIPT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50055'),
+    WEBHOOK_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50056'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
     API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Encrypts dashboard users' TOTP secrets at rest; required in production. */
+    DASHBOARD_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Dashboard session lifetime (CONTRACT §5: 8 h). */
+    SESSION_TTL_SECONDS: env.int(28_800, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
     API_KEY_CACHE_TTL_MS: env.int(2000, 0).pipe(z.number().max(5000, 'must be at most 5000 (revocation latency)')),
     TRUSTED_PROXIES: cidrList.default(DEFAULT_TRUSTED_PROXIES.split(',')),
@@ -58,6 +64,8 @@ export const gatewayEnvSchema = baseEnvSchema
     GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     GRPC_DEADLINE_MS: env.int(5000, 100),
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
+    /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
+    IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
@@ -65,6 +73,7 @@ export const gatewayEnvSchema = baseEnvSchema
       if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
       else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
       if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
+      if (!cfg.DASHBOARD_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['DASHBOARD_SECRET_KEY'], message: 'is required in production' });
     }
   });
 
@@ -80,9 +89,12 @@ export interface GatewayConfig {
   depositAddress: string;
   collectKeyAddress: string;
   receiptAddress: string;
+  webhookAddress: string;
   redisUrl: string;
   adminToken: string;
   apiKeyPepper: string;
+  dashboardSecretKey: string;
+  sessionTtlSeconds: number;
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
@@ -90,6 +102,7 @@ export interface GatewayConfig {
   migrateOnStart: boolean;
   grpcDeadlineMs: number;
   shutdownGraceMs: number;
+  idempotencyKeyTtlSeconds: number;
 }
 
 /** Parses the environment once; every bad variable is named in one error. */
@@ -111,9 +124,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     depositAddress: e.DEPOSIT_GRPC_ADDR,
     collectKeyAddress: e.COLLECT_KEY_GRPC_ADDR,
     receiptAddress: e.RECEIPT_GRPC_ADDR,
+    webhookAddress: e.WEBHOOK_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
+    dashboardSecretKey: e.DASHBOARD_SECRET_KEY ?? DEV_DASHBOARD_SECRET_KEY,
+    sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustedProxies: e.TRUSTED_PROXIES,
@@ -121,5 +137,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
   };
 }

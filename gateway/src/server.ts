@@ -8,6 +8,7 @@ import { connectLedger } from './ledger/ledger-client.js';
 import { connectTransfer } from './transfer/transfer-client.js';
 import { connectDeposit } from './deposit/deposit-client.js';
 import { connectCollectKey } from './collectkey/collect-key-client.js';
+import { connectWebhook } from './webhook/webhook-client.js';
 import { connectReceipt } from './receipt/receipt-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
 
@@ -59,7 +60,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
   const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs);
   const collectKeyClient = connectCollectKey(config.collectKeyAddress, config.grpcDeadlineMs);
   const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, redis });
+  const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -86,7 +88,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
         await redis.ping();
       },
     },
-    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient], ['collectKey', collectKeyClient], ['receipt', receiptClient]] as const).map(([name, client]) => ({
+    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient], ['collectKey', collectKeyClient], ['receipt', receiptClient], ['webhook', webhookClient]] as const).map(([name, client]) => ({
       name,
       check: () => new Promise<void>((resolve, reject) => {
         client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
@@ -115,6 +117,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     depositClient.close();
     collectKeyClient.close();
     receiptClient.close();
+    webhookClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

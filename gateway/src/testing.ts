@@ -14,6 +14,8 @@ export interface StartGatewayOptions {
   collectKeyAddress?: string;
   /** The receipt service; without one, receipt routes answer 503 and /readyz reports it. */
   receiptAddress?: string;
+  /** The webhook service; without one, /webhooks/endpoints and /webhooks/deliveries answer 503 and /readyz reports it. */
+  webhookAddress?: string;
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
@@ -51,6 +53,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     DEPOSIT_GRPC_ADDR: opts.depositAddress ?? opts.env?.DEPOSIT_GRPC_ADDR ?? '127.0.0.1:1',
     COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress ?? opts.env?.COLLECT_KEY_GRPC_ADDR ?? '127.0.0.1:1',
     RECEIPT_GRPC_ADDR: opts.receiptAddress ?? opts.env?.RECEIPT_GRPC_ADDR ?? '127.0.0.1:1',
+    WEBHOOK_GRPC_ADDR: opts.webhookAddress ?? opts.env?.WEBHOOK_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
   const running = await startGatewayServer(config, log);

@@ -42,7 +42,7 @@ describe('request id', () => {
 
 describe('error answers', () => {
   it('unknown route or method → 404 ROUTE_NOT_FOUND', async () => {
-    for (const r of [await api.get('/nope'), await api.del('/wallets/balance'), await api.get('/wallets/balance/extra'), await api.post('/auth/login', { body: {} })]) {
+    for (const r of [await api.get('/nope'), await api.del('/wallets/balance'), await api.get('/wallets/balance/extra'), await api.post('/auth/nope', { body: {} })]) {
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: 'ROUTE_NOT_FOUND', message: ERRORS.ROUTE_NOT_FOUND.message });
       expect(r.headers.get('x-request-id')).toBeTruthy();

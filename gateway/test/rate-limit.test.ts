@@ -177,7 +177,7 @@ describe('Redis outage', () => {
   it('a healthy gateway is ready and live', async () => {
     const ready = await fetch(`${stack.gw.opsUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok', ledger: 'ok', transfer: 'ok', deposit: 'ok', collectKey: 'ok', receipt: 'ok' });
+    expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok', ledger: 'ok', transfer: 'ok', deposit: 'ok', collectKey: 'ok', receipt: 'ok', webhook: 'ok' });
     expect((await fetch(`${stack.gw.opsUrl}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(`${stack.gw.opsUrl}/metrics`)).text();
     expect(metrics).toContain('http_server_request_duration_seconds');

@@ -30,13 +30,17 @@ export interface StackOptions {
   collectKeys?: boolean;
   /** Also start the receipt service (its read model follows transfer.* and deposit.*). */
   receipts?: boolean;
+  /** Also start the webhook service (outgoing webhooks: consumes transfer.*, deposit.*, collectkey.*). */
+  webhooks?: boolean;
+  /** Environment of the webhook service (e.g. short retry delays). */
+  webhookEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
 }
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
@@ -48,6 +52,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let deposit: { address: string; stop(): Promise<void> } | undefined;
   let collectKey: { address: string; stop(): Promise<void> } | undefined;
   let receipt: { address: string; stop(): Promise<void>; rebuild(): Promise<void> } | undefined;
+  let webhook: { address: string; stop(): Promise<void> } | undefined;
   if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
@@ -74,6 +79,10 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     const { startReceipt } = await import('@wallet/receipt/testing');
     receipt = await startReceipt({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
   }
+  if (o.webhooks) {
+    const { startWebhook } = await import('@wallet/webhook/testing');
+    webhook = await startWebhook({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent', env: { ...o.webhookEnv } });
+  }
   if (o.transfers) {
     const { startTransfer } = await import('@wallet/transfer/testing');
     transfer = await startTransfer({
@@ -83,7 +92,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   }
 
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
     env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
@@ -115,6 +124,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   async function stop() {
     ledgerClient.close();
     await gateway.stop();
+    await webhook?.stop();
     await transfer?.stop();
     await receipt?.stop();
     await collectKey?.stop();
@@ -125,5 +135,5 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     await tdb.drop();
   }
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, http, admin, provision, invariants, stop };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop };
 }

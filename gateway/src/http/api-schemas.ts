@@ -177,6 +177,36 @@ export const TransferSchema = z.object({
   createdAt: isoDate(),
 }).meta({ id: 'Transfer' });
 
+export const PendingApprovalTransferSchema = TransferSchema.extend({
+  status: z.string().meta({ description: 'AWAITING_APPROVAL at creation; then EXECUTING, PENDING, COMPLETED, FAILED (rejected) or EXPIRED.' }),
+  approvalId: z.string().meta({ description: '`appr_` + 32 hex characters.' }),
+  threshold: z.int().meta({ description: 'Signatures required.' }),
+  expiresAt: isoDate().meta({ description: 'Without quorum by then the transfer expires and its funds are released.' }),
+}).meta({ id: 'PendingApprovalTransfer' });
+
+export const ApprovalSignatureSchema = z.object({
+  userId: z.string(), email: z.string(), role: z.enum(['ADMIN', 'OPERATOR']), signedAt: isoDate(),
+}).meta({ id: 'ApprovalSignature' });
+
+export const ApprovalSchema = z.object({
+  approvalId: z.string(),
+  transactionId: z.string(),
+  amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
+  rail: z.enum(['BREB', 'ACH']),
+  targetName: z.string(), targetDocument: z.string(),
+  reference: z.string().nullable(), description: z.string().nullable(),
+  threshold: z.int(),
+  signatures: z.array(ApprovalSignatureSchema),
+  status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']),
+  createdAt: isoDate(), expiresAt: isoDate(), decidedAt: isoDate().nullable(),
+  rejectReason: z.string().nullable(), rejectedBy: z.string().nullable(),
+  transactionStatus: z.string().meta({ description: 'The transfer: AWAITING_APPROVAL, EXECUTING, PENDING, COMPLETED, FAILED or EXPIRED.' }),
+}).meta({ id: 'Approval' });
+
+export const DashboardUserSchema = z.object({
+  id: z.string(), email: z.string(), role: z.enum(['ADMIN', 'OPERATOR', 'VIEWER']), createdAt: isoDate(), disabledAt: isoDate().nullable(),
+}).meta({ id: 'DashboardUser' });
+
 export const AmlEntrySchema = z.object({
   id: z.string(), documentNumber: z.string(), name: z.string().nullable(), reason: z.string(), createdAt: isoDate(),
 }).meta({ id: 'AmlEntry' });

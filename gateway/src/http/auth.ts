@@ -2,6 +2,7 @@ import type { Next } from 'koa';
 import { AppError } from '@wallet/platform';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { AdminTokenVerifier } from '../auth/admin-token.js';
+import type { DashboardAuth } from '../auth/dashboard-auth.js';
 import { looksLikeApiKey } from '../auth/api-key-format.js';
 import type { Scope } from '../persistence/api-key.repository.js';
 import type { GatewayContext } from './context.js';
@@ -53,6 +54,18 @@ export function requireAdmin(verifier: AdminTokenVerifier) {
     if (token && looksLikeApiKey(token)) throw new AppError('API_KEY_AUTH_NOT_ALLOWED');
     if (!token || !verifier.verify(token)) throw new AppError('INVALID_ADMIN_TOKEN');
     ctx.state.admin = true;
+    await next();
+  };
+}
+
+/** Dashboard routes: `Authorization: Bearer <session token>` from POST /auth/login (CONTRACT §5). */
+export function requireSession(auth: DashboardAuth) {
+  return async function sessionAuth(ctx: GatewayContext, next: Next): Promise<void> {
+    const token = bearerToken(ctx);
+    if (token === undefined) throw new AppError('AUTH_REQUIRED');
+    if (token && looksLikeApiKey(token)) throw new AppError('API_KEY_AUTH_NOT_ALLOWED');
+    if (!token) throw new AppError('SESSION_EXPIRED');
+    ctx.state.session = await auth.authenticate(token);
     await next();
   };
 }

@@ -1,6 +1,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { CallContext } from '@wallet/platform';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
+import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 
 /** Per-request state shared by the middlewares and handlers. */
 export interface GatewayState {
@@ -8,6 +9,8 @@ export interface GatewayState {
   /** Route template (OpenAPI form) once matched: a low-cardinality label for logs and metrics. */
   routeTemplate?: string;
   principal?: ApiKeyPrincipal;
+  /** Set on dashboard routes (session token). */
+  session?: SessionPrincipal;
   admin?: boolean;
   clientIp?: string;
 }
@@ -20,5 +23,6 @@ export function callContext(ctx: GatewayContext): CallContext {
   if (s.principal) {
     return { requestId: s.requestId, companyId: s.principal.companyId, apiKeyId: s.principal.keyId, actor: `apikey:${s.principal.keyId}` };
   }
+  if (s.session) return { requestId: s.requestId, companyId: s.session.companyId, actor: `user:${s.session.userId}` };
   return { requestId: s.requestId, actor: s.admin ? 'admin' : 'anonymous' };
 }

@@ -59,11 +59,37 @@ export async function readJsonBodyWithRaw(req: IncomingMessage, limit = MAX_BODY
     throw invalidRequest([{ path: '', message: 'El cuerpo no está codificado en UTF-8.' }]);
   }
   if (text.trim() === '') return { value: undefined, raw };
+  let value: unknown;
   try {
-    return { value: JSON.parse(text) as unknown, raw };
+    value = JSON.parse(text) as unknown;
   } catch {
     throw invalidRequest([{ path: '', message: 'El cuerpo no es JSON válido.' }]);
   }
+  // PostgreSQL text cannot hold U+0000: refuse it here instead of failing later with a 500.
+  // In valid JSON it can only arrive escaped, so the walk runs only when the escape is present.
+  const nul = text.includes('\\u0000') ? pathOfNul(value) : undefined;
+  if (nul !== undefined) throw invalidRequest([{ path: nul, message: 'El texto no puede contener el carácter nulo (U+0000).' }]);
+  return { value, raw };
+}
+
+/** Dotted path of the first string (value or key) holding U+0000; iterative, so deep nesting cannot overflow the stack. */
+function pathOfNul(root: unknown): string | undefined {
+  const stack: Array<[unknown, string]> = [[root, '']];
+  while (stack.length > 0) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return path;
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => stack.push([item, path ? `${path}.${i}` : String(i)]));
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, item] of Object.entries(v)) {
+        const p = path ? `${path}.${k}` : k;
+        if (k.includes('\u0000')) return p;
+        stack.push([item, p]);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** Reads and discards (a bounded amount of) the body so the connection can carry the error answer. */

@@ -1,5 +1,6 @@
 import type { Next } from 'koa';
-import { AppError } from '@wallet/platform';
+import { Counter } from 'prom-client';
+import { AppError, metricsRegistry } from '@wallet/platform';
 import type { RateClass } from '../ratelimit/rate-classes.js';
 import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
 import type { ClientIpResolver } from './client-ip.js';
@@ -8,6 +9,13 @@ import type { GatewayContext } from './context.js';
 export interface RateLimitSettings {
   perMinute: Record<RateClass, number>;
 }
+
+const rejections = new Counter({
+  name: 'gateway_rate_limit_rejections_total',
+  help: 'requests answered 429 by the rate limiter, by rate class',
+  labelNames: ['class'],
+  registers: [metricsRegistry],
+});
 
 /** The limit of a class for a caller: class limit × the company's multiplier (1 without a company). */
 export function effectiveLimit(base: number, multiplier: number | undefined): number {
@@ -31,6 +39,7 @@ export function rateLimit(rateClass: RateClass, limiter: RollingWindowLimiter, i
     ctx.set('RateLimit-Remaining', String(d.remaining));
     ctx.set('RateLimit-Reset', String(d.resetSeconds));
     if (!d.allowed) {
+      rejections.inc({ class: rateClass });
       ctx.set('Retry-After', String(d.resetSeconds));
       throw new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: d.resetSeconds });
     }

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { CallContext, ErrorCode } from '@wallet/platform';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
+import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 import type { Scope } from '../persistence/api-key.repository.js';
 import type { RateClass } from '../ratelimit/rate-classes.js';
 import type { GatewayContext } from './context.js';
@@ -8,7 +9,7 @@ import type { GatewayContext } from './context.js';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a route authenticates: a client API key of a scope, the operator's admin token, or nobody. */
-export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin' } | { kind: 'public' };
+export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin' } | { kind: 'session' } | { kind: 'public' };
 
 export interface RouteResponseDoc {
   description: string;
@@ -30,6 +31,8 @@ export interface HandlerArgs<P, Q, B> {
   call: CallContext;
   /** Set on API-key routes. */
   principal: ApiKeyPrincipal | undefined;
+  /** Set on dashboard-session routes. */
+  session: SessionPrincipal | undefined;
   /** The body's exact bytes, on routes declared with `rawBody: true`. */
   rawBody: Buffer | undefined;
 }
@@ -59,6 +62,11 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
   body?: B;
   /** Keep the body's exact bytes for the handler (signed provider callbacks). */
   rawBody?: boolean;
+  /**
+   * Creates something: accepts an `Idempotency-Key` header (the first final answer is stored per
+   * company and key and replayed; see http/idempotency.ts). Needs an authenticated company.
+   */
+  idempotent?: boolean;
   /** Error code to answer when a path parameter is malformed (default INVALID_REQUEST): e.g. a bad company id reads as not found. */
   paramErrors?: Record<string, ErrorCode>;
   responses: Record<number, RouteResponseDoc>;

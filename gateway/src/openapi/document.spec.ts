@@ -36,9 +36,9 @@ describe('OpenAPI document', () => {
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it('is OpenAPI 3.1 with both security schemes', () => {
+  it('is OpenAPI 3.1 with the three security schemes (API key, admin token, dashboard session)', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'sessionToken']);
   });
 
   it('documents exactly the routes the router registers (and vice versa)', () => {
@@ -77,5 +77,26 @@ describe('OpenAPI document', () => {
     const credit = doc.paths['/admin/companies/{id}/wallets/{rail}/credit']!.post;
     expect(credit.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['id', 'rail']));
     expect(doc.components.schemas.AdminCreditRequest.properties.amountCents.type).toBe('integer');
+  });
+
+  it('documents Idempotency-Key, Idempotent-Replayed and the two 409s on exactly the idempotent routes', () => {
+    const idempotent = gw.routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`);
+    expect(idempotent).toEqual(expect.arrayContaining(['POST /transfers/send', 'POST /deposits/pse', 'POST /breb/collect-keys', 'POST /breb/collect-keys/{id}/qr']));
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+    expect(doc.components.headers['Idempotent-Replayed']).toBeDefined();
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        const isIdempotent = idempotent.includes(`${method.toUpperCase()} ${path}`);
+        const hasParam = op.parameters.some((p: any) => p.$ref === '#/components/parameters/IdempotencyKey');
+        expect(`${method} ${path}: ${hasParam}`).toBe(`${method} ${path}: ${isIdempotent}`);
+        if (!isIdempotent) continue;
+        expect(op.responses['409'].description).toContain('IDEMPOTENCY_KEY_REUSED');
+        expect(op.responses['409'].description).toContain('IDEMPOTENCY_KEY_IN_USE');
+        expect(op.responses['400'].description).toContain('INVALID_REQUEST');
+        const success = Object.keys(op.responses).filter((s) => s.startsWith('2'));
+        for (const s of success) expect(op.responses[s].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+        expect(op.responses['429'].headers['Idempotent-Replayed']).toBeUndefined();
+      }
+    }
   });
 });

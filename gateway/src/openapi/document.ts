@@ -29,11 +29,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       description: [
         'BREB and ACH wallets in COP, balances, provisioning (`/admin`).',
         '',
-        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED).',
+        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key.',
         '',
         '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed).',
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
+        '',
+        '**Idempotency.** Creating POSTs (send, PSE deposit, collect key, QR, webhook endpoint) accept `Idempotency-Key`: the first answer is stored 24 h per company and key and replayed with `Idempotent-Replayed: true`; a different body with the same key → 409 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE`. A send\'s `reference` (§7.4, 60 s) works as before beside it.',
         '',
         `**Rate limits** (rolling one-minute window per client IP and class, × the company's multiplier): ${(Object.keys(RATE_CLASSES) as RateClass[]).map((c) => `${RATE_CLASSES[c].description} ${opts.perMinute[c]}/min`).join(', ')}. Limited routes send \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 adds \`Retry-After\`.`,
       ].join('\n'),
@@ -43,6 +45,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       { name: 'Wallets', description: 'Balances.' },
       { name: 'Dictionaries', description: 'Reference data.' },
       { name: 'Admin', description: 'Operator provisioning (admin token).' },
+      { name: 'Dashboard', description: 'Dashboard users: session login and multi-signature approvals (session token + TOTP).' },
       { name: 'Docs', description: 'This document and its reference page.' },
     ],
     paths,
@@ -51,6 +54,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'wk_live_… / wk_test_…', description: "A company's API key." },
         adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+        sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wsess_…', description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).' },
       },
       headers: {
         'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]).', schema: { type: 'string' } },
@@ -58,9 +62,15 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
       },
       parameters: {
         RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Optional caller-chosen request id.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false,
+          description: 'Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again.',
+          schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
+        },
       },
       responses: {
         Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
@@ -71,6 +81,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
 
 function operation(route: AnyRoute, components: SchemaComponents, perMinute: Record<RateClass, number>): Json {
   const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
+  if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
     if (!schema) continue;
     const json = components.inline(schema, 'input');
@@ -88,10 +99,11 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
       }
     : {};
   const baseHeaders = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...rateHeaders };
+  const replayHeader = route.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {};
 
   const responses: Record<string, Json> = {};
   for (const [status, doc] of Object.entries(route.responses)) {
-    const headers: Json = { ...baseHeaders, ...(doc.headers ?? {}) };
+    const headers: Json = { ...baseHeaders, ...replayHeader, ...(doc.headers ?? {}) };
     const r: Json = { description: doc.description, headers };
     if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
     else if (doc.contentType) r.content = { [doc.contentType]: { schema: { type: 'string' } } };
@@ -99,7 +111,7 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   }
   for (const [status, codes] of errorStatuses(route)) {
     let schema: Json = components.ref(ErrorSchema, 'output');
-    const headers: Json = { ...baseHeaders };
+    const headers: Json = { ...baseHeaders, ...(status < 500 && status !== 429 ? replayHeader : {}) };
     if (status === 429) {
       schema = components.ref(RateLimitErrorSchema, 'output');
       headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
@@ -123,10 +135,12 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   const notes: string[] = [];
   if (route.description) notes.push(route.description);
   if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
+  if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).');
   if (route.rateClass) notes.push(`Rate class: **${RATE_CLASSES[route.rateClass].description}** (${perMinute[route.rateClass]}/min by default).`);
   if (notes.length) op.description = notes.join('\n\n');
   if (route.auth.kind === 'apiKey') op.security = [{ apiKey: [] }];
   else if (route.auth.kind === 'admin') op.security = [{ adminToken: [] }];
+  else if (route.auth.kind === 'session') op.security = [{ sessionToken: [] }];
   else op.security = [];
   if (route.rateClass) op['x-rate-limit-class'] = route.rateClass;
   if (route.body) {
@@ -145,8 +159,11 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
     if (route.auth.scope === 'WRITE') codes.add('INSUFFICIENT_SCOPE');
   } else if (route.auth.kind === 'admin') {
     codes.add('AUTH_REQUIRED'); codes.add('INVALID_ADMIN_TOKEN'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
+  } else if (route.auth.kind === 'session') {
+    codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
   if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
+  if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
   for (const c of route.errors ?? []) codes.add(c);
   codes.add('INTERNAL_ERROR');
   const byStatus = new Map<number, ErrorCode[]>();

@@ -53,35 +53,54 @@ export function quoteToApi(q: transferV1.QuoteResponse) {
   };
 }
 
-/** §2.5: the send response (201), or the multi-signature pending body (200). */
+/**
+ * §2.5: the send response, 201; a multi-signature send answers 200 (CONTRACT §9, also on replays
+ * once approved) with `approvalId`, `threshold` and `expiresAt` beside the §2.5 fields.
+ */
 export function transferToApi(t: transferV1.Transfer): { status: number; body: Record<string, unknown> } {
-  const status = statusName(t.status);
-  if (status === 'AWAITING_APPROVAL') {
-    return {
-      status: 200,
-      body: {
-        id: t.id, status, approvalId: t.approvalId ?? null, threshold: t.threshold,
-        expiresAt: t.expiresAt ? t.expiresAt.toISOString() : null,
-        amount: centsToNumber(t.amount), rail: railFromProto(t.rail),
-      },
-    };
-  }
+  const body: Record<string, unknown> = {
+    id: t.id,
+    status: statusName(t.status),
+    amount: centsToNumber(t.amount),
+    totalFee: centsToNumber(t.totalFee),
+    ivaAmount: centsToNumber(t.ivaAmount),
+    netAmount: centsToNumber(t.netAmount),
+    currency: 'COP',
+    rail: railFromProto(t.rail),
+    targetName: t.targetName,
+    targetDocument: t.targetDocument,
+    reference: t.reference ?? null,
+    createdAt: (t.createdAt ?? new Date()).toISOString(),
+  };
+  if (!t.approvalId) return { status: 201, body };
   return {
-    status: 201,
-    body: {
-      id: t.id,
-      status,
-      amount: centsToNumber(t.amount),
-      totalFee: centsToNumber(t.totalFee),
-      ivaAmount: centsToNumber(t.ivaAmount),
-      netAmount: centsToNumber(t.netAmount),
-      currency: 'COP',
-      rail: railFromProto(t.rail),
-      targetName: t.targetName,
-      targetDocument: t.targetDocument,
-      reference: t.reference ?? null,
-      createdAt: (t.createdAt ?? new Date()).toISOString(),
-    },
+    status: 200,
+    body: { ...body, approvalId: t.approvalId, threshold: t.threshold, expiresAt: t.expiresAt ? t.expiresAt.toISOString() : null },
+  };
+}
+
+/** CONTRACT §5 approval item (amount as a number of centavos, like the send response). */
+export function approvalToApi(a: transferV1.Approval) {
+  return {
+    approvalId: a.approvalId,
+    transactionId: a.transactionId,
+    amount: centsToNumber(a.amount),
+    totalFee: centsToNumber(a.totalFee),
+    ivaAmount: centsToNumber(a.ivaAmount),
+    rail: railFromProto(a.rail),
+    targetName: a.targetName,
+    targetDocument: a.targetDocument,
+    reference: a.reference ?? null,
+    description: a.description ?? null,
+    threshold: a.threshold,
+    signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() })),
+    status: a.status,
+    createdAt: (a.createdAt ?? new Date(0)).toISOString(),
+    expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),
+    decidedAt: a.decidedAt ? a.decidedAt.toISOString() : null,
+    rejectReason: a.rejectReason ?? null,
+    rejectedBy: a.rejectedBy ?? null,
+    transactionStatus: statusName(a.transactionStatus),
   };
 }
 

@@ -5,6 +5,7 @@ import { startTransfer } from '@wallet/transfer/testing';
 import { startDeposit } from '@wallet/pse-deposit/testing';
 import { startCollectKey } from '@wallet/collect-key/testing';
 import { startReceipt } from '@wallet/receipt/testing';
+import { startWebhook } from '@wallet/webhook/testing';
 import { startGateway, type StartedGateway } from '../../src/testing.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -16,6 +17,8 @@ export interface Stack {
   ledger: { address: string; stop(): Promise<void> };
   db: TestDatabase;
   namespace: string;
+  /** The provider simulators (e.g. `POST /sandbox/faults`). */
+  sandboxUrl: string;
   /** Starts another gateway on the same database and ledger (other settings). */
   extraGateway(env: Record<string, string>): Promise<StartedGateway>;
   stop(): Promise<void>;
@@ -31,6 +34,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   let deposit: Awaited<ReturnType<typeof startDeposit>> | undefined;
   let collectKey: Awaited<ReturnType<typeof startCollectKey>> | undefined;
   let receipt: Awaited<ReturnType<typeof startReceipt>> | undefined;
+  let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
   try {
     ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     sandbox = await startSandbox({ databaseUrl: db.url, port: 0, env: { LOG_LEVEL: 'warn' } });
@@ -38,18 +42,20 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     deposit = await startDeposit({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
     collectKey = await startCollectKey({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
     receipt = await startReceipt({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
+    webhook = await startWebhook({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     const t = transfer;
     const dp = deposit;
     const ck = collectKey;
     const rc = receipt;
+    const wh = webhook;
     const sb = sandbox;
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
-      gw, ledger: l, db, namespace,
+      gw, ledger: l, db, namespace, sandboxUrl: sb.url,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address,
           namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
@@ -60,6 +66,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
         for (const g of extra) await g.stop();
         await gw.stop();
         await t.stop();
+        await wh.stop();
         await rc.stop();
         await ck.stop();
         await dp.stop();
@@ -71,6 +78,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     };
   } catch (err) {
     await transfer?.stop().catch(() => undefined);
+    await webhook?.stop().catch(() => undefined);
     await receipt?.stop().catch(() => undefined);
     await collectKey?.stop().catch(() => undefined);
     await deposit?.stop().catch(() => undefined);

@@ -15,6 +15,8 @@ export * from './ops/metrics.js';
 export * from './ops/ops-server.js';
 export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';
+export * from './telemetry/tracing.js';
+export * from './logging/log-context.js';
 export * from './security/provider-signature.js';
 export * from './ops/service-scope.js';
 export * from './ops/periodic-task.js';

@@ -11,6 +11,7 @@ import type { DepositConfig } from './config.js';
 import { depositHandlers } from './grpc/deposit.handlers.js';
 import { depositMigrations } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
+import { meterDepositStore } from './app/metrics.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
 
@@ -77,7 +78,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     scope.defer(async () => mailer.close());
 
     const deps = depositDeps({
-      store: new SqlDepositStore(db, () => relay.nudge()),
+      store: meterDepositStore(new SqlDepositStore(db, () => relay.nudge())),
       ledger,
       pse: c.PSE_PROVIDER_URL ? new HttpPseProvider(c.PSE_PROVIDER_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log) : new UnconfiguredPseProvider(),
       mailer,

@@ -4,6 +4,7 @@ import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { HttpRails } from './adapters/rails.client.js';
 import { transferDeps, type TransferSettings } from './app/deps.js';
+import { meterTransferStore, watchSagaStates } from './app/metrics.js';
 import { Sweeper } from './app/sweeper.js';
 import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
@@ -73,7 +74,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     scope.defer(async () => ledger.close());
 
     const deps = transferDeps({
-      store: new SqlTransferStore(db),
+      store: meterTransferStore(new SqlTransferStore(db)),
       approvals: new SqlApprovalStore(db),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
@@ -83,6 +84,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       eventsWritten: () => relay.nudge(),
     });
     const uc = transferUseCases(deps);
+    scope.defer(watchSagaStates(db));
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();

@@ -47,7 +47,7 @@ export function depositRoutes(deposits: DepositClient): AnyRoute[] {
       method: 'POST', path: '/deposits/pse', operationId: 'createPseDeposit', tags: ['Deposits'],
       summary: 'Create a PSE payment link',
       description: 'The payer pays at `paygatewayUrl`; the net (gross − fee − IVA) is credited to the ACH wallet when the provider confirms.',
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL',
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL', idempotent: true,
       body: CreatePseDepositBody,
       responses: { 201: { description: 'The deposit, PENDING_CONFIRM.', schema: CreatedDepositSchema } },
       errors: ['FEE_EXCEEDS_AMOUNT', 'PSE_PROVIDER_ERROR', 'PSE_PROVIDER_NOT_CONFIGURED', 'PSE_INFLOW_DISABLED', 'WALLET_NOT_PROVISIONED', 'SERVICE_UNAVAILABLE'],

@@ -3,7 +3,7 @@ import { ledgerV1 } from '@wallet/proto';
 import { achBankById } from '../../dictionaries/ach-banks.js';
 import { companyProfile, quoteToApi, requestHash, resolveResultToApi, transferToApi } from '../../transfer/presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
-import { QuoteSchema, ResolveKeyNotFoundSchema, ResolveKeyResultSchema, TransferSchema } from '../api-schemas.js';
+import { PendingApprovalTransferSchema, QuoteSchema, ResolveKeyNotFoundSchema, ResolveKeyResultSchema, TransferSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { centsSchema, textSchema } from '../validation.js';
 
@@ -107,11 +107,16 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
       description: 'Funds are reserved and the transfer dispatched to the rail; it answers 201 PENDING and later becomes COMPLETED or FAILED '
         + '(poll GET /wallets/transactions/{id}). `reference` makes the request idempotent for 60 s: the same body returns the original '
         + 'transfer (same status code), a different body is 409 REFERENCE_CONFLICT.',
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL',
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL', idempotent: true,
       body: SendBody,
       responses: {
         201: { description: 'The transfer, PENDING.', schema: TransferSchema },
-        200: { description: 'Multi-signature: the transfer awaits approval (`AWAITING_APPROVAL`, `approvalId`, `threshold`, `expiresAt`, `amount`, `rail`).' },
+        200: {
+          description: 'Multi-signature company (threshold ≥ 2): the funds are reserved and the transfer awaits approval (`AWAITING_APPROVAL`, '
+            + '`approvalId`, `threshold`, `expiresAt`, `amount`, `rail`, plus the §2.5 fields). Nothing is dispatched until dashboard users sign it. '
+            + 'A replay of a multi-signature send answers 200 with its current state.',
+          schema: PendingApprovalTransferSchema,
+        },
       },
       errors: [
         'AMOUNT_EXCEEDS_BREB_CAP', 'AMOUNT_EXCEEDS_ACH_CAP', 'TARGET_DOCUMENT_REQUIRED', 'RECIPIENT_BLACKLISTED', 'INVALID_KEY', 'KEY_INACTIVE',

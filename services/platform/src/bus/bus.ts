@@ -24,6 +24,8 @@ export interface BusEvent {
   time: string;
   source: string;
   traceparent?: string;
+  /** W3C tracestate, sent with traceparent when present. */
+  tracestate?: string;
 }
 
 export interface BusOptions {
@@ -95,6 +97,7 @@ export class Bus {
     h.set('ce-specversion', '1.0');
     h.set('content-type', 'application/json');
     if (evt.traceparent) h.set('traceparent', evt.traceparent);
+    if (evt.traceparent && evt.tracestate) h.set('tracestate', evt.tracestate);
     const ack = await this.js.publish(this.subject(evt.subject), JSON.stringify(evt.payload), { msgID: evt.id, headers: h });
     return { duplicate: ack.duplicate, seq: ack.seq };
   }

@@ -4,6 +4,9 @@ import { Counter, Gauge } from 'prom-client';
 import type { Database, Tx } from '../db/database.js';
 import type { Bus } from './bus.js';
 import { metricsRegistry } from '../ops/metrics.js';
+import { trace } from '@opentelemetry/api';
+import { currentTraceparent } from '../telemetry/telemetry.js';
+import { contextFromTraceHeaders, endSpanWith, SpanKind, traceHeaders, tracer } from '../telemetry/tracing.js';
 
 export interface OutboxMessage {
   id?: string;
@@ -19,7 +22,9 @@ export interface OutboxMessage {
  */
 export async function appendOutbox(tx: Tx, schema: string, msg: OutboxMessage): Promise<string> {
   const id = msg.id ?? randomUUID();
-  const headers = msg.traceparent ? { traceparent: msg.traceparent } : {};
+  // The trace context of the write (the gRPC call or message being handled), unless the caller gave one.
+  const traceparent = msg.traceparent ?? currentTraceparent();
+  const headers = traceparent ? { traceparent } : {};
   await tx.query(
     `insert into "${schema}".outbox (id, subject, payload, headers) values (?, ?, ?::jsonb, ?::jsonb)`,
     [id, msg.subject, JSON.stringify(msg.payload), JSON.stringify(headers)],
@@ -31,7 +36,40 @@ const published = new Counter({ name: 'outbox_published_total', help: 'events re
 const failures = new Counter({ name: 'outbox_publish_failures_total', help: 'relay publish failures', labelNames: ['schema'], registers: [metricsRegistry] });
 const backlog = new Gauge({ name: 'outbox_backlog', help: 'unpublished outbox rows at the last poll', labelNames: ['schema'], registers: [metricsRegistry] });
 
-interface OutboxRow { seq: string; id: string; subject: string; payload: unknown; headers: { traceparent?: string }; created_at: string }
+/** Relays alive in this process, measured at scrape time (one cheap indexed query per schema). */
+const liveRelays = new Set<OutboxRelay>();
+const lagSnapshot = new Map<string, { pending: number; oldestAgeSeconds: number }>();
+let measuring: Promise<void> | undefined;
+/** One measurement per scrape, shared by the gauges (the registry collects them concurrently). */
+function measureRelays(): Promise<void> {
+  measuring ??= Promise.all([...liveRelays].map(async (r) => {
+    try {
+      lagSnapshot.set(r.schema, await withTimeout(r.lag(), 1000));
+    } catch { /* database busy or closing: keep the last value */ }
+  })).then(() => undefined).finally(() => { measuring = undefined; });
+  return measuring;
+}
+function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error('timeout')), ms).unref())]);
+}
+new Gauge({
+  name: 'outbox_pending_events', help: 'outbox rows committed but not yet published to JetStream', labelNames: ['schema'], registers: [metricsRegistry],
+  async collect() {
+    await measureRelays();
+    this.reset();
+    for (const [schema, v] of lagSnapshot) this.set({ schema }, v.pending);
+  },
+});
+new Gauge({
+  name: 'outbox_lag_seconds', help: 'age of the oldest unpublished outbox row (0 when none)', labelNames: ['schema'], registers: [metricsRegistry],
+  async collect() {
+    await measureRelays();
+    this.reset();
+    for (const [schema, v] of lagSnapshot) this.set({ schema }, v.oldestAgeSeconds);
+  },
+});
+
+interface OutboxRow { seq: string; id: string; subject: string; payload: unknown; headers: { traceparent?: string; tracestate?: string }; created_at: string }
 
 /**
  * Relays outbox rows to JetStream in commit order. One relay per schema publishes at a time
@@ -69,6 +107,7 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
+    liveRelays.add(this);
     const tick = () => {
       if (this.stopped) return;
       this.timer = setTimeout(() => { void this.flush().finally(tick); }, this.opts.intervalMs ?? 200);
@@ -118,11 +157,23 @@ export class OutboxRelay {
       backlog.set({ schema }, rows.length);
       if (rows.length === 0) return false;
       const done: string[] = [];
-      const publish = (row: OutboxRow) => this.bus.publish({
-        id: row.id, subject: row.subject, payload: row.payload, source: this.source,
-        time: new Date(row.created_at).toISOString(),
-        ...(row.headers?.traceparent ? { traceparent: row.headers.traceparent } : {}),
-      });
+      const publish = (row: OutboxRow) => {
+        // PRODUCER span, child of the context stored with the row; its own context goes out as the traceparent header.
+        const parent = contextFromTraceHeaders(row.headers ?? {});
+        const span = tracer().startSpan(`${row.subject} publish`, {
+          kind: SpanKind.PRODUCER,
+          attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': row.subject, 'messaging.message.id': row.id },
+        }, parent);
+        const h = traceHeaders(trace.setSpan(parent, span));
+        const traceparent = h.traceparent ?? row.headers?.traceparent;
+        const tracestate = h.tracestate ?? row.headers?.tracestate;
+        return endSpanWith(span, this.bus.publish({
+          id: row.id, subject: row.subject, payload: row.payload, source: this.source,
+          time: new Date(row.created_at).toISOString(),
+          ...(traceparent ? { traceparent } : {}),
+          ...(traceparent && tracestate ? { tracestate } : {}),
+        }));
+      };
       const window = Math.max(1, this.opts.concurrency ?? 1);
       outer: for (let i = 0; i < rows.length; i += window) {
         const slice = rows.slice(i, i + window);
@@ -143,6 +194,17 @@ export class OutboxRelay {
     });
   }
 
+  get schema(): string {
+    return this.db.schema;
+  }
+
+  /** Unpublished rows and the age of the oldest one (the partial index on unpublished rows keeps it cheap). */
+  async lag(): Promise<{ pending: number; oldestAgeSeconds: number }> {
+    const [r] = await this.db.query<{ n: string; age: string | null }>(
+      `select count(*)::text as n, extract(epoch from now() - min(created_at))::text as age from "${this.db.schema}".outbox where published_at is null`);
+    return { pending: Number(r?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(r?.age ?? 0)) };
+  }
+
   async pending(): Promise<number> {
     const [r] = await this.db.query<{ n: string }>(`select count(*)::text as n from "${this.db.schema}".outbox where published_at is null`);
     return Number(r?.n ?? 0);
@@ -155,5 +217,7 @@ export class OutboxRelay {
     if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
     if (this.running) await this.running;
     try { await this.flush(); } catch { /* logged in flush */ }
+    liveRelays.delete(this);
+    lagSnapshot.delete(this.db.schema);
   }
 }

@@ -34,6 +34,7 @@ export const ERRORS = {
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
+  USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
   AML_ENTRY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrada de la lista de control no existe.' },
   HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El endpoint de webhook no existe.' },

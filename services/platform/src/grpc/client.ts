@@ -1,6 +1,8 @@
 import { credentials, type Client, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import { context, propagation, trace } from '@opentelemetry/api';
 import { fromGrpcError } from '../errors/grpc.js';
 import { contextToMetadata, type CallContext } from './context.js';
+import { headerSetter, markSpanError, SpanKind, tracer } from '../telemetry/tracing.js';
 
 export type AsyncClient<S> = {
   [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res>
@@ -38,17 +40,43 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
       if (!fn) {
         const method = (client as unknown as Record<string, RawUnary>)[prop];
         if (typeof method !== 'function') return undefined;
-        fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) =>
-          new Promise((resolve, reject) => {
+        const path = (method as unknown as { path?: string }).path ?? prop;
+        const [service, rpc] = splitPath(path, prop);
+        fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) => {
+          // Client span (no-op without a tracer provider); its context travels as traceparent metadata.
+          const parent = context.active();
+          const span = tracer().startSpan(`${service}/${rpc}`, {
+            kind: SpanKind.CLIENT,
+            attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
+          }, parent);
+          const md = contextToMetadata(ctx);
+          propagation.inject(trace.setSpan(parent, span), md, headerSetter);
+          return new Promise((resolve, reject) => {
             const deadline = new Date(Date.now() + (o?.deadlineMs ?? defaultDeadline));
-            method.call(client, req, contextToMetadata(ctx), { deadline }, (err, res) => {
-              if (err) reject(fromGrpcError(err));
-              else resolve(res);
+            method.call(client, req, md, { deadline }, (err, res) => {
+              if (err) {
+                const appErr = fromGrpcError(err);
+                span.setAttribute('rpc.grpc.status_code', err.code ?? 2);
+                markSpanError(span, appErr);
+                span.end();
+                reject(appErr);
+              } else {
+                span.setAttribute('rpc.grpc.status_code', 0);
+                span.end();
+                resolve(res);
+              }
             });
           });
+        };
         cache.set(prop, fn);
       }
       return fn;
     },
   });
+}
+
+/** `/pkg.Service/Method` → [`pkg.Service`, `Method`] (span names and labels). */
+function splitPath(path: string, fallback: string): [string, string] {
+  const m = /^\/([^/]+)\/([^/]+)$/.exec(path);
+  return m ? [m[1]!, m[2]!] : ['grpc', fallback];
 }

@@ -1,13 +1,16 @@
 import {
-  Server, ServerCredentials, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation,
-  type ServerUnaryCall, type sendUnaryData,
+  Server, ServerCredentials, status as GrpcStatus, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation,
+  type ServerUnaryCall, type sendUnaryData, type ServiceError,
 } from '@grpc/grpc-js';
+import { context, propagation, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { Histogram } from 'prom-client';
+import { Counter, Gauge, Histogram } from 'prom-client';
 import { AppError } from '../errors/catalogue.js';
 import { toGrpcError } from '../errors/grpc.js';
 import { contextFromMetadata, type CallContext } from './context.js';
 import { metricsRegistry } from '../ops/metrics.js';
+import { runWithLogContext } from '../logging/log-context.js';
+import { headerGetter, SpanKind, SpanStatusCode, tracer } from '../telemetry/tracing.js';
 
 /** A handler written as an async function of the request and the caller's context. */
 export type AsyncUnary<Req, Res> = (req: Req, ctx: CallContext) => Promise<Res>;
@@ -18,26 +21,45 @@ export type AsyncService<S> = {
 
 const grpcDuration = new Histogram({
   name: 'grpc_server_handling_seconds',
-  help: 'gRPC unary handling time',
-  labelNames: ['method', 'code'],
+  help: 'gRPC unary handling time by service, method and outcome (catalogue error code or OK)',
+  labelNames: ['service', 'method', 'code'],
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
   registers: [metricsRegistry],
 });
+const grpcHandled = new Counter({
+  name: 'grpc_server_handled_total',
+  help: 'gRPC unary calls completed by service, method and outcome (catalogue error code or OK)',
+  labelNames: ['service', 'method', 'code'],
+  registers: [metricsRegistry],
+});
+const grpcInFlight = new Gauge({
+  name: 'grpc_server_in_flight',
+  help: 'gRPC unary calls being handled',
+  labelNames: ['service'],
+  registers: [metricsRegistry],
+});
 
-/** Adapts async handlers to grpc-js: context from metadata, errors mapped once, every call timed. */
+const ERROR_CODE_KEY = 'x-error-code';
+const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, string>;
+
+/** The outcome label: OK, the catalogue code carried in the trailers, or the gRPC status name. */
+function outcomeOf(err: Partial<ServiceError> | null | undefined): string {
+  if (!err) return 'OK';
+  const code = err.metadata?.get?.(ERROR_CODE_KEY)?.[0];
+  if (typeof code === 'string' && code) return code;
+  return STATUS_NAMES[err.code ?? GrpcStatus.UNKNOWN] ?? 'UNKNOWN';
+}
+
+/** Adapts async handlers to grpc-js: context from metadata (and in the log context), errors mapped once. */
 export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger): S {
   const out: Record<string, handleUnaryCall<unknown, unknown>> = {};
   for (const [name, fn] of Object.entries(impl as Record<string, AsyncUnary<unknown, unknown>>)) {
     out[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const ctx = contextFromMetadata(call.metadata);
-      const end = grpcDuration.startTimer({ method: name });
-      fn(call.request, ctx).then(
-        (res) => { end({ code: 'OK' }); callback(null, res); },
+      runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, () => fn(call.request, ctx)).then(
+        (res) => { callback(null, res); },
         (err: unknown) => {
-          if (err instanceof AppError) {
-            end({ code: err.code });
-          } else {
-            end({ code: 'INTERNAL_ERROR' });
+          if (!(err instanceof AppError)) {
             log.error({ err, method: name, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
           }
           callback(toGrpcError(err) as never, null);
@@ -46,6 +68,66 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
     };
   }
   return out as S;
+}
+
+/**
+ * Wraps a unary handler with the server side of observability: a SERVER span continuing the
+ * caller's trace (traceparent/tracestate metadata), RED metrics by service/method/outcome.
+ */
+function instrumentUnary(path: string, handler: handleUnaryCall<unknown, unknown>, self: unknown): handleUnaryCall<unknown, unknown> {
+  const m = /^\/([^/]+)\/([^/]+)$/.exec(path);
+  const service = m?.[1] ?? 'grpc';
+  const method = m?.[2] ?? path;
+  return (call, callback) => {
+    const parent = propagation.extract(ROOT_CONTEXT, call.metadata, headerGetter);
+    const span = tracer().startSpan(`${service}/${method}`, {
+      kind: SpanKind.SERVER,
+      attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method },
+    }, parent);
+    const start = performance.now();
+    grpcInFlight.inc({ service });
+    let finished = false;
+    const done: sendUnaryData<unknown> = (err, value, trailer, flags) => {
+      if (!finished) {
+        finished = true;
+        const code = outcomeOf(err as Partial<ServiceError> | null);
+        const seconds = (performance.now() - start) / 1000;
+        grpcHandled.inc({ service, method, code });
+        grpcDuration.observe({ service, method, code }, seconds);
+        grpcInFlight.dec({ service });
+        if (span.isRecording()) {
+          span.setAttribute('rpc.grpc.status_code', (err as Partial<ServiceError> | null)?.code ?? 0);
+          if (err) {
+            span.setAttribute('error.type', code);
+            // Client mistakes (validation, not found, …) are not server errors; INTERNAL and unavailable are.
+            const ec = (err as Partial<ServiceError>).code;
+            if (ec === GrpcStatus.INTERNAL || ec === GrpcStatus.UNKNOWN || ec === GrpcStatus.UNAVAILABLE || ec === GrpcStatus.DEADLINE_EXCEEDED) {
+              span.setStatus({ code: SpanStatusCode.ERROR, message: code });
+            }
+          }
+        }
+        span.end();
+      }
+      callback(err, value, trailer, flags);
+    };
+    context.with(trace.setSpan(parent, span), () => {
+      try {
+        handler.call(self, call, done);
+      } catch (err) {
+        done(toGrpcError(err) as ServiceError, null);
+      }
+    });
+  };
+}
+
+function instrumentService(definition: ServiceDefinition, implementation: UntypedServiceImplementation): UntypedServiceImplementation {
+  const out: UntypedServiceImplementation = { ...implementation };
+  for (const [name, attrs] of Object.entries(definition)) {
+    const h = implementation[name];
+    if (typeof h !== 'function' || attrs.requestStream || attrs.responseStream) continue;
+    out[name] = instrumentUnary(attrs.path, h as handleUnaryCall<unknown, unknown>, implementation);
+  }
+  return out;
 }
 
 export interface GrpcServerHandle {
@@ -60,7 +142,7 @@ export async function startGrpcServer(
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>,
 ): Promise<GrpcServerHandle> {
   const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1 });
-  for (const s of services) server.addService(s.definition, s.implementation);
+  for (const s of services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
   });

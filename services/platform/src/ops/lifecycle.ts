@@ -1,23 +1,30 @@
 import type { Logger } from 'pino';
 import { stopTelemetry } from '../telemetry/telemetry.js';
 
+/** `SHUTDOWN_GRACE_MS` (default 20 s: under Kubernetes' 30 s terminationGracePeriodSeconds). */
+export function shutdownGraceMs(env: Record<string, string | undefined> = process.env): number {
+  const v = Number(env.SHUTDOWN_GRACE_MS);
+  return Number.isFinite(v) && v >= 500 ? v : 20_000;
+}
+
 /**
  * Graceful shutdown: on SIGTERM/SIGINT run the steps in order (stop taking work, finish in-flight,
  * flush the outbox, close connections), each bounded, and exit within the grace period.
  */
-export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, graceMs = 25_000): void {
+export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, graceMs = shutdownGraceMs()): void {
   let stopping = false;
   const run = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log.info({ signal }, 'shutting down');
+    log.info({ signal, graceMs }, 'shutting down');
     const hard = setTimeout(() => { log.error('shutdown grace period exceeded; exiting'); process.exit(1); }, graceMs);
     hard.unref();
     for (const [name, step] of steps) {
       try { await step(); } catch (err) { log.warn({ err: (err as Error).message, step: name }, 'shutdown step failed'); }
     }
+    // Spans of the last requests are flushed after everything else stopped.
     await stopTelemetry();
-    log.info('stopped');
+    log.info({ signal }, 'stopped');
     process.exit(0);
   };
   process.once('SIGTERM', () => void run('SIGTERM'));

@@ -1,0 +1,91 @@
+// The gateway's dashboard API (same origin, JSON, errors `{ error, message }` in Spanish) and the
+// session kept in sessionStorage (gone when the tab closes).
+
+export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+
+export interface Me { id: string; email: string; role: Role; companyId: string; companyName: string }
+export interface Signature { userId: string; email: string; role: Role; signedAt: string }
+export interface Approval {
+  approvalId: string;
+  transactionId: string;
+  /** Integer centavos. */
+  amount: number | string;
+  rail: 'BREB' | 'ACH';
+  targetName: string;
+  targetDocument: string;
+  reference: string | null;
+  threshold: number;
+  signatures: Signature[];
+  status: ApprovalStatus;
+  createdAt: string;
+  expiresAt: string;
+  transactionStatus?: string | null;
+  /** Optional extras of the gateway's presenter. */
+  totalFee?: number | string;
+  ivaAmount?: number | string;
+  description?: string | null;
+  decidedAt?: string | null;
+  rejectReason?: string | null;
+}
+
+export interface ApprovalPage { items: Approval[]; nextCursor?: string | null }
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) { super(message); }
+  /** The session is gone (expired, logged out elsewhere): back to the login form. A wrong TOTP code is also a 401 but not this. */
+  get sessionLost(): boolean { return this.status === 401 && this.code !== 'INVALID_TOTP_CODE' && this.code !== 'INVALID_CREDENTIALS'; }
+}
+
+export interface Session { token: string; expiresAt: string }
+
+const SESSION_KEY = 'wallet.dashboard.session';
+
+export function loadSession(): Session | undefined {
+  try {
+    const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<Session> | null;
+    if (typeof s?.token !== 'string' || typeof s.expiresAt !== 'string') return undefined;
+    if (!(Date.parse(s.expiresAt) > Date.now())) { clearSession(); return undefined; }
+    return { token: s.token, expiresAt: s.expiresAt };
+  } catch {
+    return undefined;
+  }
+}
+export function saveSession(s: Session): void { sessionStorage.setItem(SESSION_KEY, JSON.stringify(s)); }
+export function clearSession(): void { sessionStorage.removeItem(SESSION_KEY); }
+
+async function request<T>(method: 'GET' | 'POST', path: string, token?: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  let res: Response;
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, 'NETWORK_ERROR', 'No se pudo conectar con el servidor. Revisa tu conexión e inténtalo de nuevo.');
+  }
+  const text = res.status === 204 ? '' : await res.text();
+  let data: unknown;
+  try { data = text ? JSON.parse(text) : undefined; } catch { data = undefined; }
+  if (!res.ok) {
+    const e = (data ?? {}) as { error?: unknown; message?: unknown };
+    throw new ApiError(
+      res.status,
+      typeof e.error === 'string' ? e.error : `HTTP_${res.status}`,
+      typeof e.message === 'string' && e.message ? e.message : `Ocurrió un error inesperado (HTTP ${res.status}). Inténtalo de nuevo.`,
+    );
+  }
+  return data as T;
+}
+
+export const api = {
+  login: (email: string, password: string) => request<Session>('POST', '/auth/login', undefined, { email, password }),
+  me: (token: string) => request<Me>('GET', '/auth/me', token),
+  logout: (token: string) => request<void>('POST', '/auth/logout', token),
+  approvals: (token: string, status: ApprovalStatus, cursor?: string) =>
+    request<ApprovalPage>('GET', `/dashboard/approvals?${new URLSearchParams(cursor ? { status, cursor } : { status }).toString()}`, token),
+  sign: (token: string, approvalId: string, totpCode: string) =>
+    request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/sign`, token, { totpCode }),
+  reject: (token: string, approvalId: string, totpCode: string, reason?: string) =>
+    request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
+};

@@ -1,0 +1,306 @@
+// The company dashboard: log in, list the approvals of the company, sign or reject a transfer with
+// a TOTP code. Plain DOM: index.html holds the static skeleton, the cards are built here.
+import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
+import { byId, h, setMessage } from './dom.js';
+import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
+
+const TOTP = /^\d{6}$/;
+const EMPTY: Record<ApprovalStatus, string> = {
+  PENDING: 'No hay transferencias pendientes de aprobación.',
+  APPROVED: 'No hay aprobaciones aprobadas.',
+  REJECTED: 'No hay aprobaciones rechazadas.',
+  EXPIRED: 'No hay aprobaciones vencidas.',
+};
+
+const ui = {
+  boot: byId('boot'),
+  sessionBar: byId('session-bar'),
+  companyName: byId('company-name'),
+  userEmail: byId('user-email'),
+  userRole: byId('user-role'),
+  logout: byId<HTMLButtonElement>('logout-button'),
+  loginView: byId('login-view'),
+  loginForm: byId<HTMLFormElement>('login-form'),
+  loginEmail: byId<HTMLInputElement>('login-email'),
+  loginPassword: byId<HTMLInputElement>('login-password'),
+  loginMessage: byId('login-message'),
+  loginSubmit: byId<HTMLButtonElement>('login-submit'),
+  approvalsView: byId('approvals-view'),
+  filter: byId<HTMLSelectElement>('status-filter'),
+  refresh: byId<HTMLButtonElement>('refresh-button'),
+  listMessage: byId('list-message'),
+  list: byId<HTMLUListElement>('approval-list'),
+  more: byId<HTMLButtonElement>('more-button'),
+};
+
+let session: Session | undefined;
+let me: Me | undefined;
+let expiryTimer: ReturnType<typeof setTimeout> | undefined;
+/** Bumped on every list load, so a slow older answer never overwrites a newer one. */
+let listGeneration = 0;
+
+// ---- session --------------------------------------------------------------------------------
+
+function showLogin(message = '', kind: 'info' | 'error' = 'info'): void {
+  session = undefined;
+  me = undefined;
+  clearSession();
+  if (expiryTimer) clearTimeout(expiryTimer);
+  ui.boot.hidden = true;
+  ui.sessionBar.hidden = true;
+  ui.approvalsView.hidden = true;
+  ui.list.replaceChildren();
+  ui.more.hidden = true;
+  ui.loginView.hidden = false;
+  ui.loginPassword.value = '';
+  setMessage(ui.loginMessage, message, kind);
+  (ui.loginEmail.value ? ui.loginPassword : ui.loginEmail).focus();
+}
+
+/** Any 401 but a wrong TOTP code means the session is gone: back to the login form with the API's message. */
+function handleSessionLoss(err: unknown): boolean {
+  if (err instanceof ApiError && err.sessionLost) {
+    showLogin(err.message, 'error');
+    return true;
+  }
+  return false;
+}
+
+async function enter(s: Session): Promise<void> {
+  session = s;
+  const profile = await api.me(s.token);
+  me = profile;
+  ui.companyName.textContent = profile.companyName;
+  ui.userEmail.textContent = profile.email;
+  ui.userRole.textContent = label(ROLE_LABEL, profile.role);
+  ui.boot.hidden = true;
+  ui.loginView.hidden = true;
+  ui.sessionBar.hidden = false;
+  ui.approvalsView.hidden = false;
+  if (expiryTimer) clearTimeout(expiryTimer);
+  const left = Date.parse(s.expiresAt) - Date.now();
+  expiryTimer = setTimeout(() => showLogin('Tu sesión expiró. Ingresa de nuevo.'), Math.min(Math.max(left, 0), 2 ** 31 - 1));
+  await loadApprovals();
+}
+
+ui.loginForm.addEventListener('submit', async (ev) => {
+  ev.preventDefault();
+  const email = ui.loginEmail.value.trim();
+  const password = ui.loginPassword.value;
+  if (!email || !password) {
+    setMessage(ui.loginMessage, 'Ingresa tu correo electrónico y tu contraseña.', 'error');
+    return;
+  }
+  ui.loginSubmit.disabled = true;
+  ui.loginSubmit.textContent = 'Ingresando…';
+  setMessage(ui.loginMessage, '');
+  try {
+    const s = await api.login(email, password);
+    saveSession(s);
+    await enter(s);
+    ui.loginPassword.value = '';
+  } catch (err) {
+    // showLogin also drops a half-open session (logged in, but /auth/me failed).
+    ui.loginEmail.value = email;
+    showLogin(err instanceof ApiError ? err.message : 'No se pudo iniciar sesión. Inténtalo de nuevo.', 'error');
+  } finally {
+    ui.loginSubmit.disabled = false;
+    ui.loginSubmit.textContent = 'Ingresar';
+  }
+});
+
+ui.logout.addEventListener('click', async () => {
+  const token = session?.token;
+  ui.logout.disabled = true;
+  try { if (token) await api.logout(token); } catch { /* the session ends here anyway */ }
+  ui.logout.disabled = false;
+  ui.loginEmail.value = '';
+  showLogin('Cerraste sesión.');
+});
+
+// ---- the list -------------------------------------------------------------------------------
+
+function currentFilter(): ApprovalStatus {
+  return ui.filter.value as ApprovalStatus;
+}
+
+async function loadApprovals(): Promise<void> {
+  if (!session) return;
+  const generation = ++listGeneration;
+  const status = currentFilter();
+  ui.list.setAttribute('aria-busy', 'true');
+  setMessage(ui.listMessage, 'Cargando aprobaciones…');
+  try {
+    const { items, nextCursor } = await api.approvals(session.token, status);
+    if (generation !== listGeneration) return;
+    ui.list.replaceChildren(...items.map((a) => approvalCard(a)));
+    showMore(status, nextCursor, generation);
+    setMessage(ui.listMessage, items.length === 0 ? EMPTY[status] : '');
+  } catch (err) {
+    if (generation !== listGeneration || handleSessionLoss(err)) return;
+    ui.list.replaceChildren();
+    setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar las aprobaciones.', 'error');
+  } finally {
+    if (generation === listGeneration) ui.list.setAttribute('aria-busy', 'false');
+  }
+}
+
+/** "Cargar más" after the last card when the API says there is a next page. */
+function showMore(status: ApprovalStatus, cursor: string | null | undefined, generation: number): void {
+  ui.more.hidden = !cursor;
+  ui.more.onclick = !cursor ? null : async () => {
+    if (!session) return;
+    ui.more.disabled = true;
+    try {
+      const page = await api.approvals(session.token, status, cursor);
+      if (generation !== listGeneration) return;
+      ui.list.append(...page.items.map((a) => approvalCard(a)));
+      showMore(status, page.nextCursor, generation);
+    } catch (err) {
+      if (!handleSessionLoss(err)) setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar más aprobaciones.', 'error');
+    } finally {
+      ui.more.disabled = false;
+    }
+  };
+}
+
+ui.filter.addEventListener('change', () => void loadApprovals());
+ui.refresh.addEventListener('click', () => void loadApprovals());
+
+// ---- one approval ---------------------------------------------------------------------------
+
+interface Outcome { text: string; kind: 'success' | 'error' }
+
+function detail(term: string, value: string, testId: string): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', { 'data-testid': testId }, value)];
+}
+
+function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
+  const signed = a.signatures.length;
+  const mine = !!me && a.signatures.some((s) => s.userId === me!.id);
+  const headingId = `approval-${a.approvalId}-title`;
+
+  const signatures = h('div', { class: 'signatures' },
+    h('p', { class: 'signature-count', 'data-testid': 'approval-signatures' }, `Firmas: ${signed} de ${a.threshold}`),
+    h('progress', { max: String(a.threshold), value: String(Math.min(signed, a.threshold)), 'aria-hidden': 'true' }),
+    signed === 0
+      ? h('p', { class: 'muted small' }, a.status === 'PENDING' ? 'Aún nadie ha firmado.' : 'Sin firmas.')
+      : h('ul', { class: 'signer-list', 'data-testid': 'approval-signers', 'aria-label': 'Firmantes' },
+        ...a.signatures.map((s) => h('li', {},
+          h('span', { class: 'signer-email' }, s.email),
+          h('span', { class: 'muted small' }, ` · ${label(ROLE_LABEL, s.role)} · ${formatDateTime(s.signedAt)}`)))),
+  );
+
+  const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-testid': 'approval-result', hidden: true });
+  if (outcome) setMessage(result, outcome.text, outcome.kind);
+
+  const li = h('li', { class: `card approval status-${a.status.toLowerCase()}`, 'data-testid': 'approval', 'data-approval-id': a.approvalId, 'aria-labelledby': headingId },
+    h('div', { class: 'approval-head' },
+      h('h2', { id: headingId, class: 'amount', 'data-testid': 'approval-amount' }, formatCop(a.amount)),
+      h('div', { class: 'badges' },
+        h('span', { class: 'badge badge-rail', 'data-testid': 'approval-rail' }, label(RAIL_LABEL, a.rail)),
+        h('span', { class: `badge badge-${a.status.toLowerCase()}`, 'data-testid': 'approval-status' }, label(APPROVAL_STATUS_LABEL, a.status)))),
+    h('dl', { class: 'details' },
+      ...detail('Destinatario', a.targetName, 'approval-target-name'),
+      ...detail('Documento', a.targetDocument, 'approval-target-document'),
+      ...detail('Referencia', a.reference || '—', 'approval-reference'),
+      ...(a.description ? detail('Descripción', a.description, 'approval-description') : []),
+      ...(a.totalFee !== undefined && a.ivaAmount !== undefined
+        ? detail('Comisión + IVA', `${formatCop(a.totalFee)} + ${formatCop(a.ivaAmount)}`, 'approval-fees') : []),
+      ...detail('Creada', formatDateTime(a.createdAt), 'approval-created'),
+      ...(a.status === 'PENDING' || !a.decidedAt
+        ? detail('Vence', formatDateTime(a.expiresAt), 'approval-expires')
+        : detail('Decidida', formatDateTime(a.decidedAt), 'approval-decided')),
+      ...detail('Transferencia', label(TRANSACTION_STATUS_LABEL, a.transactionStatus), 'approval-transaction-status'),
+      ...(a.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'approval-reject-reason') : [])),
+    signatures,
+    a.status === 'PENDING' ? actionForm(a, mine, result) : null,
+    result,
+  );
+  return li;
+}
+
+function actionForm(a: Approval, mine: boolean, result: HTMLElement): HTMLElement {
+  if (me?.role === 'VIEWER') {
+    return h('p', { class: 'muted small', 'data-testid': 'approval-readonly' }, 'Tu rol (Consulta) permite ver las aprobaciones, no firmarlas.');
+  }
+  const id = a.approvalId;
+  const totp = h('input', {
+    id: `totp-${id}`, name: 'totpCode', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code',
+    pattern: '[0-9]{6}', maxlength: '6', required: true, placeholder: '000000', class: 'totp', 'data-testid': 'totp-input',
+    'aria-describedby': `totp-${id}-hint`,
+  });
+  const reason = h('input', { id: `reason-${id}`, name: 'reason', type: 'text', maxlength: '500', 'data-testid': 'reject-reason', placeholder: 'Ej.: destinatario incorrecto' });
+  const sign = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'sign-button', disabled: mine }, 'Firmar');
+  const reject = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'reject-button' }, 'Rechazar');
+
+  const form = h('form', { class: 'actions', 'data-testid': 'approval-form', novalidate: true, 'aria-label': 'Firmar o rechazar' },
+    h('div', { class: 'field field-totp' },
+      h('label', { for: `totp-${id}` }, 'Código TOTP'),
+      totp),
+    h('div', { class: 'field field-reason' },
+      h('label', { for: `reason-${id}` }, 'Motivo del rechazo (opcional)'),
+      reason),
+    h('div', { class: 'buttons' }, sign, reject),
+    h('p', { id: `totp-${id}-hint`, class: 'muted small' }, 'El código de 6 dígitos de tu aplicación de autenticación: lo pide tanto firmar como rechazar.'),
+    mine ? h('p', { class: 'muted small', 'data-testid': 'already-signed' }, 'Ya firmaste esta aprobación.') : null,
+  );
+
+  const run = async (kind: 'sign' | 'reject') => {
+    const code = totp.value.trim();
+    if (!TOTP.test(code)) {
+      setMessage(result, 'Ingresa el código de 6 dígitos de tu aplicación de autenticación.', 'error');
+      result.setAttribute('role', 'alert');
+      totp.focus();
+      return;
+    }
+    if (!session) return showLogin();
+    const buttons = [sign, reject];
+    for (const b of buttons) b.disabled = true;
+    const busyButton = kind === 'sign' ? sign : reject;
+    busyButton.textContent = kind === 'sign' ? 'Firmando…' : 'Rechazando…';
+    setMessage(result, '');
+    try {
+      const updated = kind === 'sign'
+        ? await api.sign(session.token, id, code)
+        : await api.reject(session.token, id, code, reason.value.trim() || undefined);
+      const fresh = approvalCard(updated, { text: successText(kind, updated), kind: 'success' });
+      form.closest('li')?.replaceWith(fresh);
+      // The form that had focus is gone: put it on the outcome, so keyboard and screen-reader users land there.
+      fresh.querySelector<HTMLElement>('[data-testid="approval-result"]')?.focus();
+    } catch (err) {
+      if (handleSessionLoss(err)) return;
+      totp.value = '';
+      setMessage(result, err instanceof ApiError ? err.message : 'No se pudo completar la operación. Inténtalo de nuevo.', 'error');
+      result.setAttribute('role', 'alert');
+      for (const b of buttons) b.disabled = false;
+      sign.disabled = mine;
+      busyButton.textContent = kind === 'sign' ? 'Firmar' : 'Rechazar';
+      totp.focus();
+      // Someone else may have decided meanwhile: show the approval as it is now.
+      if (err instanceof ApiError && ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND', 'ALREADY_SIGNED'].includes(err.code)) {
+        setMessage(ui.listMessage, 'La aprobación cambió. Pulsa «Actualizar» para ver su estado actual.');
+      }
+    }
+  };
+  form.addEventListener('submit', (ev) => { ev.preventDefault(); void run('sign'); });
+  reject.addEventListener('click', () => void run('reject'));
+  return form;
+}
+
+function successText(kind: 'sign' | 'reject', a: Approval): string {
+  if (kind === 'reject') return 'Transferencia rechazada. No se enviará el dinero.';
+  if (a.status === 'APPROVED') return `Firma registrada. Se completaron las ${a.threshold} firmas: la transferencia fue enviada.`;
+  return `Firma registrada (${a.signatures.length} de ${a.threshold}). Falta${a.threshold - a.signatures.length === 1 ? '' : 'n'} ${a.threshold - a.signatures.length} firma${a.threshold - a.signatures.length === 1 ? '' : 's'}.`;
+}
+
+// ---- start ----------------------------------------------------------------------------------
+
+const saved = loadSession();
+if (saved) {
+  enter(saved).catch((err) => {
+    if (!handleSessionLoss(err)) showLogin(err instanceof ApiError ? err.message : 'No se pudo abrir la sesión. Ingresa de nuevo.', 'error');
+  });
+} else {
+  showLogin();
+}

@@ -1,0 +1,304 @@
+// The event catalogue as an AsyncAPI 3 document, generated from the proto event messages
+// (proto/wallet/events/v1/*.proto, parsed with protobufjs into JSON Schemas of their proto3 JSON
+// form) and the registry of subjects below. Writes two committed files:
+//   gateway/src/openapi/assets/asyncapi.json  served at GET /asyncapi.json (copied to dist at build)
+//   docs/asyncapi.md                           the same document rendered for people
+// Run after changing a subject or an event message:  node gateway/scripts/asyncapi.mjs
+// test/deploy/event-catalogue.test.ts fails when the committed files differ from a fresh run, or when
+// the services can publish a subject the registry lacks (or the registry lists one nobody publishes).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import protobuf from 'protobufjs';
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const ASYNCAPI_JSON = join(repo, 'gateway', 'src', 'openapi', 'assets', 'asyncapi.json');
+export const ASYNCAPI_MD = join(repo, 'docs', 'asyncapi.md');
+const PROTO_ROOT = join(repo, 'proto');
+
+/** The product's streams (services/platform/src/bus/bus.ts STREAMS): file storage, 30 days, 10-minute duplicate window. */
+export const STREAMS = {
+  LEDGER: { subjects: 'ledger.>', owner: 'ledger' },
+  TRANSFERS: { subjects: 'transfer.>', owner: 'transfer' },
+  DEPOSITS: { subjects: 'deposit.>', owner: 'pse-deposit' },
+  COLLECT_KEYS: { subjects: 'collectkey.>', owner: 'collect-key' },
+};
+
+const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
+const TRANSFER = 'wallet.events.v1.TransferEvent';
+const DEPOSIT = 'wallet.events.v1.DepositEvent';
+const COLLECT_KEY = 'wallet.events.v1.CollectKeyEvent';
+
+/** Every subject the product publishes: [subject, payload message, publishers, when]. */
+export const SUBJECTS = [
+  ['ledger.wallets_opened', 'wallet.events.v1.LedgerWalletsOpened', ['ledger'], "A company's wallets were provisioned."],
+  ['ledger.credited', LEDGER, ['ledger'], 'Admin credit (BALANCE_ADD): funding −X, wallet_available +X.'],
+  ['ledger.fee_charged', LEDGER, ['ledger'], 'Admin fee charge (FEE_CHARGE): available −(fee+IVA), fee_revenue +fee, iva_payable +IVA.'],
+  ['ledger.reserved', LEDGER, ['ledger'], "A send's funds were reserved (hold opened): available −T, pending_out +T."],
+  ['ledger.committed', LEDGER, ['ledger'], 'The rail confirmed: the hold was committed (pending_out −T, rail_clearing, fee_revenue, iva_payable).'],
+  ['ledger.released', LEDGER, ['ledger'], 'A send failed, was rejected or expired: the hold was released (pending_out −T, available +T).'],
+  ['ledger.inflow_recorded', LEDGER, ['ledger'], 'PSE paid / Bre-B received: settlement −G, available +N, fee, IVA (or unassigned_funds).'],
+  ['ledger.inflow_reversed', LEDGER, ['ledger'], "A provider reversed a PSE payment: the paid posting's entries negated."],
+  ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
+  ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],
+  ['transfer.completed', TRANSFER, ['transfer'], 'The rail confirmed; the ledger hold was committed (completedAt).'],
+  ['transfer.failed', TRANSFER, ['transfer'], 'The rail refused it or dispatch timed out; the hold was released (errorMessage).'],
+  ['transfer.awaiting_approval', TRANSFER, ['transfer'], 'A multi-signature send (company threshold ≥ 2) is waiting for its approvals; funds are reserved.'],
+  ['transfer.approved', TRANSFER, ['transfer'], 'The approval quorum was reached; the send goes on to the rail (EXECUTING).'],
+  ['transfer.rejected', TRANSFER, ['transfer'], 'An approver rejected the send; its funds were released (REJECTED).'],
+  ['transfer.expired', TRANSFER, ['transfer'], 'The approvals did not reach the quorum before expiry; the funds were released (EXPIRED).'],
+  ['deposit.created', DEPOSIT, ['pse-deposit'], 'A PSE link was created (PENDING_CONFIRM).'],
+  ['deposit.paid', DEPOSIT, ['pse-deposit', 'collect-key'], 'Paid and credited (ASSIGNED): the net is in the wallet.'],
+  ['deposit.failed', DEPOSIT, ['pse-deposit'], "The payer's attempt failed."],
+  ['deposit.expired', DEPOSIT, ['pse-deposit'], 'Unpaid past its TTL.'],
+  ['deposit.reversed', DEPOSIT, ['pse-deposit'], 'The provider reversed it; the credit was debited back.'],
+  ['deposit.unassigned', DEPOSIT, ['collect-key'], 'A Bre-B payment to a deleted or suspended key: received, not credited.'],
+  ['collectkey.created', COLLECT_KEY, ['collect-key'], 'A key was issued (registered at the Bre-B directory).'],
+  ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
+  ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],
+  ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
+];
+
+const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
+
+/** CloudEvents binary-mode headers every event carries (services/platform/src/bus/bus.ts publish). */
+const HEADERS = {
+  type: 'object',
+  required: ['ce-id', 'ce-type', 'ce-source', 'ce-time', 'ce-specversion', 'content-type', 'Nats-Msg-Id'],
+  properties: {
+    'ce-id': { type: 'string', format: 'uuid', description: 'The event id (= payload eventId). De-duplicate on it: delivery is at least once.' },
+    'ce-type': { type: 'string', description: 'The subject without namespace, e.g. `transfer.created`.' },
+    'ce-source': { type: 'string', description: 'The publishing service, e.g. `transfer`.' },
+    'ce-time': { type: 'string', format: 'date-time', description: 'When the event was written to the outbox (RFC 3339).' },
+    'ce-specversion': { type: 'string', const: '1.0' },
+    'content-type': { type: 'string', const: 'application/json' },
+    traceparent: { type: 'string', description: 'W3C trace context of the change, when tracing is on.' },
+    tracestate: { type: 'string', description: 'W3C trace state that goes with traceparent, when there is one.' },
+    'Nats-Msg-Id': { type: 'string', description: 'Same as ce-id: JetStream drops a re-publish within the 10-minute duplicate window.' },
+  },
+};
+
+const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
+const INT32 = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
+const WELL_KNOWN = {
+  'google.protobuf.Timestamp': { type: 'string', format: 'date-time' },
+};
+
+const schemaName = (fullName) => fullName.replace(/^\./, '');
+const clean = (comment) => (comment ?? '').replace(/\s+/g, ' ').trim();
+
+/** Loads the event protos (and what they import) with comments kept. */
+export function loadProtos() {
+  const root = new protobuf.Root();
+  root.resolvePath = (_origin, target) => {
+    if (target.startsWith('google/protobuf/')) return target; // protobufjs ships the well-known types
+    return join(PROTO_ROOT, target);
+  };
+  const files = ['collectkey_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'transfer_events.proto']
+    .map((f) => `wallet/events/v1/${f}`);
+  root.loadSync(files, { keepCase: false, alternateCommentMode: true });
+  root.resolveAll();
+  return root;
+}
+
+/** JSON Schema (of the proto3 JSON form) of a message and, into `schemas`, of everything it references. */
+function messageSchema(type, schemas) {
+  const name = schemaName(type.fullName);
+  if (WELL_KNOWN[name]) return WELL_KNOWN[name];
+  if (!schemas[name]) {
+    schemas[name] = {}; // placeholder against cycles
+    const properties = {};
+    for (const field of type.fieldsArray) {
+      let s = fieldSchema(field, schemas);
+      if (field.repeated) s = { type: 'array', items: s };
+      const description = clean(field.comment);
+      const optional = field.options?.proto3_optional || field.partOf?.name?.startsWith('_');
+      properties[field.name] = {
+        ...s,
+        ...(description ? { description: s.description ? `${description} ${s.description}` : description } : {}),
+        'x-proto-field': field.id,
+        ...(optional ? { 'x-proto-optional': true } : {}),
+      };
+    }
+    schemas[name] = {
+      type: 'object',
+      title: type.name,
+      ...(clean(type.comment) ? { description: clean(type.comment) } : {}),
+      'x-proto-message': name,
+      properties,
+      additionalProperties: false,
+    };
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function fieldSchema(field, schemas) {
+  const t = field.resolvedType;
+  if (field.map) {
+    return { type: 'object', additionalProperties: t ? typeSchema(t, schemas) : scalarSchema(field.type) };
+  }
+  return t ? typeSchema(t, schemas) : scalarSchema(field.type);
+}
+
+function typeSchema(t, schemas) {
+  if (t instanceof protobuf.Enum) {
+    const name = schemaName(t.fullName);
+    schemas[name] ??= {
+      type: 'string', title: t.name, enum: Object.keys(t.values),
+      ...(clean(t.comment) ? { description: clean(t.comment) } : {}),
+      'x-proto-enum': name,
+    };
+    return { $ref: `#/components/schemas/${name}` };
+  }
+  return messageSchema(t, schemas);
+}
+
+function scalarSchema(type) {
+  if (type === 'string') return { type: 'string' };
+  if (type === 'bool') return { type: 'boolean' };
+  if (type === 'bytes') return { type: 'string', contentEncoding: 'base64' };
+  if (type === 'double' || type === 'float') return { type: 'number' };
+  if (INT32.has(type)) return { type: 'integer' };
+  if (INT64.has(type)) return { type: 'string', pattern: '^-?[0-9]+$', 'x-proto-type': type };
+  throw new Error(`unsupported proto scalar type ${type}`);
+}
+
+const sortKeys = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+
+/** The AsyncAPI 3.0 document. Deterministic: same protos and registry, same bytes. */
+export function buildAsyncApiDocument(version = readVersion()) {
+  const root = loadProtos();
+  const schemas = {};
+  const messages = {};
+  const channels = {};
+  const operations = {};
+  for (const [subject, payload, publishers, when] of SUBJECTS) {
+    const stream = streamOf(subject);
+    if (!stream) throw new Error(`no stream takes ${subject}`);
+    const type = root.lookupType(payload);
+    const messageId = type.name;
+    messageSchema(type, schemas);
+    messages[messageId] ??= {
+      name: messageId,
+      title: type.name,
+      summary: clean(type.comment) || `${type.name} (proto3 JSON)`,
+      contentType: 'application/json',
+      headers: { $ref: '#/components/schemas/CloudEventHeaders' },
+      payload: { $ref: `#/components/schemas/${schemaName(type.fullName)}` },
+      'x-proto-message': schemaName(type.fullName),
+    };
+    channels[subject] = {
+      address: subject,
+      title: subject,
+      summary: when,
+      description: `${when}\n\nStream \`${stream}\` (\`${STREAMS[stream].subjects}\`); published by ${publishers.map((p) => `\`${p}\``).join(', ')}; payload \`${schemaName(type.fullName)}\` as proto3 JSON.`,
+      messages: { [messageId]: { $ref: `#/components/messages/${messageId}` } },
+      'x-stream': stream,
+      'x-publishers': publishers,
+    };
+    operations[`publish.${subject}`] = {
+      action: 'send',
+      channel: { $ref: `#/channels/${subject}` },
+      summary: `${publishers.join(', ')} publish${publishers.length === 1 ? 'es' : ''} ${subject}`,
+      messages: [{ $ref: `#/channels/${subject}/messages/${messageId}` }],
+    };
+  }
+  return {
+    asyncapi: '3.0.0',
+    id: 'urn:payments-wallet:events',
+    info: {
+      title: 'Payments wallet events',
+      version,
+      description: [
+        'Every NATS JetStream subject the product publishes. Events are written to the owning service\'s outbox in the',
+        'same database transaction as the change they describe and relayed after commit.',
+        '',
+        '- Streams: ' + Object.entries(STREAMS).map(([n, s]) => `\`${n}\` (\`${s.subjects}\`)`).join(', ') + '; file storage, 30 days, 10-minute duplicate window.',
+        '- In a namespaced deployment (`BUS_NAMESPACE=x`) streams are `X_LEDGER`… and subjects `x.ledger.…`.',
+        '- Body: the payload message encoded as proto3 JSON (camelCase fields, int64 as strings, enums by name, timestamps RFC 3339).',
+        '- Delivery is at least once: de-duplicate on `ce-id`; do not rely on order (use `occurredAt` and the resource state).',
+        '- Versioning: by proto package (`wallet.events.v1`); fields are only added within a version.',
+      ].join('\n'),
+    },
+    defaultContentType: 'application/json',
+    servers: {
+      nats: {
+        host: 'nats:4222',
+        protocol: 'nats',
+        description: 'The NATS JetStream cluster of the installation (internal; no public access).',
+      },
+    },
+    channels,
+    operations,
+    components: {
+      schemas: sortKeys({ CloudEventHeaders: HEADERS, ...schemas }),
+      messages: sortKeys(messages),
+    },
+  };
+}
+
+function readVersion() {
+  return JSON.parse(readFileSync(join(repo, 'gateway', 'package.json'), 'utf8')).version;
+}
+
+/** docs/asyncapi.md: the same document for people. */
+export function renderMarkdown(doc) {
+  const out = [];
+  const schemaRef = (s) => (s?.$ref ? s.$ref.split('/').pop() : undefined);
+  const typeText = (s) => {
+    if (!s) return '';
+    if (s.$ref) return `[\`${schemaRef(s)}\`](#${anchor(schemaRef(s))})`;
+    if (s.type === 'array') return `${typeText(s.items)}[]`;
+    if (s.format === 'date-time') return 'timestamp (RFC 3339)';
+    if (s['x-proto-type']) return `${s['x-proto-type']} (decimal string)`;
+    return s.type ?? '';
+  };
+  out.push('# Event catalogue (AsyncAPI)', '');
+  out.push('<!-- Generated by gateway/scripts/asyncapi.mjs from proto/wallet/events/v1/*.proto; do not edit by hand. -->', '');
+  out.push(`The machine-readable document (AsyncAPI ${doc.asyncapi}) is served by the gateway at \`GET /asyncapi.json\`.`);
+  out.push('How to consume the events (streams, de-duplication, ordering): [events.md](events.md); a consumer to copy:');
+  out.push('[examples/subscriber](examples/subscriber/README.md).', '');
+  out.push(doc.info.description, '');
+  out.push('## Headers', '', '| Header | Required | Meaning |', '|---|---|---|');
+  const h = doc.components.schemas.CloudEventHeaders;
+  for (const [k, v] of Object.entries(h.properties)) {
+    out.push(`| \`${k}\` | ${h.required.includes(k) ? 'yes' : 'no'} | ${v.description ?? (v.const ? `\`${v.const}\`` : '')} |`);
+  }
+  out.push('', '## Subjects', '', '| Subject | Stream | Publisher | Payload | When |', '|---|---|---|---|---|');
+  for (const ch of Object.values(doc.channels)) {
+    const msg = Object.values(ch.messages)[0].$ref.split('/').pop();
+    const payload = schemaRef(doc.components.messages[msg].payload);
+    out.push(`| \`${ch.address}\` | \`${ch['x-stream']}\` | ${ch['x-publishers'].join(', ')} | [\`${msg}\`](#${anchor(payload)}) | ${ch.summary} |`);
+  }
+  out.push('', '## Payloads', '');
+  for (const [name, s] of Object.entries(doc.components.schemas)) {
+    if (name === 'CloudEventHeaders') continue;
+    out.push(`### ${name}`, '');
+    if (s.description) out.push(s.description, '');
+    if (s.enum) {
+      out.push(`Enum (by name): ${s.enum.map((e) => `\`${e}\``).join(', ')}.`, '');
+      continue;
+    }
+    out.push('| Field | Type | Optional | Notes |', '|---|---|---|---|');
+    for (const [f, p] of Object.entries(s.properties)) {
+      out.push(`| \`${f}\` | ${typeText(p)} | ${p['x-proto-optional'] ? 'yes' : ''} | ${(p.description ?? '').replace(/\|/g, '\\|')} |`);
+    }
+    out.push('');
+  }
+  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+}
+
+function anchor(heading) {
+  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+}
+
+export function renderJson(doc) {
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const doc = buildAsyncApiDocument();
+  writeFileSync(ASYNCAPI_JSON, renderJson(doc));
+  writeFileSync(ASYNCAPI_MD, renderMarkdown(doc));
+  process.stdout.write(`wrote ${ASYNCAPI_JSON} and ${ASYNCAPI_MD} (${Object.keys(doc.channels).length} subjects)\n`);
+}

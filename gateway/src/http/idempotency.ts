@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, ERRORS, PeriodicTask, type Database, type Logger } from '@wallet/platform';
+import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
+import { callContext, type GatewayContext } from './context.js';
+import { errorBody } from './errors.js';
+import {
+  IDEMPOTENT_REPLAYED_HEADER, idempotencyRequestHash, isStorableAnswer, replayableHeaders, type IdempotentRequest,
+} from './idempotency-key.js';
+import type { HandlerResult } from './route.js';
+
+export interface IdempotencySettings {
+  /** How long an answer is replayed (IDEMPOTENCY_KEY_TTL_SECONDS, default 24 h). */
+  ttlSeconds: number;
+  /** How long an IN_FLIGHT claim blocks the key before another replica may take it over (crash). */
+  lockSeconds?: number;
+  /** How often expired rows are purged. */
+  purgeIntervalMs?: number;
+}
+
+/** Longer than any request can run (send: 20 s gRPC deadline; the HTTP server times out at 30 s). */
+export const DEFAULT_LOCK_SECONDS = 60;
+
+/**
+ * The `Idempotency-Key` step of idempotent routes (RouteDef `idempotent: true`), around the
+ * handler, after authentication, rate limit and validation:
+ * - claim (company, key) with the request hash; a stored answer of the same request is replayed
+ *   with `Idempotent-Replayed: true`; another request's stored answer → 409 IDEMPOTENCY_KEY_REUSED;
+ *   the same request still running elsewhere → 409 IDEMPOTENCY_KEY_IN_USE;
+ * - run the handler; a final answer (2xx, business 4xx) is stored, anything else drops the claim.
+ */
+export class IdempotencyGuard {
+  private readonly repo: IdempotencyKeyRepository;
+  private readonly lockSeconds: number;
+  private readonly purge: PeriodicTask;
+
+  constructor(db: Database, private readonly settings: IdempotencySettings, private readonly log: Logger) {
+    this.repo = new IdempotencyKeyRepository(db);
+    this.lockSeconds = settings.lockSeconds ?? DEFAULT_LOCK_SECONDS;
+    this.purge = new PeriodicTask('idempotency-keys-purge', settings.purgeIntervalMs ?? 10 * 60_000, async () => {
+      let n: number;
+      do n = await this.repo.purgeExpired(1000);
+      while (n === 1000 && !this.purge.stopping);
+    }, log);
+  }
+
+  start(): void {
+    this.purge.start();
+  }
+
+  async close(): Promise<void> {
+    await this.purge.stop();
+  }
+
+  async run(ctx: GatewayContext, key: string, req: IdempotentRequest, handler: () => Promise<HandlerResult>): Promise<HandlerResult> {
+    // The authenticated company (API key or dashboard session): keys are per company.
+    const companyId = callContext(ctx).companyId;
+    if (!companyId) throw new Error(`idempotent route ${req.routeTemplate} has no authenticated company`);
+    const requestHash = idempotencyRequestHash(req);
+    const claimId = randomUUID();
+
+    // A claim can lose a race to a row that vanishes before we read it (released by a failed
+    // request): try again a couple of times before calling the key busy.
+    for (let attempt = 0; ; attempt++) {
+      const claimed = await this.repo.claim({
+        companyId, key, method: req.method, path: ctx.path, requestHash, claimId, lockSeconds: this.lockSeconds, ttlSeconds: this.settings.ttlSeconds,
+      });
+      if (claimed) break;
+      const existing = await this.repo.findLive(companyId, key);
+      if (!existing) {
+        if (attempt < 2) continue;
+        throw this.inUse(ctx);
+      }
+      if (existing.requestHash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+      if (existing.state === 'IN_FLIGHT') throw this.inUse(ctx);
+      return {
+        status: existing.statusCode!,
+        body: existing.responseBody,
+        headers: { ...(existing.responseHeaders ?? {}), [IDEMPOTENT_REPLAYED_HEADER]: 'true' },
+      };
+    }
+
+    let result: HandlerResult;
+    try {
+      result = await handler();
+    } catch (err) {
+      if (err instanceof AppError && isStorableAnswer(ERRORS[err.code].http, err.code)) {
+        await this.store(companyId, key, claimId, { status: ERRORS[err.code].http, body: errorBody(err), headers: {} });
+      } else {
+        await this.drop(companyId, key, claimId);
+      }
+      throw err;
+    }
+    if (isStorableAnswer(result.status) && isJsonBody(result.body)) {
+      await this.store(companyId, key, claimId, { status: result.status, body: result.body, headers: replayableHeaders(result.headers) });
+    } else {
+      await this.drop(companyId, key, claimId);
+    }
+    return result;
+  }
+
+  private inUse(ctx: GatewayContext): AppError {
+    ctx.set('Retry-After', '1');
+    return new AppError('IDEMPOTENCY_KEY_IN_USE');
+  }
+
+  /**
+   * The work is done, so the client gets its answer even if storing it fails; the claim then
+   * stays IN_FLIGHT until `locked_until` (retries meanwhile get 409 IN_USE, never a second run).
+   */
+  private async store(companyId: string, key: string, claimId: string, answer: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> {
+    try {
+      const stored = await this.repo.complete(companyId, key, claimId, { status: answer.status, body: JSON.stringify(answer.body), headers: answer.headers });
+      if (!stored) this.log.warn({ companyId, status: answer.status }, 'idempotency claim lost before its answer was stored');
+    } catch (err) {
+      this.log.error({ err: (err as Error).message, companyId }, 'could not store the idempotent answer');
+    }
+  }
+
+  private async drop(companyId: string, key: string, claimId: string): Promise<void> {
+    try {
+      await this.repo.release(companyId, key, claimId);
+    } catch (err) {
+      this.log.error({ err: (err as Error).message, companyId }, 'could not release the idempotency claim; it expires with its lock');
+    }
+  }
+}
+
+function isJsonBody(body: unknown): boolean {
+  return body !== undefined && !Buffer.isBuffer(body) && !(body instanceof Uint8Array) && typeof (body as { pipe?: unknown })?.pipe !== 'function';
+}

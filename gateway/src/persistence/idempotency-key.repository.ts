@@ -1,0 +1,113 @@
+import type { Database } from '@wallet/platform';
+
+export interface IdempotencyClaim {
+  companyId: string;
+  key: string;
+  method: string;
+  path: string;
+  requestHash: string;
+  claimId: string;
+  lockSeconds: number;
+  ttlSeconds: number;
+}
+
+/** The live row that holds a key (another request's claim or a stored answer). */
+export interface IdempotencyRecord {
+  state: 'IN_FLIGHT' | 'DONE';
+  method: string;
+  requestHash: string;
+  statusCode: number | null;
+  responseBody: unknown;
+  responseHeaders: Record<string, string> | null;
+}
+
+interface Row {
+  state: 'IN_FLIGHT' | 'DONE';
+  method: string;
+  request_hash: string;
+  status_code: number | null;
+  response_body: unknown;
+  response_headers: Record<string, string> | null;
+}
+
+/**
+ * `gateway.idempotency_keys`. Every statement is a single atomic one on the pool (prepared), with
+ * the database clock deciding expiry and locks, so replicas with skewed clocks agree.
+ */
+export class IdempotencyKeyRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Takes the key for this request: inserts an IN_FLIGHT row, or takes over a row that no longer
+   * counts (a stored answer past `expires_at`, or an IN_FLIGHT claim past `locked_until` left by a
+   * crashed replica). True when this request now holds the key.
+   */
+  async claim(c: IdempotencyClaim): Promise<boolean> {
+    const rows = await this.db.prepared<{ claim_id: string }>(
+      `insert into gateway.idempotency_keys as k
+         (company_id, key, method, path, request_hash, state, claim_id, created_at, locked_until, expires_at)
+       values ($1, $2, $3, $4, $5, 'IN_FLIGHT', $6, now(), now() + make_interval(secs => $7), now() + make_interval(secs => $8))
+       on conflict (company_id, key) do update set
+         method = excluded.method, path = excluded.path, request_hash = excluded.request_hash, state = 'IN_FLIGHT',
+         claim_id = excluded.claim_id, status_code = null, response_body = null, response_headers = null,
+         created_at = excluded.created_at, locked_until = excluded.locked_until, expires_at = excluded.expires_at
+       where (k.state = 'DONE' and k.expires_at <= now()) or (k.state = 'IN_FLIGHT' and k.locked_until <= now())
+       returning claim_id::text as claim_id`,
+      [c.companyId, c.key, c.method, c.path, c.requestHash, c.claimId, c.lockSeconds, c.ttlSeconds],
+    );
+    return rows[0]?.claim_id === c.claimId;
+  }
+
+  /** The row holding the key, if it still counts (a stale or expired row reads as absent). */
+  async findLive(companyId: string, key: string): Promise<IdempotencyRecord | undefined> {
+    const rows = await this.db.prepared<Row>(
+      `select state, method, request_hash, status_code, response_body, response_headers
+         from gateway.idempotency_keys
+        where company_id = $1 and key = $2
+          and ((state = 'DONE' and expires_at > now()) or (state = 'IN_FLIGHT' and locked_until > now()))`,
+      [companyId, key],
+    );
+    const r = rows[0];
+    if (!r) return undefined;
+    return {
+      state: r.state, method: r.method, requestHash: r.request_hash, statusCode: r.status_code,
+      responseBody: r.response_body, responseHeaders: r.response_headers,
+    };
+  }
+
+  /** Stores the final answer under this request's claim (no-op if the claim was lost). */
+  async complete(companyId: string, key: string, claimId: string, answer: { status: number; body: string; headers: Record<string, string> }): Promise<boolean> {
+    const rows = await this.db.prepared<{ key: string }>(
+      `update gateway.idempotency_keys
+          set state = 'DONE', status_code = $4, response_body = $5::json, response_headers = $6::jsonb
+        where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'
+        returning key`,
+      [companyId, key, claimId, answer.status, answer.body, JSON.stringify(answer.headers)],
+    );
+    return rows.length === 1;
+  }
+
+  /** Drops this request's claim so that a retry runs normally. */
+  async release(companyId: string, key: string, claimId: string): Promise<void> {
+    await this.db.prepared(
+      `delete from gateway.idempotency_keys where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'`,
+      [companyId, key, claimId],
+    );
+  }
+
+  /** Deletes up to `limit` rows that no longer count; returns how many. */
+  async purgeExpired(limit = 1000): Promise<number> {
+    const rows = await this.db.prepared<{ n: string }>(
+      `with gone as (
+         delete from gateway.idempotency_keys
+          where ctid = any(array(
+            select ctid from gateway.idempotency_keys
+             where expires_at <= now() and (state = 'DONE' or locked_until <= now())
+             limit $1))
+         returning 1)
+       select count(*)::text as n from gone`,
+      [limit],
+    );
+    return Number(rows[0]?.n ?? 0);
+  }
+}

@@ -1,0 +1,278 @@
+{{/*
+Names and labels.
+*/}}
+{{- define "wallet.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "wallet.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "wallet.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "wallet.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end -}}
+
+{{- define "wallet.labels" -}}
+{{ include "wallet.selectorLabels" . }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: payments-wallet
+{{- end -}}
+
+{{/*
+The product's processes: the facts that do not change per install (names, env prefixes, ports,
+who calls whom). `key` is the values key; `callers` may reach its main port; `uses` what it
+needs (postgres, redis, nats, ledger, sandbox, providers, smtp, internet, gateway).
+Confirmed in code: each service's src/config.ts, gateway/src/config.ts, deploy/local/processes.mjs.
+*/}}
+{{- define "wallet.processTable" -}}
+gateway:
+  key: gateway
+  prefix: GATEWAY
+  mainPort: { name: http, port: 8080, env: GATEWAY_PORT }
+  opsPort: 9100
+  stateless: true
+  callers: []
+  uses: [postgres, redis, grpc]
+ledger:
+  key: ledger
+  prefix: LEDGER
+  mainPort: { name: grpc, port: 50051, env: LEDGER_GRPC_PORT }
+  opsPort: 9101
+  stateless: true
+  callers: [gateway, transfer, pse-deposit, collect-key]
+  uses: [postgres, nats]
+transfer:
+  key: transfer
+  prefix: TRANSFER
+  mainPort: { name: grpc, port: 50052, env: TRANSFER_GRPC_PORT }
+  opsPort: 9102
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats, ledger, providers]
+pse-deposit:
+  key: pseDeposit
+  prefix: DEPOSIT
+  mainPort: { name: grpc, port: 50053, env: DEPOSIT_GRPC_PORT }
+  opsPort: 9103
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats, ledger, providers, smtp]
+collect-key:
+  key: collectKey
+  prefix: COLLECT_KEY
+  mainPort: { name: grpc, port: 50054, env: COLLECT_KEY_GRPC_PORT }
+  opsPort: 9104
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats, ledger, providers]
+receipt:
+  key: receipt
+  prefix: RECEIPT
+  mainPort: { name: grpc, port: 50055, env: RECEIPT_GRPC_PORT }
+  opsPort: 9105
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats]
+webhook:
+  key: webhook
+  prefix: WEBHOOK
+  mainPort: { name: grpc, port: 50056, env: WEBHOOK_GRPC_PORT }
+  opsPort: 9106
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats, internet]
+sandbox:
+  key: sandbox
+  prefix: SANDBOX
+  mainPort: { name: http, port: 8090, env: SANDBOX_PORT }
+  opsPort: 0
+  smtpPort: 2525
+  stateless: false
+  callers: [transfer, pse-deposit, collect-key]
+  uses: [postgres, gateway]
+{{- end -}}
+
+{{/* The processes enabled in this install: name → facts merged with their values. */}}
+{{- define "wallet.processes" -}}
+{{- $table := include "wallet.processTable" . | fromYaml -}}
+{{- $out := dict -}}
+{{- range $name, $p := $table -}}
+{{- $v := index $.Values $p.key -}}
+{{- if $v.enabled -}}
+{{- $merged := mergeOverwrite (deepCopy $.Values.defaults) (deepCopy $v) -}}
+{{- $_ := set $out $name (dict "name" $name "facts" $p "values" $merged) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $out -}}
+{{- end -}}
+
+{{- define "wallet.image" -}}
+{{- printf "%s/%s:%s" .root.Values.image.repository .name (default .root.Chart.AppVersion .root.Values.image.tag) -}}
+{{- end -}}
+
+{{/* In-cluster address of a process's Service. */}}
+{{- define "wallet.host" -}}
+{{- printf "%s-%s" (include "wallet.fullname" .root) .name -}}
+{{- end -}}
+
+{{- define "wallet.sandboxUrl" -}}
+{{- printf "http://%s:8090" (include "wallet.host" (dict "root" . "name" "sandbox")) -}}
+{{- end -}}
+
+{{/* A provider URL: the value, else the sandbox when it is on, else a clear error. */}}
+{{- define "wallet.providerUrl" -}}
+{{- if .value -}}{{ .value }}
+{{- else if .root.Values.sandbox.enabled -}}{{ include "wallet.sandboxUrl" .root }}
+{{- else -}}{{ fail (printf "providers.%s is required when the sandbox is off" .field) }}
+{{- end -}}
+{{- end -}}
+
+{{- define "wallet.publicBaseUrl" -}}
+{{- if .Values.providers.publicBaseUrl -}}{{ trimSuffix "/" .Values.providers.publicBaseUrl }}
+{{- else if .Values.sandbox.enabled -}}{{ printf "http://%s:8080" (include "wallet.host" (dict "root" . "name" "gateway")) }}
+{{- else -}}{{ fail "providers.publicBaseUrl is required when the sandbox is off (providers call the gateway's /webhooks there)" }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+Plain (non-secret) environment of one process, as a YAML map. Rendered into its ConfigMap and,
+for the migrations Job (which runs before the ConfigMap exists), inline.
+*/}}
+{{- define "wallet.env" -}}
+{{- $root := .root -}}
+{{- $p := .process -}}
+{{- $f := $p.facts -}}
+{{- $c := $root.Values.config -}}
+{{- $addr := dict -}}
+{{- range $n := list "ledger" "transfer" "pse-deposit" "collect-key" "receipt" "webhook" -}}
+{{- $t := index (include "wallet.processTable" $root | fromYaml) $n -}}
+{{- $_ := set $addr $n (printf "%s:%v" (include "wallet.host" (dict "root" $root "name" $n)) $t.mainPort.port) -}}
+{{- end -}}
+NODE_ENV: {{ $c.nodeEnv | quote }}
+LOG_LEVEL: {{ $c.logLevel | quote }}
+NATS_URL: {{ $root.Values.nats.url | quote }}
+NATS_STREAM_REPLICAS: {{ $root.Values.nats.streamReplicas | quote }}
+BUS_NAMESPACE: {{ $c.busNamespace | quote }}
+OTEL_SERVICE_NAME: {{ $p.name | quote }}
+{{- if $c.otlpEndpoint }}
+OTEL_EXPORTER_OTLP_ENDPOINT: {{ $c.otlpEndpoint | quote }}
+{{- end }}
+{{ $f.mainPort.env }}: {{ $f.mainPort.port | quote }}
+{{ $f.prefix }}_MIGRATE_ON_START: {{ ternary "false" "true" $root.Values.migrations.enabled | quote }}
+{{- if $f.opsPort }}
+{{ $f.prefix }}_OPS_PORT: {{ $f.opsPort | quote }}
+{{- end }}
+{{- if eq $p.name "gateway" }}
+GATEWAY_HOST: "0.0.0.0"
+LEDGER_GRPC_ADDR: {{ index $addr "ledger" | quote }}
+TRANSFER_GRPC_ADDR: {{ index $addr "transfer" | quote }}
+DEPOSIT_GRPC_ADDR: {{ index $addr "pse-deposit" | quote }}
+COLLECT_KEY_GRPC_ADDR: {{ index $addr "collect-key" | quote }}
+RECEIPT_GRPC_ADDR: {{ index $addr "receipt" | quote }}
+WEBHOOK_GRPC_ADDR: {{ index $addr "webhook" | quote }}
+TRUSTED_PROXIES: {{ $p.values.trustedProxies | quote }}
+{{- else if eq $p.name "sandbox" }}
+SANDBOX_HOST: "0.0.0.0"
+SANDBOX_SMTP_HOST: "0.0.0.0"
+SANDBOX_SMTP_PORT: {{ $f.smtpPort | quote }}
+SANDBOX_PUBLIC_URL: {{ default (include "wallet.sandboxUrl" $root) $p.values.publicUrl | quote }}
+{{- else }}
+{{ $f.prefix }}_GRPC_HOST: "0.0.0.0"
+{{- end }}
+{{- if has "ledger" $f.uses }}
+LEDGER_GRPC_ADDR: {{ index $addr "ledger" | quote }}
+{{- end }}
+{{- $pv := $root.Values.providers -}}
+{{- if eq $p.name "transfer" }}
+BREB_DIRECTORY_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.brebDirectoryUrl "field" "brebDirectoryUrl") | quote }}
+BREB_RAIL_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.brebRailUrl "field" "brebRailUrl") | quote }}
+ACH_RAIL_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.achRailUrl "field" "achRailUrl") | quote }}
+RAIL_CALLBACK_BASE_URL: {{ printf "%s/webhooks/rails" (include "wallet.publicBaseUrl" $root) | quote }}
+{{- else if eq $p.name "pse-deposit" }}
+PSE_PROVIDER_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.pseProviderUrl "field" "pseProviderUrl") | quote }}
+PSE_CALLBACK_URL: {{ printf "%s/webhooks/pse" (include "wallet.publicBaseUrl" $root) | quote }}
+{{- else if eq $p.name "collect-key" }}
+BREB_DIRECTORY_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.brebDirectoryUrl "field" "brebDirectoryUrl") | quote }}
+BREB_INCOMING_CALLBACK_URL: {{ printf "%s/webhooks/breb/incoming" (include "wallet.publicBaseUrl" $root) | quote }}
+{{- else if eq $p.name "receipt" }}
+RECEIPT_VERIFY_BASE_URL: {{ $p.values.verifyBaseUrl | quote }}
+{{- end }}
+{{- range $k, $v := $p.values.env }}
+{{ $k }}: {{ $v | quote }}
+{{- end }}
+{{- end -}}
+
+{{/*
+Secret groups: name of the Secret each group is read from (yours, or the one the chart makes).
+*/}}
+{{- define "wallet.secretName" -}}
+{{- $g := index .root.Values.secrets .group -}}
+{{- if $g.existingSecret -}}{{ $g.existingSecret }}{{- else -}}{{ printf "%s-%s-secrets" (include "wallet.fullname" .root) .group }}{{- end -}}
+{{- end -}}
+
+{{/* Secret variables of one process: [env name, group, key in the Secret]. */}}
+{{- define "wallet.secretEnvTable" -}}
+gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [DATABASE_URL, database, DATABASE_URL], [REDIS_URL, database, REDIS_URL]]
+ledger: [[DATABASE_URL, database, DATABASE_URL]]
+transfer: [[DATABASE_URL, database, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
+pse-deposit: [[DATABASE_URL, database, DATABASE_URL], [PSE_CALLBACK_SECRET, providers, PSE_CALLBACK_SECRET], [SMTP_URL, providers, SMTP_URL]]
+collect-key: [[DATABASE_URL, database, DATABASE_URL], [BREB_CALLBACK_SECRET, providers, BREB_CALLBACK_SECRET]]
+receipt: [[DATABASE_URL, database, DATABASE_URL]]
+webhook: [[DATABASE_URL, database, DATABASE_URL], [WEBHOOK_SECRET_KEY, webhook, WEBHOOK_SECRET_KEY]]
+sandbox: [[DATABASE_URL, database, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
+{{- end -}}
+
+{{- define "wallet.secretEnv" -}}
+{{- $rows := index (include "wallet.secretEnvTable" .root | fromYaml) .process.name -}}
+{{- range $row := $rows }}
+- name: {{ index $row 0 }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "wallet.secretName" (dict "root" $.root "group" (index $row 1)) }}
+      key: {{ index $row 2 }}
+      optional: {{ ne (index $row 0) "DATABASE_URL" }}
+{{- end }}
+{{- range $e := .process.values.secretEnv }}
+- name: {{ $e.name }}
+  valueFrom:
+    secretKeyRef:
+      name: {{ $e.secretName }}
+      key: {{ $e.key }}
+{{- end }}
+{{- end -}}
+
+{{- define "wallet.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 1000
+runAsGroup: 1000
+fsGroup: 1000
+seccompProfile:
+  type: RuntimeDefault
+{{- end -}}
+
+{{- define "wallet.containerSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 1000
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+privileged: false
+capabilities:
+  drop: ["ALL"]
+{{- end -}}
+
+{{- define "wallet.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create -}}{{ default (include "wallet.fullname" .) .Values.serviceAccount.name }}{{- else -}}{{ default "default" .Values.serviceAccount.name }}{{- end -}}
+{{- end -}}

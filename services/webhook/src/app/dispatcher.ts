@@ -1,0 +1,65 @@
+import { InboxConsumer, type Bus, type Database, type EventHandler, type Logger, type StreamName } from '@wallet/platform';
+import { mapSourceEvent } from '../domain/event-types.js';
+import type { WebhookStore } from '../persistence/webhook.store.js';
+
+/** Durable consumers: one per stream (NATS 2.9 takes a single filter subject). */
+export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; subject: string }> = [
+  { stream: 'TRANSFERS', durable: 'webhook-transfers', subject: 'transfer.>' },
+  { stream: 'DEPOSITS', durable: 'webhook-deposits', subject: 'deposit.>' },
+  { stream: 'COLLECT_KEYS', durable: 'webhook-collect-keys', subject: 'collectkey.>' },
+];
+
+/**
+ * Turns the product's events into webhook deliveries: for each event, its public events and one
+ * delivery per subscribed enabled endpoint of the company, written in the InboxConsumer's
+ * transaction (inbox row + deliveries commit together, so a redelivered event adds nothing).
+ * A payload that does not decode is acknowledged and dropped (logged); a database failure throws
+ * so the event is redelivered.
+ */
+export class Dispatcher {
+  private consumers: InboxConsumer[] = [];
+
+  constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
+
+  handler(): EventHandler {
+    return async (evt, tx) => {
+      let events;
+      try {
+        events = mapSourceEvent(evt);
+      } catch (err) {
+        this.log.warn({ eventId: evt.id, subject: evt.subject, err: (err as Error).message }, 'event not turned into webhooks: undecodable payload');
+        return;
+      }
+      if (events.length === 0) return;
+      const created = await this.store.recordEvents(tx, events);
+      this.log.debug({ eventId: evt.id, subject: evt.subject, types: events.map((e) => e.type), deliveries: created }, 'webhook events recorded');
+      if (created > 0) this.onDeliveries();
+    };
+  }
+
+  async start(): Promise<void> {
+    if (this.consumers.length > 0) return;
+    const handler = this.handler();
+    for (const c of CONSUMERS) {
+      await this.bus.ensureStream(c.stream);
+      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, log: this.log });
+      await consumer.start();
+      this.consumers.push(consumer);
+    }
+  }
+
+  async stop(): Promise<void> {
+    const cs = this.consumers;
+    this.consumers = [];
+    for (const c of cs) await c.stop();
+  }
+
+  /** True when every durable consumer has nothing pending or unacknowledged (tests). */
+  async idle(): Promise<boolean> {
+    for (const c of CONSUMERS) {
+      const info = await this.bus.jsm.consumers.info(this.bus.streamName(c.stream), c.durable);
+      if (info.num_pending > 0 || info.num_ack_pending > 0) return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,206 @@
+import { createHash } from 'node:crypto';
+import { collectKeyEventsV1, depositEventsV1, transferEventsV1, type collectKeyV1, type depositV1 } from '@wallet/proto';
+
+/** The public webhook event types an endpoint can subscribe to. */
+export const WEBHOOK_EVENT_TYPES = [
+  'transfer.created',
+  'transfer.completed',
+  'transfer.failed',
+  'transfer.awaiting_approval',
+  'transfer.approved',
+  'transfer.rejected',
+  'transfer.expired',
+  'deposit.created',
+  'deposit.paid',
+  'deposit.failed',
+  'deposit.expired',
+  'deposit.reversed',
+  'deposit.unassigned',
+  'collect_key.payment_received',
+  'collect_key.created',
+  'collect_key.deleted',
+  'collect_key.state_changed',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/** Sent by `POST /webhooks/endpoints/{id}/test` whatever the subscription. */
+export const PING_EVENT_TYPE = 'webhook.ping';
+
+export function isWebhookEventType(t: string): t is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(t);
+}
+
+/** One public event derived from an internal one. */
+export interface WebhookEvent {
+  /** evt_…: stable for a given source event and type, so a redelivered source event keeps it. */
+  id: string;
+  type: WebhookEventType;
+  companyId: string;
+  /** `transfer:<id>`, `deposit:<id>`, `collect_key:<id>`: deliveries to one endpoint are ordered per resource. */
+  resourceKey: string;
+  resourceId: string;
+  createdAt: Date;
+  data: Record<string, unknown>;
+}
+
+export function webhookEventId(sourceEventId: string, type: string): string {
+  return `evt_${createHash('sha256').update(`${sourceEventId}\u0000${type}`).digest('hex').slice(0, 32)}`;
+}
+
+/** The JSON body of a delivery; built once per event and sent byte for byte on every attempt. */
+export function eventBody(e: { id: string; type: string; createdAt: Date; data: Record<string, unknown> }): string {
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), data: e.data });
+}
+
+const iso = (d: Date | undefined | null) => (d ? d.toISOString() : null);
+const num = (v: bigint) => Number(v);
+const strip = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
+
+/**
+ * A transfer as the API shows it (§2.5: the send response, amounts as JSON numbers in centavos, as
+ * the gateway's transfer presenter) plus what the event knows about its outcome.
+ */
+export function transferData(t: transferEventsV1.TransferEvent): Record<string, unknown> {
+  return {
+    id: t.transferId,
+    status: strip(String(t.status), 'MOVEMENT_STATUS_'),
+    amount: num(t.amount),
+    totalFee: num(t.totalFee),
+    ivaAmount: num(t.ivaAmount),
+    netAmount: num(t.netAmount),
+    currency: 'COP',
+    rail: strip(String(t.rail), 'RAIL_'),
+    targetName: t.targetName,
+    targetDocument: t.targetDocument,
+    reference: t.reference ?? null,
+    description: t.description ?? null,
+    bankName: t.bankName ?? null,
+    bankAccountType: t.bankAccountType ?? null,
+    bankAccountNumberMasked: t.bankAccountNumberMasked ?? null,
+    brebKey: t.brebKeyType && t.brebKeyValue ? { type: t.brebKeyType, value: t.brebKeyValue } : null,
+    providerTransferId: t.providerTransferId ?? null,
+    errorMessage: t.errorMessage ?? null,
+    createdAt: iso(t.createdAt),
+    completedAt: iso(t.completedAt),
+    ...approvalData(t),
+  };
+}
+
+/** Multi-signature sends: the approval as the §2.5 pending body names it (read loosely: the fields are new in TransferEvent). */
+function approvalData(t: transferEventsV1.TransferEvent): Record<string, unknown> {
+  const a = t as unknown as { approvalId?: string; approvalThreshold?: number; approvalExpiresAt?: Date; approvedBy?: string[]; rejectedBy?: string };
+  if (!a.approvalId) return {};
+  return {
+    approvalId: a.approvalId,
+    threshold: a.approvalThreshold ?? null,
+    expiresAt: iso(a.approvalExpiresAt),
+    ...(a.approvedBy && a.approvedBy.length > 0 ? { approvedBy: a.approvedBy } : {}),
+    ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
+  };
+}
+
+/** A deposit as `GET /deposits` shows it (§2.7 with the CONTRACT §2 superset; amounts as strings), as the gateway's deposit presenter. */
+export function depositData(d: depositV1.Deposit): Record<string, unknown> {
+  return {
+    id: d.id,
+    status: d.status,
+    amountCents: d.amountCents.toString(),
+    feeAmountCents: d.feeAmountCents.toString(),
+    ivaAmountCents: d.ivaAmountCents.toString(),
+    netAmountCents: d.netAmountCents.toString(),
+    netCreditedCents: d.netAmountCents.toString(),
+    currency: d.currency || 'COP',
+    source: d.source,
+    brebKey: d.brebKey ? { id: d.brebKey.id, externalId: d.brebKey.externalId, name: d.brebKey.name, value: d.brebKey.value } : null,
+    payerName: d.payerName ?? null,
+    payerFirstName: d.payerFirstName ?? null,
+    payerLastName: d.payerLastName ?? null,
+    payerDocument: d.payerDocument ?? null,
+    payerBank: d.payerBank ?? null,
+    payerEmail: d.payerEmail ?? null,
+    providerTransferId: d.providerTransferId ?? null,
+    providerConfirmedAt: iso(d.providerConfirmedAt),
+    paidAt: iso(d.providerConfirmedAt),
+    internalRef: d.internalRef ?? null,
+    createdAt: iso(d.createdAt),
+  };
+}
+
+/** A collect key as the API shows it (§2.8), as the gateway's collect-key presenter. */
+export function collectKeyData(k: collectKeyV1.CollectKey): Record<string, unknown> {
+  return {
+    id: k.id,
+    externalId: k.externalId,
+    name: k.name,
+    key: { type: k.keyType, value: k.keyValue },
+    state: k.state,
+    createdAt: iso(k.createdAt),
+    deletedAt: iso(k.deletedAt),
+  };
+}
+
+const TRANSFER_TYPES: Record<string, WebhookEventType> = {
+  'transfer.created': 'transfer.created',
+  'transfer.completed': 'transfer.completed',
+  'transfer.failed': 'transfer.failed',
+  'transfer.awaiting_approval': 'transfer.awaiting_approval',
+  'transfer.approved': 'transfer.approved',
+  'transfer.rejected': 'transfer.rejected',
+  'transfer.expired': 'transfer.expired',
+};
+const DEPOSIT_TYPES: Record<string, WebhookEventType> = {
+  'deposit.created': 'deposit.created',
+  'deposit.paid': 'deposit.paid',
+  'deposit.failed': 'deposit.failed',
+  'deposit.expired': 'deposit.expired',
+  'deposit.reversed': 'deposit.reversed',
+  'deposit.unassigned': 'deposit.unassigned',
+};
+const COLLECT_KEY_TYPES: Record<string, WebhookEventType> = {
+  'collectkey.created': 'collect_key.created',
+  'collectkey.deleted': 'collect_key.deleted',
+  'collectkey.state_changed': 'collect_key.state_changed',
+};
+
+export interface SourceEvent { id: string; subject: string; payload: unknown; time?: string | undefined }
+
+/**
+ * The public events of one internal event (none for internal-only subjects such as
+ * `transfer.dispatched` or `collectkey.qr_issued`). A Bre-B payment to a collect key
+ * (`deposit.paid` / `deposit.unassigned` with source BREB) also gives `collect_key.payment_received`.
+ * Throws on a payload that does not decode (the caller logs and drops it).
+ */
+export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
+  const make = (type: WebhookEventType, companyId: string, resourceKey: string, resourceId: string, occurredAt: Date | undefined, data: Record<string, unknown>): WebhookEvent => ({
+    id: webhookEventId(src.id, type), type, companyId, resourceKey, resourceId,
+    createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()), data,
+  });
+  const [family] = src.subject.split('.');
+  if (family === 'transfer') {
+    const type = TRANSFER_TYPES[src.subject];
+    if (!type) return [];
+    const t = transferEventsV1.TransferEvent.fromJSON(src.payload);
+    if (!t.transferId || !t.companyId) throw new Error('transfer event without transferId or companyId');
+    return [make(type, t.companyId, `transfer:${t.transferId}`, t.transferId, t.occurredAt, transferData(t))];
+  }
+  if (family === 'deposit') {
+    const type = DEPOSIT_TYPES[src.subject];
+    if (!type) return [];
+    const e = depositEventsV1.DepositEvent.fromJSON(src.payload);
+    const d = e.deposit;
+    if (!d?.id || !e.companyId) throw new Error('deposit event without deposit id or companyId');
+    const data = depositData(d);
+    const out = [make(type, e.companyId, `deposit:${d.id}`, d.id, e.occurredAt, data)];
+    if ((type === 'deposit.paid' || type === 'deposit.unassigned') && d.source === 'BREB' && d.brebKey) {
+      out.push(make('collect_key.payment_received', e.companyId, `deposit:${d.id}`, d.id, e.occurredAt, data));
+    }
+    return out;
+  }
+  if (family === 'collectkey') {
+    const type = COLLECT_KEY_TYPES[src.subject];
+    if (!type) return [];
+    const e = collectKeyEventsV1.CollectKeyEvent.fromJSON(src.payload);
+    if (!e.key?.id || !e.companyId) throw new Error('collect-key event without key id or companyId');
+    return [make(type, e.companyId, `collect_key:${e.key.id}`, e.key.id, e.occurredAt, collectKeyData(e.key))];
+  }
+  return [];
+}

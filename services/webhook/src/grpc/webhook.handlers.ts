@@ -1,0 +1,67 @@
+import type { AsyncService } from '@wallet/platform';
+import type { webhookV1 } from '@wallet/proto';
+import type { WebhookUseCases } from '../app/use-cases.js';
+import type { DeliveryRow, EndpointRow } from '../persistence/webhook.store.js';
+
+export function endpointToProto(e: EndpointRow): webhookV1.Endpoint {
+  return {
+    id: e.id, url: e.url, events: e.events, enabled: e.enabled, createdAt: e.createdAt, updatedAt: e.updatedAt,
+    ...(e.description !== null ? { description: e.description } : {}),
+    ...(e.previousSecretExpiresAt && e.previousSecretExpiresAt.getTime() > Date.now() ? { previousSecretExpiresAt: e.previousSecretExpiresAt } : {}),
+  };
+}
+
+export function deliveryToProto(dl: DeliveryRow): webhookV1.Delivery {
+  const resourceId = dl.resourceKey ? dl.resourceKey.slice(dl.resourceKey.indexOf(':') + 1) : undefined;
+  return {
+    id: dl.id, endpointId: dl.endpointId, eventId: dl.eventId, eventType: dl.eventType, status: dl.status, attempts: dl.attempts, createdAt: dl.createdAt,
+    ...(resourceId ? { resourceId } : {}),
+    ...(dl.lastResponseStatus !== null ? { responseStatus: dl.lastResponseStatus } : {}),
+    ...(dl.lastLatencyMs !== null ? { latencyMs: dl.lastLatencyMs } : {}),
+    ...(dl.lastError !== null ? { lastError: dl.lastError } : {}),
+    ...(dl.status === 'PENDING' ? { nextAttemptAt: dl.nextAttemptAt } : {}),
+    ...(dl.lastAttemptAt ? { lastAttemptAt: dl.lastAttemptAt } : {}),
+    ...(dl.deliveredAt ? { deliveredAt: dl.deliveredAt } : {}),
+    ...(dl.replayOf ? { replayOf: dl.replayOf } : {}),
+  };
+}
+
+/** The WebhookService RPCs: decode, call one use case, encode. The company comes from `x-company-id` metadata. */
+export function webhookHandlers(uc: WebhookUseCases): AsyncService<webhookV1.WebhookServiceServer> {
+  return {
+    async createEndpoint(req, ctx) {
+      const r = await uc.createEndpoint(ctx.companyId, {
+        url: req.url, events: req.events, ...(req.enabled !== undefined ? { enabled: req.enabled } : {}), ...(req.description !== undefined ? { description: req.description } : {}),
+      });
+      return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
+    },
+    async listEndpoints(_req, ctx) { return { items: (await uc.listEndpoints(ctx.companyId)).map(endpointToProto) }; },
+    async getEndpoint(req, ctx) { return endpointToProto(await uc.getEndpoint(ctx.companyId, req.id)); },
+    async updateEndpoint(req, ctx) {
+      return endpointToProto(await uc.updateEndpoint(ctx.companyId, req.id, {
+        ...(req.url !== undefined ? { url: req.url } : {}),
+        ...(req.setEvents ? { events: req.events } : {}),
+        ...(req.enabled !== undefined ? { enabled: req.enabled } : {}),
+        ...(req.clearDescription ? { description: null } : req.description !== undefined ? { description: req.description } : {}),
+      }));
+    },
+    async deleteEndpoint(req, ctx) {
+      await uc.deleteEndpoint(ctx.companyId, req.id);
+      return { id: req.id, deleted: true };
+    },
+    async rotateSecret(req, ctx) {
+      const r = await uc.rotateSecret(ctx.companyId, req.id, req.overlapSeconds);
+      return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
+    },
+    async testEndpoint(req, ctx) { return deliveryToProto(await uc.testEndpoint(ctx.companyId, req.id)); },
+    async listDeliveries(req, ctx) {
+      const r = await uc.listDeliveries(ctx.companyId, {
+        ...(req.endpointId !== undefined ? { endpointId: req.endpointId } : {}), ...(req.status !== undefined ? { status: req.status } : {}),
+        ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), limit: req.limit,
+      });
+      return { items: r.items.map(deliveryToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async getDelivery(req, ctx) { return deliveryToProto(await uc.getDelivery(ctx.companyId, req.id)); },
+    async replayDelivery(req, ctx) { return deliveryToProto(await uc.replayDelivery(ctx.companyId, req.id)); },
+  };
+}

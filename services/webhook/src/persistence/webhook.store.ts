@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import type { Database, Tx } from '@wallet/platform';
+import { eventBody, type WebhookEvent } from '../domain/event-types.js';
+
+/** SQL of the webhook schema: endpoints, events, deliveries (queue + log). Every read is scoped by company. */
+
+export const newEndpointId = () => `we_${randomBytes(12).toString('hex')}`;
+export const newDeliveryId = () => `whd_${randomBytes(12).toString('hex')}`;
+export const newPingEventId = () => `evt_${randomBytes(16).toString('hex')}`;
+
+export interface EndpointRow {
+  id: string;
+  companyId: string;
+  url: string;
+  description: string | null;
+  events: string[];
+  enabled: boolean;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
+
+export interface DeliveryRow {
+  id: string;
+  seq: string;
+  companyId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  resourceKey: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: Date;
+  giveUpAt: Date;
+  lastAttemptAt: Date | null;
+  lastResponseStatus: number | null;
+  lastLatencyMs: number | null;
+  lastError: string | null;
+  deliveredAt: Date | null;
+  replayOf: string | null;
+  createdAt: Date;
+}
+
+/** A delivery claimed by the worker, with what it needs to send it. */
+export interface ClaimedDelivery {
+  id: string;
+  companyId: string;
+  endpointId: string;
+  eventId: string;
+  attempts: number;
+  url: string;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretExpiresAt: Date | null;
+  body: string;
+}
+
+const d = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
+const dn = (v: unknown): Date | null => (v === null || v === undefined ? null : d(v));
+const n = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function endpointFrom(r: Record<string, unknown>): EndpointRow {
+  return {
+    id: String(r.id), companyId: String(r.company_id), url: String(r.url), description: (r.description as string | null) ?? null,
+    events: (r.events as string[]) ?? [], enabled: Boolean(r.enabled), secretSealed: String(r.secret_sealed),
+    previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null, previousSecretExpiresAt: dn(r.previous_secret_expires_at),
+    createdAt: d(r.created_at), updatedAt: d(r.updated_at),
+  };
+}
+
+function deliveryFrom(r: Record<string, unknown>): DeliveryRow {
+  return {
+    id: String(r.id), seq: String(r.seq), companyId: String(r.company_id), endpointId: String(r.endpoint_id), eventId: String(r.event_id),
+    eventType: String(r.event_type), resourceKey: (r.resource_key as string | null) ?? null, status: r.status as DeliveryStatus,
+    attempts: Number(r.attempts), nextAttemptAt: d(r.next_attempt_at), giveUpAt: d(r.give_up_at), lastAttemptAt: dn(r.last_attempt_at),
+    lastResponseStatus: n(r.last_response_status), lastLatencyMs: n(r.last_latency_ms), lastError: (r.last_error as string | null) ?? null,
+    deliveredAt: dn(r.delivered_at), replayOf: (r.replay_of as string | null) ?? null, createdAt: d(r.created_at),
+  };
+}
+
+export class WebhookStore {
+  constructor(private readonly db: Database, private readonly horizonSeconds: number) {}
+
+  // ---- endpoints ----
+
+  async insertEndpoint(e: { id: string; companyId: string; url: string; description: string | null; events: string[]; enabled: boolean; secretSealed: string }): Promise<EndpointRow> {
+    const rows = await this.db.prepared(
+      `insert into webhook.endpoints (id, company_id, url, description, events, enabled, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+      [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed]);
+    return endpointFrom(rows[0]!);
+  }
+
+  async listEndpoints(companyId: string): Promise<EndpointRow[]> {
+    const rows = await this.db.prepared(`select * from webhook.endpoints where company_id = $1 and deleted_at is null order by created_at, id`, [companyId]);
+    return rows.map(endpointFrom);
+  }
+
+  async getEndpoint(companyId: string, id: string): Promise<EndpointRow | undefined> {
+    const rows = await this.db.prepared(`select * from webhook.endpoints where id = $1 and company_id = $2 and deleted_at is null`, [id, companyId]);
+    return rows[0] ? endpointFrom(rows[0]) : undefined;
+  }
+
+  async updateEndpoint(companyId: string, id: string, p: { url?: string; events?: string[]; enabled?: boolean; description?: string | null }): Promise<EndpointRow | undefined> {
+    const rows = await this.db.prepared(
+      `update webhook.endpoints set
+         url = coalesce($3, url),
+         events = coalesce($4::text[], events),
+         enabled = coalesce($5, enabled),
+         description = case when $6 then $7 else description end,
+         updated_at = now()
+       where id = $1 and company_id = $2 and deleted_at is null returning *`,
+      [id, companyId, p.url ?? null, p.events ?? null, p.enabled ?? null, p.description !== undefined, p.description ?? null]);
+    return rows[0] ? endpointFrom(rows[0]) : undefined;
+  }
+
+  /** Soft delete; its pending deliveries end FAILED. False when there was no such live endpoint. */
+  async deleteEndpoint(companyId: string, id: string): Promise<boolean> {
+    return this.db.preparedTx(async (tx) => {
+      const rows = await tx.query(`update webhook.endpoints set deleted_at = now(), enabled = false, updated_at = now() where id = $1 and company_id = $2 and deleted_at is null returning id`, [id, companyId]);
+      if (rows.length === 0) return false;
+      await tx.query(`update webhook.deliveries set status = 'FAILED', last_error = 'endpoint deleted' where endpoint_id = $1 and status = 'PENDING'`, [id]);
+      return true;
+    });
+  }
+
+  /** The new secret signs from now on; the current one keeps signing until `previousExpiresAt` (none when null). */
+  async rotateSecret(companyId: string, id: string, newSealed: string, overlapSeconds: number): Promise<EndpointRow | undefined> {
+    const rows = await this.db.prepared(
+      `update webhook.endpoints set
+         previous_secret_sealed = case when $4 > 0 then secret_sealed else null end,
+         previous_secret_expires_at = case when $4 > 0 then now() + make_interval(secs => $4) else null end,
+         secret_sealed = $3, updated_at = now()
+       where id = $1 and company_id = $2 and deleted_at is null returning *`,
+      [id, companyId, newSealed, overlapSeconds]);
+    return rows[0] ? endpointFrom(rows[0]) : undefined;
+  }
+
+  // ---- events → deliveries ----
+
+  /**
+   * In the inbox transaction: records each event once and a delivery for every enabled endpoint of
+   * its company subscribed to its type. Returns how many deliveries were created.
+   */
+  async recordEvents(tx: Tx, events: WebhookEvent[]): Promise<number> {
+    let created = 0;
+    for (const e of events) {
+      await tx.query(
+        `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+        [e.id, e.companyId, e.type, e.resourceKey, e.resourceId, eventBody(e), e.createdAt]);
+      const endpoints = await tx.query<{ id: string }>(
+        `select id from webhook.endpoints where company_id = ? and enabled and deleted_at is null and ? = any(events) order by created_at, id`,
+        [e.companyId, e.type]);
+      for (const ep of endpoints) {
+        const rows = await tx.query(
+          `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
+           values (?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) on conflict (endpoint_id, event_id) where replay_of is null do nothing returning id`,
+          [newDeliveryId(), e.companyId, ep.id, e.id, e.type, e.resourceKey, this.horizonSeconds]);
+        created += rows.length;
+      }
+    }
+    return created;
+  }
+
+  /** A `webhook.ping` event and its one delivery (no resource: not ordered). */
+  async createPing(companyId: string, endpointId: string, body: (eventId: string, createdAt: Date) => string): Promise<DeliveryRow> {
+    const eventId = newPingEventId();
+    const createdAt = new Date();
+    return this.db.preparedTx(async (tx) => {
+      await tx.query(`insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values ($1, $2, 'webhook.ping', null, null, $3, $4)`,
+        [eventId, companyId, body(eventId, createdAt), createdAt]);
+      const rows = await tx.query(
+        `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
+         values ($1, $2, $3, $4, 'webhook.ping', null, now() + make_interval(secs => $5)) returning *`,
+        [newDeliveryId(), companyId, endpointId, eventId, this.horizonSeconds]);
+      return deliveryFrom(rows[0]!);
+    });
+  }
+
+  /** A new delivery of the same event (same event id) to the same endpoint. */
+  async replay(companyId: string, original: DeliveryRow): Promise<DeliveryRow> {
+    const rows = await this.db.prepared(
+      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at, replay_of)
+       values ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8) returning *`,
+      [newDeliveryId(), companyId, original.endpointId, original.eventId, original.eventType, original.resourceKey, this.horizonSeconds, original.id]);
+    return deliveryFrom(rows[0]!);
+  }
+
+  // ---- delivery log ----
+
+  async getDelivery(companyId: string, id: string): Promise<DeliveryRow | undefined> {
+    const rows = await this.db.prepared(`select * from webhook.deliveries where id = $1 and company_id = $2`, [id, companyId]);
+    return rows[0] ? deliveryFrom(rows[0]) : undefined;
+  }
+
+  /** Newest first; `afterSeq` is the cursor (the last seq of the previous page). */
+  async listDeliveries(companyId: string, f: { endpointId?: string; status?: string; beforeSeq?: string; limit: number }): Promise<DeliveryRow[]> {
+    const rows = await this.db.prepared(
+      `select * from webhook.deliveries
+       where company_id = $1 and ($2::text is null or endpoint_id = $2) and ($3::text is null or status = $3) and ($4::bigint is null or seq < $4)
+       order by seq desc limit $5`,
+      [companyId, f.endpointId ?? null, f.status ?? null, f.beforeSeq ?? null, f.limit]);
+    return rows.map(deliveryFrom);
+  }
+
+  // ---- the worker ----
+
+  /**
+   * Claims up to `batch` due deliveries (FOR UPDATE SKIP LOCKED; several workers share the queue) by
+   * pushing their next attempt `leaseSeconds` ahead: a worker that dies mid-send leaves them to be
+   * retried after the lease. A delivery waits while an older one to the same endpoint about the same
+   * resource is still pending (ordered per resource), and while its endpoint is disabled.
+   */
+  async claimDue(batch: number, leaseSeconds: number): Promise<ClaimedDelivery[]> {
+    const rows = await this.db.prepared(
+      `with due as (
+         select dl.id from webhook.deliveries dl
+         join webhook.endpoints ep on ep.id = dl.endpoint_id
+         where dl.status = 'PENDING' and dl.next_attempt_at <= now() and ep.enabled and ep.deleted_at is null
+           and (dl.resource_key is null or not exists (
+             select 1 from webhook.deliveries o
+             where o.endpoint_id = dl.endpoint_id and o.resource_key = dl.resource_key and o.status = 'PENDING' and o.seq < dl.seq))
+         order by dl.next_attempt_at, dl.seq
+         limit $1
+         for update of dl skip locked
+       )
+       update webhook.deliveries x set next_attempt_at = now() + make_interval(secs => $2)
+       from due, webhook.endpoints ep, webhook.events ev
+       where x.id = due.id and ep.id = x.endpoint_id and ev.id = x.event_id
+       returning x.id, x.company_id, x.endpoint_id, x.event_id, x.attempts, ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ev.body`,
+      [batch, leaseSeconds]);
+    return rows.map((r) => ({
+      id: String(r.id), companyId: String(r.company_id), endpointId: String(r.endpoint_id), eventId: String(r.event_id), attempts: Number(r.attempts),
+      url: String(r.url), secretSealed: String(r.secret_sealed), previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
+      previousSecretExpiresAt: dn(r.previous_secret_expires_at), body: String(r.body),
+    }));
+  }
+
+  async markSucceeded(id: string, responseStatus: number, latencyMs: number): Promise<void> {
+    await this.db.prepared(
+      `update webhook.deliveries set status = 'SUCCEEDED', attempts = attempts + 1, last_attempt_at = now(), last_response_status = $2,
+         last_latency_ms = $3, last_error = null, delivered_at = now() where id = $1 and status = 'PENDING'`,
+      [id, responseStatus, latencyMs]);
+  }
+
+  /** A failed attempt: retried after `retryInSeconds` (never past its horizon, where one last attempt is made), or FAILED once past it. */
+  async markAttemptFailed(id: string, r: { responseStatus: number | null; latencyMs: number | null; error: string; retryInSeconds: number }): Promise<DeliveryStatus | null> {
+    const rows = await this.db.prepared<{ status: DeliveryStatus }>(
+      `update webhook.deliveries set attempts = attempts + 1, last_attempt_at = now(), last_response_status = $2, last_latency_ms = $3, last_error = $4,
+         status = case when now() >= give_up_at then 'FAILED' else 'PENDING' end,
+         next_attempt_at = least(now() + make_interval(secs => $5), give_up_at)
+       where id = $1 and status = 'PENDING' returning status`,
+      [id, r.responseStatus, r.latencyMs, r.error.slice(0, 500), r.retryInSeconds]);
+    return rows[0]?.status ?? null; // null: no longer pending (e.g. its endpoint was deleted meanwhile)
+  }
+
+  /** Pending deliveries of a disabled endpoint past their horizon end FAILED (enabled ones end after their last attempt). */
+  async expireOverdue(): Promise<number> {
+    const rows = await this.db.prepared(
+      `update webhook.deliveries dl set status = 'FAILED', last_error = coalesce(dl.last_error, 'endpoint disabled; retry horizon reached')
+       from webhook.endpoints ep
+       where ep.id = dl.endpoint_id and not ep.enabled and dl.status = 'PENDING' and dl.give_up_at < now() returning dl.id`);
+    return rows.length;
+  }
+}

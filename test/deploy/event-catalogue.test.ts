@@ -1,0 +1,146 @@
+// The event catalogue (AsyncAPI 3, served by the gateway at /asyncapi.json, rendered in
+// docs/asyncapi.md) stays in step with what the services publish: the committed files equal a fresh
+// generation from the protos; the document is valid AsyncAPI 3.0; its subjects are exactly the ones
+// the publishing services' code can emit; and real payloads (the generated proto code's toJSON)
+// match its JSON Schemas.
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { createRequire } from 'node:module';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { collectKeyEventsV1, depositEventsV1, eventsV1, ledgerV1, transferEventsV1 } from '@wallet/proto';
+import { REPO } from './support/helm.js';
+
+const require = createRequire(import.meta.url);
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+type Generator = {
+  ASYNCAPI_JSON: string; ASYNCAPI_MD: string; SUBJECTS: [string, string, string[], string][];
+  buildAsyncApiDocument(): any; renderJson(doc: unknown): string; renderMarkdown(doc: unknown): string;
+};
+let gen: Generator;
+let doc: any;
+
+beforeAll(async () => {
+  gen = await import(join(REPO, 'gateway', 'scripts', 'asyncapi.mjs'));
+  doc = gen.buildAsyncApiDocument();
+});
+
+/** Services with an outbox relay: the only processes that publish (receipt and webhook only consume). */
+function publishers(): string[] {
+  return readdirSync(join(REPO, 'services')).filter((s) => {
+    try { return /relay:\s*\{/.test(readFileSync(join(REPO, 'services', s, 'src', 'compose.ts'), 'utf8')); } catch { return false; }
+  });
+}
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) { if (name !== 'gen' && name !== 'migrations') sourceFiles(p, out); } else if (p.endsWith('.ts') && !/\.(spec|test|d)\.ts$/.test(p) && !p.endsWith('/testing.ts')) out.push(p);
+  }
+  return out;
+}
+
+const SUBJECT = '(ledger|transfer|deposit|collectkey)';
+
+/** Every subject a service's code can publish: subject literals, and `prefix.${kind}` templates resolved through the kind's union type. */
+function publishedSubjects(service: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of sourceFiles(join(REPO, 'services', service, 'src'))) {
+    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const where = relative(REPO, file);
+    for (const m of code.matchAll(new RegExp(`['"\`](${SUBJECT}\\.[a-z_]+)['"\`]`, 'g'))) found.set(m[1]!, where);
+    for (const m of code.matchAll(new RegExp(`\`${SUBJECT}\\.\\$\\{(\\w+)\\}\``, 'g'))) {
+      // `deposit.${kind}` in a function taking `kind: DepositEventKind`, with `type DepositEventKind = 'a' | 'b'`.
+      const param = new RegExp(`\\b${m[2]}\\s*:\\s*(\\w+)`).exec(code)?.[1];
+      const union = param && new RegExp(`type\\s+${param}\\s*=\\s*([^;]+);`).exec(code)?.[1];
+      if (!union) throw new Error(`${where}: cannot resolve the subjects of \`${m[0]}\``);
+      for (const k of union.matchAll(/'([a-z_]+)'/g)) found.set(`${m[1]}.${k[1]}`, where);
+    }
+  }
+  return found;
+}
+
+describe('event catalogue (AsyncAPI)', () => {
+  it('is committed as generated: gateway asset and docs/asyncapi.md (run node gateway/scripts/asyncapi.mjs)', () => {
+    expect(readFileSync(gen.ASYNCAPI_JSON, 'utf8')).toBe(gen.renderJson(doc));
+    expect(readFileSync(gen.ASYNCAPI_MD, 'utf8')).toBe(gen.renderMarkdown(doc));
+    expect(readFileSync(join(REPO, 'docs', 'events.md'), 'utf8')).toContain('(asyncapi.md)');
+  });
+
+  it('is a valid AsyncAPI 3.0 document (official JSON Schema)', () => {
+    const specs = require('@asyncapi/specs');
+    const ajv = addFormats(new Ajv({ strict: false, allErrors: true, validateFormats: true }));
+    // The spec bundles the draft-07 meta-schema, which Ajv already has: drop the copy.
+    const schema = structuredClone(specs.schemas['3.0.0']);
+    delete schema.definitions['http://json-schema.org/draft-07/schema'];
+    const validate = ajv.compile(schema);
+    const ok = validate(doc);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(ok).toBe(true);
+    // Not vacuous: a broken operation is caught.
+    const broken = structuredClone(doc);
+    broken.operations['publish.transfer.created'].action = 'publish';
+    expect(validate(broken)).toBe(false);
+  });
+
+  it('lists exactly the subjects the services publish, each on its stream, from the right publisher', () => {
+    const services = publishers().sort();
+    expect(services).toEqual(['collect-key', 'ledger', 'pse-deposit', 'transfer']);
+    const published = new Map<string, Set<string>>();
+    for (const s of services) for (const subject of publishedSubjects(s).keys()) published.set(subject, (published.get(subject) ?? new Set()).add(s));
+    const documented = Object.keys(doc.channels);
+    expect([...published.keys()].sort()).toEqual([...documented].sort());
+    for (const [subject, by] of published) expect([subject, doc.channels[subject]['x-publishers'].slice().sort()]).toEqual([subject, [...by].sort()]);
+    // The approval subjects (multi-signature sends) are there.
+    expect(documented).toEqual(expect.arrayContaining(['transfer.awaiting_approval', 'transfer.approved', 'transfer.rejected', 'transfer.expired']));
+    // Streams match the platform's STREAMS.
+    const bus = readFileSync(join(REPO, 'services', 'platform', 'src', 'bus', 'bus.ts'), 'utf8');
+    for (const ch of Object.values<any>(doc.channels)) {
+      const prefix = new RegExp(`${ch['x-stream']}: '([a-z]+)'`).exec(bus)?.[1];
+      expect([ch.address, prefix]).toEqual([ch.address, ch.address.split('.')[0]]);
+    }
+  });
+
+  it('documents the CloudEvents headers every event carries', () => {
+    const headers = doc.components.schemas.CloudEventHeaders;
+    const bus = readFileSync(join(REPO, 'services', 'platform', 'src', 'bus', 'bus.ts'), 'utf8');
+    const set = [...bus.matchAll(/h\.set\('([^']+)'/g)].map((m) => m[1]!);
+    expect(set.length).toBeGreaterThan(5);
+    expect(Object.keys(headers.properties).sort()).toEqual([...set, 'Nats-Msg-Id'].sort());
+    for (const m of Object.values<any>(doc.components.messages)) expect(m.headers).toEqual({ $ref: '#/components/schemas/CloudEventHeaders' });
+  });
+
+  it('describes the payloads exactly as the services encode them (proto3 JSON from the generated code)', () => {
+    const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
+    ajv.addSchema({ $id: 'asyncapi', components: doc.components });
+    const check = (message: string, payload: unknown) => {
+      const validate = ajv.getSchema(`asyncapi#/components/schemas/${message}`)!;
+      const ok = validate(payload);
+      expect([message, validate.errors ?? []]).toEqual([message, []]);
+      return ok;
+    };
+    const at = new Date('2026-11-21T10:00:00.000Z');
+    const transfer = transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromJSON({
+      eventId: 'e1', transferId: 't1', companyId: 'c1', rail: 'RAIL_BREB', status: 'MOVEMENT_STATUS_AWAITING_APPROVAL', amount: '100000', totalFee: '300', ivaAmount: '57', netAmount: '99643',
+      targetName: 'Ana', targetDocument: '123', reference: 'r', description: 'd', bankName: 'b', bankAccountType: 'SAVINGS', bankAccountNumberMasked: '****1234', providerTransferId: 'p', errorMessage: 'x',
+      apiKeyId: 'k', createdAt: at.toISOString(), completedAt: at.toISOString(), occurredAt: at.toISOString(), brebKeyType: 'PHONE', brebKeyValue: '3001234567',
+      approvalId: 'a1', approvalThreshold: 2, approvalExpiresAt: at.toISOString(), approvedBy: ['x@y.co'], rejectedBy: 'z@y.co',
+    }));
+    expect(Object.keys(transfer as object).length).toBeGreaterThan(25);
+    check('wallet.events.v1.TransferEvent', transfer);
+    check('wallet.events.v1.LedgerPostingRecorded', eventsV1.LedgerPostingRecorded.toJSON({
+      eventId: 'e', postingId: 'p', kind: 'credit', companyId: 'c', rail: ledgerV1.Rail.BREB, movementId: 'm', holdId: 'h',
+      entries: [{ account: 'funding', amount: -100000n as never }, { account: 'wallet_available:c:BREB', amount: 100000n as never }], occurredAt: at, idempotencyKey: 'i',
+    } as never));
+    check('wallet.events.v1.LedgerWalletsOpened', eventsV1.LedgerWalletsOpened.toJSON({ eventId: 'e', companyId: 'c', rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH], occurredAt: at } as never));
+    check('wallet.events.v1.DepositEvent', depositEventsV1.DepositEvent.toJSON(depositEventsV1.DepositEvent.fromJSON({
+      eventId: 'e', companyId: 'c', occurredAt: at.toISOString(),
+      deposit: { id: 'dep_1', status: 'ASSIGNED', amountCents: '5000', feeAmountCents: '10', ivaAmountCents: '2', netAmountCents: '4988', currency: 'COP', source: 'BREB', brebKey: { id: 'k', externalId: 'x', name: 'n', value: 'v' }, createdAt: at.toISOString(), expiresAt: at.toISOString() },
+    })));
+    check('wallet.events.v1.CollectKeyEvent', collectKeyEventsV1.CollectKeyEvent.toJSON(collectKeyEventsV1.CollectKeyEvent.fromJSON({ eventId: 'e', companyId: 'c', key: { id: 'bkey_1' }, occurredAt: at.toISOString() })));
+    // Not vacuous: a field the schema does not know, or an amount as a number, is refused.
+    const validate = ajv.getSchema('asyncapi#/components/schemas/wallet.events.v1.TransferEvent')!;
+    expect(validate({ ...(transfer as object), unknownField: 1 })).toBe(false);
+    expect(validate({ ...(transfer as object), amount: 100000 })).toBe(false);
+  });
+});

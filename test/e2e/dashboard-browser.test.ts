@@ -1,0 +1,301 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Secret, TOTP } from 'otpauth';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ERRORS } from '@wallet/platform';
+import { eventually } from '@wallet/platform/testing';
+import { startStack } from '../support/stack.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'wallet-e2e-screenshots');
+const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const PASSWORD = 'Clave-segura-2026!';
+
+type Stack = Awaited<ReturnType<typeof startStack>>;
+interface User { id: string; email: string; totpSecret: string }
+
+/** The authenticator app: RFC 6238 (SHA-1, 6 digits, 30 s) from the base32 secret the admin API handed out. */
+const totp = (u: User, offsetMs = 0) =>
+  new TOTP({ secret: Secret.fromBase32(u.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate({ timestamp: Date.now() + offsetMs });
+
+/** A 6-digit code that is valid in none of the steps around now (the server accepts ±1 step). */
+function wrongCode(u: User): string {
+  const near = new Set([-90_000, -60_000, -30_000, 0, 30_000, 60_000, 90_000].map((o) => totp(u, o)));
+  for (let n = 0; ; n++) {
+    const c = String(n).padStart(6, '0');
+    if (!near.has(c)) return c;
+  }
+}
+
+/**
+ * The company dashboard in a real (headless) Chromium against the whole stack: two operators log
+ * in and sign a multi-signature Bre-B transfer with TOTP codes until it completes; a third rejects
+ * another one; a wrong code and a wrong password show the API's Spanish messages.
+ */
+describe('company dashboard in Chromium', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let companyId: string;
+  let companyName: string;
+  let writeKey: string;
+  let readKey: string;
+  const users: User[] = [];
+  const contexts: BrowserContext[] = [];
+  /** Console errors and CSP violations seen by any page: the page must run clean under its CSP. */
+  const pageProblems: string[] = [];
+
+  const tx = (id: string) => stack.http('GET', `/wallets/transactions/${id}`, { token: readKey });
+  const brebBalance = async () => {
+    const r = await stack.http('GET', '/wallets/balance', { token: readKey });
+    return r.body.wallets.find((w: any) => w.rail === 'BREB');
+  };
+
+  /** A multi-signature Bre-B send: answered 200 AWAITING_APPROVAL with the approval's id. */
+  async function sendBreb(amount: number, reference: string, keyValue = '3001112233') {
+    const key = await stack.http('POST', '/transfers/resolve-key', { token: writeKey, body: { keyValue } });
+    expect(key.status).toBe(200);
+    const r = await stack.http('POST', '/transfers/send', {
+      token: writeKey,
+      body: {
+        amount, reference, description: 'Pago de prueba del panel',
+        destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+        targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue,
+      },
+    });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: expect.any(String), threshold: 2, amount });
+    return { transactionId: r.body.id as string, approvalId: r.body.approvalId as string, targetName: key.body.recipient.fullName as string, targetDocument: key.body.recipient.idValue as string };
+  }
+
+  async function openDashboard(): Promise<Page> {
+    const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1100, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) pageProblems.push(m.text()); });
+    page.on('pageerror', (e) => pageProblems.push(String(e)));
+    const res = await page.goto(`${stack.gateway.url}/dashboard`);
+    expect(res?.status()).toBe(200);
+    const headers = res!.headers();
+    expect(headers['content-security-policy']).toBe(CSP);
+    expect(headers['cache-control']).toBe('no-store');
+    await page.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
+    return page;
+  }
+
+  async function logIn(page: Page, u: User): Promise<void> {
+    await page.getByLabel('Correo electrónico').fill(u.email);
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByTestId('user-email').filter({ hasText: u.email }).waitFor();
+    expect(await page.getByTestId('company-name').textContent()).toBe(companyName);
+    expect(await page.getByTestId('user-role').textContent()).toBe('Operador');
+  }
+
+  const card = (page: Page, approvalId: string) => page.locator(`[data-testid="approval"][data-approval-id="${approvalId}"]`);
+  const text = async (page: Page, approvalId: string, testId: string) => (await card(page, approvalId).getByTestId(testId).textContent())?.trim();
+  /** Waits until the card's result message says something containing `part`, and returns it. */
+  async function resultOf(page: Page, approvalId: string, part: string): Promise<string> {
+    const el = card(page, approvalId).getByTestId('approval-result').filter({ hasText: part });
+    await el.waitFor();
+    return (await el.textContent())!.trim();
+  }
+  const shot = (page: Page, name: string) => page.screenshot({ path: join(SHOTS, `dashboard-${name}.png`), fullPage: true });
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium (apt-get install chromium)`);
+    mkdirSync(SHOTS, { recursive: true });
+    // One client IP plays every user and the API client: lift the per-IP login and financial limits.
+    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100' } });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+        '--disable-component-update', '--disable-sync'], // playwright gives each context a fresh, empty profile
+    });
+
+    companyName = 'Panel <Ñandú> S.A.S.'; // shown as text, never parsed as markup
+    const c = await stack.admin('POST', '/admin/companies', { name: companyName, nit: `901${Math.floor(Math.random() * 1e6)}-2`, taxRegime: 'COMMON', multiSigThreshold: 2 });
+    expect(c.status).toBe(201);
+    companyId = c.body.id;
+    const w = await stack.admin('POST', `/admin/companies/${companyId}/api-keys`, { scope: 'WRITE', label: 'dashboard-e2e-write' });
+    const r = await stack.admin('POST', `/admin/companies/${companyId}/api-keys`, { scope: 'READ', label: 'dashboard-e2e-read' });
+    writeKey = w.body.key;
+    readKey = r.body.key;
+    // A flat Bre-B fee, so the card's fee line is checked on real numbers: $ 350,00 + IVA 19 % = $ 66,50.
+    expect((await stack.admin('PUT', '/admin/fees/BREB_OUTFLOW', { fixedFeeCents: 35_000, variableBps: 0, companyId })).status).toBe(200);
+    const credit = await stack.admin('POST', `/admin/companies/${companyId}/wallets/BREB/credit`, { amountCents: 500_000_000, reference: 'seed-dashboard' });
+    expect(credit.status).toBeLessThan(300);
+    // Three operators: a TOTP code is single-use per user (only a later time step passes), so each
+    // decision below is made by a different user and no test waits for the next 30 s step.
+    for (const name of ['ana', 'luis', 'marta']) {
+      const u = await stack.admin('POST', `/admin/companies/${companyId}/users`, { email: `${name}.${companyId.slice(0, 8)}@panel.example.co`, password: PASSWORD, role: 'OPERATOR' });
+      expect(u.status).toBe(201);
+      expect(u.body).toMatchObject({ id: expect.any(String), role: 'OPERATOR', totpSecret: expect.stringMatching(/^[A-Z2-7]+=*$/), otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//) });
+      users.push({ id: u.body.id, email: u.body.email, totpSecret: u.body.totpSecret });
+    }
+  }, 90_000);
+
+  afterAll(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('a wrong password shows the Spanish message and no session is kept', async () => {
+    const page = await openDashboard();
+    await page.getByLabel('Correo electrónico').fill(users[0]!.email);
+    await page.getByLabel('Contraseña').fill('no-es-la-clave');
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    const msg = page.getByTestId('login-message').filter({ hasText: ERRORS.INVALID_CREDENTIALS.message });
+    await msg.waitFor();
+    expect(await page.getByTestId('approval-list').isVisible()).toBe(false);
+    expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
+    await shot(page, 'login-error');
+  });
+
+  it('two operators sign with TOTP codes in their browsers and the transfer completes', async () => {
+    const amount = 123_456_789; // $ 1.234.567,89
+    const t = await sendBreb(amount, 'FAC-2026-0042');
+    const [ana, luis] = [users[0]!, users[1]!];
+
+    // Ana: sees the approval, formatted, with nobody having signed.
+    const pageA = await openDashboard();
+    await logIn(pageA, ana);
+    await card(pageA, t.approvalId).waitFor();
+    expect(await text(pageA, t.approvalId, 'approval-amount')).toBe('$ 1.234.567,89');
+    expect(await text(pageA, t.approvalId, 'approval-rail')).toBe('Bre-B');
+    expect(await text(pageA, t.approvalId, 'approval-status')).toBe('Pendiente');
+    expect(await text(pageA, t.approvalId, 'approval-target-name')).toBe(t.targetName);
+    expect(await text(pageA, t.approvalId, 'approval-target-document')).toBe(t.targetDocument);
+    expect(await text(pageA, t.approvalId, 'approval-reference')).toBe('FAC-2026-0042');
+    expect(await text(pageA, t.approvalId, 'approval-fees')).toBe('$ 350,00 + $ 66,50');
+    expect(await text(pageA, t.approvalId, 'approval-created')).toMatch(/\d{4}/);
+    expect(await text(pageA, t.approvalId, 'approval-expires')).toMatch(/\d{4}/);
+    expect(await text(pageA, t.approvalId, 'approval-signatures')).toBe('Firmas: 0 de 2');
+    await shot(pageA, 'pending');
+
+    // A wrong code: the API's Spanish message, nothing signed.
+    const cardA = card(pageA, t.approvalId);
+    await cardA.getByLabel('Código TOTP').fill(wrongCode(ana));
+    await cardA.getByRole('button', { name: 'Firmar' }).click();
+    expect(await resultOf(pageA, t.approvalId, ERRORS.INVALID_TOTP_CODE.message)).toBe(ERRORS.INVALID_TOTP_CODE.message);
+    await shot(pageA, 'wrong-totp');
+    expect(await text(pageA, t.approvalId, 'approval-signatures')).toBe('Firmas: 0 de 2');
+
+    // The right code: 1 of 2, Ana listed, the transfer still waits.
+    await cardA.getByLabel('Código TOTP').fill(totp(ana));
+    await cardA.getByRole('button', { name: 'Firmar' }).click();
+    expect(await resultOf(pageA, t.approvalId, 'Firma registrada')).toContain('1 de 2');
+    expect(await text(pageA, t.approvalId, 'approval-signatures')).toBe('Firmas: 1 de 2');
+    expect(await text(pageA, t.approvalId, 'approval-signers')).toContain(ana.email);
+    expect(await cardA.getByRole('button', { name: 'Firmar' }).isDisabled()).toBe(true); // she already signed
+    await shot(pageA, 'signed-1-of-2');
+    expect((await tx(t.transactionId)).body.status).toBe('AWAITING_APPROVAL');
+
+    // The session survives a reload (sessionStorage), and the page still shows 1 of 2.
+    await pageA.reload();
+    await card(pageA, t.approvalId).waitFor();
+    expect(await text(pageA, t.approvalId, 'approval-signatures')).toBe('Firmas: 1 de 2');
+
+    // Luis, in another browser context: sees Ana's signature, signs, quorum.
+    const pageL = await openDashboard();
+    await logIn(pageL, luis);
+    await card(pageL, t.approvalId).waitFor();
+    expect(await text(pageL, t.approvalId, 'approval-signatures')).toBe('Firmas: 1 de 2');
+    expect(await text(pageL, t.approvalId, 'approval-signers')).toContain(ana.email);
+    const cardL = card(pageL, t.approvalId);
+    await cardL.getByLabel('Código TOTP').fill(totp(luis));
+    await cardL.getByRole('button', { name: 'Firmar' }).click();
+    expect(await resultOf(pageL, t.approvalId, 'Firma registrada')).toContain('Se completaron las 2 firmas');
+    expect(await text(pageL, t.approvalId, 'approval-signatures')).toBe('Firmas: 2 de 2');
+    expect(await text(pageL, t.approvalId, 'approval-status')).toBe('Aprobada');
+    await shot(pageL, 'signed-2-of-2');
+
+    // The sandbox rail confirms the Bre-B payment (its confirm delay is shortened by startStack).
+    const done = await eventually(async () => {
+      const r = await tx(t.transactionId);
+      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+    }, 20_000, 200);
+    expect(done).toMatchObject({ id: t.transactionId, status: 'COMPLETED', amount: String(amount) });
+
+    // The approved filter lists it; the pending one no longer does.
+    await pageL.getByLabel('Estado').selectOption('APPROVED');
+    await card(pageL, t.approvalId).waitFor();
+    expect(await text(pageL, t.approvalId, 'approval-status')).toBe('Aprobada');
+    await pageL.getByLabel('Estado').selectOption('PENDING');
+    await pageL.getByTestId('list-message').filter({ hasText: 'No hay transferencias pendientes de aprobación.' }).waitFor();
+    expect(await card(pageL, t.approvalId).count()).toBe(0);
+
+    // A session ended elsewhere (its token logged out through the API): the next call goes back to the login form.
+    const token = await pageL.evaluate(() => JSON.parse(sessionStorage.getItem('wallet.dashboard.session') ?? '{}').token as string);
+    expect((await stack.http('POST', '/auth/logout', { token })).status).toBe(204);
+    await pageL.getByRole('button', { name: 'Actualizar' }).click();
+    await pageL.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
+    expect(await pageL.getByTestId('login-message').textContent()).toBeTruthy();
+    expect(await pageL.evaluate(() => sessionStorage.length)).toBe(0);
+
+    // Ana logs out with the button.
+    await pageA.getByRole('button', { name: 'Cerrar sesión' }).click();
+    await pageA.getByRole('heading', { name: 'Iniciar sesión' }).waitFor();
+    expect(await pageA.evaluate(() => sessionStorage.length)).toBe(0);
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
+
+  it('an operator rejects with a reason: the transfer fails and the hold is released', async () => {
+    const before = await brebBalance();
+    const t = await sendBreb(4_200_000, 'FAC-2026-0043', '3005556677');
+    const held = await brebBalance();
+    expect(BigInt(held.availableCents)).toBeLessThan(BigInt(before.availableCents));
+    const marta = users[2]!;
+
+    const page = await openDashboard();
+    await logIn(page, marta);
+    await card(page, t.approvalId).waitFor();
+    expect(await text(page, t.approvalId, 'approval-amount')).toBe('$ 42.000,00');
+    const c = card(page, t.approvalId);
+    await c.getByLabel('Código TOTP').fill(totp(marta));
+    await c.getByLabel('Motivo del rechazo (opcional)').fill('Cuenta destino <no verificada>');
+    await c.getByRole('button', { name: 'Rechazar' }).click();
+    expect(await resultOf(page, t.approvalId, 'rechazada')).toContain('Transferencia rechazada');
+    expect(await text(page, t.approvalId, 'approval-status')).toBe('Rechazada');
+    await shot(page, 'rejected');
+
+    const done = await eventually(async () => {
+      const r = await tx(t.transactionId);
+      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+    }, 20_000, 200);
+    expect(done.status).toBe('FAILED');
+    const after = await eventually(async () => {
+      const b = await brebBalance();
+      return b.availableCents === before.availableCents ? b : undefined;
+    }, 10_000, 100);
+    expect(after.pendingOutCents).toBe(before.pendingOutCents);
+
+    await page.getByLabel('Estado').selectOption('REJECTED');
+    await card(page, t.approvalId).waitFor();
+    expect(await text(page, t.approvalId, 'approval-status')).toBe('Rechazada');
+    expect(await text(page, t.approvalId, 'approval-reject-reason')).toBe('Cuenta destino <no verificada>');
+    await shot(page, 'rejected-filter');
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
+
+  it('a VIEWER sees the pending approval but gets no way to sign it', async () => {
+    const t = await sendBreb(1_000_000, 'FAC-2026-0044');
+    const v = await stack.admin('POST', `/admin/companies/${companyId}/users`, { email: `visor.${companyId.slice(0, 8)}@panel.example.co`, password: PASSWORD, role: 'VIEWER' });
+    expect(v.status).toBe(201);
+    const page = await openDashboard();
+    await page.getByLabel('Correo electrónico').fill(v.body.email);
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await card(page, t.approvalId).waitFor();
+    expect(await page.getByTestId('user-role').textContent()).toBe('Consulta');
+    expect(await text(page, t.approvalId, 'approval-amount')).toBe('$ 10.000,00');
+    expect(await text(page, t.approvalId, 'approval-readonly')).toContain('no firmarlas');
+    expect(await card(page, t.approvalId).getByLabel('Código TOTP').count()).toBe(0);
+    expect(await card(page, t.approvalId).getByRole('button').count()).toBe(0);
+  });
+
+  it('no page logged an error or a CSP violation', () => {
+    expect(pageProblems).toEqual([]);
+  });
+});
