@@ -1,5 +1,6 @@
 // Starts the whole product locally: migrations, every process, readiness, a demo company with
 // fresh API keys; Ctrl-C stops all of it. Logs go to .tools/logs/<process>.log.
+import { randomBytes } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -95,6 +96,29 @@ try {
     await admin('POST', `/admin/companies/${company.id}/wallets/${rail}/credit`, { amountCents: 1_000_000_000, reference: `demo-seed-${rail}` });
   }
   state.keyIds = [write.id, read.id];
+
+  // A second demo company with multi-signature (threshold 2) and two dashboard users, so the
+  // approval flow can be tried at /dashboard. Local development only: the passwords and TOTP
+  // secrets are kept in .tools/demo.json (git-ignored) to be printed again on the next run.
+  let multi;
+  if (state.multiSig?.companyId) multi = await admin('GET', `/admin/companies/${state.multiSig.companyId}`).catch(() => undefined);
+  if (!multi) {
+    multi = await admin('POST', '/admin/companies', { name: 'Demo Firmas S.A.S.', nit: '900765432-1', taxRegime: 'COMMON', multiSigThreshold: 2, wallets: ['BREB', 'ACH'] });
+    const users = [];
+    for (const [n, role] of [['ana', 'ADMIN'], ['luis', 'OPERATOR']]) {
+      const password = `${n}-${randomBytes(9).toString('base64url')}`;
+      const email = `${n}.${multi.id.slice(0, 8)}@demo-firmas.co`;
+      const u = await admin('POST', `/admin/companies/${multi.id}/users`, { email, password, role });
+      users.push({ email, password, role, totpSecret: u.totpSecret });
+    }
+    state.multiSig = { companyId: multi.id, users, keyIds: [] };
+  }
+  for (const keyId of state.multiSig.keyIds ?? []) await admin('DELETE', `/admin/companies/${multi.id}/api-keys/${keyId}`).catch(() => {});
+  const multiWrite = await admin('POST', `/admin/companies/${multi.id}/api-keys`, { scope: 'WRITE', label: 'demo-write' });
+  for (const rail of ['BREB', 'ACH']) {
+    await admin('POST', `/admin/companies/${multi.id}/wallets/${rail}/credit`, { amountCents: 1_000_000_000, reference: `demo-seed-${rail}` });
+  }
+  state.multiSig.keyIds = [multiWrite.id];
   writeFileSync(statePath, JSON.stringify(state, null, 2));
   console.log(`
   Payments wallet is running.
@@ -106,6 +130,10 @@ try {
   WRITE API key      ${write.key}
   READ API key       ${read.key}
   Logs               .tools/logs/
+
+  Multi-signature    ${multi.name} (threshold 2): WRITE API key ${multiWrite.key}
+  Dashboard          ${gatewayUrl}/dashboard   (sign with the TOTP code of each user's secret)
+${state.multiSig.users.map((u) => `    ${u.role.padEnd(8)} ${u.email}  password ${u.password}  TOTP secret ${u.totpSecret}`).join('\n')}
 
   Try:  curl -s ${gatewayUrl}/wallets/balance -H "Authorization: Bearer ${read.key}"
 

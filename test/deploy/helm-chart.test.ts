@@ -276,8 +276,7 @@ describe('helm chart', () => {
   it('sets only variables the processes read (their config.ts, the platform\'s base schema)', () => {
     const platform = readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
     const dirOf = (name: string) => (name === 'gateway' ? 'gateway' : `services/${name}`);
-    // Not read yet: the platform's bus takes stream replicas from it once wired (helm/README.md).
-    const pending = new Set(['NATS_STREAM_REPLICAS']);
+    const pending = new Set<string>();
     for (const cm of ofKind(production.concat(defaults), 'ConfigMap')) {
       const file = join(REPO, dirOf(component(cm)!), 'src', 'config.ts');
       expect(existsSync(file)).toBe(true);

@@ -245,6 +245,24 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     expect(tried.length).toBeGreaterThanOrEqual(4);
   }, 180_000);
 
+  it('Idempotency-Key values outside its schema → 4xx before anything runs, nothing written', async () => {
+    const idem = ops.filter((op) => op.headerParams.some((h) => h.name.toLowerCase() === 'idempotency-key'));
+    const schema = idem[0]?.headerParams.find((h) => h.name.toLowerCase() === 'idempotency-key')?.schema ?? {};
+    // What fetch can carry in a header (Latin-1, no CR/LF/NUL) and the schema refuses.
+    const badKey = fc.oneof(
+      fc.constantFrom(' ', 'a b', 'x'.repeat(256), 'ñandú', 'tab\there', '\u00ff', 'k'.repeat(10_000)),
+      fc.string({ unit: fc.constantFrom(...'a-_:/ \u00e9\u00a0\t'.split('')), minLength: 1, maxLength: 300 }),
+    ).filter((k) => k.trim() === k && k.length > 0 && violates(schema, k));
+    const validBodies: Record<string, unknown> = { '/breb/collect-keys': { externalId: 'idem-hostil', name: 'Tienda Idem' } };
+    const { tried, failures } = await forEachOp((op) => idem.includes(op), async (op) => {
+      await fc.assert(fc.asyncProperty(badKey, async (key) => {
+        await expectClientError(op, pathFor(op), JSON.stringify(validBodies[op.path] ?? {}), { 'idempotency-key': key });
+      }), fcParams(Math.ceil(RUNS / 2)));
+    });
+    expect(failures).toEqual([]);
+    expect(tried.length).toBeGreaterThanOrEqual(idem.length > 0 ? 1 : 0);
+  }, 60_000);
+
   it('regression: U+0000 in any text field is a 400 naming the field, not a 500 from PostgreSQL', async () => {
     const before = await db.settled();
     const cases: Array<[string, string, string | undefined, unknown, string]> = [

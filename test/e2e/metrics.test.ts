@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 
@@ -92,5 +93,20 @@ describe('metrics end to end', () => {
     expect(text).toContain('nats_consumer_redeliveries_total');
     // Rate-limit rejections by class.
     expect(value(text, 'gateway_rate_limit_rejections_total{class="QUOTES"}')).toBe(1);
+  });
+
+  it('the Grafana dashboard queries only metrics the processes export', async () => {
+    const dashboard = JSON.parse(readFileSync(new URL('../../deploy/grafana/wallet-overview.json', import.meta.url), 'utf8')) as {
+      panels: Array<{ type: string; targets?: Array<{ expr: string }> }>;
+    };
+    const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
+    expect(exprs.length).toBeGreaterThan(20);
+    const text = await scrape();
+    const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+      type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!]));
+    const functions = new Set(['histogram_quantile', 'clamp_min', 'clamp_max', 'label_replace']);
+    const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b/g)].map((m) => m[1]!)).filter((n) => !functions.has(n)));
+    expect(used.size).toBeGreaterThan(15);
+    for (const name of used) expect([name, exported.has(name)]).toEqual([name, true]);
   });
 });

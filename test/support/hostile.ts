@@ -21,6 +21,7 @@ export interface Operation {
   auth: string;
   pathParams: Array<{ name: string; schema: JsonSchema }>;
   queryParams: Array<{ name: string; required: boolean; schema: JsonSchema }>;
+  headerParams: Array<{ name: string; required: boolean; schema: JsonSchema }>;
   body: JsonSchema | undefined;
 }
 
@@ -53,6 +54,7 @@ export function operations(doc: any): Operation[] {
         method: method.toUpperCase(), path, operationId: op.operationId, description: op.description ?? '', auth,
         pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: !!p.required, schema: p.schema ?? {} })),
+        headerParams: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, required: !!p.required, schema: p.schema ?? {} })),
         body: bodySchema ? deref(doc, bodySchema) : undefined,
       });
     }

@@ -12,6 +12,8 @@ export interface LedgerRuntimeOptions {
   databaseUrl: string;
   natsUrl: string;
   namespace: string;
+  /** JetStream stream replicas (NATS_STREAM_REPLICAS). */
+  streamReplicas?: number;
   grpcHost: string;
   grpcPort: number;
   /** null: no ops HTTP server (in-process tests). */
@@ -45,7 +47,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
     const { db, bus, relay: r } = await scope.infra({
       name: 'ledger', schema: LEDGER_SCHEMA, databaseUrl: o.databaseUrl, migrations: ledgerMigrations, poolMax: o.poolMax,
-      migrateOnStart: o.migrateOnStart, natsUrl: o.natsUrl, namespace: o.namespace, streams: ['LEDGER'],
+      migrateOnStart: o.migrateOnStart, natsUrl: o.natsUrl, namespace: o.namespace, ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}), streams: ['LEDGER'],
       relay: { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -19,6 +19,7 @@ try {
     databaseUrl: config.DATABASE_URL,
     natsUrl: config.NATS_URL,
     namespace: config.BUS_NAMESPACE,
+    streamReplicas: config.NATS_STREAM_REPLICAS,
     grpcHost: config.LEDGER_GRPC_HOST,
     grpcPort: config.LEDGER_GRPC_PORT,
     opsPort: config.LEDGER_OPS_PORT,

@@ -39,6 +39,8 @@ export const baseEnvSchema = z.object({
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   /** Prefix for stream names and subjects; lets parallel test runs share one NATS server. */
   BUS_NAMESPACE: z.string().regex(/^[a-z0-9_]*$/).default(''),
+  /** JetStream replicas of the streams this process creates or updates (3 in production, on a 3-node cluster). */
+  NATS_STREAM_REPLICAS: env.int(1, 1).pipe(z.number().max(5, 'must be at most 5')),
   SERVICE_INSTANCE_ID: z.string().optional(),
 });
 export type BaseConfig = z.infer<typeof baseEnvSchema>;

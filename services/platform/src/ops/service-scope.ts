@@ -14,6 +14,8 @@ export interface ServiceInfraOptions {
   migrateOnStart: boolean;
   natsUrl: string;
   namespace: string;
+  /** JetStream stream replicas (NATS_STREAM_REPLICAS; 1 by default). */
+  streamReplicas?: number;
   /** Streams this process publishes to or reads from (created if missing). */
   streams: StreamName[];
   /** The outbox relay's settings; `false` for a process that publishes nothing. */
@@ -44,7 +46,7 @@ export class ServiceScope {
       const applied = await db.migrate();
       if (applied.length > 0) this.log.info({ applied }, 'migrations applied');
     }
-    const bus = await Bus.connect({ url: o.natsUrl, namespace: o.namespace, name: o.name, logger: this.log });
+    const bus = await Bus.connect({ url: o.natsUrl, namespace: o.namespace, name: o.name, logger: this.log, ...(o.streamReplicas ? { replicas: o.streamReplicas } : {}) });
     this.defer(() => bus.close());
     for (const s of o.streams) await bus.ensureStream(s);
     let relay: OutboxRelay | undefined;

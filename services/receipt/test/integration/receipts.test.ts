@@ -57,6 +57,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const msg: transferEventsV1.TransferEvent = {
       eventId, rail: ledgerV1.Rail.BREB, status: STATUS[kind], amount: 123_456_789n, totalFee: 150_000n, ivaAmount: 28_500n, netAmount: 123_306_789n,
       targetName: 'María Fernanda Peñaloza Ávila', targetDocument: 'CC 1020304050', createdAt: new Date('2026-11-20T15:04:05Z'),
+      approvalThreshold: 0, approvedBy: [],
       ...t, occurredAt,
     };
     msg.eventId = eventId;
@@ -168,6 +169,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const replay = transferEventsV1.TransferEvent.toJSON({
       eventId: e1, transferId: id, companyId: co, rail: ledgerV1.Rail.BREB, status: ledgerV1.MovementStatus.PENDING, amount: 1n, totalFee: 0n, ivaAmount: 0n,
       netAmount: 1n, targetName: 'Alguien Distinto', targetDocument: 'CC 1', createdAt: at, occurredAt: new Date('2030-01-01T00:00:00Z'),
+      approvalThreshold: 0, approvedBy: [],
     });
     await bus.js.publish(bus.subject('transfer.created'), JSON.stringify(replay), { msgID: `${e1}-late`, headers: h });
     // Same content, new id (a re-emitted older event).
