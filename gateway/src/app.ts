@@ -148,6 +148,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     async close() {
       limiter.close();
       await idempotency.close();
+      await dashboardAuth.close();
       await authenticator.flush();
     },
   };

@@ -181,14 +181,16 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
   }, 120_000);
 
   it('path parameters: malformed, unicode, traversal and bad percent-encoding → 4xx, nothing written', async () => {
-    const rawSegments = ['%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '..%2F..%2Fpackage.json', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '..', '%FF%FE', 'a'.repeat(5000)];
+    const rawSegments = ['%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '..%2F..%2Fpackage.json', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%FF%FE', 'a'.repeat(5000)];
     const { tried, failures } = await forEachOp((op) => op.pathParams.length > 0 && !(op.auth === 'public' && op.method !== 'GET'), async (op) => {
       for (const param of op.pathParams) {
         const segment = fc.oneof(
           fc.constantFrom(...rawSegments),
           fc.oneof(fc.constantFrom(...nastyStrings), fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }), fc.uuid())
             .filter((s) => s.length > 0 && violates(param.schema, s) && !/[\uD800-\uDFFF]/.test(s)).map(encodeURIComponent),
-        ).filter((s) => s !== '' && s !== '.' && s !== '%2E');
+        )
+          // Dot segments ('..', '%2e%2e') are resolved by the client's URL parser before sending: not a server input.
+          .filter((s) => s !== '' && !/^(?:\.|%2e){1,2}$/i.test(s));
         await fc.assert(fc.asyncProperty(segment, async (raw) => {
           await expectClientError(op, pathFor(op, { name: param.name, raw }), op.body ? '{}' : undefined);
         }), fcParams(Math.ceil(RUNS / 2)));
@@ -279,6 +281,9 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
       expect(r.body.details.fields[0].path).toBe(field);
     }
     expect(diff(before, await db.snapshot())).toEqual([]);
+    // The snapshot does see a write (so "nothing written" above can fail).
+    expect((await send(stack.gateway.url, 'POST', '/breb/collect-keys', { token: co.writeKey, body: JSON.stringify({ externalId: 'nul-ok', name: 'Tienda' }) })).status).toBe(201);
+    expect(diff(before, await db.snapshot())).toEqual(expect.arrayContaining([expect.stringMatching(/^collect_key\./)]));
   });
 
   it('nothing leaked into the prototype chain of the server process', () => {

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
-import { AppError, isUniqueViolation, type Logger } from '@wallet/platform';
+import { AppError, isUniqueViolation, PeriodicTask, type Logger } from '@wallet/platform';
 import type { CompanyStatus } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
@@ -74,9 +74,20 @@ const toUser = (r: UserRow): DashboardUser => ({ id: r.id, companyId: r.company_
 export class DashboardAuth {
   private readonly encKey: Buffer;
   private dummyHash: Promise<string> | undefined;
+  private readonly purge: PeriodicTask;
 
   constructor(private readonly db: Queryable, private readonly opts: DashboardAuthOptions, private readonly log: Logger) {
     this.encKey = createHash('sha256').update(opts.secretKey, 'utf8').digest();
+    this.purge = new PeriodicTask('dashboard-sessions-purge', 60 * 60_000, () => this.purgeSessions(), log);
+  }
+
+  /** Hourly deletion of sessions expired or revoked more than a day ago. */
+  start(): void {
+    this.purge.start();
+  }
+
+  close(): Promise<void> {
+    return this.purge.stop();
   }
 
   // ───────────── users (admin) ─────────────
