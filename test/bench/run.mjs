@@ -1,49 +1,131 @@
-// npm run bench: measures, in one run on this machine, with the product's real processes and config:
-//   1. bare Koa hello (ceiling) vs GET /wallets/balance through gateway → gRPC → ledger → Postgres
-//   2. ledger Reserve (holds/s) over gRPC on one hot wallet and spread over 100 wallets
-//   3. pgbench built-in simple-update (ceiling for the ledger)
-// and prints a table with the ratios the issues set as targets. Loopback only; bounded in time.
+// npm run bench: measures, in one run on this machine, with the product's real processes and config
+// (every process `npm run up` starts, from deploy/local/processes.mjs, on the bench's own ports):
+//   ceilings   bare Node http hello, bare Koa hello, pgbench simple-update
+//   balance    GET /wallets/balance (gateway → gRPC → ledger → Postgres)          vs Koa
+//   quotes     POST /transfers/quote across 100 companies                        vs Koa
+//   holds      ledger Reserve over gRPC, 100 wallets and one hot wallet          vs pgbench
+//   sends      POST /transfers/send → 201 across 100 companies, one hot wallet   vs pgbench
+//   rate       sends at a constant arrival rate, 70% of the measured maximum (p99 of the 201)
+//   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
+// with p50/p99, CPU µs per operation per process (from /proc) and RSS per process after each one,
+// and prints a table with the ratios and targets. Loopback only; bounded in time.
+//
+//   BENCH_SECONDS (10)        length of each measurement
+//   BENCH_CONCURRENCY (32)    closed-loop workers / connections
+//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse)
+//   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
+//   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
+//   BENCH_SOAK_MINUTES=N      soak instead: N minutes of sends at 70% of the maximum, sampled every 30 s
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient } from '@wallet/platform';
-import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
+import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const RATE_FRACTION = Number(process.env.BENCH_RATE_FRACTION ?? 0.7);
+const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 0);
+const SOAK_SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 30);
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ports = { gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, deposit: 50153, depositOps: 9203, collectKey: 50154, collectKeyOps: 9204, receipt: 50155, receiptOps: 9205, sandbox: 8190, smtp: 2625, koa: 8181 };
+const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse'];
+const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : ALL_PHASES;
+for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
+const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
+
+const ports = {
+  gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, deposit: 50153, depositOps: 9203,
+  collectKey: 50154, collectKeyOps: 9204, receipt: 50155, receiptOps: 9205, webhook: 50156, webhookOps: 9206, sandbox: 8190, smtp: 2625,
+  koa: 8181, http: 8182,
+};
+const loc = (p) => `127.0.0.1:${p}`;
+const gw = `http://${loc(ports.gateway)}`;
+const sb = `http://${loc(ports.sandbox)}`;
+/** Each product process's environment on the bench's ports (besides the common variables), and its readiness URL. */
+const benchProcesses = {
+  sandbox: { ready: ports.sandbox, env: { SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_BREB_CONFIRM_MS: 200, SANDBOX_ACH_CONFIRM_MS: 200, SANDBOX_PUBLIC_URL: sb } },
+  ledger: { ready: ports.ledgerOps, env: { LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
+  transfer: {
+    ready: ports.transferOps,
+    env: {
+      TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: loc(ports.ledger), BREB_DIRECTORY_URL: sb,
+      BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
+    },
+  },
+  'pse-deposit': {
+    ready: ports.depositOps,
+    env: {
+      DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
+      PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://${loc(ports.smtp)}`,
+    },
+  },
+  'collect-key': {
+    ready: ports.collectKeyOps,
+    env: {
+      COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
+      BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming`,
+    },
+  },
+  receipt: { ready: ports.receiptOps, env: { RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
+  webhook: { ready: ports.webhookOps, env: { WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps } },
+  gateway: {
+    ready: ports.gatewayOps,
+    env: {
+      GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, LEDGER_GRPC_ADDR: loc(ports.ledger), TRANSFER_GRPC_ADDR: loc(ports.transfer),
+      DEPOSIT_GRPC_ADDR: loc(ports.deposit), COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey), RECEIPT_GRPC_ADDR: loc(ports.receipt),
+      WEBHOOK_GRPC_ADDR: loc(ports.webhook), RATE_LIMIT_PREFIX: `bench${process.pid}`,
+    },
+  },
+};
+
 const children = [];
+const procs = {}; // name → ChildProcess, for the product processes
 
 function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
 async function adminSql(sql) { const c = new pg.Client({ connectionString: PG_ADMIN }); await c.connect(); try { await c.query(sql); } finally { await c.end(); } }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const log = (m) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
-async function waitReady(url, name) {
+async function waitReady(url, name, child) {
   for (let i = 0; i < 240; i++) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready`);
     try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
     await sleep(250);
   }
   throw new Error(`${name} not ready`);
 }
 
-function startProcess(name, dir, env) {
-  // BENCH_PROFILE=gateway (or ledger) writes a V8 CPU profile of that process to .tools/profiles/.
-  const prof = process.env.BENCH_PROFILE === name ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`] : [];
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', 'dist/main.js'], { cwd: join(root, dir), env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+function startProcess(p, env) {
+  // BENCH_PROFILE=gateway (a process name, a comma list, or `all`) writes a V8 CPU profile of that
+  // process to .tools/profiles/<name>.<time>.cpuprofile when the bench stops it.
+  const profiled = (process.env.BENCH_PROFILE ?? '').split(',').map((s) => s.trim());
+  const prof = profiled.includes(p.name) || profiled.includes('all')
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`, `--cpu-prof-name=${p.name}.${stamp}.cpuprofile`] : [];
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', p.main], {
+    cwd: join(root, p.dir), env: { ...process.env, OTEL_SERVICE_NAME: p.name, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+  });
   children.push(child);
   return child;
 }
 
-function cleanup() { for (const c of children) if (c.exitCode === null) c.kill('SIGTERM'); }
+function cleanup() { for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM'); }
+/** Stops every child and waits (at most 30 s) for them to exit, so a --cpu-prof profile gets written. */
+async function stopAll() {
+  cleanup();
+  await Promise.race([
+    Promise.all(children.map((c) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r))))),
+    sleep(30_000),
+  ]);
+}
 process.on('exit', cleanup);
 process.on('SIGINT', () => { cleanup(); process.exit(130); });
 
@@ -57,6 +139,7 @@ const summarize = (r) => ({
   non2xx: r.non2xx, errors: r.errors, total: r.requests.total,
 });
 
+const pidsOf = (comm) => () => spawnSync('pgrep', ['-x', comm], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
 /** CPU seconds (user+sys) used so far by each named group of processes, from /proc. */
 function cpuSnapshot(groups) {
   const tick = 100; // USER_HZ on Linux
@@ -73,254 +156,412 @@ function cpuSnapshot(groups) {
   }
   return out;
 }
-const pidsOf = (comm) => () => spawnSync('pgrep', ['-x', comm], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+function rssMiB(pid) {
+  try { return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024); } catch { return null; }
+}
 
-/** Runs `fn`, returns its result and the CPU µs per operation each process group spent meanwhile. */
-async function withCpu(groups, fn, opsOf) {
-  const before = cpuSnapshot(groups);
+// Every product process, Postgres, Redis, NATS and this load generator, as CPU groups.
+const groups = {};
+const rssProcesses = () => ({ ...Object.fromEntries(Object.entries(procs).map(([n, c]) => [n, c.pid])), 'load gen': process.pid });
+const results = []; // { name, r, perOp, rss, ratio, target, met }
+
+/**
+ * Postgres is shared with other work on this machine: its CPU group is the backends connected to the
+ * bench's database plus the server's background processes (WAL writer, checkpointer…), from pg_stat_activity.
+ */
+let pgPidList = [];
+async function refreshPgPids() {
+  const c = new pg.Client({ connectionString: PG_ADMIN });
+  await c.connect();
+  try {
+    const r = await c.query(`select pid from pg_stat_activity where datname = $1 or backend_type <> 'client backend'`, [benchDb]);
+    pgPidList = [...new Set([...pgPidList, ...r.rows.map((x) => x.pid)])];
+  } finally { await c.end(); }
+}
+
+/** Runs `fn`, returns its result, the CPU µs per operation each process group spent meanwhile and RSS after. */
+async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
+  const g = { ...groups, ...extraGroups };
+  for (const k of skip) delete g[k];
+  pgPidList = [];
+  await refreshPgPids();
+  const before = cpuSnapshot(g);
+  const t0 = process.hrtime.bigint();
   const r = await fn();
-  const after = cpuSnapshot(groups);
-  const ops = opsOf(r) || 1;
-  const perOp = Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round(((after[k] - before[k]) * 1e6) / ops)]));
-  return { r, perOp };
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  await refreshPgPids();
+  const after = cpuSnapshot(g);
+  const ops = r.total || 1;
+  const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round(((after[k] - before[k]) * 1e6) / ops)]));
+  const cores = Object.fromEntries(Object.keys(g).map((k) => [k, +((after[k] - before[k]) / wall).toFixed(2)]));
+  const rss = Object.fromEntries(Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]));
+  const row = { name, r, perOp, cores, rss };
+  results.push(row);
+  log(`${name}: ${r.rps}/s p50 ${r.p50} p99 ${r.p99}${r.errors || r.non2xx ? ` (errors ${r.errors ?? 0}, non-2xx ${r.non2xx ?? 0})` : ''}`);
+  return row;
 }
 
-async function cpuOf(pid) {
-  const r = spawnSync('ps', ['-o', 'rss=,pcpu=', '-p', String(pid)], { encoding: 'utf8' });
-  const [rss, cpu] = r.stdout.trim().split(/\s+/).map(Number);
-  return { rssMiB: Math.round((rss ?? 0) / 1024), cpu: cpu ?? 0 };
-}
+const pct = (sorted, p) => (sorted.length ? +sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(1) : 0);
 
-/** Runs `fn` with `CONC` workers for DURATION seconds; returns ops/s and latency percentiles. */
-async function closedLoop(fn) {
+/** Runs `fn` with `CONC` workers for `seconds`; returns ops/s and latency percentiles. */
+async function closedLoop(fn, seconds = DURATION) {
   const lat = [];
-  let ops = 0, errors = 0;
-  const end = Date.now() + DURATION * 1000;
+  let ops = 0, errors = 0, lastError;
+  const end = Date.now() + seconds * 1000;
   await Promise.all(Array.from({ length: CONC }, async (_, w) => {
     let i = 0;
     while (Date.now() < end) {
       const t = process.hrtime.bigint();
-      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch { errors++; }
+      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch (e) { errors++; lastError = e; }
     }
   }));
+  if (lastError) log(`  last error: ${lastError.message}`);
   lat.sort((a, b) => a - b);
-  const pct = (p) => (lat.length ? +lat[Math.min(lat.length - 1, Math.floor(lat.length * p))].toFixed(2) : 0);
-  return { rps: Math.round(ops / DURATION), p50: pct(0.5), p99: pct(0.99), errors, total: ops };
+  return { rps: Math.round(ops / seconds), p50: pct(lat, 0.5), p99: pct(lat, 0.99), errors, total: ops };
+}
+
+/**
+ * Open loop: starts `fn` at a constant arrival rate (requests/s) for `seconds`, whether or not earlier
+ * ones have finished (no coordinated omission: latency counts from the moment a request was due).
+ * `onSample` (optional) is called every `sampleS` seconds with the completions of that window.
+ */
+async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight = 4000 } = {}) {
+  const interval = 1000 / rate;
+  const n = Math.floor(rate * seconds);
+  const start = performance.now();
+  const lat = [];
+  let ok = 0, errors = 0, dropped = 0, inFlight = 0, lastError;
+  let win = { ok: 0, errors: 0, lat: [] };
+  const pending = new Set();
+  let sampler;
+  if (sampleS > 0 && onSample) {
+    let k = 0;
+    sampler = setInterval(() => { const w = win; win = { ok: 0, errors: 0, lat: [] }; w.lat.sort((a, b) => a - b); onSample(++k, w); }, sampleS * 1000);
+  }
+  for (let i = 0; i < n; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await sleep(wait);
+    else if (i % 16 === 0) await new Promise((r) => setImmediate(r)); // behind schedule: still let responses in
+    if (inFlight >= maxInFlight) { dropped++; continue; }
+    inFlight++;
+    const p = fn(i).then(
+      () => { const l = performance.now() - due; ok++; lat.push(l); win.ok++; win.lat.push(l); },
+      (e) => { errors++; win.errors++; lastError = e; },
+    ).finally(() => { inFlight--; pending.delete(p); });
+    pending.add(p);
+  }
+  const elapsed = (performance.now() - start) / 1000;
+  await Promise.all(pending);
+  if (sampler) clearInterval(sampler);
+  if (lastError) log(`  last error: ${lastError.message}`);
+  lat.sort((a, b) => a - b);
+  return { rps: Math.round(ok / elapsed), offered: rate, p50: pct(lat, 0.5), p99: pct(lat, 0.99), max: pct(lat, 1), errors, dropped, total: ok };
 }
 
 function pgbench() {
-  const name = 'wallet_pgbench';
+  const name = `wallet_pgbench_${process.pid}`;
   spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
   spawnSync('createdb', ['-h', '127.0.0.1', '-U', 'postgres', name]);
   const init = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-i', '-q', '-s', '10', name], { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
-  const run = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-b', 'simple-update', '-c', String(CONC), '-j', '2', '-T', String(DURATION), name], { encoding: 'utf8' });
+  let run;
+  for (let attempt = 1; ; attempt++) {
+    run = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-b', 'simple-update', '-c', String(CONC), '-j', '2', '-T', String(DURATION), name], { encoding: 'utf8' });
+    // Postgres is shared with other work on this machine; when its connection slots are all taken, wait and retry.
+    if (!/too many clients/.test(run.stderr) || attempt === 5) break;
+    log(`  pgbench: Postgres has no free connection slots (max_connections), retrying in 10 s`);
+    spawnSync('sleep', ['10']);
+  }
   spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout) ?? /tps = ([\d.]+)/.exec(run.stdout);
   if (!m) throw new Error(`pgbench output not understood: ${run.stdout} ${run.stderr}`);
   const lat = /latency average = ([\d.]+) ms/.exec(run.stdout);
-  return { tps: Math.round(Number(m[1])), latencyAvgMs: lat ? Number(lat[1]) : null };
+  const tx = /number of transactions actually processed: (\d+)/.exec(run.stdout);
+  return { rps: Math.round(Number(m[1])), p50: '', p99: lat ? `${Number(lat[1])} avg` : '', errors: 0, total: tx ? Number(tx[1]) : Math.round(Number(m[1]) * DURATION) };
 }
 
 async function main() {
-  console.log(`[bench] ${DURATION}s per run, concurrency ${CONC}, node ${process.version}`);
+  log(`${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`);
   await adminSql(`drop database if exists "${benchDb}" with (force)`);
   await adminSql(`create database "${benchDb}"`);
   const common = { DATABASE_URL: dbUrl(benchDb), BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
   try {
-    const ledger = startProcess('ledger', 'services/ledger', { ...common, LEDGER_GRPC_PORT: String(ports.ledger), LEDGER_OPS_PORT: String(ports.ledgerOps) });
-    await waitReady(`http://127.0.0.1:${ports.ledgerOps}/readyz`, 'ledger');
-    const sandbox = startProcess('sandbox', 'services/sandbox', { ...common, SANDBOX_PORT: String(ports.sandbox), SANDBOX_SMTP_PORT: String(ports.smtp), SANDBOX_BREB_CONFIRM_MS: '200', SANDBOX_ACH_CONFIRM_MS: '200' });
-    await waitReady(`http://127.0.0.1:${ports.sandbox}/readyz`, 'sandbox');
-    const transfer = startProcess('transfer', 'services/transfer', {
-      ...common, TRANSFER_GRPC_PORT: String(ports.transfer), TRANSFER_OPS_PORT: String(ports.transferOps),
-      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, BREB_DIRECTORY_URL: `http://127.0.0.1:${ports.sandbox}`,
-      BREB_RAIL_URL: `http://127.0.0.1:${ports.sandbox}`, ACH_RAIL_URL: `http://127.0.0.1:${ports.sandbox}`,
-      RAIL_CALLBACK_BASE_URL: `http://127.0.0.1:${ports.gateway}/webhooks/rails`,
-    });
-    await waitReady(`http://127.0.0.1:${ports.transferOps}/readyz`, 'transfer');
-    // The rest of the product, so the gateway runs with its real dependencies (and is ready).
-    startProcess('pse-deposit', 'services/pse-deposit', {
-      ...common, DEPOSIT_GRPC_PORT: String(ports.deposit), DEPOSIT_OPS_PORT: String(ports.depositOps), LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
-      PSE_PROVIDER_URL: `http://127.0.0.1:${ports.sandbox}`, PSE_CALLBACK_URL: `http://127.0.0.1:${ports.gateway}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}`,
-    });
-    startProcess('collect-key', 'services/collect-key', {
-      ...common, COLLECT_KEY_GRPC_PORT: String(ports.collectKey), COLLECT_KEY_OPS_PORT: String(ports.collectKeyOps), LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
-      BREB_DIRECTORY_URL: `http://127.0.0.1:${ports.sandbox}`, BREB_INCOMING_CALLBACK_URL: `http://127.0.0.1:${ports.gateway}/webhooks/breb/incoming`,
-    });
-    startProcess('receipt', 'services/receipt', { ...common, RECEIPT_GRPC_PORT: String(ports.receipt), RECEIPT_OPS_PORT: String(ports.receiptOps) });
-    for (const [name, port] of [['pse-deposit', ports.depositOps], ['collect-key', ports.collectKeyOps], ['receipt', ports.receiptOps]]) {
-      await waitReady(`http://127.0.0.1:${port}/readyz`, name);
+    // Every process `npm run up` starts, in its order; a process the bench does not know stops the run.
+    for (const p of processes) {
+      const b = benchProcesses[p.name];
+      if (!b) throw new Error(`deploy/local/processes.mjs has a process the bench does not know: ${p.name} (add its ports to benchProcesses in test/bench/run.mjs)`);
+      const child = startProcess(p, { ...common, ...Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, String(v)])) });
+      procs[p.name] = child;
+      await waitReady(`http://${loc(b.ready)}/readyz`, p.name, child);
     }
-    const gateway = startProcess('gateway', 'gateway', {
-      ...common, GATEWAY_PORT: String(ports.gateway), GATEWAY_OPS_PORT: String(ports.gatewayOps),
-      LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`,
-      DEPOSIT_GRPC_ADDR: `127.0.0.1:${ports.deposit}`, COLLECT_KEY_GRPC_ADDR: `127.0.0.1:${ports.collectKey}`, RECEIPT_GRPC_ADDR: `127.0.0.1:${ports.receipt}`, RATE_LIMIT_PREFIX: `bench${process.pid}`,
-    });
-    await waitReady(`http://127.0.0.1:${ports.gatewayOps}/readyz`, 'gateway');
-    // BENCH_ONLY=sends runs only the end-to-end sends phase (no Koa, balance, holds or pgbench).
-    const sendsOnly = process.env.BENCH_ONLY === 'sends';
-    if (!sendsOnly) {
-      const koa = fork(join(root, 'test/bench/koa-hello.mjs'), [String(ports.koa)], { stdio: 'ignore' });
-      children.push(koa);
-      await new Promise((r) => koa.once('message', r));
-    }
+    log(`started ${processes.map((p) => p.name).join(', ')}`);
+    for (const [name, child] of Object.entries(procs)) groups[name] = () => [child.pid];
+    Object.assign(groups, { postgres: () => pgPidList, redis: pidsOf('redis-server'), nats: pidsOf('nats-server'), 'load gen': () => [process.pid] });
 
-    const gw = `http://127.0.0.1:${ports.gateway}`;
     const admin = async (method, path, body) => {
       const r = await fetch(gw + path, { method, headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
       return r.json();
     };
-    const co = await admin('POST', '/admin/companies', { name: 'Bench S.A.S.', nit: '900000001-1', taxRegime: 'COMMON' });
-    // The benchmark is one client IP; lift this company's limits (a documented per-company setting).
-    await admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1_000_000 });
-    const key = (await admin('POST', `/admin/companies/${co.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
-    await admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 1_000_000, reference: 'bench' });
-
-    const groups = {
-      gateway: () => [gateway.pid], ledger: () => [ledger.pid], transfer: () => [transfer.pid], sandbox: () => [sandbox.pid], 'load generator': () => [process.pid],
-      postgres: pidsOf('postgres'), redis: pidsOf('redis-server'),
-    };
-    let koaR, bal, balR, balCpu, gwRes, sp, spread, hot, ledgerRes, inv;
-    if (!sendsOnly) {
-    console.log('[bench] warm-up');
-    await cannon({ url: `http://127.0.0.1:${ports.koa}/`, duration: 2 });
-    await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${key}` }, duration: 2 });
-    console.log('[bench] bare Koa hello');
-    koaR = summarize(await cannon({ url: `http://127.0.0.1:${ports.koa}/` }));
-    console.log('[bench] GET /wallets/balance');
-    bal = await withCpu(groups, async () => summarize(await cannon({ url: `${gw}${process.env.BENCH_PATH ?? "/wallets/balance"}`, headers: { authorization: `Bearer ${key}` } })), (r) => r.total);
-    balR = bal.r;
-    balCpu = Object.entries(bal.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
-    gwRes = await cpuOf(gateway.pid);
-    if (process.env.BENCH_ONLY === 'balance') {
-      console.log(`balance ${balR.rps}/s p50 ${balR.p50} p99 ${balR.p99}; Koa ${koaR.rps}/s (${((balR.rps / koaR.rps) * 100).toFixed(1)}%)\nCPU µs per request: ${balCpu}`);
-      return;
-    }
-
-    // Ledger holds over gRPC, the way the transfer service will call it.
-    const client = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 10_000 });
-    const companies = [];
-    for (let i = 0; i < 100; i++) {
-      const id = randomUUID();
-      const ctx = { requestId: 'bench', companyId: id };
-      await client.openWallets({ rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH] }, ctx);
-      await client.credit({ idempotencyKey: `bench-fund-${id}`, rail: ledgerV1.Rail.BREB, amountCents: 10n ** 13n }, ctx);
-      companies.push(ctx);
-    }
-    const fee = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
-    const reserve = (ctx) => client.reserve({
-      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, fee,
-      movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
-    }, ctx);
-    console.log('[bench] ledger holds over gRPC, spread over 100 wallets');
-    await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]));
-    sp = await withCpu(groups, () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])), (r) => r.total);
-    spread = sp.r;
-    console.log('[bench] ledger holds over gRPC, one hot wallet');
-    hot = await closedLoop(() => reserve(companies[0]));
-    ledgerRes = await cpuOf(ledger.pid);
-    inv = await client.checkInvariants({}, { requestId: 'bench' });
-    client.close();
-    }
-
-    // Sends end to end: HTTP → gateway → transfer (directory, ledger reserve, rail dispatch) → 201,
-    // then the rail's signed callback → gateway → transfer → ledger commit → COMPLETED.
-    const sendCompanies = [];
-    for (let i = 0; i < 100; i++) {
-      const c = await admin('POST', '/admin/companies', { name: `Bench Send ${i} S.A.S.`, nit: `9001${String(i).padStart(5, '0')}-1`, taxRegime: 'COMMON' });
+    // The benchmark is one client IP and few companies: lift their rate limits through the documented
+    // per-company multiplier (every class, QUOTES and FINANCIAL included, is the class limit × it).
+    const newCompany = async (name, nit, scope, cents) => {
+      const c = await admin('POST', '/admin/companies', { name, nit, taxRegime: 'COMMON' });
       await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
-      const k = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'bench' })).key;
-      await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 100_000_000_000, reference: 'bench' });
-      sendCompanies.push({ id: c.id, key: k });
-    }
+      const k = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope, label: 'bench' })).key;
+      await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: cents, reference: 'bench' });
+      return { id: c.id, key: k };
+    };
+    const readCo = await newCompany('Bench S.A.S.', '900000001-1', 'READ', 1_000_000);
+    const sendCompanies = [];
+    for (let i = 0; i < 100; i++) sendCompanies.push(await newCompany(`Bench Send ${i} S.A.S.`, `9001${String(i).padStart(5, '0')}-1`, 'WRITE', 100_000_000_000));
     const destinations = [];
     for (let i = 0; i < 16; i++) {
       const keyValue = `31${String(10_000_000 + i * 7919).slice(0, 8)}`;
       const r = await (await fetch(`${gw}/transfers/resolve-key`, { method: 'POST', headers: { authorization: `Bearer ${sendCompanies[0].key}`, 'content-type': 'application/json' }, body: JSON.stringify({ keyValue }) })).json();
       destinations.push({ destination: { brebKey: { type: r.keyType, value: r.keyValue } }, targetName: r.recipient.fullName, targetDocument: r.recipient.idValue });
     }
+    const json = (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+    /** autocannon request that rotates over the 100 companies (and the destinations). */
+    const rotating = (path, bodyOf) => {
+      let n = 0;
+      return [{ method: 'POST', path, setupRequest: (req) => { const i = n++; return { ...req, headers: json(sendCompanies[i % 100].key), body: JSON.stringify(bodyOf(i)) }; } }];
+    };
+
     const sentIds = [];
     const sendOnce = async (co, i) => {
       const res = await fetch(`${gw}/transfers/send`, {
-        method: 'POST', headers: { authorization: `Bearer ${co.key}`, 'content-type': 'application/json' },
+        method: 'POST', headers: json(co.key),
         body: JSON.stringify({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `b-${randomUUID()}` }),
       });
       const body = await res.json();
       if (res.status !== 201) throw new Error(`${res.status} ${body.error}`);
-      sentIds.push([co.key, body.id]);
+      sentIds.push(body.id);
     };
-    console.log('[bench] sends end to end, 100 companies');
-    const sendStart = Date.now();
-    const sendSpread = await withCpu(groups, () => closedLoop((w, i) => sendOnce(sendCompanies[(w * 7 + i) % 100], i)), (r) => r.total);
-    console.log('[bench] sends end to end, one hot wallet');
-    const sendHot = await closedLoop((w, i) => sendOnce(sendCompanies[0], w * 100_000 + i));
-    // Every accepted send must reach COMPLETED; time until the last one did.
-    const ledgerCheck = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 10_000 });
-    // No bench amount ends in 13, so none fails: a wallet with nothing pending has all its sends COMPLETED.
+    const sendSpreadOnce = (w, i) => sendOnce(sendCompanies[(w * 7 + i) % 100], i);
+    const ctx = { sendCompanies, sendOnce, sendSpreadOnce };
+
+    if (SOAK_MINUTES > 0) {
+      await soak(ctx, admin);
+    } else {
+      await benchmarks(ctx, { readCo, destinations, rotating, json });
+    }
+
+    // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
+    // with nothing pending has all its sends COMPLETED); time until the last one did.
+    const ledgerCheck = createAsyncClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), { deadlineMs: 10_000 });
     let pendingLeft = 0;
+    const settleStart = Date.now();
     const settleDeadline = Date.now() + 120_000;
-    for (const co of sendCompanies) {
-      for (;;) {
-        const wallets = await ledgerCheck.getBalances({ ivaApplicable: true }, { requestId: 'bench', companyId: co.id });
-        const pendingOut = wallets.wallets.find((w) => w.rail === ledgerV1.Rail.BREB)?.pendingOutCents ?? 0n;
-        if (pendingOut === 0n) break;
-        if (Date.now() > settleDeadline) { pendingLeft++; break; }
-        await sleep(200);
+    if (sentIds.length > 0) {
+      for (const co of sendCompanies) {
+        for (;;) {
+          const wallets = await ledgerCheck.getBalances({ ivaApplicable: true }, { requestId: 'bench', companyId: co.id });
+          const pendingOut = wallets.wallets.find((w) => w.rail === ledgerV1.Rail.BREB)?.pendingOutCents ?? 0n;
+          if (pendingOut === 0n) break;
+          if (Date.now() > settleDeadline) { pendingLeft++; break; }
+          await sleep(200);
+        }
       }
     }
-    const settledMs = Date.now() - sendStart;
-    const completed = pendingLeft === 0 ? sentIds.length : NaN;
-    const invAfterSends = await ledgerCheck.checkInvariants({}, { requestId: 'bench' });
+    const inv = await ledgerCheck.checkInvariants({}, { requestId: 'bench' });
     ledgerCheck.close();
-
-    const ratio = (a, b) => (b ? `${((a / b) * 100).toFixed(1)}%` : 'n/a');
-    if (sendsOnly) {
-      const sendCpu = Object.entries(sendSpread.perOp).map(([k, v]) => `${k} ${v}`).join(', ');
-      console.log([
-        '| measurement | ops/s | p50 ms | p99 ms | ratio |', '|---|---:|---:|---:|---|',
-        `| POST /transfers/send → 201, 100 companies | ${sendSpread.r.rps} | ${sendSpread.r.p50} | ${sendSpread.r.p99} | |`,
-        `| POST /transfers/send → 201, one hot wallet | ${sendHot.rps} | ${sendHot.p50} | ${sendHot.p99} | ${ratio(sendHot.rps, sendSpread.r.rps)} of 100 companies |`,
-        `CPU µs per send (100 companies, 201 path plus the callbacks meanwhile): ${sendCpu}`,
-        `sends: ${sentIds.length} accepted (errors: spread ${sendSpread.r.errors}, hot ${sendHot.errors}); ${pendingLeft === 0 ? `all COMPLETED ${Math.round(settledMs / 1000)} s after the first send` : `${pendingLeft} companies still had funds pending after 120 s`}; ledger invariants ${invAfterSends.ok ? 'ok' : 'VIOLATED'}`,
-      ].join('\n'));
-      return;
-    }
-
-    console.log('[bench] pgbench simple-update');
-    const pgb = pgbench();
-
-    const rows = [
-      ['bare Koa hello (HTTP)', koaR.rps, koaR.p50, koaR.p99, ''],
-      ['GET /wallets/balance (gateway→gRPC→ledger→PG)', balR.rps, balR.p50, balR.p99, `${ratio(balR.rps, koaR.rps)} of Koa (target ≥ 10%, p99 < 25 ms)`],
-      ['pgbench simple-update (TPS)', pgb.tps, '', pgb.latencyAvgMs ?? '', 'avg latency in p99 column'],
-      ['ledger Reserve over gRPC, 100 wallets', spread.rps, spread.p50, spread.p99, `${ratio(spread.rps, pgb.tps)} of pgbench (target ≥ 25%)`],
-      ['ledger Reserve over gRPC, one wallet', hot.rps, hot.p50, hot.p99, `${ratio(hot.rps, spread.rps)} of spread (target ≥ 40%)`],
-      ['POST /transfers/send → 201, 100 companies', sendSpread.r.rps, sendSpread.r.p50, sendSpread.r.p99, `${ratio(sendSpread.r.rps, pgb.tps)} of pgbench (target ≥ 10%)`],
-      ['POST /transfers/send → 201, one hot wallet', sendHot.rps, sendHot.p50, sendHot.p99, `${ratio(sendHot.rps, sendSpread.r.rps)} of 100 companies (target ≥ 50%)`],
-    ];
-    const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio |', '|---|---:|---:|---:|---|',
-      ...rows.map((r) => `| ${r.join(' | ')} |`)].join('\n');
-    const notes = [
-      `errors: balance non-2xx ${balR.non2xx}, transport ${balR.errors}; holds errors spread ${spread.errors}, hot ${hot.errors}`,
-      `CPU µs per balance request: ${balCpu}`,
-      `CPU µs per hold (spread): ${Object.entries(sp.perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-      `CPU µs per send (100 companies, 201 path plus the callbacks meanwhile): ${Object.entries(sendSpread.perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-      `sends: ${sentIds.length} accepted (errors: spread ${sendSpread.r.errors}, hot ${sendHot.errors}); ${pendingLeft === 0 ? `all COMPLETED ${Math.round(settledMs / 1000)} s after the first send (≈ ${Math.round(completed / (settledMs / 1000))}/s end to end)` : `${pendingLeft} companies still had funds pending after 120 s`}; ledger invariants ${invAfterSends.ok ? 'ok' : 'VIOLATED'}`,
-      `gateway after load: ${gwRes.rssMiB} MiB RSS; ledger: ${ledgerRes.rssMiB} MiB RSS`,
+    const closing = [
+      `sends: ${sentIds.length} accepted; ${pendingLeft === 0 ? `all COMPLETED (the last ${((Date.now() - settleStart) / 1000).toFixed(1)} s after the load stopped)` : `${pendingLeft} companies still had funds pending 120 s after the load stopped`}`,
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
-      `machine: ${(await import('node:os')).cpus().length} cores; ${DURATION}s runs, concurrency ${CONC}; everything on loopback`,
+      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only`,
     ];
-    const report = `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${notes.map((n) => `- ${n}`).join('\n')}\n`;
+    const report = SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing);
     console.log(`\n${report}`);
     mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
-    writeFileSync(join(root, 'test/bench/reports', `bench-${stamp}.md`), report);
+    const file = join(root, 'test/bench/reports', `${SOAK_MINUTES > 0 ? 'soak' : 'bench'}-${stamp}.md`);
+    writeFileSync(file, report);
+    log(`report written to ${file}`);
+    if (!inv.ok || pendingLeft > 0) process.exitCode = 1;
   } finally {
-    cleanup();
-    await sleep(500);
+    await stopAll();
     await adminSql(`drop database if exists "${benchDb}" with (force)`).catch(() => {});
   }
 }
 
-main().then(() => process.exit(0), (err) => { console.error(`[bench] failed: ${err.stack ?? err}`); cleanup(); process.exit(1); });
+const ratioPct = (a, b) => (b ? (a / b) * 100 : NaN);
+const fmtPct = (x) => (Number.isFinite(x) ? `${x.toFixed(1)}%` : 'n/a');
+const byName = (n) => results.find((r) => r.name === n);
+
+async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo, destinations, rotating, json }) {
+  const quoteBody = (i) => ({ amount: 1_000 + (i % 50) * 2, keyValue: destinations[i % 16].destination.brebKey.value, keyType: destinations[i % 16].destination.brebKey.type });
+  const pseBody = (i) => ({
+    amountCents: 500_000 + (i % 100) * 100, payerDocumentTypeId: 1, payerDocumentNumber: String(10_000_000 + (i % 9000)), payerFirstName: 'Ana',
+    payerLastName: 'Bench Pérez', payerEmail: `payer${i % 1000}@bench.example.co`, internalRef: `bench-${i}`,
+  });
+
+  if (phase('ceilings')) {
+    for (const [name, file, port] of [['bare Node http hello', 'http-hello.mjs', ports.http], ['bare Koa hello', 'koa-hello.mjs', ports.koa]]) {
+      const child = fork(join(root, 'test/bench', file), [String(port)], { stdio: 'ignore', execArgv: [] });
+      children.push(child);
+      await new Promise((r) => child.once('message', r));
+      await cannon({ url: `http://${loc(port)}/`, duration: 2 });
+      await measure(name, async () => summarize(await cannon({ url: `http://${loc(port)}/` })), { 'hello server': () => [child.pid] });
+      child.kill('SIGTERM');
+    }
+    log('pgbench simple-update');
+    // pgbench's own backends exit before the CPU can be read: no per-process CPU for it.
+    await measure('pgbench simple-update (TPS)', async () => pgbench(), {}, { skip: Object.keys(groups) });
+  }
+  if (phase('balance')) {
+    await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${readCo.key}` }, duration: 2 });
+    await measure('GET /wallets/balance', async () => summarize(await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${readCo.key}` } })));
+  }
+  if (phase('quotes')) {
+    const probe = await fetch(`${gw}/transfers/quote`, { method: 'POST', headers: json(sendCompanies[0].key), body: JSON.stringify(quoteBody(0)) });
+    if (probe.status !== 200) throw new Error(`quote probe: ${probe.status} ${await probe.text()}`);
+    await cannon({ url: gw, requests: rotating('/transfers/quote', quoteBody), duration: 2 });
+    await measure('POST /transfers/quote, 100 companies', async () => summarize(await cannon({ url: gw, requests: rotating('/transfers/quote', quoteBody) })));
+  }
+  if (phase('holds')) {
+    // Ledger holds over gRPC, the way the transfer service calls it.
+    const client = createAsyncClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), { deadlineMs: 10_000 });
+    const companies = [];
+    for (let i = 0; i < 100; i++) {
+      const id = randomUUID();
+      const c = { requestId: 'bench', companyId: id };
+      await client.openWallets({ rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH] }, c);
+      await client.credit({ idempotencyKey: `bench-fund-${id}`, rail: ledgerV1.Rail.BREB, amountCents: 10n ** 13n }, c);
+      companies.push(c);
+    }
+    const fee = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
+    const reserve = (c) => client.reserve({
+      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, fee,
+      movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
+    }, c);
+    await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]), 2);
+    await measure('ledger Reserve over gRPC, 100 wallets', () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])));
+    await measure('ledger Reserve over gRPC, one hot wallet', () => closedLoop(() => reserve(companies[0])));
+    client.close();
+  }
+  if (phase('sends')) {
+    // Sends end to end: HTTP → gateway → transfer (directory, ledger reserve, rail dispatch) → 201,
+    // then the rail's signed callback → gateway → transfer → ledger commit → COMPLETED (counted in the CPU).
+    await closedLoop(sendSpreadOnce, 2);
+    const spread = await measure('POST /transfers/send → 201, 100 companies', () => closedLoop(sendSpreadOnce));
+    await measure('POST /transfers/send → 201, one hot wallet', () => closedLoop((w, i) => sendOnce(sendCompanies[0], w * 100_000 + i)));
+    if (phase('rate')) {
+      const rate = Math.max(1, Math.round(spread.r.rps * RATE_FRACTION));
+      log(`sends at a constant ${rate}/s (${RATE_FRACTION * 100}% of ${spread.r.rps}/s)`);
+      await sleep(3000); // let the callbacks of the closed-loop runs drain first
+      await measure(`POST /transfers/send → 201 at ${RATE_FRACTION * 100}% of max (${rate}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, DURATION));
+    }
+  }
+  if (phase('pse')) {
+    const probe = await fetch(`${gw}/deposits/pse`, { method: 'POST', headers: json(sendCompanies[0].key), body: JSON.stringify(pseBody(0)) });
+    if (probe.status !== 201) throw new Error(`PSE probe: ${probe.status} ${await probe.text()}`);
+    await cannon({ url: gw, requests: rotating('/deposits/pse', pseBody), duration: 2 });
+    await measure('POST /deposits/pse → 201, 100 companies', async () => summarize(await cannon({ url: gw, requests: rotating('/deposits/pse', pseBody) })));
+  }
+}
+
+function benchReport(closing) {
+  const koa = byName('bare Koa hello')?.r.rps;
+  const pgb = byName('pgbench simple-update (TPS)')?.r.rps;
+  const spread = byName('POST /transfers/send → 201, 100 companies')?.r.rps;
+  const holdsSpread = byName('ledger Reserve over gRPC, 100 wallets')?.r.rps;
+  const verdict = (ok) => (ok === undefined ? '' : ok ? 'met' : '**missed**');
+  const annotate = (row) => {
+    const n = row.name, v = row.r.rps;
+    if (n === 'bare Koa hello') return [fmtPct(ratioPct(v, byName('bare Node http hello')?.r.rps)) + ' of Node http', '', undefined];
+    if (n === 'GET /wallets/balance') return [`${fmtPct(ratioPct(v, koa))} of Koa`, '≥ 10% of Koa', koa ? ratioPct(v, koa) >= 10 : undefined];
+    if (n.startsWith('POST /transfers/quote')) return [`${fmtPct(ratioPct(v, koa))} of Koa`, '', undefined];
+    if (n === 'ledger Reserve over gRPC, 100 wallets') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 25% of pgbench', pgb ? ratioPct(v, pgb) >= 25 : undefined];
+    if (n === 'ledger Reserve over gRPC, one hot wallet') return [`${fmtPct(ratioPct(v, holdsSpread))} of 100 wallets`, '≥ 40% of 100 wallets', holdsSpread ? ratioPct(v, holdsSpread) >= 40 : undefined];
+    if (n === 'POST /transfers/send → 201, 100 companies') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 10% of pgbench', pgb ? ratioPct(v, pgb) >= 10 : undefined];
+    if (n === 'POST /transfers/send → 201, one hot wallet') return [`${fmtPct(ratioPct(v, spread))} of 100 companies`, '≥ 50% of 100 companies', spread ? ratioPct(v, spread) >= 50 : undefined];
+    if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
+    if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
+    return ['', '', undefined];
+  };
+  const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio | target |', '|---|---:|---:|---:|---|---|',
+    ...results.map((row) => { const [ratio, target, ok] = annotate(row); return `| ${row.name} | ${row.r.rps} | ${row.r.p50} | ${row.r.p99} | ${ratio} | ${target ? `${target} — ${verdict(ok)}` : ''} |`; })].join('\n');
+  const cols = [...new Set(results.flatMap((r) => Object.keys(r.perOp)))];
+  const cpuTable = [`| CPU µs per op | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
+    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} |`)].join('\n');
+  const coreTable = [`| cores busy (CPU s / s) | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
+    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.cores[c] === undefined ? '' : r.cores[c])).join(' | ')} |`)].join('\n');
+  const rcols = [...new Set(results.flatMap((r) => Object.keys(r.rss)))];
+  const rssTable = [`| RSS MiB after | ${rcols.join(' | ')} |`, `|---|${rcols.map(() => '---:').join('|')}|`,
+    ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`)].join('\n');
+  const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors, ${r.r.non2xx ?? 0} non-2xx`);
+  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+// ---- soak -----------------------------------------------------------------------------------
+let soakState;
+async function soak({ sendCompanies, sendOnce, sendSpreadOnce }) {
+  log('soak: warm-up and maximum sends/s (closed loop, 100 companies)');
+  await closedLoop(sendSpreadOnce, DURATION);
+  const max = await measure('POST /transfers/send → 201, 100 companies (max)', () => closedLoop(sendSpreadOnce));
+  const rate = Math.max(1, Math.round(max.r.rps * RATE_FRACTION));
+  await sleep(5000);
+  log(`soak: ${SOAK_MINUTES} min at a constant ${rate}/s (${RATE_FRACTION * 100}% of ${max.r.rps}/s), a sample every ${SOAK_SAMPLE_S} s`);
+  const samples = [];
+  const soakStart = Date.now();
+  pgPidList = [];
+  await refreshPgPids();
+  const cpuBefore = cpuSnapshot(groups);
+  let cpuPrev = cpuBefore;
+  const r = await openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, SOAK_MINUTES * 60, {
+    sampleS: SOAK_SAMPLE_S,
+    onSample: (k, w) => {
+      const cpuNow = cpuSnapshot(groups);
+      refreshPgPids().catch(() => {}); // new pool connections count from the next sample on
+      const s = {
+        k, t: Math.round((Date.now() - soakStart) / 1000), rps: +(w.ok / SOAK_SAMPLE_S).toFixed(1), errors: w.errors, p50: pct(w.lat, 0.5), p99: pct(w.lat, 0.99),
+        rss: Object.fromEntries(Object.entries(rssProcesses()).map(([n, pid]) => [n, rssMiB(pid)])),
+        cores: Object.fromEntries(Object.keys(groups).map((g) => [g, +((cpuNow[g] - cpuPrev[g]) / SOAK_SAMPLE_S).toFixed(2)])),
+      };
+      cpuPrev = cpuNow;
+      samples.push(s);
+      log(`soak t=${s.t}s ${s.rps}/s p50 ${s.p50} p99 ${s.p99} errors ${s.errors}; RSS ${Object.entries(s.rss).map(([n, v]) => `${n} ${v}`).join(', ')}`);
+    },
+  });
+  const cpuAfter = cpuSnapshot(groups);
+  const perOp = Object.fromEntries(Object.keys(groups).map((g) => [g, Math.round(((cpuAfter[g] - cpuBefore[g]) * 1e6) / (r.total || 1))]));
+  soakState = { rate, max: max.r.rps, samples, r, perOp };
+}
+
+function soakReport(closing) {
+  const { rate, max, r, perOp } = soakState;
+  const samples = soakState.samples.filter((s) => s.t <= SOAK_MINUTES * 60 + SOAK_SAMPLE_S / 2); // full windows while sends were issued
+  const perWindow = Math.max(1, Math.round((Math.min(5, SOAK_MINUTES / 4) * 60) / SOAK_SAMPLE_S)); // 5 min (10 samples) in a 20-min soak
+  const warm = Math.max(1, Math.round((Math.min(2, SOAK_MINUTES / 10) * 60) / SOAK_SAMPLE_S)); // RSS baseline after 2 min
+  const mean = (a) => a.reduce((x, y) => x + y, 0) / (a.length || 1);
+  const first = mean(samples.slice(0, perWindow).map((s) => s.rps));
+  const last = mean(samples.slice(-perWindow).map((s) => s.rps));
+  const drift = ((last - first) / first) * 100;
+  const base = samples[warm - 1]?.rss ?? {};
+  const end = samples.at(-1)?.rss ?? {};
+  const growth = Object.fromEntries(Object.keys(end).map((n) => [n, base[n] ? ((end[n] - base[n]) / base[n]) * 100 : NaN]));
+  const worst = Math.max(...Object.entries(growth).filter(([n]) => n !== 'load gen').map(([, g]) => g));
+  const windowMin = +((perWindow * SOAK_SAMPLE_S) / 60).toFixed(2);
+  const names = Object.keys(end);
+  const sampleTable = [`| t s | sends/s | p50 ms | p99 ms | errors | ${names.map((n) => `${n} MiB`).join(' | ')} |`, `|---:|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|`,
+    ...samples.map((s) => `| ${s.t} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${names.map((n) => s.rss[n] ?? '').join(' | ')} |`)].join('\n');
+  const growthTable = [`| RSS | ${names.join(' | ')} |`, `|---|${names.map(() => '---:').join('|')}|`,
+    `| after warm-up (${+((warm * SOAK_SAMPLE_S) / 60).toFixed(2)} min), MiB | ${names.map((n) => base[n] ?? '').join(' | ')} |`,
+    `| end, MiB | ${names.map((n) => end[n] ?? '').join(' | ')} |`,
+    `| growth | ${names.map((n) => fmtPct(growth[n])).join(' | ')} |`].join('\n');
+  const summary = [
+    `| figure | value | target |`, '|---|---:|---|',
+    `| maximum sends/s (closed loop, 100 companies, ${DURATION} s) | ${max} | |`,
+    `| offered rate (${RATE_FRACTION * 100}% of max), ${SOAK_MINUTES} min | ${rate}/s | |`,
+    `| achieved 201/s over the soak | ${r.rps} | |`,
+    `| p50 / p99 of the 201 over the soak (from when each send was due) | ${r.p50} / ${r.p99} ms | p99 ≤ 50 ms — ${r.p99 <= 50 ? 'met' : '**missed**'} |`,
+    `| errors / dropped (more than 4,000 in flight) | ${r.errors} / ${r.dropped} | 0 |`,
+    `| throughput first ${windowMin} min → last ${windowMin} min | ${first.toFixed(1)} → ${last.toFixed(1)}/s (drift ${drift.toFixed(1)}%) | \\|drift\\| ≤ 5% — ${Math.abs(drift) <= 5 ? 'met' : '**missed**'} |`,
+    `| largest RSS growth of a product process (end vs after warm-up) | ${worst.toFixed(1)}% | ≤ 10% — ${worst <= 10 ? 'met' : '**missed**'} |`,
+  ].join('\n');
+  const cpuLine = `CPU µs per send over the soak (201 path plus callbacks): ${Object.entries(perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+  return `# Soak ${new Date().toISOString()} (${SOAK_MINUTES} min)\n\n${summary}\n\n${growthTable}\n\n${sampleTable}\n\n${[cpuLine, ...closing].map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+main().then(() => process.exit(process.exitCode ?? 0), async (err) => { console.error(`[bench] failed: ${err.stack ?? err}`); cleanup(); process.exit(1); });

@@ -157,6 +157,11 @@ describe('webhooks end to end', () => {
     const hit = await eventually(async () => rx.ofType('webhook.ping')[n], 15_000, 100);
     expect(verifyWebhook(r.body.secret, hit.raw, String(hit.headers['webhook-signature']))).toBe(true);
     expect(verifyWebhook(endpoint.secret, hit.raw, String(hit.headers['webhook-signature']))).toBe(true);
+    // No body: the default overlap (24 h); the rotated-from secret is the one just issued.
+    const again = await stack.http('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`, { token: co.writeKey });
+    expect(again.status).toBe(200);
+    expect(Date.parse(again.body.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(86_000_000);
+    endpoint = { ...endpoint, secret: again.body.secret };
   });
 
   it('isolates companies: another company\'s endpoint and deliveries read as not found', async () => {

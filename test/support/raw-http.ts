@@ -37,7 +37,7 @@ function parse(raw: string): RawResponse {
  * Writes `head` (and optionally `chunks` × `chunkBytes` of body: chunked framing when the head says
  * so) and reads until the server closes or `timeoutMs` passes.
  */
-export function rawRequest(port: number, head: string, opts: { chunks?: number; chunkBytes?: number; tolerateReset?: boolean; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(port: number, head: string, opts: { chunks?: number; chunkBytes?: number; tail?: string; tolerateReset?: boolean; timeoutMs?: number } = {}): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const received: Buffer[] = [];
@@ -55,16 +55,19 @@ export function rawRequest(port: number, head: string, opts: { chunks?: number; 
     socket.on('data', (d) => received.push(d));
     socket.on('end', () => finish());
     socket.on('close', () => finish());
-    socket.on('error', (err) => finish(err));
+    // A write can fail (EPIPE) once the server has answered and closed: keep what was read.
+    socket.on('error', (err) => (opts.tolerateReset ? setTimeout(() => finish(received.length ? undefined : err), 50) : finish(err)));
     socket.on('connect', async () => {
       socket.write(Buffer.from(head, 'latin1'));
       const chunked = /\r\ntransfer-encoding:\s*chunked/i.test(head);
       const chunk = Buffer.alloc(opts.chunkBytes ?? 0, 'a');
-      for (let i = 0; i < (opts.chunks ?? 0) && !socket.destroyed && !settled; i++) {
+      // Stop sending as soon as the server answers.
+      for (let i = 0; i < (opts.chunks ?? 0) && !socket.destroyed && !settled && received.length === 0; i++) {
         const ok = chunked ? socket.write(`${chunk.length.toString(16)}\r\n`) && socket.write(chunk) && socket.write('\r\n') : socket.write(chunk);
         if (!ok) await new Promise((r) => socket.once('drain', r));
       }
-      if (chunked && !socket.destroyed && !settled) socket.write('0\r\n\r\n');
+      if (opts.tail && !socket.destroyed && !settled && received.length === 0) socket.write(opts.tail);
+      if (chunked && !socket.destroyed && !settled && received.length === 0) socket.write('0\r\n\r\n');
     });
   });
 }

@@ -23,7 +23,7 @@ export async function startLedger(opts: { databaseUrl: string; natsUrl?: string;
     grpcPort: opts.port ?? 0,
     opsPort: null,
     migrateOnStart: true,
-    poolMax: 10,
+    poolMax: 6, // a test stack runs every service in one process, two files at a time
     logger: createLogger('ledger', opts.logLevel ?? 'silent'),
   });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };

@@ -31,6 +31,9 @@ export async function startReceipt(opts: {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: opts.logLevel ?? 'silent',
+    // A test stack runs every service in one process, two files at a time: small pools keep it
+    // well under the server's connection limit.
+    RECEIPT_DB_POOL_MAX: '4',
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',

@@ -24,6 +24,9 @@ export async function startSandbox(opts: { databaseUrl: string; port?: number; e
     LOG_LEVEL: 'silent',
     SANDBOX_HOST: '127.0.0.1',
     SANDBOX_SMTP_PORT: '0',
+    // A test stack runs every service in one process, two files at a time: small pools keep it
+    // well under the server's connection limit.
+    SANDBOX_DB_POOL_MAX: '4',
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
     SANDBOX_PORT: String(opts.port ?? 0),

@@ -40,6 +40,9 @@ export async function startWebhook(opts: {
     WEBHOOK_POLL_INTERVAL_MS: '100',
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_RETRY_MAX_DELAY_MS: '2000',
+    // A test stack runs every service in one process, two files at a time: small pools keep it
+    // well under the server's connection limit.
+    WEBHOOK_DB_POOL_MAX: '4',
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
     NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',

@@ -58,7 +58,7 @@ export const UpdateWebhookEndpointBody = z.strictObject({
 export const RotateSecretBody = z.strictObject({
   overlapSeconds: z.int().min(0).max(604_800).optional()
     .meta({ description: 'How long the previous secret keeps signing beside the new one: default 86400 (24 h), max 604800 (7 days), 0 = stop at once.' }),
-}).meta({ id: 'RotateWebhookSecretRequest' });
+}).meta({ id: 'RotateWebhookSecretRequest' }).optional(); // no body: the defaults
 
 export const WebhookEndpointSchema = z.object({
   id: z.string().meta({ description: '`we_…`' }),
@@ -180,7 +180,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', operationId: 'rotateWebhookSecret', tags: TAGS,
       summary: 'Rotate the signing secret (the new one is shown once)',
-      description: 'The new secret signs at once; during the overlap (`overlapSeconds`, default 24 h) the previous one also signs, so `Webhook-Signature` carries two `v1` entries and receivers can switch without losing a delivery.',
+      description: 'The new secret signs at once; during the overlap (`overlapSeconds`, default 24 h) the previous one also signs, so `Webhook-Signature` carries two `v1` entries and receivers can switch without losing a delivery. The body may be omitted (the defaults).',
       auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'READS',
       params: z.object({ id: ENDPOINT_ID }), paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
       body: RotateSecretBody,
@@ -188,7 +188,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
       errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call }) => ({
         status: 200,
-        body: endpointWithSecretToApi(await webhooks.rotateSecret({ id: params.id, ...(body.overlapSeconds !== undefined ? { overlapSeconds: body.overlapSeconds } : {}) }, call)),
+        body: endpointWithSecretToApi(await webhooks.rotateSecret({ id: params.id, ...(body?.overlapSeconds !== undefined ? { overlapSeconds: body.overlapSeconds } : {}) }, call)),
       }),
     }),
     defineRoute({

@@ -18,18 +18,27 @@ const PLATFORM_DIR = fileURLToPath(new URL('../..', import.meta.url));
  */
 describe('graceful shutdown of a service process', () => {
   let tdb: TestDatabase;
-  const ns = testNamespace();
+  const baseNs = testNamespace();
+  const namespaces: string[] = [];
 
   beforeAll(async () => { tdb = await createTestDatabase('shut'); });
   afterAll(async () => {
-    await deleteNamespaceStreams(NATS_URL, ns);
+    for (const ns of namespaces) await deleteNamespaceStreams(NATS_URL, ns);
     await tdb.drop();
   });
 
-  it('SIGTERM: not ready, call in flight answered, committed event published, exit 0', async () => {
-    const child = spawn(process.execPath, ['--experimental-async-context-frame', FIXTURE], {
+  // Also with the production OpenTelemetry SDK (`--import @wallet/platform/otel`) exporting to a
+  // collector that is not there: the export fails quietly and the exit is still clean.
+  it.each([
+    ['without tracing', [] as string[], {} as Record<string, string>, 'ns1'],
+    ['with the OTel SDK and an unreachable collector', ['--import', './dist/telemetry/register.js'], { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SERVICE_NAME: 'shutdown-fixture' }, 'ns2'],
+  ])('SIGTERM %s: not ready, call in flight answered, committed event published, exit 0', async (_name, extraArgs, extraEnv, sub) => {
+    const ns = `${baseNs}_${sub}`;
+    const id = sub === 'ns1' ? 'a1b2c3d4-0000-4000-8000-000000000001' : 'a1b2c3d4-0000-4000-8000-000000000002';
+    namespaces.push(ns);
+    const child = spawn(process.execPath, ['--experimental-async-context-frame', ...extraArgs, FIXTURE], {
       cwd: PLATFORM_DIR,
-      env: { PATH: process.env.PATH, DATABASE_URL: tdb.url, NATS_URL, BUS_NAMESPACE: ns, SHUTDOWN_GRACE_MS: '10000' },
+      env: { PATH: process.env.PATH, DATABASE_URL: tdb.url, NATS_URL, BUS_NAMESPACE: ns, SHUTDOWN_GRACE_MS: '10000', ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -46,7 +55,7 @@ describe('graceful shutdown of a service process', () => {
       expect((await fetch(`${opsUrl}/readyz`)).status).toBe(200);
       client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${String(started.grpcPort)}`, { deadlineMs: 20_000 });
 
-      const call = client.getMovement({ id: 'a1b2c3d4-0000-4000-8000-000000000001' }, { requestId: 'shutdown-call-1', companyId: 'co-shutdown' });
+      const call = client.getMovement({ id: id }, { requestId: 'shutdown-call-1', companyId: 'co-shutdown' });
       // The call is in the handler (it logs with the caller's ids) …
       const handling = await eventually(async () => lines().find((l) => l.msg === 'handling'), 10_000, 20);
       expect(handling).toMatchObject({ requestId: 'shutdown-call-1', companyId: 'co-shutdown' });
@@ -61,8 +70,8 @@ describe('graceful shutdown of a service process', () => {
 
       // Let the handler finish: it commits an event and answers.
       await admin.connect();
-      await admin.query('insert into shutdown_fixture.release (id) values ($1)', ['a1b2c3d4-0000-4000-8000-000000000001']);
-      await expect(call).resolves.toMatchObject({ id: 'a1b2c3d4-0000-4000-8000-000000000001' });
+      await admin.query('insert into shutdown_fixture.release (id) values ($1)', [id]);
+      await expect(call).resolves.toMatchObject({ id: id });
 
       expect(await exited).toEqual({ code: 0, signal: null });
       const msgs = lines().map((l) => l.msg);
@@ -75,7 +84,7 @@ describe('graceful shutdown of a service process', () => {
       try {
         const jsm = await jetstreamManager(nc);
         const m = await jsm.streams.getMessage(`${ns.toUpperCase()}_LEDGER`, { last_by_subj: `${ns}.ledger.credited` });
-        expect(m?.header.get('ce-id')).toBe('a1b2c3d4-0000-4000-8000-000000000001');
+        expect(m?.header.get('ce-id')).toBe(id);
       } finally {
         await nc.close();
       }

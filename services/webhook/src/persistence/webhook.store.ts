@@ -220,7 +220,7 @@ export class WebhookStore {
          select dl.id from webhook.deliveries dl
          join webhook.endpoints ep on ep.id = dl.endpoint_id
          where dl.status = 'PENDING' and dl.next_attempt_at <= now() and ep.enabled and ep.deleted_at is null
-           and (true or not exists (
+           and (dl.resource_key is null or not exists (
              select 1 from webhook.deliveries o
              where o.endpoint_id = dl.endpoint_id and o.resource_key = dl.resource_key and o.status = 'PENDING' and o.seq < dl.seq))
          order by dl.next_attempt_at, dl.seq
