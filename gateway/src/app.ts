@@ -49,7 +49,7 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'adminToken' | 'apiKeyPepper' | 'dashboardSecretKey' | 'sessionTtlSeconds' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
+  'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
 
 export interface AppDeps {
   config: AppConfig;
@@ -90,7 +90,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
   const dashboardAuth = new DashboardAuth(db, {
-    pepper: config.apiKeyPepper, secretKey: config.dashboardSecretKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
+    pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
   }, log);
 
   let document: Record<string, unknown> | undefined;
@@ -117,7 +117,7 @@ export function createApp(deps: AppDeps): GatewayApp {
   ];
   const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute }));
 
-  const idempotency = new IdempotencyGuard(db, { ttlSeconds: config.idempotencyKeyTtlSeconds }, log);
+  const idempotency = new IdempotencyGuard(db, { ttlSeconds: config.idempotencyKeyTtlSeconds, encryptionKey: config.encryptionKey }, log);
   idempotency.start();
   const router = buildRouter(routes, {
     authenticator,

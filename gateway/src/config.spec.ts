@@ -26,10 +26,10 @@ describe('gateway config', () => {
       const text = (err as ConfigError).problems.join('\n');
       expect(text).toMatch(/ADMIN_TOKEN/);
       expect(text).toMatch(/API_KEY_PEPPER/);
-      expect(text).toMatch(/DASHBOARD_SECRET_KEY/);
+      expect(text).toMatch(/GATEWAY_ENCRYPTION_KEY/);
     }
     expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'dev-admin-token', API_KEY_PEPPER: 'p'.repeat(32) })).toThrow(ConfigError);
-    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), DASHBOARD_SECRET_KEY: 'k'.repeat(32) });
+    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
   });

@@ -6,7 +6,7 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
-const DEV_DASHBOARD_SECRET_KEY = 'dev-dashboard-secret-key-not-for-production';
+const DEV_ENCRYPTION_KEY = 'dev-gateway-encryption-key-not-for-production';
 
 const cidrList = z.string().transform((value, ctx) => {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
@@ -50,8 +50,8 @@ export const gatewayEnvSchema = baseEnvSchema
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
     API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
-    /** Encrypts dashboard users' TOTP secrets at rest; required in production. */
-    DASHBOARD_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers); required in production. */
+    GATEWAY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
@@ -73,7 +73,7 @@ export const gatewayEnvSchema = baseEnvSchema
       if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
       else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
       if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
-      if (!cfg.DASHBOARD_SECRET_KEY) ctx.addIssue({ code: 'custom', path: ['DASHBOARD_SECRET_KEY'], message: 'is required in production' });
+      if (!cfg.GATEWAY_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['GATEWAY_ENCRYPTION_KEY'], message: 'is required in production' });
     }
   });
 
@@ -93,7 +93,7 @@ export interface GatewayConfig {
   redisUrl: string;
   adminToken: string;
   apiKeyPepper: string;
-  dashboardSecretKey: string;
+  encryptionKey: string;
   sessionTtlSeconds: number;
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
@@ -128,7 +128,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
     apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
-    dashboardSecretKey: e.DASHBOARD_SECRET_KEY ?? DEV_DASHBOARD_SECRET_KEY,
+    encryptionKey: e.GATEWAY_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,

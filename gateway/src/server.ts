@@ -1,7 +1,9 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Database, OpsServer, type Logger } from '@wallet/platform';
+import { Database, ERRORS, OpsServer, type ErrorCode, type Logger } from '@wallet/platform';
 import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
@@ -72,6 +74,18 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     active.add(res);
     res.once('close', () => active.delete(res));
     void handle(req, res);
+  });
+  // Requests Node's HTTP parser refuses before the app sees them (bad header bytes, a header block
+  // over 16 KiB, a request that did not arrive within requestTimeout) still get the API's error
+  // shape and a request id, then the connection is closed.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
+    const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
+    const status = ERRORS[code].http;
+    const body = JSON.stringify({ error: code, message: ERRORS[code].message });
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+      + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

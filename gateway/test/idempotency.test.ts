@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, Database, ERRORS } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { idempotencyRequestHash } from '../src/http/idempotency-key.js';
+import { SecretBox } from '../src/auth/secret-box.js';
 import { IdempotencyKeyRepository } from '../src/persistence/idempotency-key.repository.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';
@@ -72,6 +73,10 @@ describe('Idempotency-Key: replay', () => {
     expect(reordered.body.id).toBe(first.body.id);
     expect(await transfersOf(co)).toBe(1);
     expect(await rowOf(co, 'send-1')).toEqual({ state: 'DONE', status_code: 201, ttl: 86_400 });
+    // The stored answer is sealed (an answer may carry a secret shown once): no clear text at rest.
+    const [stored] = await sql(stack.db.url, 'select response_body from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, 'send-1']);
+    expect(stored!.response_body).toMatch(/^v1\./);
+    expect(stored!.response_body).not.toContain(first.body.id);
   });
 
   it('a PSE deposit, a collect key and a QR replay too, each keeping its original status', async () => {
@@ -97,6 +102,20 @@ describe('Idempotency-Key: replay', () => {
     expect([reused.status, reused.body.reused]).toEqual([200, true]);
     const q1again = await post(co, `/breb/collect-keys/${k1.body.id}/qr`, undefined, 'qr-1');
     expect([q1again.status, replayed(q1again), q1again.text]).toEqual([201, 'true', q1.text]);
+  });
+
+  it('a webhook endpoint replays with the same signing secret (sealed at rest), one endpoint', async () => {
+    const co = await company();
+    const body = { url: 'https://hooks.example.co/wallet', events: ['transfer.completed'] };
+    const post = () => api.post('/webhooks/endpoints', { token: co.key, body, headers: { 'Idempotency-Key': 'wh-1' } });
+    const first = await post();
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/^whsec_/);
+    const again = await post();
+    expect([again.status, replayed(again), again.body.id, again.body.secret]).toEqual([201, 'true', first.body.id, first.body.secret]);
+    expect((await api.get('/webhooks/endpoints', { token: co.key })).body.items).toHaveLength(1);
+    const [stored] = await sql(stack.db.url, 'select response_body from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, 'wh-1']);
+    expect(stored!.response_body).not.toContain(first.body.secret);
   });
 
   it('without the header nothing is stored and nothing changes', async () => {
@@ -278,7 +297,7 @@ describe('purge', () => {
     await insert('flight-running', 'IN_FLIGHT', '1 minute', '-1 second');
     const db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: createLogger('purge-test', 'silent') });
     try {
-      const repo = new IdempotencyKeyRepository(db);
+      const repo = new IdempotencyKeyRepository(db, new SecretBox('k'.repeat(32)));
       expect(await repo.purgeExpired(1)).toBe(1);
       expect(await repo.purgeExpired(1000)).toBeGreaterThanOrEqual(1);
     } finally {

@@ -15,6 +15,7 @@
 //   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse)
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
+//   BENCH_MAIN_<PROCESS>=file another build of one process (A/B), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js
 //   BENCH_SOAK_MINUTES=N      soak instead: N minutes of sends at 70% of the maximum, sampled every 30 s
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -110,7 +111,9 @@ function startProcess(p, env) {
   const profiled = (process.env.BENCH_PROFILE ?? '').split(',').map((s) => s.trim());
   const prof = profiled.includes(p.name) || profiled.includes('all')
     ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`, `--cpu-prof-name=${p.name}.${stamp}.cpuprofile`] : [];
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', p.main], {
+  // BENCH_MAIN_<PROCESS>=<file> runs another build of that process (A/B of an optimisation), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js.
+  const main = process.env[`BENCH_MAIN_${p.name.toUpperCase().replace(/-/g, '_')}`] ?? p.main;
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', main], {
     cwd: join(root, p.dir), env: { ...process.env, OTEL_SERVICE_NAME: p.name, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);

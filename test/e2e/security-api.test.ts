@@ -251,6 +251,9 @@ describe('security', () => {
       const r = await rawRequest(stack.gateway.port, `GET /wallets/balance HTTP/1.1\r\nHost: x\r\n${line}\r\nConnection: close\r\n\r\n`);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
+      // Refused by the HTTP parser or by the app: the API's error shape and a request id either way.
+      expect(JSON.parse(r.body)).toEqual({ error: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) });
+      expect(r.raw).toMatch(/\r\nx-request-id: /i);
     }
   });
 
@@ -396,6 +399,7 @@ describe('security', () => {
       // A header block above Node's limit is refused by the HTTP parser (431), and the server lives on.
       const hugeHeader = await rawRequest(stack.gateway.port, `GET /wallets/balance HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\nConnection: close\r\n\r\n`);
       expect(hugeHeader.status).toBe(431);
+      expect(JSON.parse(hugeHeader.body)).toEqual({ error: 'HEADERS_TOO_LARGE', message: 'Los encabezados de la solicitud son demasiado grandes.' });
       expect((await req('GET', '/wallets/balance', a.readKey)).status).toBe(200);
     });
   });

@@ -95,22 +95,24 @@ export async function runChecks({ db, ledger, record, natsUrl, namespace }) {
   ]);
 
   // PSE deposits: the provider's record of each link is the truth of what was paid.
-  await check('every paid PSE deposit credited exactly once; an unpaid one never', async () => {
+  await check('every paid PSE deposit credited exactly once (and reversed once if the provider reversed it); an unpaid one never', async () => {
     const v = [];
     const links = await rows(`
         select l.deposit_id, l.status as provider, d.status, d.id is not null as known,
-               (select count(*)::int from ledger.postings p where p.movement_id = d.movement_id and p.kind = 'inflow') as inflows
+               (select count(*)::int from ledger.postings p where p.movement_id = d.movement_id and p.kind = 'inflow') as inflows,
+               (select count(*)::int from ledger.postings p where p.movement_id = d.movement_id and p.kind = 'reversal') as reversals
           from sandbox.pse_links l left join pse_deposit.deposits d on d.id = l.deposit_id`);
     const provider = new Map(links.map((l) => [l.deposit_id, l.provider]));
     for (const l of links) {
       // A link the provider made while the product's call timed out: the product stored nothing and
       // told the client so (nobody has its URL). Only a payment of such a link would lose money.
-      if (!l.known) { if (l.provider === 'PAID') v.push(`deposit ${l.deposit_id} paid at the provider is unknown to the product`); continue; }
-      if (l.provider === 'PAID' && (l.status !== 'ASSIGNED' || l.inflows !== 1)) v.push(`deposit ${l.deposit_id} paid at the provider: ${l.status}, ${l.inflows} inflow postings`);
-      if (l.provider !== 'PAID' && l.inflows !== 0) v.push(`deposit ${l.deposit_id} ${l.provider} at the provider has ${l.inflows} inflow postings`);
+      if (!l.known) { if (l.provider !== 'PENDING') v.push(`deposit ${l.deposit_id} ${l.provider} at the provider is unknown to the product`); continue; }
+      if (l.provider === 'PAID' && (l.status !== 'ASSIGNED' || l.inflows !== 1 || l.reversals !== 0)) v.push(`deposit ${l.deposit_id} paid at the provider: ${l.status}, ${l.inflows} inflow and ${l.reversals} reversal postings`);
+      if (l.provider === 'REVERSED' && (l.status !== 'REVERSED' || l.inflows !== 1 || l.reversals !== 1)) v.push(`deposit ${l.deposit_id} paid then reversed at the provider: ${l.status}, ${l.inflows} inflow and ${l.reversals} reversal postings`);
+      if (l.provider !== 'PAID' && l.provider !== 'REVERSED' && l.inflows + l.reversals !== 0) v.push(`deposit ${l.deposit_id} ${l.provider} at the provider has ${l.inflows} inflow and ${l.reversals} reversal postings`);
       if (l.provider === 'FAILED' && l.status !== 'FAILED') v.push(`deposit ${l.deposit_id} rejected at the provider is ${l.status}`);
     }
-    for (const [id, d] of record.deposits) if (d.paid && provider.get(id) !== 'PAID') v.push(`deposit ${id} paid per the client is ${provider.get(id) ?? 'unknown'} at the provider`);
+    for (const [id, d] of record.deposits) if (d.paid && !['PAID', 'REVERSED'].includes(provider.get(id))) v.push(`deposit ${id} paid per the client is ${provider.get(id) ?? 'unknown'} at the provider`);
     const orphans = await rows(`select d.id, (select count(*)::int from ledger.postings p where p.movement_id = d.movement_id and p.kind = 'inflow') as n
         from pse_deposit.deposits d where d.source = 'PSE' and not exists (select 1 from sandbox.pse_links l where l.deposit_id = d.id)`);
     for (const o of orphans) if (o.n !== 0) v.push(`deposit ${o.id} without a provider link has ${o.n} inflow postings`);
@@ -195,6 +197,7 @@ export async function observations(db) {
   return [
     ['transfers by state', states],
     ['deposits by source and status', deposits],
+    ['multi-signature approvals by status', (await db.query(`select status, count(*)::int as n from transfer.approvals group by 1 order by 1`)).rows.map((r) => `${r.status} ${r.n}`).join(', ')],
     ['transfers dispatched more than once (retry after a fault)', await one(`select count(*)::int as n from transfer.transfers where dispatch_attempts > 1`)],
     ['transfers whose dispatch was ambiguous (time-out / crash mid-call)', await one(`select count(*)::int as n from transfer.transfers where dispatch_ambiguous`)],
     ['provider callbacks delivered after more than one attempt', await one(`select count(*)::int as n from sandbox.callbacks where attempts > 1`)],
@@ -217,7 +220,7 @@ export async function sabotageSelfTest({ db, record }) {
     ['every accepted send (201/200) is known and final: COMPLETED, FAILED or EXPIRED', `update transfer.transfers set state = 'DISPATCHED' where id = (select id from transfer.transfers where state = 'COMPLETED' limit 1)`],
     ['each final send has its ledger effect exactly once (reserve + commit | release); a refused one none', `update ledger.postings set kind = 'release' where id = (select id from ledger.postings where kind = 'commit' limit 1)`],
     ['the provider and the product agree: paid out at the rail ⇔ COMPLETED', `update sandbox.transfers set status = 'COMPLETED' where provider_transfer_id = (select provider_transfer_id from sandbox.transfers where status = 'FAILED' limit 1)`],
-    ['every paid PSE deposit credited exactly once; an unpaid one never', `update ledger.postings set kind = 'credit' where id = (select p.id from ledger.postings p join pse_deposit.deposits d on d.movement_id = p.movement_id where p.kind = 'inflow' and d.source = 'PSE' limit 1)`],
+    ['every paid PSE deposit credited exactly once (and reversed once if the provider reversed it); an unpaid one never', `update ledger.postings set kind = 'credit' where id = (select p.id from ledger.postings p join pse_deposit.deposits d on d.movement_id = p.movement_id where p.kind = 'inflow' and d.source = 'PSE' limit 1)`],
     ['every inbound Bre-B payment credited exactly once, listed once', `update collect_key.payments set status = 'UNASSIGNED', total_charged = 0, subtotal_fee = 0, fixed_fee = 0, variable_fee = 0, iva_amount = 0, net_amount = amount where deposit_id = (select deposit_id from collect_key.payments limit 1)`],
     ['receipt read model: one row per transfer and per deposit, at its final status', `delete from receipt.transactions where id = (select id from receipt.transactions limit 1)`],
     ['every outbox drained', `update transfer.outbox set published_at = null where seq = (select max(seq) from transfer.outbox)`],

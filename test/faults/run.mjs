@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { Secret, TOTP } from 'otpauth';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient } from '@wallet/platform';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
@@ -33,19 +34,24 @@ const jsonOut = arg('json');
  * Ports differ so both can run at the same time; neither collides with `npm run up` or the bench.
  */
 const PROFILES = {
-  full: { companies: 20, workers: 12, killRounds: 4, portBase: 0, gapMs: 1200, settleSeconds: 180, hold: 1 },
-  fast: { companies: 4, workers: 6, killRounds: 1, portBase: 20, gapMs: 300, settleSeconds: 60, hold: 0.6, killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'] },
+  full: { companies: 20, workers: 12, killRounds: 4, portBases: [0], gapMs: 1200, settleSeconds: 180, hold: 1 },
+  fast: { companies: 4, workers: 6, killRounds: 1, portBases: [20, 40, 60], gapMs: 300, settleSeconds: 60, hold: 0.6, killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'] },
 };
 const profile = PROFILES[profileName];
 if (!profile) { console.error(`unknown profile ${profileName} (full | fast)`); process.exit(2); }
 const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 
-const b = profile.portBase;
-const ports = {
+// The first base whose ports are all free (the fast profile tries a few: `npm test` may overlap another run).
+const portsAt = (b) => ({
   gateway: 8380 + b, gatewayOps: 9300 + b, ledgerOps: 9301 + b, transferOps: 9302 + b, depositOps: 9303 + b, collectKeyOps: 9304 + b,
   receiptOps: 9305 + b, webhookOps: 9306 + b, ledger: 50351 + b, transfer: 50352 + b, deposit: 50353 + b, collectKey: 50354 + b,
   receipt: 50355 + b, webhook: 50356 + b, sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
-};
+});
+let ports = portsAt(profile.portBases[0]);
+for (const b of profile.portBases) {
+  const free = await Promise.all(Object.values(portsAt(b)).map(portFree));
+  if (free.every(Boolean)) { ports = portsAt(b); break; }
+}
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const dbName = `wallet_faults_${profileName}_${process.pid}`;
 const dbUrl = (() => { const u = new URL(PG_ADMIN); u.pathname = `/${dbName}`; return u.toString(); })();
@@ -111,26 +117,28 @@ async function stopInfra(name, signal = 'SIGTERM') {
 // The product's processes, started as deploy/local/up.mjs and the bench do.
 
 const common = { DATABASE_URL: dbUrl, NATS_URL: `nats://127.0.0.1:${ports.nats}`, BUS_NAMESPACE: namespace, LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn', NODE_ENV: 'development' };
+const APPROVAL_TTL = 15; // multi-signature sends nobody signs expire within the run
 const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '3', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
 const services = {
   sandbox: { dir: 'services/sandbox', ops: ports.sandbox, env: {
-    SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
+    SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
     SANDBOX_CALLBACK_RETRY_BASE_MS: 200, SANDBOX_CALLBACK_RETRY_MAX_MS: 2000, SANDBOX_CALLBACK_TIMEOUT_MS: 3000 } },
-  ledger: { dir: 'services/ledger', ops: ports.ledgerOps, env: { LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
+  ledger: { dir: 'services/ledger', ops: ports.ledgerOps, env: { LEDGER_GRPC_HOST: '127.0.0.1', LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
   transfer: { dir: 'services/transfer', ops: ports.transferOps, env: {
-    ...sweep, TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, TRANSFER_GRPC_HOST: '127.0.0.1', TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     BREB_DIRECTORY_URL: sb, BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
-    RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120 } },
+    RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
+    APPROVAL_TTL_SECONDS: APPROVAL_TTL } },
   'pse-deposit': { dir: 'services/pse-deposit', ops: ports.depositOps, env: {
-    ...sweep, DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, DEPOSIT_GRPC_HOST: '127.0.0.1', DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}` } },
   'collect-key': { dir: 'services/collect-key', ops: ports.collectKeyOps, env: {
-    ...sweep, COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, COLLECT_KEY_GRPC_HOST: '127.0.0.1', COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` } },
-  receipt: { dir: 'services/receipt', ops: ports.receiptOps, env: { RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
-  webhook: { dir: 'services/webhook', ops: ports.webhookOps, env: { WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps, WEBHOOK_POLL_INTERVAL_MS: 500 } },
+  receipt: { dir: 'services/receipt', ops: ports.receiptOps, env: { RECEIPT_GRPC_HOST: '127.0.0.1', RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
+  webhook: { dir: 'services/webhook', ops: ports.webhookOps, env: { WEBHOOK_GRPC_HOST: '127.0.0.1', WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps, WEBHOOK_POLL_INTERVAL_MS: 500 } },
   gateway: { dir: 'gateway', ops: ports.gatewayOps, env: {
-    GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
+    GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
     LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, DEPOSIT_GRPC_ADDR: `127.0.0.1:${ports.deposit}`,
     COLLECT_KEY_GRPC_ADDR: `127.0.0.1:${ports.collectKey}`, RECEIPT_GRPC_ADDR: `127.0.0.1:${ports.receipt}`, WEBHOOK_GRPC_ADDR: `127.0.0.1:${ports.webhook}` } },
 };
@@ -172,8 +180,9 @@ async function kill9(name) {
 const ops = {}; // kind → { ok, refused, error }
 const totalErrors = () => Object.values(ops).reduce((a, o) => a + o.error, 0);
 function count(kind, outcome) { (ops[kind] ??= { ok: 0, refused: 0, error: 0 })[outcome]++; }
-async function call(method, url, { token, body, timeoutMs = 10_000 } = {}) {
+async function call(method, url, { token, body, timeoutMs = 10_000, forwardedFor } = {}) {
   const headers = {};
+  if (forwardedFor) headers['x-forwarded-for'] = forwardedFor; // the gateway trusts loopback as a proxy
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
   try {
@@ -288,6 +297,12 @@ async function pseOp(co) {
   const kind = `PSE ${outcome === 'APPROVED' ? 'paid' : 'rejected'} at the provider`;
   if (p.status === 200) { count(kind, 'ok'); record.deposits.get(id).paid = p.body.status === 'PAID'; }
   else count(kind, p.status >= 400 && p.status < 500 ? 'refused' : 'error');
+  // Some payments are reversed by the provider at once: the PAID and REVERSED callbacks are then
+  // both in flight and may arrive in either order (or REVERSED first after a failed PAID delivery).
+  if (p.status === 200 && p.body.status === 'PAID' && rand() < 0.15) {
+    const rv = await call('POST', `${sb}/sandbox/pse/${id}/reverse`);
+    count('PSE reversed by the provider', rv.status === 200 ? 'ok' : rv.status >= 400 && rv.status < 500 ? 'refused' : 'error');
+  }
 }
 
 async function incomingOp(co) {
@@ -304,7 +319,57 @@ async function readOp(co) {
   count(`read ${path.split('?')[0]}`, r.status === 200 ? 'ok' : r.status >= 400 && r.status < 500 ? 'refused' : 'error');
 }
 
-async function workload(companies, stop) {
+// Multi-signature (threshold 2): sends wait for two dashboard users' TOTP signatures; the signer
+// signs the newest pending one once per 30 s step (a code is accepted once), the rest expire.
+async function provisionMultiSig(i) {
+  const c = await admin('POST', '/admin/companies', { name: `Faults Firmas ${i} S.A.S.`, nit: `9008${String(i).padStart(5, '0')}-2`, taxRegime: 'COMMON', multiSigThreshold: 2, wallets: ['BREB', 'ACH'] });
+  await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
+  const write = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'faults-write' })).key;
+  await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 20_000_000, reference: 'faults-seed-BREB' });
+  const users = [];
+  for (const role of ['ADMIN', 'OPERATOR']) {
+    const email = `${role.toLowerCase()}.${c.id.slice(0, 8)}@faults.co`;
+    const password = `Clave-${randomUUID()}`;
+    const u = await admin('POST', `/admin/companies/${c.id}/users`, { email, password, role });
+    const login = await call('POST', `${gw}/auth/login`, { body: { email, password }, forwardedFor: '10.77.0.2' });
+    if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
+    users.push({ email, password, token: login.body.token, totp: new TOTP({ secret: Secret.fromBase32(u.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }) });
+  }
+  const r = await call('POST', `${gw}/transfers/resolve-key`, { token: write, body: { keyValue: '3007770001' } });
+  if (r.status !== 200) throw new Error(`resolve-key: ${r.status} ${r.text}`);
+  return { id: c.id, write, users, dest: { destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } }, targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue }, awaiting: [] };
+}
+async function multiSigSendOp(ms) {
+  const amount = amountFor(rand() < 0.15 ? 'fail' : 'ok');
+  const r = await call('POST', `${gw}/transfers/send`, { token: ms.write, body: { amount, ...ms.dest, reference: `ms-${randomUUID()}` } });
+  if ((r.status === 200 || r.status === 201) && r.body.approvalId) {
+    count('send BREB, multi-signature', 'ok');
+    record.accepted.set(r.body.id, { companyId: ms.id, rail: 'BREB', amount, multiSig: true });
+    ms.awaiting.push({ approvalId: r.body.approvalId, at: Date.now() });
+  } else count('send BREB, multi-signature', r.status >= 400 && r.status < 500 ? 'refused' : 'error');
+}
+async function signer(ms, stop) {
+  while (!stop.done) {
+    const step = Math.floor(Date.now() / 30_000);
+    while (!stop.done && (Math.floor(Date.now() / 30_000) === step || Date.now() % 30_000 < 500)) await sleep(200); // a fresh TOTP step
+    if (stop.done) break;
+    await multiSigSendOp(ms); // one fresh send to sign now (the workers' ones mostly expire)
+    const target = ms.awaiting.filter((a) => Date.now() - a.at < (APPROVAL_TTL - 3) * 1000).at(-1);
+    if (!target) continue;
+    ms.awaiting = ms.awaiting.filter((a) => a !== target);
+    let signed = 0;
+    for (const u of ms.users) {
+      // The signers sit at another office (client IP): the API clients' traffic fills this IP's windows.
+      const r = await call('POST', `${gw}/dashboard/approvals/${target.approvalId}/sign`, { token: u.token, body: { totpCode: u.totp.generate() }, forwardedFor: '10.77.0.2' });
+      if (r.status === 200) signed++;
+      else log(`signing ${target.approvalId} as ${u.email.split('.')[0]}: ${r.status} ${r.body?.error ?? r.text.slice(0, 80)}`);
+    }
+    count('approval signed by both users', signed === 2 ? 'ok' : 'error');
+  }
+}
+
+async function workload(companies, stop, ms) {
+  const signing = signer(ms, stop);
   await Promise.all(Array.from({ length: profile.workers }, async () => {
     while (!stop.done) {
       const co = pick(companies);
@@ -317,10 +382,12 @@ async function workload(companies, stop) {
       else if (x < 0.53) await insufficientOp(co);
       else if (x < 0.65) await pseOp(co);
       else if (x < 0.77) await incomingOp(co);
+      else if (x < 0.80) await multiSigSendOp(ms);
       else await readOp(co);
       if (totalErrors() > errorsBefore) await sleep(250); // a fault is on: do not spin
     }
   }));
+  await signing;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,8 +403,14 @@ const FAULTS = {
     await kill9(name);
     injected(`kill -9 ${name}`);
     await sleep(between(100, 600));
-    startService(name, { restart: true });
-    await waitReady(name);
+    for (let attempt = 1; ; attempt++) {
+      startService(name, { restart: true });
+      try { await waitReady(name); break; } catch (err) {
+        if (attempt >= 3 || running[name].exitCode === null) throw err; // exited at start (e.g. its port briefly taken): again
+        log(`${name} did not come back (${err.message}); starting it again`);
+        await sleep(1000);
+      }
+    }
   },
   async natsRestart() {
     await stopInfra('nats');
@@ -459,8 +532,14 @@ async function settle(db) {
 
 async function main() {
   mkdirSync(logDir, { recursive: true });
-  const busy = [];
-  for (const [k, p] of Object.entries(ports)) if (!(await portFree(p))) busy.push(`${k}:${p}`);
+  // gRPC ports sit in Linux's ephemeral range: an outgoing connection may hold one for a moment.
+  let busy = [];
+  for (let i = 0; i < 20; i++) {
+    busy = [];
+    for (const [k, p] of Object.entries(ports)) if (!(await portFree(p))) busy.push(`${k}:${p}`);
+    if (!busy.length) break;
+    await sleep(500);
+  }
   if (busy.length) throw new Error(`ports in use (another fault run?): ${busy.join(', ')}`);
   log(`profile ${profileName}, seed ${seed}, database ${dbName}, logs in ${logDir}`);
   await adminSql(`drop database if exists "${dbName}" with (force)`);
@@ -480,11 +559,12 @@ async function main() {
 
   const companies = [];
   for (let i = 0; i < profile.companies; i += 4) companies.push(...await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j))));
-  log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each)`);
+  const ms = await provisionMultiSig(profile.companies);
+  log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each) + 1 multi-signature company`);
 
   const started = Date.now();
   const stop = { done: false };
-  const load = workload(companies, stop);
+  const load = workload(companies, stop, ms);
   await sleep(2000);
   const plan = schedule();
   await injectFaults(plan);

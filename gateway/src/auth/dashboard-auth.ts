@@ -1,10 +1,11 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
 import { AppError, isUniqueViolation, PeriodicTask, type Logger } from '@wallet/platform';
 import type { CompanyStatus } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
+import { SecretBox } from './secret-box.js';
 
 export type DashboardRole = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 export const DASHBOARD_ROLES: readonly DashboardRole[] = ['ADMIN', 'OPERATOR', 'VIEWER'];
@@ -32,7 +33,7 @@ export interface DashboardUser {
 export interface DashboardAuthOptions {
   /** HMAC key for session tokens (the API-key pepper, domain-separated). */
   pepper: string;
-  /** Encrypts TOTP secrets at rest (AES-256-GCM, key = SHA-256 of this). */
+  /** Encrypts TOTP secrets at rest (SecretBox: AES-256-GCM, key = SHA-256 of GATEWAY_ENCRYPTION_KEY). */
   secretKey: string;
   sessionTtlSeconds: number;
   /** Shown in authenticator apps. */
@@ -72,12 +73,12 @@ const toUser = (r: UserRow): DashboardUser => ({ id: r.id, companyId: r.company_
  *   time step is kept per user and only a later step passes (no replay).
  */
 export class DashboardAuth {
-  private readonly encKey: Buffer;
+  private readonly box: SecretBox;
   private dummyHash: Promise<string> | undefined;
   private readonly purge: PeriodicTask;
 
   constructor(private readonly db: Queryable, private readonly opts: DashboardAuthOptions, private readonly log: Logger) {
-    this.encKey = createHash('sha256').update(opts.secretKey, 'utf8').digest();
+    this.box = new SecretBox(opts.secretKey);
     this.purge = new PeriodicTask('dashboard-sessions-purge', 60 * 60_000, () => this.purgeSessions(), log);
   }
 
@@ -220,19 +221,12 @@ export class DashboardAuth {
     return (this.dummyHash ??= argon2Hash(randomBytes(16).toString('hex'), ARGON2));
   }
 
-  /** AES-256-GCM: base64url(iv).base64url(tag).base64url(ciphertext). */
   private encrypt(plain: string): string {
-    const iv = randomBytes(12);
-    const c = createCipheriv('aes-256-gcm', this.encKey, iv);
-    const ct = Buffer.concat([c.update(plain, 'utf8'), c.final()]);
-    return `${iv.toString('base64url')}.${c.getAuthTag().toString('base64url')}.${ct.toString('base64url')}`;
+    return this.box.seal(plain);
   }
 
   private decrypt(enc: string): string {
-    const [iv, tag, ct] = enc.split('.').map((p) => Buffer.from(p, 'base64url')) as [Buffer, Buffer, Buffer];
-    const d = createDecipheriv('aes-256-gcm', this.encKey, iv);
-    d.setAuthTag(tag);
-    return Buffer.concat([d.update(ct), d.final()]).toString('utf8');
+    return this.box.open(enc);
   }
 }
 

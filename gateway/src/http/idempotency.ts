@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, type Database, type Logger } from '@wallet/platform';
 import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
+import { SecretBox } from '../auth/secret-box.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {
@@ -13,6 +14,8 @@ export interface IdempotencySettings {
   ttlSeconds: number;
   /** How long an IN_FLIGHT claim blocks the key before another replica may take it over (crash). */
   lockSeconds?: number;
+  /** Seals stored answers (GATEWAY_ENCRYPTION_KEY). */
+  encryptionKey: string;
   /** How often expired rows are purged. */
   purgeIntervalMs?: number;
 }
@@ -34,7 +37,7 @@ export class IdempotencyGuard {
   private readonly purge: PeriodicTask;
 
   constructor(db: Database, private readonly settings: IdempotencySettings, private readonly log: Logger) {
-    this.repo = new IdempotencyKeyRepository(db);
+    this.repo = new IdempotencyKeyRepository(db, new SecretBox(settings.encryptionKey));
     this.lockSeconds = settings.lockSeconds ?? DEFAULT_LOCK_SECONDS;
     this.purge = new PeriodicTask('idempotency-keys-purge', settings.purgeIntervalMs ?? 10 * 60_000, async () => {
       let n: number;

@@ -1,4 +1,5 @@
 import type { Database } from '@wallet/platform';
+import type { SecretBox } from '../auth/secret-box.js';
 
 export interface IdempotencyClaim {
   companyId: string;
@@ -26,7 +27,7 @@ interface Row {
   method: string;
   request_hash: string;
   status_code: number | null;
-  response_body: unknown;
+  response_body: string | null;
   response_headers: Record<string, string> | null;
 }
 
@@ -35,7 +36,7 @@ interface Row {
  * the database clock deciding expiry and locks, so replicas with skewed clocks agree.
  */
 export class IdempotencyKeyRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly box: SecretBox) {}
 
   /**
    * Takes the key for this request: inserts an IN_FLIGHT row, or takes over a row that no longer
@@ -71,7 +72,7 @@ export class IdempotencyKeyRepository {
     if (!r) return undefined;
     return {
       state: r.state, method: r.method, requestHash: r.request_hash, statusCode: r.status_code,
-      responseBody: r.response_body, responseHeaders: r.response_headers,
+      responseBody: r.response_body === null ? null : JSON.parse(this.box.open(r.response_body)), responseHeaders: r.response_headers,
     };
   }
 
@@ -79,10 +80,10 @@ export class IdempotencyKeyRepository {
   async complete(companyId: string, key: string, claimId: string, answer: { status: number; body: string; headers: Record<string, string> }): Promise<boolean> {
     const rows = await this.db.prepared<{ key: string }>(
       `update gateway.idempotency_keys
-          set state = 'DONE', status_code = $4, response_body = $5::json, response_headers = $6::jsonb
+          set state = 'DONE', status_code = $4, response_body = $5, response_headers = $6::jsonb
         where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'
         returning key`,
-      [companyId, key, claimId, answer.status, answer.body, JSON.stringify(answer.headers)],
+      [companyId, key, claimId, answer.status, this.box.seal(answer.body), JSON.stringify(answer.headers)],
     );
     return rows.length === 1;
   }

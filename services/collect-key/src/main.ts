@@ -17,7 +17,7 @@ try {
 const log = createLogger('collect-key', config.LOG_LEVEL);
 try {
   const runtime = await composeCollectKey({ config, opsPort: config.COLLECT_KEY_OPS_PORT, logger: log });
-  onShutdown(log, [['collect-key', () => runtime.stop()]]);
+  onShutdown(log, [['collect-key', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'collect-key failed to start');
   process.exit(1);

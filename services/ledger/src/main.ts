@@ -27,7 +27,7 @@ try {
     poolMax: config.LEDGER_DB_POOL_MAX,
     logger: log,
   });
-  onShutdown(log, [['ledger', () => runtime.stop()]]);
+  onShutdown(log, [['ledger', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'ledger failed to start');
   process.exit(1);

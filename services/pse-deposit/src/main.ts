@@ -17,7 +17,7 @@ try {
 const log = createLogger('pse-deposit', config.LOG_LEVEL);
 try {
   const runtime = await composeDeposit({ config, opsPort: config.DEPOSIT_OPS_PORT, logger: log });
-  onShutdown(log, [['pse-deposit', () => runtime.stop()]]);
+  onShutdown(log, [['pse-deposit', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'pse-deposit failed to start');
   process.exit(1);

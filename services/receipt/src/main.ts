@@ -17,7 +17,7 @@ try {
 const log = createLogger('receipt', config.LOG_LEVEL);
 try {
   const runtime = await composeReceipt({ config, opsPort: config.RECEIPT_OPS_PORT, logger: log });
-  onShutdown(log, [['receipt', () => runtime.stop()]]);
+  onShutdown(log, [['receipt', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'receipt failed to start');
   process.exit(1);

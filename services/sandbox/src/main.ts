@@ -16,7 +16,7 @@ try {
 const log = createLogger('sandbox', config.LOG_LEVEL);
 try {
   const runtime = await composeSandbox(config, log);
-  onShutdown(log, [['sandbox', () => runtime.stop()]]);
+  onShutdown(log, [['sandbox', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'sandbox failed to start');
   process.exit(1);

@@ -17,7 +17,7 @@ try {
 const log = createLogger('transfer', config.LOG_LEVEL);
 try {
   const runtime = await composeTransfer({ config, opsPort: config.TRANSFER_OPS_PORT, logger: log });
-  onShutdown(log, [['transfer', () => runtime.stop()]]);
+  onShutdown(log, [['transfer', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'transfer failed to start');
   process.exit(1);

@@ -17,7 +17,7 @@ try {
 const log = createLogger('webhook', config.LOG_LEVEL);
 try {
   const runtime = await composeWebhook({ config, opsPort: config.WEBHOOK_OPS_PORT, logger: log });
-  onShutdown(log, [['webhook', () => runtime.stop()]]);
+  onShutdown(log, [['webhook', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'webhook failed to start');
   process.exit(1);

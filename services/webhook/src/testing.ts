@@ -37,7 +37,7 @@ export async function startWebhook(opts: {
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: opts.logLevel ?? 'silent',
-    WEBHOOK_POLL_INTERVAL_MS: '100',
+    WEBHOOK_POLL_INTERVAL_MS: '200',
     WEBHOOK_RETRY_BASE_MS: '200',
     WEBHOOK_RETRY_MAX_DELAY_MS: '2000',
     // A test stack runs every service in one process, two files at a time: small pools keep it

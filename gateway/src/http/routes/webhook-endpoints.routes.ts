@@ -116,7 +116,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
       method: 'POST', path: '/webhooks/endpoints', operationId: 'createWebhookEndpoint', tags: TAGS,
       summary: 'Register a webhook endpoint (the signing secret is shown once)',
       description: VERIFICATION_DOC,
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'READS',
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'READS', idempotent: true,
       body: CreateWebhookEndpointBody,
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
       errors: ['SERVICE_UNAVAILABLE'],

@@ -3,8 +3,9 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * `Idempotency-Key` records: one row per company and key. IN_FLIGHT while the first request runs
  * (`claim_id` names it, `locked_until` bounds how long a crashed replica can hold it), then DONE
- * with the answer to replay until `expires_at`. `response_body` is `json`, not `jsonb`, so a replay
- * is byte-for-byte the first answer (jsonb would reorder its keys); nothing queries inside it.
+ * with the answer to replay until `expires_at`. `response_body` is the answer's JSON sealed with
+ * AES-256-GCM (gateway/src/auth/secret-box.ts): a replayed answer may carry a secret shown once
+ * (a webhook endpoint's signing secret), so it is never stored in clear.
  */
 export class Migration0003IdempotencyKeys extends Migration {
   override name = '0003-idempotency-keys';
@@ -20,7 +21,7 @@ export class Migration0003IdempotencyKeys extends Migration {
         state text not null check (state in ('IN_FLIGHT', 'DONE')),
         claim_id uuid not null,
         status_code integer,
-        response_body json,
+        response_body text,
         response_headers jsonb,
         created_at timestamptz not null default now(),
         locked_until timestamptz not null,

@@ -42,5 +42,7 @@ export const baseEnvSchema = z.object({
   /** JetStream replicas of the streams this process creates or updates (3 in production, on a 3-node cluster). */
   NATS_STREAM_REPLICAS: env.int(1, 1).pipe(z.number().max(5, 'must be at most 5')),
   SERVICE_INSTANCE_ID: z.string().optional(),
+  /** SIGTERM: how long the process may drain before it is forced out (under Kubernetes' 30 s grace). */
+  SHUTDOWN_GRACE_MS: env.int(20_000, 500),
 });
 export type BaseConfig = z.infer<typeof baseEnvSchema>;

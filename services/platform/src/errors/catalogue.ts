@@ -10,6 +10,8 @@ export const ERRORS = {
   DESTINATION_REJECTED: { http: 400, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El banco o la cuenta de destino fue rechazado por las reglas internas.' },
   ROUTE_NOT_FOUND: { http: 404, grpc: GrpcStatus.UNIMPLEMENTED, message: 'La ruta solicitada no existe.' },
   PAYLOAD_TOO_LARGE: { http: 413, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB).' },
+  REQUEST_TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'La solicitud no llegó completa a tiempo; envíela de nuevo.' },
+  HEADERS_TOO_LARGE: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'Los encabezados de la solicitud son demasiado grandes.' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El tipo de contenido no es compatible; use application/json.' },
   // Authentication and authorization
   AUTH_REQUIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Falta el encabezado Authorization.' },

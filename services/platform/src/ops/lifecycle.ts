@@ -1,17 +1,14 @@
 import type { Logger } from 'pino';
 import { stopTelemetry } from '../telemetry/telemetry.js';
 
-/** `SHUTDOWN_GRACE_MS` (default 20 s: under Kubernetes' 30 s terminationGracePeriodSeconds). */
-export function shutdownGraceMs(env: Record<string, string | undefined> = process.env): number {
-  const v = Number(env.SHUTDOWN_GRACE_MS);
-  return Number.isFinite(v) && v >= 500 ? v : 20_000;
-}
+/** The default of `SHUTDOWN_GRACE_MS` (20 s: under Kubernetes' 30 s terminationGracePeriodSeconds). */
+export const DEFAULT_SHUTDOWN_GRACE_MS = 20_000;
 
 /**
  * Graceful shutdown: on SIGTERM/SIGINT run the steps in order (stop taking work, finish in-flight,
  * flush the outbox, close connections), each bounded, and exit within the grace period.
  */
-export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, graceMs = shutdownGraceMs()): void {
+export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void>]>, graceMs = DEFAULT_SHUTDOWN_GRACE_MS): void {
   let stopping = false;
   const run = async (signal: string) => {
     if (stopping) return;

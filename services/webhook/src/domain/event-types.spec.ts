@@ -22,6 +22,13 @@ describe('internal events → public webhook events', () => {
     expect(e!.data).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: 'ap1', threshold: 2, expiresAt: now.toISOString() });
   });
 
+  it('a rejected multi-signature send is also transfer.failed (its final state), with its own stable id', () => {
+    const out = mapSourceEvent({ id: 'src-3', subject: 'transfer.rejected', payload: transfer({ status: 'MOVEMENT_STATUS_FAILED' as never, errorMessage: 'Rechazada', rejectedBy: 'a@b.co' }) });
+    expect(out.map((e) => e.type)).toEqual(['transfer.rejected', 'transfer.failed']);
+    expect(out[1]!.id).toBe(webhookEventId('src-3', 'transfer.failed'));
+    expect(out[1]!.data).toMatchObject({ id: 't1', status: 'FAILED' });
+  });
+
   it('gives nothing for internal-only subjects', () => {
     expect(mapSourceEvent({ id: 'x', subject: 'transfer.dispatched', payload: transfer() })).toEqual([]);
     expect(mapSourceEvent({ id: 'x', subject: 'collectkey.qr_issued', payload: {} })).toEqual([]);

@@ -165,7 +165,8 @@ export interface SourceEvent { id: string; subject: string; payload: unknown; ti
 
 /**
  * The public events of one internal event (none for internal-only subjects such as
- * `transfer.dispatched` or `collectkey.qr_issued`). A Bre-B payment to a collect key
+ * `transfer.dispatched` or `collectkey.qr_issued`). A `transfer.rejected` also gives `transfer.failed`
+ * (the transfer's final state). A Bre-B payment to a collect key
  * (`deposit.paid` / `deposit.unassigned` with source BREB) also gives `collect_key.payment_received`.
  * Throws on a payload that does not decode (the caller logs and drops it).
  */
@@ -180,7 +181,10 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     if (!type) return [];
     const t = transferEventsV1.TransferEvent.fromJSON(src.payload);
     if (!t.transferId || !t.companyId) throw new Error('transfer event without transferId or companyId');
-    return [make(type, t.companyId, `transfer:${t.transferId}`, t.transferId, t.occurredAt, transferData(t))];
+    const out = [make(type, t.companyId, `transfer:${t.transferId}`, t.transferId, t.occurredAt, transferData(t))];
+    // A transfer rejected in the approval flow ends FAILED: subscribers of transfer.failed hear of it too.
+    if (type === 'transfer.rejected') out.push(make('transfer.failed', t.companyId, `transfer:${t.transferId}`, t.transferId, t.occurredAt, transferData(t)));
+    return out;
   }
   if (family === 'deposit') {
     const type = DEPOSIT_TYPES[src.subject];

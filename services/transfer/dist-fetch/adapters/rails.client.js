@@ -1,0 +1,100 @@
+import { maskAccount } from '@wallet/platform';
+import { callJson, field, str } from './http.js';
+/**
+ * The Bre-B rail and the ACH rail over HTTP (docs/sandbox.md). Dispatch is idempotent on
+ * `transactionId` (= the transfer id) at the rail, so retrying after any failure is safe.
+ */
+export class HttpRails {
+    urls;
+    timeoutMs;
+    log;
+    constructor(urls, timeoutMs, log) {
+        this.urls = urls;
+        this.timeoutMs = timeoutMs;
+        this.log = log;
+    }
+    base(rail) {
+        return (rail === 'BREB' ? this.urls.breb : this.urls.ach).replace(/\/$/, '');
+    }
+    async dispatch(t, callbackUrl) {
+        const d = t.destination;
+        let url;
+        let body;
+        if (d.kind === 'BREB') {
+            url = `${this.base('BREB')}/breb/rail/transfers`;
+            body = {
+                transactionId: t.id, amountCents: Number(t.amount), anchorHandle: d.anchorHandle, keyType: d.keyType, keyValue: d.keyValue,
+                targetName: t.targetName, targetDocument: t.targetDocument, callbackUrl,
+            };
+        }
+        else {
+            url = `${this.base('ACH')}/ach/transfers`;
+            body = { transactionId: t.id, amountCents: Number(t.amount), ...achAccount(d), callbackUrl };
+        }
+        const out = await callJson('POST', url, body, this.timeoutMs);
+        return this.dispatchResult(t, out);
+    }
+    dispatchResult(t, out) {
+        const where = { transferId: t.id, rail: t.rail, ...(t.destination.kind === 'ACH' ? { account: maskAccount(t.destination.accountNumber) } : {}) };
+        if (out.kind === 'error') {
+            this.log.warn({ ...where, error: out.error, ambiguous: out.ambiguous }, 'rail unreachable at dispatch');
+            return { outcome: 'unavailable', ambiguous: out.ambiguous, error: out.error };
+        }
+        if (out.status >= 200 && out.status < 300) {
+            const providerTransferId = str(field(out.body, 'providerTransferId'));
+            if (providerTransferId)
+                return { outcome: 'accepted', providerTransferId };
+            this.log.warn({ ...where, status: out.status }, 'rail accepted without a providerTransferId');
+            return { outcome: 'unavailable', ambiguous: true, error: 'malformed rail answer' };
+        }
+        if (out.status >= 400 && out.status < 500 && out.status !== 408 && out.status !== 429) {
+            const message = str(field(out.body, 'message')) ?? str(field(out.body, 'errorMessage')) ?? str(field(out.body, 'error')) ?? `rechazada por la red (${out.status})`;
+            this.log.warn({ ...where, status: out.status }, 'rail rejected the transfer at dispatch');
+            return { outcome: 'rejected', message };
+        }
+        // 503: the rail says it did not take it. Other 5xx / 408 / 429: it may have.
+        this.log.warn({ ...where, status: out.status }, 'rail unavailable at dispatch');
+        return { outcome: 'unavailable', ambiguous: out.status !== 503, error: `http ${out.status}` };
+    }
+    async status(rail, transferId) {
+        const url = rail === 'BREB'
+            ? `${this.base('BREB')}/breb/rail/transfers/${encodeURIComponent(transferId)}`
+            : `${this.base('ACH')}/ach/transfers/${encodeURIComponent(transferId)}`;
+        const out = await callJson('GET', url, undefined, this.timeoutMs);
+        if (out.kind === 'error')
+            return { unavailable: true, error: out.error };
+        if (out.status === 404)
+            return { found: false };
+        if (out.status !== 200)
+            return { unavailable: true, error: `http ${out.status}` };
+        const status = str(field(out.body, 'status'));
+        if (status !== 'PENDING' && status !== 'COMPLETED' && status !== 'FAILED')
+            return { unavailable: true, error: 'malformed status' };
+        return {
+            found: true, status,
+            providerTransferId: str(field(out.body, 'providerTransferId')) ?? '',
+            errorMessage: str(field(out.body, 'errorMessage')),
+        };
+    }
+    async validateAchAccount(d) {
+        const out = await callJson('POST', `${this.base('ACH')}/ach/accounts/validate`, achAccount(d), this.timeoutMs);
+        if (out.kind === 'error') {
+            this.log.warn({ error: out.error, account: maskAccount(d.accountNumber) }, 'ACH rail unreachable at account validation');
+            return { result: 'unavailable' };
+        }
+        if (out.status >= 200 && out.status < 300 && field(out.body, 'valid') !== false)
+            return { result: 'valid' };
+        if (out.status === 422 || out.status === 400 || (out.status >= 200 && out.status < 300)) {
+            return { result: 'invalid', message: str(field(out.body, 'message')) ?? 'La validación de la cuenta bancaria falló.' };
+        }
+        this.log.warn({ status: out.status, account: maskAccount(d.accountNumber) }, 'ACH rail unavailable at account validation');
+        return { result: 'unavailable' };
+    }
+}
+function achAccount(d) {
+    return {
+        bankCode: d.bankAchCode, accountTypeId: d.accountTypeId, accountNumber: d.accountNumber,
+        documentTypeId: d.documentTypeId, documentNumber: d.documentNumber, holderName: `${d.holderFirstName} ${d.holderLastName}`,
+    };
+}
+//# sourceMappingURL=rails.client.js.map

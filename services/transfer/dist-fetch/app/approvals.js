@@ -1,0 +1,145 @@
+import { AppError } from '@wallet/platform';
+import { transferEvent } from './events.js';
+import { MESSAGES, rejectedMessage } from './transfer-saga.js';
+import { Problems, requireCompany } from './validation.js';
+const APPROVAL_ID = /^appr_[0-9a-f]{32}$/;
+const STATUSES = ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'];
+const ROLES = ['ADMIN', 'OPERATOR', 'VIEWER'];
+/** Roles that may sign or reject (§3.1: "Signed by ADMIN or OPERATOR roles"). */
+const SIGNING_ROLES = ['ADMIN', 'OPERATOR'];
+function signerOf(s) {
+    const p = new Problems();
+    if (!s || !s.userId || s.userId.length > 100)
+        p.add('signer.userId', 'required (at most 100 characters)');
+    if (!s || !s.email || s.email.length > 254)
+        p.add('signer.email', 'required (at most 254 characters)');
+    if (!s || !ROLES.includes(s.role))
+        p.add('signer.role', `one of ${ROLES.join(', ')}`);
+    p.throwIfAny();
+    return { userId: s.userId, email: s.email, role: s.role };
+}
+function requireSigningRole(s) {
+    if (!SIGNING_ROLES.includes(s.role))
+        throw new AppError('INSUFFICIENT_ROLE');
+}
+/** A malformed id reads as not found, like another company's. */
+function approvalIdOf(id) {
+    if (!APPROVAL_ID.test(id))
+        throw new AppError('APPROVAL_NOT_FOUND');
+    return id;
+}
+/** Cursor = base64url of `<createdAt ISO>|<approval id>` of the last item of the previous page. */
+function encodeCursor(v) {
+    return Buffer.from(`${v.createdAt.toISOString()}|${v.id}`).toString('base64url');
+}
+function decodeCursor(c) {
+    const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+    const createdAt = new Date(at ?? '');
+    if (!id || !APPROVAL_ID.test(id) || Number.isNaN(createdAt.getTime())) {
+        const p = new Problems();
+        p.add('cursor', 'not a cursor returned by this listing');
+        p.throwIfAny();
+    }
+    return { createdAt, id: id };
+}
+/** GET /dashboard/approvals: the company's approvals in one status, newest first. */
+export class ListApprovals {
+    deps;
+    constructor(deps) {
+        this.deps = deps;
+    }
+    async execute(caller, q) {
+        const companyId = requireCompany(caller);
+        const status = (q.status ?? 'PENDING').toUpperCase();
+        const p = new Problems();
+        if (!STATUSES.includes(status))
+            p.add('status', `one of ${STATUSES.join(', ')}`);
+        const limit = q.limit && q.limit > 0 ? q.limit : 50;
+        if (limit > 100)
+            p.add('limit', 'at most 100');
+        p.throwIfAny();
+        const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+        const rows = await this.deps.approvals.list(companyId, status, limit + 1, cursor);
+        const items = rows.slice(0, limit);
+        return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]) : null };
+    }
+}
+/**
+ * POST /dashboard/approvals/{id}/sign (CONTRACT §5). The gateway has checked the session and the
+ * TOTP code; here the role, the approval's state and the signer's uniqueness are decided under the
+ * approval's lock. The signature that reaches the threshold moves the transfer to EXECUTING and
+ * then dispatches it (the sweeper resumes it should this process stop in between).
+ */
+export class SignApproval {
+    deps;
+    saga;
+    constructor(deps, saga) {
+        this.deps = deps;
+        this.saga = saga;
+    }
+    async execute(caller, input) {
+        const companyId = requireCompany(caller);
+        const signer = signerOf(input.signer);
+        requireSigningRole(signer);
+        const approvalId = approvalIdOf(input.approvalId);
+        const { deps } = this;
+        const outcome = await deps.approvals.sign(companyId, approvalId, signer, (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000);
+        switch (outcome.kind) {
+            case 'not_found': throw new AppError('APPROVAL_NOT_FOUND');
+            case 'expired':
+                deps.eventsWritten();
+                throw new AppError('APPROVAL_EXPIRED');
+            case 'already_signed': throw new AppError('ALREADY_SIGNED');
+            case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+            case 'signed': break;
+        }
+        deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId, quorum: outcome.quorum }, 'approval signed');
+        if (outcome.quorum) {
+            deps.eventsWritten();
+            // Dispatch now; a failure here leaves EXECUTING for the sweeper, the signature stands.
+            await this.saga.execute(outcome.transfer).catch((err) => deps.log.warn({ transferId: outcome.transfer.id, err: err.message }, 'approved transfer not dispatched yet; the sweeper retries'));
+        }
+        return (await deps.approvals.get(companyId, approvalId));
+    }
+}
+/** POST /dashboard/approvals/{id}/reject: approval REJECTED, funds released, transfer FAILED with the reason. */
+export class RejectApproval {
+    deps;
+    saga;
+    constructor(deps, saga) {
+        this.deps = deps;
+        this.saga = saga;
+    }
+    async execute(caller, input) {
+        const companyId = requireCompany(caller);
+        const signer = signerOf(input.signer);
+        requireSigningRole(signer);
+        const approvalId = approvalIdOf(input.approvalId);
+        const reason = input.reason?.trim() ? input.reason.trim() : null;
+        if (reason && reason.length > 500) {
+            const p = new Problems();
+            p.add('reason', 'at most 500 characters');
+            p.throwIfAny();
+        }
+        const { deps } = this;
+        const outcome = await deps.approvals.reject(companyId, approvalId, signer, reason, deps.settings.sweeperGraceSeconds * 1000);
+        switch (outcome.kind) {
+            case 'not_found': throw new AppError('APPROVAL_NOT_FOUND');
+            case 'expired': throw new AppError('APPROVAL_EXPIRED');
+            case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+            case 'rejected': break;
+        }
+        deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId }, 'approval rejected');
+        await finishRejected(this.saga, outcome.transfer, reason, signer.email).catch((err) => deps.log.warn({ transferId: outcome.transfer.id, err: err.message }, 'rejected transfer not released yet; the sweeper retries'));
+        return (await deps.approvals.get(companyId, approvalId));
+    }
+}
+/** Release the hold and record FAILED (event `transfer.rejected`). Safe to repeat. */
+export async function finishRejected(saga, t, reason, rejectedBy) {
+    await saga.fail(t, ['AWAITING_APPROVAL'], rejectedMessage(reason), 'rejected by a signer', undefined, { to: 'FAILED', event: 'rejected', ...(rejectedBy ? { rejectedBy } : {}) });
+}
+/** Release the hold and record EXPIRED (event `transfer.expired`). Safe to repeat. */
+export async function finishExpired(saga, t) {
+    await saga.fail(t, ['AWAITING_APPROVAL'], MESSAGES.expired, 'approval expired', undefined, { to: 'EXPIRED', event: 'expired' });
+}
+//# sourceMappingURL=approvals.js.map

@@ -1,0 +1,39 @@
+import { type Logger } from '@wallet/platform';
+import type { ApprovalStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
+/** Settings the use cases read (a slice of the config, in the units they use). */
+export interface TransferSettings {
+    idempotencyWindowSeconds: number;
+    dispatchTimeoutSeconds: number;
+    confirmTimeoutSeconds: number;
+    dispatchRetryBaseMs: number;
+    dispatchRetryMaxMs: number;
+    sweeperGraceSeconds: number;
+    counterpartyDailyLimit: bigint;
+    counterpartyMonthlyLimit: bigint;
+    callbackBaseUrl: string;
+    callbackSecret: string;
+    /** How long a duplicate request waits for the first one's answer before answering 503. */
+    duplicateWaitMs: number;
+    /** How long a resolve-key result stands in for a key (`target_anchor_handle`). */
+    resolvedKeyTtlSeconds: number;
+    /** A multi-signature send without quorum for this long expires and its funds are released. */
+    approvalTtlSeconds: number;
+}
+/** What every use case is built from: its ports plus the clock and id source (replaceable in tests). */
+export interface TransferDeps {
+    store: TransferStore;
+    approvals: ApprovalStore;
+    ledger: LedgerPort;
+    directory: BrebDirectoryPort;
+    rails: RailPort;
+    settings: TransferSettings;
+    log: Logger;
+    now: () => Date;
+    newId: () => string;
+    /** `appr_` + 32 hex characters. */
+    newApprovalId: () => string;
+    traceparent: () => string | undefined;
+    /** Called after a commit that wrote events (the outbox relay publishes at once). */
+    eventsWritten: () => void;
+}
+export declare function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'traceparent'>): TransferDeps;

@@ -1,0 +1,63 @@
+import { Counter, Gauge } from 'prom-client';
+import { metricsRegistry } from '@wallet/platform';
+import { LIVE_STATES } from '../domain/transfer.js';
+/**
+ * Business and saga metrics of the transfer service (names in docs/observability.md):
+ * `wallet_sends_total{rail,status}` counts every state a send reaches (RECEIVED … COMPLETED/FAILED/REJECTED),
+ * counted after the state change committed; `wallet_transfer_saga_transfers{state}` is the number of
+ * live sagas per state, read from Postgres at scrape time (one grouped count on the live-state index).
+ */
+const sends = new Counter({
+    name: 'wallet_sends_total',
+    help: 'sends (transfers) reaching a saga state, by rail and state',
+    labelNames: ['rail', 'status'],
+    registers: [metricsRegistry],
+});
+const sagaDatabases = new Set();
+new Gauge({
+    name: 'wallet_transfer_saga_transfers',
+    help: 'transfers in a live saga state (RECEIVED, RESERVED, DISPATCHED, …) at scrape time',
+    labelNames: ['state'],
+    registers: [metricsRegistry],
+    async collect() {
+        const counts = new Map(LIVE_STATES.map((s) => [s, 0]));
+        await Promise.all([...sagaDatabases].map(async (db) => {
+            try {
+                const rows = await Promise.race([
+                    db.query(`select state, count(*)::text as n from transfer.transfers where state in (${LIVE_STATES.map(() => '?').join(',')}) group by state`, [...LIVE_STATES]),
+                    new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
+                ]);
+                for (const r of rows)
+                    counts.set(r.state, (counts.get(r.state) ?? 0) + Number(r.n));
+            }
+            catch { /* database busy or closing: this scrape shows zeros */ }
+        }));
+        this.reset();
+        for (const [state, n] of counts)
+            this.set({ state }, n);
+    },
+});
+/** Reports the live sagas of this database at scrape time until the returned function is called. */
+export function watchSagaStates(db) {
+    sagaDatabases.add(db);
+    return () => { sagaDatabases.delete(db); };
+}
+/** Counts the states sends reach, around the store's inserts and transitions (nothing else changes). */
+export function meterTransferStore(store) {
+    const insert = store.insertWithinLimits.bind(store);
+    const transition = store.transition.bind(store);
+    store.insertWithinLimits = async (t, ...rest) => {
+        const verdict = await insert(t, ...rest);
+        if (verdict === 'OK')
+            sends.inc({ rail: t.rail, status: 'RECEIVED' });
+        return verdict;
+    };
+    store.transition = async (...args) => {
+        const next = await transition(...args);
+        if (next)
+            sends.inc({ rail: next.rail, status: next.state });
+        return next;
+    };
+    return store;
+}
+//# sourceMappingURL=metrics.js.map

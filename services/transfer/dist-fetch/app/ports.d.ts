@@ -1,0 +1,290 @@
+import type { KeyType } from '../domain/keys.js';
+import type { LimitUsage } from '../domain/counterparty-limits.js';
+import type { Rail } from '../domain/rails.js';
+import type { ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
+/** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
+export interface OutboxEvent {
+    id: string;
+    subject: string;
+    payload: unknown;
+    traceparent?: string;
+}
+export interface ReferenceRow {
+    requestHash: string;
+    transferId: string;
+    createdAt: Date;
+    answeredAt: Date | null;
+}
+export type ReferenceClaim = {
+    owner: true;
+} | {
+    owner: false;
+    existing: ReferenceRow;
+};
+export interface ResolvedKey {
+    anchorHandle: string;
+    keyType: KeyType;
+    keyValue: string;
+    recipient: RecipientView;
+}
+export interface AmlEntry {
+    id: string;
+    documentNumber: string;
+    name: string | null;
+    reason: string;
+    createdAt: Date;
+    removedAt: Date | null;
+}
+/** Fields a state transition may set alongside the new state. */
+export interface TransitionPatch {
+    holdId?: string;
+    providerTransferId?: string;
+    errorMessage?: string;
+    /** Why a transfer was REJECTED (the catalogue code answered). */
+    rejectCode?: string;
+    dispatchedAt?: Date;
+    completedAt?: Date;
+    /** When the sweeper should look at the transfer next, from now (null: never). Final states clear it. */
+    nextAttemptInMs?: number | null;
+    /** Free text for the state history. */
+    reason?: string;
+    /** Accepting a multi-signature send: the approval row is created in the same statement. */
+    approval?: ApprovalRef;
+    /** The quorum was reached. */
+    approvedAt?: Date;
+}
+export interface LeasedTransfer {
+    transfer: TransferRecord;
+    /** created_at + RAIL_DISPATCH_TIMEOUT_SECONDS has passed (database clock). */
+    dispatchExpired: boolean;
+}
+export interface TransferStore {
+    claimReference(companyId: string, reference: string, requestHash: string, transferId: string, windowSeconds: number): Promise<ReferenceClaim>;
+    getReference(companyId: string, reference: string): Promise<ReferenceRow | undefined>;
+    answerReference(companyId: string, reference: string, transferId: string): Promise<void>;
+    releaseReference(companyId: string, reference: string, transferId: string): Promise<void>;
+    amlHit(documents: string[]): Promise<boolean>;
+    addAmlEntry(e: {
+        id: string;
+        documentNumber: string;
+        normalized: string;
+        name: string | null;
+        reason: string;
+    }): Promise<AmlEntry>;
+    removeAmlEntry(id: string): Promise<AmlEntry | undefined>;
+    rememberResolvedKey(companyId: string, r: ResolvedKey): Promise<void>;
+    findResolvedKey(companyId: string, anchorHandle: string, maxAgeSeconds: number): Promise<ResolvedKey | undefined>;
+    purgeResolvedKeys(olderThanSeconds: number): Promise<number>;
+    /**
+     * Inserts the transfer as RECEIVED if the counterparty limits allow it. The usage sum and the
+     * insert happen under one lock per (company, counterparty), so concurrent sends cannot both pass.
+     */
+    insertWithinLimits(t: TransferRecord, counterparty: string, windows: {
+        dayStart: Date;
+        monthStart: Date;
+    }, decide: (usage: LimitUsage) => string, nextAttemptInMs: number): Promise<string>;
+    /**
+     * Compare-and-set of the state (from one of `from`) with the patch, in ONE statement together with
+     * the history row, the outbox event (built from the transfer as it will be), the `reference`
+     * answer/release and the handled callback's id. Undefined when the state was not one of `from`.
+     */
+    transition(current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch, event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string): Promise<TransferRecord | undefined>;
+    /** A failed dispatch attempt: bump the counter, schedule the next one, remember whether its outcome is unknown. */
+    recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void>;
+    dispatchWasAmbiguous(id: string): Promise<boolean>;
+    /** Moves the sweeper's next look at a transfer still in `state`. */
+    reschedule(id: string, state: TransferState, inMs: number): Promise<void>;
+    get(id: string): Promise<TransferRecord | undefined>;
+    /**
+     * Leases up to `limit` live transfers whose `next_attempt_at` has passed (FOR UPDATE SKIP LOCKED,
+     * then moved `leaseMs` ahead), so several sweepers never work on the same transfer at once.
+     */
+    leaseDue(limit: number, leaseMs: number, dispatchTimeoutSeconds: number): Promise<LeasedTransfer[]>;
+    /** Callbacks already handled (dedupe by provider event id). */
+    callbackSeen(eventId: string): Promise<boolean>;
+    /** `callbackSeen` and `get` in one round trip (optional: used when the store has it). */
+    getForCallback?(eventId: string, transferId: string): Promise<{
+        seen: boolean;
+        transfer: TransferRecord | undefined;
+    }>;
+    recordCallback(eventId: string, transferId: string, rail: Rail, status: string): Promise<void>;
+}
+export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+export type SignerRole = 'ADMIN' | 'OPERATOR' | 'VIEWER';
+export interface Signer {
+    userId: string;
+    email: string;
+    role: SignerRole;
+}
+export interface ApprovalView {
+    id: string;
+    transfer: TransferRecord;
+    threshold: number;
+    status: ApprovalStatus;
+    signatures: Array<{
+        userId: string;
+        email: string;
+        role: string;
+        signedAt: Date;
+    }>;
+    createdAt: Date;
+    expiresAt: Date;
+    decidedAt: Date | null;
+    rejectReason: string | null;
+    rejectedBy: string | null;
+}
+/** The outcome of a signature, decided under the approval's row lock. */
+export type SignOutcome = {
+    kind: 'not_found';
+} | {
+    kind: 'expired';
+} | {
+    kind: 'already_signed';
+} | {
+    kind: 'not_pending';
+} | {
+    kind: 'signed';
+    quorum: boolean;
+    transfer: TransferRecord;
+};
+export type RejectOutcome = {
+    kind: 'not_found';
+} | {
+    kind: 'expired';
+} | {
+    kind: 'not_pending';
+} | {
+    kind: 'rejected';
+    transfer: TransferRecord;
+};
+export interface ApprovalStore {
+    /**
+     * Adds the signature under a row lock on the approval; the signature that reaches the threshold
+     * also moves the approval to APPROVED and the transfer AWAITING_APPROVAL → EXECUTING (with its
+     * event) in the same transaction, so two last signatures at once reach the quorum exactly once.
+     */
+    sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number): Promise<SignOutcome>;
+    /** Marks the approval REJECTED (no signature can reach the quorum after this) and the transfer due for the sweeper. */
+    reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome>;
+    /** PENDING past its deadline → EXPIRED; returns the approval's status after the call. */
+    expireIfDue(approvalId: string): Promise<ApprovalStatus | undefined>;
+    status(approvalId: string): Promise<{
+        status: ApprovalStatus;
+        expiresAt: Date;
+        rejectReason: string | null;
+    } | undefined>;
+    get(companyId: string, approvalId: string): Promise<ApprovalView | undefined>;
+    list(companyId: string, status: ApprovalStatus, limit: number, cursor: {
+        createdAt: Date;
+        id: string;
+    } | null): Promise<ApprovalView[]>;
+}
+export interface WalletView {
+    rail: Rail;
+    availableCents: bigint;
+    pendingOutCents: bigint;
+}
+export interface ReserveCommand {
+    companyId: string;
+    apiKeyId: string | null;
+    transferId: string;
+    rail: Rail;
+    amount: bigint;
+    fee: FeeBreakdown;
+    reference: string | null;
+    /** A multi-signature send: the movement starts AWAITING_APPROVAL. */
+    awaitingApproval: boolean;
+    details: {
+        targetName: string;
+        targetDocument: string;
+        bankName: string | null;
+        bankAccountType: string | null;
+        bankAccountNumber: string | null;
+        description: string | null;
+    };
+}
+export interface LedgerPort {
+    computeFees(companyId: string, rail: Rail, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
+    /** The company's wallets; an empty list when none is provisioned. */
+    balances(companyId: string, ivaApplicable: boolean): Promise<WalletView[]>;
+    /** Idempotent on `transfer:<id>:reserve`; returns the hold id. Throws AppError (INSUFFICIENT_BALANCE, …). */
+    reserve(cmd: ReserveCommand): Promise<{
+        holdId: string;
+    }>;
+    commit(companyId: string, transferId: string, holdId: string): Promise<{
+        completedAt: Date | null;
+    }>;
+    /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
+    release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
+    /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
+    setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
+    /** Whether the ledger has the transfer's movement, i.e. its reserve landed. */
+    movementExists(companyId: string, transferId: string): Promise<boolean>;
+}
+export interface RecipientView {
+    firstName: string;
+    lastName: string;
+    fullName: string;
+    bankName: string;
+    bankAccountType: string;
+    status: string;
+    idType: string;
+    idValue: string;
+}
+export type DirectoryResult = {
+    status: 'active' | 'inactive';
+    anchorHandle: string;
+    keyType: KeyType;
+    keyValue: string;
+    recipient: RecipientView;
+} | {
+    status: 'not_found';
+} | {
+    status: 'invalid';
+};
+export interface BrebDirectoryPort {
+    /** Throws AppError BREB_DIRECTORY_LOOKUP_FAILED when the directory is down or slow. */
+    lookup(keyValue: string, keyType: KeyType): Promise<DirectoryResult>;
+}
+/**
+ * A dispatch attempt's outcome. `unavailable` says whether the request may have reached the rail
+ * (`ambiguous`: a time-out or a dropped connection after sending) or certainly did not (refused,
+ * 503): only then is it safe to give up on the transfer without asking the rail first.
+ */
+export type DispatchResult = {
+    outcome: 'accepted';
+    providerTransferId: string;
+} | {
+    outcome: 'rejected';
+    message: string;
+} | {
+    outcome: 'unavailable';
+    ambiguous: boolean;
+    error: string;
+};
+export type RailStatus = {
+    found: true;
+    status: 'PENDING' | 'COMPLETED' | 'FAILED';
+    providerTransferId: string;
+    errorMessage: string | null;
+} | {
+    found: false;
+} | {
+    unavailable: true;
+    error: string;
+};
+export interface RailPort {
+    dispatch(t: TransferRecord, callbackUrl: string): Promise<DispatchResult>;
+    status(rail: Rail, transferId: string): Promise<RailStatus>;
+    /** ACH account validation: valid, invalid (422) or the rail is down. */
+    validateAchAccount(d: Extract<Destination, {
+        kind: 'ACH';
+    }>): Promise<{
+        result: 'valid';
+    } | {
+        result: 'invalid';
+        message: string;
+    } | {
+        result: 'unavailable';
+    }>;
+}

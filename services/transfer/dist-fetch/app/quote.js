@@ -1,0 +1,77 @@
+import { AppError, formatCop } from '@wallet/platform';
+import { checkKey } from '../domain/keys.js';
+import { CAP_ERROR, MAX_JSON_CENTS, MIN_AMOUNT, RAIL_CAPS } from '../domain/rails.js';
+import { Problems, requireCompany } from './validation.js';
+/** The wallet of a rail, with the balance errors the gateway's balance endpoint uses. */
+export function walletOf(wallets, rail) {
+    const w = wallets.find((x) => x.rail === rail);
+    if (w)
+        return w;
+    if (wallets.length === 0)
+        throw new AppError('WALLET_NOT_PROVISIONED');
+    if (rail === 'BREB')
+        throw new AppError('FAST_WALLET_MISSING');
+    throw new AppError('WALLET_NOT_PROVISIONED', 'La empresa no tiene billetera ACH aprovisionada.');
+}
+/**
+ * POST /transfers/quote and /transfers/quote/ach (§2.3, §4.3, §4.4): the fee of the rail's
+ * operation for this company (ledger fee configuration, IVA when the company is in the common
+ * regime), the available balance of that rail's wallet, and whether it covers amount + fee + IVA.
+ * Reserves nothing. A BREB quote's key, when given, is only checked for shape (no directory call).
+ */
+export class QuoteTransfer {
+    deps;
+    constructor(deps) {
+        this.deps = deps;
+    }
+    async execute(caller, cmd) {
+        const companyId = requireCompany(caller);
+        const p = new Problems();
+        if (cmd.rail !== 'BREB' && cmd.rail !== 'ACH')
+            p.add('rail', 'must be BREB or ACH');
+        if (cmd.amount < MIN_AMOUNT)
+            p.add('amount', `must be at least ${MIN_AMOUNT}`);
+        else if (cmd.amount > MAX_JSON_CENTS)
+            p.add('amount', `must be at most ${MAX_JSON_CENTS}`);
+        let keyProblem = null;
+        if (cmd.rail === 'BREB' && cmd.keyValue) {
+            const k = checkKey(cmd.keyValue, cmd.keyType);
+            if (!k.ok && k.problem === 'LENGTH')
+                p.add('keyValue', 'must be 3 to 64 characters');
+            else if (!k.ok && k.problem === 'TYPE')
+                p.add('keyType', 'must be one of AUTO, PHONE, EMAIL, ALPHANUM, NRIC');
+            else if (!k.ok && k.problem === 'INVALID_KEY')
+                keyProblem = k.reason;
+        }
+        else if (cmd.rail === 'BREB' && cmd.keyType && !['AUTO', 'PHONE', 'EMAIL', 'ALPHANUM', 'NRIC'].includes(cmd.keyType)) {
+            p.add('keyType', 'must be one of AUTO, PHONE, EMAIL, ALPHANUM, NRIC');
+        }
+        if (!p.empty)
+            p.throwIfAny();
+        const rail = cmd.rail;
+        if (cmd.amount > RAIL_CAPS[rail])
+            throw new AppError(CAP_ERROR[rail]);
+        if (keyProblem)
+            throw new AppError('INVALID_KEY', keyProblem);
+        const [fee, wallets] = await Promise.all([
+            this.deps.ledger.computeFees(companyId, rail, cmd.amount, cmd.ivaApplicable),
+            this.deps.ledger.balances(companyId, cmd.ivaApplicable),
+        ]);
+        const wallet = walletOf(wallets, rail);
+        const totalCost = cmd.amount + fee.totalCharged;
+        const canAfford = wallet.availableCents >= totalCost;
+        return {
+            amount: cmd.amount,
+            currentBalance: wallet.availableCents,
+            fee,
+            totalCost,
+            canAfford,
+            message: canAfford ? null : insufficientMessage(rail, wallet.availableCents, totalCost),
+        };
+    }
+}
+export function insufficientMessage(rail, available, totalCost) {
+    return `Saldo insuficiente: la billetera ${rail} tiene ${formatCop(available)} disponibles y la transferencia cuesta ${formatCop(totalCost)} `
+        + `(monto más comisión e IVA); faltan ${formatCop(totalCost - available)}.`;
+}
+//# sourceMappingURL=quote.js.map

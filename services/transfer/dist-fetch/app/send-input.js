@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { KEY_TYPES, isKeyType, keyLengthOk } from '../domain/keys.js';
+import { ACH_ACCOUNT_TYPES, ACH_DOCUMENT_TYPES, MAX_JSON_CENTS, MIN_AMOUNT } from '../domain/rails.js';
+import { Problems, checkText, orNull } from './validation.js';
+export const EMPTY_PROFILE = {
+    nit: '', ivaApplicable: false, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n,
+};
+export const MAX_REFERENCE = 100;
+export const MAX_DESCRIPTION = 255;
+export const MAX_TARGET_NAME = 200;
+export const MAX_HOLDER_NAME = 64;
+const DOCUMENT = /^[0-9A-Za-z.\- ]{3,32}$/;
+const ANCHOR = /^[A-Za-z0-9_:.-]{1,128}$/;
+/** Schema checks of §4.5 and §8: every problem at once, as INVALID_REQUEST details.fields. */
+export function validateSend(input) {
+    const p = new Problems();
+    if (input.amount < MIN_AMOUNT)
+        p.add('amount', `must be at least ${MIN_AMOUNT}`);
+    else if (input.amount > MAX_JSON_CENTS)
+        p.add('amount', `must be at most ${MAX_JSON_CENTS}`);
+    const reference = orNull(input.reference);
+    const description = orNull(input.description);
+    checkText(p, 'reference', reference, { max: MAX_REFERENCE });
+    checkText(p, 'description', description, { max: MAX_DESCRIPTION });
+    const targetName = orNull(input.targetName);
+    const targetDocument = orNull(input.targetDocument)?.trim() || null;
+    const anchor = orNull(input.targetAnchorHandle);
+    const given = [input.brebKey ? 'brebKey' : null, input.bankAccount ? 'bankAccount' : null].filter(Boolean);
+    let destination = null;
+    if (given.length === 2)
+        p.add('destination', 'must contain exactly one of brebKey or bankAccount');
+    else if (anchor && given.length > 0)
+        p.add('targetAnchorHandle', 'is sent instead of destination, not with it');
+    else if (anchor) {
+        if (!ANCHOR.test(anchor))
+            p.add('targetAnchorHandle', 'is not a valid anchor handle');
+        else
+            destination = { kind: 'BREB_ANCHOR', anchorHandle: anchor };
+    }
+    else if (input.brebKey) {
+        const { type, value } = input.brebKey;
+        if (!isKeyType(type))
+            p.add('destination.brebKey.type', `must be one of ${KEY_TYPES.join(', ')}`);
+        if (!value)
+            p.add('destination.brebKey.value', 'is required');
+        else if (!keyLengthOk(value))
+            p.add('destination.brebKey.value', 'must be 3 to 64 characters');
+        if (isKeyType(type) && value && keyLengthOk(value))
+            destination = { kind: 'BREB_KEY', keyType: type, keyValue: value };
+    }
+    else if (input.bankAccount) {
+        const b = input.bankAccount;
+        const path = (f) => `destination.bankAccount.${f}`;
+        if (!Number.isInteger(b.bankId) || b.bankId <= 0)
+            p.add(path('bankId'), 'is required');
+        if (!(b.accountTypeId in ACH_ACCOUNT_TYPES))
+            p.add(path('accountTypeId'), 'must be 20, 21 or 22');
+        if (!/^\d{4,32}$/.test(b.accountNumber))
+            p.add(path('accountNumber'), 'must be 4 to 32 digits');
+        if (!(b.documentTypeId in ACH_DOCUMENT_TYPES))
+            p.add(path('documentTypeId'), 'must be 1, 4, 5 or 8');
+        if (!/^\d{5,15}$/.test(b.documentNumber))
+            p.add(path('documentNumber'), 'must be 5 to 15 digits');
+        checkText(p, path('holderFirstName'), orNull(b.holderFirstName), { max: MAX_HOLDER_NAME, required: true });
+        checkText(p, path('holderLastName'), orNull(b.holderLastName), { max: MAX_HOLDER_NAME, required: true });
+        destination = {
+            kind: 'ACH', bankId: b.bankId, accountTypeId: b.accountTypeId, accountNumber: b.accountNumber, documentTypeId: b.documentTypeId,
+            documentNumber: b.documentNumber, holderFirstName: b.holderFirstName.trim(), holderLastName: b.holderLastName.trim(),
+            bankName: b.bankName ?? '', bankAchCode: b.bankAchCode ?? '',
+        };
+    }
+    else {
+        p.add('destination', 'is required: brebKey or bankAccount');
+    }
+    const isBreb = !input.bankAccount;
+    if (isBreb) {
+        checkText(p, 'targetName', targetName, { max: MAX_TARGET_NAME, required: true });
+        if (targetDocument && !DOCUMENT.test(targetDocument))
+            p.add('targetDocument', 'must be 3 to 32 letters, digits, dots, hyphens or spaces');
+    }
+    else {
+        checkText(p, 'targetName', targetName, { max: MAX_TARGET_NAME });
+        if (targetDocument && input.bankAccount && targetDocument.replace(/[^0-9A-Za-z]/g, '') !== input.bankAccount.documentNumber) {
+            p.add('targetDocument', 'must equal destination.bankAccount.documentNumber when given');
+        }
+    }
+    p.throwIfAny();
+    const cmd = {
+        rail: isBreb ? 'BREB' : 'ACH',
+        amount: input.amount,
+        reference,
+        description,
+        destination: destination,
+        targetName: targetName?.trim() ?? null,
+        targetDocument,
+        company: input.company ?? EMPTY_PROFILE,
+        requestHash: '',
+    };
+    cmd.requestHash = orNull(input.requestHash) ?? fallbackRequestHash(input);
+    return cmd;
+}
+/**
+ * The gateway sends the canonical hash of the client's HTTP body; a caller that does not (an
+ * internal client) gets one computed here from the fields that make the send what it is.
+ */
+export function fallbackRequestHash(input) {
+    const canonical = {
+        amount: input.amount.toString(),
+        reference: orNull(input.reference),
+        description: orNull(input.description),
+        brebKey: input.brebKey ? { type: input.brebKey.type, value: input.brebKey.value } : null,
+        bankAccount: input.bankAccount ? {
+            bankId: input.bankAccount.bankId, accountTypeId: input.bankAccount.accountTypeId, accountNumber: input.bankAccount.accountNumber,
+            documentTypeId: input.bankAccount.documentTypeId, documentNumber: input.bankAccount.documentNumber,
+            holderFirstName: input.bankAccount.holderFirstName, holderLastName: input.bankAccount.holderLastName,
+        } : null,
+        targetAnchorHandle: orNull(input.targetAnchorHandle),
+        targetName: orNull(input.targetName),
+        targetDocument: orNull(input.targetDocument),
+    };
+    return `svc:${createHash('sha256').update(JSON.stringify(canonical)).digest('hex')}`;
+}
+//# sourceMappingURL=send-input.js.map

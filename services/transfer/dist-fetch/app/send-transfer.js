@@ -1,0 +1,234 @@
+import { AppError } from '@wallet/platform';
+import { bankRoutable, placeholderAccount } from '../domain/ach-rules.js';
+import { bogotaWindows, checkCounterpartyLimits, effectiveLimits } from '../domain/counterparty-limits.js';
+import { checkKey } from '../domain/keys.js';
+import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
+import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
+import { transferEvent } from './events.js';
+import { notFoundAsError } from './resolve-key.js';
+import { validateSend } from './send-input.js';
+import { MESSAGES, reserveCommandOf } from './transfer-saga.js';
+import { requireCompany } from './validation.js';
+export const SEND_MESSAGES = {
+    anchorUnknown: 'El anchorHandle no corresponde a una consulta de llave de los últimos 10 minutos; consulte la llave de nuevo.',
+    anchorChanged: 'La llave ya no corresponde al anchorHandle consultado; consulte la llave de nuevo.',
+    documentMismatch: 'El documento indicado no coincide con el del titular de la llave Bre-B.',
+    bankNotRoutable: 'El banco de destino no está habilitado para transferencias ACH.',
+    placeholderAccount: 'El número de cuenta de destino no es aceptado por las reglas internas.',
+    duplicateInFlight: 'Una solicitud con la misma referencia aún está en proceso; intente de nuevo en unos segundos.',
+    ledgerUnknown: 'No fue posible confirmar la reserva de fondos; la transferencia no fue aceptada. Intente de nuevo.',
+};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/**
+ * POST /transfers/send (§4.5, CONTRACT §9). Checks in the contract's order — schema → caps →
+ * TARGET_DOCUMENT_REQUIRED → AML → directory / key state / NAME_MISMATCH (BREB) or bank account
+ * (ACH) → counterparty limits → balance — the first failing check answers. Then the saga: the
+ * transfer is recorded RECEIVED, funds reserved in the ledger (RESERVED: accepted), dispatched to
+ * the rail (DISPATCHED), and the answer is 201 PENDING. With a `reference`, the request is
+ * idempotent inside the window (see `withReference`).
+ */
+export class SendTransfer {
+    deps;
+    saga;
+    constructor(deps, saga) {
+        this.deps = deps;
+        this.saga = saga;
+    }
+    async execute(ctx, input) {
+        const companyId = requireCompany(ctx.companyId);
+        const cmd = validateSend(input);
+        const apiKeyId = ctx.apiKeyId ?? null;
+        if (!cmd.reference)
+            return { transfer: await this.process(companyId, apiKeyId, this.deps.newId(), cmd), replayed: false };
+        return this.withReference(companyId, apiKeyId, cmd, cmd.reference);
+    }
+    /**
+     * `reference` idempotency (§7.4, CONTRACT §2/§9). The first request claims (company, reference)
+     * for the window; an identical request finds the claim and gets the original transfer in its
+     * current state (`replayed`), waiting while the first is still being decided; a different body
+     * is REFERENCE_CONFLICT. The claim is answered when the transfer is accepted (RESERVED) and
+     * released when the request is refused before that (any 4xx/5xx), so a retry runs normally.
+     * After the window the reference is free again.
+     */
+    async withReference(companyId, apiKeyId, cmd, reference) {
+        const { deps } = this;
+        const transferId = deps.newId();
+        const deadline = Date.now() + deps.settings.duplicateWaitMs;
+        let step = 20;
+        for (;;) {
+            const claim = await deps.store.claimReference(companyId, reference, cmd.requestHash, transferId, deps.settings.idempotencyWindowSeconds);
+            if (claim.owner) {
+                try {
+                    return { transfer: await this.process(companyId, apiKeyId, transferId, cmd), replayed: false };
+                }
+                catch (err) {
+                    // Refused before acceptance: free the reference (a no-op once the transfer was accepted).
+                    await deps.store.releaseReference(companyId, reference, transferId).catch((e) => deps.log.error({ err: e.message, transferId }, 'could not release a reference'));
+                    throw err;
+                }
+            }
+            const existing = claim.existing;
+            if (existing.requestHash !== cmd.requestHash)
+                throw new AppError('REFERENCE_CONFLICT');
+            if (existing.answeredAt) {
+                const original = await deps.store.get(existing.transferId);
+                if (original)
+                    return { transfer: original, replayed: true };
+            }
+            if (Date.now() > deadline)
+                throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.duplicateInFlight);
+            await sleep(step);
+            step = Math.min(250, Math.round(step * 1.5));
+        }
+    }
+    async process(companyId, apiKeyId, transferId, cmd) {
+        const { deps } = this;
+        const { rail, amount, company } = cmd;
+        // 1. caps
+        if (amount > RAIL_CAPS[rail])
+            throw new AppError(CAP_ERROR[rail]);
+        // 2. compliance needs the holder's document on every BREB send
+        if (rail === 'BREB' && !cmd.targetDocument)
+            throw new AppError('TARGET_DOCUMENT_REQUIRED');
+        // 3. AML: the payer company and the destination party
+        const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument;
+        if (await deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)])) {
+            throw new AppError('RECIPIENT_BLACKLISTED');
+        }
+        // 4. destination
+        const { destination, targetName } = cmd.destination.kind === 'ACH'
+            ? await this.checkBankAccount(cmd)
+            : await this.checkBrebKey(companyId, cmd);
+        // 5. counterparty limits
+        const fee = await deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable);
+        const now = deps.now();
+        const approval = company.multiSigThreshold >= 2
+            ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
+            : null;
+        const record = {
+            id: transferId, companyId, apiKeyId, rail, state: 'RECEIVED', amount, fee,
+            targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument,
+            reference: cmd.reference, description: cmd.description, destination,
+            holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null,
+            createdAt: now, dispatchedAt: null, completedAt: null,
+        };
+        const limits = effectiveLimits({ daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents }, { daily: deps.settings.counterpartyDailyLimit, monthly: deps.settings.counterpartyMonthlyLimit });
+        const graceMs = deps.settings.sweeperGraceSeconds * 1000;
+        const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt), (usage) => checkCounterpartyLimits(amount, usage, limits), graceMs);
+        if (verdict !== 'OK')
+            throw new AppError(verdict);
+        // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)
+        let holdId;
+        try {
+            holdId = (await deps.ledger.reserve(reserveCommandOf(record))).holdId;
+        }
+        catch (err) {
+            if (err instanceof AppError && err.code !== 'SERVICE_UNAVAILABLE' && err.code !== 'INTERNAL_ERROR') {
+                await deps.store.transition(record, ['RECEIVED'], 'REJECTED', { rejectCode: err.code, reason: err.code, nextAttemptInMs: null }, null);
+                throw err;
+            }
+            // The reserve may or may not have landed: the transfer stays RECEIVED and is never sent; the
+            // sweeper settles it after the grace period (releasing a hold that landed).
+            deps.log.warn({ transferId, err: err.message }, 'ledger reserve outcome unknown; left for the sweeper');
+            throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
+        }
+        if (approval)
+            return this.awaitApproval(record, holdId, approval);
+        const reserved = await deps.store.transition(record, ['RECEIVED'], 'RESERVED', { holdId, nextAttemptInMs: graceMs }, transferEvent(deps, 'created'));
+        if (!reserved) {
+            // The sweeper gave this transfer up while the reserve was in flight: undo the late hold.
+            deps.log.warn({ transferId }, 'reserve landed after the transfer was abandoned; releasing it');
+            await this.saga.fail({ ...record, holdId, state: 'REJECTED' }, ['REJECTED'], MESSAGES.abandoned, 'late reserve released');
+            throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
+        }
+        deps.eventsWritten();
+        deps.log.info({ transferId, companyId, rail, amount: amount.toString() }, 'transfer accepted (funds reserved)');
+        // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
+        return this.saga.dispatch(reserved);
+    }
+    /**
+     * Multi-signature (threshold ≥ 2): the funds are reserved and the transfer waits for the
+     * signatures; nothing is dispatched. The sweeper looks at it again when the approval expires.
+     */
+    async awaitApproval(record, holdId, approval) {
+        const { deps } = this;
+        const ttlMs = Math.max(0, approval.expiresAt.getTime() - deps.now().getTime());
+        const waiting = await deps.store.transition(record, ['RECEIVED'], 'AWAITING_APPROVAL', { holdId, approval, nextAttemptInMs: ttlMs, reason: `threshold ${approval.threshold}` }, transferEvent(deps, 'awaiting_approval'));
+        if (!waiting) {
+            deps.log.warn({ transferId: record.id }, 'reserve landed after the transfer was abandoned; releasing it');
+            await this.saga.fail({ ...record, holdId, state: 'REJECTED' }, ['REJECTED'], MESSAGES.abandoned, 'late reserve released');
+            throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
+        }
+        deps.eventsWritten();
+        deps.log.info({ transferId: record.id, companyId: record.companyId, approvalId: approval.id, threshold: approval.threshold }, 'transfer awaiting approval (funds reserved)');
+        return waiting;
+    }
+    async checkBrebKey(companyId, cmd) {
+        const { deps } = this;
+        let keyValue;
+        let keyType;
+        let anchor = null;
+        if (cmd.destination.kind === 'BREB_ANCHOR') {
+            anchor = cmd.destination.anchorHandle;
+            const remembered = await deps.store.findResolvedKey(companyId, anchor, deps.settings.resolvedKeyTtlSeconds);
+            if (!remembered)
+                throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorUnknown);
+            keyValue = remembered.keyValue;
+            keyType = remembered.keyType;
+        }
+        else if (cmd.destination.kind === 'BREB_KEY') {
+            const k = checkKey(cmd.destination.keyValue, cmd.destination.keyType);
+            if (!k.ok)
+                throw new AppError('INVALID_KEY', k.problem === 'INVALID_KEY' ? k.reason : undefined);
+            keyValue = k.keyValue;
+            keyType = k.keyType;
+        }
+        else {
+            throw new AppError('INTERNAL_ERROR');
+        }
+        // Always re-checked at the directory: a key can be deactivated or change holder at any time.
+        const entry = await deps.directory.lookup(keyValue, keyType);
+        if (entry.status === 'not_found')
+            throw notFoundAsError('KEY_NOT_FOUND');
+        if (entry.status === 'invalid')
+            throw notFoundAsError('INVALID_KEY');
+        if (entry.status === 'inactive')
+            throw notFoundAsError('KEY_INACTIVE');
+        if (anchor && entry.anchorHandle !== anchor)
+            throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorChanged);
+        const targetName = cmd.targetName;
+        if (!sameHolderName(targetName, entry.recipient.fullName))
+            throw new AppError('NAME_MISMATCH');
+        if (normalizeDocument(cmd.targetDocument) !== normalizeDocument(entry.recipient.idValue)) {
+            throw new AppError('NAME_MISMATCH', SEND_MESSAGES.documentMismatch, { field: 'targetDocument' });
+        }
+        return {
+            targetName,
+            destination: {
+                kind: 'BREB', keyType: entry.keyType, keyValue: entry.keyValue, anchorHandle: entry.anchorHandle,
+                bankName: entry.recipient.bankName || null, bankAccountType: entry.recipient.bankAccountType || null,
+            },
+        };
+    }
+    async checkBankAccount(cmd) {
+        const d = cmd.destination;
+        if (d.kind !== 'ACH')
+            throw new AppError('INTERNAL_ERROR');
+        if (!bankRoutable(d.bankName, d.bankAchCode))
+            throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.bankNotRoutable);
+        const destination = {
+            kind: 'ACH', bankId: d.bankId, bankName: d.bankName, bankAchCode: d.bankAchCode, accountTypeId: d.accountTypeId,
+            accountNumber: d.accountNumber, documentTypeId: d.documentTypeId, documentNumber: d.documentNumber,
+            holderFirstName: d.holderFirstName, holderLastName: d.holderLastName,
+        };
+        const v = await this.deps.rails.validateAchAccount(destination);
+        if (v.result === 'unavailable')
+            throw new AppError('ACH_RAIL_UNAVAILABLE');
+        if (v.result === 'invalid')
+            throw new AppError('INVALID_BANK_ACCOUNT', v.message);
+        if (placeholderAccount(d.accountNumber))
+            throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.placeholderAccount);
+        return { destination, targetName: cmd.targetName ?? `${d.holderFirstName} ${d.holderLastName}` };
+    }
+}
+//# sourceMappingURL=send-transfer.js.map

@@ -1,0 +1,80 @@
+import { ServiceScope, asyncService, startGrpcServer } from '@wallet/platform';
+import { transferV1 } from '@wallet/proto';
+import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
+import { GrpcLedger } from './adapters/ledger.client.js';
+import { HttpRails } from './adapters/rails.client.js';
+import { transferDeps } from './app/deps.js';
+import { meterTransferStore, watchSagaStates } from './app/metrics.js';
+import { Sweeper } from './app/sweeper.js';
+import { transferUseCases } from './app/use-cases.js';
+import { transferHandlers } from './grpc/transfer.handlers.js';
+import { transferMigrations } from './persistence/migrations/index.js';
+import { SqlApprovalStore } from './persistence/approval.store.js';
+import { SqlTransferStore } from './persistence/transfer.store.js';
+export const TRANSFER_SCHEMA = 'transfer';
+export function settingsFrom(c) {
+    return {
+        idempotencyWindowSeconds: c.IDEMPOTENCY_WINDOW_SECONDS,
+        dispatchTimeoutSeconds: c.RAIL_DISPATCH_TIMEOUT_SECONDS,
+        confirmTimeoutSeconds: c.RAIL_CONFIRM_TIMEOUT_SECONDS,
+        dispatchRetryBaseMs: c.RAIL_DISPATCH_RETRY_BASE_MS,
+        dispatchRetryMaxMs: c.RAIL_DISPATCH_RETRY_MAX_MS,
+        sweeperGraceSeconds: c.SWEEPER_GRACE_SECONDS,
+        counterpartyDailyLimit: c.COUNTERPARTY_DAILY_LIMIT_CENTS,
+        counterpartyMonthlyLimit: c.COUNTERPARTY_MONTHLY_LIMIT_CENTS,
+        callbackBaseUrl: c.RAIL_CALLBACK_BASE_URL,
+        callbackSecret: c.RAIL_CALLBACK_SECRET,
+        duplicateWaitMs: 15_000,
+        resolvedKeyTtlSeconds: 600,
+        approvalTtlSeconds: c.APPROVAL_TTL_SECONDS,
+    };
+}
+/**
+ * The composition root shared by main.ts and testing.ts: database (migrated when asked) → bus and
+ * TRANSFERS stream → outbox relay → ledger client and provider adapters → use cases → gRPC server
+ * → sweeper → ops endpoints.
+ */
+export async function composeTransfer(o) {
+    const log = o.logger;
+    const c = o.config;
+    const scope = new ServiceScope(log);
+    try {
+        const { db, bus, relay: r } = await scope.infra({
+            name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations, poolMax: c.TRANSFER_DB_POOL_MAX,
+            migrateOnStart: c.TRANSFER_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['TRANSFERS'],
+            relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
+        });
+        const relay = r;
+        const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
+        scope.defer(async () => ledger.close());
+        const deps = transferDeps({
+            store: meterTransferStore(new SqlTransferStore(db)),
+            approvals: new SqlApprovalStore(db),
+            ledger,
+            directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
+            rails: new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log),
+            settings: settingsFrom(c),
+            log,
+            eventsWritten: () => relay.nudge(),
+        });
+        const uc = transferUseCases(deps);
+        scope.defer(watchSagaStates(db));
+        const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+        sweeper.start();
+        scope.defer(() => sweeper.stop());
+        const implementation = asyncService(transferHandlers(uc), log);
+        const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }]);
+        scope.defer(() => grpc.stop(10_000));
+        const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
+        log.info({ grpcPort: grpc.port, opsPort }, 'transfer started');
+        return {
+            db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
+            stop: () => scope.stop(),
+        };
+    }
+    catch (err) {
+        await scope.stop();
+        throw err;
+    }
+}
+//# sourceMappingURL=compose.js.map

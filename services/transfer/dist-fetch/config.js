@@ -1,0 +1,56 @@
+import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
+import { z } from 'zod';
+const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
+const bigintCents = (def) => z.string().regex(/^\d{1,18}$/, 'must be a whole number of centavos').default(def.toString()).transform((v) => BigInt(v));
+/** The transfer service's environment, parsed once; every bad variable is named in one error (habit 9). */
+export const transferEnvSchema = baseEnvSchema.extend({
+    TRANSFER_GRPC_HOST: env.str('0.0.0.0'),
+    TRANSFER_GRPC_PORT: env.port(50052),
+    TRANSFER_OPS_PORT: env.port(9102),
+    /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
+    TRANSFER_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+    TRANSFER_DB_POOL_MAX: env.int(10, 1),
+    LEDGER_GRPC_ADDR: env.str('127.0.0.1:50051'),
+    BREB_DIRECTORY_URL: env.url('http://127.0.0.1:8090'),
+    BREB_RAIL_URL: env.url('http://127.0.0.1:8090'),
+    ACH_RAIL_URL: env.url('http://127.0.0.1:8090'),
+    /** Where providers send outcome callbacks (the gateway's public webhooks); `/breb` or `/ach` is appended. */
+    RAIL_CALLBACK_BASE_URL: env.url('http://127.0.0.1:8080/webhooks/rails'),
+    /** HMAC key of provider callbacks; required in production. */
+    RAIL_CALLBACK_SECRET: z.string().min(16).optional(),
+    /** Time-out of one HTTP call to a provider. */
+    PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
+    IDEMPOTENCY_WINDOW_SECONDS: env.int(60, 1),
+    /** A Bre-B transfer the rail could not take for this long fails and its funds are released. */
+    RAIL_DISPATCH_TIMEOUT_SECONDS: env.int(300, 1),
+    /** A dispatched transfer with no callback for this long is looked up at the rail. */
+    RAIL_CONFIRM_TIMEOUT_SECONDS: env.int(60, 1),
+    /** First retry delay of a failed dispatch; doubles up to RAIL_DISPATCH_RETRY_MAX_MS. */
+    RAIL_DISPATCH_RETRY_BASE_MS: env.int(1_000, 10),
+    RAIL_DISPATCH_RETRY_MAX_MS: env.int(60_000, 10),
+    SWEEPER_INTERVAL_MS: env.int(1_000, 10),
+    /**
+     * How long a saga step may be in flight in its owner before the sweeper takes over: a RECEIVED
+     * transfer older than this was abandoned; a RESERVED one not dispatched by then is dispatched.
+     */
+    SWEEPER_GRACE_SECONDS: env.int(15, 1),
+    SWEEPER_BATCH: env.int(50, 1),
+    /** A multi-signature send without quorum for this long expires and its funds are released (CONTRACT §1). */
+    APPROVAL_TTL_SECONDS: env.int(86_400, 1),
+    COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5000000000n),
+    COUNTERPARTY_MONTHLY_LIMIT_CENTS: bigintCents(50000000000n),
+});
+export function loadConfig(source) {
+    const raw = parseConfig(transferEnvSchema, source);
+    const production = raw.NODE_ENV === 'production';
+    if (production && !raw.RAIL_CALLBACK_SECRET) {
+        throw new ConfigError(['RAIL_CALLBACK_SECRET: required in production (at least 16 characters)']);
+    }
+    const flag = raw.TRANSFER_MIGRATE_ON_START;
+    return {
+        ...raw,
+        TRANSFER_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
+        RAIL_CALLBACK_SECRET: raw.RAIL_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
+    };
+}
+//# sourceMappingURL=config.js.map

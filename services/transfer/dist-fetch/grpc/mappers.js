@@ -1,0 +1,89 @@
+import { ledgerV1 } from '@wallet/proto';
+import { netAmount } from '../domain/rails.js';
+import { publicStatus } from '../domain/transfer.js';
+import { EMPTY_PROFILE } from '../app/send-input.js';
+/** proto ⇄ application values (proto enums are string enums such as 'RAIL_BREB'). */
+export const railName = (r) => r === ledgerV1.Rail.BREB ? 'BREB' : r === ledgerV1.Rail.ACH ? 'ACH' : 'UNSPECIFIED';
+export const protoRail = (r) => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
+const STATUS = {
+    PENDING: ledgerV1.MovementStatus.PENDING,
+    COMPLETED: ledgerV1.MovementStatus.COMPLETED,
+    FAILED: ledgerV1.MovementStatus.FAILED,
+    AWAITING_APPROVAL: ledgerV1.MovementStatus.AWAITING_APPROVAL,
+    EXECUTING: ledgerV1.MovementStatus.EXECUTING,
+    EXPIRED: ledgerV1.MovementStatus.EXPIRED,
+};
+export function companyFromProto(c) {
+    if (!c)
+        return EMPTY_PROFILE;
+    return {
+        nit: c.nit,
+        ivaApplicable: c.ivaApplicable,
+        multiSigThreshold: c.multiSigThreshold,
+        counterpartyDailyLimitCents: c.counterpartyDailyLimitCents,
+        counterpartyMonthlyLimitCents: c.counterpartyMonthlyLimitCents,
+    };
+}
+export function sendFromProto(r) {
+    return {
+        amount: r.amount,
+        reference: r.reference,
+        description: r.description,
+        brebKey: r.brebKey ? { type: r.brebKey.type, value: r.brebKey.value } : undefined,
+        bankAccount: r.bankAccount ? { ...r.bankAccount } : undefined,
+        targetAnchorHandle: r.targetAnchorHandle,
+        targetName: r.targetName,
+        targetDocument: r.targetDocument,
+        company: companyFromProto(r.company),
+        requestHash: r.requestHash,
+    };
+}
+/** §2.5 fields: user-visible status (PENDING until the rail decides), net = amount − fee (CONTRACT §2). */
+export function transferToProto(t) {
+    return {
+        id: t.id,
+        status: STATUS[publicStatus(t.state)],
+        amount: t.amount,
+        totalFee: t.fee.subtotalFee,
+        ivaAmount: t.fee.ivaAmount,
+        netAmount: netAmount(t.amount, t.fee.subtotalFee),
+        rail: protoRail(t.rail),
+        targetName: t.targetName,
+        targetDocument: t.targetDocument,
+        ...(t.reference ? { reference: t.reference } : {}),
+        createdAt: t.createdAt,
+        ...(t.completedAt ? { completedAt: t.completedAt } : {}),
+        ...(t.errorMessage && (publicStatus(t.state) === 'FAILED' || publicStatus(t.state) === 'EXPIRED') ? { errorMessage: t.errorMessage } : {}),
+        threshold: t.approval?.threshold ?? 0,
+        ...(t.approval ? { approvalId: t.approval.id, expiresAt: t.approval.expiresAt } : {}),
+    };
+}
+export function amlToProto(e) {
+    return { id: e.id, documentNumber: e.documentNumber, ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt };
+}
+/** CONTRACT §5 approval item, plus the transfer's figures and current status. */
+export function approvalToProto(a) {
+    const t = a.transfer;
+    return {
+        approvalId: a.id,
+        transactionId: t.id,
+        amount: t.amount,
+        rail: protoRail(t.rail),
+        targetName: t.targetName,
+        targetDocument: t.targetDocument,
+        ...(t.reference ? { reference: t.reference } : {}),
+        ...(t.description ? { description: t.description } : {}),
+        threshold: a.threshold,
+        signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: s.signedAt })),
+        status: a.status,
+        createdAt: a.createdAt,
+        expiresAt: a.expiresAt,
+        ...(a.decidedAt ? { decidedAt: a.decidedAt } : {}),
+        ...(a.rejectReason ? { rejectReason: a.rejectReason } : {}),
+        ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
+        transactionStatus: STATUS[publicStatus(t.state)],
+        totalFee: t.fee.subtotalFee,
+        ivaAmount: t.fee.ivaAmount,
+    };
+}
+//# sourceMappingURL=mappers.js.map

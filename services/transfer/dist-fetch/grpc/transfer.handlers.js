@@ -1,0 +1,50 @@
+import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
+/**
+ * The TransferService RPCs: decode, call one use case, encode. The company always comes from the
+ * call's `x-company-id` metadata (ctx.companyId); its profile (tax regime, NIT, limits) from the
+ * request, set by the gateway that authenticated it. Errors are AppErrors mapped to gRPC once.
+ */
+export function transferHandlers(uc) {
+    return {
+        async resolveKey(req, ctx) {
+            const r = await uc.resolveKey.execute(ctx.companyId, { keyValue: req.keyValue, keyType: req.keyType });
+            if (!r.found)
+                return { found: false, anchorHandle: '', keyType: '', keyValue: '', errorCode: r.errorCode, message: r.message };
+            return { found: true, anchorHandle: r.anchorHandle, keyType: r.keyType, keyValue: r.keyValue, recipient: { ...r.recipient }, errorCode: '', message: '' };
+        },
+        async quote(req, ctx) {
+            const q = await uc.quote.execute(ctx.companyId, {
+                rail: railName(req.rail), amount: req.amount, keyValue: req.keyValue, keyType: req.keyType,
+                ivaApplicable: companyFromProto(req.company).ivaApplicable,
+            });
+            return {
+                amount: q.amount, currentBalance: q.currentBalance, fee: { ...q.fee }, totalCost: q.totalCost, canAfford: q.canAfford,
+                ...(q.message !== null ? { message: q.message } : {}),
+            };
+        },
+        async send(req, ctx) {
+            const r = await uc.send.execute(ctx, sendFromProto(req));
+            return { transfer: transferToProto(r.transfer), replayed: r.replayed };
+        },
+        async handleRailCallback(req) {
+            return uc.handleRailCallback.execute({ rail: railName(req.rail), rawBody: Buffer.from(req.rawBody), signature: req.signature });
+        },
+        async addAmlEntry(req) {
+            return amlToProto(await uc.addAmlEntry.execute({ documentNumber: req.documentNumber, name: req.name, reason: req.reason }));
+        },
+        async removeAmlEntry(req) {
+            return amlToProto(await uc.removeAmlEntry.execute({ id: req.id }));
+        },
+        async listApprovals(req, ctx) {
+            const r = await uc.listApprovals.execute(ctx.companyId, { status: req.status, limit: req.limit, cursor: req.cursor });
+            return { items: r.items.map(approvalToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+        },
+        async signApproval(req, ctx) {
+            return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer }));
+        },
+        async rejectApproval(req, ctx) {
+            return approvalToProto(await uc.rejectApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer, reason: req.reason }));
+        },
+    };
+}
+//# sourceMappingURL=transfer.handlers.js.map

@@ -1,0 +1,119 @@
+import { toTransfer, transitionStatement } from './transfer.store.js';
+const ms = (n) => String(Math.max(0, Math.round(n)));
+/**
+ * Approvals and their signatures (schema `transfer`). Every decision about an approval is taken
+ * under `SELECT … FOR UPDATE` of its row, so signatures, a rejection and the expiry are serialised:
+ * the quorum is reached once, and nothing is signed after a rejection or past the deadline.
+ */
+export class SqlApprovalStore {
+    db;
+    constructor(db) {
+        this.db = db;
+    }
+    async sign(companyId, approvalId, signer, approvedEvent, graceMs) {
+        return this.db.preparedTx(async (tx) => {
+            const [a] = await tx.query(`select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
+            if (!a)
+                return { kind: 'not_found' };
+            const [mine] = await tx.query('select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [approvalId, signer.userId]);
+            if (a.status === 'EXPIRED')
+                return { kind: 'expired' };
+            if (a.status === 'PENDING' && a.due) {
+                await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
+                await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
+                return { kind: 'expired' };
+            }
+            if (mine)
+                return { kind: 'already_signed' };
+            if (a.status !== 'PENDING')
+                return { kind: 'not_pending' };
+            await tx.query(`insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`, [approvalId, signer.userId, signer.email, signer.role]);
+            const [{ n }] = await tx.query('select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [approvalId]);
+            const [row] = await tx.query('select * from transfer.transfers where id = $1::uuid', [a.transfer_id]);
+            if (!row)
+                throw new Error(`approval ${approvalId} without its transfer`);
+            const transfer = toTransfer(row);
+            if (n < a.threshold)
+                return { kind: 'signed', quorum: false, transfer };
+            await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
+            const emails = (await tx.query('select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])).map((r) => r.email);
+            const st = transitionStatement(transfer, ['AWAITING_APPROVAL'], 'EXECUTING', { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${n}/${a.threshold}` }, (t) => approvedEvent(t, emails));
+            const [moved] = await tx.query(st.sql, st.params);
+            // The transfer left AWAITING_APPROVAL some other way (it cannot while the approval was PENDING
+            // under this lock, but never dispatch on an assumption): roll everything back.
+            if (!moved)
+                throw new Error(`transfer ${a.transfer_id} was not awaiting approval at quorum`);
+            return { kind: 'signed', quorum: true, transfer: toTransfer(moved) };
+        });
+    }
+    async reject(companyId, approvalId, signer, reason, graceMs) {
+        return this.db.preparedTx(async (tx) => {
+            const [a] = await tx.query(`select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
+            if (!a)
+                return { kind: 'not_found' };
+            if (a.status === 'EXPIRED')
+                return { kind: 'expired' };
+            if (a.status === 'PENDING' && a.due) {
+                await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
+                await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
+                return { kind: 'expired' };
+            }
+            if (a.status !== 'PENDING')
+                return { kind: 'not_pending' };
+            await tx.query(`update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`, [approvalId, reason, signer.email]);
+            // The release and the FAILED state follow at once; should this process die first, the
+            // sweeper finishes them from here.
+            const [row] = await tx.query(`update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+          where id = $1::uuid returning *`, [a.transfer_id, ms(graceMs)]);
+            if (!row)
+                throw new Error(`approval ${approvalId} without its transfer`);
+            return { kind: 'rejected', transfer: toTransfer(row) };
+        });
+    }
+    async expireIfDue(approvalId) {
+        const rows = await this.db.prepared(`with u as (update transfer.approvals set status = 'EXPIRED', decided_at = now()
+                   where id = $1 and status = 'PENDING' and expires_at <= now() returning status)
+       select status from u union all
+       select status from transfer.approvals where id = $1 and not exists (select 1 from u)`, [approvalId]);
+        return rows[0]?.status;
+    }
+    async status(approvalId) {
+        const rows = await this.db.prepared('select * from transfer.approvals where id = $1', [approvalId]);
+        const r = rows[0];
+        return r && { status: r.status, expiresAt: new Date(r.expires_at), rejectReason: r.reject_reason };
+    }
+    async get(companyId, approvalId) {
+        const rows = await this.db.prepared(`${VIEW_SQL} where a.id = $1 and a.company_id = $2`, [approvalId, companyId]);
+        return rows[0] && toView(rows[0]);
+    }
+    async list(companyId, status, limit, cursor) {
+        const rows = cursor
+            ? await this.db.prepared(`${VIEW_SQL} where a.company_id = $1 and a.status = $2 and (a.created_at, a.id) < ($4::timestamptz, $5)
+          order by a.created_at desc, a.id desc limit $3`, [companyId, status, String(limit), cursor.createdAt.toISOString(), cursor.id])
+            : await this.db.prepared(`${VIEW_SQL} where a.company_id = $1 and a.status = $2 order by a.created_at desc, a.id desc limit $3`, [companyId, status, String(limit)]);
+        return rows.map(toView);
+    }
+}
+const VIEW_SQL = `
+  select t.*, a.id as a_id, a.threshold as a_threshold, a.status as a_status, a.created_at as a_created_at,
+         a.expires_at as a_expires_at, a.decided_at as a_decided_at, a.reject_reason as a_reject_reason,
+         a.rejected_by as a_rejected_by,
+         coalesce((select json_agg(json_build_object('userId', s.user_id, 'email', s.email, 'role', s.role, 'signedAt', s.signed_at)
+                                   order by s.signed_at, s.user_id)
+                     from transfer.approval_signatures s where s.approval_id = a.id), '[]'::json) as a_signatures
+    from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id`;
+function toView(r) {
+    return {
+        id: r.a_id,
+        transfer: toTransfer(r),
+        threshold: r.a_threshold,
+        status: r.a_status,
+        signatures: r.a_signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: new Date(s.signedAt) })),
+        createdAt: new Date(r.a_created_at),
+        expiresAt: new Date(r.a_expires_at),
+        decidedAt: r.a_decided_at ? new Date(r.a_decided_at) : null,
+        rejectReason: r.a_reject_reason,
+        rejectedBy: r.a_rejected_by,
+    };
+}
+//# sourceMappingURL=approval.store.js.map

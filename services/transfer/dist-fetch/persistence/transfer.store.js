@@ -1,0 +1,329 @@
+import { createHash } from 'node:crypto';
+import { centsFromDb, isUniqueViolation } from '@wallet/platform';
+import { FINAL_STATES } from '../domain/transfer.js';
+const date = (v) => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v) => (v == null ? null : date(v));
+export function toTransfer(r) {
+    return {
+        id: r.id,
+        companyId: r.company_id,
+        apiKeyId: r.api_key_id,
+        rail: r.rail,
+        state: r.state,
+        amount: centsFromDb(r.amount),
+        fee: {
+            fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
+            ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+        },
+        targetName: r.target_name,
+        targetDocument: r.target_document,
+        reference: r.reference,
+        description: r.description,
+        destination: r.destination,
+        holdId: r.hold_id,
+        providerTransferId: r.provider_transfer_id,
+        errorMessage: r.error_message,
+        dispatchAttempts: r.dispatch_attempts,
+        approval: r.approval_id && r.approval_threshold && r.approval_expires_at
+            ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
+            : null,
+        approvedAt: dateOrNull(r.approved_at),
+        createdAt: date(r.created_at),
+        dispatchedAt: dateOrNull(r.dispatched_at),
+        completedAt: dateOrNull(r.completed_at),
+    };
+}
+const ms = (n) => String(Math.max(0, Math.round(n)));
+/** Which `send_references` row change goes with a state change (in the same statement). */
+function referenceEffect(from, to) {
+    if (to === 'REJECTED')
+        return 'release';
+    // Abandoned before its acceptance was recorded: the client got an error, the reference is free.
+    if (to === 'FAILED' && from.every((f) => f === 'RECEIVED' || f === 'REJECTED'))
+        return 'release';
+    if (to === 'RESERVED' || to === 'AWAITING_APPROVAL' || to === 'DISPATCHED' || to === 'COMPLETED' || to === 'FAILED')
+        return 'answer';
+    return 'none';
+}
+/** The transfer service's storage on Postgres (schema `transfer`), in plain SQL. */
+export class SqlTransferStore {
+    db;
+    pool;
+    statementNames = new Map();
+    constructor(db) {
+        this.db = db;
+    }
+    /**
+     * A single statement outside a transaction, as a named prepared statement (planned once per
+     * connection; MikroORM's `execute` would inline the values and re-plan every call). `?` placeholders.
+     */
+    async run(sql, params = []) {
+        this.pool ??= this.db.orm.em.getConnection().getNativeClient();
+        let i = 0;
+        // Statements written with explicit $n placeholders are passed as they are.
+        const text = /\$\d/.test(sql) ? sql : sql.replace(/\?/g, () => `$${++i}`);
+        let name = this.statementNames.get(text);
+        if (!name) {
+            name = `transfer_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+            if (this.statementNames.size < 1_000)
+                this.statementNames.set(text, name);
+        }
+        const res = await (await this.pool).query({ name, text, values: params });
+        return res.rows;
+    }
+    // ───────────────────────────── references ─────────────────────────────
+    async claimReference(companyId, reference, requestHash, transferId, windowSeconds) {
+        // Insert, or take over a claim older than the window; either way the row is ours only if it
+        // now names our transfer. Concurrent claimers serialise on the primary key.
+        const rows = await this.run(`insert into transfer.send_references (company_id, reference, request_hash, transfer_id, created_at, answered_at)
+       values (?, ?, ?, ?::uuid, now(), null)
+       on conflict (company_id, reference) do update
+          set request_hash = excluded.request_hash, transfer_id = excluded.transfer_id, created_at = now(), answered_at = null
+        where transfer.send_references.created_at <= now() - (?::bigint * interval '1 second')
+       returning transfer_id::text as transfer_id`, [companyId, reference, requestHash, transferId, String(windowSeconds)]);
+        if (rows[0]?.transfer_id === transferId)
+            return { owner: true };
+        const existing = await this.getReference(companyId, reference);
+        if (!existing)
+            return this.claimReference(companyId, reference, requestHash, transferId, windowSeconds); // released meanwhile
+        return { owner: false, existing };
+    }
+    async getReference(companyId, reference) {
+        const rows = await this.run(`select request_hash, transfer_id::text as transfer_id, created_at, answered_at
+         from transfer.send_references where company_id = ? and reference = ?`, [companyId, reference]);
+        const r = rows[0];
+        return r && { requestHash: r.request_hash, transferId: r.transfer_id, createdAt: date(r.created_at), answeredAt: dateOrNull(r.answered_at) };
+    }
+    async answerReference(companyId, reference, transferId) {
+        await this.run(`update transfer.send_references set answered_at = now()
+        where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`, [companyId, reference, transferId]);
+    }
+    async releaseReference(companyId, reference, transferId) {
+        await this.run(`delete from transfer.send_references where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`, [companyId, reference, transferId]);
+    }
+    // ───────────────────────────── AML ─────────────────────────────
+    async amlHit(documents) {
+        if (documents.length === 0)
+            return false;
+        const rows = await this.run(`select exists (select 1 from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])) as hit`, [documents]);
+        return rows[0]?.hit === true;
+    }
+    async addAmlEntry(e) {
+        try {
+            const rows = await this.run(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason)
+         values (?::uuid, ?, ?, ?, ?) returning ${AML_COLS}`, [e.id, e.documentNumber, e.normalized, e.name, e.reason]);
+            return toAml(rows[0]);
+        }
+        catch (err) {
+            if (!isUniqueViolation(err))
+                throw err;
+            // Already listed: adding it again is idempotent and answers the live entry.
+            const rows = await this.run(`select ${AML_COLS} from transfer.aml_entries where normalized_document = ? and removed_at is null`, [e.normalized]);
+            if (!rows[0])
+                throw err;
+            return toAml(rows[0]);
+        }
+    }
+    async removeAmlEntry(id) {
+        const rows = await this.run(`with u as (update transfer.aml_entries set removed_at = now() where id = ?::uuid and removed_at is null returning ${AML_COLS})
+       select * from u union all
+       select ${AML_COLS} from transfer.aml_entries where id = ?::uuid and not exists (select 1 from u)`, [id, id]);
+        return rows[0] && toAml(rows[0]);
+    }
+    // ───────────────────────────── resolved keys ─────────────────────────────
+    async rememberResolvedKey(companyId, r) {
+        await this.run(`insert into transfer.resolved_keys (company_id, anchor_handle, key_type, key_value, recipient, resolved_at)
+       values (?, ?, ?, ?, ?::jsonb, now())
+       on conflict (company_id, anchor_handle) do update
+          set key_type = excluded.key_type, key_value = excluded.key_value, recipient = excluded.recipient, resolved_at = now()`, [companyId, r.anchorHandle, r.keyType, r.keyValue, JSON.stringify(r.recipient)]);
+    }
+    async findResolvedKey(companyId, anchorHandle, maxAgeSeconds) {
+        const rows = await this.run(`select anchor_handle, key_type, key_value, recipient from transfer.resolved_keys
+        where company_id = ? and anchor_handle = ? and resolved_at > now() - (?::bigint * interval '1 second')`, [companyId, anchorHandle, String(maxAgeSeconds)]);
+        const r = rows[0];
+        return r && { anchorHandle: r.anchor_handle, keyType: r.key_type, keyValue: r.key_value, recipient: r.recipient };
+    }
+    async purgeResolvedKeys(olderThanSeconds) {
+        const rows = await this.run(`with d as (delete from transfer.resolved_keys where resolved_at < now() - (?::bigint * interval '1 second') returning 1)
+       select count(*)::text as n from d`, [String(olderThanSeconds)]);
+        return Number(rows[0]?.n ?? 0);
+    }
+    // ───────────────────────────── transfers ─────────────────────────────
+    async insertWithinLimits(t, counterparty, windows, decide, nextAttemptInMs) {
+        // One round trip takes the lock (with `begin`), one inserts the transfer and sums the window
+        // without it (the statement's snapshot is taken after the lock, and does not see its own
+        // insert), one commits, or rolls the insert back when the limits refuse it.
+        const refused = Symbol('refused');
+        let verdict = 'OK';
+        try {
+            await this.db.preparedTx(async (tx) => {
+                // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
+                // destination are counted one after the other, so a limit can never be overshot.
+                await tx.simple(`select pg_advisory_xact_lock(hashtextextended(${tx.literal(`transfer-limits:${t.companyId}:${counterparty}`)}, 0))`);
+                const [u] = await tx.query(`with t as (
+             insert into transfer.transfers (
+               id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
+               total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at)
+             values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
+               now() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz)
+             returning id),
+           h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
+           select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
+                  coalesce(sum(amount), 0)::text as month_sum
+             from transfer.transfers
+            where company_id = $2 and counterparty_document = $14 and created_at >= $21::timestamptz
+              and state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED')`, [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
+                    t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
+                    t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
+                    ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
+                    t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null]);
+                verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
+                if (verdict !== 'OK')
+                    throw refused; // rolls the insert back
+            });
+        }
+        catch (err) {
+            if (err !== refused)
+                throw err;
+        }
+        return verdict;
+    }
+    async transition(current, from, to, patch, event, callbackEventId) {
+        const st = transitionStatement(current, from, to, patch, event, callbackEventId);
+        const rows = await this.run(st.sql, st.params);
+        return rows[0] && toTransfer(rows[0]);
+    }
+    async recordDispatchAttempt(id, nextAttemptInMs, ambiguous, error) {
+        await this.run(`update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, dispatch_ambiguous = dispatch_ambiguous or ?,
+              last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+        where id = ?::uuid and state in ('RESERVED', 'EXECUTING')`, [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+    }
+    async dispatchWasAmbiguous(id) {
+        const rows = await this.run('select dispatch_ambiguous as a from transfer.transfers where id = ?::uuid', [id]);
+        return rows[0]?.a === true;
+    }
+    async reschedule(id, state, inMs) {
+        await this.run(`update transfer.transfers set next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+        where id = ?::uuid and state = ?`, [ms(inMs), id, state]);
+    }
+    async get(id) {
+        const rows = await this.run('select * from transfer.transfers where id = ?::uuid', [id]);
+        return rows[0] && toTransfer(rows[0]);
+    }
+    async leaseDue(limit, leaseMs, dispatchTimeoutSeconds) {
+        const rows = await this.run(`with due as (
+         select id from transfer.transfers
+          where state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED') and next_attempt_at <= now()
+          order by next_attempt_at
+          limit ?
+          for update skip locked)
+       update transfer.transfers t set next_attempt_at = now() + (?::bigint * interval '1 millisecond')
+         from due where t.id = due.id
+       returning t.*, (coalesce(t.approved_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`, [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
+        return rows.map((r) => ({ transfer: toTransfer(r), dispatchExpired: r.dispatch_expired }));
+    }
+    async getForCallback(eventId, transferId) {
+        const rows = await this.run(`select exists (select 1 from transfer.rail_callbacks where event_id = $1) as seen_, t.*
+         from (select 1) one left join transfer.transfers t on t.id = $2::uuid`, [eventId, transferId]);
+        const r = rows[0];
+        return { seen: r?.seen_ === true, transfer: r && r.id ? toTransfer(r) : undefined };
+    }
+    async callbackSeen(eventId) {
+        const rows = await this.run('select exists (select 1 from transfer.rail_callbacks where event_id = ?) as seen', [eventId]);
+        return rows[0]?.seen === true;
+    }
+    async recordCallback(eventId, transferId, rail, status) {
+        await this.run(`insert into transfer.rail_callbacks (event_id, transfer_id, rail, status) values (?, ?::uuid, ?, ?) on conflict (event_id) do nothing`, [eventId, transferId, rail, status]);
+    }
+}
+/**
+ * The compare-and-set of a transfer's state as ONE statement (history row, outbox event, reference
+ * answer/release, handled callback and, for a multi-signature acceptance, the approval row), so it
+ * runs alone or inside a transaction alike.
+ */
+export function transitionStatement(current, from, to, patch, event, callbackEventId) {
+    const next = {
+        ...current,
+        state: to,
+        ...(patch.holdId !== undefined ? { holdId: patch.holdId } : {}),
+        ...(patch.providerTransferId !== undefined ? { providerTransferId: patch.providerTransferId } : {}),
+        ...(patch.errorMessage !== undefined ? { errorMessage: patch.errorMessage } : {}),
+        ...(patch.dispatchedAt !== undefined ? { dispatchedAt: patch.dispatchedAt } : {}),
+        ...(patch.completedAt !== undefined ? { completedAt: patch.completedAt } : {}),
+        ...(patch.approval !== undefined ? { approval: patch.approval } : {}),
+        ...(patch.approvedAt !== undefined ? { approvedAt: patch.approvedAt } : {}),
+    };
+    const evt = event ? event(next) : null;
+    const refEffect = referenceEffect(from, to);
+    const final = FINAL_STATES.includes(to);
+    const params = [
+        to,
+        patch.holdId ?? null,
+        patch.providerTransferId ?? null,
+        patch.errorMessage ?? null,
+        patch.rejectCode ?? null,
+        patch.dispatchedAt ? patch.dispatchedAt.toISOString() : null,
+        patch.completedAt ? patch.completedAt.toISOString() : null,
+        final || patch.nextAttemptInMs === null,
+        typeof patch.nextAttemptInMs === 'number' ? ms(patch.nextAttemptInMs) : '0',
+        typeof patch.nextAttemptInMs === 'number',
+        final,
+        current.id,
+        [...from],
+        patch.reason ?? null,
+        evt?.id ?? null,
+        evt?.subject ?? null,
+        evt ? JSON.stringify(evt.payload) : null,
+        JSON.stringify(evt?.traceparent ? { traceparent: evt.traceparent } : {}),
+        refEffect,
+        callbackEventId ?? null,
+        patch.approval?.id ?? null,
+        patch.approval?.threshold ?? null,
+        patch.approval ? patch.approval.expiresAt.toISOString() : null,
+        patch.approvedAt ? patch.approvedAt.toISOString() : null,
+    ];
+    const sql = `with t as (
+       update transfer.transfers set
+         state = $1,
+         hold_id = coalesce($2::uuid, hold_id),
+         provider_transfer_id = coalesce($3, provider_transfer_id),
+         error_message = coalesce($4, error_message),
+         reject_code = coalesce($5, reject_code),
+         dispatched_at = coalesce($6::timestamptz, dispatched_at),
+         completed_at = coalesce($7::timestamptz, completed_at),
+         approval_id = coalesce($21, approval_id),
+         approval_threshold = coalesce($22::integer, approval_threshold),
+         approval_expires_at = coalesce($23::timestamptz, approval_expires_at),
+         approved_at = coalesce($24::timestamptz, approved_at),
+         next_attempt_at = case when $8::boolean then null
+                                when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
+                                else next_attempt_at end,
+         finished_at = case when $11::boolean then now() else finished_at end,
+         updated_at = now()
+       where id = $12::uuid and state = any($13::text[])
+       returning *),
+     h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $14 from t),
+     o as (insert into transfer.outbox (id, subject, payload, headers)
+           select $15::uuid, $16, $17::jsonb, $18::jsonb from t where $15::uuid is not null),
+     r as (update transfer.send_references s set answered_at = now() from t
+            where $19 = 'answer' and s.company_id = t.company_id and s.reference = t.reference
+              and s.transfer_id = t.id and s.answered_at is null
+           returning 1),
+     d as (delete from transfer.send_references s using t
+            where $19 = 'release' and s.company_id = t.company_id and s.reference = t.reference
+              and s.transfer_id = t.id and s.answered_at is null
+           returning 1),
+     c as (insert into transfer.rail_callbacks (event_id, transfer_id, rail, status)
+           select $20, t.id, t.rail, t.state from t where $20::text is not null
+           on conflict (event_id) do nothing),
+     a as (insert into transfer.approvals (id, transfer_id, company_id, threshold, status, expires_at)
+           select $21, t.id, t.company_id, $22::integer, 'PENDING', $23::timestamptz from t where $21::text is not null)
+     select * from t`;
+    return { sql, params };
+}
+const AML_COLS = 'id::text as id, document_number, name, reason, created_at, removed_at';
+function toAml(r) {
+    return { id: r.id, documentNumber: r.document_number, name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at) };
+}
+//# sourceMappingURL=transfer.store.js.map
