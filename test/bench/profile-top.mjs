@@ -17,6 +17,8 @@ const total = [...self].filter(([id]) => !idleIds.has(id)).reduce((a, [, t]) => 
 const short = (url) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'nm:').replace(/^\/work\/main\//, '');
 const group = (url) => {
   if (!url) return '(native/VM)';
+  if (url.startsWith('node:internal/deps/undici')) return 'node core: fetch (bundled undici)';
+  if (url.startsWith('node:internal/http2') || url.startsWith('node:http2')) return 'node core: http2 (gRPC)';
   if (url.startsWith('node:')) return 'node core';
   const m = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
   if (m) return m[1];

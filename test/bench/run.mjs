@@ -143,21 +143,29 @@ const summarize = (r) => ({
 });
 
 const pidsOf = (comm) => () => spawnSync('pgrep', ['-x', comm], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
-/** CPU seconds (user+sys) used so far by each named group of processes, from /proc. */
+/** CPU seconds (user+sys) used so far by each process of each named group, from /proc: { group: Map(pid → s) }. */
 function cpuSnapshot(groups) {
   const tick = 100; // USER_HZ on Linux
   const out = {};
   for (const [name, pids] of Object.entries(groups)) {
-    let t = 0;
+    const m = new Map();
     for (const pid of pids()) {
       try {
         const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-        t += (Number(f[11]) + Number(f[12])) / tick;
+        m.set(pid, (Number(f[11]) + Number(f[12])) / tick);
       } catch { /* exited */ }
     }
-    out[name] = t;
+    out[name] = m;
   }
   return out;
+}
+/** CPU seconds each group used between two snapshots (a process that exited meanwhile is not counted; a new one counts whole). */
+function cpuDelta(before, after) {
+  return Object.fromEntries(Object.entries(after).map(([name, m]) => {
+    let t = 0;
+    for (const [pid, s] of m) t += s - (before[name]?.get(pid) ?? 0);
+    return [name, t];
+  }));
 }
 function rssMiB(pid) {
   try { return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024); } catch { return null; }
@@ -174,12 +182,19 @@ const results = []; // { name, r, perOp, rss, ratio, target, met }
  */
 let pgPidList = [];
 async function refreshPgPids() {
-  const c = new pg.Client({ connectionString: PG_ADMIN });
-  await c.connect();
-  try {
-    const r = await c.query(`select pid from pg_stat_activity where datname = $1 or backend_type <> 'client backend'`, [benchDb]);
-    pgPidList = [...new Set([...pgPidList, ...r.rows.map((x) => x.pid)])];
-  } finally { await c.end(); }
+  for (let attempt = 1; attempt <= 5; attempt++) {
+    const c = new pg.Client({ connectionString: PG_ADMIN });
+    try {
+      await c.connect();
+      const r = await c.query(`select pid from pg_stat_activity where datname = $1 or backend_type <> 'client backend'`, [benchDb]);
+      pgPidList = [...new Set([...pgPidList, ...r.rows.map((x) => x.pid)])];
+      return;
+    } catch (err) {
+      // Postgres is shared: when its connection slots are all taken, try again shortly; keep the list we have.
+      if (attempt === 5) log(`  could not list the Postgres backends (${err.message}); CPU of postgres may be undercounted`);
+      else await sleep(500);
+    } finally { await c.end().catch(() => {}); }
+  }
 }
 
 /** Runs `fn`, returns its result, the CPU µs per operation each process group spent meanwhile and RSS after. */
@@ -195,8 +210,9 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
   await refreshPgPids();
   const after = cpuSnapshot(g);
   const ops = r.total || 1;
-  const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round(((after[k] - before[k]) * 1e6) / ops)]));
-  const cores = Object.fromEntries(Object.keys(g).map((k) => [k, +((after[k] - before[k]) / wall).toFixed(2)]));
+  const d = cpuDelta(before, after);
+  const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round((d[k] * 1e6) / ops)]));
+  const cores = Object.fromEntries(Object.keys(g).map((k) => [k, +(d[k] / wall).toFixed(2)]));
   const rss = Object.fromEntries(Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]));
   const row = { name, r, perOp, cores, rss };
   results.push(row);
@@ -206,21 +222,29 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
 
 const pct = (sorted, p) => (sorted.length ? +sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))].toFixed(1) : 0);
 
+/** Counts failures by kind (the HTTP status and error code of a refused send, or the error's message). */
+function countKind(kinds, e) {
+  const k = String(e?.message ?? e).slice(0, 80);
+  kinds[k] = (kinds[k] ?? 0) + 1;
+}
+const kindsText = (kinds) => Object.entries(kinds ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${n}× ${k}`).join('; ');
+
 /** Runs `fn` with `CONC` workers for `seconds`; returns ops/s and latency percentiles. */
 async function closedLoop(fn, seconds = DURATION) {
   const lat = [];
   let ops = 0, errors = 0, lastError;
+  const kinds = {};
   const end = Date.now() + seconds * 1000;
   await Promise.all(Array.from({ length: CONC }, async (_, w) => {
     let i = 0;
     while (Date.now() < end) {
       const t = process.hrtime.bigint();
-      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch (e) { errors++; lastError = e; }
+      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch (e) { errors++; lastError = e; countKind(kinds, e); }
     }
   }));
   if (lastError) log(`  last error: ${lastError.message}`);
   lat.sort((a, b) => a - b);
-  return { rps: Math.round(ops / seconds), p50: pct(lat, 0.5), p99: pct(lat, 0.99), errors, total: ops };
+  return { rps: Math.round(ops / seconds), p50: pct(lat, 0.5), p99: pct(lat, 0.99), errors, errorKinds: kinds, total: ops };
 }
 
 /**
@@ -234,6 +258,7 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
   const start = performance.now();
   const lat = [];
   let ok = 0, errors = 0, dropped = 0, inFlight = 0, lastError;
+  const kinds = {};
   let win = { ok: 0, errors: 0, lat: [] };
   const pending = new Set();
   let sampler;
@@ -250,7 +275,7 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
     inFlight++;
     const p = fn(i).then(
       () => { const l = performance.now() - due; ok++; lat.push(l); win.ok++; win.lat.push(l); },
-      (e) => { errors++; win.errors++; lastError = e; },
+      (e) => { errors++; win.errors++; lastError = e; countKind(kinds, e); },
     ).finally(() => { inFlight--; pending.delete(p); });
     pending.add(p);
   }
@@ -259,7 +284,7 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
   if (sampler) clearInterval(sampler);
   if (lastError) log(`  last error: ${lastError.message}`);
   lat.sort((a, b) => a - b);
-  return { rps: Math.round(ok / elapsed), offered: rate, p50: pct(lat, 0.5), p99: pct(lat, 0.99), max: pct(lat, 1), errors, dropped, total: ok };
+  return { rps: Math.round(ok / elapsed), offered: rate, p50: pct(lat, 0.5), p99: pct(lat, 0.99), max: pct(lat, 1), errors, errorKinds: kinds, dropped, total: ok };
 }
 
 function pgbench() {
@@ -453,7 +478,13 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
       const rate = Math.max(1, Math.round(spread.r.rps * RATE_FRACTION));
       log(`sends at a constant ${rate}/s (${RATE_FRACTION * 100}% of ${spread.r.rps}/s)`);
       await sleep(3000); // let the callbacks of the closed-loop runs drain first
-      await measure(`POST /transfers/send → 201 at ${RATE_FRACTION * 100}% of max (${rate}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, DURATION));
+      const at = await measure(`POST /transfers/send → 201 at ${RATE_FRACTION * 100}% of max (${rate}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, DURATION));
+      // When the p99 target is missed there, how far down does the rate have to go to meet it? (informative)
+      for (const f of at.r.p99 > 50 ? [0.35, 0.1] : []) {
+        const lower = Math.max(1, Math.round(spread.r.rps * f));
+        await sleep(2000);
+        await measure(`POST /transfers/send → 201 at ${f * 100}% of max (${lower}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), lower, DURATION));
+      }
     }
   }
   if (phase('pse')) {
@@ -479,21 +510,24 @@ function benchReport(closing) {
     if (n === 'ledger Reserve over gRPC, one hot wallet') return [`${fmtPct(ratioPct(v, holdsSpread))} of 100 wallets`, '≥ 40% of 100 wallets', holdsSpread ? ratioPct(v, holdsSpread) >= 40 : undefined];
     if (n === 'POST /transfers/send → 201, 100 companies') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 10% of pgbench', pgb ? ratioPct(v, pgb) >= 10 : undefined];
     if (n === 'POST /transfers/send → 201, one hot wallet') return [`${fmtPct(ratioPct(v, spread))} of 100 companies`, '≥ 50% of 100 companies', spread ? ratioPct(v, spread) >= 50 : undefined];
-    if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
+    if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
+    if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
     return ['', '', undefined];
   };
   const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio | target |', '|---|---:|---:|---:|---|---|',
     ...results.map((row) => { const [ratio, target, ok] = annotate(row); return `| ${row.name} | ${row.r.rps} | ${row.r.p50} | ${row.r.p99} | ${ratio} | ${target ? `${target} — ${verdict(ok)}` : ''} |`; })].join('\n');
   const cols = [...new Set(results.flatMap((r) => Object.keys(r.perOp)))];
-  const cpuTable = [`| CPU µs per op | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
-    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} |`)].join('\n');
+  const ncores = cpus().length;
+  const totalOf = (r) => Object.values(r.perOp).reduce((a, b) => a + b, 0);
+  const cpuTable = [`| CPU µs per op | ${cols.join(' | ')} | total | ${ncores} cores ÷ total |`, `|---|${cols.map(() => '---:').join('|')}|---:|---:|`,
+    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} | ${totalOf(r) || ''} | ${totalOf(r) ? `${Math.round((ncores * 1e6) / totalOf(r))}/s` : ''} |`)].join('\n');
   const coreTable = [`| cores busy (CPU s / s) | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
     ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.cores[c] === undefined ? '' : r.cores[c])).join(' | ')} |`)].join('\n');
   const rcols = [...new Set(results.flatMap((r) => Object.keys(r.rss)))];
   const rssTable = [`| RSS MiB after | ${rcols.join(' | ')} |`, `|---|${rcols.map(() => '---:').join('|')}|`,
     ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`)].join('\n');
-  const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors, ${r.r.non2xx ?? 0} non-2xx`);
+  const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
   return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
 }
 
@@ -520,7 +554,7 @@ async function soak({ sendCompanies, sendOnce, sendSpreadOnce }) {
       const s = {
         k, t: Math.round((Date.now() - soakStart) / 1000), rps: +(w.ok / SOAK_SAMPLE_S).toFixed(1), errors: w.errors, p50: pct(w.lat, 0.5), p99: pct(w.lat, 0.99),
         rss: Object.fromEntries(Object.entries(rssProcesses()).map(([n, pid]) => [n, rssMiB(pid)])),
-        cores: Object.fromEntries(Object.keys(groups).map((g) => [g, +((cpuNow[g] - cpuPrev[g]) / SOAK_SAMPLE_S).toFixed(2)])),
+        cores: Object.fromEntries(Object.entries(cpuDelta(cpuPrev, cpuNow)).map(([g, t]) => [g, +(t / SOAK_SAMPLE_S).toFixed(2)])),
       };
       cpuPrev = cpuNow;
       samples.push(s);
@@ -528,7 +562,7 @@ async function soak({ sendCompanies, sendOnce, sendSpreadOnce }) {
     },
   });
   const cpuAfter = cpuSnapshot(groups);
-  const perOp = Object.fromEntries(Object.keys(groups).map((g) => [g, Math.round(((cpuAfter[g] - cpuBefore[g]) * 1e6) / (r.total || 1))]));
+  const perOp = Object.fromEntries(Object.entries(cpuDelta(cpuBefore, cpuAfter)).map(([g, t]) => [g, Math.round((t * 1e6) / (r.total || 1))]));
   soakState = { rate, max: max.r.rps, samples, r, perOp };
 }
 
@@ -559,7 +593,7 @@ function soakReport(closing) {
     `| offered rate (${RATE_FRACTION * 100}% of max), ${SOAK_MINUTES} min | ${rate}/s | |`,
     `| achieved 201/s over the soak | ${r.rps} | |`,
     `| p50 / p99 of the 201 over the soak (from when each send was due) | ${r.p50} / ${r.p99} ms | p99 ≤ 50 ms — ${r.p99 <= 50 ? 'met' : '**missed**'} |`,
-    `| errors / dropped (more than 4,000 in flight) | ${r.errors} / ${r.dropped} | 0 |`,
+    `| errors / dropped (more than 4,000 in flight) | ${r.errors}${r.errors ? ` (${kindsText(r.errorKinds)})` : ''} / ${r.dropped} | 0 |`,
     `| throughput first ${windowMin} min → last ${windowMin} min | ${first.toFixed(1)} → ${last.toFixed(1)}/s (drift ${drift.toFixed(1)}%) | \\|drift\\| ≤ 5% — ${Math.abs(drift) <= 5 ? 'met' : '**missed**'} |`,
     `| largest RSS growth of a product process (end vs after warm-up) | ${worst.toFixed(1)}% | ≤ 10% — ${worst <= 10 ? 'met' : '**missed**'} |`,
   ].join('\n');

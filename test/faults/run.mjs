@@ -97,6 +97,7 @@ async function adminSql(sql, params = []) {
 
 const infra = {};
 function startInfra(name) {
+  if (stopping) throw new Error('the run is stopping');
   const out = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
   const child = name === 'nats'
     ? spawn('/usr/sbin/nats-server', ['-js', '-a', '127.0.0.1', '-p', String(ports.nats), '-sd', join(work, 'nats')], { stdio: ['ignore', 'pipe', 'pipe'] })
@@ -118,34 +119,37 @@ async function stopInfra(name, signal = 'SIGTERM') {
 
 const common = { DATABASE_URL: dbUrl, NATS_URL: `nats://127.0.0.1:${ports.nats}`, BUS_NAMESPACE: namespace, LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn', NODE_ENV: 'development' };
 const APPROVAL_TTL = 15; // multi-signature sends nobody signs expire within the run
+// Small pools: the Postgres is shared (max_connections 100) with other people's tests; the gateway's is fixed at 10.
 const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '3', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
 const services = {
   sandbox: { dir: 'services/sandbox', ops: ports.sandbox, env: {
-    SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
+    SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_DB_POOL_MAX: 2, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
     SANDBOX_CALLBACK_RETRY_BASE_MS: 200, SANDBOX_CALLBACK_RETRY_MAX_MS: 2000, SANDBOX_CALLBACK_TIMEOUT_MS: 3000 } },
-  ledger: { dir: 'services/ledger', ops: ports.ledgerOps, env: { LEDGER_GRPC_HOST: '127.0.0.1', LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
+  ledger: { dir: 'services/ledger', ops: ports.ledgerOps, env: { LEDGER_GRPC_HOST: '127.0.0.1', LEDGER_DB_POOL_MAX: 3, LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
   transfer: { dir: 'services/transfer', ops: ports.transferOps, env: {
-    ...sweep, TRANSFER_GRPC_HOST: '127.0.0.1', TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, TRANSFER_GRPC_HOST: '127.0.0.1', TRANSFER_DB_POOL_MAX: 3, TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     BREB_DIRECTORY_URL: sb, BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
     RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
     APPROVAL_TTL_SECONDS: APPROVAL_TTL } },
   'pse-deposit': { dir: 'services/pse-deposit', ops: ports.depositOps, env: {
-    ...sweep, DEPOSIT_GRPC_HOST: '127.0.0.1', DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, DEPOSIT_GRPC_HOST: '127.0.0.1', DEPOSIT_DB_POOL_MAX: 2, DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}` } },
   'collect-key': { dir: 'services/collect-key', ops: ports.collectKeyOps, env: {
-    ...sweep, COLLECT_KEY_GRPC_HOST: '127.0.0.1', COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
+    ...sweep, COLLECT_KEY_GRPC_HOST: '127.0.0.1', COLLECT_KEY_DB_POOL_MAX: 2, COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
     BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` } },
-  receipt: { dir: 'services/receipt', ops: ports.receiptOps, env: { RECEIPT_GRPC_HOST: '127.0.0.1', RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
-  webhook: { dir: 'services/webhook', ops: ports.webhookOps, env: { WEBHOOK_GRPC_HOST: '127.0.0.1', WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps, WEBHOOK_POLL_INTERVAL_MS: 500 } },
+  receipt: { dir: 'services/receipt', ops: ports.receiptOps, env: { RECEIPT_GRPC_HOST: '127.0.0.1', RECEIPT_DB_POOL_MAX: 2, RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
+  webhook: { dir: 'services/webhook', ops: ports.webhookOps, env: { WEBHOOK_GRPC_HOST: '127.0.0.1', WEBHOOK_DB_POOL_MAX: 2, WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps, WEBHOOK_POLL_INTERVAL_MS: 500 } },
   gateway: { dir: 'gateway', ops: ports.gatewayOps, env: {
     GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
     LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, DEPOSIT_GRPC_ADDR: `127.0.0.1:${ports.deposit}`,
     COLLECT_KEY_GRPC_ADDR: `127.0.0.1:${ports.collectKey}`, RECEIPT_GRPC_ADDR: `127.0.0.1:${ports.receipt}`, WEBHOOK_GRPC_ADDR: `127.0.0.1:${ports.webhook}` } },
 };
 const running = {};
+let stopping = false; // set by cleanup: nothing is (re)started after it
 
 const MIGRATE_FLAG = { sandbox: 'SANDBOX', ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', gateway: 'GATEWAY' };
 function startService(name, { restart = false } = {}) {
+  if (stopping) throw new Error('the run is stopping');
   const s = services[name];
   const out = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
   const env = { ...process.env, ...common, OTEL_SERVICE_NAME: name, ...Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, String(v)])) };
@@ -586,7 +590,7 @@ async function main() {
   const self = await sabotageSelfTest({ db, record });
   log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
   await db.end();
-  if (!settled.settled) checks.push({ name: 'everything settled (no live transfer, callbacks delivered, outboxes drained)', violations: [`not settled after ${profile.settleSeconds} s: ${JSON.stringify(settled.state)}`] });
+  checks.unshift({ name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`, violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`] });
   const clientCheck = { name: 'client-observed: same reference → one transfer; insufficient funds refused', violations: record.clientViolations };
   checks.push(clientCheck);
   checks.push({ name: `self-test: each SQL check fires on a planted violation (${self.tried} planted, rolled back)`, violations: self.missed, selfTest: true });
@@ -617,6 +621,7 @@ function summary(result, seconds) {
 }
 
 async function cleanup(keepDb) {
+  stopping = true;
   for (const c of Object.values(running)) { if (c.signalCode === 'SIGSTOP') c.kill('SIGCONT'); }
   await Promise.all(Object.values(running).map(async (c) => {
     if (c.exitCode !== null || c.signalCode !== null) return;
@@ -633,6 +638,12 @@ async function cleanup(keepDb) {
 }
 
 process.on('SIGINT', () => { cleanup(false).finally(() => process.exit(130)); });
+// Last resort: no child outlives the runner.
+process.on('exit', () => {
+  for (const c of [...Object.values(running), ...Object.values(infra)]) {
+    if (c.exitCode === null && c.signalCode !== 'SIGKILL') { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+  }
+});
 let result, failure;
 try { result = await main(); } catch (err) { failure = err; console.error(`[faults] failed: ${err.stack ?? err}`); }
 const seconds = (Date.now() - t0) / 1000;

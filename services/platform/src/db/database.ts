@@ -11,6 +11,43 @@ interface NativeClient {
 interface NativePool extends NativeClient {
   connect(): Promise<NativeClient & { release(err?: Error | boolean): void }>;
 }
+/** What `releaseDeadConnections` needs of a `pg` pool and its clients. */
+interface PatchablePool {
+  connect(...args: unknown[]): Promise<PooledClient>;
+}
+interface PooledClient {
+  release(err?: Error | boolean): void;
+  once(event: 'end', fn: () => void): unknown;
+  removeListener(event: 'end', fn: () => void): unknown;
+}
+
+/**
+ * Gives a pooled connection back to the pool when its socket ends while it is checked out.
+ * Kysely's controlled transactions (under MikroORM's `transactional`) skip the release when
+ * ROLLBACK or COMMIT throws (kysely-org/kysely#1990, open in 0.29.6), which is what a dead
+ * connection does: each connection Postgres drops in the middle of a transaction (restart,
+ * failover, `pg_terminate_backend`) was lost to the pool for good, and once all were lost every
+ * transaction waited forever: consumers stalled until the process restarted (found by test/faults).
+ * A second release of the same checkout is ignored.
+ */
+export function releaseDeadConnections(pool: PatchablePool): void {
+  const connect = pool.connect.bind(pool);
+  pool.connect = async (...args: unknown[]) => {
+    if (args.length > 0) return connect(...args); // callback style: not used by Kysely or by this module
+    const client = await connect();
+    const release = client.release;
+    let out = true;
+    const onEnd = () => client.release(new Error('connection ended while checked out'));
+    client.release = (err?: Error | boolean) => {
+      if (!out) return;
+      out = false;
+      client.removeListener('end', onEnd);
+      release.call(client, err);
+    };
+    client.once('end', onEnd);
+    return client;
+  };
+}
 
 /**
  * A transaction on one pooled connection of the native `pg` pool: `query` sends named prepared
@@ -145,6 +182,8 @@ export class Database {
       logger: (msg: string) => log.debug({ orm: true }, msg),
       allowGlobalContext: false,
     });
+    const conn = orm.em.getConnection() as unknown as { getNativeClient(): Promise<PatchablePool> };
+    releaseDeadConnections(await conn.getNativeClient());
     return new Database(orm, opts.schema);
   }
 

@@ -44,7 +44,9 @@ function parseOutcome(raw: Buffer): Outcome {
 /**
  * The provider's signed outcome (POST /webhooks/pse through the gateway). HMAC over the raw bytes,
  * ±300 s. Dedupe by event id and by state: only PAID/FAILED on PENDING_CONFIRM and REVERSED on
- * ASSIGNED change anything; every other (late, repeated, out-of-order) outcome changes nothing.
+ * ASSIGNED change anything; every other (late, repeated, out-of-order) outcome changes nothing,
+ * except a REVERSED ahead of its PAID, which is refused for now (SERVICE_UNAVAILABLE) so that the
+ * provider redelivers it after the payment.
  * Money steps are recorded before the ledger call (pending_step) and finished after it; a failure
  * in between answers an error (the provider retries) and the sweeper finishes it anyway.
  */
@@ -67,6 +69,12 @@ export class HandlePseCallback {
     if (await deps.store.callbackSeen(o.eventId)) {
       await this.steps.resume(deposit); // a redelivery also finishes a step left unfinished
       return { accepted: true, duplicate: true };
+    }
+    if (o.status === 'REVERSED' && deposit.status === 'PENDING_CONFIRM') {
+      // A reversal ahead of its payment (the two callbacks raced, or PAID is still being retried):
+      // not applicable yet. Not remembered, answered as unavailable, so the provider delivers it
+      // again once the payment is in; remembering it here would keep a credit the provider took back.
+      throw new AppError('SERVICE_UNAVAILABLE');
     }
     const callback = { eventId: o.eventId, status: o.status };
     let changed: DepositRecord | undefined;

@@ -200,6 +200,24 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     expect(await outbox(d.id)).toEqual(['deposit.created', 'deposit.paid', 'deposit.reversed']);
   });
 
+  it('a reversal that arrives before its payment is refused for now, then applied after it (callbacks out of order)', async () => {
+    const co = await h.newCompany();
+    const d = await h.client.createPseDeposit(payer(), h.ctx(co));
+    const now = new Date().toISOString();
+    const reversal = signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse_x', status: 'REVERSED', paidAt: now, occurredAt: now });
+    expect((await failure(h.client.handlePseCallback(reversal, h.ctx()))).code).toBe('SERVICE_UNAVAILABLE');
+    expect((await get(co, d.id)).status).toBe('PENDING_CONFIRM');
+    await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse_x', status: 'PAID', payerBank: 'Nequi', paidAt: now, occurredAt: now }), h.ctx());
+    await waitStatus(co, d.id, 'ASSIGNED');
+    expect(await h.achAvailable(co)).toBe(98_810n);
+    // The provider's retry of the same reversal event now applies it.
+    const again = await h.client.handlePseCallback(reversal, h.ctx());
+    expect(again.duplicate).toBe(false);
+    await waitStatus(co, d.id, 'REVERSED');
+    expect(await h.achAvailable(co)).toBe(0n);
+    expect(await outbox(d.id)).toEqual(['deposit.created', 'deposit.paid', 'deposit.reversed']);
+  });
+
   it('a credit interrupted after the PAID outcome was recorded is finished by the sweeper, once', async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer({ amountCents: 50_000n }), h.ctx(co));
