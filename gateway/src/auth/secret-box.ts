@@ -20,14 +20,9 @@ export class SecretBox {
     return `v1.${iv.toString('base64url')}.${c.getAuthTag().toString('base64url')}.${ct.toString('base64url')}`;
   }
 
-  /**
-   * Throws when the text was not sealed with this key or was altered. Also opens the unversioned
-   * `<iv>.<tag>.<ciphertext>` layout (same key, same cipher) that TOTP secrets had before `v1.`:
-   * without it, dashboard users created before the upgrade could no longer sign (500).
-   */
+  /** Throws when the text was not sealed with this key or was altered. */
   open(sealed: string): string {
-    const parts = sealed.split('.');
-    const [v, iv, tag, ct] = parts.length === 3 ? ['v1', ...parts] : parts;
+    const [v, iv, tag, ct] = sealed.split('.');
     if (v !== 'v1' || !iv || !tag || ct === undefined) throw new Error('not a sealed value');
     const d = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
     d.setAuthTag(Buffer.from(tag, 'base64url'));
