@@ -243,7 +243,7 @@ describe('helm chart', () => {
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
     const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
-    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
+    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
     expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
     expect(env('collect-key')).toEqual({ DATABASE_URL: 'my-db', BREB_CALLBACK_SECRET: 'my-providers' });
