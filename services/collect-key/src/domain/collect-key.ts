@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { AppError } from '@wallet/platform';
+import { AppError, Problems } from '@wallet/platform';
 
 export const KEY_STATES = ['ACTIVE', 'SUSPENDED', 'DELETED'] as const;
 export type KeyState = (typeof KEY_STATES)[number];
@@ -54,14 +54,8 @@ export const isQrId = (s: string) => /^qr_[a-z0-9]{24}$/.test(s);
 export const EXTERNAL_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export const KEY_VALUE = /^@[A-Za-z0-9]{3,40}$/;
 
-/** Collects `{ path, message }` problems and throws one INVALID_REQUEST with all of them. */
-export class Problems {
-  readonly fields: Array<{ path: string; message: string }> = [];
-  add(path: string, message: string): void { this.fields.push({ path, message }); }
-  throwIfAny(): void {
-    if (this.fields.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields: this.fields });
-  }
-}
+/** The request-problem collector (one implementation, in services/platform). */
+export { Problems };
 
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 export const codePoints = (s: string): number => [...s].length;

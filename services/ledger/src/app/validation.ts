@@ -1,22 +1,10 @@
-import { AppError, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, Problems, invalidRequest, type FieldProblem } from '@wallet/platform';
 import { COMPANY_ID_PATTERN } from '../domain/accounts.js';
 import { MAX_SAFE_CENTS } from '../domain/money.js';
 import { DETAIL_FIELDS, type MovementDetails } from '../domain/movements.js';
 
-/** Collects every problem of a request, then fails once with all of them (400 INVALID_REQUEST). */
-export class Problems {
-  private readonly list: FieldProblem[] = [];
-  add(path: string, message: string): this {
-    this.list.push({ path, message });
-    return this;
-  }
-  get empty(): boolean {
-    return this.list.length === 0;
-  }
-  throwIfAny(): void {
-    if (this.list.length > 0) throw invalidRequest(this.list);
-  }
-}
+/** The request-problem collector (one implementation, in services/platform). */
+export { Problems };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: string): boolean => UUID.test(v);

@@ -101,3 +101,18 @@ export interface FieldProblem { path: string; message: string }
 export function invalidRequest(fields: FieldProblem[], message?: string): AppError {
   return new AppError('INVALID_REQUEST', message ?? ERRORS.INVALID_REQUEST.message, { fields });
 }
+
+/** Collects every problem of a request, then fails once with all of them (400 INVALID_REQUEST, `details.fields`). */
+export class Problems {
+  private readonly list: FieldProblem[] = [];
+  add(path: string, message: string): this {
+    this.list.push({ path, message });
+    return this;
+  }
+  get empty(): boolean {
+    return this.list.length === 0;
+  }
+  throwIfAny(): void {
+    if (this.list.length > 0) throw invalidRequest(this.list);
+  }
+}

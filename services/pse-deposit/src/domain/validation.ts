@@ -1,17 +1,11 @@
-import { AppError } from '@wallet/platform';
+import { AppError, Problems } from '@wallet/platform';
 import { DOCUMENT_TYPES } from './deposit.js';
 
 export const MAX_SAFE_CENTS = BigInt(Number.MAX_SAFE_INTEGER);
 export const MIN_DEPOSIT_CENTS = 100n;
 
-/** Collects `{ path, message }` problems and throws one INVALID_REQUEST with all of them. */
-export class Problems {
-  readonly fields: Array<{ path: string; message: string }> = [];
-  add(path: string, message: string): void { this.fields.push({ path, message }); }
-  throwIfAny(): void {
-    if (this.fields.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields: this.fields });
-  }
-}
+/** The request-problem collector (one implementation, in services/platform). */
+export { Problems };
 
 export const codePoints = (s: string): number => [...s].length;
 // Control characters (C0, DEL, C1) and the Unicode line/paragraph separators.

@@ -1,19 +1,7 @@
-import { AppError, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, Problems, invalidRequest, type FieldProblem } from '@wallet/platform';
 
-/** Collects every problem of a request, then fails once with all of them (400 INVALID_REQUEST). */
-export class Problems {
-  private readonly list: FieldProblem[] = [];
-  add(path: string, message: string): this {
-    this.list.push({ path, message });
-    return this;
-  }
-  get empty(): boolean {
-    return this.list.length === 0;
-  }
-  throwIfAny(): void {
-    if (this.list.length > 0) throw invalidRequest(this.list);
-  }
-}
+/** The request-problem collector (one implementation, in services/platform). */
+export { Problems };
 
 /** Same shape as the ledger's company ids (the gateway's UUIDs fit). */
 const COMPANY_ID = /^[A-Za-z0-9._-]{1,64}$/;
