@@ -104,7 +104,7 @@ export class DashboardAuth {
       [row] = await this.db.query<UserRow>(
         `insert into gateway.dashboard_users (id, company_id, email, password_hash, role, totp_secret_enc)
          values (?::uuid, ?::uuid, ?, ?, ?, ?) returning ${USER_COLS}`,
-        [randomUUID(), companyId, email, passwordHash, input.role, this.encrypt(secret.base32)]) as [UserRow];
+        [randomUUID(), companyId, email, passwordHash, input.role, this.box.seal(secret.base32)]) as [UserRow];
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un usuario con este correo' }] });
@@ -196,7 +196,7 @@ export class DashboardAuth {
     const [u] = await this.db.query<{ email: string; totp_secret_enc: string }>(
       'select email, totp_secret_enc from gateway.dashboard_users where id = ?::uuid and disabled_at is null', [userId]);
     if (!u) throw new AppError('INVALID_TOTP_CODE');
-    const delta = this.totp(this.decrypt(u.totp_secret_enc), u.email).validate({ token: code, timestamp: now, window: 1 });
+    const delta = this.totp(this.box.open(u.totp_secret_enc), u.email).validate({ token: code, timestamp: now, window: 1 });
     if (delta === null) throw new AppError('INVALID_TOTP_CODE');
     const step = Math.floor(now / 1000 / TOTP_PERIOD) + delta;
     const consumed = await this.db.query(
@@ -221,13 +221,6 @@ export class DashboardAuth {
     return (this.dummyHash ??= argon2Hash(randomBytes(16).toString('hex'), ARGON2));
   }
 
-  private encrypt(plain: string): string {
-    return this.box.seal(plain);
-  }
-
-  private decrypt(enc: string): string {
-    return this.box.open(enc);
-  }
 }
 
 export function looksLikeSessionToken(token: string): boolean {

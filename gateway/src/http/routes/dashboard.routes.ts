@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
-import { DASHBOARD_ROLES, type DashboardAuth } from '../../auth/dashboard-auth.js';
+import { DASHBOARD_ROLES, type DashboardAuth, type DashboardUser } from '../../auth/dashboard-auth.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { approvalToApi } from '../../transfer/presenters.js';
 import { ApprovalSchema, DashboardUserSchema } from '../api-schemas.js';
@@ -36,6 +36,8 @@ const ApprovalQuery = z.strictObject({
   cursor: z.string().max(200).optional(),
 });
 
+const userToApi = (u: DashboardUser) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt });
+
 /** Operator provisioning of dashboard users (CONTRACT §4). */
 export function adminDashboardUserRoutes(auth: DashboardAuth): AnyRoute[] {
   return [
@@ -49,7 +51,7 @@ export function adminDashboardUserRoutes(auth: DashboardAuth): AnyRoute[] {
       errors: ['COMPANY_NOT_FOUND'],
       handler: async ({ params, body }) => {
         const u = await auth.createUser(params.id, body);
-        return { status: 201, body: { id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt, totpSecret: u.totpSecret, otpauthUrl: u.otpauthUrl } };
+        return { status: 201, body: { ...userToApi(u), totpSecret: u.totpSecret, otpauthUrl: u.otpauthUrl } };
       },
     }),
     defineRoute({
@@ -60,7 +62,7 @@ export function adminDashboardUserRoutes(auth: DashboardAuth): AnyRoute[] {
       responses: { 200: { description: 'Users, oldest first.', schema: z.object({ items: z.array(DashboardUserSchema) }) } },
       handler: async ({ params }) => ({
         status: 200,
-        body: { items: (await auth.listUsers(params.id)).map((u) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt })) },
+        body: { items: (await auth.listUsers(params.id)).map(userToApi) },
       }),
     }),
     defineRoute({
@@ -71,8 +73,7 @@ export function adminDashboardUserRoutes(auth: DashboardAuth): AnyRoute[] {
       responses: { 200: { description: 'The user with `disabledAt`.', schema: DashboardUserSchema } },
       errors: ['USER_NOT_FOUND'],
       handler: async ({ params }) => {
-        const u = await auth.disableUser(params.id, params.userId);
-        return { status: 200, body: { id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, disabledAt: u.disabledAt } };
+        return { status: 200, body: userToApi(await auth.disableUser(params.id, params.userId)) };
       },
     }),
   ];

@@ -1,4 +1,4 @@
-import type { Database } from '@wallet/platform';
+import type { Database, PreparedTx } from '@wallet/platform';
 import type {
   ApprovalStatus, ApprovalStore, ApprovalView, OutboxEvent, RejectOutcome, SignOutcome, Signer,
 } from '../app/ports.js';
@@ -34,17 +34,10 @@ export class SqlApprovalStore implements ApprovalStore {
 
   async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number): Promise<SignOutcome> {
     return this.db.preparedTx(async (tx): Promise<SignOutcome> => {
-      const [a] = await tx.query<ApprovalRow>(
-        `select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
-      if (!a) return { kind: 'not_found' };
+      const a = await lockLive(tx, companyId, approvalId);
+      if (a === 'not_found' || a === 'expired') return { kind: a };
       const [mine] = await tx.query<{ n: number }>(
         'select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [approvalId, signer.userId]);
-      if (a.status === 'EXPIRED') return { kind: 'expired' };
-      if (a.status === 'PENDING' && a.due) {
-        await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
-        await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
-        return { kind: 'expired' };
-      }
       if (mine) return { kind: 'already_signed' };
       if (a.status !== 'PENDING') return { kind: 'not_pending' };
       await tx.query(
@@ -71,15 +64,8 @@ export class SqlApprovalStore implements ApprovalStore {
 
   async reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome> {
     return this.db.preparedTx(async (tx): Promise<RejectOutcome> => {
-      const [a] = await tx.query<ApprovalRow>(
-        `select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
-      if (!a) return { kind: 'not_found' };
-      if (a.status === 'EXPIRED') return { kind: 'expired' };
-      if (a.status === 'PENDING' && a.due) {
-        await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
-        await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
-        return { kind: 'expired' };
-      }
+      const a = await lockLive(tx, companyId, approvalId);
+      if (a === 'not_found' || a === 'expired') return { kind: a };
       if (a.status !== 'PENDING') return { kind: 'not_pending' };
       await tx.query(
         `update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`,
@@ -125,6 +111,23 @@ export class SqlApprovalStore implements ApprovalStore {
         [companyId, status, String(limit)]);
     return rows.map(toView);
   }
+}
+
+/**
+ * Locks the company's approval row for a decision. Past its deadline a PENDING approval is marked
+ * EXPIRED here and its transfer made due for the sweeper (which releases the funds): 'expired'.
+ */
+async function lockLive(tx: PreparedTx, companyId: string, approvalId: string): Promise<ApprovalRow | 'not_found' | 'expired'> {
+  const [a] = await tx.query<ApprovalRow>(
+    `select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
+  if (!a) return 'not_found';
+  if (a.status === 'EXPIRED') return 'expired';
+  if (a.status === 'PENDING' && a.due) {
+    await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
+    await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
+    return 'expired';
+  }
+  return a;
 }
 
 type ViewRow = TransferRow & {
