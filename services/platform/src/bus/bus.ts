@@ -50,7 +50,9 @@ export class Bus {
   ) {}
 
   static async connect(opts: BusOptions): Promise<Bus> {
-    const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    // noAsyncTraces: no stack captured per request/publish (the library's measured ~12-15% of the CPU of
+    // a JetStream publish or ack; errors then carry the library's frames only).
+    const nc = await connect({ servers: opts.url.split(','), name: opts.name, maxReconnectAttempts: -1, reconnectTimeWait: 500, noAsyncTraces: true });
     const jsm = await jetstreamManager(nc);
     return new Bus(nc, jetstream(nc), jsm, opts);
   }

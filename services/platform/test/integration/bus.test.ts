@@ -102,4 +102,40 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     expect(attempts).toBe(3);
     await consumer.stop();
   });
+  it('applies a backlog in batches (one transaction for several events), in order, and retries only the event that fails', async () => {
+    const txOf = new Map<number, object>();
+    let poisonAttempts = 0;
+    const consumer = new InboxConsumer(db, bus, {
+      stream: 'LEDGER', durable: 'batched', subject: 'ledger.batched', log,
+      handler: async (evt, tx) => {
+        const { i } = evt.payload as { i: number };
+        if (i === 17 && ++poisonAttempts < 3) throw new Error('transient');
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = applied.n + 1`, [`batched:${i}`]);
+        txOf.set(i, tx);
+      },
+    });
+    // The backlog is published before the consumer starts, so it arrives faster than it commits.
+    await db.tx(async (tx) => {
+      for (let i = 0; i < 60; i++) await appendOutbox(tx, SCHEMA, { subject: 'ledger.batched', payload: { i } });
+    });
+    await relay.flush();
+    await consumer.start();
+    await eventually(async () => {
+      const r = await db.query<{ n: string }>(`select count(*) as n from "${SCHEMA}".applied where event_id like 'batched:%'`);
+      return Number(r[0]!.n) === 60;
+    }, 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = await db.query<{ event_id: string; n: number }>(`select event_id, n from "${SCHEMA}".applied where event_id like 'batched:%'`);
+    expect(rows).toHaveLength(60);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    expect(poisonAttempts).toBe(3);
+    // Several events shared a transaction (a batch), and events were applied in stream order within it.
+    const sizes = new Map<object, number[]>();
+    for (const [i, tx] of txOf) sizes.set(tx, [...(sizes.get(tx) ?? []), i]);
+    const batches = [...sizes.values()];
+    expect(Math.max(...batches.map((b) => b.length))).toBeGreaterThan(1);
+    for (const b of batches) expect(b).toEqual([...b].sort((x, y) => x - y));
+    expect((await consumer.lag()).ackPending).toBe(0);
+    await consumer.stop();
+  });
 });

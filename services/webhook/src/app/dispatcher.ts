@@ -18,6 +18,8 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
  */
 export class Dispatcher {
   private consumers: InboxConsumer[] = [];
+  /** Deliveries written by handlers since the last commit: the worker is woken once they are committed. */
+  private written = 0;
 
   constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
 
@@ -33,16 +35,21 @@ export class Dispatcher {
       if (events.length === 0) return;
       const created = await this.store.recordEvents(tx, events);
       this.log.debug({ eventId: evt.id, subject: evt.subject, types: events.map((e) => e.type), deliveries: created }, 'webhook events recorded');
-      if (created > 0) this.onDeliveries();
+      this.written += created;
     };
   }
 
   async start(): Promise<void> {
     if (this.consumers.length > 0) return;
     const handler = this.handler();
+    const afterCommit = (): void => {
+      if (this.written === 0) return;
+      this.written = 0;
+      this.onDeliveries();
+    };
     for (const c of CONSUMERS) {
       await this.bus.ensureStream(c.stream);
-      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, log: this.log });
+      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, log: this.log, afterCommit });
       await consumer.start();
       this.consumers.push(consumer);
     }

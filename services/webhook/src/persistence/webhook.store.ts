@@ -142,18 +142,22 @@ export class WebhookStore {
   // ---- events → deliveries ----
 
   /**
-   * In the inbox transaction: records each event once and a delivery for every enabled endpoint of
-   * its company subscribed to its type. Returns how many deliveries were created.
+   * In the inbox transaction: a delivery for every enabled endpoint of the event's company subscribed
+   * to its type, and the event itself (once) when there is at least one. Returns how many deliveries
+   * were created.
    */
   async recordEvents(tx: Tx, events: WebhookEvent[]): Promise<number> {
     let created = 0;
     for (const e of events) {
-      await tx.query(
-        `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-        [e.id, e.companyId, e.type, e.resourceKey, e.resourceId, eventBody(e), e.createdAt]);
       const endpoints = await tx.query<{ id: string }>(
         `select id from webhook.endpoints where company_id = ? and enabled and deleted_at is null and ? = any(events) order by created_at, id`,
         [e.companyId, e.type]);
+      // An event is stored only to be delivered: none is kept for a company with no endpoint subscribed to it
+      // (an endpoint receives the events that happen after it is created, never earlier ones).
+      if (endpoints.length === 0) continue;
+      await tx.query(
+        `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
+        [e.id, e.companyId, e.type, e.resourceKey, e.resourceId, eventBody(e), e.createdAt]);
       for (const ep of endpoints) {
         const rows = await tx.query(
           `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
