@@ -93,17 +93,22 @@ export class SendTransfer {
     if (amount > RAIL_CAPS[rail]) throw new AppError(CAP_ERROR[rail]);
     // 2. compliance needs the holder's document on every BREB send
     if (rail === 'BREB' && !cmd.targetDocument) throw new AppError('TARGET_DOCUMENT_REQUIRED');
-    // 3. AML: the payer company and the destination party
+    // 3. AML (the payer company and the destination party), 4. the destination, and the fee: three
+    // independent reads, made at once; their verdicts are taken in this order, so the answer is the
+    // same as when they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
-    if (await deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)])) {
-      throw new AppError('RECIPIENT_BLACKLISTED');
-    }
-    // 4. destination
-    const { destination, targetName } = cmd.destination.kind === 'ACH'
-      ? await this.checkBankAccount(cmd)
-      : await this.checkBrebKey(companyId, cmd);
+    const [aml, checked, fees] = await Promise.allSettled([
+      deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)]),
+      cmd.destination.kind === 'ACH' ? this.checkBankAccount(cmd) : this.checkBrebKey(companyId, cmd),
+      deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable),
+    ]);
+    if (aml.status === 'rejected') throw aml.reason;
+    if (aml.value) throw new AppError('RECIPIENT_BLACKLISTED');
+    if (checked.status === 'rejected') throw checked.reason;
+    const { destination, targetName } = checked.value;
     // 5. counterparty limits
-    const fee = await deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable);
+    if (fees.status === 'rejected') throw fees.reason;
+    const fee = fees.value;
     const now = deps.now();
     const approval = company.multiSigThreshold >= 2
       ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }

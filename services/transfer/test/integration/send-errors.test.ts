@@ -92,6 +92,13 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect((await aml.add('900555444', 'otra vez')).id).toBe(byNit.id); // adding again: the live entry
     expect(await code(co, breb)).toBe('RECIPIENT_BLACKLISTED');
     expect(await code(co, achSend(co, 1_000n))).toBe('RECIPIENT_BLACKLISTED');
+    // AML, the directory and the fee are read at once; AML still answers first when the directory fails too.
+    await setFaults(h, { directory: 'down' });
+    try {
+      expect(await code(co, breb)).toBe('RECIPIENT_BLACKLISTED');
+    } finally {
+      await setFaults(h, { directory: 'up' });
+    }
     await aml.remove(byNit.id);
     expect((await aml.remove(byNit.id)).id).toBe(byNit.id); // idempotent
     const byDoc = await aml.add('1020304050', 'Beneficiario reportado');
