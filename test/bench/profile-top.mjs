@@ -1,5 +1,6 @@
 // Summarises a V8 .cpuprofile (from BENCH_PROFILE=<process>): the top functions by self time and
-// the self time per package/file group. Usage: node test/bench/profile-top.mjs <file.cpuprofile> [N]
+// the self time per package/file group, and the functions of the product's own code by total time
+// (self + callees: where a request's CPU goes). Usage: node test/bench/profile-top.mjs <file.cpuprofile> [N]
 import { readFileSync } from 'node:fs';
 
 const [file, nArg] = process.argv.slice(2);
@@ -39,3 +40,24 @@ console.log('\nself time by package / file group:');
 for (const [k, t] of [...grp].sort((a, b) => b[1] - a[1]).slice(0, 20)) console.log(`${pc(t)}  ${k}`);
 console.log(`\ntop ${N} functions by self time:`);
 for (const [k, t] of [...fn].sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(`${pc(t)}  ${k}`);
+
+// Total (inclusive) time of the product's own functions: each busy sample counts once for every
+// distinct product function on its stack.
+const parent = new Map();
+for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const own = (url) => url && !url.includes('/node_modules/') && !url.startsWith('node:') && /\/(services|gateway|proto)\//.test(url);
+const inclusive = new Map();
+for (const [id, t] of self) {
+  if (idleIds.has(id)) continue;
+  const seen = new Set();
+  for (let cur = id; cur !== undefined; cur = parent.get(cur)) {
+    const cf = byId.get(cur).callFrame;
+    if (!own(cf.url)) continue;
+    const key = `${cf.functionName || '(anonymous)'}  ${short(cf.url)}:${cf.lineNumber + 1}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inclusive.set(key, (inclusive.get(key) ?? 0) + t);
+  }
+}
+console.log(`\ntop ${N} product functions by total time (self + callees; synchronous stacks only):`);
+for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, N)) console.log(`${pc(t)}  ${k}`);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import type { Database, Tx } from '../db/database.js';
+import type { Database, SqlTx } from '../db/database.js';
 import type { Bus, StreamName } from './bus.js';
 import { context, propagation, trace, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -69,7 +69,8 @@ export interface ReceivedEvent {
   redelivered: boolean;
 }
 
-export type EventHandler = (evt: ReceivedEvent, tx: Tx) => Promise<void>;
+/** Runs inside the inbox transaction (native prepared statements, `?` placeholders). */
+export type EventHandler = (evt: ReceivedEvent, tx: SqlTx) => Promise<void>;
 
 /** Messages applied in one transaction at most (a batch only forms while the previous one commits). */
 const MAX_BATCH = 32;
@@ -226,7 +227,7 @@ export class InboxConsumer {
     const { durable, handler } = this.opts;
     let outcomes: string[];
     try {
-      outcomes = await this.db.tx(async (tx) => {
+      outcomes = await this.db.preparedTx(async (tx) => {
         const inserted = await tx.query<{ event_id: string }>(
           `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values ${items.map(() => '(?, ?, ?)').join(', ')} on conflict do nothing returning event_id`,
           items.flatMap((r) => [durable, r.evt.id, r.evt.subject]));
@@ -269,7 +270,7 @@ export class InboxConsumer {
     let outcome = 'applied';
     try {
       await context.with(trace.setSpan(r.parent, span), () => runWithLogContext(r.logCtx, async () => {
-        await this.db.tx(async (tx) => {
+        await this.db.preparedTx(async (tx) => {
           const inserted = await tx.query(
             `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id`,
             [durable, r.evt.id, r.evt.subject]);

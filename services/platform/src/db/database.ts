@@ -54,10 +54,15 @@ export function releaseDeadConnections(pool: PatchablePool): void {
  * statements (`?` or `$n` placeholders), `simple` sends literal SQL (several statements may go in
  * one round trip; only for SQL with no untrusted text, or built with `literal`).
  */
-export interface PreparedTx {
-  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+export interface PreparedTx extends SqlTx {
   simple(sql: string): Promise<void>;
   literal(value: string): string;
+}
+
+/** Statements inside a transaction, `?` placeholders: what both `Tx` (MikroORM) and `PreparedTx` offer. */
+export interface SqlTx {
+  query<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T[]>;
+  one<T = Record<string, unknown>>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
 }
 
 type MigrationCtor = new (...args: ConstructorParameters<typeof Migration>) => Migration;
@@ -138,6 +143,7 @@ export class Database {
         const { name, text } = this.statement(sql);
         return (await client.query<R>({ name, text, values: [...params] })).rows;
       },
+      one: async <R>(sql: string, params: readonly unknown[] = []) => (await tx.query<R>(sql, params))[0],
       simple: async (sql: string) => {
         await client.query(begun ? sql : `begin; ${sql}`);
         begun = true;

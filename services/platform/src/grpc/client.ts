@@ -28,6 +28,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
+    'grpc.enable_channelz': 0, // no per-call channelz bookkeeping (no channelz service is exposed)
   });
   const defaultDeadline = opts.deadlineMs ?? 5_000;
   const cache = new Map<string, unknown>();

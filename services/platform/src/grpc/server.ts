@@ -141,7 +141,8 @@ export async function startGrpcServer(
   host: string, port: number,
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>,
 ): Promise<GrpcServerHandle> {
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1 });
+  // channelz off: grpc-js otherwise keeps per-call counters and timestamps for a channelz service we do not expose.
+  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0 });
   for (const s of services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));

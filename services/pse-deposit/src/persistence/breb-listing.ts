@@ -1,4 +1,4 @@
-import type { Tx } from '@wallet/platform';
+import type { SqlTx } from '@wallet/platform';
 import type { BrebDeposit } from '../domain/breb-deposit.js';
 
 export type BrebUpsertOutcome = 'inserted' | 'updated' | 'unchanged';
@@ -11,9 +11,9 @@ const rank = (col: string) => `(case ${col} when 'UNASSIGNED' then 1 when 'ASSIG
  * the later status in UNASSIGNED < ASSIGNED < REVERSED). A repeat, an older event arriving late, a
  * row of another company or a PSE row with the same id change nothing. Fields the event leaves out
  * keep their stored values; created_at (the listing position) never moves. Runs in the inbox
- * transaction (`?` placeholders: the platform Tx).
+ * transaction (`?` placeholders, native prepared statements).
  */
-export async function upsertBrebDeposit(tx: Tx, d: BrebDeposit, eventId: string): Promise<BrebUpsertOutcome> {
+export async function upsertBrebDeposit(tx: SqlTx, d: BrebDeposit, eventId: string): Promise<BrebUpsertOutcome> {
   const k = d.brebKey;
   const rows = await tx.query<{ id: string; inserted: boolean }>(`
     insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee,
@@ -53,7 +53,7 @@ export async function upsertBrebDeposit(tx: Tx, d: BrebDeposit, eventId: string)
 }
 
 /** Why an upsert changed nothing (for the log): the stored row's source / company / status, if any. */
-export async function storedBrebState(tx: Tx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined> {
+export async function storedBrebState(tx: SqlTx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined> {
   const rows = await tx.query<{ source: string; company_id: string; status: string }>(
     `select source, company_id, status from pse_deposit.deposits where id = ?`, [id]);
   return rows[0];

@@ -1,4 +1,4 @@
-import type { EventHandler, Logger, Tx } from '@wallet/platform';
+import type { EventHandler, Logger, SqlTx } from '@wallet/platform';
 import {
   depositPatch, depositStatusRank, merge, transferPatch, transferStatusRank,
   type Decoded, type Patch, type RecordMeta,
@@ -22,7 +22,7 @@ type Def = typeof TRANSACTIONS | typeof DEPOSITS;
  * acknowledged and dropped (logged); a database failure throws so the event is redelivered.
  */
 async function apply<F extends object>(
-  tx: Tx, def: Def, decoded: Decoded<F>, rank: (s: string | null | undefined) => number, log: Logger, ctx: { eventId: string; subject: string },
+  tx: SqlTx, def: Def, decoded: Decoded<F>, rank: (s: string | null | undefined) => number, log: Logger, ctx: { eventId: string; subject: string },
 ): Promise<void> {
   if (!decoded.ok) {
     log.warn({ ...ctx, reason: decoded.reason }, 'event not applied to the receipt read model');

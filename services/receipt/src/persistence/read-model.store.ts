@@ -1,4 +1,4 @@
-import { centsFromDb, type Database, type Tx } from '@wallet/platform';
+import { centsFromDb, type Database, type SqlTx } from '@wallet/platform';
 import {
   DEPOSIT_FIELDS, TRANSACTION_FIELDS, type DepositFields, type RecordMeta, type StoredDeposit, type StoredTransaction, type TransactionFields,
 } from '../domain/records.js';
@@ -54,13 +54,13 @@ function toParams<F>(def: TableDef<F>, rec: RecordMeta & F): unknown[] {
 }
 
 /** Inside the consumer's transaction: the row locked for the merge, or undefined. */
-export async function lockRecord<F>(tx: Tx, def: TableDef<F>, id: string): Promise<(RecordMeta & F) | undefined> {
+export async function lockRecord<F>(tx: SqlTx, def: TableDef<F>, id: string): Promise<(RecordMeta & F) | undefined> {
   const row = await tx.one<Record<string, unknown>>(`select * from ${def.table} where id = ? for update`, [id]);
   return row ? fromRow(def, row) : undefined;
 }
 
 /** Inserts a new row; false when another writer inserted it first (the caller re-reads and merges). */
-export async function insertRecord<F>(tx: Tx, def: TableDef<F>, rec: RecordMeta & F): Promise<boolean> {
+export async function insertRecord<F>(tx: SqlTx, def: TableDef<F>, rec: RecordMeta & F): Promise<boolean> {
   const cols = columns(def);
   const rows = await tx.query(
     `insert into ${def.table} (${cols.map(snake).join(', ')}) values (${cols.map(() => '?').join(', ')}) on conflict (id) do nothing returning id`,
@@ -68,7 +68,7 @@ export async function insertRecord<F>(tx: Tx, def: TableDef<F>, rec: RecordMeta 
   return rows.length > 0;
 }
 
-export async function updateRecord<F>(tx: Tx, def: TableDef<F>, rec: RecordMeta & F): Promise<void> {
+export async function updateRecord<F>(tx: SqlTx, def: TableDef<F>, rec: RecordMeta & F): Promise<void> {
   const cols = columns(def).filter((c) => c !== 'id');
   const params = toParams(def, rec);
   await tx.query(

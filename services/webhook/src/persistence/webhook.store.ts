@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Database, Tx } from '@wallet/platform';
+import type { Database, SqlTx } from '@wallet/platform';
 import { eventBody, type WebhookEvent } from '../domain/event-types.js';
 
 /** SQL of the webhook schema: endpoints, events, deliveries (queue + log). Every read is scoped by company. */
@@ -146,7 +146,7 @@ export class WebhookStore {
    * to its type, and the event itself (once) when there is at least one. Returns how many deliveries
    * were created.
    */
-  async recordEvents(tx: Tx, events: WebhookEvent[]): Promise<number> {
+  async recordEvents(tx: SqlTx, events: WebhookEvent[]): Promise<number> {
     let created = 0;
     for (const e of events) {
       const endpoints = await tx.query<{ id: string }>(
