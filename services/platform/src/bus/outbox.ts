@@ -148,8 +148,10 @@ export class OutboxRelay {
   private async relayBatch(): Promise<boolean> {
     const batch = this.opts.batch ?? 100;
     const schema = this.db.schema;
-    return this.db.tx(async (tx) => {
-      const [lock] = await tx.query<{ ok: boolean }>('select pg_try_advisory_xact_lock(?) as ok', [this.lockKey]);
+    // Native prepared statements: the relay runs this every poll and after every nudge, so the
+    // statements are planned once per connection instead of on every call.
+    return this.db.preparedTx(async (tx) => {
+      const [lock] = await tx.query<{ ok: boolean }>('select pg_try_advisory_xact_lock(?::bigint) as ok', [this.lockKey]);
       if (!lock?.ok) return false;
       const rows = await tx.query<OutboxRow>(
         `select seq, id, subject, payload, headers, created_at from "${schema}".outbox
@@ -187,7 +189,7 @@ export class OutboxRelay {
         }
       }
       if (done.length > 0) {
-        await tx.query(`update "${schema}".outbox set published_at = now() where seq in (${done.map(() => '?').join(',')})`, done);
+        await tx.query(`update "${schema}".outbox set published_at = now() where seq = any(?::bigint[])`, [done]);
         published.inc({ schema }, done.length);
       }
       return done.length === batch;
