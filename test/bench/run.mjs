@@ -43,9 +43,10 @@ const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) 
 for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
 
+// Below the kernel's ephemeral range (32768-60999): an outgoing connection's local port can never hold one.
 const ports = {
-  gateway: 8180, gatewayOps: 9200, ledger: 50151, ledgerOps: 9201, transfer: 50152, transferOps: 9202, deposit: 50153, depositOps: 9203,
-  collectKey: 50154, collectKeyOps: 9204, receipt: 50155, receiptOps: 9205, webhook: 50156, webhookOps: 9206, sandbox: 8190, smtp: 2625,
+  gateway: 8180, gatewayOps: 9200, ledger: 28151, ledgerOps: 9201, transfer: 28152, transferOps: 9202, deposit: 28153, depositOps: 9203,
+  collectKey: 28154, collectKeyOps: 9204, receipt: 28155, receiptOps: 9205, webhook: 28156, webhookOps: 9206, sandbox: 8190, smtp: 2625,
   koa: 8181, http: 8182,
 };
 const loc = (p) => `127.0.0.1:${p}`;

@@ -42,10 +42,11 @@ if (!profile) { console.error(`unknown profile ${profileName} (full | fast)`); p
 const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 
 // The first base whose ports are all free (the fast profile tries a few: `npm test` may overlap another run).
+// Every port is below the kernel's ephemeral range (32768-60999), so an outgoing connection cannot hold one.
 const portsAt = (b) => ({
   gateway: 8380 + b, gatewayOps: 9300 + b, ledgerOps: 9301 + b, transferOps: 9302 + b, depositOps: 9303 + b, collectKeyOps: 9304 + b,
-  receiptOps: 9305 + b, webhookOps: 9306 + b, ledger: 50351 + b, transfer: 50352 + b, deposit: 50353 + b, collectKey: 50354 + b,
-  receipt: 50355 + b, webhook: 50356 + b, sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
+  receiptOps: 9305 + b, webhookOps: 9306 + b, ledger: 28351 + b, transfer: 28352 + b, deposit: 28353 + b, collectKey: 28354 + b,
+  receipt: 28355 + b, webhook: 28356 + b, sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
 });
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
