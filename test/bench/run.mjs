@@ -19,8 +19,8 @@
 //   BENCH_SOAK_MINUTES=N      soak instead: N minutes of sends at 70% of the maximum, sampled every 30 s
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -35,7 +35,11 @@ const CONC = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const RATE_FRACTION = Number(process.env.BENCH_RATE_FRACTION ?? 0.7);
 const SOAK_MINUTES = Number(process.env.BENCH_SOAK_MINUTES ?? 0);
 const SOAK_SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 30);
-const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+// BENCH_PG=shared measures against the machine's server (TEST_DATABASE_ADMIN_URL); by default the bench
+// starts its own PostgreSQL cluster (below), configured like the machine's but with autovacuum on.
+const OWN_PG = (process.env.BENCH_PG ?? 'own') !== 'shared';
+const OWN_PG_PORT = 5532;
+let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
 const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse'];
@@ -92,6 +96,48 @@ const benchProcesses = {
 const children = [];
 const procs = {}; // name → ChildProcess, for the product processes
 
+/**
+ * The bench's own PostgreSQL cluster (initdb in a temporary directory, port 5532, loopback only):
+ * the machine's server runs with autovacuum off (a CI setting), under which every updated row of a
+ * long run stays as a dead tuple and the soak measures table bloat instead of the product. This one
+ * has the server's shared_buffers, max_connections and fsync, and PostgreSQL's default autovacuum,
+ * as a production database would. Stopped and deleted when the bench ends.
+ */
+let pgData;
+function pgBin(name) {
+  const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  if (versions.length === 0) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (BENCH_PG=shared uses the running server)');
+  return join('/usr/lib/postgresql', versions[0], 'bin', name);
+}
+function asPostgres(cmd, args) {
+  const root = process.getuid?.() === 0;
+  const r = spawnSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`${cmd} failed: ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+function startOwnPostgres() {
+  pgData = mkdtempSync(join(tmpdir(), 'wallet-bench-pg-'));
+  if (process.getuid?.() === 0) {
+    const [uid, gid] = ['-u', '-g'].map((f) => Number(spawnSync('id', [f, 'postgres'], { encoding: 'utf8' }).stdout.trim()));
+    chownSync(pgData, uid, gid);
+  }
+  asPostgres(pgBin('initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
+  appendFileSync(join(pgData, 'postgresql.conf'), [
+    `port = ${OWN_PG_PORT}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${pgData}'`,
+    'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on', '',
+  ].join('\n'));
+  asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
+  PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;
+}
+function stopOwnPostgres() {
+  if (!pgData) return;
+  try { asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-m', 'fast', '-w', 'stop']); } catch { /* already down */ }
+  rmSync(pgData, { recursive: true, force: true });
+  pgData = undefined;
+}
+/** -h/-p/-U of PG_ADMIN for the command-line tools (pgbench, createdb, dropdb). */
+function pgCli() { const u = new URL(PG_ADMIN); return ['-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres']; }
+
 function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
 async function adminSql(sql) { const c = new pg.Client({ connectionString: PG_ADMIN }); await c.connect(); try { await c.query(sql); } finally { await c.end(); } }
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -130,7 +176,7 @@ async function stopAll() {
     sleep(30_000),
   ]);
 }
-process.on('exit', cleanup);
+process.on('exit', () => { cleanup(); stopOwnPostgres(); });
 process.on('SIGINT', () => { cleanup(); process.exit(130); });
 
 function cannon(opts) {
@@ -178,7 +224,7 @@ const rssProcesses = () => ({ ...Object.fromEntries(Object.entries(procs).map(([
 const results = []; // { name, r, perOp, rss, ratio, target, met }
 
 /**
- * Postgres is shared with other work on this machine: its CPU group is the backends connected to the
+ * Postgres may be shared with other work (BENCH_PG=shared): its CPU group is the backends connected to the
  * bench's database plus the server's background processes (WAL writer, checkpointer…), from pg_stat_activity.
  */
 let pgPidList = [];
@@ -290,19 +336,19 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
 
 function pgbench() {
   const name = `wallet_pgbench_${process.pid}`;
-  spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
-  spawnSync('createdb', ['-h', '127.0.0.1', '-U', 'postgres', name]);
-  const init = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-i', '-q', '-s', '10', name], { encoding: 'utf8' });
+  spawnSync('dropdb', [...pgCli(), '--if-exists', name]);
+  spawnSync('createdb', [...pgCli(), name]);
+  const init = spawnSync('pgbench', [...pgCli(), '-i', '-q', '-s', '10', name], { encoding: 'utf8' });
   if (init.status !== 0) throw new Error(`pgbench -i failed: ${init.stderr}`);
   let run;
   for (let attempt = 1; ; attempt++) {
-    run = spawnSync('pgbench', ['-h', '127.0.0.1', '-U', 'postgres', '-b', 'simple-update', '-c', String(CONC), '-j', '2', '-T', String(DURATION), name], { encoding: 'utf8' });
+    run = spawnSync('pgbench', [...pgCli(), '-b', 'simple-update', '-c', String(CONC), '-j', '2', '-T', String(DURATION), name], { encoding: 'utf8' });
     // Postgres is shared with other work on this machine; when its connection slots are all taken, wait and retry.
     if (!/too many clients/.test(run.stderr) || attempt === 5) break;
     log(`  pgbench: Postgres has no free connection slots (max_connections), retrying in 10 s`);
     spawnSync('sleep', ['10']);
   }
-  spawnSync('dropdb', ['-h', '127.0.0.1', '-U', 'postgres', '--if-exists', name]);
+  spawnSync('dropdb', [...pgCli(), '--if-exists', name]);
   const m = /tps = ([\d.]+) \(without initial connection time\)/.exec(run.stdout) ?? /tps = ([\d.]+)/.exec(run.stdout);
   if (!m) throw new Error(`pgbench output not understood: ${run.stdout} ${run.stderr}`);
   const lat = /latency average = ([\d.]+) ms/.exec(run.stdout);
@@ -312,6 +358,10 @@ function pgbench() {
 
 async function main() {
   log(`${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`);
+  if (OWN_PG) {
+    startOwnPostgres();
+    log(`own PostgreSQL cluster on 127.0.0.1:${OWN_PG_PORT} (autovacuum on; BENCH_PG=shared uses the machine's server)`);
+  }
   await adminSql(`drop database if exists "${benchDb}" with (force)`);
   await adminSql(`create database "${benchDb}"`);
   const common = { DATABASE_URL: dbUrl(benchDb), BUS_NAMESPACE: `bench${process.pid}`, LOG_LEVEL: 'warn', NODE_ENV: 'development' };
@@ -399,7 +449,7 @@ async function main() {
     const closing = [
       `sends: ${sentIds.length} accepted; ${pendingLeft === 0 ? `all COMPLETED (the last ${((Date.now() - settleStart) / 1000).toFixed(1)} s after the load stopped)` : `${pendingLeft} companies still had funds pending 120 s after the load stopped`}`,
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
-      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only`,
+      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only; Postgres: ${OWN_PG ? `the bench's own cluster (autovacuum on)` : `the machine's server (autovacuum as it is configured there)`}`,
     ];
     const report = SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing);
     console.log(`\n${report}`);
@@ -410,7 +460,8 @@ async function main() {
     if (!inv.ok || pendingLeft > 0) process.exitCode = 1;
   } finally {
     await stopAll();
-    await adminSql(`drop database if exists "${benchDb}" with (force)`).catch(() => {});
+    if (OWN_PG) stopOwnPostgres();
+    else await adminSql(`drop database if exists "${benchDb}" with (force)`).catch(() => {});
   }
 }
 

@@ -34,6 +34,7 @@ export async function appendOutbox(tx: Tx, schema: string, msg: OutboxMessage): 
 
 const published = new Counter({ name: 'outbox_published_total', help: 'events relayed to JetStream', labelNames: ['schema'], registers: [metricsRegistry] });
 const failures = new Counter({ name: 'outbox_publish_failures_total', help: 'relay publish failures', labelNames: ['schema'], registers: [metricsRegistry] });
+const pruned = new Counter({ name: 'outbox_pruned_total', help: 'published outbox rows deleted after the retention', labelNames: ['schema'], registers: [metricsRegistry] });
 const backlog = new Gauge({ name: 'outbox_backlog', help: 'unpublished outbox rows at the last poll', labelNames: ['schema'], registers: [metricsRegistry] });
 
 /** Relays alive in this process, measured at scrape time (one cheap indexed query per schema). */
@@ -82,6 +83,7 @@ export class OutboxRelay {
   private stopped = false;
   private wakeRequested = false;
   private nudgeTimer: NodeJS.Timeout | undefined;
+  private pruneTimer: NodeJS.Timeout | undefined;
   private readonly lockKey: number;
 
   constructor(
@@ -96,8 +98,13 @@ export class OutboxRelay {
      * dropped by JetStream as duplicates if they had landed). Cuts the relay's CPU per event about 3x.
      * `nudgeDelayMs`: a nudge publishes after this delay (default 0: at once), so the events of the
      * commits meanwhile go in one relay transaction instead of one each.
+     * `retentionMs`: published rows are deleted this long after publication (default 24 h: enough
+     * to see what left and when; JetStream's de-duplication window is 10 min), checked every
+     * `pruneEveryMs` (default 5 min). The table then holds a day of events, not every event ever.
      */
-    private readonly opts: { intervalMs?: number; batch?: number; concurrency?: number; nudgeDelayMs?: number } = {},
+    private readonly opts: {
+      intervalMs?: number; batch?: number; concurrency?: number; nudgeDelayMs?: number; retentionMs?: number; pruneEveryMs?: number;
+    } = {},
   ) {
     // Stable 32-bit key per schema for pg_try_advisory_xact_lock.
     let h = 0;
@@ -114,6 +121,44 @@ export class OutboxRelay {
       this.timer.unref();
     };
     tick();
+    const pruneTick = () => {
+      if (this.stopped) return;
+      this.pruneTimer = setTimeout(() => {
+        void this.prune()
+          .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'outbox prune failed; will retry'))
+          .finally(pruneTick);
+      }, this.opts.pruneEveryMs ?? 5 * 60_000);
+      this.pruneTimer.unref();
+    };
+    pruneTick();
+  }
+
+  /**
+   * Deletes rows published more than `retentionMs` ago, oldest first, a bounded number per call.
+   * Only the head of the table (in `seq` order, which is commit order) is looked at: a row there
+   * that is still unpublished or too recent stops it, so the call never scans the whole table.
+   * Returns how many rows it deleted.
+   */
+  async prune(maxRows = 100_000): Promise<number> {
+    const schema = this.db.schema;
+    const chunk = 5_000;
+    let total = 0;
+    while (total < maxRows && !this.stopped) {
+      const [r] = await this.db.prepared<{ n: number }>(
+        `with head as (select seq from "${schema}".outbox order by seq limit ?),
+              gone as (delete from "${schema}".outbox o using head
+                        where o.seq = head.seq and o.published_at < now() - (?::bigint * interval '1 millisecond') returning 1)
+         select count(*)::int as n from gone`,
+        [chunk, this.opts.retentionMs ?? 24 * 3600_000]);
+      const n = r?.n ?? 0;
+      total += n;
+      if (n < chunk) break;
+    }
+    if (total > 0) {
+      pruned.inc({ schema }, total);
+      this.log.debug({ schema, rows: total }, 'published outbox rows pruned');
+    }
+    return total;
   }
 
   /** Publish now (called after a commit that wrote events), coalescing concurrent wake-ups. */
@@ -216,6 +261,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
     if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
     if (this.running) await this.running;
     try { await this.flush(); } catch { /* logged in flush */ }

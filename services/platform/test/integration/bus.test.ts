@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, type ReceivedEvent } from '../../src/index.js';
@@ -137,5 +138,25 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     for (const b of batches) expect(b).toEqual([...b].sort((x, y) => x - y));
     expect((await consumer.lag()).ackPending).toBe(0);
     await consumer.stop();
+  });
+  it('prunes published rows after the retention, oldest first, and never an unpublished one', async () => {
+    const pruner = new OutboxRelay(db, bus, 'bus-test', log, { retentionMs: 60_000 });
+    await relay.flush();
+    await db.tx(async (tx) => {
+      for (let i = 0; i < 30; i++) await appendOutbox(tx, SCHEMA, { subject: 'ledger.pruned', payload: { i } });
+    });
+    await relay.flush();
+    // Age every published row past the retention except the 5 newest; one more row is not published
+    // yet (and, being old, would go if unpublished rows were not protected).
+    const unpublished = randomUUID();
+    await db.query(`update "${SCHEMA}".outbox set published_at = now() - interval '2 minutes' where published_at is not null and seq < (select max(seq) - 4 from "${SCHEMA}".outbox)`);
+    await db.query(`insert into "${SCHEMA}".outbox (id, subject, payload, created_at) values (?, 'ledger.pruned', '{}', now() - interval '1 hour')`, [unpublished]);
+    const [{ old }] = await db.query<{ old: number }>(`select count(*)::int as old from "${SCHEMA}".outbox where published_at < now() - interval '1 minute'`) as [{ old: number }];
+    expect(old).toBeGreaterThanOrEqual(25);
+    expect(await pruner.prune()).toBe(old);
+    const left = await db.query<{ id: string }>(`select id::text as id from "${SCHEMA}".outbox order by seq`);
+    expect(left).toHaveLength(6);
+    expect(left.at(-1)!.id).toBe(unpublished);
+    expect(await pruner.prune()).toBe(0);
   });
 });

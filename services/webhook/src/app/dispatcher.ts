@@ -18,12 +18,11 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
  */
 export class Dispatcher {
   private consumers: InboxConsumer[] = [];
-  /** Deliveries written by handlers since the last commit: the worker is woken once they are committed. */
-  private written = 0;
 
   constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
 
-  handler(): EventHandler {
+  /** `wrote(n)`: n deliveries were written in the consumer's open transaction. */
+  handler(wrote: (n: number) => void = () => {}): EventHandler {
     return async (evt, tx) => {
       let events;
       try {
@@ -35,19 +34,21 @@ export class Dispatcher {
       if (events.length === 0) return;
       const created = await this.store.recordEvents(tx, events);
       this.log.debug({ eventId: evt.id, subject: evt.subject, types: events.map((e) => e.type), deliveries: created }, 'webhook events recorded');
-      this.written += created;
+      if (created > 0) wrote(created);
     };
   }
 
   async start(): Promise<void> {
     if (this.consumers.length > 0) return;
-    const handler = this.handler();
-    const afterCommit = (): void => {
-      if (this.written === 0) return;
-      this.written = 0;
-      this.onDeliveries();
-    };
     for (const c of CONSUMERS) {
+      // Per consumer: deliveries its open transaction wrote; the worker is woken once they are committed.
+      let written = 0;
+      const handler = this.handler((n) => { written += n; });
+      const afterCommit = (): void => {
+        if (written === 0) return;
+        written = 0;
+        this.onDeliveries();
+      };
       await this.bus.ensureStream(c.stream);
       const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, log: this.log, afterCommit });
       await consumer.start();
