@@ -5,6 +5,9 @@ import {
 } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 
+/** How long the streams keep events: a consumer created or reset now can be handed events this old. */
+export const STREAM_MAX_AGE_MS = 30 * 24 * 3600 * 1000;
+
 /** The product's streams (ARCHITECTURE "Events"). */
 export const STREAMS = {
   TRANSFERS: 'transfer',
@@ -73,7 +76,7 @@ export class Bus {
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       discard: DiscardPolicy.Old,
-      max_age: nanos(30 * 24 * 3600 * 1000),
+      max_age: nanos(STREAM_MAX_AGE_MS),
       duplicate_window: nanos(10 * 60 * 1000),
       num_replicas: this.opts.replicas ?? 1,
     };

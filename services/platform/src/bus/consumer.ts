@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
 import type { Database, SqlTx } from '../db/database.js';
-import type { Bus, StreamName } from './bus.js';
+import { STREAM_MAX_AGE_MS, type Bus, type StreamName } from './bus.js';
 import { context, propagation, trace, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram } from 'prom-client';
 import { metricsRegistry } from '../ops/metrics.js';
@@ -76,6 +76,16 @@ export type EventHandler = (evt: ReceivedEvent, tx: SqlTx) => Promise<void>;
 const MAX_BATCH = 32;
 /** Messages taken from JetStream and not yet handled, at most; the pull waits beyond it. */
 const MAX_BUFFERED = 128;
+/**
+ * Inbox rows are kept longer than the streams keep events (30 days): a consumer created or reset
+ * with DeliverPolicy.All is handed every retained event again, and the inbox must still know them.
+ */
+export const INBOX_RETENTION_MS = STREAM_MAX_AGE_MS + 5 * 24 * 3600 * 1000;
+
+const inboxPruned = new Counter({
+  name: 'nats_consumer_inbox_pruned_total', help: 'inbox rows deleted after the retention (longer than the streams keep events)',
+  labelNames: ['consumer'], registers: [metricsRegistry],
+});
 
 interface Received { m: JsMsg; evt: ReceivedEvent; parent: Context; logCtx: Record<string, string> }
 
@@ -95,6 +105,7 @@ export class InboxConsumer {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
+  private pruneTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
@@ -103,6 +114,9 @@ export class InboxConsumer {
       stream: StreamName; durable: string; subject: string; handler: EventHandler; log: Logger;
       /** Called after each commit that applied events (e.g. to wake a worker for what they wrote). */
       afterCommit?: () => void;
+      /** Inbox rows older than this are deleted (default INBOX_RETENTION_MS), checked every `pruneEveryMs` (default 1 h). */
+      inboxRetentionMs?: number;
+      pruneEveryMs?: number;
     },
   ) {}
 
@@ -125,11 +139,43 @@ export class InboxConsumer {
     this.messages = await this.bus.consume(this.opts.stream, this.opts.durable);
     liveConsumers.add(this);
     this.loop = this.run(this.messages);
+    const pruneTick = (delayMs: number) => {
+      this.pruneTimer = setTimeout(() => {
+        void this.pruneInbox()
+          .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'inbox prune failed; will retry'))
+          .finally(() => { if (!this.stopping) pruneTick(this.opts.pruneEveryMs ?? 3600_000); });
+      }, delayMs);
+      this.pruneTimer.unref();
+    };
+    pruneTick(60_000);
+  }
+
+  /**
+   * Deletes this consumer's inbox rows older than the retention, oldest first (the handled_at
+   * index), a bounded number per call. Returns how many it deleted.
+   */
+  async pruneInbox(maxRows = 100_000): Promise<number> {
+    const chunk = 5_000;
+    let total = 0;
+    while (total < maxRows && !this.stopping) {
+      const [r] = await this.db.prepared<{ n: number }>(
+        `with old as (select event_id from "${this.db.schema}".inbox where consumer = ? and handled_at < now() - (?::bigint * interval '1 millisecond')
+                       order by handled_at limit ?),
+              gone as (delete from "${this.db.schema}".inbox i using old where i.consumer = ? and i.event_id = old.event_id returning 1)
+         select count(*)::int as n from gone`,
+        [this.opts.durable, this.opts.inboxRetentionMs ?? INBOX_RETENTION_MS, chunk, this.opts.durable]);
+      const n = r?.n ?? 0;
+      total += n;
+      if (n < chunk) break;
+    }
+    if (total > 0) inboxPruned.inc({ consumer: this.opts.durable }, total);
+    return total;
   }
 
   /** Stops pulling; the batch being handled finishes first, messages still buffered are handed back (nak). */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.pruneTimer) clearTimeout(this.pruneTimer);
     liveConsumers.delete(this);
     consumerState.delete(this);
     await this.messages?.close();

@@ -159,4 +159,18 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     expect(left.at(-1)!.id).toBe(unpublished);
     expect(await pruner.prune()).toBe(0);
   });
+  it('prunes inbox rows past the retention, only its own consumer\'s', async () => {
+    const consumer = new InboxConsumer(db, bus, {
+      stream: 'LEDGER', durable: 'prune-me', subject: 'ledger.prune-me', log, inboxRetentionMs: 3_600_000, handler: async () => {},
+    });
+    await db.query(
+      `insert into "${SCHEMA}".inbox (consumer, event_id, subject, handled_at)
+       select c, c || '-' || g, 'ledger.x', now() - (case when g <= 7 then interval '2 hours' else interval '10 minutes' end)
+         from generate_series(1, 10) g, unnest(array['prune-me', 'someone-else']) c`);
+    expect(await consumer.pruneInbox()).toBe(7);
+    const left = await db.query<{ consumer: string; n: number }>(
+      `select consumer, count(*)::int as n from "${SCHEMA}".inbox where consumer in ('prune-me', 'someone-else') group by consumer order by consumer`);
+    expect(left).toEqual([{ consumer: 'prune-me', n: 3 }, { consumer: 'someone-else', n: 10 }]);
+    expect(await consumer.pruneInbox()).toBe(0);
+  });
 });

@@ -1,5 +1,6 @@
 import { Migration0001PseDepositInitial } from './0001-pse-deposit-initial.js';
 import { Migration0002BrebListing } from './0002-breb-listing.js';
+import { Migration0003InboxHandledAt } from './0003-inbox-handled-at.js';
 
 /** Every pse-deposit migration, in order. Append only. */
-export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing];
+export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing, Migration0003InboxHandledAt];

@@ -1,4 +1,5 @@
 import { Migration0001WebhookInitial } from './0001-webhook-initial.js';
+import { Migration0002InboxHandledAt } from './0002-inbox-handled-at.js';
 
 /** Every webhook migration, in order. Append only. */
-export const webhookMigrations = [Migration0001WebhookInitial];
+export const webhookMigrations = [Migration0001WebhookInitial, Migration0002InboxHandledAt];
