@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, Database, ERRORS } from '@wallet/platform';
+import { createLogger, Database, ERRORS, SecretBox } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { idempotencyRequestHash } from '../src/http/idempotency-key.js';
-import { SecretBox } from '../src/auth/secret-box.js';
 import { IdempotencyKeyRepository } from '../src/persistence/idempotency-key.repository.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';

@@ -1,11 +1,10 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
-import { AppError, isUniqueViolation, PeriodicTask, type Logger } from '@wallet/platform';
+import { AppError, isUniqueViolation, PeriodicTask, SecretBox, type Logger } from '@wallet/platform';
 import type { CompanyStatus } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
-import { SecretBox } from './secret-box.js';
 
 export type DashboardRole = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 export const DASHBOARD_ROLES: readonly DashboardRole[] = ['ADMIN', 'OPERATOR', 'VIEWER'];

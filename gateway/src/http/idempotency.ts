@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, ERRORS, PeriodicTask, type Database, type Logger } from '@wallet/platform';
+import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
 import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
-import { SecretBox } from '../auth/secret-box.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {

@@ -1,5 +1,4 @@
-import type { Database } from '@wallet/platform';
-import type { SecretBox } from '../auth/secret-box.js';
+import type { Database, SecretBox } from '@wallet/platform';
 
 export interface IdempotencyClaim {
   companyId: string;

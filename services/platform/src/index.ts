@@ -18,5 +18,6 @@ export * from './telemetry/telemetry.js';
 export * from './telemetry/tracing.js';
 export * from './logging/log-context.js';
 export * from './security/provider-signature.js';
+export * from './security/secret-box.js';
 export * from './ops/service-scope.js';
 export * from './ops/periodic-task.js';

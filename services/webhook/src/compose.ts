@@ -1,10 +1,9 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer } from '@wallet/platform';
+import { SecretBox, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer } from '@wallet/platform';
 import { webhookV1 } from '@wallet/proto';
 import { Dispatcher } from './app/dispatcher.js';
 import { webhookUseCases } from './app/use-cases.js';
 import { DeliveryWorker } from './app/worker.js';
 import type { WebhookConfig } from './config.js';
-import { SecretBox } from './domain/secrets.js';
 import { systemResolver, type Resolver } from './adapters/target.js';
 import { webhookHandlers } from './grpc/webhook.handlers.js';
 import { webhookMigrations } from './persistence/migrations/index.js';

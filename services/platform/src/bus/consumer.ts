@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ConsumerMessages, JsMsg } from '@nats-io/jetstream';
-import type { Database, SqlTx } from '../db/database.js';
+import { deleteInChunks, type Database, type SqlTx } from '../db/database.js';
+import { PeriodicTask } from '../ops/periodic-task.js';
 import { STREAM_MAX_AGE_MS, type Bus, type StreamName } from './bus.js';
 import { context, propagation, trace, ROOT_CONTEXT, type Context, type Span } from '@opentelemetry/api';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -105,7 +106,7 @@ export class InboxConsumer {
   private messages: ConsumerMessages | undefined;
   private loop: Promise<void> | undefined;
   private stopping = false;
-  private pruneTimer: NodeJS.Timeout | undefined;
+  private readonly pruneTask: PeriodicTask;
 
   constructor(
     private readonly db: Database,
@@ -114,11 +115,13 @@ export class InboxConsumer {
       stream: StreamName; durable: string; subject: string; handler: EventHandler; log: Logger;
       /** Called after each commit that applied events (e.g. to wake a worker for what they wrote). */
       afterCommit?: () => void;
-      /** Inbox rows older than this are deleted (default INBOX_RETENTION_MS), checked every `pruneEveryMs` (default 1 h). */
+      /** Inbox rows older than this are deleted (default INBOX_RETENTION_MS), checked every `pruneEveryMs` (default 10 min). */
       inboxRetentionMs?: number;
       pruneEveryMs?: number;
     },
-  ) {}
+  ) {
+    this.pruneTask = new PeriodicTask(`inbox prune ${opts.durable}`, opts.pruneEveryMs ?? 10 * 60_000, () => this.pruneInbox(), opts.log);
+  }
 
   /** Metric labels: the stream (without namespace) and the durable name. */
   get labels(): { stream: string; consumer: string } {
@@ -139,15 +142,7 @@ export class InboxConsumer {
     this.messages = await this.bus.consume(this.opts.stream, this.opts.durable);
     liveConsumers.add(this);
     this.loop = this.run(this.messages);
-    const pruneTick = (delayMs: number) => {
-      this.pruneTimer = setTimeout(() => {
-        void this.pruneInbox()
-          .catch((err: unknown) => this.opts.log.warn({ err: (err as Error).message }, 'inbox prune failed; will retry'))
-          .finally(() => { if (!this.stopping) pruneTick(this.opts.pruneEveryMs ?? 3600_000); });
-      }, delayMs);
-      this.pruneTimer.unref();
-    };
-    pruneTick(60_000);
+    this.pruneTask.start();
   }
 
   /**
@@ -155,27 +150,24 @@ export class InboxConsumer {
    * index), a bounded number per call. Returns how many it deleted.
    */
   async pruneInbox(maxRows = 100_000): Promise<number> {
-    const chunk = 5_000;
-    let total = 0;
-    while (total < maxRows && !this.stopping) {
+    const { durable } = this.opts;
+    const total = await deleteInChunks(async (limit) => {
       const [r] = await this.db.prepared<{ n: number }>(
         `with old as (select event_id from "${this.db.schema}".inbox where consumer = ? and handled_at < now() - (?::bigint * interval '1 millisecond')
                        order by handled_at limit ?),
               gone as (delete from "${this.db.schema}".inbox i using old where i.consumer = ? and i.event_id = old.event_id returning 1)
          select count(*)::int as n from gone`,
-        [this.opts.durable, this.opts.inboxRetentionMs ?? INBOX_RETENTION_MS, chunk, this.opts.durable]);
-      const n = r?.n ?? 0;
-      total += n;
-      if (n < chunk) break;
-    }
-    if (total > 0) inboxPruned.inc({ consumer: this.opts.durable }, total);
+        [durable, this.opts.inboxRetentionMs ?? INBOX_RETENTION_MS, limit, durable]);
+      return r?.n ?? 0;
+    }, { maxRows, stop: () => this.stopping });
+    if (total > 0) inboxPruned.inc({ consumer: durable }, total);
     return total;
   }
 
   /** Stops pulling; the batch being handled finishes first, messages still buffered are handed back (nak). */
   async stop(): Promise<void> {
     this.stopping = true;
-    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    await this.pruneTask.stop();
     liveConsumers.delete(this);
     consumerState.delete(this);
     await this.messages?.close();
@@ -214,27 +206,47 @@ export class InboxConsumer {
         for (const m of batch) m.nak();
         continue;
       }
-      if (batch.length === 1 || !(await this.applyBatch(batch))) {
-        for (const m of batch) await this.applyOne(m);
+      const items = batch.map((m) => this.receive(m)).filter((r): r is Received => r !== undefined);
+      if (items.length === 1 || (items.length > 1 && !(await this.applyBatch(items)))) {
+        for (const r of items) await this.applyOne(r);
       }
     }
     await pull;
   }
 
-  /** The event inside a message, with the trace context it carries; throws on a payload that is not JSON. */
-  private receive(m: JsMsg): Received {
+  /** Redelivery delay after a failure: grows with the delivery count, at most 30 s. */
+  private static retryDelayMs(m: JsMsg): number {
+    return Math.min(30_000, 250 * 2 ** Math.min(m.info.deliveryCount, 7));
+  }
+
+  /**
+   * The event inside a message, with the trace context it carries. A payload that is not JSON is
+   * counted as failed and handed back for a later redelivery (undefined).
+   */
+  private receive(m: JsMsg): Received | undefined {
+    const { durable, log } = this.opts;
+    if (m.redelivered) redeliveries.inc({ consumer: durable });
+    let payload: unknown;
+    try {
+      payload = m.json();
+    } catch (err) {
+      handled.inc({ consumer: durable, outcome: 'failed' });
+      const delayMs = InboxConsumer.retryDelayMs(m);
+      log.warn({ err: (err as Error).message, subject: m.subject, seq: m.seq, delayMs }, 'event payload is not JSON; will be redelivered');
+      m.nak(delayMs);
+      return undefined;
+    }
     const id = m.headers?.get('ce-id') || m.headers?.get('Nats-Msg-Id') || `${m.info.stream}:${m.seq}`;
-    if (m.redelivered) redeliveries.inc({ consumer: this.opts.durable });
     const parent = m.headers ? propagation.extract(ROOT_CONTEXT, m.headers, headerGetter) : ROOT_CONTEXT;
     const evt: ReceivedEvent = {
       id,
       subject: this.bus.localSubject(m.subject),
-      payload: m.json(),
+      payload,
       time: m.headers?.get('ce-time') || undefined,
       traceparent: m.headers?.get('traceparent') || undefined,
       redelivered: m.redelivered,
     };
-    const companyId = (evt.payload as { companyId?: unknown } | null)?.companyId;
+    const companyId = (payload as { companyId?: unknown } | null)?.companyId;
     return { m, evt, parent, logCtx: { eventId: id, ...(typeof companyId === 'string' ? { companyId } : {}) } };
   }
 
@@ -257,35 +269,37 @@ export class InboxConsumer {
   }
 
   /**
-   * Applies the batch in one transaction and acknowledges it. False (nothing committed, nothing
-   * acknowledged) when a payload does not decode or anything fails: the caller then applies the
-   * events one at a time.
+   * One transaction: the inbox rows of the events (one insert), then the handler of each event not
+   * seen before, in order, each inside its span and log context. Returns each event's outcome
+   * (applied or duplicate); throws, with nothing committed, when anything fails.
    */
-  private async applyBatch(batch: JsMsg[]): Promise<boolean> {
-    const started = performance.now();
-    let items: Received[];
-    try {
-      items = batch.map((m) => this.receive(m));
-    } catch {
-      return false;
-    }
-    const spans = items.map((r) => this.span(r));
+  private commit(items: Received[], spans: Span[]): Promise<string[]> {
     const { durable, handler } = this.opts;
+    return this.db.preparedTx(async (tx) => {
+      const inserted = await tx.query<{ event_id: string }>(
+        `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values ${items.map(() => '(?, ?, ?)').join(', ')} on conflict do nothing returning event_id`,
+        items.flatMap((r) => [durable, r.evt.id, r.evt.subject]));
+      const fresh = new Set(inserted.map((row) => row.event_id));
+      const out: string[] = [];
+      for (const [i, r] of items.entries()) {
+        if (!fresh.delete(r.evt.id)) { out.push('duplicate'); continue; }
+        await context.with(trace.setSpan(r.parent, spans[i]!), () => runWithLogContext(r.logCtx, () => handler(r.evt, tx)));
+        out.push('applied');
+      }
+      return out;
+    });
+  }
+
+  /**
+   * Applies the batch in one transaction and acknowledges it. False (nothing committed, nothing
+   * acknowledged) when anything fails: the caller then applies the events one at a time.
+   */
+  private async applyBatch(items: Received[]): Promise<boolean> {
+    const started = performance.now();
+    const spans = items.map((r) => this.span(r));
     let outcomes: string[];
     try {
-      outcomes = await this.db.preparedTx(async (tx) => {
-        const inserted = await tx.query<{ event_id: string }>(
-          `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values ${items.map(() => '(?, ?, ?)').join(', ')} on conflict do nothing returning event_id`,
-          items.flatMap((r) => [durable, r.evt.id, r.evt.subject]));
-        const fresh = new Set(inserted.map((row) => row.event_id));
-        const out: string[] = [];
-        for (const [i, r] of items.entries()) {
-          if (!fresh.delete(r.evt.id)) { out.push('duplicate'); continue; }
-          await context.with(trace.setSpan(r.parent, spans[i]!), () => runWithLogContext(r.logCtx, () => handler(r.evt, tx)));
-          out.push('applied');
-        }
-        return out;
-      });
+      outcomes = await this.commit(items, spans);
     } catch (err) {
       for (const s of spans) { s.setAttribute('messaging.outcome', 'batch_retried_singly'); s.end(); }
       this.opts.log.debug({ err: (err as Error).message, events: items.length }, 'batch rolled back; applying its events one at a time');
@@ -299,41 +313,22 @@ export class InboxConsumer {
     return true;
   }
 
-  private async applyOne(m: JsMsg): Promise<void> {
+  /** Applies one event; a failure hands it back for a redelivery after a growing delay. */
+  private async applyOne(r: Received): Promise<void> {
     const started = performance.now();
-    const { durable, handler, log } = this.opts;
-    let r: Received;
-    try {
-      r = this.receive(m);
-    } catch (err) {
-      handled.inc({ consumer: durable, outcome: 'failed' });
-      const delayMs = Math.min(30_000, 250 * 2 ** Math.min(m.info.deliveryCount, 7));
-      log.warn({ err: (err as Error).message, subject: m.subject, seq: m.seq, delayMs }, 'event payload is not JSON; will be redelivered');
-      m.nak(delayMs);
-      return;
-    }
     const span = this.span(r);
-    let outcome = 'applied';
+    let outcome = 'failed';
     try {
-      await context.with(trace.setSpan(r.parent, span), () => runWithLogContext(r.logCtx, async () => {
-        await this.db.preparedTx(async (tx) => {
-          const inserted = await tx.query(
-            `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values (?, ?, ?) on conflict do nothing returning event_id`,
-            [durable, r.evt.id, r.evt.subject]);
-          if (inserted.length > 0) await handler(r.evt, tx);
-          else outcome = 'duplicate';
-        });
-      }));
+      [outcome] = (await this.commit([r], [span])) as [string];
       if (outcome === 'applied') this.opts.afterCommit?.();
-      m.ack();
+      r.m.ack();
     } catch (err) {
-      outcome = 'failed';
       markSpanError(span, err);
-      const delayMs = Math.min(30_000, 250 * 2 ** Math.min(m.info.deliveryCount, 7));
+      const delayMs = InboxConsumer.retryDelayMs(r.m);
       context.with(trace.setSpan(r.parent, span), () => runWithLogContext(r.logCtx, () => {
-        log.warn({ err: (err as Error).message, eventId: r.evt.id, subject: r.evt.subject, delayMs }, 'event handler failed; will be redelivered');
+        this.opts.log.warn({ err: (err as Error).message, eventId: r.evt.id, subject: r.evt.subject, delayMs }, 'event handler failed; will be redelivered');
       }));
-      m.nak(delayMs);
+      r.m.nak(delayMs);
     } finally {
       this.done(span, outcome, started);
     }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
-import type { Database, Tx } from '../db/database.js';
+import { deleteInChunks, type Database, type Tx } from '../db/database.js';
+import { PeriodicTask } from '../ops/periodic-task.js';
 import type { Bus } from './bus.js';
 import { metricsRegistry } from '../ops/metrics.js';
 import { trace } from '@opentelemetry/api';
@@ -83,7 +84,7 @@ export class OutboxRelay {
   private stopped = false;
   private wakeRequested = false;
   private nudgeTimer: NodeJS.Timeout | undefined;
-  private pruneTimer: NodeJS.Timeout | undefined;
+  private readonly pruneTask: PeriodicTask;
   private readonly lockKey: number;
 
   constructor(
@@ -110,6 +111,7 @@ export class OutboxRelay {
     let h = 0;
     for (const c of `outbox:${db.schema}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
     this.lockKey = h;
+    this.pruneTask = new PeriodicTask(`outbox prune ${db.schema}`, opts.pruneEveryMs ?? 5 * 60_000, () => this.prune(), log);
   }
 
   start(): void {
@@ -121,16 +123,7 @@ export class OutboxRelay {
       this.timer.unref();
     };
     tick();
-    const pruneTick = () => {
-      if (this.stopped) return;
-      this.pruneTimer = setTimeout(() => {
-        void this.prune()
-          .catch((err: unknown) => this.log.warn({ err: (err as Error).message }, 'outbox prune failed; will retry'))
-          .finally(pruneTick);
-      }, this.opts.pruneEveryMs ?? 5 * 60_000);
-      this.pruneTimer.unref();
-    };
-    pruneTick();
+    this.pruneTask.start();
   }
 
   /**
@@ -141,19 +134,15 @@ export class OutboxRelay {
    */
   async prune(maxRows = 100_000): Promise<number> {
     const schema = this.db.schema;
-    const chunk = 5_000;
-    let total = 0;
-    while (total < maxRows && !this.stopped) {
+    const total = await deleteInChunks(async (limit) => {
       const [r] = await this.db.prepared<{ n: number }>(
         `with head as (select seq from "${schema}".outbox order by seq limit ?),
               gone as (delete from "${schema}".outbox o using head
                         where o.seq = head.seq and o.published_at < now() - (?::bigint * interval '1 millisecond') returning 1)
          select count(*)::int as n from gone`,
-        [chunk, this.opts.retentionMs ?? 24 * 3600_000]);
-      const n = r?.n ?? 0;
-      total += n;
-      if (n < chunk) break;
-    }
+        [limit, this.opts.retentionMs ?? 24 * 3600_000]);
+      return r?.n ?? 0;
+    }, { maxRows, stop: () => this.stopped });
     if (total > 0) {
       pruned.inc({ schema }, total);
       this.log.debug({ schema, rows: total }, 'published outbox rows pruned');
@@ -261,7 +250,7 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    if (this.pruneTimer) clearTimeout(this.pruneTimer);
+    await this.pruneTask.stop();
     if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
     if (this.running) await this.running;
     try { await this.flush(); } catch { /* logged in flush */ }

@@ -2,14 +2,6 @@
  * Outbox and inbox tables, created by each service's own migration in its own schema
  * (ARCHITECTURE rule 4). Kept here so every service has the same shape.
  */
-/**
- * The index the inbox prune walks (oldest rows first). Services whose inbox is consumed add it in a
- * migration of their own (`create index if not exists`, so it is safe on any database).
- */
-export function inboxHandledAtIndexDdl(schema: string): string {
-  return `create index if not exists inbox_handled_at_idx on "${schema}".inbox (handled_at)`;
-}
-
 export function outboxInboxDdl(schema: string): string[] {
   const s = `"${schema}"`;
   return [
@@ -33,4 +25,12 @@ export function outboxInboxDdl(schema: string): string[] {
       primary key (consumer, event_id)
     )`,
   ];
+}
+
+/**
+ * The index the inbox prune walks (oldest rows first). Services whose inbox is consumed add it in a
+ * migration of their own (`create index if not exists`, so it is safe on any database).
+ */
+export function inboxHandledAtIndexDdl(schema: string): string {
+  return `create index if not exists inbox_handled_at_idx on "${schema}".inbox (handled_at)`;
 }

@@ -239,3 +239,23 @@ export function isRetryableTxError(err: unknown): boolean {
   const code = e?.code ?? e?.cause?.code;
   return code === '40001' || code === '40P01';
 }
+
+/**
+ * Housekeeping deletes in bounded chunks: `deleteChunk(limit)` deletes at most `limit` rows and
+ * returns how many it deleted; it is called again while chunks come back full, up to `maxRows` in
+ * all or until `stop()` says so. Returns the total. Short transactions, no long lock on a hot table.
+ */
+export async function deleteInChunks(
+  deleteChunk: (limit: number) => Promise<number>,
+  opts: { chunk?: number; maxRows?: number; stop?: () => boolean } = {},
+): Promise<number> {
+  const chunk = opts.chunk ?? 5_000;
+  const maxRows = opts.maxRows ?? 100_000;
+  let total = 0;
+  while (total < maxRows && !opts.stop?.()) {
+    const n = await deleteChunk(chunk);
+    total += n;
+    if (n < chunk) break;
+  }
+  return total;
+}

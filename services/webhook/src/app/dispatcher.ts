@@ -22,7 +22,7 @@ export class Dispatcher {
   constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
 
   /** `wrote(n)`: n deliveries were written in the consumer's open transaction. */
-  handler(wrote: (n: number) => void = () => {}): EventHandler {
+  handler(wrote: (n: number) => void): EventHandler {
     return async (evt, tx) => {
       let events;
       try {

@@ -1,6 +1,6 @@
-import { AppError, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, invalidRequest, type FieldProblem, type SecretBox } from '@wallet/platform';
 import { PING_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../domain/event-types.js';
-import { newSigningSecret, type SecretBox } from '../domain/secrets.js';
+import { newSigningSecret } from '../domain/secrets.js';
 import { TargetRefused, checkUrlShape, resolveTarget, type Resolver, type TargetRules } from '../adapters/target.js';
 import { newEndpointId, type DeliveryRow, type EndpointRow, type WebhookStore } from '../persistence/webhook.store.js';
 

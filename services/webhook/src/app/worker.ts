@@ -1,6 +1,5 @@
-import type { Logger } from '@wallet/platform';
+import type { Logger, SecretBox } from '@wallet/platform';
 import { HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, signatureHeader } from '../domain/signature.js';
-import type { SecretBox } from '../domain/secrets.js';
 import { TargetRefused, checkUrlShape, resolveTarget, type Resolver, type TargetRules } from '../adapters/target.js';
 import type { ClaimedDelivery, WebhookStore } from '../persistence/webhook.store.js';
 import { postJson } from '../adapters/http-sender.js';

@@ -1,5 +1,6 @@
 import { signatureHeader, verifySignature } from './signature.js';
-import { SecretBox, newSigningSecret } from './secrets.js';
+import { SecretBox } from '@wallet/platform';
+import { newSigningSecret } from './secrets.js';
 
 describe('webhook signatures', () => {
   const secret = newSigningSecret();

@@ -1,10 +1,10 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 /**
- * Authenticated encryption (AES-256-GCM) of what the gateway must keep but never store in clear:
- * dashboard users' TOTP secrets and the stored answers of `Idempotency-Key` requests (which may
- * carry a secret shown once, e.g. a webhook endpoint's signing secret). The key is SHA-256 of
- * GATEWAY_ENCRYPTION_KEY. Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
+ * Authenticated encryption (AES-256-GCM) of what a service must read back but never store in clear:
+ * the gateway's TOTP secrets and stored `Idempotency-Key` answers (key material GATEWAY_ENCRYPTION_KEY),
+ * the webhook service's endpoint signing secrets (WEBHOOK_SECRET_KEY). The key is SHA-256 of the key
+ * material. Format: `v1.<iv>.<tag>.<ciphertext>`, base64url parts.
  */
 export class SecretBox {
   private readonly key: Buffer;
