@@ -28,6 +28,8 @@ export async function runIdempotentPosting<R>(deps: LedgerDeps, args: {
   }
   const existing = await deps.store.findPosting(args.idempotencyKey);
   if (existing) {
+    // The key was voided (VoidReserve): the command's owner gave it up; it never applies.
+    if (existing.kind === 'void') throw new AppError('RESERVE_VOIDED');
     if (existing.requestHash !== args.requestHash) throw new AppError('REFERENCE_CONFLICT');
     return args.replay(existing);
   }

@@ -1,4 +1,4 @@
-import type { Entry, PostingKind } from '../domain/postings.js';
+import type { Entry, PostingKind, StoredPostingKind } from '../domain/postings.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { FeeOperation, MovementRail, WalletRail } from '../domain/rails.js';
 import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
@@ -91,7 +91,7 @@ export type PostingOutcome =
 
 export interface StoredPosting {
   id: string;
-  kind: PostingKind;
+  kind: StoredPostingKind;
   requestHash: string;
   companyId: string;
   movementId: string | null;
@@ -145,6 +145,11 @@ export interface LedgerStore {
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;
+  /**
+   * Claims `idempotencyKey` with a `void` posting (no entries) unless a posting already holds it;
+   * answers the posting that holds the key afterwards (the void, or the earlier one).
+   */
+  voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting>;
 
   getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
   getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;

@@ -14,6 +14,7 @@ import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
 import { SetMovementStatus } from './set-movement-status.js';
+import { VoidReserve } from './void-reserve.js';
 
 /** Every use case of the ledger, built once from the same ports. */
 export function ledgerUseCases(deps: LedgerDeps) {
@@ -23,6 +24,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
     reserve: new ReserveFunds(deps),
+    voidReserve: new VoidReserve(deps),
     commit: new CommitHold(deps),
     release: new ReleaseHold(deps),
     setMovementStatus: new SetMovementStatus(deps),

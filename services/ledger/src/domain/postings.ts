@@ -9,6 +9,8 @@ export interface Entry {
 }
 
 export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal';
+/** A stored posting's kind: a money kind, or `void`, which moves no money and claims a Reserve's key so that it never applies (VoidReserve). */
+export type StoredPostingKind = PostingKind | 'void';
 
 /** A balanced set of entries plus what it does to the one company wallet it touches (if any). */
 export interface PostingDraft {

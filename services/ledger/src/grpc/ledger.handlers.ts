@@ -55,6 +55,11 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       }));
     },
 
+    async voidReserve(req, ctx) {
+      const r = await uc.voidReserve.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, rail: railName(req.rail) });
+      return r.voided ? { voided: true } : { voided: false, hold: holdToProto(r.hold) };
+    },
+
     async commit(req, ctx) {
       return holdResult(await uc.commit.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, holdId: req.holdId }));
     },

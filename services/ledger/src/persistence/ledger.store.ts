@@ -6,7 +6,7 @@ import type {
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { MovementStatus } from '../domain/movements.js';
-import type { PostingKind } from '../domain/postings.js';
+import type { StoredPostingKind } from '../domain/postings.js';
 import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
 import { postingStatement } from './posting-statement.js';
@@ -111,11 +111,23 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {
-    const rows = await this.run<{ id: string; kind: PostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+    const rows = await this.run<{ id: string; kind: StoredPostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
       `select id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
          from ledger.postings where idempotency_key = ?`, [idempotencyKey]);
     const r = rows[0];
     return r && { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id };
+  }
+
+  async voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting> {
+    // `on conflict do nothing` waits for a concurrent Reserve holding the same key to commit or
+    // roll back: the unique key orders the two, so exactly one of them owns the key.
+    await this.run(
+      `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail)
+       values (?::uuid, ?, ?, 'void', ?, ?) on conflict (idempotency_key) do nothing`,
+      [v.id, v.idempotencyKey, v.requestHash, v.companyId, v.rail]);
+    const p = await this.findPosting(v.idempotencyKey);
+    if (!p) throw new Error('voided key not found after insert');
+    return p;
   }
 
   async getHold(companyId: string, holdId: string): Promise<HoldView | undefined> {

@@ -119,7 +119,7 @@ export async function expectLedgerConsistent(h: Harness): Promise<void> {
     'select posting_id::text as posting_id, account, amount::text as amount from ledger.entries');
   const wallets = await db.query<{ company_id: string; rail: string; available_cents: string; pending_out_cents: string; version: string }>(
     'select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version from ledger.wallets');
-  const [{ n: postingCount } = { n: '0' }] = await db.query<{ n: string }>('select count(*)::text as n from ledger.postings');
+  const [{ n: postingCount } = { n: '0' }] = await db.query<{ n: string }>("select count(*)::text as n from ledger.postings where kind <> 'void'");
 
   let total = 0n;
   const perPosting = new Map<string, bigint>();

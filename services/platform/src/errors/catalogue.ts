@@ -51,6 +51,8 @@ export const ERRORS = {
   APPROVAL_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.' },
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
+  /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
+  RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
   // Business rules (422)
   INVALID_KEY: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B no tiene un formato válido.' },
   KEY_INACTIVE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B existe pero no está activa.' },
