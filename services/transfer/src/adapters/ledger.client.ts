@@ -103,6 +103,15 @@ export class GrpcLedger implements LedgerPort {
     }
   }
 
+  async voidReserve(companyId: string, transferId: string, rail: 'BREB' | 'ACH') {
+    const res = await this.client.voidReserve({ idempotencyKey: ledgerKeys.reserve(transferId), rail: protoRail(rail) }, this.ctx(companyId));
+    if (res.voided) return { voided: true as const };
+    if (!res.hold) throw new AppError('INTERNAL_ERROR');
+    const holdStatus = res.hold.status === ledgerV1.HoldStatus.COMMITTED ? 'COMMITTED' as const
+      : res.hold.status === ledgerV1.HoldStatus.RELEASED ? 'RELEASED' as const : 'OPEN' as const;
+    return { voided: false as const, holdId: res.hold.id, holdStatus };
+  }
+
   close(): void {
     this.client.close();
   }

@@ -132,13 +132,16 @@ export class RejectApproval {
   }
 }
 
-/** Release the hold and record FAILED (event `transfer.rejected`). Safe to repeat. */
+/** Wins AWAITING_APPROVAL → RELEASING (a rejection), then releases: FAILED with `transfer.rejected`. Safe to repeat. */
 export async function finishRejected(saga: TransferSaga, t: TransferRecord, reason: string | null, rejectedBy: string | null): Promise<void> {
-  await saga.fail(t, ['AWAITING_APPROVAL'], rejectedMessage(reason), 'rejected by a signer', undefined,
-    { to: 'FAILED', event: 'rejected', ...(rejectedBy ? { rejectedBy } : {}) });
+  const won = await saga.apply(t, 'reject', {
+    errorMessage: rejectedMessage(reason), reason: 'rejected by a signer', releaseEvent: 'rejected', ...(rejectedBy ? { rejectedBy } : {}),
+  });
+  await saga.settle(won ?? (await saga.reload(t)));
 }
 
-/** Release the hold and record EXPIRED (event `transfer.expired`). Safe to repeat. */
+/** Wins AWAITING_APPROVAL → EXPIRING, then releases: EXPIRED with `transfer.expired`. Safe to repeat. */
 export async function finishExpired(saga: TransferSaga, t: TransferRecord): Promise<void> {
-  await saga.fail(t, ['AWAITING_APPROVAL'], MESSAGES.expired, 'approval expired', undefined, { to: 'EXPIRED', event: 'expired' });
+  const won = await saga.apply(t, 'expire', { errorMessage: MESSAGES.expired, reason: 'approval expired' });
+  await saga.settle(won ?? (await saga.reload(t)));
 }

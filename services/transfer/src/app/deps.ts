@@ -35,13 +35,16 @@ export interface TransferDeps {
   newId: () => string;
   /** `appr_` + 32 hex characters. */
   newApprovalId: () => string;
+  /** `exc_` + 32 hex characters (money exceptions). */
+  newExceptionId: () => string;
   traceparent: () => string | undefined;
   /** Called after a commit that wrote events (the outbox relay publishes at once). */
   eventsWritten: () => void;
 }
 
-export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'traceparent'>): TransferDeps {
+export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'newExceptionId' | 'traceparent'>): TransferDeps {
   return {
-    ...p, now: () => new Date(), newId: randomUUID, newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`, traceparent: currentTraceparent,
+    ...p, now: () => new Date(), newId: randomUUID, newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`,
+    newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`, traceparent: currentTraceparent,
   };
 }

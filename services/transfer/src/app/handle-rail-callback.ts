@@ -1,6 +1,5 @@
 import { AppError, invalidRequest } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
-import { isFinal } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import type { TransferSaga } from './transfer-saga.js';
 import { isUuid } from './validation.js';
@@ -62,20 +61,18 @@ export class HandleRailCallback {
       return { accepted: false, duplicate: false };
     }
     if (t.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'is not the rail of this transaction' }]);
-    if (isFinal(t.state)) {
-      await deps.store.recordCallback(body.eventId, t.id, t.rail, body.status);
-      return { accepted: true, duplicate: true };
-    }
     // A transfer is dispatched only after RESERVED is recorded, so RECEIVED here means a provider
     // ahead of our own record: ask it to retry (it does, with back-off).
     if (t.state === 'RECEIVED') throw new AppError('SERVICE_UNAVAILABLE');
 
-    const outcome = body.status === 'COMPLETED'
-      ? await this.saga.complete(t, body.providerTransferId, body.eventId)
-      : await this.saga.railFailed(t, body.providerTransferId, body.errorMessage, body.eventId);
-    if (!outcome.applied) await deps.store.recordCallback(body.eventId, t.id, t.rail, body.status);
-    deps.log.info({ transferId: t.id, rail: t.rail, status: body.status, applied: outcome.applied }, 'rail callback handled');
-    return { accepted: true, duplicate: !outcome.applied };
+    // Every outcome goes through the saga's table: applied, a harmless repeat, or a contradiction
+    // (COMPLETED for a transfer we released, FAILED for one we completed), which opens a money
+    // exception and is logged as an error; none is dropped silently.
+    const outcome = { source: 'callback' as const, status: body.status, providerTransferId: body.providerTransferId, errorMessage: body.errorMessage, callbackEventId: body.eventId };
+    const r = body.status === 'COMPLETED' ? await this.saga.complete(t, outcome) : await this.saga.railFailed(t, outcome);
+    if (!r.applied) await deps.store.recordCallback(body.eventId, t.id, t.rail, body.status);
+    deps.log.info({ transferId: t.id, rail: t.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');
+    return { accepted: true, duplicate: !r.applied };
   }
 }
 

@@ -56,6 +56,31 @@ export interface TransitionPatch {
   approval?: ApprovalRef;
   /** The quorum was reached. */
   approvedAt?: Date;
+  /** Entering RELEASING: which event FAILED writes, and who rejected it (multi-signature). */
+  releaseEvent?: 'failed' | 'rejected';
+  rejectedBy?: string;
+  /** The request dispatches right after this transition: count the attempt before it is made. */
+  dispatchIntent?: boolean;
+}
+
+/** A provider outcome that contradicts our state (CONTRACT §10), kept for an operator. */
+export interface NewMoneyException {
+  id: string;
+  kind: string;
+  companyId: string;
+  rail: string;
+  resourceId: string;
+  ours: Record<string, unknown>;
+  theirs: Record<string, unknown>;
+}
+
+export interface MoneyException extends NewMoneyException {
+  status: 'OPEN' | 'RESOLVED';
+  openedAt: Date;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+  action: string | null;
+  note: string | null;
 }
 
 export interface LeasedTransfer {
@@ -96,11 +121,24 @@ export interface TransferStore {
   transition(current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
     event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string): Promise<TransferRecord | undefined>;
 
-  /** A failed dispatch attempt: bump the counter, schedule the next one, remember whether its outcome is unknown. */
+  /** Counts a dispatch attempt BEFORE the rail is called (false: the transfer is no longer dispatchable). */
+  recordDispatchIntent(id: string): Promise<boolean>;
+  /**
+   * A failed dispatch attempt: schedule the next one; a definite "not received" (`ambiguous` false)
+   * is counted as a miss, so the attempt can no longer be in doubt.
+   */
   recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void>;
-  dispatchWasAmbiguous(id: string): Promise<boolean>;
-  /** Moves the sweeper's next look at a transfer still in `state`. */
-  reschedule(id: string, state: TransferState, inMs: number): Promise<void>;
+  /** Whether some dispatch attempt may have reached the rail (attempts counted > definite misses). */
+  dispatchInDoubt(id: string): Promise<boolean>;
+  /** Moves the sweeper's next look at a transfer still in `state` (null: parked, an operator decides). */
+  reschedule(id: string, state: TransferState, inMs: number | null): Promise<void>;
+
+  // money exceptions (one per kind and transfer)
+  openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
+  listExceptions(q: { status?: 'OPEN' | 'RESOLVED'; kind?: string; limit: number; before?: { openedAt: Date; id: string } }): Promise<MoneyException[]>;
+  getException(id: string): Promise<MoneyException | undefined>;
+  resolveException(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
+  countOpenExceptions(): Promise<Array<{ kind: string; n: number }>>;
 
   get(id: string): Promise<TransferRecord | undefined>;
   /**
@@ -164,7 +202,7 @@ export interface ApprovalStore {
   reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome>;
   /** PENDING past its deadline → EXPIRED; returns the approval's status after the call. */
   expireIfDue(approvalId: string): Promise<ApprovalStatus | undefined>;
-  status(approvalId: string): Promise<{ status: ApprovalStatus; expiresAt: Date; rejectReason: string | null } | undefined>;
+  status(approvalId: string): Promise<{ status: ApprovalStatus; expiresAt: Date; rejectReason: string | null; rejectedBy: string | null } | undefined>;
   get(companyId: string, approvalId: string): Promise<ApprovalView | undefined>;
   list(companyId: string, status: ApprovalStatus, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<ApprovalView[]>;
 }
@@ -210,6 +248,11 @@ export interface LedgerPort {
   setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
   /** Whether the ledger has the transfer's movement, i.e. its reserve landed. */
   movementExists(companyId: string, transferId: string): Promise<boolean>;
+  /**
+   * The fence before giving a send up: voids `transfer:<id>:reserve` so the Reserve can never land
+   * (a late one is refused with RESERVE_VOIDED); if it already landed, answers its hold instead.
+   */
+  voidReserve(companyId: string, transferId: string, rail: Rail): Promise<{ voided: true } | { voided: false; holdId: string; holdStatus: 'OPEN' | 'COMMITTED' | 'RELEASED' }>;
 }
 
 // ───────────────────────────── providers ─────────────────────────────

@@ -4,12 +4,11 @@ import { bogotaWindows, checkCounterpartyLimits, effectiveLimits } from '../doma
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
-import type { ApprovalRef, Destination, TransferRecord } from '../domain/transfer.js';
+import type { Destination, TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
-import { transferEvent } from './events.js';
 import { notFoundAsError } from './resolve-key.js';
 import { validateSend, type SendCommand, type SendInput } from './send-input.js';
-import { MESSAGES, reserveCommandOf, type TransferSaga } from './transfer-saga.js';
+import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
 import { requireCompany } from './validation.js';
 
 export interface SendResult {
@@ -117,7 +116,7 @@ export class SendTransfer {
       id: transferId, companyId, apiKeyId, rail, state: 'RECEIVED', amount, fee,
       targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
       reference: cmd.reference, description: cmd.description, destination,
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null,
+      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
       createdAt: now, dispatchedAt: null, completedAt: null,
     };
     const limits = effectiveLimits(
@@ -134,46 +133,38 @@ export class SendTransfer {
     try {
       holdId = (await deps.ledger.reserve(reserveCommandOf(record))).holdId;
     } catch (err) {
+      if (err instanceof AppError && err.code === 'RESERVE_VOIDED') {
+        // The sweeper gave this transfer up (ABANDONING) and fenced its reserve: never accepted.
+        deps.log.warn({ transferId }, 'reserve refused: the transfer was given up while it was in flight');
+        throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
+      }
       if (err instanceof AppError && err.code !== 'SERVICE_UNAVAILABLE' && err.code !== 'INTERNAL_ERROR') {
-        await deps.store.transition(record, ['RECEIVED'], 'REJECTED', { rejectCode: err.code, reason: err.code, nextAttemptInMs: null }, null);
+        await this.saga.apply(record, 'reserve_refused', { rejectCode: err.code, reason: err.code, nextAttemptInMs: null });
         throw err;
       }
       // The reserve may or may not have landed: the transfer stays RECEIVED and is never sent; the
-      // sweeper settles it after the grace period (releasing a hold that landed).
+      // sweeper gives it up after the grace period (voiding the reserve, or releasing a hold that landed).
       deps.log.warn({ transferId, err: (err as Error).message }, 'ledger reserve outcome unknown; left for the sweeper');
       throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
     }
-    if (approval) return this.awaitApproval(record, holdId, approval);
-    const reserved = await deps.store.transition(record, ['RECEIVED'], 'RESERVED', { holdId, nextAttemptInMs: graceMs }, transferEvent(deps, 'created'));
-    if (!reserved) {
-      // The sweeper gave this transfer up while the reserve was in flight: undo the late hold.
-      deps.log.warn({ transferId }, 'reserve landed after the transfer was abandoned; releasing it');
-      await this.saga.fail({ ...record, holdId, state: 'REJECTED' }, ['REJECTED'], MESSAGES.abandoned, 'late reserve released');
+    const accepted = approval
+      ? await this.saga.apply(record, 'awaiting_approval', {
+        holdId, approval, nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()), reason: `threshold ${approval.threshold}`,
+      })
+      : await this.saga.apply(record, 'reserved', { holdId, nextAttemptInMs: graceMs, dispatchIntent: true });
+    if (!accepted) {
+      // The sweeper won ABANDONING while the reserve was in flight: it owns the transfer now and
+      // releases this hold (its void finds the reserve). The loser of the race moves no money.
+      deps.log.warn({ transferId }, 'reserve landed after the transfer was given up; the sweeper releases it');
       throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
     }
-    deps.eventsWritten();
+    if (approval) {
+      deps.log.info({ transferId, companyId, approvalId: approval.id, threshold: approval.threshold }, 'transfer awaiting approval (funds reserved)');
+      return accepted;
+    }
     deps.log.info({ transferId, companyId, rail, amount: amount.toString() }, 'transfer accepted (funds reserved)');
     // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
-    return this.saga.dispatch(reserved);
-  }
-
-  /**
-   * Multi-signature (threshold ≥ 2): the funds are reserved and the transfer waits for the
-   * signatures; nothing is dispatched. The sweeper looks at it again when the approval expires.
-   */
-  private async awaitApproval(record: TransferRecord, holdId: string, approval: ApprovalRef): Promise<TransferRecord> {
-    const { deps } = this;
-    const ttlMs = Math.max(0, approval.expiresAt.getTime() - deps.now().getTime());
-    const waiting = await deps.store.transition(record, ['RECEIVED'], 'AWAITING_APPROVAL',
-      { holdId, approval, nextAttemptInMs: ttlMs, reason: `threshold ${approval.threshold}` }, transferEvent(deps, 'awaiting_approval'));
-    if (!waiting) {
-      deps.log.warn({ transferId: record.id }, 'reserve landed after the transfer was abandoned; releasing it');
-      await this.saga.fail({ ...record, holdId, state: 'REJECTED' }, ['REJECTED'], MESSAGES.abandoned, 'late reserve released');
-      throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
-    }
-    deps.eventsWritten();
-    deps.log.info({ transferId: record.id, companyId: record.companyId, approvalId: approval.id, threshold: approval.threshold }, 'transfer awaiting approval (funds reserved)');
-    return waiting;
+    return this.saga.dispatch(accepted, { intentRecorded: true });
   }
 
   private async checkBrebKey(companyId: string, cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {

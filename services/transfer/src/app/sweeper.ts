@@ -1,7 +1,7 @@
 import { PeriodicTask } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { LeasedTransfer } from './ports.js';
-import { MESSAGES, reserveCommandOf, type TransferSaga } from './transfer-saga.js';
+import { MESSAGES, type TransferSaga } from './transfer-saga.js';
 import { DISPATCHABLE_STATES, type TransferRecord } from '../domain/transfer.js';
 import { finishExpired, finishRejected } from './approvals.js';
 
@@ -10,9 +10,10 @@ import { finishExpired, finishRejected } from './approvals.js';
  * leases the due live transfers (FOR UPDATE SKIP LOCKED, then moved ahead by a lease), so several
  * replicas never work on the same transfer at once, and then, per state:
  *
- * - RECEIVED past the grace period: its owner died before recording the reserve. The client got an
- *   error, so the transfer must not go out: REJECTED, or, if the reserve did land in the ledger,
- *   the hold is released and it is FAILED.
+ * - RECEIVED past the grace period: its owner did not record the reserve's outcome. The sweeper
+ *   wins RECEIVED → ABANDONING (or loses to the request's RESERVED and does nothing), then voids the
+ *   reserve in the ledger: REJECTED; if the reserve had landed, its hold is released: FAILED.
+ * - ABANDONING, RELEASING, EXPIRING, COMPLETING: the money step their winner owes (it died): run it.
  * - RESERVED: accepted but not dispatched: dispatch (idempotent at the rail), with back-off; once
  *   RAIL_DISPATCH_TIMEOUT_SECONDS have passed, ask the rail whether it has it, else FAILED + released.
  * - EXECUTING (quorum reached, not dispatched yet): as RESERVED, after showing EXECUTING in the ledger.
@@ -58,31 +59,33 @@ export class Sweeper {
 
   private async resume({ transfer: t, dispatchExpired }: LeasedTransfer): Promise<void> {
     switch (t.state) {
-      case 'RECEIVED': return this.settleAbandoned(t);
+      case 'RECEIVED': return this.abandon(t);
       case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t));
       case 'EXECUTING': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t));
       case 'AWAITING_APPROVAL': return this.settleApproval(t);
       case 'DISPATCHED': return this.checkAtRail(t);
+      case 'ABANDONING':
+      case 'RELEASING':
+      case 'EXPIRING':
+      case 'COMPLETING': return void (await this.saga.settle(t));
       default: return undefined;
     }
   }
 
-  private async settleAbandoned(t: TransferRecord): Promise<void> {
-    const { deps } = this;
-    if (!(await deps.ledger.movementExists(t.companyId, t.id))) {
-      await deps.store.transition(t, ['RECEIVED'], 'REJECTED', { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null }, null);
-      deps.log.warn({ transferId: t.id }, 'abandoned transfer rejected (nothing was reserved)');
-      return;
-    }
-    // The reserve landed but was never recorded: replay it (same key and body) to learn the hold, then release.
-    const { holdId } = await deps.ledger.reserve(reserveCommandOf(t));
-    await this.saga.fail({ ...t, holdId }, ['RECEIVED'], MESSAGES.abandoned, 'abandoned after reserve');
-    deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
+  /**
+   * RECEIVED past the grace: the request did not record the reserve's outcome (it died, or is
+   * stalled). The sweeper first wins RECEIVED → ABANDONING; if the request wins RESERVED first,
+   * this does nothing. Only the winner fences the reserve (VoidReserve) and releases a hold that
+   * had landed, so a reserve in flight can never be left open or released under a live transfer.
+   */
+  private async abandon(t: TransferRecord): Promise<void> {
+    const won = await this.saga.apply(t, 'abandon', { reason: 'not recorded within the grace' });
+    if (won) await this.saga.settle(won);
   }
 
   /**
-   * A multi-signature send the sweeper is due to look at: rejected (finish the release), expired
-   * (mark it, release, EXPIRED) or still waiting (look again at its deadline).
+   * A multi-signature send the sweeper is due to look at: rejected (win RELEASING, release),
+   * expired (mark it, win EXPIRING, release) or still waiting (look again at its deadline).
    */
   private async settleApproval(t: TransferRecord): Promise<void> {
     const { deps } = this;
@@ -95,24 +98,31 @@ export class Sweeper {
     }
     if (status === 'REJECTED') {
       const a = await deps.approvals.status(t.approval.id);
-      await finishRejected(this.saga, t, a?.rejectReason ?? null, null);
+      await finishRejected(this.saga, t, a?.rejectReason ?? null, a?.rejectedBy ?? null);
       return;
     }
     // Still PENDING: next look at its deadline.
     await deps.store.reschedule(t.id, 'AWAITING_APPROVAL', Math.max(0, t.approval.expiresAt.getTime() - deps.now().getTime()) + 50);
   }
 
+  /**
+   * RAIL_DISPATCH_TIMEOUT_SECONDS passed without the rail taking the transfer. An attempt may have
+   * reached it (counted before it was made), so the rail is asked first; the hold is released only
+   * on its definite "never received", or when no attempt can have reached it. If the rail cannot
+   * answer while an attempt is in doubt, the funds stay held and an operator is told.
+   */
   private async dispatchTimedOut(t: TransferRecord): Promise<void> {
     const { deps } = this;
-    // An earlier attempt may have reached the rail: ask before giving up.
     const st = await deps.rails.status(t.rail, t.id);
     if ('found' in st && st.found) return this.applyRailStatus(t, st);
-    if ('unavailable' in st && (await deps.store.dispatchWasAmbiguous(t.id))) {
-      deps.log.warn({ transferId: t.id }, 'dispatch timed out but an attempt may have landed and the rail cannot say; retrying later');
+    if ('unavailable' in st && (await deps.store.dispatchInDoubt(t.id))) {
+      deps.log.error({ transferId: t.id }, 'dispatch timed out, an attempt may have reached the rail and the rail cannot say; funds stay held');
+      await this.saga.contradiction(t, 'DISPATCH_OUTCOME_UNKNOWN', { dispatchAttempts: t.dispatchAttempts }, { source: 'status' });
       await deps.store.reschedule(t.id, t.state, deps.settings.dispatchRetryMaxMs);
       return;
     }
-    await this.saga.fail(t, DISPATCHABLE_STATES, MESSAGES.dispatchTimeout, 'dispatch timeout');
+    const won = await this.saga.apply(t, 'dispatch_timed_out', { errorMessage: MESSAGES.dispatchTimeout, reason: 'dispatch timeout' });
+    if (won) await this.saga.settle(won);
   }
 
   private async checkAtRail(t: TransferRecord): Promise<void> {
@@ -134,8 +144,9 @@ export class Sweeper {
 
   private async applyRailStatus(t: TransferRecord, st: { status: 'PENDING' | 'COMPLETED' | 'FAILED'; providerTransferId: string; errorMessage: string | null }): Promise<void> {
     const { deps } = this;
-    if (st.status === 'COMPLETED') await this.saga.complete(t, st.providerTransferId || null);
-    else if (st.status === 'FAILED') await this.saga.railFailed(t, st.providerTransferId || null, st.errorMessage);
+    const outcome = { source: 'status' as const, providerTransferId: st.providerTransferId || null, errorMessage: st.errorMessage };
+    if (st.status === 'COMPLETED') await this.saga.complete(t, { ...outcome, status: 'COMPLETED' });
+    else if (st.status === 'FAILED') await this.saga.railFailed(t, { ...outcome, status: 'FAILED' });
     else {
       if (DISPATCHABLE_STATES.includes(t.state)) await this.saga.markDispatched(t, st.providerTransferId);
       await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.confirmTimeoutSeconds * 1000);

@@ -1,9 +1,12 @@
 import { AppError } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
-import { DISPATCHABLE_STATES, retryDelayMs, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import {
+  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type ExceptionKind, type TransferEvent, type TransitionSpec,
+} from '../domain/transfer-machine.js';
+import { DISPATCHABLE_STATES, retryDelayMs, totalDebit, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
-import { transferEvent, type TransferEventKind } from './events.js';
-import type { ReserveCommand } from './ports.js';
+import { transferEvent } from './events.js';
+import type { OutboxEvent, ReserveCommand, TransitionPatch } from './ports.js';
 
 export const MESSAGES = {
   dispatchTimeout: 'No fue posible entregar la transferencia a la red dentro del tiempo límite; los fondos fueron liberados.',
@@ -43,17 +46,139 @@ export function reserveCommandOf(t: TransferRecord): ReserveCommand {
 
 const isCode = (err: unknown, ...codes: string[]) => err instanceof AppError && codes.includes(err.code);
 
+/** What a provider said, for a money exception. */
+export interface ProviderOutcome {
+  source: 'callback' | 'status';
+  status: 'COMPLETED' | 'FAILED';
+  providerTransferId: string | null;
+  errorMessage?: string | null;
+  callbackEventId?: string;
+}
+
+export interface StepResult {
+  transfer: TransferRecord;
+  /** This call's event changed the transfer (false: a duplicate, lost to another writer, or a contradiction). */
+  applied: boolean;
+}
+
 /**
- * The steps of a send after acceptance, shared by the send itself, the rail callbacks and the
- * sweeper. Every step is safe to run twice and concurrently: ledger calls carry keys derived from
- * the transfer id, rail dispatch is idempotent on the transfer id, and each state change is a
- * compare-and-set that writes its event only when it applies.
+ * The send saga's one writer. Every change of a transfer's state goes through `apply`, which looks
+ * the event up in `TRANSFER_MACHINE` and runs its compare-and-set (state + history + outbox event in
+ * one statement); the money step a won transition owes runs in `settle`, only after the win. Every
+ * step is safe to run twice and concurrently: ledger calls carry keys derived from the transfer id,
+ * rail dispatch is idempotent on the transfer id.
  */
 export class TransferSaga {
   constructor(private readonly deps: TransferDeps) {}
 
   callbackUrl(t: TransferRecord): string {
     return `${this.deps.settings.callbackBaseUrl.replace(/\/$/, '')}/${t.rail === 'BREB' ? 'breb' : 'ach'}`;
+  }
+
+  /**
+   * Applies one event of the table to `t` (as read by the caller). Returns the transfer as the
+   * transition left it, or undefined when the state was not one the event leaves from (another
+   * writer won). A transition into a money state is scheduled for the sweeper after the grace, so
+   * the step is finished even if this process dies now.
+   */
+  async apply(t: TransferRecord, event: TransferEvent, patch: TransitionPatch = {}, opts: { callbackEventId?: string; approvedBy?: string[] } = {}): Promise<TransferRecord | undefined> {
+    const { deps } = this;
+    const spec = TRANSFER_MACHINE[event];
+    const p: TransitionPatch = { ...patch };
+    if (MONEY_STATES[spec.to] && p.nextAttemptInMs === undefined) p.nextAttemptInMs = deps.settings.sweeperGraceSeconds * 1000;
+    const next = await deps.store.transition(t, spec.from, spec.to, p, this.eventOf(spec, t, p, opts.approvedBy), opts.callbackEventId);
+    if (next && spec.emits) deps.eventsWritten();
+    return next;
+  }
+
+  private eventOf(spec: TransitionSpec, t: TransferRecord, p: TransitionPatch, approvedBy?: string[]): ((t: TransferRecord) => OutboxEvent) | null {
+    const { deps } = this;
+    switch (spec.emits) {
+      case undefined: return null;
+      case 'failed or rejected': {
+        const rejected = (p.releaseEvent ?? t.releaseEvent) === 'rejected';
+        const by = p.rejectedBy ?? t.rejectedBy;
+        return rejected ? transferEvent(deps, 'rejected', by ? { rejectedBy: by } : {}) : transferEvent(deps, 'failed');
+      }
+      case 'approved': return transferEvent(deps, 'approved', { approvedBy: approvedBy ?? [] });
+      default: return transferEvent(deps, spec.emits);
+    }
+  }
+
+  /**
+   * The money step a transfer in ABANDONING, RELEASING, EXPIRING or COMPLETING owes, then the event
+   * that closes it. Only the winner of the move into that state (or, after a crash, the sweeper)
+   * gets here. Any other state: returned as it is.
+   */
+  async settle(t: TransferRecord): Promise<TransferRecord> {
+    switch (t.state) {
+      case 'ABANDONING': return this.finishAbandon(t);
+      case 'RELEASING':
+      case 'EXPIRING': return this.finishRelease(t);
+      case 'COMPLETING': return this.finishCommit(t);
+      default: return t;
+    }
+  }
+
+  /** ABANDONING: fence the reserve (void its key); if it had landed, release its hold. */
+  private async finishAbandon(t: TransferRecord): Promise<TransferRecord> {
+    const { deps } = this;
+    const v = await deps.ledger.voidReserve(t.companyId, t.id, t.rail);
+    if (v.voided) {
+      const next = await this.apply(t, 'abandoned_unreserved', { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null });
+      deps.log.warn({ transferId: t.id }, 'abandoned transfer rejected (its reserve is voided: nothing was or can be held)');
+      return next ?? this.reload(t);
+    }
+    if (v.holdStatus === 'OPEN') {
+      await this.releaseHold(t, v.holdId, MESSAGES.abandoned, 'FAILED');
+    } else if (v.holdStatus === 'COMMITTED') {
+      // Nothing commits a transfer that was never accepted: an operator must look.
+      return this.contradiction(t, 'RELEASE_REFUSED', { holdId: v.holdId, holdStatus: v.holdStatus }, { source: 'ledger' });
+    }
+    const next = await this.apply(t, 'abandoned_released', {
+      holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null,
+    });
+    deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
+    return next ?? this.reload(t);
+  }
+
+  /** RELEASING / EXPIRING: release the hold (if one was taken), then FAILED / EXPIRED. */
+  private async finishRelease(t: TransferRecord): Promise<TransferRecord> {
+    const expiring = t.state === 'EXPIRING';
+    if (t.holdId) {
+      const released = await this.releaseHold(t, t.holdId, t.errorMessage ?? MESSAGES.railFailed, expiring ? 'EXPIRED' : 'FAILED');
+      if (!released) return this.contradiction(t, 'RELEASE_REFUSED', { holdId: t.holdId, holdStatus: 'COMMITTED' }, { source: 'ledger' });
+    }
+    const next = await this.apply(t, expiring ? 'expired_released' : 'released', { nextAttemptInMs: null });
+    return next ?? this.reload(t);
+  }
+
+  /** COMPLETING: commit the hold (amount to rail clearing, fee, IVA), then COMPLETED. */
+  private async finishCommit(t: TransferRecord): Promise<TransferRecord> {
+    const { deps } = this;
+    if (!t.holdId) return this.contradiction(t, 'COMMIT_REFUSED', { holdId: null }, { source: 'ledger' });
+    let completedAt: Date | null;
+    try {
+      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId)).completedAt;
+    } catch (err) {
+      if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
+      return this.contradiction(t, 'COMMIT_REFUSED', { holdId: t.holdId, ledger: (err as AppError).message }, { source: 'ledger' });
+    }
+    const next = await this.apply(t, 'committed', { completedAt: completedAt ?? deps.now(), nextAttemptInMs: null });
+    return next ?? this.reload(t);
+  }
+
+  /** Releases a hold under `transfer:<id>:release`; false when the ledger refuses because it was committed. */
+  private async releaseHold(t: TransferRecord, holdId: string, message: string, to: 'FAILED' | 'EXPIRED'): Promise<boolean> {
+    try {
+      await this.deps.ledger.release(t.companyId, t.id, holdId, message, to);
+      return true;
+    } catch (err) {
+      // Released already under this key with another message: the hold is closed the way we want.
+      if (isCode(err, 'REFERENCE_CONFLICT')) return true;
+      if (isCode(err, 'INVALID_STATE_TRANSITION')) return false;
+      throw err;
+    }
   }
 
   /**
@@ -72,12 +197,21 @@ export class TransferSaga {
     return this.dispatch(t);
   }
 
-  /** RESERVED/EXECUTING → DISPATCHED (rail took it), FAILED (rail refused it), or unchanged with a retry scheduled. */
-  async dispatch(t: TransferRecord): Promise<TransferRecord> {
+  /**
+   * RESERVED/EXECUTING → DISPATCHED (rail took it), RELEASING → FAILED (rail refused it), or
+   * unchanged with a retry scheduled. The attempt is counted before the rail is called (the
+   * request path counts its first attempt in the RESERVED transition), so a crash after sending
+   * leaves the transfer "in doubt": it is then released only on the rail's definite "never received".
+   */
+  async dispatch(t: TransferRecord, opts: { intentRecorded?: boolean } = {}): Promise<TransferRecord> {
     const { deps } = this;
+    if (!opts.intentRecorded && !(await deps.store.recordDispatchIntent(t.id))) return this.reload(t);
     const res = await deps.rails.dispatch(t, this.callbackUrl(t));
     if (res.outcome === 'accepted') return this.markDispatched(t, res.providerTransferId);
-    if (res.outcome === 'rejected') return (await this.fail(t, DISPATCHABLE_STATES, res.message, 'rail rejected at dispatch')).transfer;
+    if (res.outcome === 'rejected') {
+      const won = await this.apply(t, 'dispatch_refused', { errorMessage: res.message, reason: 'rail rejected at dispatch' });
+      return won ? this.settle(won) : this.reload(t);
+    }
     const attempts = t.dispatchAttempts + 1;
     const delay = retryDelayMs(attempts, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);
     await deps.store.recordDispatchAttempt(t.id, delay, res.ambiguous, res.error);
@@ -86,10 +220,9 @@ export class TransferSaga {
 
   async markDispatched(t: TransferRecord, providerTransferId: string): Promise<TransferRecord> {
     const { deps } = this;
-    const next = await deps.store.transition(t, DISPATCHABLE_STATES, 'DISPATCHED', {
+    const next = await this.apply(t, 'dispatched', {
       ...(providerTransferId ? { providerTransferId } : {}), dispatchedAt: deps.now(), nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
-    }, transferEvent(deps, 'dispatched'));
-    if (next) deps.eventsWritten();
+    });
     if (next && t.state === 'EXECUTING') {
       // The listing shows PENDING from here; a commit that outran this leaves COMPLETED as it is.
       await deps.ledger.setMovementStatus(t.companyId, t.id, 'PENDING', 'EXECUTING').catch((err: unknown) => {
@@ -99,59 +232,53 @@ export class TransferSaga {
     return next ?? (await this.reload(t));
   }
 
-  /** The rail confirmed: commit the hold (amount to rail clearing, fee, IVA), then COMPLETED. */
-  async complete(t: TransferRecord, providerTransferId: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
-    const { deps } = this;
-    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, providerTransferId ?? '');
-    if (t.state !== 'DISPATCHED' || !t.holdId) return { transfer: t, applied: false };
-    let completedAt: Date | null;
-    try {
-      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId)).completedAt;
-    } catch (err) {
-      // The hold was closed the other way (a concurrent FAILED outcome won): nothing to apply.
-      if (isCode(err, 'INVALID_STATE_TRANSITION')) return { transfer: await this.reload(t), applied: false };
-      throw err;
-    }
-    const next = await deps.store.transition(t, ['DISPATCHED'], 'COMPLETED', {
-      completedAt: completedAt ?? deps.now(), ...(providerTransferId ? { providerTransferId } : {}), nextAttemptInMs: null,
-    }, transferEvent(deps, 'completed'), callbackEventId);
-    if (next) deps.eventsWritten();
-    return next ? { transfer: next, applied: true } : { transfer: await this.reload(t), applied: false };
+  /** The rail says it paid (callback or status): COMPLETING is won, then the commit. */
+  async complete(t: TransferRecord, outcome: ProviderOutcome): Promise<StepResult> {
+    return this.railOutcome(t, 'rail_completed', {
+      ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
+    }, outcome);
   }
 
-  /** The rail failed it after dispatch: release the whole hold, then FAILED with the rail's message. */
-  async railFailed(t: TransferRecord, providerTransferId: string | null, errorMessage: string | null, callbackEventId?: string): Promise<{ transfer: TransferRecord; applied: boolean }> {
-    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, providerTransferId ?? '');
-    if (t.state !== 'DISPATCHED') return { transfer: t, applied: false };
-    return this.fail(t, ['DISPATCHED'], errorMessage || MESSAGES.railFailed, 'rail failed', callbackEventId);
+  /** The rail says it failed (callback or status): RELEASING is won, then the release. */
+  async railFailed(t: TransferRecord, outcome: ProviderOutcome): Promise<StepResult> {
+    return this.railOutcome(t, 'rail_failed', {
+      errorMessage: outcome.errorMessage || MESSAGES.railFailed, reason: 'rail failed',
+      ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
+    }, outcome);
+  }
+
+  private async railOutcome(t: TransferRecord, event: 'rail_completed' | 'rail_failed', patch: TransitionPatch, outcome: ProviderOutcome): Promise<StepResult> {
+    // A rail outcome implies the dispatch: record it first if we had not.
+    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, outcome.providerTransferId ?? '');
+    const won = await this.apply(t, event, patch, outcome.callbackEventId ? { callbackEventId: outcome.callbackEventId } : {});
+    if (won) return { transfer: await this.settle(won), applied: true };
+    const current = await this.reload(t);
+    const contradiction = CONTRADICTIONS[event];
+    if (contradiction?.in.includes(current.state)) {
+      return { transfer: await this.contradiction(current, contradiction.kind, {}, outcome), applied: false };
+    }
+    // A repeat, or an agreeing outcome that another writer applied: help finish its money step.
+    if (DUPLICATES[event]?.includes(current.state)) return { transfer: await this.settle(current), applied: false };
+    return { transfer: current, applied: false };
   }
 
   /**
-   * Release the hold (if any) and record FAILED. The release comes first: a crash in between leaves
-   * a live transfer whose hold is closed, which the next attempt finishes (the release replays).
+   * A provider outcome or a ledger answer that contradicts our state: a money exception (one per
+   * kind and transfer), an error log and the exceptions metric. Nothing moves; a transfer stuck in a
+   * money state is parked (the sweeper stops retrying) until an operator resolves the exception.
    */
-  async fail(
-    t: TransferRecord, from: readonly TransferState[], message: string, reason: string, callbackEventId?: string,
-    opts: { to?: 'FAILED' | 'EXPIRED'; event?: TransferEventKind; rejectedBy?: string } = {},
-  ): Promise<{ transfer: TransferRecord; applied: boolean }> {
+  async contradiction(t: TransferRecord, kind: ExceptionKind, ours: Record<string, unknown>, theirs: Partial<ProviderOutcome> | { source: 'ledger' }): Promise<TransferRecord> {
     const { deps } = this;
-    const to = opts.to ?? 'FAILED';
-    if (t.holdId) {
-      try {
-        await deps.ledger.release(t.companyId, t.id, t.holdId, message, to);
-      } catch (err) {
-        // Already released under this key with another message: the hold is closed, go on.
-        if (!isCode(err, 'REFERENCE_CONFLICT')) {
-          // Committed meanwhile (a COMPLETED outcome won): nothing to fail.
-          if (isCode(err, 'INVALID_STATE_TRANSITION')) return { transfer: await this.reload(t), applied: false };
-          throw err;
-        }
-      }
-    }
-    const next = await deps.store.transition(t, from, to, { errorMessage: message, reason, nextAttemptInMs: null, ...(t.holdId ? { holdId: t.holdId } : {}) },
-      transferEvent(deps, opts.event ?? (to === 'EXPIRED' ? 'expired' : 'failed'), opts.rejectedBy ? { rejectedBy: opts.rejectedBy } : {}), callbackEventId);
-    if (next) deps.eventsWritten();
-    return next ? { transfer: next, applied: true } : { transfer: await this.reload(t), applied: false };
+    const { opened, exception } = await deps.store.openException({
+      id: deps.newExceptionId(), kind, companyId: t.companyId, rail: t.rail, resourceId: t.id,
+      ours: { state: t.state, holdId: t.holdId, amount: t.amount.toString(), totalDebit: totalDebit(t).toString(), ...ours },
+      theirs: { ...theirs },
+    });
+    const cb = (theirs as Partial<ProviderOutcome>).callbackEventId;
+    if (cb) await deps.store.recordCallback(cb, t.id, t.rail, (theirs as ProviderOutcome).status);
+    if (MONEY_STATES[t.state]) await deps.store.reschedule(t.id, t.state, null);
+    deps.log.error({ transferId: t.id, companyId: t.companyId, exceptionId: exception.id, kind, state: t.state, opened }, 'money exception: a provider outcome contradicts the transfer');
+    return this.reload(t);
   }
 
   async reload(t: TransferRecord): Promise<TransferRecord> {

@@ -2,35 +2,30 @@ import type { KeyType } from './keys.js';
 import type { Rail } from './rails.js';
 
 /**
- * The send saga's states. Each is recorded before the next step starts, so a crash anywhere is
- * resumed by the sweeper from the last recorded state (docs: services/transfer/README.md).
+ * The send saga's states. Every way between them is declared in `transfer-machine.ts` (one table,
+ * with the money step each transition owes); each state is recorded before the next step starts,
+ * so a crash anywhere is resumed by the sweeper from the last recorded state.
  *
- * ```
- * RECEIVED ──reserve ok──▶ RESERVED ──rail 202──▶ DISPATCHED ──callback / status COMPLETED──▶ COMPLETED
- *    │                        │                       └──────callback / status FAILED──────▶ FAILED
- *    │                        ├──rail 4xx at dispatch / dispatch timeout──────────────────▶ FAILED
- *    │                        └──(a callback may arrive first: it implies DISPATCHED)
- *    ├──reserve ok, threshold ≥ 2──▶ AWAITING_APPROVAL ──quorum──▶ EXECUTING ──rail 202──▶ DISPATCHED …
- *    │                                   ├──rejected by a signer (hold released)──▶ FAILED
- *    │                                   └──APPROVAL_TTL_SECONDS (hold released)──▶ EXPIRED
- *    ├──reserve refused (balance…)───────────────────────────────────────────────────────▶ REJECTED
- *    └──abandoned (owner crashed before recording the reserve) ──▶ REJECTED, or FAILED if the hold landed
- * ```
- *
+ * ABANDONING, RELEASING, EXPIRING and COMPLETING are the intermediate states of the money steps:
+ * a writer first wins the move into one of them, then touches the ledger, then closes it.
  * EXECUTING behaves as RESERVED (accepted, funds held, to be dispatched) once the quorum is reached.
  * REJECTED transfers were never accepted: nothing stays reserved, no event, no reference held.
- * Users see PENDING for RECEIVED/RESERVED/DISPATCHED, then COMPLETED or FAILED; the multi-signature
- * states are shown as they are (CONTRACT §2).
+ * Users see PENDING for the live states, then COMPLETED or FAILED; the multi-signature states are
+ * shown as they are (CONTRACT §2).
  */
 export const TRANSFER_STATES = [
-  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED',
+  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED',
+  'ABANDONING', 'RELEASING', 'EXPIRING', 'COMPLETING',
+  'COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED',
 ] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];
 
-export const LIVE_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED'];
+export const LIVE_STATES: readonly TransferState[] = [
+  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'ABANDONING', 'RELEASING', 'EXPIRING', 'COMPLETING',
+];
 export const FINAL_STATES: readonly TransferState[] = ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'];
-/** States whose gross amount counts towards the counterparty limits. */
-export const COUNTED_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED'];
+/** States whose gross amount counts towards the counterparty limits (on its way out, or out). */
+export const COUNTED_STATES: readonly TransferState[] = ['RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETING', 'COMPLETED'];
 /** Accepted, funds held, to be dispatched to the rail. */
 export const DISPATCHABLE_STATES: readonly TransferState[] = ['RESERVED', 'EXECUTING'];
 
@@ -41,7 +36,8 @@ export function publicStatus(state: TransferState): PublicStatus {
     case 'COMPLETED': return 'COMPLETED';
     case 'FAILED':
     case 'REJECTED': return 'FAILED';
-    case 'AWAITING_APPROVAL': return 'AWAITING_APPROVAL';
+    case 'AWAITING_APPROVAL':
+    case 'EXPIRING': return 'AWAITING_APPROVAL';
     case 'EXECUTING': return 'EXECUTING';
     case 'EXPIRED': return 'EXPIRED';
     default: return 'PENDING';
@@ -114,6 +110,10 @@ export interface TransferRecord {
   approval: ApprovalRef | null;
   /** When the quorum was reached (the dispatch time-out counts from here for approved sends). */
   approvedAt: Date | null;
+  /** Which event a RELEASING transfer writes when FAILED: `rejected` for a signer's rejection. */
+  releaseEvent: 'failed' | 'rejected' | null;
+  /** The signer who rejected it (multi-signature). */
+  rejectedBy: string | null;
   createdAt: Date;
   dispatchedAt: Date | null;
   completedAt: Date | null;

@@ -3,6 +3,7 @@ import type {
   ApprovalStatus, ApprovalStore, ApprovalView, OutboxEvent, RejectOutcome, SignOutcome, Signer,
 } from '../app/ports.js';
 import type { TransferRecord } from '../domain/transfer.js';
+import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
 import { toTransfer, transitionStatement, type TransferRow } from './transfer.store.js';
 
 interface ApprovalRow {
@@ -52,7 +53,7 @@ export class SqlApprovalStore implements ApprovalStore {
       await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
       const emails = (await tx.query<{ email: string }>(
         'select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])).map((r) => r.email);
-      const st = transitionStatement(transfer, ['AWAITING_APPROVAL'], 'EXECUTING',
+      const st = transitionStatement(transfer, TRANSFER_MACHINE.quorum.from, TRANSFER_MACHINE.quorum.to,
         { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${n}/${a.threshold}` }, (t) => approvedEvent(t, emails));
       const [moved] = await tx.query<TransferRow>(st.sql, st.params);
       // The transfer left AWAITING_APPROVAL some other way (it cannot while the approval was PENDING
@@ -89,10 +90,10 @@ export class SqlApprovalStore implements ApprovalStore {
     return rows[0]?.status;
   }
 
-  async status(approvalId: string): Promise<{ status: ApprovalStatus; expiresAt: Date; rejectReason: string | null } | undefined> {
+  async status(approvalId: string): Promise<{ status: ApprovalStatus; expiresAt: Date; rejectReason: string | null; rejectedBy: string | null } | undefined> {
     const rows = await this.db.prepared<ApprovalRow>('select * from transfer.approvals where id = $1', [approvalId]);
     const r = rows[0];
-    return r && { status: r.status, expiresAt: new Date(r.expires_at), rejectReason: r.reject_reason };
+    return r && { status: r.status, expiresAt: new Date(r.expires_at), rejectReason: r.reject_reason, rejectedBy: r.rejected_by ?? null };
   }
 
   async get(companyId: string, approvalId: string): Promise<ApprovalView | undefined> {

@@ -3,9 +3,9 @@ import { centsFromDb, isUniqueViolation, type Database } from '@wallet/platform'
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
-import { FINAL_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type {
-  AmlEntry, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
+  AmlEntry, MoneyException, NewMoneyException, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
 } from '../app/ports.js';
 
 /** The `pg` pool under MikroORM, for single statements as named prepared statements. */
@@ -39,6 +39,8 @@ export interface TransferRow {
   approval_threshold: number | null;
   approval_expires_at: Date | string | null;
   approved_at: Date | string | null;
+  release_event: 'failed' | 'rejected' | null;
+  rejected_by: string | null;
   created_at: Date | string;
   dispatched_at: Date | string | null;
   completed_at: Date | string | null;
@@ -72,6 +74,8 @@ export function toTransfer(r: TransferRow): TransferRecord {
       ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
       : null,
     approvedAt: dateOrNull(r.approved_at),
+    releaseEvent: r.release_event ?? null,
+    rejectedBy: r.rejected_by ?? null,
     createdAt: date(r.created_at),
     dispatchedAt: dateOrNull(r.dispatched_at),
     completedAt: dateOrNull(r.completed_at),
@@ -80,14 +84,18 @@ export function toTransfer(r: TransferRow): TransferRecord {
 
 const ms = (n: number) => String(Math.max(0, Math.round(n)));
 
-/** Which `send_references` row change goes with a state change (in the same statement). */
+/**
+ * Which `send_references` row change goes with a state change (in the same statement): answered
+ * when the transfer is accepted; released when it never will be (refused, or given up by the
+ * sweeper: the client got an error, so the reference is free for a retry).
+ */
 function referenceEffect(from: readonly TransferState[], to: TransferState): 'answer' | 'release' | 'none' {
-  if (to === 'REJECTED') return 'release';
-  // Abandoned before its acceptance was recorded: the client got an error, the reference is free.
-  if (to === 'FAILED' && from.every((f) => f === 'RECEIVED' || f === 'REJECTED')) return 'release';
-  if (to === 'RESERVED' || to === 'AWAITING_APPROVAL' || to === 'DISPATCHED' || to === 'COMPLETED' || to === 'FAILED') return 'answer';
+  if (to === 'REJECTED' || to === 'ABANDONING' || from.includes('ABANDONING')) return 'release';
+  if (to === 'RESERVED' || to === 'AWAITING_APPROVAL') return 'answer';
   return 'none';
 }
+
+const sqlList = (states: readonly TransferState[]) => states.map((x) => `'${x}'`).join(', ');
 
 /** The transfer service's storage on Postgres (schema `transfer`), in plain SQL. */
 export class SqlTransferStore implements TransferStore {
@@ -240,14 +248,14 @@ export class SqlTransferStore implements TransferStore {
                total_charged, target_name, target_document, counterparty_document, reference, description, destination,
                next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at)
              values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-               now() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz)
+               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz)
              returning id),
            h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
            select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
                   coalesce(sum(amount), 0)::text as month_sum
              from transfer.transfers
             where company_id = $2 and counterparty_document = $14 and created_at >= $21::timestamptz
-              and state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'COMPLETED')`,
+              and state in (${sqlList(COUNTED_STATES)})`,
           [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
             t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
             t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
@@ -271,24 +279,73 @@ export class SqlTransferStore implements TransferStore {
     return rows[0] && toTransfer(rows[0]);
   }
 
-  async recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void> {
-    await this.run(
-      `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, dispatch_ambiguous = dispatch_ambiguous or ?,
-              last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
-        where id = ?::uuid and state in ('RESERVED', 'EXECUTING')`,
-      [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+  async recordDispatchIntent(id: string): Promise<boolean> {
+    const rows = await this.run(
+      `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, last_dispatch_at = now(), updated_at = now()
+        where id = ?::uuid and state in ('RESERVED', 'EXECUTING') returning 1`, [id]);
+    return rows.length > 0;
   }
 
-  async dispatchWasAmbiguous(id: string): Promise<boolean> {
-    const rows = await this.run<{ a: boolean }>('select dispatch_ambiguous as a from transfer.transfers where id = ?::uuid', [id]);
+  async recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void> {
+    await this.run(
+      `update transfer.transfers set dispatch_misses = dispatch_misses + case when ? then 0 else 1 end, dispatch_ambiguous = dispatch_ambiguous or ?,
+              last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+        where id = ?::uuid and state in ('RESERVED', 'EXECUTING')`,
+      [ambiguous, ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+  }
+
+  async dispatchInDoubt(id: string): Promise<boolean> {
+    const rows = await this.run<{ a: boolean }>(
+      'select (dispatch_ambiguous or dispatch_attempts > dispatch_misses) as a from transfer.transfers where id = ?::uuid', [id]);
     return rows[0]?.a === true;
   }
 
-  async reschedule(id: string, state: TransferState, inMs: number): Promise<void> {
+  async reschedule(id: string, state: TransferState, inMs: number | null): Promise<void> {
     await this.run(
-      `update transfer.transfers set next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
+      `update transfer.transfers set next_attempt_at = case when ?::bigint is null then null else now() + (?::bigint * interval '1 millisecond') end, updated_at = now()
         where id = ?::uuid and state = ?`,
-      [ms(inMs), id, state]);
+      [inMs === null ? null : ms(inMs), inMs === null ? null : ms(inMs), id, state]);
+  }
+
+  // ───────────────────────────── money exceptions ─────────────────────────────
+
+  async openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
+    const rows = await this.run<ExceptionRow>(
+      `insert into transfer.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
+       values (?, ?, ?, ?, ?::uuid, ?::jsonb, ?::jsonb)
+       on conflict (kind, resource_id) do nothing returning *`,
+      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
+    if (rows[0]) return { exception: toException(rows[0]), opened: true };
+    const existing = await this.run<ExceptionRow>('select * from transfer.money_exceptions where kind = ? and resource_id = ?::uuid', [e.kind, e.resourceId]);
+    return { exception: toException(existing[0]!), opened: false };
+  }
+
+  async listExceptions(q: { status?: 'OPEN' | 'RESOLVED'; kind?: string; limit: number; before?: { openedAt: Date; id: string } }): Promise<MoneyException[]> {
+    const rows = await this.run<ExceptionRow>(
+      `select * from transfer.money_exceptions
+        where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
+          and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
+        order by opened_at desc, id desc limit $5`,
+      [q.status ?? null, q.kind ?? null, q.before ? q.before.openedAt.toISOString() : null, q.before?.id ?? null, q.limit]);
+    return rows.map(toException);
+  }
+
+  async getException(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.run<ExceptionRow>('select * from transfer.money_exceptions where id = ?', [id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async resolveException(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
+    const rows = await this.run<ExceptionRow>(
+      `update transfer.money_exceptions set status = 'RESOLVED', resolved_at = now(), action = ?, note = ?, resolved_by = ?
+        where id = ? and status = 'OPEN' returning *`, [r.action, r.note, r.resolvedBy, id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async countOpenExceptions(): Promise<Array<{ kind: string; n: number }>> {
+    const rows = await this.run<{ kind: string; n: string }>(
+      `select kind, count(*)::text as n from transfer.money_exceptions where status = 'OPEN' group by kind`);
+    return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
   }
 
   async get(id: string): Promise<TransferRecord | undefined> {
@@ -300,7 +357,7 @@ export class SqlTransferStore implements TransferStore {
     const rows = await this.run<TransferRow & { dispatch_expired: boolean }>(
       `with due as (
          select id from transfer.transfers
-          where state in ('RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED') and next_attempt_at <= now()
+          where state in (${sqlList(LIVE_STATES)}) and next_attempt_at <= now()
           order by next_attempt_at
           limit ?
           for update skip locked)
@@ -350,6 +407,8 @@ export function transitionStatement(
     ...(patch.completedAt !== undefined ? { completedAt: patch.completedAt } : {}),
     ...(patch.approval !== undefined ? { approval: patch.approval } : {}),
     ...(patch.approvedAt !== undefined ? { approvedAt: patch.approvedAt } : {}),
+    ...(patch.releaseEvent !== undefined ? { releaseEvent: patch.releaseEvent } : {}),
+    ...(patch.rejectedBy !== undefined ? { rejectedBy: patch.rejectedBy } : {}),
   };
   const evt = event ? event(next) : null;
   const refEffect = referenceEffect(from, to);
@@ -379,6 +438,9 @@ export function transitionStatement(
     patch.approval?.threshold ?? null,
     patch.approval ? patch.approval.expiresAt.toISOString() : null,
     patch.approvedAt ? patch.approvedAt.toISOString() : null,
+    patch.releaseEvent ?? null,
+    patch.rejectedBy ?? null,
+    patch.dispatchIntent === true,
   ];
 const sql = `with t as (
        update transfer.transfers set
@@ -393,6 +455,10 @@ const sql = `with t as (
          approval_threshold = coalesce($22::integer, approval_threshold),
          approval_expires_at = coalesce($23::timestamptz, approval_expires_at),
          approved_at = coalesce($24::timestamptz, approved_at),
+         release_event = coalesce($25, release_event),
+         rejected_by = coalesce($26, rejected_by),
+         dispatch_attempts = dispatch_attempts + case when $27::boolean then 1 else 0 end,
+         last_dispatch_at = case when $27::boolean then now() else last_dispatch_at end,
          next_attempt_at = case when $8::boolean then null
                                 when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
                                 else next_attempt_at end,
@@ -425,4 +491,17 @@ const AML_COLS = 'id::text as id, document_number, name, reason, created_at, rem
 interface AmlRow { id: string; document_number: string; name: string | null; reason: string; created_at: Date; removed_at: Date | null }
 function toAml(r: AmlRow): AmlEntry {
   return { id: r.id, documentNumber: r.document_number, name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at) };
+}
+
+interface ExceptionRow {
+  id: string; kind: string; status: 'OPEN' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
+  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date; resolved_at: Date | null;
+  resolved_by: string | null; action: string | null; note: string | null;
+}
+function toException(r: ExceptionRow): MoneyException {
+  return {
+    id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
+    ours: r.ours, theirs: r.theirs, openedAt: date(r.opened_at), resolvedAt: dateOrNull(r.resolved_at),
+    resolvedBy: r.resolved_by, action: r.action, note: r.note,
+  };
 }

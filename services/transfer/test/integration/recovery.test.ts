@@ -125,7 +125,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
       targetName: req.targetName!, targetDocument: req.targetDocument!, reference, description: null,
       destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3005550002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
+      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, releaseEvent: null, rejectedBy: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
     });
     // What an owner leaves behind when it dies right after recording RECEIVED (and claiming its reference).
     const nothing = record('abandoned-1');
@@ -219,7 +219,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     for (const id of ids) await expectEvents(h, id, ['transfer.created', 'transfer.dispatched', 'transfer.completed']);
     const history = await h.ledger.db.query<{ n: string }>(
       `select count(*)::text as n from transfer.state_history where transfer_id in (select id from transfer.transfers where company_id = ?)`, [co.id]);
-    expect(Number(history[0]!.n)).toBe(8 * 4); // RECEIVED, RESERVED, DISPATCHED, COMPLETED
+    expect(Number(history[0]!.n)).toBe(8 * 5); // RECEIVED, RESERVED, DISPATCHED, COMPLETING, COMPLETED
   });
   it('SIGTERM: the process stops taking calls, finishes what is in flight, flushes the outbox and exits 0', async () => {
     await h.stopTransferInstances();
