@@ -1,0 +1,220 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { AppError, createLogger, signPayload } from '@wallet/platform';
+import { GrpcLedger } from '../../src/adapters/ledger.client.js';
+import { transferDeps, type TransferDeps } from '../../src/app/deps.js';
+import type { BrebDirectoryPort, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import { Sweeper } from '../../src/app/sweeper.js';
+import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
+import type { TransferRecord } from '../../src/domain/transfer.js';
+import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
+import { Choreography } from './choreography.js';
+import { Rail, ctxOf, expectLedgerOk, newCompany, startHarness, type Harness } from './harness.js';
+import { sagaViolations } from './saga-invariants.js';
+
+/**
+ * The send saga under every interleaving fast-check's scheduler explores, over the real use-case
+ * code, the real ledger over gRPC and real Postgres: a request, two sweeper replicas (grace 0 and
+ * lease 0, so each acts like a stalled replica whose lease ran out), slow ledger replies, a Reserve
+ * that lands after its deadline, and a rail that pays (or fails) and calls back, early, late or twice.
+ * After each schedule: the saga's cross-service invariants (saga-invariants.ts) and the ledger's own.
+ *
+ * INTERLEAVING_RUNS (default 30) schedules; INTERLEAVING_SEED / INTERLEAVING_PATH replay one.
+ * A failing schedule is printed with its seed, path and the points in the order they ran.
+ */
+const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
+const SECRET = 'interleavings-callback-secret';
+
+const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678' } };
+
+const directory: BrebDirectoryPort = {
+  async lookup() {
+    return {
+      status: 'active', anchorHandle: 'anchor-1', keyType: 'PHONE', keyValue: KEY.keyValue,
+      recipient: { ...KEY.recipient, bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' },
+    };
+  },
+};
+
+/** The rail: takes a transfer once (idempotent on its id), then pays it or fails it and calls back. */
+class ScriptedRail implements RailPort {
+  readonly truth = new Map<string, 'PENDING' | 'COMPLETED' | 'FAILED'>();
+  constructor(
+    private readonly c: Choreography,
+    private readonly uc: () => TransferUseCases,
+    private readonly script: { outcome: 'COMPLETED' | 'FAILED'; callbacks: number },
+  ) {}
+
+  async dispatch(t: TransferRecord): Promise<DispatchResult> {
+    await this.c.point('rail.dispatch');
+    if (!this.truth.has(t.id)) {
+      this.truth.set(t.id, 'PENDING');
+      void this.c.actor('rail', () => this.settle(t));
+    }
+    await this.c.point('rail.dispatch ↩');
+    return { outcome: 'accepted', providerTransferId: `prov-${t.id}` };
+  }
+
+  private async settle(t: TransferRecord): Promise<void> {
+    await this.c.point('rail settles');
+    this.truth.set(t.id, this.script.outcome);
+    const body = Buffer.from(JSON.stringify({
+      eventId: `evt-${t.id}`, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status: this.script.outcome,
+      errorMessage: this.script.outcome === 'FAILED' ? 'Cuenta de destino cerrada' : null,
+    }));
+    for (let i = 0; i < this.script.callbacks; i++) {
+      await this.c.point(`rail callback #${i + 1}`);
+      for (;;) {
+        try {
+          await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
+          break;
+        } catch (err) {
+          // Ahead of our record (still RECEIVED): the rail retries later, as real ones do.
+          if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
+          await this.c.point(`rail callback #${i + 1} retry`);
+        }
+      }
+    }
+  }
+
+  async status(_rail: 'BREB' | 'ACH', id: string): Promise<RailStatus> {
+    await this.c.point('rail.status');
+    const s = this.truth.get(id);
+    return s ? { found: true, status: s, providerTransferId: `prov-${id}`, errorMessage: null } : { found: false };
+  }
+
+  async validateAchAccount() {
+    return { result: 'valid' as const };
+  }
+}
+
+interface Scenario {
+  /** The request's reserve: answered normally, or it times out at the request while still landing later. */
+  reserve: 'normal' | 'deadline';
+  outcome: 'COMPLETED' | 'FAILED';
+  callbacks: number;
+  ticks: [number, number];
+  secondSend: boolean;
+}
+
+const scenarios: fc.Arbitrary<Scenario> = fc.record({
+  reserve: fc.constantFrom('normal', 'normal', 'deadline'),
+  outcome: fc.constantFrom('COMPLETED', 'COMPLETED', 'FAILED'),
+  callbacks: fc.integer({ min: 1, max: 2 }),
+  ticks: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 2 })),
+  secondSend: fc.boolean(),
+});
+
+describe('send saga: deterministic interleavings (fast-check scheduler)', () => {
+  let h: Harness;
+  let choreo: Choreography | undefined;
+  let explored = 0;
+  const violations: string[] = [];
+
+  beforeAll(async () => {
+    // The service instance migrates the schema; its own sweeper is kept out of the way.
+    h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
+  }, 60_000);
+  afterAll(async () => {
+    console.log(`[interleavings] ${explored} schedules explored, ${violations.length} violations`);
+    await h?.stop();
+  });
+
+  function build(c: Choreography, scenario: Scenario, ledgerReal: GrpcLedger) {
+    const store = c.wrap('store', new SqlTransferStore(h.transfer!.db) as TransferStore, ['transition'], false);
+    const ledger: LedgerPort = c.wrap('ledger', {
+      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
+      balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
+      reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        if (scenario.reserve === 'normal') return ledgerReal.reserve(cmd);
+        // A gRPC deadline: the request gives up, the call still reaches the ledger, at a time the scheduler picks.
+        void c.actor('network', async () => {
+          await c.point('late reserve lands');
+          await ledgerReal.reserve(cmd).catch(() => undefined);
+        });
+        throw new AppError('SERVICE_UNAVAILABLE', 'deadline exceeded');
+      },
+      commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
+      release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
+      setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
+      movementExists: (...a: Parameters<LedgerPort['movementExists']>) => ledgerReal.movementExists(...a),
+      voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
+    } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve', 'movementExists']);
+    let uc: TransferUseCases | undefined;
+    const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks });
+    const deps: TransferDeps = transferDeps({
+      store, approvals: new SqlApprovalStore(h.transfer!.db), ledger, directory, rails,
+      settings: {
+        idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: 300, confirmTimeoutSeconds: 300, dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0,
+        sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n, callbackBaseUrl: 'http://127.0.0.1:1/rails',
+        callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600,
+      },
+      log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      eventsWritten: () => undefined,
+    });
+    uc = transferUseCases(deps);
+    const sweepers = [0, 1].map(() => new Sweeper(deps, uc!.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 }));
+    return { uc, sweepers, rails };
+  }
+
+  it(`keeps every invariant in ${RUNS} explored schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address);
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), scenarios, async (s, scenario) => {
+          const c = new Choreography(s);
+          choreo = c;
+          explored++;
+          const amount = 10_000n;
+          const co = await newCompany(h, { breb: amount });
+          const { uc, sweepers, rails } = build(c, scenario, ledgerReal);
+          const sendOnce = (label: string) => c.actor(label, async () => {
+            await c.point('send');
+            return uc.send.execute({ companyId: co.id }, {
+              amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName,
+              targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: randomUUID(),
+            }).then((r) => r.transfer.state, (e: unknown) => (e as AppError).code ?? String(e));
+          });
+          const sweep = (label: string, ticks: number) => c.actor(label, async () => {
+            for (let i = 0; i < ticks; i++) {
+              await c.point(`tick ${i + 1}`);
+              await sweepers[label === 'sweeper-1' ? 0 : 1]!.tick();
+            }
+          });
+          void sendOnce('request-1');
+          if (scenario.secondSend) void sendOnce('request-2');
+          void sweep('sweeper-1', scenario.ticks[0]);
+          void sweep('sweeper-2', scenario.ticks[1]);
+          await c.finish();
+          // Whatever the schedule left undecided, the sweeper settles once nobody else is running.
+          for (let i = 0; i < 2; i++) await sweepers[0]!.tick();
+
+          const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
+          const open = await h.transfer!.db.query<{ kind: string }>(
+            `select kind from transfer.money_exceptions e join transfer.transfers t on t.id = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
+          if (open.length > 0) found.push(`unexpected money exceptions: ${open.map((o) => o.kind).join(', ')}`);
+          const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
+          const paid = [...rails.truth.values()].filter((v) => v === 'COMPLETED').length;
+          if (BigInt(paid) * amount > amount) found.push(`overdraft: the rail paid ${paid} sends of a balance for one`);
+          if (w.availableCents < 0n || w.availableCents + w.pendingOutCents + BigInt(paid) * amount !== amount) {
+            found.push(`wallet ${w.availableCents}/${w.pendingOutCents} does not match the ${paid} paid send(s)`);
+          }
+          if (found.length > 0) {
+            violations.push(...found);
+            throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+          }
+        }),
+        {
+          numRuns: RUNS,
+          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+          endOnFailure: true,
+        },
+      );
+    } finally {
+      ledgerReal.close();
+    }
+    await expectLedgerOk(h);
+  }, 300_000);
+});

@@ -1,0 +1,170 @@
+import { randomUUID } from 'node:crypto';
+import { AppError, createLogger, signPayload } from '@wallet/platform';
+import { GrpcLedger } from '../../src/adapters/ledger.client.js';
+import { transferDeps } from '../../src/app/deps.js';
+import type { BrebDirectoryPort, DispatchResult, LedgerPort, RailPort, RailStatus } from '../../src/app/ports.js';
+import { Sweeper } from '../../src/app/sweeper.js';
+import { transferUseCases } from '../../src/app/use-cases.js';
+import type { TransferRecord } from '../../src/domain/transfer.js';
+import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
+import { Rail, expectLedgerOk, newCompany, startHarness, wallet, type Harness } from './harness.js';
+import { sagaViolations } from './saga-invariants.js';
+
+/** The audit's findings on the send saga, each replayed step by step on real Postgres and the real ledger. */
+const SECRET = 'saga-audit-callback-secret';
+const RECIPIENT = { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678', bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' };
+const directory: BrebDirectoryPort = {
+  async lookup() { return { status: 'active', anchorHandle: 'a-1', keyType: 'PHONE', keyValue: '3001112233', recipient: RECIPIENT }; },
+};
+
+/** A rail whose answers each test sets: it keeps what it received and can pay it. */
+class ControlledRail implements RailPort {
+  received = new Map<string, 'PENDING' | 'COMPLETED' | 'FAILED'>();
+  onDispatch: (t: TransferRecord) => DispatchResult | 'crash' = () => ({ outcome: 'accepted', providerTransferId: 'p' });
+  statusAnswer: 'truth' | 'unavailable' = 'truth';
+  async dispatch(t: TransferRecord): Promise<DispatchResult> {
+    const r = this.onDispatch(t);
+    if (r === 'crash') {
+      this.received.set(t.id, 'PENDING');
+      // The rail took it; this process dies before reading the answer.
+      throw new Error('process killed after sending');
+    }
+    if (r.outcome === 'accepted') this.received.set(t.id, 'PENDING');
+    return r;
+  }
+  async status(_rail: 'BREB' | 'ACH', id: string): Promise<RailStatus> {
+    if (this.statusAnswer === 'unavailable') return { unavailable: true, error: 'http 503' };
+    const s = this.received.get(id);
+    return s ? { found: true, status: s, providerTransferId: `p-${id}`, errorMessage: null } : { found: false };
+  }
+  async validateAchAccount() { return { result: 'valid' as const }; }
+}
+
+describe('send saga: the audit findings', () => {
+  let h: Harness;
+  let ledger: GrpcLedger;
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
+    ledger = new GrpcLedger(h.ledger.address);
+  }, 60_000);
+  afterAll(async () => { ledger?.close(); await h?.stop(); });
+  afterEach(async () => { await expectLedgerOk(h); });
+
+  function rig(o: { dispatchTimeoutSeconds?: number; ledger?: LedgerPort } = {}) {
+    const rail = new ControlledRail();
+    const deps = transferDeps({
+      store: new SqlTransferStore(h.transfer!.db), approvals: new SqlApprovalStore(h.transfer!.db), ledger: o.ledger ?? ledger, directory, rails: rail,
+      settings: {
+        idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300, confirmTimeoutSeconds: 300,
+        dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0, sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n,
+        callbackBaseUrl: 'http://127.0.0.1:1/rails', callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600,
+      },
+      log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      eventsWritten: () => undefined,
+    });
+    const uc = transferUseCases(deps);
+    const sweeper = new Sweeper(deps, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
+    const callback = (t: { id: string }, status: 'COMPLETED' | 'FAILED', eventId = `evt-${randomUUID()}`) => {
+      const body = Buffer.from(JSON.stringify({ eventId, transactionId: t.id, providerTransferId: `p-${t.id}`, rail: 'BREB', status, errorMessage: null }));
+      return uc.handleRailCallback.execute({ rail: 'BREB', rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
+    };
+    return { rail, uc, sweeper, callback };
+  }
+
+  const sendOf = (co: { id: string; profile: never }, amount: bigint) => ({
+    amount, brebKey: { type: 'PHONE', value: '3001112233' }, targetName: RECIPIENT.fullName, targetDocument: RECIPIENT.idValue,
+    company: co.profile, requestHash: randomUUID(),
+  });
+  const exceptionsOf = (id: string) => h.transfer!.db.query<{ kind: string; status: string }>(
+    'select kind, status from transfer.money_exceptions where resource_id = ?::uuid', [id]);
+
+  it('a dispatch the rail took before this process died is never released on a time-out the rail cannot answer', async () => {
+    const { rail, uc, sweeper, callback } = rig({ dispatchTimeoutSeconds: 0 });
+    const co = await newCompany(h, { breb: 1_000_000n });
+    rail.onDispatch = () => 'crash';
+    await expect(uc.send.execute({ companyId: co.id }, sendOf(co as never, 1_000_000n))).rejects.toThrow('process killed');
+    const [row] = await h.transfer!.db.query<{ id: string; state: string; dispatch_attempts: number }>(
+      'select id::text as id, state, dispatch_attempts from transfer.transfers where company_id = ?', [co.id]);
+    // The attempt was counted before the rail was called.
+    expect(row).toMatchObject({ state: 'RESERVED', dispatch_attempts: 1 });
+    // Past RAIL_DISPATCH_TIMEOUT_SECONDS the rail answers 503 to everything: the funds stay held.
+    rail.statusAnswer = 'unavailable';
+    rail.onDispatch = () => ({ outcome: 'unavailable', ambiguous: false, error: 'http 503' });
+    await sweeper.tick();
+    await sweeper.tick();
+    expect((await uc.saga.reload({ id: row!.id } as TransferRecord)).state).toBe('RESERVED');
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 0n, pending: 1_000_000n });
+    expect(await exceptionsOf(row!.id)).toEqual([{ kind: 'DISPATCH_OUTCOME_UNKNOWN', status: 'OPEN' }]);
+    // The rail pays it and says so: COMPLETED, the hold committed, once.
+    rail.received.set(row!.id, 'COMPLETED');
+    expect(await callback(row!, 'COMPLETED')).toEqual({ accepted: true, duplicate: false });
+    expect((await uc.saga.reload({ id: row!.id } as TransferRecord)).state).toBe('COMPLETED');
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 0n, pending: 0n });
+    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+  });
+
+  it('a time-out with the rail saying it never received the transfer releases it', async () => {
+    const { rail, uc, sweeper } = rig({ dispatchTimeoutSeconds: 0 });
+    const co = await newCompany(h, { breb: 50_000n });
+    rail.onDispatch = () => ({ outcome: 'unavailable', ambiguous: true, error: 'socket hang up' });
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 50_000n))).transfer;
+    expect(t.state).toBe('RESERVED');
+    await sweeper.tick(); // asks the rail: not found (definite) → RELEASING → FAILED
+    expect((await uc.saga.reload(t)).state).toBe('FAILED');
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 50_000n, pending: 0n });
+    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+  });
+
+  it('COMPLETED for a transfer we released is a money exception, not a silent duplicate', async () => {
+    const { rail, uc, callback } = rig();
+    const co = await newCompany(h, { breb: 20_000n });
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 20_000n))).transfer;
+    expect(t.state).toBe('DISPATCHED');
+    expect(await callback(t, 'FAILED')).toEqual({ accepted: true, duplicate: false });
+    expect((await uc.saga.reload(t)).state).toBe('FAILED');
+    rail.received.set(t.id, 'COMPLETED');
+    const r = await callback(t, 'COMPLETED');
+    expect(r).toEqual({ accepted: true, duplicate: true });
+    expect(await exceptionsOf(t.id)).toEqual([{ kind: 'RAIL_COMPLETED_AFTER_RELEASE', status: 'OPEN' }]);
+    // Nothing moved: the company has its money back; an operator decides.
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 20_000n, pending: 0n });
+    // The same contradiction again opens nothing new.
+    await callback(t, 'COMPLETED');
+    expect(await exceptionsOf(t.id)).toHaveLength(1);
+    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+  });
+
+  it('FAILED for a transfer the rail already completed is a money exception; the commit stands', async () => {
+    const { rail, uc, callback } = rig();
+    const co = await newCompany(h, { breb: 20_000n });
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 20_000n))).transfer;
+    rail.received.set(t.id, 'COMPLETED');
+    await callback(t, 'COMPLETED');
+    expect((await uc.saga.reload(t)).state).toBe('COMPLETED');
+    expect(await callback(t, 'FAILED')).toEqual({ accepted: true, duplicate: true });
+    expect(await exceptionsOf(t.id)).toEqual([{ kind: 'RAIL_FAILED_AFTER_COMPLETION', status: 'OPEN' }]);
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 0n, pending: 0n });
+  });
+
+  it('a late Reserve for a transfer the sweeper gave up is refused by the ledger; nothing stays held', async () => {
+    const { sweeper } = rig();
+    const co = await newCompany(h, { breb: 30_000n });
+    // The request recorded RECEIVED; its Reserve timed out at the caller and is still on the wire.
+    const pending: { run?: () => Promise<unknown> } = {};
+    const slow: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
+      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        pending.run = () => ledger.reserve(cmd);
+        return Promise.reject(new AppError('SERVICE_UNAVAILABLE'));
+      },
+    });
+    const { uc: uc2 } = rig({ ledger: slow });
+    await expect(uc2.send.execute({ companyId: co.id }, sendOf(co as never, 30_000n))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await sweeper.tick(); // RECEIVED → ABANDONING → void wins → REJECTED
+    const [row] = await h.transfer!.db.query<{ state: string }>('select state from transfer.transfers where company_id = ?', [co.id]);
+    expect(row!.state).toBe('REJECTED');
+    await expect(pending.run!()).rejects.toMatchObject({ code: 'RESERVE_VOIDED' });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 30_000n, pending: 0n });
+    expect(await sagaViolations(h.transfer!.db, co.id)).toEqual([]);
+  });
+});
