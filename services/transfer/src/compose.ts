@@ -4,7 +4,7 @@ import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { HttpRails } from './adapters/rails.client.js';
 import { transferDeps, type TransferSettings } from './app/deps.js';
-import { meterTransferStore, watchSagaStates } from './app/metrics.js';
+import { meterTransferStore, watchExceptions, watchSagaStates } from './app/metrics.js';
 import { Sweeper } from './app/sweeper.js';
 import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
@@ -85,6 +85,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     });
     const uc = transferUseCases(deps);
     scope.defer(watchSagaStates(db));
+    scope.defer(watchExceptions(deps.store));
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();

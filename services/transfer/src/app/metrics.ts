@@ -39,6 +39,34 @@ new Gauge({
   },
 });
 
+const exceptionStores = new Set<TransferStore>();
+new Gauge({
+  name: 'wallet_exceptions_open',
+  help: 'open money exceptions (provider outcomes that contradict our state), by kind, at scrape time',
+  labelNames: ['service', 'kind'],
+  registers: [metricsRegistry],
+  async collect() {
+    const counts = new Map<string, number>();
+    await Promise.all([...exceptionStores].map(async (store) => {
+      try {
+        const rows = await Promise.race([
+          store.countOpenExceptions(),
+          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
+        ]);
+        for (const r of rows) counts.set(r.kind, (counts.get(r.kind) ?? 0) + r.n);
+      } catch { /* database busy or closing: this scrape shows what it could read */ }
+    }));
+    this.reset();
+    for (const [kind, n] of counts) this.set({ service: 'transfer', kind }, n);
+  },
+});
+
+/** Reports this store's open money exceptions at scrape time until the returned function is called. */
+export function watchExceptions(store: TransferStore): () => void {
+  exceptionStores.add(store);
+  return () => { exceptionStores.delete(store); };
+}
+
 /** Reports the live sagas of this database at scrape time until the returned function is called. */
 export function watchSagaStates(db: Database): () => void {
   sagaDatabases.add(db);

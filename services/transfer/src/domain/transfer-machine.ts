@@ -92,10 +92,14 @@ export const CONTRADICTIONS: Readonly<Partial<Record<TransferEvent, { in: readon
   rail_failed: { in: ['COMPLETING', 'COMPLETED'], kind: 'RAIL_FAILED_AFTER_COMPLETION' },
 };
 
-/** Where a late repeat of an event is harmless (already applied, or overtaken by an agreeing outcome). */
+/**
+ * Where a late repeat of an event is harmless: already applied, or overtaken by an outcome that
+ * agrees with it on the money (a FAILED for a transfer that is being or was released, or that was
+ * never dispatched, moves nothing at the rail).
+ */
 export const DUPLICATES: Readonly<Partial<Record<TransferEvent, readonly TransferState[]>>> = {
   rail_completed: ['COMPLETING', 'COMPLETED'],
-  rail_failed: ['RELEASING', 'FAILED', 'EXPIRING', 'EXPIRED', 'REJECTED', 'ABANDONING'],
+  rail_failed: ['RELEASING', 'FAILED', 'EXPIRING', 'EXPIRED', 'REJECTED', 'ABANDONING', 'AWAITING_APPROVAL'],
 };
 
 export function transitionOf(event: TransferEvent): TransitionSpec {
