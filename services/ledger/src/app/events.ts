@@ -13,6 +13,7 @@ export const POSTING_SUBJECTS: Readonly<Record<PostingKind, string>> = {
   release: 'ledger.released',
   inflow: 'ledger.inflow_recorded',
   reversal: 'ledger.inflow_reversed',
+  correction: 'ledger.correction_posted',
 };
 export const WALLETS_OPENED_SUBJECT = 'ledger.wallets_opened';
 

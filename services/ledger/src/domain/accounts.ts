@@ -15,6 +15,8 @@ export const Accounts = {
   brebSettlement: 'breb_settlement',
   unassignedFunds: (rail: WalletRail) => `unassigned_funds:${rail}`,
   funding: 'funding',
+  /** Losses we absorb when an operator resolves a money exception against us (a write-off). */
+  operationalLosses: 'operational_losses',
 } as const;
 
 /** A company id usable inside account names and as a tenant key. */

@@ -8,7 +8,7 @@ export interface Entry {
   amount: bigint;
 }
 
-export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal';
+export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal' | 'correction';
 /** A stored posting's kind: a money kind, or `void`, which moves no money and claims a Reserve's key so that it never applies (VoidReserve). */
 export type StoredPostingKind = PostingKind | 'void';
 
@@ -63,6 +63,18 @@ function positive(name: string, v: bigint): void {
 }
 function nonNegative(name: string, v: bigint): void {
   if (v < 0n) throw new RangeError(`${name} must not be negative`);
+}
+
+/**
+ * An operator's write-off of a payout the rail made after we released its hold (money exception
+ * RAIL_COMPLETED_AFTER_RELEASE): operational_losses −amount; rail_clearing +amount. No company wallet moves.
+ */
+export function writeOffPayoutPosting(rail: WalletRail, amount: bigint): PostingDraft {
+  positive('amount', amount);
+  return draft('correction', [
+    { account: Accounts.operationalLosses, amount: -amount },
+    { account: Accounts.railClearing(rail), amount },
+  ], null);
 }
 
 /** Admin credit X (BALANCE_ADD): funding −X; wallet_available +X. */

@@ -60,6 +60,13 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return r.voided ? { voided: true } : { voided: false, hold: holdToProto(r.hold) };
     },
 
+    async postCorrection(req, ctx) {
+      const type = req.type === ledgerV1.CorrectionType.WRITE_OFF_PAYOUT ? 'WRITE_OFF_PAYOUT' : '';
+      return postingResult(await uc.postCorrection.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, type, rail: railName(req.rail), amount: req.amount, reason: req.reason,
+      }));
+    },
+
     async commit(req, ctx) {
       return holdResult(await uc.commit.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, holdId: req.holdId }));
     },

@@ -28,6 +28,7 @@ export const ERRORS = {
   RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Demasiadas solicitudes; intente de nuevo más tarde.' },
   // Not found
   COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
+  EXCEPTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La excepción no existe.' },
   API_KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La clave de API no existe.' },
   WALLET_NOT_PROVISIONED: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no tiene billeteras aprovisionadas.' },
   FAST_WALLET_MISSING: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Falta la billetera BREB de la empresa.' },
@@ -51,6 +52,7 @@ export const ERRORS = {
   APPROVAL_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.' },
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
+  EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
   // Business rules (422)

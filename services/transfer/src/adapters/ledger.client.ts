@@ -112,6 +112,12 @@ export class GrpcLedger implements LedgerPort {
     return { voided: false as const, holdId: res.hold.id, holdStatus };
   }
 
+  async writeOffPayout(companyId: string, key: string, rail: 'BREB' | 'ACH', amount: bigint, reason: string): Promise<void> {
+    await this.client.postCorrection({
+      idempotencyKey: key, type: ledgerV1.CorrectionType.WRITE_OFF_PAYOUT, rail: protoRail(rail), amount, reason: reason.slice(0, 255),
+    }, this.ctx(companyId));
+  }
+
   close(): void {
     this.client.close();
   }

@@ -75,7 +75,7 @@ export interface NewMoneyException {
 }
 
 export interface MoneyException extends NewMoneyException {
-  status: 'OPEN' | 'RESOLVED';
+  status: 'OPEN' | 'RESOLVING' | 'RESOLVED';
   openedAt: Date;
   resolvedAt: Date | null;
   resolvedBy: string | null;
@@ -135,9 +135,13 @@ export interface TransferStore {
 
   // money exceptions (one per kind and transfer)
   openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
-  listExceptions(q: { status?: 'OPEN' | 'RESOLVED'; kind?: string; limit: number; before?: { openedAt: Date; id: string } }): Promise<MoneyException[]>;
+  /** Newest first; `cursor` of an item = where the next page starts (after it). */
+  listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
   getException(id: string): Promise<MoneyException | undefined>;
-  resolveException(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
+  /** OPEN → RESOLVING with the action (or RESOLVING with the same action again: a retry). Undefined otherwise. */
+  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
+  /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
+  finishResolution(id: string): Promise<MoneyException | undefined>;
   countOpenExceptions(): Promise<Array<{ kind: string; n: number }>>;
 
   get(id: string): Promise<TransferRecord | undefined>;
@@ -246,6 +250,8 @@ export interface LedgerPort {
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
   /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
   setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
+  /** An operator's correcting entry (write-off of a payout the rail made after the release). Idempotent on `key`. */
+  writeOffPayout(companyId: string, key: string, rail: Rail, amount: bigint, reason: string): Promise<void>;
   /** Whether the ledger has the transfer's movement, i.e. its reserve landed. */
   movementExists(companyId: string, transferId: string): Promise<boolean>;
   /**

@@ -1,6 +1,7 @@
 import type { TransferDeps } from './deps.js';
 import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
 import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
+import { ListMoneyExceptions, ResolveMoneyException } from './exceptions.js';
 import { HandleRailCallback } from './handle-rail-callback.js';
 import { QuoteTransfer } from './quote.js';
 import { ResolveKey } from './resolve-key.js';
@@ -18,6 +19,8 @@ export interface TransferUseCases {
   listApprovals: ListApprovals;
   signApproval: SignApproval;
   rejectApproval: RejectApproval;
+  listExceptions: ListMoneyExceptions;
+  resolveException: ResolveMoneyException;
   saga: TransferSaga;
 }
 
@@ -33,6 +36,8 @@ export function transferUseCases(deps: TransferDeps): TransferUseCases {
     listApprovals: new ListApprovals(deps),
     signApproval: new SignApproval(deps, saga),
     rejectApproval: new RejectApproval(deps, saga),
+    listExceptions: new ListMoneyExceptions(deps),
+    resolveException: new ResolveMoneyException(deps),
     saga,
   };
 }

@@ -93,6 +93,20 @@ export const CONTRADICTIONS: Readonly<Partial<Record<TransferEvent, { in: readon
 };
 
 /**
+ * How an operator may resolve each kind (POST /admin/exceptions/{id}/resolve). `write_off` posts the
+ * correcting entry in the ledger (the payout the rail made is booked against operational losses;
+ * the company keeps its refund); `dismiss` posts nothing and records why (the note), e.g. the rail
+ * reversed its payout or confirmed its earlier answer.
+ */
+export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly ('write_off' | 'dismiss')[]>> = {
+  RAIL_COMPLETED_AFTER_RELEASE: ['write_off', 'dismiss'],
+  RAIL_FAILED_AFTER_COMPLETION: ['dismiss'],
+  DISPATCH_OUTCOME_UNKNOWN: ['dismiss'],
+  COMMIT_REFUSED: ['dismiss'],
+  RELEASE_REFUSED: ['dismiss'],
+};
+
+/**
  * Where a late repeat of an event is harmless: already applied, or overtaken by an outcome that
  * agrees with it on the money (a FAILED for a transfer that is being or was released, or that was
  * never dispatched, moves nothing at the rail).

@@ -320,14 +320,14 @@ export class SqlTransferStore implements TransferStore {
     return { exception: toException(existing[0]!), opened: false };
   }
 
-  async listExceptions(q: { status?: 'OPEN' | 'RESOLVED'; kind?: string; limit: number; before?: { openedAt: Date; id: string } }): Promise<MoneyException[]> {
-    const rows = await this.run<ExceptionRow>(
-      `select * from transfer.money_exceptions
+  async listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
+    const rows = await this.run<ExceptionRow & { cursor_ts: string }>(
+      `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from transfer.money_exceptions
         where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
           and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
         order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before ? q.before.openedAt.toISOString() : null, q.before?.id ?? null, q.limit]);
-    return rows.map(toException);
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
+    return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
   }
 
   async getException(id: string): Promise<MoneyException | undefined> {
@@ -335,16 +335,24 @@ export class SqlTransferStore implements TransferStore {
     return rows[0] && toException(rows[0]);
   }
 
-  async resolveException(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
+  async beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
+    // OPEN → RESOLVING wins the exception for this action; the same action again resumes it.
     const rows = await this.run<ExceptionRow>(
-      `update transfer.money_exceptions set status = 'RESOLVED', resolved_at = now(), action = ?, note = ?, resolved_by = ?
-        where id = ? and status = 'OPEN' returning *`, [r.action, r.note, r.resolvedBy, id]);
+      `update transfer.money_exceptions set status = 'RESOLVING', action = ?, note = ?, resolved_by = ?
+        where id = ? and (status = 'OPEN' or (status = 'RESOLVING' and action = ?)) returning *`,
+      [r.action, r.note, r.resolvedBy, id, r.action]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async finishResolution(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.run<ExceptionRow>(
+      `update transfer.money_exceptions set status = 'RESOLVED', resolved_at = now() where id = ? and status = 'RESOLVING' returning *`, [id]);
     return rows[0] && toException(rows[0]);
   }
 
   async countOpenExceptions(): Promise<Array<{ kind: string; n: number }>> {
     const rows = await this.run<{ kind: string; n: string }>(
-      `select kind, count(*)::text as n from transfer.money_exceptions where status = 'OPEN' group by kind`);
+      `select kind, count(*)::text as n from transfer.money_exceptions where status <> 'RESOLVED' group by kind`);
     return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
   }
 
@@ -494,7 +502,7 @@ function toAml(r: AmlRow): AmlEntry {
 }
 
 interface ExceptionRow {
-  id: string; kind: string; status: 'OPEN' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
+  id: string; kind: string; status: 'OPEN' | 'RESOLVING' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
   ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date; resolved_at: Date | null;
   resolved_by: string | null; action: string | null; note: string | null;
 }

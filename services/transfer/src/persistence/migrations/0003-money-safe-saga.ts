@@ -29,7 +29,7 @@ export class Migration0003MoneySafeSaga extends Migration {
       create table transfer.money_exceptions (
         id text primary key,
         kind text not null,
-        status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVED')),
+        status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVING', 'RESOLVED')),
         company_id text not null,
         rail text not null,
         resource_id uuid not null,
@@ -43,7 +43,7 @@ export class Migration0003MoneySafeSaga extends Migration {
         constraint money_exceptions_kind_resource_uq unique (kind, resource_id)
       )`);
     this.addSql(`create index money_exceptions_listing_idx on transfer.money_exceptions (opened_at desc, id desc)`);
-    this.addSql(`create index money_exceptions_open_idx on transfer.money_exceptions (kind) where status = 'OPEN'`);
+    this.addSql(`create index money_exceptions_open_idx on transfer.money_exceptions (kind) where status <> 'RESOLVED'`);
   }
 
   override down(): void {
