@@ -37,6 +37,8 @@ const MAX_ROUNDS = 6;
  * redrawn); REFUSED → FAILED → BREB_DIRECTORY_LOOKUP_FAILED; UNAVAILABLE → the row stays REGISTERING →
  * BREB_DIRECTORY_LOOKUP_FAILED, and the sweeper (or a retry) finishes it. The directory never holds
  * a value of ours that has no row here, so an inbound payment always finds one.
+ * `created` (201) is true for the one call whose compare-and-set made the key ACTIVE: a retry after a
+ * 503 that finishes the creation gets 201; a call that finds it ACTIVE (or finished by the sweeper) 200.
  */
 export class CreateKey {
   private readonly settle: SettleRegistration;
@@ -55,7 +57,7 @@ export class CreateKey {
         // Another request for this customer stored it: finish it rather than wait for the sweeper.
         const s = await this.settle.execute(existing);
         if (s.key.state === 'REGISTERING') throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-        if (s.key.state !== 'FAILED') return { key: s.key, created: false };
+        if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
         if (last) throw new AppError(s.outcome === 'TAKEN' ? 'KEY_ALREADY_REGISTERED' : 'BREB_DIRECTORY_LOOKUP_FAILED');
         continue; // that value was refused: this request starts afresh
       }
@@ -84,7 +86,7 @@ export class CreateKey {
         deps.log.warn({ keyId: out.id, companyId, externalId: out.externalId }, 'collect key registration unconfirmed: left to the sweeper');
         throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
       }
-      if (s.key.state !== 'FAILED') return { key: s.key, created: true };
+      if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
       if (s.outcome === 'TAKEN') {
         if (generated && !last) continue;
         throw new AppError('KEY_ALREADY_REGISTERED');

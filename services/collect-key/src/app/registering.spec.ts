@@ -132,14 +132,16 @@ describe('SettleRegistration: the directory answer decides, by compare-and-set f
 });
 
 describe('CreateKey stores the row before the directory call', () => {
-  it('the directory answers nothing: BREB_DIRECTORY_LOOKUP_FAILED, the row waits as REGISTERING; a retry finishes it (created=false)', async () => {
+  it('the directory answers nothing: BREB_DIRECTORY_LOOKUP_FAILED, the row waits as REGISTERING; a retry finishes it (created: its CAS made it ACTIVE)', async () => {
     const { store, keys } = fakeStore();
     const dir = fakeDirectory(['UNAVAILABLE', 'REGISTERED']);
     const create = new CreateKey(deps(store, dir.directory, fakeLog().log));
     expect(await code(create.execute('co-1', { externalId: 'c1', name: 'Ana', keyValue: '@ana123' }))).toBe('BREB_DIRECTORY_LOOKUP_FAILED');
     expect(keys.map((k) => k.state)).toEqual(['REGISTERING']);
     const again = await create.execute('co-1', { externalId: 'c1', name: 'Ana', keyValue: '@ana123' });
-    expect(again).toMatchObject({ created: false, key: { id: keys[0]!.id, state: 'ACTIVE' } });
+    expect(again).toMatchObject({ created: true, key: { id: keys[0]!.id, state: 'ACTIVE' } });
+    expect(await create.execute('co-1', { externalId: 'c1', name: 'Ana' })).toMatchObject({ created: false, key: { id: keys[0]!.id } });
+    expect(dir.calls.register).toEqual(['@ana123', '@ana123']);
   });
 
   it('TAKEN: a given value → KEY_ALREADY_REGISTERED (row FAILED); a generated alias is redrawn', async () => {

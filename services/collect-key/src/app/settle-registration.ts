@@ -3,7 +3,8 @@ import type { CollectKeyDeps } from './deps.js';
 import { collectKeyEvent } from './events.js';
 import type { RegistrationOutcome } from './ports.js';
 
-export interface Settled { key: CollectKeyRecord; outcome: RegistrationOutcome }
+/** The key after this attempt, the directory's answer, and whether this attempt's compare-and-set made it ACTIVE. */
+export interface Settled { key: CollectKeyRecord; outcome: RegistrationOutcome; activated: boolean }
 
 /**
  * Settles a REGISTERING key by the directory's answer. The registration is idempotent for the
@@ -24,20 +25,20 @@ export class SettleRegistration {
   async execute(k: CollectKeyRecord): Promise<Settled> {
     const deps = this.deps;
     const outcome = await deps.directory.register({ keyValue: k.keyValue, holderName: k.name, callbackUrl: deps.settings.incomingCallbackUrl });
-    if (outcome === 'UNAVAILABLE') return { key: (await deps.store.byId(k.id)) ?? k, outcome };
+    if (outcome === 'UNAVAILABLE') return { key: (await deps.store.byId(k.id)) ?? k, outcome, activated: false };
     if (outcome === 'REGISTERED') {
       const done = await deps.store.setState(k.id, ['REGISTERING'], 'ACTIVE', (r) => collectKeyEvent(deps, 'created', r));
       if (done) {
         deps.log.info({ keyId: done.id, companyId: done.companyId, externalId: done.externalId }, 'collect key created');
-        return { key: done, outcome };
+        return { key: done, outcome, activated: true };
       }
       const now = (await deps.store.byId(k.id)) ?? k;
       if (now.state === 'FAILED') await this.withdraw(k);
-      return { key: now, outcome };
+      return { key: now, outcome, activated: false };
     }
     const done = await deps.store.setState(k.id, ['REGISTERING'], 'FAILED');
     if (done) deps.log.info({ keyId: k.id, companyId: k.companyId, outcome }, 'collect key registration refused by the directory');
-    return { key: done ?? (await deps.store.byId(k.id)) ?? k, outcome };
+    return { key: done ?? (await deps.store.byId(k.id)) ?? k, outcome, activated: false };
   }
 
   private async withdraw(k: CollectKeyRecord): Promise<void> {
