@@ -1,5 +1,5 @@
 import { request as httpRequest } from 'node:http';
-import { ERRORS } from '@wallet/platform';
+import { ERRORS, signPayload } from '@wallet/platform';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, expectNoInternals, type Client } from './support/http.js';
 import { sql } from './support/sql.js';
@@ -158,5 +158,29 @@ describe('OpenAPI and the reference page', () => {
     }
     expect((await api.get('/docs/assets/..%2Fpackage.json')).status).toBe(404);
     expect((await api.get('/docs/assets/index.html')).status).toBe(404);
+  });
+});
+
+describe('inbound Bre-B notifications (POST /webhooks/breb/incoming)', () => {
+  it('a signed payment to a key value with no key here → 503 SERVICE_UNAVAILABLE (the network retries), never 200 with nothing booked', async () => {
+    const now = new Date().toISOString();
+    const providerTransferId = `brb_in_gw_${Date.now()}`;
+    const raw = JSON.stringify({
+      eventId: `evt-${providerTransferId}`, providerTransferId, keyValue: '@nadieaqui123', amountCents: 10_000,
+      payerName: 'Ana', payerDocument: 'CC 1', payerBank: 'Nequi', receivedAt: now, occurredAt: now,
+    });
+    const send = () => fetch(`${stack.gw.url}/webhooks/breb/incoming`, {
+      method: 'POST', body: raw,
+      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+    });
+    for (let i = 0; i < 2; i++) { // the network's retry gets the same answer while nothing can book it
+      const r = await send();
+      expect(r.status).toBe(503);
+      const body = (await r.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ error: 'SERVICE_UNAVAILABLE' });
+      expect(body).not.toHaveProperty('received');
+      expect(JSON.stringify(body)).not.toContain('@nadieaqui123');
+    }
+    expect(await sql(stack.db.url, `select 1 from collect_key.payments where provider_transfer_id = $1`, [providerTransferId])).toHaveLength(0);
   });
 });

@@ -24,7 +24,7 @@ export const collectKeyEnvSchema = baseEnvSchema.extend({
   QR_MERCHANT_CITY: env.str('BOGOTA'),
   SWEEPER_INTERVAL_MS: env.int(1_000, 10),
   SWEEPER_BATCH: env.int(50, 1),
-  /** A payment whose ledger step is still unfinished after this long is finished by the sweeper. */
+  /** A REGISTERING key, or a payment whose ledger step is unfinished, this long after its last attempt is finished by the sweeper. */
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
 });
 

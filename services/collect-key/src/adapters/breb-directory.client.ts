@@ -1,18 +1,19 @@
 import { AppError, type Logger } from '@wallet/platform';
-import type { BrebDirectory } from '../app/ports.js';
+import type { BrebDirectory, RegistrationOutcome } from '../app/ports.js';
+import { maskKeyValue } from '../domain/collect-key.js';
 
 /**
  * The Bre-B directory over HTTP (docs/sandbox.md "Bre-B collect keys and inbound payments"):
- * `POST /breb/directory/registrations` (201; 409 KEY_ALREADY_REGISTERED) and
- * `DELETE /breb/directory/registrations/{keyValue}` (200, idempotent). Anything else — 5xx,
- * time-out, unreachable — is BREB_DIRECTORY_LOOKUP_FAILED.
+ * `POST /breb/directory/registrations` (201, idempotent for the same value and callback URL; 409
+ * KEY_ALREADY_REGISTERED) as a RegistrationOutcome, and `DELETE /breb/directory/registrations/{keyValue}`
+ * (200, idempotent), whose failures — 5xx, time-out, unreachable — are BREB_DIRECTORY_LOOKUP_FAILED.
  */
 export class HttpBrebDirectory implements BrebDirectory {
   constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly log: Logger) {}
 
   private url(path: string): string { return `${this.baseUrl.replace(/\/+$/, '')}${path}`; }
 
-  async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<void> {
+  async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationOutcome> {
     let status = 0;
     let body: Record<string, unknown> = {};
     try {
@@ -26,13 +27,17 @@ export class HttpBrebDirectory implements BrebDirectory {
       const text = await res.text();
       try { body = text ? (JSON.parse(text) as Record<string, unknown>) : {}; } catch { body = {}; }
     } catch (err) {
-      this.log.warn({ err: (err as Error).message, keyValue: r.keyValue }, 'Bre-B directory unreachable');
-      throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+      // No answer: the request may have been applied. Only asking again can tell.
+      this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(r.keyValue) }, 'Bre-B directory unreachable');
+      return 'UNAVAILABLE';
     }
-    if (status >= 200 && status < 300) return;
-    if (status === 409) throw new AppError('KEY_ALREADY_REGISTERED');
-    this.log.warn({ status, error: body.error, keyValue: r.keyValue }, 'Bre-B directory refused the registration');
-    throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+    if (status >= 200 && status < 300) return 'REGISTERED';
+    if (status === 409) return 'TAKEN';
+    // A 4xx (other than a time-out or a rate limit) refuses this request for good; 5xx, 408 and 429 tell nothing.
+    const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
+    this.log.warn({ status, error: body.error, keyValue: maskKeyValue(r.keyValue) }, refused
+      ? 'Bre-B directory refused the registration' : 'Bre-B directory could not answer the registration');
+    return refused ? 'REFUSED' : 'UNAVAILABLE';
   }
 
   async unregister(keyValue: string): Promise<void> {
@@ -44,11 +49,11 @@ export class HttpBrebDirectory implements BrebDirectory {
       status = res.status;
       await res.arrayBuffer();
     } catch (err) {
-      this.log.warn({ err: (err as Error).message, keyValue }, 'Bre-B directory unreachable (unregister)');
+      this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(keyValue) }, 'Bre-B directory unreachable (unregister)');
       throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
     }
     if ((status >= 200 && status < 300) || status === 404) return;
-    this.log.warn({ status, keyValue }, 'Bre-B directory refused the unregistration');
+    this.log.warn({ status, keyValue: maskKeyValue(keyValue) }, 'Bre-B directory refused the unregistration');
     throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
   }
 }

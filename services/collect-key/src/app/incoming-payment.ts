@@ -1,12 +1,13 @@
 import { AppError } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
-import { newDepositId } from '../domain/collect-key.js';
+import { maskKeyValue, newDepositId } from '../domain/collect-key.js';
 import { parseIncomingPayment } from '../domain/incoming-payment.js';
 import type { CollectKeyDeps } from './deps.js';
 import { depositEvent } from './events.js';
 import { ZERO_FEE, type FeeBreakdown, type PaymentRecord } from './ports.js';
 
 export interface IncomingPaymentCommand { rawBody: Buffer; signature: string }
+/** `accepted` is always true: what cannot be booked is refused with a retryable error instead. */
 export interface IncomingPaymentResult { accepted: boolean; duplicate: boolean }
 
 /**
@@ -31,7 +32,8 @@ export class PaymentSteps {
  * dedupe by event id and provider transfer id → the key by value (live holder, else most recent) →
  * ACTIVE: ComputeFees(BREB_INFLOW) and ASSIGNED (credited); SUSPENDED/DELETED: UNASSIGNED (held in
  * unassigned_funds, zero fee) → intent row (pending step) → ledger → completion + deposit event.
- * An unknown key value is not accepted (logged). IVA applies when the company's tax regime was
+ * REGISTERING, or no key for the value: SERVICE_UNAVAILABLE (the gateway answers 503, the network
+ * retries), never an acknowledgement with nothing booked. IVA applies when the company's tax regime was
  * COMMON when the key was issued (the gateway sends it with CreateKey; the notification carries no company).
  */
 export class HandleIncomingPayment {
@@ -51,9 +53,17 @@ export class HandleIncomingPayment {
       return { accepted: true, duplicate: true };
     }
     const key = await deps.store.byValue(n.keyValue);
+    const where = { providerTransferId: n.providerTransferId, eventId: n.eventId, keyValue: maskKeyValue(n.keyValue), amountCents: n.amountCents.toString() };
     if (!key) {
-      deps.log.warn({ keyValue: n.keyValue, providerTransferId: n.providerTransferId, eventId: n.eventId }, 'Bre-B payment to an unknown key: not accepted');
-      return { accepted: false, duplicate: false };
+      // The ledger books an unassigned inflow only for a company (RecordInflow requires one), and
+      // no company owns this value: nothing is booked, so the network must keep the payment and retry.
+      deps.log.error(where, 'Bre-B payment to a key value with no key here: refused as retryable, nothing booked');
+      throw new AppError('SERVICE_UNAVAILABLE', 'La llave de destino no está disponible en este participante; reintente la notificación.');
+    }
+    if (key.state === 'REGISTERING') {
+      // The directory routed it to us but the key is not confirmed yet: retried, it is credited once it is.
+      deps.log.warn({ ...where, keyId: key.id }, 'Bre-B payment to a key still registering: refused as retryable');
+      throw new AppError('SERVICE_UNAVAILABLE', 'La llave de destino aún se está registrando; reintente la notificación.');
     }
     const assign = key.state === 'ACTIVE';
     let fee: FeeBreakdown = ZERO_FEE;

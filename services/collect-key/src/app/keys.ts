@@ -1,77 +1,97 @@
 import { AppError } from '@wallet/platform';
 import {
-  KEY_STATES, generateAlias, newKeyId, parseKeyRef, validateCreateKey,
-  type CollectKeyRecord, type CreateKeyInput, type KeyState,
+  KEY_STATES, generateAlias, isPublicState, newKeyId, parseKeyRef, validateCreateKey,
+  type CollectKeyRecord, type CreateKeyInput, type KeyState, type PublicKeyState,
 } from '../domain/collect-key.js';
 import type { CollectKeyDeps } from './deps.js';
 import { collectKeyEvent } from './events.js';
 import type { KeyCursor } from './ports.js';
+import { SettleRegistration } from './settle-registration.js';
 
 const requireCompany = (companyId: string | undefined): string => {
   if (!companyId) throw new AppError('AUTH_REQUIRED');
   return companyId;
 };
 
-/** A key of this company by `bkey_…` or `ext:<externalId>` (live, else most recently deleted); KEY_NOT_FOUND otherwise. */
+/**
+ * A key of this company by `bkey_…` or `ext:<externalId>` (live, else most recently deleted); KEY_NOT_FOUND otherwise.
+ * REGISTERING and FAILED rows are not keys to clients: never found here.
+ */
 export async function findKey(deps: CollectKeyDeps, companyId: string, ref: string): Promise<CollectKeyRecord> {
   const r = parseKeyRef(ref ?? '');
   const k = r === null ? undefined : r.kind === 'id' ? await deps.store.byId(r.id) : await deps.store.byExternalId(companyId, r.externalId);
-  if (!k || k.companyId !== companyId) throw new AppError('KEY_NOT_FOUND');
+  if (!k || k.companyId !== companyId || !isPublicState(k.state)) throw new AppError('KEY_NOT_FOUND');
   return k;
 }
 
+/** A bound on CreateKey's rounds (alias redraws, lost races, a REGISTERING row that turned FAILED). */
+const MAX_ROUNDS = 6;
+
 /**
- * CONTRACT §6. Validate → the live key of that externalId (created=false) → register the value at the
- * directory (409 → KEY_ALREADY_REGISTERED, down → BREB_DIRECTORY_LOOKUP_FAILED, nothing stored) →
- * insert + collectkey.created. The partial unique indexes settle races: a lost externalId race
- * returns the winner; a lost value race is KEY_ALREADY_REGISTERED. A registration we made for a row
- * that was not stored is withdrawn (unless the value is live here under another key).
+ * CONTRACT §6. Validate → the customer's key in a claiming state: ACTIVE/SUSPENDED → created=false;
+ * REGISTERING (a creation in flight or interrupted) → settle it too (the directory registration is
+ * idempotent) → value (given or generated) not held here → store the row as REGISTERING (the partial
+ * unique indexes settle races: a lost externalId race settles the winner's row, a lost value race is
+ * KEY_ALREADY_REGISTERED or a redraw) → register at the directory → SettleRegistration:
+ * ACTIVE (+ collectkey.created) → 201; TAKEN → FAILED → KEY_ALREADY_REGISTERED (a generated alias is
+ * redrawn); REFUSED → FAILED → BREB_DIRECTORY_LOOKUP_FAILED; UNAVAILABLE → the row stays REGISTERING →
+ * BREB_DIRECTORY_LOOKUP_FAILED, and the sweeper (or a retry) finishes it. The directory never holds
+ * a value of ours that has no row here, so an inbound payment always finds one.
+ * `created` (201) is true for the one call whose compare-and-set made the key ACTIVE: a retry after a
+ * 503 that finishes the creation gets 201; a call that finds it ACTIVE (or finished by the sweeper) 200.
  */
 export class CreateKey {
-  constructor(private readonly deps: CollectKeyDeps) {}
+  private readonly settle: SettleRegistration;
+  constructor(private readonly deps: CollectKeyDeps) { this.settle = new SettleRegistration(deps); }
 
   async execute(companyIdIn: string | undefined, input: CreateKeyInput): Promise<{ key: CollectKeyRecord; created: boolean }> {
     const companyId = requireCompany(companyIdIn);
     const v = validateCreateKey(input);
     const deps = this.deps;
-    const existing = await deps.store.liveByExternalId(companyId, v.externalId);
-    if (existing) return { key: existing, created: false };
+    const generated = v.keyValue === null;
+    for (let round = 1; ; round++) {
+      const last = round >= MAX_ROUNDS;
+      const existing = await deps.store.liveByExternalId(companyId, v.externalId);
+      if (existing && existing.state !== 'REGISTERING') return { key: existing, created: false };
+      if (existing) {
+        // Another request for this customer stored it: finish it rather than wait for the sweeper.
+        const s = await this.settle.execute(existing);
+        if (s.key.state === 'REGISTERING') throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+        if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
+        if (last) throw new AppError(s.outcome === 'TAKEN' ? 'KEY_ALREADY_REGISTERED' : 'BREB_DIRECTORY_LOOKUP_FAILED');
+        continue; // that value was refused: this request starts afresh
+      }
 
-    for (let attempt = 0; ; attempt++) {
       const keyValue = v.keyValue ?? generateAlias();
       const holder = await deps.store.byValue(keyValue);
       if (holder && holder.state !== 'DELETED') {
-        if (v.keyValue === null && attempt < 5) continue; // a generated alias collided: draw another
+        if (generated && !last) continue; // a generated alias collided: draw another
         throw new AppError('KEY_ALREADY_REGISTERED');
       }
-      try {
-        await deps.directory.register({ keyValue, holderName: v.name, callbackUrl: deps.settings.incomingCallbackUrl });
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'KEY_ALREADY_REGISTERED' && v.keyValue === null && attempt < 5) continue;
-        throw err;
-      }
-      const rec: CollectKeyRecord = {
+      const out = await deps.store.insertKey({
         id: newKeyId(), companyId, externalId: v.externalId, name: v.name, keyType: v.keyType, keyValue, ivaApplicable: input.ivaApplicable === true,
-        state: 'ACTIVE', createdAt: deps.now(), deletedAt: null,
-      };
-      const out = await deps.store.insertKey(rec, (k) => collectKeyEvent(deps, 'created', k));
-      if (typeof out !== 'string') {
-        deps.log.info({ keyId: out.id, companyId, externalId: out.externalId }, 'collect key created');
-        return { key: out, created: true };
-      }
-      // Lost a race. Withdraw our registration unless the value is live here (the winner holds it).
-      const live = await deps.store.byValue(keyValue);
-      if (!live || live.state === 'DELETED') {
-        await deps.directory.unregister(keyValue).catch((err: unknown) =>
-          deps.log.warn({ keyValue, err: (err as Error).message }, 'could not withdraw an unused registration'));
-      }
+        state: 'REGISTERING', createdAt: deps.now(), deletedAt: null,
+      });
       if (out === 'EXTERNAL_TAKEN') {
-        const winner = await deps.store.liveByExternalId(companyId, v.externalId);
-        if (winner) return { key: winner, created: false };
-        continue; // the winner was deleted meanwhile: try again
+        if (last) throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+        continue; // a concurrent request for this customer won: the next round returns or settles its row
       }
-      if (v.keyValue === null && attempt < 5) continue;
-      throw new AppError('KEY_ALREADY_REGISTERED');
+      if (out === 'VALUE_TAKEN') {
+        if (generated && !last) continue;
+        throw new AppError('KEY_ALREADY_REGISTERED');
+      }
+
+      const s = await this.settle.execute(out);
+      if (s.key.state === 'REGISTERING') {
+        deps.log.warn({ keyId: out.id, companyId, externalId: out.externalId }, 'collect key registration unconfirmed: left to the sweeper');
+        throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+      }
+      if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
+      if (s.outcome === 'TAKEN') {
+        if (generated && !last) continue;
+        throw new AppError('KEY_ALREADY_REGISTERED');
+      }
+      throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
     }
   }
 }
@@ -107,7 +127,7 @@ export class ListKeys {
     if (after === null) fields.push({ path: 'cursor', message: 'is not a cursor of this listing' });
     if (fields.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields });
     const r = await this.deps.store.list(companyId, {
-      ...(i.state ? { state: i.state as KeyState } : {}), ...(i.externalId ? { externalId: i.externalId } : {}),
+      ...(i.state ? { state: i.state as PublicKeyState } : {}), ...(i.externalId ? { externalId: i.externalId } : {}),
     }, limit, after ?? undefined);
     const last = r.items[r.items.length - 1];
     return { items: r.items.map(({ cursor: _c, ...k }) => k), nextCursor: r.hasMore && last ? encodeCursor(last.cursor) : null };
@@ -119,13 +139,23 @@ export class GetKey {
   execute(companyId: string | undefined, ref: string): Promise<CollectKeyRecord> { return findKey(this.deps, requireCompany(companyId), ref); }
 }
 
-/** §3.4: ACTIVE|SUSPENDED → DELETED (unregistered at the directory first); a repeat returns the deleted key. */
+/**
+ * §3.4: ACTIVE|SUSPENDED → DELETED (unregistered at the directory first); a repeat returns the deleted key.
+ * `ext:` of a customer whose key is still REGISTERING → BREB_DIRECTORY_LOOKUP_FAILED (503, retry).
+ */
 export class DeleteKey {
   constructor(private readonly deps: CollectKeyDeps) {}
 
   async execute(companyIdIn: string | undefined, ref: string): Promise<CollectKeyRecord> {
     const deps = this.deps;
-    const k = await findKey(deps, requireCompany(companyIdIn), ref);
+    const companyId = requireCompany(companyIdIn);
+    const r = parseKeyRef(ref ?? '');
+    if (r?.kind === 'ext' && (await deps.store.liveByExternalId(companyId, r.externalId))?.state === 'REGISTERING') {
+      // Answering with the customer's previous, deleted key would say "deleted" while a new one is about to go live.
+      // 503 (retry): the directory's answer for it is what is pending.
+      throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED', 'La llave de cobro de este cliente aún se está registrando en el directorio Bre-B; intente de nuevo.');
+    }
+    const k = await findKey(deps, companyId, ref);
     if (k.state === 'DELETED') return k;
     // Another live key may hold the value only if this one is deleted, so the registration is ours.
     await deps.directory.unregister(k.keyValue);
@@ -149,7 +179,7 @@ export class SetKeyState {
     else {
       const r = parseKeyRef(ref ?? '');
       k = r?.kind === 'id' ? await deps.store.byId(r.id) : undefined;
-      if (!k) throw new AppError('KEY_NOT_FOUND');
+      if (!k || !isPublicState(k.state)) throw new AppError('KEY_NOT_FOUND');
     }
     if (k.state === 'DELETED') throw new AppError('KEY_NOT_ACTIVE', 'Una llave eliminada no cambia de estado.');
     if (k.state === state) return k;

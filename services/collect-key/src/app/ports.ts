@@ -1,4 +1,4 @@
-import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
+import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
 
 export interface OutboxEvent { id: string; subject: string; payload: unknown }
 
@@ -28,21 +28,28 @@ export interface PaymentRecord {
   createdAt: Date;
 }
 
-export interface KeyListFilter { state?: KeyState; externalId?: string }
+export interface KeyListFilter { state?: PublicKeyState; externalId?: string }
 export interface KeyCursor { createdAt: string; id: string }
 
 export interface CollectKeyStore {
-  /** Inserts an ACTIVE key + event; 'EXTERNAL_TAKEN' / 'VALUE_TAKEN' when a live-key unique index refuses it. */
-  insertKey(k: CollectKeyRecord, event: (k: CollectKeyRecord) => OutboxEvent): Promise<CollectKeyRecord | 'EXTERNAL_TAKEN' | 'VALUE_TAKEN'>;
+  /**
+   * Inserts a REGISTERING key (no event: it is not a key to clients until the directory confirms it);
+   * 'EXTERNAL_TAKEN' / 'VALUE_TAKEN' when a unique index over the claiming states refuses it.
+   */
+  insertKey(k: CollectKeyRecord): Promise<CollectKeyRecord | 'EXTERNAL_TAKEN' | 'VALUE_TAKEN'>;
+  /** The key of that customer in a claiming state (REGISTERING, ACTIVE, SUSPENDED). */
   liveByExternalId(companyId: string, externalId: string): Promise<CollectKeyRecord | undefined>;
-  /** The live key of that customer, else its most recently deleted one. */
+  /** The live key of that customer, else its most recently deleted one (public states only). */
   byExternalId(companyId: string, externalId: string): Promise<CollectKeyRecord | undefined>;
   byId(id: string): Promise<CollectKeyRecord | undefined>;
-  /** The live holder of a value, else its most recent holder (any company). */
+  /** The holder of a value in a claiming state, else its most recently created DELETED holder (any company); never FAILED. */
   byValue(value: string): Promise<CollectKeyRecord | undefined>;
+  /** Public states only (REGISTERING and FAILED keys are never listed). */
   list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
-  /** Compare-and-set of the state (from one of `from`) + event, one transaction; DELETED also revokes the live QR. */
-  setState(id: string, from: KeyState[], to: KeyState, event: (k: CollectKeyRecord) => OutboxEvent): Promise<CollectKeyRecord | undefined>;
+  /** Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR. */
+  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent): Promise<CollectKeyRecord | undefined>;
+  /** REGISTERING keys whose last registration attempt is older than the grace, leased (`updated_at` moved ahead). */
+  leaseStaleRegistrations(graceSeconds: number, batch: number): Promise<CollectKeyRecord[]>;
 
   liveQr(keyId: string): Promise<QrRecord | undefined>;
   /** Inserts the key's live QR + event; undefined when another live QR won the race. */
@@ -63,9 +70,17 @@ export interface LedgerPort {
   recordInflow(p: PaymentRecord): Promise<void>;
 }
 
+/**
+ * What the directory said to a registration (idempotent for the same value and callback URL):
+ * REGISTERED (2xx: the value is registered to us, now or already); TAKEN (409: another
+ * registration holds it); REFUSED (another 4xx: this request will never be accepted);
+ * UNAVAILABLE (5xx, 408, 429, time-out, unreachable: unknown; it may or may not have landed).
+ */
+export type RegistrationOutcome = 'REGISTERED' | 'TAKEN' | 'REFUSED' | 'UNAVAILABLE';
+
 export interface BrebDirectory {
-  /** Throws KEY_ALREADY_REGISTERED (409) or BREB_DIRECTORY_LOOKUP_FAILED (anything else). */
-  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<void>;
+  /** Never throws for a directory answer or an outage: the outcome says what is known. */
+  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationOutcome>;
   /** Idempotent; throws BREB_DIRECTORY_LOOKUP_FAILED when the directory cannot be reached. */
   unregister(keyValue: string): Promise<void>;
 }

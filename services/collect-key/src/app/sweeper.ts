@@ -1,16 +1,27 @@
 import { PeriodicTask } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSteps } from './incoming-payment.js';
+import type { SettleRegistration } from './settle-registration.js';
 
 /**
- * Every interval: payments whose ledger step has been in flight longer than the grace (a crash or a
- * ledger outage between recording the intent and the posting) are leased (`FOR UPDATE SKIP LOCKED`,
- * step_at moved ahead) and finished. The ledger key makes a repeat a replay.
+ * Every interval, two kinds of unfinished work older than the grace, each leased
+ * (`FOR UPDATE SKIP LOCKED`, its timestamp moved ahead) and finished:
+ * - REGISTERING keys (a crash, a time-out or an outage between storing the row and the directory's
+ *   answer): the registration is asked again (idempotent) and settled by compare-and-set —
+ *   ACTIVE when the value is registered to us, FAILED when the directory refuses it, unchanged
+ *   while it cannot answer (asked again next time).
+ * - payments whose ledger step has been in flight (a crash or a ledger outage between recording
+ *   the intent and the posting): the ledger key makes a repeat a replay.
  */
 export class Sweeper {
   private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps, private readonly opts: { intervalMs: number; batch: number }) {
+  constructor(
+    private readonly deps: CollectKeyDeps,
+    private readonly steps: PaymentSteps,
+    private readonly registration: SettleRegistration,
+    private readonly opts: { intervalMs: number; batch: number },
+  ) {
     this.task = new PeriodicTask('collect-key sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
 
@@ -19,6 +30,30 @@ export class Sweeper {
   }
 
   async tick(): Promise<void> {
+    await this.registrations();
+    await this.payments();
+  }
+
+  private async registrations(): Promise<void> {
+    const deps = this.deps;
+    try {
+      const stale = await deps.store.leaseStaleRegistrations(deps.settings.sweeperGraceSeconds, this.opts.batch);
+      for (const k of stale) {
+        if (this.task.stopping) return;
+        try {
+          const s = await this.registration.execute(k);
+          if (s.key.state === 'REGISTERING') deps.log.warn({ keyId: k.id }, 'collect key registration still unconfirmed: the directory did not answer');
+          else deps.log.info({ keyId: k.id, state: s.key.state, outcome: s.outcome }, 'unfinished collect key registration settled');
+        } catch (err) {
+          deps.log.warn({ keyId: k.id, err: (err as Error).message }, 'collect key registration retry failed');
+        }
+      }
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed (registrations)');
+    }
+  }
+
+  private async payments(): Promise<void> {
     const deps = this.deps;
     try {
       const stale = await deps.store.leaseStalePayments(deps.settings.sweeperGraceSeconds, this.opts.batch);
@@ -32,7 +67,7 @@ export class Sweeper {
         }
       }
     } catch (err) {
-      deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed');
+      deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed (payments)');
     }
   }
 

@@ -2,12 +2,14 @@ import type { CollectKeyDeps } from './deps.js';
 import { HandleIncomingPayment, PaymentSteps } from './incoming-payment.js';
 import { CreateKey, DeleteKey, GetKey, ListKeys, SetKeyState } from './keys.js';
 import { GetQrPng, IssueQr } from './qr.js';
+import { SettleRegistration } from './settle-registration.js';
 
 /** Every use case of the service, built once from the same ports. */
 export function collectKeyUseCases(deps: CollectKeyDeps) {
   const steps = new PaymentSteps(deps);
   return {
     steps,
+    settleRegistration: new SettleRegistration(deps),
     createKey: new CreateKey(deps),
     listKeys: new ListKeys(deps),
     getKey: new GetKey(deps),

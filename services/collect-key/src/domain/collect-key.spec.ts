@@ -1,5 +1,5 @@
 import { AppError } from '@wallet/platform';
-import { generateAlias, newDepositId, newKeyId, newQrId, parseKeyRef, validateCreateKey } from './collect-key.js';
+import { CLAIMING_STATES, KEY_STATES, generateAlias, isPublicState, maskKeyValue, newDepositId, newKeyId, newQrId, parseKeyRef, validateCreateKey } from './collect-key.js';
 
 const fieldsOf = (fn: () => unknown) => {
   try { fn(); } catch (e) { return ((e as AppError).details!.fields as Array<{ path: string }>).map((f) => f.path).sort(); }
@@ -32,5 +32,23 @@ describe('collect key rules', () => {
     expect(parseKeyRef(`bkey_${'a'.repeat(24)}`)).toEqual({ kind: 'id', id: `bkey_${'a'.repeat(24)}` });
     expect(parseKeyRef('ext:')).toBeNull();
     expect(parseKeyRef('bkey_x')).toBeNull();
+  });
+
+  it('REGISTERING and FAILED are not states clients see; REGISTERING holds its value like a live key', () => {
+    expect(KEY_STATES).toEqual(['ACTIVE', 'SUSPENDED', 'DELETED']);
+    expect(isPublicState('REGISTERING')).toBe(false);
+    expect(isPublicState('FAILED')).toBe(false);
+    expect(isPublicState('SUSPENDED')).toBe(true);
+    expect(CLAIMING_STATES).toEqual(['REGISTERING', 'ACTIVE', 'SUSPENDED']);
+  });
+
+  it('masks key values for logs (phones, e-mails and documents are personal data)', () => {
+    expect(maskKeyValue('@tiendapepa1')).toBe('@t***a1');
+    expect(maskKeyValue('3001234567')).toBe('30***67');
+    expect(maskKeyValue('juana.perez@correo.com')).toBe('ju***om');
+    expect(maskKeyValue('@abc12')).toBe('@***2');
+    expect(maskKeyValue('@ab')).toBe('@***');
+    expect(maskKeyValue('')).toBe('***');
+    for (const v of ['3001234567', 'juana.perez@correo.com', '1020304050', '@tiendapepa1']) expect(maskKeyValue(v)).not.toContain(v.slice(2, -2));
   });
 });

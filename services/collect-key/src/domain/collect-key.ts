@@ -1,9 +1,33 @@
 import { randomInt } from 'node:crypto';
 import { AppError, Problems } from '@wallet/platform';
 
-export const KEY_STATES = ['ACTIVE', 'SUSPENDED', 'DELETED'] as const;
-export type KeyState = (typeof KEY_STATES)[number];
+/**
+ * A key's states. REGISTERING: the row is stored (it holds its value and externalId) and its
+ * registration at the Bre-B directory is in flight or unconfirmed; not a key to clients yet.
+ * ACTIVE ⇄ SUSPENDED are live; DELETED and FAILED (the directory refused the value) are final.
+ * README "State machine of a key".
+ */
+export const ALL_KEY_STATES = ['REGISTERING', 'ACTIVE', 'SUSPENDED', 'DELETED', 'FAILED'] as const;
+export type KeyState = (typeof ALL_KEY_STATES)[number];
+/** The states clients see, list and filter by (CONTRACT §4.10). */
+export const KEY_STATES = ['ACTIVE', 'SUSPENDED', 'DELETED'] as const satisfies readonly KeyState[];
+export type PublicKeyState = (typeof KEY_STATES)[number];
 export const LIVE_STATES: readonly KeyState[] = ['ACTIVE', 'SUSPENDED'];
+/** The states that hold a value and an externalId (the partial unique indexes of migration 0003). */
+export const CLAIMING_STATES: readonly KeyState[] = ['REGISTERING', 'ACTIVE', 'SUSPENDED'];
+export const isPublicState = (s: KeyState): s is PublicKeyState => (KEY_STATES as readonly string[]).includes(s);
+
+/**
+ * A key value as logs may show it: phone numbers, e-mails and documents are personal data, so
+ * only the first two and last two characters survive (`@a***yz`, `30***67`); shorter values keep fewer.
+ */
+export function maskKeyValue(v: string): string {
+  const c = [...v];
+  if (c.length <= 4) return `${c[0] ?? ''}***`;
+  if (c.length <= 7) return `${c.slice(0, 1).join('')}***${c.slice(-1).join('')}`;
+  return `${c.slice(0, 2).join('')}***${c.slice(-2).join('')}`;
+}
+
 export const KEY_TYPES = ['ALPHANUM'] as const;
 
 export interface CollectKeyRecord {

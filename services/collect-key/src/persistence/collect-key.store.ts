@@ -18,6 +18,9 @@ interface PaymentRow {
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const KCOLS = `k.*, to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
+/** States that hold a value and an externalId (the partial unique indexes), and the states clients see. */
+const CLAIMING = `('REGISTERING', 'ACTIVE', 'SUSPENDED')`;
+const PUBLIC = `('ACTIVE', 'SUSPENDED', 'DELETED')`;
 
 const toKey = (r: KeyRow): CollectKeyRecord => ({
   id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
@@ -47,17 +50,11 @@ async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
 export class SqlCollectKeyStore implements CollectKeyStore {
   constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
 
-  async insertKey(k: CollectKeyRecord, event: (k: CollectKeyRecord) => OutboxEvent) {
+  async insertKey(k: CollectKeyRecord) {
     try {
-      const rec = await this.db.preparedTx(async (tx) => {
-        const rows = await tx.query<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
-          values ($1, $2, $3, $4, $5, $6, 'ACTIVE', $7) returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable]);
-        const rec = toKey(rows[0]!);
-        await appendOutbox(tx, event(rec));
-        return rec;
-      });
-      this.eventsWritten();
-      return rec;
+      const rows = await this.db.prepared<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
+        values ($1, $2, $3, $4, $5, $6, 'REGISTERING', $7) returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable]);
+      return toKey(rows[0]!);
     } catch (err) {
       if (isUniqueViolation(err, 'keys_live_external_uq')) return 'EXTERNAL_TAKEN' as const;
       if (isUniqueViolation(err, 'keys_live_value_uq')) return 'VALUE_TAKEN' as const;
@@ -67,13 +64,13 @@ export class SqlCollectKeyStore implements CollectKeyStore {
 
   async liveByExternalId(companyId: string, externalId: string) {
     const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
-      where k.company_id = $1 and k.external_id = $2 and k.state <> 'DELETED'`, [companyId, externalId]);
+      where k.company_id = $1 and k.external_id = $2 and k.state in ${CLAIMING}`, [companyId, externalId]);
     return rows[0] && toKey(rows[0]);
   }
 
   async byExternalId(companyId: string, externalId: string) {
     const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.external_id = $2
-      order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`, [companyId, externalId]);
+      and k.state in ${PUBLIC} order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`, [companyId, externalId]);
     return rows[0] && toKey(rows[0]);
   }
 
@@ -83,13 +80,13 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async byValue(value: string) {
-    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.key_value = $1
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.key_value = $1 and k.state <> 'FAILED'
       order by (k.state <> 'DELETED') desc, k.created_at desc limit 1`, [value]);
     return rows[0] && toKey(rows[0]);
   }
 
   async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
-    const where = `k.company_id = $1 and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
+    const where = `k.company_id = $1 and k.state in ${PUBLIC} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
     const rows = after
       ? await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where ${where}
           and (k.created_at, k.id) < ($4::timestamptz, $5::text) order by k.created_at desc, k.id desc limit $6`,
@@ -102,7 +99,7 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     };
   }
 
-  async setState(id: string, from: KeyState[], to: KeyState, event: (k: CollectKeyRecord) => OutboxEvent) {
+  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent) {
     const rec = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<KeyRow>(`update collect_key.keys k set state = $2,
           deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now()
@@ -110,11 +107,22 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       if (!rows[0]) return undefined;
       const rec = toKey(rows[0]);
       if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);
-      await appendOutbox(tx, event(rec));
+      if (event) await appendOutbox(tx, event(rec));
       return rec;
     });
-    if (rec) this.eventsWritten();
+    if (rec && event) this.eventsWritten();
     return rec;
+  }
+
+  async leaseStaleRegistrations(graceSeconds: number, batch: number) {
+    const rows = await this.db.prepared<KeyRow>(`
+      with due as (
+        select id from collect_key.keys
+         where state = 'REGISTERING' and updated_at <= now() - make_interval(secs => $1::int)
+         order by updated_at limit $2 for update skip locked)
+      update collect_key.keys k set updated_at = now() from due where k.id = due.id
+      returning ${KCOLS}`, [graceSeconds, batch]);
+    return rows.map(toKey);
   }
 
   async liveQr(keyId: string) {

@@ -59,7 +59,7 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(await h.service.db.query(`select 1 from collect_key.keys where company_id = ? and external_id = 'cust-race'`, [co])).toHaveLength(1);
   });
 
-  it('KEY_ALREADY_REGISTERED across companies; lower-cases the given value; directory down → 503 and nothing stored', async () => {
+  it('KEY_ALREADY_REGISTERED across companies; lower-cases the given value; directory down → 503, nothing visible, completed once it is back', async () => {
     const [a, b] = [await h.newCompany(), await h.newCompany()];
     const value = `@Shop${randomUUID().slice(0, 8)}`;
     const k = await create(a, { keyValue: value });
@@ -69,10 +69,20 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     await h.sandboxPost('/sandbox/faults', { directory: 'down' });
     try {
       expect((await failure(create(b, { externalId: 'down-1' }))).code).toBe('BREB_DIRECTORY_LOOKUP_FAILED');
+      // The directory's answer is unknown: the row waits as REGISTERING, which no client read shows.
+      expect(await h.service.db.query(`select state from collect_key.keys where company_id = ?`, [b])).toEqual([{ state: 'REGISTERING' }]);
+      expect((await h.client.listKeys({ limit: 0 }, h.ctx(b))).items).toEqual([]);
+      expect((await failure(h.client.getKey({ id: 'ext:down-1' }, h.ctx(b)))).code).toBe('KEY_NOT_FOUND');
+      expect((await failure(create(b, { externalId: 'down-1' }))).code).toBe('BREB_DIRECTORY_LOOKUP_FAILED'); // a retry asks again
     } finally {
       await h.sandboxPost('/sandbox/faults', { directory: 'up' });
     }
-    expect(await h.service.db.query(`select 1 from collect_key.keys where company_id = ?`, [b])).toHaveLength(0);
+    // Back up: the sweeper asks again and finishes it; a retry then returns that key.
+    const done = await eventually(async () => (await h.client.listKeys({ limit: 0 }, h.ctx(b))).items[0], 10_000);
+    expect(done).toMatchObject({ externalId: 'down-1', state: 'ACTIVE' });
+    expect(await create(b, { externalId: 'down-1' })).toMatchObject({ created: false, key: { id: done.id } });
+    expect(await outbox('collectkey.created', 'key,id', done.id)).toHaveLength(1);
+    expect(await h.service.db.query(`select 1 from collect_key.keys where company_id = ?`, [b])).toHaveLength(1);
   });
 
   it('ext: lookup, delete (idempotent, unregistered), ext: after delete, new key for the customer', async () => {
@@ -238,7 +248,7 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(events.map((e) => e.subject)).toEqual(['deposit.paid']);
   });
 
-  it('a payment to a deleted (or suspended) key → UNASSIGNED with its brebKey, not credited; unknown value not accepted', async () => {
+  it('a payment to a deleted (or suspended) key → UNASSIGNED with its brebKey, not credited; unknown value → retryable, nothing booked', async () => {
     const co = await h.newCompany();
     const k = (await create(co, { externalId: 'gone' })).key;
     await h.client.deleteKey({ id: k.id }, h.ctx(co));
@@ -265,9 +275,11 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const sig = signPayload(SECRET, raw, Math.floor(Date.now() / 1000));
     expect(await h.client.handleIncomingPayment({ rawBody: raw, signature: sig }, h.ctx())).toEqual({ accepted: true, duplicate: false });
     expect(await h.brebAvailable(co)).toBe(before);
-    const unknown = body('@nobodyhere123', `tr-${randomUUID()}`);
-    expect(await h.client.handleIncomingPayment({ rawBody: unknown, signature: signPayload(SECRET, unknown, Math.floor(Date.now() / 1000)) }, h.ctx()))
-      .toEqual({ accepted: false, duplicate: false });
+    const unknownId = `tr-${randomUUID()}`;
+    const unknown = body('@nobodyhere123', unknownId);
+    expect((await failure(h.client.handleIncomingPayment({ rawBody: unknown, signature: signPayload(SECRET, unknown, Math.floor(Date.now() / 1000)) }, h.ctx()))).code)
+      .toBe('SERVICE_UNAVAILABLE');
+    expect(await h.service.db.query(`select 1 from collect_key.payments where provider_transfer_id = ?`, [unknownId])).toHaveLength(0);
     const stale = signPayload(SECRET, raw, Math.floor(Date.now() / 1000) - 301);
     expect((await failure(h.client.handleIncomingPayment({ rawBody: raw, signature: stale }, h.ctx()))).code).toBe('INVALID_SIGNATURE');
   });

@@ -59,7 +59,77 @@ export class IncomingReceiver {
   }
 }
 
+type GateMode = 'pass' | 'hold' | 'drop';
+
+/**
+ * Stands between the service and the sandbox's directory (BREB_DIRECTORY_URL) and can hold or lose
+ * the directory's answer to a registration after the sandbox has applied it: `hold` forwards each
+ * registration and keeps its answer until `release()`; `drop` forwards it and then cuts the
+ * connection (the registration landed, the service never hears it). Everything else passes through.
+ */
+export class DirectoryGate {
+  private server: Server | undefined;
+  private mode: GateMode = 'pass';
+  private held: Array<() => void> = [];
+  url = '';
+  /** Registrations the sandbox answered (forwarded), by key value. */
+  readonly forwarded: string[] = [];
+
+  constructor(private readonly target: string) {}
+
+  set(mode: GateMode): void { this.mode = mode; }
+  /** Answers every held registration and passes the next ones through. */
+  release(): void {
+    this.mode = 'pass';
+    const held = this.held;
+    this.held = [];
+    for (const answer of held) answer();
+  }
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const registration = req.method === 'POST' && req.url === '/breb/directory/registrations';
+        const mode = registration ? this.mode : 'pass';
+        void fetch(`${this.target}${req.url ?? '/'}`, {
+          method: req.method ?? 'GET', headers: { 'content-type': 'application/json', accept: 'application/json' },
+          ...(body.length > 0 ? { body } : {}),
+        }).then(async (up) => {
+          const text = await up.text();
+          if (registration) this.forwarded.push(String((JSON.parse(body.toString('utf8')) as { keyValue?: string }).keyValue));
+          const answer = () => { res.writeHead(up.status, { 'content-type': 'application/json' }).end(text); };
+          if (mode === 'drop') res.socket?.destroy();
+          else if (mode === 'hold') this.held.push(answer);
+          else answer();
+        }, () => res.socket?.destroy());
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    const addr = this.server.address();
+    this.url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
+  }
+
+  async stop(): Promise<void> {
+    this.release();
+    if (this.server) {
+      this.server.closeAllConnections();
+      await new Promise<void>((r) => this.server!.close(() => r()));
+    }
+  }
+}
+
+export interface HarnessOptions {
+  /** Extra collect-key environment (e.g. a longer SWEEPER_GRACE_SECONDS). */
+  env?: Record<string, string>;
+  /** Put a DirectoryGate between the service and the sandbox's directory. */
+  gate?: boolean;
+}
+
 export interface Harness {
+  gate: DirectoryGate | undefined;
   tdb: TestDatabase;
   ledger: StartedLedger;
   sandbox: StartedSandbox;
@@ -76,7 +146,7 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export async function startHarness(): Promise<Harness> {
+export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> {
   const tdb = await createTestDatabase('collect_key');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
@@ -86,10 +156,15 @@ export async function startHarness(): Promise<Harness> {
   });
   const receiver = new IncomingReceiver();
   await receiver.start();
+  const gate = opts.gate ? new DirectoryGate(sandbox.url) : undefined;
+  await gate?.start();
   const service = await startCollectKey({
     databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
     callbackUrl: receiver.url, port: 0,
-    env: { SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '2000' },
+    env: {
+      SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '2000', ...opts.env,
+      ...(gate ? { BREB_DIRECTORY_URL: gate.url } : {}),
+    },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
   const client = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, service.address, { deadlineMs: 15_000 });
@@ -105,7 +180,7 @@ export async function startHarness(): Promise<Harness> {
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
   return {
-    tdb, ledger, sandbox, service, receiver, client, ledgerClient, ctx,
+    tdb, ledger, sandbox, service, receiver, gate, client, ledgerClient, ctx,
     async newCompany() {
       const co = `co-${randomUUID()}`;
       await ledgerClient.openWallets({ rails: [Rail.BREB, Rail.ACH] }, ctx(co));
@@ -126,6 +201,7 @@ export async function startHarness(): Promise<Harness> {
       client.close();
       ledgerClient.close();
       await service.stop();
+      await gate?.stop();
       await receiver.stop();
       await sandbox.stop();
       await ledger.stop();
