@@ -38,6 +38,7 @@ import { receiptRoutes } from './http/routes/receipts.routes.js';
 import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
+import { adminExceptionsRoutes } from './http/routes/admin-exceptions.routes.js';
 import { adminDashboardUserRoutes, authRoutes, dashboardRoutes } from './http/routes/dashboard.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),
     ...adminAmlRoutes(transfer),
+    ...adminExceptionsRoutes(transfer),
     ...adminDashboardUserRoutes(dashboardAuth),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),

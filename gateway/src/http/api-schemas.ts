@@ -32,7 +32,7 @@ export const ScopeErrorSchema = z.object({
   granted: z.enum(['READ', 'WRITE']),
 }).meta({ id: 'InsufficientScopeError' });
 
-const isoDate = () => z.string().meta({ format: 'date-time' });
+export const isoDate = () => z.string().meta({ format: 'date-time' });
 const centsString = () => z.string().regex(/^-?\d+$/).meta({ description: 'Centavos as a decimal string (big-integer safe).' });
 
 export const WalletSchema = z.object({

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { ERRORS, signPayload } from '@wallet/platform';
+import { MoneyExceptionSchema } from '../src/http/routes/admin-exceptions.routes.js';
+import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
+import { sql } from './support/sql.js';
+import { startStack, type Stack } from './support/stack.js';
+
+/** Money exceptions through the gateway (CONTRACT §10): a rail outcome that contradicts our state, listed and resolved. */
+let stack: Stack;
+let api: Client;
+let admin: ReturnType<typeof adminOf>;
+let token: string;
+
+beforeAll(async () => {
+  stack = await startStack({ RATE_LIMIT_READS: '100000' });
+  api = client(stack.gw.url);
+  token = stack.gw.adminToken;
+  admin = adminOf(api, token);
+});
+afterAll(() => stack?.stop());
+
+function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
+  expect({ status: r.status, error: r.body?.error }).toEqual({ status, error: code });
+  expect(r.body.message).toBe(ERRORS[code].message);
+  expectNoInternals(r.text);
+}
+
+/** The ACH rail's signed callback, as the provider would post it. */
+function railCallback(transactionId: string, status: 'COMPLETED' | 'FAILED') {
+  const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, transactionId, providerTransferId: `ach-${transactionId.slice(0, 8)}`, rail: 'ACH', status, errorMessage: status === 'FAILED' ? 'Cuenta cerrada' : null });
+  return fetch(`${stack.gw.url}/webhooks/rails/ach`, {
+    method: 'POST', body: raw,
+    headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+  });
+}
+
+/** A send the rail first fails (funds released), then reports paid: one RAIL_COMPLETED_AFTER_RELEASE exception. */
+async function contradiction(): Promise<{ companyId: string; key: string; transferId: string }> {
+  const c = await admin.createCompany({ taxRegime: 'SIMPLE' });
+  const key = (await admin.issueKey(c.id, 'WRITE')).key as string;
+  expect((await admin.credit(c.id, 'ACH', 1_000_000, `seed-${randomUUID()}`)).status).toBe(201);
+  const sent = await api.post('/transfers/send', {
+    token: key,
+    body: {
+      amount: 250_000,
+      destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
+    },
+  });
+  expect(sent.status).toBe(201);
+  const transferId = sent.body.id as string;
+  expect((await railCallback(transferId, 'FAILED')).status).toBe(200);
+  expect((await railCallback(transferId, 'COMPLETED')).status).toBe(200);
+  return { companyId: c.id, key, transferId };
+}
+
+describe('GET /admin/exceptions', () => {
+  it('lists a COMPLETED for a released transfer as an OPEN exception with both sides; filters and pages', async () => {
+    const a = await contradiction();
+    const b = await contradiction();
+    const r = await api.get('/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=1', { token });
+    expect(r.status).toBe(200);
+    expect(r.body.items).toHaveLength(1);
+    const first = MoneyExceptionSchema.parse(r.body.items[0]);
+    expect(first).toMatchObject({ kind: 'RAIL_COMPLETED_AFTER_RELEASE', status: 'OPEN', rail: 'ACH', resourceId: b.transferId, companyId: b.companyId, actions: ['write_off', 'dismiss'] });
+    expect(first.id).toMatch(/^exc_[0-9a-f]{32}$/);
+    expect(first.ours).toMatchObject({ state: 'FAILED', amount: '250000' });
+    expect(first.theirs).toMatchObject({ source: 'callback', status: 'COMPLETED' });
+    expect(r.body.nextCursor).toEqual(expect.any(String));
+    const next = await api.get(`/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=1&cursor=${encodeURIComponent(r.body.nextCursor)}`, { token });
+    expect(next.status).toBe(200);
+    expect(next.body.items[0]).toMatchObject({ resourceId: a.transferId });
+    // The company sees its money back: nothing moved on the contradiction.
+    const read = (await admin.issueKey(a.companyId, 'READ')).key as string;
+    const bal = await api.get('/wallets/balance', { token: read });
+    expect(bal.body.wallets.find((w: { rail: string }) => w.rail === 'ACH')).toMatchObject({ availableCents: '1000000', pendingOutCents: '0' });
+  });
+
+  it('refuses bad filters, needs the admin token', async () => {
+    expectError(await api.get('/admin/exceptions?status=MAYBE', { token }), 400, 'INVALID_REQUEST');
+    expectError(await api.get('/admin/exceptions?limit=1000', { token }), 400, 'INVALID_REQUEST');
+    expectError(await api.get('/admin/exceptions?cursor=bm9wZQ', { token }), 400, 'INVALID_REQUEST');
+    expect((await api.get('/admin/exceptions')).status).toBe(401);
+    expect((await api.get('/admin/exceptions', { token: 'not-the-token' })).status).toBe(401);
+  });
+});
+
+describe('POST /admin/exceptions/{id}/resolve', () => {
+  it('write_off posts the correcting entry once (operational losses → rail clearing) and resolves it; a second resolve is EXCEPTION_NOT_OPEN', async () => {
+    const c = await contradiction();
+    const list = await api.get('/admin/exceptions?status=OPEN', { token });
+    const exc = list.body.items.find((e: { resourceId: string }) => e.resourceId === c.transferId);
+    const lossesBefore = await losses();
+    const r = await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'write_off', note: 'El riel confirmó el pago; lo asumimos.' } });
+    expect(r.status).toBe(200);
+    expect(MoneyExceptionSchema.parse(r.body)).toMatchObject({ id: exc.id, status: 'RESOLVED', action: 'write_off', resolvedBy: 'admin', note: 'El riel confirmó el pago; lo asumimos.' });
+    expect(r.body.resolvedAt).toEqual(expect.any(String));
+    expect(await losses()).toBe(lossesBefore - 250_000n);
+    const posted = await sql(stack.db.url, `select count(*)::int as n from ledger.postings where idempotency_key = $1 and kind = 'correction'`, [`exception:${exc.id}:write_off`]);
+    expect(posted[0].n).toBe(1);
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'write_off', note: 'otra vez' } }), 409, 'EXCEPTION_NOT_OPEN');
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'otra vez' } }), 409, 'EXCEPTION_NOT_OPEN');
+    expect(await losses()).toBe(lossesBefore - 250_000n);
+    expect((await api.get(`/admin/exceptions?status=RESOLVED`, { token })).body.items.map((e: { id: string }) => e.id)).toContain(exc.id);
+  });
+
+  it('two operators resolving at once: one action wins, the money moves at most once', async () => {
+    const c = await contradiction();
+    const exc = (await api.get('/admin/exceptions?status=OPEN', { token })).body.items.find((e: { resourceId: string }) => e.resourceId === c.transferId);
+    const before = await losses();
+    const [x, y] = await Promise.all([
+      api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'write_off', note: 'uno' } }),
+      api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'dos' } }),
+    ]);
+    expect([x.status, y.status].sort()).toEqual([200, 409]);
+    const winner = x.status === 200 ? x.body : y.body;
+    expect(await losses()).toBe(winner.action === 'write_off' ? before - 250_000n : before);
+  });
+
+  it('bad input and unknown ids', async () => {
+    const c = await contradiction();
+    const exc = (await api.get('/admin/exceptions?status=OPEN', { token })).body.items.find((e: { resourceId: string }) => e.resourceId === c.transferId);
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'refund', note: 'x' } }), 400, 'INVALID_REQUEST');
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss' } }), 400, 'INVALID_REQUEST');
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'x'.repeat(501) } }), 400, 'INVALID_REQUEST');
+    expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'x', extra: 1 } }), 400, 'INVALID_REQUEST');
+    const malformed = await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, raw: '{"action": "dismiss",', headers: { 'content-type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expectError(await api.post(`/admin/exceptions/exc_${'0'.repeat(32)}/resolve`, { token, body: { action: 'dismiss', note: 'x' } }), 404, 'EXCEPTION_NOT_FOUND');
+    expectError(await api.post('/admin/exceptions/not-an-id/resolve', { token, body: { action: 'dismiss', note: 'x' } }), 404, 'EXCEPTION_NOT_FOUND');
+    expect((await api.post(`/admin/exceptions/${exc.id}/resolve`, { body: { action: 'dismiss', note: 'x' } })).status).toBe(401);
+    // Still open after all of that.
+    const still = (await api.get('/admin/exceptions?status=OPEN', { token })).body.items.map((e: { id: string }) => e.id);
+    expect(still).toContain(exc.id);
+  });
+});
+
+async function losses(): Promise<bigint> {
+  const [r] = await sql(stack.db.url, `select coalesce(sum(amount), 0)::text as s from ledger.entries where account = 'operational_losses'`);
+  return BigInt(r.s);
+}
