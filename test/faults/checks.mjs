@@ -3,7 +3,7 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 
-const LIVE = `('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED')`;
+const LIVE = `('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED','ABANDONING','RELEASING','EXPIRING','COMPLETING')`;
 const LIST = 50;
 
 /** Postings per movement by kind, aggregated once (postings have no index on movement_id). */
