@@ -72,7 +72,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     const { startCollectKey } = await import('@wallet/collect-key/testing');
     collectKey = await startCollectKey({
       databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
-      callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`, port: 0, logLevel: 'silent',
+      callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`, port: 0, logLevel: process.env.E2E_CK_LOG ?? 'silent',
     });
   }
   if (o.receipts) {
@@ -93,7 +93,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
 
   const gateway = await startGateway({
     databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
-    env: { LOG_LEVEL: 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
+    env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
 

@@ -121,7 +121,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     await h?.stop();
   });
 
-  function build(c: Choreography, scenario: Scenario, ledgerReal: GrpcLedger) {
+  function build(c: Choreography, scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'>, ledgerReal: GrpcLedger, approvalTtlSeconds = 3600) {
     const store = c.wrap('store', new SqlTransferStore(h.transfer!.db) as TransferStore, ['transition'], false);
     const ledger: LedgerPort = c.wrap('ledger', {
       computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
@@ -148,7 +148,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
       settings: {
         idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: 300, confirmTimeoutSeconds: 300, dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0,
         sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n, callbackBaseUrl: 'http://127.0.0.1:1/rails',
-        callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600,
+        callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds,
       },
       log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,
@@ -203,6 +203,77 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           if (found.length > 0) {
             violations.push(...found);
             throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+          }
+        }),
+        {
+          numRuns: RUNS,
+          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+          endOnFailure: true,
+        },
+      );
+    } finally {
+      ledgerReal.close();
+    }
+    await expectLedgerOk(h);
+  }, 300_000);
+  it(`multi-signature: signatures, a rejection and the expiry sweeper race in ${RUNS} explored schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address);
+    const signer = (n: number, role = 'OPERATOR') => ({ userId: `user-${n}`, email: `firmante${n}@empresa.co`, role });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), fc.record({
+          signers: fc.integer({ min: 1, max: 3 }),
+          sameSignerTwice: fc.boolean(),
+          reject: fc.boolean(),
+          expired: fc.boolean(),
+          outcome: fc.constantFrom<'COMPLETED' | 'FAILED'>('COMPLETED', 'FAILED'),
+          ticks: fc.integer({ min: 0, max: 2 }),
+        }), async (s, sc) => {
+          const c = new Choreography(s);
+          choreo = c;
+          explored++;
+          const amount = 10_000n;
+          const co = await newCompany(h, { breb: amount, multiSig: 2 });
+          // The send itself is not raced here: it is accepted first (AWAITING_APPROVAL, funds held).
+          const { uc, sweepers, rails } = build(c, { reserve: 'normal', outcome: sc.outcome, callbacks: 1 }, ledgerReal, sc.expired ? 0 : 3600);
+          const sent = await uc.send.execute({ companyId: co.id }, {
+            amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName,
+            targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: randomUUID(),
+          });
+          expect(sent.transfer.state).toBe('AWAITING_APPROVAL');
+          const approvalId = sent.transfer.approval!.id;
+          const outcomes: string[] = [];
+          const act = (label: string, fn: () => Promise<unknown>) => c.actor(label, async () => {
+            await c.point('call');
+            outcomes.push(await fn().then(() => `${label}: ok`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
+          });
+          for (let i = 1; i <= sc.signers; i++) void act(`signer-${i}`, () => uc.signApproval.execute(co.id, { approvalId, signer: signer(i) }));
+          if (sc.sameSignerTwice) void act('signer-1-again', () => uc.signApproval.execute(co.id, { approvalId, signer: signer(1) }));
+          if (sc.reject) void act('rejecter', () => uc.rejectApproval.execute(co.id, { approvalId, signer: signer(9, 'ADMIN'), reason: 'No corresponde' }));
+          void c.actor('sweeper-1', async () => {
+            for (let i = 0; i < sc.ticks; i++) { await c.point(`tick ${i + 1}`); await sweepers[0]!.tick(); }
+          });
+          await c.finish();
+          for (let i = 0; i < 2; i++) await sweepers[1]!.tick();
+
+          const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
+          const [a] = await h.transfer!.db.query<{ status: string; n: number; state: string }>(
+            `select a.status, (select count(*)::int from transfer.approval_signatures s where s.approval_id = a.id) as n, t.state
+               from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id where a.id = ?`, [approvalId]);
+          const dispatchedOrLater = ['EXECUTING', 'DISPATCHED', 'COMPLETING', 'COMPLETED', 'RELEASING', 'FAILED'];
+          if (a!.status === 'APPROVED' && !dispatchedOrLater.includes(a!.state)) found.push(`approval APPROVED but the transfer is ${a!.state}`);
+          if (a!.status === 'APPROVED' && a!.n < 2) found.push(`approval APPROVED with ${a!.n} signatures`);
+          if (a!.status === 'REJECTED' && a!.state !== 'FAILED') found.push(`approval REJECTED but the transfer is ${a!.state}`);
+          if (a!.status === 'EXPIRED' && a!.state !== 'EXPIRED') found.push(`approval EXPIRED but the transfer is ${a!.state}`);
+          if (a!.status !== 'APPROVED' && rails.truth.size > 0) found.push(`the rail received a transfer whose approval is ${a!.status}`);
+          if (rails.truth.size > 1) found.push('dispatched more than once');
+          const paid = [...rails.truth.values()].filter((v) => v === 'COMPLETED').length;
+          const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
+          if (w.availableCents + w.pendingOutCents + BigInt(paid) * amount !== amount) found.push(`wallet ${w.availableCents}/${w.pendingOutCents} with ${paid} paid`);
+          if (found.length > 0) {
+            violations.push(...found);
+            throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
           }
         }),
         {
