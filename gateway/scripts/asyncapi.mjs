@@ -39,6 +39,7 @@ export const SUBJECTS = [
   ['ledger.released', LEDGER, ['ledger'], 'A send failed, was rejected or expired: the hold was released (pending_out −T, available +T).'],
   ['ledger.inflow_recorded', LEDGER, ['ledger'], 'PSE paid / Bre-B received: settlement −G, available +N, fee, IVA (or unassigned_funds).'],
   ['ledger.inflow_reversed', LEDGER, ['ledger'], "A provider reversed a PSE payment: the paid posting's entries negated."],
+  ['ledger.correction_posted', LEDGER, ['ledger'], 'An operator resolved a money exception with a correcting entry (write-off: operational_losses −amount, rail_clearing +amount); no company wallet moves.'],
   ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
   ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],
   ['transfer.completed', TRANSFER, ['transfer'], 'The rail confirmed; the ledger hold was committed (completedAt).'],
