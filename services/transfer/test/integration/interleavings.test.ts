@@ -98,6 +98,14 @@ interface Scenario {
   secondSend: boolean;
 }
 
+/** fast-check's options for every property here: RUNS schedules, or the one INTERLEAVING_SEED/PATH names. */
+const exploration = (): fc.Parameters<unknown> => ({
+  numRuns: RUNS,
+  ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+  ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+  endOnFailure: true,
+});
+
 const scenarios: fc.Arbitrary<Scenario> = fc.record({
   reserve: fc.constantFrom('normal', 'normal', 'deadline'),
   outcome: fc.constantFrom('COMPLETED', 'COMPLETED', 'FAILED'),
@@ -109,6 +117,8 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
 describe('send saga: deterministic interleavings (fast-check scheduler)', () => {
   let h: Harness;
   let choreo: Choreography | undefined;
+  /** The scheduler of each run; after each release it waits until every actor is stopped at a point again. */
+  const schedules = fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } });
   let explored = 0;
   const violations: string[] = [];
 
@@ -162,7 +172,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     const ledgerReal = new GrpcLedger(h.ledger.address);
     try {
       await fc.assert(
-        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), scenarios, async (s, scenario) => {
+        fc.asyncProperty(schedules, scenarios, async (s, scenario) => {
           const c = new Choreography(s);
           choreo = c;
           explored++;
@@ -205,12 +215,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
             throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
           }
         }),
-        {
-          numRuns: RUNS,
-          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
-          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
-          endOnFailure: true,
-        },
+        exploration(),
       );
     } finally {
       ledgerReal.close();
@@ -222,7 +227,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     const signer = (n: number, role = 'OPERATOR') => ({ userId: `user-${n}`, email: `firmante${n}@empresa.co`, role });
     try {
       await fc.assert(
-        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), fc.record({
+        fc.asyncProperty(schedules, fc.record({
           signers: fc.integer({ min: 1, max: 3 }),
           sameSignerTwice: fc.boolean(),
           reject: fc.boolean(),
@@ -276,12 +281,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
             throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
           }
         }),
-        {
-          numRuns: RUNS,
-          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
-          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
-          endOnFailure: true,
-        },
+        exploration(),
       );
     } finally {
       ledgerReal.close();
