@@ -132,6 +132,20 @@ describe('transfers end to end', () => {
     expect(after.ACH.pendingOutCents).toBe(before.ACH.pendingOutCents);
   });
 
+  it('ACH accounts of 21 to 32 digits (the reference allows 4 to 32) are accepted and paid', async () => {
+    for (const accountNumber of ['123456789012345678901234', '12345678901234567890123456789012']) {
+      const body = achBody(10_000);
+      const r = await send({ ...body, destination: { bankAccount: { ...body.destination.bankAccount, accountNumber } } });
+      expect(r.status).toBe(201);
+      expect(r.body).toMatchObject({ status: 'PENDING', rail: 'ACH' });
+      const done = await settled(r.body.id);
+      expect(done).toMatchObject({ status: 'COMPLETED', bankAccountNumber: `****${accountNumber.slice(-4)}` });
+    }
+    const tooLong = achBody(10_000);
+    const r33 = await send({ ...tooLong, destination: { bankAccount: { ...tooLong.destination.bankAccount, accountNumber: '1'.repeat(33) } } });
+    expect(r33.status).toBe(400);
+  });
+
   it('refuses bad sends with the documented codes, in order', async () => {
     const good = await brebBody('3005556677', 10_000);
     const cases: Array<[unknown, number, string]> = [

@@ -65,7 +65,7 @@ const code = <T extends number>(allowed: readonly T[]) =>
 export const achAccountShape = {
   bankCode: z.union([z.string().regex(/^\d{1,10}$/), z.int().min(0)]).transform(String),
   accountTypeId: code([20, 21, 22] as const),
-  accountNumber: z.string().regex(/^\d{4,20}$/, 'Entre 4 y 20 dígitos.'),
+  accountNumber: z.string().regex(/^\d{4,32}$/, 'Entre 4 y 32 dígitos.'),
   documentTypeId: code([1, 4, 5, 8] as const),
   documentNumber: z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
   holderName: text(150),

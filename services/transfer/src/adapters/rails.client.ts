@@ -49,6 +49,11 @@ export class HttpRails implements RailPort {
       this.log.warn({ ...where, status: out.status }, 'rail accepted without a providerTransferId');
       return { outcome: 'unavailable', ambiguous: true, error: 'malformed rail answer' };
     }
+    if (out.status === 400) {
+      // The rail refused a request our own validation accepted: our defect or the rail's; someone must look.
+      this.log.error({ ...where, status: out.status, fields: fieldPaths(out.body) }, 'rail refused the shape of a dispatch our validation accepted');
+      return { outcome: 'rejected', message: RAIL_MESSAGES.requestRefused };
+    }
     if (out.status >= 400 && out.status < 500 && out.status !== 408 && out.status !== 429) {
       const message = str(field(out.body, 'message')) ?? str(field(out.body, 'errorMessage')) ?? str(field(out.body, 'error')) ?? `rechazada por la red (${out.status})`;
       this.log.warn({ ...where, status: out.status }, 'rail rejected the transfer at dispatch');
@@ -83,12 +88,31 @@ export class HttpRails implements RailPort {
       return { result: 'unavailable' };
     }
     if (out.status >= 200 && out.status < 300 && field(out.body, 'valid') !== false) return { result: 'valid' };
-    if (out.status === 422 || out.status === 400 || (out.status >= 200 && out.status < 300)) {
-      return { result: 'invalid', message: str(field(out.body, 'message')) ?? 'La validación de la cuenta bancaria falló.' };
+    if (out.status === 400) {
+      // The rail refused a request our own validation accepted (e.g. an account length the reference
+      // allows): our defect or the rail's, so it is an error someone must look at, and the client
+      // gets the documented code with a message that says what happened.
+      this.log.error({ status: out.status, account: maskAccount(d.accountNumber), fields: fieldPaths(out.body) }, 'ACH rail refused the shape of an account validation our validation accepted');
+      return { result: 'invalid', message: RAIL_MESSAGES.accountRefused };
+    }
+    if (out.status === 422 || (out.status >= 200 && out.status < 300)) {
+      return { result: 'invalid', message: str(field(out.body, 'message')) ?? RAIL_MESSAGES.accountInvalid };
     }
     this.log.warn({ status: out.status, account: maskAccount(d.accountNumber) }, 'ACH rail unavailable at account validation');
     return { result: 'unavailable' };
   }
+}
+
+export const RAIL_MESSAGES = {
+  accountInvalid: 'La red ACH indicó que la cuenta de destino no es válida.',
+  accountRefused: 'La red ACH rechazó los datos de la cuenta de destino (número de cuenta o documento del titular); verifíquelos o contacte a soporte.',
+  requestRefused: 'La red rechazó los datos de la transferencia; los fondos fueron liberados. Contacte a soporte.',
+};
+
+/** The field paths a provider's 400 names (never their values: they may hold account numbers). */
+function fieldPaths(body: unknown): string[] {
+  const fields = field(field(body, 'details'), 'fields');
+  return Array.isArray(fields) ? fields.map((f) => str(field(f, 'path')) ?? '?').slice(0, 10) : [];
 }
 
 function achAccount(d: AchDestination) {
