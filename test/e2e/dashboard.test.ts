@@ -154,9 +154,12 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const s1 = await sign(a, t.approvalId, c1);
     expect(s1.status).toBe(200);
     expect(s1.body.signatures).toEqual([{ userId: a.id, email: a.email, role: 'OPERATOR', signedAt: expect.any(String) }]);
+    // CONTRACT §9: ALREADY_SIGNED comes before the code, so a signer who already signed gets it
+    // whatever code it sends (a replayed one included), and spends no code.
     const replay = await sign(a, t.approvalId, c1);
-    expect([replay.status, replay.body.error]).toEqual([401, 'INVALID_TOTP_CODE']);
+    expect([replay.status, replay.body.error]).toEqual([409, 'ALREADY_SIGNED']);
     expect((await sign(a, t.approvalId, code(a, 1))).body.error).toBe('ALREADY_SIGNED');
+    expect((await sign(a, t.approvalId, '000000')).body.error).toBe('ALREADY_SIGNED');
     expect((await tx(t.id)).body.status).toBe('AWAITING_APPROVAL');
 
     const s2 = await sign(b, t.approvalId);

@@ -95,6 +95,20 @@ describe('transfers end to end', () => {
     }
   });
 
+  it('a quote reports a balance above 2^53 centavos exactly (no float on the way)', async () => {
+    const big = await stack.provision('Saldo Grande S.A.S.', { taxRegime: 'SIMPLE' });
+    for (const ref of ['big-1', 'big-2']) {
+      expect((await stack.admin('POST', `/admin/companies/${big.id}/wallets/ACH/credit`, { amountCents: Number.MAX_SAFE_INTEGER, reference: ref })).status).toBe(201);
+    }
+    const q = await stack.http('POST', '/transfers/quote/ach', { token: big.writeKey, body: { amount: 100_000 } });
+    expect(q.status).toBe(200);
+    const exact = (2n * BigInt(Number.MAX_SAFE_INTEGER)).toString(); // 18014398509481982
+    expect(q.text).toContain(`"currentBalance":${exact}`);
+    expect(q.body.canAfford).toBe(true);
+    const bal = await stack.http('GET', '/wallets/balance', { token: big.readKey });
+    expect(bal.body.wallets.find((w: any) => w.rail === 'ACH').availableCents).toBe(exact);
+  });
+
   it('a BREB send goes PENDING → COMPLETED with the hold committed', async () => {
     const before = await balance();
     const body = await brebBody('3001112233', 250_000, { reference: 'breb-ok-1', description: 'Factura 1' });

@@ -1,3 +1,4 @@
+import { toJsonText } from './json-text.js';
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
 import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
@@ -111,7 +112,7 @@ export class IdempotencyGuard {
    */
   private async store(companyId: string, key: string, claimId: string, answer: { status: number; body: unknown; headers: Record<string, string> }): Promise<void> {
     try {
-      const stored = await this.repo.complete(companyId, key, claimId, { status: answer.status, body: JSON.stringify(answer.body), headers: answer.headers });
+      const stored = await this.repo.complete(companyId, key, claimId, { status: answer.status, body: toJsonText(answer.body), headers: answer.headers });
       if (!stored) this.log.warn({ companyId, status: answer.status }, 'idempotency claim lost before its answer was stored');
     } catch (err) {
       this.log.error({ err: (err as Error).message, companyId }, 'could not store the idempotent answer');

@@ -38,7 +38,8 @@ export function quoteToApi(q: transferV1.QuoteResponse) {
   const f = q.fee!;
   return {
     amount: centsToNumber(q.amount),
-    currentBalance: centsToNumber(q.currentBalance),
+    // A wallet balance can exceed 2^53 centavos: written exactly as a JSON number (http/json-text.ts).
+    currentBalance: q.currentBalance,
     feeBreakdown: {
       fixedFee: centsToNumber(f.fixedFee),
       variableFee: centsToNumber(f.variableFee),

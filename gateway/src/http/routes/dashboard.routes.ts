@@ -154,8 +154,11 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
       handler: async ({ params, body, session, call }) => {
         const s = session!;
         requireSigner(s.role);
+        // CONTRACT §9: ALREADY_SIGNED (and the approval's own state) before the code, so a signer
+        // who already signed does not spend a code; the signature itself re-checks under the lock.
+        await transfers.signApproval({ approvalId: params.approvalId, signer: signer(s), precheck: true }, call);
         await auth.verifyTotp(s.userId, body.totpCode);
-        const a = await transfers.signApproval({ approvalId: params.approvalId, signer: signer(s) }, call);
+        const a = await transfers.signApproval({ approvalId: params.approvalId, signer: signer(s), precheck: false }, call);
         return { status: 200, body: approvalToApi(a) };
       },
     }),

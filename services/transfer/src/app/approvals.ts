@@ -74,14 +74,14 @@ export class ListApprovals {
 export class SignApproval {
   constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
 
-  async execute(caller: string | undefined, input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string } }): Promise<ApprovalView> {
+  async execute(caller: string | undefined, input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string }; precheck?: boolean }): Promise<ApprovalView> {
     const companyId = requireCompany(caller);
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     const approvalId = approvalIdOf(input.approvalId);
     const { deps } = this;
     const outcome = await deps.approvals.sign(companyId, approvalId, signer,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000);
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000, input.precheck === true);
     switch (outcome.kind) {
       case 'not_found': throw new AppError('APPROVAL_NOT_FOUND');
       case 'expired':
@@ -89,6 +89,8 @@ export class SignApproval {
         throw new AppError('APPROVAL_EXPIRED');
       case 'already_signed': throw new AppError('ALREADY_SIGNED');
       case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+      // The gateway asks first, before it spends the signer's TOTP code (CONTRACT §9).
+      case 'may_sign': return (await deps.approvals.get(companyId, approvalId))!;
       case 'signed': break;
     }
     deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId, quorum: outcome.quorum }, 'approval signed');

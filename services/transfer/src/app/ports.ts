@@ -187,6 +187,7 @@ export type SignOutcome =
   | { kind: 'expired' }
   | { kind: 'already_signed' }
   | { kind: 'not_pending' }
+  | { kind: 'may_sign' }
   | { kind: 'signed'; quorum: boolean; transfer: TransferRecord };
 
 export type RejectOutcome =
@@ -201,7 +202,7 @@ export interface ApprovalStore {
    * also moves the approval to APPROVED and the transfer AWAITING_APPROVAL → EXECUTING (with its
    * event) in the same transaction, so two last signatures at once reach the quorum exactly once.
    */
-  sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number): Promise<SignOutcome>;
+  sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck?: boolean): Promise<SignOutcome>;
   /** Marks the approval REJECTED (no signature can reach the quorum after this) and the transfer due for the sweeper. */
   reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome>;
   /** PENDING past its deadline → EXPIRED; returns the approval's status after the call. */

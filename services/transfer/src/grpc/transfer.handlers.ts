@@ -59,7 +59,7 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
     },
 
     async signApproval(req, ctx) {
-      return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer }));
+      return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer, precheck: req.precheck }));
     },
 
     async rejectApproval(req, ctx) {

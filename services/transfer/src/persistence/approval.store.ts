@@ -33,7 +33,7 @@ const ms = (n: number) => String(Math.max(0, Math.round(n)));
 export class SqlApprovalStore implements ApprovalStore {
   constructor(private readonly db: Database) {}
 
-  async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number): Promise<SignOutcome> {
+  async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck = false): Promise<SignOutcome> {
     return this.db.preparedTx(async (tx): Promise<SignOutcome> => {
       const a = await lockLive(tx, companyId, approvalId);
       if (a === 'not_found' || a === 'expired') return { kind: a };
@@ -41,6 +41,7 @@ export class SqlApprovalStore implements ApprovalStore {
         'select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [approvalId, signer.userId]);
       if (mine) return { kind: 'already_signed' };
       if (a.status !== 'PENDING') return { kind: 'not_pending' };
+      if (precheck) return { kind: 'may_sign' };
       await tx.query(
         `insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`,
         [approvalId, signer.userId, signer.email, signer.role]);
