@@ -106,7 +106,7 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     const headers: Json = { ...baseHeaders, ...replayHeader, ...(doc.headers ?? {}) };
     const r: Json = { description: doc.description, headers };
     if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
-    else if (doc.contentType) r.content = { [doc.contentType]: { schema: { type: 'string' } } };
+    else if (doc.contentType) r.content = { [doc.contentType]: { schema: bodySchemaOf(doc.contentType) } };
     responses[status] = r;
   }
   for (const [status, codes] of errorStatuses(route)) {
@@ -203,4 +203,16 @@ class SchemaComponents {
   all(): Record<string, Json> {
     return Object.fromEntries(Object.entries(this.schemas).sort(([a], [b]) => a.localeCompare(b)));
   }
+}
+
+/**
+ * The schema of a response that has no zod schema, by what it is: a JSON document is an object (a
+ * client generated from this document must not type /openapi.json as a string), a PDF or an image
+ * is binary, HTML and plain text are text.
+ */
+function bodySchemaOf(contentType: string): Json {
+  const media = contentType.split(';')[0]!.trim().toLowerCase();
+  if (media === 'application/json' || media.endsWith('+json')) return { type: 'object' };
+  if (media.startsWith('text/')) return { type: 'string' };
+  return { type: 'string', format: 'binary' };
 }
