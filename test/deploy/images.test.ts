@@ -130,9 +130,13 @@ describe('compose file (deploy/compose.yaml)', () => {
       expect([p.name, s.build.context]).toEqual([p.name, '..']);
       expect([p.name, s.read_only, s.user, s.cap_drop]).toEqual([p.name, true, '1000:1000', ['ALL']]);
     }
-    // Only the gateway (and the sandbox's pay page) are published, on loopback.
+    // Only the gateway, the sandbox's pay page and the three servers (for npm test and npm run up
+    // on this machine) are published, and only on loopback.
     const published = Object.entries(compose.services).filter(([, s]) => s.ports).map(([n, s]) => [n, s.ports]);
-    expect(published).toEqual([['sandbox', ['127.0.0.1:8090:8090']], ['gateway', ['127.0.0.1:8080:8080']]]);
+    expect(published).toEqual([
+      ['postgres', ['127.0.0.1:${POSTGRES_PORT:-5432}:5432']], ['redis', ['127.0.0.1:${REDIS_PORT:-6379}:6379']],
+      ['nats', ['127.0.0.1:${NATS_PORT:-4222}:4222']], ['sandbox', ['127.0.0.1:8090:8090']], ['gateway', ['127.0.0.1:8080:8080']],
+    ]);
   });
 
   it('brings Postgres, Redis and NATS with JetStream fsyncing every write', () => {

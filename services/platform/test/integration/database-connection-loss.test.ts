@@ -4,6 +4,16 @@ import { createTestDatabase, eventually, type TestDatabase } from '../../src/tes
 
 const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
+/** `p`, or undefined after `ms`; the timer is cleared either way (a pending one kept Jest's worker from exiting). */
+async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<undefined>((r) => { timer = setTimeout(() => r(undefined), ms); })]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Postgres drops every connection of the database (restart, failover, pg_terminate_backend) while
  * transactions are in flight. Before the fix, a connection lost in the middle of a MikroORM
@@ -45,16 +55,10 @@ describe('database: connections cut in the middle of transactions', () => {
       await cut();
     }
     stop = true;
-    await Promise.race([Promise.all(loops), new Promise((r) => setTimeout(r, 10_000))]);
+    await within(10_000, Promise.all(loops));
     expect(failures).toBeGreaterThan(0); // the cuts did hit transactions in flight
     // Both pooled connections are usable again: two transactions at once complete.
-    const [a, b] = await eventually(async () => {
-      const r = await Promise.race([
-        Promise.all([one(), one()]),
-        new Promise<undefined>((r) => setTimeout(() => r(undefined), 2_000)),
-      ]).catch(() => undefined);
-      return r;
-    }, 10_000, 200);
+    const [a, b] = await eventually(async () => within(2_000, Promise.all([one(), one()])).catch(() => undefined), 10_000, 200);
     expect(a[0]!.one).toBe(1);
     expect(b[0]!.one).toBe(1);
   }, 30_000);

@@ -69,12 +69,7 @@ export interface NewTransfer {
 /** The outcome callback to write with an outcome, in the same transaction. */
 export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 
-/** How long a fault switch read from the database is trusted (other instances' changes show up within it). */
-const FAULTS_TTL_MS = 250;
-
 export class SandboxStore {
-  private faultsCache: { faults: Faults; at: number } | undefined;
-
   constructor(private readonly db: Database) {}
 
   ping(): Promise<void> { return this.db.ping(); }
@@ -239,25 +234,23 @@ export class SandboxStore {
     return out;
   }
 
-  /** One switch, from a copy of all of them at most FAULTS_TTL_MS old (this instance's changes show at once). */
+  /**
+   * One switch, read from the database on every call (a primary-key lookup, prepared): a change
+   * applies to the very next provider call on every instance. A cached copy did not: a read
+   * started before a change could store the old value after it.
+   */
   async fault(name: FaultName): Promise<FaultState> {
-    const c = this.faultsCache;
-    if (c && Date.now() - c.at < FAULTS_TTL_MS) return c.faults[name];
-    const at = Date.now();
-    const faults = await this.faults();
-    this.faultsCache = { faults, at };
-    return faults[name];
+    const [r] = await this.db.prepared<{ state: FaultState }>('select state from sandbox.faults where name = ?', [name]);
+    return r?.state ?? 'up';
   }
 
   async setFaults(changes: Partial<Faults>): Promise<Faults> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[FaultName, FaultState]>;
-    this.faultsCache = undefined;
     for (const [name, state] of entries) {
       await this.db.query(
         `insert into sandbox.faults (name, state) values (?, ?)
          on conflict (name) do update set state = excluded.state, updated_at = now()`, [name, state]);
     }
-    this.faultsCache = undefined;
     return this.faults();
   }
 }
