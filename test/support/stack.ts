@@ -93,7 +93,11 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
 
   const gateway = await startGateway({
     databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
-    env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, ...o.gatewayEnv },
+    // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
+    // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
+    // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
+    // not latency: a generous deadline (a test that needs a short one sets it).
+    env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000', ...o.gatewayEnv },
   });
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
 
