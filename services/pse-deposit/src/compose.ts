@@ -11,7 +11,7 @@ import type { DepositConfig } from './config.js';
 import { depositHandlers } from './grpc/deposit.handlers.js';
 import { depositMigrations } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
-import { meterDepositStore } from './app/metrics.js';
+import { meterDepositStore, watchExceptions } from './app/metrics.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
 
@@ -86,12 +86,13 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       log,
     });
     const uc = depositUseCases(deps);
+    scope.defer(watchExceptions(deps.store));
 
-    const sweeper = new Sweeper(deps, uc.steps, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc), log);
+    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log);
     const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }]);
     scope.defer(() => grpc.stop(10_000));
 

@@ -17,7 +17,7 @@ export const depositEnvSchema = baseEnvSchema.extend({
   /** false: creation answers PSE_INFLOW_DISABLED (an operator's kill switch). */
   PSE_INFLOW_ENABLED: env.bool(true),
   PSE_LINK_TTL_SECONDS: env.int(86_400, 1),
-  /** How long after expires_at a PAID callback is still credited (clock skew between us and the provider). */
+  /** A PAID whose signed paidAt is within expires_at + this is credited (even after the link expired at expires_at); later: a money exception. */
   PSE_PAID_GRACE_SECONDS: env.int(60, 0),
   /** Where the provider sends outcome callbacks (the gateway's public webhook). */
   PSE_CALLBACK_URL: env.url('http://127.0.0.1:8080/webhooks/pse'),

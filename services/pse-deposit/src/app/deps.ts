@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import type { Logger } from '@wallet/platform';
 import type { DepositStore, LedgerPort, Mailer, PseProvider } from './ports.js';
 
@@ -20,8 +20,10 @@ export interface DepositDeps {
   log: Logger;
   now: () => Date;
   newId: () => string;
+  /** `exc_` + 32 hex characters (money exceptions). */
+  newExceptionId: () => string;
 }
 
-export function depositDeps(d: Omit<DepositDeps, 'now' | 'newId'> & Partial<Pick<DepositDeps, 'now' | 'newId'>>): DepositDeps {
-  return { now: () => new Date(), newId: () => randomUUID(), ...d };
+export function depositDeps(d: Omit<DepositDeps, 'now' | 'newId' | 'newExceptionId'> & Partial<Pick<DepositDeps, 'now' | 'newId' | 'newExceptionId'>>): DepositDeps {
+  return { now: () => new Date(), newId: () => randomUUID(), newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`, ...d };
 }

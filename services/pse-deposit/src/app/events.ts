@@ -9,6 +9,6 @@ export type DepositEventKind = 'created' | 'paid' | 'failed' | 'expired' | 'reve
 /** `deposit.<kind>` on stream DEPOSITS: a DepositEvent (proto3 JSON) carrying the deposit as it is now. */
 export function depositEvent(deps: DepositDeps, kind: DepositEventKind, d: DepositRecord): OutboxEvent {
   const id = deps.newId();
-  const payload = depositEventsV1.DepositEvent.toJSON({ eventId: id, companyId: d.companyId, deposit: depositToProto(d), occurredAt: deps.now() });
+  const payload = depositEventsV1.DepositEvent.toJSON({ eventId: id, companyId: d.companyId, deposit: depositToProto(d, deps.now()), occurredAt: deps.now() });
   return { id, subject: `deposit.${kind}`, payload };
 }

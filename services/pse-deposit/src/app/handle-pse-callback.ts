@@ -1,9 +1,8 @@
 import { AppError } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
-import { isDepositId, paidInTime, type DepositRecord } from '../domain/deposit.js';
+import { isDepositId } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
-import type { DepositSteps } from './deposit-steps.js';
-import { depositEvent } from './events.js';
+import type { DepositSaga } from './deposit-saga.js';
 
 export interface PseCallbackCommand { rawBody: Buffer; signature: string }
 export interface PseCallbackResult { accepted: boolean; duplicate: boolean }
@@ -43,15 +42,18 @@ function parseOutcome(raw: Buffer): Outcome {
 
 /**
  * The provider's signed outcome (POST /webhooks/pse through the gateway). HMAC over the raw bytes,
- * ±300 s. Dedupe by event id and by state: only PAID/FAILED on PENDING_CONFIRM and REVERSED on
- * ASSIGNED change anything; every other (late, repeated, out-of-order) outcome changes nothing,
- * except a REVERSED ahead of its PAID, which is refused for now (SERVICE_UNAVAILABLE) so that the
- * provider redelivers it after the payment.
- * Money steps are recorded before the ledger call (pending_step) and finished after it; a failure
- * in between answers an error (the provider retries) and the sweeper finishes it anyway.
+ * ±300 s. Dedupe by event id; then the outcome goes through the saga's table (`OUTCOME_TABLE` in
+ * domain/deposit-machine.ts): applied (PAID on a pending or expired link within expiresAt + grace →
+ * credited once; FAILED on a pending link; REVERSED on a credited deposit → debited back), a
+ * harmless repeat, a contradiction (a money exception, logged as an error, nothing credited), or
+ * "not yet" (a REVERSED ahead of its payment: SERVICE_UNAVAILABLE and not recorded, so the provider
+ * delivers it again). A link found pending past expiresAt is expired first (what clients see).
+ * Money steps run only after their transition is won; a ledger failure in between answers an
+ * error (the provider retries; a retry of a known event id finishes the step) and the sweeper
+ * finishes it anyway.
  */
 export class HandlePseCallback {
-  constructor(private readonly deps: DepositDeps, private readonly steps: DepositSteps) {}
+  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga) {}
 
   async execute(cmd: PseCallbackCommand): Promise<PseCallbackResult> {
     const deps = this.deps;
@@ -67,53 +69,15 @@ export class HandlePseCallback {
       return { accepted: false, duplicate: false };
     }
     if (await deps.store.callbackSeen(o.eventId)) {
-      await this.steps.resume(deposit); // a redelivery also finishes a step left unfinished
+      await this.saga.settle(deposit, 'provider'); // a redelivery also finishes a step left unfinished
       return { accepted: true, duplicate: true };
     }
-    if (o.status === 'REVERSED' && deposit.status === 'PENDING_CONFIRM') {
-      // A reversal ahead of its payment (the two callbacks raced, or PAID is still being retried):
-      // not applicable yet. Not remembered, answered as unavailable, so the provider delivers it
-      // again once the payment is in; remembering it here would keep a credit the provider took back.
-      throw new AppError('SERVICE_UNAVAILABLE');
-    }
-    const callback = { eventId: o.eventId, status: o.status };
-    let changed: DepositRecord | undefined;
-
-    if (o.status === 'PAID' && deposit.status === 'PENDING_CONFIRM' && deposit.pendingStep === null) {
-      const paidAt = o.paidAt ?? deps.now();
-      if (paidInTime(deposit.expiresAt, paidAt, deps.settings.paidGraceSeconds)) {
-        changed = await deps.store.transition({
-          id: deposit.id, from: { status: 'PENDING_CONFIRM', step: null }, to: { status: 'PENDING_CONFIRM', step: 'CREDIT' },
-          patch: { providerTransferId: o.providerTransferId, providerConfirmedAt: paidAt, payerBank: o.payerBank },
-          reason: 'paid at the provider', callback,
-        });
-        if (changed) await this.steps.finishCredit(changed);
-      } else {
-        // Paid after the link expired: never credited (the provider refuses those; this is defence in depth).
-        deps.log.error({ depositId: deposit.id, paidAt, expiresAt: deposit.expiresAt }, 'PSE payment after expiry: not credited');
-        changed = await deps.store.transition({
-          id: deposit.id, from: { status: 'PENDING_CONFIRM', step: null }, to: { status: 'EXPIRED', step: null },
-          reason: 'paid after expiry: not credited', callback, event: (r) => depositEvent(deps, 'expired', r),
-        });
-      }
-    } else if (o.status === 'FAILED' && deposit.status === 'PENDING_CONFIRM' && deposit.pendingStep === null) {
-      changed = await deps.store.transition({
-        id: deposit.id, from: { status: 'PENDING_CONFIRM', step: null }, to: { status: 'FAILED', step: null },
-        patch: { errorMessage: o.errorMessage ?? 'El pago fue rechazado', ...(o.payerBank ? { payerBank: o.payerBank } : {}) },
-        reason: 'payment failed', callback, event: (r) => depositEvent(deps, 'failed', r),
-      });
-    } else if (o.status === 'REVERSED' && deposit.status === 'ASSIGNED' && deposit.pendingStep === null) {
-      changed = await deps.store.transition({
-        id: deposit.id, from: { status: 'ASSIGNED', step: null }, to: { status: 'ASSIGNED', step: 'REVERSE' },
-        patch: { errorMessage: o.errorMessage ?? 'Pago reversado por el proveedor PSE' }, reason: 'reversed by the provider', callback,
-      });
-      if (changed) await this.steps.finishReversal(changed);
-    }
-    if (changed) return { accepted: true, duplicate: false };
-    // Late, repeated or out of order: remembered, nothing changes (a step in flight is still finished).
-    await deps.store.recordCallback(o.eventId, deposit.id, o.status);
-    const current = await deps.store.getById(deposit.id);
-    if (current?.pendingStep) await this.steps.resume(current);
-    return { accepted: true, duplicate: true };
+    const r = await this.saga.providerOutcome(deposit, {
+      eventId: o.eventId, status: o.status, providerTransferId: o.providerTransferId, payerBank: o.payerBank,
+      paidAt: o.paidAt ?? deps.now(), errorMessage: o.errorMessage,
+    });
+    if (r.kind === 'retry') throw new AppError('SERVICE_UNAVAILABLE');
+    deps.log.info({ depositId: deposit.id, eventId: o.eventId, status: o.status, applied: r.applied, state: r.deposit.status }, 'PSE callback handled');
+    return { accepted: true, duplicate: !r.applied };
   }
 }

@@ -17,6 +17,8 @@ export interface ListQuery {
 
 export interface DepositPage {
   deposits: DepositRecord[];
+  /** The clock the page was read with (statuses are shown as of it). */
+  at: Date;
   total: number;
   page: number;
   limit: number;
@@ -67,17 +69,18 @@ export class ListDeposits {
     }
     p.throwIfAny();
 
+    const now = this.deps.now();
     if (q.cursorMode) {
-      const r = await this.deps.store.list(companyId, f, { limit, offset: 0, ...(after ? { after } : {}), withTotal: false });
+      const r = await this.deps.store.list(companyId, f, { limit, offset: 0, ...(after ? { after } : {}), withTotal: false, now });
       const last = r.items[r.items.length - 1];
       return {
-        deposits: r.items, total: 0, page: 0, limit, totalPages: 0,
+        deposits: r.items, at: now, total: 0, page: 0, limit, totalPages: 0,
         nextCursor: r.hasMore && last ? encodeCursor(last.cursor) : null,
       };
     }
-    const r = await this.deps.store.list(companyId, f, { limit, offset: q.page * limit, withTotal: true });
+    const r = await this.deps.store.list(companyId, f, { limit, offset: q.page * limit, withTotal: true, now });
     const total = r.total ?? 0;
-    return { deposits: r.items, total, page: q.page, limit, totalPages: Math.ceil(total / limit), nextCursor: null };
+    return { deposits: r.items, at: now, total, page: q.page, limit, totalPages: Math.ceil(total / limit), nextCursor: null };
   }
 }
 

@@ -1,4 +1,4 @@
-import type { DepositRecord, DepositSource, DepositStatus, FeeBreakdown, PendingStep } from '../domain/deposit.js';
+import type { DepositRecord, DepositSource, DepositState, DepositStatus, FeeBreakdown } from '../domain/deposit.js';
 
 /** What the application needs from storage (implemented by persistence/deposit.store.ts). */
 
@@ -13,10 +13,12 @@ export interface DepositPatch {
   errorMessage?: string | null;
 }
 
+/** One transition of the saga table, as the store runs it: a compare-and-set of the state. */
 export interface Transition {
   id: string;
-  from: { status: DepositStatus; step: PendingStep | null };
-  to: { status: DepositStatus; step: PendingStep | null };
+  /** The states the event leaves from (DEPOSIT_MACHINE[event].from). */
+  from: readonly DepositState[];
+  to: DepositState;
   patch?: DepositPatch;
   reason?: string;
   /** Built from the updated record, written to the outbox in the same transaction. */
@@ -25,24 +27,63 @@ export interface Transition {
   callback?: { eventId: string; status: string };
 }
 
+/** The listing's filter: `status` is what clients see (publicStatus), read with the clock `now`. */
 export interface ListFilter { status?: DepositStatus; source?: DepositSource; externalId?: string; brebKeyId?: string }
 export interface ListCursor { createdAt: string; id: string }
+
+/** A provider outcome (or a ledger answer) that contradicts our state (CONTRACT §10), kept for an operator. */
+export interface NewMoneyException {
+  id: string;
+  kind: string;
+  companyId: string;
+  rail: string;
+  resourceId: string;
+  ours: Record<string, unknown>;
+  theirs: Record<string, unknown>;
+}
+
+export interface MoneyException extends NewMoneyException {
+  status: 'OPEN' | 'RESOLVING' | 'RESOLVED';
+  openedAt: Date;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+  action: string | null;
+  note: string | null;
+}
 
 export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
   get(companyId: string, id: string): Promise<DepositRecord | undefined>;
   getById(id: string): Promise<DepositRecord | undefined>;
-  list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean }):
+  list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean; now: Date }):
     Promise<{ items: Array<DepositRecord & { cursor: ListCursor }>; hasMore: boolean; total: number | null }>;
-  /** Compare-and-set of (status, pending step) + patch + history + outbox + callback id; undefined when it did not apply. */
+  /**
+   * Compare-and-set of the state (+ patch, history, outbox event, callback id, one transaction);
+   * entering a money state schedules it for the sweeper (step_at = now), leaving one clears it.
+   * Undefined when the state was not one of `from` (another writer won).
+   */
   transition(t: Transition): Promise<DepositRecord | undefined>;
   callbackSeen(eventId: string): Promise<boolean>;
   /** Records a callback that changed nothing; false when the id was already recorded. */
   recordCallback(eventId: string, depositId: string, status: string): Promise<boolean>;
-  /** PENDING_CONFIRM past expires_at + grace (no step in flight) → EXPIRED with their events, one transaction; SKIP LOCKED. */
-  expireDue(graceSeconds: number, batch: number, event: (d: DepositRecord) => OutboxEvent): Promise<DepositRecord[]>;
-  /** Leases deposits whose money step has been in flight longer than the grace (step_at moved ahead). */
+  /** PENDING_CONFIRM links whose expires_at is at or before `now`, oldest first (no lock: `expire` is a compare-and-set). */
+  dueForExpiry(now: Date, batch: number): Promise<DepositRecord[]>;
+  /** Leases deposits in a money state whose step has been in flight longer than the grace (step_at moved ahead); parked ones are skipped. */
   leaseStaleSteps(graceSeconds: number, batch: number): Promise<DepositRecord[]>;
+  /** Stops the sweeper retrying the money step of a deposit still in `state` (an operator must look). */
+  park(id: string, state: DepositState): Promise<void>;
+
+  // money exceptions (one per kind and deposit)
+  openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
+  /** Newest first by (opened_at, id); `before` = strictly older than that pair. `cursor` = "<opened_at µs UTC>|<id>". */
+  listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
+  getException(id: string): Promise<MoneyException | undefined>;
+  exceptionsOf(resourceId: string): Promise<MoneyException[]>;
+  /** OPEN → RESOLVING for this action (or RESOLVING with the same action again: resumes); undefined otherwise. */
+  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
+  /** RESOLVING → RESOLVED. */
+  finishResolution(id: string): Promise<MoneyException | undefined>;
+  countOpenExceptions(): Promise<Array<{ kind: string; n: number }>>;
 }
 
 export interface LedgerPort {

@@ -1,5 +1,5 @@
 import { AppError } from '@wallet/platform';
-import { isDepositId } from '../domain/deposit.js';
+import { isDepositId, publicStatus } from '../domain/deposit.js';
 import { paymentRequestMail } from '../domain/email-template.js';
 import { validateShare, type ShareInput } from '../domain/validation.js';
 import type { DepositDeps } from './deps.js';
@@ -19,8 +19,10 @@ export class ShareByEmail {
     const input = validateShare(cmd);
     const d = isDepositId(input.depositId) ? await this.deps.store.get(companyId, input.depositId) : undefined;
     if (!d) throw new AppError('DEPOSIT_NOT_FOUND');
-    const expired = d.expiresAt !== null && d.expiresAt.getTime() <= this.deps.now().getTime();
-    if (d.source !== 'PSE' || d.status !== 'PENDING_CONFIRM' || d.pendingStep !== null || !d.paygatewayUrl || expired) throw new AppError('DEPOSIT_NOT_PENDING');
+    // Pending as clients see it: not yet paid, and its link not past expiresAt.
+    if (d.source !== 'PSE' || d.status !== 'PENDING_CONFIRM' || publicStatus(d.status, d.expiresAt, this.deps.now()) !== 'PENDING_CONFIRM' || !d.paygatewayUrl) {
+      throw new AppError('DEPOSIT_NOT_PENDING');
+    }
     const mail = paymentRequestMail({
       companyName: cmd.company.name, recipientName: input.recipientName, amountCents: d.amount, payUrl: d.paygatewayUrl,
       expiresAt: d.expiresAt, customMessage: input.customMessage, internalRef: d.internalRef,

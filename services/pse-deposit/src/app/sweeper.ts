@@ -1,18 +1,19 @@
 import { PeriodicTask } from '@wallet/platform';
 import type { DepositDeps } from './deps.js';
-import type { DepositSteps } from './deposit-steps.js';
-import { depositEvent } from './events.js';
+import type { DepositSaga } from './deposit-saga.js';
 
 /**
- * Every interval: PENDING_CONFIRM links past expires_at (+ the paid grace, so an in-time payment
- * whose callback is a little late is still credited) → EXPIRED + deposit.expired, batched with
- * `FOR UPDATE SKIP LOCKED` so replicas never take the same rows; and money steps left unfinished
- * (a crash between recording a PAID/REVERSED outcome and the ledger call) are leased and finished.
+ * Every interval, through the saga's table like every other writer: PENDING_CONFIRM links whose
+ * expiresAt has passed → `expire` (EXPIRED + deposit.expired; a compare-and-set, so of two replicas,
+ * or a replica and a callback, exactly one expires a link); then money steps left unfinished in
+ * CREDITING / REVERSING longer than SWEEPER_GRACE_SECONDS (the owner crashed or the ledger failed)
+ * are leased (`FOR UPDATE SKIP LOCKED`, step_at moved ahead) and settled. The grace only decides
+ * when the sweeper looks; the compare-and-sets decide who wins.
  */
 export class Sweeper {
   private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: DepositDeps, private readonly steps: DepositSteps, private readonly opts: { intervalMs: number; batch: number }) {
+  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga, private readonly opts: { intervalMs: number; batch: number }) {
     this.task = new PeriodicTask('pse-deposit sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
 
@@ -23,17 +24,22 @@ export class Sweeper {
   async tick(): Promise<void> {
     const deps = this.deps;
     try {
-      const expired = await deps.store.expireDue(deps.settings.paidGraceSeconds, this.opts.batch, (d) => depositEvent(deps, 'expired', d));
-      if (expired.length > 0) deps.log.info({ count: expired.length }, 'PSE links expired');
+      const due = await deps.store.dueForExpiry(deps.now(), this.opts.batch);
+      let expired = 0;
+      for (const d of due) {
+        if (this.task.stopping) return;
+        if (await this.saga.apply(d, 'expire', 'sweeper', { reason: 'link expired unpaid' })) expired++;
+      }
+      if (expired > 0) deps.log.info({ count: expired }, 'PSE links expired');
       if (this.task.stopping) return;
       const stale = await deps.store.leaseStaleSteps(deps.settings.sweeperGraceSeconds, this.opts.batch);
       for (const d of stale) {
         if (this.task.stopping) return;
         try {
-          await this.steps.resume(d);
-          deps.log.info({ depositId: d.id, step: d.pendingStep }, 'unfinished deposit step completed');
+          const done = await this.saga.settle(d, 'sweeper');
+          deps.log.info({ depositId: d.id, from: d.status, to: done.status }, 'unfinished deposit step settled');
         } catch (err) {
-          deps.log.warn({ depositId: d.id, step: d.pendingStep, err: (err as Error).message }, 'deposit step retry failed');
+          deps.log.warn({ depositId: d.id, state: d.status, err: (err as Error).message }, 'deposit step retry failed');
         }
       }
     } catch (err) {

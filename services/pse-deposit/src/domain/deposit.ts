@@ -1,18 +1,53 @@
 import { randomBytes } from 'node:crypto';
+import { MONEY_STATES, linkDue, type PseState } from './deposit-machine.js';
+
+export { paidInTime } from './deposit-machine.js';
 
 /** CONTRACT §2: stored and returned statuses; `PAID` is accepted as a filter alias of ASSIGNED. */
 export const DEPOSIT_STATUSES = ['PENDING_CONFIRM', 'ASSIGNED', 'FAILED', 'EXPIRED', 'UNASSIGNED', 'REVERSED'] as const;
 export type DepositStatus = (typeof DEPOSIT_STATUSES)[number];
+/**
+ * What a deposit is stored as: the PSE saga's states (deposit-machine.ts, including the money
+ * states CREDITING and REVERSING, never shown) and Bre-B's UNASSIGNED (fed by the collect-key service).
+ */
+export type DepositState = PseState | 'UNASSIGNED';
 export const DEPOSIT_SOURCES = ['PSE', 'BREB'] as const;
 export type DepositSource = (typeof DEPOSIT_SOURCES)[number];
 
 /**
- * A money step in flight (recorded before the ledger call, cleared with the state change that
- * follows it), so a crash between the two is finished by the sweeper and never double-posts:
- * CREDIT: PAID received, RecordInflow `deposit:<id>:paid` not yet confirmed;
- * REVERSE: REVERSED received, ReverseInflow `deposit:<id>:reversed` not yet confirmed.
+ * The `pending_step` column: the money step a deposit in a money state owes (CREDIT in CREDITING,
+ * REVERSE in REVERSING, null otherwise; a CHECK ties it to the state). Kept for operators' queries.
  */
 export type PendingStep = 'CREDIT' | 'REVERSE';
+
+export function pendingStepOf(state: DepositState): PendingStep | null {
+  const step = MONEY_STATES[state as PseState]?.step;
+  return step === 'credit' ? 'CREDIT' : step === 'reverse' ? 'REVERSE' : null;
+}
+
+/**
+ * The status clients see (CONTRACT §2, §10): a link is EXPIRED from `expiresAt` even before the
+ * sweeper moves it (and while a payment confirmed for it is being credited); a reversal in flight
+ * still shows ASSIGNED. CREDITING and REVERSING are never shown.
+ */
+export function publicStatus(state: DepositState, expiresAt: Date | null, now: Date): DepositStatus {
+  switch (state) {
+    case 'PENDING_CONFIRM':
+    case 'CREDITING': return linkDue(expiresAt, now) ? 'EXPIRED' : 'PENDING_CONFIRM';
+    case 'REVERSING': return 'ASSIGNED';
+    default: return state;
+  }
+}
+
+/** The stored states that can show as a public status (the listing filter narrows by these first). */
+export function statesShownAs(status: DepositStatus): DepositState[] {
+  switch (status) {
+    case 'PENDING_CONFIRM': return ['PENDING_CONFIRM', 'CREDITING'];
+    case 'EXPIRED': return ['EXPIRED', 'PENDING_CONFIRM', 'CREDITING'];
+    case 'ASSIGNED': return ['ASSIGNED', 'REVERSING'];
+    default: return [status];
+  }
+}
 
 /** §4.6: 1 = CC, 4 = CE, 5 = Pasaporte, 8 = NIT. */
 export const DOCUMENT_TYPES: Readonly<Record<number, string>> = { 1: 'CC', 4: 'CE', 5: 'PA', 8: 'NIT' };
@@ -32,7 +67,8 @@ export interface DepositRecord {
   id: string;
   companyId: string;
   source: DepositSource;
-  status: DepositStatus;
+  /** The stored state; clients see `publicStatus(status, expiresAt, now)`. */
+  status: DepositState;
   amount: bigint;
   fee: FeeBreakdown;
   netAmount: bigint;
@@ -93,11 +129,6 @@ export function netOf(amount: bigint, fee: FeeBreakdown): bigint {
 /** Fee plus IVA at or above the amount: nothing would be credited (§4.6, 422). */
 export function feeExceedsAmount(amount: bigint, fee: FeeBreakdown): boolean {
   return fee.subtotalFee + fee.ivaAmount >= amount;
-}
-
-/** A PAID outcome is credited only while the link is pending and not past expiry + grace. */
-export function paidInTime(expiresAt: Date | null, paidAt: Date, graceSeconds: number): boolean {
-  return expiresAt === null || paidAt.getTime() <= expiresAt.getTime() + graceSeconds * 1000;
 }
 
 /** The listing's status filter: PAID is an alias of ASSIGNED; unknown → null. */

@@ -1,22 +1,25 @@
 import type { AsyncService } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 import type { DepositUseCases } from '../app/use-cases.js';
-import { depositToProto } from './mappers.js';
+import { depositToProto, exceptionToProto } from './mappers.js';
 
 const company = (c: depositV1.DepositCompany | undefined) => ({ name: c?.name ?? '', ivaApplicable: c?.ivaApplicable ?? false });
 
 /**
  * The DepositService RPCs: decode, call one use case, encode. The company always comes from the
  * call's `x-company-id` metadata; its profile (name, tax regime) from the request, set by the gateway.
+ * Statuses are shown as of `now` (a link past expiresAt is EXPIRED). ListExceptions /
+ * ResolveException are operator calls across companies (the gateway's /admin/exceptions).
  */
-export function depositHandlers(uc: DepositUseCases): AsyncService<depositV1.DepositServiceServer> {
+export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new Date()): AsyncService<depositV1.DepositServiceServer> {
   return {
     async createPseDeposit(req, ctx) {
-      return depositToProto(await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
+      const d = await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
         amountCents: req.amountCents, payerDocumentTypeId: req.payerDocumentTypeId, payerDocumentNumber: req.payerDocumentNumber,
         payerFirstName: req.payerFirstName, payerLastName: req.payerLastName, payerEmail: req.payerEmail,
         payerPhone: req.payerPhone, internalRef: req.internalRef, company: company(req.company),
-      }));
+      });
+      return depositToProto(d, now());
     },
 
     async shareByEmail(req, ctx) {
@@ -32,17 +35,27 @@ export function depositHandlers(uc: DepositUseCases): AsyncService<depositV1.Dep
         page: req.page, limit: req.limit, cursorMode: req.cursorMode, cursor: req.cursor,
       });
       return {
-        deposits: r.deposits.map(depositToProto), total: r.total, page: r.page, limit: r.limit, totalPages: r.totalPages,
+        deposits: r.deposits.map((d) => depositToProto(d, r.at)), total: r.total, page: r.page, limit: r.limit, totalPages: r.totalPages,
         ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}),
       };
     },
 
     async getDeposit(req, ctx) {
-      return depositToProto(await uc.get.execute(ctx.companyId, req.id));
+      const d = await uc.get.execute(ctx.companyId, req.id);
+      return depositToProto(d, now());
     },
 
     async handlePseCallback(req) {
       return uc.handlePseCallback.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
+    },
+
+    async listExceptions(req) {
+      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(exceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+
+    async resolveException(req) {
+      return exceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
     },
   };
 }

@@ -1,13 +1,19 @@
 import type { depositV1 } from '@wallet/proto';
-import { payerDocument, payerFullName, type DepositRecord } from '../domain/deposit.js';
+import type { ExceptionView } from '../app/exceptions.js';
+import { payerDocument, payerFullName, publicStatus, type DepositRecord } from '../domain/deposit.js';
 
-/** A deposit with every field of §2.7 plus the CONTRACT §2 superset. providerTransferId is absent until confirmed. */
-export function depositToProto(d: DepositRecord): depositV1.Deposit {
+/**
+ * A deposit with every field of §2.7 plus the CONTRACT §2 superset, its status as clients see it at
+ * `now` (publicStatus: EXPIRED from expiresAt; the money states never shown). providerTransferId /
+ * providerConfirmedAt are absent until the payment is credited (or failed).
+ */
+export function depositToProto(d: DepositRecord, now: Date): depositV1.Deposit {
+  const confirmed = d.status !== 'PENDING_CONFIRM' && d.status !== 'CREDITING';
   const doc = payerDocument(d.payerDocumentType, d.payerDocumentNumber);
   const name = d.payerName ?? payerFullName(d.payerFirstName, d.payerLastName);
   return {
     id: d.id,
-    status: d.status,
+    status: publicStatus(d.status, d.expiresAt, now),
     amountCents: d.amount,
     feeAmountCents: d.fee.subtotalFee,
     ivaAmountCents: d.fee.ivaAmount,
@@ -21,11 +27,20 @@ export function depositToProto(d: DepositRecord): depositV1.Deposit {
     ...(d.payerEmail ? { payerEmail: d.payerEmail } : {}),
     ...(d.payerFirstName ? { payerFirstName: d.payerFirstName } : {}),
     ...(d.payerLastName ? { payerLastName: d.payerLastName } : {}),
-    ...(d.providerTransferId && d.providerConfirmedAt && d.status !== 'PENDING_CONFIRM' ? { providerTransferId: d.providerTransferId } : {}),
-    ...(d.providerConfirmedAt && d.status !== 'PENDING_CONFIRM' ? { providerConfirmedAt: d.providerConfirmedAt } : {}),
+    ...(d.providerTransferId && d.providerConfirmedAt && confirmed ? { providerTransferId: d.providerTransferId } : {}),
+    ...(d.providerConfirmedAt && confirmed ? { providerConfirmedAt: d.providerConfirmedAt } : {}),
     createdAt: d.createdAt,
     ...(d.internalRef ? { internalRef: d.internalRef } : {}),
     ...(d.paygatewayUrl ? { paygatewayUrl: d.paygatewayUrl } : {}),
     ...(d.expiresAt ? { expiresAt: d.expiresAt } : {}),
+  };
+}
+
+export function exceptionToProto(e: ExceptionView): depositV1.MoneyException {
+  return {
+    id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
+    oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
+    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
+    ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
   };
 }

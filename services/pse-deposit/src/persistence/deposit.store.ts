@@ -1,9 +1,9 @@
 import { centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
-import type { DepositRecord, DepositSource, DepositStatus, PendingStep } from '../domain/deposit.js';
-import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
+import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
+import type { DepositStore, ListCursor, ListFilter, MoneyException, NewDeposit, NewMoneyException, OutboxEvent, Transition } from '../app/ports.js';
 
 interface DepositRow {
-  id: string; company_id: string; source: DepositSource; status: DepositStatus;
+  id: string; company_id: string; source: DepositSource; status: DepositState;
   amount: string; fixed_fee: string; variable_fee: string; subtotal_fee: string; iva_applicable: boolean;
   iva_amount: string; total_charged: string; net_amount: string; currency: string;
   payer_document_type: number | null; payer_document_number: string | null; payer_first_name: string | null;
@@ -93,19 +93,26 @@ export class SqlDepositStore implements DepositStore {
     return rows[0] && toDeposit(rows[0]);
   }
 
-  async list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean }) {
-    // One statement shape per filter combination (nulls disable a filter), so it stays prepared.
-    const where = `d.company_id = $1 and ($2::text is null or d.status = $2) and ($3::text is null or d.source = $3)
-      and ($4::text is null or d.breb_key_external_id = $4) and ($5::text is null or d.breb_key_id = $5)`;
-    const base = [companyId, f.status ?? null, f.source ?? null, f.externalId ?? null, f.brebKeyId ?? null];
+  async list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean; now: Date }) {
+    // `status` is what clients see (publicStatus: a pending link past expires_at shows EXPIRED, the
+    // money states show as the state they lead from / to): the stored states that can show as it
+    // narrow first (the status index), the same rule in SQL decides. One statement shape per filter
+    // combination (nulls disable a filter), so it stays prepared.
+    const where = `d.company_id = $1 and ($2::text[] is null or d.status = any($2::text[]))
+      and ($3::text is null or (case when d.status in ('PENDING_CONFIRM', 'CREDITING')
+                                       then (case when d.expires_at <= $6::timestamptz then 'EXPIRED' else 'PENDING_CONFIRM' end)
+                                     when d.status = 'REVERSING' then 'ASSIGNED' else d.status end) = $3)
+      and ($4::text is null or d.source = $4) and ($5::text is null or d.breb_key_external_id = $5) and ($7::text is null or d.breb_key_id = $7)`;
+    const base = [companyId, f.status ? statesShownAs(f.status) : null, f.status ?? null, f.source ?? null, f.externalId ?? null,
+      page.now.toISOString(), f.brebKeyId ?? null];
     let rows: DepositRow[];
     if (page.after) {
       rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
-        and (d.created_at, d.id) < ($6::timestamptz, $7::text) order by d.created_at desc, d.id desc limit $8`,
+        and (d.created_at, d.id) < ($8::timestamptz, $9::text) order by d.created_at desc, d.id desc limit $10`,
       [...base, page.after.createdAt, page.after.id, page.limit + 1]);
     } else {
       rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
-        order by d.created_at desc, d.id desc limit $6 offset $7`, [...base, page.limit + 1, page.offset]);
+        order by d.created_at desc, d.id desc limit $8 offset $9`, [...base, page.limit + 1, page.offset]);
     }
     let total: number | null = null;
     if (page.withTotal) {
@@ -117,19 +124,20 @@ export class SqlDepositStore implements DepositStore {
 
   async transition(t: Transition): Promise<DepositRecord | undefined> {
     const p = t.patch ?? {};
+    const step = pendingStepOf(t.to);
     let wrote = false;
     const rec = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<DepositRow>(`
-        update pse_deposit.deposits d set status = $4, pending_step = $5::text,
-          step_at = case when $5::text is null then null else now() end,
-          provider_transfer_id = case when $6 then $7 else d.provider_transfer_id end,
-          provider_confirmed_at = case when $8 then $9::timestamptz else d.provider_confirmed_at end,
-          payer_bank = case when $10 then $11 else d.payer_bank end,
-          error_message = case when $12 then $13 else d.error_message end,
+        update pse_deposit.deposits d set status = $3, pending_step = $4::text,
+          step_at = case when $4::text is null then null else now() end,
+          provider_transfer_id = case when $5 then $6 else d.provider_transfer_id end,
+          provider_confirmed_at = case when $7 then $8::timestamptz else d.provider_confirmed_at end,
+          payer_bank = case when $9 then $10 else d.payer_bank end,
+          error_message = case when $11 then $12 else d.error_message end,
           updated_at = now()
-        where d.id = $1 and d.status = $2 and d.pending_step is not distinct from $3::text
+        where d.id = $1 and d.status = any($2::text[])
         returning ${COLS}`,
-      [t.id, t.from.status, t.from.step, t.to.status, t.to.step,
+      [t.id, [...t.from], t.to, step,
         'providerTransferId' in p, p.providerTransferId ?? null,
         'providerConfirmedAt' in p, p.providerConfirmedAt?.toISOString() ?? null,
         'payerBank' in p, p.payerBank ?? null,
@@ -159,34 +167,92 @@ export class SqlDepositStore implements DepositStore {
     return rows.length > 0;
   }
 
-  async expireDue(graceSeconds: number, batch: number, event: (d: DepositRecord) => OutboxEvent): Promise<DepositRecord[]> {
-    const out = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<DepositRow>(`
-        with due as (
-          select id from pse_deposit.deposits
-           where status = 'PENDING_CONFIRM' and pending_step is null and expires_at + make_interval(secs => $1::int) <= now()
-           order by expires_at limit $2 for update skip locked)
-        update pse_deposit.deposits d set status = 'EXPIRED', updated_at = now() from due where d.id = due.id
-        returning ${COLS}`, [graceSeconds, batch]);
-      const recs = rows.map(toDeposit);
-      for (const r of recs) {
-        await history(tx, r, 'link expired unpaid');
-        await appendOutbox(tx, event(r));
-      }
-      return recs;
-    });
-    if (out.length > 0) this.eventsWritten();
-    return out;
+  async dueForExpiry(now: Date, batch: number): Promise<DepositRecord[]> {
+    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d
+      where d.status = 'PENDING_CONFIRM' and d.expires_at <= $1::timestamptz order by d.expires_at limit $2`, [now.toISOString(), batch]);
+    return rows.map(toDeposit);
   }
 
   async leaseStaleSteps(graceSeconds: number, batch: number): Promise<DepositRecord[]> {
     const rows = await this.db.prepared<DepositRow>(`
       with due as (
         select id from pse_deposit.deposits
-         where pending_step is not null and step_at <= now() - make_interval(secs => $1::int)
+         where status in ('CREDITING', 'REVERSING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update pse_deposit.deposits d set step_at = now() from due where d.id = due.id
       returning ${COLS}`, [graceSeconds, batch]);
     return rows.map(toDeposit);
   }
+
+  async park(id: string, state: DepositState): Promise<void> {
+    await this.db.prepared(`update pse_deposit.deposits set step_at = null, updated_at = now() where id = $1 and status = $2`, [id, state]);
+  }
+
+  // ───────────────────────────── money exceptions ─────────────────────────────
+
+  async openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
+    const rows = await this.db.prepared<ExceptionRow>(
+      `insert into pse_deposit.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
+       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)
+       on conflict (kind, resource_id) do nothing returning *`,
+      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
+    if (rows[0]) return { exception: toException(rows[0]), opened: true };
+    const existing = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where kind = $1 and resource_id = $2', [e.kind, e.resourceId]);
+    return { exception: toException(existing[0]!), opened: false };
+  }
+
+  async listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
+    const rows = await this.db.prepared<ExceptionRow & { cursor_ts: string }>(
+      `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from pse_deposit.money_exceptions
+        where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
+          and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
+        order by opened_at desc, id desc limit $5`,
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
+    return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
+  }
+
+  async getException(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where id = $1', [id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async exceptionsOf(resourceId: string): Promise<MoneyException[]> {
+    const rows = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where resource_id = $1 order by opened_at, id', [resourceId]);
+    return rows.map(toException);
+  }
+
+  async beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
+    // OPEN → RESOLVING wins the exception for this action; the same action again resumes it.
+    const rows = await this.db.prepared<ExceptionRow>(
+      `update pse_deposit.money_exceptions set status = 'RESOLVING', action = $1, note = $2, resolved_by = $3
+        where id = $4 and (status = 'OPEN' or (status = 'RESOLVING' and action = $1)) returning *`,
+      [r.action, r.note, r.resolvedBy, id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async finishResolution(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.db.prepared<ExceptionRow>(
+      `update pse_deposit.money_exceptions set status = 'RESOLVED', resolved_at = now() where id = $1 and status = 'RESOLVING' returning *`, [id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async countOpenExceptions(): Promise<Array<{ kind: string; n: number }>> {
+    const rows = await this.db.prepared<{ kind: string; n: string }>(
+      `select kind, count(*)::text as n from pse_deposit.money_exceptions where status <> 'RESOLVED' group by kind`);
+    return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
+  }
+}
+
+interface ExceptionRow {
+  id: string; kind: string; status: 'OPEN' | 'RESOLVING' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
+  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date | string; resolved_at: Date | string | null;
+  resolved_by: string | null; action: string | null; note: string | null;
+}
+
+function toException(r: ExceptionRow): MoneyException {
+  return {
+    id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
+    ours: r.ours, theirs: r.theirs, openedAt: date(r.opened_at), resolvedAt: dateOrNull(r.resolved_at),
+    resolvedBy: r.resolved_by, action: r.action, note: r.note,
+  };
 }

@@ -169,15 +169,21 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     expect((await get(co, d.id)).status).toBe('EXPIRED');
     expect(await h.achAvailable(co)).toBe(0n);
     expect(await outbox(d.id)).toEqual(['deposit.created', 'deposit.expired']);
+    // … but is kept for an operator (PSE_PAID_GRACE_SECONDS is 0 here: paid after expiresAt).
+    expect(await h.deposit.db.query(`select kind from pse_deposit.money_exceptions where resource_id = ?`, [d.id])).toEqual([{ kind: 'PAID_AFTER_EXPIRY' }]);
   });
 
-  it('a payment signed after expiry (provider clock) is not credited', async () => {
+  it('a payment signed after expiry (provider clock) is not credited: a money exception, the link left to expire at expiresAt', async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
     const late = new Date(d.expiresAt!.getTime() + 5_000).toISOString();
-    await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'p', status: 'PAID', paidAt: late, occurredAt: late }), h.ctx());
-    expect((await get(co, d.id)).status).toBe('EXPIRED');
+    const r = await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'p', status: 'PAID', paidAt: late, occurredAt: late }), h.ctx());
+    expect(r).toEqual({ accepted: true, duplicate: true });
+    // Our clock says the link is still valid (CONTRACT §10: EXPIRED from expiresAt): it stays pending, nothing credited.
+    expect((await get(co, d.id)).status).toBe('PENDING_CONFIRM');
     expect(await h.achAvailable(co)).toBe(0n);
+    const exc = await h.deposit.db.query<{ kind: string; status: string }>(`select kind, status from pse_deposit.money_exceptions where resource_id = ?`, [d.id]);
+    expect(exc).toEqual([{ kind: 'PAID_AFTER_EXPIRY', status: 'OPEN' }]);
   });
 
   it('provider reversal → REVERSED and the credit debited back', async () => {
@@ -222,7 +228,8 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer({ amountCents: 50_000n }), h.ctx(co));
     // As if the process died right after recording the outcome, before (or after) the ledger call.
-    await h.deposit.db.query(`update pse_deposit.deposits set pending_step = 'CREDIT', step_at = now() - interval '1 hour',
+    // (The PAID won the move into CREDITING, the state that owes the credit.)
+    await h.deposit.db.query(`update pse_deposit.deposits set status = 'CREDITING', pending_step = 'CREDIT', step_at = now() - interval '1 hour',
       provider_transfer_id = 'pse-crash', provider_confirmed_at = now(), payer_bank = 'BBVA' where id = ?`, [d.id]);
     const done = await waitStatus(co, d.id, 'ASSIGNED');
     expect(done).toMatchObject({ providerTransferId: 'pse-crash', netAmountCents: 48_810n });

@@ -1,0 +1,128 @@
+import { AppError } from '@wallet/platform';
+import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
+import { Problems } from '../domain/validation.js';
+import type { DepositRecord } from '../domain/deposit.js';
+import type { DepositDeps } from './deps.js';
+import type { DepositSaga } from './deposit-saga.js';
+import type { DepositPatch, MoneyException } from './ports.js';
+
+const EXCEPTION_ID = /^exc_[0-9a-f]{32}$/;
+const STATUSES = ['OPEN', 'RESOLVING', 'RESOLVED'];
+
+export interface ExceptionView extends MoneyException {
+  /** The resolutions this kind admits. */
+  actions: readonly string[];
+}
+
+const view = (e: MoneyException): ExceptionView => ({ ...e, actions: EXCEPTION_ACTIONS[e.kind as ExceptionKind] ?? ['dismiss'] });
+
+/**
+ * The cursor is the transfer service's, byte for byte (base64url of "<opened_at as
+ * YYYY-MM-DDTHH:MI:SS.ffffffZ>|<id>"), so the gateway can page both lists merged with one cursor.
+ */
+function decodeCursor(c: string): { openedAt: string; id: string } {
+  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) {
+    const p = new Problems();
+    p.add('cursor', 'not a cursor returned by this listing');
+    p.throwIfAny();
+  }
+  return { openedAt: at!, id: id! };
+}
+
+/** GET /admin/exceptions (CONTRACT §10), the PSE deposits' part: newest first (opened_at desc, id desc), across companies. */
+export class ListDepositExceptions {
+  constructor(private readonly deps: DepositDeps) {}
+
+  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    const p = new Problems();
+    const status = q.status ? q.status.toUpperCase() : undefined;
+    if (status && !STATUSES.includes(status)) p.add('status', `one of ${STATUSES.join(', ')}`);
+    if (q.kind && !(EXCEPTION_KINDS as readonly string[]).includes(q.kind)) p.add('kind', `one of ${EXCEPTION_KINDS.join(', ')}`);
+    const limit = q.limit && q.limit > 0 ? q.limit : 50;
+    if (limit > 100) p.add('limit', 'at most 100');
+    p.throwIfAny();
+    const rows = await this.deps.store.listExceptions({
+      ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1,
+      ...(q.cursor ? { before: decodeCursor(q.cursor) } : {}),
+    });
+    const items = rows.slice(0, limit);
+    const last = items[items.length - 1];
+    return {
+      items: items.map(({ cursor: _c, ...e }) => view(e)),
+      nextCursor: rows.length > limit && last ? Buffer.from(last.cursor).toString('base64url') : null,
+    };
+  }
+}
+
+/** What the provider said about the payment, from the exception, for the deposit an operator credits. */
+function paymentOf(theirs: Record<string, unknown>): DepositPatch {
+  const s = (k: string) => (typeof theirs[k] === 'string' && (theirs[k] as string).length > 0 ? (theirs[k] as string) : null);
+  const paidAt = s('paidAt');
+  return {
+    ...(s('providerTransferId') ? { providerTransferId: s('providerTransferId') } : {}),
+    ...(paidAt && !Number.isNaN(Date.parse(paidAt)) ? { providerConfirmedAt: new Date(paidAt) } : {}),
+    ...(s('payerBank') ? { payerBank: s('payerBank') } : {}),
+  };
+}
+
+/**
+ * POST /admin/exceptions/{id}/resolve for a PSE deposit's exception: the operator's decision. The
+ * exception is first won for the action (OPEN → RESOLVING, a compare-and-set: two operators cannot
+ * resolve it two ways), then the correcting step, then RESOLVED. A crash or a ledger outage in
+ * between is finished by calling it again with the same action. Nothing is deleted.
+ *
+ * - `credit` (a payment the provider confirmed after expiry + grace, or after FAILED): the deposit
+ *   goes EXPIRED|FAILED → CREDITING → ASSIGNED through the saga's table (`operator_credit`), the net
+ *   credited under the deposit's own ledger key `deposit:<id>:paid`, with `deposit.paid`. If the
+ *   deposit was credited meanwhile (an in-time PAID of the same payment), there is nothing to add.
+ * - `retry` (the ledger refused the credit or the reversal): the parked money step runs again.
+ * - `dismiss`: no entry; the note says why.
+ */
+export class ResolveDepositException {
+  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga) {}
+
+  async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
+    const { deps } = this;
+    if (!EXCEPTION_ID.test(input.id)) throw new AppError('EXCEPTION_NOT_FOUND');
+    const note = input.note?.trim() ?? '';
+    const p = new Problems();
+    if (!note || [...note].length > 500) p.add('note', 'required, at most 500 characters');
+    if (!input.resolvedBy || input.resolvedBy.length > 200) p.add('resolvedBy', 'required');
+    const current = await deps.store.getException(input.id);
+    if (!current) throw new AppError('EXCEPTION_NOT_FOUND');
+    const allowed = EXCEPTION_ACTIONS[current.kind as ExceptionKind] ?? ['dismiss'];
+    if (!allowed.includes(input.action as never)) p.add('action', `one of ${allowed.join(', ')} for ${current.kind}`);
+    p.throwIfAny();
+
+    const won = await deps.store.beginResolution(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });
+    if (!won) throw new AppError('EXCEPTION_NOT_OPEN');
+    if (input.action === 'credit' || input.action === 'retry') {
+      const d = await deps.store.getById(won.resourceId);
+      if (!d) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its deposit' });
+      const after = input.action === 'credit' ? await this.credit(d, won, note) : await this.saga.settle(d, 'operator');
+      if (MONEY_STATES[after.status as PseState]) {
+        // The ledger still refuses or is unreachable: the exception stays RESOLVING; the same action again resumes it.
+        throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
+      }
+    }
+    const done = (await deps.store.finishResolution(input.id)) ?? (await deps.store.getException(input.id))!;
+    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId }, 'money exception resolved');
+    return view(done);
+  }
+
+  private async credit(d0: DepositRecord, e: MoneyException, note: string): Promise<DepositRecord> {
+    const d = await this.saga.refresh(d0, 'operator');
+    if (d.status === 'PENDING_CONFIRM') {
+      // Only when the provider's clock is ahead of ours: the link is still open here; it expires at expiresAt.
+      throw new AppError('SERVICE_UNAVAILABLE', 'El enlace de pago aún no venció; acredite el pago después de su vencimiento.');
+    }
+    let next = d;
+    if (d.status === 'EXPIRED' || d.status === 'FAILED') {
+      next = (await this.saga.apply(d, 'operator_credit', 'operator', { patch: paymentOf(e.theirs), reason: `exception ${e.id} credited: ${note}` }))
+        ?? (await this.saga.reload(d));
+    }
+    // CREDITING (won here, or by an earlier attempt or an in-time PAID): the credit is owed; anything else was already credited.
+    return this.saga.settle(next, 'operator');
+  }
+}
