@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin),
     ...adminAmlRoutes(transfer),
-    ...adminExceptionsRoutes(transfer),
+    ...adminExceptionsRoutes(transfer, deposit),
     ...adminDashboardUserRoutes(dashboardAuth),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),

@@ -84,6 +84,55 @@ describe('GET /admin/exceptions', () => {
   });
 });
 
+/** A PSE link that expired, then a PAID whose paidAt is past expiresAt + grace: one PAID_AFTER_EXPIRY exception. */
+async function lateDeposit(): Promise<{ companyId: string; depositId: string }> {
+  const c = await admin.createCompany({ taxRegime: 'SIMPLE' });
+  const key = (await admin.issueKey(c.id, 'WRITE')).key as string;
+  const created = await api.post('/deposits/pse', {
+    token: key,
+    body: { amountCents: 80_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' },
+  });
+  expect(created.status).toBe(201);
+  const depositId = created.body.id as string;
+  await sql(stack.db.url, `update pse_deposit.deposits set expires_at = now() - interval '1 hour' where id = $1`, [depositId]);
+  const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, depositId, providerTransferId: `pse-${randomUUID().slice(0, 8)}`, status: 'PAID', paidAt: new Date().toISOString(), occurredAt: new Date().toISOString() });
+  const res = await fetch(`${stack.gw.url}/webhooks/pse`, {
+    method: 'POST', body: raw,
+    headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+  });
+  expect(res.status).toBe(200);
+  return { companyId: c.id, depositId };
+}
+
+describe('money exceptions of both services', () => {
+  it('lists transfer and PSE exceptions merged newest first, pages across both, and resolves each at its owner', async () => {
+    const t1 = await contradiction();
+    const p1 = await lateDeposit();
+    const t2 = await contradiction();
+    const p2 = await lateDeposit();
+    const all = await api.get('/admin/exceptions?status=OPEN&limit=100', { token });
+    const ours = all.body.items.filter((e: { resourceId: string }) => [t1.transferId, p1.depositId, t2.transferId, p2.depositId].includes(e.resourceId));
+    expect(ours.map((e: { resourceId: string }) => e.resourceId)).toEqual([p2.depositId, t2.transferId, p1.depositId, t1.transferId]);
+    expect(ours.find((e: { resourceId: string }) => e.resourceId === p1.depositId)).toMatchObject({ kind: 'PAID_AFTER_EXPIRY', rail: 'PSE', status: 'OPEN', companyId: p1.companyId });
+    for (const e of all.body.items) MoneyExceptionSchema.parse(e);
+    // Page by one through everything: the same items, in the same order, none twice.
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Reply = await api.get(`/admin/exceptions?status=OPEN&limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token });
+      expect(page.status).toBe(200);
+      seen.push(...page.body.items.map((e: { id: string }) => e.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(all.body.items.map((e: { id: string }) => e.id));
+    // Resolved at its owner, whichever service that is.
+    const pse = ours.find((e: { resourceId: string }) => e.resourceId === p2.depositId);
+    const r = await api.post(`/admin/exceptions/${pse.id}/resolve`, { token, body: { action: 'dismiss', note: 'El pagador recibió la devolución del proveedor.' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ id: pse.id, status: 'RESOLVED', action: 'dismiss', rail: 'PSE' });
+  });
+});
+
 describe('POST /admin/exceptions/{id}/resolve', () => {
   it('write_off posts the correcting entry once (operational losses → rail clearing) and resolves it; a second resolve is EXCEPTION_NOT_OPEN', async () => {
     const c = await contradiction();

@@ -12,6 +12,7 @@ export * from './bus/sql.js';
 export * from './db/database.js';
 export * from './money/money.js';
 export * from './ops/metrics.js';
+export * from './ops/money-exceptions-gauge.js';
 export * from './ops/ops-server.js';
 export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';

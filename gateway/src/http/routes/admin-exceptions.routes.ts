@@ -1,18 +1,24 @@
 import { z } from 'zod';
-import { transferV1 } from '@wallet/proto';
+import { AppError } from '@wallet/platform';
+import type { depositV1, transferV1 } from '@wallet/proto';
+import type { DepositClient } from '../../deposit/deposit-client.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { isoDate } from '../api-schemas.js';
 import { textSchema } from '../validation.js';
 
-const KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
+/** The kinds each owning service keeps. */
+const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
+const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
+const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS] as const;
+const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss'] as const;
 
 export const MoneyExceptionSchema = z.object({
   id: z.string().meta({ description: '`exc_…`' }),
   kind: z.enum(KINDS),
   status: z.enum(['OPEN', 'RESOLVING', 'RESOLVED']),
-  rail: z.enum(['BREB', 'ACH']),
-  resourceId: z.string().meta({ description: 'The transfer the exception is about.' }),
+  rail: z.enum(['BREB', 'ACH', 'PSE']),
+  resourceId: z.string().meta({ description: 'The transfer (UUID) or PSE deposit (`dep_…`) the exception is about.' }),
   companyId: z.string(),
   ours: z.record(z.string(), z.unknown()).meta({ description: 'Our record when the contradiction arrived.' }),
   theirs: z.record(z.string(), z.unknown()).meta({ description: 'What the provider (or the ledger) said.' }),
@@ -21,7 +27,7 @@ export const MoneyExceptionSchema = z.object({
   resolvedBy: z.string().nullable(),
   action: z.string().nullable(),
   note: z.string().nullable(),
-  actions: z.array(z.enum(['write_off', 'dismiss'])).meta({ description: 'The resolutions this kind admits.' }),
+  actions: z.array(z.enum(ACTIONS)).meta({ description: 'The resolutions this kind admits.' }),
 }).meta({ id: 'MoneyException' });
 
 const ExceptionQuery = z.strictObject({
@@ -32,8 +38,8 @@ const ExceptionQuery = z.strictObject({
 });
 
 const ResolveBody = z.strictObject({
-  action: z.enum(['write_off', 'dismiss']).meta({
-    description: '`write_off`: the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `dismiss`: no entry; the note says why.',
+  action: z.enum(ACTIONS).meta({
+    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Each exception lists the actions its kind admits.',
   }),
   note: textSchema(1, 500),
 }).meta({ id: 'ResolveExceptionRequest' });
@@ -42,7 +48,9 @@ const parse = (json: string): Record<string, unknown> => {
   try { return JSON.parse(json) as Record<string, unknown>; } catch { return {}; }
 };
 
-export function exceptionToApi(e: transferV1.MoneyException) {
+type WireException = transferV1.MoneyException | depositV1.MoneyException;
+
+export function exceptionToApi(e: WireException) {
   return {
     id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
     ours: parse(e.oursJson), theirs: parse(e.theirsJson), openedAt: (e.openedAt ?? new Date(0)).toISOString(),
@@ -51,23 +59,44 @@ export function exceptionToApi(e: transferV1.MoneyException) {
   };
 }
 
-/** Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to resolve. */
-export function adminExceptionsRoutes(transfers: TransferClient): AnyRoute[] {
+/** Newest first, then by id descending: the order each service lists in (opened_at is kept to the millisecond). */
+const newestFirst = (a: WireException, b: WireException) =>
+  (b.openedAt?.getTime() ?? 0) - (a.openedAt?.getTime() ?? 0) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+
+/**
+ * Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to
+ * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections); the
+ * listing merges them with one cursor that both understand (the last item's opened_at and id).
+ */
+export function adminExceptionsRoutes(transfers: TransferClient, deposits: DepositClient): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/admin/exceptions', operationId: 'adminListExceptions', tags: ['Admin'],
       summary: 'Money exceptions, newest first',
-      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known), kept until an operator resolves it. Nothing is deleted.',
+      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid), kept until an operator resolves it. Nothing is deleted.',
       auth: { kind: 'admin' },
       query: ExceptionQuery,
       responses: { 200: { description: 'Exceptions; `nextCursor` pages on.', schema: z.object({ items: z.array(MoneyExceptionSchema), nextCursor: z.string().nullable() }) } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        const r = await transfers.listExceptions({
+        const q = {
           limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.kind ? { kind: query.kind } : {}),
           ...(query.cursor ? { cursor: query.cursor } : {}),
-        }, call);
-        return { status: 200, body: { items: r.items.map(exceptionToApi), nextCursor: r.nextCursor ?? null } };
+        };
+        // A kind filter asks only the service that keeps that kind.
+        const none = { items: [] as WireException[], nextCursor: undefined };
+        const [t, d] = await Promise.all([
+          !query.kind || (TRANSFER_KINDS as readonly string[]).includes(query.kind) ? transfers.listExceptions(q, call) : none,
+          !query.kind || (DEPOSIT_KINDS as readonly string[]).includes(query.kind) ? deposits.listExceptions(q, call) : none,
+        ]);
+        const merged = [...t.items, ...d.items].sort(newestFirst);
+        const items = merged.slice(0, query.limit);
+        const last = items[items.length - 1];
+        // More after this page: items of one list were cut here, or a service said it has more.
+        const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor) && last
+          ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
+          : null;
+        return { status: 200, body: { items: items.map(exceptionToApi), nextCursor } };
       },
     }),
     defineRoute({
@@ -81,8 +110,14 @@ export function adminExceptionsRoutes(transfers: TransferClient): AnyRoute[] {
       errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call }) => {
         // One shared admin token today: the resolver is recorded as `admin` (named operators: CONTRACT §10, later).
-        const e = await transfers.resolveException({ id: params.id, action: body.action, note: body.note, resolvedBy: 'admin' }, call);
-        return { status: 200, body: exceptionToApi(e) };
+        const req = { id: params.id, action: body.action, note: body.note, resolvedBy: 'admin' };
+        try {
+          return { status: 200, body: exceptionToApi(await transfers.resolveException(req, call)) };
+        } catch (err) {
+          // Not the transfer service's: the PSE deposit service's, or nobody's.
+          if (!(err instanceof AppError && err.code === 'EXCEPTION_NOT_FOUND')) throw err;
+          return { status: 200, body: exceptionToApi(await deposits.resolveException(req, call)) };
+        }
       },
     }),
   ];

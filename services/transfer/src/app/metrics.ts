@@ -1,5 +1,5 @@
 import { Counter, Gauge } from 'prom-client';
-import { metricsRegistry, type Database } from '@wallet/platform';
+import { metricsRegistry, watchMoneyExceptions, type Database } from '@wallet/platform';
 import { LIVE_STATES } from '../domain/transfer.js';
 import type { TransferStore } from './ports.js';
 
@@ -39,32 +39,9 @@ new Gauge({
   },
 });
 
-const exceptionStores = new Set<TransferStore>();
-new Gauge({
-  name: 'wallet_exceptions_open',
-  help: 'open money exceptions (provider outcomes that contradict our state), by kind, at scrape time',
-  labelNames: ['service', 'kind'],
-  registers: [metricsRegistry],
-  async collect() {
-    const counts = new Map<string, number>();
-    await Promise.all([...exceptionStores].map(async (store) => {
-      try {
-        const rows = await Promise.race([
-          store.countOpenExceptions(),
-          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-        ]);
-        for (const r of rows) counts.set(r.kind, (counts.get(r.kind) ?? 0) + r.n);
-      } catch { /* database busy or closing: this scrape shows what it could read */ }
-    }));
-    this.reset();
-    for (const [kind, n] of counts) this.set({ service: 'transfer', kind }, n);
-  },
-});
-
-/** Reports this store's open money exceptions at scrape time until the returned function is called. */
+/** Reports this store's open money exceptions (`wallet_exceptions_open{service="transfer"}`) until the returned function is called. */
 export function watchExceptions(store: TransferStore): () => void {
-  exceptionStores.add(store);
-  return () => { exceptionStores.delete(store); };
+  return watchMoneyExceptions('transfer', () => store.countOpenExceptions());
 }
 
 /** Reports the live sagas of this database at scrape time until the returned function is called. */

@@ -35,7 +35,7 @@ export class Migration0004DepositSaga extends Migration {
         resource_id text not null,
         ours jsonb not null,
         theirs jsonb not null,
-        opened_at timestamptz not null default now(),
+        opened_at timestamptz not null default date_trunc('milliseconds', now()), -- ms: the gateway merges two services' lists on (opened_at, id)
         resolved_at timestamptz,
         resolved_by text,
         action text,
