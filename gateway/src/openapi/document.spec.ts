@@ -25,6 +25,15 @@ describe('OpenAPI document', () => {
   afterAll(() => gw.close());
   const doc = gw.openApiDocument() as { openapi: string; paths: Record<string, Record<string, any>>; components: any };
 
+  it('types each response without a schema by what it is: JSON documents as objects, images and PDFs as binary, HTML as text', () => {
+    const schemaOf = (path: string, media: string) => doc.paths[path]!.get.responses['200'].content[media].schema;
+    expect(schemaOf('/openapi.json', 'application/json')).toEqual({ type: 'object' });
+    expect(schemaOf('/asyncapi.json', 'application/json')).toEqual({ type: 'object' });
+    expect(schemaOf('/breb/collect-keys/qr/{qrId}.png', 'image/png')).toEqual({ type: 'string', format: 'binary' });
+    expect(schemaOf('/wallets/transactions/{id}/receipt.pdf', 'application/pdf')).toEqual({ type: 'string', format: 'binary' });
+    expect(schemaOf('/docs', 'text/html')).toEqual({ type: 'string' });
+  });
+
   it('is a valid OpenAPI 3.1 document (checked against the official schema)', async () => {
     const validator = new Validator();
     const res = await validator.validate(JSON.parse(JSON.stringify(doc)));
