@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   DEPOSIT_EVENTS, DEPOSIT_MACHINE, EXCEPTION_ACTIONS, EXCEPTION_KINDS, FINAL_STATES, LIVE_STATES, MONEY_STATES, OUTCOME_TABLE,
-  PROVIDER_OUTCOMES, PSE_STATES, SETTLED_STATES, depositMachineMermaid, exitsOf, outcomeOf, type PseState,
+  PROVIDER_OUTCOMES, PSE_STATES, SETTLED_STATES, exitsOf, outcomeOf, type PseState,
 } from './deposit-machine.js';
 import { publicStatus, statesShownAs, DEPOSIT_STATUSES } from './deposit.js';
 
@@ -139,11 +137,5 @@ describe('the PSE deposit saga table', () => {
         for (const now of [before, EXP]) if (publicStatus(s, EXP, now) === status) expect(statesShownAs(status)).toContain(s);
       }
     }
-  });
-
-  it('docs/architecture.md shows this table (regenerate with depositMachineMermaid())', () => {
-    const doc = readFileSync(join(process.cwd(), '../../docs/architecture.md'), 'utf8');
-    const m = /<!-- deposit-machine:start -->\n```mermaid\n([\s\S]*?)\n```\n<!-- deposit-machine:end -->/.exec(doc);
-    expect(m?.[1]).toBe(depositMachineMermaid());
   });
 });
