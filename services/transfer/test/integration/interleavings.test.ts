@@ -43,7 +43,7 @@ class ScriptedRail implements RailPort {
   constructor(
     private readonly c: Choreography,
     private readonly uc: () => TransferUseCases,
-    private readonly script: { outcome: 'COMPLETED' | 'FAILED'; callbacks: number },
+    private readonly script: { outcome: 'COMPLETED' | 'FAILED'; callbacks: number; contradict?: boolean },
   ) {}
 
   async dispatch(t: TransferRecord): Promise<DispatchResult> {
@@ -59,21 +59,25 @@ class ScriptedRail implements RailPort {
   private async settle(t: TransferRecord): Promise<void> {
     await this.c.point('rail settles');
     this.truth.set(t.id, this.script.outcome);
+    for (let i = 0; i < this.script.callbacks; i++) await this.callback(t, `evt-${t.id}`, this.script.outcome, `rail callback #${i + 1}`);
+    // A rail contradicting itself afterwards: the opposite outcome under a new event id.
+    if (this.script.contradict) await this.callback(t, `evt-${t.id}-contra`, this.script.outcome === 'COMPLETED' ? 'FAILED' : 'COMPLETED', 'rail contradicts itself');
+  }
+
+  private async callback(t: TransferRecord, eventId: string, status: 'COMPLETED' | 'FAILED', label: string): Promise<void> {
     const body = Buffer.from(JSON.stringify({
-      eventId: `evt-${t.id}`, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status: this.script.outcome,
-      errorMessage: this.script.outcome === 'FAILED' ? 'Cuenta de destino cerrada' : null,
+      eventId, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status,
+      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
     }));
-    for (let i = 0; i < this.script.callbacks; i++) {
-      await this.c.point(`rail callback #${i + 1}`);
-      for (;;) {
-        try {
-          await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
-          break;
-        } catch (err) {
-          // Ahead of our record (still RECEIVED): the rail retries later, as real ones do.
-          if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
-          await this.c.point(`rail callback #${i + 1} retry`);
-        }
+    await this.c.point(label);
+    for (;;) {
+      try {
+        await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
+        return;
+      } catch (err) {
+        // Ahead of our record (still RECEIVED): the rail retries later, as real ones do.
+        if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
+        await this.c.point(`${label} retry`);
       }
     }
   }
@@ -94,6 +98,8 @@ interface Scenario {
   reserve: 'normal' | 'deadline';
   outcome: 'COMPLETED' | 'FAILED';
   callbacks: number;
+  /** After its callbacks, the rail reports the opposite outcome: one money exception per such transfer. */
+  contradict: boolean;
   ticks: [number, number];
   secondSend: boolean;
 }
@@ -110,6 +116,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   reserve: fc.constantFrom('normal', 'normal', 'deadline'),
   outcome: fc.constantFrom('COMPLETED', 'COMPLETED', 'FAILED'),
   callbacks: fc.integer({ min: 1, max: 2 }),
+  contradict: fc.constantFrom(false, false, false, true),
   ticks: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 2 })),
   secondSend: fc.boolean(),
 });
@@ -131,7 +138,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     await h?.stop();
   });
 
-  function build(c: Choreography, scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'>, ledgerReal: GrpcLedger, approvalTtlSeconds = 3600) {
+  function build(c: Choreography, scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'> & { contradict?: boolean }, ledgerReal: GrpcLedger, approvalTtlSeconds = 3600) {
     const store = c.wrap('store', new SqlTransferStore(h.transfer!.db) as TransferStore, ['transition'], false);
     const ledger: LedgerPort = c.wrap('ledger', {
       computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
@@ -152,7 +159,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
       voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
     } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve', 'movementExists']);
     let uc: TransferUseCases | undefined;
-    const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks });
+    const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
     const deps: TransferDeps = transferDeps({
       store, approvals: new SqlApprovalStore(h.transfer!.db), ledger, directory, rails,
       settings: {
@@ -203,7 +210,13 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
           const open = await h.transfer!.db.query<{ kind: string }>(
             `select kind from transfer.money_exceptions e join transfer.transfers t on t.id = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
-          if (open.length > 0) found.push(`unexpected money exceptions: ${open.map((o) => o.kind).join(', ')}`);
+          // Every contradiction is an open exception, and nothing else is.
+          const settledAtRail = [...rails.truth.values()].filter((v) => v !== 'PENDING').length;
+          const expected = scenario.contradict
+            ? Array.from({ length: settledAtRail }, () => (scenario.outcome === 'COMPLETED' ? 'RAIL_FAILED_AFTER_COMPLETION' : 'RAIL_COMPLETED_AFTER_RELEASE'))
+            : [];
+          const kinds = open.map((o) => o.kind).sort();
+          if (kinds.join() !== expected.join()) found.push(`money exceptions ${kinds.join(', ') || 'none'}; expected ${expected.join(', ') || 'none'}`);
           const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
           const paid = [...rails.truth.values()].filter((v) => v === 'COMPLETED').length;
           if (BigInt(paid) * amount > amount) found.push(`overdraft: the rail paid ${paid} sends of a balance for one`);
