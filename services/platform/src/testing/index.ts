@@ -62,3 +62,5 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     await new Promise((r) => setTimeout(r, stepMs));
   }
 }
+
+export { Choreography, type InterleavingScheduler } from './choreography.js';

@@ -1,13 +1,10 @@
-import { AppError } from '@wallet/platform';
+import { AppError, EXCEPTION_ID, listExceptionsPage } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
 import { Problems } from '../domain/validation.js';
 import type { DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
 import type { DepositSaga } from './deposit-saga.js';
 import type { DepositPatch, MoneyException } from './ports.js';
-
-const EXCEPTION_ID = /^exc_[0-9a-f]{32}$/;
-const STATUSES = ['OPEN', 'RESOLVING', 'RESOLVED'];
 
 export interface ExceptionView extends MoneyException {
   /** The resolutions this kind admits. */
@@ -16,42 +13,12 @@ export interface ExceptionView extends MoneyException {
 
 const view = (e: MoneyException): ExceptionView => ({ ...e, actions: EXCEPTION_ACTIONS[e.kind as ExceptionKind] ?? ['dismiss'] });
 
-/**
- * The cursor is the transfer service's, byte for byte (base64url of "<opened_at as
- * YYYY-MM-DDTHH:MI:SS.ffffffZ>|<id>"), so the gateway can page both lists merged with one cursor.
- */
-function decodeCursor(c: string): { openedAt: string; id: string } {
-  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) {
-    const p = new Problems();
-    p.add('cursor', 'not a cursor returned by this listing');
-    p.throwIfAny();
-  }
-  return { openedAt: at!, id: id! };
-}
-
 /** GET /admin/exceptions (CONTRACT §10), the PSE deposits' part: newest first (opened_at desc, id desc), across companies. */
 export class ListDepositExceptions {
   constructor(private readonly deps: DepositDeps) {}
 
-  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
-    const p = new Problems();
-    const status = q.status ? q.status.toUpperCase() : undefined;
-    if (status && !STATUSES.includes(status)) p.add('status', `one of ${STATUSES.join(', ')}`);
-    if (q.kind && !(EXCEPTION_KINDS as readonly string[]).includes(q.kind)) p.add('kind', `one of ${EXCEPTION_KINDS.join(', ')}`);
-    const limit = q.limit && q.limit > 0 ? q.limit : 50;
-    if (limit > 100) p.add('limit', 'at most 100');
-    p.throwIfAny();
-    const rows = await this.deps.store.listExceptions({
-      ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1,
-      ...(q.cursor ? { before: decodeCursor(q.cursor) } : {}),
-    });
-    const items = rows.slice(0, limit);
-    const last = items[items.length - 1];
-    return {
-      items: items.map(({ cursor: _c, ...e }) => view(e)),
-      nextCursor: rows.length > limit && last ? Buffer.from(last.cursor).toString('base64url') : null,
-    };
+  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    return listExceptionsPage((x) => this.deps.store.listExceptions(x), EXCEPTION_KINDS, view, q);
   }
 }
 

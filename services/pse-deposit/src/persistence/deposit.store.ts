@@ -1,6 +1,6 @@
-import { centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
 import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
-import type { DepositStore, ListCursor, ListFilter, MoneyException, NewDeposit, NewMoneyException, OutboxEvent, Transition } from '../app/ports.js';
+import type { DepositStore, ListCursor, ListFilter, NewDeposit, NewMoneyException, OutboxEvent, Transition } from '../app/ports.js';
 
 interface DepositRow {
   id: string; company_id: string; source: DepositSource; status: DepositState;
@@ -57,7 +57,12 @@ async function history(tx: PreparedTx, d: DepositRecord, reason: string | null):
 
 /** The pse_deposit schema. Hot statements run as named prepared statements (Database.prepared / preparedTx). */
 export class SqlDepositStore implements DepositStore {
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+  /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
+  private readonly exceptions: MoneyExceptionsTable;
+
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
+    this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'pse_deposit');
+  }
 
   async insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord> {
     const rec = await this.db.preparedTx(async (tx) => {
@@ -190,69 +195,11 @@ export class SqlDepositStore implements DepositStore {
 
   // ───────────────────────────── money exceptions ─────────────────────────────
 
-  async openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
-    const rows = await this.db.prepared<ExceptionRow>(
-      `insert into pse_deposit.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
-       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb)
-       on conflict (kind, resource_id) do nothing returning *`,
-      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
-    if (rows[0]) return { exception: toException(rows[0]), opened: true };
-    const existing = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where kind = $1 and resource_id = $2', [e.kind, e.resourceId]);
-    return { exception: toException(existing[0]!), opened: false };
-  }
-
-  async listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
-    const rows = await this.db.prepared<ExceptionRow & { cursor_ts: string }>(
-      `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from pse_deposit.money_exceptions
-        where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
-          and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
-        order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
-    return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
-  }
-
-  async getException(id: string): Promise<MoneyException | undefined> {
-    const rows = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where id = $1', [id]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async exceptionsOf(resourceId: string): Promise<MoneyException[]> {
-    const rows = await this.db.prepared<ExceptionRow>('select * from pse_deposit.money_exceptions where resource_id = $1 order by opened_at, id', [resourceId]);
-    return rows.map(toException);
-  }
-
-  async beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
-    // OPEN → RESOLVING wins the exception for this action; the same action again resumes it.
-    const rows = await this.db.prepared<ExceptionRow>(
-      `update pse_deposit.money_exceptions set status = 'RESOLVING', action = $1, note = $2, resolved_by = $3
-        where id = $4 and (status = 'OPEN' or (status = 'RESOLVING' and action = $1)) returning *`,
-      [r.action, r.note, r.resolvedBy, id]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async finishResolution(id: string): Promise<MoneyException | undefined> {
-    const rows = await this.db.prepared<ExceptionRow>(
-      `update pse_deposit.money_exceptions set status = 'RESOLVED', resolved_at = now() where id = $1 and status = 'RESOLVING' returning *`, [id]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async countOpenExceptions(): Promise<Array<{ kind: string; n: number }>> {
-    const rows = await this.db.prepared<{ kind: string; n: string }>(
-      `select kind, count(*)::text as n from pse_deposit.money_exceptions where status <> 'RESOLVED' group by kind`);
-    return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
-  }
-}
-
-interface ExceptionRow {
-  id: string; kind: string; status: 'OPEN' | 'RESOLVING' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
-  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date | string; resolved_at: Date | string | null;
-  resolved_by: string | null; action: string | null; note: string | null;
-}
-
-function toException(r: ExceptionRow): MoneyException {
-  return {
-    id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
-    ours: r.ours, theirs: r.theirs, openedAt: date(r.opened_at), resolvedAt: dateOrNull(r.resolved_at),
-    resolvedBy: r.resolved_by, action: r.action, note: r.note,
-  };
+  openException(e: NewMoneyException) { return this.exceptions.open(e); }
+  listExceptions(q: Parameters<MoneyExceptionsTable['list']>[0]) { return this.exceptions.list(q); }
+  getException(id: string) { return this.exceptions.get(id); }
+  exceptionsOf(resourceId: string) { return this.exceptions.ofResource(resourceId); }
+  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }) { return this.exceptions.begin(id, r); }
+  finishResolution(id: string) { return this.exceptions.finish(id); }
+  countOpenExceptions() { return this.exceptions.countOpen(); }
 }

@@ -4,7 +4,7 @@ import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import type { DepositStore, LedgerPort } from '../../src/app/ports.js';
 import type { DepositRecord } from '../../src/domain/deposit.js';
 import { SqlDepositStore } from '../../src/persistence/deposit.store.js';
-import { Choreography } from './choreography.js';
+import { Choreography } from '@wallet/platform/testing';
 import { depositViolations } from './deposit-invariants.js';
 import { startHarness, type Harness } from './harness.js';
 import { GRACE_SECONDS, buildRig, newDeposit, signedCallback, type CallbackBody } from './rig.js';

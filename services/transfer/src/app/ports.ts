@@ -63,25 +63,9 @@ export interface TransitionPatch {
   dispatchIntent?: boolean;
 }
 
-/** A provider outcome that contradicts our state (CONTRACT §10), kept for an operator. */
-export interface NewMoneyException {
-  id: string;
-  kind: string;
-  companyId: string;
-  rail: string;
-  resourceId: string;
-  ours: Record<string, unknown>;
-  theirs: Record<string, unknown>;
-}
-
-export interface MoneyException extends NewMoneyException {
-  status: 'OPEN' | 'RESOLVING' | 'RESOLVED';
-  openedAt: Date;
-  resolvedAt: Date | null;
-  resolvedBy: string | null;
-  action: string | null;
-  note: string | null;
-}
+/** Money exceptions (CONTRACT §10): the platform's shapes. */
+export type { MoneyException, NewMoneyException } from '@wallet/platform';
+import type { MoneyException, NewMoneyException } from '@wallet/platform';
 
 export interface LeasedTransfer {
   transfer: TransferRecord;

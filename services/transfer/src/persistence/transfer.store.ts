@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type {
-  AmlEntry, MoneyException, NewMoneyException, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
+  AmlEntry, NewMoneyException, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
 } from '../app/ports.js';
 
 /** The `pg` pool under MikroORM, for single statements as named prepared statements. */
@@ -101,6 +101,9 @@ const sqlList = (states: readonly TransferState[]) => states.map((x) => `'${x}'`
 export class SqlTransferStore implements TransferStore {
   private pool: Promise<NativePool> | undefined;
   private readonly statementNames = new Map<string, string>();
+
+  /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
+  private readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
 
   constructor(private readonly db: Database) {}
 
@@ -309,52 +312,12 @@ export class SqlTransferStore implements TransferStore {
 
   // ───────────────────────────── money exceptions ─────────────────────────────
 
-  async openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
-    const rows = await this.run<ExceptionRow>(
-      `insert into transfer.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
-       values (?, ?, ?, ?, ?::uuid, ?::jsonb, ?::jsonb)
-       on conflict (kind, resource_id) do nothing returning *`,
-      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
-    if (rows[0]) return { exception: toException(rows[0]), opened: true };
-    const existing = await this.run<ExceptionRow>('select * from transfer.money_exceptions where kind = ? and resource_id = ?::uuid', [e.kind, e.resourceId]);
-    return { exception: toException(existing[0]!), opened: false };
-  }
-
-  async listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
-    const rows = await this.run<ExceptionRow & { cursor_ts: string }>(
-      `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from transfer.money_exceptions
-        where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
-          and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
-        order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
-    return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
-  }
-
-  async getException(id: string): Promise<MoneyException | undefined> {
-    const rows = await this.run<ExceptionRow>('select * from transfer.money_exceptions where id = ?', [id]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
-    // OPEN → RESOLVING wins the exception for this action; the same action again resumes it.
-    const rows = await this.run<ExceptionRow>(
-      `update transfer.money_exceptions set status = 'RESOLVING', action = ?, note = ?, resolved_by = ?
-        where id = ? and (status = 'OPEN' or (status = 'RESOLVING' and action = ?)) returning *`,
-      [r.action, r.note, r.resolvedBy, id, r.action]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async finishResolution(id: string): Promise<MoneyException | undefined> {
-    const rows = await this.run<ExceptionRow>(
-      `update transfer.money_exceptions set status = 'RESOLVED', resolved_at = now() where id = ? and status = 'RESOLVING' returning *`, [id]);
-    return rows[0] && toException(rows[0]);
-  }
-
-  async countOpenExceptions(): Promise<Array<{ kind: string; n: number }>> {
-    const rows = await this.run<{ kind: string; n: string }>(
-      `select kind, count(*)::text as n from transfer.money_exceptions where status <> 'RESOLVED' group by kind`);
-    return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
-  }
+  openException(e: NewMoneyException) { return this.exceptions.open(e); }
+  listExceptions(q: Parameters<MoneyExceptionsTable['list']>[0]) { return this.exceptions.list(q); }
+  getException(id: string) { return this.exceptions.get(id); }
+  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }) { return this.exceptions.begin(id, r); }
+  finishResolution(id: string) { return this.exceptions.finish(id); }
+  countOpenExceptions() { return this.exceptions.countOpen(); }
 
   async get(id: string): Promise<TransferRecord | undefined> {
     const rows = await this.run<TransferRow>('select * from transfer.transfers where id = ?::uuid', [id]);
@@ -501,15 +464,3 @@ function toAml(r: AmlRow): AmlEntry {
   return { id: r.id, documentNumber: r.document_number, name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at) };
 }
 
-interface ExceptionRow {
-  id: string; kind: string; status: 'OPEN' | 'RESOLVING' | 'RESOLVED'; company_id: string; rail: string; resource_id: string;
-  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date; resolved_at: Date | null;
-  resolved_by: string | null; action: string | null; note: string | null;
-}
-function toException(r: ExceptionRow): MoneyException {
-  return {
-    id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
-    ours: r.ours, theirs: r.theirs, openedAt: date(r.opened_at), resolvedAt: dateOrNull(r.resolved_at),
-    resolvedBy: r.resolved_by, action: r.action, note: r.note,
-  };
-}

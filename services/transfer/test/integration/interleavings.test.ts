@@ -9,7 +9,7 @@ import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
-import { Choreography } from './choreography.js';
+import { Choreography } from '@wallet/platform/testing';
 import { Rail, ctxOf, expectLedgerOk, newCompany, startHarness, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
 
@@ -209,7 +209,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
 
           const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
           const open = await h.transfer!.db.query<{ kind: string }>(
-            `select kind from transfer.money_exceptions e join transfer.transfers t on t.id = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
+            `select kind from transfer.money_exceptions e join transfer.transfers t on t.id::text = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
           // Every contradiction is an open exception, and nothing else is.
           const settledAtRail = [...rails.truth.values()].filter((v) => v !== 'PENDING').length;
           const expected = scenario.contradict

@@ -77,7 +77,7 @@ describe('send saga: the audit findings', () => {
     company: co.profile, requestHash: randomUUID(),
   });
   const exceptionsOf = (id: string) => h.transfer!.db.query<{ kind: string; status: string }>(
-    'select kind, status from transfer.money_exceptions where resource_id = ?::uuid', [id]);
+    'select kind, status from transfer.money_exceptions where resource_id = ?', [id]);
 
   it('a dispatch the rail took before this process died is never released on a time-out the rail cannot answer', async () => {
     const { rail, uc, sweeper, callback } = rig({ dispatchTimeoutSeconds: 0 });

@@ -31,7 +31,7 @@ const MONEY_STATES = ['RELEASING', 'EXPIRING', 'COMPLETING'];
 export async function sagaViolations(db: Database, companyId: string, rail?: RailTruth): Promise<string[]> {
   const rows = await db.query<Row>(
     `select t.id::text as id, t.state, t.hold_id::text as hold_id, p.hold_id::text as landed_hold, h.status as hold_status, p.kind as key_kind,
-            (select array_agg(e.kind) from transfer.money_exceptions e where e.resource_id = t.id and e.status = 'OPEN') as exceptions
+            (select array_agg(e.kind) from transfer.money_exceptions e where e.resource_id = t.id::text and e.status = 'OPEN') as exceptions
        from transfer.transfers t
        left join ledger.postings p on p.idempotency_key = 'transfer:' || t.id::text || ':reserve'
        left join ledger.holds h on h.id = p.hold_id

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { moneyExceptionsDdl } from '@wallet/platform';
 
 /**
  * The PSE saga's money states (domain/deposit-machine.ts): a deposit is CREDITING while its
@@ -25,25 +26,7 @@ export class Migration0004DepositSaga extends Migration {
     this.addSql(`drop index if exists pse_deposit.deposits_step_idx`);
     this.addSql(`create index deposits_step_idx on pse_deposit.deposits (step_at) where status in ('CREDITING', 'REVERSING') and step_at is not null`);
 
-    this.addSql(`
-      create table pse_deposit.money_exceptions (
-        id text primary key check (id ~ '^exc_[0-9a-f]{32}$'),
-        kind text not null,
-        status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVING', 'RESOLVED')),
-        company_id text not null,
-        rail text not null,
-        resource_id text not null,
-        ours jsonb not null,
-        theirs jsonb not null,
-        opened_at timestamptz not null default date_trunc('milliseconds', now()), -- ms: the gateway merges two services' lists on (opened_at, id)
-        resolved_at timestamptz,
-        resolved_by text,
-        action text,
-        note text,
-        constraint money_exceptions_kind_resource_uq unique (kind, resource_id)
-      )`);
-    this.addSql(`create index money_exceptions_listing_idx on pse_deposit.money_exceptions (opened_at desc, id desc)`);
-    this.addSql(`create index money_exceptions_open_idx on pse_deposit.money_exceptions (kind) where status <> 'RESOLVED'`);
+    for (const sql of moneyExceptionsDdl('pse_deposit')) this.addSql(sql);
   }
 
   override down(): void {

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { moneyExceptionsDdl } from '@wallet/platform';
 
 /**
  * The saga's intermediate money states (ABANDONING, RELEASING, EXPIRING, COMPLETING: a writer wins
@@ -25,25 +26,7 @@ export class Migration0003MoneySafeSaga extends Migration {
     // Every transfer that reached RESERVED before this migration may have been dispatched.
     this.addSql(`update transfer.transfers set dispatch_ambiguous = true where state in ('RESERVED', 'EXECUTING') and dispatch_attempts > 0`);
 
-    this.addSql(`
-      create table transfer.money_exceptions (
-        id text primary key,
-        kind text not null,
-        status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVING', 'RESOLVED')),
-        company_id text not null,
-        rail text not null,
-        resource_id uuid not null,
-        ours jsonb not null,
-        theirs jsonb not null,
-        opened_at timestamptz not null default date_trunc('milliseconds', now()), -- ms: the gateway merges two services' lists on (opened_at, id)
-        resolved_at timestamptz,
-        resolved_by text,
-        action text,
-        note text,
-        constraint money_exceptions_kind_resource_uq unique (kind, resource_id)
-      )`);
-    this.addSql(`create index money_exceptions_listing_idx on transfer.money_exceptions (opened_at desc, id desc)`);
-    this.addSql(`create index money_exceptions_open_idx on transfer.money_exceptions (kind) where status <> 'RESOLVED'`);
+    for (const sql of moneyExceptionsDdl('transfer')) this.addSql(sql);
   }
 
   override down(): void {

@@ -1,5 +1,10 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type fc from 'fast-check';
+
+/** What Choreography needs of fast-check's `Scheduler` (`fc.scheduler()`), without depending on it here. */
+export interface InterleavingScheduler {
+  schedule<T>(task: Promise<T>, label?: string): Promise<T>;
+  waitFor<T>(task: Promise<T>): Promise<T>;
+}
 
 /**
  * Deterministic interleavings over real code and real I/O, with fast-check's scheduler.
@@ -19,7 +24,7 @@ export class Choreography {
   /** The points released, in order (printed with a failing schedule). */
   readonly trace: string[] = [];
 
-  constructor(private readonly s: fc.Scheduler) {}
+  constructor(private readonly s: InterleavingScheduler) {}
 
   /** Runs `fn` as an actor. Its points are scheduled; outside any actor, points are no-ops. */
   actor<T>(name: string, fn: () => Promise<T>): Promise<T> {

@@ -1,0 +1,160 @@
+import { invalidRequest } from '../errors/catalogue.js';
+
+/**
+ * Money exceptions (CONTRACT §10): a provider outcome that contradicts a service's state, kept for
+ * an operator. Each owning service (transfer, pse-deposit) has the same table in its own schema,
+ * and the gateway merges their listings with one cursor, so the table, its queries and the cursor
+ * live here once.
+ */
+export type ExceptionStatus = 'OPEN' | 'RESOLVING' | 'RESOLVED';
+
+export interface NewMoneyException {
+  id: string;
+  kind: string;
+  companyId: string;
+  rail: string;
+  resourceId: string;
+  ours: Record<string, unknown>;
+  theirs: Record<string, unknown>;
+}
+
+export interface MoneyException extends NewMoneyException {
+  status: ExceptionStatus;
+  openedAt: Date;
+  resolvedAt: Date | null;
+  resolvedBy: string | null;
+  action: string | null;
+  note: string | null;
+}
+
+/** `exc_` + 32 hex. */
+export const EXCEPTION_ID = /^exc_[0-9a-f]{32}$/;
+
+/** The table (one per kind and resource; `opened_at` to the millisecond: the gateway merges on it). */
+export function moneyExceptionsDdl(schema: string): string[] {
+  return [
+    `create table ${schema}.money_exceptions (
+        id text primary key,
+        kind text not null,
+        status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVING', 'RESOLVED')),
+        company_id text not null,
+        rail text not null,
+        resource_id text not null,
+        ours jsonb not null,
+        theirs jsonb not null,
+        opened_at timestamptz not null default date_trunc('milliseconds', now()),
+        resolved_at timestamptz,
+        resolved_by text,
+        action text,
+        note text,
+        constraint money_exceptions_kind_resource_uq unique (kind, resource_id)
+      )`,
+    `create index money_exceptions_listing_idx on ${schema}.money_exceptions (opened_at desc, id desc)`,
+    `create index money_exceptions_open_idx on ${schema}.money_exceptions (kind) where status <> 'RESOLVED'`,
+  ];
+}
+
+/** Runs one statement with `$n` placeholders (each store passes its own prepared-statement runner). */
+export type RunSql = <R>(sql: string, params: unknown[]) => Promise<R[]>;
+
+interface Row {
+  id: string; kind: string; status: ExceptionStatus; company_id: string; rail: string; resource_id: string;
+  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date | string; resolved_at: Date | string | null;
+  resolved_by: string | null; action: string | null; note: string | null;
+}
+const toException = (r: Row): MoneyException => ({
+  id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
+  ours: r.ours, theirs: r.theirs, openedAt: new Date(r.opened_at), resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
+  resolvedBy: r.resolved_by, action: r.action, note: r.note,
+});
+
+/** The queries of one service's `<schema>.money_exceptions`. */
+export class MoneyExceptionsTable {
+  private readonly t: string;
+
+  constructor(private readonly run: RunSql, schema: string) {
+    this.t = `${schema}.money_exceptions`;
+  }
+
+  /** One per (kind, resource): a repeat answers the first, `opened: false`. */
+  async open(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
+    const rows = await this.run<Row>(
+      `insert into ${this.t} (id, kind, company_id, rail, resource_id, ours, theirs)
+       values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) on conflict (kind, resource_id) do nothing returning *`,
+      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
+    if (rows[0]) return { exception: toException(rows[0]), opened: true };
+    const existing = await this.run<Row>(`select * from ${this.t} where kind = $1 and resource_id = $2`, [e.kind, e.resourceId]);
+    return { exception: toException(existing[0]!), opened: false };
+  }
+
+  /** Newest first (opened_at desc, id desc), strictly before `before`; each with the cursor that follows it. */
+  async list(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
+    const rows = await this.run<Row & { cursor_ts: string }>(
+      `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from ${this.t}
+        where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
+          and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
+        order by opened_at desc, id desc limit $5`,
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
+    return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
+  }
+
+  async get(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.run<Row>(`select * from ${this.t} where id = $1`, [id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async ofResource(resourceId: string): Promise<MoneyException[]> {
+    return (await this.run<Row>(`select * from ${this.t} where resource_id = $1 order by opened_at, id`, [resourceId])).map(toException);
+  }
+
+  /** OPEN → RESOLVING for this action (the same action again resumes an interrupted one). Undefined otherwise. */
+  async begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
+    const rows = await this.run<Row>(
+      `update ${this.t} set status = 'RESOLVING', action = $1, note = $2, resolved_by = $3
+        where id = $4 and (status = 'OPEN' or (status = 'RESOLVING' and action = $1)) returning *`,
+      [r.action, r.note, r.resolvedBy, id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
+  async finish(id: string): Promise<MoneyException | undefined> {
+    const rows = await this.run<Row>(`update ${this.t} set status = 'RESOLVED', resolved_at = now() where id = $1 and status = 'RESOLVING' returning *`, [id]);
+    return rows[0] && toException(rows[0]);
+  }
+
+  async countOpen(): Promise<Array<{ kind: string; n: number }>> {
+    const rows = await this.run<{ kind: string; n: string }>(`select kind, count(*)::text as n from ${this.t} where status <> 'RESOLVED' group by kind`, []);
+    return rows.map((r) => ({ kind: r.kind, n: Number(r.n) }));
+  }
+}
+
+/**
+ * One page of a service's exceptions for `ListExceptions`: filters checked (400 naming each bad
+ * one), newest first, `nextCursor` = base64url of "<opened_at, microseconds>|<id>" of the last item
+ * (the format every service and the gateway share).
+ */
+export async function listExceptionsPage<V>(
+  list: MoneyExceptionsTable['list'], kinds: readonly string[], view: (e: MoneyException) => V,
+  q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined },
+): Promise<{ items: V[]; nextCursor: string | null }> {
+  const problems: Array<{ path: string; message: string }> = [];
+  const status = q.status ? q.status.toUpperCase() : undefined;
+  if (status && !['OPEN', 'RESOLVING', 'RESOLVED'].includes(status)) problems.push({ path: 'status', message: 'one of OPEN, RESOLVING, RESOLVED' });
+  if (q.kind && !kinds.includes(q.kind)) problems.push({ path: 'kind', message: `one of ${kinds.join(', ')}` });
+  const limit = q.limit && q.limit > 0 ? q.limit : 50;
+  if (limit > 100) problems.push({ path: 'limit', message: 'at most 100' });
+  let before: { openedAt: string; id: string } | undefined;
+  if (q.cursor) {
+    const [at, id] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
+    if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) problems.push({ path: 'cursor', message: 'not a cursor returned by this listing' });
+    else before = { openedAt: at, id };
+  }
+  if (problems.length > 0) throw invalidRequest(problems);
+  const rows = await list({ ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1, ...(before ? { before } : {}) });
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return {
+    items: items.map(({ cursor: _c, ...e }) => view(e)),
+    nextCursor: rows.length > limit && last ? Buffer.from(last.cursor).toString('base64url') : null,
+  };
+}
