@@ -1,4 +1,4 @@
-import { toJsonText } from './json-text.js';
+import { isJsonBody, toJsonText } from './json-text.js';
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
 import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
@@ -126,8 +126,4 @@ export class IdempotencyGuard {
       this.log.error({ err: (err as Error).message, companyId }, 'could not release the idempotency claim; it expires with its lock');
     }
   }
-}
-
-function isJsonBody(body: unknown): boolean {
-  return body !== undefined && !Buffer.isBuffer(body) && !(body instanceof Uint8Array) && typeof (body as { pipe?: unknown })?.pipe !== 'function';
 }

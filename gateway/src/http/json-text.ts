@@ -6,5 +6,17 @@
 const rawJSON = (JSON as unknown as { rawJSON(text: string): unknown }).rawJSON;
 
 export function toJsonText(body: unknown): string {
-  return JSON.stringify(body, (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v));
+  try {
+    // Almost every body has no bigint: the plain call, without a replacer on every key.
+    return JSON.stringify(body);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err;
+    return JSON.stringify(body, (_key, v: unknown) => (typeof v === 'bigint' ? rawJSON(v.toString()) : v));
+  }
+}
+
+/** An object or array answered as JSON (not a Buffer, a stream or text such as an HTML page). */
+export function isJsonBody(body: unknown): boolean {
+  return body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Uint8Array)
+    && typeof (body as { pipe?: unknown }).pipe !== 'function';
 }

@@ -1,4 +1,4 @@
-import { toJsonText } from './json-text.js';
+import { isJsonBody, toJsonText } from './json-text.js';
 import { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
@@ -64,7 +64,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
-      if (isPlainJson(result.body)) {
+      if (isJsonBody(result.body)) {
         ctx.body = toJsonText(result.body);
         ctx.type = 'application/json; charset=utf-8';
       } else {
@@ -76,8 +76,3 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
   return router;
 }
 
-/** An object or array answered as JSON (not a Buffer, a stream or text). */
-function isPlainJson(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Uint8Array)
-    && typeof (body as { pipe?: unknown }).pipe !== 'function';
-}
