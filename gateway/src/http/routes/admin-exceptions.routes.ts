@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
-import type { depositV1, transferV1 } from '@wallet/proto';
+import type { exceptionsV1 } from '@wallet/proto';
 import type { DepositClient } from '../../deposit/deposit-client.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -48,7 +48,7 @@ const parse = (json: string): Record<string, unknown> => {
   try { return JSON.parse(json) as Record<string, unknown>; } catch { return {}; }
 };
 
-type WireException = transferV1.MoneyException | depositV1.MoneyException;
+type WireException = exceptionsV1.MoneyException;
 
 export function exceptionToApi(e: WireException) {
   return {

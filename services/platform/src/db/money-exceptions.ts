@@ -1,4 +1,5 @@
-import { invalidRequest } from '../errors/catalogue.js';
+import type { exceptionsV1 } from '@wallet/proto';
+import { AppError, Problems } from '../errors/catalogue.js';
 
 /**
  * Money exceptions (CONTRACT §10): a provider outcome that contradicts a service's state, kept for
@@ -68,15 +69,28 @@ const toException = (r: Row): MoneyException => ({
   resolvedBy: r.resolved_by, action: r.action, note: r.note,
 });
 
+/** What a service's use cases need of its money exceptions (its store exposes it as `exceptions`). */
+export interface MoneyExceptionStore {
+  /** One per (kind, resource): a repeat answers the first, `opened: false`. */
+  open(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
+  /** Newest first (opened_at desc, id desc), strictly before `before`; each with the cursor that follows it. */
+  list(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
+  get(id: string): Promise<MoneyException | undefined>;
+  /** OPEN → RESOLVING for this action (the same action again resumes an interrupted one). Undefined otherwise. */
+  begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
+  /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
+  finish(id: string): Promise<MoneyException | undefined>;
+  countOpen(): Promise<Array<{ kind: string; n: number }>>;
+}
+
 /** The queries of one service's `<schema>.money_exceptions`. */
-export class MoneyExceptionsTable {
+export class MoneyExceptionsTable implements MoneyExceptionStore {
   private readonly t: string;
 
   constructor(private readonly run: RunSql, schema: string) {
     this.t = `${schema}.money_exceptions`;
   }
 
-  /** One per (kind, resource): a repeat answers the first, `opened: false`. */
   async open(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }> {
     const rows = await this.run<Row>(
       `insert into ${this.t} (id, kind, company_id, rail, resource_id, ours, theirs)
@@ -87,7 +101,6 @@ export class MoneyExceptionsTable {
     return { exception: toException(existing[0]!), opened: false };
   }
 
-  /** Newest first (opened_at desc, id desc), strictly before `before`; each with the cursor that follows it. */
   async list(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
     const rows = await this.run<Row & { cursor_ts: string }>(
       `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from ${this.t}
@@ -103,11 +116,6 @@ export class MoneyExceptionsTable {
     return rows[0] && toException(rows[0]);
   }
 
-  async ofResource(resourceId: string): Promise<MoneyException[]> {
-    return (await this.run<Row>(`select * from ${this.t} where resource_id = $1 order by opened_at, id`, [resourceId])).map(toException);
-  }
-
-  /** OPEN → RESOLVING for this action (the same action again resumes an interrupted one). Undefined otherwise. */
   async begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
     const rows = await this.run<Row>(
       `update ${this.t} set status = 'RESOLVING', action = $1, note = $2, resolved_by = $3
@@ -116,7 +124,6 @@ export class MoneyExceptionsTable {
     return rows[0] && toException(rows[0]);
   }
 
-  /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
   async finish(id: string): Promise<MoneyException | undefined> {
     const rows = await this.run<Row>(`update ${this.t} set status = 'RESOLVED', resolved_at = now() where id = $1 and status = 'RESOLVING' returning *`, [id]);
     return rows[0] && toException(rows[0]);
@@ -134,22 +141,22 @@ export class MoneyExceptionsTable {
  * (the format every service and the gateway share).
  */
 export async function listExceptionsPage<V>(
-  list: MoneyExceptionsTable['list'], kinds: readonly string[], view: (e: MoneyException) => V,
+  list: MoneyExceptionStore['list'], kinds: readonly string[], view: (e: MoneyException) => V,
   q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined },
 ): Promise<{ items: V[]; nextCursor: string | null }> {
-  const problems: Array<{ path: string; message: string }> = [];
+  const p = new Problems();
   const status = q.status ? q.status.toUpperCase() : undefined;
-  if (status && !['OPEN', 'RESOLVING', 'RESOLVED'].includes(status)) problems.push({ path: 'status', message: 'one of OPEN, RESOLVING, RESOLVED' });
-  if (q.kind && !kinds.includes(q.kind)) problems.push({ path: 'kind', message: `one of ${kinds.join(', ')}` });
+  if (status && !['OPEN', 'RESOLVING', 'RESOLVED'].includes(status)) p.add('status', 'one of OPEN, RESOLVING, RESOLVED');
+  if (q.kind && !kinds.includes(q.kind)) p.add('kind', `one of ${kinds.join(', ')}`);
   const limit = q.limit && q.limit > 0 ? q.limit : 50;
-  if (limit > 100) problems.push({ path: 'limit', message: 'at most 100' });
+  if (limit > 100) p.add('limit', 'at most 100');
   let before: { openedAt: string; id: string } | undefined;
   if (q.cursor) {
     const [at, id] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
-    if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) problems.push({ path: 'cursor', message: 'not a cursor returned by this listing' });
+    if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) p.add('cursor', 'not a cursor returned by this listing');
     else before = { openedAt: at, id };
   }
-  if (problems.length > 0) throw invalidRequest(problems);
+  p.throwIfAny();
   const rows = await list({ ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1, ...(before ? { before } : {}) });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
@@ -157,4 +164,50 @@ export async function listExceptionsPage<V>(
     items: items.map(({ cursor: _c, ...e }) => view(e)),
     nextCursor: rows.length > limit && last ? Buffer.from(last.cursor).toString('base64url') : null,
   };
+}
+
+/** An exception as listed and answered: with the resolutions its kind admits. */
+export interface ExceptionView extends MoneyException {
+  actions: readonly string[];
+}
+
+/** The wire form (`wallet.exceptions.v1.MoneyException`, shared by every owning service). */
+export function moneyExceptionToProto(e: ExceptionView): exceptionsV1.MoneyException {
+  return {
+    id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
+    oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
+    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
+    ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
+  };
+}
+
+/**
+ * POST /admin/exceptions/{id}/resolve, the part every owning service shares: the input checked (a
+ * malformed or unknown id reads EXCEPTION_NOT_FOUND; note, resolver and an action the kind admits),
+ * the exception won for the action (OPEN → RESOLVING, a compare-and-set: two operators cannot
+ * resolve it two ways; the same action again resumes an interrupted one), then `correct` (the
+ * service's correcting entry, idempotent; it throws to leave the exception RESOLVING), then RESOLVED.
+ */
+export async function resolveMoneyException(
+  exceptions: Pick<MoneyExceptionStore, 'get' | 'begin' | 'finish'>,
+  input: { id: string; action: string; note: string; resolvedBy: string },
+  actionsOf: (kind: string) => readonly string[],
+  correct: (won: MoneyException, note: string) => Promise<void>,
+): Promise<ExceptionView> {
+  if (!EXCEPTION_ID.test(input.id)) throw new AppError('EXCEPTION_NOT_FOUND');
+  const note = input.note?.trim() ?? '';
+  const p = new Problems();
+  if (!note || [...note].length > 500) p.add('note', 'required, at most 500 characters');
+  if (!input.resolvedBy || input.resolvedBy.length > 200) p.add('resolvedBy', 'required');
+  const current = await exceptions.get(input.id);
+  if (!current) throw new AppError('EXCEPTION_NOT_FOUND');
+  const allowed = actionsOf(current.kind);
+  if (!allowed.includes(input.action)) p.add('action', `one of ${allowed.join(', ')} for ${current.kind}`);
+  p.throwIfAny();
+
+  const won = await exceptions.begin(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });
+  if (!won) throw new AppError('EXCEPTION_NOT_OPEN');
+  await correct(won, note);
+  const done = (await exceptions.finish(input.id)) ?? (await exceptions.get(input.id))!;
+  return { ...done, actions: allowed };
 }

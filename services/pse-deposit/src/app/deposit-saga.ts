@@ -165,7 +165,7 @@ export class DepositSaga {
   async contradiction(d: DepositRecord, kind: ExceptionKind, theirs: Record<string, unknown>): Promise<void> {
     const { deps } = this;
     const now = deps.now();
-    const { opened, exception } = await deps.store.openException({
+    const { opened, exception } = await deps.store.exceptions.open({
       id: deps.newExceptionId(), kind, companyId: d.companyId, rail: 'PSE', resourceId: d.id,
       ours: {
         state: d.status, status: publicStatus(d.status, d.expiresAt, now), amount: d.amount.toString(), netAmount: d.netAmount.toString(),

@@ -1,24 +1,19 @@
-import { AppError, EXCEPTION_ID, listExceptionsPage } from '@wallet/platform';
+import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
-import { Problems } from '../domain/validation.js';
 import type { DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
 import type { DepositSaga } from './deposit-saga.js';
-import type { DepositPatch, MoneyException } from './ports.js';
+import type { DepositPatch } from './ports.js';
 
-export interface ExceptionView extends MoneyException {
-  /** The resolutions this kind admits. */
-  actions: readonly string[];
-}
-
-const view = (e: MoneyException): ExceptionView => ({ ...e, actions: EXCEPTION_ACTIONS[e.kind as ExceptionKind] ?? ['dismiss'] });
+const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
+const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
 
 /** GET /admin/exceptions (CONTRACT §10), the PSE deposits' part: newest first (opened_at desc, id desc), across companies. */
 export class ListDepositExceptions {
   constructor(private readonly deps: DepositDeps) {}
 
   execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
-    return listExceptionsPage((x) => this.deps.store.listExceptions(x), EXCEPTION_KINDS, view, q);
+    return listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, q);
   }
 }
 
@@ -51,31 +46,18 @@ export class ResolveDepositException {
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
-    if (!EXCEPTION_ID.test(input.id)) throw new AppError('EXCEPTION_NOT_FOUND');
-    const note = input.note?.trim() ?? '';
-    const p = new Problems();
-    if (!note || [...note].length > 500) p.add('note', 'required, at most 500 characters');
-    if (!input.resolvedBy || input.resolvedBy.length > 200) p.add('resolvedBy', 'required');
-    const current = await deps.store.getException(input.id);
-    if (!current) throw new AppError('EXCEPTION_NOT_FOUND');
-    const allowed = EXCEPTION_ACTIONS[current.kind as ExceptionKind] ?? ['dismiss'];
-    if (!allowed.includes(input.action as never)) p.add('action', `one of ${allowed.join(', ')} for ${current.kind}`);
-    p.throwIfAny();
-
-    const won = await deps.store.beginResolution(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });
-    if (!won) throw new AppError('EXCEPTION_NOT_OPEN');
-    if (input.action === 'credit' || input.action === 'retry') {
+    const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      if (won.action !== 'credit' && won.action !== 'retry') return;
       const d = await deps.store.getById(won.resourceId);
       if (!d) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its deposit' });
-      const after = input.action === 'credit' ? await this.credit(d, won, note) : await this.saga.settle(d, 'operator');
+      const after = won.action === 'credit' ? await this.credit(d, won, note) : await this.saga.settle(d, 'operator');
       if (MONEY_STATES[after.status as PseState]) {
         // The ledger still refuses or is unreachable: the exception stays RESOLVING; the same action again resumes it.
         throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
       }
-    }
-    const done = (await deps.store.finishResolution(input.id)) ?? (await deps.store.getException(input.id))!;
+    });
     deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId }, 'money exception resolved');
-    return view(done);
+    return done;
   }
 
   private async credit(d0: DepositRecord, e: MoneyException, note: string): Promise<DepositRecord> {

@@ -36,5 +36,5 @@ export function meterDepositStore<S extends DepositStore>(store: S): S {
 
 /** Reports this store's open money exceptions (`wallet_exceptions_open{service="pse-deposit"}`) until the returned function is called. */
 export function watchExceptions(store: DepositStore): () => void {
-  return watchMoneyExceptions('pse-deposit', () => store.countOpenExceptions());
+  return watchMoneyExceptions('pse-deposit', () => store.exceptions.countOpen());
 }

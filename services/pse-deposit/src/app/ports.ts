@@ -31,9 +31,7 @@ export interface Transition {
 export interface ListFilter { status?: DepositStatus; source?: DepositSource; externalId?: string; brebKeyId?: string }
 export interface ListCursor { createdAt: string; id: string }
 
-/** Money exceptions (CONTRACT §10): the platform's shapes. */
-export type { MoneyException, NewMoneyException } from '@wallet/platform';
-import type { MoneyException, NewMoneyException } from '@wallet/platform';
+import type { MoneyExceptionStore } from '@wallet/platform';
 
 export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
@@ -57,17 +55,8 @@ export interface DepositStore {
   /** Stops the sweeper retrying the money step of a deposit still in `state` (an operator must look). */
   park(id: string, state: DepositState): Promise<void>;
 
-  // money exceptions (one per kind and deposit)
-  openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
-  /** Newest first by (opened_at, id); `before` = strictly older than that pair. `cursor` = "<opened_at µs UTC>|<id>". */
-  listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
-  getException(id: string): Promise<MoneyException | undefined>;
-  exceptionsOf(resourceId: string): Promise<MoneyException[]>;
-  /** OPEN → RESOLVING for this action (or RESOLVING with the same action again: resumes); undefined otherwise. */
-  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
-  /** RESOLVING → RESOLVED. */
-  finishResolution(id: string): Promise<MoneyException | undefined>;
-  countOpenExceptions(): Promise<Array<{ kind: string; n: number }>>;
+  /** Money exceptions (CONTRACT §10), one per kind and deposit. */
+  readonly exceptions: MoneyExceptionStore;
 }
 
 export interface LedgerPort {

@@ -202,10 +202,6 @@ export function outcomeOf(status: 'PAID' | 'FAILED' | 'REVERSED', expiresAt: Dat
   return paidInTime(expiresAt, paidAt, graceSeconds) ? 'PAID' : 'PAID_LATE';
 }
 
-export function transitionOf(event: DepositEvent): TransitionSpec {
-  return DEPOSIT_MACHINE[event];
-}
-
 /** The events that can leave a state. */
 export function exitsOf(state: PseState): DepositEvent[] {
   return DEPOSIT_EVENTS.filter((e) => DEPOSIT_MACHINE[e].from.includes(state));

@@ -1,7 +1,7 @@
-import type { AsyncService } from '@wallet/platform';
+import { moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 import type { DepositUseCases } from '../app/use-cases.js';
-import { depositToProto, exceptionToProto } from './mappers.js';
+import { depositToProto } from './mappers.js';
 
 const company = (c: depositV1.DepositCompany | undefined) => ({ name: c?.name ?? '', ivaApplicable: c?.ivaApplicable ?? false });
 
@@ -51,11 +51,11 @@ export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new
 
     async listExceptions(req) {
       const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
-      return { items: r.items.map(exceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+      return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 
     async resolveException(req) {
-      return exceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
+      return moneyExceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
     },
   };
 }

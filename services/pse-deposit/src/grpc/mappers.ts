@@ -1,5 +1,4 @@
 import type { depositV1 } from '@wallet/proto';
-import type { ExceptionView } from '../app/exceptions.js';
 import { payerDocument, payerFullName, publicStatus, type DepositRecord } from '../domain/deposit.js';
 
 /**
@@ -33,14 +32,5 @@ export function depositToProto(d: DepositRecord, now: Date): depositV1.Deposit {
     ...(d.internalRef ? { internalRef: d.internalRef } : {}),
     ...(d.paygatewayUrl ? { paygatewayUrl: d.paygatewayUrl } : {}),
     ...(d.expiresAt ? { expiresAt: d.expiresAt } : {}),
-  };
-}
-
-export function exceptionToProto(e: ExceptionView): depositV1.MoneyException {
-  return {
-    id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
-    oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
-    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
-    ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
   };
 }

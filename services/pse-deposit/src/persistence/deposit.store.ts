@@ -1,6 +1,6 @@
 import { MoneyExceptionsTable, centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
 import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
-import type { DepositStore, ListCursor, ListFilter, NewDeposit, NewMoneyException, OutboxEvent, Transition } from '../app/ports.js';
+import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
 
 interface DepositRow {
   id: string; company_id: string; source: DepositSource; status: DepositState;
@@ -58,7 +58,7 @@ async function history(tx: PreparedTx, d: DepositRecord, reason: string | null):
 /** The pse_deposit schema. Hot statements run as named prepared statements (Database.prepared / preparedTx). */
 export class SqlDepositStore implements DepositStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
-  private readonly exceptions: MoneyExceptionsTable;
+  readonly exceptions: MoneyExceptionsTable;
 
   constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
     this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'pse_deposit');
@@ -195,11 +195,4 @@ export class SqlDepositStore implements DepositStore {
 
   // ───────────────────────────── money exceptions ─────────────────────────────
 
-  openException(e: NewMoneyException) { return this.exceptions.open(e); }
-  listExceptions(q: Parameters<MoneyExceptionsTable['list']>[0]) { return this.exceptions.list(q); }
-  getException(id: string) { return this.exceptions.get(id); }
-  exceptionsOf(resourceId: string) { return this.exceptions.ofResource(resourceId); }
-  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }) { return this.exceptions.begin(id, r); }
-  finishResolution(id: string) { return this.exceptions.finish(id); }
-  countOpenExceptions() { return this.exceptions.countOpen(); }
 }

@@ -93,16 +93,6 @@ export class GrpcLedger implements LedgerPort {
     }, this.ctx(companyId));
   }
 
-  async movementExists(companyId: string, transferId: string): Promise<boolean> {
-    try {
-      await this.client.getMovement({ id: transferId }, this.ctx(companyId));
-      return true;
-    } catch (err) {
-      if (err instanceof AppError && err.code === 'TRANSACTION_NOT_FOUND') return false;
-      throw err;
-    }
-  }
-
   async voidReserve(companyId: string, transferId: string, rail: 'BREB' | 'ACH') {
     const res = await this.client.voidReserve({ idempotencyKey: ledgerKeys.reserve(transferId), rail: protoRail(rail) }, this.ctx(companyId));
     if (res.voided) return { voided: true as const };

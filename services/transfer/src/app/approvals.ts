@@ -1,4 +1,5 @@
 import { AppError } from '@wallet/platform';
+import type { Actor } from '../domain/transfer-machine.js';
 import type { TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { transferEvent } from './events.js';
@@ -97,7 +98,7 @@ export class SignApproval {
     if (outcome.quorum) {
       deps.eventsWritten();
       // Dispatch now; a failure here leaves EXECUTING for the sweeper, the signature stands.
-      await this.saga.execute(outcome.transfer).catch((err: unknown) =>
+      await this.saga.execute(outcome.transfer, 'approval').catch((err: unknown) =>
         deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'approved transfer not dispatched yet; the sweeper retries'));
     }
     return (await deps.approvals.get(companyId, approvalId))!;
@@ -128,22 +129,22 @@ export class RejectApproval {
       case 'rejected': break;
     }
     deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId }, 'approval rejected');
-    await finishRejected(this.saga, outcome.transfer, reason, signer.email).catch((err: unknown) =>
+    await finishRejected(this.saga, outcome.transfer, reason, signer.email, 'approval').catch((err: unknown) =>
       deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'rejected transfer not released yet; the sweeper retries'));
     return (await deps.approvals.get(companyId, approvalId))!;
   }
 }
 
 /** Wins AWAITING_APPROVAL → RELEASING (a rejection), then releases: FAILED with `transfer.rejected`. Safe to repeat. */
-export async function finishRejected(saga: TransferSaga, t: TransferRecord, reason: string | null, rejectedBy: string | null): Promise<void> {
-  const won = await saga.apply(t, 'reject', {
+export async function finishRejected(saga: TransferSaga, t: TransferRecord, reason: string | null, rejectedBy: string | null, actor: Actor): Promise<void> {
+  const won = await saga.apply(t, 'reject', actor, {
     errorMessage: rejectedMessage(reason), reason: 'rejected by a signer', releaseEvent: 'rejected', ...(rejectedBy ? { rejectedBy } : {}),
   });
-  await saga.settle(won ?? (await saga.reload(t)));
+  await saga.settle(won ?? (await saga.reload(t)), actor);
 }
 
 /** Wins AWAITING_APPROVAL → EXPIRING, then releases: EXPIRED with `transfer.expired`. Safe to repeat. */
-export async function finishExpired(saga: TransferSaga, t: TransferRecord): Promise<void> {
-  const won = await saga.apply(t, 'expire', { errorMessage: MESSAGES.expired, reason: 'approval expired' });
-  await saga.settle(won ?? (await saga.reload(t)));
+export async function finishExpired(saga: TransferSaga, t: TransferRecord, actor: Actor): Promise<void> {
+  const won = await saga.apply(t, 'expire', actor, { errorMessage: MESSAGES.expired, reason: 'approval expired' });
+  await saga.settle(won ?? (await saga.reload(t)), actor);
 }

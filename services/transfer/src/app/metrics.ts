@@ -41,7 +41,7 @@ new Gauge({
 
 /** Reports this store's open money exceptions (`wallet_exceptions_open{service="transfer"}`) until the returned function is called. */
 export function watchExceptions(store: TransferStore): () => void {
-  return watchMoneyExceptions('transfer', () => store.countOpenExceptions());
+  return watchMoneyExceptions('transfer', () => store.exceptions.countOpen());
 }
 
 /** Reports the live sagas of this database at scrape time until the returned function is called. */

@@ -63,9 +63,7 @@ export interface TransitionPatch {
   dispatchIntent?: boolean;
 }
 
-/** Money exceptions (CONTRACT §10): the platform's shapes. */
-export type { MoneyException, NewMoneyException } from '@wallet/platform';
-import type { MoneyException, NewMoneyException } from '@wallet/platform';
+import type { MoneyExceptionStore } from '@wallet/platform';
 
 export interface LeasedTransfer {
   transfer: TransferRecord;
@@ -117,16 +115,8 @@ export interface TransferStore {
   /** Moves the sweeper's next look at a transfer still in `state` (null: parked, an operator decides). */
   reschedule(id: string, state: TransferState, inMs: number | null): Promise<void>;
 
-  // money exceptions (one per kind and transfer)
-  openException(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
-  /** Newest first; `cursor` of an item = where the next page starts (after it). */
-  listExceptions(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
-  getException(id: string): Promise<MoneyException | undefined>;
-  /** OPEN → RESOLVING with the action (or RESOLVING with the same action again: a retry). Undefined otherwise. */
-  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
-  /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
-  finishResolution(id: string): Promise<MoneyException | undefined>;
-  countOpenExceptions(): Promise<Array<{ kind: string; n: number }>>;
+  /** Money exceptions (CONTRACT §10), one per kind and transfer. */
+  readonly exceptions: MoneyExceptionStore;
 
   get(id: string): Promise<TransferRecord | undefined>;
   /**
@@ -237,8 +227,6 @@ export interface LedgerPort {
   setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
   /** An operator's correcting entry (write-off of a payout the rail made after the release). Idempotent on `key`. */
   writeOffPayout(companyId: string, key: string, rail: Rail, amount: bigint, reason: string): Promise<void>;
-  /** Whether the ledger has the transfer's movement, i.e. its reserve landed. */
-  movementExists(companyId: string, transferId: string): Promise<boolean>;
   /**
    * The fence before giving a send up: voids `transfer:<id>:reserve` so the Reserve can never land
    * (a late one is refused with RESERVE_VOIDED); if it already landed, answers its hold instead.

@@ -139,7 +139,7 @@ export class SendTransfer {
         throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
       }
       if (err instanceof AppError && err.code !== 'SERVICE_UNAVAILABLE' && err.code !== 'INTERNAL_ERROR') {
-        await this.saga.apply(record, 'reserve_refused', { rejectCode: err.code, reason: err.code, nextAttemptInMs: null });
+        await this.saga.apply(record, 'reserve_refused', 'request', { rejectCode: err.code, reason: err.code, nextAttemptInMs: null });
         throw err;
       }
       // The reserve may or may not have landed: the transfer stays RECEIVED and is never sent; the
@@ -148,10 +148,10 @@ export class SendTransfer {
       throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.ledgerUnknown);
     }
     const accepted = approval
-      ? await this.saga.apply(record, 'awaiting_approval', {
+      ? await this.saga.apply(record, 'awaiting_approval', 'request', {
         holdId, approval, nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()), reason: `threshold ${approval.threshold}`,
       })
-      : await this.saga.apply(record, 'reserved', { holdId, nextAttemptInMs: graceMs, dispatchIntent: true });
+      : await this.saga.apply(record, 'reserved', 'request', { holdId, nextAttemptInMs: graceMs, dispatchIntent: true });
     if (!accepted) {
       // The sweeper won ABANDONING while the reserve was in flight: it owns the transfer now and
       // releases this hold (its void finds the reserve). The loser of the race moves no money.
@@ -164,7 +164,7 @@ export class SendTransfer {
     }
     deps.log.info({ transferId, companyId, rail, amount: amount.toString() }, 'transfer accepted (funds reserved)');
     // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
-    return this.saga.dispatch(accepted, { intentRecorded: true });
+    return this.saga.dispatch(accepted, 'request', { intentRecorded: true });
   }
 
   private async checkBrebKey(companyId: string, cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {

@@ -60,14 +60,14 @@ export class Sweeper {
   private async resume({ transfer: t, dispatchExpired }: LeasedTransfer): Promise<void> {
     switch (t.state) {
       case 'RECEIVED': return this.abandon(t);
-      case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t));
-      case 'EXECUTING': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t));
+      case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t, 'sweeper'));
+      case 'EXECUTING': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t, 'sweeper'));
       case 'AWAITING_APPROVAL': return this.settleApproval(t);
       case 'DISPATCHED': return this.checkAtRail(t);
       case 'ABANDONING':
       case 'RELEASING':
       case 'EXPIRING':
-      case 'COMPLETING': return void (await this.saga.settle(t));
+      case 'COMPLETING': return void (await this.saga.settle(t, 'sweeper'));
       default: return undefined;
     }
   }
@@ -79,8 +79,8 @@ export class Sweeper {
    * had landed, so a reserve in flight can never be left open or released under a live transfer.
    */
   private async abandon(t: TransferRecord): Promise<void> {
-    const won = await this.saga.apply(t, 'abandon', { reason: 'not recorded within the grace' });
-    if (won) await this.saga.settle(won);
+    const won = await this.saga.apply(t, 'abandon', 'sweeper', { reason: 'not recorded within the grace' });
+    if (won) await this.saga.settle(won, 'sweeper');
   }
 
   /**
@@ -92,13 +92,13 @@ export class Sweeper {
     if (!t.approval) return;
     const status = await deps.approvals.expireIfDue(t.approval.id);
     if (status === 'EXPIRED') {
-      await finishExpired(this.saga, t);
+      await finishExpired(this.saga, t, 'sweeper');
       deps.log.info({ transferId: t.id, approvalId: t.approval.id }, 'approval expired; funds released');
       return;
     }
     if (status === 'REJECTED') {
       const a = await deps.approvals.status(t.approval.id);
-      await finishRejected(this.saga, t, a?.rejectReason ?? null, a?.rejectedBy ?? null);
+      await finishRejected(this.saga, t, a?.rejectReason ?? null, a?.rejectedBy ?? null, 'sweeper');
       return;
     }
     // Still PENDING: next look at its deadline.
@@ -121,8 +121,8 @@ export class Sweeper {
       await deps.store.reschedule(t.id, t.state, deps.settings.dispatchRetryMaxMs);
       return;
     }
-    const won = await this.saga.apply(t, 'dispatch_timed_out', { errorMessage: MESSAGES.dispatchTimeout, reason: 'dispatch timeout' });
-    if (won) await this.saga.settle(won);
+    const won = await this.saga.apply(t, 'dispatch_timed_out', 'sweeper', { errorMessage: MESSAGES.dispatchTimeout, reason: 'dispatch timeout' });
+    if (won) await this.saga.settle(won, 'sweeper');
   }
 
   private async checkAtRail(t: TransferRecord): Promise<void> {
@@ -148,7 +148,7 @@ export class Sweeper {
     if (st.status === 'COMPLETED') await this.saga.complete(t, { ...outcome, status: 'COMPLETED' });
     else if (st.status === 'FAILED') await this.saga.railFailed(t, { ...outcome, status: 'FAILED' });
     else {
-      if (DISPATCHABLE_STATES.includes(t.state)) await this.saga.markDispatched(t, st.providerTransferId);
+      if (DISPATCHABLE_STATES.includes(t.state)) await this.saga.markDispatched(t, 'sweeper', st.providerTransferId);
       await deps.store.reschedule(t.id, 'DISPATCHED', deps.settings.confirmTimeoutSeconds * 1000);
     }
   }

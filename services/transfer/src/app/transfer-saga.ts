@@ -1,7 +1,7 @@
 import { AppError } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
 import {
-  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type ExceptionKind, type TransferEvent, type TransitionSpec,
+  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type Actor, type ExceptionKind, type TransferEvent, type TransitionSpec,
 } from '../domain/transfer-machine.js';
 import { DISPATCHABLE_STATES, retryDelayMs, totalDebit, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
@@ -81,9 +81,11 @@ export class TransferSaga {
    * writer won). A transition into a money state is scheduled for the sweeper after the grace, so
    * the step is finished even if this process dies now.
    */
-  async apply(t: TransferRecord, event: TransferEvent, patch: TransitionPatch = {}, opts: { callbackEventId?: string; approvedBy?: string[] } = {}): Promise<TransferRecord | undefined> {
+  async apply(t: TransferRecord, event: TransferEvent, actor: Actor, patch: TransitionPatch = {}, opts: { callbackEventId?: string; approvedBy?: string[] } = {}): Promise<TransferRecord | undefined> {
     const { deps } = this;
     const spec = TRANSFER_MACHINE[event];
+    // The table says who may move a transfer which way; a writer outside it is a programming error.
+    if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
     const p: TransitionPatch = { ...patch };
     if (MONEY_STATES[spec.to] && p.nextAttemptInMs === undefined) p.nextAttemptInMs = deps.settings.sweeperGraceSeconds * 1000;
     const next = await deps.store.transition(t, spec.from, spec.to, p, this.eventOf(spec, t, p, opts.approvedBy), opts.callbackEventId);
@@ -110,22 +112,22 @@ export class TransferSaga {
    * that closes it. Only the winner of the move into that state (or, after a crash, the sweeper)
    * gets here. Any other state: returned as it is.
    */
-  async settle(t: TransferRecord): Promise<TransferRecord> {
+  async settle(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     switch (t.state) {
-      case 'ABANDONING': return this.finishAbandon(t);
+      case 'ABANDONING': return this.finishAbandon(t, actor);
       case 'RELEASING':
-      case 'EXPIRING': return this.finishRelease(t);
-      case 'COMPLETING': return this.finishCommit(t);
+      case 'EXPIRING': return this.finishRelease(t, actor);
+      case 'COMPLETING': return this.finishCommit(t, actor);
       default: return t;
     }
   }
 
   /** ABANDONING: fence the reserve (void its key); if it had landed, release its hold. */
-  private async finishAbandon(t: TransferRecord): Promise<TransferRecord> {
+  private async finishAbandon(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     const { deps } = this;
     const v = await deps.ledger.voidReserve(t.companyId, t.id, t.rail);
     if (v.voided) {
-      const next = await this.apply(t, 'abandoned_unreserved', { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null });
+      const next = await this.apply(t, 'abandoned_unreserved', actor, { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null });
       deps.log.warn({ transferId: t.id }, 'abandoned transfer rejected (its reserve is voided: nothing was or can be held)');
       return next ?? this.reload(t);
     }
@@ -135,7 +137,7 @@ export class TransferSaga {
       // Nothing commits a transfer that was never accepted: an operator must look.
       return this.contradiction(t, 'RELEASE_REFUSED', { holdId: v.holdId, holdStatus: v.holdStatus }, { source: 'ledger' });
     }
-    const next = await this.apply(t, 'abandoned_released', {
+    const next = await this.apply(t, 'abandoned_released', actor, {
       holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null,
     });
     deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
@@ -143,18 +145,18 @@ export class TransferSaga {
   }
 
   /** RELEASING / EXPIRING: release the hold (if one was taken), then FAILED / EXPIRED. */
-  private async finishRelease(t: TransferRecord): Promise<TransferRecord> {
+  private async finishRelease(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     const expiring = t.state === 'EXPIRING';
     if (t.holdId) {
       const released = await this.releaseHold(t, t.holdId, t.errorMessage ?? MESSAGES.railFailed, expiring ? 'EXPIRED' : 'FAILED');
       if (!released) return this.contradiction(t, 'RELEASE_REFUSED', { holdId: t.holdId, holdStatus: 'COMMITTED' }, { source: 'ledger' });
     }
-    const next = await this.apply(t, expiring ? 'expired_released' : 'released', { nextAttemptInMs: null });
+    const next = await this.apply(t, expiring ? 'expired_released' : 'released', actor, { nextAttemptInMs: null });
     return next ?? this.reload(t);
   }
 
   /** COMPLETING: commit the hold (amount to rail clearing, fee, IVA), then COMPLETED. */
-  private async finishCommit(t: TransferRecord): Promise<TransferRecord> {
+  private async finishCommit(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     const { deps } = this;
     if (!t.holdId) return this.contradiction(t, 'COMMIT_REFUSED', { holdId: null }, { source: 'ledger' });
     let completedAt: Date | null;
@@ -164,7 +166,7 @@ export class TransferSaga {
       if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
       return this.contradiction(t, 'COMMIT_REFUSED', { holdId: t.holdId, ledger: (err as AppError).message }, { source: 'ledger' });
     }
-    const next = await this.apply(t, 'committed', { completedAt: completedAt ?? deps.now(), nextAttemptInMs: null });
+    const next = await this.apply(t, 'committed', actor, { completedAt: completedAt ?? deps.now(), nextAttemptInMs: null });
     return next ?? this.reload(t);
   }
 
@@ -186,7 +188,7 @@ export class TransferSaga {
    * dispatched like any send. The ledger step comes first: the rail's commit is accepted from
    * EXECUTING or PENDING, never from AWAITING_APPROVAL. Safe to repeat (the sweeper resumes here).
    */
-  async execute(t: TransferRecord): Promise<TransferRecord> {
+  async execute(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     if (t.state !== 'EXECUTING') return t;
     try {
       await this.deps.ledger.setMovementStatus(t.companyId, t.id, 'EXECUTING', 'AWAITING_APPROVAL');
@@ -194,7 +196,7 @@ export class TransferSaga {
       // Already further (an earlier attempt dispatched it and the rail answered): go on.
       if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
     }
-    return this.dispatch(t);
+    return this.dispatch(t, actor);
   }
 
   /**
@@ -203,14 +205,14 @@ export class TransferSaga {
    * request path counts its first attempt in the RESERVED transition), so a crash after sending
    * leaves the transfer "in doubt": it is then released only on the rail's definite "never received".
    */
-  async dispatch(t: TransferRecord, opts: { intentRecorded?: boolean } = {}): Promise<TransferRecord> {
+  async dispatch(t: TransferRecord, actor: Actor, opts: { intentRecorded?: boolean } = {}): Promise<TransferRecord> {
     const { deps } = this;
     if (!opts.intentRecorded && !(await deps.store.recordDispatchIntent(t.id))) return this.reload(t);
     const res = await deps.rails.dispatch(t, this.callbackUrl(t));
-    if (res.outcome === 'accepted') return this.markDispatched(t, res.providerTransferId);
+    if (res.outcome === 'accepted') return this.markDispatched(t, actor, res.providerTransferId);
     if (res.outcome === 'rejected') {
-      const won = await this.apply(t, 'dispatch_refused', { errorMessage: res.message, reason: 'rail rejected at dispatch' });
-      return won ? this.settle(won) : this.reload(t);
+      const won = await this.apply(t, 'dispatch_refused', actor, { errorMessage: res.message, reason: 'rail rejected at dispatch' });
+      return won ? this.settle(won, actor) : this.reload(t);
     }
     const attempts = t.dispatchAttempts + 1;
     const delay = retryDelayMs(attempts, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);
@@ -218,9 +220,9 @@ export class TransferSaga {
     return { ...t, dispatchAttempts: attempts };
   }
 
-  async markDispatched(t: TransferRecord, providerTransferId: string): Promise<TransferRecord> {
+  async markDispatched(t: TransferRecord, actor: Actor, providerTransferId: string): Promise<TransferRecord> {
     const { deps } = this;
-    const next = await this.apply(t, 'dispatched', {
+    const next = await this.apply(t, 'dispatched', actor, {
       ...(providerTransferId ? { providerTransferId } : {}), dispatchedAt: deps.now(), nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
     });
     if (next && t.state === 'EXECUTING') {
@@ -248,17 +250,19 @@ export class TransferSaga {
   }
 
   private async railOutcome(t: TransferRecord, event: 'rail_completed' | 'rail_failed', patch: TransitionPatch, outcome: ProviderOutcome): Promise<StepResult> {
+    // A callback is the rail's own word; a status lookup is the sweeper's.
+    const actor: Actor = outcome.source === 'callback' ? 'rail' : 'sweeper';
     // A rail outcome implies the dispatch: record it first if we had not.
-    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, outcome.providerTransferId ?? '');
-    const won = await this.apply(t, event, patch, outcome.callbackEventId ? { callbackEventId: outcome.callbackEventId } : {});
-    if (won) return { transfer: await this.settle(won), applied: true };
+    if (DISPATCHABLE_STATES.includes(t.state)) t = await this.markDispatched(t, actor, outcome.providerTransferId ?? '');
+    const won = await this.apply(t, event, actor, patch, outcome.callbackEventId ? { callbackEventId: outcome.callbackEventId } : {});
+    if (won) return { transfer: await this.settle(won, actor), applied: true };
     const current = await this.reload(t);
     const contradiction = CONTRADICTIONS[event];
     if (contradiction?.in.includes(current.state)) {
       return { transfer: await this.contradiction(current, contradiction.kind, {}, outcome), applied: false };
     }
     // A repeat, or an agreeing outcome that another writer applied: help finish its money step.
-    if (DUPLICATES[event]?.includes(current.state)) return { transfer: await this.settle(current), applied: false };
+    if (DUPLICATES[event]?.includes(current.state)) return { transfer: await this.settle(current, actor), applied: false };
     return { transfer: current, applied: false };
   }
 
@@ -269,13 +273,11 @@ export class TransferSaga {
    */
   async contradiction(t: TransferRecord, kind: ExceptionKind, ours: Record<string, unknown>, theirs: Partial<ProviderOutcome> | { source: 'ledger' }): Promise<TransferRecord> {
     const { deps } = this;
-    const { opened, exception } = await deps.store.openException({
+    const { opened, exception } = await deps.store.exceptions.open({
       id: deps.newExceptionId(), kind, companyId: t.companyId, rail: t.rail, resourceId: t.id,
       ours: { state: t.state, holdId: t.holdId, amount: t.amount.toString(), totalDebit: totalDebit(t).toString(), ...ours },
       theirs: { ...theirs },
     });
-    const cb = (theirs as Partial<ProviderOutcome>).callbackEventId;
-    if (cb) await deps.store.recordCallback(cb, t.id, t.rail, (theirs as ProviderOutcome).status);
     if (MONEY_STATES[t.state]) await deps.store.reschedule(t.id, t.state, null);
     deps.log.error({ transferId: t.id, companyId: t.companyId, exceptionId: exception.id, kind, state: t.state, opened }, 'money exception: a provider outcome contradicts the transfer');
     return this.reload(t);

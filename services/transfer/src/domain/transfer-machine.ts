@@ -22,8 +22,10 @@ import type { TransferState } from './transfer.js';
  * a test keeps the two equal.
  */
 
-/** Who applies an event. */
+/** Who applies an event (checked by `TransferSaga.apply`). */
 export type Actor = 'request' | 'sweeper' | 'rail' | 'approval';
+/** A money state's closing event: any writer that finds the step owed may finish it (the step is idempotent). */
+const ANYONE: readonly Actor[] = ['request', 'sweeper', 'rail', 'approval'];
 
 /** Ledger work that runs only after the transition into its state is won. */
 export type MoneyStep =
@@ -58,8 +60,8 @@ export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> =
   awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request'], emits: 'awaiting_approval', why: 'reserved; the company needs signatures' },
   reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request'], why: 'the ledger refused the reserve (balance, wallet): nothing held' },
   abandon: { from: ['RECEIVED'], to: 'ABANDONING', by: ['sweeper'], money: 'void-or-release', why: 'the request did not record the reserve within the grace' },
-  abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ['sweeper'], why: 'the void won: no reserve can ever land' },
-  abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ['sweeper'], emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
+  abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ANYONE, why: 'the void won: no reserve can ever land' },
+  abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
   // ── multi-signature ──
   quorum: { from: ['AWAITING_APPROVAL'], to: 'EXECUTING', by: ['approval'], emits: 'approved', why: 'the last signature, under the approval row lock' },
   reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper'], money: 'release', why: 'a signer rejected it' },
@@ -70,10 +72,10 @@ export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> =
   dispatch_timed_out: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['sweeper'], money: 'release', why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it' },
   // ── outcome ──
   rail_completed: { from: ['DISPATCHED'], to: 'COMPLETING', by: ['rail', 'sweeper'], money: 'commit', why: 'the rail paid it (callback or status)' },
-  committed: { from: ['COMPLETING'], to: 'COMPLETED', by: ['rail', 'sweeper'], emits: 'completed', why: 'the hold is committed' },
+  committed: { from: ['COMPLETING'], to: 'COMPLETED', by: ANYONE, emits: 'completed', why: 'the hold is committed' },
   rail_failed: { from: ['DISPATCHED'], to: 'RELEASING', by: ['rail', 'sweeper'], money: 'release', why: 'the rail failed it (callback or status)' },
-  released: { from: ['RELEASING'], to: 'FAILED', by: ['request', 'sweeper', 'rail', 'approval'], emits: 'failed or rejected', why: 'the hold is released' },
-  expired_released: { from: ['EXPIRING'], to: 'EXPIRED', by: ['sweeper', 'approval'], emits: 'expired', why: 'the hold is released' },
+  released: { from: ['RELEASING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the hold is released' },
+  expired_released: { from: ['EXPIRING'], to: 'EXPIRED', by: ANYONE, emits: 'expired', why: 'the hold is released' },
 };
 
 /** The state each intermediate state owes its money step in, and how it closes. */
@@ -115,10 +117,6 @@ export const DUPLICATES: Readonly<Partial<Record<TransferEvent, readonly Transfe
   rail_completed: ['COMPLETING', 'COMPLETED'],
   rail_failed: ['RELEASING', 'FAILED', 'EXPIRING', 'EXPIRED', 'REJECTED', 'ABANDONING', 'AWAITING_APPROVAL'],
 };
-
-export function transitionOf(event: TransferEvent): TransitionSpec {
-  return TRANSFER_MACHINE[event];
-}
 
 /** The events that can leave a state. */
 export function exitsOf(state: TransferState): TransferEvent[] {

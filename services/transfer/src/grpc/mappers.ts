@@ -1,4 +1,3 @@
-import type { ExceptionView } from '../app/exceptions.js';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { netAmount } from '../domain/rails.js';
 import { publicStatus, type TransferRecord } from '../domain/transfer.js';
@@ -70,15 +69,6 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
 
 export function amlToProto(e: AmlEntry): transferV1.AmlEntry {
   return { id: e.id, documentNumber: e.documentNumber, ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt };
-}
-
-export function exceptionToProto(e: ExceptionView): transferV1.MoneyException {
-  return {
-    id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
-    oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
-    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
-    ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
-  };
 }
 
 /** CONTRACT §5 approval item, plus the transfer's figures and current status. */

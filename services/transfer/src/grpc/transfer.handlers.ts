@@ -1,7 +1,7 @@
-import type { AsyncService } from '@wallet/platform';
+import { moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { TransferUseCases } from '../app/use-cases.js';
-import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto, exceptionToProto } from './mappers.js';
+import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
 
 /**
  * The TransferService RPCs: decode, call one use case, encode. The company always comes from the
@@ -46,11 +46,11 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
 
     async listExceptions(req) {
       const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
-      return { items: r.items.map(exceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+      return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 
     async resolveException(req) {
-      return exceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
+      return moneyExceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
     },
 
     async listApprovals(req, ctx) {

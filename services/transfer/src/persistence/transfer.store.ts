@@ -5,7 +5,7 @@ import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type {
-  AmlEntry, NewMoneyException, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
+  AmlEntry, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
 } from '../app/ports.js';
 
 /** The `pg` pool under MikroORM, for single statements as named prepared statements. */
@@ -103,7 +103,7 @@ export class SqlTransferStore implements TransferStore {
   private readonly statementNames = new Map<string, string>();
 
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
-  private readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
+  readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
 
   constructor(private readonly db: Database) {}
 
@@ -291,10 +291,10 @@ export class SqlTransferStore implements TransferStore {
 
   async recordDispatchAttempt(id: string, nextAttemptInMs: number, ambiguous: boolean, error: string): Promise<void> {
     await this.run(
-      `update transfer.transfers set dispatch_misses = dispatch_misses + case when ? then 0 else 1 end, dispatch_ambiguous = dispatch_ambiguous or ?,
-              last_dispatch_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond'), updated_at = now()
-        where id = ?::uuid and state in ('RESERVED', 'EXECUTING')`,
-      [ambiguous, ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+      `update transfer.transfers set dispatch_misses = dispatch_misses + case when $1 then 0 else 1 end, dispatch_ambiguous = dispatch_ambiguous or $1,
+              last_dispatch_error = $2, next_attempt_at = now() + ($3::bigint * interval '1 millisecond'), updated_at = now()
+        where id = $4::uuid and state in ('RESERVED', 'EXECUTING')`,
+      [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
   }
 
   async dispatchInDoubt(id: string): Promise<boolean> {
@@ -312,12 +312,6 @@ export class SqlTransferStore implements TransferStore {
 
   // ───────────────────────────── money exceptions ─────────────────────────────
 
-  openException(e: NewMoneyException) { return this.exceptions.open(e); }
-  listExceptions(q: Parameters<MoneyExceptionsTable['list']>[0]) { return this.exceptions.list(q); }
-  getException(id: string) { return this.exceptions.get(id); }
-  beginResolution(id: string, r: { action: string; note: string; resolvedBy: string }) { return this.exceptions.begin(id, r); }
-  finishResolution(id: string) { return this.exceptions.finish(id); }
-  countOpenExceptions() { return this.exceptions.countOpen(); }
 
   async get(id: string): Promise<TransferRecord | undefined> {
     const rows = await this.run<TransferRow>('select * from transfer.transfers where id = ?::uuid', [id]);

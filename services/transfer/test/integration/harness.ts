@@ -5,6 +5,7 @@ import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDat
 import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
+import type { TransferSettings } from '../../src/app/deps.js';
 import { startTransfer, type StartedTransfer } from '../../src/testing.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -131,6 +132,18 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   };
   if (opts.startTransferService !== false) await h.startTransferInstance();
   return h;
+}
+
+/**
+ * Settings for use cases wired by hand (the saga tests): no grace, no back-off, limits out of the
+ * way, so every step is due at once and only the order of the steps decides the outcome.
+ */
+export function sagaSettings(callbackSecret: string, o: Partial<TransferSettings> = {}): TransferSettings {
+  return {
+    idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: 300, confirmTimeoutSeconds: 300, dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0,
+    sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n, callbackBaseUrl: 'http://127.0.0.1:1/rails',
+    callbackSecret, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600, ...o,
+  };
 }
 
 // ───────────────────────────── helpers used by every test file ─────────────────────────────

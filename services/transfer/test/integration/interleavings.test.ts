@@ -10,7 +10,7 @@ import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Choreography } from '@wallet/platform/testing';
-import { Rail, ctxOf, expectLedgerOk, newCompany, startHarness, type Harness } from './harness.js';
+import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
 
 /**
@@ -155,18 +155,13 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
       commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
       release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
       setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
-      movementExists: (...a: Parameters<LedgerPort['movementExists']>) => ledgerReal.movementExists(...a),
       voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
-    } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve', 'movementExists']);
+    } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve']);
     let uc: TransferUseCases | undefined;
     const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
     const deps: TransferDeps = transferDeps({
       store, approvals: new SqlApprovalStore(h.transfer!.db), ledger, directory, rails,
-      settings: {
-        idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: 300, confirmTimeoutSeconds: 300, dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0,
-        sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n, callbackBaseUrl: 'http://127.0.0.1:1/rails',
-        callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds,
-      },
+      settings: sagaSettings(SECRET, { approvalTtlSeconds }),
       log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,
     });

@@ -8,7 +8,7 @@ import { transferUseCases } from '../../src/app/use-cases.js';
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
-import { Rail, expectLedgerOk, newCompany, startHarness, wallet, type Harness } from './harness.js';
+import { Rail, expectLedgerOk, newCompany, sagaSettings, startHarness, wallet, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
 
 /** The audit's findings on the send saga, each replayed step by step on real Postgres and the real ledger. */
@@ -55,11 +55,7 @@ describe('send saga: the audit findings', () => {
     const rail = new ControlledRail();
     const deps = transferDeps({
       store: new SqlTransferStore(h.transfer!.db), approvals: new SqlApprovalStore(h.transfer!.db), ledger: o.ledger ?? ledger, directory, rails: rail,
-      settings: {
-        idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300, confirmTimeoutSeconds: 300,
-        dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0, sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n,
-        callbackBaseUrl: 'http://127.0.0.1:1/rails', callbackSecret: SECRET, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600,
-      },
+      settings: sagaSettings(SECRET, { dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300 }),
       log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,
     });
@@ -145,6 +141,15 @@ describe('send saga: the audit findings', () => {
     expect(await callback(t, 'FAILED')).toEqual({ accepted: true, duplicate: true });
     expect(await exceptionsOf(t.id)).toEqual([{ kind: 'RAIL_FAILED_AFTER_COMPLETION', status: 'OPEN' }]);
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 0n, pending: 0n });
+  });
+
+  it('only the writers the table names may apply an event', async () => {
+    const { uc } = rig();
+    const co = await newCompany(h, { breb: 10_000n });
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 10_000n))).transfer;
+    await expect(uc.saga.apply(t, 'abandon', 'rail')).rejects.toThrow('rail may not apply abandon');
+    await expect(uc.saga.apply(t, 'rail_completed', 'request')).rejects.toThrow('request may not apply rail_completed');
+    expect((await uc.saga.reload(t)).state).toBe(t.state);
   });
 
   it('a late Reserve for a transfer the sweeper gave up is refused by the ledger; nothing stays held', async () => {
