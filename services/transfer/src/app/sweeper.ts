@@ -116,7 +116,7 @@ export class Sweeper {
     const st = await deps.rails.status(t.rail, t.id);
     if ('found' in st && st.found) return this.applyRailStatus(t, st);
     if ('unavailable' in st && (await deps.store.dispatchInDoubt(t.id))) {
-      deps.log.error({ transferId: t.id }, 'dispatch timed out, an attempt may have reached the rail and the rail cannot say; funds stay held');
+      // Funds stay held; the exception (and its error log) tells an operator.
       await this.saga.contradiction(t, 'DISPATCH_OUTCOME_UNKNOWN', { dispatchAttempts: t.dispatchAttempts }, { source: 'status' });
       await deps.store.reschedule(t.id, t.state, deps.settings.dispatchRetryMaxMs);
       return;
