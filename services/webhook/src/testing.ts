@@ -5,7 +5,7 @@ import { composeWebhook } from './compose.js';
 import { loadConfig } from './config.js';
 import type { Resolver } from './adapters/target.js';
 
-export { verifySignature, signPayload, signatureHeader, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP } from './domain/signature.js';
+export { signatureHeader, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP } from './domain/signature.js';
 export type { Resolver } from './adapters/target.js';
 
 export interface StartedWebhook {

@@ -15,23 +15,20 @@ const isoDate = () => z.string().meta({ format: 'date-time' });
 
 /** How receivers verify a delivery; shown in the OpenAPI description of endpoint creation (and docs/webhooks.md). */
 export const VERIFICATION_DOC = [
-  'Each delivery is an HTTPS `POST` with a JSON body `{ id, type, createdAt, data }` (`data` has the same shape as the API resource) and the headers',
-  '`Webhook-Id` (the event id, stable across retries and replays: de-duplicate on it), `Webhook-Timestamp` (Unix seconds) and',
-  '`Webhook-Signature: t=<timestamp>,v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>` (two `v1` entries during a secret rotation overlap; either may match).',
+  'Each delivery is an HTTPS `POST` with a JSON body `{ id, type, createdAt, data }` (`data` has the same shape as the API resource), signed as the',
+  '[Standard Webhooks](https://www.standardwebhooks.com) specification says: `webhook-id` (the event id, stable across retries and replays: de-duplicate on it),',
+  '`webhook-timestamp` (Unix seconds) and `webhook-signature` (space-separated `v1,<base64 HMAC-SHA256>` over `"<id>.<timestamp>.<raw body>"`, the key being the',
+  'base64-decoded part of the `whsec_…` secret; two entries during a secret rotation overlap, either may match).',
   'Answer 2xx within 5 s; anything else (or a time-out) is retried with exponential backoff and jitter for 24 h, then the delivery is marked `FAILED`.',
-  'Deliveries about the same resource to one endpoint are sent in order. Verify on the raw body, before parsing it:',
+  'Deliveries about the same resource to one endpoint are sent in order. Verify on the raw body, before parsing it, with a Standard Webhooks library',
+  '(npm `standardwebhooks`, PyPI `standardwebhooks`, Go `github.com/standard-webhooks/standard-webhooks/libraries/go`, and Java, Ruby, PHP, Rust …):',
   '',
   '```ts',
-  "import { createHmac, timingSafeEqual } from 'node:crypto';",
+  "import { Webhook } from 'standardwebhooks';",
   '',
-  'export function verifyWebhook(secret: string, rawBody: string, header: string, toleranceSeconds = 300): boolean {',
-  "  const parts = header.split(',').map((p) => p.split('='));",
-  "  const t = Number(parts.find(([k]) => k === 't')?.[1]);",
-  '  if (!Number.isInteger(t) || Math.abs(Date.now() / 1000 - t) > toleranceSeconds) return false; // reject replays',
-  "  const expected = createHmac('sha256', secret).update(`${t}.${rawBody}`).digest();",
-  "  return parts.some(([k, v]) => k === 'v1' && v !== undefined && v.length === 64 &&",
-  "    timingSafeEqual(Buffer.from(v, 'hex'), expected));",
-  '}',
+  'const wh = new Webhook(process.env.WEBHOOK_SECRET!); // the whsec_… secret as returned at creation',
+  '// throws when the signature does not match or the timestamp is more than 5 minutes off (replays)',
+  'const event = wh.verify(rawBody, headers);',
   '```',
 ].join('\n');
 
@@ -72,7 +69,7 @@ export const WebhookEndpointSchema = z.object({
 }).meta({ id: 'WebhookEndpoint' });
 
 export const WebhookEndpointWithSecretSchema = WebhookEndpointSchema.extend({
-  secret: z.string().meta({ description: 'The signing secret (`whsec_…`), shown only in this answer: store it now.' }),
+  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/).meta({ description: 'The Standard Webhooks signing secret (`whsec_` + base64 of 32 key bytes), shown only in this answer: store it now.' }),
 }).meta({ id: 'WebhookEndpointWithSecret' });
 
 export const WebhookEndpointListSchema = z.object({ items: z.array(WebhookEndpointSchema) }).meta({ id: 'WebhookEndpointList' });
@@ -180,7 +177,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/webhooks/endpoints/{id}/rotate-secret', operationId: 'rotateWebhookSecret', tags: TAGS,
       summary: 'Rotate the signing secret (the new one is shown once)',
-      description: 'The new secret signs at once; during the overlap (`overlapSeconds`, default 24 h) the previous one also signs, so `Webhook-Signature` carries two `v1` entries and receivers can switch without losing a delivery. The body may be omitted (the defaults).',
+      description: 'The new secret signs at once; during the overlap (`overlapSeconds`, default 24 h) the previous one also signs, so `webhook-signature` carries two space-separated `v1,…` entries and receivers can switch without losing a delivery. The body may be omitted (the defaults).',
       auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'READS',
       params: z.object({ id: ENDPOINT_ID }), paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
       body: RotateSecretBody,

@@ -114,9 +114,9 @@ export class DeliveryWorker {
     const headers = {
       'content-type': 'application/json',
       'user-agent': this.userAgent,
-      [HEADER_ID.toLowerCase()]: c.eventId,
-      [HEADER_TIMESTAMP.toLowerCase()]: String(timestamp),
-      [HEADER_SIGNATURE.toLowerCase()]: signatureHeader(this.signingSecrets(c), timestamp, c.body),
+      [HEADER_ID]: c.eventId,
+      [HEADER_TIMESTAMP]: String(timestamp),
+      [HEADER_SIGNATURE]: signatureHeader(this.signingSecrets(c), c.eventId, timestamp, c.body),
     };
     const started = performance.now();
     try {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { SECRET_PREFIX } from './signature.js';
 
-/** A new signing secret: `whsec_` + 32 random bytes, base64url. */
+/** A new signing secret as Standard Webhooks has it: `whsec_` + standard (padded) base64 of 32 random key bytes. */
 export function newSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }
