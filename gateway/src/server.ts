@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'no
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Database, ERRORS, OpsServer, type ErrorCode, type Logger } from '@wallet/platform';
+import { Database, ERRORS, OpsServer, meshTlsFromEnv, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
 import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
@@ -27,7 +27,8 @@ export interface RunningGateway {
  * Wires the process: Postgres (schema `gateway`), Redis for rate limits, the ledger gRPC client,
  * the Koa app on the public port and the ops server (/healthz, /readyz, /metrics) on its own port.
  */
-export async function startGatewayServer(config: GatewayConfig, log: Logger): Promise<RunningGateway> {
+/** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
+export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls = meshTlsFromEnv('gateway')): Promise<RunningGateway> {
   const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log });
   try {
     if (config.migrateOnStart) {
@@ -57,12 +58,12 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger): Pr
     lastRedisError = now;
   });
 
-  const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs);
-  const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs);
-  const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs);
-  const collectKeyClient = connectCollectKey(config.collectKeyAddress, config.grpcDeadlineMs);
-  const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs);
-  const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs);
+  const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs, mesh);
+  const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs, mesh);
+  const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs, mesh);
+  const collectKeyClient = connectCollectKey(config.collectKeyAddress, config.grpcDeadlineMs, mesh);
+  const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs, mesh);
+  const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs, mesh);
   const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.

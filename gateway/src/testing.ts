@@ -1,4 +1,4 @@
-import { createLogger } from '@wallet/platform';
+import { createLogger, devMeshTls } from '@wallet/platform';
 import { loadConfig } from './config.js';
 import { startGatewayServer } from './server.js';
 
@@ -56,7 +56,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     WEBHOOK_GRPC_ADDR: opts.webhookAddress ?? opts.env?.WEBHOOK_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
-  const running = await startGatewayServer(config, log);
+  const running = await startGatewayServer(config, log, devMeshTls('gateway'));
   return {
     url: `http://127.0.0.1:${running.port}`,
     port: running.port,

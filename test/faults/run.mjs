@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Secret, TOTP } from 'otpauth';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient } from '@wallet/platform';
+import { createAsyncClient, devMeshTls } from '@wallet/platform';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
 
@@ -584,7 +584,7 @@ async function main() {
   await db.connect();
   const settled = await settle(db);
 
-  const ledger = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 30_000 });
+  const ledger = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 30_000, mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
   const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
   ledger.close();
   const observed = await observations(db);

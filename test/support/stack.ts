@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient } from '@wallet/platform';
+import { createAsyncClient, devMeshTls } from '@wallet/platform';
 import { createTestDatabase, deleteNamespaceStreams, testNamespace } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
@@ -99,7 +99,8 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     // not latency: a generous deadline (a test that needs a short one sets it).
     env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000', ...o.gatewayEnv },
   });
-  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address);
+  // The invariant report, as an operator tool asks for it (mesh identity `ops`).
+  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
 
   async function http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
     const headers: Record<string, string> = { ...opts.headers };

@@ -1,4 +1,4 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { collectKeyV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -6,13 +6,15 @@ import { collectKeyDeps, type CollectKeySettings } from './app/deps.js';
 import { Sweeper } from './app/sweeper.js';
 import { collectKeyUseCases } from './app/use-cases.js';
 import type { CollectKeyConfig } from './config.js';
-import { collectKeyHandlers } from './grpc/collect-key.handlers.js';
+import { collectKeyHandlers, collectKeyAccess } from './grpc/collect-key.handlers.js';
 import { SqlCollectKeyStore } from './persistence/collect-key.store.js';
 import { collectKeyMigrations } from './persistence/migrations/index.js';
 
 export const COLLECT_KEY_SCHEMA = 'collect_key';
 
 export interface CollectKeyRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   config: CollectKeyConfig;
   /** null: no ops HTTP server (in-process tests). */
   opsPort: number | null;
@@ -59,7 +61,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     });
     const relay = r!;
 
-    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
+    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh);
     scope.defer(async () => ledger.close());
 
     const deps = collectKeyDeps({
@@ -75,8 +77,8 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc), log);
-    const grpc = await startGrpcServer(c.COLLECT_KEY_GRPC_HOST, c.COLLECT_KEY_GRPC_PORT, [{ definition: collectKeyV1.CollectKeyServiceService, implementation }]);
+    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc), log, collectKeyAccess);
+    const grpc = await startGrpcServer(c.COLLECT_KEY_GRPC_HOST, c.COLLECT_KEY_GRPC_PORT, [{ definition: collectKeyV1.CollectKeyServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, onShutdown } from '@wallet/platform';
+import { ConfigError, createLogger, onShutdown, meshTlsFromEnv } from '@wallet/platform';
 import { composeCollectKey } from './compose.js';
 import { loadConfig, type CollectKeyConfig } from './config.js';
 
@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('collect-key', config.LOG_LEVEL);
 try {
-  const runtime = await composeCollectKey({ config, opsPort: config.COLLECT_KEY_OPS_PORT, logger: log });
+  const runtime = await composeCollectKey({ mesh: meshTlsFromEnv('collect-key'), config, opsPort: config.COLLECT_KEY_OPS_PORT, logger: log });
   onShutdown(log, [['collect-key', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'collect-key failed to start');

@@ -1,6 +1,9 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import { composeCollectKey } from './compose.js';
 import { loadConfig } from './config.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { collectKeyAccess } from './grpc/collect-key.handlers.js';
 
 export interface StartedCollectKey {
   /** host:port for createAsyncClient. */
@@ -17,6 +20,8 @@ export interface StartedCollectKey {
  * 127.0.0.1 (port 0 = ephemeral). The same composition as main.ts, without the ops HTTP port.
  */
 export async function startCollectKey(opts: {
+  /** Mesh credentials (default: this service's certificate of the development PKI). */
+  mesh?: MeshTls;
   databaseUrl: string;
   natsUrl?: string;
   namespace: string;
@@ -45,6 +50,6 @@ export async function startCollectKey(opts: {
     BREB_DIRECTORY_URL: opts.env?.BREB_DIRECTORY_URL ?? opts.providerUrl,
     ...(opts.callbackUrl ? { BREB_INCOMING_CALLBACK_URL: opts.callbackUrl } : {}),
   });
-  const runtime = await composeCollectKey({ config, opsPort: null, logger: createLogger('collect-key', config.LOG_LEVEL) });
+  const runtime = await composeCollectKey({ mesh: opts.mesh ?? devMeshTls('collect-key'), config, opsPort: null, logger: createLogger('collect-key', config.LOG_LEVEL) });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

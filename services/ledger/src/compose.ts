@@ -1,14 +1,16 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import { ledgerDeps } from './app/deps.js';
 import { ledgerUseCases } from './app/use-cases.js';
-import { ledgerHandlers } from './grpc/ledger.handlers.js';
+import { ledgerHandlers, ledgerAccess } from './grpc/ledger.handlers.js';
 import { SqlLedgerStore } from './persistence/ledger.store.js';
 import { ledgerMigrations } from './persistence/migrations/index.js';
 
 export const LEDGER_SCHEMA = 'ledger';
 
 export interface LedgerRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   databaseUrl: string;
   natsUrl: string;
   namespace: string;
@@ -53,8 +55,8 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     const relay = r!;
 
     const uc = ledgerUseCases(ledgerDeps(new SqlLedgerStore(db), relay));
-    const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log);
-    const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }]);
+    const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess);
+    const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(5_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

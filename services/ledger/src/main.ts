@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, onShutdown } from '@wallet/platform';
+import { ConfigError, createLogger, onShutdown, meshTlsFromEnv } from '@wallet/platform';
 import { composeLedger } from './compose.js';
 import { loadConfig, type LedgerConfig } from './config.js';
 
@@ -16,6 +16,7 @@ try {
 const log = createLogger('ledger', config.LOG_LEVEL);
 try {
   const runtime = await composeLedger({
+    mesh: meshTlsFromEnv('ledger'),
     databaseUrl: config.DATABASE_URL,
     natsUrl: config.NATS_URL,
     namespace: config.BUS_NAMESPACE,

@@ -1,5 +1,8 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import { composeLedger } from './compose.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { ledgerAccess } from './grpc/ledger.handlers.js';
 
 export interface StartedLedger {
   /** host:port for createAsyncClient. */
@@ -14,9 +17,9 @@ export interface StartedLedger {
  * database, connects the bus (namespaced streams), and serves gRPC on 127.0.0.1 (port 0 =
  * ephemeral). The same composition as main.ts, without the ops HTTP port.
  */
-export async function startLedger(opts: { databaseUrl: string; natsUrl?: string; namespace: string; port?: number; logLevel?: string }): Promise<StartedLedger> {
+export async function startLedger(opts: { databaseUrl: string; natsUrl?: string; namespace: string; port?: number; logLevel?: string; mesh?: MeshTls }): Promise<StartedLedger> {
   const runtime = await composeLedger({
-    databaseUrl: opts.databaseUrl,
+    mesh: opts.mesh ?? devMeshTls('ledger'), databaseUrl: opts.databaseUrl,
     natsUrl: opts.natsUrl ?? 'nats://127.0.0.1:4222',
     namespace: opts.namespace,
     grpcHost: '127.0.0.1',

@@ -23,3 +23,7 @@ export * from './security/provider-signature.js';
 export * from './security/secret-box.js';
 export * from './ops/service-scope.js';
 export * from './ops/periodic-task.js';
+export * from './mesh/identity.js';
+export * from './mesh/access.js';
+export * from './mesh/from-env.js';
+export * from './mesh/dev-pki.js';

@@ -1,4 +1,4 @@
-import { InboxConsumer, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
+import { InboxConsumer, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { SmtpMailer } from './adapters/mailer.js';
@@ -8,7 +8,7 @@ import { depositDeps, type DepositSettings } from './app/deps.js';
 import { Sweeper } from './app/sweeper.js';
 import { depositUseCases } from './app/use-cases.js';
 import type { DepositConfig } from './config.js';
-import { depositHandlers } from './grpc/deposit.handlers.js';
+import { depositHandlers, depositAccess } from './grpc/deposit.handlers.js';
 import { depositMigrations } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
@@ -16,6 +16,8 @@ import { meterDepositStore, watchExceptions } from './app/metrics.js';
 export const DEPOSIT_SCHEMA = 'pse_deposit';
 
 export interface DepositRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   config: DepositConfig;
   /** null: no ops HTTP server (in-process tests). */
   opsPort: number | null;
@@ -72,7 +74,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     await listingConsumer.start();
     scope.defer(() => listingConsumer.stop());
 
-    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
+    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh);
     scope.defer(async () => ledger.close());
     const mailer = new SmtpMailer(c.SMTP_URL, c.MAIL_FROM, c.SMTP_TIMEOUT_MS, log);
     scope.defer(async () => mailer.close());
@@ -92,8 +94,8 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log);
-    const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }]);
+    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log, depositAccess);
+    const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

@@ -1,6 +1,9 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import { composeDeposit } from './compose.js';
 import { loadConfig } from './config.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { depositAccess } from './grpc/deposit.handlers.js';
 
 export interface StartedDeposit {
   /** host:port for createAsyncClient. */
@@ -17,6 +20,8 @@ export interface StartedDeposit {
  * without the ops HTTP port. `env` overrides any configuration variable (e.g. a short PSE_LINK_TTL_SECONDS).
  */
 export async function startDeposit(opts: {
+  /** Mesh credentials (default: this service's certificate of the development PKI). */
+  mesh?: MeshTls;
   databaseUrl: string;
   natsUrl?: string;
   namespace: string;
@@ -47,6 +52,6 @@ export async function startDeposit(opts: {
     ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
     ...(opts.callbackUrl ? { PSE_CALLBACK_URL: opts.callbackUrl } : {}),
   });
-  const runtime = await composeDeposit({ config, opsPort: null, logger: createLogger('pse-deposit', config.LOG_LEVEL) });
+  const runtime = await composeDeposit({ mesh: opts.mesh ?? devMeshTls('pse-deposit'), config, opsPort: null, logger: createLogger('pse-deposit', config.LOG_LEVEL) });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

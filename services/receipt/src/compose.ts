@@ -1,15 +1,17 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type MeshTls } from '@wallet/platform';
 import { receiptV1 } from '@wallet/proto';
 import { Receipts } from './app/receipts.js';
 import { Projection } from './app/rebuild.js';
 import type { ReceiptConfig } from './config.js';
-import { receiptHandlers } from './grpc/receipt.handlers.js';
+import { receiptHandlers, receiptAccess } from './grpc/receipt.handlers.js';
 import { receiptMigrations } from './persistence/migrations/index.js';
 import { ReadModelStore } from './persistence/read-model.store.js';
 
 export const RECEIPT_SCHEMA = 'receipt';
 
 export interface ReceiptRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   config: ReceiptConfig;
   /** null: no ops HTTP server (in-process tests). */
   opsPort: number | null;
@@ -57,8 +59,8 @@ export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptR
     const receipts = new Receipts(store, c.RECEIPT_VERIFY_BASE_URL);
     let grpcPort = 0;
     if (o.grpc !== false) {
-      const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log);
-      const grpc = await startGrpcServer(c.RECEIPT_GRPC_HOST, c.RECEIPT_GRPC_PORT, [{ definition: receiptV1.ReceiptServiceService, implementation }]);
+      const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log, receiptAccess);
+      const grpc = await startGrpcServer(c.RECEIPT_GRPC_HOST, c.RECEIPT_GRPC_PORT, [{ definition: receiptV1.ReceiptServiceService, implementation }], o.mesh);
       scope.defer(() => grpc.stop(10_000));
       grpcPort = grpc.port;
     }

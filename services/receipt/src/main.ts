@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, onShutdown } from '@wallet/platform';
+import { ConfigError, createLogger, onShutdown, meshTlsFromEnv } from '@wallet/platform';
 import { composeReceipt } from './compose.js';
 import { loadConfig, type ReceiptConfig } from './config.js';
 
@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('receipt', config.LOG_LEVEL);
 try {
-  const runtime = await composeReceipt({ config, opsPort: config.RECEIPT_OPS_PORT, logger: log });
+  const runtime = await composeReceipt({ mesh: meshTlsFromEnv('receipt'), config, opsPort: config.RECEIPT_OPS_PORT, logger: log });
   onShutdown(log, [['receipt', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'receipt failed to start');

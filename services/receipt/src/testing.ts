@@ -1,6 +1,9 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import { composeReceipt } from './compose.js';
 import { loadConfig } from './config.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { receiptAccess } from './grpc/receipt.handlers.js';
 
 export interface StartedReceipt {
   /** host:port for createAsyncClient. */
@@ -21,6 +24,8 @@ export interface StartedReceipt {
  * without the ops HTTP port. `env` overrides any configuration variable.
  */
 export async function startReceipt(opts: {
+  /** Mesh credentials (default: this service's certificate of the development PKI). */
+  mesh?: MeshTls;
   databaseUrl: string;
   natsUrl?: string;
   namespace: string;
@@ -42,7 +47,7 @@ export async function startReceipt(opts: {
     RECEIPT_GRPC_PORT: String(opts.port ?? 0),
     RECEIPT_MIGRATE_ON_START: 'true',
   });
-  const runtime = await composeReceipt({ config, opsPort: null, logger: createLogger('receipt', config.LOG_LEVEL) });
+  const runtime = await composeReceipt({ mesh: opts.mesh ?? devMeshTls('receipt'), config, opsPort: null, logger: createLogger('receipt', config.LOG_LEVEL) });
   return {
     address: `127.0.0.1:${runtime.grpcPort}`,
     port: runtime.grpcPort,

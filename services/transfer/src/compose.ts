@@ -1,4 +1,4 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay } from '@wallet/platform';
+import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -8,7 +8,7 @@ import { meterTransferStore, watchExceptions, watchSagaStates } from './app/metr
 import { Sweeper } from './app/sweeper.js';
 import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
-import { transferHandlers } from './grpc/transfer.handlers.js';
+import { transferHandlers, transferAccess } from './grpc/transfer.handlers.js';
 import { transferMigrations } from './persistence/migrations/index.js';
 import { SqlApprovalStore } from './persistence/approval.store.js';
 import { SqlTransferStore } from './persistence/transfer.store.js';
@@ -16,6 +16,8 @@ import { SqlTransferStore } from './persistence/transfer.store.js';
 export const TRANSFER_SCHEMA = 'transfer';
 
 export interface TransferRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   config: TransferConfig;
   /** null: no ops HTTP server (in-process tests). */
   opsPort: number | null;
@@ -70,7 +72,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     });
     const relay = r!;
 
-    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR);
+    const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh);
     scope.defer(async () => ledger.close());
 
     const deps = transferDeps({
@@ -91,8 +93,8 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log);
-    const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }]);
+    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log, transferAccess);
+    const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

@@ -1,6 +1,9 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import { composeTransfer } from './compose.js';
 import { loadConfig } from './config.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { transferAccess } from './grpc/transfer.handlers.js';
 
 export interface StartedTransfer {
   /** host:port for createAsyncClient. */
@@ -17,6 +20,8 @@ export interface StartedTransfer {
  * HTTP port. `env` overrides any configuration variable (e.g. short time-outs).
  */
 export async function startTransfer(opts: {
+  /** Mesh credentials (default: this service's certificate of the development PKI). */
+  mesh?: MeshTls;
   databaseUrl: string;
   natsUrl?: string;
   namespace: string;
@@ -47,6 +52,6 @@ export async function startTransfer(opts: {
     ACH_RAIL_URL: opts.env?.ACH_RAIL_URL ?? opts.providerUrl,
     ...(opts.callbackBaseUrl ? { RAIL_CALLBACK_BASE_URL: opts.callbackBaseUrl } : {}),
   });
-  const runtime = await composeTransfer({ config, opsPort: null, logger: createLogger('transfer', config.LOG_LEVEL) });
+  const runtime = await composeTransfer({ mesh: opts.mesh ?? devMeshTls('transfer'), config, opsPort: null, logger: createLogger('transfer', config.LOG_LEVEL) });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

@@ -1,17 +1,19 @@
-import { SecretBox, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer } from '@wallet/platform';
+import { SecretBox, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type MeshTls } from '@wallet/platform';
 import { webhookV1 } from '@wallet/proto';
 import { Dispatcher } from './app/dispatcher.js';
 import { webhookUseCases } from './app/use-cases.js';
 import { DeliveryWorker } from './app/worker.js';
 import type { WebhookConfig } from './config.js';
 import { systemResolver, type Resolver } from './adapters/target.js';
-import { webhookHandlers } from './grpc/webhook.handlers.js';
+import { webhookHandlers, webhookAccess } from './grpc/webhook.handlers.js';
 import { webhookMigrations } from './persistence/migrations/index.js';
 import { WebhookStore } from './persistence/webhook.store.js';
 
 export const WEBHOOK_SCHEMA = 'webhook';
 
 export interface WebhookRuntimeOptions {
+  /** This process's mesh credentials (mutual TLS for its gRPC server and its clients). */
+  mesh: MeshTls;
   config: WebhookConfig;
   /** null: no ops HTTP server (in-process tests). */
   opsPort: number | null;
@@ -66,8 +68,8 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
     scope.defer(() => dispatcher.stop());
 
     const uc = webhookUseCases({ store, secrets, rules, resolver, nudge: () => worker.nudge() });
-    const implementation = asyncService<webhookV1.WebhookServiceServer>(webhookHandlers(uc), log);
-    const grpc = await startGrpcServer(c.WEBHOOK_GRPC_HOST, c.WEBHOOK_GRPC_PORT, [{ definition: webhookV1.WebhookServiceService, implementation }]);
+    const implementation = asyncService<webhookV1.WebhookServiceServer>(webhookHandlers(uc), log, webhookAccess);
+    const grpc = await startGrpcServer(c.WEBHOOK_GRPC_HOST, c.WEBHOOK_GRPC_PORT, [{ definition: webhookV1.WebhookServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);

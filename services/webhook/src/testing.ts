@@ -1,9 +1,12 @@
-import { createLogger, type Database } from '@wallet/platform';
+import { createLogger, type Database, devMeshTls, type MeshTls } from '@wallet/platform';
 import type { Dispatcher } from './app/dispatcher.js';
 import type { DeliveryWorker } from './app/worker.js';
 import { composeWebhook } from './compose.js';
 import { loadConfig } from './config.js';
 import type { Resolver } from './adapters/target.js';
+
+/** Who may call each RPC (the tests' clients call as those identities). */
+export { webhookAccess } from './grpc/webhook.handlers.js';
 
 export { signatureHeader, HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP } from './domain/signature.js';
 export type { Resolver } from './adapters/target.js';
@@ -26,6 +29,8 @@ export interface StartedWebhook {
  * fast; `env` overrides any of them. The same composition as main.ts, without the ops HTTP port.
  */
 export async function startWebhook(opts: {
+  /** Mesh credentials (default: this service's certificate of the development PKI). */
+  mesh?: MeshTls;
   databaseUrl: string;
   natsUrl?: string;
   namespace: string;
@@ -51,7 +56,7 @@ export async function startWebhook(opts: {
     WEBHOOK_GRPC_PORT: String(opts.port ?? 0),
     WEBHOOK_MIGRATE_ON_START: 'true',
   });
-  const runtime = await composeWebhook({ config, opsPort: null, logger: createLogger('webhook', config.LOG_LEVEL), ...(opts.resolver ? { resolver: opts.resolver } : {}) });
+  const runtime = await composeWebhook({ mesh: opts.mesh ?? devMeshTls('webhook'), config, opsPort: null, logger: createLogger('webhook', config.LOG_LEVEL), ...(opts.resolver ? { resolver: opts.resolver } : {}) });
   return {
     address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, dispatcher: runtime.dispatcher, worker: runtime.worker,
     stop: () => runtime.stop(),

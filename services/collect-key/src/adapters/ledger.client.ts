@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, type CallContext } from '@wallet/platform';
+import { createAsyncClient, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
 
@@ -11,8 +11,8 @@ export const paymentLedgerKey = (providerTransferId: string) => `collectkey:paym
 /** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
 export class GrpcLedger implements LedgerPort {
   private readonly client: LedgerClient;
-  constructor(address: string, deadlineMs = 5_000) {
-    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs });
+  constructor(address: string, tls: MeshTls, deadlineMs = 5_000) {
+    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
   }
 
   private ctx(companyId: string): CallContext {

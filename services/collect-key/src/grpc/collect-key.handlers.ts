@@ -1,4 +1,4 @@
-import type { AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import type { collectKeyV1 } from '@wallet/proto';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
 import { keyToProto, qrToProto } from './mappers.js';
@@ -33,3 +33,15 @@ export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collect
     },
   };
 }
+
+/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKeyServiceServer>> = {
+  createKey: ['gateway'],
+  listKeys: ['gateway'],
+  getKey: ['gateway'],
+  deleteKey: ['gateway'],
+  setKeyState: ['gateway'],
+  issueQr: ['gateway'],
+  getQrPng: ['gateway'],
+  handleIncomingPayment: ['gateway'],
+};

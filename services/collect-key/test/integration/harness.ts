@@ -6,6 +6,9 @@ import { collectKeyV1, ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
 import { startCollectKey, type StartedCollectKey } from '../../src/testing.js';
+import { ledgerAccess } from '@wallet/ledger/testing';
+import { collectKeyAccess } from '../../src/grpc/collect-key.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementType, FeeOperation } = ledgerV1;
@@ -167,9 +170,9 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
     },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
-  const client = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, service.address, { deadlineMs: 15_000 });
+  const client = policyClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, service.address, 'collect-key', collectKeyAccess, 15_000);
   receiver.client = client;
-  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { deadlineMs: 15_000 });
+  const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const ctx = (companyId?: string): CallContext => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {

@@ -1,4 +1,4 @@
-import type { AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -130,3 +130,29 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     },
   };
 }
+
+/** Who may call each RPC of the ledger (mesh identities); everything else is refused before the handler. */
+export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServer>> = {
+  // provisioning, balances and the movement listing: the gateway, for API clients and operators
+  openWallets: ['gateway'],
+  getBalances: ['gateway', 'transfer'],
+  listMovements: ['gateway'],
+  getMovement: ['gateway'],
+  // money in by an operator, and the fee table: the gateway's /admin only
+  credit: ['gateway'],
+  setFeeConfig: ['gateway'],
+  // the payout saga's postings: only the transfer service
+  chargeFee: ['transfer'],
+  reserve: ['transfer'],
+  voidReserve: ['transfer'],
+  postCorrection: ['transfer'],
+  commit: ['transfer'],
+  release: ['transfer'],
+  setMovementStatus: ['transfer'],
+  computeFees: ['transfer', 'pse-deposit', 'collect-key'],
+  // collections: PSE deposits and Bre-B collect keys
+  recordInflow: ['pse-deposit', 'collect-key'],
+  reverseInflow: ['pse-deposit'],
+  // the invariant report: operator tools
+  checkInvariants: ['ops'],
+};

@@ -3,6 +3,8 @@ import { createAsyncClient, type AppError, type CallContext } from '@wallet/plat
 import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '../../src/testing.js';
+import { ledgerAccess } from '../../src/grpc/ledger.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementStatus, MovementType, FeeOperation, HoldStatus, InflowSource } = ledgerV1;
@@ -28,7 +30,7 @@ export async function startHarness(): Promise<Harness> {
   const tdb = await createTestDatabase('ledger');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
-  const client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { deadlineMs: 15_000 });
+  const client = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   return {
     ledger, namespace, tdb, client,
     ctx: (companyId) => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) }),

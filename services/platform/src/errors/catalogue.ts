@@ -76,6 +76,9 @@ export const ERRORS = {
   PSE_INFLOW_DISABLED: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'Los recaudos PSE están bloqueados temporalmente.' },
   PSE_PROVIDER_ERROR: { http: 502, grpc: GrpcStatus.UNAVAILABLE, message: 'El proveedor PSE falló; intente de nuevo.' },
   SERVICE_UNAVAILABLE: { http: 503, grpc: GrpcStatus.UNAVAILABLE, message: 'El servicio no está disponible temporalmente; intente de nuevo.' },
+  /** Internal (service to service): a gRPC caller without a mesh identity, or one the method does not allow. Reaches clients as 500. */
+  CALLER_NOT_AUTHENTICATED: { http: 500, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Ocurrió un error interno; intente de nuevo más tarde.' },
+  CALLER_NOT_ALLOWED: { http: 500, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Ocurrió un error interno; intente de nuevo más tarde.' },
   INTERNAL_ERROR: { http: 500, grpc: GrpcStatus.INTERNAL, message: 'Ocurrió un error interno; intente de nuevo más tarde.' },
 } as const satisfies Record<string, { http: number; grpc: GrpcStatus; message: string }>;
 

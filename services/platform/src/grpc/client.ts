@@ -1,8 +1,9 @@
-import { credentials, type Client, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials, type Client, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { fromGrpcError } from '../errors/grpc.js';
 import { contextToMetadata, type CallContext } from './context.js';
 import { headerSetter, markSpanError, SpanKind, tracer } from '../telemetry/tracing.js';
+import { identityOf, type MeshIdentity, type MeshTls } from '../mesh/identity.js';
 
 export type AsyncClient<S> = {
   [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res>
@@ -10,12 +11,28 @@ export type AsyncClient<S> = {
     : never;
 };
 
-type ClientCtor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: object) => Client;
+type ClientCtor = new (address: string, creds: ChannelCredentials, options?: object) => Client;
 type RawUnary = (req: unknown, md: Metadata, opts: CallOptions, cb: (err: ServiceError | null, res?: unknown) => void) => unknown;
 
 export interface GrpcClientOptions {
   /** Per-call deadline unless the call gives its own. */
   deadlineMs?: number;
+  /** This process's mesh credentials, and the identity the server must prove (mutual TLS). */
+  mesh: { tls: MeshTls; server: MeshIdentity };
+}
+
+/**
+ * Client credentials of the mesh: this process's certificate, the mesh CA, and a server check by
+ * identity (the URI SAN) instead of by host name, so a client reaches the service it meant and
+ * not merely some holder of a mesh certificate, whatever address it dialled.
+ */
+export function meshChannelCredentials(mesh: GrpcClientOptions['mesh']) {
+  return credentials.createSsl(mesh.tls.ca, mesh.tls.key, mesh.tls.cert, {
+    checkServerIdentity: (_host, cert) => {
+      const got = identityOf(cert);
+      return got === mesh.server ? undefined : new Error(`mesh: expected ${mesh.server}, the server is ${got ?? 'no mesh identity'}`);
+    },
+  });
 }
 
 /**
@@ -23,8 +40,8 @@ export interface GrpcClientOptions {
  * metadata and a deadline; failures come back as AppError (catalogue code preserved).
  * `S` is the generated `<Name>Server` interface, used only for its types.
  */
-export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: GrpcClientOptions = {}): AsyncClient<S> & { close(): void; raw: Client } {
-  const client = new Ctor(address, credentials.createInsecure(), {
+export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: GrpcClientOptions): AsyncClient<S> & { close(): void; raw: Client } {
+  const client = new Ctor(address, meshChannelCredentials(opts.mesh), {
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,

@@ -1,5 +1,6 @@
 import { Metadata } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
+import type { MeshIdentity } from '../mesh/identity.js';
 
 /**
  * Who is calling, carried in gRPC metadata across every hop. The company id is set by the
@@ -12,6 +13,8 @@ export interface CallContext {
   apiKeyId?: string;
   /** Free-form audit actor: `apikey:<id>`, `admin`, `user:<id>`, `service:<name>`. */
   actor?: string;
+  /** Server side only: the mesh identity of the calling process (its client certificate), never from metadata. */
+  caller?: MeshIdentity;
 }
 
 const KEYS = { requestId: 'x-request-id', companyId: 'x-company-id', apiKeyId: 'x-api-key-id', actor: 'x-actor' } as const;

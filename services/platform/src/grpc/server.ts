@@ -11,6 +11,8 @@ import { contextFromMetadata, type CallContext } from './context.js';
 import { metricsRegistry } from '../ops/metrics.js';
 import { runWithLogContext } from '../logging/log-context.js';
 import { headerGetter, SpanKind, SpanStatusCode, tracer } from '../telemetry/tracing.js';
+import type { AccessPolicy } from '../mesh/access.js';
+import { identityOf, type MeshTls } from '../mesh/identity.js';
 
 /** A handler written as an async function of the request and the caller's context. */
 export type AsyncUnary<Req, Res> = (req: Req, ctx: CallContext) => Promise<Res>;
@@ -50,12 +52,35 @@ function outcomeOf(err: Partial<ServiceError> | null | undefined): string {
   return STATUS_NAMES[err.code ?? GrpcStatus.UNKNOWN] ?? 'UNKNOWN';
 }
 
-/** Adapts async handlers to grpc-js: context from metadata (and in the log context), errors mapped once. */
-export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger): S {
+const callsRefused = new Counter({
+  name: 'grpc_server_calls_refused_total',
+  help: 'gRPC calls refused before their handler: no mesh identity, or an identity the method does not allow',
+  labelNames: ['method', 'caller', 'reason'],
+  registers: [metricsRegistry],
+});
+
+/**
+ * Adapts async handlers to grpc-js: the caller's mesh identity (its client certificate) checked
+ * against the method's allow-list before anything else, context from metadata (and in the log
+ * context), errors mapped once.
+ */
+export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger, access: AccessPolicy<AsyncService<S>>): S {
   const out: Record<string, handleUnaryCall<unknown, unknown>> = {};
+  const allowed = access as unknown as Record<string, readonly string[] | undefined>;
   for (const [name, fn] of Object.entries(impl as Record<string, AsyncUnary<unknown, unknown>>)) {
+    const callers = allowed[name];
+    if (!callers) throw new Error(`gRPC method ${name} has no access policy`);
     out[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const caller = identityOf(call.getAuthContext?.()?.sslPeerCertificate);
+      if (!caller || !callers.includes(caller)) {
+        const reason = caller ? 'not_allowed' : 'no_identity';
+        callsRefused.inc({ method: name, caller: caller ?? 'none', reason });
+        log.warn({ method: name, caller: caller ?? null, reason }, 'gRPC call refused by the mesh access policy');
+        callback(toGrpcError(new AppError(caller ? 'CALLER_NOT_ALLOWED' : 'CALLER_NOT_AUTHENTICATED')) as never, null);
+        return;
+      }
       const ctx = contextFromMetadata(call.metadata);
+      ctx.caller = caller;
       runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, () => fn(call.request, ctx)).then(
         (res) => { callback(null, res); },
         (err: unknown) => {
@@ -137,15 +162,21 @@ export interface GrpcServerHandle {
   stop(graceMs?: number): Promise<void>;
 }
 
+/**
+ * Serves over mutual TLS only: the server presents its mesh certificate and requires a client
+ * certificate from the same CA (a caller without one fails the handshake); asyncService then
+ * authorises the caller's identity per method.
+ */
 export async function startGrpcServer(
   host: string, port: number,
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>,
+  tls: MeshTls,
 ): Promise<GrpcServerHandle> {
   // channelz off: grpc-js otherwise keeps per-call counters and timestamps for a channelz service we do not expose.
   const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0 });
   for (const s of services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true), (err, p) => (err ? reject(err) : resolve(p)));
   });
   return {
     server,

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createAsyncClient } from '../grpc/client.js';
+import { devMeshTls } from '../mesh/dev-pki.js';
+import type { MeshIdentity } from '../mesh/identity.js';
 
 /** Test helpers: each test file gets its own database and bus namespace on the real servers. */
 
@@ -64,3 +67,40 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 }
 
 export { Choreography, type InterleavingScheduler } from './choreography.js';
+
+/** A client of a service over the mesh, as the process `as` (the development PKI): what tests use instead of a bare channel. */
+export function meshClient<S>(
+  Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, as: MeshIdentity, server: MeshIdentity, deadlineMs?: number,
+): ReturnType<typeof createAsyncClient<S>> {
+  return createAsyncClient<S>(Ctor, address, { ...(deadlineMs ? { deadlineMs } : {}), mesh: { tls: devMeshTls(as), server } });
+}
+
+/** An access policy that lets `callers` call every method of a service definition (platform tests of the gRPC helpers). */
+export function openPolicy(definition: Record<string, unknown>, callers: readonly MeshIdentity[]): Record<string, readonly MeshIdentity[]> {
+  return Object.fromEntries(Object.keys(definition).map((k) => [k, callers]));
+}
+
+/**
+ * A test client of a service that calls each method as the first identity its access policy
+ * allows (the gateway for API methods, transfer for the saga's postings, …), one mutual-TLS
+ * channel per identity: tests exercise services as their real callers do, with the allow-lists on.
+ */
+export function policyClient<S>(
+  Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, server: MeshIdentity,
+  policy: { readonly [method: string]: readonly MeshIdentity[] }, deadlineMs?: number,
+): ReturnType<typeof createAsyncClient<S>> {
+  const clients = new Map<MeshIdentity, ReturnType<typeof createAsyncClient<S>>>();
+  const as = (id: MeshIdentity) => {
+    let c = clients.get(id);
+    if (!c) { c = meshClient<S>(Ctor, address, id, server, deadlineMs); clients.set(id, c); }
+    return c;
+  };
+  return new Proxy({} as ReturnType<typeof createAsyncClient<S>>, {
+    get(_t, prop: string) {
+      if (prop === 'close') return () => { for (const c of clients.values()) c.close(); clients.clear(); };
+      if (prop === 'then') return undefined;
+      if (prop === 'raw') return as('gateway').raw;
+      return (as(policy[prop]?.[0] ?? 'gateway') as unknown as Record<string, unknown>)[prop];
+    },
+  });
+}

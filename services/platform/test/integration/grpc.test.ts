@@ -1,5 +1,6 @@
 import { ledgerV1 } from '@wallet/proto';
-import { AppError, asyncService, createAsyncClient, createLogger, startGrpcServer, type CallContext, type GrpcServerHandle } from '../../src/index.js';
+import { AppError, asyncService, createAsyncClient, createLogger, devMeshTls, startGrpcServer, type CallContext, type GrpcServerHandle } from '../../src/index.js';
+import { meshClient, openPolicy } from '../../src/testing/index.js';
 
 describe('gRPC helpers over a real server', () => {
   const log = createLogger('grpc-test', 'silent');
@@ -18,8 +19,8 @@ describe('gRPC helpers over a real server', () => {
         return ledgerV1.Movement.fromPartial({ id: req.id, amount: 2n ** 62n, rail: ledgerV1.Rail.BREB });
       },
     }, { get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented), ownKeys: () => Object.keys(ledgerV1.LedgerServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log) }]);
-    client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 2000 });
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never) }], devMeshTls('ledger'));
+    client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, 'gateway', 'ledger', 2000);
   });
 
   afterAll(async () => {
@@ -32,7 +33,7 @@ describe('gRPC helpers over a real server', () => {
     expect(m.id).toBe('abc');
     expect(m.amount).toBe(2n ** 62n);
     expect(m.rail).toBe(ledgerV1.Rail.BREB);
-    expect(seen.at(-1)).toEqual({ requestId: 'req-1', companyId: 'c-1', apiKeyId: 'k-1', actor: 'apikey:k-1' });
+    expect(seen.at(-1)).toEqual({ requestId: 'req-1', companyId: 'c-1', apiKeyId: 'k-1', actor: 'apikey:k-1', caller: 'gateway' });
   });
 
   it('maps catalogue errors and hides internal ones', async () => {

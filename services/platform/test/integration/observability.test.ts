@@ -5,10 +5,10 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  AppError, Bus, Database, InboxConsumer, OpsServer, OutboxRelay, appendOutbox, asyncService, createAsyncClient, createLogger,
+  AppError, Bus, Database, devMeshTls, InboxConsumer, OpsServer, OutboxRelay, appendOutbox, asyncService, createAsyncClient, createLogger,
   maskAccount, metricsRegistry, outboxInboxDdl, runWithLogContext, startGrpcServer, type GrpcServerHandle, type Logger,
 } from '../../src/index.js';
-import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
+import { createTestDatabase, deleteNamespaceStreams, eventually, meshClient, openPolicy, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const SCHEMA = 'obs_test';
@@ -88,8 +88,8 @@ describe('gRPC: trace context in metadata, ids in handler logs, RED metrics', ()
         return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.ACH });
       },
     }, { get: (t, p) => (t as Record<string | symbol, unknown>)[p], ownKeys: () => ['getMovement'], getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log) }]);
-    client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, { deadlineMs: 2000 });
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never) }], devMeshTls('ledger'));
+    client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, 'gateway', 'ledger', 2000);
   });
   afterAll(async () => {
     client.close();

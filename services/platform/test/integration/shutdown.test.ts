@@ -5,7 +5,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient } from '../../src/index.js';
-import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
+import { createTestDatabase, deleteNamespaceStreams, eventually, meshClient, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const FIXTURE = fileURLToPath(new URL('../fixtures/shutdown-service.mjs', import.meta.url));
@@ -53,7 +53,7 @@ describe('graceful shutdown of a service process', () => {
       const started = await eventually(async () => lines().find((l) => l.msg === 'started'), 30_000, 50);
       const opsUrl = `http://127.0.0.1:${String(started.opsPort)}`;
       expect((await fetch(`${opsUrl}/readyz`)).status).toBe(200);
-      client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${String(started.grpcPort)}`, { deadlineMs: 20_000 });
+      client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${String(started.grpcPort)}`, 'gateway', 'ledger', 20_000);
 
       const call = client.getMovement({ id: id }, { requestId: 'shutdown-call-1', companyId: 'co-shutdown' });
       // The call is in the handler (it logs with the caller's ids) …

@@ -1,4 +1,4 @@
-import { moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 import type { DepositUseCases } from '../app/use-cases.js';
 import { depositToProto } from './mappers.js';
@@ -59,3 +59,14 @@ export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new
     },
   };
 }
+
+/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceServer>> = {
+  createPseDeposit: ['gateway'],
+  shareByEmail: ['gateway'],
+  listDeposits: ['gateway'],
+  getDeposit: ['gateway'],
+  handlePseCallback: ['gateway'],
+  listExceptions: ['gateway'],
+  resolveException: ['gateway'],
+};

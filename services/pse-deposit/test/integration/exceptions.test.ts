@@ -1,6 +1,7 @@
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { failure, startHarness, type Harness } from './harness.js';
 import { GRACE_SECONDS, buildRig, newDeposit, signedCallback, type Rig } from './rig.js';
+import { devMeshTls } from '@wallet/platform';
 
 /**
  * ListExceptions / ResolveException over the service's gRPC: the transfer service's semantics
@@ -15,7 +16,7 @@ describe('PSE money exceptions over gRPC', () => {
 
   beforeAll(async () => {
     h = await startHarness({ depositEnv: { SWEEPER_INTERVAL_MS: '3600000', PSE_PAID_GRACE_SECONDS: String(GRACE_SECONDS) } });
-    ledger = new GrpcLedger(h.ledger.address);
+    ledger = new GrpcLedger(h.ledger.address, devMeshTls('pse-deposit'));
     rig = buildRig(h, { ledger });
     // Five exceptions: three late payments, two payments after a failure.
     const co = await h.newCompany();

@@ -6,6 +6,9 @@ import { depositV1, ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
 import { startDeposit, type StartedDeposit } from '../../src/testing.js';
+import { depositAccess } from '../../src/grpc/deposit.handlers.js';
+import { ledgerAccess } from '@wallet/ledger/testing';
+import { policyClient } from '@wallet/platform/testing';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementType, MovementStatus, FeeOperation } = ledgerV1;
@@ -95,9 +98,9 @@ export async function startHarness(opts: { depositEnv?: Record<string, string> }
     env: { SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', PSE_PAID_GRACE_SECONDS: '0', PROVIDER_HTTP_TIMEOUT_MS: '2000', ...opts.depositEnv },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
-  const client = createAsyncClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, deposit.address, { deadlineMs: 15_000 });
+  const client = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, deposit.address, 'pse-deposit', depositAccess, 15_000);
   receiver.client = client;
-  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { deadlineMs: 15_000 });
+  const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const ctx = (companyId?: string): CallContext => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {

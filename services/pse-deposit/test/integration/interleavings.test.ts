@@ -8,6 +8,7 @@ import { Choreography } from '@wallet/platform/testing';
 import { depositViolations } from './deposit-invariants.js';
 import { startHarness, type Harness } from './harness.js';
 import { GRACE_SECONDS, buildRig, newDeposit, signedCallback, type CallbackBody } from './rig.js';
+import { devMeshTls } from '@wallet/platform';
 
 /**
  * The PSE deposit saga under every interleaving fast-check's scheduler explores, over the real use
@@ -92,7 +93,7 @@ describe('PSE deposit saga: deterministic interleavings (fast-check scheduler)',
   });
 
   it(`keeps every invariant in ${RUNS} explored schedules`, async () => {
-    const ledgerReal = new GrpcLedger(h.ledger.address);
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('pse-deposit'));
     try {
       await fc.assert(
         fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), scenarios, async (sch, scenario) => {

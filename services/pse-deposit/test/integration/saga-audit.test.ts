@@ -5,6 +5,7 @@ import type { LedgerPort } from '../../src/app/ports.js';
 import { depositViolations } from './deposit-invariants.js';
 import { Rail, failure, startHarness, type Harness } from './harness.js';
 import { GRACE_SECONDS, buildRig, newDeposit, signedCallback, type CallbackBody, type Rig } from './rig.js';
+import { devMeshTls } from '@wallet/platform';
 
 /**
  * The audit's findings on the PSE deposit saga (callback PAID vs expiry vs provider REVERSED vs the
@@ -18,7 +19,7 @@ describe('PSE deposit saga: the audit findings', () => {
   let rig: Rig;
   beforeAll(async () => {
     h = await startHarness({ depositEnv: { SWEEPER_INTERVAL_MS: '3600000', PSE_PAID_GRACE_SECONDS: String(GRACE_SECONDS) } });
-    ledger = new GrpcLedger(h.ledger.address);
+    ledger = new GrpcLedger(h.ledger.address, devMeshTls('pse-deposit'));
     rig = buildRig(h, { ledger, replicas: 2 });
   }, 60_000);
   afterAll(async () => { ledger?.close(); await h?.stop(); });

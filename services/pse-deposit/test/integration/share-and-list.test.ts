@@ -3,6 +3,8 @@ import { eventually } from '@wallet/platform/testing';
 import { depositV1 } from '@wallet/proto';
 import { startDeposit } from '../../src/testing.js';
 import { NATS_URL, failure, payer, startHarness, type Harness } from './harness.js';
+import { depositAccess } from '../../src/grpc/deposit.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 interface Email { messageId: string; to: string; from: string; subject: string; text: string; html: string }
 
@@ -131,7 +133,7 @@ describe('share by e-mail, listing, isolation, switches', () => {
       databaseUrl: h.tdb.url, natsUrl: NATS_URL, namespace: h.namespace, ledgerAddress: h.ledger.address, providerUrl: h.sandbox.url,
       smtpUrl: 'smtp://127.0.0.1:1', port: 0, env: { SMTP_TIMEOUT_MS: '2000' }, logLevel: 'silent',
     });
-    const c = createAsyncClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, { deadlineMs: 10_000 });
+    const c = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, 'pse-deposit', depositAccess, 10_000);
     try {
       const d = await c.createPseDeposit(payer(), h.ctx(co));
       const e = await failure(c.shareByEmail({ depositId: d.id, recipientEmail: 'x@example.com', company: { name: 'X', ivaApplicable: false } }, h.ctx(co)));
@@ -149,7 +151,7 @@ describe('share by e-mail, listing, isolation, switches', () => {
         databaseUrl: h.tdb.url, natsUrl: NATS_URL, namespace: h.namespace, ledgerAddress: h.ledger.address, providerUrl: h.sandbox.url,
         port: 0, env: { ...env }, logLevel: 'silent',
       });
-      const c = createAsyncClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, { deadlineMs: 10_000 });
+      const c = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, 'pse-deposit', depositAccess, 10_000);
       try {
         expect((await failure(c.createPseDeposit(payer(), h.ctx(co)))).code).toBe(code);
       } finally {

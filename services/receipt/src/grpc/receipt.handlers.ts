@@ -1,4 +1,4 @@
-import type { AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import type { receiptV1 } from '@wallet/proto';
 import type { Receipts, RenderedReceipt } from '../app/receipts.js';
 
@@ -16,3 +16,9 @@ export function receiptHandlers(receipts: Receipts): AsyncService<receiptV1.Rece
     },
   };
 }
+
+/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+export const receiptAccess: AccessPolicy<AsyncService<receiptV1.ReceiptServiceServer>> = {
+  getTransactionReceipt: ['gateway'],
+  getDepositReceipt: ['gateway'],
+};

@@ -6,6 +6,8 @@ import { depositEventsV1, ledgerV1, receiptV1, transferEventsV1, type depositV1 
 import { PDFParse } from 'pdf-parse';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import { startReceipt, type StartedReceipt } from '../../src/testing.js';
+import { receiptAccess } from '../../src/grpc/receipt.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 type Client = ReturnType<typeof createAsyncClient<receiptV1.ReceiptServiceServer>>;
@@ -35,7 +37,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     ns = testNamespace();
     svc = await startReceipt({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace: ns });
     bus = await Bus.connect({ url: NATS_URL, namespace: ns, name: 'test-publisher', logger: createLogger('test', 'silent') });
-    client = createAsyncClient<receiptV1.ReceiptServiceServer>(receiptV1.ReceiptServiceClient, svc.address, { deadlineMs: 15_000 });
+    client = policyClient<receiptV1.ReceiptServiceServer>(receiptV1.ReceiptServiceClient, svc.address, 'receipt', receiptAccess, 15_000);
   });
   afterAll(async () => {
     client?.close();

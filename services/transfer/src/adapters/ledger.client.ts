@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, createAsyncClient, type CallContext } from '@wallet/platform';
+import { AppError, createAsyncClient, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { Rail } from '../domain/rails.js';
 import type { FeeBreakdown } from '../domain/transfer.js';
@@ -21,8 +21,8 @@ export const ledgerKeys = {
 /** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
 export class GrpcLedger implements LedgerPort {
   private readonly client: LedgerClient;
-  constructor(address: string, deadlineMs = 5_000) {
-    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs });
+  constructor(address: string, tls: MeshTls, deadlineMs = 5_000) {
+    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
   }
 
   private ctx(companyId: string, apiKeyId?: string | null): CallContext {

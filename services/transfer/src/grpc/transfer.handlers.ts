@@ -1,4 +1,4 @@
-import { moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { TransferUseCases } from '../app/use-cases.js';
 import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
@@ -67,3 +67,18 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
     },
   };
 }
+
+/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServiceServer>> = {
+  resolveKey: ['gateway'],
+  quote: ['gateway'],
+  send: ['gateway'],
+  handleRailCallback: ['gateway'],
+  addAmlEntry: ['gateway'],
+  removeAmlEntry: ['gateway'],
+  listExceptions: ['gateway'],
+  resolveException: ['gateway'],
+  listApprovals: ['gateway'],
+  signApproval: ['gateway'],
+  rejectApproval: ['gateway'],
+};

@@ -7,6 +7,9 @@ import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
 import type { TransferSettings } from '../../src/app/deps.js';
 import { startTransfer, type StartedTransfer } from '../../src/testing.js';
+import { ledgerAccess } from '@wallet/ledger/testing';
+import { transferAccess } from '../../src/grpc/transfer.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementStatus, FeeOperation } = ledgerV1;
@@ -98,7 +101,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const sandbox = await startSandbox({ databaseUrl: tdb.url, port: 0, env: { ...SANDBOX_ENV, ...opts.sandboxEnv } });
   const receiver = new CallbackReceiver();
   await receiver.start();
-  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { deadlineMs: 15_000 });
+  const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const instances: StartedTransfer[] = [];
   const h: Harness = {
     tdb, namespace, ledger, sandbox, receiver, ledgerClient,
@@ -111,7 +114,7 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
       });
       instances.push(t);
       h.client?.close?.();
-      h.client = createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, t.address, { deadlineMs: 30_000 });
+      h.client = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, t.address, 'transfer', transferAccess, 30_000);
       receiver.client = h.client;
       h.transfer = t;
       return t;

@@ -12,6 +12,7 @@ import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Choreography } from '@wallet/platform/testing';
 import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
+import { devMeshTls } from '@wallet/platform';
 
 /**
  * The send saga under every interleaving fast-check's scheduler explores, over the real use-case
@@ -171,7 +172,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
   }
 
   it(`keeps every invariant in ${RUNS} explored schedules`, async () => {
-    const ledgerReal = new GrpcLedger(h.ledger.address);
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
     try {
       await fc.assert(
         fc.asyncProperty(schedules, scenarios, async (s, scenario) => {
@@ -231,7 +232,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     await expectLedgerOk(h);
   }, 300_000);
   it(`multi-signature: signatures, a rejection and the expiry sweeper race in ${RUNS} explored schedules`, async () => {
-    const ledgerReal = new GrpcLedger(h.ledger.address);
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
     const signer = (n: number, role = 'OPERATOR') => ({ userId: `user-${n}`, email: `firmante${n}@empresa.co`, role });
     try {
       await fc.assert(

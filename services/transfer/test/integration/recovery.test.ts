@@ -12,6 +12,9 @@ import {
   NATS_URL, Rail, brebSend, ctxOf, eventsOf, expectEvents, expectLedgerOk, newCompany, send, setFaults, startHarness, stateOf, transferRow,
   waitForState, wallet, type Harness,
 } from './harness.js';
+import { transferAccess } from '../../src/grpc/transfer.handlers.js';
+import { devMeshTls } from '@wallet/platform';
+import { policyClient } from '@wallet/platform/testing';
 
 /** A TCP server that accepts connections, reads requests and never answers: a rail that hangs. */
 async function blackHole(): Promise<{ port: number; requests: () => number; close(): Promise<void> }> {
@@ -77,7 +80,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const child = forkService(h, port, { BREB_RAIL_URL: `http://127.0.0.1:${hole.port}`, PROVIDER_HTTP_TIMEOUT_MS: '60000', SWEEPER_GRACE_SECONDS: '2' });
     let exited = false;
     const exit = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => { exited = true; r(signal ?? code); }));
-    const childClient = createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, { deadlineMs: 60_000 });
+    const childClient = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, 'transfer', transferAccess, 60_000);
     try {
       const co = await newCompany(h, { breb: 1_000_000n, iva: true, brebFee: [500n, 0] });
       await until(async () => !exited && (await childClient.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 20_000, 'the child to serve');
@@ -136,7 +139,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       expect(await store.insertWithinLimits(x, req.targetDocument!, windows, () => 'OK', 2_000)).toBe('OK');
     }
     // …and for the second, its reserve reached the ledger before the crash.
-    const ledger = new GrpcLedger(h.ledger.address);
+    const ledger = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
     try {
       await ledger.reserve(reserveCommandOf(landed));
     } finally {
@@ -226,7 +229,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const port = await freePort();
     const child = forkService(h, port, {});
     const exit = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const client = createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, { deadlineMs: 20_000 });
+    const client = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, 'transfer', transferAccess, 20_000);
     try {
       const co = await newCompany(h, { breb: 100_000n });
       await until(async () => (await client.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 20_000, 'the child to serve');

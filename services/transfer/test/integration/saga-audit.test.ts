@@ -10,6 +10,7 @@ import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Rail, expectLedgerOk, newCompany, sagaSettings, startHarness, wallet, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
+import { devMeshTls } from '@wallet/platform';
 
 /** The audit's findings on the send saga, each replayed step by step on real Postgres and the real ledger. */
 const SECRET = 'saga-audit-callback-secret';
@@ -46,7 +47,7 @@ describe('send saga: the audit findings', () => {
   let ledger: GrpcLedger;
   beforeAll(async () => {
     h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
-    ledger = new GrpcLedger(h.ledger.address);
+    ledger = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
   }, 60_000);
   afterAll(async () => { ledger?.close(); await h?.stop(); });
   afterEach(async () => { await expectLedgerOk(h); });

@@ -1,4 +1,4 @@
-import type { AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import type { webhookV1 } from '@wallet/proto';
 import type { WebhookUseCases } from '../app/use-cases.js';
 import type { DeliveryRow, EndpointRow } from '../persistence/webhook.store.js';
@@ -65,3 +65,17 @@ export function webhookHandlers(uc: WebhookUseCases): AsyncService<webhookV1.Web
     async replayDelivery(req, ctx) { return deliveryToProto(await uc.replayDelivery(ctx.companyId, req.id)); },
   };
 }
+
+/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+export const webhookAccess: AccessPolicy<AsyncService<webhookV1.WebhookServiceServer>> = {
+  createEndpoint: ['gateway'],
+  listEndpoints: ['gateway'],
+  getEndpoint: ['gateway'],
+  updateEndpoint: ['gateway'],
+  deleteEndpoint: ['gateway'],
+  rotateSecret: ['gateway'],
+  testEndpoint: ['gateway'],
+  listDeliveries: ['gateway'],
+  getDelivery: ['gateway'],
+  replayDelivery: ['gateway'],
+};

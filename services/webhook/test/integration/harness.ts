@@ -6,6 +6,8 @@ import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, 
 import { collectKeyEventsV1, depositEventsV1, transferEventsV1, webhookV1 } from '@wallet/proto';
 import { Webhook } from 'standardwebhooks';
 import { startWebhook, type Resolver, type StartedWebhook } from '../../src/testing.js';
+import { webhookAccess } from '../../src/grpc/webhook.handlers.js';
+import { policyClient } from '@wallet/platform/testing';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export type WebhookClient = ReturnType<typeof createAsyncClient<webhookV1.WebhookServiceServer>>;
@@ -127,7 +129,7 @@ export async function startHarness(): Promise<Harness> {
         databaseUrl: db.url, natsUrl: NATS_URL, namespace: first ? namespace : testNamespace(), env,
         logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...(resolver ? { resolver } : {}),
       });
-      const client = createAsyncClient<webhookV1.WebhookServiceServer>(webhookV1.WebhookServiceClient, service.address, { deadlineMs: 15_000 });
+      const client = policyClient<webhookV1.WebhookServiceServer>(webhookV1.WebhookServiceClient, service.address, 'webhook', webhookAccess, 15_000);
       const inst = { service, client, async stop() { client.close(); await service.stop(); } };
       instances.push(inst);
       return inst;

@@ -1,0 +1,105 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import forge from 'node-forge';
+import { DEV_CA_COMMON_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIdentity, type MeshTls } from './identity.js';
+
+/**
+ * The development mesh PKI: a CA and one certificate per identity, made here with node-forge
+ * (no download, no openssl), for `npm run up`, the test harnesses, the fault suite and the
+ * benchmark. Never used in production: `meshTlsFromEnv` refuses its CA there.
+ *
+ * Layout: `<root>/<identity>/{ca.crt,tls.crt,tls.key}`, the layout of a cert-manager Secret, so
+ * `MESH_TLS_DIR=<root>/<identity>` reads it the same way as in the cluster. The root is named by
+ * month (certificates last 62 days), so every process of a machine shares one PKI and a stale one
+ * is never used; it is written to a temporary directory and renamed into place, so processes
+ * starting together never see half of one.
+ */
+const VALID_DAYS = 62;
+
+export function devPkiRoot(now = new Date()): string {
+  const base = process.env.WALLET_DEV_PKI_DIR ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`);
+  return join(base, `v1-${now.toISOString().slice(0, 7)}`);
+}
+
+function safeUser(): string {
+  try { return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_'); } catch { return 'user'; }
+}
+
+/** Makes the development PKI if this month's is not there; returns its root. */
+export function ensureDevPki(root = devPkiRoot()): string {
+  if (MESH_IDENTITIES.every((id) => existsSync(join(root, id, 'tls.key')))) return root;
+  const staging = `${root}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  mkdirSync(staging, { recursive: true, mode: 0o700 });
+  try {
+    const ca = makeCa();
+    const caPem = forge.pki.certificateToPem(ca.cert);
+    for (const id of MESH_IDENTITIES) {
+      const leaf = makeLeaf(id, ca);
+      mkdirSync(join(staging, id), { mode: 0o700 });
+      writeFileSync(join(staging, id, 'ca.crt'), caPem);
+      writeFileSync(join(staging, id, 'tls.crt'), forge.pki.certificateToPem(leaf.cert));
+      writeFileSync(join(staging, id, 'tls.key'), forge.pki.privateKeyToPem(leaf.key), { mode: 0o600 });
+    }
+    try {
+      renameSync(staging, root);
+    } catch (err) {
+      // Another process won the race: use its PKI.
+      if (!existsSync(join(root, MESH_IDENTITIES[MESH_IDENTITIES.length - 1]!, 'tls.key'))) throw err;
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return root;
+}
+
+/** The development credentials of one identity (made on first use). */
+export function devMeshTls(identity: MeshIdentity): MeshTls {
+  return loadMeshTls(join(ensureDevPki(), identity), identity);
+}
+
+interface Issued { cert: forge.pki.Certificate; key: forge.pki.rsa.PrivateKey }
+
+function validity(cert: forge.pki.Certificate): void {
+  cert.serialNumber = `01${randomBytes(15).toString('hex')}`;
+  cert.validity.notBefore = new Date(Date.now() - 60 * 60_000);
+  cert.validity.notAfter = new Date(Date.now() + VALID_DAYS * 86_400_000);
+}
+
+function makeCa(): Issued {
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  validity(cert);
+  const subject = [{ name: 'commonName', value: DEV_CA_COMMON_NAME }, { name: 'organizationName', value: 'Wallet development' }];
+  cert.setSubject(subject);
+  cert.setIssuer(subject);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: true, pathLenConstraint: 0, critical: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+    { name: 'subjectKeyIdentifier' },
+  ]);
+  cert.sign(keys.privateKey, forge.md.sha256.create());
+  return { cert, key: keys.privateKey };
+}
+
+function makeLeaf(identity: MeshIdentity, ca: Issued): Issued {
+  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = keys.publicKey;
+  validity(cert);
+  cert.setSubject([{ name: 'commonName', value: identity }, { name: 'organizationName', value: 'Wallet development' }]);
+  cert.setIssuer(ca.cert.subject.attributes);
+  cert.setExtensions([
+    { name: 'basicConstraints', cA: false, critical: true },
+    { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
+    { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
+    // The identity, and the names a client may dial on a laptop or in the test stack.
+    { name: 'subjectAltName', altNames: [{ type: 6, value: meshUri(identity) }, { type: 2, value: 'localhost' }, { type: 2, value: identity }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    { name: 'authorityKeyIdentifier', keyIdentifier: ca.cert.generateSubjectKeyIdentifier().getBytes() },
+  ]);
+  cert.sign(ca.key, forge.md.sha256.create());
+  return { cert, key: keys.privateKey };
+}
+

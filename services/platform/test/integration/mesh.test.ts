@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, Metadata } from '@grpc/grpc-js';
+import { ledgerV1 } from '@wallet/proto';
+import {
+  AppError, asyncService, createAsyncClient, createLogger, devMeshTls, ensureDevPki, loadMeshTls, metricsRegistry, startGrpcServer,
+  type CallContext, type GrpcServerHandle,
+} from '../../src/index.js';
+import { meshClient } from '../../src/testing/index.js';
+
+/**
+ * The mesh as an attacker meets it: a real gRPC server over mutual TLS, called without a
+ * certificate, with one of another CA, with a mesh identity the method does not allow, and by a
+ * client that reached the wrong server. Only the allowed identity reaches the handler.
+ */
+describe('mesh: mutual TLS and per-method allow-lists', () => {
+  const log = createLogger('mesh-test', 'silent');
+  let server: GrpcServerHandle;
+  let address: string;
+  const handled: CallContext[] = [];
+  let foreignRoot: string;
+
+  beforeAll(async () => {
+    const unimplemented = async () => { throw new AppError('INTERNAL_ERROR'); };
+    const impl = new Proxy({
+      getMovement: async (req: ledgerV1.GetMovementRequest, ctx: CallContext) => {
+        handled.push(ctx);
+        return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.BREB });
+      },
+    }, { get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented), ownKeys: () => Object.keys(ledgerV1.LedgerServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
+    const policy = Object.fromEntries(Object.keys(ledgerV1.LedgerServiceService).map((k) => [k, k === 'getMovement' ? ['gateway'] : ['transfer']]));
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, policy as never) }], devMeshTls('ledger'));
+    address = `127.0.0.1:${server.port}`;
+    foreignRoot = mkdtempSync(join(tmpdir(), 'foreign-pki-'));
+  });
+
+  afterAll(async () => {
+    await server.stop(1000);
+    rmSync(foreignRoot, { recursive: true, force: true });
+  });
+
+  const ask = (client: ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>, id: string) =>
+    client.getMovement({ id }, { requestId: `mesh-${id}`, companyId: 'co-1' }).then(() => 'OK', (e: AppError) => e.code);
+
+  it('serves the identity the method allows, and tells the handler who called', async () => {
+    const client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'gateway', 'ledger', 5000);
+    expect(await ask(client, 'ok')).toBe('OK');
+    expect(handled.at(-1)).toMatchObject({ requestId: 'mesh-ok', caller: 'gateway' });
+    client.close();
+  });
+
+  it('refuses a mesh identity the method does not allow, before the handler', async () => {
+    const before = handled.length;
+    const client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'webhook', 'ledger', 5000);
+    expect(await ask(client, 'webhook')).toBe('CALLER_NOT_ALLOWED');
+    // transfer may call other methods, not this one
+    const t = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'transfer', 'ledger', 5000);
+    expect(await ask(t, 'transfer')).toBe('CALLER_NOT_ALLOWED');
+    expect(handled.length).toBe(before);
+    const metric = (await metricsRegistry.getSingleMetric('grpc_server_calls_refused_total')!.get()).values;
+    expect(metric).toEqual(expect.arrayContaining([expect.objectContaining({ labels: { method: 'getMovement', caller: 'webhook', reason: 'not_allowed' } })]));
+    client.close();
+    t.close();
+  });
+
+  it('refuses a plaintext caller and a TLS caller without a client certificate', async () => {
+    const before = handled.length;
+    const call = (creds: ReturnType<typeof credentials.createInsecure>) => new Promise<number>((resolve) => {
+      const c = new ledgerV1.LedgerServiceClient(address, creds);
+      const md = new Metadata();
+      md.set('x-company-id', 'co-1');
+      c.getMovement({ id: 'raw' }, md, { deadline: new Date(Date.now() + 3000) }, (err) => { c.close(); resolve(err?.code ?? 0); });
+    });
+    expect(await call(credentials.createInsecure())).not.toBe(0);
+    const ca = devMeshTls('gateway').ca;
+    expect(await call(credentials.createSsl(ca, null, null, { checkServerIdentity: () => undefined }))).not.toBe(0);
+    expect(handled.length).toBe(before);
+  });
+
+  it('refuses a certificate of another CA, even one that names an allowed identity', async () => {
+    const before = handled.length;
+    const forged = loadMeshTls(join(ensureDevPki(join(foreignRoot, 'v1')), 'gateway'), 'gateway');
+    const ours = devMeshTls('gateway');
+    // the forger trusts our CA (to reach the server) but presents its own CA's 'gateway' certificate
+    const client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs: 3000, mesh: { tls: { ...forged, ca: ours.ca }, server: 'ledger' } });
+    expect(await ask(client, 'forged')).toBe('SERVICE_UNAVAILABLE');
+    expect(handled.length).toBe(before);
+    client.close();
+  });
+
+  it('a client refuses a server that is not the identity it meant', async () => {
+    const before = handled.length;
+    const client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'gateway', 'transfer', 3000);
+    expect(await ask(client, 'wrong-server')).toBe('SERVICE_UNAVAILABLE');
+    expect(handled.length).toBe(before);
+    client.close();
+  });
+
+  it('a process refuses, at start-up, a certificate that is not its own identity', () => {
+    expect(() => loadMeshTls(join(ensureDevPki(), 'gateway'), 'ledger')).toThrow('mesh certificate names gateway, not ledger');
+  });
+});
