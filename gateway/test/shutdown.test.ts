@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { request as httpRequest } from 'node:http';
 import net from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { devMeshTls, startGrpcServer, type GrpcServerHandle } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack, type Stack } from './support/stack.js';
 
@@ -57,9 +58,16 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
     const [port, opsPort] = [await freePort(), await freePort()];
     const url = `http://127.0.0.1:${port}`;
     const opsUrl = `http://127.0.0.1:${opsPort}`;
-    // Readiness only probes that each gRPC channel connects, so the services this test does not use
-    // point at the ledger: the process starts ready, and only the shutdown makes it not ready.
+    // Readiness only probes that each gRPC channel connects (over mutual TLS, to the identity it
+    // expects), so the services this test does not use are empty gRPC servers holding their mesh
+    // certificates: the process starts ready, and only the shutdown makes it not ready.
     const ledger = stack.ledger.address;
+    const standIns: GrpcServerHandle[] = [];
+    const standIn = async (identity: 'transfer' | 'pse-deposit' | 'collect-key' | 'receipt' | 'webhook') => {
+      const s = await startGrpcServer('127.0.0.1', 0, [], devMeshTls(identity));
+      standIns.push(s);
+      return `127.0.0.1:${s.port}`;
+    };
     const child = spawn(process.execPath, ['--experimental-async-context-frame', 'dist/main.js'], {
       cwd: GATEWAY_DIR,
       env: {
@@ -67,8 +75,8 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
         DATABASE_URL: stack.db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
         GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_OPS_PORT: String(opsPort), GATEWAY_MIGRATE_ON_START: 'false',
         RATE_LIMIT_PREFIX: `rl:${stack.namespace}_child`, SHUTDOWN_GRACE_MS: '8000',
-        LEDGER_GRPC_ADDR: ledger, TRANSFER_GRPC_ADDR: ledger, DEPOSIT_GRPC_ADDR: ledger, COLLECT_KEY_GRPC_ADDR: ledger,
-        RECEIPT_GRPC_ADDR: ledger, WEBHOOK_GRPC_ADDR: ledger,
+        LEDGER_GRPC_ADDR: ledger, TRANSFER_GRPC_ADDR: await standIn('transfer'), DEPOSIT_GRPC_ADDR: await standIn('pse-deposit'),
+        COLLECT_KEY_GRPC_ADDR: await standIn('collect-key'), RECEIPT_GRPC_ADDR: await standIn('receipt'), WEBHOOK_GRPC_ADDR: await standIn('webhook'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -136,6 +144,7 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
     } finally {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       await exited;
+      await Promise.all(standIns.map((s) => s.stop(1000)));
     }
   }, 60_000);
 });
