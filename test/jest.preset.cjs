@@ -10,6 +10,7 @@ module.exports = {
     }],
   },
   testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.test.ts'],
+  globalSetup: require.resolve('./jest.global-setup.cjs'),
   testTimeout: 30000,
   maxWorkers: 2,
 };

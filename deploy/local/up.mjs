@@ -16,6 +16,11 @@ const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', L
 const adminToken = env.ADMIN_TOKEN ?? 'dev-admin-token';
 const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT ?? 8080}`;
 
+// The development mesh PKI (a CA and one certificate per process, for mutual TLS between them),
+// made once here rather than by every process at start-up; NODE_ENV=production refuses it.
+const { ensureDevPki } = await import('@wallet/platform');
+console.log(`[up] development mesh certificates in ${ensureDevPki()}`);
+
 console.log('[up] applying migrations');
 for (const p of processes) {
   const r = spawnSync(process.execPath, [p.migrate], { cwd: join(root, p.dir), env, stdio: ['ignore', 'ignore', 'inherit'] });

@@ -1,4 +1,4 @@
-import { ConfigError, createLogger, onShutdown } from '@wallet/platform';
+import { ConfigError, createLogger, meshTlsFromEnv, onShutdown } from '@wallet/platform';
 import { loadConfig } from './config.js';
 import { startGatewayServer } from './server.js';
 
@@ -15,7 +15,7 @@ try {
 }
 const log = createLogger('gateway', config.logLevel);
 try {
-  const running = await startGatewayServer(config, log);
+  const running = await startGatewayServer(config, log, meshTlsFromEnv('gateway', process.env));
   onShutdown(log, [['gateway', () => running.stop()]], config.shutdownGraceMs);
 } catch (err) {
   log.fatal({ err }, 'gateway failed to start');

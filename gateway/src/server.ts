@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'no
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Database, ERRORS, OpsServer, meshTlsFromEnv, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
+import { Database, ERRORS, OpsServer, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
 import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
@@ -28,7 +28,7 @@ export interface RunningGateway {
  * the Koa app on the public port and the ops server (/healthz, /readyz, /metrics) on its own port.
  */
 /** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
-export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls = meshTlsFromEnv('gateway')): Promise<RunningGateway> {
+export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls): Promise<RunningGateway> {
   const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log });
   try {
     if (config.migrateOnStart) {

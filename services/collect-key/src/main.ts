@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('collect-key', config.LOG_LEVEL);
 try {
-  const runtime = await composeCollectKey({ mesh: meshTlsFromEnv('collect-key'), config, opsPort: config.COLLECT_KEY_OPS_PORT, logger: log });
+  const runtime = await composeCollectKey({ mesh: meshTlsFromEnv('collect-key', process.env), config, opsPort: config.COLLECT_KEY_OPS_PORT, logger: log });
   onShutdown(log, [['collect-key', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'collect-key failed to start');

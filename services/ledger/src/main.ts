@@ -16,7 +16,7 @@ try {
 const log = createLogger('ledger', config.LOG_LEVEL);
 try {
   const runtime = await composeLedger({
-    mesh: meshTlsFromEnv('ledger'),
+    mesh: meshTlsFromEnv('ledger', process.env),
     databaseUrl: config.DATABASE_URL,
     natsUrl: config.NATS_URL,
     namespace: config.BUS_NAMESPACE,

@@ -25,5 +25,5 @@ export * from './ops/service-scope.js';
 export * from './ops/periodic-task.js';
 export * from './mesh/identity.js';
 export * from './mesh/access.js';
-export * from './mesh/from-env.js';
+export * from './mesh/config.js';
 export * from './mesh/dev-pki.js';

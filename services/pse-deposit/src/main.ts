@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('pse-deposit', config.LOG_LEVEL);
 try {
-  const runtime = await composeDeposit({ mesh: meshTlsFromEnv('pse-deposit'), config, opsPort: config.DEPOSIT_OPS_PORT, logger: log });
+  const runtime = await composeDeposit({ mesh: meshTlsFromEnv('pse-deposit', process.env), config, opsPort: config.DEPOSIT_OPS_PORT, logger: log });
   onShutdown(log, [['pse-deposit', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'pse-deposit failed to start');

@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('receipt', config.LOG_LEVEL);
 try {
-  const runtime = await composeReceipt({ mesh: meshTlsFromEnv('receipt'), config, opsPort: config.RECEIPT_OPS_PORT, logger: log });
+  const runtime = await composeReceipt({ mesh: meshTlsFromEnv('receipt', process.env), config, opsPort: config.RECEIPT_OPS_PORT, logger: log });
   onShutdown(log, [['receipt', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'receipt failed to start');

@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('transfer', config.LOG_LEVEL);
 try {
-  const runtime = await composeTransfer({ mesh: meshTlsFromEnv('transfer'), config, opsPort: config.TRANSFER_OPS_PORT, logger: log });
+  const runtime = await composeTransfer({ mesh: meshTlsFromEnv('transfer', process.env), config, opsPort: config.TRANSFER_OPS_PORT, logger: log });
   onShutdown(log, [['transfer', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'transfer failed to start');

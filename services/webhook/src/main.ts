@@ -16,7 +16,7 @@ try {
 }
 const log = createLogger('webhook', config.LOG_LEVEL);
 try {
-  const runtime = await composeWebhook({ mesh: meshTlsFromEnv('webhook'), config, opsPort: config.WEBHOOK_OPS_PORT, logger: log });
+  const runtime = await composeWebhook({ mesh: meshTlsFromEnv('webhook', process.env), config, opsPort: config.WEBHOOK_OPS_PORT, logger: log });
   onShutdown(log, [['webhook', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'webhook failed to start');

@@ -26,7 +26,7 @@ export const VERIFICATION_DOC = [
   '```ts',
   "import { Webhook } from 'standardwebhooks';",
   '',
-  'const wh = new Webhook(process.env.WEBHOOK_SECRET!); // the whsec_… secret as returned at creation',
+  'const wh = new Webhook(secret); // the endpoint\'s whsec_… secret, as returned at creation',
   '// throws when the signature does not match or the timestamp is more than 5 minutes off (replays)',
   'const event = wh.verify(rawBody, headers);',
   '```',

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -18,24 +18,24 @@ import { DEV_CA_COMMON_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIde
  */
 const VALID_DAYS = 62;
 
-export function devPkiRoot(now = new Date()): string {
-  const base = process.env.WALLET_DEV_PKI_DIR ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`);
-  return join(base, `v1-${now.toISOString().slice(0, 7)}`);
+/** `base`: where the PKIs of this machine live (default: a directory of this user under the OS temporary directory). */
+export function devPkiRoot(base?: string, now = new Date()): string {
+  return join(base ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`), `v1-${now.toISOString().slice(0, 7)}`);
 }
 
 function safeUser(): string {
   try { return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_'); } catch { return 'user'; }
 }
 
-/** Makes the development PKI if this month's is not there; returns its root. */
-export function ensureDevPki(root = devPkiRoot()): string {
-  if (MESH_IDENTITIES.every((id) => existsSync(join(root, id, 'tls.key')))) return root;
+/** Makes the development PKI if this month's is not there; returns its root. `identities`: fewer, for a test's throw-away PKI. */
+export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdentity[] = MESH_IDENTITIES): string {
+  if (identities.every((id) => existsSync(join(root, id, 'tls.key')))) return root;
   const staging = `${root}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(staging, { recursive: true, mode: 0o700 });
   try {
     const ca = makeCa();
     const caPem = forge.pki.certificateToPem(ca.cert);
-    for (const id of MESH_IDENTITIES) {
+    for (const id of identities) {
       const leaf = makeLeaf(id, ca);
       mkdirSync(join(staging, id), { mode: 0o700 });
       writeFileSync(join(staging, id, 'ca.crt'), caPem);
@@ -46,7 +46,7 @@ export function ensureDevPki(root = devPkiRoot()): string {
       renameSync(staging, root);
     } catch (err) {
       // Another process won the race: use its PKI.
-      if (!existsSync(join(root, MESH_IDENTITIES[MESH_IDENTITIES.length - 1]!, 'tls.key'))) throw err;
+      if (!identities.every((id) => existsSync(join(root, id, 'tls.key')))) throw err;
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -55,8 +55,8 @@ export function ensureDevPki(root = devPkiRoot()): string {
 }
 
 /** The development credentials of one identity (made on first use). */
-export function devMeshTls(identity: MeshIdentity): MeshTls {
-  return loadMeshTls(join(ensureDevPki(), identity), identity);
+export function devMeshTls(identity: MeshIdentity, base?: string): MeshTls {
+  return loadMeshTls(join(ensureDevPki(devPkiRoot(base)), identity), identity);
 }
 
 interface Issued { cert: forge.pki.Certificate; key: forge.pki.rsa.PrivateKey }
@@ -67,8 +67,14 @@ function validity(cert: forge.pki.Certificate): void {
   cert.validity.notAfter = new Date(Date.now() + VALID_DAYS * 86_400_000);
 }
 
+/** RSA keys from Node's own (native) generator; forge only builds and signs the certificates. */
+function rsaKeys(): { publicKey: forge.pki.rsa.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
+  return { publicKey: forge.pki.publicKeyFromPem(publicKey) as forge.pki.rsa.PublicKey, privateKey: forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey };
+}
+
 function makeCa(): Issued {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const keys = rsaKeys();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   validity(cert);
@@ -85,7 +91,7 @@ function makeCa(): Issued {
 }
 
 function makeLeaf(identity: MeshIdentity, ca: Issued): Issued {
-  const keys = forge.pki.rsa.generateKeyPair({ bits: 2048 });
+  const keys = rsaKeys();
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   validity(cert);

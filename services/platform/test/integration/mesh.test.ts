@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  AppError, asyncService, createAsyncClient, createLogger, devMeshTls, ensureDevPki, loadMeshTls, metricsRegistry, startGrpcServer,
+  AppError, asyncService, createAsyncClient, createLogger, devMeshTls, ensureDevPki, loadMeshTls, meshTlsFromEnv, metricsRegistry, startGrpcServer,
   type CallContext, type GrpcServerHandle,
 } from '../../src/index.js';
 import { meshClient } from '../../src/testing/index.js';
@@ -80,7 +80,7 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
 
   it('refuses a certificate of another CA, even one that names an allowed identity', async () => {
     const before = handled.length;
-    const forged = loadMeshTls(join(ensureDevPki(join(foreignRoot, 'v1')), 'gateway'), 'gateway');
+    const forged = loadMeshTls(join(ensureDevPki(join(foreignRoot, 'v1'), ['gateway']), 'gateway'), 'gateway');
     const ours = devMeshTls('gateway');
     // the forger trusts our CA (to reach the server) but presents its own CA's 'gateway' certificate
     const client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs: 3000, mesh: { tls: { ...forged, ca: ours.ca }, server: 'ledger' } });
@@ -95,6 +95,14 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     expect(await ask(client, 'wrong-server')).toBe('SERVICE_UNAVAILABLE');
     expect(handled.length).toBe(before);
     client.close();
+  });
+
+  it('production requires MESH_TLS_DIR and refuses the development CA; development falls back to it', () => {
+    expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production' })).toThrow('MESH_TLS_DIR is required in production');
+    const devDir = join(ensureDevPki(), 'ledger');
+    expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir })).toThrow('development CA, refused in production');
+    expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development', MESH_TLS_DIR: devDir }).identity).toBe('ledger');
+    expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development' }).identity).toBe('ledger');
   });
 
   it('a process refuses, at start-up, a certificate that is not its own identity', () => {

@@ -4,15 +4,15 @@ import { isDevelopmentCa, loadMeshTls, type MeshIdentity, type MeshTls } from '.
 /**
  * The mesh credentials of this process from its environment: `MESH_TLS_DIR` (a mounted
  * cert-manager Secret: ca.crt, tls.crt, tls.key). Outside production, without it, the development
- * PKI (made on first use). In production it is required, and a certificate of the development CA
+ * PKI (made on first use; `WALLET_DEV_PKI_DIR` moves it). In production it is required, and a certificate of the development CA
  * is refused.
  */
-export function meshTlsFromEnv(identity: MeshIdentity, env: NodeJS.ProcessEnv = process.env): MeshTls {
+export function meshTlsFromEnv(identity: MeshIdentity, env: Record<string, string | undefined>): MeshTls {
   const production = env.NODE_ENV === 'production';
   const dir = env.MESH_TLS_DIR;
   if (!dir) {
     if (production) throw new Error('MESH_TLS_DIR is required in production (the mesh certificate of this process)');
-    return devMeshTls(identity);
+    return devMeshTls(identity, env.WALLET_DEV_PKI_DIR);
   }
   const tls = loadMeshTls(dir, identity);
   if (production && isDevelopmentCa(tls.ca)) throw new Error('MESH_TLS_DIR holds a certificate of the development CA, refused in production');
