@@ -1,5 +1,5 @@
 import type { ParameterizedContext } from 'koa';
-import type { CallContext } from '@wallet/platform';
+import type { CallContext, CompanyProfileClaims } from '@wallet/platform';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 
@@ -17,12 +17,36 @@ export interface GatewayState {
 
 export type GatewayContext = ParameterizedContext<GatewayState>;
 
-/** The gRPC call context for this request: who is calling, for metadata and audit. */
+/**
+ * The gRPC call context for this request: who is calling, for metadata and audit, and the principal
+ * that the gRPC client signs into the caller context (the services take the company, the role and
+ * the company profile only from that signature). No principal: the services refuse the call.
+ */
 export function callContext(ctx: GatewayContext): CallContext {
   const s = ctx.state;
   if (s.principal) {
-    return { requestId: s.requestId, companyId: s.principal.companyId, apiKeyId: s.principal.keyId, actor: `apikey:${s.principal.keyId}` };
+    const p = s.principal;
+    return {
+      requestId: s.requestId, companyId: p.companyId, apiKeyId: p.keyId, actor: `apikey:${p.keyId}`,
+      principal: { kind: 'apikey', companyId: p.companyId, keyId: p.keyId, scope: p.scope, profile: profileOf(p) },
+    };
   }
-  if (s.session) return { requestId: s.requestId, companyId: s.session.companyId, actor: `user:${s.session.userId}` };
-  return { requestId: s.requestId, actor: s.admin ? 'admin' : 'anonymous' };
+  if (s.session) {
+    const u = s.session;
+    return {
+      requestId: s.requestId, companyId: u.companyId, actor: `user:${u.userId}`,
+      principal: { kind: 'user', companyId: u.companyId, userId: u.userId, email: u.email, role: u.role },
+    };
+  }
+  if (s.admin) return { requestId: s.requestId, actor: 'admin', principal: { kind: 'admin', operator: 'admin-token' } };
+  // Unauthenticated routes (provider callbacks, verified by their own signatures in the services):
+  // a principal of their own, which no company or operator method admits.
+  return { requestId: s.requestId, actor: 'anonymous', principal: { kind: 'callback' } };
+}
+
+function profileOf(p: ApiKeyPrincipal): CompanyProfileClaims {
+  return {
+    nit: p.nit, name: p.companyName, ivaApplicable: p.taxRegime === 'COMMON', multiSigThreshold: p.multiSigThreshold,
+    counterpartyDailyLimitCents: p.counterpartyDailyLimitCents, counterpartyMonthlyLimitCents: p.counterpartyMonthlyLimitCents,
+  };
 }

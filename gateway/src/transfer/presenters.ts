@@ -1,23 +1,11 @@
 import { createHash } from 'node:crypto';
 import { centsToNumber } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
-import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import { railFromProto } from '../ledger/presenters.js';
 
 /** Transfer proto ↔ HTTP edge mappings (§2.3-§2.5): amounts are JSON numbers here. */
 
 const statusName = (s: ledgerV1.MovementStatus) => (s.startsWith('MOVEMENT_STATUS_') ? s.slice('MOVEMENT_STATUS_'.length) : s);
-
-/** The company profile a transfer call needs, from the authenticated principal. */
-export function companyProfile(p: ApiKeyPrincipal): transferV1.CompanyProfile {
-  return {
-    nit: p.nit,
-    ivaApplicable: p.taxRegime === 'COMMON',
-    multiSigThreshold: p.multiSigThreshold,
-    counterpartyDailyLimitCents: p.counterpartyDailyLimitCents,
-    counterpartyMonthlyLimitCents: p.counterpartyMonthlyLimitCents,
-  };
-}
 
 export function resolveResultToApi(r: transferV1.ResolveKeyResponse) {
   const rc = r.recipient;

@@ -77,7 +77,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc), log, collectKeyAccess);
+    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc), log, collectKeyAccess, o.mesh);
     const grpc = await startGrpcServer(c.COLLECT_KEY_GRPC_HOST, c.COLLECT_KEY_GRPC_PORT, [{ definition: collectKeyV1.CollectKeyServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -55,7 +55,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     const relay = r!;
 
     const uc = ledgerUseCases(ledgerDeps(new SqlLedgerStore(db), relay));
-    const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess);
+    const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess, o.mesh);
     const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(5_000));
 

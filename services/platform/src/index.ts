@@ -27,3 +27,4 @@ export * from './mesh/identity.js';
 export * from './mesh/access.js';
 export * from './mesh/config.js';
 export * from './mesh/dev-pki.js';
+export * from './mesh/caller-context.js';

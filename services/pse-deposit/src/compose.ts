@@ -94,7 +94,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log, depositAccess);
+    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log, depositAccess, o.mesh);
     const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -59,7 +59,7 @@ export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptR
     const receipts = new Receipts(store, c.RECEIPT_VERIFY_BASE_URL);
     let grpcPort = 0;
     if (o.grpc !== false) {
-      const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log, receiptAccess);
+      const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log, receiptAccess, o.mesh);
       const grpc = await startGrpcServer(c.RECEIPT_GRPC_HOST, c.RECEIPT_GRPC_PORT, [{ definition: receiptV1.ReceiptServiceService, implementation }], o.mesh);
       scope.defer(() => grpc.stop(10_000));
       grpcPort = grpc.port;

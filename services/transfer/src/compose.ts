@@ -93,7 +93,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log, transferAccess);
+    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log, transferAccess, o.mesh);
     const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -68,7 +68,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
     scope.defer(() => dispatcher.stop());
 
     const uc = webhookUseCases({ store, secrets, rules, resolver, nudge: () => worker.nudge() });
-    const implementation = asyncService<webhookV1.WebhookServiceServer>(webhookHandlers(uc), log, webhookAccess);
+    const implementation = asyncService<webhookV1.WebhookServiceServer>(webhookHandlers(uc), log, webhookAccess, o.mesh);
     const grpc = await startGrpcServer(c.WEBHOOK_GRPC_HOST, c.WEBHOOK_GRPC_PORT, [{ definition: webhookV1.WebhookServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

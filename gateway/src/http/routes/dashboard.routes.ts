@@ -125,7 +125,6 @@ export function authRoutes(auth: DashboardAuth): AnyRoute[] {
 
 /** Multi-signature approvals of the session's company (CONTRACT §5). */
 export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient): AnyRoute[] {
-  const signer = (s: { userId: string; email: string; role: string }) => ({ userId: s.userId, email: s.email, role: s.role });
   /** VIEWER is refused before the TOTP code is spent. */
   const requireSigner = (role: string) => {
     if (role !== 'ADMIN' && role !== 'OPERATOR') throw new AppError('INSUFFICIENT_ROLE');
@@ -156,9 +155,9 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
         requireSigner(s.role);
         // CONTRACT §9: ALREADY_SIGNED (and the approval's own state) before the code, so a signer
         // who already signed does not spend a code; the signature itself re-checks under the lock.
-        await transfers.signApproval({ approvalId: params.approvalId, signer: signer(s), precheck: true }, call);
+        await transfers.signApproval({ approvalId: params.approvalId, precheck: true }, call);
         await auth.verifyTotp(s.userId, body.totpCode);
-        const a = await transfers.signApproval({ approvalId: params.approvalId, signer: signer(s), precheck: false }, call);
+        const a = await transfers.signApproval({ approvalId: params.approvalId, precheck: false }, call);
         return { status: 200, body: approvalToApi(a) };
       },
     }),
@@ -174,7 +173,7 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
         const s = session!;
         requireSigner(s.role);
         await auth.verifyTotp(s.userId, body.totpCode);
-        const a = await transfers.rejectApproval({ approvalId: params.approvalId, signer: signer(s), ...(body.reason ? { reason: body.reason } : {}) }, call);
+        const a = await transfers.rejectApproval({ approvalId: params.approvalId, ...(body.reason ? { reason: body.reason } : {}) }, call);
         return { status: 200, body: approvalToApi(a) };
       },
     }),

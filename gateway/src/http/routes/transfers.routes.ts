@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ledgerV1 } from '@wallet/proto';
 import { achBankById } from '../../dictionaries/ach-banks.js';
-import { companyProfile, quoteToApi, requestHash, resolveResultToApi, transferToApi } from '../../transfer/presenters.js';
+import { quoteToApi, requestHash, resolveResultToApi, transferToApi } from '../../transfer/presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { PendingApprovalTransferSchema, QuoteSchema, ResolveKeyNotFoundSchema, ResolveKeyResultSchema, TransferSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -82,9 +82,9 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
       body: QuoteBody,
       responses: { 200: { description: 'The fee quote (§2.3) on the BREB wallet.', schema: QuoteSchema } },
       errors: ['AMOUNT_EXCEEDS_BREB_CAP', 'INVALID_KEY', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ body, call, principal }) => {
+      handler: async ({ body, call }) => {
         const q = await transfers.quote({
-          rail: ledgerV1.Rail.BREB, amount: BigInt(body.amount), keyValue: body.keyValue, keyType: body.keyType, company: companyProfile(principal!),
+          rail: ledgerV1.Rail.BREB, amount: BigInt(body.amount), keyValue: body.keyValue, keyType: body.keyType,
         }, call);
         return { status: 200, body: quoteToApi(q) };
       },
@@ -96,8 +96,8 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
       body: AchQuoteBody,
       responses: { 200: { description: 'The fee quote (§2.3) on the ACH wallet.', schema: QuoteSchema } },
       errors: ['AMOUNT_EXCEEDS_ACH_CAP', 'WALLET_NOT_PROVISIONED', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ body, call, principal }) => {
-        const q = await transfers.quote({ rail: ledgerV1.Rail.ACH, amount: BigInt(body.amount), company: companyProfile(principal!) }, call);
+      handler: async ({ body, call }) => {
+        const q = await transfers.quote({ rail: ledgerV1.Rail.ACH, amount: BigInt(body.amount) }, call);
         return { status: 200, body: quoteToApi(q) };
       },
     }),
@@ -124,7 +124,7 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
         'INSUFFICIENT_BALANCE', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'BREB_DIRECTORY_LOOKUP_FAILED',
         'ACH_RAIL_UNAVAILABLE', 'SERVICE_UNAVAILABLE',
       ],
-      handler: async ({ body, call, principal }) => {
+      handler: async ({ body, call }) => {
         const ba = body.destination?.bankAccount;
         const bank = ba ? achBankById(ba.bankId) : undefined;
         const res = await transfers.send({
@@ -136,7 +136,6 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
           targetAnchorHandle: body.targetAnchorHandle,
           targetName: body.targetName,
           targetDocument: body.targetDocument === '' ? undefined : body.targetDocument,
-          company: companyProfile(principal!),
           requestHash: requestHash(body),
         }, call, { deadlineMs: 20_000 });
         const out = transferToApi(res.transfer!);

@@ -40,8 +40,8 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   listKeys: ['gateway'],
   getKey: ['gateway'],
   deleteKey: ['gateway'],
-  setKeyState: ['gateway'],
+  setKeyState: ['gateway:admin'],
   issueQr: ['gateway'],
   getQrPng: ['gateway'],
-  handleIncomingPayment: ['gateway'],
+  handleIncomingPayment: ['gateway:callback'],
 };

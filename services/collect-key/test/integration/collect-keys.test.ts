@@ -33,7 +33,7 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(e.code).toBe('INVALID_REQUEST');
     expect((e.details!.fields as Array<{ path: string }>).map((f) => f.path).sort()).toEqual(['externalId', 'keyType', 'keyValue', 'name']);
     expect((await failure(h.client.createKey({ externalId: 'a', name: 'n'.repeat(101) }, h.ctx(co)))).code).toBe('INVALID_REQUEST');
-    expect((await failure(h.client.createKey({ externalId: 'a', name: 'A' }, h.ctx()))).code).toBe('AUTH_REQUIRED');
+    expect((await failure(h.client.createKey({ externalId: 'a', name: 'A' }, h.ctx()))).code).toBe('CALLER_NOT_ALLOWED');
     for (const bad of [{ limit: 201 }, { limit: -1 }, { state: 'GONE', limit: 0 }, { cursor: 'nope', limit: 0 }]) {
       expect((await failure(h.client.listKeys(bad, h.ctx(co)))).code).toBe('INVALID_REQUEST');
     }

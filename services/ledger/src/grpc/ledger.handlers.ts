@@ -134,13 +134,13 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 /** Who may call each RPC of the ledger (mesh identities); everything else is refused before the handler. */
 export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServer>> = {
   // provisioning, balances and the movement listing: the gateway, for API clients and operators
-  openWallets: ['gateway'],
+  openWallets: ['gateway:admin'],
   getBalances: ['gateway', 'transfer'],
   listMovements: ['gateway'],
   getMovement: ['gateway'],
   // money in by an operator, and the fee table: the gateway's /admin only
-  credit: ['gateway'],
-  setFeeConfig: ['gateway'],
+  credit: ['gateway:admin'],
+  setFeeConfig: ['gateway:admin'],
   // the payout saga's postings: only the transfer service
   chargeFee: ['transfer'],
   reserve: ['transfer'],

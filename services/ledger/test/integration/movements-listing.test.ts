@@ -98,7 +98,7 @@ describe('listing movements', () => {
     expect((await failure(h.api.list(co, { page: -1 }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(co, { cursor: 'bm90LWEtY3Vyc29y' }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(co, { from: new Date(), to: new Date(Date.now() - 1000) }))).code).toBe('INVALID_REQUEST');
-    expect((await failure(h.api.list(undefined))).code).toBe('AUTH_REQUIRED');
+    expect((await failure(h.api.list(undefined))).code).toBe('CALLER_NOT_ALLOWED');
   });
 
   it('another company lists only its own movements; GetMovement of theirs is not found', async () => {

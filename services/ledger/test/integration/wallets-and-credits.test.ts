@@ -25,8 +25,8 @@ describe('wallets and admin credits', () => {
     expect(err.details).toEqual({ fields: [{ path: 'rails[0]', message: 'must be BREB or ACH' }] });
   });
 
-  it('takes the company only from the call metadata', async () => {
-    expect((await failure(h.api.balances(undefined))).code).toBe('AUTH_REQUIRED');
+  it('takes the company only from the signed caller context (a call for no company is refused before the handler)', async () => {
+    expect((await failure(h.api.balances(undefined))).code).toBe('CALLER_NOT_ALLOWED');
     expect((await failure(h.api.credit(undefined, { amountCents: 100n }))).code).toBe('AUTH_REQUIRED');
     expect((await failure(h.api.balances('bad:company'))).code).toBe('INVALID_REQUEST');
   });

@@ -4,6 +4,7 @@ import { fromGrpcError } from '../errors/grpc.js';
 import { contextToMetadata, type CallContext } from './context.js';
 import { headerSetter, markSpanError, SpanKind, tracer } from '../telemetry/tracing.js';
 import { identityOf, type MeshIdentity, type MeshTls } from '../mesh/identity.js';
+import { CALLER_CONTEXT_METADATA, CallerContextSigner } from '../mesh/caller-context.js';
 
 export type AsyncClient<S> = {
   [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res>
@@ -48,6 +49,19 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     'grpc.enable_channelz': 0, // no per-call channelz bookkeeping (no channelz service is exposed)
   });
   const defaultDeadline = opts.deadlineMs ?? 5_000;
+  const signer = opts.mesh.tls.callerSigningKey ? new CallerContextSigner(opts.mesh.tls.callerSigningKey) : undefined;
+  /** The gateway signs the principal of a request once (every call of the request carries the same token). */
+  const withCallerContext = async (md: Metadata, ctx: CallContext): Promise<void> => {
+    if (!signer || !ctx.principal) return;
+    let token = signedContexts.get(ctx);
+    if (!token) {
+      // An operator acts on the company the gateway's route names (e.g. /admin/companies/{id}/…).
+      const p = ctx.principal.kind === 'admin' && ctx.companyId && !ctx.principal.companyId ? { ...ctx.principal, companyId: ctx.companyId } : ctx.principal;
+      token = signer.sign(p, ctx.requestId);
+      signedContexts.set(ctx, token);
+    }
+    md.set(CALLER_CONTEXT_METADATA, await token);
+  };
   const cache = new Map<string, unknown>();
   return new Proxy({} as AsyncClient<S> & { close(): void; raw: Client }, {
     get(_t, prop: string) {
@@ -69,7 +83,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
           }, parent);
           const md = contextToMetadata(ctx);
           propagation.inject(trace.setSpan(parent, span), md, headerSetter);
-          return new Promise((resolve, reject) => {
+          return withCallerContext(md, ctx).then(() => new Promise((resolve, reject) => {
             const deadline = new Date(Date.now() + (o?.deadlineMs ?? defaultDeadline));
             method.call(client, req, md, { deadline }, (err, res) => {
               if (err) {
@@ -84,7 +98,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
                 resolve(res);
               }
             });
-          });
+          }));
         };
         cache.set(prop, fn);
       }
@@ -92,6 +106,8 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     },
   });
 }
+
+const signedContexts = new WeakMap<CallContext, Promise<string>>();
 
 /** `/pkg.Service/Method` → [`pkg.Service`, `Method`] (span names and labels). */
 function splitPath(path: string, fallback: string): [string, string] {

@@ -1,6 +1,7 @@
 import { Metadata } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { MeshIdentity } from '../mesh/identity.js';
+import type { CallerPrincipal } from '../mesh/caller-context.js';
 
 /**
  * Who is calling, carried in gRPC metadata across every hop. The company id is set by the
@@ -15,6 +16,11 @@ export interface CallContext {
   actor?: string;
   /** Server side only: the mesh identity of the calling process (its client certificate), never from metadata. */
   caller?: MeshIdentity;
+  /**
+   * Who the request is for. Client side (the gateway): signed into the caller context. Server side:
+   * only as verified from that signature (gateway calls), never from a request body or bare metadata.
+   */
+  principal?: CallerPrincipal;
 }
 
 const KEYS = { requestId: 'x-request-id', companyId: 'x-company-id', apiKeyId: 'x-api-key-id', actor: 'x-actor' } as const;

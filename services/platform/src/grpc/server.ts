@@ -11,7 +11,8 @@ import { contextFromMetadata, type CallContext } from './context.js';
 import { metricsRegistry } from '../ops/metrics.js';
 import { runWithLogContext } from '../logging/log-context.js';
 import { headerGetter, SpanKind, SpanStatusCode, tracer } from '../telemetry/tracing.js';
-import type { AccessPolicy } from '../mesh/access.js';
+import { entryIdentity, principalKinds, type AccessEntry, type AccessPolicy } from '../mesh/access.js';
+import { CALLER_CONTEXT_METADATA, CallerContextVerifier } from '../mesh/caller-context.js';
 import { identityOf, type MeshTls } from '../mesh/identity.js';
 
 /** A handler written as an async function of the request and the caller's context. */
@@ -64,24 +65,27 @@ const callsRefused = new Counter({
  * against the method's allow-list before anything else, context from metadata (and in the log
  * context), errors mapped once.
  */
-export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger, access: AccessPolicy<AsyncService<S>>): S {
+export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger, access: AccessPolicy<AsyncService<S>>, mesh: MeshTls): S {
   const out: Record<string, handleUnaryCall<unknown, unknown>> = {};
-  const allowed = access as unknown as Record<string, readonly string[] | undefined>;
+  const policy = access as unknown as Record<string, readonly AccessEntry[] | undefined>;
+  const verifier = mesh.callerVerifyKey ? new CallerContextVerifier(mesh.callerVerifyKey) : undefined;
   for (const [name, fn] of Object.entries(impl as Record<string, AsyncUnary<unknown, unknown>>)) {
-    const callers = allowed[name];
-    if (!callers) throw new Error(`gRPC method ${name} has no access policy`);
+    const entries = policy[name];
+    if (!entries) throw new Error(`gRPC method ${name} has no access policy`);
+    const callers = new Set(entries.map(entryIdentity));
+    const kinds = principalKinds(entries);
+    const refuse = (callback: sendUnaryData<unknown>, caller: string | undefined, reason: string, code: 'CALLER_NOT_AUTHENTICATED' | 'CALLER_NOT_ALLOWED') => {
+      callsRefused.inc({ method: name, caller: caller ?? 'none', reason });
+      log.warn({ method: name, caller: caller ?? null, reason }, 'gRPC call refused by the mesh access policy');
+      callback(toGrpcError(new AppError(code)) as never, null);
+    };
     out[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const caller = identityOf(call.getAuthContext?.()?.sslPeerCertificate);
-      if (!caller || !callers.includes(caller)) {
-        const reason = caller ? 'not_allowed' : 'no_identity';
-        callsRefused.inc({ method: name, caller: caller ?? 'none', reason });
-        log.warn({ method: name, caller: caller ?? null, reason }, 'gRPC call refused by the mesh access policy');
-        callback(toGrpcError(new AppError(caller ? 'CALLER_NOT_ALLOWED' : 'CALLER_NOT_AUTHENTICATED')) as never, null);
-        return;
-      }
+      if (!caller) return refuse(callback, undefined, 'no_identity', 'CALLER_NOT_AUTHENTICATED');
+      if (!callers.has(caller)) return refuse(callback, caller, 'not_allowed', 'CALLER_NOT_ALLOWED');
       const ctx = contextFromMetadata(call.metadata);
       ctx.caller = caller;
-      runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, () => fn(call.request, ctx)).then(
+      const run = () => runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, () => fn(call.request, ctx)).then(
         (res) => { callback(null, res); },
         (err: unknown) => {
           if (!(err instanceof AppError)) {
@@ -90,6 +94,25 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
           callback(toGrpcError(err) as never, null);
         },
       );
+      if (caller !== 'gateway') {
+        // Another service: authenticated by its certificate and allowed this method; it names the company.
+        return void run();
+      }
+      // The gateway: the principal only from the signed caller context; the company only from it.
+      const token = call.metadata.get(CALLER_CONTEXT_METADATA)[0];
+      if (typeof token !== 'string' || !verifier) return refuse(callback, caller, 'no_caller_context', 'CALLER_NOT_AUTHENTICATED');
+      verifier.verify(token).then((principal) => {
+        if (!kinds.has(principal.kind)) return refuse(callback, caller, `principal_${principal.kind}`, 'CALLER_NOT_ALLOWED');
+        ctx.principal = principal;
+        delete ctx.companyId;
+        delete ctx.apiKeyId;
+        if (principal.companyId) ctx.companyId = principal.companyId;
+        if (principal.kind === 'apikey') { ctx.apiKeyId = principal.keyId; ctx.actor = `apikey:${principal.keyId}`; }
+        else if (principal.kind === 'user') ctx.actor = `user:${principal.userId}`;
+        else if (principal.kind === 'admin') ctx.actor = `admin:${principal.operator}`;
+        else ctx.actor = 'provider-callback';
+        return void run();
+      }, () => refuse(callback, caller, 'bad_caller_context', 'CALLER_NOT_AUTHENTICATED'));
     };
   }
   return out as S;

@@ -6,5 +6,29 @@ import type { MeshIdentity } from './identity.js';
  * other process needs is simply not granted; nobody is trusted by network position.
  */
 export type AccessPolicy<S> = {
-  readonly [K in keyof S as string extends K ? never : K]: readonly MeshIdentity[];
+  readonly [K in keyof S as string extends K ? never : K]: readonly AccessEntry[];
 };
+
+/**
+ * A calling identity. Calls from the gateway always carry a signed caller context, and the company
+ * comes only from it; the entry says for whom the gateway may call: `gateway` for a company (an API
+ * key or a dashboard user), `gateway:admin` for an operator, `gateway:callback` for a provider
+ * callback (verified by its own signature in the service). Calls between services carry the company
+ * in metadata, which the allow-list makes the calling service answerable for.
+ */
+export type AccessEntry = MeshIdentity | 'gateway:admin' | 'gateway:callback';
+
+export function entryIdentity(e: AccessEntry): MeshIdentity {
+  return e === 'gateway:admin' || e === 'gateway:callback' ? 'gateway' : e;
+}
+
+/** The principal kinds an entry list admits on a gateway call. */
+export function principalKinds(entries: readonly AccessEntry[]): Set<'apikey' | 'user' | 'admin' | 'callback'> {
+  const kinds = new Set<'apikey' | 'user' | 'admin' | 'callback'>();
+  for (const e of entries) {
+    if (e === 'gateway') { kinds.add('apikey'); kinds.add('user'); }
+    if (e === 'gateway:admin') kinds.add('admin');
+    if (e === 'gateway:callback') kinds.add('callback');
+  }
+  return kinds;
+}

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { ensureDevCallerContextKeys, loadSigningKey, loadVerifyKey } from './caller-context.js';
 import { DEV_CA_COMMON_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIdentity, type MeshTls } from './identity.js';
 
 /**
@@ -56,7 +57,12 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
 
 /** The development credentials of one identity (made on first use). */
 export function devMeshTls(identity: MeshIdentity, base?: string): MeshTls {
-  return loadMeshTls(join(ensureDevPki(devPkiRoot(base)), identity), identity);
+  const root = ensureDevPki(devPkiRoot(base));
+  const keys = ensureDevCallerContextKeys(root);
+  return loadMeshTls(join(root, identity), identity, {
+    verifyKey: loadVerifyKey(keys.publicKeyFile),
+    ...(identity === 'gateway' ? { signingKey: loadSigningKey(keys.privateKeyFile) } : {}),
+  });
 }
 
 interface Issued { cert: forge.pki.Certificate; key: forge.pki.rsa.PrivateKey }

@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -33,12 +33,18 @@ export function identityOf(cert: { subjectaltname?: string | undefined } | { sub
   return found.length === 1 && isMeshIdentity(found[0]!) ? found[0] : undefined;
 }
 
-/** A process's mesh credentials: the CA it trusts, its certificate chain and key (PEM). */
+/**
+ * A process's mesh credentials: the CA it trusts, its certificate chain and key (PEM), and the
+ * keys of the signed caller context (caller-context.ts): the gateway's public key, with which every
+ * server verifies the principal of a gateway call, and, in the gateway only, the private key.
+ */
 export interface MeshTls {
   identity: MeshIdentity;
   ca: Buffer;
   cert: Buffer;
   key: Buffer;
+  callerVerifyKey?: KeyObject;
+  callerSigningKey?: KeyObject;
 }
 
 /**
@@ -46,11 +52,15 @@ export interface MeshTls {
  * `Certificate` mounts) and checks, at start-up, that the certificate is this process's identity,
  * issued by that CA and valid now: a wrong mount fails loudly instead of at the first call.
  */
-export function loadMeshTls(dir: string, identity: MeshIdentity): MeshTls {
+export function loadMeshTls(dir: string, identity: MeshIdentity, caller: { verifyKey?: KeyObject; signingKey?: KeyObject } = {}): MeshTls {
   const ca = readFileSync(join(dir, 'ca.crt'));
   const cert = readFileSync(join(dir, 'tls.crt'));
   const key = readFileSync(join(dir, 'tls.key'));
-  return checkMeshTls({ identity, ca, cert, key });
+  return checkMeshTls({
+    identity, ca, cert, key,
+    ...(caller.verifyKey ? { callerVerifyKey: caller.verifyKey } : {}),
+    ...(caller.signingKey ? { callerSigningKey: caller.signingKey } : {}),
+  });
 }
 
 export function checkMeshTls(tls: MeshTls): MeshTls {

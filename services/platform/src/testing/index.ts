@@ -3,6 +3,9 @@ import pg from 'pg';
 import { createAsyncClient } from '../grpc/client.js';
 import { devMeshTls } from '../mesh/dev-pki.js';
 import type { MeshIdentity } from '../mesh/identity.js';
+import { entryIdentity, type AccessEntry } from '../mesh/access.js';
+import type { CallerPrincipal, CompanyProfileClaims } from '../mesh/caller-context.js';
+import type { CallContext } from '../grpc/context.js';
 
 /** Test helpers: each test file gets its own database and bus namespace on the real servers. */
 
@@ -68,15 +71,47 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 
 export { Choreography, type InterleavingScheduler } from './choreography.js';
 
-/** A client of a service over the mesh, as the process `as` (the development PKI): what tests use instead of a bare channel. */
+/** The company profile test principals carry unless a test gives one (CallContext.principal). */
+export const TEST_COMPANY_PROFILE: CompanyProfileClaims = {
+  nit: '900123456-7', name: 'Empresa de Pruebas S.A.S.', ivaApplicable: false, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n,
+};
+
+/**
+ * The principal the gateway would sign for a test call that names none: an API key of the
+ * context's company (WRITE, the test profile), or an operator when the method is for operators
+ * or no company is named.
+ */
+export function testPrincipal(ctx: CallContext, admin = false, callback = false): CallerPrincipal {
+  // An operator's or a provider's method is called as the gateway calls it, whatever the test's context names.
+  if (callback) return { kind: 'callback' };
+  if (admin && ctx.principal?.kind !== 'admin') return { kind: 'admin', operator: 'test-operator', ...(ctx.companyId ? { companyId: ctx.companyId } : {}) };
+  if (ctx.principal) return ctx.principal;
+  if (admin || !ctx.companyId) return { kind: 'admin', operator: 'test-operator', ...(ctx.companyId ? { companyId: ctx.companyId } : {}) };
+  return { kind: 'apikey', companyId: ctx.companyId, keyId: ctx.apiKeyId ?? 'test-key', scope: 'WRITE', profile: TEST_COMPANY_PROFILE };
+}
+
+/**
+ * A client of a service over the mesh, as the process `as` (the development PKI): what tests use
+ * instead of a bare channel. As the gateway, every call carries a signed caller context
+ * (testPrincipal unless the context names its principal).
+ */
 export function meshClient<S>(
   Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, as: MeshIdentity, server: MeshIdentity, deadlineMs?: number,
+  adminMethods: ReadonlySet<string> = new Set(), callbackMethods: ReadonlySet<string> = new Set(),
 ): ReturnType<typeof createAsyncClient<S>> {
-  return createAsyncClient<S>(Ctor, address, { ...(deadlineMs ? { deadlineMs } : {}), mesh: { tls: devMeshTls(as), server } });
+  const inner = createAsyncClient<S>(Ctor, address, { ...(deadlineMs ? { deadlineMs } : {}), mesh: { tls: devMeshTls(as), server } });
+  if (as !== 'gateway') return inner;
+  return new Proxy(inner, {
+    get(target, prop: string) {
+      const v = (target as unknown as Record<string, unknown>)[prop];
+      if (typeof v !== 'function' || prop === 'close') return v;
+      return (req: unknown, ctx: CallContext, o?: unknown) => (v as (...a: unknown[]) => unknown)(req, { ...ctx, principal: testPrincipal(ctx, adminMethods.has(prop), callbackMethods.has(prop)) }, o);
+    },
+  });
 }
 
 /** An access policy that lets `callers` call every method of a service definition (platform tests of the gRPC helpers). */
-export function openPolicy(definition: Record<string, unknown>, callers: readonly MeshIdentity[]): Record<string, readonly MeshIdentity[]> {
+export function openPolicy(definition: Record<string, unknown>, callers: readonly AccessEntry[]): Record<string, readonly AccessEntry[]> {
   return Object.fromEntries(Object.keys(definition).map((k) => [k, callers]));
 }
 
@@ -87,12 +122,14 @@ export function openPolicy(definition: Record<string, unknown>, callers: readonl
  */
 export function policyClient<S>(
   Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, server: MeshIdentity,
-  policy: { readonly [method: string]: readonly MeshIdentity[] }, deadlineMs?: number,
+  policy: { readonly [method: string]: readonly AccessEntry[] }, deadlineMs?: number,
 ): ReturnType<typeof createAsyncClient<S>> {
   const clients = new Map<MeshIdentity, ReturnType<typeof createAsyncClient<S>>>();
+  const adminMethods = new Set(Object.entries(policy).filter(([, e]) => e[0] === 'gateway:admin').map(([m]) => m));
+  const callbackMethods = new Set(Object.entries(policy).filter(([, e]) => e[0] === 'gateway:callback').map(([m]) => m));
   const as = (id: MeshIdentity) => {
     let c = clients.get(id);
-    if (!c) { c = meshClient<S>(Ctor, address, id, server, deadlineMs); clients.set(id, c); }
+    if (!c) { c = meshClient<S>(Ctor, address, id, server, deadlineMs, adminMethods, callbackMethods); clients.set(id, c); }
     return c;
   };
   return new Proxy({} as ReturnType<typeof createAsyncClient<S>>, {
@@ -100,7 +137,8 @@ export function policyClient<S>(
       if (prop === 'close') return () => { for (const c of clients.values()) c.close(); clients.clear(); };
       if (prop === 'then') return undefined;
       if (prop === 'raw') return as('gateway').raw;
-      return (as(policy[prop]?.[0] ?? 'gateway') as unknown as Record<string, unknown>)[prop];
+      const first = policy[prop]?.[0];
+      return (as(first ? entryIdentity(first) : 'gateway') as unknown as Record<string, unknown>)[prop];
     },
   });
 }

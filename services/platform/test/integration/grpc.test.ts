@@ -19,7 +19,7 @@ describe('gRPC helpers over a real server', () => {
         return ledgerV1.Movement.fromPartial({ id: req.id, amount: 2n ** 62n, rail: ledgerV1.Rail.BREB });
       },
     }, { get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented), ownKeys: () => Object.keys(ledgerV1.LedgerServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never) }], devMeshTls('ledger'));
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway', 'gateway:admin']) as never, devMeshTls('ledger')) }], devMeshTls('ledger'));
     client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, 'gateway', 'ledger', 2000);
   });
 
@@ -33,7 +33,7 @@ describe('gRPC helpers over a real server', () => {
     expect(m.id).toBe('abc');
     expect(m.amount).toBe(2n ** 62n);
     expect(m.rail).toBe(ledgerV1.Rail.BREB);
-    expect(seen.at(-1)).toEqual({ requestId: 'req-1', companyId: 'c-1', apiKeyId: 'k-1', actor: 'apikey:k-1', caller: 'gateway' });
+    expect(seen.at(-1)).toMatchObject({ requestId: 'req-1', companyId: 'c-1', apiKeyId: 'k-1', actor: 'apikey:k-1', caller: 'gateway', principal: { kind: 'apikey', companyId: 'c-1', keyId: 'k-1' } });
   });
 
   it('maps catalogue errors and hides internal ones', async () => {

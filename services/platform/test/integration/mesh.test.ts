@@ -4,10 +4,12 @@ import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  AppError, asyncService, createAsyncClient, createLogger, devMeshTls, ensureDevPki, loadMeshTls, meshTlsFromEnv, metricsRegistry, startGrpcServer,
+  AppError, CALLER_CONTEXT_METADATA, CallerContextSigner, asyncService, createAsyncClient, createLogger, devMeshTls, meshChannelCredentials, ensureDevCallerContextKeys, ensureDevPki, loadMeshTls, meshTlsFromEnv, metricsRegistry, startGrpcServer,
   type CallContext, type GrpcServerHandle,
 } from '../../src/index.js';
-import { meshClient } from '../../src/testing/index.js';
+import { meshClient, TEST_COMPANY_PROFILE } from '../../src/testing/index.js';
+import { generateKeyPairSync } from 'node:crypto';
+import { SignJWT } from 'jose';
 
 /**
  * The mesh as an attacker meets it: a real gRPC server over mutual TLS, called without a
@@ -29,8 +31,8 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
         return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.BREB });
       },
     }, { get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented), ownKeys: () => Object.keys(ledgerV1.LedgerServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    const policy = Object.fromEntries(Object.keys(ledgerV1.LedgerServiceService).map((k) => [k, k === 'getMovement' ? ['gateway'] : ['transfer']]));
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, policy as never) }], devMeshTls('ledger'));
+    const policy = Object.fromEntries(Object.keys(ledgerV1.LedgerServiceService).map((k) => [k, k === 'getMovement' ? ['gateway'] : k === 'credit' ? ['gateway:admin'] : ['transfer']]));
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, policy as never, devMeshTls('ledger')) }], devMeshTls('ledger'));
     address = `127.0.0.1:${server.port}`;
     foreignRoot = mkdtempSync(join(tmpdir(), 'foreign-pki-'));
   });
@@ -97,11 +99,57 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     client.close();
   });
 
+  /** A raw call as the gateway (its real mesh certificate) with the caller-context metadata an attacker chooses. */
+  const rawAsGateway = (method: 'getMovement' | 'credit', token: string | undefined, companyHeader = 'co-victim') => new Promise<string>((resolve) => {
+    const c = new ledgerV1.LedgerServiceClient(address, meshChannelCredentials({ tls: devMeshTls('gateway'), server: 'ledger' }));
+    const md = new Metadata();
+    md.set('x-request-id', `raw-${method}`);
+    md.set('x-company-id', companyHeader);
+    if (token !== undefined) md.set(CALLER_CONTEXT_METADATA, token);
+    const req = method === 'getMovement' ? ledgerV1.GetMovementRequest.fromPartial({ id: 'x' }) : ledgerV1.CreditRequest.fromPartial({ idempotencyKey: 'k', amountCents: 1n });
+    (c[method] as (r: unknown, m: Metadata, o: object, cb: (e: { metadata?: Metadata } | null) => void) => void)(req, md, { deadline: new Date(Date.now() + 3000) }, (err) => {
+      c.close();
+      resolve(err ? String(err.metadata?.get('x-error-code')[0] ?? 'transport') : 'OK');
+    });
+  });
+  const apikey = (companyId: string) => ({ kind: 'apikey' as const, companyId, keyId: 'k1', scope: 'WRITE' as const, profile: TEST_COMPANY_PROFILE });
+
+  it('takes the company only from the signed caller context, never from x-company-id', async () => {
+    const gw = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'gateway', 'ledger', 5000);
+    expect(await gw.getMovement({ id: 'mine' }, { requestId: 'own', companyId: 'co-victim', principal: apikey('co-attacker') }).then(() => 'OK')).toBe('OK');
+    expect(handled.at(-1)).toMatchObject({ requestId: 'own', companyId: 'co-attacker', principal: { kind: 'apikey', companyId: 'co-attacker' } });
+    gw.close();
+    const signed = await new CallerContextSigner(devMeshTls('gateway').callerSigningKey!).sign(apikey('co-attacker'), 'r');
+    expect(await rawAsGateway('getMovement', signed, 'co-victim')).toBe('OK');
+    expect(handled.at(-1)!.companyId).toBe('co-attacker');
+  });
+
+  it('refuses a gateway call without a caller context, with a forged or expired one, and a company principal on an operator method', async () => {
+    const before = handled.length;
+    expect(await rawAsGateway('getMovement', undefined)).toBe('CALLER_NOT_AUTHENTICATED');
+    expect(await rawAsGateway('getMovement', 'not-a-jwt')).toBe('CALLER_NOT_AUTHENTICATED');
+    // signed with another key (an attacker's own Ed25519 key), otherwise perfect
+    const { privateKey } = generateKeyPairSync('ed25519');
+    expect(await rawAsGateway('getMovement', await new CallerContextSigner(privateKey).sign(apikey('co-victim'), 'r'))).toBe('CALLER_NOT_AUTHENTICATED');
+    // the real key, expired (its 30 s of clock tolerance passed)
+    const real = devMeshTls('gateway').callerSigningKey!;
+    const expired = await new SignJWT({ k: 'apikey', co: 'co-victim', key: 'k1', scope: 'WRITE', p: ['1', 'n', false, 0, '0', '0'] })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'wallet-caller+jwt' }).setIssuer('wallet-gateway').setAudience('wallet-services')
+      .setIssuedAt(Math.floor(Date.now() / 1000) - 300).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(real);
+    expect(await rawAsGateway('getMovement', expired)).toBe('CALLER_NOT_AUTHENTICATED');
+    // a valid company principal may not call an operator's method
+    expect(await rawAsGateway('credit', await new CallerContextSigner(real).sign(apikey('co-victim'), 'r'))).toBe('CALLER_NOT_ALLOWED');
+    expect(handled.length).toBe(before);
+  });
+
   it('production requires MESH_TLS_DIR and refuses the development CA; development falls back to it', () => {
     expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production' })).toThrow('MESH_TLS_DIR is required in production');
     const devDir = join(ensureDevPki(), 'ledger');
-    expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir })).toThrow('development CA, refused in production');
-    expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development', MESH_TLS_DIR: devDir }).identity).toBe('ledger');
+    expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir })).toThrow('CALLER_CONTEXT_PUBLIC_KEY_FILE is required');
+    const keys = ensureDevCallerContextKeys(ensureDevPki());
+    expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir, CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile })).toThrow('development CA, refused in production');
+    expect(() => meshTlsFromEnv('gateway', { NODE_ENV: 'development', MESH_TLS_DIR: join(ensureDevPki(), 'gateway'), CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile })).toThrow('CALLER_CONTEXT_PRIVATE_KEY_FILE is required');
+    expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development', MESH_TLS_DIR: devDir, CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile }).identity).toBe('ledger');
     expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development' }).identity).toBe('ledger');
   });
 

@@ -88,7 +88,7 @@ describe('gRPC: trace context in metadata, ids in handler logs, RED metrics', ()
         return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.ACH });
       },
     }, { get: (t, p) => (t as Record<string | symbol, unknown>)[p], ownKeys: () => ['getMovement'], getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never) }], devMeshTls('ledger'));
+    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway', 'gateway:admin']) as never, devMeshTls('ledger')) }], devMeshTls('ledger'));
     client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, 'gateway', 'ledger', 2000);
   });
   afterAll(async () => {

@@ -66,7 +66,7 @@ export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceSe
   shareByEmail: ['gateway'],
   listDeposits: ['gateway'],
   getDeposit: ['gateway'],
-  handlePseCallback: ['gateway'],
-  listExceptions: ['gateway'],
-  resolveException: ['gateway'],
+  handlePseCallback: ['gateway:callback'],
+  listExceptions: ['gateway:admin'],
+  resolveException: ['gateway:admin'],
 };

@@ -30,7 +30,7 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     expect(e.code).toBe('INVALID_REQUEST');
     expect((e.details!.fields as Array<{ path: string }>).map((f) => f.path).sort()).toEqual(
       ['amountCents', 'internalRef', 'payerDocumentNumber', 'payerDocumentTypeId', 'payerEmail', 'payerFirstName', 'payerLastName', 'payerPhone']);
-    expect((await failure(h.client.createPseDeposit(payer(), h.ctx()))).code).toBe('AUTH_REQUIRED');
+    expect((await failure(h.client.createPseDeposit(payer(), h.ctx()))).code).toBe('CALLER_NOT_ALLOWED');
     expect(await h.deposit.db.query(`select 1 from pse_deposit.deposits where company_id = ?`, [co])).toHaveLength(0);
   });
 

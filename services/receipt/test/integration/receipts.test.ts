@@ -223,7 +223,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(await code(txReceipt(co, randomUUID()))).toBe('TRANSACTION_NOT_FOUND');
     expect(await code(depReceipt(co, id))).toBe('DEPOSIT_NOT_FOUND');
     expect(await code(depReceipt(other, 'dep_unknown'))).toBe('DEPOSIT_NOT_FOUND');
-    expect(await code(client.getTransactionReceipt({ id, ...COMPANY }, { requestId: randomUUID() }))).toBe('TRANSACTION_NOT_FOUND');
+    expect(await code(client.getTransactionReceipt({ id, ...COMPANY }, { requestId: randomUUID() }))).toBe('CALLER_NOT_ALLOWED');
   });
 
   it('rebuild from the streams gives the same receipts (same sha256)', async () => {

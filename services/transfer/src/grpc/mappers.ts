@@ -1,3 +1,4 @@
+import { AppError, type CallContext } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { netAmount } from '../domain/rails.js';
 import { publicStatus, type TransferRecord } from '../domain/transfer.js';
@@ -20,7 +21,10 @@ const STATUS = {
   EXPIRED: ledgerV1.MovementStatus.EXPIRED,
 } as const;
 
-export function companyFromProto(c: transferV1.CompanyProfile | undefined): CompanyProfile {
+/** The company profile of the signed caller context (the gateway put it there; nothing else can). */
+export function companyOf(ctx: CallContext): CompanyProfile {
+  const p = ctx.principal;
+  const c = p?.kind === 'apikey' || p?.kind === 'user' ? p.profile : undefined;
   if (!c) return EMPTY_PROFILE;
   return {
     nit: c.nit,
@@ -31,7 +35,14 @@ export function companyFromProto(c: transferV1.CompanyProfile | undefined): Comp
   };
 }
 
-export function sendFromProto(r: transferV1.SendRequest): SendInput {
+/** The dashboard user of the signed caller context: who signs or rejects (an API key or an operator cannot). */
+export function signerOf(ctx: CallContext): { userId: string; email: string; role: string } {
+  const p = ctx.principal;
+  if (p?.kind !== 'user') throw new AppError('INSUFFICIENT_ROLE');
+  return { userId: p.userId, email: p.email, role: p.role };
+}
+
+export function sendFromProto(r: transferV1.SendRequest, ctx: CallContext): SendInput {
   return {
     amount: r.amount,
     reference: r.reference,
@@ -41,7 +52,7 @@ export function sendFromProto(r: transferV1.SendRequest): SendInput {
     targetAnchorHandle: r.targetAnchorHandle,
     targetName: r.targetName,
     targetDocument: r.targetDocument,
-    company: companyFromProto(r.company),
+    company: companyOf(ctx),
     requestHash: r.requestHash,
   };
 }

@@ -1,12 +1,12 @@
 import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { TransferUseCases } from '../app/use-cases.js';
-import { amlToProto, approvalToProto, companyFromProto, railName, sendFromProto, transferToProto } from './mappers.js';
+import { amlToProto, approvalToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
 
 /**
- * The TransferService RPCs: decode, call one use case, encode. The company always comes from the
- * call's `x-company-id` metadata (ctx.companyId); its profile (tax regime, NIT, limits) from the
- * request, set by the gateway that authenticated it. Errors are AppErrors mapped to gRPC once.
+ * The TransferService RPCs: decode, call one use case, encode. The company, its profile (tax
+ * regime, NIT, limits) and a signer come only from the verified caller context (ctx.companyId,
+ * ctx.principal), which the gateway signed. Errors are AppErrors mapped to gRPC once.
  */
 export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.TransferServiceServer> {
   return {
@@ -19,7 +19,7 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
     async quote(req, ctx) {
       const q = await uc.quote.execute(ctx.companyId, {
         rail: railName(req.rail), amount: req.amount, keyValue: req.keyValue, keyType: req.keyType,
-        ivaApplicable: companyFromProto(req.company).ivaApplicable,
+        ivaApplicable: companyOf(ctx).ivaApplicable,
       });
       return {
         amount: q.amount, currentBalance: q.currentBalance, fee: { ...q.fee }, totalCost: q.totalCost, canAfford: q.canAfford,
@@ -28,7 +28,7 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
     },
 
     async send(req, ctx) {
-      const r = await uc.send.execute(ctx, sendFromProto(req));
+      const r = await uc.send.execute(ctx, sendFromProto(req, ctx));
       return { transfer: transferToProto(r.transfer), replayed: r.replayed };
     },
 
@@ -59,11 +59,11 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
     },
 
     async signApproval(req, ctx) {
-      return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer, precheck: req.precheck }));
+      return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: signerOf(ctx), precheck: req.precheck }));
     },
 
     async rejectApproval(req, ctx) {
-      return approvalToProto(await uc.rejectApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: req.signer, reason: req.reason }));
+      return approvalToProto(await uc.rejectApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: signerOf(ctx), reason: req.reason }));
     },
   };
 }
@@ -73,11 +73,11 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   resolveKey: ['gateway'],
   quote: ['gateway'],
   send: ['gateway'],
-  handleRailCallback: ['gateway'],
-  addAmlEntry: ['gateway'],
-  removeAmlEntry: ['gateway'],
-  listExceptions: ['gateway'],
-  resolveException: ['gateway'],
+  handleRailCallback: ['gateway:callback'],
+  addAmlEntry: ['gateway:admin'],
+  removeAmlEntry: ['gateway:admin'],
+  listExceptions: ['gateway:admin'],
+  resolveException: ['gateway:admin'],
   listApprovals: ['gateway'],
   signApproval: ['gateway'],
   rejectApproval: ['gateway'],

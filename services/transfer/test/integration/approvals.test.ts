@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
   MovementStatus, Rail, brebSend, ctxOf, expectEvents, expectLedgerOk, failure, newCompany, send, startHarness, stateOf, streamEvents,
-  transferRow, waitForState, wallet, type CompanySetup, type Harness,
+  transferRow, userCtxOf, waitForState, wallet, type CompanySetup, type Harness,
 } from './harness.js';
 
 /** Multi-signature sends (CONTRACT §2/§5, §3.1) through the real gRPC service, ledger and rail. */
@@ -13,9 +13,9 @@ describe('multi-signature approvals', () => {
   afterEach(async () => { await expectLedgerOk(h); });
 
   const signer = (role = 'OPERATOR', userId = randomUUID()) => ({ userId, email: `${userId.slice(0, 8)}@empresa.co`, role });
-  const sign = (co: CompanySetup, approvalId: string, s = signer()) => h.client.signApproval({ approvalId, signer: s }, ctxOf(co.id));
+  const sign = (co: CompanySetup, approvalId: string, s = signer()) => h.client.signApproval({ approvalId, precheck: false }, userCtxOf(co.id, s));
   const reject = (co: CompanySetup, approvalId: string, s = signer(), reason?: string) =>
-    h.client.rejectApproval({ approvalId, signer: s, ...(reason ? { reason } : {}) }, ctxOf(co.id));
+    h.client.rejectApproval({ approvalId, ...(reason ? { reason } : {}) }, userCtxOf(co.id, s));
   const list = (co: CompanySetup, status?: string) => h.client.listApprovals({ limit: 0, ...(status ? { status } : {}) }, ctxOf(co.id));
   const movement = (co: CompanySetup, id: string) => h.ledgerClient.getMovement({ id }, ctxOf(co.id));
 
@@ -139,12 +139,12 @@ describe('multi-signature expiry', () => {
     const r = await send(h, co, await brebSend(h, co, '3004440003', 10_000n));
     const t = r.transfer!;
     expect(t.status).toBe(MovementStatus.AWAITING_APPROVAL);
-    await h.client.signApproval({ approvalId: t.approvalId!, signer: { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' } }, ctxOf(co.id));
+    await h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' }));
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 20_000n, pending: 10_000n });
     expect(await waitForState(h, t.id, ['EXPIRED'], 8_000)).toBe('EXPIRED');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 30_000n, pending: 0n });
     expect((await h.ledgerClient.getMovement({ id: t.id }, ctxOf(co.id))).status).toBe(MovementStatus.EXPIRED);
-    const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, signer: { userId: 'u2', email: 'u2@empresa.co', role: 'OPERATOR' } }, ctxOf(co.id)));
+    const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u2', email: 'u2@empresa.co', role: 'OPERATOR' })));
     expect(e.code).toBe('APPROVAL_EXPIRED');
     const expired = await h.client.listApprovals({ status: 'EXPIRED', limit: 10 }, ctxOf(co.id));
     expect(expired.items.map((a) => a.approvalId)).toEqual([t.approvalId]);
@@ -163,7 +163,7 @@ describe('multi-signature expiry', () => {
       const co = await newCompany(h, { breb: 30_000n, multiSig: 2 });
       const t = (await send(h, co, await brebSend(h, co, '3004440004', 10_000n))).transfer!;
       await new Promise((r) => setTimeout(r, 1_200));
-      const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, signer: { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' } }, ctxOf(co.id)));
+      const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' })));
       expect(e.code).toBe('APPROVAL_EXPIRED');
       expect(await stateOf(h, t.id)).toBe('AWAITING_APPROVAL'); // funds still held until the sweeper releases them
       await h.stopTransferInstances();

@@ -10,6 +10,7 @@ import { startTransfer, type StartedTransfer } from '../../src/testing.js';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { policyClient } from '@wallet/platform/testing';
+import { EMPTY_PROFILE, type CompanyProfile } from '../../src/app/send-input.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementStatus, FeeOperation } = ledgerV1;
@@ -151,13 +152,30 @@ export function sagaSettings(callbackSecret: string, o: Partial<TransferSettings
 
 // ───────────────────────────── helpers used by every test file ─────────────────────────────
 
-export const ctxOf = (companyId?: string, apiKeyId?: string): CallContext => ({
-  requestId: randomUUID(), ...(companyId ? { companyId } : {}), ...(apiKeyId ? { apiKeyId } : {}),
+/** Each test company's profile, as the gateway would sign it into the caller context of its calls. */
+const profiles = new Map<string, CompanyProfile>();
+
+/**
+ * The context of a call for a company's API key: the principal (with the company's profile, or
+ * `profile` to override it) is what the test client signs, as the gateway does; no company: an operator.
+ */
+export const ctxOf = (companyId?: string, apiKeyId?: string, profile?: CompanyProfile): CallContext => {
+  if (!companyId) return { requestId: randomUUID() };
+  const p = profile ?? profiles.get(companyId) ?? EMPTY_PROFILE;
+  return {
+    requestId: randomUUID(), companyId, ...(apiKeyId ? { apiKeyId } : {}),
+    principal: { kind: 'apikey', companyId, keyId: apiKeyId ?? 'test-key', scope: 'WRITE', profile: { ...p, name: 'Empresa de Pruebas S.A.S.' } },
+  };
+};
+
+/** The context of a dashboard user of the company (who signs and rejects approvals). */
+export const userCtxOf = (companyId: string, user: { userId: string; email: string; role: string }): CallContext => ({
+  requestId: randomUUID(), companyId, principal: { kind: 'user', companyId, ...user },
 });
 
 export interface CompanySetup {
   id: string;
-  profile: transferV1.CompanyProfile;
+  profile: CompanyProfile;
 }
 
 /** A company with both wallets open and funded, and (optionally) its own fee configuration. */
@@ -174,16 +192,15 @@ export async function newCompany(h: Harness, o: {
   await h.ledgerClient.setFeeConfig({ operation: FeeOperation.BREB_OUTFLOW, companyId: id, fixedFeeCents: fee[0], variableBps: fee[1] }, ctxOf());
   const afee = o.achFee ?? [0n, 0];
   await h.ledgerClient.setFeeConfig({ operation: FeeOperation.ACH_OUTFLOW, companyId: id, fixedFeeCents: afee[0], variableBps: afee[1] }, ctxOf());
-  return {
-    id,
-    profile: {
-      nit: o.nit ?? `900${Math.floor(Math.random() * 1e6).toString().padStart(6, '0')}-1`,
-      ivaApplicable: o.iva ?? false,
-      multiSigThreshold: o.multiSig ?? 0,
-      counterpartyDailyLimitCents: o.daily ?? 0n,
-      counterpartyMonthlyLimitCents: o.monthly ?? 0n,
-    },
+  const profile: CompanyProfile = {
+    nit: o.nit ?? `900${Math.floor(Math.random() * 1e6).toString().padStart(6, '0')}-1`,
+    ivaApplicable: o.iva ?? false,
+    multiSigThreshold: o.multiSig ?? 0,
+    counterpartyDailyLimitCents: o.daily ?? 0n,
+    counterpartyMonthlyLimitCents: o.monthly ?? 0n,
   };
+  profiles.set(id, profile);
+  return { id, profile };
 }
 
 export async function wallet(h: Harness, companyId: string, rail: ledgerV1.Rail): Promise<{ available: bigint; pending: bigint }> {
@@ -203,7 +220,7 @@ export async function brebSend(h: Harness, co: CompanySetup, keyValue: string, a
   if (!r.found) throw new Error(`key ${keyValue} not found: ${r.errorCode}`);
   return transferV1.SendRequest.fromPartial({
     amount, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-    company: co.profile, requestHash: randomUUID(), ...extra,
+    requestHash: randomUUID(), ...extra,
   });
 }
 
@@ -214,7 +231,7 @@ export const ACH_ACCOUNT = {
 
 export function achSend(co: CompanySetup, amount: bigint, extra: Partial<transferV1.SendRequest> = {}, account: Partial<typeof ACH_ACCOUNT> = {}): transferV1.SendRequest {
   return transferV1.SendRequest.fromPartial({
-    amount, bankAccount: { ...ACH_ACCOUNT, ...account }, company: co.profile, requestHash: randomUUID(), ...extra,
+    amount, bankAccount: { ...ACH_ACCOUNT, ...account }, requestHash: randomUUID(), ...extra,
   });
 }
 

@@ -36,7 +36,7 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
     const first = await send(h, co, req);
     expect((await failure(send(h, co, { ...req, amount: 1_001n, requestHash: 'hash-b' }))).code).toBe('REFERENCE_CONFLICT');
     const other = await newCompany(h, { breb: 100_000n });
-    const theirs = await send(h, other, { ...req, company: other.profile });
+    const theirs = await send(h, other, { ...req });
     expect(theirs.replayed).toBe(false);
     expect(theirs.transfer!.id).not.toBe(first.transfer!.id);
     // Without a gateway hash, the service's own hash still tells bodies apart.

@@ -88,7 +88,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       const r = await childClient.resolveKey({ keyValue: '3005550001', keyType: 'AUTO' }, ctxOf(co.id));
       const req = transferV1.SendRequest.fromPartial({
         amount: 100_000n, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName,
-        targetDocument: r.recipient!.idValue, reference: 'crash-1', company: co.profile, requestHash: 'crash-hash',
+        targetDocument: r.recipient!.idValue, reference: 'crash-1', requestHash: 'crash-hash',
       });
       const pending = childClient.send(req, ctxOf(co.id)).then(() => 'answered', (e: unknown) => `failed: ${(e as Error).message}`);
       const id = await until(async () => {
@@ -236,7 +236,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       const r = await client.resolveKey({ keyValue: '3005550009', keyType: 'AUTO' }, ctxOf(co.id));
       const inFlight = client.send(transferV1.SendRequest.fromPartial({
         amount: 1_000n, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-        company: co.profile, requestHash: 'graceful',
+        requestHash: 'graceful',
       }), ctxOf(co.id));
       // SIGTERM once the send is surely in flight (recorded, not yet answered).
       await until(async () => (await h.ledger.db.query('select 1 from transfer.transfers where company_id = ?', [co.id])).length > 0, 10_000, 'the send to be recorded');

@@ -25,7 +25,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     co.profile.counterpartyDailyLimitCents = 50_000n;
     const entry = await aml.add(good.targetDocument!);
     let req = transferV1.SendRequest.fromPartial({
-      ...good, amount: 1_200_000_001n, targetDocument: undefined, targetName: 'Otra Persona', description: 'd'.repeat(256), company: co.profile,
+      ...good, amount: 1_200_000_001n, targetDocument: undefined, targetName: 'Otra Persona', description: 'd'.repeat(256),
     });
     expect(await code(co, req)).toBe('INVALID_REQUEST');
     req = { ...req, description: 'ok' };
@@ -39,11 +39,11 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     req = { ...req, targetName: good.targetName };
     expect(await code(co, req)).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
     co.profile.counterpartyDailyLimitCents = 0n;
-    expect(await code(co, { ...req, company: co.profile })).toBe('INSUFFICIENT_BALANCE');
+    expect(await code(co, { ...req })).toBe('INSUFFICIENT_BALANCE');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 10_000n, pending: 0n });
     expect(await rowsOf(co.id)).toEqual(['REJECTED']); // only the balance check came after the record
     await h.ledgerClient.credit({ idempotencyKey: `top-${co.id}`, rail: Rail.BREB, amountCents: 50_000n }, ctxOf(co.id));
-    const ok = await send(h, co, { ...req, company: co.profile });
+    const ok = await send(h, co, { ...req });
     expect(ok.transfer!.status).toBe('MOVEMENT_STATUS_PENDING');
     await waitForState(h, ok.transfer!.id, ['COMPLETED']);
   });
@@ -118,7 +118,8 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect(await code(co, achSend(co, 1_000n, {}, { accountNumber: '0000000000' }))).toBe('INVALID_BANK_ACCOUNT');
     expect(await code(co, achSend(co, 1_000n, {}, { accountNumber: '00000' }))).toBe('DESTINATION_REJECTED');
     expect(await code(co, achSend(co, 1_000n, {}, { accountNumber: '1111111111' }))).toBe('DESTINATION_REJECTED');
-    expect(await code(co, achSend(co, 1_000n, { company: { ...co.profile, counterpartyDailyLimitCents: 999n } }))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
+    const lowLimit = await failure(h.client.send(achSend(co, 1_000n), ctxOf(co.id, undefined, { ...co.profile, counterpartyDailyLimitCents: 999n })));
+    expect(lowLimit.code).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
     expect(await code(co, achSend(co, 10_001n))).toBe('INSUFFICIENT_BALANCE');
     expect(await code(co, achSend(co, 1_000n, {}, { accountNumber: '12' }))).toBe('INVALID_REQUEST');
     expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 10_000n, pending: 0n });
@@ -174,10 +175,10 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     for (const t of [first, second]) await waitForState(h, t.transfer!.id, ['COMPLETED']);
   });
 
-  it('no wallet: WALLET_NOT_PROVISIONED; no company in the call: AUTH_REQUIRED', async () => {
+  it('no wallet: WALLET_NOT_PROVISIONED; a call for no company (an operator\'s) is refused before the handler', async () => {
     const co = await newCompany(h, { rails: [] });
     expect(await code(co, achSend(co, 1_000n))).toBe('WALLET_NOT_PROVISIONED');
     const e = await failure(h.client.send(achSend(co, 1_000n), ctxOf()));
-    expect(e.code).toBe('AUTH_REQUIRED');
+    expect(e.code).toBe('CALLER_NOT_ALLOWED');
   });
 });

@@ -105,14 +105,14 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     const r = await h.client.resolveKey({ keyValue: '@proveedor77', keyType: 'AUTO' }, ctxOf(co.id));
     const res = await send(h, co, transferV1.SendRequest.fromPartial({
       amount: 5_000n, targetAnchorHandle: r.anchorHandle, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-      company: co.profile, requestHash: randomUUID(),
+        requestHash: randomUUID(),
     }));
     expect(res.transfer!.status).toBe(MovementStatus.PENDING);
     expect((await transferRow(h, res.transfer!.id))!.destination).toMatchObject({ kind: 'BREB', anchorHandle: r.anchorHandle, keyValue: '@proveedor77' });
     const other = await newCompany(h, { breb: 100_000n });
     const e = await failure(send(h, other, transferV1.SendRequest.fromPartial({
       amount: 5_000n, targetAnchorHandle: r.anchorHandle, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-      company: other.profile, requestHash: randomUUID(),
+        requestHash: randomUUID(),
     })));
     expect(e.code).toBe('INVALID_KEY'); // another company's resolution does not count
     await waitForState(h, res.transfer!.id, ['COMPLETED']);

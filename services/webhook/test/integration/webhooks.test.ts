@@ -262,7 +262,7 @@ describe('webhook service', () => {
     expect((await svc.client.listDeliveries({ limit: 50 }, h.ctx(intruder))).items).toEqual([]);
     expect((await svc.client.getEndpoint({ id: ep!.id }, h.ctx(co))).id).toBe(ep!.id);
     // Without a company in the metadata nothing is answered.
-    expect((await failure(svc.client.listEndpoints({}, { requestId: randomUUID() }))).code).toBe('AUTH_REQUIRED');
+    expect((await failure(svc.client.listEndpoints({}, { requestId: randomUUID() }))).code).toBe('CALLER_NOT_ALLOWED');
     await svc.client.deleteEndpoint({ id: ep!.id }, h.ctx(co));
     expect((await failure(svc.client.getEndpoint({ id: ep!.id }, h.ctx(co)))).code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
     await rx.down();
