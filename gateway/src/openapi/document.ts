@@ -31,7 +31,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         '',
         '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key.',
         '',
-        '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed).',
+        '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
         '',
@@ -57,11 +57,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wsess_…', description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).' },
       },
       headers: {
-        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]).', schema: { type: 'string' } },
+        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response.', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
         'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
-        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying (on every 429).', required: true, schema: { type: 'integer', minimum: 0 } },
         'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
       },
       parameters: {
@@ -74,8 +74,35 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       },
       responses: {
         Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
+        RouteNotFound: refusal('ROUTE_NOT_FOUND', components, 'No operation serves this method and path.'),
+        ApiKeyAuthNotAllowed: refusal('API_KEY_AUTH_NOT_ALLOWED', components, 'A client API key on `/admin/*`, `/auth/*` or `/dashboard/*`, whether an operation serves the path or not.'),
+        MalformedRequest: refusal('INVALID_REQUEST', components, 'Refused by the HTTP server before the request reached an operation (malformed HTTP: bad header bytes, bad framing); the connection is closed.'),
+        RequestTimeout: refusal('REQUEST_TIMEOUT', components, 'The request did not arrive complete in time; the connection is closed.'),
+        HeadersTooLarge: refusal('HEADERS_TOO_LARGE', components, 'The header block is over 16 KiB; the connection is closed.'),
       },
     },
+    // Answers given before an operation is chosen, so they belong to no operation: `unrouted` for a
+    // method and path no operation serves, `protocol` for requests the HTTP server refuses itself.
+    'x-responses-before-routing': {
+      unrouted: {
+        '403': { $ref: '#/components/responses/ApiKeyAuthNotAllowed' },
+        '404': { $ref: '#/components/responses/RouteNotFound' },
+      },
+      protocol: {
+        '400': { $ref: '#/components/responses/MalformedRequest' },
+        '408': { $ref: '#/components/responses/RequestTimeout' },
+        '431': { $ref: '#/components/responses/HeadersTooLarge' },
+      },
+    },
+  };
+}
+
+/** A refusal answered outside any operation: the error shape with exactly this code. */
+function refusal(code: ErrorCode, components: SchemaComponents, when: string): Json {
+  return {
+    description: `\`${code}\`: ${ERRORS[code].message} ${when}`,
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+    content: { 'application/json': { schema: { allOf: [components.ref(ErrorSchema, 'output'), { properties: { error: { const: code } } }] } } },
   };
 }
 
