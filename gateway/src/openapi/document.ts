@@ -202,6 +202,16 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
 }
 
 /**
+ * A `bigint` in a response is written as a JSON integer digit for digit (http/json-text.ts): money
+ * that can pass 2^53 centavos (a balance). JSON Schema has no bigint; it is an int64 integer.
+ */
+function bigintAsInt64(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
+  if (ctx.zodSchema._zod.def.type !== 'bigint') return;
+  ctx.jsonSchema.type = 'integer';
+  ctx.jsonSchema.format = 'int64';
+}
+
+/**
  * Converts zod schemas to JSON Schema and hoists every schema that has a registry `id` into
  * `components.schemas`, rewriting zod's local `#/$defs/…` references to component references.
  */
@@ -217,7 +227,7 @@ class SchemaComponents {
   }
 
   inline(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: bigintAsInt64 }) as Json;
     const rewritten = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
     const defs = (rewritten.$defs ?? {}) as Record<string, Json>;
     for (const [name, def] of Object.entries(defs)) this.schemas[name] ??= def;
