@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '@wallet/platform';
 import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/api-schemas.js';
+import { NON_API_KEY_AREAS } from '../http/auth.js';
 import type { AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
 
@@ -189,6 +190,8 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   } else if (route.auth.kind === 'session') {
     codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
+  // The guard before routing refuses API keys anywhere in these areas, public pages included.
+  if (NON_API_KEY_AREAS.test(route.path)) codes.add('API_KEY_AUTH_NOT_ALLOWED');
   if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
   if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
   for (const c of route.errors ?? []) codes.add(c);
