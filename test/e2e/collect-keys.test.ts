@@ -2,6 +2,7 @@ import { PNG } from 'pngjs';
 import jsQRModule from 'jsqr';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -74,7 +75,7 @@ describe('collect keys end to end', () => {
     expect(q2.status).toBe(200);
     expect(q2.body.reused).toBe(true);
     expect(q2.body.qr.id).toBe(q1.body.qr.id);
-    const res = await fetch(`${stack.gateway.url}/breb/collect-keys/qr/${q1.body.qr.id}.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
+    const res = await fetchDocumented(`${stack.gateway.url}/breb/collect-keys/qr/${q1.body.qr.id}.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
     // The error body with the status when it is not 200 (a 503 was seen once on a loaded machine).
     expect([res.status, res.status === 200 ? '' : await res.clone().text()]).toEqual([200, '']);
     expect(res.headers.get('content-type')).toBe('image/png');
@@ -170,7 +171,7 @@ describe('collect keys end to end', () => {
   });
 
   it('refuses a forged inbound-payment notification at the gateway', async () => {
-    const r = await fetch(`${stack.gateway.url}/webhooks/breb/incoming`, {
+    const r = await fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
       body: JSON.stringify({ eventId: 'e', providerTransferId: 'brb_in_forged', keyValue: '@x', amountCents: 1 }),
     });

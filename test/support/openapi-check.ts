@@ -278,6 +278,17 @@ export async function fetchDocumented(url: string, init: RequestInit = {}, opts:
   return res;
 }
 
+/**
+ * Checks the answer to a raw HTTP/1.1 request (support/raw-http.ts): deliberately broken HTTP, so the
+ * HTTP server's own refusals count as documented answers too. A connection closed without an
+ * answer has nothing to check (the test asserts on that itself).
+ */
+export async function checkRawDocumented(baseUrl: string, head: string, r: { status: number | undefined; headers: Headers; body: string }): Promise<void> {
+  if (r.status === undefined) return;
+  const { method, path } = requestLineOf(head);
+  await checkDocumented(baseUrl, { method, path, status: r.status, headers: r.headers, text: r.body }, { malformedHttp: true });
+}
+
 /** Method and path of a raw HTTP/1.1 request head (`GET /x HTTP/1.1\r\n…`). */
 export function requestLineOf(head: string): { method: string; path: string } {
   const m = /^([A-Z]+) (\S+) HTTP\/1\.[01]\r\n/.exec(head);

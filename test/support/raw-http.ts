@@ -8,13 +8,20 @@ export interface RawResponse {
   /** undefined when the server closed without answering. */
   status: number | undefined;
   raw: string;
-  /** The body after the header block (chunked framing left in place). */
+  /** The response headers (empty when the server closed without answering). */
+  headers: Headers;
+  /** The body after the header block (de-chunked when the answer was chunked). */
   body: string;
 }
 
 function parse(raw: string): RawResponse {
   const m = /^HTTP\/1\.[01] (\d{3})/.exec(raw);
   const at = raw.indexOf('\r\n\r\n');
+  const headers = new Headers();
+  for (const line of (at >= 0 ? raw.slice(0, at) : '').split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) { try { headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim()); } catch { /* not a valid header: left out */ } }
+  }
   let body = at >= 0 ? raw.slice(at + 4) : '';
   if (/\r\ntransfer-encoding:\s*chunked/i.test(raw.slice(0, at))) {
     // De-chunk (enough for small error bodies).
@@ -30,7 +37,7 @@ function parse(raw: string): RawResponse {
     }
     body = out;
   }
-  return { status: m ? Number(m[1]) : undefined, raw, body };
+  return { status: m ? Number(m[1]) : undefined, raw, headers, body };
 }
 
 /**
