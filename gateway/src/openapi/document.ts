@@ -195,6 +195,8 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
   if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
   for (const c of route.errors ?? []) codes.add(c);
+  // A malformed path parameter is answered with its own code (e.g. a bad company id reads as not found).
+  for (const c of Object.values(route.paramErrors ?? {})) codes.add(c);
   codes.add('INTERNAL_ERROR');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes) {
