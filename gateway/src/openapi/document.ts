@@ -138,13 +138,17 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     responses[status] = r;
   }
   for (const [status, codes] of errorStatuses(route)) {
-    let schema: Json = components.ref(ErrorSchema, 'output');
+    if (responses[String(status)]) throw new Error(`${route.operationId}: status ${status} is declared both as a response and by the error codes ${codes.join(', ')}`);
+    // The error shape, with `error` narrowed to the codes this operation answers with this status.
+    const errorWith = (some: ErrorCode[]): Json => ({ allOf: [components.ref(ErrorSchema, 'output'), { properties: { error: { enum: some } } }] });
+    let schema: Json = errorWith(codes);
     const headers: Json = { ...baseHeaders, ...(status < 500 && status !== 429 ? replayHeader : {}) };
     if (status === 429) {
       schema = components.ref(RateLimitErrorSchema, 'output');
       headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     } else if (status === 403 && codes.includes('INSUFFICIENT_SCOPE')) {
-      schema = { oneOf: [components.ref(ErrorSchema, 'output'), components.ref(ScopeErrorSchema, 'output')] };
+      const others = codes.filter((c) => c !== 'INSUFFICIENT_SCOPE');
+      schema = others.length ? { oneOf: [errorWith(others), components.ref(ScopeErrorSchema, 'output')] } : components.ref(ScopeErrorSchema, 'output');
     }
     responses[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join('<br>'),
