@@ -32,6 +32,9 @@ describe('OpenAPI document', () => {
     expect(schemaOf('/breb/collect-keys/qr/{qrId}.png', 'image/png')).toEqual({ type: 'string', format: 'binary' });
     expect(schemaOf('/wallets/transactions/{id}/receipt.pdf', 'application/pdf')).toEqual({ type: 'string', format: 'binary' });
     expect(schemaOf('/docs', 'text/html')).toEqual({ type: 'string' });
+    // Static files: each media type the route serves (the answer's Content-Type must be one of them).
+    expect(Object.keys(doc.paths['/docs/assets/{file}']!.get.responses['200'].content).sort()).toEqual(['image/png', 'text/css', 'text/javascript']);
+    expect(Object.keys(doc.paths['/dashboard/assets/{file}']!.get.responses['200'].content).sort()).toEqual(['text/css', 'text/javascript']);
   });
 
   it('is a valid OpenAPI 3.1 document (checked against the official schema)', async () => {

@@ -134,7 +134,10 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     const headers: Json = { ...baseHeaders, ...replayHeader, ...(doc.headers ?? {}) };
     const r: Json = { description: doc.description, headers };
     if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
-    else if (doc.contentType) r.content = { [doc.contentType]: { schema: bodySchemaOf(doc.contentType) } };
+    else if (doc.contentType) {
+      const types = typeof doc.contentType === 'string' ? [doc.contentType] : doc.contentType;
+      r.content = Object.fromEntries(types.map((t) => [t, { schema: bodySchemaOf(t) }]));
+    }
     responses[status] = r;
   }
   for (const [status, codes] of errorStatuses(route)) {
