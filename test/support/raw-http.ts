@@ -80,8 +80,10 @@ export function rawRequest(port: number, head: string, opts: { chunks?: number; 
 }
 
 export interface SlowClient {
-  /** Resolves when the connection ends: whether the server closed it, and any status it answered. */
-  closed: Promise<{ closedByServer: boolean; status: number | undefined }>;
+  /** What the client sent before stalling (empty for 'idle'). */
+  head: string;
+  /** Resolves when the connection ends: whether the server closed it, and any answer it gave. */
+  closed: Promise<{ closedByServer: boolean; status: number | undefined; response: RawResponse }>;
   destroy(): void;
 }
 
@@ -95,25 +97,29 @@ export function slowClient(port: number, mode: 'headers' | 'body' | 'idle'): Slo
   const received: Buffer[] = [];
   let destroyedByUs = false;
   let timer: NodeJS.Timeout | undefined;
-  const closed = new Promise<{ closedByServer: boolean; status: number | undefined }>((resolve) => {
+  const head = mode === 'headers' ? 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n'
+    : mode === 'body' ? 'POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{' : '';
+  const closed = new Promise<{ closedByServer: boolean; status: number | undefined; response: RawResponse }>((resolve) => {
     socket.on('data', (d) => received.push(d));
     socket.on('error', () => undefined);
     socket.on('close', () => {
       if (timer) clearInterval(timer);
-      resolve({ closedByServer: !destroyedByUs, status: parse(Buffer.concat(received).toString('latin1')).status });
+      const response = parse(Buffer.concat(received).toString('latin1'));
+      resolve({ closedByServer: !destroyedByUs, status: response.status, response });
     });
   });
   socket.on('connect', () => {
     if (mode === 'idle') return;
     if (mode === 'headers') {
-      socket.write('GET /openapi.json HTTP/1.1\r\nHost: x\r\n');
+      socket.write(head);
       timer = setInterval(() => { if (!socket.destroyed) socket.write(`X-Slow-${Date.now()}: 1\r\n`); }, 1000);
     } else {
-      socket.write('POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      socket.write(head);
       timer = setInterval(() => { if (!socket.destroyed) socket.write(' '); }, 1000);
     }
   });
   return {
+    head,
     closed,
     destroy() {
       destroyedByUs = true;
