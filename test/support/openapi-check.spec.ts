@@ -14,6 +14,7 @@ const doc = {
             headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' } },
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
           },
+          '400': { description: 'bad id', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'BAD_THING_ID' } } }] } } } },
           '404': { $ref: '#/components/responses/Error' },
         },
       },
@@ -44,12 +45,13 @@ const doc = {
     responses: {
       Error: { description: 'error', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
       RouteNotFound: { description: 'no route', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'ROUTE_NOT_FOUND' } } }] } } } },
+      MalformedRequest: { description: 'malformed', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'INVALID_REQUEST' } } }] } } } },
       HeadersTooLarge: { description: 'too large', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'HEADERS_TOO_LARGE' } } }] } } } },
     },
   },
   'x-responses-before-routing': {
     unrouted: { '404': { $ref: '#/components/responses/RouteNotFound' } },
-    protocol: { '431': { $ref: '#/components/responses/HeadersTooLarge' } },
+    protocol: { '400': { $ref: '#/components/responses/MalformedRequest' }, '431': { $ref: '#/components/responses/HeadersTooLarge' } },
   },
 };
 
@@ -79,7 +81,7 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
 
   it('fails on an undeclared status, with the statuses that are declared', () => {
     expect(responses.problems(json(409, { error: 'CONFLICT', message: 'x' }))).toEqual([
-      'status 409 is not declared for getThing (GET /things/{id}); declared: 200, 404',
+      'status 409 is not declared for getThing (GET /things/{id}); declared: 200, 400, 404',
     ]);
     // `default` covers every status of an operation that declares it.
     expect(responses.problems(json(409, { error: 'CONFLICT', message: 'x' }, {}, 'GET', '/things/t1/receipt.pdf'))).toEqual([]);
@@ -127,8 +129,12 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
 
   it('the HTTP server\'s own refusals are accepted only for deliberately malformed requests', () => {
     const refused = json(431, { error: 'HEADERS_TOO_LARGE', message: 'Demasiado grandes.' });
-    expect(responses.problems(refused)).toEqual(['status 431 is not declared for getThing (GET /things/{id}); declared: 200, 404']);
+    expect(responses.problems(refused)).toEqual(['status 431 is not declared for getThing (GET /things/{id}); declared: 200, 400, 404']);
     expect(responses.problems(refused, { malformedHttp: true })).toEqual([]);
+    // A status the operation declares with other codes: the server's refusal is accepted for malformed HTTP only.
+    const malformed = json(400, { error: 'INVALID_REQUEST', message: 'No válida.' });
+    expect(responses.problems(malformed).join('\n')).toMatch(/\/error must be equal to constant \("BAD_THING_ID"\)/);
+    expect(responses.problems(malformed, { malformedHttp: true })).toEqual([]);
     expect(responses.problems(json(431, { error: 'OTHER', message: 'x' }), { malformedHttp: true }).join('\n')).toMatch(/must be equal to constant/);
   });
 

@@ -127,21 +127,29 @@ export class OpenApiResponses {
     const op = this.match(x.method, x.path);
     const status = String(x.status);
     const before = this.doc['x-responses-before-routing'] ?? {};
-    let response: { value: Json; pointer: string } | undefined;
+    // The responses this answer may be: the operation's (or, with no operation, the unrouted ones),
+    // then for deliberately malformed HTTP the HTTP server's own refusals.
+    const candidates: Array<{ value: Json; pointer: string }> = [];
     if (op) {
       const declared = op.operation.responses ?? {};
       const key = [status, `${status[0]}XX`, 'default'].find((k) => declared[k]);
-      if (key) response = this.resolve(declared[key], `${op.pointer}${pointer('responses', key)}`);
-      else if (opts.malformedHttp && before.protocol?.[status]) response = this.resolve(before.protocol[status], pointer('x-responses-before-routing', 'protocol', status));
-      if (!response) return [`status ${status} is not declared for ${op.operationId} (${op.method} ${op.template}); declared: ${Object.keys(declared).join(', ')}`];
-    } else {
-      const group = before.unrouted?.[status] ? 'unrouted' : opts.malformedHttp && before.protocol?.[status] ? 'protocol' : undefined;
-      if (!group) {
-        return [`no operation serves ${x.method.toUpperCase()} ${x.path.split('?')[0]}, and ${status} is not an answer the document declares before routing (x-responses-before-routing: ${Object.keys(before.unrouted ?? {}).join(', ') || 'none'})`];
-      }
-      response = this.resolve(before[group][status], pointer('x-responses-before-routing', group, status));
+      if (key) candidates.push(this.resolve(declared[key], `${op.pointer}${pointer('responses', key)}`));
+    } else if (before.unrouted?.[status]) {
+      candidates.push(this.resolve(before.unrouted[status], pointer('x-responses-before-routing', 'unrouted', status)));
     }
-    return [...this.headerProblems(x, response), ...this.bodyProblems(x, response)];
+    if (opts.malformedHttp && before.protocol?.[status]) candidates.push(this.resolve(before.protocol[status], pointer('x-responses-before-routing', 'protocol', status)));
+    if (candidates.length === 0) {
+      return [op
+        ? `status ${status} is not declared for ${op.operationId} (${op.method} ${op.template}); declared: ${Object.keys(op.operation.responses ?? {}).join(', ')}`
+        : `no operation serves ${x.method.toUpperCase()} ${x.path.split('?')[0]}, and ${status} is not an answer the document declares before routing (x-responses-before-routing: ${Object.keys(before.unrouted ?? {}).join(', ') || 'none'})`];
+    }
+    let first: string[] | undefined;
+    for (const response of candidates) {
+      const problems = [...this.headerProblems(x, response), ...this.bodyProblems(x, response)];
+      if (problems.length === 0) return [];
+      first ??= problems;
+    }
+    return first!;
   }
 
   /** Throws UndocumentedResponseError unless the answer is documented. */
