@@ -1,2 +1,9 @@
 const preset = require('./jest.preset.cjs');
-module.exports = { ...preset, testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/faults/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts'], testTimeout: 60000 };
+module.exports = {
+  ...preset,
+  testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/faults/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts', '<rootDir>/support/**/*.spec.ts'],
+  testTimeout: 60000,
+  // Which operations of GET /openapi.json the run saw answer 2xx (support/openapi-check.ts).
+  globalSetup: '<rootDir>/support/openapi-coverage.setup.mjs',
+  globalTeardown: '<rootDir>/support/openapi-coverage.teardown.mjs',
+};

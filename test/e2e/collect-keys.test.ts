@@ -1,7 +1,9 @@
 import { PNG } from 'pngjs';
 import jsQRModule from 'jsqr';
+import { signPayload } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -74,7 +76,7 @@ describe('collect keys end to end', () => {
     expect(q2.status).toBe(200);
     expect(q2.body.reused).toBe(true);
     expect(q2.body.qr.id).toBe(q1.body.qr.id);
-    const res = await fetch(`${stack.gateway.url}/breb/collect-keys/qr/${q1.body.qr.id}.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
+    const res = await fetchDocumented(`${stack.gateway.url}/breb/collect-keys/qr/${q1.body.qr.id}.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
     // The error body with the status when it is not 200 (a 503 was seen once on a loaded machine).
     expect([res.status, res.status === 200 ? '' : await res.clone().text()]).toEqual([200, '']);
     expect(res.headers.get('content-type')).toBe('image/png');
@@ -169,8 +171,29 @@ describe('collect keys end to end', () => {
     expect((await patch(k.id, { state: 'ACTIVE' }, 'wrong-admin-token')).status).toBe(401);
   });
 
+  it('the network\'s signed inbound-payment notification, posted straight to the gateway, credits once; its repeat is a duplicate', async () => {
+    const k = await post('/breb/collect-keys', { externalId: 'cliente-directo', name: 'Directo' });
+    expect(k.status).toBe(201);
+    const before = await brebAvailable();
+    const raw = JSON.stringify({
+      eventId: `net-${Date.now()}`, providerTransferId: `brb_in_direct_${Date.now()}`, keyValue: k.body.key.value, amountCents: 70_000,
+      payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi', receivedAt: new Date().toISOString(),
+    });
+    const notify = () => fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
+      method: 'POST', body: raw,
+      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+    });
+    const first = await notify();
+    expect([first.status, await first.json()]).toEqual([200, { received: true, duplicate: false }]);
+    const again = await notify();
+    expect([again.status, await again.json()]).toEqual([200, { received: true, duplicate: true }]);
+    const listed = await eventually(async () => (await stack.http('GET', '/deposits?externalId=cliente-directo', { token: co.readKey })).body.deposits?.[0], 15_000, 100);
+    expect(listed).toMatchObject({ status: 'ASSIGNED', source: 'BREB', amountCents: '70000', brebKey: { id: k.body.id, externalId: 'cliente-directo' } });
+    expect(await brebAvailable()).toBe(before + BigInt(listed.netAmountCents));
+  });
+
   it('refuses a forged inbound-payment notification at the gateway', async () => {
-    const r = await fetch(`${stack.gateway.url}/webhooks/breb/incoming`, {
+    const r = await fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
       body: JSON.stringify({ eventId: 'e', providerTransferId: 'brb_in_forged', keyValue: '@x', amountCents: 1 }),
     });

@@ -6,6 +6,7 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { ERRORS } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { checkDocumented } from '../support/openapi-check.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'wallet-e2e-screenshots');
@@ -44,6 +45,23 @@ describe('company dashboard in Chromium', () => {
   const contexts: BrowserContext[] = [];
   /** Console errors and CSP violations seen by any page: the page must run clean under its CSP. */
   const pageProblems: string[] = [];
+  /** Every answer the browser gets from the gateway (the page, its assets, the API calls of its script), checked against GET /openapi.json. */
+  const browserChecks: Array<Promise<void>> = [];
+  const undocumented: string[] = [];
+  let checkedAnswers = 0;
+  function checkAnswersOf(page: Page): void {
+    page.on('response', (r) => {
+      if (!r.url().startsWith(`${stack.gateway.url}/`)) return;
+      browserChecks.push((async () => {
+        const u = new URL(r.url());
+        const media = (r.headers()['content-type'] ?? '').split(';')[0]!.trim();
+        const text = /json$|^text\//.test(media) ? await r.text().catch(() => null) : undefined;
+        if (text === null) return; // the page moved on before the body could be read
+        await checkDocumented(stack.gateway.url, { method: r.request().method(), path: `${u.pathname}${u.search}`, status: r.status(), headers: new Headers(r.headers()), text });
+        checkedAnswers++;
+      })().catch((err: Error) => { undocumented.push(err.message); }));
+    });
+  }
 
   const tx = (id: string) => stack.http('GET', `/wallets/transactions/${id}`, { token: readKey });
   const brebBalance = async () => {
@@ -74,6 +92,7 @@ describe('company dashboard in Chromium', () => {
     const page = await context.newPage();
     page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) pageProblems.push(m.text()); });
     page.on('pageerror', (e) => pageProblems.push(String(e)));
+    checkAnswersOf(page);
     const res = await page.goto(`${stack.gateway.url}/dashboard`);
     expect(res?.status()).toBe(200);
     const headers = res!.headers();
@@ -135,6 +154,10 @@ describe('company dashboard in Chromium', () => {
     }
   }, 90_000);
 
+  afterEach(async () => {
+    await Promise.all(browserChecks.splice(0));
+    expect(undocumented.splice(0)).toEqual([]);
+  });
   afterAll(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
@@ -297,5 +320,11 @@ describe('company dashboard in Chromium', () => {
 
   it('no page logged an error or a CSP violation', () => {
     expect(pageProblems).toEqual([]);
+  });
+
+  it('every answer the browser got from the gateway was one GET /openapi.json declares', () => {
+    expect(undocumented).toEqual([]);
+    // Page, assets, login, the session user, approvals, signatures: the check did run.
+    expect(checkedAnswers).toBeGreaterThan(10);
   });
 });

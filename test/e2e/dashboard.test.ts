@@ -121,6 +121,20 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(JSON.stringify(bad.body)).not.toContain(u.password);
   });
 
+  it('GET /auth/me answers the session\'s user and company; POST /auth/logout answers 204 with no body', async () => {
+    const u = await newUser(co, 'VIEWER');
+    const me = await stack.http('GET', '/auth/me', { token: u.token });
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({ id: u.id, email: u.email, role: 'VIEWER', companyId: co.id, companyName: 'Firmas S.A.S.', sessionExpiresAt: expect.any(String) });
+    // CONTRACT §5: a session lasts 8 h.
+    expect(Date.parse(me.body.sessionExpiresAt) - Date.now()).toBeGreaterThan(7.9 * 3600_000);
+    expect(me.headers.get('ratelimit-remaining')).toMatch(/^\d+$/);
+    const out = await stack.http('POST', '/auth/logout', { token: u.token });
+    expect([out.status, out.text]).toEqual([204, '']);
+    const again = await stack.http('POST', '/auth/logout', { token: u.token });
+    expect([again.status, again.body.error]).toEqual([401, 'SESSION_EXPIRED']);
+  });
+
   it('logout and disabling a user end their sessions at once', async () => {
     const u = await newUser(co, 'OPERATOR');
     expect((await stack.http('POST', '/auth/logout', { token: u.token })).status).toBe(204);

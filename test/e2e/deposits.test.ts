@@ -1,5 +1,6 @@
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -111,7 +112,7 @@ describe('PSE deposits end to end', () => {
 
   it('refuses a forged PSE notification at the gateway and changes nothing', async () => {
     const r = await create({ amountCents: 30_000, ...payer });
-    const res = await fetch(`${stack.gateway.url}/webhooks/pse`, {
+    const res = await fetchDocumented(`${stack.gateway.url}/webhooks/pse`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
       body: JSON.stringify({ eventId: 'forged', depositId: r.body.id, providerTransferId: 'x', status: 'PAID', occurredAt: new Date().toISOString() }),
     });

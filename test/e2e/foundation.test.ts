@@ -100,6 +100,24 @@ describe('foundation end to end: provision → keys → fund → balance', () =>
     expect(body.wallets[1]).toMatchObject({ availableCents: String(expected), version: 41 });
   });
 
+  it('serves its own reference as documented: /openapi.json, /docs and every file it loads, /asyncapi.json', async () => {
+    const doc = await stack.http('GET', '/openapi.json');
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    const page = await stack.http('GET', '/docs');
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    // The reference page loads only files the document lists (each answer checked by stack.http).
+    const files = [...page.text.matchAll(/(?:href|src)="\/docs\/assets\/([^"]+)"/g)].map((m) => m[1]!);
+    expect(files.sort()).toEqual(['docs-init.js', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui.css']);
+    for (const f of files) expect((await stack.http('GET', `/docs/assets/${f}`)).status).toBe(200);
+    const missing = await stack.http('GET', '/docs/assets/package.json');
+    expect([missing.status, missing.body.error]).toEqual([404, 'ROUTE_NOT_FOUND']);
+    const events = await stack.http('GET', '/asyncapi.json');
+    expect(events.status).toBe(200);
+    expect(events.body.asyncapi).toMatch(/^3\./);
+  });
+
   it('publishes ledger events on JetStream with CloudEvents headers', async () => {
     const co = await stack.provision('Events S.A.S.');
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 4242, reference: 'ev-1' });

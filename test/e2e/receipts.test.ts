@@ -1,6 +1,7 @@
 import { PDFParse } from 'pdf-parse';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -18,7 +19,7 @@ async function pdfText(buf: ArrayBuffer): Promise<{ text: string; pages: number 
 describe('receipts end to end', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
-  const get = (path: string, key = co.readKey) => fetch(`${stack.gateway.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
+  const get = (path: string, key = co.readKey) => fetchDocumented(`${stack.gateway.url}${path}`, { headers: { authorization: `Bearer ${key}` } });
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true, deposits: true, receipts: true });

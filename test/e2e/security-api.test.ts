@@ -7,6 +7,7 @@ import { startGateway } from '@wallet/gateway/testing';
 import { startStack } from '../support/stack.js';
 import { DbSnapshotter, clientErrorProblem, diff, fcParams, operations, send, type Operation, type RawAnswer } from '../support/hostile.js';
 import { rawRequest } from '../support/raw-http.js';
+import { checkRawDocumented, fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 type Company = Awaited<ReturnType<Stack['provision']>>;
@@ -39,6 +40,12 @@ describe('security', () => {
   const req = (method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}) =>
     send(stack.gateway.url, method, path, { token, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const shape = (r: RawAnswer) => ({ status: r.status, body: r.body });
+  /** Raw bytes to the gateway; the answer is checked against GET /openapi.json like any other. */
+  const raw = async (head: string, opts?: Parameters<typeof rawRequest>[2]) => {
+    const r = await rawRequest(stack.gateway.port, head, opts);
+    await checkRawDocumented(stack.gateway.url, head, r);
+    return r;
+  };
   const mails = async (to: string) => ((await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as any).items as any[];
 
   beforeAll(async () => {
@@ -248,7 +255,7 @@ describe('security', () => {
       }), fcParams(40));
     // Raw bytes a fetch client cannot send: CR/LF splitting, NUL, obs-fold.
     for (const line of [`Authorization: Bearer ${good}\r\n Bearer`, `Authorization: Bearer wk_test_\u0000${'A'.repeat(40)}`, 'Authorization: Bearer \u00e9\u00e9\u00e9']) {
-      const r = await rawRequest(stack.gateway.port, `GET /wallets/balance HTTP/1.1\r\nHost: x\r\n${line}\r\nConnection: close\r\n\r\n`);
+      const r = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\n${line}\r\nConnection: close\r\n\r\n`);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
       // Refused by the HTTP parser or by the app: the API's error shape and a request id either way.
@@ -308,7 +315,7 @@ describe('security', () => {
       expect((await req('GET', '/wallets/balance', a.readKey, undefined, { 'x-request-id': 'req-1.ok_X' })).headers.get('x-request-id')).toBe('req-1.ok_X');
       // CR / LF inside the header never reach the answer as a new header.
       for (const value of ['a\rSet-Cookie: evil=1', 'a\nSet-Cookie: evil=1', 'a\r\n Set-Cookie: evil=1']) {
-        const r = await rawRequest(stack.gateway.port, `GET /wallets/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.readKey}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`);
+        const r = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.readKey}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`);
         expect(r.raw).not.toMatch(/set-cookie:\s*evil/i);
         expect(r.status).toBeLessThan(500);
       }
@@ -352,7 +359,7 @@ describe('security', () => {
 
     it('receipts: markup and unusual characters in the description and names are rendered as text, no crash', async () => {
       const res = await eventually(async () => {
-        const r = await fetch(`${stack.gateway.url}/wallets/transactions/${bIds.transfer}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
+        const r = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${bIds.transfer}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
         return r.status === 200 ? r : undefined;
       }, 15_000, 200);
       expect(res.headers.get('content-type')).toBe('application/pdf');
@@ -369,7 +376,7 @@ describe('security', () => {
         expect(r.status).toBeLessThan(500);
         if (r.status !== 201) { expect(clientErrorProblem(r)).toBeUndefined(); continue; }
         const pdf = await eventually(async () => {
-          const x = await fetch(`${stack.gateway.url}/wallets/transactions/${r.body.id}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
+          const x = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${r.body.id}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
           expect(x.status).toBeLessThan(500);
           return x.status === 200 ? x : undefined;
         }, 15_000, 200);
@@ -385,19 +392,19 @@ describe('security', () => {
       const r1 = await send(stack.gateway.url, 'POST', '/breb/collect-keys', { token: a.writeKey, body: big });
       expect({ status: r1.status, error: r1.body?.error }).toEqual({ status: 413, error: 'PAYLOAD_TOO_LARGE' });
       // Chunked, no Content-Length: counted while streaming.
-      const chunked = await rawRequest(stack.gateway.port,
+      const chunked = await raw(
         `POST /breb/collect-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.writeKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
         { chunks: 12, chunkBytes: 128 * 1024, tolerateReset: true });
       expect(chunked.status).toBe(413);
       expect(JSON.parse(chunked.body).error).toBe('PAYLOAD_TOO_LARGE');
       // 20 MiB declared: refused from the header; the server reads (and discards) at most 8 MiB, then answers
       // without waiting for the rest (we stop one byte past 8 MiB, so nothing is left unread to turn the close into a reset).
-      const declared = await rawRequest(stack.gateway.port,
+      const declared = await raw(
         `POST /breb/collect-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.writeKey}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}\r\nConnection: close\r\n\r\n`,
         { chunks: 32, chunkBytes: 256 * 1024, tail: 'a', tolerateReset: true });
       expect(declared.status).toBe(413);
       // A header block above Node's limit is refused by the HTTP parser (431), and the server lives on.
-      const hugeHeader = await rawRequest(stack.gateway.port, `GET /wallets/balance HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\nConnection: close\r\n\r\n`);
+      const hugeHeader = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\nConnection: close\r\n\r\n`);
       expect(hugeHeader.status).toBe(431);
       expect(JSON.parse(hugeHeader.body)).toEqual({ error: 'HEADERS_TOO_LARGE', message: 'Los encabezados de la solicitud son demasiado grandes.' });
       expect((await req('GET', '/wallets/balance', a.readKey)).status).toBe(200);

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { startStack } from '../support/stack.js';
 import { send } from '../support/hostile.js';
 import { slowClient, type SlowClient } from '../support/raw-http.js';
+import { checkRawDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -52,6 +53,9 @@ describe('slow clients', () => {
     expect({ headers: h.closedByServer, body: b.closedByServer, idle: i.closedByServer }).toEqual({ headers: true, body: true, idle: true });
     // A timed-out request gets 408 or a bare close; never a 2xx or a 5xx.
     for (const s of [h.status, b.status]) if (s !== undefined) expect(s).toBe(408);
+    // Whatever answer there was is one the document declares (the HTTP server's own 408).
+    await checkRawDocumented(stack.gateway.url, slow.headers.head, h.response);
+    await checkRawDocumented(stack.gateway.url, slow.body.head, b.response);
     // And the server is still fine.
     expect((await send(stack.gateway.url, 'GET', '/wallets/balance', { token: key })).status).toBe(200);
   }, 130_000);

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -259,13 +260,13 @@ describe('transfers end to end', () => {
 
   it('rejects a forged or stale rail callback and changes nothing', async () => {
     const body = JSON.stringify({ eventId: 'evt-forged', transactionId: '00000000-0000-4000-8000-000000000001', providerTransferId: 'x', rail: 'BREB', status: 'COMPLETED', occurredAt: new Date().toISOString() });
-    const forged = await fetch(`${stack.gateway.url}/webhooks/rails/breb`, {
+    const forged = await fetchDocumented(`${stack.gateway.url}/webhooks/rails/breb`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }, body,
     });
     expect(forged.status).toBe(401);
     const t = Math.floor(Date.now() / 1000) - 3600;
     const sig = createHmac('sha256', 'dev-rail-callback-secret').update(`${t}.${body}`).digest('hex');
-    const stale = await fetch(`${stack.gateway.url}/webhooks/rails/breb`, {
+    const stale = await fetchDocumented(`${stack.gateway.url}/webhooks/rails/breb`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${t},v1=${sig}` }, body,
     });
     expect(stale.status).toBe(401);

@@ -222,3 +222,75 @@ describe('webhooks end to end', () => {
     expect((await stack.http('GET', `/webhooks/endpoints/${endpoint.id}`, { token: co.readKey })).status).toBe(404);
   });
 });
+
+/**
+ * The webhook-endpoint API operation by operation, on its happy paths (each answer is checked
+ * against GET /openapi.json by stack.http): create with an Idempotency-Key and its replay, list,
+ * get, change every field, test pings, the delivery log page by page and by status, one delivery,
+ * a replay, a rotation without overlap, delete.
+ */
+describe('webhook endpoints API, every operation as documented', () => {
+  let stack: Stack;
+  let co: Awaited<ReturnType<Stack['provision']>>;
+  const rx = new Receiver();
+
+  beforeAll(async () => {
+    stack = await startStack({ webhooks: true });
+    co = await stack.provision('Endpoints S.A.S.');
+    await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
+    await rx.start();
+  }, 60_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await rx.stop();
+  });
+
+  it('create (idempotent), list, get, update, test, deliveries by page and status, get one, replay, rotate, delete', async () => {
+    const body = { url: rx.url, events: ['transfer.completed'], enabled: true, description: 'ERP' };
+    const created = await stack.http('POST', '/webhooks/endpoints', { token: co.writeKey, body, headers: { 'idempotency-key': 'we-create-1' } });
+    expect(created.status).toBe(201);
+    const replayed = await stack.http('POST', '/webhooks/endpoints', { token: co.writeKey, body, headers: { 'idempotency-key': 'we-create-1' } });
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.id]).toEqual([201, 'true', created.body.id]);
+    const id = created.body.id as string;
+
+    expect((await stack.http('GET', '/webhooks/endpoints', { token: co.readKey })).body.items.map((e: { id: string }) => e.id)).toEqual([id]);
+    const changed = await stack.http('PATCH', `/webhooks/endpoints/${id}`, {
+      token: co.writeKey, body: { url: `${rx.url}?v=2`, events: ['deposit.paid', 'transfer.failed'], description: 'Contabilidad' },
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ id, url: `${rx.url}?v=2`, events: ['deposit.paid', 'transfer.failed'], description: 'Contabilidad', enabled: true });
+    expect(Date.parse(changed.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.updatedAt));
+    expect((await stack.http('GET', `/webhooks/endpoints/${id}`, { token: co.readKey })).body).toEqual(changed.body);
+
+    for (let i = 0; i < 3; i++) expect((await stack.http('POST', `/webhooks/endpoints/${id}/test`, { token: co.writeKey })).status).toBe(202);
+    await eventually(async () => {
+      const r = await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=SUCCEEDED`, { token: co.readKey });
+      return r.body.items.length === 3;
+    }, 15_000, 100);
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: Awaited<ReturnType<Stack['http']>> = await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: co.readKey });
+      expect(page.status).toBe(200);
+      expect(page.body.items.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.items.map((d: { id: string }) => d.id));
+      cursor = page.body.nextCursor;
+    } while (cursor && seen.length < 10);
+    expect(new Set(seen).size).toBe(3);
+    expect((await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=FAILED`, { token: co.readKey })).body).toEqual({ items: [], nextCursor: null });
+
+    const one = await stack.http('GET', `/webhooks/deliveries/${seen[0]}`, { token: co.readKey });
+    expect(one.body).toMatchObject({ id: seen[0], endpointId: id, eventType: 'webhook.ping', status: 'SUCCEEDED', responseStatus: 204 });
+    const replay = await stack.http('POST', `/webhooks/deliveries/${seen[0]}/replay`, { token: co.writeKey });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toMatchObject({ replayOf: seen[0], eventId: one.body.eventId, endpointId: id });
+
+    const rotated = await stack.http('POST', `/webhooks/endpoints/${id}/rotate-secret`, { token: co.writeKey, body: { overlapSeconds: 0 } });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+
+    expect((await stack.http('DELETE', `/webhooks/endpoints/${id}`, { token: co.writeKey })).body).toEqual({ id, deleted: true });
+    expect((await stack.http('GET', '/webhooks/endpoints', { token: co.readKey })).body).toEqual({ items: [] });
+  });
+});

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { ERRORS } from '@wallet/platform';
+import { checkDocumented, type CheckOptions } from './openapi-check.js';
 
 // ---- OpenAPI ----------------------------------------------------------------------------------
 
@@ -271,8 +272,11 @@ export function invalidQueryValue(schema: JsonSchema): fc.Arbitrary<string> | un
 
 export interface RawAnswer { status: number; text: string; body: any; headers: Headers }
 
-/** Sends a raw request; a server that does not answer within `hangMs` fails the test as a hang. */
-export async function send(baseUrl: string, method: string, path: string, opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer; hangMs?: number } = {}): Promise<RawAnswer> {
+/**
+ * Sends a raw request; a server that does not answer within `hangMs` fails the test as a hang, and
+ * an answer GET /openapi.json does not declare fails it too (`baseUrl` is a gateway).
+ */
+export async function send(baseUrl: string, method: string, path: string, opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer; hangMs?: number } & CheckOptions = {}): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
@@ -284,6 +288,7 @@ export async function send(baseUrl: string, method: string, path: string, opts: 
     throw err;
   }
   const text = await res.text();
+  await checkDocumented(baseUrl, { method, path, status: res.status, headers: res.headers, text }, { malformedHttp: opts.malformedHttp });
   let body: any;
   try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
   return { status: res.status, text, body, headers: res.headers };

@@ -8,13 +8,20 @@ export interface RawResponse {
   /** undefined when the server closed without answering. */
   status: number | undefined;
   raw: string;
-  /** The body after the header block (chunked framing left in place). */
+  /** The response headers (empty when the server closed without answering). */
+  headers: Headers;
+  /** The body after the header block (de-chunked when the answer was chunked). */
   body: string;
 }
 
 function parse(raw: string): RawResponse {
   const m = /^HTTP\/1\.[01] (\d{3})/.exec(raw);
   const at = raw.indexOf('\r\n\r\n');
+  const headers = new Headers();
+  for (const line of (at >= 0 ? raw.slice(0, at) : '').split('\r\n').slice(1)) {
+    const colon = line.indexOf(':');
+    if (colon > 0) { try { headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim()); } catch { /* not a valid header: left out */ } }
+  }
   let body = at >= 0 ? raw.slice(at + 4) : '';
   if (/\r\ntransfer-encoding:\s*chunked/i.test(raw.slice(0, at))) {
     // De-chunk (enough for small error bodies).
@@ -30,7 +37,7 @@ function parse(raw: string): RawResponse {
     }
     body = out;
   }
-  return { status: m ? Number(m[1]) : undefined, raw, body };
+  return { status: m ? Number(m[1]) : undefined, raw, headers, body };
 }
 
 /**
@@ -73,8 +80,10 @@ export function rawRequest(port: number, head: string, opts: { chunks?: number; 
 }
 
 export interface SlowClient {
-  /** Resolves when the connection ends: whether the server closed it, and any status it answered. */
-  closed: Promise<{ closedByServer: boolean; status: number | undefined }>;
+  /** What the client sent before stalling (empty for 'idle'). */
+  head: string;
+  /** Resolves when the connection ends: whether the server closed it, and any answer it gave. */
+  closed: Promise<{ closedByServer: boolean; status: number | undefined; response: RawResponse }>;
   destroy(): void;
 }
 
@@ -88,25 +97,29 @@ export function slowClient(port: number, mode: 'headers' | 'body' | 'idle'): Slo
   const received: Buffer[] = [];
   let destroyedByUs = false;
   let timer: NodeJS.Timeout | undefined;
-  const closed = new Promise<{ closedByServer: boolean; status: number | undefined }>((resolve) => {
+  const head = mode === 'headers' ? 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n'
+    : mode === 'body' ? 'POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{' : '';
+  const closed = new Promise<{ closedByServer: boolean; status: number | undefined; response: RawResponse }>((resolve) => {
     socket.on('data', (d) => received.push(d));
     socket.on('error', () => undefined);
     socket.on('close', () => {
       if (timer) clearInterval(timer);
-      resolve({ closedByServer: !destroyedByUs, status: parse(Buffer.concat(received).toString('latin1')).status });
+      const response = parse(Buffer.concat(received).toString('latin1'));
+      resolve({ closedByServer: !destroyedByUs, status: response.status, response });
     });
   });
   socket.on('connect', () => {
     if (mode === 'idle') return;
     if (mode === 'headers') {
-      socket.write('GET /openapi.json HTTP/1.1\r\nHost: x\r\n');
+      socket.write(head);
       timer = setInterval(() => { if (!socket.destroyed) socket.write(`X-Slow-${Date.now()}: 1\r\n`); }, 1000);
     } else {
-      socket.write('POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{');
+      socket.write(head);
       timer = setInterval(() => { if (!socket.destroyed) socket.write(' '); }, 1000);
     }
   });
   return {
+    head,
     closed,
     destroy() {
       destroyedByUs = true;

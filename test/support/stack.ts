@@ -4,6 +4,7 @@ import { createAsyncClient, devMeshTls } from '@wallet/platform';
 import { createTestDatabase, deleteNamespaceStreams, testNamespace } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
+import { checkDocumented } from './openapi-check.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -108,6 +109,8 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     const res = await fetch(`${gateway.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
     const text = await res.text();
+    // Every answer must be one GET /openapi.json declares (throws with the differences otherwise).
+    await checkDocumented(gateway.url, { method, path, status: res.status, headers: res.headers, text });
     let json: any;
     try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
     return { status: res.status, headers: res.headers, body: json, text };

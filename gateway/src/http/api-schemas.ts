@@ -156,7 +156,7 @@ export const ResolveKeyNotFoundSchema = z.object({
 
 export const QuoteSchema = z.object({
   amount: z.int(),
-  currentBalance: z.int(),
+  currentBalance: z.bigint().meta({ description: 'Integer centavos. A balance can pass 2^53: it is written exactly, digit for digit (read it with a big-number aware JSON parser).' }),
   feeBreakdown: z.object({
     fixedFee: z.int(), variableFee: z.int(), subtotalFee: z.int(), ivaApplicable: z.boolean(), ivaAmount: z.int(), totalCharged: z.int(),
   }),

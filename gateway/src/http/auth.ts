@@ -16,7 +16,7 @@ export function bearerToken(ctx: GatewayContext): string | undefined | null {
 }
 
 /** Path families reserved for the operator and dashboard sessions: client API keys are refused there. */
-const NON_API_KEY_AREAS = /^\/(admin|auth|dashboard)(\/|$)/;
+export const NON_API_KEY_AREAS = /^\/(admin|auth|dashboard)(\/|$)/;
 
 /**
  * Before routing: a client API key presented on /admin, /auth or /dashboard (existing routes or

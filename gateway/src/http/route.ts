@@ -15,8 +15,8 @@ export interface RouteResponseDoc {
   description: string;
   /** JSON body; omitted for non-JSON answers. */
   schema?: z.ZodType;
-  /** Non-JSON content (e.g. text/html). */
-  contentType?: string;
+  /** Non-JSON content (e.g. text/html); several when the answer's type depends on what is served (static files). */
+  contentType?: string | readonly string[];
   headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
 }
 
@@ -83,6 +83,11 @@ export function defineRoute<P extends z.ZodType | undefined = undefined, Q exten
   def: RouteDef<P, Q, B>,
 ): RouteDef<P, Q, B> {
   return def;
+}
+
+/** The distinct media types (parameters dropped) of the files a static route serves, for its documented content. */
+export function mediaTypes(contentTypes: readonly string[]): string[] {
+  return [...new Set(contentTypes.map((t) => t.split(';')[0]!.trim()))];
 }
 
 /** `/admin/companies/{id}` → `/admin/companies/:id` (koa-router form). */

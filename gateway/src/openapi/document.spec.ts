@@ -32,6 +32,9 @@ describe('OpenAPI document', () => {
     expect(schemaOf('/breb/collect-keys/qr/{qrId}.png', 'image/png')).toEqual({ type: 'string', format: 'binary' });
     expect(schemaOf('/wallets/transactions/{id}/receipt.pdf', 'application/pdf')).toEqual({ type: 'string', format: 'binary' });
     expect(schemaOf('/docs', 'text/html')).toEqual({ type: 'string' });
+    // Static files: each media type the route serves (the answer's Content-Type must be one of them).
+    expect(Object.keys(doc.paths['/docs/assets/{file}']!.get.responses['200'].content).sort()).toEqual(['image/png', 'text/css', 'text/javascript']);
+    expect(Object.keys(doc.paths['/dashboard/assets/{file}']!.get.responses['200'].content).sort()).toEqual(['text/css', 'text/javascript']);
   });
 
   it('is a valid OpenAPI 3.1 document (checked against the official schema)', async () => {
@@ -86,6 +89,32 @@ describe('OpenAPI document', () => {
     const credit = doc.paths['/admin/companies/{id}/wallets/{rail}/credit']!.post;
     expect(credit.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['id', 'rail']));
     expect(doc.components.schemas.AdminCreditRequest.properties.amountCents.type).toBe('integer');
+  });
+
+  it('narrows each error answer to the codes the operation gives with that status, path-parameter codes and the API-key guard included', () => {
+    const codesOf = (path: string, method: string, status: string) => doc.paths[path]![method].responses[status].content['application/json'].schema.allOf[1].properties.error.enum;
+    expect(codesOf('/wallets/balance', 'get', '404')).toEqual(['WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING']);
+    // A malformed company id is answered as not found (paramErrors), like an unknown one.
+    expect(codesOf('/admin/companies/{id}/users', 'get', '404')).toEqual(['COMPANY_NOT_FOUND']);
+    // The guard refuses API keys anywhere under /dashboard, the public page included (CONTRACT §5).
+    expect(codesOf('/dashboard', 'get', '403')).toEqual(['API_KEY_AUTH_NOT_ALLOWED']);
+    const scope = doc.paths['/transfers/send']!.post.responses['403'].content['application/json'].schema;
+    expect(scope.oneOf[1]).toEqual({ $ref: '#/components/schemas/InsufficientScopeError' });
+    expect(scope.oneOf[0].allOf[1].properties.error.enum).not.toContain('INSUFFICIENT_SCOPE');
+  });
+
+  it('declares the answers given before routing, the headers every answer carries, and money past 2^53 as int64', () => {
+    const before = (doc as any)['x-responses-before-routing'];
+    expect(Object.keys(before.unrouted).sort()).toEqual(['403', '404']);
+    expect(Object.keys(before.protocol).sort()).toEqual(['400', '408', '431']);
+    for (const group of Object.values<Record<string, { $ref: string }>>(before)) {
+      for (const r of Object.values(group)) expect(doc.components.responses[r.$ref.replace('#/components/responses/', '')]).toBeDefined();
+    }
+    expect(doc.components.responses.RouteNotFound.content['application/json'].schema.allOf[1]).toEqual({ properties: { error: { const: 'ROUTE_NOT_FOUND' } } });
+    expect(doc.components.headers['X-Request-Id'].required).toBe(true);
+    expect(doc.components.headers['Retry-After'].required).toBe(true);
+    expect(doc.components.schemas.Quote.properties.currentBalance).toMatchObject({ type: 'integer', format: 'int64' });
+    expect(doc.components.schemas.Quote.properties.currentBalance.maximum).toBeUndefined();
   });
 
   it('documents Idempotency-Key, Idempotent-Replayed and the two 409s on exactly the idempotent routes', () => {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '@wallet/platform';
 import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/api-schemas.js';
+import { NON_API_KEY_AREAS } from '../http/auth.js';
 import type { AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
 
@@ -31,7 +32,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         '',
         '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key.',
         '',
-        '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed).',
+        '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
         '',
@@ -57,11 +58,11 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wsess_…', description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).' },
       },
       headers: {
-        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]).', schema: { type: 'string' } },
+        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response.', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
         'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
-        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+        'Retry-After': { description: 'Seconds to wait before retrying (on every 429).', required: true, schema: { type: 'integer', minimum: 0 } },
         'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
       },
       parameters: {
@@ -74,8 +75,35 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       },
       responses: {
         Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
+        RouteNotFound: refusal('ROUTE_NOT_FOUND', components, 'No operation serves this method and path.'),
+        ApiKeyAuthNotAllowed: refusal('API_KEY_AUTH_NOT_ALLOWED', components, 'A client API key on `/admin/*`, `/auth/*` or `/dashboard/*`, whether an operation serves the path or not.'),
+        MalformedRequest: refusal('INVALID_REQUEST', components, 'Refused by the HTTP server before the request reached an operation (malformed HTTP: bad header bytes, bad framing); the connection is closed.'),
+        RequestTimeout: refusal('REQUEST_TIMEOUT', components, 'The request did not arrive complete in time; the connection is closed.'),
+        HeadersTooLarge: refusal('HEADERS_TOO_LARGE', components, 'The header block is over 16 KiB; the connection is closed.'),
       },
     },
+    // Answers given before an operation is chosen, so they belong to no operation: `unrouted` for a
+    // method and path no operation serves, `protocol` for requests the HTTP server refuses itself.
+    'x-responses-before-routing': {
+      unrouted: {
+        '403': { $ref: '#/components/responses/ApiKeyAuthNotAllowed' },
+        '404': { $ref: '#/components/responses/RouteNotFound' },
+      },
+      protocol: {
+        '400': { $ref: '#/components/responses/MalformedRequest' },
+        '408': { $ref: '#/components/responses/RequestTimeout' },
+        '431': { $ref: '#/components/responses/HeadersTooLarge' },
+      },
+    },
+  };
+}
+
+/** A refusal answered outside any operation: the error shape with exactly this code. */
+function refusal(code: ErrorCode, components: SchemaComponents, when: string): Json {
+  return {
+    description: `\`${code}\`: ${ERRORS[code].message} ${when}`,
+    headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+    content: { 'application/json': { schema: { allOf: [components.ref(ErrorSchema, 'output'), { properties: { error: { const: code } } }] } } },
   };
 }
 
@@ -106,17 +134,24 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     const headers: Json = { ...baseHeaders, ...replayHeader, ...(doc.headers ?? {}) };
     const r: Json = { description: doc.description, headers };
     if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
-    else if (doc.contentType) r.content = { [doc.contentType]: { schema: bodySchemaOf(doc.contentType) } };
+    else if (doc.contentType) {
+      const types = typeof doc.contentType === 'string' ? [doc.contentType] : doc.contentType;
+      r.content = Object.fromEntries(types.map((t) => [t, { schema: bodySchemaOf(t) }]));
+    }
     responses[status] = r;
   }
   for (const [status, codes] of errorStatuses(route)) {
-    let schema: Json = components.ref(ErrorSchema, 'output');
+    if (responses[String(status)]) throw new Error(`${route.operationId}: status ${status} is declared both as a response and by the error codes ${codes.join(', ')}`);
+    // The error shape, with `error` narrowed to the codes this operation answers with this status.
+    const errorWith = (some: ErrorCode[]): Json => ({ allOf: [components.ref(ErrorSchema, 'output'), { properties: { error: { enum: some } } }] });
+    let schema: Json = errorWith(codes);
     const headers: Json = { ...baseHeaders, ...(status < 500 && status !== 429 ? replayHeader : {}) };
     if (status === 429) {
       schema = components.ref(RateLimitErrorSchema, 'output');
       headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     } else if (status === 403 && codes.includes('INSUFFICIENT_SCOPE')) {
-      schema = { oneOf: [components.ref(ErrorSchema, 'output'), components.ref(ScopeErrorSchema, 'output')] };
+      const others = codes.filter((c) => c !== 'INSUFFICIENT_SCOPE');
+      schema = others.length ? { oneOf: [errorWith(others), components.ref(ScopeErrorSchema, 'output')] } : components.ref(ScopeErrorSchema, 'output');
     }
     responses[String(status)] = {
       description: codes.map((c) => `\`${c}\`: ${ERRORS[c].message}`).join('<br>'),
@@ -162,9 +197,13 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   } else if (route.auth.kind === 'session') {
     codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
+  // The guard before routing refuses API keys anywhere in these areas, public pages included.
+  if (NON_API_KEY_AREAS.test(route.path)) codes.add('API_KEY_AUTH_NOT_ALLOWED');
   if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
   if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
   for (const c of route.errors ?? []) codes.add(c);
+  // A malformed path parameter is answered with its own code (e.g. a bad company id reads as not found).
+  for (const c of Object.values(route.paramErrors ?? {})) codes.add(c);
   codes.add('INTERNAL_ERROR');
   const byStatus = new Map<number, ErrorCode[]>();
   for (const c of codes) {
@@ -172,6 +211,16 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
     byStatus.set(s, [...(byStatus.get(s) ?? []), c]);
   }
   return new Map([...byStatus.entries()].sort((a, b) => a[0] - b[0]));
+}
+
+/**
+ * A `bigint` in a response is written as a JSON integer digit for digit (http/json-text.ts): money
+ * that can pass 2^53 centavos (a balance). JSON Schema has no bigint; it is an int64 integer.
+ */
+function bigintAsInt64(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void {
+  if (ctx.zodSchema._zod.def.type !== 'bigint') return;
+  ctx.jsonSchema.type = 'integer';
+  ctx.jsonSchema.format = 'int64';
 }
 
 /**
@@ -190,7 +239,7 @@ class SchemaComponents {
   }
 
   inline(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Json;
+    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: bigintAsInt64 }) as Json;
     const rewritten = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
     const defs = (rewritten.$defs ?? {}) as Record<string, Json>;
     for (const [name, def] of Object.entries(defs)) this.schemas[name] ??= def;

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, mediaTypes, type AnyRoute } from '../route.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -61,7 +61,7 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
       auth: { kind: 'public' },
       params: z.object({ file: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }),
       paramErrors: { file: 'ROUTE_NOT_FOUND' },
-      responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
+      responses: { 200: { description: 'The file.', contentType: mediaTypes(Object.values(ASSETS)) } },
       errors: ['ROUTE_NOT_FOUND'],
       handler: async ({ params }) => {
         const type = ASSETS[params.file];

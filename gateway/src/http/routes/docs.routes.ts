@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
-import { defineRoute, type AnyRoute } from '../route.js';
+import { defineRoute, mediaTypes, type AnyRoute } from '../route.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** src/openapi/assets (tests) or dist/openapi/assets (build): both sit two levels above http/routes. */
@@ -56,7 +56,7 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       auth: { kind: 'public' },
       params: z.object({ file: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }),
       paramErrors: { file: 'ROUTE_NOT_FOUND' },
-      responses: { 200: { description: 'The file.', contentType: 'application/octet-stream' } },
+      responses: { 200: { description: 'The file.', contentType: mediaTypes(Object.values(ASSETS).map((a) => a.type)) } },
       errors: ['ROUTE_NOT_FOUND'],
       handler: async ({ params }) => {
         const a = asset(params.file);
