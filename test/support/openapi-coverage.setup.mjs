@@ -3,7 +3,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createRequire } from 'node:module';
 
-export default function setup() {
+/** The shared global setup first (the development mesh PKI), then the tally's directory. */
+const presetSetup = createRequire(import.meta.url)('../jest.global-setup.cjs');
+
+export default async function setup() {
+  await presetSetup();
   process.env.OPENAPI_COVERAGE_DIR = mkdtempSync(join(tmpdir(), 'openapi-coverage-'));
 }
