@@ -115,6 +115,8 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     if (status === 429) {
       schema = components.ref(RateLimitErrorSchema, 'output');
       headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    } else if (codes.includes('ACCOUNT_LOCKED')) {
+      headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     } else if (status === 403 && codes.includes('INSUFFICIENT_SCOPE')) {
       schema = { oneOf: [components.ref(ErrorSchema, 'output'), components.ref(ScopeErrorSchema, 'output')] };
     }
