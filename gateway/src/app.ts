@@ -50,7 +50,7 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
+  'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
 
 export interface AppDeps {
   config: AppConfig;
@@ -92,7 +92,10 @@ export function createApp(deps: AppDeps): GatewayApp {
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
   const dashboardAuth = new DashboardAuth(db, {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
+    lockout: config.dashboard.lockout, invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
+    ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
   }, log);
+  dashboardAuth.start();
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
@@ -110,7 +113,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminLedgerRoutes(ledgerAdmin),
     ...adminAmlRoutes(transfer),
     ...adminExceptionsRoutes(transfer, deposit),
-    ...adminDashboardUserRoutes(dashboardAuth),
+    ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
     ...docsRoutes(() => openApiDocument()),

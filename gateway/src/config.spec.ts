@@ -32,6 +32,20 @@ describe('gateway config', () => {
     const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
+    expect(prod.dashboard.enrolment).toBe('invitation');
+  });
+
+  it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {
+    expect(loadConfig({}).dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 259_200, publicUrl: undefined, lockout: { windowSeconds: 900, lockSeconds: 900 } });
+    expect(loadConfig({ DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
+    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    expect(loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
+    expect(() => loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'direct' })).toThrow(/DASHBOARD_ENROLMENT/);
+    expect(() => loadConfig({ DASHBOARD_ENROLMENT: 'maybe' })).toThrow(ConfigError);
+    const c = loadConfig({ DASHBOARD_PUBLIC_URL: 'https://pagos.example.co', DASHBOARD_LOCKOUT_SECONDS: '5', DASHBOARD_LOCKOUT_WINDOW_SECONDS: '7', DASHBOARD_INVITATION_TTL_SECONDS: '60' });
+    expect(c.dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 60, publicUrl: 'https://pagos.example.co', lockout: { windowSeconds: 7, lockSeconds: 5 } });
+    expect(() => loadConfig({ DASHBOARD_PUBLIC_URL: 'javascript:alert(1)' })).toThrow(ConfigError);
+    expect(() => loadConfig({ DASHBOARD_LOCKOUT_SECONDS: '0' })).toThrow(ConfigError);
   });
 
   it('reads limits, proxies and cache TTL from the environment and rejects bad values', () => {

@@ -54,6 +54,20 @@ export const gatewayEnvSchema = baseEnvSchema
     GATEWAY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
+    /**
+     * How dashboard users are provisioned: `invitation` (the user chooses the password and enrols
+     * the TOTP secret; forced in production) or `direct` (the operator receives both; the default
+     * elsewhere, so the local demo prints working credentials).
+     */
+    DASHBOARD_ENROLMENT: z.enum(['invitation', 'direct']).optional(),
+    /** How long an invitation can be redeemed (72 h; tests shorten it). */
+    DASHBOARD_INVITATION_TTL_SECONDS: env.int(259_200, 1),
+    /** Origin of the dashboard in invitation links, e.g. https://pagos.example.co (without it the link is a path on the gateway). */
+    DASHBOARD_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+    /** Per-account lockout: failures older than this no longer count (15 min; tests shorten it). */
+    DASHBOARD_LOCKOUT_WINDOW_SECONDS: env.int(900, 1),
+    /** Per-account lockout: how long the account stays locked (15 min; tests shorten it). */
+    DASHBOARD_LOCKOUT_SECONDS: env.int(900, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
     API_KEY_CACHE_TTL_MS: env.int(2000, 0).pipe(z.number().max(5000, 'must be at most 5000 (revocation latency)')),
     TRUSTED_PROXIES: cidrList.default(DEFAULT_TRUSTED_PROXIES.split(',')),
@@ -74,6 +88,9 @@ export const gatewayEnvSchema = baseEnvSchema
       else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
       if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
       if (!cfg.GATEWAY_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['GATEWAY_ENCRYPTION_KEY'], message: 'is required in production' });
+      if (cfg.DASHBOARD_ENROLMENT === 'direct') {
+        ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
+      }
     }
   });
 
@@ -95,6 +112,12 @@ export interface GatewayConfig {
   apiKeyPepper: string;
   encryptionKey: string;
   sessionTtlSeconds: number;
+  dashboard: {
+    enrolment: 'invitation' | 'direct';
+    invitationTtlSeconds: number;
+    publicUrl: string | undefined;
+    lockout: { windowSeconds: number; lockSeconds: number };
+  };
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
@@ -130,6 +153,12 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
     encryptionKey: e.GATEWAY_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
+    dashboard: {
+      enrolment: production ? 'invitation' : e.DASHBOARD_ENROLMENT ?? 'direct',
+      invitationTtlSeconds: e.DASHBOARD_INVITATION_TTL_SECONDS,
+      publicUrl: e.DASHBOARD_PUBLIC_URL,
+      lockout: { windowSeconds: e.DASHBOARD_LOCKOUT_WINDOW_SECONDS, lockSeconds: e.DASHBOARD_LOCKOUT_SECONDS },
+    },
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustedProxies: e.TRUSTED_PROXIES,

@@ -318,6 +318,52 @@ describe('company dashboard in Chromium', () => {
     expect(await card(page, t.approvalId).getByRole('button').count()).toBe(0);
   });
 
+  it('an invited user enrols from the link (own password, secret shown once, first code) and then logs in', async () => {
+    const email = `invitada.${companyId.slice(0, 8)}@panel.example.co`;
+    const inv = await stack.admin('POST', `/admin/companies/${companyId}/users`, { email, role: 'OPERATOR', invite: true });
+    expect(inv.status).toBe(201);
+    expect(inv.body).not.toHaveProperty('totpSecret');
+    const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1100, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    // 401 (the wrong code) and 410 (the spent link, at the end) are answers this test asks for.
+    page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|410)/.test(m.text())) pageProblems.push(m.text()); });
+    page.on('pageerror', (e) => pageProblems.push(String(e)));
+    const res = await page.goto(`${stack.gateway.url}${inv.body.invitationUrl}`);
+    expect(res?.headers()['content-security-policy']).toBe(CSP);
+    await page.getByRole('heading', { name: 'Activar tu cuenta' }).waitFor();
+    await page.getByTestId('enrol-intro').filter({ hasText: email }).waitFor();
+    expect(page.url()).not.toContain('winv_'); // the token leaves the address bar at once
+    expect(await page.getByTestId('enrol-intro').textContent()).toContain(companyName);
+
+    await page.getByLabel('Nueva clave', { exact: true }).fill('Clave-propia-2026!');
+    await page.getByLabel('Repite la nueva clave').fill('Otra-cosa-2026!!');
+    await page.getByRole('button', { name: 'Continuar' }).click();
+    await page.getByTestId('enrol-message').filter({ hasText: 'no coinciden' }).waitFor();
+    await page.getByLabel('Repite la nueva clave').fill('Clave-propia-2026!');
+    await page.getByRole('button', { name: 'Continuar' }).click();
+    const shown = page.getByTestId('enrol-secret');
+    await shown.waitFor();
+    const secret = (await shown.textContent())!.replace(/\s+/g, '');
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    expect(await page.getByTestId('enrol-otpauth').getAttribute('href')).toMatch(new RegExp(`^otpauth://totp/.*secret=${secret}`));
+    await shot(page, 'enrolment-secret');
+    const enrolled: User = { id: inv.body.id, email, totpSecret: secret };
+    await page.getByLabel('Código de verificación').fill(wrongCode(enrolled));
+    await page.getByRole('button', { name: 'Activar cuenta' }).click();
+    await page.getByTestId('enrol-message').filter({ hasText: ERRORS.INVALID_TOTP_CODE.message }).waitFor();
+    await page.getByLabel('Código de verificación').fill(totp(enrolled));
+    await page.getByRole('button', { name: 'Activar cuenta' }).click();
+    await page.getByTestId('login-message').filter({ hasText: 'Tu cuenta está activa' }).waitFor();
+    expect(await page.getByLabel('Correo electrónico').inputValue()).toBe(email);
+    await page.getByLabel('Contraseña').fill('Clave-propia-2026!');
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByTestId('user-email').filter({ hasText: email }).waitFor();
+    // The link is spent: opened again, it says so.
+    await page.goto(`${stack.gateway.url}${inv.body.invitationUrl}`);
+    await page.getByTestId('enrol-message').filter({ hasText: ERRORS.INVITATION_USED.message }).waitFor();
+  });
+
   it('no page logged an error or a CSP violation', () => {
     expect(pageProblems).toEqual([]);
   });

@@ -76,7 +76,7 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(u).toMatchObject({ role: 'OPERATOR', disabledAt: null });
     expect(u.totpSecret).toMatch(/^[A-Z2-7]{32}$/);
     expect((await stack.admin('GET', `/admin/companies/${co.id}/users`)).body.items.find((x: User) => x.id === u.id)).toEqual({
-      id: u.id, email: u.email, role: 'OPERATOR', createdAt: expect.any(String), disabledAt: null,
+      id: u.id, email: u.email, role: 'OPERATOR', createdAt: expect.any(String), activatedAt: expect.any(String), disabledAt: null,
     });
     const r = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'Nuevo@Empresa.co', password: 'Clave-muy-segura-1', role: 'VIEWER' });
     expect(r.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\/.*secret=/);

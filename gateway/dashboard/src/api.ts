@@ -31,6 +31,10 @@ export interface Approval {
 
 export interface ApprovalPage { items: Approval[]; nextCursor?: string | null }
 
+/** A dashboard invitation as its holder sees it (self-enrolment). */
+export interface Invitation { email: string; role: Role; companyName: string; status: 'PENDING' | 'ACCEPTED'; expiresAt: string }
+export interface Enrolment { email: string; totpSecret: string; otpauthUrl: string; expiresAt: string }
+
 export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) { super(message); }
   /** The session is gone (expired, logged out elsewhere): back to the login form. A wrong TOTP code is also a 401 but not this. */
@@ -86,6 +90,10 @@ export const api = {
     request<ApprovalPage>('GET', `/dashboard/approvals?${new URLSearchParams(cursor ? { status, cursor } : { status }).toString()}`, token),
   sign: (token: string, approvalId: string, totpCode: string) =>
     request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/sign`, token, { totpCode }),
+  // The invitation token goes in the body, never in a URL: paths end up in access logs.
+  invitation: (token: string) => request<Invitation>('POST', '/auth/invitations/lookup', undefined, { token }),
+  acceptInvitation: (token: string, password: string) => request<Enrolment>('POST', '/auth/invitations/accept', undefined, { token, password }),
+  confirmInvitation: (token: string, totpCode: string) => request<unknown>('POST', '/auth/invitations/confirm', undefined, { token, totpCode }),
   reject: (token: string, approvalId: string, totpCode: string, reason?: string) =>
     request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
 };

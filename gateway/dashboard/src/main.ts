@@ -1,5 +1,6 @@
 // The company dashboard: log in, list the approvals of the company, sign or reject a transfer with
-// a TOTP code. Plain DOM: index.html holds the static skeleton, the cards are built here.
+// a TOTP code; and the self-enrolment of an invited user (`/dashboard#invitation=winv_…`).
+// Plain DOM: index.html holds the static skeleton, the cards are built here.
 import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
 import { byId, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
@@ -31,6 +32,20 @@ const ui = {
   listMessage: byId('list-message'),
   list: byId<HTMLUListElement>('approval-list'),
   more: byId<HTMLButtonElement>('more-button'),
+  enrolView: byId('enrol-view'),
+  enrolIntro: byId('enrol-intro'),
+  enrolMessage: byId('enrol-message'),
+  enrolPasswordForm: byId<HTMLFormElement>('enrol-password-form'),
+  enrolPassword: byId<HTMLInputElement>('enrol-password'),
+  enrolPasswordAgain: byId<HTMLInputElement>('enrol-password-again'),
+  enrolPasswordSubmit: byId<HTMLButtonElement>('enrol-password-submit'),
+  enrolCodeForm: byId<HTMLFormElement>('enrol-code-form'),
+  enrolSecretBox: byId('enrol-secret-box'),
+  enrolSecret: byId('enrol-secret'),
+  enrolOtpauth: byId<HTMLAnchorElement>('enrol-otpauth'),
+  enrolCode: byId<HTMLInputElement>('enrol-code'),
+  enrolCodeSubmit: byId<HTMLButtonElement>('enrol-code-submit'),
+  enrolToLogin: byId<HTMLButtonElement>('enrol-to-login'),
 };
 
 let session: Session | undefined;
@@ -41,12 +56,13 @@ let listGeneration = 0;
 
 // ---- session --------------------------------------------------------------------------------
 
-function showLogin(message = '', kind: 'info' | 'error' = 'info'): void {
+function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): void {
   session = undefined;
   me = undefined;
   clearSession();
   if (expiryTimer) clearTimeout(expiryTimer);
   ui.boot.hidden = true;
+  ui.enrolView.hidden = true;
   ui.sessionBar.hidden = true;
   ui.approvalsView.hidden = true;
   ui.list.replaceChildren();
@@ -294,10 +310,130 @@ function successText(kind: 'sign' | 'reject', a: Approval): string {
   return `Firma registrada (${a.signatures.length} de ${a.threshold}). Falta${a.threshold - a.signatures.length === 1 ? '' : 'n'} ${a.threshold - a.signatures.length} firma${a.threshold - a.signatures.length === 1 ? '' : 's'}.`;
 }
 
+// ---- self-enrolment (an invitation link) ------------------------------------------------------
+
+const INVITATION_LINK = /^#invitation=(winv_[0-9A-Za-z]{43})$/;
+
+/**
+ * The invited user chooses a password, receives the TOTP secret and confirms a first code; only
+ * then is the account active. The token is dropped from the address bar at once and kept in memory.
+ */
+function startEnrolment(token: string | undefined): void {
+  // Another person's account: whatever session this tab held ends here.
+  session = undefined;
+  me = undefined;
+  clearSession();
+  if (expiryTimer) clearTimeout(expiryTimer);
+  ui.boot.hidden = true;
+  ui.sessionBar.hidden = true;
+  ui.approvalsView.hidden = true;
+  ui.list.replaceChildren();
+  ui.more.hidden = true;
+  ui.loginView.hidden = true;
+  ui.enrolView.hidden = false;
+  ui.enrolIntro.textContent = '';
+  ui.enrolPasswordForm.hidden = true;
+  ui.enrolCodeForm.hidden = true;
+  ui.enrolSecretBox.hidden = true;
+  ui.enrolSecret.textContent = '';
+  if (!token) {
+    setMessage(ui.enrolMessage, 'El enlace de invitación no es válido. Pide uno nuevo al administrador.', 'error');
+    return;
+  }
+  setMessage(ui.enrolMessage, 'Cargando la invitación…');
+  let email = '';
+  api.invitation(token).then((inv) => {
+    email = inv.email;
+    ui.enrolIntro.textContent = `Invitación para ${inv.email} (${label(ROLE_LABEL, inv.role)}) · ${inv.companyName} · válida hasta el ${formatDateTime(inv.expiresAt)}`;
+    if (inv.status === 'PENDING') {
+      setMessage(ui.enrolMessage, '');
+      ui.enrolPasswordForm.hidden = false;
+      ui.enrolPassword.focus();
+    } else {
+      setMessage(ui.enrolMessage, 'Ya elegiste tu clave. Escribe el código de tu aplicación de autenticación para activar la cuenta. Si no guardaste la clave, pide una nueva invitación al administrador.');
+      ui.enrolCodeForm.hidden = false;
+      ui.enrolCode.focus();
+    }
+  }, (err) => {
+    setMessage(ui.enrolMessage, err instanceof ApiError ? err.message : 'No se pudo cargar la invitación. Inténtalo de nuevo.', 'error');
+  });
+
+  ui.enrolPasswordForm.onsubmit = async (ev) => {
+    ev.preventDefault();
+    const password = ui.enrolPassword.value;
+    if ([...password].length < 12 || [...password].length > 128) {
+      setMessage(ui.enrolMessage, 'La clave debe tener entre 12 y 128 caracteres.', 'error');
+      return;
+    }
+    if (password !== ui.enrolPasswordAgain.value) {
+      setMessage(ui.enrolMessage, 'Las claves no coinciden.', 'error');
+      return;
+    }
+    ui.enrolPasswordSubmit.disabled = true;
+    try {
+      const enrolment = await api.acceptInvitation(token, password);
+      ui.enrolPassword.value = '';
+      ui.enrolPasswordAgain.value = '';
+      ui.enrolPasswordForm.hidden = true;
+      ui.enrolSecret.textContent = enrolment.totpSecret.replace(/(.{4})(?=.)/g, '$1 ');
+      ui.enrolOtpauth.setAttribute('href', enrolment.otpauthUrl);
+      ui.enrolSecretBox.hidden = false;
+      ui.enrolCodeForm.hidden = false;
+      setMessage(ui.enrolMessage, '');
+      ui.enrolCode.focus();
+    } catch (err) {
+      setMessage(ui.enrolMessage, err instanceof ApiError ? err.message : 'No se pudo guardar la clave. Inténtalo de nuevo.', 'error');
+    } finally {
+      ui.enrolPasswordSubmit.disabled = false;
+    }
+  };
+
+  ui.enrolCodeForm.onsubmit = async (ev) => {
+    ev.preventDefault();
+    const code = ui.enrolCode.value.trim();
+    if (!TOTP.test(code)) {
+      setMessage(ui.enrolMessage, 'Ingresa el código de 6 dígitos de tu aplicación de autenticación.', 'error');
+      return;
+    }
+    ui.enrolCodeSubmit.disabled = true;
+    try {
+      await api.confirmInvitation(token, code);
+      ui.enrolSecret.textContent = '';
+      ui.enrolOtpauth.removeAttribute('href');
+      ui.loginEmail.value = email;
+      showLogin('Tu cuenta está activa. Ingresa con tu correo y tu clave.', 'success');
+    } catch (err) {
+      ui.enrolCode.value = '';
+      setMessage(ui.enrolMessage, err instanceof ApiError ? err.message : 'No se pudo activar la cuenta. Inténtalo de nuevo.', 'error');
+      ui.enrolCode.focus();
+    } finally {
+      ui.enrolCodeSubmit.disabled = false;
+    }
+  };
+}
+
 // ---- start ----------------------------------------------------------------------------------
 
+/** An invitation link in the address bar: enrol with it, and take it out of the address bar. */
+function takeInvitationLink(): boolean {
+  if (!location.hash.startsWith('#invitation=')) return false;
+  const token = INVITATION_LINK.exec(location.hash)?.[1];
+  history.replaceState(null, '', location.pathname + location.search);
+  startEnrolment(token);
+  return true;
+}
+ui.enrolToLogin.addEventListener('click', () => {
+  ui.enrolSecret.textContent = '';
+  ui.enrolOtpauth.removeAttribute('href');
+  showLogin();
+});
+// A link opened in a tab that already shows the dashboard only changes the fragment.
+window.addEventListener('hashchange', () => void takeInvitationLink());
+
 const saved = loadSession();
-if (saved) {
+if (takeInvitationLink()) {
+  // enrolling
+} else if (saved) {
   enter(saved).catch((err) => {
     if (!handleSessionLoss(err)) showLogin(err instanceof ApiError ? err.message : 'No se pudo abrir la sesión. Ingresa de nuevo.', 'error');
   });

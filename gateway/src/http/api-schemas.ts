@@ -17,7 +17,7 @@ export const ErrorSchema = z.object({
   details: z.record(z.string(), z.unknown()).optional().meta({
     description: 'Optional. For INVALID_REQUEST: `{ fields: [{ path, message }] }`.',
   }),
-}).meta({ id: 'Error', description: 'Every error answer. 429 adds `retryAfter`; 403 INSUFFICIENT_SCOPE adds `required` and `granted`.' });
+}).meta({ id: 'Error', description: 'Every error answer. 429 adds `retryAfter`; 403 INSUFFICIENT_SCOPE adds `required` and `granted`; 423 ACCOUNT_LOCKED carries `details.retryAfter` (seconds, as the Retry-After header).' });
 
 export const RateLimitErrorSchema = z.object({
   error: z.literal('RATE_LIMIT_EXCEEDED'),
@@ -204,7 +204,9 @@ export const ApprovalSchema = z.object({
 }).meta({ id: 'Approval' });
 
 export const DashboardUserSchema = z.object({
-  id: z.string(), email: z.string(), role: z.enum(['ADMIN', 'OPERATOR', 'VIEWER']), createdAt: isoDate(), disabledAt: isoDate().nullable(),
+  id: z.string(), email: z.string(), role: z.enum(['ADMIN', 'OPERATOR', 'VIEWER']), createdAt: isoDate(),
+  activatedAt: isoDate().nullable().meta({ description: 'null while an invited user has not chosen a password and confirmed a first TOTP code (cannot log in yet).' }),
+  disabledAt: isoDate().nullable(),
 }).meta({ id: 'DashboardUser' });
 
 export const AmlEntrySchema = z.object({

@@ -42,6 +42,9 @@ export function errorMiddleware(log: Logger) {
       }
       ctx.status = ERRORS[app.code].http;
       ctx.body = errorBody(app);
+      // A refusal that ends at a known time (rate limit, account lockout) says when, in seconds.
+      const retryAfter = app.details?.retryAfter;
+      if (typeof retryAfter === 'number' && Number.isInteger(retryAfter) && retryAfter > 0) ctx.set('Retry-After', String(retryAfter));
       ctx.set('Cache-Control', 'no-store');
     }
   };

@@ -117,6 +117,23 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.Quote.properties.currentBalance.maximum).toBeUndefined();
   });
 
+  it('documents dashboard lockouts (423 + Retry-After) and both shapes of user creation (invitation or credentials)', () => {
+    for (const [path, method] of [['/auth/login', 'post'], ['/dashboard/approvals/{approvalId}/sign', 'post'], ['/dashboard/approvals/{approvalId}/reject', 'post'], ['/auth/invitations/confirm', 'post']] as const) {
+      const locked = doc.paths[path]![method].responses['423'];
+      expect(locked.description).toContain('ACCOUNT_LOCKED');
+      expect(locked.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
+    }
+    const created = doc.paths['/admin/companies/{id}/users']!.post.responses['201'].content['application/json'].schema;
+    expect(created).toEqual({ oneOf: [{ $ref: '#/components/schemas/InvitedDashboardUser' }, { $ref: '#/components/schemas/CreatedDashboardUser' }] });
+    expect(doc.components.schemas.InvitedDashboardUser.required).toEqual(expect.arrayContaining(['invitationUrl', 'invitationExpiresAt']));
+    expect(Object.keys(doc.components.schemas.InvitedDashboardUser.properties)).not.toContain('totpSecret');
+    for (const step of ['lookup', 'accept', 'confirm']) {
+      const op = doc.paths[`/auth/invitations/${step}`]!.post;
+      expect(op.security).toEqual([]);
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['200', '404', '410', '429']));
+    }
+  });
+
   it('documents Idempotency-Key, Idempotent-Replayed and the two 409s on exactly the idempotent routes', () => {
     const idempotent = gw.routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`);
     expect(idempotent).toEqual(expect.arrayContaining(['POST /transfers/send', 'POST /deposits/pse', 'POST /breb/collect-keys', 'POST /breb/collect-keys/{id}/qr']));

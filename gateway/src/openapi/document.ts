@@ -30,7 +30,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       description: [
         'BREB and ACH wallets in COP, balances, provisioning (`/admin`).',
         '',
-        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key.',
+        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key. 10 wrong passwords or 5 wrong TOTP codes for one dashboard user within 15 minutes lock that user for 15 minutes whatever the client IPs (423 `ACCOUNT_LOCKED` with `Retry-After`). In production a dashboard user is created as a single-use invitation the user redeems through `/auth/invitations/*` (own password, own TOTP secret, confirmed by a first code).',
         '',
         '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
         '',
@@ -148,6 +148,8 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     const headers: Json = { ...baseHeaders, ...(status < 500 && status !== 429 ? replayHeader : {}) };
     if (status === 429) {
       schema = components.ref(RateLimitErrorSchema, 'output');
+      headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
+    } else if (codes.includes('ACCOUNT_LOCKED')) {
       headers['Retry-After'] = { $ref: '#/components/headers/Retry-After' };
     } else if (status === 403 && codes.includes('INSUFFICIENT_SCOPE')) {
       const others = codes.filter((c) => c !== 'INSUFFICIENT_SCOPE');

@@ -26,6 +26,8 @@ export const ERRORS = {
   API_KEY_AUTH_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Esta operación requiere una sesión del panel; las claves de API no están permitidas.' },
   INSUFFICIENT_ROLE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Su rol no permite realizar esta operación.' },
   RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Demasiadas solicitudes; intente de nuevo más tarde.' },
+  /** A dashboard user (by e-mail) after too many wrong passwords or TOTP codes; `details.retryAfter` and Retry-After say how long. */
+  ACCOUNT_LOCKED: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'La cuenta está bloqueada temporalmente por demasiados intentos fallidos. Intente de nuevo más tarde.' },
   // Not found
   COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
   EXCEPTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La excepción no existe.' },
@@ -38,6 +40,7 @@ export const ERRORS = {
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
+  INVITATION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La invitación no existe.' },
   AML_ENTRY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrada de la lista de control no existe.' },
   HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El endpoint de webhook no existe.' },
@@ -50,11 +53,15 @@ export const ERRORS = {
   KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
   ALREADY_SIGNED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este usuario ya firmó la aprobación.' },
   APPROVAL_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.' },
+  USER_ALREADY_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El usuario ya activó su cuenta o está deshabilitado; no se le puede enviar una invitación.' },
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
+  // Gone (410): a dashboard invitation that can no longer be redeemed
+  INVITATION_EXPIRED: { http: 410, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La invitación expiró o fue anulada; pida una nueva al administrador.' },
+  INVITATION_USED: { http: 410, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La invitación ya fue usada; no se puede usar de nuevo.' },
   // Business rules (422)
   INVALID_KEY: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B no tiene un formato válido.' },
   KEY_INACTIVE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B existe pero no está activa.' },
