@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { CallContext } from '@wallet/platform';
+import { adminActor, type AdminPrincipal } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 
@@ -11,8 +12,14 @@ export interface GatewayState {
   principal?: ApiKeyPrincipal;
   /** Set on dashboard routes (session token). */
   session?: SessionPrincipal;
-  admin?: boolean;
+  /**
+   * Set on /admin routes once authenticated: `{ kind: 'operator', operatorId, email, sessionId }`
+   * or `{ kind: 'bootstrap-token' }` (the shared ADMIN_TOKEN).
+   */
+  admin?: AdminPrincipal;
   clientIp?: string;
+  /** What the listener that took the request serves: admin routes, the others (set by the app; absent = both). */
+  areas?: { admin: boolean; other: boolean };
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>;
@@ -24,5 +31,5 @@ export function callContext(ctx: GatewayContext): CallContext {
     return { requestId: s.requestId, companyId: s.principal.companyId, apiKeyId: s.principal.keyId, actor: `apikey:${s.principal.keyId}` };
   }
   if (s.session) return { requestId: s.requestId, companyId: s.session.companyId, actor: `user:${s.session.userId}` };
-  return { requestId: s.requestId, actor: s.admin ? 'admin' : 'anonymous' };
+  return { requestId: s.requestId, actor: s.admin ? adminActor(s.admin) : 'anonymous' };
 }
