@@ -219,6 +219,20 @@ describe('audit log', () => {
     expect(row).toMatchObject({ principal_kind: 'bootstrap-token', operator_id: null, outcome: 'SUCCEEDED' });
   });
 
+  it('lists newest first across every page (past 9, 99… rows)', async () => {
+    while (Number((await sql(stack.db.url, 'select count(*) from gateway.admin_audit'))[0].count) < 120) {
+      await api.post('/admin/auth/login', { body: { email: 'relleno@billetera.co', password: 'x', totpCode: '000000' } });
+    }
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const r: any = await api.get(`/admin/audit?limit=37${cursor ? `&cursor=${cursor}` : ''}`, { token: c.session });
+      ids.push(...r.body.items.map((i: any) => i.id));
+      cursor = r.body.nextCursor;
+    } while (cursor);
+    expect(ids).toEqual((await sql(stack.db.url, 'select id::text from gateway.admin_audit order by seq desc')).map((r) => r.id));
+  });
+
   it('is append-only: rows cannot be updated, deleted or truncated, even with direct SQL', async () => {
     const [row] = await auditRows('seq = (select min(seq) from gateway.admin_audit)');
     await expect(sql(stack.db.url, `update gateway.admin_audit set outcome = 'FAILED' where id = $1`, [row.id])).rejects.toThrow(/append-only/);

@@ -85,11 +85,19 @@ export interface AuditFilter {
 const SECRET_FIELD = /^(password|newPassword|totpSecret|totpCode|otpauthUrl|token|enrollmentToken|enrollmentUrl|invitationUrl|invitationToken|key|secret|signingSecret|apiKey|authorization)$/i;
 const REDACTED = '[redacted]';
 
-/** A JSON-safe copy of `value` with secret fields replaced; bigints become strings. */
+/** Text Postgres jsonb accepts: no lone surrogates, no U+0000 (each becomes U+FFFD). */
+const UNSTORABLE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g;
+const storable = (s: string) => s.replace(UNSTORABLE, '\uFFFD');
+
+/**
+ * A JSON-safe copy of `value` for the audit log: secret fields replaced, bigints as strings, long
+ * strings and arrays cut, text made storable in jsonb.
+ */
 export function redact(value: unknown, depth = 0): unknown {
   if (value === undefined) return undefined;
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (typeof value === 'string') return value.length > 2000 ? `${value.slice(0, 2000)}…` : value;
+  if (value === null || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : String(value);
+  if (typeof value === 'string') return storable(value.length > 2000 ? `${value.slice(0, 2000)}…` : value);
   if (typeof value === 'bigint') return value.toString();
   if (depth > 8) return '[…]';
   if (Array.isArray(value)) return value.slice(0, 200).map((v) => redact(v, depth + 1) ?? null);
@@ -99,7 +107,7 @@ export function redact(value: unknown, depth = 0): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       if (v === undefined) continue;
-      out[k] = SECRET_FIELD.test(k) ? REDACTED : redact(v, depth + 1);
+      out[storable(k)] = SECRET_FIELD.test(k) ? REDACTED : redact(v, depth + 1);
     }
     return out;
   }
@@ -160,13 +168,14 @@ export class AdminAudit {
 
   private async append(q: Queryable, req: AuditRequest, facts: AuditFacts & { outcome: AuditOutcome; principal: AuditPrincipal; targets: Record<string, string> }): Promise<void> {
     const p = facts.principal;
-    const targetIds = [...new Set(Object.values(facts.targets).filter((v) => typeof v === 'string' && v.length > 0))];
+    const targets = redact(facts.targets) as Record<string, string>;
+    const targetIds = [...new Set(Object.values(targets).filter((v) => typeof v === 'string' && v.length > 0))];
     await q.query(
       `insert into gateway.admin_audit (id, principal_kind, operator_id, operator_email, action, method, route, targets, target_ids,
          request_id, client_ip, outcome, error_code, request, before, after)
        values (?::uuid, ?, ?::uuid, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb)`,
       [randomUUID(), p.kind, p.kind === 'operator' ? p.operatorId : null, p.kind === 'operator' ? p.email : null,
-        req.action, req.method, req.route, JSON.stringify(facts.targets), JSON.stringify(targetIds),
+        req.action, req.method, req.route, JSON.stringify(targets), JSON.stringify(targetIds),
         req.requestId, req.clientIp ?? null, facts.outcome, facts.errorCode ?? null,
         json(req.request), json(facts.before), json(facts.after)]);
     this.log.info({ audit: req.action, outcome: facts.outcome, principal: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : undefined, requestId: req.requestId }, 'admin audit');
@@ -186,7 +195,7 @@ export class AdminAudit {
     if (f.from) add('at >= ?::timestamptz', f.from);
     if (f.to) add('at < ?::timestamptz', f.to);
     const rows = await this.db.query<Row>(
-      `select ${COLS} from gateway.admin_audit ${where.length ? `where ${where.join(' and ')}` : ''} order by seq desc limit ${f.limit + 1}`, params);
+      `select ${COLS} from gateway.admin_audit ${where.length ? `where ${where.join(' and ')}` : ''} order by admin_audit.seq desc limit ${f.limit + 1}`, params); // the column, not the text alias
     const page = rows.slice(0, f.limit);
     return {
       items: page.map((r) => ({

@@ -34,7 +34,7 @@ const AuditQuery = z.strictObject({
   operatorId: uuidSchema().optional(),
   principalKind: z.enum(['operator', 'bootstrap-token', 'anonymous']).optional(),
   action: z.string().regex(/^[A-Za-z]{1,80}$/).optional().meta({ description: 'An operationId, e.g. adminCreditWallet.' }),
-  targetId: z.string().min(1).max(200).optional().meta({ description: 'Any id among the entry\'s targets.' }),
+  targetId: z.string().regex(/^[A-Za-z0-9._:@+-]{1,200}$/).optional().meta({ description: 'Any id among the entry\'s targets (a company, key, operator, credit request id…).' }),
   outcome: Outcome.optional(),
   from: z.iso.datetime({ offset: true }).optional().meta({ description: 'At or after (ISO 8601).' }),
   to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Before (ISO 8601).' }),
