@@ -68,11 +68,9 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       chain.push(requireSession(deps.sessions));
     }
     if (def.auth.kind === 'admin') {
-      const a = (ctx: GatewayContext) => ctx.state.admin;
-      chain.push(rateLimit(rateClass!, deps.limiter, deps.clientIp, deps.rateLimits, (ctx) => {
-        const p = a(ctx);
-        return p?.kind === 'operator' ? `operator:${p.operatorId}` : undefined;
-      }));
+      // Per operator as well, whatever address they come from (the shared token: its IP count only).
+      const byOperator = (ctx: GatewayContext) => (ctx.state.admin?.kind === 'operator' ? `operator:${ctx.state.admin.operatorId}` : undefined);
+      chain.push(rateLimit(rateClass!, deps.limiter, deps.clientIp, deps.rateLimits, byOperator));
     } else if (rateClass) chain.push(rateLimit(rateClass, deps.limiter, deps.clientIp, deps.rateLimits));
     chain.push(async (ctx: GatewayContext) => {
       const idempotencyKey = def.idempotent ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
