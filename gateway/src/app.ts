@@ -1,26 +1,34 @@
 import Koa from 'koa';
+import type { Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { Redis } from 'ioredis';
-import type { Database, Logger } from '@wallet/platform';
+import { AppError, type Database, type Logger } from '@wallet/platform';
+import { AdminAudit } from './app/admin-audit.js';
+import { CreditRequestAdmin } from './app/credit-request-admin.js';
 import { ApiKeyAdmin } from './app/api-key-admin.js';
 import { BalanceQuery } from './app/balance-query.js';
 import { CompanyAdmin } from './app/company-admin.js';
 import { LedgerAdmin } from './app/ledger-admin.js';
-import { AdminTokenVerifier } from './auth/admin-token.js';
+import { AdminAuthenticator, AdminTokenVerifier } from './auth/admin-token.js';
+import { OperatorAuth } from './auth/operator-auth.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { GatewayConfig } from './config.js';
 import { accessLog } from './http/access-log.js';
 import { apiKeyAreaGuard } from './http/auth.js';
 import { ClientIpResolver } from './http/client-ip.js';
-import type { GatewayState } from './http/context.js';
+import type { GatewayContext, GatewayState } from './http/context.js';
 import { errorMiddleware } from './http/errors.js';
 import { IdempotencyGuard } from './http/idempotency.js';
+import { consumeOrThrow } from './http/rate-limit.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { requestTelemetry } from './http/tracing.js';
 import type { AnyRoute } from './http/route.js';
 import { buildRouter } from './http/router.js';
 import { adminApiKeyRoutes } from './http/routes/admin-api-keys.routes.js';
+import { adminAuditRoutes } from './http/routes/admin-audit.routes.js';
 import { adminCompanyRoutes } from './http/routes/admin-companies.routes.js';
+import { adminCreditRequestRoutes } from './http/routes/admin-credit-requests.routes.js';
+import { adminOperatorRoutes } from './http/routes/admin-operators.routes.js';
 import { adminLedgerRoutes } from './http/routes/admin-ledger.routes.js';
 import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
 import { docsRoutes } from './http/routes/docs.routes.js';
@@ -50,7 +58,10 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'>;
+  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents'
+  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'> & {
+    admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
+  };
 
 export interface AppDeps {
   config: AppConfig;
@@ -67,7 +78,10 @@ export interface AppDeps {
 }
 
 export interface GatewayApp {
+  /** The public listener's app: every route, /admin/* only when `config.admin.alsoOnPublicPort` (never in production). */
   app: Koa<GatewayState>;
+  /** The admin listener's app: /admin/* only; anything else is 404 ROUTE_NOT_FOUND. */
+  adminApp: Koa<GatewayState>;
   router: Router<GatewayState>;
   routes: readonly AnyRoute[];
   openApiDocument(): Record<string, unknown>;
@@ -76,6 +90,9 @@ export interface GatewayApp {
 }
 
 export const API_VERSION = '1.0.0';
+
+/** The paths of the admin listener (and, outside production, of the public one too). */
+const ADMIN_AREA = /^\/admin(\/|$)/i;
 
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
@@ -90,6 +107,13 @@ export function createApp(deps: AppDeps): GatewayApp {
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
   const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
+  const production = config.nodeEnv === 'production';
+  const audit = new AdminAudit(db, log);
+  const operators = new OperatorAuth(db, {
+    pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.adminSessionTtlSeconds, production,
+    issuer: 'Billetera Pagos (operadores)',
+  }, log);
+  const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, { dualControlCents: config.creditDualControlCents }, log);
   const dashboardAuth = new DashboardAuth(db, {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
     lockout: config.dashboard.lockout, invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
@@ -110,7 +134,10 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
-    ...adminLedgerRoutes(ledgerAdmin),
+    ...adminLedgerRoutes(ledgerAdmin, creditRequests, config.creditDualControlCents),
+    ...adminCreditRequestRoutes(creditRequests),
+    ...adminOperatorRoutes(operators, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
+    ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer),
     ...adminExceptionsRoutes(transfer, deposit),
     ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
@@ -126,7 +153,9 @@ export function createApp(deps: AppDeps): GatewayApp {
   idempotency.start();
   const router = buildRouter(routes, {
     authenticator,
-    adminToken: new AdminTokenVerifier(config.adminToken),
+    admin: new AdminAuthenticator(new AdminTokenVerifier(config.adminToken), operators, { production }),
+    audit,
+    log,
     limiter,
     clientIp: new ClientIpResolver(config.trustedProxies),
     rateLimits: { perMinute: config.rateLimit.perMinute },
@@ -134,19 +163,34 @@ export function createApp(deps: AppDeps): GatewayApp {
     idempotency,
   });
 
-  const app = new Koa<GatewayState>({ proxy: false });
-  app.silent = true; // request errors are logged once, by errorMiddleware
-  // What escapes it (e.g. a client that hangs up mid-response) is logged here, without the request.
-  app.on('error', (err: Error) => log.warn({ err: err.message }, 'response error'));
-  app.use(requestTelemetry); // span + log context around everything below
-  app.use(requestIdMiddleware);
-  app.use(accessLog(log));
-  app.use(errorMiddleware(log));
-  app.use(apiKeyAreaGuard);
-  app.use(router.routes());
+  // Two listeners share the routes; each refuses (404, as an unknown route) the paths it does not serve.
+  const isAdminPath = (path: string) => ADMIN_AREA.test(path);
+  const koa = (areas: { admin: boolean; other: boolean }) => {
+    const serves = (path: string) => (isAdminPath(path) ? areas.admin : areas.other);
+    const app = new Koa<GatewayState>({ proxy: false });
+    app.silent = true; // request errors are logged once, by errorMiddleware
+    // What escapes it (e.g. a client that hangs up mid-response) is logged here, without the request.
+    app.on('error', (err: Error) => log.warn({ err: err.message }, 'response error'));
+    app.use(requestTelemetry); // span + log context around everything below
+    app.use(requestIdMiddleware);
+    app.use(accessLog(log));
+    app.use(errorMiddleware(log));
+    app.use(async (ctx: GatewayContext, next: Next) => {
+      // By path here, and again by the matched route in the router (whatever spelling matched it).
+      ctx.state.areas = areas;
+      if (!serves(ctx.path)) throw new AppError('ROUTE_NOT_FOUND');
+      await next();
+    });
+    app.use(apiKeyAreaGuard);
+    app.use(router.routes());
+    return app;
+  };
+  const app = koa({ admin: config.admin.alsoOnPublicPort, other: true });
+  const adminApp = koa({ admin: true, other: false });
 
   return {
     app,
+    adminApp,
     router,
     routes,
     openApiDocument,

@@ -10,7 +10,12 @@ describe('gateway config', () => {
     expect(c.opsPort).toBe(9100);
     expect(c.ledgerAddress).toBe('127.0.0.1:50051');
     expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
-    expect(c.rateLimit.perMinute).toEqual({ READS: 100, QUOTES: 30, RESOLVE_KEY: 30, FINANCIAL: 10, COLLECT_KEY_WRITES: 60, AUTHENTICATION: 5 });
+    expect(c.rateLimit.perMinute).toEqual({ READS: 100, QUOTES: 30, RESOLVE_KEY: 30, FINANCIAL: 10, COLLECT_KEY_WRITES: 60, AUTHENTICATION: 5, ADMIN: 300, ADMIN_LOGIN: 5 });
+    // /admin stays on the public port; no admin listener unless asked for.
+    expect(c.admin).toEqual({ port: undefined, host: '0.0.0.0', alsoOnPublicPort: true });
+    expect(loadConfig({ GATEWAY_ADMIN_PORT: '8181' }).admin).toEqual({ port: 8181, host: '0.0.0.0', alsoOnPublicPort: true });
+    expect(c.creditDualControlCents).toBe(100_000_000);
+    expect(c.adminSessionTtlSeconds).toBe(1800);
     expect(c.rateLimit.windowSeconds).toBe(60);
     expect(c.trustedProxies).toContain('127.0.0.0/8');
     expect(c.migrateOnStart).toBe(true);
@@ -33,6 +38,8 @@ describe('gateway config', () => {
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
     expect(prod.dashboard.enrolment).toBe('invitation');
+    // Production: /admin only on its own listener (8081 unless set).
+    expect(prod.admin).toEqual({ port: 8081, host: '0.0.0.0', alsoOnPublicPort: false });
   });
 
   it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {
@@ -46,6 +53,17 @@ describe('gateway config', () => {
     expect(c.dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 60, publicUrl: 'https://pagos.example.co', lockout: { windowSeconds: 7, lockSeconds: 5 } });
     expect(() => loadConfig({ DASHBOARD_PUBLIC_URL: 'javascript:alert(1)' })).toThrow(ConfigError);
     expect(() => loadConfig({ DASHBOARD_LOCKOUT_SECONDS: '0' })).toThrow(ConfigError);
+  });
+
+  it('reads the admin settings and refuses contradictions', () => {
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    expect(() => loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '8080' })).toThrow(/GATEWAY_ADMIN_PORT/);
+    expect(loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '9443', GATEWAY_ADMIN_HOST: '10.1.2.3' }).admin).toEqual({ port: 9443, host: '10.1.2.3', alsoOnPublicPort: false });
+    expect(loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500' }).creditDualControlCents).toBe(500);
+    expect(loadConfig({ ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' }).creditDualControlCents).toBe(700);
+    expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500', ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' })).toThrow(/ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS/);
+    expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '1.5' })).toThrow(ConfigError);
+    expect(() => loadConfig({ ADMIN_SESSION_TTL_SECONDS: '86400' })).toThrow(/ADMIN_SESSION_TTL_SECONDS/);
   });
 
   it('reads limits, proxies and cache TTL from the environment and rejects bad values', () => {

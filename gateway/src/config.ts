@@ -5,6 +5,11 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 /** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
 export const DEV_ADMIN_TOKEN = 'dev-admin-token';
+/** The admin listener's port in production when GATEWAY_ADMIN_PORT is not set. */
+export const DEFAULT_ADMIN_PORT = 8081;
+/** Operator credits above this many centavos wait for a second operator (CONTRACT §10): 1.000.000 pesos. */
+export const DEFAULT_CREDIT_DUAL_CONTROL_CENTS = 100_000_000;
+const centsVar = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
 const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
 const DEV_ENCRYPTION_KEY = 'dev-gateway-encryption-key-not-for-production';
 
@@ -41,6 +46,14 @@ export const gatewayEnvSchema = baseEnvSchema
     GATEWAY_PORT: env.port(8080),
     GATEWAY_HOST: z.string().min(1).default('0.0.0.0'),
     GATEWAY_OPS_PORT: env.port(9100),
+    /**
+     * The admin listener (/admin/* only). Production: always opened (default 8081) and /admin is not
+     * served on GATEWAY_PORT. Elsewhere: opened only when set (0 = any free port); /admin stays on
+     * the public port too.
+     */
+    GATEWAY_ADMIN_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Bind address of the admin listener (default: GATEWAY_HOST). */
+    GATEWAY_ADMIN_HOST: z.string().min(1).optional(),
     LEDGER_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50051'),
     TRANSFER_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50052'),
     DEPOSIT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50053'),
@@ -52,6 +65,12 @@ export const gatewayEnvSchema = baseEnvSchema
     API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers); required in production. */
     GATEWAY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Operator session lifetime (absolute; short: an operator logs in again with password + TOTP). */
+    ADMIN_SESSION_TTL_SECONDS: env.int(1800, 60).pipe(z.number().max(43_200, 'must be at most 43200 (12 h)')),
+    /** Operator credits strictly above this amount need a second operator's approval (CONTRACT §10). */
+    ADMIN_CREDIT_DUAL_CONTROL_CENTS: centsVar,
+    /** The same setting under the name the security issue used; must agree with the other when both are set. */
+    ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: centsVar,
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
     /**
@@ -83,6 +102,14 @@ export const gatewayEnvSchema = baseEnvSchema
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
+    if (cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== undefined && cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS !== undefined
+      && cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS) {
+      ctx.addIssue({ code: 'custom', path: ['ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS'], message: 'disagrees with ADMIN_CREDIT_DUAL_CONTROL_CENTS (set one of them)' });
+    }
+    const adminPort = cfg.GATEWAY_ADMIN_PORT ?? (cfg.NODE_ENV === 'production' ? DEFAULT_ADMIN_PORT : undefined);
+    if (adminPort !== undefined && adminPort !== 0 && (adminPort === cfg.GATEWAY_PORT || adminPort === cfg.GATEWAY_OPS_PORT)) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
+    }
     if (cfg.NODE_ENV === 'production') {
       if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
       else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
@@ -101,6 +128,11 @@ export interface GatewayConfig {
   port: number;
   host: string;
   opsPort: number;
+  /**
+   * The admin listener: `port` undefined = none. `alsoOnPublicPort`: /admin is served on the
+   * public port as well (never in production).
+   */
+  admin: { port: number | undefined; host: string; alsoOnPublicPort: boolean };
   ledgerAddress: string;
   transferAddress: string;
   depositAddress: string;
@@ -118,6 +150,9 @@ export interface GatewayConfig {
     publicUrl: string | undefined;
     lockout: { windowSeconds: number; lockSeconds: number };
   };
+  adminSessionTtlSeconds: number;
+  /** Operator credits strictly above this need a second operator. */
+  creditDualControlCents: number;
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
@@ -142,6 +177,11 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     port: e.GATEWAY_PORT,
     host: e.GATEWAY_HOST,
     opsPort: e.GATEWAY_OPS_PORT,
+    admin: {
+      port: e.GATEWAY_ADMIN_PORT ?? (production ? DEFAULT_ADMIN_PORT : undefined),
+      host: e.GATEWAY_ADMIN_HOST ?? e.GATEWAY_HOST,
+      alsoOnPublicPort: !production,
+    },
     ledgerAddress: e.LEDGER_GRPC_ADDR,
     transferAddress: e.TRANSFER_GRPC_ADDR,
     depositAddress: e.DEPOSIT_GRPC_ADDR,
@@ -159,6 +199,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       publicUrl: e.DASHBOARD_PUBLIC_URL,
       lockout: { windowSeconds: e.DASHBOARD_LOCKOUT_WINDOW_SECONDS, lockSeconds: e.DASHBOARD_LOCKOUT_SECONDS },
     },
+    adminSessionTtlSeconds: e.ADMIN_SESSION_TTL_SECONDS,
+    creditDualControlCents: e.ADMIN_CREDIT_DUAL_CONTROL_CENTS ?? e.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS ?? DEFAULT_CREDIT_DUAL_CONTROL_CENTS,
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustedProxies: e.TRUSTED_PROXIES,

@@ -18,6 +18,8 @@ export interface RunningGateway {
   gateway: GatewayApp;
   server: Server;
   port: number;
+  /** The admin listener (/admin/* only), when one is configured (always in production). */
+  adminPort: number | undefined;
   opsPort: number;
   /** Graceful: readiness fails, stop accepting, finish in-flight requests, close clients. */
   stop(): Promise<void>;
@@ -25,7 +27,8 @@ export interface RunningGateway {
 
 /**
  * Wires the process: Postgres (schema `gateway`), Redis for rate limits, the ledger gRPC client,
- * the Koa app on the public port and the ops server (/healthz, /readyz, /metrics) on its own port.
+ * the Koa app on the public port, /admin on the admin port (production: only there) and the ops
+ * server (/healthz, /readyz, /metrics) on its own port.
  */
 /** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
 export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls): Promise<RunningGateway> {
@@ -69,30 +72,35 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
   let draining = false;
-  const handle = gateway.app.callback();
-  const server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, (req, res) => {
-    if (draining) res.shouldKeepAlive = false;
-    active.add(res);
-    res.once('close', () => active.delete(res));
-    void handle(req, res);
+  const httpServer = (handle: ReturnType<typeof gateway.app.callback>): Server => {
+    const srv = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 65_000 }, (req, res) => {
+      if (draining) res.shouldKeepAlive = false;
+      active.add(res);
+      res.once('close', () => active.delete(res));
+      void handle(req, res);
+    });
+    // Requests Node's HTTP parser refuses before the app sees them (bad header bytes, a header block
+    // over 16 KiB, a request that did not arrive within requestTimeout) still get the API's error
+    // shape and a request id, then the connection is closed.
+    srv.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
+      if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
+      const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE'
+        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
+      const status = ERRORS[code].http;
+      const body = JSON.stringify({ error: code, message: ERRORS[code].message });
+      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
+        + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+    });
+    return srv;
+  };
+  const listen = (srv: Server, p: number, host: string) => new Promise<number>((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(p, host, () => { srv.off('error', reject); resolve((srv.address() as AddressInfo).port); });
   });
-  // Requests Node's HTTP parser refuses before the app sees them (bad header bytes, a header block
-  // over 16 KiB, a request that did not arrive within requestTimeout) still get the API's error
-  // shape and a request id, then the connection is closed.
-  server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
-    const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE'
-      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
-    const status = ERRORS[code].http;
-    const body = JSON.stringify({ error: code, message: ERRORS[code].message });
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => { server.off('error', reject); resolve(); });
-  });
-  const port = (server.address() as AddressInfo).port;
+  const server = httpServer(gateway.app.callback());
+  const adminServer = config.admin.port !== undefined ? httpServer(gateway.adminApp.callback()) : undefined;
+  const port = await listen(server, config.port, config.host);
+  const adminPort = adminServer ? await listen(adminServer, config.admin.port!, config.admin.host) : undefined;
 
   const ops = new OpsServer([
     { name: 'postgres', check: () => db.ping() },
@@ -111,7 +119,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     })),
   ], log);
   const opsPort = await ops.listen(config.opsPort, config.host);
-  log.info({ port, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress }, 'gateway listening');
+  log.info({ port, adminPort, adminOnPublicPort: config.admin.alsoOnPublicPort, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress }, 'gateway listening');
 
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= (async () => {
@@ -119,9 +127,10 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     draining = true;
     // Stop accepting; requests in flight finish, and their connections close after the answer.
     for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    const idle = setInterval(() => server.closeIdleConnections(), 100);
-    const force = setTimeout(() => server.closeAllConnections(), Math.max(config.shutdownGraceMs - 2000, 1000));
+    const servers = adminServer ? [server, adminServer] : [server];
+    const closed = Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
+    const idle = setInterval(() => { for (const srv of servers) srv.closeIdleConnections(); }, 100);
+    const force = setTimeout(() => { for (const srv of servers) srv.closeAllConnections(); }, Math.max(config.shutdownGraceMs - 2000, 1000));
     force.unref();
     await closed;
     clearInterval(idle);
@@ -138,5 +147,5 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     await ops.close();
   })());
 
-  return { gateway, server, port, opsPort, stop };
+  return { gateway, server, port, adminPort, opsPort, stop };
 }

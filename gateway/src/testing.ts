@@ -19,13 +19,18 @@ export interface StartGatewayOptions {
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
-  /** Any other gateway variable (e.g. RATE_LIMIT_READS, TRUSTED_PROXIES, ADMIN_TOKEN, LOG_LEVEL). */
+  /**
+   * Any other gateway variable (e.g. RATE_LIMIT_READS, TRUSTED_PROXIES, ADMIN_TOKEN, LOG_LEVEL,
+   * NODE_ENV=production, GATEWAY_ADMIN_PORT='0' for an admin listener on a free port).
+   */
   env?: Record<string, string>;
 }
 
 export interface StartedGateway {
   url: string;
   port: number;
+  /** The admin listener (/admin/* only), when GATEWAY_ADMIN_PORT is set or NODE_ENV is production. */
+  adminUrl: string | undefined;
   adminToken: string;
   /** The ops server (/healthz, /readyz, /metrics). */
   opsUrl: string;
@@ -45,6 +50,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     GATEWAY_OPS_PORT: '0',
     GATEWAY_MIGRATE_ON_START: 'true',
     RATE_LIMIT_PREFIX: `rl:${opts.namespace}`,
+    // Production opens the admin listener (default 8081): on a free port here.
+    ...(opts.env?.NODE_ENV === 'production' ? { GATEWAY_ADMIN_PORT: '0' } : {}),
     ...opts.env,
     DATABASE_URL: opts.databaseUrl,
     REDIS_URL: opts.redisUrl ?? opts.env?.REDIS_URL ?? 'redis://127.0.0.1:6379',
@@ -60,6 +67,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
   return {
     url: `http://127.0.0.1:${running.port}`,
     port: running.port,
+    adminUrl: running.adminPort === undefined ? undefined : `http://127.0.0.1:${running.adminPort}`,
     opsUrl: `http://127.0.0.1:${running.opsPort}`,
     adminToken: config.adminToken,
     stop: () => running.stop(),

@@ -2,7 +2,6 @@ import { createServer, type Server } from 'node:http';
 import Koa from 'koa';
 import { Redis } from 'ioredis';
 import { Database, ERRORS, createLogger } from '@wallet/platform';
-import { AdminTokenVerifier } from '../src/auth/admin-token.js';
 import { ApiKeyAuthenticator } from '../src/auth/api-key-authenticator.js';
 import { loadConfig } from '../src/config.js';
 import { ClientIpResolver } from '../src/http/client-ip.js';
@@ -45,7 +44,6 @@ beforeAll(async () => {
   });
   const router = buildRouter([route('POST', 'WRITE'), route('GET', 'READ')], {
     authenticator: new ApiKeyAuthenticator(db, new ApiKeyRepository(), { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: 0 }, log),
-    adminToken: new AdminTokenVerifier(config.adminToken),
     limiter,
     clientIp: new ClientIpResolver([]),
     rateLimits: { perMinute: config.rateLimit.perMinute },

@@ -168,6 +168,42 @@ describe('helm chart', () => {
     }
   });
 
+  it('puts the gateway\'s admin listener on its own port, never behind the Ingress nor on a public Service', () => {
+    for (const ms of [defaults, production]) {
+      const container = byComponent(ms, 'Deployment', 'gateway')!.spec.template.spec.containers[0];
+      expect(container.ports).toEqual(expect.arrayContaining([{ name: 'admin', containerPort: 8081, protocol: 'TCP' }, { name: 'http', containerPort: 8080, protocol: 'TCP' }]));
+      expect(byComponent(ms, 'ConfigMap', 'gateway')!.data!.GATEWAY_ADMIN_PORT).toBe('8081');
+      const svc = byComponent(ms, 'Service', 'gateway')!;
+      expect(svc.spec.type).toBe('ClusterIP');
+      expect(svc.spec.ports).toEqual(expect.arrayContaining([{ name: 'admin', port: 8081, targetPort: 'admin', protocol: 'TCP' }]));
+    }
+    // The Ingress has no path to the admin port: every backend is the gateway's `http` port.
+    const [ingress] = ofKind(production, 'Ingress');
+    const ports = ingress!.spec.rules.flatMap((r: any) => r.http.paths.map((p: any) => p.backend.service.port));
+    expect(ports.length).toBeGreaterThan(0);
+    for (const port of ports) expect(port).toEqual({ name: 'http' });
+    const withAdminHost = render(['-f', PRODUCTION, '--set', 'ingress.hosts[0].host=admin.wallet.example.co', '--set', 'ingress.hosts[0].paths[0]=/admin']);
+    expect(JSON.stringify(ofKind(withAdminHost, 'Ingress'))).not.toMatch(/"admin"|8081/);
+    // A LoadBalancer gateway does not publish the admin port: it moves to a ClusterIP Service of its own.
+    const lb = render(['--set', 'gateway.service.type=LoadBalancer']);
+    const publicSvc = byComponent(lb, 'Service', 'gateway')!;
+    expect(publicSvc.spec.type).toBe('LoadBalancer');
+    expect(publicSvc.spec.ports.map((p: any) => p.name)).not.toContain('admin');
+    const adminSvc = byComponent(lb, 'Service', 'gateway-admin')!;
+    expect(adminSvc.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'admin', port: 8081, targetPort: 'admin', protocol: 'TCP' }] });
+    expect(adminSvc.spec.selector['app.kubernetes.io/component']).toBe('gateway');
+    // NetworkPolicy: nobody reaches the admin port by default; in production only the listed peers.
+    const adminRules = (ms: Manifest[]) => byComponent(ms, 'NetworkPolicy', 'gateway')!.spec.ingress.filter((r: any) => r.ports.some((p: any) => p.port === 8081));
+    expect(adminRules(defaults)).toEqual([]);
+    const prodRules = adminRules(production);
+    expect(prodRules).toHaveLength(1);
+    expect(prodRules[0].from).toEqual([{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'ops-bastion' } } }]);
+    // The public port's rules never open the admin port.
+    for (const r of byComponent(production, 'NetworkPolicy', 'gateway')!.spec.ingress) {
+      if (r.ports.some((p: any) => p.port === 8080)) expect(r.ports.map((p: any) => p.port)).not.toContain(8081);
+    }
+  });
+
   it('has a default-deny NetworkPolicy and one per process that opens only what it needs', () => {
     for (const ms of [defaults, production]) {
       const policies = ofKind(ms, 'NetworkPolicy');

@@ -37,7 +37,7 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
       transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true,
       gatewayEnv: {
         RATE_LIMIT_READS: '1000000', RATE_LIMIT_QUOTES: '1000000', RATE_LIMIT_RESOLVE_KEY: '1000000', RATE_LIMIT_FINANCIAL: '1000000',
-        RATE_LIMIT_COLLECT_KEY_WRITES: '1000000', RATE_LIMIT_AUTHENTICATION: '1000000',
+        RATE_LIMIT_COLLECT_KEY_WRITES: '1000000', RATE_LIMIT_AUTHENTICATION: '1000000', RATE_LIMIT_ADMIN: '1000000', RATE_LIMIT_ADMIN_LOGIN: '1000000',
       },
     });
     db = new DbSnapshotter(stack.databaseUrl);

@@ -51,7 +51,7 @@ describe('security', () => {
   beforeAll(async () => {
     stack = await startStack({
       transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true,
-      gatewayEnv: { RATE_LIMIT_READS: '100000', RATE_LIMIT_QUOTES: '100000', RATE_LIMIT_RESOLVE_KEY: '100000', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_COLLECT_KEY_WRITES: '100000' },
+      gatewayEnv: { RATE_LIMIT_READS: '100000', RATE_LIMIT_QUOTES: '100000', RATE_LIMIT_RESOLVE_KEY: '100000', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_COLLECT_KEY_WRITES: '100000', RATE_LIMIT_ADMIN: '100000', RATE_LIMIT_ADMIN_LOGIN: '100000' },
     });
     db = new DbSnapshotter(stack.databaseUrl);
     a = await stack.provision('Empresa A S.A.S.');

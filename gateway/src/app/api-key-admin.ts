@@ -4,6 +4,7 @@ import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format.js';
 import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
 import type { CompanyRepository } from '../persistence/company.repository.js';
+import type { AuditTrail } from './admin-audit.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
 export class ApiKeyAdmin {
@@ -15,13 +16,18 @@ export class ApiKeyAdmin {
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
   ) {}
 
-  async issue(companyId: string, scope: Scope, label: string): Promise<ApiKeyRecord & { key: string }> {
+  async issue(companyId: string, scope: Scope, label: string, audit?: AuditTrail): Promise<ApiKeyRecord & { key: string }> {
     await this.assertCompany(companyId);
     for (let attempt = 0; ; attempt++) {
       const key = generateApiKey(this.opts.prefix);
       try {
-        const record = await this.keys.insert(this.db, {
-          id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
+        const record = await this.db.tx(async (tx) => {
+          const r = await this.keys.insert(tx, {
+            id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
+          });
+          // The record holds the display prefix, never the key.
+          await audit?.record(tx, { targets: { companyId, keyId: r.id }, before: null, after: r });
+          return r;
         });
         return { ...record, key };
       } catch (err) {
@@ -37,10 +43,15 @@ export class ApiKeyAdmin {
   }
 
   /** Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere. */
-  async revoke(companyId: string, keyId: string): Promise<ApiKeyRecord> {
+  async revoke(companyId: string, keyId: string, audit?: AuditTrail): Promise<ApiKeyRecord> {
     await this.assertCompany(companyId);
-    const record = await this.keys.revoke(this.db, companyId, keyId);
-    if (!record) throw new AppError('API_KEY_NOT_FOUND');
+    const record = await this.db.tx(async (tx) => {
+      const before = await this.keys.findById(tx, companyId, keyId, { forUpdate: true });
+      if (!before) throw new AppError('API_KEY_NOT_FOUND');
+      const after = (await this.keys.revoke(tx, companyId, keyId))!;
+      await audit?.record(tx, { targets: { companyId, keyId }, before, after });
+      return after;
+    });
     this.authenticator.invalidateKey(keyId);
     return record;
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CallContext, type Database } from '@wallet/platform';
+import type { AuditTrail } from './admin-audit.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
@@ -29,7 +30,7 @@ export class CompanyAdmin {
    * ledger would hold empty wallets for an id nobody can use: harmless, and OpenWallets is
    * idempotent should the operator retry.)
    */
-  async create(input: CreateCompanyInput, call: CallContext): Promise<Company> {
+  async create(input: CreateCompanyInput, call: CallContext, audit?: AuditTrail): Promise<Company> {
     const id = randomUUID();
     return this.db.tx(async (tx) => {
       const company = await this.companies.insert(tx, {
@@ -38,6 +39,7 @@ export class CompanyAdmin {
       if (input.wallets.length > 0) {
         await this.ledger.openWallets({ rails: input.wallets.map(railToProto) }, { ...call, companyId: id });
       }
+      await audit?.record(tx, { targets: { companyId: id }, before: null, after: { ...company, wallets: input.wallets } });
       return company;
     });
   }
@@ -48,9 +50,14 @@ export class CompanyAdmin {
     return company;
   }
 
-  async patch(id: string, patch: CompanyPatch): Promise<Company> {
-    const company = await this.companies.update(this.db, id, patch);
-    if (!company) throw new AppError('COMPANY_NOT_FOUND');
+  async patch(id: string, patch: CompanyPatch, audit?: AuditTrail): Promise<Company> {
+    const company = await this.db.tx(async (tx) => {
+      const before = await this.companies.findById(tx, id, { forUpdate: true });
+      if (!before) throw new AppError('COMPANY_NOT_FOUND');
+      const after = (await this.companies.update(tx, id, patch))!;
+      await audit?.record(tx, { targets: { companyId: id }, before, after });
+      return after;
+    });
     // Status, tax regime and multiplier travel with cached principals: drop them on this replica now.
     this.authenticator.invalidateCompany(id);
     return company;

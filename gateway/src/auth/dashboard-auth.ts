@@ -76,9 +76,9 @@ const SESSION_TOKEN = /^wsess_[0-9A-Za-z]{43}$/;
 export const INVITATION_TOKEN = /^winv_[0-9A-Za-z]{43}$/;
 const TOTP_PERIOD = 30;
 /** argon2id (memory-hard), OWASP's first recommended setting: 19 MiB, 2 passes, 1 lane. */
-const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
+export const ARGON2 = { memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-function randomBase62(n: number): string {
+export function randomBase62(n: number): string {
   const out: string[] = [];
   while (out.length < n) {
     for (const b of randomBytes(n * 2)) {

@@ -52,7 +52,8 @@ export function accessLog(log: Logger) {
           durationMs: Math.round(ms * 100) / 100,
           companyId: ctx.state.principal?.companyId,
           apiKeyId: ctx.state.principal?.keyId,
-          admin: ctx.state.admin || undefined,
+          admin: ctx.state.admin?.kind,
+          operatorId: ctx.state.admin?.kind === 'operator' ? ctx.state.admin.operatorId : undefined,
           clientIp: ctx.state.clientIp,
         }, 'request');
       }

@@ -1,7 +1,8 @@
 import type { Next } from 'koa';
 import { AppError } from '@wallet/platform';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
-import type { AdminTokenVerifier } from '../auth/admin-token.js';
+import type { AdminAuthenticator } from '../auth/admin-token.js';
+import type { SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { DashboardAuth } from '../auth/dashboard-auth.js';
 import { looksLikeApiKey } from '../auth/api-key-format.js';
 import type { Scope } from '../persistence/api-key.repository.js';
@@ -47,13 +48,17 @@ export function requireApiKey(authenticator: ApiKeyAuthenticator, scope: Scope) 
   };
 }
 
-export function requireAdmin(verifier: AdminTokenVerifier) {
+/**
+ * Admin routes: an operator session or the shared ADMIN_TOKEN (as the route's policy allows). The
+ * principal is put on `ctx.state.admin` for the handler, the audit log and the gRPC actor.
+ */
+export function requireAdmin(auth: AdminAuthenticator, policy: SharedTokenPolicy) {
   return async function adminAuth(ctx: GatewayContext, next: Next): Promise<void> {
     const token = bearerToken(ctx);
     if (token === undefined) throw new AppError('AUTH_REQUIRED');
     if (token && looksLikeApiKey(token)) throw new AppError('API_KEY_AUTH_NOT_ALLOWED');
-    if (!token || !verifier.verify(token)) throw new AppError('INVALID_ADMIN_TOKEN');
-    ctx.state.admin = true;
+    if (!token) throw new AppError('INVALID_ADMIN_TOKEN');
+    ctx.state.admin = await auth.authenticate(token, policy);
     await next();
   };
 }

@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { CallContext, CompanyProfileClaims } from '@wallet/platform';
+import { adminActor, type AdminPrincipal } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 
@@ -11,8 +12,14 @@ export interface GatewayState {
   principal?: ApiKeyPrincipal;
   /** Set on dashboard routes (session token). */
   session?: SessionPrincipal;
-  admin?: boolean;
+  /**
+   * Set on /admin routes once authenticated: `{ kind: 'operator', operatorId, email, sessionId }`
+   * or `{ kind: 'bootstrap-token' }` (the shared ADMIN_TOKEN).
+   */
+  admin?: AdminPrincipal;
   clientIp?: string;
+  /** What the listener that took the request serves: admin routes, the others (set by the app; absent = both). */
+  areas?: { admin: boolean; other: boolean };
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>;
@@ -38,7 +45,11 @@ export function callContext(ctx: GatewayContext): CallContext {
       principal: { kind: 'user', companyId: u.companyId, userId: u.userId, email: u.email, role: u.role },
     };
   }
-  if (s.admin) return { requestId: s.requestId, actor: 'admin', principal: { kind: 'admin', operator: 'admin-token' } };
+  if (s.admin) {
+    // An operator by id, or the shared token (development and bootstrap): the services see which.
+    const operator = s.admin.kind === 'operator' ? `operator:${s.admin.operatorId}` : 'bootstrap-token';
+    return { requestId: s.requestId, actor: adminActor(s.admin), principal: { kind: 'admin', operator } };
+  }
   // Unauthenticated routes (provider callbacks, verified by their own signatures in the services):
   // a principal of their own, which no company or operator method admits.
   return { requestId: s.requestId, actor: 'anonymous', principal: { kind: 'callback' } };

@@ -1,5 +1,7 @@
 import type { z } from 'zod';
 import type { CallContext, ErrorCode } from '@wallet/platform';
+import type { AuditTrail } from '../app/admin-audit.js';
+import type { AdminPrincipal, SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 import type { Scope } from '../persistence/api-key.repository.js';
@@ -8,8 +10,20 @@ import type { GatewayContext } from './context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-/** How a route authenticates: a client API key of a scope, the operator's admin token, or nobody. */
-export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin' } | { kind: 'session' } | { kind: 'public' };
+/**
+ * How a route authenticates: a client API key of a scope; an operator session or the shared admin
+ * token (`sharedToken`: where the shared token is accepted, default `development`); a dashboard
+ * session; or nobody.
+ */
+export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin'; sharedToken?: SharedTokenPolicy } | { kind: 'session' } | { kind: 'public' };
+
+/**
+ * The audit log of an admin action (app/admin-audit.ts). `gateway`: the change is in the gateway's
+ * tables and the use case records its row in the same transaction (the router writes the outcome
+ * only if it did not). `service`: another service makes the change over gRPC, so the router writes
+ * a REQUESTED row before the handler and the outcome after it.
+ */
+export interface RouteAudit { change: 'gateway' | 'service' }
 
 export interface RouteResponseDoc {
   description: string;
@@ -33,6 +47,10 @@ export interface HandlerArgs<P, Q, B> {
   principal: ApiKeyPrincipal | undefined;
   /** Set on dashboard-session routes. */
   session: SessionPrincipal | undefined;
+  /** Set on admin routes: the operator or the shared token (also on `ctx.state.admin`). */
+  admin: AdminPrincipal | undefined;
+  /** Set on audited routes (every mutating admin route, and those declaring `audit`). */
+  audit: AuditTrail | undefined;
   /** The body's exact bytes, on routes declared with `rawBody: true`. */
   rawBody: Buffer | undefined;
 }
@@ -60,6 +78,8 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
   params?: P;
   query?: Q;
   body?: B;
+  /** Audit log: default `{ change: 'gateway' }` for admin routes other than GET, none elsewhere; `false` opts out. */
+  audit?: RouteAudit | false;
   /** Keep the body's exact bytes for the handler (signed provider callbacks). */
   rawBody?: boolean;
   /**
@@ -88,6 +108,23 @@ export function defineRoute<P extends z.ZodType | undefined = undefined, Q exten
 /** The distinct media types (parameters dropped) of the files a static route serves, for its documented content. */
 export function mediaTypes(contentTypes: readonly string[]): string[] {
   return [...new Set(contentTypes.map((t) => t.split(';')[0]!.trim()))];
+}
+
+/** The rate class a route is counted in: its own, or ADMIN for every admin route. */
+export function rateClassOf(route: AnyRoute): RateClass | undefined {
+  return route.rateClass ?? (route.auth.kind === 'admin' ? 'ADMIN' : undefined);
+}
+
+/** How a route is audited (see RouteAudit), or undefined. */
+export function auditOf(route: AnyRoute): RouteAudit | undefined {
+  if (route.audit === false) return undefined;
+  if (route.audit) return route.audit;
+  return route.auth.kind === 'admin' && route.method !== 'GET' ? { change: 'gateway' } : undefined;
+}
+
+/** The shared-token policy of an admin route. */
+export function sharedTokenPolicyOf(route: AnyRoute): SharedTokenPolicy {
+  return route.auth.kind === 'admin' ? route.auth.sharedToken ?? 'development' : 'never';
 }
 
 /** `/admin/companies/{id}` → `/admin/companies/:id` (koa-router form). */

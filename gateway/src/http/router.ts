@@ -1,8 +1,10 @@
 import { isJsonBody, toJsonText } from './json-text.js';
 import { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
+import { AppError, type Logger } from '@wallet/platform';
+import type { AdminAudit } from '../app/admin-audit.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
-import type { AdminTokenVerifier } from '../auth/admin-token.js';
+import type { AdminAuthenticator } from '../auth/admin-token.js';
 import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
 import { requireAdmin, requireApiKey, requireSession } from './auth.js';
 import type { DashboardAuth } from '../auth/dashboard-auth.js';
@@ -12,12 +14,17 @@ import type { IdempotencyGuard } from './idempotency.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
 import { readJsonBodyWithRaw } from './json-body.js';
 import { rateLimit, type RateLimitSettings } from './rate-limit.js';
-import { toRouterPath, type AnyRoute } from './route.js';
+import { auditOf, rateClassOf, sharedTokenPolicyOf, toRouterPath, type AnyRoute } from './route.js';
 import { parseOrThrow, parseParams } from './validation.js';
 
 export interface RouterDeps {
   authenticator: ApiKeyAuthenticator;
-  adminToken: AdminTokenVerifier;
+  /** Required when a route authenticates as admin. */
+  admin?: AdminAuthenticator;
+  /** The admin audit log, required when a route is audited (every mutating admin route, and routes declaring `audit`). */
+  audit?: AdminAudit;
+  /** For audit rows that could not be written after the action took effect. */
+  log?: Logger;
   limiter: RollingWindowLimiter;
   clientIp: ClientIpResolver;
   rateLimits: RateLimitSettings;
@@ -29,8 +36,9 @@ export interface RouterDeps {
 
 /**
  * Registers each declared route with its pipeline, in this order:
- * authenticate → scope → rate limit → parse/validate (params, query, body) → [Idempotency-Key] → handler.
- * (Authentication first, so the rate limit can apply the company's multiplier.)
+ * authenticate → scope → rate limit → parse/validate (params, query, body) → [Idempotency-Key] → [audit] → handler.
+ * (Authentication first, so the rate limit can apply the company's multiplier.) Admin routes are
+ * counted per client IP before authentication (failed attempts count too) and per operator after it.
  */
 export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Router<GatewayState> {
   const router = new Router<GatewayState>();
@@ -39,17 +47,31 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       throw new Error(`${def.operationId}: idempotent routes need an authenticated company and an IdempotencyGuard`);
     }
     const chain: Middleware<GatewayState>[] = [];
+    const adminRoute = def.path.startsWith('/admin/') || def.path === '/admin';
     chain.push(async (ctx: GatewayContext, next: Next) => {
+      // A listener that does not serve this route answers as if it did not exist (production: /admin only on the admin port).
+      const areas = ctx.state.areas;
+      if (areas && !(adminRoute ? areas.admin : areas.other)) throw new AppError('ROUTE_NOT_FOUND');
       ctx.state.routeTemplate = def.path;
       await next();
     });
+    const rateClass = rateClassOf(def);
+    const audited = auditOf(def);
+    if (def.auth.kind === 'admin' && !deps.admin) throw new Error(`${def.operationId}: admin routes need an AdminAuthenticator`);
+    if (audited && !deps.audit) throw new Error(`${def.operationId}: audited routes need the AdminAudit`);
     if (def.auth.kind === 'apiKey') chain.push(requireApiKey(deps.authenticator, def.auth.scope));
-    else if (def.auth.kind === 'admin') chain.push(requireAdmin(deps.adminToken));
-    else if (def.auth.kind === 'session') {
+    else if (def.auth.kind === 'admin') {
+      chain.push(rateLimit(rateClass!, deps.limiter, deps.clientIp, deps.rateLimits));
+      chain.push(requireAdmin(deps.admin!, sharedTokenPolicyOf(def)));
+    } else if (def.auth.kind === 'session') {
       if (!deps.sessions) throw new Error(`${def.operationId}: session routes need DashboardAuth`);
       chain.push(requireSession(deps.sessions));
     }
-    if (def.rateClass) chain.push(rateLimit(def.rateClass, deps.limiter, deps.clientIp, deps.rateLimits));
+    if (def.auth.kind === 'admin') {
+      // Per operator as well, whatever address they come from (the shared token: its IP count only).
+      const byOperator = (ctx: GatewayContext) => (ctx.state.admin?.kind === 'operator' ? `operator:${ctx.state.admin.operatorId}` : undefined);
+      chain.push(rateLimit(rateClass!, deps.limiter, deps.clientIp, deps.rateLimits, byOperator));
+    } else if (rateClass) chain.push(rateLimit(rateClass, deps.limiter, deps.clientIp, deps.rateLimits));
     chain.push(async (ctx: GatewayContext) => {
       const idempotencyKey = def.idempotent ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
       const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
@@ -57,7 +79,31 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const read = def.body ? await readJsonBodyWithRaw(ctx.req) : undefined;
       const body = def.body ? parseOrThrow(def.body, read!.value) : undefined;
       const rawBody = def.rawBody ? read?.raw : undefined;
-      const handle = () => def.handler({ params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, session: ctx.state.session, rawBody });
+      const trail = audited
+        ? deps.audit!.begin({
+            action: def.operationId, method: def.method, route: def.path, requestId: ctx.state.requestId, clientIp: ctx.state.clientIp,
+            principal: ctx.state.admin ?? { kind: 'anonymous' }, request: { params: ctx.params, query, body },
+            targets: auditTargets(def.path, params),
+          })
+        : undefined;
+      const run = () => def.handler({
+        params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, session: ctx.state.session,
+        admin: ctx.state.admin, audit: trail, rawBody,
+      });
+      const handle = !trail ? run : async () => {
+        if (audited!.change === 'service') await trail.requested();
+        let result;
+        try {
+          result = await run();
+        } catch (err) {
+          if (!trail.final) await trail.failed(err).catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of a failed admin action not written'));
+          throw err;
+        }
+        // The action took effect: a failure to write its row must not turn it into an error answer
+        // (a retry would act again); it is logged, and a REQUESTED row (service changes) remains.
+        if (!trail.final) await trail.succeeded(result.body).catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of an admin action not written'));
+        return result;
+      };
       const result = idempotencyKey === undefined
         ? await handle()
         : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: read?.value }, handle);
@@ -76,3 +122,23 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
   return router;
 }
 
+/**
+ * The path parameters of an audited request, named for what they identify: `{id}` takes the name
+ * of the collection before it (`/admin/companies/{id}` → companyId, `/admin/credit-requests/{id}` →
+ * creditRequestId); the others keep theirs (keyId, userId, rail…).
+ */
+export function auditTargets(path: string, params: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  const segments = path.split('/');
+  for (const [name, value] of Object.entries((params ?? {}) as Record<string, unknown>)) {
+    if (typeof value !== 'string') continue;
+    let key = name;
+    if (name === 'id') {
+      const seg = segments[segments.indexOf('{id}') - 1] ?? 'resource';
+      const singular = seg.endsWith('ies') ? `${seg.slice(0, -3)}y` : seg.endsWith('s') ? seg.slice(0, -1) : seg;
+      key = `${singular.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())}Id`;
+    }
+    out[key] = value;
+  }
+  return out;
+}

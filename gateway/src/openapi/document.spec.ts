@@ -48,9 +48,38 @@ describe('OpenAPI document', () => {
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it('is OpenAPI 3.1 with the three security schemes (API key, admin token, dashboard session)', () => {
+  it('is OpenAPI 3.1 with the four security schemes (API key, admin token, operator session, dashboard session)', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'sessionToken']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'operatorSession', 'sessionToken']);
+  });
+
+  it('documents the operator routes, the audit log and the maker-checker credit', () => {
+    for (const [method, path] of [
+      ['post', '/admin/auth/login'], ['post', '/admin/auth/enroll'], ['post', '/admin/auth/logout'], ['get', '/admin/auth/me'],
+      ['post', '/admin/operators'], ['get', '/admin/operators'], ['delete', '/admin/operators/{id}'], ['get', '/admin/audit'],
+      ['get', '/admin/credit-requests'], ['get', '/admin/credit-requests/{id}'], ['post', '/admin/credit-requests/{id}/approve'], ['post', '/admin/credit-requests/{id}/reject'],
+    ] as const) expect(doc.paths[path]?.[method]).toBeDefined();
+    // Every admin route: an operator session, or the shared token where its policy allows; rate limited; the admin refusals documented.
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/admin/')) continue;
+      for (const op of Object.values<any>(item)) {
+        if (op.security.length === 0) continue; // login, enroll
+        expect(op.security).toContainEqual({ operatorSession: [] });
+        expect(op['x-rate-limit-class']).toBe('ADMIN');
+        expect(op.responses['401'].description).toContain('SESSION_EXPIRED');
+        expect(op.responses['403'].description).toContain('ADMIN_TOKEN_NOT_ALLOWED');
+      }
+    }
+    const paths = doc.paths as Record<string, any>;
+    expect(paths['/admin/credit-requests/{id}/approve'].post.security).toEqual([{ operatorSession: [] }]);
+    expect(paths['/admin/credit-requests/{id}/approve'].post.responses['403'].description).toContain('SAME_OPERATOR');
+    expect(paths['/admin/auth/login'].post.security).toEqual([]);
+    expect(paths['/admin/auth/login'].post['x-rate-limit-class']).toBe('ADMIN_LOGIN');
+    expect(paths['/admin/auth/login'].post.responses['401'].description).toContain('OPERATOR_AUTH_FAILED');
+    const credit = paths['/admin/companies/{id}/wallets/{rail}/credit'].post;
+    expect(credit.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditRequest' });
+    expect(doc.components.schemas.AuditEntry.properties.outcome.enum).toEqual(['REQUESTED', 'SUCCEEDED', 'FAILED']);
+    expect(paths['/admin/audit'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['operatorId', 'action', 'targetId', 'from', 'to', 'cursor', 'limit']));
   });
 
   it('documents exactly the routes the router registers (and vice versa)', () => {
@@ -83,7 +112,7 @@ describe('OpenAPI document', () => {
     expect(balance.responses['200'].headers['RateLimit-Remaining']).toBeDefined();
     expect(balance.responses['429'].headers['Retry-After']).toBeDefined();
     const create = doc.paths['/admin/companies']!.post;
-    expect(create.security).toEqual([{ adminToken: [] }]);
+    expect(create.security).toEqual([{ adminToken: [] }, { operatorSession: [] }]);
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateCompanyRequest' });
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '401', '403', '413', '415', '500']));
     const credit = doc.paths['/admin/companies/{id}/wallets/{rail}/credit']!.post;

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '@wallet/platform';
 import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/api-schemas.js';
 import { NON_API_KEY_AREAS } from '../http/auth.js';
-import type { AnyRoute } from '../http/route.js';
+import { rateClassOf, sharedTokenPolicyOf, type AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
 
 type Json = Record<string, unknown>;
@@ -30,7 +30,9 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       description: [
         'BREB and ACH wallets in COP, balances, provisioning (`/admin`).',
         '',
-        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes the operator token instead and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key. 10 wrong passwords or 5 wrong TOTP codes for one dashboard user within 15 minutes lock that user for 15 minutes whatever the client IPs (423 `ACCOUNT_LOCKED` with `Retry-After`). In production a dashboard user is created as a single-use invitation the user redeems through `/auth/invitations/*` (own password, own TOTP secret, confirmed by a first code).',
+        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes an operator session token (`POST /admin/auth/login` with password and TOTP) or, outside production, the shared operator token (`ADMIN_TOKEN`), and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key. 10 wrong passwords or 5 wrong TOTP codes for one dashboard user within 15 minutes lock that user for 15 minutes whatever the client IPs (423 `ACCOUNT_LOCKED` with `Retry-After`). In production a dashboard user is created as a single-use invitation the user redeems through `/auth/invitations/*` (own password, own TOTP secret, confirmed by a first code).',
+        '',
+        '**Admin (operators).** In production `/admin/*` is served only on the admin listener (`GATEWAY_ADMIN_PORT`, default 8081), never on the public port, and only to named operators: the shared `ADMIN_TOKEN` is refused (403 `ADMIN_TOKEN_NOT_ALLOWED`) except to invite the first two operators (`POST /admin/operators`). Outside production the shared token keeps working everywhere except where an operator\'s identity is the point (approving or rejecting a credit request, logout). Every admin action, login and failed login is written to the append-only audit log (`GET /admin/audit`). An operator\'s credit above `ADMIN_CREDIT_DUAL_CONTROL_CENTS` waits (202, a credit request) for a second, independent operator\'s approval.',
         '',
         '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
         '',
@@ -45,7 +47,7 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
     tags: [
       { name: 'Wallets', description: 'Balances.' },
       { name: 'Dictionaries', description: 'Reference data.' },
-      { name: 'Admin', description: 'Operator provisioning (admin token).' },
+      { name: 'Admin', description: 'Operator provisioning (operator session; the shared admin token outside production and to bootstrap).' },
       { name: 'Dashboard', description: 'Dashboard users: session login and multi-signature approvals (session token + TOTP).' },
       { name: 'Docs', description: 'This document and its reference page.' },
     ],
@@ -54,7 +56,8 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       schemas: components.all(),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'wk_live_… / wk_test_…', description: "A company's API key." },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The operator token (ADMIN_TOKEN).' },
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The shared operator token (ADMIN_TOKEN): outside production on every admin route but those needing an operator; in production only POST /admin/operators while fewer than two operators exist (bootstrap).' },
+        operatorSession: { type: 'http', scheme: 'bearer', bearerFormat: 'wadm_…', description: 'A named operator\'s session token from POST /admin/auth/login (password + TOTP; short-lived, revoked by POST /admin/auth/logout).' },
         sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wsess_…', description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).' },
       },
       headers: {
@@ -119,7 +122,8 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
       parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: s });
     }
   }
-  const rateHeaders = route.rateClass
+  const rateClass = rateClassOf(route);
+  const rateHeaders = rateClass
     ? {
         'RateLimit-Limit': { $ref: '#/components/headers/RateLimit-Limit' },
         'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
@@ -173,13 +177,19 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   if (route.description) notes.push(route.description);
   if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
   if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).');
-  if (route.rateClass) notes.push(`Rate class: **${RATE_CLASSES[route.rateClass].description}** (${perMinute[route.rateClass]}/min by default).`);
+  if (route.auth.kind === 'admin') {
+    const policy = sharedTokenPolicyOf(route);
+    notes.push(policy === 'never' ? 'Needs a named operator (operator session); the shared admin token is refused (403 ADMIN_TOKEN_NOT_ALLOWED).'
+      : policy === 'bootstrap' ? 'Operator session, or the shared admin token (in production only while fewer than two operators are active or invited).'
+        : 'Operator session, or the shared admin token outside production (403 ADMIN_TOKEN_NOT_ALLOWED in production).');
+  }
+  if (rateClass) notes.push(`Rate class: **${RATE_CLASSES[rateClass].description}** (${perMinute[rateClass]}/min by default).`);
   if (notes.length) op.description = notes.join('\n\n');
   if (route.auth.kind === 'apiKey') op.security = [{ apiKey: [] }];
-  else if (route.auth.kind === 'admin') op.security = [{ adminToken: [] }];
+  else if (route.auth.kind === 'admin') op.security = sharedTokenPolicyOf(route) === 'never' ? [{ operatorSession: [] }] : [{ adminToken: [] }, { operatorSession: [] }];
   else if (route.auth.kind === 'session') op.security = [{ sessionToken: [] }];
   else op.security = [];
-  if (route.rateClass) op['x-rate-limit-class'] = route.rateClass;
+  if (rateClass) op['x-rate-limit-class'] = rateClass;
   if (route.body) {
     op.requestBody = { required: true, content: { 'application/json': { schema: components.ref(route.body, 'input') } } };
   }
@@ -195,13 +205,13 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
     codes.add('AUTH_REQUIRED'); codes.add('INVALID_API_KEY'); codes.add('COMPANY_INACTIVE');
     if (route.auth.scope === 'WRITE') codes.add('INSUFFICIENT_SCOPE');
   } else if (route.auth.kind === 'admin') {
-    codes.add('AUTH_REQUIRED'); codes.add('INVALID_ADMIN_TOKEN'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
+    codes.add('AUTH_REQUIRED'); codes.add('INVALID_ADMIN_TOKEN'); codes.add('API_KEY_AUTH_NOT_ALLOWED'); codes.add('SESSION_EXPIRED'); codes.add('ADMIN_TOKEN_NOT_ALLOWED');
   } else if (route.auth.kind === 'session') {
     codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
   // The guard before routing refuses API keys anywhere in these areas, public pages included.
   if (NON_API_KEY_AREAS.test(route.path)) codes.add('API_KEY_AUTH_NOT_ALLOWED');
-  if (route.rateClass) codes.add('RATE_LIMIT_EXCEEDED');
+  if (rateClassOf(route)) codes.add('RATE_LIMIT_EXCEEDED');
   if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
   for (const c of route.errors ?? []) codes.add(c);
   // A malformed path parameter is answered with its own code (e.g. a bad company id reads as not found).

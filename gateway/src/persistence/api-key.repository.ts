@@ -65,6 +65,14 @@ export class ApiKeyRepository {
     return rows.map(toRecord);
   }
 
+  async findById(q: Queryable, companyId: string, keyId: string, opts: { forUpdate?: boolean } = {}): Promise<ApiKeyRecord | undefined> {
+    const rows = await q.query<Row>(
+      `select ${COLUMNS} from gateway.api_keys where id = ? and company_id = ?${opts.forUpdate ? ' for update' : ''}`,
+      [keyId, companyId],
+    );
+    return rows[0] ? toRecord(rows[0]) : undefined;
+  }
+
   /** Revokes once; a repeat keeps the first revocation time (idempotent). */
   async revoke(q: Queryable, companyId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
     const rows = await q.query<Row>(

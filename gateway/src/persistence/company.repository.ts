@@ -70,8 +70,8 @@ export class CompanyRepository {
     return toCompany(rows[0]!);
   }
 
-  async findById(q: Queryable, id: string): Promise<Company | undefined> {
-    const rows = await q.query<Row>(`select ${COLUMNS} from gateway.companies where id = ?`, [id]);
+  async findById(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<Company | undefined> {
+    const rows = await q.query<Row>(`select ${COLUMNS} from gateway.companies where id = ?${opts.forUpdate ? ' for update' : ''}`, [id]);
     return rows[0] ? toCompany(rows[0]) : undefined;
   }
 

@@ -10,6 +10,10 @@ export const RATE_CLASSES = {
   FINANCIAL: { perMinute: 10, envVar: 'RATE_LIMIT_FINANCIAL', description: 'Financial operations' },
   COLLECT_KEY_WRITES: { perMinute: 60, envVar: 'RATE_LIMIT_COLLECT_KEY_WRITES', description: 'Collect-key writes' },
   AUTHENTICATION: { perMinute: 5, envVar: 'RATE_LIMIT_AUTHENTICATION', description: 'Authentication (POST /auth/*)' },
+  /** Every /admin request: counted per client IP before authentication (failed attempts count) and per operator after it. */
+  ADMIN: { perMinute: 300, envVar: 'RATE_LIMIT_ADMIN', description: 'Admin (/admin/*, per IP and per operator)' },
+  /** Operator login and enrollment: every attempt counts, per client IP and per e-mail / enrollment token. */
+  ADMIN_LOGIN: { perMinute: 5, envVar: 'RATE_LIMIT_ADMIN_LOGIN', description: 'Admin login (POST /admin/auth/*)' },
 } as const;
 
 export type RateClass = keyof typeof RATE_CLASSES;

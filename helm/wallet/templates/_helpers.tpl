@@ -36,12 +36,14 @@ The product's processes: the facts that do not change per install (names, env pr
 who calls whom). `key` is the values key; `callers` may reach its main port; `uses` what it
 needs (postgres, redis, nats, ledger, sandbox, providers, smtp, internet, gateway).
 Confirmed in code: each service's src/config.ts, gateway/src/config.ts, deploy/local/processes.mjs.
+`adminPort` (gateway): the admin listener (/admin/* only; in production /admin is not on the main port).
 */}}
 {{- define "wallet.processTable" -}}
 gateway:
   key: gateway
   prefix: GATEWAY
   mainPort: { name: http, port: 8080, env: GATEWAY_PORT }
+  adminPort: 8081
   opsPort: 9100
   stateless: true
   callers: []
@@ -177,6 +179,7 @@ OTEL_EXPORTER_OTLP_ENDPOINT: {{ $c.otlpEndpoint | quote }}
 {{- end }}
 {{- if eq $p.name "gateway" }}
 GATEWAY_HOST: "0.0.0.0"
+GATEWAY_ADMIN_PORT: {{ $f.adminPort | quote }}
 LEDGER_GRPC_ADDR: {{ index $addr "ledger" | quote }}
 TRANSFER_GRPC_ADDR: {{ index $addr "transfer" | quote }}
 DEPOSIT_GRPC_ADDR: {{ index $addr "pse-deposit" | quote }}

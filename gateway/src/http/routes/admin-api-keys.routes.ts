@@ -27,8 +27,8 @@ export function adminApiKeyRoutes(keys: ApiKeyAdmin): AnyRoute[] {
       body: CreateApiKeyBody,
       responses: { 201: { description: 'The new key. `key` is not retrievable later.', schema: CreatedApiKeySchema } },
       errors: ['COMPANY_NOT_FOUND'],
-      handler: async ({ params, body }) => {
-        const k = await keys.issue(params.id, body.scope, body.label);
+      handler: async ({ params, body, audit }) => {
+        const k = await keys.issue(params.id, body.scope, body.label, audit);
         return { status: 201, body: { id: k.id, key: k.key, prefix: k.prefix, scope: k.scope, label: k.label, createdAt: k.createdAt } };
       },
     }),
@@ -48,7 +48,7 @@ export function adminApiKeyRoutes(keys: ApiKeyAdmin): AnyRoute[] {
       params: KeyParams, paramErrors: { id: 'COMPANY_NOT_FOUND', keyId: 'API_KEY_NOT_FOUND' },
       responses: { 200: { description: 'The key with `revokedAt`.', schema: ApiKeySchema } },
       errors: ['COMPANY_NOT_FOUND', 'API_KEY_NOT_FOUND'],
-      handler: async ({ params }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId)) }),
+      handler: async ({ params, audit }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId, audit)) }),
     }),
   ];
 }

@@ -62,8 +62,8 @@ export function adminCompanyRoutes(admin: CompanyAdmin): AnyRoute[] {
       body: CreateCompanyBody,
       responses: { 201: { description: 'Company created.', schema: CompanySchema } },
       errors: ['SERVICE_UNAVAILABLE'],
-      handler: async ({ body, call }) => {
-        const company = await admin.create(body, call);
+      handler: async ({ body, call, audit }) => {
+        const company = await admin.create(body, call, audit);
         return { status: 201, body: companyToApi(company) };
       },
     }),
@@ -85,13 +85,13 @@ export function adminCompanyRoutes(admin: CompanyAdmin): AnyRoute[] {
       body: PatchCompanyBody,
       responses: { 200: { description: 'The updated company.', schema: CompanySchema } },
       errors: ['COMPANY_NOT_FOUND'],
-      handler: async ({ params, body }) => {
+      handler: async ({ params, body, audit }) => {
         const patch = {
           ...body,
           counterpartyDailyLimitCents: body.counterpartyDailyLimitCents === undefined ? undefined : BigInt(body.counterpartyDailyLimitCents),
           counterpartyMonthlyLimitCents: body.counterpartyMonthlyLimitCents === undefined ? undefined : BigInt(body.counterpartyMonthlyLimitCents),
         };
-        return { status: 200, body: companyToApi(await admin.patch(params.id, patch)) };
+        return { status: 200, body: companyToApi(await admin.patch(params.id, patch, audit)) };
       },
     }),
   ];

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
+import { adminActor } from '../../auth/admin-principal.js';
 import type { exceptionsV1 } from '@wallet/proto';
 import type { DepositClient } from '../../deposit/deposit-client.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
@@ -104,13 +105,14 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
       summary: 'Resolve a money exception, posting its correcting entry',
       description: 'The exception is won for the action first (two operators cannot resolve it two ways), then the correcting entry is posted once, then it is RESOLVED. Calling again with the same action after an interruption finishes it.',
       auth: { kind: 'admin' },
+      audit: { change: 'service' },
       params: z.object({ id: z.string().regex(/^exc_[0-9a-f]{32}$/) }), paramErrors: { id: 'EXCEPTION_NOT_FOUND' },
       body: ResolveBody,
       responses: { 200: { description: 'The resolved exception.', schema: MoneyExceptionSchema } },
       errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, body, call }) => {
-        // One shared admin token today: the resolver is recorded as `admin` (named operators: CONTRACT §10, later).
-        const req = { id: params.id, action: body.action, note: body.note, resolvedBy: 'admin' };
+      handler: async ({ params, body, call, admin }) => {
+        // The resolver: `operator:<id>`, or `admin` for the shared token (development).
+        const req = { id: params.id, action: body.action, note: body.note, resolvedBy: adminActor(admin!) };
         try {
           return { status: 200, body: exceptionToApi(await transfers.resolveException(req, call)) };
         } catch (err) {

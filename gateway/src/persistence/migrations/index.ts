@@ -2,8 +2,10 @@ import { Migration0001CompaniesAndApiKeys } from './0001-companies-and-api-keys.
 import { Migration0002DashboardUsersAndSessions } from './0002-dashboard-users-and-sessions.js';
 import { Migration0003IdempotencyKeys } from './0003-idempotency-keys.js';
 import { Migration0004DashboardLockoutsAndInvitations } from './0004-dashboard-lockouts-and-invitations.js';
+import { Migration0005OperatorsAuditCreditRequests } from './0005-operators-audit-credit-requests.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
   Migration0001CompaniesAndApiKeys, Migration0002DashboardUsersAndSessions, Migration0003IdempotencyKeys, Migration0004DashboardLockoutsAndInvitations,
+  Migration0005OperatorsAuditCreditRequests,
 ];

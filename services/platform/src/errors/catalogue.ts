@@ -21,10 +21,14 @@ export const ERRORS = {
   INVALID_CREDENTIALS: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Credenciales inválidas.' },
   INVALID_TOTP_CODE: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El código de verificación no es válido.' },
   SESSION_EXPIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La sesión expiró o fue cerrada; inicie sesión de nuevo.' },
+  OPERATOR_AUTH_FAILED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Credenciales de operador inválidas.' },
+  OPERATOR_ENROLLMENT_INVALID: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El enlace de registro del operador no es válido, ya se usó o expiró.' },
   COMPANY_INACTIVE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La cuenta de la empresa está suspendida.' },
   INSUFFICIENT_SCOPE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La clave de API no tiene el alcance requerido para esta operación.' },
   API_KEY_AUTH_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Esta operación requiere una sesión del panel; las claves de API no están permitidas.' },
   INSUFFICIENT_ROLE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Su rol no permite realizar esta operación.' },
+  ADMIN_TOKEN_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'El token compartido de administración no está permitido para esta operación; inicie sesión como operador.' },
+  SAME_OPERATOR: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La solicitud debe aprobarla un operador distinto e independiente de quien la hizo.' },
   RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Demasiadas solicitudes; intente de nuevo más tarde.' },
   /** A dashboard user (by e-mail) after too many wrong passwords or TOTP codes; `details.retryAfter` and Retry-After say how long. */
   ACCOUNT_LOCKED: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'La cuenta está bloqueada temporalmente por demasiados intentos fallidos. Intente de nuevo más tarde.' },
@@ -45,6 +49,8 @@ export const ERRORS = {
   HOLD_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La reserva de fondos no existe.' },
   WEBHOOK_ENDPOINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El endpoint de webhook no existe.' },
   WEBHOOK_DELIVERY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrega de webhook no existe.' },
+  OPERATOR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El operador no existe.' },
+  CREDIT_REQUEST_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La solicitud de crédito no existe.' },
   // Conflicts
   REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },
   IDEMPOTENCY_KEY_REUSED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La clave de idempotencia ya se usó con una solicitud diferente.' },
@@ -57,6 +63,7 @@ export const ERRORS = {
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
+  CREDIT_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de crédito ya fue decidida; no admite otra decisión.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
   // Gone (410): a dashboard invitation that can no longer be redeemed

@@ -1,0 +1,237 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
+import type { ledgerV1 } from '@wallet/proto';
+import type { AdminPrincipal } from '../auth/admin-principal.js';
+import { movementToApi, type ApiRail } from '../ledger/presenters.js';
+import type { Queryable } from '../persistence/sql.js';
+import { isoCol } from '../persistence/sql.js';
+import type { AuditTrail } from './admin-audit.js';
+import type { CompanyAdmin } from './company-admin.js';
+import type { LedgerAdmin } from './ledger-admin.js';
+
+export type CreditRequestStatus = 'PENDING_APPROVAL' | 'APPROVED' | 'CREDITED' | 'REJECTED' | 'FAILED';
+export const CREDIT_REQUEST_STATUSES: readonly CreditRequestStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'CREDITED', 'REJECTED', 'FAILED'];
+
+export interface CreditRequest {
+  id: string;
+  companyId: string;
+  rail: ApiRail;
+  amountCents: bigint;
+  reference: string;
+  status: CreditRequestStatus;
+  requestedBy: string;
+  requestedAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  reason: string | null;
+  movementId: string | null;
+  errorCode: string | null;
+  completedAt: string | null;
+}
+
+type Operator = AdminPrincipal & { kind: 'operator' };
+
+interface Row {
+  id: string; company_id: string; rail: ApiRail; amount_cents: string; reference: string; status: CreditRequestStatus;
+  requested_by: string; requested_at: string; decided_by: string | null; decided_at: string | null; reason: string | null;
+  movement_id: string | null; error_code: string | null; completed_at: string | null;
+}
+const COLS = `id, company_id::text as company_id, rail, amount_cents::text as amount_cents, reference, status,
+  requested_by::text as requested_by, ${isoCol('requested_at', 'requested_at')}, decided_by::text as decided_by,
+  ${isoCol('decided_at', 'decided_at')}, reason, movement_id, error_code, ${isoCol('completed_at', 'completed_at')}`;
+const toRequest = (r: Row): CreditRequest => ({
+  id: r.id, companyId: r.company_id, rail: r.rail, amountCents: BigInt(r.amount_cents), reference: r.reference, status: r.status,
+  requestedBy: r.requested_by, requestedAt: r.requested_at, decidedBy: r.decided_by, decidedAt: r.decided_at, reason: r.reason,
+  movementId: r.movement_id, errorCode: r.error_code, completedAt: r.completed_at,
+});
+
+/** Ledger answers that will not change on a retry: the approved request then ends FAILED. */
+const DEFINITIVE = new Set(['COMPANY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'REFERENCE_CONFLICT', 'INVALID_REQUEST']);
+
+const encodeCursor = (r: CreditRequest) => Buffer.from(`${r.requestedAt}|${r.id}`).toString('base64url');
+function decodeCursor(cursor: string): [string, string] {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z)\|(crq_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'query.cursor', message: 'Cursor inválido.' }] });
+  return [m[1]!, m[2]!];
+}
+
+/**
+ * Maker-checker for large admin credits (CONTRACT §10). An operator's credit above
+ * ADMIN_CREDIT_DUAL_CONTROL_CENTS becomes a request; a second, independent operator approves it
+ * and only then the ledger credits, once:
+ *
+ *   PENDING_APPROVAL --approve (CAS, another operator)--> APPROVED --ledger credit--> CREDITED
+ *   PENDING_APPROVAL --reject--> REJECTED          APPROVED --definitive ledger refusal--> FAILED
+ *
+ * The approval is a compare-and-set on PENDING_APPROVAL, so of two concurrent approvals one wins
+ * and the other gets CREDIT_REQUEST_NOT_PENDING. The ledger call uses the same idempotency key as
+ * a direct credit with that reference (`admin-credit:<companyId>:<reference>`), so the approver's
+ * retry after a time-out (approve again while APPROVED) replays it instead of crediting twice.
+ * "Independent": not the requester, and neither invited the other, directly or down a chain.
+ */
+export class CreditRequestAdmin {
+  constructor(
+    private readonly db: Database,
+    private readonly ledger: LedgerAdmin,
+    private readonly companies: CompanyAdmin,
+    private readonly opts: { dualControlCents: number },
+    private readonly log: Logger,
+  ) {}
+
+  /** Whether this credit must wait for a second operator (the shared token is development-only and credits directly). */
+  needsApproval(principal: AdminPrincipal, amountCents: number): boolean {
+    return principal.kind === 'operator' && amountCents > this.opts.dualControlCents;
+  }
+
+  /**
+   * Records the request (idempotent on the company and reference: the same body returns the
+   * existing request, another body is REFERENCE_CONFLICT).
+   */
+  async request(input: { companyId: string; rail: ApiRail; amountCents: number; reference: string }, by: Operator, audit: AuditTrail): Promise<CreditRequest> {
+    await this.companies.assertExists(input.companyId);
+    const id = `crq_${randomBytes(16).toString('hex')}`;
+    try {
+      return await this.db.tx(async (tx) => {
+        const existing = await this.byReference(tx, input.companyId, input.reference);
+        if (existing) return this.replay(existing, input);
+        const [row] = await tx.query<Row>(
+          `insert into gateway.credit_requests (id, company_id, rail, amount_cents, reference, status, requested_by)
+           values (?, ?::uuid, ?, ?::bigint, ?, 'PENDING_APPROVAL', ?::uuid) returning ${COLS}`,
+          [id, input.companyId, input.rail, String(input.amountCents), input.reference, by.operatorId]) as [Row];
+        const created = toRequest(row);
+        await audit.record(tx, { targets: { companyId: input.companyId, creditRequestId: id }, before: null, after: created });
+        this.log.info({ creditRequestId: id, companyId: input.companyId, operatorId: by.operatorId }, 'credit request awaiting approval');
+        return created;
+      });
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // A concurrent request with the same reference won the insert.
+      const existing = await this.byReference(this.db, input.companyId, input.reference);
+      if (!existing) throw err;
+      return this.replay(existing, input);
+    }
+  }
+
+  /**
+   * A direct credit (at or below the threshold, or by the development token) with a reference that
+   * a credit request already holds is a conflict, unless it is that request's own, already credited.
+   */
+  async assertReferenceFree(companyId: string, reference: string, rail: ApiRail, amountCents: number): Promise<void> {
+    const r = await this.byReference(this.db, companyId, reference);
+    if (r && !(r.status === 'CREDITED' && r.rail === rail && r.amountCents === BigInt(amountCents))) throw new AppError('REFERENCE_CONFLICT');
+  }
+
+  async approve(id: string, by: Operator, call: CallContext, audit: AuditTrail): Promise<CreditRequest> {
+    const approved = await this.db.tx(async (tx) => {
+      const current = await this.load(tx, id);
+      audit.note({ targets: { companyId: current.companyId, creditRequestId: id } });
+      await this.assertIndependent(tx, current.requestedBy, by.operatorId);
+      const [row] = await tx.query<Row>(
+        `update gateway.credit_requests set status = 'APPROVED', decided_by = ?::uuid, decided_at = now()
+          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, id]);
+      if (row) {
+        const next = toRequest(row);
+        // Before the ledger call: a crash between leaves this row (and the APPROVED request) to show it.
+        await audit.record(tx, { outcome: 'REQUESTED', before: current, after: next });
+        return next;
+      }
+      const now = await this.load(tx, id);
+      // The approver's own retry after an interruption: finish the credit (the ledger replays it).
+      if (now.status === 'APPROVED' && now.decidedBy === by.operatorId) return now;
+      throw new AppError('CREDIT_REQUEST_NOT_PENDING', undefined, { status: now.status });
+    });
+
+    let movement: ledgerV1.Movement;
+    try {
+      movement = await this.ledger.credit(approved.companyId, approved.rail, Number(approved.amountCents), approved.reference, call);
+    } catch (err) {
+      if (err instanceof AppError && DEFINITIVE.has(err.code)) {
+        await this.db.tx(async (tx) => {
+          const [row] = await tx.query<Row>(
+            `update gateway.credit_requests set status = 'FAILED', error_code = ?, completed_at = now()
+              where id = ? and status = 'APPROVED' returning ${COLS}`, [err.code, id]);
+          if (row) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, before: approved, after: toRequest(row) });
+        });
+      }
+      // Otherwise (time-out, service down) the request stays APPROVED; the router records the failure.
+      throw err;
+    }
+
+    return this.db.tx(async (tx) => {
+      const [row] = await tx.query<Row>(
+        `update gateway.credit_requests set status = 'CREDITED', movement_id = ?, completed_at = now()
+          where id = ? and status = 'APPROVED' returning ${COLS}`, [movement.id, id]);
+      const done = row ? toRequest(row) : await this.load(tx, id);
+      await audit.record(tx, { before: approved, after: { ...done, movement: movementToApi(movement) } });
+      if (row) this.log.info({ creditRequestId: id, movementId: movement.id, approvedBy: by.operatorId }, 'credit request credited');
+      return done;
+    });
+  }
+
+  /** Rejects a pending request (any operator, the requester included: a withdrawal). */
+  async reject(id: string, by: Operator, reason: string | undefined, audit: AuditTrail): Promise<CreditRequest> {
+    return this.db.tx(async (tx) => {
+      const current = await this.load(tx, id);
+      audit.note({ targets: { companyId: current.companyId, creditRequestId: id } });
+      const [row] = await tx.query<Row>(
+        `update gateway.credit_requests set status = 'REJECTED', decided_by = ?::uuid, decided_at = now(), completed_at = now(), reason = ?
+          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, reason ?? null, id]);
+      if (!row) throw new AppError('CREDIT_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
+      const next = toRequest(row);
+      await audit.record(tx, { before: current, after: next });
+      return next;
+    });
+  }
+
+  get(id: string): Promise<CreditRequest> {
+    return this.load(this.db, id);
+  }
+
+  private async load(q: Queryable, id: string): Promise<CreditRequest> {
+    const [row] = await q.query<Row>(`select ${COLS} from gateway.credit_requests where id = ?`, [id]);
+    if (!row) throw new AppError('CREDIT_REQUEST_NOT_FOUND');
+    return toRequest(row);
+  }
+
+  /** Newest first; `status` filters (default: every status). */
+  async list(f: { status?: CreditRequestStatus; companyId?: string; limit: number; cursor?: string }): Promise<{ items: CreditRequest[]; nextCursor: string | null }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (f.status) { where.push('status = ?'); params.push(f.status); }
+    if (f.companyId) { where.push('company_id = ?::uuid'); params.push(f.companyId); }
+    if (f.cursor) {
+      const [at, id] = decodeCursor(f.cursor);
+      where.push(`(date_trunc('milliseconds', requested_at), id) < (?::timestamptz, ?)`);
+      params.push(at, id);
+    }
+    const rows = await this.db.query<Row>(
+      `select ${COLS} from gateway.credit_requests ${where.length ? `where ${where.join(' and ')}` : ''}
+        order by date_trunc('milliseconds', requested_at) desc, id desc limit ${f.limit + 1}`, params);
+    const items = rows.slice(0, f.limit).map(toRequest);
+    return { items, nextCursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]!) : null };
+  }
+
+  private async byReference(q: Queryable, companyId: string, reference: string): Promise<CreditRequest | undefined> {
+    const [row] = await q.query<Row>(`select ${COLS} from gateway.credit_requests where company_id = ?::uuid and reference = ?`, [companyId, reference]);
+    return row ? toRequest(row) : undefined;
+  }
+
+  private replay(existing: CreditRequest, input: { rail: ApiRail; amountCents: number }): CreditRequest {
+    if (existing.rail !== input.rail || existing.amountCents !== BigInt(input.amountCents)) throw new AppError('REFERENCE_CONFLICT');
+    return existing;
+  }
+
+  /** SAME_OPERATOR when the approver is the requester, or either invited the other (directly or down a chain of invitations). */
+  private async assertIndependent(q: Queryable, requesterId: string, approverId: string): Promise<void> {
+    if (requesterId === approverId) throw new AppError('SAME_OPERATOR');
+    const linked = await q.query(
+      `with recursive ancestry(root, ancestor) as (
+         select o.id, o.created_by from gateway.operators o where o.id in (?::uuid, ?::uuid) and o.created_by is not null
+         union
+         select a.root, o.created_by from ancestry a join gateway.operators o on o.id = a.ancestor where o.created_by is not null
+       )
+       select 1 from ancestry where (root = ?::uuid and ancestor = ?::uuid) or (root = ?::uuid and ancestor = ?::uuid) limit 1`,
+      [requesterId, approverId, requesterId, approverId, approverId, requesterId]);
+    if (linked.length > 0) throw new AppError('SAME_OPERATOR', 'El operador que aprueba no puede haber invitado a quien solicitó el crédito, ni haber sido invitado por él.', { reason: 'INVITATION_CHAIN' });
+  }
+}

@@ -1,0 +1,38 @@
+import { Secret, TOTP } from 'otpauth';
+import type { Client } from './http.js';
+
+/** The 6-digit code of an operator's authenticator, `steps` periods from now (±1 is accepted; each step once). */
+export function totpCode(base32: string, steps = 0): string {
+  return new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(base32) }).generate({ timestamp: Date.now() + steps * 30_000 });
+}
+
+export interface TestOperator {
+  id: string;
+  email: string;
+  password: string;
+  totpSecret: string;
+  /** The session of the first login. */
+  session: string;
+  /** Logs in again (with the code of a later step: a step is accepted once). */
+  login(steps?: number): Promise<string>;
+}
+
+let counter = 0;
+
+/** Invites (with `inviter`: the shared token or an operator session), enrolls and logs in an operator through the real API. */
+export async function newOperator(api: Client, inviter: string, name = 'Operadora de Pruebas'): Promise<TestOperator> {
+  counter += 1;
+  const email = `operador.${process.pid}.${counter}.${Date.now()}@billetera.co`;
+  const password = `Clave-operador-${counter}-segura`;
+  const invited = await api.post('/admin/operators', { token: inviter, body: { name: `${name} ${counter}`, email } });
+  if (invited.status !== 201) throw new Error(`invite operator: ${invited.status} ${invited.text}`);
+  const enrolled = await api.post('/admin/auth/enroll', { body: { enrollmentToken: invited.body.enrollmentToken, password } });
+  if (enrolled.status !== 200) throw new Error(`enroll operator: ${enrolled.status} ${enrolled.text}`);
+  const totpSecret = enrolled.body.totpSecret as string;
+  const login = async (steps = 0) => {
+    const r = await api.post('/admin/auth/login', { body: { email, password, totpCode: totpCode(totpSecret, steps) } });
+    if (r.status !== 200) throw new Error(`operator login: ${r.status} ${r.text}`);
+    return r.body.token as string;
+  };
+  return { id: invited.body.id, email, password, totpSecret, session: await login(), login };
+}

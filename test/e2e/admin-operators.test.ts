@@ -1,0 +1,106 @@
+import { Secret, TOTP } from 'otpauth';
+import pg from 'pg';
+import { startStack } from '../support/stack.js';
+
+type Stack = Awaited<ReturnType<typeof startStack>>;
+
+/**
+ * Operators who can be held to account, in production mode, end to end: /admin only on the admin
+ * listener; the shared token only bootstraps two operators; they enroll (password + TOTP), provision
+ * a company, and a large credit moves money only after a second operator approves — once, with
+ * approvals racing; the client sees the balance on the public port; every step is in the
+ * append-only audit log; the ledger stays balanced.
+ */
+describe('admin operators (production)', () => {
+  const ADMIN_TOKEN = 'e2e-production-admin-token-0123456789';
+  let stack: Stack;
+  let adminUrl: string;
+
+  const call = async (base: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}) => {
+    const headers: Record<string, string> = {};
+    if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  const adm = (method: string, path: string, token?: string, body?: unknown) => call(adminUrl, method, path, { token, body });
+  const pub = (method: string, path: string, token?: string, body?: unknown) => call(stack.gateway.url, method, path, { token, body });
+  const code = (secret: string) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
+
+  async function enrollAndLogin(inv: { email: string; enrollmentToken: string }, password: string): Promise<string> {
+    const en = await adm('POST', '/admin/auth/enroll', undefined, { enrollmentToken: inv.enrollmentToken, password });
+    expect(en.status).toBe(200);
+    const login = await adm('POST', '/admin/auth/login', undefined, { email: inv.email, password, totpCode: code(en.body.totpSecret) });
+    expect(login.status).toBe(200);
+    return login.body.token;
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({
+      gatewayEnv: {
+        NODE_ENV: 'production', ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-production-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
+      },
+    });
+    adminUrl = stack.gateway.adminUrl!;
+    expect(adminUrl).toBeDefined();
+  }, 120_000);
+  afterAll(() => stack?.stop());
+
+  it('from bootstrap to a dual-controlled credit, audited, with the ledger balanced', async () => {
+    // The public port has no /admin at all.
+    expect(await pub('POST', '/admin/companies', ADMIN_TOKEN, { name: 'X', nit: '900111222-3', taxRegime: 'COMMON' })).toMatchObject({ status: 404, body: { error: 'ROUTE_NOT_FOUND' } });
+    // The shared token: only two invitations.
+    expect((await adm('GET', '/admin/audit', ADMIN_TOKEN)).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
+    const invite = (name: string) => adm('POST', '/admin/operators', ADMIN_TOKEN, { name, email: `${name.toLowerCase()}@billetera.co` });
+    const ana = await invite('Ana');
+    const beto = await invite('Beto');
+    expect([ana.status, beto.status]).toEqual([201, 201]);
+    expect((await invite('Ciro')).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
+    const a = await enrollAndLogin(ana.body, 'Clave-de-Ana-produccion');
+    const b = await enrollAndLogin(beto.body, 'Clave-de-Beto-produccion');
+
+    // Ana provisions a company; its client keys work on the public port.
+    const co = await adm('POST', '/admin/companies', a, { name: 'Fondeada S.A.S.', nit: '900333444-5', taxRegime: 'COMMON' });
+    expect(co.status).toBe(201);
+    const key = await adm('POST', `/admin/companies/${co.body.id}/api-keys`, a, { scope: 'READ', label: 'e2e' });
+    expect(key.body.key).toMatch(/^wk_live_/);
+    const available = async () => (await pub('GET', '/wallets/balance', key.body.key)).body.wallets.find((w: any) => w.rail === 'BREB').availableCents;
+
+    // 2.000.000 pesos: above the default threshold. Nothing moves until Beto approves.
+    const req = await adm('POST', `/admin/companies/${co.body.id}/wallets/BREB/credit`, a, { amountCents: 200_000_000, reference: 'fondeo-inicial' });
+    expect(req).toMatchObject({ status: 202, body: { status: 'PENDING_APPROVAL' } });
+    expect(await available()).toBe('0');
+    expect((await adm('POST', `/admin/credit-requests/${req.body.id}/approve`, a)).body.error).toBe('SAME_OPERATOR');
+    expect((await adm('POST', `/admin/credit-requests/${req.body.id}/approve`, ADMIN_TOKEN)).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
+    const pending = await adm('GET', '/admin/credit-requests?status=PENDING_APPROVAL', b);
+    expect(pending.body.items.map((i: any) => i.id)).toEqual([req.body.id]);
+    const approvals = await Promise.all([1, 2, 3].map(() => adm('POST', `/admin/credit-requests/${req.body.id}/approve`, b)));
+    expect(approvals.some((r) => r.status === 200 && r.body.status === 'CREDITED')).toBe(true);
+    for (const r of approvals) expect([200, 409]).toContain(r.status);
+    expect(await available()).toBe('200000000');
+    const txs = await pub('GET', '/wallets/transactions', key.body.key);
+    expect(txs.body.items.filter((t: any) => t.type === 'BALANCE_ADD').map((t: any) => t.amount)).toEqual(['200000000']);
+    expect((await stack.invariants()).violations).toEqual([]);
+
+    // The audit log tells who did what.
+    const audit = await adm('GET', `/admin/audit?targetId=${co.body.id}&limit=100`, b);
+    const trail = [...audit.body.items].reverse().map((i: any) => `${i.principal.email}:${i.action}:${i.outcome}`);
+    // (The shared token's refused approval never reached the action: not an entry.)
+    expect(trail.slice(0, 4)).toEqual([
+      'ana@billetera.co:adminCreateCompany:SUCCEEDED', 'ana@billetera.co:adminCreateApiKey:SUCCEEDED', 'ana@billetera.co:adminCreditWallet:SUCCEEDED',
+      'ana@billetera.co:adminApproveCreditRequest:FAILED',
+    ]);
+    expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:REQUESTED');
+    expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:SUCCEEDED');
+    // And cannot be rewritten.
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await expect(db.query('delete from gateway.admin_audit')).rejects.toThrow(/append-only/);
+      await expect(db.query(`update gateway.admin_audit set operator_email = 'otra@billetera.co'`)).rejects.toThrow(/append-only/);
+    } finally {
+      await db.end();
+    }
+  });
+});
