@@ -4,9 +4,6 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 
 /** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
-export const DEV_ADMIN_TOKEN = 'dev-admin-token';
-const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
-const DEV_ENCRYPTION_KEY = 'dev-gateway-encryption-key-not-for-production';
 
 const cidrList = z.string().transform((value, ctx) => {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
@@ -48,10 +45,11 @@ export const gatewayEnvSchema = baseEnvSchema
     RECEIPT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50055'),
     WEBHOOK_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50056'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
-    ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
-    API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
-    /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers); required in production. */
-    GATEWAY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
+    ADMIN_TOKEN: env.secret('ADMIN_TOKEN'),
+    API_KEY_PEPPER: env.secret('API_KEY_PEPPER'),
+    /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers). */
+    GATEWAY_ENCRYPTION_KEY: env.secret('GATEWAY_ENCRYPTION_KEY'),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
@@ -67,14 +65,6 @@ export const gatewayEnvSchema = baseEnvSchema
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
     ...rateLimitVars,
-  })
-  .superRefine((cfg, ctx) => {
-    if (cfg.NODE_ENV === 'production') {
-      if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
-      else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
-      if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
-      if (!cfg.GATEWAY_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['GATEWAY_ENCRYPTION_KEY'], message: 'is required in production' });
-    }
   });
 
 export interface GatewayConfig {
@@ -126,9 +116,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     receiptAddress: e.RECEIPT_GRPC_ADDR,
     webhookAddress: e.WEBHOOK_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
-    adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
-    apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
-    encryptionKey: e.GATEWAY_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    adminToken: e.ADMIN_TOKEN,
+    apiKeyPepper: e.API_KEY_PEPPER,
+    encryptionKey: e.GATEWAY_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,

@@ -1,5 +1,6 @@
 import { ConfigError } from '@wallet/platform';
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { loadConfig, transferEnvSchema } from './config.js';
 
 describe('transfer config', () => {
   it('has defaults for every variable; a dev callback secret only outside production', () => {
@@ -14,6 +15,11 @@ describe('transfer config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     const prod = loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-production-secret-value' });
     expect(prod).toMatchObject({ RAIL_CALLBACK_SECRET: 'a-production-secret-value', TRANSFER_MIGRATE_ON_START: false });
+  });
+
+  it('refuses every development secret in production (the public callback secret was once accepted here)', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'dev-rail-callback-secret' })).toThrow(/RAIL_CALLBACK_SECRET/);
+    expect(productionSecretFailures(loadConfig, transferEnvSchema, { RAIL_CALLBACK_SECRET: 'a-production-secret-value' })).toEqual([]);
   });
 
   it('names every bad variable in one error', () => {
