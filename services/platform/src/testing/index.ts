@@ -65,3 +65,4 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 
 export { Choreography, type InterleavingScheduler } from './choreography.js';
 export { productionSecretFailures } from './production-secrets.js';
+export { captureLogs, type CapturedLogs } from './capture-logs.js';
