@@ -8,7 +8,8 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
 /**
  * No personal data and no full account number in any log line of any process (ARCHITECTURE
  * "Observability"): a realistic run through the real gateway and every service, every line captured
- * at trace level, then every line searched for every raw value the run used.
+ * at trace level, then every line searched for every raw value the run used. And no full account
+ * number at rest in any schema of the product.
  */
 describe('personal data never reaches the logs', () => {
   let stack: Stack;
@@ -159,5 +160,24 @@ describe('personal data never reaches the logs', () => {
     expect(leaks).toEqual([]);
     // The masked forms are what a reader finds instead.
     expect(lines.some((l) => l.includes(`****${ACH_ACCOUNT.slice(-4)}`))).toBe(true);
+
+    // At rest, no schema of the product holds the full account number (the sandbox, a provider, does).
+    const { default: pg } = await import('pg');
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const { rows: tables } = await db.query<{ s: string; t: string }>(
+        `select table_schema as s, table_name as t from information_schema.tables
+          where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema', 'sandbox')`);
+      expect(tables.length).toBeGreaterThan(20);
+      const holding: string[] = [];
+      for (const { s, t } of tables) {
+        const { rows } = await db.query<{ n: string }>(`select count(*)::text as n from "${s}"."${t}" x where x::text like $1`, [`%${ACH_ACCOUNT}%`]);
+        if (rows[0]?.n !== '0') holding.push(`${s}.${t}`);
+      }
+      expect(holding).toEqual([]);
+    } finally {
+      await db.end();
+    }
   }, 120_000);
 });

@@ -19,6 +19,11 @@ export const transferEnvSchema = baseEnvSchema.extend({
   RAIL_CALLBACK_BASE_URL: env.url('http://127.0.0.1:8080/webhooks/rails'),
   /** HMAC key of provider callbacks; required in production. */
   RAIL_CALLBACK_SECRET: env.secret('RAIL_CALLBACK_SECRET'),
+  /**
+   * Seals full ACH account numbers at rest (AES-256-GCM) and keys the fingerprints of request hashes
+   * (HMAC-SHA256, HKDF-derived); required in production, by the service and by its `migrate` job.
+   */
+  TRANSFER_DATA_KEY: env.secret('TRANSFER_DATA_KEY'),
   /** Time-out of one HTTP call to a provider. */
   PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
   IDEMPOTENCY_WINDOW_SECONDS: env.int(60, 1),
