@@ -36,6 +36,19 @@ describe('personal data in logs', () => {
     });
   });
 
+  it('redacts secrets and masks personal data at any depth, in arrays, without touching the caller\'s object', () => {
+    const { log, raw, lines } = capture();
+    const deep = { a: { b: { c: { d: { e: { accountNumber: '40987654321', secret: 's3cr3t-value', keep: 'ok' } } } } } };
+    const list = { recipients: [{ email: 'uno@correo.com' }, { email: 'dos@correo.com' }], keyValue: ['3001234567', '3007654321'] };
+    log.info({ deep, list }, 'nested');
+    expect(raw()).not.toMatch(/40987654321|s3cr3t-value|uno@correo|dos@correo|3001234567|3007654321/);
+    expect(lines()[0]).toMatchObject({
+      deep: { a: { b: { c: { d: { e: { accountNumber: '****4321', secret: '[redacted]', keep: 'ok' } } } } } },
+      list: { recipients: [{ email: 'u***@correo.com' }, { email: 'd***@correo.com' }], keyValue: ['******4567', '******4321'] },
+    });
+    expect(deep.a.b.c.d.e.accountNumber).toBe('40987654321');
+  });
+
   it('scrubs values pasted into messages and error strings, and drops the values database errors quote', () => {
     const { log, raw, lines } = capture();
     log.warn('payment to 3001234567 from laura@example.com refused');

@@ -6,33 +6,29 @@ import { logTap } from './log-tap.js';
 export type { Logger };
 
 /**
- * Paths that must never reach a log line: secrets, keys, passwords, full account numbers.
+ * Fields that must never reach a log line (secrets, keys, passwords, credentials), at any depth.
  * Values are replaced, not removed, so a reader sees that something was there.
  */
-export const REDACT_PATHS = [
-  'authorization', '*.authorization', 'req.headers.authorization', 'headers.authorization',
-  'password', '*.password', 'passwordHash', '*.passwordHash',
-  'key', '*.key', 'apiKey', '*.apiKey', 'secret', '*.secret', 'token', '*.token', 'totpSecret', '*.totpSecret',
-  'adminToken', '*.adminToken', 'DATABASE_URL', '*.DATABASE_URL',
-  '*.*.password', '*.*.secret', '*.*.totpSecret', '*.*.apiKey', '*.*.authorization',
-  'cookie', '*.cookie', 'req.headers.cookie', 'headers.cookie', 'pepper', '*.pepper', 'apiKeyPepper', '*.apiKeyPepper',
-  'accessToken', '*.accessToken', 'refreshToken', '*.refreshToken', 'clientSecret', '*.clientSecret',
-  'callbackSecret', '*.callbackSecret', 'privateKey', '*.privateKey', 'otp', '*.otp', 'totp', '*.totp',
-];
+export const REDACTED_FIELDS = [
+  'authorization', 'password', 'passwordHash', 'key', 'apiKey', 'secret', 'token', 'totpSecret', 'adminToken', 'DATABASE_URL',
+  'cookie', 'pepper', 'apiKeyPepper', 'accessToken', 'refreshToken', 'clientSecret', 'callbackSecret', 'privateKey', 'otp', 'totp',
+] as const;
 
 /**
  * Personal data (Bre-B key values, which are phone numbers, e-mails and document numbers; payers' and
- * targets' documents; e-mail addresses) and account numbers: kept in logs only masked, so a line can
- * still be matched to a case (`******4567`, `j***@example.com`, accounts `****1234`). Masked at any
- * depth down to four levels.
+ * targets' documents; e-mail addresses) and account numbers, at any depth: kept in logs only masked,
+ * so a line can still be matched to a case (`******4567`, `j***@example.com`, accounts `****1234`).
  */
 export const MASKED_FIELDS = [
   'keyValue', 'brebKeyValue', 'targetDocument', 'payerDocument', 'documentNumber', 'counterpartyDocument', 'nit',
   'email', 'payerEmail', 'phone', 'accountNumber', 'bankAccountNumber',
 ] as const;
-const ACCOUNT_FIELDS = new Set<string>(['accountNumber', 'bankAccountNumber']);
+const REDACTED = new Set<string>(REDACTED_FIELDS);
 const MASKED = new Set<string>(MASKED_FIELDS);
-const MASKED_PATHS = MASKED_FIELDS.flatMap((f) => [f, `*.${f}`, `*.*.${f}`, `*.*.*.${f}`]);
+const ACCOUNT_FIELDS = new Set<string>(['accountNumber', 'bankAccountNumber']);
+/** Fields that hold free text (error strings, reasons) rather than values: personal data inside is masked. */
+const FREE_TEXT_FIELDS = new Set(['err', 'error', 'reason', 'message', 'msg', 'lastError']);
+const MAX_DEPTH = 8;
 
 const EMAIL = /^([^@\s])[^@\s]*@([^@\s]+)$/;
 
@@ -49,18 +45,55 @@ export function maskPersonalData(value: string): string {
   return `******${keep ? [...value].slice(-keep).join('') : ''}`;
 }
 
-/** The redaction censor: masked fields are masked (strings; arrays of strings), everything else is replaced. */
-function censor(value: unknown, path: string[]): unknown {
-  const field = path[path.length - 1] ?? '';
-  if (!MASKED.has(field)) return '[redacted]';
-  const mask = (v: unknown): unknown => {
-    if (v == null || v === '') return v;
-    if (typeof v !== 'string' && typeof v !== 'number') return '[redacted]';
-    const text = String(v);
-    if (text.includes('***')) return text; // masked already by the call site (`****1234`, `@t***a1`)
-    return ACCOUNT_FIELDS.has(field) ? maskAccount(text) : maskPersonalData(text);
-  };
-  return Array.isArray(value) ? value.map(mask) : mask(value);
+function maskField(field: string, value: unknown): unknown {
+  if (Array.isArray(value)) return value.map((v) => maskField(field, v));
+  if (value == null || value === '') return value;
+  if (typeof value !== 'string' && typeof value !== 'number') return '[redacted]';
+  const text = String(value);
+  if (text.includes('***')) return text; // masked already by the call site (`****1234`, `@t***a1`)
+  return ACCOUNT_FIELDS.has(field) ? maskAccount(text) : maskPersonalData(text);
+}
+
+const isPlainObject = (v: object): boolean => {
+  const proto = Object.getPrototypeOf(v) as unknown;
+  return proto === Object.prototype || proto === null;
+};
+
+/**
+ * One value of a log object as it may be written: secrets replaced, personal data masked (by field
+ * name, at any depth of plain objects and arrays), credentials and, in free-text fields, personal
+ * data scrubbed out of strings. Copies only what it changes; errors are left to `serializeError`.
+ */
+function sanitize(value: unknown, field: string | undefined, depth: number): unknown {
+  if (field !== undefined) {
+    if (REDACTED.has(field)) return value == null ? value : '[redacted]';
+    if (MASKED.has(field)) return maskField(field, value);
+  }
+  if (typeof value === 'string') {
+    const clean = scrubSecrets(value);
+    return field !== undefined && FREE_TEXT_FIELDS.has(field) ? scrubPersonalData(clean) : clean;
+  }
+  if (value === null || typeof value !== 'object' || depth >= MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const v = sanitize(value[i], field, depth + 1);
+      if (v !== value[i]) (out ??= [...value])[i] = v;
+    }
+    return out ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  return sanitizeObject(value as Record<string, unknown>, depth);
+}
+
+function sanitizeObject(obj: Record<string, unknown>, depth = 0): Record<string, unknown> {
+  let out: Record<string, unknown> | undefined;
+  for (const k in obj) {
+    const v = obj[k];
+    const clean = sanitize(v, k, depth + 1);
+    if (clean !== v) (out ??= { ...obj })[k] = clean;
+  }
+  return out ?? obj;
 }
 
 /** The fields the logger adds to every line: requestId, companyId, eventId (log context) and traceId/spanId (active span). */
@@ -104,22 +137,6 @@ export function scrubPersonalData(text: string): string {
   return text.replace(PERSONAL_IN_TEXT, (m) => maskPersonalData(m));
 }
 
-/** Top-level fields that hold free text (error strings, reasons) rather than values. */
-const FREE_TEXT_FIELDS = new Set(['err', 'error', 'reason', 'message', 'msg', 'lastError']);
-
-/** Scrubs the top-level string fields of a log object (nested secrets are covered by REDACT_PATHS). */
-function scrubFields(obj: Record<string, unknown>): Record<string, unknown> {
-  let out = obj;
-  for (const [k, v] of Object.entries(obj)) {
-    if (typeof v === 'string') {
-      let clean = scrubSecrets(v);
-      if (FREE_TEXT_FIELDS.has(k)) clean = scrubPersonalData(clean);
-      if (clean !== v) { if (out === obj) out = { ...obj }; out[k] = clean; }
-    }
-  }
-  return out;
-}
-
 /** Error properties that quote values: Postgres `detail` ("Key (…)=(…)", "Failing row contains (…)"), queries and their parameters. */
 const ERROR_VALUE_FIELDS = ['detail', 'where', 'internalQuery', 'query', 'sql', 'parameters', 'params', 'values', 'body'];
 
@@ -145,8 +162,9 @@ export function createLogger(name: string, level: string = 'info', opts: LoggerO
     level: tap ? tap.level : level,
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
-    redact: { paths: [...REDACT_PATHS, ...MASKED_PATHS], censor },
-    formatters: { level: (label) => ({ level: label }), log: scrubFields },
+    // Secrets and personal data by field name, at any depth (a walk over the line's own object:
+    // pino's wildcard `redact` paths cost ~50 µs a line and reach only the depths they name).
+    formatters: { level: (label) => ({ level: label }), log: (o) => sanitizeObject(o), bindings: (b) => sanitizeObject(b) },
     serializers: { err: serializeError },
     hooks: {
       // The message string and its interpolation arguments: a key or personal value pasted into a message is scrubbed too.
