@@ -1,5 +1,6 @@
 import { ConfigError } from '@wallet/platform';
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { gatewayEnvSchema, loadConfig } from './config.js';
 
 describe('gateway config', () => {
   it('has development defaults outside production', () => {
@@ -64,6 +65,16 @@ describe('gateway config', () => {
     expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500', ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' })).toThrow(/ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS/);
     expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '1.5' })).toThrow(ConfigError);
     expect(() => loadConfig({ ADMIN_SESSION_TTL_SECONDS: '86400' })).toThrow(/ADMIN_SESSION_TTL_SECONDS/);
+  });
+
+  it('refuses every development secret in production, naming the variable and never the value', () => {
+    for (const [name, dev] of [['API_KEY_PEPPER', 'dev-api-key-pepper-not-for-production'], ['GATEWAY_ENCRYPTION_KEY', 'dev-gateway-encryption-key-not-for-production']]) {
+      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), [name!]: dev };
+      expect(() => loadConfig(env)).toThrow(new RegExp(name!)); // once accepted: only their absence was refused
+    }
+    expect(productionSecretFailures(loadConfig, gatewayEnvSchema, {
+      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+    })).toEqual([]);
   });
 
   it('reads limits, proxies and cache TTL from the environment and rejects bad values', () => {

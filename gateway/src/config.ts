@@ -4,14 +4,11 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 
 /** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
-export const DEV_ADMIN_TOKEN = 'dev-admin-token';
 /** The admin listener's port in production when GATEWAY_ADMIN_PORT is not set. */
 export const DEFAULT_ADMIN_PORT = 8081;
 /** Operator credits above this many centavos wait for a second operator (CONTRACT §10): 1.000.000 pesos. */
 export const DEFAULT_CREDIT_DUAL_CONTROL_CENTS = 100_000_000;
 const centsVar = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
-const DEV_API_KEY_PEPPER = 'dev-api-key-pepper-not-for-production';
-const DEV_ENCRYPTION_KEY = 'dev-gateway-encryption-key-not-for-production';
 
 const cidrList = z.string().transform((value, ctx) => {
   const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
@@ -61,10 +58,11 @@ export const gatewayEnvSchema = baseEnvSchema
     RECEIPT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50055'),
     WEBHOOK_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50056'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
-    ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
-    API_KEY_PEPPER: z.string().min(16, 'must be at least 16 characters').optional(),
-    /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers); required in production. */
-    GATEWAY_ENCRYPTION_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
+    ADMIN_TOKEN: env.secret('ADMIN_TOKEN'),
+    API_KEY_PEPPER: env.secret('API_KEY_PEPPER'),
+    /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers). */
+    GATEWAY_ENCRYPTION_KEY: env.secret('GATEWAY_ENCRYPTION_KEY'),
     /** Operator session lifetime (absolute; short: an operator logs in again with password + TOTP). */
     ADMIN_SESSION_TTL_SECONDS: env.int(1800, 60).pipe(z.number().max(43_200, 'must be at most 43200 (12 h)')),
     /** Operator credits strictly above this amount need a second operator's approval (CONTRACT §10). */
@@ -111,10 +109,6 @@ export const gatewayEnvSchema = baseEnvSchema
       ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
     }
     if (cfg.NODE_ENV === 'production') {
-      if (!cfg.ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'is required in production' });
-      else if (cfg.ADMIN_TOKEN === DEV_ADMIN_TOKEN) ctx.addIssue({ code: 'custom', path: ['ADMIN_TOKEN'], message: 'must not be the development default in production' });
-      if (!cfg.API_KEY_PEPPER) ctx.addIssue({ code: 'custom', path: ['API_KEY_PEPPER'], message: 'is required in production' });
-      if (!cfg.GATEWAY_ENCRYPTION_KEY) ctx.addIssue({ code: 'custom', path: ['GATEWAY_ENCRYPTION_KEY'], message: 'is required in production' });
       if (cfg.DASHBOARD_ENROLMENT === 'direct') {
         ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
       }
@@ -189,9 +183,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     receiptAddress: e.RECEIPT_GRPC_ADDR,
     webhookAddress: e.WEBHOOK_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
-    adminToken: e.ADMIN_TOKEN ?? DEV_ADMIN_TOKEN,
-    apiKeyPepper: e.API_KEY_PEPPER ?? DEV_API_KEY_PEPPER,
-    encryptionKey: e.GATEWAY_ENCRYPTION_KEY ?? DEV_ENCRYPTION_KEY,
+    adminToken: e.ADMIN_TOKEN,
+    apiKeyPepper: e.API_KEY_PEPPER,
+    encryptionKey: e.GATEWAY_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     dashboard: {
       enrolment: production ? 'invitation' : e.DASHBOARD_ENROLMENT ?? 'direct',

@@ -76,6 +76,10 @@ describe('Idempotency-Key: replay', () => {
     const [stored] = await sql(stack.db.url, 'select response_body from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, 'send-1']);
     expect(stored!.response_body).toMatch(/^v1\./);
     expect(stored!.response_body).not.toContain(first.body.id);
+    // The request hash (over a body holding an account number) is kept as a keyed fingerprint only.
+    const [hash] = await sql(stack.db.url, 'select request_hash from gateway.idempotency_keys where company_id = $1 and key = $2', [co.id, 'send-1']);
+    expect(hash!.request_hash).toMatch(/^hm1:[0-9a-f]{64}$/);
+    expect(hash!.request_hash).not.toContain(idempotencyRequestHash({ method: 'POST', routeTemplate: '/transfers/send', params: {}, body }));
   });
 
   it('a PSE deposit, a collect key and a QR replay too, each keeping its original status', async () => {
@@ -157,6 +161,7 @@ describe('Idempotency-Key: conflicts', () => {
     expect([after.status, replayed(after), after.body.id]).toEqual([201, 'true', created[0]!.body.id]);
   });
 
+  // The row is written as one stored before fingerprints (an unkeyed hash): it still holds its key.
   it('a request still in flight holds the key (409 IN_USE); a claim past its lock (crashed replica) is taken over', async () => {
     const co = await company();
     const body = achBody(30_000);

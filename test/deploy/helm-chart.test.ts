@@ -276,18 +276,19 @@ describe('helm chart', () => {
       '--set', 'secrets.database.existingSecret=my-db',
       '--set', 'secrets.providers.existingSecret=my-providers',
       '--set', 'secrets.webhook.existingSecret=my-webhook',
+      '--set', 'secrets.transfer.existingSecret=my-transfer',
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
     const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
     expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
-    expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers' });
+    expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
     expect(env('collect-key')).toEqual({ DATABASE_URL: 'my-db', BREB_CALLBACK_SECRET: 'my-providers' });
     expect(env('webhook')).toEqual({ DATABASE_URL: 'my-db', WEBHOOK_SECRET_KEY: 'my-webhook' });
     expect(env('sandbox')).toEqual({ DATABASE_URL: 'my-db', SANDBOX_CALLBACK_SECRET: 'my-providers' });
     // One switch at a time: only that group's Secret disappears.
     const some = render(['--set', 'secrets.admin.existingSecret=my-admin', '--set', 'secrets.admin.adminToken=ignored-when-existing']);
-    expect(ofKind(some, 'Secret').map((s) => s.metadata.name).sort()).toEqual(['rel-wallet-database-secrets', 'rel-wallet-providers-secrets', 'rel-wallet-webhook-secrets']);
+    expect(ofKind(some, 'Secret').map((s) => s.metadata.name).sort()).toEqual(['rel-wallet-database-secrets', 'rel-wallet-providers-secrets', 'rel-wallet-transfer-secrets', 'rel-wallet-webhook-secrets']);
     // Chart-made: the values land in the Secret, not elsewhere.
     const made = render(['--set', 'secrets.admin.adminToken=a-very-long-admin-token']);
     expect(ofKind(made, 'Secret').find((s) => s.metadata.name === 'rel-wallet-admin-secrets')!.stringData).toEqual({ ADMIN_TOKEN: 'a-very-long-admin-token' });

@@ -49,6 +49,15 @@ describe('architecture rules', () => {
     expect(offenders).toEqual([]);
   });
 
+  it('development secrets are written once, in platform dev-secrets.ts, where every process refuses them in production', () => {
+    const registry = 'services/platform/src/config/dev-secrets.ts';
+    // A `'dev-…'` literal, a `DEV_X = '…'` / `DEV_X: '…'` default, or the `not-for-production` marker.
+    const devDefault = /['"`]dev-[A-Za-z0-9._-]*['"`]|\bDEV_[A-Z0-9_]+\s*[:=]\s*['"`]|not-for-production/;
+    const offenders = files.filter((f) => !isTest(f.path) && f.path !== registry && devDefault.test(f.text)).map((f) => f.path);
+    expect(offenders).toEqual([]);
+    expect(files.find((f) => f.path === registry)?.text).toMatch(devDefault); // the check still sees the registry's own defaults
+  });
+
   it('money is never a float: no parseFloat / toFixed on amounts in service code (habit 3)', () => {
     const offenders = files.filter((f) => !isTest(f.path) && /parseFloat\(|Number\.parseFloat|Math\.round\([^)]*(amount|cents|fee)/i.test(f.text)).map((f) => f.path);
     expect(offenders).toEqual([]);

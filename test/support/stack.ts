@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient, devMeshTls } from '@wallet/platform';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace } from '@wallet/platform/testing';
+import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace, type CapturedLogs } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
 import { checkDocumented } from './openapi-check.js';
@@ -37,11 +37,18 @@ export interface StackOptions {
   webhookEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
+  /**
+   * Capture every log line of every process of the stack at this level (e.g. 'trace'), whatever
+   * level each is started with (they are 'silent' otherwise); read them with `logs()`.
+   */
+  captureLogs?: string;
 }
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'captureLogs' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  // Before any process starts: each creates its logger at start-up.
+  const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
@@ -141,7 +148,11 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     await ledger.stop();
     await deleteNamespaceStreams(NATS_URL, namespace);
     await tdb.drop();
+    captured?.stop();
   }
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop };
+  /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
+  const logs = (): string[] => captured?.lines() ?? [];
+
+  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
 }

@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { metricsRegistry, type Logger } from '@wallet/platform';
+import { maskPersonalData, metricsRegistry, type Logger } from '@wallet/platform';
 import type { GatewayContext } from './context.js';
 
 const httpDuration = new Histogram({
@@ -47,7 +47,7 @@ export function accessLog(log: Logger) {
           requestId: ctx.state.requestId,
           method: ctx.method,
           route,
-          path: ctx.path,
+          path: pathForLog(ctx.path),
           status: ctx.status,
           durationMs: Math.round(ms * 100) / 100,
           companyId: ctx.state.principal?.companyId,
@@ -59,4 +59,20 @@ export function accessLog(log: Logger) {
       }
     }
   };
+}
+
+/**
+ * The request path as logs may show it: a segment that is a phone or document number or an e-mail
+ * (a client probing `/…/3001234567`, a collect key's `ext:<externalId>` holding a document) is masked;
+ * ids and other segments stay as sent.
+ */
+export function pathForLog(path: string): string {
+  if (!/@|%40|[/:][\d+ -]{6,}(\/|$)/.test(path)) return path;
+  return path.split('/').map((segment) => {
+    let s = segment;
+    try { s = decodeURIComponent(segment); } catch { /* kept as sent */ }
+    const ext = s.startsWith('ext:') ? 'ext:' : '';
+    const value = s.slice(ext.length);
+    return value.includes('@') || /^[\d+ -]{6,}$/.test(value) ? `${ext}${maskPersonalData(value)}` : segment;
+  }).join('/');
 }

@@ -1,6 +1,6 @@
 import { AppError } from '@wallet/platform';
 import {
-  canonicalJson, idempotencyRequestHash, isStorableAnswer, parseIdempotencyKey, replayableHeaders, type IdempotentRequest,
+  canonicalJson, idempotencyRequestHash, isStorableAnswer, parseIdempotencyKey, replayableHeaders, requestFingerprinter, type IdempotentRequest,
 } from './idempotency-key.js';
 
 function fieldsOf(fn: () => unknown): unknown {
@@ -83,5 +83,17 @@ describe('which answers are stored', () => {
     expect(replayableHeaders({ Location: '/x/1', 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': 's=1' }))
       .toEqual({ Location: '/x/1', 'Content-Type': 'application/json' });
     expect(replayableHeaders(undefined)).toEqual({});
+  });
+});
+
+describe('requestFingerprinter', () => {
+  it('keys the request hash: stable per key, different across keys, never the hash itself', () => {
+    const a = requestFingerprinter('k'.repeat(32));
+    const b = requestFingerprinter('j'.repeat(32));
+    const h = idempotencyRequestHash({ method: 'POST', routeTemplate: '/transfers/send', params: {}, body: { amount: 1 } });
+    expect(a(h)).toMatch(/^hm1:[0-9a-f]{64}$/);
+    expect(a(h)).toBe(a(h));
+    expect(a(h)).not.toBe(b(h));
+    expect(a(h)).not.toContain(h);
   });
 });

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, hkdfSync } from 'node:crypto';
 import { invalidRequest, type ErrorCode } from '@wallet/platform';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
@@ -56,6 +56,16 @@ export function idempotencyRequestHash(req: IdempotentRequest): string {
     .update(canonicalJson(req.params ?? {})).update('\n')
     .update(canonicalJson(req.body))
     .digest('hex');
+}
+
+/**
+ * What is stored of a request hash: HMAC-SHA256 under a key derived (HKDF) from GATEWAY_ENCRYPTION_KEY,
+ * `hm1:` + hex. The hash covers bodies holding account numbers and documents; unkeyed, and with the
+ * rest of such a body guessable, it could be brute-forced back to the number.
+ */
+export function requestFingerprinter(encryptionKey: string): (requestHash: string) => string {
+  const key = Buffer.from(hkdfSync('sha256', encryptionKey, 'wallet/gateway', 'idempotency-fingerprint/v1', 32));
+  return (requestHash) => `hm1:${createHmac('sha256', key).update(requestHash, 'utf8').digest('hex')}`;
 }
 
 /** Answers that a retry could change: not stored, the claim is dropped so a retry runs normally. */

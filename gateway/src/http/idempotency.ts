@@ -5,7 +5,7 @@ import { IdempotencyKeyRepository } from '../persistence/idempotency-key.reposit
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {
-  IDEMPOTENT_REPLAYED_HEADER, idempotencyRequestHash, isStorableAnswer, replayableHeaders, type IdempotentRequest,
+  IDEMPOTENT_REPLAYED_HEADER, idempotencyRequestHash, isStorableAnswer, replayableHeaders, requestFingerprinter, type IdempotentRequest,
 } from './idempotency-key.js';
 import type { HandlerResult } from './route.js';
 
@@ -35,10 +35,12 @@ export class IdempotencyGuard {
   private readonly repo: IdempotencyKeyRepository;
   private readonly lockSeconds: number;
   private readonly purge: PeriodicTask;
+  private readonly fingerprint: (requestHash: string) => string;
 
   constructor(db: Database, private readonly settings: IdempotencySettings, private readonly log: Logger) {
     this.repo = new IdempotencyKeyRepository(db, new SecretBox(settings.encryptionKey));
     this.lockSeconds = settings.lockSeconds ?? DEFAULT_LOCK_SECONDS;
+    this.fingerprint = requestFingerprinter(settings.encryptionKey);
     this.purge = new PeriodicTask('idempotency-keys-purge', settings.purgeIntervalMs ?? 10 * 60_000, async () => {
       let n: number;
       do n = await this.repo.purgeExpired(1000);
@@ -58,7 +60,9 @@ export class IdempotencyGuard {
     // The authenticated company (API key or dashboard session): keys are per company.
     const companyId = callContext(ctx).companyId;
     if (!companyId) throw new Error(`idempotent route ${req.routeTemplate} has no authenticated company`);
-    const requestHash = idempotencyRequestHash(req);
+    // Stored as a keyed fingerprint only (see requestFingerprinter).
+    const plainHash = idempotencyRequestHash(req);
+    const requestHash = this.fingerprint(plainHash);
     const claimId = randomUUID();
 
     // A claim can lose a race to a row that vanishes before we read it (released by a failed
@@ -73,7 +77,8 @@ export class IdempotencyGuard {
         if (attempt < 2) continue;
         throw this.inUse(ctx);
       }
-      if (existing.requestHash !== requestHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+      // A claim stored before fingerprints (an unkeyed hash, for at most IDEMPOTENCY_KEY_TTL_SECONDS) still matches.
+      if (existing.requestHash !== requestHash && existing.requestHash !== plainHash) throw new AppError('IDEMPOTENCY_KEY_REUSED');
       if (existing.state === 'IN_FLIGHT') throw this.inUse(ctx);
       return {
         status: existing.statusCode!,

@@ -230,7 +230,7 @@ Secret groups: name of the Secret each group is read from (yours, or the one the
 {{- define "wallet.secretEnvTable" -}}
 gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [GATEWAY_ENCRYPTION_KEY, admin, GATEWAY_ENCRYPTION_KEY], [DATABASE_URL, database, DATABASE_URL], [REDIS_URL, database, REDIS_URL]]
 ledger: [[DATABASE_URL, database, DATABASE_URL]]
-transfer: [[DATABASE_URL, database, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
+transfer: [[DATABASE_URL, database, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET], [TRANSFER_DATA_KEY, transfer, TRANSFER_DATA_KEY]]
 pse-deposit: [[DATABASE_URL, database, DATABASE_URL], [PSE_CALLBACK_SECRET, providers, PSE_CALLBACK_SECRET], [SMTP_URL, providers, SMTP_URL]]
 collect-key: [[DATABASE_URL, database, DATABASE_URL], [BREB_CALLBACK_SECRET, providers, BREB_CALLBACK_SECRET]]
 receipt: [[DATABASE_URL, database, DATABASE_URL]]

@@ -1,4 +1,5 @@
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { collectKeyEnvSchema, loadConfig } from './config.js';
 
 describe('config', () => {
   it('defaults', () => {
@@ -13,5 +14,9 @@ describe('config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/BREB_CALLBACK_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', BREB_CALLBACK_SECRET: 'dev-rail-callback-secret' })).toThrow(/BREB_CALLBACK_SECRET/);
     expect(loadConfig({ NODE_ENV: 'production', BREB_CALLBACK_SECRET: 'a-real-secret-of-32-characters!!' }).COLLECT_KEY_MIGRATE_ON_START).toBe(false);
+  });
+
+  it('refuses every development secret in production, naming the variable and never the value', () => {
+    expect(productionSecretFailures(loadConfig, collectKeyEnvSchema, { BREB_CALLBACK_SECRET: 'a-real-secret-of-32-characters!!' })).toEqual([]);
   });
 });

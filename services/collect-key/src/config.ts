@@ -1,7 +1,5 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
-
-const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
 
 /** The collect-key service's environment, parsed once; every bad variable is named in one error. */
 export const collectKeyEnvSchema = baseEnvSchema.extend({
@@ -17,7 +15,7 @@ export const collectKeyEnvSchema = baseEnvSchema.extend({
   /** Where the network notifies inbound payments (the gateway's public webhook), sent with each registration. */
   BREB_INCOMING_CALLBACK_URL: env.url('http://127.0.0.1:8080/webhooks/breb/incoming'),
   /** HMAC key of the network's notifications; required in production. */
-  BREB_CALLBACK_SECRET: z.string().min(16).optional(),
+  BREB_CALLBACK_SECRET: env.secret('BREB_CALLBACK_SECRET'),
   PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
   /** EMVCo tag 59 / 60 fallbacks (tag 59 is the key's name when it has one). */
   QR_MERCHANT_NAME: env.str('PAGOS WALLET'),
@@ -28,21 +26,16 @@ export const collectKeyEnvSchema = baseEnvSchema.extend({
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
 });
 
-export type CollectKeyConfig = Omit<z.infer<typeof collectKeyEnvSchema>, 'COLLECT_KEY_MIGRATE_ON_START' | 'BREB_CALLBACK_SECRET'> & {
+export type CollectKeyConfig = Omit<z.infer<typeof collectKeyEnvSchema>, 'COLLECT_KEY_MIGRATE_ON_START'> & {
   COLLECT_KEY_MIGRATE_ON_START: boolean;
-  BREB_CALLBACK_SECRET: string;
 };
 
 export function loadConfig(source: Record<string, string | undefined>): CollectKeyConfig {
   const raw = parseConfig(collectKeyEnvSchema, source);
   const production = raw.NODE_ENV === 'production';
-  if (production && (!raw.BREB_CALLBACK_SECRET || raw.BREB_CALLBACK_SECRET === DEV_CALLBACK_SECRET)) {
-    throw new ConfigError(['BREB_CALLBACK_SECRET: required in production (at least 16 characters, not the development secret)']);
-  }
   const flag = raw.COLLECT_KEY_MIGRATE_ON_START;
   return {
     ...raw,
     COLLECT_KEY_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
-    BREB_CALLBACK_SECRET: raw.BREB_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
   };
 }

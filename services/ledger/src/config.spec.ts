@@ -1,5 +1,6 @@
 import { ConfigError } from '@wallet/platform';
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { ledgerEnvSchema, loadConfig } from './config.js';
 
 describe('ledger config', () => {
   it('has defaults for every variable; migrations run at start outside production', () => {
@@ -11,6 +12,10 @@ describe('ledger config', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).LEDGER_MIGRATE_ON_START).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', LEDGER_MIGRATE_ON_START: 'true' }).LEDGER_MIGRATE_ON_START).toBe(true);
     expect(loadConfig({ LEDGER_MIGRATE_ON_START: 'no' }).LEDGER_MIGRATE_ON_START).toBe(false);
+  });
+
+  it('reads no secret of its own, and refuses a development secret inside any variable in production', () => {
+    expect(productionSecretFailures(loadConfig, ledgerEnvSchema, {})).toEqual([]);
   });
 
   it('names every bad variable in one error', () => {

@@ -1,4 +1,5 @@
 export * from './config/config.js';
+export * from './config/dev-secrets.js';
 export * from './logging/logger.js';
 export * from './errors/catalogue.js';
 export * from './errors/grpc.js';

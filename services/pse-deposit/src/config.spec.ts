@@ -1,4 +1,5 @@
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { depositEnvSchema, loadConfig } from './config.js';
 
 describe('config', () => {
   it('defaults', () => {
@@ -15,5 +16,9 @@ describe('config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/PSE_CALLBACK_SECRET/);
     expect(() => loadConfig({ NODE_ENV: 'production', PSE_CALLBACK_SECRET: 'dev-rail-callback-secret' })).toThrow(/PSE_CALLBACK_SECRET/);
     expect(loadConfig({ NODE_ENV: 'production', PSE_CALLBACK_SECRET: 'a-real-secret-of-32-characters!!' }).DEPOSIT_MIGRATE_ON_START).toBe(false);
+  });
+
+  it('refuses every development secret in production, naming the variable and never the value', () => {
+    expect(productionSecretFailures(loadConfig, depositEnvSchema, { PSE_CALLBACK_SECRET: 'a-real-secret-of-32-characters!!' })).toEqual([]);
   });
 });

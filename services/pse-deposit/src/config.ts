@@ -1,7 +1,5 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
-
-const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
 
 /** The pse-deposit service's environment, parsed once; every bad variable is named in one error. */
 export const depositEnvSchema = baseEnvSchema.extend({
@@ -22,7 +20,7 @@ export const depositEnvSchema = baseEnvSchema.extend({
   /** Where the provider sends outcome callbacks (the gateway's public webhook). */
   PSE_CALLBACK_URL: env.url('http://127.0.0.1:8080/webhooks/pse'),
   /** HMAC key of provider callbacks (same scheme as the rails); required in production. */
-  PSE_CALLBACK_SECRET: z.string().min(16).optional(),
+  PSE_CALLBACK_SECRET: env.secret('PSE_CALLBACK_SECRET'),
   PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
   SMTP_URL: env.str('smtp://127.0.0.1:2525'),
   MAIL_FROM: env.str('Pagos <no-reply@pagos.example.co>'),
@@ -33,21 +31,16 @@ export const depositEnvSchema = baseEnvSchema.extend({
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
 });
 
-export type DepositConfig = Omit<z.infer<typeof depositEnvSchema>, 'DEPOSIT_MIGRATE_ON_START' | 'PSE_CALLBACK_SECRET'> & {
+export type DepositConfig = Omit<z.infer<typeof depositEnvSchema>, 'DEPOSIT_MIGRATE_ON_START'> & {
   DEPOSIT_MIGRATE_ON_START: boolean;
-  PSE_CALLBACK_SECRET: string;
 };
 
 export function loadConfig(source: Record<string, string | undefined>): DepositConfig {
   const raw = parseConfig(depositEnvSchema, source);
   const production = raw.NODE_ENV === 'production';
-  if (production && (!raw.PSE_CALLBACK_SECRET || raw.PSE_CALLBACK_SECRET === DEV_CALLBACK_SECRET)) {
-    throw new ConfigError(['PSE_CALLBACK_SECRET: required in production (at least 16 characters, not the development secret)']);
-  }
   const flag = raw.DEPOSIT_MIGRATE_ON_START;
   return {
     ...raw,
     DEPOSIT_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
-    PSE_CALLBACK_SECRET: raw.PSE_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
   };
 }

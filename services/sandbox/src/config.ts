@@ -1,4 +1,4 @@
-import { ConfigError, baseEnvSchema, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
 
 /** The sandbox's environment, parsed once; every bad variable is named in one error (habit 9). */
@@ -9,7 +9,7 @@ export const sandboxEnvSchema = baseEnvSchema.extend({
   SANDBOX_BREB_CONFIRM_MS: env.int(3000),
   SANDBOX_ACH_CONFIRM_MS: env.int(5000),
   /** HMAC key of the callbacks (the product's RAIL_CALLBACK_SECRET); required in production. */
-  SANDBOX_CALLBACK_SECRET: z.string().min(1).optional(),
+  SANDBOX_CALLBACK_SECRET: env.secret('SANDBOX_CALLBACK_SECRET'),
   /** First retry delay and cap of the exponential backoff (1 s … 60 s). */
   SANDBOX_CALLBACK_RETRY_BASE_MS: env.int(1000, 1),
   SANDBOX_CALLBACK_RETRY_MAX_MS: env.int(60_000, 1),
@@ -25,24 +25,16 @@ export const sandboxEnvSchema = baseEnvSchema.extend({
   SANDBOX_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
 });
 
-export const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
-
-export type SandboxConfig = Omit<z.infer<typeof sandboxEnvSchema>, 'SANDBOX_MIGRATE_ON_START' | 'SANDBOX_CALLBACK_SECRET'> & {
+export type SandboxConfig = Omit<z.infer<typeof sandboxEnvSchema>, 'SANDBOX_MIGRATE_ON_START'> & {
   SANDBOX_MIGRATE_ON_START: boolean;
-  SANDBOX_CALLBACK_SECRET: string;
 };
 
 export function loadConfig(source: Record<string, string | undefined>): SandboxConfig {
   const raw = parseConfig(sandboxEnvSchema, source);
   const production = raw.NODE_ENV === 'production';
-  if (production && !raw.SANDBOX_CALLBACK_SECRET) throw new ConfigError(['SANDBOX_CALLBACK_SECRET: required in production']);
-  if (production && raw.SANDBOX_CALLBACK_SECRET === DEV_CALLBACK_SECRET) {
-    throw new ConfigError(['SANDBOX_CALLBACK_SECRET: the development secret is not allowed in production']);
-  }
   const flag = raw.SANDBOX_MIGRATE_ON_START;
   return {
     ...raw,
-    SANDBOX_CALLBACK_SECRET: raw.SANDBOX_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
     SANDBOX_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
   };
 }

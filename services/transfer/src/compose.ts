@@ -9,6 +9,7 @@ import { Sweeper } from './app/sweeper.js';
 import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
 import { transferHandlers, transferAccess } from './grpc/transfer.handlers.js';
+import { TransferDataProtection } from './persistence/data-protection.js';
 import { transferMigrations } from './persistence/migrations/index.js';
 import { SqlApprovalStore } from './persistence/approval.store.js';
 import { SqlTransferStore } from './persistence/transfer.store.js';
@@ -64,9 +65,10 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
   const log = o.logger;
   const c = o.config;
   const scope = new ServiceScope(log);
+  const protection = new TransferDataProtection(c.TRANSFER_DATA_KEY);
   try {
     const { db, bus, relay: r } = await scope.infra({
-      name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations, poolMax: c.TRANSFER_DB_POOL_MAX,
+      name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations(protection), poolMax: c.TRANSFER_DB_POOL_MAX,
       migrateOnStart: c.TRANSFER_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['TRANSFERS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
     });
@@ -76,8 +78,8 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     scope.defer(async () => ledger.close());
 
     const deps = transferDeps({
-      store: meterTransferStore(new SqlTransferStore(db)),
-      approvals: new SqlApprovalStore(db),
+      store: meterTransferStore(new SqlTransferStore(db, protection)),
+      approvals: new SqlApprovalStore(db, protection),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
       rails: new HttpRails({ breb: c.BREB_RAIL_URL, ach: c.ACH_RAIL_URL }, c.PROVIDER_HTTP_TIMEOUT_MS, log),

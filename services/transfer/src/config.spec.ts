@@ -1,5 +1,8 @@
 import { ConfigError } from '@wallet/platform';
-import { loadConfig } from './config.js';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { loadConfig, transferEnvSchema } from './config.js';
+
+const DATA_KEY = 'a-production-transfer-data-key-32-chars';
 
 describe('transfer config', () => {
   it('has defaults for every variable; a dev callback secret only outside production', () => {
@@ -12,8 +15,14 @@ describe('transfer config', () => {
       COUNTERPARTY_DAILY_LIMIT_CENTS: 5_000_000_000n, COUNTERPARTY_MONTHLY_LIMIT_CENTS: 50_000_000_000n, TRANSFER_MIGRATE_ON_START: true,
     });
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
-    const prod = loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-production-secret-value' });
-    expect(prod).toMatchObject({ RAIL_CALLBACK_SECRET: 'a-production-secret-value', TRANSFER_MIGRATE_ON_START: false });
+    const prod = loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-production-secret-value', TRANSFER_DATA_KEY: DATA_KEY });
+    expect(prod).toMatchObject({ RAIL_CALLBACK_SECRET: 'a-production-secret-value', TRANSFER_DATA_KEY: DATA_KEY, TRANSFER_MIGRATE_ON_START: false });
+    expect(() => loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-production-secret-value' })).toThrow(/TRANSFER_DATA_KEY/);
+  });
+
+  it('refuses every development secret in production (the public callback secret was once accepted here)', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'dev-rail-callback-secret', TRANSFER_DATA_KEY: DATA_KEY })).toThrow(/RAIL_CALLBACK_SECRET/);
+    expect(productionSecretFailures(loadConfig, transferEnvSchema, { RAIL_CALLBACK_SECRET: 'a-production-secret-value', TRANSFER_DATA_KEY: DATA_KEY })).toEqual([]);
   });
 
   it('names every bad variable in one error', () => {

@@ -1,7 +1,6 @@
-import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
 
-const DEV_CALLBACK_SECRET = 'dev-rail-callback-secret';
 const bigintCents = (def: bigint) => z.string().regex(/^\d{1,18}$/, 'must be a whole number of centavos').default(def.toString()).transform((v) => BigInt(v));
 
 /** The transfer service's environment, parsed once; every bad variable is named in one error (habit 9). */
@@ -19,7 +18,12 @@ export const transferEnvSchema = baseEnvSchema.extend({
   /** Where providers send outcome callbacks (the gateway's public webhooks); `/breb` or `/ach` is appended. */
   RAIL_CALLBACK_BASE_URL: env.url('http://127.0.0.1:8080/webhooks/rails'),
   /** HMAC key of provider callbacks; required in production. */
-  RAIL_CALLBACK_SECRET: z.string().min(16).optional(),
+  RAIL_CALLBACK_SECRET: env.secret('RAIL_CALLBACK_SECRET'),
+  /**
+   * Seals full ACH account numbers at rest (AES-256-GCM) and keys the fingerprints of request hashes
+   * (HMAC-SHA256, HKDF-derived); required in production, by the service and by its `migrate` job.
+   */
+  TRANSFER_DATA_KEY: env.secret('TRANSFER_DATA_KEY'),
   /** Time-out of one HTTP call to a provider. */
   PROVIDER_HTTP_TIMEOUT_MS: env.int(5_000, 100),
   IDEMPOTENCY_WINDOW_SECONDS: env.int(60, 1),
@@ -43,21 +47,16 @@ export const transferEnvSchema = baseEnvSchema.extend({
   COUNTERPARTY_MONTHLY_LIMIT_CENTS: bigintCents(50_000_000_000n),
 });
 
-export type TransferConfig = Omit<z.infer<typeof transferEnvSchema>, 'TRANSFER_MIGRATE_ON_START' | 'RAIL_CALLBACK_SECRET'> & {
+export type TransferConfig = Omit<z.infer<typeof transferEnvSchema>, 'TRANSFER_MIGRATE_ON_START'> & {
   TRANSFER_MIGRATE_ON_START: boolean;
-  RAIL_CALLBACK_SECRET: string;
 };
 
 export function loadConfig(source: Record<string, string | undefined>): TransferConfig {
   const raw = parseConfig(transferEnvSchema, source);
   const production = raw.NODE_ENV === 'production';
-  if (production && !raw.RAIL_CALLBACK_SECRET) {
-    throw new ConfigError(['RAIL_CALLBACK_SECRET: required in production (at least 16 characters)']);
-  }
   const flag = raw.TRANSFER_MIGRATE_ON_START;
   return {
     ...raw,
     TRANSFER_MIGRATE_ON_START: flag === undefined ? !production : ['true', '1', 'yes'].includes(flag),
-    RAIL_CALLBACK_SECRET: raw.RAIL_CALLBACK_SECRET ?? DEV_CALLBACK_SECRET,
   };
 }

@@ -1,5 +1,8 @@
-import { ConfigError } from '@wallet/platform';
-import { DEV_SECRET_KEY, loadConfig } from './config.js';
+import { ConfigError, SECRET_VARIABLES } from '@wallet/platform';
+import { productionSecretFailures } from '@wallet/platform/testing';
+import { loadConfig, webhookEnvSchema } from './config.js';
+
+const DEV_SECRET_KEY = SECRET_VARIABLES.WEBHOOK_SECRET_KEY.dev;
 
 describe('webhook config', () => {
   const key = 'k'.repeat(40);
@@ -21,5 +24,9 @@ describe('webhook config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: DEV_SECRET_KEY })).toThrow(/WEBHOOK_SECRET_KEY/);
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'short' })).toThrow(/WEBHOOK_SECRET_KEY/);
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+  });
+
+  it('refuses every development secret in production, naming the variable and never the value', () => {
+    expect(productionSecretFailures(loadConfig, webhookEnvSchema, { WEBHOOK_SECRET_KEY: key })).toEqual([]);
   });
 });

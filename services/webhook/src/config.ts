@@ -1,9 +1,6 @@
 import { baseEnvSchema, ConfigError, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
 
-/** Development-only key for the signing secrets at rest; refused in production. */
-export const DEV_SECRET_KEY = 'dev-webhook-secret-key-not-for-production';
-
 /** The webhook service's environment, parsed once; every bad variable is named in one error. */
 export const webhookEnvSchema = baseEnvSchema.extend({
   WEBHOOK_GRPC_HOST: env.str('0.0.0.0'),
@@ -13,7 +10,7 @@ export const webhookEnvSchema = baseEnvSchema.extend({
   WEBHOOK_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   WEBHOOK_DB_POOL_MAX: env.int(10, 1),
   /** Encrypts the endpoints' signing secrets at rest (AES-256-GCM, key = SHA-256 of this value); required in production. */
-  WEBHOOK_SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
+  WEBHOOK_SECRET_KEY: env.secret('WEBHOOK_SECRET_KEY'),
   /**
    * `false`: production rules for endpoint URLs (https only; no loopback, private, link-local, CGNAT,
    * multicast or metadata targets, checked at creation and again at each delivery). Defaults to
@@ -33,9 +30,8 @@ export const webhookEnvSchema = baseEnvSchema.extend({
   WEBHOOK_WORKER_CONCURRENCY: env.int(8, 1),
 });
 
-export type WebhookConfig = Omit<z.infer<typeof webhookEnvSchema>, 'WEBHOOK_MIGRATE_ON_START' | 'WEBHOOK_SECRET_KEY' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'> & {
+export type WebhookConfig = Omit<z.infer<typeof webhookEnvSchema>, 'WEBHOOK_MIGRATE_ON_START' | 'WEBHOOK_ALLOW_PRIVATE_TARGETS'> & {
   WEBHOOK_MIGRATE_ON_START: boolean;
-  WEBHOOK_SECRET_KEY: string;
   WEBHOOK_ALLOW_PRIVATE_TARGETS: boolean;
 };
 
@@ -44,9 +40,6 @@ const truthy = (v: string) => ['true', '1', 'yes'].includes(v);
 export function loadConfig(source: Record<string, string | undefined>): WebhookConfig {
   const raw = parseConfig(webhookEnvSchema, source);
   const production = raw.NODE_ENV === 'production';
-  if (production && (!raw.WEBHOOK_SECRET_KEY || raw.WEBHOOK_SECRET_KEY === DEV_SECRET_KEY)) {
-    throw new ConfigError(['WEBHOOK_SECRET_KEY: required in production (at least 32 characters, not the development key)']);
-  }
   const allowPrivate = raw.WEBHOOK_ALLOW_PRIVATE_TARGETS === undefined ? !production : truthy(raw.WEBHOOK_ALLOW_PRIVATE_TARGETS);
   if (production && allowPrivate) {
     throw new ConfigError(['WEBHOOK_ALLOW_PRIVATE_TARGETS: must not be true in production (SSRF protection)']);
@@ -54,7 +47,6 @@ export function loadConfig(source: Record<string, string | undefined>): WebhookC
   return {
     ...raw,
     WEBHOOK_MIGRATE_ON_START: raw.WEBHOOK_MIGRATE_ON_START === undefined ? !production : truthy(raw.WEBHOOK_MIGRATE_ON_START),
-    WEBHOOK_SECRET_KEY: raw.WEBHOOK_SECRET_KEY ?? DEV_SECRET_KEY,
     WEBHOOK_ALLOW_PRIVATE_TARGETS: allowPrivate,
   };
 }

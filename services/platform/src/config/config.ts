@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { developmentSecretProblems, SECRET_VARIABLES, type SecretVariable } from './dev-secrets.js';
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -10,13 +11,27 @@ export class ConfigError extends Error {
 /**
  * Parses the environment once into a typed object. Every bad variable is listed in one error,
  * so an operator fixes them all in one go (habit 9: only main.ts/config.ts read process.env).
+ *
+ * Every process loads its configuration here, so this is also where production refuses the
+ * development secrets (dev-secrets.ts): with NODE_ENV=production, a secret variable the schema
+ * declares must be set, and no variable of the schema may contain a development secret.
  */
 export function parseConfig<S extends z.ZodType>(schema: S, env: Record<string, string | undefined> = process.env): z.infer<S> {
   const result = schema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigError(result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`));
+  const problems = result.success ? [] : result.error.issues.map((i) => `${i.path.join('.') || '(env)'}: ${i.message}`);
+  if (env.NODE_ENV === 'production') {
+    const declared = declaredVariables(schema) ?? Object.keys(env);
+    problems.push(...developmentSecretProblems(declared, env));
   }
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return result.data;
+}
+
+/** The variable names an object schema declares (through refinements and pipes); undefined for other schemas. */
+export function declaredVariables(schema: z.ZodType): string[] | undefined {
+  if (schema instanceof z.ZodObject) return Object.keys(schema.shape);
+  if (schema instanceof z.ZodPipe) return declaredVariables(schema.in as z.ZodType);
+  return undefined;
 }
 
 const bool = z
@@ -29,6 +44,14 @@ export const env = {
   bool: (def: boolean) => z.string().default(def ? 'true' : 'false').pipe(bool),
   url: (def?: string) => (def === undefined ? z.string().url() : z.string().url().default(def)),
   str: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
+  /**
+   * A secret declared in dev-secrets.ts: at least its minimum length when set; unset → its development
+   * default, which parseConfig refuses (with any value containing a development secret) in production.
+   */
+  secret: (name: SecretVariable) => {
+    const spec = SECRET_VARIABLES[name];
+    return z.string().min(spec.min, `must be at least ${spec.min} characters`).default(spec.dev);
+  },
 };
 
 /** Variables every process shares. */

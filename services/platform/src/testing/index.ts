@@ -142,3 +142,5 @@ export function policyClient<S>(
     },
   });
 }
+export { productionSecretFailures } from './production-secrets.js';
+export { captureLogs, type CapturedLogs } from './capture-logs.js';

@@ -32,7 +32,7 @@ afterAll(() => {
 });
 
 describe('logs', () => {
-  it('redacts credentials, secrets and full account numbers, in fields and in free text', () => {
+  it('redacts credentials and secrets, masks full account numbers, in fields and in free text', () => {
     const { log, raw, lines } = capturedLogger('redact-test');
     const apiKey = 'wk_test_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
     log.info({
@@ -55,7 +55,7 @@ describe('logs', () => {
     const [first, second] = lines();
     expect(first).toMatchObject({
       authorization: '[redacted]', password: '[redacted]', totpSecret: '[redacted]', secret: '[redacted]', apiKey: '[redacted]',
-      accountNumber: '[redacted]', destination: { accountNumber: '[redacted]' }, user: { password: '[redacted]', totpSecret: '[redacted]' },
+      accountNumber: '****8901', destination: { accountNumber: '****6554' }, user: { password: '[redacted]', totpSecret: '[redacted]' },
       masked: '****8901',
     });
     expect(first!.msg).toBe('login with key wk_test_AbCd…[redacted]');

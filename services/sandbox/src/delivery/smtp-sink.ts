@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
-import type { Logger } from '@wallet/platform';
+import { maskPersonalData, type Logger } from '@wallet/platform';
 import { simpleParser, type AddressObject } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import type { EmailStore } from '../persistence/email.store.js';
@@ -53,7 +53,8 @@ export async function startSmtpSink(o: { host: string; port: number; store: Emai
             text: mail.text ?? null,
             html: typeof mail.html === 'string' ? mail.html : null,
           });
-          o.log.info({ messageId, to, subject: mail.subject }, 'e-mail received');
+          // Recipients are personal data: logged masked (`c***@example.com`).
+          o.log.info({ messageId, to: to.map(maskPersonalData), subject: mail.subject }, 'e-mail received');
           callback();
         })
         .catch((err: unknown) => {

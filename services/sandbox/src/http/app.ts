@@ -36,12 +36,12 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
         ctx.status = 405;
         ctx.body = { error: 'METHOD_NOT_ALLOWED', message: 'Método no permitido.' };
       } else {
-        d.log.error({ err, method: ctx.method, path: ctx.path, requestId }, 'request failed');
+        d.log.error({ err, method: ctx.method, route: routeOf(ctx), requestId }, 'request failed');
         ctx.status = 500;
         ctx.body = { error: 'INTERNAL_ERROR', message: 'Error interno del proveedor.' };
       }
     } finally {
-      d.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Date.now() - started, requestId }, 'request');
+      d.log.debug({ method: ctx.method, route: routeOf(ctx), status: ctx.status, ms: Date.now() - started, requestId }, 'request');
     }
   });
 
@@ -57,4 +57,13 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;
+}
+
+/**
+ * The route template a request matched (`/breb/directory/keys/:keyValue`), never the path itself:
+ * paths carry Bre-B key values (phone numbers, e-mails, documents), which logs must not hold.
+ */
+function routeOf(ctx: object): string {
+  const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
+  return typeof route === 'string' ? route : 'unmatched';
 }

@@ -93,7 +93,8 @@ export class RegistrationStore {
       if (live) return { registration: live, created: false };
       // The live one was deleted between the two statements: try again.
     }
-    throw new Error(`could not register ${r.keyValue}: the live registration keeps changing`);
+    // Never the key value in the message: errors reach logs, key values are personal data.
+    throw new Error(`could not register the key (anchor ${r.anchorHandle}): the live registration keeps changing`);
   }
 
   async findLive(keyValue: string): Promise<RegistrationRow | undefined> {

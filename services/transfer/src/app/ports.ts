@@ -15,7 +15,8 @@ export interface OutboxEvent {
 }
 
 export interface ReferenceRow {
-  requestHash: string;
+  /** The claim was made by a request with the same hash (the store keeps only a keyed fingerprint of it). */
+  sameRequest: boolean;
   transferId: string;
   createdAt: Date;
   answeredAt: Date | null;
@@ -74,7 +75,8 @@ export interface LeasedTransfer {
 export interface TransferStore {
   // `reference` idempotency (§7.4, CONTRACT §2/§9)
   claimReference(companyId: string, reference: string, requestHash: string, transferId: string, windowSeconds: number): Promise<ReferenceClaim>;
-  getReference(companyId: string, reference: string): Promise<ReferenceRow | undefined>;
+  /** The claim of (company, reference), compared with a request of hash `requestHash`. */
+  getReference(companyId: string, reference: string, requestHash: string): Promise<ReferenceRow | undefined>;
   answerReference(companyId: string, reference: string, transferId: string): Promise<void>;
   releaseReference(companyId: string, reference: string, transferId: string): Promise<void>;
 

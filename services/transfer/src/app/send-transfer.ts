@@ -73,7 +73,7 @@ export class SendTransfer {
         }
       }
       const existing = claim.existing;
-      if (existing.requestHash !== cmd.requestHash) throw new AppError('REFERENCE_CONFLICT');
+      if (!existing.sameRequest) throw new AppError('REFERENCE_CONFLICT');
       if (existing.answeredAt) {
         const original = await deps.store.get(existing.transferId);
         if (original) return { transfer: original, replayed: true };

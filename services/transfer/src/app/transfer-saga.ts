@@ -1,4 +1,4 @@
-import { AppError } from '@wallet/platform';
+import { AppError, maskAccount } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
 import {
   CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type Actor, type ExceptionKind, type TransferEvent, type TransitionSpec,
@@ -38,7 +38,8 @@ export function reserveCommandOf(t: TransferRecord): ReserveCommand {
       targetDocument: t.targetDocument,
       bankName: d.bankName ?? null,
       bankAccountType: d.kind === 'ACH' ? (ACH_ACCOUNT_TYPES[d.accountTypeId] ?? null) : d.bankAccountType,
-      bankAccountNumber: d.kind === 'ACH' ? d.accountNumber : null,
+      // Masked: the ledger shows it masked, and the full number must not reach its request hash.
+      bankAccountNumber: d.kind === 'ACH' ? maskAccount(d.accountNumber) : null,
       description: t.description,
     },
   };

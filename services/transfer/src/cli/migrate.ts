@@ -1,12 +1,13 @@
 import { createLogger, Database } from '@wallet/platform';
 import { loadConfig } from '../config.js';
 import { TRANSFER_SCHEMA } from '../compose.js';
+import { TransferDataProtection } from '../persistence/data-protection.js';
 import { transferMigrations } from '../persistence/migrations/index.js';
 
 /** `npm run migrate`: applies pending transfer migrations (the Helm pre-install/upgrade Job). */
 const config = loadConfig(process.env);
 const log = createLogger('transfer-migrate', config.LOG_LEVEL);
-const db = await Database.open({ url: config.DATABASE_URL, schema: TRANSFER_SCHEMA, migrations: transferMigrations, logger: log, poolMax: 2 });
+const db = await Database.open({ url: config.DATABASE_URL, schema: TRANSFER_SCHEMA, migrations: transferMigrations(new TransferDataProtection(config.TRANSFER_DATA_KEY)), logger: log, poolMax: 2 });
 try {
   const applied = await db.migrate();
   log.info({ applied }, applied.length > 0 ? 'transfer migrations applied' : 'transfer schema up to date');

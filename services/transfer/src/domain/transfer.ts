@@ -79,7 +79,7 @@ export interface AchDestination {
   bankName: string;
   bankAchCode: string;
   accountTypeId: number;
-  /** Full number: needed to dispatch (also after a crash). Never logged; masked everywhere it is shown. */
+  /** Full number: needed to dispatch (also after a crash). Sealed at rest (persistence/data-protection.ts), never logged, masked everywhere it is shown. */
   accountNumber: string;
   documentTypeId: number;
   documentNumber: string;

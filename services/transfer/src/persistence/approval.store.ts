@@ -4,6 +4,7 @@ import type {
 } from '../app/ports.js';
 import type { TransferRecord } from '../domain/transfer.js';
 import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
+import type { TransferDataProtection } from './data-protection.js';
 import { toTransfer, transitionStatement, type TransferRow } from './transfer.store.js';
 
 interface ApprovalRow {
@@ -31,7 +32,7 @@ const ms = (n: number) => String(Math.max(0, Math.round(n)));
  * the quorum is reached once, and nothing is signed after a rejection or past the deadline.
  */
 export class SqlApprovalStore implements ApprovalStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {}
 
   async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck = false): Promise<SignOutcome> {
     return this.db.preparedTx(async (tx): Promise<SignOutcome> => {
@@ -49,7 +50,7 @@ export class SqlApprovalStore implements ApprovalStore {
         'select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [approvalId]) as [{ n: number }];
       const [row] = await tx.query<TransferRow>('select * from transfer.transfers where id = $1::uuid', [a.transfer_id]);
       if (!row) throw new Error(`approval ${approvalId} without its transfer`);
-      const transfer = toTransfer(row);
+      const transfer = toTransfer(row, this.protection);
       if (n < a.threshold) return { kind: 'signed', quorum: false, transfer };
       await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
       const emails = (await tx.query<{ email: string }>(
@@ -60,7 +61,7 @@ export class SqlApprovalStore implements ApprovalStore {
       // The transfer left AWAITING_APPROVAL some other way (it cannot while the approval was PENDING
       // under this lock, but never dispatch on an assumption): roll everything back.
       if (!moved) throw new Error(`transfer ${a.transfer_id} was not awaiting approval at quorum`);
-      return { kind: 'signed', quorum: true, transfer: toTransfer(moved) };
+      return { kind: 'signed', quorum: true, transfer: toTransfer(moved, this.protection) };
     });
   }
 
@@ -78,7 +79,7 @@ export class SqlApprovalStore implements ApprovalStore {
         `update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
           where id = $1::uuid returning *`, [a.transfer_id, ms(graceMs)]);
       if (!row) throw new Error(`approval ${approvalId} without its transfer`);
-      return { kind: 'rejected', transfer: toTransfer(row) };
+      return { kind: 'rejected', transfer: toTransfer(row, this.protection) };
     });
   }
 
@@ -99,7 +100,7 @@ export class SqlApprovalStore implements ApprovalStore {
 
   async get(companyId: string, approvalId: string): Promise<ApprovalView | undefined> {
     const rows = await this.db.prepared<ViewRow>(`${VIEW_SQL} where a.id = $1 and a.company_id = $2`, [approvalId, companyId]);
-    return rows[0] && toView(rows[0]);
+    return rows[0] && toView(rows[0], this.protection);
   }
 
   async list(companyId: string, status: ApprovalStatus, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<ApprovalView[]> {
@@ -111,7 +112,7 @@ export class SqlApprovalStore implements ApprovalStore {
       : await this.db.prepared<ViewRow>(
         `${VIEW_SQL} where a.company_id = $1 and a.status = $2 order by a.created_at desc, a.id desc limit $3`,
         [companyId, status, String(limit)]);
-    return rows.map(toView);
+    return rows.map((r) => toView(r, this.protection));
   }
 }
 
@@ -146,10 +147,10 @@ const VIEW_SQL = `
                      from transfer.approval_signatures s where s.approval_id = a.id), '[]'::json) as a_signatures
     from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id`;
 
-function toView(r: ViewRow): ApprovalView {
+function toView(r: ViewRow, protection: TransferDataProtection): ApprovalView {
   return {
     id: r.a_id,
-    transfer: toTransfer(r),
+    transfer: toTransfer(r, protection),
     threshold: r.a_threshold,
     status: r.a_status,
     signatures: r.a_signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: new Date(s.signedAt) })),

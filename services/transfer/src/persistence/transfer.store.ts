@@ -4,6 +4,7 @@ import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import type { TransferDataProtection } from './data-protection.js';
 import type {
   AmlEntry, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
 } from '../app/ports.js';
@@ -30,7 +31,10 @@ export interface TransferRow {
   target_document: string;
   reference: string | null;
   description: string | null;
+  /** ACH: without `accountNumber`, which is in account_number_sealed (migration 0004). */
   destination: Destination;
+  account_number_sealed: string | null;
+  account_number_masked: string | null;
   hold_id: string | null;
   provider_transfer_id: string | null;
   error_message: string | null;
@@ -49,7 +53,14 @@ export interface TransferRow {
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
 const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
 
-export function toTransfer(r: TransferRow): TransferRecord {
+/**
+ * A row as the domain sees it: an ACH destination gets its full account number back, opened from
+ * `account_number_sealed` (dispatch and account validation need it; events and logs mask it).
+ */
+export function toTransfer(r: TransferRow, protection: TransferDataProtection): TransferRecord {
+  const destination: Destination = r.destination.kind === 'ACH'
+    ? { ...r.destination, accountNumber: r.account_number_sealed ? protection.openAccount(r.account_number_sealed) : '' }
+    : r.destination;
   return {
     id: r.id,
     companyId: r.company_id,
@@ -65,7 +76,7 @@ export function toTransfer(r: TransferRow): TransferRecord {
     targetDocument: r.target_document,
     reference: r.reference,
     description: r.description,
-    destination: r.destination,
+    destination,
     holdId: r.hold_id,
     providerTransferId: r.provider_transfer_id,
     errorMessage: r.error_message,
@@ -83,6 +94,14 @@ export function toTransfer(r: TransferRow): TransferRecord {
 }
 
 const ms = (n: number) => String(Math.max(0, Math.round(n)));
+
+/** The destination as stored: an ACH account number sealed and masked in its own columns, never in the jsonb. */
+function storedDestination(d: Destination, protection: TransferDataProtection): { destination: unknown; sealed: string | null; masked: string | null } {
+  if (d.kind !== 'ACH') return { destination: d, sealed: null, masked: null };
+  const { accountNumber, ...rest } = d;
+  const { sealed, masked } = protection.sealAccount(accountNumber);
+  return { destination: rest, sealed, masked };
+}
 
 /**
  * Which `send_references` row change goes with a state change (in the same statement): answered
@@ -105,7 +124,7 @@ export class SqlTransferStore implements TransferStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
   readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {}
 
   /**
    * A single statement outside a transaction, as a named prepared statement (planned once per
@@ -137,19 +156,22 @@ export class SqlTransferStore implements TransferStore {
           set request_hash = excluded.request_hash, transfer_id = excluded.transfer_id, created_at = now(), answered_at = null
         where transfer.send_references.created_at <= now() - (?::bigint * interval '1 second')
        returning transfer_id::text as transfer_id`,
-      [companyId, reference, requestHash, transferId, String(windowSeconds)]);
+      [companyId, reference, this.protection.fingerprint(requestHash), transferId, String(windowSeconds)]);
     if (rows[0]?.transfer_id === transferId) return { owner: true };
-    const existing = await this.getReference(companyId, reference);
+    const existing = await this.getReference(companyId, reference, requestHash);
     if (!existing) return this.claimReference(companyId, reference, requestHash, transferId, windowSeconds); // released meanwhile
     return { owner: false, existing };
   }
 
-  async getReference(companyId: string, reference: string): Promise<ReferenceRow | undefined> {
+  async getReference(companyId: string, reference: string, requestHash: string): Promise<ReferenceRow | undefined> {
     const rows = await this.run<{ request_hash: string; transfer_id: string; created_at: Date; answered_at: Date | null }>(
       `select request_hash, transfer_id::text as transfer_id, created_at, answered_at
          from transfer.send_references where company_id = ? and reference = ?`, [companyId, reference]);
     const r = rows[0];
-    return r && { requestHash: r.request_hash, transferId: r.transfer_id, createdAt: date(r.created_at), answeredAt: dateOrNull(r.answered_at) };
+    return r && {
+      sameRequest: r.request_hash === this.protection.fingerprint(requestHash),
+      transferId: r.transfer_id, createdAt: date(r.created_at), answeredAt: dateOrNull(r.answered_at),
+    };
   }
 
   async answerReference(companyId: string, reference: string, transferId: string): Promise<void> {
@@ -239,6 +261,7 @@ export class SqlTransferStore implements TransferStore {
     // insert), one commits, or rolls the insert back when the limits refuse it.
     const refused = Symbol('refused');
     let verdict = 'OK';
+    const stored = storedDestination(t.destination, this.protection);
     try {
       await this.db.preparedTx(async (tx) => {
         // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
@@ -249,9 +272,9 @@ export class SqlTransferStore implements TransferStore {
              insert into transfer.transfers (
                id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
                total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at)
+               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked)
              values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz)
+               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26)
              returning id),
            h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
            select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
@@ -261,9 +284,10 @@ export class SqlTransferStore implements TransferStore {
               and state in (${sqlList(COUNTED_STATES)})`,
           [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
             t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
-            t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(t.destination),
+            t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
             ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
-            t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null]);
+            t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
+            stored.sealed, stored.masked]);
         verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
         if (verdict !== 'OK') throw refused; // rolls the insert back
       });
@@ -279,7 +303,7 @@ export class SqlTransferStore implements TransferStore {
   ): Promise<TransferRecord | undefined> {
     const st = transitionStatement(current, from, to, patch, event, callbackEventId);
     const rows = await this.run<TransferRow>(st.sql, st.params);
-    return rows[0] && toTransfer(rows[0]);
+    return rows[0] && toTransfer(rows[0], this.protection);
   }
 
   async recordDispatchIntent(id: string): Promise<boolean> {
@@ -315,7 +339,7 @@ export class SqlTransferStore implements TransferStore {
 
   async get(id: string): Promise<TransferRecord | undefined> {
     const rows = await this.run<TransferRow>('select * from transfer.transfers where id = ?::uuid', [id]);
-    return rows[0] && toTransfer(rows[0]);
+    return rows[0] && toTransfer(rows[0], this.protection);
   }
 
   async leaseDue(limit: number, leaseMs: number, dispatchTimeoutSeconds: number): Promise<LeasedTransfer[]> {
@@ -330,7 +354,7 @@ export class SqlTransferStore implements TransferStore {
          from due where t.id = due.id
        returning t.*, (coalesce(t.approved_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
       [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
-    return rows.map((r) => ({ transfer: toTransfer(r), dispatchExpired: r.dispatch_expired }));
+    return rows.map((r) => ({ transfer: toTransfer(r, this.protection), dispatchExpired: r.dispatch_expired }));
   }
 
   async getForCallback(eventId: string, transferId: string): Promise<{ seen: boolean; transfer: TransferRecord | undefined }> {
@@ -338,7 +362,7 @@ export class SqlTransferStore implements TransferStore {
       `select exists (select 1 from transfer.rail_callbacks where event_id = $1) as seen_, t.*
          from (select 1) one left join transfer.transfers t on t.id = $2::uuid`, [eventId, transferId]);
     const r = rows[0];
-    return { seen: r?.seen_ === true, transfer: r && r.id ? toTransfer(r) : undefined };
+    return { seen: r?.seen_ === true, transfer: r && r.id ? toTransfer(r, this.protection) : undefined };
   }
 
   async callbackSeen(eventId: string): Promise<boolean> {

@@ -6,11 +6,16 @@ import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
 import type { TransferSettings } from '../../src/app/deps.js';
+import { TransferDataProtection } from '../../src/persistence/data-protection.js';
 import { startTransfer, type StartedTransfer } from '../../src/testing.js';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { policyClient } from '@wallet/platform/testing';
 import { EMPTY_PROFILE, type CompanyProfile } from '../../src/app/send-input.js';
+import { SECRET_VARIABLES } from '@wallet/platform';
+
+/** The data protection a test transfer service uses (NODE_ENV=test: the development TRANSFER_DATA_KEY), for stores built by hand. */
+export const testProtection = new TransferDataProtection(SECRET_VARIABLES.TRANSFER_DATA_KEY.dev);
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const { Rail, MovementStatus, FeeOperation } = ledgerV1;

@@ -10,7 +10,7 @@ import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Choreography } from '@wallet/platform/testing';
-import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, type Harness } from './harness.js';
+import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
 import { devMeshTls } from '@wallet/platform';
 
@@ -140,7 +140,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
   });
 
   function build(c: Choreography, scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'> & { contradict?: boolean }, ledgerReal: GrpcLedger, approvalTtlSeconds = 3600) {
-    const store = c.wrap('store', new SqlTransferStore(h.transfer!.db) as TransferStore, ['transition'], false);
+    const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
     const ledger: LedgerPort = c.wrap('ledger', {
       computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
       balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
@@ -161,7 +161,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     let uc: TransferUseCases | undefined;
     const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
     const deps: TransferDeps = transferDeps({
-      store, approvals: new SqlApprovalStore(h.transfer!.db), ledger, directory, rails,
+      store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
       settings: sagaSettings(SECRET, { approvalTtlSeconds }),
       log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,

@@ -10,7 +10,7 @@ import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
   NATS_URL, Rail, brebSend, ctxOf, eventsOf, expectEvents, expectLedgerOk, newCompany, send, setFaults, startHarness, stateOf, transferRow,
-  waitForState, wallet, type Harness,
+  testProtection, waitForState, wallet, type Harness,
 } from './harness.js';
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { devMeshTls } from '@wallet/platform';
@@ -120,7 +120,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
   it('abandoned before the reserve was recorded: REJECTED when nothing landed, FAILED and released when the hold did', async () => {
     await h.stopTransferInstances();
     const t = await h.startTransferInstance({ SWEEPER_GRACE_SECONDS: '1' });
-    const store = new SqlTransferStore(t.db);
+    const store = new SqlTransferStore(t.db, testProtection);
     const co = await newCompany(h, { breb: 100_000n });
     const req = await brebSend(h, co, '3005550002', 10_000n);
     const record = (reference: string): TransferRecord => ({

@@ -8,7 +8,7 @@ import { transferUseCases } from '../../src/app/use-cases.js';
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
-import { Rail, expectLedgerOk, newCompany, sagaSettings, startHarness, wallet, type Harness } from './harness.js';
+import { Rail, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, wallet, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
 import { devMeshTls } from '@wallet/platform';
 
@@ -55,7 +55,7 @@ describe('send saga: the audit findings', () => {
   function rig(o: { dispatchTimeoutSeconds?: number; ledger?: LedgerPort } = {}) {
     const rail = new ControlledRail();
     const deps = transferDeps({
-      store: new SqlTransferStore(h.transfer!.db), approvals: new SqlApprovalStore(h.transfer!.db), ledger: o.ledger ?? ledger, directory, rails: rail,
+      store: new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger: o.ledger ?? ledger, directory, rails: rail,
       settings: sagaSettings(SECRET, { dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300 }),
       log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,

@@ -1,6 +1,13 @@
+import type { TransferDataProtection } from '../data-protection.js';
 import { Migration0001TransferInitial } from './0001-transfer-initial.js';
 import { Migration0002Approvals } from './0002-approvals.js';
 import { Migration0003MoneySafeSaga } from './0003-money-safe-saga.js';
+import { sealedAccountNumbers } from './0004-sealed-account-numbers.js';
 
-/** Every transfer migration, in order. Append only. */
-export const transferMigrations = [Migration0001TransferInitial, Migration0002Approvals, Migration0003MoneySafeSaga];
+/**
+ * Every transfer migration, in order. Append only. Made with the service's data protection (key
+ * TRANSFER_DATA_KEY): 0004 seals the account numbers already stored, which SQL alone cannot do.
+ */
+export function transferMigrations(protection: TransferDataProtection) {
+  return [Migration0001TransferInitial, Migration0002Approvals, Migration0003MoneySafeSaga, sealedAccountNumbers(protection)];
+}
