@@ -80,7 +80,7 @@ describe('operator reads and money exceptions', () => {
     expect(u.status).toBe(201);
     const list = await stack.admin('GET', `/admin/companies/${co.id}/users`);
     expect(list.status).toBe(200);
-    expect(list.body.items).toContainEqual({ id: u.body.id, email: u.body.email, role: 'VIEWER', createdAt: u.body.createdAt, disabledAt: null });
+    expect(list.body.items).toContainEqual({ id: u.body.id, email: u.body.email, role: 'VIEWER', createdAt: u.body.createdAt, activatedAt: expect.any(String), disabledAt: null });
     expect(list.text).not.toContain(u.body.totpSecret);
     await stack.admin('DELETE', `/admin/companies/${co.id}/users/${u.body.id}`);
     const after = await stack.admin('GET', `/admin/companies/${co.id}/users`);

@@ -4,7 +4,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import forge from 'node-forge';
 import { ensureDevCallerContextKeys, loadSigningKey, loadVerifyKey } from './caller-context.js';
-import { DEV_CA_COMMON_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIdentity, type MeshTls } from './identity.js';
+import { DEVELOPMENT_CA_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIdentity, type MeshTls } from './identity.js';
 
 /**
  * The development mesh PKI: a CA and one certificate per identity, made here with node-forge
@@ -84,7 +84,7 @@ function makeCa(): Issued {
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   validity(cert);
-  const subject = [{ name: 'commonName', value: DEV_CA_COMMON_NAME }, { name: 'organizationName', value: 'Wallet development' }];
+  const subject = [{ name: 'commonName', value: DEVELOPMENT_CA_NAME }, { name: 'organizationName', value: 'Wallet development' }];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([

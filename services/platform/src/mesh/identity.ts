@@ -74,8 +74,8 @@ export function checkMeshTls(tls: MeshTls): MeshTls {
 }
 
 /** The subject of the development CA: production refuses certificates it issued. */
-export const DEV_CA_COMMON_NAME = 'Wallet development mesh CA (not for production)';
+export const DEVELOPMENT_CA_NAME = 'Wallet development mesh CA (not for production)';
 
 export function isDevelopmentCa(ca: Buffer): boolean {
-  return new X509Certificate(ca).subject.includes(DEV_CA_COMMON_NAME);
+  return new X509Certificate(ca).subject.includes(DEVELOPMENT_CA_NAME);
 }
