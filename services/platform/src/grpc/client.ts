@@ -43,6 +43,9 @@ export function meshChannelCredentials(mesh: GrpcClientOptions['mesh']) {
  */
 export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: GrpcClientOptions): AsyncClient<S> & { close(): void; raw: Client } {
   const client = new Ctor(address, meshChannelCredentials(opts.mesh), {
+    // SNI names the identity expected (never an IP address, which RFC 6066 forbids); the server's
+    // certificate is checked by its URI SAN in meshChannelCredentials, not by this name.
+    'grpc.ssl_target_name_override': opts.mesh.server,
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
