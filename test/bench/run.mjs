@@ -26,7 +26,10 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient, devMeshTls } from '@wallet/platform';
+// Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
+// company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
+import { policyClient } from '@wallet/platform/testing';
+import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -431,7 +434,7 @@ async function main() {
 
     // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
     // with nothing pending has all its sends COMPLETED); time until the last one did.
-    const ledgerCheck = createAsyncClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), { deadlineMs: 10_000, mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
+    const ledgerCheck = policyClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), 'ledger', ledgerAccess, 10_000);
     let pendingLeft = 0;
     const settleStart = Date.now();
     const settleDeadline = Date.now() + 120_000;
@@ -503,7 +506,7 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
   }
   if (phase('holds')) {
     // Ledger holds over gRPC, the way the transfer service calls it.
-    const client = createAsyncClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), { deadlineMs: 10_000, mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
+    const client = policyClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), 'ledger', ledgerAccess, 10_000);
     const companies = [];
     for (let i = 0; i < 100; i++) {
       const id = randomUUID();

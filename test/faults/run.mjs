@@ -18,7 +18,10 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Secret, TOTP } from 'otpauth';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient, devMeshTls } from '@wallet/platform';
+// Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
+// company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
+import { policyClient } from '@wallet/platform/testing';
+import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS } from '../../deploy/local/processes.mjs';
 import { consumersBehind, observations, runChecks, sabotageSelfTest } from './checks.mjs';
 
@@ -584,7 +587,7 @@ async function main() {
   await db.connect();
   const settled = await settle(db);
 
-  const ledger = createAsyncClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, { deadlineMs: 30_000, mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
+  const ledger = policyClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, 'ledger', ledgerAccess, 30_000);
   const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
   ledger.close();
   const observed = await observations(db);
