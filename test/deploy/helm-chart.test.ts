@@ -1,8 +1,13 @@
 // The Helm chart (helm/wallet), rendered by a real helm with the default and the production values:
 // lint --strict, every manifest validated against the Kubernetes schemas (kubernetes-models), the
-// ServiceMonitor (a CRD) against a small schema of its own, and assertions on what matters.
-import { existsSync, readFileSync } from 'node:fs';
+// mesh Certificates against cert-manager's CRD (@kubernetes-models/cert-manager), the ServiceMonitor
+// (a CRD) against a small schema of its own, and assertions on what matters.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { CHART, REPO, helm, helmBinary } from './support/helm.js';
@@ -13,7 +18,18 @@ const PROCESSES = ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key'
 const STATELESS = PROCESSES.filter((p) => p !== 'sandbox');
 const PRODUCTION = join(CHART, 'values-production.yaml');
 
+/**
+ * The default values render certificates of the gRPC mesh through cert-manager, which needs an
+ * issuer named (mesh.certificates.issuerRef.name): the renders of the default values name one; the
+ * production values name their own. `renderExactly` adds nothing.
+ */
+const MESH_ISSUER = ['--set', 'mesh.certificates.issuerRef.name=wallet-mesh-ca'];
+
 function render(args: string[] = []): Manifest[] {
+  return renderExactly(args.includes(PRODUCTION) ? args : [...MESH_ISSUER, ...args]);
+}
+
+function renderExactly(args: string[]): Manifest[] {
   const out = helm(['template', 'rel', CHART, '--namespace', 'wallet', ...args]);
   return parseAllDocuments(out).map((d) => {
     if (d.errors.length) throw d.errors[0];
@@ -25,11 +41,15 @@ const ofKind = (ms: Manifest[], kind: string) => ms.filter((m) => m.kind === kin
 const component = (m: Manifest) => m.metadata.labels?.['app.kubernetes.io/component'] ?? m.spec?.template?.metadata?.labels?.['app.kubernetes.io/component'];
 const byComponent = (ms: Manifest[], kind: string, name: string) => ofKind(ms, kind).find((m) => component(m) === name);
 
-/** kubernetes-models class for an apiVersion/kind, e.g. apps/v1 Deployment → kubernetes-models/apps/v1/Deployment. */
+/**
+ * kubernetes-models class for an apiVersion/kind, e.g. apps/v1 Deployment → kubernetes-models/apps/v1/Deployment;
+ * cert-manager's CRDs (the mesh Certificates) from @kubernetes-models/cert-manager.
+ */
 async function modelFor(apiVersion: string, kind: string): Promise<(new (d: unknown) => { validate(): void }) | undefined> {
   const path = apiVersion.includes('/') ? apiVersion : `v1`;
+  const pkg = apiVersion.startsWith('cert-manager.io/') ? '@kubernetes-models/cert-manager' : 'kubernetes-models';
   try {
-    const mod = await import(`kubernetes-models/${path}/${kind}`);
+    const mod = await import(`${pkg}/${path}/${kind}`);
     return mod[kind];
   } catch {
     return undefined;
@@ -75,7 +95,8 @@ beforeAll(() => {
 
 describe('helm chart', () => {
   it('passes helm lint --strict with the default and the production values', () => {
-    expect(helm(['lint', '--strict', CHART])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(helm(['lint', '--strict', CHART, ...MESH_ISSUER])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+    expect(helm(['lint', '--strict', CHART, '--set', 'mesh.certificates.mode=existingSecrets'])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
     expect(helm(['lint', '--strict', CHART, '-f', PRODUCTION])).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
   });
 
@@ -258,10 +279,19 @@ describe('helm chart', () => {
           expect([cm.metadata.name, k, credentialsInUrl.test(v)]).toEqual([cm.metadata.name, k, false]);
         }
       }
-      // The secret variables reach the pods through secretKeyRef only.
+      // The secret variables reach the pods through secretKeyRef only; `*_FILE` variables (the
+      // caller-context keys) name a file in a read-only Secret volume of the same pod instead.
       for (const d of ofKind(ms, 'Deployment')) {
-        for (const e of d.spec.template.spec.containers[0].env ?? []) {
-          if (secretKey.test(e.name)) expect([e.name, e.valueFrom?.secretKeyRef?.key]).toEqual([e.name, expect.any(String)]);
+        const pod = d.spec.template.spec;
+        for (const e of pod.containers[0].env ?? []) {
+          if (!secretKey.test(e.name)) continue;
+          if (e.name.endsWith('_FILE')) {
+            const mount = pod.containers[0].volumeMounts.find((m: any) => e.value.startsWith(`${m.mountPath}/`));
+            const volume = pod.volumes.find((v: any) => v.name === mount?.name);
+            expect([e.name, mount?.readOnly, volume?.secret?.secretName]).toEqual([e.name, true, expect.any(String)]);
+          } else {
+            expect([e.name, e.valueFrom?.secretKeyRef?.key]).toEqual([e.name, expect.any(String)]);
+          }
         }
       }
     }
@@ -279,7 +309,7 @@ describe('helm chart', () => {
       '--set', 'secrets.transfer.existingSecret=my-transfer',
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
-    const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
+    const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
     expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
     expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
@@ -323,6 +353,11 @@ describe('helm chart', () => {
         expect([cm.metadata.name, k, source.includes(`${k}:`)]).toEqual([cm.metadata.name, k, true]);
       }
     }
+    // The plain variables set on the Deployments themselves (the mesh's) are read by the platform's mesh/config.ts.
+    const mesh = readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
+    const plain = ofKind(production.concat(defaults), 'Deployment').flatMap((d) => d.spec.template.spec.containers[0].env.filter((e: any) => e.value !== undefined).map((e: any) => e.name as string));
+    expect(new Set(plain)).toEqual(new Set(['MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE', 'CALLER_CONTEXT_PRIVATE_KEY_FILE']));
+    for (const k of new Set(plain)) expect([k, mesh.includes(`env.${k}`)]).toEqual([k, true]);
   });
 
   it('offers a ServiceMonitor on the ops ports only when asked', () => {
@@ -330,5 +365,232 @@ describe('helm chart', () => {
     const [sm] = ofKind(production, 'ServiceMonitor');
     expect(sm!.spec.endpoints).toEqual([expect.objectContaining({ port: 'ops', path: '/metrics' })]);
     for (const s of ofKind(production, 'Service')) expect(s.spec.ports.map((p: any) => p.name)).toContain('ops');
+  });
+});
+
+describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller context)', () => {
+  const MESH = STATELESS; // every process but the sandbox
+  const MESH_DIR = '/var/run/wallet/mesh';
+  const pod = (ms: Manifest[], name: string) => byComponent(ms, 'Deployment', name)!.spec.template.spec;
+  const envOf = (ms: Manifest[], name: string): Record<string, string> => Object.fromEntries(pod(ms, name).containers[0].env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
+  const volume = (ms: Manifest[], name: string, vol: string) => pod(ms, name).volumes.find((v: any) => v.name === vol);
+  const certificates = (ms: Manifest[]) => ofKind(ms, 'Certificate');
+  const uriOf = (c: Manifest) => c.spec.uris;
+
+  /** The fields the chart sets on a Certificate (checked by hand: the CRD model accepts unknown fields). */
+  const CERT_SPEC_KEYS = ['secretName', 'secretTemplate', 'uris', 'dnsNames', 'usages', 'privateKey', 'duration', 'renewBefore', 'issuerRef'];
+
+  function checkCertificate(c: Manifest, identity: string, issuer: { name: string; kind: string }, lifetime = { duration: '2160h', renewBefore: '720h' }) {
+    expect(c.apiVersion).toBe('cert-manager.io/v1');
+    expect(Object.keys(c.spec).filter((k) => !CERT_SPEC_KEYS.includes(k))).toEqual([]);
+    expect(c.spec.uris).toEqual([`spiffe://wallet/${identity}`]);
+    expect(c.spec.secretName).toBe(`rel-wallet-mesh-${identity}`);
+    expect(c.spec.privateKey).toEqual({ algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' });
+    expect({ duration: c.spec.duration, renewBefore: c.spec.renewBefore }).toEqual(lifetime);
+    expect(c.spec.issuerRef).toEqual({ ...issuer, group: 'cert-manager.io' });
+    // No common name nor other identity that a client could mistake for the URI.
+    expect(c.spec).not.toHaveProperty('commonName');
+    expect(c.spec.secretTemplate.labels['app.kubernetes.io/instance']).toBe('rel');
+    if (identity === 'ops') {
+      expect(c.spec.usages).toEqual(['client auth', 'digital signature', 'key encipherment']);
+      expect(c.spec.dnsNames).toBeUndefined();
+    } else {
+      expect(c.spec.usages).toEqual(['server auth', 'client auth', 'digital signature', 'key encipherment']);
+      expect(c.spec.dnsNames).toEqual([`rel-wallet-${identity}`, `rel-wallet-${identity}.wallet`, `rel-wallet-${identity}.wallet.svc`, `rel-wallet-${identity}.wallet.svc.cluster.local`]);
+    }
+  }
+
+  /** What every mesh Deployment must have, whatever the mode: its own certificate and the caller-context key(s). */
+  function checkMounts(ms: Manifest[], meshSecret: (identity: string) => string, callerContextSecret: string) {
+    for (const name of MESH) {
+      const spec = pod(ms, name);
+      const env = envOf(ms, name);
+      expect([name, env.MESH_TLS_DIR]).toEqual([name, MESH_DIR]);
+      const mounts = spec.containers[0].volumeMounts;
+      expect(mounts).toEqual(expect.arrayContaining([
+        { name: 'mesh-tls', mountPath: MESH_DIR, readOnly: true },
+        { name: 'caller-context', mountPath: '/var/run/wallet/caller-context', readOnly: true },
+      ]));
+      expect(volume(ms, name, 'mesh-tls').secret).toEqual({
+        secretName: meshSecret(name), defaultMode: 0o440,
+        items: [{ key: 'ca.crt', path: 'ca.crt' }, { key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }],
+      });
+      const cc = volume(ms, name, 'caller-context').secret;
+      expect(cc.secretName).toBe(callerContextSecret);
+      expect(cc.defaultMode).toBe(0o440);
+      expect(env.CALLER_CONTEXT_PUBLIC_KEY_FILE).toBe('/var/run/wallet/caller-context/public.pem');
+      // The private key is projected into the gateway only; every other pod gets public.pem alone.
+      if (name === 'gateway') {
+        expect(cc.items).toEqual([{ key: 'public.pem', path: 'public.pem' }, { key: 'private.pem', path: 'private.pem' }]);
+        expect(env.CALLER_CONTEXT_PRIVATE_KEY_FILE).toBe('/var/run/wallet/caller-context/private.pem');
+      } else {
+        expect([name, cc.items]).toEqual([name, [{ key: 'public.pem', path: 'public.pem' }]]);
+        expect([name, env.CALLER_CONTEXT_PRIVATE_KEY_FILE]).toEqual([name, undefined]);
+      }
+    }
+    // No pod at all (Deployments and Jobs) may see private.pem but the gateway's, nor mount the whole caller-context Secret.
+    for (const w of [...ofKind(ms, 'Deployment'), ...ofKind(ms, 'Job')]) {
+      for (const v of w.spec.template.spec.volumes ?? []) {
+        if (v.secret?.secretName !== callerContextSecret) continue;
+        expect([w.metadata.name, Array.isArray(v.secret.items)]).toEqual([w.metadata.name, true]);
+        if (component(w) !== 'gateway') expect([w.metadata.name, v.secret.items.map((i: any) => i.key)]).toEqual([w.metadata.name, ['public.pem']]);
+      }
+    }
+    // The sandbox (plain HTTP, like the real providers) and the migration Jobs (no gRPC) get no mesh credentials.
+    const outside = [...ofKind(ms, 'Job'), ...ofKind(ms, 'Deployment').filter((d) => component(d) === 'sandbox')];
+    for (const w of outside) {
+      const text = JSON.stringify(w.spec.template.spec);
+      expect([w.metadata.name, /MESH_TLS_DIR|CALLER_CONTEXT|mesh-tls|caller-context|\/var\/run\/wallet/.test(text)]).toEqual([w.metadata.name, false]);
+    }
+  }
+
+  it('certManager mode (the default): one Certificate per mesh process, its URI exactly spiffe://wallet/<identity>, valid against the cert-manager CRD', async () => {
+    for (const [ms, issuer] of [[defaults, { name: 'wallet-mesh-ca', kind: 'Issuer' }], [production, { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' }]] as const) {
+      const certs = certificates(ms);
+      expect(certs.map(component).sort()).toEqual([...MESH].sort());
+      for (const c of certs) checkCertificate(c, component(c)!, issuer);
+      expect(certs.map(uriOf).flat().sort()).toEqual(MESH.map((n) => `spiffe://wallet/${n}`).sort());
+      // Each DNS name is a Service of the release (the URI is what clients check; the names serve tools).
+      const services = new Set(ofKind(ms, 'Service').map((s) => s.metadata.name));
+      for (const c of certs) expect(services.has(c.spec.dnsNames[0])).toBe(true);
+      expect(await validateAll(certs)).toEqual([]);
+    }
+    // The CRD schema is not vacuous.
+    const bad = structuredClone(certificates(defaults)[0]!);
+    bad.spec.privateKey.algorithm = 'EC';
+    bad.spec.usages = ['server-auth'];
+    expect(await validateAll([bad])).toHaveLength(1);
+    // Values reach the Certificates.
+    const tuned = render(['--set', 'mesh.certificates.duration=720h', '--set', 'mesh.certificates.renewBefore=240h', '--set', 'mesh.certificates.issuerRef.kind=ClusterIssuer', '--set', 'mesh.certificates.clusterDomain=corp.local']);
+    for (const c of certificates(tuned)) checkCertificate({ ...c, spec: { ...c.spec, dnsNames: c.spec.dnsNames.map((d: string) => d.replace('corp.local', 'cluster.local')) } }, component(c)!, { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' }, { duration: '720h', renewBefore: '240h' });
+    expect(byComponent(tuned, 'Certificate', 'ledger')!.spec.dnsNames).toContain('rel-wallet-ledger.wallet.svc.corp.local');
+    // A process switched off gets no certificate.
+    expect(certificates(render(['--set', 'webhook.enabled=false'])).map(component)).not.toContain('webhook');
+  });
+
+  it('certManager mode mounts each process\'s own certificate Secret at MESH_TLS_DIR and the caller-context keys, the private one in the gateway only', () => {
+    for (const ms of [defaults, production]) {
+      const secretOf = (identity: string) => certificates(ms).find((c) => c.spec.uris[0] === `spiffe://wallet/${identity}`)!.spec.secretName;
+      checkMounts(ms, secretOf, ms === production ? 'wallet-caller-context' : 'rel-wallet-caller-context');
+      // Every process its own: no two Deployments share a certificate Secret.
+      const secrets = MESH.map((n) => volume(ms, n, 'mesh-tls').secret.secretName);
+      expect(new Set(secrets).size).toBe(MESH.length);
+    }
+  });
+
+  it('certManager mode refuses to render without an issuer, and checks the mode and the issuer kind', () => {
+    expect(() => renderExactly([])).toThrow(/mesh\.certificates\.issuerRef\.name is required with mesh\.certificates\.mode=certManager/);
+    expect(() => renderExactly(['--set', 'mesh.certificates.mode=certManager', '--set', 'sandbox.enabled=true'])).toThrow(/issuerRef\.name is required/);
+    // (`helm lint` only warns about a `required` value; `helm template` and `helm install` stop.)
+    expect(() => render(['--set', 'mesh.certificates.mode=selfSigned'])).toThrow(/mesh\.certificates\.mode must be certManager or existingSecrets/);
+    expect(() => render(['--set', 'mesh.certificates.issuerRef.kind=Vault'])).toThrow(/issuerRef\.kind must be Issuer or ClusterIssuer/);
+    // An external issuer (another API group) keeps its own kind.
+    const external = render(['--set', 'mesh.certificates.issuerRef.kind=GoogleCASIssuer', '--set', 'mesh.certificates.issuerRef.group=cas-issuer.jetstack.io']);
+    expect(byComponent(external, 'Certificate', 'ledger')!.spec.issuerRef).toEqual({ name: 'wallet-mesh-ca', kind: 'GoogleCASIssuer', group: 'cas-issuer.jetstack.io' });
+  });
+
+  it('existingSecrets mode renders no Certificate and mounts the named Secrets (default <fullname>-mesh-<identity>)', async () => {
+    const ms = renderExactly(['--set', 'mesh.certificates.mode=existingSecrets', '--set', 'mesh.opsCertificate.enabled=true']);
+    expect(certificates(ms)).toEqual([]);
+    expect(ms.filter((m) => m.apiVersion.startsWith('cert-manager.io'))).toEqual([]);
+    checkMounts(ms, (id) => `rel-wallet-mesh-${id}`, 'rel-wallet-caller-context');
+    expect(await validateAll(ms)).toEqual([]);
+    const named = renderExactly([
+      '--set', 'mesh.certificates.mode=existingSecrets',
+      '--set', 'mesh.certificates.existingSecrets.pse-deposit=vault-pse',
+      '--set', 'mesh.certificates.existingSecrets.gateway=vault-gw',
+      '--set', 'mesh.callerContext.existingSecret=my-caller-context',
+      '--set', 'mesh.certificates.issuerRef.name=ignored-here',
+    ]);
+    expect(certificates(named)).toEqual([]);
+    checkMounts(named, (id) => ({ 'pse-deposit': 'vault-pse', gateway: 'vault-gw' } as Record<string, string>)[id] ?? `rel-wallet-mesh-${id}`, 'my-caller-context');
+    // Production values switched to this mode.
+    const prod = render(['-f', PRODUCTION, '--set', 'mesh.certificates.mode=existingSecrets']);
+    expect(certificates(prod)).toEqual([]);
+    checkMounts(prod, (id) => `rel-wallet-mesh-${id}`, 'wallet-caller-context');
+  });
+
+  it('offers an ops certificate (client only, mounted by no pod) for operator tools, off by default', () => {
+    expect(certificates(defaults).map(component)).not.toContain('ops');
+    expect(certificates(production).map(component)).not.toContain('ops');
+    // No Job or CronJob of the chart calls gRPC (the migrations do not; the invariant check reads the database).
+    expect(ofKind(defaults, 'CronJob')).toEqual([]);
+    const ms = render(['--set', 'mesh.opsCertificate.enabled=true']);
+    const ops = byComponent(ms, 'Certificate', 'ops')!;
+    checkCertificate(ops, 'ops', { name: 'wallet-mesh-ca', kind: 'Issuer' });
+    expect(JSON.stringify(ofKind(ms, 'Deployment'))).not.toContain('rel-wallet-mesh-ops');
+    const short = render(['--set', 'mesh.opsCertificate.enabled=true', '--set', 'mesh.opsCertificate.duration=24h', '--set', 'mesh.opsCertificate.renewBefore=8h']);
+    expect(byComponent(short, 'Certificate', 'ops')!.spec).toMatchObject({ duration: '24h', renewBefore: '8h' });
+    expect(byComponent(short, 'Certificate', 'ledger')!.spec).toMatchObject({ duration: '2160h', renewBefore: '720h' });
+  });
+
+  it('annotates the mesh Deployments for Reloader only when asked', () => {
+    for (const d of ofKind(defaults, 'Deployment')) expect(d.metadata.annotations?.['secret.reloader.stakater.com/reload']).toBeUndefined();
+    const ms = render(['--set', 'mesh.reloader.enabled=true']);
+    for (const name of MESH) {
+      expect(byComponent(ms, 'Deployment', name)!.metadata.annotations!['secret.reloader.stakater.com/reload']).toBe(`rel-wallet-mesh-${name},rel-wallet-caller-context`);
+    }
+    expect(byComponent(ms, 'Deployment', 'sandbox')!.metadata.annotations).toBeUndefined();
+  });
+
+  it('mounts what the processes read: an ECDSA P-256 certificate from a CA (as cert-manager issues it) and the documented openssl keys pass the production start-up check', async () => {
+    const { meshTlsFromEnv, identityOf } = await import('@wallet/platform');
+    const work = mkdtempSync(join(tmpdir(), 'wallet-chart-mesh-'));
+    const ssl = (args: string[]) => execFileSync('openssl', args, { cwd: work, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      // The mesh root CA of a cert-manager CA issuer, then one leaf per identity the way the chart's Certificate asks for it.
+      ssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);
+      ssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/O=wallet/CN=wallet mesh CA', '-days', '2', '-out', 'ca.crt', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+      const mounted = (ms: Manifest[], name: string) => {
+        // The Deployment's paths, rooted in the work directory; files named by the volumes' items.
+        const spec = pod(ms, name);
+        const root = join(work, name);
+        for (const m of spec.containers[0].volumeMounts.filter((v: any) => v.mountPath.startsWith('/var/run/wallet/'))) {
+          const dir = join(root, m.mountPath);
+          mkdirSync(dir, { recursive: true });
+          for (const item of spec.volumes.find((v: any) => v.name === m.name).secret.items) {
+            const source = m.name === 'mesh-tls' ? join(work, item.key === 'ca.crt' ? 'ca.crt' : `${name}.${item.key}`) : join(work, item.key);
+            writeFileSync(join(dir, item.path), readFileSync(source));
+          }
+        }
+        return Object.fromEntries(Object.entries(envOf(ms, name)).map(([k, v]) => [k, join(root, v)]));
+      };
+      for (const name of ['gateway', 'ledger']) {
+        // cert-manager's default private key encoding (PKCS1) is SEC1 "EC PRIVATE KEY" for ECDSA.
+        ssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.tls.key`]);
+        ssl(['req', '-new', '-key', `${name}.tls.key`, '-subj', '/', '-out', `${name}.csr`]);
+        writeFileSync(join(work, `${name}.ext`), `subjectAltName=URI:spiffe://wallet/${name},DNS:rel-wallet-${name}\nextendedKeyUsage=serverAuth,clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n`);
+        ssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.tls.crt`]);
+      }
+      // The caller-context keys exactly as helm/README.md says to make them.
+      ssl(['genpkey', '-algorithm', 'ed25519', '-out', 'private.pem']);
+      ssl(['pkey', '-in', 'private.pem', '-pubout', '-out', 'public.pem']);
+
+      const gateway = meshTlsFromEnv('gateway', { NODE_ENV: 'production', ...mounted(production, 'gateway') });
+      const ledger = meshTlsFromEnv('ledger', { NODE_ENV: 'production', ...mounted(production, 'ledger') });
+      expect(gateway.callerSigningKey?.asymmetricKeyType).toBe('ed25519');
+      expect(ledger.callerVerifyKey?.asymmetricKeyType).toBe('ed25519');
+      expect(ledger.callerSigningKey).toBeUndefined();
+      expect(existsSync(join(work, 'ledger', '/var/run/wallet/caller-context/private.pem'))).toBe(false);
+
+      // And the two hold a mutual TLS session in which each sees the other's identity.
+      const server = createTlsServer({ ca: ledger.ca, cert: ledger.cert, key: ledger.key, requestCert: true, rejectUnauthorized: true }, (s) => { s.end(identityOf(s.getPeerCertificate()) ?? 'none'); });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (server.address() as AddressInfo).port;
+        const seen = await new Promise<{ server: string | undefined; client: string }>((resolve, reject) => {
+          const sock = tlsConnect({ host: '127.0.0.1', port, ca: gateway.ca, cert: gateway.cert, key: gateway.key, checkServerIdentity: () => undefined }, () => {
+            let data = '';
+            sock.on('data', (d) => { data += d; }).on('end', () => resolve({ server: identityOf(sock.getPeerCertificate()), client: data }));
+          });
+          sock.on('error', reject);
+        });
+        expect(seen).toEqual({ server: 'ledger', client: 'gateway' });
+      } finally {
+        server.close();
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });

@@ -37,9 +37,12 @@ who calls whom). `key` is the values key; `callers` may reach its main port; `us
 needs (postgres, redis, nats, ledger, sandbox, providers, smtp, internet, gateway).
 Confirmed in code: each service's src/config.ts, gateway/src/config.ts, deploy/local/processes.mjs.
 `adminPort` (gateway): the admin listener (/admin/* only; in production /admin is not on the main port).
+`mesh`: part of the gRPC mesh (mutual TLS, identity spiffe://wallet/<name>; services/platform/src/mesh):
+every process but the sandbox, which speaks plain HTTP like the real providers.
 */}}
 {{- define "wallet.processTable" -}}
 gateway:
+  mesh: true
   key: gateway
   prefix: GATEWAY
   mainPort: { name: http, port: 8080, env: GATEWAY_PORT }
@@ -49,6 +52,7 @@ gateway:
   callers: []
   uses: [postgres, redis, grpc]
 ledger:
+  mesh: true
   key: ledger
   prefix: LEDGER
   mainPort: { name: grpc, port: 50051, env: LEDGER_GRPC_PORT }
@@ -57,6 +61,7 @@ ledger:
   callers: [gateway, transfer, pse-deposit, collect-key]
   uses: [postgres, nats]
 transfer:
+  mesh: true
   key: transfer
   prefix: TRANSFER
   mainPort: { name: grpc, port: 50052, env: TRANSFER_GRPC_PORT }
@@ -65,6 +70,7 @@ transfer:
   callers: [gateway]
   uses: [postgres, nats, ledger, providers]
 pse-deposit:
+  mesh: true
   key: pseDeposit
   prefix: DEPOSIT
   mainPort: { name: grpc, port: 50053, env: DEPOSIT_GRPC_PORT }
@@ -73,6 +79,7 @@ pse-deposit:
   callers: [gateway]
   uses: [postgres, nats, ledger, providers, smtp]
 collect-key:
+  mesh: true
   key: collectKey
   prefix: COLLECT_KEY
   mainPort: { name: grpc, port: 50054, env: COLLECT_KEY_GRPC_PORT }
@@ -81,6 +88,7 @@ collect-key:
   callers: [gateway]
   uses: [postgres, nats, ledger, providers]
 receipt:
+  mesh: true
   key: receipt
   prefix: RECEIPT
   mainPort: { name: grpc, port: 50055, env: RECEIPT_GRPC_PORT }
@@ -89,6 +97,7 @@ receipt:
   callers: [gateway]
   uses: [postgres, nats]
 webhook:
+  mesh: true
   key: webhook
   prefix: WEBHOOK
   mainPort: { name: grpc, port: 50056, env: WEBHOOK_GRPC_PORT }
@@ -97,6 +106,7 @@ webhook:
   callers: [gateway]
   uses: [postgres, nats, internet]
 sandbox:
+  mesh: false
   key: sandbox
   prefix: SANDBOX
   mainPort: { name: http, port: 8090, env: SANDBOX_PORT }
@@ -278,4 +288,61 @@ capabilities:
 
 {{- define "wallet.serviceAccountName" -}}
 {{- if .Values.serviceAccount.create -}}{{ default (include "wallet.fullname" .) .Values.serviceAccount.name }}{{- else -}}{{ default "default" .Values.serviceAccount.name }}{{- end -}}
+{{- end -}}
+
+{{/*
+The gRPC mesh (services/platform/src/mesh): every process but the sandbox holds a certificate whose
+URI SAN `spiffe://wallet/<identity>` is its identity, and reads it from MESH_TLS_DIR (ca.crt,
+tls.crt, tls.key: the keys of a cert-manager Certificate's Secret). The gateway signs a caller
+context (Ed25519) that every gRPC service verifies with its public key.
+*/}}
+{{- define "wallet.meshTlsDir" -}}/var/run/wallet/mesh{{- end -}}
+{{- define "wallet.callerContextDir" -}}/var/run/wallet/caller-context{{- end -}}
+
+{{/* The certificates' source, checked: certManager or existingSecrets. */}}
+{{- define "wallet.meshMode" -}}
+{{- $mode := .Values.mesh.certificates.mode -}}
+{{- if not (has $mode (list "certManager" "existingSecrets")) -}}
+{{- fail (printf "mesh.certificates.mode must be certManager or existingSecrets (got %q)" (toString $mode)) -}}
+{{- end -}}
+{{- $mode -}}
+{{- end -}}
+
+{{/* The Secret holding ca.crt/tls.crt/tls.key of one mesh identity (dict root, identity). */}}
+{{- define "wallet.meshSecretName" -}}
+{{- $default := printf "%s-mesh-%s" (include "wallet.fullname" .root) .identity -}}
+{{- if eq (include "wallet.meshMode" .root) "existingSecrets" -}}
+{{- default $default (index (.root.Values.mesh.certificates.existingSecrets | default dict) .identity) -}}
+{{- else -}}
+{{- $default -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The Secret holding public.pem (and private.pem, for the gateway only) of the caller context. */}}
+{{- define "wallet.callerContextSecretName" -}}
+{{- default (printf "%s-caller-context" (include "wallet.fullname" .)) .Values.mesh.callerContext.existingSecret -}}
+{{- end -}}
+
+{{/* issuerRef of the mesh Certificates, required in certManager mode. */}}
+{{- define "wallet.meshIssuerRef" -}}
+{{- $ref := .Values.mesh.certificates.issuerRef | default dict -}}
+{{- $name := required "mesh.certificates.issuerRef.name is required with mesh.certificates.mode=certManager: name a cert-manager CA issuer of the mesh CA (an Issuer or ClusterIssuer with spec.ca; see helm/README.md, \"Service mesh\"), or use mode existingSecrets" $ref.name -}}
+{{- $kind := default "Issuer" $ref.kind -}}
+{{- $group := default "cert-manager.io" $ref.group -}}
+{{- if and (eq $group "cert-manager.io") (not (has $kind (list "Issuer" "ClusterIssuer"))) -}}
+{{- fail (printf "mesh.certificates.issuerRef.kind must be Issuer or ClusterIssuer (got %q)" $kind) -}}
+{{- end -}}
+name: {{ $name }}
+kind: {{ $kind }}
+group: {{ $group }}
+{{- end -}}
+
+{{/* In-cluster DNS names of a process's Service (dict root, name). */}}
+{{- define "wallet.serviceDnsNames" -}}
+{{- $host := include "wallet.host" (dict "root" .root "name" .name) -}}
+{{- $ns := .root.Release.Namespace -}}
+- {{ $host }}
+- {{ $host }}.{{ $ns }}
+- {{ $host }}.{{ $ns }}.svc
+- {{ $host }}.{{ $ns }}.svc.{{ .root.Values.mesh.certificates.clusterDomain | default "cluster.local" }}
 {{- end -}}
