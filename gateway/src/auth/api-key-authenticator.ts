@@ -13,7 +13,7 @@ export interface ApiKeyPrincipal {
   companyStatus: CompanyStatus;
   taxRegime: TaxRegime;
   rateLimitMultiplier: number;
-  /** The company profile the services need with a request (transfer: AML, fees, limits; deposits: name). */
+  /** The company profile the services need, signed into the caller context (http/context.ts profileOf): transfer's AML, fees and limits; deposits', collect keys' and receipts' name, NIT and tax regime. */
   companyName: string;
   nit: string;
   multiSigThreshold: number;

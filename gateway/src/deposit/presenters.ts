@@ -1,12 +1,7 @@
 import { centsToNumber } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
-import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 
 /** Deposit proto ↔ HTTP edge mappings (§2.6.1, §2.7 + the CONTRACT §2 superset). */
-
-export function depositCompany(p: ApiKeyPrincipal): depositV1.DepositCompany {
-  return { name: p.companyName, ivaApplicable: p.taxRegime === 'COMMON' };
-}
 
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
 

@@ -35,11 +35,9 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
       body: CreateCollectKeyBody,
       responses: { 201: { description: 'The new key (ACTIVE).', schema: CollectKeySchema }, 200: { description: 'The existing live key of that externalId.', schema: CollectKeySchema } },
       errors: ['KEY_ALREADY_REGISTERED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ body, call, principal }) => {
-        const r = await keys.createKey({
-          externalId: body.externalId, name: body.name, keyType: body.keyType, keyValue: body.keyValue,
-          ivaApplicable: principal!.taxRegime === 'COMMON',
-        }, call);
+      handler: async ({ body, call }) => {
+        // The company's tax regime travels in the signed caller context (callContext), not here.
+        const r = await keys.createKey({ externalId: body.externalId, name: body.name, keyType: body.keyType, keyValue: body.keyValue }, call);
         return { status: r.created ? 201 : 200, body: collectKeyToApi(r.key!) };
       },
     }),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createdDepositToApi, depositCompany, depositToApi } from '../../deposit/presenters.js';
+import { createdDepositToApi, depositToApi } from '../../deposit/presenters.js';
 import type { DepositClient } from '../../deposit/deposit-client.js';
 import { CreatedDepositSchema, DepositCursorPageSchema, DepositPageSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -51,8 +51,9 @@ export function depositRoutes(deposits: DepositClient): AnyRoute[] {
       body: CreatePseDepositBody,
       responses: { 201: { description: 'The deposit, PENDING_CONFIRM.', schema: CreatedDepositSchema } },
       errors: ['FEE_EXCEEDS_AMOUNT', 'PSE_PROVIDER_ERROR', 'PSE_PROVIDER_NOT_CONFIGURED', 'PSE_INFLOW_DISABLED', 'WALLET_NOT_PROVISIONED', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ body, call, principal }) => {
-        const d = await deposits.createPseDeposit({ ...body, amountCents: BigInt(body.amountCents), company: depositCompany(principal!) }, call);
+      handler: async ({ body, call }) => {
+        // The company's name and tax regime travel in the signed caller context (callContext), not here.
+        const d = await deposits.createPseDeposit({ ...body, amountCents: BigInt(body.amountCents) }, call);
         return { status: 201, body: createdDepositToApi(d) };
       },
     }),
@@ -64,8 +65,8 @@ export function depositRoutes(deposits: DepositClient): AnyRoute[] {
       body: ShareEmailBody,
       responses: { 200: { description: 'Sent.', schema: z.object({ success: z.boolean(), messageId: z.string() }) } },
       errors: ['DEPOSIT_NOT_FOUND', 'DEPOSIT_NOT_PENDING', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, body, call, principal }) => {
-        const r = await deposits.shareByEmail({ depositId: params.id, ...body, company: depositCompany(principal!) }, call);
+      handler: async ({ params, body, call }) => {
+        const r = await deposits.shareByEmail({ depositId: params.id, ...body }, call);
         return { status: 200, body: { success: r.success, messageId: r.messageId } };
       },
     }),

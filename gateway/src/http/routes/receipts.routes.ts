@@ -35,8 +35,8 @@ export function receiptRoutes(receipts: ReceiptClient): AnyRoute[] {
       params: z.object({ id: uuidSchema() }), paramErrors: { id: 'TRANSACTION_NOT_FOUND' },
       responses: { 200: pdfDoc },
       errors: ['TRANSACTION_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, call, principal }) =>
-        pdfAnswer(await receipts.getTransactionReceipt({ id: params.id, companyName: principal!.companyName, companyNit: principal!.nit }, call)),
+      // The company's name and NIT travel in the signed caller context (callContext), not here.
+      handler: async ({ params, call }) => pdfAnswer(await receipts.getTransactionReceipt({ id: params.id }, call)),
     }),
     defineRoute({
       method: 'GET', path: '/wallets/deposits/{id}/receipt.pdf', operationId: 'getDepositReceipt', tags: ['Receipts'],
@@ -45,8 +45,7 @@ export function receiptRoutes(receipts: ReceiptClient): AnyRoute[] {
       params: z.object({ id: z.string().regex(/^dep_[a-z0-9]{8,64}$/) }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
       responses: { 200: pdfDoc },
       errors: ['DEPOSIT_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, call, principal }) =>
-        pdfAnswer(await receipts.getDepositReceipt({ id: params.id, companyName: principal!.companyName, companyNit: principal!.nit }, call)),
+      handler: async ({ params, call }) => pdfAnswer(await receipts.getDepositReceipt({ id: params.id }, call)),
     }),
   ];
 }

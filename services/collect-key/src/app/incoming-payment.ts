@@ -34,7 +34,7 @@ export class PaymentSteps {
  * unassigned_funds, zero fee) → intent row (pending step) → ledger → completion + deposit event.
  * REGISTERING, or no key for the value: SERVICE_UNAVAILABLE (the gateway answers 503, the network
  * retries), never an acknowledgement with nothing booked. IVA applies when the company's tax regime was
- * COMMON when the key was issued (the gateway sends it with CreateKey; the notification carries no company).
+ * COMMON when the key was issued (stored with the key from CreateKey's caller context; the notification carries no company).
  */
 export class HandleIncomingPayment {
   constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps) {}

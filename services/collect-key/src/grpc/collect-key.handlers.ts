@@ -1,14 +1,18 @@
-import type { AccessPolicy, AsyncService } from '@wallet/platform';
+import { callerProfile, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { collectKeyV1 } from '@wallet/proto';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
 import { keyToProto, qrToProto } from './mappers.js';
 
-/** The CollectKeyService RPCs: decode, call one use case, encode. The company comes from `x-company-id` metadata. */
+/**
+ * The CollectKeyService RPCs: decode, call one use case, encode. The company and its tax regime come
+ * from the signed caller context (ctx.companyId, ctx.principal's profile); a provider's payment
+ * notification carries neither: its company and tax regime are those stored with the key.
+ */
 export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collectKeyV1.CollectKeyServiceServer> {
   return {
     async createKey(req, ctx) {
       const r = await uc.createKey.execute(ctx.companyId, {
-        externalId: req.externalId, name: req.name, ivaApplicable: req.ivaApplicable,
+        externalId: req.externalId, name: req.name, ivaApplicable: callerProfile(ctx).ivaApplicable,
         ...(req.keyType !== undefined ? { keyType: req.keyType } : {}), ...(req.keyValue !== undefined ? { keyValue: req.keyValue } : {}),
       });
       return { key: keyToProto(r.key), created: r.created };

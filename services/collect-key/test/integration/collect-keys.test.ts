@@ -4,7 +4,7 @@ import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
 import { signPayload } from '@wallet/platform';
 import { decodeQr } from '../../src/domain/emvco.js';
-import { MovementType, Rail, failure, startHarness, type Harness } from './harness.js';
+import { FeeOperation, MovementType, Rail, failure, startHarness, type Harness } from './harness.js';
 
 // jsqr is CommonJS with `export default`: under ESM interop the function may sit on .default.
 const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (data: Uint8ClampedArray, w: number, h: number) => { data: string } | null;
@@ -228,6 +228,33 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     // A bad signature is refused.
     expect((await failure(h.client.handleIncomingPayment({ rawBody: first.raw, signature: signPayload('wrong-secret-0123456789', first.raw, Math.floor(Date.now() / 1000)) }, h.ctx()))).code)
       .toBe('INVALID_SIGNATURE');
+  });
+
+  it("IVA on a key's payments follows the tax regime in the signed caller context when the key was issued", async () => {
+    const co = await h.newCompany();
+    await h.ledgerClient.setFeeConfig({ operation: FeeOperation.BREB_INFLOW, companyId: co, fixedFeeCents: 1_000n, variableBps: 0 }, h.ctx());
+    const common = (await h.client.createKey({ externalId: 'iva-common', name: 'Con IVA' }, h.ctx(co, { ivaApplicable: true }))).key!;
+    const simple = (await h.client.createKey({ externalId: 'iva-simple', name: 'Sin IVA' }, h.ctx(co, { ivaApplicable: false }))).key!;
+    const stored = await h.service.db.query<{ id: string; iva_applicable: boolean }>(`select id, iva_applicable from collect_key.keys where company_id = ? order by external_id`, [co]);
+    expect(stored).toEqual([{ id: common.id, iva_applicable: true }, { id: simple.id, iva_applicable: false }]);
+
+    // The notification carries no company or regime: the stored key's decide.
+    const paid = async (keyValue: string) => {
+      const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue, amountCents: 100_000, payerName: 'Juan Pérez', payerDocument: 'CC 79123456', payerBank: 'Bancolombia' });
+      expect(pay.status).toBe(202);
+      const transfer = String(pay.body.providerTransferId);
+      const events = await eventually(async () => { const e = await outbox('deposit.%', 'deposit,providerTransferId', transfer); return e.length > 0 ? e : undefined; }, 10_000);
+      return events[0]!.payload.deposit;
+    };
+    expect(await paid(common.keyValue)).toMatchObject({ status: 'ASSIGNED', amountCents: '100000', feeAmountCents: '1000', ivaAmountCents: '190', netAmountCents: '98810' });
+    const none = await paid(simple.keyValue);
+    expect(none).toMatchObject({ status: 'ASSIGNED', amountCents: '100000', feeAmountCents: '1000', netAmountCents: '99000' });
+    expect(none.ivaAmountCents ?? '0').toBe('0'); // proto3 JSON leaves a zero out
+
+    // A caller context without a profile (a dashboard user's, as signed today) issues nothing: no default regime.
+    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' } };
+    expect((await failure(h.client.createKey({ externalId: 'iva-none', name: 'Sin perfil' }, user))).code).toBe('CALLER_NOT_ALLOWED');
+    expect(await h.service.db.query(`select 1 from collect_key.keys where company_id = ? and external_id = 'iva-none'`, [co])).toHaveLength(0);
   });
 
   it('the same notification delivered concurrently is credited exactly once', async () => {

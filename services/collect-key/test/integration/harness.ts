@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { AppError, ERRORS, createAsyncClient, type CallContext } from '@wallet/platform';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { AppError, ERRORS, createAsyncClient, type CallContext, type CompanyProfileClaims } from '@wallet/platform';
+import { TEST_COMPANY_PROFILE, createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { collectKeyV1, ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
@@ -140,7 +140,11 @@ export interface Harness {
   receiver: IncomingReceiver;
   client: CollectKeyClient;
   ledgerClient: LedgerClient;
-  ctx(companyId?: string): CallContext;
+  /**
+   * A call for the company as the gateway makes it: an API key's principal carrying the company's
+   * profile (the test profile, tax regime SIMPLE, unless `profile` overrides part of it). No company: no principal.
+   */
+  ctx(companyId?: string, profile?: Partial<CompanyProfileClaims>): CallContext;
   newCompany(): Promise<string>;
   sandboxPost(path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
   sandboxGet(path: string): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -173,7 +177,13 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const client = policyClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, service.address, 'collect-key', collectKeyAccess, 15_000);
   receiver.client = client;
   const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
-  const ctx = (companyId?: string): CallContext => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
+  const ctx = (companyId?: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => {
+    if (!companyId) return { requestId: randomUUID() };
+    return {
+      requestId: randomUUID(), companyId,
+      principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'WRITE', profile: { ...TEST_COMPANY_PROFILE, ...profile } },
+    };
+  };
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {
       method, headers: { 'content-type': 'application/json', accept: 'application/json' },

@@ -1,7 +1,8 @@
 import { Metadata } from '@grpc/grpc-js';
 import { randomUUID } from 'node:crypto';
 import type { MeshIdentity } from '../mesh/identity.js';
-import type { CallerPrincipal } from '../mesh/caller-context.js';
+import type { CallerPrincipal, CompanyProfileClaims } from '../mesh/caller-context.js';
+import { AppError } from '../errors/catalogue.js';
 
 /**
  * Who is calling, carried in gRPC metadata across every hop. The company id is set by the
@@ -46,4 +47,17 @@ export function contextFromMetadata(md: Metadata): CallContext {
   if (apiKeyId) ctx.apiKeyId = apiKeyId;
   if (actor) ctx.actor = actor;
   return ctx;
+}
+
+/**
+ * The company profile of the signed caller context (an API key's, or a dashboard user's when the
+ * gateway put one there): what a service applies the company's rules with (tax regime, name on
+ * e-mails and receipts). A method that needs it, called without it, is a gateway wiring error,
+ * never the client's: CALLER_NOT_ALLOWED rather than a silent default (no IVA, no name).
+ */
+export function callerProfile(ctx: CallContext): CompanyProfileClaims {
+  const p = ctx.principal;
+  const profile = p?.kind === 'apikey' || p?.kind === 'user' ? p.profile : undefined;
+  if (!profile) throw new AppError('CALLER_NOT_ALLOWED');
+  return profile;
 }

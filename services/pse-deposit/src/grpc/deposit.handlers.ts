@@ -1,13 +1,17 @@
-import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { type AccessPolicy, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 import type { DepositUseCases } from '../app/use-cases.js';
 import { depositToProto } from './mappers.js';
 
-const company = (c: depositV1.DepositCompany | undefined) => ({ name: c?.name ?? '', ivaApplicable: c?.ivaApplicable ?? false });
+/** The company's name and tax regime: from the signed caller context only, never from the request. */
+const company = (ctx: CallContext) => {
+  const p = callerProfile(ctx);
+  return { name: p.name, ivaApplicable: p.ivaApplicable };
+};
 
 /**
- * The DepositService RPCs: decode, call one use case, encode. The company always comes from the
- * call's `x-company-id` metadata; its profile (name, tax regime) from the request, set by the gateway.
+ * The DepositService RPCs: decode, call one use case, encode. The company and its profile (name,
+ * tax regime) always come from the signed caller context (ctx.companyId, ctx.principal).
  * Statuses are shown as of `now` (a link past expiresAt is EXPIRED). ListExceptions /
  * ResolveException are operator calls across companies (the gateway's /admin/exceptions).
  */
@@ -17,7 +21,7 @@ export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new
       const d = await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
         amountCents: req.amountCents, payerDocumentTypeId: req.payerDocumentTypeId, payerDocumentNumber: req.payerDocumentNumber,
         payerFirstName: req.payerFirstName, payerLastName: req.payerLastName, payerEmail: req.payerEmail,
-        payerPhone: req.payerPhone, internalRef: req.internalRef, company: company(req.company),
+        payerPhone: req.payerPhone, internalRef: req.internalRef, company: company(ctx),
       });
       return depositToProto(d, now());
     },
@@ -25,7 +29,7 @@ export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new
     async shareByEmail(req, ctx) {
       return uc.shareByEmail.execute(ctx.companyId, {
         depositId: req.depositId, recipientEmail: req.recipientEmail, recipientName: req.recipientName,
-        customMessage: req.customMessage, company: company(req.company),
+        customMessage: req.customMessage, company: company(ctx),
       });
     },
 

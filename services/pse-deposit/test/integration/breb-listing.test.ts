@@ -124,7 +124,7 @@ describe('Bre-B collect-key deposits in the listing', () => {
 
     // ShareByEmail refuses a Bre-B deposit (never PENDING_CONFIRM).
     const share = await failure(h.client.shareByEmail({
-      depositId: b2.id, recipientEmail: 'x@example.com', company: { name: 'Acme', ivaApplicable: false },
+      depositId: b2.id, recipientEmail: 'x@example.com',
     }, h.ctx(co)));
     expect(share.code).toBe('DEPOSIT_NOT_PENDING');
     // This service's own PSE events on the same stream were consumed and changed nothing.

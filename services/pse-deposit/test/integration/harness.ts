@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { AppError, ERRORS, createAsyncClient, type CallContext } from '@wallet/platform';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { AppError, ERRORS, createAsyncClient, type CallContext, type CompanyProfileClaims } from '@wallet/platform';
+import { TEST_COMPANY_PROFILE, createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { depositV1, ledgerV1 } from '@wallet/proto';
 import { startLedger, type StartedLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
@@ -72,7 +72,11 @@ export interface Harness {
   receiver: CallbackReceiver;
   client: DepositClient;
   ledgerClient: LedgerClient;
-  ctx(companyId?: string): CallContext;
+  /**
+   * A call for the company as the gateway makes it: an API key's principal carrying the company's
+   * profile (DEFAULT_PROFILE unless `profile` overrides part of it). No company: no principal.
+   */
+  ctx(companyId?: string, profile?: Partial<CompanyProfileClaims>): CallContext;
   /** A company with ACH + BREB wallets and its own PSE_INFLOW fee (fixed 1,000, 0 bps). */
   newCompany(): Promise<string>;
   sandboxPost(path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }>;
@@ -101,7 +105,13 @@ export async function startHarness(opts: { depositEnv?: Record<string, string> }
   const client = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, deposit.address, 'pse-deposit', depositAccess, 15_000);
   receiver.client = client;
   const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
-  const ctx = (companyId?: string): CallContext => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
+  const ctx = (companyId?: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => {
+    if (!companyId) return { requestId: randomUUID() };
+    return {
+      requestId: randomUUID(), companyId,
+      principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'WRITE', profile: { ...DEFAULT_PROFILE, ...profile } },
+    };
+  };
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {
       method, headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -147,8 +157,10 @@ export async function failure(p: Promise<unknown>): Promise<AppError> {
   throw new Error('expected the call to fail');
 }
 
+/** The profile the gateway signs for the test companies unless a test says otherwise: tax regime COMMON (IVA applies). */
+export const DEFAULT_PROFILE: CompanyProfileClaims = { ...TEST_COMPANY_PROFILE, name: 'Acme S.A.S.', ivaApplicable: true };
+
 export const payer = (over: Partial<depositV1.CreatePseDepositRequest> = {}): depositV1.CreatePseDepositRequest => ({
   amountCents: 100_000n, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Ana María', payerLastName: 'Pérez',
-  payerEmail: 'ana@example.com', payerPhone: '3001234567', internalRef: 'pedido-1',
-  company: { name: 'Acme S.A.S.', ivaApplicable: true }, ...over,
+  payerEmail: 'ana@example.com', payerPhone: '3001234567', internalRef: 'pedido-1', ...over,
 });

@@ -43,9 +43,26 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     }
     const ok = await h.client.createPseDeposit(payer({ amountCents: 1_191n }), h.ctx(co));
     expect(ok).toMatchObject({ status: 'PENDING_CONFIRM', netAmountCents: 1n, feeAmountCents: 1_000n, ivaAmountCents: 190n });
-    // No IVA for a SIMPLE regime company.
-    const simple = await h.client.createPseDeposit(payer({ amountCents: 1_001n, company: { name: 'Simple', ivaApplicable: false } }), h.ctx(co));
+    // No IVA for a SIMPLE regime company: the same request, the signed profile's tax regime decides.
+    const simple = await h.client.createPseDeposit(payer({ amountCents: 1_001n }), h.ctx(co, { ivaApplicable: false }));
     expect(simple).toMatchObject({ ivaAmountCents: 0n, netAmountCents: 1n });
+  });
+
+  it("takes the company's name and tax regime only from the signed caller context's profile", async () => {
+    const co = await h.newCompany(); // fee 1,000
+    const name = 'Comercio Firmado del Norte S.A.S.';
+    const common = await h.client.createPseDeposit(payer({ amountCents: 50_000n }), h.ctx(co, { name, ivaApplicable: true }));
+    expect(common).toMatchObject({ feeAmountCents: 1_000n, ivaAmountCents: 190n, netAmountCents: 48_810n });
+    const simple = await h.client.createPseDeposit(payer({ amountCents: 50_000n }), h.ctx(co, { name, ivaApplicable: false }));
+    expect(simple).toMatchObject({ feeAmountCents: 1_000n, ivaAmountCents: 0n, netAmountCents: 49_000n });
+    // The provider's pay page names the company the gateway signed for.
+    const page = await (await fetch(common.paygatewayUrl!)).text();
+    expect(page).toContain(name);
+    // A caller context without a profile (a dashboard user's, as signed today) gets nothing: no default regime or name.
+    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' } };
+    expect((await failure(h.client.createPseDeposit(payer(), user))).code).toBe('CALLER_NOT_ALLOWED');
+    expect((await failure(h.client.shareByEmail({ depositId: common.id, recipientEmail: 'x@example.com' }, user))).code).toBe('CALLER_NOT_ALLOWED');
+    expect(await h.deposit.db.query(`select id from pse_deposit.deposits where company_id = ? order by created_at`, [co])).toHaveLength(2);
   });
 
   it('provider down → PSE_PROVIDER_ERROR and nothing stored', async () => {

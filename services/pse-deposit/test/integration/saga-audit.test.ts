@@ -53,7 +53,7 @@ describe('PSE deposit saga: the audit findings', () => {
     expect(await ids('EXPIRED', true)).toEqual([due.id]);
     expect(await ids('PENDING_CONFIRM', true)).toEqual([open.id]);
     expect((await h.client.listDeposits({ status: 'PENDING_CONFIRM', page: 0, limit: 10, cursorMode: false }, h.ctx(co))).total).toBe(1);
-    expect((await failure(h.client.shareByEmail({ depositId: due.id, recipientEmail: 'a@example.com', company: { name: 'Acme', ivaApplicable: true } }, h.ctx(co)))).code)
+    expect((await failure(h.client.shareByEmail({ depositId: due.id, recipientEmail: 'a@example.com' }, h.ctx(co)))).code)
       .toBe('DEPOSIT_NOT_PENDING');
 
     // Two sweeper replicas at once: the link is expired exactly once; the open one is left alone.

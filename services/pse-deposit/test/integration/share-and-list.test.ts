@@ -16,20 +16,21 @@ describe('share by e-mail, listing, isolation, switches', () => {
 
   const inbox = async (to: string) => (await h.sandboxGet(`/sandbox/emails?to=${encodeURIComponent(to)}`)).body.items as Email[];
 
-  it('e-mails the pay link with the standard template and the custom message escaped', async () => {
+  it('e-mails the pay link with the standard template and the custom message escaped; the company name is the signed profile\'s', async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer({ amountCents: 123_456_789n }), h.ctx(co));
     const to = `pagador-${Date.now()}@example.com`;
+    // The name in the e-mail is the one the gateway signed into the caller context (no request field carries it).
     const r = await h.client.shareByEmail({
       depositId: d.id, recipientEmail: to, recipientName: 'Luis\r\nBcc: evil@example.com', customMessage: '<b>hola</b> & gracias',
-      company: { name: 'Acme S.A.S.', ivaApplicable: true },
-    }, h.ctx(co));
+    }, h.ctx(co, { name: 'Distribuidora Firmada S.A.S.' }));
     expect(r.success).toBe(true);
     expect(r.messageId).toBeTruthy();
     const items = await eventually(async () => { const l = await inbox(to); return l.length > 0 ? l : undefined; });
     expect(items).toHaveLength(1);
     const m = items[0]!;
-    expect(m.subject).toBe('Solicitud de pago de Acme S.A.S.');
+    expect(m.subject).toBe('Solicitud de pago de Distribuidora Firmada S.A.S.');
+    expect(m.text).not.toContain('Acme');
     expect(m.from).toContain('no-reply@pagos.example.co');
     expect(m.text).toContain(d.paygatewayUrl!);
     expect(m.html).toContain(d.paygatewayUrl!);
@@ -45,7 +46,7 @@ describe('share by e-mail, listing, isolation, switches', () => {
     const other = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
     const share = (c: string, over: Partial<depositV1.ShareByEmailRequest> = {}) =>
-      h.client.shareByEmail({ depositId: d.id, recipientEmail: 'x@example.com', company: { name: 'X', ivaApplicable: false }, ...over }, h.ctx(c));
+      h.client.shareByEmail({ depositId: d.id, recipientEmail: 'x@example.com', ...over }, h.ctx(c));
     expect((await failure(share(other))).code).toBe('DEPOSIT_NOT_FOUND');
     expect((await failure(share(co, { depositId: 'dep_aaaaaaaaaaaaaaaaaaaaaaaa' }))).code).toBe('DEPOSIT_NOT_FOUND');
     expect((await failure(share(co, { depositId: 'nope' }))).code).toBe('DEPOSIT_NOT_FOUND');
@@ -136,7 +137,7 @@ describe('share by e-mail, listing, isolation, switches', () => {
     const c = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, 'pse-deposit', depositAccess, 10_000);
     try {
       const d = await c.createPseDeposit(payer(), h.ctx(co));
-      const e = await failure(c.shareByEmail({ depositId: d.id, recipientEmail: 'x@example.com', company: { name: 'X', ivaApplicable: false } }, h.ctx(co)));
+      const e = await failure(c.shareByEmail({ depositId: d.id, recipientEmail: 'x@example.com' }, h.ctx(co)));
       expect(e.code).toBe('SERVICE_UNAVAILABLE');
     } finally {
       c.close();

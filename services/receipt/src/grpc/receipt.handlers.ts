@@ -1,18 +1,22 @@
-import type { AccessPolicy, AsyncService } from '@wallet/platform';
+import { callerProfile, type AccessPolicy, type AsyncService, type CallContext } from '@wallet/platform';
 import type { receiptV1 } from '@wallet/proto';
 import type { Receipts, RenderedReceipt } from '../app/receipts.js';
 
 const out = (r: RenderedReceipt): receiptV1.ReceiptPdf => ({ pdf: r.pdf, filename: r.filename, receiptNumber: r.receiptNumber, sha256: r.sha256 });
-const company = (req: receiptV1.GetReceiptRequest) => ({ name: req.companyName ?? '', nit: req.companyNit ?? '' });
+/** The company's name and NIT printed on the receipt: from the signed caller context only, never from the request. */
+const company = (ctx: CallContext) => {
+  const p = callerProfile(ctx);
+  return { name: p.name, nit: p.nit };
+};
 
-/** The ReceiptService RPCs. The company is the call's `x-company-id`; its name and NIT come in the request (from the gateway). */
+/** The ReceiptService RPCs. The company and its name and NIT come from the signed caller context (ctx.companyId, ctx.principal). */
 export function receiptHandlers(receipts: Receipts): AsyncService<receiptV1.ReceiptServiceServer> {
   return {
     async getTransactionReceipt(req, ctx) {
-      return out(await receipts.transaction(ctx.companyId, req.id, company(req)));
+      return out(await receipts.transaction(ctx.companyId, req.id, company(ctx)));
     },
     async getDepositReceipt(req, ctx) {
-      return out(await receipts.deposit(ctx.companyId, req.id, company(req)));
+      return out(await receipts.deposit(ctx.companyId, req.id, company(ctx)));
     },
   };
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { AppError, Bus, createAsyncClient, createLogger, type CallContext } from '@wallet/platform';
-import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
+import { AppError, Bus, createAsyncClient, createLogger, type CallContext, type CompanyProfileClaims } from '@wallet/platform';
+import { TEST_COMPANY_PROFILE, createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { depositEventsV1, ledgerV1, receiptV1, transferEventsV1, type depositV1 } from '@wallet/proto';
 import { PDFParse } from 'pdf-parse';
 import { headers as natsHeaders } from '@nats-io/transport-node';
@@ -12,7 +12,8 @@ import { policyClient } from '@wallet/platform/testing';
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 type Client = ReturnType<typeof createAsyncClient<receiptV1.ReceiptServiceServer>>;
 
-const COMPANY = { companyName: 'Distribuidora Andina de Café y Señales S.A.S.', companyNit: '900.123.456-7' };
+/** The profile the gateway signs into the caller context for these companies: the receipt prints its name and NIT. */
+const COMPANY: CompanyProfileClaims = { ...TEST_COMPANY_PROFILE, name: 'Distribuidora Andina de Café y Señales S.A.S.', nit: '900.123.456-7' };
 
 async function pdfText(pdf: Uint8Array): Promise<{ text: string; pages: number }> {
   const parser = new PDFParse({ data: Buffer.from(pdf) });
@@ -30,7 +31,10 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   let svc: StartedReceipt;
   let bus: Bus;
   let client: Client;
-  const ctx = (companyId: string): CallContext => ({ requestId: randomUUID(), companyId });
+  /** A call as the gateway makes it for an API key of the company: its profile in the signed principal. */
+  const ctx = (companyId: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => ({
+    requestId: randomUUID(), companyId, principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'READ', profile: { ...COMPANY, ...profile } },
+  });
 
   beforeAll(async () => {
     tdb = await createTestDatabase('receipt');
@@ -73,8 +77,8 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     return eventId;
   }
 
-  const txReceipt = (co: string, id: string) => client.getTransactionReceipt({ id, ...COMPANY }, ctx(co));
-  const depReceipt = (co: string, id: string) => client.getDepositReceipt({ id, ...COMPANY }, ctx(co));
+  const txReceipt = (co: string, id: string) => client.getTransactionReceipt({ id }, ctx(co));
+  const depReceipt = (co: string, id: string) => client.getDepositReceipt({ id }, ctx(co));
   const rowOf = async (table: string, id: string) => (await svc.db.query<Record<string, unknown>>(`select * from receipt.${table} where id = ?`, [id]))[0];
 
   it('a completed Bre-B send: one page with amounts, status, company, dates in Bogotá', async () => {
@@ -223,7 +227,22 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(await code(txReceipt(co, randomUUID()))).toBe('TRANSACTION_NOT_FOUND');
     expect(await code(depReceipt(co, id))).toBe('DEPOSIT_NOT_FOUND');
     expect(await code(depReceipt(other, 'dep_unknown'))).toBe('DEPOSIT_NOT_FOUND');
-    expect(await code(client.getTransactionReceipt({ id, ...COMPANY }, { requestId: randomUUID() }))).toBe('CALLER_NOT_ALLOWED');
+    expect(await code(client.getTransactionReceipt({ id }, { requestId: randomUUID() }))).toBe('CALLER_NOT_ALLOWED');
+  });
+
+  it("prints the company's name and NIT from the signed caller context's profile, and refuses a context without one", async () => {
+    const co = randomUUID();
+    const id = randomUUID();
+    await publishTransfer('created', { transferId: id, companyId: co });
+    await svc.waitIdle();
+    const signed = await client.getTransactionReceipt({ id }, ctx(co, { name: 'Comercializadora Firmada S.A.S.', nit: '901.222.333-4' }));
+    const { text } = await pdfText(signed.pdf);
+    expect(text).toContain('Comercializadora Firmada S.A.S.');
+    expect(text).toContain('901.222.333-4');
+    expect(text).not.toContain('Distribuidora Andina');
+    const code = async (p: Promise<unknown>) => { try { await p; return 'OK'; } catch (e) { return (e as AppError).code; } };
+    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'VIEWER' } };
+    expect(await code(client.getTransactionReceipt({ id }, user))).toBe('CALLER_NOT_ALLOWED');
   });
 
   it('rebuild from the streams gives the same receipts (same sha256)', async () => {
@@ -246,7 +265,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const id = randomUUID();
     await publishTransfer('created', { transferId: id, companyId: co, targetName: `Ñoño ${'Supercalifragilístico '.repeat(20)}✓ 漢字`, description: 'x'.repeat(400) });
     await svc.waitIdle();
-    const r = await client.getTransactionReceipt({ id, companyName: 'Empresa '.repeat(30), companyNit: '900.000.000-1' }, ctx(co));
+    const r = await client.getTransactionReceipt({ id }, ctx(co, { name: 'Empresa '.repeat(30), nit: '900.000.000-1' }));
     const { text, pages } = await pdfText(r.pdf);
     expect(pages).toBe(1);
     expect(text).toContain('Ñoño Supercalifragilístico');
