@@ -1,5 +1,6 @@
 import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
+import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -20,7 +21,8 @@ describe('admin operators (production)', () => {
     const headers: Record<string, string> = {};
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    // Checked against the document the public listener serves (the admin listener serves /admin only).
+    const res = await fetchDocumented(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }, { documentFrom: stack.gateway.url });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };

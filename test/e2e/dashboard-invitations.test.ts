@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Secret, TOTP } from 'otpauth';
 import { ERRORS } from '@wallet/platform';
 import { startGateway, type StartedGateway } from '@wallet/gateway/testing';
+import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -21,11 +22,12 @@ describe('dashboard invitations (self-enrolment)', () => {
   let shortLived: StartedGateway;
   let seq = 0;
 
-  async function call(base: string, method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<Answer> {
+  /** `documentFrom`: the listener serving the document the answer is checked against (the admin listener serves /admin only). */
+  async function call(base: string, method: string, path: string, opts: { token?: string; body?: unknown; documentFrom?: string } = {}): Promise<Answer> {
     const headers: Record<string, string> = {};
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetchDocumented(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }, { documentFrom: opts.documentFrom ?? base });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -232,24 +234,24 @@ describe('dashboard invitations (self-enrolment)', () => {
       // token may only invite the first operators): one enrols and logs in with password + TOTP.
       const admin = prod.adminUrl!;
       const opEmail = `operadora.${co.id.slice(0, 6)}@billetera.co`;
-      const invited = await call(admin, 'POST', '/admin/operators', { token: prod.adminToken, body: { name: 'Operadora de Turno', email: opEmail } });
+      const invited = await call(admin, 'POST', '/admin/operators', { documentFrom: prod.url, token: prod.adminToken, body: { name: 'Operadora de Turno', email: opEmail } });
       expect(invited.status).toBe(201);
-      const enrolled = await call(admin, 'POST', '/admin/auth/enroll', { body: { enrollmentToken: invited.body.enrollmentToken, password: 'Clave-operadora-2026!' } });
-      const session = await call(admin, 'POST', '/admin/auth/login', { body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) } });
+      const enrolled = await call(admin, 'POST', '/admin/auth/enroll', { documentFrom: prod.url, body: { enrollmentToken: invited.body.enrollmentToken, password: 'Clave-operadora-2026!' } });
+      const session = await call(admin, 'POST', '/admin/auth/login', { documentFrom: prod.url, body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) } });
       expect(session.status).toBe(200);
       const operator = session.body.token as string;
       const email = `produccion.${co.id.slice(0, 6)}@empresa.co`;
       expect((await call(prod.url, 'POST', `/admin/companies/${co.id}/users`, { token: operator, body: { email, role: 'OPERATOR' } })).status).toBe(404);
-      const r = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { token: operator, body: { email, role: 'OPERATOR' } });
+      const r = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email, role: 'OPERATOR' } });
       expect(r.status).toBe(201);
       expect(Object.keys(r.body).sort()).toEqual(['activatedAt', 'createdAt', 'disabledAt', 'email', 'id', 'invitationExpiresAt', 'invitationUrl', 'role']);
       expect(r.body.invitationUrl).toMatch(/^https:\/\/pagos\.example\.co\/dashboard#invitation=winv_[0-9A-Za-z]{43}$/);
       expect(JSON.stringify(r.body)).not.toMatch(/password|totp|secret|otpauth/i);
       // Not even on request: `invite: false` is ignored, an operator-chosen password refused.
-      const asked = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { token: operator, body: { email: `otro.${email}`, role: 'OPERATOR', invite: false } });
+      const asked = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `otro.${email}`, role: 'OPERATOR', invite: false } });
       expect(asked.body).toHaveProperty('invitationUrl');
       expect(asked.body).not.toHaveProperty('totpSecret');
-      const withPassword = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { token: operator, body: { email: `mas.${email}`, role: 'OPERATOR', password: 'Clave-del-operador-1' } });
+      const withPassword = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `mas.${email}`, role: 'OPERATOR', password: 'Clave-del-operador-1' } });
       expect([withPassword.status, withPassword.body.error]).toEqual([400, 'INVALID_REQUEST']);
       // The production link enrols on the production gateway.
       const token = tokenOf(new URL(r.body.invitationUrl).pathname + new URL(r.body.invitationUrl).hash);

@@ -42,6 +42,8 @@ export interface CheckOptions {
    * the HTTP server's own refusals (`x-responses-before-routing.protocol`) are acceptable answers too.
    */
   malformedHttp?: boolean;
+  /** Where the document is served when `baseUrl` does not serve it (the production admin listener serves /admin only). */
+  documentFrom?: string;
 }
 
 export class UndocumentedResponseError extends Error {
@@ -268,7 +270,7 @@ export function servedDocument(baseUrl: string): Promise<OpenApiResponses> {
 
 /** Checks one answer of the gateway at `baseUrl` against the document it serves; throws when undocumented. */
 export async function checkDocumented(baseUrl: string, x: Exchange, opts: CheckOptions = {}): Promise<void> {
-  const doc = await servedDocument(baseUrl);
+  const doc = await servedDocument(opts.documentFrom ?? baseUrl);
   doc.check(x, opts);
   coverage.record(doc, x);
 }

@@ -124,7 +124,8 @@ describe('OpenAPI document', () => {
     const codesOf = (path: string, method: string, status: string) => doc.paths[path]![method].responses[status].content['application/json'].schema.allOf[1].properties.error.enum;
     expect(codesOf('/wallets/balance', 'get', '404')).toEqual(['WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING']);
     // A malformed company id is answered as not found (paramErrors), like an unknown one.
-    expect(codesOf('/admin/companies/{id}/users', 'get', '404')).toEqual(['COMPANY_NOT_FOUND']);
+    // … and in production the public listener answers ROUTE_NOT_FOUND on /admin (it lives on the admin listener).
+    expect(codesOf('/admin/companies/{id}/users', 'get', '404')).toEqual(['ROUTE_NOT_FOUND', 'COMPANY_NOT_FOUND']);
     // The guard refuses API keys anywhere under /dashboard, the public page included (CONTRACT §5).
     expect(codesOf('/dashboard', 'get', '403')).toEqual(['API_KEY_AUTH_NOT_ALLOWED']);
     const scope = doc.paths['/transfers/send']!.post.responses['403'].content['application/json'].schema;

@@ -209,6 +209,8 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   } else if (route.auth.kind === 'session') {
     codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
+  // In production /admin lives on the admin listener only: the public listener answers 404 ROUTE_NOT_FOUND there.
+  if (route.path === '/admin' || route.path.startsWith('/admin/')) codes.add('ROUTE_NOT_FOUND');
   // The guard before routing refuses API keys anywhere in these areas, public pages included.
   if (NON_API_KEY_AREAS.test(route.path)) codes.add('API_KEY_AUTH_NOT_ALLOWED');
   if (rateClassOf(route)) codes.add('RATE_LIMIT_EXCEEDED');
