@@ -1,10 +1,9 @@
-import { AppError, type CallContext } from '@wallet/platform';
+import { AppError, callerProfile, type CallContext } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { netAmount } from '../domain/rails.js';
 import { publicStatus, type TransferRecord } from '../domain/transfer.js';
 import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';
-import { EMPTY_PROFILE } from '../app/send-input.js';
 
 /** proto ⇄ application values (proto enums are string enums such as 'RAIL_BREB'). */
 
@@ -21,11 +20,9 @@ const STATUS = {
   EXPIRED: ledgerV1.MovementStatus.EXPIRED,
 } as const;
 
-/** The company profile of the signed caller context (the gateway put it there; nothing else can). */
+/** The company profile of the signed caller context (the gateway put it there; nothing else can); none: refused, never a default profile. */
 export function companyOf(ctx: CallContext): CompanyProfile {
-  const p = ctx.principal;
-  const c = p?.kind === 'apikey' || p?.kind === 'user' ? p.profile : undefined;
-  if (!c) return EMPTY_PROFILE;
+  const c = callerProfile(ctx);
   return {
     nit: c.nit,
     ivaApplicable: c.ivaApplicable,
