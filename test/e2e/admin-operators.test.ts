@@ -95,6 +95,23 @@ describe('admin operators (production)', () => {
     ]);
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:REQUESTED');
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:SUCCEEDED');
+    // The rest of an operator's day: who am I, who else is there, one request read and another
+    // withdrawn (rejected by its maker), a colleague disabled, and a logout that ends the session.
+    expect(await adm('GET', '/admin/auth/me', a)).toMatchObject({ status: 200, body: { kind: 'operator', email: 'ana@billetera.co' } });
+    const team = await adm('GET', '/admin/operators', a);
+    expect(team.status).toBe(200);
+    expect(team.body.items.map((o: any) => o.email).sort()).toEqual(['ana@billetera.co', 'beto@billetera.co']);
+    expect((await adm('GET', `/admin/credit-requests/${req.body.id}`, b)).body).toMatchObject({ id: req.body.id, status: 'CREDITED' });
+    const second = await adm('POST', `/admin/companies/${co.body.id}/wallets/BREB/credit`, a, { amountCents: 300_000_000, reference: 'fondeo-retirado' });
+    expect(second.status).toBe(202);
+    expect(await adm('POST', `/admin/credit-requests/${second.body.id}/reject`, a, { reason: 'Monto equivocado' })).toMatchObject({ status: 200, body: { status: 'REJECTED' } });
+    expect(await available()).toBe('200000000');
+    const ciro = await adm('POST', '/admin/operators', a, { name: 'Ciro', email: 'ciro@billetera.co' });
+    expect(ciro.status).toBe(201);
+    expect((await adm('DELETE', `/admin/operators/${ciro.body.id}`, a)).status).toBe(200);
+    expect((await adm('POST', '/admin/auth/logout', b)).status).toBe(204);
+    expect((await adm('GET', '/admin/auth/me', b)).body.error).toBe('SESSION_EXPIRED');
+
     // And cannot be rewritten.
     const db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
