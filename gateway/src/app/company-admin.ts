@@ -5,6 +5,7 @@ import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
 import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
+import { actingOn } from '../http/context.js';
 
 export interface CreateCompanyInput {
   name: string;
@@ -37,7 +38,7 @@ export class CompanyAdmin {
         id, name: input.name, nit: input.nit, taxRegime: input.taxRegime, multiSigThreshold: input.multiSigThreshold,
       });
       if (input.wallets.length > 0) {
-        await this.ledger.openWallets({ rails: input.wallets.map(railToProto) }, { ...call, companyId: id });
+        await this.ledger.openWallets({ rails: input.wallets.map(railToProto) }, actingOn(call, id));
       }
       await audit?.record(tx, { targets: { companyId: id }, before: null, after: { ...company, wallets: input.wallets } });
       return company;

@@ -4,6 +4,7 @@ import type { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { feeOperationToProto, railToProto, type ApiFeeOperation, type ApiRail } from '../ledger/presenters.js';
 import type { CompanyAdmin } from './company-admin.js';
+import { actingOn } from '../http/context.js';
 
 /** Operator money operations, forwarded to the ledger with an idempotency key derived here. */
 export class LedgerAdmin {
@@ -21,7 +22,7 @@ export class LedgerAdmin {
       rail: railToProto(rail),
       amountCents: BigInt(amountCents),
       reference,
-    }, { ...call, companyId });
+    }, actingOn(call, companyId));
     if (!res.movement) throw new AppError('INTERNAL_ERROR');
     return res.movement;
   }

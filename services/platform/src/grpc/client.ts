@@ -58,9 +58,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     if (!signer || !ctx.principal) return;
     let token = signedContexts.get(ctx);
     if (!token) {
-      // An operator acts on the company the gateway's route names (e.g. /admin/companies/{id}/…).
-      const p = ctx.principal.kind === 'admin' && ctx.companyId && !ctx.principal.companyId ? { ...ctx.principal, companyId: ctx.companyId } : ctx.principal;
-      token = signer.sign(p, ctx.requestId);
+      token = signer.sign(ctx.principal, ctx.requestId);
       signedContexts.set(ctx, token);
     }
     md.set(CALLER_CONTEXT_METADATA, await token);

@@ -1,7 +1,6 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { SignJWT, jwtVerify } from 'jose';
 import { AppError } from '../errors/catalogue.js';
 
 /**
@@ -106,34 +105,11 @@ export class CallerContextVerifier {
     try {
       const { payload } = await jwtVerify(token, this.key, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['EdDSA'], clockTolerance: 30, typ: 'wallet-caller+jwt' });
       return fromClaims(payload as Record<string, unknown>);
-    } catch (err) {
-      if (err instanceof joseErrors.JOSEError || err instanceof Error) throw new AppError('CALLER_NOT_AUTHENTICATED');
-      throw err;
+    } catch {
+      // A bad signature, issuer, audience, type or expiry (jose), or claims of the wrong shape: never a principal.
+      throw new AppError('CALLER_NOT_AUTHENTICATED');
     }
   }
-}
-
-/**
- * The development key pair (Ed25519), beside the development mesh PKI, made once: the gateway
- * signs with `private.pem`, the services verify with `public.pem`. Production refuses it
- * (callerContextKeysFromEnv).
- */
-export function ensureDevCallerContextKeys(pkiRoot: string): { privateKeyFile: string; publicKeyFile: string } {
-  const dir = join(pkiRoot, 'caller-context');
-  const privateKeyFile = join(dir, 'private.pem');
-  const publicKeyFile = join(dir, 'public.pem');
-  if (existsSync(publicKeyFile) && existsSync(privateKeyFile)) return { privateKeyFile, publicKeyFile };
-  const staging = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  mkdirSync(staging, { recursive: true, mode: 0o700 });
-  try {
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
-    writeFileSync(join(staging, 'private.pem'), privateKey, { mode: 0o600 });
-    writeFileSync(join(staging, 'public.pem'), publicKey);
-    try { renameSync(staging, dir); } catch (err) { if (!existsSync(publicKeyFile)) throw err; }
-  } finally {
-    rmSync(staging, { recursive: true, force: true });
-  }
-  return { privateKeyFile, publicKeyFile };
 }
 
 export function loadSigningKey(file: string): KeyObject {

@@ -1,9 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import forge from 'node-forge';
-import { ensureDevCallerContextKeys, loadSigningKey, loadVerifyKey } from './caller-context.js';
+import { loadSigningKey, loadVerifyKey } from './caller-context.js';
 import { DEVELOPMENT_CA_NAME, MESH_IDENTITIES, loadMeshTls, meshUri, type MeshIdentity, type MeshTls } from './identity.js';
 
 /**
@@ -21,16 +21,26 @@ const VALID_DAYS = 62;
 
 /** `base`: where the PKIs of this machine live (default: a directory of this user under the OS temporary directory). */
 export function devPkiRoot(base?: string, now = new Date()): string {
-  return join(base ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`), `v1-${now.toISOString().slice(0, 7)}`);
+  return join(base ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`), `v2-${now.toISOString().slice(0, 7)}`);
 }
 
 function safeUser(): string {
   try { return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_'); } catch { return 'user'; }
 }
 
-/** Makes the development PKI if this month's is not there; returns its root. `identities`: fewer, for a test's throw-away PKI. */
+/** The development caller-context key pair (Ed25519) of a PKI: the gateway signs with `private.pem`, the services verify with `public.pem`. */
+export function devCallerContextKeyFiles(root: string): { privateKeyFile: string; publicKeyFile: string } {
+  return { privateKeyFile: join(root, 'caller-context', 'private.pem'), publicKeyFile: join(root, 'caller-context', 'public.pem') };
+}
+
+/**
+ * Makes the development PKI if this month's is not there (the CA, one certificate per identity,
+ * the caller-context key pair, written together and renamed into place); returns its root.
+ * `identities`: fewer, for a test's throw-away PKI.
+ */
 export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdentity[] = MESH_IDENTITIES): string {
-  if (identities.every((id) => existsSync(join(root, id, 'tls.key')))) return root;
+  const complete = () => existsSync(devCallerContextKeyFiles(root).publicKeyFile) && identities.every((id) => existsSync(join(root, id, 'tls.key')));
+  if (complete()) return root;
   const staging = `${root}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(staging, { recursive: true, mode: 0o700 });
   try {
@@ -43,11 +53,16 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
       writeFileSync(join(staging, id, 'tls.crt'), forge.pki.certificateToPem(leaf.cert));
       writeFileSync(join(staging, id, 'tls.key'), forge.pki.privateKeyToPem(leaf.key), { mode: 0o600 });
     }
+    const keys = devCallerContextKeyFiles(staging);
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    mkdirSync(dirname(keys.privateKeyFile), { mode: 0o700 });
+    writeFileSync(keys.privateKeyFile, privateKey, { mode: 0o600 });
+    writeFileSync(keys.publicKeyFile, publicKey);
     try {
       renameSync(staging, root);
     } catch (err) {
       // Another process won the race: use its PKI.
-      if (!identities.every((id) => existsSync(join(root, id, 'tls.key')))) throw err;
+      if (!complete()) throw err;
     }
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -58,7 +73,7 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
 /** The development credentials of one identity (made on first use). */
 export function devMeshTls(identity: MeshIdentity, base?: string): MeshTls {
   const root = ensureDevPki(devPkiRoot(base));
-  const keys = ensureDevCallerContextKeys(root);
+  const keys = devCallerContextKeyFiles(root);
   return loadMeshTls(join(root, identity), identity, {
     verifyKey: loadVerifyKey(keys.publicKeyFile),
     ...(identity === 'gateway' ? { signingKey: loadSigningKey(keys.privateKeyFile) } : {}),

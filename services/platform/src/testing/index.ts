@@ -84,8 +84,7 @@ export const TEST_COMPANY_PROFILE: CompanyProfileClaims = {
 export function testPrincipal(ctx: CallContext, admin = false, callback = false): CallerPrincipal {
   // An operator's or a provider's method is called as the gateway calls it, whatever the test's context names.
   if (callback) return { kind: 'callback' };
-  if (admin && ctx.principal?.kind !== 'admin') return { kind: 'admin', operator: 'test-operator', ...(ctx.companyId ? { companyId: ctx.companyId } : {}) };
-  if (ctx.principal) return ctx.principal;
+  if (ctx.principal && (!admin || ctx.principal.kind === 'admin')) return ctx.principal;
   if (admin || !ctx.companyId) return { kind: 'admin', operator: 'test-operator', ...(ctx.companyId ? { companyId: ctx.companyId } : {}) };
   return { kind: 'apikey', companyId: ctx.companyId, keyId: ctx.apiKeyId ?? 'test-key', scope: 'WRITE', profile: TEST_COMPANY_PROFILE };
 }

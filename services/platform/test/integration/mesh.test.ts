@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  AppError, CALLER_CONTEXT_METADATA, CallerContextSigner, asyncService, createAsyncClient, createLogger, devMeshTls, meshChannelCredentials, ensureDevCallerContextKeys, ensureDevPki, loadMeshTls, meshTlsFromEnv, metricsRegistry, startGrpcServer,
+  AppError, CALLER_CONTEXT_METADATA, CallerContextSigner, asyncService, createAsyncClient, createLogger, devMeshTls, meshChannelCredentials, devCallerContextKeyFiles, ensureDevPki, loadMeshTls, meshTlsFromEnv, metricsRegistry, startGrpcServer,
   type CallContext, type GrpcServerHandle,
 } from '../../src/index.js';
 import { meshClient, TEST_COMPANY_PROFILE } from '../../src/testing/index.js';
@@ -146,7 +146,7 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production' })).toThrow('MESH_TLS_DIR is required in production');
     const devDir = join(ensureDevPki(), 'ledger');
     expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir })).toThrow('CALLER_CONTEXT_PUBLIC_KEY_FILE is required');
-    const keys = ensureDevCallerContextKeys(ensureDevPki());
+    const keys = devCallerContextKeyFiles(ensureDevPki());
     expect(() => meshTlsFromEnv('ledger', { NODE_ENV: 'production', MESH_TLS_DIR: devDir, CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile })).toThrow('development CA, refused in production');
     expect(() => meshTlsFromEnv('gateway', { NODE_ENV: 'development', MESH_TLS_DIR: join(ensureDevPki(), 'gateway'), CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile })).toThrow('CALLER_CONTEXT_PRIVATE_KEY_FILE is required');
     expect(meshTlsFromEnv('ledger', { NODE_ENV: 'development', MESH_TLS_DIR: devDir, CALLER_CONTEXT_PUBLIC_KEY_FILE: keys.publicKeyFile }).identity).toBe('ledger');
