@@ -1,4 +1,6 @@
 import net from 'node:net';
+import pg from 'pg';
+import { checkInvariants, violationLines } from '@wallet/invariants';
 import { ledgerV1 } from '@wallet/proto';
 import { createAsyncClient, devMeshTls } from '@wallet/platform';
 import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace, type CapturedLogs } from '@wallet/platform/testing';
@@ -132,8 +134,22 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     return { id: c.body.id as string, writeKey: w.body.key as string, readKey: r.body.key as string, raw: c.body };
   }
 
+  /**
+   * The cross-service money invariants (services/invariants: holds ⇔ transfers ⇔ the sandbox rail,
+   * deposits, inbound payments, the journal, exceptions) over the services this stack runs, through
+   * their read-only roles in one snapshot, plus the ledger's own CheckInvariants RPC over the mesh.
+   * Live mode: work may still be in flight; only what no snapshot of a correct system shows fails.
+   */
   async function invariants() {
-    return ledgerClient.checkInvariants({}, { requestId: 'e2e-invariants' });
+    const rpc = await ledgerClient.checkInvariants({}, { requestId: 'e2e-invariants' });
+    const client = new pg.Client({ connectionString: tdb.url });
+    await client.connect();
+    try {
+      const report = await checkInvariants(client, { partial: true, rail: 'auto' });
+      return { ...rpc, violations: [...rpc.violations, ...violationLines(report)], report };
+    } finally {
+      await client.end();
+    }
   }
 
   async function stop() {

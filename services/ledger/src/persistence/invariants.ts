@@ -1,6 +1,11 @@
 import type { Database } from '@wallet/platform';
 import type { InvariantReport } from '../app/ports.js';
 
+export type { InvariantReport };
+
+/** Runs one read statement; the caller decides the connection, role and snapshot. */
+export type ReadSql = <R>(sql: string) => Promise<R[]>;
+
 /** At most this many offenders are listed per check (the count is always given). */
 const LIST = 50;
 
@@ -11,10 +16,18 @@ const LIVE = `('PENDING', 'AWAITING_APPROVAL', 'EXECUTING')`;
  * of a posting being written. Each check returns its offenders as readable lines.
  */
 export async function checkInvariants(db: Database): Promise<InvariantReport> {
-  return db.tx(async (tx) => {
+  return db.tx((tx) => checkJournal((sql) => tx.query(sql)), { isolation: 'repeatable read' });
+}
+
+/**
+ * The same checks over any read path: the ledger's own transaction above, or the cross-service
+ * checker's snapshot under the ledger's read-only role (services/invariants).
+ */
+export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
+  {
     const violations: string[] = [];
     const check = async (sql: string, line: (r: Record<string, string>) => string) => {
-      const rows = await tx.query<Record<string, string>>(`${sql} limit ${LIST + 1}`);
+      const rows = await read<Record<string, string>>(`${sql} limit ${LIST + 1}`);
       for (const r of rows.slice(0, LIST)) violations.push(line(r));
       if (rows.length > LIST) violations.push('… more rows of the check above were not listed');
     };
@@ -136,7 +149,7 @@ export async function checkInvariants(db: Database): Promise<InvariantReport> {
     (r) => `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}`
       + ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`);
 
-    const [counts] = await tx.query<{ postings: string; entries: string; wallets: string }>(
+    const [counts] = await read<{ postings: string; entries: string; wallets: string }>(
       `select (select count(*) from ledger.postings)::text as postings, (select count(*) from ledger.entries)::text as entries,
               (select count(*) from ledger.wallets)::text as wallets`);
     return {
@@ -145,6 +158,6 @@ export async function checkInvariants(db: Database): Promise<InvariantReport> {
       entries: BigInt(counts?.entries ?? 0),
       wallets: BigInt(counts?.wallets ?? 0),
     };
-  }, { isolation: 'repeatable read' });
+  }
 }
 

@@ -193,11 +193,40 @@ export class Database {
     return new Database(orm, opts.schema);
   }
 
-  /** Creates the schema if needed and applies pending migrations; returns the names applied. */
+  /**
+   * Creates the schema if needed and applies pending migrations; returns the names applied. Then
+   * (re)grants the schema's read-only role (`readerRole`) SELECT on every table: the read path of
+   * the cross-service invariant checker (`npm run ledger:check`), which never writes across schemas.
+   */
   async migrate(): Promise<string[]> {
     await this.orm.em.getConnection().execute(`create schema if not exists "${this.schema}"`);
     const applied = await this.orm.migrator.up();
+    await this.grantReader();
     return applied.map((m) => m.name);
+  }
+
+  /**
+   * The role is NOLOGIN (an operator's login is granted membership of it) and cluster-wide, so it
+   * is created once and tolerated if another database or replica made it first; the grants are per
+   * database. Without CREATEROLE the role must be made by a DBA: logged, not fatal (the service
+   * itself does not need it). Serialised by an advisory lock: concurrent GRANTs on one object fail.
+   */
+  private async grantReader(): Promise<void> {
+    const role = readerRole(this.schema);
+    const conn = this.orm.em.getConnection();
+    await conn.execute(`do $$ begin
+        perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
+        if not exists (select 1 from pg_roles where rolname = '${role}') then
+          begin
+            create role "${role}" nologin;
+          exception when duplicate_object or unique_violation then null;
+                    when insufficient_privilege then raise warning 'cannot create role ${role}: ask a DBA to create it (NOLOGIN)'; return;
+          end;
+        end if;
+        grant usage on schema "${this.schema}" to "${role}";
+        grant select on all tables in schema "${this.schema}" to "${role}";
+        alter default privileges in schema "${this.schema}" grant select on tables to "${role}";
+      end $$`);
   }
 
   fork(): EntityManager {
@@ -223,6 +252,12 @@ export class Database {
   close(): Promise<void> {
     return this.orm.close(true);
   }
+}
+
+/** The read-only role of a service's schema (SELECT only): `wallet_<schema>_reader`. */
+export function readerRole(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
+  return `wallet_${schema}_reader`;
 }
 
 /** Postgres unique-violation (23505), for idempotent inserts racing each other. */

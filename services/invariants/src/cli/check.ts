@@ -1,0 +1,55 @@
+import pg from 'pg';
+import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } from '../index.js';
+
+/**
+ * `npm run ledger:check` — the cross-service money invariants of an installation, read through each
+ * service's read-only role in one snapshot. Prints one line per invariant (holds, deposits, inbound,
+ * journal, exceptions) with counts, then the open money exceptions with their age.
+ *
+ *   npm run ledger:check                       the report; exit 1 on a violation
+ *   npm run ledger:check -- --break holds      plant a violation of that check in a transaction that is
+ *                                              rolled back, print the report over it (exit 1)
+ *   npm run ledger:check -- --self-test        break every check in turn; exit 0 only if each is caught
+ *   --rail none|auto                           the rails' side from the sandbox when installed (auto)
+ *   --json                                     the report as JSON
+ *
+ * DATABASE_URL (or INVARIANTS_DATABASE_URL): a login allowed to SET ROLE to the wallet_<schema>_reader
+ * roles. --break and --self-test also write (then roll back): development and staging only.
+ * Exit codes: 0 held, 1 violated (or a self-test check not caught), 2 the check could not run.
+ */
+const argv = process.argv.slice(2);
+const flag = (name: string) => argv.includes(`--${name}`);
+const value = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const url = process.env.INVARIANTS_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const rail = value('rail') === 'none' ? 'none' : 'auto';
+const broken = value('break');
+if (broken !== undefined && !CHECK_NAMES.includes(broken as CheckName)) {
+  process.stderr.write(`--break takes one of ${CHECK_NAMES.join(', ')}\n`);
+  process.exit(2);
+}
+
+const client = new pg.Client({ connectionString: url, application_name: 'ledger-check' });
+try {
+  await client.connect();
+  if (flag('self-test')) {
+    const results = await selfTest(client, { rail });
+    for (const r of results) process.stdout.write(`self-test ${r.check.padEnd(10)} ${r.caught ? 'caught' : 'NOT CAUGHT'}: ${r.what}\n`);
+    const missed = results.filter((r) => !r.caught);
+    process.stdout.write(missed.length ? `self-test: ${missed.length} of ${results.length} planted violations NOT caught\n` : `self-test: all ${results.length} planted violations caught (rolled back)\n`);
+    process.exitCode = missed.length ? 1 : 0;
+  } else if (broken) {
+    const [r] = await selfTest(client, { rail, checks: [broken as CheckName], fullReport: true });
+    process.stdout.write(`(a ${broken} violation planted in a transaction that is rolled back: ${r!.what})\n`);
+    process.stdout.write(flag('json') ? `${JSON.stringify(r!.report, null, 2)}\n` : `${formatReport(r!.report)}\n`);
+    process.exitCode = r!.report.ok ? 0 : 1;
+  } else {
+    const report = await checkInvariants(client, { rail });
+    process.stdout.write(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    process.exitCode = report.ok ? 0 : 1;
+  }
+} catch (err) {
+  process.stderr.write(`the invariant check could not run: ${(err as Error).message}\n`);
+  process.exitCode = 2;
+} finally {
+  await client.end().catch(() => undefined);
+}
