@@ -19,7 +19,7 @@ const LIVE_ALLOWED: Readonly<Record<string, readonly HoldStatus[]>> = {
   FAILED: ['RELEASED'], EXPIRED: ['RELEASED'],
   REJECTED: ['none'], // refused, or abandoned before any reserve landed (its key is void)
 };
-/** With nobody running, a money step is either not begun or closed: never done-but-unclosed. */
+/** With nobody mid-step (quiescent or settled), a money step is either not begun or closed: never done-but-unclosed. */
 const SETTLED_ALLOWED: Readonly<Record<string, readonly HoldStatus[]>> = {
   ...LIVE_ALLOWED,
   COMPLETING: ['OPEN'], RELEASING: ['OPEN'], EXPIRING: ['OPEN'], ABANDONING: ['none', 'OPEN'],
@@ -40,7 +40,8 @@ interface KeyRow { key: string; kind: string; hold_id: string | null; hold_statu
 export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number): Promise<CheckResult> {
   const bad = new Offenders(limit);
   const notChecked: string[] = [];
-  const allowed = o.settled ? SETTLED_ALLOWED : LIVE_ALLOWED;
+  const quiet = o.settled === true || o.quiescent === true;
+  const allowed = quiet ? SETTLED_ALLOWED : LIVE_ALLOWED;
   const byState = new Map<string, number>();
   const scope = companyScope(o, 2);
 
@@ -89,7 +90,7 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
         const truth: RailTransferStatus | undefined = rail.get(t.id);
         const paidExcused = exc.some((e) => e.kind === RAIL_PAID_EXCUSE);
         const failedExcused = exc.some((e) => e.kind === RAIL_FAILED_EXCUSE);
-        const onItsWay = !o.settled && (t.state === 'DISPATCHED' || t.state === 'COMPLETING');
+        const onItsWay = !quiet && (t.state === 'DISPATCHED' || t.state === 'COMPLETING');
         if (truth === 'COMPLETED' && t.state !== 'COMPLETED' && !onItsWay && !paidExcused) say(`paid by the rail (${s.rail!.name}) but not COMPLETED, and no ${RAIL_PAID_EXCUSE} exception`);
         if ((hold === 'COMMITTED' || t.state === 'COMPLETED') && truth !== 'COMPLETED' && !failedExcused) say(`committed, but the rail says ${truth ?? 'it never received it'}`);
         if (o.settled && truth === 'PENDING' && ['FAILED', 'EXPIRED', 'REJECTED'].includes(t.state)) say('final while the rail still has it pending');

@@ -47,6 +47,12 @@ export interface CheckOptions {
    * unless an open money exception parks it. Off against a live installation.
    */
   settled?: boolean;
+  /**
+   * Nobody is in the middle of a step (every writer finished), though a step may still be owed (a
+   * sweeper has not run yet): an intermediate state has not done its money step, and the rails'
+   * outcome has been applied. Implied by `settled`. The interleaving tests, after each schedule.
+   */
+  quiescent?: boolean;
   /** At most this many offenders listed per check (default 50). */
   list?: number;
   /** Just these checks (the self-test). */

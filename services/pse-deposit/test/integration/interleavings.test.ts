@@ -169,7 +169,7 @@ describe('PSE deposit saga: deterministic interleavings (fast-check scheduler)',
             found.push(`settling after the schedule failed: ${(err as Error).message}`);
           }
 
-          const { violations: v, facts } = await depositViolations(h.deposit.db, co, { settled: true });
+          const { violations: v, facts } = await depositViolations(h.deposit.db, h.tdb.url, co, { settled: true });
           found.push(...v);
           const f = facts[0]!;
           const open = f.openExceptions;

@@ -33,7 +33,7 @@ describe('PSE deposit saga: the audit findings', () => {
     `select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [id])).map((r) => r.subject);
   const exceptionsOf = (id: string) => h.deposit.db.query<{ id: string; kind: string; status: string; ours: Record<string, unknown>; theirs: Record<string, unknown> }>(
     `select id, kind, status, ours, theirs from pse_deposit.money_exceptions where resource_id = ? order by opened_at`, [id]);
-  const clean = async (co: string) => expect((await depositViolations(h.deposit.db, co, { settled: true })).violations).toEqual([]);
+  const clean = async (co: string) => expect((await depositViolations(h.deposit.db, h.tdb.url, co, { settled: true })).violations).toEqual([]);
   const sweepBoth = () => Promise.all(rig.sweepers.map((s) => s.tick()));
   const ago = (ms: number) => Date.now() - ms;
 

@@ -203,7 +203,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           // Whatever the schedule left undecided, the sweeper settles once nobody else is running.
           for (let i = 0; i < 2; i++) await sweepers[0]!.tick();
 
-          const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
+          const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
           const open = await h.transfer!.db.query<{ kind: string }>(
             `select kind from transfer.money_exceptions e join transfer.transfers t on t.id::text = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
           // Every contradiction is an open exception, and nothing else is.
@@ -271,7 +271,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           await c.finish();
           for (let i = 0; i < 2; i++) await sweepers[1]!.tick();
 
-          const found = await sagaViolations(h.transfer!.db, co.id, rails.truth);
+          const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
           const [a] = await h.transfer!.db.query<{ status: string; n: number; state: string }>(
             `select a.status, (select count(*)::int from transfer.approval_signatures s where s.approval_id = a.id) as n, t.state
                from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id where a.id = ?`, [approvalId]);

@@ -98,7 +98,7 @@ describe('send saga: the audit findings', () => {
     expect(await callback(row!, 'COMPLETED')).toEqual({ accepted: true, duplicate: false });
     expect((await uc.saga.reload({ id: row!.id } as TransferRecord)).state).toBe('COMPLETED');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 0n, pending: 0n });
-    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+    expect(await sagaViolations(h.tdb.url, co.id, rail.received)).toEqual([]);
   });
 
   it('a time-out with the rail saying it never received the transfer releases it', async () => {
@@ -110,7 +110,7 @@ describe('send saga: the audit findings', () => {
     await sweeper.tick(); // asks the rail: not found (definite) → RELEASING → FAILED
     expect((await uc.saga.reload(t)).state).toBe('FAILED');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 50_000n, pending: 0n });
-    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+    expect(await sagaViolations(h.tdb.url, co.id, rail.received)).toEqual([]);
   });
 
   it('COMPLETED for a transfer we released is a money exception, not a silent duplicate', async () => {
@@ -129,7 +129,7 @@ describe('send saga: the audit findings', () => {
     // The same contradiction again opens nothing new.
     await callback(t, 'COMPLETED');
     expect(await exceptionsOf(t.id)).toHaveLength(1);
-    expect(await sagaViolations(h.transfer!.db, co.id, rail.received)).toEqual([]);
+    expect(await sagaViolations(h.tdb.url, co.id, rail.received)).toEqual([]);
   });
 
   it('FAILED for a transfer the rail already completed is a money exception; the commit stands', async () => {
@@ -171,6 +171,6 @@ describe('send saga: the audit findings', () => {
     expect(row!.state).toBe('REJECTED');
     await expect(pending.run!()).rejects.toMatchObject({ code: 'RESERVE_VOIDED' });
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 30_000n, pending: 0n });
-    expect(await sagaViolations(h.transfer!.db, co.id)).toEqual([]);
+    expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
   });
 });
