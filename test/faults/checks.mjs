@@ -1,7 +1,11 @@
-// The invariants checked after a fault run, over the services' schemas (read-only SQL on the run's
-// own database) and the ledger's CheckInvariants RPC. Each check returns its offenders as lines.
+// The invariants checked after a fault run. The money invariants are the shared module's
+// (services/invariants: holds ⇔ transfers ⇔ the sandbox rail, deposits, inbound, journal, exceptions:
+// the same code as `npm run ledger:check` and the interleaving tests), settled, through each service's
+// read-only role; beside them the ledger's CheckInvariants RPC, what the clients observed, and the
+// plumbing (outboxes, callbacks, consumers, receipts). Each check returns its offenders as lines.
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { checkInvariants, selfTest } from '@wallet/invariants';
 
 const LIVE = `('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED','ABANDONING','RELEASING','EXPIRING','COMPLETING')`;
 const LIST = 50;
@@ -28,23 +32,20 @@ export async function runChecks({ db, ledger, record, natsUrl, only }) {
     const r = await ledger.checkInvariants({}, { requestId: 'faults-invariants' });
     return r.ok ? [] : r.violations;
   });
-  await check('journal sums to zero', async () =>
-    (await rows(`select coalesce(sum(amount), 0)::text as s, count(*)::int as n from ledger.entries`)).filter((r) => r.s !== '0').map((r) => `journal sums to ${r.s} over ${r.n} entries`));
-  await check('every wallet equals its journal', async () => (await rows(`
-      with j as (
-        select split_part(account, ':', 2) as company_id, split_part(account, ':', 3) as rail,
-               coalesce(sum(amount) filter (where starts_with(account, 'wallet_available:')), 0) as available,
-               coalesce(sum(amount) filter (where starts_with(account, 'wallet_pending_out:')), 0) as pending
-          from ledger.entries where starts_with(account, 'wallet_') group by 1, 2)
-      select w.company_id, w.rail, w.available_cents::text as a, coalesce(j.available, 0)::text as ja, w.pending_out_cents::text as p, coalesce(j.pending, 0)::text as jp
-        from ledger.wallets w left join j using (company_id, rail)
-       where w.available_cents <> coalesce(j.available, 0) or w.pending_out_cents <> coalesce(j.pending, 0)`))
-    .map((r) => `wallet ${r.company_id}:${r.rail} available ${r.a} vs journal ${r.ja}, pending ${r.p} vs journal ${r.jp}`));
-  await check('no wallet negative', async () => (await rows(`
-      select company_id, rail, available_cents::text as a, pending_out_cents::text as p from ledger.wallets w
-       where pending_out_cents < 0 or (available_cents < 0 and not exists (
-         select 1 from ledger.postings x where x.kind = 'reversal' and x.company_id = w.company_id and x.rail = w.rail))`))
-    .map((r) => `wallet ${r.company_id}:${r.rail} available ${r.a}, pending_out ${r.p}`));
+  // The shared money invariants, settled (nothing runs any more), the sandbox as the rails' truth.
+  const wanted = only ? (only.startsWith('money: ') ? [only.slice('money: '.length)] : []) : undefined;
+  if (!wanted || wanted.length) {
+    try {
+      const report = await checkInvariants(db, { settled: true, rail: 'auto', list: LIST, ...(wanted ? { only: wanted } : {}) });
+      for (const c of report.checks) {
+        const counts = c.counts.map(([k, n]) => (typeof n === 'number' ? `${n} ${k}` : `${k} ${n}`)).join(', ');
+        checks.push({ name: `money: ${c.name} (${counts})`, check: `money: ${c.name}`, violations: [...c.violations, ...c.notChecked.map((x) => `not checked: ${x}`)].concat(c.total > c.violations.length ? [`… ${c.total - c.violations.length} more`] : []), total: c.total });
+      }
+      if (report.exceptions.length) checks.push({ name: `open money exceptions: ${report.exceptions.length} (listed, not violations)`, violations: [], total: 0, exceptions: report.exceptions.map((e) => `${e.id} ${e.kind} ${e.owner} ${e.resourceId}`) });
+    } catch (err) {
+      checks.push({ name: 'money invariants (services/invariants)', violations: [`check failed to run: ${err.message}`], total: 1 });
+    }
+  }
 
   // Sends: every transfer the service holds (also those whose 201 a fault swallowed).
   const transfers = await rows(`
@@ -66,21 +67,6 @@ export async function runChecks({ db, ledger, record, natsUrl, only }) {
     for (const t of transfers) if (LIVE.includes(`'${t.state}'`)) v.push(`transfer ${t.id} still ${t.state}`);
     return v;
   });
-  await check('each final send has its ledger effect exactly once (reserve + commit or release); a refused one none', async () => {
-    const v = [];
-    for (const t of transfers) {
-      if (t.state === 'REJECTED') { if (t.postings !== 0) v.push(`refused transfer ${t.id} has ${t.postings} postings`); continue; }
-      if (LIVE.includes(`'${t.state}'`)) continue;
-      if (t.movement_status !== t.state) v.push(`transfer ${t.id} is ${t.state} but its ledger movement is ${t.movement_status ?? 'missing'}`);
-      const want = t.state === 'COMPLETED' ? [1, 1, 0] : [1, 0, 1];
-      const got = [t.reserves, t.commits, t.releases];
-      if (want.join() !== got.join()) v.push(`transfer ${t.id} ${t.state}: reserve/commit/release postings ${got.join('/')} (want ${want.join('/')})`);
-    }
-    return v;
-  });
-  await check('the provider and the product agree: paid out at the rail ⇔ COMPLETED', async () => transfers
-    .filter((t) => (t.provider_status === 'COMPLETED') !== (t.state === 'COMPLETED'))
-    .map((t) => `transfer ${t.id} is ${t.state} but the rail says ${t.provider_status ?? 'never received'}`));
   await check('a refused send (4xx) left no transfer and no ledger movement', async () => {
     if (!record.refusedRefs.length) return [];
     const found = await rows(`
@@ -102,54 +88,17 @@ export async function runChecks({ db, ledger, record, natsUrl, only }) {
        where a.type = 'TRANSFER_OUT' and a.reference is not null group by 1, 2 having count(*) > 1`)).map((r) => `reference ${r.reference} of ${r.company_id}: ${r.n} ledger movements`),
   ]);
 
-  // PSE deposits: the provider's record of each link is the truth of what was paid.
-  await check('every paid PSE deposit credited exactly once (and reversed once if the provider reversed it); an unpaid one never', async () => {
+  // What the clients were told, against the providers' records (the money side is the module's).
+  await check('client-observed: a PSE payment the client made is PAID (or REVERSED) at the provider; an inbound 202 is known to the network', async () => {
     const v = [];
-    const links = await rows(`
-        with ${PC}
-        select l.deposit_id, l.status as provider, d.status, d.id is not null as known,
-               coalesce(pc.inflows, 0) as inflows, coalesce(pc.reversals, 0) as reversals
-          from sandbox.pse_links l left join pse_deposit.deposits d on d.id = l.deposit_id left join pc on pc.movement_id = d.movement_id`);
-    const provider = new Map(links.map((l) => [l.deposit_id, l.provider]));
-    for (const l of links) {
-      // A link the provider made while the product's call timed out: the product stored nothing and
-      // told the client so (nobody has its URL). Only a payment of such a link would lose money.
-      if (!l.known) { if (l.provider !== 'PENDING') v.push(`deposit ${l.deposit_id} ${l.provider} at the provider is unknown to the product`); continue; }
-      if (l.provider === 'PAID' && (l.status !== 'ASSIGNED' || l.inflows !== 1 || l.reversals !== 0)) v.push(`deposit ${l.deposit_id} paid at the provider: ${l.status}, ${l.inflows} inflow and ${l.reversals} reversal postings`);
-      if (l.provider === 'REVERSED' && (l.status !== 'REVERSED' || l.inflows !== 1 || l.reversals !== 1)) v.push(`deposit ${l.deposit_id} paid then reversed at the provider: ${l.status}, ${l.inflows} inflow and ${l.reversals} reversal postings`);
-      if (l.provider !== 'PAID' && l.provider !== 'REVERSED' && l.inflows + l.reversals !== 0) v.push(`deposit ${l.deposit_id} ${l.provider} at the provider has ${l.inflows} inflow and ${l.reversals} reversal postings`);
-      if (l.provider === 'FAILED' && l.status !== 'FAILED') v.push(`deposit ${l.deposit_id} rejected at the provider is ${l.status}`);
-    }
-    for (const [id, d] of record.deposits) if (d.paid && !['PAID', 'REVERSED'].includes(provider.get(id))) v.push(`deposit ${id} paid per the client is ${provider.get(id) ?? 'unknown'} at the provider`);
-    const orphans = await rows(`with ${PC} select d.id, coalesce(pc.inflows, 0) as n
-        from pse_deposit.deposits d left join pc on pc.movement_id = d.movement_id
-       where d.source = 'PSE' and not exists (select 1 from sandbox.pse_links l where l.deposit_id = d.id)`);
-    for (const o of orphans) if (o.n !== 0) v.push(`deposit ${o.id} without a provider link has ${o.n} inflow postings`);
-    return v;
-  });
-  await check('every inbound Bre-B payment credited exactly once, listed once', async () => {
-    const v = [];
-    const inc = await rows(`
-        with ${PC},
-          pay as (select provider_transfer_id, count(*)::int as n from collect_key.payments group by 1),
-          lst as (select provider_transfer_id, count(*)::int as n from pse_deposit.deposits where provider_transfer_id is not null group by 1)
-        select i.provider_transfer_id as ptid, i.amount_cents::text as amount, p.deposit_id, p.status, p.pending_step, p.amount::text as recorded, d.status as listing,
-               coalesce(pay.n, 0) as payments, coalesce(lst.n, 0) as listings, coalesce(pc.inflows, 0) as inflows
-          from sandbox.breb_incoming i
-          left join collect_key.payments p on p.provider_transfer_id = i.provider_transfer_id
-          left join pse_deposit.deposits d on d.id = p.deposit_id
-          left join pay on pay.provider_transfer_id = i.provider_transfer_id
-          left join lst on lst.provider_transfer_id = i.provider_transfer_id
-          left join pc on pc.movement_id = p.movement_id`);
-    const known = new Set(inc.map((r) => r.ptid));
+    const links = new Map((await rows(`select deposit_id, status from sandbox.pse_links`)).map((l) => [l.deposit_id, l.status]));
+    for (const [id, d] of record.deposits) if (d.paid && !['PAID', 'REVERSED'].includes(links.get(id))) v.push(`deposit ${id} paid per the client is ${links.get(id) ?? 'unknown'} at the provider`);
+    const known = new Set((await rows(`select provider_transfer_id as id from sandbox.breb_incoming`)).map((r) => r.id));
     for (const id of record.incoming.keys()) if (!known.has(id)) v.push(`inbound payment ${id} (202 to the client) unknown to the network`);
-    for (const r of inc) {
-      if (r.payments !== 1) { v.push(`inbound payment ${r.ptid}: ${r.payments} payment rows`); continue; }
-      if (r.status !== 'ASSIGNED') v.push(`inbound payment ${r.ptid} to an active key is ${r.status}`);
-      if (r.pending_step) v.push(`inbound payment ${r.ptid} still has step ${r.pending_step}`);
-      if (r.recorded !== r.amount) v.push(`inbound payment ${r.ptid}: amount ${r.recorded} vs ${r.amount} at the network`);
-      if (r.inflows !== (r.status === 'ASSIGNED' ? 1 : 0)) v.push(`inbound payment ${r.ptid} ${r.status}: ${r.inflows} inflow postings`);
-      if (r.listings !== 1 || r.listing !== r.status) v.push(`inbound payment ${r.ptid} ${r.status}: ${r.listings} listing rows (${r.listing ?? 'none'})`);
+    // A PSE link the provider made while the product's call timed out: the product stored nothing and
+    // told the client so (nobody has its URL). Only a payment of such a link would lose money.
+    for (const l of await rows(`select l.deposit_id, l.status from sandbox.pse_links l where l.status <> 'PENDING' and not exists (select 1 from pse_deposit.deposits d where d.id = l.deposit_id)`)) {
+      v.push(`deposit ${l.deposit_id} ${l.status} at the provider is unknown to the product`);
     }
     return v;
   });
@@ -220,20 +169,21 @@ export async function observations(db) {
 
 /**
  * Proof that the checks can fail: inside a transaction that is rolled back, break each invariant
- * once (a wallet off its journal, an extra journal line, a live transfer, a double effect, a
- * disagreement with the provider, a paid deposit not credited, a lost receipt row, an unpublished
- * outbox row, a second transfer on one reference, an inbound payment not credited) and require
- * the matching SQL check to report it. Returns the names of the checks that did not fire.
+ * once and require its check to report it: the shared module's own sabotage per money check (a
+ * DISPATCHED transfer without a hold, an ASSIGNED deposit never credited, an inbound payment booked
+ * nowhere, an unbalanced posting, a stuck exception), then this suite's SQL checks (a live transfer,
+ * a lost receipt row, an unpublished outbox row, a second transfer on one reference). Returns the
+ * names of the checks that did not fire.
  */
 export async function sabotageSelfTest({ db, record }) {
+  const missed = [];
+  let tried = 0;
+  for (const r of await selfTest(db, { settled: true, rail: 'auto' })) {
+    tried++;
+    if (!r.caught) missed.push(`money: ${r.check} (${r.what})`);
+  }
   const sabotage = [
-    ['every wallet equals its journal', `update ledger.wallets set available_cents = available_cents + 1 where (company_id, rail) = (select company_id, rail from ledger.wallets limit 1)`],
-    ['journal sums to zero', `insert into ledger.entries (posting_id, seq, account, amount) select posting_id, 999, 'funding:sabotage', 1 from ledger.entries limit 1`],
     ['every accepted send (201/200) is known and final: COMPLETED, FAILED or EXPIRED', `update transfer.transfers set state = 'DISPATCHED' where id = (select id from transfer.transfers where state = 'COMPLETED' limit 1)`],
-    ['each final send has its ledger effect exactly once (reserve + commit or release); a refused one none', `update ledger.postings set kind = 'release' where id = (select id from ledger.postings where kind = 'commit' limit 1)`],
-    ['the provider and the product agree: paid out at the rail ⇔ COMPLETED', `update sandbox.transfers set status = 'COMPLETED' where provider_transfer_id = (select provider_transfer_id from sandbox.transfers where status = 'FAILED' limit 1)`],
-    ['every paid PSE deposit credited exactly once (and reversed once if the provider reversed it); an unpaid one never', `update ledger.postings set kind = 'credit' where id = (select p.id from ledger.postings p join pse_deposit.deposits d on d.movement_id = p.movement_id where p.kind = 'inflow' and d.source = 'PSE' limit 1)`],
-    ['every inbound Bre-B payment credited exactly once, listed once', `update collect_key.payments set status = 'UNASSIGNED', total_charged = 0, subtotal_fee = 0, fixed_fee = 0, variable_fee = 0, iva_amount = 0, net_amount = amount where deposit_id = (select deposit_id from collect_key.payments limit 1)`],
     ['receipt read model: one row per transfer and per deposit, at its final status', `delete from receipt.transactions where id = (select id from receipt.transactions limit 1)`],
     ['every outbox drained', `update transfer.outbox set published_at = null where seq = (select max(seq) from transfer.outbox)`],
     ['no (company, reference) produced two transfers inside the idempotency window', `update transfer.transfers t set reference = o.reference from (
@@ -241,9 +191,9 @@ export async function sabotageSelfTest({ db, record }) {
          where a.state = 'COMPLETED' and b.state = 'COMPLETED' and b.reference is not null and abs(extract(epoch from b.created_at - a.created_at)) < 30 limit 1) o
        where t.id = o.target`],
   ];
-  const missed = [];
   const fake = { checkInvariants: async () => ({ ok: true, violations: [] }) };
   for (const [name, sql] of sabotage) {
+    tried++;
     await db.query('begin');
     try {
       const n = (await db.query(sql)).rowCount;
@@ -257,5 +207,5 @@ export async function sabotageSelfTest({ db, record }) {
       await db.query('rollback');
     }
   }
-  return { tried: sabotage.length, missed };
+  return { tried, missed };
 }
