@@ -131,7 +131,7 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
     try {
       gw = await startGateway({
         databaseUrl: stack.databaseUrl, redisUrl: REDIS_URL, ledgerAddress: stack.ledger.address, transferAddress: proxy.address,
-        namespace: `${stack.namespace}_to`, env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', TRANSFER_SEND_DEADLINE_MS: '3000' },
+        namespace: `${stack.namespace}_to`, env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', GRPC_DEADLINE_MS: '30000', TRANSFER_SEND_DEADLINE_MS: '3000' },
       });
       const co = await company('Tiempo Agotado S.A.S.');
       const body = achBody(25_000);
@@ -178,7 +178,7 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
       const [port, opsPort] = [await freePort(), await freePort()];
       const env: Record<string, string | undefined> = {
         ...process.env,
-        NODE_ENV: 'test', LOG_LEVEL: 'warn', OTEL_SERVICE_NAME: 'gateway',
+        NODE_ENV: 'test', LOG_LEVEL: 'warn', OTEL_SERVICE_NAME: 'gateway', GRPC_DEADLINE_MS: '30000',
         GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_OPS_PORT: String(opsPort), GATEWAY_MIGRATE_ON_START: 'false',
         DATABASE_URL: stack.databaseUrl, REDIS_URL, RATE_LIMIT_PREFIX: `rl:${stack.namespace}_kill`,
         LEDGER_GRPC_ADDR: stack.ledger.address, TRANSFER_GRPC_ADDR: proxy.address,
