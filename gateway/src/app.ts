@@ -59,7 +59,7 @@ import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
   'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents'
-  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds'> & {
+  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs'> & {
     admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
   };
 
@@ -126,7 +126,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...walletRoutes(new BalanceQuery(ledger)),
     ...transactionRoutes(ledger),
     ...receiptRoutes(receipt),
-    ...transferRoutes(transfer),
+    ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
     ...dictionaryRoutes(),

@@ -94,6 +94,12 @@ export const gatewayEnvSchema = baseEnvSchema
     /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
     GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     GRPC_DEADLINE_MS: env.int(5000, 100),
+    /**
+     * Deadline of the transfer service's Send (a send checks the directory, reserves and dispatches:
+     * longer than other calls). Past it the client gets 503 while the send may have been accepted;
+     * a retry with the same Idempotency-Key gets that transfer (tests shorten it).
+     */
+    TRANSFER_SEND_DEADLINE_MS: env.int(20_000, 100),
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
@@ -153,6 +159,7 @@ export interface GatewayConfig {
   rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number> };
   migrateOnStart: boolean;
   grpcDeadlineMs: number;
+  transferSendDeadlineMs: number;
   shutdownGraceMs: number;
   idempotencyKeyTtlSeconds: number;
 }
@@ -201,6 +208,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute },
     migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
+    transferSendDeadlineMs: e.TRANSFER_SEND_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
   };

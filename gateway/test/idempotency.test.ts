@@ -142,19 +142,15 @@ describe('Idempotency-Key: conflicts', () => {
     expect(keys.body.items).toEqual([]);
   });
 
-  it('10 parallel identical sends with one key → exactly one transfer; the rest replay it or get 409 IN_USE', async () => {
+  it('10 parallel identical sends with one key → exactly one transfer; every one answers it, the others as replays (no 409 IN_USE)', async () => {
     const co = await company();
     const body = achBody(20_000);
     const results = await Promise.all(Array.from({ length: 10 }, () => send(co, body, 'race-1')));
-    const created = results.filter((r) => r.status === 201 && replayed(r) === null);
+    // The send is bound to its key in the transfer service: duplicates run at once and wait there for the first.
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    const created = results.filter((r) => replayed(r) === null);
     expect(created).toHaveLength(1);
-    for (const r of results) {
-      if (r.status === 201) expect(r.body.id).toBe(created[0]!.body.id);
-      else {
-        expectError(r, 409, 'IDEMPOTENCY_KEY_IN_USE');
-        expect(r.headers.get('retry-after')).toBe('1');
-      }
-    }
+    for (const r of results) expect(r.body.id).toBe(created[0]!.body.id);
     expect(await transfersOf(co)).toBe(1);
     // Once done, every retry replays.
     const after = await send(co, body, 'race-1');
@@ -163,22 +159,54 @@ describe('Idempotency-Key: conflicts', () => {
 
   // The row is written as one stored before fingerprints (an unkeyed hash): it still holds its key.
   it('a request still in flight holds the key (409 IN_USE); a claim past its lock (crashed replica) is taken over', async () => {
-    const co = await company();
-    const body = achBody(30_000);
-    const hash = idempotencyRequestHash({ method: 'POST', routeTemplate: '/transfers/send', params: {}, body });
+    const co = await company(0);
+    const body = { externalId: 'cust-busy', name: 'Cliente' };
+    const hash = idempotencyRequestHash({ method: 'POST', routeTemplate: '/breb/collect-keys', params: {}, body });
     await sql(stack.db.url, `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
-      values ($1, 'busy-1', 'POST', '/transfers/send', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`, [co.id, hash, randomUUID()]);
-    const busy = await send(co, body, 'busy-1');
+      values ($1, 'busy-1', 'POST', '/breb/collect-keys', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`, [co.id, hash, randomUUID()]);
+    const busy = await createKey(co, body, 'busy-1');
     expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_USE');
     expect(busy.headers.get('retry-after')).toBe('1');
     // Another body under a busy key is a reuse, not a wait.
-    expectError(await send(co, achBody(30_001), 'busy-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
-    expect(await transfersOf(co)).toBe(0);
+    expectError(await createKey(co, { ...body, name: 'Otro' }, 'busy-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expect((await api.get('/breb/collect-keys', { token: co.key })).body.items).toEqual([]);
     await sql(stack.db.url, `update gateway.idempotency_keys set locked_until = now() - interval '1 second' where company_id = $1 and key = 'busy-1'`, [co.id]);
-    const taken = await send(co, body, 'busy-1');
+    const taken = await createKey(co, body, 'busy-1');
     expect([taken.status, replayed(taken)]).toEqual([201, null]);
-    expect(await transfersOf(co)).toBe(1);
     expect(await rowOf(co, 'busy-1')).toMatchObject({ state: 'DONE', status_code: 201 });
+  });
+
+  it('a send: the same request runs at once over an IN_FLIGHT claim (its gateway may have died), another body is still a reuse', async () => {
+    const co = await company();
+    const body = achBody(30_000);
+    // Left by a gateway killed mid-request, stored before fingerprints (an unkeyed hash): locked for another minute.
+    const hash = idempotencyRequestHash({ method: 'POST', routeTemplate: '/transfers/send', params: {}, body });
+    await sql(stack.db.url, `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
+      values ($1, 'busy-send', 'POST', '/transfers/send', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`, [co.id, hash, randomUUID()]);
+    expectError(await send(co, achBody(30_001), 'busy-send'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expect(await transfersOf(co)).toBe(0);
+    // The dead request never reached the transfer service: this one makes the transfer.
+    const taken = await send(co, body, 'busy-send');
+    expect([taken.status, replayed(taken)]).toEqual([201, null]);
+    expect(await rowOf(co, 'busy-send')).toMatchObject({ state: 'DONE', status_code: 201 });
+    const again = await send(co, body, 'busy-send');
+    expect([again.status, replayed(again), again.body.id]).toEqual([201, 'true', taken.body.id]);
+    expect(await transfersOf(co)).toBe(1);
+  });
+
+  it('a send with an unknown outcome (503: transfer service unreachable) keeps the key bound to its body; the same body runs again at once', async () => {
+    const co = await company();
+    const body = achBody(40_000);
+    const cut = client((await stack.extraGateway({ TRANSFER_GRPC_ADDR: '127.0.0.1:1', RATE_LIMIT_FINANCIAL: '100000' })).url);
+    const failed = await cut.post('/transfers/send', { token: co.key, body, headers: { 'Idempotency-Key': 'unknown-1' } });
+    expectError(failed, 503, 'SERVICE_UNAVAILABLE');
+    // Not dropped: bound to this request (UNKNOWN), no longer locked.
+    expect(await rowOf(co, 'unknown-1')).toMatchObject({ state: 'UNKNOWN', status_code: null });
+    expectError(await send(co, achBody(40_001), 'unknown-1'), 409, 'IDEMPOTENCY_KEY_REUSED');
+    const retry = await send(co, body, 'unknown-1');
+    expect([retry.status, replayed(retry)]).toEqual([201, null]);
+    expect(await rowOf(co, 'unknown-1')).toMatchObject({ state: 'DONE', status_code: 201 });
+    expect(await transfersOf(co)).toBe(1);
   });
 });
 
@@ -289,7 +317,7 @@ describe('Idempotency-Key beside the §7.4 reference', () => {
 });
 
 describe('purge', () => {
-  it('deletes expired answers and dead claims, and keeps live ones', async () => {
+  it('deletes expired answers, dead claims and expired unknown outcomes, and keeps live ones', async () => {
     const co = await company(0);
     const insert = (key: string, state: string, lockedUntil: string, expiresAt: string) => sql(stack.db.url,
       `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, status_code, locked_until, expires_at)
@@ -299,6 +327,8 @@ describe('purge', () => {
     await insert('done-live', 'DONE', '-1 day', '1 day');
     await insert('flight-dead', 'IN_FLIGHT', '-1 second', '-1 second');
     await insert('flight-running', 'IN_FLIGHT', '1 minute', '-1 second');
+    await insert('unknown-expired', 'UNKNOWN', '-1 day', '-1 second');
+    await insert('unknown-live', 'UNKNOWN', '-1 day', '1 day');
     const db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: createLogger('purge-test', 'silent') });
     try {
       const repo = new IdempotencyKeyRepository(db, new SecretBox('k'.repeat(32)));
@@ -308,6 +338,6 @@ describe('purge', () => {
       await db.close();
     }
     const left = await sql(stack.db.url, 'select key from gateway.idempotency_keys where company_id = $1 order by key', [co.id]);
-    expect(left.map((r) => r.key)).toEqual(['done-live', 'flight-running']);
+    expect(left.map((r) => r.key)).toEqual(['done-live', 'flight-running', 'unknown-live']);
   });
 });

@@ -53,6 +53,8 @@ export interface HandlerArgs<P, Q, B> {
   audit: AuditTrail | undefined;
   /** The body's exact bytes, on routes declared with `rawBody: true`. */
   rawBody: Buffer | undefined;
+  /** The request's `Idempotency-Key`, on idempotent routes (undefined when the client sent none). */
+  idempotencyKey: string | undefined;
 }
 
 export interface HandlerResult {
@@ -85,8 +87,11 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
   /**
    * Creates something: accepts an `Idempotency-Key` header (the first final answer is stored per
    * company and key and replayed; see http/idempotency.ts). Needs an authenticated company.
+   * `'bound'`: the handler passes the key to a downstream that is idempotent by it (it binds the key
+   * to what it creates and answers a retry with that), so an unknown outcome (5xx, time-out, a
+   * gateway that died) keeps the key bound to the request and the same request may run again at once.
    */
-  idempotent?: boolean;
+  idempotent?: boolean | 'bound';
   /** Error code to answer when a path parameter is malformed (default INVALID_REQUEST): e.g. a bad company id reads as not found. */
   paramErrors?: Record<string, ErrorCode>;
   responses: Record<number, RouteResponseDoc>;

@@ -88,7 +88,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
         : undefined;
       const run = () => def.handler({
         params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, session: ctx.state.session,
-        admin: ctx.state.admin, audit: trail, rawBody,
+        admin: ctx.state.admin, audit: trail, rawBody, idempotencyKey,
       });
       const handle = !trail ? run : async () => {
         if (audited!.change === 'service') await trail.requested();
@@ -106,7 +106,8 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       };
       const result = idempotencyKey === undefined
         ? await handle()
-        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: read?.value }, handle);
+        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: read?.value }, handle,
+          { bound: def.idempotent === 'bound' });
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');

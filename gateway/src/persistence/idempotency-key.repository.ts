@@ -1,5 +1,12 @@
 import type { Database, SecretBox } from '@wallet/platform';
 
+/**
+ * IN_FLIGHT: a request holds the key (until `locked_until`); DONE: its final answer, replayed until
+ * `expires_at`; UNKNOWN (routes bound to their downstream by the key only): the request ended without
+ * a known outcome, the key stays bound to it until `expires_at` and the same request may run again.
+ */
+export type IdempotencyState = 'IN_FLIGHT' | 'DONE' | 'UNKNOWN';
+
 export interface IdempotencyClaim {
   companyId: string;
   key: string;
@@ -9,11 +16,18 @@ export interface IdempotencyClaim {
   claimId: string;
   lockSeconds: number;
   ttlSeconds: number;
+  /**
+   * A route whose downstream is idempotent by the key (`idempotent: 'bound'`): a row of the same
+   * request that is IN_FLIGHT or UNKNOWN is taken over at once (the request runs again; the
+   * downstream answers what the key already made). `plainHash`: the unkeyed hash, so a row stored
+   * before fingerprints still counts as the same request.
+   */
+  sameRequestTakeover?: { plainHash: string };
 }
 
 /** The live row that holds a key (another request's claim or a stored answer). */
 export interface IdempotencyRecord {
-  state: 'IN_FLIGHT' | 'DONE';
+  state: IdempotencyState;
   method: string;
   requestHash: string;
   statusCode: number | null;
@@ -22,7 +36,7 @@ export interface IdempotencyRecord {
 }
 
 interface Row {
-  state: 'IN_FLIGHT' | 'DONE';
+  state: IdempotencyState;
   method: string;
   request_hash: string;
   status_code: number | null;
@@ -39,8 +53,9 @@ export class IdempotencyKeyRepository {
 
   /**
    * Takes the key for this request: inserts an IN_FLIGHT row, or takes over a row that no longer
-   * counts (a stored answer past `expires_at`, or an IN_FLIGHT claim past `locked_until` left by a
-   * crashed replica). True when this request now holds the key.
+   * counts (a stored answer or an UNKNOWN mark past `expires_at`, or an IN_FLIGHT claim past
+   * `locked_until` left by a crashed replica), or, with `sameRequestTakeover`, an IN_FLIGHT or
+   * UNKNOWN row of the same request. True when this request now holds the key.
    */
   async claim(c: IdempotencyClaim): Promise<boolean> {
     const rows = await this.db.prepared<{ claim_id: string }>(
@@ -51,9 +66,11 @@ export class IdempotencyKeyRepository {
          method = excluded.method, path = excluded.path, request_hash = excluded.request_hash, state = 'IN_FLIGHT',
          claim_id = excluded.claim_id, status_code = null, response_body = null, response_headers = null,
          created_at = excluded.created_at, locked_until = excluded.locked_until, expires_at = excluded.expires_at
-       where (k.state = 'DONE' and k.expires_at <= now()) or (k.state = 'IN_FLIGHT' and k.locked_until <= now())
+       where (k.state in ('DONE', 'UNKNOWN') and k.expires_at <= now()) or (k.state = 'IN_FLIGHT' and k.locked_until <= now())
+          or ($9::boolean and k.state in ('IN_FLIGHT', 'UNKNOWN') and k.method = excluded.method and k.request_hash in (excluded.request_hash, $10))
        returning claim_id::text as claim_id`,
-      [c.companyId, c.key, c.method, c.path, c.requestHash, c.claimId, c.lockSeconds, c.ttlSeconds],
+      [c.companyId, c.key, c.method, c.path, c.requestHash, c.claimId, c.lockSeconds, c.ttlSeconds,
+        c.sameRequestTakeover !== undefined, c.sameRequestTakeover?.plainHash ?? null],
     );
     return rows[0]?.claim_id === c.claimId;
   }
@@ -64,7 +81,7 @@ export class IdempotencyKeyRepository {
       `select state, method, request_hash, status_code, response_body, response_headers
          from gateway.idempotency_keys
         where company_id = $1 and key = $2
-          and ((state = 'DONE' and expires_at > now()) or (state = 'IN_FLIGHT' and locked_until > now()))`,
+          and ((state in ('DONE', 'UNKNOWN') and expires_at > now()) or (state = 'IN_FLIGHT' and locked_until > now()))`,
       [companyId, key],
     );
     const r = rows[0];
@@ -87,6 +104,20 @@ export class IdempotencyKeyRepository {
     return rows.length === 1;
   }
 
+  /**
+   * The request ended without a known outcome (`idempotent: 'bound'` routes): the row stays, bound
+   * to this request until `expires_at`, and no longer locks the key (no-op if the claim was lost).
+   */
+  async markUnknown(companyId: string, key: string, claimId: string): Promise<boolean> {
+    const rows = await this.db.prepared<{ key: string }>(
+      `update gateway.idempotency_keys set state = 'UNKNOWN', locked_until = now()
+        where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'
+        returning key`,
+      [companyId, key, claimId],
+    );
+    return rows.length === 1;
+  }
+
   /** Drops this request's claim so that a retry runs normally. */
   async release(companyId: string, key: string, claimId: string): Promise<void> {
     await this.db.prepared(
@@ -102,7 +133,7 @@ export class IdempotencyKeyRepository {
          delete from gateway.idempotency_keys
           where ctid = any(array(
             select ctid from gateway.idempotency_keys
-             where expires_at <= now() and (state = 'DONE' or locked_until <= now())
+             where expires_at <= now() and (state <> 'IN_FLIGHT' or locked_until <= now())
              limit $1))
          returning 1)
        select count(*)::text as n from gone`,

@@ -55,7 +55,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       gw, ledger: l, db, namespace, sandboxUrl: sb.url,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address,
           namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });

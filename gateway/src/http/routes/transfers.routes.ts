@@ -4,6 +4,7 @@ import { achBankById } from '../../dictionaries/ach-banks.js';
 import { quoteToApi, requestHash, resolveResultToApi, transferToApi } from '../../transfer/presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { PendingApprovalTransferSchema, QuoteSchema, ResolveKeyNotFoundSchema, ResolveKeyResultSchema, TransferSchema } from '../api-schemas.js';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency-key.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { centsSchema, textSchema } from '../validation.js';
 
@@ -56,7 +57,7 @@ export const SendBody = z.strictObject({
   if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
 }).meta({ id: 'SendTransferRequest' });
 
-export function transferRoutes(transfers: TransferClient): AnyRoute[] {
+export function transferRoutes(transfers: TransferClient, settings: { sendDeadlineMs: number } = { sendDeadlineMs: 20_000 }): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/transfers/resolve-key', operationId: 'resolveKey', tags: ['Transfers'],
@@ -106,8 +107,15 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
       summary: 'Send to a Bre-B key (BREB wallet) or a bank account (ACH wallet)',
       description: 'Funds are reserved and the transfer dispatched to the rail; it answers 201 PENDING and later becomes COMPLETED or FAILED '
         + '(poll GET /wallets/transactions/{id}). `reference` makes the request idempotent for 60 s: the same body returns the original '
-        + 'transfer (same status code), a different body is 409 REFERENCE_CONFLICT.',
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL', idempotent: true,
+        + 'transfer (same status code), a different body is 409 REFERENCE_CONFLICT.\n\n'
+        + '**Idempotency-Key on a send** is bound to the transfer it creates, in the transfer service, for good: when the outcome of a '
+        + 'send is unknown (a 5xx or a time-out after the send may have been accepted, a connection lost), retry with the same key and '
+        + 'body — at once, with no 409 `IDEMPOTENCY_KEY_IN_USE` wait: the answer is that transfer in its current state, same status '
+        + 'code and shape as a first send (201, or 200 for `AWAITING_APPROVAL`), with `Idempotent-Replayed: true`; never a second '
+        + 'transfer. The key stays bound to that body (another body → 409 `IDEMPOTENCY_KEY_REUSED`). A send refused before it was '
+        + 'recorded (e.g. 503 `ACH_RAIL_UNAVAILABLE`) made no transfer: the retry runs it. While the first send is still being decided the '
+        + 'retry waits for it (up to 15 s, then 503 again).',
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL', idempotent: 'bound',
       body: SendBody,
       responses: {
         201: { description: 'The transfer, PENDING.', schema: TransferSchema },
@@ -124,7 +132,7 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
         'INSUFFICIENT_BALANCE', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'BREB_DIRECTORY_LOOKUP_FAILED',
         'ACH_RAIL_UNAVAILABLE', 'SERVICE_UNAVAILABLE',
       ],
-      handler: async ({ body, call }) => {
+      handler: async ({ body, call, idempotencyKey }) => {
         const ba = body.destination?.bankAccount;
         const bank = ba ? achBankById(ba.bankId) : undefined;
         const res = await transfers.send({
@@ -137,9 +145,12 @@ export function transferRoutes(transfers: TransferClient): AnyRoute[] {
           targetName: body.targetName,
           targetDocument: body.targetDocument === '' ? undefined : body.targetDocument,
           requestHash: requestHash(body),
-        }, call, { deadlineMs: 20_000 });
+          // The transfer service binds the key to the transfer it creates: a retry gets that transfer.
+          idempotencyKey,
+        }, call, { deadlineMs: settings.sendDeadlineMs });
         const out = transferToApi(res.transfer!);
-        return { status: out.status, body: out.body };
+        // The transfer already held the key (an earlier request of which this is a retry): a replay.
+        return { status: out.status, body: out.body, ...(res.idempotencyKeyReplayed ? { headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : {}) };
       },
     }),
   ];

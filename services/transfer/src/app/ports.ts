@@ -24,6 +24,24 @@ export interface ReferenceRow {
 
 export type ReferenceClaim = { owner: true } | { owner: false; existing: ReferenceRow };
 
+/** A send's `Idempotency-Key` as stored with its transfer (the request hash kept only as a keyed fingerprint). */
+export interface IdempotencyBinding {
+  key: string;
+  requestHash: string;
+}
+
+/** The transfer that holds a company's `Idempotency-Key`, compared with a request of some hash. */
+export interface KeyedTransfer {
+  transfer: TransferRecord;
+  /** The transfer was made by a request with the same hash. */
+  sameRequest: boolean;
+  /** Why a REJECTED transfer was refused (a catalogue code, or ABANDONED). */
+  rejectCode: string | null;
+}
+
+/** `insertWithinLimits` verdict: another transfer of the company already holds the Idempotency-Key; nothing inserted. */
+export const IDEMPOTENCY_KEY_TAKEN = 'IDEMPOTENCY_KEY_TAKEN';
+
 export interface ResolvedKey {
   anchorHandle: string;
   keyType: KeyType;
@@ -93,9 +111,13 @@ export interface TransferStore {
   /**
    * Inserts the transfer as RECEIVED if the counterparty limits allow it. The usage sum and the
    * insert happen under one lock per (company, counterparty), so concurrent sends cannot both pass.
+   * With `idempotency` the key is inserted in the same statement, unique per company: when another
+   * transfer holds it, nothing is inserted and the verdict is IDEMPOTENCY_KEY_TAKEN.
    */
   insertWithinLimits(t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    decide: (usage: LimitUsage) => string, nextAttemptInMs: number): Promise<string>;
+    decide: (usage: LimitUsage) => string, nextAttemptInMs: number, idempotency?: IdempotencyBinding): Promise<string>;
+  /** The transfer holding the company's `Idempotency-Key`, if any (a binding never expires). */
+  findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined>;
 
   /**
    * Compare-and-set of the state (from one of `from`) with the patch, in ONE statement together with

@@ -31,6 +31,8 @@ export interface SendInput {
   targetDocument?: string | undefined;
   company?: CompanyProfile | undefined;
   requestHash?: string | undefined;
+  /** The client's `Idempotency-Key` (the gateway passes it on POST /transfers/send). */
+  idempotencyKey?: string | undefined;
 }
 
 export type SendDestinationCommand =
@@ -52,6 +54,8 @@ export interface SendCommand {
   targetDocument: string | null;
   company: CompanyProfile;
   requestHash: string;
+  /** Binds the transfer to the key, unique per company (see SendTransfer). */
+  idempotencyKey: string | null;
 }
 
 export const MAX_REFERENCE = 100;
@@ -60,6 +64,8 @@ export const MAX_TARGET_NAME = 200;
 export const MAX_HOLDER_NAME = 64;
 const DOCUMENT = /^[0-9A-Za-z.\- ]{3,32}$/;
 const ANCHOR = /^[A-Za-z0-9_:.-]{1,128}$/;
+/** As the gateway accepts the header: 1-255 visible ASCII characters. */
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Schema checks of §4.5 and §8: every problem at once, as INVALID_REQUEST details.fields. */
 export function validateSend(input: SendInput): SendCommand {
@@ -74,6 +80,8 @@ export function validateSend(input: SendInput): SendCommand {
   const targetName = orNull(input.targetName);
   const targetDocument = orNull(input.targetDocument)?.trim() || null;
   const anchor = orNull(input.targetAnchorHandle);
+  const idempotencyKey = orNull(input.idempotencyKey);
+  if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) p.add('idempotencyKey', 'must be 1 to 255 visible ASCII characters');
 
   const given = [input.brebKey ? 'brebKey' : null, input.bankAccount ? 'bankAccount' : null].filter(Boolean);
   let destination: SendDestinationCommand | null = null;
@@ -129,6 +137,7 @@ export function validateSend(input: SendInput): SendCommand {
     targetDocument,
     company: input.company ?? EMPTY_PROFILE,
     requestHash: '',
+    idempotencyKey,
   };
   cmd.requestHash = orNull(input.requestHash) ?? fallbackRequestHash(input);
   return cmd;

@@ -1,11 +1,12 @@
-import { AppError } from '@wallet/platform';
+import { AppError, isErrorCode } from '@wallet/platform';
 import { bankRoutable, placeholderAccount } from '../domain/ach-rules.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
-import type { Destination, TransferRecord } from '../domain/transfer.js';
+import type { Destination, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
+import { IDEMPOTENCY_KEY_TAKEN } from './ports.js';
 import { notFoundAsError } from './resolve-key.js';
 import { validateSend, type SendCommand, type SendInput } from './send-input.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -14,7 +15,15 @@ import { requireCompany } from './validation.js';
 export interface SendResult {
   transfer: TransferRecord;
   replayed: boolean;
+  /** The transfer was already bound to the request's Idempotency-Key (an idempotent replay). */
+  keyReplayed?: boolean;
 }
+
+/** Thrown inside a send whose insert found its Idempotency-Key taken; `execute` answers the transfer holding it. */
+class IdempotencyKeyTaken extends Error {}
+
+/** States whose outcome is being decided right now: a keyed retry waits for the decision. */
+const UNDECIDED: readonly TransferState[] = ['RECEIVED', 'ABANDONING'];
 
 export const SEND_MESSAGES = {
   anchorUnknown: 'El anchorHandle no corresponde a una consulta de llave de los últimos 10 minutos; consulte la llave de nuevo.',
@@ -24,6 +33,7 @@ export const SEND_MESSAGES = {
   placeholderAccount: 'El número de cuenta de destino no es aceptado por las reglas internas.',
   duplicateInFlight: 'Una solicitud con la misma referencia aún está en proceso; intente de nuevo en unos segundos.',
   ledgerUnknown: 'No fue posible confirmar la reserva de fondos; la transferencia no fue aceptada. Intente de nuevo.',
+  keyInFlight: 'Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.',
 };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -34,7 +44,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * (ACH) → counterparty limits → balance — the first failing check answers. Then the saga: the
  * transfer is recorded RECEIVED, funds reserved in the ledger (RESERVED: accepted), dispatched to
  * the rail (DISPATCHED), and the answer is 201 PENDING. With a `reference`, the request is
- * idempotent inside the window (see `withReference`).
+ * idempotent inside the window (see `withReference`); with an `Idempotency-Key`, for good (see
+ * `boundToKey`).
  */
 export class SendTransfer {
   constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
@@ -43,8 +54,53 @@ export class SendTransfer {
     const companyId = requireCompany(ctx.companyId);
     const cmd = validateSend(input);
     const apiKeyId = ctx.apiKeyId ?? null;
-    if (!cmd.reference) return { transfer: await this.process(companyId, apiKeyId, this.deps.newId(), cmd), replayed: false };
-    return this.withReference(companyId, apiKeyId, cmd, cmd.reference);
+    if (cmd.idempotencyKey) {
+      const bound = await this.boundToKey(companyId, cmd, cmd.idempotencyKey);
+      if (bound) return bound;
+    }
+    try {
+      if (!cmd.reference) return { transfer: await this.process(companyId, apiKeyId, this.deps.newId(), cmd), replayed: false };
+      return await this.withReference(companyId, apiKeyId, cmd, cmd.reference);
+    } catch (err) {
+      if (!(err instanceof IdempotencyKeyTaken) || !cmd.idempotencyKey) throw err;
+      // A concurrent request with the key inserted its transfer first: that one is the answer.
+      const bound = await this.boundToKey(companyId, cmd, cmd.idempotencyKey);
+      if (!bound) throw new AppError('INTERNAL_ERROR');
+      return bound;
+    }
+  }
+
+  /**
+   * `Idempotency-Key` idempotency (issue 19). The transfer is inserted with the key (unique per
+   * company, in the statement that creates it), so one key is one transfer, whatever happens to the
+   * request that made it: a retry after a gateway time-out or crash, or a concurrent duplicate, gets
+   * that transfer here in its CURRENT state and runs nothing else (no second reserve, no dispatch).
+   * Undefined when no transfer holds the key (the request then runs, and its insert decides a race).
+   * - another request under the key (its fingerprint differs) → IDEMPOTENCY_KEY_REUSED;
+   * - still being decided (RECEIVED, ABANDONING) → waits for the decision, up to `duplicateWaitMs`,
+   *   then 503 (the outcome is still unknown; a later retry gets it);
+   * - refused by a business rule when it was reserved (REJECTED with a catalogue code, e.g.
+   *   INSUFFICIENT_BALANCE) → the same refusal;
+   * - otherwise the transfer as it is now (PENDING, COMPLETED, FAILED, AWAITING_APPROVAL…; a send
+   *   given up before its reserve landed, REJECTED/ABANDONED, reads as FAILED: no money moved).
+   */
+  private async boundToKey(companyId: string, cmd: SendCommand, key: string): Promise<SendResult | undefined> {
+    const { deps } = this;
+    const deadline = Date.now() + deps.settings.duplicateWaitMs;
+    let step = 20;
+    for (;;) {
+      const bound = await deps.store.findByIdempotencyKey(companyId, key, cmd.requestHash);
+      if (!bound) return undefined;
+      if (!bound.sameRequest) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+      const t = bound.transfer;
+      if (!UNDECIDED.includes(t.state)) {
+        if (t.state === 'REJECTED' && isErrorCode(bound.rejectCode)) throw new AppError(bound.rejectCode);
+        return { transfer: t, replayed: true, keyReplayed: true };
+      }
+      if (Date.now() > deadline) throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.keyInFlight);
+      await sleep(step);
+      step = Math.min(250, Math.round(step * 1.5));
+    }
   }
 
   /**
@@ -125,7 +181,9 @@ export class SendTransfer {
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
     const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt),
-      (usage) => checkCounterpartyLimits(amount, usage, limits), graceMs);
+      (usage) => checkCounterpartyLimits(amount, usage, limits), graceMs,
+      cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined);
+    if (verdict === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
     if (verdict !== 'OK') throw new AppError(verdict as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');
 
     // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)

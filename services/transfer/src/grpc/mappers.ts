@@ -51,6 +51,7 @@ export function sendFromProto(r: transferV1.SendRequest, ctx: CallContext): Send
     targetDocument: r.targetDocument,
     company: companyOf(ctx),
     requestHash: r.requestHash,
+    idempotencyKey: r.idempotencyKey,
   };
 }
 

@@ -29,7 +29,7 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
 
     async send(req, ctx) {
       const r = await uc.send.execute(ctx, sendFromProto(req, ctx));
-      return { transfer: transferToProto(r.transfer), replayed: r.replayed };
+      return { transfer: transferToProto(r.transfer), replayed: r.replayed, idempotencyKeyReplayed: r.keyReplayed === true };
     },
 
     async handleRailCallback(req) {

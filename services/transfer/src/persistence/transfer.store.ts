@@ -5,8 +5,10 @@ import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
-import type {
-  AmlEntry, OutboxEvent, ReferenceClaim, ReferenceRow, ResolvedKey, TransferStore, TransitionPatch, LeasedTransfer,
+import {
+  IDEMPOTENCY_KEY_TAKEN,
+  type AmlEntry, type IdempotencyBinding, type KeyedTransfer, type OutboxEvent, type ReferenceClaim, type ReferenceRow, type ResolvedKey,
+  type TransferStore, type TransitionPatch, type LeasedTransfer,
 } from '../app/ports.js';
 
 /** The `pg` pool under MikroORM, for single statements as named prepared statements. */
@@ -48,6 +50,8 @@ export interface TransferRow {
   created_at: Date | string;
   dispatched_at: Date | string | null;
   completed_at: Date | string | null;
+  reject_code?: string | null;
+  idempotency_fingerprint?: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -254,7 +258,7 @@ export class SqlTransferStore implements TransferStore {
 
   async insertWithinLimits(
     t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    decide: (usage: LimitUsage) => string, nextAttemptInMs: number,
+    decide: (usage: LimitUsage) => string, nextAttemptInMs: number, idempotency?: IdempotencyBinding,
   ): Promise<string> {
     // One round trip takes the lock (with `begin`), one inserts the transfer and sums the window
     // without it (the statement's snapshot is taken after the lock, and does not see its own
@@ -272,9 +276,10 @@ export class SqlTransferStore implements TransferStore {
              insert into transfer.transfers (
                id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
                total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked)
+               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
+               idempotency_key, idempotency_fingerprint)
              values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26)
+               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28)
              returning id),
            h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
            select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
@@ -287,14 +292,27 @@ export class SqlTransferStore implements TransferStore {
             t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
             ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
             t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
-            stored.sealed, stored.masked]);
+            stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null]);
         verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
         if (verdict !== 'OK') throw refused; // rolls the insert back
       });
     } catch (err) {
+      // Another transfer holds the key (it committed first: a retry or a concurrent duplicate).
+      if (isUniqueViolation(err, 'transfers_idempotency_key_uq')) return IDEMPOTENCY_KEY_TAKEN;
       if (err !== refused) throw err;
     }
     return verdict;
+  }
+
+  async findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined> {
+    const rows = await this.run<TransferRow>(
+      'select * from transfer.transfers where company_id = ? and idempotency_key = ?', [companyId, key]);
+    const r = rows[0];
+    return r && {
+      transfer: toTransfer(r, this.protection),
+      sameRequest: r.idempotency_fingerprint === this.protection.fingerprint(requestHash),
+      rejectCode: r.reject_code ?? null,
+    };
   }
 
   async transition(

@@ -108,7 +108,8 @@ describe('migration 0004 seals the rows already stored', () => {
       await before.query(`insert into transfer.send_references (company_id, reference, request_hash, transfer_id) values ('co-1', 'ref-1', 'raw-sha256', ?::uuid)`, [ach]);
       await before.close();
 
-      const after = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all, logger: log, poolMax: 2 });
+      // Up to 0004 (the later migrations are not what this test is about; `down` then undoes 0004).
+      const after = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all.slice(0, 4), logger: log, poolMax: 2 });
       try {
         expect(await after.migrate()).toEqual(['0004-sealed-account-numbers']);
         const [row] = await after.query<Record<string, any>>('select * from transfer.transfers where id = ?::uuid', [ach]);
