@@ -123,7 +123,7 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     const broken = await runCli(stack.databaseUrl, ['--break', 'holds']);
     expect(broken.code).toBe(1);
     expect(broken.out).toMatch(/^holds +VIOLATED \(1\) /m);
-    expect(broken.out).toMatch(/- transfer [0-9a-f-]{36} \(company selftest-\w+\) DISPATCHED: may not have no hold/);
+    expect(broken.out).toMatch(/- transfer [0-9a-f-]{36} \(company selftest-\w+\) DISPATCHED: has no hold; DISPATCHED allows OPEN/);
     expect(broken.out).toContain('invariants: VIOLATED (holds)');
 
     const exc = await runCli(stack.databaseUrl, ['--break', 'exceptions']);

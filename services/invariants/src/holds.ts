@@ -82,7 +82,7 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
       if (t.hold_id && key?.hold_id && t.hold_id !== key.hold_id) say(`records hold ${t.hold_id} but its reserve made ${key.hold_id}`);
       const ok = allowed[t.state];
       if (!ok) say('unknown state');
-      else if (!ok.includes(hold) && !(parked && OWES_A_STEP.has(t.state))) say(`may not have ${hold === 'none' ? 'no hold' : `a ${hold} hold`}`);
+      else if (!ok.includes(hold) && !(parked && OWES_A_STEP.has(t.state))) say(`has ${hold === 'none' ? 'no hold' : `a ${hold} hold`}; ${t.state} allows ${ok.map((h) => (h === 'none' ? 'no hold' : h)).join(' or ')}`);
       if (t.state === 'REJECTED' && key?.kind === 'reserve') say('was refused but its reserve landed');
       if (o.settled && OWES_A_STEP.has(t.state) && !parked) say('still owes its money step with nobody running');
 
