@@ -39,7 +39,7 @@ function reportOf(ctx: ParameterizedContext, dateParam: string): { rail: ReportR
   const date = dateParam;
   const fields: Array<{ path: string; message: string }> = [];
   if (!(REPORT_RAILS as readonly string[]).includes(rail)) fields.push({ path: 'path.rail', message: `Debe ser uno de ${REPORT_RAILS.join(', ')}.` });
-  if (!isReportDate(date)) fields.push({ path: 'path.date', message: 'Debe ser una fecha AAAA-MM-DD.' });
+  if (!isReportDate(date)) fields.push({ path: 'path.date', message: 'Debe ser una fecha real AAAA-MM-DD (el reporte: AAAA-MM-DD.csv).' });
   if (fields.length > 0) throw invalidRequest(fields);
   return { rail: rail as ReportRail, date };
 }
@@ -85,8 +85,8 @@ class ReportAborted extends Error {
  */
 export function reportRoutes(router: Router, d: SandboxHttpDeps): void {
   router.get('/sandbox/reports/:rail/:file', async (ctx) => {
-    const file = String(ctx.params.file ?? '');
-    const { rail, date } = reportOf(ctx, REPORT_FILE.exec(file)?.[1] ?? file);
+    // The date without `.csv` (or with another extension) is as bad as no date.
+    const { rail, date } = reportOf(ctx, REPORT_FILE.exec(String(ctx.params.file ?? ''))?.[1] ?? '');
     // RFC 4180: CRLF line ends, quotes only where a field needs them.
     const csv = stringify({ record_delimiter: 'windows' });
     let signalReady!: () => void;
