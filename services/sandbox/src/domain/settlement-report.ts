@@ -100,11 +100,6 @@ export function bogotaDayRange(date: string): { from: string; to: string } {
   return { from: new Date(start).toISOString(), to: new Date(start + 86_400_000).toISOString() };
 }
 
-/** The Bogotá date of an instant. */
-export function bogotaDate(instant: Date): string {
-  return new Date(instant.getTime() - BOGOTA_OFFSET_MS).toISOString().slice(0, 10);
-}
-
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00.000Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }

@@ -94,6 +94,7 @@ export function reportRoutes(router: Router, d: SandboxHttpDeps): void {
     const sink: ReportSink = {
       ready: () => signalReady(),
       async write(records) {
+        if (csv.destroyed) throw new ReportAborted();
         let full = false;
         for (const r of records) if (!csv.write(r)) full = true;
         if (full) await drained(csv);
@@ -114,6 +115,8 @@ export function reportRoutes(router: Router, d: SandboxHttpDeps): void {
     ctx.type = 'text/csv; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="${rail}-settlement-${date}.csv"`);
     ctx.set('Cache-Control', 'no-store');
+    // Koa pipes the body and destroys it when the response ends unread (HEAD, a client gone):
+    // the rendering then stops at its next write and gives its connection back.
     ctx.body = csv;
   });
 
