@@ -59,6 +59,11 @@ function discrepancyView(d: Discrepancy): Record<string, unknown> {
   return { id, rail, date, ...fields, createdAt };
 }
 
+/** The reader went away: the rendering stops and gives its connection back (not an error). */
+class ReportAborted extends Error {
+  constructor() { super('the report download was aborted'); }
+}
+
 /** Waits for the stream to take more; rejects when it was destroyed (the client went away). */
 function drained(s: Stringifier): Promise<void> {
   if (s.destroyed) return Promise.reject(new ReportAborted());
@@ -73,10 +78,6 @@ function drained(s: Stringifier): Promise<void> {
     s.on('drain', onDrain);
     s.on('close', onClose);
   });
-}
-
-class ReportAborted extends Error {
-  constructor() { super('the report download was aborted'); }
 }
 
 /**
