@@ -6,6 +6,7 @@ import { BrebCollect } from './app/breb-collect.js';
 import { LookupKey } from './app/directory.js';
 import { PseLinks } from './app/pse-links.js';
 import { RailTransfers } from './app/rail-transfers.js';
+import { SettlementReports } from './app/settlement-reports.js';
 import type { SandboxConfig } from './config.js';
 import { CallbackDispatcher } from './delivery/callback-dispatcher.js';
 import { startSmtpSink, type SmtpSink } from './delivery/smtp-sink.js';
@@ -14,6 +15,7 @@ import { sandboxMigrations } from './persistence/migrations/index.js';
 import { EmailStore } from './persistence/email.store.js';
 import { PseStore } from './persistence/pse.store.js';
 import { RegistrationStore } from './persistence/registration.store.js';
+import { ReportStore } from './persistence/report.store.js';
 import { SandboxStore } from './persistence/sandbox.store.js';
 
 export const SANDBOX_SCHEMA = 'sandbox';
@@ -67,6 +69,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       collect,
       validateAchAccount: new ValidateAchAccount(store),
       rails, pse, emails, dispatcher: d, store, log,
+      reports: new SettlementReports(new ReportStore(db)),
       isReady: () => ready,
     });
     const handle = app.callback();

@@ -10,6 +10,7 @@ import { directoryRoutes } from './routes/directory.routes.js';
 import { emailRoutes } from './routes/email.routes.js';
 import { healthRoutes } from './routes/health.routes.js';
 import { pseRoutes } from './routes/pse.routes.js';
+import { reportRoutes } from './routes/report.routes.js';
 import { switchRoutes } from './routes/switches.routes.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -54,6 +55,7 @@ export function createHttpApp(d: SandboxHttpDeps): Koa {
   pseRoutes(router, d);
   switchRoutes(router, d);
   emailRoutes(router, d);
+  reportRoutes(router, d);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

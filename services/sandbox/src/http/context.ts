@@ -4,6 +4,7 @@ import type { LookupKey } from '../app/directory.js';
 import type { ValidateAchAccount } from '../app/ach-accounts.js';
 import type { PseLinks } from '../app/pse-links.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
+import type { SettlementReports } from '../app/settlement-reports.js';
 import type { CallbackDispatcher } from '../delivery/callback-dispatcher.js';
 import type { EmailStore } from '../persistence/email.store.js';
 import type { SandboxStore } from '../persistence/sandbox.store.js';
@@ -16,6 +17,8 @@ export interface SandboxHttpDeps {
   validateAchAccount: ValidateAchAccount;
   rails: RailTransfers;
   pse: PseLinks;
+  /** The providers' daily settlement reports and their injected discrepancies. */
+  reports: SettlementReports;
   emails: EmailStore;
   dispatcher: CallbackDispatcher;
   store: SandboxStore;
