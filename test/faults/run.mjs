@@ -92,7 +92,8 @@ const local = (list) => list.map((p) => `127.0.0.1:${p}`).join(',');
 /** What the clients of a service dial: both replicas (round robin); the ledger through its proxies. */
 const targetOf = (name) => (name === 'ledger' ? local(ports.ledgerProxy) : local(ports.grpc[name]));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (msg) => console.log(`[faults ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+// Relative and wall-clock time (the services' logs carry ISO times: a fault is matched to them by the latter).
+const log = (msg) => console.log(`[faults ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s ${new Date().toISOString().slice(11, 23)}] ${msg}`);
 const t0 = Date.now();
 
 // Deterministic choices (the timing of faults still varies from run to run).
@@ -681,8 +682,8 @@ async function injectFaults(plan) {
     const started = Date.now();
     const what = `${f}${a ? ` ${keyOf(a, r)}` : ''}`;
     const detail = await FAULTS[f](a, r);
-    faultLog.push(`${what} (${Date.now() - started} ms${detail ? `; ${detail}` : ''})`);
-    log(`fault ${what} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}; ${record.accepted.size} sends accepted so far`);
+    faultLog.push(`${new Date(started).toISOString()} ${what} (${Date.now() - started} ms${detail ? `; ${detail}` : ''})`);
+    log(`fault ${what} from ${new Date(started).toISOString().slice(11, 23)} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}; ${record.accepted.size} sends accepted so far`);
     await sleep(profile.gapMs);
   }
 }
