@@ -9,6 +9,8 @@ describe('gateway config', () => {
     expect(c.apiKeyPrefix).toBe('wk_test_');
     expect(c.port).toBe(8080);
     expect(c.opsPort).toBe(9100);
+    expect(c.dbPoolMax).toBe(10);
+    expect(loadConfig({ GATEWAY_DB_POOL_MAX: '2' }).dbPoolMax).toBe(2);
     expect(c.ledgerAddress).toBe('127.0.0.1:50051');
     expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
     expect(c.rateLimit.perMinute).toEqual({ READS: 100, QUOTES: 30, RESOLVE_KEY: 30, FINANCIAL: 10, COLLECT_KEY_WRITES: 60, AUTHENTICATION: 5, ADMIN: 300, ADMIN_LOGIN: 5 });

@@ -93,6 +93,8 @@ export const gatewayEnvSchema = baseEnvSchema
     RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
     /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
     GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
+    /** Postgres connections of the gateway's own schema (API keys, sessions, users, idempotency answers). */
+    GATEWAY_DB_POOL_MAX: env.int(10, 1),
     GRPC_DEADLINE_MS: env.int(5000, 100),
     /**
      * Deadline of the transfer service's Send (a send checks the directory, reserves and dispatches:
@@ -125,6 +127,7 @@ export interface GatewayConfig {
   nodeEnv: 'development' | 'test' | 'production';
   logLevel: string;
   databaseUrl: string;
+  dbPoolMax: number;
   port: number;
   host: string;
   opsPort: number;
@@ -175,6 +178,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     nodeEnv: e.NODE_ENV,
     logLevel: e.LOG_LEVEL,
     databaseUrl: e.DATABASE_URL,
+    dbPoolMax: e.GATEWAY_DB_POOL_MAX,
     port: e.GATEWAY_PORT,
     host: e.GATEWAY_HOST,
     opsPort: e.GATEWAY_OPS_PORT,

@@ -32,7 +32,7 @@ export interface RunningGateway {
  */
 /** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
 export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls): Promise<RunningGateway> {
-  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log });
+  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: config.dbPoolMax });
   try {
     if (config.migrateOnStart) {
       const applied = await db.migrate();

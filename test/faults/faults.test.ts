@@ -5,13 +5,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
- * The fast part of the fault suite (README.md beside this file): the real processes under load
- * while transfer, ledger, gateway and sandbox are killed with SIGKILL, NATS restarted, Postgres
- * connections cut, Redis stopped, callbacks duplicated / delayed / reordered, the provider timing
- * out and down. The assertions are the money invariants after the run, not timings.
+ * The fast part of the fault suite (README.md beside this file): the real processes, two replicas
+ * of every service, under load while a replica of transfer, ledger and gateway and the sandbox are
+ * killed with SIGKILL, a replica of every service is stalled (SIGSTOP) past the sweepers' 1 s
+ * grace, the ledger's replies are slowed past it, NATS restarted, Postgres connections cut, Redis
+ * stopped, callbacks duplicated / delayed / reordered, the provider timing out and down. The
+ * assertions are the money invariants after the run, not timings.
  */
 describe('fault injection (fast profile)', () => {
-  it('keeps every invariant through kills, restarts and provider faults', async () => {
+  it('keeps every invariant through kills, stalls, a slow ledger, restarts and provider faults, with two replicas of every service', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'faults-'));
     const out = join(dir, 'result.json');
     const script = join(dirname(fileURLToPath(import.meta.url)), 'run.mjs');
@@ -29,9 +31,18 @@ describe('fault injection (fast profile)', () => {
     expect(result.failure).toBeUndefined();
     expect(result.checks.filter((c: any) => c.violations.length > 0)).toEqual([]);
     expect(result.checks.length).toBeGreaterThanOrEqual(15);
+    expect(result.replicas).toBe(2);
     expect(result.kills).toBeGreaterThanOrEqual(4);
-    expect(result.faults['kill -9 transfer']).toBe(1);
-    expect(result.faults['kill -9 ledger']).toBe(1);
+    const killed = (name: string) => (result.byService[name]?.kill ?? []).reduce((a: number, n: number) => a + n, 0);
+    expect(killed('transfer')).toBe(1);
+    expect(killed('ledger')).toBe(1);
+    expect(killed('gateway')).toBe(1);
+    expect(result.faults['kill -9 sandbox']).toBe(1);
+    expect(result.stalls).toBeGreaterThanOrEqual(1);
+    expect(result.slowLedger.windows).toBeGreaterThanOrEqual(1);
+    expect(result.slowLedger.delayedChunks.reduce((a: number, n: number) => a + n, 0)).toBeGreaterThan(0);
+    // Both gateway replicas served the workload.
+    expect(Math.min(...result.gatewayCalls)).toBeGreaterThan(0);
     expect(result.accepted).toBeGreaterThan(0);
     expect(result.incoming).toBeGreaterThan(0);
     expect(code).toBe(0);

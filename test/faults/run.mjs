@@ -1,7 +1,9 @@
-// Fault-injection suite: the product's real processes under a bank-style workload while faults are
-// injected (kill -9 of every service in turn, NATS restarted, Postgres connections cut, Redis
-// stopped, provider callbacks duplicated / delayed / reordered, provider time-outs and outages),
-// then the money invariants checked over the data (README.md beside this file).
+// Fault-injection suite: the product's real processes, two replicas of every service as production
+// runs them, under a bank-style workload while faults are injected (kill -9 of any replica, replicas
+// stalled with SIGSTOP past the sweepers' grace, the ledger's replies slowed, NATS restarted,
+// Postgres connections cut, Redis stopped, provider callbacks duplicated / delayed / reordered,
+// provider time-outs and outages), then the money invariants checked over the data (README.md
+// beside this file).
 //
 //   node test/faults/run.mjs [--profile full|fast] [--json <file>]
 //
@@ -9,7 +11,7 @@
 // so that it can restart and stop them; uses the shared Postgres with a database of its own (only
 // that database's connections are cut). Exit code 0 only when every invariant held.
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -31,14 +33,27 @@ const arg = (name, def) => { const i = argv.indexOf(`--${name}`); return i >= 0 
 const profileName = arg('profile', process.env.FAULTS_PROFILE ?? 'full');
 const jsonOut = arg('json');
 
+/** The product's services; each runs REPLICAS processes (the sandbox, the provider simulator, one). */
+const PRODUCT = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'gateway'];
+const REPLICAS = 2;
+
 /**
- * full: npm run test:faults (≥ 30 kills over every service, ~6 min). fast: the part `npm test` runs
- * (a kill of each of transfer, ledger, gateway and sandbox plus one of every other fault, ~1 min).
+ * full: npm run test:faults (4 rounds: a kill -9 of a replica of every service and of the sandbox,
+ * a stall of a replica of every service, a slow-ledger window, the other faults; ~8 min).
+ * fast: the part `npm test` runs (a replica of transfer, ledger and gateway and the sandbox killed,
+ * a replica of every service stalled, one slow-ledger window, one of every other fault; ~1.5 min).
+ * stallMs / slowMs / slowDelayMs: [lo, hi) ranges, every one longer than the grace (1 s).
  * Ports differ so both can run at the same time; neither collides with `npm run up` or the bench.
  */
 const PROFILES = {
-  full: { companies: 20, workers: 12, killRounds: 4, portBases: [0], gapMs: 1200, settleSeconds: 180, hold: 1 },
-  fast: { companies: 4, workers: 6, killRounds: 1, portBases: [20, 40, 60], gapMs: 300, settleSeconds: 60, hold: 0.6, killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'] },
+  full: {
+    companies: 20, workers: 12, rounds: 4, portBases: [0], gapMs: 1200, settleSeconds: 180, hold: 1,
+    stallMs: [2000, 4000], slowMs: [3000, 5000], slowDelayMs: [1500, 2500],
+  },
+  fast: {
+    companies: 4, workers: 6, rounds: 1, portBases: [20, 40, 60], gapMs: 300, settleSeconds: 60, hold: 0.6,
+    killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'], stallMs: [2000, 3000], slowMs: [3000, 4000], slowDelayMs: [1500, 2500],
+  },
 };
 const profile = PROFILES[profileName];
 if (!profile) { console.error(`unknown profile ${profileName} (full | fast)`); process.exit(2); }
@@ -46,14 +61,23 @@ const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 
 // The first base whose ports are all free (the fast profile tries a few: `npm test` may overlap another run).
 // Every port is below the kernel's ephemeral range (32768-60999), so an outgoing connection cannot hold one.
+// Replica 0 keeps the ports of the single-replica layout; replica 1 takes the next free block.
+const GRPC_SERVICES = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook'];
 const portsAt = (b) => ({
-  gateway: 8380 + b, gatewayOps: 9300 + b, ledgerOps: 9301 + b, transferOps: 9302 + b, depositOps: 9303 + b, collectKeyOps: 9304 + b,
-  receiptOps: 9305 + b, webhookOps: 9306 + b, ledger: 28351 + b, transfer: 28352 + b, deposit: 28353 + b, collectKey: 28354 + b,
-  receipt: 28355 + b, webhook: 28356 + b, sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
+  gateway: [8380 + b, 8381 + b],
+  ops: {
+    gateway: [9300 + b, 9307 + b],
+    ...Object.fromEntries(GRPC_SERVICES.map((n, i) => [n, [9301 + b + i, 9308 + b + i]])),
+  },
+  grpc: Object.fromEntries(GRPC_SERVICES.map((n, i) => [n, [28351 + b + i, 28357 + b + i]])),
+  /** The slow-ledger proxies: every ledger client dials these, each forwards to one ledger replica. */
+  ledgerProxy: [28363 + b, 28364 + b],
+  sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
 });
+const portList = (p) => [...p.gateway, ...Object.values(p.ops).flat(), ...Object.values(p.grpc).flat(), ...p.ledgerProxy, p.sandbox, p.smtp, p.nats, p.redis];
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
-  const free = await Promise.all(Object.values(portsAt(b)).map(portFree));
+  const free = await Promise.all(portList(portsAt(b)).map(portFree));
   if (free.every(Boolean)) { ports = portsAt(b); break; }
 }
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -62,10 +86,14 @@ const dbUrl = (() => { const u = new URL(PG_ADMIN); u.pathname = `/${dbName}`; r
 const namespace = `faults${profileName}${process.pid}`;
 const work = join(tmpdir(), `wallet-faults-${profileName}-${process.pid}`);
 const logDir = join(work, 'logs');
-const gw = `http://127.0.0.1:${ports.gateway}`;
+const gateways = ports.gateway.map((p) => `http://127.0.0.1:${p}`);
 const sb = `http://127.0.0.1:${ports.sandbox}`;
+const local = (list) => list.map((p) => `127.0.0.1:${p}`).join(',');
+/** What the clients of a service dial: both replicas (round robin); the ledger through its proxies. */
+const targetOf = (name) => (name === 'ledger' ? local(ports.ledgerProxy) : local(ports.grpc[name]));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const log = (msg) => console.log(`[faults ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+// Relative and wall-clock time (the services' logs carry ISO times: a fault is matched to them by the latter).
+const log = (msg) => console.log(`[faults ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s ${new Date().toISOString().slice(11, 23)}] ${msg}`);
 const t0 = Date.now();
 
 // Deterministic choices (the timing of faults still varies from run to run).
@@ -73,6 +101,11 @@ let rngState = seed >>> 0;
 function rand() { rngState = (rngState + 0x6d2b79f5) >>> 0; let t = rngState; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const between = (lo, hi) => lo + Math.floor(rand() * (hi - lo));
+/**
+ * Which replica a fault hits: fixed by the seed for each (fault, service), then alternating from
+ * round to round, so that the full profile hits replica 0 and replica 1 of every service.
+ */
+const replicaFor = (fault, name, round) => (createHash('sha256').update(`${seed}:${fault}:${name}`).digest()[0] + round) % REPLICAS;
 
 // ---------------------------------------------------------------------------------------------
 // Infrastructure owned by the suite: NATS, Redis, the database.
@@ -119,67 +152,152 @@ async function stopInfra(name, signal = 'SIGTERM') {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The product's processes, started as deploy/local/up.mjs and the bench do.
+// The slow-ledger proxies: a loopback TCP proxy in front of each ledger replica. Bytes go through
+// unchanged (the TLS of the mesh is end to end); while `delayMs` is set, every chunk the ledger
+// sends back is held that long (in order), so each reply arrives late while the request was
+// applied on time.
+
+function ledgerProxy(listenPort, upstreamPort) {
+  const proxy = { delayMs: 0, connections: 0, delayedChunks: 0, delayedBytes: 0, sockets: new Set(), server: undefined };
+  proxy.server = net.createServer({ noDelay: true }, (client) => {
+    proxy.connections++;
+    const upstream = net.connect({ port: upstreamPort, host: '127.0.0.1', noDelay: true });
+    proxy.sockets.add(client); proxy.sockets.add(upstream);
+    const destroyBoth = () => { client.destroy(); upstream.destroy(); };
+    client.on('error', destroyBoth); upstream.on('error', destroyBoth);
+    client.on('close', () => { proxy.sockets.delete(client); upstream.destroy(); });
+    upstream.on('close', () => proxy.sockets.delete(upstream));
+    client.pipe(upstream); // requests: at once
+    // Replies: in order, each chunk no earlier than delayMs after it arrived.
+    const queue = [];
+    let timer, ended = false;
+    const flush = () => {
+      timer = undefined;
+      const now = Date.now();
+      while (queue.length && queue[0].due <= now) client.write(queue.shift().chunk);
+      if (queue.length) timer = setTimeout(flush, queue[0].due - now);
+      else if (ended) client.end();
+    };
+    upstream.on('data', (chunk) => {
+      const delay = proxy.delayMs;
+      if (!queue.length && delay === 0) { client.write(chunk); return; }
+      if (delay > 0) { proxy.delayedChunks++; proxy.delayedBytes += chunk.length; }
+      const due = Math.max(Date.now() + delay, queue.at(-1)?.due ?? 0);
+      queue.push({ due, chunk });
+      timer ??= setTimeout(flush, Math.max(0, queue[0].due - Date.now()));
+    });
+    upstream.on('end', () => { ended = true; if (!queue.length) client.end(); });
+    client.on('close', () => { if (timer) clearTimeout(timer); queue.length = 0; });
+  });
+  return new Promise((resolve, reject) => {
+    proxy.server.once('error', reject);
+    proxy.server.listen(listenPort, '127.0.0.1', () => resolve(proxy));
+  });
+}
+let proxies = [];
+
+// ---------------------------------------------------------------------------------------------
+// The product's processes, started as deploy/local/up.mjs and the bench do: two replicas of each
+// service (`ledger/0`, `ledger/1`, …), each on its own gRPC and ops ports, and one sandbox.
 
 const common = { DATABASE_URL: dbUrl, NATS_URL: `nats://127.0.0.1:${ports.nats}`, BUS_NAMESPACE: namespace, LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn', NODE_ENV: 'development' };
 const APPROVAL_TTL = 15; // multi-signature sends nobody signs expire within the run
-// Small pools: the Postgres is shared (max_connections 100) with other people's tests; the gateway's is fixed at 10.
-const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '3', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
-const services = {
-  sandbox: { dir: 'services/sandbox', ops: ports.sandbox, env: {
-    SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_DB_POOL_MAX: 2, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
-    SANDBOX_CALLBACK_RETRY_BASE_MS: 200, SANDBOX_CALLBACK_RETRY_MAX_MS: 2000, SANDBOX_CALLBACK_TIMEOUT_MS: 3000 } },
-  ledger: { dir: 'services/ledger', ops: ports.ledgerOps, env: { LEDGER_GRPC_HOST: '127.0.0.1', LEDGER_DB_POOL_MAX: 3, LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
-  transfer: { dir: 'services/transfer', ops: ports.transferOps, env: {
-    ...sweep, TRANSFER_GRPC_HOST: '127.0.0.1', TRANSFER_DB_POOL_MAX: 3, TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
-    BREB_DIRECTORY_URL: sb, BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
-    RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
-    APPROVAL_TTL_SECONDS: APPROVAL_TTL } },
-  'pse-deposit': { dir: 'services/pse-deposit', ops: ports.depositOps, env: {
-    ...sweep, DEPOSIT_GRPC_HOST: '127.0.0.1', DEPOSIT_DB_POOL_MAX: 2, DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
-    PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}` } },
-  'collect-key': { dir: 'services/collect-key', ops: ports.collectKeyOps, env: {
-    ...sweep, COLLECT_KEY_GRPC_HOST: '127.0.0.1', COLLECT_KEY_DB_POOL_MAX: 2, COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`,
-    BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` } },
-  receipt: { dir: 'services/receipt', ops: ports.receiptOps, env: { RECEIPT_GRPC_HOST: '127.0.0.1', RECEIPT_DB_POOL_MAX: 2, RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
-  webhook: { dir: 'services/webhook', ops: ports.webhookOps, env: { WEBHOOK_GRPC_HOST: '127.0.0.1', WEBHOOK_DB_POOL_MAX: 2, WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps, WEBHOOK_POLL_INTERVAL_MS: 500 } },
-  gateway: { dir: 'gateway', ops: ports.gatewayOps, env: {
-    GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
-    LEDGER_GRPC_ADDR: `127.0.0.1:${ports.ledger}`, TRANSFER_GRPC_ADDR: `127.0.0.1:${ports.transfer}`, DEPOSIT_GRPC_ADDR: `127.0.0.1:${ports.deposit}`,
-    COLLECT_KEY_GRPC_ADDR: `127.0.0.1:${ports.collectKey}`, RECEIPT_GRPC_ADDR: `127.0.0.1:${ports.receipt}`, WEBHOOK_GRPC_ADDR: `127.0.0.1:${ports.webhook}` } },
-};
-const running = {};
+// Small pools: the Postgres is shared (max_connections 100) with other people's tests: 2 per process.
+const POOL = 2;
+// Short graces so that the windows are wide: a step in flight for 1 s in a replica (stalled, or
+// waiting on a slow ledger) is taken over by the sweeper of the other replica (or its own).
+const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
+const PREFIX = { ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', gateway: 'GATEWAY', sandbox: 'SANDBOX' };
+/** A process's key: `sandbox`, or `<service>/<replica>`. */
+const keyOf = (name, r) => (name === 'sandbox' ? 'sandbox' : `${name}/${r}`);
+const parseKey = (key) => { const [name, r] = key.split('/'); return { name, r: r === undefined ? undefined : Number(r) }; };
+const opsPortOf = (key) => { const { name, r } = parseKey(key); return name === 'sandbox' ? ports.sandbox : ports.ops[name][r]; };
+
+function envOf(name, r) {
+  const P = PREFIX[name];
+  // A replica's provider callbacks go to "its" gateway (the provider has one URL per request, as behind a load balancer).
+  const gw = gateways[r ?? 0];
+  if (name === 'sandbox') {
+    return {
+      SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_DB_POOL_MAX: POOL, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
+      SANDBOX_CALLBACK_RETRY_BASE_MS: 200, SANDBOX_CALLBACK_RETRY_MAX_MS: 2000, SANDBOX_CALLBACK_TIMEOUT_MS: 3000,
+    };
+  }
+  if (name === 'gateway') {
+    return {
+      GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: ports.gateway[r], GATEWAY_OPS_PORT: ports.ops.gateway[r], GATEWAY_DB_POOL_MAX: POOL,
+      REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
+      LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
+      COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECEIPT_GRPC_ADDR: targetOf('receipt'), WEBHOOK_GRPC_ADDR: targetOf('webhook'),
+    };
+  }
+  const own = { [`${P}_GRPC_HOST`]: '127.0.0.1', [`${P}_GRPC_PORT`]: ports.grpc[name][r], [`${P}_OPS_PORT`]: ports.ops[name][r], [`${P}_DB_POOL_MAX`]: POOL };
+  switch (name) {
+    case 'ledger': return own;
+    case 'transfer': return {
+      ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'),
+      BREB_DIRECTORY_URL: sb, BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
+      RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
+      APPROVAL_TTL_SECONDS: APPROVAL_TTL,
+    };
+    case 'pse-deposit': return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}` };
+    case 'collect-key': return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` };
+    case 'receipt': return own;
+    case 'webhook': return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500 };
+    default: throw new Error(`unknown service ${name}`);
+  }
+}
+const DIR = { sandbox: 'services/sandbox', gateway: 'gateway' };
+const running = {}; // key → child process
+const stopped = new Set(); // children under SIGSTOP right now (SIGCONT at cleanup)
 let stopping = false; // set by cleanup: nothing is (re)started after it
 
-const MIGRATE_FLAG = { sandbox: 'SANDBOX', ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', gateway: 'GATEWAY' };
-function startService(name, { restart = false } = {}) {
+/** Replica 0's first start applies the migrations; replica 1 and every restart never migrate. */
+function startService(key, { restart = false } = {}) {
   if (stopping) throw new Error('the run is stopping');
-  const s = services[name];
-  const out = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  const env = { ...process.env, ...common, OTEL_SERVICE_NAME: name, ...Object.fromEntries(Object.entries(s.env).map(([k, v]) => [k, String(v)])) };
+  const { name, r } = parseKey(key);
+  const out = createWriteStream(join(logDir, `${key.replace('/', '-')}.log`), { flags: 'a' });
+  const env = {
+    ...process.env, ...common, OTEL_SERVICE_NAME: name, SERVICE_INSTANCE_ID: key.replace('/', '-'),
+    ...Object.fromEntries(Object.entries(envOf(name, r)).map(([k, v]) => [k, String(v)])),
+  };
   delete env.NODE_OPTIONS;
-  if (restart) env[`${MIGRATE_FLAG[name]}_MIGRATE_ON_START`] = 'false'; // applied at the first start
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', 'dist/main.js'], { cwd: join(root, s.dir), env, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (restart || (r ?? 0) > 0) env[`${PREFIX[name]}_MIGRATE_ON_START`] = 'false';
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', 'dist/main.js'], { cwd: join(root, DIR[name] ?? `services/${name}`), env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.pipe(out); child.stderr.pipe(out);
-  running[name] = child;
+  running[key] = child;
   return child;
 }
-async function waitReady(name, timeoutMs = 60_000) {
-  const url = `http://127.0.0.1:${services[name].ops}/readyz`;
-  const child = running[name];
+async function waitReady(key, timeoutMs = 60_000) {
+  const url = `http://127.0.0.1:${opsPortOf(key)}/readyz`;
+  const child = running[key];
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    if (child.exitCode !== null) throw new Error(`${name} exited (code ${child.exitCode}); see ${join(logDir, `${name}.log`)}`);
+    if (child.exitCode !== null) throw new Error(`${key} exited (code ${child.exitCode}); see ${join(logDir, `${key.replace('/', '-')}.log`)}`);
     try { if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
     await sleep(150);
   }
-  throw new Error(`${name} not ready after ${timeoutMs / 1000} s; see ${join(logDir, `${name}.log`)}`);
+  throw new Error(`${key} not ready after ${timeoutMs / 1000} s; see ${join(logDir, `${key.replace('/', '-')}.log`)}`);
 }
-async function kill9(name) {
-  const c = running[name];
+async function kill9(key) {
+  const c = running[key];
   const exited = c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : Promise.resolve();
   c.kill('SIGKILL');
   await exited;
+}
+
+// Postgres connections of the run's database (every replica's pool), sampled through the run.
+const pgConnections = { peakRun: 0, peakServer: 0, maxConnections: 0, samples: 0 };
+async function samplePgConnections() {
+  try {
+    const r = await dbConn.query(`select count(*) filter (where datname = $1)::int as run, count(*)::int as server, current_setting('max_connections')::int as max
+        from pg_stat_activity where backend_type = 'client backend'`, [dbName]);
+    const { run, server, max } = r.rows[0];
+    pgConnections.peakRun = Math.max(pgConnections.peakRun, run);
+    pgConnections.peakServer = Math.max(pgConnections.peakServer, server);
+    pgConnections.maxConnections = max;
+    pgConnections.samples++;
+  } catch { /* the admin connection is busy or gone: next time */ }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -188,7 +306,16 @@ async function kill9(name) {
 const ops = {}; // kind → { ok, refused, error }
 const totalErrors = () => Object.values(ops).reduce((a, o) => a + o.error, 0);
 function count(kind, outcome) { (ops[kind] ??= { ok: 0, refused: 0, error: 0 })[outcome]++; }
+/** A URL starting with GW goes to the gateway replicas in turn (as a load balancer in front of them would). */
+const GW = '@gateway';
+let gwTurn = 0;
+const gatewayCalls = gateways.map(() => 0);
 async function call(method, url, { token, body, timeoutMs = 10_000, forwardedFor } = {}) {
+  if (url.startsWith(GW)) {
+    const i = gwTurn++ % gateways.length;
+    gatewayCalls[i]++;
+    url = gateways[i] + url.slice(GW.length);
+  }
   const headers = {};
   if (forwardedFor) headers['x-forwarded-for'] = forwardedFor; // the gateway trusts loopback as a proxy
   if (token) headers.authorization = `Bearer ${token}`;
@@ -205,7 +332,7 @@ async function call(method, url, { token, body, timeoutMs = 10_000, forwardedFor
 const ADMIN = 'dev-admin-token';
 async function admin(method, path, body, tries = 20) {
   for (let i = 0; ; i++) {
-    const r = await call(method, gw + path, { token: ADMIN, body });
+    const r = await call(method, GW + path, { token: ADMIN, body });
     if (r.status >= 200 && r.status < 300) return r.body;
     if (i >= tries || (r.status >= 400 && r.status < 500)) throw new Error(`${method} ${path}: ${r.status} ${r.text}`);
     await sleep(500);
@@ -233,7 +360,7 @@ async function provision(i) {
   const keys = [];
   for (let k = 0; k < 2; k++) {
     for (let t = 0; ; t++) {
-      const r = await call('POST', `${gw}/breb/collect-keys`, { token: write, body: { externalId: `cliente-${k}`, name: `Cliente ${k}` } });
+      const r = await call('POST', `${GW}/breb/collect-keys`, { token: write, body: { externalId: `cliente-${k}`, name: `Cliente ${k}` } });
       if (r.status === 201 || r.status === 200) { keys.push(r.body.key.value); break; }
       if (t > 20) throw new Error(`collect key: ${r.status} ${r.text}`);
       await sleep(500);
@@ -242,7 +369,7 @@ async function provision(i) {
   const dests = [];
   for (const keyValue of [`31${String(20_000_000 + i * 7919).slice(0, 8)}`, `@faults${i}dest`]) {
     for (let t = 0; ; t++) {
-      const r = await call('POST', `${gw}/transfers/resolve-key`, { token: write, body: { keyValue } });
+      const r = await call('POST', `${GW}/transfers/resolve-key`, { token: write, body: { keyValue } });
       if (r.status === 200) { dests.push({ destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } }, targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue }); break; }
       if (t > 20) throw new Error(`resolve-key: ${r.status} ${r.text}`);
       await sleep(500);
@@ -263,7 +390,7 @@ async function sendOp(co, rail, { fail = false, withRef = rand() < 0.6 } = {}) {
   const amount = amountFor(fail ? 'fail' : 'ok');
   const reference = withRef ? `f-${randomUUID()}` : undefined;
   const body = rail === 'BREB' ? { amount, ...pick(co.dests), ...(reference ? { reference } : {}) } : { amount, destination: achDest(co.index), description: 'Pago proveedor', ...(reference ? { reference } : {}) };
-  const r = await call('POST', `${gw}/transfers/send`, { token: co.write, body });
+  const r = await call('POST', `${GW}/transfers/send`, { token: co.write, body });
   if (r.status === 201 || r.status === 200) { count(kind, 'ok'); record.accepted.set(r.body.id, { companyId: co.id, rail, amount, reference }); }
   else if (r.status >= 400 && r.status < 500) { count(kind, 'refused'); if (reference && r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error }); }
   else count(kind, 'error');
@@ -272,7 +399,7 @@ async function sendOp(co, rail, { fail = false, withRef = rand() < 0.6 } = {}) {
 async function duplicateSendOp(co) {
   const reference = `dup-${randomUUID()}`;
   const body = { amount: amountFor('ok'), ...pick(co.dests), reference };
-  const rs = await Promise.all([0, 1, 2].map(() => call('POST', `${gw}/transfers/send`, { token: co.write, body })));
+  const rs = await Promise.all([0, 1, 2].map(() => call('POST', `${GW}/transfers/send`, { token: co.write, body })));
   const ids = new Set();
   for (const r of rs) {
     if (r.status === 201 || r.status === 200) { count('send BREB, same reference ×3', 'ok'); ids.add(r.body.id); record.accepted.set(r.body.id, { companyId: co.id, rail: 'BREB', amount: body.amount, reference }); }
@@ -287,7 +414,7 @@ async function insufficientOp(co) {
   const reference = `nsf-${randomUUID()}`;
   const rail = rand() < 0.5 ? 'BREB' : 'ACH';
   const body = rail === 'BREB' ? { amount: 900_000_001, ...pick(co.dests), reference } : { amount: 900_000_001, destination: achDest(co.index), reference };
-  const r = await call('POST', `${gw}/transfers/send`, { token: co.write, body });
+  const r = await call('POST', `${GW}/transfers/send`, { token: co.write, body });
   if (r.status >= 400 && r.status < 500) { count('send, insufficient funds', 'refused'); if (r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error }); }
   else if (r.status === 201 || r.status === 200) { count('send, insufficient funds', 'ok'); record.clientViolations.push(`send of 900000001 with a 20000000 wallet was accepted (${r.body.id})`); record.accepted.set(r.body.id, { companyId: co.id, rail, amount: body.amount, reference }); }
   else count('send, insufficient funds', 'error');
@@ -295,7 +422,7 @@ async function insufficientOp(co) {
 
 async function pseOp(co) {
   const amount = between(20_000, 400_000);
-  const r = await call('POST', `${gw}/deposits/pse`, { token: co.write, body: { amountCents: amount, ...payer } });
+  const r = await call('POST', `${GW}/deposits/pse`, { token: co.write, body: { amountCents: amount, ...payer } });
   if (r.status !== 201 && r.status !== 200) { count('PSE deposit created', r.status >= 400 && r.status < 500 ? 'refused' : 'error'); return; }
   count('PSE deposit created', 'ok');
   const id = r.body.id;
@@ -323,7 +450,7 @@ async function incomingOp(co) {
 
 async function readOp(co) {
   const path = pick(['/wallets/balance', '/wallets/transactions?limit=20', '/deposits?limit=20']);
-  const r = await call('GET', gw + path, { token: co.read });
+  const r = await call('GET', GW + path, { token: co.read });
   count(`read ${path.split('?')[0]}`, r.status === 200 ? 'ok' : r.status >= 400 && r.status < 500 ? 'refused' : 'error');
 }
 
@@ -339,17 +466,17 @@ async function provisionMultiSig(i) {
     const email = `${role.toLowerCase()}.${c.id.slice(0, 8)}@faults.co`;
     const password = `Clave-${randomUUID()}`;
     const u = await admin('POST', `/admin/companies/${c.id}/users`, { email, password, role });
-    const login = await call('POST', `${gw}/auth/login`, { body: { email, password }, forwardedFor: '10.77.0.2' });
+    const login = await call('POST', `${GW}/auth/login`, { body: { email, password }, forwardedFor: '10.77.0.2' });
     if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
     users.push({ email, password, token: login.body.token, totp: new TOTP({ secret: Secret.fromBase32(u.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }) });
   }
-  const r = await call('POST', `${gw}/transfers/resolve-key`, { token: write, body: { keyValue: '3007770001' } });
+  const r = await call('POST', `${GW}/transfers/resolve-key`, { token: write, body: { keyValue: '3007770001' } });
   if (r.status !== 200) throw new Error(`resolve-key: ${r.status} ${r.text}`);
   return { id: c.id, write, users, dest: { destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } }, targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue }, awaiting: [] };
 }
 async function multiSigSendOp(ms) {
   const amount = amountFor(rand() < 0.15 ? 'fail' : 'ok');
-  const r = await call('POST', `${gw}/transfers/send`, { token: ms.write, body: { amount, ...ms.dest, reference: `ms-${randomUUID()}` } });
+  const r = await call('POST', `${GW}/transfers/send`, { token: ms.write, body: { amount, ...ms.dest, reference: `ms-${randomUUID()}` } });
   if ((r.status === 200 || r.status === 201) && r.body.approvalId) {
     count('send BREB, multi-signature', 'ok');
     record.accepted.set(r.body.id, { companyId: ms.id, rail: 'BREB', amount, multiSig: true });
@@ -368,7 +495,7 @@ async function signer(ms, stop) {
     let signed = 0;
     for (const u of ms.users) {
       // The signers sit at another office (client IP): the API clients' traffic fills this IP's windows.
-      const r = await call('POST', `${gw}/dashboard/approvals/${target.approvalId}/sign`, { token: u.token, body: { totpCode: u.totp.generate() }, forwardedFor: '10.77.0.2' });
+      const r = await call('POST', `${GW}/dashboard/approvals/${target.approvalId}/sign`, { token: u.token, body: { totpCode: u.totp.generate() }, forwardedFor: '10.77.0.2' });
       if (r.status === 200) signed++;
       else log(`signing ${target.approvalId} as ${u.email.split('.')[0]}: ${r.status} ${r.body?.error ?? r.text.slice(0, 80)}`);
     }
@@ -402,23 +529,59 @@ async function workload(companies, stop, ms) {
 // Faults.
 
 const faults = {}; // kind → count
+/** Per service: kills and stalls by replica, e.g. { ledger: { kill: [1, 0], stall: [0, 1] } }. */
+const byService = {};
 const faultLog = [];
 const injected = (kind) => { faults[kind] = (faults[kind] ?? 0) + 1; };
+const perReplica = (name, what, r) => { const s = (byService[name] ??= { kill: Array(REPLICAS).fill(0), stall: Array(REPLICAS).fill(0) }); s[what][r ?? 0]++; };
+const stallTotals = { count: 0, ms: 0 };
+const slowTotals = { windows: 0, ms: 0, delays: [] };
 let dbConn;
 
 const FAULTS = {
-  async kill(name) {
-    await kill9(name);
-    injected(`kill -9 ${name}`);
+  async kill(name, r) {
+    const key = keyOf(name, r);
+    await kill9(key);
+    injected(`kill -9 ${key}`);
+    perReplica(name, 'kill', r);
     await sleep(between(100, 600));
     for (let attempt = 1; ; attempt++) {
-      startService(name, { restart: true });
-      try { await waitReady(name); break; } catch (err) {
-        if (attempt >= 3 || running[name].exitCode === null) throw err; // exited at start (e.g. its port briefly taken): again
-        log(`${name} did not come back (${err.message}); starting it again`);
+      startService(key, { restart: true });
+      try { await waitReady(key); break; } catch (err) {
+        if (attempt >= 3 || running[key].exitCode === null) throw err; // exited at start (e.g. its port briefly taken): again
+        log(`${key} did not come back (${err.message}); starting it again`);
         await sleep(1000);
       }
     }
+  },
+  async stall(name, r) {
+    // A GC pause or CPU throttling: the replica is frozen (its connections stay open, its work in
+    // flight and its leases stand still) for longer than the grace, then goes on where it was.
+    const key = keyOf(name, r);
+    const c = running[key];
+    const ms = between(...profile.stallMs);
+    stopped.add(c);
+    c.kill('SIGSTOP');
+    injected(`stall ${key} (SIGSTOP)`);
+    perReplica(name, 'stall', r);
+    stallTotals.count++; stallTotals.ms += ms;
+    await sleep(ms);
+    c.kill('SIGCONT');
+    stopped.delete(c);
+    return `${ms} ms`;
+  },
+  async slowLedger() {
+    // Every ledger reply (both replicas) arrives late for a few seconds: the calls are applied on
+    // time, their answers come after the grace, so sweepers take the steps over meanwhile.
+    const delay = between(...profile.slowDelayMs);
+    const ms = between(...profile.slowMs);
+    for (const p of proxies) p.delayMs = delay;
+    injected('slow ledger (replies delayed past the grace)');
+    slowTotals.windows++; slowTotals.ms += ms; slowTotals.delays.push(delay);
+    await sleep(ms);
+    for (const p of proxies) p.delayMs = 0;
+    await sleep(delay); // the last delayed replies
+    return `replies +${delay} ms for ${ms} ms`;
   },
   async natsRestart() {
     await stopInfra('nats');
@@ -458,10 +621,12 @@ const FAULTS = {
     // The provider stops answering (SIGSTOP) for longer than the product's PROVIDER_HTTP_TIMEOUT_MS:
     // calls in flight time out on the product's side while the provider may still act on them.
     const c = running.sandbox;
+    stopped.add(c);
     c.kill('SIGSTOP');
     injected('provider time-out (sandbox frozen with SIGSTOP > PROVIDER_HTTP_TIMEOUT_MS)');
     await sleep(Math.max(2500, 3500 * profile.hold));
     c.kill('SIGCONT');
+    stopped.delete(c);
     await sleep(500);
   },
   async providerOutage() {
@@ -486,15 +651,26 @@ function sampleIds(map, n) {
   return out;
 }
 
+/**
+ * The plan: per round, a kill -9 of a replica of each killable service (and of the sandbox), a
+ * stall of a replica of each product service and one slow-ledger window, interleaved with the
+ * other faults (each at least once). Faults run one at a time.
+ */
 function schedule() {
-  const killable = profile.killOnly ?? ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'gateway', 'sandbox'];
+  const killable = profile.killOnly ?? [...PRODUCT, 'sandbox'];
+  const stallable = profile.stallOnly ?? PRODUCT;
   const others = ['natsRestart', 'callbacksDuplicated', 'pgCut', 'callbacksDelayed', 'redisStop', 'providerTimeout', 'providerOutage', 'callbacksDuplicated'];
   const plan = [];
   let o = 0;
-  for (let round = 0; round < profile.killRounds; round++) {
-    for (const name of killable) {
-      plan.push(['kill', name]);
-      plan.push([others[o++ % others.length]]);
+  for (let round = 0; round < profile.rounds; round++) {
+    const kills = killable.map((n) => ['kill', n, n === 'sandbox' ? undefined : replicaFor('kill', n, round)]);
+    const stalls = stallable.map((n) => ['stall', n, replicaFor('stall', n, round)]);
+    const steps = Math.max(kills.length, stalls.length);
+    for (let i = 0; i < steps; i++) {
+      if (kills[i]) plan.push(kills[i]);
+      if (kills[i] || o < others.length) plan.push([others[o++ % others.length]]);
+      if (stalls[i]) plan.push(stalls[i]);
+      if (i === Math.floor(steps / 2)) plan.push(['slowLedger']);
     }
   }
   while (o < others.length) plan.push([others[o++]]);
@@ -502,11 +678,12 @@ function schedule() {
 }
 
 async function injectFaults(plan) {
-  for (const [f, a] of plan) {
+  for (const [f, a, r] of plan) {
     const started = Date.now();
-    await FAULTS[f](a);
-    faultLog.push(`${f}${a ? ` ${a}` : ''} (${Date.now() - started} ms)`);
-    log(`fault ${f}${a ? ` ${a}` : ''} done in ${Date.now() - started} ms; ${record.accepted.size} sends accepted so far`);
+    const what = `${f}${a ? ` ${keyOf(a, r)}` : ''}`;
+    const detail = await FAULTS[f](a, r);
+    faultLog.push(`${new Date(started).toISOString()} ${what} (${Date.now() - started} ms${detail ? `; ${detail}` : ''})`);
+    log(`fault ${what} from ${new Date(started).toISOString().slice(11, 23)} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}; ${record.accepted.size} sends accepted so far`);
     await sleep(profile.gapMs);
   }
 }
@@ -544,89 +721,115 @@ async function main() {
   let busy = [];
   for (let i = 0; i < 20; i++) {
     busy = [];
-    for (const [k, p] of Object.entries(ports)) if (!(await portFree(p))) busy.push(`${k}:${p}`);
+    for (const p of portList(ports)) if (!(await portFree(p))) busy.push(p);
     if (!busy.length) break;
     await sleep(500);
   }
   if (busy.length) throw new Error(`ports in use (another fault run?): ${busy.join(', ')}`);
   log(`profile ${profileName}, seed ${seed}, database ${dbName}, logs in ${logDir}`);
+  log(`gateways ${gateways.join(' ')}; gRPC ${GRPC_SERVICES.map((n) => `${n} ${ports.grpc[n].join('/')}`).join(', ')}; ledger proxies ${ports.ledgerProxy.join('/')}`);
   await adminSql(`drop database if exists "${dbName}" with (force)`);
   await adminSql(`create database "${dbName}"`);
   dbConn = new pg.Client({ connectionString: PG_ADMIN });
   await dbConn.connect();
-  await startInfra('nats');
-  await startInfra('redis');
+  const sampler = setInterval(() => { void samplePgConnections(); }, 1000);
+  try {
+    await startInfra('nats');
+    await startInfra('redis');
+    proxies = await Promise.all(ports.ledgerProxy.map((p, r) => ledgerProxy(p, ports.grpc.ledger[r])));
 
-  startService('sandbox'); startService('ledger');
-  await Promise.all([waitReady('sandbox'), waitReady('ledger')]);
-  for (const n of ['transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook']) startService(n);
-  await Promise.all(['transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook'].map((n) => waitReady(n)));
-  startService('gateway');
-  await waitReady('gateway');
-  log('all processes ready');
+    // Replica 0 of each service first (it applies the migrations), then replica 1.
+    const up = async (keys) => { for (const k of keys) startService(k); await Promise.all(keys.map((k) => waitReady(k))); };
+    const back = GRPC_SERVICES.filter((n) => n !== 'ledger');
+    await up(['sandbox', 'ledger/0']);
+    await up(['ledger/1', ...back.map((n) => `${n}/0`)]);
+    await up([...back.map((n) => `${n}/1`), 'gateway/0']);
+    await up(['gateway/1']);
+    log(`all processes ready: ${Object.keys(running).length} (${REPLICAS} replicas of ${PRODUCT.length} services + the sandbox)`);
 
-  const companies = [];
-  for (let i = 0; i < profile.companies; i += 4) companies.push(...await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j))));
-  const ms = await provisionMultiSig(profile.companies);
-  log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each) + 1 multi-signature company`);
+    const companies = [];
+    for (let i = 0; i < profile.companies; i += 4) companies.push(...await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j))));
+    const ms = await provisionMultiSig(profile.companies);
+    log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each) + 1 multi-signature company`);
 
-  const started = Date.now();
-  const stop = { done: false };
-  const load = workload(companies, stop, ms);
-  await sleep(2000);
-  const plan = schedule();
-  await injectFaults(plan);
-  await sleep(2000);
-  stop.done = true;
-  await load;
-  const loadSeconds = (Date.now() - started) / 1000;
-  log(`workload stopped after ${loadSeconds.toFixed(0)} s; letting everything settle`);
-  // Whatever a fault left behind is undone: every switch up, every process running.
-  await setUp({ directory: 'up', brebRail: 'up', achRail: 'up', pse: 'up', callbacks: 'up' });
-  const db = new pg.Client({ connectionString: dbUrl });
-  await db.connect();
-  const settled = await settle(db);
+    const started = Date.now();
+    const stop = { done: false };
+    const load = workload(companies, stop, ms);
+    await sleep(2000);
+    const plan = schedule();
+    await injectFaults(plan);
+    await sleep(2000);
+    stop.done = true;
+    await load;
+    const loadSeconds = (Date.now() - started) / 1000;
+    log(`workload stopped after ${loadSeconds.toFixed(0)} s; letting everything settle`);
+    // Whatever a fault left behind is undone: every switch up, every process running.
+    await setUp({ directory: 'up', brebRail: 'up', achRail: 'up', pse: 'up', callbacks: 'up' });
+    const db = new pg.Client({ connectionString: dbUrl });
+    await db.connect();
+    const settled = await settle(db);
 
-  const ledger = policyClient(ledgerV1.LedgerServiceClient, `127.0.0.1:${ports.ledger}`, 'ledger', ledgerAccess, 30_000);
-  const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
-  ledger.close();
-  const observed = await observations(db);
-  const self = await sabotageSelfTest({ db, record });
-  log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
-  await db.end();
-  checks.unshift({ name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`, violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`] });
-  const clientCheck = { name: 'client-observed: same reference → one transfer; insufficient funds refused', violations: record.clientViolations };
-  checks.push(clientCheck);
-  checks.push({ name: `self-test: each SQL check fires on a planted violation (${self.tried} planted, rolled back)`, violations: self.missed, selfTest: true });
-  return { companies: companies.length, loadSeconds, checks, observed };
+    const ledger = policyClient(ledgerV1.LedgerServiceClient, local(ports.grpc.ledger), 'ledger', ledgerAccess, 30_000);
+    const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
+    ledger.close();
+    const observed = await observations(db);
+    observed.push(
+      ['HTTP calls per gateway replica', gatewayCalls.map((n, i) => `gateway/${i} ${n}`).join(', ')],
+      ['ledger connections through the slow-ledger proxies', proxies.map((p, i) => `ledger/${i} ${p.connections}`).join(', ')],
+      ['ledger reply chunks delayed by the proxies (while slow)', proxies.map((p, i) => `ledger/${i} ${p.delayedChunks} (${p.delayedBytes} bytes)`).join(', ')],
+    );
+    const self = await sabotageSelfTest({ db, record });
+    log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
+    await db.end();
+    checks.unshift({ name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`, violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`] });
+    const clientCheck = { name: 'client-observed: same reference → one transfer; insufficient funds refused', violations: record.clientViolations };
+    checks.push(clientCheck);
+    checks.push({ name: `self-test: each SQL check fires on a planted violation (${self.tried} planted, rolled back)`, violations: self.missed, selfTest: true });
+    return { companies: companies.length, loadSeconds, checks, observed };
+  } finally {
+    clearInterval(sampler);
+    await samplePgConnections();
+  }
 }
 
 function summary(result, seconds) {
   const lines = [];
-  lines.push(`\n## Fault suite (${profileName}), seed ${seed}\n`);
+  lines.push(`\n## Fault suite (${profileName}), seed ${seed}, ${REPLICAS} replicas of ${PRODUCT.join(', ')}\n`);
   lines.push('| operation | ok | refused (4xx) | error (5xx / transport) |', '|---|---:|---:|---:|');
   const tot = { ok: 0, refused: 0, error: 0 };
   for (const [k, v] of Object.entries(ops).sort()) { lines.push(`| ${k} | ${v.ok} | ${v.refused} | ${v.error} |`); tot.ok += v.ok; tot.refused += v.refused; tot.error += v.error; }
   lines.push(`| **total** | **${tot.ok}** | **${tot.refused}** | **${tot.error}** |`);
-  const kills = Object.entries(faults).filter(([k]) => k.startsWith('kill')).reduce((a, [, n]) => a + n, 0);
+  const sum = (prefix) => Object.entries(faults).filter(([k]) => k.startsWith(prefix)).reduce((a, [, n]) => a + n, 0);
+  const kills = sum('kill');
+  const stalls = sum('stall');
   lines.push('', '| fault injected | count |', '|---|---:|');
   for (const [k, v] of Object.entries(faults).sort()) lines.push(`| ${k} | ${v} |`);
-  lines.push(`| **kill -9 in total** | **${kills}** |`);
+  lines.push(`| **kill -9 in total** | **${kills}** |`, `| **stalls in total** (SIGSTOP ${profile.stallMs[0] / 1000}-${profile.stallMs[1] / 1000} s, ${(stallTotals.ms / 1000).toFixed(1)} s frozen in all) | **${stalls}** |`);
+  lines.push(`| **slow-ledger windows** (replies +${slowTotals.delays.join(', +')} ms, ${(slowTotals.ms / 1000).toFixed(1)} s in all) | **${slowTotals.windows}** |`);
+  lines.push('', '| service | kill -9 replica 0 | kill -9 replica 1 | stall replica 0 | stall replica 1 |', '|---|---:|---:|---:|---:|');
+  for (const name of [...PRODUCT, 'sandbox']) {
+    const b = byService[name];
+    if (!b) continue;
+    lines.push(name === 'sandbox' ? `| sandbox (one process) | ${b.kill[0]} | – | – | – |` : `| ${name} | ${b.kill[0]} | ${b.kill[1]} | ${b.stall[0]} | ${b.stall[1]} |`);
+  }
   const violations = result ? result.checks.reduce((a, c) => a + c.violations.length, 0) : NaN;
   if (result) {
     lines.push('', '| invariant check | violations |', '|---|---:|');
     for (const c of result.checks) lines.push(`| ${c.name} | ${c.violations.length} |`);
     lines.push('', '| observed during the run | |', '|---|---|', ...result.observed.map(([k, v]) => `| ${k} | ${v} |`));
+    lines.push(`| Postgres connections to the run's database (peak, sampled each second) | ${pgConnections.peakRun} (whole server peak ${pgConnections.peakServer} of max_connections ${pgConnections.maxConnections}) |`);
     lines.push('', `accepted sends ${record.accepted.size}, PSE deposits ${record.deposits.size} (paid per client ${[...record.deposits.values()].filter((d) => d.paid).length}), inbound Bre-B ${record.incoming.size}; companies ${result.companies}`);
-    lines.push(`**${result.checks.length} invariant checks, ${violations} violations**; workload ${result.loadSeconds.toFixed(0)} s, whole run ${seconds.toFixed(0)} s`);
+    lines.push(`**${result.checks.length} invariant checks, ${violations} violations**; ${tot.ok + tot.refused + tot.error} operations, ${kills} kills, ${stalls} stalls, ${slowTotals.windows} slow-ledger windows; workload ${result.loadSeconds.toFixed(0)} s, whole run ${seconds.toFixed(0)} s`);
     for (const c of result.checks) for (const v of c.violations.slice(0, 20)) lines.push(`  VIOLATION [${c.name}] ${v}`);
   }
-  return { text: lines.join('\n'), kills, violations, tot };
+  return { text: lines.join('\n'), kills, stalls, violations, tot };
 }
 
 async function cleanup(keepDb) {
   stopping = true;
-  for (const c of Object.values(running)) { if (c.signalCode === 'SIGSTOP') c.kill('SIGCONT'); }
+  for (const c of stopped) { try { c.kill('SIGCONT'); } catch { /* gone */ } }
+  stopped.clear();
+  for (const p of proxies) p.delayMs = 0;
   await Promise.all(Object.values(running).map(async (c) => {
     if (c.exitCode !== null || c.signalCode !== null) return;
     const exited = new Promise((r) => c.once('exit', r));
@@ -634,16 +837,18 @@ async function cleanup(keepDb) {
     const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
     await exited; clearTimeout(t);
   }));
+  for (const p of proxies) { for (const sock of p.sockets) sock.destroy(); p.server.close(); }
   await stopInfra('nats').catch(() => {});
   await stopInfra('redis').catch(() => {});
   await dbConn?.end().catch(() => {});
   if (!keepDb) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
-  rmSync(keepDb ? join(work, 'nats') : work, { recursive: true, force: true });
+  rmSync(keepDb || process.env.FAULTS_KEEP_LOGS === '1' ? join(work, 'nats') : work, { recursive: true, force: true });
 }
 
 process.on('SIGINT', () => { cleanup(false).finally(() => process.exit(130)); });
 // Last resort: no child outlives the runner.
 process.on('exit', () => {
+  for (const c of stopped) { try { c.kill('SIGCONT'); } catch { /* gone */ } }
   for (const c of [...Object.values(running), ...Object.values(infra)]) {
     if (c.exitCode === null && c.signalCode !== 'SIGKILL') { try { c.kill('SIGKILL'); } catch { /* gone */ } }
   }
@@ -658,6 +863,14 @@ const keep = !ok && process.env.FAULTS_KEEP === '1';
 await cleanup(!ok);
 if (!ok && !keep) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
 if (keep) console.log(`[faults] kept database ${dbName} and logs in ${logDir}`);
-if (jsonOut) writeFileSync(jsonOut, JSON.stringify({ profile: profileName, seed, ok, failure: failure ? String(failure.stack ?? failure) : undefined, seconds, ops, faults, kills: s.kills, checks: result?.checks ?? [], violations: s.violations, accepted: record.accepted.size, deposits: record.deposits.size, incoming: record.incoming.size, observed: result?.observed, logDir }, null, 2));
+if (jsonOut) {
+  writeFileSync(jsonOut, JSON.stringify({
+    profile: profileName, seed, ok, failure: failure ? String(failure.stack ?? failure) : undefined, seconds, loadSeconds: result?.loadSeconds,
+    replicas: REPLICAS, operations: s.tot, ops, faults, byService, kills: s.kills, stalls: s.stalls, stallMs: stallTotals.ms,
+    slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: proxies.map((p) => p.delayedChunks) },
+    gatewayCalls, pgConnections, faultLog,
+    checks: result?.checks ?? [], violations: s.violations, accepted: record.accepted.size, deposits: record.deposits.size, incoming: record.incoming.size, observed: result?.observed, logDir,
+  }, null, 2));
+}
 console.log(ok ? '[faults] all invariants held' : `[faults] FAILED (logs: ${logDir})`);
 process.exit(ok ? 0 : 1);

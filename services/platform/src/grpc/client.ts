@@ -20,6 +20,37 @@ export interface GrpcClientOptions {
   deadlineMs?: number;
   /** This process's mesh credentials, and the identity the server must prove (mutual TLS). */
   mesh: { tls: MeshTls; server: MeshIdentity };
+  /**
+   * How calls are spread over the addresses the target names or resolves to: `round_robin` (the
+   * default: every replica gets calls; behind a Kubernetes headless Service, HTTP/2 would otherwise
+   * pin each client to one pod for the connection's life) or `pick_first` (one connection).
+   */
+  loadBalancing?: 'round_robin' | 'pick_first';
+}
+
+/**
+ * The grpc-js target for a configured address:
+ *  - `host:port` (one address): unchanged, resolved by DNS (every address the name resolves to is balanced over);
+ *  - several IP addresses, `10.0.0.1:50051,10.0.0.2:50051` (or `[::1]:1,[::1]:2`): `ipv4:…` / `ipv6:…`;
+ *  - a target with its scheme (`dns:///ledger-headless:50051`, `ipv4:…`, `ipv6:…`, `unix:…`): unchanged.
+ * Several addresses must be IP literals of one family (grpc-js resolves lists only for those); a
+ * list of names is refused with a reason instead of failing at the first call.
+ */
+export function grpcTarget(address: string): string {
+  const target = address.trim();
+  if (!target.includes(',')) return target;
+  if (/^(dns|ipv4|ipv6|unix|unix-abstract):/.test(target)) return target;
+  const parts = target.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const family = (p: string): 4 | 6 | 0 => {
+    if (/^(\d{1,3})(\.\d{1,3}){3}:\d{1,5}$/.test(p)) return 4;
+    if (/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(p)) return 6;
+    return 0;
+  };
+  const families = new Set(parts.map(family));
+  if (families.size !== 1 || families.has(0)) {
+    throw new Error(`gRPC target "${address}": several addresses must all be IPv4 "a.b.c.d:port" or all IPv6 "[addr]:port" (for a name, use dns:///host:port)`);
+  }
+  return `${families.has(4) ? 'ipv4' : 'ipv6'}:${parts.join(',')}`;
 }
 
 /**
@@ -42,10 +73,12 @@ export function meshChannelCredentials(mesh: GrpcClientOptions['mesh']) {
  * `S` is the generated `<Name>Server` interface, used only for its types.
  */
 export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: GrpcClientOptions): AsyncClient<S> & { close(): void; raw: Client } {
-  const client = new Ctor(address, meshChannelCredentials(opts.mesh), {
+  const client = new Ctor(grpcTarget(address), meshChannelCredentials(opts.mesh), {
     // SNI names the identity expected (never an IP address, which RFC 6066 forbids); the server's
-    // certificate is checked by its URI SAN in meshChannelCredentials, not by this name.
+    // certificate is checked by its URI SAN in meshChannelCredentials, not by this name: the same
+    // check holds for every address of the target.
     'grpc.ssl_target_name_override': opts.mesh.server,
+    'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [opts.loadBalancing ?? 'round_robin']: {} }] }),
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.max_receive_message_length': 4 * 1024 * 1024,
