@@ -122,9 +122,16 @@ export class SendTransfer {
         try {
           return { transfer: await this.process(companyId, apiKeyId, transferId, cmd), replayed: false };
         } catch (err) {
-          // Refused before acceptance: free the reference (a no-op once the transfer was accepted).
-          await deps.store.releaseReference(companyId, reference, transferId).catch((e: unknown) =>
-            deps.log.error({ err: (e as Error).message, transferId }, 'could not release a reference'));
+          // Refused before the transfer was recorded: free the reference. Once recorded, its own
+          // state decides (REJECTED frees it; accepted, or FAILED after an abandon, answers it),
+          // whatever this request saw: a reserve whose reply was lost may still have landed, and a
+          // duplicate must then wait for that outcome, not make a second transfer. If we cannot
+          // tell, the claim stays (it lapses with the window).
+          const recorded = await deps.store.get(transferId).then((t) => t !== undefined, () => true);
+          if (!recorded) {
+            await deps.store.releaseReference(companyId, reference, transferId).catch((e: unknown) =>
+              deps.log.error({ err: (e as Error).message, transferId }, 'could not release a reference'));
+          }
           throw err;
         }
       }

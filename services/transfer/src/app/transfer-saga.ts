@@ -141,7 +141,8 @@ export class TransferSaga {
     const next = await this.apply(t, 'abandoned_released', actor, {
       holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null,
     });
-    deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
+    // Two finishers may release (idempotent in the ledger); only the one that closes it says so.
+    if (next) deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
     return next ?? this.reload(t);
   }
 

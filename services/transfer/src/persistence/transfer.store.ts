@@ -109,12 +109,15 @@ function storedDestination(d: Destination, protection: TransferDataProtection): 
 
 /**
  * Which `send_references` row change goes with a state change (in the same statement): answered
- * when the transfer is accepted; released when it never will be (refused, or given up by the
- * sweeper: the client got an error, so the reference is free for a retry).
+ * when the transfer is accepted, or when it was given up after its reserve landed (FAILED: the
+ * reference names that failed send, as any failed send); released only when it ends REJECTED (no
+ * money ever held: the reference is free for a retry). While ABANDONING the outcome is still being
+ * decided: the row stays, so a duplicate keeps waiting instead of making a second transfer.
  */
 function referenceEffect(from: readonly TransferState[], to: TransferState): 'answer' | 'release' | 'none' {
-  if (to === 'REJECTED' || to === 'ABANDONING' || from.includes('ABANDONING')) return 'release';
+  if (to === 'REJECTED') return 'release';
   if (to === 'RESERVED' || to === 'AWAITING_APPROVAL') return 'answer';
+  if (to === 'FAILED' && from.includes('ABANDONING')) return 'answer';
   return 'none';
 }
 

@@ -102,7 +102,8 @@ interface Scenario {
   /** After its callbacks, the rail reports the opposite outcome: one money exception per such transfer. */
   contradict: boolean;
   ticks: [number, number];
-  secondSend: boolean;
+  /** A second send: none, another payment (the balance covers one), or the same request again under the same reference (a client retry). */
+  secondSend: 'none' | 'other' | 'same-reference';
 }
 
 /** fast-check's options for every property here: RUNS schedules, or the one INTERLEAVING_SEED/PATH names. */
@@ -119,7 +120,7 @@ const scenarios: fc.Arbitrary<Scenario> = fc.record({
   callbacks: fc.integer({ min: 1, max: 2 }),
   contradict: fc.constantFrom(false, false, false, true),
   ticks: fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 0, max: 2 })),
-  secondSend: fc.boolean(),
+  secondSend: fc.constantFrom('none', 'other', 'same-reference'),
 });
 
 describe('send saga: deterministic interleavings (fast-check scheduler)', () => {
@@ -182,11 +183,13 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           const amount = 10_000n;
           const co = await newCompany(h, { breb: amount });
           const { uc, sweepers, rails } = build(c, scenario, ledgerReal);
+          const retry = scenario.secondSend === 'same-reference' ? { reference: `ref-${co.id}`, requestHash: randomUUID() } : undefined;
           const sendOnce = (label: string) => c.actor(label, async () => {
             await c.point('send');
             return uc.send.execute({ companyId: co.id }, {
               amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName,
-              targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: randomUUID(),
+              targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: retry?.requestHash ?? randomUUID(),
+              ...(retry ? { reference: retry.reference } : {}),
             }).then((r) => r.transfer.state, (e: unknown) => (e as AppError).code ?? String(e));
           });
           const sweep = (label: string, ticks: number) => c.actor(label, async () => {
@@ -196,7 +199,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
             }
           });
           void sendOnce('request-1');
-          if (scenario.secondSend) void sendOnce('request-2');
+          if (scenario.secondSend !== 'none') void sendOnce('request-2');
           void sweep('sweeper-1', scenario.ticks[0]);
           void sweep('sweeper-2', scenario.ticks[1]);
           await c.finish();
@@ -211,6 +214,10 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           const expected = scenario.contradict
             ? Array.from({ length: settledAtRail }, () => (scenario.outcome === 'COMPLETED' ? 'RAIL_FAILED_AFTER_COMPLETION' : 'RAIL_COMPLETED_AFTER_RELEASE'))
             : [];
+          // One reference, one transfer: a retry under the reference never makes a second one that holds money.
+          const byReference = await h.transfer!.db.query<{ n: number }>(
+            `select count(*)::int as n from transfer.transfers where company_id = ? and reference is not null and state <> 'REJECTED'`, [co.id]);
+          if (byReference[0]!.n > 1) found.push(`the reference names ${byReference[0]!.n} transfers that are not REJECTED`);
           const kinds = open.map((o) => o.kind).sort();
           if (kinds.join() !== expected.join()) found.push(`money exceptions ${kinds.join(', ') || 'none'}; expected ${expected.join(', ') || 'none'}`);
           const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;

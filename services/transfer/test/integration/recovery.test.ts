@@ -117,7 +117,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     }
   }, 60_000);
 
-  it('abandoned before the reserve was recorded: REJECTED when nothing landed, FAILED and released when the hold did', async () => {
+  it('abandoned before the reserve was recorded: REJECTED (reference freed) when nothing landed, FAILED and released (reference answered) when the hold did', async () => {
     await h.stopTransferInstances();
     const t = await h.startTransferInstance({ SWEEPER_GRACE_SECONDS: '1' });
     const store = new SqlTransferStore(t.db, testProtection);
@@ -153,9 +153,12 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const m = await h.ledgerClient.getMovement({ id: landed.id }, ctxOf(co.id));
     expect(m.status).toBe('MOVEMENT_STATUS_FAILED');
     expect(m.details!.errorMessage).toMatch(/interrumpió/);
-    // Neither holds its reference: the client got an error, a retry is a new transfer.
-    const refs = await h.ledger.db.query('select reference from transfer.send_references where company_id = ?', [co.id]);
-    expect(refs).toEqual([]);
+    // The one that never held money frees its reference (a retry is a new transfer); the one whose
+    // reserve landed is a failed send: its reference names it, so a retry inside the window gets that
+    // FAILED transfer, never a second one beside it (issue 19: two transfers on one reference).
+    const refs = await h.ledger.db.query<{ reference: string; transfer_id: string; answered: boolean }>(
+      'select reference, transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ?', [co.id]);
+    expect(refs).toEqual([{ reference: 'abandoned-2', transfer_id: landed.id, answered: true }]);
     await expectEvents(h, landed.id, ['transfer.failed']);
     expect(await eventsOf(h, nothing.id)).toEqual([]);
   });
