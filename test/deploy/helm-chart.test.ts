@@ -115,7 +115,12 @@ describe('helm chart', () => {
 
   it('installs every process with the sandbox by default, and no sandbox with the production values', () => {
     expect(ofKind(defaults, 'Deployment').map(component).sort()).toEqual([...PROCESSES].sort());
-    expect(ofKind(defaults, 'Service').map(component).sort()).toEqual([...PROCESSES].sort());
+    const peers = (s: Manifest) => s.metadata.labels?.['wallet/service-role'] === 'grpc-peers';
+    expect(ofKind(defaults, 'Service').filter((s) => !peers(s)).map(component).sort()).toEqual([...PROCESSES].sort());
+    // Every gRPC process also has a headless peers Service (clients balance over its pods).
+    const headless = ofKind(defaults, 'Service').filter(peers);
+    expect(headless.map(component).sort()).toEqual(PROCESSES.filter((p) => !['gateway', 'sandbox'].includes(p)).sort());
+    for (const s of headless) expect([s.metadata.name, s.spec.clusterIP, s.spec.ports.map((p: any) => p.name)]).toEqual([`rel-wallet-${component(s)}-grpc`, 'None', ['grpc']]);
     expect(ofKind(production, 'Deployment').map(component).sort()).toEqual([...STATELESS].sort());
     expect(production.filter((m) => component(m) === 'sandbox' || JSON.stringify(m).includes('sandbox:8090'))).toEqual([]);
   });
@@ -334,7 +339,7 @@ describe('helm chart', () => {
 
   it('wires each process to the others by Service name and to real providers without the sandbox', () => {
     const gw = byComponent(defaults, 'ConfigMap', 'gateway')!.data!;
-    expect(gw).toMatchObject({ LEDGER_GRPC_ADDR: 'rel-wallet-ledger:50051', WEBHOOK_GRPC_ADDR: 'rel-wallet-webhook:50056', GATEWAY_PORT: '8080', GATEWAY_OPS_PORT: '9100' });
+    expect(gw).toMatchObject({ LEDGER_GRPC_ADDR: 'dns:///rel-wallet-ledger-grpc:50051', WEBHOOK_GRPC_ADDR: 'dns:///rel-wallet-webhook-grpc:50056', GATEWAY_PORT: '8080', GATEWAY_OPS_PORT: '9100' });
     expect(byComponent(defaults, 'ConfigMap', 'transfer')!.data!.BREB_RAIL_URL).toBe('http://rel-wallet-sandbox:8090');
     expect(byComponent(production, 'ConfigMap', 'transfer')!.data!).toMatchObject({ BREB_RAIL_URL: 'https://rail.breb.example.co', RAIL_CALLBACK_BASE_URL: 'https://api.wallet.example.co/webhooks/rails' });
     expect(() => render(['--set', 'sandbox.enabled=false'])).toThrow(/providers\.\w+ is required when the sandbox is off/);
@@ -364,7 +369,7 @@ describe('helm chart', () => {
     expect(ofKind(defaults, 'ServiceMonitor')).toEqual([]);
     const [sm] = ofKind(production, 'ServiceMonitor');
     expect(sm!.spec.endpoints).toEqual([expect.objectContaining({ port: 'ops', path: '/metrics' })]);
-    for (const s of ofKind(production, 'Service')) expect(s.spec.ports.map((p: any) => p.name)).toContain('ops');
+    for (const s of ofKind(production, 'Service').filter((x) => x.spec.clusterIP !== 'None')) expect(s.spec.ports.map((p: any) => p.name)).toContain('ops');
   });
 });
 

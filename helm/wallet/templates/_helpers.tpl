@@ -171,7 +171,8 @@ for the migrations Job (which runs before the ConfigMap exists), inline.
 {{- $addr := dict -}}
 {{- range $n := list "ledger" "transfer" "pse-deposit" "collect-key" "receipt" "webhook" -}}
 {{- $t := index (include "wallet.processTable" $root | fromYaml) $n -}}
-{{- $_ := set $addr $n (printf "%s:%v" (include "wallet.host" (dict "root" $root "name" $n)) $t.mainPort.port) -}}
+{{- /* The headless peers Service (services.yaml): every pod's address, balanced round robin by the client. */ -}}
+{{- $_ := set $addr $n (printf "dns:///%s-grpc:%v" (include "wallet.host" (dict "root" $root "name" $n)) $t.mainPort.port) -}}
 {{- end -}}
 NODE_ENV: {{ $c.nodeEnv | quote }}
 LOG_LEVEL: {{ $c.logLevel | quote }}

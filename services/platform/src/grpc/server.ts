@@ -196,7 +196,12 @@ export async function startGrpcServer(
   tls: MeshTls,
 ): Promise<GrpcServerHandle> {
   // channelz off: grpc-js otherwise keeps per-call counters and timestamps for a channelz service we do not expose.
-  const server = new Server({ 'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0 });
+  const server = new Server({
+    'grpc.max_receive_message_length': 4 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0,
+    // A connection lives at most ~5 min (calls in flight get 30 s more): clients then reconnect and
+    // re-resolve their target, so replicas the autoscaler adds get calls (round robin over DNS).
+    'grpc.max_connection_age_ms': 5 * 60_000, 'grpc.max_connection_age_grace_ms': 30_000,
+  });
   for (const s of services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const bound = await new Promise<number>((resolve, reject) => {
     server.bindAsync(`${host}:${port}`, ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true), (err, p) => (err ? reject(err) : resolve(p)));
