@@ -93,7 +93,7 @@ export class HttpReportSource implements ReportSource {
     }
     const type = String(res.headers['content-type'] ?? '');
     if (!type.startsWith('text/csv')) {
-      res.body.destroy();
+      res.body.on('error', () => undefined).destroy();
       throw new ReportFetchError('NOT_CSV', `the provider answered ${type || 'no content type'}, not text/csv`, res.statusCode);
     }
     return csvRecords(res.body, classify);

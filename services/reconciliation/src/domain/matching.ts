@@ -87,7 +87,8 @@ export function lineKey(rail: ReportRail, providerId: string, ourId: string | nu
 export function recordKey(rail: ReportRail, r: OurRecord): string {
   const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
   if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
-  return rail === 'pse' ? `${id}${SEP}${expectationOf(rail, r).direction}` : id;
+  const { direction } = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
+  return rail === 'pse' ? `${id}${SEP}${direction}` : id;
 }
 
 /** The id to look our records up by (OurRecords.find), or null for a line that carries none. */
