@@ -38,6 +38,30 @@ describe('SpillSorter (external merge sort of report lines)', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('merges at most maxFanIn sources at once: more runs are first merged into longer ones, the order unchanged', async () => {
+    const s = new SpillSorter({ dir, runLines: 2, batchLines: 3, maxFanIn: 3 });
+    const expected: Array<[string, number]> = [];
+    for (let i = 0; i < 31; i++) {
+      const id = `tx-${(i * 13) % 17}`;
+      await s.add(id, i + 1, record(`brb_${i}`, id));
+      expected.push([id, i + 1]);
+    }
+    expected.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+    expect(s.spilledRuns).toBe(15);
+    const it = s.sorted()[Symbol.asyncIterator]();
+    const out: KeyedLine[] = [];
+    let r = await it.next();
+    // The last merge reads at most maxFanIn - 1 run files (the lines still in memory are the other source).
+    expect(readdirSync(join(dir, readdirSync(dir)[0]!)).length).toBeLessThanOrEqual(2);
+    expect(s.spilledRuns).toBeGreaterThan(15);
+    while (!r.done) {
+      out.push(...r.value);
+      r = await it.next();
+    }
+    expect(out.map((e) => [e.key, e.line.lineNo])).toEqual(expected);
+    await s.dispose();
+  });
+
   it('keys that are prefixes of others, pse legs and unidentified lines sort as the keys do', async () => {
     const s = new SpillSorter({ dir, runLines: 2 });
     const lines: Array<[string, string, string]> = [
