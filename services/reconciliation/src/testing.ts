@@ -44,7 +44,7 @@ export class ArrayOurRecords implements OurRecords {
 
   async *settled(rail: ReportRail, date: string): AsyncGenerator<readonly OurRecord[]> {
     const day = (this.records[rail] ?? [])
-      .filter((r) => bogotaDate(r.settledAt) === date)
+      .filter((r) => r.settledAt !== null && bogotaDate(r.settledAt) === date)
       .map((r) => ({ key: recordKey(rail, r), r }))
       .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
       .map((x) => x.r);

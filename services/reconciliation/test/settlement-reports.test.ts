@@ -267,6 +267,20 @@ describe('reconciling the sandbox\'s settlement reports', () => {
     expect(sink.calls).toBe(0);
   });
 
+  it('a transfer our books still hold PENDING (its callback never came) while the provider settled it → one status break', async () => {
+    const all = await booksFromSandbox();
+    const breb: OurRecord[] = [];
+    for await (const batch of all.settled('breb', D)) breb.push(...batch);
+    const waiting = new ArrayOurRecords({
+      breb: breb.map((r) => (r.ourId === ids.brebOk!.our ? { ...r, status: 'PENDING' as const, settledAt: null } : r)),
+    });
+    const sink = new InMemoryBreakSink();
+    const r = reconciled(await reconcile('breb', D, await source.open('breb', D), { ours: waiting, sink, sorter: () => new SpillSorter() }));
+    expect(sink.keys()).toEqual([`breb:${D}:status_mismatch:${ids.brebOk!.provider}`]);
+    expect(sink.byKey.get(sink.keys()[0]!)).toMatchObject({ ours: { status: 'PENDING' }, theirs: { status: 'COMPLETED', amountCents: 150_000n } });
+    expect([r.matched.count, r.ours.count]).toEqual([1, 1]);
+  });
+
   // ---- Together, and again ----------------------------------------------------------------------
 
   it('five kinds on one PSE report (legs told apart), found exactly; a re-run finds the same keys and opens nothing', async () => {

@@ -32,7 +32,8 @@ export interface OurRecords {
   /**
    * The records, of any day, with these ids (our id for breb, ach and pse; the provider's id for
    * breb-inbound): how a line of the report that is not one of the day's records is told apart
-   * from one we settled on another day. At most `lookupBatch` ids per call.
+   * from one we settled on another day, or one still PENDING on our side (a callback we never
+   * got: a status break, not a line missing in our books). At most `lookupBatch` ids per call.
    */
   find(rail: ReportRail, ids: readonly string[]): Promise<OurRecord[]>;
 }

@@ -156,6 +156,16 @@ describe('reconcile (one provider report against our books)', () => {
     expect(sink.byKey.get(`breb-inbound:${D}:duplicate:brb_in_1`)).toMatchObject({ ourId: 'dep_a', copies: 1 });
   });
 
+  it('a line for a transfer still PENDING in our books (its callback never came): a status break, found by the look-up', async () => {
+    const waiting = new ArrayOurRecords({ ach: [{ ourId: 'tx-8', providerId: 'ach_8', status: 'PENDING', amountCents: 8_000n, settledAt: null }] });
+    const r = reconciled(await run('ach', report([['ach_8', 'tx-8', 'OUT', 8_000, 'COMPLETED']]), waiting));
+    expect(sink.keys()).toEqual([`ach:${D}:status_mismatch:ach_8`]);
+    expect(sink.byKey.get(`ach:${D}:status_mismatch:ach_8`)).toMatchObject({ ours: { status: 'PENDING', settledDate: null }, theirs: { status: 'COMPLETED' } });
+    expect(r.ours.count).toBe(0);
+    const inStream: OurRecords = { async *settled() { yield [transfer('tx-8', 'ach_8', 8_000n, 'PENDING')]; }, async find() { return []; } };
+    await expect(run('ach', report([]), inStream)).rejects.toThrow(/not settled \(PENDING\)/);
+  });
+
   it('looks up the lines without a record of the day in batches, and hands breaks out in batches', async () => {
     const many = Array.from({ length: 9 }, (_, i): Fields => [`brb_u${i}`, `tx-u${i}`, 'OUT', 1_000 + i, 'COMPLETED']);
     const books2 = new ArrayOurRecords({ breb: [] });

@@ -196,6 +196,9 @@ async function matchSorted(rail: ReportRail, date: string, report: Trailer, sort
   let lastKey: string | undefined;
   const ordered = (batch: readonly OurRecord[]): readonly KeyedRecord[] => batch.map((record) => {
     const key = recordKey(rail, record);
+    if (record.settledAt === null || record.status === 'PENDING') {
+      throw new OurRecordError(`${rail} ${date}: ${record.ourId} is in the day's settled records but not settled (${record.status})`);
+    }
     if (lastKey !== undefined && key <= lastKey) {
       throw new OurRecordError(`${rail} ${date}: our records are not in strictly ascending key order (${record.ourId} after ${lastKey.replace(/\u0000/g, '/')})`);
     }

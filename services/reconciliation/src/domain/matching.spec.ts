@@ -123,6 +123,15 @@ describe('a key group', () => {
       .toEqual([[`ach:${D}:duplicate:ach_2`, 9, [5]]]);
   });
 
+  it('a line for a record still PENDING on our side (a callback we never got) is a status break, nothing else', () => {
+    const pending = ours({ status: 'PENDING', settledAt: null });
+    expect(pairFaults('ach', pending, line({ valueDate: '2025-03-20' }))).toEqual(['status_mismatch']);
+    const r = group('ach', pending, [line()]);
+    expect(r.breaks).toHaveLength(1);
+    expect(r.breaks[0]).toMatchObject({ kind: 'status_mismatch', ours: { status: 'PENDING', settledAt: null, settledDate: null } });
+    expect(recordKey('pse', ours({ ourId: 'dep_1', status: 'PENDING', settledAt: null }))).toBe(lineKey('pse', 'pse_1', 'dep_1', 'IN'));
+  });
+
   it('a pair with differences opens one break per kind, keyed by the provider id', () => {
     const r = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' }),
       [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1n })]);

@@ -20,28 +20,39 @@ export interface OurRecord {
   amountCents: bigint;
   /** The provider's own fee we expect on the line: none of our providers charges one per line, so 0 when omitted. */
   providerFeeCents?: bigint;
-  /** When our books settled the event (ISO-8601): its Bogotá date must be the line's value date. */
-  settledAt: string;
+  /**
+   * When our books settled the event (ISO-8601): its Bogotá date must be the line's value date.
+   * Null only for a PENDING record (which `OurRecords.find` may return, `settled` never).
+   */
+  settledAt: string | null;
   companyId?: string;
 }
 
 /**
  * Our statuses that reach a report: a transfer's outcome from the rail (COMPLETED, FAILED); a PSE
  * deposit's payment leg (ASSIGNED when paid, FAILED when the payer's bank refused) and its reversal
- * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED).
+ * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
+ * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), which
+ * the provider should not report at all: any line for it is a status break.
  */
-export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED';
+export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'PENDING';
 
-interface Expectation { status: ProviderStatus; direction: Direction }
+/** The line the provider should report for one of our records (status null: none at all). */
+interface Expectation { status: ProviderStatus | null; direction: Direction }
 
 /** What the provider reports for each of our statuses, per rail. */
 export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>>> = {
-  breb: { COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' } },
-  ach: { COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' } },
+  breb: {
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+  },
+  ach: {
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+  },
   pse: {
     ASSIGNED: { status: 'PAID', direction: 'IN' },
     FAILED: { status: 'FAILED', direction: 'IN' },
     REVERSED: { status: 'REVERSED', direction: 'OUT' },
+    PENDING: { status: null, direction: 'IN' },
   },
   'breb-inbound': { ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' } },
 };
@@ -107,7 +118,7 @@ export type BreakKind = (typeof BREAK_KINDS)[number];
 
 export interface OursView {
   ourId: string; providerId: string | null; status: OurStatus; amountCents: bigint; providerFeeCents: bigint;
-  settledAt: string; settledDate: string; companyId?: string;
+  settledAt: string | null; settledDate: string | null; companyId?: string;
 }
 /** The provider's line as read. */
 export type TheirsView = ReportLine;
@@ -139,7 +150,7 @@ export const SHOWN_DUPLICATES = 5;
 function oursView(r: OurRecord): OursView {
   return {
     ourId: r.ourId, providerId: r.providerId, status: r.status, amountCents: r.amountCents, providerFeeCents: r.providerFeeCents ?? 0n,
-    settledAt: r.settledAt, settledDate: bogotaDate(r.settledAt), ...(r.companyId !== undefined ? { companyId: r.companyId } : {}),
+    settledAt: r.settledAt, settledDate: r.settledAt === null ? null : bogotaDate(r.settledAt), ...(r.companyId !== undefined ? { companyId: r.companyId } : {}),
   };
 }
 
@@ -158,7 +169,8 @@ export function pairFaults(rail: ReportRail, ours: OurRecord, line: ReportLine):
   // A line in the other direction reports another movement than ours: a status break too.
   if (line.status !== e.status || line.direction !== e.direction) faults.push('status_mismatch');
   if (line.amountCents !== ours.amountCents || line.feeCents !== (ours.providerFeeCents ?? 0n)) faults.push('amount_mismatch');
-  if (line.valueDate !== bogotaDate(ours.settledAt)) faults.push('value_date_mismatch');
+  // A record not settled on our side has no date to compare: its status break says it all.
+  if (ours.settledAt !== null && line.valueDate !== bogotaDate(ours.settledAt)) faults.push('value_date_mismatch');
   return faults;
 }
 
