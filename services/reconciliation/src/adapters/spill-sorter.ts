@@ -6,7 +6,7 @@ import { lineOf } from '../domain/report.js';
 import type { KeyedLine, LineSorter } from '../app/ports.js';
 
 export interface SpillSorterOptions {
-  /** Lines held in memory before a sorted run is written out (the memory bound: ~0.5 KB a line). */
+  /** Lines held in memory before a sorted run is written out (the memory bound: one string of ~250 bytes a line). */
   runLines?: number;
   /** Where the runs go (a fresh directory inside it per sort, deleted by `dispose`). */
   dir?: string;

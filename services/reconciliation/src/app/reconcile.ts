@@ -107,7 +107,7 @@ async function readReport(rail: ReportRail, records: ReportRecords, sorter: Line
   return totals.totals;
 }
 
-/** A sync view of the head of a stream of batches; `load()` only at a batch boundary. */
+/** A synchronous view of the head of a stream of batches: `head()` awaits only at a batch boundary. */
 class Cursor<T> {
   private batch: readonly T[] = [];
   private i = 0;

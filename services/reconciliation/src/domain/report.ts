@@ -146,41 +146,17 @@ export function parseLine(rail: ReportRail, record: readonly string[], lineNo: n
   return lineOf(record, lineNo);
 }
 
-/** Below this, sums are exact in a double: amounts of up to 15 digits are added as numbers, then carried into a bigint. */
-const CARRY = 2 ** 52;
-
 /** Running control totals of the lines read, to check against the trailer. */
 export class TrailerTotals {
   lines = 0;
-  private amount = 0n;
-  private fee = 0n;
-  private amountSmall = 0;
-  private feeSmall = 0;
+  amountCents = 0n;
+  feeCents = 0n;
 
   /** A checked record's amount_cents and fee_cents (digit strings). */
   add(amountCents: string, feeCents: string): void {
     this.lines += 1;
-    if (amountCents.length <= 15) {
-      this.amountSmall += Number(amountCents);
-      if (this.amountSmall >= CARRY) { this.amount += BigInt(this.amountSmall); this.amountSmall = 0; }
-    } else {
-      this.amount += BigInt(amountCents);
-    }
-    if (feeCents === '0') return;
-    if (feeCents.length <= 15) {
-      this.feeSmall += Number(feeCents);
-      if (this.feeSmall >= CARRY) { this.fee += BigInt(this.feeSmall); this.feeSmall = 0; }
-    } else {
-      this.fee += BigInt(feeCents);
-    }
-  }
-
-  get amountCents(): bigint {
-    return this.amount + BigInt(this.amountSmall);
-  }
-
-  get feeCents(): bigint {
-    return this.fee + BigInt(this.feeSmall);
+    this.amountCents += BigInt(amountCents);
+    if (feeCents !== '0') this.feeCents += BigInt(feeCents);
   }
 
   /** Throws TRAILER_MISMATCH naming each figure that differs. */
