@@ -7,12 +7,17 @@
 //   sends      POST /transfers/send → 201 across 100 companies, one hot wallet   vs pgbench
 //   rate       sends at a constant arrival rate, 70% of the measured maximum (p99 of the 201)
 //   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
+//   recon      the reconciliation engine alone (test/bench/recon.mjs): 100,000- and 1,000,000-line settlement
+//              reports reconciled from files, lines/s and peak RSS; run first, before the stack starts, and
+//              on its own (no Postgres, no processes) when it is the only phase: BENCH_ONLY=recon
 // with p50/p99, CPU µs per operation per process (from /proc) and RSS per process after each one,
 // and prints a table with the ratios and targets. Loopback only; bounded in time.
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse)
+//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,recon)
+//   BENCH_RECON_LINES (100000,1000000)  report sizes of the recon phase
+//   BENCH_RECON_HEAP_MIB (128)          V8 heap cap of the reconciling process (0: none)
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
 //   BENCH_MAIN_<PROCESS>=file another build of one process (A/B), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js
@@ -20,7 +25,7 @@
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -31,6 +36,7 @@ import { ledgerV1 } from '@wallet/proto';
 import { policyClient } from '@wallet/platform/testing';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
+import { runReconBench } from './recon.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -45,7 +51,12 @@ const OWN_PG_PORT = 5532;
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse'];
+const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'recon'];
+/** The phases that need the product's processes (all but the reconciliation engine's). */
+const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
+const RECON_LINES = (process.env.BENCH_RECON_LINES ?? '100000,1000000').split(',').map(Number);
+const RECON_HEAP_MIB = Number(process.env.BENCH_RECON_HEAP_MIB ?? 128);
+const RECON_TARGET = 50_000; // lines/s for a 1,000,000-line report (issue 21)
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : ALL_PHASES;
 for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
@@ -361,8 +372,40 @@ function pgbench() {
   return { rps: Math.round(Number(m[1])), p50: '', p99: lat ? `${Number(lat[1])} avg` : '', errors: 0, total: tx ? Number(tx[1]) : Math.round(Number(m[1]) * DURATION) };
 }
 
+/**
+ * The reconciliation engine: each report size generated and reconciled in fresh processes (recon.mjs),
+ * one result row per size; the run fails when the engine does not find exactly the planted breaks.
+ */
+async function reconPhase() {
+  const rows = await runReconBench(RECON_LINES, (m) => log(m), { heapMiB: RECON_HEAP_MIB });
+  for (const r of rows) {
+    results.push({
+      name: `reconcile a ${r.n.toLocaleString('en')}-line ACH report (lines/s)`, recon: r,
+      r: { rps: r.linesPerSecond, p50: '', p99: '', errors: r.breaksOk ? 0 : 1, total: r.lines },
+      perOp: { recon: r.cpuUsPerLine }, cores: { recon: +((r.cpuUsPerLine * r.linesPerSecond) / 1e6).toFixed(2) }, rss: { recon: r.peakRssMiB },
+    });
+    if (!r.breaksOk) process.exitCode = 1;
+  }
+}
+
+function writeReport(report) {
+  console.log(`\n${report}`);
+  mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
+  const file = join(root, 'test/bench/reports', `${SOAK_MINUTES > 0 ? 'soak' : 'bench'}-${stamp}.md`);
+  writeFileSync(file, report);
+  log(`report written to ${file}`);
+}
+
 async function main() {
   log(`${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`);
+  // The engine first, on a machine where nothing of the bench runs yet; alone when it is the only phase.
+  if (phase('recon')) await reconPhase();
+  if (SOAK_MINUTES === 0 && !STACK_PHASES.some(phase)) {
+    writeReport(benchReport([
+      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; the reconciliation engine only (no product process, no Postgres); load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
+    ]));
+    return;
+  }
   if (OWN_PG) {
     startOwnPostgres();
     log(`own PostgreSQL cluster on 127.0.0.1:${OWN_PG_PORT} (autovacuum on; BENCH_PG=shared uses the machine's server)`);
@@ -456,12 +499,7 @@ async function main() {
       `ledger invariants after the run: ${inv.ok ? 'ok' : `VIOLATED: ${inv.violations.join('; ')}`} (${inv.postings} postings)`,
       `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; ${DURATION} s per measurement, concurrency ${CONC}; load generator, every process, Postgres, Redis and NATS on the same cores, loopback only; Postgres: ${OWN_PG ? `the bench's own cluster (autovacuum on)` : `the machine's server (autovacuum as it is configured there)`}`,
     ];
-    const report = SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing);
-    console.log(`\n${report}`);
-    mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
-    const file = join(root, 'test/bench/reports', `${SOAK_MINUTES > 0 ? 'soak' : 'bench'}-${stamp}.md`);
-    writeFileSync(file, report);
-    log(`report written to ${file}`);
+    writeReport(SOAK_MINUTES > 0 ? soakReport(closing) : benchReport(closing));
     if (!inv.ok || pendingLeft > 0) process.exitCode = 1;
   } finally {
     await stopAll();
@@ -570,6 +608,12 @@ function benchReport(closing) {
     if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
     if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
+    if (row.recon) {
+      const x = row.recon;
+      const info = `${x.seconds} s, ${x.cpuUsPerLine} CPU µs/line, peak RSS ${x.peakRssMiB} MiB${x.heapCapMiB ? ` (heap capped at ${x.heapCapMiB} MiB)` : ''}, `
+        + `${x.runs} sorted runs; ${x.breaksOk ? 'found exactly the planted breaks' : '**breaks differ from the planted ones**'}`;
+      return x.n >= 1_000_000 ? [info, `≥ ${RECON_TARGET.toLocaleString('en')} lines/s`, v >= RECON_TARGET && x.breaksOk] : [info, '', undefined];
+    }
     return ['', '', undefined];
   };
   const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio | target |', '|---|---:|---:|---:|---|---|',

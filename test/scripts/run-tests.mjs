@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const all = ['services/platform', 'services/ledger', 'services/sandbox', 'services/transfer', 'services/pse-deposit', 'services/collect-key', 'services/receipt', 'services/webhook', 'gateway', 'test'];
+const all = ['services/platform', 'services/ledger', 'services/sandbox', 'services/transfer', 'services/pse-deposit', 'services/collect-key', 'services/receipt', 'services/webhook', 'services/reconciliation', 'gateway', 'test'];
 const selected = process.argv.slice(2).length ? process.argv.slice(2) : all;
 const tmp = mkdtempSync(join(tmpdir(), 'wallet-tests-'));
 const rows = [];

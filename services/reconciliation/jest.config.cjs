@@ -1,0 +1,1 @@
+module.exports = { ...require('../../test/jest.preset.cjs') };

@@ -1,0 +1,66 @@
+import type { Break, OurRecord } from '../domain/matching.js';
+import type { ReportLine, ReportRail } from '../domain/report.js';
+
+/**
+ * What the reconciliation needs from the world. Memory stays bounded because every port is a
+ * stream or a bounded batch: the report comes in as records, our books as a key-ordered stream of
+ * batches, look-ups are at most `lookupBatch` ids, breaks go out `sinkBatch` at a time.
+ */
+
+/**
+ * A report as CSV records (string fields), header and trailer included, in batches (one await per
+ * batch, not per record). adapters/csv-records.ts makes them from bytes.
+ */
+export type ReportRecords = AsyncIterable<ReadonlyArray<readonly string[]>>;
+
+/** A provider's report of (rail, date). */
+export interface ReportSource {
+  open(rail: ReportRail, date: string, signal?: AbortSignal): Promise<ReportRecords>;
+}
+
+/**
+ * Our settled records, read from the owning services (transfer: breb, ach; pse-deposit: pse;
+ * collect-key: breb-inbound) through their gRPC, never their tables.
+ */
+export interface OurRecords {
+  /**
+   * Every record of ours whose settlement falls on `date` (Bogotá) for `rail`, in strictly
+   * ascending key order (domain/matching.ts "Keys": the id `collate "C"`, then for pse the
+   * payment before the reversal), in batches. A server-streamed RPC over an ordered query.
+   */
+  settled(rail: ReportRail, date: string): AsyncIterable<readonly OurRecord[]>;
+  /**
+   * The records, of any day, with these ids (our id for breb, ach and pse; the provider's id for
+   * breb-inbound): how a line of the report that is not one of the day's records is told apart
+   * from one we settled on another day, or one still PENDING on our side (a callback we never
+   * got: a status break, not a line missing in our books). At most `lookupBatch` ids per call.
+   */
+  find(rail: ReportRail, ids: readonly string[]): Promise<OurRecord[]>;
+}
+
+/**
+ * Where breaks go. Idempotent on `Break.key`: a break already open is not opened again (the
+ * later break store: `insert … on conflict (key) do nothing`).
+ */
+export interface BreakSink {
+  open(breaks: readonly Break[]): Promise<{ opened: number }>;
+}
+
+/** A report line with its match key. */
+export interface KeyedLine { key: string; line: ReportLine }
+
+/**
+ * Sorts a report's lines by key (ties in report order) with bounded memory: a provider lists its
+ * lines in settlement order, our books are read in key order.
+ */
+export interface LineSorter {
+  /**
+   * Takes one checked record (domain `checkLine`) with its key and line number; returns a promise
+   * when it had to write a sorted run out (await it before the next).
+   */
+  add(key: string, lineNo: number, record: readonly string[]): Promise<void> | void;
+  /** Every line added, in (key, line number) order, in batches. Called once, after the last `add`. */
+  sorted(): AsyncIterable<readonly KeyedLine[]>;
+  /** Deletes whatever the sort wrote (runs on disk); safe to call more than once. */
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,155 @@
+import {
+  KeyGroup, OurRecordError, SHOWN_DUPLICATES, breakKey, lineKey, lookupIdOf, pairFaults, recordKey, type OurRecord,
+} from './matching.js';
+import type { ReportLine, ReportRail } from './report.js';
+
+const D = '2025-03-14';
+const settled = '2025-03-14T13:00:03.250Z'; // 08:00 in Bogotá
+
+const line = (over: Partial<ReportLine> = {}): ReportLine => ({
+  lineNo: 1, providerId: 'brb_1', ourId: 'tx-1', direction: 'OUT', amountCents: 150_000n, feeCents: 0n, status: 'COMPLETED',
+  valueDate: D, acceptedAt: '2025-03-14T13:00:00.000Z', settledAt: settled, counterparty: '3001234567', ...over,
+});
+const ours = (over: Partial<OurRecord> = {}): OurRecord => ({
+  ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, settledAt: settled, ...over,
+});
+const group = (rail: ReportRail, r: OurRecord | undefined, lines: ReportLine[]) => {
+  const g = new KeyGroup(rail, D, r ? recordKey(rail, r) : lineKey(rail, lines[0]!.providerId, lines[0]!.ourId, lines[0]!.direction), r);
+  for (const l of lines) g.add(l);
+  return g.settle();
+};
+
+describe('keys', () => {
+  it('our id for breb and ach, our id and the leg for pse, the provider id for breb-inbound', () => {
+    expect(lineKey('breb', 'brb_1', 'tx-1', 'OUT')).toBe(recordKey('breb', ours()));
+    expect(lineKey('ach', 'ach_1', 'tx-1', 'OUT')).toBe('tx-1');
+    const paid = ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' });
+    const reversed = ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'REVERSED' });
+    expect(lineKey('pse', 'pse_1', 'dep_1', 'IN')).toBe(recordKey('pse', paid));
+    expect(lineKey('pse', 'pse_1', 'dep_1', 'OUT')).toBe(recordKey('pse', reversed));
+    expect(recordKey('pse', paid)).not.toBe(recordKey('pse', reversed));
+    expect(lineKey('breb-inbound', 'brb_in_1', null, 'IN')).toBe(recordKey('breb-inbound', ours({ ourId: 'dep_x', providerId: 'brb_in_1', status: 'ASSIGNED' })));
+  });
+
+  it('a line without our id gets a key no record has, and is never looked up', () => {
+    const k = lineKey('breb', 'brb_x', null, 'OUT');
+    expect(k).not.toBe('brb_x');
+    expect(lookupIdOf(k)).toBeNull();
+    expect(lookupIdOf(lineKey('pse', 'pse_1', 'dep_1', 'OUT'))).toBe('dep_1');
+    expect(lookupIdOf(lineKey('breb-inbound', 'brb_in_1', null, 'IN'))).toBe('brb_in_1');
+  });
+
+  it('records ordered by (id collate "C", payment before reversal) are in key order', () => {
+    const ids = ['dep_1', 'dep_1-x', 'dep_10', 'dep_1_', 'DEP_2'].sort(); // code-unit order = collate "C" for ASCII
+    const records = ids.flatMap((id) => [ours({ ourId: id, status: 'ASSIGNED' }), ours({ ourId: id, status: 'REVERSED' })]);
+    const keys = records.map((r) => recordKey('pse', r));
+    expect([...keys].sort()).toEqual(keys);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it('a record the rules cannot place is a contract error of the owning service', () => {
+    expect(() => recordKey('breb', ours({ status: 'ASSIGNED' }))).toThrow(OurRecordError);
+    expect(() => recordKey('breb-inbound', ours({ providerId: null, status: 'ASSIGNED' }))).toThrow(OurRecordError);
+    expect(() => recordKey('ach', ours({ ourId: '' }))).toThrow(OurRecordError);
+  });
+});
+
+describe('a pair', () => {
+  it.each([
+    ['breb', ours(), line()],
+    ['ach', ours({ status: 'FAILED' }), line({ status: 'FAILED' })],
+    ['pse', ours({ status: 'ASSIGNED' }), line({ direction: 'IN', status: 'PAID' })],
+    ['pse', ours({ status: 'FAILED' }), line({ direction: 'IN', status: 'FAILED' })],
+    ['pse', ours({ status: 'REVERSED' }), line({ direction: 'OUT', status: 'REVERSED' })],
+    ['breb-inbound', ours({ status: 'ASSIGNED' }), line({ direction: 'IN', status: 'RECEIVED', ourId: null })],
+    ['breb-inbound', ours({ status: 'UNASSIGNED' }), line({ direction: 'IN', status: 'RECEIVED', ourId: null })],
+  ] as const)('%s: our %o matches the provider\'s line', (rail, r, l) => {
+    expect(pairFaults(rail, r, l)).toEqual([]);
+  });
+
+  it('differs in status (or direction), amount (or the provider fee) and value date, each its own break', () => {
+    expect(pairFaults('breb', ours(), line({ status: 'FAILED' }))).toEqual(['status_mismatch']);
+    expect(pairFaults('breb', ours(), line({ direction: 'IN' }))).toEqual(['status_mismatch']);
+    expect(pairFaults('breb', ours(), line({ amountCents: 150_100n }))).toEqual(['amount_mismatch']);
+    expect(pairFaults('breb', ours(), line({ feeCents: 250n }))).toEqual(['amount_mismatch']);
+    expect(pairFaults('breb', ours({ providerFeeCents: 250n }), line({ feeCents: 250n }))).toEqual([]);
+    expect(pairFaults('breb', ours(), line({ valueDate: '2025-03-15' }))).toEqual(['value_date_mismatch']);
+    // Ours settled 23:59:59.999 Bogotá on the 13th: the line of the 14th is a value-date break.
+    expect(pairFaults('breb', ours({ settledAt: '2025-03-14T04:59:59.999Z' }), line())).toEqual(['value_date_mismatch']);
+    expect(pairFaults('breb', ours(), line({ status: 'FAILED', amountCents: 1n, valueDate: '2025-03-15' })))
+      .toEqual(['status_mismatch', 'amount_mismatch', 'value_date_mismatch']);
+  });
+});
+
+describe('a key group', () => {
+  it('a clean pair is matched, with its amount', () => {
+    expect(group('breb', ours(), [line()])).toEqual({ matched: { amountCents: 150_000n }, breaks: [] });
+  });
+
+  it('a record without a line is missing at the provider, keyed by our id (and the leg on pse)', () => {
+    const r = group('breb', ours(), []);
+    expect(r.matched).toBeNull();
+    expect(r.breaks).toEqual([{
+      key: `breb:${D}:missing_at_provider:tx-1`, kind: 'missing_at_provider', rail: 'breb', date: D, ourId: 'tx-1', providerId: 'brb_1',
+      ours: { ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, providerFeeCents: 0n, settledAt: settled, settledDate: D },
+    }]);
+    expect(group('pse', ours({ ourId: 'dep_1', status: 'REVERSED' }), []).breaks[0]!.key).toBe(`pse:${D}:missing_at_provider:dep_1:reversal`);
+  });
+
+  it('a line without a record is missing in our books, keyed by the provider id', () => {
+    const l = line({ providerId: 'brb_x', ourId: null });
+    expect(group('breb', undefined, [l]).breaks).toEqual([
+      { key: `breb:${D}:missing_in_our_books:brb_x`, kind: 'missing_in_our_books', rail: 'breb', date: D, providerId: 'brb_x', theirs: l },
+    ]);
+  });
+
+  it('the same line twice: matched once, and a duplicate break counting the copy', () => {
+    const r = group('breb-inbound', ours({ ourId: 'dep_9', providerId: 'brb_in_1', status: 'ASSIGNED' }), [
+      line({ lineNo: 1, providerId: 'brb_in_1', ourId: null, direction: 'IN', status: 'RECEIVED' }),
+      line({ lineNo: 2, providerId: 'brb_in_1', ourId: null, direction: 'IN', status: 'RECEIVED' }),
+    ]);
+    expect(r.matched).toEqual({ amountCents: 150_000n });
+    expect(r.breaks).toHaveLength(1);
+    expect(r.breaks[0]).toMatchObject({ key: `breb-inbound:${D}:duplicate:brb_in_1`, kind: 'duplicate', copies: 1, theirs: { lineNo: 1 }, others: [{ lineNo: 2 }] });
+  });
+
+  it('two lines for one record where one is expected: the one that fits is paired, the other is the duplicate', () => {
+    const r = group('ach', ours({ ourId: 'tx-2', providerId: 'ach_2' }), [
+      line({ lineNo: 5, providerId: 'ach_2b', ourId: 'tx-2', status: 'FAILED' }),
+      line({ lineNo: 9, providerId: 'ach_2', ourId: 'tx-2', status: 'COMPLETED' }),
+    ]);
+    expect(r.matched).not.toBeNull();
+    expect(r.breaks.map((b) => [b.key, b.theirs?.lineNo, b.others?.map((o) => o.lineNo)]))
+      .toEqual([[`ach:${D}:duplicate:ach_2`, 9, [5]]]);
+  });
+
+  it('a line for a record still PENDING on our side (a callback we never got) is a status break, nothing else', () => {
+    const pending = ours({ status: 'PENDING', settledAt: null });
+    expect(pairFaults('ach', pending, line({ valueDate: '2025-03-20' }))).toEqual(['status_mismatch']);
+    const r = group('ach', pending, [line()]);
+    expect(r.breaks).toHaveLength(1);
+    expect(r.breaks[0]).toMatchObject({ kind: 'status_mismatch', ours: { status: 'PENDING', settledAt: null, settledDate: null } });
+    expect(recordKey('pse', ours({ ourId: 'dep_1', status: 'PENDING', settledAt: null }))).toBe(lineKey('pse', 'pse_1', 'dep_1', 'IN'));
+  });
+
+  it('a pair with differences opens one break per kind, keyed by the provider id', () => {
+    const r = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' }),
+      [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1n })]);
+    expect(r.matched).toBeNull();
+    expect(r.breaks.map((b) => b.key)).toEqual([`pse:${D}:status_mismatch:pse_1:payment`, `pse:${D}:amount_mismatch:pse_1:payment`]);
+    expect(r.breaks[0]).toMatchObject({ ourId: 'dep_1', providerId: 'pse_1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' } });
+  });
+
+  it('keeps a bounded number of copies however many there are', () => {
+    const lines = Array.from({ length: 1000 }, (_, i) => line({ lineNo: i + 1 }));
+    const r = group('breb', ours(), lines);
+    const dup = r.breaks.find((b) => b.kind === 'duplicate')!;
+    expect(dup.copies).toBe(999);
+    expect(dup.others!.map((o) => o.lineNo)).toEqual([2, 3, 4, 5, 6].slice(0, SHOWN_DUPLICATES));
+  });
+
+  it('break keys are <rail>:<date>:<kind>:<ref>[:leg]', () => {
+    expect(breakKey('ach', D, 'amount_mismatch', 'ach_1', 'OUT')).toBe(`ach:${D}:amount_mismatch:ach_1`);
+    expect(breakKey('pse', D, 'duplicate', 'pse_1', 'IN')).toBe(`pse:${D}:duplicate:pse_1:payment`);
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * The match rules: which of our records a provider line is about (the key), what the provider
+ * should report for each of our statuses, and what a pair, or a line or record without its other
+ * half, is (a match or a break of some kind). No I/O here.
+ */
+import { bogotaDate, type Direction, type ProviderStatus, type ReportLine, type ReportRail } from './report.js';
+
+/**
+ * One settlement of ours, as the owning service reports it (transfer for breb/ach, pse-deposit
+ * for pse, collect-key for breb-inbound): one record per line we expect in the provider's report.
+ * A PSE deposit paid and then reversed is two records, its payment and its reversal, each on the
+ * day it happened.
+ */
+export interface OurRecord {
+  /** transactionId (breb, ach), depositId (pse, breb-inbound). */
+  ourId: string;
+  /** The provider's id as we recorded it (required for breb-inbound, the key there). */
+  providerId: string | null;
+  status: OurStatus;
+  amountCents: bigint;
+  /** The provider's own fee we expect on the line: none of our providers charges one per line, so 0 when omitted. */
+  providerFeeCents?: bigint;
+  /**
+   * When our books settled the event (ISO-8601): its Bogotá date must be the line's value date.
+   * Null only for a PENDING record (which `OurRecords.find` may return, `settled` never).
+   */
+  settledAt: string | null;
+  companyId?: string;
+}
+
+/**
+ * Our statuses that reach a report: a transfer's outcome from the rail (COMPLETED, FAILED); a PSE
+ * deposit's payment leg (ASSIGNED when paid, FAILED when the payer's bank refused) and its reversal
+ * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
+ * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), which
+ * the provider should not report at all: any line for it is a status break.
+ */
+export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'PENDING';
+
+/** The line the provider should report for one of our records (status null: none at all). */
+interface Expectation { status: ProviderStatus | null; direction: Direction }
+
+/** What the provider reports for each of our statuses, per rail. */
+export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>>> = {
+  breb: {
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+  },
+  ach: {
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+  },
+  pse: {
+    ASSIGNED: { status: 'PAID', direction: 'IN' },
+    FAILED: { status: 'FAILED', direction: 'IN' },
+    REVERSED: { status: 'REVERSED', direction: 'OUT' },
+    PENDING: { status: null, direction: 'IN' },
+  },
+  'breb-inbound': { ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' } },
+};
+
+/** A record of ours the rules cannot place: the owning service broke the OurRecords contract. */
+export class OurRecordError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OurRecordError';
+  }
+}
+
+export function expectationOf(rail: ReportRail, r: OurRecord): Expectation {
+  const e = EXPECTED[rail][r.status];
+  if (!e) throw new OurRecordError(`${rail}: our status ${r.status} (${r.ourId}) never reaches this report`);
+  return e;
+}
+
+// ---- Keys ------------------------------------------------------------------------------------
+//
+// A line and a record are about the same settlement when their keys are equal. The key is our id
+// for breb, ach and pse (the provider echoes it) and the provider's id for breb-inbound (the
+// network has no id of ours). A PSE deposit has up to two lines, its payment (IN) and its
+// reversal (OUT): there the direction is part of the key, so each key expects exactly one line.
+//
+// Keys are compared as JavaScript strings (UTF-16 code units: for the ASCII ids of every rail, the
+// byte order of PostgreSQL's `collate "C"`). SEP (U+0000) sorts before every id character, so
+// "dep_1" + SEP + "IN" sorts where "dep_1" does among ids: records ordered by (id collate "C",
+// direction IN before OUT) are in key order. A line that carries no id of ours gets a key that can
+// never be one of ours (U+0001 + its provider id), so it meets no record and stays unidentified.
+
+const SEP = '\u0000';
+const UNIDENTIFIED = '\u0001';
+const CONTROL = /[\u0000-\u001f]/;
+
+/** The key of a line, from its provider id, our id ('' or null: none) and direction. */
+export function lineKey(rail: ReportRail, providerId: string, ourId: string | null, direction: string): string {
+  if (rail === 'breb-inbound') return providerId;
+  if (!ourId) return rail === 'pse' ? `${UNIDENTIFIED}${providerId}${SEP}${direction}` : `${UNIDENTIFIED}${providerId}`;
+  return rail === 'pse' ? `${ourId}${SEP}${direction}` : ourId;
+}
+
+export function recordKey(rail: ReportRail, r: OurRecord): string {
+  const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
+  if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
+  const { direction } = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
+  return rail === 'pse' ? `${id}${SEP}${direction}` : id;
+}
+
+/** The id to look our records up by (OurRecords.find), or null for a line that carries none. */
+export function lookupIdOf(key: string): string | null {
+  if (key.startsWith(UNIDENTIFIED)) return null;
+  const sep = key.indexOf(SEP);
+  return sep < 0 ? key : key.slice(0, sep);
+}
+
+// ---- Breaks ----------------------------------------------------------------------------------
+
+export const BREAK_KINDS = [
+  'missing_at_provider', 'missing_in_our_books', 'amount_mismatch', 'status_mismatch', 'duplicate', 'value_date_mismatch',
+] as const;
+export type BreakKind = (typeof BREAK_KINDS)[number];
+
+export interface OursView {
+  ourId: string; providerId: string | null; status: OurStatus; amountCents: bigint; providerFeeCents: bigint;
+  settledAt: string | null; settledDate: string | null; companyId?: string;
+}
+/** The provider's line as read. */
+export type TheirsView = ReportLine;
+
+/**
+ * A difference between the provider's report of (rail, date) and our books. `key` is deterministic
+ * (`<rail>:<date>:<kind>:<providerId, or ourId when no line is involved>`, plus `:payment` or
+ * `:reversal` on pse, whose two legs share both ids), so reconciling the same report again finds
+ * the same keys and a sink that keeps them opens nothing new.
+ */
+export interface Break {
+  key: string;
+  kind: BreakKind;
+  rail: ReportRail;
+  /** The report's date. */
+  date: string;
+  ourId?: string;
+  providerId?: string;
+  ours?: OursView;
+  theirs?: TheirsView;
+  /** duplicate: how many more lines the report has for this settlement, and the first few of them. */
+  copies?: number;
+  others?: TheirsView[];
+}
+
+/** At most this many extra lines are kept (shown) on a duplicate break; the rest are only counted. */
+export const SHOWN_DUPLICATES = 5;
+
+function oursView(r: OurRecord): OursView {
+  return {
+    ourId: r.ourId, providerId: r.providerId, status: r.status, amountCents: r.amountCents, providerFeeCents: r.providerFeeCents ?? 0n,
+    settledAt: r.settledAt, settledDate: r.settledAt === null ? null : bogotaDate(r.settledAt), ...(r.companyId !== undefined ? { companyId: r.companyId } : {}),
+  };
+}
+
+function legSuffix(rail: ReportRail, direction: Direction): string {
+  return rail === 'pse' ? (direction === 'IN' ? ':payment' : ':reversal') : '';
+}
+
+export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: string, direction: Direction): string {
+  return `${rail}:${date}:${kind}:${ref}${legSuffix(rail, direction)}`;
+}
+
+/** What differs between one of our records and the line paired with it (none: they match). */
+export function pairFaults(rail: ReportRail, ours: OurRecord, line: ReportLine): BreakKind[] {
+  const e = expectationOf(rail, ours);
+  const faults: BreakKind[] = [];
+  // A line in the other direction reports another movement than ours: a status break too.
+  if (line.status !== e.status || line.direction !== e.direction) faults.push('status_mismatch');
+  if (line.amountCents !== ours.amountCents || line.feeCents !== (ours.providerFeeCents ?? 0n)) faults.push('amount_mismatch');
+  // A record not settled on our side has no date to compare: its status break says it all.
+  if (ours.settledAt !== null && line.valueDate !== bogotaDate(ours.settledAt)) faults.push('value_date_mismatch');
+  return faults;
+}
+
+/** How one key ended: a clean pair, a pair with faults, or a half without its other half; and the breaks. */
+export interface GroupOutcome {
+  matched: { amountCents: bigint } | null;
+  breaks: Break[];
+}
+
+/**
+ * Every line and record of one key. A key expects one line: when the report has several, the one
+ * that fits our record best (fewest faults, then the first in the report) is paired and the others
+ * are a duplicate break. Memory is O(1) whatever the number of lines (the extras are counted).
+ */
+export class KeyGroup {
+  private best: ReportLine | undefined;
+  private bestFaults: number = Number.POSITIVE_INFINITY;
+  private copies = 0;
+  private readonly shown: ReportLine[] = [];
+
+  constructor(readonly rail: ReportRail, readonly date: string, readonly key: string, private ours: OurRecord | undefined) {}
+
+  get hasOurs(): boolean {
+    return this.ours !== undefined;
+  }
+
+  get hasLines(): boolean {
+    return this.best !== undefined;
+  }
+
+  add(line: ReportLine): void {
+    const faults = this.ours ? pairFaults(this.rail, this.ours, line).length : 0;
+    if (this.best === undefined || faults < this.bestFaults) {
+      if (this.best !== undefined) this.extra(this.best);
+      this.best = line;
+      this.bestFaults = faults;
+    } else {
+      this.extra(line);
+    }
+  }
+
+  /** Pairs the lines with a record found later (another day's, by OurRecords.find). */
+  withOurs(ours: OurRecord): void {
+    if (this.ours) throw new Error('the group already has its record');
+    this.ours = ours;
+  }
+
+  private extra(line: ReportLine): void {
+    this.copies += 1;
+    if (this.shown.length < SHOWN_DUPLICATES) {
+      this.shown.push(line);
+      this.shown.sort((a, b) => a.lineNo - b.lineNo);
+    }
+  }
+
+  settle(): GroupOutcome {
+    const { rail, date, ours, best } = this;
+    const breaks: Break[] = [];
+    if (best === undefined) {
+      if (!ours) return { matched: null, breaks };
+      const dir = expectationOf(rail, ours).direction;
+      breaks.push({ key: breakKey(rail, date, 'missing_at_provider', ours.ourId, dir), kind: 'missing_at_provider', rail, date, ourId: ours.ourId,
+        ...(ours.providerId ? { providerId: ours.providerId } : {}), ours: oursView(ours) });
+      return { matched: null, breaks };
+    }
+    const ids = { ...(ours ? { ourId: ours.ourId } : best.ourId ? { ourId: best.ourId } : {}), providerId: best.providerId };
+    let matched: GroupOutcome['matched'] = null;
+    if (!ours) {
+      breaks.push({ key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction), kind: 'missing_in_our_books', rail, date,
+        ...ids, theirs: best });
+    } else {
+      const faults = pairFaults(rail, ours, best);
+      for (const kind of faults) {
+        breaks.push({ key: breakKey(rail, date, kind, best.providerId, best.direction), kind, rail, date, ...ids, ours: oursView(ours), theirs: best });
+      }
+      if (faults.length === 0) matched = { amountCents: best.amountCents };
+    }
+    if (this.copies > 0) {
+      breaks.push({ key: breakKey(rail, date, 'duplicate', best.providerId, best.direction), kind: 'duplicate', rail, date, ...ids,
+        ...(ours ? { ours: oursView(ours) } : {}), theirs: best, copies: this.copies, others: [...this.shown] });
+    }
+    return { matched, breaks };
+  }
+}

@@ -1,0 +1,9 @@
+export * from './domain/report.js';
+export * from './domain/matching.js';
+export * from './app/ports.js';
+export * from './app/reconcile.js';
+export { SpillSorter, type SpillSorterOptions } from './adapters/spill-sorter.js';
+export { csvRecords, fileReportRecords } from './adapters/csv-records.js';
+export {
+  HttpReportSource, ReportFetchError, ReportNotAvailableError, type FetchFailure, type HttpReportSourceOptions,
+} from './adapters/http-report-source.js';
