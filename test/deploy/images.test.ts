@@ -68,8 +68,12 @@ describe('Dockerfiles (deploy/docker)', () => {
   it('builds each process in stages and runs it slim, non-root, with a health check and the local start command', () => {
     for (const p of expectedProcesses()) {
       const file = join(dockerDir, `${p.name}.Dockerfile`);
-      const { instructions, stages } = parseDockerfile(readFileSync(file, 'utf8'));
+      const text = readFileSync(file, 'utf8');
+      const { instructions, stages } = parseDockerfile(text);
       const where = p.name;
+      // Installs exactly as locked, with no fallback that would not be; no frontend image to pull
+      // (`# syntax=` makes every build fetch one from a public registry: air-gapped builds fail).
+      expect([where, /npm install/.test(text), /^#\s*syntax=/m.test(text)]).toEqual([where, false, false]);
       const pkg = JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8')).name as string;
       const last = stages.length - 1;
       const final = instructions.filter((i) => i.stage === last);
@@ -82,7 +86,7 @@ describe('Dockerfiles (deploy/docker)', () => {
       expect([where, stages[last]!.from]).toEqual([where, '${NODE_IMAGE}']);
       // Build: full install, turbo builds only this workspace and its dependencies.
       expect([where, all]).toEqual([where, expect.stringContaining(`turbo run build --filter=${pkg}...`)]);
-      // Prune: production dependencies only, with npm ci (npm install as the documented fallback).
+      // Prune: production dependencies only, with npm ci.
       expect([where, all]).toEqual([where, expect.stringMatching(new RegExp(`npm ci --omit=dev[^\\n]*-w ${pkg.replace('/', '\\/')}`))]);
       expect([where, all]).toEqual([where, expect.stringContaining(`COPY --from=build /repo/${p.dir}/dist ${p.dir}/dist`)]);
       // Runtime: non-root numeric user, files owned by root (nothing writable), no package manager run.
@@ -91,9 +95,9 @@ describe('Dockerfiles (deploy/docker)', () => {
       expect([where, final.some((i) => i.op === 'RUN')]).toEqual([where, false]);
       expect([where, final.find((i) => i.op === 'COPY')?.args]).toEqual([where, expect.stringContaining('--chown=root:root')]);
       expect([where, final.find((i) => i.op === 'WORKDIR')?.args]).toEqual([where, `/app/${p.dir}`]);
-      // Health check on /healthz of the port the process serves it on.
+      // Health check on /healthz of the port the process serves it on, read from its variable.
       const hc = final.find((i) => i.op === 'HEALTHCHECK');
-      expect([where, hc?.args]).toEqual([where, expect.stringMatching(/127\.0\.0\.1:\d+\/healthz/)]);
+      expect([where, hc?.args]).toEqual([where, expect.stringMatching(/127\.0\.0\.1:' \+ \(process\.env\.[A-Z_]+_PORT \|\| \d+\) \+ '\/healthz/)]);
       // Start: exactly the local runner's command (flags, OTel preload, entry point).
       const cmd = JSON.parse(final.find((i) => i.op === 'CMD')!.args);
       expect([where, cmd]).toEqual([where, ['node', ...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main]]);
@@ -107,10 +111,14 @@ describe('Dockerfiles (deploy/docker)', () => {
       const { instructions } = parseDockerfile(readFileSync(join(dockerDir, `${p.name}.Dockerfile`), 'utf8'));
       const exposed = instructions.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/)).map(Number);
       const config = readFileSync(join(REPO, p.dir, 'src', 'config.ts'), 'utf8');
-      const defaults = [...config.matchAll(/_PORT: env\.port\((\d+)\)/g)].map((m) => Number(m[1]));
+      const variables = new Map([...config.matchAll(/([A-Z_]+_PORT): env\.port\((\d+)\)/g)].map((m) => [m[1]!, Number(m[2])]));
+      // The gateway's admin listener (production, or where GATEWAY_ADMIN_PORT is set).
+      const admin = /DEFAULT_ADMIN_PORT = (\d+)/.exec(config);
+      const defaults = [...variables.values(), ...(admin ? [Number(admin[1])] : [])];
       expect([p.name, exposed.sort()]).toEqual([p.name, defaults.sort()]);
-      const hcPort = Number(/127\.0\.0\.1:(\d+)\/healthz/.exec(instructions.find((i) => i.op === 'HEALTHCHECK')!.args)![1]);
-      expect([p.name, defaults]).toEqual([p.name, expect.arrayContaining([hcPort])]);
+      // The health check asks the port the process reads from its variable, with the same default.
+      const [, hcVariable, hcPort] = /process\.env\.([A-Z_]+_PORT) \|\| (\d+)\) \+ '\/healthz/.exec(instructions.find((i) => i.op === 'HEALTHCHECK')!.args)!;
+      expect([p.name, variables.get(hcVariable!)]).toEqual([p.name, Number(hcPort)]);
     }
   });
 
