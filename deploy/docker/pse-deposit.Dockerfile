@@ -14,14 +14,15 @@ COPY . .
 # Every dependency exactly as locked (compilers, buf, turbo), then only this process and its workspace dependencies.
 RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund \
  && npx turbo run build --filter=@wallet/pse-deposit... \
- && mkdir /manifests && find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests \; \
- && cp package-lock.json /manifests/
+ && node deploy/docker/manifests.mjs @wallet/pse-deposit /manifests
 
 FROM ${NODE_IMAGE} AS prune
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY --from=build /manifests/ ./
-# Production dependencies of this workspace only, exactly as locked.
+# Production dependencies of this process only, exactly as locked: /manifests lists only this
+# workspace and the ones it depends on (deploy/docker/manifests.mjs); with all of them listed, npm
+# would also bring the production dependencies of every workspace this one's tests use.
 RUN --mount=type=cache,target=/root/.npm \
     npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w @wallet/pse-deposit
 COPY --from=build /repo/proto/dist proto/dist
