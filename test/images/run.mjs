@@ -195,6 +195,11 @@ async function main() {
     report.totalSeconds = Number(secs(Date.now() - t0));
     if (!flag('keep')) {
       stopStack({ host, project: PROJECT, say });
+      // The engine's data root keeps the bases, the images and the npm cache of the builds for the
+      // next run; the intermediate layers of the build stages (every dependency, ~1 GB a build) and
+      // the images this run's tags replaced would only pile up.
+      docker(host, ['builder', 'prune', '-f', '--filter', 'type=regular']);
+      docker(host, ['image', 'prune', '-f']);
       await engine.stop();
     } else say(`--keep: the stack runs on (stop it with npm run test:images -- --down)`);
     writeFileSync(join(OUT, 'report.json'), `${JSON.stringify(report, null, 2)}\n`);
