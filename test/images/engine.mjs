@@ -4,7 +4,8 @@
 // exec root and socket, no iptables and no bridge (TOOLCHAIN.md, "Containers"): every build and
 // container uses `--network host`, so all traffic stays on this machine's loopback.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 // Debian's client: the preinstalled /usr/local/bin/docker has no buildx plugin, so BuildKit
@@ -62,7 +63,8 @@ export async function ensureEngine({ stateDir, say }) {
     say(`engine: our own Docker ${already} from an earlier run at ${host}`);
     return { host, version: already, started: false, stop: async () => {} };
   }
-  const execRoot = `/run/wallet-images-${Buffer.from(stateDir).toString('hex').slice(-12)}`;
+  // One per state directory (two clones may each run their own engine).
+  const execRoot = `/run/wallet-images-${createHash('sha256').update(stateDir).digest('hex').slice(0, 12)}`;
   const args = [
     '--data-root', join(stateDir, 'data'), '--exec-root', execRoot, '--host', host, '--pidfile', join(stateDir, 'dockerd.pid'),
     '--storage-driver=overlay2', '--iptables=false', '--ip6tables=false', '--bridge=none', '--ip-masq=false',
@@ -87,12 +89,21 @@ export async function ensureEngine({ stateDir, say }) {
     host, version, started: true, pid: child.pid,
     async stop() {
       say(`engine: stopping dockerd (pid ${child.pid})`);
-      try { process.kill(child.pid, 'SIGTERM'); } catch { return; }
-      for (let i = 0; i < 60; i++) {
-        try { process.kill(child.pid, 0); } catch { return; }
-        await sleep(500);
+      const gone = async () => {
+        for (let i = 0; i < 60; i++) {
+          try { process.kill(child.pid, 0); } catch { return true; }
+          await sleep(500);
+        }
+        return false;
+      };
+      try { process.kill(child.pid, 'SIGTERM'); } catch { /* gone */ }
+      if (!(await gone())) { try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ } await gone(); }
+      // dockerd leaves its host network namespace mounted under the exec root.
+      for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
+        const target = line.split(' ')[1];
+        if (target?.startsWith(`${execRoot}/`)) spawnSync('umount', [target]);
       }
-      try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ }
+      rmSync(execRoot, { recursive: true, force: true });
     },
   };
 }
