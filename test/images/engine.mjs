@@ -10,7 +10,8 @@ import { join } from 'node:path';
 
 // Debian's client: the preinstalled /usr/local/bin/docker has no buildx plugin, so BuildKit
 // builds (RUN --mount=type=cache) need the classic client with DOCKER_BUILDKIT=1.
-export const DOCKER = existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker';
+// Asked each time: this check may install it (docker.io) after this module is loaded.
+export const dockerBin = () => (existsSync('/usr/bin/docker') ? '/usr/bin/docker' : 'docker');
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,8 +20,7 @@ export function dockerEnv(host) {
 }
 
 function answers(host) {
-  if (!existsSync(DOCKER) && DOCKER !== 'docker') return false;
-  const r = spawnSync(DOCKER, ['version', '--format', '{{.Server.Version}}'], { env: dockerEnv(host), encoding: 'utf8', timeout: 10_000 });
+  const r = spawnSync(dockerBin(), ['version', '--format', '{{.Server.Version}}'], { env: dockerEnv(host), encoding: 'utf8', timeout: 10_000 });
   return r.status === 0 ? r.stdout.trim() : false;
 }
 

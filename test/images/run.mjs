@@ -20,7 +20,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileS
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { DOCKER, dockerEnv, ensureEngine, ensurePackages } from './engine.mjs';
+import { dockerBin, dockerEnv, ensureEngine } from './engine.mjs';
 import { chartImage, composeImage } from './names.mjs';
 import { provePipeline } from './scenario.mjs';
 import { planStack, startStack, stopStack, logsOf } from './stack.mjs';
@@ -46,7 +46,7 @@ const { processes, NODE_FLAGS } = await import(join(REPO, 'deploy', 'local', 'pr
 const pkgOf = (p) => JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8')).name;
 
 function docker(host, argv, opts = {}) {
-  return spawnSync(DOCKER, argv, { env: dockerEnv(host), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...opts });
+  return spawnSync(dockerBin(), argv, { env: dockerEnv(host), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...opts });
 }
 
 function build(host, p, nodeImage, log) {
@@ -54,7 +54,7 @@ function build(host, p, nodeImage, log) {
     '--build-arg', `NODE_IMAGE=${nodeImage}`, '-t', composeImage(p.name), '-t', chartImage(p.name), ...(flag('fresh') ? ['--no-cache'] : []), '.'];
   return new Promise((resolve) => {
     const started = Date.now();
-    const c = spawn(DOCKER, argv, { cwd: REPO, env: dockerEnv(host), stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(dockerBin(), argv, { cwd: REPO, env: dockerEnv(host), stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const onData = (d) => { appendFileSync(log, d); tail = (tail + d).slice(-6000); };
     c.stdout.on('data', onData);
@@ -127,7 +127,6 @@ async function main() {
   const report = { started: new Date(t0).toISOString(), engine: engine.version, bases: {}, images: [], steps: [], ok: false };
   try {
     stopStack({ host, project: PROJECT, say }); // what an interrupted run left
-    if (!flag('no-pull') || !existsSync('/usr/sbin/debootstrap')) ensurePackages({ '/usr/sbin/debootstrap': 'debootstrap' }, say);
     report.bases = await baseImages({ host, stateDir: STATE, say, fresh: flag('fresh'), pull: !flag('no-pull') });
 
     const toolDir = sbomTool();

@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { isAbsolute, join } from 'node:path';
 import { parse } from 'yaml';
-import { DOCKER, dockerEnv } from './engine.mjs';
+import { dockerBin, dockerEnv } from './engine.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -153,7 +153,7 @@ export async function planStack({ repo, composeFile, project, images, processes,
 }
 
 function docker(host, args, opts = {}) {
-  return spawnSync(DOCKER, args, { env: dockerEnv(host), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
+  return spawnSync(dockerBin(), args, { env: dockerEnv(host), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
 }
 
 function state(host, container) {

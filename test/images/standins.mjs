@@ -13,7 +13,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DOCKER, dockerEnv } from './engine.mjs';
+import { dockerBin, dockerEnv, ensurePackages } from './engine.mjs';
 
 export const NODE_VERSION = '22.23.3';
 export const NPM_VERSION = '10.9.9';
@@ -145,7 +145,7 @@ function importRootfs(rootfs, tag, changes, env, log) {
   return new Promise((resolve, reject) => {
     const tar = spawn('tar', ['--numeric-owner', '-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const args = ['import', ...changes.flatMap((c) => ['--change', c]), '--change', `LABEL wallet.standin.recipe=${RECIPE}`, '-', tag];
-    const imp = spawn(DOCKER, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const imp = spawn(dockerBin(), args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
     imp.stdin.on('error', () => { /* docker import stopped reading: its exit code says why */ });
     tar.stdout.pipe(imp.stdin);
     let err = '';
@@ -159,7 +159,7 @@ function importRootfs(rootfs, tag, changes, env, log) {
 }
 
 function imageRecipe(tag, env) {
-  const r = spawnSync(DOCKER, ['image', 'inspect', '--format', '{{index .Config.Labels "wallet.standin.recipe"}}', tag], { env, encoding: 'utf8' });
+  const r = spawnSync(dockerBin(), ['image', 'inspect', '--format', '{{index .Config.Labels "wallet.standin.recipe"}}', tag], { env, encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
@@ -176,7 +176,7 @@ export async function baseImages({ host, stateDir, say, fresh = false, pull = tr
   const todo = [];
   for (const [name, recipe] of Object.entries(RECIPES)) {
     if (pull) {
-      const p = spawnSync(DOCKER, ['pull', '-q', recipe.real], { env, encoding: 'utf8', timeout: 60_000 });
+      const p = spawnSync(dockerBin(), ['pull', '-q', recipe.real], { env, encoding: 'utf8', timeout: 60_000 });
       if (p.status === 0) { say(`base ${name}: ${recipe.real} (pulled)`); out[name] = { image: recipe.real, standin: false, what: recipe.real, seconds: 0 }; continue; }
       say(`base ${name}: cannot pull ${recipe.real} (${(p.stderr || p.error?.message || '').trim().split('\n').pop()})`);
     }
@@ -188,6 +188,7 @@ export async function baseImages({ host, stateDir, say, fresh = false, pull = tr
     todo.push(name);
   }
   if (!todo.length) return out;
+  ensurePackages({ '/usr/sbin/debootstrap': 'debootstrap' }, say);
   // debootstrap is mostly download and unpack: two at a time on two cores.
   const build = async (name) => {
     const recipe = RECIPES[name];
