@@ -1,34 +1,30 @@
-# syntax=docker/dockerfile:1
 # Image of the collect-key process: gRPC 50054, ops 9104.
 # Build from the repository root (the build needs the whole monorepo):
 #   docker build -f deploy/docker/collect-key.Dockerfile -t payments-wallet/collect-key .
-# Three stages: build (all dependencies, turbo builds @wallet/collect-key and the workspaces it depends on),
-# prune (production dependencies of @wallet/collect-key only) and runtime (slim, non-root, nothing writable:
+# Three stages: build (every dependency as locked, turbo builds @wallet/collect-key and the workspaces it depends
+# on), prune (production dependencies of @wallet/collect-key only) and runtime (slim, non-root, nothing writable:
 # runs with a read-only root filesystem; /tmp is the only place it may write).
+# Built and run for real by `npm run test:images` (test/images/run.mjs).
 ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /repo
 ENV CI=true TURBO_TELEMETRY_DISABLED=1 DO_NOT_TRACK=1 NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY . .
-# Full install (compilers, buf, turbo), then build only this process and its workspace dependencies.
-RUN --mount=type=cache,target=/root/.npm npm install --no-audit --no-fund \
+# Every dependency exactly as locked (compilers, buf, turbo), then only this process and its workspace dependencies.
+RUN --mount=type=cache,target=/root/.npm npm ci --no-audit --no-fund \
  && npx turbo run build --filter=@wallet/collect-key... \
- && mkdir /manifests && find . -name package.json -not -path '*/node_modules/*' -exec cp --parents {} /manifests \; \
- && cp package-lock.json /manifests/
+ && node deploy/docker/manifests.mjs @wallet/collect-key /manifests
 
 FROM ${NODE_IMAGE} AS prune
 WORKDIR /app
 ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 COPY --from=build /manifests/ ./
-# Production dependencies of this workspace only. `npm ci` is the reproducible way, but it rejects
-# a lockfile that lacks other platforms' optional binaries (@turbo/darwin-*, @swc/core-win32-*: the
-# lockfile is written on a machine whose registry mirror lacks them; TOOLCHAIN.md), and that check
-# does not depend on the build platform — so with such a lockfile `npm install --omit=dev`, which
-# installs the same locked versions, is the fallback.
+# Production dependencies of this process only, exactly as locked: /manifests lists only this
+# workspace and the ones it depends on (deploy/docker/manifests.mjs); with all of them listed, npm
+# would also bring the production dependencies of every workspace this one's tests use.
 RUN --mount=type=cache,target=/root/.npm \
-    npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w @wallet/collect-key \
- || npm install --omit=dev --ignore-scripts --no-audit --no-fund -w @wallet/collect-key
+    npm ci --omit=dev --ignore-scripts --no-audit --no-fund -w @wallet/collect-key
 COPY --from=build /repo/proto/dist proto/dist
 COPY --from=build /repo/services/platform/dist services/platform/dist
 COPY --from=build /repo/services/collect-key/dist services/collect-key/dist
@@ -40,8 +36,9 @@ COPY --from=prune --chown=root:root /app /app
 WORKDIR /app/services/collect-key
 USER 1000:1000
 EXPOSE 50054 9104
-# Docker/compose health check; Kubernetes uses the chart's probes on the same endpoint.
+# Docker/compose health check on the port the process serves /healthz on (COLLECT_KEY_OPS_PORT, as the process
+# reads it); Kubernetes uses the chart's probes on the same endpoint.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9104/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.COLLECT_KEY_OPS_PORT || 9104) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # Migrations: the same image with `node dist/cli/migrate.js` (the chart's pre-install/pre-upgrade Job).
 CMD ["node", "--experimental-async-context-frame", "--import", "@wallet/platform/otel", "dist/main.js"]

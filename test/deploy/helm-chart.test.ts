@@ -152,6 +152,19 @@ describe('helm chart', () => {
     expect(byComponent(defaults, 'Deployment', 'sandbox')!.spec.template.spec.containers[0].readinessProbe.httpGet.port).toBe('http');
   });
 
+  it('runs the images `npm run test:images` builds and runs (test/images/names.mjs), and the production registry\'s', async () => {
+    const { chartImage } = await import(join(REPO, 'test', 'images', 'names.mjs'));
+    // A Deployment's process is its component; a migration Job's, the end of its name (…-migrate-<process>).
+    const processOf = (m: Manifest) => (m.kind === 'Job' ? m.metadata.name.replace(/^.*-migrate-/, '') : component(m));
+    const images = (ms: Manifest[], kind: string) => ofKind(ms, kind).flatMap((m) => m.spec.template.spec.containers.map((c: { image: string }) => [processOf(m), c.image]));
+    for (const kind of ['Deployment', 'Job']) {
+      const rendered = images(defaults, kind);
+      expect(rendered.length).toBeGreaterThan(0);
+      for (const [name, image] of rendered) expect([name, image]).toEqual([name, chartImage(name)]);
+      for (const [name, image] of images(production, kind)) expect([name, image]).toEqual([name, `registry.example.co/payments-wallet/${name}:0.1.0`]);
+    }
+  });
+
   it('runs the migrations as a pre-install/pre-upgrade hook Job per process, non-root', () => {
     for (const ms of [defaults, production]) {
       const jobs = ofKind(ms, 'Job');

@@ -1,8 +1,10 @@
-// The container images and the compose file, checked statically (no Docker engine runs here):
-// one multi-stage Dockerfile per process (non-root, read-only friendly, npm ci --omit=dev, health
-// check, the same start command as deploy/local/processes.mjs), a compose file that parses and runs
-// every process with Postgres, Redis and NATS (JetStream, sync_interval: always), and every
-// variable the compose file sets is one the process reads.
+// The container images and the compose file, the parts the real build does not cover:
+// `npm run test:images` (test/images/run.mjs) builds every image and runs the compose file with
+// them, so the stages, the start command, the non-root user and the health checks are proven there.
+// Here: the default base image and the npm ci-only install (the real build uses a stand-in base),
+// the exposed ports against each process's config defaults (the real run uses the host network),
+// the build context, and the compose file's shape (every process, hardening, variables the
+// processes read, JetStream fsyncing every write).
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -52,7 +54,9 @@ function expectedProcesses() {
 
 const dockerDir = join(REPO, 'deploy', 'docker');
 const readConfigSources = (dir: string) => ['src/config.ts'].map((f) => join(REPO, dir, f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n')
-  + readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
+  + readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8')
+  // The mesh credentials (MESH_TLS_DIR, WALLET_DEV_PKI_DIR) are read by the platform's mesh config.
+  + readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
 
 beforeAll(async () => {
   ({ processes: localProcesses, NODE_FLAGS } = await import(processesModule));
@@ -65,40 +69,22 @@ describe('Dockerfiles (deploy/docker)', () => {
     expect(files.length).toBeGreaterThanOrEqual(8);
   });
 
-  it('builds each process in stages and runs it slim, non-root, with a health check and the local start command', () => {
+  // Built and run for real by `npm run test:images` (test/images/run.mjs): the stages, the start
+  // command, the user, the working directory and the health check are checked there, on the images.
+  // What that build cannot see is checked here: it builds on a stand-in base and proves nothing of
+  // the default base image or of an install that would have fallen back.
+  it('builds on Node 22 slim by default and installs only with npm ci, exactly as locked', () => {
     for (const p of expectedProcesses()) {
-      const file = join(dockerDir, `${p.name}.Dockerfile`);
-      const { instructions, stages } = parseDockerfile(readFileSync(file, 'utf8'));
-      const where = p.name;
+      const text = readFileSync(join(dockerDir, `${p.name}.Dockerfile`), 'utf8');
+      const { instructions, stages } = parseDockerfile(text);
       const pkg = JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8')).name as string;
-      const last = stages.length - 1;
-      const final = instructions.filter((i) => i.stage === last);
-      const all = instructions.map((i) => `${i.op} ${i.args}`).join('\n');
-
-      // Multi-stage, on Node 22 (engines: >=22.17), slim runtime.
-      expect([where, stages.length >= 3]).toEqual([where, true]);
       const arg = instructions.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='));
-      expect([where, arg?.args]).toEqual([where, expect.stringMatching(/^NODE_IMAGE=node:22[.\d]*-(bookworm|trixie)-slim/)]);
-      expect([where, stages[last]!.from]).toEqual([where, '${NODE_IMAGE}']);
-      // Build: full install, turbo builds only this workspace and its dependencies.
-      expect([where, all]).toEqual([where, expect.stringContaining(`turbo run build --filter=${pkg}...`)]);
-      // Prune: production dependencies only, with npm ci (npm install as the documented fallback).
-      expect([where, all]).toEqual([where, expect.stringMatching(new RegExp(`npm ci --omit=dev[^\\n]*-w ${pkg.replace('/', '\\/')}`))]);
-      expect([where, all]).toEqual([where, expect.stringContaining(`COPY --from=build /repo/${p.dir}/dist ${p.dir}/dist`)]);
-      // Runtime: non-root numeric user, files owned by root (nothing writable), no package manager run.
-      const user = final.filter((i) => i.op === 'USER').pop();
-      expect([where, user?.args]).toEqual([where, expect.stringMatching(/^[1-9]\d*(:[1-9]\d*)?$/)]);
-      expect([where, final.some((i) => i.op === 'RUN')]).toEqual([where, false]);
-      expect([where, final.find((i) => i.op === 'COPY')?.args]).toEqual([where, expect.stringContaining('--chown=root:root')]);
-      expect([where, final.find((i) => i.op === 'WORKDIR')?.args]).toEqual([where, `/app/${p.dir}`]);
-      // Health check on /healthz of the port the process serves it on.
-      const hc = final.find((i) => i.op === 'HEALTHCHECK');
-      expect([where, hc?.args]).toEqual([where, expect.stringMatching(/127\.0\.0\.1:\d+\/healthz/)]);
-      // Start: exactly the local runner's command (flags, OTel preload, entry point).
-      const cmd = JSON.parse(final.find((i) => i.op === 'CMD')!.args);
-      expect([where, cmd]).toEqual([where, ['node', ...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main]]);
-      expect([where, existsSync(join(REPO, p.dir, 'src', p.main.replace(/^dist\//, '').replace(/\.js$/, '.ts')))]).toEqual([where, true]);
-      expect([where, existsSync(join(REPO, p.dir, 'src', 'cli', 'migrate.ts'))]).toEqual([where, true]);
+      expect([p.name, arg?.args, stages.every((s) => s.from === '${NODE_IMAGE}')])
+        .toEqual([p.name, expect.stringMatching(/^NODE_IMAGE=node:22[.\d]*-(bookworm|trixie)-slim/), true]);
+      // No fallback that would not be reproducible; no `# syntax=` frontend image to pull (air-gapped
+      // builds fail on it).
+      expect([p.name, /\bnpm (install|i)\b/.test(text), /^#\s*syntax=/m.test(text)]).toEqual([p.name, false, false]);
+      expect([p.name, text]).toEqual([p.name, expect.stringMatching(new RegExp(`npm ci --omit=dev[^\\n]*-w ${pkg.replace('/', '\\/')}`))]);
     }
   });
 
@@ -107,10 +93,11 @@ describe('Dockerfiles (deploy/docker)', () => {
       const { instructions } = parseDockerfile(readFileSync(join(dockerDir, `${p.name}.Dockerfile`), 'utf8'));
       const exposed = instructions.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/)).map(Number);
       const config = readFileSync(join(REPO, p.dir, 'src', 'config.ts'), 'utf8');
-      const defaults = [...config.matchAll(/_PORT: env\.port\((\d+)\)/g)].map((m) => Number(m[1]));
+      const variables = new Map([...config.matchAll(/([A-Z_]+_PORT): env\.port\((\d+)\)/g)].map((m) => [m[1]!, Number(m[2])]));
+      // The gateway's admin listener (production, or where GATEWAY_ADMIN_PORT is set).
+      const admin = /DEFAULT_ADMIN_PORT = (\d+)/.exec(config);
+      const defaults = [...variables.values(), ...(admin ? [Number(admin[1])] : [])];
       expect([p.name, exposed.sort()]).toEqual([p.name, defaults.sort()]);
-      const hcPort = Number(/127\.0\.0\.1:(\d+)\/healthz/.exec(instructions.find((i) => i.op === 'HEALTHCHECK')!.args)![1]);
-      expect([p.name, defaults]).toEqual([p.name, expect.arrayContaining([hcPort])]);
     }
   });
 
@@ -160,7 +147,7 @@ describe('compose file (deploy/compose.yaml)', () => {
       const source = readConfigSources(p.dir);
       for (const k of Object.keys(env)) {
         if (k.startsWith('OTEL_')) continue;
-        expect([p.name, k, source.includes(`${k}:`)]).toEqual([p.name, k, true]);
+        expect([p.name, k, source.includes(`${k}:`) || source.includes(`env.${k}`)]).toEqual([p.name, k, true]);
       }
       expect(env.DATABASE_URL).toMatch(/@postgres:5432\//);
       expect(env.NATS_URL).toBe('nats://nats:4222');

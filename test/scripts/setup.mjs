@@ -1,7 +1,7 @@
 // The set-up that `npm test` and `npm run up` share (test/scripts/setup.sh runs it under Node 22),
 // so that either works as the first command on a fresh clone. Steps, in this order:
-//   deps     `npm ci` (or `npm install` where that fails), skipped while node_modules was
-//            installed from this very package-lock.json (a stamp holds the lockfile's hash)
+//   deps     `npm ci` (the committed lockfile exactly: never rewrites it), skipped while node_modules
+//            was installed from this very package-lock.json (a stamp holds the lockfile's hash)
 //   servers  PostgreSQL, Redis and NATS (JetStream) at DATABASE_URL, REDIS_URL, NATS_URL: one that
 //            is installed but stopped is started; one that is missing is installed from Debian's
 //            packages where this is Debian and we are root, then started
@@ -163,13 +163,17 @@ export function deps() {
   say(existsSync(join(root, 'node_modules')) ? 'dependencies: node_modules is not from this package-lock.json' : 'dependencies: no node_modules');
   // The npm that runs this script (npm test, npm run up), else the one on PATH.
   const npm = process.env.npm_execpath?.endsWith('.js') ? [process.execPath, process.env.npm_execpath] : ['npm'];
-  const install = (cmd) => {
-    say(`npm ${cmd} --no-audit --no-fund`);
-    return spawnSync(npm[0], [...npm.slice(1), cmd, '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' }).status === 0;
-  };
-  if (!install('ci')) {
-    say('npm ci failed: trying npm install instead');
-    if (!install('install')) { console.error('[setup] could not install the dependencies (see npm\'s output above)'); return false; }
+  // npm ci, never npm install: the install must not rewrite package-lock.json (a fresh clone stays
+  // clean), and a lockfile that does not match the package.json files is an error to fix, not to
+  // paper over (test/deploy/lockfile.test.ts).
+  say('npm ci --no-audit --no-fund');
+  if (spawnSync(npm[0], [...npm.slice(1), 'ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' }).status !== 0) {
+    console.error([
+      '[setup] npm ci failed (see npm\'s output above).',
+      'If it says the lockfile and package.json are out of sync, update package-lock.json with',
+      '`npm install --package-lock-only` and commit it (deploy/README.md, "Lockfile").',
+    ].join('\n'));
+    return false;
   }
   writeFileSync(stamp, `${hash()}\n`);
   return true;
