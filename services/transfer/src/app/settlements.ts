@@ -1,4 +1,4 @@
-import { AppError } from '@wallet/platform';
+import { AppError, checkFindIds, checkSettlementDate, settlementBatchSize } from '@wallet/platform';
 import type { Rail } from '../domain/rails.js';
 
 /**
@@ -30,10 +30,6 @@ export interface SettlementReader {
   find(rail: Rail, ids: readonly string[]): Promise<SettlementRecord[]>;
 }
 
-export const DEFAULT_SETTLEMENT_BATCH = 1_000;
-export const MAX_SETTLEMENT_BATCH = 5_000;
-export const MAX_FIND_IDS = 500;
-
 const RAILS: Record<string, Rail> = { breb: 'BREB', ach: 'ACH' };
 
 function railOf(rail: string): Rail {
@@ -42,22 +38,14 @@ function railOf(rail: string): Rail {
   return r;
 }
 
-/** A real calendar date YYYY-MM-DD. */
-export function checkDate(date: string): string {
-  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
-  const d = m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)) : undefined;
-  if (!d || d.toISOString().slice(0, 10) !== date) throw new AppError('INVALID_REQUEST', `date ${JSON.stringify(date)} is not YYYY-MM-DD`);
-  return date;
-}
-
 export class TransferSettlements {
   constructor(private readonly reader: SettlementReader) {}
 
   /** The day's records in key order, `batchSize` per batch: keyset pages, one page in memory at a time. */
   async *list(rail: string, date: string, batchSize = 0): AsyncGenerator<SettlementRecord[]> {
     const r = railOf(rail);
-    checkDate(date);
-    const limit = batchSize <= 0 ? DEFAULT_SETTLEMENT_BATCH : Math.min(batchSize, MAX_SETTLEMENT_BATCH);
+    checkSettlementDate(date);
+    const limit = settlementBatchSize(batchSize);
     let after: string | null = null;
     for (;;) {
       const page = await this.reader.settledPage(r, date, after, limit);
@@ -69,7 +57,7 @@ export class TransferSettlements {
 
   async find(rail: string, ids: readonly string[]): Promise<SettlementRecord[]> {
     const r = railOf(rail);
-    if (ids.length > MAX_FIND_IDS) throw new AppError('INVALID_REQUEST', `at most ${MAX_FIND_IDS} ids per call`);
+    checkFindIds(ids);
     // Only ours can match: a report's id that is not a transfer id (not a uuid) has no record.
     const uuids = [...new Set(ids.map((id) => id.toLowerCase()))].filter((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(id));
     if (uuids.length === 0) return [];

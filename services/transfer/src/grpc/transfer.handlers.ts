@@ -1,4 +1,4 @@
-import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
@@ -77,16 +77,13 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
   };
 }
 
-/** Bogotá is UTC-5 all year. */
-const BOGOTA_OFFSET_MS = 5 * 3_600_000;
-
 function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
   return {
     ourId: r.ourId, status: r.status, direction: 'OUT', amountCents: r.amountCents, companyId: r.companyId,
     ...(r.providerId !== null ? { providerId: r.providerId } : {}),
     ...(r.settledAt !== null ? {
       settledAt: r.settledAt.toISOString(),
-      valueDate: new Date(r.settledAt.getTime() - BOGOTA_OFFSET_MS).toISOString().slice(0, 10),
+      valueDate: bogotaDateOf(r.settledAt),
     } : {}),
   };
 }

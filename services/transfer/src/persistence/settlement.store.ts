@@ -1,4 +1,4 @@
-import { centsFromDb, type Database } from '@wallet/platform';
+import { bogotaDaySql, centsFromDb, type Database } from '@wallet/platform';
 import type { SettlementReader, SettlementRecord } from '../app/settlements.js';
 import type { Rail } from '../domain/rails.js';
 
@@ -9,7 +9,7 @@ import type { Rail } from '../domain/rails.js';
  */
 const SETTLED = `(state = 'COMPLETED' or (state = 'FAILED' and provider_transfer_id is not null))`;
 const SETTLED_AT = `case state when 'COMPLETED' then completed_at else finished_at end`;
-const SETTLED_DAY = `(timezone(interval '-05:00', ${SETTLED_AT})::date)`;
+const SETTLED_DAY = bogotaDaySql(SETTLED_AT);
 const COLS = `id::text as id, provider_transfer_id, state, amount::text as amount, company_id,
   case when state in ('COMPLETED', 'FAILED') then ${SETTLED_AT} end as settled_at`;
 

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * The reconciliation's read path (ListSettlements, docs/reconciliation.md): a day's settled
  * transfers of one rail in id order, read in keyset batches. The index is on the settlement's
  * Bogotá date (UTC-5, no daylight saving: a fixed offset, so the expression is immutable), then the
- * id, over the settled rows only; settlement-day.ts writes the same expressions, so each batch is an
+ * id, over the settled rows only; persistence/settlement.store.ts writes the same expressions, so each batch is an
  * index range scan from the last id, whatever the day's size.
  *  - COMPLETED settles at `completed_at` (the ledger's commit time of the rail's completion);
  *  - FAILED settles at `finished_at` (when the rail's failure was applied), and only if the rail
