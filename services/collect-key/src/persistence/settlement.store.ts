@@ -5,6 +5,13 @@ import type { InboundSettlement, InboundSettlementReader } from '../app/settleme
 const DAY = bogotaDaySql('received_at');
 const COLS = `deposit_id, provider_transfer_id, status, amount::text as amount, company_id, received_at`;
 
+/** One keyset page of a day: ($1 date, [$2 last provider id,] limit). Exported for the index test (EXPLAIN). */
+export function settledPageSql(after: boolean): string {
+  return after
+    ? `select ${COLS} from collect_key.payments where ${DAY} = $1::date and provider_transfer_id collate "C" > $2 order by provider_transfer_id collate "C" limit $3`
+    : `select ${COLS} from collect_key.payments where ${DAY} = $1::date order by provider_transfer_id collate "C" limit $2`;
+}
+
 interface Row { deposit_id: string; provider_transfer_id: string; status: 'ASSIGNED' | 'UNASSIGNED'; amount: string; company_id: string; received_at: Date | string }
 
 const toSettlement = (r: Row): InboundSettlement => ({
@@ -17,10 +24,8 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
 
   async settledPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]> {
     const rows = afterId === null
-      ? await this.db.prepared<Row>(`select ${COLS} from collect_key.payments where ${DAY} = $1::date
-          order by provider_transfer_id collate "C" limit $2`, [date, limit])
-      : await this.db.prepared<Row>(`select ${COLS} from collect_key.payments where ${DAY} = $1::date and provider_transfer_id collate "C" > $2
-          order by provider_transfer_id collate "C" limit $3`, [date, afterId, limit]);
+      ? await this.db.prepared<Row>(settledPageSql(false), [date, limit])
+      : await this.db.prepared<Row>(settledPageSql(true), [date, afterId, limit]);
     return rows.map(toSettlement);
   }
 

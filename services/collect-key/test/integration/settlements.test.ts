@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createAsyncClient, devMeshTls, type MeshIdentity } from '@wallet/platform';
+import { createAsyncClient, devMeshTls, type Database, type MeshIdentity } from '@wallet/platform';
+import { settledPageSql } from '../../src/persistence/settlement.store.js';
 import { eventually } from '@wallet/platform/testing';
 import { collectKeyV1, type settlementsV1 } from '@wallet/proto';
 import { failure, startHarness, type Harness } from './harness.js';
@@ -10,6 +11,15 @@ import { failure, startHarness, type Harness } from './harness.js';
  * in keyset batches; FindSettlements by the network's ids, any day. Only the `reconciliation`
  * identity may call them, through the real gRPC server with mutual TLS.
  */
+
+/** The plan of a statement with sequential scans, bitmap scans and sorts priced out: only a usable index avoids them. */
+async function planOf(db: Database, sql: string, params: unknown[]): Promise<string> {
+  return db.preparedTx(async (tx) => {
+    await tx.simple('set local enable_seqscan = off; set local enable_bitmapscan = off; set local enable_sort = off');
+    const rows = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  });
+}
 
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<collectKeyV1.CollectKeyServiceServer>>;
@@ -86,6 +96,14 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
     for (let i = 1; i < all.length; i++) expect(all[i - 1]!.providerId! < all[i]!.providerId!).toBe(true);
     expect(mine(all).map((r) => r.providerId)).toEqual(dayKeys);
     expect(mine((await list(D)).flat()).map((r) => r.providerId)).toEqual(dayKeys);
+  });
+
+  it('each page is a range scan of the received-day index from the last id: no sequential scan, no sort', async () => {
+    for (const [sql, params] of [[settledPageSql(false), [D, 1000]], [settledPageSql(true), [D, p('brb-a'), 1000]]] as const) {
+      const plan = await planOf(h.service.db, sql, [...params]);
+      expect(plan).toContain('Index Scan using payments_settlements_idx');
+      expect(plan).not.toMatch(/Sort|Seq Scan/);
+    }
   });
 
   it('each record carries what the engine\'s OurRecord needs, with the Bogotá value date at the day\'s edges', async () => {

@@ -12,6 +12,14 @@ const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confi
 const REVERSAL_LEG = `source = 'PSE' and status in ('REVERSING', 'REVERSED')`;
 const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at`;
 
+/** One keyset page of a leg's day: ($1 date, [$2 last id,] limit). Exported for the index test (EXPLAIN). */
+export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string {
+  const day = leg === 'payment' ? `${PAYMENT_LEG} and ${bogotaDaySql(PAYMENT_AT)} = $1::date` : `${REVERSAL_LEG} and ${bogotaDaySql('reversed_at')} = $1::date`;
+  return after
+    ? `select ${COLS} from pse_deposit.deposits where ${day} and id collate "C" > $2 order by id collate "C" limit $3`
+    : `select ${COLS} from pse_deposit.deposits where ${day} order by id collate "C" limit $2`;
+}
+
 interface Row {
   id: string; provider_transfer_id: string | null; status: string; amount: string; company_id: string;
   provider_confirmed_at: Date | string | null; failed_at: Date | string | null; reversed_at: Date | string | null;
@@ -29,19 +37,18 @@ export class SqlPseSettlementReader implements PseSettlementReader {
   constructor(private readonly db: Database) {}
 
   async paymentLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]> {
-    return (await this.page(PAYMENT_LEG, PAYMENT_AT, date, afterId, limit)).map(paymentLeg);
+    return (await this.page('payment', date, afterId, limit)).map(paymentLeg);
   }
 
   async reversalLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]> {
-    return (await this.page(REVERSAL_LEG, 'reversed_at', date, afterId, limit)).map(reversalLeg);
+    return (await this.page('reversal', date, afterId, limit)).map(reversalLeg);
   }
 
   /** One keyset page: ids compared and ordered `collate "C"`, as the index and the engine have them. */
-  private page(where: string, settledAt: string, date: string, afterId: string | null, limit: number): Promise<Row[]> {
-    const day = `${where} and ${bogotaDaySql(settledAt)} = $1::date`;
+  private page(leg: 'payment' | 'reversal', date: string, afterId: string | null, limit: number): Promise<Row[]> {
     return afterId === null
-      ? this.db.prepared<Row>(`select ${COLS} from pse_deposit.deposits where ${day} order by id collate "C" limit $2`, [date, limit])
-      : this.db.prepared<Row>(`select ${COLS} from pse_deposit.deposits where ${day} and id collate "C" > $2 order by id collate "C" limit $3`, [date, afterId, limit]);
+      ? this.db.prepared<Row>(legPageSql(leg, false), [date, limit])
+      : this.db.prepared<Row>(legPageSql(leg, true), [date, afterId, limit]);
   }
 
   async find(ids: readonly string[]): Promise<PseLeg[]> {
