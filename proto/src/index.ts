@@ -5,6 +5,7 @@ export * as depositV1 from './gen/wallet/deposit/v1/deposit.js';
 export * as collectKeyV1 from './gen/wallet/collectkey/v1/collect_key.js';
 export * as receiptV1 from './gen/wallet/receipt/v1/receipt.js';
 export * as webhookV1 from './gen/wallet/webhook/v1/webhook.js';
+export * as settlementsV1 from './gen/wallet/settlements/v1/settlements.js';
 export * as exceptionsV1 from './gen/wallet/exceptions/v1/money_exceptions.js';
 export * as eventsV1 from './gen/wallet/events/v1/ledger_events.js';
 export * as transferEventsV1 from './gen/wallet/events/v1/transfer_events.js';

@@ -1,3 +1,5 @@
+import { InboundSettlements } from './app/settlements.js';
+import { SqlInboundSettlementReader } from './persistence/settlement.store.js';
 import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { collectKeyV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
@@ -77,7 +79,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc), log, collectKeyAccess, o.mesh);
+    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc, new InboundSettlements(new SqlInboundSettlementReader(db))), log, collectKeyAccess, o.mesh);
     const grpc = await startGrpcServer(c.COLLECT_KEY_GRPC_HOST, c.COLLECT_KEY_GRPC_PORT, [{ definition: collectKeyV1.CollectKeyServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

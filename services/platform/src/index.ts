@@ -15,6 +15,7 @@ export * from './money/money.js';
 export * from './ops/metrics.js';
 export * from './ops/money-exceptions-gauge.js';
 export * from './db/money-exceptions.js';
+export * from './db/settlements.js';
 export * from './ops/ops-server.js';
 export * from './ops/lifecycle.js';
 export * from './telemetry/telemetry.js';

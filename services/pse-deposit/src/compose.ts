@@ -1,3 +1,5 @@
+import { PseSettlements } from './app/settlements.js';
+import { SqlPseSettlementReader } from './persistence/settlement.store.js';
 import { InboxConsumer, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
 import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -94,7 +96,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, deps.now), log, depositAccess, o.mesh);
+    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, new PseSettlements(new SqlPseSettlementReader(db)), deps.now), log, depositAccess, o.mesh);
     const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -7,3 +7,4 @@ export { csvRecords, fileReportRecords } from './adapters/csv-records.js';
 export {
   HttpReportSource, ReportFetchError, ReportNotAvailableError, type FetchFailure, type HttpReportSourceOptions,
 } from './adapters/http-report-source.js';
+export { GrpcOurRecords, ourRecordOf, type GrpcOurRecordsOptions } from './adapters/grpc-our-records.js';

@@ -9,6 +9,8 @@ import { Sweeper } from './app/sweeper.js';
 import { transferUseCases } from './app/use-cases.js';
 import type { TransferConfig } from './config.js';
 import { transferHandlers, transferAccess } from './grpc/transfer.handlers.js';
+import { TransferSettlements } from './app/settlements.js';
+import { SqlSettlementReader } from './persistence/settlement.store.js';
 import { TransferDataProtection } from './persistence/data-protection.js';
 import { transferMigrations } from './persistence/migrations/index.js';
 import { SqlApprovalStore } from './persistence/approval.store.js';
@@ -95,7 +97,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc), log, transferAccess, o.mesh);
+    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db))), log, transferAccess, o.mesh);
     const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -1,5 +1,6 @@
-import { callerProfile, type AccessPolicy, type AsyncService } from '@wallet/platform';
-import type { collectKeyV1 } from '@wallet/proto';
+import { bogotaDateOf, callerProfile, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
+import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
 import { keyToProto, qrToProto } from './mappers.js';
 
@@ -8,8 +9,16 @@ import { keyToProto, qrToProto } from './mappers.js';
  * from the signed caller context (ctx.companyId, ctx.principal's profile); a provider's payment
  * notification carries neither: its company and tax regime are those stored with the key.
  */
-export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collectKeyV1.CollectKeyServiceServer> {
+export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundSettlements): AsyncService<collectKeyV1.CollectKeyServiceServer> {
   return {
+    async *listSettlements(req) {
+      for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(settlementToProto) };
+    },
+
+    async findSettlements(req) {
+      return { records: (await settlements.find(req.rail, req.ids)).map(settlementToProto) };
+    },
+
     async createKey(req, ctx) {
       const r = await uc.createKey.execute(ctx.companyId, {
         externalId: req.externalId, name: req.name, ivaApplicable: callerProfile(ctx).ivaApplicable,
@@ -39,7 +48,17 @@ export function collectKeyHandlers(uc: CollectKeyUseCases): AsyncService<collect
 }
 
 /** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
+  return {
+    ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: 'IN', amountCents: p.amountCents, companyId: p.companyId,
+    settledAt: p.receivedAt.toISOString(), valueDate: bogotaDateOf(p.receivedAt),
+  };
+}
+
 export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKeyServiceServer>> = {
+  // The reconciliation: a service-level read across companies (a bare mesh identity: no company principal; the gateway is refused).
+  listSettlements: ['reconciliation'],
+  findSettlements: ['reconciliation'],
   createKey: ['gateway'],
   listKeys: ['gateway'],
   getKey: ['gateway'],

@@ -1,4 +1,4 @@
-import { credentials, type ChannelCredentials, type Client, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials, type Client, type ClientReadableStream, type handleServerStreamingCall, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { fromGrpcError } from '../errors/grpc.js';
 import { contextToMetadata, type CallContext } from './context.js';
@@ -7,10 +7,36 @@ import { identityOf, type MeshIdentity, type MeshTls } from '../mesh/identity.js
 import { CALLER_CONTEXT_METADATA, CallerContextSigner } from '../mesh/caller-context.js';
 
 export type AsyncClient<S> = {
-  [K in keyof S]: S[K] extends handleUnaryCall<infer Req, infer Res>
-    ? (req: Req, ctx: CallContext, opts?: { deadlineMs?: number }) => Promise<Res>
-    : never;
+  [K in keyof S]: S[K] extends handleServerStreamingCall<infer Req, infer Res>
+    ? (req: Req, ctx: CallContext, opts?: { deadlineMs?: number }) => AsyncIterable<Res>
+    : S[K] extends handleUnaryCall<infer Req, infer Res>
+      ? (req: Req, ctx: CallContext, opts?: { deadlineMs?: number }) => Promise<Res>
+      : never;
 };
+
+/** A server stream's default deadline: a whole day's settlements may take minutes to read. */
+const STREAM_DEADLINE_MS = 30 * 60_000;
+
+/**
+ * The messages of a server stream as an async iterable: grpc-js's object-mode Readable (so the
+ * client's reading pace is the flow control), errors as AppError, the call cancelled if the
+ * consumer stops early.
+ */
+async function* streamMessages(call: ClientReadableStream<unknown>, onEnd: (err?: unknown) => void): AsyncGenerator<unknown> {
+  let finished = false;
+  try {
+    for await (const msg of call) yield msg;
+    finished = true;
+    onEnd();
+  } catch (err) {
+    finished = true;
+    const appErr = fromGrpcError(err);
+    onEnd(appErr);
+    throw appErr;
+  } finally {
+    if (!finished) { call.cancel(); onEnd(); }
+  }
+}
 
 type ClientCtor = new (address: string, creds: ChannelCredentials, options?: object) => Client;
 type RawUnary = (req: unknown, md: Metadata, opts: CallOptions, cb: (err: ServiceError | null, res?: unknown) => void) => unknown;
@@ -108,6 +134,26 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
         if (typeof method !== 'function') return undefined;
         const path = (method as unknown as { path?: string }).path ?? prop;
         const [service, rpc] = splitPath(path, prop);
+        if ((method as unknown as { responseStream?: boolean }).responseStream) {
+          fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) => {
+            const parent = context.active();
+            const span = tracer().startSpan(`${service}/${rpc}`, {
+              kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
+            }, parent);
+            const md = contextToMetadata(ctx);
+            propagation.inject(trace.setSpan(parent, span), md, headerSetter);
+            const end = (err?: unknown) => {
+              if (err) markSpanError(span, err);
+              span.end();
+            };
+            const deadline = new Date(Date.now() + (o?.deadlineMs ?? STREAM_DEADLINE_MS));
+            // The gateway's signed caller context is for unary calls only: a stream is a service-level read.
+            const call = (method as unknown as (req: unknown, md: Metadata, opts: CallOptions) => ClientReadableStream<unknown>).call(client, req, md, { deadline });
+            return streamMessages(call, end);
+          };
+          cache.set(prop, fn);
+          return fn;
+        }
         fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) => {
           // Client span (no-op without a tracer provider); its context travels as traceparent metadata.
           const parent = context.active();

@@ -1,6 +1,6 @@
 import {
   Server, ServerCredentials, status as GrpcStatus, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation,
-  type ServerUnaryCall, type sendUnaryData, type ServiceError,
+  type ServerUnaryCall, type sendUnaryData, type ServiceError, type handleServerStreamingCall, type ServerWritableStream,
 } from '@grpc/grpc-js';
 import { context, propagation, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -19,8 +19,38 @@ import { identityOf, type MeshTls } from '../mesh/identity.js';
 export type AsyncUnary<Req, Res> = (req: Req, ctx: CallContext) => Promise<Res>;
 /** One async handler per RPC of a generated `<Name>Server` (its string index signature is dropped). */
 export type AsyncService<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res> ? AsyncServerStream<Req, Res>
+    : S[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
 };
+/**
+ * A server-streaming handler: an async iterable of the messages to send. Each is written when the
+ * client's flow control allows (back-pressure reaches the iterable), and the iterable is closed
+ * (its `return()`, so a database cursor is released) when the client cancels or the call fails.
+ */
+export type AsyncServerStream<Req, Res> = (req: Req, ctx: CallContext) => AsyncIterable<Res>;
+
+/** Writes an async iterable to a server stream with back-pressure; stops (closing the iterable) when the call is cancelled. */
+async function pipeToStream(items: AsyncIterable<unknown>, call: ServerWritableStream<unknown, unknown>): Promise<void> {
+  const it = items[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      if (call.cancelled) return;
+      const next = await it.next();
+      if (next.done) { done = true; break; }
+      if (!call.write(next.value)) {
+        await new Promise<void>((resolve) => {
+          const go = () => { call.off('drain', go); call.off('cancelled', go); resolve(); };
+          call.on('drain', go);
+          call.on('cancelled', go);
+        });
+      }
+    }
+    call.end();
+  } finally {
+    if (!done) await it.return?.();
+  }
+}
 
 const grpcDuration = new Histogram({
   name: 'grpc_server_handling_seconds',
@@ -66,27 +96,37 @@ const callsRefused = new Counter({
  * context), errors mapped once.
  */
 export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger, access: AccessPolicy<AsyncService<S>>, mesh: MeshTls): S {
-  const out: Record<string, handleUnaryCall<unknown, unknown>> = {};
+  const out: Record<string, (call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>, callback?: sendUnaryData<unknown>) => void> = {};
   const policy = access as unknown as Record<string, readonly AccessEntry[] | undefined>;
   const verifier = mesh.callerVerifyKey ? new CallerContextVerifier(mesh.callerVerifyKey) : undefined;
-  for (const [name, fn] of Object.entries(impl as Record<string, AsyncUnary<unknown, unknown>>)) {
+  for (const [name, fn] of Object.entries(impl as Record<string, (req: unknown, ctx: CallContext) => Promise<unknown> | AsyncIterable<unknown>>)) {
     const entries = policy[name];
     if (!entries) throw new Error(`gRPC method ${name} has no access policy`);
     const callers = new Set(entries.map(entryIdentity));
     const kinds = principalKinds(entries);
-    const refuse = (callback: sendUnaryData<unknown>, caller: string | undefined, reason: string, code: 'CALLER_NOT_AUTHENTICATED' | 'CALLER_NOT_ALLOWED') => {
+    const refuse = (callback: (err: unknown, res: null) => void, caller: string | undefined, reason: string, code: 'CALLER_NOT_AUTHENTICATED' | 'CALLER_NOT_ALLOWED') => {
       callsRefused.inc({ method: name, caller: caller ?? 'none', reason });
       log.warn({ method: name, caller: caller ?? null, reason }, 'gRPC call refused by the mesh access policy');
       callback(toGrpcError(new AppError(code)) as never, null);
     };
-    out[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+    // grpc-js calls a unary handler with (call, callback), a server-streaming one with (call) alone.
+    out[name] = (call, unaryCallback) => {
+      const callback: (err: unknown, res: unknown) => void = unaryCallback
+        ? (err, res) => unaryCallback(err as ServiceError | null, res)
+        : (err) => {
+          if (err) (call as ServerWritableStream<unknown, unknown>).emit('error', err);
+        };
       const caller = identityOf(call.getAuthContext?.()?.sslPeerCertificate);
       if (!caller) return refuse(callback, undefined, 'no_identity', 'CALLER_NOT_AUTHENTICATED');
       if (!callers.has(caller)) return refuse(callback, caller, 'not_allowed', 'CALLER_NOT_ALLOWED');
       const ctx = contextFromMetadata(call.metadata);
       ctx.caller = caller;
-      const run = () => runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, () => fn(call.request, ctx)).then(
-        (res) => { callback(null, res); },
+      const handle = (): Promise<unknown> => {
+        if (unaryCallback) return fn(call.request, ctx) as Promise<unknown>;
+        return pipeToStream(fn(call.request, ctx) as AsyncIterable<unknown>, call as ServerWritableStream<unknown, unknown>);
+      };
+      const run = () => runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, handle).then(
+        (res) => { if (unaryCallback) callback(null, res); },
         (err: unknown) => {
           if (!(err instanceof AppError)) {
             log.error({ err, method: name, requestId: ctx.requestId }, 'unhandled error in gRPC handler');

@@ -21,7 +21,9 @@ const VALID_DAYS = 62;
 
 /** `base`: where the PKIs of this machine live (default: a directory of this user under the OS temporary directory). */
 export function devPkiRoot(base?: string, now = new Date()): string {
-  return join(base ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`), `v2-${now.toISOString().slice(0, 7)}`);
+  // The version changes whenever MESH_IDENTITIES grows (v3: `reconciliation`): a PKI made before
+  // has no certificate for the new identity and cannot be completed in place (it is renamed in whole).
+  return join(base ?? join(tmpdir(), `wallet-dev-pki-${safeUser()}`), `v3-${now.toISOString().slice(0, 7)}`);
 }
 
 function safeUser(): string {

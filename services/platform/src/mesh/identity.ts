@@ -11,8 +11,12 @@ import { join } from 'node:path';
  */
 export const MESH_TRUST_DOMAIN = 'wallet';
 
-export const MESH_IDENTITIES = ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'ops'] as const;
-/** `ops`: operator tools (the invariant check, the fault suite and the benchmark's checks). */
+export const MESH_IDENTITIES = ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'ops', 'reconciliation'] as const;
+/**
+ * `ops`: operator tools (the invariant check, the fault suite and the benchmark's checks).
+ * `reconciliation`: the reconciliation with the rails, which reads the owning services' settled
+ * records (ListSettlements / FindSettlements) across companies.
+ */
 export type MeshIdentity = (typeof MESH_IDENTITIES)[number];
 
 export function isMeshIdentity(s: string): s is MeshIdentity {

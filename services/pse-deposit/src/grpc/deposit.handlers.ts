@@ -1,5 +1,6 @@
-import { type AccessPolicy, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
-import type { depositV1 } from '@wallet/proto';
+import { type AccessPolicy, bogotaDateOf, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import type { depositV1, settlementsV1 } from '@wallet/proto';
+import type { PseLeg, PseSettlements } from '../app/settlements.js';
 import type { DepositUseCases } from '../app/use-cases.js';
 import { depositToProto } from './mappers.js';
 
@@ -15,8 +16,16 @@ const company = (ctx: CallContext) => {
  * Statuses are shown as of `now` (a link past expiresAt is EXPIRED). ListExceptions /
  * ResolveException are operator calls across companies (the gateway's /admin/exceptions).
  */
-export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new Date()): AsyncService<depositV1.DepositServiceServer> {
+export function depositHandlers(uc: DepositUseCases, settlements: PseSettlements, now: () => Date = () => new Date()): AsyncService<depositV1.DepositServiceServer> {
   return {
+    async *listSettlements(req) {
+      for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(legToProto) };
+    },
+
+    async findSettlements(req) {
+      return { records: (await settlements.find(req.rail, req.ids)).map(legToProto) };
+    },
+
     async createPseDeposit(req, ctx) {
       const d = await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
         amountCents: req.amountCents, payerDocumentTypeId: req.payerDocumentTypeId, payerDocumentNumber: req.payerDocumentNumber,
@@ -65,7 +74,18 @@ export function depositHandlers(uc: DepositUseCases, now: () => Date = () => new
 }
 
 /** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+function legToProto(r: PseLeg): settlementsV1.Settlement {
+  return {
+    ourId: r.ourId, status: r.status, direction: r.direction, amountCents: r.amountCents, companyId: r.companyId,
+    ...(r.providerId !== null ? { providerId: r.providerId } : {}),
+    ...(r.settledAt !== null ? { settledAt: r.settledAt.toISOString(), valueDate: bogotaDateOf(r.settledAt) } : {}),
+  };
+}
+
 export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceServer>> = {
+  // The reconciliation: a service-level read across companies (a bare mesh identity: no company principal; the gateway is refused).
+  listSettlements: ['reconciliation'],
+  findSettlements: ['reconciliation'],
   createPseDeposit: ['gateway'],
   shareByEmail: ['gateway'],
   listDeposits: ['gateway'],

@@ -139,6 +139,8 @@ export class SqlDepositStore implements DepositStore {
           provider_confirmed_at = case when $7 then $8::timestamptz else d.provider_confirmed_at end,
           payer_bank = case when $9 then $10 else d.payer_bank end,
           error_message = case when $11 then $12 else d.error_message end,
+          failed_at = case when $3 = 'FAILED' and d.status <> 'FAILED' then now() else d.failed_at end,
+          reversed_at = case when $3 in ('REVERSING', 'REVERSED') then coalesce(d.reversed_at, now()) else d.reversed_at end,
           updated_at = now()
         where d.id = $1 and d.status = any($2::text[])
         returning ${COLS}`,

@@ -1,5 +1,6 @@
-import { type AccessPolicy, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
-import type { transferV1 } from '@wallet/proto';
+import { type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import type { settlementsV1, transferV1 } from '@wallet/proto';
+import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
 import { amlToProto, approvalToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
 
@@ -8,8 +9,16 @@ import { amlToProto, approvalToProto, companyOf, railName, sendFromProto, signer
  * regime, NIT, limits) and a signer come only from the verified caller context (ctx.companyId,
  * ctx.principal), which the gateway signed. Errors are AppErrors mapped to gRPC once.
  */
-export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.TransferServiceServer> {
+export function transferHandlers(uc: TransferUseCases, settlements: TransferSettlements): AsyncService<transferV1.TransferServiceServer> {
   return {
+    async *listSettlements(req) {
+      for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(settlementToProto) };
+    },
+
+    async findSettlements(req) {
+      return { records: (await settlements.find(req.rail, req.ids)).map(settlementToProto) };
+    },
+
     async resolveKey(req, ctx) {
       const r = await uc.resolveKey.execute(ctx.companyId, { keyValue: req.keyValue, keyType: req.keyType });
       if (!r.found) return { found: false, anchorHandle: '', keyType: '', keyValue: '', errorCode: r.errorCode, message: r.message };
@@ -68,8 +77,26 @@ export function transferHandlers(uc: TransferUseCases): AsyncService<transferV1.
   };
 }
 
-/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
+  return {
+    ourId: r.ourId, status: r.status, direction: 'OUT', amountCents: r.amountCents, companyId: r.companyId,
+    ...(r.providerId !== null ? { providerId: r.providerId } : {}),
+    ...(r.settledAt !== null ? {
+      settledAt: r.settledAt.toISOString(),
+      valueDate: bogotaDateOf(r.settledAt),
+    } : {}),
+  };
+}
+
+/**
+ * Who may call each RPC: the gateway for every method that serves an API client, a dashboard user,
+ * an operator or a provider callback it authenticated; the reconciliation (a service-level read
+ * across companies: a bare mesh identity, so no company principal, and the gateway is refused) for
+ * the settlements.
+ */
 export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServiceServer>> = {
+  listSettlements: ['reconciliation'],
+  findSettlements: ['reconciliation'],
   resolveKey: ['gateway'],
   quote: ['gateway'],
   send: ['gateway'],

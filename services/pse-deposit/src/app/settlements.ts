@@ -1,0 +1,87 @@
+import { AppError, checkFindIds, checkSettlementDate, settlementBatchSize } from '@wallet/platform';
+
+/**
+ * The reconciliation's read of our PSE settlements (docs/reconciliation.md, `OurRecords`, rail
+ * `pse`): one record per leg the provider reports, each on the Bogotá day it happened:
+ *  - the payment leg (IN): ASSIGNED once the provider's payment was applied (CREDITING, ASSIGNED,
+ *    and still after a reversal), at `provider_confirmed_at` (the provider's signed payment time);
+ *    or FAILED, at `failed_at` (when the failure was applied; migration 0005);
+ *  - the reversal leg (OUT): REVERSED once the provider's reversal was applied (REVERSING,
+ *    REVERSED), at `reversed_at` (entering REVERSING).
+ * A link still waiting (PENDING_CONFIRM) is one PENDING record (only `find` returns it); an EXPIRED
+ * link that was never paid has no line and no record. Key order: the deposit id in byte order
+ * (`collate "C"`), then the payment before the reversal.
+ */
+export interface PseLeg {
+  ourId: string;
+  providerId: string | null;
+  status: 'ASSIGNED' | 'FAILED' | 'REVERSED' | 'PENDING';
+  direction: 'IN' | 'OUT';
+  amountCents: bigint;
+  settledAt: Date | null;
+  companyId: string;
+}
+
+export interface PseSettlementReader {
+  /** The day's payment legs (ASSIGNED or FAILED) with id > `afterId`, in id order, at most `limit`. */
+  paymentLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]>;
+  /** The day's reversal legs with id > `afterId`, in id order, at most `limit`. */
+  reversalLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]>;
+  /** Every leg (and PENDING links) of these deposits, any day. */
+  find(ids: readonly string[]): Promise<PseLeg[]>;
+}
+
+function checkRail(rail: string): void {
+  if (rail !== 'pse') throw new AppError('INVALID_REQUEST', `rail ${JSON.stringify(rail)}: pse-deposit serves pse`);
+}
+
+/** Key order of two legs: id in code-unit order (the engine's; ids are ASCII), then IN before OUT. */
+export function legOrder(a: PseLeg, b: PseLeg): number {
+  if (a.ourId !== b.ourId) return a.ourId < b.ourId ? -1 : 1;
+  return a.direction === b.direction ? 0 : a.direction === 'IN' ? -1 : 1;
+}
+
+/** Pages through one leg's keyset query, one page in memory. */
+async function* pages(read: (after: string | null, limit: number) => Promise<PseLeg[]>, limit: number): AsyncGenerator<PseLeg> {
+  let after: string | null = null;
+  for (;;) {
+    const page = await read(after, limit);
+    yield* page;
+    if (page.length < limit) return;
+    after = page[page.length - 1]!.ourId;
+  }
+}
+
+export class PseSettlements {
+  constructor(private readonly reader: PseSettlementReader) {}
+
+  /** The day's legs in key order, `batchSize` per batch: the two legs' keyset reads merged. */
+  async *list(rail: string, date: string, batchSize = 0): AsyncGenerator<PseLeg[]> {
+    checkRail(rail);
+    checkSettlementDate(date);
+    const limit = settlementBatchSize(batchSize);
+    const payments = pages((after, n) => this.reader.paymentLegs(date, after, n), limit);
+    const reversals = pages((after, n) => this.reader.reversalLegs(date, after, n), limit);
+    try {
+      let p = await payments.next();
+      let r = await reversals.next();
+      let batch: PseLeg[] = [];
+      while (!p.done || !r.done) {
+        if (!p.done && (r.done || legOrder(p.value, r.value) <= 0)) { batch.push(p.value); p = await payments.next(); }
+        else { batch.push(r.value as PseLeg); r = await reversals.next(); }
+        if (batch.length >= limit) { yield batch; batch = []; }
+      }
+      if (batch.length > 0) yield batch;
+    } finally {
+      await payments.return(undefined);
+      await reversals.return(undefined);
+    }
+  }
+
+  async find(rail: string, ids: readonly string[]): Promise<PseLeg[]> {
+    checkRail(rail);
+    const unique = [...new Set(checkFindIds(ids))].filter((id) => /^dep_[a-z0-9]{24}$/.test(id));
+    if (unique.length === 0) return [];
+    return (await this.reader.find(unique)).sort(legOrder);
+  }
+}

@@ -1,0 +1,65 @@
+import { bogotaDaySql, centsFromDb, type Database } from '@wallet/platform';
+import type { PseLeg, PseSettlementReader } from '../app/settlements.js';
+
+/**
+ * The PSE legs as migration 0005's indexes have them (`deposits_payment_leg_idx`,
+ * `deposits_reversal_leg_idx`): these predicates and expressions must stay exactly the indexes',
+ * so each page is one index range scan `(day, id > last)`.
+ */
+const PAID_STATES = `('CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED')`;
+const PAYMENT_LEG = `source = 'PSE' and (status = 'FAILED' or (status in ${PAID_STATES} and provider_confirmed_at is not null))`;
+const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confirmed_at end`;
+const REVERSAL_LEG = `source = 'PSE' and status in ('REVERSING', 'REVERSED')`;
+const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at`;
+
+/** One keyset page of a leg's day: ($1 date, [$2 last id,] limit). Exported for the index test (EXPLAIN). */
+export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string {
+  const day = leg === 'payment' ? `${PAYMENT_LEG} and ${bogotaDaySql(PAYMENT_AT)} = $1::date` : `${REVERSAL_LEG} and ${bogotaDaySql('reversed_at')} = $1::date`;
+  return after
+    ? `select ${COLS} from pse_deposit.deposits where ${day} and id collate "C" > $2 order by id collate "C" limit $3`
+    : `select ${COLS} from pse_deposit.deposits where ${day} order by id collate "C" limit $2`;
+}
+
+interface Row {
+  id: string; provider_transfer_id: string | null; status: string; amount: string; company_id: string;
+  provider_confirmed_at: Date | string | null; failed_at: Date | string | null; reversed_at: Date | string | null;
+}
+
+const at = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+
+function leg(r: Row, status: PseLeg['status'], direction: PseLeg['direction'], settledAt: Date | null): PseLeg {
+  return { ourId: r.id, providerId: r.provider_transfer_id, status, direction, amountCents: centsFromDb(r.amount), settledAt, companyId: r.company_id };
+}
+const paymentLeg = (r: Row) => (r.status === 'FAILED' ? leg(r, 'FAILED', 'IN', at(r.failed_at)) : leg(r, 'ASSIGNED', 'IN', at(r.provider_confirmed_at)));
+const reversalLeg = (r: Row) => leg(r, 'REVERSED', 'OUT', at(r.reversed_at));
+
+export class SqlPseSettlementReader implements PseSettlementReader {
+  constructor(private readonly db: Database) {}
+
+  async paymentLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]> {
+    return (await this.page('payment', date, afterId, limit)).map(paymentLeg);
+  }
+
+  async reversalLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]> {
+    return (await this.page('reversal', date, afterId, limit)).map(reversalLeg);
+  }
+
+  /** One keyset page: ids compared and ordered `collate "C"`, as the index and the engine have them. */
+  private page(leg: 'payment' | 'reversal', date: string, afterId: string | null, limit: number): Promise<Row[]> {
+    return afterId === null
+      ? this.db.prepared<Row>(legPageSql(leg, false), [date, limit])
+      : this.db.prepared<Row>(legPageSql(leg, true), [date, afterId, limit]);
+  }
+
+  async find(ids: readonly string[]): Promise<PseLeg[]> {
+    const rows = await this.db.prepared<Row>(`select ${COLS} from pse_deposit.deposits where id = any($1::text[]) and source = 'PSE'`, [ids]);
+    return rows.flatMap((r): PseLeg[] => {
+      if (r.status === 'PENDING_CONFIRM') return [leg(r, 'PENDING', 'IN', null)];
+      if (r.status === 'FAILED') return [paymentLeg(r)];
+      const legs: PseLeg[] = [];
+      if (['CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED'].includes(r.status) && r.provider_confirmed_at !== null) legs.push(paymentLeg(r));
+      if (r.status === 'REVERSING' || r.status === 'REVERSED') legs.push(reversalLeg(r));
+      return legs;
+    });
+  }
+}
