@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createAsyncClient, devMeshTls, type Database, type MeshIdentity } from '@wallet/platform';
+import { createAsyncClient, devMeshTls, type MeshIdentity } from '@wallet/platform';
 import { settledPageSql } from '../../src/persistence/settlement.store.js';
-import { eventually } from '@wallet/platform/testing';
+import { eventually, indexOnlyPlan } from '@wallet/platform/testing';
 import { collectKeyV1, type settlementsV1 } from '@wallet/proto';
 import { failure, startHarness, type Harness } from './harness.js';
 
@@ -12,14 +12,6 @@ import { failure, startHarness, type Harness } from './harness.js';
  * identity may call them, through the real gRPC server with mutual TLS.
  */
 
-/** The plan of a statement with sequential scans, bitmap scans and sorts priced out: only a usable index avoids them. */
-async function planOf(db: Database, sql: string, params: unknown[]): Promise<string> {
-  return db.preparedTx(async (tx) => {
-    await tx.simple('set local enable_seqscan = off; set local enable_bitmapscan = off; set local enable_sort = off');
-    const rows = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
-}
 
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<collectKeyV1.CollectKeyServiceServer>>;
@@ -100,7 +92,7 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
 
   it('each page is a range scan of the received-day index from the last id: no sequential scan, no sort', async () => {
     for (const [sql, params] of [[settledPageSql(false), [D, 1000]], [settledPageSql(true), [D, p('brb-a'), 1000]]] as const) {
-      const plan = await planOf(h.service.db, sql, [...params]);
+      const plan = await indexOnlyPlan(h.service.db, sql, [...params]);
       expect(plan).toContain('Index Scan using payments_settlements_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }

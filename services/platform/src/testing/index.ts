@@ -6,6 +6,7 @@ import type { MeshIdentity } from '../mesh/identity.js';
 import { entryIdentity, type AccessEntry } from '../mesh/access.js';
 import type { CallerPrincipal, CompanyProfileClaims } from '../mesh/caller-context.js';
 import type { CallContext } from '../grpc/context.js';
+import type { Database } from '../db/database.js';
 
 /** Test helpers: each test file gets its own database and bus namespace on the real servers. */
 
@@ -70,6 +71,18 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
 }
 
 export { Choreography, type InterleavingScheduler } from './choreography.js';
+
+/**
+ * The plan Postgres picks for a statement when sequential scans, bitmap scans and sorts are priced
+ * out: only a usable index avoids them (tests that a keyset query reads its index, in order).
+ */
+export async function indexOnlyPlan(db: Database, sql: string, params: readonly unknown[]): Promise<string> {
+  return db.preparedTx(async (tx) => {
+    await tx.simple('set local enable_seqscan = off; set local enable_bitmapscan = off; set local enable_sort = off');
+    const rows = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
+    return rows.map((r) => r['QUERY PLAN']).join('\n');
+  });
+}
 
 /** The company profile test principals carry unless a test gives one (CallContext.principal). */
 export const TEST_COMPANY_PROFILE: CompanyProfileClaims = {

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createAsyncClient, devMeshTls, type Database, type MeshIdentity } from '@wallet/platform';
+import { createAsyncClient, devMeshTls, type MeshIdentity } from '@wallet/platform';
 import { legPageSql } from '../../src/persistence/settlement.store.js';
-import { eventually } from '@wallet/platform/testing';
+import { eventually, indexOnlyPlan } from '@wallet/platform/testing';
 import { depositV1, type settlementsV1 } from '@wallet/proto';
 import { failure, payer, startHarness, type Harness } from './harness.js';
 
@@ -13,14 +13,6 @@ import { failure, payer, startHarness, type Harness } from './harness.js';
  * `reconciliation` identity may call them, through the real gRPC server with mutual TLS.
  */
 
-/** The plan of a statement with sequential scans, bitmap scans and sorts priced out: only a usable index avoids them. */
-async function planOf(db: Database, sql: string, params: unknown[]): Promise<string> {
-  return db.preparedTx(async (tx) => {
-    await tx.simple('set local enable_seqscan = off; set local enable_bitmapscan = off; set local enable_sort = off');
-    const rows = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
-}
 
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<depositV1.DepositServiceServer>>;
@@ -107,7 +99,7 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
   it('each leg\'s page is a range scan of its index from the last id: no sequential scan, no sort', async () => {
     for (const [leg, index] of [['payment', 'deposits_payment_leg_idx'], ['reversal', 'deposits_reversal_leg_idx']] as const) {
       for (const [sql, params] of [[legPageSql(leg, false), [D, 1000]], [legPageSql(leg, true), [D, ids.both, 1000]]] as const) {
-        const plan = await planOf(h.deposit.db, sql, [...params]);
+        const plan = await indexOnlyPlan(h.deposit.db, sql, [...params]);
         expect(plan).toContain(`Index Scan using ${index}`);
         expect(plan).not.toMatch(/Sort|Seq Scan/);
       }

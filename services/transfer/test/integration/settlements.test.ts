@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, devMeshTls, type AppError, type Database, type MeshIdentity } from '@wallet/platform';
+import { createAsyncClient, devMeshTls, type AppError, type MeshIdentity } from '@wallet/platform';
+import { indexOnlyPlan } from '@wallet/platform/testing';
 import { settledPageSql } from '../../src/persistence/settlement.store.js';
 import { settlementsV1, transferV1 } from '@wallet/proto';
 import { failure, startHarness, type Harness } from './harness.js';
@@ -11,14 +12,6 @@ import { failure, startHarness, type Harness } from './harness.js';
  * `reconciliation` identity may call them.
  */
 
-/** The plan of a statement with sequential scans, bitmap scans and sorts priced out: only a usable index avoids them. */
-async function planOf(db: Database, sql: string, params: unknown[]): Promise<string> {
-  return db.preparedTx(async (tx) => {
-    await tx.simple('set local enable_seqscan = off; set local enable_bitmapscan = off; set local enable_sort = off');
-    const rows = await tx.query<{ 'QUERY PLAN': string }>(`explain ${sql}`, params);
-    return rows.map((r) => r['QUERY PLAN']).join('\n');
-  });
-}
 
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<transferV1.TransferServiceServer>>;
@@ -100,7 +93,7 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
 
   it('each page is a range scan of the settled-day index from the last id: no sequential scan, no sort (1,000,000 records a day stay bounded)', async () => {
     for (const [sql, params] of [[settledPageSql(false), ['BREB', D, 1000]], [settledPageSql(true), ['BREB', D, ids.first, 1000]]] as const) {
-      const plan = await planOf(h.ledger.db, sql, [...params]);
+      const plan = await indexOnlyPlan(h.ledger.db, sql, [...params]);
       expect(plan).toContain('Index Scan using transfers_settlements_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }
