@@ -8,3 +8,8 @@ export {
   HttpReportSource, ReportFetchError, ReportNotAvailableError, type FetchFailure, type HttpReportSourceOptions,
 } from './adapters/http-report-source.js';
 export { GrpcOurRecords, ourRecordOf, type GrpcOurRecordsOptions } from './adapters/grpc-our-records.js';
+export { ReconcileDay, type ReconcileDayDeps, type Runs } from './app/reconcile-day.js';
+export {
+  RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, reconciliationExceptions, type RunOutcome, type RunRecord,
+} from './persistence/reconciliation.store.js';
+export { reconciliationMigrations } from './persistence/migrations/index.js';
