@@ -26,6 +26,8 @@ export interface RunRecord {
   ours: { count: number; amountCents: bigint } | null;
   matched: { count: number; amountCents: bigint } | null;
   breaks: { total: number; opened: number; byKind: Record<string, number> } | null;
+  /** FAILED: the breaks the run had opened before it failed (they stay open; a re-run does not open them again). */
+  openedBeforeFailure: number | null;
 }
 
 interface RunRow {
@@ -42,6 +44,7 @@ const toRun = (r: RunRow): RunRecord => ({
   ours: r.ours_count === null ? null : { count: Number(r.ours_count), amountCents: BigInt(r.ours_amount_cents!) },
   matched: r.matched_count === null ? null : { count: Number(r.matched_count), amountCents: BigInt(r.matched_amount_cents!) },
   breaks: r.breaks_total === null ? null : { total: r.breaks_total, opened: r.breaks_opened!, byKind: r.breaks_by_kind ?? {} },
+  openedBeforeFailure: r.outcome === 'FAILED' ? r.breaks_opened : null,
 });
 
 const RUN_COLUMNS = `id, rail, to_char(date, 'YYYY-MM-DD') as date, started_at, finished_at, outcome, reject_reason, detail,
