@@ -40,7 +40,8 @@ export interface OurRecords {
 
 /**
  * Where breaks go. Idempotent on `Break.key`: a break already open is not opened again (the
- * later break store: `insert … on conflict (key) do nothing`).
+ * break store, persistence/reconciliation.store.ts `SqlBreakSink`: `insert … on conflict (break_key)
+ * do update set last_seen_run_id`, a new row only for a new key).
  */
 export interface BreakSink {
   open(breaks: readonly Break[]): Promise<{ opened: number }>;
