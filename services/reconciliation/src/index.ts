@@ -10,6 +10,7 @@ export {
 export { GrpcOurRecords, ourRecordOf, type GrpcOurRecordsOptions } from './adapters/grpc-our-records.js';
 export { ReconcileDay, type ReconcileDayDeps, type Runs } from './app/reconcile-day.js';
 export {
-  RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, reconciliationExceptions, type RunOutcome, type RunRecord,
+  RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, reconciliationExceptions,
 } from './persistence/reconciliation.store.js';
+export type { RunOutcome, RunRecord } from './app/ports.js';
 export { reconciliationMigrations } from './persistence/migrations/index.js';

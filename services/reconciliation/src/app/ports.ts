@@ -65,3 +65,24 @@ export interface LineSorter {
   /** Deletes whatever the sort wrote (runs on disk); safe to call more than once. */
   dispose(): Promise<void>;
 }
+
+/** A reconciliation run of one (rail, date), as stored (persistence/reconciliation.store.ts RunStore). */
+export type RunOutcome = 'RECONCILED' | 'REJECTED' | 'FAILED';
+
+export interface RunRecord {
+  id: string;
+  rail: ReportRail;
+  date: string;
+  startedAt: Date;
+  finishedAt: Date | null;
+  /** null while the run is under way (or when its process died before recording an outcome). */
+  outcome: RunOutcome | null;
+  rejectReason: string | null;
+  detail: string | null;
+  report: { lines: number; amountCents: bigint; feeCents: bigint } | null;
+  ours: { count: number; amountCents: bigint } | null;
+  matched: { count: number; amountCents: bigint } | null;
+  breaks: { total: number; opened: number; byKind: Record<string, number> } | null;
+  /** FAILED: the breaks the run had opened before it failed (they stay open; a re-run does not open them again). */
+  openedBeforeFailure: number | null;
+}

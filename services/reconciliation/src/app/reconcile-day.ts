@@ -1,7 +1,6 @@
-import type { BreakSink, OurRecords, ReportSource, LineSorter } from './ports.js';
+import type { BreakSink, OurRecords, ReportSource, LineSorter, RunRecord } from './ports.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import type { ReportRail } from '../domain/report.js';
-import type { RunRecord } from '../persistence/reconciliation.store.js';
 
 /** What the use case needs of the run store (persistence/reconciliation.store.ts `RunStore`). */
 export interface Runs {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MoneyExceptionsTable, type Database } from '@wallet/platform';
-import type { BreakSink } from '../app/ports.js';
+import type { BreakSink, RunOutcome, RunRecord } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
 import type { Break } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
@@ -9,26 +9,6 @@ export const RECONCILIATION_SCHEMA = 'reconciliation';
 
 /** JSON with bigints as decimal strings (amounts past 2^53 stay exact). */
 export const toJson = (v: unknown): string => JSON.stringify(v ?? null, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
-
-export type RunOutcome = 'RECONCILED' | 'REJECTED' | 'FAILED';
-
-export interface RunRecord {
-  id: string;
-  rail: ReportRail;
-  date: string;
-  startedAt: Date;
-  finishedAt: Date | null;
-  /** null while the run is under way (or when its process died before recording an outcome). */
-  outcome: RunOutcome | null;
-  rejectReason: string | null;
-  detail: string | null;
-  report: { lines: number; amountCents: bigint; feeCents: bigint } | null;
-  ours: { count: number; amountCents: bigint } | null;
-  matched: { count: number; amountCents: bigint } | null;
-  breaks: { total: number; opened: number; byKind: Record<string, number> } | null;
-  /** FAILED: the breaks the run had opened before it failed (they stay open; a re-run does not open them again). */
-  openedBeforeFailure: number | null;
-}
 
 interface RunRow {
   id: string; rail: ReportRail; date: string; started_at: Date; finished_at: Date | null; outcome: RunOutcome | null;
