@@ -31,13 +31,15 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
   const notChecked: string[] = [];
   const rules = o.settled ? SETTLED_PSE_POSTINGS : PSE_POSTINGS;
   const scope = companyScope(o, 2);
+  // Money exceptions of deposits are few: read once. An open one parks its deposit's money step; any
+  // one, resolved too, explains why the provider and we disagree (e.g. PAID_AFTER_EXPIRY).
   const exceptions = new Map<string, string[]>();
-  for (const e of await s.deposit.query<{ resource_id: string; kind: string }>(
-    `select resource_id, kind from pse_deposit.money_exceptions where status <> 'RESOLVED'`)) {
-    exceptions.set(e.resource_id, [...(exceptions.get(e.resource_id) ?? []), e.kind]);
+  const explained = new Set<string>();
+  for (const e of await s.deposit.query<{ resource_id: string; kind: string; status: string }>(
+    `select resource_id, kind, status from pse_deposit.money_exceptions`)) {
+    explained.add(e.resource_id);
+    if (e.status !== 'RESOLVED') exceptions.set(e.resource_id, [...(exceptions.get(e.resource_id) ?? []), e.kind]);
   }
-  // Any exception, resolved too, explains why the provider and we disagree (e.g. PAID_AFTER_EXPIRY).
-  const explained = new Set((await s.deposit.query<{ resource_id: string }>(`select resource_id from pse_deposit.money_exceptions`)).map((e) => e.resource_id));
 
   let pse = 0, breb = 0, assigned = 0;
   let after = '';
