@@ -20,14 +20,13 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
  * left out and `runnable` says which remain (a test stack that runs only some services).
  */
 export async function sourcesOf(snap: Snapshot, rail: RailChoice = 'auto', opts: { partial?: boolean } = {}): Promise<CheckSources & { runnable: CheckName[] }> {
-  const present = new Set<CheckedSchema>();
-  for (const schema of ['ledger', 'transfer', 'pse_deposit', 'collect_key'] as const) if (await snap.has(schema)) present.add(schema);
+  const present = await snap.installed(['ledger', 'transfer', 'pse_deposit', 'collect_key', 'sandbox']);
   const missing = (['ledger', 'transfer', 'pse_deposit', 'collect_key'] as const).filter((x) => !present.has(x));
   if (missing.length && !opts.partial) {
     throw new Error(`schema or read-only role missing for ${missing.join(', ')}: run the migrations (npm run migrate), `
       + `or have a DBA create the NOLOGIN roles wallet_<schema>_reader (docs/operations.md)`);
   }
-  const truth = rail === 'none' ? null : rail === 'auto' ? ((await snap.has('sandbox')) ? sandboxRail(snap.reader('sandbox')) : null) : rail;
+  const truth = rail === 'none' ? null : rail === 'auto' ? (present.has('sandbox') ? sandboxRail(snap.reader('sandbox')) : null) : rail;
   return {
     ledger: snap.reader('ledger'), transfer: snap.reader('transfer'), deposit: snap.reader('pse_deposit'), collectKey: snap.reader('collect_key'), rail: truth,
     runnable: CHECK_NAMES.filter((c) => NEEDS[c].every((x) => present.has(x))),
