@@ -3,6 +3,7 @@ import { SpillSorter } from '../src/adapters/spill-sorter.js';
 import { ReconcileDay } from '../src/app/reconcile-day.js';
 import { reconciliationMigrations } from '../src/persistence/migrations/index.js';
 import { RECONCILIATION_SCHEMA, RunStore, SqlBreakSink } from '../src/persistence/reconciliation.store.js';
+import type { Break } from '../src/domain/matching.js';
 import { D, startBrebDay, type BrebDay } from './support/breb-day.js';
 
 /**
@@ -114,5 +115,24 @@ describe('ReconcileDay: runs, breaks and money exceptions in the reconciliation 
     expect((await runs.list('breb', D)).map((r) => r.outcome)).toEqual(['FAILED', 'REJECTED', 'RECONCILED', 'RECONCILED', 'RECONCILED']);
     expect(await breaks()).toHaveLength(2);
     expect(await exceptions()).toHaveLength(2);
+  });
+
+  it('two runs opening the same breaks at once (two replicas, one day): each break and its money exception exactly once', async () => {
+    const date = '2025-03-20';
+    const [a, b] = await Promise.all([runs.start('breb', date), runs.start('breb', date)]);
+    const batch: Break[] = Array.from({ length: 25 }, (_, i) => {
+      const ourId = `race-${i}`;
+      return {
+        key: `breb:${date}:missing_at_provider:${ourId}`, kind: 'missing_at_provider', rail: 'breb', date, ourId,
+        ours: { ourId, providerId: `brb_race_${i}`, status: 'COMPLETED', amountCents: 1_000n + BigInt(i), providerFeeCents: 0n, settledAt: `${date}T15:00:00.000Z`, settledDate: date, companyId: 'race-co' },
+      };
+    });
+    const [ra, rb] = await Promise.all([new SqlBreakSink(db, a.id).open(batch), new SqlBreakSink(db, b.id).open(batch.slice().reverse())]);
+    expect(ra.opened + rb.opened).toBe(25);
+    const rows = await db.query<{ n: number; runs: number }>(
+      `select count(*)::int as n, count(distinct run_id)::int as runs from reconciliation.breaks where date = ?`, [date]);
+    expect(rows[0]!.n).toBe(25);
+    const exc = await db.query<{ n: number }>(`select count(*)::int as n from reconciliation.money_exceptions where resource_id like ?`, [`breb:${date}:%`]);
+    expect(exc[0]!.n).toBe(25);
   });
 });

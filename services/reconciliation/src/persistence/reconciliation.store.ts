@@ -104,6 +104,9 @@ export class SqlBreakSink implements BreakSink {
         `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, our_id, provider_id, ours, theirs)
          select x.break_key, $2, $2, x.kind, x.rail, x.date::date, x.our_id, x.provider_id, x.ours, x.theirs
            from jsonb_to_recordset($1::jsonb) as x(break_key text, kind text, rail text, date text, our_id text, provider_id text, ours jsonb, theirs jsonb)
+          -- Rows are locked in key order: two runs of one day (two replicas, or a re-run racing a
+          -- scheduled one) then queue on the first key they share instead of deadlocking on two.
+          order by x.break_key collate "C"
          on conflict (break_key) do update set last_seen_run_id = excluded.last_seen_run_id
          returning break_key, (xmax = 0) as inserted`,
         [toJson(rows), this.runId]);
