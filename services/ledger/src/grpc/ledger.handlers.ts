@@ -1,4 +1,5 @@
 import type { AccessPolicy, AsyncService } from '@wallet/platform';
+import { AppError } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -65,6 +66,11 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return postingResult(await uc.postCorrection.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, type, rail: railName(req.rail), amount: req.amount, reason: req.reason,
       }));
+    },
+
+    async postClearingAdjustment() {
+      // Issue 21, in progress: the reconciliation's accepted differences are not booked yet.
+      throw new AppError('SERVICE_UNAVAILABLE', undefined, { reason: 'PostClearingAdjustment is not implemented yet' });
     },
 
     async commit(req, ctx) {
@@ -146,6 +152,8 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   reserve: ['transfer'],
   voidReserve: ['transfer'],
   postCorrection: ['transfer'],
+  // a reconciliation break accepted on the provider's side (issue 21)
+  postClearingAdjustment: ['reconciliation'],
   commit: ['transfer'],
   release: ['transfer'],
   setMovementStatus: ['transfer'],

@@ -14,6 +14,7 @@ export const STREAMS = {
   DEPOSITS: 'deposit',
   LEDGER: 'ledger',
   COLLECT_KEYS: 'collectkey',
+  RECONCILIATION: 'reconciliation',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 
