@@ -35,6 +35,7 @@ export const ERRORS = {
   // Not found
   COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
   EXCEPTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La excepción no existe.' },
+  RECONCILIATION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La conciliación no existe.' },
   API_KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La clave de API no existe.' },
   WALLET_NOT_PROVISIONED: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no tiene billeteras aprovisionadas.' },
   FAST_WALLET_MISSING: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Falta la billetera BREB de la empresa.' },
@@ -63,6 +64,10 @@ export const ERRORS = {
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
+  /** A re-run (resolve action `rerun`) still finds the break in the provider's report. */
+  BREAK_STILL_PRESENT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La diferencia sigue en el reporte del proveedor; la conciliación se ejecutó de nuevo y la excepción sigue abierta.' },
+  /** The provider has not published the report of that date yet (POST /admin/reconciliations for a future date). */
+  REPORT_NOT_AVAILABLE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El proveedor aún no publica el reporte de esa fecha.' },
   CREDIT_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de crédito ya fue decidida; no admite otra decisión.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
