@@ -7,6 +7,9 @@
 //   sends      POST /transfers/send → 201 across 100 companies, one hot wallet   vs pgbench
 //   rate       sends at a constant arrival rate, 70% of the measured maximum (p99 of the 201)
 //   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
+//   recon-day  a day of traffic on all four rails (≥ 10,000 movements: Bre-B and ACH payouts, PSE payments,
+//              inbound Bre-B) through the product, then each rail's report of that day reconciled by the
+//              reconciliation service (POST /admin/reconciliations): zero breaks expected, lines/s of the runs
 //   recon      the reconciliation engine alone (test/bench/recon.mjs): 100,000- and 1,000,000-line settlement
 //              reports reconciled from files, lines/s and peak RSS; run first, before the stack starts, and
 //              on its own (no Postgres, no processes) when it is the only phase: BENCH_ONLY=recon
@@ -15,7 +18,8 @@
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,recon-day,recon)
+//   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
 //   BENCH_RECON_LINES (100000,1000000)  report sizes of the recon phase
 //   BENCH_RECON_HEAP_MIB (128)          V8 heap cap of the reconciling process (0: none)
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
@@ -51,7 +55,8 @@ const OWN_PG_PORT = 5532;
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'recon'];
+const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'recon-day', 'recon'];
+const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
 const RECON_LINES = (process.env.BENCH_RECON_LINES ?? '100000,1000000').split(',').map(Number);
@@ -388,6 +393,105 @@ async function reconPhase() {
   }
 }
 
+/**
+ * A day of traffic on all four rails, reconciled: RECON_DAY_MOVEMENTS movements through the product
+ * (Bre-B payouts 40%, ACH payouts 20%, PSE payments 20%, inbound Bre-B 20%), each settled, then
+ * POST /admin/reconciliations for each rail and each Bogotá date the bench touched. Every run must be
+ * RECONCILED with zero breaks (the movements of the other phases of this run are in those reports too).
+ */
+async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
+  const bogota = (t) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
+  const firstDay = bogota(Date.now());
+  const cos = sendCompanies.slice(0, 20);
+  log(`recon-day: ${RECON_DAY_MOVEMENTS} movements on four rails, then each rail's report reconciled`);
+  const keys = [];
+  for (const [i, co] of cos.entries()) {
+    await admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 100_000_000_000, reference: 'bench-recon-day' });
+    const k = await fetch(`${gw}/breb/collect-keys`, { method: 'POST', headers: json(co.key), body: JSON.stringify({ externalId: `recon-day-${i}`, name: `Cliente ${i}` }) });
+    if (k.status !== 201 && k.status !== 200) throw new Error(`collect key: ${k.status} ${await k.text()}`);
+    keys.push((await k.json()).key.value);
+  }
+  const post = async (url, headers, body, ok = [200, 201, 202]) => {
+    const r = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body) });
+    const text = await r.text();
+    if (!ok.includes(r.status)) throw new Error(`${url.replace(/^https?:\/\/[^/]+/, '')}: ${r.status} ${text.slice(0, 120)}`);
+    return text ? JSON.parse(text) : {};
+  };
+  const ach = { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' };
+  const made = { breb: 0, ach: 0, pse: 0, 'breb-inbound': 0 };
+  const depositIds = [];
+  const op = async (i) => {
+    const co = cos[i % cos.length];
+    const slot = i % 10;
+    if (slot < 4) {
+      await post(`${gw}/transfers/send`, json(co.key), { amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `rd-${randomUUID()}` });
+      made.breb++;
+    } else if (slot < 6) {
+      await post(`${gw}/transfers/send`, json(co.key), { amount: 2_000 + (i % 50) * 2, destination: { bankAccount: ach }, description: 'Nómina', reference: `rd-${randomUUID()}` });
+      made.ach++;
+    } else if (slot < 8) {
+      const d = await post(`${gw}/deposits/pse`, json(co.key), {
+        amountCents: 50_000 + (i % 100) * 100, payerDocumentTypeId: 1, payerDocumentNumber: String(10_000_000 + (i % 9000)), payerFirstName: 'Ana',
+        payerLastName: 'Bench Pérez', payerEmail: `payer${i % 1000}@bench.example.co`,
+      });
+      await post(`${sb}/sandbox/pse/${d.id}/pay`, { 'content-type': 'application/json' }, { outcome: 'APPROVED', payerBank: 'Bancolombia' });
+      depositIds.push(d.id);
+      made.pse++;
+    } else {
+      await post(`${sb}/sandbox/breb/incoming`, { 'content-type': 'application/json' }, { keyValue: keys[i % keys.length], amountCents: 30_000 + (i % 70) * 10, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' });
+      made['breb-inbound']++;
+    }
+  };
+  let next = 0, failed = 0;
+  const t0 = Date.now();
+  await Promise.all(Array.from({ length: CONC }, async () => {
+    for (let i = next++; i < RECON_DAY_MOVEMENTS; i = next++) {
+      try { await op(i); } catch (err) { if (failed++ < 5) log(`recon-day: ${err.message}`); }
+    }
+  }));
+  log(`recon-day: ${JSON.stringify(made)} made in ${((Date.now() - t0) / 1000).toFixed(0)} s (${failed} refused)`);
+  // Settled: no transfer before its outcome, every paid link credited, every inbound payment booked.
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  try {
+    const deadline = Date.now() + 180_000;
+    for (;;) {
+      const r = await db.query(`select
+        (select count(*)::int from transfer.transfers where state not in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED')) as transfers,
+        (select count(*)::int from pse_deposit.deposits where id = any($1) and status <> 'ASSIGNED') as deposits,
+        (select count(*)::int from collect_key.payments where movement_id is null) as inbound`, [depositIds]);
+      const left = r.rows[0];
+      if (left.transfers + left.deposits + left.inbound === 0) break;
+      if (Date.now() > deadline) throw new Error(`recon-day: not settled after 180 s: ${JSON.stringify(left)}`);
+      await sleep(500);
+    }
+  } finally {
+    await db.end();
+  }
+  const days = [...new Set([firstDay, bogota(Date.now())])];
+  let lines = 0, breaks = 0, runSeconds = 0;
+  const perRail = [];
+  for (const day of days) {
+    for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
+      const started = Date.now();
+      let run = await admin('POST', '/admin/reconciliations', { rail, date: day });
+      while (run.status === 'RUNNING') { await sleep(200); run = await admin('GET', `/admin/reconciliations/${run.id}`); }
+      const secs = (Date.now() - started) / 1000;
+      runSeconds += secs;
+      if (run.status !== 'RECONCILED') throw new Error(`recon-day: ${rail} ${day}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`);
+      lines += run.report.lines;
+      breaks += run.breaks.total;
+      perRail.push(`${rail} ${day}: ${run.report.lines} lines, ${run.matched.count} matched, ${run.breaks.total} breaks, ${secs.toFixed(1)} s`);
+    }
+  }
+  log(`recon-day: ${perRail.join('; ')}`);
+  results.push({
+    name: `reconcile a day of ${lines.toLocaleString('en')} movements on 4 rails (lines/s)`, reconDay: { lines, breaks, perRail, made },
+    r: { rps: Math.round(lines / runSeconds), p50: '', p99: '', errors: breaks, total: lines }, perOp: {}, cores: {}, rss: procs.reconciliation ? { reconciliation: rssMiB(procs.reconciliation.pid) } : {},
+  });
+  if (breaks > 0 || lines < RECON_DAY_MOVEMENTS) process.exitCode = 1;
+}
+
 function writeReport(report) {
   console.log(`\n${report}`);
   mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
@@ -473,6 +577,7 @@ async function main() {
       await soak(ctx, admin);
     } else {
       await benchmarks(ctx, { readCo, destinations, rotating, json });
+      if (phase('recon-day')) await reconDayPhase(ctx, { admin, json, destinations });
     }
 
     // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
@@ -608,6 +713,10 @@ function benchReport(closing) {
     if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
     if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
+    if (row.reconDay) {
+      const x = row.reconDay;
+      return [`${x.breaks} breaks; ${x.perRail.join('; ')}`, `≥ ${RECON_DAY_MOVEMENTS.toLocaleString('en')} movements, zero breaks`, x.breaks === 0 && x.lines >= RECON_DAY_MOVEMENTS];
+    }
     if (row.recon) {
       const x = row.recon;
       const info = `${x.seconds} s, ${x.cpuUsPerLine} CPU µs/line, peak RSS ${x.peakRssMiB} MiB${x.heapCapMiB ? ` (heap capped at ${x.heapCapMiB} MiB)` : ''}, `
