@@ -89,7 +89,9 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const exceptions = reconciliationExceptions(db);
     const day = new ReconcileDay({
       runs, source, ours, sink: (runId) => new SqlBreakSink(db, runId, nudge), sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
-      onFinished: countRun, ...(o.heartbeatMs ? { heartbeatMs: o.heartbeatMs } : {}),
+      onFinished: countRun,
+      // Several beats within the stale time, whatever it is configured to.
+      heartbeatMs: o.heartbeatMs ?? Math.min(15_000, Math.floor(c.RECON_STALE_RUN_MS / 3)),
     });
     const service = new ReconciliationService({
       day, runs, breaks: new BreakStore(db), exceptions, reopenException: (id, action) => reopenException(db, id, action),

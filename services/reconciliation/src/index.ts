@@ -16,7 +16,7 @@ export type { BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '
 export { ReconciliationService, RECON_ACTIONS, EXCEPTION_KINDS, type ClearingLedger } from './app/reconciliation-service.js';
 export { Scheduler, previousBogotaDay, type TriggerFactory } from './app/scheduler.js';
 export { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
-export { breakToProto, runToProto } from './grpc/mappers.js';
+export { breakToProto, runToProto } from './app/messages.js';
 export { composeReconciliation, type ReconciliationRuntime, type ReconciliationRuntimeOptions } from './compose.js';
 export { loadConfig, reconciliationEnvSchema, type ReconciliationConfig } from './config.js';
 export { reconciliationMigrations } from './persistence/migrations/index.js';

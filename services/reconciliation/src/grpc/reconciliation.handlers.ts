@@ -1,7 +1,7 @@
 import { moneyExceptionToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { reconciliationV1 } from '@wallet/proto';
 import type { ReconciliationService } from '../app/reconciliation-service.js';
-import { breakToProto, runToProto } from './mappers.js';
+import { breakToProto, runToProto } from '../app/messages.js';
 
 /** The ReconciliationService RPCs: decode, call one use case, encode. */
 export function reconciliationHandlers(svc: ReconciliationService): AsyncService<reconciliationV1.ReconciliationServiceServer> {
