@@ -90,6 +90,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const day = new ReconcileDay({
       runs, source, ours, sink: (runId) => new SqlBreakSink(db, runId, nudge), sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
       onFinished: countRun,
+      onUnexpectedFailure: (run, err) => log.error({ err, runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run failed'),
       // Several beats within the stale time, whatever it is configured to.
       heartbeatMs: o.heartbeatMs ?? Math.min(15_000, Math.floor(c.RECON_STALE_RUN_MS / 3)),
     });
