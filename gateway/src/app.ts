@@ -42,6 +42,7 @@ import type { CollectKeyClient } from './collectkey/collect-key-client.js';
 import type { ReceiptClient } from './receipt/receipt-client.js';
 import type { WebhookClient } from './webhook/webhook-client.js';
 import { webhookEndpointRoutes } from './http/routes/webhook-endpoints.routes.js';
+import { adminWebhookRoutes } from './http/routes/admin-webhooks.routes.js';
 import { receiptRoutes } from './http/routes/receipts.routes.js';
 import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),
     ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),
+    ...adminWebhookRoutes(deps.webhook ?? ({} as WebhookClient)),
     ...adminCompanyRoutes(companyAdmin),
     ...adminApiKeyRoutes(keyAdmin),
     ...adminLedgerRoutes(ledgerAdmin, creditRequests, config.creditDualControlCents),

@@ -27,6 +27,8 @@ function runCli(databaseUrl: string, args: string[] = []): Promise<{ code: numbe
 describe('cross-service invariants (npm run ledger:check)', () => {
   let stack: Stack;
   let client: pg.Client;
+  /** Whether this stack installed the reconciliation (without it the clearing line is "not checked"). */
+  let reconciliation: boolean;
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true, deposits: true, collectKeys: true });
@@ -64,6 +66,7 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     }, 20_000, 100);
     client = new pg.Client({ connectionString: stack.databaseUrl });
     await client.connect();
+    reconciliation = (await client.query(`select 1 from pg_namespace where nspname = 'reconciliation'`)).rowCount === 1;
   }, 90_000);
   afterAll(async () => {
     await client?.end();
@@ -86,12 +89,13 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     expect(count('inbound', 'payments')).toBe(2);
     expect(count('inbound', 'unassigned')).toBe(1);
     expect(count('inbound', 'delivered by the network')).toBe(2);
-    expect(report.checks.every((c) => c.notChecked.length === 0)).toBe(true);
+    expect(report.checks.filter((c) => c.name !== 'clearing').every((c) => c.notChecked.length === 0)).toBe(true);
+    expect(report.checks.find((c) => c.name === 'clearing')!.notChecked).toEqual(reconciliation ? [] : ['no reconciliation']);
   });
 
   it('each check fails on its planted violation, inside a transaction that is rolled back', async () => {
     const results = await selfTest(client, { rail: 'auto' });
-    expect(results.map((r) => [r.check, r.caught])).toEqual(SABOTAGES.map((s) => [s.check, true]));
+    expect(results.map((r) => [r.check, r.caught || r.skipped])).toEqual(SABOTAGES.map((s) => [s.check, s.check === 'clearing' && !reconciliation ? 'no reconciliation installed' : true]));
     // Nothing of the sabotage stayed.
     expect((await checkInvariants(client, { rail: 'auto' })).ok).toBe(true);
   });
@@ -115,7 +119,10 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     expect(ok.err).toBe('');
     expect(ok.code).toBe(0);
     const lines = ok.out.split('\n');
-    for (const name of CHECK_NAMES) expect(lines.filter((l) => l.startsWith(`${name} `))).toEqual([expect.stringMatching(new RegExp(`^${name} +OK +\\d`))]);
+    for (const name of CHECK_NAMES) {
+      const line = name === 'clearing' && !reconciliation ? /^clearing +not checked \(no reconciliation\)$/ : new RegExp(`^${name} +OK +\\d`);
+      expect(lines.filter((l) => l.startsWith(`${name} `))).toEqual([expect.stringMatching(line)]);
+    }
     expect(ok.out).toMatch(/^holds +OK +1 transfers, 0 live, 1 completed, 0 open holds$/m);
     expect(ok.out).toContain('rail truth: sandbox');
     expect(ok.out).toMatch(/invariants: OK\n$/);
@@ -130,9 +137,16 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     expect(exc.code).toBe(1);
     expect(exc.out).toMatch(/open money exceptions \(1\), oldest first:\n {2}exc_[0-9a-f]{32} {2}RAIL_COMPLETED_AFTER_RELEASE {2}RESOLVING {2}transfer [0-9a-f-]{36} {2}company selftest-\w+ {2}open 1 d 0 h/);
 
+    // clearing: planted where the reconciliation is installed; else nothing can be planted (exit 2, said).
+    const clearing = await runCli(stack.databaseUrl, ['--break', 'clearing']);
+    expect(clearing.code).toBe(reconciliation ? 1 : 2);
+    expect(clearing.out).toContain(reconciliation ? 'invariants: VIOLATED (clearing)' : '(no clearing violation could be planted: no reconciliation installed; the report as it is)');
+
     const self = await runCli(stack.databaseUrl, ['--self-test']);
     expect(self.code).toBe(0);
-    expect(self.out).toContain(`self-test: all ${SABOTAGES.length} planted violations caught (rolled back)`);
+    expect(self.out).toContain(reconciliation
+      ? `self-test: all ${SABOTAGES.length} planted violations caught (rolled back)`
+      : `self-test: all ${SABOTAGES.length - 1} planted violations caught (rolled back) (1 skipped: clearing)`);
 
     // After all that, the installation is as it was.
     expect((await runCli(stack.databaseUrl)).code).toBe(0);

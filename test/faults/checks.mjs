@@ -179,6 +179,8 @@ export async function sabotageSelfTest({ db, record }) {
   const missed = [];
   let tried = 0;
   for (const r of await selfTest(db, { settled: true, rail: 'auto' })) {
+    // A sabotage whose schema is not installed (clearing without the reconciliation) is skipped, not missed.
+    if (r.skipped) continue;
     tried++;
     if (!r.caught) missed.push(`money: ${r.check} (${r.what})`);
   }

@@ -6,3 +6,4 @@ export { Snapshot } from './snapshot.js';
 export type { Reader, SqlClient, CheckedSchema } from './snapshot.js';
 export { checkInvariants, runChecks, sourcesOf, violationLines, type RailChoice } from './run.js';
 export { SABOTAGES, selfTest, type Sabotage, type SelfTestResult } from './self-test.js';
+export { checkClearing, clearingFigures, type ClearingFigures } from './clearing.js';

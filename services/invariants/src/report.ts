@@ -2,7 +2,7 @@ import type { RailTruth } from './rail.js';
 import type { Reader } from './snapshot.js';
 
 /** The invariant families, one line each in `npm run ledger:check`. */
-export const CHECK_NAMES = ['holds', 'deposits', 'inbound', 'journal', 'exceptions'] as const;
+export const CHECK_NAMES = ['holds', 'deposits', 'inbound', 'journal', 'exceptions', 'clearing'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 
 export interface CheckResult {
@@ -68,6 +68,8 @@ export interface CheckSources {
   transfer: Reader;
   deposit: Reader;
   collectKey: Reader;
+  /** The reconciliation's read path, or null/absent where it is not installed (the clearing check is then not checked). */
+  reconciliation?: Reader | null;
   rail: RailTruth | null;
 }
 
@@ -104,6 +106,11 @@ export function formatReport(r: InvariantReport): string {
   const width = Math.max(...CHECK_NAMES.map((n) => n.length));
   for (const c of r.checks) {
     const counts = c.counts.map(([k, n]) => (typeof n === 'number' ? `${n} ${k}` : `${k} ${n}`)).join(', ');
+    if (c.total === 0 && c.counts.length === 0 && c.notChecked.length) {
+      // Nothing could be looked at (e.g. clearing without the reconciliation): said, neither OK nor violated.
+      out.push(`${c.name.padEnd(width)}  not checked (${c.notChecked.join('; ')})`);
+      continue;
+    }
     const verdict = c.total === 0 ? 'OK' : `VIOLATED (${c.total})`;
     const skipped = c.notChecked.length ? `; not checked: ${c.notChecked.join('; ')}` : '';
     out.push(`${c.name.padEnd(width)}  ${verdict.padEnd(14)} ${counts}${skipped}`);

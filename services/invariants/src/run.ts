@@ -1,3 +1,4 @@
+import { checkClearing } from './clearing.js';
 import { checkDeposits } from './deposits.js';
 import { checkHolds } from './holds.js';
 import { checkInbound } from './inbound.js';
@@ -12,6 +13,8 @@ export type RailChoice = 'auto' | 'none' | RailTruth;
 /** The schemas each check reads (besides the rail truth). */
 const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
   holds: ['ledger', 'transfer'], deposits: ['ledger', 'pse_deposit'], inbound: ['ledger', 'collect_key'], journal: ['ledger'], exceptions: ['transfer', 'pse_deposit'],
+  // The reconciliation is optional: without it the clearing line says "not checked (no reconciliation)".
+  clearing: ['ledger'],
 };
 
 /**
@@ -20,7 +23,7 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
  * left out and `runnable` says which remain (a test stack that runs only some services).
  */
 export async function sourcesOf(snap: Snapshot, rail: RailChoice = 'auto', opts: { partial?: boolean } = {}): Promise<CheckSources & { runnable: CheckName[] }> {
-  const present = await snap.installed(['ledger', 'transfer', 'pse_deposit', 'collect_key', 'sandbox']);
+  const present = await snap.installed(['ledger', 'transfer', 'pse_deposit', 'collect_key', 'sandbox', 'reconciliation']);
   const missing = (['ledger', 'transfer', 'pse_deposit', 'collect_key'] as const).filter((x) => !present.has(x));
   if (missing.length && !opts.partial) {
     throw new Error(`schema or read-only role missing for ${missing.join(', ')}: run the migrations (npm run migrate), `
@@ -29,6 +32,7 @@ export async function sourcesOf(snap: Snapshot, rail: RailChoice = 'auto', opts:
   const truth = rail === 'none' ? null : rail === 'auto' ? (present.has('sandbox') ? sandboxRail(snap.reader('sandbox')) : null) : rail;
   return {
     ledger: snap.reader('ledger'), transfer: snap.reader('transfer'), deposit: snap.reader('pse_deposit'), collectKey: snap.reader('collect_key'), rail: truth,
+    reconciliation: present.has('reconciliation') ? snap.reader('reconciliation') : null,
     runnable: CHECK_NAMES.filter((c) => NEEDS[c].every((x) => present.has(x))),
   };
 }
@@ -48,6 +52,7 @@ export async function runChecks(sources: CheckSources, o: CheckOptions = {}): Pr
     checks.push(e.result);
     exceptions = e.open;
   }
+  if (wanted.has('clearing')) checks.push(await checkClearing(sources, o, limit));
   return { ok: checks.every((c) => c.total === 0), at: o.now ?? new Date(), rail: sources.rail?.name ?? null, checks, exceptions };
 }
 

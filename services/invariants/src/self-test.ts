@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { runChecks, sourcesOf, type RailChoice } from './run.js';
 import type { CheckName, CheckOptions, InvariantReport } from './report.js';
-import { Snapshot, type SqlClient } from './snapshot.js';
+import { Snapshot, type CheckedSchema, type SqlClient } from './snapshot.js';
 
 const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnopqrstuvwxyz0123456789'[b % 36]).join('');
 
@@ -13,6 +13,8 @@ const alnum = (n: number) => Array.from(randomBytes(n), (b) => 'abcdefghijklmnop
 export interface Sabotage {
   check: CheckName;
   what: string;
+  /** An optional schema the plant writes to: where it is not installed, the sabotage is skipped (and said so). */
+  needs?: CheckedSchema;
   plant(): { sql: string[]; names: string };
 }
 
@@ -89,12 +91,29 @@ export const SABOTAGES: readonly Sabotage[] = [
       };
     },
   },
+  {
+    check: 'clearing',
+    what: 'a Bre-B provider report (a RECONCILED run of a day long past) whose money never reached the ledger',
+    needs: 'reconciliation',
+    plant() {
+      // A day of 1970-1999 (no ledger movement), a net that cannot collide: 9 random digits.
+      const day = new Date(Date.UTC(1970, 0, 1) + (randomBytes(2).readUInt16BE() % 10_950) * 86_400_000).toISOString().slice(0, 10);
+      const net = 100_000_000 + (randomBytes(4).readUInt32BE() % 900_000_000);
+      return {
+        names: `difference (R − D) − (L − U) = ${net}`,
+        sql: [`insert into reconciliation.runs (id, rail, date, status, outcome, finished_at, requested_by, report_lines, report_amount_cents, report_fee_cents, report_net_cents, ours_net_cents)
+               values ('run_${randomBytes(16).toString('hex')}', 'breb', '${day}', 'RECONCILED', 'RECONCILED', now(), 'selftest', 1, ${net}, 0, ${net}, 0)`],
+      };
+    },
+  },
 ];
 
 export interface SelfTestResult {
   check: CheckName;
   what: string;
   caught: boolean;
+  /** Why the sabotage was not planted (its schema is not installed): neither caught nor missed. */
+  skipped?: string;
   /** The report run over the broken snapshot (for printing). */
   report: InvariantReport;
 }
@@ -105,14 +124,19 @@ export interface SelfTestResult {
  * `only`: the checks to break (default all). `fullReport`: run every check over each broken
  * snapshot (the CLI's --break), not just the broken one.
  */
-export async function selfTest(client: SqlClient, o: CheckOptions & { rail?: RailChoice; checks?: readonly CheckName[]; fullReport?: boolean } = {}): Promise<SelfTestResult[]> {
+export async function selfTest(client: SqlClient, o: CheckOptions & { rail?: RailChoice; checks?: readonly CheckName[]; fullReport?: boolean; partial?: boolean } = {}): Promise<SelfTestResult[]> {
   const out: SelfTestResult[] = [];
   for (const s of SABOTAGES.filter((x) => !o.checks || o.checks.includes(x.check))) {
     const snap = await Snapshot.begin(client, { readOnly: false });
     try {
+      if (s.needs && !(await snap.installed([s.needs])).has(s.needs)) {
+        const report = await runChecks(await sourcesOf(snap, o.rail, { partial: o.partial ?? false }), { ...o, ...(o.fullReport ? {} : { only: [s.check] }) });
+        out.push({ check: s.check, what: s.what, caught: false, skipped: `no ${s.needs} installed`, report });
+        continue;
+      }
       const planted = s.plant();
       for (const sql of planted.sql) await snap.asSessionUser(sql);
-      const report = await runChecks(await sourcesOf(snap, o.rail), { ...o, ...(o.fullReport ? {} : { only: [s.check] }), list: Math.max(o.list ?? 50, 1000) });
+      const report = await runChecks(await sourcesOf(snap, o.rail, { partial: o.partial ?? false }), { ...o, ...(o.fullReport ? {} : { only: [s.check] }), list: Math.max(o.list ?? 50, 1000) });
       const c = report.checks.find((x) => x.name === s.check);
       out.push({ check: s.check, what: s.what, caught: !!c && c.violations.some((v) => v.includes(planted.names)), report });
     } finally {

@@ -15,8 +15,11 @@ export interface Reader {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<R[]>;
 }
 
-/** The schemas the checks read. `sandbox` is the development provider: the rails' truth, when present. */
-export type CheckedSchema = 'ledger' | 'transfer' | 'pse_deposit' | 'collect_key' | 'sandbox';
+/**
+ * The schemas the checks read. `sandbox` is the development provider: the rails' truth, when present.
+ * `reconciliation` (the providers' reports) is optional too: without it the clearing check is not checked.
+ */
+export type CheckedSchema = 'ledger' | 'transfer' | 'pse_deposit' | 'collect_key' | 'sandbox' | 'reconciliation';
 
 /**
  * Every check of one report reads ONE snapshot: a repeatable-read transaction on one connection,

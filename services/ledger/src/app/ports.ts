@@ -66,6 +66,8 @@ export interface PostingWrite {
     rail: WalletRail;
     movementId: string | null;
     holdId: string | null;
+    /** Why an operator's correcting entry was posted (correction, recon_adjustment); stored as given. */
+    reason?: string | null;
   };
   entries: Entry[];
   wallet: { companyId: string; rail: WalletRail; availableDelta: bigint; pendingOutDelta: bigint } | null;

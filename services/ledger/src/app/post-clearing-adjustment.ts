@@ -60,7 +60,7 @@ export class PostClearingAdjustment {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId: NO_COMPANY, rail, movementId: null, holdId: null },
+        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId: NO_COMPANY, rail, movementId: null, holdId: null, reason: cmd.reason },
         entries: draft.entries,
         wallet: null,
         event: postingEvent(deps, {

@@ -45,7 +45,7 @@ export class PostCorrection {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId: null, holdId: null },
+        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId: null, holdId: null, reason: cmd.reason },
         entries: draft.entries,
         wallet: null,
         event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),

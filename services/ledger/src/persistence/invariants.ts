@@ -2,6 +2,8 @@ import type { Database } from '@wallet/platform';
 import type { InvariantReport } from '../app/ports.js';
 
 export type { InvariantReport };
+/** The reconciliation's clearing accounts (the cross-service `clearing` check reads them). */
+export { CLEARINGS, CLEARING_ACCOUNTS, type Clearing } from '../domain/rails.js';
 
 /** Runs one read statement; the caller decides the connection, role and snapshot. */
 export type ReadSql = <R>(sql: string) => Promise<R[]>;

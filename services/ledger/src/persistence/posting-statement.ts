@@ -58,9 +58,9 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   }
 
   const p = w.posting;
-  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id)
-    select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid from g`,
-  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId]);
+  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason)
+    select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?::text from g`,
+  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId, p.reason ?? null]);
 
   const values = w.entries.map((_, i) => `(${i + 1}, ?::text, ?::bigint)`).join(', ');
   add('e', `insert into ledger.entries (posting_id, seq, account, amount)

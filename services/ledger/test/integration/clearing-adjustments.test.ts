@@ -23,8 +23,8 @@ describe('PostClearingAdjustment', () => {
   const post = (r: Partial<ledgerV1.PostClearingAdjustmentRequest> = {}, companyId?: string) => h.client.postClearingAdjustment(request(r), ctx(companyId));
   const balanceOf = async (account: string) => BigInt((await h.ledger.db.query<{ s: string }>(
     'select coalesce(sum(amount), 0)::text as s from ledger.entries where account = ?', [account]))[0]!.s);
-  const postingOf = async (id: string) => (await h.ledger.db.query<{ kind: string; company_id: string; rail: string; movement_id: string | null; hold_id: string | null }>(
-    'select kind, company_id, rail, movement_id, hold_id from ledger.postings where id = ?::uuid', [id]))[0];
+  const postingOf = async (id: string) => (await h.ledger.db.query<{ kind: string; company_id: string; rail: string; movement_id: string | null; hold_id: string | null; reason: string | null }>(
+    'select kind, company_id, rail, movement_id, hold_id, reason from ledger.postings where id = ?::uuid', [id]))[0];
   const entriesOf = async (id: string) => (await h.ledger.db.query<{ account: string; amount: string }>(
     'select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq', [id])).map((e) => [e.account, BigInt(e.amount)]);
 
@@ -38,13 +38,13 @@ describe('PostClearingAdjustment', () => {
     await h.api.open(co);
     await h.api.credit(co, { rail: Rail.BREB, amountCents: 5_000n });
     const before = { clearing: await balanceOf(account), diff: await balanceOf(`reconciliation_differences:${account}`) };
-    const r = await post({ clearing, deltaCents: delta });
+    const r = await post({ clearing, deltaCents: delta, reason: `break of ${clearing}: accepted` });
     expect(r.replayed).toBe(false);
     expect(r.movement).toBeUndefined();
     expect(await balanceOf(account)).toBe(before.clearing + delta);
     expect(await balanceOf(`reconciliation_differences:${account}`)).toBe(before.diff - delta);
     expect(await entriesOf(r.postingId)).toEqual([[account, delta], [`reconciliation_differences:${account}`, -delta]]);
-    expect(await postingOf(r.postingId)).toEqual({ kind: 'recon_adjustment', company_id: '', rail, movement_id: null, hold_id: null });
+    expect(await postingOf(r.postingId)).toEqual({ kind: 'recon_adjustment', company_id: '', rail, movement_id: null, hold_id: null, reason: `break of ${clearing}: accepted` });
     // No company wallet moved.
     expect(walletOf((await h.api.balances(co)).wallets, Rail.BREB)).toMatchObject({ availableCents: 5_000n, pendingOutCents: 0n, version: 1n });
   });

@@ -1,5 +1,5 @@
 import { AppError, invalidRequest, type FieldProblem, type SecretBox } from '@wallet/platform';
-import { PING_EVENT_TYPE, WEBHOOK_EVENT_TYPES, isWebhookEventType } from '../domain/event-types.js';
+import { PING_EVENT_TYPE, PLATFORM_EVENT_TYPES, PLATFORM_TENANT, WEBHOOK_EVENT_TYPES } from '../domain/event-types.js';
 import { newSigningSecret } from '../domain/secrets.js';
 import { TargetRefused, checkUrlShape, resolveTarget, type Resolver, type TargetRules } from '../adapters/target.js';
 import { newEndpointId, type DeliveryRow, type EndpointRow, type WebhookStore } from '../persistence/webhook.store.js';
@@ -38,10 +38,11 @@ export function webhookUseCases(deps: WebhookUseCaseDeps) {
     }
   }
 
-  function checkEvents(events: string[], problems: FieldProblem[]): string[] {
+  /** A company subscribes to the product's event types; a platform endpoint to the platform's only. */
+  function checkEvents(events: string[], problems: FieldProblem[], types: readonly string[] = WEBHOOK_EVENT_TYPES): string[] {
     if (events.length === 0) problems.push({ path: 'events', message: 'Suscriba al menos un tipo de evento.' });
     events.forEach((e, i) => {
-      if (!isWebhookEventType(e)) problems.push({ path: `events.${i}`, message: `Tipo de evento desconocido; use uno de: ${WEBHOOK_EVENT_TYPES.join(', ')}.` });
+      if (!types.includes(e)) problems.push({ path: `events.${i}`, message: `Tipo de evento desconocido; use uno de: ${types.join(', ')}.` });
     });
     return [...new Set(events)];
   }
@@ -62,22 +63,55 @@ export function webhookUseCases(deps: WebhookUseCaseDeps) {
     return dl;
   }
 
+  async function create(cid: string, types: readonly string[], r: { url: string; events: string[]; enabled?: boolean; description?: string }): Promise<{ endpoint: EndpointRow; secret: string }> {
+    const problems: FieldProblem[] = [];
+    await checkUrl(r.url, problems);
+    const events = checkEvents(r.events, problems, types);
+    checkDescription(r.description, problems);
+    if (problems.length > 0) throw invalidRequest(problems);
+    if ((await store.listEndpoints(cid)).length >= MAX_ENDPOINTS_PER_COMPANY) {
+      throw invalidRequest([{ path: 'url', message: cid === PLATFORM_TENANT
+        ? `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints de plataforma.`
+        : `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa.` }]);
+    }
+    const secret = newSigningSecret();
+    const endpoint = await store.insertEndpoint({
+      id: newEndpointId(), companyId: cid, url: r.url, description: r.description ?? null, events, enabled: r.enabled ?? true, secretSealed: secrets.seal(secret),
+    });
+    return { endpoint, secret };
+  }
+
+  /** A `webhook.ping` delivery to the endpoint, whatever its subscription. */
+  async function ping(cid: string, id: string): Promise<DeliveryRow> {
+    const e = await endpointOf(cid, id);
+    if (!e.enabled) throw new AppError('INVALID_STATE_TRANSITION', 'El endpoint está deshabilitado; habilítelo para enviarle eventos de prueba.');
+    const delivery = await store.createPing(cid, e.id, (eventId, createdAt) => JSON.stringify({
+      id: eventId, type: PING_EVENT_TYPE, createdAt: createdAt.toISOString(), data: { endpointId: e.id, url: e.url },
+    }));
+    deps.nudge();
+    return delivery;
+  }
+
+  async function deliveries(cid: string, f: { endpointId?: string; status?: string; cursor?: string; limit?: number }): Promise<{ items: DeliveryRow[]; nextCursor?: string }> {
+    const problems: FieldProblem[] = [];
+    const limit = f.limit && f.limit > 0 ? f.limit : 50;
+    if (limit > 200) problems.push({ path: 'limit', message: 'Debe estar entre 1 y 200.' });
+    if (f.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(f.status)) problems.push({ path: 'status', message: 'Debe ser PENDING, SUCCEEDED o FAILED.' });
+    let beforeSeq: string | undefined;
+    if (f.cursor !== undefined) {
+      const decoded = Buffer.from(f.cursor, 'base64url').toString('utf8');
+      if (!/^s:\d{1,19}$/.test(decoded)) problems.push({ path: 'cursor', message: 'El cursor no es válido.' });
+      else beforeSeq = decoded.slice(2);
+    }
+    if (problems.length > 0) throw invalidRequest(problems);
+    const rows = await store.listDeliveries(cid, { ...(f.endpointId ? { endpointId: f.endpointId } : {}), ...(f.status ? { status: f.status } : {}), ...(beforeSeq ? { beforeSeq } : {}), limit: limit + 1 });
+    const items = rows.slice(0, limit);
+    return { items, ...(rows.length > limit ? { nextCursor: Buffer.from(`s:${items[items.length - 1]!.seq}`).toString('base64url') } : {}) };
+  }
+
   return {
     async createEndpoint(companyId: string | undefined, r: { url: string; events: string[]; enabled?: boolean; description?: string }): Promise<{ endpoint: EndpointRow; secret: string }> {
-      const cid = company(companyId);
-      const problems: FieldProblem[] = [];
-      await checkUrl(r.url, problems);
-      const events = checkEvents(r.events, problems);
-      checkDescription(r.description, problems);
-      if (problems.length > 0) throw invalidRequest(problems);
-      if ((await store.listEndpoints(cid)).length >= MAX_ENDPOINTS_PER_COMPANY) {
-        throw invalidRequest([{ path: 'url', message: `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa.` }]);
-      }
-      const secret = newSigningSecret();
-      const endpoint = await store.insertEndpoint({
-        id: newEndpointId(), companyId: cid, url: r.url, description: r.description ?? null, events, enabled: r.enabled ?? true, secretSealed: secrets.seal(secret),
-      });
-      return { endpoint, secret };
+      return create(company(companyId), WEBHOOK_EVENT_TYPES, r);
     },
 
     async listEndpoints(companyId: string | undefined): Promise<EndpointRow[]> {
@@ -120,32 +154,11 @@ export function webhookUseCases(deps: WebhookUseCaseDeps) {
 
     /** A `webhook.ping` delivery to the endpoint, whatever its subscription. */
     async testEndpoint(companyId: string | undefined, id: string): Promise<DeliveryRow> {
-      const cid = company(companyId);
-      const e = await endpointOf(cid, id);
-      if (!e.enabled) throw new AppError('INVALID_STATE_TRANSITION', 'El endpoint está deshabilitado; habilítelo para enviarle eventos de prueba.');
-      const delivery = await store.createPing(cid, e.id, (eventId, createdAt) => JSON.stringify({
-        id: eventId, type: PING_EVENT_TYPE, createdAt: createdAt.toISOString(), data: { endpointId: e.id, url: e.url },
-      }));
-      deps.nudge();
-      return delivery;
+      return ping(company(companyId), id);
     },
 
     async listDeliveries(companyId: string | undefined, f: { endpointId?: string; status?: string; cursor?: string; limit?: number }): Promise<{ items: DeliveryRow[]; nextCursor?: string }> {
-      const cid = company(companyId);
-      const problems: FieldProblem[] = [];
-      const limit = f.limit && f.limit > 0 ? f.limit : 50;
-      if (limit > 200) problems.push({ path: 'limit', message: 'Debe estar entre 1 y 200.' });
-      if (f.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(f.status)) problems.push({ path: 'status', message: 'Debe ser PENDING, SUCCEEDED o FAILED.' });
-      let beforeSeq: string | undefined;
-      if (f.cursor !== undefined) {
-        const decoded = Buffer.from(f.cursor, 'base64url').toString('utf8');
-        if (!/^s:\d{1,19}$/.test(decoded)) problems.push({ path: 'cursor', message: 'El cursor no es válido.' });
-        else beforeSeq = decoded.slice(2);
-      }
-      if (problems.length > 0) throw invalidRequest(problems);
-      const rows = await store.listDeliveries(cid, { ...(f.endpointId ? { endpointId: f.endpointId } : {}), ...(f.status ? { status: f.status } : {}), ...(beforeSeq ? { beforeSeq } : {}), limit: limit + 1 });
-      const items = rows.slice(0, limit);
-      return { items, ...(rows.length > limit ? { nextCursor: Buffer.from(`s:${items[items.length - 1]!.seq}`).toString('base64url') } : {}) };
+      return deliveries(company(companyId), f);
     },
 
     async getDelivery(companyId: string | undefined, id: string): Promise<DeliveryRow> {
@@ -160,6 +173,25 @@ export function webhookUseCases(deps: WebhookUseCaseDeps) {
       const replay = await store.replay(cid, original);
       deps.nudge();
       return replay;
+    },
+
+    // Platform endpoints (operators, issue 21): the platform's events (reconciliation.completed,
+    // reconciliation.break) delivered by the same worker, signed the same way. No company: the tenant
+    // is PLATFORM_TENANT, which no company-scoped call can name.
+    createPlatformEndpoint(r: { url: string; events: string[]; enabled?: boolean; description?: string }): Promise<{ endpoint: EndpointRow; secret: string }> {
+      return create(PLATFORM_TENANT, PLATFORM_EVENT_TYPES, r);
+    },
+    listPlatformEndpoints(): Promise<EndpointRow[]> {
+      return store.listEndpoints(PLATFORM_TENANT);
+    },
+    async deletePlatformEndpoint(id: string): Promise<void> {
+      if (!(await store.deleteEndpoint(PLATFORM_TENANT, id))) throw new AppError('WEBHOOK_ENDPOINT_NOT_FOUND');
+    },
+    testPlatformEndpoint(id: string): Promise<DeliveryRow> {
+      return ping(PLATFORM_TENANT, id);
+    },
+    listPlatformDeliveries(f: { endpointId?: string; status?: string; cursor?: string; limit?: number }): Promise<{ items: DeliveryRow[]; nextCursor?: string }> {
+      return deliveries(PLATFORM_TENANT, f);
     },
   };
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { collectKeyEventsV1, depositEventsV1, transferEventsV1, type collectKeyV1, type depositV1 } from '@wallet/proto';
+import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1 } from '@wallet/proto';
 
 /** The public webhook event types an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -22,6 +22,23 @@ export const WEBHOOK_EVENT_TYPES = [
   'collect_key.state_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+/**
+ * The platform's event types: about the whole installation, not a company (issue 21: the
+ * reconciliation with the providers). Only platform endpoints (registered by an operator,
+ * `POST /admin/webhooks/endpoints`) subscribe to them; a company's endpoint cannot.
+ */
+export const PLATFORM_EVENT_TYPES = ['reconciliation.completed', 'reconciliation.break'] as const;
+export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
+/**
+ * The tenant of platform endpoints, their events and deliveries. Company-scoped calls can never
+ * name it: a company id is never empty (the use cases refuse a call without one).
+ */
+export const PLATFORM_TENANT = '';
+
+export function isPlatformEventType(t: string): t is PlatformEventType {
+  return (PLATFORM_EVENT_TYPES as readonly string[]).includes(t);
+}
+
 /** Sent by `POST /webhooks/endpoints/{id}/test` whatever the subscription. */
 export const PING_EVENT_TYPE = 'webhook.ping';
 
@@ -33,7 +50,8 @@ export function isWebhookEventType(t: string): t is WebhookEventType {
 export interface WebhookEvent {
   /** evt_…: stable for a given source event and type, so a redelivered source event keeps it. */
   id: string;
-  type: WebhookEventType;
+  type: WebhookEventType | PlatformEventType;
+  /** The company, or PLATFORM_TENANT for a platform event. */
   companyId: string;
   /** `transfer:<id>`, `deposit:<id>`, `collect_key:<id>`: deliveries to one endpoint are ordered per resource. */
   resourceKey: string;
@@ -138,6 +156,33 @@ export function collectKeyData(k: collectKeyV1.CollectKey): Record<string, unkno
   };
 }
 
+const cents = (v: bigint) => v.toString();
+const parseJson = (json: string): Record<string, unknown> => {
+  try { return JSON.parse(json) as Record<string, unknown>; } catch { return {}; }
+};
+
+/** A reconciliation run as `GET /admin/reconciliations/{id}` shows it (cents as decimal strings, counts as numbers). */
+export function runData(r: reconciliationV1.Run): Record<string, unknown> {
+  return {
+    id: r.id, rail: r.rail, date: r.date, trigger: r.trigger, status: r.status, requestedBy: r.requestedBy,
+    startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), rejectReason: r.rejectReason ?? null, detail: r.detail ?? null,
+    report: { lines: num(r.reportLines), amountCents: cents(r.reportAmountCents), feeCents: cents(r.reportFeeCents), netCents: cents(r.reportNetCents) },
+    ours: { count: num(r.oursCount), amountCents: cents(r.oursAmountCents), netCents: cents(r.oursNetCents) },
+    matched: { count: num(r.matchedCount), amountCents: cents(r.matchedAmountCents) },
+    breaks: { total: num(r.breaksTotal), opened: num(r.breaksOpened), byKind: Object.fromEntries(Object.entries(r.breaksByKind).map(([k, n]) => [k, num(n)])) },
+  };
+}
+
+/** A reconciliation break as `GET /admin/reconciliations/{id}/breaks` shows it. */
+export function breakData(b: reconciliationV1.Break): Record<string, unknown> {
+  return {
+    key: b.key, kind: b.kind, rail: b.rail, date: b.date, ourId: b.ourId ?? null, providerId: b.providerId ?? null,
+    ours: parseJson(b.oursJson), theirs: parseJson(b.theirsJson), status: b.status, runId: b.runId, lastSeenRunId: b.lastSeenRunId,
+    openedAt: iso(b.openedAt), resolvedAt: iso(b.resolvedAt), resolution: b.resolution ?? null, exceptionId: b.exceptionId,
+    differenceCents: cents(b.differenceCents),
+  };
+}
+
 const TRANSFER_TYPES: Record<string, WebhookEventType> = {
   'transfer.created': 'transfer.created',
   'transfer.completed': 'transfer.completed',
@@ -171,7 +216,7 @@ export interface SourceEvent { id: string; subject: string; payload: unknown; ti
  * Throws on a payload that does not decode (the caller logs and drops it).
  */
 export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
-  const make = (type: WebhookEventType, companyId: string, resourceKey: string, resourceId: string, occurredAt: Date | undefined, data: Record<string, unknown>): WebhookEvent => ({
+  const make = (type: WebhookEventType | PlatformEventType, companyId: string, resourceKey: string, resourceId: string, occurredAt: Date | undefined, data: Record<string, unknown>): WebhookEvent => ({
     id: webhookEventId(src.id, type), type, companyId, resourceKey, resourceId,
     createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()), data,
   });
@@ -198,6 +243,20 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
       out.push(make('collect_key.payment_received', e.companyId, `deposit:${d.id}`, d.id, e.occurredAt, data));
     }
     return out;
+  }
+  if (family === 'reconciliation') {
+    // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.
+    if (src.subject === 'reconciliation.completed') {
+      const run = reconciliationEventsV1.ReconciliationCompleted.fromJSON(src.payload).run;
+      if (!run?.id) throw new Error('reconciliation.completed without its run');
+      return [make('reconciliation.completed', PLATFORM_TENANT, `reconciliation_run:${run.id}`, run.id, run.finishedAt, runData(run))];
+    }
+    if (src.subject === 'reconciliation.break') {
+      const b = reconciliationEventsV1.ReconciliationBreak.fromJSON(src.payload).break;
+      if (!b?.key) throw new Error('reconciliation.break without its break');
+      return [make('reconciliation.break', PLATFORM_TENANT, `reconciliation_break:${b.key}`, b.key, b.openedAt, breakData(b))];
+    }
+    return [];
   }
   if (family === 'collectkey') {
     const type = COLLECT_KEY_TYPES[src.subject];

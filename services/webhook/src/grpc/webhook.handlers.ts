@@ -63,10 +63,31 @@ export function webhookHandlers(uc: WebhookUseCases): AsyncService<webhookV1.Web
     },
     async getDelivery(req, ctx) { return deliveryToProto(await uc.getDelivery(ctx.companyId, req.id)); },
     async replayDelivery(req, ctx) { return deliveryToProto(await uc.replayDelivery(ctx.companyId, req.id)); },
+
+    // Platform endpoints (operators): no company; ctx.companyId is not used.
+    async createPlatformEndpoint(req) {
+      const r = await uc.createPlatformEndpoint({
+        url: req.url, events: req.events, ...(req.enabled !== undefined ? { enabled: req.enabled } : {}), ...(req.description !== undefined ? { description: req.description } : {}),
+      });
+      return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
+    },
+    async listPlatformEndpoints() { return { items: (await uc.listPlatformEndpoints()).map(endpointToProto) }; },
+    async deletePlatformEndpoint(req) {
+      await uc.deletePlatformEndpoint(req.id);
+      return { id: req.id, deleted: true };
+    },
+    async testPlatformEndpoint(req) { return deliveryToProto(await uc.testPlatformEndpoint(req.id)); },
+    async listPlatformDeliveries(req) {
+      const r = await uc.listPlatformDeliveries({
+        ...(req.endpointId !== undefined ? { endpointId: req.endpointId } : {}), ...(req.status !== undefined ? { status: req.status } : {}),
+        ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), limit: req.limit,
+      });
+      return { items: r.items.map(deliveryToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
   };
 }
 
-/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
+/** Who may call each RPC: the gateway only, for a company (an API client or a dashboard user), or for an operator (the platform endpoints). */
 export const webhookAccess: AccessPolicy<AsyncService<webhookV1.WebhookServiceServer>> = {
   createEndpoint: ['gateway'],
   listEndpoints: ['gateway'],
@@ -78,4 +99,10 @@ export const webhookAccess: AccessPolicy<AsyncService<webhookV1.WebhookServiceSe
   listDeliveries: ['gateway'],
   getDelivery: ['gateway'],
   replayDelivery: ['gateway'],
+  // Platform endpoints: operators only (issue 21).
+  createPlatformEndpoint: ['gateway:admin'],
+  listPlatformEndpoints: ['gateway:admin'],
+  deletePlatformEndpoint: ['gateway:admin'],
+  testPlatformEndpoint: ['gateway:admin'],
+  listPlatformDeliveries: ['gateway:admin'],
 };

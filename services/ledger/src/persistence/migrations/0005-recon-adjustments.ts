@@ -4,6 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
  * The `recon_adjustment` posting kind (PostClearingAdjustment: a reconciliation difference accepted
  * on the provider's side, booked on the report's clearing account against
  * reconciliation_differences). Such a posting belongs to no company: its `company_id` is ''.
+ * And `reason`: why an operator's correcting entry (correction, recon_adjustment) was posted, as the
+ * caller gave it (null for the other kinds).
  */
 export class Migration0005ReconAdjustments extends Migration {
   override name = '0005-recon-adjustments';
@@ -12,9 +14,11 @@ export class Migration0005ReconAdjustments extends Migration {
     this.addSql('alter table ledger.postings drop constraint if exists postings_kind_check');
     this.addSql(`alter table ledger.postings add constraint postings_kind_check
       check (kind in ('credit', 'fee_charge', 'reserve', 'commit', 'release', 'inflow', 'reversal', 'void', 'correction', 'recon_adjustment'))`);
+    this.addSql('alter table ledger.postings add column if not exists reason text');
   }
 
   override down(): void {
+    this.addSql('alter table ledger.postings drop column if exists reason');
     this.addSql('alter table ledger.postings drop constraint if exists postings_kind_check');
     this.addSql(`alter table ledger.postings add constraint postings_kind_check
       check (kind in ('credit', 'fee_charge', 'reserve', 'commit', 'release', 'inflow', 'reversal', 'void', 'correction'))`);
