@@ -190,7 +190,9 @@ A Kubernetes memory quantity (e.g. 512Mi, 1Gi, 800M, 536870912) in whole MiB, ro
 on anything else (a fraction, an unknown suffix), so a derived setting is never silently wrong.
 */}}
 {{- define "wallet.memoryMiB" -}}
-{{- $q := toString .quantity -}}
+{{- $q := .quantity -}}
+{{- /* A bare number of bytes arrives as a float64 from YAML and --set: written back as an integer. */ -}}
+{{- if or (kindIs "float64" $q) (kindIs "int64" $q) (kindIs "int" $q) -}}{{- $q = printf "%d" (int64 $q) -}}{{- else -}}{{- $q = toString $q -}}{{- end -}}
 {{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $q) -}}
 {{- fail (printf "%s: %q is not a memory quantity this chart can derive from (use an integer with Ki, Mi, Gi, Ti, k, M, G, T or none)" .field $q) -}}
 {{- end -}}
