@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import net from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { checkInvariants, violationLines } from '@wallet/invariants';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient, devMeshTls } from '@wallet/platform';
+import { createAsyncClient, createLogger, devMeshTls } from '@wallet/platform';
 import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace, type CapturedLogs } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
@@ -37,6 +40,15 @@ export interface StackOptions {
   webhooks?: boolean;
   /** Environment of the webhook service (e.g. short retry delays). */
   webhookEnv?: Record<string, string>;
+  /**
+   * Also start the reconciliation service (implies transfers, deposits and collect keys: it reads
+   * their settled records, and the sandbox's reports at RECON_REPORTS_URL). No schedule
+   * (RECON_SCHEDULE=off): runs start on demand. `E2E_RECONCILIATION=1` turns it on for every stack
+   * that starts the sandbox (to run the existing suites with it).
+   */
+  reconciliation?: boolean;
+  /** Environment of the reconciliation service (e.g. RECON_RETRY_BASE_MS). */
+  reconciliationEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
   /**
@@ -48,7 +60,9 @@ export interface StackOptions {
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'captureLogs' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'reconciliation' in opts || 'captureLogs' in opts ? { ...(opts as StackOptions) } : { gatewayEnv: opts as Record<string, string> };
+  if (process.env.E2E_RECONCILIATION === '1' && (o.transfers || o.deposits || o.collectKeys)) o.reconciliation = true;
+  if (o.reconciliation) { o.transfers = true; o.collectKeys = true; }
   // Before any process starts: each creates its logger at start-up.
   const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
@@ -63,6 +77,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let collectKey: { address: string; stop(): Promise<void> } | undefined;
   let receipt: { address: string; stop(): Promise<void>; rebuild(): Promise<void> } | undefined;
   let webhook: { address: string; stop(): Promise<void> } | undefined;
+  let reconciliation: StartedReconciliation | undefined;
   if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
@@ -100,6 +115,13 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
     });
   }
+  if (o.reconciliation) {
+    reconciliation = await startReconciliation({
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, transferAddress: transfer!.address,
+      depositAddress: deposit!.address, collectKeyAddress: collectKey!.address, reportsUrl: `${sandbox!.url}/sandbox/reports`,
+      logLevel: process.env.E2E_RECON_LOG ?? 'silent', env: { ...o.reconciliationEnv },
+    });
+  }
 
   const gateway = await startGateway({
     databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
@@ -107,7 +129,11 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
     // not latency: a generous deadline (a test that needs a short one sets it).
-    env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000', ...o.gatewayEnv },
+    env: {
+      LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000',
+      ...(reconciliation ? { RECONCILIATION_GRPC_ADDR: reconciliation.address } : {}),
+      ...o.gatewayEnv,
+    },
   });
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
@@ -155,6 +181,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   async function stop() {
     ledgerClient.close();
     await gateway.stop();
+    await reconciliation?.stop();
     await webhook?.stop();
     await transfer?.stop();
     await receipt?.stop();
@@ -170,5 +197,54 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
   const logs = (): string[] => captured?.lines() ?? [];
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+}
+
+export interface StartedReconciliation {
+  /** host:port of its gRPC server (ReconciliationService; callers: the gateway, for an operator). */
+  address: string;
+  stop(): Promise<void>;
+}
+
+const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The reconciliation service in this process: `startReconciliation` of @wallet/reconciliation/testing
+ * when the service offers one, else the same composition as its main.ts (config.ts +
+ * composeReconciliation from its build), without the ops port, migrating its schema, on 127.0.0.1
+ * with an ephemeral port, no schedule, small pool.
+ */
+export async function startReconciliation(opts: {
+  databaseUrl: string; natsUrl: string; namespace: string; ledgerAddress: string; transferAddress: string;
+  depositAddress: string; collectKeyAddress: string; reportsUrl: string; logLevel?: string; env?: Record<string, string>;
+}): Promise<StartedReconciliation> {
+  const testing = (await import('@wallet/reconciliation/testing')) as Record<string, unknown>;
+  if (typeof testing.startReconciliation === 'function') {
+    return (testing.startReconciliation as (o: typeof opts & { port: number }) => Promise<StartedReconciliation>)({ ...opts, port: 0 });
+  }
+  const dist = join(REPO, 'services', 'reconciliation', 'dist');
+  if (!existsSync(join(dist, 'compose.js'))) throw new Error('startStack({ reconciliation: true }): services/reconciliation has no build of its process (dist/compose.js); run the build');
+  const { loadConfig } = await import(join(dist, 'config.js'));
+  const { composeReconciliation } = await import(join(dist, 'compose.js'));
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: opts.logLevel ?? 'silent',
+    // One Jest process runs the whole stack, two files at a time: a small pool.
+    RECONCILIATION_DB_POOL_MAX: '4',
+    RECON_SCHEDULE: 'off',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl,
+    BUS_NAMESPACE: opts.namespace,
+    RECONCILIATION_GRPC_HOST: '127.0.0.1',
+    RECONCILIATION_GRPC_PORT: '0',
+    RECONCILIATION_MIGRATE_ON_START: 'true',
+    LEDGER_GRPC_ADDR: opts.ledgerAddress,
+    TRANSFER_GRPC_ADDR: opts.transferAddress,
+    DEPOSIT_GRPC_ADDR: opts.depositAddress,
+    COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress,
+    RECON_REPORTS_URL: opts.reportsUrl,
+  });
+  const runtime = await composeReconciliation({ mesh: devMeshTls('reconciliation'), config, opsPort: null, logger: createLogger('reconciliation', config.LOG_LEVEL) });
+  return { address: `127.0.0.1:${runtime.grpcPort}`, stop: () => runtime.stop() };
 }
