@@ -46,8 +46,8 @@ describe('reconciliation in the end-to-end stack', () => {
     expect(done.status).toBe('COMPLETED');
 
     const date = bogotaDateOf(new Date());
-    const started = await client.startRun({ rail: 'breb', date }, { requestId: 'e2e-recon-start' });
-    expect(started.run).toMatchObject({ rail: 'breb', date, trigger: 'ON_DEMAND' });
+    const started = await client.startRun({ rail: 'breb', date, requestedBy: 'operator:e2e' }, { requestId: 'e2e-recon-start' });
+    expect(started.run).toMatchObject({ rail: 'breb', date, trigger: 'ON_DEMAND', requestedBy: 'operator:e2e' });
     const run = await eventually(async () => {
       const r = await client.getRun({ id: started.run!.id }, { requestId: 'e2e-recon-get' });
       return r.status === 'RUNNING' ? undefined : r;

@@ -1,11 +1,8 @@
-import { existsSync } from 'node:fs';
 import net from 'node:net';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { checkInvariants, violationLines } from '@wallet/invariants';
 import { ledgerV1 } from '@wallet/proto';
-import { createAsyncClient, createLogger, devMeshTls } from '@wallet/platform';
+import { createAsyncClient, devMeshTls } from '@wallet/platform';
 import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace, type CapturedLogs } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
@@ -77,7 +74,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let collectKey: { address: string; stop(): Promise<void> } | undefined;
   let receipt: { address: string; stop(): Promise<void>; rebuild(): Promise<void> } | undefined;
   let webhook: { address: string; stop(): Promise<void> } | undefined;
-  let reconciliation: StartedReconciliation | undefined;
+  let reconciliation: { address: string; stop(): Promise<void> } | undefined;
   if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
@@ -116,10 +113,11 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     });
   }
   if (o.reconciliation) {
+    const { startReconciliation } = await import('@wallet/reconciliation/testing');
     reconciliation = await startReconciliation({
       databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, transferAddress: transfer!.address,
-      depositAddress: deposit!.address, collectKeyAddress: collectKey!.address, reportsUrl: `${sandbox!.url}/sandbox/reports`,
-      logLevel: process.env.E2E_RECON_LOG ?? 'silent', env: { ...o.reconciliationEnv },
+      pseDepositAddress: deposit!.address, collectKeyAddress: collectKey!.address, reportsUrl: `${sandbox!.url}/sandbox/reports`, port: 0,
+      logLevel: process.env.E2E_RECON_LOG ?? 'silent', env: { RECON_SCHEDULE: 'off', ...o.reconciliationEnv },
     });
   }
 
@@ -198,53 +196,4 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   const logs = (): string[] => captured?.lines() ?? [];
 
   return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
-}
-
-export interface StartedReconciliation {
-  /** host:port of its gRPC server (ReconciliationService; callers: the gateway, for an operator). */
-  address: string;
-  stop(): Promise<void>;
-}
-
-const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-
-/**
- * The reconciliation service in this process: `startReconciliation` of @wallet/reconciliation/testing
- * when the service offers one, else the same composition as its main.ts (config.ts +
- * composeReconciliation from its build), without the ops port, migrating its schema, on 127.0.0.1
- * with an ephemeral port, no schedule, small pool.
- */
-export async function startReconciliation(opts: {
-  databaseUrl: string; natsUrl: string; namespace: string; ledgerAddress: string; transferAddress: string;
-  depositAddress: string; collectKeyAddress: string; reportsUrl: string; logLevel?: string; env?: Record<string, string>;
-}): Promise<StartedReconciliation> {
-  const testing = (await import('@wallet/reconciliation/testing')) as Record<string, unknown>;
-  if (typeof testing.startReconciliation === 'function') {
-    return (testing.startReconciliation as (o: typeof opts & { port: number }) => Promise<StartedReconciliation>)({ ...opts, port: 0 });
-  }
-  const dist = join(REPO, 'services', 'reconciliation', 'dist');
-  if (!existsSync(join(dist, 'compose.js'))) throw new Error('startStack({ reconciliation: true }): services/reconciliation has no build of its process (dist/compose.js); run the build');
-  const { loadConfig } = await import(join(dist, 'config.js'));
-  const { composeReconciliation } = await import(join(dist, 'compose.js'));
-  const config = loadConfig({
-    NODE_ENV: 'test',
-    LOG_LEVEL: opts.logLevel ?? 'silent',
-    // One Jest process runs the whole stack, two files at a time: a small pool.
-    RECONCILIATION_DB_POOL_MAX: '4',
-    RECON_SCHEDULE: 'off',
-    ...opts.env,
-    DATABASE_URL: opts.databaseUrl,
-    NATS_URL: opts.natsUrl,
-    BUS_NAMESPACE: opts.namespace,
-    RECONCILIATION_GRPC_HOST: '127.0.0.1',
-    RECONCILIATION_GRPC_PORT: '0',
-    RECONCILIATION_MIGRATE_ON_START: 'true',
-    LEDGER_GRPC_ADDR: opts.ledgerAddress,
-    TRANSFER_GRPC_ADDR: opts.transferAddress,
-    DEPOSIT_GRPC_ADDR: opts.depositAddress,
-    COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress,
-    RECON_REPORTS_URL: opts.reportsUrl,
-  });
-  const runtime = await composeReconciliation({ mesh: devMeshTls('reconciliation'), config, opsPort: null, logger: createLogger('reconciliation', config.LOG_LEVEL) });
-  return { address: `127.0.0.1:${runtime.grpcPort}`, stop: () => runtime.stop() };
 }
