@@ -237,6 +237,12 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     expect(done.status).toBe('RESOLVED');
     expect(ledgerCalls.slice(calls)).toEqual([expect.objectContaining({ deltaCents: 7_000n, idempotencyKey: `recon:${b.key}:accept_provider` })]);
     expect(Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n)).toBe(1);
+    // A crash after the posting, before RESOLVED; another operator resumes with another note: the
+    // first note (the posting's reason) is kept, so the ledger answers the replay, not a conflict.
+    await sql(`update reconciliation.money_exceptions set status = 'RESOLVING', resolved_at = null where id = ?`, [exc.id]);
+    const resumed = await api.resolveException({ id: exc.id, action: 'accept_provider', note: 'otra nota', resolvedBy: 'operator:bob' }, ctx());
+    expect(resumed).toMatchObject({ status: 'RESOLVED', note: 'n', resolvedBy: 'operator:ana' });
+    expect(Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n)).toBe(1);
     await day.removeDiscrepancy(id);
   });
 

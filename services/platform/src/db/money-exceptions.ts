@@ -118,7 +118,10 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
 
   async begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined> {
     const rows = await this.run<Row>(
-      `update ${this.t} set status = 'RESOLVING', action = $1, note = $2, resolved_by = $3
+      // Resuming an interrupted resolution (RESOLVING, same action) keeps the first note and resolver:
+      // the correcting entry's reason is built from them, and the ledger refuses another body under its key.
+      `update ${this.t} set status = 'RESOLVING', action = $1,
+          note = case when status = 'RESOLVING' then note else $2 end, resolved_by = case when status = 'RESOLVING' then resolved_by else $3 end
         where id = $4 and (status = 'OPEN' or (status = 'RESOLVING' and action = $1)) returning *`,
       [r.action, r.note, r.resolvedBy, id]);
     return rows[0] && toException(rows[0]);
@@ -207,7 +210,8 @@ export async function resolveMoneyException(
 
   const won = await exceptions.begin(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });
   if (!won) throw new AppError('EXCEPTION_NOT_OPEN');
-  await correct(won, note);
+  // The note the exception was won with (a resumed resolution keeps the first one).
+  await correct(won, won.note ?? note);
   const done = (await exceptions.finish(input.id)) ?? (await exceptions.get(input.id))!;
   return { ...done, actions: allowed };
 }
