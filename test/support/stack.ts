@@ -7,6 +7,7 @@ import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace,
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
 import { checkDocumented } from './openapi-check.js';
+import { startReconciliationDouble } from './reconciliation-double.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,6 +36,13 @@ export interface StackOptions {
   receipts?: boolean;
   /** Also start the webhook service (outgoing webhooks: consumes transfer.*, deposit.*, collectkey.*). */
   webhooks?: boolean;
+  /**
+   * The reconciliation service behind /admin/reconciliations and its money exceptions (merged into
+   * GET /admin/exceptions): `double` (default until the service's test entry point lands) is the
+   * in-memory TEST DOUBLE of support/reconciliation-double.ts over real mTLS gRPC, empty unless a
+   * test seeds it; `none` leaves the gateway without one (those routes answer 503).
+   */
+  reconciliation?: 'double' | 'none';
   /** Environment of the webhook service (e.g. short retry delays). */
   webhookEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
@@ -48,7 +56,7 @@ export interface StackOptions {
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'captureLogs' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'reconciliation' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'captureLogs' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
   // Before any process starts: each creates its logger at start-up.
   const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
@@ -101,8 +109,9 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     });
   }
 
+  const reconciliation = (o.reconciliation ?? 'double') === 'double' ? await startReconciliationDouble() : undefined;
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: reconciliation?.address, namespace, port: gatewayPort,
     // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
@@ -155,6 +164,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   async function stop() {
     ledgerClient.close();
     await gateway.stop();
+    await reconciliation?.stop();
     await webhook?.stop();
     await transfer?.stop();
     await receipt?.stop();
@@ -170,5 +180,5 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
   const logs = (): string[] => captured?.lines() ?? [];
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
 }
