@@ -57,6 +57,15 @@ export const processes = [
     ready: () => `http://127.0.0.1:${process.env.WEBHOOK_OPS_PORT ?? 9106}/readyz`,
   },
   {
+    // Reads the settled records of transfer, pse-deposit and collect-key and posts the ledger's
+    // clearing adjustments: after them. Reports from the sandbox (RECON_REPORTS_URL's default).
+    name: 'reconciliation',
+    dir: 'services/reconciliation',
+    migrate: 'dist/cli/migrate.js',
+    main: 'dist/main.js',
+    ready: () => `http://127.0.0.1:${process.env.RECONCILIATION_OPS_PORT ?? 9107}/readyz`,
+  },
+  {
     name: 'gateway',
     dir: 'gateway',
     migrate: 'dist/cli/migrate.js',

@@ -8,7 +8,7 @@ import { join, relative } from 'node:path';
 import { createRequire } from 'node:module';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { collectKeyEventsV1, depositEventsV1, eventsV1, ledgerV1, transferEventsV1 } from '@wallet/proto';
+import { collectKeyEventsV1, depositEventsV1, eventsV1, ledgerV1, reconciliationEventsV1, transferEventsV1 } from '@wallet/proto';
 import { REPO } from './support/helm.js';
 
 const require = createRequire(import.meta.url);
@@ -40,7 +40,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
   return out;
 }
 
-const SUBJECT = '(ledger|transfer|deposit|collectkey)';
+const SUBJECT = '(ledger|transfer|deposit|collectkey|reconciliation)';
 
 /** Every subject a service's code can publish: subject literals, and `prefix.${kind}` templates resolved through the kind's union type. */
 function publishedSubjects(service: string): Map<string, string> {
@@ -85,7 +85,7 @@ describe('event catalogue (AsyncAPI)', () => {
 
   it('lists exactly the subjects the services publish, each on its stream, from the right publisher', () => {
     const services = publishers().sort();
-    expect(services).toEqual(['collect-key', 'ledger', 'pse-deposit', 'transfer']);
+    expect(services).toEqual(['collect-key', 'ledger', 'pse-deposit', 'reconciliation', 'transfer']);
     const published = new Map<string, Set<string>>();
     for (const s of services) for (const subject of publishedSubjects(s).keys()) published.set(subject, (published.get(subject) ?? new Set()).add(s));
     const documented = Object.keys(doc.channels);
@@ -138,6 +138,17 @@ describe('event catalogue (AsyncAPI)', () => {
       deposit: { id: 'dep_1', status: 'ASSIGNED', amountCents: '5000', feeAmountCents: '10', ivaAmountCents: '2', netAmountCents: '4988', currency: 'COP', source: 'BREB', brebKey: { id: 'k', externalId: 'x', name: 'n', value: 'v' }, createdAt: at.toISOString(), expiresAt: at.toISOString() },
     })));
     check('wallet.events.v1.CollectKeyEvent', collectKeyEventsV1.CollectKeyEvent.toJSON(collectKeyEventsV1.CollectKeyEvent.fromJSON({ eventId: 'e', companyId: 'c', key: { id: 'bkey_1' }, occurredAt: at.toISOString() })));
+    const run = {
+      id: `run_${'a'.repeat(32)}`, rail: 'breb', date: '2026-11-20', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler', startedAt: at, finishedAt: at,
+      reportLines: 2n, reportAmountCents: 400013n, reportFeeCents: 0n, reportNetCents: 150000n, oursCount: 2n, oursAmountCents: 400013n, oursNetCents: 150000n,
+      matchedCount: 1n, matchedAmountCents: 150000n, breaksTotal: 1n, breaksOpened: 1n, breaksByKind: { amount_mismatch: 1n },
+    };
+    check('wallet.events.v1.ReconciliationCompleted', reconciliationEventsV1.ReconciliationCompleted.toJSON({ run }));
+    check('wallet.events.v1.ReconciliationCompleted', reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: { ...run, status: 'REJECTED', rejectReason: 'TRAILER_MISMATCH', detail: 'lines 3 != 2' } }));
+    check('wallet.events.v1.ReconciliationBreak', reconciliationEventsV1.ReconciliationBreak.toJSON({ break: {
+      key: 'breb:2026-11-20:amount_mismatch:brb_1', kind: 'amount_mismatch', rail: 'breb', date: '2026-11-20', ourId: 't1', providerId: 'brb_1',
+      oursJson: '{}', theirsJson: '{}', status: 'OPEN', runId: run.id, lastSeenRunId: run.id, openedAt: at, exceptionId: `exc_${'b'.repeat(32)}`, differenceCents: -100n,
+    } }));
     // Not vacuous: a field the schema does not know, or an amount as a number, is refused.
     const validate = ajv.getSchema('asyncapi#/components/schemas/wallet.events.v1.TransferEvent')!;
     expect(validate({ ...(transfer as object), unknownField: 1 })).toBe(false);

@@ -35,7 +35,9 @@ describe('architecture rules', () => {
   });
 
   it('no service touches another service\'s schema (habit 8)', () => {
-    const schemas: Record<string, string> = { 'services/ledger/': 'ledger', 'services/transfer/': 'transfer', 'services/sandbox/': 'sandbox', 'gateway/': 'gateway' };
+    // The reconciliation reads the owning services' settled records over gRPC (ListSettlements /
+    // FindSettlements), never their tables: its schema is its runs and breaks only.
+    const schemas: Record<string, string> = { 'services/ledger/': 'ledger', 'services/transfer/': 'transfer', 'services/sandbox/': 'sandbox', 'services/reconciliation/': 'reconciliation', 'gateway/': 'gateway' };
     const offenders: string[] = [];
     for (const f of files.filter((x) => !isTest(x.path))) {
       const own = Object.entries(schemas).find(([prefix]) => f.path.startsWith(prefix))?.[1];

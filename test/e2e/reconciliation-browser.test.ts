@@ -38,7 +38,7 @@ describe('reconciliation page in Chromium', () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium (apt-get install chromium)`);
     mkdirSync(SHOTS, { recursive: true });
     stack = await startStack({ reconciliation: 'double' });
-    recon = stack.reconciliation!;
+    recon = stack.reconciliationDouble!;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

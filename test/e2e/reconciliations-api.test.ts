@@ -30,7 +30,7 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true, deposits: true, reconciliation: 'double' });
-    recon = stack.reconciliation!;
+    recon = stack.reconciliationDouble!;
     const co = await stack.provision('Conciliaciones Ñandú S.A.S.');
     writeKey = co.writeKey;
   }, 90_000);

@@ -12,7 +12,7 @@
 // that database's connections are cut). Exit code 0 only when every invariant held.
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,8 +33,14 @@ const arg = (name, def) => { const i = argv.indexOf(`--${name}`); return i >= 0 
 const profileName = arg('profile', process.env.FAULTS_PROFILE ?? 'full');
 const jsonOut = arg('json');
 
+/**
+ * The reconciliation (issue 21) runs here once its process is built (services/reconciliation
+ * dist/main.js, from the recon-svc slice): two replicas like the others, no schedule (RECON_SCHEDULE
+ * off: the workload's days are still open), reading the sandbox's reports; killed and stalled like them.
+ */
+const RECONCILIATION = existsSync(join(root, 'services', 'reconciliation', 'dist', 'main.js'));
 /** The product's services; each runs REPLICAS processes (the sandbox, the provider simulator, one). */
-const PRODUCT = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'gateway'];
+const PRODUCT = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', ...(RECONCILIATION ? ['reconciliation'] : []), 'gateway'];
 const REPLICAS = 2;
 
 /**
@@ -62,14 +68,21 @@ const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 // The first base whose ports are all free (the fast profile tries a few: `npm test` may overlap another run).
 // Every port is below the kernel's ephemeral range (32768-60999), so an outgoing connection cannot hold one.
 // Replica 0 keeps the ports of the single-replica layout; replica 1 takes the next free block.
-const GRPC_SERVICES = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook'];
+// The reconciliation, added later, takes the next ports after the others' (ops 9314/9315, gRPC
+// 28365/28366): each base's block stays within 16 ports, below the next base (+20).
+const FIRST_SIX = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook'];
+const GRPC_SERVICES = [...FIRST_SIX, ...(RECONCILIATION ? ['reconciliation'] : [])];
 const portsAt = (b) => ({
   gateway: [8380 + b, 8381 + b],
   ops: {
     gateway: [9300 + b, 9307 + b],
-    ...Object.fromEntries(GRPC_SERVICES.map((n, i) => [n, [9301 + b + i, 9308 + b + i]])),
+    ...Object.fromEntries(FIRST_SIX.map((n, i) => [n, [9301 + b + i, 9308 + b + i]])),
+    ...(RECONCILIATION ? { reconciliation: [9314 + b, 9315 + b] } : {}),
   },
-  grpc: Object.fromEntries(GRPC_SERVICES.map((n, i) => [n, [28351 + b + i, 28357 + b + i]])),
+  grpc: {
+    ...Object.fromEntries(FIRST_SIX.map((n, i) => [n, [28351 + b + i, 28357 + b + i]])),
+    ...(RECONCILIATION ? { reconciliation: [28365 + b, 28366 + b] } : {}),
+  },
   /** The slow-ledger proxies: every ledger client dials these, each forwards to one ledger replica. */
   ledgerProxy: [28363 + b, 28364 + b],
   sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
@@ -207,7 +220,7 @@ const POOL = 2;
 // Short graces so that the windows are wide: a step in flight for 1 s in a replica (stalled, or
 // waiting on a slow ledger) is taken over by the sweeper of the other replica (or its own).
 const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
-const PREFIX = { ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', gateway: 'GATEWAY', sandbox: 'SANDBOX' };
+const PREFIX = { ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', reconciliation: 'RECONCILIATION', gateway: 'GATEWAY', sandbox: 'SANDBOX' };
 /** A process's key: `sandbox`, or `<service>/<replica>`. */
 const keyOf = (name, r) => (name === 'sandbox' ? 'sandbox' : `${name}/${r}`);
 const parseKey = (key) => { const [name, r] = key.split('/'); return { name, r: r === undefined ? undefined : Number(r) }; };
@@ -229,6 +242,7 @@ function envOf(name, r) {
       REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
       LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
       COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECEIPT_GRPC_ADDR: targetOf('receipt'), WEBHOOK_GRPC_ADDR: targetOf('webhook'),
+      ...(RECONCILIATION ? { RECONCILIATION_GRPC_ADDR: targetOf('reconciliation') } : {}),
     };
   }
   const own = { [`${P}_GRPC_HOST`]: '127.0.0.1', [`${P}_GRPC_PORT`]: ports.grpc[name][r], [`${P}_OPS_PORT`]: ports.ops[name][r], [`${P}_DB_POOL_MAX`]: POOL };
@@ -244,6 +258,10 @@ function envOf(name, r) {
     case 'collect-key': return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` };
     case 'receipt': return own;
     case 'webhook': return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500 };
+    case 'reconciliation': return {
+      ...own, LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
+      COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECON_REPORTS_URL: `${sb}/sandbox/reports`, RECON_SCHEDULE: 'off', RECON_WORK_DIR: join(work, `recon-${r}`),
+    };
     default: throw new Error(`unknown service ${name}`);
   }
 }
@@ -717,6 +735,7 @@ async function settle(db) {
 
 async function main() {
   mkdirSync(logDir, { recursive: true });
+  if (RECONCILIATION) for (let r = 0; r < REPLICAS; r++) mkdirSync(join(work, `recon-${r}`), { recursive: true });
   // gRPC ports sit in Linux's ephemeral range: an outgoing connection may hold one for a moment.
   let busy = [];
   for (let i = 0; i < 20; i++) {

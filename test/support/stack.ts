@@ -36,15 +36,21 @@ export interface StackOptions {
   receipts?: boolean;
   /** Also start the webhook service (outgoing webhooks: consumes transfer.*, deposit.*, collectkey.*). */
   webhooks?: boolean;
-  /**
-   * The reconciliation service behind /admin/reconciliations and its money exceptions (merged into
-   * GET /admin/exceptions): `double` (default until the service's test entry point lands) is the
-   * in-memory TEST DOUBLE of support/reconciliation-double.ts over real mTLS gRPC, empty unless a
-   * test seeds it; `none` leaves the gateway without one (those routes answer 503).
-   */
-  reconciliation?: 'double' | 'none';
   /** Environment of the webhook service (e.g. short retry delays). */
   webhookEnv?: Record<string, string>;
+  /**
+   * Also start the reconciliation service (implies transfers, deposits and collect keys: it reads
+   * their settled records, and the sandbox's reports at RECON_REPORTS_URL). No schedule
+   * (RECON_SCHEDULE=off): runs start on demand. `E2E_RECONCILIATION=1` turns it on for every stack
+   * that starts the sandbox (to run the existing suites with it).
+   * Without it the gateway still needs a reconciliation (GET /admin/exceptions merges its money
+   * exceptions with transfer's and pse-deposit's): `'double'` or the default start the in-memory TEST
+   * DOUBLE of support/reconciliation-double.ts (real mTLS gRPC, empty unless a test seeds it, as
+   * stack.reconciliationDouble); `'none'` gives the gateway none (those routes answer 503).
+   */
+  reconciliation?: boolean | 'double' | 'none';
+  /** Environment of the reconciliation service (e.g. RECON_RETRY_BASE_MS). */
+  reconciliationEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
   /**
@@ -56,7 +62,9 @@ export interface StackOptions {
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'reconciliation' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'captureLogs' in opts ? (opts as StackOptions) : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'reconciliation' in opts || 'captureLogs' in opts ? { ...(opts as StackOptions) } : { gatewayEnv: opts as Record<string, string> };
+  if (process.env.E2E_RECONCILIATION === '1' && !o.reconciliation && (o.transfers || o.deposits || o.collectKeys)) o.reconciliation = true;
+  if (o.reconciliation === true) { o.transfers = true; o.collectKeys = true; }
   // Before any process starts: each creates its logger at start-up.
   const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
@@ -71,6 +79,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let collectKey: { address: string; stop(): Promise<void> } | undefined;
   let receipt: { address: string; stop(): Promise<void>; rebuild(): Promise<void> } | undefined;
   let webhook: { address: string; stop(): Promise<void> } | undefined;
+  let reconciliation: { address: string; stop(): Promise<void> } | undefined;
   if (o.collectKeys) o.deposits = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
@@ -108,15 +117,26 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
     });
   }
+  if (o.reconciliation === true) {
+    const { startReconciliation } = await import('@wallet/reconciliation/testing');
+    reconciliation = await startReconciliation({
+      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, transferAddress: transfer!.address,
+      pseDepositAddress: deposit!.address, collectKeyAddress: collectKey!.address, reportsUrl: `${sandbox!.url}/sandbox/reports`, port: 0,
+      logLevel: process.env.E2E_RECON_LOG ?? 'silent', env: { RECON_SCHEDULE: 'off', ...o.reconciliationEnv },
+    });
+  }
 
-  const reconciliation = (o.reconciliation ?? 'double') === 'double' ? await startReconciliationDouble() : undefined;
+  const reconciliationDouble = o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: reconciliation?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: (reconciliation ?? reconciliationDouble)?.address, namespace, port: gatewayPort,
     // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
     // not latency: a generous deadline (a test that needs a short one sets it).
-    env: { LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000', ...o.gatewayEnv },
+    env: {
+      LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000',
+      ...o.gatewayEnv,
+    },
   });
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
@@ -165,6 +185,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     ledgerClient.close();
     await gateway.stop();
     await reconciliation?.stop();
+    await reconciliationDouble?.stop();
     await webhook?.stop();
     await transfer?.stop();
     await receipt?.stop();
@@ -180,5 +201,5 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
   const logs = (): string[] => captured?.lines() ?? [];
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, reconciliationDouble, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
 }

@@ -39,6 +39,10 @@ Confirmed in code: each service's src/config.ts, gateway/src/config.ts, deploy/l
 `adminPort` (gateway): the admin listener (/admin/* only; in production /admin is not on the main port).
 `mesh`: part of the gRPC mesh (mutual TLS, identity spiffe://wallet/<name>; services/platform/src/mesh):
 every process but the sandbox, which speaks plain HTTP like the real providers.
+`uses: grpc`: a client of every mesh process that lists it in `callers` (the gateway; the reconciliation
+reads the owning services' settled records and posts the ledger's clearing adjustments).
+`uses: reports`: downloads the providers' daily settlement reports (the sandbox's
+/sandbox/reports, or reconciliation.reports.* without it).
 */}}
 {{- define "wallet.processTable" -}}
 gateway:
@@ -58,7 +62,7 @@ ledger:
   mainPort: { name: grpc, port: 50051, env: LEDGER_GRPC_PORT }
   opsPort: 9101
   stateless: true
-  callers: [gateway, transfer, pse-deposit, collect-key]
+  callers: [gateway, transfer, pse-deposit, collect-key, reconciliation]
   uses: [postgres, nats]
 transfer:
   mesh: true
@@ -67,7 +71,7 @@ transfer:
   mainPort: { name: grpc, port: 50052, env: TRANSFER_GRPC_PORT }
   opsPort: 9102
   stateless: true
-  callers: [gateway]
+  callers: [gateway, reconciliation]
   uses: [postgres, nats, ledger, providers]
 pse-deposit:
   mesh: true
@@ -76,7 +80,7 @@ pse-deposit:
   mainPort: { name: grpc, port: 50053, env: DEPOSIT_GRPC_PORT }
   opsPort: 9103
   stateless: true
-  callers: [gateway]
+  callers: [gateway, reconciliation]
   uses: [postgres, nats, ledger, providers, smtp]
 collect-key:
   mesh: true
@@ -85,7 +89,7 @@ collect-key:
   mainPort: { name: grpc, port: 50054, env: COLLECT_KEY_GRPC_PORT }
   opsPort: 9104
   stateless: true
-  callers: [gateway]
+  callers: [gateway, reconciliation]
   uses: [postgres, nats, ledger, providers]
 receipt:
   mesh: true
@@ -105,6 +109,19 @@ webhook:
   stateless: true
   callers: [gateway]
   uses: [postgres, nats, internet]
+reconciliation:
+  mesh: true
+  key: reconciliation
+  prefix: RECONCILIATION
+  mainPort: { name: grpc, port: 50057, env: RECONCILIATION_GRPC_PORT }
+  opsPort: 9107
+  # RECON_WORK_DIR: an emptyDir of its own for the external sort's run files.
+  workDir: /var/tmp/reconciliation
+  # Its state (runs, breaks, the run lock) is in Postgres: any replica serves the API, and runs of
+  # one (rail, date) are serialised by a lock, whichever replica starts them.
+  stateless: true
+  callers: [gateway]
+  uses: [postgres, nats, grpc, reports]
 sandbox:
   mesh: false
   key: sandbox
@@ -113,7 +130,7 @@ sandbox:
   opsPort: 0
   smtpPort: 2525
   stateless: false
-  callers: [transfer, pse-deposit, collect-key]
+  callers: [transfer, pse-deposit, collect-key, reconciliation]
   uses: [postgres, gateway]
 {{- end -}}
 
@@ -159,6 +176,45 @@ sandbox:
 {{- end -}}
 {{- end -}}
 
+{{/* Base URL of the providers' settlement reports (RECON_REPORTS_URL): the value, else the sandbox's. */}}
+{{- define "wallet.reportsUrl" -}}
+{{- $url := .Values.reconciliation.reports.url -}}
+{{- if $url -}}{{ trimSuffix "/" $url }}
+{{- else if .Values.sandbox.enabled -}}{{ printf "%s/sandbox/reports" (include "wallet.sandboxUrl" .) }}
+{{- else -}}{{ fail "reconciliation.reports.url is required when the sandbox is off (the providers' settlement reports: <url>/<rail>/<date>.csv)" }}
+{{- end -}}
+{{- end -}}
+
+{{/*
+A Kubernetes memory quantity (e.g. 512Mi, 1Gi, 800M, 536870912) in whole MiB, rounded down; fails
+on anything else (a fraction, an unknown suffix), so a derived setting is never silently wrong.
+*/}}
+{{- define "wallet.memoryMiB" -}}
+{{- $q := .quantity -}}
+{{- /* A bare number of bytes arrives as a float64 from YAML and --set: written back as an integer. */ -}}
+{{- if or (kindIs "float64" $q) (kindIs "int64" $q) (kindIs "int" $q) -}}{{- $q = printf "%d" (int64 $q) -}}{{- else -}}{{- $q = toString $q -}}{{- end -}}
+{{- if not (regexMatch "^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$" $q) -}}
+{{- fail (printf "%s: %q is not a memory quantity this chart can derive from (use an integer with Ki, Mi, Gi, Ti, k, M, G, T or none)" .field $q) -}}
+{{- end -}}
+{{- $n := regexFind "^[0-9]+" $q | int64 -}}
+{{- $unit := trimPrefix (regexFind "^[0-9]+" $q) $q -}}
+{{- $bytes := dict "" 1 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 -}}
+{{- div (mul $n (index $bytes $unit)) 1048576 -}}
+{{- end -}}
+
+{{/*
+NODE_OPTIONS of a process with `heapPercent` set: V8's old space capped at that share of the
+container's memory limit, so the process collects garbage before the kernel kills it (the rest: the
+young generation, buffers, the runtime itself).
+*/}}
+{{- define "wallet.nodeOptions" -}}
+{{- $limit := required (printf "%s.resources.limits.memory is required: its heap (--max-old-space-size) is derived from it" .key) (.values.resources.limits | default dict).memory -}}
+{{- $mib := include "wallet.memoryMiB" (dict "quantity" $limit "field" (printf "%s.resources.limits.memory" .key)) | int64 -}}
+{{- $heap := div (mul $mib (int64 .values.heapPercent)) 100 -}}
+{{- if lt $heap 64 -}}{{ fail (printf "%s: a memory limit of %s leaves a heap of %d MiB; give it at least 128Mi" .key (toString $limit) $heap) }}{{- end -}}
+--max-old-space-size={{ $heap }}
+{{- end -}}
+
 {{/*
 Plain (non-secret) environment of one process, as a YAML map. Rendered into its ConfigMap and,
 for the migrations Job (which runs before the ConfigMap exists), inline.
@@ -169,7 +225,7 @@ for the migrations Job (which runs before the ConfigMap exists), inline.
 {{- $f := $p.facts -}}
 {{- $c := $root.Values.config -}}
 {{- $addr := dict -}}
-{{- range $n := list "ledger" "transfer" "pse-deposit" "collect-key" "receipt" "webhook" -}}
+{{- range $n := list "ledger" "transfer" "pse-deposit" "collect-key" "receipt" "webhook" "reconciliation" -}}
 {{- $t := index (include "wallet.processTable" $root | fromYaml) $n -}}
 {{- /* The headless peers Service (services.yaml): every pod's address, balanced round robin by the client. */ -}}
 {{- $_ := set $addr $n (printf "dns:///%s-grpc:%v" (include "wallet.host" (dict "root" $root "name" $n)) $t.mainPort.port) -}}
@@ -197,6 +253,7 @@ DEPOSIT_GRPC_ADDR: {{ index $addr "pse-deposit" | quote }}
 COLLECT_KEY_GRPC_ADDR: {{ index $addr "collect-key" | quote }}
 RECEIPT_GRPC_ADDR: {{ index $addr "receipt" | quote }}
 WEBHOOK_GRPC_ADDR: {{ index $addr "webhook" | quote }}
+RECONCILIATION_GRPC_ADDR: {{ index $addr "reconciliation" | quote }}
 TRUSTED_PROXIES: {{ $p.values.trustedProxies | quote }}
 {{- else if eq $p.name "sandbox" }}
 SANDBOX_HOST: "0.0.0.0"
@@ -223,6 +280,17 @@ BREB_DIRECTORY_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $
 BREB_INCOMING_CALLBACK_URL: {{ printf "%s/webhooks/breb/incoming" (include "wallet.publicBaseUrl" $root) | quote }}
 {{- else if eq $p.name "receipt" }}
 RECEIPT_VERIFY_BASE_URL: {{ $p.values.verifyBaseUrl | quote }}
+{{- else if eq $p.name "reconciliation" }}
+TRANSFER_GRPC_ADDR: {{ index $addr "transfer" | quote }}
+DEPOSIT_GRPC_ADDR: {{ index $addr "pse-deposit" | quote }}
+COLLECT_KEY_GRPC_ADDR: {{ index $addr "collect-key" | quote }}
+LEDGER_GRPC_ADDR: {{ index $addr "ledger" | quote }}
+RECON_REPORTS_URL: {{ include "wallet.reportsUrl" $root | quote }}
+RECON_SCHEDULE: {{ $p.values.schedule | quote }}
+RECON_TIMEZONE: {{ $p.values.timezone | quote }}
+{{- with $p.values.rails }}
+RECON_RAILS: {{ join "," . | quote }}
+{{- end }}
 {{- end }}
 {{- range $k, $v := $p.values.env }}
 {{ $k }}: {{ $v | quote }}
@@ -246,6 +314,7 @@ pse-deposit: [[DATABASE_URL, database, DATABASE_URL], [PSE_CALLBACK_SECRET, prov
 collect-key: [[DATABASE_URL, database, DATABASE_URL], [BREB_CALLBACK_SECRET, providers, BREB_CALLBACK_SECRET]]
 receipt: [[DATABASE_URL, database, DATABASE_URL]]
 webhook: [[DATABASE_URL, database, DATABASE_URL], [WEBHOOK_SECRET_KEY, webhook, WEBHOOK_SECRET_KEY]]
+reconciliation: [[DATABASE_URL, database, DATABASE_URL], [RECON_REPORTS_TOKEN, reconciliation, RECON_REPORTS_TOKEN]]
 sandbox: [[DATABASE_URL, database, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
 {{- end -}}
 

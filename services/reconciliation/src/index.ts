@@ -8,9 +8,15 @@ export {
   HttpReportSource, ReportFetchError, ReportNotAvailableError, type FetchFailure, type HttpReportSourceOptions,
 } from './adapters/http-report-source.js';
 export { GrpcOurRecords, ourRecordOf, type GrpcOurRecordsOptions } from './adapters/grpc-our-records.js';
-export { ReconcileDay, type ReconcileDayDeps, type Runs } from './app/reconcile-day.js';
+export { ReconcileDay, type ReconcileDayDeps, type Runs, type RunEnded } from './app/reconcile-day.js';
 export {
-  RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, reconciliationExceptions,
+  BreakStore, RECONCILIATION_SCHEMA, RunStore, SUBJECTS, SqlBreakSink, SqlScheduleClaims, exceptionRail, reconciliationExceptions,
 } from './persistence/reconciliation.store.js';
-export type { RunOutcome, RunRecord } from './app/ports.js';
+export type { BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from './app/ports.js';
+export { ReconciliationService, RECON_ACTIONS, EXCEPTION_KINDS, type ClearingLedger } from './app/reconciliation-service.js';
+export { Scheduler, previousBogotaDay, type TriggerFactory } from './app/scheduler.js';
+export { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
+export { breakToProto, runToProto } from './grpc/mappers.js';
+export { composeReconciliation, type ReconciliationRuntime, type ReconciliationRuntimeOptions } from './compose.js';
+export { loadConfig, reconciliationEnvSchema, type ReconciliationConfig } from './config.js';
 export { reconciliationMigrations } from './persistence/migrations/index.js';

@@ -57,3 +57,60 @@ export class ArrayOurRecords implements OurRecords {
     return (this.records[rail] ?? []).filter((r) => wanted.has((rail === 'breb-inbound' ? r.providerId : r.ourId) ?? ''));
   }
 }
+
+// ---- The whole service in-process (integration and end-to-end tests of its callers: the gateway) ----
+
+export { reconciliationAccess } from './grpc/reconciliation.handlers.js';
+
+export interface StartedReconciliation {
+  /** host:port for createAsyncClient (server identity `reconciliation`). */
+  address: string;
+  port: number;
+  runtime: import('./compose.js').ReconciliationRuntime;
+  stop(): Promise<void>;
+}
+
+/**
+ * The reconciliation service in this process: migrates the database, connects the bus (namespaced
+ * streams), reads reports from `reportsUrl` and our records from the given services, posts clearing
+ * adjustments to the given ledger, serves gRPC on 127.0.0.1 (port 0 = ephemeral). The same
+ * composition as main.ts, without the ops port; the schedule is off unless `env` sets one.
+ */
+export async function startReconciliation(opts: {
+  mesh?: import('@wallet/platform').MeshTls;
+  databaseUrl: string;
+  natsUrl?: string;
+  namespace: string;
+  reportsUrl: string;
+  ledgerAddress?: string;
+  transferAddress?: string;
+  pseDepositAddress?: string;
+  collectKeyAddress?: string;
+  port?: number;
+  env?: Record<string, string>;
+  logLevel?: string;
+}): Promise<StartedReconciliation> {
+  const { createLogger, devMeshTls } = await import('@wallet/platform');
+  const { composeReconciliation } = await import('./compose.js');
+  const { loadConfig } = await import('./config.js');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: opts.logLevel ?? 'silent',
+    RECONCILIATION_DB_POOL_MAX: '3',
+    RECON_SCHEDULE: 'off',
+    ...opts.env,
+    DATABASE_URL: opts.databaseUrl,
+    NATS_URL: opts.natsUrl ?? 'nats://127.0.0.1:4222',
+    BUS_NAMESPACE: opts.namespace,
+    RECONCILIATION_GRPC_HOST: '127.0.0.1',
+    RECONCILIATION_GRPC_PORT: String(opts.port ?? 0),
+    RECONCILIATION_MIGRATE_ON_START: 'true',
+    RECON_REPORTS_URL: opts.reportsUrl,
+    ...(opts.ledgerAddress ? { LEDGER_GRPC_ADDR: opts.ledgerAddress } : {}),
+    ...(opts.transferAddress ? { TRANSFER_GRPC_ADDR: opts.transferAddress } : {}),
+    ...(opts.pseDepositAddress ? { DEPOSIT_GRPC_ADDR: opts.pseDepositAddress } : {}),
+    ...(opts.collectKeyAddress ? { COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress } : {}),
+  });
+  const runtime = await composeReconciliation({ mesh: opts.mesh ?? devMeshTls('reconciliation'), config, opsPort: null, logger: createLogger('reconciliation', config.LOG_LEVEL) });
+  return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, runtime, stop: () => runtime.stop() };
+}

@@ -30,7 +30,7 @@ describe('reconciling a Bre-B day against the transfer service over gRPC', () =>
     for await (const b of day.ours.settled('breb', D)) batches.push(b.map((x) => x.ourId));
     expect(batches).toEqual([day.ids.ok.our, day.ids.failed.our].sort().map((id) => [id])); // batchSize 1: one stream message per record
     const { r, sink } = await run();
-    expect(r.ours).toEqual({ count: 2, amountCents: 400_013n });
+    expect(r.ours).toEqual({ count: 2, amountCents: 400_013n, netCents: 150_000n }); // only the COMPLETED send moved rail_clearing(BREB)
     expect(r.matched.count).toBe(2);
     expect(r.breaks.total).toBe(0);
     expect(sink.keys()).toEqual([]);

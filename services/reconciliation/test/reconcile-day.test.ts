@@ -22,7 +22,7 @@ describe('ReconcileDay: runs, breaks and money exceptions in the reconciliation 
   beforeAll(async () => {
     day = await startBrebDay('recon_day', { connectTimeoutMs: 2_000 });
     db = await Database.open({ url: day.tdb.url, schema: RECONCILIATION_SCHEMA, migrations: reconciliationMigrations, logger: createLogger('recon-day-test', 'silent') });
-    expect(await db.migrate()).toEqual(['0001-reconciliation-initial']);
+    expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service']);
     runs = new RunStore(db);
     useCase = new ReconcileDay({ runs, source: day.source, ours: day.ours, sink: (runId) => new SqlBreakSink(db, runId), sorter: () => new SpillSorter({ runLines: 2 }) });
   }, 120_000);
@@ -75,10 +75,10 @@ describe('ReconcileDay: runs, breaks and money exceptions in the reconciliation 
     expect(e).toHaveLength(2);
     const excByKey = new Map(e.map((x) => [x.resource_id, x]));
     expect(excByKey.get(amountKey)).toMatchObject({
-      kind: 'AMOUNT_MISMATCH', rail: 'breb', status: 'OPEN', ours: { amountCents: '150000' }, theirs: { amountCents: '150100' },
+      kind: 'AMOUNT_MISMATCH', rail: 'BREB', status: 'OPEN', ours: { amountCents: '150000' }, theirs: { amountCents: '150100' },
     });
     expect(excByKey.get(amountKey)!.company_id).not.toBe('');
-    expect(excByKey.get(missingKey)).toMatchObject({ kind: 'MISSING_AT_PROVIDER', rail: 'breb', ours: { ourId: day.ids.failed.our }, theirs: {} });
+    expect(excByKey.get(missingKey)).toMatchObject({ kind: 'MISSING_AT_PROVIDER', rail: 'BREB', ours: { ourId: day.ids.failed.our }, theirs: {} });
   });
 
   it('a third run of the same report opens nothing: still 2 breaks and 2 exceptions, last_seen_run_id moved to it', async () => {
@@ -112,22 +112,27 @@ describe('ReconcileDay: runs, breaks and money exceptions in the reconciliation 
     const run = await useCase.run('breb', D);
     expect(run).toMatchObject({ outcome: 'FAILED', breaks: null, openedBeforeFailure: 0 });
     expect(run.detail).toMatch(/^ReportFetchError/);
-    expect((await runs.list('breb', D)).map((r) => r.outcome)).toEqual(['FAILED', 'REJECTED', 'RECONCILED', 'RECONCILED', 'RECONCILED']);
+    expect((await runs.list({ rail: 'breb', date: D, limit: 50 })).items.map((r) => r.outcome)).toEqual(['FAILED', 'REJECTED', 'RECONCILED', 'RECONCILED', 'RECONCILED']);
     expect(await breaks()).toHaveLength(2);
     expect(await exceptions()).toHaveLength(2);
   });
 
   it('two runs opening the same breaks at once (two replicas, one day): each break and its money exception exactly once', async () => {
     const date = '2025-03-20';
+    // A second start of the same day answers the run under way; two sinks (two runs) race on the same breaks anyway.
     const [a, b] = await Promise.all([runs.start('breb', date), runs.start('breb', date)]);
+    expect([a.alreadyRunning, b.alreadyRunning].sort()).toEqual([false, true]);
+    expect(a.run.id).toBe(b.run.id);
+    const other = `run_${'0'.repeat(32)}`;
     const batch: Break[] = Array.from({ length: 25 }, (_, i) => {
       const ourId = `race-${i}`;
       return {
         key: `breb:${date}:missing_at_provider:${ourId}`, kind: 'missing_at_provider', rail: 'breb', date, ourId,
         ours: { ourId, providerId: `brb_race_${i}`, status: 'COMPLETED', amountCents: 1_000n + BigInt(i), providerFeeCents: 0n, settledAt: `${date}T15:00:00.000Z`, settledDate: date, companyId: 'race-co' },
+        differenceCents: -(1_000n + BigInt(i)),
       };
     });
-    const [ra, rb] = await Promise.all([new SqlBreakSink(db, a.id).open(batch), new SqlBreakSink(db, b.id).open(batch.slice().reverse())]);
+    const [ra, rb] = await Promise.all([new SqlBreakSink(db, a.run.id).open(batch), new SqlBreakSink(db, other).open(batch.slice().reverse())]);
     expect(ra.opened + rb.opened).toBe(25);
     const rows = await db.query<{ n: number; runs: number }>(
       `select count(*)::int as n, count(distinct run_id)::int as runs from reconciliation.breaks where date = ?`, [date]);

@@ -14,6 +14,8 @@ export const POSTING_SUBJECTS: Readonly<Record<PostingKind, string>> = {
   inflow: 'ledger.inflow_recorded',
   reversal: 'ledger.inflow_reversed',
   correction: 'ledger.correction_posted',
+  // A reconciliation difference accepted by an operator is a correcting entry too (kind tells them apart).
+  recon_adjustment: 'ledger.correction_posted',
 };
 export const WALLETS_OPENED_SUBJECT = 'ledger.wallets_opened';
 

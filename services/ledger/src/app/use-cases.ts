@@ -8,6 +8,7 @@ import { GetBalances } from './get-balances.js';
 import { GetMovement } from './get-movement.js';
 import { ListMovements } from './list-movements.js';
 import { OpenWallets } from './open-wallets.js';
+import { PostClearingAdjustment } from './post-clearing-adjustment.js';
 import { PostCorrection } from './post-correction.js';
 import { RecordInflow } from './record-inflow.js';
 import { ReleaseHold } from './release-hold.js';
@@ -27,6 +28,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     reserve: new ReserveFunds(deps),
     voidReserve: new VoidReserve(deps),
     postCorrection: new PostCorrection(deps),
+    postClearingAdjustment: new PostClearingAdjustment(deps),
     commit: new CommitHold(deps),
     release: new ReleaseHold(deps),
     setMovementStatus: new SetMovementStatus(deps),

@@ -17,6 +17,13 @@ export const Accounts = {
   funding: 'funding',
   /** Losses we absorb when an operator resolves a money exception against us (a write-off). */
   operationalLosses: 'operational_losses',
+  /**
+   * The other side of a reconciliation adjustment (PostClearingAdjustment): what a provider's report
+   * said about a settlement account that our records did not, accepted by an operator. One per
+   * clearing account, named after it: `reconciliation_differences:rail_clearing:BREB`,
+   * `reconciliation_differences:pse_settlement`, ...
+   */
+  reconciliationDifferences: (clearingAccount: string) => `reconciliation_differences:${clearingAccount}`,
 } as const;
 
 /** A company id usable inside account names and as a tenant key. */

@@ -1,6 +1,6 @@
 import { Accounts } from './accounts.js';
 import {
-  commitPosting, creditPosting, feeChargePosting, inflowPosting, releasePosting, reservePosting, sumEntries, unassignedInflowPosting,
+  clearingAdjustmentPosting, commitPosting, creditPosting, feeChargePosting, inflowPosting, releasePosting, reservePosting, sumEntries, unassignedInflowPosting,
   type PostingDraft,
 } from './postings.js';
 
@@ -77,5 +77,15 @@ describe('posting builders (LEDGER.md "Postings by event")', () => {
     expect(() => reservePosting(co, 'BREB', { amount: -1n, fee: 0n, iva: 0n })).toThrow(RangeError);
     expect(() => inflowPosting(co, 'PSE', 100n, 90n, 10n)).toThrow(RangeError); // nothing left for the wallet
     expect(() => feeChargePosting(co, 'BREB', 'BREB_OUTFLOW', 0n, 0n)).toThrow(RangeError);
+  });
+
+  it('clearing adjustment: the clearing account +delta, its reconciliation_differences −delta, either sign; no wallet', () => {
+    expect(clearingAdjustmentPosting('breb', 700n)).toEqual({ kind: 'recon_adjustment', wallet: null, entries: [
+      { account: 'rail_clearing:BREB', amount: 700n }, { account: 'reconciliation_differences:rail_clearing:BREB', amount: -700n }] });
+    expect(clearingAdjustmentPosting('pse', -5n).entries).toEqual([
+      { account: 'pse_settlement', amount: -5n }, { account: 'reconciliation_differences:pse_settlement', amount: 5n }]);
+    expect(clearingAdjustmentPosting('breb-inbound', 1n).entries[0]!.account).toBe('breb_settlement');
+    expect(clearingAdjustmentPosting('ach', -1n).entries[0]!.account).toBe('rail_clearing:ACH');
+    expect(() => clearingAdjustmentPosting('ach', 0n)).toThrow(RangeError);
   });
 });

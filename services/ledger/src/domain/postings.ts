@@ -1,6 +1,6 @@
 import { Accounts } from './accounts.js';
-import type { FeeOperation, InflowSource, WalletRail } from './rails.js';
-import { inflowRoute } from './rails.js';
+import type { Clearing, FeeOperation, InflowSource, WalletRail } from './rails.js';
+import { CLEARING_ACCOUNTS, inflowRoute } from './rails.js';
 
 /** One signed line of a posting: + increases the account, − decreases it. */
 export interface Entry {
@@ -8,7 +8,7 @@ export interface Entry {
   amount: bigint;
 }
 
-export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal' | 'correction';
+export type PostingKind = 'credit' | 'fee_charge' | 'reserve' | 'commit' | 'release' | 'inflow' | 'reversal' | 'correction' | 'recon_adjustment';
 /** A stored posting's kind: a money kind, or `void`, which moves no money and claims a Reserve's key so that it never applies (VoidReserve). */
 export type StoredPostingKind = PostingKind | 'void';
 
@@ -74,6 +74,20 @@ export function writeOffPayoutPosting(rail: WalletRail, amount: bigint): Posting
   return draft('correction', [
     { account: Accounts.operationalLosses, amount: -amount },
     { account: Accounts.railClearing(rail), amount },
+  ], null);
+}
+
+/**
+ * A reconciliation difference accepted on the provider's side (PostClearingAdjustment): the
+ * clearing account of the report +delta; reconciliation_differences(that account) −delta. `delta`
+ * is signed and non-zero (the break's difference_cents). No company wallet moves.
+ */
+export function clearingAdjustmentPosting(clearing: Clearing, delta: bigint): PostingDraft {
+  if (delta === 0n) throw new RangeError('delta must not be zero');
+  const account = CLEARING_ACCOUNTS[clearing].account;
+  return draft('recon_adjustment', [
+    { account, amount: delta },
+    { account: Accounts.reconciliationDifferences(account), amount: -delta },
   ], null);
 }
 

@@ -36,3 +36,23 @@ export function inflowRoute(source: InflowSource): { walletRail: WalletRail; ope
     ? { walletRail: 'ACH', operation: 'PSE_INFLOW', movementRail: 'PSE' }
     : { walletRail: 'BREB', operation: 'BREB_INFLOW', movementRail: 'BREB' };
 }
+
+/**
+ * The settlement report rails of the reconciliation (docs/reconciliation.md) and the ledger account
+ * each one's report speaks about (LEDGER.md "Clearing accounts"): breb -> rail_clearing:BREB,
+ * ach -> rail_clearing:ACH, pse -> pse_settlement, breb-inbound -> breb_settlement. `walletRail` is
+ * the rail a posting on it is filed under (postings.rail): the wallet rail its money belongs to.
+ */
+export const CLEARINGS = ['breb', 'ach', 'pse', 'breb-inbound'] as const;
+export type Clearing = (typeof CLEARINGS)[number];
+
+export const CLEARING_ACCOUNTS: Readonly<Record<Clearing, { account: string; walletRail: WalletRail }>> = {
+  breb: { account: 'rail_clearing:BREB', walletRail: 'BREB' },
+  ach: { account: 'rail_clearing:ACH', walletRail: 'ACH' },
+  pse: { account: 'pse_settlement', walletRail: 'ACH' },
+  'breb-inbound': { account: 'breb_settlement', walletRail: 'BREB' },
+};
+
+export function isClearing(value: unknown): value is Clearing {
+  return typeof value === 'string' && (CLEARINGS as readonly string[]).includes(value);
+}

@@ -1,5 +1,4 @@
 import type { AccessPolicy, AsyncService } from '@wallet/platform';
-import { AppError } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -68,9 +67,11 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       }));
     },
 
-    async postClearingAdjustment() {
-      // Issue 21, in progress: the reconciliation's accepted differences are not booked yet.
-      throw new AppError('SERVICE_UNAVAILABLE', undefined, { reason: 'PostClearingAdjustment is not implemented yet' });
+    async postClearingAdjustment(req) {
+      // Service level: the caller's company, if any, is not used (the posting belongs to no company).
+      return postingResult(await uc.postClearingAdjustment.execute({
+        idempotencyKey: req.idempotencyKey, clearing: req.clearing, deltaCents: req.deltaCents, reason: req.reason,
+      }));
     },
 
     async commit(req, ctx) {

@@ -46,6 +46,20 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
         where not exists (select 1 from ledger.postings p where p.id = e.posting_id)`,
       (r) => `[1] entries of unknown posting ${r.id}`);
 
+    // A reconciliation adjustment (PostClearingAdjustment) belongs to no company and is exactly its two
+    // lines: a clearing account +delta and its reconciliation_differences twin −delta; nothing else
+    // touches reconciliation_differences.
+    await check(`select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n from ledger.postings p
+        join ledger.entries e on e.posting_id = p.id
+       group by p.id
+      having bool_or(starts_with(e.account, 'reconciliation_differences:')) <> (p.kind = 'recon_adjustment')
+          or (p.kind = 'recon_adjustment' and (p.company_id <> '' or count(*) <> 2
+              or count(*) filter (where e.account in ('rail_clearing:BREB', 'rail_clearing:ACH', 'pse_settlement', 'breb_settlement')) <> 1
+              or count(*) filter (where e.account in ('reconciliation_differences:rail_clearing:BREB', 'reconciliation_differences:rail_clearing:ACH',
+                    'reconciliation_differences:pse_settlement', 'reconciliation_differences:breb_settlement')) <> 1
+              or count(distinct regexp_replace(e.account, '^reconciliation_differences:', '')) <> 1))`,
+      (r) => `[1] posting ${r.id} (${r.kind}, company '${r.company_id}', ${r.n} entries) is not a clearing account against its reconciliation_differences`);
+
     // 2. Each wallet equals the sum of its accounts' entries; version = postings touching it.
     await check(`
       with we as (

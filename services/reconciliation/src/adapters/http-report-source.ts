@@ -14,6 +14,8 @@ export interface HttpReportSourceOptions {
   idleTimeoutMs?: number;
   /** The whole download, headers to trailer (a report of a million lines is ~130 MB). */
   totalTimeoutMs?: number;
+  /** A secret sent as `Authorization: Bearer <token>` (never logged, never in an error). */
+  token?: string;
 }
 
 /** Why a download failed: all of these are worth retrying later (the report was not read). */
@@ -82,7 +84,9 @@ export class HttpReportSource implements ReportSource {
 
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(this.url(rail, date), { method: 'GET', dispatcher: this.agent, signal: combined, headers: { accept: 'text/csv' } });
+      res = await request(this.url(rail, date), { method: 'GET', dispatcher: this.agent, signal: combined, headers: {
+        accept: 'text/csv', ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}),
+      } });
     } catch (err) {
       throw classify(err);
     }

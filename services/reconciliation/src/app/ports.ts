@@ -68,6 +68,12 @@ export interface LineSorter {
 
 /** A reconciliation run of one (rail, date), as stored (persistence/reconciliation.store.ts RunStore). */
 export type RunOutcome = 'RECONCILED' | 'REJECTED' | 'FAILED';
+/** RUNNING while under way (at most one per (rail, date)), then its outcome. */
+export type RunStatus = 'RUNNING' | RunOutcome;
+/** Who started it: the daily schedule, an operator (or the gateway) on demand, or an operator's `rerun` of a break. */
+export type RunTrigger = 'SCHEDULE' | 'ON_DEMAND' | 'RERUN';
+export const RUN_TRIGGERS: readonly RunTrigger[] = ['SCHEDULE', 'ON_DEMAND', 'RERUN'];
+export const RUN_STATUSES: readonly RunStatus[] = ['RUNNING', 'RECONCILED', 'REJECTED', 'FAILED'];
 
 export interface RunRecord {
   id: string;
@@ -75,14 +81,42 @@ export interface RunRecord {
   date: string;
   startedAt: Date;
   finishedAt: Date | null;
+  trigger: RunTrigger;
+  /** "scheduler", "operator:<id>", "admin". */
+  requestedBy: string;
+  status: RunStatus;
   /** null while the run is under way (or when its process died before recording an outcome). */
   outcome: RunOutcome | null;
   rejectReason: string | null;
   detail: string | null;
-  report: { lines: number; amountCents: bigint; feeCents: bigint } | null;
-  ours: { count: number; amountCents: bigint } | null;
+  /** The report's control totals and `netCents`, its lines' effect on the rail's clearing account. */
+  report: { lines: number; amountCents: bigint; feeCents: bigint; netCents: bigint } | null;
+  /** Our records of the day and `netCents`, their effect on the clearing account. */
+  ours: { count: number; amountCents: bigint; netCents: bigint } | null;
   matched: { count: number; amountCents: bigint } | null;
   breaks: { total: number; opened: number; byKind: Record<string, number> } | null;
   /** FAILED: the breaks the run had opened before it failed (they stay open; a re-run does not open them again). */
   openedBeforeFailure: number | null;
+}
+
+/** A break as stored, with its life cycle (persistence/reconciliation.store.ts BreakStore). */
+export interface BreakRecord {
+  key: string;
+  kind: string;
+  rail: ReportRail;
+  date: string;
+  ourId: string | null;
+  providerId: string | null;
+  ours: Record<string, unknown> | null;
+  theirs: Record<string, unknown> | null;
+  status: 'OPEN' | 'RESOLVED';
+  runId: string;
+  lastSeenRunId: string;
+  openedAt: Date;
+  resolvedAt: Date | null;
+  /** accept_provider | explain | rerun | superseded */
+  resolution: string | null;
+  exceptionId: string;
+  /** The provider's effect on the clearing account minus ours (0 for value_date_mismatch). */
+  differenceCents: bigint;
 }

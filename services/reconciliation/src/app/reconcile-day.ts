@@ -1,10 +1,11 @@
-import type { BreakSink, OurRecords, ReportSource, LineSorter, RunRecord } from './ports.js';
+import type { BreakSink, OurRecords, ReportSource, LineSorter, RunRecord, RunTrigger } from './ports.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import type { ReportRail } from '../domain/report.js';
 
 /** What the use case needs of the run store (persistence/reconciliation.store.ts `RunStore`). */
 export interface Runs {
-  start(rail: ReportRail, date: string): Promise<RunRecord>;
+  start(rail: ReportRail, date: string, trigger?: RunTrigger, requestedBy?: string): Promise<{ run: RunRecord; alreadyRunning: boolean }>;
+  heartbeat(id: string): Promise<void>;
   finish(id: string, r: ReconcileResult): Promise<RunRecord>;
   fail(id: string, detail: string, opened: number): Promise<RunRecord>;
 }
@@ -16,28 +17,59 @@ export interface ReconcileDayDeps {
   /** The sink of one run (SqlBreakSink over the run's id); `opened` is read when the run fails. */
   sink: (runId: string) => BreakSink & { opened: number };
   sorter: () => LineSorter;
+  /** How often a run under way says it is alive (the stale-run sweeper's clock); default 15 s. */
+  heartbeatMs?: number;
+  /** Called once per run that ended (metrics). */
+  onFinished?: (run: RunRecord) => void;
 }
 
+/** A run that ended, with the error that failed it (the scheduler retries some). */
+export interface RunEnded { run: RunRecord; error?: Error }
+
 /**
- * Reconciles the report of (rail, date) once and records the run: started, then RECONCILED (with its
+ * Reconciles the report of (rail, date) once and records the run: RUNNING, then RECONCILED (with its
  * counts), REJECTED (with the reason) or FAILED (the download or our records' stream threw: the
  * message is kept, breaks opened before the failure stay, and a re-run is always allowed; it opens
- * none of them again). Returns the run as recorded.
+ * none of them again). At most one run of (rail, date) is RUNNING at a time: `begin` answers the one
+ * under way instead of starting a second.
  */
 export class ReconcileDay {
   constructor(private readonly deps: ReconcileDayDeps) {}
 
-  async run(rail: ReportRail, date: string, signal?: AbortSignal): Promise<RunRecord> {
-    const started = await this.deps.runs.start(rail, date);
+  /** Records the run as RUNNING, or answers the run of (rail, date) already under way. */
+  begin(rail: ReportRail, date: string, trigger: RunTrigger = 'ON_DEMAND', requestedBy = 'admin'): Promise<{ run: RunRecord; alreadyRunning: boolean }> {
+    return this.deps.runs.start(rail, date, trigger, requestedBy);
+  }
+
+  /** Runs a run `begin` started, to its end. Never throws for the run's own failures (it records them). */
+  async execute(started: RunRecord, signal?: AbortSignal): Promise<RunEnded> {
     const sink = this.deps.sink(started.id);
-    let result: ReconcileResult;
+    const beat = setInterval(() => { void this.deps.runs.heartbeat(started.id).catch(() => undefined); }, this.deps.heartbeatMs ?? 15_000);
+    beat.unref();
+    let ended: RunEnded;
     try {
-      const records = await this.deps.source.open(rail, date, signal);
-      result = await reconcile(rail, date, records, { ours: this.deps.ours, sink, sorter: this.deps.sorter });
-    } catch (err) {
-      const e = err as Error;
-      return this.deps.runs.fail(started.id, `${e.name}: ${e.message}`, sink.opened);
+      let result: ReconcileResult;
+      try {
+        const records = await this.deps.source.open(started.rail, started.date, signal);
+        result = await reconcile(started.rail, started.date, records, { ours: this.deps.ours, sink, sorter: this.deps.sorter });
+      } catch (err) {
+        const e = err as Error;
+        ended = { run: await this.deps.runs.fail(started.id, `${e.name}: ${e.message}`, sink.opened), error: e };
+        this.deps.onFinished?.(ended.run);
+        return ended;
+      }
+      ended = { run: await this.deps.runs.finish(started.id, result) };
+    } finally {
+      clearInterval(beat);
     }
-    return this.deps.runs.finish(started.id, result);
+    this.deps.onFinished?.(ended.run);
+    return ended;
+  }
+
+  /** begin + execute (an already running run is answered as it is, not waited for). */
+  async run(rail: ReportRail, date: string, signal?: AbortSignal, trigger: RunTrigger = 'ON_DEMAND', requestedBy = 'admin'): Promise<RunRecord> {
+    const { run, alreadyRunning } = await this.begin(rail, date, trigger, requestedBy);
+    if (alreadyRunning) return run;
+    return (await this.execute(run, signal)).run;
   }
 }

@@ -70,8 +70,9 @@ describe('reconcile (one provider report against our books)', () => {
     const r = reconciled(await run('breb', report(cleanBreb), books));
     expect(r).toEqual({
       outcome: 'RECONCILED', rail: 'breb', date: D,
-      report: { lines: 7, amountCents: 550_013n, feeCents: 0n },
-      ours: { count: 7, amountCents: 550_013n }, matched: { count: 7, amountCents: 550_013n },
+      // The FAILED lines move nothing: both sides' effect on the clearing account is the COMPLETED ones'.
+      report: { lines: 7, amountCents: 550_013n, feeCents: 0n, netCents: 300_000n },
+      ours: { count: 7, amountCents: 550_013n, netCents: 300_000n }, matched: { count: 7, amountCents: 550_013n },
       breaks: { total: 0, opened: 0, byKind: { missing_at_provider: 0, missing_in_our_books: 0, amount_mismatch: 0, status_mismatch: 0, duplicate: 0, value_date_mismatch: 0 } },
     });
     expect(sink.calls).toBe(0);
@@ -101,7 +102,7 @@ describe('reconcile (one provider report against our books)', () => {
       byKind: { missing_at_provider: 1, missing_in_our_books: 2, amount_mismatch: 1, status_mismatch: 1, duplicate: 1, value_date_mismatch: 2 },
     });
     expect(r.matched).toEqual({ count: 3, amountCents: 10_000n + 40_000n + 50_000n });
-    expect(r.ours).toEqual({ count: 7, amountCents: 550_013n });
+    expect(r.ours).toEqual({ count: 7, amountCents: 550_013n, netCents: 300_000n });
     const late = sink.byKey.get(k('value_date_mismatch', 'brb_0'))!;
     expect(late).toMatchObject({ ourId: 'tx-0', ours: { settledDate: PREV }, theirs: { valueDate: D, lineNo: 1 } });
     expect(sink.byKey.get(k('missing_at_provider', 'tx-4'))).toMatchObject({ ours: { amountCents: 20_000n } });

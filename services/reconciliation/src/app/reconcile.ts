@@ -1,5 +1,5 @@
 import {
-  BREAK_KINDS, KeyGroup, OurRecordError, lineKey, lookupIdOf, recordKey, type Break, type BreakKind, type OurRecord,
+  BREAK_KINDS, KeyGroup, effectOfLine, effectOfRecord, OurRecordError, lineKey, lookupIdOf, recordKey, type Break, type BreakKind, type OurRecord,
 } from '../domain/matching.js';
 import {
   ReportFormatError, TrailerTotals, checkHeader, checkLine, isTrailer, parseTrailer, type RejectReason, type ReportRail, type Trailer,
@@ -18,6 +18,8 @@ export interface ReconcileDeps {
 }
 
 export interface Totals { count: number; amountCents: bigint }
+/** Our records' totals, with their effect on the rail's clearing account (LEDGER.md's sign convention). */
+export interface OurTotals extends Totals { netCents: bigint }
 
 export type ReconcileResult =
   | {
@@ -25,9 +27,9 @@ export type ReconcileResult =
     rail: ReportRail;
     date: string;
     /** The report's lines (their control totals: the trailer, verified). */
-    report: Trailer;
-    /** Our records of the day (the settled stream; records of other days found by look-up are not counted). */
-    ours: Totals;
+    report: Trailer & { /** The sum of every line's effect on the clearing account (duplicates included). */ netCents: bigint };
+    /** Our records of the day (the settled stream; records of other days found by look-up are not counted) and their effect. */
+    ours: OurTotals;
     /** Pairs of a line and a record of ours with nothing different. */
     matched: Totals;
     /** Breaks found, by kind; `opened` of them were new to the sink (0 on a re-run of the same report). */
@@ -63,7 +65,7 @@ export async function reconcile(
 ): Promise<ReconcileResult> {
   const sorter = deps.sorter();
   try {
-    let report: Trailer;
+    let report: Trailer & { netCents: bigint };
     try {
       report = await readReport(rail, records, sorter);
     } catch (err) {
@@ -76,8 +78,9 @@ export async function reconcile(
   }
 }
 
-async function readReport(rail: ReportRail, records: ReportRecords, sorter: LineSorter): Promise<Trailer> {
+async function readReport(rail: ReportRail, records: ReportRecords, sorter: LineSorter): Promise<Trailer & { netCents: bigint }> {
   const totals = new TrailerTotals();
+  let netCents = 0n; // summed while streaming: the report is never held
   let header = true;
   let trailer: Trailer | undefined;
   let n = 0;
@@ -97,6 +100,7 @@ async function readReport(rail: ReportRail, records: ReportRecords, sorter: Line
       n += 1;
       checkLine(rail, record, n);
       totals.add(record[3]!, record[4]!);
+      netCents += effectOfLine(rail, record[5]!, record[2]!, BigInt(record[3]!));
       const spilled = sorter.add(lineKey(rail, record[0]!, record[1]!, record[2]!), n, record);
       if (spilled) await spilled;
     }
@@ -104,7 +108,7 @@ async function readReport(rail: ReportRail, records: ReportRecords, sorter: Line
   if (header) checkHeader(undefined);
   if (!trailer) throw new ReportFormatError('MISSING_TRAILER', `the report ends after ${n} lines without a trailer`);
   totals.verify(trailer);
-  return totals.totals;
+  return { ...totals.totals, netCents };
 }
 
 /** A synchronous view of the head of a stream of batches: `head()` awaits only at a batch boundary. */
@@ -147,10 +151,10 @@ class Cursor<T> {
 
 interface KeyedRecord { key: string; record: OurRecord }
 
-async function matchSorted(rail: ReportRail, date: string, report: Trailer, sorter: LineSorter, deps: ReconcileDeps): Promise<ReconcileResult> {
+async function matchSorted(rail: ReportRail, date: string, report: Trailer & { netCents: bigint }, sorter: LineSorter, deps: ReconcileDeps): Promise<ReconcileResult> {
   const lookupBatch = deps.lookupBatch ?? 500;
   const sinkBatch = deps.sinkBatch ?? 500;
-  const ours: Totals = { count: 0, amountCents: 0n };
+  const ours: OurTotals = { count: 0, amountCents: 0n, netCents: 0n };
   const matched: Totals = { count: 0, amountCents: 0n };
   const byKind = Object.fromEntries(BREAK_KINDS.map((k) => [k, 0])) as Record<BreakKind, number>;
   let total = 0;
@@ -205,6 +209,7 @@ async function matchSorted(rail: ReportRail, date: string, report: Trailer, sort
     lastKey = key;
     ours.count += 1;
     ours.amountCents += record.amountCents;
+    ours.netCents += effectOfRecord(rail, record);
     return { key, record };
   });
   const theirs = new Cursor<KeyedLine>(sorter.sorted());

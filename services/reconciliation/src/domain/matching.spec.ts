@@ -1,4 +1,5 @@
 import {
+  effectOfLine, effectOfRecord,
   KeyGroup, OurRecordError, SHOWN_DUPLICATES, breakKey, lineKey, lookupIdOf, pairFaults, recordKey, type OurRecord,
 } from './matching.js';
 import type { ReportLine, ReportRail } from './report.js';
@@ -92,6 +93,7 @@ describe('a key group', () => {
     expect(r.breaks).toEqual([{
       key: `breb:${D}:missing_at_provider:tx-1`, kind: 'missing_at_provider', rail: 'breb', date: D, ourId: 'tx-1', providerId: 'brb_1',
       ours: { ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, providerFeeCents: 0n, settledAt: settled, settledDate: D },
+      differenceCents: -150_000n, // the provider moved nothing, we moved 150,000 out of the clearing account's view
     }]);
     expect(group('pse', ours({ ourId: 'dep_1', status: 'REVERSED' }), []).breaks[0]!.key).toBe(`pse:${D}:missing_at_provider:dep_1:reversal`);
   });
@@ -99,7 +101,7 @@ describe('a key group', () => {
   it('a line without a record is missing in our books, keyed by the provider id', () => {
     const l = line({ providerId: 'brb_x', ourId: null });
     expect(group('breb', undefined, [l]).breaks).toEqual([
-      { key: `breb:${D}:missing_in_our_books:brb_x`, kind: 'missing_in_our_books', rail: 'breb', date: D, providerId: 'brb_x', theirs: l },
+      { key: `breb:${D}:missing_in_our_books:brb_x`, kind: 'missing_in_our_books', rail: 'breb', date: D, providerId: 'brb_x', theirs: l, differenceCents: l.status === 'COMPLETED' ? l.amountCents : 0n },
     ]);
   });
 
@@ -138,6 +140,27 @@ describe('a key group', () => {
     expect(r.matched).toBeNull();
     expect(r.breaks.map((b) => b.key)).toEqual([`pse:${D}:status_mismatch:pse_1:payment`, `pse:${D}:amount_mismatch:pse_1:payment`]);
     expect(r.breaks[0]).toMatchObject({ ourId: 'dep_1', providerId: 'pse_1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' } });
+  });
+
+  it('difference_cents: the provider\'s effect on the clearing account (every copy) minus ours; 0 on a value date', () => {
+    // breb amount: the provider took 150,100 out, we recorded 150,000: +100 to accept.
+    const amount = group('breb', ours(), [line({ amountCents: 150_100n })]);
+    expect(amount.breaks).toEqual([expect.objectContaining({ kind: 'amount_mismatch', differenceCents: 100n })]);
+    // pse: the provider says FAILED, we assigned 1,000 in (-1,000 on pse_settlement): +1,000.
+    const pse = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED', amountCents: 1_000n }),
+      [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1_000n })]);
+    expect(pse.breaks).toEqual([expect.objectContaining({ kind: 'status_mismatch', differenceCents: 1_000n })]);
+    // A duplicate counts every copy: two lines of 150,000 against one record of 150,000.
+    const dup = group('breb', ours(), [line({ lineNo: 1 }), line({ lineNo: 2 })]);
+    expect(dup.breaks).toEqual([expect.objectContaining({ kind: 'duplicate', differenceCents: 150_000n })]);
+    // A value date only: no money.
+    const late = group('breb', ours(), [line({ valueDate: '2025-03-15' })]);
+    expect(late.breaks).toEqual([expect.objectContaining({ kind: 'value_date_mismatch', differenceCents: 0n })]);
+    expect(effectOfLine('breb-inbound', 'RECEIVED', 'IN', 5n)).toBe(-5n);
+    expect(effectOfLine('pse', 'REVERSED', 'OUT', 5n)).toBe(5n);
+    expect(effectOfRecord('pse', { status: 'REVERSED', amountCents: 5n })).toBe(5n);
+    expect(effectOfRecord('breb-inbound', { status: 'UNASSIGNED', amountCents: 5n })).toBe(-5n);
+    expect(effectOfRecord('ach', { status: 'FAILED', amountCents: 5n })).toBe(0n);
   });
 
   it('keeps a bounded number of copies however many there are', () => {

@@ -142,6 +142,44 @@ export interface Break {
   /** duplicate: how many more lines the report has for this settlement, and the first few of them. */
   copies?: number;
   others?: TheirsView[];
+  /**
+   * The provider's effect on the rail's clearing account (every line of the key, copies included)
+   * minus ours (`effectOfLine`, `effectOfRecord`); 0 for a value_date_mismatch. Accepting the
+   * provider's side posts this as the clearing adjustment.
+   */
+  differenceCents: bigint;
+}
+
+// ---- Effects on the clearing account (LEDGER.md, the reconciliation's sign convention) ----------
+
+/**
+ * A provider line's effect on the balance of the rail's clearing account, in centavos (signed):
+ * breb/ach COMPLETED OUT +amount; pse PAID IN -amount, REVERSED OUT +amount; breb-inbound RECEIVED
+ * IN -amount; FAILED (and anything else) 0.
+ */
+export function effectOfLine(rail: ReportRail, status: string, direction: string, amountCents: bigint): bigint {
+  switch (rail) {
+    case 'breb':
+    case 'ach':
+      return status === 'COMPLETED' ? (direction === 'OUT' ? amountCents : -amountCents) : 0n;
+    case 'pse':
+      if (status === 'PAID') return direction === 'IN' ? -amountCents : amountCents;
+      if (status === 'REVERSED') return direction === 'OUT' ? amountCents : -amountCents;
+      return 0n;
+    case 'breb-inbound':
+      return status === 'RECEIVED' ? (direction === 'IN' ? -amountCents : amountCents) : 0n;
+  }
+}
+
+/** Our record's effect on the clearing account: the same convention as the provider's line it should have. */
+export function effectOfRecord(rail: ReportRail, r: Pick<OurRecord, 'status' | 'amountCents'>): bigint {
+  switch (r.status) {
+    case 'COMPLETED': return rail === 'breb' || rail === 'ach' ? r.amountCents : 0n;
+    case 'ASSIGNED':
+    case 'UNASSIGNED': return rail === 'pse' || rail === 'breb-inbound' ? -r.amountCents : 0n;
+    case 'REVERSED': return rail === 'pse' ? r.amountCents : 0n;
+    default: return 0n; // FAILED, PENDING: nothing moved
+  }
 }
 
 /** At most this many extra lines are kept (shown) on a duplicate break; the rest are only counted. */
@@ -190,6 +228,8 @@ export class KeyGroup {
   private bestFaults: number = Number.POSITIVE_INFINITY;
   private copies = 0;
   private readonly shown: ReportLine[] = [];
+  /** The effect of every line of the key on the clearing account (copies included). */
+  private theirsEffect = 0n;
 
   constructor(readonly rail: ReportRail, readonly date: string, readonly key: string, private ours: OurRecord | undefined) {}
 
@@ -202,6 +242,7 @@ export class KeyGroup {
   }
 
   add(line: ReportLine): void {
+    this.theirsEffect += effectOfLine(this.rail, line.status, line.direction, line.amountCents);
     const faults = this.ours ? pairFaults(this.rail, this.ours, line).length : 0;
     if (this.best === undefined || faults < this.bestFaults) {
       if (this.best !== undefined) this.extra(this.best);
@@ -229,28 +270,30 @@ export class KeyGroup {
   settle(): GroupOutcome {
     const { rail, date, ours, best } = this;
     const breaks: Break[] = [];
+    const difference = this.theirsEffect - (ours ? effectOfRecord(rail, ours) : 0n);
     if (best === undefined) {
       if (!ours) return { matched: null, breaks };
       const dir = expectationOf(rail, ours).direction;
       breaks.push({ key: breakKey(rail, date, 'missing_at_provider', ours.ourId, dir), kind: 'missing_at_provider', rail, date, ourId: ours.ourId,
-        ...(ours.providerId ? { providerId: ours.providerId } : {}), ours: oursView(ours) });
+        ...(ours.providerId ? { providerId: ours.providerId } : {}), ours: oursView(ours), differenceCents: difference });
       return { matched: null, breaks };
     }
     const ids = { ...(ours ? { ourId: ours.ourId } : best.ourId ? { ourId: best.ourId } : {}), providerId: best.providerId };
     let matched: GroupOutcome['matched'] = null;
     if (!ours) {
       breaks.push({ key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction), kind: 'missing_in_our_books', rail, date,
-        ...ids, theirs: best });
+        ...ids, theirs: best, differenceCents: difference });
     } else {
       const faults = pairFaults(rail, ours, best);
       for (const kind of faults) {
-        breaks.push({ key: breakKey(rail, date, kind, best.providerId, best.direction), kind, rail, date, ...ids, ours: oursView(ours), theirs: best });
+        breaks.push({ key: breakKey(rail, date, kind, best.providerId, best.direction), kind, rail, date, ...ids, ours: oursView(ours), theirs: best,
+          differenceCents: kind === 'value_date_mismatch' ? 0n : difference });
       }
       if (faults.length === 0) matched = { amountCents: best.amountCents };
     }
     if (this.copies > 0) {
       breaks.push({ key: breakKey(rail, date, 'duplicate', best.providerId, best.direction), kind: 'duplicate', rail, date, ...ids,
-        ...(ours ? { ours: oursView(ours) } : {}), theirs: best, copies: this.copies, others: [...this.shown] });
+        ...(ours ? { ours: oursView(ours) } : {}), theirs: best, copies: this.copies, others: [...this.shown], differenceCents: difference });
     }
     return { matched, breaks };
   }

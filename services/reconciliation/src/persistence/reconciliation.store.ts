@@ -1,27 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { MoneyExceptionsTable, type Database } from '@wallet/platform';
-import type { BreakSink, RunOutcome, RunRecord } from '../app/ports.js';
+import { MoneyExceptionsTable, type Database, type SqlTx } from '@wallet/platform';
+import { reconciliationEventsV1 } from '@wallet/proto';
+import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
 import type { Break } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
+import { breakToProto, runToProto } from '../grpc/mappers.js';
 
 export const RECONCILIATION_SCHEMA = 'reconciliation';
 
+/** Subjects of the reconciliation's events (the RECONCILIATION stream). */
+export const SUBJECTS = { completed: 'reconciliation.completed', break: 'reconciliation.break' } as const;
+
 /** JSON with bigints as decimal strings (amounts past 2^53 stay exact). */
 export const toJson = (v: unknown): string => JSON.stringify(v ?? null, (_k, x: unknown) => (typeof x === 'bigint' ? x.toString() : x));
+
+/** The money exceptions' rail (the contract's BREB | ACH | PSE): breb-inbound is Bre-B. */
+export const exceptionRail = (rail: string): string => (rail === 'ach' ? 'ACH' : rail === 'pse' ? 'PSE' : 'BREB');
 
 interface RunRow {
   id: string; rail: ReportRail; date: string; started_at: Date; finished_at: Date | null; outcome: RunOutcome | null;
   reject_reason: string | null; detail: string | null; report_lines: string | null; report_amount_cents: string | null; report_fee_cents: string | null;
   ours_count: string | null; ours_amount_cents: string | null; matched_count: string | null; matched_amount_cents: string | null;
   breaks_total: number | null; breaks_opened: number | null; breaks_by_kind: Record<string, number> | null;
+  trigger: RunTrigger; requested_by: string; status: RunStatus; report_net_cents: string | null; ours_net_cents: string | null;
 }
 
 const toRun = (r: RunRow): RunRecord => ({
   id: r.id, rail: r.rail, date: r.date, startedAt: new Date(r.started_at), finishedAt: r.finished_at && new Date(r.finished_at),
+  trigger: r.trigger, requestedBy: r.requested_by, status: r.status,
   outcome: r.outcome, rejectReason: r.reject_reason, detail: r.detail,
-  report: r.report_lines === null ? null : { lines: Number(r.report_lines), amountCents: BigInt(r.report_amount_cents!), feeCents: BigInt(r.report_fee_cents!) },
-  ours: r.ours_count === null ? null : { count: Number(r.ours_count), amountCents: BigInt(r.ours_amount_cents!) },
+  report: r.report_lines === null ? null : {
+    lines: Number(r.report_lines), amountCents: BigInt(r.report_amount_cents!), feeCents: BigInt(r.report_fee_cents!), netCents: BigInt(r.report_net_cents ?? 0),
+  },
+  ours: r.ours_count === null ? null : { count: Number(r.ours_count), amountCents: BigInt(r.ours_amount_cents!), netCents: BigInt(r.ours_net_cents ?? 0) },
   matched: r.matched_count === null ? null : { count: Number(r.matched_count), amountCents: BigInt(r.matched_amount_cents!) },
   breaks: r.breaks_total === null ? null : { total: r.breaks_total, opened: r.breaks_opened!, byKind: r.breaks_by_kind ?? {} },
   openedBeforeFailure: r.outcome === 'FAILED' ? r.breaks_opened : null,
@@ -29,40 +41,147 @@ const toRun = (r: RunRow): RunRecord => ({
 
 const RUN_COLUMNS = `id, rail, to_char(date, 'YYYY-MM-DD') as date, started_at, finished_at, outcome, reject_reason, detail,
   report_lines, report_amount_cents, report_fee_cents, ours_count, ours_amount_cents, matched_count, matched_amount_cents,
-  breaks_total, breaks_opened, breaks_by_kind`;
+  breaks_total, breaks_opened, breaks_by_kind, trigger, requested_by, status, report_net_cents, ours_net_cents`;
 
-/** `reconciliation.runs`: one row per run, inserted when it starts and completed with its outcome. */
+interface BreakRow {
+  break_key: string; run_id: string; last_seen_run_id: string; kind: string; rail: string; date: string; our_id: string | null; provider_id: string | null;
+  ours: Record<string, unknown> | null; theirs: Record<string, unknown> | null; opened_at: Date; status: 'OPEN' | 'RESOLVED';
+  resolved_at: Date | null; resolution: string | null; exception_id: string | null; difference_cents: string;
+}
+
+const BREAK_COLUMNS = `break_key, run_id, last_seen_run_id, kind, rail, to_char(date, 'YYYY-MM-DD') as date, our_id, provider_id, ours, theirs,
+  opened_at, status, resolved_at, resolution, exception_id, difference_cents`;
+
+const toBreak = (r: BreakRow): BreakRecord => ({
+  key: r.break_key, kind: r.kind, rail: r.rail as ReportRail, date: r.date, ourId: r.our_id, providerId: r.provider_id,
+  ours: r.ours, theirs: r.theirs, status: r.status, runId: r.run_id, lastSeenRunId: r.last_seen_run_id, openedAt: new Date(r.opened_at),
+  resolvedAt: r.resolved_at && new Date(r.resolved_at), resolution: r.resolution, exceptionId: r.exception_id ?? '',
+  differenceCents: BigInt(r.difference_cents),
+});
+
+async function appendEvent(tx: SqlTx, subject: string, payload: unknown): Promise<void> {
+  await tx.query(`insert into reconciliation.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`,
+    [randomUUID(), subject, JSON.stringify(payload)]);
+}
+
+/** A keyset cursor: base64url of "<ISO time with microseconds>|<id>". */
+const encodeCursor = (at: string, id: string) => Buffer.from(`${at}|${id}`).toString('base64url');
+export function decodeCursor(c: string): { at: string; id: string } | undefined {
+  const s = Buffer.from(c, 'base64url').toString('utf8');
+  const i = s.indexOf('|');
+  if (i < 0) return undefined;
+  const at = s.slice(0, i);
+  const id = s.slice(i + 1);
+  return !id || Number.isNaN(Date.parse(at)) ? undefined : { at, id };
+}
+
+export interface RunFilter { rail?: string | undefined; date?: string | undefined; status?: string | undefined; limit: number; cursor?: { at: string; id: string } | undefined }
+export interface BreakFilter {
+  runId?: string | undefined; rail?: string | undefined; date?: string | undefined; status?: string | undefined; kind?: string | undefined;
+  limit: number; cursor?: { at: string; id: string } | undefined;
+}
+
+/**
+ * `reconciliation.runs`: one row per run, RUNNING while under way (at most one per (rail, date):
+ * the unique partial index `runs_one_running_uq`, whatever the number of replicas), completed with
+ * its outcome in one transaction with the breaks' life cycle and the `reconciliation.completed` event.
+ */
 export class RunStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
 
-  async start(rail: ReportRail, date: string): Promise<RunRecord> {
-    const id = `run_${randomUUID().replace(/-/g, '')}`;
-    const rows = await this.db.prepared<RunRow>(
-      `insert into reconciliation.runs (id, rail, date) values ($1, $2, $3::date) returning ${RUN_COLUMNS}`, [id, rail, date]);
-    return toRun(rows[0]!);
+  /** Starts a run of (rail, date), or answers the one already RUNNING (`alreadyRunning`). */
+  async start(rail: ReportRail, date: string, trigger: RunTrigger = 'ON_DEMAND', requestedBy = 'admin'): Promise<{ run: RunRecord; alreadyRunning: boolean }> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const id = `run_${randomUUID().replace(/-/g, '')}`;
+      const rows = await this.db.prepared<RunRow>(
+        `insert into reconciliation.runs (id, rail, date, trigger, requested_by, status) values ($1, $2, $3::date, $4, $5, 'RUNNING')
+         on conflict (rail, date) where status = 'RUNNING' do nothing returning ${RUN_COLUMNS}`, [id, rail, date, trigger, requestedBy]);
+      if (rows[0]) return { run: toRun(rows[0]), alreadyRunning: false };
+      const running = await this.db.prepared<RunRow>(
+        `select ${RUN_COLUMNS} from reconciliation.runs where rail = $1 and date = $2::date and status = 'RUNNING'`, [rail, date]);
+      if (running[0]) return { run: toRun(running[0]), alreadyRunning: true };
+      // It finished between the two statements: try again.
+    }
+    throw new Error(`could not start a run of ${rail} ${date}`);
   }
 
+  /** The running process's sign of life (the sweeper fails RUNNING runs without one for its stale time). */
+  async heartbeat(id: string): Promise<void> {
+    await this.db.prepared(`update reconciliation.runs set heartbeat_at = now() where id = $1 and status = 'RUNNING'`, [id]);
+  }
+
+  /**
+   * Completes the run with the engine's result, in one transaction with: (RECONCILED) the breaks of
+   * (rail, date) this run no longer found resolved (`rerun`) with their money exceptions (OPEN ones,
+   * or RESOLVING for a `rerun` action), the earlier days' `missing_at_provider` breaks of a record
+   * this run found with a `value_date_mismatch` resolved (`superseded`) with theirs; and the run's
+   * `reconciliation.completed` event.
+   */
   async finish(id: string, r: ReconcileResult): Promise<RunRecord> {
-    const rows = r.outcome === 'RECONCILED'
-      ? await this.db.prepared<RunRow>(
-        `update reconciliation.runs set finished_at = now(), outcome = 'RECONCILED',
-           report_lines = $2, report_amount_cents = $3, report_fee_cents = $4, ours_count = $5, ours_amount_cents = $6,
-           matched_count = $7, matched_amount_cents = $8, breaks_total = $9, breaks_opened = $10, breaks_by_kind = $11::jsonb
-         where id = $1 returning ${RUN_COLUMNS}`,
-        [id, r.report.lines, r.report.amountCents.toString(), r.report.feeCents.toString(), r.ours.count, r.ours.amountCents.toString(),
-          r.matched.count, r.matched.amountCents.toString(), r.breaks.total, r.breaks.opened, toJson(r.breaks.byKind)])
-      : await this.db.prepared<RunRow>(
-        `update reconciliation.runs set finished_at = now(), outcome = 'REJECTED', reject_reason = $2, detail = $3
-         where id = $1 returning ${RUN_COLUMNS}`,
-        [id, r.reason, r.lineNo !== undefined ? `line ${r.lineNo}: ${r.detail}` : r.detail]);
-    return toRun(rows[0]!);
+    const run = await this.db.preparedTx(async (tx) => {
+      const rows = r.outcome === 'RECONCILED'
+        ? await tx.query<RunRow>(
+          `update reconciliation.runs set finished_at = now(), outcome = 'RECONCILED', status = 'RECONCILED',
+             report_lines = $2, report_amount_cents = $3, report_fee_cents = $4, ours_count = $5, ours_amount_cents = $6,
+             matched_count = $7, matched_amount_cents = $8, breaks_total = $9, breaks_opened = $10, breaks_by_kind = $11::jsonb,
+             report_net_cents = $12, ours_net_cents = $13
+           where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`,
+          [id, r.report.lines, r.report.amountCents.toString(), r.report.feeCents.toString(), r.ours.count, r.ours.amountCents.toString(),
+            r.matched.count, r.matched.amountCents.toString(), r.breaks.total, r.breaks.opened, toJson(r.breaks.byKind),
+            r.report.netCents.toString(), r.ours.netCents.toString()])
+        : await tx.query<RunRow>(
+          `update reconciliation.runs set finished_at = now(), outcome = 'REJECTED', status = 'REJECTED', reject_reason = $2, detail = $3
+           where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`,
+          [id, r.reason, r.lineNo !== undefined ? `line ${r.lineNo}: ${r.detail}` : r.detail]);
+      const row = rows[0];
+      if (!row) return this.interrupted(tx, id);
+      if (r.outcome === 'RECONCILED') await resolveAfterRun(tx, row.id, row.rail, row.date);
+      const done = toRun(row);
+      await appendEvent(tx, SUBJECTS.completed, reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: runToProto(done) }));
+      return done;
+    });
+    this.eventsWritten();
+    return run;
   }
 
   async fail(id: string, detail: string, opened: number): Promise<RunRecord> {
-    const rows = await this.db.prepared<RunRow>(
-      `update reconciliation.runs set finished_at = now(), outcome = 'FAILED', detail = $2, breaks_opened = $3
-       where id = $1 returning ${RUN_COLUMNS}`, [id, detail, opened]);
-    return toRun(rows[0]!);
+    const run = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<RunRow>(
+        `update reconciliation.runs set finished_at = now(), outcome = 'FAILED', status = 'FAILED', detail = $2, breaks_opened = $3
+         where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`, [id, detail, opened]);
+      if (!rows[0]) return this.interrupted(tx, id);
+      const done = toRun(rows[0]);
+      await appendEvent(tx, SUBJECTS.completed, reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: runToProto(done) }));
+      return done;
+    });
+    this.eventsWritten();
+    return run;
+  }
+
+  /** The run was no longer RUNNING (the sweeper failed it as interrupted): it stays as the sweeper left it. */
+  private async interrupted(tx: SqlTx, id: string): Promise<RunRecord> {
+    const rows = await tx.query<RunRow>(`select ${RUN_COLUMNS} from reconciliation.runs where id = $1`, [id]);
+    if (!rows[0]) throw new Error(`run ${id} not found`);
+    return toRun(rows[0]);
+  }
+
+  /**
+   * Runs left RUNNING by a process that died (no heartbeat for `staleMs`) become FAILED, detail
+   * "interrupted", each with its `reconciliation.completed` event. Returns them.
+   */
+  async sweepStale(staleMs: number): Promise<RunRecord[]> {
+    const runs = await this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<RunRow>(
+        `update reconciliation.runs set finished_at = now(), outcome = 'FAILED', status = 'FAILED', detail = 'interrupted'
+          where id in (select id from reconciliation.runs where status = 'RUNNING' and heartbeat_at < now() - ($1::bigint * interval '1 millisecond')
+                        order by id for update skip locked)
+          returning ${RUN_COLUMNS}`, [staleMs]);
+      const done = rows.map(toRun);
+      for (const run of done) await appendEvent(tx, SUBJECTS.completed, reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: runToProto(run) }));
+      return done;
+    });
+    if (runs.length > 0) this.eventsWritten();
+    return runs;
   }
 
   async get(id: string): Promise<RunRecord | undefined> {
@@ -70,11 +189,93 @@ export class RunStore {
     return rows[0] && toRun(rows[0]);
   }
 
-  /** Newest first. */
-  async list(rail: ReportRail, date: string): Promise<RunRecord[]> {
-    const rows = await this.db.prepared<RunRow>(
-      `select ${RUN_COLUMNS} from reconciliation.runs where rail = $1 and date = $2::date order by started_at desc, id desc`, [rail, date]);
-    return rows.map(toRun);
+  /** Has (rail, date) a run with this trigger that reached the report (RECONCILED or REJECTED)? */
+  async hasCompleted(rail: ReportRail, date: string, trigger: RunTrigger): Promise<boolean> {
+    const rows = await this.db.prepared<{ n: number }>(
+      `select count(*)::int as n from reconciliation.runs where rail = $1 and date = $2::date and trigger = $3 and status in ('RECONCILED', 'REJECTED')`,
+      [rail, date, trigger]);
+    return (rows[0]?.n ?? 0) > 0;
+  }
+
+  /** Newest first (started_at desc, id desc), keyset-paginated. */
+  async list(f: RunFilter): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
+    const rows = await this.db.prepared<RunRow & { cursor_ts: string }>(
+      `select ${RUN_COLUMNS}, to_char(started_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from reconciliation.runs
+        where ($1::text is null or rail = $1) and ($2::date is null or date = $2::date) and ($3::text is null or status = $3)
+          and ($4::timestamptz is null or (started_at, id) < ($4::timestamptz, $5::text))
+        order by started_at desc, id desc limit $6`,
+      [f.rail ?? null, f.date ?? null, f.status ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1]);
+    const page = rows.slice(0, f.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(toRun), nextCursor: rows.length > f.limit && last ? encodeCursor(last.cursor_ts, last.id) : null };
+  }
+}
+
+/**
+ * The breaks' life cycle at the end of a RECONCILED run (in its transaction):
+ * - `rerun`: the OPEN breaks of (rail, date) this run did not find again (a corrected report),
+ *   with their money exception (OPEN, or RESOLVING for an operator's `rerun`) RESOLVED;
+ * - `superseded`: an OPEN `missing_at_provider` of an earlier day for a record this run found with a
+ *   `value_date_mismatch` (the line came on a later day), with its money exception.
+ */
+async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: string): Promise<void> {
+  await tx.query(
+    `with gone as (
+       update reconciliation.breaks b set status = 'RESOLVED', resolution = 'rerun', resolved_at = now()
+        where b.rail = $2 and b.date = $3::date and b.status = 'OPEN' and b.last_seen_run_id <> $1
+          and not exists (select 1 from reconciliation.money_exceptions e where e.id = b.exception_id
+                           and (e.status = 'RESOLVED' or (e.status = 'RESOLVING' and e.action <> 'rerun')))
+        returning b.exception_id)
+     update reconciliation.money_exceptions e set status = 'RESOLVED', resolved_at = now(), action = 'rerun',
+            resolved_by = case when e.status = 'RESOLVING' then e.resolved_by else 'reconciliation' end,
+            note = case when e.status = 'RESOLVING' then e.note else 'the break is no longer in the provider''s report' end
+       from gone where e.id = gone.exception_id and e.status <> 'RESOLVED'`,
+    [runId, rail, date]);
+  await tx.query(
+    `with later as (
+       select our_id, date, break_key from reconciliation.breaks
+        where last_seen_run_id = $1 and kind = 'value_date_mismatch' and our_id is not null),
+     gone as (
+       update reconciliation.breaks b set status = 'RESOLVED', resolution = 'superseded', resolved_at = now()
+         from later
+        where b.rail = $2 and b.kind = 'missing_at_provider' and b.status = 'OPEN' and b.our_id = later.our_id and b.date < later.date
+          and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(later.break_key, ':', 5))
+          and not exists (select 1 from reconciliation.money_exceptions e where e.id = b.exception_id and e.status <> 'OPEN')
+        returning b.exception_id, later.break_key as by_key)
+     update reconciliation.money_exceptions e set status = 'RESOLVED', resolved_at = now(), action = 'superseded', resolved_by = 'reconciliation',
+            note = 'the provider reported it on a later day: ' || gone.by_key
+       from gone where e.id = gone.exception_id and e.status = 'OPEN'`,
+    [runId, rail]);
+}
+
+/** `reconciliation.breaks` read and resolved by the operator's actions. */
+export class BreakStore {
+  constructor(private readonly db: Database) {}
+
+  async get(key: string): Promise<BreakRecord | undefined> {
+    const rows = await this.db.prepared<BreakRow>(`select ${BREAK_COLUMNS} from reconciliation.breaks where break_key = $1`, [key]);
+    return rows[0] && toBreak(rows[0]);
+  }
+
+  /** OPEN → RESOLVED with this resolution (idempotent: an already resolved break is answered as it is). */
+  async resolve(key: string, resolution: string): Promise<BreakRecord | undefined> {
+    await this.db.prepared(
+      `update reconciliation.breaks set status = 'RESOLVED', resolution = $2, resolved_at = now() where break_key = $1 and status = 'OPEN'`, [key, resolution]);
+    return this.get(key);
+  }
+
+  /** Newest first (opened_at desc, key desc), keyset-paginated. */
+  async list(f: BreakFilter): Promise<{ items: BreakRecord[]; nextCursor: string | null }> {
+    const rows = await this.db.prepared<BreakRow & { cursor_ts: string }>(
+      `select ${BREAK_COLUMNS}, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from reconciliation.breaks
+        where ($1::text is null or run_id = $1 or last_seen_run_id = $1) and ($2::text is null or rail = $2) and ($3::date is null or date = $3::date)
+          and ($4::text is null or status = $4) and ($5::text is null or kind = $5)
+          and ($6::timestamptz is null or (opened_at, break_key) < ($6::timestamptz, $7::text))
+        order by opened_at desc, break_key desc limit $8`,
+      [f.runId ?? null, f.rail ?? null, f.date ?? null, f.status ?? null, f.kind ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1]);
+    const page = rows.slice(0, f.limit);
+    const last = page[page.length - 1];
+    return { items: page.map(toBreak), nextCursor: rows.length > f.limit && last ? encodeCursor(last.cursor_ts, last.break_key) : null };
   }
 }
 
@@ -82,13 +283,14 @@ export class RunStore {
  * The engine's `BreakSink` over `reconciliation.breaks`: each batch is one transaction, one insert of
  * every break (`on conflict (break_key) do update set last_seen_run_id`, so a re-run opens nothing and
  * only marks the break as seen again), then one money exception per NEW break (kind = the break kind
- * in upper case, resource = the break key, ours/theirs from both sides). `opened` counts the new rows.
+ * in upper case, resource = the break key, rail BREB | ACH | PSE, ours/theirs from both sides) and
+ * one `reconciliation.break` event per new break. `opened` counts the new rows.
  */
 export class SqlBreakSink implements BreakSink {
   /** Breaks opened by this sink so far (a run that fails halfway records how many it opened). */
   opened = 0;
 
-  constructor(private readonly db: Database, private readonly runId: string) {}
+  constructor(private readonly db: Database, private readonly runId: string, private readonly eventsWritten: () => void = () => {}) {}
 
   async open(breaks: readonly Break[]): Promise<{ opened: number }> {
     if (breaks.length === 0) return { opened: 0 };
@@ -98,30 +300,38 @@ export class SqlBreakSink implements BreakSink {
       theirs: b.theirs ? { ...b.theirs, ...(b.copies !== undefined ? { copies: b.copies, others: b.others ?? [] } : {}) } : null,
       company_id: b.ours?.companyId ?? '',
       exc_id: `exc_${randomUUID().replace(/-/g, '')}`,
+      exc_rail: exceptionRail(b.rail),
+      difference_cents: b.differenceCents.toString(),
     }));
     const opened = await this.db.preparedTx(async (tx) => {
-      const inserted = await tx.query<{ break_key: string }>(
-        `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, our_id, provider_id, ours, theirs)
-         select x.break_key, $2, $2, x.kind, x.rail, x.date::date, x.our_id, x.provider_id, x.ours, x.theirs
-           from jsonb_to_recordset($1::jsonb) as x(break_key text, kind text, rail text, date text, our_id text, provider_id text, ours jsonb, theirs jsonb)
+      const inserted = await tx.query<BreakRow & { inserted: boolean }>(
+        `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, our_id, provider_id, ours, theirs, exception_id, difference_cents)
+         select x.break_key, $2, $2, x.kind, x.rail, x.date::date, x.our_id, x.provider_id, x.ours, x.theirs, x.exc_id, x.difference_cents::bigint
+           from jsonb_to_recordset($1::jsonb) as x(break_key text, kind text, rail text, date text, our_id text, provider_id text, ours jsonb, theirs jsonb,
+                                                   exc_id text, difference_cents text)
           -- Rows are locked in key order: two runs of one day (two replicas, or a re-run racing a
           -- scheduled one) then queue on the first key they share instead of deadlocking on two.
           order by x.break_key collate "C"
          on conflict (break_key) do update set last_seen_run_id = excluded.last_seen_run_id
-         returning break_key, (xmax = 0) as inserted`,
+         returning ${BREAK_COLUMNS}, (xmax = 0) as inserted`,
         [toJson(rows), this.runId]);
-      const fresh = new Set(inserted.filter((r) => (r as { inserted?: boolean }).inserted).map((r) => r.break_key));
-      const news = rows.filter((r) => fresh.has(r.break_key));
+      const fresh = inserted.filter((r) => r.inserted);
+      const freshKeys = new Set(fresh.map((r) => r.break_key));
+      const news = rows.filter((r) => freshKeys.has(r.break_key));
       if (news.length > 0) {
         await tx.query(
           `insert into reconciliation.money_exceptions (id, kind, company_id, rail, resource_id, ours, theirs)
-           select x.exc_id, upper(x.kind), x.company_id, x.rail, x.break_key, coalesce(x.ours, '{}'::jsonb), coalesce(x.theirs, '{}'::jsonb)
-             from jsonb_to_recordset($1::jsonb) as x(exc_id text, kind text, company_id text, rail text, break_key text, ours jsonb, theirs jsonb)
+           select x.exc_id, upper(x.kind), x.company_id, x.exc_rail, x.break_key, coalesce(x.ours, '{}'::jsonb), coalesce(x.theirs, '{}'::jsonb)
+             from jsonb_to_recordset($1::jsonb) as x(exc_id text, kind text, company_id text, exc_rail text, break_key text, ours jsonb, theirs jsonb)
            on conflict (kind, resource_id) do nothing`,
           [toJson(news)]);
+        for (const b of fresh) {
+          await appendEvent(tx, SUBJECTS.break, reconciliationEventsV1.ReconciliationBreak.toJSON({ break: breakToProto(toBreak(b)) }));
+        }
       }
       return news.length;
     });
+    if (opened > 0) this.eventsWritten();
     this.opened += opened;
     return { opened };
   }
@@ -130,4 +340,36 @@ export class SqlBreakSink implements BreakSink {
 /** The money exceptions the breaks opened (the platform's queries over `reconciliation.money_exceptions`). */
 export function reconciliationExceptions(db: Database): MoneyExceptionsTable {
   return new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => db.prepared<R>(sql, params), RECONCILIATION_SCHEMA);
+}
+
+/** Puts an exception won for an action (RESOLVING) back to OPEN: the action did not resolve it (a rerun that still finds the break). */
+export async function reopenException(db: Database, id: string, action: string): Promise<void> {
+  await db.prepared(
+    `update reconciliation.money_exceptions set status = 'OPEN', action = null, note = null, resolved_by = null
+      where id = $1 and status = 'RESOLVING' and action = $2`, [id, action]);
+}
+
+/**
+ * `reconciliation.schedule_claims`: the replica that claims a scheduled (rail, date) runs it, retries
+ * included. A claim not done whose holder stopped beating for `staleMs` is taken over.
+ */
+export class SqlScheduleClaims {
+  constructor(private readonly db: Database, private readonly staleMs: number) {}
+
+  async claim(rail: ReportRail, date: string, holder: string): Promise<boolean> {
+    const rows = await this.db.prepared<{ claimed_by: string }>(
+      `insert into reconciliation.schedule_claims as c (rail, date, claimed_by) values ($1, $2::date, $3)
+       on conflict (rail, date) do update set claimed_by = excluded.claimed_by, claimed_at = now(), heartbeat_at = now()
+        where c.done_at is null and c.heartbeat_at < now() - ($4::bigint * interval '1 millisecond')
+       returning claimed_by`, [rail, date, holder, this.staleMs]);
+    return rows[0]?.claimed_by === holder;
+  }
+
+  async beat(rail: ReportRail, date: string, holder: string): Promise<void> {
+    await this.db.prepared(`update reconciliation.schedule_claims set heartbeat_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [rail, date, holder]);
+  }
+
+  async done(rail: ReportRail, date: string, holder: string): Promise<void> {
+    await this.db.prepared(`update reconciliation.schedule_claims set done_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [rail, date, holder]);
+  }
 }

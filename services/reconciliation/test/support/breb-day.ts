@@ -26,8 +26,14 @@ export interface BrebDay {
   source: HttpReportSource;
   /** The two transfers of the day: our id and the provider's. */
   ids: { ok: { our: string; provider: string }; failed: { our: string; provider: string } };
-  /** Adds a discrepancy to day D's Bre-B report. */
-  inject(body: Record<string, unknown>): Promise<void>;
+  /** Adds a discrepancy to day D's Bre-B report (its id). */
+  inject(body: Record<string, unknown>): Promise<string>;
+  /** Removes a discrepancy (the provider corrected its report). */
+  removeDiscrepancy(id: string): Promise<void>;
+  /** The real services' gRPC addresses and the bus namespace they publish in. */
+  transferAddress: string;
+  ledgerAddress: string;
+  namespace: string;
   /** Stops the sandbox early (a provider down); `stop` then leaves it. */
   stopSandbox(): Promise<void>;
   stop(): Promise<void>;
@@ -103,12 +109,17 @@ export async function startBrebDay(prefix: string, opts: { connectTimeoutMs?: nu
 
   let sandboxStopped = false;
   return {
-    tdb, sandbox, ours, source, ids,
+    tdb, sandbox, ours, source, ids, transferAddress: transfer.address, ledgerAddress: ledger.address, namespace,
     async inject(body) {
       const res = await fetch(`${sandbox.url}/sandbox/reports/breb/${D}/discrepancies`, {
         method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
       });
       if (res.status !== 201) throw new Error(`discrepancy not added: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { id: string }).id;
+    },
+    async removeDiscrepancy(id) {
+      const res = await fetch(`${sandbox.url}/sandbox/reports/breb/${D}/discrepancies/${encodeURIComponent(id)}`, { method: 'DELETE' });
+      if (res.status >= 300) throw new Error(`discrepancy not removed: ${res.status} ${await res.text()}`);
     },
     async stopSandbox() {
       sandboxStopped = true;

@@ -2,6 +2,9 @@ import { Migration0001LedgerInitial } from './0001-ledger-initial.js';
 import { Migration0002HotUpdates } from './0002-hot-updates.js';
 import { Migration0003InflowReversal } from './0003-inflow-reversal.js';
 import { Migration0004VoidPostings } from './0004-void-postings.js';
+import { Migration0005ReconAdjustments } from './0005-recon-adjustments.js';
 
 /** Every ledger migration, in order. Append only. */
-export const ledgerMigrations = [Migration0001LedgerInitial, Migration0002HotUpdates, Migration0003InflowReversal, Migration0004VoidPostings];
+export const ledgerMigrations = [
+  Migration0001LedgerInitial, Migration0002HotUpdates, Migration0003InflowReversal, Migration0004VoidPostings, Migration0005ReconAdjustments,
+];

@@ -1,4 +1,5 @@
 import { Migration0001ReconciliationInitial } from './0001-reconciliation-initial.js';
+import { Migration0002ReconciliationService } from './0002-reconciliation-service.js';
 
 /** Every reconciliation migration, in order. Append only. */
-export const reconciliationMigrations = [Migration0001ReconciliationInitial];
+export const reconciliationMigrations = [Migration0001ReconciliationInitial, Migration0002ReconciliationService];

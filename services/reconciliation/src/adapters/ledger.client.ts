@@ -1,0 +1,22 @@
+import { randomUUID } from 'node:crypto';
+import { createAsyncClient, type MeshTls } from '@wallet/platform';
+import { ledgerV1 } from '@wallet/proto';
+import type { ClearingLedger } from '../app/reconciliation-service.js';
+import type { ReportRail } from '../domain/report.js';
+
+/** The ledger's PostClearingAdjustment over gRPC, as the mesh identity `reconciliation` (a service-level posting: no company). */
+export class GrpcClearingLedger implements ClearingLedger {
+  private readonly client: ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
+
+  constructor(address: string, tls: MeshTls, deadlineMs = 10_000) {
+    this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
+  }
+
+  async postClearingAdjustment(a: { idempotencyKey: string; clearing: ReportRail; deltaCents: bigint; reason: string }): Promise<void> {
+    await this.client.postClearingAdjustment(
+      { idempotencyKey: a.idempotencyKey, clearing: a.clearing, deltaCents: a.deltaCents, reason: a.reason },
+      { requestId: randomUUID(), actor: 'service:reconciliation' });
+  }
+
+  close(): void { this.client.close(); }
+}
