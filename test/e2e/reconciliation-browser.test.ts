@@ -130,7 +130,7 @@ describe('reconciliation page in Chromium', () => {
     expect(await card.getByTestId('break-theirs').textContent()).toContain('<img src=x onerror=alert(1)>');
     expect(await page.locator('img').count()).toBe(0);
     expect((await card.getByTestId('break-status').textContent())!.trim()).toBe('Abierta');
-    expect(await page.evaluate(() => location.hash)).toBe(`#run=${run.id}`);
+    expect(await page.evaluate('location.hash')).toBe(`#run=${run.id}`);
     await shot(page, 'detail');
 
     // A note is required; then "explicar" resolves it (no entry), and the card shows it resolved.
