@@ -10,7 +10,8 @@ import { GrpcClearingLedger } from './adapters/ledger.client.js';
 import { SpillSorter } from './adapters/spill-sorter.js';
 import { countRun, watchOpenExceptions } from './app/metrics.js';
 import { ReconcileDay } from './app/reconcile-day.js';
-import { ReconciliationService, type ClearingLedger } from './app/reconciliation-service.js';
+import type { ClearingLedger } from './app/deps.js';
+import { reconciliationUseCases, type ReconciliationUseCases } from './app/use-cases.js';
 import { Scheduler, type TriggerFactory } from './app/scheduler.js';
 import type { ReconciliationConfig } from './config.js';
 import { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
@@ -41,7 +42,7 @@ export interface ReconciliationRuntime {
   db: Database;
   bus: Bus;
   relay: OutboxRelay;
-  service: ReconciliationService;
+  useCases: ReconciliationUseCases;
   scheduler: Scheduler;
   runs: RunStore;
   grpcPort: number;
@@ -89,16 +90,19 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const exceptions = reconciliationExceptions(db);
     const day = new ReconcileDay({
       runs, source, ours, sink: (runId) => new SqlBreakSink(db, runId, nudge), sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
-      onFinished: countRun, ...(o.heartbeatMs ? { heartbeatMs: o.heartbeatMs } : {}),
+      onFinished: countRun,
+      onUnexpectedFailure: (run, err) => log.error({ err, runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run failed'),
+      // Several beats within the stale time, whatever it is configured to.
+      heartbeatMs: o.heartbeatMs ?? Math.min(15_000, Math.floor(c.RECON_STALE_RUN_MS / 3)),
     });
-    const service = new ReconciliationService({
+    const useCases = reconciliationUseCases({
       day, runs, breaks: new BreakStore(db), exceptions, reopenException: (id, action) => reopenException(db, id, action),
       ledger, decodeCursor, log, ...(o.now ? { now: o.now } : {}),
     });
-    scope.defer(() => service.stop());
+    scope.defer(() => useCases.stop());
     scope.defer(watchOpenExceptions(() => exceptions.countOpen()));
 
-    const implementation = asyncService<reconciliationV1.ReconciliationServiceServer>(reconciliationHandlers(service), log, reconciliationAccess, o.mesh);
+    const implementation = asyncService<reconciliationV1.ReconciliationServiceServer>(reconciliationHandlers(useCases), log, reconciliationAccess, o.mesh);
     const grpc = await startGrpcServer(c.RECONCILIATION_GRPC_HOST, c.RECONCILIATION_GRPC_PORT, [{ definition: reconciliationV1.ReconciliationServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
@@ -123,7 +127,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort, rails: c.RECON_RAILS, schedules: c.schedules, timezone: c.RECON_TIMEZONE }, 'reconciliation started');
 
-    return { db, bus, relay, service, scheduler, runs, ops, grpcPort: grpc.port, opsPort, stop: () => scope.stop() };
+    return { db, bus, relay, useCases, scheduler, runs, ops, grpcPort: grpc.port, opsPort, stop: () => scope.stop() };
   } catch (err) {
     await scope.stop();
     throw err;

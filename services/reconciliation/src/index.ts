@@ -13,10 +13,12 @@ export {
   BreakStore, RECONCILIATION_SCHEMA, RunStore, SUBJECTS, SqlBreakSink, SqlScheduleClaims, exceptionRail, reconciliationExceptions,
 } from './persistence/reconciliation.store.js';
 export type { BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from './app/ports.js';
-export { ReconciliationService, RECON_ACTIONS, EXCEPTION_KINDS, type ClearingLedger } from './app/reconciliation-service.js';
+export { RECON_ACTIONS, EXCEPTION_KINDS } from './app/exceptions.js';
+export type { ClearingLedger, ReconciliationDeps } from './app/deps.js';
+export { reconciliationUseCases, type ReconciliationUseCases } from './app/use-cases.js';
 export { Scheduler, previousBogotaDay, type TriggerFactory } from './app/scheduler.js';
 export { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
-export { breakToProto, runToProto } from './grpc/mappers.js';
+export { breakToProto, runToProto } from './app/messages.js';
 export { composeReconciliation, type ReconciliationRuntime, type ReconciliationRuntimeOptions } from './compose.js';
 export { loadConfig, reconciliationEnvSchema, type ReconciliationConfig } from './config.js';
 export { reconciliationMigrations } from './persistence/migrations/index.js';

@@ -63,6 +63,22 @@ describe('HttpReportSource', () => {
     expect(path).toBe(`/sandbox/reports/breb/${D}.csv`);
   });
 
+  it('sends the token as a Bearer credential when one is configured, and no Authorization otherwise; a 401 is a fetch error without the token', async () => {
+    const seen: Array<string | undefined> = [];
+    handler = (req, res) => {
+      seen.push(req.headers.authorization);
+      if (req.headers.authorization !== 'Bearer s3cret-report-token') { res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":"UNAUTHORIZED"}'); return; }
+      res.writeHead(200, { 'content-type': 'text/csv' }).end(`${HEADER}${LINE}TRAILER,1,150000,0\r\n`);
+    };
+    expect(await read(source({ token: 's3cret-report-token' }))).toHaveLength(3);
+    const err = await failure(read(source())) as ReportFetchError;
+    expect(err).toBeInstanceOf(ReportFetchError);
+    expect(err.failure).toBe('HTTP_STATUS');
+    expect(seen).toEqual(['Bearer s3cret-report-token', undefined]);
+    const wrong = await failure(read(source({ token: 'wrong-token-value' }))) as Error;
+    expect(wrong.message).not.toContain('wrong-token-value');
+  });
+
   it('404 REPORT_NOT_AVAILABLE: not published yet; other answers are fetch errors', async () => {
     handler = (_req, res) => res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"REPORT_NOT_AVAILABLE"}');
     expect(await failure(read(source()))).toBeInstanceOf(ReportNotAvailableError);

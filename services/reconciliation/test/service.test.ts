@@ -5,7 +5,7 @@ import { createLogger, devMeshTls } from '@wallet/platform';
 import { eventually, meshClient, policyClient } from '@wallet/platform/testing';
 import { reconciliationV1 } from '@wallet/proto';
 import { GrpcClearingLedger } from '../src/adapters/ledger.client.js';
-import type { ClearingLedger } from '../src/app/reconciliation-service.js';
+import type { ClearingLedger } from '../src/app/deps.js';
 import { composeReconciliation, type ReconciliationRuntime } from '../src/compose.js';
 import { loadConfig } from '../src/config.js';
 import { reconciliationAccess } from '../src/grpc/reconciliation.handlers.js';

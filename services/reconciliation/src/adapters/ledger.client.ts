@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAsyncClient, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
-import type { ClearingLedger } from '../app/reconciliation-service.js';
+import type { ClearingLedger } from '../app/deps.js';
 import type { ReportRail } from '../domain/report.js';
 
 /** The ledger's PostClearingAdjustment over gRPC, as the mesh identity `reconciliation` (a service-level posting: no company). */

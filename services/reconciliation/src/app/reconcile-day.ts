@@ -21,6 +21,21 @@ export interface ReconcileDayDeps {
   heartbeatMs?: number;
   /** Called once per run that ended (metrics). */
   onFinished?: (run: RunRecord) => void;
+  /** Where an unexpected failure is logged in full (the run's detail keeps no internals). */
+  onUnexpectedFailure?: (run: RunRecord, err: Error) => void;
+}
+
+/** Failures whose message is ours and says what happened (no addresses, no stack). */
+const OWN_FAILURES = new Set(['ReportNotAvailableError', 'ReportFetchError', 'OurRecordError']);
+
+/**
+ * The FAILED run's detail, without internals: our own errors as `<name>: <message>`; anything else
+ * (a gRPC or database error) as its name and code only, the whole error going to the log.
+ */
+export function failureDetail(e: Error): string {
+  if (OWN_FAILURES.has(e.name)) return `${e.name}: ${e.message}`;
+  const code = (e as { code?: unknown }).code;
+  return `${e.name}${typeof code === 'string' || typeof code === 'number' ? ` (${code})` : ''}: the run failed unexpectedly; see the service's log for this run`;
 }
 
 /** A run that ended, with the error that failed it (the scheduler retries some). */
@@ -53,8 +68,9 @@ export class ReconcileDay {
         const records = await this.deps.source.open(started.rail, started.date, signal);
         result = await reconcile(started.rail, started.date, records, { ours: this.deps.ours, sink, sorter: this.deps.sorter });
       } catch (err) {
-        const e = err as Error;
-        ended = { run: await this.deps.runs.fail(started.id, `${e.name}: ${e.message}`, sink.opened), error: e };
+        const e = err instanceof Error ? err : new Error(String(err));
+        ended = { run: await this.deps.runs.fail(started.id, failureDetail(e), sink.opened), error: e };
+        if (!OWN_FAILURES.has(e.name)) this.deps.onUnexpectedFailure?.(ended.run, e);
         this.deps.onFinished?.(ended.run);
         return ended;
       }

@@ -29,3 +29,14 @@ describe('scheduler', () => {
     t.stop();
   });
 });
+
+describe('a FAILED run\'s detail', () => {
+  it('keeps our own failures\' messages and only the name and code of anything else', async () => {
+    const { failureDetail } = await import('./reconcile-day.js');
+    const own = Object.assign(new Error('cannot reach the provider: ECONNREFUSED'), { name: 'ReportFetchError' });
+    expect(failureDetail(own)).toBe('ReportFetchError: cannot reach the provider: ECONNREFUSED');
+    const grpc = Object.assign(new Error('14 UNAVAILABLE: No connection established. Last error: connect ECONNREFUSED 10.0.3.7:50052'), { code: 14 });
+    expect(failureDetail(grpc)).toBe("Error (14): the run failed unexpectedly; see the service's log for this run");
+    expect(failureDetail(grpc)).not.toContain('10.0.3.7');
+  });
+});

@@ -5,7 +5,7 @@ import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigg
 import type { ReconcileResult } from '../app/reconcile.js';
 import type { Break } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
-import { breakToProto, runToProto } from '../grpc/mappers.js';
+import { breakToProto, runToProto } from '../app/messages.js';
 
 export const RECONCILIATION_SCHEMA = 'reconciliation';
 

@@ -1,4 +1,6 @@
 import type { reconciliationV1 } from '@wallet/proto';
+
+// The wire form of runs and breaks: the gRPC answers and the events' payloads (the same messages).
 import type { BreakRecord, RunRecord } from '../app/ports.js';
 
 /** A run on the wire (`wallet.reconciliation.v1.Run`); counts of a run that has none yet are 0. */
