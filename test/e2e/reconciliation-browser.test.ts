@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Secret, TOTP } from 'otpauth';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ERRORS } from '@wallet/platform';
+import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { checkDocumented } from '../support/openapi-check.js';
 import type { ReconciliationDouble } from '../support/reconciliation-double.js';
@@ -196,4 +197,95 @@ describe('reconciliation page in Chromium', () => {
     await shot(p, 'started');
     await context.close();
   });
+});
+
+/**
+ * The same page with nothing stood in: the real reconciliation service (stack option
+ * `reconciliation: true`), transfer and the sandbox's Bre-B report with an amount discrepancy. The
+ * operator starts today's Bre-B run from the page, waits for it to finish, sees the break the
+ * discrepancy caused (both sides, the difference in COP) and resolves it with "explicar".
+ */
+describe('reconciliation page in Chromium, real reconciliation service', () => {
+  let stack: Stack;
+  let browser: Browser;
+  const problems: string[] = [];
+  const today = new Date(Date.now() - 5 * 3_600_000).toISOString().slice(0, 10);
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}`);
+    stack = await startStack({ reconciliation: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  });
+
+  it('starts today\'s Bre-B run from the page, shows the break of a report discrepancy and resolves it with "explicar"', async () => {
+    const co = await stack.provision('Página Conciliación S.A.S.', { wallets: ['BREB', 'ACH'] });
+    expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 })).status).toBe(200);
+    expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 5_000_000, reference: 'seed-recon-page' })).status).toBeLessThan(300);
+    const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3001112233' } });
+    const sent = await stack.http('POST', '/transfers/send', {
+      token: co.writeKey,
+      body: { amount: 150_000, reference: 'recon-page-1', destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+    });
+    expect(sent.status).toBe(201);
+    await eventually(async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED', 20_000, 100);
+    const injected = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb/${today}/discrepancies`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'amount', ref: sent.body.id, amountCents: 160_000 }),
+    });
+    expect(injected.status).toBe(201);
+
+    const email = `operadora.real.${Date.now()}@billetera.co`;
+    const invited = await stack.admin('POST', '/admin/operators', { name: 'Operadora Real', email });
+    const enrolled = await stack.http('POST', '/admin/auth/enroll', { body: { enrollmentToken: invited.body.enrollmentToken, password: PASSWORD } });
+    expect(enrolled.status).toBe(200);
+    const code = new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(enrolled.body.totpSecret) }).generate();
+
+    const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1200, height: 900 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => problems.push(String(e)));
+    await page.goto(`${stack.gateway.url}/admin/conciliaciones`);
+    await page.getByLabel('Correo electrónico').fill(email);
+    await page.getByLabel('Contraseña').fill(PASSWORD);
+    await page.getByLabel('Código de verificación').fill(code);
+    await page.getByRole('button', { name: 'Ingresar' }).click();
+    await page.getByTestId('operator-email').filter({ hasText: email }).waitFor();
+
+    await page.getByTestId('start-rail').selectOption('breb');
+    expect(await page.getByTestId('start-date').inputValue()).toBe(today);
+    await page.getByRole('button', { name: 'Conciliar' }).click();
+    await page.getByTestId('run-summary').waitFor();
+    // The run goes on in the background: "Actualizar" until it is reconciled.
+    for (let i = 0; i < 100; i++) {
+      if ((await page.getByTestId('summary-status').textContent())?.trim() === 'Conciliada') break;
+      await new Promise((r) => setTimeout(r, 200));
+      await page.getByTestId('run-refresh').click();
+      await page.getByTestId('summary-status').waitFor();
+    }
+    expect((await page.getByTestId('summary-status').textContent())!.trim()).toBe('Conciliada');
+    const card = page.getByTestId('break').filter({ hasText: 'Monto distinto' });
+    await card.waitFor();
+    expect((await card.getByTestId('break-our-id').textContent())!.trim()).toBe(sent.body.id);
+    expect((await card.getByTestId('break-difference').textContent())!.trim()).toMatch(/^-?\$ \d{1,3}(\.\d{3})*,\d{2}$/);
+    // Both sides, amounts in COP: ours $ 1.500,00, the provider's $ 1.600,00.
+    expect(await card.getByTestId('break-ours').textContent()).toContain('$ 1.500,00');
+    expect(await card.getByTestId('break-theirs').textContent()).toContain('$ 1.600,00');
+    expect((await page.locator(`[data-testid="run-row"]`).first().getByTestId('run-status').textContent())!.trim()).toBe('Conciliada');
+    await page.screenshot({ path: join(SHOTS, 'conciliaciones-real.png'), fullPage: true });
+
+    await card.getByTestId('resolve-action-explain').check();
+    await card.getByLabel(/Nota/).fill('El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.');
+    await card.getByRole('button', { name: 'Resolver' }).click();
+    await page.getByTestId('breaks-message').filter({ hasText: 'quedó resuelta' }).waitFor();
+    const resolved = page.getByTestId('break').filter({ hasText: 'Monto distinto' });
+    expect((await resolved.getByTestId('break-status').textContent())!.trim()).toBe('Resuelta');
+    expect((await resolved.getByTestId('break-resolution').textContent())!.trim()).toBe('Explicada');
+    const exc = await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=RESOLVED');
+    expect(exc.body.items[0]).toMatchObject({ action: 'explain', resolvedBy: expect.stringMatching(/^operator:/), note: 'El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.' });
+    expect(problems).toEqual([]);
+    expect((await stack.invariants()).violations).toEqual([]);
+    await context.close();
+  }, 120_000);
 });

@@ -255,14 +255,27 @@ function detail(term: string, value: string, testid?: string): HTMLElement[] {
   return [h('dt', {}, term), h('dd', testid ? { 'data-testid': testid } : {}, value)];
 }
 
-/** One side of a break (our record or the provider's line): each field as sent, text only. */
+/** Names of the fields a side usually has; any other is shown under its own name. */
+const FIELD_LABEL: Record<string, string> = {
+  ourId: 'Referencia nuestra', providerId: 'Referencia del proveedor', status: 'Estado', amountCents: 'Monto', feeCents: 'Comisión',
+  providerFeeCents: 'Comisión del proveedor', settledAt: 'Liquidada', settledDate: 'Fecha de liquidación', valueDate: 'Fecha valor',
+  acceptedAt: 'Aceptada', direction: 'Dirección', counterparty: 'Contraparte', lineNo: 'Línea del reporte', companyId: 'Empresa', lines: 'Líneas',
+};
+/** A field's value as text: centavos (`…Cents`) in COP, instants (`…At`) in Colombia's time, anything else as sent. */
+function fieldText(key: string, v: unknown): string {
+  if (/Cents$/.test(key) && (typeof v === 'string' || typeof v === 'number') && /^-?\d+$/.test(String(v))) return formatCop(String(v));
+  if (/At$/.test(key) && typeof v === 'string') return formatDateTime(v);
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** One side of a break (our record or the provider's line(s)): each field, text only. */
 function side(title: string, data: Record<string, unknown>, testid: string): HTMLElement {
   const entries = Object.entries(data);
   return h('div', { class: 'side', 'data-testid': testid },
     h('h4', {}, title),
     entries.length === 0
       ? h('p', { class: 'muted small' }, 'Sin registro.')
-      : h('dl', { class: 'details' }, ...entries.flatMap(([k, v]) => detail(k, typeof v === 'string' ? v : JSON.stringify(v)))));
+      : h('dl', { class: 'details' }, ...entries.flatMap(([k, v]) => detail(FIELD_LABEL[k] ?? k, fieldText(k, v)))));
 }
 
 function resolveForm(b: Break, result: HTMLElement): HTMLFormElement {
@@ -322,7 +335,7 @@ let currentRunId: string | undefined;
 
 function summary(r: Run): void {
   const refresh = h('button', { type: 'button', class: 'btn btn-ghost', 'data-testid': 'run-refresh' }, 'Actualizar');
-  refresh.addEventListener('click', () => void openRun(r.id));
+  refresh.addEventListener('click', () => { void loadRuns(); void openRun(r.id); });
   ui.summary.replaceChildren(
     ...detail('Riel', label(RAIL_LABEL, r.rail), 'summary-rail'),
     ...detail('Fecha', formatDay(r.date), 'summary-date'),
