@@ -70,8 +70,9 @@ const newestFirst = (a: WireException, b: WireException) =>
 
 /**
  * Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to
- * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections); the
- * listing merges them with one cursor that both understand (the last item's opened_at and id).
+ * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections;
+ * reconciliation: the breaks between a provider's settlement report and our books); the listing
+ * merges them with one cursor that all three understand (the last item's opened_at and id).
  */
 export function adminExceptionsRoutes(transfers: TransferClient, deposits: DepositClient, recon: ReconciliationClient, opts: { rerunDeadlineMs: number }): AnyRoute[] {
   return [
