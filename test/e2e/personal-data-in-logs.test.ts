@@ -1,6 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { eventually } from '@wallet/platform/testing';
+import { bogotaDateOf } from '@wallet/platform';
+import { eventually, meshClient } from '@wallet/platform/testing';
+import { reconciliationV1 } from '@wallet/proto';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -52,7 +54,7 @@ describe('personal data never reaches the logs', () => {
     });
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/events`;
-    stack = await startStack({ transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true, captureLogs: 'trace' });
+    stack = await startStack({ transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true, reconciliation: true, captureLogs: 'trace' });
     co = await stack.provision('Datos Personales S.A.S.', { taxRegime: 'COMMON', nit: NIT });
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 10_000_000, reference: 'seed-breb' });
@@ -143,10 +145,29 @@ describe('personal data never reaches the logs', () => {
     await eventually(async () => (await stack.http('GET', `/wallets/transactions/${ach.body.id}/receipt.pdf`, { token: co.readKey })).status === 200, 20_000, 200);
     expect((await stack.invariants()).violations).toEqual([]);
 
+    // The reconciliation of the day on every rail (an operator's run): the reports carry the same
+    // payments (keys, documents, accounts) that its logs must not.
+    const recon = meshClient<reconciliationV1.ReconciliationServiceServer>(
+      reconciliationV1.ReconciliationServiceClient, stack.reconciliation!.address, 'gateway', 'reconciliation', 30_000, new Set(['startRun', 'getRun']),
+    );
+    try {
+      const date = bogotaDateOf(new Date());
+      for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
+        const { run } = await recon.startRun({ rail, date, requestedBy: 'operator:e2e' }, { requestId: `e2e-recon-${rail}` });
+        const done = await eventually(async () => {
+          const r = await recon.getRun({ id: run!.id }, { requestId: `e2e-recon-get-${rail}` });
+          return r.status === 'RUNNING' ? undefined : r;
+        }, 30_000, 200);
+        expect([rail, done.status]).toEqual([rail, 'RECONCILED']);
+      }
+    } finally {
+      recon.close();
+    }
+
     const lines = stack.logs();
     // The capture saw every process, at debug level and below.
     const services = new Set(lines.map((l) => (JSON.parse(l) as { service?: string }).service));
-    for (const s of ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'sandbox']) expect(services).toContain(s);
+    for (const s of ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'sandbox']) expect(services).toContain(s);
     expect(lines.some((l) => l.includes('"level":"debug"'))).toBe(true);
 
     const leaks: string[] = [];

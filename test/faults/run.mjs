@@ -12,7 +12,7 @@
 // that database's connections are cut). Exit code 0 only when every invariant held.
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -34,13 +34,11 @@ const profileName = arg('profile', process.env.FAULTS_PROFILE ?? 'full');
 const jsonOut = arg('json');
 
 /**
- * The reconciliation (issue 21) runs here once its process is built (services/reconciliation
- * dist/main.js, from the recon-svc slice): two replicas like the others, no schedule (RECON_SCHEDULE
- * off: the workload's days are still open), reading the sandbox's reports; killed and stalled like them.
+ * The product's services; each runs REPLICAS processes (the sandbox, the provider simulator, one).
+ * The reconciliation runs with no schedule (RECON_SCHEDULE off: the workload's days are still open),
+ * reading the sandbox's reports; killed and stalled like the others.
  */
-const RECONCILIATION = existsSync(join(root, 'services', 'reconciliation', 'dist', 'main.js'));
-/** The product's services; each runs REPLICAS processes (the sandbox, the provider simulator, one). */
-const PRODUCT = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', ...(RECONCILIATION ? ['reconciliation'] : []), 'gateway'];
+const PRODUCT = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'gateway'];
 const REPLICAS = 2;
 
 /**
@@ -71,17 +69,17 @@ const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 // The reconciliation, added later, takes the next ports after the others' (ops 9314/9315, gRPC
 // 28365/28366): each base's block stays within 16 ports, below the next base (+20).
 const FIRST_SIX = ['ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook'];
-const GRPC_SERVICES = [...FIRST_SIX, ...(RECONCILIATION ? ['reconciliation'] : [])];
+const GRPC_SERVICES = [...FIRST_SIX, 'reconciliation'];
 const portsAt = (b) => ({
   gateway: [8380 + b, 8381 + b],
   ops: {
     gateway: [9300 + b, 9307 + b],
     ...Object.fromEntries(FIRST_SIX.map((n, i) => [n, [9301 + b + i, 9308 + b + i]])),
-    ...(RECONCILIATION ? { reconciliation: [9314 + b, 9315 + b] } : {}),
+    reconciliation: [9314 + b, 9315 + b],
   },
   grpc: {
     ...Object.fromEntries(FIRST_SIX.map((n, i) => [n, [28351 + b + i, 28357 + b + i]])),
-    ...(RECONCILIATION ? { reconciliation: [28365 + b, 28366 + b] } : {}),
+    reconciliation: [28365 + b, 28366 + b],
   },
   /** The slow-ledger proxies: every ledger client dials these, each forwards to one ledger replica. */
   ledgerProxy: [28363 + b, 28364 + b],
@@ -242,7 +240,7 @@ function envOf(name, r) {
       REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
       LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
       COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECEIPT_GRPC_ADDR: targetOf('receipt'), WEBHOOK_GRPC_ADDR: targetOf('webhook'),
-      ...(RECONCILIATION ? { RECONCILIATION_GRPC_ADDR: targetOf('reconciliation') } : {}),
+      RECONCILIATION_GRPC_ADDR: targetOf('reconciliation'),
     };
   }
   const own = { [`${P}_GRPC_HOST`]: '127.0.0.1', [`${P}_GRPC_PORT`]: ports.grpc[name][r], [`${P}_OPS_PORT`]: ports.ops[name][r], [`${P}_DB_POOL_MAX`]: POOL };
@@ -735,7 +733,7 @@ async function settle(db) {
 
 async function main() {
   mkdirSync(logDir, { recursive: true });
-  if (RECONCILIATION) for (let r = 0; r < REPLICAS; r++) mkdirSync(join(work, `recon-${r}`), { recursive: true });
+  for (let r = 0; r < REPLICAS; r++) mkdirSync(join(work, `recon-${r}`), { recursive: true });
   // gRPC ports sit in Linux's ephemeral range: an outgoing connection may hold one for a moment.
   let busy = [];
   for (let i = 0; i < 20; i++) {
