@@ -22,6 +22,7 @@ export const STREAMS = {
   TRANSFERS: { subjects: 'transfer.>', owner: 'transfer' },
   DEPOSITS: { subjects: 'deposit.>', owner: 'pse-deposit' },
   COLLECT_KEYS: { subjects: 'collectkey.>', owner: 'collect-key' },
+  RECONCILIATION: { subjects: 'reconciliation.>', owner: 'reconciliation' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
@@ -58,6 +59,8 @@ export const SUBJECTS = [
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
   ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
+  ['reconciliation.completed', 'wallet.events.v1.ReconciliationCompleted', ['reconciliation'], 'A reconciliation run of a rail and date ended (RECONCILED, REJECTED or FAILED), with its counts and both sides\' effect on the clearing account.'],
+  ['reconciliation.break', 'wallet.events.v1.ReconciliationBreak', ['reconciliation'], 'A run found a new break (once per break key, whatever the number of runs); its money exception was opened with it.'],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
@@ -95,7 +98,7 @@ export function loadProtos() {
     if (target.startsWith('google/protobuf/')) return target; // protobufjs ships the well-known types
     return join(PROTO_ROOT, target);
   };
-  const files = ['collectkey_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'transfer_events.proto']
+  const files = ['collectkey_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'reconciliation_events.proto', 'transfer_events.proto']
     .map((f) => `wallet/events/v1/${f}`);
   root.loadSync(files, { keepCase: false, alternateCommentMode: true });
   root.resolveAll();

@@ -48,6 +48,8 @@ import { collectKeyRoutes } from './http/routes/collect-keys.routes.js';
 import { depositRoutes } from './http/routes/deposits.routes.js';
 import { adminAmlRoutes } from './http/routes/admin-aml.routes.js';
 import { adminExceptionsRoutes } from './http/routes/admin-exceptions.routes.js';
+import { adminReconciliationRoutes } from './http/routes/admin-reconciliations.routes.js';
+import type { ReconciliationClient } from './reconciliation/reconciliation-client.js';
 import { adminDashboardUserRoutes, authRoutes, dashboardRoutes } from './http/routes/dashboard.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
@@ -60,7 +62,7 @@ import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
   'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents'
-  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs'> & {
+  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs' | 'reconciliationRerunDeadlineMs'> & {
     admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
   };
 
@@ -75,6 +77,8 @@ export interface AppDeps {
   receipt: ReceiptClient;
   /** The webhook service (outgoing webhooks); optional so inert compositions (the OpenAPI spec test) need not pass one. */
   webhook?: WebhookClient;
+  /** The reconciliation service (admin only); optional so inert compositions need not pass one. */
+  reconciliation?: ReconciliationClient;
   redis: Redis;
 }
 
@@ -141,7 +145,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminOperatorRoutes(operators, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer),
-    ...adminExceptionsRoutes(transfer, deposit),
+    ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }),
+    ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
     ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),

@@ -57,6 +57,8 @@ export const gatewayEnvSchema = baseEnvSchema
     COLLECT_KEY_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50054'),
     RECEIPT_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50055'),
     WEBHOOK_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50056'),
+    /** The reconciliation service (admin: /admin/reconciliations and its money exceptions). */
+    RECONCILIATION_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50057'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
     ADMIN_TOKEN: env.secret('ADMIN_TOKEN'),
@@ -102,6 +104,11 @@ export const gatewayEnvSchema = baseEnvSchema
      * a retry with the same Idempotency-Key gets that transfer (tests shorten it).
      */
     TRANSFER_SEND_DEADLINE_MS: env.int(20_000, 100),
+    /**
+     * Deadline of a money exception resolved by `rerun`: the reconciliation runs the break's day
+     * again (fetches the report, matches every line) before it answers.
+     */
+    RECONCILIATION_RERUN_DEADLINE_MS: env.int(60_000, 1000),
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
@@ -142,6 +149,7 @@ export interface GatewayConfig {
   collectKeyAddress: string;
   receiptAddress: string;
   webhookAddress: string;
+  reconciliationAddress: string;
   redisUrl: string;
   adminToken: string;
   apiKeyPepper: string;
@@ -163,6 +171,7 @@ export interface GatewayConfig {
   migrateOnStart: boolean;
   grpcDeadlineMs: number;
   transferSendDeadlineMs: number;
+  reconciliationRerunDeadlineMs: number;
   shutdownGraceMs: number;
   idempotencyKeyTtlSeconds: number;
 }
@@ -193,6 +202,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     collectKeyAddress: e.COLLECT_KEY_GRPC_ADDR,
     receiptAddress: e.RECEIPT_GRPC_ADDR,
     webhookAddress: e.WEBHOOK_GRPC_ADDR,
+    reconciliationAddress: e.RECONCILIATION_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
     adminToken: e.ADMIN_TOKEN,
     apiKeyPepper: e.API_KEY_PEPPER,
@@ -213,6 +223,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     transferSendDeadlineMs: e.TRANSFER_SEND_DEADLINE_MS,
+    reconciliationRerunDeadlineMs: e.RECONCILIATION_RERUN_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
   };

@@ -12,6 +12,7 @@ import { connectDeposit } from './deposit/deposit-client.js';
 import { connectCollectKey } from './collectkey/collect-key-client.js';
 import { connectWebhook } from './webhook/webhook-client.js';
 import { connectReceipt } from './receipt/receipt-client.js';
+import { connectReconciliation } from './reconciliation/reconciliation-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
 
 export interface RunningGateway {
@@ -67,7 +68,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const collectKeyClient = connectCollectKey(config.collectKeyAddress, config.grpcDeadlineMs, mesh);
   const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs, mesh);
   const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs, mesh);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, redis });
+  const reconciliationClient = connectReconciliation(config.reconciliationAddress, config.grpcDeadlineMs, mesh);
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, reconciliation: reconciliationClient, redis });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -102,6 +104,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const port = await listen(server, config.port, config.host);
   const adminPort = adminServer ? await listen(adminServer, config.admin.port!, config.admin.host) : undefined;
 
+  // Not the reconciliation service: it serves operators only (/admin/reconciliations and its money
+  // exceptions), so while it is down those answer 503 and the payments API stays ready.
   const ops = new OpsServer([
     { name: 'postgres', check: () => db.ping() },
     {
@@ -142,6 +146,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     collectKeyClient.close();
     receiptClient.close();
     webhookClient.close();
+    reconciliationClient.close();
     await redis.quit().catch(() => redis.disconnect());
     await db.close();
     await ops.close();

@@ -16,6 +16,8 @@ export interface StartGatewayOptions {
   receiptAddress?: string;
   /** The webhook service; without one, /webhooks/endpoints and /webhooks/deliveries answer 503 and /readyz reports it. */
   webhookAddress?: string;
+  /** The reconciliation service; without one, /admin/reconciliations answers 503 and /readyz reports it. */
+  reconciliationAddress?: string;
   /** Unique per test file: isolates rate-limit counters in the shared Redis. */
   namespace: string;
   port?: number;
@@ -61,6 +63,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress ?? opts.env?.COLLECT_KEY_GRPC_ADDR ?? '127.0.0.1:1',
     RECEIPT_GRPC_ADDR: opts.receiptAddress ?? opts.env?.RECEIPT_GRPC_ADDR ?? '127.0.0.1:1',
     WEBHOOK_GRPC_ADDR: opts.webhookAddress ?? opts.env?.WEBHOOK_GRPC_ADDR ?? '127.0.0.1:1',
+    RECONCILIATION_GRPC_ADDR: opts.reconciliationAddress ?? opts.env?.RECONCILIATION_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
   const running = await startGatewayServer(config, log, devMeshTls('gateway'));

@@ -43,7 +43,8 @@ async function enroll(api: Client, inviter: string, name: string) {
 
 describe('production: the admin listener', () => {
   it('the public port answers every /admin path 404, whatever the spelling or credential', async () => {
-    const paths = ['/admin', '/admin/', '/admin/operators', '/admin/companies', '/admin/auth/login', '/ADMIN/operators', '/Admin/companies', '/admin/audit?limit=1', '/%61dmin/operators'];
+    const paths = ['/admin', '/admin/', '/admin/operators', '/admin/companies', '/admin/auth/login', '/ADMIN/operators', '/Admin/companies', '/admin/audit?limit=1', '/%61dmin/operators',
+      '/admin/reconciliations', '/admin/conciliaciones', '/admin/conciliaciones/assets/conciliaciones.js'];
     for (const path of paths) {
       for (const token of [undefined, ADMIN_TOKEN, `wk_live_${'A'.repeat(40)}`, `wadm_${'A'.repeat(43)}`]) {
         for (const method of ['GET', 'POST']) {
@@ -63,6 +64,10 @@ describe('production: the admin listener', () => {
       expect({ path, status: r.status, body: r.body }).toEqual({ path, status: 404, body: notFound });
     }
     expect((await adm.get('/admin/operators')).body.error).toBe('AUTH_REQUIRED');
+    // The operators' reconciliation page is served here (it holds no data; its API calls need a session).
+    const page = await adm.get('/admin/conciliaciones');
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect((await adm.get('/admin/reconciliations')).body.error).toBe('AUTH_REQUIRED');
   });
 
   it('refuses the shared token for everything but bootstrapping two operators (concurrent tries included); nothing written', async () => {

@@ -7,6 +7,7 @@ import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace,
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
 import { checkDocumented } from './openapi-check.js';
+import { startReconciliationDouble } from './reconciliation-double.js';
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -42,8 +43,12 @@ export interface StackOptions {
    * their settled records, and the sandbox's reports at RECON_REPORTS_URL). No schedule
    * (RECON_SCHEDULE=off): runs start on demand. `E2E_RECONCILIATION=1` turns it on for every stack
    * that starts the sandbox (to run the existing suites with it).
+   * Without it the gateway still needs a reconciliation (GET /admin/exceptions merges its money
+   * exceptions with transfer's and pse-deposit's): `'double'` or the default start the in-memory TEST
+   * DOUBLE of support/reconciliation-double.ts (real mTLS gRPC, empty unless a test seeds it, as
+   * stack.reconciliationDouble); `'none'` gives the gateway none (those routes answer 503).
    */
-  reconciliation?: boolean;
+  reconciliation?: boolean | 'double' | 'none';
   /** Environment of the reconciliation service (e.g. RECON_RETRY_BASE_MS). */
   reconciliationEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
@@ -58,8 +63,8 @@ export interface StackOptions {
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
   const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'reconciliation' in opts || 'captureLogs' in opts ? { ...(opts as StackOptions) } : { gatewayEnv: opts as Record<string, string> };
-  if (process.env.E2E_RECONCILIATION === '1' && (o.transfers || o.deposits || o.collectKeys)) o.reconciliation = true;
-  if (o.reconciliation) { o.transfers = true; o.collectKeys = true; }
+  if (process.env.E2E_RECONCILIATION === '1' && !o.reconciliation && (o.transfers || o.deposits || o.collectKeys)) o.reconciliation = true;
+  if (o.reconciliation === true) { o.transfers = true; o.collectKeys = true; }
   // Before any process starts: each creates its logger at start-up.
   const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
@@ -112,7 +117,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
     });
   }
-  if (o.reconciliation) {
+  if (o.reconciliation === true) {
     const { startReconciliation } = await import('@wallet/reconciliation/testing');
     reconciliation = await startReconciliation({
       databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, transferAddress: transfer!.address,
@@ -121,15 +126,15 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     });
   }
 
+  const reconciliationDouble = o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: (reconciliation ?? reconciliationDouble)?.address, namespace, port: gatewayPort,
     // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
     // not latency: a generous deadline (a test that needs a short one sets it).
     env: {
       LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000',
-      ...(reconciliation ? { RECONCILIATION_GRPC_ADDR: reconciliation.address } : {}),
       ...o.gatewayEnv,
     },
   });
@@ -180,6 +185,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     ledgerClient.close();
     await gateway.stop();
     await reconciliation?.stop();
+    await reconciliationDouble?.stop();
     await webhook?.stop();
     await transfer?.stop();
     await receipt?.stop();
@@ -195,5 +201,5 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
   const logs = (): string[] => captured?.lines() ?? [];
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, reconciliationDouble, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
 }

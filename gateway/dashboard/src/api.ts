@@ -58,7 +58,7 @@ export function loadSession(): Session | undefined {
 export function saveSession(s: Session): void { sessionStorage.setItem(SESSION_KEY, JSON.stringify(s)); }
 export function clearSession(): void { sessionStorage.removeItem(SESSION_KEY); }
 
-async function request<T>(method: 'GET' | 'POST', path: string, token?: string, body?: unknown): Promise<T> {
+export async function request<T>(method: 'GET' | 'POST', path: string, token?: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';

@@ -7,6 +7,7 @@ import { startCollectKey } from '@wallet/collect-key/testing';
 import { startReceipt } from '@wallet/receipt/testing';
 import { startWebhook } from '@wallet/webhook/testing';
 import { startGateway, type StartedGateway } from '../../src/testing.js';
+import { startReconciliationStandIn, type ReconciliationStandIn } from './reconciliation-stand-in.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -35,6 +36,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   let collectKey: Awaited<ReturnType<typeof startCollectKey>> | undefined;
   let receipt: Awaited<ReturnType<typeof startReceipt>> | undefined;
   let webhook: Awaited<ReturnType<typeof startWebhook>> | undefined;
+  let recon: ReconciliationStandIn | undefined;
   try {
     ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     sandbox = await startSandbox({ databaseUrl: db.url, port: 0, env: { LOG_LEVEL: 'warn' } });
@@ -49,13 +51,15 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     const rc = receipt;
     const wh = webhook;
     const sb = sandbox;
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    recon = await startReconciliationStandIn();
+    const rn = recon;
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
       gw, ledger: l, db, namespace, sandboxUrl: sb.url,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address,
+          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address,
           namespace: `${namespace}_${extra.length + 1}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
@@ -65,6 +69,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       async stop() {
         for (const g of extra) await g.stop();
         await gw.stop();
+        await rn.stop();
         await t.stop();
         await wh.stop();
         await rc.stop();
@@ -77,6 +82,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       },
     };
   } catch (err) {
+    await recon?.stop().catch(() => undefined);
     await transfer?.stop().catch(() => undefined);
     await webhook?.stop().catch(() => undefined);
     await receipt?.stop().catch(() => undefined);

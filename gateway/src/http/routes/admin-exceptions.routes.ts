@@ -4,6 +4,7 @@ import { adminActor } from '../../auth/admin-principal.js';
 import type { exceptionsV1 } from '@wallet/proto';
 import type { DepositClient } from '../../deposit/deposit-client.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
+import type { ReconciliationClient } from '../../reconciliation/reconciliation-client.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { isoDate } from '../api-schemas.js';
 import { textSchema } from '../validation.js';
@@ -11,16 +12,19 @@ import { textSchema } from '../validation.js';
 /** The kinds each owning service keeps. */
 const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
 const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
-const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS] as const;
-const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss'] as const;
+const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'] as const;
+const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, ...RECONCILIATION_KINDS] as const;
+/** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
+const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
+const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
 
 export const MoneyExceptionSchema = z.object({
   id: z.string().meta({ description: '`exc_…`' }),
   kind: z.enum(KINDS),
   status: z.enum(['OPEN', 'RESOLVING', 'RESOLVED']),
   rail: z.enum(['BREB', 'ACH', 'PSE']),
-  resourceId: z.string().meta({ description: 'The transfer (UUID) or PSE deposit (`dep_…`) the exception is about.' }),
-  companyId: z.string(),
+  resourceId: z.string().meta({ description: 'The transfer (UUID) or PSE deposit (`dep_…`) the exception is about; for a reconciliation break, the break\'s key (`<rail>:<date>:<kind>:<ref>`).' }),
+  companyId: z.string().meta({ description: 'The company concerned; empty when the break has no record of ours (e.g. `MISSING_IN_OUR_BOOKS`).' }),
   ours: z.record(z.string(), z.unknown()).meta({ description: 'Our record when the contradiction arrived.' }),
   theirs: z.record(z.string(), z.unknown()).meta({ description: 'What the provider (or the ledger) said.' }),
   openedAt: isoDate(),
@@ -40,7 +44,7 @@ const ExceptionQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({
   action: z.enum(ACTIONS).meta({
-    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Each exception lists the actions its kind admits.',
+    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits.',
   }),
   note: textSchema(1, 500),
 }).meta({ id: 'ResolveExceptionRequest' });
@@ -66,15 +70,16 @@ const newestFirst = (a: WireException, b: WireException) =>
 
 /**
  * Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to
- * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections); the
- * listing merges them with one cursor that both understand (the last item's opened_at and id).
+ * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections;
+ * reconciliation: the breaks between a provider's settlement report and our books); the listing
+ * merges them with one cursor that all three understand (the last item's opened_at and id).
  */
-export function adminExceptionsRoutes(transfers: TransferClient, deposits: DepositClient): AnyRoute[] {
+export function adminExceptionsRoutes(transfers: TransferClient, deposits: DepositClient, recon: ReconciliationClient, opts: { rerunDeadlineMs: number }): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/admin/exceptions', operationId: 'adminListExceptions', tags: ['Admin'],
       summary: 'Money exceptions, newest first',
-      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid), kept until an operator resolves it. Nothing is deleted.',
+      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid), or a reconciliation break (a provider\'s settlement report and our books disagree), kept until an operator resolves it. Nothing is deleted.',
       auth: { kind: 'admin' },
       query: ExceptionQuery,
       responses: { 200: { description: 'Exceptions; `nextCursor` pages on.', schema: z.object({ items: z.array(MoneyExceptionSchema), nextCursor: z.string().nullable() }) } },
@@ -86,15 +91,17 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
         };
         // A kind filter asks only the service that keeps that kind.
         const none = { items: [] as WireException[], nextCursor: undefined };
-        const [t, d] = await Promise.all([
-          !query.kind || (TRANSFER_KINDS as readonly string[]).includes(query.kind) ? transfers.listExceptions(q, call) : none,
-          !query.kind || (DEPOSIT_KINDS as readonly string[]).includes(query.kind) ? deposits.listExceptions(q, call) : none,
+        const asks = (kinds: readonly string[]) => !query.kind || kinds.includes(query.kind);
+        const [t, d, r] = await Promise.all([
+          asks(TRANSFER_KINDS) ? transfers.listExceptions(q, call) : none,
+          asks(DEPOSIT_KINDS) ? deposits.listExceptions(q, call) : none,
+          asks(RECONCILIATION_KINDS) ? recon.listExceptions(q, call) : none,
         ]);
-        const merged = [...t.items, ...d.items].sort(newestFirst);
+        const merged = [...t.items, ...d.items, ...r.items].sort(newestFirst);
         const items = merged.slice(0, query.limit);
         const last = items[items.length - 1];
         // More after this page: items of one list were cut here, or a service said it has more.
-        const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor) && last
+        const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor || r.nextCursor) && last
           ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
           : null;
         return { status: 200, body: { items: items.map(exceptionToApi), nextCursor } };
@@ -103,23 +110,38 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
     defineRoute({
       method: 'POST', path: '/admin/exceptions/{id}/resolve', operationId: 'adminResolveException', tags: ['Admin'],
       summary: 'Resolve a money exception, posting its correcting entry',
-      description: 'The exception is won for the action first (two operators cannot resolve it two ways), then the correcting entry is posted once, then it is RESOLVED. Calling again with the same action after an interruption finishes it.',
+      description: 'The exception is won for the action first (two operators cannot resolve it two ways), then the correcting entry is posted once, then it is RESOLVED. Calling again with the same action after an interruption finishes it. A reconciliation break resolved by `rerun` reconciles its rail and day again before answering: 409 `BREAK_STILL_PRESENT` (the exception stays OPEN) when the provider\'s report still shows it.',
       auth: { kind: 'admin' },
       audit: { change: 'service' },
       params: z.object({ id: z.string().regex(/^exc_[0-9a-f]{32}$/) }), paramErrors: { id: 'EXCEPTION_NOT_FOUND' },
       body: ResolveBody,
       responses: { 200: { description: 'The resolved exception.', schema: MoneyExceptionSchema } },
-      errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'SERVICE_UNAVAILABLE'],
+      errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'BREAK_STILL_PRESENT', 'REPORT_NOT_AVAILABLE', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call, admin }) => {
         // The resolver: `operator:<id>`, or `admin` for the shared token (development).
         const req = { id: params.id, action: body.action, note: body.note, resolvedBy: adminActor(admin!) };
-        try {
-          return { status: 200, body: exceptionToApi(await transfers.resolveException(req, call)) };
-        } catch (err) {
-          // Not the transfer service's: the PSE deposit service's, or nobody's.
-          if (!(err instanceof AppError && err.code === 'EXCEPTION_NOT_FOUND')) throw err;
-          return { status: 200, body: exceptionToApi(await deposits.resolveException(req, call)) };
+        // Which service keeps the id is known from the action: the reconciliation's actions are
+        // admitted by its kinds only, the others by transfer's and pse-deposit's. So the owner is
+        // asked first (one round trip in the common case); the others are asked, in turn, only when
+        // it has no such exception (a wrong action for the exception's kind, then answered by its
+        // owner as a 400 naming the actions it admits; or an unknown id, 404). An owner answers
+        // EXCEPTION_NOT_FOUND before anything else, so asking the wrong one changes nothing.
+        const resolveAt = {
+          transfer: () => transfers.resolveException(req, call),
+          deposit: () => deposits.resolveException(req, call),
+          reconciliation: () => recon.resolveException(req, call, body.action === 'rerun' ? { deadlineMs: opts.rerunDeadlineMs } : undefined),
+        };
+        const order = (RECONCILIATION_ACTIONS as readonly string[]).includes(body.action)
+          ? [resolveAt.reconciliation, resolveAt.transfer, resolveAt.deposit]
+          : [resolveAt.transfer, resolveAt.deposit, resolveAt.reconciliation];
+        for (const [i, resolve] of order.entries()) {
+          try {
+            return { status: 200, body: exceptionToApi(await resolve()) };
+          } catch (err) {
+            if (!(err instanceof AppError && err.code === 'EXCEPTION_NOT_FOUND') || i === order.length - 1) throw err;
+          }
         }
+        throw new AppError('EXCEPTION_NOT_FOUND');
       },
     }),
   ];

@@ -68,6 +68,30 @@ describe('dashboard page routes', () => {
     expect(parseParams(asset.params!, { file: 'dashboard.css' }, asset.paramErrors)).toEqual({ file: 'dashboard.css' });
   });
 
+  it('the operators\' reconciliation page: under /admin, same CSP, only its own allow-listed assets, no HTML sinks in its script', async () => {
+    const routes = dashboardUiRoutes(dir);
+    const adminPage = routes.find((r) => r.path === '/admin/conciliaciones')!;
+    const adminAsset = routes.find((r) => r.path === '/admin/conciliaciones/assets/{file}')!;
+    expect(adminPage.auth).toEqual({ kind: 'public' });
+    const r = await call(adminPage);
+    expect(r.headers).toMatchObject({ 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': DASHBOARD_CSP });
+    const html = String(r.body);
+    expect(html).toContain('<html lang="es-CO">');
+    expect(html).toContain('<title>Conciliaciones · Billetera de pagos</title>');
+    expect(html).not.toMatch(/<script>|<script[^>]*>[^<]|<style|\sstyle=|\son[a-z]+=/i);
+    const refs = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((u) => !u.startsWith('data:'));
+    expect(refs.sort()).toEqual([
+      expect.stringMatching(/^\/admin\/conciliaciones\/assets\/conciliaciones\.js\?v=[0-9a-f]{12}$/),
+      expect.stringMatching(/^\/admin\/conciliaciones\/assets\/dashboard\.css\?v=[0-9a-f]{12}$/),
+    ]);
+    const js = await call(adminAsset, { file: 'conciliaciones.js' });
+    expect(js.headers!['Content-Type']).toBe('text/javascript; charset=utf-8');
+    expect(String(js.body)).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(/);
+    for (const file of ['dashboard.js', 'conciliaciones.html', '../package.json', '']) {
+      expect(() => parseParams(adminAsset.params!, { file }, adminAsset.paramErrors)).toThrow(AppError);
+    }
+  });
+
   it('a gateway without the build answers 500 (logged), not an empty page', async () => {
     const [missingPage] = dashboardUiRoutes(join(dir, 'nope'));
     await expect(call(missingPage!)).rejects.toThrow(/missing .*run the gateway build/);

@@ -75,6 +75,8 @@ export const ERRORS = {
   INVITATION_EXPIRED: { http: 410, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La invitación expiró o fue anulada; pida una nueva al administrador.' },
   INVITATION_USED: { http: 410, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La invitación ya fue usada; no se puede usar de nuevo.' },
   // Business rules (422)
+  /** Well-formed but not acceptable (e.g. POST /admin/reconciliations for a date after today in Bogotá); `details.fields` says which. */
+  VALIDATION_ERROR: { http: 422, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'La solicitud no cumple las reglas de validación.' },
   INVALID_KEY: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B no tiene un formato válido.' },
   KEY_INACTIVE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B existe pero no está activa.' },
   INSUFFICIENT_BALANCE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El saldo disponible no cubre el monto más la comisión y el IVA.' },
