@@ -178,9 +178,10 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     }
     const expected = [
       `breb:${D}:amount_mismatch:`, `ach:${D}:missing_at_provider:${ids.a1}`, `ach:${D}:status_mismatch:`,
-      `pse:${D}:duplicate:`, `pse:${D}:missing_in_our_books:`, `breb-inbound:${D}:missing_at_provider:${ids.i1}`,
+      `pse:${D}:duplicate:`, `pse:${D}:missing_in_our_books:`, `breb-inbound:${D}:missing_at_provider:dep_`,
       `breb-inbound:${today}:value_date_mismatch:${ids.i1}`,
     ];
+    if (found.size !== expected.length || !expected.every((p) => [...found.keys()].some((k) => k.startsWith(p)))) throw new Error(`breaks found: ${[...found.keys()].join(", ")}`);
     expect(found.size).toBe(expected.length);
     for (const prefix of expected) expect([...found.keys()].filter((k) => k.startsWith(prefix))).toHaveLength(1);
     const byKind = (rail: string, date: string, kind: string) => [...found.values()].find((b) => b.rail === rail && b.date === date && b.kind === kind);
@@ -190,9 +191,10 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     expect(byKind('pse', D, 'duplicate')).toMatchObject({ ourId: ids.p1, differenceCents: '-700000' });
     expect(byKind('pse', D, 'missing_in_our_books')).toMatchObject({ ourId: null, differenceCents: '-100000' });
     // The late line: D's missing_at_provider is superseded by today's value_date_mismatch.
-    expect(byKind('breb-inbound', today, 'value_date_mismatch')).toMatchObject({ ourId: ids.i1, providerId: ids.i1, status: 'OPEN', differenceCents: '0' });
+    // (On this rail our id is the inbound payment's deposit id, and the key of a line is the network's id.)
     const superseded = (await breaksOf(runs['breb-inbound'].id)).find((b) => b.kind === 'missing_at_provider');
-    expect(superseded).toMatchObject({ status: 'RESOLVED', resolution: 'superseded' });
+    expect(superseded).toMatchObject({ status: 'RESOLVED', resolution: 'superseded', ourId: expect.stringMatching(/^dep_/), differenceCents: '120000' });
+    expect(byKind('breb-inbound', today, 'value_date_mismatch')).toMatchObject({ ourId: superseded.ourId, providerId: ids.i1, status: 'OPEN', differenceCents: '0' });
     expect(await exceptionOf(superseded.key)).toMatchObject({ status: 'RESOLVED', kind: 'MISSING_AT_PROVIDER', rail: 'BREB' });
 
     // A re-run of the same reports opens nothing new.
@@ -213,8 +215,8 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
       expect(exc[name]).toMatchObject({ status: 'OPEN', kind: kind.toUpperCase(), resourceId: b.key, actions: expect.arrayContaining(['accept_provider', 'explain', 'rerun']) });
     }
     exc.late = await exceptionOf(byKind('breb-inbound', today, 'value_date_mismatch').key);
-    expect(exc.amount.ours).toMatchObject({ amount: '150000' });
-    expect(exc.amount.theirs).toMatchObject({ amount: '150500' });
+    expect(exc.amount.ours).toMatchObject({ amountCents: '150000', ourId: ids.b1, status: 'COMPLETED' });
+    expect(exc.amount.theirs).toMatchObject({ amountCents: '150500' });
     expect(exc.extra.companyId).toBe('');
 
     // Re-run while the provider still reports the difference: still there, still OPEN.
@@ -259,7 +261,7 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
       expect([400, 422]).toContain(r.status);
       expect(r.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });
     }
-    expect((await stack.http('POST', '/admin/reconciliations', { token: co.writeKey, body: { rail: 'breb', date: D } })).status).toBe(401);
+    expect((await stack.http('POST', '/admin/reconciliations', { token: co.writeKey, body: { rail: 'breb', date: D } })).status).toBe(403);
     const nf = await stack.admin('GET', '/admin/reconciliations/run_00000000000000000000000000000000');
     expect(nf.status).toBe(404);
     expect(nf.body.error).toBe('RECONCILIATION_NOT_FOUND');
