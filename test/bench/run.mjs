@@ -69,7 +69,7 @@ const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' &
 // Below the kernel's ephemeral range (32768-60999): an outgoing connection's local port can never hold one.
 const ports = {
   gateway: 8180, gatewayOps: 9200, ledger: 28151, ledgerOps: 9201, transfer: 28152, transferOps: 9202, deposit: 28153, depositOps: 9203,
-  collectKey: 28154, collectKeyOps: 9204, receipt: 28155, receiptOps: 9205, webhook: 28156, webhookOps: 9206, sandbox: 8190, smtp: 2625,
+  collectKey: 28154, collectKeyOps: 9204, receipt: 28155, receiptOps: 9205, webhook: 28156, webhookOps: 9206, reconciliation: 28157, reconciliationOps: 9207, sandbox: 8190, smtp: 2625,
   koa: 8181, http: 8182,
 };
 const loc = (p) => `127.0.0.1:${p}`;
@@ -102,12 +102,20 @@ const benchProcesses = {
   },
   receipt: { ready: ports.receiptOps, env: { RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
   webhook: { ready: ports.webhookOps, env: { WEBHOOK_GRPC_PORT: ports.webhook, WEBHOOK_OPS_PORT: ports.webhookOps } },
+  reconciliation: {
+    ready: ports.reconciliationOps,
+    env: {
+      RECONCILIATION_GRPC_PORT: ports.reconciliation, RECONCILIATION_OPS_PORT: ports.reconciliationOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
+      TRANSFER_GRPC_ADDR: loc(ports.transfer), DEPOSIT_GRPC_ADDR: loc(ports.deposit), COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
+      RECON_REPORTS_URL: `${sb}/sandbox/reports`, RECON_SCHEDULE: 'off',
+    },
+  },
   gateway: {
     ready: ports.gatewayOps,
     env: {
       GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, LEDGER_GRPC_ADDR: loc(ports.ledger), TRANSFER_GRPC_ADDR: loc(ports.transfer),
       DEPOSIT_GRPC_ADDR: loc(ports.deposit), COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey), RECEIPT_GRPC_ADDR: loc(ports.receipt),
-      WEBHOOK_GRPC_ADDR: loc(ports.webhook), RATE_LIMIT_PREFIX: `bench${process.pid}`,
+      WEBHOOK_GRPC_ADDR: loc(ports.webhook), RECONCILIATION_GRPC_ADDR: loc(ports.reconciliation), RATE_LIMIT_PREFIX: `bench${process.pid}`,
       // Provisioning opens 100 companies (400 admin calls) in well under a minute from one IP.
       RATE_LIMIT_ADMIN: 100_000,
     },
@@ -475,7 +483,8 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
     for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
       const started = Date.now();
       let run = await admin('POST', '/admin/reconciliations', { rail, date: day });
-      while (run.status === 'RUNNING') { await sleep(200); run = await admin('GET', `/admin/reconciliations/${run.id}`); }
+      // Polled every 50 ms: a run's seconds include up to that much waiting.
+      while (run.status === 'RUNNING') { await sleep(50); run = await admin('GET', `/admin/reconciliations/${run.id}`); }
       const secs = (Date.now() - started) / 1000;
       runSeconds += secs;
       if (run.status !== 'RECONCILED') throw new Error(`recon-day: ${rail} ${day}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`);
