@@ -1,7 +1,8 @@
 // What `npm run test:images` proves through the running containers: every process ready, then,
 // through the gateway only (and the sandbox as the payer and the providers), a company with API
 // keys, a credit, a Bre-B send that reaches COMPLETED, a PSE link opened and paid (the deposit
-// ASSIGNED, its net credited) and the PDF receipt of the send.
+// ASSIGNED, its net credited), the PDF receipt of the send, and today's Bre-B and PSE reports
+// reconciled by the reconciliation container (each RECONCILED, every line matched, no break).
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function call(base, method, path, { token, body } = {}) {
@@ -109,6 +110,21 @@ export async function provePipeline({ ready, gateway, sandbox, adminToken, say }
     });
     expect(pdf.headers.get('content-type') === 'application/pdf' && pdf.buf.subarray(0, 5).toString() === '%PDF-', 'receipt is a PDF', pdf.headers.get('content-type'));
     return `${pdf.buf.length} bytes, sha256 ${pdf.headers.get('x-receipt-sha256')?.slice(0, 12)}…`;
+  });
+  await step("today's Bre-B and PSE reports reconciled: no break", async () => {
+    // Today in Bogotá (UTC-5): the providers publish today's report up to now.
+    const today = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10);
+    const out = [];
+    for (const rail of ['breb', 'pse']) {
+      const started = await admin('POST', '/admin/reconciliations', { rail, date: today });
+      const run = await eventually(`${rail} reconciliation`, async () => {
+        const r = await call(gateway, 'GET', `/admin/reconciliations/${started.id}`, { token: adminToken });
+        return { ok: r.status === 200 && r.body.status !== 'RUNNING', value: r.body, why: r.body?.status ?? r.status };
+      });
+      expect(run.status === 'RECONCILED' && run.breaks.total === 0 && run.matched.count === run.report.lines && run.report.lines >= 1, `${rail} run`, run);
+      out.push(`${rail} ${run.report.lines} line(s) matched`);
+    }
+    return out.join(', ');
   });
   return steps;
 }
