@@ -13,6 +13,14 @@ export interface WalletBalance {
   version: bigint;
 }
 
+/** A wallet's balance at an instant, from the journal. */
+export interface BalanceAt {
+  availableCents: bigint;
+  pendingOutCents: bigint;
+  /** Postings on the wallet at or before the instant. */
+  postings: bigint;
+}
+
 /** An event to write to the outbox in the same statement as its change. */
 export interface OutboxEvent {
   id: string;
@@ -144,6 +152,11 @@ export interface LedgerStore {
   /** The wallets with the fee configuration in effect for each one's outflow operation (null: none, i.e. zero). */
   walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>>;
   walletExists(companyId: string, rail: WalletRail): Promise<boolean>;
+  /**
+   * The wallet's accounts summed over the entries of the company's postings created at or before
+   * `at` (null: the wallet does not exist).
+   */
+  balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null>;
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;

@@ -4,6 +4,7 @@ import { CommitHold } from './commit-hold.js';
 import { ComputeFees } from './compute-fees.js';
 import { CreditWallet } from './credit-wallet.js';
 import type { LedgerDeps } from './deps.js';
+import { GetBalanceAt } from './get-balance-at.js';
 import { GetBalances } from './get-balances.js';
 import { GetMovement } from './get-movement.js';
 import { ListMovements } from './list-movements.js';
@@ -23,6 +24,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
   return {
     openWallets: new OpenWallets(deps),
     getBalances: new GetBalances(deps),
+    getBalanceAt: new GetBalanceAt(deps),
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
     reserve: new ReserveFunds(deps),

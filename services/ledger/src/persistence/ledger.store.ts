@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendOutbox, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
 import type {
-  FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
+  BalanceAt, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
@@ -86,6 +86,25 @@ export class SqlLedgerStore implements LedgerStore {
       ...toWallet(r),
       schedule: r.fixed_fee_cents === null ? null : { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) },
     }));
+  }
+
+  async balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null> {
+    // The company's postings up to `at` (index postings_company_created_idx), each joined to its
+    // entries on the wallet's two accounts; the wallet row only says whether the wallet exists.
+    const available = `wallet_available:${companyId}:${rail}`;
+    const pending = `wallet_pending_out:${companyId}:${rail}`;
+    const rows = await this.run<{ wallet: boolean; available: string; pending: string; postings: string }>(
+      `select exists (select 1 from ledger.wallets w where w.company_id = ? and w.rail = ?) as wallet,
+              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as available,
+              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as pending,
+              count(distinct p.id)::text as postings
+         from ledger.postings p
+         join ledger.entries e on e.posting_id = p.id
+        where p.company_id = ? and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
+      [companyId, rail, available, pending, companyId, at.toISOString(), available, pending]);
+    const r = rows[0]!;
+    if (!r.wallet) return null;
+    return { availableCents: BigInt(r.available), pendingOutCents: BigInt(r.pending), postings: BigInt(r.postings) };
   }
 
   async walletExists(companyId: string, rail: WalletRail): Promise<boolean> {
