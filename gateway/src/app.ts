@@ -128,7 +128,7 @@ export function createApp(deps: AppDeps): GatewayApp {
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
-    ...walletRoutes(new BalanceQuery(ledger)),
+    ...walletRoutes(new BalanceQuery(ledger), ledger),
     ...transactionRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),

@@ -56,6 +56,16 @@ export const BalanceSchema = z.object({
   }),
 }).meta({ id: 'Balance' });
 
+export const BalanceAtSchema = z.object({
+  rail: z.enum(['BREB', 'ACH']),
+  at: isoDate().meta({ description: 'The instant asked for, in UTC (`2026-11-21T15:00:00.000Z`).' }),
+  currency: z.literal('COP'),
+  availableCents: centsString().meta({ description: 'What the company could spend at `at`.' }),
+  pendingOutCents: centsString().meta({ description: 'Held for sends still in flight at `at`.' }),
+  totalCents: centsString().meta({ description: 'availableCents + pendingOutCents.' }),
+  version: z.int().meta({ description: "The wallet's version at `at`: the postings on it up to then (0 before the first)." }),
+}).meta({ id: 'BalanceAt' });
+
 export const MovementSchema = z.object({
   id: z.string(),
   type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
