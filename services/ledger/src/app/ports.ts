@@ -21,6 +21,20 @@ export interface BalanceAt {
   postings: bigint;
 }
 
+/** A keyset position in a statement: a posting's created_at (ISO, microseconds, as stored) and id. */
+export interface StatementCursor { createdAt: string; id: string }
+
+export interface StatementLineRow {
+  postingId: string;
+  postingKind: string;
+  postedAt: Date;
+  cursor: StatementCursor;
+  effectCents: bigint;
+  feeCents: bigint;
+  ivaCents: bigint;
+  movement: Movement | null;
+}
+
 /** An event to write to the outbox in the same statement as its change. */
 export interface OutboxEvent {
   id: string;
@@ -157,6 +171,11 @@ export interface LedgerStore {
    * `at` (null: the wallet does not exist).
    */
   balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null>;
+  /**
+   * One page of a statement: the company's postings that touched the wallet's available balance,
+   * created after `after` (exclusive, keyset on created_at then id) and at or before `to`, in that order.
+   */
+  statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Date, limit: number): Promise<StatementLineRow[]>;
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;

@@ -17,6 +17,7 @@ import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
 import { SetMovementStatus } from './set-movement-status.js';
+import { StreamStatement } from './stream-statement.js';
 import { VoidReserve } from './void-reserve.js';
 
 /** Every use case of the ledger, built once from the same ports. */
@@ -25,6 +26,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     openWallets: new OpenWallets(deps),
     getBalances: new GetBalances(deps),
     getBalanceAt: new GetBalanceAt(deps),
+    streamStatement: new StreamStatement(deps),
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
     reserve: new ReserveFunds(deps),

@@ -41,6 +41,19 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       };
     },
 
+    async *streamStatement(req, ctx) {
+      const pages = await uc.streamStatement.open(ctx.companyId, { rail: railName(req.rail), from: req.from, to: req.to, batchSize: req.batchSize });
+      for await (const rows of pages) {
+        yield {
+          lines: rows.map((l) => ({
+            postingId: l.postingId, postingKind: l.postingKind, postedAt: l.postedAt,
+            effectCents: l.effectCents, feeCents: l.feeCents, ivaCents: l.ivaCents,
+            ...(l.movement ? { movement: movementToProto(l.movement) } : {}),
+          })),
+        };
+      }
+    },
+
     async credit(req, ctx) {
       return postingResult(await uc.credit.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, rail: railName(req.rail), amountCents: req.amountCents,
@@ -152,6 +165,7 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   getBalances: ['gateway', 'transfer'],
   // a past balance (GET /wallets/balance/history): API clients through the gateway only
   getBalanceAt: ['gateway'],
+  streamStatement: ['gateway'],
   listMovements: ['gateway'],
   getMovement: ['gateway'],
   // money in by an operator, and the fee table: the gateway's /admin only
