@@ -54,7 +54,7 @@ describe('StreamStatement: the lines between two instants', () => {
     ]);
     expect(lines[0]!.movement!.id).toBe(ok.movement!.id);
     expect(lines[1]!.movement!.id).toBe(early.movement!.id);
-    for (let i = 1; i < lines.length; i++) expect(lines[i]!.postedAt.getTime()).toBeGreaterThanOrEqual(lines[i - 1]!.postedAt.getTime());
+    for (let i = 1; i < lines.length; i++) expect(lines[i]!.postedAt!.getTime()).toBeGreaterThanOrEqual(lines[i - 1]!.postedAt!.getTime());
     expect(opening.availableCents + sum(lines.map((l) => l.effectCents))).toBe(closing.availableCents);
     expect(closing).toMatchObject({ availableCents: 1_000_000n - 50_119n - 100_655n + 50_119n - 1_190n - 30_238n, pendingOutCents: 30_238n });
   });
@@ -93,7 +93,7 @@ describe('StreamStatement: the lines between two instants', () => {
     expect(batches.slice(0, -1).every((b) => b.length === 7)).toBe(true);
     expect(new Set(lines.map((l) => l.postingId)).size).toBe(n);
     expect(sum(lines.map((l) => l.effectCents))).toBe(BigInt((n * (n + 1)) / 2));
-    const keys = lines.map((l) => [l.postedAt.getTime(), l.postingId] as const);
+    const keys = lines.map((l) => [l.postedAt!.getTime(), l.postingId] as const);
     const sorted = [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
     expect(keys.map((k) => k[0])).toEqual(sorted.map((k) => k[0]));
     const closing = await balanceAt(co, Rail.BREB, to);
