@@ -166,19 +166,19 @@ export class StatementQuery {
       ].join('');
       let next = first;
       try {
-      while (!next.done) {
-        let chunk = '';
-        for (const l of next.value.lines) {
-          running += l.effectCents;
-          add(totals, l);
-          const v = lineView(l, running);
-          chunk += row([bogotaCell(l.postedAt ?? new Date(0)), ENTRY_ES[v.entry] ?? v.entry, v.entry, v.movementId ?? '', v.movementType ?? '',
-            v.movementRail ?? '', v.movementStatus ?? '', v.reference ?? '', v.counterparty ?? '', v.description ?? '',
-            pesos(l.effectCents), pesos(l.feeCents), pesos(l.ivaCents), pesos(running)]);
+        while (!next.done) {
+          let chunk = '';
+          for (const l of next.value.lines) {
+            running += l.effectCents;
+            add(totals, l);
+            const v = lineView(l, running);
+            chunk += row([bogotaCell(l.postedAt ?? new Date(0)), ENTRY_ES[v.entry] ?? v.entry, v.entry, v.movementId ?? '', v.movementType ?? '',
+              v.movementRail ?? '', v.movementStatus ?? '', v.reference ?? '', v.counterparty ?? '', v.description ?? '',
+              pesos(l.effectCents), pesos(l.feeCents), pesos(l.ivaCents), pesos(running)]);
+          }
+          yield chunk;
+          next = await it.next();
         }
-        yield chunk;
-        next = await it.next();
-      }
       } finally {
         // the download stopped early (client gone, error): cancel the ledger's stream
         if (!next.done) await it.return?.();
