@@ -34,6 +34,7 @@ import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
 import { docsRoutes } from './http/routes/docs.routes.js';
 import { asyncApiRoutes } from './http/routes/asyncapi.routes.js';
 import { dashboardUiRoutes } from './http/routes/dashboard-ui.routes.js';
+import { statementRoutes } from './http/routes/statements.routes.js';
 import { walletRoutes } from './http/routes/wallets.routes.js';
 import type { LedgerClient } from './ledger/ledger-client.js';
 import type { TransferClient } from './transfer/transfer-client.js';
@@ -128,7 +129,8 @@ export function createApp(deps: AppDeps): GatewayApp {
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
-    ...walletRoutes(new BalanceQuery(ledger)),
+    ...walletRoutes(new BalanceQuery(ledger), ledger),
+    ...statementRoutes(ledger),
     ...transactionRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),

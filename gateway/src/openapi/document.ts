@@ -138,9 +138,10 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     const headers: Json = { ...baseHeaders, ...replayHeader, ...(doc.headers ?? {}) };
     const r: Json = { description: doc.description, headers };
     if (doc.schema) r.content = { 'application/json': { schema: components.ref(doc.schema, 'output') } };
-    else if (doc.contentType) {
+    if (doc.contentType) {
+      // Alone, or next to the JSON schema when the answer's type is chosen by the request (format=csv).
       const types = typeof doc.contentType === 'string' ? [doc.contentType] : doc.contentType;
-      r.content = Object.fromEntries(types.map((t) => [t, { schema: bodySchemaOf(t) }]));
+      r.content = { ...(r.content as Json | undefined), ...Object.fromEntries(types.map((t) => [t, { schema: bodySchemaOf(t) }])) };
     }
     responses[status] = r;
   }

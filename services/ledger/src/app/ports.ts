@@ -13,6 +13,28 @@ export interface WalletBalance {
   version: bigint;
 }
 
+/** A wallet's balance at an instant, from the journal. */
+export interface BalanceAt {
+  availableCents: bigint;
+  pendingOutCents: bigint;
+  /** Postings on the wallet at or before the instant. */
+  postings: bigint;
+}
+
+/** A keyset position in a statement: a posting's created_at (ISO, microseconds, as stored) and id. */
+export interface StatementCursor { createdAt: string; id: string }
+
+export interface StatementLineRow {
+  postingId: string;
+  postingKind: string;
+  postedAt: Date;
+  cursor: StatementCursor;
+  effectCents: bigint;
+  feeCents: bigint;
+  ivaCents: bigint;
+  movement: Movement | null;
+}
+
 /** An event to write to the outbox in the same statement as its change. */
 export interface OutboxEvent {
   id: string;
@@ -144,6 +166,16 @@ export interface LedgerStore {
   /** The wallets with the fee configuration in effect for each one's outflow operation (null: none, i.e. zero). */
   walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>>;
   walletExists(companyId: string, rail: WalletRail): Promise<boolean>;
+  /**
+   * The wallet's accounts summed over the entries of the company's postings created at or before
+   * `at` (null: the wallet does not exist).
+   */
+  balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null>;
+  /**
+   * One page of a statement: the company's postings that touched the wallet's available balance,
+   * created after `after` (exclusive, keyset on created_at then id) and at or before `to`, in that order.
+   */
+  statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Date, limit: number): Promise<StatementLineRow[]>;
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;

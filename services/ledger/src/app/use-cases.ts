@@ -4,6 +4,7 @@ import { CommitHold } from './commit-hold.js';
 import { ComputeFees } from './compute-fees.js';
 import { CreditWallet } from './credit-wallet.js';
 import type { LedgerDeps } from './deps.js';
+import { GetBalanceAt } from './get-balance-at.js';
 import { GetBalances } from './get-balances.js';
 import { GetMovement } from './get-movement.js';
 import { ListMovements } from './list-movements.js';
@@ -16,6 +17,7 @@ import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
 import { SetMovementStatus } from './set-movement-status.js';
+import { StreamStatement } from './stream-statement.js';
 import { VoidReserve } from './void-reserve.js';
 
 /** Every use case of the ledger, built once from the same ports. */
@@ -23,6 +25,8 @@ export function ledgerUseCases(deps: LedgerDeps) {
   return {
     openWallets: new OpenWallets(deps),
     getBalances: new GetBalances(deps),
+    getBalanceAt: new GetBalanceAt(deps),
+    streamStatement: new StreamStatement(deps),
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
     reserve: new ReserveFunds(deps),

@@ -4,7 +4,7 @@ import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
 import {
   feeConfigToProto, feeFromProto, feeOperationName, feeToProto, holdToProto, inflowSourceName, movementSpecFromProto,
-  movementStatusName, movementToProto, movementTypeName, railName, walletToProto,
+  movementStatusName, movementToProto, movementTypeName, railName, toProtoRail, walletToProto,
 } from './mappers.js';
 
 function postingResult(r: PostingResult): ledgerV1.PostingResult {
@@ -32,6 +32,26 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     async getBalances(req, ctx) {
       const wallets = await uc.getBalances.execute(ctx.companyId, { ivaApplicable: req.ivaApplicable });
       return { wallets: wallets.map(walletToProto) };
+    },
+
+    async getBalanceAt(req, ctx) {
+      const b = await uc.getBalanceAt.execute(ctx.companyId, { rail: railName(req.rail), at: req.at });
+      return {
+        rail: toProtoRail(b.rail), at: b.at, availableCents: b.availableCents, pendingOutCents: b.pendingOutCents, postings: b.postings,
+      };
+    },
+
+    async *streamStatement(req, ctx) {
+      const pages = await uc.streamStatement.open(ctx.companyId, { rail: railName(req.rail), from: req.from, to: req.to, batchSize: req.batchSize });
+      for await (const rows of pages) {
+        yield {
+          lines: rows.map((l) => ({
+            postingId: l.postingId, postingKind: l.postingKind, postedAt: l.postedAt,
+            effectCents: l.effectCents, feeCents: l.feeCents, ivaCents: l.ivaCents,
+            ...(l.movement ? { movement: movementToProto(l.movement) } : {}),
+          })),
+        };
+      }
     },
 
     async credit(req, ctx) {
@@ -143,6 +163,9 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // provisioning, balances and the movement listing: the gateway, for API clients and operators
   openWallets: ['gateway:admin'],
   getBalances: ['gateway', 'transfer'],
+  // a past balance (GET /wallets/balance/history): API clients through the gateway only
+  getBalanceAt: ['gateway'],
+  streamStatement: ['gateway'],
   listMovements: ['gateway'],
   getMovement: ['gateway'],
   // money in by an operator, and the fee table: the gateway's /admin only

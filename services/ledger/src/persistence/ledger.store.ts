@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { appendOutbox, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
 import type {
-  FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
+  BalanceAt, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
@@ -85,6 +85,69 @@ export class SqlLedgerStore implements LedgerStore {
     return rows.map((r) => ({
       ...toWallet(r),
       schedule: r.fixed_fee_cents === null ? null : { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) },
+    }));
+  }
+
+  async balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null> {
+    // The company's postings up to `at` (index postings_company_created_idx), each joined to its
+    // entries on the wallet's two accounts; the wallet row only says whether the wallet exists.
+    const available = `wallet_available:${companyId}:${rail}`;
+    const pending = `wallet_pending_out:${companyId}:${rail}`;
+    const rows = await this.run<{ wallet: boolean; available: string; pending: string; postings: string }>(
+      `select exists (select 1 from ledger.wallets w where w.company_id = ? and w.rail = ?) as wallet,
+              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as available,
+              coalesce(sum(e.amount) filter (where e.account = ?), 0)::text as pending,
+              count(distinct p.id)::text as postings
+         from ledger.postings p
+         join ledger.entries e on e.posting_id = p.id
+        where p.company_id = ? and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
+      [companyId, rail, available, pending, companyId, at.toISOString(), available, pending]);
+    const r = rows[0]!;
+    if (!r.wallet) return null;
+    return { availableCents: BigInt(r.available), pendingOutCents: BigInt(r.pending), postings: BigInt(r.postings) };
+  }
+
+  async statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Date, limit: number): Promise<StatementLineRow[]> {
+    // The company's postings in keyset order (index postings_company_created_idx), each summed over
+    // its own entries (by primary key); kept when it has a line on the wallet's available account.
+    // The fee and IVA of a line: what the posting booked on fee_revenue / iva_payable (fee charges,
+    // inflows and their reversals), plus, for a reserve, its hold's fee and IVA (booked at the
+    // commit, which is no line) and, for a release, minus them (given back).
+    const available = `wallet_available:${companyId}:${rail}`;
+    const rows = await this.run<MovementRow & {
+      posting_id: string; posting_kind: string; posted_at: string; effect: string; fee: string; iva: string; movement_found: boolean;
+    }>(
+      `with page as (
+         select p.id, p.kind, p.created_at, p.movement_id, x.effect, x.fee, x.iva,
+                case p.kind when 'reserve' then coalesce(h.fee, 0) when 'release' then -coalesce(h.fee, 0) else 0 end as hold_fee,
+                case p.kind when 'reserve' then coalesce(h.iva, 0) when 'release' then -coalesce(h.iva, 0) else 0 end as hold_iva
+           from ledger.postings p
+           cross join lateral (
+             select count(*) filter (where e.account = ?) as n,
+                    coalesce(sum(e.amount) filter (where e.account = ?), 0) as effect,
+                    coalesce(sum(e.amount) filter (where starts_with(e.account, 'fee_revenue:')), 0) as fee,
+                    coalesce(sum(e.amount) filter (where e.account = 'iva_payable'), 0) as iva
+               from ledger.entries e where e.posting_id = p.id) x
+           left join ledger.holds h on h.id = p.hold_id
+          where p.company_id = ? and p.created_at <= ?::timestamptz
+            and (p.created_at, p.id) > (?::timestamptz, ?::uuid) and x.n > 0
+          order by p.created_at, p.id
+          limit ?)
+       select pg.id::text as posting_id, pg.kind as posting_kind, ${isoUs('pg.created_at')} as posted_at,
+              pg.effect::text as effect, (pg.fee + pg.hold_fee)::text as fee, (pg.iva + pg.hold_iva)::text as iva,
+              (m.id is not null) as movement_found, ${movementCols('m.')}
+         from page pg left join ledger.movements m on m.id = pg.movement_id
+        order by pg.created_at, pg.id`,
+      [available, available, companyId, to.toISOString(), after.createdAt, after.id, limit]);
+    return rows.map((r) => ({
+      postingId: r.posting_id,
+      postingKind: r.posting_kind,
+      postedAt: new Date(r.posted_at),
+      cursor: { createdAt: r.posted_at, id: r.posting_id },
+      effectCents: BigInt(r.effect),
+      feeCents: BigInt(r.fee),
+      ivaCents: BigInt(r.iva),
+      movement: r.movement_found ? toMovement(r) : null,
     }));
   }
 

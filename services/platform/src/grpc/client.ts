@@ -147,9 +147,18 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
               span.end();
             };
             const deadline = new Date(Date.now() + (o?.deadlineMs ?? STREAM_DEADLINE_MS));
-            // The gateway's signed caller context is for unary calls only: a stream is a service-level read.
-            const call = (method as unknown as (req: unknown, md: Metadata, opts: CallOptions) => ClientReadableStream<unknown>).call(client, req, md, { deadline });
-            return streamMessages(call, end);
+            // A stream carries the gateway's signed caller context too (a company's statement read
+            // through the gateway); a service-level read (no principal) carries none.
+            return (async function* () {
+              try {
+                await withCallerContext(md, ctx);
+              } catch (err) {
+                end(err);
+                throw err;
+              }
+              const call = (method as unknown as (req: unknown, md: Metadata, opts: CallOptions) => ClientReadableStream<unknown>).call(client, req, md, { deadline });
+              yield* streamMessages(call, end);
+            })();
           };
           cache.set(prop, fn);
           return fn;

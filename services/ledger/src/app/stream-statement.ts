@@ -1,0 +1,47 @@
+import { isWalletRail, type WalletRail } from '../domain/rails.js';
+import type { LedgerDeps } from './deps.js';
+import type { StatementCursor, StatementLineRow } from './ports.js';
+import { walletMissing } from './results.js';
+import { Problems, requireCompany } from './validation.js';
+
+export const DEFAULT_STATEMENT_BATCH = 500;
+export const MAX_STATEMENT_BATCH = 1_000;
+/** After every uuid: the first keyset position is "everything created after `from`". */
+const LAST_UUID = 'ffffffff-ffff-ffff-ffff-ffffffffffff';
+
+/**
+ * A statement's lines (see StreamStatementRequest in ledger.proto): the company's postings that
+ * changed the wallet's available balance, created in (from, to], in (created_at, id) order, one
+ * keyset page per batch: memory stays bounded by a page whatever the range holds.
+ */
+export class StreamStatement {
+  constructor(private readonly deps: LedgerDeps) {}
+
+  /** Validates (and checks the wallet) before the first batch, so a bad request fails as a whole. */
+  async open(caller: string | undefined, cmd: { rail: string; from: Date | undefined; to: Date | undefined; batchSize: number }): Promise<AsyncIterable<StatementLineRow[]>> {
+    const companyId = requireCompany(caller);
+    const p = new Problems();
+    if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
+    const valid = (d: Date | undefined) => !!d && !Number.isNaN(d.getTime());
+    if (!valid(cmd.from)) p.add('from', 'is required');
+    if (!valid(cmd.to)) p.add('to', 'is required');
+    else if (cmd.to!.getTime() > this.deps.now().getTime()) p.add('to', 'must not be in the future');
+    if (valid(cmd.from) && valid(cmd.to) && cmd.from!.getTime() >= cmd.to!.getTime()) p.add('from', 'must be before to');
+    const batch = cmd.batchSize === 0 ? DEFAULT_STATEMENT_BATCH : cmd.batchSize;
+    if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STATEMENT_BATCH) p.add('batchSize', `must be between 1 and ${MAX_STATEMENT_BATCH}`);
+    p.throwIfAny();
+    const rail = cmd.rail as WalletRail;
+    if (!(await this.deps.store.walletExists(companyId, rail))) throw await walletMissing(this.deps, companyId, rail);
+    const store = this.deps.store;
+    const to = cmd.to!;
+    let after: StatementCursor = { createdAt: cmd.from!.toISOString(), id: LAST_UUID };
+    return (async function* pages() {
+      for (;;) {
+        const rows = await store.statementPage(companyId, rail, after, to, batch);
+        if (rows.length > 0) yield rows;
+        if (rows.length < batch) return;
+        after = rows[rows.length - 1]!.cursor;
+      }
+    })();
+  }
+}

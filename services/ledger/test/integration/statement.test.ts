@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { meshClient } from '@wallet/platform/testing';
+import { ledgerV1 } from '@wallet/proto';
+import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, zeroFee, type Harness } from './harness.js';
+
+/**
+ * StreamStatement over the real gRPC server (mutual TLS, the gateway identity with its signed caller
+ * context) on a real Postgres: the lines of (from, to] added to GetBalanceAt(from) give exactly
+ * GetBalanceAt(to), with a transfer pending at `to`, one reserved before `from` and released in the
+ * range, fees and IVA; keyset batches across many pages; refusals.
+ */
+describe('StreamStatement: the lines between two instants', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness(); });
+  afterAll(async () => { await h?.stop(); });
+  afterEach(async () => { await expectLedgerConsistent(h); });
+
+  const ctx = (co?: string) => ({ requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const mark = async (): Promise<Date> => { await sleep(5); const t = new Date(); await sleep(5); return t; };
+  const balanceAt = async (co: string, rail: ledgerV1.Rail, at: Date) =>
+    h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, at }), ctx(co));
+  async function statement(co: string, rail: ledgerV1.Rail, from: Date, to: Date, batchSize = 0) {
+    const batches: ledgerV1.StatementLine[][] = [];
+    for await (const b of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail, from, to, batchSize }), ctx(co))) batches.push(b.lines);
+    return { batches, lines: batches.flat() };
+  }
+  const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+  it('opening + lines = closing, both the journal; a send pending at `to`, a release of an earlier reserve, fees and IVA', async () => {
+    const co = h.newCompany();
+    await h.api.open(co);
+    await h.api.credit(co, { rail: Rail.BREB, amountCents: 1_000_000n });
+    const early = await h.api.reserve(co, { amount: 50_000n, fee: fee(100n, 0n, 19n) }); // reserved before `from`
+    const from = await mark();
+    const ok = await h.api.reserve(co, { amount: 100_000n, fee: fee(500n, 50n, 105n) });
+    await h.api.commit(co, ok.hold!.id);
+    await h.api.release(co, early.hold!.id, { errorMessage: 'rechazada' }); // given back in the range
+    await h.api.chargeFee(co, { feeCents: 1_000n, ivaCents: 190n });
+    const pending = await h.api.reserve(co, { amount: 30_000n, fee: fee(200n, 0n, 38n) }); // still pending at `to`
+    const to = await mark();
+    await h.api.commit(co, pending.hold!.id); // after `to`: not in the statement
+    await h.api.credit(co, { rail: Rail.BREB, amountCents: 5n });
+
+    const opening = await balanceAt(co, Rail.BREB, from);
+    const closing = await balanceAt(co, Rail.BREB, to);
+    expect(opening).toMatchObject({ availableCents: 1_000_000n - 50_119n, pendingOutCents: 50_119n });
+    const { lines } = await statement(co, Rail.BREB, from, to);
+    expect(lines.map((l) => [l.postingKind, l.effectCents, l.feeCents, l.ivaCents, l.movement?.type, l.movement?.status])).toEqual([
+      ['reserve', -100_655n, 550n, 105n, MovementType.TRANSFER_OUT, MovementStatus.COMPLETED],
+      ['release', 50_119n, -100n, -19n, MovementType.TRANSFER_OUT, MovementStatus.FAILED],
+      ['fee_charge', -1_190n, 1_000n, 190n, MovementType.FEE_CHARGE, MovementStatus.COMPLETED],
+      ['reserve', -30_238n, 200n, 38n, MovementType.TRANSFER_OUT, MovementStatus.COMPLETED], // its status now; pending at `to`
+    ]);
+    expect(lines[0]!.movement!.id).toBe(ok.movement!.id);
+    expect(lines[1]!.movement!.id).toBe(early.movement!.id);
+    for (let i = 1; i < lines.length; i++) expect(lines[i]!.postedAt!.getTime()).toBeGreaterThanOrEqual(lines[i - 1]!.postedAt!.getTime());
+    expect(opening.availableCents + sum(lines.map((l) => l.effectCents))).toBe(closing.availableCents);
+    expect(closing).toMatchObject({ availableCents: 1_000_000n - 50_119n - 100_655n + 50_119n - 1_190n - 30_238n, pendingOutCents: 30_238n });
+  });
+
+  it('an ACH wallet: PSE inflow (fee deducted) and its reversal; the BREB wallet\'s lines are not in it', async () => {
+    const co = h.newCompany();
+    await h.api.open(co);
+    const from = await mark();
+    const key = `inflow-${randomUUID()}`;
+    await h.api.inflow(co, { idempotencyKey: key, source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n), movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED } });
+    await h.api.credit(co, { rail: Rail.BREB, amountCents: 9_999n });
+    await h.api.reverseInflow(co, { originalIdempotencyKey: key });
+    const to = await mark();
+    const { lines } = await statement(co, Rail.ACH, from, to);
+    expect(lines.map((l) => [l.postingKind, l.effectCents, l.feeCents, l.ivaCents])).toEqual([
+      ['inflow', 98_810n, 1_000n, 190n],
+      ['reversal', -98_810n, -1_000n, -190n],
+    ]);
+    expect((await statement(co, Rail.BREB, from, to)).lines.map((l) => [l.postingKind, l.effectCents])).toEqual([['credit', 9_999n]]);
+  });
+
+  it('reads many keyset pages in order, none lost or repeated; another company\'s postings never appear', async () => {
+    const co = h.newCompany();
+    const other = h.newCompany();
+    await h.api.open(co);
+    await h.api.open(other);
+    const from = await mark();
+    const n = 230;
+    for (let i = 0; i < n; i += 10) {
+      await Promise.all(Array.from({ length: 10 }, (_, j) => h.api.credit(co, { rail: Rail.BREB, amountCents: BigInt(i + j + 1) })));
+      await h.api.credit(other, { rail: Rail.BREB, amountCents: 1n });
+    }
+    const to = await mark();
+    const { batches, lines } = await statement(co, Rail.BREB, from, to, 7);
+    expect(batches.length).toBe(Math.ceil(n / 7));
+    expect(batches.slice(0, -1).every((b) => b.length === 7)).toBe(true);
+    expect(new Set(lines.map((l) => l.postingId)).size).toBe(n);
+    expect(sum(lines.map((l) => l.effectCents))).toBe(BigInt((n * (n + 1)) / 2));
+    const keys = lines.map((l) => [l.postedAt!.getTime(), l.postingId] as const);
+    const sorted = [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+    expect(keys.map((k) => k[0])).toEqual(sorted.map((k) => k[0]));
+    const closing = await balanceAt(co, Rail.BREB, to);
+    expect(closing.availableCents).toBe(BigInt((n * (n + 1)) / 2));
+    expect((await statement(co, Rail.BREB, new Date(0), from)).lines).toEqual([]);
+  });
+
+  it('refuses from >= to, a future `to`, a bad rail or batch size, an unknown wallet, and other identities', async () => {
+    const co = h.newCompany();
+    await h.api.open(co, [Rail.BREB]);
+    const now = new Date();
+    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>, c = co) => (await failure(
+      (async () => { for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(c))) { /* drain */ } })())).code;
+    expect(await err({ rail: Rail.BREB, from: now, to: now })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, from: new Date(0), to: new Date(Date.now() + 60_000) })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, to: now })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.PSE, from: new Date(0), to: now })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, from: new Date(0), to: now, batchSize: 1_001 })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.ACH, from: new Date(0), to: now })).toBe('WALLET_NOT_PROVISIONED');
+    for (const as of ['transfer', 'ops'] as const) {
+      const c = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, h.ledger.address, as, 'ledger', 10_000);
+      try {
+        const e = await failure((async () => {
+          for await (const _ of c.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail: Rail.BREB, from: new Date(0), to: now }), ctx(co))) { /* drain */ }
+        })());
+        expect(e.code).toBe('CALLER_NOT_ALLOWED');
+      } finally {
+        c.close();
+      }
+    }
+  });
+});
