@@ -106,7 +106,7 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
       expect((await sandbox('POST', `/sandbox/pse/${r.body.id}/pay`, { outcome, payerBank: 'Bancolombia' })).status).toBe(200);
     }
     const depositStatus = async (id: string) => (await stack.http('GET', '/deposits?limit=100', { token: co.readKey })).body.deposits.find((d: any) => d.id === id)?.status;
-    for (const [name, status] of [['p1', 'ASSIGNED'], ['p2', 'ASSIGNED'], ['p3', 'ASSIGNED'], ['p4', 'FAILED']]) {
+    for (const [name, status] of [['p1', 'ASSIGNED'], ['p2', 'ASSIGNED'], ['p3', 'ASSIGNED'], ['p4', 'FAILED']] as const) {
       await eventually(async () => (await depositStatus(ids[name]!)) === status, 30_000, 100);
     }
     expect((await sandbox('POST', `/sandbox/pse/${ids.p3}/reverse`)).status).toBe(200);
