@@ -272,6 +272,10 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
     // Both sides, amounts in COP: ours $ 1.500,00, the provider's $ 1.600,00.
     expect(await card.getByTestId('break-ours').textContent()).toContain('$ 1.500,00');
     expect(await card.getByTestId('break-theirs').textContent()).toContain('$ 1.600,00');
+    // The runs list and the summary are two requests of one refresh: the run may have ended between
+    // them, so the list can still say "En curso". One more refresh, now that the run has ended, must not.
+    await page.getByTestId('run-refresh').click();
+    await page.locator('[data-testid="run-row"]').first().getByTestId('run-status').filter({ hasText: 'Conciliada' }).waitFor({ timeout: 10_000 });
     expect((await page.locator(`[data-testid="run-row"]`).first().getByTestId('run-status').textContent())!.trim()).toBe('Conciliada');
     await page.screenshot({ path: join(SHOTS, 'conciliaciones-real.png'), fullPage: true });
 
