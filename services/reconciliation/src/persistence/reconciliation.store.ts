@@ -259,9 +259,11 @@ export class BreakStore {
 
   /** OPEN → RESOLVED with this resolution (idempotent: an already resolved break is answered as it is). */
   async resolve(key: string, resolution: string): Promise<BreakRecord | undefined> {
-    await this.db.prepared(
-      `update reconciliation.breaks set status = 'RESOLVED', resolution = $2, resolved_at = now() where break_key = $1 and status = 'OPEN'`, [key, resolution]);
-    return this.get(key);
+    // One round trip when it resolves; the read only for a break already resolved (or unknown).
+    const rows = await this.db.prepared<BreakRow>(
+      `update reconciliation.breaks set status = 'RESOLVED', resolution = $2, resolved_at = now() where break_key = $1 and status = 'OPEN'
+        returning ${BREAK_COLUMNS}`, [key, resolution]);
+    return rows[0] ? toBreak(rows[0]) : this.get(key);
   }
 
   /** Newest first (opened_at desc, key desc), keyset-paginated. */
