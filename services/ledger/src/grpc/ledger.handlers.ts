@@ -1,4 +1,4 @@
-import type { AccessPolicy, AsyncService } from '@wallet/platform';
+import { AppError, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
@@ -32,6 +32,14 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     async getBalances(req, ctx) {
       const wallets = await uc.getBalances.execute(ctx.companyId, { ivaApplicable: req.ivaApplicable });
       return { wallets: wallets.map(walletToProto) };
+    },
+
+    async reserveBatch() {
+      throw new AppError('SERVICE_UNAVAILABLE', 'ReserveBatch no está disponible todavía.');
+    },
+
+    async computeFeesBatch() {
+      throw new AppError('SERVICE_UNAVAILABLE', 'ComputeFeesBatch no está disponible todavía.');
     },
 
     async getBalanceAt(req, ctx) {
@@ -174,6 +182,9 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // the payout saga's postings: only the transfer service
   chargeFee: ['transfer'],
   reserve: ['transfer'],
+  // bulk payouts (issue 22): N holds in one command, and the fees of N amounts
+  reserveBatch: ['transfer'],
+  computeFeesBatch: ['transfer'],
   voidReserve: ['transfer'],
   postCorrection: ['transfer'],
   // a reconciliation break accepted on the provider's side (issue 21)

@@ -36,6 +36,7 @@ export const ERRORS = {
   COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
   EXCEPTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La excepción no existe.' },
   RECONCILIATION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La conciliación no existe.' },
+  BATCH_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El lote de transferencias no existe.' },
   API_KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La clave de API no existe.' },
   WALLET_NOT_PROVISIONED: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no tiene billeteras aprovisionadas.' },
   FAST_WALLET_MISSING: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'Falta la billetera BREB de la empresa.' },

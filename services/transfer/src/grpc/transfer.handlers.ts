@@ -1,4 +1,4 @@
-import { type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { AppError, type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
@@ -18,6 +18,15 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
     async findSettlements(req) {
       return { records: (await settlements.find(req.rail, req.ids)).map(settlementToProto) };
     },
+
+    async createBatch() { throw notYet(); },
+    async executeBatch() { throw notYet(); },
+    async cancelBatch() { throw notYet(); },
+    async getBatch() { throw notYet(); },
+    async listBatches() { throw notYet(); },
+    async listBatchItems() { throw notYet(); },
+    // eslint-disable-next-line require-yield
+    async *streamBatchItems() { throw notYet(); },
 
     async resolveKey(req, ctx) {
       const r = await uc.resolveKey.execute(ctx.companyId, { keyValue: req.keyValue, keyType: req.keyType });
@@ -108,4 +117,14 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   listApprovals: ['gateway'],
   signApproval: ['gateway'],
   rejectApproval: ['gateway'],
+  // bulk payouts (issue 22): API clients through the gateway
+  createBatch: ['gateway'],
+  executeBatch: ['gateway'],
+  cancelBatch: ['gateway'],
+  getBatch: ['gateway'],
+  listBatches: ['gateway'],
+  listBatchItems: ['gateway'],
+  streamBatchItems: ['gateway'],
 };
+
+const notYet = () => new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles todavía.');
