@@ -6,7 +6,9 @@ import { HttpRails } from './adapters/rails.client.js';
 import { transferDeps, type TransferSettings } from './app/deps.js';
 import { meterTransferStore, watchExceptions, watchSagaStates } from './app/metrics.js';
 import { Sweeper } from './app/sweeper.js';
-import { transferUseCases } from './app/use-cases.js';
+import { batchUseCases, transferUseCases } from './app/use-cases.js';
+import { BatchSweeper, type BatchDeps } from './app/batches.js';
+import { SqlBatchStore } from './persistence/batch.store.js';
 import type { TransferConfig } from './config.js';
 import { transferHandlers, transferAccess } from './grpc/transfer.handlers.js';
 import { TransferSettlements } from './app/settlements.js';
@@ -97,7 +99,19 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db))), log, transferAccess, o.mesh);
+    const batchDeps: BatchDeps = {
+      ...deps, batches: new SqlBatchStore(db, protection),
+      batchSettings: {
+        dispatchConcurrency: c.BATCH_DISPATCH_CONCURRENCY, lookupConcurrency: c.BATCH_LOOKUP_CONCURRENCY,
+        fundingLeaseMs: Math.max(30_000, c.SWEEPER_GRACE_SECONDS * 1000), pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),
+      },
+    };
+    const batches = batchUseCases(batchDeps, uc.saga);
+    const batchSweeper = new BatchSweeper(batchDeps, batches.runner, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: 10 });
+    batchSweeper.start();
+    scope.defer(() => batchSweeper.stop());
+
+    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches), log, transferAccess, o.mesh);
     const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 

@@ -41,6 +41,10 @@ export const transferEnvSchema = baseEnvSchema.extend({
    */
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
   SWEEPER_BATCH: env.int(50, 1),
+  /** Bulk payouts (issue 22): how many items of one batch are dispatched at once (per process). */
+  BATCH_DISPATCH_CONCURRENCY: env.int(16, 1),
+  /** Bulk payouts: how many directory lookups / account validations a batch's validation runs at once. */
+  BATCH_LOOKUP_CONCURRENCY: env.int(8, 1),
   /** A multi-signature send without quorum for this long expires and its funds are released (CONTRACT §1). */
   APPROVAL_TTL_SECONDS: env.int(86_400, 1),
   COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5_000_000_000n),

@@ -71,6 +71,7 @@ export function transferEvent(
       approvalExpiresAt: t.approval?.expiresAt,
       approvedBy: extra.approvedBy ?? [],
       rejectedBy: extra.rejectedBy,
+      batchId: t.batchId ?? undefined,
     });
     return { id, subject: TRANSFER_SUBJECTS[kind], payload, ...(traceparent ? { traceparent } : {}) };
   };

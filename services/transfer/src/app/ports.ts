@@ -228,6 +228,8 @@ export interface ReserveCommand {
   reference: string | null;
   /** A multi-signature send: the movement starts AWAITING_APPROVAL. */
   awaitingApproval: boolean;
+  /** An item of a bulk payout: shown on its movement. */
+  batchId?: string | null;
   details: {
     targetName: string;
     targetDocument: string;
@@ -244,6 +246,14 @@ export interface LedgerPort {
   balances(companyId: string, ivaApplicable: boolean): Promise<WalletView[]>;
   /** Idempotent on `transfer:<id>:reserve`; returns the hold id. Throws AppError (INSUFFICIENT_BALANCE, …). */
   reserve(cmd: ReserveCommand): Promise<{ holdId: string }>;
+  /**
+   * A bulk payout's holds in one ledger command, all or nothing (each item idempotent on its own
+   * `transfer:<id>:reserve`): the hold ids in the order given. INSUFFICIENT_BALANCE carries
+   * details.wallets with the shortfall per wallet.
+   */
+  reserveBatch(companyId: string, cmds: ReserveCommand[]): Promise<{ holdIds: string[]; replayed: boolean }>;
+  /** The fees of many amounts of one rail (one schedule read), in the order given. */
+  computeFeesBatch(companyId: string, rail: Rail, amounts: bigint[], ivaApplicable: boolean): Promise<FeeBreakdown[]>;
   commit(companyId: string, transferId: string, holdId: string): Promise<{ completedAt: Date | null }>;
   /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
@@ -301,4 +311,43 @@ export interface RailPort {
   status(rail: Rail, transferId: string): Promise<RailStatus>;
   /** ACH account validation: valid, invalid (422) or the rail is down. */
   validateAchAccount(d: Extract<Destination, { kind: 'ACH' }>): Promise<{ result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }>;
+}
+
+// ───────────────────────────── bulk payouts (issue 22) ─────────────────────────────
+
+import type {
+  BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
+} from '../domain/batch.js';
+import type { LimitUsage as Usage } from '../domain/counterparty-limits.js';
+
+export interface KeyedBatch { batch: BatchRecord; sameRequest: boolean }
+/** An item picked for execution: its transfer, inserted RECEIVED. */
+export interface ExecutionPick { seq: number; transferId: string }
+/** An item a re-check refused at execution. */
+export interface ExecutionRefusal { seq: number; code: string; message: string }
+
+export interface BatchStore {
+  findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedBatch | undefined>;
+  findByReference(companyId: string, reference: string, requestHash: string): Promise<KeyedBatch | undefined>;
+  insert(b: BatchRecord, requestHash: string, idempotencyKey: string | null, items: BatchItemDraft[], event: OutboxEvent): Promise<'OK' | 'REFERENCE_TAKEN' | 'KEY_TAKEN'>;
+  get(companyId: string, id: string): Promise<BatchRecord | undefined>;
+  summaries(batches: BatchRecord[]): Promise<BatchSummary[]>;
+  list(companyId: string, state: BatchState | null, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<BatchRecord[]>;
+  items(batchId: string, status: ItemStatus | null, afterSeq: number, limit: number): Promise<BatchItemRecord[]>;
+  executableItems(batchId: string): Promise<BatchItemDraft[]>;
+  amlHits(documents: string[]): Promise<Set<string>>;
+  limitUsage(companyId: string, counterparties: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
+  startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
+    decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
+    fundingLeaseMs: number): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
+  executedTransfers(batchId: string): Promise<TransferRecord[]>;
+  transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
+    rows: Array<{ id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }>, nextAttemptNow: boolean, reason: string): Promise<number>;
+  transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
+    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean },
+    evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined>;
+  leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]>;
+  reschedule(id: string, state: BatchState, inMs: number | null): Promise<void>;
+  leaseDispatchable(batchId: string, limit: number, leaseMs: number): Promise<TransferRecord[]>;
+  liveItems(batchId: string): Promise<number>;
 }

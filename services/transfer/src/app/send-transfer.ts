@@ -6,7 +6,7 @@ import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/name
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
 import type { Destination, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
-import { IDEMPOTENCY_KEY_TAKEN } from './ports.js';
+import { IDEMPOTENCY_KEY_TAKEN, type DirectoryResult } from './ports.js';
 import { notFoundAsError } from './resolve-key.js';
 import { validateSend, type SendCommand, type SendInput } from './send-input.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -253,37 +253,52 @@ export class SendTransfer {
     }
     // Always re-checked at the directory: a key can be deactivated or change holder at any time.
     const entry = await deps.directory.lookup(keyValue, keyType);
-    if (entry.status === 'not_found') throw notFoundAsError('KEY_NOT_FOUND');
-    if (entry.status === 'invalid') throw notFoundAsError('INVALID_KEY');
-    if (entry.status === 'inactive') throw notFoundAsError('KEY_INACTIVE');
-    if (anchor && entry.anchorHandle !== anchor) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorChanged);
-    const targetName = cmd.targetName!;
-    if (!sameHolderName(targetName, entry.recipient.fullName)) throw new AppError('NAME_MISMATCH');
-    if (normalizeDocument(cmd.targetDocument!) !== normalizeDocument(entry.recipient.idValue)) {
-      throw new AppError('NAME_MISMATCH', SEND_MESSAGES.documentMismatch, { field: 'targetDocument' });
-    }
-    return {
-      targetName,
-      destination: {
-        kind: 'BREB', keyType: entry.keyType, keyValue: entry.keyValue, anchorHandle: entry.anchorHandle,
-        bankName: entry.recipient.bankName || null, bankAccountType: entry.recipient.bankAccountType || null,
-      },
-    };
+    return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!) };
   }
 
   private async checkBankAccount(cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {
-    const d = cmd.destination;
-    if (d.kind !== 'ACH') throw new AppError('INTERNAL_ERROR');
-    if (!bankRoutable(d.bankName, d.bankAchCode)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.bankNotRoutable);
-    const destination: Destination = {
-      kind: 'ACH', bankId: d.bankId, bankName: d.bankName, bankAchCode: d.bankAchCode, accountTypeId: d.accountTypeId,
-      accountNumber: d.accountNumber, documentTypeId: d.documentTypeId, documentNumber: d.documentNumber,
-      holderFirstName: d.holderFirstName, holderLastName: d.holderLastName,
-    };
+    const destination = achDestinationOf(cmd);
     const v = await this.deps.rails.validateAchAccount(destination);
-    if (v.result === 'unavailable') throw new AppError('ACH_RAIL_UNAVAILABLE');
-    if (v.result === 'invalid') throw new AppError('INVALID_BANK_ACCOUNT', v.message);
-    if (placeholderAccount(d.accountNumber)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.placeholderAccount);
-    return { destination, targetName: cmd.targetName ?? `${d.holderFirstName} ${d.holderLastName}` };
+    checkAchValidation(destination, v);
+    return { destination, targetName: achTargetName(cmd, destination) };
   }
+}
+
+/** A BREB destination from the directory's answer, or the send's refusal (in the contract's order). */
+export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string): Destination {
+  if (entry.status === 'not_found') throw notFoundAsError('KEY_NOT_FOUND');
+  if (entry.status === 'invalid') throw notFoundAsError('INVALID_KEY');
+  if (entry.status === 'inactive') throw notFoundAsError('KEY_INACTIVE');
+  if (anchor && entry.anchorHandle !== anchor) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorChanged);
+  if (!sameHolderName(targetName, entry.recipient.fullName)) throw new AppError('NAME_MISMATCH');
+  if (normalizeDocument(targetDocument) !== normalizeDocument(entry.recipient.idValue)) {
+    throw new AppError('NAME_MISMATCH', SEND_MESSAGES.documentMismatch, { field: 'targetDocument' });
+  }
+  return {
+    kind: 'BREB', keyType: entry.keyType, keyValue: entry.keyValue, anchorHandle: entry.anchorHandle,
+    bankName: entry.recipient.bankName || null, bankAccountType: entry.recipient.bankAccountType || null,
+  };
+}
+
+/** An ACH send's destination (the bank must be routable; checked before the account is validated). */
+export function achDestinationOf(cmd: SendCommand): Extract<Destination, { kind: 'ACH' }> {
+  const d = cmd.destination;
+  if (d.kind !== 'ACH') throw new AppError('INTERNAL_ERROR');
+  if (!bankRoutable(d.bankName, d.bankAchCode)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.bankNotRoutable);
+  return {
+    kind: 'ACH', bankId: d.bankId, bankName: d.bankName, bankAchCode: d.bankAchCode, accountTypeId: d.accountTypeId,
+    accountNumber: d.accountNumber, documentTypeId: d.documentTypeId, documentNumber: d.documentNumber,
+    holderFirstName: d.holderFirstName, holderLastName: d.holderLastName,
+  };
+}
+
+/** The rail's account validation as the send's answer. */
+export function checkAchValidation(d: Extract<Destination, { kind: 'ACH' }>, v: { result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }): void {
+  if (v.result === 'unavailable') throw new AppError('ACH_RAIL_UNAVAILABLE');
+  if (v.result === 'invalid') throw new AppError('INVALID_BANK_ACCOUNT', v.message);
+  if (placeholderAccount(d.accountNumber)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.placeholderAccount);
+}
+
+export function achTargetName(cmd: SendCommand, d: Extract<Destination, { kind: 'ACH' }>): string {
+  return cmd.targetName ?? `${d.holderFirstName} ${d.holderLastName}`;
 }

@@ -33,6 +33,7 @@ export function reserveCommandOf(t: TransferRecord): ReserveCommand {
     fee: t.fee,
     reference: t.reference,
     awaitingApproval: t.approval !== null,
+    ...(t.batchId ? { batchId: t.batchId } : {}),
     details: {
       targetName: t.targetName,
       targetDocument: t.targetDocument,

@@ -1,4 +1,5 @@
 import type { TransferDeps } from './deps.js';
+import { BatchQueries, BatchRunner, CreateBatch, type BatchDeps } from './batches.js';
 import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
 import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
 import { ListMoneyExceptions, ResolveMoneyException } from './exceptions.js';
@@ -44,4 +45,15 @@ export function transferUseCases(deps: TransferDeps): TransferUseCases {
 
 export function transferSweeper(deps: TransferDeps, saga: TransferSaga, opts: { intervalMs: number; batch: number }): Sweeper {
   return new Sweeper(deps, saga, opts);
+}
+
+export interface BatchUseCases {
+  create: CreateBatch;
+  runner: BatchRunner;
+  queries: BatchQueries;
+}
+
+/** Bulk payouts (issue 22): built on the same saga as single sends. */
+export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCases {
+  return { create: new CreateBatch(deps), runner: new BatchRunner(deps, saga), queries: new BatchQueries(deps) };
 }

@@ -22,10 +22,13 @@ import type { TransferState } from './transfer.js';
  * a test keeps the two equal.
  */
 
-/** Who applies an event (checked by `TransferSaga.apply`). */
-export type Actor = 'request' | 'sweeper' | 'rail' | 'approval';
+/**
+ * Who applies an event (checked by `TransferSaga.apply`). `batch`: a bulk payout's runner (its execute
+ * request or the batch sweeper), which accepts its items together after their one ReserveBatch.
+ */
+export type Actor = 'request' | 'sweeper' | 'rail' | 'approval' | 'batch';
 /** A money state's closing event: any writer that finds the step owed may finish it (the step is idempotent). */
-const ANYONE: readonly Actor[] = ['request', 'sweeper', 'rail', 'approval'];
+const ANYONE: readonly Actor[] = ['request', 'sweeper', 'rail', 'approval', 'batch'];
 
 /** Ledger work that runs only after the transition into its state is won. */
 export type MoneyStep =
@@ -56,9 +59,9 @@ export type TransferEvent = (typeof TRANSFER_EVENTS)[number];
 
 export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> = {
   // ── acceptance (the reserve ran while RECEIVED; VoidReserve fences it) ──
-  reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request'], emits: 'created', why: 'the ledger reserved amount + fee + IVA: accepted' },
+  reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request', 'batch'], emits: 'created', why: 'the ledger reserved amount + fee + IVA: accepted' },
   awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request'], emits: 'awaiting_approval', why: 'reserved; the company needs signatures' },
-  reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request'], why: 'the ledger refused the reserve (balance, wallet): nothing held' },
+  reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request', 'batch'], why: 'the ledger refused the reserve (balance, wallet): nothing held' },
   abandon: { from: ['RECEIVED'], to: 'ABANDONING', by: ['sweeper'], money: 'void-or-release', why: 'the request did not record the reserve within the grace' },
   abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ANYONE, why: 'the void won: no reserve can ever land' },
   abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
@@ -67,8 +70,8 @@ export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> =
   reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper'], money: 'release', why: 'a signer rejected it' },
   expire: { from: ['AWAITING_APPROVAL'], to: 'EXPIRING', by: ['sweeper', 'approval'], money: 'release', why: 'APPROVAL_TTL_SECONDS without quorum' },
   // ── dispatch ──
-  dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail'], emits: 'dispatched', why: 'the rail took it (or reported it)' },
-  dispatch_refused: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['request', 'sweeper', 'approval'], money: 'release', why: 'the rail refused it at dispatch (4xx)' },
+  dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail', 'batch'], emits: 'dispatched', why: 'the rail took it (or reported it)' },
+  dispatch_refused: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['request', 'sweeper', 'approval', 'batch'], money: 'release', why: 'the rail refused it at dispatch (4xx)' },
   dispatch_timed_out: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['sweeper'], money: 'release', why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it' },
   // ── outcome ──
   rail_completed: { from: ['DISPATCHED'], to: 'COMPLETING', by: ['rail', 'sweeper'], money: 'commit', why: 'the rail paid it (callback or status)' },

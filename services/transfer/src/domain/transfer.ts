@@ -117,6 +117,8 @@ export interface TransferRecord {
   createdAt: Date;
   dispatchedAt: Date | null;
   completedAt: Date | null;
+  /** An item of a bulk payout (issue 22): the batch it belongs to. */
+  batchId?: string | null;
 }
 
 /** What the wallet is debited: amount + fee + IVA (CONTRACT §2). */

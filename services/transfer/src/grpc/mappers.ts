@@ -1,7 +1,9 @@
-import { AppError, callerProfile, type CallContext } from '@wallet/platform';
+import { AppError, callerProfile, maskAccount, type CallContext } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
-import { netAmount } from '../domain/rails.js';
-import { publicStatus, type TransferRecord } from '../domain/transfer.js';
+import { ACH_ACCOUNT_TYPES, netAmount } from '../domain/rails.js';
+import { itemStatus, type BatchItemRecord } from '../domain/batch.js';
+import { batchToProto } from '../app/batches.js';
+import { publicStatus, type Destination, type TransferRecord } from '../domain/transfer.js';
 import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';
 
@@ -73,6 +75,7 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
     ...(t.errorMessage && (publicStatus(t.state) === 'FAILED' || publicStatus(t.state) === 'EXPIRED') ? { errorMessage: t.errorMessage } : {}),
     threshold: t.approval?.threshold ?? 0,
     ...(t.approval ? { approvalId: t.approval.id, expiresAt: t.approval.expiresAt } : {}),
+    ...(t.batchId ? { batchId: t.batchId } : {}),
   };
 }
 
@@ -103,5 +106,35 @@ export function approvalToProto(a: ApprovalView): transferV1.Approval {
     transactionStatus: STATUS[publicStatus(t.state)],
     totalFee: t.fee.subtotalFee,
     ivaAmount: t.fee.ivaAmount,
+  };
+}
+
+// ───────────────────────────── bulk payouts ─────────────────────────────
+
+const ledgerRail = (r: 'BREB' | 'ACH' | null): ledgerV1.Rail => (r === null ? ledgerV1.Rail.UNSPECIFIED : protoRail(r));
+
+export { batchToProto };
+
+/** How a destination reads in listings and results.csv: the key, or the bank, type and masked account. */
+function destinationText(d: Destination | null): string {
+  if (!d) return '';
+  if (d.kind === 'BREB') return `${d.keyType} ${d.keyValue}`;
+  return `${d.bankName} ${ACH_ACCOUNT_TYPES[d.accountTypeId] ?? ''} ${maskAccount(d.accountNumber) ?? ''}`.replace(/\s+/g, ' ').trim();
+}
+
+export function batchItemToProto(i: BatchItemRecord): transferV1.BatchItem {
+  const status = itemStatus(i.storedStatus, i.transferState);
+  const failed = status === 'FAILED' || status === 'EXPIRED';
+  const message = i.errorMessage ?? (failed ? i.transferError : null);
+  return {
+    seq: i.seq, line: i.line ?? 0, status, rail: i.rail === null ? ledgerV1.Rail.UNSPECIFIED : ledgerRail(i.rail),
+    amount: i.amount, totalFee: i.fee?.subtotalFee ?? 0n, ivaAmount: i.fee?.ivaAmount ?? 0n,
+    targetName: i.targetName, targetDocument: i.targetDocument,
+    ...(i.reference ? { reference: i.reference } : {}), ...(i.description ? { description: i.description } : {}),
+    destination: destinationText(i.destination),
+    ...(i.transferId && i.storedStatus === 'EXECUTED' ? { transferId: i.transferId } : {}),
+    ...(i.errorCode ? { errorCode: i.errorCode } : failed ? { errorCode: 'TRANSFER_FAILED' } : {}),
+    ...(message ? { message } : {}),
+    ...(i.completedAt ? { completedAt: i.completedAt } : {}),
   };
 }

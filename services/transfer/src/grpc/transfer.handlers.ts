@@ -2,14 +2,19 @@ import { AppError, type AccessPolicy, bogotaDateOf, moneyExceptionToProto, type 
 import type { settlementsV1, transferV1 } from '@wallet/proto';
 import type { SettlementRecord, TransferSettlements } from '../app/settlements.js';
 import type { TransferUseCases } from '../app/use-cases.js';
-import { amlToProto, approvalToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
+import { amlToProto, approvalToProto, batchItemToProto, batchToProto, companyOf, railName, sendFromProto, signerOf, transferToProto } from './mappers.js';
+import type { BatchUseCases } from '../app/use-cases.js';
 
 /**
  * The TransferService RPCs: decode, call one use case, encode. The company, its profile (tax
  * regime, NIT, limits) and a signer come only from the verified caller context (ctx.companyId,
  * ctx.principal), which the gateway signed. Errors are AppErrors mapped to gRPC once.
  */
-export function transferHandlers(uc: TransferUseCases, settlements: TransferSettlements): AsyncService<transferV1.TransferServiceServer> {
+export function transferHandlers(uc: TransferUseCases, settlements: TransferSettlements, batchUseCases?: BatchUseCases): AsyncService<transferV1.TransferServiceServer> {
+  const batches = (): BatchUseCases => {
+    if (!batchUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles en este proceso.');
+    return batchUseCases;
+  };
   return {
     async *listSettlements(req) {
       for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(settlementToProto) };
@@ -19,14 +24,41 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
       return { records: (await settlements.find(req.rail, req.ids)).map(settlementToProto) };
     },
 
-    async createBatch() { throw notYet(); },
-    async executeBatch() { throw notYet(); },
-    async cancelBatch() { throw notYet(); },
-    async getBatch() { throw notYet(); },
-    async listBatches() { throw notYet(); },
-    async listBatchItems() { throw notYet(); },
-    // eslint-disable-next-line require-yield
-    async *streamBatchItems() { throw notYet(); },
+    async createBatch(req, ctx) {
+      const r = await batches().create.execute(ctx, companyOf(ctx), {
+        reference: req.reference, description: req.description, mode: req.mode, source: req.source, requestHash: req.requestHash,
+        idempotencyKey: req.idempotencyKey,
+        items: req.items.map((it) => ({
+          seq: it.seq, line: it.line, send: it.send ? sendFromProto(it.send, ctx) : undefined, invalidCode: it.invalidCode, invalidMessage: it.invalidMessage,
+        })),
+      });
+      return {
+        batch: batchToProto(r.batch), replayed: r.replayed, idempotencyKeyReplayed: r.keyReplayed,
+        results: r.results.map((x) => ({
+          seq: x.seq, line: x.line ?? 0, valid: x.valid, ...(x.errorCode ? { errorCode: x.errorCode } : {}), ...(x.message ? { message: x.message } : {}),
+        })),
+      };
+    },
+    async executeBatch(req, ctx) {
+      return batchToProto(await batches().runner.execute(ctx, companyOf(ctx), req.batchId));
+    },
+    async cancelBatch(req, ctx) {
+      return batchToProto(await batches().runner.cancel(ctx, req.batchId));
+    },
+    async getBatch(req, ctx) {
+      return batchToProto(await batches().queries.get(ctx.companyId, req.batchId));
+    },
+    async listBatches(req, ctx) {
+      const r = await batches().queries.list(ctx.companyId, { state: req.state, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(batchToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async listBatchItems(req, ctx) {
+      const r = await batches().queries.items(ctx.companyId, { batchId: req.batchId, status: req.status, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(batchItemToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async *streamBatchItems(req, ctx) {
+      for await (const page of batches().queries.stream(ctx.companyId, req.batchId)) yield { items: page.map(batchItemToProto) };
+    },
 
     async resolveKey(req, ctx) {
       const r = await uc.resolveKey.execute(ctx.companyId, { keyValue: req.keyValue, keyType: req.keyType });
@@ -127,4 +159,3 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   streamBatchItems: ['gateway'],
 };
 
-const notYet = () => new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles todavía.');

@@ -52,6 +52,7 @@ export interface TransferRow {
   completed_at: Date | string | null;
   reject_code?: string | null;
   idempotency_fingerprint?: string | null;
+  batch_id?: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -94,13 +95,25 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     createdAt: date(r.created_at),
     dispatchedAt: dateOrNull(r.dispatched_at),
     completedAt: dateOrNull(r.completed_at),
+    batchId: r.batch_id ?? null,
   };
 }
 
 const ms = (n: number) => String(Math.max(0, Math.round(n)));
 
+/**
+ * The counterparty-limits lock: one per (company, bucket of the counterparty document), 64 buckets.
+ * A send takes its counterparty's; a bulk payout takes those of all its counterparties (in key order,
+ * so two never deadlock) — at most 64 whatever its size, where one lock per document could exhaust
+ * Postgres's lock table for a batch of thousands. Two documents in one bucket merely wait for each other.
+ */
+export const LIMIT_LOCK_BUCKETS = 64;
+/** SQL of the lock key from SQL text expressions of the company and the counterparty document. */
+export const limitLockKeySql = (company: string, counterparty: string) =>
+  `hashtextextended('transfer-limits:' || ${company} || ':' || (hashtext(${counterparty}) & ${LIMIT_LOCK_BUCKETS - 1})::text, 0)`;
+
 /** The destination as stored: an ACH account number sealed and masked in its own columns, never in the jsonb. */
-function storedDestination(d: Destination, protection: TransferDataProtection): { destination: unknown; sealed: string | null; masked: string | null } {
+export function storedDestination(d: Destination, protection: TransferDataProtection): { destination: unknown; sealed: string | null; masked: string | null } {
   if (d.kind !== 'ACH') return { destination: d, sealed: null, masked: null };
   const { accountNumber, ...rest } = d;
   const { sealed, masked } = protection.sealAccount(accountNumber);
@@ -273,7 +286,7 @@ export class SqlTransferStore implements TransferStore {
       await this.db.preparedTx(async (tx) => {
         // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
         // destination are counted one after the other, so a limit can never be overshot.
-        await tx.simple(`select pg_advisory_xact_lock(hashtextextended(${tx.literal(`transfer-limits:${t.companyId}:${counterparty}`)}, 0))`);
+        await tx.simple(`select pg_advisory_xact_lock(${limitLockKeySql(tx.literal(t.companyId), tx.literal(counterparty))})`);
         const [u] = await tx.query<{ day_sum: string; month_sum: string }>(
           `with t as (
              insert into transfer.transfers (

@@ -1,0 +1,647 @@
+import { AppError, PeriodicTask } from '@wallet/platform';
+import { transferEventsV1, type transferV1 } from '@wallet/proto';
+import {
+  BATCH_TTL_MS, MAX_BATCH_ITEMS, finalBatchState, publicBatchState,
+  type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
+} from '../domain/batch.js';
+import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
+import { checkKey, type KeyType } from '../domain/keys.js';
+import { amlCandidates, normalizeDocument } from '../domain/names.js';
+import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
+import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
+import type { Destination, FeeBreakdown, TransferRecord } from '../domain/transfer.js';
+import type { TransferDeps } from './deps.js';
+import { protoRail, transferEvent } from './events.js';
+import type { BatchStore, DirectoryResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
+import { achDestinationOf, achTargetName, brebDestinationOf, checkAchValidation, SEND_MESSAGES } from './send-transfer.js';
+import { validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
+import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
+import { Problems, checkText, isUuid, orNull, requireCompany } from './validation.js';
+
+export interface BatchDeps extends TransferDeps {
+  batches: BatchStore;
+  batchSettings: { dispatchConcurrency: number; lookupConcurrency: number; fundingLeaseMs: number; pollMs: number };
+}
+
+export interface BatchItemInput {
+  seq: number;
+  line: number;
+  send?: SendInput | undefined;
+  invalidCode?: string | undefined;
+  invalidMessage?: string | undefined;
+}
+
+export interface CreateBatchInput {
+  reference?: string | undefined;
+  description?: string | undefined;
+  mode?: string | undefined;
+  source?: string | undefined;
+  requestHash?: string | undefined;
+  idempotencyKey?: string | undefined;
+  items: BatchItemInput[];
+}
+
+export interface ItemResult { seq: number; line: number | null; valid: boolean; errorCode: string | null; message: string | null }
+
+export interface CreateBatchResult { batch: BatchSummary; results: ItemResult[]; replayed: boolean; keyReplayed: boolean }
+
+export interface CallerOf { companyId?: string | undefined; apiKeyId?: string | undefined }
+
+export const BATCH_SUBJECTS = { validated: 'transfer.batch.validated', completed: 'transfer.batch.completed' } as const;
+
+export const BATCH_MESSAGES = {
+  duplicateReference: (ref: string, first: number) => `La referencia "${ref}" se repite: ya la usa el ítem ${first} del lote.`,
+  notExecutable: (state: string) => `El lote está en estado ${state} y no puede ejecutarse.`,
+  notCancellable: (state: string) => `El lote está en estado ${state} y ya no puede cancelarse.`,
+  expired: 'El lote expiró sin ejecutarse (24 horas después de validado).',
+  multiSigNotYet: 'Los lotes de empresas con aprobación de múltiples firmas aún no pueden ejecutarse por la API; llegará en una próxima versión.',
+  fundingUnknown: 'No fue posible confirmar la reserva de fondos del lote; se reintenta automáticamente.',
+  nothingToExecute: 'Ningún ítem del lote pasó las verificaciones al ejecutarlo.',
+};
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Runs `fn` over `xs` with at most `n` at once, keeping the order of the results. */
+export async function mapBounded<T, R>(xs: readonly T[], n: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(xs.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < xs.length; i = next++) out[i] = await fn(xs[i]!, i);
+  };
+  await Promise.all(Array.from({ length: Math.min(n, xs.length) }, worker));
+  return out;
+}
+
+const refusal = (err: unknown): { code: string; message: string } => {
+  if (err instanceof AppError) {
+    const fields = (err.details as { fields?: Array<{ path: string; message: string }> } | undefined)?.fields;
+    return { code: err.code, message: fields?.length ? `${err.message} ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}` : err.message };
+  }
+  throw err;
+};
+
+/** The `transfer.batch.*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
+export function batchEvent(deps: TransferDeps, subject: string, summary: (b: BatchRecord) => BatchSummary): (b: BatchRecord) => OutboxEvent {
+  const id = deps.newId();
+  const occurredAt = deps.now();
+  const traceparent = deps.traceparent();
+  return (b) => ({
+    id, subject,
+    payload: transferEventsV1.BatchEvent.toJSON({ eventId: id, companyId: b.companyId, batch: batchToProto(summary(b)), occurredAt }),
+    ...(traceparent ? { traceparent } : {}),
+  });
+}
+
+/** A batch as the API and its events show it (proto). */
+export function batchToProto(b: BatchSummary): transferV1.Batch {
+  return {
+    id: b.id, state: publicBatchState(b.state), mode: b.mode, source: b.source,
+    ...(b.reference ? { reference: b.reference } : {}), ...(b.description ? { description: b.description } : {}),
+    itemCount: b.itemCount, validCount: b.validCount, invalidCount: b.invalidCount,
+    totals: b.totals.map((t) => ({ rail: protoRail(t.rail), count: t.count, amount: t.amount, totalFee: t.fee, ivaAmount: t.iva, total: t.total })),
+    byStatus: b.byStatus.map((s) => ({ status: s.status, count: s.count, amount: s.amount })),
+    finishedCount: b.finishedCount,
+    createdAt: b.createdAt, expiresAt: b.expiresAt,
+    ...(b.executedAt ? { executedAt: b.executedAt } : {}), ...(b.completedAt ? { completedAt: b.completedAt } : {}),
+    ...(b.cancelledAt ? { cancelledAt: b.cancelledAt } : {}),
+    threshold: 0,
+    ...(b.errorMessage ? { errorMessage: b.errorMessage } : {}),
+  };
+}
+
+/**
+ * POST /transfers/batches: validation first, no money moved. Every item gets every check a send
+ * gets, in the contract's order (schema → caps → TARGET_DOCUMENT_REQUIRED → AML → key / bank account
+ * → counterparty limits, aggregated with the batch's own earlier items), with the reads batched: one
+ * AML query for the whole batch, one directory lookup per distinct key and one account validation per
+ * distinct account (bounded concurrency), one fee computation per rail. The batch is stored VALIDATED
+ * (or REJECTED: an invalid item in mode ALL, or none valid) with its `transfer.batch.validated` event.
+ */
+export class CreateBatch {
+  constructor(private readonly deps: BatchDeps) {}
+
+  async execute(caller: CallerOf, company: CompanyProfile, input: CreateBatchInput): Promise<CreateBatchResult> {
+    const companyId = requireCompany(caller.companyId);
+    const { deps } = this;
+    const p = new Problems();
+    const reference = orNull(input.reference);
+    const description = orNull(input.description);
+    checkText(p, 'reference', reference, { max: 100 });
+    checkText(p, 'description', description, { max: 255 });
+    const mode = (orNull(input.mode) ?? 'ALL').toUpperCase() as BatchMode;
+    if (mode !== 'ALL' && mode !== 'VALID_ONLY') p.add('mode', 'must be ALL or VALID_ONLY');
+    const source = (orNull(input.source) ?? 'JSON').toUpperCase() as BatchSource;
+    if (source !== 'JSON' && source !== 'CSV') p.add('source', 'must be JSON or CSV');
+    const idempotencyKey = orNull(input.idempotencyKey);
+    if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) p.add('idempotencyKey', 'must be 1 to 255 visible ASCII characters');
+    if (input.items.length === 0) p.add('items', 'must hold at least one item');
+    input.items.forEach((it, i) => { if (it.seq !== i + 1) p.add(`items.${i}.seq`, `must be ${i + 1}`); });
+    p.throwIfAny();
+    if (input.items.length > MAX_BATCH_ITEMS) {
+      throw new AppError('VALIDATION_ERROR', `El lote tiene ${input.items.length} transferencias; el máximo es ${MAX_BATCH_ITEMS.toLocaleString('es-CO')}.`,
+        { fields: [{ path: 'items', message: `at most ${MAX_BATCH_ITEMS}` }] });
+    }
+    checkDuplicateReferences(input.items);
+    const requestHash = orNull(input.requestHash) ?? `svc:${deps.newId()}`;
+
+    const replay = await this.replayed(companyId, requestHash, idempotencyKey, reference);
+    if (replay) return replay;
+
+    const drafts = await validateItems(deps, companyId, company, input.items);
+    const validCount = drafts.filter((d) => d.status === 'VALID').length;
+    const invalidCount = drafts.length - validCount;
+    const state: BatchState = validCount === 0 || (mode === 'ALL' && invalidCount > 0) ? 'REJECTED' : 'VALIDATED';
+    const now = deps.now();
+    const batch: BatchRecord = {
+      id: deps.newId(), companyId, apiKeyId: caller.apiKeyId ?? null, state, reference, description, mode, source,
+      itemCount: drafts.length, validCount, invalidCount, ivaApplicable: company.ivaApplicable,
+      createdAt: now, expiresAt: new Date(now.getTime() + BATCH_TTL_MS), executedAt: null, completedAt: null, cancelledAt: null, errorMessage: null,
+    };
+    const summary = summaryOfDrafts(batch, drafts);
+    const event = batchEvent(deps, BATCH_SUBJECTS.validated, () => summary)(batch);
+    const outcome = await deps.batches.insert(batch, requestHash, idempotencyKey, drafts, event);
+    if (outcome !== 'OK') {
+      // A concurrent twin stored its batch first: it is the answer (or a conflict).
+      const again = await this.replayed(companyId, requestHash, idempotencyKey, reference);
+      if (again) return again;
+      throw new AppError('INTERNAL_ERROR');
+    }
+    deps.eventsWritten();
+    deps.log.info({ batchId: batch.id, companyId, items: drafts.length, valid: validCount, state }, 'batch validated');
+    return { batch: summary, results: drafts.map(resultOf), replayed: false, keyReplayed: false };
+  }
+
+  private async replayed(companyId: string, requestHash: string, key: string | null, reference: string | null): Promise<CreateBatchResult | undefined> {
+    const { batches } = this.deps;
+    let found = key ? await batches.findByIdempotencyKey(companyId, key, requestHash) : undefined;
+    if (found && !found.sameRequest) throw new AppError('IDEMPOTENCY_KEY_REUSED');
+    const byKey = found !== undefined;
+    if (!found && reference) {
+      found = await batches.findByReference(companyId, reference, requestHash);
+      if (found && !found.sameRequest) throw new AppError('REFERENCE_CONFLICT', 'Ya existe un lote con esa referencia y otro contenido.');
+    }
+    if (!found) return undefined;
+    const [summary] = await batches.summaries([found.batch]);
+    const items = await allItems(batches, found.batch.id);
+    return { batch: summary!, results: items.map(resultOf), replayed: true, keyReplayed: byKey };
+  }
+}
+
+function checkDuplicateReferences(items: BatchItemInput[]): void {
+  const seen = new Map<string, number>();
+  const fields: Array<{ path: string; message: string }> = [];
+  for (const it of items) {
+    const ref = orNull(it.send?.reference ?? null);
+    if (!ref) continue;
+    const first = seen.get(ref);
+    if (first === undefined) seen.set(ref, it.seq);
+    else fields.push({ path: it.line > 0 ? `line ${it.line}` : `items.${it.seq - 1}.reference`, message: BATCH_MESSAGES.duplicateReference(ref, first) });
+  }
+  if (fields.length > 0) {
+    throw new AppError('VALIDATION_ERROR', `Hay referencias repetidas dentro del lote (${fields.length}); cada ítem debe tener una referencia única.`, { fields: fields.slice(0, 100) });
+  }
+}
+
+async function allItems(batches: BatchStore, batchId: string): Promise<BatchItemRecord[]> {
+  const out: BatchItemRecord[] = [];
+  for (let after = 0; ;) {
+    const page = await batches.items(batchId, null, after, 5_000);
+    out.push(...page);
+    if (page.length < 5_000) return out;
+    after = page[page.length - 1]!.seq;
+  }
+}
+
+function resultOf(d: { seq: number; line: number | null; status: string; errorCode: string | null; errorMessage: string | null }): ItemResult {
+  const valid = d.status !== 'INVALID';
+  return { seq: d.seq, line: d.line, valid, errorCode: valid ? null : d.errorCode, message: valid ? null : d.errorMessage };
+}
+
+/** A just-validated batch's summary (no read back). */
+function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary {
+  const totals = new Map<Rail, { rail: Rail; count: number; amount: bigint; fee: bigint; iva: bigint; total: bigint }>();
+  let validAmount = 0n;
+  let invalidAmount = 0n;
+  for (const d of drafts) {
+    if (d.status !== 'VALID' || !d.rail || !d.fee) { invalidAmount += d.amount; continue; }
+    validAmount += d.amount;
+    const t = totals.get(d.rail) ?? { rail: d.rail, count: 0, amount: 0n, fee: 0n, iva: 0n, total: 0n };
+    t.count += 1; t.amount += d.amount; t.fee += d.fee.subtotalFee; t.iva += d.fee.ivaAmount; t.total += d.amount + d.fee.subtotalFee + d.fee.ivaAmount;
+    totals.set(d.rail, t);
+  }
+  const byStatus: BatchSummary['byStatus'] = [];
+  if (b.invalidCount > 0) byStatus.push({ status: 'INVALID', count: b.invalidCount, amount: invalidAmount });
+  if (b.validCount > 0) byStatus.push({ status: 'VALID', count: b.validCount, amount: validAmount });
+  return { ...b, totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)), byStatus, finishedCount: b.invalidCount };
+}
+
+interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string }
+
+/** Every check of a send for every item, reads batched. Items in order; throws only for a whole-batch failure (a provider down). */
+async function validateItems(deps: BatchDeps, companyId: string, company: CompanyProfile, items: BatchItemInput[]): Promise<BatchItemDraft[]> {
+  const drafts: BatchItemDraft[] = items.map((it) => ({
+    seq: it.seq, line: it.line > 0 ? it.line : null, status: 'VALID', rail: null, amount: it.send?.amount ?? 0n, fee: null,
+    targetName: orNull(it.send?.targetName ?? null) ?? '', targetDocument: orNull(it.send?.targetDocument ?? null) ?? '', counterparty: null,
+    reference: orNull(it.send?.reference ?? null), description: orNull(it.send?.description ?? null), destination: null, errorCode: null, errorMessage: null,
+  }));
+  const invalid = (i: number, e: { code: string; message: string }) => {
+    const d = drafts[i]!;
+    d.status = 'INVALID'; d.errorCode = e.code; d.errorMessage = e.message; d.fee = null;
+  };
+  // 0. schema, 1. caps, 2. TARGET_DOCUMENT_REQUIRED
+  const live: Candidate[] = [];
+  items.forEach((it, i) => {
+    if (it.invalidCode || !it.send) return invalid(i, { code: it.invalidCode || 'INVALID_REQUEST', message: it.invalidMessage || 'El ítem no es válido.' });
+    try {
+      const cmd = validateSend({ ...it.send, company, idempotencyKey: undefined, requestHash: 'batch-item' });
+      drafts[i]!.rail = cmd.rail;
+      if (cmd.amount > RAIL_CAPS[cmd.rail]) throw new AppError(CAP_ERROR[cmd.rail]);
+      if (cmd.rail === 'BREB' && !cmd.targetDocument) throw new AppError('TARGET_DOCUMENT_REQUIRED');
+      const counterparty = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
+      live.push({ seq: it.seq, line: drafts[i]!.line, cmd, counterparty });
+    } catch (err) {
+      invalid(i, refusal(err));
+    }
+  });
+  // 3. AML: one query for the company and every counterparty
+  const docs = new Set<string>(amlCandidates(company.nit));
+  for (const c of live) for (const d of amlCandidates(c.counterparty)) docs.add(d);
+  const hits = await deps.batches.amlHits([...docs]);
+  const companyHit = amlCandidates(company.nit).some((d) => hits.has(d));
+  const afterAml = live.filter((c) => {
+    if (!companyHit && !amlCandidates(c.counterparty).some((d) => hits.has(d))) return true;
+    invalid(c.seq - 1, refusal(new AppError('RECIPIENT_BLACKLISTED')));
+    return false;
+  });
+  // 4. destinations: one directory lookup per distinct key, one validation per distinct account
+  const lookups = new Map<string, Promise<DirectoryResult>>();
+  const anchors = new Map<string, Promise<{ keyType: KeyType; keyValue: string } | undefined>>();
+  const accounts = new Map<string, Promise<Awaited<ReturnType<BatchDeps['rails']['validateAchAccount']>>>>();
+  const settled = await mapBounded(afterAml, deps.batchSettings.lookupConcurrency, async (c) => {
+    try {
+      return { c, destination: await destinationOf(deps, companyId, c.cmd, lookups, anchors, accounts) };
+    } catch (err) {
+      if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
+      invalid(c.seq - 1, refusal(err));
+      return undefined;
+    }
+  });
+  const checked = settled.filter((x): x is { c: Candidate; destination: { destination: Destination; targetName: string } } => x !== undefined);
+  // fees: one computation per rail
+  for (const rail of ['BREB', 'ACH'] as const) {
+    const mine = checked.filter((x) => x.c.cmd.rail === rail);
+    const fees = await deps.ledger.computeFeesBatch(companyId, rail, mine.map((x) => x.c.cmd.amount), company.ivaApplicable);
+    mine.forEach((x, k) => {
+      const d = drafts[x.c.seq - 1]!;
+      d.fee = fees[k]!;
+      d.destination = x.destination.destination;
+      d.targetName = x.destination.targetName;
+      d.targetDocument = x.c.cmd.destination.kind === 'ACH' ? x.c.cmd.destination.documentNumber : x.c.cmd.targetDocument!;
+      d.counterparty = normalizeDocument(x.c.counterparty);
+    });
+  }
+  // 5. counterparty limits: today's usage of every counterparty at once, plus the batch's own earlier items
+  const limited = checked.map((x) => drafts[x.c.seq - 1]!).filter((d) => d.status === 'VALID');
+  const verdicts = limitVerdicts(deps, company, limited, await deps.batches.limitUsage(companyId, [...new Set(limited.map((d) => d.counterparty!))], bogotaWindows(deps.now())));
+  for (const [seq, code] of verdicts) invalid(seq - 1, refusal(new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')));
+  return drafts;
+}
+
+/** Items (in order) that the limits refuse, counting each accepted item towards the next ones. */
+function limitVerdicts(deps: TransferDeps, company: CompanyProfile, items: BatchItemDraft[], usage: Map<string, LimitUsage>): Map<number, string> {
+  const limits = effectiveLimits(
+    { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
+    { daily: deps.settings.counterpartyDailyLimit, monthly: deps.settings.counterpartyMonthlyLimit },
+  );
+  const running = new Map<string, LimitUsage>();
+  const out = new Map<number, string>();
+  for (const d of items) {
+    const cp = d.counterparty!;
+    const u = running.get(cp) ?? usage.get(cp) ?? { daySum: 0n, monthSum: 0n };
+    const verdict = checkCounterpartyLimits(d.amount, u, limits);
+    if (verdict !== 'OK') { out.set(d.seq, verdict); continue; }
+    running.set(cp, { daySum: u.daySum + d.amount, monthSum: u.monthSum + d.amount });
+  }
+  return out;
+}
+
+async function destinationOf(deps: BatchDeps, companyId: string, cmd: SendCommand,
+  lookups: Map<string, Promise<DirectoryResult>>, anchors: Map<string, Promise<{ keyType: KeyType; keyValue: string } | undefined>>,
+  accounts: Map<string, Promise<Awaited<ReturnType<BatchDeps['rails']['validateAchAccount']>>>>): Promise<{ destination: Destination; targetName: string }> {
+  const d = cmd.destination;
+  if (d.kind === 'ACH') {
+    const destination = achDestinationOf(cmd);
+    const key = `${d.bankId}|${d.accountTypeId}|${d.accountNumber}|${d.documentTypeId}|${d.documentNumber}|${d.holderFirstName}|${d.holderLastName}`;
+    let v = accounts.get(key);
+    if (!v) { v = deps.rails.validateAchAccount(destination); accounts.set(key, v); }
+    checkAchValidation(destination, await v);
+    return { destination, targetName: achTargetName(cmd, destination) };
+  }
+  let keyValue: string;
+  let keyType: KeyType;
+  let anchor: string | null = null;
+  if (d.kind === 'BREB_ANCHOR') {
+    anchor = d.anchorHandle;
+    let r = anchors.get(anchor);
+    if (!r) { r = deps.store.findResolvedKey(companyId, anchor, deps.settings.resolvedKeyTtlSeconds); anchors.set(anchor, r); }
+    const remembered = await r;
+    if (!remembered) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorUnknown);
+    ({ keyValue, keyType } = remembered);
+  } else {
+    const k = checkKey(d.keyValue, d.keyType);
+    if (!k.ok) throw new AppError('INVALID_KEY', k.problem === 'INVALID_KEY' ? k.reason : undefined);
+    ({ keyValue, keyType } = k);
+  }
+  const lk = `${keyType}:${keyValue}`;
+  let entry = lookups.get(lk);
+  if (!entry) { entry = deps.directory.lookup(keyValue, keyType); lookups.set(lk, entry); }
+  return { targetName: cmd.targetName!, destination: brebDestinationOf(await entry, anchor, cmd.targetName!, cmd.targetDocument!) };
+}
+
+// ───────────────────────────── reads ─────────────────────────────
+
+const STATES: readonly string[] = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'];
+const ITEM_STATUSES: readonly string[] = ['VALID', 'INVALID', 'REJECTED', 'NOT_EXECUTED', 'PENDING', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'FAILED', 'EXPIRED'];
+
+async function ownBatch(deps: BatchDeps, caller: string | undefined, id: string): Promise<BatchRecord> {
+  const companyId = requireCompany(caller);
+  if (!isUuid(id)) throw new AppError('BATCH_NOT_FOUND');
+  const b = await deps.batches.get(companyId, id.toLowerCase());
+  if (!b) throw new AppError('BATCH_NOT_FOUND');
+  return b;
+}
+
+export class BatchQueries {
+  constructor(private readonly deps: BatchDeps) {}
+
+  async get(caller: string | undefined, id: string): Promise<BatchSummary> {
+    const b = await ownBatch(this.deps, caller, id);
+    return (await this.deps.batches.summaries([b]))[0]!;
+  }
+
+  async list(caller: string | undefined, q: { state?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: BatchSummary[]; nextCursor: string | null }> {
+    const companyId = requireCompany(caller);
+    const p = new Problems();
+    const state = orNull(q.state ?? null)?.toUpperCase() ?? null;
+    if (state && !STATES.includes(state)) p.add('status', `one of ${STATES.join(', ')}`);
+    const limit = q.limit && q.limit > 0 ? q.limit : 50;
+    if (limit > 100) p.add('limit', 'at most 100');
+    let cursor: { createdAt: Date; id: string } | null = null;
+    if (q.cursor) {
+      const [at, cid] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
+      const createdAt = new Date(at ?? '');
+      if (!cid || !isUuid(cid) || Number.isNaN(createdAt.getTime())) p.add('cursor', 'not a cursor returned by this listing');
+      else cursor = { createdAt, id: cid };
+    }
+    p.throwIfAny();
+    const rows = await this.deps.batches.list(companyId, state as BatchState | null, limit + 1, cursor);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return {
+      items: await this.deps.batches.summaries(page),
+      nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+    };
+  }
+
+  async items(caller: string | undefined, q: { batchId: string; status?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: BatchItemRecord[]; nextCursor: string | null }> {
+    const b = await ownBatch(this.deps, caller, q.batchId);
+    const p = new Problems();
+    const status = orNull(q.status ?? null)?.toUpperCase() ?? null;
+    if (status && !ITEM_STATUSES.includes(status)) p.add('status', `one of ${ITEM_STATUSES.join(', ')}`);
+    const limit = q.limit && q.limit > 0 ? q.limit : 100;
+    if (limit > 1000) p.add('limit', 'at most 1000');
+    let after = 0;
+    if (q.cursor) {
+      after = Number(Buffer.from(q.cursor, 'base64url').toString('utf8'));
+      if (!Number.isInteger(after) || after < 0) p.add('cursor', 'not a cursor returned by this listing');
+    }
+    p.throwIfAny();
+    const rows = await this.deps.batches.items(b.id, status as ItemStatus | null, after, limit + 1);
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    return { items: page, nextCursor: rows.length > limit && last ? Buffer.from(String(last.seq)).toString('base64url') : null };
+  }
+
+  /** Every item in order, in pages (results.csv). */
+  async *stream(caller: string | undefined, batchId: string, pageSize = 1_000): AsyncGenerator<BatchItemRecord[]> {
+    const b = await ownBatch(this.deps, caller, batchId);
+    for (let after = 0; ;) {
+      const page = await this.deps.batches.items(b.id, null, after, pageSize);
+      if (page.length > 0) yield page;
+      if (page.length < pageSize) return;
+      after = page[page.length - 1]!.seq;
+    }
+  }
+}
+
+// ───────────────────────────── execution ─────────────────────────────
+
+/**
+ * Runs a batch's saga (domain/batch.ts): execute (re-checks, items recorded RECEIVED), fund (one
+ * ReserveBatch), accept the items (RECEIVED → RESERVED through the send saga's `reserved` event, in
+ * one statement), dispatch them (leased, bounded concurrency) and close the batch when every item is
+ * final. Each step is safe to repeat; the batch sweeper resumes any of them.
+ */
+export class BatchRunner {
+  private readonly summaryOf = (b: BatchRecord): BatchSummary => ({ ...b, totals: [], byStatus: [], finishedCount: 0 });
+
+  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga) {}
+
+  /** POST /transfers/batches/{id}/execute. */
+  async execute(caller: CallerOf, company: CompanyProfile, batchId: string): Promise<BatchSummary> {
+    const { deps } = this;
+    let b = await ownBatch(deps, caller.companyId, batchId);
+    if (b.state === 'VALIDATED' && b.expiresAt.getTime() <= deps.now().getTime()) {
+      await deps.batches.transition(b, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+      throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
+    }
+    if (b.state === 'REJECTED' || b.state === 'EXPIRED' || b.state === 'CANCELLED') {
+      throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notExecutable(b.state));
+    }
+    if (b.state !== 'VALIDATED') return (await deps.batches.summaries([b]))[0]!; // already executed: as it is now
+    if (company.multiSigThreshold >= 2) throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.multiSigNotYet);
+
+    const items = await deps.batches.executableItems(b.id);
+    // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
+    const docs = new Set<string>(amlCandidates(company.nit));
+    for (const it of items) for (const d of amlCandidates(it.counterparty ?? '')) docs.add(d);
+    const hits = await deps.batches.amlHits([...docs]);
+    const companyHit = amlCandidates(company.nit).some((d) => hits.has(d));
+    const windows = bogotaWindows(deps.now());
+    const started = await deps.batches.startExecution(b, [...new Set(items.map((i) => i.counterparty!))], windows, (usage) => {
+      const refusals: ExecutionRefusal[] = [];
+      const amlOk = items.filter((it) => {
+        if (!companyHit && !amlCandidates(it.counterparty ?? '').some((d) => hits.has(d))) return true;
+        refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
+        return false;
+      });
+      const limited = limitVerdicts(deps, company, amlOk, usage);
+      const picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }> = [];
+      for (const it of amlOk) {
+        const code = limited.get(it.seq);
+        if (code) { refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message }); continue; }
+        const transfer = transferOf(deps, b, it);
+        picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
+      }
+      return { picks, refusals };
+    }, deps.batchSettings.fundingLeaseMs);
+    if (!started) return (await deps.batches.summaries([(await deps.batches.get(b.companyId, b.id)) ?? b]))[0]!; // another request executed it
+    deps.log.info({ batchId: b.id, items: started.picks.length, refused: started.refusals.length }, 'batch executing: items recorded');
+    b = { ...b, state: 'FUNDING' };
+    b = await this.fund(b, 'request', true);
+    return (await deps.batches.summaries([b]))[0]!;
+  }
+
+  /**
+   * FUNDING → one ReserveBatch of the executed items (rebuilt the same from their transfers every
+   * time: a replay) → items RESERVED and the batch EXECUTING; a definite refusal → items REJECTED,
+   * batch VALIDATED again (the error is thrown to the request); an unknown outcome → left FUNDING for the sweeper.
+   */
+  async fund(b: BatchRecord, _actor: 'request' | 'sweeper', throwRefusal: boolean): Promise<BatchRecord> {
+    const { deps } = this;
+    const transfers = await deps.batches.executedTransfers(b.id);
+    if (transfers.length === 0) {
+      const done = await deps.batches.transition(b, 'nothing_to_fund', 'FAILED', { completed: true, nextAttemptInMs: null, errorMessage: BATCH_MESSAGES.nothingToExecute },
+        batchEvent(deps, BATCH_SUBJECTS.completed, this.summaryOf), undefined);
+      if (done) deps.eventsWritten();
+      return done ?? b;
+    }
+    let holdIds: string[];
+    try {
+      holdIds = (await deps.ledger.reserveBatch(b.companyId, transfers.map((t) => reserveCommandOf(t)))).holdIds;
+    } catch (err) {
+      if (err instanceof AppError && err.code !== 'SERVICE_UNAVAILABLE' && err.code !== 'INTERNAL_ERROR' && err.code !== 'RESERVE_VOIDED') {
+        const spec = this.checked('reserve_refused', 'batch');
+        await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
+          transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: err.code, event: null })), false, 'bulk payout reserve refused');
+        const back = await deps.batches.transition(b, 'funding_refused', 'VALIDATED',
+          { errorMessage: err.message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()) }, null, 'back_to_valid');
+        deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused; the batch is VALIDATED again');
+        if (throwRefusal) throw err;
+        return back ?? b;
+      }
+      deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'batch reserve outcome unknown; the batch sweeper retries');
+      if (throwRefusal) return b;
+      throw err;
+    }
+    const spec = this.checked('reserved', 'batch');
+    const accepted = transfers.map((t, k) => ({ ...t, state: spec.to, holdId: holdIds[k]! }));
+    await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
+      accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
+    deps.eventsWritten();
+    const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs }, null);
+    deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
+    const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
+    if (now.state === 'EXECUTING') void this.dispatch(now).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));
+    return now;
+  }
+
+  /** The send saga's event, checked against its table for the batch runner. */
+  private checked(event: TransferEvent, actor: Actor) {
+    const spec = TRANSFER_MACHINE[event];
+    if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
+    return spec;
+  }
+
+  /** Dispatches the batch's accepted items, leased in pages, with bounded concurrency; then checks whether it is finished. */
+  async dispatch(b: BatchRecord): Promise<void> {
+    const { deps } = this;
+    const leaseMs = Math.max(30_000, deps.settings.sweeperGraceSeconds * 1000);
+    for (;;) {
+      const page = await deps.batches.leaseDispatchable(b.id, 200, leaseMs);
+      if (page.length === 0) break;
+      await mapBounded(page, deps.batchSettings.dispatchConcurrency, (t) => this.saga.dispatch(t, 'batch').catch((err: unknown) => {
+        deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not dispatched yet; the sweeper retries');
+        return t;
+      }));
+    }
+    await this.finishIfDone(b);
+  }
+
+  /** EXECUTING with every item final → COMPLETED / PARTIALLY_FAILED / FAILED, with `transfer.batch.completed`. */
+  async finishIfDone(b: BatchRecord): Promise<BatchRecord> {
+    const { deps } = this;
+    if ((await deps.batches.liveItems(b.id)) > 0) return b;
+    const [summary] = await deps.batches.summaries([b]);
+    const to = finalBatchState(summary!.byStatus);
+    const done = await deps.batches.transition(b, 'finished', to, { completed: true, nextAttemptInMs: null },
+      batchEvent(deps, BATCH_SUBJECTS.completed, (x) => ({ ...summary!, ...x })));
+    if (done) {
+      deps.eventsWritten();
+      deps.log.info({ batchId: b.id, state: to }, 'batch finished');
+    }
+    return done ?? b;
+  }
+
+  /** POST /transfers/batches/{id}/cancel: VALIDATED → CANCELLED (a cancelled batch answers as it is). */
+  async cancel(caller: CallerOf, batchId: string): Promise<BatchSummary> {
+    const { deps } = this;
+    const b = await ownBatch(deps, caller.companyId, batchId);
+    if (b.state !== 'CANCELLED') {
+      const next = await deps.batches.transition(b, 'cancel', 'CANCELLED', { cancelled: true, nextAttemptInMs: null }, null, 'not_executed');
+      if (!next) throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notCancellable(publicBatchState((await deps.batches.get(b.companyId, b.id))?.state ?? b.state)));
+      deps.log.info({ batchId: b.id }, 'batch cancelled');
+      return (await deps.batches.summaries([next]))[0]!;
+    }
+    return (await deps.batches.summaries([b]))[0]!;
+  }
+
+  /** The batch sweeper's work on one leased batch. */
+  async resume(b: BatchRecord): Promise<void> {
+    const { deps } = this;
+    switch (b.state) {
+      case 'VALIDATED':
+        if (b.expiresAt.getTime() <= deps.now().getTime()) {
+          await deps.batches.transition(b, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+          deps.log.info({ batchId: b.id }, 'batch expired (not executed within 24 h)');
+        } else await deps.batches.reschedule(b.id, 'VALIDATED', b.expiresAt.getTime() - deps.now().getTime());
+        return;
+      case 'FUNDING':
+        await this.fund(b, 'sweeper', false);
+        return;
+      case 'EXECUTING': {
+        await this.dispatch(b);
+        const now = await deps.batches.get(b.companyId, b.id);
+        if (now?.state === 'EXECUTING') await deps.batches.reschedule(b.id, 'EXECUTING', deps.batchSettings.pollMs);
+        return;
+      }
+      default:
+        await deps.batches.reschedule(b.id, b.state, null);
+    }
+  }
+}
+
+/** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */
+function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft): TransferRecord {
+  return {
+    id: deps.newId(), companyId: b.companyId, apiKeyId: b.apiKeyId, rail: it.rail!, state: 'RECEIVED', amount: it.amount, fee: it.fee as FeeBreakdown,
+    targetName: it.targetName, targetDocument: it.targetDocument, reference: it.reference, description: it.description, destination: it.destination!,
+    holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, releaseEvent: null, rejectedBy: null,
+    createdAt: deps.now(), dispatchedAt: null, completedAt: null, batchId: b.id,
+  };
+}
+
+/**
+ * Resumes batches between steps (a crash, a ledger outage) and closes finished ones: leases due
+ * batches (FOR UPDATE SKIP LOCKED, moved ahead by a lease), so replicas never work on the same one.
+ */
+export class BatchSweeper {
+  private readonly task: PeriodicTask;
+
+  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly opts: { intervalMs: number; batch: number }) {
+    this.task = new PeriodicTask('batch sweeper', opts.intervalMs, () => this.tick(), deps.log);
+  }
+
+  start(): void { this.task.start(); }
+  stop(): Promise<void> { return this.task.stop(); }
+
+  async tick(): Promise<number> {
+    const due = await this.deps.batches.leaseDue(this.opts.batch, 60_000);
+    await Promise.all(due.map((b) => this.runner.resume(b).catch((err: unknown) => {
+      this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
+      return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);
+    })));
+    return due.length;
+  }
+}
+

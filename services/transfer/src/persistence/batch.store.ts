@@ -1,0 +1,401 @@
+import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import {
+  BATCH_MACHINE, FINISHED_ITEM_STATUSES, itemStatus,
+  type BatchEvent, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState,
+  type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
+} from '../domain/batch.js';
+import type { LimitUsage } from '../domain/counterparty-limits.js';
+import type { Rail } from '../domain/rails.js';
+import { COUNTED_STATES, publicStatus, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import type { BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent } from '../app/ports.js';
+import type { TransferDataProtection } from './data-protection.js';
+import { limitLockKeySql, storedDestination, toTransfer, type TransferRow } from './transfer.store.js';
+
+
+interface BatchRow {
+  id: string; company_id: string; api_key_id: string | null; state: BatchState; reference: string | null; description: string | null;
+  mode: BatchMode; source: BatchSource; item_count: number; valid_count: number; invalid_count: number; iva_applicable: boolean;
+  created_at: Date; expires_at: Date; executed_at: Date | null; completed_at: Date | null; cancelled_at: Date | null;
+  error_message: string | null; request_fingerprint: string; idempotency_key: string | null;
+}
+
+interface ItemRow {
+  seq: number; line: number | null; status: StoredItemStatus; rail: Rail | null; amount: string; fixed_fee: string; variable_fee: string;
+  subtotal_fee: string; iva_amount: string; total_charged: string; target_name: string; target_document: string;
+  counterparty_document: string | null; reference: string | null; description: string | null; destination: Destination | null;
+  account_number_masked: string | null; error_code: string | null; error_message: string | null; transfer_id: string | null;
+  t_state: TransferState | null; t_error: string | null; t_completed_at: Date | null; iva_applicable: boolean;
+}
+
+const BATCH_COLS = `id::text as id, company_id, api_key_id, state, reference, description, mode, source, item_count, valid_count,
+  invalid_count, iva_applicable, created_at, expires_at, executed_at, completed_at, cancelled_at, error_message, request_fingerprint, idempotency_key`;
+
+function toBatch(r: BatchRow): BatchRecord {
+  return {
+    id: r.id, companyId: r.company_id, apiKeyId: r.api_key_id, state: r.state, reference: r.reference, description: r.description,
+    mode: r.mode, source: r.source, itemCount: r.item_count, validCount: r.valid_count, invalidCount: r.invalid_count,
+    ivaApplicable: r.iva_applicable, createdAt: new Date(r.created_at), expiresAt: new Date(r.expires_at),
+    executedAt: r.executed_at ? new Date(r.executed_at) : null, completedAt: r.completed_at ? new Date(r.completed_at) : null,
+    cancelledAt: r.cancelled_at ? new Date(r.cancelled_at) : null, errorMessage: r.error_message,
+  };
+}
+
+/** The public status SQL of an item (joined with its transfer as `t`). */
+const ITEM_STATUS_SQL = `case when i.status <> 'EXECUTED' then i.status
+  when t.state = 'COMPLETED' then 'COMPLETED' when t.state in ('FAILED', 'REJECTED') then 'FAILED'
+  when t.state in ('AWAITING_APPROVAL', 'EXPIRING') then 'AWAITING_APPROVAL' when t.state = 'EXECUTING' then 'EXECUTING'
+  when t.state = 'EXPIRED' then 'EXPIRED' else 'PENDING' end`;
+
+/** Bulk payouts on Postgres (schema `transfer`), plain SQL: multi-row statements over unnest, never one per item. */
+export class SqlBatchStore implements BatchStore {
+  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {}
+
+  private q<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+    return this.db.prepared<R>(sql, params);
+  }
+
+  fingerprint(requestHash: string): string {
+    return this.protection.fingerprint(requestHash);
+  }
+
+  async findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedBatch | undefined> {
+    const rows = await this.q<BatchRow>(`select ${BATCH_COLS} from transfer.batches where company_id = ? and idempotency_key = ?`, [companyId, key]);
+    return rows[0] && { batch: toBatch(rows[0]), sameRequest: rows[0].request_fingerprint === this.fingerprint(requestHash) };
+  }
+
+  async findByReference(companyId: string, reference: string, requestHash: string): Promise<KeyedBatch | undefined> {
+    const rows = await this.q<BatchRow>(`select ${BATCH_COLS} from transfer.batches where company_id = ? and reference = ?`, [companyId, reference]);
+    return rows[0] && { batch: toBatch(rows[0]), sameRequest: rows[0].request_fingerprint === this.fingerprint(requestHash) };
+  }
+
+  /**
+   * The batch, its items and its `batch.validated` event in one transaction. 'REFERENCE_TAKEN' /
+   * 'KEY_TAKEN' when a concurrent request made the batch of that reference / key first (nothing written).
+   */
+  async insert(b: BatchRecord, requestHash: string, idempotencyKey: string | null, items: BatchItemDraft[], event: OutboxEvent): Promise<'OK' | 'REFERENCE_TAKEN' | 'KEY_TAKEN'> {
+    const stored = items.map((i) => (i.destination ? storedDestination(i.destination, this.protection) : { destination: null, sealed: null, masked: null }));
+    try {
+      await this.db.preparedTx(async (tx) => {
+        await tx.query(
+          `insert into transfer.batches (id, company_id, api_key_id, reference, request_fingerprint, idempotency_key, state, mode, source,
+             description, item_count, valid_count, invalid_count, iva_applicable, created_at, expires_at, next_attempt_at)
+           values (?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer, ?::integer, ?::integer, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)`,
+          [b.id, b.companyId, b.apiKeyId, b.reference, this.fingerprint(requestHash), idempotencyKey, b.state, b.mode, b.source,
+            b.description, b.itemCount, b.validCount, b.invalidCount, b.ivaApplicable, b.createdAt.toISOString(), b.expiresAt.toISOString(),
+            b.state === 'VALIDATED' ? b.expiresAt.toISOString() : null]);
+        const col = <T>(f: (i: BatchItemDraft, k: number) => T) => items.map(f);
+        await tx.query(
+          `insert into transfer.batch_items (batch_id, seq, line, status, rail, amount, fixed_fee, variable_fee, subtotal_fee, iva_amount,
+             total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+             account_number_sealed, account_number_masked, error_code, error_message)
+           select ?::uuid, u.* from unnest(?::integer[], ?::integer[], ?::text[], ?::text[], ?::bigint[], ?::bigint[], ?::bigint[], ?::bigint[],
+             ?::bigint[], ?::bigint[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[], ?::jsonb[], ?::text[], ?::text[], ?::text[], ?::text[]) as u`,
+          [b.id, col((i) => i.seq), col((i) => i.line), col((i) => i.status), col((i) => i.rail),
+            col((i) => i.amount.toString()), col((i) => (i.fee?.fixedFee ?? 0n).toString()), col((i) => (i.fee?.variableFee ?? 0n).toString()),
+            col((i) => (i.fee?.subtotalFee ?? 0n).toString()), col((i) => (i.fee?.ivaAmount ?? 0n).toString()), col((i) => (i.fee?.totalCharged ?? 0n).toString()),
+            col((i) => i.targetName), col((i) => i.targetDocument), col((i) => i.counterparty), col((i) => i.reference), col((i) => i.description),
+            col((_, k) => (stored[k]!.destination ? JSON.stringify(stored[k]!.destination) : null)), col((_, k) => stored[k]!.sealed), col((_, k) => stored[k]!.masked),
+            col((i) => i.errorCode), col((i) => i.errorMessage)]);
+        await outbox(tx, [event]);
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'batches_reference_uq')) return 'REFERENCE_TAKEN';
+      if (isUniqueViolation(err, 'batches_idempotency_key_uq')) return 'KEY_TAKEN';
+      throw err;
+    }
+    return 'OK';
+  }
+
+  async get(companyId: string, id: string): Promise<BatchRecord | undefined> {
+    const rows = await this.q<BatchRow>(`select ${BATCH_COLS} from transfer.batches where id = ?::uuid and company_id = ?`, [id, companyId]);
+    return rows[0] && toBatch(rows[0]);
+  }
+
+  /** Batches with their totals and items by status (one grouped read for all of them). */
+  async summaries(batches: BatchRecord[]): Promise<BatchSummary[]> {
+    if (batches.length === 0) return [];
+    const rows = await this.q<{ batch_id: string; status: ItemStatus; rail: Rail | null; counts_total: boolean; n: number; amount: string; fee: string; iva: string; total: string }>(
+      `select i.batch_id::text as batch_id, ${ITEM_STATUS_SQL} as status, i.rail,
+              (i.status in ('VALID', 'EXECUTED')) as counts_total,
+              count(*)::integer as n, coalesce(sum(i.amount), 0)::text as amount, coalesce(sum(i.subtotal_fee), 0)::text as fee,
+              coalesce(sum(i.iva_amount), 0)::text as iva, coalesce(sum(i.total_charged), 0)::text as total
+         from transfer.batch_items i left join transfer.transfers t on t.id = i.transfer_id
+        where i.batch_id = any(?::uuid[])
+        group by 1, 2, 3, 4`, [batches.map((b) => b.id)]);
+    return batches.map((b) => {
+      const mine = rows.filter((r) => r.batch_id === b.id);
+      const byStatus = new Map<ItemStatus, { status: ItemStatus; count: number; amount: bigint }>();
+      const totals = new Map<Rail, BatchTotals>();
+      for (const r of mine) {
+        const s = byStatus.get(r.status) ?? { status: r.status, count: 0, amount: 0n };
+        s.count += r.n;
+        s.amount += centsFromDb(r.amount);
+        byStatus.set(r.status, s);
+        if (r.counts_total && r.rail) {
+          const t = totals.get(r.rail) ?? { rail: r.rail, count: 0, amount: 0n, fee: 0n, iva: 0n, total: 0n };
+          t.count += r.n;
+          t.amount += centsFromDb(r.amount);
+          t.fee += centsFromDb(r.fee);
+          t.iva += centsFromDb(r.iva);
+          t.total += centsFromDb(r.amount) + centsFromDb(r.fee) + centsFromDb(r.iva);
+          totals.set(r.rail, t);
+        }
+      }
+      const list = [...byStatus.values()].sort((x, y) => x.status.localeCompare(y.status));
+      return {
+        ...b,
+        totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)),
+        byStatus: list,
+        finishedCount: list.filter((s) => FINISHED_ITEM_STATUSES.includes(s.status)).reduce((n, s) => n + s.count, 0),
+      };
+    });
+  }
+
+  async list(companyId: string, state: BatchState | null, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<BatchRecord[]> {
+    const rows = await this.q<BatchRow>(
+      `select ${BATCH_COLS} from transfer.batches
+        where company_id = $1 and ($2::text is null or state = $2 or ($2 = 'EXECUTING' and state = 'FUNDING'))
+          and ($3::timestamptz is null or (created_at, id) < ($3::timestamptz, $4::uuid))
+        order by created_at desc, id desc limit $5`,
+      [companyId, state, cursor ? cursor.createdAt.toISOString() : null, cursor?.id ?? null, limit]);
+    return rows.map(toBatch);
+  }
+
+  /** Items in order after `afterSeq`, optionally of one public status. */
+  async items(batchId: string, status: ItemStatus | null, afterSeq: number, limit: number): Promise<BatchItemRecord[]> {
+    const rows = await this.q<ItemRow>(
+      `select i.*, t.state as t_state, t.error_message as t_error, t.completed_at as t_completed_at, b.iva_applicable
+         from transfer.batch_items i join transfer.batches b on b.id = i.batch_id
+         left join transfer.transfers t on t.id = i.transfer_id
+        where i.batch_id = $1::uuid and i.seq > $2 and ($3::text is null or ${ITEM_STATUS_SQL} = $3)
+        order by i.seq limit $4`, [batchId, afterSeq, status, limit]);
+    return rows.map((r) => this.toItem(r));
+  }
+
+  private toItem(r: ItemRow): BatchItemRecord {
+    const destination = r.destination && r.destination.kind === 'ACH'
+      ? { ...r.destination, accountNumber: r.account_number_masked ?? '' } as Destination
+      : r.destination;
+    const fee = r.rail ? {
+      fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
+      ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+    } : null;
+    return {
+      seq: r.seq, line: r.line, status: r.status === 'INVALID' ? 'INVALID' : 'VALID', storedStatus: r.status, rail: r.rail,
+      amount: centsFromDb(r.amount), fee, targetName: r.target_name, targetDocument: r.target_document, counterparty: r.counterparty_document,
+      reference: r.reference, description: r.description, destination, errorCode: r.error_code, errorMessage: r.error_message,
+      transferId: r.transfer_id, transferState: r.t_state ? itemStatus('EXECUTED', publicStatus(r.t_state)) : null,
+      transferError: r.t_error, completedAt: r.t_completed_at ? new Date(r.t_completed_at) : null,
+    };
+  }
+
+  /** The items to execute, with their full destinations (account numbers opened). */
+  async executableItems(batchId: string): Promise<BatchItemDraft[]> {
+    const rows = await this.q<ItemRow & { account_number_sealed: string | null }>(
+      `select i.*, null as t_state, null as t_error, null as t_completed_at, b.iva_applicable
+         from transfer.batch_items i join transfer.batches b on b.id = i.batch_id
+        where i.batch_id = ?::uuid and i.status = 'VALID' order by i.seq`, [batchId]);
+    return rows.map((r) => {
+      const item = this.toItem(r);
+      const d = r.destination;
+      return {
+        ...item,
+        destination: d && d.kind === 'ACH' ? { ...d, accountNumber: r.account_number_sealed ? this.protection.openAccount(r.account_number_sealed) : '' } : d,
+      };
+    });
+  }
+
+  /** Which of these normalised documents are on the AML list (one query). */
+  async amlHits(documents: string[]): Promise<Set<string>> {
+    if (documents.length === 0) return new Set();
+    const rows = await this.q<{ d: string }>(
+      'select distinct normalized_document as d from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])', [documents]);
+    return new Set(rows.map((r) => r.d));
+  }
+
+  /** Day and month usage of many counterparties (one grouped query; same states as single sends). */
+  async limitUsage(companyId: string, counterparties: string[], windows: { dayStart: Date; monthStart: Date }, tx?: PreparedTx): Promise<Map<string, LimitUsage>> {
+    const sql = `select counterparty_document as c,
+            coalesce(sum(amount) filter (where created_at >= $3::timestamptz), 0)::text as day_sum, coalesce(sum(amount), 0)::text as month_sum
+       from transfer.transfers
+      where company_id = $1 and counterparty_document = any($2::text[]) and created_at >= $4::timestamptz
+        and state in (${COUNTED_STATES.map((s) => `'${s}'`).join(', ')})
+      group by counterparty_document`;
+    const params = [companyId, counterparties, windows.dayStart.toISOString(), windows.monthStart.toISOString()];
+    const rows = tx ? await tx.query<{ c: string; day_sum: string; month_sum: string }>(sql, params) : await this.q<{ c: string; day_sum: string; month_sum: string }>(sql, params);
+    return new Map(rows.map((r) => [r.c, { daySum: BigInt(r.day_sum), monthSum: BigInt(r.month_sum) }]));
+  }
+
+  /**
+   * `execute` (VALIDATED → FUNDING) in ONE transaction, under the counterparty-limit locks single sends
+   * take (by bucket, in order: at most 64): the limits are decided again with the usage of the moment
+   * (`decide` gets it and answers which items go and which are refused), the items that go are
+   * inserted as RECEIVED transfers owned by the batch (no sweeper time: the batch sweeper resumes
+   * FUNDING), the refused ones marked REJECTED. Undefined when the batch was no longer VALIDATED.
+   */
+  async startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
+    decide: (usage: Map<string, LimitUsage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
+    fundingLeaseMs: number): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined> {
+    return this.db.preparedTx(async (tx) => {
+      const won = await tx.query<{ id: string }>(
+        `update transfer.batches set state = 'FUNDING', executed_at = now(), updated_at = now(), error_message = null,
+            next_attempt_at = now() + ($3::bigint * interval '1 millisecond')
+          where id = $1::uuid and company_id = $2 and state = any($4::text[]) and expires_at > now() returning id::text as id`,
+        [b.id, b.companyId, String(fundingLeaseMs), [...BATCH_MACHINE.execute.from]]);
+      if (won.length === 0) return undefined;
+      await tx.query(`select pg_advisory_xact_lock(k) from (select distinct ${limitLockKeySql('$1::text', 'c')} as k
+        from unnest($2::text[]) as c order by 1) s`, [b.companyId, counterparties]);
+      const usage = await this.limitUsage(b.companyId, counterparties, windows, tx);
+      const { picks, refusals } = decide(usage);
+      if (picks.length > 0) {
+        const ts = picks.map((p) => p.transfer);
+        const stored = ts.map((t) => storedDestination(t.destination, this.protection));
+        const col = <T>(f: (t: TransferRecord, k: number) => T) => ts.map(f);
+        await tx.query(
+          `with v as (select * from unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::text[])
+                as v(id, rail, amount, fixed_fee, variable_fee, subtotal_fee, iva_amount, total_charged, target_name, target_document,
+                     counterparty_document, reference, description, destination, sealed, masked)),
+             t as (insert into transfer.transfers (id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee,
+                iva_applicable, iva_amount, total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+                next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id)
+              select v.id, $17, $18, v.rail, 'RECEIVED', v.amount, v.fixed_fee, v.variable_fee, v.subtotal_fee, $19, v.iva_amount, v.total_charged,
+                     v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid
+                from v returning id)
+           insert into transfer.state_history (transfer_id, state, reason) select id, 'RECEIVED', 'bulk payout item' from t`,
+          [col((t) => t.id), col((t) => t.rail), col((t) => t.amount.toString()), col((t) => t.fee.fixedFee.toString()),
+            col((t) => t.fee.variableFee.toString()), col((t) => t.fee.subtotalFee.toString()), col((t) => t.fee.ivaAmount.toString()),
+            col((t) => t.fee.totalCharged.toString()), col((t) => t.targetName), col((t) => t.targetDocument), picks.map((p) => p.counterparty),
+            col((t) => t.reference), col((t) => t.description), col((_, k) => JSON.stringify(stored[k]!.destination)), col((_, k) => stored[k]!.sealed),
+            col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id]);
+        await tx.query(
+          `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null
+             from unnest($2::integer[], $3::uuid[]) as v(seq, tid) where i.batch_id = $1::uuid and i.seq = v.seq`,
+          [b.id, picks.map((p) => p.seq), picks.map((p) => p.transferId)]);
+      }
+      if (refusals.length > 0) {
+        await tx.query(
+          `update transfer.batch_items i set status = 'REJECTED', error_code = v.code, error_message = v.msg
+             from unnest($2::integer[], $3::text[], $4::text[]) as v(seq, code, msg) where i.batch_id = $1::uuid and i.seq = v.seq`,
+          [b.id, refusals.map((r) => r.seq), refusals.map((r) => r.code), refusals.map((r) => r.message)]);
+      }
+      return { picks: picks.map((p) => ({ seq: p.seq, transferId: p.transferId })), refusals };
+    });
+  }
+
+  /** The executed items' transfers, in item order (the ReserveBatch request is rebuilt from them: the same every time). */
+  async executedTransfers(batchId: string): Promise<TransferRecord[]> {
+    const rows = await this.q<TransferRow>(
+      `select t.* from transfer.batch_items i join transfer.transfers t on t.id = i.transfer_id
+        where i.batch_id = ?::uuid and i.status = 'EXECUTED' order by i.seq`, [batchId]);
+    return rows.map((r) => toTransfer(r, this.protection));
+  }
+
+  /**
+   * Many transfers of one batch through ONE event of the send saga's table (the caller checked it),
+   * in one statement: compare-and-set per row (state in `from`), history rows, and the outbox event of
+   * each row that moved. Returns how many moved.
+   */
+  async transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
+    rows: Array<{ id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }>, nextAttemptNow: boolean, reason: string): Promise<number> {
+    if (rows.length === 0) return 0;
+    const res = await this.q<{ n: number }>(
+      `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
+              as v(id, hold_id, reject_code, event_id, subject, payload, headers)),
+         u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
+                  next_attempt_at = case when $9::boolean then now() else null end,
+                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now()
+                 from v where t.id = v.id and t.batch_id = $10::uuid and t.state = any($11::text[]) returning t.id),
+         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
+         o as (insert into transfer.outbox (id, subject, payload, headers)
+               select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id where v.event_id is not null)
+       select count(*)::integer as n from u`,
+      [rows.map((r) => r.id), rows.map((r) => r.holdId), rows.map((r) => r.rejectCode), rows.map((r) => r.event?.id ?? null),
+        rows.map((r) => r.event?.subject ?? null), rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
+        rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
+        to, nextAttemptNow, batchId, [...from], reason]);
+    return res[0]?.n ?? 0;
+  }
+
+  /**
+   * A batch move of the batch saga (`BATCH_MACHINE[event]`): compare-and-set from its `from` states,
+   * with the patch and the event in the same statement. `items` also moves items in the same
+   * transaction (cancel/expire: VALID → NOT_EXECUTED; funding refused: EXECUTED/REJECTED → VALID).
+   */
+  async transition(b: { id: string; companyId: string }, event: BatchEvent, to: BatchState,
+    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean },
+    evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined> {
+    const spec = BATCH_MACHINE[event];
+    if (!spec.to.includes(to)) throw new Error(`${event} does not lead to ${to}`);
+    return this.db.preparedTx(async (tx) => {
+      const rows = await tx.query<BatchRow>(
+        `update transfer.batches set state = $3, updated_at = now(),
+            error_message = case when $4::boolean then $5 else error_message end,
+            next_attempt_at = case when $6::boolean then null when $7::boolean then now() + ($8::bigint * interval '1 millisecond') else next_attempt_at end,
+            completed_at = case when $9::boolean then now() else completed_at end,
+            cancelled_at = case when $10::boolean then now() else cancelled_at end,
+            executed_at = case when $3 = 'VALIDATED' then null else executed_at end
+          where id = $1::uuid and company_id = $2 and state = any($11::text[]) returning ${BATCH_COLS}`,
+        [b.id, b.companyId, to, patch.errorMessage !== undefined, patch.errorMessage ?? null, patch.nextAttemptInMs === null,
+          typeof patch.nextAttemptInMs === 'number', String(Math.max(0, Math.round(patch.nextAttemptInMs ?? 0))),
+          patch.completed === true, patch.cancelled === true, [...spec.from]]);
+      const row = rows[0];
+      if (!row) return undefined;
+      const next = toBatch(row);
+      if (items === 'not_executed') {
+        await tx.query(`update transfer.batch_items set status = 'NOT_EXECUTED' where batch_id = ?::uuid and status = 'VALID'`, [b.id]);
+      } else if (items === 'back_to_valid') {
+        await tx.query(`update transfer.batch_items set status = 'VALID', transfer_id = null, error_code = null, error_message = null
+          where batch_id = ?::uuid and status in ('EXECUTED', 'REJECTED')`, [b.id]);
+      }
+      if (evt) await outbox(tx, [evt(next)]);
+      return next;
+    });
+  }
+
+  /** Leases due batches (FOR UPDATE SKIP LOCKED, then moved `leaseMs` ahead): several sweepers never take the same one. */
+  async leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]> {
+    const rows = await this.q<BatchRow>(
+      `with due as (select id from transfer.batches where next_attempt_at <= now() order by next_attempt_at limit $1 for update skip locked)
+       update transfer.batches b set next_attempt_at = now() + ($2::bigint * interval '1 millisecond') from due where b.id = due.id
+       returning ${BATCH_COLS.split(', ').map((c) => `b.${c.trim()}`).join(', ')}`,
+      [limit, String(leaseMs)]);
+    return rows.map(toBatch);
+  }
+
+  /** Moves the batch sweeper's next look at a batch still in `state`. */
+  async reschedule(id: string, state: BatchState, inMs: number | null): Promise<void> {
+    await this.q(`update transfer.batches set next_attempt_at = case when $3::boolean then null else now() + ($2::bigint * interval '1 millisecond') end
+      where id = $1::uuid and state = $4`, [id, String(Math.max(0, Math.round(inMs ?? 0))), inMs === null, state]);
+  }
+
+  /**
+   * Leases up to `limit` accepted, not yet dispatched transfers of a batch whose time has come (the
+   * transfer sweeper's lease: the same column, FOR UPDATE SKIP LOCKED), so an item is dispatched by
+   * one worker at a time whichever process runs it.
+   */
+  async leaseDispatchable(batchId: string, limit: number, leaseMs: number): Promise<TransferRecord[]> {
+    const rows = await this.q<TransferRow>(
+      `with due as (select id from transfer.transfers where batch_id = $1::uuid and state in ('RESERVED', 'EXECUTING') and next_attempt_at <= now()
+                     order by next_attempt_at limit $2 for update skip locked)
+       update transfer.transfers t set next_attempt_at = now() + ($3::bigint * interval '1 millisecond') from due where t.id = due.id returning t.*`,
+      [batchId, limit, String(leaseMs)]);
+    return rows.map((r) => toTransfer(r, this.protection));
+  }
+
+  /** How many executed items are still live (not final). */
+  async liveItems(batchId: string): Promise<number> {
+    const rows = await this.q<{ n: number }>(
+      `select count(*)::integer as n from transfer.transfers where batch_id = ?::uuid
+          and state not in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED')
+          and id in (select transfer_id from transfer.batch_items where batch_id = ?::uuid and status = 'EXECUTED')`, [batchId, batchId]);
+    return rows[0]?.n ?? 0;
+  }
+}
+
+async function outbox(tx: PreparedTx, events: OutboxEvent[]): Promise<void> {
+  await tx.query(
+    `insert into transfer.outbox (id, subject, payload, headers) select * from unnest(?::uuid[], ?::text[], ?::jsonb[], ?::jsonb[])`,
+    [events.map((e) => e.id), events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload)),
+      events.map((e) => JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {}))]);
+}
