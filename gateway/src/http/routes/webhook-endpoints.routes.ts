@@ -9,6 +9,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'transfer.created', 'transfer.completed', 'transfer.failed', 'transfer.awaiting_approval', 'transfer.approved', 'transfer.rejected', 'transfer.expired',
   'deposit.created', 'deposit.paid', 'deposit.failed', 'deposit.expired', 'deposit.reversed', 'deposit.unassigned',
   'collect_key.payment_received', 'collect_key.created', 'collect_key.deleted', 'collect_key.state_changed',
+  'batch.validated', 'batch.completed',
 ] as const;
 
 const isoDate = () => z.string().meta({ format: 'date-time' });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1 } from '@wallet/proto';
+import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
 
 /** The public webhook event types an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -20,6 +20,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'collect_key.created',
   'collect_key.deleted',
   'collect_key.state_changed',
+  'batch.validated',
+  'batch.completed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /**
@@ -99,6 +101,7 @@ export function transferData(t: transferEventsV1.TransferEvent): Record<string, 
     errorMessage: t.errorMessage ?? null,
     createdAt: iso(t.createdAt),
     completedAt: iso(t.completedAt),
+    ...(t.batchId ? { batchId: t.batchId } : {}),
     ...approvalData(t),
   };
 }
@@ -221,6 +224,14 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()), data,
   });
   const [family] = src.subject.split('.');
+  if (src.subject === 'transfer.batch.validated' || src.subject === 'transfer.batch.completed') {
+    // Bulk payouts (issue 22): the batch as GET /transfers/batches/{id} shows it.
+    const e = transferEventsV1.BatchEvent.fromJSON(src.payload);
+    const b = e.batch;
+    if (!b?.id || !e.companyId) throw new Error('batch event without its batch or companyId');
+    const type = src.subject === 'transfer.batch.validated' ? 'batch.validated' : 'batch.completed';
+    return [make(type, e.companyId, `batch:${b.id}`, b.id, e.occurredAt, batchData(b))];
+  }
   if (family === 'transfer') {
     const type = TRANSFER_TYPES[src.subject];
     if (!type) return [];
@@ -266,4 +277,31 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     return [make(type, e.companyId, `collect_key:${e.key.id}`, e.key.id, e.occurredAt, collectKeyData(e.key))];
   }
   return [];
+}
+
+/** A bulk payout as the API shows it (GET /transfers/batches/{id}); cents as JSON numbers. */
+export function batchData(b: transferV1.Batch): Record<string, unknown> {
+  const finished = b.finishedCount;
+  return {
+    id: b.id,
+    status: b.state,
+    reference: b.reference ?? null,
+    description: b.description ?? null,
+    mode: b.mode === 'VALID_ONLY' ? 'valid_only' : 'all',
+    source: b.source.toLowerCase(),
+    itemCount: b.itemCount,
+    validCount: b.validCount,
+    invalidCount: b.invalidCount,
+    totals: b.totals.map((t) => ({
+      rail: strip(String(t.rail), 'RAIL_'), count: t.count, amount: num(t.amount), totalFee: num(t.totalFee), ivaAmount: num(t.ivaAmount), total: num(t.total),
+    })),
+    byStatus: b.byStatus.map((s) => ({ status: s.status, count: s.count, amount: num(s.amount) })),
+    progress: { finished, total: b.itemCount, percent: b.itemCount > 0 ? Math.floor((finished * 100) / b.itemCount) : 0 },
+    createdAt: iso(b.createdAt),
+    expiresAt: iso(b.expiresAt),
+    executedAt: iso(b.executedAt),
+    completedAt: iso(b.completedAt),
+    cancelledAt: iso(b.cancelledAt),
+    errorMessage: b.errorMessage ?? null,
+  };
 }

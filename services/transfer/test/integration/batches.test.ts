@@ -1,0 +1,175 @@
+import { randomUUID } from 'node:crypto';
+import { transferV1 } from '@wallet/proto';
+import {
+  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
+} from './harness.js';
+
+/**
+ * Bulk payouts through the real gRPC layer, the ledger's ReserveBatch and the sandbox rails:
+ * validation (no money moved), execution (one reserve, items as ordinary transfers), completion,
+ * the refusals (balance, state), cancel, idempotency, and the invariant that a live item holds its
+ * funds and a final one holds nothing.
+ */
+describe('bulk payouts (transfer service)', () => {
+  let h: Harness;
+  beforeAll(async () => { h = await startHarness(); });
+  afterAll(async () => { await h?.stop(); });
+  afterEach(async () => { await expectLedgerOk(h); });
+
+  const item = (seq: number, send: transferV1.SendRequest, extra: Partial<transferV1.BatchItemInput> = {}): transferV1.BatchItemInput =>
+    transferV1.BatchItemInput.fromPartial({ seq, line: 0, send: { ...send, requestHash: '' }, ...extra });
+  const create = (co: CompanySetup, items: transferV1.BatchItemInput[], extra: Partial<transferV1.CreateBatchRequest> = {}) =>
+    h.client.createBatch(transferV1.CreateBatchRequest.fromPartial({ mode: 'ALL', source: 'JSON', requestHash: randomUUID(), items, ...extra }), ctxOf(co.id));
+  const get = (co: CompanySetup, id: string) => h.client.getBatch({ batchId: id }, ctxOf(co.id));
+  const waitFinal = async (co: CompanySetup, id: string, timeoutMs = 20_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const b = await get(co, id);
+      if (['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(b.state)) return b;
+      if (Date.now() > deadline) throw new Error(`batch ${id} is still ${b.state}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const items = async (co: CompanySetup, id: string) => (await h.client.listBatchItems({ batchId: id, limit: 1000 }, ctxOf(co.id))).items;
+  /** Cross-service: a live item's transfer has an open hold; a final one holds nothing. */
+  const holdsMatch = async (batchId: string) => {
+    const rows = await h.ledger.db.query<{ state: string; hold_status: string | null }>(
+      `select t.state, h.status as hold_status from transfer.transfers t left join ledger.holds h on h.id = t.hold_id
+        where t.batch_id = ?::uuid`, [batchId]);
+    for (const r of rows) {
+      if (['RESERVED', 'DISPATCHED', 'EXECUTING', 'COMPLETING', 'RELEASING'].includes(r.state)) expect(r.hold_status).toBe('OPEN');
+      if (r.state === 'COMPLETED') expect(r.hold_status).toBe('COMMITTED');
+      if (r.state === 'FAILED') expect(r.hold_status).toBe('RELEASED');
+      if (r.state === 'REJECTED') expect(r.hold_status).toBeNull();
+    }
+  };
+
+  it('validates first (nothing moves), then executes with one reserve: every item an ordinary transfer carrying batchId', async () => {
+    const co = await newCompany(h, { breb: 10_000_000n, ach: 10_000_000n, brebFee: [100n, 0], achFee: [200n, 0] });
+    const before = await wallet(h, co.id, Rail.BREB);
+    const reqs = [
+      item(1, await brebSend(h, co, '3001112233', 100_000n, { reference: 'nomina-1' })),
+      item(2, await brebSend(h, co, '3002223344', 200_000n, { reference: 'nomina-2' })),
+      item(3, achSend(co, 300_000n, { reference: 'nomina-3' })),
+      item(4, achSend(co, 50n, { reference: 'nomina-4' })), // below the minimum: invalid
+    ];
+    const r = await create(co, reqs, { mode: 'VALID_ONLY', reference: 'NOMINA-2026-11' });
+    expect(r.batch).toMatchObject({ state: 'VALIDATED', itemCount: 4, validCount: 3, invalidCount: 1, mode: 'VALID_ONLY', reference: 'NOMINA-2026-11' });
+    expect(r.results.map((x) => x.valid)).toEqual([true, true, true, false]);
+    expect(r.results[3]).toMatchObject({ seq: 4, errorCode: 'INVALID_REQUEST' });
+    const breb = r.batch!.totals.find((t) => t.rail === Rail.BREB)!;
+    expect(breb).toMatchObject({ count: 2, amount: 300_000n, totalFee: 200n, total: 300_200n });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual(before); // validation moves nothing
+    expect((await items(co, r.batch!.id)).map((i) => i.status)).toEqual(['VALID', 'VALID', 'VALID', 'INVALID']);
+  });
+
+  it('a batch with the same reference and the same request replays; another request is REFERENCE_CONFLICT', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const reqs = [item(1, await brebSend(h, co, '3001112233', 10_000n))];
+    const first = await create(co, reqs, { reference: 'lote-ref', requestHash: 'h1' });
+    const replay = await create(co, reqs, { reference: 'lote-ref', requestHash: 'h1' });
+    expect(replay).toMatchObject({ replayed: true, batch: { id: first.batch!.id } });
+    expect((await failure(create(co, reqs, { reference: 'lote-ref', requestHash: 'h2' }))).code).toBe('REFERENCE_CONFLICT');
+    const keyed = await create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h3' });
+    expect(await create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h3' })).toMatchObject({ idempotencyKeyReplayed: true, batch: { id: keyed.batch!.id } });
+    expect((await failure(create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h4' }))).code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+
+  it('executes: one reserve of the whole total, items dispatched and completed, the batch COMPLETED', async () => {
+    const co = await newCompany(h, { breb: 5_000_000n, ach: 5_000_000n, brebFee: [100n, 0], achFee: [200n, 0] });
+    const reqs = [
+      item(1, await brebSend(h, co, '3001112233', 100_000n, { reference: 'p-1' })),
+      item(2, await brebSend(h, co, '3002223344', 200_000n, { reference: 'p-2' })),
+      item(3, achSend(co, 300_000n, { reference: 'p-3' })),
+    ];
+    const r = await create(co, reqs);
+    const id = r.batch!.id;
+    const executing = await h.client.executeBatch({ batchId: id }, ctxOf(co.id));
+    expect(executing.state).toBe('EXECUTING');
+    // reserved at once: amounts + fees on each wallet
+    const breb = await wallet(h, co.id, Rail.BREB);
+    expect(breb.available + breb.pending).toBe(5_000_000n);
+    expect(breb.available).toBeLessThanOrEqual(5_000_000n - 300_200n);
+    await holdsMatch(id);
+    const done = await waitFinal(co, id);
+    expect(done.state).toBe('COMPLETED');
+    expect(done.finishedCount).toBe(3);
+    expect(done.byStatus).toEqual([{ status: 'COMPLETED', count: 3, amount: 600_000n }]);
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 300_200n, pending: 0n });
+    expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 5_000_000n - 300_200n, pending: 0n });
+    const listed = await items(co, id);
+    expect(listed.map((i) => [i.seq, i.status, i.reference])).toEqual([[1, 'COMPLETED', 'p-1'], [2, 'COMPLETED', 'p-2'], [3, 'COMPLETED', 'p-3']]);
+    for (const i of listed) {
+      const row = (await h.ledger.db.query<{ batch_id: string }>('select batch_id::text as batch_id from transfer.transfers where id = ?::uuid', [i.transferId]))[0];
+      expect(row?.batch_id).toBe(id);
+      const m = await h.ledgerClient.getMovement({ id: i.transferId! }, ctxOf(co.id));
+      expect(m.details?.batchId).toBe(id);
+    }
+    await holdsMatch(id);
+    // executing again answers the batch as it is
+    expect((await h.client.executeBatch({ batchId: id }, ctxOf(co.id))).state).toBe('COMPLETED');
+  });
+
+  it('a batch beyond the balance: INSUFFICIENT_BALANCE with the shortfall, nothing held, the batch VALIDATED again', async () => {
+    const co = await newCompany(h, { breb: 150_000n, brebFee: [0n, 0] });
+    const r = await create(co, [
+      item(1, await brebSend(h, co, '3001112233', 100_000n)),
+      item(2, await brebSend(h, co, '3002223344', 100_000n)),
+    ]);
+    const err = await failure(h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id)));
+    expect(err.code).toBe('INSUFFICIENT_BALANCE');
+    expect(err.details).toMatchObject({ wallets: [{ rail: 'BREB', requiredCents: '200000', availableCents: '150000', shortfallCents: '50000' }] });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 150_000n, pending: 0n });
+    const b = await get(co, r.batch!.id);
+    expect(b.state).toBe('VALIDATED');
+    expect(b.errorMessage).toBeTruthy();
+    expect((await items(co, r.batch!.id)).map((i) => i.status)).toEqual(['VALID', 'VALID']);
+    // topped up, it executes
+    await h.ledgerClient.credit({ idempotencyKey: `top-${co.id}`, rail: Rail.BREB, amountCents: 100_000n }, ctxOf(co.id));
+    await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+    expect((await waitFinal(co, r.batch!.id)).state).toBe('COMPLETED');
+  });
+
+  it('mode ALL: an invalid item rejects the batch; a rejected batch cannot execute; a validated one can be cancelled', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const bad = await create(co, [
+      item(1, await brebSend(h, co, '3001112233', 10_000n)),
+      item(2, await brebSend(h, co, '3002223344', 10_000n, { targetName: 'Otra Persona Distinta' })),
+    ]);
+    expect(bad.batch!.state).toBe('REJECTED');
+    expect(bad.results[1]).toMatchObject({ valid: false, errorCode: 'NAME_MISMATCH' });
+    expect((await failure(h.client.executeBatch({ batchId: bad.batch!.id }, ctxOf(co.id)))).code).toBe('INVALID_STATE_TRANSITION');
+    const ok = await create(co, [item(1, await brebSend(h, co, '3001112233', 10_000n))]);
+    expect((await h.client.cancelBatch({ batchId: ok.batch!.id }, ctxOf(co.id))).state).toBe('CANCELLED');
+    expect((await items(co, ok.batch!.id)).map((i) => i.status)).toEqual(['NOT_EXECUTED']);
+    expect((await failure(h.client.executeBatch({ batchId: ok.batch!.id }, ctxOf(co.id)))).code).toBe('INVALID_STATE_TRANSITION');
+  });
+
+  it('duplicate references inside a batch are refused whole, nothing stored', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const s = await brebSend(h, co, '3001112233', 10_000n, { reference: 'dup' });
+    const err = await failure(create(co, [item(1, s), item(2, s)]));
+    expect(err.code).toBe('VALIDATION_ERROR');
+    const n = await h.ledger.db.query<{ n: number }>('select count(*)::integer as n from transfer.batches where company_id = ?', [co.id]);
+    expect(n[0]!.n).toBe(0);
+  });
+
+  it('counterparty limits are aggregated across the batch\'s own items', async () => {
+    const co = await newCompany(h, { breb: 10_000_000n, daily: 250_000n });
+    const r = await create(co, [
+      item(1, await brebSend(h, co, '3001112233', 100_000n)),
+      item(2, await brebSend(h, co, '3001112233', 100_000n)),
+      item(3, await brebSend(h, co, '3001112233', 100_000n)),
+    ], { mode: 'VALID_ONLY' });
+    expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['ok', 'ok', 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED']);
+  });
+
+  it('another company\'s batch reads as not found', async () => {
+    const a = await newCompany(h, { breb: 1_000_000n });
+    const b = await newCompany(h, { breb: 1_000_000n });
+    const r = await create(a, [item(1, await brebSend(h, a, '3001112233', 10_000n))]);
+    expect((await failure(get(b, r.batch!.id))).code).toBe('BATCH_NOT_FOUND');
+    expect((await failure(h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(b.id)))).code).toBe('BATCH_NOT_FOUND');
+    expect((await failure(get(b, 'not-a-uuid'))).code).toBe('BATCH_NOT_FOUND');
+  });
+});
