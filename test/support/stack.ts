@@ -141,11 +141,13 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
   const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
 
-  async function http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+  async function http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: { type: string; data: string | Uint8Array } } = {}) {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    if (opts.raw) headers['content-type'] = opts.raw.type;
+    const payload = opts.raw ? opts.raw.data : opts.body === undefined ? undefined : JSON.stringify(opts.body);
+    const res = await fetch(`${gateway.url}${path}`, { method, headers, body: payload as BodyInit | undefined });
     const text = await res.text();
     // Every answer must be one GET /openapi.json declares (throws with the differences otherwise).
     await checkDocumented(gateway.url, { method, path, status: res.status, headers: res.headers, text });
