@@ -113,6 +113,29 @@ export type PostingOutcome =
   /** A unique key was taken: the idempotency key (by a committed posting) or the movement id. */
   | { status: 'duplicate' };
 
+/**
+ * Many postings of one company applied in ONE transaction, all or nothing (ReserveBatch). Each
+ * posting's own `wallet` is left out: the wallets change once each, by the sum of their postings'
+ * changes, in the order given (the lock order), debits guarded by `available_cents >= debit`.
+ */
+export interface BatchPostingWrite {
+  companyId: string;
+  wallets: Array<{ rail: WalletRail; availableDelta: bigint; pendingOutDelta: bigint; postings: number }>;
+  postings: Array<Omit<PostingWrite, 'wallet'>>;
+}
+
+/** A wallet a batch could not debit: missing, or its available short of the batch's debit on it. */
+export type RefusedWallet =
+  | { rail: WalletRail; missing: true }
+  | { rail: WalletRail; missing: false; requiredCents: bigint; availableCents: bigint };
+
+export type BatchOutcome =
+  | { status: 'applied' }
+  /** Nothing was written: every wallet listed could not take its debit. */
+  | { status: 'not_applied'; refused: RefusedWallet[] }
+  /** Nothing was written: a unique key was taken (an idempotency key, or a movement id). */
+  | { status: 'duplicate' };
+
 export interface StoredPosting {
   id: string;
   kind: StoredPostingKind;
@@ -179,6 +202,9 @@ export interface LedgerStore {
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;
+  /** The postings holding any of `idempotencyKeys`, by key (one read). */
+  findPostings(idempotencyKeys: string[]): Promise<Map<string, StoredPosting>>;
+  recordPostingBatch(write: BatchPostingWrite): Promise<BatchOutcome>;
   /**
    * Claims `idempotencyKey` with a `void` posting (no entries) unless a posting already holds it;
    * answers the posting that holds the key afterwards (the void, or the earlier one).

@@ -4,6 +4,7 @@ import { outflowAmounts, RESERVE_STATUSES, type MovementStatus } from '../domain
 import { holdTotal, reservePosting } from '../domain/postings.js';
 import { RAIL_CAPS, isWalletRail, outflowFeeOperation, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
+import type { PostingWrite } from './ports.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
 import { checkFee, checkMovementSpec, isUnspecified, type MovementSpecCommand } from './movement-spec.js';
@@ -31,50 +32,75 @@ export class ReserveFunds {
   async execute(caller: string | undefined, cmd: ReserveCommand): Promise<HoldResult> {
     const companyId = requireCompany(caller);
     const p = new Problems();
-    checkIdempotencyKey(p, cmd.idempotencyKey);
-    if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
-    checkPositive(p, 'amount', cmd.amount);
-    checkFee(p, 'fee', cmd.fee, true);
-    checkMovementSpec(p, cmd.movement, RESERVE_STATUSES);
+    checkReserveCommand(p, cmd);
     p.throwIfAny();
     const rail = cmd.rail as WalletRail;
-    const fee = cmd.fee!;
-    if (cmd.amount > RAIL_CAPS[rail]) throw new AppError(rail === 'BREB' ? 'AMOUNT_EXCEEDS_BREB_CAP' : 'AMOUNT_EXCEEDS_ACH_CAP');
-    // No FEE_EXCEEDS_AMOUNT here: an outflow's fee is charged on top (the wallet is debited
-    // amount + fee + IVA, CONTRACT §2), so a fee at or above the amount is legitimate. The check
-    // stays for inflows (RecordInflow), where the fee comes out of the gross.
-
+    const capped = capExceeded(rail, cmd.amount);
+    if (capped) throw new AppError(capped);
     const deps = this.deps;
-    const spec = cmd.movement;
-    const status: MovementStatus = isUnspecified(spec?.status) ? 'PENDING' : (spec!.status as MovementStatus);
-    const postingId = deps.newId();
-    const holdId = deps.newId();
-    const movementId = orNull(spec?.id)?.toLowerCase() ?? deps.newId();
-    const amounts = { amount: cmd.amount, fee: fee.subtotalFee, iva: fee.ivaAmount };
-    const draft = reservePosting(companyId, rail, amounts);
-    const hash = requestHash(draft.kind, companyId, cmd);
+    const { write, hash } = reserveWrite(deps, companyId, cmd);
     return runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
-      write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId, holdId },
-        entries: draft.entries,
-        wallet: draft.wallet,
-        newHold: {
-          id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts),
-          feeOperation: outflowFeeOperation(rail), movementId,
-        },
-        newMovement: {
-          id: movementId, companyId, type: 'TRANSFER_OUT', rail, walletRail: rail, status, completed: false,
-          ...outflowAmounts(cmd.amount, fee.subtotalFee, fee.ivaAmount),
-          reference: orNull(spec?.reference), apiKeyId: orNull(spec?.apiKeyId),
-          details: storedDetails(spec?.details),
-        },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId, holdId, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
-      },
+      write,
       applied: (o) => ({ hold: o.hold!, movement: o.movement, replayed: false }),
       replay: (existing) => replayHold(deps, companyId, existing),
       rejected: () => debitRefused(deps, companyId, rail),
     });
   }
+}
+
+/** What Reserve checks of one send (ReserveBatch checks every item the same way, under `items.<i>.`). */
+export function checkReserveCommand(p: Problems, cmd: ReserveCommand): void {
+  checkIdempotencyKey(p, cmd.idempotencyKey);
+  if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
+  checkPositive(p, 'amount', cmd.amount);
+  checkFee(p, 'fee', cmd.fee, true);
+  checkMovementSpec(p, cmd.movement, RESERVE_STATUSES);
+}
+
+/**
+ * The rail's per-transfer cap, when the amount is over it. No FEE_EXCEEDS_AMOUNT here: an outflow's
+ * fee is charged on top (the wallet is debited amount + fee + IVA, CONTRACT §2), so a fee at or above
+ * the amount is legitimate. The check stays for inflows (RecordInflow), where the fee comes out of the gross.
+ */
+export function capExceeded(rail: WalletRail, amount: bigint): 'AMOUNT_EXCEEDS_BREB_CAP' | 'AMOUNT_EXCEEDS_ACH_CAP' | null {
+  if (amount <= RAIL_CAPS[rail]) return null;
+  return rail === 'BREB' ? 'AMOUNT_EXCEEDS_BREB_CAP' : 'AMOUNT_EXCEEDS_ACH_CAP';
+}
+
+/**
+ * The records of one checked reserve: posting, entries, wallet change, hold, TRANSFER_OUT movement
+ * and `ledger.reserved` event, with the request hash of the command. Shared by Reserve and
+ * ReserveBatch, so that a batch item and a single Reserve under the same key hash alike (a Reserve
+ * retry of a batch item replays its hold) and write the same rows.
+ */
+export function reserveWrite(deps: LedgerDeps, companyId: string, cmd: ReserveCommand): { write: PostingWrite; hash: string } {
+  const rail = cmd.rail as WalletRail;
+  const fee = cmd.fee!;
+  const spec = cmd.movement;
+  const status: MovementStatus = isUnspecified(spec?.status) ? 'PENDING' : (spec!.status as MovementStatus);
+  const postingId = deps.newId();
+  const holdId = deps.newId();
+  const movementId = orNull(spec?.id)?.toLowerCase() ?? deps.newId();
+  const amounts = { amount: cmd.amount, fee: fee.subtotalFee, iva: fee.ivaAmount };
+  const draft = reservePosting(companyId, rail, amounts);
+  const hash = requestHash(draft.kind, companyId, cmd);
+  const write: PostingWrite = {
+    posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId, holdId },
+    entries: draft.entries,
+    wallet: draft.wallet,
+    newHold: {
+      id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts),
+      feeOperation: outflowFeeOperation(rail), movementId,
+    },
+    newMovement: {
+      id: movementId, companyId, type: 'TRANSFER_OUT', rail, walletRail: rail, status, completed: false,
+      ...outflowAmounts(cmd.amount, fee.subtotalFee, fee.ivaAmount),
+      reference: orNull(spec?.reference), apiKeyId: orNull(spec?.apiKeyId),
+      details: storedDetails(spec?.details),
+    },
+    event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId, holdId, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+  };
+  return { write, hash };
 }

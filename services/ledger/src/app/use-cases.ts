@@ -2,6 +2,7 @@ import { ChargeFee } from './charge-fee.js';
 import { CheckInvariants } from './check-invariants.js';
 import { CommitHold } from './commit-hold.js';
 import { ComputeFees } from './compute-fees.js';
+import { ComputeFeesBatch } from './compute-fees-batch.js';
 import { CreditWallet } from './credit-wallet.js';
 import type { LedgerDeps } from './deps.js';
 import { GetBalanceAt } from './get-balance-at.js';
@@ -13,6 +14,7 @@ import { PostClearingAdjustment } from './post-clearing-adjustment.js';
 import { PostCorrection } from './post-correction.js';
 import { RecordInflow } from './record-inflow.js';
 import { ReleaseHold } from './release-hold.js';
+import { ReserveBatch } from './reserve-batch.js';
 import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
@@ -30,6 +32,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     credit: new CreditWallet(deps),
     chargeFee: new ChargeFee(deps),
     reserve: new ReserveFunds(deps),
+    reserveBatch: new ReserveBatch(deps),
     voidReserve: new VoidReserve(deps),
     postCorrection: new PostCorrection(deps),
     postClearingAdjustment: new PostClearingAdjustment(deps),
@@ -39,6 +42,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     recordInflow: new RecordInflow(deps),
     reverseInflow: new ReverseInflow(deps),
     computeFees: new ComputeFees(deps),
+    computeFeesBatch: new ComputeFeesBatch(deps),
     setFeeConfig: new SetFeeConfig(deps),
     listMovements: new ListMovements(deps),
     getMovement: new GetMovement(deps),

@@ -14,6 +14,10 @@ export const MAX_REFERENCE = 100;
 export const MAX_DESCRIPTION = 255;
 export const MAX_DETAIL = 255;
 export const MAX_ERROR_MESSAGE = 1000;
+/** Items of one batch RPC (ReserveBatch, ComputeFeesBatch). */
+export const MAX_BATCH_ITEMS = 10_000;
+/** A batch's request problems listed at most (the error travels in gRPC trailers). */
+export const MAX_LISTED_PROBLEMS = 50;
 
 /** The company the caller acts for, from `x-company-id` metadata only (ARCHITECTURE rule 5). */
 export function requireCompany(companyId: string | undefined): string {

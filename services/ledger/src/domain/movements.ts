@@ -50,11 +50,13 @@ export interface MovementDetails {
   payerName?: string;
   payerDocument?: string;
   payerBank?: string;
+  /** A bulk payout's item (issue 22): the batch the send belongs to. */
+  batchId?: string;
 }
 
 export const DETAIL_FIELDS = [
   'targetName', 'targetDocument', 'bankName', 'bankAccountType', 'bankAccountNumber',
-  'description', 'errorMessage', 'payerName', 'payerDocument', 'payerBank',
+  'description', 'errorMessage', 'payerName', 'payerDocument', 'payerBank', 'batchId',
 ] as const satisfies ReadonlyArray<keyof MovementDetails>;
 
 export interface Movement {

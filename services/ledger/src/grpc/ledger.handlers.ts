@@ -1,10 +1,10 @@
-import { AppError, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
 import {
   feeConfigToProto, feeFromProto, feeOperationName, feeToProto, holdToProto, inflowSourceName, movementSpecFromProto,
-  movementStatusName, movementToProto, movementTypeName, railName, toProtoRail, walletToProto,
+  movementStatusName, movementToProto, movementTypeName, railName, reserveFromProto, toProtoRail, walletToProto,
 } from './mappers.js';
 
 function postingResult(r: PostingResult): ledgerV1.PostingResult {
@@ -34,12 +34,16 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return { wallets: wallets.map(walletToProto) };
     },
 
-    async reserveBatch() {
-      throw new AppError('SERVICE_UNAVAILABLE', 'ReserveBatch no está disponible todavía.');
+    async reserveBatch(req, ctx) {
+      const r = await uc.reserveBatch.execute(ctx.companyId, { items: req.items.map(reserveFromProto) });
+      return { holdIds: r.holdIds, replayed: r.replayed };
     },
 
-    async computeFeesBatch() {
-      throw new AppError('SERVICE_UNAVAILABLE', 'ComputeFeesBatch no está disponible todavía.');
+    async computeFeesBatch(req, ctx) {
+      const fees = await uc.computeFeesBatch.execute(ctx.companyId, {
+        operation: feeOperationName(req.operation), amounts: req.amounts, ivaApplicable: req.ivaApplicable,
+      });
+      return { fees: fees.map(feeToProto) };
     },
 
     async getBalanceAt(req, ctx) {
@@ -77,10 +81,7 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     },
 
     async reserve(req, ctx) {
-      return holdResult(await uc.reserve.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), amount: req.amount,
-        ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
-      }));
+      return holdResult(await uc.reserve.execute(ctx.companyId, reserveFromProto(req)));
     },
 
     async voidReserve(req, ctx) {

@@ -2,6 +2,7 @@ import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown } from '../domain/fees.js';
 import { DETAIL_FIELDS, type Hold, type Movement, type MovementDetails } from '../domain/movements.js';
 import type { MovementSpecCommand } from '../app/movement-spec.js';
+import type { ReserveCommand } from '../app/reserve-funds.js';
 import type { FeeConfigRecord, WalletBalance } from '../app/ports.js';
 
 /**
@@ -42,6 +43,19 @@ export function movementSpecFromProto(s: ledgerV1.MovementSpec | undefined): Mov
     ...(s.reference !== undefined ? { reference: s.reference } : {}),
     ...(s.apiKeyId !== undefined ? { apiKeyId: s.apiKeyId } : {}),
     ...(details ? { details } : {}),
+  };
+}
+
+/**
+ * A ReserveRequest as the use case takes it: the same for Reserve and for each ReserveBatch item, so
+ * the two hash a send alike (the request hash is over this object).
+ */
+export function reserveFromProto(r: ledgerV1.ReserveRequest): ReserveCommand {
+  const fee = feeFromProto(r.fee);
+  const movement = movementSpecFromProto(r.movement);
+  return {
+    idempotencyKey: r.idempotencyKey, rail: railName(r.rail), amount: r.amount,
+    ...(fee !== undefined ? { fee } : {}), ...(movement !== undefined ? { movement } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { appendOutbox, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
+import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type {
-  BalanceAt, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
+  BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
@@ -9,7 +9,7 @@ import type { MovementStatus } from '../domain/movements.js';
 import type { StoredPostingKind } from '../domain/postings.js';
 import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
-import { postingStatement } from './posting-statement.js';
+import { batchInsertStatement, postingStatement } from './posting-statement.js';
 import {
   holdCols, insertedHold, insertedMovement, isoUs, movementCols, toHold, toMovement, toWallet, type HoldRow, type MovementRow, type WalletRow,
 } from './rows.js';
@@ -17,6 +17,13 @@ import {
 /** The `pg` pool under MikroORM: used for the posting statement, as a named prepared statement. */
 interface NativePool {
   query<R>(q: { name: string; text: string; values: unknown[] }): Promise<{ rows: R[] }>;
+}
+
+/** Rolls a batch's transaction back when a wallet refuses its debit (caught, never leaves the store). */
+class BatchRefused extends Error {
+  constructor(readonly refused: RefusedWallet[]) {
+    super('batch refused by its wallets');
+  }
 }
 
 /** The ledger's storage on Postgres (schema `ledger`), in plain SQL: every balance change is one conditional statement. */
@@ -179,6 +186,68 @@ export class SqlLedgerStore implements LedgerStore {
          from ledger.postings where idempotency_key = ?`, [idempotencyKey]);
     const r = rows[0];
     return r && { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id };
+  }
+
+  async findPostings(idempotencyKeys: string[]): Promise<Map<string, StoredPosting>> {
+    const rows = await this.run<{ key: string; id: string; kind: StoredPostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+      `select idempotency_key as key, id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
+         from ledger.postings where idempotency_key = any(?::text[])`, [idempotencyKeys]);
+    return new Map(rows.map((r) => [r.key, { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id }]));
+  }
+
+  /**
+   * A batch in one transaction: per wallet, in the order given (rail order: every batch locks a
+   * company's wallets in the same order, so two batches never deadlock on them), ONE conditional
+   * update by the sum of its postings (`available_cents >= debit`, version + their count); then every
+   * row of every posting in ONE statement of array parameters (unnest), whatever the batch's size
+   * (no per-item statements, no bind-parameter limit). A refused wallet or a taken unique key rolls
+   * everything back. A deadlock or serialization failure (a twin batch inserting the same keys in
+   * another order) is retried: the whole transaction again.
+   */
+  async recordPostingBatch(write: BatchPostingWrite): Promise<BatchOutcome> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.preparedTx((tx) => this.applyBatch(tx, write));
+      } catch (err) {
+        if (err instanceof BatchRefused) return { status: 'not_applied', refused: err.refused };
+        if (isUniqueViolation(err)) return { status: 'duplicate' };
+        if (attempt < 3 && isRetryableTxError(err)) continue;
+        throw err;
+      }
+    }
+  }
+
+  private async applyBatch(tx: PreparedTx, b: BatchPostingWrite): Promise<BatchOutcome> {
+    const refused: RefusedWallet[] = [];
+    for (const w of b.wallets) {
+      const debit = w.availableDelta < 0n ? -w.availableDelta : 0n;
+      if (refused.length === 0 && (await this.debitWallet(tx, b.companyId, w, debit))) continue;
+      // Refused (or another wallet already was): why, from the row as it is now, locked so that it
+      // cannot move before this transaction ends (rail order, as above).
+      const row = await tx.one<{ available: string }>(
+        'select available_cents::text as available from ledger.wallets where company_id = ? and rail = ? for update', [b.companyId, w.rail]);
+      if (!row) refused.push({ rail: w.rail, missing: true });
+      else if (BigInt(row.available) < debit) refused.push({ rail: w.rail, missing: false, requiredCents: debit, availableCents: BigInt(row.available) });
+      else if (refused.length === 0 && !(await this.debitWallet(tx, b.companyId, w, debit))) {
+        // Covered now (a credit committed between the guard and the read) and locked: the guard must hold.
+        throw new Error(`wallet ${w.rail} refused a covered debit while locked`);
+      }
+    }
+    if (refused.length > 0) throw new BatchRefused(refused);
+    const { sql, params } = batchInsertStatement(b);
+    const [counts] = await tx.query<{ postings: number }>(sql, params);
+    if (Number(counts?.postings) !== b.postings.length) throw new Error(`batch wrote ${counts?.postings} of ${b.postings.length} postings`);
+    return { status: 'applied' };
+  }
+
+  /** The wallet's one conditional change for a batch: false when the wallet is missing or short. */
+  private async debitWallet(tx: PreparedTx, companyId: string, w: BatchPostingWrite['wallets'][number], debit: bigint): Promise<boolean> {
+    const rows = await tx.query(
+      `update ledger.wallets set available_cents = available_cents + ?::bigint, pending_out_cents = pending_out_cents + ?::bigint,
+              version = version + ?::bigint
+        where company_id = ? and rail = ? and available_cents >= ?::bigint returning version`,
+      [w.availableDelta.toString(), w.pendingOutDelta.toString(), String(w.postings), companyId, w.rail, debit.toString()]);
+    return rows.length > 0;
   }
 
   async voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting> {

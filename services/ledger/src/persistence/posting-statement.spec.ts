@@ -1,6 +1,6 @@
 import { commitPosting, reservePosting, unassignedInflowPosting } from '../domain/postings.js';
 import type { PostingWrite } from '../app/ports.js';
-import { postingStatement } from './posting-statement.js';
+import { batchInsertStatement, postingStatement } from './posting-statement.js';
 
 const co = 'acme';
 const ev = { id: 'e', subject: 'ledger.x', payload: { a: 1 } };
@@ -50,5 +50,34 @@ describe('posting statement', () => {
     const { sql } = postingStatement({ posting: { ...posting('inflow'), movementId: null, holdId: null }, entries: d.entries, wallet: null, event: ev });
     expect(ctes(sql).get('g')).toMatch(/^select 1 as one\)/);
     expect(sql).not.toMatch(/ledger\.wallets/);
+  });
+
+  it('a batch is one statement of array parameters: the same 38 binds for 1 or 10,000 postings, one array element per row', () => {
+    const write = (i: number) => {
+      const d = reservePosting(co, 'BREB', { amount: 100n, fee: 5n, iva: 1n });
+      return {
+        posting: { ...posting('reserve'), id: `p${i}`, idempotencyKey: `k${i}`, movementId: `m${i}`, holdId: `h${i}` }, entries: d.entries,
+        event: { ...ev, id: `e${i}` },
+        newHold: { id: `h${i}`, companyId: co, rail: 'BREB' as const, amount: 100n, fee: 5n, iva: 1n, total: 106n, feeOperation: 'BREB_OUTFLOW' as const, movementId: `m${i}` },
+        newMovement: { id: `m${i}`, companyId: co, type: 'TRANSFER_OUT' as const, rail: 'BREB' as const, walletRail: 'BREB' as const, status: 'PENDING' as const, amount: 100n, totalFee: 5n, ivaAmount: 1n, netAmount: 95n, reference: null, apiKeyId: null, details: { batchId: 'b1' }, completed: false },
+      };
+    };
+    const wallets = [{ rail: 'BREB' as const, availableDelta: -106n, pendingOutDelta: 106n, postings: 1 }];
+    const one = batchInsertStatement({ companyId: co, wallets, postings: [write(0)] });
+    const many = batchInsertStatement({ companyId: co, wallets, postings: Array.from({ length: 10_000 }, (_, i) => write(i)) });
+    expect(one.sql).toBe(many.sql);
+    expect(one.params).toHaveLength(38);
+    expect(many.params).toHaveLength(38);
+    expect(Math.max(...[...one.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))).toBe(38);
+    expect(one.sql).not.toMatch(/\?/);
+    expect([...ctes(many.sql).keys()]).toEqual(['p', 'e', 'h', 'm', 'o']);
+    // postings (8 arrays after the company), entries (two per reserve), holds, movements, outbox
+    expect((many.params[1] as string[]).length).toBe(10_000);
+    expect(many.params[9]).toHaveLength(20_000);
+    expect(many.params[11]).toEqual(expect.arrayContaining([`wallet_available:${co}:BREB`, `wallet_pending_out:${co}:BREB`]));
+    expect(many.params[13]).toHaveLength(10_000);
+    expect((one.params[32] as string[])[0]).toBe('{"batchId":"b1"}');
+    expect(many.params[34]).toHaveLength(10_000);
+    expect(() => batchInsertStatement({ companyId: 'other', wallets, postings: [write(0)] })).toThrow(/one company/);
   });
 });

@@ -1,4 +1,4 @@
-import type { PostingWrite } from '../app/ports.js';
+import type { BatchPostingWrite, PostingWrite } from '../app/ports.js';
 import { holdCols, isoUs, movementCols } from './rows.js';
 
 /**
@@ -115,4 +115,75 @@ function walletSet(availableDelta: bigint, pendingDelta: bigint): { sql: string;
   }
   parts.push('version = version + 1');
   return { sql: parts.join(', '), params };
+}
+
+/**
+ * Every row of a batch of postings (ReserveBatch) as ONE statement of data-modifying CTEs whose
+ * parameters are arrays, one per column, expanded with unnest: a fixed number of bind parameters
+ * (Postgres allows 65,535) and one plan whatever the batch's size. The rows are exactly those
+ * `postingStatement` writes for each posting (posting + idempotency record, entries, hold, movement,
+ * outbox); the wallets are changed by the caller, once each. Unique keys (idempotency key, movement
+ * id) make the statement, and so the transaction, fail as a whole on a taken one.
+ */
+export function batchInsertStatement(b: BatchPostingWrite): { sql: string; params: unknown[] } {
+  const ps = b.postings;
+  const col = <T>(rows: readonly T[], f: (r: T) => unknown) => rows.map(f);
+  const big = (v: bigint) => v.toString();
+  const entries = ps.flatMap((w) => w.entries.map((e, i) => ({ postingId: w.posting.id, seq: i + 1, e })));
+  const holds = ps.flatMap((w) => (w.newHold ? [w.newHold] : []));
+  const movements = ps.flatMap((w) => (w.newMovement ? [w.newMovement] : []));
+  if (ps.some((w) => w.closeHold || w.reverseMovement || w.movementUpdate || w.posting.companyId !== b.companyId)) {
+    throw new Error('a batch holds only new postings of its one company');
+  }
+
+  const sql = `with p as (
+      insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason)
+      select t.id, t.key, t.hash, t.kind, $1::text, t.rail, t.movement_id, t.hold_id, t.reason
+        from unnest($2::uuid[], $3::text[], $4::text[], $5::text[], $6::text[], $7::uuid[], $8::uuid[], $9::text[])
+          as t(id, key, hash, kind, rail, movement_id, hold_id, reason)
+      returning 1),
+    e as (
+      insert into ledger.entries (posting_id, seq, account, amount)
+      select t.posting_id, t.seq, t.account, t.amount
+        from unnest($10::uuid[], $11::smallint[], $12::text[], $13::bigint[]) as t(posting_id, seq, account, amount)
+      returning 1),
+    h as (
+      insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id)
+      select t.id, $1::text, t.rail, t.amount, t.fee, t.iva, t.total, t.fee_operation, t.movement_id
+        from unnest($14::uuid[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::text[], $21::uuid[])
+          as t(id, rail, amount, fee, iva, total, fee_operation, movement_id)
+      returning 1),
+    m as (
+      insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
+          net_amount, reference, api_key_id, details, completed_at)
+      select t.id, $1::text, t.type, t.rail, t.wallet_rail, t.status, t.amount, t.total_fee, t.iva_amount,
+             t.net_amount, t.reference, t.api_key_id, t.details::jsonb, case when t.completed then now() end
+        from unnest($22::uuid[], $23::text[], $24::text[], $25::text[], $26::text[], $27::bigint[], $28::bigint[], $29::bigint[],
+                    $30::bigint[], $31::text[], $32::text[], $33::text[], $34::boolean[])
+          as t(id, type, rail, wallet_rail, status, amount, total_fee, iva_amount, net_amount, reference, api_key_id, details, completed)
+      returning 1),
+    o as (
+      insert into ledger.outbox (id, subject, payload, headers)
+      select t.id, t.subject, t.payload::jsonb, t.headers::jsonb
+        from unnest($35::uuid[], $36::text[], $37::text[], $38::text[]) as t(id, subject, payload, headers)
+      returning 1)
+    select (select count(*) from p)::int as postings, (select count(*) from e)::int as entries,
+           (select count(*) from h)::int as holds, (select count(*) from m)::int as movements, (select count(*) from o)::int as events`;
+
+  const params: unknown[] = [
+    b.companyId,
+    col(ps, (w) => w.posting.id), col(ps, (w) => w.posting.idempotencyKey), col(ps, (w) => w.posting.requestHash),
+    col(ps, (w) => w.posting.kind), col(ps, (w) => w.posting.rail), col(ps, (w) => w.posting.movementId),
+    col(ps, (w) => w.posting.holdId), col(ps, (w) => w.posting.reason ?? null),
+    col(entries, (x) => x.postingId), col(entries, (x) => x.seq), col(entries, (x) => x.e.account), col(entries, (x) => big(x.e.amount)),
+    col(holds, (h) => h.id), col(holds, (h) => h.rail), col(holds, (h) => big(h.amount)), col(holds, (h) => big(h.fee)),
+    col(holds, (h) => big(h.iva)), col(holds, (h) => big(h.total)), col(holds, (h) => h.feeOperation), col(holds, (h) => h.movementId),
+    col(movements, (m) => m.id), col(movements, (m) => m.type), col(movements, (m) => m.rail), col(movements, (m) => m.walletRail),
+    col(movements, (m) => m.status), col(movements, (m) => big(m.amount)), col(movements, (m) => big(m.totalFee)),
+    col(movements, (m) => big(m.ivaAmount)), col(movements, (m) => big(m.netAmount)), col(movements, (m) => m.reference),
+    col(movements, (m) => m.apiKeyId), col(movements, (m) => JSON.stringify(m.details)), col(movements, (m) => m.completed),
+    col(ps, (w) => w.event.id), col(ps, (w) => w.event.subject), col(ps, (w) => JSON.stringify(w.event.payload)),
+    col(ps, (w) => JSON.stringify(w.event.traceparent ? { traceparent: w.event.traceparent } : {})),
+  ];
+  return { sql, params };
 }
