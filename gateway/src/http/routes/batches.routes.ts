@@ -19,7 +19,9 @@ export const CreateBatchBody = z.strictObject({
   reference: textSchema(1, 100).optional().meta({ description: 'Makes the request idempotent for good: the same request → that batch; another → 409 REFERENCE_CONFLICT.' }),
   description: textSchema(0, 255).optional(),
   mode: z.enum(MODES).default('all').meta({ description: '`all` (default): any invalid item rejects the batch; `valid_only`: the valid items run.' }),
-  items: z.array(z.unknown().meta({ $ref: '#/components/schemas/SendTransferRequest' }))
+  // Documented as a send, but any value is taken: an item that is not a valid send is an invalid
+  // item of the batch, not a refusal of the request (so the schema must not refuse it either).
+  items: z.array(z.unknown().meta({ anyOf: [{ $ref: '#/components/schemas/SendTransferRequest' }, {}], description: 'A send, exactly as POST /transfers/send takes it.' }))
     .min(1, { message: 'El lote debe tener al menos un ítem.' })
     .meta({ maxItems: MAX_BATCH_ITEMS, description: `1..${MAX_BATCH_ITEMS} items, each exactly what POST /transfers/send takes (more → 422 VALIDATION_ERROR). An item that is not a valid send does not fail the request: it comes back as an invalid item.` }),
 }).meta({ id: 'CreateBatchRequest' });
