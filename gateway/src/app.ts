@@ -55,6 +55,7 @@ import { adminDashboardUserRoutes, authRoutes, dashboardRoutes } from './http/ro
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { transferRoutes } from './http/routes/transfers.routes.js';
+import { batchRoutes } from './http/routes/batches.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { ApiKeyRepository } from './persistence/api-key.repository.js';
@@ -134,6 +135,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...transactionRoutes(ledger),
     ...receiptRoutes(receipt),
     ...transferRoutes(transfer, { sendDeadlineMs: config.transferSendDeadlineMs }),
+    ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
     ...dictionaryRoutes(),

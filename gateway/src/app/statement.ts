@@ -3,6 +3,9 @@ import { AppError, type CallContext } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from '../ledger/presenters.js';
+import { bogotaCell, bogotaIso, CSV_BOM, csvRow as row, pesos } from './csv-cells.js';
+
+export { bogotaIso, pesos };
 
 /** The most lines a JSON statement carries; more → 422 asking for format=csv (which streams). */
 export const MAX_JSON_STATEMENT_LINES = 10_000;
@@ -10,19 +13,6 @@ export const MAX_JSON_STATEMENT_LINES = 10_000;
 export const MAX_STATEMENT_DAYS = 366;
 /** Lines per batch read from the ledger's stream. */
 const BATCH = 1_000;
-
-/** Colombia keeps UTC−5 all year (no daylight saving): Bogotá time is a fixed offset. */
-const BOGOTA_OFFSET_MS = -5 * 3_600_000;
-
-/** `2026-11-21T10:00:00.000-05:00`: an instant written in Bogotá time. */
-export function bogotaIso(d: Date): string {
-  return new Date(d.getTime() + BOGOTA_OFFSET_MS).toISOString().replace('Z', '-05:00');
-}
-
-/** `2026-11-21 10:00:00`: the Bogotá wall-clock time, as a spreadsheet reads a date-time. */
-function bogotaCell(d: Date): string {
-  return new Date(d.getTime() + BOGOTA_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ');
-}
 
 export interface StatementRequest { rail: ApiRail; from: Date; to: Date }
 export interface StatementCompany { name: string; nit: string }
@@ -152,7 +142,7 @@ export class StatementQuery {
     async function* rows(): AsyncGenerator<string> {
       const totals: Totals = { inCents: 0n, outCents: 0n, feesCents: 0n, ivaCents: 0n, lines: 0 };
       let running = opening.availableCents;
-      yield '\uFEFF' + [
+      yield CSV_BOM + [
         row(['Extracto de billetera', `${company.name}`]),
         row(['NIT', company.nit]),
         row(['Billetera', req.rail]),
@@ -204,23 +194,4 @@ function add(t: Totals, l: ledgerV1.StatementLine): void {
   t.feesCents += l.feeCents;
   t.ivaCents += l.ivaCents;
   t.lines += 1;
-}
-
-/** Centavos as pesos with a decimal comma and no thousands separator (`-1006,55`): a number in a Spanish-locale spreadsheet. */
-export function pesos(cents: bigint): string {
-  const neg = cents < 0n;
-  const abs = neg ? -cents : cents;
-  return `${neg ? '-' : ''}${abs / 100n},${(abs % 100n).toString().padStart(2, '0')}`;
-}
-
-/**
- * One CSV row: `;`-separated, CRLF-ended, every cell quoted ("" inside). A text cell that a
- * spreadsheet would run as a formula (= + - @ tab CR first) gets a leading apostrophe; numbers
- * (pesos) are ours and left as they are.
- */
-function row(cells: string[]): string {
-  return cells.map((c) => {
-    const safe = /^[=+@\t\r]/.test(c) || (/^-/.test(c) && !/^-\d+,\d{2}$/.test(c)) ? `'${c}` : c;
-    return `"${safe.replace(/"/g, '""')}"`;
-  }).join(';') + '\r\n';
 }

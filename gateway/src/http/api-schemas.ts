@@ -320,3 +320,82 @@ export const CollectKeyQrSchema = z.object({
   qr: z.object({ id: z.string(), type: z.literal('STATIC'), reference: z.string(), isPaid: z.boolean(), createdAt: isoDate() }),
   reused: z.boolean(),
 }).meta({ id: 'CollectKeyQr' });
+
+// ---- Bulk payouts (docs/batches.md) ----------------------------------------------------------
+
+const BATCH_STATUSES = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
+export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
+  id: 'BatchStatus',
+  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING | AWAITING_APPROVAL → COMPLETED | PARTIALLY_FAILED | FAILED; VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
+});
+const itemStatus = () => z.string().meta({
+  description: 'VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer\'s status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.',
+});
+
+export const BatchSchema = z.object({
+  id: z.string().meta({ format: 'uuid' }),
+  status: BatchStatusSchema,
+  reference: z.string().nullable(),
+  description: z.string().nullable(),
+  mode: z.enum(['all', 'valid_only']).meta({ description: '`all`: any invalid item rejects the batch; `valid_only`: the valid items run, the invalid ones are NOT_EXECUTED.' }),
+  source: z.enum(['json', 'csv']),
+  itemCount: z.int(), validCount: z.int(), invalidCount: z.int(),
+  totals: z.array(z.object({
+    rail: z.enum(['BREB', 'ACH']),
+    count: z.int(),
+    amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
+    total: z.int().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
+  })).meta({ description: 'Of the items to execute, per rail wallet.' }),
+  byStatus: z.array(z.object({ status: itemStatus(), count: z.int(), amount: z.int() })).meta({ description: 'Every item, by its current status.' }),
+  progress: z.object({
+    finished: z.int().meta({ description: 'Items in a final status.' }),
+    total: z.int(),
+    percent: z.int().min(0).max(100).meta({ description: 'floor(finished × 100 / total).' }),
+  }),
+  createdAt: isoDate(),
+  expiresAt: isoDate().meta({ description: 'A validated batch not executed by then expires.' }),
+  executedAt: isoDate().nullable(),
+  completedAt: isoDate().nullable(),
+  cancelledAt: isoDate().nullable(),
+  approvalId: z.string().nullable().meta({ description: 'Multi-signature companies: the batch\'s approval.' }),
+  threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
+  errorMessage: z.string().nullable(),
+}).meta({ id: 'Batch' });
+
+export const BatchItemResultSchema = z.object({
+  item: z.int().meta({ description: '1-based position in the batch.' }),
+  line: z.int().nullable().meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
+  valid: z.boolean(),
+  error: z.string().optional().meta({ description: 'Why the item is invalid: an error code (INVALID_REQUEST for a malformed item, or a send\'s refusal such as KEY_NOT_FOUND).' }),
+  message: z.string().optional().meta({ description: 'In Spanish.' }),
+}).meta({ id: 'BatchItemResult' });
+
+export const BatchCreatedSchema = BatchSchema.extend({
+  results: z.array(BatchItemResultSchema).meta({ description: 'One per item, in order.' }),
+}).meta({ id: 'BatchCreated' });
+
+export const BatchPageSchema = z.object({
+  items: z.array(BatchSchema),
+  nextCursor: z.string().nullable(),
+}).meta({ id: 'BatchPage' });
+
+export const BatchItemSchema = z.object({
+  item: z.int(),
+  line: z.int().nullable(),
+  status: itemStatus(),
+  rail: z.enum(['BREB', 'ACH']).nullable().meta({ description: 'Null for an item too malformed to tell.' }),
+  amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
+  targetName: z.string(), targetDocument: z.string(),
+  reference: z.string().nullable(),
+  description: z.string().nullable(),
+  destination: z.string().meta({ description: '`PHONE 3001234567` or `<bank> <type> ****1234`.' }),
+  transactionId: z.string().nullable().meta({ description: 'The transfer, once executed (GET /wallets/transactions/{id}).' }),
+  error: z.string().nullable(),
+  message: z.string().nullable(),
+  completedAt: isoDate().nullable(),
+}).meta({ id: 'BatchItem' });
+
+export const BatchItemPageSchema = z.object({
+  items: z.array(BatchItemSchema),
+  nextCursor: z.string().nullable(),
+}).meta({ id: 'BatchItemPage' });

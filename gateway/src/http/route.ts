@@ -51,7 +51,12 @@ export interface HandlerArgs<P, Q, B> {
   admin: AdminPrincipal | undefined;
   /** Set on audited routes (every mutating admin route, and those declaring `audit`). */
   audit: AuditTrail | undefined;
-  /** The body's exact bytes, on routes declared with `rawBody: true`. */
+  /**
+   * `body` is the validated JSON body, except on a `csv` route when the client sent `text/csv`:
+   * then `body` is undefined and the handler parses `rawBody` itself.
+   */
+  bodyType: 'json' | 'csv' | undefined;
+  /** The body's exact bytes, on routes declared with `rawBody: true` and on `csv` routes. */
   rawBody: Buffer | undefined;
   /** The request's `Idempotency-Key`, on idempotent routes (undefined when the client sent none). */
   idempotencyKey: string | undefined;
@@ -84,6 +89,14 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
   audit?: RouteAudit | false;
   /** Keep the body's exact bytes for the handler (signed provider callbacks). */
   rawBody?: boolean;
+  /**
+   * Also accepts `text/csv` (charset omitted or UTF-8) besides JSON: the zod `body` schema applies to
+   * JSON only; a CSV body reaches the handler as `rawBody` with `bodyType: 'csv'` (the handler parses
+   * it). `description` documents the file (its columns) in the OpenAPI document.
+   */
+  csv?: { description: string };
+  /** The largest body accepted, in bytes (default MAX_BODY_BYTES, 1 MiB); more → 413 PAYLOAD_TOO_LARGE. */
+  bodyLimitBytes?: number;
   /**
    * Creates something: accepts an `Idempotency-Key` header (the first final answer is stored per
    * company and key and replayed; see http/idempotency.ts). Needs an authenticated company.

@@ -12,7 +12,8 @@ import type { ClientIpResolver } from './client-ip.js';
 import { callContext, type GatewayContext, type GatewayState } from './context.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
-import { readJsonBodyWithRaw } from './json-body.js';
+import { createHash } from 'node:crypto';
+import { readBody } from './json-body.js';
 import { rateLimit, type RateLimitSettings } from './rate-limit.js';
 import { auditOf, rateClassOf, sharedTokenPolicyOf, toRouterPath, type AnyRoute } from './route.js';
 import { parseOrThrow, parseParams } from './validation.js';
@@ -76,9 +77,11 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const idempotencyKey = def.idempotent ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
       const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
       const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
-      const read = def.body ? await readJsonBodyWithRaw(ctx.req) : undefined;
-      const body = def.body ? parseOrThrow(def.body, read!.value) : undefined;
-      const rawBody = def.rawBody ? read?.raw : undefined;
+      const read = def.body ? await readBody(ctx.req, { limit: def.bodyLimitBytes, csv: def.csv !== undefined }) : undefined;
+      const body = read?.type === 'json' ? parseOrThrow(def.body!, read.value) : undefined;
+      const rawBody = def.rawBody || read?.type === 'csv' ? read?.raw : undefined;
+      // What the Idempotency-Key is bound to: the JSON body, or a CSV file's digest with the query that goes with it.
+      const idempotentBody = read?.type === 'csv' ? { csvSha256: createHash('sha256').update(read.raw).digest('hex'), query: ctx.query } : read?.value;
       const trail = audited
         ? deps.audit!.begin({
             action: def.operationId, method: def.method, route: def.path, requestId: ctx.state.requestId, clientIp: ctx.state.clientIp,
@@ -88,7 +91,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
         : undefined;
       const run = () => def.handler({
         params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, session: ctx.state.session,
-        admin: ctx.state.admin, audit: trail, rawBody, idempotencyKey,
+        admin: ctx.state.admin, audit: trail, bodyType: read?.type, rawBody, idempotencyKey,
       });
       const handle = !trail ? run : async () => {
         if (audited!.change === 'service') await trail.requested();
@@ -106,7 +109,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       };
       const result = idempotencyKey === undefined
         ? await handle()
-        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: read?.value }, handle,
+        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: idempotentBody }, handle,
           { bound: def.idempotent === 'bound' });
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError, invalidRequest, type ErrorCode, type FieldProblem } from '@wallet/platform';
 
 /** Field messages in Spanish, like every human-readable message of the API. */
-const spanish = z.locales.es().localeError;
+export const spanish = z.locales.es().localeError;
 
 export function issuesToFields(issues: readonly z.core.$ZodIssue[]): FieldProblem[] {
   const out: FieldProblem[] = [];

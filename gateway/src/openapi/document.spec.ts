@@ -164,6 +164,23 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('documents both request types of a CSV route (text/csv as a string with its columns) and a body limit above 1 MiB', () => {
+    const create = doc.paths['/transfers/batches']!.post;
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/json', 'text/csv']);
+    expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateBatchRequest' });
+    const csv = create.requestBody.content['text/csv'].schema;
+    expect(csv.type).toBe('string');
+    for (const column of ['amountCents', 'keyType', 'bankId', 'accountTypeId', 'documentTypeId', 'holderLastName']) expect(csv.description).toContain(column);
+    expect(create.description).toContain('Request body up to 10 MiB');
+    expect(create.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
+    expect(create.responses['415'].description).toContain('UNSUPPORTED_MEDIA_TYPE');
+    // Items are documented as sends, yet any value is taken (an item that is not a send is an invalid item, not a 400).
+    expect(doc.components.schemas.CreateBatchRequest.properties.items.items.anyOf).toEqual([{ $ref: '#/components/schemas/SendTransferRequest' }, {}]);
+    // A JSON-only route keeps one request type.
+    expect(Object.keys(doc.paths['/transfers/send']!.post.requestBody.content)).toEqual(['application/json']);
+    expect(doc.paths['/transfers/batches/{id}/results.csv']!.get.responses['200'].content['text/csv']).toEqual({ schema: { type: 'string' } });
+  });
+
   it('documents Idempotency-Key, Idempotent-Replayed and the two 409s on exactly the idempotent routes', () => {
     const idempotent = gw.routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`);
     expect(idempotent).toEqual(expect.arrayContaining(['POST /transfers/send', 'POST /deposits/pse', 'POST /breb/collect-keys', 'POST /breb/collect-keys/{id}/qr']));

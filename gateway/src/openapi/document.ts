@@ -185,6 +185,7 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
       : policy === 'bootstrap' ? 'Operator session, or the shared admin token (in production only while fewer than two operators are active or invited).'
         : 'Operator session, or the shared admin token outside production (403 ADMIN_TOKEN_NOT_ALLOWED in production).');
   }
+  if (route.bodyLimitBytes !== undefined) notes.push(`Request body up to ${bytesText(route.bodyLimitBytes)} (more → 413 PAYLOAD_TOO_LARGE).`);
   if (rateClass) notes.push(`Rate class: **${RATE_CLASSES[rateClass].description}** (${perMinute[rateClass]}/min by default).`);
   if (notes.length) op.description = notes.join('\n\n');
   if (route.auth.kind === 'apiKey') op.security = [{ apiKey: [] }];
@@ -193,9 +194,17 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   else op.security = [];
   if (rateClass) op['x-rate-limit-class'] = rateClass;
   if (route.body) {
-    op.requestBody = { required: true, content: { 'application/json': { schema: components.ref(route.body, 'input') } } };
+    const content: Json = { 'application/json': { schema: components.ref(route.body, 'input') } };
+    // A CSV file is parsed by the handler, not by a schema: a string, with its columns described.
+    if (route.csv) content['text/csv'] = { schema: { type: 'string', description: route.csv.description } };
+    op.requestBody = { required: true, content };
   }
   return op;
+}
+
+function bytesText(n: number): string {
+  const mib = n / (1024 * 1024);
+  return Number.isInteger(mib) ? `${mib} MiB` : `${n} bytes`;
 }
 
 /** Error answers a route can give, by status: its own plus those its pipeline adds. */
