@@ -636,7 +636,8 @@ export class BatchSweeper {
   stop(): Promise<void> { return this.task.stop(); }
 
   async tick(): Promise<number> {
-    const due = await this.deps.batches.leaseDue(this.opts.batch, 60_000);
+    // The lease outlasts a funding attempt (ReserveBatch's deadline is 60 s): two replicas never fund one batch at once.
+    const due = await this.deps.batches.leaseDue(this.opts.batch, 120_000);
     await Promise.all(due.map((b) => this.runner.resume(b).catch((err: unknown) => {
       this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
       return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);
