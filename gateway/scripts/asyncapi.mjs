@@ -49,6 +49,8 @@ export const SUBJECTS = [
   ['transfer.approved', TRANSFER, ['transfer'], 'The approval quorum was reached; the send goes on to the rail (EXECUTING).'],
   ['transfer.rejected', TRANSFER, ['transfer'], 'An approver rejected the send; its funds were released (REJECTED).'],
   ['transfer.expired', TRANSFER, ['transfer'], 'The approvals did not reach the quorum before expiry; the funds were released (EXPIRED).'],
+  ['transfer.batch_validated', 'wallet.events.v1.BatchEvent', ['transfer'], 'A bulk payout was uploaded and validated (state VALIDATED or REJECTED, with its counts and totals); no money moved.'],
+  ['transfer.batch_completed', 'wallet.events.v1.BatchEvent', ['transfer'], 'Every executed item of a bulk payout is final: COMPLETED, PARTIALLY_FAILED or FAILED.'],
   ['deposit.created', DEPOSIT, ['pse-deposit'], 'A PSE link was created (PENDING_CONFIRM).'],
   ['deposit.paid', DEPOSIT, ['pse-deposit', 'collect-key'], 'Paid and credited (ASSIGNED): the net is in the wallet.'],
   ['deposit.failed', DEPOSIT, ['pse-deposit'], "The payer's attempt failed."],

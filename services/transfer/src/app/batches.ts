@@ -47,7 +47,7 @@ export interface CreateBatchResult { batch: BatchSummary; results: ItemResult[];
 
 export interface CallerOf { companyId?: string | undefined; apiKeyId?: string | undefined }
 
-export const BATCH_SUBJECTS = { validated: 'transfer.batch.validated', completed: 'transfer.batch.completed' } as const;
+export const BATCH_SUBJECTS = { validated: 'transfer.batch_validated', completed: 'transfer.batch_completed' } as const;
 
 export const BATCH_MESSAGES = {
   duplicateReference: (ref: string, first: number) => `La referencia "${ref}" se repite: ya la usa el ítem ${first} del lote.`,
@@ -80,7 +80,7 @@ const refusal = (err: unknown): { code: string; message: string } => {
   throw err;
 };
 
-/** The `transfer.batch.*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
+/** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
 export function batchEvent(deps: TransferDeps, subject: string, summary: (b: BatchRecord) => BatchSummary): (b: BatchRecord) => OutboxEvent {
   const id = deps.newId();
   const occurredAt = deps.now();
@@ -115,7 +115,7 @@ export function batchToProto(b: BatchSummary): transferV1.Batch {
  * → counterparty limits, aggregated with the batch's own earlier items), with the reads batched: one
  * AML query for the whole batch, one directory lookup per distinct key and one account validation per
  * distinct account (bounded concurrency), one fee computation per rail. The batch is stored VALIDATED
- * (or REJECTED: an invalid item in mode ALL, or none valid) with its `transfer.batch.validated` event.
+ * (or REJECTED: an invalid item in mode ALL, or none valid) with its `transfer.batch_validated` event.
  */
 export class CreateBatch {
   constructor(private readonly deps: BatchDeps) {}
@@ -558,7 +558,7 @@ export class BatchRunner {
     await this.finishIfDone(b);
   }
 
-  /** EXECUTING with every item final → COMPLETED / PARTIALLY_FAILED / FAILED, with `transfer.batch.completed`. */
+  /** EXECUTING with every item final → COMPLETED / PARTIALLY_FAILED / FAILED, with `transfer.batch_completed`. */
   async finishIfDone(b: BatchRecord): Promise<BatchRecord> {
     const { deps } = this;
     if ((await deps.batches.liveItems(b.id)) > 0) return b;

@@ -224,12 +224,12 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()), data,
   });
   const [family] = src.subject.split('.');
-  if (src.subject === 'transfer.batch.validated' || src.subject === 'transfer.batch.completed') {
+  if (src.subject === 'transfer.batch_validated' || src.subject === 'transfer.batch_completed') {
     // Bulk payouts (issue 22): the batch as GET /transfers/batches/{id} shows it.
     const e = transferEventsV1.BatchEvent.fromJSON(src.payload);
     const b = e.batch;
     if (!b?.id || !e.companyId) throw new Error('batch event without its batch or companyId');
-    const type = src.subject === 'transfer.batch.validated' ? 'batch.validated' : 'batch.completed';
+    const type = src.subject === 'transfer.batch_validated' ? 'batch.validated' : 'batch.completed';
     return [make(type, e.companyId, `batch:${b.id}`, b.id, e.occurredAt, batchData(b))];
   }
   if (family === 'transfer') {
