@@ -109,6 +109,7 @@ describe('bulk payouts end to end', () => {
     const tx = await stack.http('GET', `/wallets/transactions/${page.body.items[0].transactionId}`, { token: co.readKey });
     expect(tx.status).toBe(200);
     expect(tx.body.status).toBe('COMPLETED');
+    expect(tx.body.batchId).toBe(b.id);
 
     const results = await stack.http('GET', `/transfers/batches/${b.id}/results.csv`, { token: co.readKey });
     expect(results.status).toBe(200);

@@ -173,6 +173,7 @@ export const MovementDetailSchema = MovementSchema.extend({
   bankAccountNumber: z.string().nullable().meta({ description: 'Masked to its last 4 digits.' }),
   description: z.string().nullable(),
   errorMessage: z.string().nullable(),
+  batchId: z.string().nullable().meta({ description: 'The bulk payout (POST /transfers/batches) this send is an item of; null otherwise.' }),
 }).meta({ id: 'MovementDetail' });
 
 export const MovementPageSchema = z.object({

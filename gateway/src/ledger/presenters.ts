@@ -119,5 +119,6 @@ export function movementDetailToApi(m: ledgerV1.Movement) {
     bankAccountNumber: d?.bankAccountNumber ?? null,
     description: d?.description ?? null,
     errorMessage: d?.errorMessage ?? null,
+    batchId: d?.batchId ?? null,
   };
 }
