@@ -7,6 +7,8 @@
 //   sends      POST /transfers/send → 201 across 100 companies, one hot wallet   vs pgbench
 //   rate       sends at a constant arrival rate, 70% of the measured maximum (p99 of the 201)
 //   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
+//   batches    one bulk payout (BENCH_BATCH_ITEMS, 5,000) validated, reserved and dispatched: items/s beside
+//              the single sends/s of the sends phase of the same run (target ≥ 10×)
 //   recon-day  a day of traffic on all four rails (≥ 10,000 movements: Bre-B and ACH payouts, PSE payments,
 //              inbound Bre-B) through the product, then each rail's report of that day reconciled by the
 //              reconciliation service (POST /admin/reconciliations): zero breaks expected, lines/s of the runs
@@ -18,7 +20,8 @@
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,recon-day,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,batches,recon-day,recon)
+//   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
 //   BENCH_RECON_LINES (100000,1000000)  report sizes of the recon phase
 //   BENCH_RECON_HEAP_MIB (128)          V8 heap cap of the reconciling process (0: none)
@@ -55,7 +58,7 @@ const OWN_PG_PORT = 5532;
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'recon-day', 'recon'];
+const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'recon-day', 'recon'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -401,6 +404,74 @@ async function reconPhase() {
   }
 }
 
+const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 5_000);
+
+/**
+ * One bulk payout (issue 22): BATCH_ITEMS Bre-B items over the 16 bench destinations, uploaded
+ * (POST /transfers/batches: every item validated), executed (one ReserveBatch) and dispatched. Items/s
+ * counts from the upload until the last item left the service for the rail (DISPATCHED or further,
+ * read in the transfer schema), beside the single sends/s measured by the sends phase of this run.
+ * Then it waits for the batch to be COMPLETED (the rail's confirmations: reported, not in items/s).
+ */
+async function batchesPhase(_ctx, { admin, destinations }) {
+  log(`batches: one ${BATCH_ITEMS}-item bulk payout validated, reserved and dispatched`);
+  const c = await admin('POST', '/admin/companies', { name: 'Bench Lote S.A.S.', nit: '900777666-1', taxRegime: 'COMMON' });
+  await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
+  const key = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'bench' })).key;
+  const readKey = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
+  await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 100_000_000_000, reference: 'bench-batch' });
+  const items = Array.from({ length: BATCH_ITEMS }, (_, i) => ({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `lote-${i}` }));
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  pgPidList = [];
+  await refreshPgPids();
+  const cpu0 = cpuSnapshot(groups);
+  try {
+    const t0 = Date.now();
+    const created = await fetch(`${gw}/transfers/batches`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ reference: `bench-${randomUUID()}`, items }) });
+    const batch = await created.json();
+    if (created.status !== 201 || batch.status !== 'VALIDATED') throw new Error(`batches: upload answered ${created.status} ${batch.status ?? batch.error}`);
+    const tValidated = Date.now();
+    const exec = await fetch(`${gw}/transfers/batches/${batch.id}/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+    if (exec.status !== 202) throw new Error(`batches: execute answered ${exec.status} ${await exec.text()}`);
+    const tReserved = Date.now();
+    for (const deadline = Date.now() + 300_000; ;) {
+      const r = await db.query(`select count(*)::int as n from transfer.transfers where batch_id = $1::uuid and state not in ('RECEIVED', 'RESERVED')`, [batch.id]);
+      if (r.rows[0].n >= BATCH_ITEMS) break;
+      if (Date.now() > deadline) throw new Error(`batches: ${r.rows[0].n} of ${BATCH_ITEMS} dispatched after 300 s`);
+      await sleep(50);
+    }
+    const tDispatched = Date.now();
+    await refreshPgPids();
+    const d = cpuDelta(cpu0, cpuSnapshot(groups));
+    const wall = (tDispatched - t0) / 1000;
+    const cpu = {
+      perOp: Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((d[k] * 1e6) / BATCH_ITEMS)])),
+      cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(d[k] / wall).toFixed(2)])),
+      rss: Object.fromEntries(Object.entries(rssProcesses()).map(([n, pid]) => [n, rssMiB(pid)])),
+    };
+    let final;
+    for (const deadline = Date.now() + 600_000; ;) {
+      final = await (await fetch(`${gw}/transfers/batches/${batch.id}`, { headers: { authorization: `Bearer ${readKey}` } })).json();
+      if (['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(final.status)) break;
+      if (Date.now() > deadline) throw new Error(`batches: still ${final.status} 600 s after dispatch`);
+      await sleep(250);
+    }
+    const tDone = Date.now();
+    const seconds = (tDispatched - t0) / 1000;
+    const itemsPerSec = Math.round(BATCH_ITEMS / seconds);
+    const x = { n: BATCH_ITEMS, validateMs: tValidated - t0, reserveMs: tReserved - tValidated, dispatchMs: tDispatched - tReserved, completeMs: tDone - tDispatched, state: final.status };
+    log(`batches: ${BATCH_ITEMS} items: validated ${x.validateMs} ms, reserved ${x.reserveMs} ms, dispatched ${x.dispatchMs} ms → ${itemsPerSec} items/s; ${final.status} ${x.completeMs} ms later`);
+    results.push({
+      name: `bulk payout of ${BATCH_ITEMS.toLocaleString('en')} items: validated, reserved, dispatched (items/s)`, batches: x,
+      r: { rps: itemsPerSec, p50: '', p99: '', errors: final.status === 'COMPLETED' ? 0 : 1, total: BATCH_ITEMS }, ...cpu,
+    });
+    if (final.status !== 'COMPLETED') process.exitCode = 1;
+  } finally {
+    await db.end();
+  }
+}
+
 /**
  * A day of traffic on all four rails, reconciled: RECON_DAY_MOVEMENTS movements through the product
  * (Bre-B payouts 40%, ACH payouts 20%, PSE payments 20%, inbound Bre-B 20%), each settled, then
@@ -586,6 +657,7 @@ async function main() {
       await soak(ctx, admin);
     } else {
       await benchmarks(ctx, { readCo, destinations, rotating, json });
+      if (phase('batches')) await batchesPhase(ctx, { admin, destinations });
       if (phase('recon-day')) await reconDayPhase(ctx, { admin, json, destinations });
     }
 
@@ -722,6 +794,12 @@ function benchReport(closing) {
     if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
     if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
+    if (row.batches) {
+      const x = row.batches;
+      const ratio = spread ? v / spread : undefined;
+      return [`${ratio === undefined ? 'n/a' : `${ratio.toFixed(1)}×`} single sends/s; upload+validation ${x.validateMs} ms, one reserve ${x.reserveMs} ms, dispatch ${x.dispatchMs} ms; ${x.state} ${x.completeMs} ms later`,
+        '≥ 10× single sends/s', ratio === undefined ? undefined : ratio >= 10];
+    }
     if (row.reconDay) {
       const x = row.reconDay;
       return [`${x.breaks} breaks; ${x.perRail.join('; ')}`, `≥ ${RECON_DAY_MOVEMENTS.toLocaleString('en')} movements, zero breaks`, x.breaks === 0 && x.lines >= RECON_DAY_MOVEMENTS];

@@ -628,7 +628,7 @@ function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft): Tra
 export class BatchSweeper {
   private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly opts: { intervalMs: number; batch: number }) {
+  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly opts: { intervalMs: number; batch: number; leaseMs?: number }) {
     this.task = new PeriodicTask('batch sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
 
@@ -637,7 +637,7 @@ export class BatchSweeper {
 
   async tick(): Promise<number> {
     // The lease outlasts a funding attempt (ReserveBatch's deadline is 60 s): two replicas never fund one batch at once.
-    const due = await this.deps.batches.leaseDue(this.opts.batch, 120_000);
+    const due = await this.deps.batches.leaseDue(this.opts.batch, this.opts.leaseMs ?? 120_000);
     await Promise.all(due.map((b) => this.runner.resume(b).catch((err: unknown) => {
       this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
       return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { AppError, createLogger, devMeshTls, signPayload } from '@wallet/platform';
+import { Choreography } from '@wallet/platform/testing';
+import { GrpcLedger } from '../../src/adapters/ledger.client.js';
+import { BatchRunner, BatchSweeper, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
+import { transferDeps } from '../../src/app/deps.js';
+import type { BatchStore, BrebDirectoryPort, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import { Sweeper } from '../../src/app/sweeper.js';
+import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
+import type { TransferRecord } from '../../src/domain/transfer.js';
+import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
+import { SqlBatchStore } from '../../src/persistence/batch.store.js';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
+import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
+import { sagaViolations } from './saga-invariants.js';
+
+/**
+ * Bulk payouts under every interleaving fast-check's scheduler explores, over the real use-case code,
+ * the real ledger (ReserveBatch) over gRPC and real Postgres: the execute request, a client retrying
+ * it at once, two batch sweepers and a transfer sweeper acting as stalled replicas (lease 0: each may
+ * take over at any point, as after a crash), a ReserveBatch whose reply is lost while it still lands
+ * (later, at a time the scheduler picks), and a rail that pays or fails each item and calls back.
+ * After each schedule: the send saga's cross-service invariants per item, every item dispatched to
+ * the rail at most once as a payment (the rail pays each id once), the batch's state agreeing with
+ * its items, and the wallet equal to its funding less what the rail paid.
+ *
+ * INTERLEAVING_RUNS (default 30) schedules; INTERLEAVING_SEED / INTERLEAVING_PATH replay one.
+ */
+const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
+const SECRET = 'batch-interleavings-callback-secret';
+const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678' } };
+
+const directory: BrebDirectoryPort = {
+  async lookup() {
+    return {
+      status: 'active', anchorHandle: 'anchor-1', keyType: 'PHONE', keyValue: KEY.keyValue,
+      recipient: { ...KEY.recipient, bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' },
+    };
+  },
+};
+
+/** Takes each transfer once (idempotent on its id), then pays or fails it and calls back. */
+class ScriptedRail implements RailPort {
+  readonly truth = new Map<string, 'PENDING' | 'COMPLETED' | 'FAILED'>();
+  readonly dispatches = new Map<string, number>();
+  constructor(private readonly c: Choreography, private readonly uc: () => TransferUseCases, private readonly outcomeOf: (t: TransferRecord) => 'COMPLETED' | 'FAILED') {}
+
+  async dispatch(t: TransferRecord): Promise<DispatchResult> {
+    await this.c.point('rail.dispatch');
+    this.dispatches.set(t.id, (this.dispatches.get(t.id) ?? 0) + 1);
+    if (!this.truth.has(t.id)) {
+      this.truth.set(t.id, 'PENDING');
+      void this.c.actor(`rail ${t.reference}`, () => this.settle(t));
+    }
+    return { outcome: 'accepted', providerTransferId: `prov-${t.id}` };
+  }
+
+  private async settle(t: TransferRecord): Promise<void> {
+    await this.c.point('rail settles');
+    const status = this.outcomeOf(t);
+    this.truth.set(t.id, status);
+    const body = Buffer.from(JSON.stringify({
+      eventId: `evt-${t.id}`, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status,
+      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
+    }));
+    for (;;) {
+      try {
+        await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
+        return;
+      } catch (err) {
+        if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
+        await this.c.point('rail callback retry');
+      }
+    }
+  }
+
+  async status(_rail: 'BREB' | 'ACH', id: string): Promise<RailStatus> {
+    await this.c.point('rail.status');
+    const s = this.truth.get(id);
+    return s ? { found: true, status: s, providerTransferId: `prov-${id}`, errorMessage: null } : { found: false };
+  }
+
+  async validateAchAccount() {
+    return { result: 'valid' as const };
+  }
+}
+
+interface Scenario {
+  /** ReserveBatch answered, or its reply lost at the request while it still lands later. */
+  reserve: 'normal' | 'lost-reply';
+  /** The wallet covers the whole batch, or not (the reserve is refused, nothing held). */
+  funded: boolean;
+  /** Items whose amount the rail fails. */
+  failing: number;
+  retry: boolean;
+  ticks: [number, number, number];
+}
+
+describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () => {
+  let h: Harness;
+  let choreo: Choreography | undefined;
+  const schedules = fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } });
+  let explored = 0;
+
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
+  }, 60_000);
+  afterAll(async () => {
+    console.log(`[batch interleavings] ${explored} schedules explored`);
+    await h?.stop();
+  });
+
+  it(`execute, its retry, stalled sweepers and a lost ReserveBatch reply keep every invariant in ${RUNS} schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
+    try {
+      await fc.assert(fc.asyncProperty(schedules, fc.record({
+        reserve: fc.constantFrom<Scenario['reserve']>('normal', 'lost-reply'),
+        funded: fc.constantFrom(true, true, false),
+        failing: fc.integer({ min: 0, max: 3 }),
+        retry: fc.boolean(),
+        ticks: fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })),
+      }), async (s, sc: Scenario) => {
+        const c = new Choreography(s);
+        choreo = c;
+        explored++;
+        const amounts = [10_000n, 20_000n, 30_000n];
+        const total = amounts.reduce((a, b) => a + b, 0n);
+        const co = await newCompany(h, { breb: sc.funded ? total : total - 1n });
+        const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
+        const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
+          ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable'], false);
+        const ledger: LedgerPort = c.wrap('ledger', {
+          computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
+          computeFeesBatch: (...a: Parameters<LedgerPort['computeFeesBatch']>) => ledgerReal.computeFeesBatch(...a),
+          balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
+          reserve: (...a: Parameters<LedgerPort['reserve']>) => ledgerReal.reserve(...a),
+          reserveBatch: async (...a: Parameters<LedgerPort['reserveBatch']>) => {
+            if (sc.reserve === 'normal') return ledgerReal.reserveBatch(...a);
+            void c.actor('network', async () => {
+              await c.point('late ReserveBatch lands');
+              await ledgerReal.reserveBatch(...a).catch(() => undefined);
+            });
+            throw new AppError('SERVICE_UNAVAILABLE', 'deadline exceeded');
+          },
+          commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
+          release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
+          setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
+          voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
+          writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
+        } as LedgerPort, ['reserveBatch', 'commit', 'release']);
+        let uc: TransferUseCases | undefined;
+        const failing = new Set(amounts.slice(0, sc.failing).map(String));
+        const rails = new ScriptedRail(c, () => uc!, (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED'));
+        const base = transferDeps({
+          store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
+          settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+        });
+        uc = transferUseCases(base);
+        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0 } };
+        const runner = new BatchRunner(deps, uc.saga);
+        const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
+        const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
+
+        // The batch is validated before the race (validation moves nothing).
+        const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
+          mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
+          items: amounts.map((amount, i) => ({
+            seq: i + 1, line: 0,
+            send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue, reference: `item-${i + 1}` },
+          })),
+        });
+        expect(created.batch.state).toBe('VALIDATED');
+        const batchId = created.batch.id;
+        const outcomes: string[] = [];
+        const execute = (label: string) => c.actor(label, async () => {
+          await c.point('execute');
+          outcomes.push(await runner.execute({ companyId: co.id }, co.profile, batchId).then((b) => `${label}: ${b.state}`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
+        });
+        const tick = (label: string, n: number, f: () => Promise<unknown>) => c.actor(label, async () => {
+          for (let i = 0; i < n; i++) { await c.point(`tick ${i + 1}`); await f(); }
+        });
+        void execute('request');
+        if (sc.retry) void execute('retry');
+        void tick('batch-sweeper-1', sc.ticks[0], () => batchSweepers[0]!.tick());
+        void tick('batch-sweeper-2', sc.ticks[1], () => batchSweepers[1]!.tick());
+        void tick('transfer-sweeper', sc.ticks[2], () => transferSweeper.tick());
+        await c.finish();
+        // Whatever the schedule left undecided, the sweepers settle once nobody else runs.
+        for (let i = 0; i < 6; i++) {
+          await batchSweepers[0]!.tick();
+          await transferSweeper.tick();
+        }
+
+        const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
+        const [b] = await h.transfer!.db.query<{ state: string }>('select state from transfer.batches where id = ?::uuid', [batchId]);
+        const live = await h.transfer!.db.query<{ state: string; n: number }>(
+          `select state, count(*)::int as n from transfer.transfers where batch_id = ?::uuid group by state`, [batchId]);
+        const states = Object.fromEntries(live.map((r) => [r.state, r.n]));
+        if (sc.funded) {
+          const expected = sc.failing === 0 ? 'COMPLETED' : sc.failing === 3 ? 'FAILED' : 'PARTIALLY_FAILED';
+          if (b!.state !== expected) found.push(`batch ${b!.state}, expected ${expected}`);
+          if (rails.truth.size !== 3) found.push(`the rail got ${rails.truth.size} of 3 items`);
+        } else {
+          if (b!.state !== 'VALIDATED') found.push(`an unfunded batch is ${b!.state}, expected VALIDATED again`);
+          if (rails.truth.size > 0) found.push(`the rail got ${rails.truth.size} items of an unfunded batch`);
+          if (Object.keys(states).some((st) => st !== 'REJECTED')) found.push(`an unfunded batch left transfers ${JSON.stringify(states)}`);
+        }
+        if ((states.RESERVED ?? 0) + (states.RECEIVED ?? 0) + (states.DISPATCHED ?? 0) > 0) found.push(`live transfers left: ${JSON.stringify(states)}`);
+        const accepted = live.filter((r) => r.state !== 'REJECTED').reduce((n, r) => n + r.n, 0);
+        if (accepted > 3) found.push(`${accepted} accepted transfers for 3 items`);
+        const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
+        // What the rail paid (its own truth), by amount: the wallet must be short of exactly that.
+        const paidIds = [...rails.truth.entries()].filter(([, v]) => v === 'COMPLETED').map(([id]) => id);
+        const paidSum = paidIds.length === 0 ? '0'
+          : (await h.transfer!.db.query<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any(?::uuid[])', [paidIds]))[0]!.s;
+        const funding = sc.funded ? total : total - 1n;
+        if (w.pendingOutCents !== 0n || w.availableCents !== funding - BigInt(paidSum)) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paidSum}`);
+        if (found.length > 0) {
+          throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+        }
+      }), {
+        numRuns: RUNS, endOnFailure: true,
+        ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+        ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+      });
+    } finally {
+      ledgerReal.close();
+    }
+    await expectLedgerOk(h);
+  }, 300_000);
+});
