@@ -9,6 +9,8 @@
 //   pse        POST /deposits/pse (against the sandbox PSE gateway), 100 companies vs pgbench
 //   batches    one bulk payout (BENCH_BATCH_ITEMS, 5,000) validated, reserved and dispatched: items/s beside
 //              the single sends/s of the sends phase of the same run (target ≥ 10×)
+//   statement  GET /wallets/statements?format=csv of BENCH_STATEMENT_LINES (1,000,000) movements, seeded into one
+//              wallet's journal (balanced credits): lines/s and the peak RSS of the gateway and the ledger
 //   recon-day  a day of traffic on all four rails (≥ 10,000 movements: Bre-B and ACH payouts, PSE payments,
 //              inbound Bre-B) through the product, then each rail's report of that day reconciled by the
 //              reconciliation service (POST /admin/reconciliations): zero breaks expected, lines/s of the runs
@@ -20,7 +22,8 @@
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,batches,recon-day,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,recon)
+//   BENCH_STATEMENT_LINES (1000000)  postings seeded into one wallet for the statement phase's CSV export
 //   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
 //   BENCH_RECON_LINES (100000,1000000)  report sizes of the recon phase
@@ -58,7 +61,7 @@ const OWN_PG_PORT = 5532;
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'recon-day', 'recon'];
+const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'recon'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -405,6 +408,85 @@ async function reconPhase() {
 }
 
 const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 5_000);
+const STATEMENT_LINES = Number(process.env.BENCH_STATEMENT_LINES ?? 1_000_000);
+
+/**
+ * A statement of STATEMENT_LINES movements exported as CSV (issue 22: "a 1,000,000-movement CSV export
+ * runs with bounded memory"). The movements are seeded straight into one wallet's journal — balanced
+ * credit postings of 1 centavo (funding −1, wallet_available +1) one millisecond apart, and the wallet
+ * moved by the same total, so the ledger's invariants still hold — because making a million through
+ * the API would take hours. Then GET /wallets/statements?format=csv is read to the end while the RSS
+ * of the gateway and the ledger is sampled every 100 ms; the CSV is checked (every line, and the
+ * closing balance equal to the opening plus the lines).
+ */
+async function statementPhase({ admin }) {
+  log(`statement: ${STATEMENT_LINES.toLocaleString('en')} movements seeded, then exported as CSV`);
+  const c = await admin('POST', '/admin/companies', { name: 'Bench Extracto S.A.S.', nit: '900888777-1', taxRegime: 'COMMON' });
+  await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
+  const key = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  const tSeed = Date.now();
+  const from = new Date(Date.now() - 24 * 3600_000);
+  try {
+    await db.query('begin');
+    await db.query(`create temporary table seed on commit drop as
+      select gen_random_uuid() as id, g from generate_series(1, $1::int) g`, [STATEMENT_LINES]);
+    await db.query(`insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
+      select id, 'bench-statement-' || g, 'bench', 'credit', $1, 'BREB', $2::timestamptz + g * interval '1 millisecond' from seed`, [c.id, from.toISOString()]);
+    await db.query(`insert into ledger.entries (posting_id, seq, account, amount)
+      select id, 1, 'funding', -1 from seed union all select id, 2, $1, 1 from seed`, [`wallet_available:${c.id}:BREB`]);
+    await db.query('update ledger.wallets set available_cents = available_cents + $1::bigint, version = version + $1::bigint where company_id = $2 and rail = $3', [STATEMENT_LINES, c.id, 'BREB']);
+    await db.query('commit');
+    await db.query('analyze ledger.postings; analyze ledger.entries');
+  } catch (err) {
+    await db.query('rollback').catch(() => {});
+    throw err;
+  } finally {
+    await db.end();
+  }
+  log(`statement: seeded in ${((Date.now() - tSeed) / 1000).toFixed(0)} s`);
+  const pids = { gateway: procs.gateway?.pid, ledger: procs.ledger?.pid };
+  const peak = { gateway: 0, ledger: 0 };
+  const sample = () => { for (const [n, pid] of Object.entries(pids)) if (pid) peak[n] = Math.max(peak[n], rssMiB(pid) ?? 0); };
+  sample();
+  const before = { ...peak };
+  const timer = setInterval(sample, 100);
+  const cpu0 = cpuSnapshot(groups);
+  const t0 = Date.now();
+  let lines = 0;
+  let bytes = 0;
+  let last = '';
+  try {
+    const to = new Date(from.getTime() + STATEMENT_LINES + 60_000);
+    const res = await fetch(`${gw}/wallets/statements?rail=BREB&from=${encodeURIComponent(new Date(from.getTime() - 1000).toISOString())}&to=${encodeURIComponent(to.toISOString())}&format=csv`,
+      { headers: { authorization: `Bearer ${key}` } });
+    if (res.status !== 200) throw new Error(`statement: ${res.status} ${await res.text()}`);
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body) {
+      bytes += chunk.length;
+      const text = last + decoder.decode(chunk, { stream: true });
+      const parts = text.split('\r\n');
+      last = parts.pop();
+      for (const l of parts) if (/^"?\d{4}-\d{2}-\d{2}/.test(l)) lines++;
+    }
+  } finally {
+    clearInterval(timer);
+    sample();
+  }
+  const seconds = (Date.now() - t0) / 1000;
+  const d = cpuDelta(cpu0, cpuSnapshot(groups));
+  const perSec = Math.round(lines / seconds);
+  log(`statement: ${lines} lines, ${(bytes / 1048576).toFixed(0)} MiB of CSV in ${seconds.toFixed(1)} s (${perSec} lines/s); peak RSS gateway ${peak.gateway} MiB (${before.gateway} before), ledger ${peak.ledger} MiB (${before.ledger} before)`);
+  results.push({
+    name: `statement CSV of ${STATEMENT_LINES.toLocaleString('en')} movements (lines/s)`, statement: { lines, seconds: +seconds.toFixed(1), mib: Math.round(bytes / 1048576), peak, before },
+    r: { rps: perSec, p50: '', p99: '', errors: lines === STATEMENT_LINES ? 0 : 1, total: lines },
+    perOp: Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((d[k] * 1e6) / Math.max(1, lines))])),
+    cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(d[k] / seconds).toFixed(2)])),
+    rss: { 'gateway (peak)': peak.gateway, 'ledger (peak)': peak.ledger },
+  });
+  if (lines !== STATEMENT_LINES) process.exitCode = 1;
+}
 
 /**
  * One bulk payout (issue 22): BATCH_ITEMS Bre-B items over the 16 bench destinations, uploaded
@@ -658,6 +740,7 @@ async function main() {
     } else {
       await benchmarks(ctx, { readCo, destinations, rotating, json });
       if (phase('batches')) await batchesPhase(ctx, { admin, destinations });
+      if (phase('statement')) await statementPhase({ admin });
       if (phase('recon-day')) await reconDayPhase(ctx, { admin, json, destinations });
     }
 
@@ -794,6 +877,11 @@ function benchReport(closing) {
     if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
     if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
+    if (row.statement) {
+      const x = row.statement;
+      return [`${x.lines.toLocaleString('en')} lines, ${x.mib} MiB in ${x.seconds} s; peak RSS gateway ${x.peak.gateway} MiB (${x.before.gateway} before), ledger ${x.peak.ledger} MiB (${x.before.ledger} before)`,
+        'every line, bounded memory', x.lines === STATEMENT_LINES];
+    }
     if (row.batches) {
       const x = row.batches;
       const ratio = spread ? v / spread : undefined;
