@@ -56,6 +56,7 @@ export const BATCH_MESSAGES = {
   expired: 'El lote expiró sin ejecutarse (24 horas después de validado).',
   multiSigNotYet: 'Los lotes de empresas con aprobación de múltiples firmas aún no pueden ejecutarse por la API; llegará en una próxima versión.',
   fundingUnknown: 'No fue posible confirmar la reserva de fondos del lote; se reintenta automáticamente.',
+  fundingAbandoned: 'La reserva de fondos del lote no se completó; ejecútelo de nuevo.',
   nothingToExecute: 'Ningún ítem del lote pasó las verificaciones al ejecutarlo.',
 };
 
@@ -497,7 +498,7 @@ export class BatchRunner {
    * time: a replay) → items RESERVED and the batch EXECUTING; a definite refusal → items REJECTED,
    * batch VALIDATED again (the error is thrown to the request); an unknown outcome → left FUNDING for the sweeper.
    */
-  async fund(b: BatchRecord, _actor: 'request' | 'sweeper', throwRefusal: boolean): Promise<BatchRecord> {
+  async fund(b: BatchRecord, _actor: 'request' | 'sweeper', throwRefusal: boolean, refenced = false): Promise<BatchRecord> {
     const { deps } = this;
     const transfers = await deps.batches.executedTransfers(b.id);
     if (transfers.length === 0) {
@@ -510,26 +511,39 @@ export class BatchRunner {
     try {
       holdIds = (await deps.ledger.reserveBatch(b.companyId, transfers.map((t) => reserveCommandOf(t)))).holdIds;
     } catch (err) {
-      if (err instanceof AppError && err.code !== 'SERVICE_UNAVAILABLE' && err.code !== 'INTERNAL_ERROR' && err.code !== 'RESERVE_VOIDED') {
-        const spec = this.checked('reserve_refused', 'batch');
-        await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
-          transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: err.code, event: null })), false, 'bulk payout reserve refused');
-        const back = await deps.batches.transition(b, 'funding_refused', 'VALIDATED',
-          { errorMessage: err.message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()) }, null, 'back_to_valid');
-        deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused; the batch is VALIDATED again');
-        if (throwRefusal) throw err;
-        return back ?? b;
+      if (!(err instanceof AppError) || err.code === 'SERVICE_UNAVAILABLE' || err.code === 'INTERNAL_ERROR') {
+        deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'batch reserve outcome unknown; the batch sweeper retries');
+        if (throwRefusal) return b;
+        throw err;
       }
-      deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'batch reserve outcome unknown; the batch sweeper retries');
-      if (throwRefusal) return b;
-      throw err;
+      // A definite refusal (balance, wallet) — or RESERVE_VOIDED: an earlier refusal fenced this batch.
+      // Fence first: void the first item's key, so a ReserveBatch still in flight (a lost reply, a
+      // twin of a stalled replica) can never land after we give up (ReserveBatch is all or nothing and
+      // refuses a voided key). If it had already landed, the batch is funded after all: replay it.
+      const first = transfers[0]!;
+      const fence = await deps.ledger.voidReserve(b.companyId, first.id, first.rail);
+      if (!fence.voided) {
+        if (refenced) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'batch reserve both landed and refused' });
+        deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused here but landed meanwhile (a twin): replaying it');
+        return this.fund(b, _actor, throwRefusal, true);
+      }
+      const spec = this.checked('reserve_refused', 'batch');
+      const code = err.code === 'RESERVE_VOIDED' ? 'SERVICE_UNAVAILABLE' : err.code;
+      await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
+        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused');
+      const message = err.code === 'RESERVE_VOIDED' ? BATCH_MESSAGES.fundingAbandoned : err.message;
+      const back = await deps.batches.transition(b, 'funding_refused', 'VALIDATED',
+        { errorMessage: message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()), executionOf: first.id }, null, 'back_to_valid');
+      deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused; the batch is VALIDATED again');
+      if (throwRefusal && err.code !== 'RESERVE_VOIDED') throw err;
+      return back ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
     }
     const spec = this.checked('reserved', 'batch');
     const accepted = transfers.map((t, k) => ({ ...t, state: spec.to, holdId: holdIds[k]! }));
     await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
       accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
     deps.eventsWritten();
-    const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs }, null);
+    const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs, executionOf: transfers[0]!.id }, null);
     deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
     const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
     if (now.state === 'EXECUTING') void this.dispatch(now).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));

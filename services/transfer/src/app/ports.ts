@@ -344,7 +344,8 @@ export interface BatchStore {
   transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
     rows: Array<{ id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }>, nextAttemptNow: boolean, reason: string): Promise<number>;
   transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
-    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean },
+    /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
+    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
     evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined>;
   leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]>;
   reschedule(id: string, state: BatchState, inMs: number | null): Promise<void>;

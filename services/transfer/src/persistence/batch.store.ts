@@ -323,7 +323,7 @@ export class SqlBatchStore implements BatchStore {
    * transaction (cancel/expire: VALID → NOT_EXECUTED; funding refused: EXECUTED/REJECTED → VALID).
    */
   async transition(b: { id: string; companyId: string }, event: BatchEvent, to: BatchState,
-    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean },
+    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
     evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined> {
     const spec = BATCH_MACHINE[event];
     if (!spec.to.includes(to)) throw new Error(`${event} does not lead to ${to}`);
@@ -335,10 +335,12 @@ export class SqlBatchStore implements BatchStore {
             completed_at = case when $9::boolean then now() else completed_at end,
             cancelled_at = case when $10::boolean then now() else cancelled_at end,
             executed_at = case when $3 = 'VALIDATED' then null else executed_at end
-          where id = $1::uuid and company_id = $2 and state = any($11::text[]) returning ${BATCH_COLS}`,
+          where id = $1::uuid and company_id = $2 and state = any($11::text[])
+            and ($12::uuid is null or exists (select 1 from transfer.batch_items i where i.batch_id = $1::uuid and i.transfer_id = $12::uuid))
+          returning ${BATCH_COLS}`,
         [b.id, b.companyId, to, patch.errorMessage !== undefined, patch.errorMessage ?? null, patch.nextAttemptInMs === null,
           typeof patch.nextAttemptInMs === 'number', String(Math.max(0, Math.round(patch.nextAttemptInMs ?? 0))),
-          patch.completed === true, patch.cancelled === true, [...spec.from]]);
+          patch.completed === true, patch.cancelled === true, [...spec.from], patch.executionOf ?? null]);
       const row = rows[0];
       if (!row) return undefined;
       const next = toBatch(row);

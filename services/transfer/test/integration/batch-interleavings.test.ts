@@ -130,13 +130,16 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
         const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
           ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable'], false);
+        let replyLost = false;
         const ledger: LedgerPort = c.wrap('ledger', {
           computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
           computeFeesBatch: (...a: Parameters<LedgerPort['computeFeesBatch']>) => ledgerReal.computeFeesBatch(...a),
           balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
           reserve: (...a: Parameters<LedgerPort['reserve']>) => ledgerReal.reserve(...a),
           reserveBatch: async (...a: Parameters<LedgerPort['reserveBatch']>) => {
-            if (sc.reserve === 'normal') return ledgerReal.reserveBatch(...a);
+            // The first call's reply is lost (it lands later); the calls after it are answered.
+            if (sc.reserve === 'normal' || replyLost) return ledgerReal.reserveBatch(...a);
+            replyLost = true;
             void c.actor('network', async () => {
               await c.point('late ReserveBatch lands');
               await ledgerReal.reserveBatch(...a).catch(() => undefined);
@@ -148,7 +151,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
           setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
           voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
           writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
-        } as LedgerPort, ['reserveBatch', 'commit', 'release']);
+        } as LedgerPort, ['reserveBatch', 'voidReserve', 'commit', 'release']);
         let uc: TransferUseCases | undefined;
         const failing = new Set(amounts.slice(0, sc.failing).map(String));
         const rails = new ScriptedRail(c, () => uc!, (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED'));
