@@ -1,12 +1,23 @@
+import { PDFParse } from 'pdf-parse';
 import { eventually } from '@wallet/platform/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
+async function pdfText(buf: Buffer): Promise<{ text: string; pages: number }> {
+  const parser = new PDFParse({ data: buf });
+  try {
+    const r = await parser.getText();
+    return { text: r.text, pages: r.total };
+  } finally {
+    await parser.destroy();
+  }
+}
+
 /**
  * GET /wallets/statements through the real gateway, transfer service, ledger and sandbox rails: a
- * credit, a completed send and a failed one; the JSON and CSV statements' opening + lines = closing,
+ * credit, a completed send and a failed one; the JSON, CSV and PDF statements' opening + lines = closing,
  * both equal to GET /wallets/balance/history at `from` and `to`; company isolation; bad input.
  * Every answer is checked against the served /openapi.json by stack.http.
  */
@@ -137,6 +148,39 @@ describe('statements end to end', () => {
     expect(kv['Total salidas']).toBe('3007,27');
   });
 
+  it('PDF: an attachment, in Spanish, with the company, NIT, Bogotá period, es-CO amounts, the lines, totals and closing balance', async () => {
+    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`,
+      { headers: { authorization: `Bearer ${co.readKey}` } });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-type')).toBe('application/pdf');
+    expect(raw.headers.get('content-disposition')).toMatch(/^attachment; filename="extracto-ACH-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.pdf"$/);
+    expect(raw.headers.get('cache-control')).toBe('private, no-store');
+    const bytes = Buffer.from(await raw.arrayBuffer());
+    expect(bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    const { text, pages } = await pdfText(bytes);
+    expect(pages).toBe(1);
+    const bogota = (iso: string) => {
+      const c = new Date(Date.parse(iso) - 5 * 3_600_000).toISOString();
+      return `${c.slice(8, 10)}/${c.slice(5, 7)}/${c.slice(0, 4)} ${c.slice(11, 16)}`;
+    };
+    for (const s of [
+      'Extractos "Colombia" S.A.S.', 'NIT 900123456-7', 'Billetera ACH', `${bogota(t0)} – ${bogota(tEnd)}`,
+      '$ 5.000,00', // opening
+      '$ 10.000,00', '$ 15.000,00', // the credit, and the balance after it
+      'Transferencia enviada', 'Ana María Pérez Gómez · =Pago; "proveedor"', '$ 2.003,57', '$ 12.996,43',
+      'Devolución de transferencia fallida', '$ 1.003,70',
+      'Total entradas', '$ 11.003,70', 'Total salidas', '$ 3.007,27', 'Total comisiones', '$ 3,00', 'Total IVA', '$ 0,57',
+      'Saldo disponible final', 'Página 1 de 1',
+    ]) expect(text).toContain(s);
+    // another company's PDF has none of it
+    const theirs = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`,
+      { headers: { authorization: `Bearer ${other.readKey}` } });
+    const theirText = (await pdfText(Buffer.from(await theirs.arrayBuffer()))).text;
+    expect(theirText).toContain('Otra Empresa S.A.S.');
+    expect(theirText).not.toContain('Extractos');
+    expect(theirText).toContain('$ 3.333,33');
+  });
+
   it("never shows another company's lines", async () => {
     const s = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`, other.readKey)).body;
     expect(s.company.name).toBe('Otra Empresa S.A.S.');
@@ -164,9 +208,12 @@ describe('statements end to end', () => {
     expect(missing.body.error).toBe('WALLET_NOT_PROVISIONED');
     const missingCsv = await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=csv`, brebOnly.readKey);
     expect(missingCsv.status).toBe(404);
+    const missingPdf = await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`, brebOnly.readKey);
+    expect(missingPdf.status).toBe(404);
+    expect(missingPdf.body.error).toBe('WALLET_NOT_PROVISIONED');
   });
 
-  it('bad input: 400 for missing or malformed parameters, 422 for from ≥ to, the future, over 366 days, and pdf (not yet)', async () => {
+  it('bad input: 400 for missing or malformed parameters, 422 for from ≥ to, the future, over 366 days (in every format)', async () => {
     const from = enc(t0);
     const to = enc(tEnd);
     for (const qs of [
@@ -183,7 +230,8 @@ describe('statements end to end', () => {
       [`rail=ACH&from=${from}&to=${from}`, /anterior/],
       [`rail=ACH&from=${from}&to=${future}`, /futuro/],
       ['rail=ACH&from=2024-01-01&to=2025-01-02', /366 días/],
-      [`rail=ACH&from=${from}&to=${to}&format=pdf`, /PDF aún no está disponible/],
+      [`rail=ACH&from=${to}&to=${from}&format=pdf`, /anterior/],
+      [`rail=ACH&from=${from}&to=${future}&format=csv`, /futuro/],
     ] as const) {
       const r = await statement(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 422, error: 'VALIDATION_ERROR' });

@@ -7,7 +7,7 @@ import { bogotaCell, bogotaIso, CSV_BOM, csvRow as row, pesos } from './csv-cell
 
 export { bogotaIso, pesos };
 
-/** The most lines a JSON statement carries; more → 422 asking for format=csv (which streams). */
+/** The most lines a JSON (or PDF) statement carries; more → 422 asking for format=csv (which streams). */
 export const MAX_JSON_STATEMENT_LINES = 10_000;
 /** The longest period a statement covers. */
 export const MAX_STATEMENT_DAYS = 366;
@@ -40,8 +40,8 @@ const ENTRY: Record<string, string> = {
   credit: 'CREDIT', fee_charge: 'FEE_CHARGE', reserve: 'TRANSFER_OUT', release: 'TRANSFER_OUT_RETURNED',
   inflow: 'TRANSFER_IN', reversal: 'TRANSFER_IN_REVERSED', correction: 'CORRECTION',
 };
-/** Spanish names of the entries, for the CSV. */
-const ENTRY_ES: Record<string, string> = {
+/** Spanish names of the entries, for the CSV and the PDF. */
+export const ENTRY_ES: Record<string, string> = {
   CREDIT: 'Abono de saldo', FEE_CHARGE: 'Cobro de comisión', TRANSFER_OUT: 'Transferencia enviada',
   TRANSFER_OUT_RETURNED: 'Devolución de transferencia fallida', TRANSFER_IN: 'Recaudo recibido',
   TRANSFER_IN_REVERSED: 'Reverso de recaudo', CORRECTION: 'Corrección',
@@ -187,6 +187,9 @@ export class StatementQuery {
     return Readable.from(rows(), { objectMode: false });
   }
 }
+
+/** What `json` answers, and what the PDF (app/statement-pdf.ts) is drawn from. */
+export type StatementDocument = Awaited<ReturnType<StatementQuery['json']>>;
 
 function add(t: Totals, l: ledgerV1.StatementLine): void {
   if (l.effectCents > 0n) t.inCents += l.effectCents;

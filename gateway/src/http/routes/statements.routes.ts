@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from '../../app/statement.js';
+import { statementPdf } from '../../app/statement-pdf.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { StatementSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute, type HandlerResult } from '../route.js';
@@ -21,7 +22,7 @@ export const StatementQuerySchema = z.strictObject({
   from: boundParam().meta({ description: 'Start (exclusive): `2026-11-01` (00:00 Bogotá) or an ISO 8601 instant with offset.' }),
   to: boundParam().meta({ description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant; not in the future.' }),
   format: z.enum(['json', 'csv', 'pdf']).optional().transform((v) => v ?? 'json')
-    .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size); `pdf` is not available yet (422).' }),
+    .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
 });
 
 const DAY_MS = 86_400_000;
@@ -31,7 +32,7 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
   return [
     defineRoute({
       method: 'GET', path: '/wallets/statements', operationId: 'getStatement', tags: ['Wallets'],
-      summary: "A wallet's statement between two instants (JSON or CSV)",
+      summary: "A wallet's statement between two instants (JSON, CSV or PDF)",
       description: [
         'The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history),',
         'and every line in between that changed the available balance, oldest first, each with the running balance: opening +',
@@ -39,23 +40,29 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
         'its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back.',
         'A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days.',
         `JSON carries at most ${MAX_JSON_STATEMENT_LINES} lines (more: 422, use format=csv). CSV: UTF-8 with BOM, \`;\`-separated,`,
-        'CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. `format=pdf`: 422 VALIDATION_ERROR (not yet available).',
+        'CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company\'s name and NIT,',
+        'the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing',
+        `balance, "Página n de m"; at most ${MAX_JSON_STATEMENT_LINES} lines as JSON (more: 422, use format=csv); streamed page by page.`,
         'See docs/statements.md.',
       ].join(' '),
       auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
       query: StatementQuerySchema,
       responses: {
         200: {
-          description: 'The statement: JSON (`format=json`) or a CSV file (`format=csv`, `Content-Disposition: attachment`).',
+          description: 'The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`.',
           schema: StatementSchema,
-          contentType: 'text/csv',
-          headers: { 'Content-Disposition': { description: 'On CSV: `attachment; filename="extracto-<rail>-<from>-<to>.csv"`.', schema: { type: 'string' } } },
+          contentType: ['text/csv', 'application/pdf'],
+          headers: {
+            'Content-Disposition': {
+              description: 'On CSV and PDF: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`), the dates of the period\'s bounds in Bogotá.',
+              schema: { type: 'string' },
+            },
+          },
         },
       },
       errors: ['VALIDATION_ERROR', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ query, principal, call }): Promise<HandlerResult> => {
         const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
-        if (query.format === 'pdf') throw invalid('El extracto en PDF aún no está disponible; use format=json o format=csv.', 'format', 'pdf aún no disponible');
         if (query.from.getTime() >= query.to.getTime()) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
         if (query.to.getTime() > now().getTime()) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
         if (query.to.getTime() - query.from.getTime() > MAX_STATEMENT_DAYS * DAY_MS) {
@@ -63,17 +70,19 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
         }
         const req = { rail: query.rail, from: query.from, to: query.to };
         const company = { name: principal!.companyName, nit: principal!.nit };
-        if (query.format === 'csv') {
-          const body = await statements.csv(req, company, call);
-          const day = (d: Date) => new Date(d.getTime() - 5 * 3_600_000).toISOString().slice(0, 10);
-          return {
-            status: 200, body,
-            headers: {
-              'Content-Type': 'text/csv; charset=utf-8',
-              'Content-Disposition': `attachment; filename="extracto-${query.rail}-${day(query.from)}-${day(query.to)}.csv"`,
-              'Cache-Control': 'private, no-store',
-            },
-          };
+        const day = (d: Date) => new Date(d.getTime() - 5 * 3_600_000).toISOString().slice(0, 10);
+        const file = (ext: string, type: string, body: unknown): HandlerResult => ({
+          status: 200, body,
+          headers: {
+            'Content-Type': type,
+            'Content-Disposition': `attachment; filename="extracto-${query.rail}-${day(query.from)}-${day(query.to)}.${ext}"`,
+            'Cache-Control': 'private, no-store',
+          },
+        });
+        if (query.format === 'csv') return file('csv', 'text/csv; charset=utf-8', await statements.csv(req, company, call));
+        if (query.format === 'pdf') {
+          // The JSON statement (its cap and its check), then drawn as the client reads.
+          return file('pdf', 'application/pdf', statementPdf(await statements.json(req, company, call), { generatedAt: now() }));
         }
         return { status: 200, body: await statements.json(req, company, call), headers: { 'Cache-Control': 'private, no-store' } };
       },
