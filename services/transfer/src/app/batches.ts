@@ -20,7 +20,8 @@ import { Problems, checkText, isUuid, orNull, requireCompany } from './validatio
 
 export interface BatchDeps extends TransferDeps {
   batches: BatchStore;
-  batchSettings: { dispatchConcurrency: number; lookupConcurrency: number; fundingLeaseMs: number; pollMs: number };
+  /** `awaitDispatch`: the request waits for its batch's dispatch instead of running it in the background (deterministic tests). */
+  batchSettings: { dispatchConcurrency: number; lookupConcurrency: number; fundingLeaseMs: number; pollMs: number; awaitDispatch?: boolean };
 }
 
 export interface BatchItemInput {
@@ -546,7 +547,10 @@ export class BatchRunner {
     const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs, executionOf: transfers[0]!.id }, null);
     deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
     const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
-    if (now.state === 'EXECUTING') void this.dispatch(now).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));
+    if (now.state === 'EXECUTING') {
+      const dispatching = this.dispatch(now).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));
+      if (deps.batchSettings.awaitDispatch) await dispatching;
+    }
     return now;
   }
 

@@ -160,7 +160,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
           settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
         });
         uc = transferUseCases(base);
-        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0 } };
+        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
         const runner = new BatchRunner(deps, uc.saga);
         const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
         const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
@@ -190,9 +190,11 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         void tick('transfer-sweeper', sc.ticks[2], () => transferSweeper.tick());
         await c.finish();
         // Whatever the schedule left undecided, the sweepers settle once nobody else runs.
+        // (The rail's settlements those ticks start are actors too: `finish` drives them to the end.)
         for (let i = 0; i < 6; i++) {
           await batchSweepers[0]!.tick();
           await transferSweeper.tick();
+          await c.finish();
         }
 
         const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
@@ -216,7 +218,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         // What the rail paid (its own truth), by amount: the wallet must be short of exactly that.
         const paidIds = [...rails.truth.entries()].filter(([, v]) => v === 'COMPLETED').map(([id]) => id);
         const paidSum = paidIds.length === 0 ? '0'
-          : (await h.transfer!.db.query<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any(?::uuid[])', [paidIds]))[0]!.s;
+          : (await h.transfer!.db.prepared<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any($1::uuid[])', [paidIds]))[0]!.s;
         const funding = sc.funded ? total : total - 1n;
         if (w.pendingOutCents !== 0n || w.availableCents !== funding - BigInt(paidSum)) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paidSum}`);
         if (found.length > 0) {
