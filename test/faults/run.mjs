@@ -217,7 +217,7 @@ const APPROVAL_TTL = 15; // multi-signature sends nobody signs expire within the
 const POOL = 2;
 // Short graces so that the windows are wide: a step in flight for 1 s in a replica (stalled, or
 // waiting on a slow ledger) is taken over by the sweeper of the other replica (or its own).
-const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '1500' };
+const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '1500', BATCH_FUNDING_LEASE_SECONDS: '5' };
 const PREFIX = { ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', reconciliation: 'RECONCILIATION', gateway: 'GATEWAY', sandbox: 'SANDBOX' };
 /** A process's key: `sandbox`, or `<service>/<replica>`. */
 const keyOf = (name, r) => (name === 'sandbox' ? 'sandbox' : `${name}/${r}`);
@@ -397,6 +397,7 @@ const record = {
   deposits: new Map(), // deposit id → { companyId, amount, paid: true|false|undefined }
   incoming: new Map(), // providerTransferId → { companyId, keyValue, amount }
   clientViolations: [],
+  batches: [], // { companyId, id, items, executed: true|false|undefined } — bulk payouts (issue 22)
 };
 
 const payer = { payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' };
@@ -469,6 +470,50 @@ async function insufficientOp(co) {
   if (r.status >= 400 && r.status < 500) { count('send, insufficient funds', 'refused'); if (r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error }); }
   else if (r.status === 201 || r.status === 200) { count('send, insufficient funds', 'ok'); record.clientViolations.push(`send of 900000001 with a 20000000 wallet was accepted (${r.body.id})`); record.accepted.set(r.body.id, { companyId: co.id, rail, amount: body.amount, reference }); }
   else count('send, insufficient funds', 'error');
+}
+
+/**
+ * A small bulk payout (issue 22): 2-6 items on both rails (one may be an amount the rail fails),
+ * validated then executed; a retry of the execute now and then. Its items become ordinary transfers,
+ * checked with every other; the batch must end final (checked after the settle).
+ */
+async function batchOp(co) {
+  const n = between(2, 6);
+  const items = Array.from({ length: n }, (_, i) => {
+    const amount = amountFor(rand() < 0.15 ? 'fail' : 'ok');
+    return rand() < 0.6 ? { amount, ...pick(co.dests), reference: `bi-${i}` } : { amount, destination: achDest(co.index), reference: `bi-${i}` };
+  });
+  const created = await call('POST', `${GW}/transfers/batches`, { token: co.write, body: { reference: `fb-${randomUUID()}`, items }, timeoutMs: 30_000 });
+  if (created.status !== 201) { count('bulk payout', created.status >= 400 && created.status < 500 ? 'refused' : 'error'); return; }
+  const entry = { companyId: co.id, id: created.body.id, items: n, executed: undefined };
+  record.batches.push(entry);
+  if (created.body.status !== 'VALIDATED') { count('bulk payout', 'refused'); return; }
+  const exec = () => call('POST', `${GW}/transfers/batches/${created.body.id}/execute`, { token: co.write, timeoutMs: 30_000 });
+  const rs = rand() < 0.3 ? await Promise.all([exec(), exec()]) : [await exec()];
+  const ok = rs.some((r) => r.status === 202 || r.status === 200);
+  if (ok) entry.executed = true;
+  count('bulk payout', ok ? 'ok' : rs.every((r) => r.status >= 400 && r.status < 500) ? 'refused' : 'error');
+}
+
+/** After the settle: every executed batch is final, and its final state agrees with its items' transfers. */
+async function batchesCheck(db) {
+  const violations = [];
+  const executed = record.batches.filter((b) => b.executed);
+  for (const b of record.batches) {
+    const row = (await db.query('select state from transfer.batches where id = $1::uuid', [b.id])).rows[0];
+    if (!row) { violations.push(`batch ${b.id} answered 201 but is not stored`); continue; }
+    if (['FUNDING', 'EXECUTING', 'AWAITING_APPROVAL'].includes(row.state)) violations.push(`batch ${b.id} is still ${row.state}`);
+    const t = (await db.query(`select count(*) filter (where t.state = 'COMPLETED')::int as completed, count(*) filter (where t.state in ('FAILED', 'EXPIRED'))::int as failed,
+        count(*) filter (where t.state not in ('COMPLETED', 'FAILED', 'EXPIRED', 'REJECTED'))::int as live, count(*)::int as n
+        from transfer.batch_items i join transfer.transfers t on t.id = i.transfer_id where i.batch_id = $1::uuid and i.status = 'EXECUTED'`, [b.id])).rows[0];
+    const expect = t.n === 0 ? null : t.completed === t.n ? 'COMPLETED' : t.completed === 0 ? 'FAILED' : 'PARTIALLY_FAILED';
+    if (t.live > 0) violations.push(`batch ${b.id}: ${t.live} items still live`);
+    if (['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(row.state) && expect && row.state !== expect) violations.push(`batch ${b.id} is ${row.state} but its items say ${expect}`);
+    const extra = (await db.query(`select count(*)::int as n from transfer.transfers t where t.batch_id = $1::uuid and t.state <> 'REJECTED'
+        and not exists (select 1 from transfer.batch_items i where i.batch_id = t.batch_id and i.transfer_id = t.id)`, [b.id])).rows[0].n;
+    if (extra > 0) violations.push(`batch ${b.id}: ${extra} accepted transfers that no item points at (a second execution)`);
+  }
+  return { name: `bulk payouts: each of the ${executed.length} executed batches (of ${record.batches.length}) final and agreeing with its items; no item executed twice`, violations };
 }
 
 async function pseOp(co) {
@@ -569,6 +614,7 @@ async function workload(companies, stop, ms) {
       else if (x < 0.65) await pseOp(co);
       else if (x < 0.77) await incomingOp(co);
       else if (x < 0.80) await multiSigSendOp(ms);
+      else if (x < 0.83) await batchOp(co);
       else await readOp(co);
       if (totalErrors() > errorsBefore) await sleep(250); // a fault is on: do not spin
     }
@@ -750,6 +796,7 @@ async function settle(db) {
     const q = async (sql) => (await db.query(sql)).rows[0].n;
     const state = {
       liveTransfers: await q(`select count(*)::int as n from transfer.transfers where state in ('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED')`),
+      liveBatches: await q(`select count(*)::int as n from transfer.batches where state in ('FUNDING','EXECUTING')`),
       providerPending: await q(`select count(*)::int as n from sandbox.transfers where status = 'PENDING'`),
       callbacksPending: await q(`select count(*)::int as n from sandbox.callbacks where state in ('pending','sending')`),
       depositSteps: await q(`select count(*)::int as n from pse_deposit.deposits where pending_step is not null`),
@@ -825,6 +872,7 @@ async function main() {
     const checks = await runChecks({ db, ledger, record, natsUrl: common.NATS_URL });
     ledger.close();
     checks.push(await reconciliationCheck(db, [...new Set([bogotaDate(started), bogotaDate(Date.now())])]));
+    checks.push(await batchesCheck(db));
     const observed = await observations(db);
     observed.push(
       ['HTTP calls per gateway replica', gatewayCalls.map((n, i) => `gateway/${i} ${n}`).join(', ')],

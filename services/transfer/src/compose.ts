@@ -103,8 +103,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       ...deps, batches: new SqlBatchStore(db, protection),
       batchSettings: {
         dispatchConcurrency: c.BATCH_DISPATCH_CONCURRENCY, lookupConcurrency: c.BATCH_LOOKUP_CONCURRENCY,
-        // longer than ReserveBatch's deadline (60 s): the sweeper never funds a batch whose request is still waiting for the ledger
-        fundingLeaseMs: Math.max(90_000, c.SWEEPER_GRACE_SECONDS * 1000), pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),
+        fundingLeaseMs: c.BATCH_FUNDING_LEASE_SECONDS * 1000, pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),
       },
     };
     const batches = batchUseCases(batchDeps, uc.saga);

@@ -45,6 +45,12 @@ export const transferEnvSchema = baseEnvSchema.extend({
   BATCH_DISPATCH_CONCURRENCY: env.int(16, 1),
   /** Bulk payouts: how many directory lookups / account validations a batch's validation runs at once. */
   BATCH_LOOKUP_CONCURRENCY: env.int(8, 1),
+  /**
+   * Bulk payouts: how long a batch being funded is left to its request before the batch sweeper
+   * funds it (after a crash). Longer than ReserveBatch's 60 s deadline so two never overlap in
+   * practice; a shorter one is still safe (the ledger answers a twin with the same holds).
+   */
+  BATCH_FUNDING_LEASE_SECONDS: env.int(90, 1),
   /** A multi-signature send without quorum for this long expires and its funds are released (CONTRACT §1). */
   APPROVAL_TTL_SECONDS: env.int(86_400, 1),
   COUNTERPARTY_DAILY_LIMIT_CENTS: bigintCents(5_000_000_000n),
