@@ -1,8 +1,7 @@
 import { AppError, type FieldProblem } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import type { z } from 'zod';
-import { achBankById } from '../dictionaries/ach-banks.js';
-import { SendBody } from '../http/routes/transfers.routes.js';
+import { SendBody, sendRequestOf } from '../http/routes/transfers.routes.js';
 import { issuesToFields, spanish } from '../http/validation.js';
 
 /** The most items a batch holds (docs/batches.md). */
@@ -94,22 +93,5 @@ export function assertUniqueReferences(drafts: readonly BatchItemDraft[]): void 
 export function toBatchItemInput(item: BatchItem): transferV1.BatchItemInput {
   const line = item.line ?? 0;
   if (item.send === undefined) return { seq: item.seq, line, invalidCode: 'INVALID_REQUEST', invalidMessage: item.invalidMessage };
-  const b = item.send;
-  const ba = b.destination?.bankAccount;
-  const bank = ba ? achBankById(ba.bankId) : undefined;
-  return {
-    seq: item.seq,
-    line,
-    send: {
-      amount: BigInt(b.amount),
-      reference: b.reference,
-      description: b.description,
-      brebKey: b.destination?.brebKey,
-      bankAccount: ba ? { ...ba, bankName: bank?.name ?? '', bankAchCode: bank?.achCode ?? '' } : undefined,
-      targetAnchorHandle: b.targetAnchorHandle,
-      targetName: b.targetName,
-      targetDocument: b.targetDocument === '' ? undefined : b.targetDocument,
-      requestHash: '',
-    },
-  };
+  return { seq: item.seq, line, send: { ...sendRequestOf(item.send), requestHash: '' } };
 }

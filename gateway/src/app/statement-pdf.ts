@@ -1,3 +1,4 @@
+import { winAnsi } from '@wallet/platform';
 import type { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import { bogotaCell } from './csv-cells.js';
@@ -269,21 +270,7 @@ function pace(stream: Readable): () => Promise<void> {
   };
 }
 
-// WinAnsi (cp1252) beyond Latin-1: what the built-in fonts can draw. (As the receipt service's renderer.)
-const CP1252_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-
-/** Text the built-in fonts can draw: cp1252 kept, other letters stripped of diacritics, the rest '?'. */
-export function winAnsi(text: string): string {
-  let out = '';
-  for (const ch of text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')) {
-    const c = ch.codePointAt(0)!;
-    if ((c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || CP1252_EXTRA.has(ch)) { out += ch; continue; }
-    if (c === 0x2212) { out += '-'; continue; }
-    const base = ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-    out += [...base].every((b) => { const x = b.codePointAt(0)!; return x >= 0x20 && x <= 0x7e; }) && base.length > 0 ? base : '?';
-  }
-  return out;
-}
+export { winAnsi };
 
 /** `text` cut with an ellipsis to fit `width` at the current font and size, and its width. */
 function fit(doc: PDFKit.PDFDocument, text: string, width: number): [string, number] {

@@ -30,3 +30,4 @@ export * from './mesh/access.js';
 export * from './mesh/config.js';
 export * from './mesh/dev-pki.js';
 export * from './mesh/caller-context.js';
+export * from './text/win-ansi.js';

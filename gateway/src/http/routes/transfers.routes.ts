@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ledgerV1 } from '@wallet/proto';
+import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { achBankById } from '../../dictionaries/ach-banks.js';
 import { quoteToApi, requestHash, resolveResultToApi, transferToApi } from '../../transfer/presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
@@ -56,6 +56,22 @@ export const SendBody = z.strictObject({
   const breb = b.targetAnchorHandle !== undefined || b.destination?.brebKey !== undefined;
   if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
 }).meta({ id: 'SendTransferRequest' });
+
+/** A send body as the transfer service takes it (the bank's name and ACH code from the dictionary); also each item of a bulk payout. */
+export function sendRequestOf(body: z.output<typeof SendBody>): Omit<transferV1.SendRequest, 'requestHash'> {
+  const ba = body.destination?.bankAccount;
+  const bank = ba ? achBankById(ba.bankId) : undefined;
+  return {
+    amount: BigInt(body.amount),
+    reference: body.reference,
+    description: body.description,
+    brebKey: body.destination?.brebKey,
+    bankAccount: ba ? { ...ba, bankName: bank?.name ?? '', bankAchCode: bank?.achCode ?? '' } : undefined,
+    targetAnchorHandle: body.targetAnchorHandle,
+    targetName: body.targetName,
+    targetDocument: body.targetDocument === '' ? undefined : body.targetDocument,
+  };
+}
 
 export function transferRoutes(transfers: TransferClient, settings: { sendDeadlineMs: number } = { sendDeadlineMs: 20_000 }): AnyRoute[] {
   return [
@@ -133,17 +149,8 @@ export function transferRoutes(transfers: TransferClient, settings: { sendDeadli
         'ACH_RAIL_UNAVAILABLE', 'SERVICE_UNAVAILABLE',
       ],
       handler: async ({ body, call, idempotencyKey }) => {
-        const ba = body.destination?.bankAccount;
-        const bank = ba ? achBankById(ba.bankId) : undefined;
         const res = await transfers.send({
-          amount: BigInt(body.amount),
-          reference: body.reference,
-          description: body.description,
-          brebKey: body.destination?.brebKey,
-          bankAccount: ba ? { ...ba, bankName: bank?.name ?? '', bankAchCode: bank?.achCode ?? '' } : undefined,
-          targetAnchorHandle: body.targetAnchorHandle,
-          targetName: body.targetName,
-          targetDocument: body.targetDocument === '' ? undefined : body.targetDocument,
+          ...sendRequestOf(body),
           requestHash: requestHash(body),
           // The transfer service binds the key to the transfer it creates: a retry gets that transfer.
           idempotencyKey,

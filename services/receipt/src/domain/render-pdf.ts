@@ -1,3 +1,4 @@
+import { winAnsi } from '@wallet/platform';
 import PDFDocument from 'pdfkit';
 import QRCode from 'qrcode';
 import type { ReceiptView } from './receipt-view.js';
@@ -20,21 +21,7 @@ const RULE = '#D5DBE3';
 const TONES = { ok: '#1E7E34', failed: '#B42318', pending: '#B26A00' } as const;
 const TONE_BG = { ok: '#E8F5EC', failed: '#FDECEA', pending: '#FFF4E0' } as const;
 
-// WinAnsi (cp1252) beyond Latin-1: what the built-in fonts can draw.
-const CP1252_EXTRA = new Set('€‚ƒ„…†‡ˆ‰Š‹ŒŽ‘’“”•–—˜™š›œžŸ');
-
-/** Text the built-in fonts can draw: cp1252 kept, other letters stripped of diacritics, the rest '?'. */
-export function winAnsi(s: string): string {
-  let out = '';
-  for (const ch of s.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')) {
-    const c = ch.codePointAt(0)!;
-    if ((c >= 0x20 && c <= 0x7e) || (c >= 0xa0 && c <= 0xff) || CP1252_EXTRA.has(ch)) { out += ch; continue; }
-    if (c === 0x2212) { out += '-'; continue; }
-    const base = ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
-    out += [...base].every((b) => { const x = b.codePointAt(0)!; return x >= 0x20 && x <= 0x7e; }) && base.length > 0 ? base : '?';
-  }
-  return out;
-}
+export { winAnsi };
 
 export interface RenderOptions {
   view: ReceiptView;

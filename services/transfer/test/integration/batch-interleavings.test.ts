@@ -5,7 +5,7 @@ import { Choreography } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { BatchRunner, BatchSweeper, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
 import { transferDeps } from '../../src/app/deps.js';
-import type { BatchStore, BrebDirectoryPort, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import type { BatchStore, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
 import type { TransferRecord } from '../../src/domain/transfer.js';
@@ -14,6 +14,7 @@ import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
+import { KEY, directory } from './interleaving-support.js';
 
 /**
  * Bulk payouts under every interleaving fast-check's scheduler explores, over the real use-case code,
@@ -29,16 +30,6 @@ import { sagaViolations } from './saga-invariants.js';
  */
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
 const SECRET = 'batch-interleavings-callback-secret';
-const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678' } };
-
-const directory: BrebDirectoryPort = {
-  async lookup() {
-    return {
-      status: 'active', anchorHandle: 'anchor-1', keyType: 'PHONE', keyValue: KEY.keyValue,
-      recipient: { ...KEY.recipient, bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' },
-    };
-  },
-};
 
 /** Takes each transfer once (idempotent on its id), then pays or fails it and calls back. */
 class ScriptedRail implements RailPort {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { AppError, createLogger, signPayload } from '@wallet/platform';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { transferDeps, type TransferDeps } from '../../src/app/deps.js';
-import type { BrebDirectoryPort, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import type { DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
 import type { TransferRecord } from '../../src/domain/transfer.js';
@@ -12,6 +12,7 @@ import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Choreography } from '@wallet/platform/testing';
 import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
+import { KEY, directory } from './interleaving-support.js';
 import { devMeshTls } from '@wallet/platform';
 
 /**
@@ -26,17 +27,6 @@ import { devMeshTls } from '@wallet/platform';
  */
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
 const SECRET = 'interleavings-callback-secret';
-
-const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678' } };
-
-const directory: BrebDirectoryPort = {
-  async lookup() {
-    return {
-      status: 'active', anchorHandle: 'anchor-1', keyType: 'PHONE', keyValue: KEY.keyValue,
-      recipient: { ...KEY.recipient, bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' },
-    };
-  },
-};
 
 /** The rail: takes a transfer once (idempotent on its id), then pays it or fails it and calls back. */
 class ScriptedRail implements RailPort {
