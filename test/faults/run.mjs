@@ -479,9 +479,11 @@ async function insufficientOp(co) {
  */
 async function batchOp(co) {
   const n = between(2, 6);
-  const items = Array.from({ length: n }, (_, i) => {
+  // Item references unique in the whole run: the checks then also catch an item executed twice (two transfers of one reference).
+  const items = Array.from({ length: n }, () => {
     const amount = amountFor(rand() < 0.15 ? 'fail' : 'ok');
-    return rand() < 0.6 ? { amount, ...pick(co.dests), reference: `bi-${i}` } : { amount, destination: achDest(co.index), reference: `bi-${i}` };
+    const reference = `bi-${randomUUID()}`;
+    return rand() < 0.6 ? { amount, ...pick(co.dests), reference } : { amount, destination: achDest(co.index), reference };
   });
   const created = await call('POST', `${GW}/transfers/batches`, { token: co.write, body: { reference: `fb-${randomUUID()}`, items }, timeoutMs: 30_000 });
   if (created.status !== 201) { count('bulk payout', created.status >= 400 && created.status < 500 ? 'refused' : 'error'); return; }
