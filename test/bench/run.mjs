@@ -746,7 +746,7 @@ async function main() {
 
     // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
     // with nothing pending has all its sends COMPLETED); time until the last one did.
-    const ledgerCheck = policyClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), 'ledger', ledgerAccess, 10_000);
+    const ledgerCheck = policyClient(ledgerV1.LedgerServiceClient, loc(ports.ledger), 'ledger', ledgerAccess, 300_000); // the invariant check reads the whole journal (a million seeded postings after the statement phase)
     let pendingLeft = 0;
     const settleStart = Date.now();
     const settleDeadline = Date.now() + 120_000;

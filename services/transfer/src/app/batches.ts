@@ -9,10 +9,10 @@ import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
-import type { Destination, FeeBreakdown, TransferRecord } from '../domain/transfer.js';
+import { retryDelayMs, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
-import type { BatchStore, DirectoryResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
+import type { BatchStore, DirectoryResult, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
 import { achDestinationOf, achTargetName, brebDestinationOf, checkAchValidation, SEND_MESSAGES } from './send-transfer.js';
 import { validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -561,17 +561,48 @@ export class BatchRunner {
     return spec;
   }
 
-  /** Dispatches the batch's accepted items, leased in pages, with bounded concurrency; then checks whether it is finished. */
+  /**
+   * Dispatches the batch's accepted items, leased in pages of 200, then checks whether it is finished.
+   * Per page: the dispatch attempts are counted in one statement (before the rail is called, as a
+   * send's are), the rail is called with bounded concurrency, and the items the rail took move
+   * RESERVED → DISPATCHED through the send saga's `dispatched` event in one statement. A refusal or an
+   * unavailable rail takes the single send's way (release, or a retry scheduled). Approved
+   * (EXECUTING) items take the saga's own path (the ledger shows them EXECUTING first).
+   */
   async dispatch(b: BatchRecord): Promise<void> {
     const { deps } = this;
     const leaseMs = Math.max(30_000, deps.settings.sweeperGraceSeconds * 1000);
+    const spec = this.checked('dispatched', 'batch');
     for (;;) {
       const page = await deps.batches.leaseDispatchable(b.id, 200, leaseMs);
       if (page.length === 0) break;
-      await mapBounded(page, deps.batchSettings.dispatchConcurrency, (t) => this.saga.dispatch(t, 'batch').catch((err: unknown) => {
+      const warn = (t: TransferRecord) => (err: unknown) => {
         deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not dispatched yet; the sweeper retries');
         return t;
+      };
+      await mapBounded(page.filter((t) => t.state === 'EXECUTING'), deps.batchSettings.dispatchConcurrency, (t) => this.saga.execute(t, 'batch').catch(warn(t)));
+      const reserved = page.filter((t) => t.state === 'RESERVED');
+      const counted = await deps.batches.recordDispatchIntents(reserved.map((t) => t.id));
+      const sent = await mapBounded(reserved.filter((t) => counted.has(t.id)), deps.batchSettings.dispatchConcurrency, async (t) => ({
+        t, res: await deps.rails.dispatch(t, this.saga.callbackUrl(t)).catch((err: unknown): DispatchResult => ({ outcome: 'unavailable', ambiguous: true, error: (err as Error).message })),
       }));
+      const now = deps.now();
+      const accepted = sent.filter((x): x is { t: TransferRecord; res: Extract<DispatchResult, { outcome: 'accepted' }> } => x.res.outcome === 'accepted');
+      await deps.batches.markDispatched(b.id, spec.from, spec.to, accepted.map(({ t, res }) => ({
+        id: t.id, providerTransferId: res.providerTransferId,
+        event: transferEvent(deps, 'dispatched')({ ...t, state: spec.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
+      })), deps.settings.confirmTimeoutSeconds * 1000);
+      if (accepted.length > 0) deps.eventsWritten();
+      // The rare ones, one by one as a single send's: refused → released; unavailable → retried by the sweeper.
+      for (const { t, res } of sent) {
+        if (res.outcome === 'rejected') {
+          const won = await this.saga.apply({ ...t, dispatchAttempts: t.dispatchAttempts + 1 }, 'dispatch_refused', 'batch', { errorMessage: res.message, reason: 'rail rejected at dispatch' }).catch(warn(t));
+          if (won?.state === 'RELEASING') await this.saga.settle(won, 'batch').catch(warn(t));
+        } else if (res.outcome === 'unavailable') {
+          const delay = retryDelayMs(t.dispatchAttempts + 1, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);
+          await deps.store.recordDispatchAttempt(t.id, delay, res.ambiguous, res.error).catch(warn(t));
+        }
+      }
     }
     await this.finishIfDone(b);
   }

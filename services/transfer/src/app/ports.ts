@@ -350,5 +350,10 @@ export interface BatchStore {
   leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]>;
   reschedule(id: string, state: BatchState, inMs: number | null): Promise<void>;
   leaseDispatchable(batchId: string, limit: number, leaseMs: number): Promise<TransferRecord[]>;
+  /** Counts a dispatch attempt of many transfers before the rail is called (one statement); the ids still RESERVED / EXECUTING. */
+  recordDispatchIntents(ids: string[]): Promise<Set<string>>;
+  /** The send saga's `dispatched` for many items of a batch in one statement: provider id, dispatched_at, the confirm time-out, the event. */
+  markDispatched(batchId: string, from: readonly TransferState[], to: TransferState,
+    rows: Array<{ id: string; providerTransferId: string; event: OutboxEvent }>, confirmTimeoutMs: number): Promise<number>;
   liveItems(batchId: string): Promise<number>;
 }

@@ -385,6 +385,31 @@ export class SqlBatchStore implements BatchStore {
     return rows.map((r) => toTransfer(r, this.protection));
   }
 
+  async recordDispatchIntents(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await this.q<{ id: string }>(
+      `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, last_dispatch_at = now(), updated_at = now()
+        where id = any($1::uuid[]) and state in ('RESERVED', 'EXECUTING') returning id::text as id`, [ids]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  async markDispatched(batchId: string, from: readonly TransferState[], to: TransferState,
+    rows: Array<{ id: string; providerTransferId: string; event: OutboxEvent }>, confirmTimeoutMs: number): Promise<number> {
+    if (rows.length === 0) return 0;
+    const res = await this.q<{ n: number }>(
+      `with v as (select * from unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[]) as v(id, provider_id, event_id, subject, payload, headers)),
+         u as (update transfer.transfers t set state = $7, provider_transfer_id = coalesce(nullif(v.provider_id, ''), t.provider_transfer_id),
+                  dispatched_at = coalesce(t.dispatched_at, now()), next_attempt_at = now() + ($8::bigint * interval '1 millisecond'), updated_at = now()
+                 from v where t.id = v.id and t.batch_id = $9::uuid and t.state = any($10::text[]) returning t.id),
+         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $7, 'bulk payout dispatched' from u),
+         o as (insert into transfer.outbox (id, subject, payload, headers) select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id)
+       select count(*)::integer as n from u`,
+      [rows.map((r) => r.id), rows.map((r) => r.providerTransferId), rows.map((r) => r.event.id), rows.map((r) => r.event.subject),
+        rows.map((r) => JSON.stringify(r.event.payload)), rows.map((r) => JSON.stringify(r.event.traceparent ? { traceparent: r.event.traceparent } : {})),
+        to, String(Math.max(0, Math.round(confirmTimeoutMs))), batchId, [...from]]);
+    return res[0]?.n ?? 0;
+  }
+
   /** How many executed items are still live (not final). */
   async liveItems(batchId: string): Promise<number> {
     const rows = await this.q<{ n: number }>(

@@ -120,7 +120,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const co = await newCompany(h, { breb: sc.funded ? total : total - 1n });
         const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
         const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
-          ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable'], false);
+          ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'], false);
         let replyLost = false;
         const ledger: LedgerPort = c.wrap('ledger', {
           computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
