@@ -14,7 +14,7 @@ import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DirectoryResult, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
 import { achDestinationOf, achTargetName, brebDestinationOf, checkAchValidation, SEND_MESSAGES } from './send-transfer.js';
-import { validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
+import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
 import { Problems, checkText, isUuid, orNull, requireCompany } from './validation.js';
 
@@ -56,12 +56,9 @@ export const BATCH_MESSAGES = {
   notCancellable: (state: string) => `El lote está en estado ${state} y ya no puede cancelarse.`,
   expired: 'El lote expiró sin ejecutarse (24 horas después de validado).',
   multiSigNotYet: 'Los lotes de empresas con aprobación de múltiples firmas aún no pueden ejecutarse por la API; llegará en una próxima versión.',
-  fundingUnknown: 'No fue posible confirmar la reserva de fondos del lote; se reintenta automáticamente.',
   fundingAbandoned: 'La reserva de fondos del lote no se completó; ejecútelo de nuevo.',
   nothingToExecute: 'Ningún ítem del lote pasó las verificaciones al ejecutarlo.',
 };
-
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Runs `fn` over `xs` with at most `n` at once, keeping the order of the results. */
 export async function mapBounded<T, R>(xs: readonly T[], n: number, fn: (x: T, i: number) => Promise<R>): Promise<R[]> {
@@ -81,6 +78,18 @@ const refusal = (err: unknown): { code: string; message: string } => {
   }
   throw err;
 };
+
+/**
+ * One AML read for a company and its counterparties (the list may change between validation and
+ * execution, so both ask): whether a counterparty's send is refused, because it or the company is listed.
+ */
+async function amlScreen(deps: BatchDeps, nit: string, counterparties: Iterable<string>): Promise<(counterparty: string) => boolean> {
+  const docs = new Set<string>(amlCandidates(nit));
+  for (const c of counterparties) for (const d of amlCandidates(c)) docs.add(d);
+  const hits = await deps.batches.amlHits([...docs]);
+  const companyHit = amlCandidates(nit).some((d) => hits.has(d));
+  return (c) => companyHit || amlCandidates(c).some((d) => hits.has(d));
+}
 
 /** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
 export function batchEvent(deps: TransferDeps, subject: string, summary: (b: BatchRecord) => BatchSummary): (b: BatchRecord) => OutboxEvent {
@@ -266,12 +275,9 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
     }
   });
   // 3. AML: one query for the company and every counterparty
-  const docs = new Set<string>(amlCandidates(company.nit));
-  for (const c of live) for (const d of amlCandidates(c.counterparty)) docs.add(d);
-  const hits = await deps.batches.amlHits([...docs]);
-  const companyHit = amlCandidates(company.nit).some((d) => hits.has(d));
+  const listed = await amlScreen(deps, company.nit, live.map((c) => c.counterparty));
   const afterAml = live.filter((c) => {
-    if (!companyHit && !amlCandidates(c.counterparty).some((d) => hits.has(d))) return true;
+    if (!listed(c.counterparty)) return true;
     invalid(c.seq - 1, refusal(new AppError('RECIPIENT_BLACKLISTED')));
     return false;
   });
@@ -445,8 +451,6 @@ export class BatchQueries {
  * final. Each step is safe to repeat; the batch sweeper resumes any of them.
  */
 export class BatchRunner {
-  private readonly summaryOf = (b: BatchRecord): BatchSummary => ({ ...b, totals: [], byStatus: [], finishedCount: 0 });
-
   constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga) {}
 
   /** POST /transfers/batches/{id}/execute. */
@@ -465,15 +469,12 @@ export class BatchRunner {
 
     const items = await deps.batches.executableItems(b.id);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
-    const docs = new Set<string>(amlCandidates(company.nit));
-    for (const it of items) for (const d of amlCandidates(it.counterparty ?? '')) docs.add(d);
-    const hits = await deps.batches.amlHits([...docs]);
-    const companyHit = amlCandidates(company.nit).some((d) => hits.has(d));
+    const listed = await amlScreen(deps, company.nit, items.map((it) => it.counterparty ?? ''));
     const windows = bogotaWindows(deps.now());
     const started = await deps.batches.startExecution(b, [...new Set(items.map((i) => i.counterparty!))], windows, (usage) => {
       const refusals: ExecutionRefusal[] = [];
       const amlOk = items.filter((it) => {
-        if (!companyHit && !amlCandidates(it.counterparty ?? '').some((d) => hits.has(d))) return true;
+        if (!listed(it.counterparty ?? '')) return true;
         refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
         return false;
       });
@@ -490,7 +491,7 @@ export class BatchRunner {
     if (!started) return (await deps.batches.summaries([(await deps.batches.get(b.companyId, b.id)) ?? b]))[0]!; // another request executed it
     deps.log.info({ batchId: b.id, items: started.picks.length, refused: started.refusals.length }, 'batch executing: items recorded');
     b = { ...b, state: 'FUNDING' };
-    b = await this.fund(b, 'request', true);
+    b = await this.fund(b, true);
     return (await deps.batches.summaries([b]))[0]!;
   }
 
@@ -499,12 +500,13 @@ export class BatchRunner {
    * time: a replay) → items RESERVED and the batch EXECUTING; a definite refusal → items REJECTED,
    * batch VALIDATED again (the error is thrown to the request); an unknown outcome → left FUNDING for the sweeper.
    */
-  async fund(b: BatchRecord, _actor: 'request' | 'sweeper', throwRefusal: boolean, refenced = false): Promise<BatchRecord> {
+  async fund(b: BatchRecord, throwRefusal: boolean, refenced = false): Promise<BatchRecord> {
     const { deps } = this;
     const transfers = await deps.batches.executedTransfers(b.id);
     if (transfers.length === 0) {
+      const [summary] = await deps.batches.summaries([b]);
       const done = await deps.batches.transition(b, 'nothing_to_fund', 'FAILED', { completed: true, nextAttemptInMs: null, errorMessage: BATCH_MESSAGES.nothingToExecute },
-        batchEvent(deps, BATCH_SUBJECTS.completed, this.summaryOf), undefined);
+        batchEvent(deps, BATCH_SUBJECTS.completed, (x) => ({ ...summary!, ...x })));
       if (done) deps.eventsWritten();
       return done ?? b;
     }
@@ -526,7 +528,7 @@ export class BatchRunner {
       if (!fence.voided) {
         if (refenced) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'batch reserve both landed and refused' });
         deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused here but landed meanwhile (a twin): replaying it');
-        return this.fund(b, _actor, throwRefusal, true);
+        return this.fund(b, throwRefusal, true);
       }
       const spec = this.checked('reserve_refused', 'batch');
       const code = err.code === 'RESERVE_VOIDED' ? 'SERVICE_UNAVAILABLE' : err.code;
@@ -646,7 +648,7 @@ export class BatchRunner {
         } else await deps.batches.reschedule(b.id, 'VALIDATED', b.expiresAt.getTime() - deps.now().getTime());
         return;
       case 'FUNDING':
-        await this.fund(b, 'sweeper', false);
+        await this.fund(b, false);
         return;
       case 'EXECUTING': {
         await this.dispatch(b);

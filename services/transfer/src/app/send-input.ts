@@ -65,7 +65,7 @@ export const MAX_HOLDER_NAME = 64;
 const DOCUMENT = /^[0-9A-Za-z.\- ]{3,32}$/;
 const ANCHOR = /^[A-Za-z0-9_:.-]{1,128}$/;
 /** As the gateway accepts the header: 1-255 visible ASCII characters. */
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
 /** Schema checks of §4.5 and §8: every problem at once, as INVALID_REQUEST details.fields. */
 export function validateSend(input: SendInput): SendCommand {

@@ -410,12 +410,11 @@ export class SqlBatchStore implements BatchStore {
     return res[0]?.n ?? 0;
   }
 
-  /** How many executed items are still live (not final). */
+  /** How many of the batch's transfers are still live (an earlier, refused execution's are REJECTED: final). */
   async liveItems(batchId: string): Promise<number> {
     const rows = await this.q<{ n: number }>(
       `select count(*)::integer as n from transfer.transfers where batch_id = ?::uuid
-          and state not in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED')
-          and id in (select transfer_id from transfer.batch_items where batch_id = ?::uuid and status = 'EXECUTED')`, [batchId, batchId]);
+          and state not in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED')`, [batchId]);
     return rows[0]?.n ?? 0;
   }
 }

@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { AppError, createLogger, devMeshTls, signPayload } from '@wallet/platform';
+import { AppError, createLogger, devMeshTls } from '@wallet/platform';
 import { Choreography } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { BatchRunner, BatchSweeper, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
 import { transferDeps } from '../../src/app/deps.js';
-import type { BatchStore, DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import type { BatchStore, LedgerPort, TransferStore } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
-import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
-import { KEY, directory } from './interleaving-support.js';
+import { KEY, ScriptedRail, directory } from './interleaving-support.js';
 
 /**
  * Bulk payouts under every interleaving fast-check's scheduler explores, over the real use-case code,
@@ -30,52 +29,6 @@ import { KEY, directory } from './interleaving-support.js';
  */
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
 const SECRET = 'batch-interleavings-callback-secret';
-
-/** Takes each transfer once (idempotent on its id), then pays or fails it and calls back. */
-class ScriptedRail implements RailPort {
-  readonly truth = new Map<string, 'PENDING' | 'COMPLETED' | 'FAILED'>();
-  readonly dispatches = new Map<string, number>();
-  constructor(private readonly c: Choreography, private readonly uc: () => TransferUseCases, private readonly outcomeOf: (t: TransferRecord) => 'COMPLETED' | 'FAILED') {}
-
-  async dispatch(t: TransferRecord): Promise<DispatchResult> {
-    await this.c.point('rail.dispatch');
-    this.dispatches.set(t.id, (this.dispatches.get(t.id) ?? 0) + 1);
-    if (!this.truth.has(t.id)) {
-      this.truth.set(t.id, 'PENDING');
-      void this.c.actor(`rail ${t.reference}`, () => this.settle(t));
-    }
-    return { outcome: 'accepted', providerTransferId: `prov-${t.id}` };
-  }
-
-  private async settle(t: TransferRecord): Promise<void> {
-    await this.c.point('rail settles');
-    const status = this.outcomeOf(t);
-    this.truth.set(t.id, status);
-    const body = Buffer.from(JSON.stringify({
-      eventId: `evt-${t.id}`, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status,
-      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
-    }));
-    for (;;) {
-      try {
-        await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
-        return;
-      } catch (err) {
-        if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
-        await this.c.point('rail callback retry');
-      }
-    }
-  }
-
-  async status(_rail: 'BREB' | 'ACH', id: string): Promise<RailStatus> {
-    await this.c.point('rail.status');
-    const s = this.truth.get(id);
-    return s ? { found: true, status: s, providerTransferId: `prov-${id}`, errorMessage: null } : { found: false };
-  }
-
-  async validateAchAccount() {
-    return { result: 'valid' as const };
-  }
-}
 
 interface Scenario {
   /** ReserveBatch answered, or its reply lost at the request while it still lands later. */
@@ -145,7 +98,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         } as LedgerPort, ['reserveBatch', 'voidReserve', 'commit', 'release']);
         let uc: TransferUseCases | undefined;
         const failing = new Set(amounts.slice(0, sc.failing).map(String));
-        const rails = new ScriptedRail(c, () => uc!, (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED'));
+        const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED') });
         const base = transferDeps({
           store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
           settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,

@@ -164,6 +164,23 @@ describe('bulk payouts (transfer service)', () => {
     expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['ok', 'ok', 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED']);
   });
 
+  it('a counterparty listed between validation and execution: its items are REJECTED at execution; with none left the batch is FAILED and nothing is held', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const send = await brebSend(h, co, '3007778899', 10_000n);
+    const r = await create(co, [item(1, send), item(2, { ...send, amount: 20_000n })]);
+    expect(r.batch!.state).toBe('VALIDATED');
+    const entry = await h.client.addAmlEntry({ documentNumber: send.targetDocument!, reason: 'Lista restrictiva' }, ctxOf());
+    try {
+      const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+      expect(b).toMatchObject({ state: 'FAILED', finishedCount: 2 });
+      expect(b.byStatus).toEqual([{ status: 'REJECTED', count: 2, amount: 30_000n }]);
+      expect((await items(co, r.batch!.id)).map((i) => [i.status, i.errorCode])).toEqual([['REJECTED', 'RECIPIENT_BLACKLISTED'], ['REJECTED', 'RECIPIENT_BLACKLISTED']]);
+      expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+    } finally {
+      await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
+    }
+  });
+
   it('another company\'s batch reads as not found', async () => {
     const a = await newCompany(h, { breb: 1_000_000n });
     const b = await newCompany(h, { breb: 1_000_000n });

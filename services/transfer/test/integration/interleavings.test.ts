@@ -1,18 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { AppError, createLogger, signPayload } from '@wallet/platform';
+import { AppError, createLogger } from '@wallet/platform';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { transferDeps, type TransferDeps } from '../../src/app/deps.js';
-import type { DispatchResult, LedgerPort, RailPort, RailStatus, TransferStore } from '../../src/app/ports.js';
+import type { LedgerPort, TransferStore } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
-import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import { Choreography } from '@wallet/platform/testing';
 import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
 import { sagaViolations } from './saga-invariants.js';
-import { KEY, directory } from './interleaving-support.js';
+import { KEY, ScriptedRail, directory } from './interleaving-support.js';
 import { devMeshTls } from '@wallet/platform';
 
 /**
@@ -27,62 +26,6 @@ import { devMeshTls } from '@wallet/platform';
  */
 const RUNS = Number(process.env.INTERLEAVING_RUNS ?? 30);
 const SECRET = 'interleavings-callback-secret';
-
-/** The rail: takes a transfer once (idempotent on its id), then pays it or fails it and calls back. */
-class ScriptedRail implements RailPort {
-  readonly truth = new Map<string, 'PENDING' | 'COMPLETED' | 'FAILED'>();
-  constructor(
-    private readonly c: Choreography,
-    private readonly uc: () => TransferUseCases,
-    private readonly script: { outcome: 'COMPLETED' | 'FAILED'; callbacks: number; contradict?: boolean },
-  ) {}
-
-  async dispatch(t: TransferRecord): Promise<DispatchResult> {
-    await this.c.point('rail.dispatch');
-    if (!this.truth.has(t.id)) {
-      this.truth.set(t.id, 'PENDING');
-      void this.c.actor('rail', () => this.settle(t));
-    }
-    await this.c.point('rail.dispatch ↩');
-    return { outcome: 'accepted', providerTransferId: `prov-${t.id}` };
-  }
-
-  private async settle(t: TransferRecord): Promise<void> {
-    await this.c.point('rail settles');
-    this.truth.set(t.id, this.script.outcome);
-    for (let i = 0; i < this.script.callbacks; i++) await this.callback(t, `evt-${t.id}`, this.script.outcome, `rail callback #${i + 1}`);
-    // A rail contradicting itself afterwards: the opposite outcome under a new event id.
-    if (this.script.contradict) await this.callback(t, `evt-${t.id}-contra`, this.script.outcome === 'COMPLETED' ? 'FAILED' : 'COMPLETED', 'rail contradicts itself');
-  }
-
-  private async callback(t: TransferRecord, eventId: string, status: 'COMPLETED' | 'FAILED', label: string): Promise<void> {
-    const body = Buffer.from(JSON.stringify({
-      eventId, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status,
-      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
-    }));
-    await this.c.point(label);
-    for (;;) {
-      try {
-        await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(SECRET, body, Math.floor(Date.now() / 1000)) });
-        return;
-      } catch (err) {
-        // Ahead of our record (still RECEIVED): the rail retries later, as real ones do.
-        if (!(err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE')) throw err;
-        await this.c.point(`${label} retry`);
-      }
-    }
-  }
-
-  async status(_rail: 'BREB' | 'ACH', id: string): Promise<RailStatus> {
-    await this.c.point('rail.status');
-    const s = this.truth.get(id);
-    return s ? { found: true, status: s, providerTransferId: `prov-${id}`, errorMessage: null } : { found: false };
-  }
-
-  async validateAchAccount() {
-    return { result: 'valid' as const };
-  }
-}
 
 interface Scenario {
   /** The request's reserve: answered normally, or it times out at the request while still landing later. */
@@ -150,7 +93,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
       voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
     } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve']);
     let uc: TransferUseCases | undefined;
-    const rails = new ScriptedRail(c, () => uc!, { outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
+    const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
     const deps: TransferDeps = transferDeps({
       store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
       settings: sagaSettings(SECRET, { approvalTtlSeconds }),
