@@ -214,6 +214,8 @@ export interface LedgerStore {
   getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
   getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;
   transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus): Promise<Movement | undefined>;
+  /** The same compare-and-set for many of the company's transfer movements in one statement: how many changed. */
+  transitionMovements(companyId: string, movementIds: string[], from: MovementStatus, to: MovementStatus): Promise<number>;
   listMovements(companyId: string, filter: MovementFilter, page: { limit: number; offset: number; after?: MovementCursor }): Promise<MovementPage>;
 
   feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>>;

@@ -18,7 +18,7 @@ import { ReserveBatch } from './reserve-batch.js';
 import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
-import { SetMovementStatus } from './set-movement-status.js';
+import { SetMovementStatus, SetMovementStatuses } from './set-movement-status.js';
 import { StreamStatement } from './stream-statement.js';
 import { VoidReserve } from './void-reserve.js';
 
@@ -39,6 +39,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     commit: new CommitHold(deps),
     release: new ReleaseHold(deps),
     setMovementStatus: new SetMovementStatus(deps),
+    setMovementStatuses: new SetMovementStatuses(deps),
     recordInflow: new RecordInflow(deps),
     reverseInflow: new ReverseInflow(deps),
     computeFees: new ComputeFees(deps),

@@ -120,6 +120,12 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       }));
     },
 
+    async setMovementStatuses(req, ctx) {
+      return uc.setMovementStatuses.execute(ctx.companyId, {
+        movementIds: req.movementIds, status: movementStatusName(req.status), expectedStatus: movementStatusName(req.expectedStatus),
+      });
+    },
+
     async recordInflow(req, ctx) {
       return postingResult(await uc.recordInflow.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
@@ -193,6 +199,7 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   commit: ['transfer'],
   release: ['transfer'],
   setMovementStatus: ['transfer'],
+  setMovementStatuses: ['transfer'],
   computeFees: ['transfer', 'pse-deposit', 'collect-key'],
   // collections: PSE deposits and Bre-B collect keys
   recordInflow: ['pse-deposit', 'collect-key'],

@@ -285,6 +285,15 @@ export class SqlLedgerStore implements LedgerStore {
     return rows[0] && toMovement(rows[0]);
   }
 
+  async transitionMovements(companyId: string, movementIds: string[], from: MovementStatus, to: MovementStatus): Promise<number> {
+    const rows = await this.run<{ n: number }>(
+      `with u as (update ledger.movements set status = ?, updated_at = now()
+                   where id = any(?::uuid[]) and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning 1)
+       select count(*)::int as n from u`,
+      [to, movementIds, companyId, from]);
+    return rows[0]?.n ?? 0;
+  }
+
   async listMovements(companyId: string, filter: MovementFilter, page: { limit: number; offset: number; after?: MovementCursor }): Promise<MovementPage> {
     const where: string[] = ['company_id = ?'];
     const params: unknown[] = [companyId];

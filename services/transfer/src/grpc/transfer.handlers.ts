@@ -112,6 +112,14 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
       return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: signerOf(ctx), precheck: req.precheck }));
     },
 
+    async signBatchApproval() {
+      throw new AppError('INVALID_STATE_TRANSITION', 'Aún no: la aprobación de lotes llega en el próximo cambio.');
+    },
+
+    async rejectBatchApproval() {
+      throw new AppError('INVALID_STATE_TRANSITION', 'Aún no: la aprobación de lotes llega en el próximo cambio.');
+    },
+
     async rejectApproval(req, ctx) {
       return approvalToProto(await uc.rejectApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: signerOf(ctx), reason: req.reason }));
     },
@@ -157,5 +165,8 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   listBatches: ['gateway'],
   listBatchItems: ['gateway'],
   streamBatchItems: ['gateway'],
+  // a multi-signature company's batch: one approval, signed in the dashboard
+  signBatchApproval: ['gateway'],
+  rejectBatchApproval: ['gateway'],
 };
 
