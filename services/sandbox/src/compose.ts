@@ -37,12 +37,15 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
   let server: Server | undefined;
   let dispatcher: CallbackDispatcher | undefined;
   let smtp: SmtpSink | undefined;
+  let faults: SandboxStore | undefined;
   try {
     if (config.SANDBOX_MIGRATE_ON_START) {
       const applied = await db.migrate();
       if (applied.length > 0) log.info({ applied }, 'migrations applied');
     }
     const store = new SandboxStore(db);
+    faults = store;
+    await store.watchFaults(log);
     const registrations = new RegistrationStore(db);
     let wake = () => {};
     const rails = new RailTransfers(db, store, {
@@ -107,6 +110,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       force.unref();
       // The scheduler finishes the deliveries it has started; the HTTP server its requests.
       await Promise.all([d.stop(), closed, sink.close()]);
+      store.stopWatchingFaults();
       clearInterval(idle);
       clearTimeout(force);
       await db.close();
@@ -116,6 +120,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
   } catch (err) {
     await dispatcher?.stop().catch(() => undefined);
     await smtp?.close().catch(() => undefined);
+    faults?.stopWatchingFaults();
     if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
     await db.close().catch(() => undefined);
     throw err;

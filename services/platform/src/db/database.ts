@@ -9,7 +9,17 @@ interface NativeClient {
   escapeLiteral(s: string): string;
 }
 interface NativePool extends NativeClient {
-  connect(): Promise<NativeClient & { release(err?: Error | boolean): void }>;
+  connect(): Promise<NativeClient & {
+    release(err?: Error | boolean): void;
+    on(event: 'notification', fn: (msg: { channel: string; payload?: string }) => void): unknown;
+    on(event: 'error' | 'end', fn: (err?: Error) => void): unknown;
+  }>;
+}
+
+/** A Postgres LISTEN held on its own connection (`Database.listen`). */
+export interface Listening {
+  /** Stops listening and gives the connection back. */
+  close(): void;
 }
 /** What `releaseDeadConnections` needs of a `pg` pool and its clients. */
 interface PatchablePool {
@@ -164,6 +174,42 @@ export class Database {
       }
       throw err;
     }
+  }
+
+  /**
+   * LISTEN on `channel` on a connection of its own (taken from the pool for as long as it listens):
+   * `onMessage` gets each NOTIFY's payload; `onLost` is called once if the connection fails or ends
+   * (the caller decides how to catch up and listen again). Resolves once the LISTEN is in place, so
+   * a read made after it cannot miss a change notified after that read.
+   */
+  async listen(channel: string, onMessage: (payload: string) => void, onLost: (err: Error) => void): Promise<Listening> {
+    if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    const client = await (await this.pool()).connect();
+    let open = true;
+    const lost = (err?: Error) => {
+      if (!open) return;
+      open = false;
+      client.release(err ?? new Error('listening connection ended'));
+      onLost(err ?? new Error('listening connection ended'));
+    };
+    client.on('notification', (msg) => { if (open && msg.channel === channel) onMessage(msg.payload ?? ''); });
+    client.on('error', lost);
+    client.on('end', lost);
+    try {
+      await client.query(`listen ${channel}`);
+    } catch (err) {
+      open = false;
+      client.release(err as Error);
+      throw err;
+    }
+    return {
+      close: () => {
+        if (!open) return;
+        open = false;
+        // The connection goes back to the pool: it must not keep listening there.
+        client.query(`unlisten ${channel}`).then(() => client.release(), (err: Error) => client.release(err));
+      },
+    };
   }
 
   static async open(opts: DatabaseOptions): Promise<Database> {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Tx } from '@wallet/platform';
+import type { Database, Listening, Logger, Tx } from '@wallet/platform';
 import { FAULT_NAMES, allUp, type FaultName, type FaultState, type Faults } from '../domain/faults.js';
 import type { FinalStatus, Rail, TransferStatus } from '../domain/rails.js';
 
@@ -70,6 +70,12 @@ export interface NewTransfer {
 export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 
 export class SandboxStore {
+  /** The fault switches' copy (see `fault`), its feed while it is up, and its reconnect timer. */
+  private readonly switches = new Map<FaultName, { state: FaultState; version: bigint }>();
+  private feed: Listening | undefined;
+  private watching = false;
+  private rewatch: NodeJS.Timeout | undefined;
+
   constructor(private readonly db: Database) {}
 
   ping(): Promise<void> { return this.db.ping(); }
@@ -235,22 +241,74 @@ export class SandboxStore {
   }
 
   /**
-   * One switch, read from the database on every call (a primary-key lookup, prepared): a change
-   * applies to the very next provider call on every instance. A cached copy did not: a read
-   * started before a change could store the old value after it.
+   * One switch. While the change feed is up (`watchFaults`), from memory: the copy is loaded after
+   * the LISTEN is in place and moved by each change's NOTIFY, and only ever forward (each change has a
+   * version from one sequence), so a reload that read before a change cannot put the old value back.
+   * On this instance a change applies to the very next call (`setFaults` applies its own change before
+   * answering); on another, as soon as the NOTIFY arrives. While the feed is down (the listening
+   * connection was lost, until it is back), every call reads the database as before.
    */
   async fault(name: FaultName): Promise<FaultState> {
+    if (this.feed) return this.switches.get(name)?.state ?? 'up';
     const [r] = await this.db.prepared<{ state: FaultState }>('select state from sandbox.faults where name = ?', [name]);
     return r?.state ?? 'up';
   }
 
   async setFaults(changes: Partial<Faults>): Promise<Faults> {
     const entries = Object.entries(changes).filter(([, v]) => v !== undefined) as Array<[FaultName, FaultState]>;
-    for (const [name, state] of entries) {
-      await this.db.query(
-        `insert into sandbox.faults (name, state) values (?, ?)
-         on conflict (name) do update set state = excluded.state, updated_at = now()`, [name, state]);
+    if (entries.length > 0) {
+      const rows = await this.db.preparedTx(async (tx) => {
+        const changed = await tx.query<SwitchRow>(
+          `insert into sandbox.faults (name, state) select * from unnest($1::text[], $2::text[])
+           on conflict (name) do update set state = excluded.state, updated_at = now(), version = nextval('sandbox.faults_version')
+           returning name, state, version::text as version`, [entries.map(([n]) => n), entries.map(([, v]) => v)]);
+        await tx.query(`select pg_notify('${FAULTS_CHANNEL}', $1)`, [JSON.stringify(changed)]);
+        return changed;
+      });
+      this.applySwitches(rows);
     }
     return this.faults();
   }
+
+  /** Starts the change feed of the switches (then they are read from memory); it reconnects by itself. */
+  async watchFaults(log: Pick<Logger, 'warn'>): Promise<void> {
+    this.watching = true;
+    try {
+      const feed = await this.db.listen(FAULTS_CHANNEL, (payload) => this.applySwitches(JSON.parse(payload) as SwitchRow[]), (err) => {
+        this.feed = undefined;
+        if (!this.watching) return;
+        log.warn({ err: err.message }, 'fault switch feed lost; reading the database until it is back');
+        this.rewatch = setTimeout(() => void this.watchFaults(log), 1_000);
+        this.rewatch.unref();
+      });
+      // Loaded after the LISTEN: a change committed after this read is notified.
+      this.applySwitches(await this.db.prepared<SwitchRow>('select name, state, version::text as version from sandbox.faults'));
+      if (this.watching) this.feed = feed;
+      else feed.close();
+    } catch (err) {
+      if (!this.watching) return;
+      log.warn({ err: (err as Error).message }, 'fault switch feed not started; reading the database until it is');
+      this.rewatch = setTimeout(() => void this.watchFaults(log), 1_000);
+      this.rewatch.unref();
+    }
+  }
+
+  stopWatchingFaults(): void {
+    this.watching = false;
+    if (this.rewatch) clearTimeout(this.rewatch);
+    this.feed?.close();
+    this.feed = undefined;
+  }
+
+  private applySwitches(rows: SwitchRow[]): void {
+    for (const r of rows) {
+      if (!(FAULT_NAMES as readonly string[]).includes(r.name)) continue;
+      const version = BigInt(r.version);
+      const cur = this.switches.get(r.name);
+      if (!cur || cur.version < version) this.switches.set(r.name, { state: r.state, version });
+    }
+  }
 }
+
+const FAULTS_CHANNEL = 'sandbox_faults';
+interface SwitchRow { name: FaultName; state: FaultState; version: string }
