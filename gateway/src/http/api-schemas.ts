@@ -333,6 +333,21 @@ const itemStatus = () => z.string().meta({
   description: 'VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer\'s status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.',
 });
 
+export const BatchApprovalSchema = z.object({
+  approvalId: z.string(),
+  threshold: z.int().meta({ description: 'Signatures required.' }),
+  status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).meta({
+    description: 'PENDING until the signature that reaches the threshold (APPROVED: every item is dispatched), a rejection (REJECTED: every item FAILED, funds released) '
+      + 'or the deadline `expiresAt` without quorum (EXPIRED: the batch EXPIRED, no item paid, funds released).',
+  }),
+  signatures: z.array(ApprovalSignatureSchema),
+  createdAt: isoDate(),
+  expiresAt: isoDate().meta({ description: 'Without quorum by then the batch expires.' }),
+  decidedAt: isoDate().nullable(),
+  rejectReason: z.string().nullable(),
+  rejectedBy: z.string().nullable().meta({ description: 'E-mail of the user who rejected.' }),
+}).meta({ id: 'BatchApproval' });
+
 export const BatchSchema = z.object({
   id: z.string().meta({ format: 'uuid' }),
   status: BatchStatusSchema,
@@ -360,6 +375,7 @@ export const BatchSchema = z.object({
   cancelledAt: isoDate().nullable(),
   approvalId: z.string().nullable().meta({ description: 'Multi-signature companies: the batch\'s approval.' }),
   threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
+  approval: BatchApprovalSchema.nullable().meta({ description: 'Multi-signature companies: the one approval of the whole batch, once it was executed (funds held); null otherwise.' }),
   errorMessage: z.string().nullable(),
 }).meta({ id: 'Batch' });
 
