@@ -68,6 +68,8 @@ function api(c: Client) {
       c.release(L.ReleaseRequest.fromPartial({ idempotencyKey: `release-${randomUUID()}`, holdId, ...r }), ctxOf(co)),
     setStatus: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.SetMovementStatusRequest>) =>
       c.setMovementStatus(L.SetMovementStatusRequest.fromPartial(r), ctxOf(co)),
+    setStatuses: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.SetMovementStatusesRequest>) =>
+      c.setMovementStatuses(L.SetMovementStatusesRequest.fromPartial(r), ctxOf(co)),
     inflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.RecordInflowRequest>) =>
       c.recordInflow(L.RecordInflowRequest.fromPartial({ idempotencyKey: `inflow-${randomUUID()}`, assign: true, ...r }), ctxOf(co)),
     reverseInflow: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ReverseInflowRequest>) =>

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ledgerV1 } from '@wallet/proto';
 import {
   HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, type Harness,
 } from './harness.js';
@@ -117,6 +118,32 @@ describe('holds: reserve, commit, release', () => {
     expect((await failure(h.api.setStatus(h.newCompany(), { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING }))).code).toBe('TRANSACTION_NOT_FOUND');
     expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING })).status).toBe(MovementStatus.PENDING);
     const c = await h.api.commit(co, r.hold!.id);
+    expect(c.movement!.status).toBe(MovementStatus.COMPLETED);
+  });
+
+  it('SetMovementStatuses: one compare-and-set for many of the company\'s movements (a batch\'s items); others are left alone', async () => {
+    const co = await funded(10_000n);
+    const awaiting = await Promise.all([1, 2, 3].map(() => h.api.reserve(co, { amount: 100n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } })));
+    const ids = awaiting.map((r) => r.movement!.id);
+    const plain = await h.api.reserve(co, { amount: 100n }); // PENDING: not in the expected status
+    const other = await funded(10_000n);
+    const theirs = await h.api.reserve(other, { amount: 100n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } });
+    const set = (company: string, movementIds: string[], expectedStatus: ledgerV1.MovementStatus, status: ledgerV1.MovementStatus) =>
+      h.api.setStatuses(company, { movementIds, expectedStatus, status });
+    const r = await set(co, [...ids, plain.movement!.id, theirs.movement!.id, randomUUID()], MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING);
+    expect(r.changed).toBe(3);
+    for (const id of ids) expect((await h.api.movement(co, id)).status).toBe(MovementStatus.EXECUTING);
+    expect((await h.api.movement(co, plain.movement!.id)).status).toBe(MovementStatus.PENDING);
+    expect((await h.api.movement(other, theirs.movement!.id)).status).toBe(MovementStatus.AWAITING_APPROVAL);
+    // repeated: nothing left to change
+    expect((await set(co, ids, MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING)).changed).toBe(0);
+    expect((await set(co, ids.slice(0, 2), MovementStatus.EXECUTING, MovementStatus.PENDING)).changed).toBe(2);
+    expect((await set(co, [], MovementStatus.EXECUTING, MovementStatus.PENDING)).changed).toBe(0);
+    // money-moving changes and bad ids are refused
+    expect((await failure(set(co, ids, MovementStatus.EXECUTING, MovementStatus.COMPLETED))).code).toBe('INVALID_REQUEST');
+    expect((await failure(set(co, ['not-a-uuid'], MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING))).code).toBe('INVALID_REQUEST');
+    expect((await failure(set(co, Array.from({ length: 10_001 }, () => randomUUID()), MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING))).code).toBe('INVALID_REQUEST');
+    const c = await h.api.commit(co, awaiting[0]!.hold!.id);
     expect(c.movement!.status).toBe(MovementStatus.COMPLETED);
   });
 

@@ -116,6 +116,14 @@ export class GrpcLedger implements LedgerPort {
     }, this.ctx(companyId));
   }
 
+  async setMovementStatuses(companyId: string, transferIds: string[], status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<number> {
+    if (transferIds.length === 0) return 0;
+    const res = await this.client.setMovementStatuses({
+      movementIds: transferIds, status: ledgerV1.MovementStatus[status], expectedStatus: ledgerV1.MovementStatus[expected],
+    }, this.ctx(companyId));
+    return res.changed;
+  }
+
   async voidReserve(companyId: string, transferId: string, rail: 'BREB' | 'ACH') {
     const res = await this.client.voidReserve({ idempotencyKey: ledgerKeys.reserve(transferId), rail: protoRail(rail) }, this.ctx(companyId));
     if (res.voided) return { voided: true as const };

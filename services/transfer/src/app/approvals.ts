@@ -13,7 +13,7 @@ const ROLES: readonly SignerRole[] = ['ADMIN', 'OPERATOR', 'VIEWER'];
 /** Roles that may sign or reject (§3.1: "Signed by ADMIN or OPERATOR roles"). */
 const SIGNING_ROLES: readonly SignerRole[] = ['ADMIN', 'OPERATOR'];
 
-function signerOf(s: { userId?: string; email?: string; role?: string } | undefined): Signer {
+export function signerOf(s: { userId?: string; email?: string; role?: string } | undefined): Signer {
   const p = new Problems();
   if (!s || !s.userId || s.userId.length > 100) p.add('signer.userId', 'required (at most 100 characters)');
   if (!s || !s.email || s.email.length > 254) p.add('signer.email', 'required (at most 254 characters)');
@@ -22,7 +22,7 @@ function signerOf(s: { userId?: string; email?: string; role?: string } | undefi
   return { userId: s!.userId!, email: s!.email!, role: s!.role as SignerRole };
 }
 
-function requireSigningRole(s: Signer): void {
+export function requireSigningRole(s: Signer): void {
   if (!SIGNING_ROLES.includes(s.role)) throw new AppError('INSUFFICIENT_ROLE');
 }
 
@@ -114,12 +114,7 @@ export class RejectApproval {
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     const approvalId = approvalIdOf(input.approvalId);
-    const reason = input.reason?.trim() ? input.reason.trim() : null;
-    if (reason && reason.length > 500) {
-      const p = new Problems();
-      p.add('reason', 'at most 500 characters');
-      p.throwIfAny();
-    }
+    const reason = rejectReasonOf(input.reason);
     const { deps } = this;
     const outcome = await deps.approvals.reject(companyId, approvalId, signer, reason, deps.settings.sweeperGraceSeconds * 1000);
     switch (outcome.kind) {
@@ -133,6 +128,17 @@ export class RejectApproval {
       deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'rejected transfer not released yet; the sweeper retries'));
     return (await deps.approvals.get(companyId, approvalId))!;
   }
+}
+
+/** A signer's reason to reject: trimmed, at most 500 characters (null when blank). */
+export function rejectReasonOf(raw: string | undefined): string | null {
+  const reason = raw?.trim() ? raw.trim() : null;
+  if (reason && reason.length > 500) {
+    const p = new Problems();
+    p.add('reason', 'at most 500 characters');
+    p.throwIfAny();
+  }
+  return reason;
 }
 
 /** Wins AWAITING_APPROVAL → RELEASING (a rejection), then releases: FAILED with `transfer.rejected`. Safe to repeat. */

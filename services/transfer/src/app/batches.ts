@@ -2,19 +2,20 @@ import { AppError, PeriodicTask } from '@wallet/platform';
 import { transferEventsV1, type transferV1 } from '@wallet/proto';
 import {
   BATCH_TTL_MS, MAX_BATCH_ITEMS, finalBatchState, publicBatchState,
-  type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
+  type BatchApproval, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
 } from '../domain/batch.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
-import { retryDelayMs, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
+import { retryDelayMs, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DirectoryResult, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
 import { achDestinationOf, achTargetName, brebDestinationOf, checkAchValidation, SEND_MESSAGES } from './send-transfer.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
+import { finishExpired, finishRejected, rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
 import { Problems, checkText, isUuid, orNull, requireCompany } from './validation.js';
 
@@ -55,7 +56,9 @@ export const BATCH_MESSAGES = {
   notExecutable: (state: string) => `El lote está en estado ${state} y no puede ejecutarse.`,
   notCancellable: (state: string) => `El lote está en estado ${state} y ya no puede cancelarse.`,
   expired: 'El lote expiró sin ejecutarse (24 horas después de validado).',
-  multiSigNotYet: 'Los lotes de empresas con aprobación de múltiples firmas aún no pueden ejecutarse por la API; llegará en una próxima versión.',
+  noApproval: 'El lote no espera aprobación: solo un lote ejecutado de una empresa con múltiples firmas se firma.',
+  approvalExpired: 'La aprobación del lote expiró sin alcanzar las firmas requeridas; los fondos de todos sus ítems fueron liberados.',
+  rejected: (reason: string | null) => `El lote fue rechazado por un firmante; los fondos de todos sus ítems fueron liberados.${reason ? ` Motivo: ${reason}` : ''}`,
   fundingAbandoned: 'La reserva de fondos del lote no se completó; ejecútelo de nuevo.',
   nothingToExecute: 'Ningún ítem del lote pasó las verificaciones al ejecutarlo.',
 };
@@ -115,8 +118,19 @@ export function batchToProto(b: BatchSummary): transferV1.Batch {
     createdAt: b.createdAt, expiresAt: b.expiresAt,
     ...(b.executedAt ? { executedAt: b.executedAt } : {}), ...(b.completedAt ? { completedAt: b.completedAt } : {}),
     ...(b.cancelledAt ? { cancelledAt: b.cancelledAt } : {}),
-    threshold: 0,
+    threshold: b.approval?.threshold ?? 0,
+    ...(b.approval ? { approvalId: b.approval.id, approval: batchApprovalToProto(b.approval) } : {}),
     ...(b.errorMessage ? { errorMessage: b.errorMessage } : {}),
+  };
+}
+
+function batchApprovalToProto(a: BatchApproval): transferV1.BatchApproval {
+  return {
+    approvalId: a.id, threshold: a.threshold, status: a.status,
+    signatures: a.signatures.map((x) => ({ userId: x.userId, email: x.email, role: x.role, signedAt: x.signedAt })),
+    createdAt: a.createdAt, expiresAt: a.expiresAt,
+    ...(a.decidedAt ? { decidedAt: a.decidedAt } : {}), ...(a.rejectReason ? { rejectReason: a.rejectReason } : {}),
+    ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
   };
 }
 
@@ -243,7 +257,7 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
   const byStatus: BatchSummary['byStatus'] = [];
   if (b.invalidCount > 0) byStatus.push({ status: 'INVALID', count: b.invalidCount, amount: invalidAmount });
   if (b.validCount > 0) byStatus.push({ status: 'VALID', count: b.validCount, amount: validAmount });
-  return { ...b, totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)), byStatus, finishedCount: b.invalidCount };
+  return { ...b, approval: null, totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)), byStatus, finishedCount: b.invalidCount };
 }
 
 interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string }
@@ -465,7 +479,10 @@ export class BatchRunner {
       throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notExecutable(b.state));
     }
     if (b.state !== 'VALIDATED') return (await deps.batches.summaries([b]))[0]!; // already executed: as it is now
-    if (company.multiSigThreshold >= 2) throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.multiSigNotYet);
+    // A multi-signature company's batch waits for ONE approval of all its items (opened when the funds are reserved).
+    const approval: ApprovalRef | null = company.multiSigThreshold >= 2
+      ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(deps.now().getTime() + deps.settings.approvalTtlSeconds * 1000) }
+      : null;
 
     const items = await deps.batches.executableItems(b.id);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
@@ -483,11 +500,11 @@ export class BatchRunner {
       for (const it of amlOk) {
         const code = limited.get(it.seq);
         if (code) { refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message }); continue; }
-        const transfer = transferOf(deps, b, it);
+        const transfer = transferOf(deps, b, it, approval);
         picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
       }
       return { picks, refusals };
-    }, deps.batchSettings.fundingLeaseMs);
+    }, deps.batchSettings.fundingLeaseMs, approval);
     if (!started) return (await deps.batches.summaries([(await deps.batches.get(b.companyId, b.id)) ?? b]))[0]!; // another request executed it
     deps.log.info({ batchId: b.id, items: started.picks.length, refused: started.refusals.length }, 'batch executing: items recorded');
     b = { ...b, state: 'FUNDING' };
@@ -541,6 +558,8 @@ export class BatchRunner {
       if (throwRefusal && err.code !== 'RESERVE_VOIDED') throw err;
       return back ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
     }
+    const approval = transfers[0]!.approval;
+    if (approval) return this.awaitApproval(b, transfers, holdIds, approval);
     const spec = this.checked('reserved', 'batch');
     const accepted = transfers.map((t, k) => ({ ...t, state: spec.to, holdId: holdIds[k]! }));
     await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
@@ -556,6 +575,45 @@ export class BatchRunner {
     return now;
   }
 
+  /**
+   * The funds of a multi-signature company's batch are reserved: FUNDING → AWAITING_APPROVAL, its one
+   * approval opened and every item RECEIVED → AWAITING_APPROVAL (the send saga's `awaiting_approval`,
+   * with its event), in one transaction. Signers decide in the dashboard; the batch sweeper settles it
+   * at the deadline.
+   */
+  private async awaitApproval(b: BatchRecord, transfers: TransferRecord[], holdIds: string[], approval: ApprovalRef): Promise<BatchRecord> {
+    const { deps } = this;
+    const spec = this.checked('awaiting_approval', 'batch');
+    const moves = transfers.map((t, k) => {
+      const accepted = { ...t, state: spec.to, holdId: holdIds[k]! };
+      return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
+    });
+    // The items' own sweeper looks after the batch's (which settles them all at once): a backstop.
+    const next = await deps.batches.awaitApproval(b, approval, transfers[0]!.id, spec.from, spec.to, moves, 60_000);
+    if (next) {
+      deps.eventsWritten();
+      deps.log.info({ batchId: b.id, items: transfers.length, approvalId: approval.id, threshold: approval.threshold }, 'batch funded: awaiting approval');
+    }
+    return next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
+  }
+
+  /**
+   * A multi-signature batch whose approval was decided without quorum (rejected) or ran out of time
+   * (expired): each item still awaiting it is released the single send's way (the send saga's `reject`
+   * / `expire`: the transition is won first, then the hold released), with bounded concurrency, then
+   * the batch closes FAILED / EXPIRED. Safe to repeat: the sweepers resume it.
+   */
+  async settleApproval(b: BatchRecord, a: BatchApproval): Promise<BatchRecord> {
+    const { deps } = this;
+    if (a.status !== 'REJECTED' && a.status !== 'EXPIRED') return b;
+    const live = (await deps.batches.executedTransfers(b.id)).filter((t) => ['AWAITING_APPROVAL', 'RELEASING', 'EXPIRING'].includes(t.state));
+    await mapBounded(live, deps.batchSettings.dispatchConcurrency, (t) => (a.status === 'REJECTED'
+      ? finishRejected(this.saga, t, a.rejectReason, a.rejectedBy, 'batch')
+      : finishExpired(this.saga, t, 'batch')).catch((err: unknown) =>
+      deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not released yet; the sweepers retry')));
+    return this.finishIfDone(b, a.status === 'REJECTED' ? BATCH_MESSAGES.rejected(a.rejectReason) : BATCH_MESSAGES.approvalExpired);
+  }
+
   /** The send saga's event, checked against its table for the batch runner. */
   private checked(event: TransferEvent, actor: Actor) {
     const spec = TRANSFER_MACHINE[event];
@@ -568,8 +626,9 @@ export class BatchRunner {
    * Per page: the dispatch attempts are counted in one statement (before the rail is called, as a
    * send's are), the rail is called with bounded concurrency, and the items the rail took move
    * RESERVED → DISPATCHED through the send saga's `dispatched` event in one statement. A refusal or an
-   * unavailable rail takes the single send's way (release, or a retry scheduled). Approved
-   * (EXECUTING) items take the saga's own path (the ledger shows them EXECUTING first).
+   * unavailable rail takes the single send's way (release, or a retry scheduled). Approved (EXECUTING)
+   * items of a multi-signature batch go the same way, the ledger showing them EXECUTING first and
+   * PENDING once dispatched (one call per page each).
    */
   async dispatch(b: BatchRecord): Promise<void> {
     const { deps } = this;
@@ -582,8 +641,15 @@ export class BatchRunner {
         deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not dispatched yet; the sweeper retries');
         return t;
       };
-      await mapBounded(page.filter((t) => t.state === 'EXECUTING'), deps.batchSettings.dispatchConcurrency, (t) => this.saga.execute(t, 'batch').catch(warn(t)));
-      const reserved = page.filter((t) => t.state === 'RESERVED');
+      // Approved items: the ledger shows them EXECUTING before the rail is called (a commit is refused
+      // from AWAITING_APPROVAL), all of the page in one call; if it cannot, they wait for the next look.
+      const approved = page.filter((t) => t.state === 'EXECUTING');
+      const shown = approved.length === 0 ? true
+        : await deps.ledger.setMovementStatuses(b.companyId, approved.map((t) => t.id), 'EXECUTING', 'AWAITING_APPROVAL').then(() => true, (err: unknown) => {
+          deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'approved batch items not shown EXECUTING yet; the sweepers retry');
+          return false;
+        });
+      const reserved = page.filter((t) => t.state === 'RESERVED' || (shown && t.state === 'EXECUTING'));
       const counted = await deps.batches.recordDispatchIntents(reserved.map((t) => t.id));
       const sent = await mapBounded(reserved.filter((t) => counted.has(t.id)), deps.batchSettings.dispatchConcurrency, async (t) => ({
         t, res: await deps.rails.dispatch(t, this.saga.callbackUrl(t)).catch((err: unknown): DispatchResult => ({ outcome: 'unavailable', ambiguous: true, error: (err as Error).message })),
@@ -595,6 +661,12 @@ export class BatchRunner {
         event: transferEvent(deps, 'dispatched')({ ...t, state: spec.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
       })), deps.settings.confirmTimeoutSeconds * 1000);
       if (accepted.length > 0) deps.eventsWritten();
+      // The listing shows the approved ones PENDING from here (a commit that outran this leaves COMPLETED as it is).
+      const approvedSent = accepted.filter(({ t }) => t.state === 'EXECUTING').map(({ t }) => t.id);
+      if (approvedSent.length > 0) {
+        await deps.ledger.setMovementStatuses(b.companyId, approvedSent, 'PENDING', 'EXECUTING').catch((err: unknown) =>
+          deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'could not show approved batch items as PENDING in the ledger'));
+      }
       // The rare ones, one by one as a single send's: refused → released; unavailable → retried by the sweeper.
       for (const { t, res } of sent) {
         if (res.outcome === 'rejected') {
@@ -609,19 +681,82 @@ export class BatchRunner {
     await this.finishIfDone(b);
   }
 
-  /** EXECUTING with every item final → COMPLETED / PARTIALLY_FAILED / FAILED, with `transfer.batch_completed`. */
-  async finishIfDone(b: BatchRecord): Promise<BatchRecord> {
+  /**
+   * EXECUTING (or AWAITING_APPROVAL after a rejection or the deadline) with every item final →
+   * COMPLETED / PARTIALLY_FAILED / FAILED / EXPIRED, with `transfer.batch_completed`.
+   */
+  async finishIfDone(b: BatchRecord, errorMessage?: string): Promise<BatchRecord> {
     const { deps } = this;
     if ((await deps.batches.liveItems(b.id)) > 0) return b;
     const [summary] = await deps.batches.summaries([b]);
     const to = finalBatchState(summary!.byStatus);
-    const done = await deps.batches.transition(b, 'finished', to, { completed: true, nextAttemptInMs: null },
+    const done = await deps.batches.transition(b, 'finished', to, { completed: true, nextAttemptInMs: null, ...(errorMessage ? { errorMessage } : {}) },
       batchEvent(deps, BATCH_SUBJECTS.completed, (x) => ({ ...summary!, ...x })));
     if (done) {
       deps.eventsWritten();
       deps.log.info({ batchId: b.id, state: to }, 'batch finished');
     }
     return done ?? b;
+  }
+
+  /**
+   * POST /dashboard/batches/{id}/sign (CONTRACT §5 for a whole batch). The gateway has checked the
+   * session and the TOTP code; the role, the approval's state and the signer's uniqueness are decided
+   * under the approval's row lock. The signature that reaches the threshold moves the batch and every
+   * item to EXECUTING in that same transaction, then the items are dispatched (the batch sweeper
+   * resumes the dispatch should this process stop).
+   */
+  async sign(caller: string | undefined, input: { batchId: string; signer?: { userId?: string; email?: string; role?: string }; precheck?: boolean }): Promise<BatchSummary> {
+    const { deps } = this;
+    const companyId = requireCompany(caller);
+    const signer = signerOf(input.signer);
+    requireSigningRole(signer);
+    if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
+    const outcome = await deps.batches.signApproval(companyId, input.batchId, signer,
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000, input.precheck === true);
+    this.decisionRefusal(outcome.kind);
+    const b = (await deps.batches.get(companyId, input.batchId))!;
+    if (outcome.kind === 'signed') {
+      deps.log.info({ batchId: b.id, userId: signer.userId, quorum: outcome.quorum }, 'batch approval signed');
+      if (outcome.quorum) {
+        deps.eventsWritten();
+        const dispatching = this.dispatch(b).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
+        if (deps.batchSettings.awaitDispatch) await dispatching;
+      }
+    }
+    return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
+  }
+
+  /** POST /dashboard/batches/{id}/reject: the approval REJECTED, then every item FAILED with its funds released, the batch FAILED. */
+  async reject(caller: string | undefined, input: { batchId: string; signer?: { userId?: string; email?: string; role?: string }; reason?: string | undefined }): Promise<BatchSummary> {
+    const { deps } = this;
+    const companyId = requireCompany(caller);
+    const signer = signerOf(input.signer);
+    requireSigningRole(signer);
+    const reason = rejectReasonOf(input.reason);
+    if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
+    const outcome = await deps.batches.rejectApproval(companyId, input.batchId, signer, reason, deps.settings.sweeperGraceSeconds * 1000);
+    this.decisionRefusal(outcome.kind);
+    const b = (await deps.batches.get(companyId, input.batchId))!;
+    deps.log.info({ batchId: b.id, userId: signer.userId }, 'batch approval rejected');
+    const approval = (await deps.batches.summaries([b]))[0]!.approval!;
+    const settling = this.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
+    if (deps.batchSettings.awaitDispatch) await settling;
+    return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
+  }
+
+  /** The answer to a decision on a batch's approval that could not be taken. */
+  private decisionRefusal(kind: string): void {
+    switch (kind) {
+      case 'not_found': throw new AppError('BATCH_NOT_FOUND');
+      case 'no_approval': throw new AppError('APPROVAL_NOT_PENDING', BATCH_MESSAGES.noApproval);
+      case 'expired':
+        this.deps.eventsWritten();
+        throw new AppError('APPROVAL_EXPIRED');
+      case 'already_signed': throw new AppError('ALREADY_SIGNED');
+      case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+      default:
+    }
   }
 
   /** POST /transfers/batches/{id}/cancel: VALIDATED → CANCELLED (a cancelled batch answers as it is). */
@@ -650,6 +785,13 @@ export class BatchRunner {
       case 'FUNDING':
         await this.fund(b, false);
         return;
+      case 'AWAITING_APPROVAL': {
+        const a = await deps.batches.expireApprovalIfDue(b.id);
+        if (!a) throw new Error(`batch ${b.id} awaits an approval it does not have`);
+        if (a.status === 'PENDING') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', Math.max(0, a.expiresAt.getTime() - deps.now().getTime()) + 50);
+        else if ((await this.settleApproval(b, a)).state === 'AWAITING_APPROVAL') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', deps.batchSettings.pollMs);
+        return;
+      }
       case 'EXECUTING': {
         await this.dispatch(b);
         const now = await deps.batches.get(b.companyId, b.id);
@@ -663,11 +805,11 @@ export class BatchRunner {
 }
 
 /** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */
-function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft): TransferRecord {
+function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, approval: ApprovalRef | null): TransferRecord {
   return {
     id: deps.newId(), companyId: b.companyId, apiKeyId: b.apiKeyId, rail: it.rail!, state: 'RECEIVED', amount: it.amount, fee: it.fee as FeeBreakdown,
     targetName: it.targetName, targetDocument: it.targetDocument, reference: it.reference, description: it.description, destination: it.destination!,
-    holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, releaseEvent: null, rejectedBy: null,
+    holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
     createdAt: deps.now(), dispatchedAt: null, completedAt: null, batchId: b.id,
   };
 }

@@ -259,6 +259,8 @@ export interface LedgerPort {
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
   /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
   setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
+  /** The same for many transfers of the company in one call (a bulk payout's items); how many changed. */
+  setMovementStatuses(companyId: string, transferIds: string[], status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<number>;
   /** An operator's correcting entry (write-off of a payout the rail made after the release). Idempotent on `key`. */
   writeOffPayout(companyId: string, key: string, rail: Rail, amount: bigint, reason: string): Promise<void>;
   /**
@@ -316,7 +318,7 @@ export interface RailPort {
 // ───────────────────────────── bulk payouts (issue 22) ─────────────────────────────
 
 import type {
-  BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
+  BatchApproval, BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage as Usage } from '../domain/counterparty-limits.js';
 
@@ -325,6 +327,25 @@ export interface KeyedBatch { batch: BatchRecord; sameRequest: boolean }
 export interface ExecutionPick { seq: number; transferId: string }
 /** An item a re-check refused at execution. */
 export interface ExecutionRefusal { seq: number; code: string; message: string }
+
+/** One transfer of a batch moved by one event of the send saga (its hold, its refusal code, its event). */
+export interface TransferMove { id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }
+
+export type BatchSignOutcome =
+  | { kind: 'not_found' }
+  | { kind: 'no_approval' }
+  | { kind: 'expired' }
+  | { kind: 'already_signed' }
+  | { kind: 'not_pending' }
+  | { kind: 'may_sign' }
+  | { kind: 'signed'; quorum: boolean };
+
+export type BatchRejectOutcome =
+  | { kind: 'not_found' }
+  | { kind: 'no_approval' }
+  | { kind: 'expired' }
+  | { kind: 'not_pending' }
+  | { kind: 'rejected' };
 
 export interface BatchStore {
   findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedBatch | undefined>;
@@ -339,10 +360,24 @@ export interface BatchStore {
   limitUsage(companyId: string, counterparties: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
   startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
-    fundingLeaseMs: number): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
+    fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
   executedTransfers(batchId: string): Promise<TransferRecord[]>;
   transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
-    rows: Array<{ id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }>, nextAttemptNow: boolean, reason: string): Promise<number>;
+    rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number>;
+  /** FUNDING → AWAITING_APPROVAL with the approval opened and the items moved, in one transaction (multi-signature). */
+  awaitApproval(b: BatchRecord, approval: ApprovalRef, executionOf: string, from: readonly TransferState[], to: TransferState,
+    rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined>;
+  /**
+   * A signature on the batch's approval, under its row lock (as `ApprovalStore.sign`); the one that
+   * reaches the threshold moves, in the same transaction, the approval APPROVED, the batch
+   * AWAITING_APPROVAL → EXECUTING and every item AWAITING_APPROVAL → EXECUTING with its event.
+   */
+  signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+    graceMs: number, precheck: boolean): Promise<BatchSignOutcome>;
+  /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
+  rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
+  /** The batch's approval: PENDING past its deadline → EXPIRED; its status after the call (undefined: the batch has none). */
+  expireApprovalIfDue(batchId: string): Promise<BatchApproval | undefined>;
   transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
     /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
     patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },

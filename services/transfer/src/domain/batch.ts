@@ -29,7 +29,8 @@ export function publicBatchState(s: BatchState): PublicBatchState {
   return s === 'FUNDING' ? 'EXECUTING' : s;
 }
 
-export type BatchActor = 'request' | 'sweeper';
+/** `approval`: a dashboard signer's decision (the last signature, under the approval's row lock). */
+export type BatchActor = 'request' | 'sweeper' | 'approval';
 
 export interface BatchTransitionSpec {
   from: readonly BatchState[];
@@ -41,16 +42,27 @@ export interface BatchTransitionSpec {
   why: string;
 }
 
-export const BATCH_EVENTS = ['execute', 'funded', 'funding_refused', 'nothing_to_fund', 'finished', 'cancel', 'expire'] as const;
+export const BATCH_EVENTS = ['execute', 'funded', 'awaiting_approval', 'approved', 'funding_refused', 'nothing_to_fund', 'finished', 'cancel', 'expire'] as const;
 export type BatchEvent = (typeof BATCH_EVENTS)[number];
 
 /** The batch saga. A batch is born VALIDATED or REJECTED (with its `batch.validated` event). */
 export const BATCH_MACHINE: Readonly<Record<BatchEvent, BatchTransitionSpec>> = {
   execute: { from: ['VALIDATED'], to: ['FUNDING'], by: ['request'], why: 'the re-checks passed; its items are recorded RECEIVED before the one ReserveBatch' },
   funded: { from: ['FUNDING'], to: ['EXECUTING'], by: ['request', 'sweeper'], why: 'ReserveBatch landed (all holds): the items are accepted, dispatch starts' },
+  awaiting_approval: {
+    from: ['FUNDING'], to: ['AWAITING_APPROVAL'], by: ['request', 'sweeper'],
+    why: 'ReserveBatch landed for a multi-signature company: its one approval is opened and the items wait AWAITING_APPROVAL with their holds',
+  },
+  approved: {
+    from: ['AWAITING_APPROVAL'], to: ['EXECUTING'], by: ['approval'],
+    why: 'the signature that reached the threshold, in the same transaction as the approval APPROVED and every item AWAITING_APPROVAL → EXECUTING',
+  },
   funding_refused: { from: ['FUNDING'], to: ['VALIDATED'], by: ['request', 'sweeper'], why: 'the ledger refused ReserveBatch (balance, wallet): nothing held, the items are REJECTED, the batch can be executed again' },
   nothing_to_fund: { from: ['FUNDING'], to: ['FAILED'], by: ['request', 'sweeper'], emits: 'batch.completed', why: 'every item was refused by the re-checks at execution' },
-  finished: { from: ['EXECUTING'], to: ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'], by: ['request', 'sweeper'], emits: 'batch.completed', why: 'every executed item is final: COMPLETED, PARTIALLY_FAILED or FAILED by their outcomes' },
+  finished: {
+    from: ['EXECUTING', 'AWAITING_APPROVAL'], to: ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED'], by: ['request', 'sweeper', 'approval'], emits: 'batch.completed',
+    why: 'every executed item is final: COMPLETED, PARTIALLY_FAILED or FAILED by their outcomes; from AWAITING_APPROVAL once a rejection (FAILED) or the approval deadline (EXPIRED) released every item',
+  },
   cancel: { from: ['VALIDATED'], to: ['CANCELLED'], by: ['request'], why: 'the client cancelled it before execution' },
   expire: { from: ['VALIDATED'], to: ['EXPIRED'], by: ['request', 'sweeper'], why: 'not executed within BATCH_TTL' },
 };
@@ -132,18 +144,32 @@ export interface BatchRecord {
   errorMessage: string | null;
 }
 
+/** The one approval of a multi-signature company's batch (its signatures, its decision). */
+export interface BatchApproval {
+  id: string;
+  threshold: number;
+  status: 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+  signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  rejectReason: string | null;
+  rejectedBy: string | null;
+}
+
 export interface BatchSummary extends BatchRecord {
+  approval: BatchApproval | null;
   totals: BatchTotals[];
   byStatus: Array<{ status: ItemStatus; count: number; amount: bigint }>;
   finishedCount: number;
 }
 
-/** The outcome of an executed batch once every item is final. */
-export function finalBatchState(byStatus: ReadonlyArray<{ status: ItemStatus; count: number }>): 'COMPLETED' | 'PARTIALLY_FAILED' | 'FAILED' {
+/** The outcome of an executed batch once every item is final (EXPIRED: its approval's deadline released every item). */
+export function finalBatchState(byStatus: ReadonlyArray<{ status: ItemStatus; count: number }>): 'COMPLETED' | 'PARTIALLY_FAILED' | 'FAILED' | 'EXPIRED' {
   const n = (s: ItemStatus) => byStatus.find((b) => b.status === s)?.count ?? 0;
   const completed = n('COMPLETED');
   const failed = n('FAILED') + n('EXPIRED') + n('REJECTED');
-  if (completed === 0) return 'FAILED';
+  if (completed === 0) return n('EXPIRED') > 0 && n('FAILED') === 0 ? 'EXPIRED' : 'FAILED';
   return failed === 0 ? 'COMPLETED' : 'PARTIALLY_FAILED';
 }
 

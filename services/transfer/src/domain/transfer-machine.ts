@@ -60,15 +60,15 @@ export type TransferEvent = (typeof TRANSFER_EVENTS)[number];
 export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> = {
   // ── acceptance (the reserve ran while RECEIVED; VoidReserve fences it) ──
   reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request', 'batch'], emits: 'created', why: 'the ledger reserved amount + fee + IVA: accepted' },
-  awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request'], emits: 'awaiting_approval', why: 'reserved; the company needs signatures' },
+  awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request', 'batch'], emits: 'awaiting_approval', why: 'reserved; the company needs signatures' },
   reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request', 'batch'], why: 'the ledger refused the reserve (balance, wallet): nothing held' },
   abandon: { from: ['RECEIVED'], to: 'ABANDONING', by: ['sweeper'], money: 'void-or-release', why: 'the request did not record the reserve within the grace' },
   abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ANYONE, why: 'the void won: no reserve can ever land' },
   abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
   // ── multi-signature ──
   quorum: { from: ['AWAITING_APPROVAL'], to: 'EXECUTING', by: ['approval'], emits: 'approved', why: 'the last signature, under the approval row lock' },
-  reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper'], money: 'release', why: 'a signer rejected it' },
-  expire: { from: ['AWAITING_APPROVAL'], to: 'EXPIRING', by: ['sweeper', 'approval'], money: 'release', why: 'APPROVAL_TTL_SECONDS without quorum' },
+  reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper', 'batch'], money: 'release', why: 'a signer rejected it' },
+  expire: { from: ['AWAITING_APPROVAL'], to: 'EXPIRING', by: ['sweeper', 'approval', 'batch'], money: 'release', why: 'APPROVAL_TTL_SECONDS without quorum' },
   // ── dispatch ──
   dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail', 'batch'], emits: 'dispatched', why: 'the rail took it (or reported it)' },
   dispatch_refused: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['request', 'sweeper', 'approval', 'batch'], money: 'release', why: 'the rail refused it at dispatch (4xx)' },

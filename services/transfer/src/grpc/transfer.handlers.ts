@@ -112,12 +112,12 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
       return approvalToProto(await uc.signApproval.execute(ctx.companyId, { approvalId: req.approvalId, signer: signerOf(ctx), precheck: req.precheck }));
     },
 
-    async signBatchApproval() {
-      throw new AppError('INVALID_STATE_TRANSITION', 'Aún no: la aprobación de lotes llega en el próximo cambio.');
+    async signBatchApproval(req, ctx) {
+      return batchToProto(await batches().runner.sign(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), precheck: req.precheck }));
     },
 
-    async rejectBatchApproval() {
-      throw new AppError('INVALID_STATE_TRANSITION', 'Aún no: la aprobación de lotes llega en el próximo cambio.');
+    async rejectBatchApproval(req, ctx) {
+      return batchToProto(await batches().runner.reject(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), reason: req.reason }));
     },
 
     async rejectApproval(req, ctx) {

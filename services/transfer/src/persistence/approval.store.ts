@@ -7,9 +7,11 @@ import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
 import type { TransferDataProtection } from './data-protection.js';
 import { toTransfer, transitionStatement, type TransferRow } from './transfer.store.js';
 
-interface ApprovalRow {
+export interface ApprovalRow {
   id: string;
-  transfer_id: string;
+  /** Exactly one of transfer_id (a single send) and batch_id (a bulk payout). */
+  transfer_id: string | null;
+  batch_id: string | null;
   company_id: string;
   threshold: number;
   status: ApprovalStatus;
@@ -24,7 +26,7 @@ interface ApprovalRow {
 
 type SignatureJson = { userId: string; email: string; role: string; signedAt: string };
 
-const ms = (n: number) => String(Math.max(0, Math.round(n)));
+export const ms = (n: number) => String(Math.max(0, Math.round(n)));
 
 /**
  * Approvals and their signatures (schema `transfer`). Every decision about an approval is taken
@@ -37,26 +39,16 @@ export class SqlApprovalStore implements ApprovalStore {
   async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck = false): Promise<SignOutcome> {
     return this.db.preparedTx(async (tx): Promise<SignOutcome> => {
       const a = await lockLive(tx, companyId, approvalId);
-      if (a === 'not_found' || a === 'expired') return { kind: a };
-      const [mine] = await tx.query<{ n: number }>(
-        'select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [approvalId, signer.userId]);
-      if (mine) return { kind: 'already_signed' };
-      if (a.status !== 'PENDING') return { kind: 'not_pending' };
-      if (precheck) return { kind: 'may_sign' };
-      await tx.query(
-        `insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`,
-        [approvalId, signer.userId, signer.email, signer.role]);
-      const [{ n }] = await tx.query<{ n: number }>(
-        'select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [approvalId]) as [{ n: number }];
+      if (a === 'not_found' || a === 'expired' || !a.transfer_id) return { kind: a === 'expired' ? a : 'not_found' };
+      const added = await addSignature(tx, a, signer, precheck);
+      if (added.kind !== 'added') return added;
       const [row] = await tx.query<TransferRow>('select * from transfer.transfers where id = $1::uuid', [a.transfer_id]);
       if (!row) throw new Error(`approval ${approvalId} without its transfer`);
       const transfer = toTransfer(row, this.protection);
-      if (n < a.threshold) return { kind: 'signed', quorum: false, transfer };
-      await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
-      const emails = (await tx.query<{ email: string }>(
-        'select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])).map((r) => r.email);
+      if (added.count < a.threshold) return { kind: 'signed', quorum: false, transfer };
+      const emails = await approve(tx, approvalId);
       const st = transitionStatement(transfer, TRANSFER_MACHINE.quorum.from, TRANSFER_MACHINE.quorum.to,
-        { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${n}/${a.threshold}` }, (t) => approvedEvent(t, emails));
+        { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${added.count}/${a.threshold}` }, (t) => approvedEvent(t, emails));
       const [moved] = await tx.query<TransferRow>(st.sql, st.params);
       // The transfer left AWAITING_APPROVAL some other way (it cannot while the approval was PENDING
       // under this lock, but never dispatch on an assumption): roll everything back.
@@ -68,11 +60,9 @@ export class SqlApprovalStore implements ApprovalStore {
   async reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome> {
     return this.db.preparedTx(async (tx): Promise<RejectOutcome> => {
       const a = await lockLive(tx, companyId, approvalId);
-      if (a === 'not_found' || a === 'expired') return { kind: a };
+      if (a === 'not_found' || a === 'expired' || !a.transfer_id) return { kind: a === 'expired' ? a : 'not_found' };
       if (a.status !== 'PENDING') return { kind: 'not_pending' };
-      await tx.query(
-        `update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`,
-        [approvalId, reason, signer.email]);
+      await markRejected(tx, approvalId, reason, signer);
       // The release and the FAILED state follow at once; should this process die first, the
       // sweeper finishes them from here.
       const [row] = await tx.query<TransferRow>(
@@ -118,19 +108,65 @@ export class SqlApprovalStore implements ApprovalStore {
 
 /**
  * Locks the company's approval row for a decision. Past its deadline a PENDING approval is marked
- * EXPIRED here and its transfer made due for the sweeper (which releases the funds): 'expired'.
+ * EXPIRED here and its transfer (or its batch and the batch's items) made due for the sweepers
+ * (which release the funds): 'expired'.
  */
-async function lockLive(tx: PreparedTx, companyId: string, approvalId: string): Promise<ApprovalRow | 'not_found' | 'expired'> {
+export async function lockLive(tx: PreparedTx, companyId: string, approvalId: string): Promise<ApprovalRow | 'not_found' | 'expired'> {
   const [a] = await tx.query<ApprovalRow>(
-    `select *, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
+    `select *, batch_id::text as batch_id, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
   if (!a) return 'not_found';
   if (a.status === 'EXPIRED') return 'expired';
   if (a.status === 'PENDING' && a.due) {
     await tx.query(`update transfer.approvals set status = 'EXPIRED', decided_at = now() where id = $1`, [approvalId]);
-    await tx.query(`update transfer.transfers set next_attempt_at = now() where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id]);
+    await makeDue(tx, a, 0);
     return 'expired';
   }
   return a;
+}
+
+/** The approval's transfer, or its batch and the batch's items still awaiting it, due for the sweepers in `inMs`. */
+export async function makeDue(tx: PreparedTx, a: Pick<ApprovalRow, 'transfer_id' | 'batch_id'>, inMs: number): Promise<void> {
+  if (a.transfer_id) {
+    await tx.query(`update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+      where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id, ms(inMs)]);
+    return;
+  }
+  await tx.query(`update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+    where batch_id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.batch_id, ms(inMs)]);
+  await tx.query(`update transfer.batches set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+    where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.batch_id, ms(inMs)]);
+}
+
+/**
+ * A signer's signature on a locked, live approval: 'already_signed' (this user signed), 'not_pending'
+ * (decided), 'may_sign' (precheck: nothing written), or 'added' with the signatures counted after it.
+ */
+export async function addSignature(tx: PreparedTx, a: ApprovalRow, signer: Signer, precheck: boolean):
+  Promise<{ kind: 'already_signed' | 'not_pending' | 'may_sign' } | { kind: 'added'; count: number }> {
+  const [mine] = await tx.query<{ n: number }>(
+    'select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [a.id, signer.userId]);
+  if (mine) return { kind: 'already_signed' };
+  if (a.status !== 'PENDING') return { kind: 'not_pending' };
+  if (precheck) return { kind: 'may_sign' };
+  await tx.query(
+    `insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`,
+    [a.id, signer.userId, signer.email, signer.role]);
+  const [{ n }] = await tx.query<{ n: number }>(
+    'select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [a.id]) as [{ n: number }];
+  return { kind: 'added', count: n };
+}
+
+/** The quorum: the approval APPROVED; the signers' e-mails in signing order. */
+export async function approve(tx: PreparedTx, approvalId: string): Promise<string[]> {
+  await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
+  return (await tx.query<{ email: string }>(
+    'select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])).map((r) => r.email);
+}
+
+export async function markRejected(tx: PreparedTx, approvalId: string, reason: string | null, signer: Signer): Promise<void> {
+  await tx.query(
+    `update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`,
+    [approvalId, reason, signer.email]);
 }
 
 type ViewRow = TransferRow & {

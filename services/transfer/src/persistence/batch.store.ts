@@ -2,13 +2,17 @@ import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '
 import {
   BATCH_MACHINE, FINISHED_ITEM_STATUSES, itemStatus,
   type BatchEvent, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState,
-  type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
+  type BatchApproval, type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
-import { COUNTED_STATES, publicStatus, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
-import type { BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent } from '../app/ports.js';
+import { COUNTED_STATES, publicStatus, type ApprovalRef, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import type {
+  BatchRejectOutcome, BatchSignOutcome, BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent, Signer, TransferMove,
+} from '../app/ports.js';
 import type { TransferDataProtection } from './data-protection.js';
+import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
+import { addSignature, approve, lockLive, makeDue, markRejected, ms, type ApprovalRow } from './approval.store.js';
 import { limitLockKeySql, storedDestination, toTransfer, type TransferRow } from './transfer.store.js';
 
 
@@ -122,6 +126,7 @@ export class SqlBatchStore implements BatchStore {
          from transfer.batch_items i left join transfer.transfers t on t.id = i.transfer_id
         where i.batch_id = any(?::uuid[])
         group by 1, 2, 3, 4`, [batches.map((b) => b.id)]);
+    const approvals = await this.approvals(batches.map((b) => b.id));
     return batches.map((b) => {
       const mine = rows.filter((r) => r.batch_id === b.id);
       const byStatus = new Map<ItemStatus, { status: ItemStatus; count: number; amount: bigint }>();
@@ -144,11 +149,29 @@ export class SqlBatchStore implements BatchStore {
       const list = [...byStatus.values()].sort((x, y) => x.status.localeCompare(y.status));
       return {
         ...b,
+        approval: approvals.get(b.id) ?? null,
         totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)),
         byStatus: list,
         finishedCount: list.filter((s) => FINISHED_ITEM_STATUSES.includes(s.status)).reduce((n, s) => n + s.count, 0),
       };
     });
+  }
+
+  /** The approvals of these batches (multi-signature), with their signatures, by batch id. */
+  private async approvals(batchIds: string[]): Promise<Map<string, BatchApproval>> {
+    const rows = await this.q<{ batch_id: string; id: string; threshold: number; status: BatchApproval['status']; created_at: Date; expires_at: Date;
+      decided_at: Date | null; reject_reason: string | null; rejected_by: string | null; signatures: Array<{ userId: string; email: string; role: string; signedAt: string }> }>(
+      `select a.batch_id::text as batch_id, a.id, a.threshold, a.status, a.created_at, a.expires_at, a.decided_at, a.reject_reason, a.rejected_by,
+              coalesce((select json_agg(json_build_object('userId', s.user_id, 'email', s.email, 'role', s.role, 'signedAt', s.signed_at)
+                                        order by s.signed_at, s.user_id)
+                          from transfer.approval_signatures s where s.approval_id = a.id), '[]'::json) as signatures
+         from transfer.approvals a where a.batch_id = any($1::uuid[])`, [batchIds]);
+    return new Map(rows.map((r) => [r.batch_id, {
+      id: r.id, threshold: r.threshold, status: r.status,
+      signatures: r.signatures.map((x) => ({ userId: x.userId, email: x.email, role: x.role, signedAt: new Date(x.signedAt) })),
+      createdAt: new Date(r.created_at), expiresAt: new Date(r.expires_at), decidedAt: r.decided_at ? new Date(r.decided_at) : null,
+      rejectReason: r.reject_reason, rejectedBy: r.rejected_by,
+    }]));
   }
 
   async list(companyId: string, state: BatchState | null, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<BatchRecord[]> {
@@ -231,11 +254,12 @@ export class SqlBatchStore implements BatchStore {
    * take (by bucket, in order: at most 64): the limits are decided again with the usage of the moment
    * (`decide` gets it and answers which items go and which are refused), the items that go are
    * inserted as RECEIVED transfers owned by the batch (no sweeper time: the batch sweeper resumes
-   * FUNDING), the refused ones marked REJECTED. Undefined when the batch was no longer VALIDATED.
+   * FUNDING), the refused ones marked REJECTED. A multi-signature company's items carry the batch's
+   * one approval (`approval`: opened when the funds are reserved). Undefined when the batch was no longer VALIDATED.
    */
   async startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, LimitUsage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
-    fundingLeaseMs: number): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined> {
+    fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined> {
     return this.db.preparedTx(async (tx) => {
       const won = await tx.query<{ id: string }>(
         `update transfer.batches set state = 'FUNDING', executed_at = now(), updated_at = now(), error_message = null,
@@ -258,16 +282,18 @@ export class SqlBatchStore implements BatchStore {
                      counterparty_document, reference, description, destination, sealed, masked)),
              t as (insert into transfer.transfers (id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee,
                 iva_applicable, iva_amount, total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-                next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id)
+                next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id, approval_id, approval_threshold, approval_expires_at)
               select v.id, $17, $18, v.rail, 'RECEIVED', v.amount, v.fixed_fee, v.variable_fee, v.subtotal_fee, $19, v.iva_amount, v.total_charged,
-                     v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid
+                     v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid,
+                     $21::text, $22::integer, $23::timestamptz
                 from v returning id)
            insert into transfer.state_history (transfer_id, state, reason) select id, 'RECEIVED', 'bulk payout item' from t`,
           [col((t) => t.id), col((t) => t.rail), col((t) => t.amount.toString()), col((t) => t.fee.fixedFee.toString()),
             col((t) => t.fee.variableFee.toString()), col((t) => t.fee.subtotalFee.toString()), col((t) => t.fee.ivaAmount.toString()),
             col((t) => t.fee.totalCharged.toString()), col((t) => t.targetName), col((t) => t.targetDocument), picks.map((p) => p.counterparty),
             col((t) => t.reference), col((t) => t.description), col((_, k) => JSON.stringify(stored[k]!.destination)), col((_, k) => stored[k]!.sealed),
-            col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id]);
+            col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id,
+            approval?.id ?? null, approval?.threshold ?? null, approval ? approval.expiresAt.toISOString() : null]);
         await tx.query(
           `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null
              from unnest($2::integer[], $3::uuid[]) as v(seq, tid) where i.batch_id = $1::uuid and i.seq = v.seq`,
@@ -297,24 +323,38 @@ export class SqlBatchStore implements BatchStore {
    * each row that moved. Returns how many moved.
    */
   async transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
-    rows: Array<{ id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }>, nextAttemptNow: boolean, reason: string): Promise<number> {
+    rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number> {
     if (rows.length === 0) return 0;
-    const res = await this.q<{ n: number }>(
-      `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
-              as v(id, hold_id, reject_code, event_id, subject, payload, headers)),
-         u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
-                  next_attempt_at = case when $9::boolean then now() else null end,
-                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now()
-                 from v where t.id = v.id and t.batch_id = $10::uuid and t.state = any($11::text[]) returning t.id),
-         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
-         o as (insert into transfer.outbox (id, subject, payload, headers)
-               select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id where v.event_id is not null)
-       select count(*)::integer as n from u`,
-      [rows.map((r) => r.id), rows.map((r) => r.holdId), rows.map((r) => r.rejectCode), rows.map((r) => r.event?.id ?? null),
-        rows.map((r) => r.event?.subject ?? null), rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
-        rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
-        to, nextAttemptNow, batchId, [...from], reason]);
+    const st = transitionTransfersStatement(batchId, from, to, rows, nextAttemptNow ? 0 : null, reason);
+    const res = await this.q<{ n: number }>(st.sql, st.params);
     return res[0]?.n ?? 0;
+  }
+
+  /**
+   * FUNDING → AWAITING_APPROVAL (a multi-signature company's batch, its ReserveBatch landed) in ONE
+   * transaction: the batch's compare-and-set (of this execution), its one approval opened, and every
+   * item RECEIVED → AWAITING_APPROVAL with its hold and its event. The batch sweeper looks again at the
+   * deadline; the items' own sweeper time comes after it (the batch settles them first). Undefined when
+   * another writer moved the batch first.
+   */
+  async awaitApproval(b: BatchRecord, approval: { id: string; threshold: number; expiresAt: Date }, executionOf: string,
+    from: readonly TransferState[], to: TransferState, rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined> {
+    const spec = BATCH_MACHINE.awaiting_approval;
+    return this.db.preparedTx(async (tx) => {
+      const won = await tx.query<BatchRow>(
+        `update transfer.batches set state = $3, updated_at = now(), error_message = null, next_attempt_at = $4::timestamptz
+          where id = $1::uuid and company_id = $2 and state = any($5::text[])
+            and exists (select 1 from transfer.batch_items i where i.batch_id = $1::uuid and i.transfer_id = $6::uuid)
+          returning ${BATCH_COLS}`,
+        [b.id, b.companyId, spec.to[0], approval.expiresAt.toISOString(), [...spec.from], executionOf]);
+      if (!won[0]) return undefined;
+      await tx.query(
+        `insert into transfer.approvals (id, batch_id, company_id, threshold, status, expires_at) values ($1, $2::uuid, $3, $4, 'PENDING', $5::timestamptz)`,
+        [approval.id, b.id, b.companyId, approval.threshold, approval.expiresAt.toISOString()]);
+      const st = transitionTransfersStatement(b.id, from, to, rows, approval.expiresAt.getTime() - Date.now() + itemsLookAfterMs, 'bulk payout awaiting approval');
+      await tx.query(st.sql, st.params);
+      return toBatch(won[0]);
+    });
   }
 
   /**
@@ -353,6 +393,61 @@ export class SqlBatchStore implements BatchStore {
       if (evt) await outbox(tx, [evt(next)]);
       return next;
     });
+  }
+
+  /** The batch's approval locked for a decision (`lockLive`), or why there is none to decide. */
+  private async lockApproval(tx: PreparedTx, companyId: string, batchId: string): Promise<ApprovalRow | 'not_found' | 'no_approval' | 'expired'> {
+    const [ref] = await tx.query<{ id: string }>('select id from transfer.approvals where batch_id = $1::uuid and company_id = $2', [batchId, companyId]);
+    if (!ref) {
+      const [b] = await tx.query<{ id: string }>('select id::text as id from transfer.batches where id = $1::uuid and company_id = $2', [batchId, companyId]);
+      return b ? 'no_approval' : 'not_found';
+    }
+    return lockLive(tx, companyId, ref.id);
+  }
+
+  async signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+    graceMs: number, precheck: boolean): Promise<BatchSignOutcome> {
+    return this.db.preparedTx(async (tx): Promise<BatchSignOutcome> => {
+      const a = await this.lockApproval(tx, companyId, batchId);
+      if (typeof a === 'string') return { kind: a };
+      const added = await addSignature(tx, a, signer, precheck);
+      if (added.kind !== 'added') return added;
+      if (added.count < a.threshold) return { kind: 'signed', quorum: false };
+      const emails = await approve(tx, a.id);
+      const spec = BATCH_MACHINE.approved;
+      const moved = await tx.query<{ id: string }>(
+        `update transfer.batches set state = $2, updated_at = now(), next_attempt_at = now() + ($3::bigint * interval '1 millisecond')
+          where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, spec.to[0], ms(graceMs), [...spec.from]]);
+      // It cannot have left AWAITING_APPROVAL while its approval was PENDING under this lock; never dispatch on an assumption.
+      if (moved.length === 0) throw new Error(`batch ${batchId} was not awaiting approval at quorum`);
+      const quorum = TRANSFER_MACHINE.quorum;
+      const items = await tx.query<TransferRow>(
+        `update transfer.transfers set state = $2, approved_at = now(), next_attempt_at = now(), updated_at = now()
+          where batch_id = $1::uuid and state = any($3::text[]) returning *`, [batchId, quorum.to, [...quorum.from]]);
+      const events = items.map((r) => approvedEvent(toTransfer(r, this.protection), emails));
+      await tx.query(`insert into transfer.state_history (transfer_id, state, reason) select id, $2, $3 from unnest($1::uuid[]) as id`,
+        [items.map((r) => r.id), quorum.to, `quorum ${added.count}/${a.threshold} (bulk payout)`]);
+      await outbox(tx, events);
+      return { kind: 'signed', quorum: true };
+    });
+  }
+
+  async rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome> {
+    return this.db.preparedTx(async (tx): Promise<BatchRejectOutcome> => {
+      const a = await this.lockApproval(tx, companyId, batchId);
+      if (typeof a === 'string') return { kind: a };
+      if (a.status !== 'PENDING') return { kind: 'not_pending' };
+      await markRejected(tx, a.id, reason, signer);
+      // The releases and the batch's close follow at once; should this process die first, the sweepers finish them.
+      await makeDue(tx, a, graceMs);
+      return { kind: 'rejected' };
+    });
+  }
+
+  async expireApprovalIfDue(batchId: string): Promise<BatchApproval | undefined> {
+    await this.q(`update transfer.approvals set status = 'EXPIRED', decided_at = now()
+      where batch_id = $1::uuid and status = 'PENDING' and expires_at <= now()`, [batchId]);
+    return (await this.approvals([batchId])).get(batchId);
   }
 
   /** Leases due batches (FOR UPDATE SKIP LOCKED, then moved `leaseMs` ahead): several sweepers never take the same one. */
@@ -424,4 +519,28 @@ async function outbox(tx: PreparedTx, events: OutboxEvent[]): Promise<void> {
     `insert into transfer.outbox (id, subject, payload, headers) select * from unnest(?::uuid[], ?::text[], ?::jsonb[], ?::jsonb[])`,
     [events.map((e) => e.id), events.map((e) => e.subject), events.map((e) => JSON.stringify(e.payload)),
       events.map((e) => JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {}))]);
+}
+
+/**
+ * The statement of `transitionTransfers`: compare-and-set per row, history, outbox. `nextAttemptInMs`:
+ * when the transfer sweeper may look at them (null: never; the batch owns them).
+ */
+export function transitionTransfersStatement(batchId: string, from: readonly TransferState[], to: TransferState,
+  rows: TransferMove[], nextAttemptInMs: number | null, reason: string): { sql: string; params: unknown[] } {
+  return {
+    sql: `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
+              as v(id, hold_id, reject_code, event_id, subject, payload, headers)),
+         u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
+                  next_attempt_at = case when $9::bigint is null then null else now() + ($9::bigint * interval '1 millisecond') end,
+                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now()
+                 from v where t.id = v.id and t.batch_id = $10::uuid and t.state = any($11::text[]) returning t.id),
+         h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
+         o as (insert into transfer.outbox (id, subject, payload, headers)
+               select v.event_id, v.subject, v.payload, v.headers from v join u on u.id = v.id where v.event_id is not null)
+       select count(*)::integer as n from u`,
+    params: [rows.map((r) => r.id), rows.map((r) => r.holdId), rows.map((r) => r.rejectCode), rows.map((r) => r.event?.id ?? null),
+      rows.map((r) => r.event?.subject ?? null), rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
+      rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
+      to, nextAttemptInMs === null ? null : String(Math.max(0, Math.round(nextAttemptInMs))), batchId, [...from], reason],
+  };
 }

@@ -93,6 +93,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
           commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
           release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
           setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
+          setMovementStatuses: (...a: Parameters<LedgerPort['setMovementStatuses']>) => ledgerReal.setMovementStatuses(...a),
           voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
           writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
         } as LedgerPort, ['reserveBatch', 'voidReserve', 'commit', 'release']);
@@ -165,6 +166,121 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
           : (await h.transfer!.db.prepared<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any($1::uuid[])', [paidIds]))[0]!.s;
         const funding = sc.funded ? total : total - 1n;
         if (w.pendingOutCents !== 0n || w.availableCents !== funding - BigInt(paidSum)) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paidSum}`);
+        if (found.length > 0) {
+          throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+        }
+      }), {
+        numRuns: RUNS, endOnFailure: true,
+        ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+        ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+      });
+    } finally {
+      ledgerReal.close();
+    }
+    await expectLedgerOk(h);
+  }, 300_000);
+  it(`a multi-signature batch: the last signature, a rejection, the deadline and stalled sweepers decide it once in ${RUNS} schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
+    const signer = (userId: string, role = 'OPERATOR') => ({ userId, email: `${userId}@empresa.co`, role });
+    try {
+      await fc.assert(fc.asyncProperty(schedules, fc.record({
+        reject: fc.boolean(),
+        deadline: fc.boolean(),
+        ticks: fc.tuple(fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 }), fc.integer({ min: 0, max: 2 })),
+      }), async (s, sc) => {
+        const c = new Choreography(s);
+        choreo = c;
+        explored++;
+        const amounts = [10_000n, 20_000n, 30_000n];
+        const funding = 100_000n;
+        const co = await newCompany(h, { breb: funding, multiSig: 2 });
+        const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
+        const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
+          ['signApproval', 'rejectApproval', 'expireApprovalIfDue', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'], false);
+        const ledger: LedgerPort = c.wrap('ledger', {
+          computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
+          computeFeesBatch: (...a: Parameters<LedgerPort['computeFeesBatch']>) => ledgerReal.computeFeesBatch(...a),
+          balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
+          reserve: (...a: Parameters<LedgerPort['reserve']>) => ledgerReal.reserve(...a),
+          reserveBatch: (...a: Parameters<LedgerPort['reserveBatch']>) => ledgerReal.reserveBatch(...a),
+          commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
+          release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
+          setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
+          setMovementStatuses: (...a: Parameters<LedgerPort['setMovementStatuses']>) => ledgerReal.setMovementStatuses(...a),
+          voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
+          writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
+        } as LedgerPort, ['setMovementStatuses', 'commit', 'release']);
+        let uc: TransferUseCases | undefined;
+        const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: 'COMPLETED' });
+        const base = transferDeps({
+          store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
+          settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+        });
+        uc = transferUseCases(base);
+        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
+        const runner = new BatchRunner(deps, uc.saga);
+        const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
+        const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
+
+        // Validated and executed before the race (funds held, AWAITING_APPROVAL), with one signature of two.
+        const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
+          mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
+          items: amounts.map((amount, i) => ({
+            seq: i + 1, line: 0,
+            send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue, reference: `item-${i + 1}` },
+          })),
+        });
+        const batchId = created.batch.id;
+        // (Outside any actor a point is a no-op: these run straight through.)
+        expect((await runner.execute({ companyId: co.id }, co.profile, batchId)).state).toBe('AWAITING_APPROVAL');
+        await runner.sign(co.id, { batchId, signer: signer('first', 'ADMIN') });
+
+        const outcomes: string[] = [];
+        const decide = (label: string, f: () => Promise<unknown>) => c.actor(label, async () => {
+          await c.point(label);
+          outcomes.push(await f().then(() => `${label}: ok`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
+        });
+        const tick = (label: string, n: number, f: () => Promise<unknown>) => c.actor(label, async () => {
+          for (let i = 0; i < n; i++) { await c.point(`tick ${i + 1}`); await f(); }
+        });
+        void decide('last signature', () => runner.sign(co.id, { batchId, signer: signer('second') }));
+        if (sc.reject) void decide('rejection', () => runner.reject(co.id, { batchId, signer: signer('third'), reason: 'no' }));
+        if (sc.deadline) {
+          void c.actor('clock', async () => {
+            await c.point('the deadline passes');
+            await h.transfer!.db.query(`update transfer.approvals set expires_at = now() - interval '1 second' where batch_id = ?::uuid`, [batchId]);
+            await h.transfer!.db.query(`update transfer.batches set next_attempt_at = now() where id = ?::uuid and state = 'AWAITING_APPROVAL'`, [batchId]);
+          });
+        }
+        void tick('batch-sweeper-1', sc.ticks[0], () => batchSweepers[0]!.tick());
+        void tick('batch-sweeper-2', sc.ticks[1], () => batchSweepers[1]!.tick());
+        void tick('transfer-sweeper', sc.ticks[2], () => transferSweeper.tick());
+        await c.finish();
+        for (let i = 0; i < 6; i++) {
+          await batchSweepers[0]!.tick();
+          await transferSweeper.tick();
+          await c.finish();
+        }
+
+        const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
+        const [a] = await h.transfer!.db.query<{ status: string }>('select status from transfer.approvals where batch_id = ?::uuid', [batchId]);
+        const [b] = await h.transfer!.db.query<{ state: string }>('select state from transfer.batches where id = ?::uuid', [batchId]);
+        const items = (await h.transfer!.db.query<{ state: string }>('select state from transfer.transfers where batch_id = ?::uuid', [batchId])).map((r) => r.state);
+        const expected = { APPROVED: ['COMPLETED', 'COMPLETED'], REJECTED: ['FAILED', 'FAILED'], EXPIRED: ['EXPIRED', 'EXPIRED'] }[a!.status as 'APPROVED'];
+        if (!expected) found.push(`the approval is still ${a!.status}`);
+        else {
+          if (b!.state !== expected[0]) found.push(`approval ${a!.status} but the batch is ${b!.state}`);
+          if (items.some((st) => st !== expected[1])) found.push(`approval ${a!.status} but items ${items.join(',')}`);
+        }
+        const won = outcomes.filter((o) => o.endsWith(': ok')).map((o) => o.split(':')[0]);
+        if (a!.status === 'APPROVED' && !won.includes('last signature')) found.push(`APPROVED though the signature did not win: ${outcomes.join('; ')}`);
+        if (a!.status === 'REJECTED' && !won.includes('rejection')) found.push(`REJECTED though the rejection did not win: ${outcomes.join('; ')}`);
+        if (won.length > 1) found.push(`two decisions won: ${outcomes.join('; ')}`);
+        if (a!.status !== 'APPROVED' && rails.truth.size > 0) found.push(`the rail got ${rails.truth.size} items of a batch not approved`);
+        if (a!.status === 'APPROVED' && rails.truth.size !== 3) found.push(`the rail got ${rails.truth.size} of 3 items of an approved batch`);
+        const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
+        const paid = a!.status === 'APPROVED' ? amounts.reduce((x, y) => x + y, 0n) : 0n;
+        if (w.pendingOutCents !== 0n || w.availableCents !== funding - paid) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paid}`);
         if (found.length > 0) {
           throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
         }
