@@ -128,8 +128,9 @@ describe('company dashboard in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium (apt-get install chromium)`);
     mkdirSync(SHOTS, { recursive: true });
-    // One client IP plays every user and the API client: lift the per-IP login and financial limits.
-    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100' } });
+    // One client IP plays every user and the API client: lift the per-IP login, financial and read
+    // limits (the batch test polls the batch and reads balances while two pages read their lists).
+    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100', RATE_LIMIT_READS: '2000' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -449,7 +450,7 @@ describe('company dashboard in Chromium', () => {
     const done = await eventually(async () => {
       const r = await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read });
       return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-    }, 30_000, 250);
+    }, 30_000, 500);
     expect(done).toMatchObject({ status: 'COMPLETED', progress: { finished: 4, total: 4, percent: 100 }, approval: { status: 'APPROVED' } });
     expect(done.approval.signatures.map((x: { email: string }) => x.email)).toEqual([pedro.email, sofia.email]);
     const after = await balances();
