@@ -441,7 +441,8 @@ describe('dashboard approvals expire', () => {
     }, 15_000, 100);
     expect(done.approval).toMatchObject({ status: 'EXPIRED' });
     const items = await stack.http('GET', `/transfers/batches/${created.body.id}/items`, { token: co.readKey });
-    for (const i of items.body.items) expect(['EXPIRED', 'FAILED']).toContain(i.status);
+    expect(items.body.items.map((i: { status: string }) => i.status)).toEqual(['EXPIRED', 'EXPIRED']);
+    for (const i of items.body.items) expect((await stack.http('GET', `/wallets/transactions/${i.transactionId}`, { token: co.readKey })).body.status).toBe('EXPIRED');
     expect(await eventually(async () => { const w = await breb(); return w.pendingOutCents === '0' ? w : undefined; }, 10_000, 100))
       .toMatchObject({ availableCents: '50000', pendingOutCents: '0' });
     await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2', role: 'ADMIN' }).then(async (u) => {

@@ -327,7 +327,9 @@ export const CollectKeyQrSchema = z.object({
 const BATCH_STATUSES = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
   id: 'BatchStatus',
-  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING | AWAITING_APPROVAL → COMPLETED | PARTIALLY_FAILED | FAILED; VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
+  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING → COMPLETED | PARTIALLY_FAILED | FAILED; '
+    + 'multi-signature: VALIDATED → AWAITING_APPROVAL → EXECUTING (quorum) | FAILED (rejected) | EXPIRED (no quorum by `approval.expiresAt`); '
+    + 'VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
 });
 const itemStatus = () => z.string().meta({
   description: 'VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer\'s status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.',
