@@ -430,6 +430,20 @@ describe('company dashboard in Chromium', () => {
     await shot(pageP, 'batch-signed-1-of-2');
     expect((await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read })).body.status).toBe('AWAITING_APPROVAL');
 
+    // A VIEWER of the company sees the batch and its lines, with no way to sign it.
+    const v = await stack.admin('POST', `/admin/companies/${id}/users`, { email: `visor.${id.slice(0, 8)}@lotes.example.co`, password: PASSWORD, role: 'VIEWER' });
+    expect(v.status).toBe(201);
+    const pageV = await openDashboard();
+    await pageV.getByLabel('Correo electrónico').fill(v.body.email);
+    await pageV.getByLabel('Contraseña').fill(PASSWORD);
+    await pageV.getByRole('button', { name: 'Ingresar' }).click();
+    await batchCard(pageV).waitFor();
+    await batchCard(pageV).getByRole('button', { name: 'Ver lote' }).click();
+    await pageV.getByTestId('batch-item-row').nth(3).waitFor();
+    expect(await inDetail(pageV, 'batch-readonly')).toContain('no firmarlos');
+    expect(await pageV.getByTestId('batch-detail').getByLabel('Código TOTP').count()).toBe(0);
+    expect(await pageV.getByTestId('batch-detail').getByRole('button', { name: 'Firmar' }).count()).toBe(0);
+
     // Sofía: sees Pedro's signature, signs, quorum: every line is dispatched.
     const pageS = await openDashboard();
     await logIn(pageS, sofia, name);
