@@ -52,6 +52,7 @@ import { adminExceptionsRoutes } from './http/routes/admin-exceptions.routes.js'
 import { adminReconciliationRoutes } from './http/routes/admin-reconciliations.routes.js';
 import type { ReconciliationClient } from './reconciliation/reconciliation-client.js';
 import { adminDashboardUserRoutes, authRoutes, dashboardRoutes } from './http/routes/dashboard.routes.js';
+import { dashboardBatchRoutes } from './http/routes/dashboard-batches.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './http/routes/transactions.routes.js';
 import { transferRoutes } from './http/routes/transfers.routes.js';
@@ -154,6 +155,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
+    ...dashboardBatchRoutes(dashboardAuth, transfer),
     ...docsRoutes(() => openApiDocument()),
     ...asyncApiRoutes(),
     ...dashboardUiRoutes(),

@@ -29,10 +29,14 @@ function wrongCode(u: User): string {
   }
 }
 
+/** Integer centavos as the page shows them: `$ 1.234.567,89`. */
+const cop = (c: bigint) => `$ ${(c / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.')},${(c % 100n).toString().padStart(2, '0')}`;
+
 /**
  * The company dashboard in a real (headless) Chromium against the whole stack: two operators log
  * in and sign a multi-signature Bre-B transfer with TOTP codes until it completes; a third rejects
- * another one; a wrong code and a wrong password show the API's Spanish messages.
+ * another one; a wrong code and a wrong password show the API's Spanish messages; two more sign a
+ * bulk payout on both rails (one approval for the whole batch) until every line is paid.
  */
 describe('company dashboard in Chromium', () => {
   let stack: Stack;
@@ -102,12 +106,12 @@ describe('company dashboard in Chromium', () => {
     return page;
   }
 
-  async function logIn(page: Page, u: User): Promise<void> {
+  async function logIn(page: Page, u: User, company = companyName): Promise<void> {
     await page.getByLabel('Correo electrónico').fill(u.email);
     await page.getByLabel('Contraseña').fill(PASSWORD);
     await page.getByRole('button', { name: 'Ingresar' }).click();
     await page.getByTestId('user-email').filter({ hasText: u.email }).waitFor();
-    expect(await page.getByTestId('company-name').textContent()).toBe(companyName);
+    expect(await page.getByTestId('company-name').textContent()).toBe(company);
     expect(await page.getByTestId('user-role').textContent()).toBe('Operador');
   }
 
@@ -124,8 +128,9 @@ describe('company dashboard in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: .ci/run installs Debian's chromium (apt-get install chromium)`);
     mkdirSync(SHOTS, { recursive: true });
-    // One client IP plays every user and the API client: lift the per-IP login and financial limits.
-    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100' } });
+    // One client IP plays every user and the API client: lift the per-IP login, financial and read
+    // limits (the batch test polls the batch and reads balances while two pages read their lists).
+    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100', RATE_LIMIT_READS: '2000' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
@@ -316,6 +321,161 @@ describe('company dashboard in Chromium', () => {
     expect(await text(page, t.approvalId, 'approval-readonly')).toContain('no firmarlas');
     expect(await card(page, t.approvalId).getByLabel('Código TOTP').count()).toBe(0);
     expect(await card(page, t.approvalId).getByRole('button').count()).toBe(0);
+  });
+
+  it('a batch on both rails: one approval, two operators sign it in their browsers, every line is paid and the wallets are debited exactly', async () => {
+    // Its own company, so the balances below move by this batch only.
+    const name = 'Lotes <Ñandú> S.A.S.';
+    const c = await stack.admin('POST', '/admin/companies', { name, nit: `902${Math.floor(Math.random() * 1e6)}-3`, taxRegime: 'COMMON', multiSigThreshold: 2 });
+    expect(c.status).toBe(201);
+    const id = c.body.id as string;
+    const write = (await stack.admin('POST', `/admin/companies/${id}/api-keys`, { scope: 'WRITE', label: 'lotes-write' })).body.key as string;
+    const read = (await stack.admin('POST', `/admin/companies/${id}/api-keys`, { scope: 'READ', label: 'lotes-read' })).body.key as string;
+    expect((await stack.admin('PUT', '/admin/fees/BREB_OUTFLOW', { fixedFeeCents: 35_000, variableBps: 0, companyId: id })).status).toBe(200);
+    expect((await stack.admin('PUT', '/admin/fees/ACH_OUTFLOW', { fixedFeeCents: 50_000, variableBps: 0, companyId: id })).status).toBe(200);
+    for (const rail of ['BREB', 'ACH']) {
+      expect((await stack.admin('POST', `/admin/companies/${id}/wallets/${rail}/credit`, { amountCents: 900_000_000, reference: `seed-lotes-${rail}` })).status).toBeLessThan(300);
+    }
+    const signers: User[] = [];
+    for (const who of ['pedro', 'sofia']) {
+      const u = await stack.admin('POST', `/admin/companies/${id}/users`, { email: `${who}.${id.slice(0, 8)}@lotes.example.co`, password: PASSWORD, role: 'OPERATOR' });
+      expect(u.status).toBe(201);
+      signers.push({ id: u.body.id, email: u.body.email, totpSecret: u.body.totpSecret });
+    }
+    const balances = async () => Object.fromEntries((await stack.http('GET', '/wallets/balance', { token: read })).body.wallets
+      .map((w: { rail: string; availableCents: string; pendingOutCents: string }) => [w.rail, { available: BigInt(w.availableCents), pendingOut: BigInt(w.pendingOutCents) }])) as Record<'BREB' | 'ACH', { available: bigint; pendingOut: bigint }>;
+
+    const lines = [];
+    for (const [keyValue, amount, reference] of [['3001230001', 12_345_678, 'NOM-0001'], ['3001230002', 2_500_000, 'NOM-0002']] as const) {
+      const k = await stack.http('POST', '/transfers/resolve-key', { token: write, body: { keyValue } });
+      expect(k.status).toBe(200);
+      lines.push({ amount, reference, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
+    }
+    for (const [accountNumber, amount, reference] of [['12345678901', 7_000_000, 'NOM-0003'], ['23456789012', 150_050, 'NOM-0004']] as const) {
+      lines.push({ amount, reference, destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber, documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Carlos', holderLastName: 'Rodríguez' } } });
+    }
+    const reference = `NOMINA-${id.slice(0, 8)}`;
+    const before = await balances();
+    const created = await stack.http('POST', '/transfers/batches', { token: write, body: { reference, description: 'Nómina de prueba', items: lines } });
+    expect([created.status, created.body.status, created.body.itemCount]).toEqual([201, 'VALIDATED', 4]);
+    const exec = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: write });
+    expect(exec.status).toBe(202);
+    const batch = exec.body;
+    expect(batch).toMatchObject({ status: 'AWAITING_APPROVAL', threshold: 2, approval: { status: 'PENDING', threshold: 2, signatures: [] } });
+    const total = Object.fromEntries(batch.totals.map((t: { rail: string; total: number }) => [t.rail, BigInt(t.total)])) as Record<'BREB' | 'ACH', bigint>;
+    expect(total).toEqual({ BREB: 14_845_678n + 2n * 41_650n, ACH: 7_150_050n + 2n * 59_500n }); // fee + 19 % IVA per line
+    const held = await balances();
+    for (const rail of ['BREB', 'ACH'] as const) {
+      expect(before[rail].available - held[rail].available).toBe(total[rail]);
+      expect(held[rail].pendingOut - before[rail].pendingOut).toBe(total[rail]);
+    }
+    const apiItems = (await stack.http('GET', `/transfers/batches/${batch.id}/items`, { token: read })).body.items as Array<{ item: number; targetName: string; destination: string; amount: number; status: string }>;
+    expect(apiItems.map((i) => i.status)).toEqual(['AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL']);
+
+    const batchCard = (page: Page) => page.locator(`[data-testid="batch"][data-batch-id="${batch.id}"]`);
+    const inCard = async (page: Page, testId: string) => (await batchCard(page).getByTestId(testId).textContent())?.trim();
+    const inDetail = async (page: Page, testId: string) => (await page.getByTestId('batch-detail').getByTestId(testId).first().textContent())?.trim();
+    const detailResult = async (page: Page, part: string) => {
+      const el = page.getByTestId('batch-detail').getByTestId('batch-result').filter({ hasText: part });
+      await el.waitFor();
+      return (await el.textContent())!.trim();
+    };
+
+    // Pedro: the list shows the batch with its count, totals per wallet, signatures and deadline.
+    const [pedro, sofia] = [signers[0]!, signers[1]!];
+    const pageP = await openDashboard();
+    await logIn(pageP, pedro, name);
+    await pageP.getByRole('heading', { name: 'Lotes por aprobar' }).waitFor();
+    await batchCard(pageP).waitFor();
+    expect(await inCard(pageP, 'batch-reference')).toBe(reference);
+    expect(await inCard(pageP, 'batch-count')).toBe('4');
+    expect(await inCard(pageP, 'batch-total-BREB')).toBe(cop(total.BREB));
+    expect(await inCard(pageP, 'batch-total-ACH')).toBe(cop(total.ACH));
+    expect(await inCard(pageP, 'batch-signatures')).toBe('0 de 2');
+    expect(await inCard(pageP, 'batch-expires')).toMatch(/\d{4}/);
+    await shot(pageP, 'batch-list');
+
+    // The detail: totals, count, and every line in the table.
+    await batchCard(pageP).getByRole('button', { name: 'Ver lote' }).click();
+    await pageP.getByTestId('batch-title').filter({ hasText: reference }).waitFor();
+    expect(await inDetail(pageP, 'batch-detail-count')).toBe('4');
+    expect(await inDetail(pageP, 'batch-detail-total')).toBe(cop(total.BREB + total.ACH));
+    expect(await inDetail(pageP, 'batch-detail-status')).toBe('Esperando firmas');
+    const totalRows = pageP.getByTestId('batch-total-row');
+    expect(await totalRows.count()).toBe(2);
+    expect((await pageP.locator('[data-testid="batch-total-row"][data-rail="BREB"] [data-testid="total-total"]').textContent())?.trim()).toBe(cop(total.BREB));
+    expect((await pageP.locator('[data-testid="batch-total-row"][data-rail="ACH"] [data-testid="total-count"]').textContent())?.trim()).toBe('2');
+    const rows = pageP.getByTestId('batch-item-row');
+    await rows.nth(3).waitFor();
+    expect(await rows.count()).toBe(4);
+    for (const [n, i] of apiItems.entries()) {
+      const row = rows.nth(n);
+      expect((await row.getByTestId('item-line').textContent())?.trim()).toBe(String(i.item));
+      expect((await row.getByTestId('item-recipient').textContent())?.trim()).toBe(i.targetName || '—');
+      expect((await row.getByTestId('item-destination').textContent())?.trim()).toContain(i.destination);
+      expect((await row.getByTestId('item-amount').textContent())?.trim()).toBe(cop(BigInt(i.amount)));
+      expect((await row.getByTestId('item-status').textContent())?.trim()).toBe('Esperando firmas');
+    }
+    expect((await rows.nth(0).getByTestId('item-amount').textContent())?.trim()).toBe('$ 123.456,78');
+    expect(await inDetail(pageP, 'batch-detail-signatures')).toBe('Firmas: 0 de 2');
+    await shot(pageP, 'batch-detail');
+
+    const detailP = pageP.getByTestId('batch-detail');
+    await detailP.getByLabel('Código TOTP').fill(totp(pedro));
+    await detailP.getByRole('button', { name: 'Firmar' }).click();
+    expect(await detailResult(pageP, 'Firma registrada')).toContain('1 de 2');
+    expect(await inDetail(pageP, 'batch-detail-signatures')).toBe('Firmas: 1 de 2');
+    expect(await inDetail(pageP, 'batch-detail-signers')).toContain(pedro.email);
+    expect(await detailP.getByRole('button', { name: 'Firmar' }).isDisabled()).toBe(true);
+    await shot(pageP, 'batch-signed-1-of-2');
+    expect((await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read })).body.status).toBe('AWAITING_APPROVAL');
+
+    // A VIEWER of the company sees the batch and its lines, with no way to sign it.
+    const v = await stack.admin('POST', `/admin/companies/${id}/users`, { email: `visor.${id.slice(0, 8)}@lotes.example.co`, password: PASSWORD, role: 'VIEWER' });
+    expect(v.status).toBe(201);
+    const pageV = await openDashboard();
+    await pageV.getByLabel('Correo electrónico').fill(v.body.email);
+    await pageV.getByLabel('Contraseña').fill(PASSWORD);
+    await pageV.getByRole('button', { name: 'Ingresar' }).click();
+    await batchCard(pageV).waitFor();
+    await batchCard(pageV).getByRole('button', { name: 'Ver lote' }).click();
+    await pageV.getByTestId('batch-item-row').nth(3).waitFor();
+    expect(await inDetail(pageV, 'batch-readonly')).toContain('no firmarlos');
+    expect(await pageV.getByTestId('batch-detail').getByLabel('Código TOTP').count()).toBe(0);
+    expect(await pageV.getByTestId('batch-detail').getByRole('button', { name: 'Firmar' }).count()).toBe(0);
+
+    // Sofía: sees Pedro's signature, signs, quorum: every line is dispatched.
+    const pageS = await openDashboard();
+    await logIn(pageS, sofia, name);
+    await batchCard(pageS).waitFor();
+    expect(await inCard(pageS, 'batch-signatures')).toBe('1 de 2');
+    await batchCard(pageS).getByRole('button', { name: 'Ver lote' }).click();
+    await pageS.getByTestId('batch-title').filter({ hasText: reference }).waitFor();
+    expect(await inDetail(pageS, 'batch-detail-signers')).toContain(pedro.email);
+    const detailS = pageS.getByTestId('batch-detail');
+    await detailS.getByLabel('Código TOTP').fill(totp(sofia));
+    await detailS.getByRole('button', { name: 'Firmar' }).click();
+    expect(await detailResult(pageS, 'Firma registrada')).toContain('Se completaron las 2 firmas');
+    expect(await inDetail(pageS, 'batch-detail-signatures')).toBe('Firmas: 2 de 2');
+    expect(await inDetail(pageS, 'batch-approval-status')).toBe('Aprobada');
+    await shot(pageS, 'batch-signed-2-of-2');
+
+    // Through the API: the sandbox rails pay every line; each wallet is debited exactly its total.
+    const done = await eventually(async () => {
+      const r = await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read });
+      return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+    }, 30_000, 500);
+    expect(done).toMatchObject({ status: 'COMPLETED', progress: { finished: 4, total: 4, percent: 100 }, approval: { status: 'APPROVED' } });
+    expect(done.approval.signatures.map((x: { email: string }) => x.email)).toEqual([pedro.email, sofia.email]);
+    const after = await balances();
+    for (const rail of ['BREB', 'ACH'] as const) {
+      expect(before[rail].available - after[rail].available).toBe(total[rail]);
+      expect(after[rail].pendingOut).toBe(before[rail].pendingOut);
+    }
+    // Back to the list: the batch is no longer waiting.
+    await pageS.getByRole('button', { name: 'Volver' }).click();
+    await pageS.getByTestId('batch-list-message').filter({ hasText: 'No hay lotes pendientes de aprobación.' }).waitFor();
+    expect((await stack.invariants()).violations).toEqual([]);
   });
 
   it('an invited user enrols from the link (own password, secret shown once, first code) and then logs in', async () => {

@@ -56,6 +56,40 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     return states.includes(r.body?.status) ? r.body : undefined;
   }, 15_000, 100);
 
+  // ---- bulk payouts of a multi-signature company ----
+  type Wallets = Record<'BREB' | 'ACH', { availableCents: string; pendingOutCents: string }>;
+  const wallets = async (c: Company): Promise<Wallets> => {
+    const r = await stack.http('GET', '/wallets/balance', { token: c.readKey });
+    return Object.fromEntries(r.body.wallets.map((w: { rail: string }) => [w.rail, w])) as Wallets;
+  };
+  async function multiSigCompany(name: string): Promise<Company> {
+    const c = await stack.provision(name);
+    expect((await stack.admin('PATCH', `/admin/companies/${c.id}`, { multiSigThreshold: 2 })).status).toBe(200);
+    for (const rail of ['BREB', 'ACH']) {
+      expect((await stack.admin('POST', `/admin/companies/${c.id}/wallets/${rail}/credit`, { amountCents: 1_000_000, reference: `seed-${rail}` })).status).toBeLessThan(300);
+    }
+    return c;
+  }
+  /** Two Bre-B lines and one ACH line, executed: 202 AWAITING_APPROVAL with its approval. */
+  async function awaitingBatch(c: Company, reference: string) {
+    const k = await stack.http('POST', '/transfers/resolve-key', { token: c.writeKey, body: { keyValue: '3007770003' } });
+    const breb = (amount: number, ref: string) => ({ amount, reference: ref, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
+    const ach = { amount: 35_000, reference: 'L3', destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } } };
+    const created = await stack.http('POST', '/transfers/batches', { token: c.writeKey, body: { reference, items: [breb(10_000, 'L1'), breb(20_000, 'L2'), ach] } });
+    expect([created.status, created.body.status]).toEqual([201, 'VALIDATED']);
+    const ex = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: c.writeKey });
+    expect(ex.status).toBe(202);
+    expect(ex.body).toMatchObject({ status: 'AWAITING_APPROVAL', threshold: 2, approval: { status: 'PENDING', threshold: 2, signatures: [] } });
+    return ex.body;
+  }
+  /** Leaves no hold behind (the invariants are checked after each test). */
+  async function rejectToRelease(c: Company, batchId: string) {
+    const u = await newUser(c, 'ADMIN');
+    const r = await stack.http('POST', `/dashboard/batches/${batchId}/reject`, { token: u.token, body: { totpCode: code(u) } });
+    expect(r.status).toBe(200);
+    await eventually(async () => ((await stack.http('GET', `/transfers/batches/${batchId}`, { token: c.readKey })).body.progress.finished === 3 ? true : undefined), 15_000, 100);
+  }
+
   beforeAll(async () => {
     stack = await startStack({
       transfers: true,
@@ -245,6 +279,89 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const r = await stack.http('POST', `/dashboard/approvals/appr_${'a'.repeat(32)}/reject`, { token: u.token, body: { totpCode: '123456', reason: 'x'.repeat(501) } });
     expect(r.body.error).toBe('INVALID_REQUEST');
   });
+
+  // ---- a bulk payout's one approval (docs/batches.md, "Multi-signature") ----
+
+  it('a batch rejected in the dashboard: FAILED, every item FAILED, every hold released', async () => {
+    const c = await multiSigCompany('Lote Rechazado S.A.S.');
+    const before = await wallets(c);
+    const b = await awaitingBatch(c, `RECHAZO-${Date.now()}`);
+    const held = await wallets(c);
+    for (const t of b.totals as Array<{ rail: 'BREB' | 'ACH'; total: number }>) {
+      expect(BigInt(held[t.rail].pendingOutCents) - BigInt(before[t.rail].pendingOutCents)).toBe(BigInt(t.total));
+      expect(BigInt(before[t.rail].availableCents) - BigInt(held[t.rail].availableCents)).toBe(BigInt(t.total));
+    }
+    const items = await stack.http('GET', `/transfers/batches/${b.id}/items`, { token: c.readKey });
+    expect(items.body.items.map((i: { status: string }) => i.status)).toEqual(['AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL']);
+
+    const op = await newUser(c, 'OPERATOR');
+    const seen = await stack.http('GET', '/dashboard/batches?state=AWAITING_APPROVAL', { token: op.token });
+    expect(seen.body.items.map((x: { id: string }) => x.id)).toEqual([b.id]);
+    const r = await stack.http('POST', `/dashboard/batches/${b.id}/reject`, { token: op.token, body: { totpCode: code(op), reason: 'Lote duplicado' } });
+    expect(r.status).toBe(200);
+    expect(r.body.approval).toMatchObject({ status: 'REJECTED', rejectReason: 'Lote duplicado', rejectedBy: op.email, decidedAt: expect.any(String) });
+
+    const done = await eventually(async () => {
+      const x = await stack.http('GET', `/transfers/batches/${b.id}`, { token: c.readKey });
+      return x.body?.status === 'FAILED' && x.body.progress.finished === 3 ? x.body : undefined;
+    }, 15_000, 100);
+    expect(done.byStatus).toEqual([{ status: 'FAILED', count: 3, amount: 10_000 + 20_000 + 35_000 }]);
+    const after = await stack.http('GET', `/transfers/batches/${b.id}/items`, { token: c.readKey });
+    for (const i of after.body.items) {
+      expect(i.status).toBe('FAILED');
+      expect((await tx(i.transactionId, c.readKey)).body.status).toBe('FAILED');
+    }
+    const released = await eventually(async () => {
+      const w = await wallets(c);
+      return w.BREB.pendingOutCents === before.BREB.pendingOutCents && w.ACH.pendingOutCents === before.ACH.pendingOutCents ? w : undefined;
+    }, 10_000, 100);
+    expect(released.BREB.availableCents).toBe(before.BREB.availableCents);
+    expect(released.ACH.availableCents).toBe(before.ACH.availableCents);
+    // decided: no later signature
+    const late = await stack.http('POST', `/dashboard/batches/${b.id}/sign`, { token: op.token, body: { totpCode: code(op, 1) } });
+    expect([late.status, late.body.error]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+  });
+
+  it("another company's batch reads 404 BATCH_NOT_FOUND on every dashboard route, and is not listed", async () => {
+    const c = await multiSigCompany('Lote Ajeno S.A.S.');
+    const b = await awaitingBatch(c, `AJENO-${Date.now()}`);
+    const outsider = await newUser(co, 'ADMIN');
+    const list = await stack.http('GET', '/dashboard/batches?limit=100', { token: outsider.token });
+    expect(list.status).toBe(200);
+    expect(list.body.items.map((x: { id: string }) => x.id)).not.toContain(b.id);
+    for (const [method, path, body] of [
+      ['GET', `/dashboard/batches/${b.id}`, undefined],
+      ['GET', `/dashboard/batches/${b.id}/items`, undefined],
+      ['POST', `/dashboard/batches/${b.id}/sign`, { totpCode: code(outsider) }],
+      ['POST', `/dashboard/batches/${b.id}/reject`, { totpCode: code(outsider, 1), reason: 'no es mío' }],
+      ['GET', '/dashboard/batches/no-es-un-lote', undefined],
+    ] as const) {
+      const r = await stack.http(method, path, { token: outsider.token, ...(body ? { body } : {}) });
+      expect([method, path, r.status, r.body.error]).toEqual([method, path, 404, 'BATCH_NOT_FOUND']);
+    }
+    const still = await stack.http('GET', `/transfers/batches/${b.id}`, { token: c.readKey });
+    expect(still.body).toMatchObject({ status: 'AWAITING_APPROVAL', approval: { status: 'PENDING', signatures: [] } });
+    await rejectToRelease(c, b.id);
+  });
+
+  it('a VIEWER reads the batch but gets 403 INSUFFICIENT_ROLE signing or rejecting it; a signer cannot sign twice', async () => {
+    const c = await multiSigCompany('Lote Visor S.A.S.');
+    const b = await awaitingBatch(c, `VISOR-${Date.now()}`);
+    const viewer = await newUser(c, 'VIEWER');
+    expect((await stack.http('GET', `/dashboard/batches/${b.id}`, { token: viewer.token })).body).toMatchObject({ id: b.id, status: 'AWAITING_APPROVAL' });
+    expect((await stack.http('GET', `/dashboard/batches/${b.id}/items?limit=2`, { token: viewer.token })).body.items).toHaveLength(2);
+    for (const [path, body] of [['sign', { totpCode: code(viewer) }], ['reject', { totpCode: code(viewer), reason: 'no' }]] as const) {
+      const r = await stack.http('POST', `/dashboard/batches/${b.id}/${path}`, { token: viewer.token, body });
+      expect([r.status, r.body.error]).toEqual([403, 'INSUFFICIENT_ROLE']);
+    }
+    const op = await newUser(c, 'OPERATOR');
+    const first = await stack.http('POST', `/dashboard/batches/${b.id}/sign`, { token: op.token, body: { totpCode: code(op) } });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ status: 'AWAITING_APPROVAL', approval: { status: 'PENDING', signatures: [{ userId: op.id, email: op.email, role: 'OPERATOR' }] } });
+    const again = await stack.http('POST', `/dashboard/batches/${b.id}/sign`, { token: op.token, body: { totpCode: code(op, 1) } });
+    expect([again.status, again.body.error]).toEqual([409, 'ALREADY_SIGNED']);
+    await rejectToRelease(c, b.id);
+  });
 });
 
 describe('dashboard sessions expire and logins are rate limited', () => {
@@ -304,6 +421,36 @@ describe('dashboard approvals expire', () => {
     expect([late.status, late.body.error]).toEqual([422, 'APPROVAL_EXPIRED']);
     const expired = await stack.http('GET', '/dashboard/approvals?status=EXPIRED', { token: login.body.token });
     expect(expired.body.items.map((a: { approvalId: string }) => a.approvalId)).toEqual([sent.body.approvalId]);
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
+
+  it("a batch's approval without quorum in APPROVAL_TTL_SECONDS: the batch EXPIRED, nothing paid, every hold released", async () => {
+    const co = await stack.provision('Lote Vence S.A.S.');
+    await stack.admin('PATCH', `/admin/companies/${co.id}`, { multiSigThreshold: 2 });
+    await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 50_000, reference: 'seed' });
+    const k = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3007770004' } });
+    const line = (amount: number, reference: string) => ({ amount, reference, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
+    const created = await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [line(10_000, 'V1'), line(5_000, 'V2')] } });
+    const ex = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: co.writeKey });
+    expect([ex.status, ex.body.status]).toEqual([202, 'AWAITING_APPROVAL']);
+    const breb = async () => (await stack.http('GET', '/wallets/balance', { token: co.readKey })).body.wallets.find((w: { rail: string }) => w.rail === 'BREB');
+    expect(await breb()).toMatchObject({ availableCents: '35000', pendingOutCents: '15000' });
+    const done = await eventually(async () => {
+      const r = await stack.http('GET', `/transfers/batches/${created.body.id}`, { token: co.readKey });
+      return r.body?.status === 'EXPIRED' && r.body.progress.finished === 2 ? r.body : undefined;
+    }, 15_000, 100);
+    expect(done.approval).toMatchObject({ status: 'EXPIRED' });
+    const items = await stack.http('GET', `/transfers/batches/${created.body.id}/items`, { token: co.readKey });
+    expect(items.body.items.map((i: { status: string }) => i.status)).toEqual(['EXPIRED', 'EXPIRED']);
+    for (const i of items.body.items) expect((await stack.http('GET', `/wallets/transactions/${i.transactionId}`, { token: co.readKey })).body.status).toBe('EXPIRED');
+    expect(await eventually(async () => { const w = await breb(); return w.pendingOutCents === '0' ? w : undefined; }, 10_000, 100))
+      .toMatchObject({ availableCents: '50000', pendingOutCents: '0' });
+    await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2', role: 'ADMIN' }).then(async (u) => {
+      const login = await stack.http('POST', '/auth/login', { body: { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2' } });
+      const totpCode = new TOTP({ secret: Secret.fromBase32(u.body.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+      const late = await stack.http('POST', `/dashboard/batches/${created.body.id}/sign`, { token: login.body.token, body: { totpCode } });
+      expect([late.status, late.body.error]).toEqual([422, 'APPROVAL_EXPIRED']);
+    });
     expect((await stack.invariants()).violations).toEqual([]);
   });
 });

@@ -31,6 +31,45 @@ export interface Approval {
 
 export interface ApprovalPage { items: Approval[]; nextCursor?: string | null }
 
+/** A bulk payout (docs/batches.md) as the dashboard reads it; amounts in integer centavos. */
+export interface BatchTotal { rail: 'BREB' | 'ACH'; count: number; amount: number; totalFee: number; ivaAmount: number; total: number }
+export interface BatchApproval {
+  approvalId: string;
+  threshold: number;
+  status: ApprovalStatus;
+  signatures: Signature[];
+  createdAt: string;
+  expiresAt: string;
+  decidedAt: string | null;
+  rejectReason: string | null;
+  rejectedBy: string | null;
+}
+export interface Batch {
+  id: string;
+  status: string;
+  reference: string | null;
+  description: string | null;
+  itemCount: number;
+  validCount: number;
+  totals: BatchTotal[];
+  createdAt: string;
+  expiresAt: string;
+  threshold: number;
+  approval: BatchApproval | null;
+  errorMessage: string | null;
+}
+export interface BatchItem {
+  item: number;
+  line: number | null;
+  status: string;
+  rail: 'BREB' | 'ACH' | null;
+  amount: number;
+  targetName: string;
+  destination: string;
+  reference: string | null;
+}
+export interface Page<T> { items: T[]; nextCursor: string | null }
+
 /** A dashboard invitation as its holder sees it (self-enrolment). */
 export interface Invitation { email: string; role: Role; companyName: string; status: 'PENDING' | 'ACCEPTED'; expiresAt: string }
 export interface Enrolment { email: string; totpSecret: string; otpauthUrl: string; expiresAt: string }
@@ -96,4 +135,13 @@ export const api = {
   confirmInvitation: (token: string, totpCode: string) => request<unknown>('POST', '/auth/invitations/confirm', undefined, { token, totpCode }),
   reject: (token: string, approvalId: string, totpCode: string, reason?: string) =>
     request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
+  batches: (token: string, state: string, cursor?: string) =>
+    request<Page<Batch>>('GET', `/dashboard/batches?${new URLSearchParams(cursor ? { state, cursor } : { state }).toString()}`, token),
+  batch: (token: string, batchId: string) => request<Batch>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}`, token),
+  batchItems: (token: string, batchId: string, limit: number, cursor?: string) =>
+    request<Page<BatchItem>>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}/items?${new URLSearchParams(cursor ? { limit: String(limit), cursor } : { limit: String(limit) }).toString()}`, token),
+  signBatch: (token: string, batchId: string, totpCode: string) =>
+    request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/sign`, token, { totpCode }),
+  rejectBatch: (token: string, batchId: string, totpCode: string, reason?: string) =>
+    request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
 };

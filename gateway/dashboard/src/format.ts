@@ -37,6 +37,16 @@ export const TRANSACTION_STATUS_LABEL: Record<string, string> = {
   COMPLETED: 'Completada', FAILED: 'Fallida', REJECTED: 'Rechazada', EXPIRED: 'Vencida', CANCELLED: 'Cancelada',
 };
 
+export const BATCH_STATUS_LABEL: Record<string, string> = {
+  VALIDATED: 'Validado', REJECTED: 'Rechazado', AWAITING_APPROVAL: 'Esperando firmas', EXECUTING: 'En ejecución',
+  COMPLETED: 'Completado', PARTIALLY_FAILED: 'Con pagos fallidos', FAILED: 'Fallido', EXPIRED: 'Vencido', CANCELLED: 'Cancelado',
+};
+
+/** A line of a batch: its own statuses before execution, then its transfer's. */
+export const BATCH_ITEM_STATUS_LABEL: Record<string, string> = {
+  ...TRANSACTION_STATUS_LABEL, VALID: 'Válido', INVALID: 'Inválido', NOT_EXECUTED: 'No ejecutado',
+};
+
 /** A label from one of the tables above, or the raw code when the API sends a new one. */
 export const label = (table: Record<string, string>, code: string | null | undefined): string =>
   (code ? table[code] ?? code : '—');

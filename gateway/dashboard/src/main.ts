@@ -1,7 +1,9 @@
-// The company dashboard: log in, list the approvals of the company, sign or reject a transfer with
-// a TOTP code; and the self-enrolment of an invited user (`/dashboard#invitation=winv_…`).
+// The company dashboard: log in, list the approvals of the company, sign or reject a transfer or a
+// bulk payout (batches.ts) with a TOTP code; and the self-enrolment of an invited user (`/dashboard#invitation=winv_…`).
 // Plain DOM: index.html holds the static skeleton, the cards are built here.
 import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
+import { batchesPanel } from './batches.js';
+import { decisionForm, decisionText, signaturesView } from './decision.js';
 import { byId, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
 
@@ -54,6 +56,15 @@ let expiryTimer: ReturnType<typeof setTimeout> | undefined;
 /** Bumped on every list load, so a slow older answer never overwrites a newer one. */
 let listGeneration = 0;
 
+const batches = batchesPanel({
+  token: () => session?.token,
+  me: () => me,
+  sessionLost: (err) => handleSessionLoss(err),
+  showLogin: () => showLogin(),
+  showApprovals: () => { ui.approvalsView.hidden = false; },
+  hideApprovals: () => { ui.approvalsView.hidden = true; },
+});
+
 // ---- session --------------------------------------------------------------------------------
 
 function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): void {
@@ -67,6 +78,7 @@ function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): v
   ui.approvalsView.hidden = true;
   ui.list.replaceChildren();
   ui.more.hidden = true;
+  batches.reset();
   ui.loginView.hidden = false;
   ui.loginPassword.value = '';
   setMessage(ui.loginMessage, message, kind);
@@ -96,7 +108,7 @@ async function enter(s: Session): Promise<void> {
   if (expiryTimer) clearTimeout(expiryTimer);
   const left = Date.parse(s.expiresAt) - Date.now();
   expiryTimer = setTimeout(() => showLogin('Tu sesión expiró. Ingresa de nuevo.'), Math.min(Math.max(left, 0), 2 ** 31 - 1));
-  await loadApprovals();
+  await Promise.all([loadApprovals(), batches.load()]);
 }
 
 ui.loginForm.addEventListener('submit', async (ev) => {
@@ -181,7 +193,7 @@ function showMore(status: ApprovalStatus, cursor: string | null | undefined, gen
 }
 
 ui.filter.addEventListener('change', () => void loadApprovals());
-ui.refresh.addEventListener('click', () => void loadApprovals());
+ui.refresh.addEventListener('click', () => { void loadApprovals(); void batches.load(); });
 
 // ---- one approval ---------------------------------------------------------------------------
 
@@ -192,20 +204,8 @@ function detail(term: string, value: string, testId: string): HTMLElement[] {
 }
 
 function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
-  const signed = a.signatures.length;
   const mine = !!me && a.signatures.some((s) => s.userId === me!.id);
   const headingId = `approval-${a.approvalId}-title`;
-
-  const signatures = h('div', { class: 'signatures' },
-    h('p', { class: 'signature-count', 'data-testid': 'approval-signatures' }, `Firmas: ${signed} de ${a.threshold}`),
-    h('progress', { max: String(a.threshold), value: String(Math.min(signed, a.threshold)), 'aria-hidden': 'true' }),
-    signed === 0
-      ? h('p', { class: 'muted small' }, a.status === 'PENDING' ? 'Aún nadie ha firmado.' : 'Sin firmas.')
-      : h('ul', { class: 'signer-list', 'data-testid': 'approval-signers', 'aria-label': 'Firmantes' },
-        ...a.signatures.map((s) => h('li', {},
-          h('span', { class: 'signer-email' }, s.email),
-          h('span', { class: 'muted small' }, ` · ${label(ROLE_LABEL, s.role)} · ${formatDateTime(s.signedAt)}`)))),
-  );
 
   const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-testid': 'approval-result', hidden: true });
   if (outcome) setMessage(result, outcome.text, outcome.kind);
@@ -229,7 +229,7 @@ function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
         : detail('Decidida', formatDateTime(a.decidedAt), 'approval-decided')),
       ...detail('Transferencia', label(TRANSACTION_STATUS_LABEL, a.transactionStatus), 'approval-transaction-status'),
       ...(a.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'approval-reject-reason') : [])),
-    signatures,
+    signaturesView(a.signatures, a.threshold, a.status === 'PENDING', 'approval'),
     a.status === 'PENDING' ? actionForm(a, mine, result) : null,
     result,
   );
@@ -241,73 +241,23 @@ function actionForm(a: Approval, mine: boolean, result: HTMLElement): HTMLElemen
     return h('p', { class: 'muted small', 'data-testid': 'approval-readonly' }, 'Tu rol (Consulta) permite ver las aprobaciones, no firmarlas.');
   }
   const id = a.approvalId;
-  const totp = h('input', {
-    id: `totp-${id}`, name: 'totpCode', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code',
-    pattern: '[0-9]{6}', maxlength: '6', required: true, placeholder: '000000', class: 'totp', 'data-testid': 'totp-input',
-    'aria-describedby': `totp-${id}-hint`,
-  });
-  const reason = h('input', { id: `reason-${id}`, name: 'reason', type: 'text', maxlength: '500', 'data-testid': 'reject-reason', placeholder: 'Ej.: destinatario incorrecto' });
-  const sign = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'sign-button', disabled: mine }, 'Firmar');
-  const reject = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'reject-button' }, 'Rechazar');
-
-  const form = h('form', { class: 'actions', 'data-testid': 'approval-form', novalidate: true, 'aria-label': 'Firmar o rechazar' },
-    h('div', { class: 'field field-totp' },
-      h('label', { for: `totp-${id}` }, 'Código TOTP'),
-      totp),
-    h('div', { class: 'field field-reason' },
-      h('label', { for: `reason-${id}` }, 'Motivo del rechazo (opcional)'),
-      reason),
-    h('div', { class: 'buttons' }, sign, reject),
-    h('p', { id: `totp-${id}-hint`, class: 'muted small' }, 'El código de 6 dígitos de tu aplicación de autenticación: lo pide tanto firmar como rechazar.'),
-    mine ? h('p', { class: 'muted small', 'data-testid': 'already-signed' }, 'Ya firmaste esta aprobación.') : null,
-  );
-
-  const run = async (kind: 'sign' | 'reject') => {
-    const code = totp.value.trim();
-    if (!TOTP.test(code)) {
-      setMessage(result, 'Ingresa el código de 6 dígitos de tu aplicación de autenticación.', 'error');
-      result.setAttribute('role', 'alert');
-      totp.focus();
-      return;
-    }
-    if (!session) return showLogin();
-    const buttons = [sign, reject];
-    for (const b of buttons) b.disabled = true;
-    const busyButton = kind === 'sign' ? sign : reject;
-    busyButton.textContent = kind === 'sign' ? 'Firmando…' : 'Rechazando…';
-    setMessage(result, '');
-    try {
-      const updated = kind === 'sign'
-        ? await api.sign(session.token, id, code)
-        : await api.reject(session.token, id, code, reason.value.trim() || undefined);
-      const fresh = approvalCard(updated, { text: successText(kind, updated), kind: 'success' });
-      form.closest('li')?.replaceWith(fresh);
+  return decisionForm({
+    id, alreadySigned: mine, result,
+    async decide(kind, code, reason) {
+      if (!session) return showLogin();
+      const updated = kind === 'sign' ? await api.sign(session.token, id, code) : await api.reject(session.token, id, code, reason);
+      const text = decisionText(kind, updated.status, updated.signatures.length, updated.threshold,
+        { rejected: 'Transferencia rechazada. No se enviará el dinero.', sent: 'la transferencia fue enviada.' });
+      const fresh = approvalCard(updated, { text, kind: 'success' });
+      result.closest('li')?.replaceWith(fresh);
       // The form that had focus is gone: put it on the outcome, so keyboard and screen-reader users land there.
       fresh.querySelector<HTMLElement>('[data-testid="approval-result"]')?.focus();
-    } catch (err) {
-      if (handleSessionLoss(err)) return;
-      totp.value = '';
-      setMessage(result, err instanceof ApiError ? err.message : 'No se pudo completar la operación. Inténtalo de nuevo.', 'error');
-      result.setAttribute('role', 'alert');
-      for (const b of buttons) b.disabled = false;
-      sign.disabled = mine;
-      busyButton.textContent = kind === 'sign' ? 'Firmar' : 'Rechazar';
-      totp.focus();
-      // Someone else may have decided meanwhile: show the approval as it is now.
-      if (err instanceof ApiError && ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND', 'ALREADY_SIGNED'].includes(err.code)) {
-        setMessage(ui.listMessage, 'La aprobación cambió. Pulsa «Actualizar» para ver su estado actual.');
-      }
-    }
-  };
-  form.addEventListener('submit', (ev) => { ev.preventDefault(); void run('sign'); });
-  reject.addEventListener('click', () => void run('reject'));
-  return form;
-}
-
-function successText(kind: 'sign' | 'reject', a: Approval): string {
-  if (kind === 'reject') return 'Transferencia rechazada. No se enviará el dinero.';
-  if (a.status === 'APPROVED') return `Firma registrada. Se completaron las ${a.threshold} firmas: la transferencia fue enviada.`;
-  return `Firma registrada (${a.signatures.length} de ${a.threshold}). Falta${a.threshold - a.signatures.length === 1 ? '' : 'n'} ${a.threshold - a.signatures.length} firma${a.threshold - a.signatures.length === 1 ? '' : 's'}.`;
+    },
+    sessionLost: handleSessionLoss,
+    // Someone else may have decided meanwhile: show the approval as it is now.
+    staleCodes: ['APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND', 'ALREADY_SIGNED'],
+    onStale: () => setMessage(ui.listMessage, 'La aprobación cambió. Pulsa «Actualizar» para ver su estado actual.'),
+  });
 }
 
 // ---- self-enrolment (an invitation link) ------------------------------------------------------
@@ -329,6 +279,7 @@ function startEnrolment(token: string | undefined): void {
   ui.approvalsView.hidden = true;
   ui.list.replaceChildren();
   ui.more.hidden = true;
+  batches.reset();
   ui.loginView.hidden = true;
   ui.enrolView.hidden = false;
   ui.enrolIntro.textContent = '';

@@ -327,11 +327,28 @@ export const CollectKeyQrSchema = z.object({
 const BATCH_STATUSES = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
   id: 'BatchStatus',
-  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING | AWAITING_APPROVAL → COMPLETED | PARTIALLY_FAILED | FAILED; VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
+  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING → COMPLETED | PARTIALLY_FAILED | FAILED; '
+    + 'multi-signature: VALIDATED → AWAITING_APPROVAL → EXECUTING (quorum) | FAILED (rejected) | EXPIRED (no quorum by `approval.expiresAt`); '
+    + 'VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
 });
 const itemStatus = () => z.string().meta({
   description: 'VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer\'s status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.',
 });
+
+export const BatchApprovalSchema = z.object({
+  approvalId: z.string(),
+  threshold: z.int().meta({ description: 'Signatures required.' }),
+  status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).meta({
+    description: 'PENDING until the signature that reaches the threshold (APPROVED: every item is dispatched), a rejection (REJECTED: every item FAILED, funds released) '
+      + 'or the deadline `expiresAt` without quorum (EXPIRED: the batch EXPIRED, no item paid, funds released).',
+  }),
+  signatures: z.array(ApprovalSignatureSchema),
+  createdAt: isoDate(),
+  expiresAt: isoDate().meta({ description: 'Without quorum by then the batch expires.' }),
+  decidedAt: isoDate().nullable(),
+  rejectReason: z.string().nullable(),
+  rejectedBy: z.string().nullable().meta({ description: 'E-mail of the user who rejected.' }),
+}).meta({ id: 'BatchApproval' });
 
 export const BatchSchema = z.object({
   id: z.string().meta({ format: 'uuid' }),
@@ -360,6 +377,7 @@ export const BatchSchema = z.object({
   cancelledAt: isoDate().nullable(),
   approvalId: z.string().nullable().meta({ description: 'Multi-signature companies: the batch\'s approval.' }),
   threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
+  approval: BatchApprovalSchema.nullable().meta({ description: 'Multi-signature companies: the one approval of the whole batch, once it was executed (funds held); null otherwise.' }),
   errorMessage: z.string().nullable(),
 }).meta({ id: 'Batch' });
 

@@ -148,11 +148,20 @@ describe('OpenAPI document', () => {
   });
 
   it('documents dashboard lockouts (423 + Retry-After) and both shapes of user creation (invitation or credentials)', () => {
-    for (const [path, method] of [['/auth/login', 'post'], ['/dashboard/approvals/{approvalId}/sign', 'post'], ['/dashboard/approvals/{approvalId}/reject', 'post'], ['/auth/invitations/confirm', 'post']] as const) {
+    for (const [path, method] of [['/auth/login', 'post'], ['/dashboard/approvals/{approvalId}/sign', 'post'], ['/dashboard/approvals/{approvalId}/reject', 'post'],
+      ['/dashboard/batches/{batchId}/sign', 'post'], ['/dashboard/batches/{batchId}/reject', 'post'], ['/auth/invitations/confirm', 'post']] as const) {
       const locked = doc.paths[path]![method].responses['423'];
       expect(locked.description).toContain('ACCOUNT_LOCKED');
       expect(locked.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
     }
+    // A batch's approval: the batch back, and the refusals of a single approval, BATCH_NOT_FOUND for the batch.
+    for (const path of ['/dashboard/batches/{batchId}/sign', '/dashboard/batches/{batchId}/reject']) {
+      const op = doc.paths[path]!.post;
+      expect(op.security).toEqual(doc.paths['/dashboard/approvals/{approvalId}/sign']!.post.security);
+      expect(op.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Batch' });
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['400', '401', '403', '404', '409', '422', '423']));
+    }
+    expect(doc.components.schemas.Batch.properties.approval).toBeDefined();
     const created = doc.paths['/admin/companies/{id}/users']!.post.responses['201'].content['application/json'].schema;
     expect(created).toEqual({ oneOf: [{ $ref: '#/components/schemas/InvitedDashboardUser' }, { $ref: '#/components/schemas/CreatedDashboardUser' }] });
     expect(doc.components.schemas.InvitedDashboardUser.required).toEqual(expect.arrayContaining(['invitationUrl', 'invitationExpiresAt']));

@@ -23,10 +23,31 @@ describe('batch presenters', () => {
       byStatus: [{ status: 'COMPLETED', count: 1, amount: 10_000 }, { status: 'PENDING', count: 1, amount: 20_000 }, { status: 'NOT_EXECUTED', count: 1, amount: 0 }],
       progress: { finished: 2, total: 3, percent: 66 },
       createdAt: '2026-11-21T15:00:00.000Z', expiresAt: '2026-11-22T15:00:00.000Z', executedAt: '2026-11-21T15:05:00.000Z',
-      completedAt: null, cancelledAt: null, approvalId: null, threshold: 0, errorMessage: null,
+      completedAt: null, cancelledAt: null, approvalId: null, threshold: 0, approval: null, errorMessage: null,
     });
     expect(BatchSchema.parse(out)).toEqual(out);
     expect(batchToApi({ ...batch, itemCount: 0, finishedCount: 0 }).progress).toEqual({ finished: 0, total: 0, percent: 0 });
+  });
+
+  it('Batch of a multi-signature company: its one approval, signatures in order, nulls until decided', () => {
+    const approval: transferV1.BatchApproval = {
+      approvalId: 'appr_0123456789abcdef0123456789abcdef', threshold: 2, status: 'REJECTED',
+      signatures: [{ userId: 'u1', email: 'ana@empresa.co', role: 'OPERATOR', signedAt: new Date('2026-11-21T15:06:00Z') }],
+      createdAt: new Date('2026-11-21T15:05:00Z'), expiresAt: new Date('2026-11-22T15:05:00Z'), decidedAt: new Date('2026-11-21T15:07:00Z'),
+      rejectReason: 'Lote duplicado', rejectedBy: 'luis@empresa.co',
+    };
+    const out = batchToApi({ ...batch, state: 'FAILED', threshold: 2, approvalId: approval.approvalId, approval });
+    expect(out).toMatchObject({ threshold: 2, approvalId: approval.approvalId });
+    expect(out.approval).toEqual({
+      approvalId: approval.approvalId, threshold: 2, status: 'REJECTED',
+      signatures: [{ userId: 'u1', email: 'ana@empresa.co', role: 'OPERATOR', signedAt: '2026-11-21T15:06:00.000Z' }],
+      createdAt: '2026-11-21T15:05:00.000Z', expiresAt: '2026-11-22T15:05:00.000Z', decidedAt: '2026-11-21T15:07:00.000Z',
+      rejectReason: 'Lote duplicado', rejectedBy: 'luis@empresa.co',
+    });
+    expect(BatchSchema.parse(out)).toEqual(out);
+    const pending = batchToApi({ ...batch, approval: { ...approval, status: 'PENDING', signatures: [], decidedAt: undefined, rejectReason: undefined, rejectedBy: undefined } });
+    expect(pending.approval).toMatchObject({ status: 'PENDING', signatures: [], decidedAt: null, rejectReason: null, rejectedBy: null });
+    expect(BatchSchema.parse(pending)).toEqual(pending);
   });
 
   it('created batch: one result per item, line null for JSON, error and message only on invalid items', () => {

@@ -1,6 +1,7 @@
 import { centsToNumber } from '@wallet/platform';
 import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { railFromProto } from '../ledger/presenters.js';
+import { signatureToApi } from './presenters.js';
 
 /** Batch proto → HTTP edge (docs/batches.md): amounts are JSON integers of centavos, like the send response. */
 
@@ -39,7 +40,23 @@ export function batchToApi(b: transferV1.Batch) {
     cancelledAt: iso(b.cancelledAt),
     approvalId: b.approvalId ?? null,
     threshold: b.threshold,
+    approval: b.approval ? batchApprovalToApi(b.approval) : null,
     errorMessage: b.errorMessage ?? null,
+  };
+}
+
+/** The one approval of a multi-signature company's batch (docs/batches.md, "Multi-signature"). */
+export function batchApprovalToApi(a: transferV1.BatchApproval) {
+  return {
+    approvalId: a.approvalId,
+    threshold: a.threshold,
+    status: a.status,
+    signatures: a.signatures.map(signatureToApi),
+    createdAt: (a.createdAt ?? new Date(0)).toISOString(),
+    expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),
+    decidedAt: iso(a.decidedAt),
+    rejectReason: a.rejectReason ?? null,
+    rejectedBy: a.rejectedBy ?? null,
   };
 }
 

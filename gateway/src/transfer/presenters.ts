@@ -69,6 +69,11 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
 }
 
 /** CONTRACT §5 approval item (amount as a number of centavos, like the send response). */
+/** One signature of an approval (a transfer's or a batch's). */
+export function signatureToApi(s: transferV1.ApprovalSignature) {
+  return { userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() };
+}
+
 export function approvalToApi(a: transferV1.Approval) {
   return {
     approvalId: a.approvalId,
@@ -82,7 +87,7 @@ export function approvalToApi(a: transferV1.Approval) {
     reference: a.reference ?? null,
     description: a.description ?? null,
     threshold: a.threshold,
-    signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() })),
+    signatures: a.signatures.map(signatureToApi),
     status: a.status,
     createdAt: (a.createdAt ?? new Date(0)).toISOString(),
     expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),

@@ -3,12 +3,16 @@ import { AppError, asyncService, createLogger, devMeshTls, startGrpcServer, type
 import { ledgerV1, transferV1 } from '@wallet/proto';
 
 type Impl = AsyncService<transferV1.TransferServiceServer>;
-type BatchRpcs = Pick<Impl, 'createBatch' | 'executeBatch' | 'cancelBatch' | 'getBatch' | 'listBatches' | 'listBatchItems' | 'streamBatchItems'>;
+type BatchRpcs = Pick<Impl, 'createBatch' | 'executeBatch' | 'cancelBatch' | 'getBatch' | 'listBatches' | 'listBatchItems' | 'streamBatchItems' | 'signBatchApproval' | 'rejectBatchApproval'>;
 
 export interface TransferBatchesStandIn {
   address: string;
   /** Every CreateBatch request received, in order. */
   created: transferV1.CreateBatchRequest[];
+  /** Every SignBatchApproval / RejectBatchApproval received, with the dashboard user of its caller context. */
+  decisions: Array<{ rpc: 'sign' | 'reject'; request: transferV1.SignBatchApprovalRequest | transferV1.RejectBatchApprovalRequest; userId: string | undefined; role: string | undefined }>;
+  /** Lets a test move a batch's approval deadline (e.g. into the past). */
+  batch(id: string): transferV1.Batch | undefined;
   stop(): Promise<void>;
 }
 
@@ -23,11 +27,23 @@ const destinationOf = (s: transferV1.SendRequest | undefined) => (s?.bankAccount
  * written: a real gRPC server over the mesh's mutual TLS (identity `transfer`, the gateway only)
  * that keeps batches in memory per company and answers as transfer.proto documents them — no
  * validation beyond the gateway's (an item is invalid only when the gateway said so), no money.
- * Only the seven batch RPCs are served. Never used outside tests.
+ * Multi-signature (the company's threshold in the caller's signed profile ≥ 2): execute holds
+ * nothing but leaves the batch AWAITING_APPROVAL with one approval, which the dashboard user of the
+ * caller context signs or rejects (the checks and codes of transfer.proto, no TOTP: the gateway's).
+ * Only the batch RPCs are served. Never used outside tests.
  */
 export async function startTransferBatchesStandIn(): Promise<TransferBatchesStandIn> {
   const batches = new Map<string, Stored>();
   const created: transferV1.CreateBatchRequest[] = [];
+  const decisions: TransferBatchesStandIn['decisions'] = [];
+  const signer = (ctx: CallContext) => (ctx.principal?.kind === 'user' ? ctx.principal : undefined);
+  /** The batch's pending approval, or the error transfer.proto documents. */
+  const pendingApproval = (s: Stored) => {
+    const a = s.batch.approval;
+    if (!a || a.status !== 'PENDING') throw new AppError('APPROVAL_NOT_PENDING');
+    if (a.expiresAt!.getTime() <= Date.now()) throw new AppError('APPROVAL_EXPIRED');
+    return a;
+  };
   const find = (id: string, ctx: CallContext) => {
     const s = batches.get(id);
     // Another company's batch reads as unknown.
@@ -82,7 +98,17 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
     async executeBatch(req, ctx) {
       const s = find(req.batchId, ctx);
       if (['REJECTED', 'EXPIRED', 'CANCELLED'].includes(s.batch.state)) throw new AppError('INVALID_STATE_TRANSITION');
-      if (s.batch.state === 'VALIDATED') {
+      const threshold = ctx.principal?.kind === 'apikey' ? ctx.principal.profile.multiSigThreshold : 0;
+      if (s.batch.state === 'VALIDATED' && threshold >= 2) {
+        const now = new Date();
+        s.batch.state = 'AWAITING_APPROVAL';
+        s.batch.executedAt = now;
+        s.batch.threshold = threshold;
+        s.batch.approvalId = `appr_${randomUUID().replaceAll('-', '')}`;
+        s.batch.approval = { approvalId: s.batch.approvalId, threshold, status: 'PENDING', signatures: [], createdAt: now, expiresAt: new Date(now.getTime() + 86_400_000) };
+        for (const i of s.items) if (i.status === 'VALID') Object.assign(i, { status: 'AWAITING_APPROVAL', transferId: randomUUID() });
+        recount(s);
+      } else if (s.batch.state === 'VALIDATED') {
         s.batch.state = 'EXECUTING';
         s.batch.executedAt = new Date();
         for (const i of s.items) if (i.status === 'VALID') Object.assign(i, { status: 'PENDING', transferId: randomUUID() });
@@ -114,6 +140,37 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
       const limit = req.limit || 100;
       return { items: all.slice(from, from + limit), ...(from + limit < all.length ? { nextCursor: String(from + limit) } : {}) };
     },
+    async signBatchApproval(req, ctx) {
+      decisions.push({ rpc: 'sign', request: req, userId: signer(ctx)?.userId, role: signer(ctx)?.role });
+      const s = find(req.batchId, ctx);
+      const u = signer(ctx);
+      if (!u || (u.role !== 'ADMIN' && u.role !== 'OPERATOR')) throw new AppError('INSUFFICIENT_ROLE');
+      const a = pendingApproval(s);
+      if (a.signatures.some((x) => x.userId === u.userId)) throw new AppError('ALREADY_SIGNED');
+      if (req.precheck) return s.batch;
+      a.signatures.push({ userId: u.userId, email: u.email, role: u.role, signedAt: new Date() });
+      if (a.signatures.length >= a.threshold) {
+        Object.assign(a, { status: 'APPROVED', decidedAt: new Date() });
+        s.batch.state = 'EXECUTING';
+        for (const i of s.items) if (i.status === 'AWAITING_APPROVAL') i.status = 'PENDING';
+        recount(s);
+      }
+      return s.batch;
+    },
+    async rejectBatchApproval(req, ctx) {
+      decisions.push({ rpc: 'reject', request: req, userId: signer(ctx)?.userId, role: signer(ctx)?.role });
+      const s = find(req.batchId, ctx);
+      const u = signer(ctx);
+      if (!u || (u.role !== 'ADMIN' && u.role !== 'OPERATOR')) throw new AppError('INSUFFICIENT_ROLE');
+      const a = pendingApproval(s);
+      Object.assign(a, { status: 'REJECTED', decidedAt: new Date(), rejectReason: req.reason, rejectedBy: u.email });
+      s.batch.state = 'FAILED';
+      s.batch.completedAt = new Date();
+      s.batch.errorMessage = req.reason ? `Rechazado: ${req.reason}` : 'Rechazado';
+      for (const i of s.items) if (i.status === 'AWAITING_APPROVAL') Object.assign(i, { status: 'FAILED', errorCode: 'APPROVAL_REJECTED', message: req.reason });
+      recount(s);
+      return s.batch;
+    },
     async *streamBatchItems(req, ctx) {
       const s = find(req.batchId, ctx);
       for (let i = 0; i < s.items.length; i += 1000) yield { items: s.items.slice(i, i + 1000) };
@@ -122,13 +179,14 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
   const gateway = ['gateway'] as const;
   const policy: AccessPolicy<BatchRpcs> = {
     createBatch: gateway, executeBatch: gateway, cancelBatch: gateway, getBatch: gateway, listBatches: gateway, listBatchItems: gateway, streamBatchItems: gateway,
+    signBatchApproval: gateway, rejectBatchApproval: gateway,
   };
   const tls = devMeshTls('transfer');
   const server = await startGrpcServer('127.0.0.1', 0, [{
     definition: transferV1.TransferServiceService,
     implementation: asyncService(impl as Impl, createLogger('transfer-batches-stand-in', 'silent'), policy as AccessPolicy<Impl>, tls),
   }], tls);
-  return { address: `127.0.0.1:${server.port}`, created, stop: () => server.stop(1000) };
+  return { address: `127.0.0.1:${server.port}`, created, decisions, batch: (id) => batches.get(id)?.batch, stop: () => server.stop(1000) };
 }
 
 function resultOf(i: transferV1.BatchItem): transferV1.BatchItemResult {

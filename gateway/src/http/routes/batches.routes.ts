@@ -116,17 +116,21 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       summary: 'Execute a validated batch: reserve every valid item at once, then dispatch them',
       description: 'One reservation per rail wallet for all the valid items (all or nothing: 422 INSUFFICIENT_BALANCE with '
         + '`details.wallets: [{ rail, requiredCents, availableCents, shortfallCents }]`), then each item is an ordinary transfer carrying the batch id. '
-        + '202 while it runs (EXECUTING); a batch executed before answers 200 as it is now; a multi-signature company gets 200 AWAITING_APPROVAL.',
+        + '202 while it runs (EXECUTING). A multi-signature company (threshold ≥ 2): the funds are held the same way and the batch answers 202 '
+        + 'AWAITING_APPROVAL with its one `approval`; dashboard signers (ADMIN/OPERATOR, TOTP) sign it at /dashboard/batches/{batchId}/sign and the '
+        + 'signature that reaches the threshold dispatches every item; a rejection fails every item and an approval without quorum by `approval.expiresAt` '
+        + 'expires the batch, both releasing the funds. Executing again is safe: 202 with the batch while it runs or awaits approval, 200 once it is final.',
       auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL',
       params: BatchIdParams, paramErrors: notFound,
       responses: {
-        202: { description: 'The batch, EXECUTING.', schema: BatchSchema },
-        200: { description: 'The batch as it is: it was executed before, or awaits approval (multi-signature).', schema: BatchSchema },
+        202: { description: 'The batch, EXECUTING, or AWAITING_APPROVAL (multi-signature: funds held, its `approval` PENDING).', schema: BatchSchema },
+        200: { description: 'The batch as it is: it was executed before and is final.', schema: BatchSchema },
       },
       errors: ['BATCH_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'INSUFFICIENT_BALANCE', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => {
         const b = await transfers.executeBatch({ batchId: params.id }, call, { deadlineMs: settings.executeDeadlineMs });
-        return { status: b.state === 'EXECUTING' ? 202 : 200, body: batchToApi(b) };
+        // Accepted and still under way (dispatching, or waiting for the signers): 202, on a retry too.
+        return { status: b.state === 'EXECUTING' || b.state === 'AWAITING_APPROVAL' ? 202 : 200, body: batchToApi(b) };
       },
     }),
     defineRoute({

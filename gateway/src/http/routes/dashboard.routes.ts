@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { AppError, invalidRequest } from '@wallet/platform';
+import { invalidRequest } from '@wallet/platform';
 import { DASHBOARD_ROLES, INVITATION_TOKEN, type DashboardAuth, type DashboardUser, type InvitedDashboardUser } from '../../auth/dashboard-auth.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { approvalToApi } from '../../transfer/presenters.js';
 import { ApprovalSchema, DashboardUserSchema, isoDate } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
-import { textSchema, uuidSchema } from '../validation.js';
+import { uuidSchema } from '../validation.js';
+import { LOCKOUT_NOTE, RejectBody, rejectWithTotp, SignBody, signWithTotp } from './dashboard-signing.js';
 
 /** How dashboard users are provisioned: `direct` (development) or `invitation` (always in production). */
 export type DashboardEnrolment = 'direct' | 'invitation';
@@ -68,9 +69,6 @@ const LoginBody = z.strictObject({
   password: z.string().min(1).max(1024),
 }).meta({ id: 'LoginRequest' });
 
-const TotpCode = z.string().regex(/^\d{6}$/, 'Debe ser un código de 6 dígitos.').meta({ description: "The user's current 6-digit TOTP code (each code is accepted once)." });
-const SignBody = z.strictObject({ totpCode: TotpCode }).meta({ id: 'SignApprovalRequest' });
-const RejectBody = z.strictObject({ totpCode: TotpCode, reason: textSchema(1, 500).optional() }).meta({ id: 'RejectApprovalRequest' });
 const ApprovalParams = z.object({ approvalId: z.string().regex(/^appr_[0-9a-f]{32}$/) });
 const ApprovalQuery = z.strictObject({
   status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).default('PENDING'),
@@ -81,8 +79,6 @@ const ApprovalQuery = z.strictObject({
 const userToApi = (u: DashboardUser) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, activatedAt: u.activatedAt, disabledAt: u.disabledAt });
 const invitedToApi = (u: InvitedDashboardUser) => ({ ...userToApi(u), invitationUrl: u.invitationUrl, invitationExpiresAt: u.invitationExpiresAt });
 
-const LOCKOUT_NOTE = 'Lockout: 10 wrong passwords or 5 wrong TOTP codes for one user within 15 minutes lock that user for 15 minutes, '
-  + 'whatever the IPs: 423 ACCOUNT_LOCKED with `Retry-After` (seconds, also `details.retryAfter`); while locked even the right credentials are refused.';
 
 /**
  * Operator provisioning of dashboard users (CONTRACT §4, §10). With `invitation` enrolment (forced
@@ -238,10 +234,6 @@ export function authRoutes(auth: DashboardAuth): AnyRoute[] {
 
 /** Multi-signature approvals of the session's company (CONTRACT §5). */
 export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient): AnyRoute[] {
-  /** VIEWER is refused before the TOTP code is spent. */
-  const requireSigner = (role: string) => {
-    if (role !== 'ADMIN' && role !== 'OPERATOR') throw new AppError('INSUFFICIENT_ROLE');
-  };
   return [
     defineRoute({
       method: 'GET', path: '/dashboard/approvals', operationId: 'listApprovals', tags: ['Dashboard'],
@@ -264,14 +256,10 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
       responses: { 200: { description: 'The approval after the signature.', schema: ApprovalSchema } },
       errors: ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'ALREADY_SIGNED', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND'],
       handler: async ({ params, body, session, call }) => {
-        const s = session!;
-        requireSigner(s.role);
-        await auth.assertNotLocked(s.email);
-        // CONTRACT §9: ALREADY_SIGNED (and the approval's own state) before the code, so a signer
-        // who already signed does not spend a code; the signature itself re-checks under the lock.
-        await transfers.signApproval({ approvalId: params.approvalId, precheck: true }, call);
-        await auth.verifyTotp(s.userId, body.totpCode);
-        const a = await transfers.signApproval({ approvalId: params.approvalId, precheck: false }, call);
+        const a = await signWithTotp(auth, session!, body.totpCode, {
+          precheck: () => transfers.signApproval({ approvalId: params.approvalId, precheck: true }, call),
+          sign: () => transfers.signApproval({ approvalId: params.approvalId, precheck: false }, call),
+        });
         return { status: 200, body: approvalToApi(a) };
       },
     }),
@@ -285,11 +273,8 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
       responses: { 200: { description: 'The approval, REJECTED.', schema: ApprovalSchema } },
       errors: ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND'],
       handler: async ({ params, body, session, call }) => {
-        const s = session!;
-        requireSigner(s.role);
-        await auth.assertNotLocked(s.email);
-        await auth.verifyTotp(s.userId, body.totpCode);
-        const a = await transfers.rejectApproval({ approvalId: params.approvalId, ...(body.reason ? { reason: body.reason } : {}) }, call);
+        const a = await rejectWithTotp(auth, session!, body.totpCode,
+          () => transfers.rejectApproval({ approvalId: params.approvalId, ...(body.reason ? { reason: body.reason } : {}) }, call));
         return { status: 200, body: approvalToApi(a) };
       },
     }),
