@@ -713,7 +713,7 @@ export class BatchRunner {
     requireSigningRole(signer);
     if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
     const outcome = await deps.batches.signApproval(companyId, input.batchId, signer,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000, input.precheck === true);
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true);
     this.decisionRefusal(outcome.kind);
     const b = (await deps.batches.get(companyId, input.batchId))!;
     if (outcome.kind === 'signed') {

@@ -370,10 +370,11 @@ export interface BatchStore {
   /**
    * A signature on the batch's approval, under its row lock (as `ApprovalStore.sign`); the one that
    * reaches the threshold moves, in the same transaction, the approval APPROVED, the batch
-   * AWAITING_APPROVAL → EXECUTING and every item AWAITING_APPROVAL → EXECUTING with its event.
+   * AWAITING_APPROVAL → EXECUTING (the batch sweeper's next look in `batchLookInMs`, as a funded
+   * batch's) and every item AWAITING_APPROVAL → EXECUTING with its event.
    */
   signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
-    graceMs: number, precheck: boolean): Promise<BatchSignOutcome>;
+    batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome>;
   /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
   rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
   /** The batch's approval: PENDING past its deadline → EXPIRED; its status after the call (undefined: the batch has none). */

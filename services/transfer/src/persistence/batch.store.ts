@@ -406,7 +406,7 @@ export class SqlBatchStore implements BatchStore {
   }
 
   async signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
-    graceMs: number, precheck: boolean): Promise<BatchSignOutcome> {
+    batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome> {
     return this.db.preparedTx(async (tx): Promise<BatchSignOutcome> => {
       const a = await this.lockApproval(tx, companyId, batchId);
       if (typeof a === 'string') return { kind: a };
@@ -417,7 +417,7 @@ export class SqlBatchStore implements BatchStore {
       const spec = BATCH_MACHINE.approved;
       const moved = await tx.query<{ id: string }>(
         `update transfer.batches set state = $2, updated_at = now(), next_attempt_at = now() + ($3::bigint * interval '1 millisecond')
-          where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, spec.to[0], ms(graceMs), [...spec.from]]);
+          where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, spec.to[0], ms(batchLookInMs), [...spec.from]]);
       // It cannot have left AWAITING_APPROVAL while its approval was PENDING under this lock; never dispatch on an assumption.
       if (moved.length === 0) throw new Error(`batch ${batchId} was not awaiting approval at quorum`);
       const quorum = TRANSFER_MACHINE.quorum;
