@@ -31,6 +31,8 @@
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
 //   BENCH_MAIN_<PROCESS>=file another build of one process (A/B), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js
+//   BENCH_PG_STATEMENTS=1     the bench's own cluster with pg_stat_statements: each measurement also reports the
+//                             statements Postgres ran per operation (calls and execution µs per op, by statement)
 //   BENCH_SOAK_MINUTES=N      soak instead: N minutes of sends at 70% of the maximum, sampled every 30 s
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -58,6 +60,7 @@ const SOAK_SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 30);
 // starts its own PostgreSQL cluster (below), configured like the machine's but with autovacuum on.
 const OWN_PG = (process.env.BENCH_PG ?? 'own') !== 'shared';
 const OWN_PG_PORT = 5532;
+const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
@@ -159,10 +162,40 @@ function startOwnPostgres() {
   asPostgres(pgBin('initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
   appendFileSync(join(pgData, 'postgresql.conf'), [
     `port = ${OWN_PG_PORT}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${pgData}'`,
-    'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on', '',
+    'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on',
+    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.max = 2000'] : []), '',
   ].join('\n'));
   asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
   PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;
+}
+
+/**
+ * BENCH_PG_STATEMENTS=1: what Postgres ran during a measurement, per operation: every statement's
+ * calls and execution time (pg_stat_statements, all databases; `begin`/`commit` included), the top
+ * ones by execution time, and the totals. Reset before each measurement.
+ */
+async function pgStatements(op) {
+  if (!PG_STATEMENTS) return undefined;
+  const c = new pg.Client({ connectionString: PG_ADMIN });
+  await c.connect();
+  try {
+    if (op === 'reset') {
+      await c.query('create extension if not exists pg_stat_statements');
+      await c.query('select pg_stat_statements_reset()');
+      return undefined;
+    }
+    const { rows } = await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, d.datname as db
+      from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname <> 'postgres' order by s.total_exec_time desc`);
+    const ops = op || 1;
+    const all = rows.map((r) => ({ db: r.db, calls: r.calls / ops, us: (r.ms * 1000) / ops, query: r.query.replace(/\s+/g, ' ').slice(0, 140) }));
+    return {
+      callsPerOp: +all.reduce((a, r) => a + r.calls, 0).toFixed(1),
+      execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
+      top: all.filter((r) => r.calls >= 0.05).slice(0, 60).map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us) })),
+    };
+  } finally {
+    await c.end();
+  }
 }
 function stopOwnPostgres() {
   if (!pgData) return;
@@ -285,6 +318,7 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
   for (const k of skip) delete g[k];
   pgPidList = [];
   await refreshPgPids();
+  await pgStatements('reset');
   const before = cpuSnapshot(g);
   const t0 = process.hrtime.bigint();
   const r = await fn();
@@ -296,7 +330,8 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
   const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round((d[k] * 1e6) / ops)]));
   const cores = Object.fromEntries(Object.keys(g).map((k) => [k, +(d[k] / wall).toFixed(2)]));
   const rss = Object.fromEntries(Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]));
-  const row = { name, r, perOp, cores, rss };
+  const statements = await pgStatements(ops);
+  const row = { name, r, perOp, cores, rss, ...(statements ? { statements } : {}) };
   results.push(row);
   log(`${name}: ${r.rps}/s p50 ${r.p50} p99 ${r.p99}${r.errors || r.non2xx ? ` (errors ${r.errors ?? 0}, non-2xx ${r.non2xx ?? 0})` : ''}`);
   return row;
@@ -912,8 +947,13 @@ function benchReport(closing) {
   const rcols = [...new Set(results.flatMap((r) => Object.keys(r.rss)))];
   const rssTable = [`| RSS MiB after | ${rcols.join(' | ')} |`, `|---|${rcols.map(() => '---:').join('|')}|`,
     ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`)].join('\n');
+  const stmtTables = results.filter((r) => r.statements).map((r) => [
+    `### Postgres per operation: ${r.name}`, '',
+    `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution per operation (pg_stat_statements; begin/commit included)`, '',
+    '| database | calls per op | exec µs per op | statement |', '|---|---:|---:|---|',
+    ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | \`${x.query.replace(/\|/g, '\\|')}\` |`)].join('\n')).join('\n\n');
   const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
-  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
+  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
 }
 
 // ---- soak -----------------------------------------------------------------------------------
