@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, type ReceivedEvent } from '../../src/index.js';
+import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, type BatchEventHandler, type ReceivedEvent } from '../../src/index.js';
 import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -136,6 +136,43 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     const batches = [...sizes.values()];
     expect(Math.max(...batches.map((b) => b.length))).toBeGreaterThan(1);
     for (const b of batches) expect(b).toEqual([...b].sort((x, y) => x - y));
+    expect((await consumer.lag()).ackPending).toBe(0);
+    await consumer.stop();
+  });
+  it('a batch handler gets the fresh events of a transaction together, in order, never a duplicate; a failing page is applied one event at a time', async () => {
+    const pages: number[][] = [];
+    let poisonAttempts = 0;
+    const write = async (tx: Parameters<BatchEventHandler>[1], evts: ReceivedEvent[]) => {
+      for (const evt of evts) {
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = applied.n + 1`, [`paged:${(evt.payload as { i: number }).i}`]);
+      }
+    };
+    const consumer = new InboxConsumer(db, bus, {
+      stream: 'LEDGER', durable: 'paged', subject: 'ledger.paged', log,
+      handler: async (evt, tx) => write(tx, [evt]),
+      batchHandler: async (evts, tx) => {
+        const page = evts.map((e) => (e.payload as { i: number }).i);
+        if (page.includes(23) && ++poisonAttempts < 2) throw new Error('transient');
+        pages.push(page);
+        await write(tx, evts);
+      },
+    });
+    await db.tx(async (tx) => {
+      for (let i = 0; i < 60; i++) await appendOutbox(tx, SCHEMA, { subject: 'ledger.paged', payload: { i } });
+    });
+    await relay.flush();
+    await consumer.start();
+    await eventually(async () => {
+      const r = await db.query<{ n: string }>(`select count(*) as n from "${SCHEMA}".applied where event_id like 'paged:%'`);
+      return Number(r[0]!.n) === 60;
+    }, 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+    const rows = await db.query<{ n: number }>(`select n from "${SCHEMA}".applied where event_id like 'paged:%'`);
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    expect(Math.max(...pages.map((p) => p.length))).toBeGreaterThan(1);
+    for (const p of pages) expect(p).toEqual([...p].sort((x, y) => x - y));
+    // every event in exactly one committed page (the failed page's events came again one by one)
+    expect(pages.flat().sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i));
     expect((await consumer.lag()).ackPending).toBe(0);
     await consumer.stop();
   });
