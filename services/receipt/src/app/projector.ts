@@ -1,9 +1,9 @@
-import type { EventHandler, Logger, SqlTx } from '@wallet/platform';
+import type { BatchEventHandler, EventHandler, Logger, SqlTx } from '@wallet/platform';
 import {
   depositPatch, depositStatusRank, merge, transferPatch, transferStatusRank,
   type Decoded, type Patch, type RecordMeta,
 } from '../domain/records.js';
-import { DEPOSITS, TRANSACTIONS, insertRecord, lockRecord, updateRecord } from '../persistence/read-model.store.js';
+import { DEPOSITS, TRANSACTIONS, insertRecords, lockRecords, updateRecords } from '../persistence/read-model.store.js';
 
 /** Durable consumers: one per stream (NATS 2.9 takes a single filter subject). */
 export const TRANSFERS_CONSUMER = 'receipt-transfers';
@@ -16,44 +16,64 @@ export const CONSUMERS = [
 type Def = typeof TRANSACTIONS | typeof DEPOSITS;
 
 /**
- * Applies one event to its read-model row inside the InboxConsumer's transaction (inbox row +
- * merge commit together): lock the row, merge (out-of-order safe), write only if something moved.
- * A row of another company under the same id is never touched (logged). Undecodable payloads are
- * acknowledged and dropped (logged); a database failure throws so the event is redelivered.
+ * Applies a page of events (in stream order; one event is a page of one) to their read-model rows
+ * inside the InboxConsumer's transaction (inbox rows + merge commit together): the page's rows locked
+ * with one statement (in id order, so two replicas never wait on each other in a cycle), each event
+ * merged in order in memory (out-of-order safe), then the new rows inserted and the moved ones
+ * updated with one multi-row statement each: the same rows as applying the events one by one. A row
+ * of another company under the same id is never touched (logged). Undecodable payloads are
+ * acknowledged and dropped (logged). A row another replica inserted first, or a database failure,
+ * throws: the page rolls back and its events are applied one at a time, or redelivered.
  */
-async function apply<F extends object>(
-  tx: SqlTx, def: Def, decoded: Decoded<F>, rank: (s: string | null | undefined) => number, log: Logger, ctx: { eventId: string; subject: string },
+async function applyPage<F extends object>(
+  tx: SqlTx, def: Def, events: ReadonlyArray<{ decoded: Decoded<F>; ctx: { eventId: string; subject: string } }>,
+  rank: (s: string | null | undefined) => number, log: Logger,
 ): Promise<void> {
-  if (!decoded.ok) {
-    log.warn({ ...ctx, reason: decoded.reason }, 'event not applied to the receipt read model');
-    return;
-  }
-  const p: Patch<F> = decoded.patch;
   const fields = def.fields as unknown as ReadonlyArray<keyof F>;
-  const tdef = def as unknown as Parameters<typeof lockRecord<F>>[1];
-  let stored = await lockRecord<F>(tx, tdef, p.id);
-  if (!stored) {
-    const first = merge<F>(undefined, p, fields, rank);
-    if (await insertRecord<F>(tx, tdef, first.record)) {
-      log.debug({ ...ctx, id: p.id, status: first.record.status }, 'receipt record created');
-      return;
+  const tdef = def as unknown as Parameters<typeof lockRecords<F>>[1];
+  const patches: Array<{ p: Patch<F>; ctx: { eventId: string; subject: string } }> = [];
+  for (const { decoded, ctx } of events) {
+    if (decoded.ok) patches.push({ p: decoded.patch, ctx });
+    else log.warn({ ...ctx, reason: decoded.reason }, 'event not applied to the receipt read model');
+  }
+  if (patches.length === 0) return;
+  const rows = new Map<string, { record: RecordMeta & F; stored: boolean; changed: boolean }>();
+  for (const r of await lockRecords<F>(tx, tdef, [...new Set(patches.map((x) => x.p.id))])) rows.set(r.id, { record: r, stored: true, changed: false });
+  for (const { p, ctx } of patches) {
+    const row = rows.get(p.id);
+    if (row && row.record.companyId !== p.companyId) {
+      log.error({ ...ctx, id: p.id, companyId: p.companyId }, 'event id clashes with another company\'s record; ignored');
+      continue;
     }
-    stored = await lockRecord<F>(tx, tdef, p.id);
-    if (!stored) throw new Error(`receipt record ${p.id} vanished during insert`);
+    const { record, changed } = merge<F>(row?.record, p, fields, rank);
+    if (!row) rows.set(p.id, { record, stored: false, changed: true });
+    else if (changed) Object.assign(row, { record, changed: true });
+    log.debug({ ...ctx, id: p.id, status: record.status, changed, created: !row }, 'receipt record merged');
   }
-  if (stored.companyId !== p.companyId) {
-    log.error({ ...ctx, id: p.id, companyId: p.companyId }, 'event id clashes with another company\'s record; ignored');
-    return;
+  const fresh = [...rows.values()].filter((r) => !r.stored).map((r) => r.record);
+  const moved = [...rows.values()].filter((r) => r.stored && r.changed).map((r) => r.record);
+  if (fresh.length > 0 && (await insertRecords<F>(tx, tdef, fresh)) < fresh.length) {
+    throw new Error('a receipt record was created by another writer meanwhile; the page is applied again event by event');
   }
-  const { record, changed } = merge<F>(stored as RecordMeta & F, p, fields, rank);
-  if (changed) await updateRecord<F>(tx, tdef, record);
-  log.debug({ ...ctx, id: p.id, status: record.status, changed }, 'receipt record merged');
+  if (moved.length > 0) await updateRecords<F>(tx, tdef, moved);
 }
 
 export function transferHandler(log: Logger): EventHandler {
-  return (evt, tx) => apply(tx, TRANSACTIONS, transferPatch(evt.payload, evt.id, evt.time), transferStatusRank, log, { eventId: evt.id, subject: evt.subject });
+  return (evt, tx) => transferPageHandler(log)([evt], tx);
 }
 
 export function depositHandler(log: Logger): EventHandler {
-  return (evt, tx) => apply(tx, DEPOSITS, depositPatch(evt.payload, evt.id, evt.time), depositStatusRank, log, { eventId: evt.id, subject: evt.subject });
+  return (evt, tx) => depositPageHandler(log)([evt], tx);
+}
+
+export function transferPageHandler(log: Logger): BatchEventHandler {
+  return (evts, tx) => applyPage(tx, TRANSACTIONS, evts.map((evt) => ({
+    decoded: transferPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
+  })), transferStatusRank, log);
+}
+
+export function depositPageHandler(log: Logger): BatchEventHandler {
+  return (evts, tx) => applyPage(tx, DEPOSITS, evts.map((evt) => ({
+    decoded: depositPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
+  })), depositStatusRank, log);
 }

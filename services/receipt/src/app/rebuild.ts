@@ -1,6 +1,6 @@
 import { InboxConsumer, type Bus, type Database, type Logger } from '@wallet/platform';
 import type { ReadModelStore } from '../persistence/read-model.store.js';
-import { CONSUMERS, depositHandler, transferHandler } from './projector.js';
+import { CONSUMERS, depositHandler, depositPageHandler, transferHandler, transferPageHandler } from './projector.js';
 
 /** The two durable consumers feeding the read model, startable, stoppable and rebuildable. */
 export class Projection {
@@ -13,9 +13,14 @@ export class Projection {
     // The streams belong to the transfer and deposit services, but this one may start first.
     await this.bus.ensureStream('TRANSFERS');
     await this.bus.ensureStream('DEPOSITS');
-    const handlers = { TRANSFERS: transferHandler(this.log.child({ component: 'transfers' })), DEPOSITS: depositHandler(this.log.child({ component: 'deposits' })) };
+    const logs = { TRANSFERS: this.log.child({ component: 'transfers' }), DEPOSITS: this.log.child({ component: 'deposits' }) };
+    const handlers = { TRANSFERS: transferHandler(logs.TRANSFERS), DEPOSITS: depositHandler(logs.DEPOSITS) };
+    // A page of events at once (a few statements per page, not per event); one by one when a page fails.
+    const pages = { TRANSFERS: transferPageHandler(logs.TRANSFERS), DEPOSITS: depositPageHandler(logs.DEPOSITS) };
     for (const c of CONSUMERS) {
-      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler: handlers[c.stream], log: this.log });
+      const consumer = new InboxConsumer(this.db, this.bus, {
+        stream: c.stream, durable: c.durable, subject: c.subject, handler: handlers[c.stream], batchHandler: pages[c.stream], log: this.log,
+      });
       await consumer.start();
       this.consumers.push(consumer);
     }

@@ -53,27 +53,33 @@ function toParams<F>(def: TableDef<F>, rec: RecordMeta & F): unknown[] {
   });
 }
 
-/** Inside the consumer's transaction: the row locked for the merge, or undefined. */
-export async function lockRecord<F>(tx: SqlTx, def: TableDef<F>, id: string): Promise<(RecordMeta & F) | undefined> {
-  const row = await tx.one<Record<string, unknown>>(`select * from ${def.table} where id = ? for update`, [id]);
-  return row ? fromRow(def, row) : undefined;
-}
-
-/** Inserts a new row; false when another writer inserted it first (the caller re-reads and merges). */
-export async function insertRecord<F>(tx: SqlTx, def: TableDef<F>, rec: RecordMeta & F): Promise<boolean> {
-  const cols = columns(def);
-  const rows = await tx.query(
-    `insert into ${def.table} (${cols.map(snake).join(', ')}) values (${cols.map(() => '?').join(', ')}) on conflict (id) do nothing returning id`,
-    toParams(def, rec));
-  return rows.length > 0;
-}
-
-export async function updateRecord<F>(tx: SqlTx, def: TableDef<F>, rec: RecordMeta & F): Promise<void> {
-  const cols = columns(def).filter((c) => c !== 'id');
+/** A record as one JSON object keyed by column (the row type of its table gives the types back). */
+function toJsonRow<F>(def: TableDef<F>, rec: RecordMeta & F): Record<string, unknown> {
   const params = toParams(def, rec);
+  return Object.fromEntries(columns(def).map((c, i) => [snake(c), params[i]]));
+}
+
+/** Inside the consumer's transaction: the rows of these ids locked for the merge, in id order (one statement). */
+export async function lockRecords<F>(tx: SqlTx, def: TableDef<F>, ids: string[]): Promise<Array<RecordMeta & F>> {
+  const rows = await tx.query<Record<string, unknown>>(`select * from ${def.table} where id = any($1::text[]) order by id for update`, [[...ids].sort()]);
+  return rows.map((r) => fromRow(def, r));
+}
+
+/** Inserts new rows (one statement); returns how many were inserted (fewer: another writer inserted some first). */
+export async function insertRecords<F>(tx: SqlTx, def: TableDef<F>, recs: Array<RecordMeta & F>): Promise<number> {
+  const cols = columns(def).map(snake).join(', ');
+  const rows = await tx.query(
+    `insert into ${def.table} (${cols}) select ${cols} from jsonb_populate_recordset(null::${def.table}, $1::jsonb)
+     on conflict (id) do nothing returning id`, [JSON.stringify(recs.map((r) => toJsonRow(def, r)))]);
+  return rows.length;
+}
+
+/** Writes the merged rows back (one statement). */
+export async function updateRecords<F>(tx: SqlTx, def: TableDef<F>, recs: Array<RecordMeta & F>): Promise<void> {
+  const cols = columns(def).filter((c) => c !== 'id').map(snake);
   await tx.query(
-    `update ${def.table} set ${cols.map((c) => `${snake(c)} = ?`).join(', ')}, updated_at = now() where id = ?`,
-    [...params.slice(1), params[0]]);
+    `update ${def.table} t set ${cols.map((c) => `${c} = r.${c}`).join(', ')}, updated_at = now()
+       from jsonb_populate_recordset(null::${def.table}, $1::jsonb) r where t.id = r.id`, [JSON.stringify(recs.map((r) => toJsonRow(def, r)))]);
 }
 
 /** Reads for the RPCs: a company's record by id (another company's id reads as absent). */

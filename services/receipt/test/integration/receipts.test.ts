@@ -245,6 +245,34 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(await code(client.getTransactionReceipt({ id }, user))).toBe('CALLER_NOT_ALLOWED');
   });
 
+  it('a burst of events (pages of several, out of order, a clash with another company\'s id) ends as applying them one by one', async () => {
+    const co = randomUUID();
+    const other = randomUUID();
+    const ids = Array.from({ length: 20 }, () => randomUUID());
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, s));
+    // Published back to back, faster than the consumer commits: they reach it in pages.
+    for (const [k, id] of ids.entries()) {
+      if (k % 4 === 0) {
+        await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: `p-${k}`, completedAt: at(9), occurredAt: at(9) });
+        await publishTransfer('created', { transferId: id, companyId: co, reference: `R-${k}`, occurredAt: at(1) });
+      } else {
+        await publishTransfer('created', { transferId: id, companyId: co, reference: `R-${k}`, occurredAt: at(1) });
+        await publishTransfer('dispatched', { transferId: id, companyId: co, providerTransferId: `p-${k}`, occurredAt: at(2) });
+        if (k % 4 !== 3) await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: `p-${k}`, completedAt: at(9), occurredAt: at(9) });
+      }
+    }
+    await publishTransfer('failed', { transferId: ids[1]!, companyId: other, errorMessage: 'otra empresa', occurredAt: at(30) }); // same id, another company
+    await svc.waitIdle();
+    const rows = await svc.db.prepared<{ id: string; company_id: string; status: string; reference: string | null; provider_transfer_id: string | null; error_message: string | null }>(
+      'select id, company_id, status, reference, provider_transfer_id, error_message from receipt.transactions where id = any($1::text[])', [ids]);
+    expect(rows).toHaveLength(20);
+    for (const r of rows) {
+      const k = ids.indexOf(r.id);
+      expect(r).toMatchObject({ company_id: co, reference: `R-${k}`, provider_transfer_id: `p-${k}`, error_message: null });
+      expect(r.status).toBe(k % 4 === 3 ? 'PENDING' : 'COMPLETED');
+    }
+  });
+
   it('rebuild from the streams gives the same receipts (same sha256)', async () => {
     const rows = await svc.db.query<{ id: string; company_id: string }>('select id, company_id from receipt.transactions');
     const deps = await svc.db.query<{ id: string; company_id: string }>('select id, company_id from receipt.deposits');
