@@ -1,5 +1,5 @@
-import { InboxConsumer, type Bus, type Database, type EventHandler, type Logger, type StreamName } from '@wallet/platform';
-import { mapSourceEvent } from '../domain/event-types.js';
+import { InboxConsumer, type BatchEventHandler, type Bus, type Database, type EventHandler, type Logger, type StreamName } from '@wallet/platform';
+import { mapSourceEvent, type WebhookEvent } from '../domain/event-types.js';
 import type { WebhookStore } from '../persistence/webhook.store.js';
 
 /** Durable consumers: one per stream (NATS 2.9 takes a single filter subject). */
@@ -23,21 +23,32 @@ export class Dispatcher {
 
   constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
 
-  /** `wrote(n)`: n deliveries were written in the consumer's open transaction. */
-  handler(wrote: (n: number) => void): EventHandler {
-    return async (evt, tx) => {
-      let events;
-      try {
-        events = mapSourceEvent(evt);
-      } catch (err) {
-        this.log.warn({ eventId: evt.id, subject: evt.subject, err: (err as Error).message }, 'event not turned into webhooks: undecodable payload');
-        return;
+  /**
+   * The InboxConsumer's page of fresh events, in order, in its open transaction: their public events
+   * and deliveries written with a constant number of statements (`WebhookStore.recordEvents`).
+   * `wrote(n)`: n deliveries were written in the consumer's open transaction.
+   */
+  batchHandler(wrote: (n: number) => void): BatchEventHandler {
+    return async (evts, tx) => {
+      const events: WebhookEvent[] = [];
+      for (const evt of evts) {
+        try {
+          events.push(...mapSourceEvent(evt));
+        } catch (err) {
+          this.log.warn({ eventId: evt.id, subject: evt.subject, err: (err as Error).message }, 'event not turned into webhooks: undecodable payload');
+        }
       }
       if (events.length === 0) return;
       const created = await this.store.recordEvents(tx, events);
-      this.log.debug({ eventId: evt.id, subject: evt.subject, types: events.map((e) => e.type), deliveries: created }, 'webhook events recorded');
+      this.log.debug({ eventIds: evts.map((e) => e.id), types: events.map((e) => e.type), deliveries: created }, 'webhook events recorded');
       if (created > 0) wrote(created);
     };
+  }
+
+  /** One event: the page of one (the InboxConsumer's single-event path, and its fallback when a page fails). */
+  handler(wrote: (n: number) => void): EventHandler {
+    const batch = this.batchHandler(wrote);
+    return (evt, tx) => batch([evt], tx);
   }
 
   async start(): Promise<void> {
@@ -45,14 +56,16 @@ export class Dispatcher {
     for (const c of CONSUMERS) {
       // Per consumer: deliveries its open transaction wrote; the worker is woken once they are committed.
       let written = 0;
-      const handler = this.handler((n) => { written += n; });
+      const wrote = (n: number): void => { written += n; };
+      const handler = this.handler(wrote);
+      const batchHandler = this.batchHandler(wrote);
       const afterCommit = (): void => {
         if (written === 0) return;
         written = 0;
         this.onDeliveries();
       };
       await this.bus.ensureStream(c.stream);
-      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, log: this.log, afterCommit });
+      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, batchHandler, log: this.log, afterCommit });
       await consumer.start();
       this.consumers.push(consumer);
     }

@@ -145,28 +145,79 @@ export class WebhookStore {
    * In the inbox transaction: a delivery for every enabled endpoint of the event's company subscribed
    * to its type, and the event itself (once) when there is at least one. Returns how many deliveries
    * were created.
+   *
+   * A whole page of events costs at most three statements whatever its size: one read of the
+   * endpoints of every (company, type) of the page, one multi-row insert of the events, one of the
+   * deliveries. The rows and their order are those of handling the events one by one in order
+   * (each event's deliveries in endpoint order, `created_at, id`): deliveries take their `seq`
+   * in insertion order, and the worker sends a resource's deliveries to an endpoint in `seq` order.
+   * The parameters are arrays: `tx` must pass them as they are (the InboxConsumer's prepared-statement
+   * transaction does; MikroORM's `Tx` does not).
    */
-  async recordEvents(tx: SqlTx, events: WebhookEvent[]): Promise<number> {
-    let created = 0;
-    for (const e of events) {
-      const endpoints = await tx.query<{ id: string }>(
-        `select id from webhook.endpoints where company_id = ? and enabled and deleted_at is null and ? = any(events) order by created_at, id`,
-        [e.companyId, e.type]);
+  async recordEvents(tx: SqlTx, events: readonly WebhookEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    // Each distinct (company, type) once; its 1-based position is the ordinality the read returns.
+    const pairOf = new Map<string, number>();
+    const companies: string[] = [];
+    const types: string[] = [];
+    const pairIndex = events.map((e) => {
+      const key = `${e.companyId}\u0000${e.type}`;
+      let i = pairOf.get(key);
+      if (i === undefined) {
+        companies.push(e.companyId);
+        types.push(e.type);
+        i = companies.length;
+        pairOf.set(key, i);
+      }
+      return i;
+    });
+    const found = await tx.query<{ ord: string; id: string }>(
+      `select q.ord, ep.id
+       from unnest($1::text[], $2::text[]) with ordinality as q(company_id, type, ord)
+       join webhook.endpoints ep on ep.company_id = q.company_id and ep.enabled and ep.deleted_at is null and q.type = any(ep.events)
+       order by q.ord, ep.created_at, ep.id`,
+      [companies, types]);
+    const endpointsOf = new Map<number, string[]>();
+    for (const r of found) {
+      const ord = Number(r.ord);
+      const list = endpointsOf.get(ord);
+      if (list) list.push(r.id); else endpointsOf.set(ord, [r.id]);
+    }
+
+    const ev = { id: [] as string[], companyId: [] as string[], type: [] as string[], resourceKey: [] as string[], resourceId: [] as string[], body: [] as string[], createdAt: [] as Date[] };
+    const dl = { id: [] as string[], companyId: [] as string[], endpointId: [] as string[], eventId: [] as string[], type: [] as string[], resourceKey: [] as string[] };
+    for (const [i, e] of events.entries()) {
+      const endpoints = endpointsOf.get(pairIndex[i]!);
       // An event is stored only to be delivered: none is kept for a company with no endpoint subscribed to it
       // (an endpoint receives the events that happen after it is created, never earlier ones).
-      if (endpoints.length === 0) continue;
-      await tx.query(
-        `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values (?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing`,
-        [e.id, e.companyId, e.type, e.resourceKey, e.resourceId, eventBody(e), e.createdAt]);
-      for (const ep of endpoints) {
-        const rows = await tx.query(
-          `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
-           values (?, ?, ?, ?, ?, ?, now() + make_interval(secs => ?)) on conflict (endpoint_id, event_id) where replay_of is null do nothing returning id`,
-          [newDeliveryId(), e.companyId, ep.id, e.id, e.type, e.resourceKey, this.horizonSeconds]);
-        created += rows.length;
+      if (!endpoints) continue;
+      ev.id.push(e.id); ev.companyId.push(e.companyId); ev.type.push(e.type); ev.resourceKey.push(e.resourceKey);
+      ev.resourceId.push(e.resourceId); ev.body.push(eventBody(e)); ev.createdAt.push(e.createdAt);
+      for (const endpointId of endpoints) {
+        dl.id.push(newDeliveryId()); dl.companyId.push(e.companyId); dl.endpointId.push(endpointId); dl.eventId.push(e.id);
+        dl.type.push(e.type); dl.resourceKey.push(e.resourceKey);
       }
     }
-    return created;
+    if (ev.id.length === 0) return 0;
+    // A repeated event id (a redelivered source event, or twice in the page) keeps its first row, as one by one.
+    await tx.query(
+      `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at)
+       select e.id, e.company_id, e.type, e.resource_key, e.resource_id, e.body, e.created_at
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[])
+         with ordinality as e(id, company_id, type, resource_key, resource_id, body, created_at, ord)
+       order by e.ord
+       on conflict (id) do nothing`,
+      [ev.id, ev.companyId, ev.type, ev.resourceKey, ev.resourceId, ev.body, ev.createdAt]);
+    // `order by` the ordinality: rows are inserted, and take their seq, in the order of the arrays.
+    const rows = await tx.query(
+      `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
+       select d.id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.resource_key, now() + make_interval(secs => $7)
+       from unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
+         with ordinality as d(id, company_id, endpoint_id, event_id, event_type, resource_key, ord)
+       order by d.ord
+       on conflict (endpoint_id, event_id) where replay_of is null do nothing returning id`,
+      [dl.id, dl.companyId, dl.endpointId, dl.eventId, dl.type, dl.resourceKey, this.horizonSeconds]);
+    return rows.length;
   }
 
   /** A `webhook.ping` event and its one delivery (no resource: not ordered). */

@@ -105,6 +105,24 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
+/** A transfer event's JSON payload as the transfer service publishes it (a completed Bre-B send unless `t` says otherwise). */
+export function transferPayload(t: Partial<transferEventsV1.TransferEvent> & { transferId: string; companyId: string }, eventId: string): unknown {
+  const now = new Date();
+  return transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromPartial({
+    eventId, rail: 'RAIL_BREB' as never, status: 'MOVEMENT_STATUS_COMPLETED' as never, amount: 1_000_000n, totalFee: 5_000n, ivaAmount: 950n, netAmount: 1_000_000n,
+    targetName: 'Ana Gómez', targetDocument: '1020304050', createdAt: now, occurredAt: now, ...t,
+  }));
+}
+
+/** A deposit event's JSON payload as the deposit service publishes it (an assigned PSE deposit unless `d` says otherwise). */
+export function depositPayload(companyId: string, d: Partial<import('@wallet/proto').depositV1.Deposit> & { id: string }, eventId: string): unknown {
+  const now = new Date();
+  return depositEventsV1.DepositEvent.toJSON({
+    eventId, companyId, occurredAt: now,
+    deposit: { status: 'ASSIGNED', amountCents: 5_000_000n, feeAmountCents: 10_000n, ivaAmountCents: 1_900n, netAmountCents: 4_988_100n, currency: 'COP', source: 'PSE', createdAt: now, ...d },
+  });
+}
+
 /** One database and namespace per test file; `start` adds service instances (each on its own schema copy: its own database). */
 export async function startHarness(): Promise<Harness> {
   const tdb = await createTestDatabase('webhook');
@@ -135,20 +153,10 @@ export async function startHarness(): Promise<Harness> {
       return inst;
     },
     publishTransfer(subject, t, eventId = randomUUID()) {
-      const now = new Date();
-      const payload = transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromPartial({
-        eventId, rail: 'RAIL_BREB' as never, status: 'MOVEMENT_STATUS_COMPLETED' as never, amount: 1_000_000n, totalFee: 5_000n, ivaAmount: 950n, netAmount: 1_000_000n,
-        targetName: 'Ana Gómez', targetDocument: '1020304050', createdAt: now, occurredAt: now, ...t,
-      }));
-      return publish(subject, payload, eventId);
+      return publish(subject, transferPayload(t, eventId), eventId);
     },
     publishDeposit(subject, companyId, d, eventId = randomUUID()) {
-      const now = new Date();
-      const payload = depositEventsV1.DepositEvent.toJSON({
-        eventId, companyId, occurredAt: now,
-        deposit: { status: 'ASSIGNED', amountCents: 5_000_000n, feeAmountCents: 10_000n, ivaAmountCents: 1_900n, netAmountCents: 4_988_100n, currency: 'COP', source: 'PSE', createdAt: now, ...d },
-      });
-      return publish(subject, payload, eventId);
+      return publish(subject, depositPayload(companyId, d, eventId), eventId);
     },
     publishCollectKey(subject, companyId, keyId) {
       const eventId = randomUUID();
