@@ -110,6 +110,8 @@ export function createApp(deps: AppDeps): GatewayApp {
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
     pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: config.apiKeyCacheTtlMs,
   }, log);
+  // Every replica forgets a changed key or company at once (database triggers → NOTIFY); see the class.
+  void authenticator.watchChanges(db);
   const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
 
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);

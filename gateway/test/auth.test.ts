@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { ERRORS } from '@wallet/platform';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client } from './support/http.js';
@@ -85,6 +86,53 @@ describe('client API key authentication', () => {
     await api.del(`/admin/companies/${company.id}/api-keys/${key.id}`, { token: stack.gw.adminToken });
     await new Promise((res) => setTimeout(res, 350));
     expectError(await otherApi.get('/wallets/balance', { token: key.key }), 401, 'INVALID_API_KEY');
+  });
+});
+
+describe('the API-key cache\'s change feed (every replica forgets a changed key or company at once)', () => {
+  const waitFor = async (f: () => Promise<boolean>, ms = 1_500) => {
+    const deadline = Date.now() + ms;
+    while (!(await f())) {
+      if (Date.now() > deadline) return false;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return true;
+  };
+  const sql = async (text: string, params: unknown[] = []) => {
+    const c = new pg.Client({ connectionString: stack.db.url });
+    await c.connect();
+    try { return (await c.query(text, params)).rows; } finally { await c.end(); }
+  };
+
+  it('a key revoked on one replica, or a company suspended by SQL, stops working on another long before its cache would expire', async () => {
+    // Five minutes of cache while the feed is up: only the feed can make the other replica forget in time.
+    const other = await stack.extraGateway({ API_KEY_CACHE_TTL_MS: '5000' });
+    const otherApi = client(other.url);
+    const company = await admin.createCompany();
+    const key = await admin.issueKey(company.id, 'READ');
+    const second = await admin.issueKey(company.id, 'READ');
+    expect(await waitFor(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen gateway_auth%'`)).length >= 2, 5_000)).toBe(true);
+    expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200); // cached there
+    expect((await otherApi.get('/wallets/balance', { token: second.key })).status).toBe(200);
+    await api.del(`/admin/companies/${company.id}/api-keys/${key.id}`, { token: stack.gw.adminToken });
+    expect(await waitFor(async () => (await otherApi.get('/wallets/balance', { token: key.key })).status === 401)).toBe(true);
+    // Not through the API at all: the database trigger notifies whoever writes.
+    await sql(`update gateway.companies set status = 'SUSPENDED' where id = $1`, [company.id]);
+    expect(await waitFor(async () => (await otherApi.get('/wallets/balance', { token: second.key })).status !== 200)).toBe(true);
+  });
+
+  it('with the feed lost, the cache is emptied and entries live the short TTL until it is back', async () => {
+    const other = await stack.extraGateway({ API_KEY_CACHE_TTL_MS: '300' });
+    const otherApi = client(other.url);
+    const company = await admin.createCompany();
+    const key = await admin.issueKey(company.id, 'READ');
+    expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200);
+    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen gateway_auth%'`);
+    // A change nobody is listening for: each replica learns nothing, yet forgets within the short TTL.
+    await sql(`update gateway.api_keys set revoked_at = now() where id = $1`, [key.id]);
+    expect(await waitFor(async () => (await otherApi.get('/wallets/balance', { token: key.key })).status === 401, 2_000)).toBe(true);
+    // and it listens again
+    expect(await waitFor(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen gateway_auth%'`)).length >= 2, 5_000)).toBe(true);
   });
 });
 

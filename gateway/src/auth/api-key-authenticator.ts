@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, type Logger } from '@wallet/platform';
+import { AppError, type Database, type Listening, type Logger } from '@wallet/platform';
 import type { ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
 import type { CompanyStatus, TaxRegime } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
@@ -43,13 +43,24 @@ export interface ApiKeyAuthenticatorOptions {
  * Validates client API keys: shape check, HMAC lookup by the unique hash index, constant-time
  * comparison of the stored hash, then the key and company state.
  *
- * Validated keys (and unknown hashes) are cached in memory for `cacheTtlMs` so the hot path does
- * not touch Postgres on every request. Revoking a key, suspending a company or changing anything
- * the principal carries clears the affected entries on this replica at once; other replicas see
- * the change within the TTL (≤ 5 s). The cache is keyed by the HMAC, never by the key itself.
+ * Validated keys (and unknown hashes) are cached in memory so the hot path does not touch Postgres
+ * on every request. Revoking a key, suspending a company or changing anything the principal carries
+ * clears the affected entries on this replica at once, and on every replica through the change feed
+ * (`watchChanges`: database triggers notify `gateway_auth` at commit, whoever writes). While the feed
+ * is up an entry lives FEED_CACHE_TTL_MS; while it is down (and after it comes back) the cache is
+ * emptied and entries live `cacheTtlMs` (≤ 5 s), the revocation latency without the feed. The cache
+ * is keyed by the HMAC, never by the key itself.
  */
+/** How long an entry lives while the change feed is up (every change to a key or company reaches every replica at once). */
+export const FEED_CACHE_TTL_MS = 5 * 60_000;
+const AUTH_CHANNEL = 'gateway_auth';
+
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
+  /** The change feed (LISTEN gateway_auth) while it is up; its reconnect timer while it is down. */
+  private feed: Listening | undefined;
+  private watching = false;
+  private rewatch: NodeJS.Timeout | undefined;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private readonly lastTouch = new Map<string, number>();
   private readonly pendingTouches = new Set<Promise<void>>();
@@ -93,9 +104,57 @@ export class ApiKeyAuthenticator {
     for (const [hash, e] of this.cache) if (e.principal?.companyId === companyId) this.cache.delete(hash);
   }
 
-  /** Waits for queued last_used_at writes (shutdown). */
+  /** Waits for queued last_used_at writes and stops the change feed (shutdown). */
   async flush(): Promise<void> {
+    this.watching = false;
+    if (this.rewatch) clearTimeout(this.rewatch);
+    this.feed?.close();
+    this.feed = undefined;
     await Promise.allSettled([...this.pendingTouches]);
+  }
+
+  /** Starts the change feed (it reconnects by itself); until it is up, entries live `cacheTtlMs`. */
+  async watchChanges(db: Pick<Database, 'listen'>): Promise<void> {
+    this.watching = true;
+    const retry = () => {
+      if (!this.watching) return;
+      this.rewatch = setTimeout(() => void this.watchChanges(db), 1_000);
+      this.rewatch.unref();
+    };
+    try {
+      const feed = await db.listen(AUTH_CHANNEL, (payload) => this.onChange(payload), (err) => {
+        // Changes may be missed from here on: forget everything, and live short until it is back.
+        this.feed = undefined;
+        this.cache.clear();
+        this.log.warn({ err: err.message }, 'API key change feed lost; cached keys live the short TTL until it is back');
+        retry();
+      });
+      if (!this.watching) { feed.close(); return; }
+      // Entries cached before the feed was up may predate a change it will never tell: start afresh.
+      this.cache.clear();
+      this.feed = feed;
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL');
+      retry();
+    }
+  }
+
+  private onChange(payload: string): void {
+    let change: { keyId?: string; keyHash?: string; companyId?: string };
+    try {
+      change = JSON.parse(payload) as typeof change;
+    } catch {
+      this.cache.clear();
+      return;
+    }
+    if (change.keyHash) this.cache.delete(change.keyHash);
+    if (change.keyId) this.invalidateKey(change.keyId);
+    if (change.companyId) this.invalidateCompany(change.companyId);
+  }
+
+  /** How long a new entry lives: long while the change feed is up, `cacheTtlMs` otherwise (0: no cache). */
+  private ttlMs(): number {
+    return this.opts.cacheTtlMs > 0 && this.feed ? Math.max(this.opts.cacheTtlMs, FEED_CACHE_TTL_MS) : this.opts.cacheTtlMs;
   }
 
   private load(hash: string): Promise<CacheEntry> {
@@ -113,9 +172,9 @@ export class ApiKeyAuthenticator {
               },
               revoked: row.revoked,
               keyHash: row.keyHash,
-              expiresAt: Date.now() + this.opts.cacheTtlMs,
+              expiresAt: Date.now() + this.ttlMs(),
             }
-          : { principal: undefined, revoked: false, keyHash: hash, expiresAt: Date.now() + this.opts.cacheTtlMs };
+          : { principal: undefined, revoked: false, keyHash: hash, expiresAt: Date.now() + this.ttlMs() };
         if (this.opts.cacheTtlMs > 0) {
           // Bounded: a flood of random keys can only churn the cache, never grow it without limit.
           if (this.cache.size >= this.maxEntries) this.evictExpiredOrAll();
