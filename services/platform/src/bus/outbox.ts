@@ -73,6 +73,13 @@ new Gauge({
 
 interface OutboxRow { seq: string; id: string; subject: string; payload: unknown; headers: { traceparent?: string; tracestate?: string }; created_at: string }
 
+/** The relay lock of a schema: a stable 32-bit key for pg_try_advisory_xact_lock. */
+export function relayLockKey(schema: string): number {
+  let h = 0;
+  for (const c of `outbox:${schema}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+  return h;
+}
+
 /**
  * Relays outbox rows to JetStream in commit order. One relay per schema publishes at a time
  * (transaction advisory lock), so events leave in the order they were written; a crash between
@@ -107,10 +114,7 @@ export class OutboxRelay {
       intervalMs?: number; batch?: number; concurrency?: number; nudgeDelayMs?: number; retentionMs?: number; pruneEveryMs?: number;
     } = {},
   ) {
-    // Stable 32-bit key per schema for pg_try_advisory_xact_lock.
-    let h = 0;
-    for (const c of `outbox:${db.schema}`) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
-    this.lockKey = h;
+    this.lockKey = relayLockKey(db.schema);
     this.pruneTask = new PeriodicTask(`outbox prune ${db.schema}`, opts.pruneEveryMs ?? 5 * 60_000, () => this.prune(), log);
   }
 
@@ -119,7 +123,9 @@ export class OutboxRelay {
     liveRelays.add(this);
     const tick = () => {
       if (this.stopped) return;
-      this.timer = setTimeout(() => { void this.flush().finally(tick); }, this.opts.intervalMs ?? 200);
+      // The poll is the backstop (nudges carry the hot path): when nothing waits it costs one
+      // read of the unpublished-rows index, not a transaction with the relay lock.
+      this.timer = setTimeout(() => { void this.idle().then((empty) => (empty ? undefined : this.flush())).finally(tick); }, this.opts.intervalMs ?? 200);
       this.timer.unref();
     };
     tick();
@@ -150,6 +156,17 @@ export class OutboxRelay {
     return total;
   }
 
+  /** True when no row waits to be published (one autocommit read; an error reads as "maybe": the poll then relays). */
+  private async idle(): Promise<boolean> {
+    if (this.running) return false;
+    try {
+      const rows = await this.db.prepared<{ n: number }>(`select 1 as n from "${this.db.schema}".outbox where published_at is null limit 1`);
+      return rows.length === 0;
+    } catch {
+      return false;
+    }
+  }
+
   /** Publish now (called after a commit that wrote events), coalescing concurrent wake-ups. */
   nudge(): void {
     if (this.stopped) return;
@@ -157,6 +174,13 @@ export class OutboxRelay {
     const delay = this.opts.nudgeDelayMs ?? 0;
     if (delay <= 0) { void this.flush(); return; }
     this.nudgeTimer ??= setTimeout(() => { this.nudgeTimer = undefined; void this.flush(); }, delay);
+  }
+
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retrySoon(): void {
+    if (this.stopped || this.retryTimer) return;
+    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; this.nudge(); }, 25);
+    this.retryTimer.unref();
   }
 
   /** Publishes everything pending; resolves when the outbox was empty at the last look. */
@@ -186,7 +210,12 @@ export class OutboxRelay {
     // statements are planned once per connection instead of on every call.
     return this.db.preparedTx(async (tx) => {
       const [lock] = await tx.query<{ ok: boolean }>('select pg_try_advisory_xact_lock(?::bigint) as ok', [this.lockKey]);
-      if (!lock?.ok) return false;
+      if (!lock?.ok) {
+        // Another replica is relaying: it may have read the outbox before our rows committed, so
+        // look again shortly rather than at the next poll.
+        this.retrySoon();
+        return false;
+      }
       const rows = await tx.query<OutboxRow>(
         `select seq, id, subject, payload, headers, created_at from "${schema}".outbox
           where published_at is null order by seq limit ?`, [batch]);
@@ -252,6 +281,7 @@ export class OutboxRelay {
     if (this.timer) clearTimeout(this.timer);
     await this.pruneTask.stop();
     if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
+    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
     if (this.running) await this.running;
     try { await this.flush(); } catch { /* logged in flush */ }
     liveRelays.delete(this);

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { headers as natsHeaders } from '@nats-io/transport-node';
-import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, type BatchEventHandler, type ReceivedEvent } from '../../src/index.js';
+import pg from 'pg';
+import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, relayLockKey, type BatchEventHandler, type ReceivedEvent } from '../../src/index.js';
 import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -176,6 +177,32 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     expect((await consumer.lag()).ackPending).toBe(0);
     await consumer.stop();
   });
+  it('a nudge that finds another replica relaying looks again shortly, not at the next poll', async () => {
+    // The suite's relay is stopped; this one's poll never comes during the test: only its nudge and the retry can publish.
+    await relay.stop();
+    const other = new OutboxRelay(db, bus, 'bus-test', log, { intervalMs: 3_600_000 });
+    const holder = new pg.Client({ connectionString: tdb.url });
+    await holder.connect();
+    try {
+      await relay.flush();
+      // "Another replica" holds the relay lock, mid-relay.
+      await holder.query('begin');
+      await holder.query('select pg_advisory_xact_lock($1::bigint)', [relayLockKey(SCHEMA)]);
+      let id = '';
+      await db.tx(async (tx) => { id = await appendOutbox(tx, SCHEMA, { subject: 'ledger.retried', payload: { n: 1 } }); });
+      other.nudge();
+      await new Promise((r) => setTimeout(r, 100));
+      const unpublished = async () => (await db.query<{ n: number }>(`select count(*)::int as n from "${SCHEMA}".outbox where id = ? and published_at is null`, [id]))[0]!.n;
+      expect(await unpublished()).toBe(1); // it could not take the lock
+      await holder.query('commit');
+      await eventually(async () => (await unpublished()) === 0, 5_000);
+    } finally {
+      await holder.end();
+      await other.stop();
+      relay.start();
+    }
+  });
+
   it('prunes published rows after the retention, oldest first, and never an unpublished one', async () => {
     const pruner = new OutboxRelay(db, bus, 'bus-test', log, { retentionMs: 60_000 });
     await relay.flush();
