@@ -54,7 +54,11 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     });
     const relay = r!;
 
-    const uc = ledgerUseCases(ledgerDeps(new SqlLedgerStore(db), relay));
+    const store = new SqlLedgerStore(db);
+    // Fee schedules from memory, kept current by their change feed (a quote or a send reads no table for them).
+    await store.watchFeeConfigs(log);
+    scope.defer(() => store.stopWatchingFeeConfigs());
+    const uc = ledgerUseCases(ledgerDeps(store, relay));
     const implementation = asyncService<ledgerV1.LedgerServiceServer>(ledgerHandlers(uc), log, ledgerAccess, o.mesh);
     const grpc = await startGrpcServer(o.grpcHost, o.grpcPort, [{ definition: ledgerV1.LedgerServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(5_000));

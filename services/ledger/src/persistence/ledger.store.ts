@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Listening, type Logger, type PreparedTx } from '@wallet/platform';
 import type {
   BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
@@ -29,6 +29,11 @@ class BatchRefused extends Error {
 /** The ledger's storage on Postgres (schema `ledger`), in plain SQL: every balance change is one conditional statement. */
 export class SqlLedgerStore implements LedgerStore {
   private pool: Promise<NativePool> | undefined;
+  /** The fee schedules' in-memory copy and its change feed (`watchFeeConfigs`). */
+  private readonly fees: {
+    feed?: Listening | undefined; rows?: Map<string, FeeSchedule> | undefined; generation: number;
+    reloading?: Promise<void> | undefined; watching: boolean; retry?: NodeJS.Timeout | undefined;
+  } = { generation: 0, watching: false };
   private readonly statementNames = new Map<string, string>();
 
   constructor(private readonly db: Database) {}
@@ -313,16 +318,91 @@ export class SqlLedgerStore implements LedgerStore {
     };
   }
 
+  /**
+   * The schedule in effect per operation: the company's own row first, else the default (company_id
+   * null). While the change feed is up (`watchFeeConfigs`) from an in-memory copy of the (small)
+   * table; otherwise, and while a change is being reloaded, from the table.
+   */
   async feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>> {
     const out = new Map<FeeOperation, FeeSchedule>();
     if (operations.length === 0) return out;
-    // A company's own row first, else the default (company_id null).
+    const copy = this.fees.feed ? this.fees.rows : undefined;
+    if (copy) {
+      for (const op of operations) {
+        const s = (companyId !== null ? copy.get(`${op}|${companyId}`) : undefined) ?? copy.get(`${op}|`);
+        if (s) out.set(op, s);
+      }
+      return out;
+    }
     const rows = await this.run<{ operation: FeeOperation; fixed_fee_cents: string; variable_bps: number }>(
       `select distinct on (operation) operation, fixed_fee_cents::text as fixed_fee_cents, variable_bps
          from ledger.fee_configs where operation = any(?::text[]) and (company_id is null or company_id = ?::text)
         order by operation, company_id nulls last`, [operations, companyId]);
     for (const r of rows) out.set(r.operation, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) });
     return out;
+  }
+
+  /**
+   * Starts the fee schedules' change feed (LISTEN ledger_fees; a trigger notifies every change at
+   * commit). Each notification drops the copy (reads go to the table) and reloads it; reloads run one
+   * at a time and a copy is kept only if no change was notified while it was read, so a copy is never
+   * older than the last change this replica has heard of. Reconnects by itself.
+   */
+  async watchFeeConfigs(log: Pick<Logger, 'warn'>): Promise<void> {
+    const f = this.fees;
+    f.watching = true;
+    const retry = () => {
+      if (!f.watching) return;
+      f.retry = setTimeout(() => void this.watchFeeConfigs(log), 1_000);
+      f.retry.unref();
+    };
+    try {
+      const feed = await this.db.listen('ledger_fees', () => this.feesChanged(), (err) => {
+        f.feed = undefined;
+        f.rows = undefined;
+        log.warn({ err: err.message }, 'fee schedule feed lost; reading the table until it is back');
+        retry();
+      });
+      if (!f.watching) { feed.close(); return; }
+      f.feed = feed;
+      this.feesChanged();
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'fee schedule feed not started; reading the table');
+      retry();
+    }
+  }
+
+  stopWatchingFeeConfigs(): void {
+    const f = this.fees;
+    f.watching = false;
+    if (f.retry) clearTimeout(f.retry);
+    f.feed?.close();
+    f.feed = undefined;
+    f.rows = undefined;
+  }
+
+  /** A change was notified (or the feed just started): drop the copy, reload (one reload at a time). */
+  private feesChanged(): void {
+    const f = this.fees;
+    f.generation++;
+    f.rows = undefined;
+    f.reloading ??= (async () => {
+      try {
+        while (f.feed && !f.rows) {
+          const generation = f.generation;
+          const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number }>(
+            'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs');
+          if (generation !== f.generation) continue; // changed while reading: read again
+          f.rows = new Map(rows.map((r) => [`${r.operation}|${r.company_id ?? ''}`, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) }]));
+        }
+      } catch {
+        // The table is read on every call meanwhile; try again in a second.
+        const again = setTimeout(() => { if (f.feed && !f.rows) this.feesChanged(); }, 1_000);
+        again.unref();
+      } finally {
+        f.reloading = undefined;
+      }
+    })();
   }
 
   async upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord> {
@@ -332,6 +412,8 @@ export class SqlLedgerStore implements LedgerStore {
          set fixed_fee_cents = excluded.fixed_fee_cents, variable_bps = excluded.variable_bps, updated_at = now()
        returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
       [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps]);
+    // This replica reads the table from now until its copy is reloaded (the others when the NOTIFY arrives).
+    if (this.fees.feed) this.feesChanged();
     const r = rows[0]!;
     return { operation: r.operation, companyId: r.company_id, fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps), updatedAt: new Date(r.updated_at) };
   }
