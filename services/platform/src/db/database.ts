@@ -1,6 +1,7 @@
 import { MikroORM, PostgreSqlDriver, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator, type Migration } from '@mikro-orm/migrations';
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import type { Logger } from 'pino';
 
 /** The `pg` pool under MikroORM, for statements sent as named prepared statements. */
@@ -9,11 +10,7 @@ interface NativeClient {
   escapeLiteral(s: string): string;
 }
 interface NativePool extends NativeClient {
-  connect(): Promise<NativeClient & {
-    release(err?: Error | boolean): void;
-    on(event: 'notification', fn: (msg: { channel: string; payload?: string }) => void): unknown;
-    on(event: 'error' | 'end', fn: (err?: Error) => void): unknown;
-  }>;
+  connect(): Promise<NativeClient & { release(err?: Error | boolean): void }>;
 }
 
 /** A Postgres LISTEN held on its own connection (`Database.listen`). */
@@ -110,7 +107,7 @@ export class Database {
   private nativePool: Promise<NativePool> | undefined;
   private readonly statementNames = new Map<string, { text: string; name: string }>();
 
-  private constructor(readonly orm: MikroORM, readonly schema: string) {}
+  private constructor(readonly orm: MikroORM, readonly schema: string, private readonly url: string) {}
 
   private pool(): Promise<NativePool> {
     this.nativePool ??= (this.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
@@ -177,37 +174,37 @@ export class Database {
   }
 
   /**
-   * LISTEN on `channel` on a connection of its own (taken from the pool for as long as it listens):
-   * `onMessage` gets each NOTIFY's payload; `onLost` is called once if the connection fails or ends
-   * (the caller decides how to catch up and listen again). Resolves once the LISTEN is in place, so
-   * a read made after it cannot miss a change notified after that read.
+   * LISTEN on `channel` on a connection of its own (outside the pool, so the pool keeps every
+   * connection for statements): `onMessage` gets each NOTIFY's payload; `onLost` is called once if
+   * the connection fails or ends (the caller decides how to catch up and listen again). Resolves once
+   * the LISTEN is in place, so a read made after it cannot miss a change notified after that read.
    */
   async listen(channel: string, onMessage: (payload: string) => void, onLost: (err: Error) => void): Promise<Listening> {
     if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
-    const client = await (await this.pool()).connect();
+    const client = new pg.Client({ connectionString: this.url, application_name: `${this.schema}-listen` });
     let open = true;
     const lost = (err?: Error) => {
       if (!open) return;
       open = false;
-      client.release(err ?? new Error('listening connection ended'));
+      client.end().catch(() => undefined);
       onLost(err ?? new Error('listening connection ended'));
     };
     client.on('notification', (msg) => { if (open && msg.channel === channel) onMessage(msg.payload ?? ''); });
     client.on('error', lost);
-    client.on('end', lost);
+    client.on('end', () => lost());
     try {
+      await client.connect();
       await client.query(`listen ${channel}`);
     } catch (err) {
       open = false;
-      client.release(err as Error);
+      await client.end().catch(() => undefined);
       throw err;
     }
     return {
       close: () => {
         if (!open) return;
         open = false;
-        // The connection goes back to the pool: it must not keep listening there.
-        client.query(`unlisten ${channel}`).then(() => client.release(), (err: Error) => client.release(err));
+        client.end().catch(() => undefined);
       },
     };
   }
@@ -236,7 +233,7 @@ export class Database {
     });
     const conn = orm.em.getConnection() as unknown as { getNativeClient(): Promise<PatchablePool> };
     releaseDeadConnections(await conn.getNativeClient());
-    return new Database(orm, opts.schema);
+    return new Database(orm, opts.schema, opts.url);
   }
 
   /**
