@@ -2,14 +2,14 @@ import { AppError, PeriodicTask } from '@wallet/platform';
 import { transferEventsV1, type transferV1 } from '@wallet/proto';
 import {
   BATCH_TTL_MS, MAX_BATCH_ITEMS, finalBatchState, publicBatchState,
-  type BatchApproval, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
+  type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
 } from '../domain/batch.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
-import { retryDelayMs, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
+import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DirectoryResult, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
@@ -124,7 +124,7 @@ export function batchToProto(b: BatchSummary): transferV1.Batch {
   };
 }
 
-function batchApprovalToProto(a: BatchApproval): transferV1.BatchApproval {
+function batchApprovalToProto(a: ApprovalRecord): transferV1.BatchApproval {
   return {
     approvalId: a.id, threshold: a.threshold, status: a.status,
     signatures: a.signatures.map((x) => ({ userId: x.userId, email: x.email, role: x.role, signedAt: x.signedAt })),
@@ -603,7 +603,7 @@ export class BatchRunner {
    * / `expire`: the transition is won first, then the hold released), with bounded concurrency, then
    * the batch closes FAILED / EXPIRED. Safe to repeat: the sweepers resume it.
    */
-  async settleApproval(b: BatchRecord, a: BatchApproval): Promise<BatchRecord> {
+  async settleApproval(b: BatchRecord, a: ApprovalRecord): Promise<BatchRecord> {
     const { deps } = this;
     if (a.status !== 'REJECTED' && a.status !== 'EXPIRED') return b;
     const live = (await deps.batches.executedTransfers(b.id)).filter((t) => ['AWAITING_APPROVAL', 'RELEASING', 'EXPIRING'].includes(t.state));

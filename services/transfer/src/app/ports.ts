@@ -1,7 +1,7 @@
 import type { KeyType } from '../domain/keys.js';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
-import type { ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
+import type { ApprovalRecord, ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 
 /** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
 
@@ -157,7 +157,7 @@ export interface TransferStore {
 
 // ───────────────────────────── approvals ─────────────────────────────
 
-export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+export type ApprovalStatus = ApprovalRecord['status'];
 export type SignerRole = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 
 export interface Signer {
@@ -166,17 +166,8 @@ export interface Signer {
   role: SignerRole;
 }
 
-export interface ApprovalView {
-  id: string;
+export interface ApprovalView extends ApprovalRecord {
   transfer: TransferRecord;
-  threshold: number;
-  status: ApprovalStatus;
-  signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
-  createdAt: Date;
-  expiresAt: Date;
-  decidedAt: Date | null;
-  rejectReason: string | null;
-  rejectedBy: string | null;
 }
 
 /** The outcome of a signature, decided under the approval's row lock. */
@@ -318,7 +309,7 @@ export interface RailPort {
 // ───────────────────────────── bulk payouts (issue 22) ─────────────────────────────
 
 import type {
-  BatchApproval, BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
+  BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage as Usage } from '../domain/counterparty-limits.js';
 
@@ -378,7 +369,7 @@ export interface BatchStore {
   /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
   rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
   /** The batch's approval: PENDING past its deadline → EXPIRED; its status after the call (undefined: the batch has none). */
-  expireApprovalIfDue(batchId: string): Promise<BatchApproval | undefined>;
+  expireApprovalIfDue(batchId: string): Promise<ApprovalRecord | undefined>;
   transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
     /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
     patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },

@@ -1,5 +1,5 @@
 import type { Rail } from './rails.js';
-import type { Destination, FeeBreakdown } from './transfer.js';
+import type { ApprovalRecord, Destination, FeeBreakdown } from './transfer.js';
 
 /**
  * Bulk payouts (issue 22; docs/batches.md). A batch is validated when it is created (every check a
@@ -144,21 +144,9 @@ export interface BatchRecord {
   errorMessage: string | null;
 }
 
-/** The one approval of a multi-signature company's batch (its signatures, its decision). */
-export interface BatchApproval {
-  id: string;
-  threshold: number;
-  status: 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
-  signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
-  createdAt: Date;
-  expiresAt: Date;
-  decidedAt: Date | null;
-  rejectReason: string | null;
-  rejectedBy: string | null;
-}
-
 export interface BatchSummary extends BatchRecord {
-  approval: BatchApproval | null;
+  /** The one approval of a multi-signature company's batch. */
+  approval: ApprovalRecord | null;
   totals: BatchTotals[];
   byStatus: Array<{ status: ItemStatus; count: number; amount: bigint }>;
   finishedCount: number;

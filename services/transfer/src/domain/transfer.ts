@@ -55,6 +55,19 @@ export interface ApprovalRef {
   expiresAt: Date;
 }
 
+/** An approval as decided so far (a multi-signature send's or a bulk payout's): signatures and decision. */
+export interface ApprovalRecord {
+  id: string;
+  threshold: number;
+  status: 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
+  signatures: Array<{ userId: string; email: string; role: string; signedAt: Date }>;
+  createdAt: Date;
+  expiresAt: Date;
+  decidedAt: Date | null;
+  rejectReason: string | null;
+  rejectedBy: string | null;
+}
+
 export interface FeeBreakdown {
   fixedFee: bigint;
   variableFee: bigint;

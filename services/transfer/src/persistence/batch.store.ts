@@ -2,11 +2,11 @@ import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '
 import {
   BATCH_MACHINE, FINISHED_ITEM_STATUSES, itemStatus,
   type BatchEvent, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState,
-  type BatchApproval, type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
+  type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
-import { COUNTED_STATES, publicStatus, type ApprovalRef, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
+import { COUNTED_STATES, publicStatus, type ApprovalRecord, type ApprovalRef, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type {
   BatchRejectOutcome, BatchSignOutcome, BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent, Signer, TransferMove,
 } from '../app/ports.js';
@@ -158,8 +158,8 @@ export class SqlBatchStore implements BatchStore {
   }
 
   /** The approvals of these batches (multi-signature), with their signatures, by batch id. */
-  private async approvals(batchIds: string[]): Promise<Map<string, BatchApproval>> {
-    const rows = await this.q<{ batch_id: string; id: string; threshold: number; status: BatchApproval['status']; created_at: Date; expires_at: Date;
+  private async approvals(batchIds: string[]): Promise<Map<string, ApprovalRecord>> {
+    const rows = await this.q<{ batch_id: string; id: string; threshold: number; status: ApprovalRecord['status']; created_at: Date; expires_at: Date;
       decided_at: Date | null; reject_reason: string | null; rejected_by: string | null; signatures: Array<{ userId: string; email: string; role: string; signedAt: string }> }>(
       `select a.batch_id::text as batch_id, a.id, a.threshold, a.status, a.created_at, a.expires_at, a.decided_at, a.reject_reason, a.rejected_by,
               coalesce((select json_agg(json_build_object('userId', s.user_id, 'email', s.email, 'role', s.role, 'signedAt', s.signed_at)
@@ -444,7 +444,7 @@ export class SqlBatchStore implements BatchStore {
     });
   }
 
-  async expireApprovalIfDue(batchId: string): Promise<BatchApproval | undefined> {
+  async expireApprovalIfDue(batchId: string): Promise<ApprovalRecord | undefined> {
     await this.q(`update transfer.approvals set status = 'EXPIRED', decided_at = now()
       where batch_id = $1::uuid and status = 'PENDING' and expires_at <= now()`, [batchId]);
     return (await this.approvals([batchId])).get(batchId);

@@ -11,7 +11,8 @@ import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
-import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type Harness } from './harness.js';
+import { Rail, ctxOf, expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection, type CompanySetup, type Harness } from './harness.js';
+import type { TransferRecord } from '../../src/domain/transfer.js';
 import { sagaViolations } from './saga-invariants.js';
 import { KEY, ScriptedRail, directory } from './interleaving-support.js';
 
@@ -40,6 +41,97 @@ interface Scenario {
   retry: boolean;
   ticks: [number, number, number];
 }
+
+/** The real ledger over gRPC with every call passed through, one of them (reserveBatch) replaceable. */
+function passThroughLedger(real: GrpcLedger, reserveBatch?: LedgerPort['reserveBatch']): LedgerPort {
+  return {
+    computeFees: (...a) => real.computeFees(...a),
+    computeFeesBatch: (...a) => real.computeFeesBatch(...a),
+    balances: (...a) => real.balances(...a),
+    reserve: (...a) => real.reserve(...a),
+    reserveBatch: reserveBatch ?? ((...a) => real.reserveBatch(...a)),
+    commit: (...a) => real.commit(...a),
+    release: (...a) => real.release(...a),
+    setMovementStatus: (...a) => real.setMovementStatus(...a),
+    setMovementStatuses: (...a) => real.setMovementStatuses(...a),
+    voidReserve: (...a) => real.voidReserve(...a),
+    writeOffPayout: (...a) => real.writeOffPayout(...a),
+  };
+}
+
+/**
+ * The batch machinery of one schedule over the real stores: the stores and the ledger wrapped so the
+ * named calls are scheduling points, a scripted rail, the runner, two batch sweepers and a transfer
+ * sweeper (lease 0: each may take over at any point, as after a crash), and a validated 3-item batch.
+ */
+async function raceStack(h: Harness, c: Choreography, co: CompanySetup, o: {
+  ledger: LedgerPort; ledgerPoints: Array<keyof LedgerPort>; batchPoints: Array<keyof BatchStore>;
+  outcome: (t: TransferRecord) => 'COMPLETED' | 'FAILED'; amounts: bigint[];
+}) {
+  const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
+  const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore, o.batchPoints, false);
+  const ledger = c.wrap('ledger', o.ledger, o.ledgerPoints);
+  let uc: TransferUseCases | undefined;
+  const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: o.outcome });
+  const base = transferDeps({
+    store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
+    settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+  });
+  uc = transferUseCases(base);
+  const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
+  const runner = new BatchRunner(deps, uc.saga);
+  const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
+  const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
+  // The batch is validated before the race (validation moves nothing).
+  const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
+    mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
+    items: o.amounts.map((amount, i) => ({
+      seq: i + 1, line: 0,
+      send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue, reference: `item-${i + 1}` },
+    })),
+  });
+  expect(created.batch.state).toBe('VALIDATED');
+  const tick = (label: string, n: number, f: () => Promise<unknown>) => c.actor(label, async () => {
+    for (let i = 0; i < n; i++) { await c.point(`tick ${i + 1}`); await f(); }
+  });
+  /** The three sweepers as actors, `ticks` times each; then, once nobody else runs, the sweepers settle what is left. */
+  const sweep = (ticks: [number, number, number]) => {
+    void tick('batch-sweeper-1', ticks[0], () => batchSweepers[0]!.tick());
+    void tick('batch-sweeper-2', ticks[1], () => batchSweepers[1]!.tick());
+    void tick('transfer-sweeper', ticks[2], () => transferSweeper.tick());
+  };
+  const settle = async () => {
+    await c.finish();
+    // (The rail's settlements those ticks start are actors too: `finish` drives them to the end.)
+    for (let i = 0; i < 6; i++) {
+      await batchSweepers[0]!.tick();
+      await transferSweeper.tick();
+      await c.finish();
+    }
+  };
+  return { batchId: created.batch.id, runner, rails, sweep, settle };
+}
+
+/** The wallet must be short of exactly what the rail paid (its own truth), with nothing held. */
+async function walletProblem(h: Harness, companyId: string, funding: bigint, truth: ReadonlyMap<string, string>): Promise<string | undefined> {
+  const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(companyId))).wallets.find((x) => x.rail === Rail.BREB)!;
+  const paidIds = [...truth.entries()].filter(([, v]) => v === 'COMPLETED').map(([id]) => id);
+  const paid = paidIds.length === 0 ? 0n
+    : BigInt((await h.transfer!.db.prepared<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any($1::uuid[])', [paidIds]))[0]!.s);
+  return w.pendingOutCents !== 0n || w.availableCents !== funding - paid ? `wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paid}` : undefined;
+}
+
+/** Fails a schedule with everything needed to replay and read it. */
+function failIfAny(found: string[], sc: object, outcomes: string[], c: Choreography): void {
+  if (found.length > 0) throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+}
+
+/** INTERLEAVING_RUNS schedules; INTERLEAVING_SEED / INTERLEAVING_PATH replay one. */
+const runsOptions = () => ({
+  numRuns: RUNS, endOnFailure: true,
+  ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+  ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+});
 
 describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () => {
   let h: Harness;
@@ -71,16 +163,12 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const amounts = [10_000n, 20_000n, 30_000n];
         const total = amounts.reduce((a, b) => a + b, 0n);
         const co = await newCompany(h, { breb: sc.funded ? total : total - 1n });
-        const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
-        const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
-          ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'], false);
         let replyLost = false;
-        const ledger: LedgerPort = c.wrap('ledger', {
-          computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
-          computeFeesBatch: (...a: Parameters<LedgerPort['computeFeesBatch']>) => ledgerReal.computeFeesBatch(...a),
-          balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
-          reserve: (...a: Parameters<LedgerPort['reserve']>) => ledgerReal.reserve(...a),
-          reserveBatch: async (...a: Parameters<LedgerPort['reserveBatch']>) => {
+        const failing = new Set(amounts.slice(0, sc.failing).map(String));
+        const { batchId, runner, rails, sweep, settle } = await raceStack(h, c, co, {
+          amounts, batchPoints: ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'],
+          ledgerPoints: ['reserveBatch', 'voidReserve', 'commit', 'release'],
+          ledger: passThroughLedger(ledgerReal, async (...a) => {
             // The first call's reply is lost (it lands later); the calls after it are answered.
             if (sc.reserve === 'normal' || replyLost) return ledgerReal.reserveBatch(...a);
             replyLost = true;
@@ -89,58 +177,18 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
               await ledgerReal.reserveBatch(...a).catch(() => undefined);
             });
             throw new AppError('SERVICE_UNAVAILABLE', 'deadline exceeded');
-          },
-          commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
-          release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
-          setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
-          setMovementStatuses: (...a: Parameters<LedgerPort['setMovementStatuses']>) => ledgerReal.setMovementStatuses(...a),
-          voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
-          writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
-        } as LedgerPort, ['reserveBatch', 'voidReserve', 'commit', 'release']);
-        let uc: TransferUseCases | undefined;
-        const failing = new Set(amounts.slice(0, sc.failing).map(String));
-        const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED') });
-        const base = transferDeps({
-          store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
-          settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+          }),
+          outcome: (t) => (failing.has(t.amount.toString()) ? 'FAILED' : 'COMPLETED'),
         });
-        uc = transferUseCases(base);
-        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
-        const runner = new BatchRunner(deps, uc.saga);
-        const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
-        const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
-
-        // The batch is validated before the race (validation moves nothing).
-        const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
-          mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
-          items: amounts.map((amount, i) => ({
-            seq: i + 1, line: 0,
-            send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue, reference: `item-${i + 1}` },
-          })),
-        });
-        expect(created.batch.state).toBe('VALIDATED');
-        const batchId = created.batch.id;
         const outcomes: string[] = [];
         const execute = (label: string) => c.actor(label, async () => {
           await c.point('execute');
           outcomes.push(await runner.execute({ companyId: co.id }, co.profile, batchId).then((b) => `${label}: ${b.state}`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
         });
-        const tick = (label: string, n: number, f: () => Promise<unknown>) => c.actor(label, async () => {
-          for (let i = 0; i < n; i++) { await c.point(`tick ${i + 1}`); await f(); }
-        });
         void execute('request');
         if (sc.retry) void execute('retry');
-        void tick('batch-sweeper-1', sc.ticks[0], () => batchSweepers[0]!.tick());
-        void tick('batch-sweeper-2', sc.ticks[1], () => batchSweepers[1]!.tick());
-        void tick('transfer-sweeper', sc.ticks[2], () => transferSweeper.tick());
-        await c.finish();
-        // Whatever the schedule left undecided, the sweepers settle once nobody else runs.
-        // (The rail's settlements those ticks start are actors too: `finish` drives them to the end.)
-        for (let i = 0; i < 6; i++) {
-          await batchSweepers[0]!.tick();
-          await transferSweeper.tick();
-          await c.finish();
-        }
+        sweep(sc.ticks);
+        await settle();
 
         const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
         const [b] = await h.transfer!.db.query<{ state: string }>('select state from transfer.batches where id = ?::uuid', [batchId]);
@@ -159,21 +207,10 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         if ((states.RESERVED ?? 0) + (states.RECEIVED ?? 0) + (states.DISPATCHED ?? 0) > 0) found.push(`live transfers left: ${JSON.stringify(states)}`);
         const accepted = live.filter((r) => r.state !== 'REJECTED').reduce((n, r) => n + r.n, 0);
         if (accepted > 3) found.push(`${accepted} accepted transfers for 3 items`);
-        const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
-        // What the rail paid (its own truth), by amount: the wallet must be short of exactly that.
-        const paidIds = [...rails.truth.entries()].filter(([, v]) => v === 'COMPLETED').map(([id]) => id);
-        const paidSum = paidIds.length === 0 ? '0'
-          : (await h.transfer!.db.prepared<{ s: string }>('select coalesce(sum(amount), 0)::text as s from transfer.transfers where id = any($1::uuid[])', [paidIds]))[0]!.s;
-        const funding = sc.funded ? total : total - 1n;
-        if (w.pendingOutCents !== 0n || w.availableCents !== funding - BigInt(paidSum)) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paidSum}`);
-        if (found.length > 0) {
-          throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
-        }
-      }), {
-        numRuns: RUNS, endOnFailure: true,
-        ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
-        ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
-      });
+        const wallet = await walletProblem(h, co.id, sc.funded ? total : total - 1n, rails.truth);
+        if (wallet) found.push(wallet);
+        failIfAny(found, sc, outcomes, c);
+      }), runsOptions());
     } finally {
       ledgerReal.close();
     }
@@ -194,43 +231,11 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const amounts = [10_000n, 20_000n, 30_000n];
         const funding = 100_000n;
         const co = await newCompany(h, { breb: funding, multiSig: 2 });
-        const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
-        const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore,
-          ['signApproval', 'rejectApproval', 'expireApprovalIfDue', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'], false);
-        const ledger: LedgerPort = c.wrap('ledger', {
-          computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
-          computeFeesBatch: (...a: Parameters<LedgerPort['computeFeesBatch']>) => ledgerReal.computeFeesBatch(...a),
-          balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
-          reserve: (...a: Parameters<LedgerPort['reserve']>) => ledgerReal.reserve(...a),
-          reserveBatch: (...a: Parameters<LedgerPort['reserveBatch']>) => ledgerReal.reserveBatch(...a),
-          commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
-          release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
-          setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
-          setMovementStatuses: (...a: Parameters<LedgerPort['setMovementStatuses']>) => ledgerReal.setMovementStatuses(...a),
-          voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
-          writeOffPayout: (...a: Parameters<LedgerPort['writeOffPayout']>) => ledgerReal.writeOffPayout(...a),
-        } as LedgerPort, ['setMovementStatuses', 'commit', 'release']);
-        let uc: TransferUseCases | undefined;
-        const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: 'COMPLETED' });
-        const base = transferDeps({
-          store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
-          settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+        const { batchId, runner, rails, sweep, settle } = await raceStack(h, c, co, {
+          amounts, batchPoints: ['signApproval', 'rejectApproval', 'expireApprovalIfDue', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'],
+          ledgerPoints: ['setMovementStatuses', 'commit', 'release'], ledger: passThroughLedger(ledgerReal), outcome: () => 'COMPLETED',
         });
-        uc = transferUseCases(base);
-        const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
-        const runner = new BatchRunner(deps, uc.saga);
-        const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
-        const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
-
-        // Validated and executed before the race (funds held, AWAITING_APPROVAL), with one signature of two.
-        const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
-          mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
-          items: amounts.map((amount, i) => ({
-            seq: i + 1, line: 0,
-            send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue, reference: `item-${i + 1}` },
-          })),
-        });
-        const batchId = created.batch.id;
+        // Executed before the race (funds held, AWAITING_APPROVAL), with one signature of two.
         // (Outside any actor a point is a no-op: these run straight through.)
         expect((await runner.execute({ companyId: co.id }, co.profile, batchId)).state).toBe('AWAITING_APPROVAL');
         await runner.sign(co.id, { batchId, signer: signer('first', 'ADMIN') });
@@ -239,9 +244,6 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const decide = (label: string, f: () => Promise<unknown>) => c.actor(label, async () => {
           await c.point(label);
           outcomes.push(await f().then(() => `${label}: ok`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
-        });
-        const tick = (label: string, n: number, f: () => Promise<unknown>) => c.actor(label, async () => {
-          for (let i = 0; i < n; i++) { await c.point(`tick ${i + 1}`); await f(); }
         });
         void decide('last signature', () => runner.sign(co.id, { batchId, signer: signer('second') }));
         if (sc.reject) void decide('rejection', () => runner.reject(co.id, { batchId, signer: signer('third'), reason: 'no' }));
@@ -252,15 +254,8 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
             await h.transfer!.db.query(`update transfer.batches set next_attempt_at = now() where id = ?::uuid and state = 'AWAITING_APPROVAL'`, [batchId]);
           });
         }
-        void tick('batch-sweeper-1', sc.ticks[0], () => batchSweepers[0]!.tick());
-        void tick('batch-sweeper-2', sc.ticks[1], () => batchSweepers[1]!.tick());
-        void tick('transfer-sweeper', sc.ticks[2], () => transferSweeper.tick());
-        await c.finish();
-        for (let i = 0; i < 6; i++) {
-          await batchSweepers[0]!.tick();
-          await transferSweeper.tick();
-          await c.finish();
-        }
+        sweep(sc.ticks);
+        await settle();
 
         const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
         const [a] = await h.transfer!.db.query<{ status: string }>('select status from transfer.approvals where batch_id = ?::uuid', [batchId]);
@@ -278,17 +273,10 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         if (won.length > 1) found.push(`two decisions won: ${outcomes.join('; ')}`);
         if (a!.status !== 'APPROVED' && rails.truth.size > 0) found.push(`the rail got ${rails.truth.size} items of a batch not approved`);
         if (a!.status === 'APPROVED' && rails.truth.size !== 3) found.push(`the rail got ${rails.truth.size} of 3 items of an approved batch`);
-        const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
-        const paid = a!.status === 'APPROVED' ? amounts.reduce((x, y) => x + y, 0n) : 0n;
-        if (w.pendingOutCents !== 0n || w.availableCents !== funding - paid) found.push(`wallet ${w.availableCents}/${w.pendingOutCents}; funded ${funding}, paid ${paid}`);
-        if (found.length > 0) {
-          throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
-        }
-      }), {
-        numRuns: RUNS, endOnFailure: true,
-        ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
-        ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
-      });
+        const wallet = await walletProblem(h, co.id, funding, rails.truth);
+        if (wallet) found.push(wallet);
+        failIfAny(found, sc, outcomes, c);
+      }), runsOptions());
     } finally {
       ledgerReal.close();
     }
