@@ -61,8 +61,9 @@ describe('operators', () => {
       { email: 'nadie@billetera.co', password: a.password, totpCode: totpCode(a.totpSecret) },
       { email: a.email, password: 'Clave-equivocada-123', totpCode: totpCode(a.totpSecret, 1) },
       { email: a.email, password: a.password, totpCode: '000000' },
-      // The code of the first login (this step) was consumed.
-      { email: a.email, password: a.password, totpCode: totpCode(a.totpSecret) },
+      // The code of the first login was consumed (the very code: "this step's" would be a fresh one
+      // if a 30-second step ended since, and that login would rightly succeed).
+      { email: a.email, password: a.password, totpCode: a.firstCode },
     ];
     for (const body of attempts) {
       const r = await api.post('/admin/auth/login', { body });

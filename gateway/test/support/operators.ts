@@ -13,6 +13,8 @@ export interface TestOperator {
   totpSecret: string;
   /** The session of the first login. */
   session: string;
+  /** The TOTP code that first login consumed (a replay of it must fail, whatever step it is now). */
+  firstCode: string;
   /** Logs in again (with the code of a later step: a step is accepted once). */
   login(steps?: number): Promise<string>;
 }
@@ -29,10 +31,14 @@ export async function newOperator(api: Client, inviter: string, name = 'Operador
   const enrolled = await api.post('/admin/auth/enroll', { body: { enrollmentToken: invited.body.enrollmentToken, password } });
   if (enrolled.status !== 200) throw new Error(`enroll operator: ${enrolled.status} ${enrolled.text}`);
   const totpSecret = enrolled.body.totpSecret as string;
+  let firstCode = '';
   const login = async (steps = 0) => {
-    const r = await api.post('/admin/auth/login', { body: { email, password, totpCode: totpCode(totpSecret, steps) } });
+    const code = totpCode(totpSecret, steps);
+    const r = await api.post('/admin/auth/login', { body: { email, password, totpCode: code } });
     if (r.status !== 200) throw new Error(`operator login: ${r.status} ${r.text}`);
+    firstCode ||= code;
     return r.body.token as string;
   };
-  return { id: invited.body.id, email, password, totpSecret, session: await login(), login };
+  const session = await login();
+  return { id: invited.body.id, email, password, totpSecret, session, firstCode, login };
 }
