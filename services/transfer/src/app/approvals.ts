@@ -5,7 +5,7 @@ import type { TransferDeps } from './deps.js';
 import { transferEvent } from './events.js';
 import type { ApprovalStatus, ApprovalView, Signer, SignerRole } from './ports.js';
 import { MESSAGES, rejectedMessage, type TransferSaga } from './transfer-saga.js';
-import { Problems, requireCompany } from './validation.js';
+import { Problems, decodeTimeCursor, encodeTimeCursor, requireCompany } from './validation.js';
 
 const APPROVAL_ID = /^appr_[0-9a-f]{32}$/;
 const STATUSES: readonly ApprovalStatus[] = ['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED'];
@@ -32,21 +32,6 @@ function approvalIdOf(id: string): string {
   return id;
 }
 
-/** Cursor = base64url of `<createdAt ISO>|<approval id>` of the last item of the previous page. */
-function encodeCursor(v: ApprovalView): string {
-  return Buffer.from(`${v.createdAt.toISOString()}|${v.id}`).toString('base64url');
-}
-function decodeCursor(c: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
-  const createdAt = new Date(at ?? '');
-  if (!id || !APPROVAL_ID.test(id) || Number.isNaN(createdAt.getTime())) {
-    const p = new Problems();
-    p.add('cursor', 'not a cursor returned by this listing');
-    p.throwIfAny();
-  }
-  return { createdAt, id: id! };
-}
-
 /** GET /dashboard/approvals: the company's approvals in one status, newest first. */
 export class ListApprovals {
   constructor(private readonly deps: TransferDeps) {}
@@ -59,10 +44,11 @@ export class ListApprovals {
     const limit = q.limit && q.limit > 0 ? q.limit : 50;
     if (limit > 100) p.add('limit', 'at most 100');
     p.throwIfAny();
-    const cursor = q.cursor ? decodeCursor(q.cursor) : null;
+    const cursor = q.cursor ? decodeTimeCursor(p, q.cursor, (id) => APPROVAL_ID.test(id)) ?? null : null;
+    p.throwIfAny();
     const rows = await this.deps.approvals.list(companyId, status, limit + 1, cursor);
     const items = rows.slice(0, limit);
-    return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]!) : null };
+    return { items, nextCursor: rows.length > limit ? encodeTimeCursor(items[items.length - 1]!) : null };
   }
 }
 

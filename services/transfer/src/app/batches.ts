@@ -1,23 +1,22 @@
 import { AppError, PeriodicTask } from '@wallet/platform';
 import { transferEventsV1, type transferV1 } from '@wallet/proto';
 import {
-  BATCH_TTL_MS, MAX_BATCH_ITEMS, finalBatchState, publicBatchState,
+  BATCH_STATES, BATCH_TTL_MS, MAX_BATCH_ITEMS, finalBatchState, publicBatchState,
   type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
 } from '../domain/batch.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
-import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
 import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
-import type { BatchStore, DirectoryResult, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
-import { achDestinationOf, achTargetName, brebDestinationOf, checkAchValidation, SEND_MESSAGES } from './send-transfer.js';
+import type { BatchStore, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
+import { checkDestination, directLookups, memoisedLookups } from './send-transfer.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { finishExpired, finishRejected, rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
-import { Problems, checkText, isUuid, orNull, requireCompany } from './validation.js';
+import { Problems, checkText, decodeTimeCursor, encodeTimeCursor, isUuid, orNull, requireCompany } from './validation.js';
 
 export interface BatchDeps extends TransferDeps {
   batches: BatchStore;
@@ -296,12 +295,10 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
     return false;
   });
   // 4. destinations: one directory lookup per distinct key, one validation per distinct account
-  const lookups = new Map<string, Promise<DirectoryResult>>();
-  const anchors = new Map<string, Promise<{ keyType: KeyType; keyValue: string } | undefined>>();
-  const accounts = new Map<string, Promise<Awaited<ReturnType<BatchDeps['rails']['validateAchAccount']>>>>();
+  const lookups = memoisedLookups(directLookups(deps, companyId));
   const settled = await mapBounded(afterAml, deps.batchSettings.lookupConcurrency, async (c) => {
     try {
-      return { c, destination: await destinationOf(deps, companyId, c.cmd, lookups, anchors, accounts) };
+      return { c, destination: await checkDestination(c.cmd, lookups) };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
       invalid(c.seq - 1, refusal(err));
@@ -347,42 +344,10 @@ function limitVerdicts(deps: TransferDeps, company: CompanyProfile, items: Batch
   return out;
 }
 
-async function destinationOf(deps: BatchDeps, companyId: string, cmd: SendCommand,
-  lookups: Map<string, Promise<DirectoryResult>>, anchors: Map<string, Promise<{ keyType: KeyType; keyValue: string } | undefined>>,
-  accounts: Map<string, Promise<Awaited<ReturnType<BatchDeps['rails']['validateAchAccount']>>>>): Promise<{ destination: Destination; targetName: string }> {
-  const d = cmd.destination;
-  if (d.kind === 'ACH') {
-    const destination = achDestinationOf(cmd);
-    const key = `${d.bankId}|${d.accountTypeId}|${d.accountNumber}|${d.documentTypeId}|${d.documentNumber}|${d.holderFirstName}|${d.holderLastName}`;
-    let v = accounts.get(key);
-    if (!v) { v = deps.rails.validateAchAccount(destination); accounts.set(key, v); }
-    checkAchValidation(destination, await v);
-    return { destination, targetName: achTargetName(cmd, destination) };
-  }
-  let keyValue: string;
-  let keyType: KeyType;
-  let anchor: string | null = null;
-  if (d.kind === 'BREB_ANCHOR') {
-    anchor = d.anchorHandle;
-    let r = anchors.get(anchor);
-    if (!r) { r = deps.store.findResolvedKey(companyId, anchor, deps.settings.resolvedKeyTtlSeconds); anchors.set(anchor, r); }
-    const remembered = await r;
-    if (!remembered) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorUnknown);
-    ({ keyValue, keyType } = remembered);
-  } else {
-    const k = checkKey(d.keyValue, d.keyType);
-    if (!k.ok) throw new AppError('INVALID_KEY', k.problem === 'INVALID_KEY' ? k.reason : undefined);
-    ({ keyValue, keyType } = k);
-  }
-  const lk = `${keyType}:${keyValue}`;
-  let entry = lookups.get(lk);
-  if (!entry) { entry = deps.directory.lookup(keyValue, keyType); lookups.set(lk, entry); }
-  return { targetName: cmd.targetName!, destination: brebDestinationOf(await entry, anchor, cmd.targetName!, cmd.targetDocument!) };
-}
-
 // ───────────────────────────── reads ─────────────────────────────
 
-const STATES: readonly string[] = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'];
+/** The states a batch shows (FUNDING reads as EXECUTING). */
+const STATES: readonly string[] = BATCH_STATES.filter((st) => st !== 'FUNDING');
 const ITEM_STATUSES: readonly string[] = ['VALID', 'INVALID', 'REJECTED', 'NOT_EXECUTED', 'PENDING', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'FAILED', 'EXPIRED'];
 
 async function ownBatch(deps: BatchDeps, caller: string | undefined, id: string): Promise<BatchRecord> {
@@ -408,20 +373,14 @@ export class BatchQueries {
     if (state && !STATES.includes(state)) p.add('status', `one of ${STATES.join(', ')}`);
     const limit = q.limit && q.limit > 0 ? q.limit : 50;
     if (limit > 100) p.add('limit', 'at most 100');
-    let cursor: { createdAt: Date; id: string } | null = null;
-    if (q.cursor) {
-      const [at, cid] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
-      const createdAt = new Date(at ?? '');
-      if (!cid || !isUuid(cid) || Number.isNaN(createdAt.getTime())) p.add('cursor', 'not a cursor returned by this listing');
-      else cursor = { createdAt, id: cid };
-    }
+    const cursor = q.cursor ? decodeTimeCursor(p, q.cursor, isUuid) ?? null : null;
     p.throwIfAny();
     const rows = await this.deps.batches.list(companyId, state as BatchState | null, limit + 1, cursor);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       items: await this.deps.batches.summaries(page),
-      nextCursor: rows.length > limit && last ? Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url') : null,
+      nextCursor: rows.length > limit && last ? encodeTimeCursor(last) : null,
     };
   }
 

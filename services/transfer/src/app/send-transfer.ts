@@ -161,7 +161,7 @@ export class SendTransfer {
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
     const [aml, checked, fees] = await Promise.allSettled([
       deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)]),
-      cmd.destination.kind === 'ACH' ? this.checkBankAccount(cmd) : this.checkBrebKey(companyId, cmd),
+      checkDestination(cmd, directLookups(deps, companyId)),
       deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable),
     ]);
     if (aml.status === 'rejected') throw aml.reason;
@@ -231,37 +231,76 @@ export class SendTransfer {
     // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
     return this.saga.dispatch(accepted, 'request', { intentRecorded: true });
   }
+}
 
-  private async checkBrebKey(companyId: string, cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {
-    const { deps } = this;
-    let keyValue: string;
-    let keyType: KeyType;
-    let anchor: string | null = null;
-    if (cmd.destination.kind === 'BREB_ANCHOR') {
-      anchor = cmd.destination.anchorHandle;
-      const remembered = await deps.store.findResolvedKey(companyId, anchor, deps.settings.resolvedKeyTtlSeconds);
-      if (!remembered) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorUnknown);
-      keyValue = remembered.keyValue;
-      keyType = remembered.keyType;
-    } else if (cmd.destination.kind === 'BREB_KEY') {
-      const k = checkKey(cmd.destination.keyValue, cmd.destination.keyType);
-      if (!k.ok) throw new AppError('INVALID_KEY', k.problem === 'INVALID_KEY' ? k.reason : undefined);
-      keyValue = k.keyValue;
-      keyType = k.keyType;
-    } else {
-      throw new AppError('INTERNAL_ERROR');
-    }
-    // Always re-checked at the directory: a key can be deactivated or change holder at any time.
-    const entry = await deps.directory.lookup(keyValue, keyType);
-    return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!) };
-  }
+type AchDestination = Extract<Destination, { kind: 'ACH' }>;
+type AchValidation = Awaited<ReturnType<TransferDeps['rails']['validateAchAccount']>>;
 
-  private async checkBankAccount(cmd: SendCommand): Promise<{ destination: Destination; targetName: string }> {
+/**
+ * The provider reads a send's destination needs: the directory, a remembered resolve-key anchor, an
+ * ACH account validation. A single send calls them straight; a batch memoises them (one call per
+ * distinct key, anchor or account).
+ */
+export interface DestinationLookups {
+  directory(keyValue: string, keyType: KeyType): Promise<DirectoryResult>;
+  anchor(anchorHandle: string): Promise<{ keyType: KeyType; keyValue: string } | undefined>;
+  achAccount(d: AchDestination): Promise<AchValidation>;
+}
+
+export function directLookups(deps: TransferDeps, companyId: string): DestinationLookups {
+  return {
+    directory: (keyValue, keyType) => deps.directory.lookup(keyValue, keyType),
+    anchor: (anchorHandle) => deps.store.findResolvedKey(companyId, anchorHandle, deps.settings.resolvedKeyTtlSeconds),
+    achAccount: (d) => deps.rails.validateAchAccount(d),
+  };
+}
+
+/** The same reads, each made once per distinct argument (concurrent callers share the call). */
+export function memoisedLookups(inner: DestinationLookups): DestinationLookups {
+  const memo = <A extends unknown[], R>(key: (...a: A) => string, f: (...a: A) => Promise<R>) => {
+    const seen = new Map<string, Promise<R>>();
+    return (...a: A): Promise<R> => {
+      const k = key(...a);
+      let p = seen.get(k);
+      if (!p) { p = f(...a); seen.set(k, p); }
+      return p;
+    };
+  };
+  return {
+    directory: memo((v, t) => `${t}:${v}`, inner.directory),
+    anchor: memo((h) => h, inner.anchor),
+    achAccount: memo((d) => JSON.stringify([d.bankId, d.accountTypeId, d.accountNumber, d.documentTypeId, d.documentNumber, d.holderFirstName, d.holderLastName]), inner.achAccount),
+  };
+}
+
+/**
+ * The send's destination checks, in the contract's order: a Bre-B key (or a remembered anchor) always
+ * re-checked at the directory (a key can be deactivated or change holder at any time) with
+ * NAME_MISMATCH; a bank account validated at the ACH rail.
+ */
+export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups): Promise<{ destination: Destination; targetName: string }> {
+  const d = cmd.destination;
+  if (d.kind === 'ACH') {
     const destination = achDestinationOf(cmd);
-    const v = await this.deps.rails.validateAchAccount(destination);
-    checkAchValidation(destination, v);
+    checkAchValidation(destination, await lookups.achAccount(destination));
     return { destination, targetName: achTargetName(cmd, destination) };
   }
+  let key: { keyValue: string; keyType: KeyType };
+  let anchor: string | null = null;
+  if (d.kind === 'BREB_ANCHOR') {
+    anchor = d.anchorHandle;
+    const remembered = await lookups.anchor(anchor);
+    if (!remembered) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorUnknown);
+    key = remembered;
+  } else if (d.kind === 'BREB_KEY') {
+    const k = checkKey(d.keyValue, d.keyType);
+    if (!k.ok) throw new AppError('INVALID_KEY', k.problem === 'INVALID_KEY' ? k.reason : undefined);
+    key = k;
+  } else {
+    throw new AppError('INTERNAL_ERROR');
+  }
+  const entry = await lookups.directory(key.keyValue, key.keyType);
+  return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!) };
 }
 
 /** A BREB destination from the directory's answer, or the send's refusal (in the contract's order). */

@@ -32,3 +32,19 @@ export function checkText(p: Problems, path: string, v: string | null, opts: { m
   if (opts.min !== undefined && n < opts.min) p.add(path, `must be at least ${opts.min} characters`);
   if (n > opts.max) p.add(path, `must be at most ${opts.max} characters`);
 }
+
+/** A listing's cursor: base64url of `<createdAt ISO>|<id>` of the last item of the previous page. */
+export function encodeTimeCursor(last: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${last.createdAt.toISOString()}|${last.id}`).toString('base64url');
+}
+
+/** The cursor `encodeTimeCursor` made, or a `cursor` problem added to `p` (undefined). */
+export function decodeTimeCursor(p: Problems, c: string, idOk: (id: string) => boolean): { createdAt: Date; id: string } | undefined {
+  const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
+  const createdAt = new Date(at ?? '');
+  if (!id || !idOk(id) || Number.isNaN(createdAt.getTime())) {
+    p.add('cursor', 'not a cursor returned by this listing');
+    return undefined;
+  }
+  return { createdAt, id };
+}
