@@ -112,6 +112,7 @@ describe('POST /transfers/batches (JSON)', () => {
   it('a READ key cannot create (403); other types are 415; above 10 MiB is 413', async () => {
     expectError(await api.post('/transfers/batches', { token: readKey, body: { items: [breb()] } }), 403, 'INSUFFICIENT_SCOPE');
     expectError(await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv; charset=iso-8859-1' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const tooBig = await postCsv(Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
     expectError(tooBig, 413, 'PAYLOAD_TOO_LARGE');
     expect(tooBig.body.message).toContain('10 MiB');
@@ -191,7 +192,12 @@ describe('a batch after creation', () => {
     expect(BatchPageSchema.parse(list.body)).toEqual(list.body);
     expect(list.body.items.map((b: { id: string }) => b.id)).toEqual([id]);
     expect(list.body.nextCursor).toEqual(expect.any(String));
-    expectError(await api.get('/transfers/batches?limit=101', { token: readKey }), 400, 'INVALID_REQUEST');
+    for (const q of ['limit=101', 'limit=0', 'status=NOPE', 'cursor=', 'extra=1']) {
+      expectError(await api.get(`/transfers/batches?${q}`, { token: readKey }), 400, 'INVALID_REQUEST');
+    }
+    for (const q of ['limit=1001', 'status=NOPE', 'cursor=']) {
+      expectError(await api.get(`/transfers/batches/${id}/items?${q}`, { token: readKey }), 400, 'INVALID_REQUEST');
+    }
     const items = await api.get(`/transfers/batches/${id}/items?limit=2`, { token: readKey });
     expect(BatchItemPageSchema.parse(items.body)).toEqual(items.body);
     expect(items.body.items.map((i: { item: number }) => i.item)).toEqual([1, 2]);
@@ -220,6 +226,9 @@ describe('a batch after creation', () => {
       expectError(await api.get(path, { token: readKey }), 404, 'BATCH_NOT_FOUND');
     }
     expectError(await api.post('/transfers/batches/nope/execute', { token: writeKey }), 404, 'BATCH_NOT_FOUND');
+    expectError(await api.post('/transfers/batches/nope/cancel', { token: writeKey }), 404, 'BATCH_NOT_FOUND');
+    expectError(await api.post(`/transfers/batches/${randomUUID()}/cancel`, { token: writeKey }), 404, 'BATCH_NOT_FOUND');
+    expectError(await api.post(`/transfers/batches/${id}/cancel`, { token: readKey }), 403, 'INSUFFICIENT_SCOPE');
     expectError(await api.get(`/transfers/batches/${id}`, { token: otherKey }), 404, 'BATCH_NOT_FOUND');
     expectError(await api.get(`/transfers/batches/${randomUUID()}/results.csv`, { token: readKey }), 404, 'BATCH_NOT_FOUND');
   });

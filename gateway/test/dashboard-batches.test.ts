@@ -114,7 +114,7 @@ describe('GET /dashboard/batches, /{batchId}, /{batchId}/items', () => {
     const b = await awaitingBatch();
     await awaitingBatch(otherWriteKey);
     const viewer = await newUser(companyId, 'VIEWER');
-    const list = await api.get('/dashboard/batches?state=AWAITING_APPROVAL&limit=100', { token: viewer.token });
+    const list = await api.get('/dashboard/batches?status=AWAITING_APPROVAL&limit=100', { token: viewer.token });
     expect(list.status).toBe(200);
     expect(BatchPageSchema.parse(list.body)).toEqual(list.body);
     expect(list.body.items.map((x: { id: string }) => x.id)).toContain(b.id);
@@ -160,7 +160,7 @@ describe('GET /dashboard/batches, /{batchId}, /{batchId}/items', () => {
 
   it('bad queries → 400 INVALID_REQUEST', async () => {
     const u = await newUser(companyId, 'VIEWER');
-    for (const q of ['state=NOPE', 'limit=0', 'limit=101', 'limit=x', 'extra=1', 'cursor=']) {
+    for (const q of ['status=NOPE', 'limit=0', 'limit=101', 'limit=x', 'extra=1', 'cursor=']) {
       const r = await api.get(`/dashboard/batches?${q}`, { token: u.token });
       expect({ q, status: r.status, error: r.body.error }).toEqual({ q, status: 400, error: 'INVALID_REQUEST' });
     }

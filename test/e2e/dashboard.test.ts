@@ -295,7 +295,7 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(items.body.items.map((i: { status: string }) => i.status)).toEqual(['AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL']);
 
     const op = await newUser(c, 'OPERATOR');
-    const seen = await stack.http('GET', '/dashboard/batches?state=AWAITING_APPROVAL', { token: op.token });
+    const seen = await stack.http('GET', '/dashboard/batches?status=AWAITING_APPROVAL', { token: op.token });
     expect(seen.body.items.map((x: { id: string }) => x.id)).toEqual([b.id]);
     const r = await stack.http('POST', `/dashboard/batches/${b.id}/reject`, { token: op.token, body: { totpCode: code(op), reason: 'Lote duplicado' } });
     expect(r.status).toBe(200);

@@ -136,7 +136,7 @@ export const api = {
   reject: (token: string, approvalId: string, totpCode: string, reason?: string) =>
     request<Approval>('POST', `/dashboard/approvals/${encodeURIComponent(approvalId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
   batches: (token: string, state: string, cursor?: string) =>
-    request<Page<Batch>>('GET', `/dashboard/batches?${new URLSearchParams(cursor ? { state, cursor } : { state }).toString()}`, token),
+    request<Page<Batch>>('GET', `/dashboard/batches?${new URLSearchParams(cursor ? { status: state, cursor } : { status: state }).toString()}`, token),
   batch: (token: string, batchId: string) => request<Batch>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}`, token),
   batchItems: (token: string, batchId: string, limit: number, cursor?: string) =>
     request<Page<BatchItem>>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}/items?${new URLSearchParams(cursor ? { limit: String(limit), cursor } : { limit: String(limit) }).toString()}`, token),

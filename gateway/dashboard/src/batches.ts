@@ -2,8 +2,8 @@
 // «Lotes por aprobar», and a batch's detail (totals, its lines page by page) where a signer signs
 // or rejects the whole batch with a TOTP code, as a single transfer's approval.
 import { api, ApiError, type Batch, type BatchItem, type Me } from './api.js';
-import { decisionForm, decisionText, signaturesView } from './decision.js';
-import { byId, h, setMessage } from './dom.js';
+import { decisionForm, decisionText, signaturesView, type Outcome } from './decision.js';
+import { byId, detail, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, BATCH_ITEM_STATUS_LABEL, BATCH_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL } from './format.js';
 
 const ITEMS_PAGE = 20;
@@ -20,9 +20,7 @@ export interface BatchesDeps {
   hideApprovals(): void;
 }
 
-interface Outcome { text: string; kind: 'success' | 'error' }
 
-const detail = (term: string, value: string, testId: string) => [h('dt', {}, term), h('dd', { 'data-testid': testId }, value)];
 const sumCents = (xs: Array<number | string>) => xs.reduce<bigint>((a, x) => a + BigInt(x), 0n);
 const batchName = (b: Batch) => b.reference || 'Lote sin referencia';
 const lineCount = (b: Batch) => (b.validCount < b.itemCount ? `${b.itemCount} (${b.validCount} por pagar)` : String(b.itemCount));

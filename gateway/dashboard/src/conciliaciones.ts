@@ -5,7 +5,7 @@
 // HTML, this script from the same origin (strict CSP), text only through text nodes, the session
 // token in sessionStorage sent as a Bearer header (no cookie, so no cross-site request can act).
 import { ApiError, request } from './api.js';
-import { byId, h, setMessage } from './dom.js';
+import { byId, detail, h, setMessage } from './dom.js';
 import { formatCop, formatDateTime, label } from './format.js';
 
 interface OperatorSession { token: string; expiresAt: string }
@@ -250,10 +250,6 @@ ui.startForm.addEventListener('submit', async (ev) => {
 });
 
 // ---- one run and its breaks -------------------------------------------------------------------
-
-function detail(term: string, value: string, testid?: string): HTMLElement[] {
-  return [h('dt', {}, term), h('dd', testid ? { 'data-testid': testid } : {}, value)];
-}
 
 /** Names of the fields a side usually has; any other is shown under its own name. */
 const FIELD_LABEL: Record<string, string> = {

@@ -4,7 +4,11 @@ import { ApiError, type Signature } from './api.js';
 import { h, setMessage } from './dom.js';
 import { formatDateTime, label, ROLE_LABEL } from './format.js';
 
-const TOTP = /^\d{6}$/;
+/** A TOTP code as typed: six digits. */
+export const TOTP = /^\d{6}$/;
+
+/** What a decision (or an enrolment) ended in, shown on its card. */
+export interface Outcome { text: string; kind: 'success' | 'error' }
 
 /** "Firmas: n de t", a progress bar and who signed when. */
 export function signaturesView(signatures: Signature[], threshold: number, pending: boolean, testIdPrefix: string): HTMLElement {

@@ -28,3 +28,8 @@ export function setMessage(el: HTMLElement, text: string, kind: 'info' | 'succes
   el.classList.remove('msg-info', 'msg-success', 'msg-error');
   el.classList.add(`msg-${kind}`);
 }
+
+/** A term and its value in a `<dl>` (the value marked for tests when `testId` is given). */
+export function detail(term: string, value: string, testId?: string): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', testId ? { 'data-testid': testId } : {}, value)];
+}

@@ -3,11 +3,10 @@
 // Plain DOM: index.html holds the static skeleton, the cards are built here.
 import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
 import { batchesPanel } from './batches.js';
-import { decisionForm, decisionText, signaturesView } from './decision.js';
-import { byId, h, setMessage } from './dom.js';
+import { TOTP, decisionForm, decisionText, signaturesView, type Outcome } from './decision.js';
+import { byId, detail, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
 
-const TOTP = /^\d{6}$/;
 const EMPTY: Record<ApprovalStatus, string> = {
   PENDING: 'No hay transferencias pendientes de aprobación.',
   APPROVED: 'No hay aprobaciones aprobadas.',
@@ -196,12 +195,6 @@ ui.filter.addEventListener('change', () => void loadApprovals());
 ui.refresh.addEventListener('click', () => { void loadApprovals(); void batches.load(); });
 
 // ---- one approval ---------------------------------------------------------------------------
-
-interface Outcome { text: string; kind: 'success' | 'error' }
-
-function detail(term: string, value: string, testId: string): HTMLElement[] {
-  return [h('dt', {}, term), h('dd', { 'data-testid': testId }, value)];
-}
 
 function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
   const mine = !!me && a.signatures.some((s) => s.userId === me!.id);

@@ -93,7 +93,10 @@ export function parseBatchCsv(raw: Buffer): BatchItemDraft[] {
   const columns = headerColumns(header.cells, header.line);
   if (rows.length === 0) throw invalidRequest([{ path: '', message: 'El archivo no tiene filas de datos.' }], 'El archivo no tiene filas de datos.');
   if (rows.length > MAX_BATCH_ITEMS) throw tooManyItems();
-  return rows.map((r) => rowDraft(columns, r.cells, r.line));
+  // Which amount column the file uses, and how its paths read, are the file's: decided once, not per row.
+  const amountColumn = columns.includes('amount') ? 'amount' : 'amountCents';
+  const label = labelFor(amountColumn);
+  return rows.map((r) => rowDraft(columns, amountColumn, label, r.cells, r.line));
 }
 
 /** The line a record starts on: csv-parse counts the line it ends on; its quoted fields hold the line ends in between. */
@@ -157,15 +160,14 @@ function labelFor(amountColumn: 'amount' | 'amountCents') {
   };
 }
 
-function rowDraft(columns: ReadonlyArray<Column | undefined>, cells: readonly string[], line: number): BatchItemDraft {
+function rowDraft(columns: ReadonlyArray<Column | undefined>, amountColumn: 'amount' | 'amountCents', label: (path: string) => string | undefined,
+  cells: readonly string[], line: number): BatchItemDraft {
   const v: Partial<Record<Column, string>> = {};
   columns.forEach((c, i) => {
     const cell = cells[i] ?? '';
     if (c && cell !== '') v[c] = cell;
   });
   const problems: FieldProblem[] = [];
-  const amountColumn = columns.includes('amount') ? 'amount' : 'amountCents';
-  const label = labelFor(amountColumn);
   const input: Record<string, unknown> = {};
 
   const amountText = v[amountColumn];

@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { CallContext } from '@wallet/platform';
-import { ledgerV1, type transferV1 } from '@wallet/proto';
+import type { transferV1 } from '@wallet/proto';
+import { railOrNull } from '../transfer/batch-presenters.js';
 import type { TransferClient } from '../transfer/transfer-client.js';
 import { bogotaCell, CSV_BOM, csvRow, pesos } from './csv-cells.js';
 
@@ -9,11 +10,9 @@ export const BATCH_RESULTS_COLUMNS = [
   'item', 'linea', 'estado', 'riel', 'monto', 'comision', 'iva', 'beneficiario', 'documento', 'referencia', 'destino', 'transaccion', 'error', 'mensaje', 'completada',
 ] as const;
 
-const RAIL: Partial<Record<ledgerV1.Rail, string>> = { [ledgerV1.Rail.BREB]: 'BREB', [ledgerV1.Rail.ACH]: 'ACH' };
-
 export function batchResultRow(i: transferV1.BatchItem): string {
   return csvRow([
-    String(i.seq), i.line > 0 ? String(i.line) : '', i.status, RAIL[i.rail] ?? '',
+    String(i.seq), i.line > 0 ? String(i.line) : '', i.status, railOrNull(i.rail) ?? '',
     pesos(i.amount), pesos(i.totalFee), pesos(i.ivaAmount),
     i.targetName, i.targetDocument, i.reference ?? '', i.destination, i.transferId ?? '', i.errorCode ?? '', i.message ?? '',
     i.completedAt ? bogotaCell(i.completedAt) : '',

@@ -136,8 +136,8 @@ describe('statementPdf', () => {
   });
 
   it('formats es-CO pesos from centavos exactly, and Bogotá day and time', () => {
-    expect([copPesos(0n), copPesos('5'), copPesos(-550n), copPesos(123_456_789n), copPesos('123456789012345678901')])
-      .toEqual(['$ 0,00', '$ 0,05', '-$ 5,50', '$ 1.234.567,89', '$ 1.234.567.890.123.456.789,01']);
+    expect([copPesos(0n), copPesos('5'), copPesos(-550n), copPesos(500_000n), copPesos(123_456_789n), copPesos('123456789012345678901')])
+      .toEqual(['$ 0,00', '$ 0,05', '-$ 5,50', '$ 5.000,00', '$ 1.234.567,89', '$ 1.234.567.890.123.456.789,01']);
     expect(bogotaDayTime(new Date('2026-01-01T04:59:00Z'))).toBe('31/12/2025 23:59');
   });
 });

@@ -1,4 +1,4 @@
-import { winAnsi } from '@wallet/platform';
+import { formatCop, winAnsi } from '@wallet/platform';
 import type { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import { bogotaCell } from './csv-cells.js';
@@ -79,17 +79,9 @@ export function paginate(lines: number): PdfPage[] {
   return pages;
 }
 
-const COP = new Intl.NumberFormat('es-CO', { style: 'currency', currency: 'COP', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-
-/**
- * Centavos (a decimal string or bigint) as es-CO pesos: `$ 1.234.567,89`, `-$ 5,50`. Formatted from
- * an exact decimal string (never a float); the no-break space Intl puts after `$` becomes a plain one.
- */
+/** Centavos (a decimal string or bigint) as es-CO pesos, `$ 1.234.567,89`, `-$ 5,50`: the platform's `formatCop`. */
 export function copPesos(cents: bigint | string): string {
-  const c = BigInt(cents);
-  const abs = c < 0n ? -c : c;
-  const decimal = `${c < 0n ? '-' : ''}${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
-  return COP.format(decimal as unknown as number).replace(/\u00a0/g, ' ');
+  return formatCop(BigInt(cents));
 }
 
 /** `21/11/2026 10:00`: an instant as a Bogotá wall-clock time (Colombia keeps UTC−5 all year). */
@@ -270,7 +262,6 @@ function pace(stream: Readable): () => Promise<void> {
   };
 }
 
-export { winAnsi };
 
 /** `text` cut with an ellipsis to fit `width` at the current font and size, and its width. */
 function fit(doc: PDFKit.PDFDocument, text: string, width: number): [string, number] {

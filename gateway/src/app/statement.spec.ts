@@ -1,6 +1,7 @@
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../ledger/ledger-client.js';
-import { MAX_JSON_STATEMENT_LINES, StatementQuery, bogotaIso, pesos } from './statement.js';
+import { bogotaIso, pesos } from './csv-cells.js';
+import { MAX_JSON_STATEMENT_LINES, StatementQuery } from './statement.js';
 
 /**
  * The statement builder over a scripted ledger (the real ledger is exercised in

@@ -5,7 +5,6 @@ import type { LedgerClient } from '../ledger/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from '../ledger/presenters.js';
 import { bogotaCell, bogotaIso, CSV_BOM, csvRow as row, pesos } from './csv-cells.js';
 
-export { bogotaIso, pesos };
 
 /** The most lines a JSON (or PDF) statement carries; more → 422 asking for format=csv (which streams). */
 export const MAX_JSON_STATEMENT_LINES = 10_000;

@@ -1,7 +1,13 @@
 import { Readable } from 'node:stream';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '@wallet/platform';
-import { MAX_BODY_BYTES, readBody, readJsonBody } from './json-body.js';
+import { MAX_BODY_BYTES, readBody } from './json-body.js';
+
+/** A JSON route's read: the parsed body. */
+const readJsonBody = async (req: IncomingMessage): Promise<unknown> => {
+  const b = await readBody(req);
+  return b.type === 'json' ? b.value : undefined;
+};
 
 function request(body: string | Buffer, headers: Record<string, string> = {}): IncomingMessage {
   const buf = typeof body === 'string' ? Buffer.from(body) : body;

@@ -15,22 +15,6 @@ function hasBody(req: IncomingMessage): boolean {
   return req.headers['transfer-encoding'] !== undefined;
 }
 
-/**
- * Reads a JSON request body: 415 for another content type or a content encoding, 413 above
- * 1 MiB (checked against Content-Length first, then while streaming), 400 INVALID_REQUEST for
- * bytes that are not UTF-8 JSON. An empty body reads as `undefined` (the schema then says what
- * is missing).
- */
-export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<unknown> {
-  return (await readJsonBodyWithRaw(req, limit)).value;
-}
-
-/** The same, keeping the exact bytes received (signature checks of provider callbacks). */
-export async function readJsonBodyWithRaw(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<{ value: unknown; raw: Buffer }> {
-  const read = await readBody(req, { limit });
-  return { value: read.type === 'json' ? read.value : undefined, raw: read.raw };
-}
-
 /** A request body as read by readBody: parsed JSON, or the exact bytes of a CSV file. */
 export type RequestBody = { type: 'json'; value: unknown; raw: Buffer } | { type: 'csv'; raw: Buffer };
 
@@ -38,7 +22,9 @@ const CSV_TYPE = /^text\/csv\s*(?:;|$)/i;
 const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
 
 /**
- * Reads a request body: JSON as readJsonBody does, or — with `csv` — also `text/csv` (charset
+ * Reads a request body: JSON (415 for another content type or a content encoding, 400
+ * INVALID_REQUEST for bytes that are not UTF-8 JSON; an empty body reads as `undefined`, the schema
+ * then says what is missing), or — with `csv` — also `text/csv` (charset
  * omitted or UTF-8; a declared other charset is 415), kept as bytes for the handler to parse (it
  * checks the UTF-8 itself, to answer in the file's terms). `limit`: 413 above it (default 1 MiB).
  */

@@ -13,7 +13,7 @@ import { callContext, type GatewayContext, type GatewayState } from './context.j
 import type { IdempotencyGuard } from './idempotency.js';
 import { parseIdempotencyKey } from './idempotency-key.js';
 import { createHash } from 'node:crypto';
-import { readBody } from './json-body.js';
+import { readBody, type RequestBody } from './json-body.js';
 import { rateLimit, type RateLimitSettings } from './rate-limit.js';
 import { auditOf, rateClassOf, sharedTokenPolicyOf, toRouterPath, type AnyRoute } from './route.js';
 import { parseOrThrow, parseParams } from './validation.js';
@@ -80,8 +80,6 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const read = def.body ? await readBody(ctx.req, { limit: def.bodyLimitBytes, csv: def.csv !== undefined }) : undefined;
       const body = read?.type === 'json' ? parseOrThrow(def.body!, read.value) : undefined;
       const rawBody = def.rawBody || read?.type === 'csv' ? read?.raw : undefined;
-      // What the Idempotency-Key is bound to: the JSON body, or a CSV file's digest with the query that goes with it.
-      const idempotentBody = read?.type === 'csv' ? { csvSha256: createHash('sha256').update(read.raw).digest('hex'), query: ctx.query } : read?.value;
       const trail = audited
         ? deps.audit!.begin({
             action: def.operationId, method: def.method, route: def.path, requestId: ctx.state.requestId, clientIp: ctx.state.clientIp,
@@ -109,7 +107,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       };
       const result = idempotencyKey === undefined
         ? await handle()
-        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: idempotentBody }, handle,
+        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: idempotentBodyOf(read, ctx.query) }, handle,
           { bound: def.idempotent === 'bound' });
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
@@ -145,4 +143,9 @@ export function auditTargets(path: string, params: unknown): Record<string, stri
     out[key] = value;
   }
   return out;
+}
+
+/** What an Idempotency-Key is bound to: the JSON body, or a CSV file's digest with the query that goes with it (hashed only when a key was sent). */
+function idempotentBodyOf(read: RequestBody | undefined, query: unknown): unknown {
+  return read?.type === 'csv' ? { csvSha256: createHash('sha256').update(read.raw).digest('hex'), query } : read?.value;
 }

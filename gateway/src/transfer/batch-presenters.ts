@@ -6,7 +6,8 @@ import { signatureToApi } from './presenters.js';
 /** Batch proto → HTTP edge (docs/batches.md): amounts are JSON integers of centavos, like the send response. */
 
 const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
-const railOrNull = (r: ledgerV1.Rail) => (r === ledgerV1.Rail.UNSPECIFIED || r === ledgerV1.Rail.UNRECOGNIZED ? null : railFromProto(r));
+/** A rail as the API writes it, or null for an item too malformed to tell. */
+export const railOrNull = (r: ledgerV1.Rail) => (r === ledgerV1.Rail.UNSPECIFIED || r === ledgerV1.Rail.UNRECOGNIZED ? null : railFromProto(r));
 
 export function batchToApi(b: transferV1.Batch) {
   return {

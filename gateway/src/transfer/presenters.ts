@@ -68,12 +68,12 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
   };
 }
 
-/** CONTRACT §5 approval item (amount as a number of centavos, like the send response). */
 /** One signature of an approval (a transfer's or a batch's). */
 export function signatureToApi(s: transferV1.ApprovalSignature) {
   return { userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() };
 }
 
+/** CONTRACT §5 approval item (amount as a number of centavos, like the send response). */
 export function approvalToApi(a: transferV1.Approval) {
   return {
     approvalId: a.approvalId,

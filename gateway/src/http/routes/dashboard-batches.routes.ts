@@ -2,19 +2,13 @@ import { z } from 'zod';
 import type { DashboardAuth } from '../../auth/dashboard-auth.js';
 import { batchItemToApi, batchToApi } from '../../transfer/batch-presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
-import { BatchItemPageSchema, BatchPageSchema, BatchSchema, BatchStatusSchema } from '../api-schemas.js';
+import { BatchItemPageSchema, BatchPageSchema, BatchSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { uuidSchema } from '../validation.js';
-import { ListBatchItemsQuery } from './batches.routes.js';
+import { ListBatchesQuery, ListBatchItemsQuery } from './batches.routes.js';
 import { LOCKOUT_NOTE, RejectBody, rejectWithTotp, SignBody, signWithTotp } from './dashboard-signing.js';
 
 const BatchParams = z.strictObject({ batchId: uuidSchema() });
-
-const ListQuery = z.strictObject({
-  state: BatchStatusSchema.optional().meta({ description: 'Only batches in this status (AWAITING_APPROVAL: the ones to sign).' }),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().min(1).max(512).optional().meta({ description: '`nextCursor` of the previous page.' }),
-});
 
 const SIGN_ERRORS = ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'] as const;
 
@@ -28,13 +22,13 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
   return [
     defineRoute({
       method: 'GET', path: '/dashboard/batches', operationId: 'dashboardListBatches', tags: ['Dashboard'],
-      summary: "The company's bulk payouts, newest first (`state=AWAITING_APPROVAL`: the ones to sign)",
+      summary: "The company's bulk payouts, newest first (`status=AWAITING_APPROVAL`: the ones to sign)",
       auth: { kind: 'session' }, rateClass: 'READS',
-      query: ListQuery,
+      query: ListBatchesQuery,
       responses: { 200: { description: 'A page of batches; `nextCursor` pages on.', schema: BatchPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        const r = await transfers.listBatches({ state: query.state, limit: query.limit, cursor: query.cursor }, call);
+        const r = await transfers.listBatches({ state: query.status, limit: query.limit, cursor: query.cursor }, call);
         return { status: 200, body: { items: r.items.map(batchToApi), nextCursor: r.nextCursor ?? null } };
       },
     }),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from '../../app/statement.js';
+import { bogotaIso } from '../../app/csv-cells.js';
 import { statementPdf } from '../../app/statement-pdf.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { StatementSchema } from '../api-schemas.js';
@@ -70,7 +71,7 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
         }
         const req = { rail: query.rail, from: query.from, to: query.to };
         const company = { name: principal!.companyName, nit: principal!.nit };
-        const day = (d: Date) => new Date(d.getTime() - 5 * 3_600_000).toISOString().slice(0, 10);
+        const day = (d: Date) => bogotaIso(d).slice(0, 10);
         const file = (ext: string, type: string, body: unknown): HandlerResult => ({
           status: 200, body,
           headers: {
