@@ -1,5 +1,5 @@
 import { timingSafeEqual } from 'node:crypto';
-import { AppError, type Database, type Listening, type Logger } from '@wallet/platform';
+import { AppError, type Database, type Logger, type Watch } from '@wallet/platform';
 import type { ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
 import type { CompanyStatus, TaxRegime } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
@@ -57,10 +57,9 @@ const AUTH_CHANNEL = 'gateway_auth';
 
 export class ApiKeyAuthenticator {
   private readonly cache = new Map<string, CacheEntry>();
-  /** The change feed (LISTEN gateway_auth) while it is up; its reconnect timer while it is down. */
-  private feed: Listening | undefined;
-  private watching = false;
-  private rewatch: NodeJS.Timeout | undefined;
+  /** The change feed (LISTEN gateway_auth), kept up by the platform. */
+  private feed: Watch | undefined;
+  private stopped = false;
   private readonly inflight = new Map<string, Promise<CacheEntry>>();
   private readonly lastTouch = new Map<string, number>();
   private readonly pendingTouches = new Set<Promise<void>>();
@@ -106,37 +105,25 @@ export class ApiKeyAuthenticator {
 
   /** Waits for queued last_used_at writes and stops the change feed (shutdown). */
   async flush(): Promise<void> {
-    this.watching = false;
-    if (this.rewatch) clearTimeout(this.rewatch);
-    this.feed?.close();
-    this.feed = undefined;
+    this.stopped = true;
+    this.feed?.stop();
     await Promise.allSettled([...this.pendingTouches]);
   }
 
   /** Starts the change feed (it reconnects by itself); until it is up, entries live `cacheTtlMs`. */
-  async watchChanges(db: Pick<Database, 'listen'>): Promise<void> {
-    this.watching = true;
-    const retry = () => {
-      if (!this.watching) return;
-      this.rewatch = setTimeout(() => void this.watchChanges(db), 1_000);
-      this.rewatch.unref();
-    };
-    try {
-      const feed = await db.listen(AUTH_CHANNEL, (payload) => this.onChange(payload), (err) => {
-        // Changes may be missed from here on: forget everything, and live short until it is back.
-        this.feed = undefined;
-        this.cache.clear();
-        this.log.warn({ err: err.message }, 'API key change feed lost; cached keys live the short TTL until it is back');
-        retry();
-      });
-      if (!this.watching) { feed.close(); return; }
+  async watchChanges(db: Pick<Database, 'watch'>): Promise<void> {
+    const feed = await db.watch(AUTH_CHANNEL, {
+      onMessage: (payload) => this.onChange(payload),
       // Entries cached before the feed was up may predate a change it will never tell: start afresh.
-      this.cache.clear();
-      this.feed = feed;
-    } catch (err) {
-      this.log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL');
-      retry();
-    }
+      onUp: () => this.cache.clear(),
+      // Changes may be missed from here on: forget everything, and live short until it is back.
+      onDown: (err) => {
+        this.cache.clear();
+        this.log.warn({ err: err.message }, 'API key change feed down; cached keys live the short TTL until it is back');
+      },
+    });
+    if (this.stopped) feed.stop();
+    else this.feed = feed;
   }
 
   private onChange(payload: string): void {
@@ -154,7 +141,7 @@ export class ApiKeyAuthenticator {
 
   /** How long a new entry lives: long while the change feed is up, `cacheTtlMs` otherwise (0: no cache). */
   private ttlMs(): number {
-    return this.opts.cacheTtlMs > 0 && this.feed ? Math.max(this.opts.cacheTtlMs, FEED_CACHE_TTL_MS) : this.opts.cacheTtlMs;
+    return this.opts.cacheTtlMs > 0 && this.feed?.up ? Math.max(this.opts.cacheTtlMs, FEED_CACHE_TTL_MS) : this.opts.cacheTtlMs;
   }
 
   private load(hash: string): Promise<CacheEntry> {

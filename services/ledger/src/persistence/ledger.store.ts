@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Listening, type Logger, type PreparedTx } from '@wallet/platform';
+import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx, type Watch } from '@wallet/platform';
 import type {
   BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
@@ -31,9 +31,9 @@ export class SqlLedgerStore implements LedgerStore {
   private pool: Promise<NativePool> | undefined;
   /** The fee schedules' in-memory copy and its change feed (`watchFeeConfigs`). */
   private readonly fees: {
-    feed?: Listening | undefined; rows?: Map<string, FeeSchedule> | undefined; generation: number;
-    reloading?: Promise<void> | undefined; watching: boolean; retry?: NodeJS.Timeout | undefined;
-  } = { generation: 0, watching: false };
+    feed?: Watch | undefined; rows?: Map<string, FeeSchedule> | undefined; generation: number;
+    reloading?: Promise<void> | undefined; stopped: boolean;
+  } = { generation: 0, stopped: false };
   private readonly statementNames = new Map<string, string>();
 
   constructor(private readonly db: Database) {}
@@ -326,7 +326,7 @@ export class SqlLedgerStore implements LedgerStore {
   async feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>> {
     const out = new Map<FeeOperation, FeeSchedule>();
     if (operations.length === 0) return out;
-    const copy = this.fees.feed ? this.fees.rows : undefined;
+    const copy = this.fees.feed?.up ? this.fees.rows : undefined;
     if (copy) {
       for (const op of operations) {
         const s = (companyId !== null ? copy.get(`${op}|${companyId}`) : undefined) ?? copy.get(`${op}|`);
@@ -350,45 +350,27 @@ export class SqlLedgerStore implements LedgerStore {
    */
   async watchFeeConfigs(log: Pick<Logger, 'warn'>): Promise<void> {
     const f = this.fees;
-    f.watching = true;
-    const retry = () => {
-      if (!f.watching) return;
-      f.retry = setTimeout(() => void this.watchFeeConfigs(log), 1_000);
-      f.retry.unref();
-    };
-    try {
-      const feed = await this.db.listen('ledger_fees', () => this.feesChanged(), (err) => {
-        f.feed = undefined;
-        f.rows = undefined;
-        log.warn({ err: err.message }, 'fee schedule feed lost; reading the table until it is back');
-        retry();
-      });
-      if (!f.watching) { feed.close(); return; }
-      f.feed = feed;
-      this.feesChanged();
-    } catch (err) {
-      log.warn({ err: (err as Error).message }, 'fee schedule feed not started; reading the table');
-      retry();
-    }
+    f.feed = await this.db.watch('ledger_fees', {
+      onMessage: () => this.feesChanged(),
+      onUp: async () => { this.feesChanged(); await f.reloading; },
+      onDown: (err) => { f.rows = undefined; log.warn({ err: err.message }, 'fee schedule feed down; reading the table until it is back'); },
+    });
   }
 
   stopWatchingFeeConfigs(): void {
-    const f = this.fees;
-    f.watching = false;
-    if (f.retry) clearTimeout(f.retry);
-    f.feed?.close();
-    f.feed = undefined;
-    f.rows = undefined;
+    this.fees.stopped = true;
+    this.fees.feed?.stop();
+    this.fees.rows = undefined;
   }
 
-  /** A change was notified (or the feed just started): drop the copy, reload (one reload at a time). */
+  /** A change was notified (or the feed just came up): drop the copy, reload (one reload at a time). */
   private feesChanged(): void {
     const f = this.fees;
     f.generation++;
     f.rows = undefined;
     f.reloading ??= (async () => {
       try {
-        while (f.feed && !f.rows) {
+        while (!f.rows && !f.stopped) {
           const generation = f.generation;
           const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number }>(
             'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs');
@@ -397,7 +379,7 @@ export class SqlLedgerStore implements LedgerStore {
         }
       } catch {
         // The table is read on every call meanwhile; try again in a second.
-        const again = setTimeout(() => { if (f.feed && !f.rows) this.feesChanged(); }, 1_000);
+        const again = setTimeout(() => { if (!f.rows && !f.stopped) this.feesChanged(); }, 1_000);
         again.unref();
       } finally {
         f.reloading = undefined;
@@ -413,7 +395,7 @@ export class SqlLedgerStore implements LedgerStore {
        returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
       [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps]);
     // This replica reads the table from now until its copy is reloaded (the others when the NOTIFY arrives).
-    if (this.fees.feed) this.feesChanged();
+    if (this.fees.feed?.up) this.feesChanged();
     const r = rows[0]!;
     return { operation: r.operation, companyId: r.company_id, fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps), updatedAt: new Date(r.updated_at) };
   }

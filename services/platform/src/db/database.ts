@@ -18,6 +18,13 @@ export interface Listening {
   /** Stops listening and gives the connection back. */
   close(): void;
 }
+
+/** A change feed kept up by `Database.watch`. */
+export interface Watch {
+  /** True from the end of `onUp` until the connection is lost or the watch stopped. */
+  readonly up: boolean;
+  stop(): void;
+}
 /** What `releaseDeadConnections` needs of a `pg` pool and its clients. */
 interface PatchablePool {
   connect(...args: unknown[]): Promise<PooledClient>;
@@ -205,6 +212,52 @@ export class Database {
         if (!open) return;
         open = false;
         client.end().catch(() => undefined);
+      },
+    };
+  }
+
+  /**
+   * A change feed that keeps itself up: LISTEN on `channel`; once in place, `onUp` runs (the caller
+   * reloads what it keeps, so nothing changed before is missed) and only then is the watch `up`. On a
+   * lost connection (or a failed start) `onDown` runs and it listens again a second later. Resolves
+   * after the first attempt, up or not.
+   */
+  async watch(channel: string, h: { onMessage(payload: string): void; onUp(): void | Promise<void>; onDown(err: Error): void }): Promise<Watch> {
+    let stopped = false;
+    let feed: Listening | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const retry = (err: Error) => {
+      if (stopped) return;
+      h.onDown(err);
+      timer = setTimeout(() => void attempt(), 1_000);
+      timer.unref();
+    };
+    const attempt = async () => {
+      let lost = false;
+      let f: Listening | undefined;
+      try {
+        f = await this.listen(channel, h.onMessage, (err) => {
+          lost = true;
+          feed = undefined;
+          retry(err);
+        });
+        await h.onUp();
+      } catch (err) {
+        f?.close();
+        if (!lost) retry(err as Error);
+        return;
+      }
+      if (stopped || lost) f.close();
+      else feed = f;
+    };
+    await attempt();
+    return {
+      get up() { return feed !== undefined; },
+      stop() {
+        stopped = true;
+        if (timer) clearTimeout(timer);
+        feed?.close();
+        feed = undefined;
       },
     };
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Listening, Logger, Tx } from '@wallet/platform';
+import type { Database, Logger, Tx, Watch } from '@wallet/platform';
 import { FAULT_NAMES, allUp, type FaultName, type FaultState, type Faults } from '../domain/faults.js';
 import type { FinalStatus, Rail, TransferStatus } from '../domain/rails.js';
 
@@ -72,9 +72,7 @@ export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 export class SandboxStore {
   /** The fault switches' copy (see `fault`), its feed while it is up, and its reconnect timer. */
   private readonly switches = new Map<FaultName, { state: FaultState; version: bigint }>();
-  private feed: Listening | undefined;
-  private watching = false;
-  private rewatch: NodeJS.Timeout | undefined;
+  private feed: Watch | undefined;
 
   constructor(private readonly db: Database) {}
 
@@ -249,7 +247,7 @@ export class SandboxStore {
    * connection was lost, until it is back), every call reads the database as before.
    */
   async fault(name: FaultName): Promise<FaultState> {
-    if (this.feed) return this.switches.get(name)?.state ?? 'up';
+    if (this.feed?.up) return this.switches.get(name)?.state ?? 'up';
     const [r] = await this.db.prepared<{ state: FaultState }>('select state from sandbox.faults where name = ?', [name]);
     return r?.state ?? 'up';
   }
@@ -272,32 +270,16 @@ export class SandboxStore {
 
   /** Starts the change feed of the switches (then they are read from memory); it reconnects by itself. */
   async watchFaults(log: Pick<Logger, 'warn'>): Promise<void> {
-    this.watching = true;
-    try {
-      const feed = await this.db.listen(FAULTS_CHANNEL, (payload) => this.applySwitches(JSON.parse(payload) as SwitchRow[]), (err) => {
-        this.feed = undefined;
-        if (!this.watching) return;
-        log.warn({ err: err.message }, 'fault switch feed lost; reading the database until it is back');
-        this.rewatch = setTimeout(() => void this.watchFaults(log), 1_000);
-        this.rewatch.unref();
-      });
-      // Loaded after the LISTEN: a change committed after this read is notified.
-      this.applySwitches(await this.db.prepared<SwitchRow>('select name, state, version::text as version from sandbox.faults'));
-      if (this.watching) this.feed = feed;
-      else feed.close();
-    } catch (err) {
-      if (!this.watching) return;
-      log.warn({ err: (err as Error).message }, 'fault switch feed not started; reading the database until it is');
-      this.rewatch = setTimeout(() => void this.watchFaults(log), 1_000);
-      this.rewatch.unref();
-    }
+    this.feed = await this.db.watch(FAULTS_CHANNEL, {
+      onMessage: (payload) => this.applySwitches(JSON.parse(payload) as SwitchRow[]),
+      // Loaded once the LISTEN is in place: a change committed after this read is notified.
+      onUp: async () => this.applySwitches(await this.db.prepared<SwitchRow>('select name, state, version::text as version from sandbox.faults')),
+      onDown: (err) => log.warn({ err: err.message }, 'fault switch feed down; reading the database until it is back'),
+    });
   }
 
   stopWatchingFaults(): void {
-    this.watching = false;
-    if (this.rewatch) clearTimeout(this.rewatch);
-    this.feed?.close();
-    this.feed = undefined;
+    this.feed?.stop();
   }
 
   private applySwitches(rows: SwitchRow[]): void {
