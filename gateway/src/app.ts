@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: config.apiKeyCacheTtlMs,
   }, log);
   // Every replica forgets a changed key or company at once (database triggers → NOTIFY); see the class.
-  void authenticator.watchChanges(db);
+  authenticator.watchChanges(db).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL'));
   const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
 
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
