@@ -1,5 +1,5 @@
 import type { KeyType } from '../domain/keys.js';
-import type { LimitUsage } from '../domain/counterparty-limits.js';
+import type { Limits } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
 import type { ApprovalRecord, ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 
@@ -109,13 +109,14 @@ export interface TransferStore {
   purgeResolvedKeys(olderThanSeconds: number): Promise<number>;
 
   /**
-   * Inserts the transfer as RECEIVED if the counterparty limits allow it. The usage sum and the
-   * insert happen under one lock per (company, counterparty), so concurrent sends cannot both pass.
+   * Inserts the transfer as RECEIVED if the counterparty limits allow it, and answers the verdict of
+   * `checkCounterpartyLimits` ('OK' when inserted). The usage sum and the insert happen in one
+   * statement under one lock per (company, counterparty), so concurrent sends cannot both pass.
    * With `idempotency` the key is inserted in the same statement, unique per company: when another
    * transfer holds it, nothing is inserted and the verdict is IDEMPOTENCY_KEY_TAKEN.
    */
   insertWithinLimits(t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    decide: (usage: LimitUsage) => string, nextAttemptInMs: number, idempotency?: IdempotencyBinding): Promise<string>;
+    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding): Promise<string>;
   /** The transfer holding the company's `Idempotency-Key`, if any (a binding never expires). */
   findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined>;
 

@@ -1,6 +1,6 @@
 import { AppError, isErrorCode } from '@wallet/platform';
 import { bankRoutable, placeholderAccount } from '../domain/ach-rules.js';
-import { bogotaWindows, checkCounterpartyLimits, effectiveLimits } from '../domain/counterparty-limits.js';
+import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
@@ -188,7 +188,7 @@ export class SendTransfer {
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
     const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt),
-      (usage) => checkCounterpartyLimits(amount, usage, limits), graceMs,
+      limits, graceMs,
       cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined);
     if (verdict === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
     if (verdict !== 'OK') throw new AppError(verdict as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');

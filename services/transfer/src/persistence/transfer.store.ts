@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database } from '@wallet/platform';
-import type { LimitUsage } from '../domain/counterparty-limits.js';
+import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
@@ -274,49 +274,49 @@ export class SqlTransferStore implements TransferStore {
 
   async insertWithinLimits(
     t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    decide: (usage: LimitUsage) => string, nextAttemptInMs: number, idempotency?: IdempotencyBinding,
+    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding,
   ): Promise<string> {
-    // One round trip takes the lock (with `begin`), one inserts the transfer and sums the window
-    // without it (the statement's snapshot is taken after the lock, and does not see its own
-    // insert), one commits, or rolls the insert back when the limits refuse it.
-    const refused = Symbol('refused');
-    let verdict = 'OK';
+    // ONE autocommit statement (migration 0009): `locked_counterparty_usage` takes the (company,
+    // counterparty) lock and then sums the usage with a snapshot taken after the lock; the transfer
+    // and its history row are inserted only when the sum leaves room (the rule of
+    // `checkCounterpartyLimits`, which gives the verdict from the same sums). The lock is held to the
+    // statement's commit, so concurrent sends to one destination are counted one after the other.
     const stored = storedDestination(t.destination, this.protection);
+    let rows: Array<{ day_sum: string; month_sum: string; inserted: boolean }>;
     try {
-      await this.db.preparedTx(async (tx) => {
-        // One lock per (company, counterparty) for the sum-then-insert: concurrent sends to the same
-        // destination are counted one after the other, so a limit can never be overshot.
-        await tx.simple(`select pg_advisory_xact_lock(${limitLockKeySql(tx.literal(t.companyId), tx.literal(counterparty))})`);
-        const [u] = await tx.query<{ day_sum: string; month_sum: string }>(
-          `with t as (
-             insert into transfer.transfers (
-               id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
-               total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-               next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
-               idempotency_key, idempotency_fingerprint)
-             values ($1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-               clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28)
-             returning id),
-           h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
-           select coalesce(sum(amount) filter (where created_at >= $20::timestamptz), 0)::text as day_sum,
-                  coalesce(sum(amount), 0)::text as month_sum
-             from transfer.transfers
-            where company_id = $2 and counterparty_document = $14 and created_at >= $21::timestamptz
-              and state in (${sqlList(COUNTED_STATES)})`,
-          [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
-            t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
-            t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
-            ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
-            t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
-            stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null]);
-        verdict = decide({ daySum: BigInt(u?.day_sum ?? '0'), monthSum: BigInt(u?.month_sum ?? '0') });
-        if (verdict !== 'OK') throw refused; // rolls the insert back
-      });
+      rows = await this.db.prepared<{ day_sum: string; month_sum: string; inserted: boolean }>(
+        `with u as materialized (
+           select day_sum, month_sum from transfer.locked_counterparty_usage(
+             ${limitLockKeySql('$2', '$14')}, $2, $14, $20::timestamptz, $21::timestamptz, $29::text[])),
+         t as (
+           insert into transfer.transfers (
+             id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
+             total_charged, target_name, target_document, counterparty_document, reference, description, destination,
+             next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
+             idempotency_key, idempotency_fingerprint)
+           select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
+             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28
+             from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
+           returning id),
+         h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
+         select u.day_sum::text as day_sum, u.month_sum::text as month_sum, exists (select 1 from t) as inserted from u`,
+        [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
+          t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
+          t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
+          ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
+          t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
+          stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null,
+          [...COUNTED_STATES], limits.daily.toString(), limits.monthly.toString()]);
     } catch (err) {
       // Another transfer holds the key (it committed first: a retry or a concurrent duplicate).
       if (isUniqueViolation(err, 'transfers_idempotency_key_uq')) return IDEMPOTENCY_KEY_TAKEN;
-      if (err !== refused) throw err;
+      throw err;
     }
+    const u = rows[0];
+    if (!u) throw new Error('the limits statement returned no row');
+    const verdict = checkCounterpartyLimits(t.amount, { daySum: BigInt(u.day_sum), monthSum: BigInt(u.month_sum) }, limits);
+    // The statement and the rule decided on the same sums: they cannot disagree.
+    if ((verdict === 'OK') !== u.inserted) throw new Error(`the limits statement and the rule disagree (${verdict}, inserted ${u.inserted})`);
     return verdict;
   }
 

@@ -7,6 +7,9 @@ import {
   type CompanySetup, type Harness,
 } from './harness.js';
 
+/** Limits no test send reaches (the store's own limit rule is tested in limits tests). */
+const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
+
 /**
  * A send's `Idempotency-Key` (issue 19): the transfer is inserted with the key, unique per company,
  * so whatever happened to the request that made it (a gateway time-out or crash after the send was
@@ -126,7 +129,7 @@ describe('Idempotency-Key on Send', () => {
       rejectedBy: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
     };
     // What a request leaves behind when it dies right after recording RECEIVED (the sweeper looks after 1.5 s).
-    expect(await store.insertWithinLimits(orphan, req.targetDocument!, { dayStart: new Date(0), monthStart: new Date(0) }, () => 'OK', 1_500,
+    expect(await store.insertWithinLimits(orphan, req.targetDocument!, { dayStart: new Date(0), monthStart: new Date(0) }, NO_LIMITS, 1_500,
       { key: 'orphan-1', requestHash: req.requestHash })).toBe('OK');
     const retry = await send(h, co, req);
     // The sweeper gave it up (nothing was reserved): the same transfer, FAILED; no second one.
