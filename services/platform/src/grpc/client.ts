@@ -118,7 +118,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     if (!signer || !ctx.principal) return;
     let token = signedContexts.get(ctx);
     if (!token) {
-      token = signer.sign(ctx.principal, ctx.requestId);
+      token = signer.sign(ctx.principal);
       signedContexts.set(ctx, token);
     }
     md.set(CALLER_CONTEXT_METADATA, await token);

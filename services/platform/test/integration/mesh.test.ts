@@ -119,7 +119,7 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     expect(await gw.getMovement({ id: 'mine' }, { requestId: 'own', companyId: 'co-victim', principal: apikey('co-attacker') }).then(() => 'OK')).toBe('OK');
     expect(handled.at(-1)).toMatchObject({ requestId: 'own', companyId: 'co-attacker', principal: { kind: 'apikey', companyId: 'co-attacker' } });
     gw.close();
-    const signed = await new CallerContextSigner(devMeshTls('gateway').callerSigningKey!).sign(apikey('co-attacker'), 'r');
+    const signed = await new CallerContextSigner(devMeshTls('gateway').callerSigningKey!).sign(apikey('co-attacker'));
     expect(await rawAsGateway('getMovement', signed, 'co-victim')).toBe('OK');
     expect(handled.at(-1)!.companyId).toBe('co-attacker');
   });
@@ -130,7 +130,7 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     expect(await rawAsGateway('getMovement', 'not-a-jwt')).toBe('CALLER_NOT_AUTHENTICATED');
     // signed with another key (an attacker's own Ed25519 key), otherwise perfect
     const { privateKey } = generateKeyPairSync('ed25519');
-    expect(await rawAsGateway('getMovement', await new CallerContextSigner(privateKey).sign(apikey('co-victim'), 'r'))).toBe('CALLER_NOT_AUTHENTICATED');
+    expect(await rawAsGateway('getMovement', await new CallerContextSigner(privateKey).sign(apikey('co-victim')))).toBe('CALLER_NOT_AUTHENTICATED');
     // the real key, expired (its 30 s of clock tolerance passed)
     const real = devMeshTls('gateway').callerSigningKey!;
     const expired = await new SignJWT({ k: 'apikey', co: 'co-victim', key: 'k1', scope: 'WRITE', p: ['1', 'n', false, 0, '0', '0'] })
@@ -138,7 +138,7 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
       .setIssuedAt(Math.floor(Date.now() / 1000) - 300).setExpirationTime(Math.floor(Date.now() / 1000) - 60).sign(real);
     expect(await rawAsGateway('getMovement', expired)).toBe('CALLER_NOT_AUTHENTICATED');
     // a valid company principal may not call an operator's method
-    expect(await rawAsGateway('credit', await new CallerContextSigner(real).sign(apikey('co-victim'), 'r'))).toBe('CALLER_NOT_ALLOWED');
+    expect(await rawAsGateway('credit', await new CallerContextSigner(real).sign(apikey('co-victim')))).toBe('CALLER_NOT_ALLOWED');
     expect(handled.length).toBe(before);
   });
 
