@@ -3,6 +3,7 @@ import { request } from 'undici';
 import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
 import type { CallbackRow, SandboxStore } from '../persistence/sandbox.store.js';
+import { DeliveredMarks } from './delivered-marks.js';
 
 export interface DispatcherOptions {
   secret: string;
@@ -38,6 +39,8 @@ export class CallbackDispatcher {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly leaseMs: number;
   private readonly maxInFlight: number;
+  /** Delivered callbacks answered close together are recorded in one statement. */
+  private readonly delivered: DeliveredMarks;
 
   constructor(
     private readonly store: SandboxStore,
@@ -48,6 +51,7 @@ export class CallbackDispatcher {
     // Longer than one attempt can take, so a live sender never loses its lease.
     this.leaseMs = o.timeoutMs + 10_000;
     this.maxInFlight = o.maxInFlight ?? 100;
+    this.delivered = new DeliveredMarks(store);
   }
 
   start(): void {
@@ -63,13 +67,14 @@ export class CallbackDispatcher {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the deliveries in flight to finish. */
+  /** Stops polling and waits for the deliveries in flight to finish and be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
     await Promise.allSettled([...this.inFlight]);
+    await this.delivered.flush();
   }
 
   private schedule(ms: number): void {
@@ -119,7 +124,7 @@ export class CallbackDispatcher {
     const log = { eventId: c.eventId, transactionId: c.transactionId, attempt: c.attempts, status: result.status };
     try {
       if (result.delivered) {
-        await this.store.markDelivered(c, result.status!);
+        await this.delivered.mark(c, result.status!);
         this.log.info(log, 'callback delivered');
       } else {
         const retryMs = retryDelayMs(c.attempts, this.o.retry);

@@ -66,6 +66,13 @@ export interface NewTransfer {
   confirmMs: number;
 }
 
+/** A delivered callback to record: the attempt (its claim) that got the 2xx, and the status. */
+export interface DeliveredMark {
+  eventId: string;
+  attempts: number;
+  status: number;
+}
+
 /** The outcome callback to write with an outcome, in the same transaction. */
 export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 
@@ -205,11 +212,18 @@ export class SandboxStore {
     });
   }
 
-  /** A 2xx answer: delivered. Ignored if another sender took the lease over meanwhile. */
-  async markDelivered(c: CallbackRow, status: number): Promise<void> {
+  /**
+   * 2xx answers: delivered, several in one statement (see delivery/delivered-marks.ts). Each is
+   * ignored if another sender took the lease over meanwhile (its claim counted another attempt).
+   * `$n` placeholders: the arrays go as array parameters.
+   */
+  async markDelivered(marks: readonly DeliveredMark[]): Promise<void> {
+    if (marks.length === 0) return;
     await this.db.prepared(
-      `update sandbox.callbacks set state = 'delivered', delivered_at = clock_timestamp(), last_status = ?, last_error = null
-        where event_id = ?::uuid and state = 'sending' and attempts = ?`, [status, c.eventId, c.attempts]);
+      `update sandbox.callbacks c set state = 'delivered', delivered_at = clock_timestamp(), last_status = m.status, last_error = null
+         from unnest($1::uuid[], $2::int[], $3::int[]) as m(event_id, attempts, status)
+        where c.event_id = m.event_id and c.state = 'sending' and c.attempts = m.attempts`,
+      [marks.map((m) => m.eventId), marks.map((m) => m.attempts), marks.map((m) => m.status)]);
   }
 
   /** A failed attempt: retried after `retryMs`, or abandoned once past the delivery window. */
