@@ -169,21 +169,20 @@ export class SandboxStore {
 
   /**
    * Claims due deliveries (pending and due, or `sending` whose lease ran out): marks them
-   * `sending` for `leaseMs`, counts the attempt, and returns them.
+   * `sending` for `leaseMs`, counts the attempt, and returns them. One statement, atomic on its
+   * own: no explicit transaction (its begin and commit were two more round trips per claim).
    */
   async claimDueCallbacks(limit: number, leaseMs: number): Promise<CallbackRow[]> {
-    return this.db.tx(async (tx) => {
-      const rows = await tx.query<RawCallback>(
-        `update sandbox.callbacks c
-            set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
-                next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
-          where c.event_id in (
-            select event_id from sandbox.callbacks
-             where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
-             order by next_attempt_at limit ? for update skip locked)
-        returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
-      return rows.map(toCallback);
-    });
+    const rows = await this.db.prepared<RawCallback>(
+      `update sandbox.callbacks c
+          set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
+              next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
+        where c.event_id in (
+          select event_id from sandbox.callbacks
+           where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
+           order by next_attempt_at limit ? for update skip locked)
+      returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
+    return rows.map(toCallback);
   }
 
   /**
