@@ -1,7 +1,9 @@
 import type { Logger } from '@wallet/platform';
+import { request } from 'undici';
 import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
 import type { CallbackRow, SandboxStore } from '../persistence/sandbox.store.js';
+import { DeliveredMarks } from './delivered-marks.js';
 
 export interface DispatcherOptions {
   secret: string;
@@ -37,6 +39,8 @@ export class CallbackDispatcher {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly leaseMs: number;
   private readonly maxInFlight: number;
+  /** Delivered callbacks answered close together are recorded in one statement. */
+  private readonly delivered: DeliveredMarks;
 
   constructor(
     private readonly store: SandboxStore,
@@ -47,6 +51,7 @@ export class CallbackDispatcher {
     // Longer than one attempt can take, so a live sender never loses its lease.
     this.leaseMs = o.timeoutMs + 10_000;
     this.maxInFlight = o.maxInFlight ?? 100;
+    this.delivered = new DeliveredMarks(store);
   }
 
   start(): void {
@@ -62,13 +67,14 @@ export class CallbackDispatcher {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the deliveries in flight to finish. */
+  /** Stops polling and waits for the deliveries in flight to finish and be recorded. */
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     await this.running;
     await Promise.allSettled([...this.inFlight]);
+    await this.delivered.flush();
   }
 
   private schedule(ms: number): void {
@@ -118,7 +124,7 @@ export class CallbackDispatcher {
     const log = { eventId: c.eventId, transactionId: c.transactionId, attempt: c.attempts, status: result.status };
     try {
       if (result.delivered) {
-        await this.store.markDelivered(c, result.status!);
+        await this.delivered.mark(c, result.status!);
         this.log.info(log, 'callback delivered');
       } else {
         const retryMs = retryDelayMs(c.attempts, this.o.retry);
@@ -132,9 +138,15 @@ export class CallbackDispatcher {
     return result;
   }
 
+  /**
+   * One signed POST with undici's `request` rather than `fetch`: the same pooled keep-alive
+   * connections at a fraction of the CPU per call (see the transfer's adapters/http.ts). Like
+   * `redirect: 'manual'`, a redirect is not followed: a 3xx is a failed attempt. The time-out
+   * covers the body too, and the body is always read to the end so the connection is reused.
+   */
   private async post(c: CallbackRow): Promise<AttemptResult> {
     try {
-      const res = await fetch(c.callbackUrl, {
+      const res = await request(c.callbackUrl, {
         method: 'POST',
         headers: {
           'content-type': 'application/json',
@@ -142,16 +154,18 @@ export class CallbackDispatcher {
           'user-agent': 'wallet-sandbox/0.1',
         },
         body: c.body,
-        redirect: 'manual',
         signal: AbortSignal.timeout(this.o.timeoutMs),
       });
-      await res.arrayBuffer().catch(() => undefined);
-      return res.status >= 200 && res.status < 300
-        ? { delivered: true, status: res.status }
-        : { delivered: false, status: res.status, error: `HTTP ${res.status}` };
+      await res.body.dump().catch(() => undefined);
+      const status = res.statusCode;
+      return status >= 200 && status < 300
+        ? { delivered: true, status }
+        : { delivered: false, status, error: `HTTP ${status}` };
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      return { delivered: false, status: null, error: e.cause?.code ?? e.cause?.message ?? e.message };
+      // fetch wrapped network errors (`cause.code`); undici throws them as they are (`code`). A
+      // time-out is a DOMException whose numeric `code` is no error name: its message is kept.
+      const e = err as Error & { code?: unknown; cause?: { code?: string; message?: string } };
+      return { delivered: false, status: null, error: e.cause?.code ?? (typeof e.code === 'string' ? e.code : undefined) ?? e.cause?.message ?? e.message };
     }
   }
 

@@ -97,8 +97,9 @@ export class RegistrationStore {
     throw new Error(`could not register the key (anchor ${r.anchorHandle}): the live registration keeps changing`);
   }
 
+  /** The value's live registration (every directory lookup asks): a prepared statement, planned once per connection. */
   async findLive(keyValue: string): Promise<RegistrationRow | undefined> {
-    const [r] = await this.db.query<RawRegistration>(
+    const [r] = await this.db.prepared<RawRegistration>(
       `select ${REG_COLS} from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [keyValue]);
     return r ? toRegistration(r) : undefined;
   }

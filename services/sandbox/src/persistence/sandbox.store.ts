@@ -66,6 +66,13 @@ export interface NewTransfer {
   confirmMs: number;
 }
 
+/** A delivered callback to record: the attempt (its claim) that got the 2xx, and the status. */
+export interface DeliveredMark {
+  eventId: string;
+  attempts: number;
+  status: number;
+}
+
 /** The outcome callback to write with an outcome, in the same transaction. */
 export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
 
@@ -162,21 +169,20 @@ export class SandboxStore {
 
   /**
    * Claims due deliveries (pending and due, or `sending` whose lease ran out): marks them
-   * `sending` for `leaseMs`, counts the attempt, and returns them.
+   * `sending` for `leaseMs`, counts the attempt, and returns them. One statement, atomic on its
+   * own: no explicit transaction (its begin and commit were two more round trips per claim).
    */
   async claimDueCallbacks(limit: number, leaseMs: number): Promise<CallbackRow[]> {
-    return this.db.tx(async (tx) => {
-      const rows = await tx.query<RawCallback>(
-        `update sandbox.callbacks c
-            set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
-                next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
-          where c.event_id in (
-            select event_id from sandbox.callbacks
-             where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
-             order by next_attempt_at limit ? for update skip locked)
-        returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
-      return rows.map(toCallback);
-    });
+    const rows = await this.db.prepared<RawCallback>(
+      `update sandbox.callbacks c
+          set state = 'sending', attempts = c.attempts + 1, last_attempt_at = clock_timestamp(),
+              next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond'
+        where c.event_id in (
+          select event_id from sandbox.callbacks
+           where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
+           order by next_attempt_at limit ? for update skip locked)
+      returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
+    return rows.map(toCallback);
   }
 
   /**
@@ -205,11 +211,18 @@ export class SandboxStore {
     });
   }
 
-  /** A 2xx answer: delivered. Ignored if another sender took the lease over meanwhile. */
-  async markDelivered(c: CallbackRow, status: number): Promise<void> {
+  /**
+   * 2xx answers: delivered, several in one statement (see delivery/delivered-marks.ts). Each is
+   * ignored if another sender took the lease over meanwhile (its claim counted another attempt).
+   * `$n` placeholders: the arrays go as array parameters.
+   */
+  async markDelivered(marks: readonly DeliveredMark[]): Promise<void> {
+    if (marks.length === 0) return;
     await this.db.prepared(
-      `update sandbox.callbacks set state = 'delivered', delivered_at = clock_timestamp(), last_status = ?, last_error = null
-        where event_id = ?::uuid and state = 'sending' and attempts = ?`, [status, c.eventId, c.attempts]);
+      `update sandbox.callbacks c set state = 'delivered', delivered_at = clock_timestamp(), last_status = m.status, last_error = null
+         from unnest($1::uuid[], $2::int[], $3::int[]) as m(event_id, attempts, status)
+        where c.event_id = m.event_id and c.state = 'sending' and c.attempts = m.attempts`,
+      [marks.map((m) => m.eventId), marks.map((m) => m.attempts), marks.map((m) => m.status)]);
   }
 
   /** A failed attempt: retried after `retryMs`, or abandoned once past the delivery window. */
