@@ -9,6 +9,8 @@ import {
 } from '../../src/index.js';
 import { meshClient, TEST_COMPANY_PROFILE } from '../../src/testing/index.js';
 import { generateKeyPairSync } from 'node:crypto';
+import { TLSSocket } from 'node:tls';
+import { jest } from '@jest/globals';
 import { SignJWT } from 'jose';
 
 /**
@@ -50,6 +52,28 @@ describe('mesh: mutual TLS and per-method allow-lists', () => {
     expect(await ask(client, 'ok')).toBe('OK');
     expect(handled.at(-1)).toMatchObject({ requestId: 'mesh-ok', caller: 'gateway' });
     client.close();
+  });
+
+  it('reads a connection’s client certificate once, and keeps each connection’s own identity', async () => {
+    const reads = jest.spyOn(TLSSocket.prototype, 'getPeerCertificate');
+    try {
+      const gw = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'gateway', 'ledger', 5000);
+      const other = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, 'transfer', 'ledger', 5000);
+      expect(await ask(gw, 'once-0')).toBe('OK');
+      expect(await ask(other, 'once-x')).toBe('CALLER_NOT_ALLOWED');
+      const afterFirst = reads.mock.calls.length;
+      for (let i = 1; i <= 5; i++) {
+        expect(await ask(gw, `once-${i}`)).toBe('OK');
+        expect(await ask(other, `once-x${i}`)).toBe('CALLER_NOT_ALLOWED');
+      }
+      expect(handled.at(-1)).toMatchObject({ requestId: 'mesh-once-5', caller: 'gateway' });
+      // Ten more calls on the same two connections: no certificate read (TLS 1.3 between our processes).
+      expect(reads.mock.calls.length).toBe(afterFirst);
+      gw.close();
+      other.close();
+    } finally {
+      reads.mockRestore();
+    }
   });
 
   it('refuses a mesh identity the method does not allow, before the handler', async () => {
