@@ -81,8 +81,12 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     const ledger = new GrpcLedger(c.LEDGER_GRPC_ADDR, o.mesh);
     scope.defer(async () => ledger.close());
 
+    const transfers = new SqlTransferStore(db, protection);
+    // The AML list from memory, kept current by its change feed (a send reads no table for it).
+    await transfers.watchAml(log);
+    scope.defer(() => transfers.stopWatchingAml());
     const deps = transferDeps({
-      store: meterTransferStore(new SqlTransferStore(db, protection)),
+      store: meterTransferStore(transfers),
       approvals: new SqlApprovalStore(db, protection),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import pg from 'pg';
 import { transferV1 } from '@wallet/proto';
 import {
   Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, resolve, send, setFaults, startHarness, waitForState, wallet,
@@ -109,6 +110,41 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect((await failure(aml.remove(randomUUID()))).code).toBe('AML_ENTRY_NOT_FOUND');
     expect((await failure(aml.remove('nope'))).code).toBe('AML_ENTRY_NOT_FOUND');
     expect((await failure(h.client.addAmlEntry({ documentNumber: '', reason: '' }, ctxOf()))).code).toBe('INVALID_REQUEST');
+  });
+
+  it('AML from memory, kept current by the change feed: an entry added through the API applies at once, one by SQL as soon as it is notified, and with the feed lost the table is checked', async () => {
+    const co = await newCompany(h, { breb: 10_000_000n });
+    const req = await brebSend(h, co, '3005551234', 10_000n);
+    const sql = async (text: string, params: unknown[] = []) => {
+      const c = new pg.Client({ connectionString: h.tdb.url });
+      await c.connect();
+      try { return (await c.query(text, params)).rows; } finally { await c.end(); }
+    };
+    const verdict = async () => send(h, co, { ...req, reference: randomUUID() }).then(() => 'OK', (e: { code: string }) => e.code);
+    const eventually = async (want: string) => {
+      const deadline = Date.now() + 3_000;
+      let got = await verdict();
+      while (got !== want && Date.now() < deadline) { await new Promise((r) => setTimeout(r, 20)); got = await verdict(); }
+      return got;
+    };
+    expect(await verdict()).toBe('OK');
+    // Through the API: this replica drops its copy when it writes, so the very next send is refused.
+    const entry = await aml.add(req.targetDocument!);
+    expect(await verdict()).toBe('RECIPIENT_BLACKLISTED');
+    await aml.remove(entry.id);
+    expect(await verdict()).toBe('OK');
+    // Another writer (an operator's SQL, another replica): the trigger notifies, the copy is reloaded.
+    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql')`, [randomUUID(), req.targetDocument]);
+    expect(await eventually('RECIPIENT_BLACKLISTED')).toBe('RECIPIENT_BLACKLISTED');
+    for (let i = 0; i < 5; i++) expect(await verdict()).toBe('RECIPIENT_BLACKLISTED');
+    // Feed lost: the copy is dropped and each check reads the table until the feed is back.
+    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen transfer_aml%'`);
+    await sql(`update transfer.aml_entries set removed_at = now() where normalized_document = $1 and removed_at is null`, [req.targetDocument]);
+    expect(await eventually('OK')).toBe('OK');
+    const deadline = Date.now() + 5_000;
+    while ((await sql(`select 1 from pg_stat_activity where query ilike 'listen transfer_aml%'`)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql again')`, [randomUUID(), req.targetDocument]);
+    expect(await eventually('RECIPIENT_BLACKLISTED')).toBe('RECIPIENT_BLACKLISTED');
   });
 
   it('ACH: cap → AML → DESTINATION_REJECTED (bank) → INVALID_BANK_ACCOUNT → DESTINATION_REJECTED (placeholder) → limits → balance', async () => {
