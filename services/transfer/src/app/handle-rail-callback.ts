@@ -46,6 +46,16 @@ export class HandleRailCallback {
     const body = parseBody(cmd.rawBody);
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
 
+    const outcome = { source: 'callback' as const, status: body.status, providerTransferId: body.providerTransferId, errorMessage: body.errorMessage, callbackEventId: body.eventId };
+    if (body.status === 'COMPLETED') {
+      // The common case in one statement (DISPATCHED, this rail, never seen); anything else below.
+      const fast = await this.saga.completeUnread(body.transactionId, body.rail, outcome);
+      if (fast) {
+        deps.log.info({ transferId: fast.transfer.id, rail: body.rail, status: body.status, applied: true, state: fast.transfer.state }, 'rail callback handled');
+        return { accepted: true, duplicate: false };
+      }
+    }
+
     let t;
     if (deps.store.getForCallback) {
       const r = await deps.store.getForCallback(body.eventId, body.transactionId);
@@ -68,7 +78,6 @@ export class HandleRailCallback {
     // Every outcome goes through the saga's table: applied, a harmless repeat, or a contradiction
     // (COMPLETED for a transfer we released, FAILED for one we completed), which opens a money
     // exception and is logged as an error; none is dropped silently.
-    const outcome = { source: 'callback' as const, status: body.status, providerTransferId: body.providerTransferId, errorMessage: body.errorMessage, callbackEventId: body.eventId };
     const r = body.status === 'COMPLETED' ? await this.saga.complete(t, outcome) : await this.saga.railFailed(t, outcome);
     if (!r.applied) await deps.store.recordCallback(body.eventId, t.id, t.rail, body.status);
     deps.log.info({ transferId: t.id, rail: t.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');

@@ -64,5 +64,13 @@ export function meterTransferStore<S extends TransferStore>(store: S): S {
     if (next) sends.inc({ rail: next.rail, status: next.state });
     return next;
   };
+  const onCallback = store.transitionOnCallback?.bind(store);
+  if (onCallback) {
+    store.transitionOnCallback = async (...args) => {
+      const next = await onCallback(...args);
+      if (next) sends.inc({ rail: next.rail, status: next.state });
+      return next;
+    };
+  }
   return store;
 }

@@ -128,6 +128,16 @@ export interface TransferStore {
   transition(current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
     event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string): Promise<TransferRecord | undefined>;
 
+  /**
+   * A rail's outcome applied without reading the transfer first (a callback's common case): the
+   * compare-and-set of `transition`, also requiring the transfer to be of `rail` and the callback
+   * `callbackEventId` never handled before (it is recorded in the same statement). Only for events
+   * that emit nothing (an event is built from the transfer as read). Undefined when any condition
+   * fails: the caller then reads the transfer and takes the general path.
+   */
+  transitionOnCallback?(id: string, rail: Rail, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
+    callbackEventId: string): Promise<TransferRecord | undefined>;
+
   /** Counts a dispatch attempt BEFORE the rail is called (false: the transfer is no longer dispatchable). */
   recordDispatchIntent(id: string): Promise<boolean>;
   /**

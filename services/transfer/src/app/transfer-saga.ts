@@ -88,11 +88,17 @@ export class TransferSaga {
     const spec = TRANSFER_MACHINE[event];
     // The table says who may move a transfer which way; a writer outside it is a programming error.
     if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
-    const p: TransitionPatch = { ...patch };
-    if (MONEY_STATES[spec.to] && p.nextAttemptInMs === undefined) p.nextAttemptInMs = deps.settings.sweeperGraceSeconds * 1000;
+    const p = this.scheduled(spec, patch);
     const next = await deps.store.transition(t, spec.from, spec.to, p, this.eventOf(spec, t, p, opts.approvedBy), opts.callbackEventId);
     if (next && spec.emits) deps.eventsWritten();
     return next;
+  }
+
+  /** The patch with the sweeper's look after the grace when the transition enters a money state. */
+  private scheduled(spec: TransitionSpec, patch: TransitionPatch): TransitionPatch {
+    const p: TransitionPatch = { ...patch };
+    if (MONEY_STATES[spec.to] && p.nextAttemptInMs === undefined) p.nextAttemptInMs = this.deps.settings.sweeperGraceSeconds * 1000;
+    return p;
   }
 
   private eventOf(spec: TransitionSpec, t: TransferRecord, p: TransitionPatch, approvedBy?: string[]): ((t: TransferRecord) => OutboxEvent) | null {
@@ -242,6 +248,23 @@ export class TransferSaga {
     return this.railOutcome(t, 'rail_completed', {
       ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
     }, outcome);
+  }
+
+  /**
+   * A callback's COMPLETED for a transfer not read first, in the common case: DISPATCHED, of this
+   * rail, the callback never handled. COMPLETING is won by one statement that also records the
+   * callback (the same table entry as `complete`), then the commit. Undefined when that statement
+   * finds anything else (another state, another rail, a callback seen, an unknown id): the caller
+   * then reads the transfer and goes through `complete` and the general checks.
+   */
+  async completeUnread(id: string, rail: TransferRecord['rail'], outcome: ProviderOutcome & { callbackEventId: string }): Promise<StepResult | undefined> {
+    const { deps } = this;
+    const spec = TRANSFER_MACHINE.rail_completed;
+    if (!deps.store.transitionOnCallback || spec.emits || !spec.by.includes('rail')) return undefined;
+    const p = this.scheduled(spec, outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {});
+    const won = await deps.store.transitionOnCallback(id, rail, spec.from, spec.to, p, outcome.callbackEventId);
+    if (!won) return undefined;
+    return { transfer: await this.settle(won, 'rail'), applied: true };
   }
 
   /** The rail says it failed (callback or status): RELEASING is won, then the release. */

@@ -405,6 +405,13 @@ export class SqlTransferStore implements TransferStore {
     return rows[0] && toTransfer(rows[0], this.protection);
   }
 
+  async transitionOnCallback(id: string, rail: Rail, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
+    callbackEventId: string): Promise<TransferRecord | undefined> {
+    const st = transitionStatement({ id }, from, to, patch, null, callbackEventId, { rail, unseenCallback: callbackEventId });
+    const rows = await this.run<TransferRow>(st.sql, st.params);
+    return rows[0] && toTransfer(rows[0], this.protection);
+  }
+
   async recordDispatchIntent(id: string): Promise<boolean> {
     const rows = await this.run(
       `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, last_dispatch_at = now(), updated_at = now()
@@ -482,10 +489,13 @@ export class SqlTransferStore implements TransferStore {
  * runs alone or inside a transaction alike.
  */
 export function transitionStatement(
-  current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
+  current: TransferRecord | { id: string }, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
   event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
+  /** A callback's transition made without reading the transfer: it must be of this rail and the callback unseen. */
+  guard?: { rail: Rail; unseenCallback: string },
 ): { sql: string; params: unknown[] } {
-  const next: TransferRecord = {
+  if (event && !('companyId' in current)) throw new Error('an event is built from the transfer as read');
+  const next = {
     ...current,
     state: to,
     ...(patch.holdId !== undefined ? { holdId: patch.holdId } : {}),
@@ -498,7 +508,7 @@ export function transitionStatement(
     ...(patch.releaseEvent !== undefined ? { releaseEvent: patch.releaseEvent } : {}),
     ...(patch.rejectedBy !== undefined ? { rejectedBy: patch.rejectedBy } : {}),
   };
-  const evt = event ? event(next) : null;
+  const evt = event ? event(next as TransferRecord) : null;
   const refEffect = referenceEffect(from, to);
   const final = FINAL_STATES.includes(to);
   const params: unknown[] = [
@@ -529,7 +539,11 @@ export function transitionStatement(
     patch.releaseEvent ?? null,
     patch.rejectedBy ?? null,
     patch.dispatchIntent === true,
+    ...(guard ? [guard.rail, guard.unseenCallback] : []),
   ];
+  const guarded = guard
+    ? ` and rail = $28 and not exists (select 1 from transfer.rail_callbacks where event_id = $29)`
+    : '';
 const sql = `with t as (
        update transfer.transfers set
          state = $1,
@@ -552,7 +566,7 @@ const sql = `with t as (
                                 else next_attempt_at end,
          finished_at = case when $11::boolean then now() else finished_at end,
          updated_at = now()
-       where id = $12::uuid and state = any($13::text[])
+       where id = $12::uuid and state = any($13::text[])${guarded}
        returning *),
      h as (insert into transfer.state_history (transfer_id, state, reason) select id, state, $14 from t),
      o as (insert into transfer.outbox (id, subject, payload, headers)

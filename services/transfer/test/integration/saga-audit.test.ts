@@ -52,10 +52,10 @@ describe('send saga: the audit findings', () => {
   afterAll(async () => { ledger?.close(); await h?.stop(); });
   afterEach(async () => { await expectLedgerOk(h); });
 
-  function rig(o: { dispatchTimeoutSeconds?: number; ledger?: LedgerPort } = {}) {
+  function rig(o: { dispatchTimeoutSeconds?: number; ledger?: LedgerPort; store?: SqlTransferStore } = {}) {
     const rail = new ControlledRail();
     const deps = transferDeps({
-      store: new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger: o.ledger ?? ledger, directory, rails: rail,
+      store: o.store ?? new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger: o.ledger ?? ledger, directory, rails: rail,
       settings: sagaSettings(SECRET, { dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300 }),
       log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
       eventsWritten: () => undefined,
@@ -110,6 +110,35 @@ describe('send saga: the audit findings', () => {
     await sweeper.tick(); // asks the rail: not found (definite) → RELEASING → FAILED
     expect((await uc.saga.reload(t)).state).toBe('FAILED');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 50_000n, pending: 0n });
+    expect(await sagaViolations(h.tdb.url, co.id, rail.received)).toEqual([]);
+  });
+
+  it('a COMPLETED callback for a DISPATCHED transfer is one statement before the commit (no read); a FAILED one, or a repeat, reads the transfer', async () => {
+    const store = new SqlTransferStore(h.transfer!.db, testProtection);
+    const calls: string[] = [];
+    for (const m of ['getForCallback', 'get', 'transition', 'transitionOnCallback'] as const) {
+      const f = (store[m] as (...a: unknown[]) => Promise<unknown>).bind(store);
+      (store as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => { calls.push(m); return f(...a); };
+    }
+    const { rail, uc, callback } = rig({ store });
+    const co = await newCompany(h, { breb: 100_000n });
+    const paid = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 20_000n))).transfer;
+    const refused = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 30_000n))).transfer;
+    expect([paid.state, refused.state]).toEqual(['DISPATCHED', 'DISPATCHED']);
+    calls.length = 0;
+    rail.received.set(paid.id, 'COMPLETED');
+    expect(await callback(paid, 'COMPLETED', `evt-paid-${paid.id}`)).toEqual({ accepted: true, duplicate: false });
+    expect(calls).toEqual(['transitionOnCallback', 'transition']); // COMPLETING (recording the callback), the commit, COMPLETED
+    calls.length = 0;
+    expect(await callback(paid, 'COMPLETED', `evt-paid-${paid.id}`)).toEqual({ accepted: true, duplicate: true });
+    expect(calls).toEqual(['transitionOnCallback', 'getForCallback']);
+    calls.length = 0;
+    rail.received.set(refused.id, 'FAILED');
+    expect(await callback(refused, 'FAILED')).toEqual({ accepted: true, duplicate: false });
+    expect(calls[0]).toBe('getForCallback');
+    expect((await uc.saga.reload(paid)).state).toBe('COMPLETED');
+    expect((await uc.saga.reload(refused)).state).toBe('FAILED');
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 80_000n, pending: 0n });
     expect(await sagaViolations(h.tdb.url, co.id, rail.received)).toEqual([]);
   });
 

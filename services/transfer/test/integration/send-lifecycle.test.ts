@@ -2,8 +2,9 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import {
   MovementStatus, Rail, achSend, brebSend, ctxOf, expectEvents, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, stateOf,
-  transferRow, waitForState, wallet, type Harness,
+  testProtection, transferRow, waitForState, wallet, type Harness,
 } from './harness.js';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 
 const SECRET = 'dev-rail-callback-secret';
 
@@ -156,6 +157,40 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual(before);
     expect(await transferRow(h, id)).toMatchObject({ state: 'COMPLETED', error_message: null });
     await expectEvents(h, id, ['transfer.created', 'transfer.dispatched', 'transfer.completed']);
+  });
+
+  it('a COMPLETED callback is applied without a read only for a DISPATCHED transfer of its rail whose callback was never handled; anything else takes the general path', async () => {
+    await setFaults(h, { callbacks: 'down' });
+    try {
+      const co = await newCompany(h, { breb: 100_000n });
+      const id = (await send(h, co, await brebSend(h, co, '3003334466', 20_000n))).transfer!.id;
+      expect(await stateOf(h, id)).toBe('DISPATCHED');
+      const now = Math.floor(Date.now() / 1000);
+      const signed = (b: Record<string, unknown>, rail = Rail.BREB) => {
+        const raw = Buffer.from(JSON.stringify(b));
+        return h.client.handleRailCallback({ rail, rawBody: raw, signature: `t=${now},v1=${createHmac('sha256', SECRET).update(`${now}.`).update(raw).digest('hex')}` }, ctxOf());
+      };
+      const completed = (eventId: string, rail = 'BREB') => ({ eventId, transactionId: id, providerTransferId: 'p', rail, status: 'COMPLETED' });
+      // Another rail: refused by the general path's check, nothing applied.
+      expect((await failure(signed(completed(`r-${id}`, 'ACH'), Rail.ACH))).code).toBe('INVALID_REQUEST');
+      expect(await stateOf(h, id)).toBe('DISPATCHED');
+      // A callback handled before (recorded without applying): still a duplicate, never applied later.
+      const store = new SqlTransferStore(h.ledger.db, testProtection);
+      await store.recordCallback(`seen-${id}`, id, 'BREB', 'COMPLETED');
+      expect(await signed(completed(`seen-${id}`))).toEqual({ accepted: true, duplicate: true });
+      expect(await stateOf(h, id)).toBe('DISPATCHED');
+      // A new one: applied (COMPLETING, commit, COMPLETED) and recorded; its repeat is a duplicate.
+      expect(await signed(completed(`new-${id}`))).toEqual({ accepted: true, duplicate: false });
+      expect(await transferRow(h, id)).toMatchObject({ state: 'COMPLETED', provider_transfer_id: 'p' });
+      expect(await signed(completed(`new-${id}`))).toEqual({ accepted: true, duplicate: true });
+      const history = await h.ledger.db.query<{ state: string }>('select state from transfer.state_history where transfer_id = ? order by seq', [id]);
+      expect(history.map((r) => r.state)).toEqual(['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETING', 'COMPLETED']);
+      expect(await h.ledger.db.query('select event_id from transfer.rail_callbacks where transfer_id = ? order by event_id', [id]))
+        .toEqual([{ event_id: `new-${id}` }, { event_id: `seen-${id}` }]);
+      expect((await movement(co.id, id)).status).toBe(MovementStatus.COMPLETED);
+    } finally {
+      await setFaults(h, { callbacks: 'up' });
+    }
   });
 
   it('a late callback: the sweeper asks the rail after RAIL_CONFIRM_TIMEOUT, then the held callback is a duplicate', async () => {
