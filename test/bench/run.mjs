@@ -163,7 +163,7 @@ function startOwnPostgres() {
   appendFileSync(join(pgData, 'postgresql.conf'), [
     `port = ${OWN_PG_PORT}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${pgData}'`,
     'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on',
-    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.max = 2000'] : []), '',
+    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.track_planning = on', 'pg_stat_statements.max = 2000'] : []), '',
   ].join('\n'));
   asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
   PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;
@@ -184,14 +184,15 @@ async function pgStatements(op) {
       await c.query('select pg_stat_statements_reset()');
       return undefined;
     }
-    const { rows } = await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, d.datname as db
+    const { rows } = await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, s.total_plan_time::float8 as plan_ms, d.datname as db
       from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname <> 'postgres' order by s.total_exec_time desc`);
     const ops = op || 1;
-    const all = rows.map((r) => ({ db: r.db, calls: r.calls / ops, us: (r.ms * 1000) / ops, query: r.query.replace(/\s+/g, ' ').slice(0, 140) }));
+    const all = rows.map((r) => ({ db: r.db, calls: r.calls / ops, us: (r.ms * 1000) / ops, planUs: (r.plan_ms * 1000) / ops, query: r.query.replace(/\s+/g, ' ').slice(0, 140) }));
     return {
       callsPerOp: +all.reduce((a, r) => a + r.calls, 0).toFixed(1),
       execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
-      top: all.filter((r) => r.calls >= 0.05).slice(0, 60).map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us) })),
+      planUsPerOp: Math.round(all.reduce((a, r) => a + r.planUs, 0)),
+      top: all.filter((r) => r.calls >= 0.05).slice(0, 60).map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
     };
   } finally {
     await c.end();
@@ -949,9 +950,9 @@ function benchReport(closing) {
     ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`)].join('\n');
   const stmtTables = results.filter((r) => r.statements).map((r) => [
     `### Postgres per operation: ${r.name}`, '',
-    `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution per operation (pg_stat_statements; begin/commit included)`, '',
-    '| database | calls per op | exec µs per op | statement |', '|---|---:|---:|---|',
-    ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | \`${x.query.replace(/\|/g, '\\|')}\` |`)].join('\n')).join('\n\n');
+    `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution and ${r.statements.planUsPerOp} µs of planning per operation (pg_stat_statements; begin/commit included)`, '',
+    '| database | calls per op | exec µs per op | plan µs per op | statement |', '|---|---:|---:|---:|---|',
+    ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | ${x.planUs} | \`${x.query.replace(/\|/g, '\\|')}\` |`)].join('\n')).join('\n\n');
   const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
   return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
 }
