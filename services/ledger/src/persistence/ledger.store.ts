@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx, type Watch } from '@wallet/platform';
+import { TableCopy, appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx } from '@wallet/platform';
 import type {
   BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
@@ -29,14 +29,17 @@ class BatchRefused extends Error {
 /** The ledger's storage on Postgres (schema `ledger`), in plain SQL: every balance change is one conditional statement. */
 export class SqlLedgerStore implements LedgerStore {
   private pool: Promise<NativePool> | undefined;
-  /** The fee schedules' in-memory copy and its change feed (`watchFeeConfigs`). */
-  private readonly fees: {
-    feed?: Watch | undefined; rows?: Map<string, FeeSchedule> | undefined; generation: number;
-    reloading?: Promise<void> | undefined; stopped: boolean;
-  } = { generation: 0, stopped: false };
+  /** The fee schedules' in-memory copy, kept current by their change feed (`watchFeeConfigs`). */
+  private readonly fees: TableCopy<Map<string, FeeSchedule>>;
   private readonly statementNames = new Map<string, string>();
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.fees = new TableCopy(db, 'ledger_fees', async () => {
+      const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number }>(
+        'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs');
+      return new Map(rows.map((r) => [`${r.operation}|${r.company_id ?? ''}`, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) }]));
+    });
+  }
 
   /**
    * Single statements outside a transaction run as named prepared statements on the pool under
@@ -326,7 +329,7 @@ export class SqlLedgerStore implements LedgerStore {
   async feeSchedules(companyId: string | null, operations: FeeOperation[]): Promise<Map<FeeOperation, FeeSchedule>> {
     const out = new Map<FeeOperation, FeeSchedule>();
     if (operations.length === 0) return out;
-    const copy = this.fees.feed?.up ? this.fees.rows : undefined;
+    const copy = this.fees.current;
     if (copy) {
       for (const op of operations) {
         const s = (companyId !== null ? copy.get(`${op}|${companyId}`) : undefined) ?? copy.get(`${op}|`);
@@ -344,47 +347,14 @@ export class SqlLedgerStore implements LedgerStore {
 
   /**
    * Starts the fee schedules' change feed (LISTEN ledger_fees; a trigger notifies every change at
-   * commit). Each notification drops the copy (reads go to the table) and reloads it; reloads run one
-   * at a time and a copy is kept only if no change was notified while it was read, so a copy is never
-   * older than the last change this replica has heard of. Reconnects by itself.
+   * commit): `TableCopy` drops the copy on each notification and reloads it.
    */
   async watchFeeConfigs(log: Pick<Logger, 'warn'>): Promise<void> {
-    const f = this.fees;
-    f.feed = await this.db.watch('ledger_fees', {
-      onMessage: () => this.feesChanged(),
-      onUp: async () => { this.feesChanged(); await f.reloading; },
-      onDown: (err) => { f.rows = undefined; log.warn({ err: err.message }, 'fee schedule feed down; reading the table until it is back'); },
-    });
+    await this.fees.start(log, 'fee schedule');
   }
 
   stopWatchingFeeConfigs(): void {
-    this.fees.stopped = true;
-    this.fees.feed?.stop();
-    this.fees.rows = undefined;
-  }
-
-  /** A change was notified (or the feed just came up): drop the copy, reload (one reload at a time). */
-  private feesChanged(): void {
-    const f = this.fees;
-    f.generation++;
-    f.rows = undefined;
-    f.reloading ??= (async () => {
-      try {
-        while (!f.rows && !f.stopped) {
-          const generation = f.generation;
-          const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number }>(
-            'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs');
-          if (generation !== f.generation) continue; // changed while reading: read again
-          f.rows = new Map(rows.map((r) => [`${r.operation}|${r.company_id ?? ''}`, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) }]));
-        }
-      } catch {
-        // The table is read on every call meanwhile; try again in a second.
-        const again = setTimeout(() => { if (!f.rows && !f.stopped) this.feesChanged(); }, 1_000);
-        again.unref();
-      } finally {
-        f.reloading = undefined;
-      }
-    })();
+    this.fees.stop();
   }
 
   async upsertFeeConfig(cfg: { operation: FeeOperation; companyId: string | null; fixedFeeCents: bigint; variableBps: number }): Promise<FeeConfigRecord> {
@@ -394,8 +364,7 @@ export class SqlLedgerStore implements LedgerStore {
          set fixed_fee_cents = excluded.fixed_fee_cents, variable_bps = excluded.variable_bps, updated_at = now()
        returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
       [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps]);
-    // This replica reads the table from now until its copy is reloaded (the others when the NOTIFY arrives).
-    if (this.fees.feed?.up) this.feesChanged();
+    this.fees.wrote();
     const r = rows[0]!;
     return { operation: r.operation, companyId: r.company_id, fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps), updatedAt: new Date(r.updated_at) };
   }

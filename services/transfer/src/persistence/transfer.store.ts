@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database, type Logger, type Watch } from '@wallet/platform';
+import { MoneyExceptionsTable, TableCopy, centsFromDb, isUniqueViolation, type Database, type Logger } from '@wallet/platform';
 import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
@@ -146,10 +146,17 @@ export class SqlTransferStore implements TransferStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
   readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
 
-  /** The live AML entries' normalized documents, kept by the change feed (`watchAml`); undefined: read the table. */
-  private readonly aml: { feed?: Watch; live?: Set<string>; generation: number; reloading?: Promise<void>; stopped: boolean } = { generation: 0, stopped: false };
+  /** The live AML entries' normalized documents, kept current by the change feed (`watchAml`). */
+  private readonly aml: TableCopy<Set<string>>;
 
-  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {}
+  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {
+    this.aml = new TableCopy(db, 'transfer_aml', async () => {
+      const rows = await this.run<{ normalized_document: string }>(
+        `select normalized_document from transfer.aml_entries where removed_at is null limit ${AML_MEMORY_MAX + 1}`);
+      // A list too large to hold is checked in the table.
+      return rows.length > AML_MEMORY_MAX ? undefined : new Set(rows.map((r) => r.normalized_document));
+    });
+  }
 
   /**
    * A single statement outside a transaction, as a named prepared statement (planned once per
@@ -221,7 +228,7 @@ export class SqlTransferStore implements TransferStore {
    */
   async amlHit(documents: string[]): Promise<boolean> {
     if (documents.length === 0) return false;
-    const live = this.aml.feed?.up ? this.aml.live : undefined;
+    const live = this.aml.current;
     if (live) return documents.some((d) => live.has(d));
     const rows = await this.run<{ hit: boolean }>(
       `select exists (select 1 from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])) as hit`,
@@ -231,52 +238,15 @@ export class SqlTransferStore implements TransferStore {
 
   /**
    * Starts the AML list's change feed (LISTEN transfer_aml; a trigger notifies every change at
-   * commit). Each notification drops the copy (checks go to the table) and reloads it; reloads run
-   * one at a time and a copy is kept only if no change was notified while it was read, so a copy is
-   * never older than the last change this replica has heard of. A list larger than `AML_MEMORY_MAX`
-   * is not copied (every check reads the table). Reconnects by itself.
+   * commit): `TableCopy` drops the copy on each notification and reloads it. A list larger than
+   * `AML_MEMORY_MAX` is not copied (every check reads the table).
    */
   async watchAml(log: Pick<Logger, 'warn'>): Promise<void> {
-    const a = this.aml;
-    a.feed = await this.db.watch('transfer_aml', {
-      onMessage: () => this.amlChanged(log),
-      onUp: async () => { this.amlChanged(log); await a.reloading; },
-      onDown: (err) => { a.live = undefined; log.warn({ err: err.message }, 'AML list feed down; checking the table until it is back'); },
-    });
+    await this.aml.start(log, 'AML list');
   }
 
   stopWatchingAml(): void {
-    this.aml.stopped = true;
-    this.aml.feed?.stop();
-    this.aml.live = undefined;
-  }
-
-  /** A change was notified (or the feed just came up, or this replica wrote one): drop the copy, reload. */
-  private amlChanged(log?: Pick<Logger, 'warn'>): void {
-    const a = this.aml;
-    a.generation++;
-    a.live = undefined;
-    a.reloading ??= (async () => {
-      try {
-        while (!a.live && !a.stopped) {
-          const generation = a.generation;
-          const rows = await this.run<{ normalized_document: string }>(
-            `select normalized_document from transfer.aml_entries where removed_at is null limit ${AML_MEMORY_MAX + 1}`);
-          if (generation !== a.generation) continue; // changed while reading: read again
-          if (rows.length > AML_MEMORY_MAX) {
-            log?.warn({ max: AML_MEMORY_MAX }, 'AML list too large to keep in memory; checking the table');
-            return;
-          }
-          a.live = new Set(rows.map((r) => r.normalized_document));
-        }
-      } catch {
-        // The table is read on every check meanwhile; try again in a second.
-        const again = setTimeout(() => { if (!a.live && !a.stopped) this.amlChanged(log); }, 1_000);
-        again.unref();
-      } finally {
-        a.reloading = undefined;
-      }
-    })();
+    this.aml.stop();
   }
 
   async addAmlEntry(e: { id: string; documentNumber: string; normalized: string; name: string | null; reason: string }): Promise<AmlEntry> {
@@ -285,8 +255,7 @@ export class SqlTransferStore implements TransferStore {
         `insert into transfer.aml_entries (id, document_number, normalized_document, name, reason)
          values (?::uuid, ?, ?, ?, ?) returning ${AML_COLS}`,
         [e.id, e.documentNumber, e.normalized, e.name, e.reason]);
-      // This replica checks the table from now until its copy is reloaded (the others when the NOTIFY arrives).
-      if (this.aml.feed?.up) this.amlChanged();
+      this.aml.wrote();
       return toAml(rows[0]!);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
@@ -304,7 +273,7 @@ export class SqlTransferStore implements TransferStore {
        select * from u union all
        select ${AML_COLS} from transfer.aml_entries where id = ?::uuid and not exists (select 1 from u)`,
       [id, id]);
-    if (this.aml.feed?.up) this.amlChanged();
+    this.aml.wrote();
     return rows[0] && toAml(rows[0]);
   }
 
