@@ -72,3 +72,23 @@ export class TableCopy<T> {
     })();
   }
 }
+
+/**
+ * The migration SQL of a table's change feed, for `TableCopy`: a statement trigger that notifies
+ * `channel` at commit on every insert, update, delete or truncate, whoever writes. `fn` and `trigger`
+ * name the trigger function (schema-qualified) and the trigger.
+ */
+export function changeFeedDdl(o: { table: string; channel: string; fn: string; trigger: string }): { up: string[]; down: string[] } {
+  return {
+    up: [
+      `create or replace function ${o.fn}() returns trigger language plpgsql as $fn$
+      begin
+        perform pg_notify('${o.channel}', '');
+        return null;
+      end $fn$`,
+      `create trigger ${o.trigger} after insert or update or delete or truncate on ${o.table}
+      for each statement execute function ${o.fn}()`,
+    ],
+    down: [`drop trigger if exists ${o.trigger} on ${o.table}`, `drop function if exists ${o.fn}()`],
+  };
+}

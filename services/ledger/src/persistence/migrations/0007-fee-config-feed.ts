@@ -1,25 +1,21 @@
 import { Migration } from '@mikro-orm/migrations';
+import { changeFeedDdl } from '@wallet/platform';
 
 /**
  * The fee schedules' change feed (issue 23): a change to `fee_configs`, whoever writes it, notifies
  * `ledger_fees` at commit; each ledger replica then reloads its in-memory copy (see
  * `SqlLedgerStore.feeSchedules`), so a quote or a send no longer reads the table every time.
  */
+const FEED = changeFeedDdl({ table: 'ledger.fee_configs', channel: 'ledger_fees', fn: 'ledger.notify_fee_change', trigger: 'fee_configs_change' });
+
 export class Migration0007FeeConfigFeed extends Migration {
   override name = '0007-fee-config-feed';
 
   override up(): void {
-    this.addSql(`create or replace function ledger.notify_fee_change() returns trigger language plpgsql as $fn$
-      begin
-        perform pg_notify('ledger_fees', '');
-        return null;
-      end $fn$`);
-    this.addSql(`create trigger fee_configs_change after insert or update or delete or truncate on ledger.fee_configs
-      for each statement execute function ledger.notify_fee_change()`);
+    for (const sql of FEED.up) this.addSql(sql);
   }
 
   override down(): void {
-    this.addSql('drop trigger if exists fee_configs_change on ledger.fee_configs');
-    this.addSql('drop function if exists ledger.notify_fee_change()');
+    for (const sql of FEED.down) this.addSql(sql);
   }
 }
