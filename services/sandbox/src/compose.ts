@@ -38,6 +38,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
   let dispatcher: CallbackDispatcher | undefined;
   let smtp: SmtpSink | undefined;
   let faults: SandboxStore | undefined;
+  let watched: RegistrationStore | undefined;
   try {
     if (config.SANDBOX_MIGRATE_ON_START) {
       const applied = await db.migrate();
@@ -47,6 +48,9 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     faults = store;
     await store.watchFaults(log);
     const registrations = new RegistrationStore(db);
+    // Participants' key registrations from memory, kept current by their change feed (a directory lookup reads no table).
+    watched = registrations;
+    await registrations.watch(log);
     let wake = () => {};
     const rails = new RailTransfers(db, store, {
       brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
@@ -111,6 +115,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       // The scheduler finishes the deliveries it has started; the HTTP server its requests.
       await Promise.all([d.stop(), closed, sink.close()]);
       store.stopWatchingFaults();
+      registrations.stopWatching();
       clearInterval(idle);
       clearTimeout(force);
       await db.close();
@@ -121,6 +126,7 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     await dispatcher?.stop().catch(() => undefined);
     await smtp?.close().catch(() => undefined);
     faults?.stopWatchingFaults();
+    watched?.stopWatching();
     if (server?.listening) await new Promise<void>((resolve) => server!.close(() => resolve()));
     await db.close().catch(() => undefined);
     throw err;

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
 import { startSandbox } from '../src/testing.js';
 import { CallbackReceiver, SECRET, api, signatureValid, sleep } from './support.js';
@@ -86,6 +87,38 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(person.body.holder).toMatchObject({ firstName: 'Juan', lastName: 'Pérez', idType: 'CC', idValue: '1020304050' });
     await call('DELETE', '/breb/directory/registrations/@notfound');
     expect((await lookup('@notfound')).status).toBe(404);
+  });
+
+  it('lookups read the registrations from memory, kept current by the change feed: another instance, another writer and a lost feed', async () => {
+    const other = await startSandbox({ databaseUrl: tdb.url, port: 0, env: { SANDBOX_CALLBACK_SECRET: SECRET, SANDBOX_MIGRATE_ON_START: 'false' } });
+    const sql = new pg.Client({ connectionString: tdb.url });
+    await sql.connect();
+    try {
+      const lookupOn = (url: string, key: string) => api(() => url)('GET', `/breb/directory/keys/${encodeURIComponent(key)}`);
+      const eventually = async (f: () => Promise<boolean>) => {
+        const deadline = Date.now() + 3_000;
+        while (!(await f()) && Date.now() < deadline) await sleep(20);
+        return f();
+      };
+      const key = alias('feed');
+      const deterministic = (await lookupOn(other.url, key)).body;
+      // Registered through this instance: it answers at once; the other as soon as the notification arrives.
+      const reg = await register(key, 'feed');
+      expect((await lookup(key)).body.anchorHandle).toBe(reg.body.anchorHandle);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === reg.body.anchorHandle)).toBe(true);
+      // Another writer (SQL): both follow.
+      await sql.query(`update sandbox.breb_registrations set holder_name = 'Tornillos Unidos' where key_value = $1 and deleted_at is null`, [key]);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.holder?.firstName === 'Tornillos')).toBe(true);
+      expect(await eventually(async () => (await lookup(key)).body.holder?.firstName === 'Tornillos')).toBe(true);
+      // Feeds lost: lookups read the table, so a deletion by SQL shows at once.
+      await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen sandbox_registrations%'`);
+      await sql.query(`update sandbox.breb_registrations set deleted_at = clock_timestamp() where key_value = $1 and deleted_at is null`, [key]);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === deterministic.anchorHandle)).toBe(true);
+      expect(await eventually(async () => (await lookup(key)).body.anchorHandle === deterministic.anchorHandle)).toBe(true);
+    } finally {
+      await sql.end();
+      await other.stop();
+    }
   });
 
   it('delete is a soft, idempotent delete: the key falls back to the deterministic holder and can be registered again', async () => {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Database, Tx } from '@wallet/platform';
+import { TableCopy, type Database, type Logger, type Tx } from '@wallet/platform';
 import type { KeyType } from '../domain/keys.js';
 
 /** SQL of participants' Bre-B key registrations and the inbound payments routed to them (database clock). */
@@ -73,8 +73,29 @@ export interface NewIncoming {
   payerBank: string;
 }
 
+/** Live registrations kept in memory at most (more: every lookup reads the table). */
+export const REGISTRATIONS_MEMORY_MAX = 100_000;
+
 export class RegistrationStore {
-  constructor(private readonly db: Database) {}
+  /** The live registrations by key value, kept current by their change feed (`watch`). */
+  private readonly live: TableCopy<Map<string, RegistrationRow>>;
+
+  constructor(private readonly db: Database) {
+    this.live = new TableCopy(db, 'sandbox_registrations', async () => {
+      const rows = await this.db.prepared<RawRegistration>(
+        `select ${REG_COLS} from sandbox.breb_registrations where deleted_at is null limit ${REGISTRATIONS_MEMORY_MAX + 1}`);
+      return rows.length > REGISTRATIONS_MEMORY_MAX ? undefined : new Map(rows.map((r) => [r.key_value, toRegistration(r)]));
+    });
+  }
+
+  /** Starts the registrations' change feed (LISTEN sandbox_registrations): lookups read memory while it is up. */
+  async watch(log: Pick<Logger, 'warn'>): Promise<void> {
+    await this.live.start(log, 'key registration');
+  }
+
+  stopWatching(): void {
+    this.live.stop();
+  }
 
   /**
    * Inserts a live registration unless the value already has one (the partial unique index
@@ -88,8 +109,11 @@ export class RegistrationStore {
          on conflict (key_value) where deleted_at is null do nothing
          returning ${REG_COLS}`,
         [r.keyValue, r.keyType, r.holderName, r.holderDocument, r.participantCallbackUrl, r.anchorHandle]);
-      if (inserted) return { registration: toRegistration(inserted), created: true };
-      const live = await this.findLive(r.keyValue);
+      if (inserted) {
+        this.live.wrote();
+        return { registration: toRegistration(inserted), created: true };
+      }
+      const live = await this.findLiveInTable(r.keyValue);
       if (live) return { registration: live, created: false };
       // The live one was deleted between the two statements: try again.
     }
@@ -97,8 +121,17 @@ export class RegistrationStore {
     throw new Error(`could not register the key (anchor ${r.anchorHandle}): the live registration keeps changing`);
   }
 
-  /** The value's live registration (every directory lookup asks): a prepared statement, planned once per connection. */
+  /**
+   * The value's live registration (every directory lookup asks): from memory while the change feed
+   * is up, else a prepared statement.
+   */
   async findLive(keyValue: string): Promise<RegistrationRow | undefined> {
+    const live = this.live.current;
+    if (live) return live.get(keyValue);
+    return this.findLiveInTable(keyValue);
+  }
+
+  private async findLiveInTable(keyValue: string): Promise<RegistrationRow | undefined> {
     const [r] = await this.db.prepared<RawRegistration>(
       `select ${REG_COLS} from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [keyValue]);
     return r ? toRegistration(r) : undefined;
@@ -126,6 +159,7 @@ export class RegistrationStore {
     const [r] = await this.db.query<RawRegistration>(
       `update sandbox.breb_registrations set deleted_at = clock_timestamp()
         where key_value = ? and deleted_at is null returning ${REG_COLS}`, [keyValue]);
+    this.live.wrote();
     return r ? toRegistration(r) : undefined;
   }
 
