@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { ERRORS } from '@wallet/platform';
+import { eventually } from '@wallet/platform/testing';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client } from './support/http.js';
 
@@ -17,6 +18,16 @@ afterAll(() => stack?.stop());
 function expectError(r: { status: number; body: any }, status: number, code: keyof typeof ERRORS): void {
   expect({ status: r.status, error: r.body?.error }).toEqual({ status, error: code });
   expect(r.body.message).toBe(ERRORS[code].message);
+}
+
+/** A second gateway (cache TTL `ttlMs`) that has already cached a fresh READ key of a new company. */
+async function keyCachedOnAnotherReplica(ttlMs: number) {
+  const other = await stack.extraGateway({ API_KEY_CACHE_TTL_MS: String(ttlMs) });
+  const otherApi = client(other.url);
+  const company = await admin.createCompany();
+  const key = await admin.issueKey(company.id, 'READ');
+  expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200);
+  return { otherApi, company, key };
 }
 
 describe('client API key authentication', () => {
@@ -78,11 +89,7 @@ describe('client API key authentication', () => {
   });
 
   it('revocation on another replica is seen within the cache TTL', async () => {
-    const other = await stack.extraGateway({ API_KEY_CACHE_TTL_MS: '300' });
-    const otherApi = client(other.url);
-    const company = await admin.createCompany();
-    const key = await admin.issueKey(company.id, 'READ');
-    expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200);
+    const { otherApi, company, key } = await keyCachedOnAnotherReplica(300);
     await api.del(`/admin/companies/${company.id}/api-keys/${key.id}`, { token: stack.gw.adminToken });
     await new Promise((res) => setTimeout(res, 350));
     expectError(await otherApi.get('/wallets/balance', { token: key.key }), 401, 'INVALID_API_KEY');
@@ -90,14 +97,8 @@ describe('client API key authentication', () => {
 });
 
 describe('the API-key cache\'s change feed (every replica forgets a changed key or company at once)', () => {
-  const waitFor = async (f: () => Promise<boolean>, ms = 1_500) => {
-    const deadline = Date.now() + ms;
-    while (!(await f())) {
-      if (Date.now() > deadline) return false;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    return true;
-  };
+  /** Polls `f` (every 20 ms, up to `ms`); the platform's `eventually`, whose time-out fails the test. */
+  const waitFor = (f: () => Promise<boolean>, ms = 1_500) => eventually(f, ms, 20);
   const sql = async (text: string, params: unknown[] = []) => {
     const c = new pg.Client({ connectionString: stack.db.url });
     await c.connect();
@@ -122,11 +123,7 @@ describe('the API-key cache\'s change feed (every replica forgets a changed key 
   });
 
   it('with the feed lost, the cache is emptied and entries live the short TTL until it is back', async () => {
-    const other = await stack.extraGateway({ API_KEY_CACHE_TTL_MS: '300' });
-    const otherApi = client(other.url);
-    const company = await admin.createCompany();
-    const key = await admin.issueKey(company.id, 'READ');
-    expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200);
+    const { otherApi, company, key } = await keyCachedOnAnotherReplica(300);
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen gateway_auth%'`);
     // A change nobody is listening for: each replica learns nothing, yet forgets within the short TTL.
     await sql(`update gateway.api_keys set revoked_at = now() where id = $1`, [key.id]);

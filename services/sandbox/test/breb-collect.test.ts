@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
+import { createTestDatabase, eventually, type TestDatabase } from '@wallet/platform/testing';
 import { startSandbox } from '../src/testing.js';
 import { CallbackReceiver, SECRET, api, signatureValid, sleep } from './support.js';
 
@@ -95,26 +95,21 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     await sql.connect();
     try {
       const lookupOn = (url: string, key: string) => api(() => url)('GET', `/breb/directory/keys/${encodeURIComponent(key)}`);
-      const eventually = async (f: () => Promise<boolean>) => {
-        const deadline = Date.now() + 3_000;
-        while (!(await f()) && Date.now() < deadline) await sleep(20);
-        return f();
-      };
       const key = alias('feed');
       const deterministic = (await lookupOn(other.url, key)).body;
       // Registered through this instance: it answers at once; the other as soon as the notification arrives.
       const reg = await register(key, 'feed');
       expect((await lookup(key)).body.anchorHandle).toBe(reg.body.anchorHandle);
-      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === reg.body.anchorHandle)).toBe(true);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === reg.body.anchorHandle, 3_000, 20)).toBe(true);
       // Another writer (SQL): both follow.
       await sql.query(`update sandbox.breb_registrations set holder_name = 'Tornillos Unidos' where key_value = $1 and deleted_at is null`, [key]);
-      expect(await eventually(async () => (await lookupOn(other.url, key)).body.holder?.firstName === 'Tornillos')).toBe(true);
-      expect(await eventually(async () => (await lookup(key)).body.holder?.firstName === 'Tornillos')).toBe(true);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.holder?.firstName === 'Tornillos', 3_000, 20)).toBe(true);
+      expect(await eventually(async () => (await lookup(key)).body.holder?.firstName === 'Tornillos', 3_000, 20)).toBe(true);
       // Feeds lost: lookups read the table, so a deletion by SQL shows at once.
       await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen sandbox_registrations%'`);
       await sql.query(`update sandbox.breb_registrations set deleted_at = clock_timestamp() where key_value = $1 and deleted_at is null`, [key]);
-      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === deterministic.anchorHandle)).toBe(true);
-      expect(await eventually(async () => (await lookup(key)).body.anchorHandle === deterministic.anchorHandle)).toBe(true);
+      expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === deterministic.anchorHandle, 3_000, 20)).toBe(true);
+      expect(await eventually(async () => (await lookup(key)).body.anchorHandle === deterministic.anchorHandle, 3_000, 20)).toBe(true);
     } finally {
       await sql.end();
       await other.stop();

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { eventually } from '@wallet/platform/testing';
 import {
   FeeOperation, InflowSource, countRows, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee,
   type Harness,
@@ -65,26 +66,21 @@ describe('fees, fee charges and inflows', () => {
       await c.connect();
       try { return (await c.query(text, params)).rows; } finally { await c.end(); }
     };
-    const eventually = async (want: bigint) => {
-      const deadline = Date.now() + 2_000;
-      while ((await q()) !== want && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      return q();
-    };
+    const becomes = async (want: bigint) => { await eventually(async () => (await q()) === want, 2_000, 10); return q(); };
     await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 111n, variableBps: 0 });
     expect(await q()).toBe(111n); // this replica dropped its copy when it wrote
     // Another writer (an operator's SQL, another replica): the trigger notifies, the copy is reloaded.
     await sql(`update ledger.fee_configs set fixed_fee_cents = 222 where operation = 'BREB_OUTFLOW' and company_id = $1`, [co]);
-    expect(await eventually(222n)).toBe(222n);
+    expect(await becomes(222n)).toBe(222n);
     // and stays so
     for (let i = 0; i < 20; i++) expect(await q()).toBe(222n);
     // Feed lost: the copy is dropped and each read goes to the table until the feed is back.
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen ledger_fees%'`);
     await sql(`delete from ledger.fee_configs where operation = 'BREB_OUTFLOW' and company_id = $1`, [co]);
-    expect(await eventually(0n)).toBe(0n);
-    const deadline = Date.now() + 5_000;
-    while ((await sql(`select 1 from pg_stat_activity where query ilike 'listen ledger_fees%'`)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await becomes(0n)).toBe(0n);
+    await eventually(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen ledger_fees%'`)).length > 0, 5_000);
     await sql(`insert into ledger.fee_configs (operation, company_id, fixed_fee_cents, variable_bps) values ('BREB_OUTFLOW', $1, 333, 0)`, [co]);
-    expect(await eventually(333n)).toBe(333n);
+    expect(await becomes(333n)).toBe(333n);
   });
 
   it('refuses bad fee configurations and fee queries', async () => {

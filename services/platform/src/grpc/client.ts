@@ -113,15 +113,10 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
   });
   const defaultDeadline = opts.deadlineMs ?? 5_000;
   const signer = opts.mesh.tls.callerSigningKey ? new CallerContextSigner(opts.mesh.tls.callerSigningKey) : undefined;
-  /** The gateway signs the principal of a request once (every call of the request carries the same token). */
+  /** The gateway's signed context of the call's principal (the signer reuses a principal's token for 30 s). */
   const withCallerContext = async (md: Metadata, ctx: CallContext): Promise<void> => {
     if (!signer || !ctx.principal) return;
-    let token = signedContexts.get(ctx);
-    if (!token) {
-      token = signer.sign(ctx.principal);
-      signedContexts.set(ctx, token);
-    }
-    md.set(CALLER_CONTEXT_METADATA, await token);
+    md.set(CALLER_CONTEXT_METADATA, await signer.sign(ctx.principal));
   };
   const cache = new Map<string, unknown>();
   return new Proxy({} as AsyncClient<S> & { close(): void; raw: Client }, {
@@ -196,8 +191,6 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     },
   });
 }
-
-const signedContexts = new WeakMap<CallContext, Promise<string>>();
 
 /** `/pkg.Service/Method` → [`pkg.Service`, `Method`] (span names and labels). */
 function splitPath(path: string, fallback: string): [string, string] {

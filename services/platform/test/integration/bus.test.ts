@@ -104,6 +104,23 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     expect(attempts).toBe(3);
     await consumer.stop();
   });
+  /**
+   * 60 events `{ i }` on `subject`, published before `consumer` starts (so they arrive faster than it
+   * commits); resolves once its handler has recorded all 60 (`applied` rows `<prefix>:<i>`) and any
+   * late redelivery had 300 ms to show.
+   */
+  async function backlogApplied(consumer: InboxConsumer, subject: string, prefix: string): Promise<void> {
+    await db.tx(async (tx) => {
+      for (let i = 0; i < 60; i++) await appendOutbox(tx, SCHEMA, { subject, payload: { i } });
+    });
+    await relay.flush();
+    await consumer.start();
+    await eventually(async () => {
+      const r = await db.query<{ n: string }>(`select count(*) as n from "${SCHEMA}".applied where event_id like ?`, [`${prefix}:%`]);
+      return Number(r[0]!.n) === 60;
+    }, 15_000);
+    await new Promise((r) => setTimeout(r, 300));
+  }
   it('applies a backlog in batches (one transaction for several events), in order, and retries only the event that fails', async () => {
     const txOf = new Map<number, object>();
     let poisonAttempts = 0;
@@ -117,16 +134,7 @@ describe('outbox relay → JetStream → inbox consumer', () => {
       },
     });
     // The backlog is published before the consumer starts, so it arrives faster than it commits.
-    await db.tx(async (tx) => {
-      for (let i = 0; i < 60; i++) await appendOutbox(tx, SCHEMA, { subject: 'ledger.batched', payload: { i } });
-    });
-    await relay.flush();
-    await consumer.start();
-    await eventually(async () => {
-      const r = await db.query<{ n: string }>(`select count(*) as n from "${SCHEMA}".applied where event_id like 'batched:%'`);
-      return Number(r[0]!.n) === 60;
-    }, 15_000);
-    await new Promise((r) => setTimeout(r, 300));
+    await backlogApplied(consumer, 'ledger.batched', 'batched');
     const rows = await db.query<{ event_id: string; n: number }>(`select event_id, n from "${SCHEMA}".applied where event_id like 'batched:%'`);
     expect(rows).toHaveLength(60);
     expect(rows.every((r) => r.n === 1)).toBe(true);
@@ -158,16 +166,7 @@ describe('outbox relay → JetStream → inbox consumer', () => {
         await write(tx, evts);
       },
     });
-    await db.tx(async (tx) => {
-      for (let i = 0; i < 60; i++) await appendOutbox(tx, SCHEMA, { subject: 'ledger.paged', payload: { i } });
-    });
-    await relay.flush();
-    await consumer.start();
-    await eventually(async () => {
-      const r = await db.query<{ n: string }>(`select count(*) as n from "${SCHEMA}".applied where event_id like 'paged:%'`);
-      return Number(r[0]!.n) === 60;
-    }, 15_000);
-    await new Promise((r) => setTimeout(r, 300));
+    await backlogApplied(consumer, 'ledger.paged', 'paged');
     const rows = await db.query<{ n: number }>(`select n from "${SCHEMA}".applied where event_id like 'paged:%'`);
     expect(rows.every((r) => r.n === 1)).toBe(true);
     expect(Math.max(...pages.map((p) => p.length))).toBeGreaterThan(1);

@@ -1,7 +1,7 @@
 import { AppError, invalidRequest } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
-import type { TransferSaga } from './transfer-saga.js';
+import type { ProviderOutcome, StepResult, TransferSaga } from './transfer-saga.js';
 import { isUuid } from './validation.js';
 
 export interface RailCallbackCommand {
@@ -47,28 +47,32 @@ export class HandleRailCallback {
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
 
     const outcome = { source: 'callback' as const, status: body.status, providerTransferId: body.providerTransferId, errorMessage: body.errorMessage, callbackEventId: body.eventId };
-    if (body.status === 'COMPLETED') {
-      // The common case in one statement (DISPATCHED, this rail, never seen); anything else below.
-      const fast = await this.saga.completeUnread(body.transactionId, body.rail, outcome);
-      if (fast) {
-        deps.log.info({ transferId: fast.transfer.id, rail: body.rail, status: body.status, applied: true, state: fast.transfer.state }, 'rail callback handled');
-        return { accepted: true, duplicate: false };
-      }
-    }
+    // The common case in one statement (COMPLETED for a DISPATCHED transfer of this rail, never
+    // seen); anything else reads the transfer first.
+    const r = (body.status === 'COMPLETED' ? await this.saga.completeUnread(body.transactionId, body.rail, outcome) : undefined)
+      ?? await this.readAndApply(body, outcome);
+    if (r === 'duplicate') return { accepted: true, duplicate: true };
+    if (r === 'unknown') return { accepted: false, duplicate: false };
+    deps.log.info({ transferId: r.transfer.id, rail: body.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');
+    return { accepted: true, duplicate: !r.applied };
+  }
 
+  /** The general path: the transfer read (with the callback's "seen"), checked, then the saga's outcome. */
+  private async readAndApply(body: CallbackBody, outcome: ProviderOutcome): Promise<StepResult | 'duplicate' | 'unknown'> {
+    const { deps } = this;
     let t;
     if (deps.store.getForCallback) {
       const r = await deps.store.getForCallback(body.eventId, body.transactionId);
-      if (r.seen) return { accepted: true, duplicate: true };
+      if (r.seen) return 'duplicate';
       t = r.transfer;
     } else {
-      if (await deps.store.callbackSeen(body.eventId)) return { accepted: true, duplicate: true };
+      if (await deps.store.callbackSeen(body.eventId)) return 'duplicate';
       t = await deps.store.get(body.transactionId);
     }
     if (!t) {
       // Not one of ours (we dispatch only what we recorded): acknowledge so the provider stops retrying.
       deps.log.warn({ rail: body.rail, transactionId: body.transactionId }, 'rail callback for an unknown transaction ignored');
-      return { accepted: false, duplicate: false };
+      return 'unknown';
     }
     if (t.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'is not the rail of this transaction' }]);
     // A transfer is dispatched only after RESERVED is recorded, so RECEIVED here means a provider
@@ -80,8 +84,7 @@ export class HandleRailCallback {
     // exception and is logged as an error; none is dropped silently.
     const r = body.status === 'COMPLETED' ? await this.saga.complete(t, outcome) : await this.saga.railFailed(t, outcome);
     if (!r.applied) await deps.store.recordCallback(body.eventId, t.id, t.rail, body.status);
-    deps.log.info({ transferId: t.id, rail: t.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');
-    return { accepted: true, duplicate: !r.applied };
+    return r;
   }
 }
 

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { eventually } from '@wallet/platform/testing';
 import { transferV1 } from '@wallet/proto';
 import {
   Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, resolve, send, setFaults, startHarness, waitForState, wallet,
@@ -121,12 +122,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
       try { return (await c.query(text, params)).rows; } finally { await c.end(); }
     };
     const verdict = async () => send(h, co, { ...req, reference: randomUUID() }).then(() => 'OK', (e: { code: string }) => e.code);
-    const eventually = async (want: string) => {
-      const deadline = Date.now() + 3_000;
-      let got = await verdict();
-      while (got !== want && Date.now() < deadline) { await new Promise((r) => setTimeout(r, 20)); got = await verdict(); }
-      return got;
-    };
+    const becomes = (want: string) => eventually(async () => (await verdict()) === want, 3_000, 20);
     expect(await verdict()).toBe('OK');
     // Through the API: this replica drops its copy when it writes, so the very next send is refused.
     const entry = await aml.add(req.targetDocument!);
@@ -135,16 +131,15 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect(await verdict()).toBe('OK');
     // Another writer (an operator's SQL, another replica): the trigger notifies, the copy is reloaded.
     await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql')`, [randomUUID(), req.targetDocument]);
-    expect(await eventually('RECIPIENT_BLACKLISTED')).toBe('RECIPIENT_BLACKLISTED');
+    expect(await becomes('RECIPIENT_BLACKLISTED')).toBe(true);
     for (let i = 0; i < 5; i++) expect(await verdict()).toBe('RECIPIENT_BLACKLISTED');
     // Feed lost: the copy is dropped and each check reads the table until the feed is back.
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen transfer_aml%'`);
     await sql(`update transfer.aml_entries set removed_at = now() where normalized_document = $1 and removed_at is null`, [req.targetDocument]);
-    expect(await eventually('OK')).toBe('OK');
-    const deadline = Date.now() + 5_000;
-    while ((await sql(`select 1 from pg_stat_activity where query ilike 'listen transfer_aml%'`)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await becomes('OK')).toBe(true);
+    await eventually(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen transfer_aml%'`)).length > 0, 5_000);
     await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql again')`, [randomUUID(), req.targetDocument]);
-    expect(await eventually('RECIPIENT_BLACKLISTED')).toBe('RECIPIENT_BLACKLISTED');
+    expect(await becomes('RECIPIENT_BLACKLISTED')).toBe(true);
   });
 
   it('ACH: cap → AML → DESTINATION_REJECTED (bank) → INVALID_BANK_ACCOUNT → DESTINATION_REJECTED (placeholder) → limits → balance', async () => {
