@@ -385,7 +385,8 @@ export interface BatchStore {
     /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
     patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
     evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined>;
-  leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]>;
+  /** Leases due batches: a FUNDING one for `fundingLeaseMs`, any other for `leaseMs`. */
+  leaseDue(limit: number, leaseMs: number, fundingLeaseMs?: number): Promise<BatchRecord[]>;
   reschedule(id: string, state: BatchState, inMs: number | null): Promise<void>;
   leaseDispatchable(batchId: string, limit: number, leaseMs: number): Promise<TransferRecord[]>;
   /** Counts a dispatch attempt of many transfers before the rail is called (one statement); the ids still RESERVED / EXECUTING. */

@@ -451,12 +451,14 @@ export class SqlBatchStore implements BatchStore {
   }
 
   /** Leases due batches (FOR UPDATE SKIP LOCKED, then moved `leaseMs` ahead): several sweepers never take the same one. */
-  async leaseDue(limit: number, leaseMs: number): Promise<BatchRecord[]> {
+  async leaseDue(limit: number, leaseMs: number, fundingLeaseMs = leaseMs): Promise<BatchRecord[]> {
     const rows = await this.q<BatchRow>(
       `with due as (select id from transfer.batches where next_attempt_at <= now() order by next_attempt_at limit $1 for update skip locked)
-       update transfer.batches b set next_attempt_at = now() + ($2::bigint * interval '1 millisecond') from due where b.id = due.id
+       update transfer.batches b
+          set next_attempt_at = now() + ((case when b.state = 'FUNDING' then $3 else $2 end)::bigint * interval '1 millisecond')
+         from due where b.id = due.id
        returning ${BATCH_COLS.split(', ').map((c) => `b.${c.trim()}`).join(', ')}`,
-      [limit, String(leaseMs)]);
+      [limit, String(leaseMs), String(fundingLeaseMs)]);
     return rows.map(toBatch);
   }
 
