@@ -1,8 +1,10 @@
 import { AppError } from '@wallet/platform';
 import { COMMITTABLE_STATUSES } from '../domain/movements.js';
 import { commitPosting } from '../domain/postings.js';
+import { isWalletRail, outflowFeeOperation, type FeeOperation, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
+import type { PostingWrite } from './ports.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
 import { replayHold, type HoldResult } from './results.js';
 import { requestHash } from './request-hash.js';
@@ -11,6 +13,12 @@ import { Problems, checkIdempotencyKey, isUuid, requireCompany } from './validat
 export interface CommitCommand {
   idempotencyKey: string;
   holdId: string;
+  /**
+   * The hold as the caller reserved it (optional). When it is the open hold, the commit is one
+   * statement without a read; otherwise the hold is read and the answer is the same as without it.
+   * Never part of the request hash.
+   */
+  expected?: { rail: string; amount: bigint; fee: bigint; iva: bigint; movementId: string };
 }
 
 /**
@@ -29,9 +37,11 @@ export class CommitHold {
     p.throwIfAny();
 
     const deps = this.deps;
+    const hash = requestHash('commit', companyId, { idempotencyKey: cmd.idempotencyKey, holdId: cmd.holdId });
+    const unread = await this.commitUnread(companyId, cmd, hash);
+    if (unread) return unread;
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
     if (!hold) throw new AppError('HOLD_NOT_FOUND');
-    const hash = requestHash('commit', companyId, cmd);
     const closed = () => { throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`); };
     const replay = (existing: Parameters<typeof replayHold>[2]) => replayHold(deps, companyId, existing);
 
@@ -41,22 +51,49 @@ export class CommitHold {
     if (!COMMITTABLE_STATUSES.includes(hold.movementStatus)) {
       throw new AppError('INVALID_STATE_TRANSITION', `La transferencia no se puede completar en estado ${hold.movementStatus}.`);
     }
-    const postingId = deps.newId();
-    const draft = commitPosting(companyId, hold.rail, hold.feeOperation, hold);
     return runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
-      write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id },
-        entries: draft.entries,
-        wallet: draft.wallet,
-        closeHold: { id: hold.id, companyId, status: 'COMMITTED' },
-        movementUpdate: { id: hold.movementId, companyId, status: 'COMPLETED', completed: true, errorMessage: null },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
-      },
+      write: commitWrite(deps, companyId, cmd.idempotencyKey, hash, hold),
       applied: (o) => ({ hold: o.hold!, movement: o.movement, replayed: false }),
       replay,
       rejected: closed,
     });
   }
+
+  /**
+   * The common case without a read (issue 23): the caller's expectation names the open hold, its
+   * amounts, rail and movement. The posting is built from the expectation and guarded by it (the
+   * hold row must have exactly those columns, be OPEN, and its movement be committable), so when it
+   * applies it is the posting the read path would have written. Undefined when it did not apply for
+   * any reason (a mismatch, a closed hold, a twin, a replay): the read path then answers.
+   */
+  private async commitUnread(companyId: string, cmd: CommitCommand, hash: string): Promise<HoldResult | undefined> {
+    const x = cmd.expected;
+    if (!x || !isUuid(cmd.holdId) || !isUuid(x.movementId) || !isWalletRail(x.rail)) return undefined;
+    if (x.amount <= 0n || x.fee < 0n || x.iva < 0n) return undefined;
+    const rail: WalletRail = x.rail;
+    const hold = { id: cmd.holdId.toLowerCase(), rail, amount: x.amount, fee: x.fee, iva: x.iva, feeOperation: outflowFeeOperation(rail), movementId: x.movementId.toLowerCase() };
+    const write = commitWrite(this.deps, companyId, cmd.idempotencyKey, hash, hold);
+    write.closeHold!.expect = { ...hold, movementStatuses: COMMITTABLE_STATUSES };
+    const outcome = await this.deps.store.recordPosting(write);
+    if (outcome.status !== 'applied') return undefined;
+    this.deps.events.nudge();
+    return { hold: outcome.hold!, movement: outcome.movement, replayed: false };
+  }
+}
+
+/** The records of a commit of `hold`: posting, entries, wallet change, hold closed, movement COMPLETED, event. */
+function commitWrite(deps: LedgerDeps, companyId: string, idempotencyKey: string, hash: string,
+  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string }): PostingWrite {
+  const postingId = deps.newId();
+  const draft = commitPosting(companyId, hold.rail, hold.feeOperation, hold);
+  return {
+    posting: { id: postingId, kind: draft.kind, idempotencyKey, requestHash: hash, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id },
+    entries: draft.entries,
+    wallet: draft.wallet,
+    closeHold: { id: hold.id, companyId, status: 'COMMITTED' },
+    movementUpdate: { id: hold.movementId, companyId, status: 'COMPLETED', completed: true, errorMessage: null },
+    event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id, entries: draft.entries, idempotencyKey }),
+  };
 }

@@ -95,7 +95,15 @@ export interface PostingWrite {
   wallet: { companyId: string; rail: WalletRail; availableDelta: bigint; pendingOutDelta: bigint } | null;
   newMovement?: NewMovement;
   newHold?: NewHold;
-  closeHold?: { id: string; companyId: string; status: Exclude<HoldStatus, 'OPEN'> };
+  closeHold?: {
+    id: string; companyId: string; status: Exclude<HoldStatus, 'OPEN'>;
+    /**
+     * A close written without reading the hold first (Commit with the caller's expectation): the
+     * guard also requires these columns and the movement in one of `movementStatuses`, so the
+     * posting (built from them) is the one a read would have built, or nothing is written.
+     */
+    expect?: { rail: string; amount: bigint; fee: bigint; iva: bigint; feeOperation: string; movementId: string; movementStatuses: readonly string[] };
+  };
   /**
    * A reversal: the guard is `update movements set status = 'REVERSED' … where status = 'COMPLETED'`
    * on this TRANSFER_IN movement (so an inflow is reversed at most once), and the wallet change is

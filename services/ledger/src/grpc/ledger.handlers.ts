@@ -104,7 +104,11 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     },
 
     async commit(req, ctx) {
-      return holdResult(await uc.commit.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, holdId: req.holdId }));
+      const x = req.expected;
+      return holdResult(await uc.commit.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, holdId: req.holdId,
+        ...(x ? { expected: { rail: railName(x.rail), amount: x.amount, fee: x.fee, iva: x.iva, movementId: x.movementId } } : {}),
+      }));
     },
 
     async release(req, ctx) {

@@ -28,8 +28,14 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   let holdSource: string | null = null;
   if (w.closeHold) {
     const h = w.closeHold;
+    const x = h.expect;
     add('g', `update ledger.holds set status = ?, closed_at = now()
-      where id = ?::uuid and company_id = ? and status = 'OPEN' returning ${holdCols()}`, [h.status, h.id, h.companyId]);
+      where id = ?::uuid and company_id = ? and status = 'OPEN'${x ? `
+        and rail = ? and amount = ?::bigint and fee = ?::bigint and iva = ?::bigint and fee_operation = ? and movement_id = ?::uuid
+        and exists (select 1 from ledger.movements m where m.id = ledger.holds.movement_id and m.status = any(?::text[]))` : ''}
+      returning ${holdCols()}`,
+    [h.status, h.id, h.companyId,
+      ...(x ? [x.rail, x.amount.toString(), x.fee.toString(), x.iva.toString(), x.feeOperation, x.movementId, [...x.movementStatuses]] : [])]);
     holdSource = 'g';
     if (w.wallet) {
       const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);

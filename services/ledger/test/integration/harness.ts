@@ -62,8 +62,8 @@ function api(c: Client) {
         idempotencyKey: `reserve-${randomUUID()}`, rail: Rail.BREB, fee: zeroFee(),
         movement: { id: randomUUID(), status: MovementStatus.PENDING }, ...r,
       }), ctxOf(co)),
-    commit: (co: string | undefined, holdId: string, key = `commit-${randomUUID()}`) =>
-      c.commit(L.CommitRequest.fromPartial({ idempotencyKey: key, holdId }), ctxOf(co)),
+    commit: (co: string | undefined, holdId: string, key = `commit-${randomUUID()}`, expected?: ledgerV1.DeepPartial<ledgerV1.HoldExpectation>) =>
+      c.commit(L.CommitRequest.fromPartial({ idempotencyKey: key, holdId, ...(expected ? { expected } : {}) }), ctxOf(co)),
     release: (co: string | undefined, holdId: string, r: ledgerV1.DeepPartial<ledgerV1.ReleaseRequest> = {}) =>
       c.release(L.ReleaseRequest.fromPartial({ idempotencyKey: `release-${randomUUID()}`, holdId, ...r }), ctxOf(co)),
     setStatus: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.SetMovementStatusRequest>) =>

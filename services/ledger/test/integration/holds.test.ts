@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { jest } from '@jest/globals';
+import { SqlLedgerStore } from '../../src/persistence/ledger.store.js';
 import type { ledgerV1 } from '@wallet/proto';
 import {
   HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, type Harness,
@@ -226,5 +228,89 @@ describe('holds: reserve, commit, release', () => {
     expect(await h.api.movement(a, r.movement!.id)).toEqual(r.movement);
     expect(await wallet(a)).toMatchObject({ availableCents: 9_000n, pendingOutCents: 1_000n });
     await h.api.release(a, r.hold!.id);
+  });
+  describe('commit with the caller\'s expectation of the hold (issue 23: no read first)', () => {
+    const commitEntries = (holdId: string) => h.ledger.db.query<{ account: string; amount: string }>(
+      `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id
+        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`, [holdId]);
+    let reads: ReturnType<typeof jest.spyOn>;
+    beforeEach(() => { reads = jest.spyOn(SqlLedgerStore.prototype, 'getHold'); });
+    afterEach(() => { reads.mockRestore(); });
+
+    it('the expected open hold is committed in one statement, with the posting a read would have built; a retry replays with or without it', async () => {
+      const co = await funded(1_000_000n);
+      const r = await h.api.reserve(co, { amount: 100_000n, fee: fee(500n, 50n, 105n), movement: { id: randomUUID(), status: MovementStatus.PENDING } });
+      const expected = { rail: Rail.BREB, amount: 100_000n, fee: 550n, iva: 105n, movementId: r.movement!.id.toUpperCase() };
+      const key = `transfer:${r.movement!.id}:commit`;
+      const c = await h.api.commit(co, r.hold!.id, key, expected);
+      expect(reads).not.toHaveBeenCalled();
+      expect(c.replayed).toBe(false);
+      expect(c.hold).toMatchObject({ id: r.hold!.id, status: HoldStatus.COMMITTED, amount: 100_000n, fee: 550n, iva: 105n, total: 100_655n });
+      expect(c.movement).toMatchObject({ id: r.movement!.id, status: MovementStatus.COMPLETED });
+      expect(await commitEntries(r.hold!.id)).toEqual([
+        { account: `wallet_pending_out:${co}:BREB`, amount: '-100655' },
+        { account: 'rail_clearing:BREB', amount: '100000' },
+        { account: 'fee_revenue:BREB_OUTFLOW', amount: '550' },
+        { account: 'iva_payable', amount: '105' },
+      ]);
+      expect(await wallet(co)).toMatchObject({ availableCents: 899_345n, pendingOutCents: 0n, version: 3n });
+      // The expectation is not part of the request: the same key replays with it, without it, or with another.
+      for (const x of [expected, undefined, { ...expected, amount: 1n }]) {
+        const again = await h.api.commit(co, r.hold!.id, key, x);
+        expect(again.replayed).toBe(true);
+        expect(again.hold).toEqual(c.hold);
+      }
+      expect((await failure(h.api.commit(co, r.hold!.id, undefined, expected))).code).toBe('INVALID_STATE_TRANSITION');
+    });
+
+    it('an expectation that differs from the hold in any column is not trusted: the hold is read and committed with its own amounts', async () => {
+      const co = await funded(10_000_000n, Rail.ACH);
+      const base = { rail: Rail.ACH, amount: 10_000n, fee: 300n, iva: 57n };
+      const wrongs = [{ amount: 10_001n }, { fee: 0n }, { iva: 0n }, { rail: Rail.BREB }, { movementId: randomUUID() }, { movementId: 'not-a-uuid' }, { amount: -1n }];
+      for (const wrong of wrongs) {
+        const r = await h.api.reserve(co, { rail: Rail.ACH, amount: 10_000n, fee: fee(300n, 0n, 57n) });
+        reads.mockClear();
+        const c = await h.api.commit(co, r.hold!.id, undefined, { ...base, movementId: r.movement!.id, ...wrong });
+        expect(reads).toHaveBeenCalledTimes(1);
+        expect(c.hold).toMatchObject({ status: HoldStatus.COMMITTED, amount: 10_000n, fee: 300n, iva: 57n });
+        expect(await commitEntries(r.hold!.id)).toEqual([
+          { account: `wallet_pending_out:${co}:ACH`, amount: '-10357' },
+          { account: 'rail_clearing:ACH', amount: '10000' },
+          { account: 'fee_revenue:ACH_OUTFLOW', amount: '300' },
+          { account: 'iva_payable', amount: '57' },
+        ]);
+      }
+      expect(await wallet(co, Rail.ACH)).toMatchObject({ pendingOutCents: 0n, availableCents: 10_000_000n - 7n * 10_357n });
+    });
+
+    it('with a right expectation, the read path\'s refusals stand: awaiting approval, closed, another company\'s, unknown', async () => {
+      const co = await funded(10_000n);
+      const awaiting = await h.api.reserve(co, { amount: 1_000n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } });
+      const x = (r: ledgerV1.HoldResult) => ({ rail: Rail.BREB, amount: r.hold!.amount, fee: r.hold!.fee, iva: r.hold!.iva, movementId: r.movement!.id });
+      expect((await failure(h.api.commit(co, awaiting.hold!.id, undefined, x(awaiting)))).code).toBe('INVALID_STATE_TRANSITION');
+      const released = await h.api.reserve(co, { amount: 1_000n });
+      await h.api.release(co, released.hold!.id);
+      expect((await failure(h.api.commit(co, released.hold!.id, undefined, x(released)))).code).toBe('INVALID_STATE_TRANSITION');
+      const open = await h.api.reserve(co, { amount: 1_000n });
+      expect((await failure(h.api.commit(h.newCompany(), open.hold!.id, undefined, x(open)))).code).toBe('HOLD_NOT_FOUND');
+      expect((await failure(h.api.commit(co, randomUUID(), undefined, x(open)))).code).toBe('HOLD_NOT_FOUND');
+      expect(await wallet(co)).toMatchObject({ availableCents: 8_000n, pendingOutCents: 2_000n });
+      await h.api.release(co, awaiting.hold!.id);
+      await h.api.release(co, open.hold!.id);
+    });
+
+    it('concurrent commits with expectations and a release of one hold: exactly one applies', async () => {
+      const co = await funded(100_000n);
+      const holds = await Promise.all(Array.from({ length: 10 }, () => h.api.reserve(co, { amount: 1_000n })));
+      const races = await Promise.all(holds.map(async (r) => {
+        const x = { rail: Rail.BREB, amount: 1_000n, fee: 0n, iva: 0n, movementId: r.movement!.id };
+        return Promise.allSettled([h.api.commit(co, r.hold!.id, undefined, x), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id, undefined, x)]);
+      }));
+      for (const outcomes of races) {
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('INVALID_STATE_TRANSITION');
+      }
+      expect(await wallet(co)).toMatchObject({ pendingOutCents: 0n, version: 21n });
+    });
   });
 });

@@ -97,8 +97,13 @@ export class GrpcLedger implements LedgerPort {
     }));
   }
 
-  async commit(companyId: string, transferId: string, holdId: string): Promise<{ completedAt: Date | null }> {
-    const res = await this.client.commit({ idempotencyKey: ledgerKeys.commit(transferId), holdId }, this.ctx(companyId));
+  async commit(companyId: string, transferId: string, holdId: string,
+    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint }): Promise<{ completedAt: Date | null }> {
+    const res = await this.client.commit({
+      idempotencyKey: ledgerKeys.commit(transferId), holdId,
+      // The hold's movement is the transfer's id (reserveRequest).
+      ...(expected ? { expected: { rail: protoRail(expected.rail), amount: expected.amount, fee: expected.fee, iva: expected.iva, movementId: transferId } } : {}),
+    }, this.ctx(companyId));
     return { completedAt: res.movement?.completedAt ?? null };
   }
 

@@ -256,7 +256,13 @@ export interface LedgerPort {
   reserveBatch(companyId: string, cmds: ReserveCommand[]): Promise<{ holdIds: string[]; replayed: boolean }>;
   /** The fees of many amounts of one rail (one schedule read), in the order given. */
   computeFeesBatch(companyId: string, rail: Rail, amounts: bigint[], ivaApplicable: boolean): Promise<FeeBreakdown[]>;
-  commit(companyId: string, transferId: string, holdId: string): Promise<{ completedAt: Date | null }>;
+  /**
+   * Commits the transfer's hold. `expected` (the hold as reserved: rail, amount, fee, IVA) lets the
+   * ledger commit in one statement without reading the hold; a hold that differs is read and
+   * answered as without it.
+   */
+  commit(companyId: string, transferId: string, holdId: string,
+    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint }): Promise<{ completedAt: Date | null }>;
   /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
   /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */

@@ -170,7 +170,8 @@ export class TransferSaga {
     if (!t.holdId) return this.contradiction(t, 'COMMIT_REFUSED', { holdId: null }, { source: 'ledger' });
     let completedAt: Date | null;
     try {
-      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId)).completedAt;
+      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId,
+        { rail: t.rail, amount: t.amount, fee: t.fee.subtotalFee, iva: t.fee.ivaAmount })).completedAt;
     } catch (err) {
       if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
       return this.contradiction(t, 'COMMIT_REFUSED', { holdId: t.holdId, ledger: (err as AppError).message }, { source: 'ledger' });
