@@ -163,7 +163,9 @@ function startOwnPostgres() {
   appendFileSync(join(pgData, 'postgresql.conf'), [
     `port = ${OWN_PG_PORT}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${pgData}'`,
     'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on',
-    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.track_planning = on', 'pg_stat_statements.max = 2000'] : []), '',
+    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.track_planning = on', 'pg_stat_statements.max = 2000'] : []),
+    // BENCH_PG_EXTRA='a = 1;b = 2' adds settings (experiments only, e.g. to bound what commits cost).
+    ...(process.env.BENCH_PG_EXTRA ? process.env.BENCH_PG_EXTRA.split(';').map((s) => s.trim()) : []), '',
   ].join('\n'));
   asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
   PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;

@@ -68,6 +68,8 @@ export interface NewHold {
   fee: bigint;
   iva: bigint;
   total: bigint;
+  /** The fixed part of `fee`. */
+  fixedFee: bigint;
   feeOperation: FeeOperation;
   movementId: string;
 }

@@ -74,7 +74,7 @@ function checkItems(items: ReserveCommand[]): void {
   for (let i = 0; i < items.length && problems.length <= MAX_LISTED_PROBLEMS; i++) {
     const item = items[i]!;
     const p = new ItemProblems(problems, `items.${i}.`);
-    checkReserveCommand(p, item);
+    checkReserveCommand(p, item, { computeFee: false });
     const first = keys.get(item.idempotencyKey);
     if (item.idempotencyKey && first !== undefined) p.add('idempotencyKey', `repeats item ${first}`);
     else keys.set(item.idempotencyKey, i);

@@ -1,5 +1,5 @@
 import { AppError } from '@wallet/platform';
-import type { FeeBreakdown } from '../domain/fees.js';
+import { computeFees, ZERO_FEE_SCHEDULE, type FeeBreakdown } from '../domain/fees.js';
 import { outflowAmounts, RESERVE_STATUSES, type MovementStatus } from '../domain/movements.js';
 import { holdTotal, reservePosting } from '../domain/postings.js';
 import { RAIL_CAPS, isWalletRail, outflowFeeOperation, type WalletRail } from '../domain/rails.js';
@@ -17,6 +17,11 @@ export interface ReserveCommand {
   rail: string;
   amount: bigint;
   fee?: FeeBreakdown;
+  /**
+   * Instead of `fee` (issue 23): the ledger computes the fee from the company's schedule for the
+   * rail's outflow, as ComputeFees would, saving the sender that call. Hashed as sent.
+   */
+  computeFee?: { ivaApplicable: boolean };
   movement?: MovementSpecCommand;
 }
 
@@ -32,13 +37,14 @@ export class ReserveFunds {
   async execute(caller: string | undefined, cmd: ReserveCommand): Promise<HoldResult> {
     const companyId = requireCompany(caller);
     const p = new Problems();
-    checkReserveCommand(p, cmd);
+    checkReserveCommand(p, cmd, { computeFee: true });
     p.throwIfAny();
     const rail = cmd.rail as WalletRail;
     const capped = capExceeded(rail, cmd.amount);
     if (capped) throw new AppError(capped);
     const deps = this.deps;
-    const { write, hash } = reserveWrite(deps, companyId, cmd);
+    const fee = cmd.fee ?? await this.scheduledFee(companyId, rail, cmd.amount, cmd.computeFee!.ivaApplicable);
+    const { write, hash } = reserveWrite(deps, companyId, cmd, fee);
     return runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
@@ -48,14 +54,26 @@ export class ReserveFunds {
       rejected: () => debitRefused(deps, companyId, rail),
     });
   }
+
+  /** The fee ComputeFees would answer for this send (the schedules are read from memory). */
+  private async scheduledFee(companyId: string, rail: WalletRail, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
+    const op = outflowFeeOperation(rail);
+    const schedule = (await this.deps.store.feeSchedules(companyId, [op])).get(op) ?? ZERO_FEE_SCHEDULE;
+    return computeFees(schedule, amount, ivaApplicable);
+  }
 }
 
-/** What Reserve checks of one send (ReserveBatch checks every item the same way, under `items.<i>.`). */
-export function checkReserveCommand(p: Problems, cmd: ReserveCommand): void {
+/**
+ * What Reserve checks of one send (ReserveBatch checks every item the same way, under `items.<i>.`).
+ * The fee is given (`fee`) or, where `allow.computeFee`, asked for (`computeFee`): exactly one.
+ */
+export function checkReserveCommand(p: Problems, cmd: ReserveCommand, allow: { computeFee: boolean }): void {
   checkIdempotencyKey(p, cmd.idempotencyKey);
   if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
   checkPositive(p, 'amount', cmd.amount);
-  checkFee(p, 'fee', cmd.fee, true);
+  if (cmd.computeFee && !allow.computeFee) p.add('computeFee', 'is not taken here; send fee');
+  else if (cmd.computeFee && cmd.fee) p.add('fee', 'is sent instead of computeFee, not with it');
+  else if (!cmd.computeFee) checkFee(p, 'fee', cmd.fee, true);
   checkMovementSpec(p, cmd.movement, RESERVE_STATUSES);
 }
 
@@ -75,9 +93,8 @@ export function capExceeded(rail: WalletRail, amount: bigint): 'AMOUNT_EXCEEDS_B
  * ReserveBatch, so that a batch item and a single Reserve under the same key hash alike (a Reserve
  * retry of a batch item replays its hold) and write the same rows.
  */
-export function reserveWrite(deps: LedgerDeps, companyId: string, cmd: ReserveCommand): { write: PostingWrite; hash: string } {
+export function reserveWrite(deps: LedgerDeps, companyId: string, cmd: ReserveCommand, fee: FeeBreakdown = cmd.fee!): { write: PostingWrite; hash: string } {
   const rail = cmd.rail as WalletRail;
-  const fee = cmd.fee!;
   const spec = cmd.movement;
   const status: MovementStatus = isUnspecified(spec?.status) ? 'PENDING' : (spec!.status as MovementStatus);
   const postingId = deps.newId();
@@ -91,7 +108,7 @@ export function reserveWrite(deps: LedgerDeps, companyId: string, cmd: ReserveCo
     entries: draft.entries,
     wallet: draft.wallet,
     newHold: {
-      id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts),
+      id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts), fixedFee: fee.fixedFee,
       feeOperation: outflowFeeOperation(rail), movementId,
     },
     newMovement: {

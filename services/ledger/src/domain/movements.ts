@@ -86,6 +86,8 @@ export interface Hold {
   fee: bigint;
   iva: bigint;
   total: bigint;
+  /** The fixed part of `fee` (the rest is variable); null on holds reserved before it was kept. */
+  fixedFee: bigint | null;
   movementId: string;
   createdAt: Date;
   closedAt: Date | null;

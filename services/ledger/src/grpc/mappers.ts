@@ -56,6 +56,7 @@ export function reserveFromProto(r: ledgerV1.ReserveRequest): ReserveCommand {
   return {
     idempotencyKey: r.idempotencyKey, rail: railName(r.rail), amount: r.amount,
     ...(fee !== undefined ? { fee } : {}), ...(movement !== undefined ? { movement } : {}),
+    ...(r.computeFee !== undefined ? { computeFee: { ivaApplicable: r.computeFee.ivaApplicable } } : {}),
   };
 }
 
@@ -103,6 +104,7 @@ export function holdToProto(h: Hold): ledgerV1.Hold {
     movementId: h.movementId,
     createdAt: h.createdAt,
     ...(h.closedAt ? { closedAt: h.closedAt } : {}),
+    ...(h.fixedFee !== null ? { fixedFee: h.fixedFee } : {}),
   };
 }
 

@@ -20,7 +20,7 @@ describe('posting statement', () => {
     const d = reservePosting(co, 'BREB', { amount: 100n, fee: 5n, iva: 1n });
     const { sql, params } = postingStatement({
       posting: posting('reserve'), entries: d.entries, wallet: d.wallet, event: ev,
-      newHold: { id: 'h1', companyId: co, rail: 'BREB', amount: 100n, fee: 5n, iva: 1n, total: 106n, feeOperation: 'BREB_OUTFLOW', movementId: 'm' },
+      newHold: { id: 'h1', companyId: co, rail: 'BREB', amount: 100n, fee: 5n, iva: 1n, total: 106n, fixedFee: 5n, feeOperation: 'BREB_OUTFLOW', movementId: 'm' },
       newMovement: { id: 'm', companyId: co, type: 'TRANSFER_OUT', rail: 'BREB', walletRail: 'BREB', status: 'PENDING', amount: 100n, totalFee: 5n, ivaAmount: 1n, netAmount: 95n, reference: null, apiKeyId: null, details: {}, completed: false },
     });
     expect(sql.split('?').length - 1).toBe(params.length);
@@ -52,13 +52,13 @@ describe('posting statement', () => {
     expect(sql).not.toMatch(/ledger\.wallets/);
   });
 
-  it('a batch is one statement of array parameters: the same 38 binds for 1 or 10,000 postings, one array element per row', () => {
+  it('a batch is one statement of array parameters: the same 39 binds for 1 or 10,000 postings, one array element per row', () => {
     const write = (i: number) => {
       const d = reservePosting(co, 'BREB', { amount: 100n, fee: 5n, iva: 1n });
       return {
         posting: { ...posting('reserve'), id: `p${i}`, idempotencyKey: `k${i}`, movementId: `m${i}`, holdId: `h${i}` }, entries: d.entries,
         event: { ...ev, id: `e${i}` },
-        newHold: { id: `h${i}`, companyId: co, rail: 'BREB' as const, amount: 100n, fee: 5n, iva: 1n, total: 106n, feeOperation: 'BREB_OUTFLOW' as const, movementId: `m${i}` },
+        newHold: { id: `h${i}`, companyId: co, rail: 'BREB' as const, amount: 100n, fee: 5n, iva: 1n, total: 106n, fixedFee: 5n, feeOperation: 'BREB_OUTFLOW' as const, movementId: `m${i}` },
         newMovement: { id: `m${i}`, companyId: co, type: 'TRANSFER_OUT' as const, rail: 'BREB' as const, walletRail: 'BREB' as const, status: 'PENDING' as const, amount: 100n, totalFee: 5n, ivaAmount: 1n, netAmount: 95n, reference: null, apiKeyId: null, details: { batchId: 'b1' }, completed: false },
       };
     };
@@ -66,9 +66,9 @@ describe('posting statement', () => {
     const one = batchInsertStatement({ companyId: co, wallets, postings: [write(0)] });
     const many = batchInsertStatement({ companyId: co, wallets, postings: Array.from({ length: 10_000 }, (_, i) => write(i)) });
     expect(one.sql).toBe(many.sql);
-    expect(one.params).toHaveLength(38);
-    expect(many.params).toHaveLength(38);
-    expect(Math.max(...[...one.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))).toBe(38);
+    expect(one.params).toHaveLength(39);
+    expect(many.params).toHaveLength(39);
+    expect(Math.max(...[...one.sql.matchAll(/\$(\d+)/g)].map((m) => Number(m[1])))).toBe(39);
     expect(one.sql).not.toMatch(/\?/);
     expect([...ctes(many.sql).keys()]).toEqual(['p', 'e', 'h', 'm', 'o']);
     // postings (8 arrays after the company), entries (two per reserve), holds, movements, outbox

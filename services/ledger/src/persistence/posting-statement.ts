@@ -93,9 +93,10 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
 
   if (w.newHold) {
     const h = w.newHold;
-    add('h', `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id)
-      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid from g`,
-    [h.id, h.companyId, h.rail, h.amount.toString(), h.fee.toString(), h.iva.toString(), h.total.toString(), h.feeOperation, h.movementId]);
+    add('h', `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
+      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid, ?::bigint from g`,
+    [h.id, h.companyId, h.rail, h.amount.toString(), h.fee.toString(), h.iva.toString(), h.total.toString(), h.feeOperation, h.movementId,
+      h.fixedFee.toString()]);
   }
 
   const ev = w.event;
@@ -154,10 +155,10 @@ export function batchInsertStatement(b: BatchPostingWrite): { sql: string; param
         from unnest($10::uuid[], $11::smallint[], $12::text[], $13::bigint[]) as t(posting_id, seq, account, amount)
       returning 1),
     h as (
-      insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id)
-      select t.id, $1::text, t.rail, t.amount, t.fee, t.iva, t.total, t.fee_operation, t.movement_id
-        from unnest($14::uuid[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::text[], $21::uuid[])
-          as t(id, rail, amount, fee, iva, total, fee_operation, movement_id)
+      insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
+      select t.id, $1::text, t.rail, t.amount, t.fee, t.iva, t.total, t.fee_operation, t.movement_id, t.fixed_fee
+        from unnest($14::uuid[], $15::text[], $16::bigint[], $17::bigint[], $18::bigint[], $19::bigint[], $20::text[], $21::uuid[], $39::bigint[])
+          as t(id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
       returning 1),
     m as (
       insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
@@ -190,6 +191,7 @@ export function batchInsertStatement(b: BatchPostingWrite): { sql: string; param
     col(movements, (m) => m.apiKeyId), col(movements, (m) => JSON.stringify(m.details)), col(movements, (m) => m.completed),
     col(ps, (w) => w.event.id), col(ps, (w) => w.event.subject), col(ps, (w) => JSON.stringify(w.event.payload)),
     col(ps, (w) => JSON.stringify(w.event.traceparent ? { traceparent: w.event.traceparent } : {})),
+    col(holds, (h) => big(h.fixedFee)),
   ];
   return { sql, params };
 }

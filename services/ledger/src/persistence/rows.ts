@@ -22,7 +22,7 @@ export function holdCols(a = ''): string {
   const c = (x: string) => `${a}${x}`;
   return `${c('id')}::text as id, ${c('company_id')} as company_id, ${c('rail')} as rail, ${c('status')} as status,
     ${c('amount')}::text as amount, ${c('fee')}::text as fee, ${c('iva')}::text as iva, ${c('total')}::text as total,
-    ${c('movement_id')}::text as movement_id, ${isoUs(c('created_at'))} as created_at, ${isoUs(c('closed_at'))} as closed_at`;
+    ${c('fixed_fee')}::text as fixed_fee, ${c('movement_id')}::text as movement_id, ${isoUs(c('created_at'))} as created_at, ${isoUs(c('closed_at'))} as closed_at`;
 }
 
 export interface MovementRow {
@@ -34,7 +34,7 @@ export interface MovementRow {
 
 export interface HoldRow {
   id: string; company_id: string; rail: string; status: string;
-  amount: string; fee: string; iva: string; total: string; movement_id: string;
+  amount: string; fee: string; iva: string; total: string; fixed_fee: string | null; movement_id: string;
   created_at: string; closed_at: string | null;
 }
 
@@ -71,6 +71,7 @@ export function toHold(r: HoldRow): Hold {
     fee: centsFromDb(r.fee),
     iva: centsFromDb(r.iva),
     total: centsFromDb(r.total),
+    fixedFee: r.fixed_fee === null || r.fixed_fee === undefined ? null : centsFromDb(r.fixed_fee),
     movementId: r.movement_id,
     createdAt: new Date(r.created_at),
     closedAt: r.closed_at ? new Date(r.closed_at) : null,
@@ -101,6 +102,6 @@ export function insertedMovement(m: NewMovement, now: Date): Movement {
 export function insertedHold(h: NewHold, now: Date): Hold {
   return {
     id: h.id, companyId: h.companyId, rail: h.rail, status: 'OPEN', amount: h.amount, fee: h.fee, iva: h.iva, total: h.total,
-    movementId: h.movementId, createdAt: now, closedAt: null,
+    fixedFee: h.fixedFee, movementId: h.movementId, createdAt: now, closedAt: null,
   };
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { jest } from '@jest/globals';
 import { SqlLedgerStore } from '../../src/persistence/ledger.store.js';
-import type { ledgerV1 } from '@wallet/proto';
+import { ledgerV1 } from '@wallet/proto';
 import {
-  HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, type Harness,
+  FeeOperation, HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee, type Harness,
 } from './harness.js';
 
 describe('holds: reserve, commit, release', () => {
@@ -229,6 +229,73 @@ describe('holds: reserve, commit, release', () => {
     expect(await wallet(a)).toMatchObject({ availableCents: 9_000n, pendingOutCents: 1_000n });
     await h.api.release(a, r.hold!.id);
   });
+  describe('reserve with the fee computed by the ledger (issue 23: no ComputeFees call first)', () => {
+    const computed = (ivaApplicable: boolean) => ({ fee: undefined, computeFee: { ivaApplicable } });
+
+    it('reserves amount + the company\'s scheduled fee + IVA; the hold carries the split ComputeFees answers', async () => {
+      const co = await funded(10_000_000n);
+      await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 300n, variableBps: 45 });
+      const expected = await h.api.computeFees(co, { operation: FeeOperation.BREB_OUTFLOW, amount: 1_234_567n, ivaApplicable: true });
+      expect(expected).toMatchObject({ fixedFee: 300n, variableFee: 5_556n, subtotalFee: 5_856n, ivaAmount: 1_113n });
+      const r = await h.api.reserve(co, { amount: 1_234_567n, ...computed(true) });
+      expect(r.hold).toMatchObject({ amount: 1_234_567n, fee: 5_856n, iva: 1_113n, fixedFee: 300n, total: 1_234_567n + 5_856n + 1_113n });
+      expect(r.movement).toMatchObject({ totalFee: 5_856n, ivaAmount: 1_113n });
+      expect(await wallet(co)).toMatchObject({ availableCents: 10_000_000n - 1_241_536n, pendingOutCents: 1_241_536n });
+      // Without IVA (the company's regime says so), the same schedule and no IVA.
+      const n = await h.api.reserve(co, { amount: 1_234_567n, ...computed(false) });
+      expect(n.hold).toMatchObject({ fee: 5_856n, iva: 0n, fixedFee: 300n });
+      // The ACH rail takes the ACH schedule (the default, none set: zero).
+      await h.api.credit(co, { rail: Rail.ACH, amountCents: 1_000n });
+      const ach = await h.api.reserve(co, { rail: Rail.ACH, amount: 1_000n, ...computed(true) });
+      expect(ach.hold).toMatchObject({ fee: 0n, iva: 0n, fixedFee: 0n, total: 1_000n });
+      // A hold reserved with a given fee keeps its fixed part too (a batch item's, a replay's).
+      const given = await h.api.reserve(co, { amount: 1_000n, fee: fee(70n, 30n, 19n) });
+      expect(given.hold).toMatchObject({ fee: 100n, iva: 19n, fixedFee: 70n });
+      const commit = await h.api.commit(co, r.hold!.id, undefined, { rail: Rail.BREB, amount: 1_234_567n, fee: 5_856n, iva: 1_113n, movementId: r.movement!.id });
+      expect(commit.hold).toMatchObject({ status: HoldStatus.COMMITTED, fixedFee: 300n });
+    });
+
+    it('a retry replays the hold as first reserved even after the schedule changed; another regime under the key conflicts', async () => {
+      const co = await funded(1_000_000n);
+      await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 200n, variableBps: 0 });
+      const movementId = randomUUID();
+      const req = { idempotencyKey: `transfer:${movementId}:reserve`, amount: 10_000n, movement: { id: movementId, status: MovementStatus.PENDING }, ...computed(true) };
+      const first = await h.api.reserve(co, req);
+      expect(first.hold).toMatchObject({ fee: 200n, iva: 38n, fixedFee: 200n });
+      await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 900n, variableBps: 10 });
+      const again = await h.api.reserve(co, req);
+      expect(again).toMatchObject({ replayed: true, hold: { id: first.hold!.id, fee: 200n, iva: 38n, fixedFee: 200n } });
+      expect((await failure(h.api.reserve(co, { ...req, computeFee: { ivaApplicable: false } }))).code).toBe('REFERENCE_CONFLICT');
+      // The same send with the fee given instead is another request under that key.
+      expect((await failure(h.api.reserve(co, { ...req, computeFee: undefined, fee: fee(200n, 0n, 38n) }))).code).toBe('REFERENCE_CONFLICT');
+      // A new send now takes the new schedule.
+      expect((await h.api.reserve(co, { amount: 10_000n, ...computed(true) })).hold).toMatchObject({ fee: 910n, fixedFee: 900n });
+      // VoidReserve of the landed key answers the hold with its split (what a sender that gave up shows).
+      const v = await h.client.voidReserve(ledgerV1.VoidReserveRequest.fromPartial({ idempotencyKey: req.idempotencyKey, rail: Rail.BREB }), h.ctx(co));
+      expect(v).toMatchObject({ voided: false, hold: { id: first.hold!.id, fee: 200n, iva: 38n, fixedFee: 200n } });
+    });
+
+    it('the fee is given or asked for, not both; a batch item must give it; the balance still guards', async () => {
+      const co = await funded(10_000n);
+      await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 100n, variableBps: 0 });
+      const both = await failure(h.api.reserve(co, { amount: 100n, fee: zeroFee(), computeFee: { ivaApplicable: true } }));
+      expect(both.code).toBe('INVALID_REQUEST');
+      expect(both.details).toEqual({ fields: [{ path: 'fee', message: 'is sent instead of computeFee, not with it' }] });
+      const batch = await failure(h.client.reserveBatch(ledgerV1.ReserveBatchRequest.fromPartial({
+        items: [{ idempotencyKey: `reserve-${randomUUID()}`, rail: Rail.BREB, amount: 100n, computeFee: { ivaApplicable: true }, movement: { id: randomUUID(), status: MovementStatus.PENDING } }],
+      }), h.ctx(co)));
+      expect(batch.code).toBe('INVALID_REQUEST');
+      expect(JSON.stringify(batch.details)).toContain('items.0.computeFee');
+      // 9,900 + 100 + 19 IVA is over 10,000: the computed fee is part of what the guard checks.
+      expect((await failure(h.api.reserve(co, { amount: 9_900n, ...computed(true) }))).code).toBe('INSUFFICIENT_BALANCE');
+      expect((await h.api.reserve(co, { amount: 9_881n, ...computed(true) })).hold).toMatchObject({ total: 10_000n });
+      expect(await wallet(co)).toMatchObject({ availableCents: 0n, pendingOutCents: 10_000n });
+      // Another company's schedule is not this one's.
+      const other = await funded(10_000n);
+      expect((await h.api.reserve(other, { amount: 1_000n, ...computed(true) })).hold).toMatchObject({ fee: 0n, fixedFee: 0n });
+    });
+  });
+
   describe('commit with the caller\'s expectation of the hold (issue 23: no read first)', () => {
     const commitEntries = (holdId: string) => h.ledger.db.query<{ account: string; amount: string }>(
       `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id

@@ -34,7 +34,7 @@ function reserveRequest(cmd: ReserveCommand): ledgerV1.ReserveRequest {
     idempotencyKey: ledgerKeys.reserve(cmd.transferId),
     rail: protoRail(cmd.rail),
     amount: cmd.amount,
-    fee: { ...cmd.fee },
+    ...(cmd.fee ? { fee: { ...cmd.fee } } : { computeFee: { ivaApplicable: cmd.ivaApplicable } }),
     movement: {
       id: cmd.transferId,
       status: cmd.awaitingApproval ? ledgerV1.MovementStatus.AWAITING_APPROVAL : ledgerV1.MovementStatus.PENDING,
@@ -42,6 +42,21 @@ function reserveRequest(cmd: ReserveCommand): ledgerV1.ReserveRequest {
       ...(cmd.apiKeyId ? { apiKeyId: cmd.apiKeyId } : {}),
       details,
     },
+  };
+}
+
+/**
+ * The fee a hold reserved, as the transfer shows it: subtotal and IVA from the hold, the fixed part
+ * from the hold (or, on a hold from before the ledger kept it, from the fee that was sent). A hold
+ * whose split cannot be known is an internal error: the send is then left for the sweeper, which
+ * releases the hold.
+ */
+export function holdFee(hold: ledgerV1.Hold, ivaApplicable: boolean, sent: FeeBreakdown | null): FeeBreakdown {
+  const fixedFee = hold.fixedFee ?? sent?.fixedFee;
+  if (fixedFee === undefined || fixedFee > hold.fee) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'hold without its fee split' });
+  return {
+    fixedFee, variableFee: hold.fee - fixedFee, subtotalFee: hold.fee,
+    ivaApplicable, ivaAmount: hold.iva, totalCharged: hold.fee + hold.iva,
   };
 }
 
@@ -74,10 +89,10 @@ export class GrpcLedger implements LedgerPort {
     return out;
   }
 
-  async reserve(cmd: ReserveCommand): Promise<{ holdId: string }> {
+  async reserve(cmd: ReserveCommand): Promise<{ holdId: string; fee: FeeBreakdown }> {
     const res = await this.client.reserve(reserveRequest(cmd), this.ctx(cmd.companyId, cmd.apiKeyId));
     if (!res.hold) throw new AppError('INTERNAL_ERROR');
-    return { holdId: res.hold.id };
+    return { holdId: res.hold.id, fee: holdFee(res.hold, cmd.ivaApplicable, cmd.fee) };
   }
 
   async reserveBatch(companyId: string, cmds: ReserveCommand[]): Promise<{ holdIds: string[]; replayed: boolean }> {
@@ -129,13 +144,14 @@ export class GrpcLedger implements LedgerPort {
     return res.changed;
   }
 
-  async voidReserve(companyId: string, transferId: string, rail: 'BREB' | 'ACH') {
+  async voidReserve(companyId: string, transferId: string, rail: 'BREB' | 'ACH', ivaApplicable: boolean) {
     const res = await this.client.voidReserve({ idempotencyKey: ledgerKeys.reserve(transferId), rail: protoRail(rail) }, this.ctx(companyId));
     if (res.voided) return { voided: true as const };
     if (!res.hold) throw new AppError('INTERNAL_ERROR');
     const holdStatus = res.hold.status === ledgerV1.HoldStatus.COMMITTED ? 'COMMITTED' as const
       : res.hold.status === ledgerV1.HoldStatus.RELEASED ? 'RELEASED' as const : 'OPEN' as const;
-    return { voided: false as const, holdId: res.hold.id, holdStatus };
+    const fee = res.hold.fixedFee !== undefined ? holdFee(res.hold, ivaApplicable, null) : undefined;
+    return { voided: false as const, holdId: res.hold.id, holdStatus, ...(fee ? { fee } : {}) };
   }
 
   async writeOffPayout(companyId: string, key: string, rail: 'BREB' | 'ACH', amount: bigint, reason: string): Promise<void> {

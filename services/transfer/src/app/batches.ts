@@ -500,7 +500,7 @@ export class BatchRunner {
       // twin of a stalled replica) can never land after we give up (ReserveBatch is all or nothing and
       // refuses a voided key). If it had already landed, the batch is funded after all: replay it.
       const first = transfers[0]!;
-      const fence = await deps.ledger.voidReserve(b.companyId, first.id, first.rail);
+      const fence = await deps.ledger.voidReserve(b.companyId, first.id, first.rail, first.fee.ivaApplicable);
       if (!fence.voided) {
         if (refenced) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'batch reserve both landed and refused' });
         deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused here but landed meanwhile (a twin): replaying it');

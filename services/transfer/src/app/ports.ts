@@ -80,6 +80,8 @@ export interface TransitionPatch {
   rejectedBy?: string;
   /** The request dispatches right after this transition: count the attempt before it is made. */
   dispatchIntent?: boolean;
+  /** The fee the ledger reserved (a single send records it with its acceptance; issue 23). */
+  fee?: FeeBreakdown;
 }
 
 import type { MoneyExceptionStore } from '@wallet/platform';
@@ -226,7 +228,13 @@ export interface ReserveCommand {
   transferId: string;
   rail: Rail;
   amount: bigint;
-  fee: FeeBreakdown;
+  /**
+   * The fee to reserve, or null: the ledger computes it from the company's schedule (a single send,
+   * issue 23: no ComputeFees call first) and the hold it answers carries it.
+   */
+  fee: FeeBreakdown | null;
+  /** Whether IVA applies to the fee (the company's regime); what the ledger computes with when `fee` is null. */
+  ivaApplicable: boolean;
   reference: string | null;
   /** A multi-signature send: the movement starts AWAITING_APPROVAL. */
   awaitingApproval: boolean;
@@ -247,7 +255,8 @@ export interface LedgerPort {
   /** The company's wallets; an empty list when none is provisioned. */
   balances(companyId: string, ivaApplicable: boolean): Promise<WalletView[]>;
   /** Idempotent on `transfer:<id>:reserve`; returns the hold id. Throws AppError (INSUFFICIENT_BALANCE, …). */
-  reserve(cmd: ReserveCommand): Promise<{ holdId: string }>;
+  /** The hold, with the fee it reserved (the one sent, or the one the ledger computed). */
+  reserve(cmd: ReserveCommand): Promise<{ holdId: string; fee: FeeBreakdown }>;
   /**
    * A bulk payout's holds in one ledger command, all or nothing (each item idempotent on its own
    * `transfer:<id>:reserve`): the hold ids in the order given. INSUFFICIENT_BALANCE carries
@@ -275,7 +284,8 @@ export interface LedgerPort {
    * The fence before giving a send up: voids `transfer:<id>:reserve` so the Reserve can never land
    * (a late one is refused with RESERVE_VOIDED); if it already landed, answers its hold instead.
    */
-  voidReserve(companyId: string, transferId: string, rail: Rail): Promise<{ voided: true } | { voided: false; holdId: string; holdStatus: 'OPEN' | 'COMMITTED' | 'RELEASED' }>;
+  voidReserve(companyId: string, transferId: string, rail: Rail, ivaApplicable: boolean): Promise<{ voided: true }
+    | { voided: false; holdId: string; holdStatus: 'OPEN' | 'COMMITTED' | 'RELEASED'; /** The fee the hold reserved, when its split is known. */ fee?: FeeBreakdown }>;
 }
 
 // ───────────────────────────── providers ─────────────────────────────

@@ -4,7 +4,7 @@ import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js
 import { checkKey, type KeyType } from '../domain/keys.js';
 import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
-import type { Destination, TransferRecord, TransferState } from '../domain/transfer.js';
+import type { Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { IDEMPOTENCY_KEY_TAKEN, type DirectoryResult } from './ports.js';
 import { notFoundAsError } from './resolve-key.js';
@@ -155,22 +155,21 @@ export class SendTransfer {
     if (amount > RAIL_CAPS[rail]) throw new AppError(CAP_ERROR[rail]);
     // 2. compliance needs the holder's document on every BREB send
     if (rail === 'BREB' && !cmd.targetDocument) throw new AppError('TARGET_DOCUMENT_REQUIRED');
-    // 3. AML (the payer company and the destination party), 4. the destination, and the fee: three
-    // independent reads, made at once; their verdicts are taken in this order, so the answer is the
-    // same as when they ran one after the other.
+    // 3. AML (the payer company and the destination party) and 4. the destination: two independent
+    // reads, made at once; their verdicts are taken in this order, so the answer is the same as when
+    // they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
-    const [aml, checked, fees] = await Promise.allSettled([
+    const [aml, checked] = await Promise.allSettled([
       deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)]),
       checkDestination(cmd, directLookups(deps, companyId)),
-      deps.ledger.computeFees(companyId, rail, amount, company.ivaApplicable),
     ]);
     if (aml.status === 'rejected') throw aml.reason;
     if (aml.value) throw new AppError('RECIPIENT_BLACKLISTED');
     if (checked.status === 'rejected') throw checked.reason;
     const { destination, targetName } = checked.value;
-    // 5. counterparty limits
-    if (fees.status === 'rejected') throw fees.reason;
-    const fee = fees.value;
+    // 5. counterparty limits. The fee is not known yet: the ledger computes it in the Reserve (from
+    // the company's schedule, as ComputeFees would) and the acceptance records it (issue 23).
+    const fee = unknownFee(company.ivaApplicable);
     const now = deps.now();
     const approval = company.multiSigThreshold >= 2
       ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
@@ -195,8 +194,9 @@ export class SendTransfer {
 
     // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)
     let holdId: string;
+    let reservedFee: FeeBreakdown;
     try {
-      holdId = (await deps.ledger.reserve(reserveCommandOf(record))).holdId;
+      ({ holdId, fee: reservedFee } = await deps.ledger.reserve(reserveCommandOf(record, { computeFee: true })));
     } catch (err) {
       if (err instanceof AppError && err.code === 'RESERVE_VOIDED') {
         // The sweeper gave this transfer up (ABANDONING) and fenced its reserve: never accepted.
@@ -214,9 +214,9 @@ export class SendTransfer {
     }
     const accepted = approval
       ? await this.saga.apply(record, 'awaiting_approval', 'request', {
-        holdId, approval, nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()), reason: `threshold ${approval.threshold}`,
+        holdId, fee: reservedFee, approval, nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()), reason: `threshold ${approval.threshold}`,
       })
-      : await this.saga.apply(record, 'reserved', 'request', { holdId, nextAttemptInMs: graceMs, dispatchIntent: true });
+      : await this.saga.apply(record, 'reserved', 'request', { holdId, fee: reservedFee, nextAttemptInMs: graceMs, dispatchIntent: true });
     if (!accepted) {
       // The sweeper won ABANDONING while the reserve was in flight: it owns the transfer now and
       // releases this hold (its void finds the reserve). The loser of the race moves no money.
@@ -231,6 +231,11 @@ export class SendTransfer {
     // 7. dispatch: DISPATCHED, or still RESERVED (rail unreachable: retried), or FAILED (rail refused it)
     return this.saga.dispatch(accepted, 'request', { intentRecorded: true });
   }
+}
+
+/** A send's fee before its Reserve (recorded with RECEIVED; the acceptance writes the reserved one). */
+function unknownFee(ivaApplicable: boolean): FeeBreakdown {
+  return { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable, ivaAmount: 0n, totalCharged: 0n };
 }
 
 type AchDestination = Extract<Destination, { kind: 'ACH' }>;

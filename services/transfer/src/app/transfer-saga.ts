@@ -22,7 +22,7 @@ export function rejectedMessage(reason: string | null): string {
 }
 
 /** The reserve request of a transfer, always built the same way from its record (so a retry replays it). */
-export function reserveCommandOf(t: TransferRecord): ReserveCommand {
+export function reserveCommandOf(t: TransferRecord, opts: { computeFee: boolean } = { computeFee: false }): ReserveCommand {
   const d = t.destination;
   return {
     companyId: t.companyId,
@@ -30,7 +30,8 @@ export function reserveCommandOf(t: TransferRecord): ReserveCommand {
     transferId: t.id,
     rail: t.rail,
     amount: t.amount,
-    fee: t.fee,
+    fee: opts.computeFee ? null : t.fee,
+    ivaApplicable: t.fee.ivaApplicable,
     reference: t.reference,
     awaitingApproval: t.approval !== null,
     ...(t.batchId ? { batchId: t.batchId } : {}),
@@ -133,7 +134,7 @@ export class TransferSaga {
   /** ABANDONING: fence the reserve (void its key); if it had landed, release its hold. */
   private async finishAbandon(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     const { deps } = this;
-    const v = await deps.ledger.voidReserve(t.companyId, t.id, t.rail);
+    const v = await deps.ledger.voidReserve(t.companyId, t.id, t.rail, t.fee.ivaApplicable);
     if (v.voided) {
       const next = await this.apply(t, 'abandoned_unreserved', actor, { rejectCode: 'ABANDONED', reason: 'abandoned before reserve', nextAttemptInMs: null });
       deps.log.warn({ transferId: t.id }, 'abandoned transfer rejected (its reserve is voided: nothing was or can be held)');
@@ -145,8 +146,10 @@ export class TransferSaga {
       // Nothing commits a transfer that was never accepted: an operator must look.
       return this.contradiction(t, 'RELEASE_REFUSED', { holdId: v.holdId, holdStatus: v.holdStatus }, { source: 'ledger' });
     }
+    // A single send records its fee with its acceptance (the ledger computed it): one given up
+    // after its hold landed shows the fee that hold reserved and gave back.
     const next = await this.apply(t, 'abandoned_released', actor, {
-      holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null,
+      holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null, ...(v.fee ? { fee: v.fee } : {}),
     });
     // Two finishers may release (idempotent in the ledger); only the one that closes it says so.
     if (next) deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');

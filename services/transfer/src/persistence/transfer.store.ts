@@ -476,6 +476,7 @@ export function transitionStatement(
     ...(patch.approvedAt !== undefined ? { approvedAt: patch.approvedAt } : {}),
     ...(patch.releaseEvent !== undefined ? { releaseEvent: patch.releaseEvent } : {}),
     ...(patch.rejectedBy !== undefined ? { rejectedBy: patch.rejectedBy } : {}),
+    ...(patch.fee !== undefined ? { fee: patch.fee } : {}),
   };
   const evt = event ? event(next as TransferRecord) : null;
   const refEffect = referenceEffect(from, to);
@@ -508,10 +509,16 @@ export function transitionStatement(
     patch.releaseEvent ?? null,
     patch.rejectedBy ?? null,
     patch.dispatchIntent === true,
+    patch.fee !== undefined,
+    patch.fee?.fixedFee.toString() ?? null,
+    patch.fee?.variableFee.toString() ?? null,
+    patch.fee?.subtotalFee.toString() ?? null,
+    patch.fee?.ivaAmount.toString() ?? null,
+    patch.fee?.totalCharged.toString() ?? null,
     ...(guard ? [guard.rail, guard.unseenCallback] : []),
   ];
   const guarded = guard
-    ? ` and rail = $28 and not exists (select 1 from transfer.rail_callbacks where event_id = $29)`
+    ? ` and rail = $34 and not exists (select 1 from transfer.rail_callbacks where event_id = $35)`
     : '';
 const sql = `with t as (
        update transfer.transfers set
@@ -530,6 +537,11 @@ const sql = `with t as (
          rejected_by = coalesce($26, rejected_by),
          dispatch_attempts = dispatch_attempts + case when $27::boolean then 1 else 0 end,
          last_dispatch_at = case when $27::boolean then now() else last_dispatch_at end,
+         fixed_fee = case when $28::boolean then $29::bigint else fixed_fee end,
+         variable_fee = case when $28::boolean then $30::bigint else variable_fee end,
+         subtotal_fee = case when $28::boolean then $31::bigint else subtotal_fee end,
+         iva_amount = case when $28::boolean then $32::bigint else iva_amount end,
+         total_charged = case when $28::boolean then $33::bigint else total_charged end,
          next_attempt_at = case when $8::boolean then null
                                 when $10::boolean then now() + ($9::bigint * interval '1 millisecond')
                                 else next_attempt_at end,

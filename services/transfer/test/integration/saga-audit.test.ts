@@ -202,4 +202,40 @@ describe('send saga: the audit findings', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 30_000n, pending: 0n });
     expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
   });
+
+  it('a send makes no ComputeFees call: its Reserve asks the ledger for the fee, acceptance records it, and one given up after its hold landed shows that hold\'s fee', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n, iva: true, brebFee: [300n, 25] });
+    const calls: string[] = [];
+    const counted: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
+      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => { calls.push('computeFees'); return ledger.computeFees(...a); },
+      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => { calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`); return ledger.reserve(cmd); },
+    });
+    const { uc } = rig({ ledger: counted });
+    // 300 + 25 bps of 200,000 (500) = 800; IVA 152.
+    const fee = { fixedFee: 300n, variableFee: 500n, subtotalFee: 800n, ivaApplicable: true, ivaAmount: 152n, totalCharged: 952n };
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 200_000n))).transfer;
+    expect(calls).toEqual(['reserve fee=ledger']);
+    expect(t).toMatchObject({ state: 'DISPATCHED', fee });
+    expect((await uc.saga.reload(t)).fee).toEqual(fee);
+    const [created] = await h.transfer!.db.query<{ payload: { totalFee: string; ivaAmount: string } }>(
+      "select payload from transfer.outbox where subject = 'transfer.created' and payload->>'transferId' = ?", [t.id]);
+    expect(created?.payload).toMatchObject({ totalFee: '800', ivaAmount: '152' });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 200_952n, pending: 200_952n });
+
+    // The Reserve lands but its reply is lost: RECEIVED with no fee yet; the sweeper gives it up,
+    // finds the hold, releases it, and the FAILED transfer shows the fee that hold reserved.
+    const lost: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
+      reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => { await ledger.reserve(cmd); throw new AppError('SERVICE_UNAVAILABLE'); },
+    });
+    const { uc: uc2, sweeper } = rig({ ledger: lost });
+    await expect(uc2.send.execute({ companyId: co.id }, sendOf(co as never, 100_000n))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    const [row] = await h.transfer!.db.query<{ id: string; state: string; subtotal_fee: string }>(
+      "select id::text as id, state, subtotal_fee::text as subtotal_fee from transfer.transfers where company_id = ? and amount = 100000", [co.id]);
+    expect(row).toMatchObject({ state: 'RECEIVED', subtotal_fee: '0' });
+    await sweeper.tick(); // RECEIVED → ABANDONING → the void finds the hold → released → FAILED
+    const given = await uc.saga.reload({ id: row!.id } as TransferRecord);
+    expect(given).toMatchObject({ state: 'FAILED', fee: { fixedFee: 300n, variableFee: 250n, subtotalFee: 550n, ivaApplicable: true, ivaAmount: 105n, totalCharged: 655n } });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 200_952n, pending: 200_952n });
+    expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
+  });
 });
