@@ -196,7 +196,7 @@ export class SendTransfer {
     let holdId: string;
     let reservedFee: FeeBreakdown;
     try {
-      ({ holdId, fee: reservedFee } = await deps.ledger.reserve(reserveCommandOf(record, { computeFee: true })));
+      ({ holdId, fee: reservedFee } = await reserveSend(deps, record));
     } catch (err) {
       if (err instanceof AppError && err.code === 'RESERVE_VOIDED') {
         // The sweeper gave this transfer up (ABANDONING) and fenced its reserve: never accepted.
@@ -232,6 +232,26 @@ export class SendTransfer {
     return this.saga.dispatch(accepted, 'request', { intentRecorded: true });
   }
 }
+
+/**
+ * A single send's Reserve, the ledger computing the fee. A ledger from before `compute_fee` (a
+ * rolling deploy that reached the transfer first) refuses it for want of `fee`, on validation, so
+ * nothing landed under the key: the fee is then computed first and sent, as before.
+ */
+async function reserveSend(deps: TransferDeps, record: TransferRecord): Promise<{ holdId: string; fee: FeeBreakdown }> {
+  try {
+    return await deps.ledger.reserve(reserveCommandOf(record, { computeFee: true }));
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'INVALID_REQUEST' && wantsFee(err.details))) throw err;
+    deps.log.warn({ transferId: record.id }, 'the ledger does not compute fees in Reserve yet: computing it first');
+    const fee = await deps.ledger.computeFees(record.companyId, record.rail, record.amount, record.fee.ivaApplicable);
+    return deps.ledger.reserve(reserveCommandOf({ ...record, fee }));
+  }
+}
+
+const wantsFee = (details: unknown): boolean =>
+  Array.isArray((details as { fields?: unknown })?.fields)
+  && (details as { fields: Array<{ path?: unknown }> }).fields.some((f) => f.path === 'fee');
 
 /** A send's fee before its Reserve (recorded with RECEIVED; the acceptance writes the reserved one). */
 function unknownFee(ivaApplicable: boolean): FeeBreakdown {

@@ -238,4 +238,37 @@ describe('send saga: the audit findings', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 200_952n, pending: 200_952n });
     expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
   });
+
+  it('a ledger from before compute_fee (a rolling deploy): its refusal for want of a fee gets the fee computed first, and the send goes through', async () => {
+    const co = await newCompany(h, { breb: 100_000n, brebFee: [100n, 0] });
+    const calls: string[] = [];
+    // What such a ledger answers to a Reserve without `fee` (checkFee, before anything is written).
+    const older: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
+      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => { calls.push('computeFees'); return ledger.computeFees(...a); },
+      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`);
+        if (cmd.fee === null) return Promise.reject(new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'fee', message: 'is required' }] }));
+        return ledger.reserve(cmd);
+      },
+    });
+    const { uc } = rig({ ledger: older });
+    const t = (await uc.send.execute({ companyId: co.id }, sendOf(co as never, 50_000n))).transfer;
+    expect(calls).toEqual(['reserve fee=ledger', 'computeFees', 'reserve fee=given']);
+    expect(t).toMatchObject({ state: 'DISPATCHED', fee: { fixedFee: 100n, subtotalFee: 100n, totalCharged: 100n } });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 100_000n - 50_100n, pending: 50_100n });
+    // The fallback's own refusal is the answer (the balance here), once.
+    calls.length = 0;
+    await expect(uc.send.execute({ companyId: co.id }, sendOf(co as never, 60_000n))).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' });
+    expect(calls).toEqual(['reserve fee=ledger', 'computeFees', 'reserve fee=given']);
+    // Another refusal of the ledger's (not for want of a fee) is not retried.
+    const refusing: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
+      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`);
+        return Promise.reject(new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'movement.id', message: 'must be a UUID' }] }));
+      },
+    });
+    calls.length = 0;
+    await expect(rig({ ledger: refusing }).uc.send.execute({ companyId: co.id }, sendOf(co as never, 1_000n))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    expect(calls).toEqual(['reserve fee=ledger']);
+  });
 });
