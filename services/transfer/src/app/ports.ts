@@ -41,6 +41,14 @@ export interface KeyedTransfer {
 
 /** `insertWithinLimits` verdict: another transfer of the company already holds the Idempotency-Key; nothing inserted. */
 export const IDEMPOTENCY_KEY_TAKEN = 'IDEMPOTENCY_KEY_TAKEN';
+/** `insertWithinLimits` verdict: another request holds the `reference` inside its window; nothing inserted. */
+export const REFERENCE_TAKEN = 'REFERENCE_TAKEN';
+
+/** The `reference` claim a send makes in the statement that records it (issue 23). */
+export interface ReferenceBinding {
+  requestHash: string;
+  windowSeconds: number;
+}
 
 export interface ResolvedKey {
   anchorHandle: string;
@@ -118,7 +126,7 @@ export interface TransferStore {
    * transfer holds it, nothing is inserted and the verdict is IDEMPOTENCY_KEY_TAKEN.
    */
   insertWithinLimits(t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding): Promise<string>;
+    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding, reference?: ReferenceBinding): Promise<string>;
   /** The transfer holding the company's `Idempotency-Key`, if any (a binding never expires). */
   findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined>;
 

@@ -6,7 +6,7 @@ import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/name
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
 import type { Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
-import { IDEMPOTENCY_KEY_TAKEN, type DirectoryResult } from './ports.js';
+import { IDEMPOTENCY_KEY_TAKEN, REFERENCE_TAKEN, type DirectoryResult } from './ports.js';
 import { notFoundAsError } from './resolve-key.js';
 import { validateSend, type SendCommand, type SendInput } from './send-input.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -21,6 +21,11 @@ export interface SendResult {
 
 /** Thrown inside a send whose insert found its Idempotency-Key taken; `execute` answers the transfer holding it. */
 class IdempotencyKeyTaken extends Error {}
+/** Thrown inside a send whose insert found its `reference` claimed by another request; `withReference` answers. */
+class ReferenceTaken extends Error {}
+
+/** How far a send got: whether its transfer was recorded (null while that statement's outcome is unknown). */
+interface SendProgress { recorded: boolean | null }
 
 /** States whose outcome is being decided right now: a keyed retry waits for the decision. */
 const UNDECIDED: readonly TransferState[] = ['RECEIVED', 'ABANDONING'];
@@ -60,7 +65,7 @@ export class SendTransfer {
     }
     try {
       if (!cmd.reference) return { transfer: await this.process(companyId, apiKeyId, this.deps.newId(), cmd), replayed: false };
-      return await this.withReference(companyId, apiKeyId, cmd, cmd.reference);
+      return await this.claimingReference(companyId, apiKeyId, cmd, cmd.reference);
     } catch (err) {
       if (!(err instanceof IdempotencyKeyTaken) || !cmd.idempotencyKey) throw err;
       // A concurrent request with the key inserted its transfer first: that one is the answer.
@@ -100,6 +105,31 @@ export class SendTransfer {
       if (Date.now() > deadline) throw new AppError('SERVICE_UNAVAILABLE', SEND_MESSAGES.keyInFlight);
       await sleep(step);
       step = Math.min(250, Math.round(step * 1.5));
+    }
+  }
+
+  /**
+   * `reference` idempotency, the common case first (issue 23): the claim is made by the statement
+   * that records the transfer (see `insertWithinLimits`), so a first request spends no statement of
+   * its own on it. Whenever that is not the whole story, the answer is the one `withReference`
+   * gives (a replay, a wait, REFERENCE_CONFLICT, or the refusal once it holds the claim itself):
+   * - the statement found the reference held by another request (nothing was recorded);
+   * - the request was refused before it was recorded (AML, the directory, the limits…) while some
+   *   request holds the reference: an accepted original must be replayed, not refused afresh
+   *   because the key or the usage changed since. With no claim, the refusal stands (nothing to free).
+   * Once the transfer is recorded, its own state answers the reference, as in `withReference`.
+   */
+  private async claimingReference(companyId: string, apiKeyId: string | null, cmd: SendCommand, reference: string): Promise<SendResult> {
+    const { deps } = this;
+    const progress: SendProgress = { recorded: false };
+    try {
+      return { transfer: await this.process(companyId, apiKeyId, deps.newId(), cmd, progress), replayed: false };
+    } catch (err) {
+      if (err instanceof ReferenceTaken) return this.withReference(companyId, apiKeyId, cmd, reference);
+      if (progress.recorded !== false || err instanceof IdempotencyKeyTaken) throw err;
+      const held = await deps.store.getReference(companyId, reference, cmd.requestHash);
+      if (held) return this.withReference(companyId, apiKeyId, cmd, reference);
+      throw err;
     }
   }
 
@@ -147,7 +177,12 @@ export class SendTransfer {
     }
   }
 
-  private async process(companyId: string, apiKeyId: string | null, transferId: string, cmd: SendCommand): Promise<TransferRecord> {
+  /**
+   * The checks and the saga of one send. With `progress` (a send whose `reference` is not claimed
+   * yet), the statement that records the transfer claims the reference too, and `progress.recorded`
+   * says whether it did record it (null while unknown).
+   */
+  private async process(companyId: string, apiKeyId: string | null, transferId: string, cmd: SendCommand, progress?: SendProgress): Promise<TransferRecord> {
     const { deps } = this;
     const { rail, amount, company } = cmd;
 
@@ -186,10 +221,14 @@ export class SendTransfer {
       { daily: deps.settings.counterpartyDailyLimit, monthly: deps.settings.counterpartyMonthlyLimit },
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
+    if (progress) progress.recorded = null;
     const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt),
       limits, graceMs,
-      cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined);
+      cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined,
+      progress ? { requestHash: cmd.requestHash, windowSeconds: deps.settings.idempotencyWindowSeconds } : undefined);
+    if (progress) progress.recorded = verdict === 'OK';
     if (verdict === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
+    if (verdict === REFERENCE_TAKEN) throw new ReferenceTaken();
     if (verdict !== 'OK') throw new AppError(verdict as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED' | 'COUNTERPARTY_MONTHLY_LIMIT_EXCEEDED');
 
     // 6. balance: reserve amount + fee + IVA (one conditional statement in the ledger)

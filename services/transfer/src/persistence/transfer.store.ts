@@ -6,7 +6,7 @@ import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
 import {
-  IDEMPOTENCY_KEY_TAKEN,
+  IDEMPOTENCY_KEY_TAKEN, REFERENCE_TAKEN, type ReferenceBinding,
   type AmlEntry, type IdempotencyBinding, type KeyedTransfer, type OutboxEvent, type ReferenceClaim, type ReferenceRow, type ResolvedKey,
   type TransferStore, type TransitionPatch, type LeasedTransfer,
 } from '../app/ports.js';
@@ -308,20 +308,32 @@ export class SqlTransferStore implements TransferStore {
 
   async insertWithinLimits(
     t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding,
+    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding, reference?: ReferenceBinding,
   ): Promise<string> {
     // ONE autocommit statement (migration 0009): `locked_counterparty_usage` takes the (company,
     // counterparty) lock and then sums the usage with a snapshot taken after the lock; the transfer
     // and its history row are inserted only when the sum leaves room (the rule of
     // `checkCounterpartyLimits`, which gives the verdict from the same sums). The lock is held to the
     // statement's commit, so concurrent sends to one destination are counted one after the other.
+    // With `reference`, the same statement claims (company, reference) as `claimReference` does
+    // (insert, or take over a claim older than the window), only when the limits leave room, and the
+    // transfer is inserted only when the claim is its own: otherwise REFERENCE_TAKEN, nothing written.
+    if (reference && !t.reference) throw new Error('a reference claim needs the transfer\'s reference');
     const stored = storedDestination(t.destination, this.protection);
-    let rows: Array<{ day_sum: string; month_sum: string; inserted: boolean }>;
+    let rows: Array<{ day_sum: string; month_sum: string; inserted: boolean; claimed: boolean }>;
     try {
-      rows = await this.db.prepared<{ day_sum: string; month_sum: string; inserted: boolean }>(
+      rows = await this.db.prepared<{ day_sum: string; month_sum: string; inserted: boolean; claimed: boolean }>(
         `with u as materialized (
            select day_sum, month_sum from transfer.locked_counterparty_usage(
              ${limitLockKeySql('$2', '$14')}, $2, $14, $20::timestamptz, $21::timestamptz, $29::text[])),
+         c as (
+           insert into transfer.send_references (company_id, reference, request_hash, transfer_id, created_at, answered_at)
+           select $2, $15, $32, $1::uuid, now(), null
+             from u where $33::boolean and u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
+           on conflict (company_id, reference) do update
+              set request_hash = excluded.request_hash, transfer_id = excluded.transfer_id, created_at = now(), answered_at = null
+            where transfer.send_references.created_at <= now() - ($34::bigint * interval '1 second')
+           returning transfer_id),
          t as (
            insert into transfer.transfers (
              id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
@@ -331,16 +343,19 @@ export class SqlTransferStore implements TransferStore {
            select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
              clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28
              from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
+              and (not $33::boolean or exists (select 1 from c where c.transfer_id = $1::uuid))
            returning id),
          h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
-         select u.day_sum::text as day_sum, u.month_sum::text as month_sum, exists (select 1 from t) as inserted from u`,
+         select u.day_sum::text as day_sum, u.month_sum::text as month_sum, exists (select 1 from t) as inserted,
+                exists (select 1 from c where c.transfer_id = $1::uuid) as claimed from u`,
         [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
           t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
           t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
           ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
           t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
           stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null,
-          [...COUNTED_STATES], limits.daily.toString(), limits.monthly.toString()]);
+          [...COUNTED_STATES], limits.daily.toString(), limits.monthly.toString(),
+          reference ? this.protection.fingerprint(reference.requestHash) : null, reference !== undefined, String(reference?.windowSeconds ?? 0)]);
     } catch (err) {
       // Another transfer holds the key (it committed first: a retry or a concurrent duplicate).
       if (isUniqueViolation(err, 'transfers_idempotency_key_uq')) return IDEMPOTENCY_KEY_TAKEN;
@@ -349,6 +364,7 @@ export class SqlTransferStore implements TransferStore {
     const u = rows[0];
     if (!u) throw new Error('the limits statement returned no row');
     const verdict = checkCounterpartyLimits(t.amount, { daySum: BigInt(u.day_sum), monthSum: BigInt(u.month_sum) }, limits);
+    if (verdict === 'OK' && reference && !u.claimed) return REFERENCE_TAKEN;
     // The statement and the rule decided on the same sums: they cannot disagree.
     if ((verdict === 'OK') !== u.inserted) throw new Error(`the limits statement and the rule disagree (${verdict}, inserted ${u.inserted})`);
     return verdict;

@@ -1,6 +1,8 @@
+import { jest } from '@jest/globals';
 import { transferV1 } from '@wallet/proto';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  Rail, achSend, brebSend, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, waitForState, wallet, type Harness,
+  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, waitForState, wallet, type Harness,
 } from './harness.js';
 
 describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
@@ -79,6 +81,55 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
     expect((await failure(send(h, co, bad))).code).toBe('INVALID_REQUEST');
     expect((await send(h, co, { ...bad, amount: 500n })).replayed).toBe(false);
     await waitForState(h, ok.transfer!.id, ['COMPLETED']);
+  });
+
+  it('a first request claims its reference in the statement that records it (no statement of its own); a refused one leaves no claim', async () => {
+    const claim = jest.spyOn(SqlTransferStore.prototype, 'claimReference');
+    const read = jest.spyOn(SqlTransferStore.prototype, 'getReference');
+    const release = jest.spyOn(SqlTransferStore.prototype, 'releaseReference');
+    try {
+      const co = await newCompany(h, { breb: 10_000n });
+      const req = await brebSend(h, co, '3007778866', 1_000n, { reference: 'idem-f', requestHash: 'hash-f' });
+      const first = await send(h, co, req);
+      expect(first.replayed).toBe(false);
+      expect([claim.mock.calls.length, read.mock.calls.length, release.mock.calls.length]).toEqual([0, 0, 0]);
+      const [row] = await h.ledger.db.query<{ transfer_id: string; answered: boolean }>(
+        "select transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ? and reference = 'idem-f'", [co.id]);
+      expect(row).toEqual({ transfer_id: first.transfer!.id, answered: true });
+      // Refused by the balance (after it was recorded: REJECTED frees the reference) and by the
+      // limits (before): neither holds the reference, and neither needed a claim of its own.
+      expect((await failure(send(h, co, { ...req, reference: 'idem-g', amount: 50_000n, requestHash: 'hash-g' }))).code).toBe('INSUFFICIENT_BALANCE');
+      expect(claim.mock.calls.length).toBe(0);
+      const refs = await h.ledger.db.query("select 1 from transfer.send_references where company_id = ? and reference = 'idem-g'", [co.id]);
+      expect(refs).toHaveLength(0);
+      expect((await send(h, co, { ...req, reference: 'idem-g', amount: 2_000n, requestHash: 'hash-g2' })).replayed).toBe(false);
+      await waitForState(h, first.transfer!.id, ['COMPLETED']);
+    } finally {
+      claim.mockRestore();
+      read.mockRestore();
+      release.mockRestore();
+    }
+  });
+
+  it('a retry of an accepted send is replayed even where a fresh check would now refuse it (its own usage of the limit, the destination on the AML list)', async () => {
+    const co = await newCompany(h, { breb: 100_000n, daily: 3_000n });
+    const req = await brebSend(h, co, '3007778877', 3_000n, { reference: 'idem-l', requestHash: 'hash-l' });
+    const first = await send(h, co, req);
+    expect(first.replayed).toBe(false);
+    // Another send to the same destination is over the daily limit now…
+    expect((await failure(send(h, co, { ...req, reference: 'idem-l2', amount: 1_000n, requestHash: 'hash-l2' }))).code).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
+    // …but the retry of the first is its replay, not a refusal; a different body is a conflict.
+    expect(await send(h, co, req)).toMatchObject({ replayed: true, transfer: { id: first.transfer!.id } });
+    expect((await failure(send(h, co, { ...req, amount: 2_999n, requestHash: 'hash-l3' }))).code).toBe('REFERENCE_CONFLICT');
+    const entry = await h.client.addAmlEntry({ documentNumber: req.targetDocument!, reason: 'Lista restrictiva' }, ctxOf());
+    try {
+      expect(await send(h, co, req)).toMatchObject({ replayed: true, transfer: { id: first.transfer!.id } });
+      expect((await failure(send(h, co, { ...req, reference: 'idem-l4', requestHash: 'hash-l4' }))).code).toBe('RECIPIENT_BLACKLISTED');
+    } finally {
+      await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
+    }
+    expect(await count(co.id)).toBe(1);
+    await waitForState(h, first.transfer!.id, ['COMPLETED']);
   });
 
   it('after the window the reference is free again: a new transfer', async () => {
