@@ -205,6 +205,9 @@ export class InboxConsumer {
         if (ended) break;
         await new Promise<void>((r) => { wakeWorker = r; });
         wakeWorker = undefined;
+        // The messages of one socket read reach the queue one promise turn apart: let the rest of
+        // that read arrive, so a burst is one transaction, not a lone first event and then the rest.
+        await new Promise<void>((r) => setImmediate(r));
         continue;
       }
       const batch = queue.splice(0, MAX_BATCH);
