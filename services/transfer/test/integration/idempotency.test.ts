@@ -1,4 +1,5 @@
 import { jest } from '@jest/globals';
+import type { AppError } from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
@@ -58,6 +59,24 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
     expect(await count(co.id)).toBe(1);
     expect(await wallet(h, co.id, Rail.BREB)).toMatchObject({ available: 98_000n });
     await waitForState(h, results[0]!.transfer!.id, ['COMPLETED']);
+  });
+
+  it('concurrent different bodies under one reference (other destinations, other limit locks): one transfer, the rest REFERENCE_CONFLICT', async () => {
+    // The claim is made by the statement that records the send (issue 23); statements of different
+    // counterparties do not share the limits lock, so they meet only on the reference's unique key.
+    const co = await newCompany(h, { breb: 100_000n });
+    const reqs = await Promise.all(Array.from({ length: 6 }, (_, i) =>
+      brebSend(h, co, `300777886${i}`, 1_000n + BigInt(i), { reference: 'idem-race', requestHash: `hash-race-${i}` })));
+    const outcomes = await Promise.allSettled(reqs.map((r) => send(h, co, r)));
+    const won = outcomes.filter((o) => o.status === 'fulfilled');
+    expect(won).toHaveLength(1);
+    for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as AppError).code).toBe('REFERENCE_CONFLICT');
+    const winner = (won[0] as PromiseFulfilledResult<Awaited<ReturnType<typeof send>>>).value;
+    expect(winner.replayed).toBe(false);
+    expect(await count(co.id)).toBe(1);
+    // Held once: only the winner's amount left the available balance.
+    expect(await wallet(h, co.id, Rail.BREB)).toMatchObject({ available: 100_000n - winner.transfer!.amount });
+    await waitForState(h, winner.transfer!.id, ['COMPLETED']);
   });
 
   it('a request refused before dispatch (4xx or 5xx) does not hold its reference', async () => {
