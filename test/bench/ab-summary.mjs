@@ -33,12 +33,13 @@ if (!runs.base.length || !runs.new.length) { console.error('[ab-summary] need ru
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const fmt = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const change = (a, b) => `${b >= a ? '+' : '−'}${fmt(Math.abs((b / a - 1) * 100))}%`;
-const row = (label, f, d = 0) => {
-  const a = mean(runs.base.map(f)), b = mean(runs.new.map(f));
-  console.log(`| ${label} | ${fmt(a, d)} | ${fmt(b, d)} | ${change(a, b)} |`);
+/** One line of the table: the mean of each side (with each run's figure when `each`) and the change. */
+const row = (label, f, d = 0, each = false) => {
+  const side = (rs) => `${fmt(mean(rs.map(f)), d)}${each ? ` (${rs.map(f).join(', ')})` : ''}`;
+  console.log(`| ${label} | ${side(runs.base)} | ${side(runs.new)} | ${change(mean(runs.base.map(f)), mean(runs.new.map(f)))} |`);
 };
 console.log(`| | base | this tree | change |\n|---|---:|---:|---:|`);
-console.log(`| sends/s (runs) | ${fmt(mean(runs.base.map((r) => r.rate)))} (${runs.base.map((r) => r.rate).join(', ')}) | ${fmt(mean(runs.new.map((r) => r.rate)))} (${runs.new.map((r) => r.rate).join(', ')}) | ${change(mean(runs.base.map((r) => r.rate)), mean(runs.new.map((r) => r.rate)))} |`);
+row('sends/s (runs)', (r) => r.rate, 0, true);
 row('p50 of the 201, ms', (r) => r.p50);
 row('p99 of the 201, ms', (r) => r.p99);
 row('CPU per send, total', (r) => r.cpu.total);

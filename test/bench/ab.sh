@@ -11,17 +11,11 @@ base="${1:?usage: test/bench/ab.sh <base tree> [pairs]}"
 pairs="${2:-3}"
 # shellcheck source=../../.ci/node22.sh
 source .ci/node22.sh
-base_env=(
-  "BENCH_MAIN_SANDBOX=$base/services/sandbox/dist/main.js"
-  "BENCH_MAIN_LEDGER=$base/services/ledger/dist/main.js"
-  "BENCH_MAIN_TRANSFER=$base/services/transfer/dist/main.js"
-  "BENCH_MAIN_PSE_DEPOSIT=$base/services/pse-deposit/dist/main.js"
-  "BENCH_MAIN_COLLECT_KEY=$base/services/collect-key/dist/main.js"
-  "BENCH_MAIN_RECEIPT=$base/services/receipt/dist/main.js"
-  "BENCH_MAIN_WEBHOOK=$base/services/webhook/dist/main.js"
-  "BENCH_MAIN_RECONCILIATION=$base/services/reconciliation/dist/main.js"
-  "BENCH_MAIN_GATEWAY=$base/gateway/dist/main.js"
-)
+# BENCH_MAIN_<PROCESS>=<the base's build of it>, for every process the bench starts (deploy/local/processes.mjs).
+mapfile -t base_env < <(node --input-type=module -e '
+  const { processes } = await import(process.argv[1]);
+  for (const p of processes) console.log(`BENCH_MAIN_${p.name.toUpperCase().replace(/-/g, "_")}=${process.argv[2]}/${p.dir}/${p.main}`);
+' "$PWD/deploy/local/processes.mjs" "$base")
 for f in "${base_env[@]}"; do [ -f "${f#*=}" ] || { echo "[ab] missing ${f#*=}: build the base tree first" >&2; exit 1; }; done
 mkdir -p test/bench/reports && rm -f test/bench/reports/ab-*.log
 export BENCH_ONLY="${BENCH_ONLY:-sends}" BENCH_PG_STATEMENTS="${BENCH_PG_STATEMENTS:-1}"

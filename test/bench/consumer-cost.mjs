@@ -27,7 +27,6 @@ if (process.argv[2] === '--publisher') {
     void bus.publish({ id: randomUUID(), subject: 'ledger.credited', payload: payload(i), source: 'cost', time: new Date().toISOString() });
   }
   await bus.close();
-  process.send?.({ total });
   process.exit(0);
 }
 

@@ -861,20 +861,18 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
       await client.credit({ idempotencyKey: `bench-fund-${id}`, rail: ledgerV1.Rail.BREB, amountCents: 10n ** 13n }, c);
       companies.push(c);
     }
-    const fee = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
-    const reserve = (c) => client.reserve({
-      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, fee,
+    // The fee as the caller gives it (`fee`, what a batch's items send), or computed by the ledger from the
+    // company's schedule (`computeFee`, how a single send reserves since issue 23).
+    const reserveWith = (feeSpec) => (c) => client.reserve({
+      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, ...feeSpec,
       movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
     }, c);
+    const reserve = reserveWith({ fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n } });
     await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]), 2);
     await measure('ledger Reserve over gRPC, 100 wallets', () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])));
     await measure('ledger Reserve over gRPC, one hot wallet', () => closedLoop(() => reserve(companies[0])));
-    // A single send's Reserve since issue 23: the ledger computes the fee from the company's schedule
-    // (compute_fee) instead of taking it. Skipped against a ledger from before it (an A/B's base).
-    const reserveComputing = (c) => client.reserve({
-      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, computeFee: { ivaApplicable: true },
-      movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
-    }, c);
+    // Skipped against a ledger from before compute_fee (an A/B's base).
+    const reserveComputing = reserveWith({ computeFee: { ivaApplicable: true } });
     const computes = await reserveComputing(companies[1]).then(() => true, (err) => { log(`Reserve with compute_fee skipped: ${err.message}`); return false; });
     if (computes) await measure('ledger Reserve over gRPC computing the fee, 100 wallets', () => closedLoop((w, i) => reserveComputing(companies[(w * 7 + i) % 100])));
     client.close();

@@ -105,8 +105,9 @@ interface Received { m: JsMsg; evt: ReceivedEvent; parent: Context; logCtx: Reco
  * Events that arrive while a transaction is committing are applied together, in order, in the
  * next one (one multi-row inbox insert, each handler, one commit), then acknowledged: one round
  * trip per batch instead of per event under load, and no added wait when traffic is light (a lone
- * event is handled after one `setImmediate`, which lets the rest of its socket read join it). If any event of a batch fails, the batch rolls back and its events
- * are applied one at a time, so only the failing one is retried. Acknowledgements are not awaited:
+ * event is handled after one `setImmediate`, which lets the rest of its socket read join it). If
+ * any event of a batch fails, the batch rolls back and its events are applied one at a time, so
+ * only the failing one is retried. Acknowledgements are not awaited:
  * a lost one only causes a redelivery, which the inbox turns into a no-op.
  */
 export class InboxConsumer {
