@@ -31,6 +31,7 @@
 //   BENCH_RECON_HEAP_MIB (128)          V8 heap cap of the reconciling process (0: none)
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
+//   BENCH_NODE_FLAGS='--f …'  extra Node/V8 flags for every product process (experiments: GC settings and the like)
 //   BENCH_MAIN_<PROCESS>=file another build of one process (A/B), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js
 //   BENCH_PG_STATEMENTS=1     the bench's own cluster with pg_stat_statements: each measurement also reports the
 //                             statements Postgres ran per operation (calls and execution µs per op, by statement)
@@ -61,6 +62,7 @@ const SOAK_SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 30);
 // starts its own PostgreSQL cluster (below), configured like the machine's but with autovacuum on.
 const OWN_PG = (process.env.BENCH_PG ?? 'own') !== 'shared';
 const OWN_PG_PORT = 5532;
+const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
 const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -232,7 +234,7 @@ function startProcess(p, env) {
     ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`, `--cpu-prof-name=${p.name}.${stamp}.cpuprofile`] : [];
   // BENCH_MAIN_<PROCESS>=<file> runs another build of that process (A/B of an optimisation), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js.
   const main = process.env[`BENCH_MAIN_${p.name.toUpperCase().replace(/-/g, '_')}`] ?? p.main;
-  const child = spawn(process.execPath, [...NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', main], {
+  const child = spawn(process.execPath, [...NODE_FLAGS, ...EXTRA_NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', main], {
     cwd: join(root, p.dir), env: { ...process.env, OTEL_SERVICE_NAME: p.name, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
