@@ -1,6 +1,7 @@
 // npm run bench: measures, in one run on this machine, with the product's real processes and config
 // (every process `npm run up` starts, from deploy/local/processes.mjs, on the bench's own ports):
 //   ceilings   bare Node http hello, bare Koa hello, pgbench simple-update
+//   idle       every process at rest (the stack up, no traffic): CPU µs per second of rest, by process
 //   balance    GET /wallets/balance (gateway → gRPC → ledger → Postgres)          vs Koa
 //   quotes     POST /transfers/quote across 100 companies                        vs Koa
 //   holds      ledger Reserve over gRPC, 100 wallets and one hot wallet          vs pgbench
@@ -23,7 +24,7 @@
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,recon)
 //   BENCH_STATEMENT_LINES (1000000)  postings seeded into one wallet for the statement phase's CSV export
 //   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
@@ -63,11 +64,12 @@ const SOAK_SAMPLE_S = Number(process.env.BENCH_SOAK_SAMPLE_SECONDS ?? 30);
 const OWN_PG = (process.env.BENCH_PG ?? 'own') !== 'shared';
 const OWN_PG_PORT = 5532;
 const EXTRA_NODE_FLAGS = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+const IDLE_ROW = 'no traffic: CPU per second at rest';
 const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'recon'];
+const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'recon'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
@@ -829,6 +831,12 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
     payerLastName: 'Bench Pérez', payerEmail: `payer${i % 1000}@bench.example.co`, internalRef: `bench-${i}`,
   });
 
+  if (phase('idle')) {
+    // What the product burns with nothing to do (sweepers, relays, the simulator's poll, metrics): the
+    // "operation" is one second of rest, so the CPU table reads µs of CPU per second, by process.
+    await sleep(10_000); // past the start-up: the provisioning's events relayed and consumed, first-call compilation done
+    await measure(IDLE_ROW, async () => { await sleep(DURATION * 1000); return { rps: 0, p50: 0, p99: 0, total: DURATION }; });
+  }
   if (phase('ceilings')) {
     for (const [name, file, port] of [['bare Node http hello', 'http-hello.mjs', ports.http], ['bare Koa hello', 'koa-hello.mjs', ports.koa]]) {
       const child = fork(join(root, 'test/bench', file), [String(port)], { stdio: 'ignore', execArgv: [] });
@@ -915,6 +923,7 @@ function benchReport(closing) {
   const annotate = (row) => {
     const n = row.name, v = row.r.rps;
     if (n === 'bare Koa hello') return [fmtPct(ratioPct(v, byName('bare Node http hello')?.r.rps)) + ' of Node http', '', undefined];
+    if (n === IDLE_ROW) return [`${(Object.values(row.perOp).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms of CPU per second, all processes`, '', undefined];
     if (n === 'GET /wallets/balance') return [`${fmtPct(ratioPct(v, koa))} of Koa`, '≥ 10% of Koa', koa ? ratioPct(v, koa) >= 10 : undefined];
     if (n.startsWith('POST /transfers/quote')) return [`${fmtPct(ratioPct(v, koa))} of Koa`, '', undefined];
     if (n === 'ledger Reserve over gRPC, 100 wallets') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 25% of pgbench', pgb ? ratioPct(v, pgb) >= 25 : undefined];
@@ -954,7 +963,7 @@ function benchReport(closing) {
   const ncores = cpus().length;
   const totalOf = (r) => Object.values(r.perOp).reduce((a, b) => a + b, 0);
   const cpuTable = [`| CPU µs per op | ${cols.join(' | ')} | total | ${ncores} cores ÷ total |`, `|---|${cols.map(() => '---:').join('|')}|---:|---:|`,
-    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} | ${totalOf(r) || ''} | ${totalOf(r) ? `${Math.round((ncores * 1e6) / totalOf(r))}/s` : ''} |`)].join('\n');
+    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} | ${totalOf(r) || ''} | ${totalOf(r) && r.name !== IDLE_ROW ? `${Math.round((ncores * 1e6) / totalOf(r))}/s` : ''} |`)].join('\n');
   const coreTable = [`| cores busy (CPU s / s) | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
     ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.cores[c] === undefined ? '' : r.cores[c])).join(' | ')} |`)].join('\n');
   const rcols = [...new Set(results.flatMap((r) => Object.keys(r.rss)))];
