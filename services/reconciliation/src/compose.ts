@@ -8,6 +8,7 @@ import { GrpcOurRecords } from './adapters/grpc-our-records.js';
 import { HttpReportSource } from './adapters/http-report-source.js';
 import { GrpcClearingLedger } from './adapters/ledger.client.js';
 import { SpillSorter } from './adapters/spill-sorter.js';
+import { reverseAdjustments } from './app/exceptions.js';
 import { countRun, watchOpenExceptions } from './app/metrics.js';
 import { ReconcileDay } from './app/reconcile-day.js';
 import type { ClearingLedger } from './app/deps.js';
@@ -17,7 +18,7 @@ import type { ReconciliationConfig } from './config.js';
 import { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
 import { reconciliationMigrations } from './persistence/migrations/index.js';
 import {
-  BreakStore, RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, SqlScheduleClaims, decodeCursor, reconciliationExceptions, reopenException,
+  BreakStore, RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, SqlScheduleClaims, decodeCursor, reconciliationExceptions,
 } from './persistence/reconciliation.store.js';
 
 export interface ReconciliationRuntimeOptions {
@@ -88,7 +89,12 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
 
     const runs = new RunStore(db, nudge);
     const exceptions = reconciliationExceptions(db);
+    const breaks = new BreakStore(db);
+    const undoAdjustments = () => reverseAdjustments({ breaks, ledger: ledger!, log }).catch((err: unknown) => {
+      log.error({ err }, 'undoing accepted adjustments failed; the sweeper tries again');
+    });
     const day = new ReconcileDay({
+      afterReconciled: undoAdjustments,
       runs, source, ours, sink: (runId) => new SqlBreakSink(db, runId, nudge), sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
       onFinished: countRun,
       onUnexpectedFailure: (run, err) => log.error({ err, runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run failed'),
@@ -96,7 +102,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
       heartbeatMs: o.heartbeatMs ?? Math.min(15_000, Math.floor(c.RECON_STALE_RUN_MS / 3)),
     });
     const useCases = reconciliationUseCases({
-      day, runs, breaks: new BreakStore(db), exceptions, reopenException: (id, action) => reopenException(db, id, action),
+      day, runs, breaks, exceptions, ours,
       ledger, decodeCursor, log, ...(o.now ? { now: o.now } : {}),
     });
     scope.defer(() => useCases.stop());
@@ -111,6 +117,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
         countRun(run);
         log.warn({ runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run left RUNNING by a stopped process: FAILED (interrupted)');
       }
+      await undoAdjustments();
     }, log);
     sweeper.start();
     scope.defer(() => sweeper.stop());

@@ -113,7 +113,26 @@ export interface PostingWrite {
    */
   reverseMovement?: { id: string; companyId: string; errorMessage: string | null };
   movementUpdate?: { id: string; companyId: string; status: MovementStatus; completed: boolean; errorMessage: string | null };
+  /**
+   * A correcting entry (issue 35): registered live for its external movement in `ledger.corrections`
+   * in the same statement (a second live one of the movement is a unique violation: nothing written).
+   * With `reverses`: it undoes that live correction instead, whose row is the guard (already undone:
+   * nothing written).
+   */
+  correction?: { movement: string; caseId: string; reverses?: string };
   event: OutboxEvent;
+}
+
+/** A live correcting entry of an external movement (ledger.corrections), with its entries. */
+export interface LiveCorrection {
+  postingId: string;
+  movement: string;
+  caseId: string;
+  idempotencyKey: string;
+  kind: PostingKind;
+  companyId: string;
+  rail: WalletRail;
+  entries: Entry[];
 }
 
 export type PostingOutcome =
@@ -220,6 +239,10 @@ export interface LedgerStore {
    * answers the posting that holds the key afterwards (the void, or the earlier one).
    */
   voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting>;
+  /** The live correcting entry of an external movement, if any (issue 35). */
+  liveCorrection(movement: string): Promise<LiveCorrection | undefined>;
+  /** The correcting entry written under `idempotencyKey` (live or undone), with who undid it. */
+  correctionByKey(idempotencyKey: string): Promise<(LiveCorrection & { reversedBy: string | null }) | undefined>;
 
   getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
   getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;

@@ -1,5 +1,6 @@
 import { clearingAdjustmentPosting } from '../domain/postings.js';
 import { CLEARINGS, CLEARING_ACCOUNTS, isClearing } from '../domain/rails.js';
+import { checkCorrectionTarget, runCorrection } from './corrections.js';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
@@ -25,6 +26,9 @@ export interface PostClearingAdjustmentCommand {
   clearing: string;
   deltaCents: bigint;
   reason: string;
+  /** The external movement corrected and the case asking (issue 35: one live correction per movement). */
+  movement: string;
+  caseId: string;
 }
 
 /**
@@ -48,6 +52,7 @@ export class PostClearingAdjustment {
     }
     if (!cmd.reason || !cmd.reason.trim()) p.add('reason', 'is required');
     else checkText(p, 'reason', cmd.reason, MAX_ADJUSTMENT_REASON);
+    checkCorrectionTarget(p, cmd.movement, cmd.caseId);
     p.throwIfAny();
     const clearing = cmd.clearing as keyof typeof CLEARING_ACCOUNTS;
     const rail = CLEARING_ACCOUNTS[clearing].walletRail;
@@ -56,13 +61,14 @@ export class PostClearingAdjustment {
     const draft = clearingAdjustmentPosting(clearing, cmd.deltaCents);
     const request = { idempotencyKey: cmd.idempotencyKey, clearing, deltaCents: cmd.deltaCents, reason: cmd.reason };
     const hash = requestHash(draft.kind, NO_COMPANY, request);
-    return runIdempotentPosting<PostingResult>(deps, {
+    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () => runIdempotentPosting<PostingResult>(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
         posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId: NO_COMPANY, rail, movementId: null, holdId: null, reason: cmd.reason },
         entries: draft.entries,
         wallet: null,
+        correction: { movement: cmd.movement, caseId: cmd.caseId },
         event: postingEvent(deps, {
           postingId, kind: draft.kind, companyId: NO_COMPANY, rail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey,
         }),
@@ -70,6 +76,6 @@ export class PostClearingAdjustment {
       applied: () => ({ postingId, movement: null, replayed: false }),
       replay: async (existing) => ({ postingId: existing.id, movement: null, replayed: true }),
       rejected: () => { throw new Error('a clearing adjustment has no guard to fail'); },
-    });
+    }));
   }
 }

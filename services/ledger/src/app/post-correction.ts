@@ -1,4 +1,5 @@
 import { writeOffPayoutPosting } from '../domain/postings.js';
+import { checkCorrectionTarget, runCorrection } from './corrections.js';
 import { isWalletRail, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
@@ -16,12 +17,16 @@ export interface PostCorrectionCommand {
   rail: string;
   amount: bigint;
   reason: string;
+  /** The external movement corrected and the case asking (issue 35: one live correction per movement). */
+  movement: string;
+  caseId: string;
 }
 
 /**
  * A correcting entry that resolves a money exception (CONTRACT §10), posted by the owning service
  * for an operator's decision. The company (caller) is the one the exception concerns; no wallet of
- * it moves. Idempotent on the caller's key (`exception:<id>:<action>`).
+ * it moves. Idempotent on the caller's key (`exception:<id>:<action>`), and one live correction per
+ * external movement (`movement`): MOVEMENT_ALREADY_CORRECTED when another case corrected it.
  */
 export class PostCorrection {
   constructor(private readonly deps: LedgerDeps) {}
@@ -35,24 +40,26 @@ export class PostCorrection {
     checkPositive(p, 'amount', cmd.amount);
     checkText(p, 'reason', cmd.reason, MAX_DESCRIPTION);
     if (!cmd.reason) p.add('reason', 'is required');
+    checkCorrectionTarget(p, cmd.movement, cmd.caseId);
     p.throwIfAny();
     const rail = cmd.rail as WalletRail;
     const deps = this.deps;
     const postingId = deps.newId();
     const draft = writeOffPayoutPosting(rail, cmd.amount);
     const hash = requestHash(draft.kind, companyId, cmd);
-    return runIdempotentPosting(deps, {
+    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () => runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
         posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId: null, holdId: null, reason: cmd.reason },
         entries: draft.entries,
         wallet: null,
+        correction: { movement: cmd.movement, caseId: cmd.caseId },
         event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
       },
       applied: () => ({ postingId, movement: null, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
       rejected: () => { throw new Error('a correction posting has no guard to fail'); },
-    });
+    }));
   }
 }

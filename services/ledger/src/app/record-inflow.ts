@@ -3,6 +3,7 @@ import { isZeroFee, type FeeBreakdown } from '../domain/fees.js';
 import { inflowAmounts } from '../domain/movements.js';
 import { inflowPosting, unassignedInflowPosting } from '../domain/postings.js';
 import { inflowRoute, type InflowSource } from '../domain/rails.js';
+import { supersedeCorrection } from './corrections.js';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
@@ -19,6 +20,12 @@ export interface InflowCommand {
   fee?: FeeBreakdown;
   assign: boolean;
   movement?: MovementSpecCommand;
+  /**
+   * The external movement this inflow books (issue 35: "pse:<provider id>:payment",
+   * "breb-inbound:<provider id>"); not part of the request hash. Once the inflow is written, a live
+   * correction of that movement (a break accepted before its owner booked it) is undone.
+   */
+  externalMovement?: string;
 }
 
 /**
@@ -47,7 +54,8 @@ export class RecordInflow {
     const deps = this.deps;
     const route = inflowRoute(source);
     const postingId = deps.newId();
-    const hash = requestHash('inflow', companyId, cmd);
+    const { externalMovement, ...hashed } = cmd;
+    const hash = requestHash('inflow', companyId, hashed);
     let write: PostingWrite;
     if (cmd.assign) {
       const fee = cmd.fee!;
@@ -75,7 +83,7 @@ export class RecordInflow {
         event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: route.walletRail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
       };
     }
-    return runIdempotentPosting(deps, {
+    const result = await runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write,
@@ -83,5 +91,7 @@ export class RecordInflow {
       replay: (existing) => replayPosting(deps, companyId, existing),
       rejected: async () => { throw await walletMissing(deps, companyId, route.walletRail); },
     });
+    if (externalMovement && !result.replayed) await supersedeCorrection(deps, externalMovement, cmd.idempotencyKey);
+    return result;
   }
 }

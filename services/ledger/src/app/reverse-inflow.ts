@@ -1,6 +1,7 @@
 import { AppError } from '@wallet/platform';
 import { reversalPosting } from '../domain/postings.js';
 import { inflowRoute, type InflowSource } from '../domain/rails.js';
+import { supersedeCorrection } from './corrections.js';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
@@ -13,6 +14,8 @@ export interface ReverseInflowCommand {
   /** The RecordInflow idempotency key of the inflow being reversed. */
   originalIdempotencyKey: string;
   errorMessage?: string;
+  /** As RecordInflow's (issue 35): "pse:<provider id>:reversal"; not part of the request hash. */
+  externalMovement?: string;
 }
 
 /**
@@ -41,7 +44,8 @@ export class ReverseInflow {
     }
     const movement = await deps.store.getMovement(companyId, original.movementId);
     if (!movement || movement.type !== 'TRANSFER_IN') throw new AppError('TRANSACTION_NOT_FOUND');
-    const hash = requestHash('reversal', companyId, cmd);
+    const { externalMovement, ...hashed } = cmd;
+    const hash = requestHash('reversal', companyId, hashed);
     const replay = (existing: Parameters<typeof replayPosting>[2]) => replayPosting(deps, companyId, existing);
     const notReversible = () => { throw new AppError('INVALID_STATE_TRANSITION', `El movimiento no se puede reversar (${movement.status}).`); };
     if (movement.status !== 'COMPLETED') {
@@ -51,7 +55,7 @@ export class ReverseInflow {
     const route = inflowRoute(source);
     const draft = reversalPosting(companyId, source, movement.amount, movement.totalFee, movement.ivaAmount);
     const postingId = deps.newId();
-    return runIdempotentPosting(deps, {
+    const result = await runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
@@ -66,5 +70,7 @@ export class ReverseInflow {
       // The guard failed: a concurrent reversal under another key won.
       rejected: notReversible,
     });
+    if (externalMovement && !result.replayed) await supersedeCorrection(deps, externalMovement, cmd.idempotencyKey);
+    return result;
   }
 }

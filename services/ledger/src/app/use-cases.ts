@@ -10,6 +10,7 @@ import { GetBalances } from './get-balances.js';
 import { GetMovement } from './get-movement.js';
 import { ListMovements } from './list-movements.js';
 import { OpenWallets } from './open-wallets.js';
+import { ReverseCorrection } from './corrections.js';
 import { PostClearingAdjustment } from './post-clearing-adjustment.js';
 import { PostCorrection } from './post-correction.js';
 import { RecordInflow } from './record-inflow.js';
@@ -36,6 +37,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     voidReserve: new VoidReserve(deps),
     postCorrection: new PostCorrection(deps),
     postClearingAdjustment: new PostClearingAdjustment(deps),
+    reverseCorrection: new ReverseCorrection(deps),
     commit: new CommitHold(deps),
     release: new ReleaseHold(deps),
     setMovementStatus: new SetMovementStatus(deps),

@@ -93,6 +93,7 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       const type = req.type === ledgerV1.CorrectionType.WRITE_OFF_PAYOUT ? 'WRITE_OFF_PAYOUT' : '';
       return postingResult(await uc.postCorrection.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, type, rail: railName(req.rail), amount: req.amount, reason: req.reason,
+        movement: req.movement, caseId: req.caseId,
       }));
     },
 
@@ -100,7 +101,13 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       // Service level: the caller's company, if any, is not used (the posting belongs to no company).
       return postingResult(await uc.postClearingAdjustment.execute({
         idempotencyKey: req.idempotencyKey, clearing: req.clearing, deltaCents: req.deltaCents, reason: req.reason,
+        movement: req.movement, caseId: req.caseId,
       }));
+    },
+
+    async reverseCorrection(req) {
+      // Service level, as PostClearingAdjustment: the correction's own company and rail are used.
+      return postingResult(await uc.reverseCorrection.execute({ idempotencyKey: req.idempotencyKey, correctionKey: req.correctionKey, reason: req.reason }));
     },
 
     async commit(req, ctx) {
@@ -134,12 +141,14 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return postingResult(await uc.recordInflow.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
         ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
+        ...opt('externalMovement', req.externalMovement || undefined),
       }));
     },
 
     async reverseInflow(req, ctx) {
       return postingResult(await uc.reverseInflow.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, ...opt('errorMessage', req.errorMessage),
+        ...opt('externalMovement', req.externalMovement || undefined),
       }));
     },
 
@@ -200,6 +209,8 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   postCorrection: ['transfer'],
   // a reconciliation break accepted on the provider's side (issue 21)
   postClearingAdjustment: ['reconciliation'],
+  // undoing an accepted break's adjustment a later run matched (issue 35)
+  reverseCorrection: ['reconciliation'],
   commit: ['transfer'],
   release: ['transfer'],
   setMovementStatus: ['transfer'],

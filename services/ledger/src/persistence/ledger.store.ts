@@ -2,11 +2,11 @@ import { createHash } from 'node:crypto';
 import { TableCopy, appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx } from '@wallet/platform';
 import type {
   BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
-  PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
+  LiveCorrection, PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { MovementStatus } from '../domain/movements.js';
-import type { StoredPostingKind } from '../domain/postings.js';
+import type { PostingKind, StoredPostingKind } from '../domain/postings.js';
 import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
 import { batchInsertStatement, postingStatement } from './posting-statement.js';
@@ -268,6 +268,28 @@ export class SqlLedgerStore implements LedgerStore {
     const p = await this.findPosting(v.idempotencyKey);
     if (!p) throw new Error('voided key not found after insert');
     return p;
+  }
+
+  async liveCorrection(movement: string): Promise<LiveCorrection | undefined> {
+    return (await this.corrections('c.movement = ? and c.reversed_by is null', movement))[0];
+  }
+
+  async correctionByKey(idempotencyKey: string): Promise<(LiveCorrection & { reversedBy: string | null }) | undefined> {
+    return (await this.corrections('c.idempotency_key = ?', idempotencyKey))[0];
+  }
+
+  private async corrections(where: string, param: string): Promise<Array<LiveCorrection & { reversedBy: string | null }>> {
+    const rows = await this.run<{
+      posting_id: string; movement: string; case_id: string; idempotency_key: string; kind: PostingKind; company_id: string; rail: WalletRail;
+      reversed_by: string | null; entries: Array<{ account: string; amount: string }>;
+    }>(
+      `select c.posting_id::text as posting_id, c.movement, c.case_id, c.idempotency_key, p.kind, p.company_id, p.rail, c.reversed_by::text as reversed_by,
+              (select json_agg(json_build_object('account', e.account, 'amount', e.amount::text) order by e.seq) from ledger.entries e where e.posting_id = p.id) as entries
+         from ledger.corrections c join ledger.postings p on p.id = c.posting_id where ${where}`, [param]);
+    return rows.map((r) => ({
+      postingId: r.posting_id, movement: r.movement, caseId: r.case_id, idempotencyKey: r.idempotency_key, kind: r.kind, companyId: r.company_id,
+      rail: r.rail, reversedBy: r.reversed_by, entries: r.entries.map((e) => ({ account: e.account, amount: BigInt(e.amount) })),
+    }));
   }
 
   async getHold(companyId: string, holdId: string): Promise<HoldView | undefined> {

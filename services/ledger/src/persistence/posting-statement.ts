@@ -59,14 +59,25 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     add('g', `update ledger.wallets set ${set.sql}
       where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''} returning version`,
     [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])]);
+  } else if (w.correction?.reverses) {
+    // Undoing a live correction: its register row is the guard (undone once, by one posting).
+    add('g', `update ledger.corrections set reversed_by = ?::uuid, reversed_at = now()
+      where posting_id = ?::uuid and reversed_by is null returning posting_id`, [w.posting.id, w.correction.reverses]);
   } else {
     add('g', 'select 1 as one', []);
   }
 
   const p = w.posting;
-  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason)
-    select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?::text from g`,
-  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId, p.reason ?? null]);
+  const c = w.correction;
+  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason, corrects, case_id, reverses_posting_id)
+    select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?::text, ?::text, ?::text, ?::uuid from g`,
+  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId, p.reason ?? null,
+    c?.movement ?? null, c?.caseId ?? null, c?.reverses ?? null]);
+  if (c && !c.reverses) {
+    // The live register: a second live correction of the movement is a unique violation (nothing written).
+    add('c', `insert into ledger.corrections (posting_id, movement, case_id, idempotency_key) select ?::uuid, ?, ?, ? from g`,
+      [p.id, c.movement, c.caseId, p.idempotencyKey]);
+  }
 
   const values = w.entries.map((_, i) => `(${i + 1}, ?::text, ?::bigint)`).join(', ');
   add('e', `insert into ledger.entries (posting_id, seq, account, amount)

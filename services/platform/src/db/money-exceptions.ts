@@ -80,6 +80,8 @@ export interface MoneyExceptionStore {
   begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
   /** RESOLVING → RESOLVED, after the correcting entry (if any) was posted. */
   finish(id: string): Promise<MoneyException | undefined>;
+  /** RESOLVING (this action) → OPEN: the action was refused before it moved anything (a refusal the operator must see). */
+  reopen(id: string, action: string): Promise<void>;
   countOpen(): Promise<Array<{ kind: string; n: number }>>;
 }
 
@@ -130,6 +132,10 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
   async finish(id: string): Promise<MoneyException | undefined> {
     const rows = await this.run<Row>(`update ${this.t} set status = 'RESOLVED', resolved_at = now() where id = $1 and status = 'RESOLVING' returning *`, [id]);
     return rows[0] && toException(rows[0]);
+  }
+
+  async reopen(id: string, action: string): Promise<void> {
+    await this.run(`update ${this.t} set status = 'OPEN', action = null, note = null, resolved_by = null where id = $1 and status = 'RESOLVING' and action = $2`, [id, action]);
   }
 
   async countOpen(): Promise<Array<{ kind: string; n: number }>> {
@@ -191,8 +197,11 @@ export function moneyExceptionToProto(e: ExceptionView): exceptionsV1.MoneyExcep
  * resolve it two ways; the same action again resumes an interrupted one), then `correct` (the
  * service's correcting entry, idempotent; it throws to leave the exception RESOLVING), then RESOLVED.
  */
+/** Errors of a resolution's money step that leave nothing done, so the exception is OPEN again. */
+const REFUSALS_THAT_REOPEN: ReadonlySet<string> = new Set(['MOVEMENT_ALREADY_CORRECTED', 'CASE_NOT_FINAL']);
+
 export async function resolveMoneyException(
-  exceptions: Pick<MoneyExceptionStore, 'get' | 'begin' | 'finish'>,
+  exceptions: Pick<MoneyExceptionStore, 'get' | 'begin' | 'finish' | 'reopen'>,
   input: { id: string; action: string; note: string; resolvedBy: string },
   actionsOf: (kind: string) => readonly string[],
   correct: (won: MoneyException, note: string) => Promise<void>,
@@ -211,7 +220,14 @@ export async function resolveMoneyException(
   const won = await exceptions.begin(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });
   if (!won) throw new AppError('EXCEPTION_NOT_OPEN');
   // The note the exception was won with (a resumed resolution keeps the first one).
-  await correct(won, won.note ?? note);
+  try {
+    await correct(won, won.note ?? note);
+  } catch (err) {
+    // Refused before anything moved (issue 35: the movement is another case's, or not final yet):
+    // the exception is open again, for this or another action, and the operator is told why.
+    if (err instanceof AppError && REFUSALS_THAT_REOPEN.has(err.code)) await exceptions.reopen(input.id, input.action);
+    throw err;
+  }
   const done = (await exceptions.finish(input.id)) ?? (await exceptions.get(input.id))!;
   return { ...done, actions: allowed };
 }

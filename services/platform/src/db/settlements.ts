@@ -34,6 +34,16 @@ export function settlementBatchSize(requested: number): number {
   return requested <= 0 ? SETTLEMENT_BATCH_DEFAULT : Math.min(requested, SETTLEMENT_BATCH_MAX);
 }
 
+/**
+ * The external movement a settlement is (issue 35: one correction per movement), as the ledger's
+ * corrections register names it: "<rail>:<provider id>", with ":payment" / ":reversal" on pse (both
+ * legs share the provider's id), or "<rail>:our:<our id>" while the provider's id is unknown.
+ */
+export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', providerId: string | null | undefined, ourId: string, leg?: 'payment' | 'reversal'): string {
+  const base = providerId ? `${rail}:${providerId}` : `${rail}:our:${ourId}`;
+  return rail === 'pse' ? `${base}:${leg ?? 'payment'}` : base;
+}
+
 /** A Find request's ids, at most SETTLEMENT_FIND_MAX_IDS, or INVALID_REQUEST. */
 export function checkFindIds(ids: readonly string[]): readonly string[] {
   if (ids.length > SETTLEMENT_FIND_MAX_IDS) throw new AppError('INVALID_REQUEST', `at most ${SETTLEMENT_FIND_MAX_IDS} ids per call`);

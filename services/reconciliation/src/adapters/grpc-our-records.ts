@@ -41,6 +41,8 @@ export function ourRecordOf(rail: ReportRail, s: settlementsV1.Settlement): OurR
   return {
     ourId: s.ourId, providerId: s.providerId ?? null, status: s.status as OurStatus, amountCents: s.amountCents,
     settledAt: s.settledAt ?? null, ...(s.companyId ? { companyId: s.companyId } : {}),
+    ...(s.direction ? { direction: s.direction } : {}),
+    ...(s.openExceptionId ? { openExceptionId: s.openExceptionId } : {}), ...(s.stepOwed ? { stepOwed: true } : {}),
   };
 }
 

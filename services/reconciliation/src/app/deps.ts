@@ -1,11 +1,16 @@
 import type { Logger, MoneyExceptionStore } from '@wallet/platform';
 import type { ReportRail } from '../domain/report.js';
-import type { BreakRecord, RunRecord } from './ports.js';
+import type { BreakRecord, OurRecords, RunRecord } from './ports.js';
 import type { ReconcileDay } from './reconcile-day.js';
 
-/** The ledger's correcting entry when the provider's side is accepted (LedgerService.PostClearingAdjustment). */
+/**
+ * The ledger's correcting entry when the provider's side is accepted (LedgerService.PostClearingAdjustment,
+ * one live per external movement: MOVEMENT_ALREADY_CORRECTED names the case that made it), and its undoing
+ * when a later run no longer finds the break (ReverseCorrection).
+ */
 export interface ClearingLedger {
-  postClearingAdjustment(a: { idempotencyKey: string; clearing: ReportRail; deltaCents: bigint; reason: string }): Promise<void>;
+  postClearingAdjustment(a: { idempotencyKey: string; clearing: ReportRail; deltaCents: bigint; reason: string; movement: string; caseId: string }): Promise<void>;
+  reverseCorrection(a: { idempotencyKey: string; correctionKey: string; reason: string }): Promise<void>;
 }
 
 export type Cursor = { at: string; id: string };
@@ -20,6 +25,10 @@ export interface RunsQuery {
 export interface BreaksPort {
   get(key: string): Promise<BreakRecord | undefined>;
   resolve(key: string, resolution: string): Promise<BreakRecord | undefined>;
+  markAdjusted(breakKey: string, adjustmentKey: string, n: number): Promise<void>;
+  reversing(limit: number): Promise<BreakRecord[]>;
+  markReversed(breakKey: string, adjustmentKey: string): Promise<void>;
+  resolveLinked(key: string, caseId: string): Promise<void>;
   list(f: { runId?: string; rail?: string; date?: string; status?: string; kind?: string; limit: number; cursor?: Cursor }): Promise<{ items: BreakRecord[]; nextCursor: string | null }>;
 }
 
@@ -28,9 +37,9 @@ export interface ReconciliationDeps {
   runs: RunsQuery;
   breaks: BreaksPort;
   exceptions: MoneyExceptionStore;
-  /** Puts an exception won for `action` back to OPEN (a rerun that still finds its break). */
-  reopenException(id: string, action: string): Promise<void>;
   ledger: ClearingLedger;
+  /** The owners' records (FindSettlements): accept_provider reads the break's record there first. */
+  ours: Pick<OurRecords, 'find'>;
   decodeCursor(c: string): Cursor | undefined;
   log: Logger;
   now?: () => Date;

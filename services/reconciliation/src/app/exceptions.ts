@@ -1,7 +1,8 @@
 import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
-import { BREAK_KINDS } from '../domain/matching.js';
+import { BREAK_KINDS, type OurRecord } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
 import type { ReconciliationDeps } from './deps.js';
+import type { BreakRecord } from './ports.js';
 import type { RunEnded } from './reconcile-day.js';
 
 /** The resolutions of the reconciliation's money exceptions (every kind admits the three). */
@@ -25,8 +26,13 @@ export class ResolveReconciliationException {
   /**
    * The operator's decision on a break's money exception, won first (OPEN → RESOLVING; the same
    * action again resumes an interrupted one), then:
-   * - accept_provider: PostClearingAdjustment(clearing of the rail, delta = the break's difference,
-   *   key `recon:<break key>:accept_provider`, idempotent) when the difference is not 0; the break RESOLVED;
+   * - accept_provider (issue 35): refused (CASE_NOT_FINAL, the exception OPEN again) while the
+   *   owner's record of the movement is PENDING, has an open money exception or owes a money step;
+   *   then, when the difference is not 0, PostClearingAdjustment(clearing of the rail, delta = the
+   *   break's difference as the latest run saw it, the break's movement and this case, key
+   *   `recon:<break key>:accept_provider[:n]`, idempotent) and the break RESOLVED. When another case
+   *   already corrected the movement (MOVEMENT_ALREADY_CORRECTED), its entry stands for this break:
+   *   RESOLVED 'linked' to that case, nothing posted;
    * - explain: the break RESOLVED with the note;
    * - rerun: the (rail, date) reconciled again now; the break gone → the run's completion resolved
    *   both; still there → the exception back to OPEN and BREAK_STILL_PRESENT.
@@ -38,20 +44,14 @@ export class ResolveReconciliationException {
       const b = await deps.breaks.get(won.resourceId);
       if (!b) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its break' });
       if (won.action === 'accept_provider') {
-        if (b.differenceCents !== 0n) {
-          await deps.ledger.postClearingAdjustment({
-            idempotencyKey: `recon:${b.key}:accept_provider`, clearing: b.rail, deltaCents: b.differenceCents,
-            reason: `${b.key} ${won.id}: ${note}`.slice(0, 500),
-          });
-        }
-        await deps.breaks.resolve(b.key, 'accept_provider');
+        await this.acceptProvider(b, won.id, note);
       } else if (won.action === 'explain') {
         await deps.breaks.resolve(b.key, 'explain');
       } else {
         const ended = await this.rerun(b.rail, b.date, input.resolvedBy);
         const after = await deps.breaks.get(b.key);
         if (after?.status === 'RESOLVED') return;
-        await deps.reopenException(won.id, 'rerun');
+        await deps.exceptions.reopen(won.id, 'rerun');
         if (ended.run.status !== 'RECONCILED') {
           if (ended.error?.name === 'ReportNotAvailableError') throw new AppError('REPORT_NOT_AVAILABLE');
           throw new AppError('SERVICE_UNAVAILABLE', undefined, { reason: `the re-run ended ${ended.run.status}`, runId: ended.run.id });
@@ -61,6 +61,39 @@ export class ResolveReconciliationException {
     });
     deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, breakKey: done.resourceId }, 'reconciliation exception resolved');
     return done;
+  }
+
+  private async acceptProvider(b: BreakRecord, caseId: string, note: string): Promise<void> {
+    const { deps } = this;
+    if (b.status === 'RESOLVED') return; // an interrupted resolution already got this far
+    const owner = await ownerRecord(deps, b);
+    if (owner) {
+      const why = owner.status === 'PENDING' ? 'pending' : owner.openExceptionId ? 'open_exception' : owner.stepOwed ? 'step_owed' : null;
+      if (why) {
+        throw new AppError('CASE_NOT_FINAL', undefined, {
+          reason: why, ourId: owner.ourId, ...(owner.openExceptionId ? { ownerExceptionId: owner.openExceptionId } : {}),
+        });
+      }
+    }
+    if (b.differenceCents !== 0n) {
+      // A reopened break (its first adjustment undone) posts anew under a key of its own.
+      const n = b.adjustmentState === 'POSTED' ? b.adjustments : b.adjustments + 1;
+      const key = n <= 1 ? `recon:${b.key}:accept_provider` : `recon:${b.key}:accept_provider:${n}`;
+      try {
+        await deps.ledger.postClearingAdjustment({
+          idempotencyKey: key, clearing: b.rail, deltaCents: b.differenceCents, movement: b.movement, caseId,
+          reason: `${b.key} ${caseId}: ${note}`.slice(0, 500),
+        });
+      } catch (err) {
+        const other = err instanceof AppError && err.code === 'MOVEMENT_ALREADY_CORRECTED' ? String(err.details?.caseId ?? '') : '';
+        if (!other || other === caseId) throw err;
+        await deps.breaks.resolveLinked(b.key, other);
+        deps.log.warn({ breakKey: b.key, movement: b.movement, linkedCase: other }, 'break resolved by the correction another case already posted for its movement');
+        return;
+      }
+      await deps.breaks.markAdjusted(b.key, key, n);
+    }
+    await deps.breaks.resolve(b.key, 'accept_provider');
   }
 
   /** Reconciles (rail, date) now and waits for the end (a run of that day under way is waited for first). */
@@ -74,4 +107,38 @@ export class ResolveReconciliationException {
     }
   }
 
+}
+
+/**
+ * The owner's record of a break's movement (FindSettlements): by our id on breb, ach and pse (the leg
+ * of the break's key), by the provider's id on breb-inbound. Undefined when the owner has none.
+ */
+async function ownerRecord(deps: ReconciliationDeps, b: BreakRecord): Promise<OurRecord | undefined> {
+  const id = b.rail === 'breb-inbound' ? b.providerId : b.ourId;
+  if (!id) return undefined;
+  const records = await deps.ours.find(b.rail, [id]);
+  if (b.rail !== 'pse') return records[0];
+  const reversal = b.key.endsWith(':reversal');
+  return records.find((r) => (r.direction ? (r.direction === 'OUT') === reversal : (r.status === 'REVERSED') === reversal));
+}
+
+/**
+ * Undoes the adjustments of accepted breaks a later run no longer finds, or finds with another
+ * difference (REVERSING, set in the run's transaction): ReverseCorrection under `<adjustment key>:reversed`
+ * (idempotent; an adjustment its owner's booking already undid answers that), then REVERSED. Run after
+ * each run and by the sweeper, so a crash in between is finished. Returns how many it undid.
+ */
+export async function reverseAdjustments(deps: Pick<ReconciliationDeps, 'breaks' | 'ledger' | 'log'>, limit = 100): Promise<number> {
+  let n = 0;
+  for (const b of await deps.breaks.reversing(limit)) {
+    if (!b.adjustmentKey) continue;
+    await deps.ledger.reverseCorrection({
+      idempotencyKey: `${b.adjustmentKey}:reversed`, correctionKey: b.adjustmentKey,
+      reason: `${b.key}: the provider's report no longer shows the difference accepted (${b.status === 'OPEN' ? 'another difference' : 'matched'})`,
+    });
+    await deps.breaks.markReversed(b.key, b.adjustmentKey);
+    deps.log.warn({ breakKey: b.key, adjustmentKey: b.adjustmentKey, movement: b.movement }, 'accepted adjustment undone: a later run no longer finds its difference');
+    n++;
+  }
+  return n;
 }

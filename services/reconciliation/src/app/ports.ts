@@ -97,6 +97,8 @@ export interface RunRecord {
   breaks: { total: number; opened: number; byKind: Record<string, number> } | null;
   /** FAILED: the breaks the run had opened before it failed (they stay open; a re-run does not open them again). */
   openedBeforeFailure: number | null;
+  /** The instant the report covers the day up to (a same-day run: its start; later: the day's end). */
+  coversUntil: Date | null;
 }
 
 /** A break as stored, with its life cycle (persistence/reconciliation.store.ts BreakStore). */
@@ -119,4 +121,13 @@ export interface BreakRecord {
   exceptionId: string;
   /** The provider's effect on the clearing account minus ours (0 for value_date_mismatch). */
   differenceCents: bigint;
+  /** The external movement it is about ("<rail>:<provider id>"): the ledger's corrections register name (issue 35). */
+  movement: string;
+  /** The ledger key of its accept_provider adjustment, and that adjustment's state (null: none posted). */
+  adjustmentKey: string | null;
+  adjustmentState: 'POSTED' | 'REVERSING' | 'REVERSED' | null;
+  /** How many adjustments it has posted (each under its own key). */
+  adjustments: number;
+  /** resolution 'linked': the case whose correcting entry of the same movement stands for this break. */
+  linkedCase: string | null;
 }

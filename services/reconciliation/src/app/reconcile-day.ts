@@ -19,6 +19,11 @@ export interface ReconcileDayDeps {
   sorter: () => LineSorter;
   /** How often a run under way says it is alive (the stale-run sweeper's clock); default 15 s. */
   heartbeatMs?: number;
+  /**
+   * Awaited after a RECONCILED run was recorded (issue 35: undoing the adjustments of accepted breaks
+   * it no longer found); a failure is left to the sweeper (the run stays recorded).
+   */
+  afterReconciled?: () => Promise<unknown>;
   /** Called once per run that ended (metrics). */
   onFinished?: (run: RunRecord) => void;
   /** Where an unexpected failure is logged in full (the run's detail keeps no internals). */
@@ -75,6 +80,7 @@ export class ReconcileDay {
         return ended;
       }
       ended = { run: await this.deps.runs.finish(started.id, result) };
+      if (ended.run.status === 'RECONCILED') await this.deps.afterReconciled?.().catch(() => undefined);
     } finally {
       clearInterval(beat);
     }

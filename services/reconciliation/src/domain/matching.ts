@@ -26,6 +26,11 @@ export interface OurRecord {
    */
   settledAt: string | null;
   companyId?: string;
+  /** IN or OUT (a pse record's leg); the engine reads the leg from its status. */
+  direction?: string;
+  /** Issue 35 (not matched on): the owner's money exception still open about it, and a money step it still owes. */
+  openExceptionId?: string;
+  stepOwed?: boolean;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MoneyExceptionsTable, type Database, type SqlTx } from '@wallet/platform';
+import { MoneyExceptionsTable, externalMovementRef, type Database, type SqlTx } from '@wallet/platform';
 import { reconciliationEventsV1 } from '@wallet/proto';
 import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
@@ -24,6 +24,7 @@ interface RunRow {
   ours_count: string | null; ours_amount_cents: string | null; matched_count: string | null; matched_amount_cents: string | null;
   breaks_total: number | null; breaks_opened: number | null; breaks_by_kind: Record<string, number> | null;
   trigger: RunTrigger; requested_by: string; status: RunStatus; report_net_cents: string | null; ours_net_cents: string | null;
+  covers_until: Date | null;
 }
 
 const toRun = (r: RunRow): RunRecord => ({
@@ -37,26 +38,31 @@ const toRun = (r: RunRow): RunRecord => ({
   matched: r.matched_count === null ? null : { count: Number(r.matched_count), amountCents: BigInt(r.matched_amount_cents!) },
   breaks: r.breaks_total === null ? null : { total: r.breaks_total, opened: r.breaks_opened!, byKind: r.breaks_by_kind ?? {} },
   openedBeforeFailure: r.outcome === 'FAILED' ? r.breaks_opened : null,
+  coversUntil: r.covers_until && new Date(r.covers_until),
 });
 
 const RUN_COLUMNS = `id, rail, to_char(date, 'YYYY-MM-DD') as date, started_at, finished_at, outcome, reject_reason, detail,
   report_lines, report_amount_cents, report_fee_cents, ours_count, ours_amount_cents, matched_count, matched_amount_cents,
-  breaks_total, breaks_opened, breaks_by_kind, trigger, requested_by, status, report_net_cents, ours_net_cents`;
+  breaks_total, breaks_opened, breaks_by_kind, trigger, requested_by, status, report_net_cents, ours_net_cents, covers_until`;
 
 interface BreakRow {
   break_key: string; run_id: string; last_seen_run_id: string; kind: string; rail: string; date: string; our_id: string | null; provider_id: string | null;
   ours: Record<string, unknown> | null; theirs: Record<string, unknown> | null; opened_at: Date; status: 'OPEN' | 'RESOLVED';
   resolved_at: Date | null; resolution: string | null; exception_id: string | null; difference_cents: string;
+  movement: string | null; adjustment_key: string | null; adjustment_state: 'POSTED' | 'REVERSING' | 'REVERSED' | null; adjustments: number;
+  linked_case: string | null;
 }
 
 const BREAK_COLUMNS = `break_key, run_id, last_seen_run_id, kind, rail, to_char(date, 'YYYY-MM-DD') as date, our_id, provider_id, ours, theirs,
-  opened_at, status, resolved_at, resolution, exception_id, difference_cents`;
+  opened_at, status, resolved_at, resolution, exception_id, difference_cents, movement, adjustment_key, adjustment_state, adjustments, linked_case`;
 
 const toBreak = (r: BreakRow): BreakRecord => ({
   key: r.break_key, kind: r.kind, rail: r.rail as ReportRail, date: r.date, ourId: r.our_id, providerId: r.provider_id,
   ours: r.ours, theirs: r.theirs, status: r.status, runId: r.run_id, lastSeenRunId: r.last_seen_run_id, openedAt: new Date(r.opened_at),
   resolvedAt: r.resolved_at && new Date(r.resolved_at), resolution: r.resolution, exceptionId: r.exception_id ?? '',
   differenceCents: BigInt(r.difference_cents),
+  movement: r.movement ?? '', adjustmentKey: r.adjustment_key, adjustmentState: r.adjustment_state, adjustments: r.adjustments ?? 0,
+  linkedCase: r.linked_case,
 });
 
 async function appendEvent(tx: SqlTx, subject: string, payload: unknown): Promise<void> {
@@ -94,7 +100,9 @@ export class RunStore {
     for (let attempt = 0; attempt < 5; attempt++) {
       const id = `run_${randomUUID().replace(/-/g, '')}`;
       const rows = await this.db.prepared<RunRow>(
-        `insert into reconciliation.runs (id, rail, date, trigger, requested_by, status) values ($1, $2, $3::date, $4, $5, 'RUNNING')
+        // covers_until: the report covers the day up to now (a same-day run), or the whole day.
+        `insert into reconciliation.runs (id, rail, date, trigger, requested_by, status, covers_until)
+         values ($1, $2, $3::date, $4, $5, 'RUNNING', least(now(), (($3::date + 1)::timestamp + interval '5 hours') at time zone 'UTC'))
          on conflict (rail, date) where status = 'RUNNING' do nothing returning ${RUN_COLUMNS}`, [id, rail, date, trigger, requestedBy]);
       if (rows[0]) return { run: toRun(rows[0]), alreadyRunning: false };
       const running = await this.db.prepared<RunRow>(
@@ -246,6 +254,17 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
             note = 'the provider reported it on a later day: ' || gone.by_key
        from gone where e.id = gone.exception_id and e.status = 'OPEN'`,
     [runId, rail]);
+  // Issue 35: an accepted break this run no longer finds (the provider's line now matches our books,
+  // or the record was found on a later day) has its adjustment undone: the difference it booked is
+  // gone. REVERSING here, in the run's transaction; the ledger call follows (reverseAdjustments).
+  await tx.query(
+    `update reconciliation.breaks b set adjustment_state = 'REVERSING'
+      where b.adjustment_state = 'POSTED' and b.status = 'RESOLVED' and b.resolution = 'accept_provider'
+        and ((b.rail = $2 and b.date = $3::date and b.last_seen_run_id <> $1)
+          or (b.rail = $2 and b.kind = 'missing_at_provider' and b.date < $3::date and exists (
+                select 1 from reconciliation.breaks l where l.last_seen_run_id = $1 and l.kind = 'value_date_mismatch' and l.our_id = b.our_id
+                   and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(l.break_key, ':', 5)))))`,
+    [runId, rail, date]);
 }
 
 /** `reconciliation.breaks` read and resolved by the operator's actions. */
@@ -255,6 +274,31 @@ export class BreakStore {
   async get(key: string): Promise<BreakRecord | undefined> {
     const rows = await this.db.prepared<BreakRow>(`select ${BREAK_COLUMNS} from reconciliation.breaks where break_key = $1`, [key]);
     return rows[0] && toBreak(rows[0]);
+  }
+
+  /** The adjustment of an accepted break is in the ledger under `key` (the `n`th the break posted). */
+  async markAdjusted(breakKey: string, adjustmentKey: string, n: number): Promise<void> {
+    await this.db.prepared(`update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = $3 where break_key = $1`,
+      [breakKey, adjustmentKey, n]);
+  }
+
+  /** Accepted breaks whose adjustment is to be undone (REVERSING), oldest first. */
+  async reversing(limit: number): Promise<BreakRecord[]> {
+    const rows = await this.db.prepared<BreakRow>(
+      `select ${BREAK_COLUMNS} from reconciliation.breaks where adjustment_state = 'REVERSING' order by break_key limit $1`, [limit]);
+    return rows.map(toBreak);
+  }
+
+  /** REVERSING → REVERSED once the ledger undid the adjustment under `adjustmentKey`. */
+  async markReversed(breakKey: string, adjustmentKey: string): Promise<void> {
+    await this.db.prepared(`update reconciliation.breaks set adjustment_state = 'REVERSED' where break_key = $1 and adjustment_key = $2 and adjustment_state = 'REVERSING'`,
+      [breakKey, adjustmentKey]);
+  }
+
+  /** OPEN → RESOLVED 'linked': another case's correcting entry of the same movement stands for it. */
+  async resolveLinked(key: string, caseId: string): Promise<void> {
+    await this.db.prepared(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'linked', linked_case = $2, resolved_at = now()
+      where break_key = $1 and status = 'OPEN'`, [key, caseId]);
   }
 
   /** OPEN → RESOLVED with this resolution (idempotent: an already resolved break is answered as it is). */
@@ -281,6 +325,18 @@ export class BreakStore {
   }
 }
 
+/** An accepted break whose difference is no longer the one its adjustment booked (`b` the stored row: SET reads the old row). */
+const REOPENED = `(b.status = 'RESOLVED' and b.resolution = 'accept_provider' and b.adjustment_state = 'POSTED' and b.difference_cents <> excluded.difference_cents)`;
+/** A break seen again takes this run's sides and difference while OPEN or explained, or when it is reopened. */
+const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED})`;
+
+/** The external movement a break is about (the ledger's corrections register name). */
+export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
+  const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
+  const leg = b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : undefined;
+  return externalMovementRef(b.rail, providerId, b.ourId ?? '', leg);
+}
+
 /**
  * The engine's `BreakSink` over `reconciliation.breaks`: each batch is one transaction, one insert of
  * every break (`on conflict (break_key) do update set last_seen_run_id`, so a re-run opens nothing and
@@ -304,17 +360,29 @@ export class SqlBreakSink implements BreakSink {
       exc_id: `exc_${randomUUID().replace(/-/g, '')}`,
       exc_rail: exceptionRail(b.rail),
       difference_cents: b.differenceCents.toString(),
+      movement: breakMovement(b),
     }));
     const opened = await this.db.preparedTx(async (tx) => {
+      // A break seen again is refreshed (issue 35): while OPEN or explained, both sides and the
+      // difference are this run's; an accepted one whose difference changed is OPEN again and its
+      // adjustment is undone (REVERSING, by reverseAdjustments after the run) before it can be accepted anew.
       const inserted = await tx.query<BreakRow & { inserted: boolean }>(
-        `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, our_id, provider_id, ours, theirs, exception_id, difference_cents)
-         select x.break_key, $2, $2, x.kind, x.rail, x.date::date, x.our_id, x.provider_id, x.ours, x.theirs, x.exc_id, x.difference_cents::bigint
+        `insert into reconciliation.breaks as b (break_key, run_id, last_seen_run_id, kind, rail, date, our_id, provider_id, ours, theirs, exception_id, difference_cents, movement)
+         select x.break_key, $2, $2, x.kind, x.rail, x.date::date, x.our_id, x.provider_id, x.ours, x.theirs, x.exc_id, x.difference_cents::bigint, x.movement
            from jsonb_to_recordset($1::jsonb) as x(break_key text, kind text, rail text, date text, our_id text, provider_id text, ours jsonb, theirs jsonb,
-                                                   exc_id text, difference_cents text)
+                                                   exc_id text, difference_cents text, movement text)
           -- Rows are locked in key order: two runs of one day (two replicas, or a re-run racing a
           -- scheduled one) then queue on the first key they share instead of deadlocking on two.
           order by x.break_key collate "C"
-         on conflict (break_key) do update set last_seen_run_id = excluded.last_seen_run_id
+         on conflict (break_key) do update set last_seen_run_id = excluded.last_seen_run_id,
+           ours = case when ${REFRESHED} then excluded.ours else b.ours end,
+           theirs = case when ${REFRESHED} then excluded.theirs else b.theirs end,
+           difference_cents = case when ${REFRESHED} then excluded.difference_cents else b.difference_cents end,
+           movement = coalesce(b.movement, excluded.movement),
+           status = case when ${REOPENED} then 'OPEN' else b.status end,
+           resolution = case when ${REOPENED} then null else b.resolution end,
+           resolved_at = case when ${REOPENED} then null else b.resolved_at end,
+           adjustment_state = case when ${REOPENED} then 'REVERSING' else b.adjustment_state end
          returning ${BREAK_COLUMNS}, (xmax = 0) as inserted`,
         [toJson(rows), this.runId]);
       const fresh = inserted.filter((r) => r.inserted);
@@ -331,6 +399,22 @@ export class SqlBreakSink implements BreakSink {
           await appendEvent(tx, SUBJECTS.break, reconciliationEventsV1.ReconciliationBreak.toJSON({ break: breakToProto(toBreak(b)) }));
         }
       }
+      const seen = inserted.filter((r) => !r.inserted).map((r) => r.break_key);
+      if (seen.length > 0) {
+        // Their exceptions show what the break shows now; one whose accepted break came back is OPEN again.
+        await tx.query(
+          `update reconciliation.money_exceptions e set ours = coalesce(b.ours, '{}'::jsonb), theirs = coalesce(b.theirs, '{}'::jsonb),
+                  status = case when b.status = 'OPEN' and e.status = 'RESOLVED' then 'OPEN' else e.status end,
+                  action = case when b.status = 'OPEN' and e.status = 'RESOLVED' then null else e.action end,
+                  note = case when b.status = 'OPEN' and e.status = 'RESOLVED' then null else e.note end,
+                  resolved_by = case when b.status = 'OPEN' and e.status = 'RESOLVED' then null else e.resolved_by end,
+                  resolved_at = case when b.status = 'OPEN' and e.status = 'RESOLVED' then null else e.resolved_at end
+             from reconciliation.breaks b
+            where b.break_key = any($1::text[]) and e.id = b.exception_id and e.status <> 'RESOLVING'
+              and (e.ours is distinct from coalesce(b.ours, '{}'::jsonb) or e.theirs is distinct from coalesce(b.theirs, '{}'::jsonb)
+                   or (b.status = 'OPEN' and e.status = 'RESOLVED'))`,
+          [seen]);
+      }
       return news.length;
     });
     if (opened > 0) this.eventsWritten();
@@ -342,13 +426,6 @@ export class SqlBreakSink implements BreakSink {
 /** The money exceptions the breaks opened (the platform's queries over `reconciliation.money_exceptions`). */
 export function reconciliationExceptions(db: Database): MoneyExceptionsTable {
   return new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => db.prepared<R>(sql, params), RECONCILIATION_SCHEMA);
-}
-
-/** Puts an exception won for an action (RESOLVING) back to OPEN: the action did not resolve it (a rerun that still finds the break). */
-export async function reopenException(db: Database, id: string, action: string): Promise<void> {
-  await db.prepared(
-    `update reconciliation.money_exceptions set status = 'OPEN', action = null, note = null, resolved_by = null
-      where id = $1 and status = 'RESOLVING' and action = $2`, [id, action]);
 }
 
 /**

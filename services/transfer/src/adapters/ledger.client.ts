@@ -154,9 +154,10 @@ export class GrpcLedger implements LedgerPort {
     return { voided: false as const, holdId: res.hold.id, holdStatus, ...(fee ? { fee } : {}) };
   }
 
-  async writeOffPayout(companyId: string, key: string, rail: 'BREB' | 'ACH', amount: bigint, reason: string): Promise<void> {
+  async writeOffPayout(companyId: string, key: string, rail: 'BREB' | 'ACH', amount: bigint, reason: string, target: { movement: string; caseId: string }): Promise<void> {
     await this.client.postCorrection({
       idempotencyKey: key, type: ledgerV1.CorrectionType.WRITE_OFF_PAYOUT, rail: protoRail(rail), amount, reason: reason.slice(0, 255),
+      movement: target.movement, caseId: target.caseId,
     }, this.ctx(companyId));
   }
 

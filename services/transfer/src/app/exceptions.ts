@@ -1,4 +1,4 @@
-import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import { AppError, externalMovementRef, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, type ExceptionKind } from '../domain/transfer-machine.js';
 import type { TransferDeps } from './deps.js';
 
@@ -29,7 +29,8 @@ export class ResolveMoneyException {
       if (won.action !== 'write_off') return;
       const t = await deps.store.get(won.resourceId);
       if (!t) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its transfer' });
-      await deps.ledger.writeOffPayout(t.companyId, `exception:${won.id}:write_off`, t.rail, t.amount, `${won.id}: ${note}`);
+      const movement = externalMovementRef(t.rail === 'BREB' ? 'breb' : 'ach', t.providerTransferId, t.id);
+      await deps.ledger.writeOffPayout(t.companyId, `exception:${won.id}:write_off`, t.rail, t.amount, `${won.id}: ${note}`, { movement, caseId: won.id });
     });
     deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, transferId: done.resourceId }, 'money exception resolved');
     return done;

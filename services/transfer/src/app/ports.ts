@@ -286,8 +286,11 @@ export interface LedgerPort {
   setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void>;
   /** The same for many transfers of the company in one call (a bulk payout's items); how many changed. */
   setMovementStatuses(companyId: string, transferIds: string[], status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<number>;
-  /** An operator's correcting entry (write-off of a payout the rail made after the release). Idempotent on `key`. */
-  writeOffPayout(companyId: string, key: string, rail: Rail, amount: bigint, reason: string): Promise<void>;
+  /**
+   * An operator's correcting entry (write-off of a payout the rail made after the release). Idempotent on
+   * `key`; one live correction per external movement (MOVEMENT_ALREADY_CORRECTED when another case made it).
+   */
+  writeOffPayout(companyId: string, key: string, rail: Rail, amount: bigint, reason: string, target: { movement: string; caseId: string }): Promise<void>;
   /**
    * The fence before giving a send up: voids `transfer:<id>:reserve` so the Reserve can never land
    * (a late one is refused with RESERVE_VOIDED); if it already landed, answers its hold instead.

@@ -6,9 +6,10 @@ import { Migration0005ReconAdjustments } from './0005-recon-adjustments.js';
 import { Migration0006PostingsCompanyCreated } from './0006-postings-company-created.js';
 import { Migration0007FeeConfigFeed } from './0007-fee-config-feed.js';
 import { Migration0008HoldFixedFee } from './0008-hold-fixed-fee.js';
+import { Migration0009Corrections } from './0009-corrections.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
   Migration0001LedgerInitial, Migration0002HotUpdates, Migration0003InflowReversal, Migration0004VoidPostings, Migration0005ReconAdjustments,
-  Migration0006PostingsCompanyCreated, Migration0007FeeConfigFeed, Migration0008HoldFixedFee,
+  Migration0006PostingsCompanyCreated, Migration0007FeeConfigFeed, Migration0008HoldFixedFee, Migration0009Corrections,
 ];
