@@ -22,7 +22,7 @@ describe('ReconcileDay: runs, breaks and money exceptions in the reconciliation 
   beforeAll(async () => {
     day = await startBrebDay('recon_day', { connectTimeoutMs: 2_000 });
     db = await Database.open({ url: day.tdb.url, schema: RECONCILIATION_SCHEMA, migrations: reconciliationMigrations, logger: createLogger('recon-day-test', 'silent') });
-    expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service']);
+    expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service', '0003-one-case-per-movement']);
     runs = new RunStore(db);
     useCase = new ReconcileDay({ runs, source: day.source, ours: day.ours, sink: (runId) => new SqlBreakSink(db, runId), sorter: () => new SpillSorter({ runLines: 2 }) });
   }, 120_000);

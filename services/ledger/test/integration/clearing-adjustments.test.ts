@@ -18,7 +18,7 @@ describe('PostClearingAdjustment', () => {
 
   const request = (r: Partial<ledgerV1.PostClearingAdjustmentRequest> = {}) => ledgerV1.PostClearingAdjustmentRequest.fromPartial({
     idempotencyKey: `recon:breb:2026-11-20:amount_mismatch:${randomUUID()}:accept_provider`, clearing: 'breb', deltaCents: 1_500n,
-    reason: 'exc_1 breb:2026-11-20:amount_mismatch:x: the provider settled 15.00 more', ...r,
+    reason: 'exc_1 breb:2026-11-20:amount_mismatch:x: the provider settled 15.00 more', movement: `breb:brb_${randomUUID()}`, caseId: 'exc_1', ...r,
   });
   const post = (r: Partial<ledgerV1.PostClearingAdjustmentRequest> = {}, companyId?: string) => h.client.postClearingAdjustment(request(r), ctx(companyId));
   const balanceOf = async (account: string) => BigInt((await h.ledger.db.query<{ s: string }>(

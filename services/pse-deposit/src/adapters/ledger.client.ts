@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, type CallContext, type MeshTls } from '@wallet/platform';
+import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import { DOCUMENT_TYPES, type DepositRecord, type FeeBreakdown } from '../domain/deposit.js';
 import type { LedgerPort } from '../app/ports.js';
@@ -42,6 +42,8 @@ export class GrpcLedger implements LedgerPort {
       grossCents: d.amount,
       fee: { ...d.fee },
       assign: true,
+      // The provider's payment this books (issue 35): a live correction of it is undone by the ledger.
+      externalMovement: externalMovementRef('pse', d.providerTransferId, d.id, 'payment'),
       movement: {
         id: d.movementId!, status: ledgerV1.MovementStatus.COMPLETED,
         ...(d.internalRef ? { reference: d.internalRef } : {}),
@@ -53,6 +55,7 @@ export class GrpcLedger implements LedgerPort {
   async reversePseInflow(d: DepositRecord, reason: string): Promise<void> {
     await this.client.reverseInflow({
       idempotencyKey: ledgerKeys.reversed(d.id), originalIdempotencyKey: ledgerKeys.paid(d.id), errorMessage: reason,
+      externalMovement: externalMovementRef('pse', d.providerTransferId, d.id, 'reversal'),
     }, this.ctx(d.companyId));
   }
 

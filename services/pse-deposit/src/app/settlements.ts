@@ -20,6 +20,9 @@ export interface PseLeg {
   amountCents: bigint;
   settledAt: Date | null;
   companyId: string;
+  /** find only (issue 35): the money exception still open about the deposit, and a money step owed. */
+  openExceptionId?: string;
+  stepOwed?: boolean;
 }
 
 export interface PseSettlementReader {

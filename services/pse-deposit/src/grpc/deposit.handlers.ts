@@ -79,6 +79,7 @@ function legToProto(r: PseLeg): settlementsV1.Settlement {
     ourId: r.ourId, status: r.status, direction: r.direction, amountCents: r.amountCents, companyId: r.companyId,
     ...(r.providerId !== null ? { providerId: r.providerId } : {}),
     ...(r.settledAt !== null ? { settledAt: r.settledAt.toISOString(), valueDate: bogotaDateOf(r.settledAt) } : {}),
+    ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}), ...(r.stepOwed ? { stepOwed: true } : {}),
   };
 }
 

@@ -6,10 +6,11 @@ import type { PseLeg, PseSettlementReader } from '../app/settlements.js';
  * `deposits_reversal_leg_idx`): these predicates and expressions must stay exactly the indexes',
  * so each page is one index range scan `(day, id > last)`.
  */
-const PAID_STATES = `('CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED')`;
+/** Booked by the ledger (issue 35): CREDITING still owes the credit, so its payment leg is not settled. */
+const PAID_STATES = `('ASSIGNED', 'REVERSING', 'REVERSED')`;
 const PAYMENT_LEG = `source = 'PSE' and (status = 'FAILED' or (status in ${PAID_STATES} and provider_confirmed_at is not null))`;
 const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confirmed_at end`;
-const REVERSAL_LEG = `source = 'PSE' and status in ('REVERSING', 'REVERSED')`;
+const REVERSAL_LEG = `source = 'PSE' and status = 'REVERSED'`;
 const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at`;
 
 /** One keyset page of a leg's day: ($1 date, [$2 last id,] limit). Exported for the index test (EXPLAIN). */
@@ -23,9 +24,11 @@ export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string 
 interface Row {
   id: string; provider_transfer_id: string | null; status: string; amount: string; company_id: string;
   provider_confirmed_at: Date | string | null; failed_at: Date | string | null; reversed_at: Date | string | null;
+  open_exception_id?: string | null;
 }
 
 const at = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
+const PAID = ['ASSIGNED', 'REVERSING', 'REVERSED'];
 
 function leg(r: Row, status: PseLeg['status'], direction: PseLeg['direction'], settledAt: Date | null): PseLeg {
   return { ourId: r.id, providerId: r.provider_transfer_id, status, direction, amountCents: centsFromDb(r.amount), settledAt, companyId: r.company_id };
@@ -52,13 +55,21 @@ export class SqlPseSettlementReader implements PseSettlementReader {
   }
 
   async find(ids: readonly string[]): Promise<PseLeg[]> {
-    const rows = await this.db.prepared<Row>(`select ${COLS} from pse_deposit.deposits where id = any($1::text[]) and source = 'PSE'`, [ids]);
+    // With the money exception still open about each deposit (issue 35: a correction waits for it).
+    const rows = await this.db.prepared<Row>(`select ${COLS},
+        (select e.id from pse_deposit.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = d.id order by e.opened_at limit 1) as open_exception_id
+      from pse_deposit.deposits d where id = any($1::text[]) and source = 'PSE'`, [ids]);
     return rows.flatMap((r): PseLeg[] => {
-      if (r.status === 'PENDING_CONFIRM') return [leg(r, 'PENDING', 'IN', null)];
-      if (r.status === 'FAILED') return [paymentLeg(r)];
+      const exc = r.open_exception_id ? { openExceptionId: r.open_exception_id } : {};
+      // A step owed (CREDITING: the credit; REVERSING: the debit back) is PENDING: not booked yet.
+      const owed = { ...exc, stepOwed: true };
+      if (r.status === 'PENDING_CONFIRM') return [{ ...leg(r, 'PENDING', 'IN', null), ...exc }];
+      if (r.status === 'CREDITING') return [{ ...leg(r, 'PENDING', 'IN', null), ...owed }];
+      if (r.status === 'FAILED' || r.status === 'EXPIRED') return r.status === 'FAILED' ? [{ ...paymentLeg(r), ...exc }] : (r.open_exception_id ? [{ ...leg(r, 'PENDING', 'IN', null), ...exc }] : []);
       const legs: PseLeg[] = [];
-      if (['CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED'].includes(r.status) && r.provider_confirmed_at !== null) legs.push(paymentLeg(r));
-      if (r.status === 'REVERSING' || r.status === 'REVERSED') legs.push(reversalLeg(r));
+      if (PAID.includes(r.status) && r.provider_confirmed_at !== null) legs.push({ ...paymentLeg(r), ...exc });
+      if (r.status === 'REVERSING') legs.push({ ...leg(r, 'PENDING', 'OUT', null), ...owed });
+      if (r.status === 'REVERSED') legs.push({ ...reversalLeg(r), ...exc });
       return legs;
     });
   }

@@ -70,6 +70,8 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     ids.reversedOnly = await row({ status: 'REVERSED', amount: 80_000n, paid: '2025-03-13T14:00:00.000Z', reversed: `${D}T15:00:00.000Z` });
     // Paid on D, reversal in flight on our side (REVERSING: the provider's reversal applied the next day).
     ids.reversing = await row({ status: 'REVERSING', paid: `${D}T16:00:00.000Z`, reversed: '2025-03-15T16:00:00.000Z' });
+    // Issue 35: a credit owed (CREDITING: parked when the ledger refuses it) is not a settled payment.
+    ids.crediting = await row({ status: 'CREDITING', paid: `${D}T17:00:00.000Z` });
     ids.pending = await row({ status: 'PENDING_CONFIRM' });
     ids.expired = await row({ status: 'EXPIRED' });
     dayLegs.push(`${ids.paidFirst}/0`, `${ids.failedLast}/0`, `${ids.both}/0`, `${ids.both}/1`, `${ids.reversedOnly}/1`, `${ids.reversing}/0`);
@@ -121,8 +123,18 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     const before = (await list('2025-03-13')).flat().map(key).sort();
     expect(before).toEqual([`${ids.paidBefore}/0`, `${ids.reversedOnly}/0`].sort());
     const after = (await list('2025-03-15')).flat().map(key).sort();
-    expect(after).toEqual([`${ids.paidAfter}/0`, `${ids.reversing}/1`].sort());
+    // The reversal still owed on our side (REVERSING) is not settled either (issue 35).
+    expect(after).toEqual([`${ids.paidAfter}/0`]);
     expect(await list('2025-03-16')).toEqual([]);
+  });
+
+  it('issue 35: a leg the ledger has not booked (CREDITING, REVERSING) is never settled; FindSettlements answers it PENDING with step_owed', async () => {
+    const found = (await recon.findSettlements({ rail: 'pse', ids: [ids.crediting!, ids.reversing!] }, ctx())).records;
+    expect(found.filter((l) => l.ourId === ids.crediting)).toEqual([expect.objectContaining({ status: 'PENDING', direction: 'IN', stepOwed: true })]);
+    expect(found.find((l) => l.ourId === ids.crediting)!.settledAt).toBeUndefined();
+    expect(found.filter((l) => l.ourId === ids.reversing).map((l) => [l.status, l.direction, l.stepOwed ?? false])).toEqual([['ASSIGNED', 'IN', false], ['PENDING', 'OUT', true]]);
+    const day = (await list(D)).flat().map(key);
+    expect(day).not.toContain(`${ids.crediting}/0`);
   });
 
   it('through the real flow: a payment then a reversal, a failure and a pending link; FindSettlements finds them whatever the day', async () => {

@@ -21,6 +21,8 @@ export interface SettlementRecord {
   /** Null only for PENDING. */
   settledAt: Date | null;
   companyId: string;
+  /** find only: the money exception still open about it (issue 35). */
+  openExceptionId?: string;
 }
 
 export interface SettlementReader {

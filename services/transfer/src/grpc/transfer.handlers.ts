@@ -134,6 +134,7 @@ function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
       settledAt: r.settledAt.toISOString(),
       valueDate: bogotaDateOf(r.settledAt),
     } : {}),
+    ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}),
   };
 }
 

@@ -3,6 +3,7 @@ import { Migration0002BrebListing } from './0002-breb-listing.js';
 import { Migration0003InboxHandledAt } from './0003-inbox-handled-at.js';
 import { Migration0004DepositSaga } from './0004-deposit-saga.js';
 import { Migration0005SettlementTimes } from './0005-settlement-times.js';
+import { Migration0006BookedLegsOnly } from './0006-booked-legs-only.js';
 
 /** Every pse-deposit migration, in order. Append only. */
-export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing, Migration0003InboxHandledAt, Migration0004DepositSaga, Migration0005SettlementTimes];
+export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing, Migration0003InboxHandledAt, Migration0004DepositSaga, Migration0005SettlementTimes, Migration0006BookedLegsOnly];
