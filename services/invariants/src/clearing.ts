@@ -35,8 +35,10 @@ export interface ClearingFigures {
  * (rail, date); D the sum of difference_cents of that rail's breaks still outstanding (OPEN, or
  * RESOLVED with resolution 'explain') on days with a RECONCILED run (an accepted break is in the
  * ledger through its recon_adjustment posting; a rerun or superseded one is gone from the latest
- * report); U the account's movement on Bogotá days (postings' created_at at UTC−5) with no
- * RECONCILED run, recon_adjustment postings excluded (they belong to their break's day, which is
+ * report; a break whose movement another case corrected, an owner's write-off, is in the ledger
+ * through that correction); U the account's movement on Bogotá days (postings' created_at at UTC−5)
+ * with no RECONCILED run, or after the cut-off of that day's latest run (`covers_until`: a same-day
+ * run covers the day only up to its start, issue 35), recon_adjustment postings excluded (they belong to their break's day, which is
  * reconciled). Where the reconciliation is not installed the line is "not checked", never passed.
  * Always the whole installation (a clearing account is not a company's).
  */
@@ -80,48 +82,64 @@ function describe(f: ClearingFigures): string {
 export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[]> {
   const recon = s.reconciliation;
   if (!recon) throw new Error('the reconciliation is not installed');
-  // The latest RECONCILED run of each (rail, date): its report's effect on the clearing account.
-  const runs = await recon.query<{ rail: string; day: string; net: string | null }>(
-    `select distinct on (rail, date) rail, to_char(date, 'YYYY-MM-DD') as day, report_net_cents::text as net
+  // The latest RECONCILED run of each (rail, date): its report's effect on the clearing account, and
+  // the instant it covers the day up to (issue 35: a same-day run covers the day only so far).
+  const runs = await recon.query<{ rail: string; day: string; net: string | null; cutoff: string | null }>(
+    `select distinct on (rail, date) rail, to_char(date, 'YYYY-MM-DD') as day, report_net_cents::text as net,
+            to_char(covers_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cutoff
        from reconciliation.runs where status = 'RECONCILED' and rail = any($1::text[])
       order by rail, date, started_at desc, id desc`, [CLEARINGS]);
-  // The outstanding differences of reconciled days.
-  const breaks = await recon.query<{ rail: string; n: number; d: string }>(
-    `select b.rail, count(*)::int as n, coalesce(sum(b.difference_cents), 0)::text as d
+  // The outstanding differences of reconciled days, one row per break (they are few).
+  const breaks = await recon.query<{ rail: string; movement: string | null; exception_id: string | null; d: string }>(
+    `select b.rail, b.movement, b.exception_id, b.difference_cents::text as d
        from reconciliation.breaks b
       where (b.status = 'OPEN' or (b.status = 'RESOLVED' and b.resolution = 'explain'))
         and b.rail = any($1::text[])
-        and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')
-      group by b.rail`, [CLEARINGS]);
-  // The ledger's movement of each clearing account per Bogotá day (UTC−5 all year), adjustments apart.
-  const accounts = CLEARINGS.map((c) => CLEARING_ACCOUNTS[c].account);
-  const moves = await s.ledger.query<{ account: string; day: string; adjustment: boolean; amount: string }>(
-    `select e.account, to_char(timezone(interval '-05:00', p.created_at)::date, 'YYYY-MM-DD') as day,
-            (p.kind = 'recon_adjustment') as adjustment, sum(e.amount)::text as amount
-       from ledger.entries e join ledger.postings p on p.id = e.posting_id
-      where e.account = any($1::text[])
-      group by 1, 2, 3 order by 2`, [accounts]);
+        and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`, [CLEARINGS]);
+  // A break whose movement another case corrected (an owner's write-off) is in the ledger through that
+  // correction: it is no longer outstanding (issue 35: one case per external movement).
+  const corrected = new Set((await s.ledger.query<{ movement: string; case_id: string }>(
+    `select movement, case_id from ledger.corrections where reversed_by is null and movement = any($1::text[])`,
+    [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]])).map((c) => `${c.movement}|${c.case_id}`));
+  const correctedBy = new Map<string, string>();
+  for (const key of corrected) { const [m, c] = key.split('|') as [string, string]; correctedBy.set(m, c); }
 
-  return CLEARINGS.map((clearing) => {
+  return Promise.all(CLEARINGS.map(async (clearing) => {
     const account = CLEARING_ACCOUNTS[clearing].account;
     const mine = runs.filter((r) => r.rail === clearing);
     const reconciled = new Set(mine.map((r) => r.day));
+    // The account's movement per Bogotá day (UTC−5 all year), adjustments apart, and whether it came
+    // after its reconciled day's cut-off.
+    const moves = await s.ledger.query<{ day: string; adjustment: boolean; late: boolean; amount: string }>(
+      `select to_char(timezone(interval '-05:00', p.created_at)::date, 'YYYY-MM-DD') as day,
+              (p.kind = 'recon_adjustment') as adjustment, coalesce(p.created_at > c.cutoff, false) as late, sum(e.amount)::text as amount
+         from ledger.entries e join ledger.postings p on p.id = e.posting_id
+         left join unnest($2::date[], $3::timestamptz[]) as c(day, cutoff) on c.day = timezone(interval '-05:00', p.created_at)::date
+        where e.account = $1
+        group by 1, 2, 3 order by 1`,
+      [account, mine.map((r) => r.day), mine.map((r) => r.cutoff ?? '9999-12-31T00:00:00Z')]);
     let ledger = 0n, unreconciled = 0n;
     const days = new Set<string>();
     for (const m of moves) {
-      if (m.account !== account) continue;
       const amount = BigInt(m.amount);
       ledger += amount;
-      if (!m.adjustment && !reconciled.has(m.day)) {
+      if (!m.adjustment && (!reconciled.has(m.day) || m.late)) {
         unreconciled += amount;
         days.add(m.day);
       }
     }
-    const b = breaks.find((x) => x.rail === clearing);
+    let outstanding = 0n, outstandingBreaks = 0;
+    for (const b of breaks) {
+      if (b.rail !== clearing) continue;
+      const other = b.movement ? correctedBy.get(b.movement) : undefined;
+      if (other !== undefined && other !== b.exception_id) continue;
+      outstanding += BigInt(b.d);
+      outstandingBreaks++;
+    }
     return {
       clearing, account, ledger, unreconciled, unreconciledDays: [...days].sort(), reconciledDays: reconciled.size,
       reports: mine.reduce((sum, r) => sum + BigInt(r.net ?? 0), 0n), runsWithoutNet: mine.filter((r) => r.net === null).length,
-      outstanding: BigInt(b?.d ?? 0), outstandingBreaks: b?.n ?? 0,
+      outstanding, outstandingBreaks,
     };
-  });
+  }));
 }

@@ -1,4 +1,5 @@
 import { checkClearing } from './clearing.js';
+import { checkCorrections } from './corrections.js';
 import { checkDeposits } from './deposits.js';
 import { checkHolds } from './holds.js';
 import { checkInbound } from './inbound.js';
@@ -15,6 +16,7 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
   holds: ['ledger', 'transfer'], deposits: ['ledger', 'pse_deposit'], inbound: ['ledger', 'collect_key'], journal: ['ledger'], exceptions: ['transfer', 'pse_deposit'],
   // The reconciliation is optional: without it the clearing line says "not checked (no reconciliation)".
   clearing: ['ledger'],
+  corrections: ['ledger'],
 };
 
 /**
@@ -53,6 +55,7 @@ export async function runChecks(sources: CheckSources, o: CheckOptions = {}): Pr
     exceptions = e.open;
   }
   if (wanted.has('clearing')) checks.push(await checkClearing(sources, o, limit));
+  if (wanted.has('corrections')) checks.push(await checkCorrections(sources, o, limit));
   return { ok: checks.every((c) => c.total === 0), at: o.now ?? new Date(), rail: sources.rail?.name ?? null, checks, exceptions };
 }
 

@@ -106,6 +106,22 @@ export const SABOTAGES: readonly Sabotage[] = [
       };
     },
   },
+  {
+    check: 'corrections',
+    what: 'one payout corrected twice: a write-off and an accepted break of the same movement, both live',
+    plant() {
+      const movement = `breb:selftest-${randomUUID()}`;
+      const sql = [0, 1].flatMap((i) => {
+        const id = randomUUID();
+        return [
+          `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, corrects, case_id)
+             values ('${id}', 'selftest:${id}', 'x', '${i === 0 ? 'correction' : 'recon_adjustment'}', '', 'BREB', '${movement}', 'exc_selftest${i}')`,
+          `insert into ledger.entries (posting_id, seq, account, amount) values ('${id}', 1, 'rail_clearing:BREB', 1), ('${id}', 2, 'operational_losses', -1)`,
+        ];
+      });
+      return { names: movement, sql };
+    },
+  },
 ];
 
 export interface SelfTestResult {

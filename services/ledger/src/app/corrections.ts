@@ -8,9 +8,9 @@ import { requestHash } from './request-hash.js';
 import { Problems, checkIdempotencyKey, checkText } from './validation.js';
 
 /**
- * One correction per peso (issue 35). A correcting entry names the external movement it corrects:
- * "<rail>:<provider id>" (breb, ach, pse with ":payment" or ":reversal", breb-inbound), or
- * "<rail>:our:<our id>" when the provider's id is unknown. At most one correcting entry of a
+ * One correction per peso (issue 35). A correcting entry names the external movement it corrects
+ * (platform `externalMovementRef`): "<rail>:our:<our id>" on breb, ach and pse (with ":payment" or
+ * ":reversal"), "breb-inbound:<provider id>". At most one correcting entry of a
  * movement is live at a time (ledger.corrections), whichever case asks for it: an owner's money
  * exception and a reconciliation break about the same movement can never both post.
  */
@@ -18,8 +18,8 @@ export const MAX_MOVEMENT_REF = 200;
 const MOVEMENT_REF = /^(breb|ach|pse|breb-inbound):[\x21-\x7e]{1,180}$/;
 
 export function checkCorrectionTarget(p: Problems, movement: string | undefined, caseId: string | undefined): void {
-  if (!movement) p.add('movement', 'is required: the external movement corrected (<rail>:<provider id>)');
-  else if (movement.length > MAX_MOVEMENT_REF || !MOVEMENT_REF.test(movement)) p.add('movement', 'must be <rail>:<provider id> (breb, ach, pse, breb-inbound)');
+  if (!movement) p.add('movement', 'is required: the external movement corrected (<rail>:our:<our id>, breb-inbound:<provider id>)');
+  else if (movement.length > MAX_MOVEMENT_REF || !MOVEMENT_REF.test(movement)) p.add('movement', 'must be <rail>:<id> (breb, ach, pse, breb-inbound)');
   if (!caseId) p.add('caseId', 'is required: the case (money exception) that asks for the correction');
   else checkText(p, 'caseId', caseId, 200);
 }

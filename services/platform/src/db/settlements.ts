@@ -36,11 +36,14 @@ export function settlementBatchSize(requested: number): number {
 
 /**
  * The external movement a settlement is (issue 35: one correction per movement), as the ledger's
- * corrections register names it: "<rail>:<provider id>", with ":payment" / ":reversal" on pse (both
- * legs share the provider's id), or "<rail>:our:<our id>" while the provider's id is unknown.
+ * corrections register names it. The identity both sides of every report line carry: on breb, ach
+ * and pse our id (the provider echoes it on each line; a provider id a forged or late callback
+ * brought cannot split one payout into two movements), "<rail>:our:<our id>", with ":payment" or
+ * ":reversal" on pse (one deposit, two legs); on breb-inbound the network's id (it has no id of
+ * ours), "breb-inbound:<provider id>". A line with no id of ours is named by the provider's.
  */
-export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', providerId: string | null | undefined, ourId: string, leg?: 'payment' | 'reversal'): string {
-  const base = providerId ? `${rail}:${providerId}` : `${rail}:our:${ourId}`;
+export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', ids: { ourId?: string | null; providerId?: string | null }, leg?: 'payment' | 'reversal'): string {
+  const base = rail !== 'breb-inbound' && ids.ourId ? `${rail}:our:${ids.ourId}` : ids.providerId ? `${rail}:${ids.providerId}` : `${rail}:our:${ids.ourId ?? ''}`;
   return rail === 'pse' ? `${base}:${leg ?? 'payment'}` : base;
 }
 

@@ -43,7 +43,7 @@ export class GrpcLedger implements LedgerPort {
       fee: { ...d.fee },
       assign: true,
       // The provider's payment this books (issue 35): a live correction of it is undone by the ledger.
-      externalMovement: externalMovementRef('pse', d.providerTransferId, d.id, 'payment'),
+      externalMovement: externalMovementRef('pse', { ourId: d.id }, 'payment'),
       movement: {
         id: d.movementId!, status: ledgerV1.MovementStatus.COMPLETED,
         ...(d.internalRef ? { reference: d.internalRef } : {}),
@@ -55,7 +55,7 @@ export class GrpcLedger implements LedgerPort {
   async reversePseInflow(d: DepositRecord, reason: string): Promise<void> {
     await this.client.reverseInflow({
       idempotencyKey: ledgerKeys.reversed(d.id), originalIdempotencyKey: ledgerKeys.paid(d.id), errorMessage: reason,
-      externalMovement: externalMovementRef('pse', d.providerTransferId, d.id, 'reversal'),
+      externalMovement: externalMovementRef('pse', { ourId: d.id }, 'reversal'),
     }, this.ctx(d.companyId));
   }
 

@@ -334,7 +334,7 @@ const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED}
 export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
   const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
   const leg = b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : undefined;
-  return externalMovementRef(b.rail, providerId, b.ourId ?? '', leg);
+  return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, leg);
 }
 
 /**

@@ -29,7 +29,7 @@ export class ResolveMoneyException {
       if (won.action !== 'write_off') return;
       const t = await deps.store.get(won.resourceId);
       if (!t) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its transfer' });
-      const movement = externalMovementRef(t.rail === 'BREB' ? 'breb' : 'ach', t.providerTransferId, t.id);
+      const movement = externalMovementRef(t.rail === 'BREB' ? 'breb' : 'ach', { ourId: t.id });
       await deps.ledger.writeOffPayout(t.companyId, `exception:${won.id}:write_off`, t.rail, t.amount, `${won.id}: ${note}`, { movement, caseId: won.id });
     });
     deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, transferId: done.resourceId }, 'money exception resolved');

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * One correction per peso (issue 35). A correcting entry (`correction`: an owner's write-off;
  * `recon_adjustment`: a reconciliation break accepted on the provider's side) now names the external
- * movement it corrects (`corrects`: "<rail>:<provider id>") and the case that asked for it
+ * movement it corrects (`corrects`: "<rail>:our:<our id>", "breb-inbound:<provider id>") and the case that asked for it
  * (`case_id`); an entry that undoes one names it (`reverses_posting_id`). The journal stays
  * append-only: these are facts of the posting.
  *
@@ -30,6 +30,14 @@ export class Migration0009Corrections extends Migration {
     )`);
     this.addSql('create unique index if not exists corrections_one_live_uq on ledger.corrections (movement) where reversed_by is null');
     this.addSql('create index if not exists corrections_movement_idx on ledger.corrections (movement)');
+    // Correcting entries from before: their movement was not recorded (a name of their own, so none
+    // collides), their case is the exception id their reason starts with or names.
+    this.addSql(`update ledger.postings set corrects = 'legacy:' || idempotency_key,
+        case_id = coalesce(substring(reason from 'exc_[0-9a-f]{32}'), 'legacy')
+      where kind in ('correction', 'recon_adjustment') and corrects is null`);
+    this.addSql(`insert into ledger.corrections (posting_id, movement, case_id, idempotency_key, created_at)
+      select id, corrects, case_id, idempotency_key, created_at from ledger.postings
+       where kind in ('correction', 'recon_adjustment') and reverses_posting_id is null on conflict do nothing`);
   }
 
   override down(): void {

@@ -28,7 +28,8 @@ export class Migration0003OneCasePerMovement extends Migration {
       add column if not exists adjustments int not null default 0,
       add column if not exists linked_case text`);
     this.addSql(`update reconciliation.breaks set movement =
-        case when provider_id is not null then rail || ':' || provider_id else rail || ':our:' || coalesce(our_id, '') end
+        case when rail <> 'breb-inbound' and our_id is not null then rail || ':our:' || our_id
+             when provider_id is not null then rail || ':' || provider_id else rail || ':our:' || coalesce(our_id, '') end
         || case when rail = 'pse' then ':' || split_part(break_key, ':', 5) else '' end
       where movement is null`);
     this.addSql(`update reconciliation.breaks set adjustment_key = 'recon:' || break_key || ':accept_provider', adjustment_state = 'POSTED', adjustments = 1
