@@ -110,20 +110,29 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
     const reconciled = new Set(mine.map((r) => r.day));
     // The account's movement per Bogotá day (UTC−5 all year), adjustments apart, and whether it came
     // after its reconciled day's cut-off.
-    const moves = await s.ledger.query<{ day: string; adjustment: boolean; late: boolean; amount: string }>(
+    const moves = await s.ledger.query<{ day: string; adjustment: boolean; late: boolean; corrects: string | null; amount: string }>(
       `select to_char(timezone(interval '-05:00', p.created_at)::date, 'YYYY-MM-DD') as day,
-              (p.kind = 'recon_adjustment') as adjustment, coalesce(p.created_at > c.cutoff, false) as late, sum(e.amount)::text as amount
+              (p.kind = 'recon_adjustment') as adjustment, coalesce(p.created_at > c.cutoff, false) as late,
+              case when p.kind = 'correction' then p.corrects end as corrects, sum(e.amount)::text as amount
          from ledger.entries e join ledger.postings p on p.id = e.posting_id
          left join unnest($2::date[], $3::timestamptz[]) as c(day, cutoff) on c.day = timezone(interval '-05:00', p.created_at)::date
         where e.account = $1
-        group by 1, 2, 3 order by 1`,
+        group by 1, 2, 3, 4 order by 1`,
       [account, mine.map((r) => r.day), mine.map((r) => r.cutoff ?? '9999-12-31T00:00:00Z')]);
+    // An owner's correcting entry (a write-off) belongs, like an adjustment, to the day of the movement
+    // it corrects once a reconciled day's break names that movement (issue 35).
+    const correctedMovements = [...new Set(moves.map((m) => m.corrects).filter((m): m is string => !!m))];
+    const brokenMovements = new Set(correctedMovements.length === 0 ? [] : (await recon.query<{ movement: string }>(
+      `select distinct b.movement from reconciliation.breaks b
+        where b.movement = any($1::text[]) and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`,
+      [correctedMovements])).map((b) => b.movement));
     let ledger = 0n, unreconciled = 0n;
     const days = new Set<string>();
     for (const m of moves) {
       const amount = BigInt(m.amount);
       ledger += amount;
-      if (!m.adjustment && (!reconciled.has(m.day) || m.late)) {
+      const withItsBreak = m.adjustment || (m.corrects !== null && brokenMovements.has(m.corrects));
+      if (!withItsBreak && (!reconciled.has(m.day) || m.late)) {
         unreconciled += amount;
         days.add(m.day);
       }

@@ -44,7 +44,7 @@ const ExceptionQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({
   action: z.enum(ACTIONS).meta({
-    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits.',
+    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits. One case per external movement: a correcting entry is posted at most once per movement, whichever case asks (409 `MOVEMENT_ALREADY_CORRECTED` names the case that did, in `details.caseId`); `accept_provider` waits for the owner (409 `CASE_NOT_FINAL`, `details.reason` `pending` | `open_exception` | `step_owed`, with `ownerExceptionId`), and on a movement the owner\'s case already corrected it resolves the break as `linked` without a second entry.',
   }),
   note: textSchema(1, 500),
 }).meta({ id: 'ResolveExceptionRequest' });
@@ -116,7 +116,7 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
       params: z.object({ id: z.string().regex(/^exc_[0-9a-f]{32}$/) }), paramErrors: { id: 'EXCEPTION_NOT_FOUND' },
       body: ResolveBody,
       responses: { 200: { description: 'The resolved exception.', schema: MoneyExceptionSchema } },
-      errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'BREAK_STILL_PRESENT', 'REPORT_NOT_AVAILABLE', 'SERVICE_UNAVAILABLE'],
+      errors: ['EXCEPTION_NOT_FOUND', 'EXCEPTION_NOT_OPEN', 'BREAK_STILL_PRESENT', 'REPORT_NOT_AVAILABLE', 'CASE_NOT_FINAL', 'MOVEMENT_ALREADY_CORRECTED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call, admin }) => {
         // The resolver: `operator:<id>`, or `admin` for the shared token (development).
         const req = { id: params.id, action: body.action, note: body.note, resolvedBy: adminActor(admin!) };

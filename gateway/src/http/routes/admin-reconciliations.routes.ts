@@ -31,6 +31,7 @@ export const ReconciliationRunSchema = z.object({
   requestedBy: z.string().meta({ description: '`scheduler`, `operator:<id>` or `admin`.' }),
   startedAt: isoDate(),
   finishedAt: isoDate().nullable(),
+  coversUntil: isoDate().nullable().meta({ description: 'The instant the report covers its day up to: the run\'s start for a same-day run, else the end of the day (Bogotá). `ledger:check` counts later postings of the day as not reconciled yet.' }),
   rejectReason: z.string().nullable().meta({ description: 'REJECTED: EMPTY, BAD_HEADER, MALFORMED_CSV, MALFORMED_LINE, MISSING_TRAILER, CONTENT_AFTER_TRAILER or TRAILER_MISMATCH.' }),
   detail: z.string().nullable().meta({ description: 'REJECTED: what differs; FAILED: why (without internals).' }),
   report: z.object({
@@ -66,9 +67,12 @@ export const ReconciliationBreakSchema = z.object({
   lastSeenRunId: z.string().meta({ description: 'The last run that still found it.' }),
   openedAt: isoDate(),
   resolvedAt: isoDate().nullable(),
-  resolution: z.string().nullable().meta({ description: '`accept_provider`, `explain`, `rerun` (gone from a corrected report) or `superseded` (a later value date).' }),
+  resolution: z.string().nullable().meta({ description: '`accept_provider`, `explain`, `rerun` (gone from a corrected report), `superseded` (a later value date) or `linked` (another case corrected its movement).' }),
   exceptionId: z.string().meta({ description: 'Its money exception (`exc_…`), resolved through `POST /admin/exceptions/{id}/resolve`.' }),
   differenceCents: cents('The provider\'s effect on the clearing account minus ours (0 for `value_date_mismatch`).'),
+  movement: z.string().nullable().meta({ description: 'The external movement it is about (`<rail>:our:<our id>`, `breb-inbound:<provider id>`): one correcting entry per movement, whichever case posts it.', example: 'breb:our:2104c478-7604-4ac2-a58d-dd9136a5adcf' }),
+  adjustmentState: z.enum(['POSTED', 'REVERSING', 'REVERSED']).nullable().meta({ description: 'Its `accept_provider` adjustment: in force, being undone (a later run no longer finds the difference, or finds another) or undone.' }),
+  linkedCase: z.string().nullable().meta({ description: 'Resolution `linked`: the case (money exception) whose correcting entry of the same movement stands for this break.' }),
 }).meta({ id: 'ReconciliationBreak' });
 
 const StartBody = z.strictObject({
@@ -104,7 +108,7 @@ const iso = (d: Date | undefined) => (d ?? new Date(0)).toISOString();
 export function runToApi(r: reconciliationV1.Run) {
   return {
     id: r.id, rail: r.rail, date: r.date, trigger: r.trigger, status: r.status, requestedBy: r.requestedBy,
-    startedAt: iso(r.startedAt), finishedAt: r.finishedAt ? r.finishedAt.toISOString() : null,
+    startedAt: iso(r.startedAt), finishedAt: r.finishedAt ? r.finishedAt.toISOString() : null, coversUntil: r.coversUntil ? r.coversUntil.toISOString() : null,
     rejectReason: r.rejectReason ?? null, detail: r.detail ?? null,
     report: { lines: Number(r.reportLines), amountCents: r.reportAmountCents.toString(), feeCents: r.reportFeeCents.toString(), netCents: r.reportNetCents.toString() },
     ours: { count: Number(r.oursCount), amountCents: r.oursAmountCents.toString(), netCents: r.oursNetCents.toString() },
@@ -122,6 +126,7 @@ export function breakToApi(b: reconciliationV1.Break) {
     ours: parse(b.oursJson), theirs: parse(b.theirsJson), status: b.status, runId: b.runId, lastSeenRunId: b.lastSeenRunId,
     openedAt: iso(b.openedAt), resolvedAt: b.resolvedAt ? b.resolvedAt.toISOString() : null, resolution: b.resolution ?? null,
     exceptionId: b.exceptionId, differenceCents: b.differenceCents.toString(),
+    movement: b.movement ?? null, adjustmentState: (b.adjustmentState ?? null) as 'POSTED' | 'REVERSING' | 'REVERSED' | null, linkedCase: b.linkedCase ?? null,
   };
 }
 

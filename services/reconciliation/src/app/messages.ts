@@ -8,6 +8,7 @@ export function runToProto(r: RunRecord): reconciliationV1.Run {
   return {
     id: r.id, rail: r.rail, date: r.date, trigger: r.trigger, status: r.status, requestedBy: r.requestedBy, startedAt: r.startedAt,
     ...(r.finishedAt ? { finishedAt: r.finishedAt } : {}),
+    ...(r.coversUntil ? { coversUntil: r.coversUntil } : {}),
     ...(r.rejectReason ? { rejectReason: r.rejectReason } : {}),
     ...(r.detail ? { detail: r.detail } : {}),
     reportLines: BigInt(r.report?.lines ?? 0), reportAmountCents: r.report?.amountCents ?? 0n, reportFeeCents: r.report?.feeCents ?? 0n,
@@ -28,5 +29,7 @@ export function breakToProto(b: BreakRecord): reconciliationV1.Break {
     status: b.status, runId: b.runId, lastSeenRunId: b.lastSeenRunId, openedAt: b.openedAt,
     ...(b.resolvedAt ? { resolvedAt: b.resolvedAt } : {}), ...(b.resolution ? { resolution: b.resolution } : {}),
     exceptionId: b.exceptionId, differenceCents: b.differenceCents,
+    ...(b.movement ? { movement: b.movement } : {}), ...(b.adjustmentState ? { adjustmentState: b.adjustmentState } : {}),
+    ...(b.linkedCase ? { linkedCase: b.linkedCase } : {}),
   };
 }

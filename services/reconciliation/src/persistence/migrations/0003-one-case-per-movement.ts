@@ -34,6 +34,9 @@ export class Migration0003OneCasePerMovement extends Migration {
       where movement is null`);
     this.addSql(`update reconciliation.breaks set adjustment_key = 'recon:' || break_key || ':accept_provider', adjustment_state = 'POSTED', adjustments = 1
       where resolution = 'accept_provider' and difference_cents <> 0 and adjustment_key is null`);
+    this.addSql('alter table reconciliation.breaks drop constraint if exists breaks_resolution_check');
+    this.addSql(`alter table reconciliation.breaks add constraint breaks_resolution_check
+      check (resolution in ('accept_provider', 'explain', 'rerun', 'superseded', 'linked'))`);
     this.addSql(`create index if not exists breaks_movement_idx on reconciliation.breaks (movement)`);
     this.addSql(`create index if not exists breaks_reversing_idx on reconciliation.breaks (break_key) where adjustment_state = 'REVERSING'`);
   }
