@@ -54,7 +54,7 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
       mesh: devMeshTls('reconciliation'), config, opsPort: 0, opsHost: '127.0.0.1', logger: createLogger('recon-svc-test', 'silent'),
       now: () => NOW, heartbeatMs: 200,
       // The real ledger over the mesh; the calls are recorded to check what was asked.
-      ledger: { async postClearingAdjustment(a) { ledgerCalls.push(a); await real.postClearingAdjustment(a); } },
+      ledger: { async postClearingAdjustment(a) { ledgerCalls.push(a); await real.postClearingAdjustment(a); }, reverseCorrection: (a) => real.reverseCorrection(a) },
       triggers: (rail, cron, timezone, fire) => { fired.set(rail, { cron, timezone, fire }); return { stop() { fired.delete(rail); } }; },
       sleep: async (ms) => { sleeps.push(ms); },
     });

@@ -25,7 +25,7 @@ export interface RunsQuery {
 export interface BreaksPort {
   get(key: string): Promise<BreakRecord | undefined>;
   resolve(key: string, resolution: string): Promise<BreakRecord | undefined>;
-  markAdjusted(breakKey: string, adjustmentKey: string, n: number): Promise<void>;
+  markAdjusted(breakKey: string, adjustmentKey: string, n: number, cents: bigint): Promise<void>;
   reversing(limit: number): Promise<BreakRecord[]>;
   markReversed(breakKey: string, adjustmentKey: string): Promise<void>;
   resolveLinked(key: string, caseId: string): Promise<void>;

@@ -75,6 +75,8 @@ export class ResolveReconciliationException {
         });
       }
     }
+    // A reopened break whose first adjustment is still being undone: undo it first (one live per movement).
+    if (b.adjustmentState === 'REVERSING') await undoAdjustment(deps, b);
     if (b.differenceCents !== 0n) {
       // A reopened break (its first adjustment undone) posts anew under a key of its own.
       const n = b.adjustmentState === 'POSTED' ? b.adjustments : b.adjustments + 1;
@@ -91,7 +93,8 @@ export class ResolveReconciliationException {
         deps.log.warn({ breakKey: b.key, movement: b.movement, linkedCase: other }, 'break resolved by the correction another case already posted for its movement');
         return;
       }
-      await deps.breaks.markAdjusted(b.key, key, n);
+      // The amount booked: a run that refreshed the difference meanwhile reopens the break and undoes it.
+      await deps.breaks.markAdjusted(b.key, key, n, b.differenceCents);
     }
     await deps.breaks.resolve(b.key, 'accept_provider');
   }
@@ -131,14 +134,18 @@ async function ownerRecord(deps: ReconciliationDeps, b: BreakRecord): Promise<Ou
 export async function reverseAdjustments(deps: Pick<ReconciliationDeps, 'breaks' | 'ledger' | 'log'>, limit = 100): Promise<number> {
   let n = 0;
   for (const b of await deps.breaks.reversing(limit)) {
-    if (!b.adjustmentKey) continue;
-    await deps.ledger.reverseCorrection({
-      idempotencyKey: `${b.adjustmentKey}:reversed`, correctionKey: b.adjustmentKey,
-      reason: `${b.key}: the provider's report no longer shows the difference accepted (${b.status === 'OPEN' ? 'another difference' : 'matched'})`,
-    });
-    await deps.breaks.markReversed(b.key, b.adjustmentKey);
-    deps.log.warn({ breakKey: b.key, adjustmentKey: b.adjustmentKey, movement: b.movement }, 'accepted adjustment undone: a later run no longer finds its difference');
-    n++;
+    if (await undoAdjustment(deps, b)) n++;
   }
   return n;
+}
+
+async function undoAdjustment(deps: Pick<ReconciliationDeps, 'breaks' | 'ledger' | 'log'>, b: BreakRecord): Promise<boolean> {
+  if (!b.adjustmentKey) return false;
+  await deps.ledger.reverseCorrection({
+    idempotencyKey: `${b.adjustmentKey}:reversed`, correctionKey: b.adjustmentKey,
+    reason: `${b.key}: the provider's report no longer shows the difference accepted (${b.status === 'OPEN' ? 'another difference' : 'matched'})`,
+  });
+  await deps.breaks.markReversed(b.key, b.adjustmentKey);
+  deps.log.warn({ breakKey: b.key, adjustmentKey: b.adjustmentKey, movement: b.movement }, 'accepted adjustment undone: a later run no longer finds its difference');
+  return true;
 }

@@ -276,10 +276,10 @@ export class BreakStore {
     return rows[0] && toBreak(rows[0]);
   }
 
-  /** The adjustment of an accepted break is in the ledger under `key` (the `n`th the break posted). */
-  async markAdjusted(breakKey: string, adjustmentKey: string, n: number): Promise<void> {
-    await this.db.prepared(`update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = $3 where break_key = $1`,
-      [breakKey, adjustmentKey, n]);
+  /** The adjustment of an accepted break is in the ledger under `key` (the `n`th the break posted), for `cents`. */
+  async markAdjusted(breakKey: string, adjustmentKey: string, n: number, cents: bigint): Promise<void> {
+    await this.db.prepared(`update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = $3, adjusted_cents = $4::bigint where break_key = $1`,
+      [breakKey, adjustmentKey, n, cents.toString()]);
   }
 
   /** Accepted breaks whose adjustment is to be undone (REVERSING), oldest first. */
@@ -326,7 +326,7 @@ export class BreakStore {
 }
 
 /** An accepted break whose difference is no longer the one its adjustment booked (`b` the stored row: SET reads the old row). */
-const REOPENED = `(b.status = 'RESOLVED' and b.resolution = 'accept_provider' and b.adjustment_state = 'POSTED' and b.difference_cents <> excluded.difference_cents)`;
+const REOPENED = `(b.status = 'RESOLVED' and b.resolution = 'accept_provider' and b.adjustment_state = 'POSTED' and b.adjusted_cents is distinct from excluded.difference_cents)`;
 /** A break seen again takes this run's sides and difference while OPEN or explained, or when it is reopened. */
 const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED})`;
 

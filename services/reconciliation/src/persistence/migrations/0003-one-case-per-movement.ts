@@ -7,8 +7,8 @@ import { Migration } from '@mikro-orm/migrations';
  *   same-day run does not freeze the rest of the day.
  * - breaks.movement: the external movement the break is about ("<rail>:<provider id>", the ledger's
  *   corrections register name), to link it with its owner's money exception.
- * - breaks.adjustment_key / adjustment_state / adjustments: the ledger key of the accept_provider
- *   adjustment in force (POSTED), being undone (REVERSING: a later run no longer finds the break, or
+ * - breaks.adjustment_key / adjustment_state / adjustments / adjusted_cents: the ledger key and the
+ *   amount of the accept_provider adjustment in force (POSTED), being undone (REVERSING: a later run no longer finds the break, or
  *   finds another difference) or undone (REVERSED); `adjustments` numbers them (a re-accepted break
  *   posts under a new key).
  * - breaks.linked_case: the case whose correcting entry of the same movement the break was resolved
@@ -26,13 +26,15 @@ export class Migration0003OneCasePerMovement extends Migration {
       add column if not exists adjustment_key text,
       add column if not exists adjustment_state text check (adjustment_state in ('POSTED', 'REVERSING', 'REVERSED')),
       add column if not exists adjustments int not null default 0,
+      add column if not exists adjusted_cents bigint,
       add column if not exists linked_case text`);
     this.addSql(`update reconciliation.breaks set movement =
         case when rail <> 'breb-inbound' and our_id is not null then rail || ':our:' || our_id
              when provider_id is not null then rail || ':' || provider_id else rail || ':our:' || coalesce(our_id, '') end
         || case when rail = 'pse' then ':' || split_part(break_key, ':', 5) else '' end
       where movement is null`);
-    this.addSql(`update reconciliation.breaks set adjustment_key = 'recon:' || break_key || ':accept_provider', adjustment_state = 'POSTED', adjustments = 1
+    this.addSql(`update reconciliation.breaks set adjustment_key = 'recon:' || break_key || ':accept_provider', adjustment_state = 'POSTED', adjustments = 1,
+        adjusted_cents = difference_cents
       where resolution = 'accept_provider' and difference_cents <> 0 and adjustment_key is null`);
     this.addSql('alter table reconciliation.breaks drop constraint if exists breaks_resolution_check');
     this.addSql(`alter table reconciliation.breaks add constraint breaks_resolution_check
