@@ -1,6 +1,6 @@
-import { Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
+import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
-interface DepositRow { id: string; company_id: string; source: 'PSE' | 'BREB'; status: string; net_amount: string; provider_transfer_id: string | null; step_at: Date | null }
+interface DepositRow { id: string; company_id: string; source: 'PSE' | 'BREB'; status: string; net_amount: string; provider_transfer_id: string | null; step_at: Date | null; owed_s: number | null }
 interface PostingRow { key: string; kind: string; wallet: string }
 interface PaymentRow { provider_transfer_id: string; status: string }
 
@@ -30,6 +30,7 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
   const bad = new Offenders(limit);
   const notChecked: string[] = [];
   const rules = o.settled ? SETTLED_PSE_POSTINGS : PSE_POSTINGS;
+  const horizon = o.owedHorizonSeconds ?? OWED_HORIZON_SECONDS;
   const scope = companyScope(o, 2);
   // Money exceptions of deposits are few: read once. An open one parks its deposit's money step; any
   // one, resolved too, explains why the provider and we disagree (e.g. PAID_AFTER_EXPIRY).
@@ -45,7 +46,8 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
   let after = '';
   for (;;) {
     const page = await s.deposit.query<DepositRow>(
-      `select id, company_id, source, status, net_amount::text as net_amount, provider_transfer_id, step_at
+      `select id, company_id, source, status, net_amount::text as net_amount, provider_transfer_id, step_at,
+              extract(epoch from now() - step_at)::int as owed_s
          from pse_deposit.deposits where id > $1${scope.sql} order by id limit $2`, [after, PAGE, ...scope.params]);
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
@@ -78,7 +80,12 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
       if (!(rule.inflows.includes(inflows) && rule.reversals.includes(reversals)) && !parked) say('postings do not match its status');
       if (d.status === 'ASSIGNED' && inflows === 1 && wallet !== BigInt(d.net_amount)) say(`credited ${wallet}, not its net ${d.net_amount}`);
       if (d.status === 'REVERSED' && inflows + reversals === 2 && wallet !== 0n) say('credited and debited back, but the wallet is off by the difference');
-      if (o.settled && (d.status === 'CREDITING' || d.status === 'REVERSING') && !(parked && d.step_at === null)) say('still owes its money step with nobody running');
+      const owes = d.status === 'CREDITING' || d.status === 'REVERSING';
+      if (o.settled && owes && !(parked && d.step_at === null)) say('still owes its money step with nobody running');
+      else if (owes && !parked && (d.step_at === null || (d.owed_s ?? 0) > horizon)) {
+        say(d.step_at === null ? 'parked for an operator, but no open money exception says so'
+          : `has owed its money step for ${d.owed_s} s, past the sweepers' horizon (${horizon} s), and no open exception parks it`);
+      }
       if (links) {
         const provider = links.get(d.id);
         const credited = inflows === 1 && reversals === 0;

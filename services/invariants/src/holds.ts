@@ -1,4 +1,4 @@
-import { Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
+import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 import type { RailTransferStatus } from './rail.js';
 
 type HoldStatus = 'none' | 'OPEN' | 'COMMITTED' | 'RELEASED';
@@ -28,7 +28,7 @@ const OWES_A_STEP = new Set(['COMPLETING', 'RELEASING', 'EXPIRING', 'ABANDONING'
 const RAIL_PAID_EXCUSE = 'RAIL_COMPLETED_AFTER_RELEASE';
 const RAIL_FAILED_EXCUSE = 'RAIL_FAILED_AFTER_COMPLETION';
 
-interface TransferRow { id: string; company_id: string; state: string; hold_id: string | null }
+interface TransferRow { id: string; company_id: string; state: string; hold_id: string | null; idle_s: number }
 interface KeyRow { key: string; kind: string; hold_id: string | null; hold_status: 'OPEN' | 'COMMITTED' | 'RELEASED' | null }
 
 /**
@@ -41,6 +41,7 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
   const bad = new Offenders(limit);
   const notChecked: string[] = [];
   const quiet = o.settled === true || o.quiescent === true;
+  const horizon = o.owedHorizonSeconds ?? OWED_HORIZON_SECONDS;
   const allowed = quiet ? SETTLED_ALLOWED : LIVE_ALLOWED;
   const byState = new Map<string, number>();
   const scope = companyScope(o, 2);
@@ -59,7 +60,7 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
   let after = '00000000-0000-0000-0000-000000000000';
   for (;;) {
     const page = await s.transfer.query<TransferRow>(
-      `select id::text as id, company_id, state, hold_id::text as hold_id from transfer.transfers
+      `select id::text as id, company_id, state, hold_id::text as hold_id, extract(epoch from now() - updated_at)::int as idle_s from transfer.transfers
         where id > $1::uuid${scope.sql} order by id limit $2`, [after, PAGE, ...scope.params]);
     if (page.length === 0) break;
     after = page[page.length - 1]!.id;
@@ -85,6 +86,7 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
       else if (!ok.includes(hold) && !(parked && OWES_A_STEP.has(t.state))) say(`has ${hold === 'none' ? 'no hold' : `a ${hold} hold`}; ${t.state} allows ${ok.map((h) => (h === 'none' ? 'no hold' : h)).join(' or ')}`);
       if (t.state === 'REJECTED' && key?.kind === 'reserve') say('was refused but its reserve landed');
       if (o.settled && OWES_A_STEP.has(t.state) && !parked) say('still owes its money step with nobody running');
+      else if (OWES_A_STEP.has(t.state) && !parked && t.idle_s > horizon) say(`has owed its money step for ${t.idle_s} s, past the sweepers' horizon (${horizon} s), and no open exception parks it`);
 
       if (rail) {
         const truth: RailTransferStatus | undefined = rail.get(t.id);

@@ -1,8 +1,8 @@
-import { Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
+import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
 interface PaymentRow {
   deposit_id: string; provider_transfer_id: string; company_id: string; status: 'ASSIGNED' | 'UNASSIGNED';
-  amount: string; net_amount: string; pending_step: string | null;
+  amount: string; net_amount: string; pending_step: string | null; owed_s: number | null;
 }
 interface PostingRow { key: string; kind: string; wallet: string; unassigned: string }
 
@@ -19,11 +19,13 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
   const bad = new Offenders(limit);
   const notChecked: string[] = [];
   const scope = companyScope(o, 2);
+  const horizon = o.owedHorizonSeconds ?? OWED_HORIZON_SECONDS;
   let payments = 0, unassigned = 0, owed = 0;
   let after = '';
   for (;;) {
     const page = await s.collectKey.query<PaymentRow>(
-      `select deposit_id, provider_transfer_id, company_id, status, amount::text as amount, net_amount::text as net_amount, pending_step
+      `select deposit_id, provider_transfer_id, company_id, status, amount::text as amount, net_amount::text as net_amount, pending_step,
+              extract(epoch from now() - coalesce(step_at, received_at))::int as owed_s
          from collect_key.payments where provider_transfer_id > $1${scope.sql} order by provider_transfer_id limit $2`, [after, PAGE, ...scope.params]);
     if (page.length === 0) break;
     after = page[page.length - 1]!.provider_transfer_id;
@@ -45,6 +47,7 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
       if (p.pending_step) {
         owed++;
         if (o.settled) say(`still owes its ${p.pending_step} step with nobody running`);
+        else if ((p.owed_s ?? 0) > horizon) say(`has owed its ${p.pending_step} step for ${p.owed_s} s, past the sweepers' horizon (${horizon} s)`);
       } else if (!posting) {
         say('recorded but booked nowhere (no ledger posting)');
       }

@@ -60,7 +60,16 @@ export interface CheckOptions {
   now?: Date;
   /** A money exception left RESOLVING longer than this is stuck (default 600 s). */
   resolvingStuckSeconds?: number;
+  /**
+   * The sweepers' horizon (issue 35): a money step still owed this long after it became due, with no
+   * open money exception parking it, is a violation even on a live installation (default 900 s: the
+   * sweepers look every second after a grace of seconds; a step owed for minutes is one nobody runs).
+   */
+  owedHorizonSeconds?: number;
 }
+
+/** The sweepers' horizon by default (CheckOptions.owedHorizonSeconds). */
+export const OWED_HORIZON_SECONDS = 900;
 
 /** Each service's read path, and the rails' truth if any. */
 export interface CheckSources {

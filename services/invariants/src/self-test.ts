@@ -66,6 +66,18 @@ export const SABOTAGES: readonly Sabotage[] = [
     },
   },
   {
+    check: 'deposits',
+    what: 'a PSE credit owed for a day with nobody running it and no exception (past the sweepers\' horizon)',
+    plant() {
+      const id = `dep_${alnum(24)}`;
+      return {
+        names: id,
+        sql: [`insert into pse_deposit.deposits (id, company_id, source, status, pending_step, step_at, amount, net_amount, movement_id)
+               values ('${id}', 'selftest-${alnum(8)}', 'PSE', 'CREDITING', 'CREDIT', now() - interval '1 day', 50000, 50000, '${randomUUID()}')`],
+      };
+    },
+  },
+  {
     check: 'journal',
     what: 'a posting that does not sum to zero',
     plant() {

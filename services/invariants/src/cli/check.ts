@@ -4,7 +4,7 @@ import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } 
 /**
  * `npm run ledger:check` — the cross-service money invariants of an installation, read through each
  * service's read-only role in one snapshot. Prints one line per invariant (holds, deposits, inbound,
- * journal, exceptions, clearing) with counts, then the open money exceptions with their age. clearing
+ * journal, exceptions, clearing, corrections) with counts, then the open money exceptions with their age. clearing
  * compares each clearing account with the providers' reports (the reconciliation); without the
  * reconciliation installed it says "not checked (no reconciliation)".
  *
@@ -15,6 +15,8 @@ import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } 
  *                                              (clearing is skipped, and said so, without the reconciliation;
  *                                              --break clearing then exits 2)
  *   --rail none|auto                           the rails' side from the sandbox when installed (auto)
+ *   --owed-horizon <seconds>                   a money step owed longer than this (no open exception
+ *                                              parking it) is a violation (default 900)
  *   --json                                     the report as JSON
  *
  * DATABASE_URL (or INVARIANTS_DATABASE_URL): a login allowed to SET ROLE to the wallet_<schema>_reader
@@ -27,6 +29,12 @@ const value = (name: string) => { const i = argv.indexOf(`--${name}`); return i 
 const url = process.env.INVARIANTS_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const rail = value('rail') === 'none' ? 'none' : 'auto';
 const broken = value('break');
+const horizonArg = value('owed-horizon');
+const owedHorizonSeconds = horizonArg === undefined ? undefined : Number(horizonArg);
+if (owedHorizonSeconds !== undefined && !(Number.isInteger(owedHorizonSeconds) && owedHorizonSeconds > 0)) {
+  process.stderr.write('--owed-horizon takes a whole number of seconds above 0\n');
+  process.exit(2);
+}
 if (broken !== undefined && !CHECK_NAMES.includes(broken as CheckName)) {
   process.stderr.write(`--break takes one of ${CHECK_NAMES.join(', ')}\n`);
   process.exit(2);
@@ -51,7 +59,7 @@ try {
     process.stdout.write(flag('json') ? `${JSON.stringify(r!.report, null, 2)}\n` : `${formatReport(r!.report)}\n`);
     process.exitCode = r!.skipped ? 2 : r!.report.ok ? 0 : 1;
   } else {
-    const report = await checkInvariants(client, { rail });
+    const report = await checkInvariants(client, { rail, ...(owedHorizonSeconds ? { owedHorizonSeconds } : {}) });
     process.stdout.write(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     process.exitCode = report.ok ? 0 : 1;
   }
