@@ -114,6 +114,15 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     const b = await breakOf('breb', id, 'status_mismatch');
     expect(b).toMatchObject({ status: 'OPEN', differenceCents: '77700' });
     const brk = await exceptionWhere((e) => e.resourceId === b.key);
+    // One case: the owner's exception and the break's, shown together by their movement.
+    const movement = `breb:our:${id}`;
+    expect(owner.movement).toBe(movement);
+    expect(brk.movement).toBe(movement);
+    const together = await stack.admin('GET', `/admin/exceptions?movement=${encodeURIComponent(movement)}`);
+    expect(together.status).toBe(200);
+    expect(together.body.items.map((e: any) => e.id).sort()).toEqual([owner.id, brk.id].sort());
+    expect((await stack.admin('GET', `/admin/exceptions?movement=${encodeURIComponent(`ach:our:${id}`)}`)).body.items).toEqual([]);
+    expect((await stack.admin('GET', '/admin/exceptions?movement=nowhere')).status).toBe(400);
     await expectInvariants();
 
     // accept_provider waits for the owner's case: 409 with the reason, the exception OPEN again.

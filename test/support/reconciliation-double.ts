@@ -71,7 +71,7 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
   const exceptionList: Parameters<typeof listExceptionsPage>[0] = async (q) => {
     const before = q.before ? { at: new Date(q.before.openedAt).getTime(), id: q.before.id } : undefined;
     return exceptions
-      .filter((e) => (!q.status || e.status === q.status) && (!q.kind || e.kind === q.kind))
+      .filter((e) => (!q.status || e.status === q.status) && (!q.kind || e.kind === q.kind) && (!q.resourceIds || q.resourceIds.includes(e.resourceId)))
       .filter((e) => !before || e.openedAt.getTime() < before.at || (e.openedAt.getTime() === before.at && e.id < before.id))
       .sort((x, y) => y.openedAt.getTime() - x.openedAt.getTime() || (x.id < y.id ? 1 : -1))
       .slice(0, q.limit)
@@ -131,6 +131,10 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
           if (brk) Object.assign(brk, { status: 'RESOLVED', resolvedAt: e.resolvedAt, resolution: e.action });
           return { ...e };
         },
+        reopen: async (id, action) => {
+          const e = exceptions.find((x) => x.id === id && x.status === 'RESOLVING' && x.action === action);
+          if (e) Object.assign(e, { status: 'OPEN', action: null, note: null, resolvedBy: null });
+        },
       }, req, () => KIND_ACTIONS, async () => undefined);
       return moneyExceptionToProto(done);
     },
@@ -157,7 +161,7 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
         breaks.push({
           key, kind: s.kind, rail, date, ...(s.ourId ? { ourId: s.ourId } : {}), ...(s.providerId ? { providerId: s.providerId } : {}),
           oursJson: JSON.stringify(s.ours), theirsJson: JSON.stringify(s.theirs), status: 'OPEN', runId: run.id, lastSeenRunId: run.id,
-          openedAt: at, exceptionId, differenceCents: s.differenceCents,
+          openedAt: at, exceptionId, differenceCents: s.differenceCents, movement: `${rail}:our:${s.ourId ?? i}`,
         });
         exceptions.push({
           id: exceptionId, kind: s.kind.toUpperCase(), companyId: s.companyId ?? '', rail: rail === 'breb-inbound' ? 'BREB' : rail.toUpperCase(),
@@ -167,7 +171,7 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
       Object.assign(run, {
         status: 'RECONCILED', finishedAt: new Date(), reportLines: 3n, reportAmountCents: 450_000n, reportFeeCents: 1_500n, reportNetCents: 450_000n,
         oursCount: 3n, oursAmountCents: 400_000n, oursNetCents: 400_000n, matchedCount: 2n, matchedAmountCents: 300_000n,
-        breaksTotal: BigInt(seeded.length), breaksOpened: BigInt(seeded.length), breaksByKind: byKind,
+        breaksTotal: BigInt(seeded.length), breaksOpened: BigInt(seeded.length), breaksByKind: byKind, coversUntil: run.startedAt,
       });
       runs.unshift(run);
       return run;

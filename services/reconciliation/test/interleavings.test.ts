@@ -176,6 +176,35 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
     }), exploration());
   }, 300_000);
 
+  it('accept_provider waits while the owner\'s record is PENDING or owes a money step (a status break against a transfer not final yet), then posts once', async () => {
+    const transferId = randomUUID();
+    const date = uniqueDate();
+    const key = `breb:${date}:status_mismatch:brb_${transferId.slice(0, 8)}`;
+    await runFinding(date, [{
+      key, kind: 'status_mismatch', rail: 'breb', date, ourId: transferId, providerId: `brb_${transferId.slice(0, 8)}`,
+      ours: { ourId: transferId, status: 'PENDING' } as never, theirs: { status: 'COMPLETED', amountCents: '5000' } as never, differenceCents: 5_000n,
+    } as Break]);
+    const breakCase = (await exceptionOfBreak(key)).id;
+    let owner: Partial<OurRecord> = { status: 'PENDING', settledAt: null };
+    const ours: OurRecords = {
+      settled: async function* () { /* unused */ },
+      find: async () => [{ ourId: transferId, providerId: null, amountCents: 5_000n, status: 'PENDING', settledAt: null, ...owner } as OurRecord],
+    };
+    const free = new Choreography({ schedule: (p) => p, waitFor: (p) => p });
+    const accept = () => useCase(free, ours).execute({ id: breakCase, action: 'accept_provider', note: 'El proveedor pagó', resolvedBy: 'operator:recon' });
+    for (const [state, reason] of [[{ status: 'PENDING', settledAt: null }, 'pending'], [{ status: 'FAILED', settledAt: `${date}T15:00:00.000Z`, stepOwed: true }, 'step_owed']] as const) {
+      owner = state as Partial<OurRecord>;
+      const refused = await accept().then(() => undefined, (e: unknown) => e as AppError);
+      expect(refused).toMatchObject({ code: 'CASE_NOT_FINAL', details: { reason } });
+      expect((await exceptionOfBreak(key)).status).toBe('OPEN');
+    }
+    expect(await liveCorrections(`breb:our:${transferId}`)).toBe(0n);
+    owner = { status: 'FAILED', settledAt: `${date}T15:00:00.000Z` };
+    await accept();
+    expect(await liveCorrections(`breb:our:${transferId}`)).toBe(1n);
+    expect(await clearingMoved(`breb:our:${transferId}`)).toBe(5_000n);
+  });
+
   it('2: a run refreshing a break\'s difference races accept_provider: after the next run the live adjustment is the report\'s difference', async () => {
     let choreo: Choreography | undefined;
     const schedules = fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } });

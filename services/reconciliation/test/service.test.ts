@@ -215,7 +215,7 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     const before = { clearing: await balance('rail_clearing:BREB'), diff: await balance('reconciliation_differences:rail_clearing:BREB') };
     const done = await api.resolveException({ id: exc.id, action: 'accept_provider', note: 'the bank charged 1 peso more', resolvedBy: 'operator:ana' }, ctx());
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'accept_provider' });
-    expect(ledgerCalls).toEqual([{ idempotencyKey: `recon:${key}:accept_provider`, clearing: 'breb', deltaCents: 100n, reason: expect.stringContaining(key), movement: expect.stringMatching(/^breb:brb_/), caseId: exc.id }]);
+    expect(ledgerCalls).toEqual([{ idempotencyKey: `recon:${key}:accept_provider`, clearing: 'breb', deltaCents: 100n, reason: expect.stringContaining(key), movement: expect.stringMatching(/^breb:our:[0-9a-f-]{36}$/), caseId: exc.id }]);
     expect(await balance('rail_clearing:BREB')).toBe(before.clearing + 100n);
     expect(await balance('reconciliation_differences:rail_clearing:BREB')).toBe(before.diff - 100n);
     expect(await breakOf(key)).toMatchObject({ status: 'RESOLVED', resolution: 'accept_provider' });

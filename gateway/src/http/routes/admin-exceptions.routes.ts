@@ -33,6 +33,10 @@ export const MoneyExceptionSchema = z.object({
   action: z.string().nullable(),
   note: z.string().nullable(),
   actions: z.array(z.enum(ACTIONS)).meta({ description: 'The resolutions this kind admits.' }),
+  movement: z.string().nullable().meta({
+    description: 'The external movement it is about: `<rail>:our:<our id>` (payouts on `breb`/`ach`, `pse` with `:payment` or `:reversal`), `breb-inbound:<provider id>`. An owner\'s exception and a reconciliation break with the same movement are one case: `GET /admin/exceptions?movement=…` lists them together, and only one correcting entry is ever posted for it.',
+    example: 'breb:our:2104c478-7604-4ac2-a58d-dd9136a5adcf',
+  }),
 }).meta({ id: 'MoneyException' });
 
 const ExceptionQuery = z.strictObject({
@@ -40,6 +44,8 @@ const ExceptionQuery = z.strictObject({
   kind: z.enum(KINDS).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   cursor: z.string().max(300).optional(),
+  movement: z.string().max(220).regex(/^(breb|ach|pse|breb-inbound):[\x21-\x7e]+$/).optional()
+    .meta({ description: 'Only the exceptions about this external movement (the `movement` of an item): the owner\'s and the reconciliation\'s together.', example: 'breb:our:2104c478-7604-4ac2-a58d-dd9136a5adcf' }),
 });
 
 const ResolveBody = z.strictObject({
@@ -60,7 +66,7 @@ export function exceptionToApi(e: WireException) {
     id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
     ours: parse(e.oursJson), theirs: parse(e.theirsJson), openedAt: (e.openedAt ?? new Date(0)).toISOString(),
     resolvedAt: e.resolvedAt ? e.resolvedAt.toISOString() : null, resolvedBy: e.resolvedBy ?? null,
-    action: e.action ?? null, note: e.note ?? null, actions: e.actions,
+    action: e.action ?? null, note: e.note ?? null, actions: e.actions, movement: e.movement ?? null,
   };
 }
 
@@ -87,7 +93,7 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
       handler: async ({ query, call }) => {
         const q = {
           limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.kind ? { kind: query.kind } : {}),
-          ...(query.cursor ? { cursor: query.cursor } : {}),
+          ...(query.cursor ? { cursor: query.cursor } : {}), ...(query.movement ? { movement: query.movement } : {}),
         };
         // A kind filter asks only the service that keeps that kind.
         const none = { items: [] as WireException[], nextCursor: undefined };

@@ -70,11 +70,20 @@ const toException = (r: Row): MoneyException => ({
 });
 
 /** What a service's use cases need of its money exceptions (its store exposes it as `exceptions`). */
+/** A page of exceptions: filters, and (issue 35) only these resources (the ones of one external movement). */
+export interface ExceptionListQuery {
+  status?: string;
+  kind?: string;
+  limit: number;
+  before?: { openedAt: string; id: string };
+  resourceIds?: readonly string[];
+}
+
 export interface MoneyExceptionStore {
   /** One per (kind, resource): a repeat answers the first, `opened: false`. */
   open(e: NewMoneyException): Promise<{ exception: MoneyException; opened: boolean }>;
   /** Newest first (opened_at desc, id desc), strictly before `before`; each with the cursor that follows it. */
-  list(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>>;
+  list(q: ExceptionListQuery): Promise<Array<MoneyException & { cursor: string }>>;
   get(id: string): Promise<MoneyException | undefined>;
   /** OPEN → RESOLVING for this action (the same action again resumes an interrupted one). Undefined otherwise. */
   begin(id: string, r: { action: string; note: string; resolvedBy: string }): Promise<MoneyException | undefined>;
@@ -103,13 +112,14 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
     return { exception: toException(existing[0]!), opened: false };
   }
 
-  async list(q: { status?: string; kind?: string; limit: number; before?: { openedAt: string; id: string } }): Promise<Array<MoneyException & { cursor: string }>> {
+  async list(q: ExceptionListQuery): Promise<Array<MoneyException & { cursor: string }>> {
     const rows = await this.run<Row & { cursor_ts: string }>(
       `select *, to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_ts from ${this.t}
         where ($1::text is null or status = $1) and ($2::text is null or kind = $2)
           and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
+          and ($6::text[] is null or resource_id = any($6::text[]))
         order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit]);
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit, q.resourceIds ? [...q.resourceIds] : null]);
     return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
   }
 
@@ -151,7 +161,7 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
  */
 export async function listExceptionsPage<V>(
   list: MoneyExceptionStore['list'], kinds: readonly string[], view: (e: MoneyException) => V,
-  q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined },
+  q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; resourceIds?: readonly string[] | undefined },
 ): Promise<{ items: V[]; nextCursor: string | null }> {
   const p = new Problems();
   const status = q.status ? q.status.toUpperCase() : undefined;
@@ -166,7 +176,11 @@ export async function listExceptionsPage<V>(
     else before = { openedAt: at, id };
   }
   p.throwIfAny();
-  const rows = await list({ ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1, ...(before ? { before } : {}) });
+  if (q.resourceIds && q.resourceIds.length === 0) return { items: [], nextCursor: null };
+  const rows = await list({
+    ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1, ...(before ? { before } : {}),
+    ...(q.resourceIds ? { resourceIds: q.resourceIds } : {}),
+  });
   const items = rows.slice(0, limit);
   const last = items[items.length - 1];
   return {
@@ -178,6 +192,8 @@ export async function listExceptionsPage<V>(
 /** An exception as listed and answered: with the resolutions its kind admits. */
 export interface ExceptionView extends MoneyException {
   actions: readonly string[];
+  /** The external movement it is about (issue 35, `externalMovementRef`), when its owner knows it. */
+  movement?: string;
 }
 
 /** The wire form (`wallet.exceptions.v1.MoneyException`, shared by every owning service). */
@@ -187,6 +203,7 @@ export function moneyExceptionToProto(e: ExceptionView): exceptionsV1.MoneyExcep
     oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
     ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
     ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
+    ...(e.movement ? { movement: e.movement } : {}),
   };
 }
 

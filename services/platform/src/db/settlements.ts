@@ -47,6 +47,15 @@ export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound
   return rail === 'pse' ? `${base}:${leg ?? 'payment'}` : base;
 }
 
+/** The parts of a movement name (`externalMovementRef`'s inverse); undefined when it is not one. */
+export function parseExternalMovement(ref: string): { rail: 'breb' | 'ach' | 'pse' | 'breb-inbound'; ourId?: string; providerId?: string; leg?: 'payment' | 'reversal' } | undefined {
+  const m = /^(breb|ach|pse|breb-inbound):(?:(our):)?(.+?)(?::(payment|reversal))?$/.exec(ref);
+  if (!m) return undefined;
+  const rail = m[1] as 'breb' | 'ach' | 'pse' | 'breb-inbound';
+  if ((rail === 'pse') !== (m[4] !== undefined)) return undefined;
+  return { rail, ...(m[2] ? { ourId: m[3]! } : { providerId: m[3]! }), ...(m[4] ? { leg: m[4] as 'payment' | 'reversal' } : {}) };
+}
+
 /** A Find request's ids, at most SETTLEMENT_FIND_MAX_IDS, or INVALID_REQUEST. */
 export function checkFindIds(ids: readonly string[]): readonly string[] {
   if (ids.length > SETTLEMENT_FIND_MAX_IDS) throw new AppError('INVALID_REQUEST', `at most ${SETTLEMENT_FIND_MAX_IDS} ids per call`);

@@ -1,4 +1,4 @@
-import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
 import type { DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
@@ -6,14 +6,26 @@ import type { DepositSaga } from './deposit-saga.js';
 import type { DepositPatch } from './ports.js';
 
 const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
-const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
+/** The leg a kind is about: a reversal's exceptions concern the reversal leg, the others the payment. */
+const REVERSAL_KINDS: ReadonlySet<string> = new Set(['REVERSED_WITHOUT_PAYMENT', 'REVERSAL_REFUSED']);
+const view = (e: MoneyException): ExceptionView => ({
+  ...e, actions: actionsOf(e.kind), movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment'),
+});
+/** The deposit a movement filter names (issue 35), or none of ours. */
+const depositsOf = (movement: string): string[] => {
+  const m = parseExternalMovement(movement);
+  return m?.rail === 'pse' && m.ourId ? [m.ourId] : [];
+};
 
 /** GET /admin/exceptions (CONTRACT §10), the PSE deposits' part: newest first (opened_at desc, id desc), across companies. */
 export class ListDepositExceptions {
   constructor(private readonly deps: DepositDeps) {}
 
-  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
-    return listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, q);
+  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    const { movement, ...rest } = q;
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(movement ? { resourceIds: depositsOf(movement) } : {}) });
+    // One deposit's few exceptions: the ones of that exact leg.
+    return movement ? { ...page, items: page.items.filter((e) => e.movement === movement) } : page;
   }
 }
 

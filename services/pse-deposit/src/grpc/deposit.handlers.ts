@@ -63,7 +63,7 @@ export function depositHandlers(uc: DepositUseCases, settlements: PseSettlements
     },
 
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor, movement: req.movement });
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 

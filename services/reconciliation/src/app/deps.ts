@@ -29,6 +29,9 @@ export interface BreaksPort {
   reversing(limit: number): Promise<BreakRecord[]>;
   markReversed(breakKey: string, adjustmentKey: string): Promise<void>;
   resolveLinked(key: string, caseId: string): Promise<void>;
+  /** The keys of the breaks about an external movement, and the movement of each of these breaks. */
+  keysOfMovement(movement: string): Promise<string[]>;
+  movementsOf(keys: readonly string[]): Promise<Map<string, string>>;
   list(f: { runId?: string; rail?: string; date?: string; status?: string; kind?: string; limit: number; cursor?: Cursor }): Promise<{ items: BreakRecord[]; nextCursor: string | null }>;
 }
 

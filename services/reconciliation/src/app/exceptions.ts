@@ -14,8 +14,13 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: RECON_ACTIO
 export class ListReconciliationExceptions {
   constructor(private readonly deps: ReconciliationDeps) {}
 
-  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }) {
-    return listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, q);
+  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }) {
+    const { movement, ...rest } = q;
+    const resourceIds = movement ? await this.deps.breaks.keysOfMovement(movement) : undefined;
+    const page = await listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(resourceIds ? { resourceIds } : {}) });
+    // Each exception shows its break's movement (issue 35: one case with the owner's exception).
+    const movements = await this.deps.breaks.movementsOf(page.items.map((e) => e.resourceId));
+    return { ...page, items: page.items.map((e) => { const m = movements.get(e.resourceId); return m ? { ...e, movement: m } : e; }) };
   }
 }
 

@@ -295,6 +295,16 @@ export class BreakStore {
       [breakKey, adjustmentKey]);
   }
 
+  async keysOfMovement(movement: string): Promise<string[]> {
+    return (await this.db.prepared<{ k: string }>(`select break_key as k from reconciliation.breaks where movement = $1`, [movement])).map((r) => r.k);
+  }
+
+  async movementsOf(keys: readonly string[]): Promise<Map<string, string>> {
+    if (keys.length === 0) return new Map();
+    const rows = await this.db.prepared<{ k: string; m: string | null }>(`select break_key as k, movement as m from reconciliation.breaks where break_key = any($1::text[])`, [[...keys]]);
+    return new Map(rows.filter((r) => r.m).map((r) => [r.k, r.m!]));
+  }
+
   /** OPEN → RESOLVED 'linked': another case's correcting entry of the same movement stands for it. */
   async resolveLinked(key: string, caseId: string): Promise<void> {
     await this.db.prepared(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'linked', linked_case = $2, resolved_at = now()

@@ -1,16 +1,26 @@
-import { AppError, externalMovementRef, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, type ExceptionKind } from '../domain/transfer-machine.js';
 import type { TransferDeps } from './deps.js';
 
 const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
-const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
+const view = (e: MoneyException): ExceptionView => ({
+  ...e, actions: actionsOf(e.kind), movement: externalMovementRef(e.rail === 'ACH' ? 'ach' : 'breb', { ourId: e.resourceId }),
+});
+/** The transfer a movement filter names (issue 35), or none of ours. */
+const transfersOf = (movement: string): string[] => {
+  const m = parseExternalMovement(movement);
+  return m && (m.rail === 'breb' || m.rail === 'ach') && m.ourId ? [m.ourId] : [];
+};
 
 /** GET /admin/exceptions (CONTRACT §10), the transfers' part: newest first, across companies. */
 export class ListMoneyExceptions {
   constructor(private readonly deps: TransferDeps) {}
 
-  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
-    return listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, q);
+  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    const { movement, ...rest } = q;
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, { ...rest, ...(movement ? { resourceIds: transfersOf(movement) } : {}) });
+    // One transfer's few exceptions: the ones of that exact movement (its rail).
+    return movement ? { ...page, items: page.items.filter((e) => e.movement === movement) } : page;
   }
 }
 

@@ -95,7 +95,7 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
     },
 
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor, movement: req.movement });
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
 
