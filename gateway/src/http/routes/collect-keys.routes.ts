@@ -30,11 +30,11 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/breb/collect-keys', operationId: 'createCollectKey', tags: ['Collect keys'],
       summary: 'Issue a Bre-B collect key for one of your customers',
-      description: '201 with a new key; 200 with the live key when that externalId already has one (ACTIVE or SUSPENDED).',
+      description: '201 with a new key; 200 with the live key when that externalId already has one (ACTIVE or SUSPENDED). The payments to a key are credited to the company\'s BREB wallet: a company without one gets 404 `FAST_WALLET_MISSING` and no key.',
       auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'COLLECT_KEY_WRITES', idempotent: true,
       body: CreateCollectKeyBody,
       responses: { 201: { description: 'The new key (ACTIVE).', schema: CollectKeySchema }, 200: { description: 'The existing live key of that externalId.', schema: CollectKeySchema } },
-      errors: ['KEY_ALREADY_REGISTERED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
+      errors: ['FAST_WALLET_MISSING', 'KEY_ALREADY_REGISTERED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
         // The company's tax regime travels in the signed caller context (callContext), not here.
         const r = await keys.createKey({ externalId: body.externalId, name: body.name, keyType: body.keyType, keyValue: body.keyValue }, call);

@@ -24,8 +24,8 @@ export class GrpcLedger implements LedgerPort {
     return { fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee, ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged };
   }
 
-  async recordInflow(p: PaymentRecord): Promise<void> {
-    const assign = p.status === 'ASSIGNED';
+  async recordInflow(p: PaymentRecord, step: 'credit' | 'hold'): Promise<void> {
+    const assign = step === 'credit';
     const details: ledgerV1.MovementDetails = {
       ...(p.payerName ? { payerName: p.payerName } : {}),
       ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
@@ -40,6 +40,11 @@ export class GrpcLedger implements LedgerPort {
       assign,
       ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
     }, this.ctx(p.companyId));
+  }
+
+  async hasBrebWallet(companyId: string): Promise<boolean> {
+    const r = await this.client.getBalances({ ivaApplicable: false }, this.ctx(companyId));
+    return r.wallets.some((w) => w.rail === ledgerV1.Rail.BREB);
   }
 
   close(): void { this.client.close(); }

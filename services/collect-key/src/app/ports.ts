@@ -1,4 +1,6 @@
+import type { MoneyExceptionStore } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
+import type { PaymentState } from '../domain/payment-machine.js';
 
 export interface OutboxEvent { id: string; subject: string; payload: unknown }
 
@@ -9,13 +11,13 @@ export const ZERO_FEE: FeeBreakdown = { fixedFee: 0n, variableFee: 0n, subtotalF
 
 export type PaymentStep = 'CREDIT' | 'HOLD';
 
-/** An inbound payment = the deposit this service creates (ASSIGNED credited / UNASSIGNED held). */
+/** An inbound payment = the deposit this service creates; its state is the saga's (domain/payment-machine.ts). */
 export interface PaymentRecord {
   depositId: string;
   providerTransferId: string;
   companyId: string;
   key: { id: string; externalId: string; name: string; value: string; state: KeyState };
-  status: 'ASSIGNED' | 'UNASSIGNED';
+  status: PaymentState;
   amount: bigint;
   fee: FeeBreakdown;
   netAmount: bigint;
@@ -56,18 +58,32 @@ export interface CollectKeyStore {
   insertQr(q: QrRecord, event: (q: QrRecord) => OutboxEvent): Promise<QrRecord | undefined>;
   qr(id: string): Promise<QrRecord | undefined>;
 
-  /** Inserts the payment intent (pending step set) and the provider event id; the existing row when the transfer is known. */
+  /**
+   * Inserts the payment in its initial money state (CREDITING / HOLDING, `pending_step` derived) with
+   * its history row and the provider event id; the existing row when the transfer is known.
+   */
   recordIntent(p: PaymentRecord, eventId: string): Promise<{ payment: PaymentRecord; created: boolean }>;
   paymentByTransfer(providerTransferId: string): Promise<PaymentRecord | undefined>;
-  /** Clears the pending step and writes the deposit event, one transaction; undefined when already completed. */
-  completePayment(depositId: string, event: (p: PaymentRecord) => OutboxEvent): Promise<PaymentRecord | undefined>;
+  paymentById(depositId: string): Promise<PaymentRecord | undefined>;
+  /**
+   * The saga's compare-and-set: from one of `from` to `to` (`pending_step`/`step_at` follow the state),
+   * a history row and the event when given, one transaction; undefined when the state was not one of `from`.
+   */
+  transitionPayment(t: { depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent }): Promise<PaymentRecord | undefined>;
+  /** A money state left for an operator: the sweeper no longer runs it (`step_at` null). */
+  parkPayment(depositId: string, state: PaymentState): Promise<void>;
+  /** Payments in a money state whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
   leaseStalePayments(graceSeconds: number, batch: number): Promise<PaymentRecord[]>;
+  /** Money exceptions (CONTRACT §10), one per kind and payment. */
+  readonly exceptions: MoneyExceptionStore;
 }
 
 export interface LedgerPort {
   computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
-  /** RecordInflow BREB, key `collectkey:payment:<providerTransferId>`; assign per the payment's status. */
-  recordInflow(p: PaymentRecord): Promise<void>;
+  /** RecordInflow BREB, key `collectkey:payment:<providerTransferId>`: `credit` assigned to the company, `hold` unassigned. */
+  recordInflow(p: PaymentRecord, step: 'credit' | 'hold'): Promise<void>;
+  /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
+  hasBrebWallet(companyId: string): Promise<boolean>;
 }
 
 /**

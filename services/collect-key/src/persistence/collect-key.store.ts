@@ -1,5 +1,6 @@
-import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
+import type { PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
 
 interface KeyRow {
@@ -10,7 +11,7 @@ interface KeyRow {
 interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
 interface PaymentRow {
   deposit_id: string; provider_transfer_id: string; company_id: string; key_id: string; key_external_id: string; key_name: string;
-  key_value: string; key_state: KeyState; status: 'ASSIGNED' | 'UNASSIGNED'; amount: string; fixed_fee: string; variable_fee: string;
+  key_value: string; key_state: KeyState; status: PaymentState; amount: string; fixed_fee: string; variable_fee: string;
   subtotal_fee: string; iva_applicable: boolean; iva_amount: string; total_charged: string; net_amount: string;
   payer_name: string | null; payer_document: string | null; payer_bank: string | null; received_at: Date | string;
   movement_id: string; pending_step: 'CREDIT' | 'HOLD' | null; created_at: Date | string;
@@ -46,9 +47,21 @@ async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
     [e.id, e.subject, JSON.stringify(e.payload)]);
 }
 
+/** The `pending_step` a money state owes (a CHECK ties the two). */
+const stepOf = (s: PaymentState): 'CREDIT' | 'HOLD' | null => (s === 'CREDITING' ? 'CREDIT' : s === 'HOLDING' ? 'HOLD' : null);
+
+async function paymentHistory(tx: PreparedTx, depositId: string, from: PaymentState | null, to: PaymentState, reason: string): Promise<void> {
+  await tx.query(`insert into collect_key.payment_history (deposit_id, from_state, to_state, reason) values ($1, $2, $3, $4)`, [depositId, from, to, reason]);
+}
+
 /** The collect_key schema. Statements run as named prepared statements (Database.prepared / preparedTx). */
 export class SqlCollectKeyStore implements CollectKeyStore {
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+  /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
+  readonly exceptions: MoneyExceptionsTable;
+
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
+    this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'collect_key');
+  }
 
   async insertKey(k: CollectKeyRecord) {
     try {
@@ -165,8 +178,11 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       [p.depositId, p.providerTransferId, p.companyId, p.key.id, p.key.externalId, p.key.name, p.key.value, p.key.state, p.status,
         p.amount.toString(), p.fee.fixedFee.toString(), p.fee.variableFee.toString(), p.fee.subtotalFee.toString(), p.fee.ivaApplicable,
         p.fee.ivaAmount.toString(), p.fee.totalCharged.toString(), p.netAmount.toString(), p.payerName, p.payerDocument, p.payerBank,
-        p.receivedAt.toISOString(), p.movementId, p.pendingStep]);
-      if (rows[0]) return { payment: toPayment(rows[0]), created: true };
+        p.receivedAt.toISOString(), p.movementId, stepOf(p.status)]);
+      if (rows[0]) {
+        await paymentHistory(tx, p.depositId, null, p.status, 'notified by the network');
+        return { payment: toPayment(rows[0]), created: true };
+      }
       const existing = await tx.query<PaymentRow>(`select * from collect_key.payments where provider_transfer_id = $1`, [p.providerTransferId]);
       return { payment: toPayment(existing[0]!), created: false };
     });
@@ -177,24 +193,39 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     return rows[0] && toPayment(rows[0]);
   }
 
-  async completePayment(depositId: string, event: (p: PaymentRecord) => OutboxEvent) {
+  async paymentById(depositId: string) {
+    const rows = await this.db.prepared<PaymentRow>(`select * from collect_key.payments where deposit_id = $1`, [depositId]);
+    return rows[0] && toPayment(rows[0]);
+  }
+
+  async transitionPayment(t: { depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent }) {
+    let wrote = false;
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<PaymentRow>(`update collect_key.payments set pending_step = null, step_at = null, updated_at = now()
-        where deposit_id = $1 and pending_step is not null returning *`, [depositId]);
+      const rows = await tx.query<PaymentRow & { prev: PaymentState }>(`
+        update collect_key.payments p set status = $3, pending_step = $4::text,
+          step_at = case when $4::text is null then null else now() end, updated_at = now()
+        from (select deposit_id, status as prev from collect_key.payments where deposit_id = $1 for update) old
+        where p.deposit_id = old.deposit_id and p.status = any($2::text[])
+        returning p.*, old.prev`, [t.depositId, [...t.from], t.to, stepOf(t.to)]);
       if (!rows[0]) return undefined;
       const rec = toPayment(rows[0]);
-      await appendOutbox(tx, event(rec));
+      await paymentHistory(tx, t.depositId, rows[0].prev, t.to, t.reason);
+      if (t.event) { await appendOutbox(tx, t.event(rec)); wrote = true; }
       return rec;
     });
-    if (rec) this.eventsWritten();
+    if (wrote) this.eventsWritten();
     return rec;
+  }
+
+  async parkPayment(depositId: string, state: PaymentState) {
+    await this.db.prepared(`update collect_key.payments set step_at = null, updated_at = now() where deposit_id = $1 and status = $2`, [depositId, state]);
   }
 
   async leaseStalePayments(graceSeconds: number, batch: number) {
     const rows = await this.db.prepared<PaymentRow>(`
       with due as (
         select deposit_id from collect_key.payments
-         where pending_step is not null and step_at <= now() - make_interval(secs => $1::int)
+         where status in ('CREDITING', 'HOLDING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update collect_key.payments p set step_at = now() from due where p.deposit_id = due.deposit_id
       returning p.*`, [graceSeconds, batch]);

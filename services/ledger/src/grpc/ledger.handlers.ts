@@ -181,7 +181,7 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServer>> = {
   // provisioning, balances and the movement listing: the gateway, for API clients and operators
   openWallets: ['gateway:admin'],
-  getBalances: ['gateway', 'transfer'],
+  getBalances: ['gateway', 'transfer', 'collect-key'],
   // a past balance (GET /wallets/balance/history): API clients through the gateway only
   getBalanceAt: ['gateway'],
   streamStatement: ['gateway'],

@@ -1,0 +1,26 @@
+import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, INITIAL_STATES, MONEY_STATES, PAYMENT_EVENTS, PAYMENT_MACHINE, PAYMENT_STATES, SETTLED_STATES, exitsOf } from './payment-machine.js';
+
+describe('the inbound payment table', () => {
+  it('money moves only in a money state: every state that owes a step is left only by its closing event or its refusal', () => {
+    for (const [state, owed] of Object.entries(MONEY_STATES)) {
+      const exits = exitsOf(state as never);
+      expect(exits).toContain(owed!.closes);
+      for (const e of exits) expect([owed!.closes, 'credit_refused']).toContain(e);
+    }
+    // The payment is recorded in a money state; nothing else enters one but an operator's retry.
+    expect([...INITIAL_STATES].sort()).toEqual(Object.keys(MONEY_STATES).sort());
+    for (const e of PAYMENT_EVENTS) {
+      if (MONEY_STATES[PAYMENT_MACHINE[e].to]) expect(PAYMENT_MACHINE[e].by).toEqual(['operator']);
+    }
+  });
+
+  it('settled states are final; CREDIT_REFUSED is left only by an operator', () => {
+    for (const s of SETTLED_STATES) expect(exitsOf(s)).toEqual([]);
+    expect(exitsOf('CREDIT_REFUSED').map((e) => PAYMENT_MACHINE[e].by)).toEqual([['operator']]);
+    for (const s of PAYMENT_STATES) expect(PAYMENT_STATES).toContain(s);
+  });
+
+  it('every exception kind admits a dismiss', () => {
+    for (const k of EXCEPTION_KINDS) expect(EXCEPTION_ACTIONS[k]).toContain('dismiss');
+  });
+});
