@@ -14,9 +14,12 @@ describe('the inbound payment table', () => {
     }
   });
 
-  it('settled states are final; CREDIT_REFUSED is left only by an operator', () => {
+  it('settled states are final; CREDIT_REFUSED is left by an operator\'s retry, or by a credit the ledger accepted meanwhile', () => {
     for (const s of SETTLED_STATES) expect(exitsOf(s)).toEqual([]);
-    expect(exitsOf('CREDIT_REFUSED').map((e) => PAYMENT_MACHINE[e].by)).toEqual([['operator']]);
+    expect(exitsOf('CREDIT_REFUSED')).toEqual(['credited', 'retry_credit']);
+    expect(PAYMENT_MACHINE.retry_credit.by).toEqual(['operator']);
+    // Only a ledger answer moves it to ASSIGNED: `credited` carries no money step of its own.
+    expect(PAYMENT_MACHINE.credited.money).toBeUndefined();
     for (const s of PAYMENT_STATES) expect(PAYMENT_STATES).toContain(s);
   });
 

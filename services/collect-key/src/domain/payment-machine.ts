@@ -56,7 +56,13 @@ export const PAYMENT_EVENTS = ['credited', 'held', 'credit_refused', 'retry_cred
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
 export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
-  credited: { from: ['CREDITING'], to: 'ASSIGNED', by: ['network', 'sweeper', 'operator'], emits: 'paid', why: 'the ledger credited the net to the BREB wallet' },
+  credited: {
+    // From CREDIT_REFUSED too: two runners of one owed credit (the network's delivery, a sweeper) may
+    // get different answers when the wallet appears between their calls; the one the ledger accepted
+    // proves the credit is booked under the payment's key, whatever the refused one concluded.
+    from: ['CREDITING', 'CREDIT_REFUSED'], to: 'ASSIGNED', by: ['network', 'sweeper', 'operator'], emits: 'paid',
+    why: 'the ledger credited the net to the BREB wallet (under the payment\'s key)',
+  },
   held: { from: ['HOLDING'], to: 'UNASSIGNED', by: ['network', 'sweeper', 'operator'], emits: 'unassigned', why: 'the ledger holds the gross in unassigned_funds' },
   credit_refused: {
     from: ['CREDITING'], to: 'CREDIT_REFUSED', by: ['network', 'sweeper', 'operator'],
