@@ -12,7 +12,8 @@ export interface IncomingPaymentResult { accepted: boolean; duplicate: boolean }
 
 /**
  * The network's signed notification of an inbound payment. HMAC over the raw bytes (±300 s) →
- * dedupe by event id and provider transfer id → the key by value (live holder, else most recent) →
+ * dedupe by event id and provider transfer id → the key of the registration the network routed it to
+ * (`anchorHandle`; see below for a registration we do not know) →
  * ACTIVE: ComputeFees(BREB_INFLOW), recorded CREDITING; SUSPENDED/DELETED: recorded HOLDING (zero fee)
  * → PaymentSaga.settle: the ledger step, then the closing transition (ASSIGNED + deposit.paid /
  * UNASSIGNED + deposit.unassigned); a definite refusal of the credit → CREDIT_REFUSED + money
@@ -37,7 +38,18 @@ export class HandleIncomingPayment {
       await this.saga.settle(known, 'network'); // a redelivery finishes a money step left unfinished (none owed: nothing)
       return { accepted: true, duplicate: true };
     }
-    const key = await deps.store.byValue(n.keyValue);
+    // Attribution follows the registration the network routed the payment to when it was paid, never
+    // whoever holds the value now: a delayed notification for a payment to A's deleted key stays A's
+    // (held UNASSIGNED) after B registers the same value. A registration we do not know (a key that
+    // went live before registrations were recorded, or one whose answer was lost while REGISTERING),
+    // or a notification naming none: among the value's keys without a recorded registration (any key
+    // when none is named), the REGISTERING one (retried), else the most recent created by the time it was paid.
+    const byAnchor = n.anchorHandle ? await deps.store.byAnchorHandle(n.anchorHandle) : undefined;
+    const key = byAnchor ?? await deps.store.byValueAt(n.keyValue, n.receivedAt, n.anchorHandle !== null);
+    if (key && key.keyValue !== n.keyValue) {
+      deps.log.error({ providerTransferId: n.providerTransferId, keyId: key.id }, 'Bre-B payment: the registration it names is another value\'s');
+      throw new AppError('INVALID_REQUEST', 'La notificación nombra un registro de otra llave.');
+    }
     const where = { providerTransferId: n.providerTransferId, eventId: n.eventId, keyValue: maskKeyValue(n.keyValue), amountCents: n.amountCents.toString() };
     if (!key) {
       // The ledger books an unassigned inflow only for a company (RecordInflow requires one), and

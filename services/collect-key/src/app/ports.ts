@@ -48,8 +48,20 @@ export interface CollectKeyStore {
   byValue(value: string): Promise<CollectKeyRecord | undefined>;
   /** Public states only (REGISTERING and FAILED keys are never listed). */
   list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
-  /** Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR. */
-  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent): Promise<CollectKeyRecord | undefined>;
+  /**
+   * Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR.
+   * `anchorHandle` (activation): the directory registration the key went live with.
+   */
+  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null): Promise<CollectKeyRecord | undefined>;
+  /** The key that went live with this directory registration (any state). */
+  byAnchorHandle(anchorHandle: string): Promise<CollectKeyRecord | undefined>;
+  /**
+   * The key a payment routed to an unknown (or unnamed) registration is attributed to, among the
+   * value's keys (never FAILED) with no registration recorded (`withoutAnchorOnly`) or any: a
+   * REGISTERING one first (its registration's answer may have been lost), else the most recent one
+   * created at or before `paidAt`.
+   */
+  byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean): Promise<CollectKeyRecord | undefined>;
   /** REGISTERING keys whose last registration attempt is older than the grace, leased (`updated_at` moved ahead). */
   leaseStaleRegistrations(graceSeconds: number, batch: number): Promise<CollectKeyRecord[]>;
 
@@ -94,9 +106,12 @@ export interface LedgerPort {
  */
 export type RegistrationOutcome = 'REGISTERED' | 'TAKEN' | 'REFUSED' | 'UNAVAILABLE';
 
+/** The outcome, and for REGISTERED the registration's `anchorHandle` (the network names it in each payment it routes to it). */
+export interface RegistrationAnswer { outcome: RegistrationOutcome; anchorHandle: string | null }
+
 export interface BrebDirectory {
   /** Never throws for a directory answer or an outage: the outcome says what is known. */
-  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationOutcome>;
+  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer>;
   /** Idempotent; throws BREB_DIRECTORY_LOOKUP_FAILED when the directory cannot be reached. */
   unregister(keyValue: string): Promise<void>;
 }

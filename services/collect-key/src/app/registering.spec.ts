@@ -45,6 +45,11 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
       k.state = to;
       return { ...k };
     },
+    async byAnchorHandle(a: string) { const k = keys.find((x) => x.anchorHandle === a); return k && { ...k }; },
+    async byValueAt(value: string) {
+      const k = keys.find((x) => x.keyValue === value && x.state === 'REGISTERING') ?? keys.filter((x) => x.keyValue === value && x.state !== 'FAILED').pop();
+      return k && { ...k };
+    },
     async paymentByTransfer() { return undefined; },
     async recordIntent() { calls.recordIntent++; throw new Error('not expected'); },
   };
@@ -54,7 +59,7 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
 function fakeDirectory(outcomes: RegistrationOutcome[]) {
   const calls = { register: [] as string[], unregister: [] as string[] };
   const directory: BrebDirectory = {
-    async register(r) { calls.register.push(r.keyValue); return outcomes.shift() ?? 'UNAVAILABLE'; },
+    async register(r) { calls.register.push(r.keyValue); return { outcome: outcomes.shift() ?? 'UNAVAILABLE', anchorHandle: null }; },
     async unregister(v) { calls.unregister.push(v); },
   };
   return { directory, calls };

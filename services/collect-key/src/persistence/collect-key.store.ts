@@ -5,7 +5,7 @@ import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRec
 
 interface KeyRow {
   id: string; company_id: string; external_id: string; name: string; key_type: string; key_value: string; state: KeyState;
-  iva_applicable: boolean | null;
+  iva_applicable: boolean | null; anchor_handle: string | null;
   created_at: Date | string; deleted_at: Date | string | null; cursor_at?: string;
 }
 interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
@@ -26,6 +26,7 @@ const PUBLIC = `('ACTIVE', 'SUSPENDED', 'DELETED')`;
 const toKey = (r: KeyRow): CollectKeyRecord => ({
   id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
   state: r.state, ivaApplicable: r.iva_applicable === true, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
+  anchorHandle: r.anchor_handle ?? null,
 });
 const toQr = (r: QrRow): QrRecord => ({
   id: r.id, companyId: r.company_id, keyId: r.key_id, type: 'STATIC', reference: r.reference, payload: r.payload, isPaid: r.is_paid, createdAt: date(r.created_at),
@@ -98,6 +99,19 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     return rows[0] && toKey(rows[0]);
   }
 
+  async byAnchorHandle(anchorHandle: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.anchor_handle = $1`, [anchorHandle]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
+      where k.key_value = $1 and k.state <> 'FAILED' and (not $3::boolean or k.anchor_handle is null)
+        and (k.state = 'REGISTERING' or k.created_at <= $2::timestamptz)
+      order by (k.state = 'REGISTERING') desc, k.created_at desc limit 1`, [value, paidAt.toISOString(), withoutAnchorOnly]);
+    return rows[0] && toKey(rows[0]);
+  }
+
   async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
     const where = `k.company_id = $1 and k.state in ${PUBLIC} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
     const rows = after
@@ -112,11 +126,12 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     };
   }
 
-  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent) {
+  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null) {
     const rec = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<KeyRow>(`update collect_key.keys k set state = $2,
-          deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now()
-        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from]);
+          deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now(),
+          anchor_handle = coalesce($4::text, k.anchor_handle)
+        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from, anchorHandle ?? null]);
       if (!rows[0]) return undefined;
       const rec = toKey(rows[0]);
       if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);

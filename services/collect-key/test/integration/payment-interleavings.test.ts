@@ -53,7 +53,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
     const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
     const plainStore = new SqlCollectKeyStore(h.service.db);
     const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
-    const directory: BrebDirectory = { register: async () => 'UNAVAILABLE', unregister: async () => undefined };
+    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined };
     try {
       await fc.assert(
         fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), scenarios, async (sch, scenario) => {

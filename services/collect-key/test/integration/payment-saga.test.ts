@@ -32,7 +32,7 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
   };
   const notification = (keyValue: string, amountCents: number) => {
     const providerTransferId = `brb_in_${randomBytes(12).toString('hex')}`;
-    const at = new Date(Date.now() - 60_000).toISOString();
+    const at = new Date().toISOString();
     const raw = Buffer.from(JSON.stringify({
       eventId: randomUUID(), providerTransferId, keyValue, amountCents, payerName: 'Ana Gómez', payerDocument: 'CC 1010', payerBank: 'Nequi', receivedAt: at, occurredAt: at,
     }));

@@ -36,6 +36,8 @@ export interface InboundCallbackBody {
   eventId: string;
   providerTransferId: string;
   keyValue: string;
+  /** The registration the network routed the payment to when it was paid (its anchorHandle): the participant attributes by it. */
+  anchorHandle: string;
   amountCents: number;
   payerName: string;
   payerDocument: string;
@@ -45,11 +47,12 @@ export interface InboundCallbackBody {
 }
 
 /** The callback body of an inbound payment, serialized once so every delivery sends the same bytes. */
-export function inboundCallbackBody(p: IncomingRow, eventId: string): string {
+export function inboundCallbackBody(p: IncomingRow, eventId: string, anchorHandle: string): string {
   const body: InboundCallbackBody = {
     eventId,
     providerTransferId: p.providerTransferId,
     keyValue: p.keyValue,
+    anchorHandle,
     amountCents: Number(p.amountCents),
     payerName: p.payerName,
     payerDocument: p.payerDocument,
@@ -128,7 +131,7 @@ export class BrebCollect {
         ...p, providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
       });
       const eventId = await this.registrations.insertCallback(tx, payment.providerTransferId, registration.participantCallbackUrl,
-        (id) => inboundCallbackBody(payment, id), DELIVERY_WINDOW_MS);
+        (id) => inboundCallbackBody(payment, id, registration.anchorHandle), DELIVERY_WINDOW_MS);
       return { payment, eventId, registration };
     });
     this.log.info({ keyValue: p.keyValue, providerTransferId: out.payment.providerTransferId, live: out.registration.deletedAt === null }, 'Bre-B inbound payment');
