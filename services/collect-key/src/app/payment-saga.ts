@@ -4,7 +4,7 @@ import { maskKeyValue } from '../domain/collect-key.js';
 import { MONEY_STATES, PAYMENT_MACHINE, type Actor, type ExceptionKind, type PaymentEvent, type PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
 import { depositEvent } from './events.js';
-import type { PaymentRecord } from './ports.js';
+import { ZERO_FEE, type CollectKeyStore, type PaymentRecord } from './ports.js';
 
 /** Ledger answers that are a definite "no" (anything else is retried: the ledger may be down or slow). */
 const REFUSALS = ['WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'REFERENCE_CONFLICT', 'INVALID_REQUEST', 'VALIDATION_ERROR', 'FEE_EXCEEDS_AMOUNT'];
@@ -21,7 +21,7 @@ export class PaymentSaga {
   constructor(private readonly deps: CollectKeyDeps) {}
 
   /** Applies one event of the table; undefined when the payment was not in a state the event leaves (another writer won). */
-  async apply(p: PaymentRecord, event: PaymentEvent, actor: Actor, reason?: string): Promise<PaymentRecord | undefined> {
+  async apply(p: PaymentRecord, event: PaymentEvent, actor: Actor, reason?: string, patch?: Parameters<CollectKeyStore['transitionPayment']>[0]['patch']): Promise<PaymentRecord | undefined> {
     const { deps } = this;
     const spec = PAYMENT_MACHINE[event];
     if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
@@ -29,6 +29,7 @@ export class PaymentSaga {
     const emits = spec.emits;
     return deps.store.transitionPayment({
       depositId: p.depositId, from: spec.from, to: spec.to, reason: reason ?? `${event} (${actor})`,
+      ...(patch ? { patch } : {}),
       ...(emits ? { event: (r: PaymentRecord) => depositEvent(deps, r) } : {}),
     });
   }
@@ -38,7 +39,8 @@ export class PaymentSaga {
    * state: returned as it is. A ledger error that may be transient is thrown (the network's delivery
    * is answered with an error and retried; the sweeper runs the step again after its grace); a
    * definite refusal opens a CREDIT_REFUSED money exception: a refused credit goes to CREDIT_REFUSED
-   * (at rest), a refused hold is parked in HOLDING for an operator.
+   * (at rest), a refused hold is parked in HOLDING for an operator; a refused assignment goes back
+   * to UNASSIGNED (nothing moved) and the ledger's error is thrown to whoever asked.
    */
   async settle(p: PaymentRecord, actor: Actor): Promise<PaymentRecord> {
     const { deps } = this;
@@ -49,6 +51,12 @@ export class PaymentSaga {
     } catch (err) {
       if (!refused(err)) throw err;
       const theirs = { source: 'ledger', code: err.code, message: err.message };
+      if (owed.step === 'assign') {
+        // Nothing moved: the funds stay held (UNASSIGNED) and whoever asked is told why.
+        await this.apply(p, 'assign_refused', actor, `the ledger refused the assignment: ${err.code}`, { fee: ZERO_FEE, netAmount: p.amount });
+        deps.log.warn({ depositId: p.depositId, companyId: p.companyId, code: err.code }, 'assignment of a held Bre-B payment refused by the ledger');
+        throw err;
+      }
       if (owed.step === 'credit') {
         const moved = await this.apply(p, 'credit_refused', actor, `the ledger refused the credit: ${err.code}`);
         if (!moved) return this.reload(p);

@@ -9,7 +9,7 @@ export interface FeeBreakdown {
 }
 export const ZERO_FEE: FeeBreakdown = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
 
-export type PaymentStep = 'CREDIT' | 'HOLD';
+export type PaymentStep = 'CREDIT' | 'HOLD' | 'ASSIGN';
 
 /** An inbound payment = the deposit this service creates; its state is the saga's (domain/payment-machine.ts). */
 export interface PaymentRecord {
@@ -81,7 +81,11 @@ export interface CollectKeyStore {
    * The saga's compare-and-set: from one of `from` to `to` (`pending_step`/`step_at` follow the state),
    * a history row and the event when given, one transaction; undefined when the state was not one of `from`.
    */
-  transitionPayment(t: { depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent }): Promise<PaymentRecord | undefined>;
+  transitionPayment(t: {
+    depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent;
+    /** `assign`: the fees of the assignment and the key it is assigned through (the payment's own key, or a live key of its company). */
+    patch?: { fee: FeeBreakdown; netAmount: bigint; key?: PaymentRecord['key'] };
+  }): Promise<PaymentRecord | undefined>;
   /** A money state left for an operator: the sweeper no longer runs it (`step_at` null). */
   parkPayment(depositId: string, state: PaymentState): Promise<void>;
   /** Payments in a money state whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
@@ -92,8 +96,11 @@ export interface CollectKeyStore {
 
 export interface LedgerPort {
   computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
-  /** RecordInflow BREB, key `collectkey:payment:<providerTransferId>`: `credit` assigned to the company, `hold` unassigned. */
-  recordInflow(p: PaymentRecord, step: 'credit' | 'hold'): Promise<void>;
+  /**
+   * RecordInflow BREB: `credit` (assigned) and `hold` (unassigned) under `collectkey:payment:<providerTransferId>`;
+   * `assign` (assigned from unassigned funds) under `collectkey:payment:<providerTransferId>:assign`.
+   */
+  recordInflow(p: PaymentRecord, step: 'credit' | 'hold' | 'assign'): Promise<void>;
   /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
   hasBrebWallet(companyId: string): Promise<boolean>;
 }

@@ -1,4 +1,5 @@
 import type { CollectKeyDeps } from './deps.js';
+import { AssignPayment } from './assign-payment.js';
 import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
 import { PaymentSaga } from './payment-saga.js';
@@ -22,6 +23,7 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     handleIncomingPayment: new HandleIncomingPayment(deps, saga),
     listExceptions: new ListPaymentExceptions(deps),
     resolveException: new ResolvePaymentException(deps, saga),
+    assignPayment: new AssignPayment(deps, saga),
   };
 }
 export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;

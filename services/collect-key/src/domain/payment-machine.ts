@@ -23,24 +23,28 @@
  */
 
 /** The states an inbound payment is stored in. */
-export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED'] as const;
+export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** What a payment is recorded in: credited when its key was ACTIVE, held (unassigned_funds) otherwise. */
 export const INITIAL_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING'];
 /** Money owed: moved on by the sweeper without anyone else. */
-export const LIVE_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING'];
-/** At rest: the payment is final on our side (the money is where the ledger says). */
+export const LIVE_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING', 'ASSIGNING'];
+/** At rest: the payment is final on our side (the money is where the ledger says). UNASSIGNED is left only by an assignment. */
 export const SETTLED_STATES: readonly PaymentState[] = ['ASSIGNED', 'UNASSIGNED'];
+export const FINAL_STATES: readonly PaymentState[] = ['ASSIGNED'];
 
-export type Actor = 'network' | 'sweeper' | 'operator';
+/** `company`: the payment's own company (API key, WRITE scope). */
+export type Actor = 'network' | 'sweeper' | 'operator' | 'company';
 
 /** Ledger work that runs only in its state, after the move into it was won. */
 export type MoneyStep =
   /** RecordInflow BREB assigned: breb_settlement −G; wallet_available(BREB) +N; fee_revenue; iva_payable. */
   | 'credit'
   /** RecordInflow BREB unassigned: breb_settlement −G; unassigned_funds(BREB) +G. */
-  | 'hold';
+  | 'hold'
+  /** RecordInflow BREB assigned from unassigned funds: unassigned_funds(BREB) −G; wallet_available(BREB) +N; fee_revenue; iva_payable. */
+  | 'assign';
 
 export interface TransitionSpec {
   from: readonly PaymentState[];
@@ -52,7 +56,7 @@ export interface TransitionSpec {
   why: string;
 }
 
-export const PAYMENT_EVENTS = ['credited', 'held', 'credit_refused', 'retry_credit'] as const;
+export const PAYMENT_EVENTS = ['credited', 'held', 'credit_refused', 'retry_credit', 'assign', 'assigned', 'assign_refused'] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
 export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
@@ -72,6 +76,16 @@ export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
     from: ['CREDIT_REFUSED'], to: 'CREDITING', by: ['operator'], money: 'credit',
     why: 'an operator won the CREDIT_REFUSED exception for `retry` (the cause was fixed)',
   },
+  // ── the way out of unassigned funds ──
+  assign: {
+    from: ['UNASSIGNED'], to: 'ASSIGNING', by: ['operator', 'company'], money: 'assign',
+    why: 'an operator, or the payment\'s company, assigns a held payment to the company (its BREB wallet, or a live key of its own)',
+  },
+  assigned: { from: ['ASSIGNING'], to: 'ASSIGNED', by: ['operator', 'company', 'sweeper'], emits: 'paid', why: 'the ledger moved the gross out of unassigned_funds, the net to the wallet' },
+  assign_refused: {
+    from: ['ASSIGNING'], to: 'UNASSIGNED', by: ['operator', 'company', 'sweeper'],
+    why: 'the ledger refused the assignment for good (no BREB wallet, …): nothing moved, the funds stay held',
+  },
 };
 
 /** How the payment enters the table (recorded with the notification, its money step owed). */
@@ -84,6 +98,7 @@ export const ENTRIES: ReadonlyArray<{ to: PaymentState; money: MoneyStep; when: 
 export const MONEY_STATES: Readonly<Partial<Record<PaymentState, { step: MoneyStep; closes: PaymentEvent }>>> = {
   CREDITING: { step: 'credit', closes: 'credited' },
   HOLDING: { step: 'hold', closes: 'held' },
+  ASSIGNING: { step: 'assign', closes: 'assigned' },
 };
 
 /** Money exceptions of inbound payments. */
@@ -107,6 +122,6 @@ export function paymentMachineMermaid(): string {
     const t = PAYMENT_MACHINE[e];
     for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${t.money ? ` / ${t.money}` : ''}`);
   }
-  for (const s of SETTLED_STATES) lines.push(`  ${s} --> [*]`);
+  for (const s of FINAL_STATES) lines.push(`  ${s} --> [*]`);
   return lines.join('\n');
 }

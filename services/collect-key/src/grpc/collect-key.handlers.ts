@@ -2,7 +2,7 @@ import { bogotaDateOf, callerProfile, moneyExceptionToProto, type AccessPolicy, 
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
-import { keyToProto, qrToProto } from './mappers.js';
+import { keyToProto, paymentToDeposit, qrToProto } from './mappers.js';
 
 /**
  * The CollectKeyService RPCs: decode, call one use case, encode. The company and its tax regime come
@@ -48,6 +48,12 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
     async resolveException(req) {
       return moneyExceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
     },
+    async assignPayment(req, ctx) {
+      const p = await uc.assignPayment.execute(ctx.companyId, {
+        depositId: req.depositId, keyId: req.keyId, note: req.note, by: ctx.companyId ? 'company' : (req.assignedBy || 'admin'),
+      });
+      return paymentToDeposit(p);
+    },
     async handleIncomingPayment(req) {
       return uc.handleIncomingPayment.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
     },
@@ -77,4 +83,6 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   handleIncomingPayment: ['gateway:callback'],
   listExceptions: ['gateway:admin'],
   resolveException: ['gateway:admin'],
+  // An API client (its own payments) or an operator (any company's).
+  assignPayment: ['gateway', 'gateway:admin'],
 };

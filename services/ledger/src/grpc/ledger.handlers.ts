@@ -134,6 +134,8 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       return postingResult(await uc.recordInflow.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
         ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
+        // Only when set: the request hash of every other inflow stays what it was (replays keep matching).
+        ...(req.fromUnassigned ? { fromUnassigned: true } : {}),
       }));
     },
 
