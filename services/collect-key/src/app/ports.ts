@@ -59,7 +59,7 @@ export interface CollectKeyStore {
    * The key a payment routed to an unknown (or unnamed) registration is attributed to, among the
    * value's keys (never FAILED) with no registration recorded (`withoutAnchorOnly`) or any: a
    * REGISTERING one first (its registration's answer may have been lost), else the most recent one
-   * created at or before `paidAt`.
+   * created at or before `paidAt`, else (clocks apart: the network's time is not ours) the earliest after it.
    */
   byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean): Promise<CollectKeyRecord | undefined>;
   /** REGISTERING keys whose last registration attempt is older than the grace, leased (`updated_at` moved ahead). */

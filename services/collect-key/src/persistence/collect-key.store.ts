@@ -107,8 +107,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean) {
     const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
       where k.key_value = $1 and k.state <> 'FAILED' and (not $3::boolean or k.anchor_handle is null)
-        and (k.state = 'REGISTERING' or k.created_at <= $2::timestamptz)
-      order by (k.state = 'REGISTERING') desc, k.created_at desc limit 1`, [value, paidAt.toISOString(), withoutAnchorOnly]);
+      order by (k.state = 'REGISTERING') desc, (k.created_at <= $2::timestamptz) desc,
+        case when k.created_at <= $2::timestamptz then k.created_at end desc nulls last, k.created_at asc limit 1`, [value, paidAt.toISOString(), withoutAnchorOnly]);
     return rows[0] && toKey(rows[0]);
   }
 

@@ -4,6 +4,7 @@ import { AppError, createLogger, devMeshTls, signPayload } from '@wallet/platfor
 import { Choreography } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { collectKeyDeps, type CollectKeyDeps } from '../../src/app/deps.js';
+import { AssignPayment } from '../../src/app/assign-payment.js';
 import { ResolvePaymentException } from '../../src/app/exceptions.js';
 import { HandleIncomingPayment } from '../../src/app/incoming-payment.js';
 import { PaymentSaga } from '../../src/app/payment-saga.js';
@@ -138,6 +139,82 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
           if (postings[0]!.n !== 1) found.push(`${postings[0]!.n} postings under the payment's key`);
           if (paid[0]!.n !== 1) found.push(`${paid[0]!.n} deposit.paid events`);
           if (wallet !== AMOUNT) found.push(`wallet ${wallet}, not ${AMOUNT}`);
+          if (found.length > 0) throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+        }),
+        {
+          numRuns: RUNS,
+          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+          endOnFailure: true,
+        },
+      );
+    } finally {
+      ledgerReal.close();
+    }
+    await h.expectInvariants();
+  }, 300_000);
+
+  it(`assigns a held payment exactly once under concurrent assignments and sweepers in ${RUNS} explored schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
+    const plainStore = new SqlCollectKeyStore(h.service.db);
+    const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
+    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined };
+    const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
+    const plainDeps = collectKeyDeps({ store: plainStore, ledger: ledgerReal, directory, log, settings });
+    const assignScenarios = fc.record({ company: fc.integer({ min: 1, max: 3 }), operator: fc.boolean(), ticks: fc.integer({ min: 0, max: 2 }) });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), assignScenarios, async (sch, scenario) => {
+          // A payment held UNASSIGNED (its key deleted), recorded outside the schedule.
+          const co = await h.newCompany();
+          const k = await plainStore.insertKey({
+            id: newKeyId(), companyId: co, externalId: 'held', name: 'Retenido', keyType: 'ALPHANUM', keyValue: `@hld${randomBytes(6).toString('hex')}`,
+            ivaApplicable: false, state: 'REGISTERING', createdAt: new Date(), deletedAt: null,
+          });
+          if (typeof k === 'string') throw new Error(k);
+          await plainStore.setState(k.id, ['REGISTERING'], 'DELETED');
+          const ptid = `brb_in_${randomBytes(12).toString('hex')}`;
+          const at = new Date().toISOString();
+          const raw = Buffer.from(JSON.stringify({ eventId: randomUUID(), providerTransferId: ptid, keyValue: k.keyValue, amountCents: Number(AMOUNT), receivedAt: at }));
+          await new HandleIncomingPayment(plainDeps, new PaymentSaga(plainDeps)).execute({ rawBody: raw, signature: signPayload(SECRET, raw, Math.floor(Date.now() / 1000)) });
+          const held = (await plainStore.paymentByTransfer(ptid))!;
+          if (held.status !== 'UNASSIGNED') throw new Error(`setup: ${held.status}`);
+
+          const c = new Choreography(sch);
+          choreo = c;
+          explored++;
+          const store = c.wrap('store', new SqlCollectKeyStore(h.service.db) as CollectKeyStore, ['transitionPayment', 'leaseStalePayments'], false);
+          const ledger: LedgerPort = c.wrap('ledger', {
+            computeBrebInflowFees: (...a: Parameters<LedgerPort['computeBrebInflowFees']>) => ledgerReal.computeBrebInflowFees(...a),
+            recordInflow: (...a: Parameters<LedgerPort['recordInflow']>) => ledgerReal.recordInflow(...a),
+            hasBrebWallet: (...a: Parameters<LedgerPort['hasBrebWallet']>) => ledgerReal.hasBrebWallet(...a),
+          } as LedgerPort, ['recordInflow']);
+          const deps = collectKeyDeps({ store, ledger, directory, log, settings });
+          const saga = new PaymentSaga(deps);
+          const assign = new AssignPayment(deps, saga);
+          const sweeper = new Sweeper(deps, saga, new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
+          const errors: string[] = [];
+          const answers: string[] = [];
+          const run = (who: string, companyId: string | undefined) => c.actor(who, async () => {
+            await c.point('assign');
+            await assign.execute(companyId, { depositId: held.depositId, by: companyId ? 'company' : 'operator:test', note: 'n' })
+              .then((p) => answers.push(p.status), (err: unknown) => errors.push(`${who}: ${(err as Error).message}`));
+          });
+          for (let i = 0; i < scenario.company; i++) void run(`company-${i + 1}`, co);
+          if (scenario.operator) void run('operator', undefined);
+          void c.actor('sweeper', async () => { for (let t = 0; t < scenario.ticks; t++) { await c.point(`tick ${t + 1}`); await sweeper.tick(); } });
+          await c.finish();
+
+          const found = [...errors];
+          const p = await plainStore.paymentByTransfer(ptid);
+          const postings = await h.service.db.query<{ n: number }>(`select count(*)::int as n from ledger.postings where idempotency_key = ?`, [`collectkey:payment:${ptid}:assign`]);
+          const paid = await h.service.db.query<{ n: number }>(
+            `select count(*)::int as n from collect_key.outbox where subject = 'deposit.paid' and payload #>> '{deposit,providerTransferId}' = ?`, [ptid]);
+          if (p?.status !== 'ASSIGNED') found.push(`ends ${p?.status}`);
+          if (answers.some((a) => a !== 'ASSIGNED')) found.push(`answers ${answers.join(', ')}`);
+          if (postings[0]!.n !== 1) found.push(`${postings[0]!.n} assignment postings`);
+          if (paid[0]!.n !== 1) found.push(`${paid[0]!.n} deposit.paid events`);
+          if (await h.brebAvailable(co) !== AMOUNT) found.push(`wallet ${await h.brebAvailable(co)}`);
           if (found.length > 0) throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
         }),
         {
