@@ -32,7 +32,8 @@ export interface OurRecord {
  * Our statuses that reach a report: a transfer's outcome from the rail (COMPLETED, FAILED); a PSE
  * deposit's payment leg (ASSIGNED when paid, FAILED when the payer's bank refused) and its reversal
  * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
- * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), which
+ * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), or an
+ * inbound payment whose money step is still owed or was refused by the ledger (not final here), which
  * the provider should not report at all: any line for it is a status break.
  */
 export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'PENDING';
@@ -54,7 +55,9 @@ export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>
     REVERSED: { status: 'REVERSED', direction: 'OUT' },
     PENDING: { status: null, direction: 'IN' },
   },
-  'breb-inbound': { ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' } },
+  // PENDING: a payment the network delivered that is not final on our side (its credit or hold still
+  // owed, parked, or refused by the ledger): the network's RECEIVED line for it is a status break until it is.
+  'breb-inbound': { ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' }, PENDING: { status: null, direction: 'IN' } },
 };
 
 /** A record of ours the rules cannot place: the owning service broke the OurRecords contract. */
