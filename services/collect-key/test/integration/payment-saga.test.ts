@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createAsyncClient, devMeshTls, signPayload } from '@wallet/platform';
+import { bogotaDateOf, createAsyncClient, devMeshTls, signPayload } from '@wallet/platform';
 import { collectKeyV1 } from '@wallet/proto';
 import { newKeyId } from '../../src/domain/collect-key.js';
 import { SqlCollectKeyStore } from '../../src/persistence/collect-key.store.js';
@@ -85,6 +85,15 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const found = await recon.findSettlements({ rail: 'breb-inbound', ids: [n.providerTransferId] }, { requestId: randomUUID() });
     expect(found.records).toEqual([expect.objectContaining({ providerId: n.providerTransferId, status: 'PENDING' })]);
     expect(found.records[0]!.settledAt).toBeUndefined();
+    const day = bogotaDateOf(new Date(n.receivedAt));
+    const listedIds = async () => {
+      const ids: string[] = [];
+      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId));
+      return ids;
+    };
+    expect(await listedIds()).not.toContain(n.providerTransferId);
+    // A refused credit is not a held payment: it cannot be assigned (an operator retries or dismisses it).
+    expect((await failure(h.client.assignPayment({ depositId, note: '', assignedBy: '' }, h.ctx(co)))).code).toBe('INVALID_STATE_TRANSITION');
 
     // A retry while the ledger still refuses leaves the exception RESOLVING (the same action resumes it).
     const early = await failure(h.client.resolveException({ id: mine[0]!.id, action: 'retry', note: 'reintento', resolvedBy: 'operator:op-1' }, h.ctx()));
@@ -101,7 +110,8 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
       .toBe('EXCEPTION_NOT_OPEN');
 
     const settled = await recon.findSettlements({ rail: 'breb-inbound', ids: [n.providerTransferId] }, { requestId: randomUUID() });
-    expect(settled.records[0]).toMatchObject({ status: 'ASSIGNED', settledAt: n.receivedAt });
+    expect(settled.records[0]).toMatchObject({ status: 'ASSIGNED', settledAt: n.receivedAt, valueDate: day });
+    expect(await listedIds()).toContain(n.providerTransferId);
     const history = await h.service.db.query<{ from_state: string | null; to_state: string }>(
       `select from_state, to_state from collect_key.payment_history where deposit_id = ? order by id`, [depositId]);
     expect(history).toEqual([
