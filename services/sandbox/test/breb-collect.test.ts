@@ -216,4 +216,26 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     const [bad] = await receiver.waitFor('rail-bad');
     expect(bad!.body).toMatchObject({ status: 'FAILED', errorMessage: 'El anchorHandle no corresponde a la llave de destino' });
   });
+
+  it('a participant returns an inbound payment (issue 35): once per payment, idempotent by returnId; the breb-inbound report carries RECEIVED (IN) and RETURNED (OUT)', async () => {
+    const key = alias('ret');
+    await register(key, 'ret');
+    const r = await pay(key, { amountCents: 43_210 });
+    expect(r.status).toBe(202);
+    const ptid = String((r.body as Record<string, unknown>).providerTransferId);
+    const ret = (body: Record<string, unknown>) => call('POST', '/breb/network/returns', body);
+    expect((await ret({ returnId: 'ret-x', providerTransferId: 'brb_in_unknown', amountCents: 1 })).status).toBe(404);
+    expect((await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_000 })).status).toBe(400);
+    const first = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ returnId: 'ret-1', providerTransferId: ptid, status: 'RETURNED', returnedAt: expect.stringMatching(/Z$/) });
+    const again = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    expect([again.status, again.headers.get('idempotent-replayed'), (again.body as Record<string, unknown>).returnedAt]).toEqual([200, 'true', (first.body as Record<string, unknown>).returnedAt]);
+    expect(await ret({ returnId: 'ret-2', providerTransferId: ptid, amountCents: 43_210 })).toMatchObject({ status: 409, body: { error: 'ALREADY_RETURNED' } });
+
+    const day = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10); // Bogotá (UTC-5)
+    const report = await call('GET', `/sandbox/reports/breb-inbound/${day}.csv`);
+    const lines = String(report.body).split('\r\n').filter((l) => l.startsWith(`${ptid},`));
+    expect(lines.map((l) => l.split(',').slice(0, 6).join(','))).toEqual([`${ptid},,IN,43210,0,RECEIVED`, `${ptid},,OUT,43210,0,RETURNED`]);
+  });
 });

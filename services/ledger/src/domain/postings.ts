@@ -180,6 +180,15 @@ export function unassignedInflowPosting(gross: bigint): PostingDraft {
   ], null);
 }
 
+/** A held Bre-B payment returned to the payer: unassigned_funds(BREB) −G; breb_settlement +G (the hold's entries negated). */
+export function unassignedReturnPosting(gross: bigint): PostingDraft {
+  positive('gross', gross);
+  return draft('reversal', [
+    { account: Accounts.unassignedFunds('BREB'), amount: -gross },
+    { account: Accounts.brebSettlement, amount: gross },
+  ], null);
+}
+
 /**
  * Provider reversal of an assigned inflow (PSE reversed): the inflow posting's entries negated.
  * The one posting allowed to take wallet_available below zero (LEDGER.md).

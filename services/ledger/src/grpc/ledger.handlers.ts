@@ -139,6 +139,12 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       }));
     },
 
+    async returnUnassignedInflow(req, ctx) {
+      return postingResult(await uc.returnUnassignedInflow.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, grossCents: req.grossCents,
+      }));
+    },
+
     async reverseInflow(req, ctx) {
       return postingResult(await uc.reverseInflow.execute(ctx.companyId, {
         idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, ...opt('errorMessage', req.errorMessage),
@@ -210,6 +216,7 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // collections: PSE deposits and Bre-B collect keys
   recordInflow: ['pse-deposit', 'collect-key'],
   reverseInflow: ['pse-deposit'],
+  returnUnassignedInflow: ['collect-key'],
   // the invariant report: operator tools
   checkInvariants: ['ops'],
 };
