@@ -152,7 +152,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminOperatorRoutes(operators, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer),
-    ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }),
+    ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }, collectKey),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
     ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),

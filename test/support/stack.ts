@@ -28,7 +28,7 @@ export interface StackOptions {
   gatewayEnv?: Record<string, string>;
   /** Also start the provider sandbox and the transfer service (transfers, rails, webhooks). */
   transfers?: boolean;
-  /** Also start the pse-deposit service (implies the sandbox: PSE gateway, SMTP sink). */
+  /** Also start the pse-deposit service (implies the sandbox: PSE gateway, SMTP sink, and collect-key: /admin/exceptions merges both). */
   deposits?: boolean;
   /** Also start the collect-key service (implies the sandbox and the deposit listing). */
   collectKeys?: boolean;
@@ -81,6 +81,9 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   let webhook: { address: string; stop(): Promise<void> } | undefined;
   let reconciliation: { address: string; stop(): Promise<void> } | undefined;
   if (o.collectKeys) o.deposits = true;
+  // GET /admin/exceptions merges pse-deposit's money exceptions with collect-key's (inbound Bre-B
+  // payments): a stack with deposits has both, as the product always does.
+  if (o.deposits) o.collectKeys = true;
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
     sandbox = await startSandbox({

@@ -75,7 +75,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     });
     const uc = collectKeyUseCases(deps);
 
-    const sweeper = new Sweeper(deps, uc.steps, uc.settleRegistration, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    const sweeper = new Sweeper(deps, uc.saga, uc.settleRegistration, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
     scope.defer(() => sweeper.stop());
 

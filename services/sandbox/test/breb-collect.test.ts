@@ -133,7 +133,7 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
 
   it('an inbound payment sends a signed callback to the participant; redeliver resends it with the same eventId', async () => {
     const key = alias('pay');
-    await register(key, 'pay');
+    const reg = await register(key, 'pay');
     const r = await pay(key.toUpperCase(), { amountCents: 987_654 });
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ providerTransferId: expect.stringMatching(/^brb_in_[0-9a-f]{24}$/), eventId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -142,7 +142,7 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(signatureValid(cb!, 'another-secret')).toBe(false);
     expect(cb!.headers['content-type']).toBe('application/json');
     expect(cb!.body).toEqual({
-      eventId: r.body.eventId, providerTransferId: r.body.providerTransferId, keyValue: key, amountCents: 987_654,
+      eventId: r.body.eventId, providerTransferId: r.body.providerTransferId, keyValue: key, anchorHandle: reg.body.anchorHandle, amountCents: 987_654,
       payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Bancolombia',
       receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), occurredAt: expect.any(String),
     });
@@ -155,7 +155,7 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
 
   it('a deleted registration still receives payments (the last holder); retries and the callbacks fault apply', async () => {
     const key = alias('gone');
-    await register(key, 'gone');
+    const reg = await register(key, 'gone');
     await call('DELETE', `/breb/directory/registrations/${encodeURIComponent(key)}`);
     await call('POST', '/sandbox/faults', { callbacks: 'down' });
     receiver.respond = ({ path, nth }) => (path === '/webhooks/gone' && nth === 1 ? 500 : 200);
@@ -168,7 +168,8 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
       const [first, second] = await receiver.waitFor('gone', 2);
       expect(first!.status).toBe(500);
       expect(second!.raw).toBe(first!.raw);
-      expect(second!.body).toMatchObject({ providerTransferId: r.body.providerTransferId, eventId: r.body.eventId, keyValue: key });
+      // The deleted registration it was routed to, named in the notification.
+      expect(second!.body).toMatchObject({ providerTransferId: r.body.providerTransferId, eventId: r.body.eventId, keyValue: key, anchorHandle: reg.body.anchorHandle });
     } finally {
       receiver.respond = () => 200;
     }
@@ -214,5 +215,27 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(ok!.body).toMatchObject({ transactionId: id, status: 'COMPLETED' });
     const [bad] = await receiver.waitFor('rail-bad');
     expect(bad!.body).toMatchObject({ status: 'FAILED', errorMessage: 'El anchorHandle no corresponde a la llave de destino' });
+  });
+
+  it('a participant returns an inbound payment (issue 35): once per payment, idempotent by returnId; the breb-inbound report carries RECEIVED (IN) and RETURNED (OUT)', async () => {
+    const key = alias('ret');
+    await register(key, 'ret');
+    const r = await pay(key, { amountCents: 43_210 });
+    expect(r.status).toBe(202);
+    const ptid = String((r.body as Record<string, unknown>).providerTransferId);
+    const ret = (body: Record<string, unknown>) => call('POST', '/breb/network/returns', body);
+    expect((await ret({ returnId: 'ret-x', providerTransferId: 'brb_in_unknown', amountCents: 1 })).status).toBe(404);
+    expect((await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_000 })).status).toBe(400);
+    const first = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({ returnId: 'ret-1', providerTransferId: ptid, status: 'RETURNED', returnedAt: expect.stringMatching(/Z$/) });
+    const again = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    expect([again.status, again.headers.get('idempotent-replayed'), (again.body as Record<string, unknown>).returnedAt]).toEqual([200, 'true', (first.body as Record<string, unknown>).returnedAt]);
+    expect(await ret({ returnId: 'ret-2', providerTransferId: ptid, amountCents: 43_210 })).toMatchObject({ status: 409, body: { error: 'ALREADY_RETURNED' } });
+
+    const day = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10); // Bogotá (UTC-5)
+    const report = await call('GET', `/sandbox/reports/breb-inbound/${day}.csv`);
+    const lines = String(report.body).split('\r\n').filter((l) => l.startsWith(`${ptid},`));
+    expect(lines.map((l) => l.split(',').slice(0, 6).join(','))).toEqual([`${ptid},,IN,43210,0,RECEIVED`, `${ptid},,OUT,43210,0,RETURNED`]);
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { adminActor } from '../../auth/admin-principal.js';
 import type { exceptionsV1 } from '@wallet/proto';
+import type { CollectKeyClient } from '../../collectkey/collect-key-client.js';
 import type { DepositClient } from '../../deposit/deposit-client.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import type { ReconciliationClient } from '../../reconciliation/reconciliation-client.js';
@@ -12,6 +13,8 @@ import { textSchema } from '../validation.js';
 /** The kinds each owning service keeps. */
 const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
 const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
+/** Inbound Bre-B payments (collect-key): the ledger refused a payment's credit. The same kind as PSE's: both are asked for it. */
+const COLLECT_KEY_KINDS = ['CREDIT_REFUSED'] as const;
 const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'] as const;
 const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, ...RECONCILIATION_KINDS] as const;
 /** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
@@ -23,7 +26,7 @@ export const MoneyExceptionSchema = z.object({
   kind: z.enum(KINDS),
   status: z.enum(['OPEN', 'RESOLVING', 'RESOLVED']),
   rail: z.enum(['BREB', 'ACH', 'PSE']),
-  resourceId: z.string().meta({ description: 'The transfer (UUID) or PSE deposit (`dep_…`) the exception is about; for a reconciliation break, the break\'s key (`<rail>:<date>:<kind>:<ref>`).' }),
+  resourceId: z.string().meta({ description: 'The transfer (UUID), PSE deposit or inbound Bre-B payment (`dep_…`) the exception is about; for a reconciliation break, the break\'s key (`<rail>:<date>:<kind>:<ref>`).' }),
   companyId: z.string().meta({ description: 'The company concerned; empty when the break has no record of ours (e.g. `MISSING_IN_OUR_BOOKS`).' }),
   ours: z.record(z.string(), z.unknown()).meta({ description: 'Our record when the contradiction arrived.' }),
   theirs: z.record(z.string(), z.unknown()).meta({ description: 'What the provider (or the ledger) said.' }),
@@ -77,15 +80,18 @@ const newestFirst = (a: WireException, b: WireException) =>
 /**
  * Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to
  * resolve. Each owning service keeps its own (transfer: payouts; pse-deposit: PSE collections;
- * reconciliation: the breaks between a provider's settlement report and our books); the listing
- * merges them with one cursor that all three understand (the last item's opened_at and id).
+ * collect-key: inbound Bre-B payments; reconciliation: the breaks between a provider's settlement
+ * report and our books); the listing merges them with one cursor that all of them understand (the
+ * last item's opened_at and id).
  */
-export function adminExceptionsRoutes(transfers: TransferClient, deposits: DepositClient, recon: ReconciliationClient, opts: { rerunDeadlineMs: number }): AnyRoute[] {
+export function adminExceptionsRoutes(
+  transfers: TransferClient, deposits: DepositClient, recon: ReconciliationClient, opts: { rerunDeadlineMs: number }, collectKeys?: CollectKeyClient,
+): AnyRoute[] {
   return [
     defineRoute({
       method: 'GET', path: '/admin/exceptions', operationId: 'adminListExceptions', tags: ['Admin'],
       summary: 'Money exceptions, newest first',
-      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid), or a reconciliation break (a provider\'s settlement report and our books disagree), kept until an operator resolves it. Nothing is deleted.',
+      description: 'A provider outcome that contradicts our state (the rail paid a transfer whose funds we released, failed one it had completed, an outcome that cannot be known; a PSE payment confirmed too late or after a failure, a reversal of what was never paid; a credit the ledger refused for good, of a PSE deposit or of an inbound Bre-B payment to a collect key), or a reconciliation break (a provider\'s settlement report and our books disagree), kept until an operator resolves it. Nothing is deleted.',
       auth: { kind: 'admin' },
       query: ExceptionQuery,
       responses: { 200: { description: 'Exceptions; `nextCursor` pages on.', schema: z.object({ items: z.array(MoneyExceptionSchema), nextCursor: z.string().nullable() }) } },
@@ -98,16 +104,17 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
         // A kind filter asks only the service that keeps that kind.
         const none = { items: [] as WireException[], nextCursor: undefined };
         const asks = (kinds: readonly string[]) => !query.kind || kinds.includes(query.kind);
-        const [t, d, r] = await Promise.all([
+        const [t, d, r, c] = await Promise.all([
           asks(TRANSFER_KINDS) ? transfers.listExceptions(q, call) : none,
           asks(DEPOSIT_KINDS) ? deposits.listExceptions(q, call) : none,
           asks(RECONCILIATION_KINDS) ? recon.listExceptions(q, call) : none,
+          collectKeys && asks(COLLECT_KEY_KINDS) ? collectKeys.listExceptions(q, call) : none,
         ]);
-        const merged = [...t.items, ...d.items, ...r.items].sort(newestFirst);
+        const merged = [...t.items, ...d.items, ...r.items, ...c.items].sort(newestFirst);
         const items = merged.slice(0, query.limit);
         const last = items[items.length - 1];
         // More after this page: items of one list were cut here, or a service said it has more.
-        const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor || r.nextCursor) && last
+        const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor || r.nextCursor || c.nextCursor) && last
           ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
           : null;
         return { status: 200, body: { items: items.map(exceptionToApi), nextCursor } };
@@ -136,10 +143,11 @@ export function adminExceptionsRoutes(transfers: TransferClient, deposits: Depos
           transfer: () => transfers.resolveException(req, call),
           deposit: () => deposits.resolveException(req, call),
           reconciliation: () => recon.resolveException(req, call, body.action === 'rerun' ? { deadlineMs: opts.rerunDeadlineMs } : undefined),
+          collectKey: () => (collectKeys ? collectKeys.resolveException(req, call) : Promise.reject(new AppError('EXCEPTION_NOT_FOUND'))),
         };
         const order = (RECONCILIATION_ACTIONS as readonly string[]).includes(body.action)
-          ? [resolveAt.reconciliation, resolveAt.transfer, resolveAt.deposit]
-          : [resolveAt.transfer, resolveAt.deposit, resolveAt.reconciliation];
+          ? [resolveAt.reconciliation, resolveAt.transfer, resolveAt.deposit, resolveAt.collectKey]
+          : [resolveAt.transfer, resolveAt.deposit, resolveAt.collectKey, resolveAt.reconciliation];
         for (const [i, resolve] of order.entries()) {
           try {
             return { status: 200, body: exceptionToApi(await resolve()) };

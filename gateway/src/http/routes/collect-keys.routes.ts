@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { adminActor } from '../../auth/admin-principal.js';
 import type { CollectKeyClient } from '../../collectkey/collect-key-client.js';
 import { collectKeyToApi, qrToApi } from '../../collectkey/presenters.js';
-import { CollectKeyPageSchema, CollectKeyQrSchema, CollectKeySchema } from '../api-schemas.js';
+import { depositToApi } from '../../deposit/presenters.js';
+import { CollectKeyPageSchema, CollectKeyQrSchema, CollectKeySchema, DepositSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { textSchema } from '../validation.js';
 
@@ -13,6 +15,13 @@ export const CreateCollectKeyBody = z.strictObject({
   keyValue: z.string().regex(/^@?[A-Za-z0-9]{3,40}$/, { message: 'Debe ser un alias de 3 a 40 caracteres alfanuméricos (con @ opcional).' }).optional()
     .meta({ description: 'Omitted: an alias `@` + 10 lowercase alphanumerics is generated.' }),
 }).meta({ id: 'CreateCollectKeyRequest' });
+
+const DEPOSIT_ID = z.string().regex(/^dep_[a-z0-9]{24}$/);
+const AssignBody = z.strictObject({
+  keyId: z.string().regex(/^bkey_[a-z0-9]{24}$/).optional()
+    .meta({ description: 'A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to.' }),
+});
+const ASSIGN_DESCRIPTION = 'A Bre-B payment held UNASSIGNED (it was paid to a suspended or deleted key) is credited to the company\'s BREB wallet as a payment to a live key would have been (the BREB_INFLOW fee and IVA apply): `unassigned_funds(BREB)` −gross, the wallet +net, `deposit.paid`. Idempotent on the deposit: a repeat, or a concurrent request, answers the ASSIGNED deposit and posts nothing more. 409 `INVALID_STATE_TRANSITION` when the deposit is not an UNASSIGNED Bre-B payment; 404 `FAST_WALLET_MISSING` when the company has no BREB wallet (the payment stays UNASSIGNED).';
 
 const KEY_REF = z.string().regex(/^(bkey_[A-Za-z0-9]{4,64}|ext:[A-Za-z0-9._:-]{1,64})$/);
 const QR_ID = z.string().regex(/^qr_[A-Za-z0-9]{4,64}$/);
@@ -30,11 +39,11 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
     defineRoute({
       method: 'POST', path: '/breb/collect-keys', operationId: 'createCollectKey', tags: ['Collect keys'],
       summary: 'Issue a Bre-B collect key for one of your customers',
-      description: '201 with a new key; 200 with the live key when that externalId already has one (ACTIVE or SUSPENDED).',
+      description: '201 with a new key; 200 with the live key when that externalId already has one (ACTIVE or SUSPENDED). The payments to a key are credited to the company\'s BREB wallet: a company without one gets 404 `FAST_WALLET_MISSING` and no key.',
       auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'COLLECT_KEY_WRITES', idempotent: true,
       body: CreateCollectKeyBody,
       responses: { 201: { description: 'The new key (ACTIVE).', schema: CollectKeySchema }, 200: { description: 'The existing live key of that externalId.', schema: CollectKeySchema } },
-      errors: ['KEY_ALREADY_REGISTERED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
+      errors: ['FAST_WALLET_MISSING', 'KEY_ALREADY_REGISTERED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
         // The company's tax regime travels in the signed caller context (callContext), not here.
         const r = await keys.createKey({ externalId: body.externalId, name: body.name, keyType: body.keyType, keyValue: body.keyValue }, call);
@@ -96,6 +105,34 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
         const r = await keys.getQrPng({ qrId: params.qrId }, call);
         return { status: 200, body: Buffer.from(r.png), headers: { 'Content-Type': 'image/png', 'Cache-Control': 'private, max-age=300' } };
       },
+    }),
+    defineRoute({
+      method: 'POST', path: '/deposits/{id}/assign', operationId: 'assignBrebDeposit', tags: ['Collect keys'],
+      summary: 'Assign one of your UNASSIGNED Bre-B payments to your wallet',
+      description: `${ASSIGN_DESCRIPTION} Another company's deposit answers 404 \`DEPOSIT_NOT_FOUND\`.`,
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'COLLECT_KEY_WRITES', idempotent: true,
+      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
+      body: AssignBody,
+      responses: { 200: { description: 'The deposit, ASSIGNED.', schema: DepositSchema } },
+      errors: ['DEPOSIT_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_ACTIVE', 'INVALID_STATE_TRANSITION', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, body, call }) => ({
+        status: 200, body: depositToApi(await keys.assignPayment({ depositId: params.id, ...(body.keyId ? { keyId: body.keyId } : {}), note: '', assignedBy: '' }, call)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/deposits/{id}/assign', operationId: 'adminAssignBrebDeposit', tags: ['Admin'],
+      summary: 'Assign an UNASSIGNED Bre-B payment to its company',
+      description: `${ASSIGN_DESCRIPTION} Any company's deposit; the note is kept in the payment's history and the admin audit log.`,
+      auth: { kind: 'admin' },
+      audit: { change: 'service' },
+      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
+      body: AssignBody.extend({ note: textSchema(1, 500) }).meta({ id: 'AdminAssignDepositRequest' }),
+      responses: { 200: { description: 'The deposit, ASSIGNED.', schema: DepositSchema } },
+      errors: ['DEPOSIT_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_ACTIVE', 'INVALID_STATE_TRANSITION', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, body, call, admin }) => ({
+        status: 200,
+        body: depositToApi(await keys.assignPayment({ depositId: params.id, ...(body.keyId ? { keyId: body.keyId } : {}), note: body.note, assignedBy: adminActor(admin!) }, call)),
+      }),
     }),
     defineRoute({
       method: 'PATCH', path: '/admin/collect-keys/{id}', operationId: 'adminSetCollectKeyState', tags: ['Admin'],

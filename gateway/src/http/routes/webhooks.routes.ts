@@ -25,6 +25,9 @@ const PseCallbackBody = z.object({
 const BrebIncomingBody = z.object({
   eventId: z.string().min(1).max(200),
   providerTransferId: z.string().min(1).max(200),
+  anchorHandle: z.string().min(1).max(100).optional().meta({
+    description: 'The directory registration the network routed the payment to when it was paid: the payment is attributed to the key of that registration, never to whoever holds the value when the notification arrives.',
+  }),
 }).passthrough().meta({ id: 'BrebIncomingPayment' });
 
 export function webhookRoutes(transfers: TransferClient, deposits: DepositClient, collectKeys: CollectKeyClient): AnyRoute[] {
@@ -64,7 +67,7 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
     defineRoute({
       method: 'POST', path: '/webhooks/breb/incoming', operationId: 'brebIncomingPayment', tags: ['Provider webhooks'],
       summary: 'Inbound Bre-B payment to a collect key, from the network (signed)',
-      description: 'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once.',
+      description: 'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once. A payment whose credit the ledger refuses for good (e.g. the company has no BREB wallet) is acknowledged and kept for an operator (money exception `CREDIT_REFUSED`).',
       auth: { kind: 'public' },
       body: BrebIncomingBody,
       rawBody: true,

@@ -1,5 +1,5 @@
 import { AppError, type Logger } from '@wallet/platform';
-import type { BrebDirectory, RegistrationOutcome } from '../app/ports.js';
+import type { BrebDirectory, RegistrationAnswer } from '../app/ports.js';
 import { maskKeyValue } from '../domain/collect-key.js';
 
 /**
@@ -13,7 +13,7 @@ export class HttpBrebDirectory implements BrebDirectory {
 
   private url(path: string): string { return `${this.baseUrl.replace(/\/+$/, '')}${path}`; }
 
-  async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationOutcome> {
+  async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer> {
     let status = 0;
     let body: Record<string, unknown> = {};
     try {
@@ -29,15 +29,18 @@ export class HttpBrebDirectory implements BrebDirectory {
     } catch (err) {
       // No answer: the request may have been applied. Only asking again can tell.
       this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(r.keyValue) }, 'Bre-B directory unreachable');
-      return 'UNAVAILABLE';
+      return { outcome: 'UNAVAILABLE', anchorHandle: null };
     }
-    if (status >= 200 && status < 300) return 'REGISTERED';
-    if (status === 409) return 'TAKEN';
+    if (status >= 200 && status < 300) {
+      const anchorHandle = typeof body.anchorHandle === 'string' && body.anchorHandle.length > 0 ? body.anchorHandle : null;
+      return { outcome: 'REGISTERED', anchorHandle };
+    }
+    if (status === 409) return { outcome: 'TAKEN', anchorHandle: null };
     // A 4xx (other than a time-out or a rate limit) refuses this request for good; 5xx, 408 and 429 tell nothing.
     const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
     this.log.warn({ status, error: body.error, keyValue: maskKeyValue(r.keyValue) }, refused
       ? 'Bre-B directory refused the registration' : 'Bre-B directory could not answer the registration');
-    return refused ? 'REFUSED' : 'UNAVAILABLE';
+    return { outcome: refused ? 'REFUSED' : 'UNAVAILABLE', anchorHandle: null };
   }
 
   async unregister(keyValue: string): Promise<void> {

@@ -24,8 +24,8 @@ export class GrpcLedger implements LedgerPort {
     return { fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee, ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged };
   }
 
-  async recordInflow(p: PaymentRecord): Promise<void> {
-    const assign = p.status === 'ASSIGNED';
+  async recordInflow(p: PaymentRecord, step: 'credit' | 'hold' | 'assign'): Promise<void> {
+    const assign = step !== 'hold';
     const details: ledgerV1.MovementDetails = {
       ...(p.payerName ? { payerName: p.payerName } : {}),
       ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
@@ -33,13 +33,19 @@ export class GrpcLedger implements LedgerPort {
       description: `Recaudo Bre-B ${p.key.value} (${p.key.externalId})`,
     };
     await this.client.recordInflow({
-      idempotencyKey: paymentLedgerKey(p.providerTransferId),
+      idempotencyKey: step === 'assign' ? `${paymentLedgerKey(p.providerTransferId)}:assign` : paymentLedgerKey(p.providerTransferId),
       source: ledgerV1.InflowSource.BREB,
       grossCents: p.amount,
       fee: { ...p.fee },
       assign,
+      fromUnassigned: step === 'assign',
       ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
     }, this.ctx(p.companyId));
+  }
+
+  async hasBrebWallet(companyId: string): Promise<boolean> {
+    const r = await this.client.getBalances({ ivaApplicable: false }, this.ctx(companyId));
+    return r.wallets.some((w) => w.rail === ledgerV1.Rail.BREB);
   }
 
   close(): void { this.client.close(); }

@@ -3,7 +3,7 @@ import { verifySignature } from '@wallet/platform';
 import { maskKeyValue, newDepositId } from '../domain/collect-key.js';
 import { parseIncomingPayment } from '../domain/incoming-payment.js';
 import type { CollectKeyDeps } from './deps.js';
-import { depositEvent } from './events.js';
+import type { PaymentSaga } from './payment-saga.js';
 import { ZERO_FEE, type FeeBreakdown, type PaymentRecord } from './ports.js';
 
 export interface IncomingPaymentCommand { rawBody: Buffer; signature: string }
@@ -11,33 +11,19 @@ export interface IncomingPaymentCommand { rawBody: Buffer; signature: string }
 export interface IncomingPaymentResult { accepted: boolean; duplicate: boolean }
 
 /**
- * The ledger step of a recorded payment, then the deposit event. RecordInflow is idempotent on
- * `collectkey:payment:<providerTransferId>` with the stored amounts, so running it again (a
- * redelivery, the sweeper) posts once; the completion is a compare-and-set, so one runner writes the event.
- */
-export class PaymentSteps {
-  constructor(private readonly deps: CollectKeyDeps) {}
-
-  async finish(p: PaymentRecord): Promise<PaymentRecord> {
-    if (p.pendingStep === null) return p;
-    await this.deps.ledger.recordInflow(p);
-    const done = await this.deps.store.completePayment(p.depositId, (r) => depositEvent(this.deps, r));
-    if (done) this.deps.log.info({ depositId: p.depositId, status: p.status, keyId: p.key.id }, 'Bre-B payment recorded');
-    return done ?? p;
-  }
-}
-
-/**
  * The network's signed notification of an inbound payment. HMAC over the raw bytes (±300 s) →
- * dedupe by event id and provider transfer id → the key by value (live holder, else most recent) →
- * ACTIVE: ComputeFees(BREB_INFLOW) and ASSIGNED (credited); SUSPENDED/DELETED: UNASSIGNED (held in
- * unassigned_funds, zero fee) → intent row (pending step) → ledger → completion + deposit event.
+ * dedupe by event id and provider transfer id → the key of the registration the network routed it to
+ * (`anchorHandle`; see below for a registration we do not know) →
+ * ACTIVE: ComputeFees(BREB_INFLOW), recorded CREDITING; SUSPENDED/DELETED: recorded HOLDING (zero fee)
+ * → PaymentSaga.settle: the ledger step, then the closing transition (ASSIGNED + deposit.paid /
+ * UNASSIGNED + deposit.unassigned); a definite refusal of the credit → CREDIT_REFUSED + money
+ * exception, acknowledged (the network stops retrying; an operator resolves it).
  * REGISTERING, or no key for the value: SERVICE_UNAVAILABLE (the gateway answers 503, the network
  * retries), never an acknowledgement with nothing booked. IVA applies when the company's tax regime was
  * COMMON when the key was issued (stored with the key from CreateKey's caller context; the notification carries no company).
  */
 export class HandleIncomingPayment {
-  constructor(private readonly deps: CollectKeyDeps, private readonly steps: PaymentSteps) {}
+  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
 
   async execute(cmd: IncomingPaymentCommand): Promise<IncomingPaymentResult> {
     const deps = this.deps;
@@ -49,10 +35,21 @@ export class HandleIncomingPayment {
     const n = parseIncomingPayment(cmd.rawBody);
     const known = await deps.store.paymentByTransfer(n.providerTransferId);
     if (known) {
-      if (known.pendingStep) await this.steps.finish(known); // a redelivery finishes a step left unfinished
+      await this.saga.settle(known, 'network'); // a redelivery finishes a money step left unfinished (none owed: nothing)
       return { accepted: true, duplicate: true };
     }
-    const key = await deps.store.byValue(n.keyValue);
+    // Attribution follows the registration the network routed the payment to when it was paid, never
+    // whoever holds the value now: a delayed notification for a payment to A's deleted key stays A's
+    // (held UNASSIGNED) after B registers the same value. A registration we do not know (a key that
+    // went live before registrations were recorded, or one whose answer was lost while REGISTERING),
+    // or a notification naming none: among the value's keys without a recorded registration (any key
+    // when none is named), the REGISTERING one (retried), else the most recent created by the time it was paid.
+    const byAnchor = n.anchorHandle ? await deps.store.byAnchorHandle(n.anchorHandle) : undefined;
+    const key = byAnchor ?? await deps.store.byValueAt(n.keyValue, n.receivedAt, n.anchorHandle !== null);
+    if (key && key.keyValue !== n.keyValue) {
+      deps.log.error({ providerTransferId: n.providerTransferId, keyId: key.id }, 'Bre-B payment: the registration it names is another value\'s');
+      throw new AppError('INVALID_REQUEST', 'La notificación nombra un registro de otra llave.');
+    }
     const where = { providerTransferId: n.providerTransferId, eventId: n.eventId, keyValue: maskKeyValue(n.keyValue), amountCents: n.amountCents.toString() };
     if (!key) {
       // The ledger books an unassigned inflow only for a company (RecordInflow requires one), and
@@ -78,17 +75,17 @@ export class HandleIncomingPayment {
     const intent: PaymentRecord = {
       depositId: newDepositId(), providerTransferId: n.providerTransferId, companyId: key.companyId,
       key: { id: key.id, externalId: key.externalId, name: key.name, value: key.keyValue, state: key.state },
-      status: assign ? 'ASSIGNED' : 'UNASSIGNED', amount: n.amountCents, fee, netAmount: n.amountCents - fee.totalCharged,
+      status: assign ? 'CREDITING' : 'HOLDING', amount: n.amountCents, fee, netAmount: n.amountCents - fee.totalCharged,
       payerName: n.payerName, payerDocument: n.payerDocument, payerBank: n.payerBank, receivedAt: n.receivedAt,
       movementId: deps.newId(), pendingStep: assign ? 'CREDIT' : 'HOLD', createdAt: deps.now(),
     };
     const { payment, created } = await deps.store.recordIntent(intent, n.eventId);
     if (!created) {
-      if (payment.pendingStep) await this.steps.finish(payment);
+      await this.saga.settle(payment, 'network');
       return { accepted: true, duplicate: true };
     }
     if (!assign) deps.log.warn({ keyId: key.id, state: key.state, providerTransferId: n.providerTransferId }, 'Bre-B payment to an inactive key: UNASSIGNED');
-    await this.steps.finish(payment);
+    await this.saga.settle(payment, 'network');
     return { accepted: true, duplicate: false };
   }
 }

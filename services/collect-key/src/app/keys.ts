@@ -28,7 +28,7 @@ export async function findKey(deps: CollectKeyDeps, companyId: string, ref: stri
 const MAX_ROUNDS = 6;
 
 /**
- * CONTRACT §6. Validate → the customer's key in a claiming state: ACTIVE/SUSPENDED → created=false;
+ * CONTRACT §6. Validate → the company has a BREB wallet (FAST_WALLET_MISSING otherwise) → the customer's key in a claiming state: ACTIVE/SUSPENDED → created=false;
  * REGISTERING (a creation in flight or interrupted) → settle it too (the directory registration is
  * idempotent) → value (given or generated) not held here → store the row as REGISTERING (the partial
  * unique indexes settle races: a lost externalId race settles the winner's row, a lost value race is
@@ -48,6 +48,11 @@ export class CreateKey {
     const companyId = requireCompany(companyIdIn);
     const v = validateCreateKey(input);
     const deps = this.deps;
+    // A key's payments are credited to the company's BREB wallet: without one, every payment to the
+    // key would be refused by the ledger. Asked of the ledger (the wallets' owner) before anything is stored.
+    if (!(await deps.ledger.hasBrebWallet(companyId))) {
+      throw new AppError('FAST_WALLET_MISSING', 'La empresa no tiene billetera BREB; los pagos a una llave de cobro se acreditan en ella. Solicite su aprovisionamiento antes de crear llaves.');
+    }
     const generated = v.keyValue === null;
     for (let round = 1; ; round++) {
       const last = round >= MAX_ROUNDS;

@@ -1,4 +1,6 @@
+import type { MoneyExceptionStore } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
+import type { PaymentState } from '../domain/payment-machine.js';
 
 export interface OutboxEvent { id: string; subject: string; payload: unknown }
 
@@ -7,15 +9,15 @@ export interface FeeBreakdown {
 }
 export const ZERO_FEE: FeeBreakdown = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
 
-export type PaymentStep = 'CREDIT' | 'HOLD';
+export type PaymentStep = 'CREDIT' | 'HOLD' | 'ASSIGN';
 
-/** An inbound payment = the deposit this service creates (ASSIGNED credited / UNASSIGNED held). */
+/** An inbound payment = the deposit this service creates; its state is the saga's (domain/payment-machine.ts). */
 export interface PaymentRecord {
   depositId: string;
   providerTransferId: string;
   companyId: string;
   key: { id: string; externalId: string; name: string; value: string; state: KeyState };
-  status: 'ASSIGNED' | 'UNASSIGNED';
+  status: PaymentState;
   amount: bigint;
   fee: FeeBreakdown;
   netAmount: bigint;
@@ -46,8 +48,20 @@ export interface CollectKeyStore {
   byValue(value: string): Promise<CollectKeyRecord | undefined>;
   /** Public states only (REGISTERING and FAILED keys are never listed). */
   list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
-  /** Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR. */
-  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent): Promise<CollectKeyRecord | undefined>;
+  /**
+   * Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR.
+   * `anchorHandle` (activation): the directory registration the key went live with.
+   */
+  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null): Promise<CollectKeyRecord | undefined>;
+  /** The key that went live with this directory registration (any state). */
+  byAnchorHandle(anchorHandle: string): Promise<CollectKeyRecord | undefined>;
+  /**
+   * The key a payment routed to an unknown (or unnamed) registration is attributed to, among the
+   * value's keys (never FAILED) with no registration recorded (`withoutAnchorOnly`) or any: a
+   * REGISTERING one first (its registration's answer may have been lost), else the most recent one
+   * created at or before `paidAt`, else (clocks apart: the network's time is not ours) the earliest after it.
+   */
+  byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean): Promise<CollectKeyRecord | undefined>;
   /** REGISTERING keys whose last registration attempt is older than the grace, leased (`updated_at` moved ahead). */
   leaseStaleRegistrations(graceSeconds: number, batch: number): Promise<CollectKeyRecord[]>;
 
@@ -56,18 +70,39 @@ export interface CollectKeyStore {
   insertQr(q: QrRecord, event: (q: QrRecord) => OutboxEvent): Promise<QrRecord | undefined>;
   qr(id: string): Promise<QrRecord | undefined>;
 
-  /** Inserts the payment intent (pending step set) and the provider event id; the existing row when the transfer is known. */
+  /**
+   * Inserts the payment in its initial money state (CREDITING / HOLDING, `pending_step` derived) with
+   * its history row and the provider event id; the existing row when the transfer is known.
+   */
   recordIntent(p: PaymentRecord, eventId: string): Promise<{ payment: PaymentRecord; created: boolean }>;
   paymentByTransfer(providerTransferId: string): Promise<PaymentRecord | undefined>;
-  /** Clears the pending step and writes the deposit event, one transaction; undefined when already completed. */
-  completePayment(depositId: string, event: (p: PaymentRecord) => OutboxEvent): Promise<PaymentRecord | undefined>;
+  paymentById(depositId: string): Promise<PaymentRecord | undefined>;
+  /**
+   * The saga's compare-and-set: from one of `from` to `to` (`pending_step`/`step_at` follow the state),
+   * a history row and the event when given, one transaction; undefined when the state was not one of `from`.
+   */
+  transitionPayment(t: {
+    depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent;
+    /** `assign`: the fees of the assignment and the key it is assigned through (the payment's own key, or a live key of its company). */
+    patch?: { fee: FeeBreakdown; netAmount: bigint; key?: PaymentRecord['key'] };
+  }): Promise<PaymentRecord | undefined>;
+  /** A money state left for an operator: the sweeper no longer runs it (`step_at` null). */
+  parkPayment(depositId: string, state: PaymentState): Promise<void>;
+  /** Payments in a money state whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
   leaseStalePayments(graceSeconds: number, batch: number): Promise<PaymentRecord[]>;
+  /** Money exceptions (CONTRACT §10), one per kind and payment. */
+  readonly exceptions: MoneyExceptionStore;
 }
 
 export interface LedgerPort {
   computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
-  /** RecordInflow BREB, key `collectkey:payment:<providerTransferId>`; assign per the payment's status. */
-  recordInflow(p: PaymentRecord): Promise<void>;
+  /**
+   * RecordInflow BREB: `credit` (assigned) and `hold` (unassigned) under `collectkey:payment:<providerTransferId>`;
+   * `assign` (assigned from unassigned funds) under `collectkey:payment:<providerTransferId>:assign`.
+   */
+  recordInflow(p: PaymentRecord, step: 'credit' | 'hold' | 'assign'): Promise<void>;
+  /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
+  hasBrebWallet(companyId: string): Promise<boolean>;
 }
 
 /**
@@ -78,9 +113,12 @@ export interface LedgerPort {
  */
 export type RegistrationOutcome = 'REGISTERED' | 'TAKEN' | 'REFUSED' | 'UNAVAILABLE';
 
+/** The outcome, and for REGISTERED the registration's `anchorHandle` (the network names it in each payment it routes to it). */
+export interface RegistrationAnswer { outcome: RegistrationOutcome; anchorHandle: string | null }
+
 export interface BrebDirectory {
   /** Never throws for a directory answer or an outage: the outcome says what is known. */
-  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationOutcome>;
+  register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer>;
   /** Idempotent; throws BREB_DIRECTORY_LOOKUP_FAILED when the directory cannot be reached. */
   unregister(keyValue: string): Promise<void>;
 }

@@ -1,7 +1,8 @@
 import { AppError, signPayload, type Logger } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState } from '../domain/collect-key.js';
 import { collectKeyDeps, type CollectKeyDeps } from './deps.js';
-import { HandleIncomingPayment, PaymentSteps } from './incoming-payment.js';
+import { HandleIncomingPayment } from './incoming-payment.js';
+import { PaymentSaga } from './payment-saga.js';
 import { CreateKey } from './keys.js';
 import type { BrebDirectory, CollectKeyStore, RegistrationOutcome } from './ports.js';
 import { SettleRegistration } from './settle-registration.js';
@@ -44,6 +45,11 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
       k.state = to;
       return { ...k };
     },
+    async byAnchorHandle(a: string) { const k = keys.find((x) => x.anchorHandle === a); return k && { ...k }; },
+    async byValueAt(value: string) {
+      const k = keys.find((x) => x.keyValue === value && x.state === 'REGISTERING') ?? keys.filter((x) => x.keyValue === value && x.state !== 'FAILED').pop();
+      return k && { ...k };
+    },
     async paymentByTransfer() { return undefined; },
     async recordIntent() { calls.recordIntent++; throw new Error('not expected'); },
   };
@@ -53,7 +59,7 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
 function fakeDirectory(outcomes: RegistrationOutcome[]) {
   const calls = { register: [] as string[], unregister: [] as string[] };
   const directory: BrebDirectory = {
-    async register(r) { calls.register.push(r.keyValue); return outcomes.shift() ?? 'UNAVAILABLE'; },
+    async register(r) { calls.register.push(r.keyValue); return { outcome: outcomes.shift() ?? 'UNAVAILABLE', anchorHandle: null }; },
     async unregister(v) { calls.unregister.push(v); },
   };
   return { directory, calls };
@@ -67,7 +73,7 @@ const key = (over: Partial<CollectKeyRecord> = {}): CollectKeyRecord => ({
 function deps(store: CollectKeyStore, directory: BrebDirectory, log: Logger): CollectKeyDeps {
   return collectKeyDeps({
     store, directory, log,
-    ledger: { computeBrebInflowFees: async () => { throw new Error('not expected'); }, recordInflow: async () => { throw new Error('not expected'); } },
+    ledger: { computeBrebInflowFees: async () => { throw new Error('not expected'); }, recordInflow: async () => { throw new Error('not expected'); }, hasBrebWallet: async () => true },
     settings: { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 15 },
   });
 }
@@ -85,7 +91,7 @@ describe('inbound payments that cannot be booked are refused as retryable', () =
     const { log, lines } = fakeLog();
     const d = deps(store, fakeDirectory([]).directory, log);
     const phone = '3001234567';
-    expect(await code(new HandleIncomingPayment(d, new PaymentSteps(d)).execute(notification(phone)))).toBe('SERVICE_UNAVAILABLE');
+    expect(await code(new HandleIncomingPayment(d, new PaymentSaga(d)).execute(notification(phone)))).toBe('SERVICE_UNAVAILABLE');
     expect(calls.recordIntent).toBe(0);
     expect(lines).toEqual([expect.objectContaining({ level: 'error', fields: expect.objectContaining({ providerTransferId: 'brb_in_0001', keyValue: '30***67' }) })]);
     expect(JSON.stringify(lines)).not.toContain(phone);
@@ -95,7 +101,7 @@ describe('inbound payments that cannot be booked are refused as retryable', () =
     const { store, calls } = fakeStore([key()]);
     const { log, lines } = fakeLog();
     const d = deps(store, fakeDirectory([]).directory, log);
-    expect(await code(new HandleIncomingPayment(d, new PaymentSteps(d)).execute(notification('@tienda12345')))).toBe('SERVICE_UNAVAILABLE');
+    expect(await code(new HandleIncomingPayment(d, new PaymentSaga(d)).execute(notification('@tienda12345')))).toBe('SERVICE_UNAVAILABLE');
     expect(calls.recordIntent).toBe(0);
     expect(JSON.stringify(lines)).not.toContain('@tienda12345');
   });

@@ -12,7 +12,7 @@ export interface Settled { key: CollectKeyRecord; outcome: RegistrationOutcome; 
  * to us, and several askers (CreateKey, a retry of it for the same externalId, the sweeper) may
  * run at once: each settles the row by a compare-and-set from REGISTERING, the first one wins.
  *
- * - REGISTERED → ACTIVE + `collectkey.created`.
+ * - REGISTERED → ACTIVE (with the registration's anchorHandle) + `collectkey.created`.
  * - TAKEN / REFUSED → FAILED (final): the directory holds no registration of ours for the value.
  * - UNAVAILABLE → unchanged: it may have landed; the next asker (the sweeper after the grace) asks again.
  *
@@ -24,10 +24,11 @@ export class SettleRegistration {
 
   async execute(k: CollectKeyRecord): Promise<Settled> {
     const deps = this.deps;
-    const outcome = await deps.directory.register({ keyValue: k.keyValue, holderName: k.name, callbackUrl: deps.settings.incomingCallbackUrl });
+    const { outcome, anchorHandle } = await deps.directory.register({ keyValue: k.keyValue, holderName: k.name, callbackUrl: deps.settings.incomingCallbackUrl });
     if (outcome === 'UNAVAILABLE') return { key: (await deps.store.byId(k.id)) ?? k, outcome, activated: false };
     if (outcome === 'REGISTERED') {
-      const done = await deps.store.setState(k.id, ['REGISTERING'], 'ACTIVE', (r) => collectKeyEvent(deps, 'created', r));
+      // The registration it went live with: payments the network routes to it name it (HandleIncomingPayment attributes by it).
+      const done = await deps.store.setState(k.id, ['REGISTERING'], 'ACTIVE', (r) => collectKeyEvent(deps, 'created', r), anchorHandle);
       if (done) {
         deps.log.info({ keyId: done.id, companyId: done.companyId, externalId: done.externalId }, 'collect key created');
         return { key: done, outcome, activated: true };

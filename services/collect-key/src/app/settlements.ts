@@ -4,24 +4,24 @@ import { AppError, checkFindIds, checkSettlementDate, settlementBatchSize } from
  * The reconciliation's read of our inbound Bre-B payments (docs/reconciliation.md, `OurRecords`,
  * rail breb-inbound): one record per payment, keyed by the network's transfer id (the network has
  * no id of ours), ASSIGNED (to a live key) or UNASSIGNED, settled at `received_at` (the network's
- * reception time, from its notification). A payment whose ledger step (credit or hold) is still in
- * flight is already settled at the network, so it is a record of its day like the others: the
- * money step is the saga's concern, not the report's. There is no PENDING here: a payment exists
- * for us only once the network told us it happened.
+ * reception time, from its notification). A payment that is not final on our side (its credit or
+ * hold still owed, parked for an operator, or refused by the ledger: CREDITING, HOLDING,
+ * CREDIT_REFUSED) is PENDING: never listed as a settled record of its day, and `find` returns it
+ * PENDING without a settlement time, so the network's line for it is a status break until it is final.
  */
 export interface InboundSettlement {
   depositId: string;
   providerTransferId: string;
-  status: 'ASSIGNED' | 'UNASSIGNED';
+  status: 'ASSIGNED' | 'UNASSIGNED' | 'PENDING';
   amountCents: bigint;
   receivedAt: Date;
   companyId: string;
 }
 
 export interface InboundSettlementReader {
-  /** The day's payments with provider id > `afterId` (collate "C"), in that order, at most `limit`. */
+  /** The day's settled (final) payments with provider id > `afterId` (collate "C"), in that order, at most `limit`. */
   settledPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]>;
-  /** Payments of any day with these provider ids. */
+  /** Payments of any day with these provider ids (PENDING ones included). */
   find(providerIds: readonly string[]): Promise<InboundSettlement[]>;
 }
 

@@ -1,6 +1,6 @@
 import { PeriodicTask } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
-import type { PaymentSteps } from './incoming-payment.js';
+import type { PaymentSaga } from './payment-saga.js';
 import type { SettleRegistration } from './settle-registration.js';
 
 /**
@@ -10,15 +10,16 @@ import type { SettleRegistration } from './settle-registration.js';
  *   answer): the registration is asked again (idempotent) and settled by compare-and-set —
  *   ACTIVE when the value is registered to us, FAILED when the directory refuses it, unchanged
  *   while it cannot answer (asked again next time).
- * - payments whose ledger step has been in flight (a crash or a ledger outage between recording
- *   the intent and the posting): the ledger key makes a repeat a replay.
+ * - payments in a money state (CREDITING / HOLDING) whose step has been in flight (a crash or a
+ *   ledger outage between recording the payment and the posting): PaymentSaga.settle runs it again
+ *   (the ledger key makes a repeat a replay) and closes it; a parked one (an operator's) is never leased.
  */
 export class Sweeper {
   private readonly task: PeriodicTask;
 
   constructor(
     private readonly deps: CollectKeyDeps,
-    private readonly steps: PaymentSteps,
+    private readonly saga: PaymentSaga,
     private readonly registration: SettleRegistration,
     private readonly opts: { intervalMs: number; batch: number },
   ) {
@@ -60,8 +61,8 @@ export class Sweeper {
       for (const p of stale) {
         if (this.task.stopping) return;
         try {
-          await this.steps.finish(p);
-          deps.log.info({ depositId: p.depositId, step: p.pendingStep }, 'unfinished payment step completed');
+          const after = await this.saga.settle(p, 'sweeper');
+          deps.log.info({ depositId: p.depositId, from: p.status, to: after.status }, 'unfinished payment step completed');
         } catch (err) {
           deps.log.warn({ depositId: p.depositId, err: (err as Error).message }, 'payment step retry failed');
         }

@@ -1,14 +1,17 @@
 import type { CollectKeyDeps } from './deps.js';
-import { HandleIncomingPayment, PaymentSteps } from './incoming-payment.js';
+import { AssignPayment } from './assign-payment.js';
+import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
+import { HandleIncomingPayment } from './incoming-payment.js';
+import { PaymentSaga } from './payment-saga.js';
 import { CreateKey, DeleteKey, GetKey, ListKeys, SetKeyState } from './keys.js';
 import { GetQrPng, IssueQr } from './qr.js';
 import { SettleRegistration } from './settle-registration.js';
 
 /** Every use case of the service, built once from the same ports. */
 export function collectKeyUseCases(deps: CollectKeyDeps) {
-  const steps = new PaymentSteps(deps);
+  const saga = new PaymentSaga(deps);
   return {
-    steps,
+    saga,
     settleRegistration: new SettleRegistration(deps),
     createKey: new CreateKey(deps),
     listKeys: new ListKeys(deps),
@@ -17,7 +20,10 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     setKeyState: new SetKeyState(deps),
     issueQr: new IssueQr(deps),
     getQrPng: new GetQrPng(deps),
-    handleIncomingPayment: new HandleIncomingPayment(deps, steps),
+    handleIncomingPayment: new HandleIncomingPayment(deps, saga),
+    listExceptions: new ListPaymentExceptions(deps),
+    resolveException: new ResolvePaymentException(deps, saga),
+    assignPayment: new AssignPayment(deps, saga),
   };
 }
 export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;

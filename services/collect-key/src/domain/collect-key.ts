@@ -42,6 +42,8 @@ export interface CollectKeyRecord {
   ivaApplicable: boolean;
   createdAt: Date;
   deletedAt: Date | null;
+  /** The directory registration the key went live with (set on activation; null for keys activated before issue 35). */
+  anchorHandle?: string | null;
 }
 
 export interface QrRecord {

@@ -5,6 +5,8 @@ export interface IncomingPayment {
   eventId: string;
   providerTransferId: string;
   keyValue: string;
+  /** The directory registration the network routed the payment to when it was paid; null when the notification names none. */
+  anchorHandle: string | null;
   amountCents: bigint;
   payerName: string | null;
   payerDocument: string | null;
@@ -35,7 +37,7 @@ export function parseIncomingPayment(raw: Buffer): IncomingPayment {
   const at = str(body.receivedAt) ?? str(body.occurredAt);
   const receivedAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
   return {
-    eventId, providerTransferId, keyValue: keyValue.toLowerCase(), amountCents,
+    eventId, providerTransferId, keyValue: keyValue.toLowerCase(), anchorHandle: str(body.anchorHandle, 100), amountCents,
     payerName: str(body.payerName, 200), payerDocument: str(body.payerDocument, 100), payerBank: str(body.payerBank, 100), receivedAt,
   };
 }

@@ -1,8 +1,8 @@
-import { bogotaDateOf, callerProfile, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import { bogotaDateOf, callerProfile, moneyExceptionToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
-import { keyToProto, qrToProto } from './mappers.js';
+import { keyToProto, paymentToDeposit, qrToProto } from './mappers.js';
 
 /**
  * The CollectKeyService RPCs: decode, call one use case, encode. The company and its tax regime come
@@ -41,6 +41,19 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
       return { qr: qrToProto(r.qr), reused: r.reused };
     },
     async getQrPng(req, ctx) { return { png: await uc.getQrPng.execute(ctx.companyId, req.qrId) }; },
+    async listExceptions(req) {
+      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+    async resolveException(req) {
+      return moneyExceptionToProto(await uc.resolveException.execute({ id: req.id, action: req.action, note: req.note, resolvedBy: req.resolvedBy }));
+    },
+    async assignPayment(req, ctx) {
+      const p = await uc.assignPayment.execute(ctx.companyId, {
+        depositId: req.depositId, keyId: req.keyId, note: req.note, by: ctx.companyId ? 'company' : (req.assignedBy || 'admin'),
+      });
+      return paymentToDeposit(p);
+    },
     async handleIncomingPayment(req) {
       return uc.handleIncomingPayment.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
     },
@@ -51,7 +64,8 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
 function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   return {
     ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: 'IN', amountCents: p.amountCents, companyId: p.companyId,
-    settledAt: p.receivedAt.toISOString(), valueDate: bogotaDateOf(p.receivedAt),
+    // Settled at the network's payment time; a PENDING one is not settled (no time, no value date).
+    ...(p.status !== 'PENDING' ? { settledAt: p.receivedAt.toISOString(), valueDate: bogotaDateOf(p.receivedAt) } : {}),
   };
 }
 
@@ -67,4 +81,8 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   issueQr: ['gateway'],
   getQrPng: ['gateway'],
   handleIncomingPayment: ['gateway:callback'],
+  listExceptions: ['gateway:admin'],
+  resolveException: ['gateway:admin'],
+  // An API client (its own payments) or an operator (any company's).
+  assignPayment: ['gateway', 'gateway:admin'],
 };

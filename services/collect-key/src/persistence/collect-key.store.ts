@@ -1,19 +1,20 @@
-import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
+import type { PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
 
 interface KeyRow {
   id: string; company_id: string; external_id: string; name: string; key_type: string; key_value: string; state: KeyState;
-  iva_applicable: boolean | null;
+  iva_applicable: boolean | null; anchor_handle: string | null;
   created_at: Date | string; deleted_at: Date | string | null; cursor_at?: string;
 }
 interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
 interface PaymentRow {
   deposit_id: string; provider_transfer_id: string; company_id: string; key_id: string; key_external_id: string; key_name: string;
-  key_value: string; key_state: KeyState; status: 'ASSIGNED' | 'UNASSIGNED'; amount: string; fixed_fee: string; variable_fee: string;
+  key_value: string; key_state: KeyState; status: PaymentState; amount: string; fixed_fee: string; variable_fee: string;
   subtotal_fee: string; iva_applicable: boolean; iva_amount: string; total_charged: string; net_amount: string;
   payer_name: string | null; payer_document: string | null; payer_bank: string | null; received_at: Date | string;
-  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | null; created_at: Date | string;
+  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | null; created_at: Date | string;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -25,6 +26,7 @@ const PUBLIC = `('ACTIVE', 'SUSPENDED', 'DELETED')`;
 const toKey = (r: KeyRow): CollectKeyRecord => ({
   id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
   state: r.state, ivaApplicable: r.iva_applicable === true, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
+  anchorHandle: r.anchor_handle ?? null,
 });
 const toQr = (r: QrRow): QrRecord => ({
   id: r.id, companyId: r.company_id, keyId: r.key_id, type: 'STATIC', reference: r.reference, payload: r.payload, isPaid: r.is_paid, createdAt: date(r.created_at),
@@ -46,9 +48,21 @@ async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
     [e.id, e.subject, JSON.stringify(e.payload)]);
 }
 
+/** The `pending_step` a money state owes (a CHECK ties the two). */
+const stepOf = (s: PaymentState): 'CREDIT' | 'HOLD' | 'ASSIGN' | null => (s === 'CREDITING' ? 'CREDIT' : s === 'HOLDING' ? 'HOLD' : s === 'ASSIGNING' ? 'ASSIGN' : null);
+
+async function paymentHistory(tx: PreparedTx, depositId: string, from: PaymentState | null, to: PaymentState, reason: string): Promise<void> {
+  await tx.query(`insert into collect_key.payment_history (deposit_id, from_state, to_state, reason) values ($1, $2, $3, $4)`, [depositId, from, to, reason]);
+}
+
 /** The collect_key schema. Statements run as named prepared statements (Database.prepared / preparedTx). */
 export class SqlCollectKeyStore implements CollectKeyStore {
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+  /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
+  readonly exceptions: MoneyExceptionsTable;
+
+  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
+    this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'collect_key');
+  }
 
   async insertKey(k: CollectKeyRecord) {
     try {
@@ -85,6 +99,19 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     return rows[0] && toKey(rows[0]);
   }
 
+  async byAnchorHandle(anchorHandle: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.anchor_handle = $1`, [anchorHandle]);
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
+      where k.key_value = $1 and k.state <> 'FAILED' and (not $3::boolean or k.anchor_handle is null)
+      order by (k.state = 'REGISTERING') desc, (k.created_at <= $2::timestamptz) desc,
+        case when k.created_at <= $2::timestamptz then k.created_at end desc nulls last, k.created_at asc limit 1`, [value, paidAt.toISOString(), withoutAnchorOnly]);
+    return rows[0] && toKey(rows[0]);
+  }
+
   async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
     const where = `k.company_id = $1 and k.state in ${PUBLIC} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
     const rows = after
@@ -99,11 +126,12 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     };
   }
 
-  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent) {
+  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null) {
     const rec = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<KeyRow>(`update collect_key.keys k set state = $2,
-          deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now()
-        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from]);
+          deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now(),
+          anchor_handle = coalesce($4::text, k.anchor_handle)
+        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from, anchorHandle ?? null]);
       if (!rows[0]) return undefined;
       const rec = toKey(rows[0]);
       if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);
@@ -165,8 +193,11 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       [p.depositId, p.providerTransferId, p.companyId, p.key.id, p.key.externalId, p.key.name, p.key.value, p.key.state, p.status,
         p.amount.toString(), p.fee.fixedFee.toString(), p.fee.variableFee.toString(), p.fee.subtotalFee.toString(), p.fee.ivaApplicable,
         p.fee.ivaAmount.toString(), p.fee.totalCharged.toString(), p.netAmount.toString(), p.payerName, p.payerDocument, p.payerBank,
-        p.receivedAt.toISOString(), p.movementId, p.pendingStep]);
-      if (rows[0]) return { payment: toPayment(rows[0]), created: true };
+        p.receivedAt.toISOString(), p.movementId, stepOf(p.status)]);
+      if (rows[0]) {
+        await paymentHistory(tx, p.depositId, null, p.status, 'notified by the network');
+        return { payment: toPayment(rows[0]), created: true };
+      }
       const existing = await tx.query<PaymentRow>(`select * from collect_key.payments where provider_transfer_id = $1`, [p.providerTransferId]);
       return { payment: toPayment(existing[0]!), created: false };
     });
@@ -177,24 +208,50 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     return rows[0] && toPayment(rows[0]);
   }
 
-  async completePayment(depositId: string, event: (p: PaymentRecord) => OutboxEvent) {
+  async paymentById(depositId: string) {
+    const rows = await this.db.prepared<PaymentRow>(`select * from collect_key.payments where deposit_id = $1`, [depositId]);
+    return rows[0] && toPayment(rows[0]);
+  }
+
+  async transitionPayment(t: Parameters<CollectKeyStore['transitionPayment']>[0]) {
+    let wrote = false;
+    const f = t.patch?.fee;
+    const k = t.patch?.key;
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<PaymentRow>(`update collect_key.payments set pending_step = null, step_at = null, updated_at = now()
-        where deposit_id = $1 and pending_step is not null returning *`, [depositId]);
+      const rows = await tx.query<PaymentRow & { prev: PaymentState }>(`
+        update collect_key.payments p set status = $3, pending_step = $4::text,
+          step_at = case when $4::text is null then null else now() end, updated_at = now(),
+          fixed_fee = coalesce($5::bigint, p.fixed_fee), variable_fee = coalesce($6::bigint, p.variable_fee),
+          subtotal_fee = coalesce($7::bigint, p.subtotal_fee), iva_applicable = coalesce($8::boolean, p.iva_applicable),
+          iva_amount = coalesce($9::bigint, p.iva_amount), total_charged = coalesce($10::bigint, p.total_charged),
+          net_amount = coalesce($11::bigint, p.net_amount),
+          key_id = coalesce($12, p.key_id), key_external_id = coalesce($13, p.key_external_id), key_name = coalesce($14, p.key_name),
+          key_value = coalesce($15, p.key_value), key_state = coalesce($16, p.key_state)
+        from (select deposit_id, status as prev from collect_key.payments where deposit_id = $1 for update) old
+        where p.deposit_id = old.deposit_id and p.status = any($2::text[])
+        returning p.*, old.prev`, [t.depositId, [...t.from], t.to, stepOf(t.to),
+        f?.fixedFee.toString() ?? null, f?.variableFee.toString() ?? null, f?.subtotalFee.toString() ?? null, f?.ivaApplicable ?? null,
+        f?.ivaAmount.toString() ?? null, f?.totalCharged.toString() ?? null, t.patch?.netAmount.toString() ?? null,
+        k?.id ?? null, k?.externalId ?? null, k?.name ?? null, k?.value ?? null, k?.state ?? null]);
       if (!rows[0]) return undefined;
       const rec = toPayment(rows[0]);
-      await appendOutbox(tx, event(rec));
+      await paymentHistory(tx, t.depositId, rows[0].prev, t.to, t.reason);
+      if (t.event) { await appendOutbox(tx, t.event(rec)); wrote = true; }
       return rec;
     });
-    if (rec) this.eventsWritten();
+    if (wrote) this.eventsWritten();
     return rec;
+  }
+
+  async parkPayment(depositId: string, state: PaymentState) {
+    await this.db.prepared(`update collect_key.payments set step_at = null, updated_at = now() where deposit_id = $1 and status = $2`, [depositId, state]);
   }
 
   async leaseStalePayments(graceSeconds: number, batch: number) {
     const rows = await this.db.prepared<PaymentRow>(`
       with due as (
         select deposit_id from collect_key.payments
-         where pending_step is not null and step_at <= now() - make_interval(secs => $1::int)
+         where status in ('CREDITING', 'HOLDING', 'ASSIGNING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update collect_key.payments p set step_at = now() from due where p.deposit_id = due.deposit_id
       returning p.*`, [graceSeconds, batch]);

@@ -21,11 +21,13 @@ export interface InflowCommand {
   assign: boolean;
   movement?: MovementSpecCommand;
   /**
-   * The external movement this inflow books (issue 35: "pse:<provider id>:payment",
+   * The external movement this inflow books (issue 35: "pse:our:<deposit id>:payment",
    * "breb-inbound:<provider id>"); not part of the request hash. Once the inflow is written, a live
    * correction of that movement (a break accepted before its owner booked it) is undone.
    */
   externalMovement?: string;
+  /** BREB assigned only: the gross comes out of unassigned_funds(BREB) (a held payment assigned later), not breb_settlement. */
+  fromUnassigned?: boolean;
 }
 
 /**
@@ -33,6 +35,8 @@ export interface InflowCommand {
  * wallet_available +N, fee_revenue +fee, iva_payable +IVA, and a COMPLETED TRANSFER_IN movement.
  * Unassigned (Bre-B to a deleted or suspended key): breb_settlement −G, unassigned_funds:BREB +G;
  * the company's wallet and listing are untouched, so no movement is created.
+ * Assigned from unassigned funds (a held Bre-B payment assigned to its company later, `fromUnassigned`):
+ * unassigned_funds:BREB −G, wallet_available +N, fee_revenue +fee, iva_payable +IVA, and its movement.
  */
 export class RecordInflow {
   constructor(private readonly deps: LedgerDeps) {}
@@ -46,6 +50,7 @@ export class RecordInflow {
     checkFee(p, 'fee', cmd.fee, cmd.assign);
     if (!cmd.assign && cmd.fee && !isZeroFee(cmd.fee)) p.add('fee', 'must be zero when the inflow is not assigned');
     if (!cmd.assign && cmd.source === 'PSE') p.add('assign', 'a PSE inflow is always assigned to its deposit\'s company');
+    if (cmd.fromUnassigned && (!cmd.assign || cmd.source !== 'BREB')) p.add('fromUnassigned', 'only for an assigned BREB inflow');
     checkMovementSpec(p, cmd.movement, ['COMPLETED']);
     p.throwIfAny();
     const source = cmd.source as InflowSource;
@@ -61,7 +66,7 @@ export class RecordInflow {
       const fee = cmd.fee!;
       const spec = cmd.movement;
       const movementId = orNull(spec?.id)?.toLowerCase() ?? deps.newId();
-      const draft = inflowPosting(companyId, source, cmd.grossCents, fee.subtotalFee, fee.ivaAmount);
+      const draft = inflowPosting(companyId, source, cmd.grossCents, fee.subtotalFee, fee.ivaAmount, cmd.fromUnassigned === true);
       write = {
         posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: route.walletRail, movementId, holdId: null },
         entries: draft.entries,

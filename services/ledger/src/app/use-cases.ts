@@ -18,6 +18,7 @@ import { ReleaseHold } from './release-hold.js';
 import { ReserveBatch } from './reserve-batch.js';
 import { ReserveFunds } from './reserve-funds.js';
 import { ReverseInflow } from './reverse-inflow.js';
+import { ReturnUnassignedInflow } from './return-unassigned-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
 import { SetMovementStatus, SetMovementStatuses } from './set-movement-status.js';
 import { StreamStatement } from './stream-statement.js';
@@ -44,6 +45,7 @@ export function ledgerUseCases(deps: LedgerDeps) {
     setMovementStatuses: new SetMovementStatuses(deps),
     recordInflow: new RecordInflow(deps),
     reverseInflow: new ReverseInflow(deps),
+    returnUnassignedInflow: new ReturnUnassignedInflow(deps),
     computeFees: new ComputeFees(deps),
     computeFeesBatch: new ComputeFeesBatch(deps),
     setFeeConfig: new SetFeeConfig(deps),

@@ -156,7 +156,7 @@ export function releasePosting(companyId: string, rail: WalletRail, h: HoldAmoun
  * PSE paid / Bre-B to a live key: settlement −G; wallet_available +N; fee_revenue +fee;
  * iva_payable +IVA, with N = G − fee − IVA > 0.
  */
-export function inflowPosting(companyId: string, source: InflowSource, gross: bigint, fee: bigint, iva: bigint): PostingDraft {
+export function inflowPosting(companyId: string, source: InflowSource, gross: bigint, fee: bigint, iva: bigint, fromUnassigned = false): PostingDraft {
   positive('gross', gross);
   nonNegative('fee', fee);
   nonNegative('iva', iva);
@@ -164,7 +164,7 @@ export function inflowPosting(companyId: string, source: InflowSource, gross: bi
   positive('net', net);
   const route = inflowRoute(source);
   return draft('inflow', [
-    { account: source === 'PSE' ? Accounts.pseSettlement : Accounts.brebSettlement, amount: -gross },
+    { account: source === 'PSE' ? Accounts.pseSettlement : fromUnassigned ? Accounts.unassignedFunds('BREB') : Accounts.brebSettlement, amount: -gross },
     { account: Accounts.walletAvailable(companyId, route.walletRail), amount: net },
     { account: Accounts.feeRevenue(route.operation), amount: fee },
     { account: Accounts.ivaPayable, amount: iva },
@@ -177,6 +177,15 @@ export function unassignedInflowPosting(gross: bigint): PostingDraft {
   return draft('inflow', [
     { account: Accounts.brebSettlement, amount: -gross },
     { account: Accounts.unassignedFunds('BREB'), amount: gross },
+  ], null);
+}
+
+/** A held Bre-B payment returned to the payer: unassigned_funds(BREB) −G; breb_settlement +G (the hold's entries negated). */
+export function unassignedReturnPosting(gross: bigint): PostingDraft {
+  positive('gross', gross);
+  return draft('reversal', [
+    { account: Accounts.unassignedFunds('BREB'), amount: -gross },
+    { account: Accounts.brebSettlement, amount: gross },
   ], null);
 }
 

@@ -142,6 +142,14 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
         idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
         ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
         ...opt('externalMovement', req.externalMovement || undefined),
+        // Only when set: the request hash of every other inflow stays what it was (replays keep matching).
+        ...(req.fromUnassigned ? { fromUnassigned: true } : {}),
+      }));
+    },
+
+    async returnUnassignedInflow(req, ctx) {
+      return postingResult(await uc.returnUnassignedInflow.execute(ctx.companyId, {
+        idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, grossCents: req.grossCents,
       }));
     },
 
@@ -190,7 +198,7 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServer>> = {
   // provisioning, balances and the movement listing: the gateway, for API clients and operators
   openWallets: ['gateway:admin'],
-  getBalances: ['gateway', 'transfer'],
+  getBalances: ['gateway', 'transfer', 'collect-key'],
   // a past balance (GET /wallets/balance/history): API clients through the gateway only
   getBalanceAt: ['gateway'],
   streamStatement: ['gateway'],
@@ -219,6 +227,7 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // collections: PSE deposits and Bre-B collect keys
   recordInflow: ['pse-deposit', 'collect-key'],
   reverseInflow: ['pse-deposit'],
+  returnUnassignedInflow: ['collect-key'],
   // the invariant report: operator tools
   checkInvariants: ['ops'],
 };

@@ -134,7 +134,9 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
                coalesce(sum(amt) filter (where cls = 'fee_revenue'), 0) as fee,
                coalesce(sum(amt) filter (where cls = 'iva_payable'), 0) as iva,
                coalesce(sum(amt) filter (where cls = 'rail_clearing'), 0) as clearing,
-               coalesce(sum(amt) filter (where cls in ('funding', 'pse_settlement', 'breb_settlement')), 0) as source
+               -- the money's origin: funding (admin credits), a provider's settlement, or unassigned funds
+               -- (a held Bre-B payment assigned to its company later: the one movement posting that touches them)
+               coalesce(sum(amt) filter (where cls in ('funding', 'pse_settlement', 'breb_settlement', 'unassigned_funds')), 0) as source
           from me group by movement_id
       ), mv as (
         select m.*, coalesce(pm.avail, 0) as avail, coalesce(pm.pend, 0) as pend, coalesce(pm.fee, 0) as fee,

@@ -134,6 +134,29 @@ describe('a key group', () => {
     expect(recordKey('pse', ours({ ourId: 'dep_1', status: 'PENDING', settledAt: null }))).toBe(lineKey('pse', 'pse_1', 'dep_1', 'IN'));
   });
 
+  it('an inbound Bre-B payment returned to the payer: its RETURNED (OUT) line is a second key, matched by our RETURNED record; the RECEIVED line by the payment', () => {
+    const received = ours({ ourId: 'dep_7', providerId: 'brb_in_7', status: 'UNASSIGNED' });
+    const returned = ours({ ourId: 'dep_7', providerId: 'brb_in_7', status: 'RETURNED' });
+    const inLine = line({ providerId: 'brb_in_7', ourId: '', direction: 'IN', status: 'RECEIVED' });
+    const outLine = line({ providerId: 'brb_in_7', ourId: '', direction: 'OUT', status: 'RETURNED' });
+    expect(recordKey('breb-inbound', received)).toBe(lineKey('breb-inbound', 'brb_in_7', '', 'IN'));
+    expect(recordKey('breb-inbound', returned)).toBe(lineKey('breb-inbound', 'brb_in_7', '', 'OUT'));
+    expect(recordKey('breb-inbound', received) < recordKey('breb-inbound', returned)).toBe(true);
+    expect(lookupIdOf(recordKey('breb-inbound', returned))).toBe('brb_in_7');
+    expect(group('breb-inbound', received, [inLine]).breaks).toEqual([]);
+    expect(group('breb-inbound', returned, [outLine]).breaks).toEqual([]);
+    // A RETURNED line with no return on our side is a break, never the payment's match.
+    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => b.kind)).toEqual(['missing_in_our_books']);
+  });
+
+  it('an inbound Bre-B payment not final on our side (collect-key reports it PENDING): the network\'s RECEIVED line is a status break, keyed by the network\'s id', () => {
+    const pending = ours({ ourId: 'dep_9', providerId: 'brb_in_9', status: 'PENDING', settledAt: null });
+    expect(recordKey('breb-inbound', pending)).toBe(lineKey('breb-inbound', 'brb_in_9', '', 'IN'));
+    const r = group('breb-inbound', pending, [line({ providerId: 'brb_in_9', ourId: '', direction: 'IN', status: 'RECEIVED' })]);
+    expect(r.matched).toBeNull();
+    expect(r.breaks.map((b) => b.kind)).toEqual(['status_mismatch']);
+  });
+
   it('a pair with differences opens one break per kind, keyed by the provider id', () => {
     const r = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' }),
       [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1n })]);

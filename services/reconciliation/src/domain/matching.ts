@@ -37,10 +37,11 @@ export interface OurRecord {
  * Our statuses that reach a report: a transfer's outcome from the rail (COMPLETED, FAILED); a PSE
  * deposit's payment leg (ASSIGNED when paid, FAILED when the payer's bank refused) and its reversal
  * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
- * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), which
+ * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), or an
+ * inbound payment whose money step is still owed or was refused by the ledger (not final here), which
  * the provider should not report at all: any line for it is a status break.
  */
-export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'PENDING';
+export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'RETURNED' | 'PENDING';
 
 /** The line the provider should report for one of our records (status null: none at all). */
 interface Expectation { status: ProviderStatus | null; direction: Direction }
@@ -59,7 +60,13 @@ export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>
     REVERSED: { status: 'REVERSED', direction: 'OUT' },
     PENDING: { status: null, direction: 'IN' },
   },
-  'breb-inbound': { ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' } },
+  // PENDING: a payment the network delivered that is not final on our side (its credit or hold still
+  // owed, parked, or refused by the ledger): the network's RECEIVED line for it is a status break until it is.
+  // RETURNED: the return leg of a held payment sent back to the payer (OUT, on the day of the return).
+  'breb-inbound': {
+    ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' }, PENDING: { status: null, direction: 'IN' },
+    RETURNED: { status: 'RETURNED', direction: 'OUT' },
+  },
 };
 
 /** A record of ours the rules cannot place: the owning service broke the OurRecords contract. */
@@ -82,6 +89,8 @@ export function expectationOf(rail: ReportRail, r: OurRecord): Expectation {
 // for breb, ach and pse (the provider echoes it) and the provider's id for breb-inbound (the
 // network has no id of ours). A PSE deposit has up to two lines, its payment (IN) and its
 // reversal (OUT): there the direction is part of the key, so each key expects exactly one line.
+// So has an inbound Bre-B payment returned to the payer: its RECEIVED line (IN, key = the provider
+// id) and its RETURNED line (OUT, key = provider id + SEP + "OUT").
 //
 // Keys are compared as JavaScript strings (UTF-16 code units: for the ASCII ids of every rail, the
 // byte order of PostgreSQL's `collate "C"`). SEP (U+0000) sorts before every id character, so
@@ -95,7 +104,8 @@ const CONTROL = /[\u0000-\u001f]/;
 
 /** The key of a line, from its provider id, our id ('' or null: none) and direction. */
 export function lineKey(rail: ReportRail, providerId: string, ourId: string | null, direction: string): string {
-  if (rail === 'breb-inbound') return providerId;
+  // An inbound payment's return is its second line (OUT): the direction is part of its key, as for PSE's reversal.
+  if (rail === 'breb-inbound') return direction === 'OUT' ? `${providerId}${SEP}OUT` : providerId;
   if (!ourId) return rail === 'pse' ? `${UNIDENTIFIED}${providerId}${SEP}${direction}` : `${UNIDENTIFIED}${providerId}`;
   return rail === 'pse' ? `${ourId}${SEP}${direction}` : ourId;
 }
@@ -104,6 +114,7 @@ export function recordKey(rail: ReportRail, r: OurRecord): string {
   const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
   if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
   const { direction } = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
+  if (rail === 'breb-inbound') return direction === 'OUT' ? `${id}${SEP}OUT` : id;
   return rail === 'pse' ? `${id}${SEP}${direction}` : id;
 }
 
@@ -172,7 +183,9 @@ export function effectOfLine(rail: ReportRail, status: string, direction: string
       if (status === 'REVERSED') return direction === 'OUT' ? amountCents : -amountCents;
       return 0n;
     case 'breb-inbound':
-      return status === 'RECEIVED' ? (direction === 'IN' ? -amountCents : amountCents) : 0n;
+      if (status === 'RECEIVED') return direction === 'IN' ? -amountCents : amountCents;
+      if (status === 'RETURNED') return direction === 'OUT' ? amountCents : -amountCents;
+      return 0n;
   }
 }
 
@@ -183,6 +196,7 @@ export function effectOfRecord(rail: ReportRail, r: Pick<OurRecord, 'status' | '
     case 'ASSIGNED':
     case 'UNASSIGNED': return rail === 'pse' || rail === 'breb-inbound' ? -r.amountCents : 0n;
     case 'REVERSED': return rail === 'pse' ? r.amountCents : 0n;
+    case 'RETURNED': return rail === 'breb-inbound' ? r.amountCents : 0n;
     default: return 0n; // FAILED, PENDING: nothing moved
   }
 }

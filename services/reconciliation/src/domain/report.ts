@@ -10,14 +10,15 @@ export const REPORT_RAILS = ['breb', 'ach', 'pse', 'breb-inbound'] as const;
 export type ReportRail = (typeof REPORT_RAILS)[number];
 
 export type Direction = 'IN' | 'OUT';
-export type ProviderStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED';
+export type ProviderStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED' | 'RETURNED';
 
 /** The statuses each provider reports; any other is a malformed line. */
 export const RAIL_STATUSES: Record<ReportRail, readonly ProviderStatus[]> = {
   breb: ['COMPLETED', 'FAILED'],
   ach: ['COMPLETED', 'FAILED'],
   pse: ['PAID', 'REVERSED', 'FAILED'],
-  'breb-inbound': ['RECEIVED', 'FAILED'],
+  // RETURNED (OUT): a payment the participant returned to the payer (its second line).
+  'breb-inbound': ['RECEIVED', 'RETURNED', 'FAILED'],
 };
 
 /** The header row, in order. */

@@ -5,7 +5,7 @@ import type { Holder } from '../domain/holders.js';
 import type { KeyType } from '../domain/keys.js';
 import type { SandboxStore } from '../persistence/sandbox.store.js';
 import type { IncomingRow, RegistrationRow, RegistrationStore } from '../persistence/registration.store.js';
-import { ProviderError, directoryDown } from './errors.js';
+import { ProviderError, directoryDown, railDown } from './errors.js';
 
 /** The bank name a participant-registered key shows in the directory (the participant: our product). */
 export const PARTICIPANT_BANK_NAME = 'Wallet';
@@ -36,6 +36,8 @@ export interface InboundCallbackBody {
   eventId: string;
   providerTransferId: string;
   keyValue: string;
+  /** The registration the network routed the payment to when it was paid (its anchorHandle): the participant attributes by it. */
+  anchorHandle: string;
   amountCents: number;
   payerName: string;
   payerDocument: string;
@@ -45,11 +47,12 @@ export interface InboundCallbackBody {
 }
 
 /** The callback body of an inbound payment, serialized once so every delivery sends the same bytes. */
-export function inboundCallbackBody(p: IncomingRow, eventId: string): string {
+export function inboundCallbackBody(p: IncomingRow, eventId: string, anchorHandle: string): string {
   const body: InboundCallbackBody = {
     eventId,
     providerTransferId: p.providerTransferId,
     keyValue: p.keyValue,
+    anchorHandle,
     amountCents: Number(p.amountCents),
     payerName: p.payerName,
     payerDocument: p.payerDocument,
@@ -128,12 +131,31 @@ export class BrebCollect {
         ...p, providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
       });
       const eventId = await this.registrations.insertCallback(tx, payment.providerTransferId, registration.participantCallbackUrl,
-        (id) => inboundCallbackBody(payment, id), DELIVERY_WINDOW_MS);
+        (id) => inboundCallbackBody(payment, id, registration.anchorHandle), DELIVERY_WINDOW_MS);
       return { payment, eventId, registration };
     });
     this.log.info({ keyValue: p.keyValue, providerTransferId: out.payment.providerTransferId, live: out.registration.deletedAt === null }, 'Bre-B inbound payment');
     this.wake();
     return out;
+  }
+
+  /**
+   * A participant returns an inbound payment to the payer (the whole amount): recorded once per
+   * payment under its `returnId`; the same `returnId` again answers the same return (replayed);
+   * another one → 409 ALREADY_RETURNED; an unknown payment → 404; another amount → 400;
+   * `brebRail: down` → 503.
+   */
+  async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ returnedAt: string; replayed: boolean }> {
+    if (await this.store.fault('brebRail') === 'down') throw railDown('Bre-B');
+    const p = await this.registrations.findIncoming(r.providerTransferId);
+    if (!p) throw new ProviderError(404, 'TRANSFER_NOT_FOUND', 'No existe un pago entrante con ese providerTransferId.');
+    if (BigInt(p.amountCents) !== r.amountCents) throw new ProviderError(400, 'INVALID_REQUEST', 'La devolución debe ser por el valor total del pago.');
+    const out = await this.registrations.returnIncoming(r.providerTransferId, r.returnId);
+    if (!out || out.returnId !== r.returnId || !out.returnedAt) {
+      throw new ProviderError(409, 'ALREADY_RETURNED', 'El pago ya fue devuelto con otra solicitud.');
+    }
+    if (out.returned) this.log.info({ providerTransferId: r.providerTransferId, returnId: r.returnId }, 'Bre-B inbound payment returned to the payer');
+    return { returnedAt: out.returnedAt, replayed: !out.returned };
   }
 
   findIncoming(providerTransferId: string): Promise<IncomingRow | undefined> {

@@ -9,7 +9,7 @@ export const REPORT_RAILS = ['breb', 'ach', 'pse', 'breb-inbound'] as const;
 export type ReportRail = (typeof REPORT_RAILS)[number];
 
 export type Direction = 'IN' | 'OUT';
-export type LineStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED';
+export type LineStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED' | 'RETURNED';
 
 /** The statuses each report may carry (a `status` discrepancy picks one of these too). */
 export const RAIL_STATUSES: Record<ReportRail, readonly LineStatus[]> = {
@@ -17,7 +17,8 @@ export const RAIL_STATUSES: Record<ReportRail, readonly LineStatus[]> = {
   ach: ['COMPLETED', 'FAILED'],
   pse: ['PAID', 'REVERSED', 'FAILED'],
   // A network never reports a failed inbound credit on its own; FAILED exists for a `status` break.
-  'breb-inbound': ['RECEIVED', 'FAILED'],
+  // RETURNED (OUT): the participant returned the payment to the payer (a second line, its own day).
+  'breb-inbound': ['RECEIVED', 'RETURNED', 'FAILED'],
 };
 
 /** Defaults of an injected `extra` line: what the provider would normally report. */

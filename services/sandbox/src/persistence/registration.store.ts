@@ -172,6 +172,22 @@ export class RegistrationStore {
     return toIncoming(r);
   }
 
+  /**
+   * Records the return of an inbound payment under `returnId` (one per payment). The payment as it
+   * is afterwards (`returned`: this call recorded it), or undefined for an unknown payment.
+   */
+  async returnIncoming(providerTransferId: string, returnId: string): Promise<{ returnId: string | null; returnedAt: string | null; amountCents: string; returned: boolean } | undefined> {
+    const iso = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+    const [done] = await this.db.query<{ return_id: string; returned_at: string; amount_cents: string }>(
+      `update sandbox.breb_incoming set return_id = ?, returned_at = clock_timestamp()
+        where provider_transfer_id = ? and return_id is null
+        returning return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents`, [returnId, providerTransferId]);
+    if (done) return { returnId: done.return_id, returnedAt: done.returned_at, amountCents: done.amount_cents, returned: true };
+    const [r] = await this.db.query<{ return_id: string | null; returned_at: string | null; amount_cents: string }>(
+      `select return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents from sandbox.breb_incoming where provider_transfer_id = ?`, [providerTransferId]);
+    return r ? { returnId: r.return_id, returnedAt: r.returned_at, amountCents: r.amount_cents, returned: false } : undefined;
+  }
+
   async findIncoming(providerTransferId: string): Promise<IncomingRow | undefined> {
     const [r] = await this.db.query<RawIncoming>(`select ${IN_COLS} from sandbox.breb_incoming where provider_transfer_id = ?`, [providerTransferId]);
     return r ? toIncoming(r) : undefined;

@@ -45,7 +45,10 @@ const LINES: Record<ReportRail, string> = {
   'breb-inbound': `
     select provider_transfer_id as provider_id, null::text as our_id, 'IN' as direction, amount_cents, 'RECEIVED' as status,
            received_at as accepted, received_at as settled, payer_name as counterparty
-      from sandbox.breb_incoming where received_at >= $1::timestamptz and received_at < $2::timestamptz`,
+      from sandbox.breb_incoming where received_at >= $1::timestamptz and received_at < $2::timestamptz
+    union all
+    select provider_transfer_id, null::text, 'OUT', amount_cents, 'RETURNED', received_at, returned_at, payer_name
+      from sandbox.breb_incoming where returned_at >= $1::timestamptz and returned_at < $2::timestamptz`,
 };
 
 function linesSql(rail: ReportRail, where = ''): string {

@@ -27,6 +27,12 @@ const incomingBody = z.object({
   payerBank: text(100),
 });
 
+const returnBody = z.object({
+  returnId: z.string().trim().regex(/^[A-Za-z0-9._:-]{1,100}$/, 'De 1 a 100 caracteres [A-Za-z0-9._:-].'),
+  providerTransferId: z.string().trim().min(1).max(100),
+  amountCents: amountCentsSchema,
+});
+
 /**
  * Participants' Bre-B key registrations (POST / DELETE) and the scripted inbound payment
  * (the network routes a payer's transfer to the key's participant).
@@ -47,6 +53,16 @@ export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
     const keyValue = normalizeKeyValue(String(ctx.params.keyValue ?? ''));
     const deleted = await d.collect.unregister(keyValue);
     ctx.body = { keyValue, deleted };
+  });
+
+  // A participant returns an inbound payment to the payer (issue 35): the network debits the
+  // participant and credits the payer's bank; the breb-inbound report shows it as a RETURNED (OUT) line.
+  router.post('/breb/network/returns', async (ctx) => {
+    const b = parse(returnBody, await readJson(ctx.req));
+    const r = await d.collect.returnPayment(b);
+    if (r.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = r.replayed ? 200 : 201;
+    ctx.body = { returnId: b.returnId, providerTransferId: b.providerTransferId, status: 'RETURNED', returnedAt: r.returnedAt };
   });
 
   router.post('/sandbox/breb/incoming', async (ctx) => {

@@ -12,7 +12,7 @@ import { invalidRequest, parse, readJson, text } from '../http-input.js';
 /** A JSON integer of centavos that a discrepancy may set: 0 … 2^53-1. */
 const cents = z.int().min(0).max(Number.MAX_SAFE_INTEGER).transform((n) => BigInt(n));
 const ref = z.string().min(1).max(64);
-const ALL_STATUSES = ['COMPLETED', 'FAILED', 'PAID', 'REVERSED', 'RECEIVED'] as const;
+const ALL_STATUSES = ['COMPLETED', 'FAILED', 'PAID', 'REVERSED', 'RECEIVED', 'RETURNED'] as const;
 const status = z.enum(ALL_STATUSES);
 
 const discrepancyBody = z.discriminatedUnion('kind', [

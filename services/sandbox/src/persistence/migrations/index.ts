@@ -4,7 +4,9 @@ import { Migration0003SandboxBrebCollect } from './0003-sandbox-breb-collect.js'
 import { Migration0004SandboxSettlementReports } from './0004-sandbox-settlement-reports.js';
 import { Migration0005SandboxFaultVersions } from './0005-sandbox-fault-versions.js';
 import { Migration0006SandboxRegistrationFeed } from './0006-sandbox-registration-feed.js';
+import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js';
 
 /** Every sandbox migration, in order. Append only. */
 export const sandboxMigrations = [Migration0001SandboxInitial, Migration0002SandboxPseSmtp, Migration0003SandboxBrebCollect,
-  Migration0004SandboxSettlementReports, Migration0005SandboxFaultVersions, Migration0006SandboxRegistrationFeed];
+  Migration0004SandboxSettlementReports, Migration0005SandboxFaultVersions, Migration0006SandboxRegistrationFeed,
+  Migration0007SandboxBrebReturns];

@@ -1,0 +1,51 @@
+import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
+import type { CollectKeyDeps } from './deps.js';
+import type { PaymentSaga } from './payment-saga.js';
+
+const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
+const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
+
+/** GET /admin/exceptions (CONTRACT §10), the inbound Bre-B payments' part: newest first (opened_at desc, id desc), across companies. */
+export class ListPaymentExceptions {
+  constructor(private readonly deps: CollectKeyDeps) {}
+
+  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    return listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, q);
+  }
+}
+
+/**
+ * POST /admin/exceptions/{id}/resolve for an inbound payment's exception. The exception is first won
+ * for the action (OPEN → RESOLVING, a compare-and-set), then the correcting step, then RESOLVED; a
+ * crash or a ledger outage in between is finished by calling it again with the same action.
+ *
+ * - `retry` (the ledger refused the credit, e.g. the company had no BREB wallet and now has one):
+ *   CREDIT_REFUSED → CREDITING through the saga's table (`retry_credit`), then the credit under the
+ *   payment's own ledger key (a repeat is a replay) and ASSIGNED + `deposit.paid`. A parked hold
+ *   runs again the same way (HOLDING → UNASSIGNED).
+ * - `dismiss`: no entry; the payment stays where it is (CREDIT_REFUSED: nothing was booked), the note says why.
+ */
+export class ResolvePaymentException {
+  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
+
+  async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
+    const { deps } = this;
+    const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      if (won.action !== 'retry') return;
+      const p = await deps.store.paymentById(won.resourceId);
+      if (!p) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its payment' });
+      let next = p;
+      if (p.status === 'CREDIT_REFUSED') {
+        next = (await this.saga.apply(p, 'retry_credit', 'operator', `exception ${won.id} retried: ${note}`)) ?? (await this.saga.reload(p));
+      }
+      const after = await this.saga.settle(next, 'operator');
+      if (MONEY_STATES[after.status] || after.status === 'CREDIT_REFUSED') {
+        // The ledger still refuses or is unreachable: the exception stays RESOLVING; the same action again resumes it.
+        throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
+      }
+    });
+    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId }, 'money exception resolved');
+    return done;
+  }
+}
