@@ -1,12 +1,9 @@
 import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
+import { bogotaDate, reconciliationDriver, type ReportRail as Rail } from '../support/reconciliation-driver.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-type Rail = 'breb' | 'ach' | 'pse' | 'breb-inbound';
-
-/** YYYY-MM-DD of an instant in Bogotá (UTC-5 all year). */
-const bogotaDate = (t: number) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
 
 /**
  * Issue 21 "Done when": a day of traffic on all four rails through the product (gateway → services →
@@ -30,24 +27,9 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
   const ids: Record<string, string> = {};
 
   const post = (path: string, body: unknown, key = co.writeKey) => stack.http('POST', path, { token: key, body });
-  const sandbox = (method: string, path: string, body?: unknown) =>
-    fetch(`${stack.sandbox!.url}${path}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  const inject = async (rail: Rail, date: string, body: Record<string, unknown>) => {
-    const r = await sandbox('POST', `/sandbox/reports/${rail}/${date}/discrepancies`, body);
-    expect(r.status).toBe(201);
-    return (await r.json() as { id: string }).id;
-  };
-
-  /** POST /admin/reconciliations, then the run once it is no longer RUNNING. */
-  async function reconcile(rail: Rail, date: string) {
-    const started = await stack.admin('POST', '/admin/reconciliations', { rail, date });
-    expect(started.status).toBe(202);
-    expect(started.headers.get('location')).toBe(`/admin/reconciliations/${started.body.id}`);
-    return eventually(async () => {
-      const r = await stack.admin('GET', `/admin/reconciliations/${started.body.id}`);
-      return r.body.status !== 'RUNNING' ? r.body : undefined;
-    }, 60_000, 200);
-  }
+  const sandbox = (method: string, path: string, body?: unknown) => reconciliationDriver(stack).sandbox(method, path, body);
+  const inject = (rail: Rail, date: string, body: Record<string, unknown>) => reconciliationDriver(stack).inject(rail, date, body);
+  const reconcile = (rail: Rail, date: string) => reconciliationDriver(stack).reconcile(rail, date);
   const breaksOf = async (runId: string) => (await stack.admin('GET', `/admin/reconciliations/${runId}/breaks?limit=100`)).body.items as any[];
   async function exceptionOf(breakKey: string) {
     const all: any[] = [];
