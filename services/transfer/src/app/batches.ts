@@ -5,7 +5,7 @@ import {
   type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
 } from '../domain/batch.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
-import { amlCandidates, normalizeDocument } from '../domain/names.js';
+import { normalizeDocument, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
 import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
@@ -83,14 +83,14 @@ const refusal = (err: unknown): { code: string; message: string } => {
 
 /**
  * One AML read for a company and its counterparties (the list may change between validation and
- * execution, so both ask): whether a counterparty's send is refused, because it or the company is listed.
+ * execution, so both ask): whether a line's send is refused. Each line is screened on exactly the
+ * candidates a single send screens (`sendAmlCandidates`), from the document as the line wrote it.
  */
-async function amlScreen(deps: BatchDeps, nit: string, counterparties: Iterable<string>): Promise<(counterparty: string) => boolean> {
-  const docs = new Set<string>(amlCandidates(nit));
-  for (const c of counterparties) for (const d of amlCandidates(c)) docs.add(d);
+async function amlScreen(deps: BatchDeps, nit: string, documents: Iterable<string>): Promise<(document: string) => boolean> {
+  const docs = new Set<string>();
+  for (const c of documents) for (const d of sendAmlCandidates(nit, c)) docs.add(d);
   const hits = await deps.batches.amlHits([...docs]);
-  const companyHit = amlCandidates(nit).some((d) => hits.has(d));
-  return (c) => companyHit || amlCandidates(c).some((d) => hits.has(d));
+  return (c) => sendAmlCandidates(nit, c).some((d) => hits.has(d));
 }
 
 /** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
@@ -445,12 +445,13 @@ export class BatchRunner {
 
     const items = await deps.batches.executableItems(b.id);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
-    const listed = await amlScreen(deps, company.nit, items.map((it) => it.counterparty ?? ''));
+    // Screened on the document as the line wrote it (its `targetDocument`), as a single send is.
+    const listed = await amlScreen(deps, company.nit, items.map((it) => it.targetDocument));
     const windows = bogotaWindows(deps.now());
     const started = await deps.batches.startExecution(b, [...new Set(items.map((i) => i.counterparty!))], windows, (usage) => {
       const refusals: ExecutionRefusal[] = [];
       const amlOk = items.filter((it) => {
-        if (!listed(it.counterparty ?? '')) return true;
+        if (!listed(it.targetDocument)) return true;
         refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
         return false;
       });

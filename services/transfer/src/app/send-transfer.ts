@@ -2,7 +2,7 @@ import { AppError, isErrorCode } from '@wallet/platform';
 import { bankRoutable, placeholderAccount } from '../domain/ach-rules.js';
 import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
-import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
+import { normalizeDocument, sameHolderName, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
 import type { Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
@@ -195,7 +195,7 @@ export class SendTransfer {
     // they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
     const [aml, checked] = await Promise.allSettled([
-      deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)]),
+      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw)),
       checkDestination(cmd, directLookups(deps, companyId)),
     ]);
     if (aml.status === 'rejected') throw aml.reason;

@@ -181,6 +181,27 @@ describe('bulk payouts (transfer service)', () => {
     }
   });
 
+  it('issue 35 #3: a line to a NIT written with its check digit is screened at execution on exactly what a single send screens (the NIT without it listed)', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const base = `9${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const key = `${base}7`; // an NRIC key whose holder's document is this NIT
+    const send = await brebSend(h, co, key, 10_000n, { targetDocument: `${base}-7` });
+    const r = await create(co, [item(1, send)]);
+    expect(r.batch!.state).toBe('VALIDATED');
+    const entry = await h.client.addAmlEntry({ documentNumber: base, reason: 'Lista restrictiva' }, ctxOf());
+    try {
+      // The single send to that target is refused…
+      expect((await failure(h.client.send({ ...send, requestHash: randomUUID() }, ctxOf(co.id)))).code).toBe('RECIPIENT_BLACKLISTED');
+      // …and so is the batch line at execution: nothing paid, nothing held.
+      const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+      expect(b).toMatchObject({ state: 'FAILED' });
+      expect((await items(co, r.batch!.id)).map((i) => [i.status, i.errorCode])).toEqual([['REJECTED', 'RECIPIENT_BLACKLISTED']]);
+      expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+    } finally {
+      await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
+    }
+  });
+
   it('another company\'s batch reads as not found', async () => {
     const a = await newCompany(h, { breb: 1_000_000n });
     const b = await newCompany(h, { breb: 1_000_000n });
