@@ -444,6 +444,9 @@ export class BatchRunner {
       : null;
 
     const items = await deps.batches.executableItems(b.id);
+    // The fee and IVA of the schedule in force now, at execution, as a single send sent now would pay
+    // (validation showed an estimate: the schedule may have changed since). One computation per rail.
+    const fees = await executionFees(deps, b, items);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
     // Screened on the document as the line wrote it (its `targetDocument`), as a single send is.
     const listed = await amlScreen(deps, company.nit, items.map((it) => it.targetDocument));
@@ -460,7 +463,7 @@ export class BatchRunner {
       for (const it of amlOk) {
         const code = limited.get(it.seq);
         if (code) { refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message }); continue; }
-        const transfer = transferOf(deps, b, it, approval);
+        const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval);
         picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
       }
       return { picks, refusals };
@@ -762,6 +765,18 @@ export class BatchRunner {
         await deps.batches.reschedule(b.id, b.state, null);
     }
   }
+}
+
+/** Each executable item's fee and IVA from the company's schedule in force now (one ComputeFeesBatch per rail), by seq. */
+async function executionFees(deps: TransferDeps, b: BatchRecord, items: BatchItemDraft[]): Promise<Map<number, FeeBreakdown>> {
+  const out = new Map<number, FeeBreakdown>();
+  for (const rail of ['BREB', 'ACH'] as const) {
+    const mine = items.filter((it) => it.rail === rail);
+    if (mine.length === 0) continue;
+    const fees = await deps.ledger.computeFeesBatch(b.companyId, rail, mine.map((it) => it.amount), b.ivaApplicable);
+    mine.forEach((it, k) => out.set(it.seq, fees[k]!));
+  }
+  return out;
 }
 
 /** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */

@@ -295,8 +295,11 @@ export class SqlBatchStore implements BatchStore {
             col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id,
             approval?.id ?? null, approval?.threshold ?? null, approval ? approval.expiresAt.toISOString() : null]);
         await tx.query(
-          `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null
-             from unnest($2::integer[], $3::uuid[]) as v(seq, tid) where i.batch_id = $1::uuid and i.seq = v.seq`,
+          // The item shows the fee its transfer pays: the schedule in force at execution (validation's was an estimate).
+          `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null,
+                  fixed_fee = t.fixed_fee, variable_fee = t.variable_fee, subtotal_fee = t.subtotal_fee, iva_amount = t.iva_amount, total_charged = t.total_charged
+             from unnest($2::integer[], $3::uuid[]) as v(seq, tid) join transfer.transfers t on t.id = v.tid
+            where i.batch_id = $1::uuid and i.seq = v.seq`,
           [b.id, picks.map((p) => p.seq), picks.map((p) => p.transferId)]);
       }
       if (refusals.length > 0) {

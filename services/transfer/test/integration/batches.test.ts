@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
-  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
+  FeeOperation, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
 } from './harness.js';
 
 /**
@@ -200,6 +200,27 @@ describe('bulk payouts (transfer service)', () => {
     } finally {
       await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
     }
+  });
+
+  it('issue 35 #8: a line pays the fee and IVA of the schedule in force at execution, as a single send then would (validation showed an estimate)', async () => {
+    const co = await newCompany(h, { breb: 5_000_000n, iva: true, brebFee: [500n, 0] });
+    const send = await brebSend(h, co, '3001112233', 100_000n);
+    const r = await create(co, [item(1, send)]);
+    expect(r.batch!.totals).toEqual([expect.objectContaining({ rail: Rail.BREB, amount: 100_000n, totalFee: 500n, ivaAmount: 95n, total: 100_595n })]);
+    // The schedule changes before execution.
+    await h.ledgerClient.setFeeConfig({ operation: FeeOperation.BREB_OUTFLOW, companyId: co.id, fixedFeeCents: 20_000n, variableBps: 0 }, ctxOf());
+    const quote = await h.ledgerClient.computeFees({ operation: FeeOperation.BREB_OUTFLOW, amount: 100_000n, ivaApplicable: true }, ctxOf(co.id));
+    expect([quote.subtotalFee, quote.ivaAmount]).toEqual([20_000n, 3_800n]);
+    const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+    expect(b.totals).toEqual([expect.objectContaining({ rail: Rail.BREB, amount: 100_000n, totalFee: 20_000n, ivaAmount: 3_800n, total: 123_800n })]);
+    const done = await waitFinal(co, r.batch!.id);
+    expect(done.state).toBe('COMPLETED');
+    const [line] = await items(co, r.batch!.id);
+    expect([line!.totalFee, line!.ivaAmount]).toEqual([20_000n, 3_800n]);
+    const row = (await h.ledger.db.query<{ subtotal_fee: string; iva_amount: string }>(
+      'select subtotal_fee::text, iva_amount::text from transfer.transfers where id = ?::uuid', [line!.transferId]))[0];
+    expect(row).toEqual({ subtotal_fee: '20000', iva_amount: '3800' });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 123_800n, pending: 0n });
   });
 
   it('another company\'s batch reads as not found', async () => {
