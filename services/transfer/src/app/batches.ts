@@ -7,7 +7,6 @@ import {
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
 import { normalizeDocument, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
-import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
 import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
@@ -510,10 +509,9 @@ export class BatchRunner {
         deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused here but landed meanwhile (a twin): replaying it');
         return this.fund(b, throwRefusal, true);
       }
-      const spec = this.checked('reserve_refused', 'batch');
       const code = err.code === 'RESERVE_VOIDED' ? 'SERVICE_UNAVAILABLE' : err.code;
-      await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
-        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused');
+      await this.saga.applyBulk('reserve_refused', 'batch', (move) => deps.batches.transitionTransfers(b.id, move,
+        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused'));
       const message = err.code === 'RESERVE_VOIDED' ? BATCH_MESSAGES.fundingAbandoned : err.message;
       const back = await deps.batches.transition(b, 'funding_refused', 'VALIDATED',
         { errorMessage: message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()), executionOf: first.id }, null, 'back_to_valid');
@@ -523,11 +521,12 @@ export class BatchRunner {
     }
     const approval = transfers[0]!.approval;
     if (approval) return this.awaitApproval(b, transfers, holdIds, approval);
-    const spec = this.checked('reserved', 'batch');
-    const accepted = transfers.map((t, k) => ({ ...t, state: spec.to, holdId: holdIds[k]! }));
-    await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
-      accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
-    deps.eventsWritten();
+    // Accepted for dispatch now: the bulk `reserved` starts each line's dispatch clock.
+    await this.saga.applyBulk('reserved', 'batch', (move) => {
+      const accepted = transfers.map((t, k) => ({ ...t, state: move.to, holdId: holdIds[k]! }));
+      return deps.batches.transitionTransfers(b.id, move,
+        accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
+    });
     const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs, executionOf: transfers[0]!.id }, null);
     deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
     const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
@@ -546,15 +545,15 @@ export class BatchRunner {
    */
   private async awaitApproval(b: BatchRecord, transfers: TransferRecord[], holdIds: string[], approval: ApprovalRef): Promise<BatchRecord> {
     const { deps } = this;
-    const spec = this.checked('awaiting_approval', 'batch');
-    const moves = transfers.map((t, k) => {
-      const accepted = { ...t, state: spec.to, holdId: holdIds[k]! };
-      return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
-    });
     // The items' own sweeper looks after the batch's (which settles them all at once): a backstop.
-    const next = await deps.batches.awaitApproval(b, approval, transfers[0]!.id, spec.from, spec.to, moves, 60_000);
+    const next = await this.saga.applyBulk('awaiting_approval', 'batch', (move) => {
+      const moves = transfers.map((t, k) => {
+        const accepted = { ...t, state: move.to, holdId: holdIds[k]! };
+        return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
+      });
+      return deps.batches.awaitApproval(b, approval, transfers[0]!.id, move, moves, 60_000);
+    });
     if (next) {
-      deps.eventsWritten();
       deps.log.info({ batchId: b.id, items: transfers.length, approvalId: approval.id, threshold: approval.threshold }, 'batch funded: awaiting approval');
     }
     return next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
@@ -577,13 +576,6 @@ export class BatchRunner {
     return this.finishIfDone(b, a.status === 'REJECTED' ? BATCH_MESSAGES.rejected(a.rejectReason) : BATCH_MESSAGES.approvalExpired);
   }
 
-  /** The send saga's event, checked against its table for the batch runner. */
-  private checked(event: TransferEvent, actor: Actor) {
-    const spec = TRANSFER_MACHINE[event];
-    if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
-    return spec;
-  }
-
   /**
    * Dispatches the batch's accepted items, leased in pages of 200, then checks whether it is finished.
    * Per page: the dispatch attempts are counted in one statement (before the rail is called, as a
@@ -596,7 +588,6 @@ export class BatchRunner {
   async dispatch(b: BatchRecord): Promise<void> {
     const { deps } = this;
     const leaseMs = Math.max(30_000, deps.settings.sweeperGraceSeconds * 1000);
-    const spec = this.checked('dispatched', 'batch');
     for (;;) {
       const page = await deps.batches.leaseDispatchable(b.id, 200, leaseMs);
       if (page.length === 0) break;
@@ -619,11 +610,12 @@ export class BatchRunner {
       }));
       const now = deps.now();
       const accepted = sent.filter((x): x is { t: TransferRecord; res: Extract<DispatchResult, { outcome: 'accepted' }> } => x.res.outcome === 'accepted');
-      await deps.batches.markDispatched(b.id, spec.from, spec.to, accepted.map(({ t, res }) => ({
-        id: t.id, providerTransferId: res.providerTransferId,
-        event: transferEvent(deps, 'dispatched')({ ...t, state: spec.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
-      })), deps.settings.confirmTimeoutSeconds * 1000);
-      if (accepted.length > 0) deps.eventsWritten();
+      if (accepted.length > 0) {
+        await this.saga.applyBulk('dispatched', 'batch', (move) => deps.batches.markDispatched(b.id, move, accepted.map(({ t, res }) => ({
+          id: t.id, providerTransferId: res.providerTransferId,
+          event: transferEvent(deps, 'dispatched')({ ...t, state: move.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
+        })), deps.settings.confirmTimeoutSeconds * 1000));
+      }
       // The listing shows the approved ones PENDING from here (a commit that outran this leaves COMPLETED as it is).
       const approvedSent = accepted.filter(({ t }) => t.state === 'EXECUTING').map(({ t }) => t.id);
       if (approvedSent.length > 0) {
@@ -675,14 +667,14 @@ export class BatchRunner {
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
-    const outcome = await deps.batches.signApproval(companyId, input.batchId, signer,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true);
+    // The signature that reaches quorum moves every item AWAITING_APPROVAL → EXECUTING in bulk (the table's `quorum`).
+    const outcome = await this.saga.applyBulk('quorum', 'approval', (quorum) => deps.batches.signApproval(companyId, input.batchId, signer, quorum,
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true));
     this.decisionRefusal(outcome.kind);
     const b = (await deps.batches.get(companyId, input.batchId))!;
     if (outcome.kind === 'signed') {
       deps.log.info({ batchId: b.id, userId: signer.userId, quorum: outcome.quorum }, 'batch approval signed');
       if (outcome.quorum) {
-        deps.eventsWritten();
         const dispatching = this.dispatch(b).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
         if (deps.batchSettings.awaitDispatch) await dispatching;
       }
