@@ -11,7 +11,8 @@ import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, 
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
-import { checkDestination, directLookups, memoisedLookups } from './send-transfer.js';
+import { checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-transfer.js';
+import { RESOLVE_MESSAGES, notFoundAsError } from './resolve-key.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { finishExpired, finishRejected, rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -260,6 +261,13 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
 
 interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string }
 
+/**
+ * A batch line's directory verdict (docs/batches.md): a well-formed key the directory does not know is
+ * KEY_NOT_FOUND, as the line's result says (INVALID_KEY stays for a malformed key). A single send
+ * answers it INVALID_KEY over HTTP (KEY_NOT_FOUND is a 404 there); a line's code is no HTTP status.
+ */
+const batchLineRefusal: DirectoryRefusal = (code) => (code === 'KEY_NOT_FOUND' ? new AppError('KEY_NOT_FOUND', RESOLVE_MESSAGES.KEY_NOT_FOUND) : notFoundAsError(code));
+
 /** Every check of a send for every item, reads batched. Items in order; throws only for a whole-batch failure (a provider down). */
 async function validateItems(deps: BatchDeps, companyId: string, company: CompanyProfile, items: BatchItemInput[]): Promise<BatchItemDraft[]> {
   const drafts: BatchItemDraft[] = items.map((it) => ({
@@ -297,7 +305,7 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
   const lookups = memoisedLookups(directLookups(deps, companyId));
   const settled = await mapBounded(afterAml, deps.batchSettings.lookupConcurrency, async (c) => {
     try {
-      return { c, destination: await checkDestination(c.cmd, lookups) };
+      return { c, destination: await checkDestination(c.cmd, lookups, batchLineRefusal) };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
       invalid(c.seq - 1, refusal(err));

@@ -342,7 +342,7 @@ export function memoisedLookups(inner: DestinationLookups): DestinationLookups {
  * re-checked at the directory (a key can be deactivated or change holder at any time) with
  * NAME_MISMATCH; a bank account validated at the ACH rail.
  */
-export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups): Promise<{ destination: Destination; targetName: string }> {
+export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups, notFound: DirectoryRefusal = notFoundAsError): Promise<{ destination: Destination; targetName: string }> {
   const d = cmd.destination;
   if (d.kind === 'ACH') {
     const destination = achDestinationOf(cmd);
@@ -364,14 +364,17 @@ export async function checkDestination(cmd: SendCommand, lookups: DestinationLoo
     throw new AppError('INTERNAL_ERROR');
   }
   const entry = await lookups.directory(key.keyValue, key.keyType);
-  return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!) };
+  return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!, notFound) };
 }
 
+/** How a directory verdict is refused: a single send's way (`notFoundAsError`) or a batch line's. */
+export type DirectoryRefusal = (code: 'KEY_NOT_FOUND' | 'KEY_INACTIVE' | 'INVALID_KEY') => AppError;
+
 /** A BREB destination from the directory's answer, or the send's refusal (in the contract's order). */
-export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string): Destination {
-  if (entry.status === 'not_found') throw notFoundAsError('KEY_NOT_FOUND');
-  if (entry.status === 'invalid') throw notFoundAsError('INVALID_KEY');
-  if (entry.status === 'inactive') throw notFoundAsError('KEY_INACTIVE');
+export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string, notFound: DirectoryRefusal = notFoundAsError): Destination {
+  if (entry.status === 'not_found') throw notFound('KEY_NOT_FOUND');
+  if (entry.status === 'invalid') throw notFound('INVALID_KEY');
+  if (entry.status === 'inactive') throw notFound('KEY_INACTIVE');
   if (anchor && entry.anchorHandle !== anchor) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorChanged);
   if (!sameHolderName(targetName, entry.recipient.fullName)) throw new AppError('NAME_MISMATCH');
   if (normalizeDocument(targetDocument) !== normalizeDocument(entry.recipient.idValue)) {

@@ -223,6 +223,19 @@ describe('bulk payouts (transfer service)', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 123_800n, pending: 0n });
   });
 
+  it('issue 35 #12: a line to a well-formed key the directory does not know is KEY_NOT_FOUND; a malformed key stays INVALID_KEY', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const line = (value: string, type = 'PHONE') => transferV1.SendRequest.fromPartial({
+      amount: 10_000n, brebKey: { type, value }, targetName: 'Ana Pérez', targetDocument: '1020304050', requestHash: randomUUID(),
+    });
+    const r = await create(co, [item(1, line('3009999999')), item(2, line('correo-sin-arroba', 'EMAIL')), item(3, await brebSend(h, co, '3001112233', 10_000n))], { mode: 'VALID_ONLY' });
+    expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['KEY_NOT_FOUND', 'INVALID_KEY', 'ok']);
+    expect(r.results[0]!.message).toBe('La llave Bre-B no está registrada en el directorio.');
+    // A single send to that key keeps its HTTP contract (INVALID_KEY 422, the same message).
+    const single = await failure(h.client.send(line('3009999999'), ctxOf(co.id)));
+    expect([single.code, single.message]).toEqual(['INVALID_KEY', 'La llave Bre-B no está registrada en el directorio.']);
+  });
+
   it('another company\'s batch reads as not found', async () => {
     const a = await newCompany(h, { breb: 1_000_000n });
     const b = await newCompany(h, { breb: 1_000_000n });
