@@ -703,8 +703,10 @@ export class BatchRunner {
     const b = (await deps.batches.get(companyId, input.batchId))!;
     deps.log.info({ batchId: b.id, userId: signer.userId }, 'batch approval rejected');
     const approval = (await deps.batches.summaries([b]))[0]!.approval!;
-    const settling = this.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
-    if (deps.batchSettings.awaitDispatch) await settling;
+    // The answer shows the batch after the rejection: its items released and the batch FAILED (the
+    // releases run here, bounded; one the ledger cannot take now is left to the sweepers, and the
+    // batch then still shows AWAITING_APPROVAL with its approval REJECTED until they finish).
+    await this.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
     return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
   }
 
