@@ -475,7 +475,19 @@ export class BatchRunner {
       }
       return { picks, refusals };
     }, deps.batchSettings.fundingLeaseMs, approval);
-    if (!started) return (await deps.batches.summaries([(await deps.batches.get(b.companyId, b.id)) ?? b]))[0]!; // another request executed it
+    if (!started) {
+      // Another writer moved the batch first: another execute (answer the batch as it is), or a cancel
+      // or the expiry, which this execute lost to: 409, as an execute of a cancelled or expired batch.
+      const now = (await deps.batches.get(b.companyId, b.id)) ?? b;
+      if (now.state === 'VALIDATED' && now.expiresAt.getTime() <= deps.now().getTime()) {
+        await deps.batches.transition(now, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+        throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
+      }
+      if (now.state === 'REJECTED' || now.state === 'EXPIRED' || now.state === 'CANCELLED') {
+        throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notExecutable(now.state));
+      }
+      return (await deps.batches.summaries([now]))[0]!;
+    }
     deps.log.info({ batchId: b.id, items: started.picks.length, refused: started.refusals.length }, 'batch executing: items recorded');
     b = { ...b, state: 'FUNDING' };
     b = await this.fund(b, true);
