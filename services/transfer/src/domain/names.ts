@@ -44,5 +44,5 @@ export function amlCandidates(doc: string): string[] {
  * batch line (at validation and again at execution) screen exactly these.
  */
 export function sendAmlCandidates(companyNit: string, counterpartyDocument: string): string[] {
-  return [...new Set([...amlCandidates(companyNit), ...amlCandidates(counterpartyDocument)])];
+  return [...amlCandidates(companyNit), ...amlCandidates(counterpartyDocument)];
 }
