@@ -363,7 +363,10 @@ export const BatchSchema = z.object({
     count: z.int(),
     amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
     total: z.int().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
-  })).meta({ description: 'Of the items to execute, per rail wallet.' }),
+  })).meta({
+    description: 'Of the items to execute, per rail wallet. Before execution (VALIDATED) the fees and IVA are an estimate from the '
+      + 'fee schedule in force at validation; execution charges the schedule in force then, and from execution on these are the fees paid.',
+  }),
   byStatus: z.array(z.object({ status: itemStatus(), count: z.int(), amount: z.int() })).meta({ description: 'Every item, by its current status.' }),
   progress: z.object({
     finished: z.int().meta({ description: 'Items in a final status.' }),
@@ -385,7 +388,10 @@ export const BatchItemResultSchema = z.object({
   item: z.int().meta({ description: '1-based position in the batch.' }),
   line: z.int().nullable().meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
   valid: z.boolean(),
-  error: z.string().optional().meta({ description: 'Why the item is invalid: an error code (INVALID_REQUEST for a malformed item, or a send\'s refusal such as KEY_NOT_FOUND).' }),
+  error: z.string().optional().meta({
+    description: 'Why the item is invalid: an error code (INVALID_REQUEST for a malformed item, or a send\'s refusal: KEY_NOT_FOUND for a well-formed '
+      + 'key the directory does not know, INVALID_KEY for a malformed key, KEY_INACTIVE, NAME_MISMATCH, RECIPIENT_BLACKLISTED…).',
+  }),
   message: z.string().optional().meta({ description: 'In Spanish.' }),
 }).meta({ id: 'BatchItemResult' });
 

@@ -80,7 +80,11 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
       auth: { kind: 'session' }, rateClass: 'FINANCIAL',
       params: BatchParams, paramErrors: notFound,
       body: RejectBody,
-      responses: { 200: { description: 'The batch, its approval REJECTED.', schema: BatchSchema } },
+      responses: { 200: {
+        description: 'The batch after the rejection: FAILED, every item FAILED and its funds released, the approval REJECTED. Only if the ledger '
+          + 'could not take a release at once does it still show AWAITING_APPROVAL (approval REJECTED) until the sweepers finish it.',
+        schema: BatchSchema,
+      } },
       errors: [...SIGN_ERRORS],
       handler: async ({ params, body, session, call }) => {
         const b = await rejectWithTotp(auth, session!, body.totpCode,

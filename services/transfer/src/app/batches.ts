@@ -5,14 +5,14 @@ import {
   type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary, type ItemStatus,
 } from '../domain/batch.js';
 import { bogotaWindows, checkCounterpartyLimits, effectiveLimits, type LimitUsage } from '../domain/counterparty-limits.js';
-import { amlCandidates, normalizeDocument } from '../domain/names.js';
+import { normalizeDocument, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
-import { TRANSFER_MACHINE, type Actor, type TransferEvent } from '../domain/transfer-machine.js';
 import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, type FeeBreakdown, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
-import { checkDestination, directLookups, memoisedLookups } from './send-transfer.js';
+import { checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-transfer.js';
+import { RESOLVE_MESSAGES, notFoundAsError } from './resolve-key.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { finishExpired, finishRejected, rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
 import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
@@ -83,14 +83,14 @@ const refusal = (err: unknown): { code: string; message: string } => {
 
 /**
  * One AML read for a company and its counterparties (the list may change between validation and
- * execution, so both ask): whether a counterparty's send is refused, because it or the company is listed.
+ * execution, so both ask): whether a line's send is refused. Each line is screened on exactly the
+ * candidates a single send screens (`sendAmlCandidates`), from the document as the line wrote it.
  */
-async function amlScreen(deps: BatchDeps, nit: string, counterparties: Iterable<string>): Promise<(counterparty: string) => boolean> {
-  const docs = new Set<string>(amlCandidates(nit));
-  for (const c of counterparties) for (const d of amlCandidates(c)) docs.add(d);
+async function amlScreen(deps: BatchDeps, nit: string, documents: Iterable<string>): Promise<(document: string) => boolean> {
+  const docs = new Set<string>();
+  for (const c of documents) for (const d of sendAmlCandidates(nit, c)) docs.add(d);
   const hits = await deps.batches.amlHits([...docs]);
-  const companyHit = amlCandidates(nit).some((d) => hits.has(d));
-  return (c) => companyHit || amlCandidates(c).some((d) => hits.has(d));
+  return (c) => sendAmlCandidates(nit, c).some((d) => hits.has(d));
 }
 
 /** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
@@ -261,6 +261,13 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
 
 interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string }
 
+/**
+ * A batch line's directory verdict (docs/batches.md): a well-formed key the directory does not know is
+ * KEY_NOT_FOUND, as the line's result says (INVALID_KEY stays for a malformed key). A single send
+ * answers it INVALID_KEY over HTTP (KEY_NOT_FOUND is a 404 there); a line's code is no HTTP status.
+ */
+const batchLineRefusal: DirectoryRefusal = (code) => (code === 'KEY_NOT_FOUND' ? new AppError('KEY_NOT_FOUND', RESOLVE_MESSAGES.KEY_NOT_FOUND) : notFoundAsError(code));
+
 /** Every check of a send for every item, reads batched. Items in order; throws only for a whole-batch failure (a provider down). */
 async function validateItems(deps: BatchDeps, companyId: string, company: CompanyProfile, items: BatchItemInput[]): Promise<BatchItemDraft[]> {
   const drafts: BatchItemDraft[] = items.map((it) => ({
@@ -298,7 +305,7 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
   const lookups = memoisedLookups(directLookups(deps, companyId));
   const settled = await mapBounded(afterAml, deps.batchSettings.lookupConcurrency, async (c) => {
     try {
-      return { c, destination: await checkDestination(c.cmd, lookups) };
+      return { c, destination: await checkDestination(c.cmd, lookups, batchLineRefusal) };
     } catch (err) {
       if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
       invalid(c.seq - 1, refusal(err));
@@ -444,13 +451,17 @@ export class BatchRunner {
       : null;
 
     const items = await deps.batches.executableItems(b.id);
+    // The fee and IVA of the schedule in force now, at execution, as a single send sent now would pay
+    // (validation showed an estimate: the schedule may have changed since). One computation per rail.
+    const fees = await executionFees(deps, b, items);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
-    const listed = await amlScreen(deps, company.nit, items.map((it) => it.counterparty ?? ''));
+    // Screened on the document as the line wrote it (its `targetDocument`), as a single send is.
+    const listed = await amlScreen(deps, company.nit, items.map((it) => it.targetDocument));
     const windows = bogotaWindows(deps.now());
     const started = await deps.batches.startExecution(b, [...new Set(items.map((i) => i.counterparty!))], windows, (usage) => {
       const refusals: ExecutionRefusal[] = [];
       const amlOk = items.filter((it) => {
-        if (!listed(it.counterparty ?? '')) return true;
+        if (!listed(it.targetDocument)) return true;
         refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
         return false;
       });
@@ -459,12 +470,24 @@ export class BatchRunner {
       for (const it of amlOk) {
         const code = limited.get(it.seq);
         if (code) { refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message }); continue; }
-        const transfer = transferOf(deps, b, it, approval);
+        const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval);
         picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
       }
       return { picks, refusals };
     }, deps.batchSettings.fundingLeaseMs, approval);
-    if (!started) return (await deps.batches.summaries([(await deps.batches.get(b.companyId, b.id)) ?? b]))[0]!; // another request executed it
+    if (!started) {
+      // Another writer moved the batch first: another execute (answer the batch as it is), or a cancel
+      // or the expiry, which this execute lost to: 409, as an execute of a cancelled or expired batch.
+      const now = (await deps.batches.get(b.companyId, b.id)) ?? b;
+      if (now.state === 'VALIDATED' && now.expiresAt.getTime() <= deps.now().getTime()) {
+        await deps.batches.transition(now, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+        throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
+      }
+      if (now.state === 'REJECTED' || now.state === 'EXPIRED' || now.state === 'CANCELLED') {
+        throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.notExecutable(now.state));
+      }
+      return (await deps.batches.summaries([now]))[0]!;
+    }
     deps.log.info({ batchId: b.id, items: started.picks.length, refused: started.refusals.length }, 'batch executing: items recorded');
     b = { ...b, state: 'FUNDING' };
     b = await this.fund(b, true);
@@ -506,10 +529,9 @@ export class BatchRunner {
         deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused here but landed meanwhile (a twin): replaying it');
         return this.fund(b, throwRefusal, true);
       }
-      const spec = this.checked('reserve_refused', 'batch');
       const code = err.code === 'RESERVE_VOIDED' ? 'SERVICE_UNAVAILABLE' : err.code;
-      await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
-        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused');
+      await this.saga.applyBulk('reserve_refused', 'batch', (move) => deps.batches.transitionTransfers(b.id, move,
+        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused'));
       const message = err.code === 'RESERVE_VOIDED' ? BATCH_MESSAGES.fundingAbandoned : err.message;
       const back = await deps.batches.transition(b, 'funding_refused', 'VALIDATED',
         { errorMessage: message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()), executionOf: first.id }, null, 'back_to_valid');
@@ -519,11 +541,12 @@ export class BatchRunner {
     }
     const approval = transfers[0]!.approval;
     if (approval) return this.awaitApproval(b, transfers, holdIds, approval);
-    const spec = this.checked('reserved', 'batch');
-    const accepted = transfers.map((t, k) => ({ ...t, state: spec.to, holdId: holdIds[k]! }));
-    await deps.batches.transitionTransfers(b.id, spec.from, spec.to,
-      accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
-    deps.eventsWritten();
+    // Accepted for dispatch now: the bulk `reserved` starts each line's dispatch clock.
+    await this.saga.applyBulk('reserved', 'batch', (move) => {
+      const accepted = transfers.map((t, k) => ({ ...t, state: move.to, holdId: holdIds[k]! }));
+      return deps.batches.transitionTransfers(b.id, move,
+        accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
+    });
     const next = await deps.batches.transition(b, 'funded', 'EXECUTING', { nextAttemptInMs: deps.batchSettings.pollMs, executionOf: transfers[0]!.id }, null);
     deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
     const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
@@ -542,15 +565,15 @@ export class BatchRunner {
    */
   private async awaitApproval(b: BatchRecord, transfers: TransferRecord[], holdIds: string[], approval: ApprovalRef): Promise<BatchRecord> {
     const { deps } = this;
-    const spec = this.checked('awaiting_approval', 'batch');
-    const moves = transfers.map((t, k) => {
-      const accepted = { ...t, state: spec.to, holdId: holdIds[k]! };
-      return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
-    });
     // The items' own sweeper looks after the batch's (which settles them all at once): a backstop.
-    const next = await deps.batches.awaitApproval(b, approval, transfers[0]!.id, spec.from, spec.to, moves, 60_000);
+    const next = await this.saga.applyBulk('awaiting_approval', 'batch', (move) => {
+      const moves = transfers.map((t, k) => {
+        const accepted = { ...t, state: move.to, holdId: holdIds[k]! };
+        return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
+      });
+      return deps.batches.awaitApproval(b, approval, transfers[0]!.id, move, moves, 60_000);
+    });
     if (next) {
-      deps.eventsWritten();
       deps.log.info({ batchId: b.id, items: transfers.length, approvalId: approval.id, threshold: approval.threshold }, 'batch funded: awaiting approval');
     }
     return next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
@@ -573,13 +596,6 @@ export class BatchRunner {
     return this.finishIfDone(b, a.status === 'REJECTED' ? BATCH_MESSAGES.rejected(a.rejectReason) : BATCH_MESSAGES.approvalExpired);
   }
 
-  /** The send saga's event, checked against its table for the batch runner. */
-  private checked(event: TransferEvent, actor: Actor) {
-    const spec = TRANSFER_MACHINE[event];
-    if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
-    return spec;
-  }
-
   /**
    * Dispatches the batch's accepted items, leased in pages of 200, then checks whether it is finished.
    * Per page: the dispatch attempts are counted in one statement (before the rail is called, as a
@@ -592,7 +608,6 @@ export class BatchRunner {
   async dispatch(b: BatchRecord): Promise<void> {
     const { deps } = this;
     const leaseMs = Math.max(30_000, deps.settings.sweeperGraceSeconds * 1000);
-    const spec = this.checked('dispatched', 'batch');
     for (;;) {
       const page = await deps.batches.leaseDispatchable(b.id, 200, leaseMs);
       if (page.length === 0) break;
@@ -615,11 +630,12 @@ export class BatchRunner {
       }));
       const now = deps.now();
       const accepted = sent.filter((x): x is { t: TransferRecord; res: Extract<DispatchResult, { outcome: 'accepted' }> } => x.res.outcome === 'accepted');
-      await deps.batches.markDispatched(b.id, spec.from, spec.to, accepted.map(({ t, res }) => ({
-        id: t.id, providerTransferId: res.providerTransferId,
-        event: transferEvent(deps, 'dispatched')({ ...t, state: spec.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
-      })), deps.settings.confirmTimeoutSeconds * 1000);
-      if (accepted.length > 0) deps.eventsWritten();
+      if (accepted.length > 0) {
+        await this.saga.applyBulk('dispatched', 'batch', (move) => deps.batches.markDispatched(b.id, move, accepted.map(({ t, res }) => ({
+          id: t.id, providerTransferId: res.providerTransferId,
+          event: transferEvent(deps, 'dispatched')({ ...t, state: move.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
+        })), deps.settings.confirmTimeoutSeconds * 1000));
+      }
       // The listing shows the approved ones PENDING from here (a commit that outran this leaves COMPLETED as it is).
       const approvedSent = accepted.filter(({ t }) => t.state === 'EXECUTING').map(({ t }) => t.id);
       if (approvedSent.length > 0) {
@@ -671,14 +687,14 @@ export class BatchRunner {
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
-    const outcome = await deps.batches.signApproval(companyId, input.batchId, signer,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true);
+    // The signature that reaches quorum moves every item AWAITING_APPROVAL → EXECUTING in bulk (the table's `quorum`).
+    const outcome = await this.saga.applyBulk('quorum', 'approval', (quorum) => deps.batches.signApproval(companyId, input.batchId, signer, quorum,
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true));
     this.decisionRefusal(outcome.kind);
     const b = (await deps.batches.get(companyId, input.batchId))!;
     if (outcome.kind === 'signed') {
       deps.log.info({ batchId: b.id, userId: signer.userId, quorum: outcome.quorum }, 'batch approval signed');
       if (outcome.quorum) {
-        deps.eventsWritten();
         const dispatching = this.dispatch(b).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
         if (deps.batchSettings.awaitDispatch) await dispatching;
       }
@@ -699,8 +715,10 @@ export class BatchRunner {
     const b = (await deps.batches.get(companyId, input.batchId))!;
     deps.log.info({ batchId: b.id, userId: signer.userId }, 'batch approval rejected');
     const approval = (await deps.batches.summaries([b]))[0]!.approval!;
-    const settling = this.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
-    if (deps.batchSettings.awaitDispatch) await settling;
+    // The answer shows the batch after the rejection: its items released and the batch FAILED (the
+    // releases run here, bounded; one the ledger cannot take now is left to the sweepers, and the
+    // batch then still shows AWAITING_APPROVAL with its approval REJECTED until they finish).
+    await this.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
     return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
   }
 
@@ -761,6 +779,18 @@ export class BatchRunner {
         await deps.batches.reschedule(b.id, b.state, null);
     }
   }
+}
+
+/** Each executable item's fee and IVA from the company's schedule in force now (one ComputeFeesBatch per rail), by seq. */
+async function executionFees(deps: TransferDeps, b: BatchRecord, items: BatchItemDraft[]): Promise<Map<number, FeeBreakdown>> {
+  const out = new Map<number, FeeBreakdown>();
+  for (const rail of ['BREB', 'ACH'] as const) {
+    const mine = items.filter((it) => it.rail === rail);
+    if (mine.length === 0) continue;
+    const fees = await deps.ledger.computeFeesBatch(b.companyId, rail, mine.map((it) => it.amount), b.ivaApplicable);
+    mine.forEach((it, k) => out.set(it.seq, fees[k]!));
+  }
+  return out;
 }
 
 /** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */

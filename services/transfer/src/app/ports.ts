@@ -1,6 +1,7 @@
 import type { KeyType } from '../domain/keys.js';
 import type { Limits } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
+import type { BulkMove } from '../domain/transfer-machine.js';
 import type { ApprovalRecord, ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 
 /** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
@@ -96,7 +97,7 @@ import type { MoneyExceptionStore } from '@wallet/platform';
 
 export interface LeasedTransfer {
   transfer: TransferRecord;
-  /** created_at + RAIL_DISPATCH_TIMEOUT_SECONDS has passed (database clock). */
+  /** RAIL_DISPATCH_TIMEOUT_SECONDS has passed since the transfer was accepted for dispatch: its approval (multi-signature), its bulk acceptance (a batch line) or else its record (database clock). */
   dispatchExpired: boolean;
 }
 
@@ -391,10 +392,10 @@ export interface BatchStore {
     decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
     fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
   executedTransfers(batchId: string): Promise<TransferRecord[]>;
-  transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
-    rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number>;
+  /** Many transfers of the batch through one bulk move of the send saga's table (`TransferSaga.applyBulk`). */
+  transitionTransfers(batchId: string, move: BulkMove, rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number>;
   /** FUNDING → AWAITING_APPROVAL with the approval opened and the items moved, in one transaction (multi-signature). */
-  awaitApproval(b: BatchRecord, approval: ApprovalRef, executionOf: string, from: readonly TransferState[], to: TransferState,
+  awaitApproval(b: BatchRecord, approval: ApprovalRef, executionOf: string, move: BulkMove,
     rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined>;
   /**
    * A signature on the batch's approval, under its row lock (as `ApprovalStore.sign`); the one that
@@ -402,7 +403,7 @@ export interface BatchStore {
    * AWAITING_APPROVAL → EXECUTING (the batch sweeper's next look in `batchLookInMs`, as a funded
    * batch's) and every item AWAITING_APPROVAL → EXECUTING with its event.
    */
-  signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+  signApproval(companyId: string, batchId: string, signer: Signer, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
     batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome>;
   /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
   rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
@@ -419,7 +420,7 @@ export interface BatchStore {
   /** Counts a dispatch attempt of many transfers before the rail is called (one statement); the ids still RESERVED / EXECUTING. */
   recordDispatchIntents(ids: string[]): Promise<Set<string>>;
   /** The send saga's `dispatched` for many items of a batch in one statement: provider id, dispatched_at, the confirm time-out, the event. */
-  markDispatched(batchId: string, from: readonly TransferState[], to: TransferState,
+  markDispatched(batchId: string, move: BulkMove,
     rows: Array<{ id: string; providerTransferId: string; event: OutboxEvent }>, confirmTimeoutMs: number): Promise<number>;
   liveItems(batchId: string): Promise<number>;
 }

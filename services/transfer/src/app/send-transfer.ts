@@ -2,7 +2,7 @@ import { AppError, isErrorCode } from '@wallet/platform';
 import { bankRoutable, placeholderAccount } from '../domain/ach-rules.js';
 import { bogotaWindows, effectiveLimits } from '../domain/counterparty-limits.js';
 import { checkKey, type KeyType } from '../domain/keys.js';
-import { amlCandidates, normalizeDocument, sameHolderName } from '../domain/names.js';
+import { normalizeDocument, sameHolderName, sendAmlCandidates } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS } from '../domain/rails.js';
 import type { Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
@@ -195,7 +195,7 @@ export class SendTransfer {
     // they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
     const [aml, checked] = await Promise.allSettled([
-      deps.store.amlHit([...amlCandidates(company.nit), ...amlCandidates(counterpartyRaw)]),
+      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw)),
       checkDestination(cmd, directLookups(deps, companyId)),
     ]);
     if (aml.status === 'rejected') throw aml.reason;
@@ -342,7 +342,7 @@ export function memoisedLookups(inner: DestinationLookups): DestinationLookups {
  * re-checked at the directory (a key can be deactivated or change holder at any time) with
  * NAME_MISMATCH; a bank account validated at the ACH rail.
  */
-export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups): Promise<{ destination: Destination; targetName: string }> {
+export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups, notFound: DirectoryRefusal = notFoundAsError): Promise<{ destination: Destination; targetName: string }> {
   const d = cmd.destination;
   if (d.kind === 'ACH') {
     const destination = achDestinationOf(cmd);
@@ -364,14 +364,17 @@ export async function checkDestination(cmd: SendCommand, lookups: DestinationLoo
     throw new AppError('INTERNAL_ERROR');
   }
   const entry = await lookups.directory(key.keyValue, key.keyType);
-  return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!) };
+  return { targetName: cmd.targetName!, destination: brebDestinationOf(entry, anchor, cmd.targetName!, cmd.targetDocument!, notFound) };
 }
 
+/** How a directory verdict is refused: a single send's way (`notFoundAsError`) or a batch line's. */
+export type DirectoryRefusal = (code: 'KEY_NOT_FOUND' | 'KEY_INACTIVE' | 'INVALID_KEY') => AppError;
+
 /** A BREB destination from the directory's answer, or the send's refusal (in the contract's order). */
-export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string): Destination {
-  if (entry.status === 'not_found') throw notFoundAsError('KEY_NOT_FOUND');
-  if (entry.status === 'invalid') throw notFoundAsError('INVALID_KEY');
-  if (entry.status === 'inactive') throw notFoundAsError('KEY_INACTIVE');
+export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string, notFound: DirectoryRefusal = notFoundAsError): Destination {
+  if (entry.status === 'not_found') throw notFound('KEY_NOT_FOUND');
+  if (entry.status === 'invalid') throw notFound('INVALID_KEY');
+  if (entry.status === 'inactive') throw notFound('KEY_INACTIVE');
   if (anchor && entry.anchorHandle !== anchor) throw new AppError('INVALID_KEY', SEND_MESSAGES.anchorChanged);
   if (!sameHolderName(targetName, entry.recipient.fullName)) throw new AppError('NAME_MISMATCH');
   if (normalizeDocument(targetDocument) !== normalizeDocument(entry.recipient.idValue)) {

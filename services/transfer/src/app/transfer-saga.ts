@@ -1,7 +1,7 @@
 import { AppError, maskAccount } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
 import {
-  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type Actor, type ExceptionKind, type TransferEvent, type TransitionSpec,
+  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type Actor, type BulkMove, type ExceptionKind, type TransferEvent, type TransitionSpec,
 } from '../domain/transfer-machine.js';
 import { DISPATCHABLE_STATES, retryDelayMs, totalDebit, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
@@ -93,6 +93,22 @@ export class TransferSaga {
     const next = await deps.store.transition(t, spec.from, spec.to, p, this.eventOf(spec, t, p, opts.approvedBy), opts.callbackEventId);
     if (next && spec.emits) deps.eventsWritten();
     return next;
+  }
+
+  /**
+   * Applies one event of the table to many transfers of a batch at once: the table must declare it
+   * `bulk` for this actor; `write` runs the store's one statement (compare-and-set per row, history,
+   * outbox) with the move, which only this function makes. Every bulk writer of a transfer's state
+   * goes through here, as every single writer goes through `apply`.
+   */
+  async applyBulk<T>(event: TransferEvent, actor: Actor, write: (move: BulkMove) => Promise<T>): Promise<T> {
+    const spec = TRANSFER_MACHINE[event];
+    if (!spec.bulk?.by.includes(actor) || !spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event} in bulk`);
+    if (spec.money) throw new Error(`${event} owes a money step: never applied in bulk`);
+    const move = { event, from: spec.from, to: spec.to, startsDispatchClock: spec.bulk.startsDispatchClock === true } as BulkMove;
+    const out = await write(move);
+    if (spec.emits) this.deps.eventsWritten();
+    return out;
   }
 
   /** The patch with the sweeper's look after the grace when the transition enters a money state. */

@@ -1,4 +1,4 @@
-import { amlCandidates, normalizeDocument, normalizeName, sameHolderName } from './names.js';
+import { amlCandidates, normalizeDocument, normalizeName, sameHolderName, sendAmlCandidates } from './names.js';
 
 describe('holder names and documents', () => {
   it('compares names ignoring accents, case and spacing', () => {
@@ -13,5 +13,13 @@ describe('holder names and documents', () => {
     expect(amlCandidates('900.123.456-7')).toEqual(['9001234567', '900123456']);
     expect(amlCandidates('1020304050')).toEqual(['1020304050']);
     expect(amlCandidates('')).toEqual([]);
+  });
+});
+
+describe('sendAmlCandidates (one screening for a single send and a batch line)', () => {
+  it('screens the company NIT and the document as written, with and without a NIT check digit', () => {
+    expect([...new Set(sendAmlCandidates('800111222-3', '900123456-7'))].sort()).toEqual(['800111222', '8001112223', '900123456', '9001234567'].sort());
+    // A normalised copy loses the NIT without its check digit: never screen on it instead of the raw document.
+    expect(sendAmlCandidates('800111222-3', '9001234567')).not.toContain('900123456');
   });
 });

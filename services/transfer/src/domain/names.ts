@@ -36,3 +36,13 @@ export function amlCandidates(doc: string): string[] {
   }
   return [...out];
 }
+
+/**
+ * Every document a send is screened on against the AML list: the payer company's NIT and the
+ * destination party's document as the request wrote it (never a normalised copy: "900123456-7"
+ * must also match an entry "900123456"), each through `amlCandidates`. The single send and every
+ * batch line (at validation and again at execution) screen exactly these.
+ */
+export function sendAmlCandidates(companyNit: string, counterpartyDocument: string): string[] {
+  return [...amlCandidates(companyNit), ...amlCandidates(counterpartyDocument)];
+}

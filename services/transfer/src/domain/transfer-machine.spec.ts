@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import {
-  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_EVENTS, TRANSFER_MACHINE, exitsOf,
+  BULK_EVENTS, CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_EVENTS, TRANSFER_MACHINE, exitsOf,
 } from './transfer-machine.js';
 import { FINAL_STATES, LIVE_STATES, TRANSFER_STATES } from './transfer.js';
 
@@ -56,6 +58,35 @@ describe('the send saga table', () => {
         const contra = CONTRADICTIONS[e]?.in.includes(s) ?? false;
         expect({ e, s, cases: [applies, dup, contra].filter(Boolean).length }).toEqual({ e, s, cases: 1 });
       }
+    }
+  });
+});
+
+describe('the send saga table: bulk moves (issue 35)', () => {
+  it('every bulk event is a transition of the table that its bulk actors may apply singly too, and owes no money step', () => {
+    expect([...BULK_EVENTS].sort()).toEqual(['awaiting_approval', 'dispatched', 'quorum', 'reserve_refused', 'reserved']);
+    for (const e of BULK_EVENTS) {
+      const t = TRANSFER_MACHINE[e];
+      for (const a of t.bulk!.by) expect({ e, a, single: t.by.includes(a) }).toEqual({ e, a, single: true });
+      expect({ e, money: t.money }).toEqual({ e, money: undefined });
+      expect({ e, intoMoneyState: MONEY_STATES[t.to] }).toEqual({ e, intoMoneyState: undefined });
+    }
+  });
+
+  it('only the acceptance of a batch line starts its dispatch clock', () => {
+    expect(BULK_EVENTS.filter((e) => TRANSFER_MACHINE[e].bulk!.startsDispatchClock)).toEqual(['reserved']);
+  });
+
+  it('every bulk writer of a transfer\'s state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)', () => {
+    const src = readFileSync(fileURLToPath(new URL('../persistence/batch.store.ts', import.meta.url)), 'utf8');
+    // The store's methods and functions, each with its signature and body.
+    const chunks = src.split(/\n(?=  (?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
+    const writers = chunks.filter((c) => /update transfer\.transfers(?: t)? set state/.test(c));
+    expect(writers.length).toBeGreaterThanOrEqual(3);
+    for (const c of writers) {
+      const name = /^\s*(?:private )?(?:async )?(?:export )?(?:function )?(\w+)\(/.exec(c)?.[1];
+      const signature = c.slice(0, c.indexOf('{'));
+      expect({ name, takesBulkMove: /BulkMove/.test(signature) }).toEqual({ name, takesBulkMove: true });
     }
   });
 });

@@ -47,7 +47,28 @@ export interface TransitionSpec {
   money?: MoneyStep;
   /** The event this transition writes to the outbox, in the same statement. */
   emits?: 'created' | 'awaiting_approval' | 'approved' | 'dispatched' | 'completed' | 'failed or rejected' | 'expired';
+  /**
+   * Also applied to many transfers of one batch at once (one compare-and-set statement for the set,
+   * through `TransferSaga.applyBulk`), by these actors. A bulk move never owes a money step: money is
+   * moved for the whole batch before it (ReserveBatch) or per transfer after a single `apply`.
+   * `startsDispatchClock`: the move accepts the transfers for dispatch, so RAIL_DISPATCH_TIMEOUT_SECONDS
+   * counts from it (a batch's lines are recorded at execute, possibly long before they are funded).
+   */
+  bulk?: { by: readonly Actor[]; startsDispatchClock?: true };
   why: string;
+}
+
+/**
+ * A bulk move: one event of the table for many transfers. Only `TransferSaga.applyBulk` makes one
+ * (the brand), and the stores' bulk statements take one, so no bulk writer bypasses the table.
+ */
+declare const bulkMoveBrand: unique symbol;
+export interface BulkMove {
+  readonly event: TransferEvent;
+  readonly from: readonly TransferState[];
+  readonly to: TransferState;
+  readonly startsDispatchClock: boolean;
+  readonly [bulkMoveBrand]: true;
 }
 
 export const TRANSFER_EVENTS = [
@@ -59,18 +80,18 @@ export type TransferEvent = (typeof TRANSFER_EVENTS)[number];
 
 export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> = {
   // ── acceptance (the reserve ran while RECEIVED; VoidReserve fences it) ──
-  reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request', 'batch'], emits: 'created', why: 'the ledger reserved amount + fee + IVA: accepted' },
-  awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request', 'batch'], emits: 'awaiting_approval', why: 'reserved; the company needs signatures' },
-  reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request', 'batch'], why: 'the ledger refused the reserve (balance, wallet): nothing held' },
+  reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request', 'batch'], emits: 'created', bulk: { by: ['batch'], startsDispatchClock: true }, why: 'the ledger reserved amount + fee + IVA: accepted' },
+  awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request', 'batch'], emits: 'awaiting_approval', bulk: { by: ['batch'] }, why: 'reserved; the company needs signatures' },
+  reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request', 'batch'], bulk: { by: ['batch'] }, why: 'the ledger refused the reserve (balance, wallet): nothing held' },
   abandon: { from: ['RECEIVED'], to: 'ABANDONING', by: ['sweeper'], money: 'void-or-release', why: 'the request did not record the reserve within the grace' },
   abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ANYONE, why: 'the void won: no reserve can ever land' },
   abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
   // ── multi-signature ──
-  quorum: { from: ['AWAITING_APPROVAL'], to: 'EXECUTING', by: ['approval'], emits: 'approved', why: 'the last signature, under the approval row lock' },
+  quorum: { from: ['AWAITING_APPROVAL'], to: 'EXECUTING', by: ['approval'], emits: 'approved', bulk: { by: ['approval'] }, why: 'the last signature, under the approval row lock' },
   reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper', 'batch'], money: 'release', why: 'a signer rejected it' },
   expire: { from: ['AWAITING_APPROVAL'], to: 'EXPIRING', by: ['sweeper', 'approval', 'batch'], money: 'release', why: 'APPROVAL_TTL_SECONDS without quorum' },
   // ── dispatch ──
-  dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail', 'batch'], emits: 'dispatched', why: 'the rail took it (or reported it)' },
+  dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail', 'batch'], emits: 'dispatched', bulk: { by: ['batch'] }, why: 'the rail took it (or reported it)' },
   dispatch_refused: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['request', 'sweeper', 'approval', 'batch'], money: 'release', why: 'the rail refused it at dispatch (4xx)' },
   dispatch_timed_out: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['sweeper'], money: 'release', why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it' },
   // ── outcome ──
@@ -121,6 +142,9 @@ export const DUPLICATES: Readonly<Partial<Record<TransferEvent, readonly Transfe
   rail_failed: ['RELEASING', 'FAILED', 'EXPIRING', 'EXPIRED', 'REJECTED', 'ABANDONING', 'AWAITING_APPROVAL'],
 };
 
+/** The events the table lets writers apply to many transfers at once. */
+export const BULK_EVENTS: readonly TransferEvent[] = TRANSFER_EVENTS.filter((e) => TRANSFER_MACHINE[e].bulk !== undefined);
+
 /** The events that can leave a state. */
 export function exitsOf(state: TransferState): TransferEvent[] {
   return TRANSFER_EVENTS.filter((e) => TRANSFER_MACHINE[e].from.includes(state));
@@ -131,7 +155,7 @@ export function transferMachineMermaid(): string {
   const lines = ['stateDiagram-v2', '  [*] --> RECEIVED'];
   for (const e of TRANSFER_EVENTS) {
     const t = TRANSFER_MACHINE[e];
-    for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${t.money ? ` / ${t.money}` : ''}`);
+    for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${t.money ? ` / ${t.money}` : ''}${t.bulk ? ' (also in bulk)' : ''}`);
   }
   for (const s of ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED']) lines.push(`  ${s} --> [*]`);
   return lines.join('\n');

@@ -11,7 +11,7 @@ import type {
   BatchRejectOutcome, BatchSignOutcome, BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent, Signer, TransferMove,
 } from '../app/ports.js';
 import type { TransferDataProtection } from './data-protection.js';
-import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
+import type { BulkMove } from '../domain/transfer-machine.js';
 import { addSignature, approve, lockLive, makeDue, markRejected, ms, type ApprovalRow } from './approval.store.js';
 import { limitLockKeySql, storedDestination, toTransfer, type TransferRow } from './transfer.store.js';
 
@@ -295,8 +295,11 @@ export class SqlBatchStore implements BatchStore {
             col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id,
             approval?.id ?? null, approval?.threshold ?? null, approval ? approval.expiresAt.toISOString() : null]);
         await tx.query(
-          `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null
-             from unnest($2::integer[], $3::uuid[]) as v(seq, tid) where i.batch_id = $1::uuid and i.seq = v.seq`,
+          // The item shows the fee its transfer pays: the schedule in force at execution (validation's was an estimate).
+          `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null,
+                  fixed_fee = t.fixed_fee, variable_fee = t.variable_fee, subtotal_fee = t.subtotal_fee, iva_amount = t.iva_amount, total_charged = t.total_charged
+             from unnest($2::integer[], $3::uuid[]) as v(seq, tid) join transfer.transfers t on t.id = v.tid
+            where i.batch_id = $1::uuid and i.seq = v.seq`,
           [b.id, picks.map((p) => p.seq), picks.map((p) => p.transferId)]);
       }
       if (refusals.length > 0) {
@@ -322,10 +325,9 @@ export class SqlBatchStore implements BatchStore {
    * in one statement: compare-and-set per row (state in `from`), history rows, and the outbox event of
    * each row that moved. Returns how many moved.
    */
-  async transitionTransfers(batchId: string, from: readonly TransferState[], to: TransferState,
-    rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number> {
+  async transitionTransfers(batchId: string, move: BulkMove, rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number> {
     if (rows.length === 0) return 0;
-    const st = transitionTransfersStatement(batchId, from, to, rows, nextAttemptNow ? 0 : null, reason);
+    const st = transitionTransfersStatement(batchId, move, rows, nextAttemptNow ? 0 : null, reason);
     const res = await this.q<{ n: number }>(st.sql, st.params);
     return res[0]?.n ?? 0;
   }
@@ -338,7 +340,7 @@ export class SqlBatchStore implements BatchStore {
    * another writer moved the batch first.
    */
   async awaitApproval(b: BatchRecord, approval: { id: string; threshold: number; expiresAt: Date }, executionOf: string,
-    from: readonly TransferState[], to: TransferState, rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined> {
+    move: BulkMove, rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined> {
     const spec = BATCH_MACHINE.awaiting_approval;
     return this.db.preparedTx(async (tx) => {
       const won = await tx.query<BatchRow>(
@@ -351,7 +353,7 @@ export class SqlBatchStore implements BatchStore {
       await tx.query(
         `insert into transfer.approvals (id, batch_id, company_id, threshold, status, expires_at) values ($1, $2::uuid, $3, $4, 'PENDING', $5::timestamptz)`,
         [approval.id, b.id, b.companyId, approval.threshold, approval.expiresAt.toISOString()]);
-      const st = transitionTransfersStatement(b.id, from, to, rows, approval.expiresAt.getTime() - Date.now() + itemsLookAfterMs, 'bulk payout awaiting approval');
+      const st = transitionTransfersStatement(b.id, move, rows, approval.expiresAt.getTime() - Date.now() + itemsLookAfterMs, 'bulk payout awaiting approval');
       await tx.query(st.sql, st.params);
       return toBatch(won[0]);
     });
@@ -405,7 +407,7 @@ export class SqlBatchStore implements BatchStore {
     return lockLive(tx, companyId, ref.id);
   }
 
-  async signApproval(companyId: string, batchId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+  async signApproval(companyId: string, batchId: string, signer: Signer, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
     batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome> {
     return this.db.preparedTx(async (tx): Promise<BatchSignOutcome> => {
       const a = await this.lockApproval(tx, companyId, batchId);
@@ -420,7 +422,6 @@ export class SqlBatchStore implements BatchStore {
           where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, spec.to[0], ms(batchLookInMs), [...spec.from]]);
       // It cannot have left AWAITING_APPROVAL while its approval was PENDING under this lock; never dispatch on an assumption.
       if (moved.length === 0) throw new Error(`batch ${batchId} was not awaiting approval at quorum`);
-      const quorum = TRANSFER_MACHINE.quorum;
       const items = await tx.query<TransferRow>(
         `update transfer.transfers set state = $2, approved_at = now(), next_attempt_at = now(), updated_at = now()
           where batch_id = $1::uuid and state = any($3::text[]) returning *`, [batchId, quorum.to, [...quorum.from]]);
@@ -490,7 +491,7 @@ export class SqlBatchStore implements BatchStore {
     return new Set(rows.map((r) => r.id));
   }
 
-  async markDispatched(batchId: string, from: readonly TransferState[], to: TransferState,
+  async markDispatched(batchId: string, move: BulkMove,
     rows: Array<{ id: string; providerTransferId: string; event: OutboxEvent }>, confirmTimeoutMs: number): Promise<number> {
     if (rows.length === 0) return 0;
     const res = await this.q<{ n: number }>(
@@ -503,7 +504,7 @@ export class SqlBatchStore implements BatchStore {
        select count(*)::integer as n from u`,
       [rows.map((r) => r.id), rows.map((r) => r.providerTransferId), rows.map((r) => r.event.id), rows.map((r) => r.event.subject),
         rows.map((r) => JSON.stringify(r.event.payload)), rows.map((r) => JSON.stringify(r.event.traceparent ? { traceparent: r.event.traceparent } : {})),
-        to, String(Math.max(0, Math.round(confirmTimeoutMs))), batchId, [...from]]);
+        move.to, String(Math.max(0, Math.round(confirmTimeoutMs))), batchId, [...move.from]]);
     return res[0]?.n ?? 0;
   }
 
@@ -527,14 +528,15 @@ async function outbox(tx: PreparedTx, events: OutboxEvent[]): Promise<void> {
  * The statement of `transitionTransfers`: compare-and-set per row, history, outbox. `nextAttemptInMs`:
  * when the transfer sweeper may look at them (null: never; the batch owns them).
  */
-export function transitionTransfersStatement(batchId: string, from: readonly TransferState[], to: TransferState,
+export function transitionTransfersStatement(batchId: string, move: BulkMove,
   rows: TransferMove[], nextAttemptInMs: number | null, reason: string): { sql: string; params: unknown[] } {
   return {
     sql: `with v as (select * from unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], $6::jsonb[], $7::jsonb[])
               as v(id, hold_id, reject_code, event_id, subject, payload, headers)),
          u as (update transfer.transfers t set state = $8, hold_id = coalesce(v.hold_id, t.hold_id), reject_code = coalesce(v.reject_code, t.reject_code),
                   next_attempt_at = case when $9::bigint is null then null else now() + ($9::bigint * interval '1 millisecond') end,
-                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now()
+                  finished_at = case when $8 in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED') then now() else finished_at end, updated_at = now(),
+                  accepted_at = case when $13::boolean then now() else t.accepted_at end
                  from v where t.id = v.id and t.batch_id = $10::uuid and t.state = any($11::text[]) returning t.id),
          h as (insert into transfer.state_history (transfer_id, state, reason) select id, $8, $12 from u),
          o as (insert into transfer.outbox (id, subject, payload, headers)
@@ -543,6 +545,6 @@ export function transitionTransfersStatement(batchId: string, from: readonly Tra
     params: [rows.map((r) => r.id), rows.map((r) => r.holdId), rows.map((r) => r.rejectCode), rows.map((r) => r.event?.id ?? null),
       rows.map((r) => r.event?.subject ?? null), rows.map((r) => (r.event ? JSON.stringify(r.event.payload) : null)),
       rows.map((r) => JSON.stringify(r.event?.traceparent ? { traceparent: r.event.traceparent } : {})),
-      to, nextAttemptInMs === null ? null : String(Math.max(0, Math.round(nextAttemptInMs))), batchId, [...from], reason],
+      move.to, nextAttemptInMs === null ? null : String(Math.max(0, Math.round(nextAttemptInMs))), batchId, [...move.from], reason, move.startsDispatchClock],
   };
 }

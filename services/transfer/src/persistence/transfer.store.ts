@@ -443,7 +443,7 @@ export class SqlTransferStore implements TransferStore {
           for update skip locked)
        update transfer.transfers t set next_attempt_at = now() + (?::bigint * interval '1 millisecond')
          from due where t.id = due.id
-       returning t.*, (coalesce(t.approved_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
+       returning t.*, (coalesce(t.approved_at, t.accepted_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
       [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
     return rows.map((r) => ({ transfer: toTransfer(r, this.protection), dispatchExpired: r.dispatch_expired }));
   }

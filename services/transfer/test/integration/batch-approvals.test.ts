@@ -155,6 +155,17 @@ describe('multi-signature bulk payouts', () => {
     expect((await failure(api.sign(co, b.id))).code).toBe('APPROVAL_NOT_PENDING');
   });
 
+  it('issue 35 #12: the answer to a rejection shows the batch after it (FAILED, its funds released), not AWAITING_APPROVAL', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n, ach: 1_000_000n, multiSig: 2 });
+    const b = await api.awaiting(co);
+    const r = await api.reject(co, b.id, signer('ADMIN'), 'No corresponde');
+    expect(r.approval).toMatchObject({ status: 'REJECTED' });
+    expect(r.state).toBe('FAILED');
+    expect(r.errorMessage).toMatch(/rechazado.*No corresponde/);
+    expect(r.byStatus.map((s) => s.status)).toEqual(['FAILED']);
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+  });
+
   it('the last signature and a rejection at once: exactly one decides, and the items agree with it', async () => {
     for (let round = 0; round < 3; round++) {
       const co = await newCompany(h, { breb: 1_000_000n, ach: 1_000_000n, multiSig: 2 });

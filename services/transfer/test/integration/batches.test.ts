@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
-  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
+  FeeOperation, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
 } from './harness.js';
 
 /**
@@ -179,6 +179,61 @@ describe('bulk payouts (transfer service)', () => {
     } finally {
       await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
     }
+  });
+
+  it('issue 35 #3: a line to a NIT written with its check digit is screened at execution on exactly what a single send screens (the NIT without it listed)', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const base = `9${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`;
+    const key = `${base}7`; // an NRIC key whose holder's document is this NIT
+    const send = await brebSend(h, co, key, 10_000n, { targetDocument: `${base}-7` });
+    const r = await create(co, [item(1, send)]);
+    expect(r.batch!.state).toBe('VALIDATED');
+    const entry = await h.client.addAmlEntry({ documentNumber: base, reason: 'Lista restrictiva' }, ctxOf());
+    try {
+      // The single send to that target is refused…
+      expect((await failure(h.client.send({ ...send, requestHash: randomUUID() }, ctxOf(co.id)))).code).toBe('RECIPIENT_BLACKLISTED');
+      // …and so is the batch line at execution: nothing paid, nothing held.
+      const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+      expect(b).toMatchObject({ state: 'FAILED' });
+      expect((await items(co, r.batch!.id)).map((i) => [i.status, i.errorCode])).toEqual([['REJECTED', 'RECIPIENT_BLACKLISTED']]);
+      expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
+    } finally {
+      await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
+    }
+  });
+
+  it('issue 35 #8: a line pays the fee and IVA of the schedule in force at execution, as a single send then would (validation showed an estimate)', async () => {
+    const co = await newCompany(h, { breb: 5_000_000n, iva: true, brebFee: [500n, 0] });
+    const send = await brebSend(h, co, '3001112233', 100_000n);
+    const r = await create(co, [item(1, send)]);
+    expect(r.batch!.totals).toEqual([expect.objectContaining({ rail: Rail.BREB, amount: 100_000n, totalFee: 500n, ivaAmount: 95n, total: 100_595n })]);
+    // The schedule changes before execution.
+    await h.ledgerClient.setFeeConfig({ operation: FeeOperation.BREB_OUTFLOW, companyId: co.id, fixedFeeCents: 20_000n, variableBps: 0 }, ctxOf());
+    const quote = await h.ledgerClient.computeFees({ operation: FeeOperation.BREB_OUTFLOW, amount: 100_000n, ivaApplicable: true }, ctxOf(co.id));
+    expect([quote.subtotalFee, quote.ivaAmount]).toEqual([20_000n, 3_800n]);
+    const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
+    expect(b.totals).toEqual([expect.objectContaining({ rail: Rail.BREB, amount: 100_000n, totalFee: 20_000n, ivaAmount: 3_800n, total: 123_800n })]);
+    const done = await waitFinal(co, r.batch!.id);
+    expect(done.state).toBe('COMPLETED');
+    const [line] = await items(co, r.batch!.id);
+    expect([line!.totalFee, line!.ivaAmount]).toEqual([20_000n, 3_800n]);
+    const row = (await h.ledger.db.query<{ subtotal_fee: string; iva_amount: string }>(
+      'select subtotal_fee::text, iva_amount::text from transfer.transfers where id = ?::uuid', [line!.transferId]))[0];
+    expect(row).toEqual({ subtotal_fee: '20000', iva_amount: '3800' });
+    expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 123_800n, pending: 0n });
+  });
+
+  it('issue 35 #12: a line to a well-formed key the directory does not know is KEY_NOT_FOUND; a malformed key stays INVALID_KEY', async () => {
+    const co = await newCompany(h, { breb: 1_000_000n });
+    const line = (value: string, type = 'PHONE') => transferV1.SendRequest.fromPartial({
+      amount: 10_000n, brebKey: { type, value }, targetName: 'Ana Pérez', targetDocument: '1020304050', requestHash: randomUUID(),
+    });
+    const r = await create(co, [item(1, line('3009999999')), item(2, line('correo-sin-arroba', 'EMAIL')), item(3, await brebSend(h, co, '3001112233', 10_000n))], { mode: 'VALID_ONLY' });
+    expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['KEY_NOT_FOUND', 'INVALID_KEY', 'ok']);
+    expect(r.results[0]!.message).toBe('La llave Bre-B no está registrada en el directorio.');
+    // A single send to that key keeps its HTTP contract (INVALID_KEY 422, the same message).
+    const single = await failure(h.client.send(line('3009999999'), ctxOf(co.id)));
+    expect([single.code, single.message]).toEqual(['INVALID_KEY', 'La llave Bre-B no está registrada en el directorio.']);
   });
 
   it('another company\'s batch reads as not found', async () => {

@@ -1,4 +1,5 @@
 import { depositEventsV1, transferEventsV1 } from '@wallet/proto';
+import { batchToApi } from '@wallet/platform';
 import { eventBody, mapSourceEvent, webhookEventId } from './event-types.js';
 
 describe('internal events → public webhook events', () => {
@@ -27,6 +28,33 @@ describe('internal events → public webhook events', () => {
     expect(out.map((e) => e.type)).toEqual(['transfer.rejected', 'transfer.failed']);
     expect(out[1]!.id).toBe(webhookEventId('src-3', 'transfer.failed'));
     expect(out[1]!.data).toMatchObject({ id: 't1', status: 'FAILED' });
+  });
+
+  it('issue 35 #12: batch.completed data is the batch exactly as GET /transfers/batches/{id} shows it, its approval included', () => {
+    const batch = {
+      id: 'b1', state: 'FAILED', mode: 'ALL', source: 'JSON', reference: 'NOM-11', itemCount: 2, validCount: 2, invalidCount: 0,
+      totals: [{ rail: 'RAIL_BREB' as never, count: 2, amount: 30_000n, totalFee: 200n, ivaAmount: 38n, total: 30_238n }],
+      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000n }], finishedCount: 2, createdAt: now, expiresAt: now, executedAt: now, completedAt: now,
+      threshold: 2, approvalId: 'ap1', errorMessage: 'Rechazado',
+      approval: { approvalId: 'ap1', threshold: 2, status: 'REJECTED', signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: now }],
+        createdAt: now, expiresAt: now, decidedAt: now, rejectReason: 'No', rejectedBy: 'b@b.co' },
+    };
+    const payload = transferEventsV1.BatchEvent.toJSON(transferEventsV1.BatchEvent.fromPartial({ eventId: 'be', companyId: 'c1', batch, occurredAt: now }));
+    const [e] = mapSourceEvent({ id: 'src-b', subject: 'transfer.batch_completed', payload });
+    const t = now.toISOString();
+    expect(e).toMatchObject({ type: 'batch.completed', resourceKey: 'batch:b1' });
+    expect(e!.data).toEqual({
+      id: 'b1', status: 'FAILED', reference: 'NOM-11', description: null, mode: 'all', source: 'json', itemCount: 2, validCount: 2, invalidCount: 0,
+      totals: [{ rail: 'BREB', count: 2, amount: 30_000, totalFee: 200, ivaAmount: 38, total: 30_238 }],
+      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000 }], progress: { finished: 2, total: 2, percent: 100 },
+      createdAt: t, expiresAt: t, executedAt: t, completedAt: t, cancelledAt: null,
+      approvalId: 'ap1', threshold: 2,
+      approval: { approvalId: 'ap1', threshold: 2, status: 'REJECTED', signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: t }],
+        createdAt: t, expiresAt: t, decidedAt: t, rejectReason: 'No', rejectedBy: 'b@b.co' },
+      errorMessage: 'Rechazado',
+    });
+    // The very builder of the GET answer.
+    expect(e!.data).toEqual(batchToApi(transferEventsV1.BatchEvent.fromJSON(payload).batch!));
   });
 
   it('gives nothing for internal-only subjects', () => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
+import { batchToApi } from '@wallet/platform';
 
 /** The public webhook event types an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -279,29 +280,10 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
   return [];
 }
 
-/** A bulk payout as the API shows it (GET /transfers/batches/{id}); cents as JSON numbers. */
+/**
+ * A bulk payout as the API shows it: the data is built by the very builder of GET
+ * /transfers/batches/{id}'s answer (`batchToApi`, @wallet/platform), approval fields included.
+ */
 export function batchData(b: transferV1.Batch): Record<string, unknown> {
-  const finished = b.finishedCount;
-  return {
-    id: b.id,
-    status: b.state,
-    reference: b.reference ?? null,
-    description: b.description ?? null,
-    mode: b.mode === 'VALID_ONLY' ? 'valid_only' : 'all',
-    source: b.source.toLowerCase(),
-    itemCount: b.itemCount,
-    validCount: b.validCount,
-    invalidCount: b.invalidCount,
-    totals: b.totals.map((t) => ({
-      rail: strip(String(t.rail), 'RAIL_'), count: t.count, amount: num(t.amount), totalFee: num(t.totalFee), ivaAmount: num(t.ivaAmount), total: num(t.total),
-    })),
-    byStatus: b.byStatus.map((s) => ({ status: s.status, count: s.count, amount: num(s.amount) })),
-    progress: { finished, total: b.itemCount, percent: b.itemCount > 0 ? Math.floor((finished * 100) / b.itemCount) : 0 },
-    createdAt: iso(b.createdAt),
-    expiresAt: iso(b.expiresAt),
-    executedAt: iso(b.executedAt),
-    completedAt: iso(b.completedAt),
-    cancelledAt: iso(b.cancelledAt),
-    errorMessage: b.errorMessage ?? null,
-  };
+  return batchToApi(b);
 }
