@@ -32,3 +32,4 @@ export * from './mesh/config.js';
 export * from './mesh/dev-pki.js';
 export * from './mesh/caller-context.js';
 export * from './text/win-ansi.js';
+export * from './time/instant.js';
