@@ -1,11 +1,11 @@
-import { centsToNumber } from '@wallet/platform';
+import { centsToNumber, formatInstant } from '@wallet/platform';
 import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { railFromProto } from '../ledger/presenters.js';
 import { signatureToApi } from './presenters.js';
 
 /** Batch proto → HTTP edge (docs/batches.md): amounts are JSON integers of centavos, like the send response. */
 
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
 /** A rail as the API writes it, or null for an item too malformed to tell. */
 export const railOrNull = (r: ledgerV1.Rail) => (r === ledgerV1.Rail.UNSPECIFIED || r === ledgerV1.Rail.UNRECOGNIZED ? null : railFromProto(r));
 
@@ -34,8 +34,8 @@ export function batchToApi(b: transferV1.Batch) {
       total: b.itemCount,
       percent: b.itemCount > 0 ? Math.floor((b.finishedCount * 100) / b.itemCount) : 0,
     },
-    createdAt: (b.createdAt ?? new Date(0)).toISOString(),
-    expiresAt: (b.expiresAt ?? new Date(0)).toISOString(),
+    createdAt: formatInstant(b.createdAt ?? new Date(0)),
+    expiresAt: formatInstant(b.expiresAt ?? new Date(0)),
     executedAt: iso(b.executedAt),
     completedAt: iso(b.completedAt),
     cancelledAt: iso(b.cancelledAt),
@@ -53,8 +53,8 @@ export function batchApprovalToApi(a: transferV1.BatchApproval) {
     threshold: a.threshold,
     status: a.status,
     signatures: a.signatures.map(signatureToApi),
-    createdAt: (a.createdAt ?? new Date(0)).toISOString(),
-    expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),
+    createdAt: formatInstant(a.createdAt ?? new Date(0)),
+    expiresAt: formatInstant(a.expiresAt ?? new Date(0)),
     decidedAt: iso(a.decidedAt),
     rejectReason: a.rejectReason ?? null,
     rejectedBy: a.rejectedBy ?? null,
