@@ -237,7 +237,7 @@ describe('statements end to end', () => {
     const yesterday = new Date(Date.now() - 29 * 3_600_000).toISOString().slice(0, 10);
     const d = await statement(`rail=ACH&from=${yesterday}&to=${enc(tEnd)}`);
     expect(d.status).toBe(200);
-    expect(d.body.fromBogota).toBe(`${yesterday}T00:00:00.000-05:00`);
+    expect(d.body.fromBogota).toBe(`${yesterday}T00:00:00.000000-05:00`);
     expect(d.body.lines.length).toBeGreaterThanOrEqual(5); // the credit before t0 too
     expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect((await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`, co.writeKey)).status).toBe(200);
