@@ -1,20 +1,18 @@
 import { z } from 'zod';
-import { AppError, instantFromDate, instantMicros, parseInstantOrBogotaDate } from '@wallet/platform';
+import { AppError, instantFromDate, instantMicros } from '@wallet/platform';
 import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from '../../app/statement.js';
 import { bogotaIso } from '../../app/csv-cells.js';
 import { statementPdf } from '../../app/statement-pdf.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { StatementSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute, type HandlerResult } from '../route.js';
+import { instantParam } from '../validation.js';
 
 /**
  * A statement bound: an ISO 8601 date-time with its offset, or a bare date meaning that day's
  * 00:00 in Bogotá (UTC−5 all year).
  */
-const boundParam = () => z.string()
-  .refine((s) => parseInstantOrBogotaDate(s) !== null,
-    { message: 'Debe ser una fecha (AAAA-MM-DD, hora de Bogotá) o un instante ISO 8601 con zona horaria.' })
-  .transform((s) => parseInstantOrBogotaDate(s)!);
+const boundParam = () => instantParam({ bogotaDates: true });
 
 export const StatementQuerySchema = z.strictObject({
   rail: z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' }),

@@ -1,22 +1,13 @@
 import { z } from 'zod';
-import { AppError, compareInstants, instantFromDate, parseInstant } from '@wallet/platform';
+import { AppError, compareInstants, instantFromDate } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { BalanceQuery } from '../../app/balance-query.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { BalanceAtSchema, BalanceSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
+import { instantParam } from '../validation.js';
 
 const RAILS = { BREB: ledgerV1.Rail.BREB, ACH: ledgerV1.Rail.ACH } as const;
-
-/**
- * An instant: an RFC 3339 date-time with its offset (`2026-11-21T10:00:00-05:00`,
- * `2026-11-28T16:39:52.123456Z`), up to 9 fraction digits (past the 6th truncated), kept at
- * microsecond precision. A bare date or a local time without offset is refused: it would name a
- * different instant in Bogotá than in UTC.
- */
-const instantParam = () => z.string()
-  .refine((s) => parseInstant(s) !== null, { message: 'Debe ser un instante ISO 8601 con zona horaria (p. ej. 2026-11-21T10:00:00-05:00 o 2026-11-28T16:39:52.123456Z).' })
-  .transform((s) => parseInstant(s)!);
 
 export const BalanceHistoryQuery = z.strictObject({
   rail: z.enum(Object.keys(RAILS) as [keyof typeof RAILS]).meta({ description: 'The wallet: BREB or ACH.' }),
