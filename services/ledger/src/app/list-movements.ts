@@ -1,4 +1,4 @@
-import { compareInstants, parseInstant } from '@wallet/platform';
+import { compareInstants, isInstant, parseInstant } from '@wallet/platform';
 import { isMovementType, type Movement, type MovementType } from '../domain/movements.js';
 import type { MovementRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
@@ -82,13 +82,11 @@ export function encodeCursor(c: MovementCursor): string {
   return Buffer.from(JSON.stringify([c.createdAt, c.id]), 'utf8').toString('base64url');
 }
 
-const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
 export function decodeCursor(s: string): MovementCursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(s)) return undefined;
   try {
     const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && CURSOR_TIME.test(v[0]) && isUuid(v[1])) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && isInstant(v[0]) && isUuid(v[1])) {
       return { createdAt: v[0], id: v[1] };
     }
   } catch { /* not JSON */ }

@@ -3,10 +3,8 @@ import type { MovementRail, WalletRail } from '../domain/rails.js';
 import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
 import type { NewHold, NewMovement, WalletBalance } from '../app/ports.js';
 
-/** A timestamptz as ISO 8601 UTC with microseconds (exact, so it can sit in a cursor). */
-export function isoUs(column: string): string {
-  return sqlInstant(column);
-}
+/** A timestamptz as an Instant (ISO 8601 UTC with microseconds, exact, so it can sit in a cursor or be a bound). */
+export const isoUs = sqlInstant;
 
 /** Movement columns; bigints as text so no JSON round trip loses precision. */
 export function movementCols(a = ''): string {
