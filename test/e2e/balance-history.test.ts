@@ -119,6 +119,8 @@ describe('balance history end to end', () => {
     for (const qs of [
       `at=${at}`, 'rail=ACH', `rail=PSE&at=${at}`, `rail=ach&at=${at}`, 'rail=ACH&at=2026-11-21', 'rail=ACH&at=2026-11-21T10:00:00',
       'rail=ACH&at=ayer', 'rail=ACH&at=2026-13-45T10:00:00Z', `rail=ACH&at=${at}&extra=1`, `rail=ACH&rail=BREB&at=${at}`,
+      // ten fraction digits, a leap second, Feb 30: not an instant
+      'rail=ACH&at=2026-11-21T10:00:00.1234567890Z', 'rail=ACH&at=2026-11-21T10:00:60Z', 'rail=ACH&at=2026-02-30T10:00:00Z',
     ]) {
       const r = await q(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 400, error: 'INVALID_REQUEST' });
