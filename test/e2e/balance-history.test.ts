@@ -1,3 +1,4 @@
+import { instantFromDate, instantFromMicros, instantMicros } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 
@@ -16,7 +17,7 @@ describe('balance history end to end', () => {
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** An instant after everything done so far and before anything that follows. */
-  const mark = async (): Promise<string> => { await sleep(10); const t = new Date().toISOString(); await sleep(10); return t; };
+  const mark = async (): Promise<string> => { await sleep(10); const t = instantFromDate(new Date()); await sleep(10); return t; };
   const history = (rail: string, at: string, key = co.readKey) =>
     stack.http('GET', `/wallets/balance/history?rail=${rail}&at=${encodeURIComponent(at)}`, { token: key });
   const balance = async (key = co.readKey) => {
@@ -80,7 +81,19 @@ describe('balance history end to end', () => {
     expect((await history('ACH', bogota)).body).toMatchObject({ at: t1, availableCents: '1000000' });
     // the BREB wallet saw nothing; before the company existed, zeros
     expect((await history('BREB', t3)).body).toMatchObject({ rail: 'BREB', availableCents: '0', version: 0 });
-    expect((await history('ACH', '2000-01-01T00:00:00Z')).body).toMatchObject({ at: '2000-01-01T00:00:00.000Z', availableCents: '0', pendingOutCents: '0', version: 0 });
+    expect((await history('ACH', '2000-01-01T00:00:00Z')).body).toMatchObject({ at: '2000-01-01T00:00:00.000000Z', availableCents: '0', pendingOutCents: '0', version: 0 });
+  });
+
+  it("a movement's own createdAt (microseconds) as `at` counts it; one microsecond earlier does not", async () => {
+    const items = (await stack.http('GET', '/wallets/transactions?rail=ACH&type=BALANCE_ADD', { token: co.readKey })).body.items as Array<{ createdAt: string }>;
+    expect(items).toHaveLength(1);
+    const at = items[0]!.createdAt;
+    expect(at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+    expect((await history('ACH', at)).body).toMatchObject({ at, availableCents: '1000000', version: 1 });
+    const before = instantFromMicros(instantMicros(at) - 1n);
+    expect((await history('ACH', before)).body).toMatchObject({ at: before, availableCents: '0', version: 0 });
+    // nine fraction digits: past the sixth truncated, the same instant
+    expect((await history('ACH', `${at.slice(0, -1)}999Z`)).body).toMatchObject({ at, version: 1 });
   });
 
   it("never shows another company's postings", async () => {
@@ -106,6 +119,8 @@ describe('balance history end to end', () => {
     for (const qs of [
       `at=${at}`, 'rail=ACH', `rail=PSE&at=${at}`, `rail=ach&at=${at}`, 'rail=ACH&at=2026-11-21', 'rail=ACH&at=2026-11-21T10:00:00',
       'rail=ACH&at=ayer', 'rail=ACH&at=2026-13-45T10:00:00Z', `rail=ACH&at=${at}&extra=1`, `rail=ACH&rail=BREB&at=${at}`,
+      // ten fraction digits, a leap second, Feb 30: not an instant
+      'rail=ACH&at=2026-11-21T10:00:00.1234567890Z', 'rail=ACH&at=2026-11-21T10:00:60Z', 'rail=ACH&at=2026-02-30T10:00:00Z',
     ]) {
       const r = await q(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 400, error: 'INVALID_REQUEST' });

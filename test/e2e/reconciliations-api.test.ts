@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ERRORS, signPayload } from '@wallet/platform';
+import { ERRORS, signPayload, formatInstant } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { fetchDocumented } from '../support/openapi-check.js';
@@ -100,7 +100,7 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         id: run.id, rail: 'ach', date: '2026-11-20', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler',
-        startedAt: run.startedAt!.toISOString(), finishedAt: run.finishedAt!.toISOString(), coversUntil: run.startedAt!.toISOString(), rejectReason: null, detail: null,
+        startedAt: formatInstant(run.startedAt!), finishedAt: formatInstant(run.finishedAt!), coversUntil: formatInstant(run.startedAt!), rejectReason: null, detail: null,
         report: { lines: 3, amountCents: '450000', feeCents: '1500', netCents: '450000' }, ours: { count: 3, amountCents: '400000', netCents: '400000' },
         matched: { count: 2, amountCents: '300000' }, breaks: { total: 2, opened: 2, byKind: { amount_mismatch: 1, missing_in_our_books: 1 } },
       });
@@ -133,7 +133,7 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expect(mismatch).toEqual({
         key: seeded[0]!.key, kind: 'amount_mismatch', rail: 'ach', date: '2026-11-20', ourId: seeded[0]!.ourId, providerId: 'ACH-77',
         ours: { amount: '100000', status: 'COMPLETED' }, theirs: { amount: '150000', status: 'COMPLETED' }, status: 'OPEN', runId: run.id, lastSeenRunId: run.id,
-        openedAt: seeded[0]!.openedAt!.toISOString(), resolvedAt: null, resolution: null, exceptionId: seeded[0]!.exceptionId, differenceCents: '50000',
+        openedAt: formatInstant(seeded[0]!.openedAt!), resolvedAt: null, resolution: null, exceptionId: seeded[0]!.exceptionId, differenceCents: '50000',
         movement: `ach:our:${seeded[0]!.ourId}`, adjustmentState: null, linkedCase: null,
       });
       expect(missing).toMatchObject({ kind: 'missing_in_our_books', ourId: null, ours: {}, differenceCents: '2500000' });

@@ -1,4 +1,5 @@
 import { PDFParse } from 'pdf-parse';
+import { bogotaInstant, instantFromDate } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
@@ -27,7 +28,7 @@ describe('statements end to end', () => {
   let other: Awaited<ReturnType<Stack['provision']>>;
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const mark = async (): Promise<string> => { await sleep(10); const t = new Date().toISOString(); await sleep(10); return t; };
+  const mark = async (): Promise<string> => { await sleep(10); const t = instantFromDate(new Date()); await sleep(10); return t; };
   const enc = encodeURIComponent;
   const statement = (qs: string, key = co.readKey) => stack.http('GET', `/wallets/statements?${qs}`, { token: key });
   const history = async (rail: string, at: string, key = co.readKey) =>
@@ -82,7 +83,7 @@ describe('statements end to end', () => {
       from: t0, to: tEnd,
       opening: { availableCents: '500000', pendingOutCents: '0' },
     });
-    expect(s.fromBogota).toBe(new Date(Date.parse(t0) - 5 * 3_600_000).toISOString().replace('Z', '-05:00'));
+    expect(s.fromBogota).toBe(bogotaInstant(t0));
     expect(s.lines.map((l: any) => [l.entry, l.movementId, l.movementStatus, l.amountCents, l.feeCents, l.ivaCents])).toEqual([
       ['CREDIT', expect.any(String), 'COMPLETED', '1000000', '0', '0'],
       ['TRANSFER_OUT', okId, 'COMPLETED', String(-total(200_000)), '300', '57'],
@@ -107,6 +108,46 @@ describe('statements end to end', () => {
     expect(a.closing).toEqual(b.opening);
     expect(a.lines.length + b.lines.length).toBe(4);
     expect(b.closing).toEqual(s.closing);
+  });
+
+  it("a line's own postedAt (microseconds) is a bound: statements chained at it hold every line once; the history and the listing at it count it", async () => {
+    const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+    const all = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`)).body.lines as Array<{ postingId: string; postedAt: string; balanceAfterCents: string; movementId: string }>;
+    expect(all).toHaveLength(4);
+    const ids = (ls: Array<{ postingId: string }>) => ls.map((l) => l.postingId);
+    const csvCount = async (from: string, to: string) =>
+      Number(/"Número de líneas";"(\d+)"/.exec((await statement(`rail=ACH&from=${enc(from)}&to=${enc(to)}&format=csv`)).text)![1]);
+    for (const line of all) {
+      expect(line.postedAt).toMatch(INSTANT);
+      const upTo = all.filter((l) => l.postedAt <= line.postedAt); // one format: text order is time order
+      const first = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(line.postedAt)}`)).body;
+      const next = (await statement(`rail=ACH&from=${enc(line.postedAt)}&to=${enc(tEnd)}`)).body;
+      expect(first.to).toBe(line.postedAt);
+      expect(next.from).toBe(line.postedAt);
+      expect(ids(first.lines)).toContain(line.postingId);
+      expect(ids(next.lines)).not.toContain(line.postingId);
+      expect(ids(first.lines)).toEqual(ids(upTo));
+      expect([...ids(first.lines), ...ids(next.lines)]).toEqual(ids(all)); // every line exactly once
+      expect(first.closing).toEqual(next.opening);
+      expect(await csvCount(t0, line.postedAt)).toBe(upTo.length);
+      expect(await csvCount(line.postedAt, tEnd)).toBe(all.length - upTo.length);
+      const h = await history('ACH', line.postedAt);
+      expect(h.at).toBe(line.postedAt);
+      expect(h.availableCents).toBe(upTo[upTo.length - 1]!.balanceAfterCents);
+    }
+    // The listing's bounds are inclusive: a movement's own createdAt, as `to` or as `from`, keeps it.
+    const items = (await stack.http('GET', '/wallets/transactions?limit=100', { token: co.readKey })).body.items as Array<{ id: string; createdAt: string; completedAt: string | null }>;
+    expect(items.length).toBeGreaterThanOrEqual(4);
+    const list = async (qs: string) => ((await stack.http('GET', `/wallets/transactions?limit=100&${qs}`, { token: co.readKey })).body.items as Array<{ id: string }>).map((m) => m.id);
+    for (const m of items) {
+      expect(m.createdAt).toMatch(INSTANT);
+      if (m.completedAt !== null) expect(m.completedAt).toMatch(INSTANT);
+      expect(await list(`to=${enc(m.createdAt)}`)).toEqual(items.filter((x) => x.createdAt <= m.createdAt).map((x) => x.id));
+      expect(await list(`from=${enc(m.createdAt)}`)).toEqual(items.filter((x) => x.createdAt >= m.createdAt).map((x) => x.id));
+      expect(await list(`from=${enc(m.createdAt)}&to=${enc(m.createdAt)}`)).toEqual(items.filter((x) => x.createdAt === m.createdAt).map((x) => x.id));
+    }
+    // The send's movement is its TRANSFER_OUT line: the same instant in both.
+    expect(items.find((m) => m.id === okId)!.createdAt).toBe(all.find((l) => l.movementId === okId)!.postedAt);
   });
 
   it('CSV: BOM, `;`, CRLF, pesos with a decimal comma, the same lines and balances as the JSON', async () => {
@@ -196,7 +237,7 @@ describe('statements end to end', () => {
     const yesterday = new Date(Date.now() - 29 * 3_600_000).toISOString().slice(0, 10);
     const d = await statement(`rail=ACH&from=${yesterday}&to=${enc(tEnd)}`);
     expect(d.status).toBe(200);
-    expect(d.body.fromBogota).toBe(`${yesterday}T00:00:00.000-05:00`);
+    expect(d.body.fromBogota).toBe(`${yesterday}T00:00:00.000000-05:00`);
     expect(d.body.lines.length).toBeGreaterThanOrEqual(5); // the credit before t0 too
     expect(today).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect((await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`, co.writeKey)).status).toBe(200);

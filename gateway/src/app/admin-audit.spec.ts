@@ -7,7 +7,7 @@ describe('redact (what reaches the audit log)', () => {
       list: [{ enrollmentToken: 'wenr_x', name: 'n' }], token: 'wadm_x', amount: 10n, when: new Date(0), skip: undefined,
     })).toEqual({
       email: 'a@b.co', password: '[redacted]', totpCode: '[redacted]', nested: { key: '[redacted]', keyId: 'k1', totpSecret: '[redacted]', otpauthUrl: '[redacted]' },
-      list: [{ enrollmentToken: '[redacted]', name: 'n' }], token: '[redacted]', amount: '10', when: '1970-01-01T00:00:00.000Z',
+      list: [{ enrollmentToken: '[redacted]', name: 'n' }], token: '[redacted]', amount: '10', when: '1970-01-01T00:00:00.000000Z',
     });
   });
 

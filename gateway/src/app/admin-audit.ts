@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, type Logger } from '@wallet/platform';
+import { AppError, type Logger, formatInstant } from '@wallet/platform';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
@@ -101,7 +101,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'bigint') return value.toString();
   if (depth > 8) return '[…]';
   if (Array.isArray(value)) return value.slice(0, 200).map((v) => redact(v, depth + 1) ?? null);
-  if (value instanceof Date) return value.toISOString();
+  if (value instanceof Date) return formatInstant(value);
   if (Buffer.isBuffer(value)) return `[${value.length} bytes]`;
   if (typeof value === 'object') {
     const out: Record<string, unknown> = {};

@@ -4,19 +4,22 @@
  * comma), CRLF line ends, amounts in pesos with a decimal comma, dates in Bogotá time.
  */
 
+import { bogotaInstant, formatInstant, instantToDate, type Instant } from '@wallet/platform';
+
 /** Written once, before the first row. */
 export const CSV_BOM = '\uFEFF';
 
 /** Colombia keeps UTC−5 all year (no daylight saving): Bogotá time is a fixed offset. */
 const BOGOTA_OFFSET_MS = -5 * 3_600_000;
 
-/** `2026-11-21T10:00:00.000-05:00`: an instant written in Bogotá time. */
-export function bogotaIso(d: Date): string {
-  return new Date(d.getTime() + BOGOTA_OFFSET_MS).toISOString().replace('Z', '-05:00');
+/** `2026-11-21T10:00:00.123456-05:00`: an instant written in Bogotá time (six fraction digits, as every instant). */
+export function bogotaIso(d: Date | Instant): string {
+  return bogotaInstant(formatInstant(d));
 }
 
 /** `2026-11-21 10:00:00`: the Bogotá wall-clock time, as a spreadsheet reads a date-time. */
-export function bogotaCell(d: Date): string {
+export function bogotaCell(x: Date | Instant): string {
+  const d = typeof x === 'string' ? instantToDate(x) : x;
   return new Date(d.getTime() + BOGOTA_OFFSET_MS).toISOString().slice(0, 19).replace('T', ' ');
 }
 

@@ -1,3 +1,4 @@
+import { instantFromDate } from '@wallet/platform';
 import type { Readable } from 'node:stream';
 import type { StatementDocument, StatementLineView } from './statement.js';
 import { bogotaDayTime, copPesos, paginate, statementPdf } from './statement-pdf.js';
@@ -17,7 +18,7 @@ function statement(lines: number): StatementDocument {
     const amount = i % 2 === 0 ? 123_456_789n : -100_370n;
     running += amount;
     view.push({
-      postingId: `p${i}`, postedAt: new Date(Date.UTC(2026, 10, 21, 15, 0) + i * 60_000).toISOString(), postedAtBogota: '',
+      postingId: `p${i}`, postedAt: instantFromDate(new Date(Date.UTC(2026, 10, 21, 15, 0) + i * 60_000)), postedAtBogota: '',
       entry: i % 2 === 0 ? 'CREDIT' : 'TRANSFER_OUT', movementId: `m${i}`, movementType: null, movementRail: 'ACH', movementStatus: 'COMPLETED',
       reference: `REF-${i}`, counterparty: i % 2 ? 'Ana María Pérez Gómez' : null, description: i % 2 ? 'Pago proveedor' : null,
       amountCents: amount.toString(), feeCents: i % 2 ? '300' : '0', ivaCents: i % 2 ? '57' : '0', balanceAfterCents: running.toString(),
@@ -27,7 +28,7 @@ function statement(lines: number): StatementDocument {
   const debits = BigInt(Math.floor(lines / 2)) * 100_370n;
   return {
     company: { name: 'Extractos Ñandú S.A.S.', nit: '900123456-7' }, rail: 'ACH', currency: 'COP', timezone: 'America/Bogota',
-    from: '2026-11-01T05:00:00.000Z', to: '2026-12-01T05:00:00.000Z', fromBogota: '', toBogota: '',
+    from: '2026-11-01T05:00:00.000000Z', to: '2026-12-01T05:00:00.000000Z', fromBogota: '', toBogota: '',
     opening: { availableCents: opening.toString(), pendingOutCents: '0' },
     closing: { availableCents: running.toString(), pendingOutCents: '25000' },
     totals: {

@@ -1,4 +1,4 @@
-import { formatCop, winAnsi } from '@wallet/platform';
+import { formatCop, instantToDate, winAnsi } from '@wallet/platform';
 import type { Readable } from 'node:stream';
 import PDFDocument from 'pdfkit';
 import { bogotaCell } from './csv-cells.js';
@@ -99,7 +99,7 @@ const WALLET: Record<string, string> = { BREB: 'Bre-B', ACH: 'ACH' };
 export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {}): Readable {
   const generatedAt = opts.generatedAt ?? new Date();
   const wallet = WALLET[s.rail] ?? s.rail;
-  const period = `${bogotaDayTime(new Date(s.from))} – ${bogotaDayTime(new Date(s.to))}`;
+  const period = `${bogotaDayTime(instantToDate(s.from))} – ${bogotaDayTime(instantToDate(s.to))}`;
   const doc = new PDFDocument({
     size: 'A4', layout: 'landscape', margins: { top: 0, bottom: 0, left: 0, right: 0 },
     autoFirstPage: false, compress: opts.compress ?? true,
@@ -171,7 +171,7 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
     }
     const amount = BigInt(l.amountCents);
     const cells = [
-      bogotaDayTime(new Date(l.postedAt)),
+      bogotaDayTime(instantToDate(l.postedAt)),
       ENTRY_ES[l.entry] ?? l.entry,
       l.reference ?? '',
       [l.counterparty, l.description].filter(Boolean).join(' · '),

@@ -1,3 +1,4 @@
+import { instantFromDate, instantMicros } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { bogotaIso, pesos } from './csv-cells.js';
@@ -11,11 +12,11 @@ import { MAX_JSON_STATEMENT_LINES, StatementQuery } from './statement.js';
 function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {}) {
   let batchesRead = 0;
   const line = (i: number): ledgerV1.StatementLine => ({
-    postingId: `p${i}`, postingKind: 'credit', postedAt: new Date(1_700_000_000_000 + i), effectCents: 1n, feeCents: 0n, ivaCents: 0n,
+    postingId: `p${i}`, postingKind: 'credit', postedAt: instantFromDate(new Date(1_700_000_000_000 + i)), effectCents: 1n, feeCents: 0n, ivaCents: 0n,
   });
   const ledger = {
     async getBalanceAt(req: ledgerV1.GetBalanceAtRequest) {
-      const closing = req.at!.getTime() > 0;
+      const closing = instantMicros(req.at) > 0n;
       return {
         rail: req.rail, at: req.at, pendingOutCents: 0n, postings: 0n,
         availableCents: closing ? (opts.closingAvailable ?? BigInt(lines)) : 0n,
@@ -31,7 +32,7 @@ function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {})
   return { ledger, batchesRead: () => batchesRead };
 }
 
-const req = { rail: 'BREB' as const, from: new Date(0), to: new Date(1_800_000_000_000) };
+const req = { rail: 'BREB' as const, from: instantFromDate(new Date(0)), to: instantFromDate(new Date(1_800_000_000_000)) };
 const company = { name: 'Empresa S.A.S.', nit: '900000001-1' };
 const call = { requestId: 'r1' };
 
@@ -71,6 +72,6 @@ describe('StatementQuery', () => {
 
   it('writes pesos with a decimal comma and Bogotá time', () => {
     expect([pesos(0n), pesos(5n), pesos(-100_655n), pesos(123_456_789_012n)]).toEqual(['0,00', '0,05', '-1006,55', '1234567890,12']);
-    expect(bogotaIso(new Date('2026-11-21T15:00:00Z'))).toBe('2026-11-21T10:00:00.000-05:00');
+    expect(bogotaIso(new Date('2026-11-21T15:00:00Z'))).toBe('2026-11-21T10:00:00.000000-05:00');
   });
 });

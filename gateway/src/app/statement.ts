@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { AppError, type CallContext } from '@wallet/platform';
+import { AppError, type CallContext, type Instant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from '../ledger/presenters.js';
@@ -13,7 +13,8 @@ export const MAX_STATEMENT_DAYS = 366;
 /** Lines per batch read from the ledger's stream. */
 const BATCH = 1_000;
 
-export interface StatementRequest { rail: ApiRail; from: Date; to: Date }
+/** The bounds are instants (six fraction digits), compared by the ledger at full precision. */
+export interface StatementRequest { rail: ApiRail; from: Instant; to: Instant }
 export interface StatementCompany { name: string; nit: string }
 
 export interface StatementLineView {
@@ -51,11 +52,11 @@ interface Totals { inCents: bigint; outCents: bigint; feesCents: bigint; ivaCent
 function lineView(l: ledgerV1.StatementLine, balanceAfter: bigint): StatementLineView {
   const m = l.movement ? movementToApi(l.movement) : undefined;
   const d = l.movement?.details;
-  const postedAt = l.postedAt ?? new Date(0);
+  // Exactly the posting's created_at (microseconds): a valid bound for the next statement.
   return {
     postingId: l.postingId,
-    postedAt: postedAt.toISOString(),
-    postedAtBogota: bogotaIso(postedAt),
+    postedAt: l.postedAt,
+    postedAtBogota: bogotaIso(l.postedAt),
     entry: ENTRY[l.postingKind] ?? l.postingKind.toUpperCase(),
     movementId: m?.id ?? null,
     movementType: m?.type ?? null,
@@ -118,7 +119,7 @@ export class StatementQuery {
     return {
       company: { name: company.name, nit: company.nit },
       rail: req.rail, currency: 'COP' as const, timezone: 'America/Bogota' as const,
-      from: req.from.toISOString(), to: req.to.toISOString(), fromBogota: bogotaIso(req.from), toBogota: bogotaIso(req.to),
+      from: req.from, to: req.to, fromBogota: bogotaIso(req.from), toBogota: bogotaIso(req.to),
       opening: { availableCents: opening.availableCents.toString(), pendingOutCents: opening.pendingOutCents.toString() },
       closing: { availableCents: closing.availableCents.toString(), pendingOutCents: closing.pendingOutCents.toString() },
       totals: {
@@ -161,7 +162,7 @@ export class StatementQuery {
             running += l.effectCents;
             add(totals, l);
             const v = lineView(l, running);
-            chunk += row([bogotaCell(l.postedAt ?? new Date(0)), ENTRY_ES[v.entry] ?? v.entry, v.entry, v.movementId ?? '', v.movementType ?? '',
+            chunk += row([bogotaCell(l.postedAt), ENTRY_ES[v.entry] ?? v.entry, v.entry, v.movementId ?? '', v.movementType ?? '',
               v.movementRail ?? '', v.movementStatus ?? '', v.reference ?? '', v.counterparty ?? '', v.description ?? '',
               pesos(l.effectCents), pesos(l.feeCents), pesos(l.ivaCents), pesos(running)]);
           }

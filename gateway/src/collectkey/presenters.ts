@@ -1,3 +1,4 @@
+import { formatInstant } from '@wallet/platform';
 import type { collectKeyV1 } from '@wallet/proto';
 
 /** §2.8: a collect key as the API shows it. */
@@ -8,15 +9,15 @@ export function collectKeyToApi(k: collectKeyV1.CollectKey) {
     name: k.name,
     key: { type: k.keyType, value: k.keyValue },
     state: k.state,
-    createdAt: (k.createdAt ?? new Date()).toISOString(),
-    deletedAt: k.deletedAt ? k.deletedAt.toISOString() : null,
+    createdAt: formatInstant(k.createdAt ?? new Date()),
+    deletedAt: k.deletedAt ? formatInstant(k.deletedAt) : null,
   };
 }
 
 /** §2.9: the QR issue answer. */
 export function qrToApi(q: collectKeyV1.Qr, reused: boolean) {
   return {
-    qr: { id: q.id, type: q.type, reference: q.reference, isPaid: q.isPaid, createdAt: (q.createdAt ?? new Date()).toISOString() },
+    qr: { id: q.id, type: q.type, reference: q.reference, isPaid: q.isPaid, createdAt: formatInstant(q.createdAt ?? new Date()) },
     reused,
   };
 }

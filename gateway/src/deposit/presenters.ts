@@ -1,9 +1,9 @@
-import { centsToNumber } from '@wallet/platform';
+import { centsToNumber, formatInstant } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 
 /** Deposit proto ↔ HTTP edge mappings (§2.6.1, §2.7 + the CONTRACT §2 superset). */
 
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
 
 /** §2.6.1: the creation response (amountCents as a number). */
 export function createdDepositToApi(d: depositV1.Deposit) {

@@ -1,3 +1,4 @@
+import { INSTANT_EXAMPLE, INSTANT_PATTERN } from '@wallet/platform';
 import { z } from 'zod';
 
 /**
@@ -32,7 +33,13 @@ export const ScopeErrorSchema = z.object({
   granted: z.enum(['READ', 'WRITE']),
 }).meta({ id: 'InsufficientScopeError' });
 
-export const isoDate = () => z.string().meta({ format: 'date-time' });
+/**
+ * An instant the API returns: RFC 3339 in UTC with six fraction digits (docs/decisions.md), written
+ * by the platform's formatInstant. `instant()` also states the pattern: the journal's instants
+ * (movements, statements, balance history), exact to the microsecond, each a valid bound.
+ */
+export const isoDate = () => z.string().meta({ format: 'date-time', example: INSTANT_EXAMPLE });
+export const instant = () => z.string().meta({ format: 'date-time', pattern: INSTANT_PATTERN, example: INSTANT_EXAMPLE });
 const centsString = () => z.string().regex(/^-?\d+$/).meta({ description: 'Centavos as a decimal string (big-integer safe).' });
 
 export const WalletSchema = z.object({
@@ -58,7 +65,7 @@ export const BalanceSchema = z.object({
 
 export const BalanceAtSchema = z.object({
   rail: z.enum(['BREB', 'ACH']),
-  at: isoDate().meta({ description: 'The instant asked for, in UTC (`2026-11-21T15:00:00.000Z`).' }),
+  at: instant().meta({ description: 'The instant asked for, in UTC with microseconds (`2026-11-21T15:00:00.000000Z`).' }),
   currency: z.literal('COP'),
   availableCents: centsString().meta({ description: 'What the company could spend at `at`.' }),
   pendingOutCents: centsString().meta({ description: 'Held for sends still in flight at `at`.' }),
@@ -70,8 +77,8 @@ const StatementBalanceSchema = z.object({ availableCents: centsString(), pending
 
 export const StatementLineSchema = z.object({
   postingId: z.string().meta({ description: "The ledger posting of this line (unique; a movement may have two lines: a failed send's debit and its return)." }),
-  postedAt: isoDate().meta({ description: 'When the posting was made (UTC).' }),
-  postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).' }),
+  postedAt: instant().meta({ description: 'When the posting was made (UTC, microseconds, exactly as the journal keeps it): as `to` it includes this line, as `from` it excludes it.' }),
+  postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
   entry: z.enum(['CREDIT', 'FEE_CHARGE', 'TRANSFER_OUT', 'TRANSFER_OUT_RETURNED', 'TRANSFER_IN', 'TRANSFER_IN_REVERSED', 'CORRECTION']),
   movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
   movementType: z.string().nullable(),
@@ -91,7 +98,7 @@ export const StatementSchema = z.object({
   rail: z.enum(['BREB', 'ACH']),
   currency: z.literal('COP'),
   timezone: z.literal('America/Bogota'),
-  from: isoDate(), to: isoDate(),
+  from: instant(), to: instant(),
   fromBogota: z.string(), toBogota: z.string(),
   opening: StatementBalanceSchema.meta({ description: 'The balance at `from` (as GET /wallets/balance/history).' }),
   closing: StatementBalanceSchema.meta({ description: 'The balance at `to`; closing.availableCents = opening.availableCents + Σ lines.amountCents.' }),
@@ -114,8 +121,8 @@ export const MovementSchema = z.object({
   targetName: z.string().nullable(),
   targetDocument: z.string().nullable(),
   reference: z.string().nullable(),
-  createdAt: isoDate(),
-  completedAt: isoDate().nullable(),
+  createdAt: instant(),
+  completedAt: instant().nullable(),
 }).meta({ id: 'Movement' });
 
 export const CompanySchema = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, invalidRequest, type ErrorCode, type FieldProblem } from '@wallet/platform';
+import { AppError, invalidRequest, parseInstant, parseInstantOrBogotaDate, type ErrorCode, type FieldProblem } from '@wallet/platform';
 
 /** Field messages in Spanish, like every human-readable message of the API. */
 export const spanish = z.locales.es().localeError;
@@ -55,3 +55,20 @@ export const textSchema = (min: number, max: number) =>
     const n = [...s].length;
     return n >= min && n <= max;
   }, { message: `Debe tener entre ${min} y ${max} caracteres.` }).meta({ minLength: min, maxLength: max });
+
+/**
+ * A query parameter naming an instant, parsed by the platform's one parser into an Instant (RFC 3339
+ * UTC, six fraction digits) that the services compare at full precision: an offset is required,
+ * seconds optional, up to 9 fraction digits (past the 6th truncated). With `bogotaDates`, a bare
+ * date `2026-11-01` is also taken, as that day's 00:00 in Bogotá. Anything else: 400 INVALID_REQUEST.
+ */
+export const instantParam = (opts: { bogotaDates?: boolean } = {}) => {
+  const parse = opts.bogotaDates ? parseInstantOrBogotaDate : parseInstant;
+  return z.string()
+    .refine((s) => parse(s) !== null, {
+      message: opts.bogotaDates
+        ? 'Debe ser una fecha (AAAA-MM-DD, hora de Bogotá) o un instante ISO 8601 con zona horaria.'
+        : 'Debe ser un instante ISO 8601 con zona horaria (p. ej. 2026-11-21T10:00:00-05:00 o 2026-11-28T16:39:52.123456Z).',
+    })
+    .transform((s) => parse(s)!);
+};

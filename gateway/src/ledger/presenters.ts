@@ -1,4 +1,4 @@
-import { centsToNumber } from '@wallet/platform';
+import { centsToNumber, formatInstant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 
 /** Proto ↔ HTTP edge mappings: the only place gRPC enums and bigints become API strings/numbers. */
@@ -81,8 +81,9 @@ export function movementToApi(m: ledgerV1.Movement): ApiMovement {
     targetName: m.details?.targetName ?? null,
     targetDocument: m.details?.targetDocument ?? null,
     reference: m.reference ?? null,
-    createdAt: (m.createdAt ?? new Date()).toISOString(),
-    completedAt: m.completedAt ? m.completedAt.toISOString() : null,
+    // The journal's instants, exactly (microseconds): each works as a listing's or statement's bound.
+    createdAt: formatInstant(m.createdAt),
+    completedAt: m.completedAt ? formatInstant(m.completedAt) : null,
   };
 }
 
@@ -105,7 +106,7 @@ export function feeConfigToApi(f: ledgerV1.FeeConfig) {
     companyId: f.companyId ?? null,
     fixedFeeCents: centsToNumber(f.fixedFeeCents),
     variableBps: f.variableBps,
-    updatedAt: (f.updatedAt ?? new Date()).toISOString(),
+    updatedAt: formatInstant(f.updatedAt ?? new Date()),
   };
 }
 

@@ -22,7 +22,7 @@ describe('batch presenters', () => {
       totals: [{ rail: 'BREB', count: 2, amount: 30_000, totalFee: 1_000, ivaAmount: 190, total: 31_190 }],
       byStatus: [{ status: 'COMPLETED', count: 1, amount: 10_000 }, { status: 'PENDING', count: 1, amount: 20_000 }, { status: 'NOT_EXECUTED', count: 1, amount: 0 }],
       progress: { finished: 2, total: 3, percent: 66 },
-      createdAt: '2026-11-21T15:00:00.000Z', expiresAt: '2026-11-22T15:00:00.000Z', executedAt: '2026-11-21T15:05:00.000Z',
+      createdAt: '2026-11-21T15:00:00.000000Z', expiresAt: '2026-11-22T15:00:00.000000Z', executedAt: '2026-11-21T15:05:00.000000Z',
       completedAt: null, cancelledAt: null, approvalId: null, threshold: 0, approval: null, errorMessage: null,
     });
     expect(BatchSchema.parse(out)).toEqual(out);
@@ -40,8 +40,8 @@ describe('batch presenters', () => {
     expect(out).toMatchObject({ threshold: 2, approvalId: approval.approvalId });
     expect(out.approval).toEqual({
       approvalId: approval.approvalId, threshold: 2, status: 'REJECTED',
-      signatures: [{ userId: 'u1', email: 'ana@empresa.co', role: 'OPERATOR', signedAt: '2026-11-21T15:06:00.000Z' }],
-      createdAt: '2026-11-21T15:05:00.000Z', expiresAt: '2026-11-22T15:05:00.000Z', decidedAt: '2026-11-21T15:07:00.000Z',
+      signatures: [{ userId: 'u1', email: 'ana@empresa.co', role: 'OPERATOR', signedAt: '2026-11-21T15:06:00.000000Z' }],
+      createdAt: '2026-11-21T15:05:00.000000Z', expiresAt: '2026-11-22T15:05:00.000000Z', decidedAt: '2026-11-21T15:07:00.000000Z',
       rejectReason: 'Lote duplicado', rejectedBy: 'luis@empresa.co',
     });
     expect(BatchSchema.parse(out)).toEqual(out);
@@ -71,7 +71,7 @@ describe('batch presenters', () => {
     expect(out).toEqual({
       item: 7, line: 9, status: 'COMPLETED', rail: 'ACH', amount: 15_000_050, totalFee: 500, ivaAmount: 95,
       targetName: '=HYPERLINK("x")', targetDocument: '1012345678', reference: 'r-7', description: null, destination: 'Bancolombia Ahorros ****6789',
-      transactionId: 'tr_1', error: null, message: null, completedAt: '2026-11-21T15:00:00.000Z',
+      transactionId: 'tr_1', error: null, message: null, completedAt: '2026-11-21T15:00:00.000000Z',
     });
     expect(BatchItemSchema.parse(out)).toEqual(out);
     const invalid = batchItemToApi({ ...item, line: 0, status: 'INVALID', rail: ledgerV1.Rail.UNSPECIFIED, amount: 0n, transferId: undefined, completedAt: undefined, errorCode: 'INVALID_REQUEST', message: 'amount: …' });

@@ -1,10 +1,10 @@
-import { batchToApi, centsToNumber } from '@wallet/platform';
+import { batchToApi, centsToNumber, formatInstant } from '@wallet/platform';
 import { ledgerV1, type transferV1 } from '@wallet/proto';
 import { railFromProto } from '../ledger/presenters.js';
 
 /** Batch proto → HTTP edge (docs/batches.md): amounts are JSON integers of centavos, like the send response. */
 
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
 /** A rail as the API writes it, or null for an item too malformed to tell. */
 export const railOrNull = (r: ledgerV1.Rail) => (r === ledgerV1.Rail.UNSPECIFIED || r === ledgerV1.Rail.UNRECOGNIZED ? null : railFromProto(r));
 

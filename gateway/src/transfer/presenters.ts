@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { centsToNumber } from '@wallet/platform';
+import { centsToNumber, formatInstant } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { railFromProto } from '../ledger/presenters.js';
 
@@ -59,18 +59,18 @@ export function transferToApi(t: transferV1.Transfer): { status: number; body: R
     targetName: t.targetName,
     targetDocument: t.targetDocument,
     reference: t.reference ?? null,
-    createdAt: (t.createdAt ?? new Date()).toISOString(),
+    createdAt: formatInstant(t.createdAt ?? new Date()),
   };
   if (!t.approvalId) return { status: 201, body };
   return {
     status: 200,
-    body: { ...body, approvalId: t.approvalId, threshold: t.threshold, expiresAt: t.expiresAt ? t.expiresAt.toISOString() : null },
+    body: { ...body, approvalId: t.approvalId, threshold: t.threshold, expiresAt: t.expiresAt ? formatInstant(t.expiresAt) : null },
   };
 }
 
 /** One signature of an approval (a transfer's or a batch's). */
 export function signatureToApi(s: transferV1.ApprovalSignature) {
-  return { userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() };
+  return { userId: s.userId, email: s.email, role: s.role, signedAt: formatInstant(s.signedAt ?? new Date(0)) };
 }
 
 /** CONTRACT §5 approval item (amount as a number of centavos, like the send response). */
@@ -89,9 +89,9 @@ export function approvalToApi(a: transferV1.Approval) {
     threshold: a.threshold,
     signatures: a.signatures.map(signatureToApi),
     status: a.status,
-    createdAt: (a.createdAt ?? new Date(0)).toISOString(),
-    expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),
-    decidedAt: a.decidedAt ? a.decidedAt.toISOString() : null,
+    createdAt: formatInstant(a.createdAt ?? new Date(0)),
+    expiresAt: formatInstant(a.expiresAt ?? new Date(0)),
+    decidedAt: a.decidedAt ? formatInstant(a.decidedAt) : null,
     rejectReason: a.rejectReason ?? null,
     rejectedBy: a.rejectedBy ?? null,
     transactionStatus: statusName(a.transactionStatus),
@@ -104,7 +104,7 @@ export function amlEntryToApi(e: transferV1.AmlEntry) {
     documentNumber: e.documentNumber,
     name: e.name ?? null,
     reason: e.reason,
-    createdAt: (e.createdAt ?? new Date()).toISOString(),
+    createdAt: formatInstant(e.createdAt ?? new Date()),
   };
 }
 

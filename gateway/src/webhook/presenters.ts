@@ -1,8 +1,9 @@
+import { formatInstant } from '@wallet/platform';
 import type { webhookV1 } from '@wallet/proto';
 
 /** Webhook proto → HTTP edge mappings. */
 
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
 
 export function endpointToApi(e: webhookV1.Endpoint) {
   return {

@@ -33,3 +33,4 @@ export * from './mesh/dev-pki.js';
 export * from './mesh/caller-context.js';
 export * from './text/win-ansi.js';
 export * from './presenters/batch.js';
+export * from './time/instant.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AdminAudit } from '../../app/admin-audit.js';
 import { isoDate } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
-import { uuidSchema } from '../validation.js';
+import { instantParam, uuidSchema } from '../validation.js';
 
 const Outcome = z.enum(['REQUESTED', 'SUCCEEDED', 'FAILED']);
 const Json = z.unknown();
@@ -36,8 +36,8 @@ const AuditQuery = z.strictObject({
   action: z.string().regex(/^[A-Za-z]{1,80}$/).optional().meta({ description: 'An operationId, e.g. adminCreditWallet.' }),
   targetId: z.string().regex(/^[A-Za-z0-9._:@+-]{1,200}$/).optional().meta({ description: 'Any id among the entry\'s targets (a company, key, operator, credit request id…).' }),
   outcome: Outcome.optional(),
-  from: z.iso.datetime({ offset: true }).optional().meta({ description: 'At or after (ISO 8601).' }),
-  to: z.iso.datetime({ offset: true }).optional().meta({ description: 'Before (ISO 8601).' }),
+  from: instantParam().optional().meta({ description: 'At or after (RFC 3339 with offset; microseconds kept).', example: '2026-11-28T16:39:52.123456Z' }),
+  to: instantParam().optional().meta({ description: 'Before (RFC 3339 with offset; microseconds kept).', example: '2026-11-28T16:39:52.123456Z' }),
   limit: z.coerce.number().int().min(1).max(100).default(50),
   cursor: z.string().max(100).optional(),
 });

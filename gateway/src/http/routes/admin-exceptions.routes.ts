@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError } from '@wallet/platform';
+import { AppError, formatInstant } from '@wallet/platform';
 import { adminActor } from '../../auth/admin-principal.js';
 import type { exceptionsV1 } from '@wallet/proto';
 import type { CollectKeyClient } from '../../collectkey/collect-key-client.js';
@@ -67,8 +67,8 @@ type WireException = exceptionsV1.MoneyException;
 export function exceptionToApi(e: WireException) {
   return {
     id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
-    ours: parse(e.oursJson), theirs: parse(e.theirsJson), openedAt: (e.openedAt ?? new Date(0)).toISOString(),
-    resolvedAt: e.resolvedAt ? e.resolvedAt.toISOString() : null, resolvedBy: e.resolvedBy ?? null,
+    ours: parse(e.oursJson), theirs: parse(e.theirsJson), openedAt: formatInstant(e.openedAt ?? new Date(0)),
+    resolvedAt: e.resolvedAt ? formatInstant(e.resolvedAt) : null, resolvedBy: e.resolvedBy ?? null,
     action: e.action ?? null, note: e.note ?? null, actions: e.actions, movement: e.movement ?? null,
   };
 }

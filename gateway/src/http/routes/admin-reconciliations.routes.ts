@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AppError, bogotaDateOf } from '@wallet/platform';
+import { AppError, bogotaDateOf, formatInstant } from '@wallet/platform';
 import type { reconciliationV1 } from '@wallet/proto';
 import { adminActor } from '../../auth/admin-principal.js';
 import type { ReconciliationClient } from '../../reconciliation/reconciliation-client.js';
@@ -103,12 +103,12 @@ const parse = (json: string): Record<string, unknown> => {
     return v && typeof v === 'object' && !Array.isArray(v) ? v as Record<string, unknown> : {};
   } catch { return {}; }
 };
-const iso = (d: Date | undefined) => (d ?? new Date(0)).toISOString();
+const iso = (d: Date | undefined) => formatInstant(d ?? new Date(0));
 
 export function runToApi(r: reconciliationV1.Run) {
   return {
     id: r.id, rail: r.rail, date: r.date, trigger: r.trigger, status: r.status, requestedBy: r.requestedBy,
-    startedAt: iso(r.startedAt), finishedAt: r.finishedAt ? r.finishedAt.toISOString() : null, coversUntil: r.coversUntil ? r.coversUntil.toISOString() : null,
+    startedAt: iso(r.startedAt), finishedAt: r.finishedAt ? formatInstant(r.finishedAt) : null, coversUntil: r.coversUntil ? formatInstant(r.coversUntil) : null,
     rejectReason: r.rejectReason ?? null, detail: r.detail ?? null,
     report: { lines: Number(r.reportLines), amountCents: r.reportAmountCents.toString(), feeCents: r.reportFeeCents.toString(), netCents: r.reportNetCents.toString() },
     ours: { count: Number(r.oursCount), amountCents: r.oursAmountCents.toString(), netCents: r.oursNetCents.toString() },
@@ -124,7 +124,7 @@ export function breakToApi(b: reconciliationV1.Break) {
   return {
     key: b.key, kind: b.kind, rail: b.rail, date: b.date, ourId: b.ourId ?? null, providerId: b.providerId ?? null,
     ours: parse(b.oursJson), theirs: parse(b.theirsJson), status: b.status, runId: b.runId, lastSeenRunId: b.lastSeenRunId,
-    openedAt: iso(b.openedAt), resolvedAt: b.resolvedAt ? b.resolvedAt.toISOString() : null, resolution: b.resolution ?? null,
+    openedAt: iso(b.openedAt), resolvedAt: b.resolvedAt ? formatInstant(b.resolvedAt) : null, resolution: b.resolution ?? null,
     exceptionId: b.exceptionId, differenceCents: b.differenceCents.toString(),
     movement: b.movement ?? null, adjustmentState: (b.adjustmentState ?? null) as 'POSTED' | 'REVERSING' | 'REVERSED' | null, linkedCase: b.linkedCase ?? null,
   };

@@ -1,32 +1,28 @@
 import { z } from 'zod';
-import { AppError } from '@wallet/platform';
+import { AppError, instantFromDate, instantMicros } from '@wallet/platform';
 import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from '../../app/statement.js';
 import { bogotaIso } from '../../app/csv-cells.js';
 import { statementPdf } from '../../app/statement-pdf.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { StatementSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute, type HandlerResult } from '../route.js';
+import { instantParam } from '../validation.js';
 
 /**
  * A statement bound: an ISO 8601 date-time with its offset, or a bare date meaning that day's
  * 00:00 in Bogotá (UTC−5 all year).
  */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const boundParam = () => z.string()
-  .refine((s) => (INSTANT.test(s) && !Number.isNaN(Date.parse(s))) || (BARE_DATE.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00-05:00`)) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s)),
-    { message: 'Debe ser una fecha (AAAA-MM-DD, hora de Bogotá) o un instante ISO 8601 con zona horaria.' })
-  .transform((s) => new Date(Date.parse(BARE_DATE.test(s) ? `${s}T00:00:00-05:00` : s)));
+const boundParam = () => instantParam({ bogotaDates: true });
 
 export const StatementQuerySchema = z.strictObject({
   rail: z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' }),
-  from: boundParam().meta({ description: 'Start (exclusive): `2026-11-01` (00:00 Bogotá) or an ISO 8601 instant with offset.' }),
-  to: boundParam().meta({ description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant; not in the future.' }),
+  from: boundParam().meta({ description: 'Start (exclusive): `2026-11-01` (00:00 Bogotá) or an RFC 3339 instant with offset, up to 6 fraction digits kept (the previous statement\'s last `postedAt` starts the next one with no line twice).', example: '2026-11-01' }),
+  to: boundParam().meta({ description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant (microseconds kept); not in the future.', example: '2026-11-28T16:39:52.123456Z' }),
   format: z.enum(['json', 'csv', 'pdf']).optional().transform((v) => v ?? 'json')
     .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
 });
 
-const DAY_MS = 86_400_000;
+const DAY_US = 86_400_000_000n;
 
 export function statementRoutes(ledger: LedgerClient, now: () => Date = () => new Date()): AnyRoute[] {
   const statements = new StatementQuery(ledger);
@@ -64,14 +60,15 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
       errors: ['VALIDATION_ERROR', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ query, principal, call }): Promise<HandlerResult> => {
         const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
-        if (query.from.getTime() >= query.to.getTime()) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
-        if (query.to.getTime() > now().getTime()) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
-        if (query.to.getTime() - query.from.getTime() > MAX_STATEMENT_DAYS * DAY_MS) {
+        const fromUs = instantMicros(query.from), toUs = instantMicros(query.to);
+        if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
+        if (toUs > instantMicros(instantFromDate(now()))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
+        if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
           throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
         }
         const req = { rail: query.rail, from: query.from, to: query.to };
         const company = { name: principal!.companyName, nit: principal!.nit };
-        const day = (d: Date) => bogotaIso(d).slice(0, 10);
+        const day = (i: string) => bogotaIso(i).slice(0, 10);
         const file = (ext: string, type: string, body: unknown): HandlerResult => ({
           status: 200, body,
           headers: {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { instantFromMicros, instantMicros, parseInstant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { movementDetailToApi, movementToApi } from '../../ledger/presenters.js';
@@ -13,21 +14,29 @@ const intParam = (min: number, max: number, def: number) =>
   z.string().regex(/^\d{1,9}$/, { message: 'Debe ser un número entero.' }).transform(Number)
     .pipe(z.int().min(min).max(max)).optional().transform((v) => v ?? def);
 
-/** A date or date-time in ISO 8601 (`2026-11-21` or `2026-11-21T10:00:00Z`). */
-const ISO = /^\d{4}-\d{2}-\d{2}([T ][\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/;
+/**
+ * A bound: a bare date (`2026-11-21`, UTC) or an RFC 3339 instant with its offset
+ * (`2026-11-28T16:39:52.123456Z`), kept at microsecond precision so that a movement's own
+ * `createdAt` is a bound that holds it. `endOfDay`: a bare date as an upper bound means "through
+ * that whole day" (its last microsecond).
+ */
 const BARE_DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** `endOfDay`: a bare date as an upper bound means "through that whole day". */
+const bound = (s: string, endOfDay: boolean): string | null => {
+  if (!BARE_DATE.test(s)) return parseInstant(s);
+  const start = parseInstant(`${s}T00:00:00Z`);
+  return start && endOfDay ? instantFromMicros(instantMicros(start) + 86_400_000_000n - 1n) : start;
+};
 const isoDateParam = (endOfDay = false) => z.string()
-  .refine((s) => ISO.test(s) && !Number.isNaN(Date.parse(s)), { message: 'Debe ser una fecha ISO 8601.' })
-  .transform((s) => new Date(Date.parse(s) + (endOfDay && BARE_DATE.test(s) ? 86_400_000 : 0)));
+  .refine((s) => bound(s, endOfDay) !== null, { message: 'Debe ser una fecha ISO 8601 (AAAA-MM-DD) o un instante con zona horaria (p. ej. 2026-11-28T16:39:52.123456Z).' })
+  .transform((s) => bound(s, endOfDay)!);
 
 export const TransactionsQuery = z.strictObject({
   page: intParam(0, 1_000_000, 0).meta({ description: 'Zero-based page (ignored when `cursor` is given).' }),
   limit: intParam(1, 100, 20).meta({ description: '1-100, default 20.' }),
   type: z.enum(Object.keys(TYPES) as [keyof typeof TYPES]).optional(),
   rail: z.enum(Object.keys(RAILS) as [keyof typeof RAILS]).optional(),
-  from: isoDateParam().optional().meta({ description: 'ISO 8601; movements created at or after.' }),
-  to: isoDateParam(true).optional().meta({ description: 'ISO 8601; movements created before (a bare date includes that whole day).' }),
+  from: isoDateParam().optional().meta({ description: 'A date (UTC) or an RFC 3339 instant (microseconds kept); movements created at or after.', example: '2026-11-28T16:39:52.123456Z' }),
+  to: isoDateParam(true).optional().meta({ description: 'A date (UTC, the whole day) or an RFC 3339 instant (microseconds kept); movements created at or before.', example: '2026-11-28T16:39:52.123456Z' }),
   cursor: z.string().min(1).max(512).optional().meta({ description: 'The `nextCursor` of the previous page; wins over `page`.' }),
 });
 

@@ -1,26 +1,17 @@
 import { z } from 'zod';
-import { AppError } from '@wallet/platform';
+import { AppError, compareInstants, instantFromDate } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { BalanceQuery } from '../../app/balance-query.js';
 import type { LedgerClient } from '../../ledger/ledger-client.js';
 import { BalanceAtSchema, BalanceSchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
+import { instantParam } from '../validation.js';
 
 const RAILS = { BREB: ledgerV1.Rail.BREB, ACH: ledgerV1.Rail.ACH } as const;
 
-/**
- * An instant: an ISO 8601 date-time with its offset (`2026-11-21T10:00:00-05:00`, `2026-11-21T15:00:00Z`).
- * A bare date or a local time without offset is refused: it would name a different instant in
- * Bogotá than in UTC.
- */
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
-const instantParam = () => z.string()
-  .refine((s) => INSTANT.test(s) && !Number.isNaN(Date.parse(s)), { message: 'Debe ser un instante ISO 8601 con zona horaria (p. ej. 2026-11-21T10:00:00-05:00).' })
-  .transform((s) => new Date(Date.parse(s)));
-
 export const BalanceHistoryQuery = z.strictObject({
   rail: z.enum(Object.keys(RAILS) as [keyof typeof RAILS]).meta({ description: 'The wallet: BREB or ACH.' }),
-  at: instantParam().meta({ description: 'ISO 8601 instant with offset; not in the future.' }),
+  at: instantParam().meta({ description: 'RFC 3339 instant with offset, up to 6 fraction digits kept (a line\'s `postedAt` counts that line); not in the future.', example: '2026-11-28T16:39:52.123456Z' }),
 });
 
 export function walletRoutes(balances: BalanceQuery, ledger: LedgerClient, now: () => Date = () => new Date()): AnyRoute[] {
@@ -59,14 +50,14 @@ export function walletRoutes(balances: BalanceQuery, ledger: LedgerClient, now: 
       responses: { 200: { description: 'The balance at `at` (amounts as strings).', schema: BalanceAtSchema } },
       errors: ['VALIDATION_ERROR', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        if (query.at.getTime() > now().getTime()) {
+        if (compareInstants(query.at, instantFromDate(now())) > 0) {
           throw new AppError('VALIDATION_ERROR', 'El instante `at` no puede estar en el futuro.', { fields: [{ path: 'at', message: 'no puede estar en el futuro' }] });
         }
         const b = await ledger.getBalanceAt({ rail: RAILS[query.rail], at: query.at }, call);
         return {
           status: 200,
           body: {
-            rail: query.rail, at: query.at.toISOString(), currency: 'COP' as const,
+            rail: query.rail, at: query.at, currency: 'COP' as const,
             availableCents: b.availableCents.toString(), pendingOutCents: b.pendingOutCents.toString(),
             totalCents: (b.availableCents + b.pendingOutCents).toString(), version: Number(b.postings),
           },

@@ -1,3 +1,4 @@
+import { compareInstants, instantFromDate, parseInstant, type Instant } from '@wallet/platform';
 import { isWalletRail, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import { walletMissing } from './results.js';
@@ -5,7 +6,7 @@ import { Problems, requireCompany } from './validation.js';
 
 export interface BalanceAtView {
   rail: WalletRail;
-  at: Date;
+  at: Instant;
   availableCents: bigint;
   pendingOutCents: bigint;
   postings: bigint;
@@ -21,17 +22,19 @@ export interface BalanceAtView {
 export class GetBalanceAt {
   constructor(private readonly deps: LedgerDeps) {}
 
-  async execute(caller: string | undefined, cmd: { rail: string; at: Date | undefined }): Promise<BalanceAtView> {
+  async execute(caller: string | undefined, cmd: { rail: string; at: string | undefined }): Promise<BalanceAtView> {
     const companyId = requireCompany(caller);
     const p = new Problems();
     if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
-    if (!cmd.at || Number.isNaN(cmd.at.getTime())) p.add('at', 'is required');
-    else if (cmd.at.getTime() > this.deps.now().getTime()) p.add('at', 'must not be in the future');
+    // An instant at microsecond precision, compared in Postgres as given (a line's own postedAt counts it).
+    const at = cmd.at ? parseInstant(cmd.at) : null;
+    if (!cmd.at) p.add('at', 'is required');
+    else if (!at) p.add('at', 'must be an RFC 3339 instant with its offset');
+    else if (compareInstants(at, instantFromDate(this.deps.now())) > 0) p.add('at', 'must not be in the future');
     p.throwIfAny();
     const rail = cmd.rail as WalletRail;
-    const at = cmd.at!;
-    const b = await this.deps.store.balanceAt(companyId, rail, at);
+    const b = await this.deps.store.balanceAt(companyId, rail, at!);
     if (!b) throw await walletMissing(this.deps, companyId, rail);
-    return { rail, at, ...b };
+    return { rail, at: at!, ...b };
   }
 }

@@ -1,3 +1,4 @@
+import { compareInstants, isInstant, parseInstant } from '@wallet/platform';
 import { isMovementType, type Movement, type MovementType } from '../domain/movements.js';
 import type { MovementRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
@@ -10,8 +11,8 @@ export const MAX_PAGE_SIZE = 100;
 export interface ListMovementsCommand {
   type?: string;
   rail?: string;
-  from?: Date;
-  to?: Date;
+  from?: string;
+  to?: string;
   page: number;
   limit: number;
   cursor?: string;
@@ -43,9 +44,15 @@ export class ListMovements {
       if (cmd.rail === 'BREB' || cmd.rail === 'ACH' || cmd.rail === 'PSE') filter.rail = cmd.rail as MovementRail;
       else p.add('rail', 'must be BREB, ACH or PSE');
     }
-    if (cmd.from) filter.from = cmd.from;
-    if (cmd.to) filter.to = cmd.to;
-    if (cmd.from && cmd.to && cmd.from > cmd.to) p.add('from', 'must not be after to');
+    // Instants at microsecond precision, compared in Postgres as given: [from, to] holds a movement
+    // whose createdAt is either bound.
+    for (const k of ['from', 'to'] as const) {
+      const v = cmd[k];
+      if (v === undefined || v === '') continue;
+      const i = parseInstant(v);
+      if (i) filter[k] = i; else p.add(k, 'must be an RFC 3339 instant with its offset');
+    }
+    if (filter.from && filter.to && compareInstants(filter.from, filter.to) > 0) p.add('from', 'must not be after to');
     const limit = cmd.limit === 0 ? DEFAULT_PAGE_SIZE : cmd.limit;
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) p.add('limit', `must be between 1 and ${MAX_PAGE_SIZE}`);
     if (!Number.isInteger(cmd.page) || cmd.page < 0) p.add('page', 'must be 0 or more');
@@ -75,13 +82,11 @@ export function encodeCursor(c: MovementCursor): string {
   return Buffer.from(JSON.stringify([c.createdAt, c.id]), 'utf8').toString('base64url');
 }
 
-const CURSOR_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-
 export function decodeCursor(s: string): MovementCursor | undefined {
   if (!/^[A-Za-z0-9_-]{1,200}$/.test(s)) return undefined;
   try {
     const v: unknown = JSON.parse(Buffer.from(s, 'base64url').toString('utf8'));
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && CURSOR_TIME.test(v[0]) && isUuid(v[1])) {
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && isInstant(v[0]) && isUuid(v[1])) {
       return { createdAt: v[0], id: v[1] };
     }
   } catch { /* not JSON */ }

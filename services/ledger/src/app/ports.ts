@@ -1,3 +1,4 @@
+import type { Instant } from '@wallet/platform';
 import type { Entry, PostingKind, StoredPostingKind } from '../domain/postings.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { FeeOperation, MovementRail, WalletRail } from '../domain/rails.js';
@@ -27,7 +28,7 @@ export interface StatementCursor { createdAt: string; id: string }
 export interface StatementLineRow {
   postingId: string;
   postingKind: string;
-  postedAt: Date;
+  postedAt: Instant; // exactly the posting's created_at (it is the cursor's too)
   cursor: StatementCursor;
   effectCents: bigint;
   feeCents: bigint;
@@ -190,8 +191,8 @@ export interface FeeConfigRecord {
 export interface MovementFilter {
   type?: MovementType;
   rail?: MovementRail;
-  from?: Date;
-  to?: Date;
+  from?: Instant;
+  to?: Instant;
 }
 
 /** Position after which a page starts, newest first: (created_at, id) of the last item seen. */
@@ -222,12 +223,12 @@ export interface LedgerStore {
    * The wallet's accounts summed over the entries of the company's postings created at or before
    * `at` (null: the wallet does not exist).
    */
-  balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null>;
+  balanceAt(companyId: string, rail: WalletRail, at: Instant): Promise<BalanceAt | null>;
   /**
    * One page of a statement: the company's postings that touched the wallet's available balance,
    * created after `after` (exclusive, keyset on created_at then id) and at or before `to`, in that order.
    */
-  statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Date, limit: number): Promise<StatementLineRow[]>;
+  statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Instant, limit: number): Promise<StatementLineRow[]>;
 
   recordPosting(write: PostingWrite): Promise<PostingOutcome>;
   findPosting(idempotencyKey: string): Promise<StoredPosting | undefined>;

@@ -1,3 +1,4 @@
+import { compareInstants, instantFromDate, instantMicros, parseInstant } from '@wallet/platform';
 import { isWalletRail, type WalletRail } from '../domain/rails.js';
 import type { LedgerDeps } from './deps.js';
 import type { StatementCursor, StatementLineRow } from './ports.js';
@@ -18,26 +19,28 @@ export class StreamStatement {
   constructor(private readonly deps: LedgerDeps) {}
 
   /** Validates (and checks the wallet) before the first batch, so a bad request fails as a whole. */
-  async open(caller: string | undefined, cmd: { rail: string; from: Date | undefined; to: Date | undefined; batchSize: number }): Promise<AsyncIterable<StatementLineRow[]>> {
+  async open(caller: string | undefined, cmd: { rail: string; from: string | undefined; to: string | undefined; batchSize: number }): Promise<AsyncIterable<StatementLineRow[]>> {
     const companyId = requireCompany(caller);
     const p = new Problems();
     if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');
-    const valid = (d: Date | undefined) => !!d && !Number.isNaN(d.getTime());
-    if (!valid(cmd.from)) p.add('from', 'is required');
-    if (!valid(cmd.to)) p.add('to', 'is required');
-    else if (cmd.to!.getTime() > this.deps.now().getTime()) p.add('to', 'must not be in the future');
-    if (valid(cmd.from) && valid(cmd.to) && cmd.from!.getTime() >= cmd.to!.getTime()) p.add('from', 'must be before to');
+    // Instants at microsecond precision, compared in Postgres as given: (from, to] holds a line
+    // whose postedAt is `to` and not one whose postedAt is `from`.
+    const from = cmd.from ? parseInstant(cmd.from) : null;
+    const to = cmd.to ? parseInstant(cmd.to) : null;
+    if (!from) p.add('from', cmd.from ? 'must be an RFC 3339 instant with its offset' : 'is required');
+    if (!to) p.add('to', cmd.to ? 'must be an RFC 3339 instant with its offset' : 'is required');
+    else if (compareInstants(to, instantFromDate(this.deps.now())) > 0) p.add('to', 'must not be in the future');
+    if (from && to && instantMicros(from) >= instantMicros(to)) p.add('from', 'must be before to');
     const batch = cmd.batchSize === 0 ? DEFAULT_STATEMENT_BATCH : cmd.batchSize;
     if (!Number.isInteger(batch) || batch < 1 || batch > MAX_STATEMENT_BATCH) p.add('batchSize', `must be between 1 and ${MAX_STATEMENT_BATCH}`);
     p.throwIfAny();
     const rail = cmd.rail as WalletRail;
     if (!(await this.deps.store.walletExists(companyId, rail))) throw await walletMissing(this.deps, companyId, rail);
     const store = this.deps.store;
-    const to = cmd.to!;
-    let after: StatementCursor = { createdAt: cmd.from!.toISOString(), id: LAST_UUID };
+    let after: StatementCursor = { createdAt: from!, id: LAST_UUID };
     return (async function* pages() {
       for (;;) {
-        const rows = await store.statementPage(companyId, rail, after, to, batch);
+        const rows = await store.statementPage(companyId, rail, after, to!, batch);
         if (rows.length > 0) yield rows;
         if (rows.length < batch) return;
         after = rows[rows.length - 1]!.cursor;

@@ -73,8 +73,9 @@ export interface Movement {
   reference: string | null;
   apiKeyId: string | null;
   details: MovementDetails;
-  createdAt: Date;
-  completedAt: Date | null;
+  /** Instants as the journal keeps them: RFC 3339 UTC with six fraction digits (never a `Date`, which keeps milliseconds). */
+  createdAt: string;
+  completedAt: string | null;
 }
 
 export interface Hold {

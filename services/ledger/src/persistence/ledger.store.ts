@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { TableCopy, appendOutbox, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx } from '@wallet/platform';
+import { TableCopy, appendOutbox, type Instant, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx } from '@wallet/platform';
 import type {
   BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
   LiveCorrection, PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
@@ -103,7 +103,7 @@ export class SqlLedgerStore implements LedgerStore {
     }));
   }
 
-  async balanceAt(companyId: string, rail: WalletRail, at: Date): Promise<BalanceAt | null> {
+  async balanceAt(companyId: string, rail: WalletRail, at: Instant): Promise<BalanceAt | null> {
     // The company's postings up to `at` (index postings_company_created_idx), each joined to its
     // entries on the wallet's two accounts; the wallet row only says whether the wallet exists.
     const available = `wallet_available:${companyId}:${rail}`;
@@ -116,13 +116,13 @@ export class SqlLedgerStore implements LedgerStore {
          from ledger.postings p
          join ledger.entries e on e.posting_id = p.id
         where p.company_id = ? and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
-      [companyId, rail, available, pending, companyId, at.toISOString(), available, pending]);
+      [companyId, rail, available, pending, companyId, at, available, pending]);
     const r = rows[0]!;
     if (!r.wallet) return null;
     return { availableCents: BigInt(r.available), pendingOutCents: BigInt(r.pending), postings: BigInt(r.postings) };
   }
 
-  async statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Date, limit: number): Promise<StatementLineRow[]> {
+  async statementPage(companyId: string, rail: WalletRail, after: StatementCursor, to: Instant, limit: number): Promise<StatementLineRow[]> {
     // The company's postings in keyset order (index postings_company_created_idx), each summed over
     // its own entries (by primary key); kept when it has a line on the wallet's available account.
     // The fee and IVA of a line: what the posting booked on fee_revenue / iva_payable (fee charges,
@@ -153,11 +153,11 @@ export class SqlLedgerStore implements LedgerStore {
               (m.id is not null) as movement_found, ${movementCols('m.')}
          from page pg left join ledger.movements m on m.id = pg.movement_id
         order by pg.created_at, pg.id`,
-      [available, available, companyId, to.toISOString(), after.createdAt, after.id, limit]);
+      [available, available, companyId, to, after.createdAt, after.id, limit]);
     return rows.map((r) => ({
       postingId: r.posting_id,
       postingKind: r.posting_kind,
-      postedAt: new Date(r.posted_at),
+      postedAt: r.posted_at,
       cursor: { createdAt: r.posted_at, id: r.posting_id },
       effectCents: BigInt(r.effect),
       feeCents: BigInt(r.fee),
@@ -182,7 +182,7 @@ export class SqlLedgerStore implements LedgerStore {
     }
     const r = rows[0];
     if (!r || Number(r.applied) === 0) return { status: 'not_applied' };
-    const now = new Date(r.now);
+    const now = r.now;
     const movement = r.movement ? toMovement(r.movement) : write.newMovement ? insertedMovement(write.newMovement, now) : null;
     const hold = r.hold ? toHold(r.hold) : write.newHold ? insertedHold(write.newHold, now) : null;
     return { status: 'applied', movement, hold };
@@ -329,8 +329,8 @@ export class SqlLedgerStore implements LedgerStore {
     const params: unknown[] = [companyId];
     if (filter.type) { where.push('type = ?'); params.push(filter.type); }
     if (filter.rail) { where.push('rail = ?'); params.push(filter.rail); }
-    if (filter.from) { where.push('created_at >= ?::timestamptz'); params.push(filter.from.toISOString()); }
-    if (filter.to) { where.push('created_at <= ?::timestamptz'); params.push(filter.to.toISOString()); }
+    if (filter.from) { where.push('created_at >= ?::timestamptz'); params.push(filter.from); }
+    if (filter.to) { where.push('created_at <= ?::timestamptz'); params.push(filter.to); }
     if (page.after) { where.push('(created_at, id) < (?::timestamptz, ?::uuid)'); params.push(page.after.createdAt, page.after.id); }
     const rows = await this.run<MovementRow & { cursor_ts: string }>(
       `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements

@@ -1,12 +1,10 @@
-import { centsFromDb } from '@wallet/platform';
+import { centsFromDb, sqlInstant } from '@wallet/platform';
 import type { MovementRail, WalletRail } from '../domain/rails.js';
 import type { Hold, HoldStatus, Movement, MovementDetails, MovementStatus, MovementType } from '../domain/movements.js';
 import type { NewHold, NewMovement, WalletBalance } from '../app/ports.js';
 
-/** A timestamptz as ISO 8601 UTC with microseconds (exact, so it can sit in a cursor). */
-export function isoUs(column: string): string {
-  return `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
-}
+/** A timestamptz as an Instant (ISO 8601 UTC with microseconds, exact, so it can sit in a cursor or be a bound). */
+export const isoUs = sqlInstant;
 
 /** Movement columns; bigints as text so no JSON round trip loses precision. */
 export function movementCols(a = ''): string {
@@ -56,8 +54,8 @@ export function toMovement(r: MovementRow): Movement {
     reference: r.reference,
     apiKeyId: r.api_key_id,
     details,
-    createdAt: new Date(r.created_at),
-    completedAt: r.completed_at ? new Date(r.completed_at) : null,
+    createdAt: r.created_at,
+    completedAt: r.completed_at ?? null,
   };
 }
 
@@ -90,7 +88,7 @@ export function toWallet(r: WalletRow): WalletBalance {
 
 
 /** A movement as the posting statement inserted it (its timestamps are the statement's now()). */
-export function insertedMovement(m: NewMovement, now: Date): Movement {
+export function insertedMovement(m: NewMovement, now: string): Movement {
   return {
     id: m.id, companyId: m.companyId, type: m.type, rail: m.rail, walletRail: m.walletRail, status: m.status,
     amount: m.amount, totalFee: m.totalFee, ivaAmount: m.ivaAmount, netAmount: m.netAmount,
@@ -99,9 +97,9 @@ export function insertedMovement(m: NewMovement, now: Date): Movement {
   };
 }
 
-export function insertedHold(h: NewHold, now: Date): Hold {
+export function insertedHold(h: NewHold, now: string): Hold {
   return {
     id: h.id, companyId: h.companyId, rail: h.rail, status: 'OPEN', amount: h.amount, fee: h.fee, iva: h.iva, total: h.total,
-    fixedFee: h.fixedFee, movementId: h.movementId, createdAt: now, closedAt: null,
+    fixedFee: h.fixedFee, movementId: h.movementId, createdAt: new Date(now), closedAt: null,
   };
 }

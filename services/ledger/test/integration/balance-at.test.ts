@@ -1,3 +1,4 @@
+import { instantFromDate } from '@wallet/platform';
 import { randomUUID } from 'node:crypto';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
@@ -15,8 +16,8 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
   afterEach(async () => { await expectLedgerConsistent(h); });
 
   const ctx = (co?: string) => ({ requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
-  const at = (co: string | undefined, rail: ledgerV1.Rail, instant: Date | undefined) =>
-    h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, ...(instant ? { at: instant } : {}) }), ctx(co));
+  const at = (co: string | undefined, rail: ledgerV1.Rail, instant: Date | string | undefined) =>
+    h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, ...(instant ? { at: typeof instant === 'string' ? instant : instantFromDate(instant) } : {}) }), ctx(co));
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** An instant strictly after everything committed so far and strictly before anything that follows. */
   const mark = async (): Promise<Date> => { await sleep(5); const t = new Date(); await sleep(5); return t; };
@@ -51,7 +52,7 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
     ];
     for (const [instant, available, pending, postings] of expected) {
       const r = await at(co, Rail.BREB, instant);
-      expect({ instant, ...r }).toEqual({ instant, rail: Rail.BREB, at: instant, availableCents: available, pendingOutCents: pending, postings });
+      expect({ instant, ...r }).toEqual({ instant, rail: Rail.BREB, at: instantFromDate(instant), availableCents: available, pendingOutCents: pending, postings });
     }
     // now: the wallet row, with the transfer still pending
     const now = await at(co, Rail.BREB, await mark());
@@ -106,7 +107,7 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
   it.each(['transfer', 'pse-deposit', 'ops'] as const)('refuses the %s identity (only the gateway may call it)', async (as) => {
     const c = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, h.ledger.address, as, 'ledger', 10_000);
     try {
-      const e = await failure(c.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail: Rail.BREB, at: new Date() }), ctx(h.newCompany())));
+      const e = await failure(c.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail: Rail.BREB, at: instantFromDate(new Date()) }), ctx(h.newCompany())));
       expect(e.code).toBe('CALLER_NOT_ALLOWED');
     } finally {
       c.close();

@@ -44,7 +44,7 @@ describe('holds: reserve, commit, release', () => {
     expect(c.hold).toMatchObject({ status: HoldStatus.COMMITTED, id: r.hold!.id });
     expect(c.hold!.closedAt).toBeInstanceOf(Date);
     expect(c.movement).toMatchObject({ id: movementId, status: MovementStatus.COMPLETED });
-    expect(c.movement!.completedAt).toBeInstanceOf(Date);
+    expect(c.movement!.completedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     expect(await wallet(co)).toMatchObject({ availableCents: 899_345n, pendingOutCents: 0n, version: 3n });
 
     const entries = await h.ledger.db.query<{ account: string; amount: string }>(

@@ -1,3 +1,4 @@
+import { instantFromDate } from '@wallet/platform';
 import { randomUUID } from 'node:crypto';
 import { ledgerV1 } from '@wallet/proto';
 import { InflowSource, MovementType, Rail, expectLedgerConsistent, failure, startHarness, zeroFee, type Harness } from './harness.js';
@@ -81,10 +82,10 @@ describe('listing movements', () => {
     expect(pse.items.map((m) => m.type)).toEqual([MovementType.TRANSFER_IN]);
     const newest = expected[0]!.createdAt!;
     const recent = await h.api.list(co, { from: newest, limit: 100 });
-    expect(recent.items.map((m) => m.id)).toEqual(expected.filter((m) => m.createdAt!.getTime() >= newest.getTime()).map((m) => m.id));
-    const none = await h.api.list(co, { to: new Date('2025-12-31T23:59:59Z') });
+    expect(recent.items.map((m) => m.id)).toEqual(expected.filter((m) => m.createdAt >= newest).map((m) => m.id));
+    const none = await h.api.list(co, { to: '2025-12-31T23:59:59.000000Z' });
     expect(none.items).toEqual([]);
-    const january = await h.api.list(co, { from: new Date('2026-01-01T00:00:00Z'), to: new Date('2026-01-01T00:00:00.124Z'), limit: 100 });
+    const january = await h.api.list(co, { from: '2026-01-01T00:00:00.000000Z', to: '2026-01-01T00:00:00.124000Z', limit: 100 });
     expect(january.items.map((m) => m.id)).toEqual(credits.items.map((m) => m.id));
     const outOut = await h.api.list(co, { type: MovementType.TRANSFER_OUT, rail: Rail.BREB });
     expect(outOut.items).toHaveLength(1);
@@ -97,7 +98,7 @@ describe('listing movements', () => {
     expect((await h.api.list(co, { limit: 100 })).items).toHaveLength(28);
     expect((await failure(h.api.list(co, { page: -1 }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(co, { cursor: 'bm90LWEtY3Vyc29y' }))).code).toBe('INVALID_REQUEST');
-    expect((await failure(h.api.list(co, { from: new Date(), to: new Date(Date.now() - 1000) }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.list(co, { from: instantFromDate(new Date()), to: instantFromDate(new Date(Date.now() - 1000)) }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(undefined))).code).toBe('CALLER_NOT_ALLOWED');
   });
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { instantFromDate, instantMicros, type Instant } from '@wallet/platform';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
 import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, zeroFee, type Harness } from './harness.js';
@@ -17,14 +18,15 @@ describe('StreamStatement: the lines between two instants', () => {
 
   const ctx = (co?: string) => ({ requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const mark = async (): Promise<Date> => { await sleep(5); const t = new Date(); await sleep(5); return t; };
-  const balanceAt = async (co: string, rail: ledgerV1.Rail, at: Date) =>
+  const mark = async (): Promise<Instant> => { await sleep(5); const t = instantFromDate(new Date()); await sleep(5); return t; };
+  const balanceAt = async (co: string, rail: ledgerV1.Rail, at: Instant) =>
     h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, at }), ctx(co));
-  async function statement(co: string, rail: ledgerV1.Rail, from: Date, to: Date, batchSize = 0) {
+  async function statement(co: string, rail: ledgerV1.Rail, from: Instant, to: Instant, batchSize = 0) {
     const batches: ledgerV1.StatementLine[][] = [];
     for await (const b of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail, from, to, batchSize }), ctx(co))) batches.push(b.lines);
     return { batches, lines: batches.flat() };
   }
+  const EPOCH = '1970-01-01T00:00:00.000000Z';
   const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 
   it('opening + lines = closing, both the journal; a send pending at `to`, a release of an earlier reserve, fees and IVA', async () => {
@@ -54,7 +56,7 @@ describe('StreamStatement: the lines between two instants', () => {
     ]);
     expect(lines[0]!.movement!.id).toBe(ok.movement!.id);
     expect(lines[1]!.movement!.id).toBe(early.movement!.id);
-    for (let i = 1; i < lines.length; i++) expect(lines[i]!.postedAt!.getTime()).toBeGreaterThanOrEqual(lines[i - 1]!.postedAt!.getTime());
+    for (let i = 1; i < lines.length; i++) expect(instantMicros(lines[i]!.postedAt)).toBeGreaterThanOrEqual(instantMicros(lines[i - 1]!.postedAt));
     expect(opening.availableCents + sum(lines.map((l) => l.effectCents))).toBe(closing.availableCents);
     expect(closing).toMatchObject({ availableCents: 1_000_000n - 50_119n - 100_655n + 50_119n - 1_190n - 30_238n, pendingOutCents: 30_238n });
   });
@@ -93,31 +95,84 @@ describe('StreamStatement: the lines between two instants', () => {
     expect(batches.slice(0, -1).every((b) => b.length === 7)).toBe(true);
     expect(new Set(lines.map((l) => l.postingId)).size).toBe(n);
     expect(sum(lines.map((l) => l.effectCents))).toBe(BigInt((n * (n + 1)) / 2));
-    const keys = lines.map((l) => [l.postedAt!.getTime(), l.postingId] as const);
-    const sorted = [...keys].sort((a, b) => a[0] - b[0] || (a[1] < b[1] ? -1 : 1));
+    const keys = lines.map((l) => [instantMicros(l.postedAt), l.postingId] as const);
+    const sorted = [...keys].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1));
     expect(keys.map((k) => k[0])).toEqual(sorted.map((k) => k[0]));
     const closing = await balanceAt(co, Rail.BREB, to);
     expect(closing.availableCents).toBe(BigInt((n * (n + 1)) / 2));
-    expect((await statement(co, Rail.BREB, new Date(0), from)).lines).toEqual([]);
+    expect((await statement(co, Rail.BREB, EPOCH, from)).lines).toEqual([]);
+  });
+
+  it('a line\'s own postedAt (microseconds, exactly the journal\'s) is a bound: statements chained at it hold every line once; history and listing at it count it', async () => {
+    const co = h.newCompany();
+    await h.api.open(co, [Rail.BREB]);
+    const from = await mark();
+    // No pause between them: several postings share a millisecond, told apart only by microseconds.
+    for (let i = 1; i <= 8; i++) await h.api.credit(co, { rail: Rail.BREB, amountCents: BigInt(i) });
+    const to = await mark();
+    const all = (await statement(co, Rail.BREB, from, to)).lines;
+    expect(all).toHaveLength(8);
+    for (const l of all) {
+      expect(l.postedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
+      expect(l.postedAt).toBe(l.movement!.createdAt); // a credit's movement is made with its posting
+    }
+    const ids = (ls: ledgerV1.StatementLine[]) => ls.map((l) => l.postingId);
+    const opening = (await balanceAt(co, Rail.BREB, from)).availableCents;
+    for (let k = 0; k < all.length; k++) {
+      const cut = all[k]!.postedAt;
+      // Postings of one instant (if any) fall on the same side together.
+      const upTo = all.filter((l) => l.postedAt <= cut);
+      const first = await statement(co, Rail.BREB, from, cut);
+      const next = await statement(co, Rail.BREB, cut, to);
+      expect(ids(first.lines)).toEqual(ids(upTo));
+      expect(ids(first.lines)).toContain(all[k]!.postingId);
+      expect(ids(next.lines)).not.toContain(all[k]!.postingId);
+      expect([...ids(first.lines), ...ids(next.lines)]).toEqual(ids(all));
+      const at = await balanceAt(co, Rail.BREB, cut);
+      expect(at.availableCents).toBe(opening + sum(upTo.map((l) => l.effectCents)));
+      expect(at.at).toBe(cut);
+      // The listing's bounds are inclusive: the movement made at `cut` is in both.
+      const mid = all[k]!.movement!.id;
+      expect((await h.api.list(co, { to: cut, limit: 100 })).items.map((m) => m.id)).toContain(mid);
+      expect((await h.api.list(co, { from: cut, limit: 100 })).items.map((m) => m.id)).toContain(mid);
+      expect((await h.api.list(co, { from: cut, to: cut, limit: 100 })).items.map((m) => m.id))
+        .toEqual(all.filter((l) => l.postedAt === cut).map((l) => l.movement!.id));
+    }
+  });
+
+  it('takes bounds with an offset and up to nine fraction digits (past the sixth truncated); refuses other text', async () => {
+    const co = h.newCompany();
+    await h.api.open(co, [Rail.BREB]);
+    const from = await mark();
+    await h.api.credit(co, { rail: Rail.BREB, amountCents: 7n });
+    const to = await mark();
+    const [line] = (await statement(co, Rail.BREB, from, to)).lines;
+    const cut = line!.postedAt;
+    expect((await statement(co, Rail.BREB, from, `${cut.slice(0, -1)}999Z`)).lines).toHaveLength(1);
+    expect((await balanceAt(co, Rail.BREB, `${cut.slice(0, -1)}999Z`)).at).toBe(cut);
+    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>) => (await failure(
+      (async () => { for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(co))) { /* drain */ } })())).code;
+    expect(await err({ rail: Rail.BREB, from: '2026-11-01', to })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, from, to: 'mañana' })).toBe('INVALID_REQUEST');
   });
 
   it('refuses from >= to, a future `to`, a bad rail or batch size, an unknown wallet, and other identities', async () => {
     const co = h.newCompany();
     await h.api.open(co, [Rail.BREB]);
-    const now = new Date();
+    const now = instantFromDate(new Date());
     const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>, c = co) => (await failure(
       (async () => { for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(c))) { /* drain */ } })())).code;
     expect(await err({ rail: Rail.BREB, from: now, to: now })).toBe('INVALID_REQUEST');
-    expect(await err({ rail: Rail.BREB, from: new Date(0), to: new Date(Date.now() + 60_000) })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, from: EPOCH, to: instantFromDate(new Date(Date.now() + 60_000)) })).toBe('INVALID_REQUEST');
     expect(await err({ rail: Rail.BREB, to: now })).toBe('INVALID_REQUEST');
-    expect(await err({ rail: Rail.PSE, from: new Date(0), to: now })).toBe('INVALID_REQUEST');
-    expect(await err({ rail: Rail.BREB, from: new Date(0), to: now, batchSize: 1_001 })).toBe('INVALID_REQUEST');
-    expect(await err({ rail: Rail.ACH, from: new Date(0), to: now })).toBe('WALLET_NOT_PROVISIONED');
+    expect(await err({ rail: Rail.PSE, from: EPOCH, to: now })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.BREB, from: EPOCH, to: now, batchSize: 1_001 })).toBe('INVALID_REQUEST');
+    expect(await err({ rail: Rail.ACH, from: EPOCH, to: now })).toBe('WALLET_NOT_PROVISIONED');
     for (const as of ['transfer', 'ops'] as const) {
       const c = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, h.ledger.address, as, 'ledger', 10_000);
       try {
         const e = await failure((async () => {
-          for await (const _ of c.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail: Rail.BREB, from: new Date(0), to: now }), ctx(co))) { /* drain */ }
+          for await (const _ of c.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail: Rail.BREB, from: EPOCH, to: now }), ctx(co))) { /* drain */ }
         })());
         expect(e.code).toBe('CALLER_NOT_ALLOWED');
       } finally {

@@ -42,8 +42,8 @@ describe('wallets and admin credits', () => {
       amount: 150_000_000n, totalFee: 0n, ivaAmount: 0n, netAmount: 150_000_000n, reference: 'fund-1', apiKeyId: 'key-1',
       details: { description: 'seed' },
     });
-    expect(res.movement!.completedAt).toBeInstanceOf(Date);
-    expect(res.movement!.createdAt).toBeInstanceOf(Date);
+    expect(res.movement!.completedAt).toBe(res.movement!.createdAt);
+    expect(res.movement!.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
     await h.api.credit(co, { rail: Rail.ACH, amountCents: 5_000n });
     await h.api.credit(co, { rail: Rail.ACH, amountCents: 7n });
 

@@ -1,5 +1,6 @@
 import type { transferV1 } from '@wallet/proto';
 import { centsToNumber } from '../money/money.js';
+import { formatInstant } from '../time/instant.js';
 
 /**
  * A bulk payout as the API shows it (docs/batches.md): the ONE builder of GET /transfers/batches/{id}'s
@@ -31,8 +32,8 @@ export function batchToApi(b: transferV1.Batch) {
       total: b.itemCount,
       percent: b.itemCount > 0 ? Math.floor((b.finishedCount * 100) / b.itemCount) : 0,
     },
-    createdAt: (b.createdAt ?? new Date(0)).toISOString(),
-    expiresAt: (b.expiresAt ?? new Date(0)).toISOString(),
+    createdAt: formatInstant(b.createdAt ?? new Date(0)),
+    expiresAt: formatInstant(b.expiresAt ?? new Date(0)),
     executedAt: iso(b.executedAt),
     completedAt: iso(b.completedAt),
     cancelledAt: iso(b.cancelledAt),
@@ -49,16 +50,16 @@ export function batchApprovalToApi(a: transferV1.BatchApproval) {
     approvalId: a.approvalId,
     threshold: a.threshold,
     status: a.status,
-    signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: (s.signedAt ?? new Date(0)).toISOString() })),
-    createdAt: (a.createdAt ?? new Date(0)).toISOString(),
-    expiresAt: (a.expiresAt ?? new Date(0)).toISOString(),
+    signatures: a.signatures.map((s) => ({ userId: s.userId, email: s.email, role: s.role, signedAt: formatInstant(s.signedAt ?? new Date(0)) })),
+    createdAt: formatInstant(a.createdAt ?? new Date(0)),
+    expiresAt: formatInstant(a.expiresAt ?? new Date(0)),
     decidedAt: iso(a.decidedAt),
     rejectReason: a.rejectReason ?? null,
     rejectedBy: a.rejectedBy ?? null,
   };
 }
 
-const iso = (d: Date | undefined) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
 
 /** A wallet rail as the API writes it (`RAIL_BREB` → `BREB`); a batch's totals are only ever BREB or ACH. */
 function railOf(r: string): 'BREB' | 'ACH' {

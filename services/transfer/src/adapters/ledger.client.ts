@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, createAsyncClient, type CallContext, type MeshTls } from '@wallet/platform';
+import { AppError, createAsyncClient, instantToDate, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { Rail } from '../domain/rails.js';
 import type { FeeBreakdown } from '../domain/transfer.js';
@@ -119,7 +119,8 @@ export class GrpcLedger implements LedgerPort {
       // The hold's movement is the transfer's id (reserveRequest).
       ...(expected ? { expected: { rail: protoRail(expected.rail), amount: expected.amount, fee: expected.fee, iva: expected.iva, movementId: transferId } } : {}),
     }, this.ctx(companyId));
-    return { completedAt: res.movement?.completedAt ?? null };
+    // The transfer keeps milliseconds; the ledger's instant (microseconds) is the journal's.
+    return { completedAt: res.movement?.completedAt ? instantToDate(res.movement.completedAt) : null };
   }
 
   async release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus: 'FAILED' | 'EXPIRED' = 'FAILED'): Promise<void> {

@@ -1,3 +1,4 @@
+import { instantToDate } from '@wallet/platform';
 import { createHmac, randomUUID } from 'node:crypto';
 import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import {
@@ -43,12 +44,13 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 250_417n, pending: 0n });
     const m = await movement(co.id, id);
     expect(m.status).toBe(MovementStatus.COMPLETED);
-    expect(m.completedAt).toBeInstanceOf(Date);
-    expect(new Date(String((await transferRow(h, id))!.completed_at))).toEqual(m.completedAt);
+    expect(m.completedAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/); // the journal's instant, exactly
+    // The transfer keeps milliseconds: the ledger's instant, its microseconds truncated.
+    expect(new Date(String((await transferRow(h, id))!.completed_at))).toEqual(instantToDate(m.completedAt!));
     // A replay now shows the current state.
     const again = await send(h, co, req);
     expect(again).toMatchObject({ replayed: true, transfer: { id, status: MovementStatus.COMPLETED } });
-    expect(again.transfer!.completedAt).toEqual(m.completedAt);
+    expect(again.transfer!.completedAt).toEqual(instantToDate(m.completedAt!));
     await expectEvents(h, id, ['transfer.created', 'transfer.dispatched', 'transfer.completed']);
   });
 

@@ -1,4 +1,4 @@
-import { AppError, invalidRequest, type FieldProblem, type SecretBox } from '@wallet/platform';
+import { AppError, invalidRequest, type FieldProblem, type SecretBox, formatInstant } from '@wallet/platform';
 import { PING_EVENT_TYPE, PLATFORM_EVENT_TYPES, PLATFORM_TENANT, WEBHOOK_EVENT_TYPES } from '../domain/event-types.js';
 import { newSigningSecret } from '../domain/secrets.js';
 import { TargetRefused, checkUrlShape, resolveTarget, type Resolver, type TargetRules } from '../adapters/target.js';
@@ -86,7 +86,7 @@ export function webhookUseCases(deps: WebhookUseCaseDeps) {
     const e = await endpointOf(cid, id);
     if (!e.enabled) throw new AppError('INVALID_STATE_TRANSITION', 'El endpoint está deshabilitado; habilítelo para enviarle eventos de prueba.');
     const delivery = await store.createPing(cid, e.id, (eventId, createdAt) => JSON.stringify({
-      id: eventId, type: PING_EVENT_TYPE, createdAt: createdAt.toISOString(), data: { endpointId: e.id, url: e.url },
+      id: eventId, type: PING_EVENT_TYPE, createdAt: formatInstant(createdAt), data: { endpointId: e.id, url: e.url },
     }));
     deps.nudge();
     return delivery;

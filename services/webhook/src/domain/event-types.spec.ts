@@ -15,12 +15,12 @@ describe('internal events → public webhook events', () => {
     expect(e).toMatchObject({ type: 'transfer.completed', companyId: 'c1', resourceKey: 'transfer:t1', id: webhookEventId('src-1', 'transfer.completed'), createdAt: now });
     expect(e!.id).toBe(mapSourceEvent({ id: 'src-1', subject: 'transfer.completed', payload: transfer() })[0]!.id);
     expect(e!.data).toMatchObject({ id: 't1', status: 'COMPLETED', rail: 'ACH', amount: 100_000, totalFee: 300, ivaAmount: 57, currency: 'COP', bankAccountNumberMasked: '****8901', reference: null });
-    expect(JSON.parse(eventBody(e!))).toEqual({ id: e!.id, type: 'transfer.completed', createdAt: now.toISOString(), data: e!.data });
+    expect(JSON.parse(eventBody(e!))).toEqual({ id: e!.id, type: 'transfer.completed', createdAt: '2026-11-21T10:00:00.000000Z', data: e!.data });
   });
 
   it('carries the approval of a multi-signature send', () => {
     const [e] = mapSourceEvent({ id: 'src-2', subject: 'transfer.awaiting_approval', payload: transfer({ status: 'MOVEMENT_STATUS_AWAITING_APPROVAL' as never, approvalId: 'ap1', approvalThreshold: 2, approvalExpiresAt: now } as never) });
-    expect(e!.data).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: 'ap1', threshold: 2, expiresAt: now.toISOString() });
+    expect(e!.data).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: 'ap1', threshold: 2, expiresAt: '2026-11-21T10:00:00.000000Z' });
   });
 
   it('a rejected multi-signature send is also transfer.failed (its final state), with its own stable id', () => {
@@ -41,7 +41,7 @@ describe('internal events → public webhook events', () => {
     };
     const payload = transferEventsV1.BatchEvent.toJSON(transferEventsV1.BatchEvent.fromPartial({ eventId: 'be', companyId: 'c1', batch, occurredAt: now }));
     const [e] = mapSourceEvent({ id: 'src-b', subject: 'transfer.batch_completed', payload });
-    const t = now.toISOString();
+    const t = now.toISOString().replace("Z", "000Z"); // instants on the wire carry six fraction digits (issue 35 #9)
     expect(e).toMatchObject({ type: 'batch.completed', resourceKey: 'batch:b1' });
     expect(e!.data).toEqual({
       id: 'b1', status: 'FAILED', reference: 'NOM-11', description: null, mode: 'all', source: 'json', itemCount: 2, validCount: 2, invalidCount: 0,

@@ -1,3 +1,4 @@
+import { formatInstant } from '@wallet/platform';
 import { createHash } from 'node:crypto';
 import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
 import { batchToApi } from '@wallet/platform';
@@ -69,10 +70,10 @@ export function webhookEventId(sourceEventId: string, type: string): string {
 
 /** The JSON body of a delivery; built once per event and sent byte for byte on every attempt. */
 export function eventBody(e: { id: string; type: string; createdAt: Date; data: Record<string, unknown> }): string {
-  return JSON.stringify({ id: e.id, type: e.type, createdAt: e.createdAt.toISOString(), data: e.data });
+  return JSON.stringify({ id: e.id, type: e.type, createdAt: formatInstant(e.createdAt), data: e.data });
 }
 
-const iso = (d: Date | undefined | null) => (d ? d.toISOString() : null);
+const iso = (d: Date | undefined | null) => (d ? formatInstant(d) : null);
 const num = (v: bigint) => Number(v);
 const strip = (s: string, prefix: string) => (s.startsWith(prefix) ? s.slice(prefix.length) : s);
 

@@ -62,10 +62,10 @@ describe('platform webhook endpoints (reconciliation events)', () => {
     expect(verify(completed, secret)).toEqual({ ok: true });
     expect(verify(brk, secret)).toEqual({ ok: true });
     expect(completed.body).toEqual({
-      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'reconciliation.completed', createdAt: '2026-11-24T11:00:05.000Z',
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'reconciliation.completed', createdAt: '2026-11-24T11:00:05.000000Z',
       data: {
         id: r.id, rail: 'breb', date: '2026-11-23', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler',
-        startedAt: '2026-11-24T11:00:00.000Z', finishedAt: '2026-11-24T11:00:05.000Z', rejectReason: null, detail: null,
+        startedAt: '2026-11-24T11:00:00.000000Z', finishedAt: '2026-11-24T11:00:05.000000Z', rejectReason: null, detail: null,
         report: { lines: 3, amountCents: '150000', feeCents: '0', netCents: '150000' },
         ours: { count: 3, amountCents: '148000', netCents: '148000' },
         matched: { count: 2, amountCents: '100000' },
@@ -75,7 +75,7 @@ describe('platform webhook endpoints (reconciliation events)', () => {
     expect(brk.body.data).toEqual({
       key: 'breb:2026-11-23:amount_mismatch:tr-1', kind: 'amount_mismatch', rail: 'breb', date: '2026-11-23', ourId: 'tr-1', providerId: 'p-1',
       ours: { amountCents: '48000' }, theirs: { amountCents: '50000' }, status: 'OPEN', runId: r.id, lastSeenRunId: r.id,
-      openedAt: '2026-11-24T11:00:04.000Z', resolvedAt: null, resolution: null, exceptionId: `exc_${'a'.repeat(32)}`, differenceCents: '2000',
+      openedAt: '2026-11-24T11:00:04.000000Z', resolvedAt: null, resolution: null, exceptionId: `exc_${'a'.repeat(32)}`, differenceCents: '2000',
     });
 
     // The same source event again (a redelivery): no second delivery.
