@@ -1,5 +1,6 @@
 import type { CollectKeyDeps } from './deps.js';
 import { AssignPayment } from './assign-payment.js';
+import { ReturnPayment } from './return-payment.js';
 import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
 import { PaymentSaga } from './payment-saga.js';
@@ -24,6 +25,7 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     listExceptions: new ListPaymentExceptions(deps),
     resolveException: new ResolvePaymentException(deps, saga),
     assignPayment: new AssignPayment(deps, saga),
+    returnPayment: new ReturnPayment(deps, saga),
   };
 }
 export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;
