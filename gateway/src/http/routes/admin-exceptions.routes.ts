@@ -13,10 +13,13 @@ import { textSchema } from '../validation.js';
 /** The kinds each owning service keeps. */
 const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
 const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
-/** Inbound Bre-B payments (collect-key): the ledger refused a payment's credit. The same kind as PSE's: both are asked for it. */
-const COLLECT_KEY_KINDS = ['CREDIT_REFUSED'] as const;
+/**
+ * Inbound Bre-B payments (collect-key): the ledger refused a payment's credit (CREDIT_REFUSED, the same
+ * kind as PSE's: both are asked for it), or the entry of a return the network made (RETURN_REFUSED).
+ */
+const COLLECT_KEY_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
 const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'] as const;
-const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, ...RECONCILIATION_KINDS] as const;
+const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, 'RETURN_REFUSED', ...RECONCILIATION_KINDS] as const;
 /** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
 const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
 const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
