@@ -88,7 +88,7 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const day = bogotaDateOf(new Date(n.receivedAt));
     const listedIds = async () => {
       const ids: string[] = [];
-      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId));
+      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId ?? ""));
       return ids;
     };
     expect(await listedIds()).not.toContain(n.providerTransferId);

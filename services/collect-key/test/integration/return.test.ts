@@ -68,7 +68,7 @@ describe('returning a held (UNASSIGNED) Bre-B payment to the payer', () => {
     ]);
     const listed: Array<[string, string, string]> = [];
     for await (const batch of recon.listSettlements({ rail: 'breb-inbound', date: day(new Date(row.returned_at)), batchSize: 1 }, { requestId: randomUUID() })) {
-      for (const r of batch.records) listed.push([r.providerId, r.direction, r.status]);
+      for (const r of batch.records) listed.push([r.providerId ?? "", r.direction, r.status]);
     }
     expect(listed.filter(([id]) => id === p.transfer)).toEqual([[p.transfer, 'IN', 'UNASSIGNED'], [p.transfer, 'OUT', 'RETURNED']]);
     expect([...listed].sort((x, y) => (x[0] === y[0] ? (x[1] < y[1] ? -1 : 1) : x[0] < y[0] ? -1 : 1))).toEqual(listed);
