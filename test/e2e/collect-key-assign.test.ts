@@ -71,6 +71,10 @@ describe('collect keys: the way out of unassigned funds', () => {
     expect(byAdmin.body).toMatchObject({ id: held2.id, status: 'ASSIGNED', amountCents: '30000' });
     const audit = await stack.admin('GET', '/admin/audit?limit=100');
     expect(audit.text).toContain('adminAssignBrebDeposit');
+    await eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.id === held2.id && d.status === 'ASSIGNED');
+    }, 15_000, 100);
     expect(await balance() - before).toBe(BigInt(assigned.body.netAmountCents) + BigInt(byAdmin.body.netAmountCents));
     // Not UNASSIGNED any more: an operator's second assignment answers the deposit as it is.
     expect((await stack.admin('POST', `/admin/deposits/${held2.id}/assign`, { note: 'otra vez' })).body.status).toBe('ASSIGNED');
@@ -107,6 +111,10 @@ describe('collect keys: the way out of unassigned funds', () => {
     const held2 = await heldDeposit(transfer2);
     const byAdmin = await stack.admin('POST', `/admin/deposits/${held2.id}/return`, { note: 'El pagador pidió la devolución.' });
     expect([byAdmin.status, byAdmin.body.status]).toEqual([200, 'REVERSED']);
+    await eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.id === held2.id && d.status === 'REVERSED');
+    }, 15_000, 100);
     expect((await stack.admin('GET', '/admin/audit?limit=100')).text).toContain('adminReturnBrebDeposit');
   });
 });
