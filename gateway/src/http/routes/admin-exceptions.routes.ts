@@ -22,7 +22,7 @@ const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AM
 const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, 'RETURN_REFUSED', ...RECONCILIATION_KINDS] as const;
 /** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
 const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
-const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
+const ACTIONS = ['write_off', 'credit', 'retry', 'return', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
 
 export const MoneyExceptionSchema = z.object({
   id: z.string().meta({ description: '`exc_…`' }),
@@ -50,7 +50,7 @@ const ExceptionQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({
   action: z.enum(ACTIONS).meta({
-    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits.',
+    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `return` (an inbound Bre-B payment whose credit was refused): it is held, then returned to the payer through the Bre-B network. `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits.',
   }),
   note: textSchema(1, 500),
 }).meta({ id: 'ResolveExceptionRequest' });

@@ -59,7 +59,7 @@ export interface TransitionSpec {
 }
 
 export const PAYMENT_EVENTS = [
-  'credited', 'held', 'credit_refused', 'retry_credit', 'assign', 'assigned', 'assign_refused', 'return', 'returned', 'return_refused',
+  'credited', 'held', 'credit_refused', 'retry_credit', 'hold_refused', 'assign', 'assigned', 'assign_refused', 'return', 'returned', 'return_refused',
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
@@ -79,6 +79,10 @@ export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
   retry_credit: {
     from: ['CREDIT_REFUSED'], to: 'CREDITING', by: ['operator'], money: 'credit',
     why: 'an operator won the CREDIT_REFUSED exception for `retry` (the cause was fixed)',
+  },
+  hold_refused: {
+    from: ['CREDIT_REFUSED'], to: 'HOLDING', by: ['operator'], money: 'hold',
+    why: 'an operator won the CREDIT_REFUSED exception for `return`: the payment is first held (unassigned_funds, zero fee), then returned to the payer',
   },
   // ── the way out of unassigned funds ──
   assign: {
@@ -122,9 +126,10 @@ export const MONEY_STATES: Readonly<Partial<Record<PaymentState, { step: MoneySt
 /** CREDIT_REFUSED: the ledger refused a payment's credit (or hold); RETURN_REFUSED: the network returned it, the ledger refused the entry. */
 export const EXCEPTION_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
-export type ExceptionAction = 'retry' | 'dismiss';
+/** `retry` the refused step; `return` a refused credit to the payer (held, then returned through the network); `dismiss` with a note. */
+export type ExceptionAction = 'retry' | 'return' | 'dismiss';
 export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly ExceptionAction[]>> = {
-  CREDIT_REFUSED: ['retry', 'dismiss'],
+  CREDIT_REFUSED: ['retry', 'return', 'dismiss'],
   RETURN_REFUSED: ['retry', 'dismiss'],
 };
 

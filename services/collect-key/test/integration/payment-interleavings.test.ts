@@ -128,7 +128,8 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             const open = (await plainStore.exceptions.list({ status: 'OPEN', kind: 'CREDIT_REFUSED', limit: 1000 })).filter((e) => e.resourceId === p!.depositId);
             if (open.length !== 1) found.push(`CREDIT_REFUSED with ${open.length} open exceptions`);
             else {
-              await new ResolvePaymentException({ ...deps, store: plainStore, ledger: ledgerReal }, new PaymentSaga({ ...deps, store: plainStore, ledger: ledgerReal }))
+              const plain = { ...deps, store: plainStore, ledger: ledgerReal };
+              await new ResolvePaymentException(plain, new PaymentSaga(plain), new ReturnPayment(plain, new PaymentSaga(plain)))
                 .execute({ id: open[0]!.id, action: 'retry', note: 'wallet opened', resolvedBy: 'operator:test' })
                 .catch((err: unknown) => found.push(`retry failed: ${(err as Error).message}`));
             }
