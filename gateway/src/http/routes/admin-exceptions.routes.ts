@@ -13,13 +13,16 @@ import { textSchema } from '../validation.js';
 /** The kinds each owning service keeps. */
 const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
 const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
-/** Inbound Bre-B payments (collect-key): the ledger refused a payment's credit. The same kind as PSE's: both are asked for it. */
-const COLLECT_KEY_KINDS = ['CREDIT_REFUSED'] as const;
+/**
+ * Inbound Bre-B payments (collect-key): the ledger refused a payment's credit (CREDIT_REFUSED, the same
+ * kind as PSE's: both are asked for it), or the entry of a return the network made (RETURN_REFUSED).
+ */
+const COLLECT_KEY_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
 const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'] as const;
-const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, ...RECONCILIATION_KINDS] as const;
+const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, 'RETURN_REFUSED', ...RECONCILIATION_KINDS] as const;
 /** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
 const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
-const ACTIONS = ['write_off', 'credit', 'retry', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
+const ACTIONS = ['write_off', 'credit', 'retry', 'return', 'dismiss', ...RECONCILIATION_ACTIONS] as const;
 
 export const MoneyExceptionSchema = z.object({
   id: z.string().meta({ description: '`exc_…`' }),
@@ -53,7 +56,7 @@ const ExceptionQuery = z.strictObject({
 
 const ResolveBody = z.strictObject({
   action: z.enum(ACTIONS).meta({
-    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits. One case per external movement: a correcting entry is posted at most once per movement, whichever case asks (409 `MOVEMENT_ALREADY_CORRECTED` names the case that did, in `details.caseId`); `accept_provider` waits for the owner (409 `CASE_NOT_FINAL`, `details.reason` `pending` | `open_exception` | `step_owed`, with `ownerExceptionId`), and on a movement the owner\'s case already corrected it resolves the break as `linked` without a second entry.',
+    description: '`write_off` (transfers): the payout the rail made after we released its funds is booked against operational losses (the company keeps its refund). `credit` (PSE): the payment is credited to the company once, as a late confirmation would have been. `retry`: run again a ledger step that was refused (e.g. once the wallet exists). `return` (an inbound Bre-B payment whose credit was refused): it is held, then returned to the payer through the Bre-B network. `dismiss`: no entry; the note says why. Reconciliation breaks: `accept_provider` (the provider\'s side is right: a correcting entry moves the difference between the rail\'s clearing account and reconciliation differences), `explain` (no entry; the note explains the difference), `rerun` (the break\'s rail and day are reconciled again now: RESOLVED if the break is gone, else 409 `BREAK_STILL_PRESENT`). Each exception lists the actions its kind admits. One case per external movement: a correcting entry is posted at most once per movement, whichever case asks (409 `MOVEMENT_ALREADY_CORRECTED` names the case that did, in `details.caseId`); `accept_provider` waits for the owner (409 `CASE_NOT_FINAL`, `details.reason` `pending` | `open_exception` | `step_owed`, with `ownerExceptionId`), and on a movement the owner\'s case already corrected it resolves the break as `linked` without a second entry.',
   }),
   note: textSchema(1, 500),
 }).meta({ id: 'ResolveExceptionRequest' });

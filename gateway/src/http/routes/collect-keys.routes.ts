@@ -23,6 +23,8 @@ const AssignBody = z.strictObject({
 });
 const ASSIGN_DESCRIPTION = 'A Bre-B payment held UNASSIGNED (it was paid to a suspended or deleted key) is credited to the company\'s BREB wallet as a payment to a live key would have been (the BREB_INFLOW fee and IVA apply): `unassigned_funds(BREB)` −gross, the wallet +net, `deposit.paid`. Idempotent on the deposit: a repeat, or a concurrent request, answers the ASSIGNED deposit and posts nothing more. 409 `INVALID_STATE_TRANSITION` when the deposit is not an UNASSIGNED Bre-B payment; 404 `FAST_WALLET_MISSING` when the company has no BREB wallet (the payment stays UNASSIGNED).';
 
+const RETURN_DESCRIPTION = 'A Bre-B payment held UNASSIGNED (it was paid to a suspended or deleted key) is returned to the payer through the Bre-B network (the whole amount): the network\'s return, then `unassigned_funds(BREB)` −gross against the Bre-B settlement account, and `deposit.reversed`; the deposit then shows REVERSED. Idempotent on the deposit: a repeat answers the REVERSED deposit. An assignment and a return exclude each other: 409 `INVALID_STATE_TRANSITION` for the one that finds the deposit no longer UNASSIGNED. 503 when the network does not answer: the return is finished on its own.';
+
 const KEY_REF = z.string().regex(/^(bkey_[A-Za-z0-9]{4,64}|ext:[A-Za-z0-9._:-]{1,64})$/);
 const QR_ID = z.string().regex(/^qr_[A-Za-z0-9]{4,64}$/);
 
@@ -132,6 +134,33 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
       handler: async ({ params, body, call, admin }) => ({
         status: 200,
         body: depositToApi(await keys.assignPayment({ depositId: params.id, ...(body.keyId ? { keyId: body.keyId } : {}), note: body.note, assignedBy: adminActor(admin!) }, call)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST', path: '/deposits/{id}/return', operationId: 'returnBrebDeposit', tags: ['Collect keys'],
+      summary: 'Return one of your UNASSIGNED Bre-B payments to the payer',
+      description: `${RETURN_DESCRIPTION} Another company's deposit answers 404 \`DEPOSIT_NOT_FOUND\`.`,
+      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'COLLECT_KEY_WRITES', idempotent: true,
+      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
+      body: z.strictObject({}).meta({ id: 'ReturnDepositRequest' }),
+      responses: { 200: { description: 'The deposit, REVERSED (returned to the payer).', schema: DepositSchema } },
+      errors: ['DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, call }) => ({
+        status: 200, body: depositToApi(await keys.returnPayment({ depositId: params.id, note: '', returnedBy: '' }, call)),
+      }),
+    }),
+    defineRoute({
+      method: 'POST', path: '/admin/deposits/{id}/return', operationId: 'adminReturnBrebDeposit', tags: ['Admin'],
+      summary: 'Return an UNASSIGNED Bre-B payment to the payer',
+      description: `${RETURN_DESCRIPTION} Any company's deposit; the note is kept in the payment's history and the admin audit log.`,
+      auth: { kind: 'admin' },
+      audit: { change: 'service' },
+      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
+      body: z.strictObject({ note: textSchema(1, 500) }).meta({ id: 'AdminReturnDepositRequest' }),
+      responses: { 200: { description: 'The deposit, REVERSED (returned to the payer).', schema: DepositSchema } },
+      errors: ['DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, body, call, admin }) => ({
+        status: 200, body: depositToApi(await keys.returnPayment({ depositId: params.id, note: body.note, returnedBy: adminActor(admin!) }, call)),
       }),
     }),
     defineRoute({

@@ -43,6 +43,30 @@ export class HttpBrebDirectory implements BrebDirectory {
     return { outcome: refused ? 'REFUSED' : 'UNAVAILABLE', anchorHandle: null };
   }
 
+  async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }> {
+    let status = 0;
+    let body: Record<string, unknown> = {};
+    try {
+      const res = await fetch(this.url('/breb/network/returns'), {
+        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({ returnId: r.returnId, providerTransferId: r.providerTransferId, amountCents: Number(r.amountCents) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      status = res.status;
+      const text = await res.text();
+      try { body = text ? (JSON.parse(text) as Record<string, unknown>) : {}; } catch { body = {}; }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message, providerTransferId: r.providerTransferId }, 'Bre-B network unreachable (return)');
+      return { outcome: 'UNAVAILABLE', returnedAt: null };
+    }
+    if (status >= 200 && status < 300 && typeof body.returnedAt === 'string' && !Number.isNaN(Date.parse(body.returnedAt))) {
+      return { outcome: 'RETURNED', returnedAt: new Date(body.returnedAt) };
+    }
+    const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
+    this.log.warn({ status, error: body.error, providerTransferId: r.providerTransferId }, refused ? 'Bre-B network refused the return' : 'Bre-B network could not answer the return');
+    return { outcome: refused ? 'REFUSED' : 'UNAVAILABLE', returnedAt: null, ...(typeof body.error === 'string' ? { code: body.error } : {}) };
+  }
+
   async unregister(keyValue: string): Promise<void> {
     let status = 0;
     try {

@@ -43,6 +43,12 @@ export class GrpcLedger implements LedgerPort {
     }, this.ctx(p.companyId));
   }
 
+  async returnHeld(p: PaymentRecord): Promise<void> {
+    await this.client.returnUnassignedInflow({
+      idempotencyKey: `${paymentLedgerKey(p.providerTransferId)}:returned`, originalIdempotencyKey: paymentLedgerKey(p.providerTransferId), grossCents: p.amount,
+    }, this.ctx(p.companyId));
+  }
+
   async hasBrebWallet(companyId: string): Promise<boolean> {
     const r = await this.client.getBalances({ ivaApplicable: false }, this.ctx(companyId));
     return r.wallets.some((w) => w.rail === ledgerV1.Rail.BREB);

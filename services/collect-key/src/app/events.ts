@@ -15,9 +15,13 @@ export function collectKeyEvent(deps: CollectKeyDeps, kind: CollectKeyEventKind,
   return { id, subject: `collectkey.${kind}`, payload };
 }
 
-/** `deposit.paid` (ASSIGNED) / `deposit.unassigned` on stream DEPOSITS: a DepositEvent the deposit listing consumes. */
+/**
+ * `deposit.paid` (ASSIGNED) / `deposit.unassigned` / `deposit.reversed` (RETURNED: returned to the
+ * payer; the deposit shows REVERSED) on stream DEPOSITS: a DepositEvent the deposit listing consumes.
+ */
 export function depositEvent(deps: CollectKeyDeps, p: PaymentRecord): OutboxEvent {
   const id = deps.newId();
   const payload = depositEventsV1.DepositEvent.toJSON({ eventId: id, companyId: p.companyId, deposit: paymentToDeposit(p), occurredAt: deps.now() });
-  return { id, subject: p.status === 'ASSIGNED' ? 'deposit.paid' : 'deposit.unassigned', payload };
+  const subject = p.status === 'ASSIGNED' ? 'deposit.paid' : p.status === 'RETURNED' ? 'deposit.reversed' : 'deposit.unassigned';
+  return { id, subject, payload };
 }

@@ -2,6 +2,8 @@ import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
+import { ZERO_FEE } from './ports.js';
+import type { ReturnPayment } from './return-payment.js';
 
 const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
 const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
@@ -24,14 +26,32 @@ export class ListPaymentExceptions {
  *   CREDIT_REFUSED → CREDITING through the saga's table (`retry_credit`), then the credit under the
  *   payment's own ledger key (a repeat is a replay) and ASSIGNED + `deposit.paid`. A parked hold
  *   runs again the same way (HOLDING → UNASSIGNED).
+ * - `return` (CREDIT_REFUSED): the payment goes back to the payer: held first (CREDIT_REFUSED → HOLDING →
+ *   UNASSIGNED, zero fee), then ReturnPayment (the network's return, then the ledger's) → RETURNED.
  * - `dismiss`: no entry; the payment stays where it is (CREDIT_REFUSED: nothing was booked), the note says why.
  */
 export class ResolvePaymentException {
-  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
+  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga, private readonly returns: ReturnPayment) {}
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      if (won.action === 'return') {
+        const p = await deps.store.paymentById(won.resourceId);
+        if (!p) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its payment' });
+        let next = p;
+        if (p.status === 'CREDIT_REFUSED') {
+          // Held first (breb_settlement −G; unassigned_funds +G, no fee), under the payment's own ledger key (the refused credit never posted).
+          next = (await this.saga.apply(p, 'hold_refused', 'operator', `exception ${won.id} returned: ${note}`, { fee: ZERO_FEE, netAmount: p.amount }))
+            ?? (await this.saga.reload(p));
+        }
+        const held = await this.saga.settle(next, 'operator');
+        if (held.status !== 'UNASSIGNED' && held.status !== 'RETURNING' && held.status !== 'RETURNED') {
+          throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
+        }
+        await this.returns.execute(undefined, { depositId: p.depositId, note, by: input.resolvedBy });
+        return;
+      }
       if (won.action !== 'retry') return;
       const p = await deps.store.paymentById(won.resourceId);
       if (!p) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its payment' });

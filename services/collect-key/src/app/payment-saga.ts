@@ -46,8 +46,21 @@ export class PaymentSaga {
     const { deps } = this;
     const owed = MONEY_STATES[p.status];
     if (!owed) return p;
+    let closing: Parameters<CollectKeyStore['transitionPayment']>[0]['patch'];
+    if (owed.step === 'return') {
+      // The network first (idempotent by the deposit id: a rerun after a crash gets the same return), then the books.
+      const r = await deps.directory.returnPayment({ returnId: p.depositId, providerTransferId: p.providerTransferId, amountCents: p.amount });
+      if (r.outcome === 'UNAVAILABLE') throw new AppError('SERVICE_UNAVAILABLE', 'La red Bre-B no respondió la devolución; se completará sola.');
+      if (r.outcome === 'REFUSED') {
+        await this.apply(p, 'return_refused', actor, `the network refused the return: ${r.code ?? 'refused'}`);
+        deps.log.warn({ depositId: p.depositId, companyId: p.companyId, code: r.code }, 'return of a held Bre-B payment refused by the network');
+        throw new AppError('INVALID_STATE_TRANSITION', 'La red Bre-B rechazó la devolución del pago; sigue sin asignar.');
+      }
+      closing = { returnedAt: r.returnedAt! };
+    }
     try {
-      await deps.ledger.recordInflow(p, owed.step);
+      if (owed.step === 'return') await deps.ledger.returnHeld(p);
+      else await deps.ledger.recordInflow(p, owed.step);
     } catch (err) {
       if (!refused(err)) throw err;
       const theirs = { source: 'ledger', code: err.code, message: err.message };
@@ -56,6 +69,12 @@ export class PaymentSaga {
         await this.apply(p, 'assign_refused', actor, `the ledger refused the assignment: ${err.code}`, { fee: ZERO_FEE, netAmount: p.amount });
         deps.log.warn({ depositId: p.depositId, companyId: p.companyId, code: err.code }, 'assignment of a held Bre-B payment refused by the ledger');
         throw err;
+      }
+      if (owed.step === 'return') {
+        // The payer has the money back; our books do not say so yet: parked for an operator.
+        await this.contradiction(p, 'RETURN_REFUSED', theirs, p.status);
+        await deps.store.parkPayment(p.depositId, p.status);
+        return this.reload(p);
       }
       if (owed.step === 'credit') {
         const moved = await this.apply(p, 'credit_refused', actor, `the ledger refused the credit: ${err.code}`);
@@ -67,7 +86,7 @@ export class PaymentSaga {
       await deps.store.parkPayment(p.depositId, p.status);
       return this.reload(p);
     }
-    const done = await this.apply(p, owed.closes, actor);
+    const done = await this.apply(p, owed.closes, actor, undefined, closing);
     if (done) deps.log.info({ depositId: p.depositId, status: done.status, keyId: p.key.id }, 'Bre-B payment recorded');
     return done ?? this.reload(p);
   }

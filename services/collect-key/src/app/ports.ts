@@ -9,7 +9,7 @@ export interface FeeBreakdown {
 }
 export const ZERO_FEE: FeeBreakdown = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
 
-export type PaymentStep = 'CREDIT' | 'HOLD' | 'ASSIGN';
+export type PaymentStep = 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN';
 
 /** An inbound payment = the deposit this service creates; its state is the saga's (domain/payment-machine.ts). */
 export interface PaymentRecord {
@@ -28,6 +28,8 @@ export interface PaymentRecord {
   movementId: string;
   pendingStep: PaymentStep | null;
   createdAt: Date;
+  /** The network's time of the return to the payer (RETURNED; also once the network answered, while RETURNING). */
+  returnedAt?: Date | null;
 }
 
 export interface KeyListFilter { state?: PublicKeyState; externalId?: string }
@@ -84,7 +86,7 @@ export interface CollectKeyStore {
   transitionPayment(t: {
     depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent;
     /** `assign`: the fees of the assignment and the key it is assigned through (the payment's own key, or a live key of its company). */
-    patch?: { fee: FeeBreakdown; netAmount: bigint; key?: PaymentRecord['key'] };
+    patch?: { fee?: FeeBreakdown; netAmount?: bigint; key?: PaymentRecord['key']; returnedAt?: Date };
   }): Promise<PaymentRecord | undefined>;
   /** A money state left for an operator: the sweeper no longer runs it (`step_at` null). */
   parkPayment(depositId: string, state: PaymentState): Promise<void>;
@@ -101,6 +103,8 @@ export interface LedgerPort {
    * `assign` (assigned from unassigned funds) under `collectkey:payment:<providerTransferId>:assign`.
    */
   recordInflow(p: PaymentRecord, step: 'credit' | 'hold' | 'assign'): Promise<void>;
+  /** ReturnUnassignedInflow of the payment's hold under `collectkey:payment:<providerTransferId>:returned`: unassigned_funds(BREB) −G; breb_settlement +G. */
+  returnHeld(p: PaymentRecord): Promise<void>;
   /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
   hasBrebWallet(companyId: string): Promise<boolean>;
 }
@@ -121,4 +125,9 @@ export interface BrebDirectory {
   register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer>;
   /** Idempotent; throws BREB_DIRECTORY_LOOKUP_FAILED when the directory cannot be reached. */
   unregister(keyValue: string): Promise<void>;
+  /**
+   * The network's return of an inbound payment to the payer (`POST /breb/network/returns`, idempotent by
+   * `returnId`): RETURNED (with the network's time), REFUSED (a 4xx: never), UNAVAILABLE (unknown: ask again).
+   */
+  returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }>;
 }

@@ -61,6 +61,7 @@ function fakeDirectory(outcomes: RegistrationOutcome[]) {
   const directory: BrebDirectory = {
     async register(r) { calls.register.push(r.keyValue); return { outcome: outcomes.shift() ?? 'UNAVAILABLE', anchorHandle: null }; },
     async unregister(v) { calls.unregister.push(v); },
+    async returnPayment() { throw new Error('not expected'); },
   };
   return { directory, calls };
 }
@@ -73,7 +74,7 @@ const key = (over: Partial<CollectKeyRecord> = {}): CollectKeyRecord => ({
 function deps(store: CollectKeyStore, directory: BrebDirectory, log: Logger): CollectKeyDeps {
   return collectKeyDeps({
     store, directory, log,
-    ledger: { computeBrebInflowFees: async () => { throw new Error('not expected'); }, recordInflow: async () => { throw new Error('not expected'); }, hasBrebWallet: async () => true },
+    ledger: { computeBrebInflowFees: async () => { throw new Error('not expected'); }, recordInflow: async () => { throw new Error('not expected'); }, hasBrebWallet: async () => true, returnHeld: async () => { throw new Error('not expected'); } },
     settings: { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 15 },
   });
 }

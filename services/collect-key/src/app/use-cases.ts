@@ -1,5 +1,6 @@
 import type { CollectKeyDeps } from './deps.js';
 import { AssignPayment } from './assign-payment.js';
+import { ReturnPayment } from './return-payment.js';
 import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
 import { PaymentSaga } from './payment-saga.js';
@@ -10,6 +11,7 @@ import { SettleRegistration } from './settle-registration.js';
 /** Every use case of the service, built once from the same ports. */
 export function collectKeyUseCases(deps: CollectKeyDeps) {
   const saga = new PaymentSaga(deps);
+  const returnPayment = new ReturnPayment(deps, saga);
   return {
     saga,
     settleRegistration: new SettleRegistration(deps),
@@ -22,8 +24,9 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     getQrPng: new GetQrPng(deps),
     handleIncomingPayment: new HandleIncomingPayment(deps, saga),
     listExceptions: new ListPaymentExceptions(deps),
-    resolveException: new ResolvePaymentException(deps, saga),
+    resolveException: new ResolvePaymentException(deps, saga, returnPayment),
     assignPayment: new AssignPayment(deps, saga),
+    returnPayment,
   };
 }
 export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;

@@ -23,16 +23,16 @@
  */
 
 /** The states an inbound payment is stored in. */
-export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING'] as const;
+export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING', 'RETURNING', 'RETURNED'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
 
 /** What a payment is recorded in: credited when its key was ACTIVE, held (unassigned_funds) otherwise. */
 export const INITIAL_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING'];
 /** Money owed: moved on by the sweeper without anyone else. */
-export const LIVE_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING', 'ASSIGNING'];
-/** At rest: the payment is final on our side (the money is where the ledger says). UNASSIGNED is left only by an assignment. */
-export const SETTLED_STATES: readonly PaymentState[] = ['ASSIGNED', 'UNASSIGNED'];
-export const FINAL_STATES: readonly PaymentState[] = ['ASSIGNED'];
+export const LIVE_STATES: readonly PaymentState[] = ['CREDITING', 'HOLDING', 'ASSIGNING', 'RETURNING'];
+/** At rest: the payment is final on our side (the money is where the ledger says). UNASSIGNED is left only by an assignment or a return. */
+export const SETTLED_STATES: readonly PaymentState[] = ['ASSIGNED', 'UNASSIGNED', 'RETURNED'];
+export const FINAL_STATES: readonly PaymentState[] = ['ASSIGNED', 'RETURNED'];
 
 /** `company`: the payment's own company (API key, WRITE scope). */
 export type Actor = 'network' | 'sweeper' | 'operator' | 'company';
@@ -44,7 +44,9 @@ export type MoneyStep =
   /** RecordInflow BREB unassigned: breb_settlement −G; unassigned_funds(BREB) +G. */
   | 'hold'
   /** RecordInflow BREB assigned from unassigned funds: unassigned_funds(BREB) −G; wallet_available(BREB) +N; fee_revenue; iva_payable. */
-  | 'assign';
+  | 'assign'
+  /** The network's return to the payer (returnId = the deposit id), then ReturnUnassignedInflow: unassigned_funds(BREB) −G; breb_settlement +G. */
+  | 'return';
 
 export interface TransitionSpec {
   from: readonly PaymentState[];
@@ -52,11 +54,13 @@ export interface TransitionSpec {
   by: readonly Actor[];
   money?: MoneyStep;
   /** The deposit event written with the state change (`deposit.paid` / `deposit.unassigned`). */
-  emits?: 'paid' | 'unassigned';
+  emits?: 'paid' | 'unassigned' | 'returned';
   why: string;
 }
 
-export const PAYMENT_EVENTS = ['credited', 'held', 'credit_refused', 'retry_credit', 'assign', 'assigned', 'assign_refused'] as const;
+export const PAYMENT_EVENTS = [
+  'credited', 'held', 'credit_refused', 'retry_credit', 'hold_refused', 'assign', 'assigned', 'assign_refused', 'return', 'returned', 'return_refused',
+] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
 export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
@@ -76,6 +80,10 @@ export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
     from: ['CREDIT_REFUSED'], to: 'CREDITING', by: ['operator'], money: 'credit',
     why: 'an operator won the CREDIT_REFUSED exception for `retry` (the cause was fixed)',
   },
+  hold_refused: {
+    from: ['CREDIT_REFUSED'], to: 'HOLDING', by: ['operator'], money: 'hold',
+    why: 'an operator won the CREDIT_REFUSED exception for `return`: the payment is first held (unassigned_funds, zero fee), then returned to the payer',
+  },
   // ── the way out of unassigned funds ──
   assign: {
     from: ['UNASSIGNED'], to: 'ASSIGNING', by: ['operator', 'company'], money: 'assign',
@@ -85,6 +93,18 @@ export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
   assign_refused: {
     from: ['ASSIGNING'], to: 'UNASSIGNED', by: ['operator', 'company', 'sweeper'],
     why: 'the ledger refused the assignment for good (no BREB wallet, …): nothing moved, the funds stay held',
+  },
+  return: {
+    from: ['UNASSIGNED'], to: 'RETURNING', by: ['operator', 'company'], money: 'return',
+    why: 'an operator, or the payment\'s company, returns a held payment to the payer through the Bre-B network',
+  },
+  returned: {
+    from: ['RETURNING'], to: 'RETURNED', by: ['operator', 'company', 'sweeper'], emits: 'returned',
+    why: 'the network returned it to the payer and the ledger took it out of unassigned_funds',
+  },
+  return_refused: {
+    from: ['RETURNING'], to: 'UNASSIGNED', by: ['operator', 'company', 'sweeper'],
+    why: 'the network refused the return for good: nothing moved, the funds stay held',
   },
 };
 
@@ -99,14 +119,18 @@ export const MONEY_STATES: Readonly<Partial<Record<PaymentState, { step: MoneySt
   CREDITING: { step: 'credit', closes: 'credited' },
   HOLDING: { step: 'hold', closes: 'held' },
   ASSIGNING: { step: 'assign', closes: 'assigned' },
+  RETURNING: { step: 'return', closes: 'returned' },
 };
 
 /** Money exceptions of inbound payments. */
-export const EXCEPTION_KINDS = ['CREDIT_REFUSED'] as const;
+/** CREDIT_REFUSED: the ledger refused a payment's credit (or hold); RETURN_REFUSED: the network returned it, the ledger refused the entry. */
+export const EXCEPTION_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
-export type ExceptionAction = 'retry' | 'dismiss';
+/** `retry` the refused step; `return` a refused credit to the payer (held, then returned through the network); `dismiss` with a note. */
+export type ExceptionAction = 'retry' | 'return' | 'dismiss';
 export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly ExceptionAction[]>> = {
-  CREDIT_REFUSED: ['retry', 'dismiss'],
+  CREDIT_REFUSED: ['retry', 'return', 'dismiss'],
+  RETURN_REFUSED: ['retry', 'dismiss'],
 };
 
 /** The events that can leave a state. */

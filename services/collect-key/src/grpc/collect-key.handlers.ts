@@ -54,6 +54,10 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
       });
       return paymentToDeposit(p);
     },
+    async returnPayment(req, ctx) {
+      const p = await uc.returnPayment.execute(ctx.companyId, { depositId: req.depositId, note: req.note, by: ctx.companyId ? 'company' : (req.returnedBy || 'admin') });
+      return paymentToDeposit(p);
+    },
     async handleIncomingPayment(req) {
       return uc.handleIncomingPayment.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
     },
@@ -63,9 +67,9 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
 /** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
 function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   return {
-    ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: 'IN', amountCents: p.amountCents, companyId: p.companyId,
-    // Settled at the network's payment time; a PENDING one is not settled (no time, no value date).
-    ...(p.status !== 'PENDING' ? { settledAt: p.receivedAt.toISOString(), valueDate: bogotaDateOf(p.receivedAt) } : {}),
+    ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: p.direction, amountCents: p.amountCents, companyId: p.companyId,
+    // Settled at the network's time (its payment; its return for the OUT leg); a PENDING one is not settled (no time, no value date).
+    ...(p.status !== 'PENDING' ? { settledAt: p.settledAt.toISOString(), valueDate: bogotaDateOf(p.settledAt) } : {}),
   };
 }
 
@@ -85,4 +89,5 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   resolveException: ['gateway:admin'],
   // An API client (its own payments) or an operator (any company's).
   assignPayment: ['gateway', 'gateway:admin'],
+  returnPayment: ['gateway', 'gateway:admin'],
 };

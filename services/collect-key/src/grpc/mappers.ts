@@ -17,7 +17,8 @@ export function qrToProto(q: QrRecord): collectKeyV1.Qr {
 export function paymentToDeposit(p: PaymentRecord): depositV1.Deposit {
   return {
     id: p.depositId,
-    status: p.status,
+    // A held payment returned to the payer is shown as the listing shows money that went back: REVERSED.
+    status: p.status === 'RETURNED' ? 'REVERSED' : p.status,
     amountCents: p.amount,
     feeAmountCents: p.fee.subtotalFee,
     ivaAmountCents: p.fee.ivaAmount,

@@ -14,7 +14,7 @@ interface PaymentRow {
   key_value: string; key_state: KeyState; status: PaymentState; amount: string; fixed_fee: string; variable_fee: string;
   subtotal_fee: string; iva_applicable: boolean; iva_amount: string; total_charged: string; net_amount: string;
   payer_name: string | null; payer_document: string | null; payer_bank: string | null; received_at: Date | string;
-  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | null; created_at: Date | string;
+  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN' | null; created_at: Date | string; returned_at?: Date | string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -41,6 +41,7 @@ const toPayment = (r: PaymentRow): PaymentRecord => ({
   },
   netAmount: centsFromDb(r.net_amount), payerName: r.payer_name, payerDocument: r.payer_document, payerBank: r.payer_bank,
   receivedAt: date(r.received_at), movementId: r.movement_id, pendingStep: r.pending_step, createdAt: date(r.created_at),
+  returnedAt: r.returned_at == null ? null : date(r.returned_at),
 });
 
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
@@ -49,7 +50,8 @@ async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
 }
 
 /** The `pending_step` a money state owes (a CHECK ties the two). */
-const stepOf = (s: PaymentState): 'CREDIT' | 'HOLD' | 'ASSIGN' | null => (s === 'CREDITING' ? 'CREDIT' : s === 'HOLDING' ? 'HOLD' : s === 'ASSIGNING' ? 'ASSIGN' : null);
+const STEPS: Partial<Record<PaymentState, 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN'>> = { CREDITING: 'CREDIT', HOLDING: 'HOLD', ASSIGNING: 'ASSIGN', RETURNING: 'RETURN' };
+const stepOf = (s: PaymentState) => STEPS[s] ?? null;
 
 async function paymentHistory(tx: PreparedTx, depositId: string, from: PaymentState | null, to: PaymentState, reason: string): Promise<void> {
   await tx.query(`insert into collect_key.payment_history (deposit_id, from_state, to_state, reason) values ($1, $2, $3, $4)`, [depositId, from, to, reason]);
@@ -226,13 +228,14 @@ export class SqlCollectKeyStore implements CollectKeyStore {
           iva_amount = coalesce($9::bigint, p.iva_amount), total_charged = coalesce($10::bigint, p.total_charged),
           net_amount = coalesce($11::bigint, p.net_amount),
           key_id = coalesce($12, p.key_id), key_external_id = coalesce($13, p.key_external_id), key_name = coalesce($14, p.key_name),
-          key_value = coalesce($15, p.key_value), key_state = coalesce($16, p.key_state)
+          key_value = coalesce($15, p.key_value), key_state = coalesce($16, p.key_state),
+          returned_at = coalesce($17::timestamptz, p.returned_at)
         from (select deposit_id, status as prev from collect_key.payments where deposit_id = $1 for update) old
         where p.deposit_id = old.deposit_id and p.status = any($2::text[])
         returning p.*, old.prev`, [t.depositId, [...t.from], t.to, stepOf(t.to),
         f?.fixedFee.toString() ?? null, f?.variableFee.toString() ?? null, f?.subtotalFee.toString() ?? null, f?.ivaApplicable ?? null,
-        f?.ivaAmount.toString() ?? null, f?.totalCharged.toString() ?? null, t.patch?.netAmount.toString() ?? null,
-        k?.id ?? null, k?.externalId ?? null, k?.name ?? null, k?.value ?? null, k?.state ?? null]);
+        f?.ivaAmount.toString() ?? null, f?.totalCharged.toString() ?? null, t.patch?.netAmount?.toString() ?? null,
+        k?.id ?? null, k?.externalId ?? null, k?.name ?? null, k?.value ?? null, k?.state ?? null, t.patch?.returnedAt?.toISOString() ?? null]);
       if (!rows[0]) return undefined;
       const rec = toPayment(rows[0]);
       await paymentHistory(tx, t.depositId, rows[0].prev, t.to, t.reason);
@@ -251,7 +254,7 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     const rows = await this.db.prepared<PaymentRow>(`
       with due as (
         select deposit_id from collect_key.payments
-         where status in ('CREDITING', 'HOLDING', 'ASSIGNING') and step_at <= now() - make_interval(secs => $1::int)
+         where status in ('CREDITING', 'HOLDING', 'ASSIGNING', 'RETURNING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update collect_key.payments p set step_at = now() from due where p.deposit_id = due.deposit_id
       returning p.*`, [graceSeconds, batch]);

@@ -3,10 +3,17 @@ import type { InboundSettlement, InboundSettlementReader } from '../app/settleme
 
 /** As migration 0004's index `payments_settlements_idx` has them: (received day, provider id collate "C"). */
 const DAY = bogotaDaySql('received_at');
-/** Final on our side: ASSIGNED / UNASSIGNED as they are; a money step owed, parked or refused: PENDING (never settled). */
-const COLS = `deposit_id, provider_transfer_id, case when status in ('ASSIGNED', 'UNASSIGNED') then status else 'PENDING' end as status,
-  amount::text as amount, company_id, received_at`;
-const SETTLED = `status in ('ASSIGNED', 'UNASSIGNED')`;
+/** As migration 0007's index `payments_returns_idx`: (returned day, provider id collate "C"). */
+const RETURN_DAY = bogotaDaySql('returned_at');
+/**
+ * The payment leg (IN): final on our side ASSIGNED, or UNASSIGNED (held; also while and after it is
+ * returned: it was received and held); a money step owed, parked or refused: PENDING (never settled).
+ */
+const IN_STATUS = `case when status = 'ASSIGNED' then 'ASSIGNED' when status in ('UNASSIGNED', 'RETURNING', 'RETURNED') then 'UNASSIGNED' else 'PENDING' end`;
+const COLS = `deposit_id, provider_transfer_id, ${IN_STATUS} as status, 'IN' as direction, amount::text as amount, company_id, received_at as settled_at`;
+const SETTLED = `status in ('ASSIGNED', 'UNASSIGNED', 'RETURNING', 'RETURNED')`;
+/** The return leg (OUT) of a payment returned to the payer, settled at the network's return time. */
+const RETURN_COLS = `deposit_id, provider_transfer_id, 'RETURNED' as status, 'OUT' as direction, amount::text as amount, company_id, returned_at as settled_at`;
 
 /** One keyset page of a day: ($1 date, [$2 last provider id,] limit). Exported for the index test (EXPLAIN). */
 export function settledPageSql(after: boolean): string {
@@ -15,11 +22,22 @@ export function settledPageSql(after: boolean): string {
     : `select ${COLS} from collect_key.payments where ${DAY} = $1::date and ${SETTLED} order by provider_transfer_id collate "C" limit $2`;
 }
 
-interface Row { deposit_id: string; provider_transfer_id: string; status: 'ASSIGNED' | 'UNASSIGNED' | 'PENDING'; amount: string; company_id: string; received_at: Date | string }
+/** The day's return legs, the same keyset shape over migration 0007's index. */
+export function returnsPageSql(after: boolean): string {
+  const where = `returned_at is not null and ${RETURN_DAY} = $1::date and status = 'RETURNED'`;
+  return after
+    ? `select ${RETURN_COLS} from collect_key.payments where ${where} and provider_transfer_id collate "C" > $2 order by provider_transfer_id collate "C" limit $3`
+    : `select ${RETURN_COLS} from collect_key.payments where ${where} order by provider_transfer_id collate "C" limit $2`;
+}
+
+interface Row {
+  deposit_id: string; provider_transfer_id: string; status: InboundSettlement['status']; direction: 'IN' | 'OUT'; amount: string; company_id: string;
+  settled_at: Date | string;
+}
 
 const toSettlement = (r: Row): InboundSettlement => ({
-  depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, status: r.status, amountCents: centsFromDb(r.amount),
-  receivedAt: new Date(r.received_at), companyId: r.company_id,
+  depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, status: r.status, direction: r.direction, amountCents: centsFromDb(r.amount),
+  settledAt: new Date(r.settled_at), companyId: r.company_id,
 });
 
 export class SqlInboundSettlementReader implements InboundSettlementReader {
@@ -32,9 +50,20 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
     return rows.map(toSettlement);
   }
 
+  async returnsPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]> {
+    const rows = afterId === null
+      ? await this.db.prepared<Row>(returnsPageSql(false), [date, limit])
+      : await this.db.prepared<Row>(returnsPageSql(true), [date, afterId, limit]);
+    return rows.map(toSettlement);
+  }
+
   async find(providerIds: readonly string[]): Promise<InboundSettlement[]> {
-    const rows = await this.db.prepared<Row>(`select ${COLS} from collect_key.payments where provider_transfer_id = any($1::text[])
-      order by provider_transfer_id collate "C"`, [providerIds]);
+    const rows = await this.db.prepared<Row>(`
+      select * from (
+        select ${COLS} from collect_key.payments where provider_transfer_id = any($1::text[])
+        union all
+        select ${RETURN_COLS} from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNED') legs
+      order by provider_transfer_id collate "C", direction`, [providerIds]);
     return rows.map(toSettlement);
   }
 }

@@ -1,10 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { AppError, createLogger, devMeshTls, signPayload } from '@wallet/platform';
-import { Choreography } from '@wallet/platform/testing';
+import { Choreography, eventually } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { collectKeyDeps, type CollectKeyDeps } from '../../src/app/deps.js';
+import { HttpBrebDirectory } from '../../src/adapters/breb-directory.client.js';
 import { AssignPayment } from '../../src/app/assign-payment.js';
+import { ReturnPayment } from '../../src/app/return-payment.js';
 import { ResolvePaymentException } from '../../src/app/exceptions.js';
 import { HandleIncomingPayment } from '../../src/app/incoming-payment.js';
 import { PaymentSaga } from '../../src/app/payment-saga.js';
@@ -54,7 +56,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
     const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
     const plainStore = new SqlCollectKeyStore(h.service.db);
     const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
-    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined };
+    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined, returnPayment: async () => ({ outcome: 'UNAVAILABLE', returnedAt: null }) };
     try {
       await fc.assert(
         fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), scenarios, async (sch, scenario) => {
@@ -66,7 +68,8 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             computeBrebInflowFees: (...a: Parameters<LedgerPort['computeBrebInflowFees']>) => ledgerReal.computeBrebInflowFees(...a),
             recordInflow: (...a: Parameters<LedgerPort['recordInflow']>) => ledgerReal.recordInflow(...a),
             hasBrebWallet: (...a: Parameters<LedgerPort['hasBrebWallet']>) => ledgerReal.hasBrebWallet(...a),
-          } as LedgerPort, ['recordInflow']);
+            returnHeld: (...a: Parameters<LedgerPort['returnHeld']>) => ledgerReal.returnHeld(...a),
+          } as LedgerPort, ['recordInflow', 'returnHeld']);
           const deps: CollectKeyDeps = collectKeyDeps({
             store, ledger, directory, log,
             settings: { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 },
@@ -125,7 +128,8 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             const open = (await plainStore.exceptions.list({ status: 'OPEN', kind: 'CREDIT_REFUSED', limit: 1000 })).filter((e) => e.resourceId === p!.depositId);
             if (open.length !== 1) found.push(`CREDIT_REFUSED with ${open.length} open exceptions`);
             else {
-              await new ResolvePaymentException({ ...deps, store: plainStore, ledger: ledgerReal }, new PaymentSaga({ ...deps, store: plainStore, ledger: ledgerReal }))
+              const plain = { ...deps, store: plainStore, ledger: ledgerReal };
+              await new ResolvePaymentException(plain, new PaymentSaga(plain), new ReturnPayment(plain, new PaymentSaga(plain)))
                 .execute({ id: open[0]!.id, action: 'retry', note: 'wallet opened', resolvedBy: 'operator:test' })
                 .catch((err: unknown) => found.push(`retry failed: ${(err as Error).message}`));
             }
@@ -158,7 +162,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
     const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
     const plainStore = new SqlCollectKeyStore(h.service.db);
     const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
-    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined };
+    const directory: BrebDirectory = { register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }), unregister: async () => undefined, returnPayment: async () => ({ outcome: 'UNAVAILABLE', returnedAt: null }) };
     const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
     const plainDeps = collectKeyDeps({ store: plainStore, ledger: ledgerReal, directory, log, settings });
     const assignScenarios = fc.record({ company: fc.integer({ min: 1, max: 3 }), operator: fc.boolean(), ticks: fc.integer({ min: 0, max: 2 }) });
@@ -188,7 +192,8 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             computeBrebInflowFees: (...a: Parameters<LedgerPort['computeBrebInflowFees']>) => ledgerReal.computeBrebInflowFees(...a),
             recordInflow: (...a: Parameters<LedgerPort['recordInflow']>) => ledgerReal.recordInflow(...a),
             hasBrebWallet: (...a: Parameters<LedgerPort['hasBrebWallet']>) => ledgerReal.hasBrebWallet(...a),
-          } as LedgerPort, ['recordInflow']);
+            returnHeld: (...a: Parameters<LedgerPort['returnHeld']>) => ledgerReal.returnHeld(...a),
+          } as LedgerPort, ['recordInflow', 'returnHeld']);
           const deps = collectKeyDeps({ store, ledger, directory, log, settings });
           const saga = new PaymentSaga(deps);
           const assign = new AssignPayment(deps, saga);
@@ -215,6 +220,88 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
           if (postings[0]!.n !== 1) found.push(`${postings[0]!.n} assignment postings`);
           if (paid[0]!.n !== 1) found.push(`${paid[0]!.n} deposit.paid events`);
           if (await h.brebAvailable(co) !== AMOUNT) found.push(`wallet ${await h.brebAvailable(co)}`);
+          if (found.length > 0) throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
+        }),
+        {
+          numRuns: RUNS,
+          ...(process.env.INTERLEAVING_SEED ? { seed: Number(process.env.INTERLEAVING_SEED) } : {}),
+          ...(process.env.INTERLEAVING_PATH ? { path: process.env.INTERLEAVING_PATH } : {}),
+          endOnFailure: true,
+        },
+      );
+    } finally {
+      ledgerReal.close();
+    }
+    await h.expectInvariants();
+  }, 300_000);
+
+  it(`assignment and return of one held payment exclude each other: exactly one wins, in ${RUNS} explored schedules`, async () => {
+    const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
+    const plainStore = new SqlCollectKeyStore(h.service.db);
+    const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
+    const network = new HttpBrebDirectory(h.sandbox.url, 5_000, log);
+    const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
+    const plainDeps = collectKeyDeps({ store: plainStore, ledger: ledgerReal, directory: network, log, settings });
+    const raceScenarios = fc.record({ assigns: fc.integer({ min: 1, max: 2 }), returns: fc.integer({ min: 1, max: 2 }), operatorReturns: fc.boolean(), ticks: fc.integer({ min: 0, max: 2 }) });
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } }), raceScenarios, async (sch, scenario) => {
+          // A real held payment: paid through the sandbox's network to a deleted key, recorded outside the schedule.
+          const co = await h.newCompany();
+          const k = (await h.client.createKey({ externalId: `race-${randomBytes(3).toString('hex')}`, name: 'Carrera' }, h.ctx(co))).key!;
+          await h.client.deleteKey({ id: k.id }, h.ctx(co));
+          const paid = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: k.keyValue, amountCents: Number(AMOUNT), payerName: 'Ana', payerDocument: 'CC 1', payerBank: 'Nequi' });
+          const ptid = String(paid.body.providerTransferId);
+          const held = await eventually(async () => {
+            const p = await plainStore.paymentByTransfer(ptid);
+            return p?.status === 'UNASSIGNED' ? p : undefined;
+          }, 15_000);
+
+          const c = new Choreography(sch);
+          choreo = c;
+          explored++;
+          const store = c.wrap('store', new SqlCollectKeyStore(h.service.db) as CollectKeyStore, ['transitionPayment', 'leaseStalePayments'], false);
+          const ledger: LedgerPort = c.wrap('ledger', {
+            computeBrebInflowFees: (...a: Parameters<LedgerPort['computeBrebInflowFees']>) => ledgerReal.computeBrebInflowFees(...a),
+            recordInflow: (...a: Parameters<LedgerPort['recordInflow']>) => ledgerReal.recordInflow(...a),
+            hasBrebWallet: (...a: Parameters<LedgerPort['hasBrebWallet']>) => ledgerReal.hasBrebWallet(...a),
+            returnHeld: (...a: Parameters<LedgerPort['returnHeld']>) => ledgerReal.returnHeld(...a),
+          } as LedgerPort, ['recordInflow', 'returnHeld']);
+          const directory = c.wrap('network', network as BrebDirectory, ['returnPayment']);
+          const deps = collectKeyDeps({ store, ledger, directory, log, settings });
+          const saga = new PaymentSaga(deps);
+          const assign = new AssignPayment(deps, saga);
+          const giveBack = new ReturnPayment(deps, saga);
+          const sweeper = new Sweeper(deps, saga, new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
+          const outcomes: Array<{ op: string; result: string }> = [];
+          const run = (op: 'assign' | 'return', who: string, companyId: string | undefined) => c.actor(who, async () => {
+            await c.point(op);
+            const call = op === 'assign'
+              ? assign.execute(companyId, { depositId: held.depositId, by: who, note: 'n' })
+              : giveBack.execute(companyId, { depositId: held.depositId, by: who, note: 'n' });
+            await call.then((p) => outcomes.push({ op, result: p.status }), (err: unknown) => outcomes.push({ op, result: err instanceof AppError ? err.code : (err as Error).message }));
+          });
+          for (let i = 0; i < scenario.assigns; i++) void run('assign', `assign-${i + 1}`, co);
+          for (let i = 0; i < scenario.returns; i++) void run('return', `return-${i + 1}`, co);
+          if (scenario.operatorReturns) void run('return', 'operator-return', undefined);
+          void c.actor('sweeper', async () => { for (let t = 0; t < scenario.ticks; t++) { await c.point(`tick ${t + 1}`); await sweeper.tick(); } });
+          await c.finish();
+
+          const found: string[] = [];
+          const p = (await plainStore.paymentByTransfer(ptid))!;
+          const n = async (key: string) => (await h.service.db.query<{ n: number }>(`select count(*)::int as n from ledger.postings where idempotency_key = ?`, [key]))[0]!.n;
+          const assigned = await n(`collectkey:payment:${ptid}:assign`);
+          const returned = await n(`collectkey:payment:${ptid}:returned`);
+          const atNetwork = (await h.service.db.query<{ return_id: string | null }>(`select return_id from sandbox.breb_incoming where provider_transfer_id = ?`, [ptid]))[0]!.return_id;
+          const winner = p.status === 'ASSIGNED' ? 'assign' : p.status === 'RETURNED' ? 'return' : null;
+          if (!winner) found.push(`ends ${p.status}`);
+          if (winner === 'assign' && (assigned !== 1 || returned !== 0 || atNetwork !== null)) found.push(`assigned, yet ${assigned} assignment / ${returned} return postings, network return ${atNetwork}`);
+          if (winner === 'return' && (returned !== 1 || assigned !== 0 || atNetwork !== p.depositId)) found.push(`returned, yet ${returned} return / ${assigned} assignment postings, network return ${atNetwork}`);
+          if (await h.brebAvailable(co) !== (winner === 'assign' ? AMOUNT : 0n)) found.push(`wallet ${await h.brebAvailable(co)}`);
+          for (const o of outcomes) {
+            const ok = o.op === winner ? ['ASSIGNED', 'REVERSED'].includes(o.result) || o.result === p.status : o.result === 'INVALID_STATE_TRANSITION';
+            if (!ok) found.push(`${o.op} answered ${o.result} (winner ${winner})`);
+          }
           if (found.length > 0) throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(scenario)}\npoints in order:\n  ${c.trace.join('\n  ')}`);
         }),
         {

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { bogotaDateOf, createAsyncClient, devMeshTls, signPayload } from '@wallet/platform';
 import { collectKeyV1 } from '@wallet/proto';
+import { eventually } from '@wallet/platform/testing';
 import { newKeyId } from '../../src/domain/collect-key.js';
 import { SqlCollectKeyStore } from '../../src/persistence/collect-key.store.js';
 import { Rail, failure, startHarness, type Harness } from './harness.js';
@@ -77,7 +78,7 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const listed = await h.client.listExceptions({ kind: 'CREDIT_REFUSED', limit: 50 }, h.ctx());
     const mine = listed.items.filter((e) => e.resourceId === depositId);
     expect(mine).toHaveLength(1);
-    expect(mine[0]).toMatchObject({ kind: 'CREDIT_REFUSED', status: 'OPEN', rail: 'BREB', companyId: co, actions: ['retry', 'dismiss'] });
+    expect(mine[0]).toMatchObject({ kind: 'CREDIT_REFUSED', status: 'OPEN', rail: 'BREB', companyId: co, actions: ['retry', 'return', 'dismiss'] });
     expect(JSON.parse(mine[0]!.theirsJson)).toMatchObject({ source: 'ledger', code: 'FAST_WALLET_MISSING' });
     expect(await outboxFor(n.providerTransferId)).toEqual([]);
 
@@ -88,7 +89,7 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const day = bogotaDateOf(new Date(n.receivedAt));
     const listedIds = async () => {
       const ids: string[] = [];
-      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId));
+      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId ?? ""));
       return ids;
     };
     expect(await listedIds()).not.toContain(n.providerTransferId);
@@ -120,5 +121,32 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
       { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' }, { from_state: 'CREDITING', to_state: 'CREDIT_REFUSED' },
       { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' }, { from_state: 'CREDITING', to_state: 'ASSIGNED' },
     ]);
+  });
+
+  it('a refused credit returned to the payer by an operator (`return`): held, then returned through the network; RETURNED, the exception RESOLVED', async () => {
+    const co = await achOnlyCompany();
+    const store = new SqlCollectKeyStore(h.service.db);
+    const k = await store.insertKey({
+      id: newKeyId(), companyId: co, externalId: 'legacy-ret', name: 'Legado', keyType: 'ALPHANUM', keyValue: `@legret${randomBytes(4).toString('hex')}`,
+      ivaApplicable: false, state: 'REGISTERING', createdAt: new Date(), deletedAt: null,
+    });
+    if (typeof k === 'string') throw new Error(k);
+    const reg = await h.sandboxPost('/breb/directory/registrations', { keyValue: k.keyValue, keyType: 'ALPHANUM', holderName: 'Legado', participantCallbackUrl: h.receiver.url });
+    await store.setState(k.id, ['REGISTERING'], 'ACTIVE', undefined, String(reg.body.anchorHandle));
+    const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: k.keyValue, amountCents: 33_000, payerName: 'Eva', payerDocument: 'CC 9', payerBank: 'Nequi' });
+    const transfer = String(pay.body.providerTransferId);
+    const refused = await eventually(async () => (await h.service.db.query<{ deposit_id: string }>(
+      `select deposit_id from collect_key.payments where provider_transfer_id = ? and status = 'CREDIT_REFUSED'`, [transfer]))[0], 15_000);
+    const exc = (await h.client.listExceptions({ kind: 'CREDIT_REFUSED', status: 'OPEN', limit: 100 }, h.ctx())).items.find((e) => e.resourceId === refused.deposit_id)!;
+    expect(exc.actions).toEqual(['retry', 'return', 'dismiss']);
+
+    const done = await h.client.resolveException({ id: exc.id, action: 'return', note: 'La empresa no abrirá billetera BREB', resolvedBy: 'operator:op-1' }, h.ctx());
+    expect(done).toMatchObject({ status: 'RESOLVED', action: 'return' });
+    expect((await h.service.db.query<{ status: string; total_charged: string }>(`select status, total_charged::text from collect_key.payments where deposit_id = ?`, [refused.deposit_id]))[0])
+      .toEqual({ status: 'RETURNED', total_charged: '0' });
+    const keys = (await h.service.db.query<{ idempotency_key: string; kind: string }>(
+      `select idempotency_key, kind from ledger.postings where idempotency_key like ? order by created_at`, [`collectkey:payment:${transfer}%`]));
+    expect(keys).toEqual([{ idempotency_key: `collectkey:payment:${transfer}`, kind: 'inflow' }, { idempotency_key: `collectkey:payment:${transfer}:returned`, kind: 'reversal' }]);
+    expect((await h.service.db.query<{ return_id: string }>(`select return_id from sandbox.breb_incoming where provider_transfer_id = ?`, [transfer]))[0]!.return_id).toBe(refused.deposit_id);
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createAsyncClient, devMeshTls, type MeshIdentity } from '@wallet/platform';
-import { settledPageSql } from '../../src/persistence/settlement.store.js';
+import { returnsPageSql, settledPageSql } from '../../src/persistence/settlement.store.js';
 import { eventually, indexOnlyPlan } from '@wallet/platform/testing';
 import { collectKeyV1, type settlementsV1 } from '@wallet/proto';
 import { failure, startHarness, type Harness } from './harness.js';
@@ -94,6 +94,12 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
     for (const [sql, params] of [[settledPageSql(false), [D, 1000]], [settledPageSql(true), [D, p('brb-a'), 1000]]] as const) {
       const plan = await indexOnlyPlan(h.service.db, sql, [...params]);
       expect(plan).toContain('Index Scan using payments_settlements_idx');
+      expect(plan).not.toMatch(/Sort|Seq Scan/);
+    }
+    // The return legs (a payment returned to the payer), by the day of the return: the same shape on migration 0007's index.
+    for (const [sql, params] of [[returnsPageSql(false), [D, 1000]], [returnsPageSql(true), [D, p('brb-a'), 1000]]] as const) {
+      const plan = await indexOnlyPlan(h.service.db, sql, [...params]);
+      expect(plan).toContain('Index Scan using payments_returns_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }
   });

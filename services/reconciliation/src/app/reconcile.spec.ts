@@ -222,4 +222,18 @@ describe('reconcile (one provider report against our books)', () => {
     expect(sink.calls).toBe(0);
     expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('breb-inbound: a payment and its return to the payer (two lines, two records, one provider id) match, among other payments', async () => {
+    const inbound = (id: string, amount: bigint, status: OurRecord['status'], settledAt = bog(D, '10:00:00')): OurRecord =>
+      ({ ourId: `dep_${id}`, providerId: `brb_in_${id}`, status, amountCents: amount, settledAt });
+    const ours = new ArrayOurRecords({
+      'breb-inbound': [inbound('a', 10_000n, 'ASSIGNED'), inbound('b', 30_000n, 'UNASSIGNED'), inbound('b', 30_000n, 'RETURNED', bog(D, '11:00:00')), inbound('c', 5_000n, 'UNASSIGNED')],
+    });
+    const r = reconciled(await run('breb-inbound', report([
+      ['brb_in_c', '', 'IN', 5_000, 'RECEIVED'], ['brb_in_b', '', 'OUT', 30_000, 'RETURNED'], ['brb_in_a', '', 'IN', 10_000, 'RECEIVED'], ['brb_in_b', '', 'IN', 30_000, 'RECEIVED'],
+    ]), ours));
+    expect([...sink.byKey.keys()]).toEqual([]);
+    expect(r.matched.count).toBe(4);
+    expect(r.report.netCents).toBe(r.ours.netCents);
+  });
 });

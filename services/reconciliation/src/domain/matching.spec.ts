@@ -146,7 +146,9 @@ describe('a key group', () => {
     expect(group('breb-inbound', received, [inLine]).breaks).toEqual([]);
     expect(group('breb-inbound', returned, [outLine]).breaks).toEqual([]);
     // A RETURNED line with no return on our side is a break, never the payment's match.
-    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => b.kind)).toEqual(['missing_in_our_books']);
+    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => [b.kind, b.key])).toEqual([['missing_in_our_books', `breb-inbound:${D}:missing_in_our_books:brb_in_7:return`]]);
+    // The payment leg keeps the plain break key it always had.
+    expect(group('breb-inbound', undefined, [inLine]).breaks.map((b) => b.key)).toEqual([`breb-inbound:${D}:missing_in_our_books:brb_in_7`]);
   });
 
   it('an inbound Bre-B payment not final on our side (collect-key reports it PENDING): the network\'s RECEIVED line is a status break, keyed by the network\'s id', () => {

@@ -89,8 +89,8 @@ export function expectationOf(rail: ReportRail, r: OurRecord): Expectation {
 // for breb, ach and pse (the provider echoes it) and the provider's id for breb-inbound (the
 // network has no id of ours). A PSE deposit has up to two lines, its payment (IN) and its
 // reversal (OUT): there the direction is part of the key, so each key expects exactly one line.
-// So has an inbound Bre-B payment returned to the payer: its RECEIVED line (IN, key = the provider
-// id) and its RETURNED line (OUT, key = provider id + SEP + "OUT").
+// So has an inbound Bre-B payment returned to the payer: its RECEIVED line (IN) and its RETURNED
+// line (OUT), keyed by the provider id + SEP + the direction.
 //
 // Keys are compared as JavaScript strings (UTF-16 code units: for the ASCII ids of every rail, the
 // byte order of PostgreSQL's `collate "C"`). SEP (U+0000) sorts before every id character, so
@@ -104,8 +104,9 @@ const CONTROL = /[\u0000-\u001f]/;
 
 /** The key of a line, from its provider id, our id ('' or null: none) and direction. */
 export function lineKey(rail: ReportRail, providerId: string, ourId: string | null, direction: string): string {
-  // An inbound payment's return is its second line (OUT): the direction is part of its key, as for PSE's reversal.
-  if (rail === 'breb-inbound') return direction === 'OUT' ? `${providerId}${SEP}OUT` : providerId;
+  // An inbound payment's return is its second line (OUT): the direction is part of its key, as for
+  // PSE's reversal (on both legs: a key is never a prefix of another, which the line sorter relies on).
+  if (rail === 'breb-inbound') return `${providerId}${SEP}${direction}`;
   if (!ourId) return rail === 'pse' ? `${UNIDENTIFIED}${providerId}${SEP}${direction}` : `${UNIDENTIFIED}${providerId}`;
   return rail === 'pse' ? `${ourId}${SEP}${direction}` : ourId;
 }
@@ -114,8 +115,7 @@ export function recordKey(rail: ReportRail, r: OurRecord): string {
   const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
   if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
   const { direction } = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
-  if (rail === 'breb-inbound') return direction === 'OUT' ? `${id}${SEP}OUT` : id;
-  return rail === 'pse' ? `${id}${SEP}${direction}` : id;
+  return rail === 'pse' || rail === 'breb-inbound' ? `${id}${SEP}${direction}` : id;
 }
 
 /** The id to look our records up by (OurRecords.find), or null for a line that carries none. */
@@ -212,7 +212,9 @@ function oursView(r: OurRecord): OursView {
 }
 
 function legSuffix(rail: ReportRail, direction: Direction): string {
-  return rail === 'pse' ? (direction === 'IN' ? ':payment' : ':reversal') : '';
+  if (rail === 'pse') return direction === 'IN' ? ':payment' : ':reversal';
+  // An inbound payment's return leg; its payment leg keeps the plain key it always had.
+  return rail === 'breb-inbound' && direction === 'OUT' ? ':return' : '';
 }
 
 export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: string, direction: Direction): string {

@@ -4,9 +4,10 @@ import { Migration0003KeyRegistering } from './0003-key-registering.js';
 import { Migration0004SettlementsIndex } from './0004-settlements-index.js';
 import { Migration0005PaymentSaga } from './0005-payment-saga.js';
 import { Migration0006KeyRegistrationAnchor } from './0006-key-registration-anchor.js';
+import { Migration0007PaymentReturns } from './0007-payment-returns.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
   Migration0001CollectKeyInitial, Migration0002KeyIvaApplicable, Migration0003KeyRegistering, Migration0004SettlementsIndex,
-  Migration0005PaymentSaga, Migration0006KeyRegistrationAnchor,
+  Migration0005PaymentSaga, Migration0006KeyRegistrationAnchor, Migration0007PaymentReturns,
 ];
