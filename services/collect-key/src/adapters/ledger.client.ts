@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, type CallContext, type MeshTls } from '@wallet/platform';
+import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
 
@@ -39,6 +39,10 @@ export class GrpcLedger implements LedgerPort {
       fee: { ...p.fee },
       assign,
       fromUnassigned: step === 'assign',
+      // The network's payment this books (issue 35): a correction of it accepted before (a break on
+      // the day's report while we answered 503) is undone by the ledger. Not the assignment of a held
+      // payment: that books no new movement of the network.
+      ...(step !== 'assign' ? { externalMovement: externalMovementRef('breb-inbound', { providerId: p.providerTransferId }) } : {}),
       ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
     }, this.ctx(p.companyId));
   }

@@ -1,10 +1,12 @@
-import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
 import { ZERO_FEE } from './ports.js';
 import type { ReturnPayment } from './return-payment.js';
 
+/** The exceptions about a payment's return to the payer (its second movement of the network). */
+const RETURN_KINDS: ReadonlySet<string> = new Set(['RETURN_REFUSED']);
 const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
 const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e.kind) });
 
@@ -12,8 +14,19 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e
 export class ListPaymentExceptions {
   constructor(private readonly deps: CollectKeyDeps) {}
 
-  execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
-    return listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, q);
+  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+    const { movement, ...rest } = q;
+    const m = movement ? parseExternalMovement(movement) : undefined;
+    const payment = m?.rail === 'breb-inbound' && m.providerId ? await this.deps.store.paymentByTransfer(m.providerId) : undefined;
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view,
+      { ...rest, ...(movement ? { resourceIds: payment ? [payment.depositId] : [] } : {}) });
+    // Each exception names the network's movement it is about (issue 35: one case with a break about it).
+    const ids = await this.deps.store.providerIdsOf(page.items.map((e) => e.resourceId));
+    const items = page.items.map((e) => {
+      const ptid = ids.get(e.resourceId);
+      return ptid ? { ...e, movement: externalMovementRef('breb-inbound', { providerId: ptid }, RETURN_KINDS.has(e.kind) ? 'return' : undefined) } : e;
+    });
+    return { ...page, items: movement ? items.filter((e) => e.movement === movement) : items };
   }
 }
 

@@ -21,6 +21,9 @@ export interface InboundSettlement {
   /** The network's time of the leg: its reception (IN), its return (OUT). */
   settledAt: Date;
   companyId: string;
+  /** find only (issue 35): the money exception still open about it, and a money step of this leg owed. */
+  openExceptionId?: string;
+  stepOwed?: boolean;
 }
 
 export interface InboundSettlementReader {

@@ -42,7 +42,7 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
     },
     async getQrPng(req, ctx) { return { png: await uc.getQrPng.execute(ctx.companyId, req.qrId) }; },
     async listExceptions(req) {
-      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor, movement: req.movement });
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
     async resolveException(req) {
@@ -70,6 +70,7 @@ function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
     ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: p.direction, amountCents: p.amountCents, companyId: p.companyId,
     // Settled at the network's time (its payment; its return for the OUT leg); a PENDING one is not settled (no time, no value date).
     ...(p.status !== 'PENDING' ? { settledAt: p.settledAt.toISOString(), valueDate: bogotaDateOf(p.settledAt) } : {}),
+    ...(p.openExceptionId ? { openExceptionId: p.openExceptionId } : {}), ...(p.stepOwed ? { stepOwed: true } : {}),
   };
 }
 

@@ -210,6 +210,12 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     return rows[0] && toPayment(rows[0]);
   }
 
+  async providerIdsOf(depositIds: readonly string[]): Promise<Map<string, string>> {
+    if (depositIds.length === 0) return new Map();
+    const rows = await this.db.prepared<{ d: string; p: string }>(`select deposit_id as d, provider_transfer_id as p from collect_key.payments where deposit_id = any($1::text[])`, [[...depositIds]]);
+    return new Map(rows.map((r) => [r.d, r.p]));
+  }
+
   async paymentById(depositId: string) {
     const rows = await this.db.prepared<PaymentRow>(`select * from collect_key.payments where deposit_id = $1`, [depositId]);
     return rows[0] && toPayment(rows[0]);

@@ -32,13 +32,17 @@ export function returnsPageSql(after: boolean): string {
 
 interface Row {
   deposit_id: string; provider_transfer_id: string; status: InboundSettlement['status']; direction: 'IN' | 'OUT'; amount: string; company_id: string;
-  settled_at: Date | string;
+  settled_at: Date | string; open_exception_id?: string | null; step_owed?: boolean;
 }
 
 const toSettlement = (r: Row): InboundSettlement => ({
   depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, status: r.status, direction: r.direction, amountCents: centsFromDb(r.amount),
   settledAt: new Date(r.settled_at), companyId: r.company_id,
+  ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}), ...(r.step_owed ? { stepOwed: true } : {}),
 });
+
+/** find only (issue 35): the money exception still open about the payment, and whether a money step of the leg is owed. */
+const CASE_COLS = `(select e.id from collect_key.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = payments.deposit_id order by e.opened_at limit 1) as open_exception_id`;
 
 export class SqlInboundSettlementReader implements InboundSettlementReader {
   constructor(private readonly db: Database) {}
@@ -58,11 +62,16 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
   }
 
   async find(providerIds: readonly string[]): Promise<InboundSettlement[]> {
+    // A return in flight (RETURNING: the network returned it, the ledger's step is owed) is a PENDING
+    // return leg: its line in the network's report is a status break until the books follow.
     const rows = await this.db.prepared<Row>(`
       select * from (
-        select ${COLS} from collect_key.payments where provider_transfer_id = any($1::text[])
+        select ${COLS}, ${CASE_COLS}, status in ('CREDITING', 'HOLDING') as step_owed from collect_key.payments where provider_transfer_id = any($1::text[])
         union all
-        select ${RETURN_COLS} from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNED') legs
+        select ${RETURN_COLS}, ${CASE_COLS}, false as step_owed from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNED'
+        union all
+        select deposit_id, provider_transfer_id, 'PENDING' as status, 'OUT' as direction, amount::text as amount, company_id, received_at as settled_at, ${CASE_COLS}, true as step_owed
+          from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNING') legs
       order by provider_transfer_id collate "C", direction`, [providerIds]);
     return rows.map(toSettlement);
   }

@@ -65,6 +65,42 @@ describe('PostCorrection', () => {
     expect(await balanceOf('rail_clearing:BREB')).toBe(clearing + 10_000n);
   });
 
+  it('issue 35 finding 1: a break accepted before its owner booked the payment (the network retried after a 503) is undone when the owner books it: the payment is booked once', async () => {
+    const co = h.newCompany();
+    await h.api.open(co);
+    const ptid = `BRB-${randomUUID()}`;
+    const movement = `breb-inbound:${ptid}`;
+    const settlement = await balanceOf('breb_settlement');
+    // The day's breb-inbound run: missing_in_our_books, accepted on the provider's side.
+    const accepted = await h.client.postClearingAdjustment({
+      idempotencyKey: `recon:breb-inbound:2026-11-27:missing_in_our_books:${ptid}:accept_provider`, clearing: 'breb-inbound', deltaCents: -77_700n,
+      reason: 'the network settled it; we have no record', movement, caseId: 'exc_break',
+    }, { requestId: randomUUID() });
+    expect(await balanceOf('breb_settlement')).toBe(settlement - 77_700n);
+    // The key goes live; the network's retry is booked by its owner (collect-key), naming the movement.
+    const booked = await h.client.recordInflow(ledgerV1.RecordInflowRequest.fromPartial({
+      idempotencyKey: `collectkey:payment:${ptid}`, source: ledgerV1.InflowSource.BREB, grossCents: 77_700n, assign: false, externalMovement: movement,
+    }), ctx(co));
+    expect(booked.replayed).toBe(false);
+    // Once: the accepted adjustment was undone by the owner's booking.
+    expect(await balanceOf('breb_settlement')).toBe(settlement - 77_700n);
+    const rows = (await h.ledger.db.query<{ kind: string; undoes: boolean; key: string }>(
+      'select kind, reverses_posting_id is not null as undoes, idempotency_key as key from ledger.postings where corrects = ? order by created_at, id', [movement]));
+    expect(rows.map((r) => [r.kind, r.undoes])).toEqual([['recon_adjustment', false], ['recon_adjustment', true]]);
+    expect(rows[1]!.key).toMatch(/:superseded$/);
+    // The reconciliation's own undo of the same adjustment (a later run matched it) answers that posting: nothing more moves.
+    const again = await h.client.reverseCorrection({ idempotencyKey: `${rows[0]!.key}:reversed`, correctionKey: rows[0]!.key, reason: 'matched' }, { requestId: randomUUID() });
+    expect(again.replayed).toBe(true);
+    expect(await balanceOf('breb_settlement')).toBe(settlement - 77_700n);
+    expect(accepted.postingId).not.toBe(again.postingId);
+    // A replay of the owner's booking changes nothing.
+    const replay = await h.client.recordInflow(ledgerV1.RecordInflowRequest.fromPartial({
+      idempotencyKey: `collectkey:payment:${ptid}`, source: ledgerV1.InflowSource.BREB, grossCents: 77_700n, assign: false, externalMovement: movement,
+    }), ctx(co));
+    expect(replay.replayed).toBe(true);
+    expect(await balanceOf('breb_settlement')).toBe(settlement - 77_700n);
+  });
+
   it('requires the movement and the case of a correction', async () => {
     const co = h.newCompany();
     expect((await failure(post(co, { movement: '' }))).code).toBe('INVALID_REQUEST');

@@ -42,18 +42,21 @@ export function settlementBatchSize(requested: number): number {
  * ":reversal" on pse (one deposit, two legs); on breb-inbound the network's id (it has no id of
  * ours), "breb-inbound:<provider id>". A line with no id of ours is named by the provider's.
  */
-export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', ids: { ourId?: string | null; providerId?: string | null }, leg?: 'payment' | 'reversal'): string {
+export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', ids: { ourId?: string | null; providerId?: string | null }, leg?: 'payment' | 'reversal' | 'return'): string {
   const base = rail !== 'breb-inbound' && ids.ourId ? `${rail}:our:${ids.ourId}` : ids.providerId ? `${rail}:${ids.providerId}` : `${rail}:our:${ids.ourId ?? ''}`;
-  return rail === 'pse' ? `${base}:${leg ?? 'payment'}` : base;
+  if (rail === 'pse') return `${base}:${leg === 'reversal' ? 'reversal' : 'payment'}`;
+  // An inbound payment returned to the payer: its return is a second movement of the network.
+  return rail === 'breb-inbound' && leg === 'return' ? `${base}:return` : base;
 }
 
 /** The parts of a movement name (`externalMovementRef`'s inverse); undefined when it is not one. */
-export function parseExternalMovement(ref: string): { rail: 'breb' | 'ach' | 'pse' | 'breb-inbound'; ourId?: string; providerId?: string; leg?: 'payment' | 'reversal' } | undefined {
-  const m = /^(breb|ach|pse|breb-inbound):(?:(our):)?(.+?)(?::(payment|reversal))?$/.exec(ref);
+export function parseExternalMovement(ref: string): { rail: 'breb' | 'ach' | 'pse' | 'breb-inbound'; ourId?: string; providerId?: string; leg?: 'payment' | 'reversal' | 'return' } | undefined {
+  const m = /^(breb|ach|pse|breb-inbound):(?:(our):)?(.+?)(?::(payment|reversal|return))?$/.exec(ref);
   if (!m) return undefined;
   const rail = m[1] as 'breb' | 'ach' | 'pse' | 'breb-inbound';
-  if ((rail === 'pse') !== (m[4] !== undefined)) return undefined;
-  return { rail, ...(m[2] ? { ourId: m[3]! } : { providerId: m[3]! }), ...(m[4] ? { leg: m[4] as 'payment' | 'reversal' } : {}) };
+  const leg = m[4] as 'payment' | 'reversal' | 'return' | undefined;
+  if (rail === 'pse' ? leg !== 'payment' && leg !== 'reversal' : rail === 'breb-inbound' ? leg !== undefined && leg !== 'return' : leg !== undefined) return undefined;
+  return { rail, ...(m[2] ? { ourId: m[3]! } : { providerId: m[3]! }), ...(leg ? { leg } : {}) };
 }
 
 /** A Find request's ids, at most SETTLEMENT_FIND_MAX_IDS, or INVALID_REQUEST. */

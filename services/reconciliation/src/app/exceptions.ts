@@ -118,16 +118,18 @@ export class ResolveReconciliationException {
 }
 
 /**
- * The owner's record of a break's movement (FindSettlements): by our id on breb, ach and pse (the leg
- * of the break's key), by the provider's id on breb-inbound. Undefined when the owner has none.
+ * The owner's record of a break's movement (FindSettlements): by our id on breb, ach and pse, by the
+ * provider's id on breb-inbound; on pse and breb-inbound the leg of the break's key. Undefined when
+ * the owner has none.
  */
 async function ownerRecord(deps: ReconciliationDeps, b: BreakRecord): Promise<OurRecord | undefined> {
   const id = b.rail === 'breb-inbound' ? b.providerId : b.ourId;
   if (!id) return undefined;
   const records = await deps.ours.find(b.rail, [id]);
-  if (b.rail !== 'pse') return records[0];
-  const reversal = b.key.endsWith(':reversal');
-  return records.find((r) => (r.direction ? (r.direction === 'OUT') === reversal : (r.status === 'REVERSED') === reversal));
+  if (b.rail !== 'pse' && b.rail !== 'breb-inbound') return records[0];
+  // Two legs: the payment (IN), and its reversal (pse) or return to the payer (breb-inbound) (OUT).
+  const out = b.key.endsWith(':reversal') || b.key.endsWith(':return');
+  return records.find((r) => (r.direction ? (r.direction === 'OUT') === out : (r.status === 'REVERSED' || r.status === 'RETURNED') === out));
 }
 
 /**

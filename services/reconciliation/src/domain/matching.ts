@@ -114,7 +114,9 @@ export function lineKey(rail: ReportRail, providerId: string, ourId: string | nu
 export function recordKey(rail: ReportRail, r: OurRecord): string {
   const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
   if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
-  const { direction } = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
+  const expected = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
+  // A leg still owed on our side (PENDING) says which leg it is: a reversal or a return in flight is the OUT leg (issue 35).
+  const direction = r.status === 'PENDING' && (r.direction === 'IN' || r.direction === 'OUT') ? r.direction : expected.direction;
   return rail === 'pse' || rail === 'breb-inbound' ? `${id}${SEP}${direction}` : id;
 }
 

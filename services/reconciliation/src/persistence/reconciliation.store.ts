@@ -343,7 +343,7 @@ const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED}
 /** The external movement a break is about (the ledger's corrections register name). */
 export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
   const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
-  const leg = b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : undefined;
+  const leg = b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : b.rail === 'breb-inbound' && b.key.endsWith(':return') ? 'return' : undefined;
   return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, leg);
 }
 
