@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import {
   BULK_EVENTS, CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_EVENTS, TRANSFER_MACHINE, exitsOf,
 } from './transfer-machine.js';
@@ -75,18 +73,5 @@ describe('the send saga table: bulk moves (issue 35)', () => {
 
   it('only the acceptance of a batch line starts its dispatch clock', () => {
     expect(BULK_EVENTS.filter((e) => TRANSFER_MACHINE[e].bulk!.startsDispatchClock)).toEqual(['reserved']);
-  });
-
-  it('every bulk writer of a transfer\'s state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)', () => {
-    const src = readFileSync(fileURLToPath(new URL('../persistence/batch.store.ts', import.meta.url)), 'utf8');
-    // The store's methods and functions, each with its signature and body.
-    const chunks = src.split(/\n(?=  (?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
-    const writers = chunks.filter((c) => /update transfer\.transfers(?: t)? set state/.test(c));
-    expect(writers.length).toBeGreaterThanOrEqual(3);
-    for (const c of writers) {
-      const name = /^\s*(?:private )?(?:async )?(?:export )?(?:function )?(\w+)\(/.exec(c)?.[1];
-      const signature = c.slice(0, c.indexOf('{'));
-      expect({ name, takesBulkMove: /BulkMove/.test(signature) }).toEqual({ name, takesBulkMove: true });
-    }
   });
 });
