@@ -120,9 +120,10 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
     const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: key.keyValue, amountCents: 123_400, payerName: 'Ana', payerDocument: 'CC 1010', payerBank: 'Nequi' });
     expect(pay.status).toBe(202);
     const transfer = String(pay.body.providerTransferId);
+    // Recorded CREDITING before the ledger's credit, it is PENDING until the credit closes it: wait for that.
     const found = await eventually(async () => {
       const r = (await recon.findSettlements({ rail: 'breb-inbound', ids: [transfer, p('brb-before'), 'unknown'] }, ctx())).records;
-      return r.length === 2 ? r : undefined;
+      return r.length === 2 && r.every((x) => x.status !== 'PENDING') ? r : undefined;
     }, 10_000);
     const by = new Map(found.map((r) => [r.providerId, r]));
     expect(by.get(transfer)).toMatchObject({ status: 'ASSIGNED', direction: 'IN', amountCents: 123_400n, companyId: co });
