@@ -104,7 +104,9 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
   const correctedBy = new Map<string, string>();
   for (const key of corrected) { const [m, c] = key.split('|') as [string, string]; correctedBy.set(m, c); }
 
-  return Promise.all(CLEARINGS.map(async (clearing) => {
+  // One clearing after the other: the readers are one snapshot's client, one query at a time.
+  const figures: ClearingFigures[] = [];
+  for (const clearing of CLEARINGS) {
     const account = CLEARING_ACCOUNTS[clearing].account;
     const mine = runs.filter((r) => r.rail === clearing);
     const reconciled = new Set(mine.map((r) => r.day));
@@ -145,10 +147,11 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
       outstanding += BigInt(b.d);
       outstandingBreaks++;
     }
-    return {
+    figures.push({
       clearing, account, ledger, unreconciled, unreconciledDays: [...days].sort(), reconciledDays: reconciled.size,
       reports: mine.reduce((sum, r) => sum + BigInt(r.net ?? 0), 0n), runsWithoutNet: mine.filter((r) => r.net === null).length,
       outstanding, outstandingBreaks,
-    };
-  }));
+    });
+  }
+  return figures;
 }
