@@ -1,5 +1,5 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import forge from 'node-forge';
@@ -42,7 +42,7 @@ export function devCallerContextKeyFiles(root: string): { privateKeyFile: string
  */
 export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdentity[] = MESH_IDENTITIES): string {
   const complete = () => existsSync(devCallerContextKeyFiles(root).publicKeyFile) && identities.every((id) => existsSync(join(root, id, 'tls.key')));
-  if (complete()) return root;
+  if (complete()) return checkDevPkiOwnership(root);
   const staging = `${root}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   mkdirSync(staging, { recursive: true, mode: 0o700 });
   try {
@@ -69,6 +69,34 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
+  return checkDevPkiOwnership(root);
+}
+
+/** A private key file: readable by its owner only. */
+const PRIVATE = /(^|\/)(tls\.key|private\.pem)$/;
+
+/**
+ * Issue 36 (finding 9): the development PKI lives in a shared temporary directory, so another local
+ * user could plant one there (the gateway's signing key included) for our processes to trust. Every
+ * directory and file of it must be ours (the current uid), not writable by group or others, and its private keys readable by us alone; a symbolic link is refused.
+ * Anything else is refused, naming the path: the PKI is never loaded, never silently replaced.
+ */
+export function checkDevPkiOwnership(root: string): string {
+  const uid = typeof process.getuid === 'function' ? process.getuid() : undefined;
+  if (uid === undefined) return root; // no POSIX owners (Windows): nothing to compare
+  const refuse = (path: string, why: string): never => {
+    throw new Error(`refusing the development mesh PKI at ${path}: ${why}; remove ${dirname(root)} and start again`);
+  };
+  const check = (path: string): void => {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink()) refuse(path, 'it is a symbolic link');
+    if (st.uid !== uid) refuse(path, `it is owned by uid ${st.uid}, not by this user (uid ${uid})`);
+    if ((st.mode & 0o022) !== 0) refuse(path, `it is writable by ${st.mode & 0o002 ? 'others' : 'its group'} (mode ${(st.mode & 0o777).toString(8)})`);
+    if (st.isFile() && PRIVATE.test(path) && (st.mode & 0o077) !== 0) refuse(path, `a private key readable by others (mode ${(st.mode & 0o777).toString(8)})`);
+    if (st.isDirectory()) for (const entry of readdirSync(path)) check(join(path, entry));
+  };
+  // The directory holding it may be shared (a volume, /tmp): whoever swaps the PKI in it cannot make its contents ours.
+  check(root);
   return root;
 }
 
