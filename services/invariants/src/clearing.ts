@@ -98,11 +98,9 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
         and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`, [CLEARINGS]);
   // A break whose movement another case corrected (an owner's write-off) is in the ledger through that
   // correction: it is no longer outstanding (issue 35: one case per external movement).
-  const corrected = new Set((await s.ledger.query<{ movement: string; case_id: string }>(
+  const correctedBy = new Map((await s.ledger.query<{ movement: string; case_id: string }>(
     `select movement, case_id from ledger.corrections where reversed_by is null and movement = any($1::text[])`,
-    [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]])).map((c) => `${c.movement}|${c.case_id}`));
-  const correctedBy = new Map<string, string>();
-  for (const key of corrected) { const [m, c] = key.split('|') as [string, string]; correctedBy.set(m, c); }
+    [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]])).map((c) => [c.movement, c.case_id]));
 
   // One clearing after the other: the readers are one snapshot's client, one query at a time.
   const figures: ClearingFigures[] = [];

@@ -1,3 +1,4 @@
+import { BREB_LISTING } from './inbound.js';
 import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
 interface DepositRow { id: string; company_id: string; source: 'PSE' | 'BREB'; status: string; net_amount: string; provider_transfer_id: string | null; step_at: Date | null; owed_s: number | null }
@@ -17,14 +18,6 @@ const PSE_POSTINGS: Readonly<Record<string, { inflows: number[]; reversals: numb
 const SETTLED_PSE_POSTINGS: Readonly<Record<string, { inflows: number[]; reversals: number[] }>> = {
   ...PSE_POSTINGS, CREDITING: { inflows: [0], reversals: [0] }, REVERSING: { inflows: [1], reversals: [0] },
 };
-/**
- * How the listing may show a Bre-B deposit for each state of its collect-key payment (issue 35): a
- * held payment stays UNASSIGNED while it is being assigned or returned; a returned one is REVERSED.
- */
-const LISTING_OF_PAYMENT: Readonly<Record<string, readonly string[]>> = {
-  ASSIGNED: ['ASSIGNED'], UNASSIGNED: ['UNASSIGNED'], HOLDING: ['UNASSIGNED'], ASSIGNING: ['UNASSIGNED'], RETURNING: ['UNASSIGNED'], RETURNED: ['REVERSED'],
-};
-
 /** The exception that parks a deposit whose money step the ledger refused. */
 const PARKED_BY: Readonly<Record<string, string>> = { CREDITING: 'CREDIT_REFUSED', REVERSING: 'REVERSAL_REFUSED' };
 
@@ -113,7 +106,7 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
       for (const d of brebPage) {
         const p = d.provider_transfer_id ? payments.get(d.provider_transfer_id) : undefined;
         if (!p) bad.add(`deposit ${d.id} (company ${d.company_id}) ${d.status}: listed as a Bre-B payment the collect-key service does not have`);
-        else if (!(LISTING_OF_PAYMENT[p.status] ?? [p.status]).includes(d.status)) bad.add(`deposit ${d.id} (company ${d.company_id}) is listed ${d.status} but its payment is ${p.status}`);
+        else if (!(BREB_LISTING[p.status] ?? [p.status]).includes(d.status)) bad.add(`deposit ${d.id} (company ${d.company_id}) is listed ${d.status} but its payment is ${p.status}`);
       }
     }
   }

@@ -27,8 +27,15 @@ const RULES: Readonly<Record<string, { first: Step[]; assign: boolean[]; returne
   RETURNING: { first: ['hold'], assign: [false], returned: [false, true], owes: true },
   RETURNED: { first: ['hold'], assign: [false], returned: [true], owes: false },
 };
-/** How the deposits listing shows a settled payment (pse-deposit's projection of deposit.* events). */
-const LISTED_AS: Readonly<Record<string, string | null>> = { ASSIGNED: 'ASSIGNED', UNASSIGNED: 'UNASSIGNED', RETURNED: 'REVERSED', CREDIT_REFUSED: null };
+/**
+ * How the deposits listing (pse-deposit's projection of deposit.* events) may show a Bre-B payment in
+ * each state: a held payment stays UNASSIGNED while it is being assigned or returned; a returned one is
+ * REVERSED; one never credited or held (CREDITING, CREDIT_REFUSED) is not listed.
+ */
+export const BREB_LISTING: Readonly<Record<string, readonly string[]>> = {
+  CREDITING: [], CREDIT_REFUSED: [], HOLDING: ['UNASSIGNED'], ASSIGNED: ['ASSIGNED'], UNASSIGNED: ['UNASSIGNED'],
+  ASSIGNING: ['UNASSIGNED'], RETURNING: ['UNASSIGNED'], RETURNED: ['REVERSED'],
+};
 
 /**
  * inbound: every Bre-B payment we received is booked exactly once, as its state says (RULES): a
@@ -103,10 +110,11 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
       if (p.status === 'ASSIGNED' && (wallet !== BigInt(p.net_amount) || held !== 0n)) say(`credited ${wallet} to the wallet and holds ${held} in unassigned funds, not its net ${p.net_amount}`);
       if (p.status === 'UNASSIGNED' && (held !== BigInt(p.amount) || wallet !== 0n)) say(`holds ${held} in unassigned funds and ${wallet} in the wallet, not its amount ${p.amount}`);
       if (p.status === 'RETURNED' && (held !== 0n || wallet !== 0n)) say(`returned, but holds ${held} in unassigned funds and ${wallet} in the wallet`);
-      if (listed && LISTED_AS[p.status] !== undefined) {
+      if (listed && !rule.owes) {
+        // Settled: listed once as its state says, or not at all.
         const l = listed.get(p.provider_transfer_id);
-        const want = LISTED_AS[p.status];
-        if (want === null ? !!l : (!l || l.n !== 1 || l.status !== want)) say(`listed ${l ? `${l.n} time(s) as ${l.status}` : 'nowhere'} in the deposits listing${want ? `, not once as ${want}` : ''}`);
+        const want = BREB_LISTING[p.status] ?? [];
+        if (want.length === 0 ? !!l : (!l || l.n !== 1 || !want.includes(l.status))) say(`listed ${l ? `${l.n} time(s) as ${l.status}` : 'nowhere'} in the deposits listing${want.length ? `, not once as ${want.join(' or ')}` : ''}`);
       }
     }
   }

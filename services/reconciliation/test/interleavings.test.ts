@@ -91,6 +91,17 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
     return d.toISOString().slice(0, 10);
   };
 
+  /** A Bre-B payout the rail reports COMPLETED while ours is `ours`: a status break of +amount found by a run of `date`; its key and exception. */
+  async function statusBreak(date: string, transferId: string, ours: string, amount: bigint): Promise<{ key: string; breakCase: string }> {
+    const key = `breb:${date}:status_mismatch:brb_${transferId.slice(0, 8)}`;
+    await runFinding(date, [{
+      key, kind: 'status_mismatch', rail: 'breb', date, ourId: transferId, providerId: `brb_${transferId.slice(0, 8)}`,
+      ours: { ourId: transferId, status: ours, amountCents: amount.toString() } as never, theirs: { status: 'COMPLETED', amountCents: amount.toString() } as never,
+      differenceCents: amount,
+    } as Break]);
+    return { key, breakCase: (await exceptionOfBreak(key)).id };
+  }
+
   function useCase(c: Choreography, ours: OurRecords): ResolveReconciliationException {
     const deps: ReconciliationDeps = {
       day: undefined as never, runs: new RunStore(db), breaks: c.wrap('breaks', new BreakStore(db), ['get', 'resolve', 'markAdjusted']), exceptions: reconciliationExceptions(db),
@@ -112,13 +123,7 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
       const transferId = randomUUID();
       const movement = `breb:our:${transferId}`;
       const date = uniqueDate();
-      const key = `breb:${date}:status_mismatch:brb_${transferId.slice(0, 8)}`;
-      await runFinding(date, [{
-        key, kind: 'status_mismatch', rail: 'breb', date, ourId: transferId, providerId: `brb_${transferId.slice(0, 8)}`,
-        ours: { ourId: transferId, status: 'FAILED', amountCents: A.toString() } as never, theirs: { status: 'COMPLETED', amountCents: A.toString() } as never,
-        differenceCents: A,
-      } as Break]);
-      const breakCase = (await exceptionOfBreak(key)).id;
+      const { key, breakCase } = await statusBreak(date, transferId, 'FAILED', A);
 
       // The owner (the transfer service), in memory: its record and its money exception.
       const owner = { exception: null as null | { id: string; status: 'OPEN' | 'RESOLVED' } };
@@ -179,12 +184,7 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
   it('accept_provider waits while the owner\'s record is PENDING or owes a money step (a status break against a transfer not final yet), then posts once', async () => {
     const transferId = randomUUID();
     const date = uniqueDate();
-    const key = `breb:${date}:status_mismatch:brb_${transferId.slice(0, 8)}`;
-    await runFinding(date, [{
-      key, kind: 'status_mismatch', rail: 'breb', date, ourId: transferId, providerId: `brb_${transferId.slice(0, 8)}`,
-      ours: { ourId: transferId, status: 'PENDING' } as never, theirs: { status: 'COMPLETED', amountCents: '5000' } as never, differenceCents: 5_000n,
-    } as Break]);
-    const breakCase = (await exceptionOfBreak(key)).id;
+    const { key, breakCase } = await statusBreak(date, transferId, 'PENDING', 5_000n);
     let owner: Partial<OurRecord> = { status: 'PENDING', settledAt: null };
     const ours: OurRecords = {
       settled: async function* () { /* unused */ },

@@ -1,4 +1,4 @@
-import { AppError } from '@wallet/platform';
+import { AppError, parseExternalMovement } from '@wallet/platform';
 import type { LedgerDeps } from './deps.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
@@ -15,11 +15,12 @@ import { Problems, checkIdempotencyKey, checkText } from './validation.js';
  * exception and a reconciliation break about the same movement can never both post.
  */
 export const MAX_MOVEMENT_REF = 200;
-const MOVEMENT_REF = /^(breb|ach|pse|breb-inbound):[\x21-\x7e]{1,180}$/;
 
 export function checkCorrectionTarget(p: Problems, movement: string | undefined, caseId: string | undefined): void {
   if (!movement) p.add('movement', 'is required: the external movement corrected (<rail>:our:<our id>, breb-inbound:<provider id>)');
-  else if (movement.length > MAX_MOVEMENT_REF || !MOVEMENT_REF.test(movement)) p.add('movement', 'must be <rail>:<id> (breb, ach, pse, breb-inbound)');
+  else if (movement.length > MAX_MOVEMENT_REF || /[^\x21-\x7e]/.test(movement) || !parseExternalMovement(movement)) {
+    p.add('movement', 'must be a movement name: <rail>:our:<our id> (breb, ach; pse with :payment or :reversal) or breb-inbound:<provider id>[:return]');
+  }
   if (!caseId) p.add('caseId', 'is required: the case (money exception) that asks for the correction');
   else checkText(p, 'caseId', caseId, 200);
 }

@@ -101,6 +101,21 @@ describe('PostCorrection', () => {
     expect(await balanceOf('breb_settlement')).toBe(settlement - 77_700n);
   });
 
+  it('issue 35: two undoings of one correction racing (a later run and its owner\'s booking) undo it once; both answer that posting', async () => {
+    const co = h.newCompany();
+    await h.api.open(co);
+    const movement = `breb:our:${randomUUID()}`;
+    const key = `exception:${randomUUID()}:write_off`;
+    const clearing = await balanceOf('rail_clearing:BREB');
+    await post(co, { idempotencyKey: key, movement, caseId: 'exc_owner' });
+    const undos = await Promise.all(['reversed', 'superseded', 'again'].map((suffix) =>
+      h.client.reverseCorrection({ idempotencyKey: `${key}:${suffix}`, correctionKey: key, reason: suffix }, { requestId: randomUUID() })));
+    expect(new Set(undos.map((u) => u.postingId)).size).toBe(1);
+    expect(undos.filter((u) => !u.replayed)).toHaveLength(1);
+    expect(await balanceOf('rail_clearing:BREB')).toBe(clearing);
+    expect((await h.ledger.db.query<{ n: number }>('select count(*)::int as n from ledger.postings where reverses_posting_id is not null and corrects = ?', [movement]))[0]!.n).toBe(1);
+  });
+
   it('requires the movement and the case of a correction', async () => {
     const co = h.newCompany();
     expect((await failure(post(co, { movement: '' }))).code).toBe('INVALID_REQUEST');

@@ -65,7 +65,9 @@ export class SqlPseSettlementReader implements PseSettlementReader {
       const owed = { ...exc, stepOwed: true };
       if (r.status === 'PENDING_CONFIRM') return [{ ...leg(r, 'PENDING', 'IN', null), ...exc }];
       if (r.status === 'CREDITING') return [{ ...leg(r, 'PENDING', 'IN', null), ...owed }];
-      if (r.status === 'FAILED' || r.status === 'EXPIRED') return r.status === 'FAILED' ? [{ ...paymentLeg(r), ...exc }] : (r.open_exception_id ? [{ ...leg(r, 'PENDING', 'IN', null), ...exc }] : []);
+      if (r.status === 'FAILED') return [{ ...paymentLeg(r), ...exc }];
+      // An expired link was never paid here: no record, unless an exception says the provider was paid (PAID_AFTER_EXPIRY).
+      if (r.status === 'EXPIRED') return r.open_exception_id ? [{ ...leg(r, 'PENDING', 'IN', null), ...exc }] : [];
       const legs: PseLeg[] = [];
       if (PAID.includes(r.status) && r.provider_confirmed_at !== null) legs.push({ ...paymentLeg(r), ...exc });
       if (r.status === 'REVERSING') legs.push({ ...leg(r, 'PENDING', 'OUT', null), ...owed });
