@@ -94,6 +94,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
       settings: settingsFrom(c),
       log,
       eventsWritten: () => relay.nudge(),
+      destinationFingerprint: (d) => protection.destinationFingerprint(d),
     });
     const uc = transferUseCases(deps);
     scope.defer(watchSagaStates(db));

@@ -11,7 +11,7 @@ import { retryDelayMs, type ApprovalRecord, type ApprovalRef, type Destination, 
 import type { TransferDeps } from './deps.js';
 import { protoRail, transferEvent } from './events.js';
 import type { BatchStore, DispatchResult, ExecutionPick, ExecutionRefusal, OutboxEvent } from './ports.js';
-import { checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-transfer.js';
+import { amlAccountOf, checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-transfer.js';
 import { RESOLVE_MESSAGES, notFoundAsError } from './resolve-key.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { finishExpired, finishRejected, rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
@@ -81,17 +81,27 @@ const refusal = (err: unknown): { code: string; message: string } => {
   throw err;
 };
 
+/** What a batch line is screened on against the AML list: its document as written, its destination account's fingerprint. */
+interface AmlSubject { document: string; account: string | null }
+
 /**
  * One AML read for a company and its counterparties (the list may change between validation and
  * execution, so both ask): whether a line's send is refused. Each line is screened on exactly the
- * candidates a single send screens (`sendAmlCandidates`), from the document as the line wrote it.
+ * candidates a single send screens (`sendAmlCandidates`), from the document as the line wrote it and
+ * its destination account (issue 36, finding 6).
  */
-async function amlScreen(deps: BatchDeps, nit: string, documents: Iterable<string>): Promise<(document: string) => boolean> {
-  const docs = new Set<string>();
-  for (const c of documents) for (const d of sendAmlCandidates(nit, c)) docs.add(d);
-  const hits = await deps.batches.amlHits([...docs]);
-  return (c) => sendAmlCandidates(nit, c).some((d) => hits.has(d));
+async function amlScreen(deps: BatchDeps, nit: string, subjects: Iterable<AmlSubject>): Promise<(s: AmlSubject) => boolean> {
+  const candidates = new Set<string>();
+  for (const c of subjects) for (const d of sendAmlCandidates(nit, c.document, c.account)) candidates.add(d);
+  const hits = await deps.batches.amlHits([...candidates]);
+  return (c) => sendAmlCandidates(nit, c.document, c.account).some((d) => hits.has(d));
 }
+
+/** An executable item's AML account: its ACH destination's fingerprint (as a single send's `amlAccountOf`). */
+const itemAmlAccount = (it: BatchItemDraft): string | null => (it.destination?.kind === 'ACH' ? it.destinationFingerprint ?? null : null);
+
+/** The limit keys of an item: its counterparty document and, when known, its destination fingerprint. */
+const limitKeysOf = (d: BatchItemDraft): string[] => (d.destinationFingerprint ? [d.counterparty!, d.destinationFingerprint] : [d.counterparty!]);
 
 /** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
 export function batchEvent(deps: TransferDeps, subject: string, summary: (b: BatchRecord) => BatchSummary): (b: BatchRecord) => OutboxEvent {
@@ -259,7 +269,7 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
   return { ...b, approval: null, totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)), byStatus, finishedCount: b.invalidCount };
 }
 
-interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string }
+interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string; account: string | null }
 
 /**
  * A batch line's directory verdict (docs/batches.md): a well-formed key the directory does not know is
@@ -289,15 +299,15 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
       if (cmd.amount > RAIL_CAPS[cmd.rail]) throw new AppError(CAP_ERROR[cmd.rail]);
       if (cmd.rail === 'BREB' && !cmd.targetDocument) throw new AppError('TARGET_DOCUMENT_REQUIRED');
       const counterparty = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
-      live.push({ seq: it.seq, line: drafts[i]!.line, cmd, counterparty });
+      live.push({ seq: it.seq, line: drafts[i]!.line, cmd, counterparty, account: amlAccountOf(deps, cmd) });
     } catch (err) {
       invalid(i, refusal(err));
     }
   });
-  // 3. AML: one query for the company and every counterparty
-  const listed = await amlScreen(deps, company.nit, live.map((c) => c.counterparty));
+  // 3. AML: one query for the company, every counterparty and every destination account
+  const listed = await amlScreen(deps, company.nit, live.map((c) => ({ document: c.counterparty, account: c.account })));
   const afterAml = live.filter((c) => {
-    if (!listed(c.counterparty)) return true;
+    if (!listed({ document: c.counterparty, account: c.account })) return true;
     invalid(c.seq - 1, refusal(new AppError('RECIPIENT_BLACKLISTED')));
     return false;
   });
@@ -324,16 +334,22 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
       d.targetName = x.destination.targetName;
       d.targetDocument = x.c.cmd.destination.kind === 'ACH' ? x.c.cmd.destination.documentNumber : x.c.cmd.targetDocument!;
       d.counterparty = normalizeDocument(x.c.counterparty);
+      d.destinationFingerprint = deps.destinationFingerprint(x.destination.destination);
     });
   }
-  // 5. counterparty limits: today's usage of every counterparty at once, plus the batch's own earlier items
+  // 5. counterparty limits: today's usage of every counterparty document and destination at once, plus
+  // the batch's own earlier items
   const limited = checked.map((x) => drafts[x.c.seq - 1]!).filter((d) => d.status === 'VALID');
-  const verdicts = limitVerdicts(deps, company, limited, await deps.batches.limitUsage(companyId, [...new Set(limited.map((d) => d.counterparty!))], bogotaWindows(deps.now())));
+  const verdicts = limitVerdicts(deps, company, limited, await deps.batches.limitUsage(companyId, [...new Set(limited.flatMap(limitKeysOf))], bogotaWindows(deps.now())));
   for (const [seq, code] of verdicts) invalid(seq - 1, refusal(new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')));
   return drafts;
 }
 
-/** Items (in order) that the limits refuse, counting each accepted item towards the next ones. */
+/**
+ * Items (in order) that the limits refuse, counting each accepted item towards the next ones. An item
+ * must fit within the limits both for its counterparty document and for its destination (the larger
+ * usage decides, as `locked_destination_usage` does for a single send).
+ */
 function limitVerdicts(deps: TransferDeps, company: CompanyProfile, items: BatchItemDraft[], usage: Map<string, LimitUsage>): Map<number, string> {
   const limits = effectiveLimits(
     { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
@@ -341,12 +357,14 @@ function limitVerdicts(deps: TransferDeps, company: CompanyProfile, items: Batch
   );
   const running = new Map<string, LimitUsage>();
   const out = new Map<number, string>();
+  const max = (a: bigint, b: bigint) => (a > b ? a : b);
   for (const d of items) {
-    const cp = d.counterparty!;
-    const u = running.get(cp) ?? usage.get(cp) ?? { daySum: 0n, monthSum: 0n };
+    const keys = limitKeysOf(d);
+    const usages = keys.map((k) => running.get(k) ?? usage.get(k) ?? { daySum: 0n, monthSum: 0n });
+    const u = usages.reduce((a, b) => ({ daySum: max(a.daySum, b.daySum), monthSum: max(a.monthSum, b.monthSum) }));
     const verdict = checkCounterpartyLimits(d.amount, u, limits);
     if (verdict !== 'OK') { out.set(d.seq, verdict); continue; }
-    running.set(cp, { daySum: u.daySum + d.amount, monthSum: u.monthSum + d.amount });
+    keys.forEach((k, i) => running.set(k, { daySum: usages[i]!.daySum + d.amount, monthSum: usages[i]!.monthSum + d.amount }));
   }
   return out;
 }
@@ -451,17 +469,19 @@ export class BatchRunner {
       : null;
 
     const items = await deps.batches.executableItems(b.id);
+    for (const it of items) it.destinationFingerprint = it.destination ? deps.destinationFingerprint(it.destination) : null;
     // The fee and IVA of the schedule in force now, at execution, as a single send sent now would pay
     // (validation showed an estimate: the schedule may have changed since). One computation per rail.
     const fees = await executionFees(deps, b, items);
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
-    // Screened on the document as the line wrote it (its `targetDocument`), as a single send is.
-    const listed = await amlScreen(deps, company.nit, items.map((it) => it.targetDocument));
+    // Screened on the document as the line wrote it (its `targetDocument`) and on its destination
+    // account, as a single send is.
+    const listed = await amlScreen(deps, company.nit, items.map((it) => ({ document: it.targetDocument, account: itemAmlAccount(it) })));
     const windows = bogotaWindows(deps.now());
-    const started = await deps.batches.startExecution(b, [...new Set(items.map((i) => i.counterparty!))], windows, (usage) => {
+    const started = await deps.batches.startExecution(b, [...new Set(items.flatMap(limitKeysOf))], windows, (usage) => {
       const refusals: ExecutionRefusal[] = [];
       const amlOk = items.filter((it) => {
-        if (!listed(it.targetDocument)) return true;
+        if (!listed({ document: it.targetDocument, account: itemAmlAccount(it) })) return true;
         refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
         return false;
       });
@@ -800,6 +820,7 @@ function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, appr
     targetName: it.targetName, targetDocument: it.targetDocument, reference: it.reference, description: it.description, destination: it.destination!,
     holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
     createdAt: deps.now(), dispatchedAt: null, completedAt: null, batchId: b.id,
+    destinationFingerprint: it.destinationFingerprint ?? (it.destination ? deps.destinationFingerprint(it.destination) : null),
   };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currentTraceparent, type Logger } from '@wallet/platform';
+import type { ScreenedDestination } from '../domain/destination-fingerprint.js';
 import type { ApprovalStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
 
 /** Settings the use cases read (a slice of the config, in the units they use). */
@@ -40,6 +41,8 @@ export interface TransferDeps {
   traceparent: () => string | undefined;
   /** Called after a commit that wrote events (the outbox relay publishes at once). */
   eventsWritten: () => void;
+  /** The keyed fingerprint of a payout's destination (AML account entries, counterparty limits). */
+  destinationFingerprint: (d: ScreenedDestination) => string;
 }
 
 export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'newExceptionId' | 'traceparent'>): TransferDeps {

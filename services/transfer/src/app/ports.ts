@@ -58,9 +58,18 @@ export interface ResolvedKey {
   recipient: RecipientView;
 }
 
+/**
+ * An AML list entry: a document (a party, as the payer company's NIT or a destination's document) or
+ * a bank account (issue 36, finding 6: what the money reaches, whatever document a send declares),
+ * kept as its fingerprint with the bank code and a masked number — the full number is never stored.
+ */
 export interface AmlEntry {
   id: string;
-  documentNumber: string;
+  kind: 'DOCUMENT' | 'BANK_ACCOUNT';
+  /** DOCUMENT entries. */
+  documentNumber: string | null;
+  /** BANK_ACCOUNT entries: the bank's ACH code and the number masked (`****1234`). */
+  bankAccount: { bankCode: string; accountNumberMasked: string } | null;
   name: string | null;
   reason: string;
   createdAt: Date;
@@ -101,6 +110,11 @@ export interface LeasedTransfer {
   dispatchExpired: boolean;
 }
 
+/** An entry to list: a document (with its normalised form) or a bank account (its fingerprint and masked copy). */
+export type NewAmlEntry = { id: string; name: string | null; reason: string } & (
+  | { kind: 'DOCUMENT'; documentNumber: string; normalized: string }
+  | { kind: 'BANK_ACCOUNT'; bankCode: string; fingerprint: string; masked: string });
+
 export interface TransferStore {
   // `reference` idempotency (§7.4, CONTRACT §2/§9)
   claimReference(companyId: string, reference: string, requestHash: string, transferId: string, windowSeconds: number): Promise<ReferenceClaim>;
@@ -110,8 +124,12 @@ export interface TransferStore {
   releaseReference(companyId: string, reference: string, transferId: string): Promise<void>;
 
   // AML list
-  amlHit(documents: string[]): Promise<boolean>;
-  addAmlEntry(e: { id: string; documentNumber: string; normalized: string; name: string | null; reason: string }): Promise<AmlEntry>;
+  /**
+   * Whether any candidate is on the live list: normalised documents, and destination fingerprints
+   * (`hm1:…`, never equal to a document, which holds only letters and digits).
+   */
+  amlHit(candidates: string[]): Promise<boolean>;
+  addAmlEntry(e: NewAmlEntry): Promise<AmlEntry>;
   removeAmlEntry(id: string): Promise<AmlEntry | undefined>;
 
   // Resolve-key results remembered for `target_anchor_handle` sends
@@ -121,8 +139,10 @@ export interface TransferStore {
 
   /**
    * Inserts the transfer as RECEIVED if the counterparty limits allow it, and answers the verdict of
-   * `checkCounterpartyLimits` ('OK' when inserted). The usage sum and the insert happen in one
-   * statement under one lock per (company, counterparty), so concurrent sends cannot both pass.
+   * `checkCounterpartyLimits` ('OK' when inserted). The limits hold both for the counterparty
+   * document and for the destination (`t.destinationFingerprint`): the usage of each is summed and
+   * the larger one decides. The sums and the insert happen in one statement under the locks of
+   * (company, counterparty) and (company, destination), so concurrent sends cannot both pass.
    * With `idempotency` the key is inserted in the same statement, unique per company: when another
    * transfer holds it, nothing is inserted and the verdict is IDEMPOTENCY_KEY_TAKEN.
    */
@@ -386,9 +406,12 @@ export interface BatchStore {
   list(companyId: string, state: BatchState | null, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<BatchRecord[]>;
   items(batchId: string, status: ItemStatus | null, afterSeq: number, limit: number): Promise<BatchItemRecord[]>;
   executableItems(batchId: string): Promise<BatchItemDraft[]>;
-  amlHits(documents: string[]): Promise<Set<string>>;
-  limitUsage(companyId: string, counterparties: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
-  startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
+  /** Which candidates (normalised documents, destination fingerprints) are on the live AML list (one query). */
+  amlHits(candidates: string[]): Promise<Set<string>>;
+  /** Day and month usage by counterparty document and by destination fingerprint (`keys` mixes both; one query). */
+  limitUsage(companyId: string, keys: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
+  /** `limitKeys`: the items' counterparty documents and destination fingerprints (their limit locks are taken, their usage read). */
+  startExecution(b: BatchRecord, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
     fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
   executedTransfers(batchId: string): Promise<TransferRecord[]>;

@@ -190,12 +190,12 @@ export class SendTransfer {
     if (amount > RAIL_CAPS[rail]) throw new AppError(CAP_ERROR[rail]);
     // 2. compliance needs the holder's document on every BREB send
     if (rail === 'BREB' && !cmd.targetDocument) throw new AppError('TARGET_DOCUMENT_REQUIRED');
-    // 3. AML (the payer company and the destination party) and 4. the destination: two independent
-    // reads, made at once; their verdicts are taken in this order, so the answer is the same as when
-    // they ran one after the other.
+    // 3. AML (the payer company, the destination party and, for ACH, the destination account) and
+    // 4. the destination: two independent reads, made at once; their verdicts are taken in this order,
+    // so the answer is the same as when they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
     const [aml, checked] = await Promise.allSettled([
-      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw)),
+      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw, amlAccountOf(deps, cmd))),
       checkDestination(cmd, directLookups(deps, companyId)),
     ]);
     if (aml.status === 'rejected') throw aml.reason;
@@ -214,7 +214,7 @@ export class SendTransfer {
       targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
       reference: cmd.reference, description: cmd.description, destination,
       holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
-      createdAt: now, dispatchedAt: null, completedAt: null,
+      createdAt: now, dispatchedAt: null, completedAt: null, destinationFingerprint: deps.destinationFingerprint(destination),
     };
     const limits = effectiveLimits(
       { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
@@ -295,6 +295,17 @@ const wantsFee = (details: unknown): boolean =>
 /** A send's fee before its Reserve (recorded with RECEIVED; the acceptance writes the reserved one). */
 function unknownFee(ivaApplicable: boolean): FeeBreakdown {
   return { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable, ivaAmount: 0n, totalCharged: 0n };
+}
+
+/**
+ * The destination account an ACH send is screened on against the AML list (issue 36, finding 6), as
+ * its fingerprint: known from the request, so it is read with the documents, before the rail is asked.
+ * A Bre-B send has none here: the directory gives no account, and its document is bound to the
+ * directory's holder (NAME_MISMATCH otherwise), so it cannot be varied.
+ */
+export function amlAccountOf(deps: Pick<TransferDeps, 'destinationFingerprint'>, cmd: SendCommand): string | null {
+  const d = cmd.destination;
+  return d.kind === 'ACH' ? deps.destinationFingerprint({ kind: 'ACH', bankAchCode: d.bankAchCode, accountNumber: d.accountNumber }) : null;
 }
 
 type AchDestination = Extract<Destination, { kind: 'ACH' }>;

@@ -103,6 +103,11 @@ export interface BatchItemDraft {
   destination: Destination | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /**
+   * The destination's keyed fingerprint (limits, AML; issue 36, finding 6), computed from `destination`
+   * when the item is checked (not stored with the item: its transfer stores it).
+   */
+  destinationFingerprint?: string | null;
 }
 
 export interface BatchItemRecord extends BatchItemDraft {

@@ -132,6 +132,11 @@ export interface TransferRecord {
   completedAt: Date | null;
   /** An item of a bulk payout (issue 22): the batch it belongs to. */
   batchId?: string | null;
+  /**
+   * The keyed fingerprint of the destination (issue 36, finding 6: AML and counterparty limits on what
+   * the money reaches). Null on transfers recorded before it existed (they count by document only).
+   */
+  destinationFingerprint?: string | null;
 }
 
 /** What the wallet is debited: amount + fee + IVA (CONTRACT §2). */

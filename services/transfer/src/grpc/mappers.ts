@@ -80,7 +80,10 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
 }
 
 export function amlToProto(e: AmlEntry): transferV1.AmlEntry {
-  return { id: e.id, documentNumber: e.documentNumber, ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt };
+  return {
+    id: e.id, kind: e.kind, documentNumber: e.documentNumber ?? '', ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt,
+    ...(e.bankAccount ? { bankAccount: { bankCode: e.bankAccount.bankCode, accountNumberMasked: e.bankAccount.accountNumberMasked } } : {}),
+  };
 }
 
 /** CONTRACT §5 approval item, plus the transfer's figures and current status. */

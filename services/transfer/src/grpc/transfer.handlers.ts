@@ -87,7 +87,10 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
     },
 
     async addAmlEntry(req) {
-      return amlToProto(await uc.addAmlEntry.execute({ documentNumber: req.documentNumber, name: req.name, reason: req.reason }));
+      return amlToProto(await uc.addAmlEntry.execute({
+        documentNumber: req.documentNumber, name: req.name, reason: req.reason,
+        ...(req.bankAccount ? { bankAccount: { bankCode: req.bankAccount.bankCode, accountNumber: req.bankAccount.accountNumber } } : {}),
+      }));
     },
 
     async removeAmlEntry(req) {

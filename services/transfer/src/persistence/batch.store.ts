@@ -228,23 +228,33 @@ export class SqlBatchStore implements BatchStore {
     });
   }
 
-  /** Which of these normalised documents are on the AML list (one query). */
-  async amlHits(documents: string[]): Promise<Set<string>> {
-    if (documents.length === 0) return new Set();
+  /** Which of these candidates (normalised documents, destination fingerprints) are on the AML list (one query). */
+  async amlHits(candidates: string[]): Promise<Set<string>> {
+    if (candidates.length === 0) return new Set();
     const rows = await this.q<{ d: string }>(
-      'select distinct normalized_document as d from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])', [documents]);
+      `select distinct coalesce(normalized_document, destination_fingerprint) as d from transfer.aml_entries
+        where removed_at is null and (normalized_document = any($1::text[]) or destination_fingerprint = any($1::text[]))`, [candidates]);
     return new Set(rows.map((r) => r.d));
   }
 
-  /** Day and month usage of many counterparties (one grouped query; same states as single sends). */
-  async limitUsage(companyId: string, counterparties: string[], windows: { dayStart: Date; monthStart: Date }, tx?: PreparedTx): Promise<Map<string, LimitUsage>> {
+  /**
+   * Day and month usage of many counterparty documents and destination fingerprints (`keys` mixes
+   * both: a fingerprint, `hm1:…`, never equals a document), in one query; same states as single sends.
+   */
+  async limitUsage(companyId: string, keys: string[], windows: { dayStart: Date; monthStart: Date }, tx?: PreparedTx): Promise<Map<string, LimitUsage>> {
+    const counted = COUNTED_STATES.map((s) => `'${s}'`).join(', ');
     const sql = `select counterparty_document as c,
             coalesce(sum(amount) filter (where created_at >= $3::timestamptz), 0)::text as day_sum, coalesce(sum(amount), 0)::text as month_sum
        from transfer.transfers
-      where company_id = $1 and counterparty_document = any($2::text[]) and created_at >= $4::timestamptz
-        and state in (${COUNTED_STATES.map((s) => `'${s}'`).join(', ')})
-      group by counterparty_document`;
-    const params = [companyId, counterparties, windows.dayStart.toISOString(), windows.monthStart.toISOString()];
+      where company_id = $1 and counterparty_document = any($2::text[]) and created_at >= $4::timestamptz and state in (${counted})
+      group by counterparty_document
+      union all
+     select destination_fingerprint as c,
+            coalesce(sum(amount) filter (where created_at >= $3::timestamptz), 0)::text as day_sum, coalesce(sum(amount), 0)::text as month_sum
+       from transfer.transfers
+      where company_id = $1 and destination_fingerprint = any($2::text[]) and created_at >= $4::timestamptz and state in (${counted})
+      group by destination_fingerprint`;
+    const params = [companyId, keys, windows.dayStart.toISOString(), windows.monthStart.toISOString()];
     const rows = tx ? await tx.query<{ c: string; day_sum: string; month_sum: string }>(sql, params) : await this.q<{ c: string; day_sum: string; month_sum: string }>(sql, params);
     return new Map(rows.map((r) => [r.c, { daySum: BigInt(r.day_sum), monthSum: BigInt(r.month_sum) }]));
   }
@@ -257,7 +267,7 @@ export class SqlBatchStore implements BatchStore {
    * FUNDING), the refused ones marked REJECTED. A multi-signature company's items carry the batch's
    * one approval (`approval`: opened when the funds are reserved). Undefined when the batch was no longer VALIDATED.
    */
-  async startExecution(b: BatchRecord, counterparties: string[], windows: { dayStart: Date; monthStart: Date },
+  async startExecution(b: BatchRecord, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, LimitUsage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
     fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined> {
     return this.db.preparedTx(async (tx) => {
@@ -268,8 +278,8 @@ export class SqlBatchStore implements BatchStore {
         [b.id, b.companyId, String(fundingLeaseMs), [...BATCH_MACHINE.execute.from]]);
       if (won.length === 0) return undefined;
       await tx.query(`select pg_advisory_xact_lock(k) from (select distinct ${limitLockKeySql('$1::text', 'c')} as k
-        from unnest($2::text[]) as c order by 1) s`, [b.companyId, counterparties]);
-      const usage = await this.limitUsage(b.companyId, counterparties, windows, tx);
+        from unnest($2::text[]) as c order by 1) s`, [b.companyId, limitKeys]);
+      const usage = await this.limitUsage(b.companyId, limitKeys, windows, tx);
       const { picks, refusals } = decide(usage);
       if (picks.length > 0) {
         const ts = picks.map((p) => p.transfer);
@@ -277,15 +287,16 @@ export class SqlBatchStore implements BatchStore {
         const col = <T>(f: (t: TransferRecord, k: number) => T) => ts.map(f);
         await tx.query(
           `with v as (select * from unnest($1::uuid[], $2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[],
-                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::text[])
+                $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::jsonb[], $15::text[], $16::text[], $24::text[])
                 as v(id, rail, amount, fixed_fee, variable_fee, subtotal_fee, iva_amount, total_charged, target_name, target_document,
-                     counterparty_document, reference, description, destination, sealed, masked)),
+                     counterparty_document, reference, description, destination, sealed, masked, destination_fingerprint)),
              t as (insert into transfer.transfers (id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee,
                 iva_applicable, iva_amount, total_charged, target_name, target_document, counterparty_document, reference, description, destination,
-                next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id, approval_id, approval_threshold, approval_expires_at)
+                next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id, approval_id, approval_threshold, approval_expires_at,
+                destination_fingerprint)
               select v.id, $17, $18, v.rail, 'RECEIVED', v.amount, v.fixed_fee, v.variable_fee, v.subtotal_fee, $19, v.iva_amount, v.total_charged,
                      v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid,
-                     $21::text, $22::integer, $23::timestamptz
+                     $21::text, $22::integer, $23::timestamptz, v.destination_fingerprint
                 from v returning id)
            insert into transfer.state_history (transfer_id, state, reason) select id, 'RECEIVED', 'bulk payout item' from t`,
           [col((t) => t.id), col((t) => t.rail), col((t) => t.amount.toString()), col((t) => t.fee.fixedFee.toString()),
@@ -293,7 +304,8 @@ export class SqlBatchStore implements BatchStore {
             col((t) => t.fee.totalCharged.toString()), col((t) => t.targetName), col((t) => t.targetDocument), picks.map((p) => p.counterparty),
             col((t) => t.reference), col((t) => t.description), col((_, k) => JSON.stringify(stored[k]!.destination)), col((_, k) => stored[k]!.sealed),
             col((_, k) => stored[k]!.masked), b.companyId, b.apiKeyId, b.ivaApplicable, b.id,
-            approval?.id ?? null, approval?.threshold ?? null, approval ? approval.expiresAt.toISOString() : null]);
+            approval?.id ?? null, approval?.threshold ?? null, approval ? approval.expiresAt.toISOString() : null,
+            col((t) => t.destinationFingerprint ?? null)]);
         await tx.query(
           // The item shows the fee its transfer pays: the schedule in force at execution (validation's was an estimate).
           `update transfer.batch_items i set status = 'EXECUTED', transfer_id = v.tid, error_code = null, error_message = null,

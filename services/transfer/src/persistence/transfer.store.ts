@@ -7,7 +7,7 @@ import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type Trans
 import type { TransferDataProtection } from './data-protection.js';
 import {
   IDEMPOTENCY_KEY_TAKEN, REFERENCE_TAKEN, type ReferenceBinding,
-  type AmlEntry, type IdempotencyBinding, type KeyedTransfer, type OutboxEvent, type ReferenceClaim, type ReferenceRow, type ResolvedKey,
+  type AmlEntry, type NewAmlEntry, type IdempotencyBinding, type KeyedTransfer, type OutboxEvent, type ReferenceClaim, type ReferenceRow, type ResolvedKey,
   type TransferStore, type TransitionPatch, type LeasedTransfer,
 } from '../app/ports.js';
 
@@ -53,6 +53,7 @@ export interface TransferRow {
   reject_code?: string | null;
   idempotency_fingerprint?: string | null;
   batch_id?: string | null;
+  destination_fingerprint?: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -96,6 +97,7 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     dispatchedAt: dateOrNull(r.dispatched_at),
     completedAt: dateOrNull(r.completed_at),
     batchId: r.batch_id ?? null,
+    destinationFingerprint: r.destination_fingerprint ?? null,
   };
 }
 
@@ -146,15 +148,19 @@ export class SqlTransferStore implements TransferStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
   readonly exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.run<R>(sql, params), 'transfer');
 
-  /** The live AML entries' normalized documents, kept current by the change feed (`watchAml`). */
+  /**
+   * The live AML entries' normalized documents and destination fingerprints (one set: a fingerprint,
+   * `hm1:…`, never equals a document), kept current by the change feed (`watchAml`).
+   */
   private readonly aml: TableCopy<Set<string>>;
 
   constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {
     this.aml = new TableCopy(db, 'transfer_aml', async () => {
-      const rows = await this.run<{ normalized_document: string }>(
-        `select normalized_document from transfer.aml_entries where removed_at is null limit ${AML_MEMORY_MAX + 1}`);
+      const rows = await this.run<{ k: string }>(
+        `select coalesce(normalized_document, destination_fingerprint) as k from transfer.aml_entries
+          where removed_at is null limit ${AML_MEMORY_MAX + 1}`);
       // A list too large to hold is checked in the table.
-      return rows.length > AML_MEMORY_MAX ? undefined : new Set(rows.map((r) => r.normalized_document));
+      return rows.length > AML_MEMORY_MAX ? undefined : new Set(rows.map((r) => r.k));
     });
   }
 
@@ -222,17 +228,19 @@ export class SqlTransferStore implements TransferStore {
   // ───────────────────────────── AML ─────────────────────────────
 
   /**
-   * Whether any of the documents is on the live AML list. While the change feed is up (`watchAml`)
-   * from an in-memory copy of the live entries; otherwise, and while a change is being reloaded,
-   * from the table.
+   * Whether any of the candidates (normalised documents, destination fingerprints) is on the live AML
+   * list. While the change feed is up (`watchAml`) from an in-memory copy of the live entries;
+   * otherwise, and while a change is being reloaded, from the table (both columns: two index probes,
+   * one statement).
    */
-  async amlHit(documents: string[]): Promise<boolean> {
-    if (documents.length === 0) return false;
+  async amlHit(candidates: string[]): Promise<boolean> {
+    if (candidates.length === 0) return false;
     const live = this.aml.current;
-    if (live) return documents.some((d) => live.has(d));
+    if (live) return candidates.some((d) => live.has(d));
     const rows = await this.run<{ hit: boolean }>(
-      `select exists (select 1 from transfer.aml_entries where removed_at is null and normalized_document = any(?::text[])) as hit`,
-      [documents]);
+      `select exists (select 1 from transfer.aml_entries where removed_at is null
+                         and (normalized_document = any($1::text[]) or destination_fingerprint = any($1::text[]))) as hit`,
+      [candidates]);
     return rows[0]?.hit === true;
   }
 
@@ -249,19 +257,22 @@ export class SqlTransferStore implements TransferStore {
     this.aml.stop();
   }
 
-  async addAmlEntry(e: { id: string; documentNumber: string; normalized: string; name: string | null; reason: string }): Promise<AmlEntry> {
+  async addAmlEntry(e: NewAmlEntry): Promise<AmlEntry> {
+    const doc = e.kind === 'DOCUMENT';
     try {
       const rows = await this.run<AmlRow>(
-        `insert into transfer.aml_entries (id, document_number, normalized_document, name, reason)
-         values (?::uuid, ?, ?, ?, ?) returning ${AML_COLS}`,
-        [e.id, e.documentNumber, e.normalized, e.name, e.reason]);
+        `insert into transfer.aml_entries (id, kind, document_number, normalized_document, destination_fingerprint, bank_code, account_number_masked, name, reason)
+         values (?::uuid, ?, ?, ?, ?, ?, ?, ?, ?) returning ${AML_COLS}`,
+        [e.id, e.kind, doc ? e.documentNumber : null, doc ? e.normalized : null, doc ? null : e.fingerprint,
+          doc ? null : e.bankCode, doc ? null : e.masked, e.name, e.reason]);
       this.aml.wrote();
       return toAml(rows[0]!);
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // Already listed: adding it again is idempotent and answers the live entry.
       const rows = await this.run<AmlRow>(
-        `select ${AML_COLS} from transfer.aml_entries where normalized_document = ? and removed_at is null`, [e.normalized]);
+        `select ${AML_COLS} from transfer.aml_entries where ${doc ? 'normalized_document' : 'destination_fingerprint'} = ? and removed_at is null`,
+        [doc ? e.normalized : e.fingerprint]);
       if (!rows[0]) throw err;
       return toAml(rows[0]);
     }
@@ -310,11 +321,13 @@ export class SqlTransferStore implements TransferStore {
     t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
     limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding, reference?: ReferenceBinding,
   ): Promise<string> {
-    // ONE autocommit statement (migration 0009): `locked_counterparty_usage` takes the (company,
-    // counterparty) lock and then sums the usage with a snapshot taken after the lock; the transfer
-    // and its history row are inserted only when the sum leaves room (the rule of
-    // `checkCounterpartyLimits`, which gives the verdict from the same sums). The lock is held to the
-    // statement's commit, so concurrent sends to one destination are counted one after the other.
+    // ONE autocommit statement (migrations 0009, 0013): `locked_destination_usage` takes the (company,
+    // counterparty document) and (company, destination fingerprint) locks, in ascending order, then
+    // sums the usage of each with a snapshot taken after the locks and answers the larger; the
+    // transfer and its history row are inserted only when that leaves room (the rule of
+    // `checkCounterpartyLimits`, which gives the verdict from the same sums). The locks are held to
+    // the statement's commit, so concurrent sends to one document, or to one account under any
+    // documents, are counted one after the other.
     // With `reference`, the same statement claims (company, reference) as `claimReference` does
     // (insert, or take over a claim older than the window), only when the limits leave room, and the
     // transfer is inserted only when the claim is its own: otherwise REFERENCE_TAKEN, nothing written.
@@ -324,8 +337,9 @@ export class SqlTransferStore implements TransferStore {
     try {
       rows = await this.db.prepared<{ day_sum: string; month_sum: string; inserted: boolean; claimed: boolean }>(
         `with u as materialized (
-           select day_sum, month_sum from transfer.locked_counterparty_usage(
-             ${limitLockKeySql('$2', '$14')}, $2, $14, $20::timestamptz, $21::timestamptz, $29::text[])),
+           select day_sum, month_sum from transfer.locked_destination_usage(
+             array[${limitLockKeySql('$2', '$14')}, ${limitLockKeySql('$2', '$35::text')}], $2, $14, $35::text,
+             $20::timestamptz, $21::timestamptz, $29::text[])),
          c as (
            insert into transfer.send_references (company_id, reference, request_hash, transfer_id, created_at, answered_at)
            select $2, $15, $32, $1::uuid, now(), null
@@ -339,9 +353,9 @@ export class SqlTransferStore implements TransferStore {
              id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
              total_charged, target_name, target_document, counterparty_document, reference, description, destination,
              next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
-             idempotency_key, idempotency_fingerprint)
+             idempotency_key, idempotency_fingerprint, destination_fingerprint)
            select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28
+             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text
              from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
               and (not $33::boolean or exists (select 1 from c where c.transfer_id = $1::uuid))
            returning id),
@@ -355,7 +369,8 @@ export class SqlTransferStore implements TransferStore {
           t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
           stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null,
           [...COUNTED_STATES], limits.daily.toString(), limits.monthly.toString(),
-          reference ? this.protection.fingerprint(reference.requestHash) : null, reference !== undefined, String(reference?.windowSeconds ?? 0)]);
+          reference ? this.protection.fingerprint(reference.requestHash) : null, reference !== undefined, String(reference?.windowSeconds ?? 0),
+          t.destinationFingerprint ?? null]);
     } catch (err) {
       // Another transfer holds the key (it committed first: a retry or a concurrent duplicate).
       if (isUniqueViolation(err, 'transfers_idempotency_key_uq')) return IDEMPOTENCY_KEY_TAKEN;
@@ -586,9 +601,16 @@ return { sql, params };
 }
 
 
-const AML_COLS = 'id::text as id, document_number, name, reason, created_at, removed_at';
-interface AmlRow { id: string; document_number: string; name: string | null; reason: string; created_at: Date; removed_at: Date | null }
+const AML_COLS = 'id::text as id, kind, document_number, bank_code, account_number_masked, name, reason, created_at, removed_at';
+interface AmlRow {
+  id: string; kind: 'DOCUMENT' | 'BANK_ACCOUNT'; document_number: string | null; bank_code: string | null; account_number_masked: string | null;
+  name: string | null; reason: string; created_at: Date; removed_at: Date | null;
+}
 function toAml(r: AmlRow): AmlEntry {
-  return { id: r.id, documentNumber: r.document_number, name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at) };
+  return {
+    id: r.id, kind: r.kind, documentNumber: r.document_number,
+    bankAccount: r.kind === 'BANK_ACCOUNT' ? { bankCode: r.bank_code ?? '', accountNumberMasked: r.account_number_masked ?? '' } : null,
+    name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at),
+  };
 }
 

@@ -44,7 +44,7 @@ describe('bulk payouts: the dispatch clock of a line', () => {
     };
     const base = transferDeps({
       store: new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
-      settings: sagaSettings('clock-secret', { dispatchTimeoutSeconds: 60, dispatchRetryBaseMs: 60_000, dispatchRetryMaxMs: 60_000 }), log: createLogger('batch-clock', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+      settings: sagaSettings('clock-secret', { dispatchTimeoutSeconds: 60, dispatchRetryBaseMs: 60_000, dispatchRetryMaxMs: 60_000 }), log: createLogger('batch-clock', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     const uc = transferUseCases(base);
     const batches = new SqlBatchStore(h.transfer!.db, testProtection);

@@ -43,7 +43,7 @@ describe('bulk payouts: execute against cancel (fast-check scheduler)', () => {
         const base = transferDeps({
           store: new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
           settings: sagaSettings('cancel-secret', { dispatchRetryBaseMs: 60_000, dispatchRetryMaxMs: 60_000 }),
-          log: createLogger('batch-cancel', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+          log: createLogger('batch-cancel', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
         });
         const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore, ['get', 'startExecution', 'transition'], false);
         const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 60_000, pollMs: 60_000, awaitDispatch: true } };

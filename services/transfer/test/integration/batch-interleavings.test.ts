@@ -75,7 +75,7 @@ async function raceStack(h: Harness, c: Choreography, co: CompanySetup, o: {
   const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, callbacks: 1, outcome: o.outcome });
   const base = transferDeps({
     store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
-    settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined,
+    settings: sagaSettings(SECRET), log: createLogger('batch-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
   });
   uc = transferUseCases(base);
   const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };

@@ -98,7 +98,7 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
       store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
       settings: sagaSettings(SECRET, { approvalTtlSeconds }),
       log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      eventsWritten: () => undefined,
+      eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     uc = transferUseCases(deps);
     const sweepers = [0, 1].map(() => new Sweeper(deps, uc!.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 }));

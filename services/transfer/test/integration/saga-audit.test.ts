@@ -58,7 +58,7 @@ describe('send saga: the audit findings', () => {
       store: o.store ?? new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger: o.ledger ?? ledger, directory, rails: rail,
       settings: sagaSettings(SECRET, { dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300 }),
       log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      eventsWritten: () => undefined,
+      eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     const uc = transferUseCases(deps);
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });

@@ -10,11 +10,13 @@ import { Migration0008BatchApprovals } from './0008-batch-approvals.js';
 import { Migration0009LimitsInOneStatement } from './0009-limits-in-one-statement.js';
 import { Migration0010AmlFeed } from './0010-aml-feed.js';
 import { Migration0012DispatchClock } from './0012-dispatch-clock.js';
+import { destinationScreening } from './0013-destination-screening.js';
 
 /**
  * Every transfer migration, in order. Append only. Made with the service's data protection (key
- * TRANSFER_DATA_KEY): 0004 seals the account numbers already stored, which SQL alone cannot do.
+ * TRANSFER_DATA_KEY): 0004 seals the account numbers already stored, and 0013 fingerprints the
+ * destinations of recent transfers, which SQL alone cannot do.
  */
 export function transferMigrations(protection: TransferDataProtection) {
-  return [Migration0001TransferInitial, Migration0002Approvals, Migration0003MoneySafeSaga, sealedAccountNumbers(protection), Migration0005IdempotencyKeys, Migration0006SettlementsIndex, Migration0007Batches, Migration0008BatchApprovals, Migration0009LimitsInOneStatement, Migration0010AmlFeed, Migration0012DispatchClock];
+  return [Migration0001TransferInitial, Migration0002Approvals, Migration0003MoneySafeSaga, sealedAccountNumbers(protection), Migration0005IdempotencyKeys, Migration0006SettlementsIndex, Migration0007Batches, Migration0008BatchApprovals, Migration0009LimitsInOneStatement, Migration0010AmlFeed, Migration0012DispatchClock, destinationScreening(protection)];
 }
