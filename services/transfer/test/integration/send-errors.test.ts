@@ -175,10 +175,12 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     const b = await send(h, co, achSend(co, 40_000n)); // exactly 100,000
     expect([a.transfer!.status, b.transfer!.status]).toEqual(['MOVEMENT_STATUS_PENDING', 'MOVEMENT_STATUS_PENDING']);
     expect(await code(co, achSend(co, 100n))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
-    // Another destination document has its own limit.
-    expect((await send(h, co, achSend(co, 100_000n, {}, { documentNumber: '5544332211' }))).transfer!.status).toBe('MOVEMENT_STATUS_PENDING');
+    // Another destination (another document at another account) has its own limit; the same account
+    // under another document does not (issue 36, finding 6: destination-screening.test.ts).
+    expect(await code(co, achSend(co, 100n, {}, { documentNumber: '5544332211' }))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
+    expect((await send(h, co, achSend(co, 100_000n, {}, { documentNumber: '5544332211', accountNumber: '55443322110' }))).transfer!.status).toBe('MOVEMENT_STATUS_PENDING');
     // A failed outflow stops counting (its outcome held back until the first check is done).
-    const other = { documentNumber: '7788990011' };
+    const other = { documentNumber: '7788990011', accountNumber: '77889900110' };
     await setFaults(h, { callbacks: 'down' });
     let failed: Awaited<ReturnType<typeof send>>;
     try {
