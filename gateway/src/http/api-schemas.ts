@@ -264,7 +264,14 @@ export const DashboardUserSchema = z.object({
 }).meta({ id: 'DashboardUser' });
 
 export const AmlEntrySchema = z.object({
-  id: z.string(), documentNumber: z.string(), name: z.string().nullable(), reason: z.string(), createdAt: isoDate(),
+  id: z.string(),
+  kind: z.enum(['DOCUMENT', 'BANK_ACCOUNT']).meta({ description: 'What is listed: a document, or a bank account (issue 36, finding 6).' }),
+  documentNumber: z.string().nullable().meta({ description: 'DOCUMENT entries; null for a bank account.' }),
+  bankAccount: z.object({
+    bankCode: z.string().meta({ description: 'ACH compensation code.', example: '1007' }),
+    accountNumberMasked: z.string().meta({ example: '****8901' }),
+  }).nullable().meta({ description: 'BANK_ACCOUNT entries, the number masked (never stored in full); null for a document.' }),
+  name: z.string().nullable(), reason: z.string(), createdAt: isoDate(),
 }).meta({ id: 'AmlEntry' });
 
 // ---- Deposits (§2.6.1, §2.7, CONTRACT §2) ----------------------------------------------------

@@ -99,9 +99,13 @@ export function approvalToApi(a: transferV1.Approval) {
 }
 
 export function amlEntryToApi(e: transferV1.AmlEntry) {
+  const account = e.kind === 'BANK_ACCOUNT' && e.bankAccount;
   return {
     id: e.id,
-    documentNumber: e.documentNumber,
+    // A transfer service from before bank-account entries answers no kind: a document.
+    kind: account ? 'BANK_ACCOUNT' as const : 'DOCUMENT' as const,
+    documentNumber: account ? null : e.documentNumber,
+    bankAccount: account ? { bankCode: account.bankCode, accountNumberMasked: account.accountNumberMasked } : null,
     name: e.name ?? null,
     reason: e.reason,
     createdAt: formatInstant(e.createdAt ?? new Date()),
