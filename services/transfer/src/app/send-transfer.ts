@@ -194,8 +194,9 @@ export class SendTransfer {
     // 4. the destination: two independent reads, made at once; their verdicts are taken in this order,
     // so the answer is the same as when they ran one after the other.
     const counterpartyRaw = cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!;
+    const account = amlAccountOf(deps, cmd);
     const [aml, checked] = await Promise.allSettled([
-      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw, amlAccountOf(deps, cmd))),
+      deps.store.amlHit(sendAmlCandidates(company.nit, counterpartyRaw, account)),
       checkDestination(cmd, directLookups(deps, companyId)),
     ]);
     if (aml.status === 'rejected') throw aml.reason;
@@ -214,7 +215,9 @@ export class SendTransfer {
       targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
       reference: cmd.reference, description: cmd.description, destination,
       holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
-      createdAt: now, dispatchedAt: null, completedAt: null, destinationFingerprint: deps.destinationFingerprint(destination),
+      createdAt: now, dispatchedAt: null, completedAt: null,
+      // ACH: the account screened above (the same canonical form); Bre-B: the key the directory resolved.
+      destinationFingerprint: account ?? deps.destinationFingerprint(destination),
     };
     const limits = effectiveLimits(
       { daily: company.counterpartyDailyLimitCents, monthly: company.counterpartyMonthlyLimitCents },
