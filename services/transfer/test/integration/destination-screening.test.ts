@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { createLogger, Database } from '@wallet/platform';
+import { createTestDatabase } from '@wallet/platform/testing';
 import { transferV1 } from '@wallet/proto';
+import { TRANSFER_SCHEMA } from '../../src/compose.js';
+import { TransferDataProtection } from '../../src/persistence/data-protection.js';
+import { transferMigrations } from '../../src/persistence/migrations/index.js';
 import {
   ACH_ACCOUNT, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, startHarness, testProtection, transferRow, wallet,
   type CompanySetup, type Harness,
@@ -222,5 +227,47 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
         `select coalesce(sum(amount), 0)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [co.id]);
       expect(sum[0]!.s).toBe('60000');
     });
+  });
+});
+
+describe('migration 0013 fingerprints the destinations of recent transfers', () => {
+  it('fills ACH (from the sealed number) and Bre-B (from the stored key) transfers of the last 35 days, leaves older ones null, keeps document entries, and goes down', async () => {
+    const tdb = await createTestDatabase('transfer_mig13');
+    const log = createLogger('migration-test', 'silent');
+    const protection = new TransferDataProtection('a-transfer-data-key-of-at-least-32-chars');
+    const all = transferMigrations(protection);
+    try {
+      const before = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all.slice(0, -1), logger: log, poolMax: 2 });
+      await before.migrate();
+      const [recentAch, oldAch, breb] = [randomUUID(), randomUUID(), randomUUID()];
+      const insert = `insert into transfer.transfers (id, company_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
+          iva_amount, total_charged, target_name, target_document, counterparty_document, destination, account_number_sealed, account_number_masked, created_at)
+        values (?::uuid, 'co-1', ?, 'COMPLETED', 1000, 0, 0, 0, false, 0, 0, 'Ana', '52987654', '52987654', ?::jsonb, ?, ?, now() - (?::int * interval '1 day'))`;
+      const { accountNumber: _n, ...achRest } = ACH_ACCOUNT;
+      const sealed = protection.sealAccount('0040987654321');
+      await before.query(insert, [recentAch, 'ACH', JSON.stringify({ ...achRest, kind: 'ACH' }), sealed.sealed, sealed.masked, 2]);
+      await before.query(insert, [oldAch, 'ACH', JSON.stringify({ ...achRest, kind: 'ACH' }), sealed.sealed, sealed.masked, 60]);
+      await before.query(insert, [breb, 'BREB', JSON.stringify({ kind: 'BREB', keyType: 'PHONE', keyValue: '3001112233', anchorHandle: 'a', bankName: null, bankAccountType: null }), null, null, 1]);
+      await before.query(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values (?::uuid, '900123456', '900123456', null, 'x')`, [randomUUID()]);
+      await before.close();
+
+      const after = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all, logger: log, poolMax: 2 });
+      try {
+        expect(await after.migrate()).toEqual(['0013-destination-screening']);
+        const fp = async (id: string) => (await after.query<{ f: string | null }>('select destination_fingerprint as f from transfer.transfers where id = ?::uuid', [id]))[0]!.f;
+        expect(await fp(recentAch)).toBe(protection.destinationFingerprint({ kind: 'ACH', bankAchCode: ACH_ACCOUNT.bankAchCode, accountNumber: '40987654321' }));
+        expect(await fp(breb)).toBe(protection.destinationFingerprint({ kind: 'BREB', keyValue: '3001112233' }));
+        expect(await fp(oldAch)).toBeNull();
+        expect(await after.query('select kind, normalized_document from transfer.aml_entries')).toEqual([{ kind: 'DOCUMENT', normalized_document: '900123456' }]);
+        await after.orm.migrator.down();
+        const cols = await after.query<{ c: string }>(
+          `select column_name as c from information_schema.columns where table_schema = 'transfer' and table_name = 'transfers' and column_name = 'destination_fingerprint'`);
+        expect(cols).toEqual([]);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await tdb.drop();
+    }
   });
 });
