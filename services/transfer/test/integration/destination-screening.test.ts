@@ -5,6 +5,8 @@ import { transferV1 } from '@wallet/proto';
 import { TRANSFER_SCHEMA } from '../../src/compose.js';
 import { TransferDataProtection } from '../../src/persistence/data-protection.js';
 import { transferMigrations } from '../../src/persistence/migrations/index.js';
+import { SqlBatchStore } from '../../src/persistence/batch.store.js';
+import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
   ACH_ACCOUNT, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, startHarness, testProtection, transferRow, wallet,
   type CompanySetup, type Harness,
@@ -66,6 +68,13 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
       expect(rows[0]!.row).not.toContain(account);
       expect(rows[0]!.row).toContain(testProtection.destinationFingerprint({ kind: 'ACH', bankAchCode: '1007', accountNumber: account }));
       expect(JSON.stringify(transferV1.AmlEntry.toJSON(entry))).not.toContain(account);
+      // Without the in-memory copy (a store that does not watch the feed) the table answers the same.
+      const fp = testProtection.destinationFingerprint({ kind: 'ACH', bankAchCode: '1007', accountNumber: `000${account}` });
+      const other = testProtection.destinationFingerprint({ kind: 'ACH', bankAchCode: '1051', accountNumber: account });
+      const store = new SqlTransferStore(h.transfer!.db, testProtection);
+      expect(await store.amlHit(['1020304050', fp])).toBe(true);
+      expect(await store.amlHit(['1020304050', other])).toBe(false);
+      expect(await new SqlBatchStore(h.transfer!.db, testProtection).amlHits(['1020304050', fp, other])).toEqual(new Set([fp]));
     } finally {
       await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
     }
