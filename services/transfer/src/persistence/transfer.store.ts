@@ -338,7 +338,7 @@ export class SqlTransferStore implements TransferStore {
       rows = await this.db.prepared<{ day_sum: string; month_sum: string; inserted: boolean; claimed: boolean }>(
         `with u as materialized (
            select day_sum, month_sum from transfer.locked_destination_usage(
-             array[${limitLockKeySql('$2', '$14')}, ${limitLockKeySql('$2', '$35::text')}], $2, $14, $35::text,
+             ${limitLockKeySql('$2', '$14')}, ${limitLockKeySql('$2', '$35::text')}, $2, $14, $35::text,
              $20::timestamptz, $21::timestamptz, $29::text[])),
          c as (
            insert into transfer.send_references (company_id, reference, request_hash, transfer_id, created_at, answered_at)

@@ -73,17 +73,20 @@ export function destinationScreening(protection: TransferDataProtection): new (.
       await this.execute(`create unique index aml_entries_live_destination_uq on transfer.aml_entries (destination_fingerprint)
         where removed_at is null and destination_fingerprint is not null`);
 
+      // The two locks in ascending order (the destination's may be null: a send without a fingerprint;
+      // or equal: both in one bucket), each its own PERFORM so the order is the statement order.
       await this.execute(`create or replace function transfer.locked_destination_usage(
-          p_lock_keys bigint[], p_company text, p_counterparty text, p_destination text,
+          p_document_lock bigint, p_destination_lock bigint, p_company text, p_counterparty text, p_destination text,
           p_day_start timestamptz, p_month_start timestamptz, p_states text[])
         returns table (day_sum numeric, month_sum numeric)
         language plpgsql volatile as $$
-        declare
-          k bigint;
         begin
-          foreach k in array coalesce((select array_agg(distinct x order by x) from unnest(p_lock_keys) x where x is not null), '{}'::bigint[]) loop
-            perform pg_advisory_xact_lock(k);
-          end loop;
+          if p_destination_lock is null or p_destination_lock = p_document_lock then
+            perform pg_advisory_xact_lock(p_document_lock);
+          else
+            perform pg_advisory_xact_lock(least(p_document_lock, p_destination_lock));
+            perform pg_advisory_xact_lock(greatest(p_document_lock, p_destination_lock));
+          end if;
           return query
             select greatest(coalesce(sum(t.amount) filter (where t.counterparty_document = p_counterparty and t.created_at >= p_day_start), 0),
                             coalesce(sum(t.amount) filter (where t.destination_fingerprint = p_destination and t.created_at >= p_day_start), 0)),
@@ -96,7 +99,7 @@ export function destinationScreening(protection: TransferDataProtection): new (.
     }
 
     override async down(): Promise<void> {
-      await this.execute('drop function if exists transfer.locked_destination_usage(bigint[], text, text, text, timestamptz, timestamptz, text[])');
+      await this.execute('drop function if exists transfer.locked_destination_usage(bigint, bigint, text, text, text, timestamptz, timestamptz, text[])');
       await this.execute('drop index if exists transfer.aml_entries_live_destination_uq');
       await this.execute(`delete from transfer.aml_entries where kind = 'BANK_ACCOUNT'`);
       await this.execute('alter table transfer.aml_entries drop constraint if exists aml_entries_kind_check');
