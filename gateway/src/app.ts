@@ -4,6 +4,11 @@ import type { Router } from '@koa/router';
 import type { Redis } from 'ioredis';
 import { AppError, type Database, type Logger } from '@wallet/platform';
 import { AdminAudit } from './app/admin-audit.js';
+import { AdminChanges } from './app/admin-changes.js';
+import { ApprovalRequests } from './app/approval-requests.js';
+import { CredentialDelivery } from './app/credential-delivery.js';
+import { MailOutbox } from './app/mail-outbox.js';
+import { SecurityNotices } from './app/security-notices.js';
 import { CreditRequestAdmin } from './app/credit-request-admin.js';
 import { ApiKeyAdmin } from './app/api-key-admin.js';
 import { BalanceQuery } from './app/balance-query.js';
@@ -28,6 +33,7 @@ import { adminApiKeyRoutes } from './http/routes/admin-api-keys.routes.js';
 import { adminAuditRoutes } from './http/routes/admin-audit.routes.js';
 import { adminCompanyRoutes } from './http/routes/admin-companies.routes.js';
 import { adminCreditRequestRoutes } from './http/routes/admin-credit-requests.routes.js';
+import { adminApprovalRequestRoutes } from './http/routes/admin-approval-requests.routes.js';
 import { adminOperatorRoutes } from './http/routes/admin-operators.routes.js';
 import { adminLedgerRoutes } from './http/routes/admin-ledger.routes.js';
 import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
@@ -64,7 +70,7 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents'
+  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents' | 'creditControls' | 'approvals'
   | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs' | 'reconciliationRerunDeadlineMs'> & {
     admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
   };
@@ -123,13 +129,20 @@ export function createApp(deps: AppDeps): GatewayApp {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.adminSessionTtlSeconds, production,
     issuer: 'Billetera Pagos (operadores)',
   }, log);
-  const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, { dualControlCents: config.creditDualControlCents }, log);
+  const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, config.creditControls, log);
   const dashboardAuth = new DashboardAuth(db, {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
     lockout: config.dashboard.lockout, invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
     ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
   }, log);
   dashboardAuth.start();
+  const mail = new MailOutbox();
+  const notices = new SecurityNotices();
+  const approvals = new ApprovalRequests(db, notices, config.approvals, log);
+  const changes = new AdminChanges(db, approvals, {
+    companies: companyAdmin, keys: keyAdmin, dashboard: dashboardAuth, operators, ledger: ledgerAdmin, transfer,
+    delivery: new CredentialDelivery(mail, { production }, log), notices,
+  }, log);
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
@@ -145,16 +158,17 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...webhookRoutes(transfer, deposit, collectKey),
     ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),
     ...adminWebhookRoutes(deps.webhook ?? ({} as WebhookClient)),
-    ...adminCompanyRoutes(companyAdmin),
-    ...adminApiKeyRoutes(keyAdmin),
-    ...adminLedgerRoutes(ledgerAdmin, creditRequests, config.creditDualControlCents),
+    ...adminCompanyRoutes(companyAdmin, changes),
+    ...adminApiKeyRoutes(keyAdmin, changes),
+    ...adminLedgerRoutes(ledgerAdmin, creditRequests, changes, config.creditDualControlCents),
     ...adminCreditRequestRoutes(creditRequests),
-    ...adminOperatorRoutes(operators, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
+    ...adminApprovalRequestRoutes(approvals),
+    ...adminOperatorRoutes(operators, changes, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
     ...adminAuditRoutes(audit),
-    ...adminAmlRoutes(transfer),
+    ...adminAmlRoutes(transfer, changes),
     ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }, collectKey),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
-    ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
+    ...adminDashboardUserRoutes(dashboardAuth, changes, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
     ...dashboardBatchRoutes(dashboardAuth, transfer),

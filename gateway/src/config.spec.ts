@@ -25,14 +25,14 @@ describe('gateway config', () => {
     expect(loadConfig({ GATEWAY_MIGRATE_ON_START: 'false' }).migrateOnStart).toBe(false);
   });
 
-  it('refuses to start in production without an admin token and pepper, naming both', () => {
+  it('refuses to start in production without its pepper and encryption key, naming both; the bootstrap token is optional there', () => {
     try {
       loadConfig({ NODE_ENV: 'production' });
       throw new Error('expected a ConfigError');
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const text = (err as ConfigError).problems.join('\n');
-      expect(text).toMatch(/ADMIN_TOKEN/);
+      expect(text).not.toMatch(/ADMIN_TOKEN/);
       expect(text).toMatch(/API_KEY_PEPPER/);
       expect(text).toMatch(/GATEWAY_ENCRYPTION_KEY/);
     }
@@ -43,6 +43,13 @@ describe('gateway config', () => {
     expect(prod.dashboard.enrolment).toBe('invitation');
     // Production: /admin only on its own listener (8081 unless set).
     expect(prod.admin).toEqual({ port: 8081, host: '0.0.0.0', alsoOnPublicPort: false });
+    expect(prod.approvals).toEqual({ delaySeconds: 86_400, ttlSeconds: 7 * 86_400 });
+    // Issue 36: production runs without the bootstrap token once the first operators exist — and then has none,
+    // not the development default.
+    const tokenless = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
+    expect(tokenless.adminToken).toBeUndefined();
+    expect(loadConfig({}).adminToken).toBe('dev-admin-token');
+    expect(loadConfig({}).approvals.delaySeconds).toBe(0);
   });
 
   it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig, SECRET_VARIABLES } from '@wallet/platform';
 import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 
 /** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
@@ -61,7 +61,12 @@ export const gatewayEnvSchema = baseEnvSchema
     RECONCILIATION_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50057'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
-    ADMIN_TOKEN: env.secret('ADMIN_TOKEN'),
+    /**
+     * The shared bootstrap token. Outside production: a development convenience (its default works
+     * on every admin route but those needing an operator). In production: optional; only invites the
+     * first two operators, and inert for ever once they enrolled (gateway.bootstrap_state) — remove it then.
+     */
+    ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
     API_KEY_PEPPER: env.secret('API_KEY_PEPPER'),
     /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers). */
     GATEWAY_ENCRYPTION_KEY: env.secret('GATEWAY_ENCRYPTION_KEY'),
@@ -71,6 +76,20 @@ export const gatewayEnvSchema = baseEnvSchema
     ADMIN_CREDIT_DUAL_CONTROL_CENTS: centsVar,
     /** The same setting under the name the security issue used; must agree with the other when both are set. */
     ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: centsVar,
+    /** Running totals of operators' direct credits (issue 36): the window… */
+    ADMIN_CREDIT_WINDOW_SECONDS: env.int(86_400, 60),
+    /** …the most one operator may credit in it without a second operator (default: the dual-control threshold)… */
+    ADMIN_CREDIT_OPERATOR_WINDOW_CENTS: centsVar,
+    /** …and the most one company may receive in it from operators' direct credits (default: the same). */
+    ADMIN_CREDIT_COMPANY_WINDOW_CENTS: centsVar,
+    /**
+     * How long a change that weakens a control (a lower threshold, a WRITE key, a new dashboard
+     * user or operator, an AML removal) waits after it is requested before a second operator may
+     * approve it: the company is told at once and can object. Default 24 h in production, 0 elsewhere.
+     */
+    ADMIN_APPROVAL_DELAY_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).optional(),
+    /** An approval request not decided within this expires (7 days). */
+    ADMIN_APPROVAL_TTL_SECONDS: env.int(7 * 86_400, 60),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
     /**
@@ -151,7 +170,8 @@ export interface GatewayConfig {
   webhookAddress: string;
   reconciliationAddress: string;
   redisUrl: string;
-  adminToken: string;
+  /** The shared bootstrap token; undefined in production when ADMIN_TOKEN is unset. */
+  adminToken: string | undefined;
   apiKeyPepper: string;
   encryptionKey: string;
   sessionTtlSeconds: number;
@@ -164,6 +184,8 @@ export interface GatewayConfig {
   adminSessionTtlSeconds: number;
   /** Operator credits strictly above this need a second operator. */
   creditDualControlCents: number;
+  creditControls: { dualControlCents: number; windowSeconds: number; operatorWindowCents: number; companyWindowCents: number };
+  approvals: { delaySeconds: number; ttlSeconds: number };
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
@@ -180,6 +202,7 @@ export interface GatewayConfig {
 export function loadConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
   const e = parseConfig(gatewayEnvSchema, source);
   const production = e.NODE_ENV === 'production';
+  const dualControlCents = e.ADMIN_CREDIT_DUAL_CONTROL_CENTS ?? e.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS ?? DEFAULT_CREDIT_DUAL_CONTROL_CENTS;
   const perMinute = Object.fromEntries(
     (Object.keys(RATE_CLASSES) as RateClass[]).map((c) => [c, (e as Record<string, unknown>)[RATE_CLASSES[c].envVar] as number]),
   ) as Record<RateClass, number>;
@@ -204,7 +227,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookAddress: e.WEBHOOK_GRPC_ADDR,
     reconciliationAddress: e.RECONCILIATION_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
-    adminToken: e.ADMIN_TOKEN,
+    adminToken: e.ADMIN_TOKEN ?? (production ? undefined : SECRET_VARIABLES.ADMIN_TOKEN.dev),
     apiKeyPepper: e.API_KEY_PEPPER,
     encryptionKey: e.GATEWAY_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
@@ -215,7 +238,17 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       lockout: { windowSeconds: e.DASHBOARD_LOCKOUT_WINDOW_SECONDS, lockSeconds: e.DASHBOARD_LOCKOUT_SECONDS },
     },
     adminSessionTtlSeconds: e.ADMIN_SESSION_TTL_SECONDS,
-    creditDualControlCents: e.ADMIN_CREDIT_DUAL_CONTROL_CENTS ?? e.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS ?? DEFAULT_CREDIT_DUAL_CONTROL_CENTS,
+    creditDualControlCents: dualControlCents,
+    creditControls: {
+      dualControlCents,
+      windowSeconds: e.ADMIN_CREDIT_WINDOW_SECONDS,
+      operatorWindowCents: e.ADMIN_CREDIT_OPERATOR_WINDOW_CENTS ?? dualControlCents,
+      companyWindowCents: e.ADMIN_CREDIT_COMPANY_WINDOW_CENTS ?? dualControlCents,
+    },
+    approvals: {
+      delaySeconds: e.ADMIN_APPROVAL_DELAY_SECONDS ?? (production ? 86_400 : 0),
+      ttlSeconds: e.ADMIN_APPROVAL_TTL_SECONDS,
+    },
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
     trustedProxies: e.TRUSTED_PROXIES,

@@ -72,7 +72,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     port: running.port,
     adminUrl: running.adminPort === undefined ? undefined : `http://127.0.0.1:${running.adminPort}`,
     opsUrl: `http://127.0.0.1:${running.opsPort}`,
-    adminToken: config.adminToken,
+    adminToken: config.adminToken ?? '',
     stop: () => running.stop(),
   };
 }

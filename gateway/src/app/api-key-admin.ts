@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isUniqueViolation, type Database } from '@wallet/platform';
+import { AppError, type Database } from '@wallet/platform';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format.js';
 import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
 import type { CompanyRepository } from '../persistence/company.repository.js';
+import type { Queryable } from '../persistence/sql.js';
 import type { AuditTrail } from './admin-audit.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
@@ -16,25 +17,18 @@ export class ApiKeyAdmin {
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
   ) {}
 
-  async issue(companyId: string, scope: Scope, label: string, audit?: AuditTrail): Promise<ApiKeyRecord & { key: string }> {
-    await this.assertCompany(companyId);
-    for (let attempt = 0; ; attempt++) {
-      const key = generateApiKey(this.opts.prefix);
-      try {
-        const record = await this.db.tx(async (tx) => {
-          const r = await this.keys.insert(tx, {
-            id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
-          });
-          // The record holds the display prefix, never the key.
-          await audit?.record(tx, { targets: { companyId, keyId: r.id }, before: null, after: r });
-          return r;
-        });
-        return { ...record, key };
-      } catch (err) {
-        // A 238-bit collision is not going to happen, but the unique index decides, not hope.
-        if (!isUniqueViolation(err) || attempt >= 2) throw err;
-      }
-    }
+  /**
+   * Issues a key in the caller's transaction (AdminChanges: a WRITE key by an operator only once a
+   * second operator approves; the key goes to the company's administrators). The record holds the
+   * display prefix, never the key; the key is returned once, for CredentialDelivery.
+   */
+  async issueWithin(q: Queryable, companyId: string, scope: Scope, label: string): Promise<ApiKeyRecord & { key: string }> {
+    // A 238-bit collision is not going to happen; if it did, the unique index refuses the insert.
+    const key = generateApiKey(this.opts.prefix);
+    const record = await this.keys.insert(q, {
+      id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
+    });
+    return { ...record, key };
   }
 
   async list(companyId: string): Promise<ApiKeyRecord[]> {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CallContext, type Database } from '@wallet/platform';
 import type { AuditTrail } from './admin-audit.js';
+import type { Queryable } from '../persistence/sql.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
@@ -51,17 +52,20 @@ export class CompanyAdmin {
     return company;
   }
 
-  async patch(id: string, patch: CompanyPatch, audit?: AuditTrail): Promise<Company> {
-    const company = await this.db.tx(async (tx) => {
-      const before = await this.companies.findById(tx, id, { forUpdate: true });
-      if (!before) throw new AppError('COMPANY_NOT_FOUND');
-      const after = (await this.companies.update(tx, id, patch))!;
-      await audit?.record(tx, { targets: { companyId: id }, before, after });
-      return after;
-    });
-    // Status, tax regime and multiplier travel with cached principals: drop them on this replica now.
+  /**
+   * Changes a company in the caller's transaction (AdminChanges decides whether it needs a second
+   * operator and tells the company); the caller then calls `forgetCached` after the commit.
+   */
+  async patchWithin(q: Queryable, id: string, patch: CompanyPatch): Promise<{ before: Company; after: Company }> {
+    const before = await this.companies.findById(q, id, { forUpdate: true });
+    if (!before) throw new AppError('COMPANY_NOT_FOUND');
+    const after = (await this.companies.update(q, id, patch))!;
+    return { before, after };
+  }
+
+  /** Status, tax regime and multiplier travel with cached principals: drop them on this replica now (others hear the change feed). */
+  forgetCached(id: string): void {
     this.authenticator.invalidateCompany(id);
-    return company;
   }
 
   async assertExists(id: string): Promise<void> {

@@ -158,13 +158,14 @@ export class DashboardAuth {
 
   /**
    * Production provisioning: the user exists (e-mail reserved, not active, no credentials) with a
-   * single-use invitation; the operator receives only the link to hand over.
+   * single-use invitation; the link goes to the user (CredentialDelivery), in production never to an operator.
+   * `q`: the caller's transaction (an approved request applies it with its own state change).
    */
-  async inviteUser(companyId: string, input: { email: string; role: DashboardRole }): Promise<InvitedDashboardUser> {
+  async inviteUser(companyId: string, input: { email: string; role: DashboardRole }, q: Queryable = this.db): Promise<InvitedDashboardUser> {
     await this.requireCompany(companyId);
     const email = normalizeEmail(input.email);
     const token = `${INVITATION_PREFIX}${randomBase62(43)}`;
-    const [row] = await this.insertUnique(() => this.db.query<UserRow & { invitation_expires_at: string }>(
+    const [row] = await this.insertUnique(() => q.query<UserRow & { invitation_expires_at: string }>(
       `with u as (
          insert into gateway.dashboard_users (id, company_id, email, role) values (?::uuid, ?::uuid, ?, ?) returning *
        ), i as (
@@ -181,9 +182,9 @@ export class DashboardAuth {
    * A new invitation for a user who has not activated yet (the first one expired or was lost):
    * earlier invitations are revoked and anything chosen with them (password, secret) is cleared.
    */
-  async reinviteUser(companyId: string, userId: string): Promise<InvitedDashboardUser> {
+  async reinviteUser(companyId: string, userId: string, q?: Queryable): Promise<InvitedDashboardUser> {
     const token = `${INVITATION_PREFIX}${randomBase62(43)}`;
-    const out = await this.db.tx(async (tx) => {
+    const within = async (tx: Queryable) => {
       const [u] = await tx.query<UserRow>(
         `select ${USER_COLS} from gateway.dashboard_users where id = ?::uuid and company_id = ?::uuid for update`, [userId, companyId]);
       if (!u) throw new AppError('USER_NOT_FOUND');
@@ -197,7 +198,8 @@ export class DashboardAuth {
          values (?::uuid, ?::uuid, ?, now() + ?::int * interval '1 second') returning ${isoCol('expires_at', 'expires_at')}`,
         [randomUUID(), userId, this.hmac('invitation', token), this.opts.invitationTtlSeconds]) as [{ expires_at: string }];
       return { user: toUser(u), expiresAt: i.expires_at };
-    });
+    };
+    const out = q ? await within(q) : await this.db.tx(within);
     this.log.info({ userId, companyId }, 'dashboard user re-invited');
     return { ...out.user, invitationUrl: this.invitationUrl(token), invitationExpiresAt: out.expiresAt };
   }

@@ -22,6 +22,14 @@ export interface Operator {
   disabledAt: string | null;
 }
 
+export type InvitedOperator = Operator & { enrollmentToken: string; enrollmentExpiresAt: string };
+
+/** The operator without its enrolment token (what audit rows and stored results hold). */
+export function toPublic(o: InvitedOperator): Operator & { enrollmentExpiresAt: string } {
+  const { enrollmentToken: _secret, ...rest } = o;
+  return rest;
+}
+
 export interface OperatorAuthOptions {
   /** HMAC key for session and enrollment tokens (the API-key pepper, domain-separated). */
   pepper: string;
@@ -78,38 +86,55 @@ export class OperatorAuth {
   // ───────────── operators ─────────────
 
   /**
-   * Invites an operator: returns the enrollment token (shown once) to hand over out of band. By
-   * the shared token in production only while fewer than BOOTSTRAP_OPERATORS operators are active
-   * or invited (an advisory lock serialises concurrent bootstraps).
+   * Invites an operator directly: by the shared token (in production only to bootstrap: never once
+   * gateway.bootstrap_state holds its permanent mark, and only while fewer than BOOTSTRAP_OPERATORS
+   * operators are live — an advisory lock serialises concurrent bootstraps), or by the development
+   * token. A named operator's invitation is an approval request instead (approval-requests.ts),
+   * applied by `inviteWithin` once a second operator approves.
    */
-  async invite(input: { name: string; email: string }, by: AdminPrincipal, audit: AuditTrail): Promise<Operator & { enrollmentToken: string; enrollmentExpiresAt: string }> {
+  async invite(tx: Queryable, input: { name: string; email: string }, by: AdminPrincipal, audit: AuditTrail): Promise<InvitedOperator> {
+    if (by.kind === 'bootstrap-token' && this.opts.production) {
+      await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.operators.bootstrap'))`);
+      if (await this.bootstrapped(tx)) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED', undefined, { reason: 'BOOTSTRAPPED' });
+      const [live] = await tx.query<{ n: string }>(
+        `select count(*)::text as n from gateway.operators
+          where disabled_at is null and (enrolled_at is not null or enrollment_expires_at > now())`);
+      if (Number(live!.n) >= BOOTSTRAP_OPERATORS) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED');
+    }
+    const op = await this.inviteWithin(tx, input, by.kind === 'operator' ? by.operatorId : null);
+    await audit.record(tx, { targets: { operatorId: op.id }, before: null, after: toPublic(op) });
+    return op;
+  }
+
+  /**
+   * Creates the invited operator in the caller's transaction. `createdBy` is the inviter chain's
+   * link (the operator who asked; null: the bootstrap token). The enrolment token is returned for
+   * CredentialDelivery (e-mailed to the invitee in production), never stored but as an HMAC.
+   */
+  async inviteWithin(q: Queryable, input: { name: string; email: string }, createdBy: string | null): Promise<InvitedOperator> {
     const email = input.email.trim().toLowerCase();
     const token = `${ENROLLMENT_PREFIX}${randomBase62(43)}`;
+    const taken = await q.query(`select 1 from gateway.operators where email = ?`, [email]);
+    if (taken.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
     try {
-      return await this.db.tx(async (tx) => {
-        if (by.kind === 'bootstrap-token' && this.opts.production) {
-          await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.operators.bootstrap'))`);
-          const [live] = await tx.query<{ n: string }>(
-            `select count(*)::text as n from gateway.operators
-              where disabled_at is null and (enrolled_at is not null or enrollment_expires_at > now())`);
-          if (Number(live!.n) >= BOOTSTRAP_OPERATORS) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED');
-        }
-        const [row] = await tx.query<Row>(
-          `insert into gateway.operators (id, name, email, enrollment_token_hash, enrollment_expires_at, created_by)
-           values (?::uuid, ?, ?, ?, now() + (?::bigint * interval '1 second'), ?::uuid) returning ${COLS}`,
-          [randomUUID(), input.name, email, this.tokenHash('enroll', token), String(ENROLLMENT_TTL_SECONDS),
-            by.kind === 'operator' ? by.operatorId : null]) as [Row];
-        const op = toOperator(row);
-        await audit.record(tx, { targets: { operatorId: op.id }, before: null, after: op });
-        this.log.info({ operatorId: op.id, by: by.kind }, 'operator invited');
-        return { ...op, enrollmentToken: token, enrollmentExpiresAt: row.enrollment_expires_at! };
-      });
+      const [row] = await q.query<Row>(
+        `insert into gateway.operators (id, name, email, enrollment_token_hash, enrollment_expires_at, created_by)
+         values (?::uuid, ?, ?, ?, now() + (?::bigint * interval '1 second'), ?::uuid) returning ${COLS}`,
+        [randomUUID(), input.name, email, this.tokenHash('enroll', token), String(ENROLLMENT_TTL_SECONDS), createdBy]) as [Row];
+      const op = toOperator(row);
+      this.log.info({ operatorId: op.id, by: createdBy ? 'operator' : 'bootstrap-token' }, 'operator invited');
+      return { ...op, enrollmentToken: token, enrollmentExpiresAt: row.enrollment_expires_at! };
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
       }
       throw err;
     }
+  }
+
+  /** Whether the first operators have enrolled: the shared token bootstraps nothing more, for ever (production). */
+  async bootstrapped(q: Queryable = this.db): Promise<boolean> {
+    return (await q.query(`select 1 from gateway.bootstrap_state`)).length > 0;
   }
 
   /** Redeems an invitation: sets the password, creates the TOTP secret (returned once). */
@@ -126,6 +151,11 @@ export class OperatorAuth {
         [passwordHash, this.box.seal(secret.base32), this.tokenHash('enroll', enrollmentToken)]);
       if (!row) throw new AppError('OPERATOR_ENROLLMENT_INVALID');
       const op = toOperator(row);
+      // The second enrolled operator makes the bootstrap permanent (the mark can never be removed).
+      await tx.query(
+        `insert into gateway.bootstrap_state (operator_ids)
+         select array_agg(id order by enrolled_at, id) from (select id, enrolled_at from gateway.operators where enrolled_at is not null order by enrolled_at, id limit ?) f
+         having count(*) >= ? on conflict (singleton) do nothing`, [BOOTSTRAP_OPERATORS, BOOTSTRAP_OPERATORS]);
       await audit.record(tx, { principal: { kind: 'anonymous' }, targets: { operatorId: op.id }, before: { status: 'INVITED' }, after: op });
       this.log.info({ operatorId: op.id }, 'operator enrolled');
       return { operator: op, totpSecret: secret.base32, otpauthUrl: this.totp(secret.base32, op.email).toString() };
@@ -142,21 +172,37 @@ export class OperatorAuth {
     return row ? toOperator(row) : undefined;
   }
 
-  /** Disables the operator and revokes every session of theirs at once (idempotent). */
+  /**
+   * Disables the operator and revokes every session of theirs at once (idempotent), in the caller's
+   * transaction: by the development token directly, by a named operator only through an approval
+   * request (a second operator approves).
+   */
+  async disableWithin(q: Queryable, id: string, by: string | null): Promise<{ before: Operator; after: Operator }> {
+    const [before] = await q.query<Row>(`select ${COLS} from gateway.operators where id = ?::uuid for update`, [id]);
+    if (!before) throw new AppError('OPERATOR_NOT_FOUND');
+    const [row] = await q.query<Row>(
+      `update gateway.operators set disabled_at = coalesce(disabled_at, now()), disabled_by = coalesce(disabled_by, ?::uuid),
+              enrollment_token_hash = null
+        where id = ?::uuid returning ${COLS}`, [by, id]) as [Row];
+    await q.query('update gateway.operator_sessions set revoked_at = now() where operator_id = ?::uuid and revoked_at is null', [id]);
+    this.log.info({ operatorId: id }, 'operator disabled');
+    return { before: toOperator(before), after: toOperator(row) };
+  }
+
+  /** Disables directly (the development token). */
   async disable(id: string, by: AdminPrincipal, audit: AuditTrail): Promise<Operator> {
     return this.db.tx(async (tx) => {
-      const [before] = await tx.query<Row>(`select ${COLS} from gateway.operators where id = ?::uuid for update`, [id]);
-      if (!before) throw new AppError('OPERATOR_NOT_FOUND');
-      const [row] = await tx.query<Row>(
-        `update gateway.operators set disabled_at = coalesce(disabled_at, now()), disabled_by = coalesce(disabled_by, ?::uuid),
-                enrollment_token_hash = null
-          where id = ?::uuid returning ${COLS}`, [by.kind === 'operator' ? by.operatorId : null, id]) as [Row];
-      await tx.query('update gateway.operator_sessions set revoked_at = now() where operator_id = ?::uuid and revoked_at is null', [id]);
-      const op = toOperator(row);
-      await audit.record(tx, { targets: { operatorId: id }, before: toOperator(before), after: op });
-      this.log.info({ operatorId: id }, 'operator disabled');
-      return op;
+      const { before, after } = await this.disableWithin(tx, id, by.kind === 'operator' ? by.operatorId : null);
+      await audit.record(tx, { targets: { operatorId: id }, before, after });
+      return after;
     });
+  }
+
+  /** Whether an operator exists (404 otherwise), for requests about them. */
+  async assertExists(id: string): Promise<Operator> {
+    const op = await this.get(this.db, id);
+    if (!op) throw new AppError('OPERATOR_NOT_FOUND');
+    return op;
   }
 
   // ───────────── sessions ─────────────
