@@ -6,6 +6,8 @@ import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
 import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
 import { actingOn } from '../http/context.js';
+import { formatCop } from '@wallet/platform';
+import type { SecurityNotice, SecurityNotices } from './security-notices.js';
 
 export interface CreateCompanyInput {
   name: string;
@@ -22,6 +24,8 @@ export class CompanyAdmin {
     private readonly companies: CompanyRepository,
     private readonly ledger: LedgerClient,
     private readonly authenticator: ApiKeyAuthenticator,
+    /** Issue 36: the company is told of changed limits and status (event + e-mail to its admins). */
+    private readonly notices?: SecurityNotices,
   ) {}
 
   /**
@@ -51,20 +55,55 @@ export class CompanyAdmin {
     return company;
   }
 
-  async patch(id: string, patch: CompanyPatch, audit?: AuditTrail): Promise<Company> {
+  /** A change of counterparty limits or status tells the company (`LIMITS_CHANGED`, `STATUS_CHANGED`) in the same transaction. */
+  async patch(id: string, patch: CompanyPatch, audit?: AuditTrail, actor: SecurityNotice['actor'] = { kind: 'bootstrap-token', id: null }): Promise<Company> {
+    let told = false;
     const company = await this.db.tx(async (tx) => {
       const before = await this.companies.findById(tx, id, { forUpdate: true });
       if (!before) throw new AppError('COMPANY_NOT_FOUND');
       const after = (await this.companies.update(tx, id, patch))!;
       await audit?.record(tx, { targets: { companyId: id }, before, after });
+      if (this.notices) {
+        for (const notice of companyNotices(before, after, actor)) {
+          await this.notices.record(tx, notice);
+          told = true;
+        }
+      }
       return after;
     });
     // Status, tax regime and multiplier travel with cached principals: drop them on this replica now.
     this.authenticator.invalidateCompany(id);
+    if (told) this.notices!.nudge();
     return company;
   }
 
   async assertExists(id: string): Promise<void> {
     if (!(await this.companies.exists(this.db, id))) throw new AppError('COMPANY_NOT_FOUND');
   }
+}
+
+const STATUS_ES: Record<Company['status'], string> = { ACTIVE: 'activa', SUSPENDED: 'suspendida' };
+
+/** What a company's people are told of a PATCH: its counterparty limits and its status (issue 36). */
+export function companyNotices(before: Company, after: Company, actor: SecurityNotice['actor']): SecurityNotice[] {
+  const out: SecurityNotice[] = [];
+  const limits: string[] = [];
+  const details: Record<string, { before: string; after: string }> = {};
+  for (const [field, name] of [['counterpartyDailyLimitCents', 'diario'], ['counterpartyMonthlyLimitCents', 'mensual']] as const) {
+    if (before[field] === after[field]) continue;
+    limits.push(`${name} de ${formatCop(before[field])} a ${formatCop(after[field])}`);
+    details[field] = { before: before[field].toString(), after: after[field].toString() };
+  }
+  if (limits.length > 0) {
+    out.push({ companyId: after.id, change: 'LIMITS_CHANGED', actor, summary: `Cambió el límite por contraparte: ${limits.join('; ')}.`, details });
+  }
+  if (before.status !== after.status) {
+    out.push({
+      companyId: after.id, change: 'STATUS_CHANGED', actor,
+      summary: `La empresa pasó de ${STATUS_ES[before.status]} a ${STATUS_ES[after.status]}.`
+        + (after.status === 'SUSPENDED' ? ' Sus claves de API y el panel dejan de operar mientras esté suspendida.' : ''),
+      details: { status: { before: before.status, after: after.status } },
+    });
+  }
+  return out;
 }

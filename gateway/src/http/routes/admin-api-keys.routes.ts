@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ApiKeyAdmin } from '../../app/api-key-admin.js';
+import { adminSecurityActor } from '../../app/security-notices.js';
 import type { ApiKeyRecord } from '../../persistence/api-key.repository.js';
 import { ApiKeySchema, CreatedApiKeySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -48,7 +49,7 @@ export function adminApiKeyRoutes(keys: ApiKeyAdmin): AnyRoute[] {
       params: KeyParams, paramErrors: { id: 'COMPANY_NOT_FOUND', keyId: 'API_KEY_NOT_FOUND' },
       responses: { 200: { description: 'The key with `revokedAt`.', schema: ApiKeySchema } },
       errors: ['COMPANY_NOT_FOUND', 'API_KEY_NOT_FOUND'],
-      handler: async ({ params, audit }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId, audit)) }),
+      handler: async ({ params, audit, admin }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId, audit, adminSecurityActor(admin))) }),
     }),
   ];
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { centsToNumber } from '@wallet/platform';
 import type { CompanyAdmin } from '../../app/company-admin.js';
+import { adminSecurityActor } from '../../app/security-notices.js';
 import type { Company } from '../../persistence/company.repository.js';
 import { CompanySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -85,13 +86,13 @@ export function adminCompanyRoutes(admin: CompanyAdmin): AnyRoute[] {
       body: PatchCompanyBody,
       responses: { 200: { description: 'The updated company.', schema: CompanySchema } },
       errors: ['COMPANY_NOT_FOUND'],
-      handler: async ({ params, body, audit }) => {
+      handler: async ({ params, body, audit, admin: principal }) => {
         const patch = {
           ...body,
           counterpartyDailyLimitCents: body.counterpartyDailyLimitCents === undefined ? undefined : BigInt(body.counterpartyDailyLimitCents),
           counterpartyMonthlyLimitCents: body.counterpartyMonthlyLimitCents === undefined ? undefined : BigInt(body.counterpartyMonthlyLimitCents),
         };
-        return { status: 200, body: companyToApi(await admin.patch(params.id, patch, audit)) };
+        return { status: 200, body: companyToApi(await admin.patch(params.id, patch, audit, adminSecurityActor(principal))) };
       },
     }),
   ];
