@@ -7,13 +7,13 @@ import { AdminAudit } from './app/admin-audit.js';
 import { AdminChanges } from './app/admin-changes.js';
 import { ApprovalRequests } from './app/approval-requests.js';
 import { CredentialDelivery } from './app/credential-delivery.js';
-import { MailOutbox } from './app/mail-outbox.js';
-import { SecurityNotices } from './app/security-notices.js';
 import { CreditRequestAdmin } from './app/credit-request-admin.js';
 import { ApiKeyAdmin } from './app/api-key-admin.js';
 import { BalanceQuery } from './app/balance-query.js';
 import { CompanyAdmin } from './app/company-admin.js';
 import { LedgerAdmin } from './app/ledger-admin.js';
+import { MailOutbox } from './app/mail-outbox.js';
+import { SecurityNotices } from './app/security-notices.js';
 import { AdminAuthenticator, AdminTokenVerifier } from './auth/admin-token.js';
 import { OperatorAuth } from './auth/operator-auth.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
@@ -89,6 +89,13 @@ export interface AppDeps {
   /** The reconciliation service (admin only); optional so inert compositions need not pass one. */
   reconciliation?: ReconciliationClient;
   redis: Redis;
+  /**
+   * Issue 36: the durable mail outbox and the company's security notices (server.ts builds them with
+   * wake-ups of the mail sender and the outbox relay). Without them createApp builds its own, whose
+   * rows wait for a sender and a relay to poll them.
+   */
+  mailOutbox?: MailOutbox;
+  securityNotices?: SecurityNotices;
 }
 
 export interface GatewayApp {
@@ -99,6 +106,10 @@ export interface GatewayApp {
   router: Router<GatewayState>;
   routes: readonly AnyRoute[];
   openApiDocument(): Record<string, unknown>;
+  /** Mails written in a use case's transaction, sent after commit (app/mail-outbox.ts). */
+  mailOutbox: MailOutbox;
+  /** `company.security_changed`: event + e-mail to the company's admins, in a use case's transaction. */
+  securityNotices: SecurityNotices;
   /** Waits for background writes and stops timers (the caller closes db/redis/ledger). */
   close(): Promise<void>;
 }
@@ -120,8 +131,10 @@ export function createApp(deps: AppDeps): GatewayApp {
   authenticator.watchChanges(db).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL'));
   const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
 
+  const mailOutbox = deps.mailOutbox ?? new MailOutbox({ secretKey: config.encryptionKey });
+  const securityNotices = deps.securityNotices ?? new SecurityNotices(mailOutbox);
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
-  const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
+  const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix }, securityNotices);
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
   const production = config.nodeEnv === 'production';
   const audit = new AdminAudit(db, log);
@@ -136,12 +149,10 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
   }, log);
   dashboardAuth.start();
-  const mail = new MailOutbox();
-  const notices = new SecurityNotices();
-  const approvals = new ApprovalRequests(db, notices, config.approvals, log);
+  const approvals = new ApprovalRequests(db, securityNotices, config.approvals, log);
   const changes = new AdminChanges(db, approvals, {
     companies: companyAdmin, keys: keyAdmin, dashboard: dashboardAuth, operators, ledger: ledgerAdmin, transfer,
-    delivery: new CredentialDelivery(mail, { production }, log), notices,
+    delivery: new CredentialDelivery(mailOutbox, { production }, log), notices: securityNotices,
   }, log);
 
   let document: Record<string, unknown> | undefined;
@@ -223,6 +234,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     router,
     routes,
     openApiDocument,
+    mailOutbox,
+    securityNotices,
     async close() {
       limiter.close();
       await idempotency.close();

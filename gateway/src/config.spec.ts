@@ -2,6 +2,8 @@ import { ConfigError } from '@wallet/platform';
 import { productionSecretFailures } from '@wallet/platform/testing';
 import { gatewayEnvSchema, loadConfig } from './config.js';
 
+const MAIL = { SMTP_URL: 'smtp://mailer:secret@mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
+
 describe('gateway config', () => {
   it('has development defaults outside production', () => {
     const c = loadConfig({});
@@ -35,9 +37,11 @@ describe('gateway config', () => {
       expect(text).not.toMatch(/ADMIN_TOKEN/);
       expect(text).toMatch(/API_KEY_PEPPER/);
       expect(text).toMatch(/GATEWAY_ENCRYPTION_KEY/);
+      expect(text).toMatch(/SMTP_URL/);
+      expect(text).toMatch(/MAIL_FROM/);
     }
     expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'dev-admin-token', API_KEY_PEPPER: 'p'.repeat(32) })).toThrow(ConfigError);
-    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
+    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
     expect(prod.dashboard.enrolment).toBe('invitation');
@@ -55,7 +59,7 @@ describe('gateway config', () => {
   it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {
     expect(loadConfig({}).dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 259_200, publicUrl: undefined, lockout: { windowSeconds: 900, lockSeconds: 900 } });
     expect(loadConfig({ DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
-    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
     expect(loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
     expect(() => loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'direct' })).toThrow(/DASHBOARD_ENROLMENT/);
     expect(() => loadConfig({ DASHBOARD_ENROLMENT: 'maybe' })).toThrow(ConfigError);
@@ -66,7 +70,7 @@ describe('gateway config', () => {
   });
 
   it('reads the admin settings and refuses contradictions', () => {
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
     expect(() => loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '8080' })).toThrow(/GATEWAY_ADMIN_PORT/);
     expect(loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '9443', GATEWAY_ADMIN_HOST: '10.1.2.3' }).admin).toEqual({ port: 9443, host: '10.1.2.3', alsoOnPublicPort: false });
     expect(loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500' }).creditDualControlCents).toBe(500);
@@ -78,12 +82,28 @@ describe('gateway config', () => {
 
   it('refuses every development secret in production, naming the variable and never the value', () => {
     for (const [name, dev] of [['API_KEY_PEPPER', 'dev-api-key-pepper-not-for-production'], ['GATEWAY_ENCRYPTION_KEY', 'dev-gateway-encryption-key-not-for-production']]) {
-      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), [name!]: dev };
+      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL, [name!]: dev };
       expect(() => loadConfig(env)).toThrow(new RegExp(name!)); // once accepted: only their absence was refused
     }
     expect(productionSecretFailures(loadConfig, gatewayEnvSchema, {
-      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL,
     })).toEqual([]);
+  });
+
+  it('issue 36: mail (SMTP_URL, MAIL_FROM) is required in production; elsewhere the sandbox sink; NATS from the shared variables', () => {
+    const dev = loadConfig({});
+    expect(dev.mail).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:2525', timeoutMs: 10_000, maxAttempts: 20 });
+    expect(dev.mail.from).toMatch(/@/);
+    expect(dev.nats).toEqual({ url: 'nats://127.0.0.1:4222', namespace: '', streamReplicas: 1 });
+    expect(loadConfig({ NATS_URL: 'nats://nats:4222', BUS_NAMESPACE: 'x1' }).nats).toMatchObject({ url: 'nats://nats:4222', namespace: 'x1' });
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    for (const missing of ['SMTP_URL', 'MAIL_FROM'] as const) {
+      const env: Record<string, string> = { ...prod, ...MAIL };
+      delete env[missing];
+      expect(() => loadConfig(env)).toThrow(new RegExp(`${missing}: is required in production`));
+    }
+    expect(loadConfig({ ...prod, ...MAIL }).mail).toMatchObject(({ smtpUrl: MAIL.SMTP_URL, from: MAIL.MAIL_FROM }));
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example.co' })).toThrow(/SMTP_URL/);
   });
 
   it('reads limits, proxies and cache TTL from the environment and rejects bad values', () => {

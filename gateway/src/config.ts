@@ -131,6 +131,21 @@ export const gatewayEnvSchema = baseEnvSchema
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
+    /**
+     * The gateway's mail (issue 36: security notices to a company's admins; credentials to their
+     * owner). Same names as pse-deposit. Required in production; elsewhere the sandbox's SMTP sink
+     * (smtp://127.0.0.1:2525) and a development sender.
+     */
+    SMTP_URL: z.string().regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL').optional(),
+    MAIL_FROM: z.string().min(3).optional(),
+    SMTP_TIMEOUT_MS: env.int(10_000, 100),
+    /** How often the mail outbox is polled for mails to send (a change that wrote one nudges it at once). */
+    MAIL_SENDER_INTERVAL_MS: env.int(1_000, 10),
+    /** First retry of a mail the SMTP server did not take; doubles each attempt up to MAIL_RETRY_MAX_DELAY_MS. */
+    MAIL_RETRY_BASE_MS: env.int(30_000, 10),
+    MAIL_RETRY_MAX_DELAY_MS: env.int(3_600_000, 10),
+    /** After this many failed attempts a mail is given up (its body blanked; the row stays for the record). */
+    MAIL_MAX_ATTEMPTS: env.int(20, 1),
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
@@ -143,6 +158,9 @@ export const gatewayEnvSchema = baseEnvSchema
       ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
     }
     if (cfg.NODE_ENV === 'production') {
+      for (const name of ['SMTP_URL', 'MAIL_FROM'] as const) {
+        if (!cfg[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
+      }
       if (cfg.DASHBOARD_ENROLMENT === 'direct') {
         ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
       }
@@ -196,7 +214,14 @@ export interface GatewayConfig {
   reconciliationRerunDeadlineMs: number;
   shutdownGraceMs: number;
   idempotencyKeyTtlSeconds: number;
+  /** NATS JetStream: the gateway publishes its outbox (company.security_changed). */
+  nats: { url: string; namespace: string; streamReplicas: number };
+  mail: { smtpUrl: string; from: string; timeoutMs: number; intervalMs: number; retryBaseMs: number; retryMaxDelayMs: number; maxAttempts: number };
 }
+
+/** Outside production: the sandbox's SMTP sink (deploy/local/up.sh) and this sender. */
+export const DEV_SMTP_URL = 'smtp://127.0.0.1:2525';
+export const DEV_MAIL_FROM = 'Billetera Pagos <no-reply@pagos.example.co>';
 
 /** Parses the environment once; every bad variable is named in one error. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -259,5 +284,10 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     reconciliationRerunDeadlineMs: e.RECONCILIATION_RERUN_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
+    nats: { url: e.NATS_URL, namespace: e.BUS_NAMESPACE, streamReplicas: e.NATS_STREAM_REPLICAS },
+    mail: {
+      smtpUrl: e.SMTP_URL ?? DEV_SMTP_URL, from: e.MAIL_FROM ?? DEV_MAIL_FROM, timeoutMs: e.SMTP_TIMEOUT_MS,
+      intervalMs: e.MAIL_SENDER_INTERVAL_MS, retryBaseMs: e.MAIL_RETRY_BASE_MS, retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS, maxAttempts: e.MAIL_MAX_ATTEMPTS,
+    },
   };
 }

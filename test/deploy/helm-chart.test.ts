@@ -283,9 +283,12 @@ describe('helm chart', () => {
     }
     // Its own gRPC port: from the gateway only (the admin API); its ops port from the scraper.
     expect(np('reconciliation').ingress.map((r: any) => [r.ports.map((p: any) => p.port), fromComponents(r)])).toEqual([[[50057], ['gateway']], [[9107], []]]);
-    // Egress: the gateway reaches Postgres, Redis and the services, not NATS; the receipt service no ledger.
-    expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057]));
-    expect(egressPorts(np('gateway'))).not.toContain(4222);
+    // Egress: the gateway reaches Postgres, Redis, the services, NATS (its outbox) and SMTP (its mail, issue 36); the receipt service no ledger.
+    expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057, 4222, 2525]));
+    expect(egressPorts(np('gateway', production))).toEqual(expect.arrayContaining([4222, 587]));
+    expect(egressPorts(np('gateway', production))).not.toContain(2525);
+    // The sandbox's SMTP sink admits the processes that send mail, no other.
+    expect(np('sandbox').ingress.filter((r: any) => r.ports[0].port === 2525).flatMap(fromComponents).sort()).toEqual(['gateway', 'pse-deposit']);
     expect(egressPorts(np('receipt')).sort()).toEqual([4222, 5432, 53, 53].sort());
     expect(egressPorts(np('transfer'))).toEqual(expect.arrayContaining([4222, 5432, 50051, 8090]));
     expect(egressPorts(np('pse-deposit'))).toEqual(expect.arrayContaining([2525, 8090]));
@@ -366,7 +369,7 @@ describe('helm chart', () => {
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
     const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
-    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
+    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db', SMTP_URL: 'my-providers' });
     expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
     expect(env('collect-key')).toEqual({ DATABASE_URL: 'my-db', BREB_CALLBACK_SECRET: 'my-providers' });

@@ -12,7 +12,7 @@ import type { TransferClient } from '../transfer/transfer-client.js';
 import type { AuditTrail } from './admin-audit.js';
 import type { ApiKeyAdmin } from './api-key-admin.js';
 import type { ApprovalRequest, ApprovalRequests } from './approval-requests.js';
-import type { CompanyAdmin } from './company-admin.js';
+import { companyNotices, type CompanyAdmin } from './company-admin.js';
 import type { CredentialDelivery } from './credential-delivery.js';
 import type { LedgerAdmin } from './ledger-admin.js';
 import { adminSecurityActor as actorOf, type SecurityNotices } from './security-notices.js';
@@ -70,7 +70,7 @@ export class AdminChanges {
         }, by, audit),
       };
     }
-    const after = await this.db.tx(async (tx) => {
+    const after = await this.tx(async (tx) => {
       const changed = await this.deps.companies.patchWithin(tx, id, patch);
       await audit.record(tx, { targets: { companyId: id }, before: changed.before, after: changed.after });
       await this.tellCompanyUpdated(tx, changed.before, changed.after, by, null);
@@ -92,7 +92,7 @@ export class AdminChanges {
         }, by, audit),
       };
     }
-    return this.db.tx(async (tx) => {
+    return this.tx(async (tx) => {
       const out = await this.issueKeyWithin(tx, companyId, input, by, null);
       await audit.record(tx, { targets: { companyId, keyId: out.done.id }, before: null, after: out.done });
       return out;
@@ -128,7 +128,7 @@ export class AdminChanges {
         }, by, audit),
       };
     }
-    return this.db.tx(async (tx) => {
+    return this.tx(async (tx) => {
       const out = await this.inviteUserWithin(tx, companyId, { email, role: input.role }, by, null);
       await audit.record(tx, { targets: { companyId, userId: out.done.id }, before: null, after: withoutLink(out.done) });
       return out;
@@ -137,7 +137,7 @@ export class AdminChanges {
 
   /** A new invitation for a user who has not activated: the link goes to the user (never to the operator in production). */
   async reinviteDashboardUser(companyId: string, userId: string, audit: AuditTrail): Promise<{ done: InvitedDashboardUser; credentials?: Record<string, string> }> {
-    return this.db.tx(async (tx) => {
+    return this.tx(async (tx) => {
       const user = await this.deps.dashboard.reinviteUser(companyId, userId, tx);
       const credentials = await this.deps.delivery.dashboardInvitation(tx, companyId, user);
       await audit.record(tx, { targets: { companyId, userId }, after: withoutLink(user) });
@@ -165,7 +165,7 @@ export class AdminChanges {
       };
     }
     // The shared token (bootstrap in production; development): OperatorAuth enforces when it may.
-    return this.db.tx(async (tx) => {
+    return this.tx(async (tx) => {
       const op = await this.deps.operators.invite(tx, { name: input.name, email }, by, audit);
       const credentials = await this.deps.delivery.operatorEnrollment(tx, op);
       return { done: toPublic(op), ...(credentials ? { credentials } : {}) };
@@ -202,6 +202,13 @@ export class AdminChanges {
     }
     await audit.requested();
     return { done: await this.deps.transfer.removeAmlEntry({ id }, call) };
+  }
+
+  /** A transaction whose notices and mails go out right after it commits (the sender and relay also poll). */
+  private async tx<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    const out = await this.db.tx(fn);
+    this.deps.notices.nudge();
+    return out;
   }
 
   // ───────────── appliers: the approved change, made once ─────────────
@@ -261,22 +268,7 @@ export class AdminChanges {
         actor: actorOf(by), approvalRequestId, details: { from: before.multiSigThreshold, to: after.multiSigThreshold },
       });
     }
-    if (before.counterpartyDailyLimitCents !== after.counterpartyDailyLimitCents || before.counterpartyMonthlyLimitCents !== after.counterpartyMonthlyLimitCents) {
-      await this.deps.notices.record(q, {
-        companyId: after.id, change: 'LIMITS_CHANGED', summary: 'Cambiaron los límites por contraparte de la empresa.',
-        actor: actorOf(by), approvalRequestId,
-        details: {
-          counterpartyDailyLimitCents: { from: centsToNumber(before.counterpartyDailyLimitCents), to: centsToNumber(after.counterpartyDailyLimitCents) },
-          counterpartyMonthlyLimitCents: { from: centsToNumber(before.counterpartyMonthlyLimitCents), to: centsToNumber(after.counterpartyMonthlyLimitCents) },
-        },
-      });
-    }
-    if (before.status !== after.status) {
-      await this.deps.notices.record(q, {
-        companyId: after.id, change: 'STATUS_CHANGED', summary: `El estado de la empresa pasó de ${before.status} a ${after.status}.`,
-        actor: actorOf(by), approvalRequestId, details: { from: before.status, to: after.status },
-      });
-    }
+    for (const notice of companyNotices(before, after, actorOf(by))) await this.deps.notices.record(q, { ...notice, approvalRequestId });
   }
 }
 

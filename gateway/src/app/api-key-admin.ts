@@ -6,6 +6,7 @@ import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-k
 import type { CompanyRepository } from '../persistence/company.repository.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { AuditTrail } from './admin-audit.js';
+import type { SecurityNotice, SecurityNotices } from './security-notices.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
 export class ApiKeyAdmin {
@@ -15,6 +16,8 @@ export class ApiKeyAdmin {
     private readonly keys: ApiKeyRepository,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
+    /** Issue 36: the company is told of a revoked key (event + e-mail to its admins). */
+    private readonly notices?: SecurityNotices,
   ) {}
 
   /**
@@ -36,17 +39,30 @@ export class ApiKeyAdmin {
     return this.keys.listByCompany(this.db, companyId);
   }
 
-  /** Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere. */
-  async revoke(companyId: string, keyId: string, audit?: AuditTrail): Promise<ApiKeyRecord> {
+  /**
+   * Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere.
+   * The first revocation tells the company (`API_KEY_REVOKED`, in the same transaction); a repeated one changes nothing and tells no one.
+   */
+  async revoke(companyId: string, keyId: string, audit?: AuditTrail, actor: SecurityNotice['actor'] = { kind: 'bootstrap-token', id: null }): Promise<ApiKeyRecord> {
     await this.assertCompany(companyId);
+    let told = false;
     const record = await this.db.tx(async (tx) => {
       const before = await this.keys.findById(tx, companyId, keyId, { forUpdate: true });
       if (!before) throw new AppError('API_KEY_NOT_FOUND');
       const after = (await this.keys.revoke(tx, companyId, keyId))!;
       await audit?.record(tx, { targets: { companyId, keyId }, before, after });
+      if (this.notices && before.revokedAt === null) {
+        await this.notices.record(tx, {
+          companyId, change: 'API_KEY_REVOKED', actor,
+          summary: `Se revocó la clave de API ${after.prefix}… (${after.label}, ${after.scope === 'WRITE' ? 'escritura' : 'lectura'}); deja de funcionar de inmediato.`,
+          details: { keyId, prefix: after.prefix, label: after.label, scope: after.scope, revokedAt: after.revokedAt },
+        });
+        told = true;
+      }
       return after;
     });
     this.authenticator.invalidateKey(keyId);
+    if (told) this.notices!.nudge();
     return record;
   }
 

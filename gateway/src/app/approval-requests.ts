@@ -166,7 +166,7 @@ export class ApprovalRequests {
         }
         this.log.info({ approvalRequestId: id, action: input.action, operatorId: by.operatorId }, 'approval request awaiting a second operator');
         return created;
-      });
+      }).finally(() => this.notices.nudge());
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // A concurrent identical request won the insert.
@@ -224,7 +224,7 @@ export class ApprovalRequests {
     }).catch(async (err: unknown) => {
       if (failed && err === failed) await this.fail(id, failed, audit);
       throw err;
-    });
+    }).finally(() => this.notices.nudge());
     if ('expired' in first) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: 'EXPIRED' });
     if ('done' in first) {
       this.log.info({ approvalRequestId: id, action: first.done!.action, approvedBy: by.operatorId }, 'approval request applied');
@@ -247,7 +247,7 @@ export class ApprovalRequests {
       const applied = await this.finish(tx, approved, 'APPLIED', out.result, null);
       await audit.record(tx, { before: approved, after: applied });
       return applied;
-    });
+    }).finally(() => this.notices.nudge());
     this.log.info({ approvalRequestId: id, action: done.action, approvedBy: by.operatorId }, 'approval request applied');
     return { request: done, ...(out.credentials ? { credentials: out.credentials } : {}) };
   }
@@ -270,7 +270,7 @@ export class ApprovalRequests {
         });
       }
       return next;
-    });
+    }).finally(() => this.notices.nudge());
   }
 
   get(id: string): Promise<ApprovalRequest> {

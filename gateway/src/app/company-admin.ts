@@ -7,6 +7,8 @@ import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
 import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
 import { actingOn } from '../http/context.js';
+import { formatCop } from '@wallet/platform';
+import type { SecurityNotice } from './security-notices.js';
 
 export interface CreateCompanyInput {
   name: string;
@@ -71,4 +73,30 @@ export class CompanyAdmin {
   async assertExists(id: string): Promise<void> {
     if (!(await this.companies.exists(this.db, id))) throw new AppError('COMPANY_NOT_FOUND');
   }
+}
+
+const STATUS_ES: Record<Company['status'], string> = { ACTIVE: 'activa', SUSPENDED: 'suspendida' };
+
+/** What a company's people are told of a PATCH: its counterparty limits and its status (issue 36; AdminChanges records them). */
+export function companyNotices(before: Company, after: Company, actor: SecurityNotice['actor']): SecurityNotice[] {
+  const out: SecurityNotice[] = [];
+  const limits: string[] = [];
+  const details: Record<string, { before: string; after: string }> = {};
+  for (const [field, name] of [['counterpartyDailyLimitCents', 'diario'], ['counterpartyMonthlyLimitCents', 'mensual']] as const) {
+    if (before[field] === after[field]) continue;
+    limits.push(`${name} de ${formatCop(before[field])} a ${formatCop(after[field])}`);
+    details[field] = { before: before[field].toString(), after: after[field].toString() };
+  }
+  if (limits.length > 0) {
+    out.push({ companyId: after.id, change: 'LIMITS_CHANGED', actor, summary: `Cambió el límite por contraparte: ${limits.join('; ')}.`, details });
+  }
+  if (before.status !== after.status) {
+    out.push({
+      companyId: after.id, change: 'STATUS_CHANGED', actor,
+      summary: `La empresa pasó de ${STATUS_ES[before.status]} a ${STATUS_ES[after.status]}.`
+        + (after.status === 'SUSPENDED' ? ' Sus claves de API y el panel dejan de operar mientras esté suspendida.' : ''),
+      details: { status: { before: before.status, after: after.status } },
+    });
+  }
+  return out;
 }

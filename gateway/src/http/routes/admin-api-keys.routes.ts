@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { AdminChanges } from '../../app/admin-changes.js';
 import type { ApiKeyAdmin } from '../../app/api-key-admin.js';
+import { adminSecurityActor } from '../../app/security-notices.js';
 import type { ApiKeyRecord } from '../../persistence/api-key.repository.js';
 import { ApiKeySchema, CreatedApiKeySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
@@ -53,7 +54,7 @@ export function adminApiKeyRoutes(keys: ApiKeyAdmin, changes: AdminChanges): Any
       params: KeyParams, paramErrors: { id: 'COMPANY_NOT_FOUND', keyId: 'API_KEY_NOT_FOUND' },
       responses: { 200: { description: 'The key with `revokedAt`.', schema: ApiKeySchema } },
       errors: ['COMPANY_NOT_FOUND', 'API_KEY_NOT_FOUND'],
-      handler: async ({ params, audit }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId, audit)) }),
+      handler: async ({ params, audit, admin }) => ({ status: 200, body: apiKeyToApi(await keys.revoke(params.id, params.keyId, audit, adminSecurityActor(admin))) }),
     }),
   ];
 }
