@@ -50,7 +50,7 @@ describe('gateway config', () => {
     expect(prod.approvals).toEqual({ delaySeconds: 86_400, ttlSeconds: 7 * 86_400 });
     // Issue 36: production runs without the bootstrap token once the first operators exist — and then has none,
     // not the development default.
-    const tokenless = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
+    const tokenless = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
     expect(tokenless.adminToken).toBeUndefined();
     expect(loadConfig({}).adminToken).toBe('dev-admin-token');
     expect(loadConfig({}).approvals.delaySeconds).toBe(0);

@@ -84,6 +84,16 @@ describe('finding 1: one operator drains a multi-signature company', () => {
     expect(JSON.stringify((await api.get(`/admin/approval-requests/${write.body.id}`, { token: b.session })).body)).not.toContain(key.body.credentials.key);
     const audit = await sql(stack.db.url, `select * from gateway.admin_audit where targets->>'approvalRequestId' = $1`, [write.body.id]);
     expect(JSON.stringify(audit)).not.toContain(key.body.credentials.key);
+
+    // The company was told of every step, the requests included (so its people could object), never the key.
+    const told = await sql(stack.db.url, `select payload from gateway.outbox where subject = 'company.security_changed' and payload->>'companyId' = $1 order by seq`, [co.id]);
+    const changes = told.map((r) => `${r.payload.change}${r.payload.approvalRequestId ? `:${r.payload.approvalRequestId}` : ''}`);
+    expect(changes).toEqual([
+      `MULTISIG_THRESHOLD_CHANGE_REQUESTED:${lower.body.id}`, `API_KEY_REQUESTED:${write.body.id}`, 'API_KEY_ISSUED', 'API_KEY_ISSUED' /* balance()'s */, 'MULTISIG_THRESHOLD_CHANGED',
+      `MULTISIG_THRESHOLD_CHANGED:${lower.body.id}`, `API_KEY_ISSUED:${write.body.id}`,
+    ]);
+    expect(JSON.stringify(told)).not.toContain(key.body.credentials.key);
+    expect(JSON.stringify(told)).not.toContain(read.body.key);
   });
 
   it('loosening a counterparty limit waits; tightening one does not', async () => {

@@ -55,3 +55,22 @@ export async function newOperator(api: Client, inviter: string, name = 'Operador
   const session = await login();
   return { id: invited.id, email, password, totpSecret, session, firstCode, login };
 }
+
+/**
+ * The first match of `re` in the mails the sandbox's SMTP sink received for `to` (the gateway sends
+ * them right after the transaction that wrote them commits): how a test receives a credential that
+ * production delivers only to its owner.
+ */
+export async function mailed(sandboxUrl: string, to: string, re: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await fetch(`${sandboxUrl}/sandbox/emails?to=${encodeURIComponent(to)}`);
+    const items = ((await r.json()) as { items: Array<{ text: string }> }).items;
+    for (const m of items) {
+      const hit = re.exec(m.text);
+      if (hit) return hit;
+    }
+    if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
