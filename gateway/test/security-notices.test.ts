@@ -229,6 +229,27 @@ describe('MailSender', () => {
     }
   });
 
+  it('a sender with another key leaves the mail to one that can open it (a rotation, a second gateway on the database)', async () => {
+    const smtp = await smtpServer();
+    const transport = new SmtpMailTransport(smtp.url, 'Pagos <no-reply@pagos.example.co>', 5_000);
+    const other = new MailSender(db, transport, { ...settings, secretKey: 'otra-clave-de-cifrado-0123456789abcdef' }, log);
+    const mine = new MailSender(db, transport, settings, log);
+    try {
+      const id = await db.tx((tx) => new MailOutbox({ secretKey: KEY }).enqueue(tx, { to: 'rotacion@andina.co', subject: 's', text: 'enlace', kind: 'test' }));
+      expect(await other.runOnce()).toBe(0);
+      const [row] = await rows(`select attempts, failed_at, text_enc from gateway.mail_outbox where id = ?`, [id]);
+      expect(row).toMatchObject({ attempts: 0, failed_at: null });
+      expect(row.text_enc).not.toBeNull();
+      expect(await mine.runOnce()).toBeGreaterThanOrEqual(1);
+      expect(smtp.received.map((r) => r.to[0])).toContain('rotacion@andina.co');
+    } finally {
+      await other.stop();
+      await mine.stop();
+      transport.close();
+      await smtp.close();
+    }
+  });
+
   it('refuses what is not one address (a caller\'s bug), without writing', async () => {
     const outbox = new MailOutbox({ secretKey: KEY });
     await expect(db.tx((tx) => outbox.enqueue(tx, { to: 'a@b.co, c@d.co', subject: 's', text: 't', kind: 'test' }))).rejects.toThrow(/not one e-mail address/);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
 import type { Queryable } from '../persistence/sql.js';
 
@@ -30,11 +30,18 @@ const oneLine = (s: string) => s.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
  * and bodies are stored sealed with GATEWAY_ENCRYPTION_KEY, the bodies are blanked once sent, and
  * nothing of them is ever logged.
  */
+/** A fingerprint of the sealing key (never the key): which senders can open a row. */
+export function sealingKeyId(secretKey: string): string {
+  return createHash('sha256').update(`gateway.mail_outbox:${secretKey}`, 'utf8').digest('hex').slice(0, 32);
+}
+
 export class MailOutbox {
   private readonly box: SecretBox;
+  private readonly keyId: string;
 
   constructor(opts: { secretKey: string }, private readonly wake: () => void = () => undefined) {
     this.box = new SecretBox(opts.secretKey);
+    this.keyId = sealingKeyId(opts.secretKey);
   }
 
   /** Writes the mail in `tx`; returns its id. The sender picks it up once `tx` commits. */
@@ -44,8 +51,8 @@ export class MailOutbox {
     if (!/^[a-z0-9_.-]{1,64}$/.test(mail.kind)) throw new Error(`mail outbox: not a mail kind: ${mail.kind.slice(0, 64)}`);
     const id = randomUUID();
     await tx.query(
-      `insert into gateway.mail_outbox (id, kind, company_id, recipient, subject_enc, text_enc, html_enc) values (?, ?, ?, ?, ?, ?, ?)`,
-      [id, mail.kind, mail.companyId ?? null, to, this.box.seal(oneLine(mail.subject)), this.box.seal(mail.text), mail.html === undefined ? null : this.box.seal(mail.html)],
+      `insert into gateway.mail_outbox (id, kind, company_id, recipient, subject_enc, text_enc, html_enc, sealed_with) values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [id, mail.kind, mail.companyId ?? null, to, this.box.seal(oneLine(mail.subject)), this.box.seal(mail.text), mail.html === undefined ? null : this.box.seal(mail.html), this.keyId],
     );
     return id;
   }
@@ -80,6 +87,7 @@ interface DueRow { id: string; kind: string; recipient: string; subject_enc: str
  */
 export class MailSender {
   private readonly box: SecretBox;
+  private readonly keyId: string;
   private readonly task: PeriodicTask;
   private running: Promise<number> | undefined;
   private again = false;
@@ -87,6 +95,7 @@ export class MailSender {
 
   constructor(private readonly db: Database, private readonly transport: MailTransport, private readonly opts: MailSenderOptions, private readonly log: Logger) {
     this.box = new SecretBox(opts.secretKey);
+    this.keyId = sealingKeyId(opts.secretKey);
     this.task = new PeriodicTask('mail sender', opts.intervalMs, () => this.runOnce(), log);
   }
 
@@ -125,8 +134,8 @@ export class MailSender {
       const outcome = await this.db.tx(async (tx) => {
         const [row] = await tx.query<DueRow>(
           `select id::text as id, kind, recipient, subject_enc, text_enc, html_enc, attempts from gateway.mail_outbox
-            where sent_at is null and failed_at is null and next_attempt_at <= now()
-            order by next_attempt_at, created_at limit 1 for update skip locked`);
+            where sent_at is null and failed_at is null and next_attempt_at <= now() and sealed_with = ?
+            order by next_attempt_at, created_at limit 1 for update skip locked`, [this.keyId]);
         if (!row) return 'none' as const;
         let mail: { to: string; subject: string; text: string; html?: string };
         try {

@@ -27,6 +27,10 @@ export class Migration0009SecurityNotices extends Migration {
         subject_enc text not null,
         text_enc text,
         html_enc text,
+        -- Which key sealed it (a fingerprint, not the key): a sender claims only what it can open, so
+        -- gateways with another GATEWAY_ENCRYPTION_KEY (a rotation in progress, a second stack on the
+        -- same database) never give up each other's mails.
+        sealed_with text not null,
         created_at timestamptz not null default now(),
         next_attempt_at timestamptz not null default now(),
         attempts int not null default 0,
