@@ -46,6 +46,11 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     await db.close();
     throw err;
   }
+  if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
+    // Issue 36: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
+    const spent = await db.query(`select 1 from gateway.bootstrap_state`).catch(() => []);
+    if (spent.length > 0) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
+  }
 
   // No offline queue: while Redis is down a command fails at once and the limiter falls back to
   // its in-memory insurance instead of queueing requests behind a dead connection.
