@@ -114,6 +114,18 @@ describe('rate limits', () => {
     expect([(await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status]).toEqual([200, 200, 429]);
   });
 
+  it('a dashboard user has a budget of its own too, whatever IPs the session comes from', async () => {
+    const c = await admin.createCompany();
+    const email = `presupuesto.${Date.now()}@empresa.co`;
+    const password = 'Clave-de-presupuesto-2026';
+    expect((await api.post(`/admin/companies/${c.id}/users`, { token: stack.gw.adminToken, body: { email, password, role: 'VIEWER' } })).status).toBe(201);
+    const login = await api.post('/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': nextIp() } });
+    expect(login.status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api.get('/dashboard/approvals', { token: login.body.token, headers: { 'x-forwarded-for': nextIp() } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
   it('racing requests of one key from 20 IPs: exactly the budget is let through', async () => {
     const key = await readKey();
     const answers = await Promise.all(Array.from({ length: 20 }, () => getBalance(api, key, nextIp())));
