@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 
@@ -76,6 +77,8 @@ for i, key in ipairs(KEYS) do
 end
 return out
 `;
+
+const MULTI_SHA = createHash('sha1').update(SLIDING_LOG_MULTI_LUA).digest('hex');
 
 type Log = number[];
 
@@ -172,7 +175,12 @@ export class RollingWindowLimiter {
     let raw: number[] | undefined;
     if (this.redis.status === 'ready') {
       try {
-        raw = (await this.redis.eval(SLIDING_LOG_MULTI_LUA, keys.length, ...keys, String(this.opts.windowSeconds), ...counted.map((c) => String(c.limit)))) as number[];
+        const args = [...keys, String(this.opts.windowSeconds), ...counted.map((c) => String(c.limit))];
+        // EVALSHA (the script's text once per Redis, not per request); EVAL when Redis does not know it yet.
+        raw = (await this.redis.evalsha(MULTI_SHA, keys.length, ...args).catch((err: Error) => {
+          if (!/NOSCRIPT/.test(err.message)) throw err;
+          return this.redis.eval(SLIDING_LOG_MULTI_LUA, keys.length, ...args);
+        })) as number[];
       } catch {
         raw = undefined; // as rate-limiter-flexible's insurance: keep limiting in memory
       }
