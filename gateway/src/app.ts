@@ -198,7 +198,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     log,
     limiter,
     clientIp: new ClientIpResolver(config.trustedProxies),
-    rateLimits: { perMinute: config.rateLimit.perMinute },
+    rateLimits: { perMinute: config.rateLimit.perMinute, perKeyFactor: config.rateLimit.perKeyFactor },
     sessions: dashboardAuth,
     idempotency,
   });

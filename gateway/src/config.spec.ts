@@ -22,7 +22,9 @@ describe('gateway config', () => {
     expect(c.creditDualControlCents).toBe(100_000_000);
     expect(c.adminSessionTtlSeconds).toBe(1800);
     expect(c.rateLimit.windowSeconds).toBe(60);
-    expect(c.trustedProxies).toContain('127.0.0.0/8');
+    // Loopback only: no private range (an in-cluster or VPN caller could rotate X-Forwarded-For).
+    expect(c.trustedProxies).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(c.rateLimit.perKeyFactor).toBe(1);
     expect(c.migrateOnStart).toBe(true);
     expect(loadConfig({ GATEWAY_MIGRATE_ON_START: 'false' }).migrateOnStart).toBe(false);
   });
@@ -114,5 +116,32 @@ describe('gateway config', () => {
     expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: '60000' })).toThrow(ConfigError);
     expect(() => loadConfig({ RATE_LIMIT_FINANCIAL: '0' })).toThrow(ConfigError);
+    expect(loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '3' }).rateLimit.perKeyFactor).toBe(3);
+    expect(() => loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '0' })).toThrow(ConfigError);
+  });
+
+  describe('trusted proxies in production (issue 36)', () => {
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+
+    it('trusts no proxy unless told which', () => {
+      expect(loadConfig(prod).trustedProxies).toEqual([]);
+      expect(loadConfig({ ...prod, TRUSTED_PROXIES: '10.12.0.16/28, 10.12.0.40' }).trustedProxies).toEqual(['10.12.0.16/28', '10.12.0.40']);
+    });
+
+    it.each(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7', '0.0.0.0/0', '::/0', '8.0.0.0/6', '172.0.0.0/8'])(
+      'refuses %s, which covers a whole private range, naming the variable', (entry) => {
+        try {
+          loadConfig({ ...prod, TRUSTED_PROXIES: `10.12.0.16/28,${entry}` });
+          throw new Error('expected a ConfigError');
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+          expect((err as ConfigError).problems.join('\n')).toMatch(new RegExp(`TRUSTED_PROXIES.*${entry.replace(/[.:/]/g, '\\$&')} covers all of`));
+        }
+      });
+
+    it('accepts part of a private range, and any list outside production', () => {
+      expect(loadConfig({ ...prod, TRUSTED_PROXIES: '10.0.0.0/9,192.168.1.0/24,fd00:1::/64' }).trustedProxies).toHaveLength(3);
+      expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8' }).trustedProxies).toEqual(['10.0.0.0/8']);
+    });
   });
 });

@@ -1,9 +1,20 @@
+import { BlockList } from 'node:net';
 import { z } from 'zod';
 import { baseEnvSchema, env, parseConfig, SECRET_VARIABLES } from '@wallet/platform';
 import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 
-/** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
-export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+/**
+ * Outside production, X-Forwarded-For is believed from loopback only (a proxy on the same host, and
+ * the tests). In production no proxy is trusted unless TRUSTED_PROXIES names it: the ingress
+ * controller's own addresses. Trusting whole private ranges let any in-cluster or VPN caller rotate
+ * the header and reset its per-IP limits (issue 36).
+ */
+export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128';
+/**
+ * Ranges that hold far more than a proxy (every pod, VPN user or customer behind a CGNAT): a trusted
+ * proxy entry covering one of them whole is refused in production.
+ */
+export const WHOLE_PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'] as const;
 /** The admin listener's port in production when GATEWAY_ADMIN_PORT is not set. */
 export const DEFAULT_ADMIN_PORT = 8081;
 /** Operator credits above this many centavos wait for a second operator (CONTRACT §10): 1.000.000 pesos. */
@@ -26,6 +37,19 @@ function isCidr(item: string): boolean {
   if (bits === undefined) return true;
   if (!/^\d{1,3}$/.test(bits)) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** Whether a TRUSTED_PROXIES entry contains the whole of one of WHOLE_PRIVATE_RANGES (0.0.0.0/0 contains them all). */
+export function coversWholePrivateRange(entry: string): string | undefined {
+  const [addr, bits] = entry.split('/') as [string, string | undefined];
+  if (bits === undefined) return undefined;
+  const family = isIpLiteral(addr) === 6 ? 'ipv6' : 'ipv4';
+  const list = new BlockList();
+  list.addSubnet(addr, Number(bits), family);
+  return WHOLE_PRIVATE_RANGES.find((range) => {
+    const [net, rangeBits] = range.split('/') as [string, string];
+    return (isIpLiteral(net) === 6 ? 'ipv6' : 'ipv4') === family && Number(bits) <= Number(rangeBits) && list.check(net, family);
+  });
 }
 
 function isIpLiteral(addr: string): 0 | 4 | 6 {
@@ -108,10 +132,22 @@ export const gatewayEnvSchema = baseEnvSchema
     DASHBOARD_LOCKOUT_SECONDS: env.int(900, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
     API_KEY_CACHE_TTL_MS: env.int(2000, 0).pipe(z.number().max(5000, 'must be at most 5000 (revocation latency)')),
-    TRUSTED_PROXIES: cidrList.default(DEFAULT_TRUSTED_PROXIES.split(',')),
+    /**
+     * Proxies whose X-Forwarded-For is believed (CIDRs or addresses; empty or `none`: none). Unset:
+     * loopback outside production, none in production. In production an entry covering a whole
+     * private range (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) is refused: name the
+     * ingress controller's addresses.
+     */
+    TRUSTED_PROXIES: cidrList.optional(),
     RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('rl'),
     /** Rolling window length; 60 s per the reference (tests shorten it). */
     RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
+    /**
+     * Each credential (API key, dashboard user) has its own budget per class beside the per-IP one:
+     * this many times the class limit (× the company's multiplier), whatever IPs it is used from.
+     * 1: one key gets the documented per-IP allowance, and spreading it over IPs adds nothing.
+     */
+    RATE_LIMIT_PER_KEY_FACTOR: env.int(1, 1).pipe(z.number().max(100, 'must be at most 100')),
     /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
     GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     /** Postgres connections of the gateway's own schema (API keys, sessions, users, idempotency answers). */
@@ -161,6 +197,12 @@ export const gatewayEnvSchema = baseEnvSchema
       for (const name of ['SMTP_URL', 'MAIL_FROM'] as const) {
         if (!cfg[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
       }
+      for (const entry of cfg.TRUSTED_PROXIES ?? []) {
+        const range = coversWholePrivateRange(entry);
+        if (range) {
+          ctx.addIssue({ code: 'custom', path: ['TRUSTED_PROXIES'], message: `${entry} covers all of ${range}: any caller there could forge X-Forwarded-For and reset its rate limits; name the ingress controller's addresses` });
+        }
+      }
       if (cfg.DASHBOARD_ENROLMENT === 'direct') {
         ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
       }
@@ -207,7 +249,7 @@ export interface GatewayConfig {
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
-  rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number> };
+  rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number>; perKeyFactor: number };
   migrateOnStart: boolean;
   grpcDeadlineMs: number;
   transferSendDeadlineMs: number;
@@ -276,8 +318,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     },
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
-    trustedProxies: e.TRUSTED_PROXIES,
-    rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute },
+    trustedProxies: e.TRUSTED_PROXIES ?? (production ? [] : DEFAULT_TRUSTED_PROXIES.split(',')),
+    rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute, perKeyFactor: e.RATE_LIMIT_PER_KEY_FACTOR },
     migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     transferSendDeadlineMs: e.TRANSFER_SEND_DEADLINE_MS,

@@ -4,7 +4,7 @@
 // (a CRD) against a small schema of its own, and assertions on what matters.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { BlockList, isIP, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
@@ -402,6 +402,28 @@ describe('helm chart', () => {
     expect(byComponent(defaults, 'ConfigMap', 'transfer')!.data!.BREB_RAIL_URL).toBe('http://rel-wallet-sandbox:8090');
     expect(byComponent(production, 'ConfigMap', 'transfer')!.data!).toMatchObject({ BREB_RAIL_URL: 'https://rail.breb.example.co', RAIL_CALLBACK_BASE_URL: 'https://api.wallet.example.co/webhooks/rails' });
     expect(() => render(['--set', 'sandbox.enabled=false'])).toThrow(/providers\.\w+ is required when the sandbox is off/);
+  });
+
+  it('trusts no proxy by default, and in production only the ingress controller\'s addresses, never a whole private range (issue 36)', () => {
+    expect(byComponent(defaults, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('');
+    const prod = byComponent(production, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES!;
+    const entries = prod.split(',').map((e) => e.trim()).filter(Boolean);
+    expect(entries.length).toBeGreaterThan(0);
+    const whole = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'];
+    for (const entry of entries) {
+      const [addr, bits] = entry.split('/') as [string, string | undefined];
+      const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+      const list = new BlockList();
+      if (bits === undefined) list.addAddress(addr, family);
+      else list.addSubnet(addr, Number(bits), family);
+      for (const range of whole) {
+        const [net, rangeBits] = range.split('/') as [string, string];
+        const covers = (isIP(net) === 6 ? 'ipv6' : 'ipv4') === family && bits !== undefined && Number(bits) <= Number(rangeBits) && list.check(net, family);
+        expect([entry, range, covers]).toEqual([entry, range, false]);
+      }
+    }
+    // What an SRE sets is what the gateway gets.
+    expect(byComponent(render(['--set', 'gateway.trustedProxies=10.1.2.0/28\\,10.1.2.64/28']), 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('10.1.2.0/28,10.1.2.64/28');
   });
 
   it('sets only variables the processes read (their config.ts, the platform\'s base schema)', () => {

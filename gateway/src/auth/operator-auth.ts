@@ -8,6 +8,7 @@ import { isoCol } from '../persistence/sql.js';
 import { BOOTSTRAP_OPERATORS, type AdminPrincipal } from './admin-principal.js';
 // Dashboard users and operators hash passwords the same way (argon2id, OWASP's first setting).
 import { ARGON2, randomBase62 } from './dashboard-auth.js';
+import { SignInLockouts, type LockEvent, type LockoutPolicy } from './dashboard-lockouts.js';
 
 export type OperatorStatus = 'INVITED' | 'ACTIVE' | 'DISABLED';
 
@@ -39,7 +40,12 @@ export interface OperatorAuthOptions {
   /** In production the shared token may only bootstrap (BOOTSTRAP_OPERATORS active operators). */
   production: boolean;
   issuer: string;
+  /** Sign-in lockouts (default 15 min window, 15 min lock; the limits are fixed: 10 passwords per caller, 5 codes per account). */
+  lockout?: LockoutPolicy;
 }
+
+/** The operators' lockout window and duration unless configured (the dashboard's defaults). */
+export const OPERATOR_LOCKOUT: LockoutPolicy = { windowSeconds: 900, lockSeconds: 900 };
 
 const SESSION_PREFIX = 'wadm_';
 const SESSION_TOKEN = /^wadm_[0-9A-Za-z]{43}$/;
@@ -78,9 +84,12 @@ const toOperator = (r: Row): Operator => ({
 export class OperatorAuth {
   private readonly box: SecretBox;
   private dummyHash: Promise<string> | undefined;
+  /** Login lockouts: wrong passwords per (e-mail, client IP), wrong codes per account (dashboard-lockouts.ts). */
+  readonly lockouts: SignInLockouts;
 
   constructor(private readonly db: Database, private readonly opts: OperatorAuthOptions, private readonly log: Logger) {
     this.box = new SecretBox(opts.secretKey);
+    this.lockouts = new SignInLockouts(db, opts.pepper, opts.lockout ?? OPERATOR_LOCKOUT, log, 'operator');
   }
 
   // ───────────── operators ─────────────
@@ -207,40 +216,61 @@ export class OperatorAuth {
 
   // ───────────── sessions ─────────────
 
+  /**
+   * Password + TOTP login, with two lockouts (dashboard-lockouts.ts):
+   * - The password attempt counts for this e-mail from this client IP before it is checked: 10
+   *   wrong in 15 min lock that caller out of that account (423 ACCOUNT_LOCKED), never the operator
+   *   elsewhere. Unknown, not enrolled and disabled operators count and answer the same.
+   * - Past the right password, the code attempt counts for the account: 5 wrong codes (or replays)
+   *   in 15 min lock the account from every IP. Only the password holder can set or see that lock:
+   *   it is audited and logged as a warning (alert on it), and counted in gateway_auth_lockouts_total.
+   * Every other failure is the same 401 OPERATOR_AUTH_FAILED.
+   */
   async login(emailRaw: string, password: string, totpCode: string, clientIp: string | undefined, audit: AuditTrail): Promise<{ token: string; expiresAt: string; operator: Operator }> {
     const email = emailRaw.trim().toLowerCase();
     const [u] = await this.db.query<Row & { password_hash: string | null; totp_secret_enc: string | null }>(
       `select ${COLS}, password_hash, totp_secret_enc from gateway.operators where email = ?`, [email]);
     if (u) audit.note({ targets: { operatorId: u.id } });
-    // Same work whether or not the operator exists or has enrolled: no e-mail enumeration by timing.
-    const ok = await argon2Verify(u?.password_hash ?? await this.dummy(), password).catch(() => false);
-    if (!u || !u.password_hash || !u.totp_secret_enc || !ok || u.disabled_at) throw new AppError('OPERATOR_AUTH_FAILED');
-    const step = this.matchTotp(u.totp_secret_enc, u.email, totpCode);
-    if (step === null) throw new AppError('OPERATOR_AUTH_FAILED');
-    const token = `${SESSION_PREFIX}${randomBase62(43)}`;
-    return this.db.tx(async (tx) => {
-      // The code is consumed (compare-and-set on the last accepted step) with the session's creation.
-      const consumed = await tx.query(
-        `update gateway.operators set totp_last_step = ?::bigint
-          where id = ?::uuid and disabled_at is null and (totp_last_step is null or totp_last_step < ?::bigint) returning 1`,
-        [String(step), u.id, String(step)]);
-      if (consumed.length === 0) {
-        this.log.warn({ operatorId: u.id }, 'operator TOTP code replayed');
-        throw new AppError('OPERATOR_AUTH_FAILED');
-      }
-      const sessionId = randomUUID();
-      const [s] = await tx.query<{ expires_at: string }>(
-        `insert into gateway.operator_sessions (id, token_hash, operator_id, client_ip, expires_at)
-         values (?::uuid, ?, ?::uuid, ?, now() + (?::bigint * interval '1 second')) returning ${isoCol('expires_at', 'expires_at')}`,
-        [sessionId, this.tokenHash('session', token), u.id, clientIp ?? null, String(this.opts.sessionTtlSeconds)]) as [{ expires_at: string }];
-      const operator = toOperator(u);
-      await audit.record(tx, {
-        principal: { kind: 'operator', operatorId: u.id, email: u.email, sessionId },
-        targets: { operatorId: u.id, sessionId }, after: { sessionId, expiresAt: s.expires_at },
-      });
-      this.log.info({ operatorId: u.id }, 'operator login');
-      return { token, expiresAt: s.expires_at, operator };
+    // The attempt that sets a lock is audited as such (the router writes no second row for it).
+    const onLocked = (e: LockEvent) => audit.record(this.db, {
+      outcome: 'FAILED', errorCode: 'OPERATOR_AUTH_FAILED',
+      after: { lockout: { scope: e.scope, factor: e.factor, lockedForSeconds: e.lockSeconds } },
     });
+    const op = await this.lockouts.attempt('password', email, async () => {
+      // Same work whether or not the operator exists or has enrolled: no e-mail enumeration by timing.
+      const ok = await argon2Verify(u?.password_hash ?? await this.dummy(), password).catch(() => false);
+      return u && u.password_hash && u.totp_secret_enc && ok && !u.disabled_at ? { ...u, totp_secret_enc: u.totp_secret_enc } : undefined;
+    }, { userId: u?.id, clientIp, onLocked });
+    if (!op) throw new AppError('OPERATOR_AUTH_FAILED');
+    const token = `${SESSION_PREFIX}${randomBase62(43)}`;
+    const session = await this.lockouts.attempt('totp', email, async () => {
+      const step = this.matchTotp(op.totp_secret_enc, op.email, totpCode);
+      if (step === null) return undefined;
+      return this.db.tx(async (tx) => {
+        // The code is consumed (compare-and-set on the last accepted step) with the session's creation.
+        const consumed = await tx.query(
+          `update gateway.operators set totp_last_step = ?::bigint
+            where id = ?::uuid and disabled_at is null and (totp_last_step is null or totp_last_step < ?::bigint) returning 1`,
+          [String(step), op.id, String(step)]);
+        if (consumed.length === 0) {
+          this.log.warn({ operatorId: op.id }, 'operator TOTP code replayed');
+          return undefined;
+        }
+        const sessionId = randomUUID();
+        const [s] = await tx.query<{ expires_at: string }>(
+          `insert into gateway.operator_sessions (id, token_hash, operator_id, client_ip, expires_at)
+           values (?::uuid, ?, ?::uuid, ?, now() + (?::bigint * interval '1 second')) returning ${isoCol('expires_at', 'expires_at')}`,
+          [sessionId, this.tokenHash('session', token), op.id, clientIp ?? null, String(this.opts.sessionTtlSeconds)]) as [{ expires_at: string }];
+        await audit.record(tx, {
+          principal: { kind: 'operator', operatorId: op.id, email: op.email, sessionId },
+          targets: { operatorId: op.id, sessionId }, after: { sessionId, expiresAt: s.expires_at },
+        });
+        return { expiresAt: s.expires_at };
+      });
+    }, { userId: op.id, onLocked });
+    if (!session) throw new AppError('OPERATOR_AUTH_FAILED');
+    this.log.info({ operatorId: op.id }, 'operator login');
+    return { token, expiresAt: session.expiresAt, operator: toOperator(op) };
   }
 
   /** The operator behind a session token; SESSION_EXPIRED when unknown, expired, revoked or the operator disabled. */

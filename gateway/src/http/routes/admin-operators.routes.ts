@@ -54,7 +54,10 @@ const PrincipalSchema = z.object({
   email: z.string().nullable(),
 }).meta({ id: 'AdminPrincipal' });
 
-/** Counts one more login attempt for an e-mail (429 past the ADMIN_LOGIN limit). */
+/**
+ * Counts one more attempt in the ADMIN_LOGIN class for a key the handler learns (429 past the
+ * limit). Not used by login any more: a per-e-mail count let anyone keep an operator out (issue 36).
+ */
 export type LoginThrottle = (ctx: GatewayContext, key: string) => Promise<void>;
 
 /** Named operators (CONTRACT §10): invitation, enrollment, login with password + TOTP, disabling. */
@@ -63,14 +66,19 @@ export function adminOperatorRoutes(operators: OperatorAuth, changes: AdminChang
     defineRoute({
       method: 'POST', path: '/admin/auth/login', operationId: 'adminLogin', tags: ['Admin'],
       summary: 'Log an operator in (password + TOTP): a short-lived session token for /admin/*',
-      description: 'Any failure (unknown e-mail, wrong password or code, a code already used, a disabled or not yet enrolled operator) → 401 OPERATOR_AUTH_FAILED, the same answer. Every attempt counts in the Admin login rate class, per client IP and per e-mail, and is written to the audit log.',
+      description: 'Any failure (unknown e-mail, wrong password or code, a code already used, a disabled or not yet enrolled operator) → 401 OPERATOR_AUTH_FAILED, the same answer. '
+        + 'Every attempt counts in the Admin login rate class per client IP, and is written to the audit log. '
+        + 'Lockouts: 10 wrong passwords for one e-mail from one client IP within 15 minutes lock that client out of that account for 15 minutes (known and unknown e-mails alike; the operator still signs in from elsewhere); '
+        + '5 wrong TOTP codes after the right password within 15 minutes lock the operator for 15 minutes from every IP. '
+        + 'Locked: 423 ACCOUNT_LOCKED with `Retry-After` (seconds, also `details.retryAfter`); while locked even the right credentials are refused.',
       auth: { kind: 'public' }, rateClass: 'ADMIN_LOGIN',
       audit: { change: 'gateway' },
       body: LoginBody,
       responses: { 200: { description: 'The session (token shown once).', schema: OperatorSessionSchema } },
-      errors: ['OPERATOR_AUTH_FAILED', 'API_KEY_AUTH_NOT_ALLOWED'],
+      errors: ['OPERATOR_AUTH_FAILED', 'ACCOUNT_LOCKED', 'API_KEY_AUTH_NOT_ALLOWED'],
       handler: async ({ body, ctx, audit }) => {
-        await throttle(ctx, `email:${body.email.trim().toLowerCase()}`);
+        // No per-e-mail count: it would let anyone who knows the e-mail keep the operator out. The
+        // caller is throttled (per IP, by the router) and locked out per (e-mail, IP) by the lockouts.
         const s = await operators.login(body.email, body.password, body.totpCode, ctx.state.clientIp, audit!);
         return { status: 200, body: { token: s.token, expiresAt: s.expiresAt, operator: operatorToApi(s.operator) } };
       },

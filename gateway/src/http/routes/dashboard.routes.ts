@@ -173,7 +173,7 @@ export function authRoutes(auth: DashboardAuth): AnyRoute[] {
       body: LoginBody,
       responses: { 200: { description: 'The session token (shown once) and its expiry.', schema: z.object({ token: z.string(), expiresAt: z.string().meta({ format: 'date-time' }) }).meta({ id: 'Session' }) } },
       errors: ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'COMPANY_INACTIVE', 'API_KEY_AUTH_NOT_ALLOWED'],
-      handler: async ({ body }) => ({ status: 200, body: await auth.login(body.email, body.password) }),
+      handler: async ({ body, ctx }) => ({ status: 200, body: await auth.login(body.email, body.password, ctx.state.clientIp) }),
     }),
     defineRoute({
       method: 'POST', path: '/auth/invitations/lookup', operationId: 'lookupInvitation', tags: ['Dashboard'],
