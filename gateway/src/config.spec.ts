@@ -98,7 +98,7 @@ describe('gateway config', () => {
     expect(dev.mail.from).toMatch(/@/);
     expect(dev.nats).toEqual({ url: 'nats://127.0.0.1:4222', namespace: '', streamReplicas: 1 });
     expect(loadConfig({ NATS_URL: 'nats://nats:4222', BUS_NAMESPACE: 'x1' }).nats).toMatchObject({ url: 'nats://nats:4222', namespace: 'x1' });
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
     for (const missing of ['SMTP_URL', 'MAIL_FROM'] as const) {
       const env: Record<string, string> = { ...prod, ...MAIL };
       delete env[missing];
@@ -121,7 +121,7 @@ describe('gateway config', () => {
   });
 
   describe('trusted proxies in production (issue 36)', () => {
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
 
     it('trusts no proxy unless told which', () => {
       expect(loadConfig(prod).trustedProxies).toEqual([]);

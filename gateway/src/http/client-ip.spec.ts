@@ -49,7 +49,7 @@ describe('normalize', () => {
 
 describe('the default trusted proxies (issue 36, finding 8)', () => {
   const rotating = Array.from({ length: 20 }, (_, i) => `198.51.100.${i + 1}`);
-  const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+  const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), SMTP_URL: 'smtp://mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
 
   it.each([['development', {}], ['production', production]] as const)(
     '%s: an in-cluster or VPN caller rotating X-Forwarded-For is counted by its socket address', (_, env) => {
