@@ -24,7 +24,6 @@ import { ClientIpResolver } from './http/client-ip.js';
 import type { GatewayContext, GatewayState } from './http/context.js';
 import { errorMiddleware } from './http/errors.js';
 import { IdempotencyGuard } from './http/idempotency.js';
-import { consumeOrThrow } from './http/rate-limit.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { requestTelemetry } from './http/tracing.js';
 import type { AnyRoute } from './http/route.js';
@@ -174,7 +173,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminLedgerRoutes(ledgerAdmin, creditRequests, changes, config.creditDualControlCents),
     ...adminCreditRequestRoutes(creditRequests),
     ...adminApprovalRequestRoutes(approvals),
-    ...adminOperatorRoutes(operators, changes, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
+    ...adminOperatorRoutes(operators, changes),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer, changes),
     ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }, collectKey),

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AdminChanges } from '../../app/admin-changes.js';
 import type { Operator, OperatorAuth } from '../../auth/operator-auth.js';
 import { isoDate } from '../api-schemas.js';
-import type { GatewayContext } from '../context.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { textSchema, uuidSchema } from '../validation.js';
 import { approvalRequestToApi, PENDING_APPROVAL_RESPONSE } from './admin-approval-requests.routes.js';
@@ -54,14 +53,8 @@ const PrincipalSchema = z.object({
   email: z.string().nullable(),
 }).meta({ id: 'AdminPrincipal' });
 
-/**
- * Counts one more attempt in the ADMIN_LOGIN class for a key the handler learns (429 past the
- * limit). Not used by login any more: a per-e-mail count let anyone keep an operator out (issue 36).
- */
-export type LoginThrottle = (ctx: GatewayContext, key: string) => Promise<void>;
-
 /** Named operators (CONTRACT §10): invitation, enrollment, login with password + TOTP, disabling. */
-export function adminOperatorRoutes(operators: OperatorAuth, changes: AdminChanges, throttle: LoginThrottle): AnyRoute[] {
+export function adminOperatorRoutes(operators: OperatorAuth, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/admin/auth/login', operationId: 'adminLogin', tags: ['Admin'],
