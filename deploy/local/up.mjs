@@ -12,7 +12,13 @@ const logDir = join(root, '.tools', 'logs');
 const statePath = join(root, '.tools', 'demo.json');
 mkdirSync(logDir, { recursive: true });
 
-const env = { ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info' };
+const env = {
+  ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  // Mail (pse-deposit's payment requests; the gateway's security notices and credentials, issue 36)
+  // goes to the sandbox's SMTP sink, read back at GET /sandbox/emails?to=…; the gateway also
+  // publishes its outbox to the same NATS (NATS_URL, default nats://127.0.0.1:4222) as the services.
+  SMTP_URL: process.env.SMTP_URL ?? `smtp://127.0.0.1:${process.env.SANDBOX_SMTP_PORT ?? 2525}`,
+};
 const adminToken = env.ADMIN_TOKEN ?? 'dev-admin-token';
 const gatewayUrl = `http://127.0.0.1:${env.GATEWAY_PORT ?? 8080}`;
 

@@ -23,6 +23,7 @@ export const STREAMS = {
   DEPOSITS: { subjects: 'deposit.>', owner: 'pse-deposit' },
   COLLECT_KEYS: { subjects: 'collectkey.>', owner: 'collect-key' },
   RECONCILIATION: { subjects: 'reconciliation.>', owner: 'reconciliation' },
+  COMPANIES: { subjects: 'company.>', owner: 'gateway' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
@@ -63,6 +64,7 @@ export const SUBJECTS = [
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
   ['reconciliation.completed', 'wallet.events.v1.ReconciliationCompleted', ['reconciliation'], 'A reconciliation run of a rail and date ended (RECONCILED, REJECTED or FAILED), with its counts and both sides\' effect on the clearing account.'],
   ['reconciliation.break', 'wallet.events.v1.ReconciliationBreak', ['reconciliation'], 'A run found a new break (once per break key, whatever the number of runs); its money exception was opened with it.'],
+  ['company.security_changed', 'wallet.events.v1.CompanySecurityChanged', ['gateway'], "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected (issue 36); its active dashboard admins are e-mailed too."],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
@@ -100,7 +102,7 @@ export function loadProtos() {
     if (target.startsWith('google/protobuf/')) return target; // protobufjs ships the well-known types
     return join(PROTO_ROOT, target);
   };
-  const files = ['collectkey_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'reconciliation_events.proto', 'transfer_events.proto']
+  const files = ['collectkey_events.proto', 'company_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'reconciliation_events.proto', 'transfer_events.proto']
     .map((f) => `wallet/events/v1/${f}`);
   root.loadSync(files, { keepCase: false, alternateCommentMode: true });
   root.resolveAll();

@@ -4,11 +4,16 @@ import type { Router } from '@koa/router';
 import type { Redis } from 'ioredis';
 import { AppError, type Database, type Logger } from '@wallet/platform';
 import { AdminAudit } from './app/admin-audit.js';
+import { AdminChanges } from './app/admin-changes.js';
+import { ApprovalRequests } from './app/approval-requests.js';
+import { CredentialDelivery } from './app/credential-delivery.js';
 import { CreditRequestAdmin } from './app/credit-request-admin.js';
 import { ApiKeyAdmin } from './app/api-key-admin.js';
 import { BalanceQuery } from './app/balance-query.js';
 import { CompanyAdmin } from './app/company-admin.js';
 import { LedgerAdmin } from './app/ledger-admin.js';
+import { MailOutbox } from './app/mail-outbox.js';
+import { SecurityNotices } from './app/security-notices.js';
 import { AdminAuthenticator, AdminTokenVerifier } from './auth/admin-token.js';
 import { OperatorAuth } from './auth/operator-auth.js';
 import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
@@ -19,7 +24,6 @@ import { ClientIpResolver } from './http/client-ip.js';
 import type { GatewayContext, GatewayState } from './http/context.js';
 import { errorMiddleware } from './http/errors.js';
 import { IdempotencyGuard } from './http/idempotency.js';
-import { consumeOrThrow } from './http/rate-limit.js';
 import { requestIdMiddleware } from './http/request-id.js';
 import { requestTelemetry } from './http/tracing.js';
 import type { AnyRoute } from './http/route.js';
@@ -28,6 +32,7 @@ import { adminApiKeyRoutes } from './http/routes/admin-api-keys.routes.js';
 import { adminAuditRoutes } from './http/routes/admin-audit.routes.js';
 import { adminCompanyRoutes } from './http/routes/admin-companies.routes.js';
 import { adminCreditRequestRoutes } from './http/routes/admin-credit-requests.routes.js';
+import { adminApprovalRequestRoutes } from './http/routes/admin-approval-requests.routes.js';
 import { adminOperatorRoutes } from './http/routes/admin-operators.routes.js';
 import { adminLedgerRoutes } from './http/routes/admin-ledger.routes.js';
 import { dictionaryRoutes } from './http/routes/dictionaries.routes.js';
@@ -64,7 +69,7 @@ import { CompanyRepository } from './persistence/company.repository.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
-  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents'
+  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents' | 'creditControls' | 'approvals'
   | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs' | 'reconciliationRerunDeadlineMs'> & {
     admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
   };
@@ -83,6 +88,13 @@ export interface AppDeps {
   /** The reconciliation service (admin only); optional so inert compositions need not pass one. */
   reconciliation?: ReconciliationClient;
   redis: Redis;
+  /**
+   * Issue 36: the durable mail outbox and the company's security notices (server.ts builds them with
+   * wake-ups of the mail sender and the outbox relay). Without them createApp builds its own, whose
+   * rows wait for a sender and a relay to poll them.
+   */
+  mailOutbox?: MailOutbox;
+  securityNotices?: SecurityNotices;
 }
 
 export interface GatewayApp {
@@ -93,6 +105,10 @@ export interface GatewayApp {
   router: Router<GatewayState>;
   routes: readonly AnyRoute[];
   openApiDocument(): Record<string, unknown>;
+  /** Mails written in a use case's transaction, sent after commit (app/mail-outbox.ts). */
+  mailOutbox: MailOutbox;
+  /** `company.security_changed`: event + e-mail to the company's admins, in a use case's transaction. */
+  securityNotices: SecurityNotices;
   /** Waits for background writes and stops timers (the caller closes db/redis/ledger). */
   close(): Promise<void>;
 }
@@ -114,8 +130,10 @@ export function createApp(deps: AppDeps): GatewayApp {
   authenticator.watchChanges(db).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL'));
   const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
 
+  const mailOutbox = deps.mailOutbox ?? new MailOutbox({ secretKey: config.encryptionKey });
+  const securityNotices = deps.securityNotices ?? new SecurityNotices(mailOutbox);
   const companyAdmin = new CompanyAdmin(db, companies, ledger, authenticator);
-  const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix });
+  const keyAdmin = new ApiKeyAdmin(db, companies, apiKeys, authenticator, { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix }, securityNotices);
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
   const production = config.nodeEnv === 'production';
   const audit = new AdminAudit(db, log);
@@ -123,13 +141,18 @@ export function createApp(deps: AppDeps): GatewayApp {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.adminSessionTtlSeconds, production,
     issuer: 'Billetera Pagos (operadores)',
   }, log);
-  const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, { dualControlCents: config.creditDualControlCents }, log);
+  const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, config.creditControls, log);
   const dashboardAuth = new DashboardAuth(db, {
     pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
     lockout: config.dashboard.lockout, invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
     ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
   }, log);
   dashboardAuth.start();
+  const approvals = new ApprovalRequests(db, securityNotices, config.approvals, log);
+  const changes = new AdminChanges(db, approvals, {
+    companies: companyAdmin, keys: keyAdmin, dashboard: dashboardAuth, operators, ledger: ledgerAdmin, transfer,
+    delivery: new CredentialDelivery(mailOutbox, { production }, log), notices: securityNotices,
+  }, log);
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
@@ -145,16 +168,17 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...webhookRoutes(transfer, deposit, collectKey),
     ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),
     ...adminWebhookRoutes(deps.webhook ?? ({} as WebhookClient)),
-    ...adminCompanyRoutes(companyAdmin),
-    ...adminApiKeyRoutes(keyAdmin),
-    ...adminLedgerRoutes(ledgerAdmin, creditRequests, config.creditDualControlCents),
+    ...adminCompanyRoutes(companyAdmin, changes),
+    ...adminApiKeyRoutes(keyAdmin, changes),
+    ...adminLedgerRoutes(ledgerAdmin, creditRequests, changes, config.creditDualControlCents),
     ...adminCreditRequestRoutes(creditRequests),
-    ...adminOperatorRoutes(operators, (ctx, key) => consumeOrThrow(ctx, limiter, 'ADMIN_LOGIN', key, config.rateLimit.perMinute.ADMIN_LOGIN)),
+    ...adminApprovalRequestRoutes(approvals),
+    ...adminOperatorRoutes(operators, changes),
     ...adminAuditRoutes(audit),
-    ...adminAmlRoutes(transfer),
+    ...adminAmlRoutes(transfer, changes),
     ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }, collectKey),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
-    ...adminDashboardUserRoutes(dashboardAuth, { enrolment: config.dashboard.enrolment }),
+    ...adminDashboardUserRoutes(dashboardAuth, changes, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
     ...dashboardBatchRoutes(dashboardAuth, transfer),
@@ -173,7 +197,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     log,
     limiter,
     clientIp: new ClientIpResolver(config.trustedProxies),
-    rateLimits: { perMinute: config.rateLimit.perMinute },
+    rateLimits: { perMinute: config.rateLimit.perMinute, perKeyFactor: config.rateLimit.perKeyFactor },
     sessions: dashboardAuth,
     idempotency,
   });
@@ -209,6 +233,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     router,
     routes,
     openApiDocument,
+    mailOutbox,
+    securityNotices,
     async close() {
       limiter.close();
       await idempotency.close();

@@ -2,6 +2,8 @@ import { ConfigError } from '@wallet/platform';
 import { productionSecretFailures } from '@wallet/platform/testing';
 import { gatewayEnvSchema, loadConfig } from './config.js';
 
+const MAIL = { SMTP_URL: 'smtp://mailer:secret@mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
+
 describe('gateway config', () => {
   it('has development defaults outside production', () => {
     const c = loadConfig({});
@@ -20,35 +22,46 @@ describe('gateway config', () => {
     expect(c.creditDualControlCents).toBe(100_000_000);
     expect(c.adminSessionTtlSeconds).toBe(1800);
     expect(c.rateLimit.windowSeconds).toBe(60);
-    expect(c.trustedProxies).toContain('127.0.0.0/8');
+    // Loopback only: no private range (an in-cluster or VPN caller could rotate X-Forwarded-For).
+    expect(c.trustedProxies).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(c.rateLimit.perKeyFactor).toBe(1);
     expect(c.migrateOnStart).toBe(true);
     expect(loadConfig({ GATEWAY_MIGRATE_ON_START: 'false' }).migrateOnStart).toBe(false);
   });
 
-  it('refuses to start in production without an admin token and pepper, naming both', () => {
+  it('refuses to start in production without its pepper and encryption key, naming both; the bootstrap token is optional there', () => {
     try {
       loadConfig({ NODE_ENV: 'production' });
       throw new Error('expected a ConfigError');
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
       const text = (err as ConfigError).problems.join('\n');
-      expect(text).toMatch(/ADMIN_TOKEN/);
+      expect(text).not.toMatch(/ADMIN_TOKEN/);
       expect(text).toMatch(/API_KEY_PEPPER/);
       expect(text).toMatch(/GATEWAY_ENCRYPTION_KEY/);
+      expect(text).toMatch(/SMTP_URL/);
+      expect(text).toMatch(/MAIL_FROM/);
     }
     expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'dev-admin-token', API_KEY_PEPPER: 'p'.repeat(32) })).toThrow(ConfigError);
-    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) });
+    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
     expect(prod.dashboard.enrolment).toBe('invitation');
     // Production: /admin only on its own listener (8081 unless set).
     expect(prod.admin).toEqual({ port: 8081, host: '0.0.0.0', alsoOnPublicPort: false });
+    expect(prod.approvals).toEqual({ delaySeconds: 86_400, ttlSeconds: 7 * 86_400 });
+    // Issue 36: production runs without the bootstrap token once the first operators exist — and then has none,
+    // not the development default.
+    const tokenless = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
+    expect(tokenless.adminToken).toBeUndefined();
+    expect(loadConfig({}).adminToken).toBe('dev-admin-token');
+    expect(loadConfig({}).approvals.delaySeconds).toBe(0);
   });
 
   it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {
     expect(loadConfig({}).dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 259_200, publicUrl: undefined, lockout: { windowSeconds: 900, lockSeconds: 900 } });
     expect(loadConfig({ DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
-    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
     expect(loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
     expect(() => loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'direct' })).toThrow(/DASHBOARD_ENROLMENT/);
     expect(() => loadConfig({ DASHBOARD_ENROLMENT: 'maybe' })).toThrow(ConfigError);
@@ -59,7 +72,7 @@ describe('gateway config', () => {
   });
 
   it('reads the admin settings and refuses contradictions', () => {
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32) };
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
     expect(() => loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '8080' })).toThrow(/GATEWAY_ADMIN_PORT/);
     expect(loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '9443', GATEWAY_ADMIN_HOST: '10.1.2.3' }).admin).toEqual({ port: 9443, host: '10.1.2.3', alsoOnPublicPort: false });
     expect(loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500' }).creditDualControlCents).toBe(500);
@@ -71,12 +84,28 @@ describe('gateway config', () => {
 
   it('refuses every development secret in production, naming the variable and never the value', () => {
     for (const [name, dev] of [['API_KEY_PEPPER', 'dev-api-key-pepper-not-for-production'], ['GATEWAY_ENCRYPTION_KEY', 'dev-gateway-encryption-key-not-for-production']]) {
-      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), [name!]: dev };
+      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL, [name!]: dev };
       expect(() => loadConfig(env)).toThrow(new RegExp(name!)); // once accepted: only their absence was refused
     }
     expect(productionSecretFailures(loadConfig, gatewayEnvSchema, {
-      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL,
     })).toEqual([]);
+  });
+
+  it('issue 36: mail (SMTP_URL, MAIL_FROM) is required in production; elsewhere the sandbox sink; NATS from the shared variables', () => {
+    const dev = loadConfig({});
+    expect(dev.mail).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:2525', timeoutMs: 10_000, maxAttempts: 20 });
+    expect(dev.mail.from).toMatch(/@/);
+    expect(dev.nats).toEqual({ url: 'nats://127.0.0.1:4222', namespace: '', streamReplicas: 1 });
+    expect(loadConfig({ NATS_URL: 'nats://nats:4222', BUS_NAMESPACE: 'x1' }).nats).toMatchObject({ url: 'nats://nats:4222', namespace: 'x1' });
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+    for (const missing of ['SMTP_URL', 'MAIL_FROM'] as const) {
+      const env: Record<string, string> = { ...prod, ...MAIL };
+      delete env[missing];
+      expect(() => loadConfig(env)).toThrow(new RegExp(`${missing}: is required in production`));
+    }
+    expect(loadConfig({ ...prod, ...MAIL }).mail).toMatchObject(({ smtpUrl: MAIL.SMTP_URL, from: MAIL.MAIL_FROM }));
+    expect(() => loadConfig({ SMTP_URL: 'http://mail.example.co' })).toThrow(/SMTP_URL/);
   });
 
   it('reads limits, proxies and cache TTL from the environment and rejects bad values', () => {
@@ -87,5 +116,32 @@ describe('gateway config', () => {
     expect(() => loadConfig({ TRUSTED_PROXIES: '10.0.0.0/99' })).toThrow(ConfigError);
     expect(() => loadConfig({ API_KEY_CACHE_TTL_MS: '60000' })).toThrow(ConfigError);
     expect(() => loadConfig({ RATE_LIMIT_FINANCIAL: '0' })).toThrow(ConfigError);
+    expect(loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '3' }).rateLimit.perKeyFactor).toBe(3);
+    expect(() => loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '0' })).toThrow(ConfigError);
+  });
+
+  describe('trusted proxies in production (issue 36)', () => {
+    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+
+    it('trusts no proxy unless told which', () => {
+      expect(loadConfig(prod).trustedProxies).toEqual([]);
+      expect(loadConfig({ ...prod, TRUSTED_PROXIES: '10.12.0.16/28, 10.12.0.40' }).trustedProxies).toEqual(['10.12.0.16/28', '10.12.0.40']);
+    });
+
+    it.each(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7', '0.0.0.0/0', '::/0', '8.0.0.0/6', '172.0.0.0/8'])(
+      'refuses %s, which covers a whole private range, naming the variable', (entry) => {
+        try {
+          loadConfig({ ...prod, TRUSTED_PROXIES: `10.12.0.16/28,${entry}` });
+          throw new Error('expected a ConfigError');
+        } catch (err) {
+          expect(err).toBeInstanceOf(ConfigError);
+          expect((err as ConfigError).problems.join('\n')).toMatch(new RegExp(`TRUSTED_PROXIES.*${entry.replace(/[.:/]/g, '\\$&')} covers all of`));
+        }
+      });
+
+    it('accepts part of a private range, and any list outside production', () => {
+      expect(loadConfig({ ...prod, TRUSTED_PROXIES: '10.0.0.0/9,192.168.1.0/24,fd00:1::/64' }).trustedProxies).toHaveLength(3);
+      expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8' }).trustedProxies).toEqual(['10.0.0.0/8']);
+    });
   });
 });

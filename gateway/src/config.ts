@@ -1,9 +1,20 @@
+import { BlockList } from 'node:net';
 import { z } from 'zod';
-import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
+import { baseEnvSchema, env, parseConfig, SECRET_VARIABLES } from '@wallet/platform';
 import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
 
-/** Loopback and the private ranges: where a reverse proxy / ingress normally sits. */
-export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128,10.0.0.0/8,172.16.0.0/12,192.168.0.0/16,fc00::/7';
+/**
+ * Outside production, X-Forwarded-For is believed from loopback only (a proxy on the same host, and
+ * the tests). In production no proxy is trusted unless TRUSTED_PROXIES names it: the ingress
+ * controller's own addresses. Trusting whole private ranges let any in-cluster or VPN caller rotate
+ * the header and reset its per-IP limits (issue 36).
+ */
+export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128';
+/**
+ * Ranges that hold far more than a proxy (every pod, VPN user or customer behind a CGNAT): a trusted
+ * proxy entry covering one of them whole is refused in production.
+ */
+export const WHOLE_PRIVATE_RANGES = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'] as const;
 /** The admin listener's port in production when GATEWAY_ADMIN_PORT is not set. */
 export const DEFAULT_ADMIN_PORT = 8081;
 /** Operator credits above this many centavos wait for a second operator (CONTRACT §10): 1.000.000 pesos. */
@@ -26,6 +37,19 @@ function isCidr(item: string): boolean {
   if (bits === undefined) return true;
   if (!/^\d{1,3}$/.test(bits)) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** Whether a TRUSTED_PROXIES entry contains the whole of one of WHOLE_PRIVATE_RANGES (0.0.0.0/0 contains them all). */
+export function coversWholePrivateRange(entry: string): string | undefined {
+  const [addr, bits] = entry.split('/') as [string, string | undefined];
+  if (bits === undefined) return undefined;
+  const family = isIpLiteral(addr) === 6 ? 'ipv6' : 'ipv4';
+  const list = new BlockList();
+  list.addSubnet(addr, Number(bits), family);
+  return WHOLE_PRIVATE_RANGES.find((range) => {
+    const [net, rangeBits] = range.split('/') as [string, string];
+    return (isIpLiteral(net) === 6 ? 'ipv6' : 'ipv4') === family && Number(bits) <= Number(rangeBits) && list.check(net, family);
+  });
 }
 
 function isIpLiteral(addr: string): 0 | 4 | 6 {
@@ -61,7 +85,12 @@ export const gatewayEnvSchema = baseEnvSchema
     RECONCILIATION_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50057'),
     REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
     /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
-    ADMIN_TOKEN: env.secret('ADMIN_TOKEN'),
+    /**
+     * The shared bootstrap token. Outside production: a development convenience (its default works
+     * on every admin route but those needing an operator). In production: optional; only invites the
+     * first two operators, and inert for ever once they enrolled (gateway.bootstrap_state) — remove it then.
+     */
+    ADMIN_TOKEN: z.string().min(12, 'must be at least 12 characters').optional(),
     API_KEY_PEPPER: env.secret('API_KEY_PEPPER'),
     /** Encrypts secrets the gateway keeps (dashboard users' TOTP secrets, stored Idempotency-Key answers). */
     GATEWAY_ENCRYPTION_KEY: env.secret('GATEWAY_ENCRYPTION_KEY'),
@@ -71,6 +100,20 @@ export const gatewayEnvSchema = baseEnvSchema
     ADMIN_CREDIT_DUAL_CONTROL_CENTS: centsVar,
     /** The same setting under the name the security issue used; must agree with the other when both are set. */
     ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: centsVar,
+    /** Running totals of operators' direct credits (issue 36): the window… */
+    ADMIN_CREDIT_WINDOW_SECONDS: env.int(86_400, 60),
+    /** …the most one operator may credit in it without a second operator (default: the dual-control threshold)… */
+    ADMIN_CREDIT_OPERATOR_WINDOW_CENTS: centsVar,
+    /** …and the most one company may receive in it from operators' direct credits (default: the same). */
+    ADMIN_CREDIT_COMPANY_WINDOW_CENTS: centsVar,
+    /**
+     * How long a change that weakens a control (a lower threshold, a WRITE key, a new dashboard
+     * user or operator, an AML removal) waits after it is requested before a second operator may
+     * approve it: the company is told at once and can object. Default 24 h in production, 0 elsewhere.
+     */
+    ADMIN_APPROVAL_DELAY_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).optional(),
+    /** An approval request not decided within this expires (7 days). */
+    ADMIN_APPROVAL_TTL_SECONDS: env.int(7 * 86_400, 60),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
     SESSION_TTL_SECONDS: env.int(28_800, 1),
     /**
@@ -89,10 +132,22 @@ export const gatewayEnvSchema = baseEnvSchema
     DASHBOARD_LOCKOUT_SECONDS: env.int(900, 1),
     /** How long a validated API key is trusted from memory (revocation on another replica takes at most this long). */
     API_KEY_CACHE_TTL_MS: env.int(2000, 0).pipe(z.number().max(5000, 'must be at most 5000 (revocation latency)')),
-    TRUSTED_PROXIES: cidrList.default(DEFAULT_TRUSTED_PROXIES.split(',')),
+    /**
+     * Proxies whose X-Forwarded-For is believed (CIDRs or addresses; empty or `none`: none). Unset:
+     * loopback outside production, none in production. In production an entry covering a whole
+     * private range (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7) is refused: name the
+     * ingress controller's addresses.
+     */
+    TRUSTED_PROXIES: cidrList.optional(),
     RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('rl'),
     /** Rolling window length; 60 s per the reference (tests shorten it). */
     RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
+    /**
+     * Each credential (API key, dashboard user) has its own budget per class beside the per-IP one:
+     * this many times the class limit (× the company's multiplier), whatever IPs it is used from.
+     * 1: one key gets the documented per-IP allowance, and spreading it over IPs adds nothing.
+     */
+    RATE_LIMIT_PER_KEY_FACTOR: env.int(1, 1).pipe(z.number().max(100, 'must be at most 100')),
     /** Apply pending migrations at start; defaults to true outside production (there a Job runs `migrate`). */
     GATEWAY_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
     /** Postgres connections of the gateway's own schema (API keys, sessions, users, idempotency answers). */
@@ -112,6 +167,21 @@ export const gatewayEnvSchema = baseEnvSchema
     SHUTDOWN_GRACE_MS: env.int(20000, 1000),
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
+    /**
+     * The gateway's mail (issue 36: security notices to a company's admins; credentials to their
+     * owner). Same names as pse-deposit. Required in production; elsewhere the sandbox's SMTP sink
+     * (smtp://127.0.0.1:2525) and a development sender.
+     */
+    SMTP_URL: z.string().regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL').optional(),
+    MAIL_FROM: z.string().min(3).optional(),
+    SMTP_TIMEOUT_MS: env.int(10_000, 100),
+    /** How often the mail outbox is polled for mails to send (a change that wrote one nudges it at once). */
+    MAIL_SENDER_INTERVAL_MS: env.int(1_000, 10),
+    /** First retry of a mail the SMTP server did not take; doubles each attempt up to MAIL_RETRY_MAX_DELAY_MS. */
+    MAIL_RETRY_BASE_MS: env.int(30_000, 10),
+    MAIL_RETRY_MAX_DELAY_MS: env.int(3_600_000, 10),
+    /** After this many failed attempts a mail is given up (its body blanked; the row stays for the record). */
+    MAIL_MAX_ATTEMPTS: env.int(20, 1),
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
@@ -124,6 +194,15 @@ export const gatewayEnvSchema = baseEnvSchema
       ctx.addIssue({ code: 'custom', path: ['GATEWAY_ADMIN_PORT'], message: 'must differ from GATEWAY_PORT and GATEWAY_OPS_PORT' });
     }
     if (cfg.NODE_ENV === 'production') {
+      for (const name of ['SMTP_URL', 'MAIL_FROM'] as const) {
+        if (!cfg[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
+      }
+      for (const entry of cfg.TRUSTED_PROXIES ?? []) {
+        const range = coversWholePrivateRange(entry);
+        if (range) {
+          ctx.addIssue({ code: 'custom', path: ['TRUSTED_PROXIES'], message: `${entry} covers all of ${range}: any caller there could forge X-Forwarded-For and reset its rate limits; name the ingress controller's addresses` });
+        }
+      }
       if (cfg.DASHBOARD_ENROLMENT === 'direct') {
         ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
       }
@@ -151,7 +230,8 @@ export interface GatewayConfig {
   webhookAddress: string;
   reconciliationAddress: string;
   redisUrl: string;
-  adminToken: string;
+  /** The shared bootstrap token; undefined in production when ADMIN_TOKEN is unset. */
+  adminToken: string | undefined;
   apiKeyPepper: string;
   encryptionKey: string;
   sessionTtlSeconds: number;
@@ -164,22 +244,32 @@ export interface GatewayConfig {
   adminSessionTtlSeconds: number;
   /** Operator credits strictly above this need a second operator. */
   creditDualControlCents: number;
+  creditControls: { dualControlCents: number; windowSeconds: number; operatorWindowCents: number; companyWindowCents: number };
+  approvals: { delaySeconds: number; ttlSeconds: number };
   apiKeyPrefix: 'wk_live_' | 'wk_test_';
   apiKeyCacheTtlMs: number;
   trustedProxies: string[];
-  rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number> };
+  rateLimit: { prefix: string; windowSeconds: number; perMinute: Record<RateClass, number>; perKeyFactor: number };
   migrateOnStart: boolean;
   grpcDeadlineMs: number;
   transferSendDeadlineMs: number;
   reconciliationRerunDeadlineMs: number;
   shutdownGraceMs: number;
   idempotencyKeyTtlSeconds: number;
+  /** NATS JetStream: the gateway publishes its outbox (company.security_changed). */
+  nats: { url: string; namespace: string; streamReplicas: number };
+  mail: { smtpUrl: string; from: string; timeoutMs: number; intervalMs: number; retryBaseMs: number; retryMaxDelayMs: number; maxAttempts: number };
 }
+
+/** Outside production: the sandbox's SMTP sink (deploy/local/up.sh) and this sender. */
+export const DEV_SMTP_URL = 'smtp://127.0.0.1:2525';
+export const DEV_MAIL_FROM = 'Billetera Pagos <no-reply@pagos.example.co>';
 
 /** Parses the environment once; every bad variable is named in one error. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
   const e = parseConfig(gatewayEnvSchema, source);
   const production = e.NODE_ENV === 'production';
+  const dualControlCents = e.ADMIN_CREDIT_DUAL_CONTROL_CENTS ?? e.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS ?? DEFAULT_CREDIT_DUAL_CONTROL_CENTS;
   const perMinute = Object.fromEntries(
     (Object.keys(RATE_CLASSES) as RateClass[]).map((c) => [c, (e as Record<string, unknown>)[RATE_CLASSES[c].envVar] as number]),
   ) as Record<RateClass, number>;
@@ -204,7 +294,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     webhookAddress: e.WEBHOOK_GRPC_ADDR,
     reconciliationAddress: e.RECONCILIATION_GRPC_ADDR,
     redisUrl: e.REDIS_URL,
-    adminToken: e.ADMIN_TOKEN,
+    adminToken: e.ADMIN_TOKEN ?? (production ? undefined : SECRET_VARIABLES.ADMIN_TOKEN.dev),
     apiKeyPepper: e.API_KEY_PEPPER,
     encryptionKey: e.GATEWAY_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
@@ -215,16 +305,31 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       lockout: { windowSeconds: e.DASHBOARD_LOCKOUT_WINDOW_SECONDS, lockSeconds: e.DASHBOARD_LOCKOUT_SECONDS },
     },
     adminSessionTtlSeconds: e.ADMIN_SESSION_TTL_SECONDS,
-    creditDualControlCents: e.ADMIN_CREDIT_DUAL_CONTROL_CENTS ?? e.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS ?? DEFAULT_CREDIT_DUAL_CONTROL_CENTS,
+    creditDualControlCents: dualControlCents,
+    creditControls: {
+      dualControlCents,
+      windowSeconds: e.ADMIN_CREDIT_WINDOW_SECONDS,
+      operatorWindowCents: e.ADMIN_CREDIT_OPERATOR_WINDOW_CENTS ?? dualControlCents,
+      companyWindowCents: e.ADMIN_CREDIT_COMPANY_WINDOW_CENTS ?? dualControlCents,
+    },
+    approvals: {
+      delaySeconds: e.ADMIN_APPROVAL_DELAY_SECONDS ?? (production ? 86_400 : 0),
+      ttlSeconds: e.ADMIN_APPROVAL_TTL_SECONDS,
+    },
     apiKeyPrefix: production ? 'wk_live_' : 'wk_test_',
     apiKeyCacheTtlMs: e.API_KEY_CACHE_TTL_MS,
-    trustedProxies: e.TRUSTED_PROXIES,
-    rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute },
+    trustedProxies: e.TRUSTED_PROXIES ?? (production ? [] : DEFAULT_TRUSTED_PROXIES.split(',')),
+    rateLimit: { prefix: e.RATE_LIMIT_PREFIX, windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS, perMinute, perKeyFactor: e.RATE_LIMIT_PER_KEY_FACTOR },
     migrateOnStart: e.GATEWAY_MIGRATE_ON_START === undefined ? !production : ['true', '1', 'yes'].includes(e.GATEWAY_MIGRATE_ON_START),
     grpcDeadlineMs: e.GRPC_DEADLINE_MS,
     transferSendDeadlineMs: e.TRANSFER_SEND_DEADLINE_MS,
     reconciliationRerunDeadlineMs: e.RECONCILIATION_RERUN_DEADLINE_MS,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
+    nats: { url: e.NATS_URL, namespace: e.BUS_NAMESPACE, streamReplicas: e.NATS_STREAM_REPLICAS },
+    mail: {
+      smtpUrl: e.SMTP_URL ?? DEV_SMTP_URL, from: e.MAIL_FROM ?? DEV_MAIL_FROM, timeoutMs: e.SMTP_TIMEOUT_MS,
+      intervalMs: e.MAIL_SENDER_INTERVAL_MS, retryBaseMs: e.MAIL_RETRY_BASE_MS, retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS, maxAttempts: e.MAIL_MAX_ATTEMPTS,
+    },
   };
 }

@@ -3,7 +3,7 @@ import { createServer, STATUS_CODES, type Server, type ServerResponse } from 'no
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
-import { Database, ERRORS, OpsServer, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
+import { Bus, Database, ERRORS, OpsServer, OutboxRelay, type ErrorCode, type Logger, type MeshTls } from '@wallet/platform';
 import { createApp, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config.js';
 import { connectLedger } from './ledger/ledger-client.js';
@@ -14,6 +14,9 @@ import { connectWebhook } from './webhook/webhook-client.js';
 import { connectReceipt } from './receipt/receipt-client.js';
 import { connectReconciliation } from './reconciliation/reconciliation-client.js';
 import { gatewayMigrations } from './persistence/migrations/index.js';
+import { MailOutbox, MailSender } from './app/mail-outbox.js';
+import { SecurityNotices } from './app/security-notices.js';
+import { SmtpMailTransport } from './mail/smtp-transport.js';
 
 export interface RunningGateway {
   gateway: GatewayApp;
@@ -43,6 +46,11 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     await db.close();
     throw err;
   }
+  if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
+    // Issue 36: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
+    const spent = await db.query(`select 1 from gateway.bootstrap_state`).catch(() => []);
+    if (spent.length > 0) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
+  }
 
   // No offline queue: while Redis is down a command fails at once and the limiter falls back to
   // its in-memory insurance instead of queueing requests behind a dead connection.
@@ -62,6 +70,28 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     lastRedisError = now;
   });
 
+  // Issue 36: the gateway publishes its own events (company.security_changed) through its outbox,
+  // and sends the mails its use cases write (MailOutbox) after commit.
+  let bus: Bus;
+  try {
+    bus = await Bus.connect({ url: config.nats.url, namespace: config.nats.namespace, name: 'gateway', logger: log, replicas: config.nats.streamReplicas });
+    await bus.ensureStream('COMPANIES');
+  } catch (err) {
+    await redis.quit().catch(() => redis.disconnect());
+    await db.close();
+    throw err;
+  }
+  const relay = new OutboxRelay(db, bus, 'gateway', log, { intervalMs: 250, batch: 100 });
+  relay.start();
+  const mailTransport = new SmtpMailTransport(config.mail.smtpUrl, config.mail.from, config.mail.timeoutMs);
+  const mailSender = new MailSender(db, mailTransport, {
+    secretKey: config.encryptionKey, intervalMs: config.mail.intervalMs, retryBaseMs: config.mail.retryBaseMs,
+    retryMaxDelayMs: config.mail.retryMaxDelayMs, maxAttempts: config.mail.maxAttempts,
+  }, log.child({ component: 'mail-sender' }));
+  mailSender.start();
+  const mailOutbox = new MailOutbox({ secretKey: config.encryptionKey }, () => mailSender.nudge());
+  const securityNotices = new SecurityNotices(mailOutbox, () => relay.nudge());
+
   const ledgerClient = connectLedger(config.ledgerAddress, config.grpcDeadlineMs, mesh);
   const transferClient = connectTransfer(config.transferAddress, config.grpcDeadlineMs, mesh);
   const depositClient = connectDeposit(config.depositAddress, config.grpcDeadlineMs, mesh);
@@ -69,7 +99,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs, mesh);
   const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs, mesh);
   const reconciliationClient = connectReconciliation(config.reconciliationAddress, config.grpcDeadlineMs, mesh);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, reconciliation: reconciliationClient, redis });
+  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, reconciliation: reconciliationClient, redis, mailOutbox, securityNotices });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -140,6 +170,10 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     clearInterval(idle);
     clearTimeout(force);
     await gateway.close();
+    await mailSender.stop();
+    mailTransport.close();
+    await relay.stop();
+    await bus.close();
     ledgerClient.close();
     transferClient.close();
     depositClient.close();

@@ -1,5 +1,5 @@
 import { createLogger, devMeshTls } from '@wallet/platform';
-import { loadConfig } from './config.js';
+import { DEV_MAIL_FROM, DEV_SMTP_URL, loadConfig } from './config.js';
 import { startGatewayServer } from './server.js';
 
 export interface StartGatewayOptions {
@@ -18,8 +18,14 @@ export interface StartGatewayOptions {
   webhookAddress?: string;
   /** The reconciliation service; without one, /admin/reconciliations answers 503 and /readyz reports it. */
   reconciliationAddress?: string;
-  /** Unique per test file: isolates rate-limit counters in the shared Redis. */
+  /** Unique per test file: isolates rate-limit counters in the shared Redis (and, unless `busNamespace` is given, the NATS streams). */
   namespace: string;
+  /** NATS of the run (default NATS_URL or nats://127.0.0.1:4222): the gateway relays its outbox there. */
+  natsUrl?: string;
+  /** BUS_NAMESPACE: the services of the same stack share it (default: `namespace`, lower-cased, other characters as `_`). */
+  busNamespace?: string;
+  /** Where the gateway's mails go (e.g. the sandbox's SMTP sink); default SMTP_URL of `env`, else smtp://127.0.0.1:2525. */
+  smtpUrl?: string;
   port?: number;
   /**
    * Any other gateway variable (e.g. RATE_LIMIT_READS, TRUSTED_PROXIES, ADMIN_TOKEN, LOG_LEVEL,
@@ -54,7 +60,16 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     RATE_LIMIT_PREFIX: `rl:${opts.namespace}`,
     // Production opens the admin listener (default 8081): on a free port here.
     ...(opts.env?.NODE_ENV === 'production' ? { GATEWAY_ADMIN_PORT: '0' } : {}),
+    // Mails are retried soon in tests (a test SMTP server that refused one takes it a moment later).
+    MAIL_SENDER_INTERVAL_MS: '100',
+    MAIL_RETRY_BASE_MS: '200',
+    // Production requires both (a test with NODE_ENV=production gets the development ones).
+    SMTP_URL: DEV_SMTP_URL,
+    MAIL_FROM: DEV_MAIL_FROM,
     ...opts.env,
+    NATS_URL: opts.natsUrl ?? opts.env?.NATS_URL ?? 'nats://127.0.0.1:4222',
+    BUS_NAMESPACE: opts.busNamespace ?? opts.env?.BUS_NAMESPACE ?? opts.namespace.toLowerCase().replace(/[^a-z0-9_]/g, '_'),
+    ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
     DATABASE_URL: opts.databaseUrl,
     REDIS_URL: opts.redisUrl ?? opts.env?.REDIS_URL ?? 'redis://127.0.0.1:6379',
     LEDGER_GRPC_ADDR: opts.ledgerAddress,
@@ -72,7 +87,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     port: running.port,
     adminUrl: running.adminPort === undefined ? undefined : `http://127.0.0.1:${running.adminPort}`,
     opsUrl: `http://127.0.0.1:${running.opsPort}`,
-    adminToken: config.adminToken,
+    adminToken: config.adminToken ?? '',
     stop: () => running.stop(),
   };
 }

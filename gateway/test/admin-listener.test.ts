@@ -1,7 +1,7 @@
 import { ERRORS } from '@wallet/platform';
 import { startStack, type Stack } from './support/stack.js';
 import { client, expectNoInternals, type Client } from './support/http.js';
-import { totpCode } from './support/operators.js';
+import { mailed, totpCode } from './support/operators.js';
 import { sql } from './support/sql.js';
 
 /**
@@ -29,16 +29,22 @@ afterAll(() => stack?.stop());
 
 const notFound = { error: 'ROUTE_NOT_FOUND', message: ERRORS.ROUTE_NOT_FOUND.message };
 
-async function enroll(api: Client, inviter: string, name: string) {
+/** An operator's invitation (asked by `inviter`, approved by `approver`), enrolled from the token the invitee received by e-mail. */
+async function enroll(api: Client, inviter: string, approver: string, name: string) {
   const email = `${name.toLowerCase()}.${Date.now()}@billetera.co`;
   const password = `Clave-${name}-produccion-2026`;
-  const inv = await api.post('/admin/operators', { token: inviter, body: { name, email } });
-  expect(inv.status).toBe(201);
-  const en = await api.post('/admin/auth/enroll', { body: { enrollmentToken: inv.body.enrollmentToken, password } });
+  const asked = await api.post('/admin/operators', { token: inviter, body: { name, email } });
+  expect(asked.status).toBe(202);
+  await sql(stack.db.url, `update gateway.approval_requests set not_before = now() where id = $1`, [asked.body.id]);
+  const inv = await api.post(`/admin/approval-requests/${asked.body.id}/approve`, { token: approver });
+  expect(inv.status).toBe(200);
+  expect(inv.body).not.toHaveProperty('credentials');
+  const [enrollmentToken] = await mailed(stack.sandboxUrl, email, /wenr_[0-9A-Za-z]{43}/);
+  const en = await api.post('/admin/auth/enroll', { body: { enrollmentToken, password } });
   expect(en.status).toBe(200);
   const login = await api.post('/admin/auth/login', { body: { email, password, totpCode: totpCode(en.body.totpSecret) } });
   expect(login.status).toBe(200);
-  return { id: inv.body.id as string, session: login.body.token as string };
+  return { id: inv.body.result.operator.id as string, session: login.body.token as string };
 }
 
 describe('production: the admin listener', () => {
@@ -89,7 +95,12 @@ describe('production: the admin listener', () => {
     const invites = await Promise.all([1, 2, 3].map((i) => adm.post('/admin/operators', { token: ADMIN_TOKEN, body: { name: `Fundador ${i}`, email: `fundador${i}.${Date.now()}@billetera.co` } })));
     expect(invites.map((r) => r.status).sort()).toEqual([201, 201, 403]);
     expect(invites.find((r) => r.status === 403)!.body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
-    for (const r of invites.filter((x) => x.status === 201)) bootstrapInvites.push({ id: r.body.id, email: r.body.email, enrollmentToken: r.body.enrollmentToken });
+    for (const r of invites.filter((x) => x.status === 201)) {
+      // Production: the enrolment token goes to the invitee, never into the bootstrap token's answer.
+      expect(r.body).not.toHaveProperty('enrollmentToken');
+      const [enrollmentToken] = await mailed(stack.sandboxUrl, r.body.email, /wenr_[0-9A-Za-z]{43}/);
+      bootstrapInvites.push({ id: r.body.id, email: r.body.email, enrollmentToken });
+    }
     const again = await adm.post('/admin/operators', { token: ADMIN_TOKEN, body: { name: 'Cuarto', email: `cuarto.${Date.now()}@billetera.co` } });
     expect(again.status).toBe(403);
     const rows = await sql(stack.db.url, `select principal_kind, outcome, error_code from gateway.admin_audit where action = 'adminInviteOperator' order by seq`);
@@ -109,13 +120,25 @@ describe('production: the admin listener', () => {
       expect(login.status).toBe(200);
       return { id: inv.id as string, session: login.body.token as string };
     }));
-    // Operators may invite more operators.
-    const third = await enroll(adm, one!.session, 'Tercera');
+    // Operators may invite more operators, two of them.
+    const third = await enroll(adm, one!.session, two!.session, 'Tercera');
     const co = await adm.post('/admin/companies', { token: one!.session, body: { name: 'Producción S.A.S.', nit: '900777888-1', taxRegime: 'COMMON' } });
     expect(co.status).toBe(201);
-    const key = await adm.post(`/admin/companies/${co.body.id}/api-keys`, { token: one!.session, body: { scope: 'READ', label: 'prod' } });
-    expect(key.body.key).toMatch(/^wk_live_/);
-    const balance = async () => (await pub.get('/wallets/balance', { token: key.body.key })).body.wallets[0].availableCents;
+    // Keys go to the company's dashboard administrator: there must be one first (asked by one operator, approved by another).
+    expect((await adm.post(`/admin/companies/${co.body.id}/api-keys`, { token: one!.session, body: { scope: 'READ', label: 'prod' } })).body.error).toBe('COMPANY_ADMIN_REQUIRED');
+    const adminEmail = `admin.${Date.now()}@produccion.co`;
+    const user = await adm.post(`/admin/companies/${co.body.id}/users`, { token: one!.session, body: { email: adminEmail, role: 'ADMIN' } });
+    expect(user.status).toBe(202);
+    await sql(stack.db.url, `update gateway.approval_requests set not_before = now() where id = $1`, [user.body.id]);
+    expect((await adm.post(`/admin/approval-requests/${user.body.id}/approve`, { token: two!.session })).status).toBe(200);
+    const [, invitation] = await mailed(stack.sandboxUrl, adminEmail, /#invitation=(winv_[0-9A-Za-z]{43})/);
+    const accepted = await pub.post('/auth/invitations/accept', { body: { token: invitation, password: 'Clave-admin-produccion-2026' } });
+    expect((await pub.post('/auth/invitations/confirm', { body: { token: invitation, totpCode: totpCode(accepted.body.totpSecret) } })).status).toBe(200);
+    const issued = await adm.post(`/admin/companies/${co.body.id}/api-keys`, { token: one!.session, body: { scope: 'READ', label: 'prod' } });
+    expect(issued.status).toBe(201);
+    expect(issued.body).not.toHaveProperty('key');
+    const [key] = await mailed(stack.sandboxUrl, adminEmail, /wk_live_[0-9A-Za-z_-]+/);
+    const balance = async () => (await pub.get('/wallets/balance', { token: key })).body.wallets[0].availableCents;
     // Above the default threshold (100.000.000 centavos): a request, no money.
     const big = await adm.post(`/admin/companies/${co.body.id}/wallets/BREB/credit`, { token: one!.session, body: { amountCents: 250_000_000, reference: 'fondeo-1' } });
     expect(big.status).toBe(202);

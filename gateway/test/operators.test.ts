@@ -83,22 +83,32 @@ describe('operators', () => {
     expect(JSON.stringify(await auditRows())).not.toContain(a.password);
   });
 
-  it('an invitation works once; the invitee picks the password', async () => {
+  it('an invitation works once; the invitee picks the password; an operator\'s invitation needs a second operator', async () => {
     const email = `una.vez.${Date.now()}@billetera.co`;
-    const inv = await api.post('/admin/operators', { token: a.session, body: { name: 'Una Vez', email } });
-    expect(inv.status).toBe(201);
-    expect(inv.body).toMatchObject({ status: 'INVITED', createdBy: a.id, enrollmentToken: expect.stringMatching(/^wenr_[0-9A-Za-z]{43}$/) });
-    const body = { enrollmentToken: inv.body.enrollmentToken, password: 'Una-clave-muy-segura-1' };
+    const asked = await api.post('/admin/operators', { token: a.session, body: { name: 'Una Vez', email } });
+    expect(asked.status).toBe(202);
+    expect(asked.body).toMatchObject({ action: 'OPERATOR_INVITE', status: 'PENDING_APPROVAL', requestedBy: a.id, payload: { name: 'Una Vez', email } });
+    expect(JSON.stringify(asked.body)).not.toMatch(/wenr_/);
+    expect((await api.post(`/admin/approval-requests/${asked.body.id}/approve`, { token: a.session })).body.error).toBe('SAME_OPERATOR');
+    const approved = await api.post(`/admin/approval-requests/${asked.body.id}/approve`, { token: b.session });
+    expect(approved.status).toBe(200);
+    expect(approved.body).toMatchObject({ status: 'APPLIED', decidedBy: b.id, result: { operator: { status: 'INVITED', createdBy: a.id, email } } });
+    // Development shows the token to the approver once; it is never stored on the request.
+    const enrollmentToken = approved.body.credentials.enrollmentToken as string;
+    expect(enrollmentToken).toMatch(/^wenr_[0-9A-Za-z]{43}$/);
+    expect(JSON.stringify((await api.get(`/admin/approval-requests/${asked.body.id}`, { token: c.session })).body)).not.toContain(enrollmentToken);
+    const body = { enrollmentToken, password: 'Una-clave-muy-segura-1' };
     expect((await api.post('/admin/auth/enroll', { body })).status).toBe(200);
     const again = await api.post('/admin/auth/enroll', { body });
     expect(again.status).toBe(401);
     expect(again.body.error).toBe('OPERATOR_ENROLLMENT_INVALID');
-    const dup = await api.post('/admin/operators', { token: a.session, body: { name: 'Otra', email } });
+    const dup = await api.post('/admin/operators', { token, body: { name: 'Otra', email } });
     expect(dup.status).toBe(400);
-    // Nobody but the invitee saw the password or the TOTP secret: the invitation row holds neither.
-    const [row] = await auditRows(`action = 'adminInviteOperator' and targets->>'operatorId' = $1`, [inv.body.id]);
-    expect(row).toMatchObject({ principal_kind: 'operator', operator_id: a.id, outcome: 'SUCCEEDED', before: null });
-    expect(JSON.stringify(row)).not.toContain(inv.body.enrollmentToken);
+    // Nobody but the invitee saw the password or the TOTP secret, and the token is in no audit row.
+    const rows = await auditRows(`targets->>'approvalRequestId' = $1`, [asked.body.id]);
+    // (Ana's own approval was refused: audited as FAILED.)
+    expect(rows.map((r) => `${r.action}:${r.outcome}`)).toEqual(['adminInviteOperator:SUCCEEDED', 'adminApproveApprovalRequest:FAILED', 'adminApproveApprovalRequest:SUCCEEDED']);
+    expect(JSON.stringify(rows)).not.toContain(enrollmentToken);
   });
 
   it('logout and disabling revoke the session at once', async () => {
@@ -111,16 +121,21 @@ describe('operators', () => {
     expect((await api.get('/admin/operators', { token: second })).status).toBe(200);
     // The shared token has no session to close.
     expect((await api.post('/admin/auth/logout', { token })).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
-    const off = await api.del(`/admin/operators/${d.id}`, { token: a.session });
+    // Disabling an operator takes two: the request changes nothing until a second operator approves.
+    const asked = await api.del(`/admin/operators/${d.id}`, { token: a.session });
+    expect(asked.status).toBe(202);
+    expect(asked.body).toMatchObject({ action: 'OPERATOR_DISABLE', targetId: d.id, status: 'PENDING_APPROVAL' });
+    expect((await api.get('/admin/operators', { token: second })).status).toBe(200);
+    const off = await api.post(`/admin/approval-requests/${asked.body.id}/approve`, { token: b.session });
     expect(off.status).toBe(200);
-    expect(off.body).toMatchObject({ id: d.id, status: 'DISABLED' });
+    expect(off.body.result.operator).toMatchObject({ id: d.id, status: 'DISABLED' });
     expect((await api.get('/admin/operators', { token: second })).status).toBe(401);
     const login = await api.post('/admin/auth/login', { body: { email: d.email, password: d.password, totpCode: totpCode(d.totpSecret, -1) } });
     expect(login.body.error).toBe('OPERATOR_AUTH_FAILED');
-    const [row] = await auditRows(`action = 'adminDisableOperator' and targets->>'operatorId' = $1`, [d.id]);
-    expect(row.before.status).toBe('ACTIVE');
-    expect(row.after.status).toBe('DISABLED');
-    expect(row.operator_id).toBe(a.id);
+    const [row] = await auditRows(`action = 'adminApproveApprovalRequest' and targets->>'approvalRequestId' = $1`, [asked.body.id]);
+    expect(row.before.status).toBe('PENDING_APPROVAL');
+    expect(row.after).toMatchObject({ status: 'APPLIED', result: { operator: { status: 'DISABLED' } } });
+    expect(row.operator_id).toBe(b.id);
   });
 });
 
@@ -152,7 +167,7 @@ describe('audit log', () => {
     const co = await admin.createCompany({ name: 'Auditada S.A.S.' });
     const patched = await admin.patch(co.id, { status: 'SUSPENDED', rateLimitMultiplier: 2 });
     expect(patched.status).toBe(200);
-    const key = await admin.issueKey(co.id, 'WRITE', 'auditoría');
+    const key = await admin.issueKey(co.id, 'READ', 'auditoría');
     expect((await api.del(`/admin/companies/${co.id}/api-keys/${key.id}`, { token: a.session })).status).toBe(200);
     const credit = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: 12_345, reference: 'audit-1' }, headers: { 'x-request-id': 'req-audit-credit-1' } });
     expect(credit.status).toBe(201);
@@ -164,21 +179,22 @@ describe('audit log', () => {
     const items = [...page.body.items].reverse(); // oldest first
     expect(items.map((i: any) => `${i.action}:${i.outcome}`)).toEqual([
       'adminCreateCompany:SUCCEEDED', 'adminUpdateCompany:SUCCEEDED', 'adminCreateApiKey:SUCCEEDED', 'adminRevokeApiKey:SUCCEEDED',
-      'adminCreditWallet:REQUESTED', 'adminCreditWallet:SUCCEEDED', 'adminCreditWallet:REQUESTED', 'adminCreditWallet:FAILED',
+      // The conflicting reference is refused by the gateway's own record of the operator's credits, before any ledger call.
+      'adminCreditWallet:REQUESTED', 'adminCreditWallet:SUCCEEDED', 'adminCreditWallet:FAILED',
     ]);
     for (const i of items) {
       expect(i.principal).toEqual({ kind: 'operator', operatorId: a.id, email: a.email });
       expect(i.targets.companyId).toBe(co.id);
       expect(i.at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     }
-    const [create, patch, issue, revoke, , credited, , failed] = items;
+    const [create, patch, issue, revoke, , credited, failed] = items;
     expect(create.before).toBeNull();
     expect(create.after).toMatchObject({ id: co.id, name: 'Auditada S.A.S.', status: 'ACTIVE' });
     expect(patch.before).toMatchObject({ status: 'ACTIVE', rateLimitMultiplier: 1 });
     expect(patch.after).toMatchObject({ status: 'SUSPENDED', rateLimitMultiplier: 2 });
     expect(patch.request.body).toEqual({ status: 'SUSPENDED', rateLimitMultiplier: 2 });
     expect(issue.targets.keyId).toBe(key.id);
-    expect(issue.after).toMatchObject({ id: key.id, prefix: key.prefix, scope: 'WRITE' });
+    expect(issue.after).toMatchObject({ id: key.id, prefix: key.prefix, scope: 'READ' });
     expect(revoke.before.revokedAt).toBeNull();
     expect(revoke.after.revokedAt).toEqual(expect.any(String));
     expect(credited).toMatchObject({ requestId: 'req-audit-credit-1', targets: { companyId: co.id, rail: 'BREB' }, request: { body: { amountCents: 12_345, reference: 'audit-1' } } });
@@ -201,17 +217,23 @@ describe('audit log', () => {
     expect((await api.get('/admin/audit?cursor=nope', { token: b.session })).status).toBe(400);
   });
 
-  it('keeps secrets out: a dashboard user created by an operator is audited without its password or TOTP secret', async () => {
+  it('keeps secrets out: a dashboard user asked for by an operator is an invitation; no password, link or secret in the log', async () => {
     const co = await as(b.session).createCompany();
-    const password = 'Clave-usuario-panel-2026';
-    const u = await api.post(`/admin/companies/${co.id}/users`, { token: b.session, body: { email: `panel.${Date.now()}@empresa.co`, password, role: 'ADMIN' } });
-    expect(u.status).toBe(201);
-    const [row] = await auditRows(`action = 'adminCreateDashboardUser' and targets->>'companyId' = $1`, [co.id]);
-    expect(row).toMatchObject({ principal_kind: 'operator', operator_id: b.id, outcome: 'SUCCEEDED' });
-    expect(row.request.body.password).toBe('[redacted]');
-    expect(row.after).toMatchObject({ id: u.body.id, totpSecret: '[redacted]', otpauthUrl: '[redacted]' });
-    const text = JSON.stringify(row);
-    for (const secret of [password, u.body.totpSecret, u.body.otpauthUrl]) expect(text).not.toContain(secret);
+    const email = `panel.${Date.now()}@empresa.co`;
+    // An operator never chooses a user's password.
+    const withPassword = await api.post(`/admin/companies/${co.id}/users`, { token: b.session, body: { email, password: 'Clave-usuario-panel-2026', role: 'ADMIN' } });
+    expect([withPassword.status, withPassword.body.error]).toEqual([400, 'INVALID_REQUEST']);
+    const asked = await api.post(`/admin/companies/${co.id}/users`, { token: b.session, body: { email, role: 'ADMIN' } });
+    expect(asked.status).toBe(202);
+    expect((await api.get(`/admin/companies/${co.id}/users`, { token: b.session })).body.items).toEqual([]);
+    const approved = await api.post(`/admin/approval-requests/${asked.body.id}/approve`, { token: c.session });
+    expect(approved.status).toBe(200);
+    expect(approved.body.result.user).toMatchObject({ email, role: 'ADMIN' });
+    const link = approved.body.credentials.invitationUrl as string;
+    expect(link).toMatch(/#invitation=winv_/);
+    const rows = await auditRows(`targets->>'companyId' = $1`, [co.id]);
+    expect(rows.map((r) => r.action)).toEqual(expect.arrayContaining(['adminCreateDashboardUser', 'adminApproveApprovalRequest']));
+    expect(JSON.stringify(rows)).not.toContain(link.split('#invitation=')[1]);
   });
 
   it('names the shared token as the principal of what it does (development)', async () => {
@@ -258,14 +280,15 @@ describe('maker-checker credits', () => {
     expect((await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: b.session, body: { amountCents: 10, reference: 'big-1' } })).body.error).toBe('REFERENCE_CONFLICT');
 
     const self = await api.post(`/admin/credit-requests/${r.body.id}/approve`, { token: a.session });
-    expect({ status: self.status, body: self.body }).toEqual({ status: 403, body: { error: 'SAME_OPERATOR', message: ERRORS.SAME_OPERATOR.message } });
+    expect({ status: self.status, body: self.body }).toEqual({ status: 403, body: { error: 'SAME_OPERATOR', message: ERRORS.SAME_OPERATOR.message, details: { reason: 'SAME_PERSON' } } });
     const shared = await api.post(`/admin/credit-requests/${r.body.id}/approve`, { token });
     expect({ status: shared.status, error: shared.body.error }).toEqual({ status: 403, error: 'ADMIN_TOKEN_NOT_ALLOWED' });
     expect(await balance(co.id)).toBe('0');
     const listed = await api.get(`/admin/credit-requests?status=PENDING_APPROVAL&companyId=${co.id}`, { token: b.session });
     expect(listed.body.items.map((i: any) => i.id)).toEqual([r.body.id]);
-    // At or below the threshold, today's behaviour: credited at once.
-    const small = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD, reference: 'small-1' } });
+    // At or below the threshold (and within the running totals: an operator with no credits yet), credited at once.
+    const fresh = await newOperator(api, token, 'Nueva');
+    const small = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: fresh.session, body: { amountCents: THRESHOLD, reference: 'small-1' } });
     expect(small.status).toBe(201);
     expect(await balance(co.id)).toBe(String(THRESHOLD));
   });
@@ -307,7 +330,7 @@ describe('maker-checker credits', () => {
   });
 
   it('an operator invited by the requester (or who invited them) cannot approve; a rejection credits nothing', async () => {
-    const invitee = await newOperator(api, a.session, 'Invitado');
+    const invitee = await newOperator(api, a.session, 'Invitado', { approver: b.session });
     const co = await adminOf(api, token).createCompany();
     const req = (await api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: a.session, body: { amountCents: 2 * THRESHOLD, reference: 'chain-1' } })).body;
     const byInvitee = await api.post(`/admin/credit-requests/${req.id}/approve`, { token: invitee.session });

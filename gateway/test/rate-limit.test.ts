@@ -5,8 +5,10 @@ import { adminOf, client, type Client } from './support/http.js';
 
 /**
  * Small limits so the tests can reach them. Each test uses its own client IP (through
- * X-Forwarded-For, honoured because the socket peer 127.0.0.1 is a trusted proxy by default), so
- * counters do not leak between tests.
+ * X-Forwarded-For, honoured because the socket peer 127.0.0.1 is a trusted proxy by default: only
+ * loopback is, outside production) and its own keys, so counters do not leak between tests. Every
+ * request counts per client IP and per credential (the API key): a test of the IP counter uses a
+ * fresh key per request, a test of the key budget a fresh IP per request.
  */
 let stack: Stack;
 let api: Client;
@@ -68,12 +70,67 @@ describe('rate limits', () => {
     expect(a.headers.get('ratelimit-limit')).toBe('300');
   });
 
-  it('the counter is per client IP', async () => {
+  it('the counter is per client IP: another key from the same IP is refused, from another IP it is not', async () => {
     const key = await readKey();
     const ip = nextIp();
     for (let i = 0; i < 3; i++) await getBalance(api, key, ip);
     expect((await getBalance(api, key, ip)).status).toBe(429);
-    expect((await getBalance(api, key, nextIp())).status).toBe(200);
+    const other = await readKey();
+    expect((await getBalance(api, other, ip)).status).toBe(429);
+    expect((await getBalance(api, other, nextIp())).status).toBe(200);
+  });
+
+  it('one API key spread over many client IPs has its own budget: the documented allowance, not one per IP (issue 36)', async () => {
+    const key = await readKey();
+    for (let i = 0; i < 3; i++) {
+      const r = await getBalance(api, key, nextIp());
+      expect([i, r.status, r.headers.get('ratelimit-limit'), r.headers.get('ratelimit-remaining')]).toEqual([i, 200, '3', String(2 - i)]);
+    }
+    const ip = nextIp();
+    const limited = await getBalance(api, key, ip);
+    expect(limited.status).toBe(429);
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter >= 1 && retryAfter <= 60).toBe(true);
+    expect(limited.body).toEqual({ error: 'RATE_LIMIT_EXCEEDED', message: ERRORS.RATE_LIMIT_EXCEEDED.message, retryAfter });
+    expect([limited.headers.get('ratelimit-limit'), limited.headers.get('ratelimit-remaining')]).toEqual(['3', '0']);
+    for (let i = 0; i < 5; i++) expect((await getBalance(api, key, nextIp())).status).toBe(429);
+    // The refusal charged nothing to that IP (a 429 consumes no quota, in either counter).
+    const other = await getBalance(api, await readKey(), ip);
+    expect([other.status, other.headers.get('ratelimit-remaining')]).toEqual([200, '2']);
+  });
+
+  it('the key budget scales with the multiplier and with RATE_LIMIT_PER_KEY_FACTOR', async () => {
+    const c = await admin.createCompany();
+    const key = (await admin.issueKey(c.id, 'READ')).key;
+    await admin.patch(c.id, { rateLimitMultiplier: 2 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await getBalance(api, key, nextIp())).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 429]);
+    const g = client((await stack.extraGateway({ RATE_LIMIT_READS: '2', RATE_LIMIT_PER_KEY_FACTOR: '2' })).url);
+    const k2 = await readKey();
+    const ip = nextIp();
+    // Per IP still 2; per key 4 across IPs.
+    expect([(await getBalance(g, k2, ip)).status, (await getBalance(g, k2, ip)).status, (await getBalance(g, k2, ip)).status]).toEqual([200, 200, 429]);
+    expect([(await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status]).toEqual([200, 200, 429]);
+  });
+
+  it('a dashboard user has a budget of its own too, whatever IPs the session comes from', async () => {
+    const c = await admin.createCompany();
+    const email = `presupuesto.${Date.now()}@empresa.co`;
+    const password = 'Clave-de-presupuesto-2026';
+    expect((await api.post(`/admin/companies/${c.id}/users`, { token: stack.gw.adminToken, body: { email, password, role: 'VIEWER' } })).status).toBe(201);
+    const login = await api.post('/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': nextIp() } });
+    expect(login.status).toBe(200);
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push((await api.get('/dashboard/approvals', { token: login.body.token, headers: { 'x-forwarded-for': nextIp() } })).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
+  it('racing requests of one key from 20 IPs: exactly the budget is let through', async () => {
+    const key = await readKey();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => getBalance(api, key, nextIp())));
+    expect(answers.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(answers.filter((r) => r.status === 429)).toHaveLength(17);
   });
 
   it('a 429 consumes no quota: the window frees exactly when the accepted requests age out', async () => {
@@ -133,23 +190,21 @@ describe('client IP', () => {
   });
 
   it('X-Forwarded-For is honoured when the peer is a trusted proxy (right-most untrusted hop)', async () => {
-    const key = await readKey();
     const client1 = nextIp();
-    for (let i = 0; i < 3; i++) await getBalance(api, key, client1);
+    for (let i = 0; i < 3; i++) await getBalance(api, await readKey(), client1);
     // A forged left-most entry does not change the client: the right-most untrusted hop decides.
-    expect((await getBalance(api, key, `203.0.113.77, ${client1}`)).status).toBe(429);
-    // The same client seen behind another (trusted) proxy hop is still the same client.
-    expect((await getBalance(api, key, `${client1}, 10.0.0.9`)).status).toBe(429);
+    expect((await getBalance(api, await readKey(), `203.0.113.77, ${client1}`)).status).toBe(429);
+    // 10.0.0.9 is not a trusted proxy by default (only loopback is): it is the client, not a hop.
+    expect((await getBalance(api, await readKey(), `${client1}, 10.0.0.9`)).status).toBe(200);
   });
 
   for (const [name, gw] of [['no trusted proxies', () => untrusted], ['a trust list without the peer', () => onlyOtherProxy]] as const) {
     it(`X-Forwarded-For is ignored when the peer is not trusted (${name})`, async () => {
       const g = client(gw().url);
-      const key = await readKey();
-      // Different XFF on every request, yet all count against the socket peer.
-      expect((await getBalance(g, key, nextIp())).status).toBe(200);
-      expect((await getBalance(g, key, nextIp())).status).toBe(200);
-      expect((await getBalance(g, key, nextIp())).status).toBe(429);
+      // Different XFF (and another key) on every request, yet all count against the socket peer.
+      expect((await getBalance(g, await readKey(), nextIp())).status).toBe(200);
+      expect((await getBalance(g, await readKey(), nextIp())).status).toBe(200);
+      expect((await getBalance(g, await readKey(), nextIp())).status).toBe(429);
     });
   }
 });
@@ -167,6 +222,11 @@ describe('Redis outage', () => {
     const limited = await getBalance(gApi, key, ip);
     expect(limited.status).toBe(429);
     expect(limited.body.error).toBe('RATE_LIMIT_EXCEEDED');
+    // The key budget holds in memory too: one key from many IPs gets the same 2.
+    const spread = await readKey();
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await getBalance(gApi, spread, nextIp())).status);
+    expect(statuses).toEqual([200, 200, 429, 429]);
     const ready = await fetch(`${g.opsUrl}/readyz`);
     expect(ready.status).toBe(503);
     const body = (await ready.json()) as { checks: Record<string, string> };

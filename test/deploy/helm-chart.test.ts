@@ -4,7 +4,7 @@
 // (a CRD) against a small schema of its own, and assertions on what matters.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { BlockList, isIP, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls';
@@ -283,9 +283,12 @@ describe('helm chart', () => {
     }
     // Its own gRPC port: from the gateway only (the admin API); its ops port from the scraper.
     expect(np('reconciliation').ingress.map((r: any) => [r.ports.map((p: any) => p.port), fromComponents(r)])).toEqual([[[50057], ['gateway']], [[9107], []]]);
-    // Egress: the gateway reaches Postgres, Redis and the services, not NATS; the receipt service no ledger.
-    expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057]));
-    expect(egressPorts(np('gateway'))).not.toContain(4222);
+    // Egress: the gateway reaches Postgres, Redis, the services, NATS (its outbox) and SMTP (its mail, issue 36); the receipt service no ledger.
+    expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057, 4222, 2525]));
+    expect(egressPorts(np('gateway', production))).toEqual(expect.arrayContaining([4222, 587]));
+    expect(egressPorts(np('gateway', production))).not.toContain(2525);
+    // The sandbox's SMTP sink admits the processes that send mail, no other.
+    expect(np('sandbox').ingress.filter((r: any) => r.ports[0].port === 2525).flatMap(fromComponents).sort()).toEqual(['gateway', 'pse-deposit']);
     expect(egressPorts(np('receipt')).sort()).toEqual([4222, 5432, 53, 53].sort());
     expect(egressPorts(np('transfer'))).toEqual(expect.arrayContaining([4222, 5432, 50051, 8090]));
     expect(egressPorts(np('pse-deposit'))).toEqual(expect.arrayContaining([2525, 8090]));
@@ -366,7 +369,7 @@ describe('helm chart', () => {
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
     const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
-    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db' });
+    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db', SMTP_URL: 'my-providers' });
     expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
     expect(env('collect-key')).toEqual({ DATABASE_URL: 'my-db', BREB_CALLBACK_SECRET: 'my-providers' });
@@ -399,6 +402,28 @@ describe('helm chart', () => {
     expect(byComponent(defaults, 'ConfigMap', 'transfer')!.data!.BREB_RAIL_URL).toBe('http://rel-wallet-sandbox:8090');
     expect(byComponent(production, 'ConfigMap', 'transfer')!.data!).toMatchObject({ BREB_RAIL_URL: 'https://rail.breb.example.co', RAIL_CALLBACK_BASE_URL: 'https://api.wallet.example.co/webhooks/rails' });
     expect(() => render(['--set', 'sandbox.enabled=false'])).toThrow(/providers\.\w+ is required when the sandbox is off/);
+  });
+
+  it('trusts no proxy by default, and in production only the ingress controller\'s addresses, never a whole private range (issue 36)', () => {
+    expect(byComponent(defaults, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('');
+    const prod = byComponent(production, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES!;
+    const entries = prod.split(',').map((e) => e.trim()).filter(Boolean);
+    expect(entries.length).toBeGreaterThan(0);
+    const whole = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'];
+    for (const entry of entries) {
+      const [addr, bits] = entry.split('/') as [string, string | undefined];
+      const family = isIP(addr) === 6 ? 'ipv6' : 'ipv4';
+      const list = new BlockList();
+      if (bits === undefined) list.addAddress(addr, family);
+      else list.addSubnet(addr, Number(bits), family);
+      for (const range of whole) {
+        const [net, rangeBits] = range.split('/') as [string, string];
+        const covers = (isIP(net) === 6 ? 'ipv6' : 'ipv4') === family && bits !== undefined && Number(bits) <= Number(rangeBits) && list.check(net, family);
+        expect([entry, range, covers]).toEqual([entry, range, false]);
+      }
+    }
+    // What an SRE sets is what the gateway gets.
+    expect(byComponent(render(['--set', 'gateway.trustedProxies=10.1.2.0/28\\,10.1.2.64/28']), 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('10.1.2.0/28,10.1.2.64/28');
   });
 
   it('sets only variables the processes read (their config.ts, the platform\'s base schema)', () => {

@@ -30,8 +30,33 @@ describe('admin operators (production)', () => {
   const pub = (method: string, path: string, token?: string, body?: unknown) => call(stack.gateway.url, method, path, { token, body });
   const code = (secret: string) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
 
-  async function enrollAndLogin(inv: { email: string; enrollmentToken: string }, password: string): Promise<string> {
-    const en = await adm('POST', '/admin/auth/enroll', undefined, { enrollmentToken: inv.enrollmentToken, password });
+  /** A credential production delivers only to its owner: the first match in the mails the sandbox's sink received for `to`. */
+  async function mailed(to: string, re: RegExp): Promise<RegExpExecArray> {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const items = ((await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as { items: Array<{ text: string }> }).items;
+      for (const m of items) {
+        const hit = re.exec(m.text);
+        if (hit) return hit;
+      }
+      if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
+      await new Promise((res) => setTimeout(res, 100));
+    }
+  }
+  /** Past the production notice delay (24 h), moved in the database: the gateway reads Postgres's clock. */
+  async function delayPassed(id: string): Promise<void> {
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      await db.query('update gateway.approval_requests set not_before = now() where id = $1', [id]);
+    } finally {
+      await db.end();
+    }
+  }
+
+  async function enrollAndLogin(inv: { email: string }, password: string): Promise<string> {
+    const [enrollmentToken] = await mailed(inv.email, /wenr_[0-9A-Za-z]{43}/);
+    const en = await adm('POST', '/admin/auth/enroll', undefined, { enrollmentToken, password });
     expect(en.status).toBe(200);
     const login = await adm('POST', '/admin/auth/login', undefined, { email: inv.email, password, totpCode: code(en.body.totpSecret) });
     expect(login.status).toBe(200);
@@ -40,6 +65,7 @@ describe('admin operators (production)', () => {
 
   beforeAll(async () => {
     stack = await startStack({
+      transfers: true,
       gatewayEnv: {
         NODE_ENV: 'production', ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-production-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
       },
@@ -62,12 +88,21 @@ describe('admin operators (production)', () => {
     const a = await enrollAndLogin(ana.body, 'Clave-de-Ana-produccion');
     const b = await enrollAndLogin(beto.body, 'Clave-de-Beto-produccion');
 
-    // Ana provisions a company; its client keys work on the public port.
+    // Ana provisions a company and (with Beto's approval) its dashboard administrator, who receives its client keys.
     const co = await adm('POST', '/admin/companies', a, { name: 'Fondeada S.A.S.', nit: '900333444-5', taxRegime: 'COMMON' });
     expect(co.status).toBe(201);
-    const key = await adm('POST', `/admin/companies/${co.body.id}/api-keys`, a, { scope: 'READ', label: 'e2e' });
-    expect(key.body.key).toMatch(/^wk_live_/);
-    const available = async () => (await pub('GET', '/wallets/balance', key.body.key)).body.wallets.find((w: any) => w.rail === 'BREB').availableCents;
+    const user = await adm('POST', `/admin/companies/${co.body.id}/users`, a, { email: 'tesoreria@fondeada.co', role: 'ADMIN' });
+    expect(user.status).toBe(202);
+    await delayPassed(user.body.id);
+    expect((await adm('POST', `/admin/approval-requests/${user.body.id}/approve`, b)).body.status).toBe('APPLIED');
+    const [, invitation] = await mailed('tesoreria@fondeada.co', /#invitation=(winv_[0-9A-Za-z]{43})/);
+    const accepted = await pub('POST', '/auth/invitations/accept', undefined, { token: invitation, password: 'Clave-tesoreria-2026' });
+    expect((await pub('POST', '/auth/invitations/confirm', undefined, { token: invitation, totpCode: code(accepted.body.totpSecret) })).status).toBe(200);
+    const issued = await adm('POST', `/admin/companies/${co.body.id}/api-keys`, a, { scope: 'READ', label: 'e2e' });
+    expect(issued.status).toBe(201);
+    expect(issued.body).not.toHaveProperty('key');
+    const [key] = await mailed('tesoreria@fondeada.co', /wk_live_[0-9A-Za-z_-]+/);
+    const available = async () => (await pub('GET', '/wallets/balance', key)).body.wallets.find((w: any) => w.rail === 'BREB').availableCents;
 
     // 2.000.000 pesos: above the default threshold. Nothing moves until Beto approves.
     const req = await adm('POST', `/admin/companies/${co.body.id}/wallets/BREB/credit`, a, { amountCents: 200_000_000, reference: 'fondeo-inicial' });
@@ -81,7 +116,7 @@ describe('admin operators (production)', () => {
     expect(approvals.some((r) => r.status === 200 && r.body.status === 'CREDITED')).toBe(true);
     for (const r of approvals) expect([200, 409]).toContain(r.status);
     expect(await available()).toBe('200000000');
-    const txs = await pub('GET', '/wallets/transactions', key.body.key);
+    const txs = await pub('GET', '/wallets/transactions', key);
     expect(txs.body.items.filter((t: any) => t.type === 'BALANCE_ADD').map((t: any) => t.amount)).toEqual(['200000000']);
     expect((await stack.invariants()).violations).toEqual([]);
 
@@ -89,9 +124,9 @@ describe('admin operators (production)', () => {
     const audit = await adm('GET', `/admin/audit?targetId=${co.body.id}&limit=100`, b);
     const trail = [...audit.body.items].reverse().map((i: any) => `${i.principal.email}:${i.action}:${i.outcome}`);
     // (The shared token's refused approval never reached the action: not an entry.)
-    expect(trail.slice(0, 4)).toEqual([
-      'ana@billetera.co:adminCreateCompany:SUCCEEDED', 'ana@billetera.co:adminCreateApiKey:SUCCEEDED', 'ana@billetera.co:adminCreditWallet:SUCCEEDED',
-      'ana@billetera.co:adminApproveCreditRequest:FAILED',
+    expect(trail.slice(0, 6)).toEqual([
+      'ana@billetera.co:adminCreateCompany:SUCCEEDED', 'ana@billetera.co:adminCreateDashboardUser:SUCCEEDED', 'beto@billetera.co:adminApproveApprovalRequest:SUCCEEDED',
+      'ana@billetera.co:adminCreateApiKey:SUCCEEDED', 'ana@billetera.co:adminCreditWallet:SUCCEEDED', 'ana@billetera.co:adminApproveCreditRequest:FAILED',
     ]);
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:REQUESTED');
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:SUCCEEDED');
@@ -106,9 +141,14 @@ describe('admin operators (production)', () => {
     expect(second.status).toBe(202);
     expect(await adm('POST', `/admin/credit-requests/${second.body.id}/reject`, a, { reason: 'Monto equivocado' })).toMatchObject({ status: 200, body: { status: 'REJECTED' } });
     expect(await available()).toBe('200000000');
-    const ciro = await adm('POST', '/admin/operators', a, { name: 'Ciro', email: 'ciro@billetera.co' });
-    expect(ciro.status).toBe(201);
-    expect((await adm('DELETE', `/admin/operators/${ciro.body.id}`, a)).status).toBe(200);
+    const askCiro = await adm('POST', '/admin/operators', a, { name: 'Ciro', email: 'ciro@billetera.co' });
+    expect(askCiro.status).toBe(202);
+    await delayPassed(askCiro.body.id);
+    const ciro = await adm('POST', `/admin/approval-requests/${askCiro.body.id}/approve`, b);
+    expect(ciro.body).toMatchObject({ status: 'APPLIED', result: { operator: { email: 'ciro@billetera.co', createdBy: ana.body.id } } });
+    const off = await adm('DELETE', `/admin/operators/${ciro.body.result.operator.id}`, a);
+    expect(off.status).toBe(202);
+    expect((await adm('POST', `/admin/approval-requests/${off.body.id}/approve`, b)).body.result.operator.status).toBe('DISABLED');
     expect((await adm('POST', '/admin/auth/logout', b)).status).toBe(204);
     expect((await adm('GET', '/admin/auth/me', b)).body.error).toBe('SESSION_EXPIRED');
 

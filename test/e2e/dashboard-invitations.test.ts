@@ -220,43 +220,65 @@ describe('dashboard invitations (self-enrolment)', () => {
     expect([d.status, d.body.error, d.body.details.fields[0].path]).toEqual([400, 'INVALID_REQUEST', 'password']);
   });
 
-  it('production: creating a user answers an invitation, never a password or a TOTP secret', async () => {
+  it('production: a user is an invitation asked by one operator, approved by another, e-mailed to the user; no answer holds a credential', async () => {
     const prod = await startGateway({
       databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-prod`,
+      natsUrl: process.env.NATS_URL, busNamespace: stack.namespace, smtpUrl: `smtp://127.0.0.1:${stack.sandbox!.smtpPort}`,
       env: {
         NODE_ENV: 'production', LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', RATE_LIMIT_PREFIX: `${stack.namespace}-prod`, RATE_LIMIT_AUTHENTICATION: '1000',
         ADMIN_TOKEN: 'e2e-production-operator-token', API_KEY_PEPPER: 'e2e-production-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
         DASHBOARD_PUBLIC_URL: 'https://pagos.example.co',
       },
     });
+    const mailed = async (to: string, re: RegExp): Promise<RegExpExecArray> => {
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const items = ((await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as { items: Array<{ text: string }> }).items;
+        for (const m of items) {
+          const hit = re.exec(m.text);
+          if (hit) return hit;
+        }
+        if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
+        await new Promise((res) => setTimeout(res, 100));
+      }
+    };
     try {
-      // Production: /admin only on the admin listener, and only for a named operator (the shared
-      // token may only invite the first operators): one enrols and logs in with password + TOTP.
+      // Production: /admin only on the admin listener, and only for named operators (the shared
+      // token may only invite the first two): they enrol from the token e-mailed to each.
       const admin = prod.adminUrl!;
-      const opEmail = `operadora.${co.id.slice(0, 6)}@billetera.co`;
-      const invited = await call(admin, 'POST', '/admin/operators', { documentFrom: prod.url, token: prod.adminToken, body: { name: 'Operadora de Turno', email: opEmail } });
-      expect(invited.status).toBe(201);
-      const enrolled = await call(admin, 'POST', '/admin/auth/enroll', { documentFrom: prod.url, body: { enrollmentToken: invited.body.enrollmentToken, password: 'Clave-operadora-2026!' } });
-      const session = await call(admin, 'POST', '/admin/auth/login', { documentFrom: prod.url, body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) } });
-      expect(session.status).toBe(200);
-      const operator = session.body.token as string;
+      const operators: string[] = [];
+      for (const name of ['turno', 'revisora']) {
+        const opEmail = `${name}.${co.id.slice(0, 6)}@billetera.co`;
+        const invited = await call(admin, 'POST', '/admin/operators', { documentFrom: prod.url, token: prod.adminToken, body: { name, email: opEmail } });
+        expect(invited.status).toBe(201);
+        expect(invited.body).not.toHaveProperty('enrollmentToken');
+        const [enrollmentToken] = await mailed(opEmail, /wenr_[0-9A-Za-z]{43}/);
+        const enrolled = await call(admin, 'POST', '/admin/auth/enroll', { documentFrom: prod.url, body: { enrollmentToken, password: 'Clave-operadora-2026!' } });
+        const session = await call(admin, 'POST', '/admin/auth/login', { documentFrom: prod.url, body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) } });
+        expect(session.status).toBe(200);
+        operators.push(session.body.token as string);
+      }
+      const [operator, checker] = operators as [string, string];
       const email = `produccion.${co.id.slice(0, 6)}@empresa.co`;
       expect((await call(prod.url, 'POST', `/admin/companies/${co.id}/users`, { token: operator, body: { email, role: 'OPERATOR' } })).status).toBe(404);
       const r = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email, role: 'OPERATOR' } });
-      expect(r.status).toBe(201);
-      expect(Object.keys(r.body).sort()).toEqual(['activatedAt', 'createdAt', 'disabledAt', 'email', 'id', 'invitationExpiresAt', 'invitationUrl', 'role']);
-      expect(r.body.invitationUrl).toMatch(/^https:\/\/pagos\.example\.co\/dashboard#invitation=winv_[0-9A-Za-z]{43}$/);
-      expect(JSON.stringify(r.body)).not.toMatch(/password|totp|secret|otpauth/i);
-      // Not even on request: `invite: false` is ignored, an operator-chosen password refused.
+      expect(r.status).toBe(202);
+      expect(JSON.stringify(r.body)).not.toMatch(/winv_|password|totp|secret|otpauth/i);
+      // Not even on request: `invite: false` is still an invitation asked for, an operator-chosen password refused.
       const asked = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `otro.${email}`, role: 'OPERATOR', invite: false } });
-      expect(asked.body).toHaveProperty('invitationUrl');
-      expect(asked.body).not.toHaveProperty('totpSecret');
+      expect(asked.status).toBe(202);
       const withPassword = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `mas.${email}`, role: 'OPERATOR', password: 'Clave-del-operador-1' } });
       expect([withPassword.status, withPassword.body.error]).toEqual([400, 'INVALID_REQUEST']);
+      // The notice delay passes; the second operator approves: the answer holds no link, the user's mailbox does.
+      await db.query('update gateway.approval_requests set not_before = now() where id = $1', [r.body.id]);
+      const approved = await call(admin, 'POST', `/admin/approval-requests/${r.body.id}/approve`, { documentFrom: prod.url, token: checker });
+      expect(approved.status).toBe(200);
+      expect(JSON.stringify(approved.body)).not.toMatch(/winv_/);
+      const [link, token] = await mailed(email, /https:\/\/pagos\.example\.co\/dashboard#invitation=(winv_[0-9A-Za-z]{43})/);
+      expect(link).toMatch(/^https:\/\/pagos\.example\.co\/dashboard#invitation=winv_/);
       // The production link enrols on the production gateway.
-      const token = tokenOf(new URL(r.body.invitationUrl).pathname + new URL(r.body.invitationUrl).hash);
-      const enrol = await accept(token, 'Clave-de-produccion-2026', prod.url);
-      expect((await confirm(token, code(enrol.body.totpSecret), prod.url)).status).toBe(200);
+      const enrol = await accept(token!, 'Clave-de-produccion-2026', prod.url);
+      expect((await confirm(token!, code(enrol.body.totpSecret), prod.url)).status).toBe(200);
       expect((await login(email, 'Clave-de-produccion-2026', prod.url)).status).toBe(200);
     } finally {
       await prod.stop();

@@ -8,10 +8,15 @@ type Company = Awaited<ReturnType<Stack['provision']>>;
 interface User { id: string; email: string; password: string; totpSecret: string; token: string }
 
 /**
- * Per-account lockouts of dashboard users (10 wrong passwords or 5 wrong TOTP codes in 15 minutes
- * lock the user for 15 minutes), through the real gateway, Postgres and Redis. Every attempt comes
- * from another client IP (X-Forwarded-For through a trusted loopback proxy), so only the
- * per-account count can stop them; the per-IP rate limit stays at its default (5/min) in front.
+ * Lockouts of dashboard users, through the real gateway, Postgres and Redis (issue 36 split them):
+ * - 10 wrong passwords for one e-mail from one client IP in 15 minutes lock that caller out of that
+ *   account for 15 minutes; from any other IP the user still signs in (knowing an e-mail must not
+ *   be enough to keep its owner out).
+ * - 5 wrong TOTP codes (only a session or invitation holder can send one) lock the user for 15
+ *   minutes from every IP: signing, rejecting and login.
+ * Client IPs come through X-Forwarded-For from the trusted loopback proxy. The per-IP login limit
+ * (Authentication, 5/min) is raised on these gateways so that the lockouts answer; a replica with
+ * the default limit shows it still stands in front.
  */
 describe('dashboard lockouts', () => {
   let stack: Stack;
@@ -19,6 +24,8 @@ describe('dashboard lockouts', () => {
   /** Other replicas on the same database: one locks for 2 s, one counts failures over a 3 s window. */
   let quickLock: StartedGateway;
   let quickWindow: StartedGateway;
+  /** The default per-IP login limit (5/min). */
+  let strict: StartedGateway;
   let seq = 0;
   let ipSeq = 0;
   /** A client address never used before in this file: a fresh per-IP rate-limit bucket. */
@@ -43,7 +50,8 @@ describe('dashboard lockouts', () => {
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
-  const login = (email: string, password: string, base?: string) => send('POST', '/auth/login', { body: { email, password }, ...(base ? { base } : {}) });
+  const login = (email: string, password: string, base?: string, ip?: string) => send('POST', '/auth/login', { body: { email, password }, ...(base ? { base } : {}), ...(ip ? { ip } : {}) });
+  const loginFrom = (ip: string, email: string, password: string, base?: string) => login(email, password, base, ip);
   const sign = (u: User, approvalId: string, totpCode: string) => send('POST', `/dashboard/approvals/${approvalId}/sign`, { token: u.token, body: { totpCode } });
   const reject = (u: User, approvalId: string, totpCode: string) => send('POST', `/dashboard/approvals/${approvalId}/reject`, { token: u.token, body: { totpCode, reason: 'prueba' } });
 
@@ -76,13 +84,14 @@ describe('dashboard lockouts', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000' } });
+    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000', RATE_LIMIT_AUTHENTICATION: '1000' } });
     const replica = (name: string, env: Record<string, string>) => startGateway({
       databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-${name}`,
       env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', RATE_LIMIT_PREFIX: `${stack.namespace}-${name}`, ...env },
     });
-    quickLock = await replica('lock', { DASHBOARD_LOCKOUT_SECONDS: '2' });
-    quickWindow = await replica('window', { DASHBOARD_LOCKOUT_WINDOW_SECONDS: '3' });
+    quickLock = await replica('lock', { DASHBOARD_LOCKOUT_SECONDS: '2', RATE_LIMIT_AUTHENTICATION: '1000' });
+    quickWindow = await replica('window', { DASHBOARD_LOCKOUT_WINDOW_SECONDS: '3', RATE_LIMIT_AUTHENTICATION: '1000' });
+    strict = await replica('strict', {});
     co = await stack.provision('Bloqueos S.A.S.');
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { multiSigThreshold: 2 })).status).toBe(200);
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 1_000_000, reference: 'seed' });
@@ -90,36 +99,50 @@ describe('dashboard lockouts', () => {
   afterAll(async () => {
     await quickLock?.stop();
     await quickWindow?.stop();
+    await strict?.stop();
     await stack?.stop();
   });
 
-  it('10 wrong passwords from 10 IPs lock the user: 423 with Retry-After, even for the right password; other users unaffected', async () => {
+  it('10 wrong passwords from one IP lock that IP out of the account (423 with Retry-After, even for the right password); the user signs in from any other IP', async () => {
     const u = await newUser();
     const other = await newUser();
+    const attacker = nextIp();
     for (let i = 0; i < 10; i++) {
-      const r = await login(u.email, `mala-clave-${i}`);
+      const r = await loginFrom(attacker, u.email, `mala-clave-${i}`);
       expect([i, r.status, r.body.error]).toEqual([i, 401, 'INVALID_CREDENTIALS']);
     }
-    expectLocked(await login(u.email, u.password));
-    expectLocked(await login(u.email, 'otra-mala-clave'));
-    expectLocked(await login(`  ${u.email.toUpperCase()} `, u.password)); // the same account however the e-mail is typed
-    expect((await login(other.email, other.password)).status).toBe(200);
-    // The per-IP limit still stands in front (Authentication class, 5/min): one IP is stopped at the 6th.
+    expectLocked(await loginFrom(attacker, u.email, u.password));
+    expectLocked(await loginFrom(attacker, u.email, 'otra-mala-clave'));
+    expectLocked(await loginFrom(attacker, `  ${u.email.toUpperCase()} `, u.password)); // the same account however the e-mail is typed
+    // The victim, from anywhere else: in (before issue 36 the account was locked for everyone).
+    expect((await login(u.email, u.password)).status).toBe(200);
+    // The attacker's IP is locked out of that account only.
+    expect((await loginFrom(attacker, other.email, other.password)).status).toBe(200);
+  });
+
+  it('wrong passwords spread over many IPs lock nobody out (each caller gets its own 10)', async () => {
+    const u = await newUser();
+    for (let i = 0; i < 20; i++) expect((await login(u.email, `mala-clave-${i}`)).status).toBe(401);
+    expect((await login(u.email, u.password)).status).toBe(200);
+  });
+
+  it('the per-IP limit still stands in front (Authentication class, 5/min): one IP is stopped at the 6th', async () => {
     const ip = nextIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await send('POST', '/auth/login', { ip, body: { email: `ip.${co.id}@empresa.co`, password: 'x' } })).status);
+    for (let i = 0; i < 6; i++) statuses.push((await send('POST', '/auth/login', { ip, base: strict.url, body: { email: `ip.${co.id}@empresa.co`, password: 'x' } })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 
   it('an unknown e-mail locks exactly like a real one (no user enumeration)', async () => {
     const u = await newUser();
     const ghost = `nadie.${Date.now()}@empresa.co`;
+    const ip = nextIp();
     for (let i = 0; i < 10; i++) {
-      const [real, unknown] = await Promise.all([login(u.email, `mala-${i}`), login(ghost, `mala-${i}`)]);
+      const [real, unknown] = await Promise.all([loginFrom(ip, u.email, `mala-${i}`), loginFrom(ip, ghost, `mala-${i}`)]);
       expect(real.body).toEqual(unknown.body);
       expect(real.status).toBe(401);
     }
-    const [real, unknown] = await Promise.all([login(u.email, 'mala-11'), login(ghost, 'mala-11')]);
+    const [real, unknown] = await Promise.all([loginFrom(ip, u.email, 'mala-11'), loginFrom(ip, ghost, 'mala-11')]);
     expectLocked(real);
     expectLocked(unknown);
   });
@@ -133,7 +156,9 @@ describe('dashboard lockouts', () => {
     }
     expectLocked(await sign(u, approvalId, code(u)));
     expectLocked(await reject(u, approvalId, code(u)));
+    // Login too, from any IP; the lock is told only to whoever gives the right password.
     expectLocked(await login(u.email, u.password));
+    expect((await login(u.email, 'clave-equivocada')).body.error).toBe('INVALID_CREDENTIALS');
     // Nothing was signed or decided; reading still works with the session.
     const list = await send('GET', '/dashboard/approvals', { token: u.token });
     expect(list.body.items.find((a: { approvalId: string }) => a.approvalId === approvalId)).toMatchObject({ status: 'PENDING', signatures: [] });
@@ -145,10 +170,11 @@ describe('dashboard lockouts', () => {
   it('a successful login clears the password failures, not the TOTP ones', async () => {
     const approvalId = await pendingApproval();
     const u = await newUser();
-    for (let i = 0; i < 9; i++) expect((await login(u.email, `mala-${i}`)).status).toBe(401);
-    expect((await login(u.email, u.password)).status).toBe(200);
-    for (let i = 0; i < 9; i++) expect((await login(u.email, `mala-bis-${i}`)).status).toBe(401);
-    expect((await login(u.email, u.password)).status).toBe(200);
+    const ip = nextIp();
+    for (let i = 0; i < 9; i++) expect((await loginFrom(ip, u.email, `mala-${i}`)).status).toBe(401);
+    expect((await loginFrom(ip, u.email, u.password)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expect((await loginFrom(ip, u.email, `mala-bis-${i}`)).status).toBe(401);
+    expect((await loginFrom(ip, u.email, u.password)).status).toBe(200);
     // Knowing the password does not buy more code guesses: 4 wrong codes, a login, the 5th wrong code locks.
     for (let i = 0; i < 4; i++) expect((await sign(u, approvalId, wrongCode(u))).body.error).toBe('INVALID_TOTP_CODE');
     expect((await login(u.email, u.password)).status).toBe(200);
@@ -156,13 +182,15 @@ describe('dashboard lockouts', () => {
     expectLocked(await sign(u, approvalId, code(u)));
   });
 
-  it('parallel wrong attempts from as many IPs check at most the limit: 10 passwords, 5 codes', async () => {
+  it('parallel wrong attempts check at most the limit: 10 passwords from one IP, 5 codes from as many IPs', async () => {
     const u = await newUser();
-    const passwords = await Promise.all(Array.from({ length: 25 }, (_, i) => login(u.email, `paralela-${i}`)));
+    const ip = nextIp();
+    const passwords = await Promise.all(Array.from({ length: 25 }, (_, i) => loginFrom(ip, u.email, `paralela-${i}`)));
     expect(passwords.filter((r) => r.status === 401)).toHaveLength(10);
     expect(passwords.filter((r) => r.status === 423)).toHaveLength(15);
     for (const r of passwords.filter((x) => x.status === 423)) expectLocked(r);
-    expectLocked(await login(u.email, u.password));
+    expectLocked(await loginFrom(ip, u.email, u.password));
+    expect((await login(u.email, u.password)).status).toBe(200);
 
     const approvalId = await pendingApproval();
     const v = await newUser();
@@ -175,18 +203,20 @@ describe('dashboard lockouts', () => {
 
   it('the lock is shared by replicas and ends after DASHBOARD_LOCKOUT_SECONDS; failures older than the window no longer count', async () => {
     const u = await newUser();
-    for (let i = 0; i < 10; i++) expect((await login(u.email, `mala-${i}`, quickLock.url)).status).toBe(401);
-    const locked = await login(u.email, u.password, quickLock.url);
+    const ip = nextIp();
+    for (let i = 0; i < 10; i++) expect((await loginFrom(ip, u.email, `mala-${i}`, quickLock.url)).status).toBe(401);
+    const locked = await loginFrom(ip, u.email, u.password, quickLock.url);
     expectLocked(locked, 2);
-    expectLocked(await login(u.email, u.password)); // the other replica: same database, same lock
+    expectLocked(await loginFrom(ip, u.email, u.password)); // the other replica: same database, same lock
     await new Promise((r) => setTimeout(r, Number(locked.headers.get('retry-after')) * 1000 + 300));
-    expect((await login(u.email, u.password)).status).toBe(200);
+    expect((await loginFrom(ip, u.email, u.password)).status).toBe(200);
 
     // A 3 s window: 9 failures, the window passes, 9 more never reach 10.
     const w = await newUser();
-    for (let i = 0; i < 9; i++) expect((await login(w.email, `mala-${i}`, quickWindow.url)).status).toBe(401);
+    const wip = nextIp();
+    for (let i = 0; i < 9; i++) expect((await loginFrom(wip, w.email, `mala-${i}`, quickWindow.url)).status).toBe(401);
     await new Promise((r) => setTimeout(r, 3_300));
-    for (let i = 0; i < 9; i++) expect((await login(w.email, `mala-bis-${i}`, quickWindow.url)).status).toBe(401);
-    expect((await login(w.email, w.password, quickWindow.url)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expect((await loginFrom(wip, w.email, `mala-bis-${i}`, quickWindow.url)).status).toBe(401);
+    expect((await loginFrom(wip, w.email, w.password, quickWindow.url)).status).toBe(200);
   }, 30_000);
 });

@@ -294,10 +294,13 @@ describe('security', () => {
         { 'x-forwarded-for': '::ffff:198.51.100.4', 'x-client-ip': '198.51.100.4' },
         { 'x-forwarded-for': 'garbage, 198.51.100.5' },
       ];
+      // A key of its own for every request: each key also has its own budget (issue 36), so only the
+      // per-IP counter (the socket peer) can refuse these.
+      const keyOf = async () => (await stack.admin('POST', `/admin/companies/${fresh.id}/api-keys`, { scope: 'READ', label: 'xff' })).body.key as string;
       const statuses: number[] = [];
-      for (const h of spoofs) statuses.push((await send(g.url, 'GET', '/wallets/balance', { token: fresh.readKey, headers: h })).status);
+      for (const h of spoofs) statuses.push((await send(g.url, 'GET', '/wallets/balance', { token: await keyOf(), headers: h })).status);
       expect(statuses).toEqual([200, 200, 200, 429, 429]);
-      const limited = await send(g.url, 'GET', '/wallets/balance', { token: fresh.readKey, headers: { 'x-forwarded-for': '203.0.113.200' } });
+      const limited = await send(g.url, 'GET', '/wallets/balance', { token: await keyOf(), headers: { 'x-forwarded-for': '203.0.113.200' } });
       expect(limited.status).toBe(429);
       expect(limited.body).toEqual({ error: 'RATE_LIMIT_EXCEEDED', message: expect.any(String), retryAfter: expect.any(Number) });
     } finally {

@@ -132,6 +132,8 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   const reconciliationDouble = o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
   const gateway = await startGateway({
     databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: (reconciliation ?? reconciliationDouble)?.address, namespace, port: gatewayPort,
+    // Its outbox (company.security_changed) on this run's streams; its mails to the sandbox's sink when there is one.
+    natsUrl: NATS_URL, busNamespace: namespace, ...(sandbox?.smtpPort ? { smtpUrl: `smtp://127.0.0.1:${sandbox.smtpPort}` } : {}),
     // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { AppError, isUniqueViolation, type Database } from '@wallet/platform';
+import { AppError, type Database } from '@wallet/platform';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format.js';
 import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
 import type { CompanyRepository } from '../persistence/company.repository.js';
+import type { Queryable } from '../persistence/sql.js';
 import type { AuditTrail } from './admin-audit.js';
+import type { SecurityNotice, SecurityNotices } from './security-notices.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
 export class ApiKeyAdmin {
@@ -14,27 +16,22 @@ export class ApiKeyAdmin {
     private readonly keys: ApiKeyRepository,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
+    /** Issue 36: the company is told of a revoked key (event + e-mail to its admins). */
+    private readonly notices?: SecurityNotices,
   ) {}
 
-  async issue(companyId: string, scope: Scope, label: string, audit?: AuditTrail): Promise<ApiKeyRecord & { key: string }> {
-    await this.assertCompany(companyId);
-    for (let attempt = 0; ; attempt++) {
-      const key = generateApiKey(this.opts.prefix);
-      try {
-        const record = await this.db.tx(async (tx) => {
-          const r = await this.keys.insert(tx, {
-            id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
-          });
-          // The record holds the display prefix, never the key.
-          await audit?.record(tx, { targets: { companyId, keyId: r.id }, before: null, after: r });
-          return r;
-        });
-        return { ...record, key };
-      } catch (err) {
-        // A 238-bit collision is not going to happen, but the unique index decides, not hope.
-        if (!isUniqueViolation(err) || attempt >= 2) throw err;
-      }
-    }
+  /**
+   * Issues a key in the caller's transaction (AdminChanges: a WRITE key by an operator only once a
+   * second operator approves; the key goes to the company's administrators). The record holds the
+   * display prefix, never the key; the key is returned once, for CredentialDelivery.
+   */
+  async issueWithin(q: Queryable, companyId: string, scope: Scope, label: string): Promise<ApiKeyRecord & { key: string }> {
+    // A 238-bit collision is not going to happen; if it did, the unique index refuses the insert.
+    const key = generateApiKey(this.opts.prefix);
+    const record = await this.keys.insert(q, {
+      id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
+    });
+    return { ...record, key };
   }
 
   async list(companyId: string): Promise<ApiKeyRecord[]> {
@@ -42,17 +39,30 @@ export class ApiKeyAdmin {
     return this.keys.listByCompany(this.db, companyId);
   }
 
-  /** Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere. */
-  async revoke(companyId: string, keyId: string, audit?: AuditTrail): Promise<ApiKeyRecord> {
+  /**
+   * Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere.
+   * The first revocation tells the company (`API_KEY_REVOKED`, in the same transaction); a repeated one changes nothing and tells no one.
+   */
+  async revoke(companyId: string, keyId: string, audit?: AuditTrail, actor: SecurityNotice['actor'] = { kind: 'bootstrap-token', id: null }): Promise<ApiKeyRecord> {
     await this.assertCompany(companyId);
+    let told = false;
     const record = await this.db.tx(async (tx) => {
       const before = await this.keys.findById(tx, companyId, keyId, { forUpdate: true });
       if (!before) throw new AppError('API_KEY_NOT_FOUND');
       const after = (await this.keys.revoke(tx, companyId, keyId))!;
       await audit?.record(tx, { targets: { companyId, keyId }, before, after });
+      if (this.notices && before.revokedAt === null) {
+        await this.notices.record(tx, {
+          companyId, change: 'API_KEY_REVOKED', actor,
+          summary: `Se revocó la clave de API ${after.prefix}… (${after.label}, ${after.scope === 'WRITE' ? 'escritura' : 'lectura'}); deja de funcionar de inmediato.`,
+          details: { keyId, prefix: after.prefix, label: after.label, scope: after.scope, revokedAt: after.revokedAt },
+        });
+        told = true;
+      }
       return after;
     });
     this.authenticator.invalidateKey(keyId);
+    if (told) this.notices!.nudge();
     return record;
   }
 

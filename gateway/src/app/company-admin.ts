@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CallContext, type Database } from '@wallet/platform';
 import type { AuditTrail } from './admin-audit.js';
+import type { Queryable } from '../persistence/sql.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
 import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
 import { actingOn } from '../http/context.js';
+import { formatCop } from '@wallet/platform';
+import type { SecurityNotice } from './security-notices.js';
 
 export interface CreateCompanyInput {
   name: string;
@@ -51,20 +54,49 @@ export class CompanyAdmin {
     return company;
   }
 
-  async patch(id: string, patch: CompanyPatch, audit?: AuditTrail): Promise<Company> {
-    const company = await this.db.tx(async (tx) => {
-      const before = await this.companies.findById(tx, id, { forUpdate: true });
-      if (!before) throw new AppError('COMPANY_NOT_FOUND');
-      const after = (await this.companies.update(tx, id, patch))!;
-      await audit?.record(tx, { targets: { companyId: id }, before, after });
-      return after;
-    });
-    // Status, tax regime and multiplier travel with cached principals: drop them on this replica now.
+  /**
+   * Changes a company in the caller's transaction (AdminChanges decides whether it needs a second
+   * operator and tells the company); the caller then calls `forgetCached` after the commit.
+   */
+  async patchWithin(q: Queryable, id: string, patch: CompanyPatch): Promise<{ before: Company; after: Company }> {
+    const before = await this.companies.findById(q, id, { forUpdate: true });
+    if (!before) throw new AppError('COMPANY_NOT_FOUND');
+    const after = (await this.companies.update(q, id, patch))!;
+    return { before, after };
+  }
+
+  /** Status, tax regime and multiplier travel with cached principals: drop them on this replica now (others hear the change feed). */
+  forgetCached(id: string): void {
     this.authenticator.invalidateCompany(id);
-    return company;
   }
 
   async assertExists(id: string): Promise<void> {
     if (!(await this.companies.exists(this.db, id))) throw new AppError('COMPANY_NOT_FOUND');
   }
+}
+
+const STATUS_ES: Record<Company['status'], string> = { ACTIVE: 'activa', SUSPENDED: 'suspendida' };
+
+/** What a company's people are told of a PATCH: its counterparty limits and its status (issue 36; AdminChanges records them). */
+export function companyNotices(before: Company, after: Company, actor: SecurityNotice['actor']): SecurityNotice[] {
+  const out: SecurityNotice[] = [];
+  const limits: string[] = [];
+  const details: Record<string, { before: string; after: string }> = {};
+  for (const [field, name] of [['counterpartyDailyLimitCents', 'diario'], ['counterpartyMonthlyLimitCents', 'mensual']] as const) {
+    if (before[field] === after[field]) continue;
+    limits.push(`${name} de ${formatCop(before[field])} a ${formatCop(after[field])}`);
+    details[field] = { before: before[field].toString(), after: after[field].toString() };
+  }
+  if (limits.length > 0) {
+    out.push({ companyId: after.id, change: 'LIMITS_CHANGED', actor, summary: `Cambió el límite por contraparte: ${limits.join('; ')}.`, details });
+  }
+  if (before.status !== after.status) {
+    out.push({
+      companyId: after.id, change: 'STATUS_CHANGED', actor,
+      summary: `La empresa pasó de ${STATUS_ES[before.status]} a ${STATUS_ES[after.status]}.`
+        + (after.status === 'SUSPENDED' ? ' Sus claves de API y el panel dejan de operar mientras esté suspendida.' : ''),
+      details: { status: { before: before.status, after: after.status } },
+    });
+  }
+  return out;
 }

@@ -8,6 +8,7 @@ import { isoCol } from '../persistence/sql.js';
 import type { AuditTrail } from './admin-audit.js';
 import type { CompanyAdmin } from './company-admin.js';
 import type { LedgerAdmin } from './ledger-admin.js';
+import { assertIndependent } from './operator-independence.js';
 
 export type CreditRequestStatus = 'PENDING_APPROVAL' | 'APPROVED' | 'CREDITED' | 'REJECTED' | 'FAILED';
 export const CREDIT_REQUEST_STATUSES: readonly CreditRequestStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'CREDITED', 'REJECTED', 'FAILED'];
@@ -30,6 +31,18 @@ export interface CreditRequest {
 }
 
 type Operator = AdminPrincipal & { kind: 'operator' };
+
+/** Maker-checker limits of operator credits (config: ADMIN_CREDIT_*). */
+export interface CreditControls {
+  /** One credit above this waits for a second operator. */
+  dualControlCents: number;
+  /** The running totals' window. */
+  windowSeconds: number;
+  /** An operator's direct credits (every company) within the window may not pass this… */
+  operatorWindowCents: number;
+  /** …nor a company's (every operator). */
+  companyWindowCents: number;
+}
 
 interface Row {
   id: string; company_id: string; rail: ApiRail; amount_cents: string; reference: string; status: CreditRequestStatus;
@@ -67,20 +80,74 @@ function decodeCursor(cursor: string): [string, string] {
  * and the other gets CREDIT_REQUEST_NOT_PENDING. The ledger call uses the same idempotency key as
  * a direct credit with that reference (`admin-credit:<companyId>:<reference>`), so the approver's
  * retry after a time-out (approve again while APPROVED) replays it instead of crediting twice.
- * "Independent": not the requester, and neither invited the other, directly or down a chain.
+ * "Independent": see operator-independence.ts (not the requester, no shared inviter chain).
  */
 export class CreditRequestAdmin {
   constructor(
     private readonly db: Database,
     private readonly ledger: LedgerAdmin,
     private readonly companies: CompanyAdmin,
-    private readonly opts: { dualControlCents: number },
+    private readonly opts: CreditControls,
     private readonly log: Logger,
   ) {}
 
-  /** Whether this credit must wait for a second operator (the shared token is development-only and credits directly). */
-  needsApproval(principal: AdminPrincipal, amountCents: number): boolean {
-    return principal.kind === 'operator' && amountCents > this.opts.dualControlCents;
+  /**
+   * An operator's credit (issue 36, finding 3): above the per-request threshold, or past the running
+   * total of the operator's — or the company's — direct credits over the window, it becomes a
+   * request for a second operator; otherwise it is reserved in `gateway.admin_credits` (counted by
+   * the next credit at once) and credited. The reservation, the totals and the decision are one
+   * transaction under advisory locks on the operator and on the company (always in that order), so
+   * parallel small credits cannot each see the total below the limit. The same reference again
+   * replays (the ledger credit is idempotent on it); a definitive ledger refusal voids the
+   * reservation so it stops counting.
+   */
+  async creditByOperator(input: { companyId: string; rail: ApiRail; amountCents: number; reference: string }, by: Operator, call: CallContext, audit: AuditTrail):
+    Promise<{ request: CreditRequest } | { movement: ledgerV1.Movement }> {
+    if (input.amountCents > this.opts.dualControlCents) return { request: await this.request(input, by, audit) };
+    await this.companies.assertExists(input.companyId);
+    await this.assertReferenceFree(input.companyId, input.reference, input.rail, input.amountCents);
+    const decision = await this.db.tx(async (tx) => {
+      await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.admin_credits:operator'), hashtext(?))`, [by.operatorId]);
+      await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.admin_credits:company'), hashtext(?))`, [input.companyId]);
+      const [held] = await tx.query<{ rail: ApiRail; amount_cents: string; status: string }>(
+        `select rail, amount_cents::text as amount_cents, status from gateway.admin_credits where company_id = ?::uuid and reference = ?`,
+        [input.companyId, input.reference]);
+      if (held) {
+        if (held.rail !== input.rail || BigInt(held.amount_cents) !== BigInt(input.amountCents)) throw new AppError('REFERENCE_CONFLICT');
+        if (held.status === 'VOID') await tx.query(`update gateway.admin_credits set status = 'RESERVED', at = now() where company_id = ?::uuid and reference = ?`, [input.companyId, input.reference]);
+        return 'credit' as const;
+      }
+      const [totals] = await tx.query<{ by_operator: string; by_company: string }>(
+        `select coalesce(sum(amount_cents) filter (where operator_id = ?::uuid), 0)::text as by_operator,
+                coalesce(sum(amount_cents) filter (where company_id = ?::uuid), 0)::text as by_company
+           from gateway.admin_credits
+          where status <> 'VOID' and at > now() - (?::bigint * interval '1 second') and (operator_id = ?::uuid or company_id = ?::uuid)`,
+        [by.operatorId, input.companyId, String(this.opts.windowSeconds), by.operatorId, input.companyId]) as [{ by_operator: string; by_company: string }];
+      const amount = BigInt(input.amountCents);
+      if (BigInt(totals.by_operator) + amount > BigInt(this.opts.operatorWindowCents) || BigInt(totals.by_company) + amount > BigInt(this.opts.companyWindowCents)) {
+        this.log.info({ companyId: input.companyId, operatorId: by.operatorId }, 'credit past the running total: a second operator must approve');
+        return 'request' as const;
+      }
+      await tx.query(
+        `insert into gateway.admin_credits (company_id, reference, operator_id, rail, amount_cents, status) values (?::uuid, ?, ?::uuid, ?, ?::bigint, 'RESERVED')`,
+        [input.companyId, input.reference, by.operatorId, input.rail, String(input.amountCents)]);
+      return 'credit' as const;
+    });
+    if (decision === 'request') return { request: await this.request(input, by, audit) };
+
+    // The ledger makes the change: a REQUESTED row first, so a crash before the outcome row shows.
+    await audit.requested();
+    let movement: ledgerV1.Movement;
+    try {
+      movement = await this.ledger.credit(input.companyId, input.rail, input.amountCents, input.reference, call);
+    } catch (err) {
+      if (err instanceof AppError && DEFINITIVE.has(err.code)) {
+        await this.db.query(`update gateway.admin_credits set status = 'VOID' where company_id = ?::uuid and reference = ? and status = 'RESERVED'`, [input.companyId, input.reference]);
+      }
+      throw err;
+    }
+    await this.db.query(`update gateway.admin_credits set status = 'CREDITED', movement_id = ? where company_id = ?::uuid and reference = ?`, [movement.id, input.companyId, input.reference]);
+    return { movement };
   }
 
   /**
@@ -125,7 +192,7 @@ export class CreditRequestAdmin {
     const approved = await this.db.tx(async (tx) => {
       const current = await this.load(tx, id);
       audit.note({ targets: { companyId: current.companyId, creditRequestId: id } });
-      await this.assertIndependent(tx, current.requestedBy, by.operatorId);
+      await assertIndependent(tx, current.requestedBy, by.operatorId);
       const [row] = await tx.query<Row>(
         `update gateway.credit_requests set status = 'APPROVED', decided_by = ?::uuid, decided_at = now()
           where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, id]);
@@ -219,19 +286,5 @@ export class CreditRequestAdmin {
   private replay(existing: CreditRequest, input: { rail: ApiRail; amountCents: number }): CreditRequest {
     if (existing.rail !== input.rail || existing.amountCents !== BigInt(input.amountCents)) throw new AppError('REFERENCE_CONFLICT');
     return existing;
-  }
-
-  /** SAME_OPERATOR when the approver is the requester, or either invited the other (directly or down a chain of invitations). */
-  private async assertIndependent(q: Queryable, requesterId: string, approverId: string): Promise<void> {
-    if (requesterId === approverId) throw new AppError('SAME_OPERATOR');
-    const linked = await q.query(
-      `with recursive ancestry(root, ancestor) as (
-         select o.id, o.created_by from gateway.operators o where o.id in (?::uuid, ?::uuid) and o.created_by is not null
-         union
-         select a.root, o.created_by from ancestry a join gateway.operators o on o.id = a.ancestor where o.created_by is not null
-       )
-       select 1 from ancestry where (root = ?::uuid and ancestor = ?::uuid) or (root = ?::uuid and ancestor = ?::uuid) limit 1`,
-      [requesterId, approverId, requesterId, approverId, approverId, requesterId]);
-    if (linked.length > 0) throw new AppError('SAME_OPERATOR', 'El operador que aprueba no puede haber invitado a quien solicitó el crédito, ni haber sido invitado por él.', { reason: 'INVITATION_CHAIN' });
   }
 }

@@ -10,14 +10,16 @@ import { looksLikeOperatorSession, type OperatorAuth } from './operator-auth.js'
  */
 export class AdminTokenVerifier {
   private readonly hmacKey = randomBytes(32);
-  private readonly expected: Buffer;
+  private readonly expected: Buffer | undefined;
 
-  constructor(token: string) {
-    this.expected = this.digest(token);
+  /** `undefined`: no shared token (production after the bootstrap): every candidate is refused. */
+  constructor(token: string | undefined) {
+    this.expected = token === undefined ? undefined : this.digest(token);
   }
 
   verify(candidate: string): boolean {
-    return timingSafeEqual(this.digest(candidate), this.expected);
+    const digest = this.digest(candidate);
+    return this.expected !== undefined && timingSafeEqual(digest, this.expected);
   }
 
   private digest(value: string): Buffer {

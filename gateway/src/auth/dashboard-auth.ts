@@ -107,8 +107,9 @@ interface InvitationRow {
  * Dashboard users, their sessions and TOTP second factor, in the gateway's schema.
  * - Passwords: argon2id. Login answers the same INVALID_CREDENTIALS, after the same work, whether
  *   the e-mail exists or not (a dummy hash is verified for unknown e-mails).
- * - Lockouts (dashboard-lockouts.ts): 10 wrong passwords or 5 wrong TOTP codes for one e-mail in
- *   the window lock it, whatever the IPs; an unknown e-mail locks the same way.
+ * - Lockouts (dashboard-lockouts.ts): 10 wrong passwords for one e-mail from one client IP in the
+ *   window lock that caller out of that account (not the owner elsewhere); 5 wrong TOTP codes lock
+ *   the account whatever the IPs. An unknown e-mail locks the same way.
  * - Sessions: `wsess_` + 43 base62 characters (256 bits), stored as an HMAC, 8 h by default,
  *   revocable (logout, user disabled); every request re-reads the session, user and company.
  * - TOTP (RFC 6238, SHA-1, 6 digits, 30 s, ±1 step): a code is accepted once — the last accepted
@@ -158,13 +159,14 @@ export class DashboardAuth {
 
   /**
    * Production provisioning: the user exists (e-mail reserved, not active, no credentials) with a
-   * single-use invitation; the operator receives only the link to hand over.
+   * single-use invitation; the link goes to the user (CredentialDelivery), in production never to an operator.
+   * `q`: the caller's transaction (an approved request applies it with its own state change).
    */
-  async inviteUser(companyId: string, input: { email: string; role: DashboardRole }): Promise<InvitedDashboardUser> {
+  async inviteUser(companyId: string, input: { email: string; role: DashboardRole }, q: Queryable = this.db): Promise<InvitedDashboardUser> {
     await this.requireCompany(companyId);
     const email = normalizeEmail(input.email);
     const token = `${INVITATION_PREFIX}${randomBase62(43)}`;
-    const [row] = await this.insertUnique(() => this.db.query<UserRow & { invitation_expires_at: string }>(
+    const [row] = await this.insertUnique(() => q.query<UserRow & { invitation_expires_at: string }>(
       `with u as (
          insert into gateway.dashboard_users (id, company_id, email, role) values (?::uuid, ?::uuid, ?, ?) returning *
        ), i as (
@@ -181,9 +183,9 @@ export class DashboardAuth {
    * A new invitation for a user who has not activated yet (the first one expired or was lost):
    * earlier invitations are revoked and anything chosen with them (password, secret) is cleared.
    */
-  async reinviteUser(companyId: string, userId: string): Promise<InvitedDashboardUser> {
+  async reinviteUser(companyId: string, userId: string, q?: Queryable): Promise<InvitedDashboardUser> {
     const token = `${INVITATION_PREFIX}${randomBase62(43)}`;
-    const out = await this.db.tx(async (tx) => {
+    const within = async (tx: Queryable) => {
       const [u] = await tx.query<UserRow>(
         `select ${USER_COLS} from gateway.dashboard_users where id = ?::uuid and company_id = ?::uuid for update`, [userId, companyId]);
       if (!u) throw new AppError('USER_NOT_FOUND');
@@ -197,7 +199,8 @@ export class DashboardAuth {
          values (?::uuid, ?::uuid, ?, now() + ?::int * interval '1 second') returning ${isoCol('expires_at', 'expires_at')}`,
         [randomUUID(), userId, this.hmac('invitation', token), this.opts.invitationTtlSeconds]) as [{ expires_at: string }];
       return { user: toUser(u), expiresAt: i.expires_at };
-    });
+    };
+    const out = q ? await within(q) : await this.db.tx(within);
     this.log.info({ userId, companyId }, 'dashboard user re-invited');
     return { ...out.user, invitationUrl: this.invitationUrl(token), invitationExpiresAt: out.expiresAt };
   }
@@ -284,7 +287,7 @@ export class DashboardAuth {
         await tx.query('update gateway.dashboard_invitations set used_at = now() where id = ?::uuid', [inv.id]);
         return toUser(u);
       });
-    }, inv.user_id);
+    }, { userId: inv.user_id });
     if (!user) throw new AppError('INVALID_TOTP_CODE');
     this.log.info({ userId: user.id, invitationId: inv.id }, 'dashboard user activated');
     return user;
@@ -319,12 +322,15 @@ export class DashboardAuth {
   // ───────────── sessions ─────────────
 
   /**
-   * Password login. The attempt counts toward the e-mail's lockout before the password is checked
-   * (ACCOUNT_LOCKED while locked, even with the right password); a success clears the password
-   * failures. Unknown, inactive (invited) and disabled users get INVALID_CREDENTIALS after the same
-   * work, and count the same.
+   * Password login. The attempt counts toward the lockout of this e-mail from this client IP
+   * before the password is checked (ACCOUNT_LOCKED while that caller is locked, even with the right
+   * password); a success clears that caller's failures. Wrong passwords from one IP never lock the
+   * user out of another IP: whoever knows an e-mail cannot keep its owner out. The account's own
+   * lock (wrong TOTP codes: someone holds the password or a session) refuses the right password
+   * from any IP, and is told only to whoever gave the right password. Unknown, inactive (invited)
+   * and disabled users get INVALID_CREDENTIALS after the same work, and count the same.
    */
-  async login(emailRaw: string, password: string): Promise<{ token: string; expiresAt: string }> {
+  async login(emailRaw: string, password: string, clientIp?: string): Promise<{ token: string; expiresAt: string }> {
     const email = normalizeEmail(emailRaw);
     const [u] = await this.db.query<{ id: string; password_hash: string | null; usable: boolean; company_status: CompanyStatus }>(
       `select u.id::text as id, u.password_hash, (u.disabled_at is null and u.activated_at is not null) as usable, c.status as company_status
@@ -333,8 +339,9 @@ export class DashboardAuth {
       // Same work whether or not the user exists: no e-mail enumeration by timing.
       const ok = await argon2Verify(u?.password_hash ?? await this.dummy(), password).catch(() => false);
       return u && ok && u.usable ? u : undefined;
-    }, u?.id);
+    }, { userId: u?.id, clientIp });
     if (!user) throw new AppError('INVALID_CREDENTIALS');
+    await this.lockouts.assertNotLocked(email);
     if (user.company_status !== 'ACTIVE') throw new AppError('COMPANY_INACTIVE');
     const token = `${SESSION_PREFIX}${randomBase62(43)}`;
     const [s] = await this.db.query<{ expires_at: string }>(
@@ -410,7 +417,7 @@ export class DashboardAuth {
         return undefined;
       }
       return true;
-    }, userId);
+    }, { userId });
     if (!ok) throw new AppError('INVALID_TOTP_CODE');
   }
 

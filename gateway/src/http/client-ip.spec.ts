@@ -1,6 +1,8 @@
+import { loadConfig } from '../config.js';
 import { ClientIpResolver, normalize } from './client-ip.js';
 
 describe('ClientIpResolver', () => {
+  // A wide list (the default before issue 36), to exercise hop resolution behind several proxies.
   const defaults = new ClientIpResolver(['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']);
 
   it('uses the socket peer when it is not a trusted proxy (X-Forwarded-For ignored)', () => {
@@ -42,5 +44,29 @@ describe('normalize', () => {
     expect(normalize('fe80::1%eth0')).toBe('fe80::1');
     expect(normalize('2001:DB8::1')).toBe('2001:db8::1');
     expect(normalize('unknown')).toBe('');
+  });
+});
+
+describe('the default trusted proxies (issue 36, finding 8)', () => {
+  const rotating = Array.from({ length: 20 }, (_, i) => `198.51.100.${i + 1}`);
+  const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), SMTP_URL: 'smtp://mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
+
+  it.each([['development', {}], ['production', production]] as const)(
+    '%s: an in-cluster or VPN caller rotating X-Forwarded-For is counted by its socket address', (_, env) => {
+      const ips = new ClientIpResolver(loadConfig(env).trustedProxies);
+      for (const peer of ['10.4.7.21', '172.20.0.9', '192.168.1.50', 'fd12::7', '100.64.3.3']) {
+        expect(new Set(rotating.map((xff) => ips.resolve(peer, xff)))).toEqual(new Set([peer]));
+      }
+    });
+
+  it('development trusts loopback (a proxy on the same host; the tests), production nothing', () => {
+    expect(new ClientIpResolver(loadConfig({}).trustedProxies).resolve('127.0.0.1', '198.51.100.1')).toBe('198.51.100.1');
+    expect(new ClientIpResolver(loadConfig(production).trustedProxies).resolve('127.0.0.1', '198.51.100.1')).toBe('127.0.0.1');
+  });
+
+  it('an ingress controller named explicitly is believed, and only it', () => {
+    const ips = new ClientIpResolver(loadConfig({ ...production, TRUSTED_PROXIES: '10.12.0.16/28' }).trustedProxies);
+    expect(ips.resolve('10.12.0.17', '198.51.100.1')).toBe('198.51.100.1');
+    expect(ips.resolve('10.12.0.99', '198.51.100.1')).toBe('10.12.0.99');
   });
 });

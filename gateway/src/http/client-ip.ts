@@ -4,7 +4,9 @@ import { BlockList, isIP } from 'node:net';
  * Resolves the client address for rate limiting (CONTRACT §7): `X-Forwarded-For` is honoured only
  * when the socket peer is a trusted proxy; then the client is the right-most address that is not a
  * trusted proxy. Anything a client could forge (the left part of the header) is never believed
- * past an untrusted hop.
+ * past an untrusted hop. The list (TRUSTED_PROXIES) is loopback by default outside production and
+ * empty in production: only the ingress controller's own addresses belong in it, since any peer in
+ * it can claim any client IP and so reset its per-IP limits (issue 36).
  */
 export class ClientIpResolver {
   private readonly trusted = new BlockList();

@@ -2,12 +2,18 @@ import type { Next } from 'koa';
 import { Counter } from 'prom-client';
 import { AppError, metricsRegistry } from '@wallet/platform';
 import type { RateClass } from '../ratelimit/rate-classes.js';
-import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
+import type { LimitDecision, MultiDecision, RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';
 import type { ClientIpResolver } from './client-ip.js';
 import type { GatewayContext } from './context.js';
 
 export interface RateLimitSettings {
   perMinute: Record<RateClass, number>;
+  /**
+   * The budget of one credential (an API key, a dashboard user) in a class, as a multiple of the
+   * class limit (× the company multiplier), whatever client IPs it comes from. 1 (the default): a
+   * key gets the documented allowance from one IP, and no more by spreading over many.
+   */
+  perKeyFactor?: number;
 }
 
 const rejections = new Counter({
@@ -23,10 +29,20 @@ export function effectiveLimit(base: number, multiplier: number | undefined): nu
   return Math.max(1, Math.floor(base * m));
 }
 
+/** The credential a request is counted for beside its IP: the API key, or the dashboard user. */
+export function credentialOf(ctx: GatewayContext): string | undefined {
+  if (ctx.state.principal) return `key:${ctx.state.principal.keyId}`;
+  if (ctx.state.session) return `user:${ctx.state.session.userId}`;
+  return undefined;
+}
+
 /**
- * Counts the request in its class for the client IP (rolling window, shared through Redis) and
- * answers 429 with Retry-After when the window is full. Sends RateLimit-Limit / -Remaining
- * (after this request) / -Reset on every answer of a limited route.
+ * Counts the request in its class for the client IP and, once authenticated, for its credential
+ * (credentialOf: its own budget, so one key spread over many IPs gets no more), both in one atomic
+ * step (rolling window, shared through Redis): a request refused by either counter is recorded in
+ * neither. Answers 429 with Retry-After when a window is full. Sends RateLimit-Limit / -Remaining
+ * (after this request) / -Reset on every answer of a limited route, of the counter closest to its
+ * limit (the refusing one on a 429).
  */
 export function rateLimit(
   rateClass: RateClass, limiter: RollingWindowLimiter, ips: ClientIpResolver, settings: RateLimitSettings,
@@ -40,7 +56,10 @@ export function rateLimit(
     const key = keyOf ? keyOf(ctx, ip) : ip;
     if (key === undefined) { await next(); return; }
     const limit = effectiveLimit(base, ctx.state.principal?.rateLimitMultiplier);
-    const d = await limiter.consume(rateClass, key, limit);
+    const credential = keyOf ? undefined : credentialOf(ctx);
+    const d = credential === undefined
+      ? await limiter.consume(rateClass, key, limit)
+      : pick(await limiter.consumeAll(rateClass, [{ key, limit }, { key: credential, limit: perKeyLimit(limit, settings.perKeyFactor) }]));
     ctx.set('RateLimit-Limit', String(d.limit));
     ctx.set('RateLimit-Remaining', String(d.remaining));
     ctx.set('RateLimit-Reset', String(d.resetSeconds));
@@ -51,6 +70,22 @@ export function rateLimit(
     }
     await next();
   };
+}
+
+/** The budget of one credential: the caller's limit × the factor (at least the limit itself). */
+export function perKeyLimit(limit: number, factor: number | undefined): number {
+  const f = factor !== undefined && Number.isFinite(factor) && factor >= 1 ? factor : 1;
+  return Math.max(limit, Math.floor(limit * f));
+}
+
+/** The counter the headers report: on a refusal the full one that frees last; otherwise the one with the fewest left. */
+export function pick(m: MultiDecision): LimitDecision {
+  if (!m.allowed) {
+    const full = m.counters.filter((c) => !c.allowed);
+    const refusing = full.length > 0 ? full : m.counters;
+    return { ...refusing.reduce((a, b) => (b.resetSeconds > a.resetSeconds ? b : a)), allowed: false };
+  }
+  return { ...m.counters.reduce((a, b) => (b.remaining < a.remaining ? b : a)), allowed: true };
 }
 
 /** One more count in a class for a key the handler learns (e.g. the e-mail of a login); 429 past the limit. */

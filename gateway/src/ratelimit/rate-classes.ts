@@ -12,7 +12,7 @@ export const RATE_CLASSES = {
   AUTHENTICATION: { perMinute: 5, envVar: 'RATE_LIMIT_AUTHENTICATION', description: 'Authentication (POST /auth/*)' },
   /** Every /admin request: counted per client IP before authentication (failed attempts count) and per operator after it. */
   ADMIN: { perMinute: 300, envVar: 'RATE_LIMIT_ADMIN', description: 'Admin (/admin/*, per IP and per operator)' },
-  /** Operator login and enrollment: every attempt counts, per client IP and per e-mail / enrollment token. */
+  /** Operator login and enrollment: every attempt counts, per client IP (no per-e-mail count: it let anyone keep an operator out; lockouts in auth/dashboard-lockouts.ts). */
   ADMIN_LOGIN: { perMinute: 5, envVar: 'RATE_LIMIT_ADMIN_LOGIN', description: 'Admin login (POST /admin/auth/*)' },
 } as const;
 

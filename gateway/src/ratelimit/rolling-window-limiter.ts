@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 
@@ -40,6 +41,44 @@ if oldest[2] then ttl = tonumber(oldest[2]) + windowMs - now end
 if ttl < 1 then ttl = 1 end
 return {count + 1, ttl}
 `;
+
+/**
+ * The same sliding log over several counters at once (e.g. the client IP and the API key of one
+ * request), atomically: each counter drops its old entries; the request is recorded in every one
+ * only if every one has room, so a request refused by one counter consumes no quota in the others
+ * (a 429 consumes no quota). KEYS = the counters; ARGV = [windowSeconds, limit of KEYS[1], limit of
+ * KEYS[2], …]. Returns {allowed (1/0), count including this request of KEYS[1], ms until a slot of
+ * KEYS[1] frees, …}. One EVAL: on a Redis Cluster the keys would have to share a slot (we run one
+ * Redis, or a primary with replicas).
+ */
+export const SLIDING_LOG_MULTI_LUA = `
+local windowMs = tonumber(ARGV[1]) * 1000
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local counts = {}
+local allowed = 1
+for i, key in ipairs(KEYS) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', now - windowMs)
+  counts[i] = redis.call('ZCARD', key)
+  if counts[i] >= tonumber(ARGV[i + 1]) then allowed = 0 end
+end
+local out = {allowed}
+for i, key in ipairs(KEYS) do
+  if allowed == 1 then
+    redis.call('ZADD', key, now, t[1] .. '.' .. t[2] .. '.' .. counts[i])
+    redis.call('PEXPIRE', key, windowMs)
+  end
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  local ttl = windowMs
+  if oldest[2] then ttl = tonumber(oldest[2]) + windowMs - now end
+  if ttl < 1 then ttl = 1 end
+  out[#out + 1] = counts[i] + 1
+  out[#out + 1] = ttl
+end
+return out
+`;
+
+const MULTI_SHA = createHash('sha1').update(SLIDING_LOG_MULTI_LUA).digest('hex');
 
 type Log = number[];
 
@@ -84,6 +123,18 @@ export interface LimitDecision {
   resetSeconds: number;
 }
 
+/** One counter of a request: whom it counts (`key`, e.g. an IP or `key:<apiKeyId>`) and its limit. */
+export interface Counted {
+  key: string;
+  limit: number;
+}
+
+/** The decision over several counters: allowed only if each had room; `counters` in the order given. */
+export interface MultiDecision {
+  allowed: boolean;
+  counters: LimitDecision[];
+}
+
 export class RollingWindowLimiter {
   private readonly limiters = new Map<string, RateLimiterRedis>();
   private readonly memoryStore = new Map<string, Log>();
@@ -113,6 +164,62 @@ export class RollingWindowLimiter {
       remaining: Math.max(limit - res.consumedPoints, 0),
       resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
     };
+  }
+
+  /**
+   * Counts one request in `bucket` against every counter at once (SLIDING_LOG_MULTI_LUA): recorded
+   * in all of them, or (one is full) in none. Redis down: the same in this process's memory.
+   */
+  async consumeAll(bucket: string, counted: readonly Counted[]): Promise<MultiDecision> {
+    const keys = counted.map((c) => this.storeKey(bucket, c.key));
+    let raw: number[] | undefined;
+    if (this.redis.status === 'ready') {
+      try {
+        const args = [...keys, String(this.opts.windowSeconds), ...counted.map((c) => String(c.limit))];
+        // EVALSHA (the script's text once per Redis, not per request); EVAL when Redis does not know it yet.
+        raw = (await this.redis.evalsha(MULTI_SHA, keys.length, ...args).catch((err: Error) => {
+          if (!/NOSCRIPT/.test(err.message)) throw err;
+          return this.redis.eval(SLIDING_LOG_MULTI_LUA, keys.length, ...args);
+        })) as number[];
+      } catch {
+        raw = undefined; // as rate-limiter-flexible's insurance: keep limiting in memory
+      }
+    }
+    raw ??= this.consumeAllInMemory(keys, counted.map((c) => c.limit));
+    const allowed = Number(raw[0]) === 1;
+    return {
+      allowed,
+      counters: counted.map((c, i) => {
+        const count = Number(raw[1 + 2 * i]);
+        const ms = Number(raw[2 + 2 * i]);
+        // Per counter, `allowed`: it had room (the request is recorded only if every counter had).
+        return { allowed: count <= c.limit, limit: c.limit, remaining: Math.max(c.limit - count, 0), resetSeconds: Math.max(1, Math.ceil(ms / 1000)) };
+      }),
+    };
+  }
+
+  /** The key rate-limiter-flexible gives the counter of `clientKey` in `bucket` (so both paths share counters). */
+  private storeKey(bucket: string, clientKey: string): string {
+    return `${this.opts.prefix}:${bucket}:${clientKey}`;
+  }
+
+  private consumeAllInMemory(keys: string[], limits: number[], now = Date.now()): number[] {
+    const windowMs = this.opts.windowSeconds * 1000;
+    const logs = keys.map((k) => {
+      const log = this.memoryStore.get(k) ?? [];
+      while (log.length > 0 && log[0]! <= now - windowMs) log.shift();
+      return log;
+    });
+    const counts = logs.map((l) => l.length);
+    const allowed = counts.every((n, i) => n < limits[i]!);
+    const out = [allowed ? 1 : 0];
+    logs.forEach((log, i) => {
+      if (allowed) log.push(now);
+      if (log.length > 0) this.memoryStore.set(keys[i]!, log);
+      else this.memoryStore.delete(keys[i]!);
+      out.push(counts[i]! + 1, Math.max((log[0] ?? now) + windowMs - now, 1));
+    });
+    return out;
   }
 
   private limiterFor(bucket: string, limit: number): RateLimiterRedis {

@@ -53,14 +53,14 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     const sb = sandbox;
     recon = await startReconciliationStandIn();
     const rn = recon;
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address, namespace, env: { LOG_LEVEL: 'warn', ...env } });
+    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address, namespace, natsUrl: NATS_URL, busNamespace: namespace, smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`, env: { LOG_LEVEL: 'warn', ...env } });
     const l = ledger;
     return {
       gw, ledger: l, db, namespace, sandboxUrl: sb.url,
       async extraGateway(moreEnv) {
         const g = await startGateway({
           databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address,
-          namespace: `${namespace}_${extra.length + 1}`,
+          namespace: `${namespace}_${extra.length + 1}`, natsUrl: NATS_URL, busNamespace: namespace, smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
         extra.push(g);

@@ -54,7 +54,8 @@ gateway:
   opsPort: 9100
   stateless: true
   callers: []
-  uses: [postgres, redis, grpc]
+  # nats: it publishes its outbox (company.security_changed); smtp: its mail outbox (issue 36).
+  uses: [postgres, redis, grpc, nats, smtp]
 ledger:
   mesh: true
   key: ledger
@@ -255,6 +256,7 @@ RECEIPT_GRPC_ADDR: {{ index $addr "receipt" | quote }}
 WEBHOOK_GRPC_ADDR: {{ index $addr "webhook" | quote }}
 RECONCILIATION_GRPC_ADDR: {{ index $addr "reconciliation" | quote }}
 TRUSTED_PROXIES: {{ $p.values.trustedProxies | quote }}
+MAIL_FROM: {{ $p.values.mailFrom | quote }}
 {{- else if eq $p.name "sandbox" }}
 SANDBOX_HOST: "0.0.0.0"
 SANDBOX_SMTP_HOST: "0.0.0.0"
@@ -307,7 +309,7 @@ Secret groups: name of the Secret each group is read from (yours, or the one the
 
 {{/* Secret variables of one process: [env name, group, key in the Secret]. */}}
 {{- define "wallet.secretEnvTable" -}}
-gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [GATEWAY_ENCRYPTION_KEY, admin, GATEWAY_ENCRYPTION_KEY], [DATABASE_URL, database, DATABASE_URL], [REDIS_URL, database, REDIS_URL]]
+gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [GATEWAY_ENCRYPTION_KEY, admin, GATEWAY_ENCRYPTION_KEY], [DATABASE_URL, database, DATABASE_URL], [REDIS_URL, database, REDIS_URL], [SMTP_URL, providers, SMTP_URL]]
 ledger: [[DATABASE_URL, database, DATABASE_URL]]
 transfer: [[DATABASE_URL, database, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET], [TRANSFER_DATA_KEY, transfer, TRANSFER_DATA_KEY]]
 pse-deposit: [[DATABASE_URL, database, DATABASE_URL], [PSE_CALLBACK_SECRET, providers, PSE_CALLBACK_SECRET], [SMTP_URL, providers, SMTP_URL]]

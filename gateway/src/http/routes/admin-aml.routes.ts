@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { maskAccount } from '@wallet/platform';
+import type { AdminChanges } from '../../app/admin-changes.js';
 import { ACH_BANKS } from '../../dictionaries/ach-banks.js';
 import { amlEntryToApi } from '../../transfer/presenters.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { AmlEntrySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { textSchema, uuidSchema } from '../validation.js';
+import { approvalRequestToApi, PENDING_APPROVAL_RESPONSE } from './admin-approval-requests.routes.js';
 
 /**
  * A listed account's number as the handler gets it: the full number only through `reveal()` (for the
@@ -57,7 +59,7 @@ export const AmlEntryBody = z.strictObject({
  * The AML (SARLAFT) list: a send is refused when the payer company's NIT or the destination document
  * is on it, or when its destination bank account is (issue 36, finding 6).
  */
-export function adminAmlRoutes(transfers: TransferClient): AnyRoute[] {
+export function adminAmlRoutes(transfers: TransferClient, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/admin/aml/blacklist', operationId: 'adminAddAmlEntry', tags: ['Admin'],
@@ -77,15 +79,17 @@ export function adminAmlRoutes(transfers: TransferClient): AnyRoute[] {
     }),
     defineRoute({
       method: 'DELETE', path: '/admin/aml/blacklist/{id}', operationId: 'adminRemoveAmlEntry', tags: ['Admin'],
-      summary: 'Remove an entry from the AML list',
+      summary: 'Remove an entry from the AML list (by an operator, once a second operator approves)',
+      description: 'Removing an entry weakens a control: a named operator\'s removal answers 202 with an approval request that a second, independent operator approves after the notice delay. The shared development token removes directly.',
       auth: { kind: 'admin' },
-      audit: { change: 'service' },
+      audit: { change: 'gateway' },
       params: z.object({ id: uuidSchema() }), paramErrors: { id: 'AML_ENTRY_NOT_FOUND' },
-      responses: { 200: { description: 'The removed entry.', schema: AmlEntrySchema } },
-      errors: ['AML_ENTRY_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, call }) => {
-        const e = await transfers.removeAmlEntry({ id: params.id }, call);
-        return { status: 200, body: amlEntryToApi(e) };
+      responses: { 200: { description: 'The removed entry.', schema: AmlEntrySchema }, 202: PENDING_APPROVAL_RESPONSE },
+      errors: ['AML_ENTRY_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, admin, call, audit }) => {
+        const out = await changes.removeAmlEntry(params.id, admin!, call, audit!);
+        if ('approval' in out) return { status: 202, body: approvalRequestToApi(out.approval) };
+        return { status: 200, body: amlEntryToApi(out.done) };
       },
     }),
   ];

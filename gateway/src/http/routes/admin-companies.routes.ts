@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { centsToNumber } from '@wallet/platform';
+import type { AdminChanges } from '../../app/admin-changes.js';
 import type { CompanyAdmin } from '../../app/company-admin.js';
 import type { Company } from '../../persistence/company.repository.js';
 import { CompanySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { centsSchema, textSchema, uuidSchema } from '../validation.js';
+import { approvalRequestToApi, PENDING_APPROVAL_RESPONSE } from './admin-approval-requests.routes.js';
 
 export function companyToApi(c: Company) {
   return {
@@ -52,7 +54,7 @@ export const PatchCompanyBody = z.strictObject({
 
 export const CompanyIdParams = z.object({ id: uuidSchema() });
 
-export function adminCompanyRoutes(admin: CompanyAdmin): AnyRoute[] {
+export function adminCompanyRoutes(admin: CompanyAdmin, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/admin/companies', operationId: 'adminCreateCompany', tags: ['Admin'],
@@ -79,19 +81,21 @@ export function adminCompanyRoutes(admin: CompanyAdmin): AnyRoute[] {
     defineRoute({
       method: 'PATCH', path: '/admin/companies/{id}', operationId: 'adminUpdateCompany', tags: ['Admin'],
       summary: 'Change a company (status, tax regime, multi-signature threshold, counterparty limits, rate-limit multiplier)',
-      description: 'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE.',
+      description: 'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE. A change that weakens a control — a lower `multiSigThreshold`, or a counterparty limit that is not a strict tightening of one already set — by a named operator answers 202 with an approval request: nothing changes until a second, independent operator approves it (after the notice delay). Every change to the threshold, limits or status is told to the company (`company.security_changed` webhook and an e-mail to its administrators).',
       auth: { kind: 'admin' },
       params: CompanyIdParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
       body: PatchCompanyBody,
-      responses: { 200: { description: 'The updated company.', schema: CompanySchema } },
-      errors: ['COMPANY_NOT_FOUND'],
-      handler: async ({ params, body, audit }) => {
+      responses: { 200: { description: 'The updated company.', schema: CompanySchema }, 202: PENDING_APPROVAL_RESPONSE },
+      errors: ['COMPANY_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING'],
+      handler: async ({ params, body, admin, audit }) => {
         const patch = {
           ...body,
           counterpartyDailyLimitCents: body.counterpartyDailyLimitCents === undefined ? undefined : BigInt(body.counterpartyDailyLimitCents),
           counterpartyMonthlyLimitCents: body.counterpartyMonthlyLimitCents === undefined ? undefined : BigInt(body.counterpartyMonthlyLimitCents),
         };
-        return { status: 200, body: companyToApi(await admin.patch(params.id, patch, audit)) };
+        const out = await changes.updateCompany(params.id, patch, admin!, audit!);
+        if ('approval' in out) return { status: 202, body: approvalRequestToApi(out.approval) };
+        return { status: 200, body: companyToApi(out.done) };
       },
     }),
   ];

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import type { AdminChanges } from '../../app/admin-changes.js';
 import type { Operator, OperatorAuth } from '../../auth/operator-auth.js';
 import { isoDate } from '../api-schemas.js';
-import type { GatewayContext } from '../context.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { textSchema, uuidSchema } from '../validation.js';
+import { approvalRequestToApi, PENDING_APPROVAL_RESPONSE } from './admin-approval-requests.routes.js';
 
 export const OperatorSchema = z.object({
   id: z.string(),
@@ -17,7 +18,7 @@ export const OperatorSchema = z.object({
 }).meta({ id: 'Operator' });
 
 const InvitedOperatorSchema = OperatorSchema.extend({
-  enrollmentToken: z.string().meta({ description: '`wenr_…`, shown once: hand it to the operator out of band; they redeem it at POST /admin/auth/enroll within `enrollmentExpiresAt`.' }),
+  enrollmentToken: z.string().optional().meta({ description: '`wenr_…`, outside production only (shown once). It is always e-mailed to the invitee, who redeems it at POST /admin/auth/enroll within `enrollmentExpiresAt`; in production it never appears in a response.' }),
   enrollmentExpiresAt: isoDate(),
 }).meta({ id: 'InvitedOperator' });
 
@@ -52,23 +53,25 @@ const PrincipalSchema = z.object({
   email: z.string().nullable(),
 }).meta({ id: 'AdminPrincipal' });
 
-/** Counts one more login attempt for an e-mail (429 past the ADMIN_LOGIN limit). */
-export type LoginThrottle = (ctx: GatewayContext, key: string) => Promise<void>;
-
 /** Named operators (CONTRACT §10): invitation, enrollment, login with password + TOTP, disabling. */
-export function adminOperatorRoutes(operators: OperatorAuth, throttle: LoginThrottle): AnyRoute[] {
+export function adminOperatorRoutes(operators: OperatorAuth, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/admin/auth/login', operationId: 'adminLogin', tags: ['Admin'],
       summary: 'Log an operator in (password + TOTP): a short-lived session token for /admin/*',
-      description: 'Any failure (unknown e-mail, wrong password or code, a code already used, a disabled or not yet enrolled operator) → 401 OPERATOR_AUTH_FAILED, the same answer. Every attempt counts in the Admin login rate class, per client IP and per e-mail, and is written to the audit log.',
+      description: 'Any failure (unknown e-mail, wrong password or code, a code already used, a disabled or not yet enrolled operator) → 401 OPERATOR_AUTH_FAILED, the same answer. '
+        + 'Every attempt counts in the Admin login rate class per client IP, and is written to the audit log. '
+        + 'Lockouts: 10 wrong passwords for one e-mail from one client IP within 15 minutes lock that client out of that account for 15 minutes (known and unknown e-mails alike; the operator still signs in from elsewhere); '
+        + '5 wrong TOTP codes after the right password within 15 minutes lock the operator for 15 minutes from every IP. '
+        + 'Locked: 423 ACCOUNT_LOCKED with `Retry-After` (seconds, also `details.retryAfter`); while locked even the right credentials are refused.',
       auth: { kind: 'public' }, rateClass: 'ADMIN_LOGIN',
       audit: { change: 'gateway' },
       body: LoginBody,
       responses: { 200: { description: 'The session (token shown once).', schema: OperatorSessionSchema } },
-      errors: ['OPERATOR_AUTH_FAILED', 'API_KEY_AUTH_NOT_ALLOWED'],
+      errors: ['OPERATOR_AUTH_FAILED', 'ACCOUNT_LOCKED', 'API_KEY_AUTH_NOT_ALLOWED'],
       handler: async ({ body, ctx, audit }) => {
-        await throttle(ctx, `email:${body.email.trim().toLowerCase()}`);
+        // No per-e-mail count: it would let anyone who knows the e-mail keep the operator out. The
+        // caller is throttled (per IP, by the router) and locked out per (e-mail, IP) by the lockouts.
         const s = await operators.login(body.email, body.password, body.totpCode, ctx.state.clientIp, audit!);
         return { status: 200, body: { token: s.token, expiresAt: s.expiresAt, operator: operatorToApi(s.operator) } };
       },
@@ -120,14 +123,19 @@ export function adminOperatorRoutes(operators: OperatorAuth, throttle: LoginThro
     }),
     defineRoute({
       method: 'POST', path: '/admin/operators', operationId: 'adminInviteOperator', tags: ['Admin'],
-      summary: 'Invite an operator (the enrollment token is shown once)',
-      description: 'By an operator, or by the shared admin token. In production the shared token may only do this, and only while fewer than two operators are active or invited (bootstrap); afterwards 403 ADMIN_TOKEN_NOT_ALLOWED.',
+      summary: 'Invite an operator (the enrolment token goes to the invitee by e-mail); by an operator, once a second operator approves',
+      description: 'By the shared admin token: in production only to bootstrap — while fewer than two operators are live and never again once the first two enrolled (a permanent mark; afterwards 403 ADMIN_TOKEN_NOT_ALLOWED whatever happens to them). By a named operator: 202 with an approval request; a second operator independent of the requester approves it after the notice delay, and the requester is the new operator\'s inviter.',
       auth: { kind: 'admin', sharedToken: 'bootstrap' },
       body: InviteBody,
-      responses: { 201: { description: 'The operator (INVITED) and its enrollment token.', schema: InvitedOperatorSchema } },
+      responses: {
+        201: { description: 'The operator (INVITED); `enrollmentToken` outside production only.', schema: InvitedOperatorSchema },
+        202: PENDING_APPROVAL_RESPONSE,
+      },
+      errors: ['APPROVAL_REQUEST_NOT_PENDING'],
       handler: async ({ body, admin, audit }) => {
-        const o = await operators.invite(body, admin!, audit!);
-        return { status: 201, body: { ...operatorToApi(o), enrollmentToken: o.enrollmentToken, enrollmentExpiresAt: o.enrollmentExpiresAt } };
+        const out = await changes.inviteOperator(body, admin!, audit!);
+        if ('approval' in out) return { status: 202, body: approvalRequestToApi(out.approval) };
+        return { status: 201, body: { ...operatorToApi(out.done), ...(out.credentials ?? {}), enrollmentExpiresAt: out.done.enrollmentExpiresAt } };
       },
     }),
     defineRoute({
@@ -139,12 +147,17 @@ export function adminOperatorRoutes(operators: OperatorAuth, throttle: LoginThro
     }),
     defineRoute({
       method: 'DELETE', path: '/admin/operators/{id}', operationId: 'adminDisableOperator', tags: ['Admin'],
-      summary: 'Disable an operator (its sessions are revoked at once; idempotent)',
+      summary: 'Disable an operator (its sessions are revoked at once; idempotent); by an operator, once a second operator approves',
+      description: 'By a named operator: 202 with an approval request that a second, independent operator approves; the shared development token disables directly.',
       auth: { kind: 'admin' },
       params: z.object({ id: uuidSchema() }), paramErrors: { id: 'OPERATOR_NOT_FOUND' },
-      responses: { 200: { description: 'The operator, DISABLED.', schema: OperatorSchema } },
-      errors: ['OPERATOR_NOT_FOUND'],
-      handler: async ({ params, admin, audit }) => ({ status: 200, body: operatorToApi(await operators.disable(params.id, admin!, audit!)) }),
+      responses: { 200: { description: 'The operator, DISABLED.', schema: OperatorSchema }, 202: PENDING_APPROVAL_RESPONSE },
+      errors: ['OPERATOR_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING'],
+      handler: async ({ params, admin, audit }) => {
+        const out = await changes.disableOperator(params.id, admin!, audit!);
+        if ('approval' in out) return { status: 202, body: approvalRequestToApi(out.approval) };
+        return { status: 200, body: operatorToApi(out.done) };
+      },
     }),
   ];
 }

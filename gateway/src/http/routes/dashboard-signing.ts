@@ -12,8 +12,10 @@ export const TotpCode = z.string().regex(/^\d{6}$/, 'Debe ser un c√≥digo de 6 d√
 export const SignBody = z.strictObject({ totpCode: TotpCode }).meta({ id: 'SignApprovalRequest' });
 export const RejectBody = z.strictObject({ totpCode: TotpCode, reason: textSchema(1, 500).optional() }).meta({ id: 'RejectApprovalRequest' });
 
-export const LOCKOUT_NOTE = 'Lockout: 10 wrong passwords or 5 wrong TOTP codes for one user within 15 minutes lock that user for 15 minutes, '
-  + 'whatever the IPs: 423 ACCOUNT_LOCKED with `Retry-After` (seconds, also `details.retryAfter`); while locked even the right credentials are refused.';
+export const LOCKOUT_NOTE = 'Lockout: 5 wrong TOTP codes for one user within 15 minutes lock that user for 15 minutes, whatever the IPs; '
+  + '10 wrong passwords for one e-mail from one client IP within 15 minutes lock that client out of that account for 15 minutes '
+  + '(the user still signs in from elsewhere): 423 ACCOUNT_LOCKED with `Retry-After` (seconds, also `details.retryAfter`); '
+  + 'while locked even the right credentials are refused.';
 
 /** VIEWER is refused before the TOTP code is spent. */
 function requireSigner(s: SessionPrincipal): void {

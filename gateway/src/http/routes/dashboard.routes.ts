@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { invalidRequest } from '@wallet/platform';
 import { DASHBOARD_ROLES, INVITATION_TOKEN, type DashboardAuth, type DashboardUser, type InvitedDashboardUser } from '../../auth/dashboard-auth.js';
+import type { AdminChanges } from '../../app/admin-changes.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { approvalToApi } from '../../transfer/presenters.js';
 import { ApprovalSchema, DashboardUserSchema, isoDate } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { uuidSchema } from '../validation.js';
+import { approvalRequestToApi, PENDING_APPROVAL_RESPONSE } from './admin-approval-requests.routes.js';
 import { LOCKOUT_NOTE, RejectBody, rejectWithTotp, SignBody, signWithTotp } from './dashboard-signing.js';
 
 /** How dashboard users are provisioned: `direct` (development) or `invitation` (always in production). */
@@ -35,8 +37,8 @@ const CreatedDashboardUserSchema = DashboardUserSchema.extend({
 }).meta({ id: 'CreatedDashboardUser', description: 'Direct enrolment (development only): the operator chose the password and receives the TOTP secret.' });
 
 const InvitedDashboardUserSchema = DashboardUserSchema.extend({
-  invitationUrl: z.string().meta({
-    description: 'Single-use link to the dashboard page that enrols the user (`…/dashboard#invitation=winv_…`; the token is in the fragment, which browsers never send to a server). '
+  invitationUrl: z.string().optional().meta({
+    description: 'Outside production only (in production it is e-mailed to the user and never in a response). Single-use link to the dashboard page that enrols the user (`…/dashboard#invitation=winv_…`; the token is in the fragment, which browsers never send to a server). '
       + 'Hand it to the user only; it is not stored and cannot be shown again (re-invite instead).',
   }),
   invitationExpiresAt: isoDate().meta({ description: 'After this (72 h by default) the link answers 410 INVITATION_EXPIRED.' }),
@@ -77,7 +79,6 @@ const ApprovalQuery = z.strictObject({
 });
 
 const userToApi = (u: DashboardUser) => ({ id: u.id, email: u.email, role: u.role, createdAt: u.createdAt, activatedAt: u.activatedAt, disabledAt: u.disabledAt });
-const invitedToApi = (u: InvitedDashboardUser) => ({ ...userToApi(u), invitationUrl: u.invitationUrl, invitationExpiresAt: u.invitationExpiresAt });
 
 
 /**
@@ -85,31 +86,35 @@ const invitedToApi = (u: InvitedDashboardUser) => ({ ...userToApi(u), invitation
  * in production) the operator never holds a user's password or TOTP secret, so no operator can
  * create the signers of a quorum and sign as them.
  */
-export function adminDashboardUserRoutes(auth: DashboardAuth, opts: { enrolment: DashboardEnrolment }): AnyRoute[] {
+export function adminDashboardUserRoutes(auth: DashboardAuth, changes: AdminChanges, opts: { enrolment: DashboardEnrolment }): AnyRoute[] {
   return [
     defineRoute({
       method: 'POST', path: '/admin/companies/{id}/users', operationId: 'adminCreateDashboardUser', tags: ['Admin'],
-      summary: 'Create a dashboard user: an invitation (production), or credentials shown once (development)',
-      description: 'With DASHBOARD_ENROLMENT=invitation (forced in production) or `invite: true`: 201 InvitedDashboardUser, a single-use '
-        + '`invitationUrl` (72 h) and no password or secret; the user chooses the password and enrols the authenticator through '
-        + '`/auth/invitations/*`, and is not active until a first TOTP code is confirmed. Otherwise (development): 201 CreatedDashboardUser '
-        + 'with the password the operator chose and the TOTP secret.',
+      summary: 'Create a dashboard user: an invitation e-mailed to the user (by an operator, once a second operator approves), or credentials shown once (development token)',
+      description: 'A named operator\'s request answers 202 with an approval request: the user is invited only once a second, independent operator approves it (after the notice delay), and the company is told. The invitation link goes by e-mail to the user (single use, 72 h); the user chooses the password and enrols the authenticator through '
+        + '`/auth/invitations/*`, and is not active until a first TOTP code is confirmed; no operator holds either credential, and in production no response shows the link. '
+        + 'With the shared development token: with DASHBOARD_ENROLMENT=invitation or `invite: true`, 201 InvitedDashboardUser with the link; otherwise 201 CreatedDashboardUser '
+        + 'with the password the caller chose and the TOTP secret. An operator may not send `password` (400).',
       auth: { kind: 'admin' },
       params: CompanyParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
       body: CreateDashboardUserBody,
       responses: {
         201: {
-          description: 'InvitedDashboardUser (invitation) or CreatedDashboardUser (direct enrolment, development).',
+          description: 'InvitedDashboardUser (invitation; `invitationUrl` outside production only) or CreatedDashboardUser (direct enrolment, development).',
           schema: z.xor([InvitedDashboardUserSchema, CreatedDashboardUserSchema]),
         },
+        202: PENDING_APPROVAL_RESPONSE,
       },
-      errors: ['COMPANY_NOT_FOUND'],
-      handler: async ({ params, body }) => {
-        if (opts.enrolment === 'invitation' || body.invite === true) {
+      errors: ['COMPANY_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING'],
+      handler: async ({ params, body, admin, audit }) => {
+        const invitation = opts.enrolment === 'invitation' || body.invite === true || admin?.kind === 'operator';
+        if (invitation) {
           if (body.password !== undefined) {
             throw invalidRequest([{ path: 'password', message: 'No se admite en una invitación: el usuario elige su contraseña al aceptarla.' }]);
           }
-          return { status: 201, body: invitedToApi(await auth.inviteUser(params.id, { email: body.email, role: body.role })) };
+          const out = await changes.addDashboardUser(params.id, { email: body.email, role: body.role }, admin!, audit!);
+          if ('approval' in out) return { status: 202, body: approvalRequestToApi(out.approval) };
+          return { status: 201, body: { ...userToApi(out.done), ...(out.credentials ?? {}), invitationExpiresAt: out.done.invitationExpiresAt } };
         }
         if (body.password === undefined) throw invalidRequest([{ path: 'password', message: 'Requerido.' }]);
         const u = await auth.createUser(params.id, { email: body.email, password: body.password, role: body.role });
@@ -120,12 +125,15 @@ export function adminDashboardUserRoutes(auth: DashboardAuth, opts: { enrolment:
       method: 'POST', path: '/admin/companies/{id}/users/{userId}/invitations', operationId: 'adminReinviteDashboardUser', tags: ['Admin'],
       summary: 'A new invitation for a user who has not activated yet (the earlier ones are revoked)',
       description: 'For a lost or expired link. Earlier invitations of the user stop working (410 INVITATION_EXPIRED) and a password '
-        + 'chosen with them is cleared. An active or disabled user → 409 USER_ALREADY_ACTIVE.',
+        + 'chosen with them is cleared. The new link goes by e-mail to the user (in the answer outside production only). An active or disabled user → 409 USER_ALREADY_ACTIVE.',
       auth: { kind: 'admin' },
       params: UserParams, paramErrors: { id: 'COMPANY_NOT_FOUND', userId: 'USER_NOT_FOUND' },
       responses: { 201: { description: 'The user with the new invitation.', schema: InvitedDashboardUserSchema } },
       errors: ['USER_NOT_FOUND', 'USER_ALREADY_ACTIVE'],
-      handler: async ({ params }) => ({ status: 201, body: invitedToApi(await auth.reinviteUser(params.id, params.userId)) }),
+      handler: async ({ params, audit }) => {
+        const out = await changes.reinviteDashboardUser(params.id, params.userId, audit!);
+        return { status: 201, body: { ...userToApi(out.done), ...(out.credentials ?? {}), invitationExpiresAt: out.done.invitationExpiresAt } };
+      },
     }),
     defineRoute({
       method: 'GET', path: '/admin/companies/{id}/users', operationId: 'adminListDashboardUsers', tags: ['Admin'],
@@ -165,7 +173,7 @@ export function authRoutes(auth: DashboardAuth): AnyRoute[] {
       body: LoginBody,
       responses: { 200: { description: 'The session token (shown once) and its expiry.', schema: z.object({ token: z.string(), expiresAt: z.string().meta({ format: 'date-time' }) }).meta({ id: 'Session' }) } },
       errors: ['INVALID_CREDENTIALS', 'ACCOUNT_LOCKED', 'COMPANY_INACTIVE', 'API_KEY_AUTH_NOT_ALLOWED'],
-      handler: async ({ body }) => ({ status: 200, body: await auth.login(body.email, body.password) }),
+      handler: async ({ body, ctx }) => ({ status: 200, body: await auth.login(body.email, body.password, ctx.state.clientIp) }),
     }),
     defineRoute({
       method: 'POST', path: '/auth/invitations/lookup', operationId: 'lookupInvitation', tags: ['Dashboard'],

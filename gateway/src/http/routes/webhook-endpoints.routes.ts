@@ -10,6 +10,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'deposit.created', 'deposit.paid', 'deposit.failed', 'deposit.expired', 'deposit.reversed', 'deposit.unassigned',
   'collect_key.payment_received', 'collect_key.created', 'collect_key.deleted', 'collect_key.state_changed',
   'batch.validated', 'batch.completed',
+  'company.security_changed',
 ] as const;
 
 const isoDate = () => z.string().meta({ format: 'date-time' });

@@ -5,9 +5,14 @@ import { Migration0004DashboardLockoutsAndInvitations } from './0004-dashboard-l
 import { Migration0005OperatorsAuditCreditRequests } from './0005-operators-audit-credit-requests.js';
 import { Migration0006IdempotencyUnknownOutcomes } from './0006-idempotency-unknown-outcomes.js';
 import { Migration0007AuthChangeFeed } from './0007-auth-change-feed.js';
+import { Migration0008ApprovalRequests } from './0008-approval-requests.js';
+import { Migration0009SecurityNotices } from './0009-security-notices.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
   Migration0001CompaniesAndApiKeys, Migration0002DashboardUsersAndSessions, Migration0003IdempotencyKeys, Migration0004DashboardLockoutsAndInvitations,
   Migration0005OperatorsAuditCreditRequests, Migration0006IdempotencyUnknownOutcomes, Migration0007AuthChangeFeed,
+  Migration0008ApprovalRequests,
+  // 0008 (two-person approval requests) is merged in before this one.
+  Migration0009SecurityNotices,
 ];

@@ -15,6 +15,8 @@ export const STREAMS = {
   LEDGER: 'ledger',
   COLLECT_KEYS: 'collectkey',
   RECONCILIATION: 'reconciliation',
+  /** The gateway's: changes to a company's security settings (issue 36: `company.security_changed`). */
+  COMPANIES: 'company',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 

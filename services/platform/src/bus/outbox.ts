@@ -21,7 +21,7 @@ export interface OutboxMessage {
  * Writes an event in the same transaction as the state change (ARCHITECTURE rule 4);
  * the relay publishes it after commit. Returns the event id.
  */
-export async function appendOutbox(tx: Tx, schema: string, msg: OutboxMessage): Promise<string> {
+export async function appendOutbox(tx: Pick<Tx, 'query'>, schema: string, msg: OutboxMessage): Promise<string> {
   const id = msg.id ?? randomUUID();
   // The trace context of the write (the gRPC call or message being handled), unless the caller gave one.
   const traceparent = msg.traceparent ?? currentTraceparent();

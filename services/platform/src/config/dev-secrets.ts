@@ -29,6 +29,8 @@ export interface SecretSpec {
   readonly min: number;
   /** Who reads it, for the operator. */
   readonly what: string;
+  /** Production may leave it unset (the feature it unlocks is then off), never set it to a development value. */
+  readonly optionalInProduction?: boolean;
 }
 
 export const SECRET_VARIABLES = {
@@ -36,7 +38,7 @@ export const SECRET_VARIABLES = {
   PSE_CALLBACK_SECRET: { dev: DEV.providerCallback, min: 16, what: 'HMAC key of PSE callbacks (pse-deposit)' },
   BREB_CALLBACK_SECRET: { dev: DEV.providerCallback, min: 16, what: 'HMAC key of Bre-B inbound-payment notifications (collect-key)' },
   SANDBOX_CALLBACK_SECRET: { dev: DEV.providerCallback, min: 16, what: 'HMAC key the sandbox signs its callbacks with' },
-  ADMIN_TOKEN: { dev: DEV.adminToken, min: 12, what: 'operator token of the /admin API (gateway)' },
+  ADMIN_TOKEN: { dev: DEV.adminToken, min: 12, what: 'bootstrap token of the /admin API (gateway)', optionalInProduction: true },
   API_KEY_PEPPER: { dev: DEV.apiKeyPepper, min: 16, what: 'pepper of the stored API key hashes (gateway)' },
   GATEWAY_ENCRYPTION_KEY: { dev: DEV.gatewayEncryptionKey, min: 32, what: 'seals TOTP secrets and stored Idempotency-Key answers (gateway)' },
   WEBHOOK_SECRET_KEY: { dev: DEV.webhookSecretKey, min: 32, what: 'seals the endpoints\' signing secrets (webhook)' },
@@ -67,6 +69,7 @@ export function developmentSecretProblems(variables: Iterable<string>, source: R
   for (const name of variables) {
     const value = source[name];
     if (isSecretVariable(name) && (value === undefined || value === '')) {
+      if ((SECRET_VARIABLES[name] as SecretSpec).optionalInProduction) continue;
       problems.push(`${name}: required in production (${SECRET_VARIABLES[name].what}; at least ${SECRET_VARIABLES[name].min} characters)`);
     } else if (typeof value === 'string' && containsDevelopmentSecret(value)) {
       problems.push(`${name}: contains a development secret, which is public; not allowed in production`);

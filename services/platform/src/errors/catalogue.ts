@@ -52,6 +52,7 @@ export const ERRORS = {
   WEBHOOK_ENDPOINT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El endpoint de webhook no existe.' },
   WEBHOOK_DELIVERY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La entrega de webhook no existe.' },
   OPERATOR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El operador no existe.' },
+  APPROVAL_REQUEST_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La solicitud de aprobación no existe.' },
   CREDIT_REQUEST_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La solicitud de crédito no existe.' },
   // Conflicts
   REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },
@@ -73,6 +74,9 @@ export const ERRORS = {
   BREAK_STILL_PRESENT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La diferencia sigue en el reporte del proveedor; la conciliación se ejecutó de nuevo y la excepción sigue abierta.' },
   /** The provider has not published the report of that date yet (POST /admin/reconciliations for a future date). */
   REPORT_NOT_AVAILABLE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El proveedor aún no publica el reporte de esa fecha.' },
+  APPROVAL_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de aprobación ya fue decidida o venció; no admite otra decisión.' },
+  APPROVAL_DELAY_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El cambio debilita un control: solo puede aprobarse cuando termine el plazo de aviso a la empresa.' },
+  COMPANY_ADMIN_REQUIRED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La empresa no tiene un administrador activo del panel a quien entregar la credencial.' },
   CREDIT_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de crédito ya fue decidida; no admite otra decisión.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },

@@ -7,6 +7,8 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
   { stream: 'TRANSFERS', durable: 'webhook-transfers', subject: 'transfer.>' },
   { stream: 'DEPOSITS', durable: 'webhook-deposits', subject: 'deposit.>' },
   { stream: 'COLLECT_KEYS', durable: 'webhook-collect-keys', subject: 'collectkey.>' },
+  // The gateway's: changes to a company's security settings (issue 36).
+  { stream: 'COMPANIES', durable: 'webhook-companies', subject: 'company.>' },
   // The platform's events (issue 21), for platform endpoints only.
   { stream: 'RECONCILIATION', durable: 'webhook-reconciliation', subject: 'reconciliation.>' },
 ];

@@ -1,4 +1,4 @@
-import { depositEventsV1, transferEventsV1 } from '@wallet/proto';
+import { companyEventsV1, depositEventsV1, transferEventsV1 } from '@wallet/proto';
 import { batchToApi } from '@wallet/platform';
 import { eventBody, mapSourceEvent, webhookEventId } from './event-types.js';
 
@@ -77,5 +77,27 @@ describe('internal events → public webhook events', () => {
 
   it('throws on a payload without its ids (the dispatcher logs and drops it)', () => {
     expect(() => mapSourceEvent({ id: 'x', subject: 'transfer.completed', payload: { nonsense: true } })).toThrow();
+  });
+
+  it('issue 36: company.security_changed (the gateway\'s event) is delivered to the company, ordered per company', () => {
+    const payload = companyEventsV1.CompanySecurityChanged.toJSON(companyEventsV1.CompanySecurityChanged.fromPartial({
+      eventId: 'g1', companyId: 'c1', change: 'API_KEY_REVOKED', summary: 'Se revocó la clave de API wk_test_ab12….', actorKind: 'operator', actorId: 'op1',
+      detailsJson: '{"keyId":"k1","prefix":"wk_test_ab12"}', occurredAt: now,
+    }));
+    const [e, ...rest] = mapSourceEvent({ id: 'src-g', subject: 'company.security_changed', payload });
+    expect(rest).toEqual([]);
+    expect(e).toMatchObject({ type: 'company.security_changed', companyId: 'c1', resourceKey: 'company:c1', id: webhookEventId('src-g', 'company.security_changed'), createdAt: now });
+    expect(e!.data).toEqual({
+      companyId: 'c1', change: 'API_KEY_REVOKED', summary: 'Se revocó la clave de API wk_test_ab12….', actor: { kind: 'operator', id: 'op1' },
+      approvalRequestId: null, effectiveAt: null, details: { keyId: 'k1', prefix: 'wk_test_ab12' }, occurredAt: '2026-11-21T10:00:00.000000Z',
+    });
+    const requested = companyEventsV1.CompanySecurityChanged.toJSON(companyEventsV1.CompanySecurityChanged.fromPartial({
+      eventId: 'g2', companyId: 'c1', change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED', summary: 's', actorKind: 'bootstrap-token', approvalRequestId: 'apr_1', effectiveAt: now, detailsJson: '', occurredAt: now,
+    }));
+    expect(mapSourceEvent({ id: 'src-g2', subject: 'company.security_changed', payload: requested })[0]!.data).toMatchObject({
+      actor: { kind: 'bootstrap-token', id: null }, approvalRequestId: 'apr_1', effectiveAt: '2026-11-21T10:00:00.000000Z', details: {},
+    });
+    expect(() => mapSourceEvent({ id: 'x', subject: 'company.security_changed', payload: { summary: 'sin empresa' } })).toThrow();
+    expect(mapSourceEvent({ id: 'x', subject: 'company.other', payload: {} })).toEqual([]);
   });
 });

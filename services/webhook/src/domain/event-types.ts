@@ -1,6 +1,6 @@
 import { formatInstant } from '@wallet/platform';
 import { createHash } from 'node:crypto';
-import { collectKeyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
+import { collectKeyEventsV1, companyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
 import { batchToApi } from '@wallet/platform';
 
 /** The public webhook event types an endpoint can subscribe to. */
@@ -24,6 +24,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'collect_key.state_changed',
   'batch.validated',
   'batch.completed',
+  'company.security_changed',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /**
@@ -271,6 +272,13 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     }
     return [];
   }
+  if (src.subject === 'company.security_changed') {
+    // Issue 36: a change to the company's threshold, users, keys, limits, fees or status (the gateway's event).
+    const e = companyEventsV1.CompanySecurityChanged.fromJSON(src.payload);
+    if (!e.companyId || !e.change) throw new Error('company.security_changed without companyId or change');
+    return [make('company.security_changed', e.companyId, `company:${e.companyId}`, e.companyId, e.occurredAt, securityChangeData(e))];
+  }
+  if (family === 'company') return [];
   if (family === 'collectkey') {
     const type = COLLECT_KEY_TYPES[src.subject];
     if (!type) return [];
@@ -279,6 +287,24 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     return [make(type, e.companyId, `collect_key:${e.key.id}`, e.key.id, e.occurredAt, collectKeyData(e.key))];
   }
   return [];
+}
+
+/**
+ * A `company.security_changed` as its subscribers read it: what changed (`change`, one of the
+ * gateway's SecurityChange values), a sentence in Spanish, who did it, the approval request and when
+ * it takes effect when there is one, and the details (ids, values before and after; never a secret).
+ */
+export function securityChangeData(e: companyEventsV1.CompanySecurityChanged): Record<string, unknown> {
+  return {
+    companyId: e.companyId,
+    change: e.change,
+    summary: e.summary,
+    actor: { kind: e.actorKind, id: e.actorId ?? null },
+    approvalRequestId: e.approvalRequestId ?? null,
+    effectiveAt: iso(e.effectiveAt),
+    details: parseJson(e.detailsJson),
+    occurredAt: iso(e.occurredAt),
+  };
 }
 
 /**

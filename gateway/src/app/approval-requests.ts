@@ -1,0 +1,342 @@
+import { randomBytes } from 'node:crypto';
+import { AppError, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
+import type { AdminPrincipal } from '../auth/admin-principal.js';
+import type { Queryable } from '../persistence/sql.js';
+import { isoCol } from '../persistence/sql.js';
+import { canonicalJson } from '../transfer/presenters.js';
+import type { AuditTrail } from './admin-audit.js';
+import { assertIndependent } from './operator-independence.js';
+import type { SecurityChange, SecurityNotices } from './security-notices.js';
+
+/**
+ * Two people for every sensitive change (issue 36). What an operator asks for here moves nothing
+ * until a second, independent operator (operator-independence.ts) approves it; where the change
+ * weakens a control it also waits `delaySeconds` after the request, while the company — told at
+ * once by `company.security_changed` and an e-mail to its administrators — can object.
+ *
+ *   PENDING_APPROVAL --approve (CAS, independent, past not_before)--> APPROVED --applied--> APPLIED
+ *   PENDING_APPROVAL --reject (any operator; the requester withdraws)--> REJECTED
+ *   PENDING_APPROVAL --expires_at passed--> EXPIRED            APPROVED --definitive refusal--> FAILED
+ *
+ * The actions, whether each weakens a control and how it is applied are declared once, in
+ * APPROVAL_ACTIONS; each use case registers its applier (`register`). A change the gateway owns
+ * is applied in the approval's own transaction (the request is APPLIED with the change, or not at
+ * all). A change another service owns (fees: the ledger; AML: transfer) is applied after APPROVED
+ * commits, idempotently: if the service could not be reached the request stays APPROVED and the
+ * same approver approves again to finish it. A definitive refusal ends it FAILED.
+ *
+ * Credentials an applier creates (an API key, an invitation link, an enrolment token) are never
+ * stored here: they go to their owner by e-mail in production; outside production the approver's
+ * response shows them once (`credentials`).
+ */
+export type ApprovalAction = 'COMPANY_UPDATE' | 'API_KEY_ISSUE' | 'DASHBOARD_USER_ADD' | 'OPERATOR_INVITE' | 'OPERATOR_DISABLE' | 'FEE_SET' | 'AML_REMOVE';
+export type ApprovalStatus = 'PENDING_APPROVAL' | 'APPROVED' | 'APPLIED' | 'FAILED' | 'REJECTED' | 'EXPIRED';
+export const APPROVAL_STATUSES: readonly ApprovalStatus[] = ['PENDING_APPROVAL', 'APPROVED', 'APPLIED', 'FAILED', 'REJECTED', 'EXPIRED'];
+
+export const APPROVAL_ACTIONS = {
+  /** Lowering the multi-signature threshold or loosening counterparty limits. */
+  COMPANY_UPDATE: { weakens: true, owner: 'gateway', requested: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED' },
+  /** A WRITE API key (it moves money). */
+  API_KEY_ISSUE: { weakens: true, owner: 'gateway', requested: 'API_KEY_REQUESTED' },
+  /** A dashboard user (a signer of the company's quorum). */
+  DASHBOARD_USER_ADD: { weakens: true, owner: 'gateway', requested: 'USER_REQUESTED' },
+  /** Another operator. */
+  OPERATOR_INVITE: { weakens: true, owner: 'gateway', requested: null },
+  /** Disabling an operator (one fewer to check the others); protective, so no delay. */
+  OPERATOR_DISABLE: { weakens: false, owner: 'gateway', requested: null },
+  /** A fee schedule (default or one company's): it moves money on every operation. */
+  FEE_SET: { weakens: false, owner: 'service', requested: 'FEES_CHANGE_REQUESTED' },
+  /** Removing an AML (SARLAFT) list entry. */
+  AML_REMOVE: { weakens: true, owner: 'service', requested: null },
+} as const satisfies Record<ApprovalAction, { weakens: boolean; owner: 'gateway' | 'service'; requested: SecurityChange | null }>;
+export const APPROVAL_ACTION_NAMES = Object.keys(APPROVAL_ACTIONS) as ApprovalAction[];
+
+export interface ApprovalRequest {
+  id: string;
+  action: ApprovalAction;
+  companyId: string | null;
+  targetId: string | null;
+  payload: Record<string, unknown>;
+  status: ApprovalStatus;
+  requestedBy: string;
+  requestedAt: string;
+  notBefore: string;
+  expiresAt: string;
+  decidedBy: string | null;
+  decidedAt: string | null;
+  reason: string | null;
+  result: unknown;
+  errorCode: string | null;
+  completedAt: string | null;
+}
+
+type Operator = AdminPrincipal & { kind: 'operator' };
+
+/** What an applier gets: the request, the approver, and — for gateway-owned changes — the approval's transaction. */
+export interface ApplyContext {
+  request: ApprovalRequest;
+  approver: Operator;
+  call: CallContext;
+  audit: AuditTrail;
+  /** The approval's transaction (gateway-owned actions); the database itself for service-owned ones. */
+  q: Queryable;
+}
+/** `result` is stored on the request (never a credential); `credentials` go only into the approver's response outside production. */
+export type Applier = (ctx: ApplyContext) => Promise<{ result: unknown; credentials?: Record<string, string> }>;
+
+interface Row {
+  id: string; action: ApprovalAction; company_id: string | null; target_id: string | null; payload: Record<string, unknown>; status: ApprovalStatus;
+  requested_by: string; requested_at: string; not_before: string; expires_at: string; decided_by: string | null; decided_at: string | null;
+  reason: string | null; result: unknown; error_code: string | null; completed_at: string | null;
+}
+const COLS = `id, action, company_id::text as company_id, target_id, payload, status, requested_by::text as requested_by,
+  ${isoCol('requested_at', 'requested_at')}, ${isoCol('not_before', 'not_before')}, ${isoCol('expires_at', 'expires_at')},
+  decided_by::text as decided_by, ${isoCol('decided_at', 'decided_at')}, reason, result, error_code, ${isoCol('completed_at', 'completed_at')}`;
+const toRequest = (r: Row): ApprovalRequest => ({
+  id: r.id, action: r.action, companyId: r.company_id, targetId: r.target_id, payload: r.payload, status: r.status, requestedBy: r.requested_by,
+  requestedAt: r.requested_at, notBefore: r.not_before, expiresAt: r.expires_at, decidedBy: r.decided_by, decidedAt: r.decided_at,
+  reason: r.reason, result: r.result, errorCode: r.error_code, completedAt: r.completed_at,
+});
+
+/** Service answers that will not change on a retry: the approved request then ends FAILED. */
+const DEFINITIVE = new Set(['COMPANY_NOT_FOUND', 'AML_ENTRY_NOT_FOUND', 'INVALID_REQUEST', 'OPERATOR_NOT_FOUND', 'USER_NOT_FOUND', 'COMPANY_ADMIN_REQUIRED']);
+
+const encodeCursor = (r: ApprovalRequest) => Buffer.from(`${r.requestedAt}|${r.id}`).toString('base64url');
+function decodeCursor(cursor: string): [string, string] {
+  const m = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3,6}Z)\|(apr_[0-9a-f]{32})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!m) throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'query.cursor', message: 'Cursor inválido.' }] });
+  return [m[1]!, m[2]!];
+}
+
+export interface NewApprovalRequest {
+  action: ApprovalAction;
+  companyId?: string | null;
+  targetId?: string | null;
+  /** The validated change (never a credential). */
+  payload: Record<string, unknown>;
+  /** One open request per change: the same key while one is open replays it (same payload) or conflicts. */
+  dedupeKey: string;
+  /** What the company is told (company-scoped actions). */
+  summary?: string;
+}
+
+export class ApprovalRequests {
+  private readonly appliers = new Map<ApprovalAction, Applier>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly notices: SecurityNotices,
+    private readonly opts: { delaySeconds: number; ttlSeconds: number },
+    private readonly log: Logger,
+  ) {}
+
+  /** Each use case registers how its action is applied (once, at composition). */
+  register(action: ApprovalAction, applier: Applier): void {
+    if (this.appliers.has(action)) throw new Error(`applier of ${action} registered twice`);
+    this.appliers.set(action, applier);
+  }
+
+  /**
+   * Records the request (PENDING_APPROVAL) and tells the company. An identical open request is
+   * returned as it is (a retry); an open request for the same change with another payload is 409
+   * APPROVAL_REQUEST_NOT_PENDING naming it — reject it first.
+   */
+  async request(input: NewApprovalRequest, by: Operator, audit: AuditTrail): Promise<ApprovalRequest> {
+    const spec = APPROVAL_ACTIONS[input.action];
+    const delay = spec.weakens ? this.opts.delaySeconds : 0;
+    const id = `apr_${randomBytes(16).toString('hex')}`;
+    try {
+      return await this.db.tx(async (tx) => {
+        const open = await this.openByKey(tx, input.dedupeKey);
+        if (open) return this.replay(open, input);
+        const [row] = await tx.query<Row>(
+          `insert into gateway.approval_requests (id, action, company_id, target_id, payload, dedupe_key, status, requested_by, not_before, expires_at)
+           values (?, ?, ?::uuid, ?, ?::jsonb, ?, 'PENDING_APPROVAL', ?::uuid, now() + (?::bigint * interval '1 second'), now() + (?::bigint * interval '1 second'))
+           returning ${COLS}`,
+          [id, input.action, input.companyId ?? null, input.targetId ?? null, JSON.stringify(input.payload), input.dedupeKey, by.operatorId,
+            String(delay), String(delay + this.opts.ttlSeconds)]) as [Row];
+        const created = toRequest(row);
+        await audit.record(tx, { targets: this.targets(created), before: null, after: created });
+        if (created.companyId && spec.requested) {
+          await this.notices.record(tx, {
+            companyId: created.companyId, change: spec.requested, summary: input.summary ?? `Solicitud de cambio ${created.action}`,
+            actor: { kind: 'operator', id: by.operatorId }, approvalRequestId: created.id, effectiveAt: delay > 0 ? created.notBefore : null,
+            details: { action: created.action, ...created.payload },
+          });
+        }
+        this.log.info({ approvalRequestId: id, action: input.action, operatorId: by.operatorId }, 'approval request awaiting a second operator');
+        return created;
+      }).finally(() => this.notices.nudge());
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // A concurrent identical request won the insert.
+      const open = await this.openByKey(this.db, input.dedupeKey);
+      if (!open) throw err;
+      return this.replay(open, input);
+    }
+  }
+
+  /**
+   * A second, independent operator approves: the change is applied once. Of concurrent approvals
+   * one wins the compare-and-set; the others get APPROVAL_REQUEST_NOT_PENDING.
+   */
+  async approve(id: string, by: Operator, call: CallContext, audit: AuditTrail): Promise<{ request: ApprovalRequest; credentials?: Record<string, string> }> {
+    const apply = (r: ApprovalRequest) => {
+      const applier = this.appliers.get(r.action);
+      if (!applier) throw new Error(`no applier for ${r.action}`);
+      return applier;
+    };
+    let failed: AppError | undefined;
+    const first = await this.db.tx(async (tx) => {
+      const current = await this.load(tx, id, { forUpdate: true });
+      audit.note({ targets: this.targets(current) });
+      await assertIndependent(tx, current.requestedBy, by.operatorId);
+      if (current.status === 'APPROVED' && current.decidedBy === by.operatorId && APPROVAL_ACTIONS[current.action].owner === 'service') {
+        return { approved: current }; // the approver finishing a change the service had not confirmed
+      }
+      if (current.status !== 'PENDING_APPROVAL') throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: current.status });
+      const [{ expired, early }] = await tx.query<{ expired: boolean; early: boolean }>(
+        `select now() >= ?::timestamptz as expired, now() < ?::timestamptz as early`, [current.expiresAt, current.notBefore]) as [{ expired: boolean; early: boolean }];
+      if (expired) {
+        await tx.query(`update gateway.approval_requests set status = 'EXPIRED', completed_at = now() where id = ? and status = 'PENDING_APPROVAL'`, [id]);
+        return { expired: true as const };
+      }
+      if (early) throw new AppError('APPROVAL_DELAY_PENDING', undefined, { notBefore: current.notBefore });
+      const [row] = await tx.query<Row>(
+        `update gateway.approval_requests set status = 'APPROVED', decided_by = ?::uuid, decided_at = now()
+          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, id]) as [Row];
+      const approved = toRequest(row);
+      if (APPROVAL_ACTIONS[approved.action].owner === 'service') {
+        // Before the other service's call: a crash between leaves this row (and the APPROVED request) to show it.
+        await audit.record(tx, { outcome: 'REQUESTED', before: current, after: approved });
+        return { approved };
+      }
+      // A change the gateway owns: applied in this transaction, or (a definitive refusal) the request FAILED below.
+      try {
+        const out = await apply(approved)({ request: approved, approver: by, call, audit, q: tx });
+        const done = await this.finish(tx, approved, 'APPLIED', out.result, null);
+        await audit.record(tx, { before: current, after: done });
+        return { done, credentials: out.credentials };
+      } catch (err) {
+        if (err instanceof AppError) failed = err;
+        throw err;
+      }
+    }).catch(async (err: unknown) => {
+      if (failed && err === failed) await this.fail(id, failed, audit);
+      throw err;
+    }).finally(() => this.notices.nudge());
+    if ('expired' in first) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: 'EXPIRED' });
+    if ('done' in first) {
+      this.log.info({ approvalRequestId: id, action: first.done!.action, approvedBy: by.operatorId }, 'approval request applied');
+      return { request: first.done!, ...(first.credentials ? { credentials: first.credentials } : {}) };
+    }
+
+    // A change another service owns.
+    const approved = first.approved!;
+    let out: Awaited<ReturnType<Applier>>;
+    try {
+      out = await apply(approved)({ request: approved, approver: by, call, audit, q: this.db });
+    } catch (err) {
+      if (err instanceof AppError && DEFINITIVE.has(err.code)) await this.fail(id, err, audit);
+      // Otherwise (time-out, service down) the request stays APPROVED; the router records the failure.
+      throw err;
+    }
+    const done = await this.db.tx(async (tx) => {
+      const [row] = await tx.query<Row>(`select ${COLS} from gateway.approval_requests where id = ? for update`, [id]) as [Row];
+      if (row.status !== 'APPROVED') return toRequest(row);
+      const applied = await this.finish(tx, approved, 'APPLIED', out.result, null);
+      await audit.record(tx, { before: approved, after: applied });
+      return applied;
+    }).finally(() => this.notices.nudge());
+    this.log.info({ approvalRequestId: id, action: done.action, approvedBy: by.operatorId }, 'approval request applied');
+    return { request: done, ...(out.credentials ? { credentials: out.credentials } : {}) };
+  }
+
+  /** Rejects a pending request (any operator, the requester included: a withdrawal); the company is told. */
+  async reject(id: string, by: Operator, reason: string | undefined, audit: AuditTrail): Promise<ApprovalRequest> {
+    return this.db.tx(async (tx) => {
+      const current = await this.load(tx, id);
+      audit.note({ targets: this.targets(current) });
+      const [row] = await tx.query<Row>(
+        `update gateway.approval_requests set status = 'REJECTED', decided_by = ?::uuid, decided_at = now(), completed_at = now(), reason = ?
+          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, reason ?? null, id]);
+      if (!row) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
+      const next = toRequest(row);
+      await audit.record(tx, { before: current, after: next });
+      if (next.companyId && APPROVAL_ACTIONS[next.action].requested) {
+        await this.notices.record(tx, {
+          companyId: next.companyId, change: 'REQUEST_REJECTED', summary: `Solicitud ${next.action} rechazada`,
+          actor: { kind: 'operator', id: by.operatorId }, approvalRequestId: next.id, details: { action: next.action, reason: reason ?? null },
+        });
+      }
+      return next;
+    }).finally(() => this.notices.nudge());
+  }
+
+  get(id: string): Promise<ApprovalRequest> {
+    return this.load(this.db, id);
+  }
+
+  /** Newest first. */
+  async list(f: { status?: ApprovalStatus; action?: ApprovalAction; companyId?: string; limit: number; cursor?: string }): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (f.status) { where.push('status = ?'); params.push(f.status); }
+    if (f.action) { where.push('action = ?'); params.push(f.action); }
+    if (f.companyId) { where.push('company_id = ?::uuid'); params.push(f.companyId); }
+    if (f.cursor) {
+      const [at, id] = decodeCursor(f.cursor);
+      where.push(`(requested_at, id) < (?::timestamptz, ?)`);
+      params.push(at, id);
+    }
+    const rows = await this.db.query<Row>(
+      `select ${COLS} from gateway.approval_requests ${where.length ? `where ${where.join(' and ')}` : ''}
+        order by requested_at desc, id desc limit ${f.limit + 1}`, params);
+    const items = rows.slice(0, f.limit).map(toRequest);
+    return { items, nextCursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]!) : null };
+  }
+
+  private async fail(id: string, err: AppError, audit: AuditTrail): Promise<void> {
+    await this.db.tx(async (tx) => {
+      const [row] = await tx.query<Row>(
+        `update gateway.approval_requests set status = 'FAILED', error_code = ?, completed_at = now(),
+                decided_at = coalesce(decided_at, now()), decided_by = coalesce(decided_by, requested_by)
+          where id = ? and status in ('PENDING_APPROVAL', 'APPROVED') returning ${COLS}`, [err.code, id]);
+      if (row) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, after: toRequest(row) });
+    });
+  }
+
+  private async finish(q: Queryable, r: ApprovalRequest, status: 'APPLIED', result: unknown, errorCode: string | null): Promise<ApprovalRequest> {
+    const [row] = await q.query<Row>(
+      `update gateway.approval_requests set status = ?, result = ?::jsonb, error_code = ?, completed_at = now() where id = ? returning ${COLS}`,
+      [status, JSON.stringify(result ?? null), errorCode, r.id]) as [Row];
+    return toRequest(row);
+  }
+
+  private async load(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<ApprovalRequest> {
+    const [row] = await q.query<Row>(`select ${COLS} from gateway.approval_requests where id = ?${opts.forUpdate ? ' for update' : ''}`, [id]);
+    if (!row) throw new AppError('APPROVAL_REQUEST_NOT_FOUND');
+    return toRequest(row);
+  }
+
+  private async openByKey(q: Queryable, key: string): Promise<ApprovalRequest | undefined> {
+    const [row] = await q.query<Row>(
+      `select ${COLS} from gateway.approval_requests where dedupe_key = ? and status in ('PENDING_APPROVAL', 'APPROVED')`, [key]);
+    return row ? toRequest(row) : undefined;
+  }
+
+  private replay(open: ApprovalRequest, input: NewApprovalRequest): ApprovalRequest {
+    if (canonicalJson(open.payload) !== canonicalJson(input.payload)) {
+      throw new AppError('APPROVAL_REQUEST_NOT_PENDING', 'Ya hay una solicitud abierta para este cambio; apruébela o recháchela antes de pedir otra.', { openRequestId: open.id, status: open.status });
+    }
+    return open;
+  }
+
+  private targets(r: ApprovalRequest): Record<string, string> {
+    return {
+      approvalRequestId: r.id,
+      ...(r.companyId ? { companyId: r.companyId } : {}),
+      ...(r.targetId ? { targetId: r.targetId } : {}),
+    };
+  }
+}

@@ -1,0 +1,32 @@
+import { AppError } from '@wallet/platform';
+import type { Queryable } from '../persistence/sql.js';
+
+/**
+ * Whether a second operator is independent of the one who asked (issue 36): not the same
+ * operator, and not sharing an inviter chain with them. Each operator's chain is themselves and
+ * every operator above them by `created_by` (who asked for their invitation); the two chains must
+ * not meet. So an operator cannot approve what the one they invited (or who invited them) asked,
+ * and two operators one operator invited cannot approve each other — that operator could have
+ * held both enrolment tokens. The bootstrap token (created_by null) is no one's inviter: the first
+ * two operators are independent of each other.
+ *
+ * SAME_OPERATOR otherwise; `details.reason` says which rule (SAME_PERSON | INVITATION_CHAIN).
+ */
+export async function assertIndependent(q: Queryable, requesterId: string, approverId: string): Promise<void> {
+  if (requesterId === approverId) throw new AppError('SAME_OPERATOR', undefined, { reason: 'SAME_PERSON' });
+  const shared = await q.query<{ id: string }>(
+    `with recursive chain(root, member, depth) as (
+       select o.id, o.id, 0 from gateway.operators o where o.id in (?::uuid, ?::uuid)
+       union
+       select c.root, o.created_by, c.depth + 1 from chain c join gateway.operators o on o.id = c.member
+        where o.created_by is not null and c.depth < 64
+     )
+     select a.member::text as id from chain a join chain b on a.member = b.member
+      where a.root = ?::uuid and b.root = ?::uuid limit 1`,
+    [requesterId, approverId, requesterId, approverId]);
+  if (shared.length > 0) {
+    throw new AppError('SAME_OPERATOR',
+      'El operador que aprueba no puede compartir una cadena de invitaciones con quien hizo la solicitud (haberlo invitado, haber sido invitado por él o tener el mismo invitador).',
+      { reason: 'INVITATION_CHAIN' });
+  }
+}
