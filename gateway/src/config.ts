@@ -262,8 +262,8 @@ export interface GatewayConfig {
 }
 
 /** Outside production: the sandbox's SMTP sink (deploy/local/up.sh) and this sender. */
-export const DEV_SMTP_URL = 'smtp://127.0.0.1:2525';
-export const DEV_MAIL_FROM = 'Billetera Pagos <no-reply@pagos.example.co>';
+export const LOCAL_SMTP_SINK_URL = 'smtp://127.0.0.1:2525';
+export const LOCAL_MAIL_FROM = 'Billetera Pagos <no-reply@pagos.example.co>';
 
 /** Parses the environment once; every bad variable is named in one error. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): GatewayConfig {
@@ -328,7 +328,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
     nats: { url: e.NATS_URL, namespace: e.BUS_NAMESPACE, streamReplicas: e.NATS_STREAM_REPLICAS },
     mail: {
-      smtpUrl: e.SMTP_URL ?? DEV_SMTP_URL, from: e.MAIL_FROM ?? DEV_MAIL_FROM, timeoutMs: e.SMTP_TIMEOUT_MS,
+      smtpUrl: e.SMTP_URL ?? LOCAL_SMTP_SINK_URL, from: e.MAIL_FROM ?? LOCAL_MAIL_FROM, timeoutMs: e.SMTP_TIMEOUT_MS,
       intervalMs: e.MAIL_SENDER_INTERVAL_MS, retryBaseMs: e.MAIL_RETRY_BASE_MS, retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS, maxAttempts: e.MAIL_MAX_ATTEMPTS,
     },
   };

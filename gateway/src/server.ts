@@ -13,7 +13,7 @@ import { connectCollectKey } from './collectkey/collect-key-client.js';
 import { connectWebhook } from './webhook/webhook-client.js';
 import { connectReceipt } from './receipt/receipt-client.js';
 import { connectReconciliation } from './reconciliation/reconciliation-client.js';
-import { gatewayMigrations } from './persistence/migrations/index.js';
+import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from './persistence/migrations/index.js';
 import { MailOutbox, MailSender } from './app/mail-outbox.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { SmtpMailTransport } from './mail/smtp-transport.js';
@@ -36,8 +36,9 @@ export interface RunningGateway {
  */
 /** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
 export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls): Promise<RunningGateway> {
-  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: config.dbPoolMax });
+  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: config.dbPoolMax, appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES });
   try {
+    if (config.nodeEnv === 'production') await db.assertLeastPrivilege('runtime');
     if (config.migrateOnStart) {
       const applied = await db.migrate();
       if (applied.length) log.info({ applied }, 'migrations applied');

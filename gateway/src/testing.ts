@@ -1,5 +1,6 @@
-import { createLogger, devMeshTls } from '@wallet/platform';
-import { DEV_MAIL_FROM, DEV_SMTP_URL, loadConfig } from './config.js';
+import { createLogger, Database, devMeshTls, runtimeRole, type Logger } from '@wallet/platform';
+import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from './persistence/migrations/index.js';
+import { LOCAL_MAIL_FROM, LOCAL_SMTP_SINK_URL, loadConfig } from './config.js';
 import { startGatewayServer } from './server.js';
 
 export interface StartGatewayOptions {
@@ -27,6 +28,8 @@ export interface StartGatewayOptions {
   /** Where the gateway's mails go (e.g. the sandbox's SMTP sink); default SMTP_URL of `env`, else smtp://127.0.0.1:2525. */
   smtpUrl?: string;
   port?: number;
+  /** Production only: run as `databaseUrl`'s own role instead of the gateway's runtime role (to see a superuser refused). */
+  keepDatabaseRole?: boolean;
   /**
    * Any other gateway variable (e.g. RATE_LIMIT_READS, TRUSTED_PROXIES, ADMIN_TOKEN, LOG_LEVEL,
    * NODE_ENV=production, GATEWAY_ADMIN_PORT='0' for an admin listener on a free port).
@@ -64,8 +67,8 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     MAIL_SENDER_INTERVAL_MS: '100',
     MAIL_RETRY_BASE_MS: '200',
     // Production requires both (a test with NODE_ENV=production gets the development ones).
-    SMTP_URL: DEV_SMTP_URL,
-    MAIL_FROM: DEV_MAIL_FROM,
+    SMTP_URL: LOCAL_SMTP_SINK_URL,
+    MAIL_FROM: LOCAL_MAIL_FROM,
     ...opts.env,
     NATS_URL: opts.natsUrl ?? opts.env?.NATS_URL ?? 'nats://127.0.0.1:4222',
     BUS_NAMESPACE: opts.busNamespace ?? opts.env?.BUS_NAMESPACE ?? opts.namespace.toLowerCase().replace(/[^a-z0-9_]/g, '_'),
@@ -81,7 +84,13 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     RECONCILIATION_GRPC_ADDR: opts.reconciliationAddress ?? opts.env?.RECONCILIATION_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
-  const running = await startGatewayServer(config, log, devMeshTls('gateway'));
+  // Production refuses a database role that owns its schema or is a superuser (issue 36): like the
+  // chart, migrate as the (test) superuser first, then run as a login role of `wallet_gateway_app`.
+  const production = config.nodeEnv === 'production';
+  const runConfig = production && !opts.keepDatabaseRole
+    ? { ...config, databaseUrl: await asRuntimeRole(config.databaseUrl, config.migrateOnStart, log), migrateOnStart: false }
+    : config;
+  const running = await startGatewayServer(runConfig, log, devMeshTls('gateway'));
   return {
     url: `http://127.0.0.1:${running.port}`,
     port: running.port,
@@ -90,4 +99,29 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     adminToken: config.adminToken ?? '',
     stop: () => running.stop(),
   };
+}
+
+/**
+ * The URL of the gateway's test login role (`wallet_gateway_test_login`, a member of the gateway's
+ * runtime role only), after applying the migrations as the URL's own (super)user when asked: what an
+ * SRE sets up per service (docs/security.md, "Database roles").
+ */
+async function asRuntimeRole(superUrl: string, migrate: boolean, log: Logger): Promise<string> {
+  const db = await Database.open({ url: superUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: 1, appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES });
+  const login = 'wallet_gateway_test_login';
+  try {
+    if (migrate) await db.migrate();
+    // Roles are cluster-wide and test files run in parallel: one at a time (concurrent GRANTs on one role fail).
+    await db.query(`do $$ begin
+        perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
+        if not exists (select 1 from pg_roles where rolname = '${login}') then create role ${login} login; end if;
+        grant ${runtimeRole('gateway')} to ${login};
+      end $$`);
+  } finally {
+    await db.close();
+  }
+  const url = new URL(superUrl);
+  url.username = login;
+  url.password = '';
+  return url.toString();
 }

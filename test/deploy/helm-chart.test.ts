@@ -358,6 +358,25 @@ describe('helm chart', () => {
     expect(Object.keys(byComponent(leaky, 'ConfigMap', 'gateway')!.data!).some((k) => secretKey.test(k))).toBe(true);
   });
 
+  it('one database Secret per process (issue 36): the processes connect as their own role, the migration Jobs as the migrations role', () => {
+    const ms = render(['--set', 'secrets.database.databaseUrl=postgresql://wallet_migrator@pg/w', '--set', 'secrets.databases.ledger.databaseUrl=postgresql://wallet_ledger@pg/w', '--set', 'secrets.databases.gateway.existingSecret=gw-db']);
+    const dbRef = (kind: string, name: string) => {
+      const pod = kind === 'Job'
+        ? ofKind(ms, 'Job').find((j: any) => j.spec.template.metadata.labels['wallet.example.co/migrates'] === name)!.spec.template.spec
+        : byComponent(ms, 'Deployment', name)!.spec.template.spec;
+      return pod.containers[0].env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name;
+    };
+    expect(dbRef('Deployment', 'ledger')).toBe('rel-wallet-db-ledger-secrets');
+    expect(dbRef('Deployment', 'gateway')).toBe('gw-db');
+    expect(dbRef('Deployment', 'transfer')).toBe('rel-wallet-db-transfer-secrets');
+    for (const p of ['ledger', 'gateway', 'transfer']) expect(dbRef('Job', p)).toBe('rel-wallet-database-secrets');
+    const secret = (n: string) => ofKind(ms, 'Secret').find((s) => s.metadata.name === n);
+    expect(secret('rel-wallet-db-ledger-secrets')!.stringData).toEqual({ DATABASE_URL: 'postgresql://wallet_ledger@pg/w' });
+    // Unset: the migrations role's URL, which a production process refuses at start (it owns the schema).
+    expect(secret('rel-wallet-db-transfer-secrets')!.stringData).toEqual({ DATABASE_URL: 'postgresql://wallet_migrator@pg/w' });
+    expect(secret('rel-wallet-db-gateway-secrets')).toBeUndefined();
+  });
+
   it('reads credentials from existing Secrets when named, and makes none of its own then', () => {
     const ms = render([
       '--set', 'secrets.admin.existingSecret=my-admin',
@@ -366,19 +385,20 @@ describe('helm chart', () => {
       '--set', 'secrets.webhook.existingSecret=my-webhook',
       '--set', 'secrets.transfer.existingSecret=my-transfer',
       '--set', 'secrets.reconciliation.existingSecret=my-recon',
+      ...['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'sandbox'].flatMap((p) => ['--set', `secrets.databases.${p}.existingSecret=db-${p}`]),
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
     const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
-    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'my-db', REDIS_URL: 'my-db', SMTP_URL: 'my-providers' });
-    expect(env('transfer')).toEqual({ DATABASE_URL: 'my-db', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
-    expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'my-db', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
-    expect(env('collect-key')).toEqual({ DATABASE_URL: 'my-db', BREB_CALLBACK_SECRET: 'my-providers' });
-    expect(env('webhook')).toEqual({ DATABASE_URL: 'my-db', WEBHOOK_SECRET_KEY: 'my-webhook' });
-    expect(env('sandbox')).toEqual({ DATABASE_URL: 'my-db', SANDBOX_CALLBACK_SECRET: 'my-providers' });
-    expect(env('reconciliation')).toEqual({ DATABASE_URL: 'my-db', RECON_REPORTS_TOKEN: 'my-recon' });
+    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'db-gateway', REDIS_URL: 'my-db', SMTP_URL: 'my-providers' });
+    expect(env('transfer')).toEqual({ DATABASE_URL: 'db-transfer', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
+    expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'db-pse-deposit', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
+    expect(env('collect-key')).toEqual({ DATABASE_URL: 'db-collect-key', BREB_CALLBACK_SECRET: 'my-providers' });
+    expect(env('webhook')).toEqual({ DATABASE_URL: 'db-webhook', WEBHOOK_SECRET_KEY: 'my-webhook' });
+    expect(env('sandbox')).toEqual({ DATABASE_URL: 'db-sandbox', SANDBOX_CALLBACK_SECRET: 'my-providers' });
+    expect(env('reconciliation')).toEqual({ DATABASE_URL: 'db-reconciliation', RECON_REPORTS_TOKEN: 'my-recon' });
     // One switch at a time: only that group's Secret disappears.
     const some = render(['--set', 'secrets.admin.existingSecret=my-admin', '--set', 'secrets.admin.adminToken=ignored-when-existing']);
-    expect(ofKind(some, 'Secret').map((s) => s.metadata.name).sort()).toEqual(['rel-wallet-database-secrets', 'rel-wallet-providers-secrets', 'rel-wallet-reconciliation-secrets', 'rel-wallet-transfer-secrets', 'rel-wallet-webhook-secrets']);
+    expect(ofKind(some, 'Secret').map((s) => s.metadata.name).filter((n) => !n.startsWith('rel-wallet-db-')).sort()).toEqual(['rel-wallet-database-secrets', 'rel-wallet-providers-secrets', 'rel-wallet-reconciliation-secrets', 'rel-wallet-transfer-secrets', 'rel-wallet-webhook-secrets']);
     // Chart-made: the values land in the Secret, not elsewhere.
     const made = render(['--set', 'secrets.admin.adminToken=a-very-long-admin-token']);
     expect(ofKind(made, 'Secret').find((s) => s.metadata.name === 'rel-wallet-admin-secrets')!.stringData).toEqual({ ADMIN_TOKEN: 'a-very-long-admin-token' });

@@ -13,7 +13,7 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
 type Company = Awaited<ReturnType<Stack['provision']>>;
 
 /** B's webhook deliveries to a refusing loopback port are retried in the background: count their rows only. */
-const BACKGROUND = { countOnly: ['webhook.deliveries'] };
+const BACKGROUND = { countOnly: ['webhook.deliveries', 'gateway.mail_outbox'] };
 
 const gatewaySrc = (rel: string) => readFileSync(fileURLToPath(new URL(`../../gateway/src/${rel}`, import.meta.url)), 'utf8');
 

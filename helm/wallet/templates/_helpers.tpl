@@ -303,30 +303,33 @@ RECON_RAILS: {{ join "," . | quote }}
 Secret groups: name of the Secret each group is read from (yours, or the one the chart makes).
 */}}
 {{- define "wallet.secretName" -}}
-{{- $g := index .root.Values.secrets .group -}}
+{{- $g := dict -}}
+{{- if hasPrefix "db-" .group -}}{{- $g = index .root.Values.secrets.databases (trimPrefix "db-" .group) -}}{{- else -}}{{- $g = index .root.Values.secrets .group -}}{{- end -}}
 {{- if $g.existingSecret -}}{{ $g.existingSecret }}{{- else -}}{{ printf "%s-%s-secrets" (include "wallet.fullname" .root) .group }}{{- end -}}
 {{- end -}}
 
 {{/* Secret variables of one process: [env name, group, key in the Secret]. */}}
 {{- define "wallet.secretEnvTable" -}}
-gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [GATEWAY_ENCRYPTION_KEY, admin, GATEWAY_ENCRYPTION_KEY], [DATABASE_URL, database, DATABASE_URL], [REDIS_URL, database, REDIS_URL], [SMTP_URL, providers, SMTP_URL]]
-ledger: [[DATABASE_URL, database, DATABASE_URL]]
-transfer: [[DATABASE_URL, database, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET], [TRANSFER_DATA_KEY, transfer, TRANSFER_DATA_KEY]]
-pse-deposit: [[DATABASE_URL, database, DATABASE_URL], [PSE_CALLBACK_SECRET, providers, PSE_CALLBACK_SECRET], [SMTP_URL, providers, SMTP_URL]]
-collect-key: [[DATABASE_URL, database, DATABASE_URL], [BREB_CALLBACK_SECRET, providers, BREB_CALLBACK_SECRET]]
-receipt: [[DATABASE_URL, database, DATABASE_URL]]
-webhook: [[DATABASE_URL, database, DATABASE_URL], [WEBHOOK_SECRET_KEY, webhook, WEBHOOK_SECRET_KEY]]
-reconciliation: [[DATABASE_URL, database, DATABASE_URL], [RECON_REPORTS_TOKEN, reconciliation, RECON_REPORTS_TOKEN]]
-sandbox: [[DATABASE_URL, database, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
+gateway: [[ADMIN_TOKEN, admin, ADMIN_TOKEN], [API_KEY_PEPPER, admin, API_KEY_PEPPER], [GATEWAY_ENCRYPTION_KEY, admin, GATEWAY_ENCRYPTION_KEY], [DATABASE_URL, db-gateway, DATABASE_URL], [REDIS_URL, database, REDIS_URL], [SMTP_URL, providers, SMTP_URL]]
+ledger: [[DATABASE_URL, db-ledger, DATABASE_URL]]
+transfer: [[DATABASE_URL, db-transfer, DATABASE_URL], [RAIL_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET], [TRANSFER_DATA_KEY, transfer, TRANSFER_DATA_KEY]]
+pse-deposit: [[DATABASE_URL, db-pse-deposit, DATABASE_URL], [PSE_CALLBACK_SECRET, providers, PSE_CALLBACK_SECRET], [SMTP_URL, providers, SMTP_URL]]
+collect-key: [[DATABASE_URL, db-collect-key, DATABASE_URL], [BREB_CALLBACK_SECRET, providers, BREB_CALLBACK_SECRET]]
+receipt: [[DATABASE_URL, db-receipt, DATABASE_URL]]
+webhook: [[DATABASE_URL, db-webhook, DATABASE_URL], [WEBHOOK_SECRET_KEY, webhook, WEBHOOK_SECRET_KEY]]
+reconciliation: [[DATABASE_URL, db-reconciliation, DATABASE_URL], [RECON_REPORTS_TOKEN, reconciliation, RECON_REPORTS_TOKEN]]
+sandbox: [[DATABASE_URL, db-sandbox, DATABASE_URL], [SANDBOX_CALLBACK_SECRET, providers, RAIL_CALLBACK_SECRET]]
 {{- end -}}
 
 {{- define "wallet.secretEnv" -}}
 {{- $rows := index (include "wallet.secretEnvTable" .root | fromYaml) .process.name -}}
 {{- range $row := $rows }}
+{{- /* The migration Jobs connect as the migrations role (group `database`); the processes as their own. */}}
+{{- $group := ternary "database" (index $row 1) (and (eq (toString (default false $.migrations)) "true") (eq (index $row 0) "DATABASE_URL")) }}
 - name: {{ index $row 0 }}
   valueFrom:
     secretKeyRef:
-      name: {{ include "wallet.secretName" (dict "root" $.root "group" (index $row 1)) }}
+      name: {{ include "wallet.secretName" (dict "root" $.root "group" $group) }}
       key: {{ index $row 2 }}
       optional: {{ ne (index $row 0) "DATABASE_URL" }}
 {{- end }}

@@ -58,7 +58,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
   try {
     const { db, bus, relay: r } = await scope.infra({
       name: 'collect-key', schema: COLLECT_KEY_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: collectKeyMigrations, poolMax: c.COLLECT_KEY_DB_POOL_MAX,
-      migrateOnStart: c.COLLECT_KEY_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['COLLECT_KEYS', 'DEPOSITS'],
+      migrateOnStart: c.COLLECT_KEY_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['COLLECT_KEYS', 'DEPOSITS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -22,6 +22,8 @@ export interface LedgerRuntimeOptions {
   opsPort: number | null;
   opsHost?: string;
   migrateOnStart: boolean;
+  /** NODE_ENV=production: a database role that could rewrite history is refused at start. */
+  production?: boolean;
   poolMax: number;
   logger: Logger;
 }
@@ -49,7 +51,7 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
     // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
     const { db, bus, relay: r } = await scope.infra({
       name: 'ledger', schema: LEDGER_SCHEMA, databaseUrl: o.databaseUrl, migrations: ledgerMigrations, poolMax: o.poolMax,
-      migrateOnStart: o.migrateOnStart, natsUrl: o.natsUrl, namespace: o.namespace, ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}), streams: ['LEDGER'],
+      migrateOnStart: o.migrateOnStart, production: o.production === true, natsUrl: o.natsUrl, namespace: o.namespace, ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}), streams: ['LEDGER'],
       relay: { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -25,6 +25,7 @@ try {
     grpcPort: config.LEDGER_GRPC_PORT,
     opsPort: config.LEDGER_OPS_PORT,
     migrateOnStart: config.LEDGER_MIGRATE_ON_START,
+    production: config.NODE_ENV === 'production',
     poolMax: config.LEDGER_DB_POOL_MAX,
     logger: log,
   });

@@ -64,7 +64,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
   try {
     const { db, bus, relay: r } = await scope.infra({
       name: 'pse-deposit', schema: DEPOSIT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: depositMigrations, poolMax: c.DEPOSIT_DB_POOL_MAX,
-      migrateOnStart: c.DEPOSIT_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['DEPOSITS'],
+      migrateOnStart: c.DEPOSIT_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['DEPOSITS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -35,7 +35,7 @@ export interface ReceiptRuntime {
 export async function openStores(c: ReceiptConfig, scope: ServiceScope, name: string): Promise<{ db: Database; bus: Bus }> {
   return scope.infra({
     name, schema: RECEIPT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: receiptMigrations, poolMax: c.RECEIPT_DB_POOL_MAX,
-    migrateOnStart: c.RECEIPT_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
+    migrateOnStart: c.RECEIPT_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
     streams: ['TRANSFERS', 'DEPOSITS'], relay: false, // a read model: it publishes nothing
   });
 }

@@ -68,7 +68,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
   try {
     const { db, bus, relay: r } = await scope.infra({
       name: 'reconciliation', schema: RECONCILIATION_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: reconciliationMigrations, poolMax: c.RECONCILIATION_DB_POOL_MAX,
-      migrateOnStart: c.RECONCILIATION_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
+      migrateOnStart: c.RECONCILIATION_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
       streams: ['RECONCILIATION'], relay: { intervalMs: 500, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;

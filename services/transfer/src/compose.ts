@@ -73,7 +73,7 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
   try {
     const { db, bus, relay: r } = await scope.infra({
       name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations(protection), poolMax: c.TRANSFER_DB_POOL_MAX,
-      migrateOnStart: c.TRANSFER_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['TRANSFERS'],
+      migrateOnStart: c.TRANSFER_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['TRANSFERS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
     });
     const relay = r!;

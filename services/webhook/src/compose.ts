@@ -47,7 +47,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
   try {
     const { db, bus } = await scope.infra({
       name: 'webhook', schema: WEBHOOK_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: webhookMigrations, poolMax: c.WEBHOOK_DB_POOL_MAX,
-      migrateOnStart: c.WEBHOOK_MIGRATE_ON_START, natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
+      migrateOnStart: c.WEBHOOK_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
       streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS'], relay: false, // it publishes nothing
     });
 

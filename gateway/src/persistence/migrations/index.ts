@@ -16,3 +16,9 @@ export const gatewayMigrations = [
   // 0008 (two-person approval requests) is merged in before this one.
   Migration0009SecurityNotices,
 ];
+
+/**
+ * What the gateway's processes may only append to and read (issue 36): the audit log and the
+ * permanent bootstrap mark. Its runtime role gets INSERT and SELECT on them, nothing else.
+ */
+export const GATEWAY_APPEND_ONLY_TABLES = ['admin_audit', 'bootstrap_state'] as const;

@@ -7,6 +7,7 @@ import { ledgerMigrations } from '../persistence/migrations/index.js';
 const config = loadConfig(process.env);
 const log = createLogger('ledger-migrate', config.LOG_LEVEL);
 const db = await Database.open({ url: config.DATABASE_URL, schema: LEDGER_SCHEMA, migrations: ledgerMigrations, logger: log, poolMax: 2 });
+if (config.NODE_ENV === 'production') await db.assertLeastPrivilege('migrations');
 try {
   const applied = await db.migrate();
   log.info({ applied }, applied.length > 0 ? 'ledger migrations applied' : 'ledger schema up to date');

@@ -89,6 +89,11 @@ export interface DatabaseOptions {
   entities?: Options['entities'];
   poolMax?: number;
   logger: Logger;
+  /**
+   * Tables the service's runtime role may only INSERT into and SELECT from (issue 36: the gateway's
+   * audit log and bootstrap mark): `migrate` grants the rest of the schema's DML but not these.
+   */
+  appendOnlyTables?: readonly string[];
 }
 
 /** A transaction handle: raw SQL on the transaction's connection, plus its EntityManager. */
@@ -114,7 +119,7 @@ export class Database {
   private nativePool: Promise<NativePool> | undefined;
   private readonly statementNames = new Map<string, { text: string; name: string }>();
 
-  private constructor(readonly orm: MikroORM, readonly schema: string, private readonly url: string) {}
+  private constructor(readonly orm: MikroORM, readonly schema: string, private readonly url: string, private readonly appendOnlyTables: readonly string[] = []) {}
 
   private pool(): Promise<NativePool> {
     this.nativePool ??= (this.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
@@ -286,7 +291,7 @@ export class Database {
     });
     const conn = orm.em.getConnection() as unknown as { getNativeClient(): Promise<PatchablePool> };
     releaseDeadConnections(await conn.getNativeClient());
-    return new Database(orm, opts.schema, opts.url);
+    return new Database(orm, opts.schema, opts.url, opts.appendOnlyTables ?? []);
   }
 
   /**
@@ -298,7 +303,70 @@ export class Database {
     await this.orm.em.getConnection().execute(`create schema if not exists "${this.schema}"`);
     const applied = await this.orm.migrator.up();
     await this.grantReader();
+    await this.grantRuntime();
     return applied.map((m) => m.name);
+  }
+
+  /**
+   * Least privilege (issue 36, finding 5). The role that runs the migrations owns the schema and its
+   * objects; the service's processes run as a role that is only a member of `runtimeRole(schema)`
+   * (`wallet_<schema>_app`, NOLOGIN): USAGE on its schema, SELECT/INSERT/UPDATE/DELETE on its tables,
+   * its sequences and functions — never another schema, never ownership (an owner may disable a
+   * trigger or drop a table), never TRUNCATE. `appendOnlyTables` get INSERT and SELECT only. Default
+   * privileges cover what later migrations create. Idempotent; serialised like the reader's grants.
+   */
+  private async grantRuntime(): Promise<void> {
+    const role = runtimeRole(this.schema);
+    const s = `"${this.schema}"`;
+    const appendOnly = this.appendOnlyTables.map((t) => {
+      if (!/^[a-z_][a-z0-9_]*$/.test(t)) throw new Error(`not a table name: ${t}`);
+      return `revoke update, delete, truncate, references, trigger on ${s}."${t}" from "${role}";`;
+    }).join('\n        ');
+    await this.orm.em.getConnection().execute(`do $$ begin
+        perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
+        if not exists (select 1 from pg_roles where rolname = '${role}') then
+          begin
+            create role "${role}" nologin;
+          exception when duplicate_object or unique_violation then null;
+                    when insufficient_privilege then raise warning 'cannot create role ${role}: ask a DBA to create it (NOLOGIN)'; return;
+          end;
+        end if;
+        grant usage on schema ${s} to "${role}";
+        grant select, insert, update, delete on all tables in schema ${s} to "${role}";
+        grant usage, select, update on all sequences in schema ${s} to "${role}";
+        grant execute on all functions in schema ${s} to "${role}";
+        alter default privileges in schema ${s} grant select, insert, update, delete on tables to "${role}";
+        alter default privileges in schema ${s} grant usage, select, update on sequences to "${role}";
+        alter default privileges in schema ${s} grant execute on functions to "${role}";
+        ${appendOnly}
+        -- The migration history is the migrations role's alone.
+        revoke all on ${s}.mikro_orm_migrations from "${role}";
+        grant select on ${s}.mikro_orm_migrations to "${role}";
+      end $$`);
+  }
+
+  /**
+   * Refuses (throws, naming the role and why, never the URL) a production process whose database role
+   * could rewrite history: a superuser, a role that bypasses row security or creates roles, and — for a
+   * service's `runtime` — a role owning (or able to become the owner of) its schema's objects. The
+   * migrations role may own them, never be a superuser.
+   */
+  async assertLeastPrivilege(kind: 'runtime' | 'migrations'): Promise<void> {
+    const [r] = await this.query<{ role: string; superuser: boolean; bypassrls: boolean; createrole: boolean; owns: boolean }>(
+      `select r.rolname as role, r.rolsuper as superuser, r.rolbypassrls as bypassrls, r.rolcreaterole as createrole,
+              exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
+                       where n.nspname = ? and pg_has_role(current_user, c.relowner, 'MEMBER'))
+              or exists (select 1 from pg_namespace n where n.nspname = ? and pg_has_role(current_user, n.nspowner, 'MEMBER')) as owns
+         from pg_roles r where r.rolname = current_user`, [this.schema, this.schema]);
+    const why: string[] = [];
+    if (r?.superuser) why.push('is a superuser');
+    if (r?.bypassrls) why.push('bypasses row security');
+    if (r?.createrole) why.push('may create roles');
+    if (kind === 'runtime' && r?.owns) why.push(`owns the "${this.schema}" schema or its tables (only the migrations role may)`);
+    if (why.length > 0) {
+      throw new Error(`database role "${r?.role ?? '?'}" ${why.join(', ')}: in production each process connects as its own role, `
+        + `a member of ${runtimeRole(this.schema)} (see docs/security.md, "Database roles")`);
+    }
   }
 
   /**
@@ -348,6 +416,12 @@ export class Database {
   close(): Promise<void> {
     return this.orm.close(true);
   }
+}
+
+/** The runtime role of a service's schema (DML on its own tables only; issue 36): `wallet_<schema>_app`. */
+export function runtimeRole(schema: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
+  return `wallet_${schema}_app`;
 }
 
 /** The read-only role of a service's schema (SELECT only): `wallet_<schema>_reader`. */

@@ -12,6 +12,8 @@ export interface ServiceInfraOptions {
   migrations: DatabaseOptions['migrations'];
   poolMax?: number;
   migrateOnStart: boolean;
+  /** NODE_ENV=production: refuse a database role that could rewrite history (Database.assertLeastPrivilege). */
+  production?: boolean;
   natsUrl: string;
   namespace: string;
   /** JetStream stream replicas (NATS_STREAM_REPLICAS; 1 by default). */
@@ -42,6 +44,7 @@ export class ServiceScope {
   async infra(o: ServiceInfraOptions): Promise<{ db: Database; bus: Bus; relay: OutboxRelay | undefined }> {
     const db = await Database.open({ url: o.databaseUrl, schema: o.schema, migrations: o.migrations, logger: this.log, poolMax: o.poolMax });
     this.defer(() => db.close());
+    if (o.production) await db.assertLeastPrivilege('runtime');
     if (o.migrateOnStart) {
       const applied = await db.migrate();
       if (applied.length > 0) this.log.info({ applied }, 'migrations applied');

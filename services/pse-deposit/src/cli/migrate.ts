@@ -7,6 +7,7 @@ import { depositMigrations } from '../persistence/migrations/index.js';
 const config = loadConfig(process.env);
 const log = createLogger('pse-deposit-migrate', config.LOG_LEVEL);
 const db = await Database.open({ url: config.DATABASE_URL, schema: DEPOSIT_SCHEMA, migrations: depositMigrations, logger: log, poolMax: 2 });
+if (config.NODE_ENV === 'production') await db.assertLeastPrivilege('migrations');
 try {
   const applied = await db.migrate();
   log.info({ applied }, applied.length > 0 ? 'pse-deposit migrations applied' : 'pse_deposit schema up to date');

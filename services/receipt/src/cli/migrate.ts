@@ -7,6 +7,7 @@ import { receiptMigrations } from '../persistence/migrations/index.js';
 const config = loadConfig(process.env);
 const log = createLogger('receipt-migrate', config.LOG_LEVEL);
 const db = await Database.open({ url: config.DATABASE_URL, schema: RECEIPT_SCHEMA, migrations: receiptMigrations, logger: log, poolMax: 2 });
+if (config.NODE_ENV === 'production') await db.assertLeastPrivilege('migrations');
 try {
   const applied = await db.migrate();
   log.info({ applied }, applied.length > 0 ? 'receipt migrations applied' : 'receipt schema up to date');
