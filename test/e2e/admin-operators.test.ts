@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { mailed as mailbox } from '../support/mailbox.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -30,19 +31,7 @@ describe('admin operators (production)', () => {
   const pub = (method: string, path: string, token?: string, body?: unknown) => call(stack.gateway.url, method, path, { token, body });
   const code = (secret: string) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate();
 
-  /** A credential production delivers only to its owner: the first match in the mails the sandbox's sink received for `to`. */
-  async function mailed(to: string, re: RegExp): Promise<RegExpExecArray> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const items = ((await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as { items: Array<{ text: string }> }).items;
-      for (const m of items) {
-        const hit = re.exec(m.text);
-        if (hit) return hit;
-      }
-      if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
-      await new Promise((res) => setTimeout(res, 100));
-    }
-  }
+  const mailed = (to: string, re: RegExp) => mailbox(stack.sandbox!.url, to, re);
   /** Past the production notice delay (24 h), moved in the database: the gateway reads Postgres's clock. */
   async function delayPassed(id: string): Promise<void> {
     const db = new pg.Client({ connectionString: stack.databaseUrl });

@@ -3,6 +3,7 @@ import { Secret, TOTP } from 'otpauth';
 import { ERRORS } from '@wallet/platform';
 import { startGateway, type StartedGateway } from '@wallet/gateway/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { mailed as mailbox } from '../support/mailbox.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -230,18 +231,7 @@ describe('dashboard invitations (self-enrolment)', () => {
         DASHBOARD_PUBLIC_URL: 'https://pagos.example.co',
       },
     });
-    const mailed = async (to: string, re: RegExp): Promise<RegExpExecArray> => {
-      const deadline = Date.now() + 20_000;
-      for (;;) {
-        const items = ((await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as { items: Array<{ text: string }> }).items;
-        for (const m of items) {
-          const hit = re.exec(m.text);
-          if (hit) return hit;
-        }
-        if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
-        await new Promise((res) => setTimeout(res, 100));
-      }
-    };
+    const mailed = (to: string, re: RegExp) => mailbox(stack.sandbox!.url, to, re);
     try {
       // Production: /admin only on the admin listener, and only for named operators (the shared
       // token may only invite the first two): they enrol from the token e-mailed to each.

@@ -1,6 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
 import pg from 'pg';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { mailed } from '../support/mailbox.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -29,20 +30,7 @@ describe('insider attacks (production)', () => {
   const pub = (method: string, path: string, token?: string, body?: unknown) => call(stack.gateway.url, method, path, { token, body });
   const code = (secret: string, steps = 0) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
 
-  /** The mails the sandbox's SMTP sink received for `to` (the gateway sends them after commit: wait for the one matching). */
-  async function mailMatching(to: string, re: RegExp): Promise<RegExpExecArray> {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const r = await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`);
-      const items = ((await r.json()) as { items: Array<{ text: string }> }).items;
-      for (const m of items) {
-        const hit = re.exec(m.text);
-        if (hit) return hit;
-      }
-      if (Date.now() > deadline) throw new Error(`no mail to ${to} matching ${re}`);
-      await new Promise((res) => setTimeout(res, 200));
-    }
-  }
+  const mailMatching = (to: string, re: RegExp) => mailed(stack.sandbox!.url, to, re);
   /** The notice delay passes (moved in the database: the gateway reads Postgres's clock). */
   const delayPassed = (id: string) => db.query(`update gateway.approval_requests set not_before = now() where id = $1`, [id]);
 

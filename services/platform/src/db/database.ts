@@ -323,14 +323,7 @@ export class Database {
       return `revoke update, delete, truncate, references, trigger on ${s}."${t}" from "${role}";`;
     }).join('\n        ');
     await this.orm.em.getConnection().execute(`do $$ begin
-        perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
-        if not exists (select 1 from pg_roles where rolname = '${role}') then
-          begin
-            create role "${role}" nologin;
-          exception when duplicate_object or unique_violation then null;
-                    when insufficient_privilege then raise warning 'cannot create role ${role}: ask a DBA to create it (NOLOGIN)'; return;
-          end;
-        end if;
+        ${ensureNologinRole(role)}
         grant usage on schema ${s} to "${role}";
         grant select, insert, update, delete on all tables in schema ${s} to "${role}";
         grant usage, select, update on all sequences in schema ${s} to "${role}";
@@ -379,14 +372,7 @@ export class Database {
     const role = readerRole(this.schema);
     const conn = this.orm.em.getConnection();
     await conn.execute(`do $$ begin
-        perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
-        if not exists (select 1 from pg_roles where rolname = '${role}') then
-          begin
-            create role "${role}" nologin;
-          exception when duplicate_object or unique_violation then null;
-                    when insufficient_privilege then raise warning 'cannot create role ${role}: ask a DBA to create it (NOLOGIN)'; return;
-          end;
-        end if;
+        ${ensureNologinRole(role)}
         grant usage on schema "${this.schema}" to "${role}";
         grant select on all tables in schema "${this.schema}" to "${role}";
         alter default privileges in schema "${this.schema}" grant select on tables to "${role}";
@@ -416,6 +402,22 @@ export class Database {
   close(): Promise<void> {
     return this.orm.close(true);
   }
+}
+
+/**
+ * PL/pgSQL (inside a `do` block) that creates a NOLOGIN role once, serialised by an advisory lock
+ * (concurrent GRANTs on one object fail); without CREATEROLE it warns and leaves the block (a DBA
+ * creates the role).
+ */
+function ensureNologinRole(role: string): string {
+  return `perform pg_advisory_xact_lock(hashtext('wallet reader roles'));
+        if not exists (select 1 from pg_roles where rolname = '${role}') then
+          begin
+            create role "${role}" nologin;
+          exception when duplicate_object or unique_violation then null;
+                    when insufficient_privilege then raise warning 'cannot create role ${role}: ask a DBA to create it (NOLOGIN)'; return;
+          end;
+        end if;`;
 }
 
 /** The runtime role of a service's schema (DML on its own tables only; issue 36): `wallet_<schema>_app`. */
