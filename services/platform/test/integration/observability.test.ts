@@ -169,13 +169,15 @@ describe('bus: outbox lag, consumer lag and redeliveries, trace context through 
     expect(value(text, `outbox_pending_events{schema="${SCHEMA}"}`)).toBe(2);
     expect(value(text, `outbox_lag_seconds{schema="${SCHEMA}"}`)).toBeGreaterThanOrEqual(5);
 
-    let failOnce = true;
+    // Event 1 fails until it is redelivered. (Failing only once was flaky: when both events came in one
+    // pull, the batch rolled back and was applied one at a time — no failure counted, no redelivery.
+    // Failing every first delivery gives one counted failure and one redelivery on either path.)
     const seen: Array<{ traceparent: string | undefined; n: number }> = [];
     const consumer = new InboxConsumer(db, bus, {
       stream: 'LEDGER', durable: 'obs', subject: 'ledger.>', log,
       handler: async (evt) => {
         log.info({ n: (evt.payload as { n: number }).n }, 'applying');
-        if (failOnce) { failOnce = false; throw new Error('transient'); }
+        if ((evt.payload as { n: number }).n === 1 && !evt.redelivered) throw new Error('transient');
         seen.push({ traceparent: evt.traceparent, n: (evt.payload as { n: number }).n });
       },
     });
@@ -190,7 +192,8 @@ describe('bus: outbox lag, consumer lag and redeliveries, trace context through 
       // Without a tracer provider the relay forwards the stored context: the consumer continues the writer's trace.
       for (const s of seen) expect(s.traceparent).toBe('00-11112222333344445555666677778888-1111222233334444-01');
       const applying = lines().filter((l) => l.msg === 'applying');
-      expect(applying.length).toBe(3);
+      // 3 one at a time (1 fails, 2, 1 again); 4 when the first pull held both (the batch's try as well).
+      expect([3, 4]).toContain(applying.length);
       for (const l of applying) expect(l).toMatchObject({ companyId: 'co-bus', eventId: expect.any(String), traceId: '11112222333344445555666677778888' });
 
       text = await eventually(async () => {
