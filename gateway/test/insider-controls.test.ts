@@ -108,6 +108,12 @@ describe('finding 1: one operator drains a multi-signature company', () => {
     }
     const now = (await api.get(`/admin/companies/${co.id}`, { token: a.session })).body;
     expect([now.counterpartyDailyLimitCents, now.counterpartyMonthlyLimitCents]).toEqual([400_000, 50_000_000_000]);
+    // A suspension is a control: one operator suspends, lifting it takes two.
+    expect((await api.patch(`/admin/companies/${co.id}`, { token: a.session, body: { status: 'SUSPENDED' } })).body.status).toBe('SUSPENDED');
+    const lift = await api.patch(`/admin/companies/${co.id}`, { token: a.session, body: { status: 'ACTIVE' } });
+    expect([lift.status, lift.body.payload]).toEqual([202, { status: 'ACTIVE' }]);
+    expect((await api.get(`/admin/companies/${co.id}`, { token: a.session })).body.status).toBe('SUSPENDED');
+    expect((await approve(lift.body.id, b.session)).body.result.company.status).toBe('ACTIVE');
   });
 });
 
@@ -184,6 +190,23 @@ describe('approval requests', () => {
     expect(unknown.status).toBe(202);
     expect((await approve(unknown.body.id, c.session)).body.error).toBe('AML_ENTRY_NOT_FOUND');
     expect((await api.get(`/admin/approval-requests/${unknown.body.id}`, { token: a.session })).body).toMatchObject({ status: 'FAILED', errorCode: 'AML_ENTRY_NOT_FOUND' });
+  });
+
+  it('bad input: query, ids and bodies outside their schema are 400/404, never 5xx; nothing decided', async () => {
+    const co = await adminOf(api, token).createCompany({ multiSigThreshold: 2 });
+    const r = await api.patch(`/admin/companies/${co.id}`, { token: a.session, body: { multiSigThreshold: 1 } });
+    for (const q of ['status=NOPE', 'action=CREDIT', 'limit=0', 'limit=101', 'companyId=not-a-uuid', 'cursor=nope', 'extra=1']) {
+      const l = await api.get(`/admin/approval-requests?${q}`, { token: b.session });
+      expect({ q, status: l.status, error: l.body.error }).toEqual({ q, status: 400, error: 'INVALID_REQUEST' });
+    }
+    for (const body of [{ reason: '' }, { reason: 'x'.repeat(501) }, { reason: 7 }, { motivo: 'x' }]) {
+      const x = await api.post(`/admin/approval-requests/${r.body.id}/reject`, { token: b.session, body });
+      expect([x.status, x.body.error]).toEqual([400, 'INVALID_REQUEST']);
+    }
+    const malformed = await api.post(`/admin/approval-requests/${r.body.id}/reject`, { token: b.session, raw: '{"reason":', headers: { 'content-type': 'application/json' } });
+    expect([malformed.status, malformed.body.error]).toEqual([400, 'INVALID_REQUEST']);
+    expect((await api.post('/admin/approval-requests/apr_nope/approve', { token: b.session })).body.error).toBe('APPROVAL_REQUEST_NOT_FOUND');
+    expect((await api.get(`/admin/approval-requests/${r.body.id}`, { token: b.session })).body.status).toBe('PENDING_APPROVAL');
   });
 
   it('expire unused; a rejection changes nothing; unknown ids are 404', async () => {

@@ -32,8 +32,8 @@ export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?
  *
  * | change | one operator | two operators |
  * |---|---|---|
- * | company: raise the threshold, tighten limits, status, tax regime, rate multiplier | ✓ | |
- * | company: lower the threshold, loosen a counterparty limit | | ✓ (delay) |
+ * | company: raise the threshold, tighten limits, suspend, tax regime, rate multiplier | ✓ | |
+ * | company: lower the threshold, loosen a counterparty limit, reactivate | | ✓ (delay) |
  * | API key READ | ✓ (to the company's admins) | |
  * | API key WRITE | | ✓ (delay) |
  * | dashboard user | | ✓ (delay; the invitation to the user) |
@@ -278,13 +278,16 @@ function withoutLink(u: InvitedDashboardUser) {
 }
 
 /**
- * What in a patch weakens a control: a lower multi-signature threshold, or a counterparty limit
+ * What in a patch weakens a control: a lower multi-signature threshold, reactivating a suspended
+ * company, or a counterparty limit
  * that is not a strict tightening of a limit already set (0 means "the platform default", so
  * setting or clearing a limit may loosen it).
  */
 export function loosenedControls(before: Company, patch: CompanyPatch): string[] {
   const out: string[] = [];
   if (patch.multiSigThreshold !== undefined && patch.multiSigThreshold < before.multiSigThreshold) out.push('multiSigThreshold');
+  // A suspension is a control too: lifting it takes two.
+  if (patch.status === 'ACTIVE' && before.status === 'SUSPENDED') out.push('status');
   const tightening = (old: bigint, next: bigint) => old > 0n && next > 0n && next <= old;
   if (patch.counterpartyDailyLimitCents !== undefined && patch.counterpartyDailyLimitCents !== before.counterpartyDailyLimitCents
     && !tightening(before.counterpartyDailyLimitCents, patch.counterpartyDailyLimitCents)) out.push('counterpartyDailyLimitCents');

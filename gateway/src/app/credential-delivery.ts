@@ -3,6 +3,7 @@ import type { InvitedDashboardUser } from '../auth/dashboard-auth.js';
 import type { InvitedOperator } from '../auth/operator-auth.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { MailOutbox } from './mail-outbox.js';
+import { activeCompanyAdmins } from './security-notices.js';
 
 /**
  * Credentials reach only their owner (issue 36). An enrolment token goes to the invited operator,
@@ -14,11 +15,6 @@ import type { MailOutbox } from './mail-outbox.js';
  */
 export class CredentialDelivery {
   constructor(private readonly mail: MailOutbox, private readonly opts: { production: boolean }, private readonly log: Logger) {}
-
-  /** Whether a response may show a credential (never in production). */
-  get showsCredentials(): boolean {
-    return !this.opts.production;
-  }
 
   async operatorEnrollment(q: Queryable, op: InvitedOperator): Promise<{ enrollmentToken: string } | undefined> {
     await this.mail.enqueue(q, {
@@ -64,9 +60,7 @@ export class CredentialDelivery {
    * COMPANY_ADMIN_REQUIRED in production (the key is not created: nobody could receive it).
    */
   async apiKey(q: Queryable, companyId: string, key: { id: string; key: string; scope: string; label: string }): Promise<{ key: string } | undefined> {
-    const admins = await q.query<{ email: string }>(
-      `select email from gateway.dashboard_users
-        where company_id = ?::uuid and role = 'ADMIN' and activated_at is not null and disabled_at is null order by email`, [companyId]);
+    const admins = await activeCompanyAdmins(q, companyId);
     if (admins.length === 0 && this.opts.production) throw new AppError('COMPANY_ADMIN_REQUIRED');
     for (const a of admins) {
       await this.mail.enqueue(q, {

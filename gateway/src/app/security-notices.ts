@@ -87,10 +87,7 @@ export class SecurityNotices {
     await appendOutbox(tx, 'gateway', { id: eventId, subject: SECURITY_CHANGED_SUBJECT, payload });
 
     const [company] = await tx.query<{ name: string }>(`select name from gateway.companies where id = ?`, [n.companyId]);
-    const admins = await tx.query<{ email: string }>(
-      `select email from gateway.dashboard_users
-        where company_id = ? and role = 'ADMIN' and disabled_at is null and activated_at is not null
-        order by created_at, id`, [n.companyId]);
+    const admins = await activeCompanyAdmins(tx, n.companyId);
     const mail = securityMail(company?.name ?? 'su empresa', n, occurredAt, effectiveAt);
     for (const admin of admins) {
       await this.mail.enqueue(tx, { to: admin.email, ...mail, kind: SECURITY_MAIL_KIND, companyId: n.companyId });
@@ -102,6 +99,14 @@ export class SecurityNotices {
     this.wake();
     this.mail.nudge();
   }
+}
+
+/** The e-mail addresses of a company's active dashboard ADMINs: who is told, and who receives its new API keys. */
+export async function activeCompanyAdmins(q: Queryable, companyId: string): Promise<Array<{ email: string }>> {
+  return q.query<{ email: string }>(
+    `select email from gateway.dashboard_users
+      where company_id = ?::uuid and role = 'ADMIN' and disabled_at is null and activated_at is not null
+      order by created_at, id`, [companyId]);
 }
 
 /** The e-mail of a notice, in Spanish; no secret, no link to act on (a change is objected to through the usual channels). */

@@ -8,25 +8,25 @@ const Status = z.enum(APPROVAL_STATUSES as unknown as ['PENDING_APPROVAL', 'APPR
 const Action = z.enum(APPROVAL_ACTION_NAMES as unknown as ['COMPANY_UPDATE', 'API_KEY_ISSUE', 'DASHBOARD_USER_ADD', 'OPERATOR_INVITE', 'OPERATOR_DISABLE', 'FEE_SET', 'AML_REMOVE']);
 
 export const ApprovalRequestSchema = z.object({
-  id: z.string().meta({ description: '`apr_…`' }),
+  id: z.string().meta({ description: '`apr_` + 32 hex digits.', pattern: '^apr_[0-9a-f]{32}$', example: 'apr_3ff49a3c96cb5ddd34439167541c51c3' }),
   action: Action.meta({
     description: 'COMPANY_UPDATE (a lower multi-signature threshold or a looser counterparty limit), API_KEY_ISSUE (a WRITE key), DASHBOARD_USER_ADD, OPERATOR_INVITE, OPERATOR_DISABLE, FEE_SET, AML_REMOVE.',
   }),
-  companyId: z.string().nullable(),
+  companyId: z.string().nullable().meta({ format: 'uuid', example: '54d93216-33a0-46e9-b5ce-766257f40114' }),
   targetId: z.string().nullable().meta({ description: 'The operator or AML entry the change is about.' }),
-  payload: z.record(z.string(), z.unknown()).meta({ description: 'The change asked for, as validated (never a credential).' }),
+  payload: z.record(z.string(), z.unknown()).meta({ description: 'The change asked for, as validated (never a credential).', example: { multiSigThreshold: 0 } }),
   status: Status.meta({
     description: 'PENDING_APPROVAL (nothing changed) → APPROVED (a second operator approved; another service is applying it) → APPLIED; or REJECTED, EXPIRED (not decided before `expiresAt`), FAILED (the change was refused when applied; `errorCode` says why).',
   }),
-  requestedBy: z.string().meta({ description: 'Operator id of the maker.' }),
+  requestedBy: z.string().meta({ description: 'Operator id of the maker.', format: 'uuid', example: '1e07352e-5a21-4f33-8f1f-39e6405ee9e9' }),
   requestedAt: isoDate(),
   notBefore: isoDate().meta({ description: 'A change that weakens a control cannot be approved before this (the company was told at `requestedAt` and may object).' }),
   expiresAt: isoDate(),
-  decidedBy: z.string().nullable(),
+  decidedBy: z.string().nullable().meta({ format: 'uuid', example: '6c1d2f0a-8b7e-4c3d-9a5f-0e1b2c3d4e5f' }),
   decidedAt: isoDate().nullable(),
-  reason: z.string().nullable().meta({ description: 'Why it was rejected.' }),
+  reason: z.string().nullable().meta({ description: 'Why it was rejected.', example: 'Sin soporte' }),
   result: z.unknown().nullable().meta({ description: 'What was applied (the company, the key record, the user, the operator, the fee, the entry); never a credential.' }),
-  errorCode: z.string().nullable(),
+  errorCode: z.string().nullable().meta({ example: 'AML_ENTRY_NOT_FOUND' }),
   completedAt: isoDate().nullable(),
 }).meta({ id: 'ApprovalRequest' });
 
@@ -46,6 +46,7 @@ export const PENDING_APPROVAL_RESPONSE = {
 
 const ApprovedSchema = ApprovalRequestSchema.extend({
   credentials: z.record(z.string(), z.string()).optional().meta({
+    example: { key: 'wk_test_Stl9505XpZTKkusLLYnOFGxuXM2kS4drmp23k0x5' },
     description: 'Development only: the credential the change created (`key`, `invitationUrl`, `enrollmentToken`), shown once. In production it goes only to its owner by e-mail and never appears here.',
   }),
 }).meta({ id: 'ApprovedRequest' });

@@ -81,7 +81,7 @@ export function adminCompanyRoutes(admin: CompanyAdmin, changes: AdminChanges): 
     defineRoute({
       method: 'PATCH', path: '/admin/companies/{id}', operationId: 'adminUpdateCompany', tags: ['Admin'],
       summary: 'Change a company (status, tax regime, multi-signature threshold, counterparty limits, rate-limit multiplier)',
-      description: 'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE. A change that weakens a control — a lower `multiSigThreshold`, or a counterparty limit that is not a strict tightening of one already set — by a named operator answers 202 with an approval request: nothing changes until a second, independent operator approves it (after the notice delay). Every change to the threshold, limits or status is told to the company (`company.security_changed` webhook and an e-mail to its administrators).',
+      description: 'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE. A change that weakens a control — a lower `multiSigThreshold`, reactivating a suspended company, or a counterparty limit that is not a strict tightening of one already set — by a named operator answers 202 with an approval request: nothing changes until a second, independent operator approves it (after the notice delay). Every change to the threshold, limits or status is told to the company (`company.security_changed` webhook and an e-mail to its administrators).',
       auth: { kind: 'admin' },
       params: CompanyIdParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
       body: PatchCompanyBody,
