@@ -1,5 +1,8 @@
 import { ERRORS } from '@wallet/platform';
-import { ApiKeySchema, CompanySchema, CreatedApiKeySchema, FeeConfigSchema, MovementSchema } from '../src/http/api-schemas.js';
+import { ApiKeySchema, CreatedApiKeySchema } from '../src/api/admin/api-keys/schemas.js';
+import { CompanySchema } from '../src/api/admin/companies/schemas.js';
+import { FeeConfigSchema } from '../src/api/admin/ledger/schemas.js';
+import { MovementSchema } from '../src/api/wallets/schemas.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, expectNoInternals, type Client } from './support/http.js';
 import { sql } from './support/sql.js';

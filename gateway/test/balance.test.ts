@@ -1,5 +1,6 @@
 import { ERRORS } from '@wallet/platform';
-import { AchBankSchema, BalanceSchema } from '../src/http/api-schemas.js';
+import { AchBankSchema } from '../src/api/dictionaries/schemas.js';
+import { BalanceSchema } from '../src/api/wallets/schemas.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client } from './support/http.js';
 

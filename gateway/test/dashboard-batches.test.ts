@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ERRORS } from '@wallet/platform';
 import { createTestDatabase, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
-import { BatchItemPageSchema, BatchPageSchema, BatchSchema } from '../src/http/api-schemas.js';
+import { BatchItemPageSchema, BatchPageSchema, BatchSchema } from '../src/api/transfers/batches/schemas.js';
 import { startGateway, type StartedGateway } from '../src/testing.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
 import { totpCode } from './support/operators.js';

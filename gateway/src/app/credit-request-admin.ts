@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { AppError, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
 import type { ledgerV1 } from '@wallet/proto';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
-import { movementToApi, type ApiRail } from '../ledger/presenters.js';
+import { movementToApi, type ApiRail } from '../api/wallets/presenters.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
 import type { AuditTrail } from './admin-audit.js';

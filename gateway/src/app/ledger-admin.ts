@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { AppError, type CallContext } from '@wallet/platform';
 import type { ledgerV1 } from '@wallet/proto';
-import type { LedgerClient } from '../ledger/ledger-client.js';
-import { feeOperationToProto, railToProto, type ApiFeeOperation, type ApiRail } from '../ledger/presenters.js';
+import type { LedgerClient } from '../clients/ledger-client.js';
+import { feeOperationToProto, railToProto, type ApiFeeOperation, type ApiRail } from '../api/wallets/presenters.js';
 import type { CompanyAdmin } from './company-admin.js';
 import { actingOn } from '../http/context.js';
 

@@ -1,12 +1,12 @@
-import { createApp } from '../app.js';
+import { createApp } from '../compose.js';
 import { loadConfig } from '../config.js';
 import { createLogger, type Database } from '@wallet/platform';
 import type { Redis } from 'ioredis';
-import type { LedgerClient } from '../ledger/ledger-client.js';
-import type { TransferClient } from '../transfer/transfer-client.js';
-import type { DepositClient } from '../deposit/deposit-client.js';
-import type { CollectKeyClient } from '../collectkey/collect-key-client.js';
-import type { ReceiptClient } from '../receipt/receipt-client.js';
+import type { LedgerClient } from '../clients/ledger-client.js';
+import type { TransferClient } from '../clients/transfer-client.js';
+import type { DepositClient } from '../clients/deposit-client.js';
+import type { CollectKeyClient } from '../clients/collect-key-client.js';
+import type { ReceiptClient } from '../clients/receipt-client.js';
 import { toOpenApiPath } from '../http/route.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 

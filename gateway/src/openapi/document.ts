@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '@wallet/platform';
-import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/api-schemas.js';
+import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/schemas.js';
 import { NON_API_KEY_AREAS } from '../http/auth.js';
 import { rateClassOf, sharedTokenPolicyOf, type AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';

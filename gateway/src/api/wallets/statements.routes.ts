@@ -1,0 +1,89 @@
+import { z } from 'zod';
+import { AppError, instantFromDate, instantMicros } from '@wallet/platform';
+import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from './statement.js';
+import { bogotaIso } from '../csv-cells.js';
+import { statementPdf } from './statement-pdf.js';
+import type { LedgerClient } from '../../clients/ledger-client.js';
+import { StatementSchema } from './schemas.js';
+import { defineRoute, type AnyRoute, type HandlerResult } from '../../http/route.js';
+import { instantParam } from '../../http/validation.js';
+
+/**
+ * A statement bound: an ISO 8601 date-time with its offset, or a bare date meaning that day's
+ * 00:00 in Bogotá (UTC−5 all year).
+ */
+const boundParam = () => instantParam({ bogotaDates: true });
+
+export const StatementQuerySchema = z.strictObject({
+  rail: z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' }),
+  from: boundParam().meta({ description: 'Start (exclusive): `2026-11-01` (00:00 Bogotá) or an RFC 3339 instant with offset, up to 6 fraction digits kept (the previous statement\'s last `postedAt` starts the next one with no line twice).', example: '2026-11-01' }),
+  to: boundParam().meta({ description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant (microseconds kept); not in the future.', example: '2026-11-28T16:39:52.123456Z' }),
+  format: z.enum(['json', 'csv', 'pdf']).optional().transform((v) => v ?? 'json')
+    .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
+});
+
+const DAY_US = 86_400_000_000n;
+
+export function statementRoutes(ledger: LedgerClient, now: () => Date = () => new Date()): AnyRoute[] {
+  const statements = new StatementQuery(ledger);
+  return [
+    defineRoute({
+      method: 'GET', path: '/wallets/statements', operationId: 'getStatement', tags: ['Wallets'],
+      summary: "A wallet's statement between two instants (JSON, CSV or PDF)",
+      description: [
+        'The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history),',
+        'and every line in between that changed the available balance, oldest first, each with the running balance: opening +',
+        'the lines\' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA;',
+        'its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back.',
+        'A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days.',
+        `JSON carries at most ${MAX_JSON_STATEMENT_LINES} lines (more: 422, use format=csv). CSV: UTF-8 with BOM, \`;\`-separated,`,
+        'CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company\'s name and NIT,',
+        'the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing',
+        `balance, "Página n de m"; at most ${MAX_JSON_STATEMENT_LINES} lines as JSON (more: 422, use format=csv); streamed page by page.`,
+        'See docs/statements.md.',
+      ].join(' '),
+      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
+      query: StatementQuerySchema,
+      responses: {
+        200: {
+          description: 'The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`.',
+          schema: StatementSchema,
+          contentType: ['text/csv', 'application/pdf'],
+          headers: {
+            'Content-Disposition': {
+              description: 'On CSV and PDF: `attachment; filename="extracto-<rail>-<from>-<to>.csv"` (`.pdf`), the dates of the period\'s bounds in Bogotá.',
+              schema: { type: 'string' },
+            },
+          },
+        },
+      },
+      errors: ['VALIDATION_ERROR', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ query, principal, call }): Promise<HandlerResult> => {
+        const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
+        const fromUs = instantMicros(query.from), toUs = instantMicros(query.to);
+        if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
+        if (toUs > instantMicros(instantFromDate(now()))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
+        if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
+          throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
+        }
+        const req = { rail: query.rail, from: query.from, to: query.to };
+        const company = { name: principal!.companyName, nit: principal!.nit };
+        const day = (i: string) => bogotaIso(i).slice(0, 10);
+        const file = (ext: string, type: string, body: unknown): HandlerResult => ({
+          status: 200, body,
+          headers: {
+            'Content-Type': type,
+            'Content-Disposition': `attachment; filename="extracto-${query.rail}-${day(query.from)}-${day(query.to)}.${ext}"`,
+            'Cache-Control': 'private, no-store',
+          },
+        });
+        if (query.format === 'csv') return file('csv', 'text/csv; charset=utf-8', await statements.csv(req, company, call));
+        if (query.format === 'pdf') {
+          // The JSON statement (its cap and its check), then drawn as the client reads.
+          return file('pdf', 'application/pdf', statementPdf(await statements.json(req, company, call), { generatedAt: now() }));
+        }
+        return { status: 200, body: await statements.json(req, company, call), headers: { 'Cache-Control': 'private, no-store' } };
+      },
+    }),
+  ];
+}
