@@ -1,4 +1,5 @@
-import { centsToNumber, formatInstant } from '@wallet/platform';
+import { centsToNumber, formatInstant, type Instant } from '@wallet/platform';
+import { bogotaIso } from '../csv-cells.js';
 import { ledgerV1 } from '@wallet/proto';
 
 /** Proto ↔ HTTP edge mappings: the only place gRPC enums and bigints become API strings/numbers. */
@@ -121,5 +122,18 @@ export function movementDetailToApi(m: ledgerV1.Movement) {
     description: d?.description ?? null,
     errorMessage: d?.errorMessage ?? null,
     batchId: d?.batchId ?? null,
+  };
+}
+
+/** A statement as a file download: `extracto-<rail>-<from>-<to>.<ext>`, the bounds' dates in Bogotá. */
+export function statementFile(period: { rail: string; from: Instant; to: Instant }, ext: 'csv' | 'pdf', body: unknown) {
+  const day = (i: Instant) => bogotaIso(i).slice(0, 10);
+  return {
+    status: 200, body,
+    headers: {
+      'Content-Type': ext === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf',
+      'Content-Disposition': `attachment; filename="extracto-${period.rail}-${day(period.from)}-${day(period.to)}.${ext}"`,
+      'Cache-Control': 'private, no-store',
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { AppError, type CallContext, type Instant } from '@wallet/platform';
+import { AppError, instantFromDate, instantMicros, type CallContext, type Instant } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from './presenters.js';
@@ -14,6 +14,19 @@ export const MAX_STATEMENT_DAYS = 366;
 const BATCH = 1_000;
 
 /** The bounds are instants (six fraction digits), compared by the ledger at full precision. */
+const DAY_US = 86_400_000_000n;
+
+/** A statement's period: (from, to], `to` not in the future, at most MAX_STATEMENT_DAYS days (422 VALIDATION_ERROR naming the field). */
+export function checkStatementPeriod(from: Instant, to: Instant, now: Date): void {
+  const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
+  const fromUs = instantMicros(from), toUs = instantMicros(to);
+  if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
+  if (toUs > instantMicros(instantFromDate(now))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
+  if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
+    throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
+  }
+}
+
 export interface StatementRequest { rail: ApiRail; from: Instant; to: Instant }
 export interface StatementCompany { name: string; nit: string }
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { AppError, instantFromDate, instantMicros } from '@wallet/platform';
-import { MAX_JSON_STATEMENT_LINES, MAX_STATEMENT_DAYS, StatementQuery } from './statement.js';
-import { bogotaIso } from '../csv-cells.js';
+import { checkStatementPeriod, MAX_JSON_STATEMENT_LINES, StatementQuery } from './statement.js';
+import { statementFile } from './presenters.js';
 import { statementPdf } from './statement-pdf.js';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { StatementSchema } from './schemas.js';
@@ -21,8 +20,6 @@ export const StatementQuerySchema = z.strictObject({
   format: z.enum(['json', 'csv', 'pdf']).optional().transform((v) => v ?? 'json')
     .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
 });
-
-const DAY_US = 86_400_000_000n;
 
 export function statementRoutes(ledger: LedgerClient, now: () => Date = () => new Date()): AnyRoute[] {
   const statements = new StatementQuery(ledger);
@@ -59,29 +56,12 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
       },
       errors: ['VALIDATION_ERROR', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ query, principal, call }): Promise<HandlerResult> => {
-        const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
-        const fromUs = instantMicros(query.from), toUs = instantMicros(query.to);
-        if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
-        if (toUs > instantMicros(instantFromDate(now()))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
-        if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
-          throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
-        }
+        checkStatementPeriod(query.from, query.to, now());
         const req = { rail: query.rail, from: query.from, to: query.to };
         const company = { name: principal!.companyName, nit: principal!.nit };
-        const day = (i: string) => bogotaIso(i).slice(0, 10);
-        const file = (ext: string, type: string, body: unknown): HandlerResult => ({
-          status: 200, body,
-          headers: {
-            'Content-Type': type,
-            'Content-Disposition': `attachment; filename="extracto-${query.rail}-${day(query.from)}-${day(query.to)}.${ext}"`,
-            'Cache-Control': 'private, no-store',
-          },
-        });
-        if (query.format === 'csv') return file('csv', 'text/csv; charset=utf-8', await statements.csv(req, company, call));
-        if (query.format === 'pdf') {
-          // The JSON statement (its cap and its check), then drawn as the client reads.
-          return file('pdf', 'application/pdf', statementPdf(await statements.json(req, company, call), { generatedAt: now() }));
-        }
+        if (query.format === 'csv') return statementFile(req, 'csv', await statements.csv(req, company, call));
+        // PDF: the JSON statement (its cap and its check), then drawn as the client reads.
+        if (query.format === 'pdf') return statementFile(req, 'pdf', statementPdf(await statements.json(req, company, call), { generatedAt: now() }));
         return { status: 200, body: await statements.json(req, company, call), headers: { 'Cache-Control': 'private, no-store' } };
       },
     }),

@@ -1,13 +1,11 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { invalidRequest } from '@wallet/platform';
-import { BATCH_CSV_DESCRIPTION, parseBatchCsv } from './batch-csv.js';
-import { assertUniqueReferences, MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS, toBatchItemInput, tooManyItems, validateItems, type BatchItemDraft } from './batch-items.js';
+import { BATCH_CSV_DESCRIPTION } from './batch-csv.js';
+import { MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS } from './batch-items.js';
+import { createBatchRequest } from './batch-upload.js';
 import { BATCH_RESULTS_COLUMNS, batchResultsCsv } from './batch-results.js';
 import { batchCreatedToApi, batchItemToApi, batchToApi } from './presenters.js';
-import { requestHash } from '../presenters.js';
 import type { TransferClient } from '../../../clients/transfer-client.js';
-import { BatchCreatedSchema, BatchItemPageSchema, BatchPageSchema, BatchSchema, BATCH_MODES, CreateBatchBody, CreateBatchQuery, ListBatchesQuery, ListBatchItemsQuery } from './schemas.js';
+import { BatchCreatedSchema, BatchItemPageSchema, BatchPageSchema, BatchSchema, CreateBatchBody, CreateBatchQuery, ListBatchesQuery, ListBatchItemsQuery } from './schemas.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../http/idempotency-key.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { uuidSchema } from '../../../http/validation.js';
@@ -44,35 +42,7 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       responses: { 201: { description: 'The batch, validated, with one result per item (also on a reference or key replay).', schema: BatchCreatedSchema } },
       errors: ['VALIDATION_ERROR', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, bodyType, rawBody, query, call, idempotencyKey }) => {
-        let drafts: BatchItemDraft[];
-        let batch: { reference: string | undefined; description: string | undefined; mode: (typeof BATCH_MODES)[number] };
-        let hash: string;
-        if (bodyType === 'csv') {
-          const raw = rawBody ?? Buffer.alloc(0);
-          batch = { reference: query.reference, description: query.description, mode: query.mode ?? 'all' };
-          drafts = parseBatchCsv(raw);
-          hash = createHash('sha256').update(`csv\n${batch.mode}\n${batch.reference ?? ''}\n${batch.description ?? ''}\n`).update(raw).digest('hex');
-        } else {
-          const inQuery = Object.entries(query).filter(([, v]) => v !== undefined).map(([k]) => k);
-          if (inQuery.length > 0) {
-            throw invalidRequest(inQuery.map((k) => ({ path: `query.${k}`, message: 'Solo con Content-Type text/csv; en JSON va en el cuerpo.' })));
-          }
-          if (body.items.length > MAX_BATCH_ITEMS) throw tooManyItems();
-          batch = { reference: body.reference, description: body.description, mode: body.mode };
-          drafts = body.items.map((input) => ({ line: null, input }));
-          hash = requestHash(body);
-        }
-        assertUniqueReferences(drafts);
-        const res = await transfers.createBatch({
-          reference: batch.reference,
-          description: batch.description,
-          mode: batch.mode.toUpperCase(),
-          source: bodyType === 'csv' ? 'CSV' : 'JSON',
-          requestHash: hash,
-          // The transfer service binds the key to the batch it creates: a retry gets that batch.
-          idempotencyKey,
-          items: validateItems(drafts).map(toBatchItemInput),
-        }, call, { deadlineMs: settings.createDeadlineMs });
+        const res = await transfers.createBatch(createBatchRequest({ bodyType, rawBody, query, body }, idempotencyKey), call, { deadlineMs: settings.createDeadlineMs });
         return { status: 201, body: batchCreatedToApi(res), ...(res.idempotencyKeyReplayed ? { headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : {}) };
       },
     }),
