@@ -91,7 +91,7 @@ export interface AppDeps {
   reconciliation?: ReconciliationClient;
   redis: Redis;
   /**
-   * Issue 36: the durable mail outbox and the company's security notices (server.ts builds them with
+   * The durable mail outbox and the company's security notices (server.ts builds them with
    * wake-ups of the mail sender and the outbox relay). Without them createApp builds its own, whose
    * rows wait for a sender and a relay to poll them.
    */

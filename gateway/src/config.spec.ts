@@ -50,7 +50,7 @@ describe('gateway config', () => {
     // Production: /admin only on its own listener (8081 unless set).
     expect(prod.admin).toEqual({ port: 8081, host: '0.0.0.0', alsoOnPublicPort: false });
     expect(prod.approvals).toEqual({ delaySeconds: 86_400, ttlSeconds: 7 * 86_400 });
-    // Issue 36: production runs without the bootstrap token once the first operators exist — and then has none,
+    // Production runs without the bootstrap token once the first operators exist — and then has none,
     // not the development default.
     const tokenless = loadConfig({ NODE_ENV: 'production', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
     expect(tokenless.adminToken).toBeUndefined();
@@ -92,7 +92,7 @@ describe('gateway config', () => {
     })).toEqual([]);
   });
 
-  it('issue 36: mail (SMTP_URL, MAIL_FROM) is required in production; elsewhere the sandbox sink; NATS from the shared variables', () => {
+  it('mail (SMTP_URL, MAIL_FROM) is required in production; elsewhere the sandbox sink; NATS from the shared variables', () => {
     const dev = loadConfig({});
     expect(dev.mail).toMatchObject({ smtpUrl: 'smtp://127.0.0.1:2525', timeoutMs: 10_000, maxAttempts: 20 });
     expect(dev.mail.from).toMatch(/@/);
@@ -120,7 +120,7 @@ describe('gateway config', () => {
     expect(() => loadConfig({ RATE_LIMIT_PER_KEY_FACTOR: '0' })).toThrow(ConfigError);
   });
 
-  describe('trusted proxies in production (issue 36)', () => {
+  describe('trusted proxies in production', () => {
     const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
 
     it('trusts no proxy unless told which', () => {

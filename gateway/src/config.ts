@@ -7,7 +7,7 @@ import { RATE_CLASSES, type RateClass } from './ratelimit/rate-classes.js';
  * Outside production, X-Forwarded-For is believed from loopback only (a proxy on the same host, and
  * the tests). In production no proxy is trusted unless TRUSTED_PROXIES names it: the ingress
  * controller's own addresses. Trusting whole private ranges let any in-cluster or VPN caller rotate
- * the header and reset its per-IP limits (issue 36).
+ * the header and reset its per-IP limits (docs/security.md "Operator lockouts and trusted proxies").
  */
 export const DEFAULT_TRUSTED_PROXIES = '127.0.0.0/8,::1/128';
 /**
@@ -100,7 +100,7 @@ export const gatewayEnvSchema = baseEnvSchema
     ADMIN_CREDIT_DUAL_CONTROL_CENTS: centsVar,
     /** The same setting under the name the security issue used; must agree with the other when both are set. */
     ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: centsVar,
-    /** Running totals of operators' direct credits (issue 36): the window… */
+    /** Running totals of operators' direct credits (docs/security.md, insider threat model): the window… */
     ADMIN_CREDIT_WINDOW_SECONDS: env.int(86_400, 60),
     /** …the most one operator may credit in it without a second operator (default: the dual-control threshold)… */
     ADMIN_CREDIT_OPERATOR_WINDOW_CENTS: centsVar,
@@ -168,7 +168,7 @@ export const gatewayEnvSchema = baseEnvSchema
     /** How long an `Idempotency-Key` answer is replayed (24 h; tests shorten it). */
     IDEMPOTENCY_KEY_TTL_SECONDS: env.int(86400, 1),
     /**
-     * The gateway's mail (issue 36: security notices to a company's admins; credentials to their
+     * The gateway's mail (security notices to a company's admins; credentials to their
      * owner). Same names as pse-deposit. Required in production; elsewhere the sandbox's SMTP sink
      * (smtp://127.0.0.1:2525) and a development sender.
      */

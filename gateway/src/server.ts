@@ -48,7 +48,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     throw err;
   }
   if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
-    // Issue 36: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
+    // Bootstrap once: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
     const spent = await db.query(`select 1 from gateway.bootstrap_state`).catch(() => []);
     if (spent.length > 0) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
   }
@@ -71,7 +71,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     lastRedisError = now;
   });
 
-  // Issue 36: the gateway publishes its own events (company.security_changed) through its outbox,
+  // The company is told: the gateway publishes its own events (company.security_changed) through its outbox,
   // and sends the mails its use cases write (MailOutbox) after commit.
   let bus: Bus;
   try {

@@ -84,7 +84,7 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
     RECONCILIATION_GRPC_ADDR: opts.reconciliationAddress ?? opts.env?.RECONCILIATION_GRPC_ADDR ?? '127.0.0.1:1',
   });
   const log = createLogger('gateway', config.logLevel);
-  // Production refuses a database role that owns its schema or is a superuser (issue 36): like the
+  // Production refuses a database role that owns its schema or is a superuser (docs/security.md "Database roles"): like the
   // chart, migrate as the (test) superuser first, then run as a login role of `wallet_gateway_app`.
   const production = config.nodeEnv === 'production';
   const runConfig = production && !opts.keepDatabaseRole

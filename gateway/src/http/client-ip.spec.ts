@@ -2,7 +2,7 @@ import { loadConfig } from '../config.js';
 import { ClientIpResolver, normalize } from './client-ip.js';
 
 describe('ClientIpResolver', () => {
-  // A wide list (the default before issue 36), to exercise hop resolution behind several proxies.
+  // A wide list (not the default: development trusts loopback only, production none), to exercise hop resolution behind several proxies.
   const defaults = new ClientIpResolver(['127.0.0.0/8', '::1/128', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', 'fc00::/7']);
 
   it('uses the socket peer when it is not a trusted proxy (X-Forwarded-For ignored)', () => {
@@ -47,7 +47,7 @@ describe('normalize', () => {
   });
 });
 
-describe('the default trusted proxies (issue 36, finding 8)', () => {
+describe('the default trusted proxies (docs/security.md "Operator lockouts and trusted proxies")', () => {
   const rotating = Array.from({ length: 20 }, (_, i) => `198.51.100.${i + 1}`);
   const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), SMTP_URL: 'smtp://mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
 

@@ -6,7 +6,7 @@ import { BlockList, isIP } from 'node:net';
  * trusted proxy. Anything a client could forge (the left part of the header) is never believed
  * past an untrusted hop. The list (TRUSTED_PROXIES) is loopback by default outside production and
  * empty in production: only the ingress controller's own addresses belong in it, since any peer in
- * it can claim any client IP and so reset its per-IP limits (issue 36).
+ * it can claim any client IP and so reset its per-IP limits (docs/security.md "Operator lockouts and trusted proxies").
  */
 export class ClientIpResolver {
   private readonly trusted = new BlockList();

@@ -33,7 +33,7 @@ export const DEFAULT_LOCK_SECONDS = 60;
  *
  * `bound` routes (`idempotent: 'bound'`, POST /transfers/send) pass the key to a downstream that is
  * idempotent by it (the transfer service binds the key to the transfer it creates), so their
- * outcome is never lost with the claim (issue 19):
+ * outcome is never lost with the claim (docs/decisions.md, unknown outcomes):
  * - an unknown outcome (5xx, 408/429, a transport error or any non-final answer: the downstream may
  *   have acted) marks the claim UNKNOWN instead of dropping it: the key stays bound to this request
  *   (another body → 409 REUSED) and the same request runs again at once, getting from the downstream

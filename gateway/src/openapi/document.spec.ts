@@ -165,7 +165,7 @@ describe('OpenAPI document', () => {
     const created = doc.paths['/admin/companies/{id}/users']!.post.responses['201'].content['application/json'].schema;
     expect(created).toEqual({ oneOf: [{ $ref: '#/components/schemas/InvitedDashboardUser' }, { $ref: '#/components/schemas/CreatedDashboardUser' }] });
     expect(doc.components.schemas.InvitedDashboardUser.required).toEqual(expect.arrayContaining(['invitationExpiresAt']));
-    // The link only outside production (issue 36: in production it goes to the user by e-mail).
+    // The link only outside production (in production it goes to the user by e-mail: credentials reach only their owner).
     expect(doc.components.schemas.InvitedDashboardUser.required).not.toContain('invitationUrl');
     expect(doc.paths['/admin/companies/{id}/users']!.post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ApprovalRequest' });
     expect(Object.keys(doc.components.schemas.InvitedDashboardUser.properties)).not.toContain('totpSecret');

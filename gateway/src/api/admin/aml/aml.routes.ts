@@ -14,7 +14,7 @@ import { PENDING_APPROVAL_RESPONSE } from '../approval-requests/schemas.js';
  * A listed account's number as the handler gets it: the full number only through `reveal()` (for the
  * transfer service, which keeps a keyed fingerprint of it), and masked wherever the body is copied —
  * the admin audit trail stores the validated body, and a log serialises it — so the number never
- * rests in clear outside the request (issue 36, finding 6).
+ * rests in clear outside the request (docs/security.md "Screening on the destination account").
  */
 export class ListedAccountNumber {
   readonly #value: string;
@@ -58,7 +58,7 @@ export const AmlEntryBody = z.strictObject({
 
 /**
  * The AML (SARLAFT) list: a send is refused when the payer company's NIT or the destination document
- * is on it, or when its destination bank account is (issue 36, finding 6).
+ * is on it, or when its destination bank account is (docs/security.md "Screening on the destination account").
  */
 export function adminAmlRoutes(transfers: TransferClient, changes: AdminChanges): AnyRoute[] {
   return [

@@ -25,7 +25,7 @@ const RejectBody = z.strictObject({ reason: textSchema(1, 500).optional() }).met
 /** What an applied change may answer (the action's own refusals). */
 const APPLY_ERRORS = ['COMPANY_NOT_FOUND', 'OPERATOR_NOT_FOUND', 'AML_ENTRY_NOT_FOUND', 'COMPANY_ADMIN_REQUIRED', 'INVALID_REQUEST', 'SERVICE_UNAVAILABLE'] as const;
 
-/** Two people for every sensitive change (issue 36): listing, approval by a second operator, rejection. */
+/** Two people for every sensitive change (docs/security.md, insider threat model): listing, approval by a second operator, rejection. */
 export function adminApprovalRequestRoutes(approvals: ApprovalRequests): AnyRoute[] {
   return [
     defineRoute({

@@ -131,7 +131,7 @@ export function breakToApi(b: reconciliationV1.Break) {
 }
 
 /**
- * Reconciliation with the rails (issue 21): each provider's daily settlement report matched against
+ * Reconciliation with the rails (docs/reconciliation.md): each provider's daily settlement report matched against
  * our settled records by the reconciliation service; operators start a run, follow it, and read
  * the breaks it found (each break is also a money exception, resolved at /admin/exceptions).
  * `today`: the Bogotá date now (a clock for tests).

@@ -22,7 +22,7 @@ const CreatePlatformEndpointBody = z.strictObject({
 const TAGS = ['Admin'];
 
 /**
- * Operators' webhooks (issue 21): platform endpoints, owned by no company, that receive the
+ * Operators' webhooks (docs/webhooks.md): platform endpoints, owned by no company, that receive the
  * reconciliation's events as Standard Webhooks deliveries from the same worker as companies'
  * webhooks. Managed here only; a company's `/webhooks/endpoints` can neither see nor subscribe to them.
  */
