@@ -51,6 +51,7 @@ import { webhookEndpointRoutes } from './api/webhooks/endpoints.routes.js';
 import { adminWebhookRoutes } from './api/admin/webhooks/webhooks.routes.js';
 import { receiptRoutes } from './api/wallets/receipts.routes.js';
 import { collectKeyRoutes } from './api/collect-keys/collect-keys.routes.js';
+import { adminCollectKeyRoutes } from './api/admin/collect-keys/collect-keys.routes.js';
 import { depositRoutes } from './api/deposits/deposits.routes.js';
 import { adminAmlRoutes } from './api/admin/aml/aml.routes.js';
 import { adminExceptionsRoutes } from './api/admin/exceptions/exceptions.routes.js';
@@ -166,6 +167,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
+    ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),
     ...webhookEndpointRoutes(deps.webhook ?? ({} as WebhookClient)),

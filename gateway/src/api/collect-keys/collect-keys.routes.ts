@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import { adminActor } from '../../auth/admin-principal.js';
 import type { CollectKeyClient } from '../../clients/collect-key-client.js';
 import { collectKeyToApi, qrToApi } from './presenters.js';
 import { depositToApi } from '../deposits/presenters.js';
-import { CollectKeyPageSchema, CollectKeyQrSchema, CollectKeySchema } from './schemas.js';
+import { CollectKeyPageSchema, CollectKeyQrSchema, CollectKeySchema, DEPOSIT_ID, AssignBody, ASSIGN_DESCRIPTION, RETURN_DESCRIPTION } from './schemas.js';
 import { DepositSchema } from '../deposits/schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { textSchema } from '../../http/validation.js';
@@ -16,15 +15,6 @@ export const CreateCollectKeyBody = z.strictObject({
   keyValue: z.string().regex(/^@?[A-Za-z0-9]{3,40}$/, { message: 'Debe ser un alias de 3 a 40 caracteres alfanuméricos (con @ opcional).' }).optional()
     .meta({ description: 'Omitted: an alias `@` + 10 lowercase alphanumerics is generated.' }),
 }).meta({ id: 'CreateCollectKeyRequest' });
-
-const DEPOSIT_ID = z.string().regex(/^dep_[a-z0-9]{24}$/);
-const AssignBody = z.strictObject({
-  keyId: z.string().regex(/^bkey_[a-z0-9]{24}$/).optional()
-    .meta({ description: 'A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to.' }),
-});
-const ASSIGN_DESCRIPTION = 'A Bre-B payment held UNASSIGNED (it was paid to a suspended or deleted key) is credited to the company\'s BREB wallet as a payment to a live key would have been (the BREB_INFLOW fee and IVA apply): `unassigned_funds(BREB)` −gross, the wallet +net, `deposit.paid`. Idempotent on the deposit: a repeat, or a concurrent request, answers the ASSIGNED deposit and posts nothing more. 409 `INVALID_STATE_TRANSITION` when the deposit is not an UNASSIGNED Bre-B payment; 404 `FAST_WALLET_MISSING` when the company has no BREB wallet (the payment stays UNASSIGNED).';
-
-const RETURN_DESCRIPTION = 'A Bre-B payment held UNASSIGNED (it was paid to a suspended or deleted key) is returned to the payer through the Bre-B network (the whole amount): the network\'s return, then `unassigned_funds(BREB)` −gross against the Bre-B settlement account, and `deposit.reversed`; the deposit then shows REVERSED. Idempotent on the deposit: a repeat answers the REVERSED deposit. An assignment and a return exclude each other: 409 `INVALID_STATE_TRANSITION` for the one that finds the deposit no longer UNASSIGNED. 503 when the network does not answer: the return is finished on its own.';
 
 const KEY_REF = z.string().regex(/^(bkey_[A-Za-z0-9]{4,64}|ext:[A-Za-z0-9._:-]{1,64})$/);
 const QR_ID = z.string().regex(/^qr_[A-Za-z0-9]{4,64}$/);
@@ -123,21 +113,6 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
       }),
     }),
     defineRoute({
-      method: 'POST', path: '/admin/deposits/{id}/assign', operationId: 'adminAssignBrebDeposit', tags: ['Admin'],
-      summary: 'Assign an UNASSIGNED Bre-B payment to its company',
-      description: `${ASSIGN_DESCRIPTION} Any company's deposit; the note is kept in the payment's history and the admin audit log.`,
-      auth: { kind: 'admin' },
-      audit: { change: 'service' },
-      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
-      body: AssignBody.extend({ note: textSchema(1, 500) }).meta({ id: 'AdminAssignDepositRequest' }),
-      responses: { 200: { description: 'The deposit, ASSIGNED.', schema: DepositSchema } },
-      errors: ['DEPOSIT_NOT_FOUND', 'KEY_NOT_FOUND', 'KEY_NOT_ACTIVE', 'INVALID_STATE_TRANSITION', 'FAST_WALLET_MISSING', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, body, call, admin }) => ({
-        status: 200,
-        body: depositToApi(await keys.assignPayment({ depositId: params.id, ...(body.keyId ? { keyId: body.keyId } : {}), note: body.note, assignedBy: adminActor(admin!) }, call)),
-      }),
-    }),
-    defineRoute({
       method: 'POST', path: '/deposits/{id}/return', operationId: 'returnBrebDeposit', tags: ['Collect keys'],
       summary: 'Return one of your UNASSIGNED Bre-B payments to the payer',
       description: `${RETURN_DESCRIPTION} Another company's deposit answers 404 \`DEPOSIT_NOT_FOUND\`.`,
@@ -149,30 +124,6 @@ export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
       handler: async ({ params, call }) => ({
         status: 200, body: depositToApi(await keys.returnPayment({ depositId: params.id, note: '', returnedBy: '' }, call)),
       }),
-    }),
-    defineRoute({
-      method: 'POST', path: '/admin/deposits/{id}/return', operationId: 'adminReturnBrebDeposit', tags: ['Admin'],
-      summary: 'Return an UNASSIGNED Bre-B payment to the payer',
-      description: `${RETURN_DESCRIPTION} Any company's deposit; the note is kept in the payment's history and the admin audit log.`,
-      auth: { kind: 'admin' },
-      audit: { change: 'service' },
-      params: z.object({ id: DEPOSIT_ID }), paramErrors: { id: 'DEPOSIT_NOT_FOUND' },
-      body: z.strictObject({ note: textSchema(1, 500) }).meta({ id: 'AdminReturnDepositRequest' }),
-      responses: { 200: { description: 'The deposit, REVERSED (returned to the payer).', schema: DepositSchema } },
-      errors: ['DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, body, call, admin }) => ({
-        status: 200, body: depositToApi(await keys.returnPayment({ depositId: params.id, note: body.note, returnedBy: adminActor(admin!) }, call)),
-      }),
-    }),
-    defineRoute({
-      method: 'PATCH', path: '/admin/collect-keys/{id}', operationId: 'adminSetCollectKeyState', tags: ['Admin'],
-      summary: 'Suspend or reactivate a collect key',
-      auth: { kind: 'admin' },
-      params: z.object({ id: z.string().regex(/^bkey_[A-Za-z0-9]{4,64}$/) }), paramErrors: { id: 'KEY_NOT_FOUND' },
-      body: z.strictObject({ state: z.enum(['ACTIVE', 'SUSPENDED']) }).meta({ id: 'SetCollectKeyStateRequest' }),
-      responses: { 200: { description: 'The key.', schema: CollectKeySchema } },
-      errors: ['KEY_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, body, call }) => ({ status: 200, body: collectKeyToApi(await keys.setKeyState({ id: params.id, state: body.state }, call)) }),
     }),
   ];
 }
