@@ -1,5 +1,10 @@
-import type { TransferDeps } from './deps.js';
-import { BatchQueries, BatchRunner, CreateBatch, type BatchDeps } from './batches.js';
+import type { BatchDeps, TransferDeps } from './deps.js';
+import { RejectBatchApproval, SignBatchApproval } from './approve-batch.js';
+import { BatchQueries } from './batch-queries.js';
+import { BatchRunner } from './batch-runner.js';
+import { CancelBatch } from './cancel-batch.js';
+import { CreateBatch } from './create-batch.js';
+import { ExecuteBatch } from './execute-batch.js';
 import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
 import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
 import { ListMoneyExceptions, ResolveMoneyException } from './exceptions.js';
@@ -49,11 +54,20 @@ export function transferSweeper(deps: TransferDeps, saga: TransferSaga, opts: { 
 
 export interface BatchUseCases {
   create: CreateBatch;
-  runner: BatchRunner;
+  execute: ExecuteBatch;
+  cancel: CancelBatch;
+  sign: SignBatchApproval;
+  reject: RejectBatchApproval;
   queries: BatchQueries;
+  /** The steps the requests start and the batch sweeper resumes (fund, dispatch, settle an approval). */
+  runner: BatchRunner;
 }
 
-/** Bulk payouts (issue 22): built on the same saga as single sends. */
+/** Bulk payouts (docs/batches.md): built on the same saga as single sends. */
 export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCases {
-  return { create: new CreateBatch(deps), runner: new BatchRunner(deps, saga), queries: new BatchQueries(deps) };
+  const runner = new BatchRunner(deps, saga);
+  return {
+    create: new CreateBatch(deps), execute: new ExecuteBatch(deps, runner), cancel: new CancelBatch(deps),
+    sign: new SignBatchApproval(deps, saga, runner), reject: new RejectBatchApproval(deps, runner), queries: new BatchQueries(deps), runner,
+  };
 }

@@ -1,0 +1,76 @@
+import type { BatchRecord } from '../domain/batch.js';
+import type { ApprovalRecord } from '../domain/transfer.js';
+import type { BatchDeps } from './deps.js';
+import { DispatchBatch } from './dispatch-batch.js';
+import { FundBatch } from './fund-batch.js';
+import { SettleBatchApproval } from './settle-batch-approval.js';
+import type { TransferSaga } from './transfer-saga.js';
+
+/**
+ * Runs a batch's saga (domain/batch.ts): execute (re-checks, items recorded RECEIVED), fund (one
+ * ReserveBatch), accept the items (RECEIVED → RESERVED through the send saga's `reserved` event, in
+ * one statement), dispatch them (leased, bounded concurrency) and close the batch when every item is
+ * final. Each step is safe to repeat; the batch sweeper resumes any of them.
+ */
+export class BatchRunner {
+  private readonly dispatcher: DispatchBatch;
+  private readonly funding: FundBatch;
+  private readonly settling: SettleBatchApproval;
+
+  constructor(private readonly deps: BatchDeps, saga: TransferSaga) {
+    this.dispatcher = new DispatchBatch(deps, saga);
+    this.funding = new FundBatch(deps, saga, this.dispatcher);
+    this.settling = new SettleBatchApproval(deps, saga, this.dispatcher);
+  }
+
+  /** FUNDING: one ReserveBatch, then the items accepted (fund-batch.ts). */
+  fund(b: BatchRecord, throwRefusal: boolean, refenced = false): Promise<BatchRecord> {
+    return this.funding.fund(b, throwRefusal, refenced);
+  }
+
+  /** EXECUTING: the items dispatched, then the batch closed if every item is final (dispatch-batch.ts). */
+  dispatch(b: BatchRecord): Promise<void> {
+    return this.dispatcher.dispatch(b);
+  }
+
+  /** AWAITING_APPROVAL with its approval rejected or expired: every item released, the batch closed (settle-batch-approval.ts). */
+  settleApproval(b: BatchRecord, a: ApprovalRecord): Promise<BatchRecord> {
+    return this.settling.settleApproval(b, a);
+  }
+
+  /** Closes the batch once every item is final. */
+  finishIfDone(b: BatchRecord, errorMessage?: string): Promise<BatchRecord> {
+    return this.dispatcher.finishIfDone(b, errorMessage);
+  }
+
+  /** The batch sweeper's work on one leased batch. */
+  async resume(b: BatchRecord): Promise<void> {
+    const { deps } = this;
+    switch (b.state) {
+      case 'VALIDATED':
+        if (b.expiresAt.getTime() <= deps.now().getTime()) {
+          await deps.batches.transition(b, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+          deps.log.info({ batchId: b.id }, 'batch expired (not executed within 24 h)');
+        } else await deps.batches.reschedule(b.id, 'VALIDATED', b.expiresAt.getTime() - deps.now().getTime());
+        return;
+      case 'FUNDING':
+        await this.fund(b, false);
+        return;
+      case 'AWAITING_APPROVAL': {
+        const a = await deps.batches.expireApprovalIfDue(b.id);
+        if (!a) throw new Error(`batch ${b.id} awaits an approval it does not have`);
+        if (a.status === 'PENDING') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', Math.max(0, a.expiresAt.getTime() - deps.now().getTime()) + 50);
+        else if ((await this.settleApproval(b, a)).state === 'AWAITING_APPROVAL') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', deps.batchSettings.pollMs);
+        return;
+      }
+      case 'EXECUTING': {
+        await this.dispatch(b);
+        const now = await deps.batches.get(b.companyId, b.id);
+        if (now?.state === 'EXECUTING') await deps.batches.reschedule(b.id, 'EXECUTING', deps.batchSettings.pollMs);
+        return;
+      }
+      default:
+        await deps.batches.reschedule(b.id, b.state, null);
+    }
+  }
+}
