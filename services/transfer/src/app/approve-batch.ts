@@ -3,6 +3,7 @@ import type { BatchSummary } from '../domain/batch.js';
 import { rejectReasonOf, requireSigningRole, signerOf } from './approvals.js';
 import { BATCH_MESSAGES } from './batch-messages.js';
 import type { BatchRunner } from './batch-runner.js';
+import type { BatchSaga } from './batch-saga.js';
 import type { BatchDeps } from './deps.js';
 import { transferEvent } from './events.js';
 import type { TransferSaga } from './transfer-saga.js';
@@ -26,7 +27,7 @@ function decisionRefusal(deps: BatchDeps, kind: string): void {
 }
 
 export class SignBatchApproval {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly runner: BatchRunner) {}
+  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga, private readonly runner: BatchRunner) {}
 
   /**
    * POST /dashboard/batches/{id}/sign (CONTRACT §5 for a whole batch). The gateway has checked the
@@ -41,15 +42,17 @@ export class SignBatchApproval {
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
-    // The signature that reaches quorum moves every item AWAITING_APPROVAL → EXECUTING in bulk (the table's `quorum`).
-    const outcome = await this.saga.applyBulk('quorum', 'approval', (quorum) => deps.batches.signApproval(companyId, input.batchId, signer, quorum,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true));
+    // The signature that reaches quorum moves the batch AWAITING_APPROVAL → EXECUTING (the batch table's
+    // `approved`) and every item with it in bulk (the send table's `quorum`), in the approval's transaction.
+    const outcome = await this.batchSaga.apply('approved', 'approval', (approved) => this.saga.applyBulk('quorum', 'approval', (quorum) =>
+      deps.batches.signApproval(companyId, input.batchId, signer, approved, quorum,
+        (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true)));
     decisionRefusal(deps, outcome.kind);
     const b = (await deps.batches.get(companyId, input.batchId))!;
     if (outcome.kind === 'signed') {
       deps.log.info({ batchId: b.id, userId: signer.userId, quorum: outcome.quorum }, 'batch approval signed');
       if (outcome.quorum) {
-        const dispatching = this.runner.dispatch(b).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
+        const dispatching = this.runner.dispatch(b, 'approval').catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
         if (deps.batchSettings.awaitDispatch) await dispatching;
       }
     }
@@ -76,7 +79,7 @@ export class RejectBatchApproval {
     // The answer shows the batch after the rejection: its items released and the batch FAILED (the
     // releases run here, bounded; one the ledger cannot take now is left to the sweepers, and the
     // batch then still shows AWAITING_APPROVAL with its approval REJECTED until they finish).
-    await this.runner.settleApproval(b, approval).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
+    await this.runner.settleApproval(b, approval, 'approval').catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
     return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
   }
 }

@@ -1,7 +1,7 @@
 /** What the bulk payout use cases need from storage (docs/batches.md); persistence/batch.store.ts implements it. */
 
 import type {
-  BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
+  BatchItemDraft, BatchItemRecord, BatchMove, BatchRecord, BatchState, BatchSummary, ItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage as Usage } from '../domain/counterparty-limits.js';
 import type { BulkMove } from '../domain/transfer-machine.js';
@@ -33,6 +33,21 @@ export type BatchRejectOutcome =
   | { kind: 'not_pending' }
   | { kind: 'rejected' };
 
+/** Fields a batch move may set alongside the new state. */
+export interface BatchPatch {
+  errorMessage?: string | null;
+  /** The batch sweeper's next look, from now (null: never). */
+  nextAttemptInMs?: number | null;
+  completed?: boolean;
+  cancelled?: boolean;
+  /** Only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
+  executionOf?: string;
+}
+
+/**
+ * Every statement that changes a batch's state takes a `BatchMove` (made only by `BatchSaga.apply`),
+ * and every one that changes its transfers' states a `BulkMove` (made only by `TransferSaga.applyBulk`).
+ */
 export interface BatchStore {
   findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedBatch | undefined>;
   findByReference(companyId: string, reference: string, requestHash: string): Promise<KeyedBatch | undefined>;
@@ -46,15 +61,15 @@ export interface BatchStore {
   amlHits(candidates: string[]): Promise<Set<string>>;
   /** Day and month usage by counterparty document and by destination fingerprint (`keys` mixes both; one query). */
   limitUsage(companyId: string, keys: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
-  /** `limitKeys`: the items' counterparty documents and destination fingerprints (their limit locks are taken, their usage read). */
-  startExecution(b: BatchRecord, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
+  /** `execute` (VALIDATED → FUNDING) with the items recorded; `limitKeys`: the items' counterparty documents and destination fingerprints (their limit locks are taken, their usage read). */
+  startExecution(b: BatchRecord, execute: BatchMove, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
     fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
   executedTransfers(batchId: string): Promise<TransferRecord[]>;
   /** Many transfers of the batch through one bulk move of the send saga's table (`TransferSaga.applyBulk`). */
   transitionTransfers(batchId: string, move: BulkMove, rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number>;
   /** FUNDING → AWAITING_APPROVAL with the approval opened and the items moved, in one transaction (multi-signature). */
-  awaitApproval(b: BatchRecord, approval: ApprovalRef, executionOf: string, move: BulkMove,
+  awaitApproval(b: BatchRecord, awaiting: BatchMove, approval: ApprovalRef, executionOf: string, move: BulkMove,
     rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined>;
   /**
    * A signature on the batch's approval, under its row lock (as `ApprovalStore.sign`); the one that
@@ -62,15 +77,14 @@ export interface BatchStore {
    * AWAITING_APPROVAL → EXECUTING (the batch sweeper's next look in `batchLookInMs`, as a funded
    * batch's) and every item AWAITING_APPROVAL → EXECUTING with its event.
    */
-  signApproval(companyId: string, batchId: string, signer: Signer, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+  signApproval(companyId: string, batchId: string, signer: Signer, approved: BatchMove, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
     batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome>;
   /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
   rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
   /** The batch's approval: PENDING past its deadline → EXPIRED; its status after the call (undefined: the batch has none). */
   expireApprovalIfDue(batchId: string): Promise<ApprovalRecord | undefined>;
-  transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
-    /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
-    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
+  /** The batch's compare-and-set from `move.from` to `move.to` with the patch, the items' status and the event, in one transaction. */
+  transition(b: { id: string; companyId: string }, move: BatchMove, patch: BatchPatch,
     evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined>;
   /** Leases due batches: a FUNDING one for `fundingLeaseMs`, any other for `leaseMs`. */
   leaseDue(limit: number, leaseMs: number, fundingLeaseMs?: number): Promise<BatchRecord[]>;

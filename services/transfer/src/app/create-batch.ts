@@ -7,10 +7,10 @@ import { bogotaWindows } from '../domain/counterparty-limits.js';
 import { normalizeDocument } from '../domain/names.js';
 import { CAP_ERROR, RAIL_CAPS, type Rail } from '../domain/rails.js';
 import type { Destination } from '../domain/transfer.js';
-import { BATCH_SUBJECTS, batchEvent } from './batch-events.js';
 import { BATCH_MESSAGES } from './batch-messages.js';
 import type { BatchStore } from './batch-ports.js';
 import type { CallerOf } from './batch-queries.js';
+import { BatchSaga } from './batch-saga.js';
 import { amlScreen, limitKeysOf, limitVerdicts, refusal } from './batch-screening.js';
 import type { BatchDeps } from './deps.js';
 import { mapBounded } from './map-bounded.js';
@@ -50,7 +50,7 @@ export interface CreateBatchResult { batch: BatchSummary; results: ItemResult[];
  * (or REJECTED: an invalid item in mode ALL, or none valid) with its `transfer.batch_validated` event.
  */
 export class CreateBatch {
-  constructor(private readonly deps: BatchDeps) {}
+  constructor(private readonly deps: BatchDeps, private readonly saga: BatchSaga = new BatchSaga(deps)) {}
 
   async execute(caller: CallerOf, company: CompanyProfile, input: CreateBatchInput): Promise<CreateBatchResult> {
     const companyId = requireCompany(caller.companyId);
@@ -90,15 +90,13 @@ export class CreateBatch {
       createdAt: now, expiresAt: new Date(now.getTime() + BATCH_TTL_MS), executedAt: null, completedAt: null, cancelledAt: null, errorMessage: null,
     };
     const summary = summaryOfDrafts(batch, drafts);
-    const event = batchEvent(deps, BATCH_SUBJECTS.validated, () => summary)(batch);
-    const outcome = await deps.batches.insert(batch, requestHash, idempotencyKey, drafts, event);
+    const outcome = await this.saga.create(batch, summary, requestHash, idempotencyKey, drafts);
     if (outcome !== 'OK') {
       // A concurrent twin stored its batch first: it is the answer (or a conflict).
       const again = await this.replayed(companyId, requestHash, idempotencyKey, reference);
       if (again) return again;
       throw new AppError('INTERNAL_ERROR');
     }
-    deps.eventsWritten();
     deps.log.info({ batchId: batch.id, companyId, items: drafts.length, valid: validCount, state }, 'batch validated');
     return { batch: summary, results: drafts.map(resultOf), replayed: false, keyReplayed: false };
   }

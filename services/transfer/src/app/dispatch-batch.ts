@@ -1,7 +1,6 @@
-import type { BatchRecord } from '../domain/batch.js';
-import { finalBatchState } from '../domain/batch.js';
+import type { BatchActor, BatchRecord } from '../domain/batch.js';
 import { retryDelayMs, type TransferRecord } from '../domain/transfer.js';
-import { BATCH_SUBJECTS, batchEvent } from './batch-events.js';
+import type { BatchSaga } from './batch-saga.js';
 import type { BatchDeps } from './deps.js';
 import { transferEvent } from './events.js';
 import { mapBounded } from './map-bounded.js';
@@ -10,7 +9,7 @@ import type { TransferSaga } from './transfer-saga.js';
 
 /** The dispatch of a funded (or approved) batch's items to the rails, and the batch's close once every item is final. */
 export class DispatchBatch {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga) {}
+  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga) {}
 
   /**
    * Dispatches the batch's accepted items, leased in pages of 200, then checks whether it is finished.
@@ -21,7 +20,7 @@ export class DispatchBatch {
    * items of a multi-signature batch go the same way, the ledger showing them EXECUTING first and
    * PENDING once dispatched (one call per page each).
    */
-  async dispatch(b: BatchRecord): Promise<void> {
+  async dispatch(b: BatchRecord, actor: BatchActor): Promise<void> {
     const { deps } = this;
     const leaseMs = Math.max(30_000, deps.settings.sweeperGraceSeconds * 1000);
     for (;;) {
@@ -69,24 +68,6 @@ export class DispatchBatch {
         }
       }
     }
-    await this.finishIfDone(b);
-  }
-
-  /**
-   * EXECUTING (or AWAITING_APPROVAL after a rejection or the deadline) with every item final →
-   * COMPLETED / PARTIALLY_FAILED / FAILED / EXPIRED, with `transfer.batch_completed`.
-   */
-  async finishIfDone(b: BatchRecord, errorMessage?: string): Promise<BatchRecord> {
-    const { deps } = this;
-    if ((await deps.batches.liveItems(b.id)) > 0) return b;
-    const [summary] = await deps.batches.summaries([b]);
-    const to = finalBatchState(summary!.byStatus);
-    const done = await deps.batches.transition(b, 'finished', to, { completed: true, nextAttemptInMs: null, ...(errorMessage ? { errorMessage } : {}) },
-      batchEvent(deps, BATCH_SUBJECTS.completed, (x) => ({ ...summary!, ...x })));
-    if (done) {
-      deps.eventsWritten();
-      deps.log.info({ batchId: b.id, state: to }, 'batch finished');
-    }
-    return done ?? b;
+    await this.batchSaga.finishIfDone(b, actor);
   }
 }

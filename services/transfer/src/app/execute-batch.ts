@@ -6,6 +6,7 @@ import { BATCH_MESSAGES } from './batch-messages.js';
 import type { ExecutionPick, ExecutionRefusal } from './batch-ports.js';
 import { ownBatch, type CallerOf } from './batch-queries.js';
 import type { BatchRunner } from './batch-runner.js';
+import type { BatchSaga } from './batch-saga.js';
 import { amlScreen, itemAmlAccount, limitKeysOf, limitVerdicts } from './batch-screening.js';
 import type { BatchDeps, TransferDeps } from './deps.js';
 import type { CompanyProfile } from './send-input.js';
@@ -16,13 +17,13 @@ import type { CompanyProfile } from './send-input.js';
  * RECEIVED as transfers owned by the batch (VALIDATED → FUNDING), then the batch funded by the runner.
  */
 export class ExecuteBatch {
-  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner) {}
+  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly saga: BatchSaga) {}
 
   async execute(caller: CallerOf, company: CompanyProfile, batchId: string): Promise<BatchSummary> {
     const { deps } = this;
     let b = await ownBatch(deps, caller.companyId, batchId);
     if (b.state === 'VALIDATED' && b.expiresAt.getTime() <= deps.now().getTime()) {
-      await deps.batches.transition(b, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+      await this.saga.transition(b, 'expire', 'request', { patch: { nextAttemptInMs: null }, items: 'not_executed' });
       throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
     }
     if (b.state === 'REJECTED' || b.state === 'EXPIRED' || b.state === 'CANCELLED') {
@@ -44,7 +45,7 @@ export class ExecuteBatch {
     // account, as a single send is.
     const listed = await amlScreen(deps, company.nit, items.map((it) => ({ document: it.targetDocument, account: itemAmlAccount(it) })));
     const windows = bogotaWindows(deps.now());
-    const started = await deps.batches.startExecution(b, [...new Set(items.flatMap(limitKeysOf))], windows, (usage) => {
+    const started = await this.saga.apply('execute', 'request', (execute) => deps.batches.startExecution(b, execute, [...new Set(items.flatMap(limitKeysOf))], windows, (usage) => {
       const refusals: ExecutionRefusal[] = [];
       const amlOk = items.filter((it) => {
         if (!listed({ document: it.targetDocument, account: itemAmlAccount(it) })) return true;
@@ -60,13 +61,13 @@ export class ExecuteBatch {
         picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
       }
       return { picks, refusals };
-    }, deps.batchSettings.fundingLeaseMs, approval);
+    }, deps.batchSettings.fundingLeaseMs, approval));
     if (!started) {
       // Another writer moved the batch first: another execute (answer the batch as it is), or a cancel
       // or the expiry, which this execute lost to: 409, as an execute of a cancelled or expired batch.
       const now = (await deps.batches.get(b.companyId, b.id)) ?? b;
       if (now.state === 'VALIDATED' && now.expiresAt.getTime() <= deps.now().getTime()) {
-        await deps.batches.transition(now, 'expire', 'EXPIRED', { nextAttemptInMs: null }, null, 'not_executed');
+        await this.saga.transition(now, 'expire', 'request', { patch: { nextAttemptInMs: null }, items: 'not_executed' });
         throw new AppError('INVALID_STATE_TRANSITION', BATCH_MESSAGES.expired);
       }
       if (now.state === 'REJECTED' || now.state === 'EXPIRED' || now.state === 'CANCELLED') {

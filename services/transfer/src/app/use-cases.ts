@@ -2,6 +2,7 @@ import type { BatchDeps, TransferDeps } from './deps.js';
 import { RejectBatchApproval, SignBatchApproval } from './approve-batch.js';
 import { BatchQueries } from './batch-queries.js';
 import { BatchRunner } from './batch-runner.js';
+import { BatchSaga } from './batch-saga.js';
 import { CancelBatch } from './cancel-batch.js';
 import { CreateBatch } from './create-batch.js';
 import { ExecuteBatch } from './execute-batch.js';
@@ -65,9 +66,10 @@ export interface BatchUseCases {
 
 /** Bulk payouts (docs/batches.md): built on the same saga as single sends. */
 export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCases {
-  const runner = new BatchRunner(deps, saga);
+  const batchSaga = new BatchSaga(deps);
+  const runner = new BatchRunner(deps, saga, batchSaga);
   return {
-    create: new CreateBatch(deps), execute: new ExecuteBatch(deps, runner), cancel: new CancelBatch(deps),
-    sign: new SignBatchApproval(deps, saga, runner), reject: new RejectBatchApproval(deps, runner), queries: new BatchQueries(deps), runner,
+    create: new CreateBatch(deps, batchSaga), execute: new ExecuteBatch(deps, runner, batchSaga), cancel: new CancelBatch(deps, batchSaga),
+    sign: new SignBatchApproval(deps, saga, batchSaga, runner), reject: new RejectBatchApproval(deps, runner), queries: new BatchQueries(deps), runner,
   };
 }
