@@ -5,7 +5,7 @@ import type { TransferDeps } from './deps.js';
 import { protoRail } from './events.js';
 import type { OutboxEvent } from './ports.js';
 
-/** Subjects of a batch's events (docs/events.md). */
+/** Subjects of a batch's events (docs/asyncapi.md; delivered as the batch.* webhooks, docs/webhooks.md). */
 export const BATCH_SUBJECTS = { validated: 'transfer.batch_validated', completed: 'transfer.batch_completed' } as const;
 
 /** The `transfer.batch_*` event of a batch (proto3 JSON), built from the batch as the statement leaves it. */
