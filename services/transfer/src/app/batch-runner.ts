@@ -8,10 +8,11 @@ import { SettleBatchApproval } from './settle-batch-approval.js';
 import type { TransferSaga } from './transfer-saga.js';
 
 /**
- * Runs a batch's saga (domain/batch.ts): execute (re-checks, items recorded RECEIVED), fund (one
- * ReserveBatch), accept the items (RECEIVED → RESERVED through the send saga's `reserved` event, in
- * one statement), dispatch them (leased, bounded concurrency) and close the batch when every item is
- * final. Each step is safe to repeat; the batch sweeper resumes any of them. Every move of the batch
+ * The steps of a batch's saga (domain/batch.ts) after its execute (execute-batch.ts) records the items
+ * RECEIVED: fund (one ReserveBatch), accept the items (RECEIVED → RESERVED through the send saga's
+ * `reserved` event, in one statement), dispatch them (leased, bounded concurrency), settle an approval
+ * decided without quorum, and close the batch when every item is final. Each step is safe to repeat;
+ * the requests start them and the batch sweeper resumes any of them (`resume`). Every move of the batch
  * goes through `BatchSaga`, every bulk move of its items through `TransferSaga.applyBulk`.
  */
 export class BatchRunner {
