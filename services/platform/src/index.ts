@@ -34,3 +34,4 @@ export * from './mesh/caller-context.js';
 export * from './text/win-ansi.js';
 export * from './presenters/batch.js';
 export * from './time/instant.js';
+export * from './state-machine/state-table.js';

@@ -1,3 +1,4 @@
+import { reachableFrom } from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, FINAL_STATES, INITIAL_STATES, MONEY_STATES, PAYMENT_EVENTS, PAYMENT_MACHINE, PAYMENT_STATES, exitsOf } from './payment-machine.js';
 
 describe('the inbound payment table', () => {
@@ -28,6 +29,10 @@ describe('the inbound payment table', () => {
     // Only a ledger answer moves it to ASSIGNED: `credited` carries no money step of its own.
     expect(PAYMENT_MACHINE.credited.money).toBeUndefined();
     for (const s of PAYMENT_STATES) expect(PAYMENT_STATES).toContain(s);
+  });
+
+  it('every state is reachable from the states a payment is recorded in', () => {
+    expect(reachableFrom(PAYMENT_EVENTS, PAYMENT_MACHINE, INITIAL_STATES)).toEqual([...PAYMENT_STATES].sort());
   });
 
   it('every exception kind admits a dismiss', () => {

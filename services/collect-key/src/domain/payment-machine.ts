@@ -22,6 +22,8 @@
  * unit test keeps the two equal.
  */
 
+import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
+
 /** The states an inbound payment is stored in. */
 export const PAYMENT_STATES = ['CREDITING', 'HOLDING', 'ASSIGNED', 'UNASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING', 'RETURNING', 'RETURNED'] as const;
 export type PaymentState = (typeof PAYMENT_STATES)[number];
@@ -135,17 +137,14 @@ export const EXCEPTION_ACTIONS: Readonly<Record<ExceptionKind, readonly Exceptio
 
 /** The events that can leave a state. */
 export function exitsOf(state: PaymentState): PaymentEvent[] {
-  return PAYMENT_EVENTS.filter((e) => PAYMENT_MACHINE[e].from.includes(state));
+  return tableExits(PAYMENT_EVENTS, PAYMENT_MACHINE, state);
 }
 
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function paymentMachineMermaid(): string {
-  const lines = ['stateDiagram-v2'];
-  for (const e of ENTRIES) lines.push(`  [*] --> ${e.to}: notified [${e.when}] / ${e.money}`);
-  for (const e of PAYMENT_EVENTS) {
-    const t = PAYMENT_MACHINE[e];
-    for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${t.money ? ` / ${t.money}` : ''}`);
-  }
-  for (const s of FINAL_STATES) lines.push(`  ${s} --> [*]`);
-  return lines.join('\n');
+  return stateTableMermaid({
+    events: PAYMENT_EVENTS, table: PAYMENT_MACHINE, finals: FINAL_STATES,
+    entries: ENTRIES.map((e) => ({ to: e.to, label: `notified [${e.when}] / ${e.money}` })),
+    label: (e, t) => `${e}${t.money ? ` / ${t.money}` : ''}`,
+  });
 }

@@ -1,3 +1,4 @@
+import { reachableFrom } from '@wallet/platform';
 import {
   DEPOSIT_EVENTS, DEPOSIT_MACHINE, EXCEPTION_ACTIONS, EXCEPTION_KINDS, FINAL_STATES, LIVE_STATES, MONEY_STATES, OUTCOME_TABLE,
   PROVIDER_OUTCOMES, PSE_STATES, SETTLED_STATES, exitsOf, outcomeOf, type PseState,
@@ -22,15 +23,7 @@ describe('the PSE deposit saga table', () => {
   });
 
   it('every state is reachable from PENDING_CONFIRM', () => {
-    const seen = new Set<PseState>(['PENDING_CONFIRM']);
-    for (let grew = true; grew;) {
-      grew = false;
-      for (const e of DEPOSIT_EVENTS) {
-        const t = DEPOSIT_MACHINE[e];
-        if (t.from.some((f) => seen.has(f)) && !seen.has(t.to)) { seen.add(t.to); grew = true; }
-      }
-    }
-    expect([...seen].sort()).toEqual([...PSE_STATES].sort());
+    expect(reachableFrom(DEPOSIT_EVENTS, DEPOSIT_MACHINE, ['PENDING_CONFIRM'])).toEqual([...PSE_STATES].sort());
   });
 
   it('every money step runs behind a won transition into its own state, and is closed only from there', () => {

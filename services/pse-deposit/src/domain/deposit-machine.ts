@@ -27,6 +27,8 @@
  * unit test keeps the two equal.
  */
 
+import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
+
 /** The states a PSE deposit is stored in. CREDITING and REVERSING are never shown (see publicStatus). */
 export const PSE_STATES = ['PENDING_CONFIRM', 'CREDITING', 'ASSIGNED', 'REVERSING', 'REVERSED', 'FAILED', 'EXPIRED'] as const;
 export type PseState = (typeof PSE_STATES)[number];
@@ -204,17 +206,13 @@ export function outcomeOf(status: 'PAID' | 'FAILED' | 'REVERSED', expiresAt: Dat
 
 /** The events that can leave a state. */
 export function exitsOf(state: PseState): DepositEvent[] {
-  return DEPOSIT_EVENTS.filter((e) => DEPOSIT_MACHINE[e].from.includes(state));
+  return tableExits(DEPOSIT_EVENTS, DEPOSIT_MACHINE, state);
 }
 
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function depositMachineMermaid(): string {
-  const lines = ['stateDiagram-v2', '  [*] --> PENDING_CONFIRM'];
-  for (const e of DEPOSIT_EVENTS) {
-    const t = DEPOSIT_MACHINE[e];
-    const guard = t.guard && e !== 'operator_credit' ? ` [${t.guard.text.replace(/ \(.*\)$/, '')}]` : '';
-    for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${guard}${t.money ? ` / ${t.money}` : ''}`);
-  }
-  for (const s of FINAL_STATES) lines.push(`  ${s} --> [*]`);
-  return lines.join('\n');
+  return stateTableMermaid({
+    events: DEPOSIT_EVENTS, table: DEPOSIT_MACHINE, entries: [{ to: 'PENDING_CONFIRM' }], finals: FINAL_STATES,
+    label: (e, t) => `${e}${t.guard && e !== 'operator_credit' ? ` [${t.guard.text.replace(/ \(.*\)$/, '')}]` : ''}${t.money ? ` / ${t.money}` : ''}`,
+  });
 }

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { currentTraceparent, type Logger } from '@wallet/platform';
 import type { ScreenedDestination } from '../domain/destination-fingerprint.js';
-import type { ApprovalStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
+import type { ApprovalStore, BatchStore, BrebDirectoryPort, LedgerPort, RailPort, TransferStore } from './ports.js';
 
 /** Settings the use cases read (a slice of the config, in the units they use). */
 export interface TransferSettings {
@@ -43,6 +43,13 @@ export interface TransferDeps {
   eventsWritten: () => void;
   /** The keyed fingerprint of a payout's destination (AML account entries, counterparty limits). */
   destinationFingerprint: (d: ScreenedDestination) => string;
+}
+
+/** Bulk payouts (docs/batches.md): the transfer use cases' deps, the batch store and the runner's settings. */
+export interface BatchDeps extends TransferDeps {
+  batches: BatchStore;
+  /** `awaitDispatch`: the request waits for its batch's dispatch instead of running it in the background (deterministic tests). */
+  batchSettings: { dispatchConcurrency: number; lookupConcurrency: number; fundingLeaseMs: number; pollMs: number; awaitDispatch?: boolean };
 }
 
 export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'newExceptionId' | 'traceparent'>): TransferDeps {

@@ -1,7 +1,6 @@
 import type { KeyType } from '../domain/keys.js';
 import type { Limits } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
-import type { BulkMove } from '../domain/transfer-machine.js';
 import type { ApprovalRecord, ApprovalRef, Destination, FeeBreakdown, TransferRecord, TransferState } from '../domain/transfer.js';
 
 /** What the use cases need from the outside world; persistence/ and adapters/ implement it. */
@@ -45,7 +44,7 @@ export const IDEMPOTENCY_KEY_TAKEN = 'IDEMPOTENCY_KEY_TAKEN';
 /** `insertWithinLimits` verdict: another request holds the `reference` inside its window; nothing inserted. */
 export const REFERENCE_TAKEN = 'REFERENCE_TAKEN';
 
-/** The `reference` claim a send makes in the statement that records it (issue 23). */
+/** The `reference` claim a send makes in the statement that records it (CONTRACT §2/§9: one answer per reference within its window). */
 export interface ReferenceBinding {
   requestHash: string;
   windowSeconds: number;
@@ -60,7 +59,7 @@ export interface ResolvedKey {
 
 /**
  * An AML list entry: a document (a party, as the payer company's NIT or a destination's document) or
- * a bank account (issue 36, finding 6: what the money reaches, whatever document a send declares),
+ * a bank account (docs/security.md, "Screening on the destination account": what the money reaches, whatever document a send declares),
  * kept as its fingerprint with the bank code and a masked number — the full number is never stored.
  */
 export interface AmlEntry {
@@ -98,7 +97,7 @@ export interface TransitionPatch {
   rejectedBy?: string;
   /** The request dispatches right after this transition: count the attempt before it is made. */
   dispatchIntent?: boolean;
-  /** The fee the ledger reserved (a single send records it with its acceptance; issue 23). */
+  /** The fee the ledger reserved (a single send records it with its acceptance: the ledger computed it). */
   fee?: FeeBreakdown;
 }
 
@@ -259,7 +258,7 @@ export interface ReserveCommand {
   amount: bigint;
   /**
    * The fee to reserve, or null: the ledger computes it from the company's schedule (a single send,
-   * issue 23: no ComputeFees call first) and the hold it answers carries it.
+   * with no ComputeFees call first) and the hold it answers carries it.
    */
   fee: FeeBreakdown | null;
   /** Whether IVA applies to the fee (the company's regime); what the ledger computes with when `fee` is null. */
@@ -365,85 +364,6 @@ export interface RailPort {
   validateAchAccount(d: Extract<Destination, { kind: 'ACH' }>): Promise<{ result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }>;
 }
 
-// ───────────────────────────── bulk payouts (issue 22) ─────────────────────────────
+// ───────────────────────────── bulk payouts ─────────────────────────────
 
-import type {
-  BatchEvent as BatchSagaEvent, BatchItemDraft, BatchItemRecord, BatchRecord, BatchState, BatchSummary, ItemStatus,
-} from '../domain/batch.js';
-import type { LimitUsage as Usage } from '../domain/counterparty-limits.js';
-
-export interface KeyedBatch { batch: BatchRecord; sameRequest: boolean }
-/** An item picked for execution: its transfer, inserted RECEIVED. */
-export interface ExecutionPick { seq: number; transferId: string }
-/** An item a re-check refused at execution. */
-export interface ExecutionRefusal { seq: number; code: string; message: string }
-
-/** One transfer of a batch moved by one event of the send saga (its hold, its refusal code, its event). */
-export interface TransferMove { id: string; holdId: string | null; rejectCode: string | null; event: OutboxEvent | null }
-
-export type BatchSignOutcome =
-  | { kind: 'not_found' }
-  | { kind: 'no_approval' }
-  | { kind: 'expired' }
-  | { kind: 'already_signed' }
-  | { kind: 'not_pending' }
-  | { kind: 'may_sign' }
-  | { kind: 'signed'; quorum: boolean };
-
-export type BatchRejectOutcome =
-  | { kind: 'not_found' }
-  | { kind: 'no_approval' }
-  | { kind: 'expired' }
-  | { kind: 'not_pending' }
-  | { kind: 'rejected' };
-
-export interface BatchStore {
-  findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedBatch | undefined>;
-  findByReference(companyId: string, reference: string, requestHash: string): Promise<KeyedBatch | undefined>;
-  insert(b: BatchRecord, requestHash: string, idempotencyKey: string | null, items: BatchItemDraft[], event: OutboxEvent): Promise<'OK' | 'REFERENCE_TAKEN' | 'KEY_TAKEN'>;
-  get(companyId: string, id: string): Promise<BatchRecord | undefined>;
-  summaries(batches: BatchRecord[]): Promise<BatchSummary[]>;
-  list(companyId: string, state: BatchState | null, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<BatchRecord[]>;
-  items(batchId: string, status: ItemStatus | null, afterSeq: number, limit: number): Promise<BatchItemRecord[]>;
-  executableItems(batchId: string): Promise<BatchItemDraft[]>;
-  /** Which candidates (normalised documents, destination fingerprints) are on the live AML list (one query). */
-  amlHits(candidates: string[]): Promise<Set<string>>;
-  /** Day and month usage by counterparty document and by destination fingerprint (`keys` mixes both; one query). */
-  limitUsage(companyId: string, keys: string[], windows: { dayStart: Date; monthStart: Date }): Promise<Map<string, Usage>>;
-  /** `limitKeys`: the items' counterparty documents and destination fingerprints (their limit locks are taken, their usage read). */
-  startExecution(b: BatchRecord, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
-    decide: (usage: Map<string, Usage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
-    fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined>;
-  executedTransfers(batchId: string): Promise<TransferRecord[]>;
-  /** Many transfers of the batch through one bulk move of the send saga's table (`TransferSaga.applyBulk`). */
-  transitionTransfers(batchId: string, move: BulkMove, rows: TransferMove[], nextAttemptNow: boolean, reason: string): Promise<number>;
-  /** FUNDING → AWAITING_APPROVAL with the approval opened and the items moved, in one transaction (multi-signature). */
-  awaitApproval(b: BatchRecord, approval: ApprovalRef, executionOf: string, move: BulkMove,
-    rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined>;
-  /**
-   * A signature on the batch's approval, under its row lock (as `ApprovalStore.sign`); the one that
-   * reaches the threshold moves, in the same transaction, the approval APPROVED, the batch
-   * AWAITING_APPROVAL → EXECUTING (the batch sweeper's next look in `batchLookInMs`, as a funded
-   * batch's) and every item AWAITING_APPROVAL → EXECUTING with its event.
-   */
-  signApproval(companyId: string, batchId: string, signer: Signer, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
-    batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome>;
-  /** The batch's approval REJECTED under its row lock; the batch and its items made due for the sweepers (the release follows). */
-  rejectApproval(companyId: string, batchId: string, signer: Signer, reason: string | null, graceMs: number): Promise<BatchRejectOutcome>;
-  /** The batch's approval: PENDING past its deadline → EXPIRED; its status after the call (undefined: the batch has none). */
-  expireApprovalIfDue(batchId: string): Promise<ApprovalRecord | undefined>;
-  transition(b: { id: string; companyId: string }, event: BatchSagaEvent, to: BatchState,
-    /** `executionOf`: only while the batch's items are still these transfers (a stale writer of an earlier execution moves nothing). */
-    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
-    evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined>;
-  /** Leases due batches: a FUNDING one for `fundingLeaseMs`, any other for `leaseMs`. */
-  leaseDue(limit: number, leaseMs: number, fundingLeaseMs?: number): Promise<BatchRecord[]>;
-  reschedule(id: string, state: BatchState, inMs: number | null): Promise<void>;
-  leaseDispatchable(batchId: string, limit: number, leaseMs: number): Promise<TransferRecord[]>;
-  /** Counts a dispatch attempt of many transfers before the rail is called (one statement); the ids still RESERVED / EXECUTING. */
-  recordDispatchIntents(ids: string[]): Promise<Set<string>>;
-  /** The send saga's `dispatched` for many items of a batch in one statement: provider id, dispatched_at, the confirm time-out, the event. */
-  markDispatched(batchId: string, move: BulkMove,
-    rows: Array<{ id: string; providerTransferId: string; event: OutboxEvent }>, confirmTimeoutMs: number): Promise<number>;
-  liveItems(batchId: string): Promise<number>;
-}
+export type * from './batch-ports.js';

@@ -1,5 +1,11 @@
-import type { TransferDeps } from './deps.js';
-import { BatchQueries, BatchRunner, CreateBatch, type BatchDeps } from './batches.js';
+import type { BatchDeps, TransferDeps } from './deps.js';
+import { RejectBatchApproval, SignBatchApproval } from './approve-batch.js';
+import { BatchQueries } from './batch-queries.js';
+import { BatchRunner } from './batch-runner.js';
+import { BatchSaga } from './batch-saga.js';
+import { CancelBatch } from './cancel-batch.js';
+import { CreateBatch } from './create-batch.js';
+import { ExecuteBatch } from './execute-batch.js';
 import { AddAmlEntry, RemoveAmlEntry } from './aml-list.js';
 import { ListApprovals, RejectApproval, SignApproval } from './approvals.js';
 import { ListMoneyExceptions, ResolveMoneyException } from './exceptions.js';
@@ -49,11 +55,21 @@ export function transferSweeper(deps: TransferDeps, saga: TransferSaga, opts: { 
 
 export interface BatchUseCases {
   create: CreateBatch;
-  runner: BatchRunner;
+  execute: ExecuteBatch;
+  cancel: CancelBatch;
+  sign: SignBatchApproval;
+  reject: RejectBatchApproval;
   queries: BatchQueries;
+  /** The steps the requests start and the batch sweeper resumes (fund, dispatch, settle an approval). */
+  runner: BatchRunner;
 }
 
-/** Bulk payouts (issue 22): built on the same saga as single sends. */
+/** Bulk payouts (docs/batches.md): built on the same saga as single sends. */
 export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCases {
-  return { create: new CreateBatch(deps), runner: new BatchRunner(deps, saga), queries: new BatchQueries(deps) };
+  const batchSaga = new BatchSaga(deps);
+  const runner = new BatchRunner(deps, saga, batchSaga);
+  return {
+    create: new CreateBatch(deps, batchSaga), execute: new ExecuteBatch(deps, runner, batchSaga), cancel: new CancelBatch(deps, batchSaga),
+    sign: new SignBatchApproval(deps, saga, batchSaga, runner), reject: new RejectBatchApproval(deps, runner), queries: new BatchQueries(deps), runner,
+  };
 }

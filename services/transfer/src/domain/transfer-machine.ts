@@ -1,3 +1,4 @@
+import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
 import type { TransferState } from './transfer.js';
 
 /**
@@ -147,16 +148,13 @@ export const BULK_EVENTS: readonly TransferEvent[] = TRANSFER_EVENTS.filter((e) 
 
 /** The events that can leave a state. */
 export function exitsOf(state: TransferState): TransferEvent[] {
-  return TRANSFER_EVENTS.filter((e) => TRANSFER_MACHINE[e].from.includes(state));
+  return tableExits(TRANSFER_EVENTS, TRANSFER_MACHINE, state);
 }
 
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function transferMachineMermaid(): string {
-  const lines = ['stateDiagram-v2', '  [*] --> RECEIVED'];
-  for (const e of TRANSFER_EVENTS) {
-    const t = TRANSFER_MACHINE[e];
-    for (const f of t.from) lines.push(`  ${f} --> ${t.to}: ${e}${t.money ? ` / ${t.money}` : ''}${t.bulk ? ' (also in bulk)' : ''}`);
-  }
-  for (const s of ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED']) lines.push(`  ${s} --> [*]`);
-  return lines.join('\n');
+  return stateTableMermaid({
+    events: TRANSFER_EVENTS, table: TRANSFER_MACHINE, entries: [{ to: 'RECEIVED' }], finals: ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'],
+    label: (e, t) => `${e}${t.money ? ` / ${t.money}` : ''}${t.bulk ? ' (also in bulk)' : ''}`,
+  });
 }

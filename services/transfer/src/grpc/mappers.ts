@@ -2,7 +2,7 @@ import { AppError, callerProfile, maskAccount, type CallContext } from '@wallet/
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { ACH_ACCOUNT_TYPES, netAmount } from '../domain/rails.js';
 import { itemStatus, type BatchItemRecord } from '../domain/batch.js';
-import { batchToProto } from '../app/batches.js';
+import { batchToProto } from '../app/batch-events.js';
 import { publicStatus, type Destination, type TransferRecord } from '../domain/transfer.js';
 import type { AmlEntry, ApprovalView } from '../app/ports.js';
 import type { CompanyProfile, SendInput } from '../app/send-input.js';

@@ -40,10 +40,10 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
       };
     },
     async executeBatch(req, ctx) {
-      return batchToProto(await batches().runner.execute(ctx, companyOf(ctx), req.batchId));
+      return batchToProto(await batches().execute.execute(ctx, companyOf(ctx), req.batchId));
     },
     async cancelBatch(req, ctx) {
-      return batchToProto(await batches().runner.cancel(ctx, req.batchId));
+      return batchToProto(await batches().cancel.execute(ctx, req.batchId));
     },
     async getBatch(req, ctx) {
       return batchToProto(await batches().queries.get(ctx.companyId, req.batchId));
@@ -116,11 +116,11 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
     },
 
     async signBatchApproval(req, ctx) {
-      return batchToProto(await batches().runner.sign(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), precheck: req.precheck }));
+      return batchToProto(await batches().sign.execute(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), precheck: req.precheck }));
     },
 
     async rejectBatchApproval(req, ctx) {
-      return batchToProto(await batches().runner.reject(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), reason: req.reason }));
+      return batchToProto(await batches().reject.execute(ctx.companyId, { batchId: req.batchId, signer: signerOf(ctx), reason: req.reason }));
     },
 
     async rejectApproval(req, ctx) {
@@ -161,7 +161,7 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   listApprovals: ['gateway'],
   signApproval: ['gateway'],
   rejectApproval: ['gateway'],
-  // bulk payouts (issue 22): API clients through the gateway
+  // bulk payouts (docs/batches.md): API clients through the gateway
   createBatch: ['gateway'],
   executeBatch: ['gateway'],
   cancelBatch: ['gateway'],

@@ -1,14 +1,14 @@
 import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import {
-  BATCH_MACHINE, FINISHED_ITEM_STATUSES, itemStatus,
-  type BatchEvent, type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState,
+  FINISHED_ITEM_STATUSES, itemStatus,
+  type BatchItemDraft, type BatchMove, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState,
   type BatchSummary, type BatchTotals, type ItemStatus, type StoredItemStatus,
 } from '../domain/batch.js';
 import type { LimitUsage } from '../domain/counterparty-limits.js';
 import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, publicStatus, type ApprovalRecord, type ApprovalRef, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type {
-  BatchRejectOutcome, BatchSignOutcome, BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent, Signer, TransferMove,
+  BatchPatch, BatchRejectOutcome, BatchSignOutcome, BatchStore, ExecutionPick, ExecutionRefusal, KeyedBatch, OutboxEvent, Signer, TransferMove,
 } from '../app/ports.js';
 import type { TransferDataProtection } from './data-protection.js';
 import type { BulkMove } from '../domain/transfer-machine.js';
@@ -267,15 +267,15 @@ export class SqlBatchStore implements BatchStore {
    * FUNDING), the refused ones marked REJECTED. A multi-signature company's items carry the batch's
    * one approval (`approval`: opened when the funds are reserved). Undefined when the batch was no longer VALIDATED.
    */
-  async startExecution(b: BatchRecord, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
+  async startExecution(b: BatchRecord, execute: BatchMove, limitKeys: string[], windows: { dayStart: Date; monthStart: Date },
     decide: (usage: Map<string, LimitUsage>) => { picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }>; refusals: ExecutionRefusal[] },
     fundingLeaseMs: number, approval: ApprovalRef | null): Promise<{ picks: ExecutionPick[]; refusals: ExecutionRefusal[] } | undefined> {
     return this.db.preparedTx(async (tx) => {
       const won = await tx.query<{ id: string }>(
-        `update transfer.batches set state = 'FUNDING', executed_at = now(), updated_at = now(), error_message = null,
+        `update transfer.batches set state = $5, executed_at = now(), updated_at = now(), error_message = null,
             next_attempt_at = now() + ($3::bigint * interval '1 millisecond')
           where id = $1::uuid and company_id = $2 and state = any($4::text[]) and expires_at > now() returning id::text as id`,
-        [b.id, b.companyId, String(fundingLeaseMs), [...BATCH_MACHINE.execute.from]]);
+        [b.id, b.companyId, String(fundingLeaseMs), [...execute.from], execute.to]);
       if (won.length === 0) return undefined;
       await tx.query(`select pg_advisory_xact_lock(k) from (select distinct ${limitLockKeySql('$1::text', 'c')} as k
         from unnest($2::text[]) as c order by 1) s`, [b.companyId, limitKeys]);
@@ -351,16 +351,15 @@ export class SqlBatchStore implements BatchStore {
    * deadline; the items' own sweeper time comes after it (the batch settles them first). Undefined when
    * another writer moved the batch first.
    */
-  async awaitApproval(b: BatchRecord, approval: { id: string; threshold: number; expiresAt: Date }, executionOf: string,
+  async awaitApproval(b: BatchRecord, awaiting: BatchMove, approval: { id: string; threshold: number; expiresAt: Date }, executionOf: string,
     move: BulkMove, rows: TransferMove[], itemsLookAfterMs: number): Promise<BatchRecord | undefined> {
-    const spec = BATCH_MACHINE.awaiting_approval;
     return this.db.preparedTx(async (tx) => {
       const won = await tx.query<BatchRow>(
         `update transfer.batches set state = $3, updated_at = now(), error_message = null, next_attempt_at = $4::timestamptz
           where id = $1::uuid and company_id = $2 and state = any($5::text[])
             and exists (select 1 from transfer.batch_items i where i.batch_id = $1::uuid and i.transfer_id = $6::uuid)
           returning ${BATCH_COLS}`,
-        [b.id, b.companyId, spec.to[0], approval.expiresAt.toISOString(), [...spec.from], executionOf]);
+        [b.id, b.companyId, awaiting.to, approval.expiresAt.toISOString(), [...awaiting.from], executionOf]);
       if (!won[0]) return undefined;
       await tx.query(
         `insert into transfer.approvals (id, batch_id, company_id, threshold, status, expires_at) values ($1, $2::uuid, $3, $4, 'PENDING', $5::timestamptz)`,
@@ -372,15 +371,13 @@ export class SqlBatchStore implements BatchStore {
   }
 
   /**
-   * A batch move of the batch saga (`BATCH_MACHINE[event]`): compare-and-set from its `from` states,
+   * A move of the batch saga (made by `BatchSaga`): compare-and-set from `move.from` to `move.to`,
    * with the patch and the event in the same statement. `items` also moves items in the same
    * transaction (cancel/expire: VALID → NOT_EXECUTED; funding refused: EXECUTED/REJECTED → VALID).
    */
-  async transition(b: { id: string; companyId: string }, event: BatchEvent, to: BatchState,
-    patch: { errorMessage?: string | null; nextAttemptInMs?: number | null; completed?: boolean; cancelled?: boolean; executionOf?: string },
+  async transition(b: { id: string; companyId: string }, move: BatchMove, patch: BatchPatch,
     evt: ((b: BatchRecord) => OutboxEvent) | null, items?: 'not_executed' | 'back_to_valid'): Promise<BatchRecord | undefined> {
-    const spec = BATCH_MACHINE[event];
-    if (!spec.to.includes(to)) throw new Error(`${event} does not lead to ${to}`);
+    const to = move.to;
     return this.db.preparedTx(async (tx) => {
       const rows = await tx.query<BatchRow>(
         `update transfer.batches set state = $3, updated_at = now(),
@@ -394,7 +391,7 @@ export class SqlBatchStore implements BatchStore {
           returning ${BATCH_COLS}`,
         [b.id, b.companyId, to, patch.errorMessage !== undefined, patch.errorMessage ?? null, patch.nextAttemptInMs === null,
           typeof patch.nextAttemptInMs === 'number', String(Math.max(0, Math.round(patch.nextAttemptInMs ?? 0))),
-          patch.completed === true, patch.cancelled === true, [...spec.from], patch.executionOf ?? null]);
+          patch.completed === true, patch.cancelled === true, [...move.from], patch.executionOf ?? null]);
       const row = rows[0];
       if (!row) return undefined;
       const next = toBatch(row);
@@ -419,7 +416,7 @@ export class SqlBatchStore implements BatchStore {
     return lockLive(tx, companyId, ref.id);
   }
 
-  async signApproval(companyId: string, batchId: string, signer: Signer, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+  async signApproval(companyId: string, batchId: string, signer: Signer, approved: BatchMove, quorum: BulkMove, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
     batchLookInMs: number, precheck: boolean): Promise<BatchSignOutcome> {
     return this.db.preparedTx(async (tx): Promise<BatchSignOutcome> => {
       const a = await this.lockApproval(tx, companyId, batchId);
@@ -428,10 +425,9 @@ export class SqlBatchStore implements BatchStore {
       if (added.kind !== 'added') return added;
       if (added.count < a.threshold) return { kind: 'signed', quorum: false };
       const emails = await approve(tx, a.id);
-      const spec = BATCH_MACHINE.approved;
       const moved = await tx.query<{ id: string }>(
         `update transfer.batches set state = $2, updated_at = now(), next_attempt_at = now() + ($3::bigint * interval '1 millisecond')
-          where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, spec.to[0], ms(batchLookInMs), [...spec.from]]);
+          where id = $1::uuid and state = any($4::text[]) returning id::text as id`, [batchId, approved.to, ms(batchLookInMs), [...approved.from]]);
       // It cannot have left AWAITING_APPROVAL while its approval was PENDING under this lock; never dispatch on an assumption.
       if (moved.length === 0) throw new Error(`batch ${batchId} was not awaiting approval at quorum`);
       const items = await tx.query<TransferRow>(

@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, createLogger, devMeshTls } from '@wallet/platform';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
-import { BatchRunner, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
+import type { BatchDeps } from '../../src/app/deps.js';
+import { CreateBatch } from '../../src/app/create-batch.js';
 import { transferDeps } from '../../src/app/deps.js';
 import type { LedgerPort, RailPort } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
-import { transferUseCases } from '../../src/app/use-cases.js';
+import { batchUseCases, transferUseCases } from '../../src/app/use-cases.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
@@ -13,7 +14,7 @@ import { expectLedgerOk, newCompany, sagaSettings, startHarness, testProtection,
 import { KEY, directory } from './interleaving-support.js';
 
 /**
- * Issue 35 #7: a batch line's dispatch clock (RAIL_DISPATCH_TIMEOUT_SECONDS) starts when the line is
+ * docs/batches.md, "Safety": a batch line's dispatch clock (RAIL_DISPATCH_TIMEOUT_SECONDS) starts when the line is
  * accepted for dispatch (its funds reserved), not when the batch was executed. A ledger outage longer
  * than the timeout while the batch is FUNDING must not make the sweeper fail lines never sent.
  */
@@ -49,7 +50,8 @@ describe('bulk payouts: the dispatch clock of a line', () => {
     const uc = transferUseCases(base);
     const batches = new SqlBatchStore(h.transfer!.db, testProtection);
     const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
-    const runner = new BatchRunner(deps, uc.saga);
+    const batchUc = batchUseCases(deps, uc.saga);
+    const runner = batchUc.runner;
     const sweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 50, leaseMs: 0 });
     try {
       const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
@@ -60,7 +62,7 @@ describe('bulk payouts: the dispatch clock of a line', () => {
         })),
       });
       // Executed while the ledger is down: the batch stays FUNDING, its lines recorded, nothing sent.
-      const executing = await runner.execute({ companyId: co.id }, co.profile, created.batch.id);
+      const executing = await batchUc.execute.execute({ companyId: co.id }, co.profile, created.batch.id);
       expect(executing.state).toBe('FUNDING');
       // The outage lasts 10 minutes (the lines were recorded then), longer than the 60 s dispatch timeout.
       await h.transfer!.db.prepared(`update transfer.transfers set created_at = now() - interval '10 minutes' where batch_id = $1::uuid`, [created.batch.id]);

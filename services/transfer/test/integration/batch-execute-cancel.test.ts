@@ -3,10 +3,11 @@ import fc from 'fast-check';
 import { AppError, createLogger, devMeshTls } from '@wallet/platform';
 import { Choreography } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
-import { BatchRunner, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
+import type { BatchDeps } from '../../src/app/deps.js';
+import { CreateBatch } from '../../src/app/create-batch.js';
 import { transferDeps } from '../../src/app/deps.js';
 import type { BatchStore, RailPort } from '../../src/app/ports.js';
-import { transferUseCases } from '../../src/app/use-cases.js';
+import { batchUseCases, transferUseCases } from '../../src/app/use-cases.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
@@ -14,7 +15,7 @@ import { Rail, expectLedgerOk, newCompany, sagaSettings, startHarness, testProte
 import { KEY, directory } from './interleaving-support.js';
 
 /**
- * Issue 35 #12: an execute and a cancel of the same validated batch at once, under every interleaving
+ * docs/batches.md §3 ("An execute and a cancel at once: exactly one wins"): an execute and a cancel of the same validated batch at once, under every interleaving
  * fast-check's scheduler explores (the batch store's reads and writes are the scheduling points).
  * Exactly one wins; the loser answers 409 INVALID_STATE_TRANSITION whichever it is (an execute that
  * loses to the cancel used to answer 200 with the batch CANCELLED); a cancelled batch holds nothing.
@@ -47,15 +48,15 @@ describe('bulk payouts: execute against cancel (fast-check scheduler)', () => {
         });
         const batches = c.wrap('batches', new SqlBatchStore(h.transfer!.db, testProtection) as BatchStore, ['get', 'startExecution', 'transition'], false);
         const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 60_000, pollMs: 60_000, awaitDispatch: true } };
-        const runner = new BatchRunner(deps, transferUseCases(base).saga);
+        const batchUc = batchUseCases(deps, transferUseCases(base).saga);
         const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
           mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
           items: [{ seq: 1, line: 0, send: { amount: 10_000n, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue } }],
         });
         const id = created.batch.id;
         const outcome = (p: Promise<{ state: string }>) => p.then((b) => `ok ${b.state}`, (e: unknown) => (e instanceof AppError ? `${e.httpStatus} ${e.code}` : `thrown ${(e as Error).message}`));
-        const exec = c.actor('execute', () => outcome(runner.execute({ companyId: co.id }, co.profile, id)));
-        const cancel = c.actor('cancel', () => outcome(runner.cancel({ companyId: co.id }, id)));
+        const exec = c.actor('execute', () => outcome(batchUc.execute.execute({ companyId: co.id }, co.profile, id)));
+        const cancel = c.actor('cancel', () => outcome(batchUc.cancel.execute({ companyId: co.id }, id)));
         await c.finish();
         const [e, k] = [await exec, await cancel];
         const final = (await new SqlBatchStore(h.transfer!.db, testProtection).get(co.id, id))!.state;

@@ -3,11 +3,13 @@ import fc from 'fast-check';
 import { AppError, createLogger, devMeshTls } from '@wallet/platform';
 import { Choreography } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
-import { BatchRunner, BatchSweeper, CreateBatch, type BatchDeps } from '../../src/app/batches.js';
+import { BatchSweeper } from '../../src/app/batch-sweeper.js';
+import type { BatchDeps } from '../../src/app/deps.js';
+import { CreateBatch } from '../../src/app/create-batch.js';
 import { transferDeps } from '../../src/app/deps.js';
 import type { BatchStore, LedgerPort, TransferStore } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
-import { transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
+import { batchUseCases, transferUseCases, type TransferUseCases } from '../../src/app/use-cases.js';
 import { SqlApprovalStore } from '../../src/persistence/approval.store.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
@@ -79,7 +81,8 @@ async function raceStack(h: Harness, c: Choreography, co: CompanySetup, o: {
   });
   uc = transferUseCases(base);
   const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
-  const runner = new BatchRunner(deps, uc.saga);
+  const batchUc = batchUseCases(deps, uc.saga);
+  const runner = batchUc.runner;
   const batchSweepers = [0, 1].map(() => new BatchSweeper(deps, runner, { intervalMs: 3_600_000, batch: 5, leaseMs: 0 }));
   const transferSweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
   // The batch is validated before the race (validation moves nothing).
@@ -109,7 +112,7 @@ async function raceStack(h: Harness, c: Choreography, co: CompanySetup, o: {
       await c.finish();
     }
   };
-  return { batchId: created.batch.id, runner, rails, sweep, settle };
+  return { batchId: created.batch.id, batchUc, rails, sweep, settle };
 }
 
 /** The wallet must be short of exactly what the rail paid (its own truth), with nothing held. */
@@ -165,7 +168,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const co = await newCompany(h, { breb: sc.funded ? total : total - 1n });
         let replyLost = false;
         const failing = new Set(amounts.slice(0, sc.failing).map(String));
-        const { batchId, runner, rails, sweep, settle } = await raceStack(h, c, co, {
+        const { batchId, batchUc, rails, sweep, settle } = await raceStack(h, c, co, {
           amounts, batchPoints: ['startExecution', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'],
           ledgerPoints: ['reserveBatch', 'voidReserve', 'commit', 'release'],
           ledger: passThroughLedger(ledgerReal, async (...a) => {
@@ -183,7 +186,7 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const outcomes: string[] = [];
         const execute = (label: string) => c.actor(label, async () => {
           await c.point('execute');
-          outcomes.push(await runner.execute({ companyId: co.id }, co.profile, batchId).then((b) => `${label}: ${b.state}`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
+          outcomes.push(await batchUc.execute.execute({ companyId: co.id }, co.profile, batchId).then((b) => `${label}: ${b.state}`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
         });
         void execute('request');
         if (sc.retry) void execute('retry');
@@ -231,22 +234,22 @@ describe('bulk payouts: deterministic interleavings (fast-check scheduler)', () 
         const amounts = [10_000n, 20_000n, 30_000n];
         const funding = 100_000n;
         const co = await newCompany(h, { breb: funding, multiSig: 2 });
-        const { batchId, runner, rails, sweep, settle } = await raceStack(h, c, co, {
+        const { batchId, batchUc, rails, sweep, settle } = await raceStack(h, c, co, {
           amounts, batchPoints: ['signApproval', 'rejectApproval', 'expireApprovalIfDue', 'transitionTransfers', 'transition', 'leaseDispatchable', 'markDispatched'],
           ledgerPoints: ['setMovementStatuses', 'commit', 'release'], ledger: passThroughLedger(ledgerReal), outcome: () => 'COMPLETED',
         });
         // Executed before the race (funds held, AWAITING_APPROVAL), with one signature of two.
         // (Outside any actor a point is a no-op: these run straight through.)
-        expect((await runner.execute({ companyId: co.id }, co.profile, batchId)).state).toBe('AWAITING_APPROVAL');
-        await runner.sign(co.id, { batchId, signer: signer('first', 'ADMIN') });
+        expect((await batchUc.execute.execute({ companyId: co.id }, co.profile, batchId)).state).toBe('AWAITING_APPROVAL');
+        await batchUc.sign.execute(co.id, { batchId, signer: signer('first', 'ADMIN') });
 
         const outcomes: string[] = [];
         const decide = (label: string, f: () => Promise<unknown>) => c.actor(label, async () => {
           await c.point(label);
           outcomes.push(await f().then(() => `${label}: ok`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
         });
-        void decide('last signature', () => runner.sign(co.id, { batchId, signer: signer('second') }));
-        if (sc.reject) void decide('rejection', () => runner.reject(co.id, { batchId, signer: signer('third'), reason: 'no' }));
+        void decide('last signature', () => batchUc.sign.execute(co.id, { batchId, signer: signer('second') }));
+        if (sc.reject) void decide('rejection', () => batchUc.reject.execute(co.id, { batchId, signer: signer('third'), reason: 'no' }));
         if (sc.deadline) {
           void c.actor('clock', async () => {
             await c.point('the deadline passes');
