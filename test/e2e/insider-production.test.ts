@@ -7,10 +7,10 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * No single insider moves money (issue 36), the production-only controls, end to end: a
+ * No single insider moves money (docs/security.md "The insider"), the production-only controls, end to end: a
  * production-mode gateway (admin listener, default 24 h notice delay) with the whole product behind
- * it. Findings 1 (credentials in an operator's response) and 4 (the bootstrap token comes back),
- * tried as the issue's attacker did, are refused.
+ * it. Findings I1 (credentials in an operator's response) and I4 (the bootstrap token comes back),
+ * tried as an attacker would, are refused.
  */
 describe('insider attacks (production)', () => {
   const ADMIN_TOKEN = 'e2e-insider-bootstrap-token-0123456789';
