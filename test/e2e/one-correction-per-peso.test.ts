@@ -132,7 +132,7 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     const report = await expectInvariants();
     expect(report.report.checks.find((c: any) => c.name === 'corrections')).toMatchObject({ total: 0 });
 
-    // Finding 10: more traffic the same day after today's run; the clearing line stays green.
+    // A same-day run covers the day only up to `covers_until`: more traffic the same day after today's run; the clearing line stays green.
     const later = await brebSend(12_300);
     await eventually(async () => (await txStatus(later)) === 'COMPLETED', 20_000, 200);
     await expectInvariants();
