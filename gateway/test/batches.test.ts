@@ -9,7 +9,7 @@ import { adminOf, client, type Client, type Reply } from './support/http.js';
 import { startTransferBatchesStandIn, type TransferBatchesStandIn } from './support/transfer-batches-stand-in.js';
 
 /**
- * The batch endpoints (issue 22) through a real gateway (HTTP, Postgres, Redis, a real ledger for
+ * The batch endpoints (docs/batches.md) through a real gateway (HTTP, Postgres, Redis, a real ledger for
  * the companies' wallets) against a stand-in of the transfer service's batch RPCs: what the gateway
  * parses, checks and sends, and how it renders the answers.
  */

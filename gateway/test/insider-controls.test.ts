@@ -5,7 +5,7 @@ import { newOperator, type TestOperator } from './support/operators.js';
 import { sql } from './support/sql.js';
 
 /**
- * No single insider moves money (issue 36, findings 1–3), tried as an insider would, through the
+ * No single insider moves money (docs/security.md "The insider", findings I1–I3), tried as an insider would, through the
  * real HTTP gateway, ledger and transfer service (development mode; the production-only controls —
  * credentials only to their owner, the bootstrap mark — are in test/e2e/insider-production.test.ts).
  * Every sensitive change one operator asks for waits for a second, independent one.

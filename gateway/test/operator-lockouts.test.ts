@@ -6,7 +6,7 @@ import { newOperator, totpCode, type TestOperator } from './support/operators.js
 import { sql } from './support/sql.js';
 
 /**
- * Operator login lockouts (issue 36, finding 7), attacked through the real HTTP gateway on real
+ * Operator login lockouts (docs/security.md "Operator lockouts and trusted proxies"), attacked through the real HTTP gateway on real
  * Postgres and Redis. Client IPs come through X-Forwarded-For from the trusted loopback proxy.
  * - Knowing an operator's e-mail must not let anyone keep the operator out: wrong passwords lock
  *   only the caller (per e-mail and client IP), and the per-e-mail throttle is gone.
@@ -72,7 +72,7 @@ describe('operator login: no unauthenticated way to lock an operator out', () =>
     for (let i = 0; i < 20; i++) statuses.push((await loginFrom(a, { email: victim.email, password: `Clave-mala-${i}`, totpCode: '123456' }, g)).status);
     // The caller is throttled per IP (5/min)…
     expect(statuses).toEqual([...Array(5).fill(401), ...Array(15).fill(429)]);
-    // …but the victim is not: no per-e-mail count (it answered 429 here before issue 36).
+    // …but the victim is not: no per-e-mail count (it used to answer 429 here).
     const r = await loginFrom(nextIp(), { email: victim.email, password: victim.password, totpCode: freshCode(victim) }, g);
     expect([r.status, r.body.error]).toEqual([200, undefined]);
     expect(r.body.token).toMatch(/^wadm_/);

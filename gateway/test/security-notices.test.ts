@@ -1,4 +1,4 @@
-// Issue 36, "the company is told": SecurityNotices.record writes the company.security_changed event
+// The company is told (docs/security.md "The company is told"): SecurityNotices.record writes the company.security_changed event
 // (gateway outbox) and the e-mails to the company's active admins (mail outbox) in the caller's
 // transaction, and nothing when it rolls back; the MailSender delivers over real SMTP after commit,
 // retries a refused mail without sending a sent one again, and two senders never send one mail twice.

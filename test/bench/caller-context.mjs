@@ -1,4 +1,4 @@
-// CPU µs per request of the signed caller context (issue 23), with the platform's build
+// CPU µs per request of the signed caller context (docs/benchmarks.md "Cost per send"), with the platform's build
 // (services/platform/dist): the gateway's signature and a service's verification when every request
 // carries a context of its own (a new principal each time: what every request cost before the
 // reuse), and when requests of one principal share it (the signer's 30 s reuse and the verifier's

@@ -75,7 +75,7 @@ const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_0
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
 const RECON_LINES = (process.env.BENCH_RECON_LINES ?? '100000,1000000').split(',').map(Number);
 const RECON_HEAP_MIB = Number(process.env.BENCH_RECON_HEAP_MIB ?? 128);
-const RECON_TARGET = 50_000; // lines/s for a 1,000,000-line report (issue 21)
+const RECON_TARGET = 50_000; // lines/s for a 1,000,000-line report (docs/reconciliation.md "Benchmark")
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : ALL_PHASES;
 for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
@@ -454,8 +454,8 @@ const BATCH_ITEMS = Number(process.env.BENCH_BATCH_ITEMS ?? 5_000);
 const STATEMENT_LINES = Number(process.env.BENCH_STATEMENT_LINES ?? 1_000_000);
 
 /**
- * A statement of STATEMENT_LINES movements exported as CSV (issue 22: "a 1,000,000-movement CSV export
- * runs with bounded memory"). The movements are seeded straight into one wallet's journal — balanced
+ * A statement of STATEMENT_LINES movements exported as CSV (docs/statements.md: a 1,000,000-movement CSV export
+ * runs with bounded memory). The movements are seeded straight into one wallet's journal — balanced
  * credit postings of 1 centavo (funding −1, wallet_available +1) one millisecond apart, and the wallet
  * moved by the same total, so the ledger's invariants still hold — because making a million through
  * the API would take hours. Then GET /wallets/statements?format=csv is read to the end while the RSS
@@ -532,7 +532,7 @@ async function statementPhase({ admin }) {
 }
 
 /**
- * One bulk payout (issue 22): BATCH_ITEMS Bre-B items over the 16 bench destinations, uploaded
+ * One bulk payout (docs/batches.md): BATCH_ITEMS Bre-B items over the 16 bench destinations, uploaded
  * (POST /transfers/batches: every item validated), executed (one ReserveBatch) and dispatched. Items/s
  * counts from the upload until the last item left the service for the rail (DISPATCHED or further,
  * read in the transfer schema), beside the single sends/s measured by the sends phase of this run.
@@ -872,7 +872,7 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
       companies.push(c);
     }
     // The fee as the caller gives it (`fee`, what a batch's items send), or computed by the ledger from the
-    // company's schedule (`computeFee`, how a single send reserves since issue 23).
+    // company's schedule (`computeFee`, how a single send reserves: no ComputeFees call first).
     const reserveWith = (feeSpec) => (c) => client.reserve({
       idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, ...feeSpec,
       movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },

@@ -25,7 +25,7 @@ beforeAll(async () => {
   doc = gen.buildAsyncApiDocument();
 });
 
-/** Services with an outbox relay: the only processes that publish (receipt and webhook only consume); and the gateway (issue 36: its own OutboxRelay in server.ts). */
+/** Services with an outbox relay: the only processes that publish (receipt and webhook only consume); and the gateway (its own OutboxRelay in server.ts, for `company.security_changed`). */
 function publishers(): string[] {
   const services = readdirSync(join(REPO, 'services')).filter((s) => {
     try { return /relay:\s*\{/.test(readFileSync(join(REPO, 'services', s, 'src', 'compose.ts'), 'utf8')); } catch { return false; }

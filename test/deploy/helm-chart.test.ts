@@ -283,7 +283,7 @@ describe('helm chart', () => {
     }
     // Its own gRPC port: from the gateway only (the admin API); its ops port from the scraper.
     expect(np('reconciliation').ingress.map((r: any) => [r.ports.map((p: any) => p.port), fromComponents(r)])).toEqual([[[50057], ['gateway']], [[9107], []]]);
-    // Egress: the gateway reaches Postgres, Redis, the services, NATS (its outbox) and SMTP (its mail, issue 36); the receipt service no ledger.
+    // Egress: the gateway reaches Postgres, Redis, the services, NATS (its outbox) and SMTP (its mail: docs/security.md "The company is told"); the receipt service no ledger.
     expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057, 4222, 2525]));
     expect(egressPorts(np('gateway', production))).toEqual(expect.arrayContaining([4222, 587]));
     expect(egressPorts(np('gateway', production))).not.toContain(2525);
@@ -449,7 +449,7 @@ describe('helm chart', () => {
   it('sets only variables the processes read (their config.ts, the platform\'s base schema)', () => {
     const platform = readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
     const dirOf = (name: string) => (name === 'gateway' ? 'gateway' : `services/${name}`);
-    // Issue 21 lands in slices: until the reconciliation service's config.ts (and the gateway's
+    // The reconciliation landed in slices: until the reconciliation service's config.ts (and the gateway's
     // RECONCILIATION_GRPC_ADDR) are merged, their variables wait here; once they are, they are checked.
     const reconConfig = join(REPO, 'services', 'reconciliation', 'src', 'config.ts');
     const pending = new Set<string>(readFileSync(join(REPO, 'gateway', 'src', 'config.ts'), 'utf8').includes('RECONCILIATION_GRPC_ADDR:') ? [] : ['RECONCILIATION_GRPC_ADDR']);

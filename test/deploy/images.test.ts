@@ -141,7 +141,7 @@ describe('compose file (deploy/compose.yaml)', () => {
   });
 
   it('sets only variables the processes read, and points them at the compose services', () => {
-    // Issue 21 lands in slices: the gateway reads RECONCILIATION_GRPC_ADDR once its slice is merged;
+    // The reconciliation landed in slices: the gateway reads RECONCILIATION_GRPC_ADDR once its slice is merged;
     // until then that one variable waits here (checked as soon as gateway/src/config.ts has it).
     const pending = new Set(readConfigSources('gateway').includes('RECONCILIATION_GRPC_ADDR:') ? [] : ['gateway RECONCILIATION_GRPC_ADDR']);
     // OTEL_* variables are read by the OpenTelemetry SDK itself.

@@ -11,7 +11,7 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
 interface Hit { headers: IncomingHttpHeaders; raw: string; body: any }
 
 /**
- * Operators' webhooks (issue 21) through the real gateway and webhook service: an operator registers
+ * Operators' webhooks (docs/webhooks.md "Operators' webhooks: the reconciliation's events") through the real gateway and webhook service: an operator registers
  * a platform endpoint at /admin/webhooks/endpoints and receives the reconciliation's events, signed as
  * Standard Webhooks (verified with the reference library); companies cannot reach those routes.
  */

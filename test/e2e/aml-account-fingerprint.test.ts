@@ -3,7 +3,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 36, finding 6, through the real gateway over HTTP: the AML list and the counterparty limits
+ * docs/security.md "Screening on the destination account", through the real gateway over HTTP: the AML list and the counterparty limits
  * were keyed on the document the client declares, so the same bank account was refused as listed and
  * then paid with one digit added to the document, and its reached day limit was passed the same way.
  * Now they are keyed on the destination account too; each attack is played and refused with the

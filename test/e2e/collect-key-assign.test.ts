@@ -4,7 +4,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 35, finding 5 through the gateway: a payment to a suspended key stays UNASSIGNED after the
+ * Assigning held funds (docs/decisions.md "Inbound Bre-B payments") through the gateway: a payment to a suspended key stays UNASSIGNED after the
  * key is re-activated; the company assigns it (POST /deposits/{id}/assign, WRITE, its own only),
  * an operator assigns another one (POST /admin/deposits/{id}/assign, audited); each is credited
  * once and the deposit listing follows (deposit.paid).

@@ -6,7 +6,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 35, finding 4, through the gateway: a company created with only an ACH wallet cannot get a
+ * A payment nobody books (docs/decisions.md "Inbound Bre-B payments", "No key without a BREB wallet", "A definite ledger refusal"), through the gateway: a company created with only an ACH wallet cannot get a
  * collect key (404 FAST_WALLET_MISSING, in Spanish); a payment to a key whose company has no BREB
  * wallet (one issued before that check) is acknowledged to the network, parked CREDIT_REFUSED and
  * listed by GET /admin/exceptions with transfer's, pse-deposit's and the reconciliation's; an

@@ -8,7 +8,8 @@ type Company = Awaited<ReturnType<Stack['provision']>>;
 interface User { id: string; email: string; password: string; totpSecret: string; token: string }
 
 /**
- * Lockouts of dashboard users, through the real gateway, Postgres and Redis (issue 36 split them):
+ * Lockouts of dashboard users, through the real gateway, Postgres and Redis (split by what the caller proved: docs/security.md
+ * "Operator lockouts and trusted proxies"):
  * - 10 wrong passwords for one e-mail from one client IP in 15 minutes lock that caller out of that
  *   account for 15 minutes; from any other IP the user still signs in (knowing an e-mail must not
  *   be enough to keep its owner out).
@@ -114,7 +115,7 @@ describe('dashboard lockouts', () => {
     expectLocked(await loginFrom(attacker, u.email, u.password));
     expectLocked(await loginFrom(attacker, u.email, 'otra-mala-clave'));
     expectLocked(await loginFrom(attacker, `  ${u.email.toUpperCase()} `, u.password)); // the same account however the e-mail is typed
-    // The victim, from anywhere else: in (before issue 36 the account was locked for everyone).
+    // The victim, from anywhere else: in (the account used to be locked for everyone).
     expect((await login(u.email, u.password)).status).toBe(200);
     // The attacker's IP is locked out of that account only.
     expect((await loginFrom(attacker, other.email, other.password)).status).toBe(200);

@@ -6,7 +6,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Least privilege in the database (issue 36, finding 5), tried as the issue's insider did, with the
+ * Least privilege in the database (docs/security.md "Database roles"), tried as an insider would, with the
  * process's own credentials: each service connects as a login role that is only a member of its
  * schema's runtime role (`wallet_<schema>_app`), which the migrations grant DML on that schema and
  * nothing else. A gateway runs its real work under that role; a production process refuses a

@@ -11,7 +11,7 @@ import { NATS_URL, REDIS_URL, freePort, startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 19, "Unknown outcomes at the edge": a send whose outcome the client cannot know (the
+ * Unknown outcomes at the edge (docs/decisions.md "`Idempotency-Key` on a send: unknown outcomes"): a send whose outcome the client cannot know (the
  * gateway's deadline passed after the transfer service accepted it; the gateway died mid-request)
  * is retried with the same `Idempotency-Key`, and the retry answers THAT transfer in its current
  * state: never a second transfer, never a second reserve. Through the real HTTP and gRPC layers:

@@ -7,10 +7,10 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * No single insider moves money (issue 36), the production-only controls, end to end: a
+ * No single insider moves money (docs/security.md "The insider"), the production-only controls, end to end: a
  * production-mode gateway (admin listener, default 24 h notice delay) with the whole product behind
- * it. Findings 1 (credentials in an operator's response) and 4 (the bootstrap token comes back),
- * tried as the issue's attacker did, are refused.
+ * it. Findings I1 (credentials in an operator's response) and I4 (the bootstrap token comes back),
+ * tried as an attacker would, are refused.
  */
 describe('insider attacks (production)', () => {
   const ADMIN_TOKEN = 'e2e-insider-bootstrap-token-0123456789';
@@ -74,7 +74,7 @@ describe('insider attacks (production)', () => {
     const [mark] = (await db.query('select operator_ids::text[] as ids from gateway.bootstrap_state')).rows;
     expect(mark.ids.sort()).toEqual([ana.body.id, beto.body.id].sort());
 
-    // Finding 1 (production): one operator tries to make the company's signers and receive their links.
+    // Finding I1 (docs/security.md "The insider"), production: one operator tries to make the company's signers and receive their links.
     const co = await adm('POST', '/admin/companies', a.session, { name: 'Multifirma S.A.S.', nit: '900777888-1', taxRegime: 'COMMON', multiSigThreshold: 2 });
     expect(co.status).toBe(201);
     const signers: Array<{ email: string; role: string; id?: string }> = [{ email: 'firmante.admin@multifirma.co', role: 'ADMIN' }, { email: 'firmante.operador@multifirma.co', role: 'OPERATOR' }];
@@ -118,7 +118,7 @@ describe('insider attacks (production)', () => {
     expect(issued.body).toMatchObject({ status: 'APPLIED', result: { apiKey: { scope: 'WRITE' } } });
     expect(issued.text).not.toMatch(/wk_live_[0-9A-Za-z]{20}/);
 
-    // Finding 4: one operator disables the other alone → a request; the token cannot bring a third.
+    // Finding I4: one operator disables the other alone → a request; the token cannot bring a third.
     const off = await adm('DELETE', `/admin/operators/${beto.body.id}`, a.session);
     expect(off.status).toBe(202);
     expect((await adm('GET', '/admin/auth/me', b.session)).status).toBe(200);

@@ -8,11 +8,11 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 35, "one correction per peso": money where two subsystems touch the same movement, through
+ * One correction per external movement (docs/reconciliation.md "One case per external movement"): money where two subsystems touch the same movement, through
  * the product (gateway → services → sandbox providers → reconciliation → ledger), each scenario
  * checked by the cross-service invariants (ledger:check's corrections and clearing lines among them).
- * Every reconciliation here is a same-day run of today's report (issue 35 finding 10: later traffic
- * of the same day must not turn the clearing line red).
+ * Every reconciliation here is a same-day run of today's report (later traffic
+ * of the same day must not turn the clearing line red: a same-day run covers the day only up to `covers_until`).
  */
 describe('one correction per peso: reconciliation, owners and the ledger on one movement', () => {
   let stack: Stack;
@@ -132,7 +132,7 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     const report = await expectInvariants();
     expect(report.report.checks.find((c: any) => c.name === 'corrections')).toMatchObject({ total: 0 });
 
-    // Finding 10: more traffic the same day after today's run; the clearing line stays green.
+    // A same-day run covers the day only up to `covers_until`: more traffic the same day after today's run; the clearing line stays green.
     const later = await brebSend(12_300);
     await eventually(async () => (await txStatus(later)) === 'COMPLETED', 20_000, 200);
     await expectInvariants();

@@ -6,7 +6,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 21 "Done when": a day of traffic on all four rails through the product (gateway → services →
+ * The reconciliation's acceptance run (docs/reconciliation.md): a day of traffic on all four rails through the product (gateway → services →
  * sandbox providers), one discrepancy of each kind injected into the providers' reports, every
  * report reconciled through POST /admin/reconciliations by the real reconciliation service, and
  * exactly the planted breaks found — nothing else. Each break is then resolved through

@@ -8,7 +8,7 @@ import type { ReconciliationDouble } from '../support/reconciliation-double.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * The operator's side of the reconciliation (issue 21) through the real gateway: /admin/reconciliations
+ * The operator's side of the reconciliation (docs/reconciliation.md "Operator guide") through the real gateway: /admin/reconciliations
  * and the reconciliation's money exceptions in /admin/exceptions. The reconciliation service is a
  * TEST DOUBLE here (support/reconciliation-double.ts: a real gRPC server over the mesh's mutual TLS,
  * state in memory), the rest is real (transfer, pse-deposit, ledger, sandbox). Every answer is checked

@@ -5,7 +5,7 @@ import { startStack } from '../support/stack.js';
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
 /**
- * Issue 21 end to end, with nothing stood in: the real gateway, the real reconciliation service
+ * The reconciliation (docs/reconciliation.md) end to end, with nothing stood in: the real gateway, the real reconciliation service
  * (stack option `reconciliation: true`), transfer, ledger and the sandbox's settlement reports. An
  * operator starts a Bre-B run of today over HTTP, follows it at `Location` until it is RECONCILED,
  * reads the break a report discrepancy caused, finds it among the money exceptions, re-runs it while

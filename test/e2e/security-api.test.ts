@@ -294,7 +294,7 @@ describe('security', () => {
         { 'x-forwarded-for': '::ffff:198.51.100.4', 'x-client-ip': '198.51.100.4' },
         { 'x-forwarded-for': 'garbage, 198.51.100.5' },
       ];
-      // A key of its own for every request: each key also has its own budget (issue 36), so only the
+      // A key of its own for every request: each key also has its own budget (docs/security.md "Operator lockouts and trusted proxies"), so only the
       // per-IP counter (the socket peer) can refuse these.
       const keyOf = async () => (await stack.admin('POST', `/admin/companies/${fresh.id}/api-keys`, { scope: 'READ', label: 'xff' })).body.key as string;
       const statuses: number[] = [];

@@ -1,4 +1,4 @@
-// Issue 36, "the company is told", through the whole product: an operator revokes a company's API
+// The company is told (docs/security.md "The company is told"), through the whole product: an operator revokes a company's API
 // key and changes its limits and status; the gateway records company.security_changed in its
 // outbox and mails in its mail outbox in the same transaction; its relay publishes the event to
 // JetStream, the webhook service delivers it to the company's subscribed endpoint (signed, checked

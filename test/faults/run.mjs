@@ -358,7 +358,7 @@ async function admin(method, path, body, tries = 20) {
 const bogotaDate = (t) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
 
 /**
- * The providers' side after the storm (issue 21): every rail's settlement report of each Bogotá day
+ * The providers' side after the storm (docs/reconciliation.md): every rail's settlement report of each Bogotá day
  * the run touched, reconciled by the reconciliation service through a gateway, as an operator would.
  * Every run must be RECONCILED, and every break must be about a transfer or deposit for which a money
  * exception already says what went wrong (a payout the rail made after we released it, an outcome
@@ -397,7 +397,7 @@ const record = {
   deposits: new Map(), // deposit id → { companyId, amount, paid: true|false|undefined }
   incoming: new Map(), // providerTransferId → { companyId, keyValue, amount }
   clientViolations: [],
-  batches: [], // { companyId, id, items, executed: true|false|undefined } — bulk payouts (issue 22)
+  batches: [], // { companyId, id, items, executed: true|false|undefined } — bulk payouts (docs/batches.md)
 };
 
 const payer = { payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' };
@@ -473,7 +473,7 @@ async function insufficientOp(co) {
 }
 
 /**
- * A small bulk payout (issue 22): 2-6 items on both rails (one may be an amount the rail fails),
+ * A small bulk payout (docs/batches.md): 2-6 items on both rails (one may be an amount the rail fails),
  * validated then executed; a retry of the execute now and then. Its items become ordinary transfers,
  * checked with every other; the batch must end final (checked after the settle).
  */

@@ -23,7 +23,7 @@ const destinationOf = (s: transferV1.SendRequest | undefined) => (s?.bankAccount
   : s?.brebKey ? `${s.brebKey.type} ${s.brebKey.value}` : s?.targetAnchorHandle ?? '');
 
 /**
- * TEST STAND-IN for the transfer service's batch RPCs (issue 22), while the real ones are being
+ * TEST STAND-IN for the transfer service's batch RPCs (docs/batches.md), while the real ones are being
  * written: a real gRPC server over the mesh's mutual TLS (identity `transfer`, the gateway only)
  * that keeps batches in memory per company and answers as transfer.proto documents them — no
  * validation beyond the gateway's (an item is invalid only when the gateway said so), no money.

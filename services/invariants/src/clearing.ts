@@ -26,7 +26,7 @@ export interface ClearingFigures {
 
 /**
  * clearing: each clearing account of the ledger agrees with what the providers reported
- * (issue 21, docs/operations.md). Per clearing (breb → rail_clearing:BREB, ach → rail_clearing:ACH,
+ * (docs/operations.md, docs/reconciliation.md). Per clearing (breb → rail_clearing:BREB, ach → rail_clearing:ACH,
  * pse → pse_settlement, breb-inbound → breb_settlement):
  *
  *   L − U = R − D
@@ -38,7 +38,7 @@ export interface ClearingFigures {
  * report; a break whose movement another case corrected, an owner's write-off, is in the ledger
  * through that correction); U the account's movement on Bogotá days (postings' created_at at UTC−5)
  * with no RECONCILED run, or after the cut-off of that day's latest run (`covers_until`: a same-day
- * run covers the day only up to its start, issue 35), recon_adjustment postings excluded (they belong to their break's day, which is
+ * run covers the day only up to its start), recon_adjustment postings excluded (they belong to their break's day, which is
  * reconciled). Where the reconciliation is not installed the line is "not checked", never passed.
  * Always the whole installation (a clearing account is not a company's).
  */
@@ -83,7 +83,7 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
   const recon = s.reconciliation;
   if (!recon) throw new Error('the reconciliation is not installed');
   // The latest RECONCILED run of each (rail, date): its report's effect on the clearing account, and
-  // the instant it covers the day up to (issue 35: a same-day run covers the day only so far).
+  // the instant it covers the day up to (a same-day run covers the day only so far).
   const runs = await recon.query<{ rail: string; day: string; net: string | null; cutoff: string | null }>(
     `select distinct on (rail, date) rail, to_char(date, 'YYYY-MM-DD') as day, report_net_cents::text as net,
             to_char(covers_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cutoff
@@ -97,7 +97,7 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
         and b.rail = any($1::text[])
         and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`, [CLEARINGS]);
   // A break whose movement another case corrected (an owner's write-off) is in the ledger through that
-  // correction: it is no longer outstanding (issue 35: one case per external movement).
+  // correction: it is no longer outstanding (one case per external movement, docs/reconciliation.md "One case per external movement").
   const correctedBy = new Map((await s.ledger.query<{ movement: string; case_id: string }>(
     `select movement, case_id from ledger.corrections where reversed_by is null and movement = any($1::text[])`,
     [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]])).map((c) => [c.movement, c.case_id]));
@@ -120,7 +120,7 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
         group by 1, 2, 3, 4 order by 1`,
       [account, mine.map((r) => r.day), mine.map((r) => r.cutoff ?? '9999-12-31T00:00:00Z')]);
     // An owner's correcting entry (a write-off) belongs, like an adjustment, to the day of the movement
-    // it corrects once a reconciled day's break names that movement (issue 35).
+    // it corrects once a reconciled day's break names that movement (docs/reconciliation.md "One case per external movement").
     const correctedMovements = [...new Set(moves.map((m) => m.corrects).filter((m): m is string => !!m))];
     const brokenMovements = new Set(correctedMovements.length === 0 ? [] : (await recon.query<{ movement: string }>(
       `select distinct b.movement from reconciliation.breaks b

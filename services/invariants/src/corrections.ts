@@ -1,7 +1,7 @@
 import { Offenders, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
 /**
- * corrections (issue 35, one correction per peso): every correcting entry of the journal (an
+ * corrections (one correction per external movement, docs/reconciliation.md "One case per external movement"): every correcting entry of the journal (an
  * owner's write-off, `correction`; an accepted reconciliation break, `recon_adjustment`) names the
  * external movement it corrects and the case that asked for it; per movement, at most one is live
  * (corrections less the entries that undid them); an undoing entry undoes a correction of the same

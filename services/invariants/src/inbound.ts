@@ -11,7 +11,7 @@ const ledgerKey = (providerTransferId: string) => `collectkey:payment:${provider
 const KEYS = (ptid: string) => ({ first: ledgerKey(ptid), assign: `${ledgerKey(ptid)}:assign`, returned: `${ledgerKey(ptid)}:returned` });
 
 /**
- * The postings each state allows (issue 35: the declared inbound payment saga, services/collect-key
+ * The postings each state allows (the declared inbound payment saga, docs/architecture.md; services/collect-key
  * domain/payment-machine.ts). `first`: the credit (ASSIGNED from the start) or the hold; `assign`,
  * `returned`: the way out of a hold. A money state may have done its step or not yet (live), never
  * once settled unless an open money exception parks it.

@@ -61,7 +61,7 @@ export interface CheckOptions {
   /** A money exception left RESOLVING longer than this is stuck (default 600 s). */
   resolvingStuckSeconds?: number;
   /**
-   * The sweepers' horizon (issue 35): a money step still owed this long after it became due, with no
+   * The sweepers' horizon: a money step still owed this long after it became due, with no
    * open money exception parking it, is a violation even on a live installation (default 900 s: the
    * sweepers look every second after a grace of seconds; a step owed for minutes is one nobody runs).
    */

@@ -13,7 +13,7 @@ import { BreakStore, RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, reconciliati
 import { reconciliationMigrations } from '../src/persistence/migrations/index.js';
 
 /**
- * Issue 35 ("one correction per peso") under every interleaving fast-check's scheduler explores, over
+ * One correction per external movement (docs/reconciliation.md "One case per external movement") under every interleaving fast-check's scheduler explores, over
  * the real reconciliation use case and store, real Postgres and the real ledger over gRPC:
  *
  * 1. One payout the rail made after we released it (ours FAILED, the provider's report COMPLETED: a

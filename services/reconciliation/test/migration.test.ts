@@ -26,7 +26,7 @@ describe('migration 0002-reconciliation-service on data of 0001', () => {
     const db = await Database.open({ url: tdb.url, schema: RECONCILIATION_SCHEMA, migrations: reconciliationMigrations, logger: log, poolMax: 2 });
     try {
       expect(await db.migrate()).toEqual(['0002-reconciliation-service', '0003-one-case-per-movement']);
-      // 0003: every run covers its day up to its start at most (issue 35's cut-off).
+      // 0003: every run covers its day up to its start at most (the cut-off, `covers_until`).
       expect(await db.query(`select count(*)::int as n from reconciliation.runs where covers_until is null or covers_until > started_at`)).toEqual([{ n: 0 }]);
       expect(await db.query(`select id, status, outcome, detail, trigger, requested_by, finished_at is not null as finished from reconciliation.runs order by id`)).toEqual([
         { id: 'run_a', status: 'RECONCILED', outcome: 'RECONCILED', detail: null, trigger: 'ON_DEMAND', requested_by: 'admin', finished: true },

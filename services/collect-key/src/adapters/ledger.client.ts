@@ -39,7 +39,7 @@ export class GrpcLedger implements LedgerPort {
       fee: { ...p.fee },
       assign,
       fromUnassigned: step === 'assign',
-      // The network's payment this books (issue 35): a correction of it accepted before (a break on
+      // The network's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a correction of it accepted before (a break on
       // the day's report while we answered 503) is undone by the ledger. Not the assignment of a held
       // payment: that books no new movement of the network.
       ...(step !== 'assign' ? { externalMovement: externalMovementRef('breb-inbound', { providerId: p.providerTransferId }) } : {}),

@@ -20,7 +20,7 @@ export class ListPaymentExceptions {
     const payment = m?.rail === 'breb-inbound' && m.providerId ? await this.deps.store.paymentByTransfer(m.providerId) : undefined;
     const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view,
       { ...rest, ...(movement ? { resourceIds: payment ? [payment.depositId] : [] } : {}) });
-    // Each exception names the network's movement it is about (issue 35: one case with a break about it).
+    // Each exception names the network's movement it is about (one case with a break about it, docs/reconciliation.md "One case per external movement").
     const ids = await this.deps.store.providerIdsOf(page.items.map((e) => e.resourceId));
     const items = page.items.map((e) => {
       const ptid = ids.get(e.resourceId);

@@ -79,7 +79,7 @@ export interface CollectKeyStore {
   recordIntent(p: PaymentRecord, eventId: string): Promise<{ payment: PaymentRecord; created: boolean }>;
   paymentByTransfer(providerTransferId: string): Promise<PaymentRecord | undefined>;
   paymentById(depositId: string): Promise<PaymentRecord | undefined>;
-  /** The network's id of each of these payments (by deposit id): their exceptions' movement (issue 35). */
+  /** The network's id of each of these payments (by deposit id): their exceptions' movement. */
   providerIdsOf(depositIds: readonly string[]): Promise<Map<string, string>>;
   /**
    * The saga's compare-and-set: from one of `from` to `to` (`pending_step`/`step_at` follow the state),

@@ -21,7 +21,7 @@ export interface InboundSettlement {
   /** The network's time of the leg: its reception (IN), its return (OUT). */
   settledAt: Date;
   companyId: string;
-  /** find only (issue 35): the money exception still open about it, and a money step of this leg owed. */
+  /** find only (accept_provider waits for the owner): the money exception still open about it, and a money step of this leg owed. */
   openExceptionId?: string;
   stepOwed?: boolean;
 }

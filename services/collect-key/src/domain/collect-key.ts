@@ -42,7 +42,7 @@ export interface CollectKeyRecord {
   ivaApplicable: boolean;
   createdAt: Date;
   deletedAt: Date | null;
-  /** The directory registration the key went live with (set on activation; null for keys activated before issue 35). */
+  /** The directory registration the key went live with (set on activation; null for keys activated before registrations were stored: migration 0006). */
   anchorHandle?: string | null;
 }
 

@@ -1,6 +1,6 @@
 import { AppError } from '@wallet/platform';
 
-/** The Bre-B network's notification of an inbound payment (docs/sandbox.md, issue 5). */
+/** The Bre-B network's notification of an inbound payment (docs/sandbox.md "Bre-B collect keys and inbound payments"). */
 export interface IncomingPayment {
   eventId: string;
   providerTransferId: string;

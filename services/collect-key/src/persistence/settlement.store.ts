@@ -41,7 +41,7 @@ const toSettlement = (r: Row): InboundSettlement => ({
   ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}), ...(r.step_owed ? { stepOwed: true } : {}),
 });
 
-/** find only (issue 35): the money exception still open about the payment, and whether a money step of the leg is owed. */
+/** find only (accept_provider waits for the owner): the money exception still open about the payment, and whether a money step of the leg is owed. */
 const CASE_COLS = `(select e.id from collect_key.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = payments.deposit_id order by e.opened_at limit 1) as open_exception_id`;
 
 export class SqlInboundSettlementReader implements InboundSettlementReader {

@@ -5,7 +5,7 @@ import { SqlCollectKeyStore } from '../../src/persistence/collect-key.store.js';
 import { FeeOperation, Rail, failure, startHarness, type Harness } from './harness.js';
 
 /**
- * Issue 35, finding 5: UNASSIGNED funds have a way out. A payment held UNASSIGNED (paid to a
+ * UNASSIGNED funds have a way out (docs/decisions.md "Inbound Bre-B payments", "Assigning held funds"). A payment held UNASSIGNED (paid to a
  * suspended key, which stays so after the key is re-activated) is assigned to its company by the
  * company itself (or an operator): unassigned_funds(BREB) −G; wallet_available(BREB) +N; fee; IVA;
  * `deposit.paid`. Another company's payment reads as not found; a repeat, or several at once,

@@ -3,7 +3,7 @@ import { eventually } from '@wallet/platform/testing';
 import { startHarness, type Harness } from './harness.js';
 
 /**
- * Issue 35, finding 6: a payment is attributed by the registration the network routed it to when it
+ * Attribution (docs/decisions.md "Inbound Bre-B payments"): a payment is attributed by the registration the network routed it to when it
  * was paid, never by whoever holds the value when the notification is processed. A delayed
  * notification for a payment to company A's key, deleted meanwhile, is A's (held UNASSIGNED) after
  * company B registers the same value; B gets only the payments routed to its own registration.

@@ -9,7 +9,7 @@ import { Rail, failure, startHarness, type Harness } from './harness.js';
 const SECRET = 'dev-rail-callback-secret';
 
 /**
- * Issue 35, finding 4: a payment nobody books. A company without a BREB wallet cannot get a collect
+ * A payment nobody books (docs/decisions.md "Inbound Bre-B payments", "A definite ledger refusal"). A company without a BREB wallet cannot get a collect
  * key; a payment whose credit the ledger refuses for good (a key issued before that check) is parked
  * CREDIT_REFUSED with a money exception instead of being retried by the network for 24 h, is PENDING
  * to the reconciliation, and is credited once when an operator retries it after the wallet exists.

@@ -5,7 +5,7 @@ import { collectKeyV1 } from '@wallet/proto';
 import { failure, startHarness, type Harness } from './harness.js';
 
 /**
- * Issue 35, finding 5 (return): a held (UNASSIGNED) Bre-B payment is returned to the payer through
+ * Returning held funds (docs/decisions.md "Inbound Bre-B payments"): a held (UNASSIGNED) Bre-B payment is returned to the payer through
  * the network: the sandbox records the return and its settlement report carries a RETURNED (OUT)
  * line; the ledger takes the gross out of unassigned_funds against breb_settlement once; the
  * reconciliation's read path has the payment's two legs. The network unreachable: the sweeper

@@ -62,7 +62,7 @@ export class CommitHold {
   }
 
   /**
-   * The common case without a read (issue 23): the caller's expectation names the open hold, its
+   * The common case without a read (docs/benchmarks.md "Cost per send"): the caller's expectation names the open hold, its
    * amounts, rail and movement. The posting is built from the expectation and guarded by it (the
    * hold row must have exactly those columns, be OPEN, and its movement be committable), so when it
    * applies it is the posting the read path would have written. Undefined when it did not apply for

@@ -8,7 +8,7 @@ import { requestHash } from './request-hash.js';
 import { Problems, checkIdempotencyKey, checkText } from './validation.js';
 
 /**
- * One correction per peso (issue 35). A correcting entry names the external movement it corrects
+ * One correction per external movement (docs/reconciliation.md "One case per external movement"). A correcting entry names the external movement it corrects
  * (platform `externalMovementRef`): "<rail>:our:<our id>" on breb, ach and pse (with ":payment" or
  * ":reversal"), "breb-inbound:<provider id>". At most one correcting entry of a
  * movement is live at a time (ledger.corrections), whichever case asks for it: an owner's money

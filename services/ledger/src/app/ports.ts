@@ -115,7 +115,7 @@ export interface PostingWrite {
   reverseMovement?: { id: string; companyId: string; errorMessage: string | null };
   movementUpdate?: { id: string; companyId: string; status: MovementStatus; completed: boolean; errorMessage: string | null };
   /**
-   * A correcting entry (issue 35): registered live for its external movement in `ledger.corrections`
+   * A correcting entry (one live per external movement): registered live for its external movement in `ledger.corrections`
    * in the same statement (a second live one of the movement is a unique violation: nothing written).
    * With `reverses`: it undoes that live correction instead, whose row is the guard (already undone:
    * nothing written).
@@ -240,7 +240,7 @@ export interface LedgerStore {
    * answers the posting that holds the key afterwards (the void, or the earlier one).
    */
   voidKey(v: { id: string; idempotencyKey: string; requestHash: string; companyId: string; rail: WalletRail }): Promise<StoredPosting>;
-  /** The live correcting entry of an external movement, if any (issue 35). */
+  /** The live correcting entry of an external movement, if any (at most one). */
   liveCorrection(movement: string): Promise<LiveCorrection | undefined>;
   /** The correcting entry written under `idempotencyKey` (live or undone), with who undid it. */
   correctionByKey(idempotencyKey: string): Promise<(LiveCorrection & { reversedBy: string | null }) | undefined>;

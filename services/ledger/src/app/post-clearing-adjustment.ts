@@ -26,13 +26,13 @@ export interface PostClearingAdjustmentCommand {
   clearing: string;
   deltaCents: bigint;
   reason: string;
-  /** The external movement corrected and the case asking (issue 35: one live correction per movement). */
+  /** The external movement corrected and the case asking (one live correction per movement). */
   movement: string;
   caseId: string;
 }
 
 /**
- * A reconciliation break accepted on the provider's side (issue 21, docs/reconciliation.md): the
+ * A reconciliation break accepted on the provider's side (docs/reconciliation.md "Clearing effects and `difference_cents`"): the
  * clearing account of the report moves by `deltaCents` (the break's difference_cents, signed) against
  * reconciliation_differences(that account). Service level: the caller is the reconciliation service,
  * not a company (a company on the call is not used); no wallet, hold or movement is touched.

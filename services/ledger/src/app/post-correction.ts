@@ -17,7 +17,7 @@ export interface PostCorrectionCommand {
   rail: string;
   amount: bigint;
   reason: string;
-  /** The external movement corrected and the case asking (issue 35: one live correction per movement). */
+  /** The external movement corrected and the case asking (one live correction per movement). */
   movement: string;
   caseId: string;
 }

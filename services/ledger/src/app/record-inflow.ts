@@ -21,7 +21,7 @@ export interface InflowCommand {
   assign: boolean;
   movement?: MovementSpecCommand;
   /**
-   * The external movement this inflow books (issue 35: "pse:our:<deposit id>:payment",
+   * The external movement this inflow books (`externalMovementRef`: "pse:our:<deposit id>:payment",
    * "breb-inbound:<provider id>"); not part of the request hash. Once the inflow is written, a live
    * correction of that movement (a break accepted before its owner booked it) is undone.
    */

@@ -24,7 +24,7 @@ class ItemProblems extends Problems {
 }
 
 /**
- * The holds of many sends (a bulk payout, issue 22) in ONE transaction, all or nothing. Each item is
+ * The holds of many sends (a bulk payout, docs/batches.md) in ONE transaction, all or nothing. Each item is
  * a Reserve: checked as one, written as one (same posting kind, entries, hold, TRANSFER_OUT movement,
  * `ledger.reserved` event) under its own idempotency key and request hash, so a later Reserve, Commit,
  * Release or VoidReserve works per transfer as for a single send. Each wallet is debited once, by

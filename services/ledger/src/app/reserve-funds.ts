@@ -18,7 +18,7 @@ export interface ReserveCommand {
   amount: bigint;
   fee?: FeeBreakdown;
   /**
-   * Instead of `fee` (issue 23): the ledger computes the fee from the company's schedule for the
+   * Instead of `fee`: the ledger computes the fee from the company's schedule for the
    * rail's outflow, as ComputeFees would, saving the sender that call. Hashed as sent.
    */
   computeFee?: { ivaApplicable: boolean };

@@ -14,7 +14,7 @@ export interface ReverseInflowCommand {
   /** The RecordInflow idempotency key of the inflow being reversed. */
   originalIdempotencyKey: string;
   errorMessage?: string;
-  /** As RecordInflow's (issue 35): "pse:<provider id>:reversal"; not part of the request hash. */
+  /** As RecordInflow's (one correction per external movement): "pse:<provider id>:reversal"; not part of the request hash. */
   externalMovement?: string;
 }
 

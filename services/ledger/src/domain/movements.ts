@@ -50,7 +50,7 @@ export interface MovementDetails {
   payerName?: string;
   payerDocument?: string;
   payerBank?: string;
-  /** A bulk payout's item (issue 22): the batch the send belongs to. */
+  /** A bulk payout's item (docs/batches.md): the batch the send belongs to. */
   batchId?: string;
 }
 

@@ -210,14 +210,14 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   // the payout saga's postings: only the transfer service
   chargeFee: ['transfer'],
   reserve: ['transfer'],
-  // bulk payouts (issue 22): N holds in one command, and the fees of N amounts
+  // bulk payouts (docs/batches.md): N holds in one command, and the fees of N amounts
   reserveBatch: ['transfer'],
   computeFeesBatch: ['transfer'],
   voidReserve: ['transfer'],
   postCorrection: ['transfer'],
-  // a reconciliation break accepted on the provider's side (issue 21)
+  // a reconciliation break accepted on the provider's side (docs/reconciliation.md)
   postClearingAdjustment: ['reconciliation'],
-  // undoing an accepted break's adjustment a later run matched (issue 35)
+  // undoing an accepted break's adjustment a later run matched (docs/reconciliation.md "Break life cycle")
   reverseCorrection: ['reconciliation'],
   commit: ['transfer'],
   release: ['transfer'],

@@ -6,7 +6,7 @@ import { Rail, expectLedgerConsistent, failure, startHarness, walletOf, type Har
 const ctx = (companyId?: string) => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) });
 
 /**
- * PostClearingAdjustment (issue 21): a reconciliation break accepted on the provider's side, through
+ * PostClearingAdjustment (docs/reconciliation.md): a reconciliation break accepted on the provider's side, through
  * the real gRPC server over mutual TLS as the `reconciliation` identity (the harness's policy client
  * calls each method as the first identity its access policy allows).
  */

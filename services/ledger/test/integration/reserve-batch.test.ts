@@ -8,7 +8,7 @@ import {
 const ctx = (companyId: string) => ({ companyId, requestId: randomUUID() });
 type Item = ledgerV1.ReserveRequest;
 
-/** ReserveBatch (bulk payouts, issue 22): N holds in one transaction, all or nothing; ComputeFeesBatch. */
+/** ReserveBatch (bulk payouts, docs/batches.md): N holds in one transaction, all or nothing; ComputeFeesBatch. */
 describe('ReserveBatch', () => {
   let h: Harness;
   beforeAll(async () => { h = await startHarness(); });

@@ -15,7 +15,7 @@ export const STREAMS = {
   LEDGER: 'ledger',
   COLLECT_KEYS: 'collectkey',
   RECONCILIATION: 'reconciliation',
-  /** The gateway's: changes to a company's security settings (issue 36: `company.security_changed`). */
+  /** The gateway's: changes to a company's security settings (`company.security_changed`, docs/security.md "The company is told"). */
   COMPANIES: 'company',
 } as const;
 export type StreamName = keyof typeof STREAMS;

@@ -90,7 +90,7 @@ export interface DatabaseOptions {
   poolMax?: number;
   logger: Logger;
   /**
-   * Tables the service's runtime role may only INSERT into and SELECT from (issue 36: the gateway's
+   * Tables the service's runtime role may only INSERT into and SELECT from (docs/security.md "Database roles": the gateway's
    * audit log and bootstrap mark): `migrate` grants the rest of the schema's DML but not these.
    */
   appendOnlyTables?: readonly string[];
@@ -308,7 +308,7 @@ export class Database {
   }
 
   /**
-   * Least privilege (issue 36, finding 5). The role that runs the migrations owns the schema and its
+   * Least privilege (docs/security.md "Database roles"). The role that runs the migrations owns the schema and its
    * objects; the service's processes run as a role that is only a member of `runtimeRole(schema)`
    * (`wallet_<schema>_app`, NOLOGIN): USAGE on its schema, SELECT/INSERT/UPDATE/DELETE on its tables,
    * its sequences and functions — never another schema, never ownership (an owner may disable a
@@ -420,7 +420,7 @@ function ensureNologinRole(role: string): string {
         end if;`;
 }
 
-/** The runtime role of a service's schema (DML on its own tables only; issue 36): `wallet_<schema>_app`. */
+/** The runtime role of a service's schema (DML on its own tables only; docs/security.md "Database roles"): `wallet_<schema>_app`. */
 export function runtimeRole(schema: string): string {
   if (!/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`not a schema name: ${schema}`);
   return `wallet_${schema}_app`;

@@ -70,7 +70,7 @@ const toException = (r: Row): MoneyException => ({
 });
 
 /** What a service's use cases need of its money exceptions (its store exposes it as `exceptions`). */
-/** A page of exceptions: filters, and (issue 35) only these resources (the ones of one external movement). */
+/** A page of exceptions: filters, and only these resources (the ones of one external movement). */
 export interface ExceptionListQuery {
   status?: string;
   kind?: string;
@@ -192,7 +192,7 @@ export async function listExceptionsPage<V>(
 /** An exception as listed and answered: with the resolutions its kind admits. */
 export interface ExceptionView extends MoneyException {
   actions: readonly string[];
-  /** The external movement it is about (issue 35, `externalMovementRef`), when its owner knows it. */
+  /** The external movement it is about (`externalMovementRef`), when its owner knows it. */
   movement?: string;
 }
 
@@ -240,7 +240,7 @@ export async function resolveMoneyException(
   try {
     await correct(won, won.note ?? note);
   } catch (err) {
-    // Refused before anything moved (issue 35: the movement is another case's, or not final yet):
+    // Refused before anything moved (the movement is another case's, or not final yet: docs/reconciliation.md "One case per external movement"):
     // the exception is open again, for this or another action, and the operator is told why.
     if (err instanceof AppError && REFUSALS_THAT_REOPEN.has(err.code)) await exceptions.reopen(input.id, input.action);
     throw err;

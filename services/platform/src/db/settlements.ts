@@ -35,7 +35,7 @@ export function settlementBatchSize(requested: number): number {
 }
 
 /**
- * The external movement a settlement is (issue 35: one correction per movement), as the ledger's
+ * The external movement a settlement is (one correction per movement, docs/reconciliation.md "One case per external movement"), as the ledger's
  * corrections register names it. The identity both sides of every report line carry: on breb, ach
  * and pse our id (the provider echoes it on each line; a provider id a forged or late callback
  * brought cannot split one payout into two movements), "<rail>:our:<our id>", with ":payment" or

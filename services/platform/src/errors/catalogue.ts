@@ -67,9 +67,9 @@ export const ERRORS = {
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
   /** A re-run (resolve action `rerun`) still finds the break in the provider's report. */
-  /** Issue 35: another case already posted the correcting entry of this external movement (details.caseId). */
+  /** One correction per external movement: another case already posted the correcting entry of this external movement (details.caseId). */
   MOVEMENT_ALREADY_CORRECTED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este movimiento ya fue corregido por otro caso; no admite una segunda corrección.' },
-  /** Issue 35: accept_provider while the owner's record is not final, has an open money exception or a money step owed. */
+  /** accept_provider waits for the owner: refused while the owner's record is not final, has an open money exception or a money step owed. */
   CASE_NOT_FINAL: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El registro del movimiento aún no es final (pendiente, con una excepción abierta o con un paso de dinero por completar); resuélvalo primero.' },
   BREAK_STILL_PRESENT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La diferencia sigue en el reporte del proveedor; la conciliación se ejecutó de nuevo y la excepción sigue abierta.' },
   /** The provider has not published the report of that date yet (POST /admin/reconciliations for a future date). */

@@ -107,7 +107,7 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
     'grpc.service_config': JSON.stringify({ loadBalancingConfig: [{ [opts.loadBalancing ?? 'round_robin']: {} }] }),
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
-    'grpc.max_receive_message_length': 16 * 1024 * 1024, // bulk payouts (issue 22)
+    'grpc.max_receive_message_length': 16 * 1024 * 1024, // bulk payouts (docs/batches.md)
     'grpc.max_send_message_length': 16 * 1024 * 1024,
     'grpc.enable_channelz': 0, // no per-call channelz bookkeeping (no channelz service is exposed)
   });

@@ -265,7 +265,7 @@ export async function startGrpcServer(
 ): Promise<GrpcServerHandle> {
   // channelz off: grpc-js otherwise keeps per-call counters and timestamps for a channelz service we do not expose.
   const server = new Server({
-    // 16 MiB: a bulk payout of 10,000 items travels in one CreateBatch / ReserveBatch (issue 22).
+    // 16 MiB: a bulk payout of 10,000 items travels in one CreateBatch / ReserveBatch (docs/batches.md).
     'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0,
     // A connection lives at most ~5 min (calls in flight get 30 s more): clients then reconnect and
     // re-resolve their target, so replicas the autoscaler adds get calls (round robin over DNS).

@@ -76,7 +76,7 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
 const PRIVATE = /(^|\/)(tls\.key|private\.pem)$/;
 
 /**
- * Issue 36 (finding 9): the development PKI lives in a shared temporary directory, so another local
+ * docs/security.md "The development mesh PKI on a shared machine": the development PKI lives in a shared temporary directory, so another local
  * user could plant one there (the gateway's signing key included) for our processes to trust. Every
  * directory and file of it must be ours (the current uid), not writable by group or others, and its private keys readable by us alone; a symbolic link is refused.
  * Anything else is refused, naming the path: the PKI is never loaded, never silently replaced.

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
  * How often the event-loop delay histogram (`nodejs_eventloop_lag_*`, perf_hooks'
  * monitorEventLoopDelay) samples the loop. prom-client's default, 10 ms, is a timer waking every
  * process 100 times a second whether it has work or not: ~7 ms of CPU per second per idle process
- * on these nodes (`docs/benchmarks.md`, issue 23). At 100 ms the p99 on the dashboard still comes
+ * on these nodes (`docs/benchmarks.md` "Cost per send"). At 100 ms the p99 on the dashboard still comes
  * from ~150 samples per 15 s scrape, and any stall longer than 100 ms delays a sample by its length.
  */
 export const EVENT_LOOP_SAMPLE_MS = 100;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { checkDevPkiOwnership, devCallerContextKeyFiles, ensureDevPki } from '../../src/mesh/dev-pki.js';
 
 /**
- * Issue 36, finding 9: a development PKI planted in the shared temporary directory by another local
+ * docs/security.md "The development mesh PKI on a shared machine": a development PKI planted in the shared temporary directory by another local
  * user (or left writable by others) is refused, never loaded: its gateway signing key would let its
  * author sign caller contexts our services trust.
  */

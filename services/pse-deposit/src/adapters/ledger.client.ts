@@ -42,7 +42,7 @@ export class GrpcLedger implements LedgerPort {
       grossCents: d.amount,
       fee: { ...d.fee },
       assign: true,
-      // The provider's payment this books (issue 35): a live correction of it is undone by the ledger.
+      // The provider's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a live correction of it is undone by the ledger.
       externalMovement: externalMovementRef('pse', { ourId: d.id }, 'payment'),
       movement: {
         id: d.movementId!, status: ledgerV1.MovementStatus.COMPLETED,

@@ -11,7 +11,7 @@ const REVERSAL_KINDS: ReadonlySet<string> = new Set(['REVERSED_WITHOUT_PAYMENT',
 const view = (e: MoneyException): ExceptionView => ({
   ...e, actions: actionsOf(e.kind), movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment'),
 });
-/** The deposit a movement filter names (issue 35), or none of ours. */
+/** The deposit a movement filter names (`pse:our:<deposit id>…`), or none of ours. */
 const depositsOf = (movement: string): string[] => {
   const m = parseExternalMovement(movement);
   return m?.rail === 'pse' && m.ourId ? [m.ourId] : [];

@@ -20,7 +20,7 @@ export interface PseLeg {
   amountCents: bigint;
   settledAt: Date | null;
   companyId: string;
-  /** find only (issue 35): the money exception still open about the deposit, and a money step owed. */
+  /** find only (accept_provider waits for the owner): the money exception still open about the deposit, and a money step owed. */
   openExceptionId?: string;
   stepOwed?: boolean;
 }

@@ -6,7 +6,7 @@ import type { PseLeg, PseSettlementReader } from '../app/settlements.js';
  * `deposits_reversal_leg_idx`): these predicates and expressions must stay exactly the indexes',
  * so each page is one index range scan `(day, id > last)`.
  */
-/** Booked by the ledger (issue 35): CREDITING still owes the credit, so its payment leg is not settled. */
+/** Booked by the ledger (only booked legs are settled, docs/reconciliation.md "One case per external movement"): CREDITING still owes the credit, so its payment leg is not settled. */
 const PAID_STATES = `('ASSIGNED', 'REVERSING', 'REVERSED')`;
 const PAYMENT_LEG = `source = 'PSE' and (status = 'FAILED' or (status in ${PAID_STATES} and provider_confirmed_at is not null))`;
 const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confirmed_at end`;
@@ -55,7 +55,7 @@ export class SqlPseSettlementReader implements PseSettlementReader {
   }
 
   async find(ids: readonly string[]): Promise<PseLeg[]> {
-    // With the money exception still open about each deposit (issue 35: a correction waits for it).
+    // With the money exception still open about each deposit (a correction waits for it: accept_provider waits for the owner).
     const rows = await this.db.prepared<Row>(`select ${COLS},
         (select e.id from pse_deposit.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = d.id order by e.opened_at limit 1) as open_exception_id
       from pse_deposit.deposits d where id = any($1::text[]) and source = 'PSE'`, [ids]);

@@ -70,7 +70,7 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     ids.reversedOnly = await row({ status: 'REVERSED', amount: 80_000n, paid: '2025-03-13T14:00:00.000Z', reversed: `${D}T15:00:00.000Z` });
     // Paid on D, reversal in flight on our side (REVERSING: the provider's reversal applied the next day).
     ids.reversing = await row({ status: 'REVERSING', paid: `${D}T16:00:00.000Z`, reversed: '2025-03-15T16:00:00.000Z' });
-    // Issue 35: a credit owed (CREDITING: parked when the ledger refuses it) is not a settled payment.
+    // Only booked legs are settled: a credit owed (CREDITING: parked when the ledger refuses it) is not a settled payment.
     ids.crediting = await row({ status: 'CREDITING', paid: `${D}T17:00:00.000Z` });
     ids.pending = await row({ status: 'PENDING_CONFIRM' });
     ids.expired = await row({ status: 'EXPIRED' });
@@ -123,7 +123,7 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     const before = (await list('2025-03-13')).flat().map(key).sort();
     expect(before).toEqual([`${ids.paidBefore}/0`, `${ids.reversedOnly}/0`].sort());
     const after = (await list('2025-03-15')).flat().map(key).sort();
-    // The reversal still owed on our side (REVERSING) is not settled either (issue 35).
+    // The reversal still owed on our side (REVERSING) is not settled either.
     expect(after).toEqual([`${ids.paidAfter}/0`]);
     expect(await list('2025-03-16')).toEqual([]);
   });

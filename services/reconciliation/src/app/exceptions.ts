@@ -18,7 +18,7 @@ export class ListReconciliationExceptions {
     const { movement, ...rest } = q;
     const resourceIds = movement ? await this.deps.breaks.keysOfMovement(movement) : undefined;
     const page = await listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(resourceIds ? { resourceIds } : {}) });
-    // Each exception shows its break's movement (issue 35: one case with the owner's exception).
+    // Each exception shows its break's movement (a break and the owner's exception about one movement are one case).
     const movements = await this.deps.breaks.movementsOf(page.items.map((e) => e.resourceId));
     return { ...page, items: page.items.map((e) => { const m = movements.get(e.resourceId); return m ? { ...e, movement: m } : e; }) };
   }
@@ -31,7 +31,7 @@ export class ResolveReconciliationException {
   /**
    * The operator's decision on a break's money exception, won first (OPEN → RESOLVING; the same
    * action again resumes an interrupted one), then:
-   * - accept_provider (issue 35): refused (CASE_NOT_FINAL, the exception OPEN again) while the
+   * - accept_provider (docs/reconciliation.md "One case per external movement"): refused (CASE_NOT_FINAL, the exception OPEN again) while the
    *   owner's record of the movement is PENDING, has an open money exception or owes a money step;
    *   then, when the difference is not 0, PostClearingAdjustment(clearing of the rail, delta = the
    *   break's difference as the latest run saw it, the break's movement and this case, key

@@ -121,7 +121,7 @@ export interface BreakRecord {
   exceptionId: string;
   /** The provider's effect on the clearing account minus ours (0 for value_date_mismatch). */
   differenceCents: bigint;
-  /** The external movement it is about ("<rail>:<provider id>"): the ledger's corrections register name (issue 35). */
+  /** The external movement it is about ("<rail>:<provider id>"): the ledger's corrections register name. */
   movement: string;
   /** The ledger key of its accept_provider adjustment, and that adjustment's state (null: none posted). */
   adjustmentKey: string | null;

@@ -20,7 +20,7 @@ export interface ReconcileDayDeps {
   /** How often a run under way says it is alive (the stale-run sweeper's clock); default 15 s. */
   heartbeatMs?: number;
   /**
-   * Awaited after a RECONCILED run was recorded (issue 35: undoing the adjustments of accepted breaks
+   * Awaited after a RECONCILED run was recorded (undoing the adjustments of accepted breaks
    * it no longer found); a failure is left to the sweeper (the run stays recorded).
    */
   afterReconciled?: () => Promise<unknown>;

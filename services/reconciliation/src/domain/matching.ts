@@ -28,7 +28,7 @@ export interface OurRecord {
   companyId?: string;
   /** IN or OUT (a pse record's leg); the engine reads the leg from its status. */
   direction?: string;
-  /** Issue 35 (not matched on): the owner's money exception still open about it, and a money step it still owes. */
+  /** Not matched on: the owner's money exception still open about it, and a money step it still owes. */
   openExceptionId?: string;
   stepOwed?: boolean;
 }
@@ -115,7 +115,7 @@ export function recordKey(rail: ReportRail, r: OurRecord): string {
   const id = rail === 'breb-inbound' ? r.providerId : r.ourId;
   if (!id || CONTROL.test(id)) throw new OurRecordError(`${rail}: record ${r.ourId} has no usable ${rail === 'breb-inbound' ? 'provider id' : 'id'}`);
   const expected = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
-  // A leg still owed on our side (PENDING) says which leg it is: a reversal or a return in flight is the OUT leg (issue 35).
+  // A leg still owed on our side (PENDING) says which leg it is: a reversal or a return in flight is the OUT leg (only booked legs are settled).
   const direction = r.status === 'PENDING' && (r.direction === 'IN' || r.direction === 'OUT') ? r.direction : expected.direction;
   return rail === 'pse' || rail === 'breb-inbound' ? `${id}${SEP}${direction}` : id;
 }

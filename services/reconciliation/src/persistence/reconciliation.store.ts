@@ -254,7 +254,7 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
             note = 'the provider reported it on a later day: ' || gone.by_key
        from gone where e.id = gone.exception_id and e.status = 'OPEN'`,
     [runId, rail]);
-  // Issue 35: an accepted break this run no longer finds (the provider's line now matches our books,
+  // An accepted break this run no longer finds (the provider's line now matches our books,
   // or the record was found on a later day) has its adjustment undone: the difference it booked is
   // gone. REVERSING here, in the run's transaction; the ledger call follows (reverseAdjustments).
   await tx.query(
@@ -373,7 +373,7 @@ export class SqlBreakSink implements BreakSink {
       movement: breakMovement(b),
     }));
     const opened = await this.db.preparedTx(async (tx) => {
-      // A break seen again is refreshed (issue 35): while OPEN or explained, both sides and the
+      // A break seen again is refreshed (docs/reconciliation.md "Break life cycle"): while OPEN or explained, both sides and the
       // difference are this run's; an accepted one whose difference changed is OPEN again and its
       // adjustment is undone (REVERSING, by reverseAdjustments after the run) before it can be accepted anew.
       const inserted = await tx.query<BreakRow & { inserted: boolean }>(

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
  * A key remembers the directory registration it went live with (its `anchorHandle`, one per
  * registration: a value registered again after a delete gets a new one), and the network names the
  * registration it routed each payment to. A payment is attributed to the key of that registration,
- * never to whoever holds the value when the notification arrives (issue 35). Keys that went live
+ * never to whoever holds the value when the notification arrives (docs/decisions.md "Inbound Bre-B payments", Attribution). Keys that went live
  * before this migration have none (null): the fallback in HandleIncomingPayment covers them.
  */
 export class Migration0006KeyRegistrationAnchor extends Migration {

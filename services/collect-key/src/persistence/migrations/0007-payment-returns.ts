@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * A held payment returned to the payer through the Bre-B network (issue 35): `returned_at` is the
+ * A held payment returned to the payer through the Bre-B network (docs/decisions.md "Inbound Bre-B payments"): `returned_at` is the
  * network's time of the return (its answer), the settlement time of the payment's second leg
  * (OUT) for the reconciliation, read by day like the first (migration 0004).
  */

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { changeFeedDdl } from '@wallet/platform';
 
 /**
- * The fee schedules' change feed (issue 23): a change to `fee_configs`, whoever writes it, notifies
+ * The fee schedules' change feed (docs/benchmarks.md "Cost per send"): a change to `fee_configs`, whoever writes it, notifies
  * `ledger_fees` at commit; each ledger replica then reloads its in-memory copy (see
  * `SqlLedgerStore.feeSchedules`), so a quote or a send no longer reads the table every time.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The fixed part of a hold's fee (issue 23): a Reserve may ask the ledger to compute the fee from
+ * The fixed part of a hold's fee: a Reserve may ask the ledger to compute the fee from
  * the company's schedule (`compute_fee`), and its caller shows the fee's fixed/variable split, so
  * the hold keeps it for the replays (and VoidReserve) to answer. Nullable: holds reserved before it
  * have none. Adding a nullable column without a default rewrites nothing.

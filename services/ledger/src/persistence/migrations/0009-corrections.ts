@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * One correction per peso (issue 35). A correcting entry (`correction`: an owner's write-off;
+ * One correction per external movement (docs/reconciliation.md "One case per external movement"). A correcting entry (`correction`: an owner's write-off;
  * `recon_adjustment`: a reconciliation break accepted on the provider's side) now names the external
  * movement it corrects (`corrects`: "<rail>:our:<our id>", "breb-inbound:<provider id>") and the case that asked for it
  * (`case_id`); an entry that undoes one names it (`reverses_posting_id`). The journal stays

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 35: a leg is settled for the reconciliation only once the ledger booked it. A deposit in
+ * Only booked legs are settled (docs/reconciliation.md "One case per external movement"): a leg is settled for the reconciliation only once the ledger booked it. A deposit in
  * CREDITING (the credit owed, not yet posted: parked there when the ledger refuses) has no settled
  * payment leg; one in REVERSING has no settled reversal leg. `find` answers them PENDING with
  * `step_owed`. The two leg indexes follow the new predicates (persistence/settlement.store.ts).

@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { outboxInboxDdl } from '@wallet/platform';
 
 /**
- * The reconciliation as a service (issue 21): runs gain who and what started them, a status that is
+ * The reconciliation as a service (docs/reconciliation.md "The reconciliation service"): runs gain who and what started them, a status that is
  * RUNNING while under way (one RUNNING run per (rail, date), across replicas: a unique partial
  * index) and the report's and our records' effect on the rail's clearing account; breaks gain their
  * resolution, their money exception and their difference in centavos; the outbox of the

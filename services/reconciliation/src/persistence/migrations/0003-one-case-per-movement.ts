@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * One correction per peso (issue 35).
+ * One correction per external movement (docs/reconciliation.md "One case per external movement").
  * - runs.covers_until: the instant the run's report covers up to (its start, or the end of its
  *   Bogotá day when it ran later): ledger:check counts a day's postings after it as unreconciled, so a
  *   same-day run does not freeze the rest of the day.

@@ -55,7 +55,7 @@ export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
     ctx.body = { keyValue, deleted };
   });
 
-  // A participant returns an inbound payment to the payer (issue 35): the network debits the
+  // A participant returns an inbound payment to the payer (docs/sandbox.md "Bre-B collect keys and inbound payments"): the network debits the
   // participant and credits the payer's bank; the breb-inbound report shows it as a RETURNED (OUT) line.
   router.post('/breb/network/returns', async (ctx) => {
     const b = parse(returnBody, await readJson(ctx.req));

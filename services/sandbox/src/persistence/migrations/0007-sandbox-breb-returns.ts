@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * A participant returns an inbound Bre-B payment it cannot credit to the payer (issue 35): at most
+ * A participant returns an inbound Bre-B payment it cannot credit to the payer (docs/sandbox.md "Bre-B collect keys and inbound payments"): at most
  * one return per payment, under the participant's `return_id` (its idempotency key), at
  * `returned_at` (database clock). The breb-inbound settlement report carries it as a second line.
  */
