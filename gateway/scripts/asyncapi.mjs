@@ -64,7 +64,7 @@ export const SUBJECTS = [
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
   ['reconciliation.completed', 'wallet.events.v1.ReconciliationCompleted', ['reconciliation'], 'A reconciliation run of a rail and date ended (RECONCILED, REJECTED or FAILED), with its counts and both sides\' effect on the clearing account.'],
   ['reconciliation.break', 'wallet.events.v1.ReconciliationBreak', ['reconciliation'], 'A run found a new break (once per break key, whatever the number of runs); its money exception was opened with it.'],
-  ['company.security_changed', 'wallet.events.v1.CompanySecurityChanged', ['gateway'], "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected (issue 36); its active dashboard admins are e-mailed too."],
+  ['company.security_changed', 'wallet.events.v1.CompanySecurityChanged', ['gateway'], "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected; its active dashboard admins are e-mailed too."],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
