@@ -13,6 +13,7 @@ import type { DepositConfig } from './config.js';
 import { depositHandlers, depositAccess } from './grpc/deposit.handlers.js';
 import { depositMigrations } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
+import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
@@ -71,7 +72,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
 
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS', durable: BREB_LISTING_CONSUMER, subject: BREB_LISTING_SUBJECT,
-      handler: brebListingHandler(log.child({ component: 'breb-listing' })), log,
+      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' })), log,
     });
     await listingConsumer.start();
     scope.defer(() => listingConsumer.stop());

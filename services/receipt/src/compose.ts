@@ -1,11 +1,12 @@
 import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type MeshTls } from '@wallet/platform';
 import { receiptV1 } from '@wallet/proto';
-import { Receipts } from './app/receipts.js';
+import { receiptDeps } from './app/deps.js';
 import { Projection } from './app/rebuild.js';
+import { receiptUseCases, type ReceiptUseCases } from './app/use-cases.js';
 import type { ReceiptConfig } from './config.js';
 import { receiptHandlers, receiptAccess } from './grpc/receipt.handlers.js';
 import { receiptMigrations } from './persistence/migrations/index.js';
-import { ReadModelStore } from './persistence/read-model.store.js';
+import { SqlReadModelStore, sqlReadModelTables } from './persistence/read-model.store.js';
 
 export const RECEIPT_SCHEMA = 'receipt';
 
@@ -25,7 +26,7 @@ export interface ReceiptRuntime {
   db: Database;
   bus: Bus;
   projection: Projection;
-  receipts: Receipts;
+  receipts: ReceiptUseCases;
   grpcPort: number;
   opsPort: number | null;
   stop(): Promise<void>;
@@ -51,12 +52,12 @@ export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptR
   try {
     const { db, bus } = await openStores(c, scope, 'receipt');
 
-    const store = new ReadModelStore(db);
-    const projection = new Projection(db, bus, store, log.child({ component: 'projection' }));
+    const store = new SqlReadModelStore(db);
+    const projection = new Projection(db, bus, { tables: sqlReadModelTables, reset: store }, log.child({ component: 'projection' }));
     await projection.start();
     scope.defer(() => projection.stop());
 
-    const receipts = new Receipts(store, c.RECEIPT_VERIFY_BASE_URL);
+    const receipts = receiptUseCases(receiptDeps(store, c.RECEIPT_VERIFY_BASE_URL));
     let grpcPort = 0;
     if (o.grpc !== false) {
       const implementation = asyncService<receiptV1.ReceiptServiceServer>(receiptHandlers(receipts), log, receiptAccess, o.mesh);

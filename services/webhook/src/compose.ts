@@ -1,13 +1,15 @@
 import { SecretBox, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type MeshTls } from '@wallet/platform';
 import { webhookV1 } from '@wallet/proto';
+import { pinnedHttpSender } from './adapters/http-sender.js';
+import { SsrfTargetGuard, systemResolver, type Resolver } from './adapters/target.js';
+import { workerDeps } from './app/deps.js';
 import { Dispatcher } from './app/dispatcher.js';
 import { webhookUseCases } from './app/use-cases.js';
 import { DeliveryWorker } from './app/worker.js';
 import type { WebhookConfig } from './config.js';
-import { systemResolver, type Resolver } from './adapters/target.js';
 import { webhookHandlers, webhookAccess } from './grpc/webhook.handlers.js';
 import { webhookMigrations } from './persistence/migrations/index.js';
-import { WebhookStore } from './persistence/webhook.store.js';
+import { SqlWebhookStore } from './persistence/webhook.store.js';
 
 export const WEBHOOK_SCHEMA = 'webhook';
 
@@ -51,12 +53,12 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
       streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS'], relay: false, // it publishes nothing
     });
 
-    const store = new WebhookStore(db, c.WEBHOOK_RETRY_HORIZON_SECONDS);
+    // One SQL store serves the three storage ports: endpoints and log, events, the delivery queue.
+    const store = new SqlWebhookStore(db, c.WEBHOOK_RETRY_HORIZON_SECONDS);
     const secrets = new SecretBox(c.WEBHOOK_SECRET_KEY);
-    const rules = { strict: !c.WEBHOOK_ALLOW_PRIVATE_TARGETS };
-    const resolver = o.resolver ?? systemResolver;
+    const targets = new SsrfTargetGuard({ strict: !c.WEBHOOK_ALLOW_PRIVATE_TARGETS }, o.resolver ?? systemResolver);
 
-    const worker = new DeliveryWorker(store, secrets, rules, resolver, {
+    const worker = new DeliveryWorker(workerDeps({ queue: store, secrets, targets, sender: pinnedHttpSender }), {
       timeoutMs: c.WEBHOOK_TIMEOUT_MS, retryBaseMs: c.WEBHOOK_RETRY_BASE_MS, retryMaxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS,
       pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS, batch: c.WEBHOOK_WORKER_BATCH, concurrency: c.WEBHOOK_WORKER_CONCURRENCY,
     }, log.child({ component: 'delivery-worker' }));
@@ -67,13 +69,13 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
     await dispatcher.start();
     scope.defer(() => dispatcher.stop());
 
-    const uc = webhookUseCases({ store, secrets, rules, resolver, nudge: () => worker.nudge() });
+    const uc = webhookUseCases({ store, secrets, targets, worker });
     const implementation = asyncService<webhookV1.WebhookServiceServer>(webhookHandlers(uc), log, webhookAccess, o.mesh);
     const grpc = await startGrpcServer(c.WEBHOOK_GRPC_HOST, c.WEBHOOK_GRPC_PORT, [{ definition: webhookV1.WebhookServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
-    log.info({ grpcPort: grpc.port, opsPort, strictTargets: rules.strict }, 'webhook started');
+    log.info({ grpcPort: grpc.port, opsPort, strictTargets: targets.strict }, 'webhook started');
 
     return { db, bus, dispatcher, worker, ops, grpcPort: grpc.port, opsPort, stop: () => scope.stop() };
   } catch (err) {

@@ -1,8 +1,8 @@
 import { collectKeyEventsV1, depositEventsV1 } from '@wallet/proto';
 import type { CollectKeyRecord, QrRecord } from '../domain/collect-key.js';
-import { keyToProto, paymentToDeposit, qrToProto } from '../grpc/mappers.js';
 import type { CollectKeyDeps } from './deps.js';
 import type { OutboxEvent, PaymentRecord } from './ports.js';
+import { keyToProto, paymentToDeposit, qrToProto } from './proto-views.js';
 
 export type CollectKeyEventKind = 'created' | 'deleted' | 'state_changed' | 'qr_issued';
 

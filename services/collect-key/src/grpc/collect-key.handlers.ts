@@ -2,7 +2,7 @@ import { bogotaDateOf, callerProfile, moneyExceptionToProto, type AccessPolicy, 
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
-import { keyToProto, paymentToDeposit, qrToProto } from './mappers.js';
+import { keyToProto, paymentToDeposit, qrToProto } from '../app/proto-views.js';
 
 /**
  * The CollectKeyService RPCs: decode, call one use case, encode. The company and its tax regime come

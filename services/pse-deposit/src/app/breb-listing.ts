@@ -1,6 +1,6 @@
 import type { EventHandler, Logger } from '@wallet/platform';
 import { readBrebDepositEvent } from '../domain/breb-deposit.js';
-import { storedBrebState, upsertBrebDeposit } from '../persistence/breb-listing.js';
+import type { BrebListing } from './ports.js';
 
 /** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
 export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
@@ -13,7 +13,7 @@ export const BREB_LISTING_SUBJECT = 'deposit.>';
  * service's own PSE events, unusable payloads — is acknowledged and dropped (logged). A database
  * failure throws, so the event is redelivered.
  */
-export function brebListingHandler(log: Logger, now: () => Date = () => new Date()): EventHandler {
+export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date()): EventHandler {
   return async (evt, tx) => {
     const decision = readBrebDepositEvent(evt.payload, now());
     if (decision.kind === 'ignore') {
@@ -21,9 +21,9 @@ export function brebListingHandler(log: Logger, now: () => Date = () => new Date
       return;
     }
     const d = decision.deposit;
-    const outcome = await upsertBrebDeposit(tx, d, evt.id);
+    const outcome = await listing.upsert(tx, d, evt.id);
     if (outcome === 'unchanged') {
-      const stored = await storedBrebState(tx, d.id);
+      const stored = await listing.storedState(tx, d.id);
       if (stored && (stored.source !== 'BREB' || stored.company_id !== d.companyId)) {
         log.error({ eventId: evt.id, depositId: d.id, storedSource: stored.source }, 'Bre-B deposit id clashes with another deposit; not listed');
       } else {

@@ -1,8 +1,8 @@
 import { depositEventsV1 } from '@wallet/proto';
 import type { DepositRecord } from '../domain/deposit.js';
-import { depositToProto } from '../grpc/mappers.js';
 import type { DepositDeps } from './deps.js';
 import type { OutboxEvent } from './ports.js';
+import { depositToProto } from './proto-views.js';
 
 export type DepositEventKind = 'created' | 'paid' | 'failed' | 'expired' | 'reversed';
 

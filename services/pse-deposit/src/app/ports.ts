@@ -1,6 +1,8 @@
+import type { MoneyExceptionStore, SqlTx } from '@wallet/platform';
+import type { BrebDeposit } from '../domain/breb-deposit.js';
 import type { DepositRecord, DepositSource, DepositState, DepositStatus, FeeBreakdown } from '../domain/deposit.js';
 
-/** What the application needs from storage (implemented by persistence/deposit.store.ts). */
+/** What the application needs from storage (implemented by persistence/deposit.store.ts and persistence/breb-listing.ts). */
 
 export interface OutboxEvent { id: string; subject: string; payload: unknown; traceparent?: string }
 
@@ -31,8 +33,6 @@ export interface Transition {
 export interface ListFilter { status?: DepositStatus; source?: DepositSource; externalId?: string; brebKeyId?: string }
 export interface ListCursor { createdAt: string; id: string }
 
-import type { MoneyExceptionStore } from '@wallet/platform';
-
 export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
   get(companyId: string, id: string): Promise<DepositRecord | undefined>;
@@ -57,6 +57,19 @@ export interface DepositStore {
 
   /** Money exceptions (CONTRACT §10), one per kind and deposit. */
   readonly exceptions: MoneyExceptionStore;
+}
+
+export type BrebUpsertOutcome = 'inserted' | 'updated' | 'unchanged';
+
+/** The Bre-B deposits' rows of the listing, written in the inbox consumer's open transaction (persistence/breb-listing.ts). */
+export interface BrebListing {
+  /**
+   * Inserts the deposit, or moves the company's Bre-B row of that id to the event's state when it is
+   * different and the event is newer; anything else changes nothing ('unchanged').
+   */
+  upsert(tx: SqlTx, d: BrebDeposit, eventId: string): Promise<BrebUpsertOutcome>;
+  /** Why an upsert changed nothing (for the log): the stored row's source / company / status, if any. */
+  storedState(tx: SqlTx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined>;
 }
 
 export interface LedgerPort {

@@ -2,7 +2,7 @@ import { type AccessPolicy, bogotaDateOf, callerProfile, type CallContext, money
 import type { depositV1, settlementsV1 } from '@wallet/proto';
 import type { PseLeg, PseSettlements } from '../app/settlements.js';
 import type { DepositUseCases } from '../app/use-cases.js';
-import { depositToProto } from './mappers.js';
+import { depositToProto } from '../app/proto-views.js';
 
 /** The company's name and tax regime: from the signed caller context only, never from the request. */
 const company = (ctx: CallContext) => {

@@ -1,7 +1,6 @@
 import type { SqlTx } from '@wallet/platform';
 import type { BrebDeposit } from '../domain/breb-deposit.js';
-
-export type BrebUpsertOutcome = 'inserted' | 'updated' | 'unchanged';
+import type { BrebListing, BrebUpsertOutcome } from '../app/ports.js';
 
 const rank = (col: string) => `(case ${col} when 'UNASSIGNED' then 1 when 'ASSIGNED' then 2 when 'REVERSED' then 3 else 0 end)`;
 
@@ -58,3 +57,6 @@ export async function storedBrebState(tx: SqlTx, id: string): Promise<{ source: 
     `select source, company_id, status from pse_deposit.deposits where id = ?`, [id]);
   return rows[0];
 }
+
+/** The app's BrebListing port. */
+export const sqlBrebListing: BrebListing = { upsert: upsertBrebDeposit, storedState: storedBrebState };

@@ -1,9 +1,9 @@
 import type { BatchEventHandler, EventHandler, Logger, SqlTx } from '@wallet/platform';
 import {
-  depositPatch, depositStatusRank, merge, transferPatch, transferStatusRank,
-  type Decoded, type Patch, type RecordMeta,
+  DEPOSIT_FIELDS, TRANSACTION_FIELDS, depositPatch, depositStatusRank, merge, transferPatch, transferStatusRank,
+  type Decoded, type DepositFields, type Patch, type RecordMeta, type TransactionFields,
 } from '../domain/records.js';
-import { DEPOSITS, TRANSACTIONS, insertRecords, lockRecords, updateRecords } from '../persistence/read-model.store.js';
+import type { RecordTable } from './ports.js';
 
 /** Durable consumers: one per stream (NATS 2.9 takes a single filter subject). */
 export const TRANSFERS_CONSUMER = 'receipt-transfers';
@@ -12,8 +12,6 @@ export const CONSUMERS = [
   { stream: 'TRANSFERS' as const, durable: TRANSFERS_CONSUMER, subject: 'transfer.>' },
   { stream: 'DEPOSITS' as const, durable: DEPOSITS_CONSUMER, subject: 'deposit.>' },
 ];
-
-type Def = typeof TRANSACTIONS | typeof DEPOSITS;
 
 /**
  * Applies a page of events (in stream order; one event is a page of one) to their read-model rows
@@ -26,11 +24,9 @@ type Def = typeof TRANSACTIONS | typeof DEPOSITS;
  * throws: the page rolls back and its events are applied one at a time, or redelivered.
  */
 async function applyPage<F extends object>(
-  tx: SqlTx, def: Def, events: ReadonlyArray<{ decoded: Decoded<F>; ctx: { eventId: string; subject: string } }>,
+  tx: SqlTx, table: RecordTable<F>, fields: ReadonlyArray<keyof F>, events: ReadonlyArray<{ decoded: Decoded<F>; ctx: { eventId: string; subject: string } }>,
   rank: (s: string | null | undefined) => number, log: Logger,
 ): Promise<void> {
-  const fields = def.fields as unknown as ReadonlyArray<keyof F>;
-  const tdef = def as unknown as Parameters<typeof lockRecords<F>>[1];
   const patches: Array<{ p: Patch<F>; ctx: { eventId: string; subject: string } }> = [];
   for (const { decoded, ctx } of events) {
     if (decoded.ok) patches.push({ p: decoded.patch, ctx });
@@ -38,7 +34,7 @@ async function applyPage<F extends object>(
   }
   if (patches.length === 0) return;
   const rows = new Map<string, { record: RecordMeta & F; stored: boolean; changed: boolean }>();
-  for (const r of await lockRecords<F>(tx, tdef, [...new Set(patches.map((x) => x.p.id))])) rows.set(r.id, { record: r, stored: true, changed: false });
+  for (const r of await table.lock(tx, [...new Set(patches.map((x) => x.p.id))])) rows.set(r.id, { record: r, stored: true, changed: false });
   for (const { p, ctx } of patches) {
     const row = rows.get(p.id);
     if (row && row.record.companyId !== p.companyId) {
@@ -52,28 +48,28 @@ async function applyPage<F extends object>(
   }
   const fresh = [...rows.values()].filter((r) => !r.stored).map((r) => r.record);
   const moved = [...rows.values()].filter((r) => r.stored && r.changed).map((r) => r.record);
-  if (fresh.length > 0 && (await insertRecords<F>(tx, tdef, fresh)) < fresh.length) {
+  if (fresh.length > 0 && (await table.insert(tx, fresh)) < fresh.length) {
     throw new Error('a receipt record was created by another writer meanwhile; the page is applied again event by event');
   }
-  if (moved.length > 0) await updateRecords<F>(tx, tdef, moved);
+  if (moved.length > 0) await table.update(tx, moved);
 }
 
-export function transferHandler(log: Logger): EventHandler {
-  return (evt, tx) => transferPageHandler(log)([evt], tx);
+export function transferHandler(table: RecordTable<TransactionFields>, log: Logger): EventHandler {
+  return (evt, tx) => transferPageHandler(table, log)([evt], tx);
 }
 
-export function depositHandler(log: Logger): EventHandler {
-  return (evt, tx) => depositPageHandler(log)([evt], tx);
+export function depositHandler(table: RecordTable<DepositFields>, log: Logger): EventHandler {
+  return (evt, tx) => depositPageHandler(table, log)([evt], tx);
 }
 
-export function transferPageHandler(log: Logger): BatchEventHandler {
-  return (evts, tx) => applyPage(tx, TRANSACTIONS, evts.map((evt) => ({
+export function transferPageHandler(table: RecordTable<TransactionFields>, log: Logger): BatchEventHandler {
+  return (evts, tx) => applyPage(tx, table, TRANSACTION_FIELDS, evts.map((evt) => ({
     decoded: transferPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
   })), transferStatusRank, log);
 }
 
-export function depositPageHandler(log: Logger): BatchEventHandler {
-  return (evts, tx) => applyPage(tx, DEPOSITS, evts.map((evt) => ({
+export function depositPageHandler(table: RecordTable<DepositFields>, log: Logger): BatchEventHandler {
+  return (evts, tx) => applyPage(tx, table, DEPOSIT_FIELDS, evts.map((evt) => ({
     decoded: depositPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
   })), depositStatusRank, log);
 }

@@ -1,12 +1,12 @@
 import { InboxConsumer, type Bus, type Database, type Logger } from '@wallet/platform';
-import type { ReadModelStore } from '../persistence/read-model.store.js';
+import type { ProjectionDeps } from './deps.js';
 import { CONSUMERS, depositHandler, depositPageHandler, transferHandler, transferPageHandler } from './projector.js';
 
 /** The two durable consumers feeding the read model, startable, stoppable and rebuildable. */
 export class Projection {
   private consumers: InboxConsumer[] = [];
 
-  constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: ReadModelStore, private readonly log: Logger) {}
+  constructor(private readonly db: Database, private readonly bus: Bus, private readonly deps: ProjectionDeps, private readonly log: Logger) {}
 
   async start(): Promise<void> {
     if (this.consumers.length > 0) return;
@@ -14,9 +14,10 @@ export class Projection {
     await this.bus.ensureStream('TRANSFERS');
     await this.bus.ensureStream('DEPOSITS');
     const logs = { TRANSFERS: this.log.child({ component: 'transfers' }), DEPOSITS: this.log.child({ component: 'deposits' }) };
-    const handlers = { TRANSFERS: transferHandler(logs.TRANSFERS), DEPOSITS: depositHandler(logs.DEPOSITS) };
+    const { transactions, deposits } = this.deps.tables;
+    const handlers = { TRANSFERS: transferHandler(transactions, logs.TRANSFERS), DEPOSITS: depositHandler(deposits, logs.DEPOSITS) };
     // A page of events at once (a few statements per page, not per event); one by one when a page fails.
-    const pages = { TRANSFERS: transferPageHandler(logs.TRANSFERS), DEPOSITS: depositPageHandler(logs.DEPOSITS) };
+    const pages = { TRANSFERS: transferPageHandler(transactions, logs.TRANSFERS), DEPOSITS: depositPageHandler(deposits, logs.DEPOSITS) };
     for (const c of CONSUMERS) {
       const consumer = new InboxConsumer(this.db, this.bus, {
         stream: c.stream, durable: c.durable, subject: c.subject, handler: handlers[c.stream], batchHandler: pages[c.stream], log: this.log,
@@ -57,7 +58,7 @@ export class Projection {
   async rebuild(timeoutMs = 120_000): Promise<void> {
     this.log.info('receipt read model rebuild: dropping');
     await this.stop();
-    await this.store.truncate(CONSUMERS.map((c) => c.durable));
+    await this.deps.reset.truncate(CONSUMERS.map((c) => c.durable));
     for (const c of CONSUMERS) {
       try {
         await this.bus.jsm.consumers.delete(this.bus.streamName(c.stream), c.durable);

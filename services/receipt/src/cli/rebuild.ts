@@ -2,7 +2,7 @@ import { ServiceScope, createLogger } from '@wallet/platform';
 import { Projection } from '../app/rebuild.js';
 import { openStores } from '../compose.js';
 import { loadConfig } from '../config.js';
-import { ReadModelStore } from '../persistence/read-model.store.js';
+import { SqlReadModelStore, sqlReadModelTables } from '../persistence/read-model.store.js';
 
 /**
  * `npm run rebuild`: drops the receipt read model (tables + this projection's inbox rows), deletes
@@ -14,7 +14,7 @@ const config = loadConfig(process.env);
 const log = createLogger('receipt-rebuild', config.LOG_LEVEL);
 const scope = new ServiceScope(log);
 const { db, bus } = await openStores(config, scope, 'receipt-rebuild');
-const projection = new Projection(db, bus, new ReadModelStore(db), log);
+const projection = new Projection(db, bus, { tables: sqlReadModelTables, reset: new SqlReadModelStore(db) }, log);
 try {
   const started = Date.now();
   await projection.rebuild(Number(process.env.RECEIPT_REBUILD_TIMEOUT_MS ?? 600_000));

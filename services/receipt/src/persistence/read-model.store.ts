@@ -2,6 +2,7 @@ import { centsFromDb, type Database, type SqlTx } from '@wallet/platform';
 import {
   DEPOSIT_FIELDS, TRANSACTION_FIELDS, type DepositFields, type RecordMeta, type StoredDeposit, type StoredTransaction, type TransactionFields,
 } from '../domain/records.js';
+import type { ReadModelReset, ReadModelTables, ReceiptRecords, RecordTable } from '../app/ports.js';
 
 /** Table, columns and types of one read-model table; camelCase field ↔ snake_case column. */
 interface TableDef<F> {
@@ -82,8 +83,22 @@ export async function updateRecords<F>(tx: SqlTx, def: TableDef<F>, recs: Array<
        from jsonb_populate_recordset(null::${def.table}, $1::jsonb) r where t.id = r.id`, [JSON.stringify(recs.map((r) => toJsonRow(def, r)))]);
 }
 
-/** Reads for the RPCs: a company's record by id (another company's id reads as absent). */
-export class ReadModelStore {
+/** The app's RecordTable over one table's definition. */
+class SqlRecordTable<F> implements RecordTable<F> {
+  constructor(private readonly def: TableDef<F>) {}
+  lock(tx: SqlTx, ids: string[]): Promise<Array<RecordMeta & F>> { return lockRecords(tx, this.def, ids); }
+  insert(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<number> { return insertRecords(tx, this.def, recs); }
+  update(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<void> { return updateRecords(tx, this.def, recs); }
+}
+
+/** The projector's writes (they run in the inbox consumer's transaction: no connection of their own). */
+export const sqlReadModelTables: ReadModelTables = {
+  transactions: new SqlRecordTable(TRANSACTIONS),
+  deposits: new SqlRecordTable(DEPOSITS),
+};
+
+/** Reads for the RPCs: a company's record by id (another company's id reads as absent); the rebuild's reset. */
+export class SqlReadModelStore implements ReceiptRecords, ReadModelReset {
   constructor(private readonly db: Database) {}
 
   async transaction(companyId: string, id: string): Promise<StoredTransaction | undefined> {

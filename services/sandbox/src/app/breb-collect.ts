@@ -3,9 +3,8 @@ import type { Database, Logger } from '@wallet/platform';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
 import type { Holder } from '../domain/holders.js';
 import type { KeyType } from '../domain/keys.js';
-import type { SandboxStore } from '../persistence/sandbox.store.js';
-import type { IncomingRow, RegistrationRow, RegistrationStore } from '../persistence/registration.store.js';
 import { ProviderError, directoryDown, railDown } from './errors.js';
+import type { FaultSwitches, IncomingRow, KeyRegistry, RegistrationRow } from './ports.js';
 
 /** The bank name a participant-registered key shows in the directory (the participant: our product). */
 export const PARTICIPANT_BANK_NAME = 'Wallet';
@@ -91,8 +90,8 @@ export interface InboundPaymentRequest {
 export class BrebCollect {
   constructor(
     private readonly db: Database,
-    private readonly store: SandboxStore,
-    private readonly registrations: RegistrationStore,
+    private readonly store: FaultSwitches,
+    private readonly registrations: KeyRegistry,
     private readonly wake: () => void,
     private readonly log: Logger,
   ) {}

@@ -1,9 +1,8 @@
 import { anchorHandleFor, holderFor, type Holder } from '../domain/holders.js';
 import { directoryStatus, parseKey, type KeyType, type KeyTypeQuery } from '../domain/keys.js';
-import type { RegistrationStore } from '../persistence/registration.store.js';
-import type { SandboxStore } from '../persistence/sandbox.store.js';
 import { registeredHolder } from './breb-collect.js';
 import { ProviderError, directoryDown } from './errors.js';
+import type { FaultSwitches, KeyRegistry } from './ports.js';
 
 export interface DirectoryEntry {
   anchorHandle: string;
@@ -19,7 +18,7 @@ export interface DirectoryEntry {
  * holder, except the magic not-found values.
  */
 export class LookupKey {
-  constructor(private readonly store: SandboxStore, private readonly registrations: RegistrationStore) {}
+  constructor(private readonly store: FaultSwitches, private readonly registrations: Pick<KeyRegistry, 'findLive'>) {}
 
   async execute(rawKey: string, type: KeyTypeQuery): Promise<DirectoryEntry> {
     if (await this.store.fault('directory') === 'down') throw directoryDown();

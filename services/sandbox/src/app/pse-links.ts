@@ -2,9 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Logger } from '@wallet/platform';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
 import type { PseCallbackBody, PseCallbackStatus } from '../domain/pse.js';
-import type { SandboxStore } from '../persistence/sandbox.store.js';
-import type { PseLinkRow, PseStore } from '../persistence/pse.store.js';
 import { ProviderError } from './errors.js';
+import type { FaultSwitches, PseLinkBook, PseLinkRow } from './ports.js';
 
 export interface NewLinkRequest {
   depositId: string;
@@ -44,8 +43,8 @@ export function pseCallbackBody(link: PseLinkRow, status: PseCallbackStatus, eve
 export class PseLinks {
   constructor(
     private readonly db: Database,
-    private readonly store: SandboxStore,
-    private readonly links: PseStore,
+    private readonly store: FaultSwitches,
+    private readonly links: PseLinkBook,
     private readonly publicUrl: () => string,
     private readonly wake: () => void,
     private readonly log: Logger,

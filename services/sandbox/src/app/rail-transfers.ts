@@ -4,8 +4,7 @@ import type { CallbackBody } from '../domain/callbacks.js';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
 import { normalizeKeyValue } from '../domain/keys.js';
 import { INVALID_ACH_ACCOUNT, REJECTED_BY_RECEIVER, achOutcome, brebOutcome, railPrefix, type FinalStatus, type Outcome, type Rail, type TransferStatus } from '../domain/rails.js';
-import type { RegistrationStore } from '../persistence/registration.store.js';
-import type { SandboxStore, TransferRow } from '../persistence/sandbox.store.js';
+import type { FaultSwitches, KeyRegistry, TransferBook, TransferRow } from './ports.js';
 import { ProviderError, railDown, transferNotFound } from './errors.js';
 
 export interface RailSettings {
@@ -62,12 +61,12 @@ const railFault = (rail: Rail): 'brebRail' | 'achRail' => (rail === 'BREB' ? 'br
 export class RailTransfers {
   constructor(
     private readonly db: Database,
-    private readonly store: SandboxStore,
+    private readonly store: TransferBook & FaultSwitches,
     private readonly settings: RailSettings,
     private readonly wake: () => void,
     private readonly log: Logger,
     /** Participants' registrations: a Bre-B transfer to a registered key settles against its anchor handle. */
-    private readonly registrations?: RegistrationStore,
+    private readonly registrations?: Pick<KeyRegistry, 'liveAnchors'>,
   ) {}
 
   async submit(rail: Rail, s: TransferSubmission): Promise<{ transfer: TransferRow; created: boolean }> {

@@ -3,8 +3,8 @@ import {
   EXTRA_DEFAULTS, REPORT_COLUMNS, TrailerTotals, addDays, applyToLine, bogotaDayRange, extraLines, lateRefs, lineRecord, trailerRecord,
   type Direction, type Discrepancy, type DiscrepancySpec, type LineDiscrepancy, type LineStatus, type ReportLine, type ReportRail, type Trailer,
 } from '../domain/settlement-report.js';
-import type { ReportStore } from '../persistence/report.store.js';
 import { ProviderError } from './errors.js';
+import type { ReportBook } from './ports.js';
 
 /** Where a rendered report goes: CSV records, in order, with back-pressure. */
 export interface ReportSink {
@@ -35,7 +35,7 @@ const EXTRA_COUNTERPARTY = 'SIN IDENTIFICAR';
  * inject, list and clear discrepancies.
  */
 export class SettlementReports {
-  constructor(private readonly store: ReportStore, private readonly batchSize = DEFAULT_BATCH) {}
+  constructor(private readonly store: ReportBook, private readonly batchSize = DEFAULT_BATCH) {}
 
   /**
    * Writes the header, the lines and the trailer of `rail`'s report for `date` into `sink`,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PSE_BANKS, formatCop } from '../domain/pse.js';
-import type { PseLinkRow } from '../persistence/pse.store.js';
+import type { PseLinkRow } from '../app/ports.js';
 
 /**
  * The PSE pay page and its result pages: plain server-rendered HTML (no scripts, no external

@@ -1,28 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '@wallet/platform';
 import type { PseStatus } from '../domain/pse.js';
+import type { NewPseLink, PseLinkBook, PseLinkRow } from '../app/ports.js';
 
 /** The PSE gateway's SQL: payment links and their outcome callbacks (times from the database clock). */
-
-export interface PseLinkRow {
-  linkId: string;
-  depositId: string;
-  providerTransferId: string;
-  amountCents: bigint;
-  companyName: string;
-  payerName: string;
-  payerEmail: string;
-  description: string | null;
-  expiresAt: string;
-  callbackUrl: string;
-  status: PseStatus;
-  payerBank: string | null;
-  paidAt: string | null;
-  outcomeAt: string | null;
-  reversedAt: string | null;
-  /** expires_at has passed (database clock). */
-  expired: boolean;
-}
 
 interface RawLink {
   link_id: string; deposit_id: string; provider_transfer_id: string; amount_cents: string; company_name: string;
@@ -44,20 +25,7 @@ function toLink(r: RawLink): PseLinkRow {
   };
 }
 
-export interface NewPseLink {
-  linkId: string;
-  depositId: string;
-  providerTransferId: string;
-  amountCents: bigint;
-  companyName: string;
-  payerName: string;
-  payerEmail: string;
-  description: string | null;
-  expiresAt: string;
-  callbackUrl: string;
-}
-
-export class PseStore {
+export class PseStore implements PseLinkBook {
   constructor(private readonly db: Database) {}
 
   /** Inserts the link unless its depositId is known; returns the stored row and whether it is new. */

@@ -1,31 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { TableCopy, type Database, type Logger, type Tx } from '@wallet/platform';
 import type { KeyType } from '../domain/keys.js';
+import type { IncomingRow, KeyRegistry, NewIncoming, NewRegistration, RegistrationRow, ReturnRecord } from '../app/ports.js';
 
 /** SQL of participants' Bre-B key registrations and the inbound payments routed to them (database clock). */
-
-export interface RegistrationRow {
-  id: string;
-  keyValue: string;
-  keyType: KeyType;
-  holderName: string;
-  holderDocument: string | null;
-  participantCallbackUrl: string;
-  anchorHandle: string;
-  registeredAt: string;
-  deletedAt: string | null;
-}
-
-export interface IncomingRow {
-  providerTransferId: string;
-  registrationId: string;
-  keyValue: string;
-  amountCents: bigint;
-  payerName: string;
-  payerDocument: string;
-  payerBank: string;
-  receivedAt: string;
-}
 
 interface RawRegistration {
   id: string; key_value: string; key_type: KeyType; holder_name: string; holder_document: string | null;
@@ -55,28 +33,10 @@ function toIncoming(r: RawIncoming): IncomingRow {
   };
 }
 
-export interface NewRegistration {
-  keyValue: string;
-  keyType: KeyType;
-  holderName: string;
-  holderDocument: string | null;
-  participantCallbackUrl: string;
-  anchorHandle: string;
-}
-
-export interface NewIncoming {
-  providerTransferId: string;
-  keyValue: string;
-  amountCents: bigint;
-  payerName: string;
-  payerDocument: string;
-  payerBank: string;
-}
-
 /** Live registrations kept in memory at most (more: every lookup reads the table). */
 export const REGISTRATIONS_MEMORY_MAX = 100_000;
 
-export class RegistrationStore {
+export class RegistrationStore implements KeyRegistry {
   /** The live registrations by key value, kept current by their change feed (`watch`). */
   private readonly live: TableCopy<Map<string, RegistrationRow>>;
 
@@ -176,7 +136,7 @@ export class RegistrationStore {
    * Records the return of an inbound payment under `returnId` (one per payment). The payment as it
    * is afterwards (`returned`: this call recorded it), or undefined for an unknown payment.
    */
-  async returnIncoming(providerTransferId: string, returnId: string): Promise<{ returnId: string | null; returnedAt: string | null; amountCents: string; returned: boolean } | undefined> {
+  async returnIncoming(providerTransferId: string, returnId: string): Promise<ReturnRecord | undefined> {
     const iso = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
     const [done] = await this.db.query<{ return_id: string; returned_at: string; amount_cents: string }>(
       `update sandbox.breb_incoming set return_id = ?, returned_at = clock_timestamp()

@@ -2,6 +2,7 @@ import type { Database, PreparedTx } from '@wallet/platform';
 import {
   type Direction, type Discrepancy, type DiscrepancySpec, type LineStatus, type ReportLine, type ReportRail,
 } from '../domain/settlement-report.js';
+import type { ReportBook, ReportSnapshot } from '../app/ports.js';
 
 /**
  * The settlement reports' SQL: one Bogotá day of settled movements per provider, read through a
@@ -84,22 +85,7 @@ function specJson(spec: DiscrepancySpec): string {
   return JSON.stringify(rest, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
 }
 
-/** One consistent view of the database for one rendering (a repeatable-read, read-only transaction). */
-export interface ReportSnapshot {
-  /** Today's date in Bogotá, by the database clock. */
-  today(): Promise<string>;
-  discrepancies(rail: ReportRail, date: string): Promise<Discrepancy[]>;
-  /** The day's lines whose provider id or our id is one of `refs` (small: the lines a discrepancy moves). */
-  linesWithRefs(rail: ReportRail, date: string, range: { from: string; to: string }, refs: string[]): Promise<ReportLine[]>;
-  /**
-   * Every line of the day, in order, through a cursor: `onBatch` is awaited before the next
-   * fetch, so a slow reader slows the query down instead of filling memory.
-   */
-  streamLines(rail: ReportRail, date: string, range: { from: string; to: string }, batchSize: number,
-    onBatch: (lines: ReportLine[]) => Promise<void>): Promise<void>;
-}
-
-export class ReportStore {
+export class ReportStore implements ReportBook {
   constructor(private readonly db: Database) {}
 
   /**

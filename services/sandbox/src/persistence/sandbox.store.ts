@@ -2,20 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Database, Logger, Tx, Watch } from '@wallet/platform';
 import { FAULT_NAMES, allUp, type FaultName, type FaultState, type Faults } from '../domain/faults.js';
 import type { FinalStatus, Rail, TransferStatus } from '../domain/rails.js';
+import type { CallbackBodyFactory, FaultSwitches, NewTransfer, TransferBook, TransferRow } from '../app/ports.js';
 
-/** Every SQL statement of the sandbox; times come from the database clock so instances agree. */
-
-export interface TransferRow {
-  providerTransferId: string;
-  transactionId: string;
-  rail: Rail;
-  amountCents: bigint;
-  status: TransferStatus;
-  errorMessage: string | null;
-  callbackUrl: string;
-  request: Record<string, unknown>;
-  outcomeAt: string | null;
-}
+/** Every SQL statement of the sandbox's rails and switches; times come from the database clock so instances agree. */
 
 export interface CallbackRow {
   eventId: string;
@@ -56,16 +45,6 @@ function toCallback(r: RawCallback): CallbackRow {
   return { eventId: r.event_id, transactionId: r.transaction_id, callbackUrl: r.callback_url, body: r.body, state: r.state, attempts: Number(r.attempts) };
 }
 
-export interface NewTransfer {
-  providerTransferId: string;
-  transactionId: string;
-  rail: Rail;
-  amountCents: bigint;
-  callbackUrl: string;
-  request: Record<string, unknown>;
-  confirmMs: number;
-}
-
 /** A delivered callback to record: the attempt (its claim) that got the 2xx, and the status. */
 export interface DeliveredMark {
   eventId: string;
@@ -73,10 +52,7 @@ export interface DeliveredMark {
   status: number;
 }
 
-/** The outcome callback to write with an outcome, in the same transaction. */
-export type CallbackBodyFactory = (t: TransferRow, eventId: string) => string;
-
-export class SandboxStore {
+export class SandboxStore implements TransferBook, FaultSwitches {
   /** The fault switches' copy (see `fault`), its feed while it is up, and its reconnect timer. */
   private readonly switches = new Map<FaultName, { state: FaultState; version: bigint }>();
   private feed: Watch | undefined;

@@ -1,9 +1,7 @@
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import type { ResolvedAddress } from './target.js';
-
-export interface SendResult { status: number }
+import type { ResolvedAddress, SendResult, WebhookSender } from '../app/ports.js';
 
 /**
  * One HTTP POST to `url`, connecting to `pinned` (the address that passed the SSRF check; the Host
@@ -41,3 +39,6 @@ export function postJson(url: URL, pinned: ResolvedAddress, headers: Record<stri
     req.end(payload);
   });
 }
+
+/** The app's WebhookSender: `postJson`. */
+export const pinnedHttpSender: WebhookSender = { post: postJson };

@@ -1,6 +1,9 @@
 // The SSRF guard for endpoint URLs (address rules + DNS): network-facing, so an adapter, not domain/.
 import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
+import { TargetRefused, type ResolvedAddress, type TargetGuard } from '../app/ports.js';
+
+export { TargetRefused, type ResolvedAddress } from '../app/ports.js';
 
 /**
  * SSRF rules for endpoint URLs. In strict (production) mode a URL must be https and its host must
@@ -46,7 +49,6 @@ export function isBlockedAddress(address: string): boolean {
   return true; // not an address at all
 }
 
-export interface ResolvedAddress { address: string; family: 4 | 6 }
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
 export const systemResolver: Resolver = async (host) => {
@@ -57,13 +59,6 @@ export const systemResolver: Resolver = async (host) => {
 export interface TargetRules {
   /** Production rules (https only, public addresses only). */
   strict: boolean;
-}
-
-export class TargetRefused extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = 'TargetRefused';
-  }
 }
 
 /** The URL's shape (no DNS): absolute http(s), no credentials, https when strict. Returns the parsed URL. */
@@ -97,4 +92,19 @@ export async function resolveTarget(url: URL, rules: TargetRules, resolver: Reso
     throw new TargetRefused('El destino no puede ser una dirección local, privada, de enlace local o de metadatos.');
   }
   return addrs[0]!;
+}
+
+/** The app's TargetGuard: these rules and DNS through `resolver`. */
+export class SsrfTargetGuard implements TargetGuard {
+  constructor(private readonly rules: TargetRules, private readonly resolver: Resolver) {}
+
+  get strict(): boolean { return this.rules.strict; }
+
+  checkShape(raw: string): URL {
+    return checkUrlShape(raw, this.rules);
+  }
+
+  resolve(url: URL): Promise<ResolvedAddress> {
+    return resolveTarget(url, this.rules, this.resolver);
+  }
 }

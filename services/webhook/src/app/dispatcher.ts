@@ -1,15 +1,15 @@
 import { InboxConsumer, type BatchEventHandler, type Bus, type Database, type EventHandler, type Logger, type StreamName } from '@wallet/platform';
 import { mapSourceEvent, type WebhookEvent } from '../domain/event-types.js';
-import type { WebhookStore } from '../persistence/webhook.store.js';
+import type { EventRecorder } from './ports.js';
 
 /** Durable consumers: one per stream (NATS 2.9 takes a single filter subject). */
 export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; subject: string }> = [
   { stream: 'TRANSFERS', durable: 'webhook-transfers', subject: 'transfer.>' },
   { stream: 'DEPOSITS', durable: 'webhook-deposits', subject: 'deposit.>' },
   { stream: 'COLLECT_KEYS', durable: 'webhook-collect-keys', subject: 'collectkey.>' },
-  // The gateway's: changes to a company's security settings (issue 36).
+  // The gateway's: changes to a company's security settings (company.security_changed, docs/webhooks.md).
   { stream: 'COMPANIES', durable: 'webhook-companies', subject: 'company.>' },
-  // The platform's events (issue 21), for platform endpoints only.
+  // The platform's events (the reconciliation's), for platform endpoints only (docs/webhooks.md "Operators' webhooks").
   { stream: 'RECONCILIATION', durable: 'webhook-reconciliation', subject: 'reconciliation.>' },
 ];
 
@@ -23,7 +23,7 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
 export class Dispatcher {
   private consumers: InboxConsumer[] = [];
 
-  constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: WebhookStore, private readonly log: Logger, private readonly onDeliveries: () => void) {}
+  constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: EventRecorder, private readonly log: Logger, private readonly onDeliveries: () => void) {}
 
   /**
    * The InboxConsumer's page of fresh events, in order, in its open transaction: their public events

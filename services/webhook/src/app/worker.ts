@@ -1,9 +1,8 @@
-import type { Logger, SecretBox } from '@wallet/platform';
+import type { Logger } from '@wallet/platform';
 import { HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, signatureHeader } from '../domain/signature.js';
-import { TargetRefused, checkUrlShape, resolveTarget, type Resolver, type TargetRules } from '../adapters/target.js';
-import type { ClaimedDelivery, WebhookStore } from '../persistence/webhook.store.js';
-import { postJson } from '../adapters/http-sender.js';
+import type { WorkerDeps } from './deps.js';
 import { attemptDuration, attempts, givenUp } from './metrics.js';
+import { TargetRefused, type ClaimedDelivery, type DeliveryWaker, type ResolvedAddress } from './ports.js';
 
 export interface WorkerSettings {
   timeoutMs: number;
@@ -27,17 +26,14 @@ export function retryDelayMs(attempt: number, baseMs: number, maxMs: number, ran
  * with a time-out, and records the outcome: 2xx → SUCCEEDED; otherwise a retry with backoff, or
  * FAILED past the retry horizon. Woken at once when new deliveries are recorded; polls otherwise.
  */
-export class DeliveryWorker {
+export class DeliveryWorker implements DeliveryWaker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
 
   constructor(
-    private readonly store: WebhookStore,
-    private readonly secrets: SecretBox,
-    private readonly rules: TargetRules,
-    private readonly resolver: Resolver,
+    private readonly deps: WorkerDeps,
     private readonly s: WorkerSettings,
     private readonly log: Logger,
     private readonly userAgent = 'WalletWebhooks/1.0',
@@ -74,10 +70,10 @@ export class DeliveryWorker {
 
   /** One pass: expire what is past its horizon, then send due deliveries until none is left. */
   async runOnce(): Promise<void> {
-    await this.store.expireOverdue();
+    await this.deps.queue.expireOverdue();
     const leaseSeconds = Math.ceil(this.s.timeoutMs / 1000) + 30;
     while (!this.stopped) {
-      const batch = await this.store.claimDue(this.s.batch, leaseSeconds);
+      const batch = await this.deps.queue.claimDue(this.s.batch, leaseSeconds);
       if (batch.length === 0) return;
       const queue = [...batch];
       await Promise.all(Array.from({ length: Math.min(this.s.concurrency, queue.length) }, async () => {
@@ -88,8 +84,9 @@ export class DeliveryWorker {
   }
 
   private signingSecrets(c: ClaimedDelivery): string[] {
-    const out = [this.secrets.open(c.secretSealed)];
-    if (c.previousSecretSealed && c.previousSecretExpiresAt && c.previousSecretExpiresAt.getTime() > Date.now()) out.push(this.secrets.open(c.previousSecretSealed));
+    const { secrets } = this.deps;
+    const out = [secrets.open(c.secretSealed)];
+    if (c.previousSecretSealed && c.previousSecretExpiresAt && c.previousSecretExpiresAt.getTime() > this.deps.now().getTime()) out.push(secrets.open(c.previousSecretSealed));
     return out;
   }
 
@@ -98,19 +95,19 @@ export class DeliveryWorker {
     const retryInSeconds = retryDelayMs(attempt, this.s.retryBaseMs, this.s.retryMaxDelayMs) / 1000;
     const ctx = { deliveryId: c.id, endpointId: c.endpointId, eventId: c.eventId, attempt };
     let url: URL;
-    let pinned;
+    let pinned: ResolvedAddress;
     try {
-      url = checkUrlShape(c.url, this.rules);
-      pinned = await resolveTarget(url, this.rules, this.resolver);
+      url = this.deps.targets.checkShape(c.url);
+      pinned = await this.deps.targets.resolve(url);
     } catch (err) {
       const reason = err instanceof TargetRefused ? `target refused: ${err.reason}` : `target check failed: ${(err as Error).message}`;
-      const status = await this.store.markAttemptFailed(c.id, { responseStatus: null, latencyMs: null, error: reason, retryInSeconds });
+      const status = await this.deps.queue.markAttemptFailed(c.id, { responseStatus: null, latencyMs: null, error: reason, retryInSeconds });
       attempts.inc({ outcome: 'target_refused' });
       if (status === 'FAILED') givenUp.inc();
       this.log.warn({ ...ctx, status, reason }, 'webhook target refused at delivery');
       return;
     }
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.deps.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',
       'user-agent': this.userAgent,
@@ -120,15 +117,15 @@ export class DeliveryWorker {
     };
     const started = performance.now();
     try {
-      const r = await postJson(url, pinned, headers, c.body, this.s.timeoutMs);
+      const r = await this.deps.sender.post(url, pinned, headers, c.body, this.s.timeoutMs);
       const latencyMs = Math.round(performance.now() - started);
       attemptDuration.observe(latencyMs / 1000);
       if (r.status >= 200 && r.status < 300) {
-        await this.store.markSucceeded(c.id, r.status, latencyMs);
+        await this.deps.queue.markSucceeded(c.id, r.status, latencyMs);
         attempts.inc({ outcome: 'success' });
         this.log.debug({ ...ctx, responseStatus: r.status, latencyMs }, 'webhook delivered');
       } else {
-        const status = await this.store.markAttemptFailed(c.id, { responseStatus: r.status, latencyMs, error: `HTTP ${r.status}`, retryInSeconds });
+        const status = await this.deps.queue.markAttemptFailed(c.id, { responseStatus: r.status, latencyMs, error: `HTTP ${r.status}`, retryInSeconds });
         attempts.inc({ outcome: 'http_error' });
         if (status === 'FAILED') givenUp.inc();
         this.log.info({ ...ctx, responseStatus: r.status, latencyMs, status }, 'webhook attempt refused by the receiver');
@@ -136,7 +133,7 @@ export class DeliveryWorker {
     } catch (err) {
       const latencyMs = Math.round(performance.now() - started);
       attemptDuration.observe(latencyMs / 1000);
-      const status = await this.store.markAttemptFailed(c.id, { responseStatus: null, latencyMs, error: (err as Error).message, retryInSeconds });
+      const status = await this.deps.queue.markAttemptFailed(c.id, { responseStatus: null, latencyMs, error: (err as Error).message, retryInSeconds });
       attempts.inc({ outcome: 'network_error' });
       if (status === 'FAILED') givenUp.inc();
       this.log.info({ ...ctx, err: (err as Error).message, latencyMs, status }, 'webhook attempt failed');

@@ -1,7 +1,7 @@
 import type { AccessPolicy, AsyncService } from '@wallet/platform';
 import type { webhookV1 } from '@wallet/proto';
 import type { WebhookUseCases } from '../app/use-cases.js';
-import type { DeliveryRow, EndpointRow } from '../persistence/webhook.store.js';
+import type { DeliveryRow, EndpointRow } from '../app/ports.js';
 
 export function endpointToProto(e: EndpointRow): webhookV1.Endpoint {
   return {
@@ -30,15 +30,15 @@ export function deliveryToProto(dl: DeliveryRow): webhookV1.Delivery {
 export function webhookHandlers(uc: WebhookUseCases): AsyncService<webhookV1.WebhookServiceServer> {
   return {
     async createEndpoint(req, ctx) {
-      const r = await uc.createEndpoint(ctx.companyId, {
+      const r = await uc.createEndpoint.execute(ctx.companyId, {
         url: req.url, events: req.events, ...(req.enabled !== undefined ? { enabled: req.enabled } : {}), ...(req.description !== undefined ? { description: req.description } : {}),
       });
       return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
     },
-    async listEndpoints(_req, ctx) { return { items: (await uc.listEndpoints(ctx.companyId)).map(endpointToProto) }; },
-    async getEndpoint(req, ctx) { return endpointToProto(await uc.getEndpoint(ctx.companyId, req.id)); },
+    async listEndpoints(_req, ctx) { return { items: (await uc.listEndpoints.execute(ctx.companyId)).map(endpointToProto) }; },
+    async getEndpoint(req, ctx) { return endpointToProto(await uc.getEndpoint.execute(ctx.companyId, req.id)); },
     async updateEndpoint(req, ctx) {
-      return endpointToProto(await uc.updateEndpoint(ctx.companyId, req.id, {
+      return endpointToProto(await uc.updateEndpoint.execute(ctx.companyId, req.id, {
         ...(req.url !== undefined ? { url: req.url } : {}),
         ...(req.setEvents ? { events: req.events } : {}),
         ...(req.enabled !== undefined ? { enabled: req.enabled } : {}),
@@ -46,39 +46,39 @@ export function webhookHandlers(uc: WebhookUseCases): AsyncService<webhookV1.Web
       }));
     },
     async deleteEndpoint(req, ctx) {
-      await uc.deleteEndpoint(ctx.companyId, req.id);
+      await uc.deleteEndpoint.execute(ctx.companyId, req.id);
       return { id: req.id, deleted: true };
     },
     async rotateSecret(req, ctx) {
-      const r = await uc.rotateSecret(ctx.companyId, req.id, req.overlapSeconds);
+      const r = await uc.rotateSecret.execute(ctx.companyId, req.id, req.overlapSeconds);
       return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
     },
-    async testEndpoint(req, ctx) { return deliveryToProto(await uc.testEndpoint(ctx.companyId, req.id)); },
+    async testEndpoint(req, ctx) { return deliveryToProto(await uc.testEndpoint.execute(ctx.companyId, req.id)); },
     async listDeliveries(req, ctx) {
-      const r = await uc.listDeliveries(ctx.companyId, {
+      const r = await uc.listDeliveries.execute(ctx.companyId, {
         ...(req.endpointId !== undefined ? { endpointId: req.endpointId } : {}), ...(req.status !== undefined ? { status: req.status } : {}),
         ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), limit: req.limit,
       });
       return { items: r.items.map(deliveryToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
-    async getDelivery(req, ctx) { return deliveryToProto(await uc.getDelivery(ctx.companyId, req.id)); },
-    async replayDelivery(req, ctx) { return deliveryToProto(await uc.replayDelivery(ctx.companyId, req.id)); },
+    async getDelivery(req, ctx) { return deliveryToProto(await uc.getDelivery.execute(ctx.companyId, req.id)); },
+    async replayDelivery(req, ctx) { return deliveryToProto(await uc.replayDelivery.execute(ctx.companyId, req.id)); },
 
     // Platform endpoints (operators): no company; ctx.companyId is not used.
     async createPlatformEndpoint(req) {
-      const r = await uc.createPlatformEndpoint({
+      const r = await uc.createEndpoint.forPlatform({
         url: req.url, events: req.events, ...(req.enabled !== undefined ? { enabled: req.enabled } : {}), ...(req.description !== undefined ? { description: req.description } : {}),
       });
       return { endpoint: endpointToProto(r.endpoint), secret: r.secret };
     },
-    async listPlatformEndpoints() { return { items: (await uc.listPlatformEndpoints()).map(endpointToProto) }; },
+    async listPlatformEndpoints() { return { items: (await uc.listEndpoints.forPlatform()).map(endpointToProto) }; },
     async deletePlatformEndpoint(req) {
-      await uc.deletePlatformEndpoint(req.id);
+      await uc.deleteEndpoint.forPlatform(req.id);
       return { id: req.id, deleted: true };
     },
-    async testPlatformEndpoint(req) { return deliveryToProto(await uc.testPlatformEndpoint(req.id)); },
+    async testPlatformEndpoint(req) { return deliveryToProto(await uc.testEndpoint.forPlatform(req.id)); },
     async listPlatformDeliveries(req) {
-      const r = await uc.listPlatformDeliveries({
+      const r = await uc.listDeliveries.forPlatform({
         ...(req.endpointId !== undefined ? { endpointId: req.endpointId } : {}), ...(req.status !== undefined ? { status: req.status } : {}),
         ...(req.cursor !== undefined ? { cursor: req.cursor } : {}), limit: req.limit,
       });
@@ -99,7 +99,7 @@ export const webhookAccess: AccessPolicy<AsyncService<webhookV1.WebhookServiceSe
   listDeliveries: ['gateway'],
   getDelivery: ['gateway'],
   replayDelivery: ['gateway'],
-  // Platform endpoints: operators only (issue 21).
+  // Platform endpoints: operators only (docs/webhooks.md "Operators' webhooks").
   createPlatformEndpoint: ['gateway:admin'],
   listPlatformEndpoints: ['gateway:admin'],
   deletePlatformEndpoint: ['gateway:admin'],

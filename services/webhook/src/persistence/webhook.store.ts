@@ -1,63 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import type { Database, SqlTx } from '@wallet/platform';
+import type {
+  AttemptFailure, ClaimedDelivery, DeliveryFilter, DeliveryQueue, DeliveryRow, DeliveryStatus, EndpointPatch, EndpointRow, EndpointStore,
+  EventRecorder, NewEndpoint,
+} from '../app/ports.js';
 import { eventBody, type WebhookEvent } from '../domain/event-types.js';
+import { newDeliveryId, newPingEventId } from '../domain/ids.js';
 
 /** SQL of the webhook schema: endpoints, events, deliveries (queue + log). Every read is scoped by company. */
-
-export const newEndpointId = () => `we_${randomBytes(12).toString('hex')}`;
-export const newDeliveryId = () => `whd_${randomBytes(12).toString('hex')}`;
-export const newPingEventId = () => `evt_${randomBytes(16).toString('hex')}`;
-
-export interface EndpointRow {
-  id: string;
-  companyId: string;
-  url: string;
-  description: string | null;
-  events: string[];
-  enabled: boolean;
-  secretSealed: string;
-  previousSecretSealed: string | null;
-  previousSecretExpiresAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-export type DeliveryStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED';
-
-export interface DeliveryRow {
-  id: string;
-  seq: string;
-  companyId: string;
-  endpointId: string;
-  eventId: string;
-  eventType: string;
-  resourceKey: string | null;
-  status: DeliveryStatus;
-  attempts: number;
-  nextAttemptAt: Date;
-  giveUpAt: Date;
-  lastAttemptAt: Date | null;
-  lastResponseStatus: number | null;
-  lastLatencyMs: number | null;
-  lastError: string | null;
-  deliveredAt: Date | null;
-  replayOf: string | null;
-  createdAt: Date;
-}
-
-/** A delivery claimed by the worker, with what it needs to send it. */
-export interface ClaimedDelivery {
-  id: string;
-  companyId: string;
-  endpointId: string;
-  eventId: string;
-  attempts: number;
-  url: string;
-  secretSealed: string;
-  previousSecretSealed: string | null;
-  previousSecretExpiresAt: Date | null;
-  body: string;
-}
 
 const d = (v: unknown): Date => (v instanceof Date ? v : new Date(String(v)));
 const dn = (v: unknown): Date | null => (v === null || v === undefined ? null : d(v));
@@ -82,12 +31,12 @@ function deliveryFrom(r: Record<string, unknown>): DeliveryRow {
   };
 }
 
-export class WebhookStore {
+export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQueue {
   constructor(private readonly db: Database, private readonly horizonSeconds: number) {}
 
   // ---- endpoints ----
 
-  async insertEndpoint(e: { id: string; companyId: string; url: string; description: string | null; events: string[]; enabled: boolean; secretSealed: string }): Promise<EndpointRow> {
+  async insertEndpoint(e: NewEndpoint): Promise<EndpointRow> {
     const rows = await this.db.prepared(
       `insert into webhook.endpoints (id, company_id, url, description, events, enabled, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
       [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed]);
@@ -104,7 +53,7 @@ export class WebhookStore {
     return rows[0] ? endpointFrom(rows[0]) : undefined;
   }
 
-  async updateEndpoint(companyId: string, id: string, p: { url?: string; events?: string[]; enabled?: boolean; description?: string | null }): Promise<EndpointRow | undefined> {
+  async updateEndpoint(companyId: string, id: string, p: EndpointPatch): Promise<EndpointRow | undefined> {
     const rows = await this.db.prepared(
       `update webhook.endpoints set
          url = coalesce($3, url),
@@ -252,7 +201,7 @@ export class WebhookStore {
   }
 
   /** Newest first; `afterSeq` is the cursor (the last seq of the previous page). */
-  async listDeliveries(companyId: string, f: { endpointId?: string; status?: string; beforeSeq?: string; limit: number }): Promise<DeliveryRow[]> {
+  async listDeliveries(companyId: string, f: DeliveryFilter): Promise<DeliveryRow[]> {
     const rows = await this.db.prepared(
       `select * from webhook.deliveries
        where company_id = $1 and ($2::text is null or endpoint_id = $2) and ($3::text is null or status = $3) and ($4::bigint is null or seq < $4)
@@ -302,7 +251,7 @@ export class WebhookStore {
   }
 
   /** A failed attempt: retried after `retryInSeconds` (never past its horizon, where one last attempt is made), or FAILED once past it. */
-  async markAttemptFailed(id: string, r: { responseStatus: number | null; latencyMs: number | null; error: string; retryInSeconds: number }): Promise<DeliveryStatus | null> {
+  async markAttemptFailed(id: string, r: AttemptFailure): Promise<DeliveryStatus | null> {
     const rows = await this.db.prepared<{ status: DeliveryStatus }>(
       `update webhook.deliveries set attempts = attempts + 1, last_attempt_at = now(), last_response_status = $2, last_latency_ms = $3, last_error = $4,
          status = case when now() >= give_up_at then 'FAILED' else 'PENDING' end,

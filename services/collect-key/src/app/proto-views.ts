@@ -1,6 +1,13 @@
 import type { collectKeyV1, depositV1 } from '@wallet/proto';
 import type { CollectKeyRecord, QrRecord } from '../domain/collect-key.js';
-import type { PaymentRecord } from '../app/ports.js';
+import type { PaymentRecord } from './ports.js';
+
+/**
+ * A key, a QR and a Bre-B deposit as proto messages: the one shape the gRPC answers and the events
+ * (events.ts) carry, so both are built here. It lives in app/ because the events are written by the
+ * use cases with their change (outbox) and app/ may not import grpc/; the handlers import it from
+ * here (grpc/ → app/ is the allowed direction).
+ */
 
 export function keyToProto(k: CollectKeyRecord): collectKeyV1.CollectKey {
   return {

@@ -1,12 +1,12 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SpillSorter } from '../adapters/spill-sorter.js';
-import { OurRecordError, type Break, type OurRecord } from '../domain/matching.js';
-import { REPORT_COLUMNS, type ReportRail } from '../domain/report.js';
-import { ArrayOurRecords, InMemoryBreakSink } from '../testing.js';
-import type { BreakSink, OurRecords } from './ports.js';
-import { reconcile, type ReconcileResult } from './reconcile.js';
+import { SpillSorter } from '../src/adapters/spill-sorter.js';
+import { OurRecordError, type Break, type OurRecord } from '../src/domain/matching.js';
+import { REPORT_COLUMNS, type ReportRail } from '../src/domain/report.js';
+import { ArrayOurRecords, InMemoryBreakSink } from '../src/testing.js';
+import type { BreakSink, OurRecords } from '../src/app/ports.js';
+import { reconcile, type ReconcileResult } from '../src/app/reconcile.js';
 
 const D = '2025-03-14';
 const NEXT = '2025-03-15';

@@ -1,6 +1,10 @@
 import type { depositV1 } from '@wallet/proto';
 import { payerDocument, payerFullName, publicStatus, type DepositRecord } from '../domain/deposit.js';
 
+// The one proto shape of a deposit, which the gRPC answers and the events (events.ts) carry. It lives
+// in app/ because the events are written by the use cases with their change (outbox) and app/ may not
+// import grpc/; the handlers import it from here (grpc/ → app/ is the allowed direction).
+
 /**
  * A deposit with every field of §2.7 plus the CONTRACT §2 superset, its status as clients see it at
  * `now` (publicStatus: EXPIRED from expiresAt; the money states never shown). providerTransferId /

@@ -1,0 +1,12 @@
+import type { ReceiptDeps } from './deps.js';
+import { GetDepositReceipt } from './get-deposit-receipt.js';
+import { GetTransactionReceipt } from './get-transaction-receipt.js';
+
+/** The receipt use cases, built once from the same ports. */
+export function receiptUseCases(deps: ReceiptDeps) {
+  return {
+    transactionReceipt: new GetTransactionReceipt(deps),
+    depositReceipt: new GetDepositReceipt(deps),
+  };
+}
+export type ReceiptUseCases = ReturnType<typeof receiptUseCases>;

@@ -1,0 +1,26 @@
+import type { SecretBox } from '@wallet/platform';
+import type { DeliveryQueue, DeliveryWaker, EndpointStore, TargetGuard, WebhookSender } from './ports.js';
+
+/** What the endpoint and delivery-log use cases are built from. */
+export interface WebhookDeps {
+  store: EndpointStore;
+  /** Seals signing secrets at rest. */
+  secrets: SecretBox;
+  targets: TargetGuard;
+  /** Woken after a use case committed new deliveries (a ping, a replay, an endpoint enabled again). */
+  worker: DeliveryWaker;
+}
+
+/** What the delivery worker is built from; `now` is replaceable in tests. */
+export interface WorkerDeps {
+  queue: DeliveryQueue;
+  /** Opens the sealed signing secrets. */
+  secrets: SecretBox;
+  targets: TargetGuard;
+  sender: WebhookSender;
+  now: () => Date;
+}
+
+export function workerDeps(p: Omit<WorkerDeps, 'now'> & { now?: () => Date }): WorkerDeps {
+  return { ...p, now: p.now ?? (() => new Date()) };
+}
