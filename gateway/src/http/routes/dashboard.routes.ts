@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '@wallet/platform';
-import { DASHBOARD_ROLES, INVITATION_TOKEN, type DashboardAuth, type DashboardUser, type InvitedDashboardUser } from '../../auth/dashboard-auth.js';
+import { DASHBOARD_ROLES, INVITATION_TOKEN, type DashboardAuth, type DashboardUser } from '../../auth/dashboard-auth.js';
 import type { AdminChanges } from '../../app/admin-changes.js';
 import type { TransferClient } from '../../transfer/transfer-client.js';
 import { approvalToApi } from '../../transfer/presenters.js';
