@@ -7,7 +7,7 @@
 // the production dependencies of all of them (`-w` does not narrow `npm ci`), so each image carried
 // the sandbox's mail server, the receipt's PDF fonts and the tests' PDF parser.
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 
 const [name, out] = process.argv.slice(2);
 if (!name || !out) { console.error('usage: node deploy/docker/manifests.mjs @wallet/<process> <out-dir>'); process.exit(2); }

@@ -123,7 +123,7 @@ describe('the API-key cache\'s change feed (every replica forgets a changed key 
   });
 
   it('with the feed lost, the cache is emptied and entries live the short TTL until it is back', async () => {
-    const { otherApi, company, key } = await keyCachedOnAnotherReplica(300);
+    const { otherApi, key } = await keyCachedOnAnotherReplica(300);
     await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen gateway_auth%'`);
     // A change nobody is listening for: each replica learns nothing, yet forgets within the short TTL.
     await sql(`update gateway.api_keys set revoked_at = now() where id = $1`, [key.id]);

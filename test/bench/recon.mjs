@@ -14,7 +14,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const D = '2025-03-14';
-const PREV = '2025-03-13';
 const NEXT = '2025-03-15';
 const RAIL = 'ach';
 const DAY_START = Date.parse(`${D}T05:00:00.000Z`); // 00:00 in Bogotá

@@ -41,7 +41,6 @@ function parseDockerfile(text: string): { instructions: Instruction[]; stages: {
 
 const processesModule = join(REPO, 'deploy', 'local', 'processes.mjs');
 let localProcesses: { name: string; dir: string; migrate: string; main: string }[];
-let NODE_FLAGS: string[];
 
 /** Every process of the product: the local runner's list plus the webhook service (being added to it). */
 function expectedProcesses() {
@@ -59,7 +58,7 @@ const readConfigSources = (dir: string) => ['src/config.ts'].map((f) => join(REP
   + readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
 
 beforeAll(async () => {
-  ({ processes: localProcesses, NODE_FLAGS } = await import(processesModule));
+  ({ processes: localProcesses } = await import(processesModule));
 });
 
 describe('Dockerfiles (deploy/docker)', () => {

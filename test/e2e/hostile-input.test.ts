@@ -160,7 +160,7 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
             expect({ status: r.status, error: r.body.error }).toEqual({ status: c.expect[0], error: c.expect[1] });
           }
         } catch (err) {
-          throw new Error(`[${c.name}] ${(err as Error).message}`);
+          throw new Error(`[${c.name}] ${(err as Error).message}`, { cause: err });
         }
       }
     });

@@ -49,7 +49,6 @@ async function replyHoldingProxy(target: string) {
     close: () => new Promise<void>((r) => { for (const p of pairs) { p.client.destroy(); p.upstream.destroy(); } server.close(() => r()); }),
   };
 }
-type Proxy = Awaited<ReturnType<typeof replyHoldingProxy>>;
 
 const achBody = (amount: number) => ({
   amount,

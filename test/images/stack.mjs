@@ -112,7 +112,7 @@ export async function planStack({ repo, composeFile, project, images, processes,
     for (const [k, v] of Object.entries(environment)) environment[k] = rewrite(name, v);
     Object.assign(environment, variables[name]);
     let command = s.command ? [...s.command] : undefined;
-    let healthcheck = s.healthcheck ? { ...s.healthcheck, test: s.healthcheck.test.map((t) => rewrite(name, t)) } : undefined;
+    const healthcheck = s.healthcheck ? { ...s.healthcheck, test: s.healthcheck.test.map((t) => rewrite(name, t)) } : undefined;
     // The servers: their own way of moving a port.
     if (name === 'postgres') environment.PGPORT = String(ports.postgres[5432]);
     if (name === 'redis') {

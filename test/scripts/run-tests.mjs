@@ -1,6 +1,7 @@
-// npm test: runs every workspace's Jest suite in dependency order on the real servers, then
-// prints one summary table and the closing line "N passed, N failed".
-// Usage: node test/scripts/run-tests.mjs [workspace-dir ...]   (default: all)
+// npm test: the house rules first (`npm run lint`, `npm run format:check`: docs/architecture.md
+// "Rules the code keeps"), then every workspace's Jest suite in dependency order on the real servers;
+// prints one summary table (a row per check and per workspace) and the closing line "N passed, N failed".
+// Usage: node test/scripts/run-tests.mjs [lint|format|workspace-dir ...]   (default: all)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,10 +10,28 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const all = ['services/platform', 'services/ledger', 'services/sandbox', 'services/transfer', 'services/pse-deposit', 'services/collect-key', 'services/receipt', 'services/webhook', 'services/reconciliation', 'gateway', 'test'];
-const selected = process.argv.slice(2).length ? process.argv.slice(2) : all;
+const checks = { lint: ['run', 'lint'], format: ['run', 'format:check'] };
+const args = process.argv.slice(2);
+const selectedChecks = args.length ? args.filter((a) => a in checks) : Object.keys(checks);
+const selected = args.length ? args.filter((a) => !(a in checks)) : all;
 const tmp = mkdtempSync(join(tmpdir(), 'wallet-tests-'));
 const rows = [];
 let passed = 0, failed = 0, skipped = 0, broken = false;
+const failedChecks = [];
+
+for (const name of selectedChecks) {
+  console.log(`\n[tests] ${name}: npm ${checks[name].join(' ')}`);
+  const started = Date.now();
+  // Prettier's check names every file it would change: the first few are enough here.
+  const r = spawnSync('npm', ['--silent', ...checks[name]], { cwd: root, stdio: name === 'format' ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8' });
+  if (name === 'format') {
+    const lines = `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').filter(Boolean);
+    console.log(lines.slice(0, 20).join('\n') + (lines.length > 20 ? `\n… ${lines.length - 20} more lines (npm run format:check)` : ''));
+  }
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status !== 0) { failedChecks.push(name); broken = true; }
+  rows.push([name, '–', '–', '–', secs, r.status === 0 ? 'ok' : `failed (npm run ${checks[name].at(-1)})`]);
+}
 
 for (const ws of selected) {
   const cwd = join(root, ws);
@@ -34,5 +53,5 @@ rmSync(tmp, { recursive: true, force: true });
 
 console.log('\n| workspace | passed | failed | skipped | seconds | result |\n|---|---:|---:|---:|---:|---|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
-console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`);
+console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedChecks.length ? `; checks failed: ${failedChecks.join(', ')}` : ''}`);
 process.exit(failed > 0 || broken ? 1 : 0);

@@ -284,7 +284,7 @@ export async function send(baseUrl: string, method: string, path: string, opts: 
   try {
     res = await fetch(`${baseUrl}${path}`, { method, headers, body: opts.body, signal: AbortSignal.timeout(opts.hangMs ?? 15_000) });
   } catch (err) {
-    if ((err as Error).name === 'TimeoutError') throw new Error(`HANG: ${method} ${path} did not answer within ${opts.hangMs ?? 15_000} ms`);
+    if ((err as Error).name === 'TimeoutError') throw new Error(`HANG: ${method} ${path} did not answer within ${opts.hangMs ?? 15_000} ms`, { cause: err });
     throw err;
   }
   const text = await res.text();

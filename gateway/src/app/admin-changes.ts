@@ -17,7 +17,6 @@ import type { CredentialDelivery } from './credential-delivery.js';
 import type { LedgerAdmin } from './ledger-admin.js';
 import { adminSecurityActor as actorOf, type SecurityNotices } from './security-notices.js';
 
-type OperatorPrincipal = AdminPrincipal & { kind: 'operator' };
 
 /** Either the change was made (with the credentials to show, outside production), or it waits for a second operator. */
 export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?: Record<string, string> };

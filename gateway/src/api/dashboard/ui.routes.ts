@@ -50,6 +50,7 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
       try {
         body = readFileSync(join(dir, name));
       } catch (err) {
+        // eslint-disable-next-line preserve-caught-error -- the message carries the cause; a `cause` would repeat it in the log
         throw new Error(`dashboard file ${name} missing in ${dir} (run the gateway build): ${(err as Error).message}`);
       }
       loaded.set(name, body);

@@ -14,8 +14,8 @@ export class HttpBrebDirectory implements BrebDirectory {
   private url(path: string): string { return `${this.baseUrl.replace(/\/+$/, '')}${path}`; }
 
   async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer> {
-    let status = 0;
-    let body: Record<string, unknown> = {};
+    let status: number;
+    let body: Record<string, unknown>;
     try {
       const res = await fetch(this.url('/breb/directory/registrations'), {
         method: 'POST',
@@ -44,8 +44,8 @@ export class HttpBrebDirectory implements BrebDirectory {
   }
 
   async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }> {
-    let status = 0;
-    let body: Record<string, unknown> = {};
+    let status: number;
+    let body: Record<string, unknown>;
     try {
       const res = await fetch(this.url('/breb/network/returns'), {
         method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -68,7 +68,7 @@ export class HttpBrebDirectory implements BrebDirectory {
   }
 
   async unregister(keyValue: string): Promise<void> {
-    let status = 0;
+    let status: number;
     try {
       const res = await fetch(this.url(`/breb/directory/registrations/${encodeURIComponent(keyValue)}`), {
         method: 'DELETE', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs),

@@ -40,7 +40,7 @@ export class AssignPayment {
     if (input.keyId !== undefined && input.keyId !== '' && !isKeyId(input.keyId)) throw new AppError('KEY_NOT_FOUND');
 
     let target: PaymentRecord['key'] = p.key;
-    let ivaApplicable = false;
+    let ivaApplicable: boolean;
     if (input.keyId) {
       const k = await deps.store.byId(input.keyId);
       if (!k || k.companyId !== p.companyId || k.state === 'REGISTERING' || k.state === 'FAILED') throw new AppError('KEY_NOT_FOUND');

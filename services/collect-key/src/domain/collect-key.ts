@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { AppError, Problems } from '@wallet/platform';
+import { Problems } from '@wallet/platform';
 
 /**
  * A key's states. REGISTERING: the row is stored (it holds its value and externalId) and its

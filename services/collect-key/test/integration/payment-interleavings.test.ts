@@ -241,7 +241,6 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
     const log = createLogger('ck-interleavings', process.env.TEST_LOG_LEVEL ?? 'silent');
     const network = new HttpBrebDirectory(h.sandbox.url, 5_000, log);
     const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
-    const plainDeps = collectKeyDeps({ store: plainStore, ledger: ledgerReal, directory: network, log, settings });
     const raceScenarios = fc.record({ assigns: fc.integer({ min: 1, max: 2 }), returns: fc.integer({ min: 1, max: 2 }), operatorReturns: fc.boolean(), ticks: fc.integer({ min: 0, max: 2 }) });
     try {
       await fc.assert(

@@ -1,4 +1,4 @@
-import { AppError, Problems, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, Problems, invalidRequest } from '@wallet/platform';
 import { COMPANY_ID_PATTERN } from '../domain/accounts.js';
 import { MAX_SAFE_CENTS } from '../domain/money.js';
 import { DETAIL_FIELDS, type MovementDetails } from '../domain/movements.js';

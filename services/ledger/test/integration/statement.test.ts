@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { instantFromDate, instantMicros, type Instant } from '@wallet/platform';
 import { meshClient } from '@wallet/platform/testing';
 import { ledgerV1 } from '@wallet/proto';
-import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, zeroFee, type Harness } from './harness.js';
+import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, type Harness } from './harness.js';
 
 /**
  * StreamStatement over the real gRPC server (mutual TLS, the gateway identity with its signed caller

@@ -9,7 +9,7 @@
  * the value.
  *
  * A new secret is declared here and read with `env.secret('NAME')`; a development default written
- * anywhere else is caught by the architecture test (test/e2e/architecture-rules.test.ts).
+ * anywhere else is caught by the architecture test (test/rules/architecture-rules.test.ts).
  */
 
 /** The development defaults. Several variables share one (the sandbox signs with the rails' secret). */

@@ -80,17 +80,16 @@ export class Choreography {
    * reaches the caller (a slow answer), e.g. `ledger.reserve` / `ledger.reserve ↩`.
    */
   wrap<T extends object>(name: string, target: T, methods: ReadonlyArray<keyof T & string>, replies = true): T {
-    const c = this;
     return new Proxy(target, {
-      get(obj, prop, recv) {
+      get: (obj, prop, recv) => {
         const v = Reflect.get(obj, prop, recv) as unknown;
         if (typeof v !== 'function' || !methods.includes(prop as keyof T & string)) return typeof v === 'function' ? v.bind(obj) : v;
         return async (...args: unknown[]) => {
-          await c.point(`${name}.${String(prop)}`);
+          await this.point(`${name}.${String(prop)}`);
           try {
             return await (v as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
           } finally {
-            if (replies) await c.point(`${name}.${String(prop)} ↩`);
+            if (replies) await this.point(`${name}.${String(prop)} ↩`);
           }
         };
       },

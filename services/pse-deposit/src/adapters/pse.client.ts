@@ -10,8 +10,8 @@ export class HttpPseProvider implements PseProvider {
 
   async createLink(r: PseLinkRequest): Promise<{ linkId: string | null; paygatewayUrl: string }> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/pse/links`;
-    let status = 0;
-    let body: unknown = null;
+    let status: number;
+    let body: unknown;
     try {
       const res = await fetch(url, {
         method: 'POST',

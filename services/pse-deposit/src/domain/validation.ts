@@ -1,4 +1,4 @@
-import { AppError, Problems } from '@wallet/platform';
+import { Problems } from '@wallet/platform';
 import { DOCUMENT_TYPES } from './deposit.js';
 
 export const MAX_SAFE_CENTS = BigInt(Number.MAX_SAFE_INTEGER);

@@ -35,7 +35,6 @@ describe('PSE deposit saga: the audit findings', () => {
     `select id, kind, status, ours, theirs from pse_deposit.money_exceptions where resource_id = ? order by opened_at`, [id]);
   const clean = async (co: string) => expect((await depositViolations(h.deposit.db, h.tdb.url, co, { settled: true })).violations).toEqual([]);
   const sweepBoth = () => Promise.all(rig.sweepers.map((s) => s.tick()));
-  const ago = (ms: number) => Date.now() - ms;
 
   it('a link is shown EXPIRED from expiresAt, before the sweeper moves it; the sweeper expires it at expiresAt (not + grace), once across replicas', async () => {
     const co = await h.newCompany();

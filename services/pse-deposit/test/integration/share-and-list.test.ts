@@ -1,4 +1,3 @@
-import { createAsyncClient } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { depositV1 } from '@wallet/proto';
 import { startDeposit } from '../../src/testing.js';

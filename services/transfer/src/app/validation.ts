@@ -1,4 +1,4 @@
-import { AppError, Problems, invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, Problems, invalidRequest } from '@wallet/platform';
 
 /** The request-problem collector (one implementation, in services/platform). */
 export { Problems };

@@ -2,7 +2,6 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { createAsyncClient } from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { reserveCommandOf } from '../../src/app/transfer-saga.js';

@@ -18,7 +18,7 @@ describe('the send saga table: bulk writers', () => {
   it('every bulk writer of a transfer\'s state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)', () => {
     const src = readFileSync(fileURLToPath(new URL('../../src/persistence/batch.store.ts', import.meta.url)), 'utf8');
     // The store's methods and functions, each with its signature and body.
-    const chunks = src.split(/\n(?=  (?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
+    const chunks = src.split(/\n(?= {2}(?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
     const writers = chunks.filter((c) => /update transfer\.transfers(?: t)? set state/.test(c));
     expect(writers.length).toBeGreaterThanOrEqual(3);
     for (const c of writers) {
