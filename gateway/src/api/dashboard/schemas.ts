@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { isoDate } from '../../http/schemas.js';
-import { DASHBOARD_ROLES, INVITATION_TOKEN, type DashboardUser, type InvitedDashboardUser } from '../../auth/dashboard-auth.js';
+import { DASHBOARD_ROLES, INVITATION_TOKEN } from '../../auth/dashboard-auth.js';
 import { uuidSchema } from '../../http/validation.js';
 
 export const DashboardUserSchema = z.object({

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 const read = (rel: string) => readFileSync(fileURLToPath(new URL(rel, import.meta.url)), 'utf8');
 
 /** The store's methods and functions, each with its signature and body. */
-const chunksOf = (src: string) => src.split(/\n(?=  (?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
+const chunksOf = (src: string) => src.split(/\n(?= {2}(?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
 const nameOf = (c: string) => /^\s*(?:private )?(?:async )?(?:export )?(?:function )?(\w+)\(/.exec(c)?.[1];
 
 describe('the send saga table: bulk writers', () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { invalidRequest } from '@wallet/platform';
-import type { DashboardAuth, InvitedDashboardUser } from '../../../auth/dashboard-auth.js';
+import type { DashboardAuth } from '../../../auth/dashboard-auth.js';
 import type { AdminChanges } from '../../../app/admin-changes.js';
 import { DashboardUserSchema, DashboardEnrolment, CompanyParams, UserParams, CreateDashboardUserBody, CreatedDashboardUserSchema, InvitedDashboardUserSchema } from '../../dashboard/schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
