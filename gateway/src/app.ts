@@ -64,8 +64,8 @@ import { transferRoutes } from './http/routes/transfers.routes.js';
 import { batchRoutes } from './http/routes/batches.routes.js';
 import { webhookRoutes } from './http/routes/webhooks.routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { ApiKeyRepository } from './persistence/api-key.repository.js';
-import { CompanyRepository } from './persistence/company.repository.js';
+import { ApiKeyRepository } from './persistence/api-key.store.js';
+import { CompanyRepository } from './persistence/company.store.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,

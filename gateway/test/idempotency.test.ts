@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, Database, ERRORS, SecretBox } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { idempotencyRequestHash } from '../src/http/idempotency-key.js';
-import { IdempotencyKeyRepository } from '../src/persistence/idempotency-key.repository.js';
+import { IdempotencyKeyRepository } from '../src/persistence/idempotency-key.store.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client, type Reply } from './support/http.js';

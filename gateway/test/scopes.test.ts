@@ -9,7 +9,7 @@ import { errorMiddleware } from '../src/http/errors.js';
 import { requestIdMiddleware } from '../src/http/request-id.js';
 import { defineRoute } from '../src/http/route.js';
 import { buildRouter } from '../src/http/router.js';
-import { ApiKeyRepository } from '../src/persistence/api-key.repository.js';
+import { ApiKeyRepository } from '../src/persistence/api-key.store.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { RollingWindowLimiter } from '../src/ratelimit/rolling-window-limiter.js';
 import { adminOf, client, type Client } from './support/http.js';

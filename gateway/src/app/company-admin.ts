@@ -5,7 +5,7 @@ import type { Queryable } from '../persistence/sql.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';
 import { railToProto, type ApiRail } from '../ledger/presenters.js';
-import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
+import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.store.js';
 import { actingOn } from '../http/context.js';
 import { formatCop } from '@wallet/platform';
 import type { SecurityNotice } from './security-notices.js';

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
 import { AppError, isUniqueViolation, PeriodicTask, SecretBox, type Logger } from '@wallet/platform';
-import type { CompanyStatus } from '../persistence/company.repository.js';
+import type { CompanyStatus } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
 import { DashboardLockouts, type LockoutPolicy } from './dashboard-lockouts.js';

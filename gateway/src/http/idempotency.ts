@@ -1,7 +1,7 @@
 import { isJsonBody, toJsonText } from './json-text.js';
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
-import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
+import { IdempotencyKeyRepository } from '../persistence/idempotency-key.store.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {

@@ -4,7 +4,7 @@ import type { AuditTrail } from '../app/admin-audit.js';
 import type { AdminPrincipal, SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
-import type { Scope } from '../persistence/api-key.repository.js';
+import type { Scope } from '../persistence/api-key.store.js';
 import type { RateClass } from '../ratelimit/rate-classes.js';
 import type { GatewayContext } from './context.js';
 

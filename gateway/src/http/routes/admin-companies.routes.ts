@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { centsToNumber } from '@wallet/platform';
 import type { AdminChanges } from '../../app/admin-changes.js';
 import type { CompanyAdmin } from '../../app/company-admin.js';
-import type { Company } from '../../persistence/company.repository.js';
+import type { Company } from '../../persistence/company.store.js';
 import { CompanySchema } from '../api-schemas.js';
 import { defineRoute, type AnyRoute } from '../route.js';
 import { centsSchema, textSchema, uuidSchema } from '../validation.js';

@@ -1,6 +1,6 @@
 import type { Queryable } from './sql.js';
 import { isoCol } from './sql.js';
-import type { CompanyStatus, TaxRegime } from './company.repository.js';
+import type { CompanyStatus, TaxRegime } from './company.store.js';
 
 export type Scope = 'READ' | 'WRITE';
 
