@@ -3,7 +3,7 @@ import type { Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { Redis } from 'ioredis';
 import { AppError, type Database, type Logger } from '@wallet/platform';
-import { AdminAudit } from './app/admin-audit.js';
+import { AdminAudit } from './audit/admin-audit.js';
 import { AdminChanges } from './app/admin-changes.js';
 import { ApprovalRequests } from './app/approval-requests.js';
 import { CredentialDelivery } from './app/credential-delivery.js';

@@ -9,7 +9,7 @@ import type { Company, CompanyPatch } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import { amlEntryToApi } from '../transfer/presenters.js';
 import type { TransferClient } from '../transfer/transfer-client.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { ApiKeyAdmin } from './api-key-admin.js';
 import type { ApprovalRequest, ApprovalRequests } from './approval-requests.js';
 import { companyNotices, type CompanyAdmin } from './company-admin.js';

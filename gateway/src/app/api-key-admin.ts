@@ -5,7 +5,7 @@ import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-forma
 import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-key.store.js';
 import type { CompanyRepository } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { SecurityNotice, SecurityNotices } from './security-notices.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */

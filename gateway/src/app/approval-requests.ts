@@ -4,7 +4,7 @@ import type { AdminPrincipal } from '../auth/admin-principal.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
 import { canonicalJson } from '../transfer/presenters.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import { assertIndependent } from './operator-independence.js';
 import type { SecurityChange, SecurityNotices } from './security-notices.js';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CallContext, type Database } from '@wallet/platform';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../ledger/ledger-client.js';

@@ -5,7 +5,7 @@ import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { movementToApi, type ApiRail } from '../ledger/presenters.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { CompanyAdmin } from './company-admin.js';
 import type { LedgerAdmin } from './ledger-admin.js';
 import { assertIndependent } from './operator-independence.js';

@@ -2,7 +2,7 @@ import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypt
 import { hash as argon2Hash, verify as argon2Verify } from '@node-rs/argon2';
 import { Secret, TOTP } from 'otpauth';
 import { AppError, isUniqueViolation, SecretBox, type Database, type Logger } from '@wallet/platform';
-import type { AuditTrail } from '../app/admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { Queryable } from '../persistence/sql.js';
 import { isoCol } from '../persistence/sql.js';
 import { BOOTSTRAP_OPERATORS, type AdminPrincipal } from './admin-principal.js';

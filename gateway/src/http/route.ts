@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { CallContext, ErrorCode } from '@wallet/platform';
-import type { AuditTrail } from '../app/admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { AdminPrincipal, SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
