@@ -94,6 +94,12 @@ export class CompanyRepository {
     return rows[0] ? toCompany(rows[0]) : undefined;
   }
 
+  /** The company's name, or undefined when there is no such company. */
+  async nameOf(q: Queryable, id: string): Promise<string | undefined> {
+    const [company] = await q.query<{ name: string }>(`select name from gateway.companies where id = ?`, [id]);
+    return company?.name;
+  }
+
   async exists(q: Queryable, id: string): Promise<boolean> {
     const rows = await q.query(`select 1 from gateway.companies where id = ?`, [id]);
     return rows.length > 0;
