@@ -83,7 +83,7 @@ export class DashboardUsers {
   }
 }
 
-/** An insert into dashboard_users; a taken e-mail is a 400 on `email`. */
+/** A new dashboard user's row; a taken e-mail is a 400 on `email`. */
 async function insertUnique<T>(insert: () => Promise<T>): Promise<T> {
   try {
     return await insert();
