@@ -72,7 +72,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     lastRedisError = now;
   });
 
-  // Issue 36: the gateway publishes its own events (company.security_changed) through its outbox,
+  // The company is told (docs/security.md): the gateway publishes its own events (company.security_changed) through its outbox,
   // and sends the mails its use cases write (MailOutbox) after commit.
   let bus: Bus;
   try {

@@ -23,7 +23,7 @@ type OperatorPrincipal = AdminPrincipal & { kind: 'operator' };
 export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?: Record<string, string> };
 
 /**
- * Which admin changes need two people (issue 36), in one place. A named operator's
+ * Which admin changes need two people (docs/security.md, "The insider", I1), in one place. A named operator's
  * sensitive change becomes an approval request (approval-requests.ts); the appliers below make it
  * once a second, independent operator approves. The shared token acts directly only where it still
  * may (development; in production it only bootstraps the first operators). Every change to a

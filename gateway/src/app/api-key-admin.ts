@@ -16,7 +16,7 @@ export class ApiKeyAdmin {
     private readonly keys: ApiKeyRepository,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
-    /** Issue 36: the company is told of a revoked key (event + e-mail to its admins). */
+    /** The company is told of a revoked key (event + e-mail to its admins: docs/security.md, "The company is told"). */
     private readonly notices?: SecurityNotices,
   ) {}
 

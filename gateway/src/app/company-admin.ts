@@ -77,7 +77,7 @@ export class CompanyAdmin {
 
 const STATUS_ES: Record<Company['status'], string> = { ACTIVE: 'activa', SUSPENDED: 'suspendida' };
 
-/** What a company's people are told of a PATCH: its counterparty limits and its status (issue 36; AdminChanges records them). */
+/** What a company's people are told of a PATCH: its counterparty limits and its status (docs/security.md, "The company is told"; AdminChanges records them). */
 export function companyNotices(before: Company, after: Company, actor: SecurityNotice['actor']): SecurityNotice[] {
   const out: SecurityNotice[] = [];
   const limits: string[] = [];
