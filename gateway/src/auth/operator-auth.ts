@@ -110,11 +110,11 @@ export class OperatorAuth {
     const token = `${ENROLLMENT_PREFIX}${randomBase62(43)}`;
     if (await this.store.emailTaken(q, email)) throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
     try {
-      const op = await this.store.insert(q, {
+      const { enrollmentExpiresAt, ...op } = await this.store.insert(q, {
         id: randomUUID(), name: input.name, email, enrollmentTokenHash: this.tokenHash('enroll', token), ttlSeconds: ENROLLMENT_TTL_SECONDS, createdBy,
       });
       this.log.info({ operatorId: op.id, by: createdBy ? 'operator' : 'bootstrap-token' }, 'operator invited');
-      return { ...op, enrollmentToken: token };
+      return { ...op, enrollmentToken: token, enrollmentExpiresAt };
     } catch (err) {
       if (isUniqueViolation(err)) {
         throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
