@@ -49,7 +49,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     throw err;
   }
   if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
-    // Once the first operators enrolled the token is inert for ever (docs/security.md, "The insider"); keeping it only keeps a secret to leak.
+    // Bootstrap once: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
     const spent = await new OperatorStore().bootstrapped(db).catch(() => false);
     if (spent) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
   }
@@ -72,7 +72,7 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     lastRedisError = now;
   });
 
-  // The company is told (docs/security.md): the gateway publishes its own events (company.security_changed) through its outbox,
+  // The company is told: the gateway publishes its own events (company.security_changed) through its outbox,
   // and sends the mails its use cases write (MailOutbox) after commit.
   let bus: Bus;
   try {

@@ -1,7 +1,8 @@
-import type { ApiRail } from '../ledger/presenters.js';
 import type { CreditRequest, CreditRequestStatus } from '../app/credit-request-admin.js';
 import type { Queryable } from './sql.js';
 import { isoCol } from './sql.js';
+
+type ApiRail = CreditRequest['rail'];
 
 interface Row {
   id: string; company_id: string; rail: ApiRail; amount_cents: string; reference: string; status: CreditRequestStatus;
