@@ -3,7 +3,7 @@ import type { Next } from 'koa';
 import type { Router } from '@koa/router';
 import type { Redis } from 'ioredis';
 import { AppError, type Database, type Logger } from '@wallet/platform';
-import { AdminAudit } from './app/admin-audit.js';
+import { AdminAudit } from './audit/admin-audit.js';
 import { AdminChanges } from './app/admin-changes.js';
 import { ApprovalRequests } from './app/approval-requests.js';
 import { CredentialDelivery } from './app/credential-delivery.js';
@@ -67,8 +67,8 @@ import { transferRoutes } from './api/transfers/transfers.routes.js';
 import { batchRoutes } from './api/transfers/batches/batches.routes.js';
 import { webhookRoutes } from './api/webhooks/provider-callbacks.routes.js';
 import { buildOpenApiDocument } from './openapi/document.js';
-import { ApiKeyRepository } from './persistence/api-key.repository.js';
-import { CompanyRepository } from './persistence/company.repository.js';
+import { ApiKeyStore } from './persistence/api-key.store.js';
+import { CompanyStore } from './persistence/company.store.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
 export type AppConfig = Pick<GatewayConfig,
@@ -124,8 +124,8 @@ const ADMIN_AREA = /^\/admin(\/|$)/i;
 /** Composes the HTTP application from its dependencies; shared by main.ts and the tests. */
 export function createApp(deps: AppDeps): GatewayApp {
   const { config, log, db, ledger, transfer, deposit, collectKey, receipt, redis } = deps;
-  const companies = new CompanyRepository();
-  const apiKeys = new ApiKeyRepository();
+  const companies = new CompanyStore();
+  const apiKeys = new ApiKeyStore();
   const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
     pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: config.apiKeyCacheTtlMs,
   }, log);

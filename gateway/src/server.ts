@@ -17,6 +17,7 @@ import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from './persistence/mig
 import { MailOutbox, MailSender } from './app/mail-outbox.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { SmtpMailTransport } from './mail/smtp-transport.js';
+import { OperatorStore } from './persistence/operator.store.js';
 
 export interface RunningGateway {
   gateway: GatewayApp;
@@ -49,8 +50,8 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   }
   if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
     // Bootstrap once: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
-    const spent = await db.query(`select 1 from gateway.bootstrap_state`).catch(() => []);
-    if (spent.length > 0) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
+    const spent = await new OperatorStore().bootstrapped(db).catch(() => false);
+    if (spent) log.warn('ADMIN_TOKEN is set but the bootstrap is done: it is refused everywhere; remove it from the deployment');
   }
 
   // No offline queue: while Redis is down a command fails at once and the limiter falls back to

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, Database, ERRORS, SecretBox } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { idempotencyRequestHash } from '../src/http/idempotency-key.js';
-import { IdempotencyKeyRepository } from '../src/persistence/idempotency-key.repository.js';
+import { IdempotencyKeyStore } from '../src/persistence/idempotency-key.store.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, type Client, type Reply } from './support/http.js';
@@ -331,7 +331,7 @@ describe('purge', () => {
     await insert('unknown-live', 'UNKNOWN', '-1 day', '1 day');
     const db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: createLogger('purge-test', 'silent') });
     try {
-      const repo = new IdempotencyKeyRepository(db, new SecretBox('k'.repeat(32)));
+      const repo = new IdempotencyKeyStore(db, new SecretBox('k'.repeat(32)));
       expect(await repo.purgeExpired(1)).toBe(1);
       expect(await repo.purgeExpired(1000)).toBeGreaterThanOrEqual(1);
     } finally {

@@ -9,7 +9,7 @@ import { errorMiddleware } from '../src/http/errors.js';
 import { requestIdMiddleware } from '../src/http/request-id.js';
 import { defineRoute } from '../src/http/route.js';
 import { buildRouter } from '../src/http/router.js';
-import { ApiKeyRepository } from '../src/persistence/api-key.repository.js';
+import { ApiKeyStore } from '../src/persistence/api-key.store.js';
 import { gatewayMigrations } from '../src/persistence/migrations/index.js';
 import { RollingWindowLimiter } from '../src/ratelimit/rolling-window-limiter.js';
 import { adminOf, client, type Client } from './support/http.js';
@@ -43,7 +43,7 @@ beforeAll(async () => {
     handler: async ({ principal, call }) => ({ status: 200, body: { companyId: principal!.companyId, apiKeyId: call.apiKeyId, actor: call.actor } }),
   });
   const router = buildRouter([route('POST', 'WRITE'), route('GET', 'READ')], {
-    authenticator: new ApiKeyAuthenticator(db, new ApiKeyRepository(), { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: 0 }, log),
+    authenticator: new ApiKeyAuthenticator(db, new ApiKeyStore(), { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: 0 }, log),
     limiter,
     clientIp: new ClientIpResolver([]),
     rateLimits: { perMinute: config.rateLimit.perMinute },

@@ -268,7 +268,7 @@ describe('security', () => {
     const authn = gatewaySrc('auth/api-key-authenticator.ts');
     const format = gatewaySrc('auth/api-key-format.ts');
     const admin = gatewaySrc('auth/admin-token.ts');
-    const repo = gatewaySrc('persistence/api-key.repository.ts');
+    const repo = gatewaySrc('persistence/api-key.store.ts');
     // Keys are looked up by their HMAC (unique index), and the stored hash is compared in constant time.
     expect(format).toMatch(/createHmac\('sha256', pepper\)/);
     expect(repo).toMatch(/where k\.key_hash = \?/);

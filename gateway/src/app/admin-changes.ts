@@ -4,12 +4,12 @@ import type { AdminPrincipal } from '../auth/admin-principal.js';
 import type { DashboardAuth, DashboardRole, InvitedDashboardUser } from '../auth/dashboard-auth.js';
 import { toPublic, type Operator, type OperatorAuth } from '../auth/operator-auth.js';
 import { feeConfigToApi, type ApiFeeOperation } from '../api/wallets/presenters.js';
-import type { ApiKeyRecord, Scope } from '../persistence/api-key.repository.js';
-import type { Company, CompanyPatch } from '../persistence/company.repository.js';
+import type { ApiKeyRecord, Scope } from '../persistence/api-key.store.js';
+import type { Company, CompanyPatch } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import { amlEntryToApi } from '../api/transfers/presenters.js';
 import type { TransferClient } from '../clients/transfer-client.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { ApiKeyAdmin } from './api-key-admin.js';
 import type { ApprovalRequest, ApprovalRequests } from './approval-requests.js';
 import { companyNotices, type CompanyAdmin } from './company-admin.js';
@@ -22,7 +22,7 @@ import { adminSecurityActor as actorOf, type SecurityNotices } from './security-
 export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?: Record<string, string> };
 
 /**
- * Which admin changes need two people (issue 36), in one place. A named operator's
+ * Which admin changes need two people (docs/security.md, "The insider", I1), in one place. A named operator's
  * sensitive change becomes an approval request (approval-requests.ts); the appliers below make it
  * once a second, independent operator approves. The shared token acts directly only where it still
  * may (development; in production it only bootstraps the first operators). Every change to a

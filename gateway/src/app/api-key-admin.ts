@@ -2,21 +2,21 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type Database } from '@wallet/platform';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/api-key-format.js';
-import type { ApiKeyRecord, ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
-import type { CompanyRepository } from '../persistence/company.repository.js';
+import type { ApiKeyRecord, ApiKeyStore, Scope } from '../persistence/api-key.store.js';
+import type { CompanyStore } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { SecurityNotice, SecurityNotices } from './security-notices.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
 export class ApiKeyAdmin {
   constructor(
     private readonly db: Database,
-    private readonly companies: CompanyRepository,
-    private readonly keys: ApiKeyRepository,
+    private readonly companies: CompanyStore,
+    private readonly keys: ApiKeyStore,
     private readonly authenticator: ApiKeyAuthenticator,
     private readonly opts: { pepper: string; prefix: 'wk_test_' | 'wk_live_' },
-    /** Issue 36: the company is told of a revoked key (event + e-mail to its admins). */
+    /** The company is told of a revoked key (event + e-mail to its admins: docs/security.md, "The company is told"). */
     private readonly notices?: SecurityNotices,
   ) {}
 

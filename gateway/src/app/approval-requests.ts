@@ -1,15 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { AppError, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
+import { ApprovalRequestStore } from '../persistence/approval-request.store.js';
 import type { Queryable } from '../persistence/sql.js';
-import { isoCol } from '../persistence/sql.js';
 import { canonicalJson } from '../api/transfers/presenters.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import { assertIndependent } from './operator-independence.js';
 import type { SecurityChange, SecurityNotices } from './security-notices.js';
 
 /**
- * Two people for every sensitive change (issue 36). What an operator asks for here moves nothing
+ * Two people for every sensitive change (docs/security.md, "The insider"). What an operator asks for here moves nothing
  * until a second, independent operator (operator-independence.ts) approves it; where the change
  * weakens a control it also waits `delaySeconds` after the request, while the company — told at
  * once by `company.security_changed` and an e-mail to its administrators — can object.
@@ -84,20 +84,6 @@ export interface ApplyContext {
 /** `result` is stored on the request (never a credential); `credentials` go only into the approver's response outside production. */
 export type Applier = (ctx: ApplyContext) => Promise<{ result: unknown; credentials?: Record<string, string> }>;
 
-interface Row {
-  id: string; action: ApprovalAction; company_id: string | null; target_id: string | null; payload: Record<string, unknown>; status: ApprovalStatus;
-  requested_by: string; requested_at: string; not_before: string; expires_at: string; decided_by: string | null; decided_at: string | null;
-  reason: string | null; result: unknown; error_code: string | null; completed_at: string | null;
-}
-const COLS = `id, action, company_id::text as company_id, target_id, payload, status, requested_by::text as requested_by,
-  ${isoCol('requested_at', 'requested_at')}, ${isoCol('not_before', 'not_before')}, ${isoCol('expires_at', 'expires_at')},
-  decided_by::text as decided_by, ${isoCol('decided_at', 'decided_at')}, reason, result, error_code, ${isoCol('completed_at', 'completed_at')}`;
-const toRequest = (r: Row): ApprovalRequest => ({
-  id: r.id, action: r.action, companyId: r.company_id, targetId: r.target_id, payload: r.payload, status: r.status, requestedBy: r.requested_by,
-  requestedAt: r.requested_at, notBefore: r.not_before, expiresAt: r.expires_at, decidedBy: r.decided_by, decidedAt: r.decided_at,
-  reason: r.reason, result: r.result, errorCode: r.error_code, completedAt: r.completed_at,
-});
-
 /** Service answers that will not change on a retry: the approved request then ends FAILED. */
 const DEFINITIVE = new Set(['COMPANY_NOT_FOUND', 'AML_ENTRY_NOT_FOUND', 'INVALID_REQUEST', 'OPERATOR_NOT_FOUND', 'USER_NOT_FOUND', 'COMPANY_ADMIN_REQUIRED']);
 
@@ -122,6 +108,7 @@ export interface NewApprovalRequest {
 
 export class ApprovalRequests {
   private readonly appliers = new Map<ApprovalAction, Applier>();
+  private readonly store = new ApprovalRequestStore();
 
   constructor(
     private readonly db: Database,
@@ -149,13 +136,10 @@ export class ApprovalRequests {
       return await this.db.tx(async (tx) => {
         const open = await this.openByKey(tx, input.dedupeKey);
         if (open) return this.replay(open, input);
-        const [row] = await tx.query<Row>(
-          `insert into gateway.approval_requests (id, action, company_id, target_id, payload, dedupe_key, status, requested_by, not_before, expires_at)
-           values (?, ?, ?::uuid, ?, ?::jsonb, ?, 'PENDING_APPROVAL', ?::uuid, now() + (?::bigint * interval '1 second'), now() + (?::bigint * interval '1 second'))
-           returning ${COLS}`,
-          [id, input.action, input.companyId ?? null, input.targetId ?? null, JSON.stringify(input.payload), input.dedupeKey, by.operatorId,
-            String(delay), String(delay + this.opts.ttlSeconds)]) as [Row];
-        const created = toRequest(row);
+        const created = await this.store.insert(tx, {
+          id, action: input.action, companyId: input.companyId ?? null, targetId: input.targetId ?? null, payload: input.payload, dedupeKey: input.dedupeKey,
+          requestedBy: by.operatorId, delaySeconds: delay, ttlSeconds: this.opts.ttlSeconds,
+        });
         await audit.record(tx, { targets: this.targets(created), before: null, after: created });
         if (created.companyId && spec.requested) {
           await this.notices.record(tx, {
@@ -195,17 +179,13 @@ export class ApprovalRequests {
         return { approved: current }; // the approver finishing a change the service had not confirmed
       }
       if (current.status !== 'PENDING_APPROVAL') throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: current.status });
-      const [{ expired, early }] = await tx.query<{ expired: boolean; early: boolean }>(
-        `select now() >= ?::timestamptz as expired, now() < ?::timestamptz as early`, [current.expiresAt, current.notBefore]) as [{ expired: boolean; early: boolean }];
+      const { expired, early } = await this.store.timing(tx, current.expiresAt, current.notBefore);
       if (expired) {
-        await tx.query(`update gateway.approval_requests set status = 'EXPIRED', completed_at = now() where id = ? and status = 'PENDING_APPROVAL'`, [id]);
+        await this.store.expire(tx, id);
         return { expired: true as const };
       }
       if (early) throw new AppError('APPROVAL_DELAY_PENDING', undefined, { notBefore: current.notBefore });
-      const [row] = await tx.query<Row>(
-        `update gateway.approval_requests set status = 'APPROVED', decided_by = ?::uuid, decided_at = now()
-          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, id]) as [Row];
-      const approved = toRequest(row);
+      const approved = (await this.store.approve(tx, id, by.operatorId))!;
       if (APPROVAL_ACTIONS[approved.action].owner === 'service') {
         // Before the other service's call: a crash between leaves this row (and the APPROVED request) to show it.
         await audit.record(tx, { outcome: 'REQUESTED', before: current, after: approved });
@@ -242,8 +222,8 @@ export class ApprovalRequests {
       throw err;
     }
     const done = await this.db.tx(async (tx) => {
-      const [row] = await tx.query<Row>(`select ${COLS} from gateway.approval_requests where id = ? for update`, [id]) as [Row];
-      if (row.status !== 'APPROVED') return toRequest(row);
+      const row = (await this.store.get(tx, id, { forUpdate: true }))!;
+      if (row.status !== 'APPROVED') return row;
       const applied = await this.finish(tx, approved, 'APPLIED', out.result, null);
       await audit.record(tx, { before: approved, after: applied });
       return applied;
@@ -257,11 +237,8 @@ export class ApprovalRequests {
     return this.db.tx(async (tx) => {
       const current = await this.load(tx, id);
       audit.note({ targets: this.targets(current) });
-      const [row] = await tx.query<Row>(
-        `update gateway.approval_requests set status = 'REJECTED', decided_by = ?::uuid, decided_at = now(), completed_at = now(), reason = ?
-          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, reason ?? null, id]);
-      if (!row) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
-      const next = toRequest(row);
+      const next = await this.store.reject(tx, id, by.operatorId, reason ?? null);
+      if (!next) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
       await audit.record(tx, { before: current, after: next });
       if (next.companyId && APPROVAL_ACTIONS[next.action].requested) {
         await this.notices.record(tx, {
@@ -279,50 +256,31 @@ export class ApprovalRequests {
 
   /** Newest first. */
   async list(f: { status?: ApprovalStatus; action?: ApprovalAction; companyId?: string; limit: number; cursor?: string }): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (f.status) { where.push('status = ?'); params.push(f.status); }
-    if (f.action) { where.push('action = ?'); params.push(f.action); }
-    if (f.companyId) { where.push('company_id = ?::uuid'); params.push(f.companyId); }
-    if (f.cursor) {
-      const [at, id] = decodeCursor(f.cursor);
-      where.push(`(requested_at, id) < (?::timestamptz, ?)`);
-      params.push(at, id);
-    }
-    const rows = await this.db.query<Row>(
-      `select ${COLS} from gateway.approval_requests ${where.length ? `where ${where.join(' and ')}` : ''}
-        order by requested_at desc, id desc limit ${f.limit + 1}`, params);
-    const items = rows.slice(0, f.limit).map(toRequest);
-    return { items, nextCursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]!) : null };
+    const { cursor, limit, ...filter } = f;
+    const rows = await this.store.list(this.db, { ...filter, ...(cursor ? { before: decodeCursor(cursor) } : {}), limit: limit + 1 });
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]!) : null };
   }
 
   private async fail(id: string, err: AppError, audit: AuditTrail): Promise<void> {
     await this.db.tx(async (tx) => {
-      const [row] = await tx.query<Row>(
-        `update gateway.approval_requests set status = 'FAILED', error_code = ?, completed_at = now(),
-                decided_at = coalesce(decided_at, now()), decided_by = coalesce(decided_by, requested_by)
-          where id = ? and status in ('PENDING_APPROVAL', 'APPROVED') returning ${COLS}`, [err.code, id]);
-      if (row) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, after: toRequest(row) });
+      const failed = await this.store.fail(tx, id, err.code);
+      if (failed) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, after: failed });
     });
   }
 
   private async finish(q: Queryable, r: ApprovalRequest, status: 'APPLIED', result: unknown, errorCode: string | null): Promise<ApprovalRequest> {
-    const [row] = await q.query<Row>(
-      `update gateway.approval_requests set status = ?, result = ?::jsonb, error_code = ?, completed_at = now() where id = ? returning ${COLS}`,
-      [status, JSON.stringify(result ?? null), errorCode, r.id]) as [Row];
-    return toRequest(row);
+    return this.store.finish(q, r.id, status, result, errorCode);
   }
 
   private async load(q: Queryable, id: string, opts: { forUpdate?: boolean } = {}): Promise<ApprovalRequest> {
-    const [row] = await q.query<Row>(`select ${COLS} from gateway.approval_requests where id = ?${opts.forUpdate ? ' for update' : ''}`, [id]);
-    if (!row) throw new AppError('APPROVAL_REQUEST_NOT_FOUND');
-    return toRequest(row);
+    const request = await this.store.get(q, id, opts);
+    if (!request) throw new AppError('APPROVAL_REQUEST_NOT_FOUND');
+    return request;
   }
 
   private async openByKey(q: Queryable, key: string): Promise<ApprovalRequest | undefined> {
-    const [row] = await q.query<Row>(
-      `select ${COLS} from gateway.approval_requests where dedupe_key = ? and status in ('PENDING_APPROVAL', 'APPROVED')`, [key]);
-    return row ? toRequest(row) : undefined;
+    return this.store.findOpenByKey(q, key);
   }
 
   private replay(open: ApprovalRequest, input: NewApprovalRequest): ApprovalRequest {

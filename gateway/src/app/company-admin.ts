@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { AppError, type CallContext, type Database } from '@wallet/platform';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../clients/ledger-client.js';
 import { railToProto, type ApiRail } from '../api/wallets/presenters.js';
-import type { Company, CompanyPatch, CompanyRepository, TaxRegime } from '../persistence/company.repository.js';
+import type { Company, CompanyPatch, CompanyStore, TaxRegime } from '../persistence/company.store.js';
 import { actingOn } from '../http/context.js';
 import { formatCop } from '@wallet/platform';
 import type { SecurityNotice } from './security-notices.js';
@@ -22,7 +22,7 @@ export interface CreateCompanyInput {
 export class CompanyAdmin {
   constructor(
     private readonly db: Database,
-    private readonly companies: CompanyRepository,
+    private readonly companies: CompanyStore,
     private readonly ledger: LedgerClient,
     private readonly authenticator: ApiKeyAuthenticator,
   ) {}
@@ -77,7 +77,7 @@ export class CompanyAdmin {
 
 const STATUS_ES: Record<Company['status'], string> = { ACTIVE: 'activa', SUSPENDED: 'suspendida' };
 
-/** What a company's people are told of a PATCH: its counterparty limits and its status (issue 36; AdminChanges records them). */
+/** What a company's people are told of a PATCH: its counterparty limits and its status (docs/security.md, "The company is told"; AdminChanges records them). */
 export function companyNotices(before: Company, after: Company, actor: SecurityNotice['actor']): SecurityNotice[] {
   const out: SecurityNotice[] = [];
   const limits: string[] = [];

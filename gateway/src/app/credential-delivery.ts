@@ -6,7 +6,7 @@ import type { MailOutbox } from './mail-outbox.js';
 import { activeCompanyAdmins } from './security-notices.js';
 
 /**
- * Credentials reach only their owner (issue 36). An enrolment token goes to the invited operator,
+ * Credentials reach only their owner (docs/security.md, "The insider", I1). An enrolment token goes to the invited operator,
  * an invitation link to the invited dashboard user, a new API key to the company's active
  * dashboard administrators — by e-mail, through the durable mail outbox, written in the same
  * transaction as the credential (so it is sent exactly when the credential exists). In production

@@ -3,9 +3,9 @@ import { AppError, isUniqueViolation, type CallContext, type Database, type Logg
 import type { ledgerV1 } from '@wallet/proto';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { movementToApi, type ApiRail } from '../api/wallets/presenters.js';
+import { CreditRequestStore } from '../persistence/credit-request.store.js';
 import type { Queryable } from '../persistence/sql.js';
-import { isoCol } from '../persistence/sql.js';
-import type { AuditTrail } from './admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { CompanyAdmin } from './company-admin.js';
 import type { LedgerAdmin } from './ledger-admin.js';
 import { assertIndependent } from './operator-independence.js';
@@ -44,20 +44,6 @@ export interface CreditControls {
   companyWindowCents: number;
 }
 
-interface Row {
-  id: string; company_id: string; rail: ApiRail; amount_cents: string; reference: string; status: CreditRequestStatus;
-  requested_by: string; requested_at: string; decided_by: string | null; decided_at: string | null; reason: string | null;
-  movement_id: string | null; error_code: string | null; completed_at: string | null;
-}
-const COLS = `id, company_id::text as company_id, rail, amount_cents::text as amount_cents, reference, status,
-  requested_by::text as requested_by, ${isoCol('requested_at', 'requested_at')}, decided_by::text as decided_by,
-  ${isoCol('decided_at', 'decided_at')}, reason, movement_id, error_code, ${isoCol('completed_at', 'completed_at')}`;
-const toRequest = (r: Row): CreditRequest => ({
-  id: r.id, companyId: r.company_id, rail: r.rail, amountCents: BigInt(r.amount_cents), reference: r.reference, status: r.status,
-  requestedBy: r.requested_by, requestedAt: r.requested_at, decidedBy: r.decided_by, decidedAt: r.decided_at, reason: r.reason,
-  movementId: r.movement_id, errorCode: r.error_code, completedAt: r.completed_at,
-});
-
 /** Ledger answers that will not change on a retry: the approved request then ends FAILED. */
 const DEFINITIVE = new Set(['COMPANY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'REFERENCE_CONFLICT', 'INVALID_REQUEST']);
 
@@ -83,6 +69,8 @@ function decodeCursor(cursor: string): [string, string] {
  * "Independent": see operator-independence.ts (not the requester, no shared inviter chain).
  */
 export class CreditRequestAdmin {
+  private readonly store = new CreditRequestStore();
+
   constructor(
     private readonly db: Database,
     private readonly ledger: LedgerAdmin,
@@ -92,7 +80,7 @@ export class CreditRequestAdmin {
   ) {}
 
   /**
-   * An operator's credit (issue 36, finding 3): above the per-request threshold, or past the running
+   * An operator's credit (docs/security.md, "The insider", I3: running totals): above the per-request threshold, or past the running
    * total of the operator's — or the company's — direct credits over the window, it becomes a
    * request for a second operator; otherwise it is reserved in `gateway.admin_credits` (counted by
    * the next credit at once) and credited. The reservation, the totals and the decision are one
@@ -107,30 +95,20 @@ export class CreditRequestAdmin {
     await this.companies.assertExists(input.companyId);
     await this.assertReferenceFree(input.companyId, input.reference, input.rail, input.amountCents);
     const decision = await this.db.tx(async (tx) => {
-      await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.admin_credits:operator'), hashtext(?))`, [by.operatorId]);
-      await tx.query(`select pg_advisory_xact_lock(hashtext('gateway.admin_credits:company'), hashtext(?))`, [input.companyId]);
-      const [held] = await tx.query<{ rail: ApiRail; amount_cents: string; status: string }>(
-        `select rail, amount_cents::text as amount_cents, status from gateway.admin_credits where company_id = ?::uuid and reference = ?`,
-        [input.companyId, input.reference]);
+      await this.store.lockTotals(tx, by.operatorId, input.companyId);
+      const held = await this.store.findCredit(tx, input.companyId, input.reference);
       if (held) {
-        if (held.rail !== input.rail || BigInt(held.amount_cents) !== BigInt(input.amountCents)) throw new AppError('REFERENCE_CONFLICT');
-        if (held.status === 'VOID') await tx.query(`update gateway.admin_credits set status = 'RESERVED', at = now() where company_id = ?::uuid and reference = ?`, [input.companyId, input.reference]);
+        if (held.rail !== input.rail || held.amountCents !== BigInt(input.amountCents)) throw new AppError('REFERENCE_CONFLICT');
+        if (held.status === 'VOID') await this.store.reReserve(tx, input.companyId, input.reference);
         return 'credit' as const;
       }
-      const [totals] = await tx.query<{ by_operator: string; by_company: string }>(
-        `select coalesce(sum(amount_cents) filter (where operator_id = ?::uuid), 0)::text as by_operator,
-                coalesce(sum(amount_cents) filter (where company_id = ?::uuid), 0)::text as by_company
-           from gateway.admin_credits
-          where status <> 'VOID' and at > now() - (?::bigint * interval '1 second') and (operator_id = ?::uuid or company_id = ?::uuid)`,
-        [by.operatorId, input.companyId, String(this.opts.windowSeconds), by.operatorId, input.companyId]) as [{ by_operator: string; by_company: string }];
+      const totals = await this.store.totals(tx, by.operatorId, input.companyId, this.opts.windowSeconds);
       const amount = BigInt(input.amountCents);
-      if (BigInt(totals.by_operator) + amount > BigInt(this.opts.operatorWindowCents) || BigInt(totals.by_company) + amount > BigInt(this.opts.companyWindowCents)) {
+      if (totals.byOperator + amount > BigInt(this.opts.operatorWindowCents) || totals.byCompany + amount > BigInt(this.opts.companyWindowCents)) {
         this.log.info({ companyId: input.companyId, operatorId: by.operatorId }, 'credit past the running total: a second operator must approve');
         return 'request' as const;
       }
-      await tx.query(
-        `insert into gateway.admin_credits (company_id, reference, operator_id, rail, amount_cents, status) values (?::uuid, ?, ?::uuid, ?, ?::bigint, 'RESERVED')`,
-        [input.companyId, input.reference, by.operatorId, input.rail, String(input.amountCents)]);
+      await this.store.reserve(tx, { companyId: input.companyId, reference: input.reference, operatorId: by.operatorId, rail: input.rail, amountCents: input.amountCents });
       return 'credit' as const;
     });
     if (decision === 'request') return { request: await this.request(input, by, audit) };
@@ -142,11 +120,11 @@ export class CreditRequestAdmin {
       movement = await this.ledger.credit(input.companyId, input.rail, input.amountCents, input.reference, call);
     } catch (err) {
       if (err instanceof AppError && DEFINITIVE.has(err.code)) {
-        await this.db.query(`update gateway.admin_credits set status = 'VOID' where company_id = ?::uuid and reference = ? and status = 'RESERVED'`, [input.companyId, input.reference]);
+        await this.store.voidReserved(this.db, input.companyId, input.reference);
       }
       throw err;
     }
-    await this.db.query(`update gateway.admin_credits set status = 'CREDITED', movement_id = ? where company_id = ?::uuid and reference = ?`, [movement.id, input.companyId, input.reference]);
+    await this.store.markCredited(this.db, input.companyId, input.reference, movement.id);
     return { movement };
   }
 
@@ -161,11 +139,9 @@ export class CreditRequestAdmin {
       return await this.db.tx(async (tx) => {
         const existing = await this.byReference(tx, input.companyId, input.reference);
         if (existing) return this.replay(existing, input);
-        const [row] = await tx.query<Row>(
-          `insert into gateway.credit_requests (id, company_id, rail, amount_cents, reference, status, requested_by)
-           values (?, ?::uuid, ?, ?::bigint, ?, 'PENDING_APPROVAL', ?::uuid) returning ${COLS}`,
-          [id, input.companyId, input.rail, String(input.amountCents), input.reference, by.operatorId]) as [Row];
-        const created = toRequest(row);
+        const created = await this.store.insert(tx, {
+          id, companyId: input.companyId, rail: input.rail, amountCents: input.amountCents, reference: input.reference, requestedBy: by.operatorId,
+        });
         await audit.record(tx, { targets: { companyId: input.companyId, creditRequestId: id }, before: null, after: created });
         this.log.info({ creditRequestId: id, companyId: input.companyId, operatorId: by.operatorId }, 'credit request awaiting approval');
         return created;
@@ -193,11 +169,8 @@ export class CreditRequestAdmin {
       const current = await this.load(tx, id);
       audit.note({ targets: { companyId: current.companyId, creditRequestId: id } });
       await assertIndependent(tx, current.requestedBy, by.operatorId);
-      const [row] = await tx.query<Row>(
-        `update gateway.credit_requests set status = 'APPROVED', decided_by = ?::uuid, decided_at = now()
-          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, id]);
-      if (row) {
-        const next = toRequest(row);
+      const next = await this.store.approve(tx, id, by.operatorId);
+      if (next) {
         // Before the ledger call: a crash between leaves this row (and the APPROVED request) to show it.
         await audit.record(tx, { outcome: 'REQUESTED', before: current, after: next });
         return next;
@@ -214,10 +187,8 @@ export class CreditRequestAdmin {
     } catch (err) {
       if (err instanceof AppError && DEFINITIVE.has(err.code)) {
         await this.db.tx(async (tx) => {
-          const [row] = await tx.query<Row>(
-            `update gateway.credit_requests set status = 'FAILED', error_code = ?, completed_at = now()
-              where id = ? and status = 'APPROVED' returning ${COLS}`, [err.code, id]);
-          if (row) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, before: approved, after: toRequest(row) });
+          const failed = await this.store.fail(tx, id, err.code);
+          if (failed) await audit.record(tx, { outcome: 'FAILED', errorCode: err.code, before: approved, after: failed });
         });
       }
       // Otherwise (time-out, service down) the request stays APPROVED; the router records the failure.
@@ -225,12 +196,10 @@ export class CreditRequestAdmin {
     }
 
     return this.db.tx(async (tx) => {
-      const [row] = await tx.query<Row>(
-        `update gateway.credit_requests set status = 'CREDITED', movement_id = ?, completed_at = now()
-          where id = ? and status = 'APPROVED' returning ${COLS}`, [movement.id, id]);
-      const done = row ? toRequest(row) : await this.load(tx, id);
+      const credited = await this.store.credited(tx, id, movement.id);
+      const done = credited ?? await this.load(tx, id);
       await audit.record(tx, { before: approved, after: { ...done, movement: movementToApi(movement) } });
-      if (row) this.log.info({ creditRequestId: id, movementId: movement.id, approvedBy: by.operatorId }, 'credit request credited');
+      if (credited) this.log.info({ creditRequestId: id, movementId: movement.id, approvedBy: by.operatorId }, 'credit request credited');
       return done;
     });
   }
@@ -240,11 +209,8 @@ export class CreditRequestAdmin {
     return this.db.tx(async (tx) => {
       const current = await this.load(tx, id);
       audit.note({ targets: { companyId: current.companyId, creditRequestId: id } });
-      const [row] = await tx.query<Row>(
-        `update gateway.credit_requests set status = 'REJECTED', decided_by = ?::uuid, decided_at = now(), completed_at = now(), reason = ?
-          where id = ? and status = 'PENDING_APPROVAL' returning ${COLS}`, [by.operatorId, reason ?? null, id]);
-      if (!row) throw new AppError('CREDIT_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
-      const next = toRequest(row);
+      const next = await this.store.reject(tx, id, by.operatorId, reason ?? null);
+      if (!next) throw new AppError('CREDIT_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
       await audit.record(tx, { before: current, after: next });
       return next;
     });
@@ -255,32 +221,21 @@ export class CreditRequestAdmin {
   }
 
   private async load(q: Queryable, id: string): Promise<CreditRequest> {
-    const [row] = await q.query<Row>(`select ${COLS} from gateway.credit_requests where id = ?`, [id]);
-    if (!row) throw new AppError('CREDIT_REQUEST_NOT_FOUND');
-    return toRequest(row);
+    const request = await this.store.get(q, id);
+    if (!request) throw new AppError('CREDIT_REQUEST_NOT_FOUND');
+    return request;
   }
 
   /** Newest first; `status` filters (default: every status). */
   async list(f: { status?: CreditRequestStatus; companyId?: string; limit: number; cursor?: string }): Promise<{ items: CreditRequest[]; nextCursor: string | null }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    if (f.status) { where.push('status = ?'); params.push(f.status); }
-    if (f.companyId) { where.push('company_id = ?::uuid'); params.push(f.companyId); }
-    if (f.cursor) {
-      const [at, id] = decodeCursor(f.cursor);
-      where.push(`(date_trunc('milliseconds', requested_at), id) < (?::timestamptz, ?)`);
-      params.push(at, id);
-    }
-    const rows = await this.db.query<Row>(
-      `select ${COLS} from gateway.credit_requests ${where.length ? `where ${where.join(' and ')}` : ''}
-        order by date_trunc('milliseconds', requested_at) desc, id desc limit ${f.limit + 1}`, params);
-    const items = rows.slice(0, f.limit).map(toRequest);
-    return { items, nextCursor: rows.length > f.limit ? encodeCursor(items[items.length - 1]!) : null };
+    const { cursor, limit, ...filter } = f;
+    const rows = await this.store.list(this.db, { ...filter, ...(cursor ? { before: decodeCursor(cursor) } : {}), limit: limit + 1 });
+    const items = rows.slice(0, limit);
+    return { items, nextCursor: rows.length > limit ? encodeCursor(items[items.length - 1]!) : null };
   }
 
   private async byReference(q: Queryable, companyId: string, reference: string): Promise<CreditRequest | undefined> {
-    const [row] = await q.query<Row>(`select ${COLS} from gateway.credit_requests where company_id = ?::uuid and reference = ?`, [companyId, reference]);
-    return row ? toRequest(row) : undefined;
+    return this.store.findByReference(q, companyId, reference);
   }
 
   private replay(existing: CreditRequest, input: { rail: ApiRail; amountCents: number }): CreditRequest {

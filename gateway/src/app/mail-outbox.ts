@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
+import { MailOutboxStore } from '../persistence/mail-outbox.store.js';
 import type { Queryable } from '../persistence/sql.js';
 
 /** One e-mail as a use case decides it. `kind` says what it is (logged and kept; e.g. `company.security_changed`). */
@@ -23,21 +24,22 @@ const ADDRESS = /^[^\s@<>(),;:"\\[\]]+@[^\s@<>(),;:"\\[\]]+$/;
 /** Header text on one line (a CR or LF in a subject would start a header of its own). */
 const oneLine = (s: string) => s.replace(/[\r\n\u2028\u2029]+/g, ' ').trim();
 
-/**
- * The gateway's durable mail outbox (issue 36). `enqueue` writes the mail in the caller's
- * transaction, so it leaves if and only if the change that decided it commits; the MailSender
- * sends it after commit. A body may carry a credential (an enrolment link, a new API key): subject
- * and bodies are stored sealed with GATEWAY_ENCRYPTION_KEY, the bodies are blanked once sent, and
- * nothing of them is ever logged.
- */
 /** A fingerprint of the sealing key (never the key): which senders can open a row. */
 export function sealingKeyId(secretKey: string): string {
   return createHash('sha256').update(`gateway.mail_outbox:${secretKey}`, 'utf8').digest('hex').slice(0, 32);
 }
 
+/**
+ * The gateway's durable mail outbox (docs/security.md, "The company is told"). `enqueue` writes
+ * the mail in the caller's transaction, so it leaves if and only if the change that decided it
+ * commits; the MailSender sends it after commit. A body may carry a credential (an enrolment link,
+ * a new API key): subject and bodies are stored sealed with GATEWAY_ENCRYPTION_KEY, the bodies are
+ * blanked once sent, and nothing of them is ever logged.
+ */
 export class MailOutbox {
   private readonly box: SecretBox;
   private readonly keyId: string;
+  private readonly store = new MailOutboxStore();
 
   constructor(opts: { secretKey: string }, private readonly wake: () => void = () => undefined) {
     this.box = new SecretBox(opts.secretKey);
@@ -50,10 +52,10 @@ export class MailOutbox {
     if (!ADDRESS.test(to) || to.length > 320) throw new Error('mail outbox: not one e-mail address'); // a caller's bug: the address itself is not logged
     if (!/^[a-z0-9_.-]{1,64}$/.test(mail.kind)) throw new Error(`mail outbox: not a mail kind: ${mail.kind.slice(0, 64)}`);
     const id = randomUUID();
-    await tx.query(
-      `insert into gateway.mail_outbox (id, kind, company_id, recipient, subject_enc, text_enc, html_enc, sealed_with) values (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [id, mail.kind, mail.companyId ?? null, to, this.box.seal(oneLine(mail.subject)), this.box.seal(mail.text), mail.html === undefined ? null : this.box.seal(mail.html), this.keyId],
-    );
+    await this.store.insert(tx, {
+      id, kind: mail.kind, companyId: mail.companyId ?? null, recipient: to, subjectEnc: this.box.seal(oneLine(mail.subject)),
+      textEnc: this.box.seal(mail.text), htmlEnc: mail.html === undefined ? null : this.box.seal(mail.html), sealedWith: this.keyId,
+    });
     return id;
   }
 
@@ -76,8 +78,6 @@ export interface MailSenderOptions {
   maxAttempts: number;
 }
 
-interface DueRow { id: string; kind: string; recipient: string; subject_enc: string; text_enc: string | null; html_enc: string | null; attempts: number }
-
 /**
  * Sends what the MailOutbox holds, after commit, at least once. Each mail is claimed with
  * `for update skip locked` in its own transaction, held while SMTP takes it, and marked sent in
@@ -89,6 +89,7 @@ export class MailSender {
   private readonly box: SecretBox;
   private readonly keyId: string;
   private readonly task: PeriodicTask;
+  private readonly store = new MailOutboxStore();
   private running: Promise<number> | undefined;
   private again = false;
   private stopped = false;
@@ -132,28 +133,23 @@ export class MailSender {
     let sent = 0;
     for (let i = 0; i < (this.opts.batch ?? 50) && !this.stopped; i++) {
       const outcome = await this.db.tx(async (tx) => {
-        const [row] = await tx.query<DueRow>(
-          `select id::text as id, kind, recipient, subject_enc, text_enc, html_enc, attempts from gateway.mail_outbox
-            where sent_at is null and failed_at is null and next_attempt_at <= now() and sealed_with = ?
-            order by next_attempt_at, created_at limit 1 for update skip locked`, [this.keyId]);
+        const row = await this.store.claimNext(tx, this.keyId);
         if (!row) return 'none' as const;
         let mail: { to: string; subject: string; text: string; html?: string };
         try {
           mail = {
-            to: row.recipient, subject: this.box.open(row.subject_enc), text: this.box.open(row.text_enc ?? ''),
-            ...(row.html_enc ? { html: this.box.open(row.html_enc) } : {}),
+            to: row.recipient, subject: this.box.open(row.subjectEnc), text: this.box.open(row.textEnc ?? ''),
+            ...(row.htmlEnc ? { html: this.box.open(row.htmlEnc) } : {}),
           };
         } catch {
           // Sealed with another key (or altered): no retry can read it.
-          await tx.query(`update gateway.mail_outbox set failed_at = now(), attempts = attempts + 1, last_error = ?, text_enc = null, html_enc = null where id = ?`,
-            ['cannot be opened with GATEWAY_ENCRYPTION_KEY', row.id]);
+          await this.store.markUnopenable(tx, row.id, 'cannot be opened with GATEWAY_ENCRYPTION_KEY');
           this.log.error({ mailId: row.id, kind: row.kind }, 'mail given up: its sealed content cannot be opened');
           return 'failed' as const;
         }
         try {
           const { messageId } = await this.transport.send(mail);
-          await tx.query(`update gateway.mail_outbox set sent_at = now(), message_id = ?, attempts = attempts + 1, last_error = null, text_enc = null, html_enc = null where id = ?`,
-            [messageId.slice(0, 500), row.id]);
+          await this.store.markSent(tx, row.id, messageId.slice(0, 500));
           this.log.info({ mailId: row.id, kind: row.kind, attempts: row.attempts + 1 }, 'mail sent');
           return 'sent' as const;
         } catch (err) {
@@ -161,12 +157,11 @@ export class MailSender {
           // An SMTP answer may quote the recipient: addresses are personal data, kept out of logs and the row.
           const error = String((err as Error)?.message ?? err).replace(/[^\s<>@]+@[^\s<>@]+/g, '<dirección>').slice(0, 500);
           if (attempts >= this.opts.maxAttempts) {
-            await tx.query(`update gateway.mail_outbox set failed_at = now(), attempts = ?, last_error = ?, text_enc = null, html_enc = null where id = ?`, [attempts, error, row.id]);
+            await this.store.markFailed(tx, row.id, attempts, error);
             this.log.error({ mailId: row.id, kind: row.kind, attempts, err: error }, 'mail given up after its last attempt');
           } else {
             const delayMs = Math.min(this.opts.retryBaseMs * 2 ** (attempts - 1), this.opts.retryMaxDelayMs);
-            await tx.query(`update gateway.mail_outbox set attempts = ?, last_error = ?, next_attempt_at = now() + (?::bigint * interval '1 millisecond') where id = ?`,
-              [attempts, error, delayMs, row.id]);
+            await this.store.scheduleRetry(tx, row.id, attempts, error, delayMs);
             this.log.warn({ mailId: row.id, kind: row.kind, attempts, retryInMs: delayMs, err: error }, 'mail not sent; will retry');
           }
           return 'failed' as const;

@@ -1,8 +1,11 @@
 import { AppError } from '@wallet/platform';
+import { OperatorStore } from '../persistence/operator.store.js';
 import type { Queryable } from '../persistence/sql.js';
 
+const operators = new OperatorStore();
+
 /**
- * Whether a second operator is independent of the one who asked (issue 36): not the same
+ * Whether a second operator is independent of the one who asked (docs/security.md, "The insider", I2): not the same
  * operator, and not sharing an inviter chain with them. Each operator's chain is themselves and
  * every operator above them by `created_by` (who asked for their invitation); the two chains must
  * not meet. So an operator cannot approve what the one they invited (or who invited them) asked,
@@ -14,17 +17,7 @@ import type { Queryable } from '../persistence/sql.js';
  */
 export async function assertIndependent(q: Queryable, requesterId: string, approverId: string): Promise<void> {
   if (requesterId === approverId) throw new AppError('SAME_OPERATOR', undefined, { reason: 'SAME_PERSON' });
-  const shared = await q.query<{ id: string }>(
-    `with recursive chain(root, member, depth) as (
-       select o.id, o.id, 0 from gateway.operators o where o.id in (?::uuid, ?::uuid)
-       union
-       select c.root, o.created_by, c.depth + 1 from chain c join gateway.operators o on o.id = c.member
-        where o.created_by is not null and c.depth < 64
-     )
-     select a.member::text as id from chain a join chain b on a.member = b.member
-      where a.root = ?::uuid and b.root = ?::uuid limit 1`,
-    [requesterId, approverId, requesterId, approverId]);
-  if (shared.length > 0) {
+  if (await operators.inviterChainsMeet(q, requesterId, approverId)) {
     throw new AppError('SAME_OPERATOR',
       'El operador que aprueba no puede compartir una cadena de invitaciones con quien hizo la solicitud (haberlo invitado, haber sido invitado por él o tener el mismo invitador).',
       { reason: 'INVITATION_CHAIN' });

@@ -2,8 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { appendOutbox } from '@wallet/platform';
 import { companyEventsV1 } from '@wallet/proto';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
+import { CompanyStore } from '../persistence/company.store.js';
+import { DashboardUserStore } from '../persistence/dashboard-user.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { MailOutbox } from './mail-outbox.js';
+
+const companies = new CompanyStore();
+const dashboardUsers = new DashboardUserStore();
 
 export type SecurityChange = 'MULTISIG_THRESHOLD_CHANGE_REQUESTED' | 'MULTISIG_THRESHOLD_CHANGED' | 'API_KEY_REQUESTED' | 'API_KEY_ISSUED' | 'API_KEY_REVOKED' | 'USER_REQUESTED' | 'USER_ADDED' | 'USER_DISABLED' | 'LIMITS_CHANGED' | 'FEES_CHANGE_REQUESTED' | 'FEES_CHANGED' | 'STATUS_CHANGED' | 'REQUEST_REJECTED';
 
@@ -61,7 +66,7 @@ const bogota = (d: Date) => `${when.format(d)} (hora de Colombia)`;
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /**
- * "The company is told" (issue 36): every change to a company's threshold, users, keys, limits,
+ * "The company is told" (docs/security.md, that section): every change to a company's threshold, users, keys, limits,
  * fees or status is recorded in the transaction of the change as (1) a `company.security_changed`
  * event in the gateway's outbox (relayed to JetStream after commit; the webhook service delivers it
  * to the company's subscribed endpoints) and (2) an e-mail in the mail outbox to each active ADMIN
@@ -86,9 +91,9 @@ export class SecurityNotices {
     });
     await appendOutbox(tx, 'gateway', { id: eventId, subject: SECURITY_CHANGED_SUBJECT, payload });
 
-    const [company] = await tx.query<{ name: string }>(`select name from gateway.companies where id = ?`, [n.companyId]);
+    const companyName = await companies.nameOf(tx, n.companyId);
     const admins = await activeCompanyAdmins(tx, n.companyId);
-    const mail = securityMail(company?.name ?? 'su empresa', n, occurredAt, effectiveAt);
+    const mail = securityMail(companyName ?? 'su empresa', n, occurredAt, effectiveAt);
     for (const admin of admins) {
       await this.mail.enqueue(tx, { to: admin.email, ...mail, kind: SECURITY_MAIL_KIND, companyId: n.companyId });
     }
@@ -103,10 +108,7 @@ export class SecurityNotices {
 
 /** The e-mail addresses of a company's active dashboard ADMINs: who is told, and who receives its new API keys. */
 export async function activeCompanyAdmins(q: Queryable, companyId: string): Promise<Array<{ email: string }>> {
-  return q.query<{ email: string }>(
-    `select email from gateway.dashboard_users
-      where company_id = ?::uuid and role = 'ADMIN' and disabled_at is null and activated_at is not null
-      order by created_at, id`, [companyId]);
+  return dashboardUsers.activeAdmins(q, companyId);
 }
 
 /** The e-mail of a notice, in Spanish; no secret, no link to act on (a change is objected to through the usual channels). */

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { AppError, type Database, type Logger, type Watch } from '@wallet/platform';
-import type { ApiKeyRepository, Scope } from '../persistence/api-key.repository.js';
-import type { CompanyStatus, TaxRegime } from '../persistence/company.repository.js';
+import type { ApiKeyStore, Scope } from '../persistence/api-key.store.js';
+import type { CompanyStatus, TaxRegime } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 
@@ -68,7 +68,7 @@ export class ApiKeyAuthenticator {
 
   constructor(
     private readonly db: Queryable,
-    private readonly keys: ApiKeyRepository,
+    private readonly keys: ApiKeyStore,
     private readonly opts: ApiKeyAuthenticatorOptions,
     private readonly log: Logger,
   ) {

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { Counter } from 'prom-client';
 import { AppError, metricsRegistry, type Logger } from '@wallet/platform';
+import { SignInLockoutStore } from '../persistence/sign-in-lockout.store.js';
 import type { Queryable } from '../persistence/sql.js';
 
 /** The two secrets a user proves: the password (login) and the TOTP code (login of operators, signing, enrolment). */
@@ -46,7 +47,6 @@ export interface AttemptOptions {
   onLocked?: (event: LockEvent) => Promise<void> | void;
 }
 
-const COLUMN: Record<AuthFactor, string> = { password: 'password_failures', totp: 'totp_failures' };
 const OTHER: Record<AuthFactor, AuthFactor> = { password: 'totp', totp: 'password' };
 
 const locksSet = new Counter({
@@ -73,6 +73,8 @@ const locksSet = new Counter({
  *   not extended.
  */
 export class SignInLockouts {
+  private readonly store = new SignInLockoutStore();
+
   constructor(
     private readonly db: Queryable,
     private readonly pepper: string,
@@ -115,10 +117,7 @@ export class SignInLockouts {
 
   /** Rows with no failure left in the window and no lock in force (every surface's). */
   async purge(): Promise<void> {
-    await this.db.query(
-      `delete from gateway.dashboard_lockouts
-        where updated_at < now() - ?::int * interval '1 second' and (locked_until is null or locked_until <= now())`,
-      [Math.max(this.policy.windowSeconds, this.policy.lockSeconds)]);
+    await this.store.purge(this.db, Math.max(this.policy.windowSeconds, this.policy.lockSeconds));
   }
 
   /** The account's row key: HMAC of the surface and the normalized e-mail (no e-mail in clear, a fixed length). */
@@ -146,19 +145,10 @@ export class SignInLockouts {
    * Returns whether this attempt set the lock; throws ACCOUNT_LOCKED when it was locked already.
    */
   private async reserve(factor: AuthFactor, subject: string): Promise<boolean> {
-    const col = COLUMN[factor];
-    const recent = `array(select t from unnest(${col}) t where t > now() - ?::int * interval '1 second')`;
     for (let i = 0; i < 3; i++) {
-      await this.db.query('insert into gateway.dashboard_lockouts (subject) values (?) on conflict (subject) do nothing', [subject]);
-      const rows = await this.db.query<{ locked_now: boolean }>(
-        `update gateway.dashboard_lockouts set
-            ${col} = ${recent} || now(),
-            locked_until = case when cardinality(${recent}) + 1 >= ?::int then now() + ?::int * interval '1 second' else null end,
-            updated_at = now()
-          where subject = ? and (locked_until is null or locked_until <= now())
-          returning locked_until is not null as locked_now`,
-        [this.policy.windowSeconds, this.policy.windowSeconds, MAX_FAILURES[factor], this.policy.lockSeconds, subject]);
-      if (rows[0]) return rows[0].locked_now;
+      await this.store.ensure(this.db, subject);
+      const lockedNow = await this.store.count(this.db, subject, factor, { windowSeconds: this.policy.windowSeconds, limit: MAX_FAILURES[factor], lockSeconds: this.policy.lockSeconds });
+      if (lockedNow !== undefined) return lockedNow;
       const retryAfter = await this.retryAfter(subject);
       if (retryAfter !== undefined) throw locked(retryAfter);
       // Neither counted nor locked: the lock ended or the purge removed the row in between. Again.
@@ -168,22 +158,11 @@ export class SignInLockouts {
 
   /** Clears the factor's failures; the lock stays only if the other factor is at its own limit (rows from before the split). */
   private async clear(factor: AuthFactor, subject: string): Promise<void> {
-    const other = COLUMN[OTHER[factor]];
-    await this.db.query(
-      `update gateway.dashboard_lockouts set
-          ${COLUMN[factor]} = '{}',
-          locked_until = case when cardinality(array(select t from unnest(${other}) t where t > now() - ?::int * interval '1 second')) >= ?::int
-                              then locked_until else null end,
-          updated_at = now()
-        where subject = ?`,
-      [this.policy.windowSeconds, MAX_FAILURES[OTHER[factor]], subject]);
+    await this.store.clear(this.db, subject, factor, OTHER[factor], { windowSeconds: this.policy.windowSeconds, otherLimit: MAX_FAILURES[OTHER[factor]] });
   }
 
   private async retryAfter(subject: string): Promise<number | undefined> {
-    const [r] = await this.db.query<{ seconds: number }>(
-      `select greatest(1, ceil(extract(epoch from locked_until - now())))::int as seconds
-         from gateway.dashboard_lockouts where subject = ? and locked_until > now()`, [subject]);
-    return r ? Number(r.seconds) : undefined;
+    return this.store.retryAfter(this.db, subject);
   }
 }
 

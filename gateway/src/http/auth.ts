@@ -5,7 +5,7 @@ import type { AdminAuthenticator } from '../auth/admin-token.js';
 import type { SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { DashboardAuth } from '../auth/dashboard-auth.js';
 import { looksLikeApiKey } from '../auth/api-key-format.js';
-import type { Scope } from '../persistence/api-key.repository.js';
+import type { Scope } from '../persistence/api-key.store.js';
 import type { GatewayContext } from './context.js';
 
 /** The credential of `Authorization: Bearer <token>`: undefined when absent, null when not a bearer credential. */

@@ -1,7 +1,7 @@
 import { isJsonBody, toJsonText } from './json-text.js';
 import { randomUUID } from 'node:crypto';
 import { AppError, ERRORS, PeriodicTask, SecretBox, type Database, type Logger } from '@wallet/platform';
-import { IdempotencyKeyRepository } from '../persistence/idempotency-key.repository.js';
+import { IdempotencyKeyStore } from '../persistence/idempotency-key.store.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {
@@ -45,13 +45,13 @@ export const DEFAULT_LOCK_SECONDS = 60;
  *   store its answer; both answers describe the same transfer.
  */
 export class IdempotencyGuard {
-  private readonly repo: IdempotencyKeyRepository;
+  private readonly repo: IdempotencyKeyStore;
   private readonly lockSeconds: number;
   private readonly purge: PeriodicTask;
   private readonly fingerprint: (requestHash: string) => string;
 
   constructor(db: Database, private readonly settings: IdempotencySettings, private readonly log: Logger) {
-    this.repo = new IdempotencyKeyRepository(db, new SecretBox(settings.encryptionKey));
+    this.repo = new IdempotencyKeyStore(db, new SecretBox(settings.encryptionKey));
     this.lockSeconds = settings.lockSeconds ?? DEFAULT_LOCK_SECONDS;
     this.fingerprint = requestFingerprinter(settings.encryptionKey);
     this.purge = new PeriodicTask('idempotency-keys-purge', settings.purgeIntervalMs ?? 10 * 60_000, async () => {

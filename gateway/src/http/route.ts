@@ -1,10 +1,10 @@
 import type { z } from 'zod';
 import type { CallContext, ErrorCode } from '@wallet/platform';
-import type { AuditTrail } from '../app/admin-audit.js';
+import type { AuditTrail } from '../audit/admin-audit.js';
 import type { AdminPrincipal, SharedTokenPolicy } from '../auth/admin-principal.js';
 import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
-import type { Scope } from '../persistence/api-key.repository.js';
+import type { Scope } from '../persistence/api-key.store.js';
 import type { RateClass } from '../ratelimit/rate-classes.js';
 import type { GatewayContext } from './context.js';
 
@@ -18,7 +18,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin'; sharedToken?: SharedTokenPolicy } | { kind: 'session' } | { kind: 'public' };
 
 /**
- * The audit log of an admin action (app/admin-audit.ts). `gateway`: the change is in the gateway's
+ * The audit log of an admin action (audit/admin-audit.ts). `gateway`: the change is in the gateway's
  * tables and the use case records its row in the same transaction (the router writes the outcome
  * only if it did not). `service`: another service makes the change over gRPC, so the router writes
  * a REQUESTED row before the handler and the outcome after it.

@@ -2,7 +2,7 @@ import { isJsonBody, toJsonText } from './json-text.js';
 import { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
 import { AppError, type Logger } from '@wallet/platform';
-import type { AdminAudit } from '../app/admin-audit.js';
+import type { AdminAudit } from '../audit/admin-audit.js';
 import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { AdminAuthenticator } from '../auth/admin-token.js';
 import type { RollingWindowLimiter } from '../ratelimit/rolling-window-limiter.js';

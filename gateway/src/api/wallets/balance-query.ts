@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { walletToApi, type ApiWallet } from './presenters.js';
-import type { TaxRegime } from '../../persistence/company.repository.js';
+import type { TaxRegime } from '../../persistence/company.store.js';
 
 export interface BalanceView {
   currency: 'COP';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AdminAudit } from '../../../app/admin-audit.js';
+import type { AdminAudit } from '../../../audit/admin-audit.js';
 import { isoDate } from '../../../http/schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { instantParam, uuidSchema } from '../../../http/validation.js';

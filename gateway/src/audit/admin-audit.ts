@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type Logger, formatInstant } from '@wallet/platform';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import type { Queryable } from '../persistence/sql.js';
-import { isoCol } from '../persistence/sql.js';
+import { AuditStore } from '../persistence/audit.store.js';
 
 export type AuditOutcome = 'REQUESTED' | 'SUCCEEDED' | 'FAILED';
 
@@ -116,15 +116,6 @@ export function redact(value: unknown, depth = 0): unknown {
 
 const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(redact(v)));
 
-interface Row {
-  seq: string; id: string; at: string; principal_kind: AuditPrincipal['kind']; operator_id: string | null; operator_email: string | null;
-  action: string; method: string; route: string; targets: Record<string, string>; request_id: string; client_ip: string | null;
-  outcome: AuditOutcome; error_code: string | null; request: unknown; before: unknown; after: unknown;
-}
-
-const COLS = `seq::text as seq, id::text as id, ${isoCol('at', 'at')}, principal_kind, operator_id::text as operator_id, operator_email,
-  action, method, route, targets, request_id, client_ip, outcome, error_code, request, before, after`;
-
 /** Cursor: the last row's sequence number, opaque to clients. */
 const encodeCursor = (seq: string) => Buffer.from(`a:${seq}`).toString('base64url');
 function decodeCursor(cursor: string): string {
@@ -138,7 +129,7 @@ function decodeCursor(cursor: string): string {
  * DELETE and TRUNCATE — and read newest first.
  */
 export class AdminAudit {
-  constructor(private readonly db: Queryable, private readonly log: Logger) {}
+  constructor(private readonly db: Queryable, private readonly log: Logger, private readonly store = new AuditStore()) {}
 
   /** The trail of one request (see AuditTrail). */
   begin(req: AuditRequest): AuditTrail & { succeeded(after: unknown): Promise<void>; failed(err: unknown): Promise<void> } {
@@ -170,41 +161,23 @@ export class AdminAudit {
     const p = facts.principal;
     const targets = redact(facts.targets) as Record<string, string>;
     const targetIds = [...new Set(Object.values(targets).filter((v) => typeof v === 'string' && v.length > 0))];
-    await q.query(
-      `insert into gateway.admin_audit (id, principal_kind, operator_id, operator_email, action, method, route, targets, target_ids,
-         request_id, client_ip, outcome, error_code, request, before, after)
-       values (?::uuid, ?, ?::uuid, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?::jsonb)`,
-      [randomUUID(), p.kind, p.kind === 'operator' ? p.operatorId : null, p.kind === 'operator' ? p.email : null,
-        req.action, req.method, req.route, JSON.stringify(targets), JSON.stringify(targetIds),
-        req.requestId, req.clientIp ?? null, facts.outcome, facts.errorCode ?? null,
-        json(req.request), json(facts.before), json(facts.after)]);
+    await this.store.append(q, {
+      id: randomUUID(), principalKind: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : null, operatorEmail: p.kind === 'operator' ? p.email : null,
+      action: req.action, method: req.method, route: req.route, targets: JSON.stringify(targets), targetIds: JSON.stringify(targetIds),
+      requestId: req.requestId, clientIp: req.clientIp ?? null, outcome: facts.outcome, errorCode: facts.errorCode ?? null,
+      request: json(req.request), before: json(facts.before), after: json(facts.after),
+    });
     this.log.info({ audit: req.action, outcome: facts.outcome, principal: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : undefined, requestId: req.requestId }, 'admin audit');
   }
 
   /** Newest first; `nextCursor` pages on. */
   async list(f: AuditFilter): Promise<{ items: AuditEntry[]; nextCursor: string | null }> {
-    const where: string[] = [];
-    const params: unknown[] = [];
-    const add = (sql: string, v: unknown) => { where.push(sql); params.push(v); };
-    if (f.cursor) add('seq < ?::bigint', decodeCursor(f.cursor));
-    if (f.operatorId) add('operator_id = ?::uuid', f.operatorId);
-    if (f.principalKind) add('principal_kind = ?', f.principalKind);
-    if (f.action) add('action = ?', f.action);
-    if (f.outcome) add('outcome = ?', f.outcome);
-    if (f.targetId) add('target_ids @> ?::jsonb', JSON.stringify([f.targetId]));
-    if (f.from) add('at >= ?::timestamptz', f.from);
-    if (f.to) add('at < ?::timestamptz', f.to);
-    const rows = await this.db.query<Row>(
-      `select ${COLS} from gateway.admin_audit ${where.length ? `where ${where.join(' and ')}` : ''} order by admin_audit.seq desc limit ${f.limit + 1}`, params); // the column, not the text alias
-    const page = rows.slice(0, f.limit);
+    const { cursor, limit, ...filter } = f;
+    const rows = await this.store.list(this.db, { ...filter, ...(cursor ? { beforeSeq: decodeCursor(cursor) } : {}), limit: limit + 1 });
+    const page = rows.slice(0, limit);
     return {
-      items: page.map((r) => ({
-        id: r.id, at: r.at,
-        principal: { kind: r.principal_kind, operatorId: r.operator_id, email: r.operator_email },
-        action: r.action, method: r.method, route: r.route, targets: r.targets, requestId: r.request_id, clientIp: r.client_ip,
-        outcome: r.outcome, errorCode: r.error_code, request: r.request, before: r.before, after: r.after,
-      })),
-      nextCursor: rows.length > f.limit ? encodeCursor(page[page.length - 1]!.seq) : null,
+      items: page.map(({ seq: _seq, ...entry }) => entry),
+      nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.seq) : null,
     };
   }
 }

@@ -48,7 +48,7 @@ interface Row {
  * `gateway.idempotency_keys`. Every statement is a single atomic one on the pool (prepared), with
  * the database clock deciding expiry and locks, so replicas with skewed clocks agree.
  */
-export class IdempotencyKeyRepository {
+export class IdempotencyKeyStore {
   constructor(private readonly db: Database, private readonly box: SecretBox) {}
 
   /**

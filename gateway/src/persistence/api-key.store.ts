@@ -1,6 +1,6 @@
 import type { Queryable } from './sql.js';
 import { isoCol } from './sql.js';
-import type { CompanyStatus, TaxRegime } from './company.repository.js';
+import type { CompanyStatus, TaxRegime } from './company.store.js';
 
 export type Scope = 'READ' | 'WRITE';
 
@@ -48,7 +48,7 @@ function toRecord(r: Row): ApiKeyRecord {
 }
 
 /** API keys, stored only as HMAC-SHA256(pepper, key) under a unique index. */
-export class ApiKeyRepository {
+export class ApiKeyStore {
   async insert(q: Queryable, k: { id: string; companyId: string; keyHash: string; prefix: string; scope: Scope; label: string }): Promise<ApiKeyRecord> {
     const rows = await q.query<Row>(
       `insert into gateway.api_keys (id, company_id, key_hash, prefix, scope, label) values (?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,

@@ -61,7 +61,7 @@ function toCompany(r: Row): Company {
 }
 
 /** Companies (tenants) in the gateway schema. */
-export class CompanyRepository {
+export class CompanyStore {
   async insert(q: Queryable, c: NewCompany): Promise<Company> {
     const rows = await q.query<Row>(
       `insert into gateway.companies (id, name, nit, tax_regime, multi_sig_threshold) values (?, ?, ?, ?, ?) returning ${COLUMNS}`,
@@ -92,6 +92,12 @@ export class CompanyRepository {
       [...params, id],
     );
     return rows[0] ? toCompany(rows[0]) : undefined;
+  }
+
+  /** The company's name, or undefined when there is no such company. */
+  async nameOf(q: Queryable, id: string): Promise<string | undefined> {
+    const [company] = await q.query<{ name: string }>(`select name from gateway.companies where id = ?`, [id]);
+    return company?.name;
   }
 
   async exists(q: Queryable, id: string): Promise<boolean> {
