@@ -30,10 +30,31 @@ const serviceZones = services.flatMap((s) => {
 });
 
 // ---- Gateway zones -------------------------------------------------------------------------------
-// gateway/src is being regrouped into gateway/src/api/<area>/: adapt these paths with that move.
+// gateway/README.md "Add an endpoint": api/<area>/ (routes, schemas, presenters) over app/ (the gateway's
+// use cases), auth/ and audit/, which sit over persistence/ (the only SQL); clients/ (gRPC) and http/ (the
+// framework) know no area. Only compose.ts lists the routes (the no-restricted-imports block below).
+const gw = './gateway/src';
 const gatewayZones = [
-  // auth/ is below the routes and use cases: it imports nothing from app/.
-  { target: './gateway/src/auth', from: ['./gateway/src/app'], message: 'gateway auth/ imports nothing from app/.' },
+  {
+    target: [`${gw}/auth`, `${gw}/audit`],
+    from: [`${gw}/app`, `${gw}/api`, `${gw}/http`, `${gw}/clients`],
+    message: 'gateway auth/ and audit/ sit below the routes and use cases: they import nothing from app/, api/, http/ or clients/.',
+  },
+  { target: `${gw}/persistence`, from: [`${gw}/api`, `${gw}/http`, `${gw}/clients`], message: 'gateway stores know tables, not HTTP or gRPC.' },
+  {
+    target: `${gw}/clients`,
+    from: [`${gw}/api`, `${gw}/app`, `${gw}/auth`, `${gw}/audit`, `${gw}/http`, `${gw}/persistence`],
+    message: 'a gRPC client knows its service only.',
+  },
+  { target: `${gw}/http`, from: [`${gw}/api`, `${gw}/app`, `${gw}/clients`], message: 'gateway http/ is the framework: it knows no area, use case or service.' },
+  { target: `${gw}/app`, from: [`${gw}/http`], message: 'gateway use cases take a call context, not an HTTP request.' },
+  {
+    target: `${gw}/app`,
+    from: [`${gw}/api/**`],
+    except: ['**/presenters.ts'],
+    message: "gateway use cases may render with an area's presenters, never import its routes or schemas.",
+  },
+  { target: `${gw}/api`, from: [`${gw}/persistence`], message: 'an API area reaches data through app/ or auth/, never a store.' },
 ];
 // ---- end of gateway zones -------------------------------------------------------------------------
 
@@ -98,6 +119,16 @@ export default defineConfig(
     plugins: { 'import-x': importX },
     settings: { 'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.js', '.mjs', '.json'], extensionAlias: { '.js': ['.ts', '.js'] } })] },
     rules: { 'import-x/no-restricted-paths': ['error', { basePath: root, zones: [...serviceZones, ...gatewayZones] }] },
+  },
+  {
+    files: ['gateway/src/**/*.ts'],
+    ignores: ['gateway/src/compose.ts', '**/*.spec.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['**/*.routes.js'], message: 'Only compose.ts lists the routes: share what an area needs through its schemas.ts or presenters.ts.' }] },
+      ],
+    },
   },
   {
     files: ['services/*/src/domain/**/*.ts'],

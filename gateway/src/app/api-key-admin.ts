@@ -7,6 +7,7 @@ import type { CompanyStore } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { AuditTrail } from '../audit/admin-audit.js';
 import type { SecurityNotice, SecurityNotices } from './security-notices.js';
+export type { ApiKeyRecord } from '../persistence/api-key.store.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
 export class ApiKeyAdmin {

@@ -6,9 +6,11 @@ import type { ApiKeyAuthenticator } from '../auth/api-key-authenticator.js';
 import type { LedgerClient } from '../clients/ledger-client.js';
 import { railToProto, type ApiRail } from '../api/wallets/presenters.js';
 import type { Company, CompanyPatch, CompanyStore, TaxRegime } from '../persistence/company.store.js';
-import { actingOn } from '../http/context.js';
+import { actingOn } from '../clients/acting-on.js';
 import { formatCop } from '@wallet/platform';
 import type { SecurityNotice } from './security-notices.js';
+/** The company's record as the admin routes answer it. */
+export type { Company, TaxRegime } from '../persistence/company.store.js';
 
 export interface CreateCompanyInput {
   name: string;

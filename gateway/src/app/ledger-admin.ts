@@ -4,7 +4,7 @@ import type { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../clients/ledger-client.js';
 import { feeOperationToProto, railToProto, type ApiFeeOperation, type ApiRail } from '../api/wallets/presenters.js';
 import type { CompanyAdmin } from './company-admin.js';
-import { actingOn } from '../http/context.js';
+import { actingOn } from '../clients/acting-on.js';
 
 /** Operator money operations, forwarded to the ledger with an idempotency key derived here. */
 export class LedgerAdmin {

@@ -2,7 +2,7 @@ import { AppError, type CallContext } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { LedgerClient } from '../../clients/ledger-client.js';
 import { walletToApi, type ApiWallet } from './presenters.js';
-import type { TaxRegime } from '../../persistence/company.store.js';
+import type { TaxRegime } from '../../app/company-admin.js';
 
 export interface BalanceView {
   currency: 'COP';

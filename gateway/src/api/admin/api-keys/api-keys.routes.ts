@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import type { AdminChanges } from '../../../app/admin-changes.js';
-import type { ApiKeyAdmin } from '../../../app/api-key-admin.js';
+import type { ApiKeyAdmin, ApiKeyRecord } from '../../../app/api-key-admin.js';
 import { adminSecurityActor } from '../../../app/security-notices.js';
-import type { ApiKeyRecord } from '../../../persistence/api-key.store.js';
 import { ApiKeySchema, CreatedApiKeySchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { textSchema, uuidSchema } from '../../../http/validation.js';

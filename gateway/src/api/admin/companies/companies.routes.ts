@@ -1,8 +1,7 @@
 import { z } from 'zod';
 import { centsToNumber } from '@wallet/platform';
 import type { AdminChanges } from '../../../app/admin-changes.js';
-import type { CompanyAdmin } from '../../../app/company-admin.js';
-import type { Company } from '../../../persistence/company.store.js';
+import type { CompanyAdmin, Company } from '../../../app/company-admin.js';
 import { CompanySchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { centsSchema, textSchema, uuidSchema } from '../../../http/validation.js';
