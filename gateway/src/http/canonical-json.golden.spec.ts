@@ -1,9 +1,14 @@
-import { canonicalJson as idempotencyJson, idempotencyRequestHash } from './idempotency-key.js';
-import { canonicalJson as transferJson, requestHash } from '../transfer/presenters.js';
+import { canonicalJson } from '@wallet/platform';
+import { idempotencyRequestHash } from './idempotency-key.js';
+import { requestHash } from '../transfer/presenters.js';
+
+// The options each hash uses (see the hash functions).
+const idempotencyJson = (v: unknown) => canonicalJson(v);
+const transferJson = (v: unknown) => canonicalJson(v, { keyOrder: 'code-unit' });
 
 /**
  * Golden values: the canonical text and the stored hash of the gateway's two request hashes, as they
- * were when each had its own canonical JSON. A stored hash that changes turns a client's retry into a
+ * were when each had its own canonical JSON (before the one in @wallet/platform). A stored hash that changes turns a client's retry into a
  * conflict, so these must never change.
  */
 // Parsed JSON, as a client can send it (JSON.parse keeps a "__proto__" member as an own property).

@@ -32,5 +32,6 @@ export * from './mesh/config.js';
 export * from './mesh/dev-pki.js';
 export * from './mesh/caller-context.js';
 export * from './text/win-ansi.js';
+export * from './text/canonical-json.js';
 export * from './presenters/batch.js';
 export * from './time/instant.js';

@@ -1,4 +1,5 @@
-import { canonicalJson, requestHash } from './request-hash.js';
+import { canonicalJson } from '@wallet/platform';
+import { requestHash } from './request-hash.js';
 
 /**
  * Golden values: the canonical text and the stored request hash of a posting, as they were when the

@@ -1,4 +1,4 @@
-import { canonicalJson, receiptHash, type ReceiptView } from './receipt-view.js';
+import { receiptHash, receiptJson, type ReceiptView } from './receipt-view.js';
 
 /**
  * Golden values: the canonical text and the SHA-256 printed on a receipt, as they were when the
@@ -17,6 +17,7 @@ const JSON_INPUTS: Record<string, string> = {
 };
 
 const hash = (v: unknown) => receiptHash(v as ReceiptView);
+const canonicalJson = (v: unknown) => receiptJson(v as ReceiptView);
 
 describe('receipt hash (golden)', () => {
   it.each([
