@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { AppError, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
+import { AppError, canonicalJson, isUniqueViolation, type CallContext, type Database, type Logger } from '@wallet/platform';
 import type { AdminPrincipal } from '../auth/admin-principal.js';
 import { ApprovalRequestStore } from '../persistence/approval-request.store.js';
 import type { Queryable } from '../persistence/sql.js';
-import { canonicalJson } from '../api/transfers/presenters.js';
 import type { AuditTrail } from '../audit/admin-audit.js';
 import { assertIndependent } from './operator-independence.js';
 import type { SecurityChange, SecurityNotices } from './security-notices.js';

@@ -1,6 +1,6 @@
-import { AppError } from '@wallet/platform';
+import { AppError, canonicalJson } from '@wallet/platform';
 import {
-  canonicalJson, idempotencyRequestHash, isStorableAnswer, parseIdempotencyKey, replayableHeaders, requestFingerprinter, type IdempotentRequest,
+  idempotencyRequestHash, isStorableAnswer, parseIdempotencyKey, replayableHeaders, requestFingerprinter, type IdempotentRequest,
 } from './idempotency-key.js';
 
 function fieldsOf(fn: () => unknown): unknown {

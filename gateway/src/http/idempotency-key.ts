@@ -1,5 +1,5 @@
 import { createHash, createHmac, hkdfSync } from 'node:crypto';
-import { invalidRequest, type ErrorCode } from '@wallet/platform';
+import { canonicalJson, invalidRequest, type ErrorCode } from '@wallet/platform';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -23,22 +23,6 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   return value;
 }
 
-/** JSON with object keys sorted at every level: the same document always gives the same text. */
-export function canonicalJson(value: unknown): string {
-  if (value === undefined) return '';
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) out[k] = sortKeys((value as Record<string, unknown>)[k]);
-    return out;
-  }
-  return value;
-}
-
 export interface IdempotentRequest {
   method: string;
   /** The route template (OpenAPI form), so the same key on another route never matches. */
@@ -48,7 +32,10 @@ export interface IdempotentRequest {
   body: unknown;
 }
 
-/** SHA-256 (hex) of method, route template, path parameters and the canonical body. */
+/**
+ * SHA-256 (hex) of method, route template, path parameters and the canonical body (default
+ * canonical JSON: engine key order, undefined dropped, no body → ''). Stored: never change it.
+ */
 export function idempotencyRequestHash(req: IdempotentRequest): string {
   return createHash('sha256')
     .update(req.method.toUpperCase()).update('\n')

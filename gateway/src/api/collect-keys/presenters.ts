@@ -1,17 +1,10 @@
-import { formatInstant } from '@wallet/platform';
+import { collectKeyView, formatInstant } from '@wallet/platform';
 import type { collectKeyV1 } from '@wallet/proto';
 
 /** §2.8: a collect key as the API shows it. */
 export function collectKeyToApi(k: collectKeyV1.CollectKey) {
-  return {
-    id: k.id,
-    externalId: k.externalId,
-    name: k.name,
-    key: { type: k.keyType, value: k.keyValue },
-    state: k.state,
-    createdAt: formatInstant(k.createdAt ?? new Date()),
-    deletedAt: k.deletedAt ? formatInstant(k.deletedAt) : null,
-  };
+  // The API never answers a null createdAt: now, when the service sent none.
+  return { ...collectKeyView(k), createdAt: formatInstant(k.createdAt ?? new Date()) };
 }
 
 /** §2.9: the QR issue answer. */

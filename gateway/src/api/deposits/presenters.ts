@@ -1,4 +1,4 @@
-import { centsToNumber, formatInstant } from '@wallet/platform';
+import { centsToNumber, depositView, formatInstant } from '@wallet/platform';
 import type { depositV1 } from '@wallet/proto';
 
 /** Deposit proto ↔ HTTP edge mappings (§2.6.1, §2.7 + the CONTRACT §2 superset). */
@@ -19,29 +19,7 @@ export function createdDepositToApi(d: depositV1.Deposit) {
   };
 }
 
-/** §2.7 listing item with the CONTRACT §2 superset; amounts as strings. */
+/** §2.7 listing item with the CONTRACT §2 superset; amounts as strings (the webhooks' data too). */
 export function depositToApi(d: depositV1.Deposit) {
-  return {
-    id: d.id,
-    status: d.status,
-    amountCents: d.amountCents.toString(),
-    feeAmountCents: d.feeAmountCents.toString(),
-    ivaAmountCents: d.ivaAmountCents.toString(),
-    netAmountCents: d.netAmountCents.toString(),
-    netCreditedCents: d.netAmountCents.toString(),
-    currency: d.currency || 'COP',
-    source: d.source,
-    brebKey: d.brebKey ? { id: d.brebKey.id, externalId: d.brebKey.externalId, name: d.brebKey.name, value: d.brebKey.value } : null,
-    payerName: d.payerName ?? null,
-    payerFirstName: d.payerFirstName ?? null,
-    payerLastName: d.payerLastName ?? null,
-    payerDocument: d.payerDocument ?? null,
-    payerBank: d.payerBank ?? null,
-    payerEmail: d.payerEmail ?? null,
-    providerTransferId: d.providerTransferId ?? null,
-    providerConfirmedAt: iso(d.providerConfirmedAt),
-    paidAt: iso(d.providerConfirmedAt),
-    internalRef: d.internalRef ?? null,
-    createdAt: iso(d.createdAt),
-  };
+  return depositView(d);
 }

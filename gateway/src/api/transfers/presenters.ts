@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { centsToNumber, formatInstant } from '@wallet/platform';
+import { canonicalJson, centsToNumber, formatInstant } from '@wallet/platform';
 import { ledgerV1, transferV1 } from '@wallet/proto';
 import { railFromProto } from '../wallets/presenters.js';
 import { z } from 'zod';
@@ -115,18 +115,12 @@ export function amlEntryToApi(e: transferV1.AmlEntry) {
   };
 }
 
-/** Canonical JSON (keys sorted at every level), for a request hash that ignores key order and spacing. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
+/**
+ * The hash of a send or batch body that the transfer service stores (keys by UTF-16 code unit: a
+ * batch item can be any JSON, so its key order is part of hashes already stored).
+ */
 export function requestHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body)).digest('hex');
+  return createHash('sha256').update(canonicalJson(body, { keyOrder: 'code-unit' })).digest('hex');
 }
 
 /** A send body as the transfer service takes it (the bank's name and ACH code from the dictionary); also each item of a bulk payout. */

@@ -1,4 +1,5 @@
-import { canonicalJson, requestHash } from './request-hash.js';
+import { canonicalJson } from '@wallet/platform';
+import { requestHash } from './request-hash.js';
 
 describe('request hash', () => {
   it('ignores key order and undefined fields, keeps bigints exact', () => {

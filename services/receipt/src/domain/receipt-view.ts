@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { formatCop } from '@wallet/platform';
+import { canonicalJson, formatCop } from '@wallet/platform';
 import type { StoredDeposit, StoredTransaction } from './records.js';
 
 /**
@@ -191,15 +191,12 @@ export function depositView(d: StoredDeposit, company: CompanyRef): ReceiptView 
   };
 }
 
-/** Key-sorted JSON: the canonical form hashed for verification. */
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(v ?? null);
-}
+/**
+ * The canonical form hashed for verification: keys by UTF-16 code unit, an undefined member as null
+ * (the hashes printed on receipts were made so).
+ */
+export const receiptJson = (view: ReceiptView): string => canonicalJson(view, { undefinedAs: 'null', keyOrder: 'code-unit' });
 
 export function receiptHash(view: ReceiptView): string {
-  return createHash('sha256').update(canonicalJson(view)).digest('hex');
+  return createHash('sha256').update(receiptJson(view)).digest('hex');
 }

@@ -1,7 +1,7 @@
 import { formatInstant } from '@wallet/platform';
 import { createHash } from 'node:crypto';
 import { collectKeyEventsV1, companyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
-import { batchToApi } from '@wallet/platform';
+import { batchToApi, collectKeyView, depositView } from '@wallet/platform';
 
 /** The public webhook event types an endpoint can subscribe to. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -122,44 +122,14 @@ function approvalData(t: transferEventsV1.TransferEvent): Record<string, unknown
   };
 }
 
-/** A deposit as `GET /deposits` shows it (§2.7 with the CONTRACT §2 superset; amounts as strings), as the gateway's deposit presenter. */
+/** A deposit as `GET /deposits` lists it: the API's one builder (`depositView`, @wallet/platform). */
 export function depositData(d: depositV1.Deposit): Record<string, unknown> {
-  return {
-    id: d.id,
-    status: d.status,
-    amountCents: d.amountCents.toString(),
-    feeAmountCents: d.feeAmountCents.toString(),
-    ivaAmountCents: d.ivaAmountCents.toString(),
-    netAmountCents: d.netAmountCents.toString(),
-    netCreditedCents: d.netAmountCents.toString(),
-    currency: d.currency || 'COP',
-    source: d.source,
-    brebKey: d.brebKey ? { id: d.brebKey.id, externalId: d.brebKey.externalId, name: d.brebKey.name, value: d.brebKey.value } : null,
-    payerName: d.payerName ?? null,
-    payerFirstName: d.payerFirstName ?? null,
-    payerLastName: d.payerLastName ?? null,
-    payerDocument: d.payerDocument ?? null,
-    payerBank: d.payerBank ?? null,
-    payerEmail: d.payerEmail ?? null,
-    providerTransferId: d.providerTransferId ?? null,
-    providerConfirmedAt: iso(d.providerConfirmedAt),
-    paidAt: iso(d.providerConfirmedAt),
-    internalRef: d.internalRef ?? null,
-    createdAt: iso(d.createdAt),
-  };
+  return depositView(d);
 }
 
-/** A collect key as the API shows it (§2.8), as the gateway's collect-key presenter. */
+/** A collect key as the API shows it (§2.8): the API's one builder (`collectKeyView`, @wallet/platform). */
 export function collectKeyData(k: collectKeyV1.CollectKey): Record<string, unknown> {
-  return {
-    id: k.id,
-    externalId: k.externalId,
-    name: k.name,
-    key: { type: k.keyType, value: k.keyValue },
-    state: k.state,
-    createdAt: iso(k.createdAt),
-    deletedAt: iso(k.deletedAt),
-  };
+  return collectKeyView(k);
 }
 
 const cents = (v: bigint) => v.toString();

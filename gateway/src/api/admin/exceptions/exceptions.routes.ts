@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AppError, formatInstant } from '@wallet/platform';
 import { adminActor } from '../../../auth/admin-principal.js';
-import type { exceptionsV1 } from '@wallet/proto';
+import { collectKeyV1, depositV1, reconciliationV1, transferV1, type exceptionsV1 } from '@wallet/proto';
 import type { CollectKeyClient } from '../../../clients/collect-key-client.js';
 import type { DepositClient } from '../../../clients/deposit-client.js';
 import type { TransferClient } from '../../../clients/transfer-client.js';
@@ -10,16 +10,19 @@ import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { isoDate } from '../../../http/schemas.js';
 import { textSchema } from '../../../http/validation.js';
 
-/** The kinds each owning service keeps. */
-const TRANSFER_KINDS = ['RAIL_COMPLETED_AFTER_RELEASE', 'RAIL_FAILED_AFTER_COMPLETION', 'DISPATCH_OUTCOME_UNKNOWN', 'COMMIT_REFUSED', 'RELEASE_REFUSED'] as const;
-const DEPOSIT_KINDS = ['PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED'] as const;
 /**
- * Inbound Bre-B payments (collect-key): the ledger refused a payment's credit (CREDIT_REFUSED, the same
- * kind as PSE's: both are asked for it), or the entry of a return the network made (RETURN_REFUSED).
+ * The kinds each owning service keeps, as its proto declares them (`…ExceptionKind`: the wire text
+ * is the value's name without the prefix, which is the generated enum's member name).
  */
-const COLLECT_KEY_KINDS = ['CREDIT_REFUSED', 'RETURN_REFUSED'] as const;
-const RECONCILIATION_KINDS = ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'] as const;
-const KINDS = [...TRANSFER_KINDS, ...DEPOSIT_KINDS, 'RETURN_REFUSED', ...RECONCILIATION_KINDS] as const;
+type KindOf<E> = Exclude<keyof E, 'UNSPECIFIED' | 'UNRECOGNIZED'> & string;
+const kindsOf = <E extends Record<string, string>>(e: E): readonly KindOf<E>[] =>
+  Object.keys(e).filter((k) => k !== 'UNSPECIFIED' && k !== 'UNRECOGNIZED') as KindOf<E>[];
+const TRANSFER_KINDS = kindsOf(transferV1.TransferExceptionKind);
+const DEPOSIT_KINDS = kindsOf(depositV1.DepositExceptionKind);
+/** Inbound Bre-B payments: CREDIT_REFUSED is the same kind as PSE's (the ledger refused a credit both ask for). */
+const COLLECT_KEY_KINDS = kindsOf(collectKeyV1.CollectKeyExceptionKind);
+const RECONCILIATION_KINDS = kindsOf(reconciliationV1.ReconciliationExceptionKind);
+const KINDS = [...new Set([...TRANSFER_KINDS, ...DEPOSIT_KINDS, ...COLLECT_KEY_KINDS, ...RECONCILIATION_KINDS])];
 /** Resolutions of the reconciliation's exceptions: no other service's kind admits them. */
 const RECONCILIATION_ACTIONS = ['accept_provider', 'explain', 'rerun'] as const;
 const ACTIONS = ['write_off', 'credit', 'retry', 'return', 'dismiss', ...RECONCILIATION_ACTIONS] as const;

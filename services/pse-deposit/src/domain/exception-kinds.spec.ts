@@ -1,0 +1,9 @@
+import { depositV1 } from '@wallet/proto';
+import { EXCEPTION_KINDS } from './deposit-machine.js';
+
+// The proto declares the kinds this service keeps (DepositExceptionKind); the gateway lists and
+// routes by that declaration, so the kinds written here must be exactly its value names.
+it('the kinds this service opens are the ones its proto declares', () => {
+  const declared = Object.keys(depositV1.DepositExceptionKind).filter((k) => k !== 'UNSPECIFIED' && k !== 'UNRECOGNIZED');
+  expect([...EXCEPTION_KINDS]).toEqual(declared);
+});
