@@ -12,6 +12,7 @@ import { ApiKeyAdmin } from './app/api-key-admin.js';
 import { BalanceQuery } from './api/wallets/balance-query.js';
 import { CompanyAdmin } from './app/company-admin.js';
 import { LedgerAdmin } from './app/ledger-admin.js';
+import { MoneyExceptions } from './app/money-exceptions.js';
 import { MailOutbox } from './app/mail-outbox.js';
 import { SecurityNotices } from './app/security-notices.js';
 import { AdminAuthenticator, AdminTokenVerifier } from './auth/admin-token.js';
@@ -180,7 +181,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminOperatorRoutes(operators, changes),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer, changes),
-    ...adminExceptionsRoutes(transfer, deposit, deps.reconciliation ?? ({} as ReconciliationClient), { rerunDeadlineMs: config.reconciliationRerunDeadlineMs }, collectKey),
+    ...adminExceptionsRoutes(new MoneyExceptions({ transfers: transfer, deposits: deposit, recon: deps.reconciliation ?? ({} as ReconciliationClient), collectKeys: collectKey }, { rerunDeadlineMs: config.reconciliationRerunDeadlineMs })),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
     ...adminDashboardUserRoutes(dashboardAuth, changes, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ERRORS, signPayload } from '@wallet/platform';
-import { MoneyExceptionSchema } from '../src/api/admin/exceptions/exceptions.routes.js';
+import { MoneyExceptionSchema } from '../src/api/admin/exceptions/schemas.js';
 import { adminOf, client, expectNoInternals, type Client, type Reply } from './support/http.js';
 import { sql } from './support/sql.js';
 import { startStack, type Stack } from './support/stack.js';

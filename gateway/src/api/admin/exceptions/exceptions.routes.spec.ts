@@ -1,4 +1,4 @@
-import { MoneyExceptionSchema } from './exceptions.routes.js';
+import { MoneyExceptionSchema } from './schemas.js';
 
 // The kinds come from the owners' protos (`…ExceptionKind`); their text is what the API answers and
 // what the services store, so the list must read exactly as it did when it was written out here.
