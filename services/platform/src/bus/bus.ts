@@ -1,7 +1,16 @@
 import { connect, headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/transport-node';
 import {
-  jetstream, jetstreamManager, AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, DiscardPolicy,
-  type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages,
+  jetstream,
+  jetstreamManager,
+  AckPolicy,
+  DeliverPolicy,
+  RetentionPolicy,
+  StorageType,
+  DiscardPolicy,
+  type JetStreamClient,
+  type JetStreamManager,
+  type JsMsg,
+  type ConsumerMessages,
 } from '@nats-io/jetstream';
 import type { Logger } from 'pino';
 
@@ -90,7 +99,11 @@ export class Bus {
       if ((err as { message?: string }).message?.includes('stream not found') || (err as { code?: string }).code === '404') {
         await this.jsm.streams.add(cfg);
       } else {
-        try { await this.jsm.streams.add(cfg); } catch { throw err; }
+        try {
+          await this.jsm.streams.add(cfg);
+        } catch {
+          throw err;
+        }
       }
     }
   }

@@ -10,16 +10,23 @@ import { runWithLogContext } from '../logging/log-context.js';
 import { headerGetter, markSpanError, SpanKind, tracer } from '../telemetry/tracing.js';
 
 const handled = new Counter({
-  name: 'nats_consumer_messages_total', help: 'messages handled by a durable consumer, by outcome (applied, duplicate, failed)',
-  labelNames: ['consumer', 'outcome'], registers: [metricsRegistry],
+  name: 'nats_consumer_messages_total',
+  help: 'messages handled by a durable consumer, by outcome (applied, duplicate, failed)',
+  labelNames: ['consumer', 'outcome'],
+  registers: [metricsRegistry],
 });
 const redeliveries = new Counter({
-  name: 'nats_consumer_redeliveries_total', help: 'messages JetStream delivered again (after a nak or an ack timeout)',
-  labelNames: ['consumer'], registers: [metricsRegistry],
+  name: 'nats_consumer_redeliveries_total',
+  help: 'messages JetStream delivered again (after a nak or an ack timeout)',
+  labelNames: ['consumer'],
+  registers: [metricsRegistry],
 });
 const handleSeconds = new Histogram({
-  name: 'nats_consumer_handle_seconds', help: 'time to handle one message (inbox + handler transaction + ack)',
-  labelNames: ['consumer'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5], registers: [metricsRegistry],
+  name: 'nats_consumer_handle_seconds',
+  help: 'time to handle one message (inbox + handler transaction + ack)',
+  labelNames: ['consumer'],
+  buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  registers: [metricsRegistry],
 });
 
 /** Consumers alive in this process; their JetStream state is read at scrape time. */
@@ -28,14 +35,26 @@ const consumerState = new Map<InboxConsumer, { pending: number; ackPending: numb
 let measuring: Promise<void> | undefined;
 /** One measurement per scrape, shared by the gauges (the registry collects them concurrently). */
 function measureConsumers(): Promise<void> {
-  measuring ??= Promise.all([...liveConsumers].map(async (c) => {
-    try { consumerState.set(c, await c.lag()); } catch { /* NATS busy or closing: keep the last value */ }
-  })).then(() => undefined).finally(() => { measuring = undefined; });
+  measuring ??= Promise.all(
+    [...liveConsumers].map(async (c) => {
+      try {
+        consumerState.set(c, await c.lag());
+      } catch {
+        /* NATS busy or closing: keep the last value */
+      }
+    }),
+  )
+    .then(() => undefined)
+    .finally(() => {
+      measuring = undefined;
+    });
   return measuring;
 }
 new Gauge({
-  name: 'nats_consumer_pending_messages', help: 'messages in the stream not yet delivered to the durable consumer (num_pending)',
-  labelNames: ['stream', 'consumer'], registers: [metricsRegistry],
+  name: 'nats_consumer_pending_messages',
+  help: 'messages in the stream not yet delivered to the durable consumer (num_pending)',
+  labelNames: ['stream', 'consumer'],
+  registers: [metricsRegistry],
   async collect() {
     await measureConsumers();
     this.reset();
@@ -43,8 +62,10 @@ new Gauge({
   },
 });
 new Gauge({
-  name: 'nats_consumer_ack_pending_messages', help: 'messages delivered and not yet acknowledged (num_ack_pending)',
-  labelNames: ['stream', 'consumer'], registers: [metricsRegistry],
+  name: 'nats_consumer_ack_pending_messages',
+  help: 'messages delivered and not yet acknowledged (num_ack_pending)',
+  labelNames: ['stream', 'consumer'],
+  registers: [metricsRegistry],
   async collect() {
     await measureConsumers();
     this.reset();
@@ -52,8 +73,10 @@ new Gauge({
   },
 });
 new Gauge({
-  name: 'nats_consumer_redelivered_messages', help: 'messages currently redelivered at least once, per JetStream (num_redelivered)',
-  labelNames: ['stream', 'consumer'], registers: [metricsRegistry],
+  name: 'nats_consumer_redelivered_messages',
+  help: 'messages currently redelivered at least once, per JetStream (num_redelivered)',
+  labelNames: ['stream', 'consumer'],
+  registers: [metricsRegistry],
   async collect() {
     await measureConsumers();
     this.reset();
@@ -91,11 +114,18 @@ const MAX_BUFFERED = 128;
 export const INBOX_RETENTION_MS = STREAM_MAX_AGE_MS + 5 * 24 * 3600 * 1000;
 
 const inboxPruned = new Counter({
-  name: 'nats_consumer_inbox_pruned_total', help: 'inbox rows deleted after the retention (longer than the streams keep events)',
-  labelNames: ['consumer'], registers: [metricsRegistry],
+  name: 'nats_consumer_inbox_pruned_total',
+  help: 'inbox rows deleted after the retention (longer than the streams keep events)',
+  labelNames: ['consumer'],
+  registers: [metricsRegistry],
 });
 
-interface Received { m: JsMsg; evt: ReceivedEvent; parent: Context; logCtx: Record<string, string> }
+interface Received {
+  m: JsMsg;
+  evt: ReceivedEvent;
+  parent: Context;
+  logCtx: Record<string, string>;
+}
 
 /**
  * A durable JetStream consumer that applies each event at most once in effect: the inbox row
@@ -120,7 +150,11 @@ export class InboxConsumer {
     private readonly db: Database,
     private readonly bus: Bus,
     private readonly opts: {
-      stream: StreamName; durable: string; subject: string; handler: EventHandler; log: Logger;
+      stream: StreamName;
+      durable: string;
+      subject: string;
+      handler: EventHandler;
+      log: Logger;
       /** When set, the fresh events of a transaction go to it together instead of to `handler` one by one. */
       batchHandler?: BatchEventHandler;
       /** Called after each commit that applied events (e.g. to wake a worker for what they wrote). */
@@ -161,15 +195,19 @@ export class InboxConsumer {
    */
   async pruneInbox(maxRows = 100_000): Promise<number> {
     const { durable } = this.opts;
-    const total = await deleteInChunks(async (limit) => {
-      const [r] = await this.db.prepared<{ n: number }>(
-        `with old as (select event_id from "${this.db.schema}".inbox where consumer = ? and handled_at < now() - (?::bigint * interval '1 millisecond')
+    const total = await deleteInChunks(
+      async (limit) => {
+        const [r] = await this.db.prepared<{ n: number }>(
+          `with old as (select event_id from "${this.db.schema}".inbox where consumer = ? and handled_at < now() - (?::bigint * interval '1 millisecond')
                        order by handled_at limit ?),
               gone as (delete from "${this.db.schema}".inbox i using old where i.consumer = ? and i.event_id = old.event_id returning 1)
          select count(*)::int as n from gone`,
-        [durable, this.opts.inboxRetentionMs ?? INBOX_RETENTION_MS, limit, durable]);
-      return r?.n ?? 0;
-    }, { maxRows, stop: () => this.stopping });
+          [durable, this.opts.inboxRetentionMs ?? INBOX_RETENTION_MS, limit, durable],
+        );
+        return r?.n ?? 0;
+      },
+      { maxRows, stop: () => this.stopping },
+    );
     if (total > 0) inboxPruned.inc({ consumer: durable }, total);
     return total;
   }
@@ -194,7 +232,10 @@ export class InboxConsumer {
         for await (const m of messages) {
           queue.push(m);
           wakeWorker?.();
-          if (queue.length >= MAX_BUFFERED) await new Promise<void>((r) => { resumePull = r; });
+          if (queue.length >= MAX_BUFFERED)
+            await new Promise<void>((r) => {
+              resumePull = r;
+            });
         }
       } finally {
         ended = true;
@@ -204,7 +245,9 @@ export class InboxConsumer {
     for (;;) {
       if (queue.length === 0) {
         if (ended) break;
-        await new Promise<void>((r) => { wakeWorker = r; });
+        await new Promise<void>((r) => {
+          wakeWorker = r;
+        });
         wakeWorker = undefined;
         // The messages of one socket read reach the queue one promise turn apart: let the rest of
         // that read arrive, so a burst is one transaction, not a lone first event and then the rest.
@@ -265,13 +308,21 @@ export class InboxConsumer {
 
   /** CONSUMER span continuing the producer's trace from the traceparent header. */
   private span(r: Received): Span {
-    return tracer().startSpan(`${r.evt.subject} process`, {
-      kind: SpanKind.CONSUMER,
-      attributes: {
-        'messaging.system': 'nats', 'messaging.operation.type': 'process', 'messaging.destination.name': r.evt.subject,
-        'messaging.consumer.group.name': this.opts.durable, 'messaging.message.id': r.evt.id, 'messaging.nats.delivery_count': r.m.info.deliveryCount,
+    return tracer().startSpan(
+      `${r.evt.subject} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.system': 'nats',
+          'messaging.operation.type': 'process',
+          'messaging.destination.name': r.evt.subject,
+          'messaging.consumer.group.name': this.opts.durable,
+          'messaging.message.id': r.evt.id,
+          'messaging.nats.delivery_count': r.m.info.deliveryCount,
+        },
       },
-    }, r.parent);
+      r.parent,
+    );
   }
 
   private done(span: Span, outcome: string, started: number): void {
@@ -291,13 +342,17 @@ export class InboxConsumer {
     return this.db.preparedTx(async (tx) => {
       const inserted = await tx.query<{ event_id: string }>(
         `insert into "${this.db.schema}".inbox (consumer, event_id, subject) values ${items.map(() => '(?, ?, ?)').join(', ')} on conflict do nothing returning event_id`,
-        items.flatMap((r) => [durable, r.evt.id, r.evt.subject]));
+        items.flatMap((r) => [durable, r.evt.id, r.evt.subject]),
+      );
       const fresh = new Set(inserted.map((row) => row.event_id));
       const out: string[] = [];
       const batch = this.opts.batchHandler;
       const applied: Received[] = [];
       for (const [i, r] of items.entries()) {
-        if (!fresh.delete(r.evt.id)) { out.push('duplicate'); continue; }
+        if (!fresh.delete(r.evt.id)) {
+          out.push('duplicate');
+          continue;
+        }
         if (batch) applied.push(r);
         else await context.with(trace.setSpan(r.parent, spans[i]!), () => runWithLogContext(r.logCtx, () => handler(r.evt, tx)));
         out.push('applied');
@@ -305,7 +360,14 @@ export class InboxConsumer {
       // One call for the page, in the first fresh event's span and log context.
       const first = applied[0];
       if (batch && first) {
-        await context.with(trace.setSpan(first.parent, spans[items.indexOf(first)]!), () => runWithLogContext(first.logCtx, () => batch(applied.map((r) => r.evt), tx)));
+        await context.with(trace.setSpan(first.parent, spans[items.indexOf(first)]!), () =>
+          runWithLogContext(first.logCtx, () =>
+            batch(
+              applied.map((r) => r.evt),
+              tx,
+            ),
+          ),
+        );
       }
       return out;
     });
@@ -322,7 +384,10 @@ export class InboxConsumer {
     try {
       outcomes = await this.commit(items, spans);
     } catch (err) {
-      for (const s of spans) { s.setAttribute('messaging.outcome', 'batch_retried_singly'); s.end(); }
+      for (const s of spans) {
+        s.setAttribute('messaging.outcome', 'batch_retried_singly');
+        s.end();
+      }
       this.opts.log.debug({ err: (err as Error).message, events: items.length }, 'batch rolled back; applying its events one at a time');
       return false;
     }
@@ -346,9 +411,11 @@ export class InboxConsumer {
     } catch (err) {
       markSpanError(span, err);
       const delayMs = InboxConsumer.retryDelayMs(r.m);
-      context.with(trace.setSpan(r.parent, span), () => runWithLogContext(r.logCtx, () => {
-        this.opts.log.warn({ err: (err as Error).message, eventId: r.evt.id, subject: r.evt.subject, delayMs }, 'event handler failed; will be redelivered');
-      }));
+      context.with(trace.setSpan(r.parent, span), () =>
+        runWithLogContext(r.logCtx, () => {
+          this.opts.log.warn({ err: (err as Error).message, eventId: r.evt.id, subject: r.evt.subject, delayMs }, 'event handler failed; will be redelivered');
+        }),
+      );
       r.m.nak(delayMs);
     } finally {
       this.done(span, outcome, started);

@@ -26,16 +26,23 @@ export async function appendOutbox(tx: Pick<Tx, 'query'>, schema: string, msg: O
   // The trace context of the write (the gRPC call or message being handled), unless the caller gave one.
   const traceparent = msg.traceparent ?? currentTraceparent();
   const headers = traceparent ? { traceparent } : {};
-  await tx.query(
-    `insert into "${schema}".outbox (id, subject, payload, headers) values (?, ?, ?::jsonb, ?::jsonb)`,
-    [id, msg.subject, JSON.stringify(msg.payload), JSON.stringify(headers)],
-  );
+  await tx.query(`insert into "${schema}".outbox (id, subject, payload, headers) values (?, ?, ?::jsonb, ?::jsonb)`, [
+    id,
+    msg.subject,
+    JSON.stringify(msg.payload),
+    JSON.stringify(headers),
+  ]);
   return id;
 }
 
 const published = new Counter({ name: 'outbox_published_total', help: 'events relayed to JetStream', labelNames: ['schema'], registers: [metricsRegistry] });
 const failures = new Counter({ name: 'outbox_publish_failures_total', help: 'relay publish failures', labelNames: ['schema'], registers: [metricsRegistry] });
-const pruned = new Counter({ name: 'outbox_pruned_total', help: 'published outbox rows deleted after the retention', labelNames: ['schema'], registers: [metricsRegistry] });
+const pruned = new Counter({
+  name: 'outbox_pruned_total',
+  help: 'published outbox rows deleted after the retention',
+  labelNames: ['schema'],
+  registers: [metricsRegistry],
+});
 const backlog = new Gauge({ name: 'outbox_backlog', help: 'unpublished outbox rows at the last poll', labelNames: ['schema'], registers: [metricsRegistry] });
 
 /** Relays alive in this process, measured at scrape time (one cheap indexed query per schema). */
@@ -44,18 +51,29 @@ const lagSnapshot = new Map<string, { pending: number; oldestAgeSeconds: number 
 let measuring: Promise<void> | undefined;
 /** One measurement per scrape, shared by the gauges (the registry collects them concurrently). */
 function measureRelays(): Promise<void> {
-  measuring ??= Promise.all([...liveRelays].map(async (r) => {
-    try {
-      lagSnapshot.set(r.schema, await withTimeout(r.lag(), 1000));
-    } catch { /* database busy or closing: keep the last value */ }
-  })).then(() => undefined).finally(() => { measuring = undefined; });
+  measuring ??= Promise.all(
+    [...liveRelays].map(async (r) => {
+      try {
+        lagSnapshot.set(r.schema, await withTimeout(r.lag(), 1000));
+      } catch {
+        /* database busy or closing: keep the last value */
+      }
+    }),
+  )
+    .then(() => undefined)
+    .finally(() => {
+      measuring = undefined;
+    });
   return measuring;
 }
 function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   return Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error('timeout')), ms).unref())]);
 }
 new Gauge({
-  name: 'outbox_pending_events', help: 'outbox rows committed but not yet published to JetStream', labelNames: ['schema'], registers: [metricsRegistry],
+  name: 'outbox_pending_events',
+  help: 'outbox rows committed but not yet published to JetStream',
+  labelNames: ['schema'],
+  registers: [metricsRegistry],
   async collect() {
     await measureRelays();
     this.reset();
@@ -63,7 +81,10 @@ new Gauge({
   },
 });
 new Gauge({
-  name: 'outbox_lag_seconds', help: 'age of the oldest unpublished outbox row (0 when none)', labelNames: ['schema'], registers: [metricsRegistry],
+  name: 'outbox_lag_seconds',
+  help: 'age of the oldest unpublished outbox row (0 when none)',
+  labelNames: ['schema'],
+  registers: [metricsRegistry],
   async collect() {
     await measureRelays();
     this.reset();
@@ -71,7 +92,14 @@ new Gauge({
   },
 });
 
-interface OutboxRow { seq: string; id: string; subject: string; payload: unknown; headers: { traceparent?: string; tracestate?: string }; created_at: string }
+interface OutboxRow {
+  seq: string;
+  id: string;
+  subject: string;
+  payload: unknown;
+  headers: { traceparent?: string; tracestate?: string };
+  created_at: string;
+}
 
 /** The relay lock of a schema: a stable 32-bit key for pg_try_advisory_xact_lock. */
 export function relayLockKey(schema: string): number {
@@ -111,7 +139,12 @@ export class OutboxRelay {
      * `pruneEveryMs` (default 5 min). The table then holds a day of events, not every event ever.
      */
     private readonly opts: {
-      intervalMs?: number; batch?: number; concurrency?: number; nudgeDelayMs?: number; retentionMs?: number; pruneEveryMs?: number;
+      intervalMs?: number;
+      batch?: number;
+      concurrency?: number;
+      nudgeDelayMs?: number;
+      retentionMs?: number;
+      pruneEveryMs?: number;
     } = {},
   ) {
     this.lockKey = relayLockKey(db.schema);
@@ -125,7 +158,11 @@ export class OutboxRelay {
       if (this.stopped) return;
       // The poll is the backstop (nudges carry the hot path): when nothing waits it costs one
       // read of the unpublished-rows index, not a transaction with the relay lock.
-      this.timer = setTimeout(() => { void this.idle().then((empty) => (empty ? undefined : this.flush())).finally(tick); }, this.opts.intervalMs ?? 200);
+      this.timer = setTimeout(() => {
+        void this.idle()
+          .then((empty) => (empty ? undefined : this.flush()))
+          .finally(tick);
+      }, this.opts.intervalMs ?? 200);
       this.timer.unref();
     };
     tick();
@@ -140,15 +177,19 @@ export class OutboxRelay {
    */
   async prune(maxRows = 100_000): Promise<number> {
     const schema = this.db.schema;
-    const total = await deleteInChunks(async (limit) => {
-      const [r] = await this.db.prepared<{ n: number }>(
-        `with head as (select seq from "${schema}".outbox order by seq limit ?),
+    const total = await deleteInChunks(
+      async (limit) => {
+        const [r] = await this.db.prepared<{ n: number }>(
+          `with head as (select seq from "${schema}".outbox order by seq limit ?),
               gone as (delete from "${schema}".outbox o using head
                         where o.seq = head.seq and o.published_at < now() - (?::bigint * interval '1 millisecond') returning 1)
          select count(*)::int as n from gone`,
-        [limit, this.opts.retentionMs ?? 24 * 3600_000]);
-      return r?.n ?? 0;
-    }, { maxRows, stop: () => this.stopped });
+          [limit, this.opts.retentionMs ?? 24 * 3600_000],
+        );
+        return r?.n ?? 0;
+      },
+      { maxRows, stop: () => this.stopped },
+    );
     if (total > 0) {
       pruned.inc({ schema }, total);
       this.log.debug({ schema, rows: total }, 'published outbox rows pruned');
@@ -170,27 +211,44 @@ export class OutboxRelay {
   /** Publish now (called after a commit that wrote events), coalescing concurrent wake-ups. */
   nudge(): void {
     if (this.stopped) return;
-    if (this.running) { this.wakeRequested = true; return; }
+    if (this.running) {
+      this.wakeRequested = true;
+      return;
+    }
     const delay = this.opts.nudgeDelayMs ?? 0;
-    if (delay <= 0) { void this.flush(); return; }
-    this.nudgeTimer ??= setTimeout(() => { this.nudgeTimer = undefined; void this.flush(); }, delay);
+    if (delay <= 0) {
+      void this.flush();
+      return;
+    }
+    this.nudgeTimer ??= setTimeout(() => {
+      this.nudgeTimer = undefined;
+      void this.flush();
+    }, delay);
   }
 
   private retryTimer: NodeJS.Timeout | undefined;
   private retrySoon(): void {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => { this.retryTimer = undefined; this.nudge(); }, 25);
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.nudge();
+    }, 25);
     this.retryTimer.unref();
   }
 
   /** Publishes everything pending; resolves when the outbox was empty at the last look. */
   async flush(): Promise<void> {
-    if (this.running) { this.wakeRequested = true; return this.running; }
+    if (this.running) {
+      this.wakeRequested = true;
+      return this.running;
+    }
     this.running = (async () => {
       try {
         do {
           this.wakeRequested = false;
-          while (await this.relayBatch()) { /* keep going while full batches come back */ }
+          while (await this.relayBatch()) {
+            /* keep going while full batches come back */
+          }
         } while (this.wakeRequested && !this.stopped);
       } catch (err) {
         failures.inc({ schema: this.db.schema });
@@ -218,26 +276,43 @@ export class OutboxRelay {
       }
       const rows = await tx.query<OutboxRow>(
         `select seq, id, subject, payload, headers, created_at from "${schema}".outbox
-          where published_at is null order by seq limit ?`, [batch]);
+          where published_at is null order by seq limit ?`,
+        [batch],
+      );
       backlog.set({ schema }, rows.length);
       if (rows.length === 0) return false;
       const done: string[] = [];
       const publish = (row: OutboxRow) => {
         // PRODUCER span, child of the context stored with the row; its own context goes out as the traceparent header.
         const parent = contextFromTraceHeaders(row.headers ?? {});
-        const span = tracer().startSpan(`${row.subject} publish`, {
-          kind: SpanKind.PRODUCER,
-          attributes: { 'messaging.system': 'nats', 'messaging.operation.type': 'send', 'messaging.destination.name': row.subject, 'messaging.message.id': row.id },
-        }, parent);
+        const span = tracer().startSpan(
+          `${row.subject} publish`,
+          {
+            kind: SpanKind.PRODUCER,
+            attributes: {
+              'messaging.system': 'nats',
+              'messaging.operation.type': 'send',
+              'messaging.destination.name': row.subject,
+              'messaging.message.id': row.id,
+            },
+          },
+          parent,
+        );
         const h = traceHeaders(trace.setSpan(parent, span));
         const traceparent = h.traceparent ?? row.headers?.traceparent;
         const tracestate = h.tracestate ?? row.headers?.tracestate;
-        return endSpanWith(span, this.bus.publish({
-          id: row.id, subject: row.subject, payload: row.payload, source: this.source,
-          time: new Date(row.created_at).toISOString(),
-          ...(traceparent ? { traceparent } : {}),
-          ...(traceparent && tracestate ? { tracestate } : {}),
-        }));
+        return endSpanWith(
+          span,
+          this.bus.publish({
+            id: row.id,
+            subject: row.subject,
+            payload: row.payload,
+            source: this.source,
+            time: new Date(row.created_at).toISOString(),
+            ...(traceparent ? { traceparent } : {}),
+            ...(traceparent && tracestate ? { tracestate } : {}),
+          }),
+        );
       };
       const window = Math.max(1, this.opts.concurrency ?? 1);
       outer: for (let i = 0; i < rows.length; i += window) {
@@ -245,9 +320,15 @@ export class OutboxRelay {
         const results = await Promise.allSettled(slice.map(publish));
         for (let j = 0; j < slice.length; j++) {
           const r = results[j]!;
-          if (r.status === 'fulfilled') { done.push(slice[j]!.seq); continue; }
+          if (r.status === 'fulfilled') {
+            done.push(slice[j]!.seq);
+            continue;
+          }
           failures.inc({ schema });
-          await tx.query(`update "${schema}".outbox set attempts = attempts + 1, last_error = ? where seq = ?`, [String((r.reason as Error)?.message).slice(0, 500), slice[j]!.seq]);
+          await tx.query(`update "${schema}".outbox set attempts = attempts + 1, last_error = ? where seq = ?`, [
+            String((r.reason as Error)?.message).slice(0, 500),
+            slice[j]!.seq,
+          ]);
           break outer; // keep order: stop at the first failure and retry from here next time
         }
       }
@@ -266,7 +347,8 @@ export class OutboxRelay {
   /** Unpublished rows and the age of the oldest one (the partial index on unpublished rows keeps it cheap). */
   async lag(): Promise<{ pending: number; oldestAgeSeconds: number }> {
     const [r] = await this.db.query<{ n: string; age: string | null }>(
-      `select count(*)::text as n, extract(epoch from now() - min(created_at))::text as age from "${this.db.schema}".outbox where published_at is null`);
+      `select count(*)::text as n, extract(epoch from now() - min(created_at))::text as age from "${this.db.schema}".outbox where published_at is null`,
+    );
     return { pending: Number(r?.n ?? 0), oldestAgeSeconds: Math.max(0, Number(r?.age ?? 0)) };
   }
 
@@ -280,10 +362,20 @@ export class OutboxRelay {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.pruneTask.stop();
-    if (this.nudgeTimer) { clearTimeout(this.nudgeTimer); this.nudgeTimer = undefined; }
-    if (this.retryTimer) { clearTimeout(this.retryTimer); this.retryTimer = undefined; }
+    if (this.nudgeTimer) {
+      clearTimeout(this.nudgeTimer);
+      this.nudgeTimer = undefined;
+    }
+    if (this.retryTimer) {
+      clearTimeout(this.retryTimer);
+      this.retryTimer = undefined;
+    }
     if (this.running) await this.running;
-    try { await this.flush(); } catch { /* logged in flush */ }
+    try {
+      await this.flush();
+    } catch {
+      /* logged in flush */
+    }
     liveRelays.delete(this);
     lagSnapshot.delete(this.db.schema);
   }

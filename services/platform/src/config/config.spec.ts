@@ -58,13 +58,19 @@ describe('development secrets in production', () => {
         expect(text).not.toContain(dev);
       }
     }
-    const text = problemsOf({ NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-real-production-secret', SMTP_URL: `smtp://u:${SECRET_VARIABLES.ADMIN_TOKEN.dev}@mail:587` });
+    const text = problemsOf({
+      NODE_ENV: 'production',
+      RAIL_CALLBACK_SECRET: 'a-real-production-secret',
+      SMTP_URL: `smtp://u:${SECRET_VARIABLES.ADMIN_TOKEN.dev}@mail:587`,
+    });
     expect(text).toMatch(/^SMTP_URL: contains a development secret/m);
     expect(text).not.toContain(SECRET_VARIABLES.ADMIN_TOKEN.dev);
   });
 
   it('accepts a proper secret and keeps the minimum length in every environment', () => {
-    expect(parseConfig(schema, { NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-real-production-secret' }).RAIL_CALLBACK_SECRET).toBe('a-real-production-secret');
+    expect(parseConfig(schema, { NODE_ENV: 'production', RAIL_CALLBACK_SECRET: 'a-real-production-secret' }).RAIL_CALLBACK_SECRET).toBe(
+      'a-real-production-secret',
+    );
     expect(problemsOf({ NODE_ENV: 'test', RAIL_CALLBACK_SECRET: 'short' })).toMatch(/RAIL_CALLBACK_SECRET: must be at least 16 characters/);
   });
 

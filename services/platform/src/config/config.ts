@@ -34,14 +34,16 @@ export function declaredVariables(schema: z.ZodType): string[] | undefined {
   return undefined;
 }
 
-const bool = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 export const env = {
   port: (def: number) => z.coerce.number().int().min(0).max(65535).default(def),
   int: (def: number, min = 0) => z.coerce.number().int().min(min).default(def),
-  bool: (def: boolean) => z.string().default(def ? 'true' : 'false').pipe(bool),
+  bool: (def: boolean) =>
+    z
+      .string()
+      .default(def ? 'true' : 'false')
+      .pipe(bool),
   url: (def?: string) => (def === undefined ? z.string().url() : z.string().url().default(def)),
   str: (def?: string) => (def === undefined ? z.string().min(1) : z.string().min(1).default(def)),
   /**
@@ -61,7 +63,10 @@ export const baseEnvSchema = z.object({
   DATABASE_URL: env.url('postgresql://postgres@127.0.0.1:5432/postgres'),
   NATS_URL: z.string().min(1).default('nats://127.0.0.1:4222'),
   /** Prefix for stream names and subjects; lets parallel test runs share one NATS server. */
-  BUS_NAMESPACE: z.string().regex(/^[a-z0-9_]*$/).default(''),
+  BUS_NAMESPACE: z
+    .string()
+    .regex(/^[a-z0-9_]*$/)
+    .default(''),
   /** JetStream replicas of the streams this process creates or updates (3 in production, on a 3-node cluster). */
   NATS_STREAM_REPLICAS: env.int(1, 1).pipe(z.number().max(5, 'must be at most 5')),
   SERVICE_INSTANCE_ID: z.string().optional(),

@@ -41,7 +41,7 @@ export const SECRET_VARIABLES = {
   ADMIN_TOKEN: { dev: DEV.adminToken, min: 12, what: 'bootstrap token of the /admin API (gateway)', optionalInProduction: true },
   API_KEY_PEPPER: { dev: DEV.apiKeyPepper, min: 16, what: 'pepper of the stored API key hashes (gateway)' },
   GATEWAY_ENCRYPTION_KEY: { dev: DEV.gatewayEncryptionKey, min: 32, what: 'seals TOTP secrets and stored Idempotency-Key answers (gateway)' },
-  WEBHOOK_SECRET_KEY: { dev: DEV.webhookSecretKey, min: 32, what: 'seals the endpoints\' signing secrets (webhook)' },
+  WEBHOOK_SECRET_KEY: { dev: DEV.webhookSecretKey, min: 32, what: "seals the endpoints' signing secrets (webhook)" },
   TRANSFER_DATA_KEY: { dev: DEV.transferDataKey, min: 32, what: 'seals ACH account numbers and keys their hashes (transfer)' },
 } as const satisfies Record<string, SecretSpec>;
 

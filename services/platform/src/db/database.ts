@@ -119,7 +119,12 @@ export class Database {
   private nativePool: Promise<NativePool> | undefined;
   private readonly statementNames = new Map<string, { text: string; name: string }>();
 
-  private constructor(readonly orm: MikroORM, readonly schema: string, private readonly url: string, private readonly appendOnlyTables: readonly string[] = []) {}
+  private constructor(
+    readonly orm: MikroORM,
+    readonly schema: string,
+    private readonly url: string,
+    private readonly appendOnlyTables: readonly string[] = [],
+  ) {}
 
   private pool(): Promise<NativePool> {
     this.nativePool ??= (this.orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativePool> }).getNativeClient();
@@ -158,7 +163,10 @@ export class Database {
     let begun = false;
     const tx: PreparedTx = {
       query: async <R>(sql: string, params: readonly unknown[] = []) => {
-        if (!begun) { await client.query('begin'); begun = true; }
+        if (!begun) {
+          await client.query('begin');
+          begun = true;
+        }
         const { name, text } = this.statement(sql);
         return (await client.query<R>({ name, text, values: [...params] })).rows;
       },
@@ -201,7 +209,9 @@ export class Database {
       client.end().catch(() => undefined);
       onLost(err ?? new Error('listening connection ended'));
     };
-    client.on('notification', (msg) => { if (open && msg.channel === channel) onMessage(msg.payload ?? ''); });
+    client.on('notification', (msg) => {
+      if (open && msg.channel === channel) onMessage(msg.payload ?? '');
+    });
     client.on('error', lost);
     client.on('end', () => lost());
     try {
@@ -257,7 +267,9 @@ export class Database {
     };
     await attempt();
     return {
-      get up() { return feed !== undefined; },
+      get up() {
+        return feed !== undefined;
+      },
       stop() {
         stopped = true;
         if (timer) clearTimeout(timer);
@@ -318,10 +330,12 @@ export class Database {
   private async grantRuntime(): Promise<void> {
     const role = runtimeRole(this.schema);
     const s = `"${this.schema}"`;
-    const appendOnly = this.appendOnlyTables.map((t) => {
-      if (!/^[a-z_][a-z0-9_]*$/.test(t)) throw new Error(`not a table name: ${t}`);
-      return `revoke update, delete, truncate, references, trigger on ${s}."${t}" from "${role}";`;
-    }).join('\n        ');
+    const appendOnly = this.appendOnlyTables
+      .map((t) => {
+        if (!/^[a-z_][a-z0-9_]*$/.test(t)) throw new Error(`not a table name: ${t}`);
+        return `revoke update, delete, truncate, references, trigger on ${s}."${t}" from "${role}";`;
+      })
+      .join('\n        ');
     await this.orm.em.getConnection().execute(`do $$ begin
         ${ensureNologinRole(role)}
         grant usage on schema ${s} to "${role}";
@@ -350,15 +364,19 @@ export class Database {
               exists (select 1 from pg_class c join pg_namespace n on n.oid = c.relnamespace
                        where n.nspname = ? and pg_has_role(current_user, c.relowner, 'MEMBER'))
               or exists (select 1 from pg_namespace n where n.nspname = ? and pg_has_role(current_user, n.nspowner, 'MEMBER')) as owns
-         from pg_roles r where r.rolname = current_user`, [this.schema, this.schema]);
+         from pg_roles r where r.rolname = current_user`,
+      [this.schema, this.schema],
+    );
     const why: string[] = [];
     if (r?.superuser) why.push('is a superuser');
     if (r?.bypassrls) why.push('bypasses row security');
     if (r?.createrole) why.push('may create roles');
     if (kind === 'runtime' && r?.owns) why.push(`owns the "${this.schema}" schema or its tables (only the migrations role may)`);
     if (why.length > 0) {
-      throw new Error(`database role "${r?.role ?? '?'}" ${why.join(', ')}: in production each process connects as its own role, `
-        + `a member of ${runtimeRole(this.schema)} (see docs/security.md, "Database roles")`);
+      throw new Error(
+        `database role "${r?.role ?? '?'}" ${why.join(', ')}: in production each process connects as its own role, ` +
+          `a member of ${runtimeRole(this.schema)} (see docs/security.md, "Database roles")`,
+      );
     }
   }
 

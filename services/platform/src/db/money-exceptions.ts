@@ -59,14 +59,34 @@ export function moneyExceptionsDdl(schema: string): string[] {
 export type RunSql = <R>(sql: string, params: unknown[]) => Promise<R[]>;
 
 interface Row {
-  id: string; kind: string; status: ExceptionStatus; company_id: string; rail: string; resource_id: string;
-  ours: Record<string, unknown>; theirs: Record<string, unknown>; opened_at: Date | string; resolved_at: Date | string | null;
-  resolved_by: string | null; action: string | null; note: string | null;
+  id: string;
+  kind: string;
+  status: ExceptionStatus;
+  company_id: string;
+  rail: string;
+  resource_id: string;
+  ours: Record<string, unknown>;
+  theirs: Record<string, unknown>;
+  opened_at: Date | string;
+  resolved_at: Date | string | null;
+  resolved_by: string | null;
+  action: string | null;
+  note: string | null;
 }
 const toException = (r: Row): MoneyException => ({
-  id: r.id, kind: r.kind, status: r.status, companyId: r.company_id, rail: r.rail, resourceId: r.resource_id,
-  ours: r.ours, theirs: r.theirs, openedAt: new Date(r.opened_at), resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
-  resolvedBy: r.resolved_by, action: r.action, note: r.note,
+  id: r.id,
+  kind: r.kind,
+  status: r.status,
+  companyId: r.company_id,
+  rail: r.rail,
+  resourceId: r.resource_id,
+  ours: r.ours,
+  theirs: r.theirs,
+  openedAt: new Date(r.opened_at),
+  resolvedAt: r.resolved_at === null ? null : new Date(r.resolved_at),
+  resolvedBy: r.resolved_by,
+  action: r.action,
+  note: r.note,
 });
 
 /** What a service's use cases need of its money exceptions (its store exposes it as `exceptions`). */
@@ -98,7 +118,10 @@ export interface MoneyExceptionStore {
 export class MoneyExceptionsTable implements MoneyExceptionStore {
   private readonly t: string;
 
-  constructor(private readonly run: RunSql, schema: string) {
+  constructor(
+    private readonly run: RunSql,
+    schema: string,
+  ) {
     this.t = `${schema}.money_exceptions`;
   }
 
@@ -106,7 +129,8 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
     const rows = await this.run<Row>(
       `insert into ${this.t} (id, kind, company_id, rail, resource_id, ours, theirs)
        values ($1, $2, $3, $4, $5, $6::jsonb, $7::jsonb) on conflict (kind, resource_id) do nothing returning *`,
-      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)]);
+      [e.id, e.kind, e.companyId, e.rail, e.resourceId, JSON.stringify(e.ours), JSON.stringify(e.theirs)],
+    );
     if (rows[0]) return { exception: toException(rows[0]), opened: true };
     const existing = await this.run<Row>(`select * from ${this.t} where kind = $1 and resource_id = $2`, [e.kind, e.resourceId]);
     return { exception: toException(existing[0]!), opened: false };
@@ -119,7 +143,8 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
           and ($3::timestamptz is null or (opened_at, id) < ($3::timestamptz, $4::text))
           and ($6::text[] is null or resource_id = any($6::text[]))
         order by opened_at desc, id desc limit $5`,
-      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit, q.resourceIds ? [...q.resourceIds] : null]);
+      [q.status ?? null, q.kind ?? null, q.before?.openedAt ?? null, q.before?.id ?? null, q.limit, q.resourceIds ? [...q.resourceIds] : null],
+    );
     return rows.map((r) => ({ ...toException(r), cursor: `${r.cursor_ts}|${r.id}` }));
   }
 
@@ -135,7 +160,8 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
       `update ${this.t} set status = 'RESOLVING', action = $1,
           note = case when status = 'RESOLVING' then note else $2 end, resolved_by = case when status = 'RESOLVING' then resolved_by else $3 end
         where id = $4 and (status = 'OPEN' or (status = 'RESOLVING' and action = $1)) returning *`,
-      [r.action, r.note, r.resolvedBy, id]);
+      [r.action, r.note, r.resolvedBy, id],
+    );
     return rows[0] && toException(rows[0]);
   }
 
@@ -145,7 +171,10 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
   }
 
   async reopen(id: string, action: string): Promise<void> {
-    await this.run(`update ${this.t} set status = 'OPEN', action = null, note = null, resolved_by = null where id = $1 and status = 'RESOLVING' and action = $2`, [id, action]);
+    await this.run(
+      `update ${this.t} set status = 'OPEN', action = null, note = null, resolved_by = null where id = $1 and status = 'RESOLVING' and action = $2`,
+      [id, action],
+    );
   }
 
   async countOpen(): Promise<Array<{ kind: string; n: number }>> {
@@ -160,7 +189,9 @@ export class MoneyExceptionsTable implements MoneyExceptionStore {
  * (the format every service and the gateway share).
  */
 export async function listExceptionsPage<V>(
-  list: MoneyExceptionStore['list'], kinds: readonly string[], view: (e: MoneyException) => V,
+  list: MoneyExceptionStore['list'],
+  kinds: readonly string[],
+  view: (e: MoneyException) => V,
   q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; resourceIds?: readonly string[] | undefined },
 ): Promise<{ items: V[]; nextCursor: string | null }> {
   const p = new Problems();
@@ -178,7 +209,10 @@ export async function listExceptionsPage<V>(
   p.throwIfAny();
   if (q.resourceIds && q.resourceIds.length === 0) return { items: [], nextCursor: null };
   const rows = await list({
-    ...(status ? { status } : {}), ...(q.kind ? { kind: q.kind } : {}), limit: limit + 1, ...(before ? { before } : {}),
+    ...(status ? { status } : {}),
+    ...(q.kind ? { kind: q.kind } : {}),
+    limit: limit + 1,
+    ...(before ? { before } : {}),
     ...(q.resourceIds ? { resourceIds: q.resourceIds } : {}),
   });
   const items = rows.slice(0, limit);
@@ -199,10 +233,20 @@ export interface ExceptionView extends MoneyException {
 /** The wire form (`wallet.exceptions.v1.MoneyException`, shared by every owning service). */
 export function moneyExceptionToProto(e: ExceptionView): exceptionsV1.MoneyException {
   return {
-    id: e.id, kind: e.kind, status: e.status, rail: e.rail, resourceId: e.resourceId, companyId: e.companyId,
-    oursJson: JSON.stringify(e.ours), theirsJson: JSON.stringify(e.theirs), openedAt: e.openedAt,
-    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}), ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
-    ...(e.action ? { action: e.action } : {}), ...(e.note ? { note: e.note } : {}), actions: [...e.actions],
+    id: e.id,
+    kind: e.kind,
+    status: e.status,
+    rail: e.rail,
+    resourceId: e.resourceId,
+    companyId: e.companyId,
+    oursJson: JSON.stringify(e.ours),
+    theirsJson: JSON.stringify(e.theirs),
+    openedAt: e.openedAt,
+    ...(e.resolvedAt ? { resolvedAt: e.resolvedAt } : {}),
+    ...(e.resolvedBy ? { resolvedBy: e.resolvedBy } : {}),
+    ...(e.action ? { action: e.action } : {}),
+    ...(e.note ? { note: e.note } : {}),
+    actions: [...e.actions],
     ...(e.movement ? { movement: e.movement } : {}),
   };
 }

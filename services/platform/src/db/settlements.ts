@@ -25,7 +25,8 @@ export function bogotaDateOf(at: Date): string {
 export function checkSettlementDate(date: string): string {
   const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(date);
   const d = m ? new Date(Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!)) : undefined;
-  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date) throw new AppError('INVALID_REQUEST', `date ${JSON.stringify(date)} is not YYYY-MM-DD`);
+  if (!d || Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== date)
+    throw new AppError('INVALID_REQUEST', `date ${JSON.stringify(date)} is not YYYY-MM-DD`);
   return date;
 }
 
@@ -42,20 +43,28 @@ export function settlementBatchSize(requested: number): number {
  * ":reversal" on pse (one deposit, two legs); on breb-inbound the network's id (it has no id of
  * ours), "breb-inbound:<provider id>". A line with no id of ours is named by the provider's.
  */
-export function externalMovementRef(rail: 'breb' | 'ach' | 'pse' | 'breb-inbound', ids: { ourId?: string | null; providerId?: string | null }, leg?: 'payment' | 'reversal' | 'return'): string {
-  const base = rail !== 'breb-inbound' && ids.ourId ? `${rail}:our:${ids.ourId}` : ids.providerId ? `${rail}:${ids.providerId}` : `${rail}:our:${ids.ourId ?? ''}`;
+export function externalMovementRef(
+  rail: 'breb' | 'ach' | 'pse' | 'breb-inbound',
+  ids: { ourId?: string | null; providerId?: string | null },
+  leg?: 'payment' | 'reversal' | 'return',
+): string {
+  const base =
+    rail !== 'breb-inbound' && ids.ourId ? `${rail}:our:${ids.ourId}` : ids.providerId ? `${rail}:${ids.providerId}` : `${rail}:our:${ids.ourId ?? ''}`;
   if (rail === 'pse') return `${base}:${leg === 'reversal' ? 'reversal' : 'payment'}`;
   // An inbound payment returned to the payer: its return is a second movement of the network.
   return rail === 'breb-inbound' && leg === 'return' ? `${base}:return` : base;
 }
 
 /** The parts of a movement name (`externalMovementRef`'s inverse); undefined when it is not one. */
-export function parseExternalMovement(ref: string): { rail: 'breb' | 'ach' | 'pse' | 'breb-inbound'; ourId?: string; providerId?: string; leg?: 'payment' | 'reversal' | 'return' } | undefined {
+export function parseExternalMovement(
+  ref: string,
+): { rail: 'breb' | 'ach' | 'pse' | 'breb-inbound'; ourId?: string; providerId?: string; leg?: 'payment' | 'reversal' | 'return' } | undefined {
   const m = /^(breb|ach|pse|breb-inbound):(?:(our):)?(.+?)(?::(payment|reversal|return))?$/.exec(ref);
   if (!m) return undefined;
   const rail = m[1] as 'breb' | 'ach' | 'pse' | 'breb-inbound';
   const leg = m[4] as 'payment' | 'reversal' | 'return' | undefined;
-  if (rail === 'pse' ? leg !== 'payment' && leg !== 'reversal' : rail === 'breb-inbound' ? leg !== undefined && leg !== 'return' : leg !== undefined) return undefined;
+  if (rail === 'pse' ? leg !== 'payment' && leg !== 'reversal' : rail === 'breb-inbound' ? leg !== undefined && leg !== 'return' : leg !== undefined)
+    return undefined;
   return { rail, ...(m[2] ? { ourId: m[3]! } : { providerId: m[3]! }), ...(leg ? { leg } : {}) };
 }
 

@@ -19,7 +19,11 @@ export class TableCopy<T> {
   private reloading: Promise<void> | undefined;
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly channel: string, private readonly load: () => Promise<T | undefined>) {}
+  constructor(
+    private readonly db: Database,
+    private readonly channel: string,
+    private readonly load: () => Promise<T | undefined>,
+  ) {}
 
   /** The copy, while it is current; undefined: read the table. */
   get current(): T | undefined {
@@ -30,8 +34,14 @@ export class TableCopy<T> {
   async start(log: Pick<Logger, 'warn'>, what: string): Promise<void> {
     this.feed = await this.db.watch(this.channel, {
       onMessage: () => this.changed(),
-      onUp: async () => { this.changed(); await this.reloading; },
-      onDown: (err) => { this.copy = undefined; log.warn({ err: err.message, channel: this.channel }, `${what} feed down; reading the table until it is back`); },
+      onUp: async () => {
+        this.changed();
+        await this.reloading;
+      },
+      onDown: (err) => {
+        this.copy = undefined;
+        log.warn({ err: err.message, channel: this.channel }, `${what} feed down; reading the table until it is back`);
+      },
     });
   }
 
@@ -64,7 +74,9 @@ export class TableCopy<T> {
         }
       } catch {
         // The table is read meanwhile; try again in a second.
-        const again = setTimeout(() => { if (this.copy === undefined && !this.stopped) this.changed(); }, 1_000);
+        const again = setTimeout(() => {
+          if (this.copy === undefined && !this.stopped) this.changed();
+        }, 1_000);
         again.unref();
       } finally {
         this.reloading = undefined;

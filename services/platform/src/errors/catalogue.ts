@@ -25,13 +25,29 @@ export const ERRORS = {
   OPERATOR_ENROLLMENT_INVALID: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'El enlace de registro del operador no es válido, ya se usó o expiró.' },
   COMPANY_INACTIVE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La cuenta de la empresa está suspendida.' },
   INSUFFICIENT_SCOPE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La clave de API no tiene el alcance requerido para esta operación.' },
-  API_KEY_AUTH_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Esta operación requiere una sesión del panel; las claves de API no están permitidas.' },
+  API_KEY_AUTH_NOT_ALLOWED: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'Esta operación requiere una sesión del panel; las claves de API no están permitidas.',
+  },
   INSUFFICIENT_ROLE: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'Su rol no permite realizar esta operación.' },
-  ADMIN_TOKEN_NOT_ALLOWED: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'El token compartido de administración no está permitido para esta operación; inicie sesión como operador.' },
-  SAME_OPERATOR: { http: 403, grpc: GrpcStatus.PERMISSION_DENIED, message: 'La solicitud debe aprobarla un operador distinto e independiente de quien la hizo.' },
+  ADMIN_TOKEN_NOT_ALLOWED: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'El token compartido de administración no está permitido para esta operación; inicie sesión como operador.',
+  },
+  SAME_OPERATOR: {
+    http: 403,
+    grpc: GrpcStatus.PERMISSION_DENIED,
+    message: 'La solicitud debe aprobarla un operador distinto e independiente de quien la hizo.',
+  },
   RATE_LIMIT_EXCEEDED: { http: 429, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'Demasiadas solicitudes; intente de nuevo más tarde.' },
   /** A dashboard user (by e-mail) after too many wrong passwords or TOTP codes; `details.retryAfter` and Retry-After say how long. */
-  ACCOUNT_LOCKED: { http: 423, grpc: GrpcStatus.RESOURCE_EXHAUSTED, message: 'La cuenta está bloqueada temporalmente por demasiados intentos fallidos. Intente de nuevo más tarde.' },
+  ACCOUNT_LOCKED: {
+    http: 423,
+    grpc: GrpcStatus.RESOURCE_EXHAUSTED,
+    message: 'La cuenta está bloqueada temporalmente por demasiados intentos fallidos. Intente de nuevo más tarde.',
+  },
   // Not found
   COMPANY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La empresa no existe.' },
   EXCEPTION_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La excepción no existe.' },
@@ -57,26 +73,62 @@ export const ERRORS = {
   // Conflicts
   REFERENCE_CONFLICT: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La referencia ya se usó con una solicitud diferente.' },
   IDEMPOTENCY_KEY_REUSED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'La clave de idempotencia ya se usó con una solicitud diferente.' },
-  IDEMPOTENCY_KEY_IN_USE: { http: 409, grpc: GrpcStatus.ABORTED, message: 'Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.' },
+  IDEMPOTENCY_KEY_IN_USE: {
+    http: 409,
+    grpc: GrpcStatus.ABORTED,
+    message: 'Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.',
+  },
   KEY_NOT_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave de cobro no está activa.' },
   KEY_ALREADY_REGISTERED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'El valor de la llave ya está registrado.' },
   ALREADY_SIGNED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este usuario ya firmó la aprobación.' },
-  APPROVAL_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.' },
-  USER_ALREADY_ACTIVE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El usuario ya activó su cuenta o está deshabilitado; no se le puede enviar una invitación.' },
+  APPROVAL_NOT_PENDING: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'La aprobación ya fue decidida (aprobada o rechazada); no admite más firmas.',
+  },
+  USER_ALREADY_ACTIVE: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'El usuario ya activó su cuenta o está deshabilitado; no se le puede enviar una invitación.',
+  },
   DEPOSIT_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El depósito ya no está pendiente de pago.' },
   INVALID_STATE_TRANSITION: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La operación no es válida en el estado actual.' },
   EXCEPTION_NOT_OPEN: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La excepción ya fue resuelta o se está resolviendo con otra acción.' },
   /** A re-run (resolve action `rerun`) still finds the break in the provider's report. */
   /** One correction per external movement: another case already posted the correcting entry of this external movement (details.caseId). */
-  MOVEMENT_ALREADY_CORRECTED: { http: 409, grpc: GrpcStatus.ALREADY_EXISTS, message: 'Este movimiento ya fue corregido por otro caso; no admite una segunda corrección.' },
+  MOVEMENT_ALREADY_CORRECTED: {
+    http: 409,
+    grpc: GrpcStatus.ALREADY_EXISTS,
+    message: 'Este movimiento ya fue corregido por otro caso; no admite una segunda corrección.',
+  },
   /** accept_provider waits for the owner: refused while the owner's record is not final, has an open money exception or a money step owed. */
-  CASE_NOT_FINAL: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El registro del movimiento aún no es final (pendiente, con una excepción abierta o con un paso de dinero por completar); resuélvalo primero.' },
-  BREAK_STILL_PRESENT: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La diferencia sigue en el reporte del proveedor; la conciliación se ejecutó de nuevo y la excepción sigue abierta.' },
+  CASE_NOT_FINAL: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'El registro del movimiento aún no es final (pendiente, con una excepción abierta o con un paso de dinero por completar); resuélvalo primero.',
+  },
+  BREAK_STILL_PRESENT: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'La diferencia sigue en el reporte del proveedor; la conciliación se ejecutó de nuevo y la excepción sigue abierta.',
+  },
   /** The provider has not published the report of that date yet (POST /admin/reconciliations for a future date). */
   REPORT_NOT_AVAILABLE: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El proveedor aún no publica el reporte de esa fecha.' },
-  APPROVAL_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de aprobación ya fue decidida o venció; no admite otra decisión.' },
-  APPROVAL_DELAY_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El cambio debilita un control: solo puede aprobarse cuando termine el plazo de aviso a la empresa.' },
-  COMPANY_ADMIN_REQUIRED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La empresa no tiene un administrador activo del panel a quien entregar la credencial.' },
+  APPROVAL_REQUEST_NOT_PENDING: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'La solicitud de aprobación ya fue decidida o venció; no admite otra decisión.',
+  },
+  APPROVAL_DELAY_PENDING: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'El cambio debilita un control: solo puede aprobarse cuando termine el plazo de aviso a la empresa.',
+  },
+  COMPANY_ADMIN_REQUIRED: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'La empresa no tiene un administrador activo del panel a quien entregar la credencial.',
+  },
   CREDIT_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de crédito ya fue decidida; no admite otra decisión.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },
@@ -133,7 +185,10 @@ export class AppError extends Error {
   }
 }
 
-export interface FieldProblem { path: string; message: string }
+export interface FieldProblem {
+  path: string;
+  message: string;
+}
 
 export function invalidRequest(fields: FieldProblem[], message?: string): AppError {
   return new AppError('INVALID_REQUEST', message ?? ERRORS.INVALID_REQUEST.message, { fields });

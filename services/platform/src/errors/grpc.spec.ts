@@ -20,7 +20,9 @@ describe('error mapping across gRPC', () => {
   });
 
   it('reads transport failures as SERVICE_UNAVAILABLE', () => {
-    expect(fromGrpcError({ code: status.UNAVAILABLE, details: 'connect ECONNREFUSED 10.1.2.3:50051', metadata: new Metadata() }).code).toBe('SERVICE_UNAVAILABLE');
+    expect(fromGrpcError({ code: status.UNAVAILABLE, details: 'connect ECONNREFUSED 10.1.2.3:50051', metadata: new Metadata() }).code).toBe(
+      'SERVICE_UNAVAILABLE',
+    );
     expect(fromGrpcError({ code: status.DEADLINE_EXCEEDED, metadata: new Metadata() }).code).toBe('SERVICE_UNAVAILABLE');
   });
 

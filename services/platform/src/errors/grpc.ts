@@ -22,7 +22,11 @@ export function fromGrpcError(err: unknown): AppError {
     const raw = se.metadata?.get(DETAILS_KEY)?.[0];
     let details: Record<string, unknown> | undefined;
     if (raw) {
-      try { details = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw)); } catch { details = undefined; }
+      try {
+        details = JSON.parse(Buffer.isBuffer(raw) ? raw.toString('utf8') : String(raw));
+      } catch {
+        details = undefined;
+      }
     }
     return new AppError(code, se.details || undefined, details);
   }

@@ -1,4 +1,14 @@
-import { credentials, type ChannelCredentials, type Client, type ClientReadableStream, type handleServerStreamingCall, type handleUnaryCall, type Metadata, type ServiceError, type CallOptions } from '@grpc/grpc-js';
+import {
+  credentials,
+  type ChannelCredentials,
+  type Client,
+  type ClientReadableStream,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  type Metadata,
+  type ServiceError,
+  type CallOptions,
+} from '@grpc/grpc-js';
 import { context, propagation, trace } from '@opentelemetry/api';
 import { fromGrpcError } from '../errors/grpc.js';
 import { contextToMetadata, type CallContext } from './context.js';
@@ -34,7 +44,10 @@ async function* streamMessages(call: ClientReadableStream<unknown>, onEnd: (err?
     onEnd(appErr);
     throw appErr;
   } finally {
-    if (!finished) { call.cancel(); onEnd(); }
+    if (!finished) {
+      call.cancel();
+      onEnd();
+    }
   }
 }
 
@@ -66,7 +79,10 @@ export function grpcTarget(address: string): string {
   const target = address.trim();
   if (!target.includes(',')) return target;
   if (/^(dns|ipv4|ipv6|unix|unix-abstract):/.test(target)) return target;
-  const parts = target.split(',').map((p) => p.trim()).filter((p) => p.length > 0);
+  const parts = target
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p.length > 0);
   const family = (p: string): 4 | 6 | 0 => {
     if (/^(\d{1,3})(\.\d{1,3}){3}:\d{1,5}$/.test(p)) return 4;
     if (/^\[[0-9a-fA-F:.]+\]:\d{1,5}$/.test(p)) return 6;
@@ -133,9 +149,14 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
         if ((method as unknown as { responseStream?: boolean }).responseStream) {
           fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) => {
             const parent = context.active();
-            const span = tracer().startSpan(`${service}/${rpc}`, {
-              kind: SpanKind.CLIENT, attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
-            }, parent);
+            const span = tracer().startSpan(
+              `${service}/${rpc}`,
+              {
+                kind: SpanKind.CLIENT,
+                attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
+              },
+              parent,
+            );
             const md = contextToMetadata(ctx);
             propagation.inject(trace.setSpan(parent, span), md, headerSetter);
             const end = (err?: unknown) => {
@@ -152,7 +173,9 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
                 end(err);
                 throw err;
               }
-              const call = (method as unknown as (req: unknown, md: Metadata, opts: CallOptions) => ClientReadableStream<unknown>).call(client, req, md, { deadline });
+              const call = (method as unknown as (req: unknown, md: Metadata, opts: CallOptions) => ClientReadableStream<unknown>).call(client, req, md, {
+                deadline,
+              });
               yield* streamMessages(call, end);
             })();
           };
@@ -162,28 +185,35 @@ export function createAsyncClient<S>(Ctor: ClientCtor, address: string, opts: Gr
         fn = (req: unknown, ctx: CallContext, o?: { deadlineMs?: number }) => {
           // Client span (no-op without a tracer provider); its context travels as traceparent metadata.
           const parent = context.active();
-          const span = tracer().startSpan(`${service}/${rpc}`, {
-            kind: SpanKind.CLIENT,
-            attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
-          }, parent);
+          const span = tracer().startSpan(
+            `${service}/${rpc}`,
+            {
+              kind: SpanKind.CLIENT,
+              attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': rpc },
+            },
+            parent,
+          );
           const md = contextToMetadata(ctx);
           propagation.inject(trace.setSpan(parent, span), md, headerSetter);
-          return withCallerContext(md, ctx).then(() => new Promise((resolve, reject) => {
-            const deadline = new Date(Date.now() + (o?.deadlineMs ?? defaultDeadline));
-            method.call(client, req, md, { deadline }, (err, res) => {
-              if (err) {
-                const appErr = fromGrpcError(err);
-                span.setAttribute('rpc.grpc.status_code', err.code ?? 2);
-                markSpanError(span, appErr);
-                span.end();
-                reject(appErr);
-              } else {
-                span.setAttribute('rpc.grpc.status_code', 0);
-                span.end();
-                resolve(res);
-              }
-            });
-          }));
+          return withCallerContext(md, ctx).then(
+            () =>
+              new Promise((resolve, reject) => {
+                const deadline = new Date(Date.now() + (o?.deadlineMs ?? defaultDeadline));
+                method.call(client, req, md, { deadline }, (err, res) => {
+                  if (err) {
+                    const appErr = fromGrpcError(err);
+                    span.setAttribute('rpc.grpc.status_code', err.code ?? 2);
+                    markSpanError(span, appErr);
+                    span.end();
+                    reject(appErr);
+                  } else {
+                    span.setAttribute('rpc.grpc.status_code', 0);
+                    span.end();
+                    resolve(res);
+                  }
+                });
+              }),
+          );
         };
         cache.set(prop, fn);
       }

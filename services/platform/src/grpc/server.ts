@@ -1,6 +1,15 @@
 import {
-  Server, ServerCredentials, status as GrpcStatus, type handleUnaryCall, type ServiceDefinition, type UntypedServiceImplementation,
-  type ServerUnaryCall, type sendUnaryData, type ServiceError, type handleServerStreamingCall, type ServerWritableStream,
+  Server,
+  ServerCredentials,
+  status as GrpcStatus,
+  type handleUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+  type ServerUnaryCall,
+  type sendUnaryData,
+  type ServiceError,
+  type handleServerStreamingCall,
+  type ServerWritableStream,
 } from '@grpc/grpc-js';
 import { context, propagation, trace, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -20,8 +29,11 @@ import { TLSSocket, type PeerCertificate } from 'node:tls';
 export type AsyncUnary<Req, Res> = (req: Req, ctx: CallContext) => Promise<Res>;
 /** One async handler per RPC of a generated `<Name>Server` (its string index signature is dropped). */
 export type AsyncService<S> = {
-  [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res> ? AsyncServerStream<Req, Res>
-    : S[K] extends handleUnaryCall<infer Req, infer Res> ? AsyncUnary<Req, Res> : never;
+  [K in keyof S as string extends K ? never : K]: S[K] extends handleServerStreamingCall<infer Req, infer Res>
+    ? AsyncServerStream<Req, Res>
+    : S[K] extends handleUnaryCall<infer Req, infer Res>
+      ? AsyncUnary<Req, Res>
+      : never;
 };
 /**
  * A server-streaming handler: an async iterable of the messages to send. Each is written when the
@@ -38,10 +50,17 @@ async function pipeToStream(items: AsyncIterable<unknown>, call: ServerWritableS
     for (;;) {
       if (call.cancelled) return;
       const next = await it.next();
-      if (next.done) { done = true; break; }
+      if (next.done) {
+        done = true;
+        break;
+      }
       if (!call.write(next.value)) {
         await new Promise<void>((resolve) => {
-          const go = () => { call.off('drain', go); call.off('cancelled', go); resolve(); };
+          const go = () => {
+            call.off('drain', go);
+            call.off('cancelled', go);
+            resolve();
+          };
           call.on('drain', go);
           call.on('cancelled', go);
         });
@@ -74,7 +93,11 @@ const grpcInFlight = new Gauge({
 });
 
 const ERROR_CODE_KEY = 'x-error-code';
-const STATUS_NAMES = Object.fromEntries(Object.entries(GrpcStatus).filter(([, v]) => typeof v === 'number').map(([k, v]) => [v, k])) as Record<number, string>;
+const STATUS_NAMES = Object.fromEntries(
+  Object.entries(GrpcStatus)
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k, v]) => [v, k]),
+) as Record<number, string>;
 
 /** The outcome label: OK, the catalogue code carried in the trailers, or the gRPC status name. */
 function outcomeOf(err: Partial<ServiceError> | null | undefined): string {
@@ -96,7 +119,12 @@ const callsRefused = new Counter({
  * against the method's allow-list before anything else, context from metadata (and in the log
  * context), errors mapped once.
  */
-export function asyncService<S extends UntypedServiceImplementation>(impl: AsyncService<S>, log: Logger, access: AccessPolicy<AsyncService<S>>, mesh: MeshTls): S {
+export function asyncService<S extends UntypedServiceImplementation>(
+  impl: AsyncService<S>,
+  log: Logger,
+  access: AccessPolicy<AsyncService<S>>,
+  mesh: MeshTls,
+): S {
   const out: Record<string, (call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>, callback?: sendUnaryData<unknown>) => void> = {};
   const policy = access as unknown as Record<string, readonly AccessEntry[] | undefined>;
   const verifier = mesh.callerVerifyKey ? new CallerContextVerifier(mesh.callerVerifyKey) : undefined;
@@ -105,7 +133,12 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
     if (!entries) throw new Error(`gRPC method ${name} has no access policy`);
     const callers = new Set(entries.map(entryIdentity));
     const kinds = principalKinds(entries);
-    const refuse = (callback: (err: unknown, res: null) => void, caller: string | undefined, reason: string, code: 'CALLER_NOT_AUTHENTICATED' | 'CALLER_NOT_ALLOWED') => {
+    const refuse = (
+      callback: (err: unknown, res: null) => void,
+      caller: string | undefined,
+      reason: string,
+      code: 'CALLER_NOT_AUTHENTICATED' | 'CALLER_NOT_ALLOWED',
+    ) => {
       callsRefused.inc({ method: name, caller: caller ?? 'none', reason });
       log.warn({ method: name, caller: caller ?? null, reason }, 'gRPC call refused by the mesh access policy');
       callback(toGrpcError(new AppError(code)) as never, null);
@@ -115,8 +148,8 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
       const callback: (err: unknown, res: unknown) => void = unaryCallback
         ? (err, res) => unaryCallback(err as ServiceError | null, res)
         : (err) => {
-          if (err) (call as ServerWritableStream<unknown, unknown>).emit('error', err);
-        };
+            if (err) (call as ServerWritableStream<unknown, unknown>).emit('error', err);
+          };
       const caller = peerIdentity(call);
       if (!caller) return refuse(callback, undefined, 'no_identity', 'CALLER_NOT_AUTHENTICATED');
       if (!callers.has(caller)) return refuse(callback, caller, 'not_allowed', 'CALLER_NOT_ALLOWED');
@@ -126,15 +159,18 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
         if (unaryCallback) return fn(call.request, ctx) as Promise<unknown>;
         return pipeToStream(fn(call.request, ctx) as AsyncIterable<unknown>, call as ServerWritableStream<unknown, unknown>);
       };
-      const run = () => runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, handle).then(
-        (res) => { if (unaryCallback) callback(null, res); },
-        (err: unknown) => {
-          if (!(err instanceof AppError)) {
-            log.error({ err, method: name, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
-          }
-          callback(toGrpcError(err) as never, null);
-        },
-      );
+      const run = () =>
+        runWithLogContext({ requestId: ctx.requestId, companyId: ctx.companyId }, handle).then(
+          (res) => {
+            if (unaryCallback) callback(null, res);
+          },
+          (err: unknown) => {
+            if (!(err instanceof AppError)) {
+              log.error({ err, method: name, requestId: ctx.requestId }, 'unhandled error in gRPC handler');
+            }
+            callback(toGrpcError(err) as never, null);
+          },
+        );
       if (caller !== 'gateway') {
         // Another service: authenticated by its certificate and allowed this method; it names the company.
         return void run();
@@ -142,18 +178,23 @@ export function asyncService<S extends UntypedServiceImplementation>(impl: Async
       // The gateway: the principal only from the signed caller context; the company only from it.
       const token = call.metadata.get(CALLER_CONTEXT_METADATA)[0];
       if (typeof token !== 'string' || !verifier) return refuse(callback, caller, 'no_caller_context', 'CALLER_NOT_AUTHENTICATED');
-      verifier.verify(token).then((principal) => {
-        if (!kinds.has(principal.kind)) return refuse(callback, caller, `principal_${principal.kind}`, 'CALLER_NOT_ALLOWED');
-        ctx.principal = principal;
-        delete ctx.companyId;
-        delete ctx.apiKeyId;
-        if (principal.companyId) ctx.companyId = principal.companyId;
-        if (principal.kind === 'apikey') { ctx.apiKeyId = principal.keyId; ctx.actor = `apikey:${principal.keyId}`; }
-        else if (principal.kind === 'user') ctx.actor = `user:${principal.userId}`;
-        else if (principal.kind === 'admin') ctx.actor = `admin:${principal.operator}`;
-        else ctx.actor = 'provider-callback';
-        return void run();
-      }, () => refuse(callback, caller, 'bad_caller_context', 'CALLER_NOT_AUTHENTICATED'));
+      verifier.verify(token).then(
+        (principal) => {
+          if (!kinds.has(principal.kind)) return refuse(callback, caller, `principal_${principal.kind}`, 'CALLER_NOT_ALLOWED');
+          ctx.principal = principal;
+          delete ctx.companyId;
+          delete ctx.apiKeyId;
+          if (principal.companyId) ctx.companyId = principal.companyId;
+          if (principal.kind === 'apikey') {
+            ctx.apiKeyId = principal.keyId;
+            ctx.actor = `apikey:${principal.keyId}`;
+          } else if (principal.kind === 'user') ctx.actor = `user:${principal.userId}`;
+          else if (principal.kind === 'admin') ctx.actor = `admin:${principal.operator}`;
+          else ctx.actor = 'provider-callback';
+          return void run();
+        },
+        () => refuse(callback, caller, 'bad_caller_context', 'CALLER_NOT_AUTHENTICATED'),
+      );
     };
   }
   return out as S;
@@ -196,10 +237,14 @@ function instrumentUnary(path: string, handler: handleUnaryCall<unknown, unknown
   const method = m?.[2] ?? path;
   return (call, callback) => {
     const parent = propagation.extract(ROOT_CONTEXT, call.metadata, headerGetter);
-    const span = tracer().startSpan(`${service}/${method}`, {
-      kind: SpanKind.SERVER,
-      attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method },
-    }, parent);
+    const span = tracer().startSpan(
+      `${service}/${method}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: { 'rpc.system': 'grpc', 'rpc.service': service, 'rpc.method': method },
+      },
+      parent,
+    );
     const start = performance.now();
     grpcInFlight.inc({ service });
     let finished = false;
@@ -259,29 +304,42 @@ export interface GrpcServerHandle {
  * authorises the caller's identity per method.
  */
 export async function startGrpcServer(
-  host: string, port: number,
+  host: string,
+  port: number,
   services: Array<{ definition: ServiceDefinition; implementation: UntypedServiceImplementation }>,
   tls: MeshTls,
 ): Promise<GrpcServerHandle> {
   // channelz off: grpc-js otherwise keeps per-call counters and timestamps for a channelz service we do not expose.
   const server = new Server({
     // 16 MiB: a bulk payout of 10,000 items travels in one CreateBatch / ReserveBatch (docs/batches.md).
-    'grpc.max_receive_message_length': 16 * 1024 * 1024, 'grpc.keepalive_permit_without_calls': 1, 'grpc.enable_channelz': 0,
+    'grpc.max_receive_message_length': 16 * 1024 * 1024,
+    'grpc.keepalive_permit_without_calls': 1,
+    'grpc.enable_channelz': 0,
     // A connection lives at most ~5 min (calls in flight get 30 s more): clients then reconnect and
     // re-resolve their target, so replicas the autoscaler adds get calls (round robin over DNS).
-    'grpc.max_connection_age_ms': 5 * 60_000, 'grpc.max_connection_age_grace_ms': 30_000,
+    'grpc.max_connection_age_ms': 5 * 60_000,
+    'grpc.max_connection_age_grace_ms': 30_000,
   });
   for (const s of services) server.addService(s.definition, instrumentService(s.definition, s.implementation));
   const bound = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${host}:${port}`, ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true), (err, p) => (err ? reject(err) : resolve(p)));
+    server.bindAsync(`${host}:${port}`, ServerCredentials.createSsl(tls.ca, [{ cert_chain: tls.cert, private_key: tls.key }], true), (err, p) =>
+      err ? reject(err) : resolve(p),
+    );
   });
   return {
     server,
     port: bound,
-    stop: (graceMs = 10_000) => new Promise<void>((resolve) => {
-      const timer = setTimeout(() => { server.forceShutdown(); resolve(); }, graceMs);
-      timer.unref();
-      server.tryShutdown(() => { clearTimeout(timer); resolve(); });
-    }),
+    stop: (graceMs = 10_000) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        timer.unref();
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
   };
 }

@@ -4,9 +4,22 @@ import { createLogger, maskPersonalData, scrubPersonalData, serializeError } fro
 
 function capture(level = 'debug') {
   let text = '';
-  const sink = new Writable({ write(chunk, _enc, cb) { text += chunk.toString(); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      text += chunk.toString();
+      cb();
+    },
+  });
   const log = createLogger('spec', level, {}, sink);
-  return { log, raw: () => text, lines: () => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, any>) };
+  return {
+    log,
+    raw: () => text,
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, any>),
+  };
 }
 
 describe('personal data in logs', () => {
@@ -19,24 +32,35 @@ describe('personal data in logs', () => {
 
   it('masks key values, documents, e-mails and account numbers at any depth, keeping other fields', () => {
     const { log, raw, lines } = capture();
-    log.info({
-      keyValue: '3001234567', payerDocument: 'CC 79123456', transferId: 't-1', amountCents: '150000000',
-      destination: { accountNumber: '40987654321', documentNumber: '52987654' },
-      event: { payload: { brebKeyValue: 'juana.perez@correo.com', targetDocument: '1020304050' } },
-      signer: { email: 'ana@empresa.co' }, already: { keyValue: '******4567' },
-    }, 'sent');
+    log.info(
+      {
+        keyValue: '3001234567',
+        payerDocument: 'CC 79123456',
+        transferId: 't-1',
+        amountCents: '150000000',
+        destination: { accountNumber: '40987654321', documentNumber: '52987654' },
+        event: { payload: { brebKeyValue: 'juana.perez@correo.com', targetDocument: '1020304050' } },
+        signer: { email: 'ana@empresa.co' },
+        already: { keyValue: '******4567' },
+      },
+      'sent',
+    );
     for (const v of ['3001234567', '79123456', '40987654321', '52987654', 'juana.perez@correo.com', '1020304050', 'ana@empresa.co']) {
       expect(raw()).not.toContain(v);
     }
     expect(lines()[0]).toMatchObject({
-      keyValue: '******4567', payerDocument: '******3456', transferId: 't-1', amountCents: '150000000',
+      keyValue: '******4567',
+      payerDocument: '******3456',
+      transferId: 't-1',
+      amountCents: '150000000',
       destination: { accountNumber: '****4321', documentNumber: '******7654' },
       event: { payload: { brebKeyValue: 'j***@correo.com', targetDocument: '******4050' } },
-      signer: { email: 'a***@empresa.co' }, already: { keyValue: '******4567' },
+      signer: { email: 'a***@empresa.co' },
+      already: { keyValue: '******4567' },
     });
   });
 
-  it('redacts secrets and masks personal data at any depth, in arrays, without touching the caller\'s object', () => {
+  it("redacts secrets and masks personal data at any depth, in arrays, without touching the caller's object", () => {
     const { log, raw, lines } = capture();
     const deep = { a: { b: { c: { d: { e: { accountNumber: '40987654321', secret: 's3cr3t-value', keep: 'ok' } } } } } };
     const list = { recipients: [{ email: 'uno@correo.com' }, { email: 'dos@correo.com' }], keyValue: ['3001234567', '3007654321'] };
@@ -54,7 +78,9 @@ describe('personal data in logs', () => {
     log.warn('payment to 3001234567 from laura@example.com refused');
     log.warn({ err: 'invalid input for "1020304050"' }, 'x');
     const pgError = Object.assign(new Error('duplicate key value violates unique constraint "keys_value_uq"'), {
-      code: '23505', constraint: 'keys_value_uq', detail: 'Key (key_value)=(@3157654321) already exists.',
+      code: '23505',
+      constraint: 'keys_value_uq',
+      detail: 'Key (key_value)=(@3157654321) already exists.',
     });
     log.error({ err: pgError }, 'unhandled');
     const check = Object.assign(new Error('new row violates check constraint'), { detail: 'Failing row contains (40987654321, 52987654).' });
@@ -68,7 +94,8 @@ describe('personal data in logs', () => {
 
   it('leaves ids, amounts in fields, dates and short numbers in text alone', () => {
     expect(scrubPersonalData('transfer 0b6f3c8e-1234-4567-8901-234567890123 at 2026-01-02T03:04:05Z, http 503, 5000 ms')).toBe(
-      'transfer 0b6f3c8e-1234-4567-8901-234567890123 at 2026-01-02T03:04:05Z, http 503, 5000 ms');
+      'transfer 0b6f3c8e-1234-4567-8901-234567890123 at 2026-01-02T03:04:05Z, http 503, 5000 ms',
+    );
     expect(serializeError('plain')).toBe('plain');
   });
 

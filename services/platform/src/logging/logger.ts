@@ -10,8 +10,26 @@ export type { Logger };
  * Values are replaced, not removed, so a reader sees that something was there.
  */
 export const REDACTED_FIELDS = [
-  'authorization', 'password', 'passwordHash', 'key', 'apiKey', 'secret', 'token', 'totpSecret', 'adminToken', 'DATABASE_URL',
-  'cookie', 'pepper', 'apiKeyPepper', 'accessToken', 'refreshToken', 'clientSecret', 'callbackSecret', 'privateKey', 'otp', 'totp',
+  'authorization',
+  'password',
+  'passwordHash',
+  'key',
+  'apiKey',
+  'secret',
+  'token',
+  'totpSecret',
+  'adminToken',
+  'DATABASE_URL',
+  'cookie',
+  'pepper',
+  'apiKeyPepper',
+  'accessToken',
+  'refreshToken',
+  'clientSecret',
+  'callbackSecret',
+  'privateKey',
+  'otp',
+  'totp',
 ] as const;
 
 /**
@@ -20,8 +38,18 @@ export const REDACTED_FIELDS = [
  * so a line can still be matched to a case (`******4567`, `j***@example.com`, accounts `****1234`).
  */
 export const MASKED_FIELDS = [
-  'keyValue', 'brebKeyValue', 'targetDocument', 'payerDocument', 'documentNumber', 'counterpartyDocument', 'nit',
-  'email', 'payerEmail', 'phone', 'accountNumber', 'bankAccountNumber',
+  'keyValue',
+  'brebKeyValue',
+  'targetDocument',
+  'payerDocument',
+  'documentNumber',
+  'counterpartyDocument',
+  'nit',
+  'email',
+  'payerEmail',
+  'phone',
+  'accountNumber',
+  'bankAccountNumber',
 ] as const;
 const REDACTED = new Set<string>(REDACTED_FIELDS);
 const MASKED = new Set<string>(MASKED_FIELDS);

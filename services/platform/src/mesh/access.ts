@@ -26,7 +26,10 @@ export function entryIdentity(e: AccessEntry): MeshIdentity {
 export function principalKinds(entries: readonly AccessEntry[]): Set<'apikey' | 'user' | 'admin' | 'callback'> {
   const kinds = new Set<'apikey' | 'user' | 'admin' | 'callback'>();
   for (const e of entries) {
-    if (e === 'gateway') { kinds.add('apikey'); kinds.add('user'); }
+    if (e === 'gateway') {
+      kinds.add('apikey');
+      kinds.add('user');
+    }
     if (e === 'gateway:admin') kinds.add('admin');
     if (e === 'gateway:callback') kinds.add('callback');
   }

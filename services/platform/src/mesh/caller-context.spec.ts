@@ -2,10 +2,21 @@ import { generateKeyPairSync } from 'node:crypto';
 import { AppError } from '../errors/catalogue.js';
 import { CallerContextSigner, CallerContextVerifier, type CallerPrincipal } from './caller-context.js';
 
-const profile = { nit: '900123456-7', name: 'Acme S.A.S.', ivaApplicable: true, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n };
+const profile = {
+  nit: '900123456-7',
+  name: 'Acme S.A.S.',
+  ivaApplicable: true,
+  multiSigThreshold: 0,
+  counterpartyDailyLimitCents: 0n,
+  counterpartyMonthlyLimitCents: 0n,
+};
 const apikey = (companyId: string, keyId = 'k1', p = profile): CallerPrincipal => ({ kind: 'apikey', companyId, keyId, scope: 'WRITE', profile: p });
 const gateway = generateKeyPairSync('ed25519');
-const code = (p: Promise<unknown>) => p.then(() => 'OK', (e: unknown) => (e instanceof AppError ? e.code : String(e)));
+const code = (p: Promise<unknown>) =>
+  p.then(
+    () => 'OK',
+    (e: unknown) => (e instanceof AppError ? e.code : String(e)),
+  );
 
 /** A clock the test moves (ms since the epoch). */
 function clock(start = Date.UTC(2026, 10, 25, 12)) {
@@ -27,7 +38,7 @@ describe('caller context: one signature per principal and window, one verificati
     const second = await signer.sign(apikey('co-1'));
     expect(second).not.toBe(first);
     // The new token lives its full 120 s from its own signature.
-    const exp = (t: string) => (JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number });
+    const exp = (t: string) => JSON.parse(Buffer.from(t.split('.')[1]!, 'base64url').toString()) as { exp: number; iat: number };
     expect(exp(second).exp - exp(second).iat).toBe(120);
     expect(exp(second).iat).toBe(Math.floor(c.t / 1000));
   });
@@ -66,7 +77,9 @@ describe('caller context: one signature per principal and window, one verificati
     const token = await new CallerContextSigner(gateway.privateKey).sign(apikey('co-1'));
     const p = await verifier.verify(token);
     expect(Object.isFrozen(p)).toBe(true);
-    expect(() => { (p as { companyId: string }).companyId = 'co-2'; }).toThrow(TypeError);
+    expect(() => {
+      (p as { companyId: string }).companyId = 'co-2';
+    }).toThrow(TypeError);
     expect(await verifier.verify(token)).toMatchObject({ companyId: 'co-1' });
   });
 });

@@ -48,12 +48,23 @@ interface Claims {
 }
 
 function toClaims(p: CallerPrincipal): Claims {
-  const profile = (x: CompanyProfileClaims): Claims['p'] => [x.nit, x.name, x.ivaApplicable, x.multiSigThreshold, String(x.counterpartyDailyLimitCents), String(x.counterpartyMonthlyLimitCents)];
+  const profile = (x: CompanyProfileClaims): Claims['p'] => [
+    x.nit,
+    x.name,
+    x.ivaApplicable,
+    x.multiSigThreshold,
+    String(x.counterpartyDailyLimitCents),
+    String(x.counterpartyMonthlyLimitCents),
+  ];
   switch (p.kind) {
-    case 'apikey': return { k: 'apikey', co: p.companyId, key: p.keyId, scope: p.scope, p: profile(p.profile) };
-    case 'user': return { k: 'user', co: p.companyId, uid: p.userId, email: p.email, role: p.role, ...(p.profile ? { p: profile(p.profile) } : {}) };
-    case 'admin': return { k: 'admin', op: p.operator, ...(p.companyId ? { co: p.companyId } : {}) };
-    case 'callback': return { k: 'callback' };
+    case 'apikey':
+      return { k: 'apikey', co: p.companyId, key: p.keyId, scope: p.scope, p: profile(p.profile) };
+    case 'user':
+      return { k: 'user', co: p.companyId, uid: p.userId, email: p.email, role: p.role, ...(p.profile ? { p: profile(p.profile) } : {}) };
+    case 'admin':
+      return { k: 'admin', op: p.operator, ...(p.companyId ? { co: p.companyId } : {}) };
+    case 'callback':
+      return { k: 'callback' };
   }
 }
 
@@ -69,7 +80,14 @@ function fromClaims(c: Record<string, unknown>): CallerPrincipal {
     const [nit, name, iva, msig, daily, monthly] = p as unknown[];
     if (typeof nit !== 'string' || typeof name !== 'string' || typeof iva !== 'boolean' || !Number.isInteger(msig)) throw new Error('bad profile');
     if (typeof daily !== 'string' || typeof monthly !== 'string' || !/^\d{1,19}$/.test(daily) || !/^\d{1,19}$/.test(monthly)) throw new Error('bad profile');
-    return { nit, name, ivaApplicable: iva, multiSigThreshold: msig as number, counterpartyDailyLimitCents: BigInt(daily), counterpartyMonthlyLimitCents: BigInt(monthly) };
+    return {
+      nit,
+      name,
+      ivaApplicable: iva,
+      multiSigThreshold: msig as number,
+      counterpartyDailyLimitCents: BigInt(daily),
+      counterpartyMonthlyLimitCents: BigInt(monthly),
+    };
   };
   switch (c.k) {
     case 'apikey': {
@@ -77,10 +95,21 @@ function fromClaims(c: Record<string, unknown>): CallerPrincipal {
       if (scope !== 'READ' && scope !== 'WRITE') throw new Error('bad scope');
       return { kind: 'apikey', companyId: str(c.co), keyId: str(c.key), scope, profile: profile() };
     }
-    case 'user': return { kind: 'user', companyId: str(c.co), userId: str(c.uid), email: str(c.email), role: str(c.role), ...(c.p !== undefined ? { profile: profile() } : {}) };
-    case 'admin': return { kind: 'admin', operator: str(c.op), ...(c.co !== undefined ? { companyId: str(c.co) } : {}) };
-    case 'callback': return { kind: 'callback' };
-    default: throw new Error('bad kind');
+    case 'user':
+      return {
+        kind: 'user',
+        companyId: str(c.co),
+        userId: str(c.uid),
+        email: str(c.email),
+        role: str(c.role),
+        ...(c.p !== undefined ? { profile: profile() } : {}),
+      };
+    case 'admin':
+      return { kind: 'admin', operator: str(c.op), ...(c.co !== undefined ? { companyId: str(c.co) } : {}) };
+    case 'callback':
+      return { kind: 'callback' };
+    default:
+      throw new Error('bad kind');
   }
 }
 
@@ -109,7 +138,11 @@ function trim<K, V>(m: Map<K, V>, max: number): void {
 export class CallerContextSigner {
   private readonly signed = new Map<string, { token: Promise<string>; until: number }>();
 
-  constructor(private readonly key: KeyObject, private readonly ttlSeconds = 120, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly key: KeyObject,
+    private readonly ttlSeconds = 120,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   sign(principal: CallerPrincipal): Promise<string> {
     const claims = toClaims(principal);
@@ -119,8 +152,11 @@ export class CallerContextSigner {
     if (hit && hit.until > now) return hit.token;
     const token = new SignJWT(claims as unknown as Record<string, unknown>)
       .setProtectedHeader({ alg: 'EdDSA', typ: 'wallet-caller+jwt' })
-      .setIssuer(ISSUER).setAudience(AUDIENCE).setJti(randomUUID())
-      .setIssuedAt(Math.floor(now / 1000)).setExpirationTime(Math.floor(now / 1000) + this.ttlSeconds)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setJti(randomUUID())
+      .setIssuedAt(Math.floor(now / 1000))
+      .setExpirationTime(Math.floor(now / 1000) + this.ttlSeconds)
       .sign(this.key);
     this.signed.delete(id);
     this.signed.set(id, { token, until: now + REUSE_SECONDS * 1000 });
@@ -139,7 +175,10 @@ export class CallerContextSigner {
 export class CallerContextVerifier {
   private readonly verified = new Map<string, { principal: CallerPrincipal; expiresAt: number }>();
 
-  constructor(private readonly key: KeyObject, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly key: KeyObject,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   async verify(token: string): Promise<CallerPrincipal> {
     const now = this.now();
@@ -150,7 +189,12 @@ export class CallerContextVerifier {
     }
     try {
       const { payload } = await jwtVerify(token, this.key, {
-        issuer: ISSUER, audience: AUDIENCE, algorithms: ['EdDSA'], clockTolerance: CLOCK_SKEW_SECONDS, typ: 'wallet-caller+jwt', currentDate: new Date(now),
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        algorithms: ['EdDSA'],
+        clockTolerance: CLOCK_SKEW_SECONDS,
+        typ: 'wallet-caller+jwt',
+        currentDate: new Date(now),
       });
       const principal = deepFreeze(fromClaims(payload as Record<string, unknown>));
       if (typeof payload.exp === 'number') {

@@ -18,7 +18,7 @@ export function meshTlsFromEnv(identity: MeshIdentity, env: Record<string, strin
   // The signed caller context: every process verifies with the gateway's public key; the gateway signs.
   const publicFile = env.CALLER_CONTEXT_PUBLIC_KEY_FILE;
   const privateFile = env.CALLER_CONTEXT_PRIVATE_KEY_FILE;
-  if (!publicFile) throw new Error('CALLER_CONTEXT_PUBLIC_KEY_FILE is required with MESH_TLS_DIR (the gateway\'s caller-context public key)');
+  if (!publicFile) throw new Error("CALLER_CONTEXT_PUBLIC_KEY_FILE is required with MESH_TLS_DIR (the gateway's caller-context public key)");
   if (identity === 'gateway' && !privateFile) throw new Error('CALLER_CONTEXT_PRIVATE_KEY_FILE is required in the gateway with MESH_TLS_DIR');
   const tls = loadMeshTls(dir, identity, {
     verifyKey: loadVerifyKey(publicFile),

@@ -27,7 +27,11 @@ export function devPkiRoot(base?: string, now = new Date()): string {
 }
 
 function safeUser(): string {
-  try { return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_'); } catch { return 'user'; }
+  try {
+    return userInfo().username.replace(/[^A-Za-z0-9_-]/g, '_');
+  } catch {
+    return 'user';
+  }
 }
 
 /** The development caller-context key pair (Ed25519) of a PKI: the gateway signs with `private.pem`, the services verify with `public.pem`. */
@@ -56,7 +60,10 @@ export function ensureDevPki(root = devPkiRoot(), identities: readonly MeshIdent
       writeFileSync(join(staging, id, 'tls.key'), forge.pki.privateKeyToPem(leaf.key), { mode: 0o600 });
     }
     const keys = devCallerContextKeyFiles(staging);
-    const { privateKey, publicKey } = generateKeyPairSync('ed25519', { privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519', {
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     mkdirSync(dirname(keys.privateKeyFile), { mode: 0o700 });
     writeFileSync(keys.privateKeyFile, privateKey, { mode: 0o600 });
     writeFileSync(keys.publicKeyFile, publicKey);
@@ -110,7 +117,10 @@ export function devMeshTls(identity: MeshIdentity, base?: string): MeshTls {
   });
 }
 
-interface Issued { cert: forge.pki.Certificate; key: forge.pki.rsa.PrivateKey }
+interface Issued {
+  cert: forge.pki.Certificate;
+  key: forge.pki.rsa.PrivateKey;
+}
 
 function validity(cert: forge.pki.Certificate): void {
   cert.serialNumber = `01${randomBytes(15).toString('hex')}`;
@@ -120,8 +130,15 @@ function validity(cert: forge.pki.Certificate): void {
 
 /** RSA keys from Node's own (native) generator; forge only builds and signs the certificates. */
 function rsaKeys(): { publicKey: forge.pki.rsa.PublicKey; privateKey: forge.pki.rsa.PrivateKey } {
-  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } });
-  return { publicKey: forge.pki.publicKeyFromPem(publicKey) as forge.pki.rsa.PublicKey, privateKey: forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey };
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  });
+  return {
+    publicKey: forge.pki.publicKeyFromPem(publicKey) as forge.pki.rsa.PublicKey,
+    privateKey: forge.pki.privateKeyFromPem(privateKey) as forge.pki.rsa.PrivateKey,
+  };
 }
 
 function makeCa(): Issued {
@@ -129,7 +146,10 @@ function makeCa(): Issued {
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   validity(cert);
-  const subject = [{ name: 'commonName', value: DEVELOPMENT_CA_NAME }, { name: 'organizationName', value: 'Wallet development' }];
+  const subject = [
+    { name: 'commonName', value: DEVELOPMENT_CA_NAME },
+    { name: 'organizationName', value: 'Wallet development' },
+  ];
   cert.setSubject(subject);
   cert.setIssuer(subject);
   cert.setExtensions([
@@ -146,17 +166,28 @@ function makeLeaf(identity: MeshIdentity, ca: Issued): Issued {
   const cert = forge.pki.createCertificate();
   cert.publicKey = keys.publicKey;
   validity(cert);
-  cert.setSubject([{ name: 'commonName', value: identity }, { name: 'organizationName', value: 'Wallet development' }]);
+  cert.setSubject([
+    { name: 'commonName', value: identity },
+    { name: 'organizationName', value: 'Wallet development' },
+  ]);
   cert.setIssuer(ca.cert.subject.attributes);
   cert.setExtensions([
     { name: 'basicConstraints', cA: false, critical: true },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true, clientAuth: true },
     // The identity, and the names a client may dial on a laptop or in the test stack.
-    { name: 'subjectAltName', altNames: [{ type: 6, value: meshUri(identity) }, { type: 2, value: 'localhost' }, { type: 2, value: identity }, { type: 7, ip: '127.0.0.1' }, { type: 7, ip: '::1' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 6, value: meshUri(identity) },
+        { type: 2, value: 'localhost' },
+        { type: 2, value: identity },
+        { type: 7, ip: '127.0.0.1' },
+        { type: 7, ip: '::1' },
+      ],
+    },
     { name: 'authorityKeyIdentifier', keyIdentifier: ca.cert.generateSubjectKeyIdentifier().getBytes() },
   ]);
   cert.sign(ca.key, forge.md.sha256.create());
   return { cert, key: keys.privateKey };
 }
-

@@ -32,7 +32,10 @@ export function identityOf(cert: { subjectaltname?: string | undefined } | { sub
   const san = cert && ('subjectaltname' in cert ? cert.subjectaltname : 'subjectAltName' in cert ? cert.subjectAltName : undefined);
   if (!san) return undefined;
   const prefix = `URI:spiffe://${MESH_TRUST_DOMAIN}/`;
-  const found = san.split(', ').filter((e) => e.startsWith(prefix)).map((e) => e.slice(prefix.length));
+  const found = san
+    .split(', ')
+    .filter((e) => e.startsWith(prefix))
+    .map((e) => e.slice(prefix.length));
   // One identity per certificate: a certificate naming two is not trusted for either.
   return found.length === 1 && isMeshIdentity(found[0]!) ? found[0] : undefined;
 }
@@ -61,7 +64,10 @@ export function loadMeshTls(dir: string, identity: MeshIdentity, caller: { verif
   const cert = readFileSync(join(dir, 'tls.crt'));
   const key = readFileSync(join(dir, 'tls.key'));
   return checkMeshTls({
-    identity, ca, cert, key,
+    identity,
+    ca,
+    cert,
+    key,
     ...(caller.verifyKey ? { callerVerifyKey: caller.verifyKey } : {}),
     ...(caller.signingKey ? { callerSigningKey: caller.signingKey } : {}),
   });
@@ -72,7 +78,8 @@ export function checkMeshTls(tls: MeshTls): MeshTls {
   const found = identityOf(leaf);
   if (found !== tls.identity) throw new Error(`mesh certificate names ${found ?? 'no mesh identity'}, not ${tls.identity}`);
   const now = Date.now();
-  if (Date.parse(leaf.validFrom) > now || Date.parse(leaf.validTo) < now) throw new Error(`mesh certificate of ${tls.identity} is not valid now (${leaf.validFrom} – ${leaf.validTo})`);
+  if (Date.parse(leaf.validFrom) > now || Date.parse(leaf.validTo) < now)
+    throw new Error(`mesh certificate of ${tls.identity} is not valid now (${leaf.validFrom} – ${leaf.validTo})`);
   if (!leaf.checkIssued(new X509Certificate(tls.ca))) throw new Error(`mesh certificate of ${tls.identity} was not issued by the configured CA`);
   return tls;
 }

@@ -2,16 +2,16 @@ import { centsFromDb, centsFromJson, centsToNumber, divRoundHalfUp, formatCop } 
 
 describe('money', () => {
   it('rounds half up exactly on bigint', () => {
-    expect(divRoundHalfUp(5n, 10n)).toBe(1n);   // 0.5 -> 1
-    expect(divRoundHalfUp(4n, 10n)).toBe(0n);   // 0.4 -> 0
-    expect(divRoundHalfUp(15n, 10n)).toBe(2n);  // 1.5 -> 2
-    expect(divRoundHalfUp(25n, 10n)).toBe(3n);  // 2.5 -> 3 (not banker's)
+    expect(divRoundHalfUp(5n, 10n)).toBe(1n); // 0.5 -> 1
+    expect(divRoundHalfUp(4n, 10n)).toBe(0n); // 0.4 -> 0
+    expect(divRoundHalfUp(15n, 10n)).toBe(2n); // 1.5 -> 2
+    expect(divRoundHalfUp(25n, 10n)).toBe(3n); // 2.5 -> 3 (not banker's)
     expect(divRoundHalfUp(0n, 7n)).toBe(0n);
     // 19% IVA of 1 centavo fee = 0.19 -> 0; of 3 = 0.57 -> 1
     expect(divRoundHalfUp(1n * 19n, 100n)).toBe(0n);
     expect(divRoundHalfUp(3n * 19n, 100n)).toBe(1n);
     // no precision lost far beyond 2^53
-    expect(divRoundHalfUp(2n ** 80n + 5n, 10n)).toBe((2n ** 80n) / 10n + 1n);
+    expect(divRoundHalfUp(2n ** 80n + 5n, 10n)).toBe(2n ** 80n / 10n + 1n);
   });
 
   it('refuses negative numerators and non-positive denominators', () => {

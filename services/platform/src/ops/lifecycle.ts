@@ -14,10 +14,17 @@ export function onShutdown(log: Logger, steps: Array<[string, () => Promise<void
     if (stopping) return;
     stopping = true;
     log.info({ signal, graceMs }, 'shutting down');
-    const hard = setTimeout(() => { log.error('shutdown grace period exceeded; exiting'); process.exit(1); }, graceMs);
+    const hard = setTimeout(() => {
+      log.error('shutdown grace period exceeded; exiting');
+      process.exit(1);
+    }, graceMs);
     hard.unref();
     for (const [name, step] of steps) {
-      try { await step(); } catch (err) { log.warn({ err: (err as Error).message, step: name }, 'shutdown step failed'); }
+      try {
+        await step();
+      } catch (err) {
+        log.warn({ err: (err as Error).message, step: name }, 'shutdown step failed');
+      }
     }
     // Spans of the last requests are flushed after everything else stopped.
     await stopTelemetry();

@@ -14,10 +14,12 @@ describe('default Node metrics', () => {
     // Let the monitor take a few samples, then block the loop for 3 sampling periods.
     await new Promise((r) => setTimeout(r, 3 * EVENT_LOOP_SAMPLE_MS));
     const until = Date.now() + 3 * EVENT_LOOP_SAMPLE_MS;
-    while (Date.now() < until) { /* a stall */ }
+    while (Date.now() < until) {
+      /* a stall */
+    }
     await new Promise((r) => setTimeout(r, 2 * EVENT_LOOP_SAMPLE_MS));
     // The delayed sample is in the histogram: its max is the stall (less one period, what the timer waited anyway).
-    expect(await gauge('nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual((2 * EVENT_LOOP_SAMPLE_MS) / 1000 * 0.9);
+    expect(await gauge('nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(((2 * EVENT_LOOP_SAMPLE_MS) / 1000) * 0.9);
     expect(await gauge('nodejs_eventloop_lag_p50_seconds')).toBeGreaterThan(0);
   });
 });

@@ -6,7 +6,9 @@ describe('wallet_exceptions_open', () => {
     const stopT = watchMoneyExceptions('transfer', async () => [{ kind: 'RAIL_COMPLETED_AFTER_RELEASE', n: 1 }]);
     const stopD = watchMoneyExceptions('pse-deposit', async () => [{ kind: 'PAID_AFTER_EXPIRY', n: 2 }]);
     const stopD2 = watchMoneyExceptions('pse-deposit', async () => [{ kind: 'PAID_AFTER_EXPIRY', n: 3 }]); // a second replica's store in the same process
-    const stopBad = watchMoneyExceptions('collect-key', async () => { throw new Error('db down'); });
+    const stopBad = watchMoneyExceptions('collect-key', async () => {
+      throw new Error('db down');
+    });
     const text = await metricsRegistry.metrics();
     expect(text.match(/^# TYPE wallet_exceptions_open gauge$/gm)).toHaveLength(1);
     expect(text).toContain('wallet_exceptions_open{service="transfer",kind="RAIL_COMPLETED_AFTER_RELEASE"} 1');

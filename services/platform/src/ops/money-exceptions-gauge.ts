@@ -22,26 +22,30 @@ export function watchMoneyExceptions(service: string, count: OpenExceptionCounts
     registers: [metricsRegistry],
     async collect() {
       const series: Array<{ service: string; kind: string; n: number }> = [];
-      await Promise.all([...sources.values()].map(async (s) => {
-        try {
-          const rows = await Promise.race([
-            s.count(),
-            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-          ]);
-          for (const r of rows) series.push({ service: s.service, kind: r.kind, n: r.n });
-        } catch { /* database busy or closing: this scrape shows what it could read */ }
-      }));
+      await Promise.all(
+        [...sources.values()].map(async (s) => {
+          try {
+            const rows = await Promise.race([s.count(), new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref())]);
+            for (const r of rows) series.push({ service: s.service, kind: r.kind, n: r.n });
+          } catch {
+            /* database busy or closing: this scrape shows what it could read */
+          }
+        }),
+      );
       this.reset();
       const sums = new Map<string, { service: string; kind: string; n: number }>();
       for (const s of series) {
         const k = `${s.service}\u0000${s.kind}`;
         const cur = sums.get(k);
-        if (cur) cur.n += s.n; else sums.set(k, { ...s });
+        if (cur) cur.n += s.n;
+        else sums.set(k, { ...s });
       }
       for (const s of sums.values()) this.set({ service: s.service, kind: s.kind }, s.n);
     },
   });
   const id = Symbol(service);
   sources.set(id, { service, count });
-  return () => { sources.delete(id); };
+  return () => {
+    sources.delete(id);
+  };
 }

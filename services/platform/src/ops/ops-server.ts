@@ -11,21 +11,28 @@ export type ReadinessCheck = { name: string; check: () => Promise<void> };
 export class OpsServer {
   private server: Server | undefined;
   private draining = false;
-  constructor(private readonly checks: ReadinessCheck[], private readonly log: Logger) {}
+  constructor(
+    private readonly checks: ReadinessCheck[],
+    private readonly log: Logger,
+  ) {}
 
   /** Readiness fails from now on, so load balancers stop sending work during shutdown. */
-  drain(): void { this.draining = true; }
+  drain(): void {
+    this.draining = true;
+  }
 
   async readiness(): Promise<{ ready: boolean; checks: Record<string, string> }> {
     const results: Record<string, string> = {};
-    await Promise.all(this.checks.map(async (c) => {
-      try {
-        await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000).unref())]);
-        results[c.name] = 'ok';
-      } catch (err) {
-        results[c.name] = `fail: ${(err as Error).message}`;
-      }
-    }));
+    await Promise.all(
+      this.checks.map(async (c) => {
+        try {
+          await Promise.race([c.check(), new Promise((_, rej) => setTimeout(() => rej(new Error('timeout')), 2000).unref())]);
+          results[c.name] = 'ok';
+        } catch (err) {
+          results[c.name] = `fail: ${(err as Error).message}`;
+        }
+      }),
+    );
     const ready = !this.draining && Object.values(results).every((v) => v === 'ok');
     if (this.draining) results.shutdown = 'draining';
     return { ready, checks: results };
@@ -37,14 +44,22 @@ export class OpsServer {
       if (url === '/healthz') {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok"}');
       } else if (url === '/readyz') {
-        this.readiness().then(({ ready, checks }) => {
-          res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' })
-            .end(JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks }));
-        }, () => res.writeHead(503).end());
+        this.readiness().then(
+          ({ ready, checks }) => {
+            res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' }).end(JSON.stringify({ status: ready ? 'ready' : 'not_ready', checks }));
+          },
+          () => res.writeHead(503).end(),
+        );
       } else if (url === '/metrics') {
-        metricsRegistry.metrics().then((body) => {
-          res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(body);
-        }, (err) => { this.log.error({ err }, 'metrics failed'); res.writeHead(500).end(); });
+        metricsRegistry.metrics().then(
+          (body) => {
+            res.writeHead(200, { 'content-type': metricsRegistry.contentType }).end(body);
+          },
+          (err) => {
+            this.log.error({ err }, 'metrics failed');
+            res.writeHead(500).end();
+          },
+        );
       } else {
         res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"ROUTE_NOT_FOUND"}');
       }

@@ -10,7 +10,12 @@ export class PeriodicTask {
   private running: Promise<void> | undefined;
   private stopRequested = false;
 
-  constructor(private readonly name: string, private readonly intervalMs: number, private readonly tick: () => Promise<unknown>, private readonly log: Logger) {}
+  constructor(
+    private readonly name: string,
+    private readonly intervalMs: number,
+    private readonly tick: () => Promise<unknown>,
+    private readonly log: Logger,
+  ) {}
 
   /** True once stop() was called (a run in progress should wind down). */
   get stopping(): boolean {
@@ -25,9 +30,17 @@ export class PeriodicTask {
   private schedule(): void {
     if (this.stopRequested) return;
     this.timer = setTimeout(() => {
-      this.running = this.tick().then(() => undefined, (err: unknown) => {
-        this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
-      }).finally(() => { this.running = undefined; this.schedule(); });
+      this.running = this.tick()
+        .then(
+          () => undefined,
+          (err: unknown) => {
+            this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
+          },
+        )
+        .finally(() => {
+          this.running = undefined;
+          this.schedule();
+        });
     }, this.intervalMs);
     this.timer.unref();
   }

@@ -38,7 +38,9 @@ export class ServiceScope {
 
   /** Runs `fn` at stop, before everything registered earlier. */
   defer(fn: () => Promise<void> | void): void {
-    this.cleanups.push(async () => { await fn(); });
+    this.cleanups.push(async () => {
+      await fn();
+    });
   }
 
   async infra(o: ServiceInfraOptions): Promise<{ db: Database; bus: Bus; relay: OutboxRelay | undefined }> {
@@ -49,7 +51,13 @@ export class ServiceScope {
       const applied = await db.migrate();
       if (applied.length > 0) this.log.info({ applied }, 'migrations applied');
     }
-    const bus = await Bus.connect({ url: o.natsUrl, namespace: o.namespace, name: o.name, logger: this.log, ...(o.streamReplicas ? { replicas: o.streamReplicas } : {}) });
+    const bus = await Bus.connect({
+      url: o.natsUrl,
+      namespace: o.namespace,
+      name: o.name,
+      logger: this.log,
+      ...(o.streamReplicas ? { replicas: o.streamReplicas } : {}),
+    });
     this.defer(() => bus.close());
     for (const s of o.streams) await bus.ensureStream(s);
     let relay: OutboxRelay | undefined;
@@ -79,7 +87,11 @@ export class ServiceScope {
     this.stopped ??= (async () => {
       this.opsServer?.drain();
       for (const fn of this.cleanups.reverse()) {
-        try { await fn(); } catch (err) { this.log.warn({ err: (err as Error).message }, 'cleanup failed'); }
+        try {
+          await fn();
+        } catch (err) {
+          this.log.warn({ err: (err as Error).message }, 'cleanup failed');
+        }
       }
     })();
     return this.stopped;

@@ -6,18 +6,31 @@ import { depositView } from './deposit.js';
 describe('public views', () => {
   it('a deposit', () => {
     const d = {
-      id: 'd1', status: 'ASSIGNED', amountCents: 500_000n, feeAmountCents: 1_000n, ivaAmountCents: 190n, netAmountCents: 498_810n,
-      currency: '', source: 'BREB', brebKey: { id: 'k1', externalId: 'e1', name: 'Caja', value: '@caja' }, payerName: 'Laura',
-      providerConfirmedAt: new Date('2026-11-28T15:00:00Z'), createdAt: new Date('2026-11-28T14:59:00Z'),
+      id: 'd1',
+      status: 'ASSIGNED',
+      amountCents: 500_000n,
+      feeAmountCents: 1_000n,
+      ivaAmountCents: 190n,
+      netAmountCents: 498_810n,
+      currency: '',
+      source: 'BREB',
+      brebKey: { id: 'k1', externalId: 'e1', name: 'Caja', value: '@caja' },
+      payerName: 'Laura',
+      providerConfirmedAt: new Date('2026-11-28T15:00:00Z'),
+      createdAt: new Date('2026-11-28T14:59:00Z'),
     } as unknown as depositV1.Deposit;
-    expect(JSON.stringify(depositView(d))).toBe('{"id":"d1","status":"ASSIGNED","amountCents":"500000","feeAmountCents":"1000","ivaAmountCents":"190",'
-      + '"netAmountCents":"498810","netCreditedCents":"498810","currency":"COP","source":"BREB","brebKey":{"id":"k1","externalId":"e1","name":"Caja","value":"@caja"},'
-      + '"payerName":"Laura","payerFirstName":null,"payerLastName":null,"payerDocument":null,"payerBank":null,"payerEmail":null,"providerTransferId":null,'
-      + `"providerConfirmedAt":${JSON.stringify(depositView(d).paidAt)},"paidAt":${JSON.stringify(depositView(d).paidAt)},"internalRef":null,"createdAt":${JSON.stringify(depositView(d).createdAt)}}`);
+    expect(JSON.stringify(depositView(d))).toBe(
+      '{"id":"d1","status":"ASSIGNED","amountCents":"500000","feeAmountCents":"1000","ivaAmountCents":"190",' +
+        '"netAmountCents":"498810","netCreditedCents":"498810","currency":"COP","source":"BREB","brebKey":{"id":"k1","externalId":"e1","name":"Caja","value":"@caja"},' +
+        '"payerName":"Laura","payerFirstName":null,"payerLastName":null,"payerDocument":null,"payerBank":null,"payerEmail":null,"providerTransferId":null,' +
+        `"providerConfirmedAt":${JSON.stringify(depositView(d).paidAt)},"paidAt":${JSON.stringify(depositView(d).paidAt)},"internalRef":null,"createdAt":${JSON.stringify(depositView(d).createdAt)}}`,
+    );
     expect(depositView(d).paidAt).toEqual(expect.any(String));
   });
   it('a collect key', () => {
     const k = { id: 'k1', externalId: 'e1', name: 'Caja', keyType: 'ALPHANUM', keyValue: '@caja', state: 'ACTIVE' } as unknown as collectKeyV1.CollectKey;
-    expect(JSON.stringify(collectKeyView(k))).toBe('{"id":"k1","externalId":"e1","name":"Caja","key":{"type":"ALPHANUM","value":"@caja"},"state":"ACTIVE","createdAt":null,"deletedAt":null}');
+    expect(JSON.stringify(collectKeyView(k))).toBe(
+      '{"id":"k1","externalId":"e1","name":"Caja","key":{"type":"ALPHANUM","value":"@caja"},"state":"ACTIVE","createdAt":null,"deletedAt":null}',
+    );
   });
 });

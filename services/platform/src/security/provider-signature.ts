@@ -34,7 +34,11 @@ export function signPayload(secret: string, rawBody: Buffer | string, unixSecond
 }
 
 export function verifySignature(
-  secret: string, rawBody: Buffer, header: string, nowSeconds: number, toleranceSeconds = CALLBACK_TOLERANCE_SECONDS,
+  secret: string,
+  rawBody: Buffer,
+  header: string,
+  nowSeconds: number,
+  toleranceSeconds = CALLBACK_TOLERANCE_SECONDS,
 ): SignatureVerdict {
   const parsed = parseSignatureHeader(header);
   if (!parsed) return 'MALFORMED';

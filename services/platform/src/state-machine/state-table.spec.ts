@@ -25,24 +25,34 @@ describe('state tables', () => {
 
   it('names the actors a table uses but does not declare', () => {
     expect(undeclaredActors(EVENTS, TABLE, ['user', 'robot'])).toEqual([]);
-    expect(undeclaredActors(EVENTS, TABLE, ['user'])).toEqual([{ event: 'finish', actor: 'robot' }, { event: 'drop', actor: 'robot' }]);
+    expect(undeclaredActors(EVENTS, TABLE, ['user'])).toEqual([
+      { event: 'finish', actor: 'robot' },
+      { event: 'drop', actor: 'robot' },
+    ]);
   });
 
   it('draws the table as Mermaid: entries, one edge per (from, to), finals', () => {
-    expect(stateTableMermaid({
-      events: EVENTS, table: TABLE, entries: [{ to: 'NEW' }, { to: 'WORKING', label: 'imported' }], finals: ['DONE', 'LOST'],
-      label: (e, t) => `${e}${t.note ? ` / ${t.note}` : ''}`,
-    })).toBe([
-      'stateDiagram-v2',
-      '  [*] --> NEW',
-      '  [*] --> WORKING: imported',
-      '  NEW --> WORKING: start',
-      '  WORKING --> DONE: finish / picks',
-      '  WORKING --> LOST: finish / picks',
-      '  NEW --> LOST: drop',
-      '  WORKING --> LOST: drop',
-      '  DONE --> [*]',
-      '  LOST --> [*]',
-    ].join('\n'));
+    expect(
+      stateTableMermaid({
+        events: EVENTS,
+        table: TABLE,
+        entries: [{ to: 'NEW' }, { to: 'WORKING', label: 'imported' }],
+        finals: ['DONE', 'LOST'],
+        label: (e, t) => `${e}${t.note ? ` / ${t.note}` : ''}`,
+      }),
+    ).toBe(
+      [
+        'stateDiagram-v2',
+        '  [*] --> NEW',
+        '  [*] --> WORKING: imported',
+        '  NEW --> WORKING: start',
+        '  WORKING --> DONE: finish / picks',
+        '  WORKING --> LOST: finish / picks',
+        '  NEW --> LOST: drop',
+        '  WORKING --> LOST: drop',
+        '  DONE --> [*]',
+        '  LOST --> [*]',
+      ].join('\n'),
+    );
   });
 });

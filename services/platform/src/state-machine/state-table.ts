@@ -36,14 +36,22 @@ export function reachableFrom<E extends string, S extends string>(events: readon
     for (const e of events) {
       const t = table[e];
       if (!t.from.some((f) => seen.has(f))) continue;
-      for (const to of targetsOf(t)) if (!seen.has(to)) { seen.add(to); grew = true; }
+      for (const to of targetsOf(t))
+        if (!seen.has(to)) {
+          seen.add(to);
+          grew = true;
+        }
     }
   }
   return [...seen].sort();
 }
 
 /** The (event, actor) pairs whose actor is not one of `actors`: a writer the table does not declare. */
-export function undeclaredActors<E extends string, A extends string>(events: readonly E[], table: StateTable<E, string, A>, actors: readonly string[]): Array<{ event: E; actor: A }> {
+export function undeclaredActors<E extends string, A extends string>(
+  events: readonly E[],
+  table: StateTable<E, string, A>,
+  actors: readonly string[],
+): Array<{ event: E; actor: A }> {
   return events.flatMap((event) => table[event].by.filter((actor) => !actors.includes(actor)).map((actor) => ({ event, actor })));
 }
 

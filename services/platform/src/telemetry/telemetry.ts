@@ -13,10 +13,15 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
   const endpoint = envVars.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? envVars.OTEL_EXPORTER_OTLP_ENDPOINT;
   if (!endpoint || envVars.OTEL_SDK_DISABLED === 'true' || provider) return false;
   const [
-    { TracerProvider: Provider, BatchSpanProcessor }, { OTLPTraceExporter }, { registerInstrumentations },
-    { AsyncLocalStorageContextManager }, { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator },
+    { TracerProvider: Provider, BatchSpanProcessor },
+    { OTLPTraceExporter },
+    { registerInstrumentations },
+    { AsyncLocalStorageContextManager },
+    { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator },
     { defaultResource, detectResources, envDetector, hostDetector, osDetector, processDetector, resourceFromAttributes, serviceInstanceIdDetector },
-    { HttpInstrumentation }, { PgInstrumentation }, { IORedisInstrumentation },
+    { HttpInstrumentation },
+    { PgInstrumentation },
+    { IORedisInstrumentation },
   ] = await Promise.all([
     import('@opentelemetry/sdk-trace'),
     import('@opentelemetry/exporter-trace-otlp-proto'),
@@ -57,7 +62,11 @@ export async function stopTelemetry(): Promise<void> {
   if (!provider) return;
   // Bounded: an unreachable collector must not eat the shutdown grace period.
   const timeout = new Promise<void>((resolve) => setTimeout(resolve, 3_000).unref());
-  try { await Promise.race([provider.shutdown(), timeout]); } catch { /* collector unreachable: nothing to flush to */ }
+  try {
+    await Promise.race([provider.shutdown(), timeout]);
+  } catch {
+    /* collector unreachable: nothing to flush to */
+  }
   provider = undefined;
 }
 

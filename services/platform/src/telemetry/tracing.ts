@@ -1,6 +1,15 @@
 import {
-  context, propagation, trace, ROOT_CONTEXT, SpanKind, SpanStatusCode,
-  type Context, type Span, type TextMapGetter, type TextMapSetter, type Tracer,
+  context,
+  propagation,
+  trace,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  type Context,
+  type Span,
+  type TextMapGetter,
+  type TextMapSetter,
+  type Tracer,
 } from '@opentelemetry/api';
 
 /**
@@ -39,7 +48,9 @@ export const headerGetter: TextMapGetter<HeaderBag> = {
 };
 
 export const headerSetter: TextMapSetter<{ set(key: string, value: string): unknown }> = {
-  set(carrier, key, value) { carrier.set(key, value); },
+  set(carrier, key, value) {
+    carrier.set(key, value);
+  },
 };
 
 /** The W3C headers (traceparent, tracestate, baggage) of `ctx`, as a plain record. */
@@ -60,8 +71,15 @@ export function contextFromTraceHeaders(headers: { traceparent?: string | undefi
 /** Ends `span` with the outcome of `p` (error status and recorded exception on rejection). */
 export function endSpanWith<T>(span: Span, p: Promise<T>): Promise<T> {
   return p.then(
-    (v) => { span.end(); return v; },
-    (err: unknown) => { markSpanError(span, err); span.end(); throw err; },
+    (v) => {
+      span.end();
+      return v;
+    },
+    (err: unknown) => {
+      markSpanError(span, err);
+      span.end();
+      throw err;
+    },
   );
 }
 
@@ -73,8 +91,11 @@ export function markSpanError(span: Span, err: unknown): void {
 }
 
 /** Runs `fn` in a new span (child of `parent`, default the active context) and ends it with the outcome. */
-export function inSpan<T>(name: string, opts: { kind?: SpanKind; attributes?: Record<string, string | number | boolean>; parent?: Context },
-  fn: (span: Span) => Promise<T>): Promise<T> {
+export function inSpan<T>(
+  name: string,
+  opts: { kind?: SpanKind; attributes?: Record<string, string | number | boolean>; parent?: Context },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   const parent = opts.parent ?? context.active();
   const span = tracer().startSpan(name, { kind: opts.kind ?? SpanKind.INTERNAL, ...(opts.attributes ? { attributes: opts.attributes } : {}) }, parent);
   return context.with(trace.setSpan(parent, span), () => endSpanWith(span, fn(span)));
@@ -87,8 +108,12 @@ export type { Span as TraceSpan } from '@opentelemetry/api';
  * (the SDK's HTTP instrumentation), else of the W3C headers received. The span is ended after `fn`
  * settles; `fn` sets the final name, attributes and status.
  */
-export function inServerSpan<T>(name: string, headers: Record<string, string | string[] | undefined>,
-  attributes: Record<string, string | number | boolean>, fn: (span: Span) => Promise<T>): Promise<T> {
+export function inServerSpan<T>(
+  name: string,
+  headers: Record<string, string | string[] | undefined>,
+  attributes: Record<string, string | number | boolean>,
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
   const active = context.active();
   const parent = trace.getSpan(active) ? active : propagation.extract(active, headers);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);

@@ -13,6 +13,13 @@ export interface CapturedLogs {
  */
 export function captureLogs(level = 'trace'): CapturedLogs {
   const lines: string[] = [];
-  setLogTap({ level, stream: { write: (line: string) => { lines.push(line); } } });
+  setLogTap({
+    level,
+    stream: {
+      write: (line: string) => {
+        lines.push(line);
+      },
+    },
+  });
   return { lines: () => lines, stop: () => setLogTap(undefined) };
 }

@@ -16,13 +16,21 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
 }
 
-export interface TestDatabase { url: string; name: string; drop(): Promise<void> }
+export interface TestDatabase {
+  url: string;
+  name: string;
+  drop(): Promise<void>;
+}
 
 export async function createTestDatabase(prefix = 'wt'): Promise<TestDatabase> {
   const name = uniqueName(prefix);
   const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
   await admin.connect();
-  try { await admin.query(`create database "${name}"`); } finally { await admin.end(); }
+  try {
+    await admin.query(`create database "${name}"`);
+  } finally {
+    await admin.end();
+  }
   const url = new URL(TEST_PG_ADMIN_URL);
   url.pathname = `/${name}`;
   return {
@@ -31,7 +39,11 @@ export async function createTestDatabase(prefix = 'wt'): Promise<TestDatabase> {
     async drop() {
       const c = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
       await c.connect();
-      try { await c.query(`drop database if exists "${name}" with (force)`); } finally { await c.end(); }
+      try {
+        await c.query(`drop database if exists "${name}" with (force)`);
+      } finally {
+        await c.end();
+      }
     },
   };
 }
@@ -64,7 +76,9 @@ export async function eventually<T>(fn: () => Promise<T | undefined | null | fal
     try {
       const v = await fn();
       if (v) return v;
-    } catch (err) { last = err; }
+    } catch (err) {
+      last = err;
+    }
     if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms${last ? `: ${(last as Error).message}` : ''}`);
     await new Promise((r) => setTimeout(r, stepMs));
   }
@@ -86,7 +100,12 @@ export async function indexOnlyPlan(db: Database, sql: string, params: readonly 
 
 /** The company profile test principals carry unless a test gives one (CallContext.principal). */
 export const TEST_COMPANY_PROFILE: CompanyProfileClaims = {
-  nit: '900123456-7', name: 'Empresa de Pruebas S.A.S.', ivaApplicable: false, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n,
+  nit: '900123456-7',
+  name: 'Empresa de Pruebas S.A.S.',
+  ivaApplicable: false,
+  multiSigThreshold: 0,
+  counterpartyDailyLimitCents: 0n,
+  counterpartyMonthlyLimitCents: 0n,
 };
 
 /**
@@ -108,8 +127,13 @@ export function testPrincipal(ctx: CallContext, admin = false, callback = false)
  * (testPrincipal unless the context names its principal).
  */
 export function meshClient<S>(
-  Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, as: MeshIdentity, server: MeshIdentity, deadlineMs?: number,
-  adminMethods: ReadonlySet<string> = new Set(), callbackMethods: ReadonlySet<string> = new Set(),
+  Ctor: Parameters<typeof createAsyncClient<S>>[0],
+  address: string,
+  as: MeshIdentity,
+  server: MeshIdentity,
+  deadlineMs?: number,
+  adminMethods: ReadonlySet<string> = new Set(),
+  callbackMethods: ReadonlySet<string> = new Set(),
 ): ReturnType<typeof createAsyncClient<S>> {
   const inner = createAsyncClient<S>(Ctor, address, { ...(deadlineMs ? { deadlineMs } : {}), mesh: { tls: devMeshTls(as), server } });
   if (as !== 'gateway') return inner;
@@ -117,7 +141,8 @@ export function meshClient<S>(
     get(target, prop: string) {
       const v = (target as unknown as Record<string, unknown>)[prop];
       if (typeof v !== 'function' || prop === 'close') return v;
-      return (req: unknown, ctx: CallContext, o?: unknown) => (v as (...a: unknown[]) => unknown)(req, { ...ctx, principal: testPrincipal(ctx, adminMethods.has(prop), callbackMethods.has(prop)) }, o);
+      return (req: unknown, ctx: CallContext, o?: unknown) =>
+        (v as (...a: unknown[]) => unknown)(req, { ...ctx, principal: testPrincipal(ctx, adminMethods.has(prop), callbackMethods.has(prop)) }, o);
     },
   });
 }
@@ -133,20 +158,38 @@ export function openPolicy(definition: Record<string, unknown>, callers: readonl
  * channel per identity: tests exercise services as their real callers do, with the allow-lists on.
  */
 export function policyClient<S>(
-  Ctor: Parameters<typeof createAsyncClient<S>>[0], address: string, server: MeshIdentity,
-  policy: { readonly [method: string]: readonly AccessEntry[] }, deadlineMs?: number,
+  Ctor: Parameters<typeof createAsyncClient<S>>[0],
+  address: string,
+  server: MeshIdentity,
+  policy: { readonly [method: string]: readonly AccessEntry[] },
+  deadlineMs?: number,
 ): ReturnType<typeof createAsyncClient<S>> {
   const clients = new Map<MeshIdentity, ReturnType<typeof createAsyncClient<S>>>();
-  const adminMethods = new Set(Object.entries(policy).filter(([, e]) => e[0] === 'gateway:admin').map(([m]) => m));
-  const callbackMethods = new Set(Object.entries(policy).filter(([, e]) => e[0] === 'gateway:callback').map(([m]) => m));
+  const adminMethods = new Set(
+    Object.entries(policy)
+      .filter(([, e]) => e[0] === 'gateway:admin')
+      .map(([m]) => m),
+  );
+  const callbackMethods = new Set(
+    Object.entries(policy)
+      .filter(([, e]) => e[0] === 'gateway:callback')
+      .map(([m]) => m),
+  );
   const as = (id: MeshIdentity) => {
     let c = clients.get(id);
-    if (!c) { c = meshClient<S>(Ctor, address, id, server, deadlineMs, adminMethods, callbackMethods); clients.set(id, c); }
+    if (!c) {
+      c = meshClient<S>(Ctor, address, id, server, deadlineMs, adminMethods, callbackMethods);
+      clients.set(id, c);
+    }
     return c;
   };
   return new Proxy({} as ReturnType<typeof createAsyncClient<S>>, {
     get(_t, prop: string) {
-      if (prop === 'close') return () => { for (const c of clients.values()) c.close(); clients.clear(); };
+      if (prop === 'close')
+        return () => {
+          for (const c of clients.values()) c.close();
+          clients.clear();
+        };
       if (prop === 'then') return undefined;
       if (prop === 'raw') return as('gateway').raw;
       const first = policy[prop]?.[0];

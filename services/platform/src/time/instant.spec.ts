@@ -1,6 +1,14 @@
 import {
-  bogotaInstant, compareInstants, formatInstant, instantFromDate, instantFromMicros, instantMicros, instantToDate,
-  isInstant, parseInstant, parseInstantOrBogotaDate,
+  bogotaInstant,
+  compareInstants,
+  formatInstant,
+  instantFromDate,
+  instantFromMicros,
+  instantMicros,
+  instantToDate,
+  isInstant,
+  parseInstant,
+  parseInstantOrBogotaDate,
 } from './instant.js';
 
 describe('instants at microsecond precision', () => {
@@ -19,8 +27,18 @@ describe('instants at microsecond precision', () => {
   });
 
   it('refuses what is not an instant with its offset', () => {
-    for (const bad of ['2026-11-28', '2026-11-28T16:39:52', '2026-11-28T16:39:52.1234567890Z', '2026-02-30T00:00:00Z',
-      '2026-11-28T24:00:00Z', '2026-11-28T16:39:60Z', '2026-11-28T16:39:52+25:00', '2026-11-28 16:39:52Z', '', 'now']) {
+    for (const bad of [
+      '2026-11-28',
+      '2026-11-28T16:39:52',
+      '2026-11-28T16:39:52.1234567890Z',
+      '2026-02-30T00:00:00Z',
+      '2026-11-28T24:00:00Z',
+      '2026-11-28T16:39:60Z',
+      '2026-11-28T16:39:52+25:00',
+      '2026-11-28 16:39:52Z',
+      '',
+      'now',
+    ]) {
       expect(parseInstant(bad)).toBeNull();
     }
   });

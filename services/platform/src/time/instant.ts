@@ -46,7 +46,8 @@ export function parseInstant(text: string): Instant | null {
   if (secs === null) return null;
   let offsetMin = 0;
   if (m[8] !== 'Z') {
-    const oh = +m[10]!, om = +m[11]!;
+    const oh = +m[10]!,
+      om = +m[11]!;
     if (oh > 23 || om > 59) return null;
     offsetMin = (m[9] === '-' ? -1 : 1) * (oh * 60 + om);
   }
@@ -104,7 +105,8 @@ export function instantToDate(i: Instant): Date {
 
 /** -1, 0 or 1 as a is before, at or after b. */
 export function compareInstants(a: Instant, b: Instant): number {
-  const x = instantMicros(a), y = instantMicros(b);
+  const x = instantMicros(a),
+    y = instantMicros(b);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 

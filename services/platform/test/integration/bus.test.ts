@@ -2,7 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
 import { headers as natsHeaders } from '@nats-io/transport-node';
 import pg from 'pg';
-import { Bus, Database, InboxConsumer, OutboxRelay, appendOutbox, createLogger, outboxInboxDdl, relayLockKey, type BatchEventHandler, type ReceivedEvent } from '../../src/index.js';
+import {
+  Bus,
+  Database,
+  InboxConsumer,
+  OutboxRelay,
+  appendOutbox,
+  createLogger,
+  outboxInboxDdl,
+  relayLockKey,
+  type BatchEventHandler,
+  type ReceivedEvent,
+} from '../../src/index.js';
 import { createTestDatabase, deleteNamespaceStreams, eventually, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
 const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -44,10 +55,15 @@ describe('outbox relay → JetStream → inbox consumer', () => {
   it('publishes committed events once, never rolled-back ones, and the consumer applies each once', async () => {
     const seen: ReceivedEvent[] = [];
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'apply', subject: 'ledger.>', log,
+      stream: 'LEDGER',
+      durable: 'apply',
+      subject: 'ledger.>',
+      log,
       handler: async (evt, tx) => {
         seen.push(evt);
-        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = "${SCHEMA}".applied.n + 1`, [evt.id]);
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = "${SCHEMA}".applied.n + 1`, [
+          evt.id,
+        ]);
       },
     });
     await consumer.start();
@@ -56,10 +72,12 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     await db.tx(async (tx) => {
       for (let i = 0; i < 20; i++) ids.push(await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { i } }));
     });
-    await expect(db.tx(async (tx) => {
-      await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { rolledBack: true } });
-      throw new Error('abort');
-    })).rejects.toThrow('abort');
+    await expect(
+      db.tx(async (tx) => {
+        await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { rolledBack: true } });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
 
     await relay.flush();
     expect(await relay.pending()).toBe(0);
@@ -87,7 +105,10 @@ describe('outbox relay → JetStream → inbox consumer', () => {
   it('redelivers an event whose handler failed and applies it once it succeeds', async () => {
     let attempts = 0;
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'flaky', subject: 'ledger.flaky', log,
+      stream: 'LEDGER',
+      durable: 'flaky',
+      subject: 'ledger.flaky',
+      log,
       handler: async (evt, tx) => {
         attempts++;
         await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1)`, [`flaky:${evt.id}`]);
@@ -125,7 +146,10 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     const txOf = new Map<number, object>();
     let poisonAttempts = 0;
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'batched', subject: 'ledger.batched', log,
+      stream: 'LEDGER',
+      durable: 'batched',
+      subject: 'ledger.batched',
+      log,
       handler: async (evt, tx) => {
         const { i } = evt.payload as { i: number };
         if (i === 17 && ++poisonAttempts < 3) throw new Error('transient');
@@ -153,11 +177,16 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     let poisonAttempts = 0;
     const write = async (tx: Parameters<BatchEventHandler>[1], evts: ReceivedEvent[]) => {
       for (const evt of evts) {
-        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = applied.n + 1`, [`paged:${(evt.payload as { i: number }).i}`]);
+        await tx.query(`insert into "${SCHEMA}".applied (event_id, n) values (?, 1) on conflict (event_id) do update set n = applied.n + 1`, [
+          `paged:${(evt.payload as { i: number }).i}`,
+        ]);
       }
     };
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'paged', subject: 'ledger.paged', log,
+      stream: 'LEDGER',
+      durable: 'paged',
+      subject: 'ledger.paged',
+      log,
       handler: async (evt, tx) => write(tx, [evt]),
       batchHandler: async (evts, tx) => {
         const page = evts.map((e) => (e.payload as { i: number }).i);
@@ -188,10 +217,13 @@ describe('outbox relay → JetStream → inbox consumer', () => {
       await holder.query('begin');
       await holder.query('select pg_advisory_xact_lock($1::bigint)', [relayLockKey(SCHEMA)]);
       let id = '';
-      await db.tx(async (tx) => { id = await appendOutbox(tx, SCHEMA, { subject: 'ledger.retried', payload: { n: 1 } }); });
+      await db.tx(async (tx) => {
+        id = await appendOutbox(tx, SCHEMA, { subject: 'ledger.retried', payload: { n: 1 } });
+      });
       other.nudge();
       await new Promise((r) => setTimeout(r, 100));
-      const unpublished = async () => (await db.query<{ n: number }>(`select count(*)::int as n from "${SCHEMA}".outbox where id = ? and published_at is null`, [id]))[0]!.n;
+      const unpublished = async () =>
+        (await db.query<{ n: number }>(`select count(*)::int as n from "${SCHEMA}".outbox where id = ? and published_at is null`, [id]))[0]!.n;
       expect(await unpublished()).toBe(1); // it could not take the lock
       await holder.query('commit');
       await eventually(async () => (await unpublished()) === 0, 5_000);
@@ -212,9 +244,15 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     // Age every published row past the retention except the 5 newest; one more row is not published
     // yet (and, being old, would go if unpublished rows were not protected).
     const unpublished = randomUUID();
-    await db.query(`update "${SCHEMA}".outbox set published_at = now() - interval '2 minutes' where published_at is not null and seq < (select max(seq) - 4 from "${SCHEMA}".outbox)`);
-    await db.query(`insert into "${SCHEMA}".outbox (id, subject, payload, created_at) values (?, 'ledger.pruned', '{}', now() - interval '1 hour')`, [unpublished]);
-    const [{ old }] = await db.query<{ old: number }>(`select count(*)::int as old from "${SCHEMA}".outbox where published_at < now() - interval '1 minute'`) as [{ old: number }];
+    await db.query(
+      `update "${SCHEMA}".outbox set published_at = now() - interval '2 minutes' where published_at is not null and seq < (select max(seq) - 4 from "${SCHEMA}".outbox)`,
+    );
+    await db.query(`insert into "${SCHEMA}".outbox (id, subject, payload, created_at) values (?, 'ledger.pruned', '{}', now() - interval '1 hour')`, [
+      unpublished,
+    ]);
+    const [{ old }] = (await db.query<{ old: number }>(
+      `select count(*)::int as old from "${SCHEMA}".outbox where published_at < now() - interval '1 minute'`,
+    )) as [{ old: number }];
     expect(old).toBeGreaterThanOrEqual(25);
     expect(await pruner.prune()).toBe(old);
     const left = await db.query<{ id: string }>(`select id::text as id from "${SCHEMA}".outbox order by seq`);
@@ -222,18 +260,28 @@ describe('outbox relay → JetStream → inbox consumer', () => {
     expect(left.at(-1)!.id).toBe(unpublished);
     expect(await pruner.prune()).toBe(0);
   });
-  it('prunes inbox rows past the retention, only its own consumer\'s', async () => {
+  it("prunes inbox rows past the retention, only its own consumer's", async () => {
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'prune-me', subject: 'ledger.prune-me', log, inboxRetentionMs: 3_600_000, handler: async () => {},
+      stream: 'LEDGER',
+      durable: 'prune-me',
+      subject: 'ledger.prune-me',
+      log,
+      inboxRetentionMs: 3_600_000,
+      handler: async () => {},
     });
     await db.query(
       `insert into "${SCHEMA}".inbox (consumer, event_id, subject, handled_at)
        select c, c || '-' || g, 'ledger.x', now() - (case when g <= 7 then interval '2 hours' else interval '10 minutes' end)
-         from generate_series(1, 10) g, unnest(array['prune-me', 'someone-else']) c`);
+         from generate_series(1, 10) g, unnest(array['prune-me', 'someone-else']) c`,
+    );
     expect(await consumer.pruneInbox()).toBe(7);
     const left = await db.query<{ consumer: string; n: number }>(
-      `select consumer, count(*)::int as n from "${SCHEMA}".inbox where consumer in ('prune-me', 'someone-else') group by consumer order by consumer`);
-    expect(left).toEqual([{ consumer: 'prune-me', n: 3 }, { consumer: 'someone-else', n: 10 }]);
+      `select consumer, count(*)::int as n from "${SCHEMA}".inbox where consumer in ('prune-me', 'someone-else') group by consumer order by consumer`,
+    );
+    expect(left).toEqual([
+      { consumer: 'prune-me', n: 3 },
+      { consumer: 'someone-else', n: 10 },
+    ]);
     expect(await consumer.pruneInbox()).toBe(0);
   });
 });

@@ -8,7 +8,12 @@ const ADMIN_URL = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@
 async function within<T>(ms: number, p: Promise<T>): Promise<T | undefined> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<undefined>((r) => { timer = setTimeout(() => r(undefined), ms); })]);
+    return await Promise.race([
+      p,
+      new Promise<undefined>((r) => {
+        timer = setTimeout(() => r(undefined), ms);
+      }),
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -38,28 +43,46 @@ describe('database: connections cut in the middle of transactions', () => {
 
   const cut = () => admin.query('select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()', [tdb.name]);
 
-  it.each(['tx', 'preparedTx'] as const)('%s keeps working after the pool lost its connections mid-transaction', async (kind) => {
-    let stop = false;
-    let failures = 0;
-    const run = () => (kind === 'tx'
-      ? db.tx(async (tx) => { await tx.query('select pg_sleep(0.05)'); await tx.query('select 1'); })
-      : db.preparedTx(async (tx) => { await tx.query('select pg_sleep(0.05)'); await tx.query('select 1'); }));
-    const one = () => (kind === 'tx'
-      ? db.tx(async (tx) => tx.query<{ one: number }>('select 1 as one'))
-      : db.preparedTx(async (tx) => tx.query<{ one: number }>('select 1 as one')));
-    const loops = Array.from({ length: 4 }, async () => {
-      while (!stop) { try { await run(); } catch { failures++; } }
-    });
-    for (let i = 0; i < 3; i++) {
-      await new Promise((r) => setTimeout(r, 200));
-      await cut();
-    }
-    stop = true;
-    await within(10_000, Promise.all(loops));
-    expect(failures).toBeGreaterThan(0); // the cuts did hit transactions in flight
-    // Both pooled connections are usable again: two transactions at once complete.
-    const [a, b] = await eventually(async () => within(2_000, Promise.all([one(), one()])).catch(() => undefined), 10_000, 200);
-    expect(a[0]!.one).toBe(1);
-    expect(b[0]!.one).toBe(1);
-  }, 30_000);
+  it.each(['tx', 'preparedTx'] as const)(
+    '%s keeps working after the pool lost its connections mid-transaction',
+    async (kind) => {
+      let stop = false;
+      let failures = 0;
+      const run = () =>
+        kind === 'tx'
+          ? db.tx(async (tx) => {
+              await tx.query('select pg_sleep(0.05)');
+              await tx.query('select 1');
+            })
+          : db.preparedTx(async (tx) => {
+              await tx.query('select pg_sleep(0.05)');
+              await tx.query('select 1');
+            });
+      const one = () =>
+        kind === 'tx'
+          ? db.tx(async (tx) => tx.query<{ one: number }>('select 1 as one'))
+          : db.preparedTx(async (tx) => tx.query<{ one: number }>('select 1 as one'));
+      const loops = Array.from({ length: 4 }, async () => {
+        while (!stop) {
+          try {
+            await run();
+          } catch {
+            failures++;
+          }
+        }
+      });
+      for (let i = 0; i < 3; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        await cut();
+      }
+      stop = true;
+      await within(10_000, Promise.all(loops));
+      expect(failures).toBeGreaterThan(0); // the cuts did hit transactions in flight
+      // Both pooled connections are usable again: two transactions at once complete.
+      const [a, b] = await eventually(async () => within(2_000, Promise.all([one(), one()])).catch(() => undefined), 10_000, 200);
+      expect(a[0]!.one).toBe(1);
+      expect(b[0]!.one).toBe(1);
+    },
+    30_000,
+  );
 });

@@ -12,17 +12,38 @@ describe('gRPC client over several addresses', () => {
 
   async function server(name: string, identity: MeshIdentity = 'ledger'): Promise<{ handle: GrpcServerHandle; calls: string[] }> {
     const calls: string[] = [];
-    const unimplemented = async () => { throw new AppError('INTERNAL_ERROR'); };
-    const impl = new Proxy({
-      getMovement: async (req: ledgerV1.GetMovementRequest) => {
-        calls.push(req.id);
-        return ledgerV1.Movement.fromPartial({ id: `${name}:${req.id}`, rail: ledgerV1.Rail.BREB });
+    const unimplemented = async () => {
+      throw new AppError('INTERNAL_ERROR');
+    };
+    const impl = new Proxy(
+      {
+        getMovement: async (req: ledgerV1.GetMovementRequest) => {
+          calls.push(req.id);
+          return ledgerV1.Movement.fromPartial({ id: `${name}:${req.id}`, rail: ledgerV1.Rail.BREB });
+        },
       },
-    }, { get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented), ownKeys: () => Object.keys(ledgerV1.LedgerServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    const handle = await startGrpcServer('127.0.0.1', 0, [{
-      definition: ledgerV1.LedgerServiceService,
-      implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never, devMeshTls(identity)),
-    }], devMeshTls(identity));
+      {
+        get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented),
+        ownKeys: () => Object.keys(ledgerV1.LedgerServiceService),
+        getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }),
+      },
+    );
+    const handle = await startGrpcServer(
+      '127.0.0.1',
+      0,
+      [
+        {
+          definition: ledgerV1.LedgerServiceService,
+          implementation: asyncService<ledgerV1.LedgerServiceServer>(
+            impl as never,
+            log,
+            openPolicy(ledgerV1.LedgerServiceService, ['gateway']) as never,
+            devMeshTls(identity),
+          ),
+        },
+      ],
+      devMeshTls(identity),
+    );
     return { handle, calls };
   }
   const ask = (client: ReturnType<typeof meshClient<ledgerV1.LedgerServiceServer>>, id: string) =>
@@ -31,7 +52,13 @@ describe('gRPC client over several addresses', () => {
   it('spreads calls over both servers, and keeps working when one of them is gone', async () => {
     const a = await server('a');
     const b = await server('b');
-    const client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${a.handle.port},127.0.0.1:${b.handle.port}`, 'gateway', 'ledger', 3000);
+    const client = meshClient<ledgerV1.LedgerServiceServer>(
+      ledgerV1.LedgerServiceClient,
+      `127.0.0.1:${a.handle.port},127.0.0.1:${b.handle.port}`,
+      'gateway',
+      'ledger',
+      3000,
+    );
     try {
       // Sequential calls: round robin alternates over the READY connections (the first calls may
       // all go to the first one ready while the other still connects).
@@ -53,10 +80,16 @@ describe('gRPC client over several addresses', () => {
     }
   });
 
-  it('checks each server\'s mesh identity: an address held by another service gets no call', async () => {
+  it("checks each server's mesh identity: an address held by another service gets no call", async () => {
     const ledger = await server('ledger');
     const impostor = await server('impostor', 'transfer');
-    const client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${impostor.handle.port},127.0.0.1:${ledger.handle.port}`, 'gateway', 'ledger', 3000);
+    const client = meshClient<ledgerV1.LedgerServiceServer>(
+      ledgerV1.LedgerServiceClient,
+      `127.0.0.1:${impostor.handle.port},127.0.0.1:${ledger.handle.port}`,
+      'gateway',
+      'ledger',
+      3000,
+    );
     try {
       for (let i = 0; i < 10; i++) expect((await ask(client, `z${i}`)).id).toBe(`ledger:z${i}`);
       expect(impostor.calls).toEqual([]);

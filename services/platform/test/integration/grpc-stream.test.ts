@@ -1,6 +1,13 @@
 import { settlementsV1, transferV1 } from '@wallet/proto';
 import {
-  AppError, asyncService, createAsyncClient, createLogger, devMeshTls, startGrpcServer, type CallContext, type GrpcServerHandle,
+  AppError,
+  asyncService,
+  createAsyncClient,
+  createLogger,
+  devMeshTls,
+  startGrpcServer,
+  type CallContext,
+  type GrpcServerHandle,
 } from '../../src/index.js';
 
 /**
@@ -17,38 +24,58 @@ describe('gRPC server streams over the mesh', () => {
 
   const batch = (i: number): settlementsV1.SettlementBatch => ({
     records: Array.from({ length: 500 }, (_, j) => ({
-      ourId: `id-${String(i).padStart(6, '0')}-${j}`, status: 'COMPLETED', direction: 'OUT', amountCents: BigInt(j + 1), companyId: 'co-1',
-      settledAt: '2025-03-14T05:00:00.000Z', valueDate: '2025-03-14',
+      ourId: `id-${String(i).padStart(6, '0')}-${j}`,
+      status: 'COMPLETED',
+      direction: 'OUT',
+      amountCents: BigInt(j + 1),
+      companyId: 'co-1',
+      settledAt: '2025-03-14T05:00:00.000Z',
+      valueDate: '2025-03-14',
     })),
   });
 
   beforeAll(async () => {
-    const unimplemented = async () => { throw new AppError('INTERNAL_ERROR'); };
-    const impl = new Proxy({
-      async *listSettlements(req: settlementsV1.ListSettlementsRequest, _ctx: CallContext) {
-        try {
-          for (let i = 0; i < 2_000; i++) {
-            if (req.rail === 'fail' && i === 3) throw new AppError('INVALID_REQUEST', 'broken after three');
-            state.produced++;
-            yield batch(i);
-            if (req.rail === 'short' && i === 4) return;
+    const unimplemented = async () => {
+      throw new AppError('INTERNAL_ERROR');
+    };
+    const impl = new Proxy(
+      {
+        async *listSettlements(req: settlementsV1.ListSettlementsRequest, _ctx: CallContext) {
+          try {
+            for (let i = 0; i < 2_000; i++) {
+              if (req.rail === 'fail' && i === 3) throw new AppError('INVALID_REQUEST', 'broken after three');
+              state.produced++;
+              yield batch(i);
+              if (req.rail === 'short' && i === 4) return;
+            }
+          } finally {
+            state.closed++;
           }
-        } finally {
-          state.closed++;
-        }
+        },
       },
-    }, {
-      get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented),
-      ownKeys: () => Object.keys(transferV1.TransferServiceService), getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }),
-    });
+      {
+        get: (t, p) => (p in t ? (t as Record<string | symbol, unknown>)[p] : unimplemented),
+        ownKeys: () => Object.keys(transferV1.TransferServiceService),
+        getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }),
+      },
+    );
     const policy = Object.fromEntries(Object.keys(transferV1.TransferServiceService).map((k) => [k, ['reconciliation']]));
-    server = await startGrpcServer('127.0.0.1', 0, [{
-      definition: transferV1.TransferServiceService,
-      implementation: asyncService<transferV1.TransferServiceServer>(impl as never, log, policy as never, devMeshTls('transfer')),
-    }], devMeshTls('transfer'));
+    server = await startGrpcServer(
+      '127.0.0.1',
+      0,
+      [
+        {
+          definition: transferV1.TransferServiceService,
+          implementation: asyncService<transferV1.TransferServiceServer>(impl as never, log, policy as never, devMeshTls('transfer')),
+        },
+      ],
+      devMeshTls('transfer'),
+    );
     address = `127.0.0.1:${server.port}`;
   });
-  afterAll(async () => { await server.stop(1000); });
+  afterAll(async () => {
+    await server.stop(1000);
+  });
 
   const client = (as: 'reconciliation' | 'gateway' | 'ops') =>
     createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, address, { mesh: { tls: devMeshTls(as), server: 'transfer' } });
@@ -61,7 +88,7 @@ describe('gRPC server streams over the mesh', () => {
     c.close();
   });
 
-  it('writes only as fast as the client reads, and closes the handler\'s iterable when the client stops early', async () => {
+  it("writes only as fast as the client reads, and closes the handler's iterable when the client stops early", async () => {
     const c = client('reconciliation');
     state.produced = 0;
     const closedBefore = state.closed;
@@ -82,7 +109,9 @@ describe('gRPC server streams over the mesh', () => {
   it('an error after some messages reaches the client as its catalogue code', async () => {
     const c = client('reconciliation');
     let read = 0;
-    const drain = async () => { for await (const _ of c.listSettlements({ rail: 'fail', date: '', batchSize: 0 }, { requestId: 'r3' })) read++; };
+    const drain = async () => {
+      for await (const _ of c.listSettlements({ rail: 'fail', date: '', batchSize: 0 }, { requestId: 'r3' })) read++;
+    };
     await expect(drain()).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect(read).toBe(3);
     c.close();
@@ -92,7 +121,11 @@ describe('gRPC server streams over the mesh', () => {
     const produced = state.produced;
     for (const as of ['gateway', 'ops'] as const) {
       const c = client(as);
-      const drain = async () => { for await (const _ of c.listSettlements({ rail: 'short', date: '', batchSize: 0 }, { requestId: 'r4' })) { /* none */ } };
+      const drain = async () => {
+        for await (const _ of c.listSettlements({ rail: 'short', date: '', batchSize: 0 }, { requestId: 'r4' })) {
+          /* none */
+        }
+      };
       await expect(drain()).rejects.toMatchObject({ code: 'CALLER_NOT_ALLOWED' });
       c.close();
     }

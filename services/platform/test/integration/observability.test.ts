@@ -5,8 +5,24 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  AppError, Bus, Database, devMeshTls, InboxConsumer, OpsServer, OutboxRelay, appendOutbox, asyncService, createAsyncClient, createLogger,
-  maskAccount, metricsRegistry, outboxInboxDdl, runWithLogContext, startGrpcServer, type GrpcServerHandle, type Logger,
+  AppError,
+  Bus,
+  Database,
+  devMeshTls,
+  InboxConsumer,
+  OpsServer,
+  OutboxRelay,
+  appendOutbox,
+  asyncService,
+  createAsyncClient,
+  createLogger,
+  maskAccount,
+  metricsRegistry,
+  outboxInboxDdl,
+  runWithLogContext,
+  startGrpcServer,
+  type GrpcServerHandle,
+  type Logger,
 } from '../../src/index.js';
 import { createTestDatabase, deleteNamespaceStreams, eventually, meshClient, openPolicy, testNamespace, type TestDatabase } from '../../src/testing/index.js';
 
@@ -16,9 +32,22 @@ const SCHEMA = 'obs_test';
 /** A logger whose JSON lines are kept in memory. */
 function capturedLogger(name: string): { log: Logger; lines: () => Array<Record<string, unknown>>; raw: () => string } {
   let text = '';
-  const sink = new Writable({ write(chunk, _enc, cb) { text += chunk.toString(); cb(); } });
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      text += chunk.toString();
+      cb();
+    },
+  });
   const log = createLogger(name, 'debug', {}, sink);
-  return { log, raw: () => text, lines: () => text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>) };
+  return {
+    log,
+    raw: () => text,
+    lines: () =>
+      text
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
 }
 
 const contextManager = new AsyncLocalStorageContextManager();
@@ -35,27 +64,52 @@ describe('logs', () => {
   it('redacts credentials and secrets, masks full account numbers, in fields and in free text', () => {
     const { log, raw, lines } = capturedLogger('redact-test');
     const apiKey = 'wk_test_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd';
-    log.info({
-      authorization: `Bearer ${apiKey}`,
-      headers: { authorization: `Bearer ${apiKey}`, cookie: 'session=s3cr3t-cookie' },
-      password: 'hunter2-password', user: { password: 'nested-password', totpSecret: 'JBSWY3DPEHPK3PXP' },
-      totpSecret: 'JBSWY3DPEHPK3PXQ', secret: 'webhook-secret-value', apiKey, token: 'admin-token-value',
-      accountNumber: '12345678901', destination: { accountNumber: '99887766554' },
-      body: { destination: { bankAccount: { accountNumber: '55544433322' } } },
-      note: `client sent ${apiKey} in a field`,
-      err: `rejected key ${apiKey}`,
-      masked: maskAccount('12345678901'),
-    }, `login with key ${apiKey}`);
+    log.info(
+      {
+        authorization: `Bearer ${apiKey}`,
+        headers: { authorization: `Bearer ${apiKey}`, cookie: 'session=s3cr3t-cookie' },
+        password: 'hunter2-password',
+        user: { password: 'nested-password', totpSecret: 'JBSWY3DPEHPK3PXP' },
+        totpSecret: 'JBSWY3DPEHPK3PXQ',
+        secret: 'webhook-secret-value',
+        apiKey,
+        token: 'admin-token-value',
+        accountNumber: '12345678901',
+        destination: { accountNumber: '99887766554' },
+        body: { destination: { bankAccount: { accountNumber: '55544433322' } } },
+        note: `client sent ${apiKey} in a field`,
+        err: `rejected key ${apiKey}`,
+        masked: maskAccount('12345678901'),
+      },
+      `login with key ${apiKey}`,
+    );
     log.warn('authorization header was Bearer %s', apiKey);
     const out = raw();
-    for (const secret of [apiKey, 'hunter2-password', 'nested-password', 'JBSWY3DPEHPK3PXP', 'JBSWY3DPEHPK3PXQ', 'webhook-secret-value', 'admin-token-value',
-      's3cr3t-cookie', '12345678901', '99887766554', '55544433322']) {
+    for (const secret of [
+      apiKey,
+      'hunter2-password',
+      'nested-password',
+      'JBSWY3DPEHPK3PXP',
+      'JBSWY3DPEHPK3PXQ',
+      'webhook-secret-value',
+      'admin-token-value',
+      's3cr3t-cookie',
+      '12345678901',
+      '99887766554',
+      '55544433322',
+    ]) {
       expect(out).not.toContain(secret);
     }
     const [first, second] = lines();
     expect(first).toMatchObject({
-      authorization: '[redacted]', password: '[redacted]', totpSecret: '[redacted]', secret: '[redacted]', apiKey: '[redacted]',
-      accountNumber: '****8901', destination: { accountNumber: '****6554' }, user: { password: '[redacted]', totpSecret: '[redacted]' },
+      authorization: '[redacted]',
+      password: '[redacted]',
+      totpSecret: '[redacted]',
+      secret: '[redacted]',
+      apiKey: '[redacted]',
+      accountNumber: '****8901',
+      destination: { accountNumber: '****6554' },
+      user: { password: '[redacted]', totpSecret: '[redacted]' },
       masked: '****8901',
     });
     expect(first!.msg).toBe('login with key wk_test_AbCd…[redacted]');
@@ -69,7 +123,13 @@ describe('logs', () => {
     context.with(trace.setSpan(ROOT_CONTEXT, span), () => runWithLogContext({ requestId: 'req-42', companyId: 'co-7' }, () => log.info('inside')));
     log.info('outside');
     const [inside, outside] = lines();
-    expect(inside).toMatchObject({ requestId: 'req-42', companyId: 'co-7', traceId: '0af7651916cd43dd8448eb211c80319c', spanId: 'b7ad6b7169203331', service: 'ctx-test' });
+    expect(inside).toMatchObject({
+      requestId: 'req-42',
+      companyId: 'co-7',
+      traceId: '0af7651916cd43dd8448eb211c80319c',
+      spanId: 'b7ad6b7169203331',
+      service: 'ctx-test',
+    });
     expect(outside).not.toHaveProperty('requestId');
     expect(outside).not.toHaveProperty('traceId');
   });
@@ -81,14 +141,36 @@ describe('gRPC: trace context in metadata, ids in handler logs, RED metrics', ()
   let client: ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
 
   beforeAll(async () => {
-    const impl = new Proxy({
-      getMovement: async (req: ledgerV1.GetMovementRequest) => {
-        log.info({ movementId: req.id }, 'handling');
-        if (req.id === 'missing') throw new AppError('TRANSACTION_NOT_FOUND');
-        return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.ACH });
+    const impl = new Proxy(
+      {
+        getMovement: async (req: ledgerV1.GetMovementRequest) => {
+          log.info({ movementId: req.id }, 'handling');
+          if (req.id === 'missing') throw new AppError('TRANSACTION_NOT_FOUND');
+          return ledgerV1.Movement.fromPartial({ id: req.id, rail: ledgerV1.Rail.ACH });
+        },
       },
-    }, { get: (t, p) => (t as Record<string | symbol, unknown>)[p], ownKeys: () => ['getMovement'], getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }) });
-    server = await startGrpcServer('127.0.0.1', 0, [{ definition: ledgerV1.LedgerServiceService, implementation: asyncService<ledgerV1.LedgerServiceServer>(impl as never, log, openPolicy(ledgerV1.LedgerServiceService, ['gateway', 'gateway:admin']) as never, devMeshTls('ledger')) }], devMeshTls('ledger'));
+      {
+        get: (t, p) => (t as Record<string | symbol, unknown>)[p],
+        ownKeys: () => ['getMovement'],
+        getOwnPropertyDescriptor: () => ({ enumerable: true, configurable: true }),
+      },
+    );
+    server = await startGrpcServer(
+      '127.0.0.1',
+      0,
+      [
+        {
+          definition: ledgerV1.LedgerServiceService,
+          implementation: asyncService<ledgerV1.LedgerServiceServer>(
+            impl as never,
+            log,
+            openPolicy(ledgerV1.LedgerServiceService, ['gateway', 'gateway:admin']) as never,
+            devMeshTls('ledger'),
+          ),
+        },
+      ],
+      devMeshTls('ledger'),
+    );
     client = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, `127.0.0.1:${server.port}`, 'gateway', 'ledger', 2000);
   });
   afterAll(async () => {
@@ -96,10 +178,9 @@ describe('gRPC: trace context in metadata, ids in handler logs, RED metrics', ()
     await server.stop(1000);
   });
 
-  it('the handler logs the caller\'s request/company ids and the caller\'s trace id', async () => {
+  it("the handler logs the caller's request/company ids and the caller's trace id", async () => {
     const caller = trace.wrapSpanContext({ traceId: '4bf92f3577b34da6a3ce929d0e0e4736', spanId: '00f067aa0ba902b7', traceFlags: TraceFlags.SAMPLED });
-    await context.with(trace.setSpan(ROOT_CONTEXT, caller), () =>
-      client.getMovement({ id: 'm-1' }, { requestId: 'req-grpc-1', companyId: 'co-grpc' }));
+    await context.with(trace.setSpan(ROOT_CONTEXT, caller), () => client.getMovement({ id: 'm-1' }, { requestId: 'req-grpc-1', companyId: 'co-grpc' }));
     const line = lines().find((l) => l.msg === 'handling' && l.movementId === 'm-1');
     expect(line).toMatchObject({ requestId: 'req-grpc-1', companyId: 'co-grpc', traceId: '4bf92f3577b34da6a3ce929d0e0e4736' });
   });
@@ -160,10 +241,12 @@ describe('bus: outbox lag, consumer lag and redeliveries, trace context through 
   it('outbox rows not yet relayed show as pending with their age; the consumer sees the trace and redeliveries', async () => {
     // Written inside a traced call: the row keeps the trace context.
     const caller = trace.wrapSpanContext({ traceId: '11112222333344445555666677778888', spanId: '1111222233334444', traceFlags: TraceFlags.SAMPLED });
-    await context.with(trace.setSpan(ROOT_CONTEXT, caller), () => db.tx(async (tx) => {
-      await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { n: 1, companyId: 'co-bus' } });
-      await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { n: 2, companyId: 'co-bus' } });
-    }));
+    await context.with(trace.setSpan(ROOT_CONTEXT, caller), () =>
+      db.tx(async (tx) => {
+        await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { n: 1, companyId: 'co-bus' } });
+        await appendOutbox(tx, SCHEMA, { subject: 'ledger.credited', payload: { n: 2, companyId: 'co-bus' } });
+      }),
+    );
     await db.query(`update "${SCHEMA}".outbox set created_at = now() - interval '5 seconds'`);
     let text = await scrape();
     expect(value(text, `outbox_pending_events{schema="${SCHEMA}"}`)).toBe(2);
@@ -174,7 +257,10 @@ describe('bus: outbox lag, consumer lag and redeliveries, trace context through 
     // Failing every first delivery gives one counted failure and one redelivery on either path.)
     const seen: Array<{ traceparent: string | undefined; n: number }> = [];
     const consumer = new InboxConsumer(db, bus, {
-      stream: 'LEDGER', durable: 'obs', subject: 'ledger.>', log,
+      stream: 'LEDGER',
+      durable: 'obs',
+      subject: 'ledger.>',
+      log,
       handler: async (evt) => {
         log.info({ n: (evt.payload as { n: number }).n }, 'applying');
         if ((evt.payload as { n: number }).n === 1 && !evt.redelivered) throw new Error('transient');
@@ -196,10 +282,14 @@ describe('bus: outbox lag, consumer lag and redeliveries, trace context through 
       expect([3, 4]).toContain(applying.length);
       for (const l of applying) expect(l).toMatchObject({ companyId: 'co-bus', eventId: expect.any(String), traceId: '11112222333344445555666677778888' });
 
-      text = await eventually(async () => {
-        const t = await scrape();
-        return value(t, 'nats_consumer_messages_total{consumer="obs",outcome="applied"}') === 2 ? t : undefined;
-      }, 5_000, 50);
+      text = await eventually(
+        async () => {
+          const t = await scrape();
+          return value(t, 'nats_consumer_messages_total{consumer="obs",outcome="applied"}') === 2 ? t : undefined;
+        },
+        5_000,
+        50,
+      );
       expect(value(text, 'nats_consumer_messages_total{consumer="obs",outcome="failed"}')).toBe(1);
       expect(value(text, 'nats_consumer_redeliveries_total{consumer="obs"}')).toBe(1);
       expect(value(text, 'nats_consumer_pending_messages{stream="LEDGER",consumer="obs"}')).toBe(0);

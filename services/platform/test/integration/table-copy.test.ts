@@ -48,7 +48,9 @@ describe('TableCopy: a table in memory, kept current by LISTEN/NOTIFY', () => {
 
       // A change notified while a load is in flight: that load's result is thrown away, read again.
       let release!: () => void;
-      pause = new Promise((r) => { release = r; });
+      pause = new Promise((r) => {
+        release = r;
+      });
       const before = loads;
       await sql.query(`insert into items values ('c')`);
       await eventually(async () => loads > before, 3_000, 5);
