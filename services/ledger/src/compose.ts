@@ -1,4 +1,14 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
+import {
+  ServiceScope,
+  asyncService,
+  startGrpcServer,
+  type Bus,
+  type Database,
+  type Logger,
+  type OpsServer,
+  type OutboxRelay,
+  type MeshTls,
+} from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import { ledgerDeps } from './app/deps.js';
 import { ledgerUseCases } from './app/use-cases.js';
@@ -49,9 +59,22 @@ export async function composeLedger(o: LedgerRuntimeOptions): Promise<LedgerRunt
   try {
     // Pipelined publishing (in order, on one connection) costs about a third of the CPU per event of
     // one-at-a-time publishing; every posting writes one event, so this is on the hot path.
-    const { db, bus, relay: r } = await scope.infra({
-      name: 'ledger', schema: LEDGER_SCHEMA, databaseUrl: o.databaseUrl, migrations: ledgerMigrations, poolMax: o.poolMax,
-      migrateOnStart: o.migrateOnStart, production: o.production === true, natsUrl: o.natsUrl, namespace: o.namespace, ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}), streams: ['LEDGER'],
+    const {
+      db,
+      bus,
+      relay: r,
+    } = await scope.infra({
+      name: 'ledger',
+      schema: LEDGER_SCHEMA,
+      databaseUrl: o.databaseUrl,
+      migrations: ledgerMigrations,
+      poolMax: o.poolMax,
+      migrateOnStart: o.migrateOnStart,
+      production: o.production === true,
+      natsUrl: o.natsUrl,
+      namespace: o.namespace,
+      ...(o.streamReplicas ? { streamReplicas: o.streamReplicas } : {}),
+      streams: ['LEDGER'],
       relay: { intervalMs: 250, batch: 500, concurrency: 64, nudgeDelayMs: 20 },
     });
     const relay = r!;

@@ -6,8 +6,13 @@ describe('ledger config', () => {
   it('has defaults for every variable; migrations run at start outside production', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      LEDGER_GRPC_HOST: '0.0.0.0', LEDGER_GRPC_PORT: 50051, LEDGER_OPS_PORT: 9101, LEDGER_MIGRATE_ON_START: true,
-      LEDGER_DB_POOL_MAX: 10, NATS_URL: 'nats://127.0.0.1:4222', BUS_NAMESPACE: '',
+      LEDGER_GRPC_HOST: '0.0.0.0',
+      LEDGER_GRPC_PORT: 50051,
+      LEDGER_OPS_PORT: 9101,
+      LEDGER_MIGRATE_ON_START: true,
+      LEDGER_DB_POOL_MAX: 10,
+      NATS_URL: 'nats://127.0.0.1:4222',
+      BUS_NAMESPACE: '',
     });
     expect(loadConfig({ NODE_ENV: 'production' }).LEDGER_MIGRATE_ON_START).toBe(false);
     expect(loadConfig({ NODE_ENV: 'production', LEDGER_MIGRATE_ON_START: 'true' }).LEDGER_MIGRATE_ON_START).toBe(true);
@@ -24,8 +29,12 @@ describe('ledger config', () => {
       throw new Error('expected a ConfigError');
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).problems.map((p) => p.split(':')[0]).sort())
-        .toEqual(['DATABASE_URL', 'LEDGER_GRPC_PORT', 'LEDGER_MIGRATE_ON_START', 'LEDGER_OPS_PORT']);
+      expect((err as ConfigError).problems.map((p) => p.split(':')[0]).sort()).toEqual([
+        'DATABASE_URL',
+        'LEDGER_GRPC_PORT',
+        'LEDGER_MIGRATE_ON_START',
+        'LEDGER_OPS_PORT',
+      ]);
     }
   });
 });

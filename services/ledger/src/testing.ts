@@ -17,9 +17,17 @@ export interface StartedLedger {
  * database, connects the bus (namespaced streams), and serves gRPC on 127.0.0.1 (port 0 =
  * ephemeral). The same composition as main.ts, without the ops HTTP port.
  */
-export async function startLedger(opts: { databaseUrl: string; natsUrl?: string; namespace: string; port?: number; logLevel?: string; mesh?: MeshTls }): Promise<StartedLedger> {
+export async function startLedger(opts: {
+  databaseUrl: string;
+  natsUrl?: string;
+  namespace: string;
+  port?: number;
+  logLevel?: string;
+  mesh?: MeshTls;
+}): Promise<StartedLedger> {
   const runtime = await composeLedger({
-    mesh: opts.mesh ?? devMeshTls('ledger'), databaseUrl: opts.databaseUrl,
+    mesh: opts.mesh ?? devMeshTls('ledger'),
+    databaseUrl: opts.databaseUrl,
     natsUrl: opts.natsUrl ?? 'nats://127.0.0.1:4222',
     namespace: opts.namespace,
     grpcHost: '127.0.0.1',

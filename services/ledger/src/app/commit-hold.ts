@@ -42,11 +42,20 @@ export class CommitHold {
     if (unread) return unread;
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
     if (!hold) throw new AppError('HOLD_NOT_FOUND');
-    const closed = () => { throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`); };
+    const closed = () => {
+      throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`);
+    };
     const replay = (existing: Parameters<typeof replayHold>[2]) => replayHold(deps, companyId, existing);
 
     if (hold.status !== 'OPEN') {
-      return runIdempotentPosting(deps, { idempotencyKey: cmd.idempotencyKey, requestHash: hash, write: null, applied: () => closed(), replay, rejected: closed });
+      return runIdempotentPosting(deps, {
+        idempotencyKey: cmd.idempotencyKey,
+        requestHash: hash,
+        write: null,
+        applied: () => closed(),
+        replay,
+        rejected: closed,
+      });
     }
     if (!COMMITTABLE_STATUSES.includes(hold.movementStatus)) {
       throw new AppError('INVALID_STATE_TRANSITION', `La transferencia no se puede completar en estado ${hold.movementStatus}.`);
@@ -73,7 +82,15 @@ export class CommitHold {
     if (!x || !isUuid(cmd.holdId) || !isUuid(x.movementId) || !isWalletRail(x.rail)) return undefined;
     if (x.amount <= 0n || x.fee < 0n || x.iva < 0n) return undefined;
     const rail: WalletRail = x.rail;
-    const hold = { id: cmd.holdId.toLowerCase(), rail, amount: x.amount, fee: x.fee, iva: x.iva, feeOperation: outflowFeeOperation(rail), movementId: x.movementId.toLowerCase() };
+    const hold = {
+      id: cmd.holdId.toLowerCase(),
+      rail,
+      amount: x.amount,
+      fee: x.fee,
+      iva: x.iva,
+      feeOperation: outflowFeeOperation(rail),
+      movementId: x.movementId.toLowerCase(),
+    };
     const write = commitWrite(this.deps, companyId, cmd.idempotencyKey, hash, hold);
     write.closeHold!.expect = { ...hold, movementStatuses: COMMITTABLE_STATUSES };
     const outcome = await this.deps.store.recordPosting(write);
@@ -84,8 +101,13 @@ export class CommitHold {
 }
 
 /** The records of a commit of `hold`: posting, entries, wallet change, hold closed, movement COMPLETED, event. */
-function commitWrite(deps: LedgerDeps, companyId: string, idempotencyKey: string, hash: string,
-  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string }): PostingWrite {
+function commitWrite(
+  deps: LedgerDeps,
+  companyId: string,
+  idempotencyKey: string,
+  hash: string,
+  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string },
+): PostingWrite {
   const postingId = deps.newId();
   const draft = commitPosting(companyId, hold.rail, hold.feeOperation, hold);
   return {
@@ -94,6 +116,15 @@ function commitWrite(deps: LedgerDeps, companyId: string, idempotencyKey: string
     wallet: draft.wallet,
     closeHold: { id: hold.id, companyId, status: 'COMMITTED' },
     movementUpdate: { id: hold.movementId, companyId, status: 'COMPLETED', completed: true, errorMessage: null },
-    event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id, entries: draft.entries, idempotencyKey }),
+    event: postingEvent(deps, {
+      postingId,
+      kind: draft.kind,
+      companyId,
+      rail: hold.rail,
+      movementId: hold.movementId,
+      holdId: hold.id,
+      entries: draft.entries,
+      idempotencyKey,
+    }),
   };
 }

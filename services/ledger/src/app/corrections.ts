@@ -88,17 +88,41 @@ export class ReverseCorrection {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: c.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId: c.companyId, rail: c.rail, movementId: null, holdId: null, reason: cmd.reason },
+        posting: {
+          id: postingId,
+          kind: c.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId: c.companyId,
+          rail: c.rail,
+          movementId: null,
+          holdId: null,
+          reason: cmd.reason,
+        },
         entries,
         wallet: null,
         correction: { movement: c.movement, caseId: c.caseId, reverses: c.postingId },
-        event: postingEvent(deps, { postingId, kind: c.kind, companyId: c.companyId, rail: c.rail, movementId: null, holdId: null, entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: c.kind,
+          companyId: c.companyId,
+          rail: c.rail,
+          movementId: null,
+          holdId: null,
+          entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       },
       applied: () => ({ postingId, movement: null, replayed: false }),
       replay: async (existing) => ({ postingId: existing.id, movement: null, replayed: true }),
       // Undone meanwhile by another key (the owner's booking, or a concurrent run).
-      rejected: () => { throw undoneMeanwhile; },
-    }).catch((err: unknown) => { if (err === undoneMeanwhile) return done(); throw err; });
+      rejected: () => {
+        throw undoneMeanwhile;
+      },
+    }).catch((err: unknown) => {
+      if (err === undoneMeanwhile) return done();
+      throw err;
+    });
   }
 }
 
@@ -111,7 +135,8 @@ export async function supersedeCorrection(deps: LedgerDeps, movement: string, ow
   const live = await deps.store.liveCorrection(movement);
   if (!live) return;
   await new ReverseCorrection(deps).execute({
-    idempotencyKey: `${live.idempotencyKey}:superseded`, correctionKey: live.idempotencyKey,
+    idempotencyKey: `${live.idempotencyKey}:superseded`,
+    correctionKey: live.idempotencyKey,
     reason: `superseded: its owner booked the movement (${ownerKey})`,
   });
 }

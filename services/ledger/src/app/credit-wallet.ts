@@ -45,16 +45,34 @@ export class CreditWallet {
         entries: draft.entries,
         wallet: draft.wallet,
         newMovement: {
-          id: movementId, companyId, type: 'BALANCE_ADD', rail, walletRail: rail, status: 'COMPLETED', completed: true,
+          id: movementId,
+          companyId,
+          type: 'BALANCE_ADD',
+          rail,
+          walletRail: rail,
+          status: 'COMPLETED',
+          completed: true,
           ...creditAmounts(cmd.amountCents),
-          reference: orNull(cmd.reference), apiKeyId: orNull(cmd.apiKeyId),
+          reference: orNull(cmd.reference),
+          apiKeyId: orNull(cmd.apiKeyId),
           details: storedDetails({ description: cmd.description }),
         },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail,
+          movementId,
+          holdId: null,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       },
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: async () => { throw await walletMissing(deps, companyId, rail); },
+      rejected: async () => {
+        throw await walletMissing(deps, companyId, rail);
+      },
     });
   }
 }

@@ -21,10 +21,19 @@ export const WALLETS_OPENED_SUBJECT = 'ledger.wallets_opened';
 
 export const protoRail = (r: WalletRail): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
 
-export function postingEvent(deps: LedgerDeps, p: {
-  postingId: string; kind: PostingKind; companyId: string; rail: WalletRail;
-  movementId: string | null; holdId: string | null; entries: Entry[]; idempotencyKey: string;
-}): OutboxEvent {
+export function postingEvent(
+  deps: LedgerDeps,
+  p: {
+    postingId: string;
+    kind: PostingKind;
+    companyId: string;
+    rail: WalletRail;
+    movementId: string | null;
+    holdId: string | null;
+    entries: Entry[];
+    idempotencyKey: string;
+  },
+): OutboxEvent {
   const id = deps.newId();
   const payload = eventsV1.LedgerPostingRecorded.toJSON({
     eventId: id,

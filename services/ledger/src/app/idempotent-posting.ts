@@ -9,15 +9,18 @@ import type { PostingOutcome, PostingWrite, StoredPosting } from './ports.js';
  * the first result, replayed; another hash → REFERENCE_CONFLICT; unused → `rejected()` says why
  * (insufficient balance, no wallet, hold no longer open...).
  */
-export async function runIdempotentPosting<R>(deps: LedgerDeps, args: {
-  idempotencyKey: string;
-  requestHash: string;
-  /** null when a pre-check already knows the write cannot apply (e.g. the hold is closed). */
-  write: PostingWrite | null;
-  applied: (outcome: Extract<PostingOutcome, { status: 'applied' }>) => R;
-  replay: (posting: StoredPosting) => Promise<R>;
-  rejected: () => Promise<never> | never;
-}): Promise<R> {
+export async function runIdempotentPosting<R>(
+  deps: LedgerDeps,
+  args: {
+    idempotencyKey: string;
+    requestHash: string;
+    /** null when a pre-check already knows the write cannot apply (e.g. the hold is closed). */
+    write: PostingWrite | null;
+    applied: (outcome: Extract<PostingOutcome, { status: 'applied' }>) => R;
+    replay: (posting: StoredPosting) => Promise<R>;
+    rejected: () => Promise<never> | never;
+  },
+): Promise<R> {
   let outcome: PostingOutcome | undefined;
   if (args.write) {
     outcome = await deps.store.recordPosting(args.write);

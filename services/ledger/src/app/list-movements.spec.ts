@@ -12,6 +12,8 @@ describe('movement cursors', () => {
     expect(decodeCursor('%%%')).toBeUndefined();
     expect(decodeCursor(Buffer.from('["x","y"]').toString('base64url'))).toBeUndefined();
     expect(decodeCursor(Buffer.from('{"a":1}').toString('base64url'))).toBeUndefined();
-    expect(decodeCursor(Buffer.from("['2026-11-21T10:00:00.123456Z','0b7e1c9a-0000-4000-8000-000000000001'; drop table x]").toString('base64url'))).toBeUndefined();
+    expect(
+      decodeCursor(Buffer.from("['2026-11-21T10:00:00.123456Z','0b7e1c9a-0000-4000-8000-000000000001'; drop table x]").toString('base64url')),
+    ).toBeUndefined();
   });
 });

@@ -50,7 +50,8 @@ export class ListMovements {
       const v = cmd[k];
       if (v === undefined || v === '') continue;
       const i = parseInstant(v);
-      if (i) filter[k] = i; else p.add(k, 'must be an RFC 3339 instant with its offset');
+      if (i) filter[k] = i;
+      else p.add(k, 'must be an RFC 3339 instant with its offset');
     }
     if (filter.from && filter.to && compareInstants(filter.from, filter.to) > 0) p.add('from', 'must not be after to');
     const limit = cmd.limit === 0 ? DEFAULT_PAGE_SIZE : cmd.limit;
@@ -89,6 +90,8 @@ export function decodeCursor(s: string): MovementCursor | undefined {
     if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && isInstant(v[0]) && isUuid(v[1])) {
       return { createdAt: v[0], id: v[1] };
     }
-  } catch { /* not JSON */ }
+  } catch {
+    /* not JSON */
+  }
   return undefined;
 }

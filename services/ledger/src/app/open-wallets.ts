@@ -14,7 +14,9 @@ export class OpenWallets {
   async execute(caller: string | undefined, cmd: { rails: string[] }): Promise<WalletBalance[]> {
     const companyId = requireCompany(caller);
     const p = new Problems();
-    cmd.rails.forEach((r, i) => { if (!isWalletRail(r)) p.add(`rails[${i}]`, 'must be BREB or ACH'); });
+    cmd.rails.forEach((r, i) => {
+      if (!isWalletRail(r)) p.add(`rails[${i}]`, 'must be BREB or ACH');
+    });
     p.throwIfAny();
     const rails = WALLET_RAILS.filter((r) => cmd.rails.includes(r)) as WalletRail[];
     if (rails.length > 0) {

@@ -23,7 +23,10 @@ export interface BalanceAt {
 }
 
 /** A keyset position in a statement: a posting's created_at (ISO, microseconds, as stored) and id. */
-export interface StatementCursor { createdAt: string; id: string }
+export interface StatementCursor {
+  createdAt: string;
+  id: string;
+}
 
 export interface StatementLineRow {
   postingId: string;
@@ -99,7 +102,9 @@ export interface PostingWrite {
   newMovement?: NewMovement;
   newHold?: NewHold;
   closeHold?: {
-    id: string; companyId: string; status: Exclude<HoldStatus, 'OPEN'>;
+    id: string;
+    companyId: string;
+    status: Exclude<HoldStatus, 'OPEN'>;
     /**
      * A close written without reading the hold first (Commit with the caller's expectation): the
      * guard also requires these columns and the movement in one of `movementStatuses`, so the
@@ -155,9 +160,7 @@ export interface BatchPostingWrite {
 }
 
 /** A wallet a batch could not debit: missing, or its available short of the batch's debit on it. */
-export type RefusedWallet =
-  | { rail: WalletRail; missing: true }
-  | { rail: WalletRail; missing: false; requiredCents: bigint; availableCents: bigint };
+export type RefusedWallet = { rail: WalletRail; missing: true } | { rail: WalletRail; missing: false; requiredCents: bigint; availableCents: bigint };
 
 export type BatchOutcome =
   | { status: 'applied' }
@@ -217,7 +220,10 @@ export interface LedgerStore {
   openWallets(companyId: string, rails: WalletRail[], eventFor: (created: WalletRail[]) => OutboxEvent): Promise<{ created: WalletRail[] }>;
   getWallets(companyId: string): Promise<WalletBalance[]>;
   /** The wallets with the fee configuration in effect for each one's outflow operation (null: none, i.e. zero). */
-  walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>>;
+  walletsWithSchedules(
+    companyId: string,
+    operationOf: Readonly<Record<WalletRail, FeeOperation>>,
+  ): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>>;
   walletExists(companyId: string, rail: WalletRail): Promise<boolean>;
   /**
    * The wallet's accounts summed over the entries of the company's postings created at or before

@@ -61,21 +61,42 @@ export class PostClearingAdjustment {
     const draft = clearingAdjustmentPosting(clearing, cmd.deltaCents);
     const request = { idempotencyKey: cmd.idempotencyKey, clearing, deltaCents: cmd.deltaCents, reason: cmd.reason };
     const hash = requestHash(draft.kind, NO_COMPANY, request);
-    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () => runIdempotentPosting<PostingResult>(deps, {
-      idempotencyKey: cmd.idempotencyKey,
-      requestHash: hash,
-      write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId: NO_COMPANY, rail, movementId: null, holdId: null, reason: cmd.reason },
-        entries: draft.entries,
-        wallet: null,
-        correction: { movement: cmd.movement, caseId: cmd.caseId },
-        event: postingEvent(deps, {
-          postingId, kind: draft.kind, companyId: NO_COMPANY, rail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey,
-        }),
-      },
-      applied: () => ({ postingId, movement: null, replayed: false }),
-      replay: async (existing) => ({ postingId: existing.id, movement: null, replayed: true }),
-      rejected: () => { throw new Error('a clearing adjustment has no guard to fail'); },
-    }));
+    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () =>
+      runIdempotentPosting<PostingResult>(deps, {
+        idempotencyKey: cmd.idempotencyKey,
+        requestHash: hash,
+        write: {
+          posting: {
+            id: postingId,
+            kind: draft.kind,
+            idempotencyKey: cmd.idempotencyKey,
+            requestHash: hash,
+            companyId: NO_COMPANY,
+            rail,
+            movementId: null,
+            holdId: null,
+            reason: cmd.reason,
+          },
+          entries: draft.entries,
+          wallet: null,
+          correction: { movement: cmd.movement, caseId: cmd.caseId },
+          event: postingEvent(deps, {
+            postingId,
+            kind: draft.kind,
+            companyId: NO_COMPANY,
+            rail,
+            movementId: null,
+            holdId: null,
+            entries: draft.entries,
+            idempotencyKey: cmd.idempotencyKey,
+          }),
+        },
+        applied: () => ({ postingId, movement: null, replayed: false }),
+        replay: async (existing) => ({ postingId: existing.id, movement: null, replayed: true }),
+        rejected: () => {
+          throw new Error('a clearing adjustment has no guard to fail');
+        },
+      }),
+    );
   }
 }

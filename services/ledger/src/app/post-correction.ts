@@ -47,19 +47,42 @@ export class PostCorrection {
     const postingId = deps.newId();
     const draft = writeOffPayoutPosting(rail, cmd.amount);
     const hash = requestHash(draft.kind, companyId, cmd);
-    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () => runIdempotentPosting(deps, {
-      idempotencyKey: cmd.idempotencyKey,
-      requestHash: hash,
-      write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail, movementId: null, holdId: null, reason: cmd.reason },
-        entries: draft.entries,
-        wallet: null,
-        correction: { movement: cmd.movement, caseId: cmd.caseId },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
-      },
-      applied: () => ({ postingId, movement: null, replayed: false }),
-      replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: () => { throw new Error('a correction posting has no guard to fail'); },
-    }));
+    return runCorrection(deps, cmd.movement, cmd.idempotencyKey, () =>
+      runIdempotentPosting(deps, {
+        idempotencyKey: cmd.idempotencyKey,
+        requestHash: hash,
+        write: {
+          posting: {
+            id: postingId,
+            kind: draft.kind,
+            idempotencyKey: cmd.idempotencyKey,
+            requestHash: hash,
+            companyId,
+            rail,
+            movementId: null,
+            holdId: null,
+            reason: cmd.reason,
+          },
+          entries: draft.entries,
+          wallet: null,
+          correction: { movement: cmd.movement, caseId: cmd.caseId },
+          event: postingEvent(deps, {
+            postingId,
+            kind: draft.kind,
+            companyId,
+            rail,
+            movementId: null,
+            holdId: null,
+            entries: draft.entries,
+            idempotencyKey: cmd.idempotencyKey,
+          }),
+        },
+        applied: () => ({ postingId, movement: null, replayed: false }),
+        replay: (existing) => replayPosting(deps, companyId, existing),
+        rejected: () => {
+          throw new Error('a correction posting has no guard to fail');
+        },
+      }),
+    );
   }
 }

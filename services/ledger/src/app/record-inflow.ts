@@ -49,7 +49,7 @@ export class RecordInflow {
     checkPositive(p, 'grossCents', cmd.grossCents);
     checkFee(p, 'fee', cmd.fee, cmd.assign);
     if (!cmd.assign && cmd.fee && !isZeroFee(cmd.fee)) p.add('fee', 'must be zero when the inflow is not assigned');
-    if (!cmd.assign && cmd.source === 'PSE') p.add('assign', 'a PSE inflow is always assigned to its deposit\'s company');
+    if (!cmd.assign && cmd.source === 'PSE') p.add('assign', "a PSE inflow is always assigned to its deposit's company");
     if (cmd.fromUnassigned && (!cmd.assign || cmd.source !== 'BREB')) p.add('fromUnassigned', 'only for an assigned BREB inflow');
     checkMovementSpec(p, cmd.movement, ['COMPLETED']);
     p.throwIfAny();
@@ -68,24 +68,67 @@ export class RecordInflow {
       const movementId = orNull(spec?.id)?.toLowerCase() ?? deps.newId();
       const draft = inflowPosting(companyId, source, cmd.grossCents, fee.subtotalFee, fee.ivaAmount, cmd.fromUnassigned === true);
       write = {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: route.walletRail, movementId, holdId: null },
+        posting: {
+          id: postingId,
+          kind: draft.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId,
+          rail: route.walletRail,
+          movementId,
+          holdId: null,
+        },
         entries: draft.entries,
         wallet: draft.wallet,
         newMovement: {
-          id: movementId, companyId, type: 'TRANSFER_IN', rail: route.movementRail, walletRail: route.walletRail, status: 'COMPLETED', completed: true,
+          id: movementId,
+          companyId,
+          type: 'TRANSFER_IN',
+          rail: route.movementRail,
+          walletRail: route.walletRail,
+          status: 'COMPLETED',
+          completed: true,
           ...inflowAmounts(cmd.grossCents, fee.subtotalFee, fee.ivaAmount),
-          reference: orNull(spec?.reference), apiKeyId: orNull(spec?.apiKeyId),
+          reference: orNull(spec?.reference),
+          apiKeyId: orNull(spec?.apiKeyId),
           details: storedDetails(spec?.details),
         },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: route.walletRail, movementId, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail: route.walletRail,
+          movementId,
+          holdId: null,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       };
     } else {
       const draft = unassignedInflowPosting(cmd.grossCents);
       write = {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: route.walletRail, movementId: null, holdId: null },
+        posting: {
+          id: postingId,
+          kind: draft.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId,
+          rail: route.walletRail,
+          movementId: null,
+          holdId: null,
+        },
         entries: draft.entries,
         wallet: null,
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: route.walletRail, movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail: route.walletRail,
+          movementId: null,
+          holdId: null,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       };
     }
     const result = await runIdempotentPosting(deps, {
@@ -94,7 +137,9 @@ export class RecordInflow {
       write,
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: async () => { throw await walletMissing(deps, companyId, route.walletRail); },
+      rejected: async () => {
+        throw await walletMissing(deps, companyId, route.walletRail);
+      },
     });
     if (externalMovement && !result.replayed) await supersedeCorrection(deps, externalMovement, cmd.idempotencyKey);
     return result;

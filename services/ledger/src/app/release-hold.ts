@@ -38,11 +38,20 @@ export class ReleaseHold {
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
     if (!hold) throw new AppError('HOLD_NOT_FOUND');
     const hash = requestHash('release', companyId, cmd);
-    const closed = () => { throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`); };
+    const closed = () => {
+      throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`);
+    };
     const replay = (existing: Parameters<typeof replayHold>[2]) => replayHold(deps, companyId, existing);
 
     if (hold.status !== 'OPEN') {
-      return runIdempotentPosting(deps, { idempotencyKey: cmd.idempotencyKey, requestHash: hash, write: null, applied: () => closed(), replay, rejected: closed });
+      return runIdempotentPosting(deps, {
+        idempotencyKey: cmd.idempotencyKey,
+        requestHash: hash,
+        write: null,
+        applied: () => closed(),
+        replay,
+        rejected: closed,
+      });
     }
     const postingId = deps.newId();
     const draft = releasePosting(companyId, hold.rail, hold);
@@ -50,12 +59,30 @@ export class ReleaseHold {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id },
+        posting: {
+          id: postingId,
+          kind: draft.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId,
+          rail: hold.rail,
+          movementId: hold.movementId,
+          holdId: hold.id,
+        },
         entries: draft.entries,
         wallet: draft.wallet,
         closeHold: { id: hold.id, companyId, status: 'RELEASED' },
         movementUpdate: { id: hold.movementId, companyId, status: finalStatus, completed: false, errorMessage: orNull(cmd.errorMessage) },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: hold.rail, movementId: hold.movementId, holdId: hold.id, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail: hold.rail,
+          movementId: hold.movementId,
+          holdId: hold.id,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       },
       applied: (o) => ({ hold: o.hold!, movement: o.movement, replayed: false }),
       replay,

@@ -14,7 +14,10 @@ export interface ReserveBatchResult {
 
 /** Records an item's problems under `items.<i>.` into the batch's list. */
 class ItemProblems extends Problems {
-  constructor(private readonly sink: FieldProblem[], private readonly prefix: string) {
+  constructor(
+    private readonly sink: FieldProblem[],
+    private readonly prefix: string,
+  ) {
     super();
   }
   override add(path: string, message: string): this {
@@ -51,7 +54,12 @@ export class ReserveBatch {
     const earlier = existingOutcome(hashes, keys, await deps.store.findPostings(keys));
     if (earlier) return earlier;
 
-    const outcome = await deps.store.recordPostingBatch(batchWrite(companyId, built.map((b) => b.write)));
+    const outcome = await deps.store.recordPostingBatch(
+      batchWrite(
+        companyId,
+        built.map((b) => b.write),
+      ),
+    );
     if (outcome.status === 'applied') {
       deps.events.nudge();
       return { holdIds: built.map((b) => b.write.posting.holdId!), replayed: false };
@@ -103,11 +111,15 @@ function existingOutcome(hashes: string[], keys: string[], found: Map<string, St
   // A voided key: its send was given up by its owner; the batch never applies.
   const voided = keys.findIndex((k) => found.get(k)?.kind === 'void');
   if (voided >= 0) throw new AppError('RESERVE_VOIDED', undefined, { index: voided });
-  const other = keys.findIndex((k, i) => { const p = found.get(k); return p !== undefined && p.requestHash !== hashes[i]; });
+  const other = keys.findIndex((k, i) => {
+    const p = found.get(k);
+    return p !== undefined && p.requestHash !== hashes[i];
+  });
   if (other >= 0) throw new AppError('REFERENCE_CONFLICT', undefined, { index: other });
   if (found.size < keys.length) {
     throw new AppError('REFERENCE_CONFLICT', 'Solo parte de los ítems del lote ya se había reservado; el lote no coincide con el anterior.', {
-      applied: found.size, items: keys.length,
+      applied: found.size,
+      items: keys.length,
     });
   }
   return { holdIds: keys.map((k) => found.get(k)!.holdId!), replayed: true };
@@ -137,11 +149,17 @@ async function refusal(deps: LedgerDeps, companyId: string, refused: RefusedWall
   const missing = refused.find((r) => r.missing);
   if (missing) return walletMissing(deps, companyId, missing.rail);
   return new AppError('INSUFFICIENT_BALANCE', undefined, {
-    wallets: refused.flatMap((r) => r.missing ? [] : [{
-      rail: r.rail,
-      requiredCents: r.requiredCents.toString(),
-      availableCents: r.availableCents.toString(),
-      shortfallCents: (r.requiredCents - r.availableCents).toString(),
-    }]),
+    wallets: refused.flatMap((r) =>
+      r.missing
+        ? []
+        : [
+            {
+              rail: r.rail,
+              requiredCents: r.requiredCents.toString(),
+              availableCents: r.availableCents.toString(),
+              shortfallCents: (r.requiredCents - r.availableCents).toString(),
+            },
+          ],
+    ),
   });
 }

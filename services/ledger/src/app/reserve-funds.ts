@@ -43,7 +43,7 @@ export class ReserveFunds {
     const capped = capExceeded(rail, cmd.amount);
     if (capped) throw new AppError(capped);
     const deps = this.deps;
-    const fee = cmd.fee ?? await this.scheduledFee(companyId, rail, cmd.amount, cmd.computeFee!.ivaApplicable);
+    const fee = cmd.fee ?? (await this.scheduledFee(companyId, rail, cmd.amount, cmd.computeFee!.ivaApplicable));
     const { write, hash } = reserveWrite(deps, companyId, cmd, fee);
     return runIdempotentPosting(deps, {
       idempotencyKey: cmd.idempotencyKey,
@@ -108,13 +108,26 @@ export function reserveWrite(deps: LedgerDeps, companyId: string, cmd: ReserveCo
     entries: draft.entries,
     wallet: draft.wallet,
     newHold: {
-      id: holdId, companyId, rail, ...amounts, total: holdTotal(amounts), fixedFee: fee.fixedFee,
-      feeOperation: outflowFeeOperation(rail), movementId,
+      id: holdId,
+      companyId,
+      rail,
+      ...amounts,
+      total: holdTotal(amounts),
+      fixedFee: fee.fixedFee,
+      feeOperation: outflowFeeOperation(rail),
+      movementId,
     },
     newMovement: {
-      id: movementId, companyId, type: 'TRANSFER_OUT', rail, walletRail: rail, status, completed: false,
+      id: movementId,
+      companyId,
+      type: 'TRANSFER_OUT',
+      rail,
+      walletRail: rail,
+      status,
+      completed: false,
       ...outflowAmounts(cmd.amount, fee.subtotalFee, fee.ivaAmount),
-      reference: orNull(spec?.reference), apiKeyId: orNull(spec?.apiKeyId),
+      reference: orNull(spec?.reference),
+      apiKeyId: orNull(spec?.apiKeyId),
       details: storedDetails(spec?.details),
     },
     event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail, movementId, holdId, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),

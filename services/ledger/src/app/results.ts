@@ -22,7 +22,7 @@ export interface HoldResult {
 
 /** A replay answers with the records the first call created, as they are now. */
 export async function replayPosting(deps: LedgerDeps, companyId: string, p: StoredPosting): Promise<PostingResult> {
-  const movement = p.movementId ? (await deps.store.getMovement(companyId, p.movementId)) ?? null : null;
+  const movement = p.movementId ? ((await deps.store.getMovement(companyId, p.movementId)) ?? null) : null;
   return { postingId: p.id, movement, replayed: true };
 }
 
@@ -46,9 +46,7 @@ export function stripHoldView(h: Hold & { feeOperation?: unknown; movementStatus
 export async function walletMissing(deps: LedgerDeps, companyId: string, rail: WalletRail): Promise<AppError> {
   const wallets = await deps.store.getWallets(companyId);
   if (wallets.length === 0) return new AppError('WALLET_NOT_PROVISIONED');
-  return rail === 'BREB'
-    ? new AppError('FAST_WALLET_MISSING')
-    : new AppError('WALLET_NOT_PROVISIONED', 'La empresa no tiene billetera ACH aprovisionada.');
+  return rail === 'BREB' ? new AppError('FAST_WALLET_MISSING') : new AppError('WALLET_NOT_PROVISIONED', 'La empresa no tiene billetera ACH aprovisionada.');
 }
 
 /** A debit the guard refused: no wallet, or available does not cover it. */

@@ -42,14 +42,34 @@ export class ReturnUnassignedInflow {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: 'BREB', movementId: null, holdId: null },
+        posting: {
+          id: postingId,
+          kind: draft.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId,
+          rail: 'BREB',
+          movementId: null,
+          holdId: null,
+        },
         entries: draft.entries,
         wallet: null,
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: 'BREB', movementId: null, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail: 'BREB',
+          movementId: null,
+          holdId: null,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       },
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay: (existing) => replayPosting(deps, companyId, existing),
-      rejected: () => { throw new AppError('INTERNAL_ERROR'); },
+      rejected: () => {
+        throw new AppError('INTERNAL_ERROR');
+      },
     });
   }
 }

@@ -47,9 +47,18 @@ export class ReverseInflow {
     const { externalMovement, ...hashed } = cmd;
     const hash = requestHash('reversal', companyId, hashed);
     const replay = (existing: Parameters<typeof replayPosting>[2]) => replayPosting(deps, companyId, existing);
-    const notReversible = () => { throw new AppError('INVALID_STATE_TRANSITION', `El movimiento no se puede reversar (${movement.status}).`); };
+    const notReversible = () => {
+      throw new AppError('INVALID_STATE_TRANSITION', `El movimiento no se puede reversar (${movement.status}).`);
+    };
     if (movement.status !== 'COMPLETED') {
-      return runIdempotentPosting(deps, { idempotencyKey: cmd.idempotencyKey, requestHash: hash, write: null, applied: () => notReversible(), replay, rejected: notReversible });
+      return runIdempotentPosting(deps, {
+        idempotencyKey: cmd.idempotencyKey,
+        requestHash: hash,
+        write: null,
+        applied: () => notReversible(),
+        replay,
+        rejected: notReversible,
+      });
     }
     const source: InflowSource = movement.rail === 'PSE' ? 'PSE' : 'BREB';
     const route = inflowRoute(source);
@@ -59,11 +68,29 @@ export class ReverseInflow {
       idempotencyKey: cmd.idempotencyKey,
       requestHash: hash,
       write: {
-        posting: { id: postingId, kind: draft.kind, idempotencyKey: cmd.idempotencyKey, requestHash: hash, companyId, rail: route.walletRail, movementId: movement.id, holdId: null },
+        posting: {
+          id: postingId,
+          kind: draft.kind,
+          idempotencyKey: cmd.idempotencyKey,
+          requestHash: hash,
+          companyId,
+          rail: route.walletRail,
+          movementId: movement.id,
+          holdId: null,
+        },
         entries: draft.entries,
         wallet: draft.wallet,
         reverseMovement: { id: movement.id, companyId, errorMessage: orNull(cmd.errorMessage) },
-        event: postingEvent(deps, { postingId, kind: draft.kind, companyId, rail: route.walletRail, movementId: movement.id, holdId: null, entries: draft.entries, idempotencyKey: cmd.idempotencyKey }),
+        event: postingEvent(deps, {
+          postingId,
+          kind: draft.kind,
+          companyId,
+          rail: route.walletRail,
+          movementId: movement.id,
+          holdId: null,
+          entries: draft.entries,
+          idempotencyKey: cmd.idempotencyKey,
+        }),
       },
       applied: (o) => ({ postingId, movement: o.movement, replayed: false }),
       replay,

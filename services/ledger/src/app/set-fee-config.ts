@@ -23,8 +23,14 @@ export class SetFeeConfig {
     const companyId = orNull(cmd.companyId);
     if (companyId !== null && !COMPANY_ID_PATTERN.test(companyId)) p.add('companyId', 'is not a valid company id');
     if (cmd.fixedFeeCents < 0n || cmd.fixedFeeCents > MAX_SAFE_CENTS) p.add('fixedFeeCents', `must be between 0 and ${MAX_SAFE_CENTS}`);
-    if (!Number.isInteger(cmd.variableBps) || cmd.variableBps < 0 || cmd.variableBps > MAX_BPS) p.add('variableBps', `must be an integer between 0 and ${MAX_BPS}`);
+    if (!Number.isInteger(cmd.variableBps) || cmd.variableBps < 0 || cmd.variableBps > MAX_BPS)
+      p.add('variableBps', `must be an integer between 0 and ${MAX_BPS}`);
     p.throwIfAny();
-    return this.deps.store.upsertFeeConfig({ operation: cmd.operation as FeeOperation, companyId, fixedFeeCents: cmd.fixedFeeCents, variableBps: cmd.variableBps });
+    return this.deps.store.upsertFeeConfig({
+      operation: cmd.operation as FeeOperation,
+      companyId,
+      fixedFeeCents: cmd.fixedFeeCents,
+      variableBps: cmd.variableBps,
+    });
   }
 }

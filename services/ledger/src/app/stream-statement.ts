@@ -19,7 +19,10 @@ export class StreamStatement {
   constructor(private readonly deps: LedgerDeps) {}
 
   /** Validates (and checks the wallet) before the first batch, so a bad request fails as a whole. */
-  async open(caller: string | undefined, cmd: { rail: string; from: string | undefined; to: string | undefined; batchSize: number }): Promise<AsyncIterable<StatementLineRow[]>> {
+  async open(
+    caller: string | undefined,
+    cmd: { rail: string; from: string | undefined; to: string | undefined; batchSize: number },
+  ): Promise<AsyncIterable<StatementLineRow[]>> {
     const companyId = requireCompany(caller);
     const p = new Problems();
     if (!isWalletRail(cmd.rail)) p.add('rail', 'must be BREB or ACH');

@@ -32,8 +32,11 @@ export class VoidReserve {
     p.throwIfAny();
     const deps = this.deps;
     const owner = await deps.store.voidKey({
-      id: deps.newId(), idempotencyKey: cmd.idempotencyKey, requestHash: requestHash('void', companyId, cmd),
-      companyId, rail: cmd.rail as WalletRail,
+      id: deps.newId(),
+      idempotencyKey: cmd.idempotencyKey,
+      requestHash: requestHash('void', companyId, cmd),
+      companyId,
+      rail: cmd.rail as WalletRail,
     });
     if (owner.companyId !== companyId) throw new AppError('REFERENCE_CONFLICT');
     if (owner.kind === 'void') return { voided: true };

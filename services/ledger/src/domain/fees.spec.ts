@@ -4,8 +4,16 @@ import { RAIL_CAPS } from './rails.js';
 
 describe('divRoundHalfUp', () => {
   it.each([
-    [0n, 10n, 0n], [4n, 10n, 0n], [5n, 10n, 1n], [6n, 10n, 1n], [14n, 10n, 1n], [15n, 10n, 2n], [25n, 10n, 3n],
-    [5_000n, 10_000n, 1n], [4_999n, 10_000n, 0n], [10n ** 30n + 5n, 10n, 10n ** 29n + 1n],
+    [0n, 10n, 0n],
+    [4n, 10n, 0n],
+    [5n, 10n, 1n],
+    [6n, 10n, 1n],
+    [14n, 10n, 1n],
+    [15n, 10n, 2n],
+    [25n, 10n, 3n],
+    [5_000n, 10_000n, 1n],
+    [4_999n, 10_000n, 0n],
+    [10n ** 30n + 5n, 10n, 10n ** 29n + 1n],
   ])('%s / %s → %s (halves go up)', (n, d, q) => {
     expect(divRoundHalfUp(n, d)).toBe(q);
   });
@@ -22,7 +30,12 @@ describe('computeFees (CONTRACT §3)', () => {
     expect(computeFees({ fixedFeeCents: 0n, variableBps: 1 }, 4_999n, false).variableFee).toBe(0n);
     // 50 bps of 12,345 = 61.725 → 62.
     expect(computeFees({ fixedFeeCents: 500n, variableBps: 50 }, 12_345n, false)).toEqual({
-      fixedFee: 500n, variableFee: 62n, subtotalFee: 562n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 562n,
+      fixedFee: 500n,
+      variableFee: 62n,
+      subtotalFee: 562n,
+      ivaApplicable: false,
+      ivaAmount: 0n,
+      totalCharged: 562n,
     });
   });
 
@@ -68,13 +81,16 @@ describe('maxTransferAmount (CONTRACT §3)', () => {
   });
 
   it('is the largest amount whose amount + fee + IVA fits, for many balances and schedules', () => {
-    const schedules = [{ fixedFeeCents: 500n, variableBps: 50 }, { fixedFeeCents: 0n, variableBps: 1 }, { fixedFeeCents: 333n, variableBps: 9_999 }];
+    const schedules = [
+      { fixedFeeCents: 500n, variableBps: 50 },
+      { fixedFeeCents: 0n, variableBps: 1 },
+      { fixedFeeCents: 333n, variableBps: 9_999 },
+    ];
     for (const s of schedules) {
       for (const available of [100n, 101n, 999n, 1_000n, 1_019n, 5_000n, 12_345n, 99_999n]) {
         for (const iva of [true, false]) {
           const expected = brute(available, s, iva);
-          expect({ s, available, iva, max: maxTransferAmount(available, s, iva, 'BREB') })
-            .toEqual({ s, available, iva, max: expected < 100n ? 0n : expected });
+          expect({ s, available, iva, max: maxTransferAmount(available, s, iva, 'BREB') }).toEqual({ s, available, iva, max: expected < 100n ? 0n : expected });
         }
       }
     }

@@ -55,8 +55,17 @@ export interface MovementDetails {
 }
 
 export const DETAIL_FIELDS = [
-  'targetName', 'targetDocument', 'bankName', 'bankAccountType', 'bankAccountNumber',
-  'description', 'errorMessage', 'payerName', 'payerDocument', 'payerBank', 'batchId',
+  'targetName',
+  'targetDocument',
+  'bankName',
+  'bankAccountType',
+  'bankAccountNumber',
+  'description',
+  'errorMessage',
+  'payerName',
+  'payerDocument',
+  'payerBank',
+  'batchId',
 ] as const satisfies ReadonlyArray<keyof MovementDetails>;
 
 export interface Movement {

@@ -1,6 +1,14 @@
 import { Accounts } from './accounts.js';
 import {
-  clearingAdjustmentPosting, commitPosting, creditPosting, feeChargePosting, inflowPosting, releasePosting, reservePosting, sumEntries, unassignedInflowPosting,
+  clearingAdjustmentPosting,
+  commitPosting,
+  creditPosting,
+  feeChargePosting,
+  inflowPosting,
+  releasePosting,
+  reservePosting,
+  sumEntries,
+  unassignedInflowPosting,
   type PostingDraft,
 } from './postings.js';
 
@@ -17,7 +25,10 @@ describe('posting builders (LEDGER.md "Postings by event")', () => {
   it('credit: funding −X, available +X', () => {
     const p = creditPosting(co, 'BREB', 4_242n);
     expectBalanced(p);
-    expect(p.entries).toEqual([{ account: 'funding', amount: -4_242n }, { account: `wallet_available:${co}:BREB`, amount: 4_242n }]);
+    expect(p.entries).toEqual([
+      { account: 'funding', amount: -4_242n },
+      { account: `wallet_available:${co}:BREB`, amount: 4_242n },
+    ]);
     expect(p.wallet).toEqual({ companyId: co, rail: 'BREB', availableDelta: 4_242n, pendingOutDelta: 0n });
   });
 
@@ -65,11 +76,17 @@ describe('posting builders (LEDGER.md "Postings by event")', () => {
     expect(pse.wallet).toEqual({ companyId: co, rail: 'ACH', availableDelta: 98_810n, pendingOutDelta: 0n });
     const breb = inflowPosting(co, 'BREB', 500n, 0n, 0n);
     expectBalanced(breb);
-    expect(breb.entries).toEqual([{ account: 'breb_settlement', amount: -500n }, { account: `wallet_available:${co}:BREB`, amount: 500n }]);
+    expect(breb.entries).toEqual([
+      { account: 'breb_settlement', amount: -500n },
+      { account: `wallet_available:${co}:BREB`, amount: 500n },
+    ]);
     const un = unassignedInflowPosting(700n);
     expectBalanced(un);
     expect(un.wallet).toBeNull();
-    expect(un.entries).toEqual([{ account: 'breb_settlement', amount: -700n }, { account: 'unassigned_funds:BREB', amount: 700n }]);
+    expect(un.entries).toEqual([
+      { account: 'breb_settlement', amount: -700n },
+      { account: 'unassigned_funds:BREB', amount: 700n },
+    ]);
   });
 
   it('refuses amounts that cannot make a posting', () => {
@@ -80,10 +97,18 @@ describe('posting builders (LEDGER.md "Postings by event")', () => {
   });
 
   it('clearing adjustment: the clearing account +delta, its reconciliation_differences −delta, either sign; no wallet', () => {
-    expect(clearingAdjustmentPosting('breb', 700n)).toEqual({ kind: 'recon_adjustment', wallet: null, entries: [
-      { account: 'rail_clearing:BREB', amount: 700n }, { account: 'reconciliation_differences:rail_clearing:BREB', amount: -700n }] });
+    expect(clearingAdjustmentPosting('breb', 700n)).toEqual({
+      kind: 'recon_adjustment',
+      wallet: null,
+      entries: [
+        { account: 'rail_clearing:BREB', amount: 700n },
+        { account: 'reconciliation_differences:rail_clearing:BREB', amount: -700n },
+      ],
+    });
     expect(clearingAdjustmentPosting('pse', -5n).entries).toEqual([
-      { account: 'pse_settlement', amount: -5n }, { account: 'reconciliation_differences:pse_settlement', amount: 5n }]);
+      { account: 'pse_settlement', amount: -5n },
+      { account: 'reconciliation_differences:pse_settlement', amount: 5n },
+    ]);
     expect(clearingAdjustmentPosting('breb-inbound', 1n).entries[0]!.account).toBe('breb_settlement');
     expect(clearingAdjustmentPosting('ach', -1n).entries[0]!.account).toBe('rail_clearing:ACH');
     expect(() => clearingAdjustmentPosting('ach', 0n)).toThrow(RangeError);

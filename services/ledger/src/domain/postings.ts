@@ -71,10 +71,14 @@ function nonNegative(name: string, v: bigint): void {
  */
 export function writeOffPayoutPosting(rail: WalletRail, amount: bigint): PostingDraft {
   positive('amount', amount);
-  return draft('correction', [
-    { account: Accounts.operationalLosses, amount: -amount },
-    { account: Accounts.railClearing(rail), amount },
-  ], null);
+  return draft(
+    'correction',
+    [
+      { account: Accounts.operationalLosses, amount: -amount },
+      { account: Accounts.railClearing(rail), amount },
+    ],
+    null,
+  );
 }
 
 /**
@@ -85,30 +89,42 @@ export function writeOffPayoutPosting(rail: WalletRail, amount: bigint): Posting
 export function clearingAdjustmentPosting(clearing: Clearing, delta: bigint): PostingDraft {
   if (delta === 0n) throw new RangeError('delta must not be zero');
   const account = CLEARING_ACCOUNTS[clearing].account;
-  return draft('recon_adjustment', [
-    { account, amount: delta },
-    { account: Accounts.reconciliationDifferences(account), amount: -delta },
-  ], null);
+  return draft(
+    'recon_adjustment',
+    [
+      { account, amount: delta },
+      { account: Accounts.reconciliationDifferences(account), amount: -delta },
+    ],
+    null,
+  );
 }
 
 /** Admin credit X (BALANCE_ADD): funding −X; wallet_available +X. */
 export function creditPosting(companyId: string, rail: WalletRail, amount: bigint): PostingDraft {
   positive('amount', amount);
-  return draft('credit', [
-    { account: Accounts.funding, amount: -amount },
-    { account: Accounts.walletAvailable(companyId, rail), amount },
-  ], { companyId, rail });
+  return draft(
+    'credit',
+    [
+      { account: Accounts.funding, amount: -amount },
+      { account: Accounts.walletAvailable(companyId, rail), amount },
+    ],
+    { companyId, rail },
+  );
 }
 
 /** Admin fee charge: wallet_available −(fee+IVA); fee_revenue +fee; iva_payable +IVA. */
 export function feeChargePosting(companyId: string, rail: WalletRail, operation: FeeOperation, fee: bigint, iva: bigint): PostingDraft {
   positive('fee', fee);
   nonNegative('iva', iva);
-  return draft('fee_charge', [
-    { account: Accounts.walletAvailable(companyId, rail), amount: -(fee + iva) },
-    { account: Accounts.feeRevenue(operation), amount: fee },
-    { account: Accounts.ivaPayable, amount: iva },
-  ], { companyId, rail });
+  return draft(
+    'fee_charge',
+    [
+      { account: Accounts.walletAvailable(companyId, rail), amount: -(fee + iva) },
+      { account: Accounts.feeRevenue(operation), amount: fee },
+      { account: Accounts.ivaPayable, amount: iva },
+    ],
+    { companyId, rail },
+  );
 }
 
 export interface HoldAmounts {
@@ -127,29 +143,41 @@ export function reservePosting(companyId: string, rail: WalletRail, h: HoldAmoun
   nonNegative('fee', h.fee);
   nonNegative('iva', h.iva);
   const total = holdTotal(h);
-  return draft('reserve', [
-    { account: Accounts.walletAvailable(companyId, rail), amount: -total },
-    { account: Accounts.walletPendingOut(companyId, rail), amount: total },
-  ], { companyId, rail });
+  return draft(
+    'reserve',
+    [
+      { account: Accounts.walletAvailable(companyId, rail), amount: -total },
+      { account: Accounts.walletPendingOut(companyId, rail), amount: total },
+    ],
+    { companyId, rail },
+  );
 }
 
 /** Send completed (commit): pending_out −T; rail_clearing +amount; fee_revenue +fee; iva_payable +IVA. */
 export function commitPosting(companyId: string, rail: WalletRail, operation: FeeOperation, h: HoldAmounts): PostingDraft {
-  return draft('commit', [
-    { account: Accounts.walletPendingOut(companyId, rail), amount: -holdTotal(h) },
-    { account: Accounts.railClearing(rail), amount: h.amount },
-    { account: Accounts.feeRevenue(operation), amount: h.fee },
-    { account: Accounts.ivaPayable, amount: h.iva },
-  ], { companyId, rail });
+  return draft(
+    'commit',
+    [
+      { account: Accounts.walletPendingOut(companyId, rail), amount: -holdTotal(h) },
+      { account: Accounts.railClearing(rail), amount: h.amount },
+      { account: Accounts.feeRevenue(operation), amount: h.fee },
+      { account: Accounts.ivaPayable, amount: h.iva },
+    ],
+    { companyId, rail },
+  );
 }
 
 /** Send failed, rejected or expired (release): pending_out −T; wallet_available +T. */
 export function releasePosting(companyId: string, rail: WalletRail, h: HoldAmounts): PostingDraft {
   const total = holdTotal(h);
-  return draft('release', [
-    { account: Accounts.walletPendingOut(companyId, rail), amount: -total },
-    { account: Accounts.walletAvailable(companyId, rail), amount: total },
-  ], { companyId, rail });
+  return draft(
+    'release',
+    [
+      { account: Accounts.walletPendingOut(companyId, rail), amount: -total },
+      { account: Accounts.walletAvailable(companyId, rail), amount: total },
+    ],
+    { companyId, rail },
+  );
 }
 
 /**
@@ -163,30 +191,42 @@ export function inflowPosting(companyId: string, source: InflowSource, gross: bi
   const net = gross - fee - iva;
   positive('net', net);
   const route = inflowRoute(source);
-  return draft('inflow', [
-    { account: source === 'PSE' ? Accounts.pseSettlement : fromUnassigned ? Accounts.unassignedFunds('BREB') : Accounts.brebSettlement, amount: -gross },
-    { account: Accounts.walletAvailable(companyId, route.walletRail), amount: net },
-    { account: Accounts.feeRevenue(route.operation), amount: fee },
-    { account: Accounts.ivaPayable, amount: iva },
-  ], { companyId, rail: route.walletRail });
+  return draft(
+    'inflow',
+    [
+      { account: source === 'PSE' ? Accounts.pseSettlement : fromUnassigned ? Accounts.unassignedFunds('BREB') : Accounts.brebSettlement, amount: -gross },
+      { account: Accounts.walletAvailable(companyId, route.walletRail), amount: net },
+      { account: Accounts.feeRevenue(route.operation), amount: fee },
+      { account: Accounts.ivaPayable, amount: iva },
+    ],
+    { companyId, rail: route.walletRail },
+  );
 }
 
 /** Bre-B to a deleted or suspended key: breb_settlement −G; unassigned_funds(BREB) +G; no wallet. */
 export function unassignedInflowPosting(gross: bigint): PostingDraft {
   positive('gross', gross);
-  return draft('inflow', [
-    { account: Accounts.brebSettlement, amount: -gross },
-    { account: Accounts.unassignedFunds('BREB'), amount: gross },
-  ], null);
+  return draft(
+    'inflow',
+    [
+      { account: Accounts.brebSettlement, amount: -gross },
+      { account: Accounts.unassignedFunds('BREB'), amount: gross },
+    ],
+    null,
+  );
 }
 
 /** A held Bre-B payment returned to the payer: unassigned_funds(BREB) −G; breb_settlement +G (the hold's entries negated). */
 export function unassignedReturnPosting(gross: bigint): PostingDraft {
   positive('gross', gross);
-  return draft('reversal', [
-    { account: Accounts.unassignedFunds('BREB'), amount: -gross },
-    { account: Accounts.brebSettlement, amount: gross },
-  ], null);
+  return draft(
+    'reversal',
+    [
+      { account: Accounts.unassignedFunds('BREB'), amount: -gross },
+      { account: Accounts.brebSettlement, amount: gross },
+    ],
+    null,
+  );
 }
 
 /**
@@ -196,5 +236,9 @@ export function unassignedReturnPosting(gross: bigint): PostingDraft {
 export function reversalPosting(companyId: string, source: InflowSource, gross: bigint, fee: bigint, iva: bigint): PostingDraft {
   const original = inflowPosting(companyId, source, gross, fee, iva);
   const route = inflowRoute(source);
-  return draft('reversal', original.entries.map((e) => ({ account: e.account, amount: -e.amount })), { companyId, rail: route.walletRail });
+  return draft(
+    'reversal',
+    original.entries.map((e) => ({ account: e.account, amount: -e.amount })),
+    { companyId, rail: route.walletRail },
+  );
 }

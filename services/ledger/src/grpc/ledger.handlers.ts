@@ -3,8 +3,20 @@ import { ledgerV1 } from '@wallet/proto';
 import type { LedgerUseCases } from '../app/use-cases.js';
 import type { HoldResult, PostingResult } from '../app/results.js';
 import {
-  feeConfigToProto, feeFromProto, feeOperationName, feeToProto, holdToProto, inflowSourceName, movementSpecFromProto,
-  movementStatusName, movementToProto, movementTypeName, railName, reserveFromProto, toProtoRail, walletToProto,
+  feeConfigToProto,
+  feeFromProto,
+  feeOperationName,
+  feeToProto,
+  holdToProto,
+  inflowSourceName,
+  movementSpecFromProto,
+  movementStatusName,
+  movementToProto,
+  movementTypeName,
+  railName,
+  reserveFromProto,
+  toProtoRail,
+  walletToProto,
 } from './mappers.js';
 
 function postingResult(r: PostingResult): ledgerV1.PostingResult {
@@ -41,7 +53,9 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 
     async computeFeesBatch(req, ctx) {
       const fees = await uc.computeFeesBatch.execute(ctx.companyId, {
-        operation: feeOperationName(req.operation), amounts: req.amounts, ivaApplicable: req.ivaApplicable,
+        operation: feeOperationName(req.operation),
+        amounts: req.amounts,
+        ivaApplicable: req.ivaApplicable,
       });
       return { fees: fees.map(feeToProto) };
     },
@@ -49,7 +63,11 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     async getBalanceAt(req, ctx) {
       const b = await uc.getBalanceAt.execute(ctx.companyId, { rail: railName(req.rail), at: req.at });
       return {
-        rail: toProtoRail(b.rail), at: b.at, availableCents: b.availableCents, pendingOutCents: b.pendingOutCents, postings: b.postings,
+        rail: toProtoRail(b.rail),
+        at: b.at,
+        availableCents: b.availableCents,
+        pendingOutCents: b.pendingOutCents,
+        postings: b.postings,
       };
     },
 
@@ -58,8 +76,12 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       for await (const rows of pages) {
         yield {
           lines: rows.map((l) => ({
-            postingId: l.postingId, postingKind: l.postingKind, postedAt: l.postedAt,
-            effectCents: l.effectCents, feeCents: l.feeCents, ivaCents: l.ivaCents,
+            postingId: l.postingId,
+            postingKind: l.postingKind,
+            postedAt: l.postedAt,
+            effectCents: l.effectCents,
+            feeCents: l.feeCents,
+            ivaCents: l.ivaCents,
             ...(l.movement ? { movement: movementToProto(l.movement) } : {}),
           })),
         };
@@ -67,17 +89,30 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
     },
 
     async credit(req, ctx) {
-      return postingResult(await uc.credit.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), amountCents: req.amountCents,
-        ...opt('reference', req.reference), ...opt('apiKeyId', req.apiKeyId), ...opt('description', req.description),
-      }));
+      return postingResult(
+        await uc.credit.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          rail: railName(req.rail),
+          amountCents: req.amountCents,
+          ...opt('reference', req.reference),
+          ...opt('apiKeyId', req.apiKeyId),
+          ...opt('description', req.description),
+        }),
+      );
     },
 
     async chargeFee(req, ctx) {
-      return postingResult(await uc.chargeFee.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, rail: railName(req.rail), operation: feeOperationName(req.operation),
-        feeCents: req.feeCents, ivaCents: req.ivaCents, ...opt('reference', req.reference), ...opt('description', req.description),
-      }));
+      return postingResult(
+        await uc.chargeFee.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          rail: railName(req.rail),
+          operation: feeOperationName(req.operation),
+          feeCents: req.feeCents,
+          ivaCents: req.ivaCents,
+          ...opt('reference', req.reference),
+          ...opt('description', req.description),
+        }),
+      );
     },
 
     async reserve(req, ctx) {
@@ -91,18 +126,31 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 
     async postCorrection(req, ctx) {
       const type = req.type === ledgerV1.CorrectionType.WRITE_OFF_PAYOUT ? 'WRITE_OFF_PAYOUT' : '';
-      return postingResult(await uc.postCorrection.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, type, rail: railName(req.rail), amount: req.amount, reason: req.reason,
-        movement: req.movement, caseId: req.caseId,
-      }));
+      return postingResult(
+        await uc.postCorrection.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          type,
+          rail: railName(req.rail),
+          amount: req.amount,
+          reason: req.reason,
+          movement: req.movement,
+          caseId: req.caseId,
+        }),
+      );
     },
 
     async postClearingAdjustment(req) {
       // Service level: the caller's company, if any, is not used (the posting belongs to no company).
-      return postingResult(await uc.postClearingAdjustment.execute({
-        idempotencyKey: req.idempotencyKey, clearing: req.clearing, deltaCents: req.deltaCents, reason: req.reason,
-        movement: req.movement, caseId: req.caseId,
-      }));
+      return postingResult(
+        await uc.postClearingAdjustment.execute({
+          idempotencyKey: req.idempotencyKey,
+          clearing: req.clearing,
+          deltaCents: req.deltaCents,
+          reason: req.reason,
+          movement: req.movement,
+          caseId: req.caseId,
+        }),
+      );
     },
 
     async reverseCorrection(req) {
@@ -112,73 +160,111 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
 
     async commit(req, ctx) {
       const x = req.expected;
-      return holdResult(await uc.commit.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, holdId: req.holdId,
-        ...(x ? { expected: { rail: railName(x.rail), amount: x.amount, fee: x.fee, iva: x.iva, movementId: x.movementId } } : {}),
-      }));
+      return holdResult(
+        await uc.commit.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          holdId: req.holdId,
+          ...(x ? { expected: { rail: railName(x.rail), amount: x.amount, fee: x.fee, iva: x.iva, movementId: x.movementId } } : {}),
+        }),
+      );
     },
 
     async release(req, ctx) {
-      return holdResult(await uc.release.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, holdId: req.holdId, finalStatus: movementStatusName(req.finalStatus),
-        ...opt('errorMessage', req.errorMessage),
-      }));
+      return holdResult(
+        await uc.release.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          holdId: req.holdId,
+          finalStatus: movementStatusName(req.finalStatus),
+          ...opt('errorMessage', req.errorMessage),
+        }),
+      );
     },
 
     async setMovementStatus(req, ctx) {
-      return movementToProto(await uc.setMovementStatus.execute(ctx.companyId, {
-        movementId: req.movementId, status: movementStatusName(req.status), expectedStatus: movementStatusName(req.expectedStatus),
-      }));
+      return movementToProto(
+        await uc.setMovementStatus.execute(ctx.companyId, {
+          movementId: req.movementId,
+          status: movementStatusName(req.status),
+          expectedStatus: movementStatusName(req.expectedStatus),
+        }),
+      );
     },
 
     async setMovementStatuses(req, ctx) {
       return uc.setMovementStatuses.execute(ctx.companyId, {
-        movementIds: req.movementIds, status: movementStatusName(req.status), expectedStatus: movementStatusName(req.expectedStatus),
+        movementIds: req.movementIds,
+        status: movementStatusName(req.status),
+        expectedStatus: movementStatusName(req.expectedStatus),
       });
     },
 
     async recordInflow(req, ctx) {
-      return postingResult(await uc.recordInflow.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, source: inflowSourceName(req.source), grossCents: req.grossCents, assign: req.assign,
-        ...opt('fee', feeFromProto(req.fee)), ...opt('movement', movementSpecFromProto(req.movement)),
-        ...opt('externalMovement', req.externalMovement || undefined),
-        // Only when set: the request hash of every other inflow stays what it was (replays keep matching).
-        ...(req.fromUnassigned ? { fromUnassigned: true } : {}),
-      }));
+      return postingResult(
+        await uc.recordInflow.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          source: inflowSourceName(req.source),
+          grossCents: req.grossCents,
+          assign: req.assign,
+          ...opt('fee', feeFromProto(req.fee)),
+          ...opt('movement', movementSpecFromProto(req.movement)),
+          ...opt('externalMovement', req.externalMovement || undefined),
+          // Only when set: the request hash of every other inflow stays what it was (replays keep matching).
+          ...(req.fromUnassigned ? { fromUnassigned: true } : {}),
+        }),
+      );
     },
 
     async returnUnassignedInflow(req, ctx) {
-      return postingResult(await uc.returnUnassignedInflow.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, grossCents: req.grossCents,
-      }));
+      return postingResult(
+        await uc.returnUnassignedInflow.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          originalIdempotencyKey: req.originalIdempotencyKey,
+          grossCents: req.grossCents,
+        }),
+      );
     },
 
     async reverseInflow(req, ctx) {
-      return postingResult(await uc.reverseInflow.execute(ctx.companyId, {
-        idempotencyKey: req.idempotencyKey, originalIdempotencyKey: req.originalIdempotencyKey, ...opt('errorMessage', req.errorMessage),
-        ...opt('externalMovement', req.externalMovement || undefined),
-      }));
+      return postingResult(
+        await uc.reverseInflow.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          originalIdempotencyKey: req.originalIdempotencyKey,
+          ...opt('errorMessage', req.errorMessage),
+          ...opt('externalMovement', req.externalMovement || undefined),
+        }),
+      );
     },
 
     async computeFees(req, ctx) {
-      return feeToProto(await uc.computeFees.execute(ctx.companyId, {
-        operation: feeOperationName(req.operation), amount: req.amount, ivaApplicable: req.ivaApplicable,
-      }));
+      return feeToProto(
+        await uc.computeFees.execute(ctx.companyId, {
+          operation: feeOperationName(req.operation),
+          amount: req.amount,
+          ivaApplicable: req.ivaApplicable,
+        }),
+      );
     },
 
     async setFeeConfig(req) {
-      return feeConfigToProto(await uc.setFeeConfig.execute({
-        operation: feeOperationName(req.operation), fixedFeeCents: req.fixedFeeCents, variableBps: req.variableBps,
-        ...opt('companyId', req.companyId),
-      }));
+      return feeConfigToProto(
+        await uc.setFeeConfig.execute({
+          operation: feeOperationName(req.operation),
+          fixedFeeCents: req.fixedFeeCents,
+          variableBps: req.variableBps,
+          ...opt('companyId', req.companyId),
+        }),
+      );
     },
 
     async listMovements(req, ctx) {
       const r = await uc.listMovements.execute(ctx.companyId, {
-        page: req.page, limit: req.limit,
+        page: req.page,
+        limit: req.limit,
         ...opt('type', req.type === undefined ? undefined : movementTypeName(req.type)),
         ...opt('rail', req.rail === undefined ? undefined : railName(req.rail)),
-        ...opt('from', req.from), ...opt('to', req.to), ...opt('cursor', req.cursor),
+        ...opt('from', req.from),
+        ...opt('to', req.to),
+        ...opt('cursor', req.cursor),
       });
       return { items: r.items.map(movementToProto), hasMore: r.hasMore, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },

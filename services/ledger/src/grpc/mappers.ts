@@ -54,17 +54,26 @@ export function reserveFromProto(r: ledgerV1.ReserveRequest): ReserveCommand {
   const fee = feeFromProto(r.fee);
   const movement = movementSpecFromProto(r.movement);
   return {
-    idempotencyKey: r.idempotencyKey, rail: railName(r.rail), amount: r.amount,
-    ...(fee !== undefined ? { fee } : {}), ...(movement !== undefined ? { movement } : {}),
+    idempotencyKey: r.idempotencyKey,
+    rail: railName(r.rail),
+    amount: r.amount,
+    ...(fee !== undefined ? { fee } : {}),
+    ...(movement !== undefined ? { movement } : {}),
     ...(r.computeFee !== undefined ? { computeFee: { ivaApplicable: r.computeFee.ivaApplicable } } : {}),
   };
 }
 
 export function feeFromProto(f: ledgerV1.FeeBreakdown | undefined): FeeBreakdown | undefined {
-  return f && {
-    fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee,
-    ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged,
-  };
+  return (
+    f && {
+      fixedFee: f.fixedFee,
+      variableFee: f.variableFee,
+      subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable,
+      ivaAmount: f.ivaAmount,
+      totalCharged: f.totalCharged,
+    }
+  );
 }
 
 export function feeToProto(f: FeeBreakdown): ledgerV1.FeeBreakdown {

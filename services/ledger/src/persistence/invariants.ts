@@ -35,23 +35,32 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     };
 
     // 1. All entries sum to zero; every posting sums to zero and has at least two lines.
-    await check(`select sum(amount)::text as total from ledger.entries having coalesce(sum(amount), 0) <> 0`,
-      (r) => `[1] the journal sums to ${r.total}, not 0`);
-    await check(`select posting_id::text as id, sum(amount)::text as total from ledger.entries group by posting_id having sum(amount) <> 0`,
-      (r) => `[1] posting ${r.id} sums to ${r.total}, not 0`);
+    await check(
+      `select sum(amount)::text as total from ledger.entries having coalesce(sum(amount), 0) <> 0`,
+      (r) => `[1] the journal sums to ${r.total}, not 0`,
+    );
+    await check(
+      `select posting_id::text as id, sum(amount)::text as total from ledger.entries group by posting_id having sum(amount) <> 0`,
+      (r) => `[1] posting ${r.id} sums to ${r.total}, not 0`,
+    );
     // (A `void` posting is a fence on an idempotency key: it moves no money and has no entries.)
-    await check(`select p.id::text as id, count(e.posting_id)::text as n from ledger.postings p
+    await check(
+      `select p.id::text as id, count(e.posting_id)::text as n from ledger.postings p
         left join ledger.entries e on e.posting_id = p.id group by p.id
         having count(e.posting_id) < 2 and bool_and(p.kind <> 'void') or (bool_or(p.kind = 'void') and count(e.posting_id) > 0)`,
-      (r) => `[1] posting ${r.id} has ${r.n} entries`);
-    await check(`select distinct e.posting_id::text as id from ledger.entries e
+      (r) => `[1] posting ${r.id} has ${r.n} entries`,
+    );
+    await check(
+      `select distinct e.posting_id::text as id from ledger.entries e
         where not exists (select 1 from ledger.postings p where p.id = e.posting_id)`,
-      (r) => `[1] entries of unknown posting ${r.id}`);
+      (r) => `[1] entries of unknown posting ${r.id}`,
+    );
 
     // A reconciliation adjustment (PostClearingAdjustment) belongs to no company and is exactly its two
     // lines: a clearing account +delta and its reconciliation_differences twin −delta; nothing else
     // touches reconciliation_differences.
-    await check(`select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n from ledger.postings p
+    await check(
+      `select p.id::text as id, p.kind, p.company_id, count(e.posting_id)::text as n from ledger.postings p
         join ledger.entries e on e.posting_id = p.id
        group by p.id
       having bool_or(starts_with(e.account, 'reconciliation_differences:')) <> (p.kind = 'recon_adjustment')
@@ -60,10 +69,12 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
               or count(*) filter (where e.account in ('reconciliation_differences:rail_clearing:BREB', 'reconciliation_differences:rail_clearing:ACH',
                     'reconciliation_differences:pse_settlement', 'reconciliation_differences:breb_settlement')) <> 1
               or count(distinct regexp_replace(e.account, '^reconciliation_differences:', '')) <> 1))`,
-      (r) => `[1] posting ${r.id} (${r.kind}, company '${r.company_id}', ${r.n} entries) is not a clearing account against its reconciliation_differences`);
+      (r) => `[1] posting ${r.id} (${r.kind}, company '${r.company_id}', ${r.n} entries) is not a clearing account against its reconciliation_differences`,
+    );
 
     // 2. Each wallet equals the sum of its accounts' entries; version = postings touching it.
-    await check(`
+    await check(
+      `
       with we as (
         select split_part(account, ':', 1) as kind, split_part(account, ':', 2) as company_id,
                split_part(account, ':', 3) as rail, posting_id, amount
@@ -86,43 +97,54 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
           or w.available_cents <> coalesce(a.available, 0)
           or w.pending_out_cents <> coalesce(a.pending, 0)
           or w.version <> coalesce(a.postings, 0)`,
-    (r) => r.has_row === 'false'
-      ? `[2] entries on wallet ${r.company_id}:${r.rail}, which does not exist`
-      : `[2] wallet ${r.company_id}:${r.rail}: available ${r.available} vs journal ${r.journal_available}, `
-        + `pending_out ${r.pending} vs journal ${r.journal_pending}, version ${r.version} vs ${r.postings} postings`);
+      (r) =>
+        r.has_row === 'false'
+          ? `[2] entries on wallet ${r.company_id}:${r.rail}, which does not exist`
+          : `[2] wallet ${r.company_id}:${r.rail}: available ${r.available} vs journal ${r.journal_available}, ` +
+            `pending_out ${r.pending} vs journal ${r.journal_pending}, version ${r.version} vs ${r.postings} postings`,
+    );
 
     // 3. pending_out = the sum of open holds; an open hold ⇔ a live transfer.
-    await check(`
+    await check(
+      `
       select w.company_id, w.rail, w.pending_out_cents::text as pending, coalesce(h.total, 0)::text as holds
         from ledger.wallets w
         left join (select company_id, rail, sum(total) as total from ledger.holds where status = 'OPEN' group by company_id, rail) h
           on h.company_id = w.company_id and h.rail = w.rail
        where w.pending_out_cents <> coalesce(h.total, 0)`,
-    (r) => `[3] wallet ${r.company_id}:${r.rail}: pending_out ${r.pending} but open holds total ${r.holds}`);
-    await check(`
+      (r) => `[3] wallet ${r.company_id}:${r.rail}: pending_out ${r.pending} but open holds total ${r.holds}`,
+    );
+    await check(
+      `
       select h.id::text as id, h.status, coalesce(m.status, 'none') as movement_status
         from ledger.holds h left join ledger.movements m on m.id = h.movement_id and m.company_id = h.company_id
        where m.id is null or m.type <> 'TRANSFER_OUT'
           or (h.status = 'OPEN' and m.status not in ${LIVE})
           or (h.status = 'COMMITTED' and m.status <> 'COMPLETED')
           or (h.status = 'RELEASED' and m.status not in ('FAILED', 'EXPIRED'))`,
-    (r) => `[3] hold ${r.id} is ${r.status} but its transfer is ${r.movement_status}`);
-    await check(`
+      (r) => `[3] hold ${r.id} is ${r.status} but its transfer is ${r.movement_status}`,
+    );
+    await check(
+      `
       select m.id::text as id, m.status from ledger.movements m
        where m.type = 'TRANSFER_OUT'
          and not exists (select 1 from ledger.holds h where h.movement_id = m.id
                           and (h.status = 'OPEN') = (m.status in ${LIVE}))`,
-    (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`);
+      (r) => `[3] transfer ${r.id} is ${r.status} without a matching hold`,
+    );
 
     // 4. wallet_available >= 0, except a wallet a recorded reversal posting touched (LEDGER.md:
     //    the one posting allowed to take available below zero).
-    await check(`select w.company_id, w.rail, w.available_cents::text as available from ledger.wallets w
+    await check(
+      `select w.company_id, w.rail, w.available_cents::text as available from ledger.wallets w
        where w.available_cents < 0
          and not exists (select 1 from ledger.postings p where p.kind = 'reversal' and p.company_id = w.company_id and p.rail = w.rail)`,
-      (r) => `[4] wallet ${r.company_id}:${r.rail} available is ${r.available}`);
+      (r) => `[4] wallet ${r.company_id}:${r.rail} available is ${r.available}`,
+    );
 
     // 5. A movement's amounts equal the entries of its postings.
-    await check(`
+    await check(
+      `
       with me as (
         select p.movement_id, split_part(e.account, ':', 1) as cls, sum(e.amount) as amt
           from ledger.postings p join ledger.entries e on e.posting_id = p.id
@@ -164,12 +186,15 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
               when status in ('FAILED', 'EXPIRED') then avail = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
               else false end
          else false end, false)`,
-    (r) => `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}`
-      + ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`);
+      (r) =>
+        `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}` +
+        ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`,
+    );
 
     const [counts] = await read<{ postings: string; entries: string; wallets: string }>(
       `select (select count(*) from ledger.postings)::text as postings, (select count(*) from ledger.entries)::text as entries,
-              (select count(*) from ledger.wallets)::text as wallets`);
+              (select count(*) from ledger.wallets)::text as wallets`,
+    );
     return {
       violations,
       postings: BigInt(counts?.postings ?? 0),
@@ -178,4 +203,3 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
     };
   }
 }
-

@@ -1,8 +1,35 @@
 import { createHash } from 'node:crypto';
-import { TableCopy, appendOutbox, type Instant, centsFromDb, isRetryableTxError, isUniqueViolation, type Database, type Logger, type PreparedTx } from '@wallet/platform';
+import {
+  TableCopy,
+  appendOutbox,
+  type Instant,
+  centsFromDb,
+  isRetryableTxError,
+  isUniqueViolation,
+  type Database,
+  type Logger,
+  type PreparedTx,
+} from '@wallet/platform';
 import type {
-  BalanceAt, BatchOutcome, BatchPostingWrite, RefusedWallet, StatementCursor, StatementLineRow, FeeConfigRecord, HoldView, InvariantReport, LedgerStore, MovementCursor, MovementFilter, MovementPage, OutboxEvent,
-  LiveCorrection, PostingOutcome, PostingWrite, StoredPosting, WalletBalance,
+  BalanceAt,
+  BatchOutcome,
+  BatchPostingWrite,
+  RefusedWallet,
+  StatementCursor,
+  StatementLineRow,
+  FeeConfigRecord,
+  HoldView,
+  InvariantReport,
+  LedgerStore,
+  MovementCursor,
+  MovementFilter,
+  MovementPage,
+  OutboxEvent,
+  LiveCorrection,
+  PostingOutcome,
+  PostingWrite,
+  StoredPosting,
+  WalletBalance,
 } from '../app/ports.js';
 import type { FeeSchedule } from '../domain/fees.js';
 import type { MovementStatus } from '../domain/movements.js';
@@ -11,7 +38,17 @@ import type { FeeOperation, WalletRail } from '../domain/rails.js';
 import { checkInvariants } from './invariants.js';
 import { batchInsertStatement, postingStatement } from './posting-statement.js';
 import {
-  holdCols, insertedHold, insertedMovement, isoUs, movementCols, toHold, toMovement, toWallet, type HoldRow, type MovementRow, type WalletRow,
+  holdCols,
+  insertedHold,
+  insertedMovement,
+  isoUs,
+  movementCols,
+  toHold,
+  toMovement,
+  toWallet,
+  type HoldRow,
+  type MovementRow,
+  type WalletRow,
 } from './rows.js';
 
 /** The `pg` pool under MikroORM: used for the posting statement, as a named prepared statement. */
@@ -36,8 +73,11 @@ export class SqlLedgerStore implements LedgerStore {
   constructor(private readonly db: Database) {
     this.fees = new TableCopy(db, 'ledger_fees', async () => {
       const rows = await this.run<{ operation: FeeOperation; company_id: string | null; fixed_fee_cents: string; variable_bps: number }>(
-        'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs');
-      return new Map(rows.map((r) => [`${r.operation}|${r.company_id ?? ''}`, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) }]));
+        'select operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps from ledger.fee_configs',
+      );
+      return new Map(
+        rows.map((r) => [`${r.operation}|${r.company_id ?? ''}`, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) }]),
+      );
     });
   }
 
@@ -66,7 +106,9 @@ export class SqlLedgerStore implements LedgerStore {
     return this.db.tx(async (tx) => {
       const rows = await tx.query<{ rail: WalletRail }>(
         `insert into ledger.wallets (company_id, rail) select ?, r from unnest(array[?]::text[]) as r
-          on conflict (company_id, rail) do nothing returning rail`, [companyId, rails]);
+          on conflict (company_id, rail) do nothing returning rail`,
+        [companyId, rails],
+      );
       const created = rails.filter((r) => rows.some((x) => x.rail === r));
       if (created.length > 0) {
         const e = eventFor(created);
@@ -79,11 +121,16 @@ export class SqlLedgerStore implements LedgerStore {
   async getWallets(companyId: string): Promise<WalletBalance[]> {
     const rows = await this.run<WalletRow>(
       `select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version
-         from ledger.wallets where company_id = ? order by case rail when 'BREB' then 0 else 1 end`, [companyId]);
+         from ledger.wallets where company_id = ? order by case rail when 'BREB' then 0 else 1 end`,
+      [companyId],
+    );
     return rows.map(toWallet);
   }
 
-  async walletsWithSchedules(companyId: string, operationOf: Readonly<Record<WalletRail, FeeOperation>>): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>> {
+  async walletsWithSchedules(
+    companyId: string,
+    operationOf: Readonly<Record<WalletRail, FeeOperation>>,
+  ): Promise<Array<WalletBalance & { schedule: FeeSchedule | null }>> {
     // One round trip for the balance read: each wallet with the fee row in effect for its outflow
     // operation (the company's own row first, else the default).
     const rows = await this.run<WalletRow & { fixed_fee_cents: string | null; variable_bps: number | null }>(
@@ -96,7 +143,8 @@ export class SqlLedgerStore implements LedgerStore {
               and (fc.company_id is null or fc.company_id = w.company_id)
             order by fc.company_id nulls last limit 1) f on true
         where w.company_id = ? order by case w.rail when 'BREB' then 0 else 1 end`,
-      [operationOf.BREB, operationOf.ACH, companyId]);
+      [operationOf.BREB, operationOf.ACH, companyId],
+    );
     return rows.map((r) => ({
       ...toWallet(r),
       schedule: r.fixed_fee_cents === null ? null : { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) },
@@ -116,7 +164,8 @@ export class SqlLedgerStore implements LedgerStore {
          from ledger.postings p
          join ledger.entries e on e.posting_id = p.id
         where p.company_id = ? and p.created_at <= ?::timestamptz and e.account in (?, ?)`,
-      [companyId, rail, available, pending, companyId, at, available, pending]);
+      [companyId, rail, available, pending, companyId, at, available, pending],
+    );
     const r = rows[0]!;
     if (!r.wallet) return null;
     return { availableCents: BigInt(r.available), pendingOutCents: BigInt(r.pending), postings: BigInt(r.postings) };
@@ -129,9 +178,17 @@ export class SqlLedgerStore implements LedgerStore {
     // inflows and their reversals), plus, for a reserve, its hold's fee and IVA (booked at the
     // commit, which is no line) and, for a release, minus them (given back).
     const available = `wallet_available:${companyId}:${rail}`;
-    const rows = await this.run<MovementRow & {
-      posting_id: string; posting_kind: string; posted_at: string; effect: string; fee: string; iva: string; movement_found: boolean;
-    }>(
+    const rows = await this.run<
+      MovementRow & {
+        posting_id: string;
+        posting_kind: string;
+        posted_at: string;
+        effect: string;
+        fee: string;
+        iva: string;
+        movement_found: boolean;
+      }
+    >(
       `with page as (
          select p.id, p.kind, p.created_at, p.movement_id, x.effect, x.fee, x.iva,
                 case p.kind when 'reserve' then coalesce(h.fee, 0) when 'release' then -coalesce(h.fee, 0) else 0 end as hold_fee,
@@ -153,7 +210,8 @@ export class SqlLedgerStore implements LedgerStore {
               (m.id is not null) as movement_found, ${movementCols('m.')}
          from page pg left join ledger.movements m on m.id = pg.movement_id
         order by pg.created_at, pg.id`,
-      [available, available, companyId, to, after.createdAt, after.id, limit]);
+      [available, available, companyId, to, after.createdAt, after.id, limit],
+    );
     return rows.map((r) => ({
       postingId: r.posting_id,
       postingKind: r.posting_kind,
@@ -189,18 +247,39 @@ export class SqlLedgerStore implements LedgerStore {
   }
 
   async findPosting(idempotencyKey: string): Promise<StoredPosting | undefined> {
-    const rows = await this.run<{ id: string; kind: StoredPostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+    const rows = await this.run<{
+      id: string;
+      kind: StoredPostingKind;
+      request_hash: string;
+      company_id: string;
+      movement_id: string | null;
+      hold_id: string | null;
+    }>(
       `select id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
-         from ledger.postings where idempotency_key = ?`, [idempotencyKey]);
+         from ledger.postings where idempotency_key = ?`,
+      [idempotencyKey],
+    );
     const r = rows[0];
     return r && { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id };
   }
 
   async findPostings(idempotencyKeys: string[]): Promise<Map<string, StoredPosting>> {
-    const rows = await this.run<{ key: string; id: string; kind: StoredPostingKind; request_hash: string; company_id: string; movement_id: string | null; hold_id: string | null }>(
+    const rows = await this.run<{
+      key: string;
+      id: string;
+      kind: StoredPostingKind;
+      request_hash: string;
+      company_id: string;
+      movement_id: string | null;
+      hold_id: string | null;
+    }>(
       `select idempotency_key as key, id::text as id, kind, request_hash, company_id, movement_id::text as movement_id, hold_id::text as hold_id
-         from ledger.postings where idempotency_key = any(?::text[])`, [idempotencyKeys]);
-    return new Map(rows.map((r) => [r.key, { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id }]));
+         from ledger.postings where idempotency_key = any(?::text[])`,
+      [idempotencyKeys],
+    );
+    return new Map(
+      rows.map((r) => [r.key, { id: r.id, kind: r.kind, requestHash: r.request_hash, companyId: r.company_id, movementId: r.movement_id, holdId: r.hold_id }]),
+    );
   }
 
   /**
@@ -233,7 +312,9 @@ export class SqlLedgerStore implements LedgerStore {
       // Refused (or another wallet already was): why, from the row as it is now, locked so that it
       // cannot move before this transaction ends (rail order, as above).
       const row = await tx.one<{ available: string }>(
-        'select available_cents::text as available from ledger.wallets where company_id = ? and rail = ? for update', [b.companyId, w.rail]);
+        'select available_cents::text as available from ledger.wallets where company_id = ? and rail = ? for update',
+        [b.companyId, w.rail],
+      );
       if (!row) refused.push({ rail: w.rail, missing: true });
       else if (BigInt(row.available) < debit) refused.push({ rail: w.rail, missing: false, requiredCents: debit, availableCents: BigInt(row.available) });
       else if (refused.length === 0 && !(await this.debitWallet(tx, b.companyId, w, debit))) {
@@ -254,7 +335,8 @@ export class SqlLedgerStore implements LedgerStore {
       `update ledger.wallets set available_cents = available_cents + ?::bigint, pending_out_cents = pending_out_cents + ?::bigint,
               version = version + ?::bigint
         where company_id = ? and rail = ? and available_cents >= ?::bigint returning version`,
-      [w.availableDelta.toString(), w.pendingOutDelta.toString(), String(w.postings), companyId, w.rail, debit.toString()]);
+      [w.availableDelta.toString(), w.pendingOutDelta.toString(), String(w.postings), companyId, w.rail, debit.toString()],
+    );
     return rows.length > 0;
   }
 
@@ -264,7 +346,8 @@ export class SqlLedgerStore implements LedgerStore {
     await this.run(
       `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail)
        values (?::uuid, ?, ?, 'void', ?, ?) on conflict (idempotency_key) do nothing`,
-      [v.id, v.idempotencyKey, v.requestHash, v.companyId, v.rail]);
+      [v.id, v.idempotencyKey, v.requestHash, v.companyId, v.rail],
+    );
     const p = await this.findPosting(v.idempotencyKey);
     if (!p) throw new Error('voided key not found after insert');
     return p;
@@ -280,15 +363,31 @@ export class SqlLedgerStore implements LedgerStore {
 
   private async corrections(where: string, param: string): Promise<Array<LiveCorrection & { reversedBy: string | null }>> {
     const rows = await this.run<{
-      posting_id: string; movement: string; case_id: string; idempotency_key: string; kind: PostingKind; company_id: string; rail: WalletRail;
-      reversed_by: string | null; entries: Array<{ account: string; amount: string }>;
+      posting_id: string;
+      movement: string;
+      case_id: string;
+      idempotency_key: string;
+      kind: PostingKind;
+      company_id: string;
+      rail: WalletRail;
+      reversed_by: string | null;
+      entries: Array<{ account: string; amount: string }>;
     }>(
       `select c.posting_id::text as posting_id, c.movement, c.case_id, c.idempotency_key, p.kind, p.company_id, p.rail, c.reversed_by::text as reversed_by,
               (select json_agg(json_build_object('account', e.account, 'amount', e.amount::text) order by e.seq) from ledger.entries e where e.posting_id = p.id) as entries
-         from ledger.corrections c join ledger.postings p on p.id = c.posting_id where ${where}`, [param]);
+         from ledger.corrections c join ledger.postings p on p.id = c.posting_id where ${where}`,
+      [param],
+    );
     return rows.map((r) => ({
-      postingId: r.posting_id, movement: r.movement, caseId: r.case_id, idempotencyKey: r.idempotency_key, kind: r.kind, companyId: r.company_id,
-      rail: r.rail, reversedBy: r.reversed_by, entries: r.entries.map((e) => ({ account: e.account, amount: BigInt(e.amount) })),
+      postingId: r.posting_id,
+      movement: r.movement,
+      caseId: r.case_id,
+      idempotencyKey: r.idempotency_key,
+      kind: r.kind,
+      companyId: r.company_id,
+      rail: r.rail,
+      reversedBy: r.reversed_by,
+      entries: r.entries.map((e) => ({ account: e.account, amount: BigInt(e.amount) })),
     }));
   }
 
@@ -296,14 +395,15 @@ export class SqlLedgerStore implements LedgerStore {
     const rows = await this.run<HoldRow & { fee_operation: FeeOperation; movement_status: MovementStatus }>(
       `select ${holdCols('h.')}, h.fee_operation, m.status as movement_status
          from ledger.holds h join ledger.movements m on m.id = h.movement_id
-        where h.id = ?::uuid and h.company_id = ?`, [holdId, companyId]);
+        where h.id = ?::uuid and h.company_id = ?`,
+      [holdId, companyId],
+    );
     const r = rows[0];
     return r && { ...toHold(r), feeOperation: r.fee_operation, movementStatus: r.movement_status };
   }
 
   async getMovement(companyId: string, movementId: string) {
-    const rows = await this.run<MovementRow>(
-      `select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
+    const rows = await this.run<MovementRow>(`select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
     return rows[0] && toMovement(rows[0]);
   }
 
@@ -311,7 +411,8 @@ export class SqlLedgerStore implements LedgerStore {
     const rows = await this.run<MovementRow>(
       `update ledger.movements set status = ?, updated_at = now()
         where id = ?::uuid and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning ${movementCols()}`,
-      [to, movementId, companyId, from]);
+      [to, movementId, companyId, from],
+    );
     return rows[0] && toMovement(rows[0]);
   }
 
@@ -320,22 +421,39 @@ export class SqlLedgerStore implements LedgerStore {
       `with u as (update ledger.movements set status = ?, updated_at = now()
                    where id = any(?::uuid[]) and company_id = ? and status = ? and type = 'TRANSFER_OUT' returning 1)
        select count(*)::int as n from u`,
-      [to, movementIds, companyId, from]);
+      [to, movementIds, companyId, from],
+    );
     return rows[0]?.n ?? 0;
   }
 
   async listMovements(companyId: string, filter: MovementFilter, page: { limit: number; offset: number; after?: MovementCursor }): Promise<MovementPage> {
     const where: string[] = ['company_id = ?'];
     const params: unknown[] = [companyId];
-    if (filter.type) { where.push('type = ?'); params.push(filter.type); }
-    if (filter.rail) { where.push('rail = ?'); params.push(filter.rail); }
-    if (filter.from) { where.push('created_at >= ?::timestamptz'); params.push(filter.from); }
-    if (filter.to) { where.push('created_at <= ?::timestamptz'); params.push(filter.to); }
-    if (page.after) { where.push('(created_at, id) < (?::timestamptz, ?::uuid)'); params.push(page.after.createdAt, page.after.id); }
+    if (filter.type) {
+      where.push('type = ?');
+      params.push(filter.type);
+    }
+    if (filter.rail) {
+      where.push('rail = ?');
+      params.push(filter.rail);
+    }
+    if (filter.from) {
+      where.push('created_at >= ?::timestamptz');
+      params.push(filter.from);
+    }
+    if (filter.to) {
+      where.push('created_at <= ?::timestamptz');
+      params.push(filter.to);
+    }
+    if (page.after) {
+      where.push('(created_at, id) < (?::timestamptz, ?::uuid)');
+      params.push(page.after.createdAt, page.after.id);
+    }
     const rows = await this.run<MovementRow & { cursor_ts: string }>(
       `select ${movementCols()}, ${isoUs('created_at')} as cursor_ts from ledger.movements
         where ${where.join(' and ')} order by created_at desc, id desc limit ? offset ?`,
-      [...params, page.limit + 1, page.offset]);
+      [...params, page.limit + 1, page.offset],
+    );
     const hasMore = rows.length > page.limit;
     return {
       items: rows.slice(0, page.limit).map((r) => ({ ...toMovement(r), cursor: { createdAt: r.cursor_ts, id: r.id } })),
@@ -362,7 +480,9 @@ export class SqlLedgerStore implements LedgerStore {
     const rows = await this.run<{ operation: FeeOperation; fixed_fee_cents: string; variable_bps: number }>(
       `select distinct on (operation) operation, fixed_fee_cents::text as fixed_fee_cents, variable_bps
          from ledger.fee_configs where operation = any(?::text[]) and (company_id is null or company_id = ?::text)
-        order by operation, company_id nulls last`, [operations, companyId]);
+        order by operation, company_id nulls last`,
+      [operations, companyId],
+    );
     for (const r of rows) out.set(r.operation, { fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps) });
     return out;
   }
@@ -385,10 +505,17 @@ export class SqlLedgerStore implements LedgerStore {
        on conflict (operation, company_id) do update
          set fixed_fee_cents = excluded.fixed_fee_cents, variable_bps = excluded.variable_bps, updated_at = now()
        returning operation, company_id, fixed_fee_cents::text as fixed_fee_cents, variable_bps, ${isoUs('updated_at')} as updated_at`,
-      [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps]);
+      [cfg.operation, cfg.companyId, cfg.fixedFeeCents.toString(), cfg.variableBps],
+    );
     this.fees.wrote();
     const r = rows[0]!;
-    return { operation: r.operation, companyId: r.company_id, fixedFeeCents: centsFromDb(r.fixed_fee_cents), variableBps: Number(r.variable_bps), updatedAt: new Date(r.updated_at) };
+    return {
+      operation: r.operation,
+      companyId: r.company_id,
+      fixedFeeCents: centsFromDb(r.fixed_fee_cents),
+      variableBps: Number(r.variable_bps),
+      updatedAt: new Date(r.updated_at),
+    };
   }
 
   checkInvariants(): Promise<InvariantReport> {

@@ -29,90 +29,177 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   if (w.closeHold) {
     const h = w.closeHold;
     const x = h.expect;
-    add('g', `update ledger.holds set status = ?, closed_at = now()
-      where id = ?::uuid and company_id = ? and status = 'OPEN'${x ? `
+    add(
+      'g',
+      `update ledger.holds set status = ?, closed_at = now()
+      where id = ?::uuid and company_id = ? and status = 'OPEN'${
+        x
+          ? `
         and rail = ? and amount = ?::bigint and fee = ?::bigint and iva = ?::bigint and fee_operation = ? and movement_id = ?::uuid
-        and exists (select 1 from ledger.movements m where m.id = ledger.holds.movement_id and m.status = any(?::text[]))` : ''}
+        and exists (select 1 from ledger.movements m where m.id = ledger.holds.movement_id and m.status = any(?::text[]))`
+          : ''
+      }
       returning ${holdCols()}`,
-    [h.status, h.id, h.companyId,
-      ...(x ? [x.rail, x.amount.toString(), x.fee.toString(), x.iva.toString(), x.feeOperation, x.movementId, [...x.movementStatuses]] : [])]);
+      [
+        h.status,
+        h.id,
+        h.companyId,
+        ...(x ? [x.rail, x.amount.toString(), x.fee.toString(), x.iva.toString(), x.feeOperation, x.movementId, [...x.movementStatuses]] : []),
+      ],
+    );
     holdSource = 'g';
     if (w.wallet) {
       const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
-      add('w', `update ledger.wallets set ${set.sql}
-        where company_id = ? and rail = ? and exists (select 1 from g) returning version`, [...set.params, w.wallet.companyId, w.wallet.rail]);
+      add(
+        'w',
+        `update ledger.wallets set ${set.sql}
+        where company_id = ? and rail = ? and exists (select 1 from g) returning version`,
+        [...set.params, w.wallet.companyId, w.wallet.rail],
+      );
     }
   } else if (w.reverseMovement) {
     const r = w.reverseMovement;
     const details = r.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
-    add('g', `update ledger.movements set status = 'REVERSED', updated_at = now(), details = ${details}
+    add(
+      'g',
+      `update ledger.movements set status = 'REVERSED', updated_at = now(), details = ${details}
       where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED' returning ${movementCols()}`,
-    [...(r.errorMessage !== null ? [r.errorMessage] : []), r.id, r.companyId]);
+      [...(r.errorMessage !== null ? [r.errorMessage] : []), r.id, r.companyId],
+    );
     if (w.wallet) {
       const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
-      add('w', `update ledger.wallets set ${set.sql}
-        where company_id = ? and rail = ? and exists (select 1 from g) returning version`, [...set.params, w.wallet.companyId, w.wallet.rail]);
+      add(
+        'w',
+        `update ledger.wallets set ${set.sql}
+        where company_id = ? and rail = ? and exists (select 1 from g) returning version`,
+        [...set.params, w.wallet.companyId, w.wallet.rail],
+      );
     }
   } else if (w.wallet) {
     const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
     const debit = w.wallet.availableDelta < 0n ? -w.wallet.availableDelta : 0n;
-    add('g', `update ledger.wallets set ${set.sql}
+    add(
+      'g',
+      `update ledger.wallets set ${set.sql}
       where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''} returning version`,
-    [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])]);
+      [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])],
+    );
   } else if (w.correction?.reverses) {
     // Undoing a live correction: its register row is the guard (undone once, by one posting).
-    add('g', `update ledger.corrections set reversed_by = ?::uuid, reversed_at = now()
-      where posting_id = ?::uuid and reversed_by is null returning posting_id`, [w.posting.id, w.correction.reverses]);
+    add(
+      'g',
+      `update ledger.corrections set reversed_by = ?::uuid, reversed_at = now()
+      where posting_id = ?::uuid and reversed_by is null returning posting_id`,
+      [w.posting.id, w.correction.reverses],
+    );
   } else {
     add('g', 'select 1 as one', []);
   }
 
   const p = w.posting;
   const c = w.correction;
-  add('p', `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason, corrects, case_id, reverses_posting_id)
+  add(
+    'p',
+    `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, movement_id, hold_id, reason, corrects, case_id, reverses_posting_id)
     select ?::uuid, ?, ?, ?, ?, ?, ?::uuid, ?::uuid, ?::text, ?::text, ?::text, ?::uuid from g`,
-  [p.id, p.idempotencyKey, p.requestHash, p.kind, p.companyId, p.rail, p.movementId, p.holdId, p.reason ?? null,
-    c?.movement ?? null, c?.caseId ?? null, c?.reverses ?? null]);
+    [
+      p.id,
+      p.idempotencyKey,
+      p.requestHash,
+      p.kind,
+      p.companyId,
+      p.rail,
+      p.movementId,
+      p.holdId,
+      p.reason ?? null,
+      c?.movement ?? null,
+      c?.caseId ?? null,
+      c?.reverses ?? null,
+    ],
+  );
   if (c && !c.reverses) {
     // The live register: a second live correction of the movement is a unique violation (nothing written).
-    add('c', `insert into ledger.corrections (posting_id, movement, case_id, idempotency_key) select ?::uuid, ?, ?, ? from g`,
-      [p.id, c.movement, c.caseId, p.idempotencyKey]);
+    add('c', `insert into ledger.corrections (posting_id, movement, case_id, idempotency_key) select ?::uuid, ?, ?, ? from g`, [
+      p.id,
+      c.movement,
+      c.caseId,
+      p.idempotencyKey,
+    ]);
   }
 
   const values = w.entries.map((_, i) => `(${i + 1}, ?::text, ?::bigint)`).join(', ');
-  add('e', `insert into ledger.entries (posting_id, seq, account, amount)
+  add(
+    'e',
+    `insert into ledger.entries (posting_id, seq, account, amount)
     select ?::uuid, v.seq, v.account, v.amount from g cross join (values ${values}) as v(seq, account, amount)`,
-  [p.id, ...w.entries.flatMap((e) => [e.account, e.amount.toString()])]);
+    [p.id, ...w.entries.flatMap((e) => [e.account, e.amount.toString()])],
+  );
 
   let movementSource: string | null = w.reverseMovement ? 'g' : null;
   if (w.newMovement) {
     const m = w.newMovement;
-    add('m', `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
+    add(
+      'm',
+      `insert into ledger.movements (id, company_id, type, rail, wallet_rail, status, amount, total_fee, iva_amount,
         net_amount, reference, api_key_id, details, completed_at)
       select ?::uuid, ?, ?, ?, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?, ?::jsonb, ${m.completed ? 'now()' : 'null'} from g`,
-    [m.id, m.companyId, m.type, m.rail, m.walletRail, m.status, m.amount.toString(), m.totalFee.toString(),
-      m.ivaAmount.toString(), m.netAmount.toString(), m.reference, m.apiKeyId, JSON.stringify(m.details)]);
+      [
+        m.id,
+        m.companyId,
+        m.type,
+        m.rail,
+        m.walletRail,
+        m.status,
+        m.amount.toString(),
+        m.totalFee.toString(),
+        m.ivaAmount.toString(),
+        m.netAmount.toString(),
+        m.reference,
+        m.apiKeyId,
+        JSON.stringify(m.details),
+      ],
+    );
   } else if (w.movementUpdate) {
     const u = w.movementUpdate;
     const details = u.errorMessage !== null ? `details || jsonb_build_object('errorMessage', ?::text)` : 'details';
-    add('m', `update ledger.movements set status = ?, updated_at = now(),
+    add(
+      'm',
+      `update ledger.movements set status = ?, updated_at = now(),
         completed_at = ${u.completed ? 'now()' : 'completed_at'}, details = ${details}
       where id = ?::uuid and company_id = ? and exists (select 1 from g) returning ${movementCols()}`,
-    [u.status, ...(u.errorMessage !== null ? [u.errorMessage] : []), u.id, u.companyId]);
+      [u.status, ...(u.errorMessage !== null ? [u.errorMessage] : []), u.id, u.companyId],
+    );
     movementSource = 'm';
   }
 
   if (w.newHold) {
     const h = w.newHold;
-    add('h', `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
+    add(
+      'h',
+      `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
       select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid, ?::bigint from g`,
-    [h.id, h.companyId, h.rail, h.amount.toString(), h.fee.toString(), h.iva.toString(), h.total.toString(), h.feeOperation, h.movementId,
-      h.fixedFee.toString()]);
+      [
+        h.id,
+        h.companyId,
+        h.rail,
+        h.amount.toString(),
+        h.fee.toString(),
+        h.iva.toString(),
+        h.total.toString(),
+        h.feeOperation,
+        h.movementId,
+        h.fixedFee.toString(),
+      ],
+    );
   }
 
   const ev = w.event;
-  add('o', `insert into ledger.outbox (id, subject, payload, headers) select ?::uuid, ?, ?::jsonb, ?::jsonb from g`,
-    [ev.id, ev.subject, JSON.stringify(ev.payload), JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {})]);
+  add('o', `insert into ledger.outbox (id, subject, payload, headers) select ?::uuid, ?, ?::jsonb, ?::jsonb from g`, [
+    ev.id,
+    ev.subject,
+    JSON.stringify(ev.payload),
+    JSON.stringify(ev.traceparent ? { traceparent: ev.traceparent } : {}),
+  ]);
 
   // Rows this statement inserts are known to the caller but for their timestamps (now(), the
   // transaction's start, also the rows' default); rows it updates come back whole.
@@ -126,7 +213,10 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
 function walletSet(availableDelta: bigint, pendingDelta: bigint): { sql: string; params: string[] } {
   const parts: string[] = [];
   const params: string[] = [];
-  for (const [col, d] of [['available_cents', availableDelta], ['pending_out_cents', pendingDelta]] as const) {
+  for (const [col, d] of [
+    ['available_cents', availableDelta],
+    ['pending_out_cents', pendingDelta],
+  ] as const) {
     if (d === 0n) continue;
     parts.push(`${col} = ${col} ${d < 0n ? '-' : '+'} ?::bigint`);
     params.push((d < 0n ? -d : d).toString());
@@ -190,17 +280,42 @@ export function batchInsertStatement(b: BatchPostingWrite): { sql: string; param
 
   const params: unknown[] = [
     b.companyId,
-    col(ps, (w) => w.posting.id), col(ps, (w) => w.posting.idempotencyKey), col(ps, (w) => w.posting.requestHash),
-    col(ps, (w) => w.posting.kind), col(ps, (w) => w.posting.rail), col(ps, (w) => w.posting.movementId),
-    col(ps, (w) => w.posting.holdId), col(ps, (w) => w.posting.reason ?? null),
-    col(entries, (x) => x.postingId), col(entries, (x) => x.seq), col(entries, (x) => x.e.account), col(entries, (x) => big(x.e.amount)),
-    col(holds, (h) => h.id), col(holds, (h) => h.rail), col(holds, (h) => big(h.amount)), col(holds, (h) => big(h.fee)),
-    col(holds, (h) => big(h.iva)), col(holds, (h) => big(h.total)), col(holds, (h) => h.feeOperation), col(holds, (h) => h.movementId),
-    col(movements, (m) => m.id), col(movements, (m) => m.type), col(movements, (m) => m.rail), col(movements, (m) => m.walletRail),
-    col(movements, (m) => m.status), col(movements, (m) => big(m.amount)), col(movements, (m) => big(m.totalFee)),
-    col(movements, (m) => big(m.ivaAmount)), col(movements, (m) => big(m.netAmount)), col(movements, (m) => m.reference),
-    col(movements, (m) => m.apiKeyId), col(movements, (m) => JSON.stringify(m.details)), col(movements, (m) => m.completed),
-    col(ps, (w) => w.event.id), col(ps, (w) => w.event.subject), col(ps, (w) => JSON.stringify(w.event.payload)),
+    col(ps, (w) => w.posting.id),
+    col(ps, (w) => w.posting.idempotencyKey),
+    col(ps, (w) => w.posting.requestHash),
+    col(ps, (w) => w.posting.kind),
+    col(ps, (w) => w.posting.rail),
+    col(ps, (w) => w.posting.movementId),
+    col(ps, (w) => w.posting.holdId),
+    col(ps, (w) => w.posting.reason ?? null),
+    col(entries, (x) => x.postingId),
+    col(entries, (x) => x.seq),
+    col(entries, (x) => x.e.account),
+    col(entries, (x) => big(x.e.amount)),
+    col(holds, (h) => h.id),
+    col(holds, (h) => h.rail),
+    col(holds, (h) => big(h.amount)),
+    col(holds, (h) => big(h.fee)),
+    col(holds, (h) => big(h.iva)),
+    col(holds, (h) => big(h.total)),
+    col(holds, (h) => h.feeOperation),
+    col(holds, (h) => h.movementId),
+    col(movements, (m) => m.id),
+    col(movements, (m) => m.type),
+    col(movements, (m) => m.rail),
+    col(movements, (m) => m.walletRail),
+    col(movements, (m) => m.status),
+    col(movements, (m) => big(m.amount)),
+    col(movements, (m) => big(m.totalFee)),
+    col(movements, (m) => big(m.ivaAmount)),
+    col(movements, (m) => big(m.netAmount)),
+    col(movements, (m) => m.reference),
+    col(movements, (m) => m.apiKeyId),
+    col(movements, (m) => JSON.stringify(m.details)),
+    col(movements, (m) => m.completed),
+    col(ps, (w) => w.event.id),
+    col(ps, (w) => w.event.subject),
+    col(ps, (w) => JSON.stringify(w.event.payload)),
     col(ps, (w) => JSON.stringify(w.event.traceparent ? { traceparent: w.event.traceparent } : {})),
     col(holds, (h) => big(h.fixedFee)),
   ];

@@ -24,19 +24,45 @@ export function holdCols(a = ''): string {
 }
 
 export interface MovementRow {
-  id: string; company_id: string; type: string; rail: string; wallet_rail: string; status: string;
-  amount: string; total_fee: string; iva_amount: string; net_amount: string;
-  reference: string | null; api_key_id: string | null; details: MovementDetails | string | null;
-  created_at: string; completed_at: string | null;
+  id: string;
+  company_id: string;
+  type: string;
+  rail: string;
+  wallet_rail: string;
+  status: string;
+  amount: string;
+  total_fee: string;
+  iva_amount: string;
+  net_amount: string;
+  reference: string | null;
+  api_key_id: string | null;
+  details: MovementDetails | string | null;
+  created_at: string;
+  completed_at: string | null;
 }
 
 export interface HoldRow {
-  id: string; company_id: string; rail: string; status: string;
-  amount: string; fee: string; iva: string; total: string; fixed_fee: string | null; movement_id: string;
-  created_at: string; closed_at: string | null;
+  id: string;
+  company_id: string;
+  rail: string;
+  status: string;
+  amount: string;
+  fee: string;
+  iva: string;
+  total: string;
+  fixed_fee: string | null;
+  movement_id: string;
+  created_at: string;
+  closed_at: string | null;
 }
 
-export interface WalletRow { company_id: string; rail: string; available_cents: string; pending_out_cents: string; version: string }
+export interface WalletRow {
+  company_id: string;
+  rail: string;
+  available_cents: string;
+  pending_out_cents: string;
+  version: string;
+}
 
 export function toMovement(r: MovementRow): Movement {
   const details = typeof r.details === 'string' ? (JSON.parse(r.details) as MovementDetails) : (r.details ?? {});
@@ -86,20 +112,40 @@ export function toWallet(r: WalletRow): WalletBalance {
   };
 }
 
-
 /** A movement as the posting statement inserted it (its timestamps are the statement's now()). */
 export function insertedMovement(m: NewMovement, now: string): Movement {
   return {
-    id: m.id, companyId: m.companyId, type: m.type, rail: m.rail, walletRail: m.walletRail, status: m.status,
-    amount: m.amount, totalFee: m.totalFee, ivaAmount: m.ivaAmount, netAmount: m.netAmount,
-    reference: m.reference, apiKeyId: m.apiKeyId, details: m.details,
-    createdAt: now, completedAt: m.completed ? now : null,
+    id: m.id,
+    companyId: m.companyId,
+    type: m.type,
+    rail: m.rail,
+    walletRail: m.walletRail,
+    status: m.status,
+    amount: m.amount,
+    totalFee: m.totalFee,
+    ivaAmount: m.ivaAmount,
+    netAmount: m.netAmount,
+    reference: m.reference,
+    apiKeyId: m.apiKeyId,
+    details: m.details,
+    createdAt: now,
+    completedAt: m.completed ? now : null,
   };
 }
 
 export function insertedHold(h: NewHold, now: string): Hold {
   return {
-    id: h.id, companyId: h.companyId, rail: h.rail, status: 'OPEN', amount: h.amount, fee: h.fee, iva: h.iva, total: h.total,
-    fixedFee: h.fixedFee, movementId: h.movementId, createdAt: new Date(now), closedAt: null,
+    id: h.id,
+    companyId: h.companyId,
+    rail: h.rail,
+    status: 'OPEN',
+    amount: h.amount,
+    fee: h.fee,
+    iva: h.iva,
+    total: h.total,
+    fixedFee: h.fixedFee,
+    movementId: h.movementId,
+    createdAt: new Date(now),
+    closedAt: null,
   };
 }

@@ -9,18 +9,32 @@ import { InflowSource, MovementStatus, Rail, expectLedgerConsistent, failure, fe
  * a wallet's balance at instants before, between and after its postings is the journal up to then,
  * and at "now" it equals the wallet row.
  */
-describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal', () => {
+describe("GetBalanceAt: a wallet's balance at a past instant, from the journal", () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   const ctx = (co?: string) => ({ requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
   const at = (co: string | undefined, rail: ledgerV1.Rail, instant: Date | string | undefined) =>
-    h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, ...(instant ? { at: typeof instant === 'string' ? instant : instantFromDate(instant) } : {}) }), ctx(co));
+    h.client.getBalanceAt(
+      ledgerV1.GetBalanceAtRequest.fromPartial({ rail, ...(instant ? { at: typeof instant === 'string' ? instant : instantFromDate(instant) } : {}) }),
+      ctx(co),
+    );
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** An instant strictly after everything committed so far and strictly before anything that follows. */
-  const mark = async (): Promise<Date> => { await sleep(5); const t = new Date(); await sleep(5); return t; };
+  const mark = async (): Promise<Date> => {
+    await sleep(5);
+    const t = new Date();
+    await sleep(5);
+    return t;
+  };
 
   it('is zero before the first posting, then follows every posting: credit, reserve (pending), commit, release, fee', async () => {
     const co = h.newCompany();
@@ -52,7 +66,14 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
     ];
     for (const [instant, available, pending, postings] of expected) {
       const r = await at(co, Rail.BREB, instant);
-      expect({ instant, ...r }).toEqual({ instant, rail: Rail.BREB, at: instantFromDate(instant), availableCents: available, pendingOutCents: pending, postings });
+      expect({ instant, ...r }).toEqual({
+        instant,
+        rail: Rail.BREB,
+        at: instantFromDate(instant),
+        availableCents: available,
+        pendingOutCents: pending,
+        postings,
+      });
     }
     // now: the wallet row, with the transfer still pending
     const now = await at(co, Rail.BREB, await mark());
@@ -67,7 +88,13 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
     const co = h.newCompany();
     await h.api.open(co);
     const key = `inflow-${randomUUID()}`;
-    await h.api.inflow(co, { idempotencyKey: key, source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n), movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED } });
+    await h.api.inflow(co, {
+      idempotencyKey: key,
+      source: InflowSource.PSE,
+      grossCents: 100_000n,
+      fee: fee(1_000n, 0n, 190n),
+      movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED },
+    });
     const t1 = await mark();
     await h.api.reverseInflow(co, { originalIdempotencyKey: key });
     const t2 = await mark();
@@ -77,7 +104,7 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
     expect(await at(co, Rail.BREB, t2)).toMatchObject({ availableCents: 0n, postings: 0n });
   });
 
-  it('never sees another company\'s postings', async () => {
+  it("never sees another company's postings", async () => {
     const a = h.newCompany();
     const b = h.newCompany();
     await h.api.open(a);
@@ -107,7 +134,9 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
   it.each(['transfer', 'pse-deposit', 'ops'] as const)('refuses the %s identity (only the gateway may call it)', async (as) => {
     const c = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, h.ledger.address, as, 'ledger', 10_000);
     try {
-      const e = await failure(c.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail: Rail.BREB, at: instantFromDate(new Date()) }), ctx(h.newCompany())));
+      const e = await failure(
+        c.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail: Rail.BREB, at: instantFromDate(new Date()) }), ctx(h.newCompany())),
+      );
       expect(e.code).toBe('CALLER_NOT_ALLOWED');
     } finally {
       c.close();
@@ -116,7 +145,8 @@ describe('GetBalanceAt: a wallet\'s balance at a past instant, from the journal'
 
   it('has the (company_id, created_at) index on postings (migration 0006)', async () => {
     const idx = await h.ledger.db.query<{ indexdef: string }>(
-      `select indexdef from pg_indexes where schemaname = 'ledger' and indexname = 'postings_company_created_idx'`);
+      `select indexdef from pg_indexes where schemaname = 'ledger' and indexname = 'postings_company_created_idx'`,
+    );
     expect(idx[0]?.indexdef).toContain('(company_id, created_at)');
   });
 });

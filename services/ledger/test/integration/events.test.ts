@@ -5,7 +5,13 @@ import { eventually } from '@wallet/platform/testing';
 import { eventsV1, ledgerV1 } from '@wallet/proto';
 import { InflowSource, NATS_URL, countRows, Rail, expectLedgerConsistent, fee, startHarness, zeroFee, type Harness } from './harness.js';
 
-interface Received { subject: string; ceId: string; ceType: string; ceSource: string; payload: Record<string, unknown> }
+interface Received {
+  subject: string;
+  ceId: string;
+  ceType: string;
+  ceSource: string;
+  payload: Record<string, unknown>;
+}
 
 describe('ledger events on JetStream', () => {
   let h: Harness;
@@ -19,24 +25,34 @@ describe('ledger events on JetStream', () => {
     const stream = `${h.namespace.toUpperCase()}_LEDGER`;
     const jsm = await jetstreamManager(nc);
     await jsm.consumers.add(stream, { durable_name: 'test', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
-    const messages = await jetstream(nc).consumers.get(stream, 'test').then((c) => c.consume());
+    const messages = await jetstream(nc)
+      .consumers.get(stream, 'test')
+      .then((c) => c.consume());
     const loop = (async () => {
       for await (const m of messages) {
         received.push({
-          subject: m.subject, ceId: m.headers?.get('ce-id') ?? '', ceType: m.headers?.get('ce-type') ?? '',
-          ceSource: m.headers?.get('ce-source') ?? '', payload: m.json(),
+          subject: m.subject,
+          ceId: m.headers?.get('ce-id') ?? '',
+          ceType: m.headers?.get('ce-type') ?? '',
+          ceSource: m.headers?.get('ce-source') ?? '',
+          payload: m.json(),
         });
         m.ack();
       }
     })();
-    stopConsuming = async () => { await messages.close(); await loop; };
+    stopConsuming = async () => {
+      await messages.close();
+      await loop;
+    };
   });
   afterAll(async () => {
     await stopConsuming?.();
     await nc?.close();
     await h?.stop();
   });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   it('publishes one event per posting, with CloudEvents headers, after commit', async () => {
     const co = h.newCompany();
@@ -58,8 +74,15 @@ describe('ledger events on JetStream', () => {
     await new Promise((r) => setTimeout(r, 300)); // nothing else arrives
     const events = mine();
     expect(events.map((e) => e.ceType)).toEqual([
-      'ledger.wallets_opened', 'ledger.credited', 'ledger.reserved', 'ledger.reserved', 'ledger.committed',
-      'ledger.released', 'ledger.fee_charged', 'ledger.inflow_recorded', 'ledger.inflow_recorded',
+      'ledger.wallets_opened',
+      'ledger.credited',
+      'ledger.reserved',
+      'ledger.reserved',
+      'ledger.committed',
+      'ledger.released',
+      'ledger.fee_charged',
+      'ledger.inflow_recorded',
+      'ledger.inflow_recorded',
     ]);
     for (const e of events) {
       expect(e.subject).toBe(`${h.namespace}.${e.ceType}`);
@@ -74,13 +97,26 @@ describe('ledger events on JetStream', () => {
     expect(new Set(postings.map((p) => p.postingId)).size).toBe(8);
     for (const p of postings) expect(p.entries.reduce((s, e) => s + e.amount, 0n)).toBe(0n);
     expect(postings[0]).toMatchObject({
-      postingId: credit.postingId, kind: 'credit', companyId: co, rail: ledgerV1.Rail.BREB, movementId: credit.movement!.id,
+      postingId: credit.postingId,
+      kind: 'credit',
+      companyId: co,
+      rail: ledgerV1.Rail.BREB,
+      movementId: credit.movement!.id,
       idempotencyKey: `k-${co}`,
-      entries: [{ account: 'funding', amount: -10_000n }, { account: `wallet_available:${co}:BREB`, amount: 10_000n }],
+      entries: [
+        { account: 'funding', amount: -10_000n },
+        { account: `wallet_available:${co}:BREB`, amount: 10_000n },
+      ],
     });
     expect(postings[0]!.occurredAt).toBeInstanceOf(Date);
     expect(postings[3]).toMatchObject({ kind: 'commit', holdId: r1.hold!.id, movementId: r1.movement!.id });
-    expect(postings[7]).toMatchObject({ kind: 'inflow', entries: [{ account: 'breb_settlement', amount: -500n }, { account: 'unassigned_funds:BREB', amount: 500n }] });
+    expect(postings[7]).toMatchObject({
+      kind: 'inflow',
+      entries: [
+        { account: 'breb_settlement', amount: -500n },
+        { account: 'unassigned_funds:BREB', amount: 500n },
+      ],
+    });
     expect(postings[7]!.movementId).toBeUndefined();
 
     // Every outbox row was relayed, exactly once per event id.

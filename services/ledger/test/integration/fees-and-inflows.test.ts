@@ -2,15 +2,32 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
 import {
-  FeeOperation, InflowSource, countRows, MovementStatus, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee,
+  FeeOperation,
+  InflowSource,
+  countRows,
+  MovementStatus,
+  MovementType,
+  Rail,
+  expectLedgerConsistent,
+  failure,
+  fee,
+  startHarness,
+  walletOf,
+  zeroFee,
   type Harness,
 } from './harness.js';
 
 describe('fees, fee charges and inflows', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   const wallet = async (co: string, rail: (typeof Rail)[keyof typeof Rail]) => walletOf((await h.api.balances(co)).wallets, rail);
 
@@ -18,7 +35,12 @@ describe('fees, fee charges and inflows', () => {
     const a = h.newCompany();
     const b = h.newCompany();
     expect(await h.api.computeFees(a, { operation: FeeOperation.ACH_OUTFLOW, amount: 1_000_000n, ivaApplicable: true })).toEqual({
-      fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: true, ivaAmount: 0n, totalCharged: 0n,
+      fixedFee: 0n,
+      variableFee: 0n,
+      subtotalFee: 0n,
+      ivaApplicable: true,
+      ivaAmount: 0n,
+      totalCharged: 0n,
     });
     const def = await h.api.setFee({ operation: FeeOperation.ACH_OUTFLOW, fixedFeeCents: 300n, variableBps: 10 });
     expect(def).toMatchObject({ operation: FeeOperation.ACH_OUTFLOW, fixedFeeCents: 300n, variableBps: 10 });
@@ -32,11 +54,21 @@ describe('fees, fee charges and inflows', () => {
 
     // a: 100 + round_half_up(12345 * 25 / 10000 = 30.8625) = 131; IVA round_half_up(24.89) = 25.
     expect(await h.api.computeFees(a, { operation: FeeOperation.ACH_OUTFLOW, amount: 12_345n, ivaApplicable: true })).toEqual({
-      fixedFee: 100n, variableFee: 31n, subtotalFee: 131n, ivaApplicable: true, ivaAmount: 25n, totalCharged: 156n,
+      fixedFee: 100n,
+      variableFee: 31n,
+      subtotalFee: 131n,
+      ivaApplicable: true,
+      ivaAmount: 25n,
+      totalCharged: 156n,
     });
     // b: the default, 250 + round_half_up(12345 * 15 / 10000 = 18.5175) = 269; no IVA.
     expect(await h.api.computeFees(b, { operation: FeeOperation.ACH_OUTFLOW, amount: 12_345n, ivaApplicable: false })).toEqual({
-      fixedFee: 250n, variableFee: 19n, subtotalFee: 269n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 269n,
+      fixedFee: 250n,
+      variableFee: 19n,
+      subtotalFee: 269n,
+      ivaApplicable: false,
+      ivaAmount: 0n,
+      totalCharged: 269n,
     });
     // Another operation is untouched.
     expect((await h.api.computeFees(a, { operation: FeeOperation.BREB_OUTFLOW, amount: 12_345n, ivaApplicable: true })).totalCharged).toBe(0n);
@@ -64,9 +96,16 @@ describe('fees, fee charges and inflows', () => {
     const sql = async (text: string, params: unknown[] = []) => {
       const c = new pg.Client({ connectionString: h.tdb.url });
       await c.connect();
-      try { return (await c.query(text, params)).rows; } finally { await c.end(); }
+      try {
+        return (await c.query(text, params)).rows;
+      } finally {
+        await c.end();
+      }
     };
-    const becomes = async (want: bigint) => { await eventually(async () => (await q()) === want, 2_000, 10); return q(); };
+    const becomes = async (want: bigint) => {
+      await eventually(async () => (await q()) === want, 2_000, 10);
+      return q();
+    };
     await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 111n, variableBps: 0 });
     expect(await q()).toBe(111n); // this replica dropped its copy when it wrote
     // Another writer (an operator's SQL, another replica): the trigger notifies, the copy is reloaded.
@@ -96,8 +135,15 @@ describe('fees, fee charges and inflows', () => {
     await h.api.credit(co, { rail: Rail.BREB, amountCents: 1_000n });
     const r = await h.api.chargeFee(co, { feeCents: 500n, ivaCents: 95n, reference: 'monthly', description: 'cuota' });
     expect(r.movement).toMatchObject({
-      type: MovementType.FEE_CHARGE, rail: Rail.BREB, status: MovementStatus.COMPLETED,
-      amount: 595n, totalFee: 500n, ivaAmount: 95n, netAmount: 595n, reference: 'monthly', details: { description: 'cuota' },
+      type: MovementType.FEE_CHARGE,
+      rail: Rail.BREB,
+      status: MovementStatus.COMPLETED,
+      amount: 595n,
+      totalFee: 500n,
+      ivaAmount: 95n,
+      netAmount: 595n,
+      reference: 'monthly',
+      details: { description: 'cuota' },
     });
     expect(await wallet(co, Rail.BREB)).toMatchObject({ availableCents: 405n, version: 2n });
     expect((await failure(h.api.chargeFee(co, { feeCents: 400n, ivaCents: 76n }))).code).toBe('INSUFFICIENT_BALANCE');
@@ -110,12 +156,27 @@ describe('fees, fee charges and inflows', () => {
     await h.api.open(co);
     const depositId = randomUUID();
     const pse = await h.api.inflow(co, {
-      source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n),
-      movement: { id: depositId, status: MovementStatus.UNSPECIFIED, reference: 'dep-1', details: { payerName: 'Luis', payerDocument: '99887766', payerBank: 'Nequi' } },
+      source: InflowSource.PSE,
+      grossCents: 100_000n,
+      fee: fee(1_000n, 0n, 190n),
+      movement: {
+        id: depositId,
+        status: MovementStatus.UNSPECIFIED,
+        reference: 'dep-1',
+        details: { payerName: 'Luis', payerDocument: '99887766', payerBank: 'Nequi' },
+      },
     });
     expect(pse.movement).toMatchObject({
-      id: depositId, type: MovementType.TRANSFER_IN, rail: Rail.PSE, walletRail: Rail.ACH, status: MovementStatus.COMPLETED,
-      amount: 100_000n, totalFee: 1_000n, ivaAmount: 190n, netAmount: 98_810n, reference: 'dep-1',
+      id: depositId,
+      type: MovementType.TRANSFER_IN,
+      rail: Rail.PSE,
+      walletRail: Rail.ACH,
+      status: MovementStatus.COMPLETED,
+      amount: 100_000n,
+      totalFee: 1_000n,
+      ivaAmount: 190n,
+      netAmount: 98_810n,
+      reference: 'dep-1',
       details: { payerName: 'Luis', payerDocument: '99887766', payerBank: 'Nequi' },
     });
     const breb = await h.api.inflow(co, { source: InflowSource.BREB, grossCents: 5_000n, fee: zeroFee() });
@@ -124,7 +185,9 @@ describe('fees, fee charges and inflows', () => {
     expect(await wallet(co, Rail.BREB)).toMatchObject({ availableCents: 5_000n, version: 1n });
 
     const lines = await h.ledger.db.query<{ account: string; amount: string }>(
-      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`, [pse.postingId]);
+      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`,
+      [pse.postingId],
+    );
     expect(lines).toEqual([
       { account: 'pse_settlement', amount: '-100000' },
       { account: `wallet_available:${co}:ACH`, amount: '98810' },
@@ -140,7 +203,10 @@ describe('fees, fee charges and inflows', () => {
     const movementId = randomUUID();
     const inflowKey = `deposit:${movementId}:paid`;
     await h.api.inflow(co, {
-      idempotencyKey: inflowKey, source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n),
+      idempotencyKey: inflowKey,
+      source: InflowSource.PSE,
+      grossCents: 100_000n,
+      fee: fee(1_000n, 0n, 190n),
       movement: { id: movementId, status: MovementStatus.UNSPECIFIED, reference: 'dep-r' },
     });
     // Spend part of it so the reversal takes available below zero.
@@ -156,10 +222,17 @@ describe('fees, fee charges and inflows', () => {
     const key = `deposit:${movementId}:reversed`;
     const r = await h.api.reverseInflow(co, { idempotencyKey: key, originalIdempotencyKey: inflowKey, errorMessage: 'Reversado por el banco' });
     expect(r.replayed).toBe(false);
-    expect(r.movement).toMatchObject({ id: movementId, status: MovementStatus.REVERSED, netAmount: 98_810n, details: { errorMessage: 'Reversado por el banco' } });
+    expect(r.movement).toMatchObject({
+      id: movementId,
+      status: MovementStatus.REVERSED,
+      netAmount: 98_810n,
+      details: { errorMessage: 'Reversado por el banco' },
+    });
     expect(await wallet(co, Rail.ACH)).toMatchObject({ availableCents: -50_000n });
     const lines = await h.ledger.db.query<{ account: string; amount: string }>(
-      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`, [r.postingId]);
+      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`,
+      [r.postingId],
+    );
     expect(lines).toEqual([
       { account: 'pse_settlement', amount: '100000' },
       { account: `wallet_available:${co}:ACH`, amount: '-98810' },
@@ -190,10 +263,17 @@ describe('fees, fee charges and inflows', () => {
     expect(await wallet(co, Rail.BREB)).toMatchObject({ availableCents: 0n, version: 0n });
     expect((await h.api.list(co)).items).toEqual([]);
     const lines = await h.ledger.db.query<{ account: string; amount: string }>(
-      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`, [r.postingId]);
-    expect(lines).toEqual([{ account: 'breb_settlement', amount: '-7000' }, { account: 'unassigned_funds:BREB', amount: '7000' }]);
+      `select account, amount::text as amount from ledger.entries where posting_id = ?::uuid order by seq`,
+      [r.postingId],
+    );
+    expect(lines).toEqual([
+      { account: 'breb_settlement', amount: '-7000' },
+      { account: 'unassigned_funds:BREB', amount: '7000' },
+    ]);
     expect((await failure(h.api.inflow(co, { source: InflowSource.PSE, grossCents: 7_000n, assign: false }))).code).toBe('INVALID_REQUEST');
-    expect((await failure(h.api.inflow(co, { source: InflowSource.BREB, grossCents: 7_000n, assign: false, fee: fee(10n, 0n, 0n) }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.inflow(co, { source: InflowSource.BREB, grossCents: 7_000n, assign: false, fee: fee(10n, 0n, 0n) }))).code).toBe(
+      'INVALID_REQUEST',
+    );
   });
 
   it('refuses inflows whose fee eats the gross, without a wallet, or with a bad source', async () => {

@@ -32,7 +32,10 @@ export async function startHarness(): Promise<Harness> {
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
   const client = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   return {
-    ledger, namespace, tdb, client,
+    ledger,
+    namespace,
+    tdb,
+    client,
     ctx: (companyId) => ({ requestId: randomUUID(), ...(companyId ? { companyId } : {}) }),
     newCompany: () => randomUUID(),
     api: api(client),
@@ -56,12 +59,21 @@ function api(c: Client) {
     credit: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.CreditRequest>) =>
       c.credit(L.CreditRequest.fromPartial({ idempotencyKey: `credit-${randomUUID()}`, rail: Rail.BREB, ...r }), ctxOf(co)),
     chargeFee: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ChargeFeeRequest>) =>
-      c.chargeFee(L.ChargeFeeRequest.fromPartial({ idempotencyKey: `fee-${randomUUID()}`, rail: Rail.BREB, operation: FeeOperation.BREB_OUTFLOW, ...r }), ctxOf(co)),
+      c.chargeFee(
+        L.ChargeFeeRequest.fromPartial({ idempotencyKey: `fee-${randomUUID()}`, rail: Rail.BREB, operation: FeeOperation.BREB_OUTFLOW, ...r }),
+        ctxOf(co),
+      ),
     reserve: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ReserveRequest>) =>
-      c.reserve(L.ReserveRequest.fromPartial({
-        idempotencyKey: `reserve-${randomUUID()}`, rail: Rail.BREB, fee: zeroFee(),
-        movement: { id: randomUUID(), status: MovementStatus.PENDING }, ...r,
-      }), ctxOf(co)),
+      c.reserve(
+        L.ReserveRequest.fromPartial({
+          idempotencyKey: `reserve-${randomUUID()}`,
+          rail: Rail.BREB,
+          fee: zeroFee(),
+          movement: { id: randomUUID(), status: MovementStatus.PENDING },
+          ...r,
+        }),
+        ctxOf(co),
+      ),
     commit: (co: string | undefined, holdId: string, key = `commit-${randomUUID()}`, expected?: ledgerV1.DeepPartial<ledgerV1.HoldExpectation>) =>
       c.commit(L.CommitRequest.fromPartial({ idempotencyKey: key, holdId, ...(expected ? { expected } : {}) }), ctxOf(co)),
     release: (co: string | undefined, holdId: string, r: ledgerV1.DeepPartial<ledgerV1.ReleaseRequest> = {}) =>
@@ -89,7 +101,14 @@ export function zeroFee(): ledgerV1.FeeBreakdown {
 }
 
 export function fee(fixed: bigint, variable: bigint, iva: bigint): ledgerV1.FeeBreakdown {
-  return { fixedFee: fixed, variableFee: variable, subtotalFee: fixed + variable, ivaApplicable: iva > 0n, ivaAmount: iva, totalCharged: fixed + variable + iva };
+  return {
+    fixedFee: fixed,
+    variableFee: variable,
+    subtotalFee: fixed + variable,
+    ivaApplicable: iva > 0n,
+    ivaAmount: iva,
+    totalCharged: fixed + variable + iva,
+  };
 }
 
 /** The AppError a call fails with (its catalogue code survives the gRPC hop). */
@@ -120,9 +139,11 @@ export async function expectLedgerConsistent(h: Harness): Promise<void> {
 
   const db = h.ledger.db;
   const entries = await db.query<{ posting_id: string; account: string; amount: string }>(
-    'select posting_id::text as posting_id, account, amount::text as amount from ledger.entries');
+    'select posting_id::text as posting_id, account, amount::text as amount from ledger.entries',
+  );
   const wallets = await db.query<{ company_id: string; rail: string; available_cents: string; pending_out_cents: string; version: string }>(
-    'select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version from ledger.wallets');
+    'select company_id, rail, available_cents::text as available_cents, pending_out_cents::text as pending_out_cents, version::text as version from ledger.wallets',
+  );
   const [{ n: postingCount } = { n: '0' }] = await db.query<{ n: string }>("select count(*)::text as n from ledger.postings where kind <> 'void'");
 
   let total = 0n;

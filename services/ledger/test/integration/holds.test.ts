@@ -3,14 +3,32 @@ import { jest } from '@jest/globals';
 import { SqlLedgerStore } from '../../src/persistence/ledger.store.js';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  FeeOperation, HoldStatus, MovementStatus, countRows, MovementType, Rail, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee, type Harness,
+  FeeOperation,
+  HoldStatus,
+  MovementStatus,
+  countRows,
+  MovementType,
+  Rail,
+  expectLedgerConsistent,
+  failure,
+  fee,
+  startHarness,
+  walletOf,
+  zeroFee,
+  type Harness,
 } from './harness.js';
 
 describe('holds: reserve, commit, release', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   async function funded(amount: bigint, rail = Rail.BREB): Promise<string> {
     const co = h.newCompany();
@@ -24,18 +42,45 @@ describe('holds: reserve, commit, release', () => {
     const co = await funded(1_000_000n);
     const movementId = randomUUID();
     const r = await h.api.reserve(co, {
-      amount: 100_000n, fee: fee(500n, 50n, 105n),
+      amount: 100_000n,
+      fee: fee(500n, 50n, 105n),
       movement: {
-        id: movementId, status: MovementStatus.PENDING, reference: 'ext-1', apiKeyId: 'k1',
-        details: { targetName: 'Ana', targetDocument: '1234567', bankName: 'Banco', bankAccountType: 'Ahorros', bankAccountNumber: '0012345678', description: 'pago' },
+        id: movementId,
+        status: MovementStatus.PENDING,
+        reference: 'ext-1',
+        apiKeyId: 'k1',
+        details: {
+          targetName: 'Ana',
+          targetDocument: '1234567',
+          bankName: 'Banco',
+          bankAccountType: 'Ahorros',
+          bankAccountNumber: '0012345678',
+          description: 'pago',
+        },
       },
     });
     expect(r.replayed).toBe(false);
     expect(r.hold).toMatchObject({ rail: Rail.BREB, status: HoldStatus.OPEN, amount: 100_000n, fee: 550n, iva: 105n, total: 100_655n, movementId });
     expect(r.movement).toMatchObject({
-      id: movementId, type: MovementType.TRANSFER_OUT, rail: Rail.BREB, walletRail: Rail.BREB, status: MovementStatus.PENDING,
-      amount: 100_000n, totalFee: 550n, ivaAmount: 105n, netAmount: 99_450n, reference: 'ext-1', apiKeyId: 'k1',
-      details: { targetName: 'Ana', targetDocument: '1234567', bankName: 'Banco', bankAccountType: 'Ahorros', bankAccountNumber: '****5678', description: 'pago' },
+      id: movementId,
+      type: MovementType.TRANSFER_OUT,
+      rail: Rail.BREB,
+      walletRail: Rail.BREB,
+      status: MovementStatus.PENDING,
+      amount: 100_000n,
+      totalFee: 550n,
+      ivaAmount: 105n,
+      netAmount: 99_450n,
+      reference: 'ext-1',
+      apiKeyId: 'k1',
+      details: {
+        targetName: 'Ana',
+        targetDocument: '1234567',
+        bankName: 'Banco',
+        bankAccountType: 'Ahorros',
+        bankAccountNumber: '****5678',
+        description: 'pago',
+      },
     });
     expect(r.movement!.completedAt).toBeUndefined();
     expect(await wallet(co)).toMatchObject({ availableCents: 1_000_000n - 100_655n, pendingOutCents: 100_655n, version: 2n });
@@ -49,7 +94,9 @@ describe('holds: reserve, commit, release', () => {
 
     const entries = await h.ledger.db.query<{ account: string; amount: string }>(
       `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id
-        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`, [r.hold!.id]);
+        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`,
+      [r.hold!.id],
+    );
     expect(entries).toEqual([
       { account: `wallet_pending_out:${co}:BREB`, amount: '-100655' },
       { account: 'rail_clearing:BREB', amount: '100000' },
@@ -116,16 +163,24 @@ describe('holds: reserve, commit, release', () => {
     const ex = await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.EXECUTING });
     expect(ex.status).toBe(MovementStatus.EXECUTING);
     // Repeating a change that happened answers the movement as it is.
-    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.EXECUTING })).status).toBe(MovementStatus.EXECUTING);
-    expect((await failure(h.api.setStatus(h.newCompany(), { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING }))).code).toBe('TRANSACTION_NOT_FOUND');
-    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING })).status).toBe(MovementStatus.PENDING);
+    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.AWAITING_APPROVAL, status: MovementStatus.EXECUTING })).status).toBe(
+      MovementStatus.EXECUTING,
+    );
+    expect(
+      (await failure(h.api.setStatus(h.newCompany(), { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING }))).code,
+    ).toBe('TRANSACTION_NOT_FOUND');
+    expect((await h.api.setStatus(co, { movementId: id, expectedStatus: MovementStatus.EXECUTING, status: MovementStatus.PENDING })).status).toBe(
+      MovementStatus.PENDING,
+    );
     const c = await h.api.commit(co, r.hold!.id);
     expect(c.movement!.status).toBe(MovementStatus.COMPLETED);
   });
 
-  it('SetMovementStatuses: one compare-and-set for many of the company\'s movements (a batch\'s items); others are left alone', async () => {
+  it("SetMovementStatuses: one compare-and-set for many of the company's movements (a batch's items); others are left alone", async () => {
     const co = await funded(10_000n);
-    const awaiting = await Promise.all([1, 2, 3].map(() => h.api.reserve(co, { amount: 100n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } })));
+    const awaiting = await Promise.all(
+      [1, 2, 3].map(() => h.api.reserve(co, { amount: 100n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } })),
+    );
     const ids = awaiting.map((r) => r.movement!.id);
     const plain = await h.api.reserve(co, { amount: 100n }); // PENDING: not in the expected status
     const other = await funded(10_000n);
@@ -144,7 +199,18 @@ describe('holds: reserve, commit, release', () => {
     // money-moving changes and bad ids are refused
     expect((await failure(set(co, ids, MovementStatus.EXECUTING, MovementStatus.COMPLETED))).code).toBe('INVALID_REQUEST');
     expect((await failure(set(co, ['not-a-uuid'], MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING))).code).toBe('INVALID_REQUEST');
-    expect((await failure(set(co, Array.from({ length: 10_001 }, () => randomUUID()), MovementStatus.AWAITING_APPROVAL, MovementStatus.EXECUTING))).code).toBe('INVALID_REQUEST');
+    expect(
+      (
+        await failure(
+          set(
+            co,
+            Array.from({ length: 10_001 }, () => randomUUID()),
+            MovementStatus.AWAITING_APPROVAL,
+            MovementStatus.EXECUTING,
+          ),
+        )
+      ).code,
+    ).toBe('INVALID_REQUEST');
     const c = await h.api.commit(co, awaiting[0]!.hold!.id);
     expect(c.movement!.status).toBe(MovementStatus.COMPLETED);
   });
@@ -157,7 +223,9 @@ describe('holds: reserve, commit, release', () => {
     const achOnly = h.newCompany();
     await h.api.open(achOnly, [Rail.ACH]);
     expect((await failure(h.api.reserve(achOnly, { amount: 100n }))).code).toBe('FAST_WALLET_MISSING');
-    const inconsistent = await failure(h.api.reserve(co, { amount: 100n, fee: { fixedFee: 1n, variableFee: 1n, subtotalFee: 3n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 3n } }));
+    const inconsistent = await failure(
+      h.api.reserve(co, { amount: 100n, fee: { fixedFee: 1n, variableFee: 1n, subtotalFee: 3n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 3n } }),
+    );
     expect(inconsistent.code).toBe('INVALID_REQUEST');
     expect(inconsistent.details).toEqual({ fields: [{ path: 'fee.subtotalFee', message: 'must equal fixedFee + variableFee' }] });
     expect((await failure(h.api.reserve(co, { amount: 0n }))).code).toBe('INVALID_REQUEST');
@@ -204,9 +272,9 @@ describe('holds: reserve, commit, release', () => {
   it('a concurrent commit and release of one hold: exactly one applies', async () => {
     const co = await funded(100_000n);
     const holds = await Promise.all(Array.from({ length: 10 }, () => h.api.reserve(co, { amount: 1_000n })));
-    const races = await Promise.all(holds.map(async (r) => Promise.allSettled([
-      h.api.commit(co, r.hold!.id), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id),
-    ])));
+    const races = await Promise.all(
+      holds.map(async (r) => Promise.allSettled([h.api.commit(co, r.hold!.id), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id)])),
+    );
     for (const outcomes of races) {
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('INVALID_STATE_TRANSITION');
@@ -232,7 +300,7 @@ describe('holds: reserve, commit, release', () => {
   describe('reserve with the fee computed by the ledger (issue 23: no ComputeFees call first)', () => {
     const computed = (ivaApplicable: boolean) => ({ fee: undefined, computeFee: { ivaApplicable } });
 
-    it('reserves amount + the company\'s scheduled fee + IVA; the hold carries the split ComputeFees answers', async () => {
+    it("reserves amount + the company's scheduled fee + IVA; the hold carries the split ComputeFees answers", async () => {
       const co = await funded(10_000_000n);
       await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 300n, variableBps: 45 });
       const expected = await h.api.computeFees(co, { operation: FeeOperation.BREB_OUTFLOW, amount: 1_234_567n, ivaApplicable: true });
@@ -251,7 +319,13 @@ describe('holds: reserve, commit, release', () => {
       // A hold reserved with a given fee keeps its fixed part too (a batch item's, a replay's).
       const given = await h.api.reserve(co, { amount: 1_000n, fee: fee(70n, 30n, 19n) });
       expect(given.hold).toMatchObject({ fee: 100n, iva: 19n, fixedFee: 70n });
-      const commit = await h.api.commit(co, r.hold!.id, undefined, { rail: Rail.BREB, amount: 1_234_567n, fee: 5_856n, iva: 1_113n, movementId: r.movement!.id });
+      const commit = await h.api.commit(co, r.hold!.id, undefined, {
+        rail: Rail.BREB,
+        amount: 1_234_567n,
+        fee: 5_856n,
+        iva: 1_113n,
+        movementId: r.movement!.id,
+      });
       expect(commit.hold).toMatchObject({ status: HoldStatus.COMMITTED, fixedFee: 300n });
     });
 
@@ -259,7 +333,12 @@ describe('holds: reserve, commit, release', () => {
       const co = await funded(1_000_000n);
       await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 200n, variableBps: 0 });
       const movementId = randomUUID();
-      const req = { idempotencyKey: `transfer:${movementId}:reserve`, amount: 10_000n, movement: { id: movementId, status: MovementStatus.PENDING }, ...computed(true) };
+      const req = {
+        idempotencyKey: `transfer:${movementId}:reserve`,
+        amount: 10_000n,
+        movement: { id: movementId, status: MovementStatus.PENDING },
+        ...computed(true),
+      };
       const first = await h.api.reserve(co, req);
       expect(first.hold).toMatchObject({ fee: 200n, iva: 38n, fixedFee: 200n });
       await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 900n, variableBps: 10 });
@@ -281,9 +360,22 @@ describe('holds: reserve, commit, release', () => {
       const both = await failure(h.api.reserve(co, { amount: 100n, fee: zeroFee(), computeFee: { ivaApplicable: true } }));
       expect(both.code).toBe('INVALID_REQUEST');
       expect(both.details).toEqual({ fields: [{ path: 'fee', message: 'is sent instead of computeFee, not with it' }] });
-      const batch = await failure(h.client.reserveBatch(ledgerV1.ReserveBatchRequest.fromPartial({
-        items: [{ idempotencyKey: `reserve-${randomUUID()}`, rail: Rail.BREB, amount: 100n, computeFee: { ivaApplicable: true }, movement: { id: randomUUID(), status: MovementStatus.PENDING } }],
-      }), h.ctx(co)));
+      const batch = await failure(
+        h.client.reserveBatch(
+          ledgerV1.ReserveBatchRequest.fromPartial({
+            items: [
+              {
+                idempotencyKey: `reserve-${randomUUID()}`,
+                rail: Rail.BREB,
+                amount: 100n,
+                computeFee: { ivaApplicable: true },
+                movement: { id: randomUUID(), status: MovementStatus.PENDING },
+              },
+            ],
+          }),
+          h.ctx(co),
+        ),
+      );
       expect(batch.code).toBe('INVALID_REQUEST');
       expect(JSON.stringify(batch.details)).toContain('items.0.computeFee');
       // 9,900 + 100 + 19 IVA is over 10,000: the computed fee is part of what the guard checks.
@@ -296,13 +388,20 @@ describe('holds: reserve, commit, release', () => {
     });
   });
 
-  describe('commit with the caller\'s expectation of the hold (issue 23: no read first)', () => {
-    const commitEntries = (holdId: string) => h.ledger.db.query<{ account: string; amount: string }>(
-      `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id
-        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`, [holdId]);
+  describe("commit with the caller's expectation of the hold (issue 23: no read first)", () => {
+    const commitEntries = (holdId: string) =>
+      h.ledger.db.query<{ account: string; amount: string }>(
+        `select e.account, e.amount::text as amount from ledger.entries e join ledger.postings p on p.id = e.posting_id
+        where p.hold_id = ?::uuid and p.kind = 'commit' order by e.seq`,
+        [holdId],
+      );
     let reads: ReturnType<typeof jest.spyOn>;
-    beforeEach(() => { reads = jest.spyOn(SqlLedgerStore.prototype, 'getHold'); });
-    afterEach(() => { reads.mockRestore(); });
+    beforeEach(() => {
+      reads = jest.spyOn(SqlLedgerStore.prototype, 'getHold');
+    });
+    afterEach(() => {
+      reads.mockRestore();
+    });
 
     it('the expected open hold is committed in one statement, with the posting a read would have built; a retry replays with or without it', async () => {
       const co = await funded(1_000_000n);
@@ -333,7 +432,15 @@ describe('holds: reserve, commit, release', () => {
     it('an expectation that differs from the hold in any column is not trusted: the hold is read and committed with its own amounts', async () => {
       const co = await funded(10_000_000n, Rail.ACH);
       const base = { rail: Rail.ACH, amount: 10_000n, fee: 300n, iva: 57n };
-      const wrongs = [{ amount: 10_001n }, { fee: 0n }, { iva: 0n }, { rail: Rail.BREB }, { movementId: randomUUID() }, { movementId: 'not-a-uuid' }, { amount: -1n }];
+      const wrongs = [
+        { amount: 10_001n },
+        { fee: 0n },
+        { iva: 0n },
+        { rail: Rail.BREB },
+        { movementId: randomUUID() },
+        { movementId: 'not-a-uuid' },
+        { amount: -1n },
+      ];
       for (const wrong of wrongs) {
         const r = await h.api.reserve(co, { rail: Rail.ACH, amount: 10_000n, fee: fee(300n, 0n, 57n) });
         reads.mockClear();
@@ -350,7 +457,7 @@ describe('holds: reserve, commit, release', () => {
       expect(await wallet(co, Rail.ACH)).toMatchObject({ pendingOutCents: 0n, availableCents: 10_000_000n - 7n * 10_357n });
     });
 
-    it('with a right expectation, the read path\'s refusals stand: awaiting approval, closed, another company\'s, unknown', async () => {
+    it("with a right expectation, the read path's refusals stand: awaiting approval, closed, another company's, unknown", async () => {
       const co = await funded(10_000n);
       const awaiting = await h.api.reserve(co, { amount: 1_000n, movement: { id: randomUUID(), status: MovementStatus.AWAITING_APPROVAL } });
       const x = (r: ledgerV1.HoldResult) => ({ rail: Rail.BREB, amount: r.hold!.amount, fee: r.hold!.fee, iva: r.hold!.iva, movementId: r.movement!.id });
@@ -369,10 +476,12 @@ describe('holds: reserve, commit, release', () => {
     it('concurrent commits with expectations and a release of one hold: exactly one applies', async () => {
       const co = await funded(100_000n);
       const holds = await Promise.all(Array.from({ length: 10 }, () => h.api.reserve(co, { amount: 1_000n })));
-      const races = await Promise.all(holds.map(async (r) => {
-        const x = { rail: Rail.BREB, amount: 1_000n, fee: 0n, iva: 0n, movementId: r.movement!.id };
-        return Promise.allSettled([h.api.commit(co, r.hold!.id, undefined, x), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id, undefined, x)]);
-      }));
+      const races = await Promise.all(
+        holds.map(async (r) => {
+          const x = { rail: Rail.BREB, amount: 1_000n, fee: 0n, iva: 0n, movementId: r.movement!.id };
+          return Promise.allSettled([h.api.commit(co, r.hold!.id, undefined, x), h.api.release(co, r.hold!.id), h.api.commit(co, r.hold!.id, undefined, x)]);
+        }),
+      );
       for (const outcomes of races) {
         expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
         for (const o of outcomes) if (o.status === 'rejected') expect((o.reason as { code: string }).code).toBe('INVALID_STATE_TRANSITION');

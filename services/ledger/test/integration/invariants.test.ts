@@ -17,8 +17,12 @@ describe('CheckInvariants finds violations', () => {
     holdId = r.hold!.id;
     movementId = r.movement!.id;
   });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   async function damaged(breakSql: string, repairSql: string, params: unknown[] = []): Promise<string[]> {
     await h.ledger.db.query(breakSql, params);
@@ -39,35 +43,44 @@ describe('CheckInvariants finds violations', () => {
   it('a wallet that disagrees with its entries or its version (2)', async () => {
     const v = await damaged(
       `update ledger.wallets set available_cents = available_cents + 1, version = version + 1 where company_id = ? and rail = 'BREB'`,
-      `update ledger.wallets set available_cents = available_cents - 1, version = version - 1 where company_id = ? and rail = 'BREB'`, [co]);
+      `update ledger.wallets set available_cents = available_cents - 1, version = version - 1 where company_id = ? and rail = 'BREB'`,
+      [co],
+    );
     expect(v).toEqual([`[2] wallet ${co}:BREB: available 9001 vs journal 9000, pending_out 1000 vs journal 1000, version 3 vs 2 postings`]);
   });
 
   it('an unbalanced posting (1)', async () => {
     const v = await damaged(
       `update ledger.entries set amount = amount + 5 where account = 'funding'`,
-      `update ledger.entries set amount = amount - 5 where account = 'funding'`);
+      `update ledger.entries set amount = amount - 5 where account = 'funding'`,
+    );
     expect(v.filter((x) => x.startsWith('[1]'))).toHaveLength(2);
     expect(v.some((x) => x.startsWith('[5]'))).toBe(true); // the credit's movement no longer matches its entries
   });
 
   it('pending_out without its hold, and a closed hold under a live transfer (3)', async () => {
-    const v = await damaged(
-      `update ledger.holds set status = 'RELEASED' where id = ?::uuid`, `update ledger.holds set status = 'OPEN' where id = ?::uuid`, [holdId]);
-    expect(v).toEqual(expect.arrayContaining([
-      `[3] wallet ${co}:BREB: pending_out 1000 but open holds total 0`,
-      `[3] hold ${holdId} is RELEASED but its transfer is PENDING`,
-      `[3] transfer ${movementId} is PENDING without a matching hold`,
-    ]));
+    const v = await damaged(`update ledger.holds set status = 'RELEASED' where id = ?::uuid`, `update ledger.holds set status = 'OPEN' where id = ?::uuid`, [
+      holdId,
+    ]);
+    expect(v).toEqual(
+      expect.arrayContaining([
+        `[3] wallet ${co}:BREB: pending_out 1000 but open holds total 0`,
+        `[3] hold ${holdId} is RELEASED but its transfer is PENDING`,
+        `[3] transfer ${movementId} is PENDING without a matching hold`,
+      ]),
+    );
   });
 
   it('a negative available balance (4) and a movement whose amounts differ from its entries (5)', async () => {
     const v4 = await damaged(
       `update ledger.wallets set available_cents = -1 where company_id = ? and rail = 'ACH'`,
-      `update ledger.wallets set available_cents = 0 where company_id = ? and rail = 'ACH'`, [co]);
+      `update ledger.wallets set available_cents = 0 where company_id = ? and rail = 'ACH'`,
+      [co],
+    );
     expect(v4).toContain(`[4] wallet ${co}:ACH available is -1`);
-    const v5 = await damaged(
-      `update ledger.movements set total_fee = 7 where id = ?::uuid`, `update ledger.movements set total_fee = 0 where id = ?::uuid`, [movementId]);
+    const v5 = await damaged(`update ledger.movements set total_fee = 7 where id = ?::uuid`, `update ledger.movements set total_fee = 0 where id = ?::uuid`, [
+      movementId,
+    ]);
     expect(v5).toHaveLength(1);
     expect(v5[0]).toMatch(new RegExp(`^\\[5\\] movement ${movementId} \\(TRANSFER_OUT PENDING\\)`));
   });

@@ -22,17 +22,25 @@ describe('listing movements', () => {
     await h.api.open(other);
     await h.api.credit(other, { amountCents: 1n });
     // Make ties certain: the credits fall into three instants shared by several movements each.
-    await h.ledger.db.query(`
+    await h.ledger.db.query(
+      `
       with c as (select id, row_number() over (order by id) % 3 as grp from ledger.movements where company_id = ? and type = 'BALANCE_ADD')
       update ledger.movements m set created_at = timestamptz '2026-01-01 00:00:00.123456+00' + c.grp * interval '1 microsecond'
-        from c where m.id = c.id`, [co]);
-    const rows = await h.ledger.db.query<{ id: string }>(
-      'select id::text as id from ledger.movements where company_id = ? order by created_at desc, id desc', [co]);
+        from c where m.id = c.id`,
+      [co],
+    );
+    const rows = await h.ledger.db.query<{ id: string }>('select id::text as id from ledger.movements where company_id = ? order by created_at desc, id desc', [
+      co,
+    ]);
     expected = await Promise.all(rows.map((r) => h.api.movement(co, r.id)));
     expect(expected).toHaveLength(28);
   });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   it('pages by page number: 20 by default, hasMore and nextCursor on all but the last page', async () => {
     const p0 = await h.api.list(co);
@@ -54,7 +62,8 @@ describe('listing movements', () => {
     let pages = 0;
     do {
       const r: ledgerV1.ListMovementsResponse = await h.api.list(co, { limit: 6, page: 3, ...(cursor ? { cursor } : {}) });
-      if (!cursor) expect(r.items).toEqual(expected.slice(18, 24)); // first call: page 3 applies
+      if (!cursor)
+        expect(r.items).toEqual(expected.slice(18, 24)); // first call: page 3 applies
       else seen.push(...r.items);
       cursor = r.nextCursor;
       expect(r.hasMore).toBe(cursor !== undefined);
@@ -98,7 +107,9 @@ describe('listing movements', () => {
     expect((await h.api.list(co, { limit: 100 })).items).toHaveLength(28);
     expect((await failure(h.api.list(co, { page: -1 }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(co, { cursor: 'bm90LWEtY3Vyc29y' }))).code).toBe('INVALID_REQUEST');
-    expect((await failure(h.api.list(co, { from: instantFromDate(new Date()), to: instantFromDate(new Date(Date.now() - 1000)) }))).code).toBe('INVALID_REQUEST');
+    expect((await failure(h.api.list(co, { from: instantFromDate(new Date()), to: instantFromDate(new Date(Date.now() - 1000)) }))).code).toBe(
+      'INVALID_REQUEST',
+    );
     expect((await failure(h.api.list(undefined))).code).toBe('CALLER_NOT_ALLOWED');
   });
 

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { ledgerV1 } from '@wallet/proto';
 import {
-  FeeOperation, HoldStatus, MovementStatus, MovementType, Rail, countRows, expectLedgerConsistent, failure, fee, startHarness, walletOf, zeroFee,
+  FeeOperation,
+  HoldStatus,
+  MovementStatus,
+  MovementType,
+  Rail,
+  countRows,
+  expectLedgerConsistent,
+  failure,
+  fee,
+  startHarness,
+  walletOf,
+  zeroFee,
   type Harness,
 } from './harness.js';
 
@@ -11,9 +22,15 @@ type Item = ledgerV1.ReserveRequest;
 /** ReserveBatch (bulk payouts, docs/batches.md): N holds in one transaction, all or nothing; ComputeFeesBatch. */
 describe('ReserveBatch', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   async function funded(breb: bigint, ach: bigint): Promise<string> {
     const co = h.newCompany();
@@ -26,12 +43,14 @@ describe('ReserveBatch', () => {
   function item(rail: ledgerV1.Rail, amount: bigint, f = zeroFee(), batchId = randomUUID(), status = MovementStatus.PENDING): Item {
     const id = randomUUID();
     return ledgerV1.ReserveRequest.fromPartial({
-      idempotencyKey: `transfer:${id}:reserve`, rail, amount, fee: f,
+      idempotencyKey: `transfer:${id}:reserve`,
+      rail,
+      amount,
+      fee: f,
       movement: { id, status, reference: `ref-${id.slice(0, 8)}`, details: { batchId, targetName: 'Ana Pérez', bankAccountNumber: '0001234567' } },
     });
   }
-  const batch = (co: string, items: ledgerV1.DeepPartial<Item>[]) =>
-    h.client.reserveBatch(ledgerV1.ReserveBatchRequest.fromPartial({ items }), ctx(co));
+  const batch = (co: string, items: ledgerV1.DeepPartial<Item>[]) => h.client.reserveBatch(ledgerV1.ReserveBatchRequest.fromPartial({ items }), ctx(co));
   const total = (items: Item[], rail: ledgerV1.Rail) =>
     items.filter((i) => i.rail === rail).reduce((s, i) => s + i.amount! + i.fee!.subtotalFee! + i.fee!.ivaAmount!, 0n);
   const balances = async (co: string) => {
@@ -68,7 +87,9 @@ describe('ReserveBatch', () => {
 
     // Each item: an OPEN hold of its amounts on its movement, in request order.
     const holds = await h.ledger.db.query<{ id: string; status: string; rail: string; total: string; movement_id: string }>(
-      'select id::text as id, status, rail, total::text as total, movement_id::text as movement_id from ledger.holds where id = any(array[?]::uuid[])', [r.holdIds]);
+      'select id::text as id, status, rail, total::text as total, movement_id::text as movement_id from ledger.holds where id = any(array[?]::uuid[])',
+      [r.holdIds],
+    );
     expect(holds).toHaveLength(items.length);
     items.forEach((it, i) => {
       const hold = holds.find((x) => x.id === r.holdIds[i])!;
@@ -79,8 +100,15 @@ describe('ReserveBatch', () => {
     for (const it of items) {
       const m = await h.api.movement(co, it.movement!.id!);
       expect(m).toMatchObject({
-        id: it.movement!.id, type: MovementType.TRANSFER_OUT, rail: it.rail, walletRail: it.rail, status: it.movement!.status,
-        amount: it.amount, totalFee: it.fee!.subtotalFee, ivaAmount: it.fee!.ivaAmount, netAmount: it.amount! - it.fee!.subtotalFee!,
+        id: it.movement!.id,
+        type: MovementType.TRANSFER_OUT,
+        rail: it.rail,
+        walletRail: it.rail,
+        status: it.movement!.status,
+        amount: it.amount,
+        totalFee: it.fee!.subtotalFee,
+        ivaAmount: it.fee!.ivaAmount,
+        netAmount: it.amount! - it.fee!.subtotalFee!,
         reference: it.movement!.reference,
         details: { batchId, targetName: 'Ana Pérez', bankAccountNumber: '****4567' },
       });
@@ -90,12 +118,16 @@ describe('ReserveBatch', () => {
     // One `ledger.reserved` event per item, naming its hold, like Reserve's.
     const events = await h.ledger.db.query<{ hold_id: string; key: string; kind: string }>(
       `select payload->>'holdId' as hold_id, payload->>'idempotencyKey' as key, payload->>'kind' as kind from ledger.outbox
-        where subject = 'ledger.reserved' and payload->>'holdId' = any(array[?]::text[])`, [r.holdIds]);
+        where subject = 'ledger.reserved' and payload->>'holdId' = any(array[?]::text[])`,
+      [r.holdIds],
+    );
     expect(events).toHaveLength(items.length);
     expect(new Set(events.map((e) => e.key))).toEqual(new Set(items.map((i) => i.idempotencyKey)));
     expect(events.every((e) => e.kind === 'reserve')).toBe(true);
     // The postings are Reserve's: kind reserve, each with its movement and hold.
-    expect(await countRows(h, `select count(*)::text as n from ledger.postings where kind = 'reserve' and hold_id = any(array[?]::uuid[])`, [r.holdIds])).toBe(items.length);
+    expect(await countRows(h, `select count(*)::text as n from ledger.postings where kind = 'reserve' and hold_id = any(array[?]::uuid[])`, [r.holdIds])).toBe(
+      items.length,
+    );
 
     // Each hold then lives on its own: commit one, release another.
     await h.api.commit(co, r.holdIds[0]!);
@@ -119,10 +151,12 @@ describe('ReserveBatch', () => {
     const both = [item(Rail.ACH, 1_000_001n), item(Rail.BREB, 100_001n)];
     const err2 = await failure(batch(co, both));
     expect(err2.code).toBe('INSUFFICIENT_BALANCE');
-    expect(err2.details).toEqual({ wallets: [
-      { rail: 'BREB', requiredCents: '100001', availableCents: '100000', shortfallCents: '1' },
-      { rail: 'ACH', requiredCents: '1000001', availableCents: '1000000', shortfallCents: '1' },
-    ] });
+    expect(err2.details).toEqual({
+      wallets: [
+        { rail: 'BREB', requiredCents: '100001', availableCents: '100000', shortfallCents: '1' },
+        { rail: 'ACH', requiredCents: '1000001', availableCents: '1000000', shortfallCents: '1' },
+      ],
+    });
     expect(await balances(co)).toEqual(before);
 
     // The keys were not taken: the same items fit once the BREB wallet is covered.
@@ -162,7 +196,7 @@ describe('ReserveBatch', () => {
     expect(await writtenFor(items)).toBe(3);
   });
 
-  it('a single Reserve of an item afterwards replays that item\'s hold', async () => {
+  it("a single Reserve of an item afterwards replays that item's hold", async () => {
     const co = await funded(1_000_000n, 0n);
     const items = [item(Rail.BREB, 10_000n, fee(500n, 25n, 100n)), item(Rail.BREB, 20_000n)];
     const r = await batch(co, items);
@@ -273,8 +307,12 @@ describe('ReserveBatch', () => {
 
 describe('ComputeFeesBatch', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   const feesBatch = (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ComputeFeesBatchRequest>) =>
     h.client.computeFeesBatch(ledgerV1.ComputeFeesBatchRequest.fromPartial(r), { requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
@@ -284,7 +322,11 @@ describe('ComputeFeesBatch', () => {
     await h.api.setFee({ operation: FeeOperation.BREB_OUTFLOW, companyId: co, fixedFeeCents: 500n, variableBps: 25 });
     await h.api.setFee({ operation: FeeOperation.ACH_OUTFLOW, fixedFeeCents: 1_000n, variableBps: 7 });
     const amounts = [100n, 19_999n, 20_000n, 1_234_567n, 1_200_000_000n, 1n, 100n];
-    for (const [operation, iva] of [[FeeOperation.BREB_OUTFLOW, true], [FeeOperation.BREB_OUTFLOW, false], [FeeOperation.ACH_OUTFLOW, true]] as const) {
+    for (const [operation, iva] of [
+      [FeeOperation.BREB_OUTFLOW, true],
+      [FeeOperation.BREB_OUTFLOW, false],
+      [FeeOperation.ACH_OUTFLOW, true],
+    ] as const) {
       const r = await feesBatch(co, { operation, amounts, ivaApplicable: iva });
       const one = await Promise.all(amounts.map((amount) => h.api.computeFees(co, { operation, amount, ivaApplicable: iva })));
       expect(r.fees).toEqual(one);

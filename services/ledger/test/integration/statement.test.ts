@@ -12,13 +12,24 @@ import { InflowSource, MovementStatus, MovementType, Rail, expectLedgerConsisten
  */
 describe('StreamStatement: the lines between two instants', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   const ctx = (co?: string) => ({ requestId: randomUUID(), ...(co ? { companyId: co } : {}) });
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const mark = async (): Promise<Instant> => { await sleep(5); const t = instantFromDate(new Date()); await sleep(5); return t; };
+  const mark = async (): Promise<Instant> => {
+    await sleep(5);
+    const t = instantFromDate(new Date());
+    await sleep(5);
+    return t;
+  };
   const balanceAt = async (co: string, rail: ledgerV1.Rail, at: Instant) =>
     h.client.getBalanceAt(ledgerV1.GetBalanceAtRequest.fromPartial({ rail, at }), ctx(co));
   async function statement(co: string, rail: ledgerV1.Rail, from: Instant, to: Instant, batchSize = 0) {
@@ -61,12 +72,18 @@ describe('StreamStatement: the lines between two instants', () => {
     expect(closing).toMatchObject({ availableCents: 1_000_000n - 50_119n - 100_655n + 50_119n - 1_190n - 30_238n, pendingOutCents: 30_238n });
   });
 
-  it('an ACH wallet: PSE inflow (fee deducted) and its reversal; the BREB wallet\'s lines are not in it', async () => {
+  it("an ACH wallet: PSE inflow (fee deducted) and its reversal; the BREB wallet's lines are not in it", async () => {
     const co = h.newCompany();
     await h.api.open(co);
     const from = await mark();
     const key = `inflow-${randomUUID()}`;
-    await h.api.inflow(co, { idempotencyKey: key, source: InflowSource.PSE, grossCents: 100_000n, fee: fee(1_000n, 0n, 190n), movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED } });
+    await h.api.inflow(co, {
+      idempotencyKey: key,
+      source: InflowSource.PSE,
+      grossCents: 100_000n,
+      fee: fee(1_000n, 0n, 190n),
+      movement: { id: randomUUID(), status: MovementStatus.UNSPECIFIED },
+    });
     await h.api.credit(co, { rail: Rail.BREB, amountCents: 9_999n });
     await h.api.reverseInflow(co, { originalIdempotencyKey: key });
     const to = await mark();
@@ -78,7 +95,7 @@ describe('StreamStatement: the lines between two instants', () => {
     expect((await statement(co, Rail.BREB, from, to)).lines.map((l) => [l.postingKind, l.effectCents])).toEqual([['credit', 9_999n]]);
   });
 
-  it('reads many keyset pages in order, none lost or repeated; another company\'s postings never appear', async () => {
+  it("reads many keyset pages in order, none lost or repeated; another company's postings never appear", async () => {
     const co = h.newCompany();
     const other = h.newCompany();
     await h.api.open(co);
@@ -103,7 +120,7 @@ describe('StreamStatement: the lines between two instants', () => {
     expect((await statement(co, Rail.BREB, EPOCH, from)).lines).toEqual([]);
   });
 
-  it('a line\'s own postedAt (microseconds, exactly the journal\'s) is a bound: statements chained at it hold every line once; history and listing at it count it', async () => {
+  it("a line's own postedAt (microseconds, exactly the journal's) is a bound: statements chained at it hold every line once; history and listing at it count it", async () => {
     const co = h.newCompany();
     await h.api.open(co, [Rail.BREB]);
     const from = await mark();
@@ -135,8 +152,9 @@ describe('StreamStatement: the lines between two instants', () => {
       const mid = all[k]!.movement!.id;
       expect((await h.api.list(co, { to: cut, limit: 100 })).items.map((m) => m.id)).toContain(mid);
       expect((await h.api.list(co, { from: cut, limit: 100 })).items.map((m) => m.id)).toContain(mid);
-      expect((await h.api.list(co, { from: cut, to: cut, limit: 100 })).items.map((m) => m.id))
-        .toEqual(all.filter((l) => l.postedAt === cut).map((l) => l.movement!.id));
+      expect((await h.api.list(co, { from: cut, to: cut, limit: 100 })).items.map((m) => m.id)).toEqual(
+        all.filter((l) => l.postedAt === cut).map((l) => l.movement!.id),
+      );
     }
   });
 
@@ -150,8 +168,16 @@ describe('StreamStatement: the lines between two instants', () => {
     const cut = line!.postedAt;
     expect((await statement(co, Rail.BREB, from, `${cut.slice(0, -1)}999Z`)).lines).toHaveLength(1);
     expect((await balanceAt(co, Rail.BREB, `${cut.slice(0, -1)}999Z`)).at).toBe(cut);
-    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>) => (await failure(
-      (async () => { for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(co))) { /* drain */ } })())).code;
+    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>) =>
+      (
+        await failure(
+          (async () => {
+            for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(co))) {
+              /* drain */
+            }
+          })(),
+        )
+      ).code;
     expect(await err({ rail: Rail.BREB, from: '2026-11-01', to })).toBe('INVALID_REQUEST');
     expect(await err({ rail: Rail.BREB, from, to: 'mañana' })).toBe('INVALID_REQUEST');
   });
@@ -160,8 +186,16 @@ describe('StreamStatement: the lines between two instants', () => {
     const co = h.newCompany();
     await h.api.open(co, [Rail.BREB]);
     const now = instantFromDate(new Date());
-    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>, c = co) => (await failure(
-      (async () => { for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(c))) { /* drain */ } })())).code;
+    const err = async (r: ledgerV1.DeepPartial<ledgerV1.StreamStatementRequest>, c = co) =>
+      (
+        await failure(
+          (async () => {
+            for await (const _ of h.client.streamStatement(ledgerV1.StreamStatementRequest.fromPartial(r), ctx(c))) {
+              /* drain */
+            }
+          })(),
+        )
+      ).code;
     expect(await err({ rail: Rail.BREB, from: now, to: now })).toBe('INVALID_REQUEST');
     expect(await err({ rail: Rail.BREB, from: EPOCH, to: instantFromDate(new Date(Date.now() + 60_000)) })).toBe('INVALID_REQUEST');
     expect(await err({ rail: Rail.BREB, to: now })).toBe('INVALID_REQUEST');
@@ -171,9 +205,13 @@ describe('StreamStatement: the lines between two instants', () => {
     for (const as of ['transfer', 'ops'] as const) {
       const c = meshClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, h.ledger.address, as, 'ledger', 10_000);
       try {
-        const e = await failure((async () => {
-          for await (const _ of c.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail: Rail.BREB, from: EPOCH, to: now }), ctx(co))) { /* drain */ }
-        })());
+        const e = await failure(
+          (async () => {
+            for await (const _ of c.streamStatement(ledgerV1.StreamStatementRequest.fromPartial({ rail: Rail.BREB, from: EPOCH, to: now }), ctx(co))) {
+              /* drain */
+            }
+          })(),
+        );
         expect(e.code).toBe('CALLER_NOT_ALLOWED');
       } finally {
         c.close();

@@ -7,9 +7,15 @@ const ctx = (companyId: string) => ({ companyId, requestId: randomUUID() });
 /** VoidReserve: the fence a send's owner puts up before giving the send up. */
 describe('VoidReserve', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   async function funded(amount: bigint): Promise<string> {
     const co = h.newCompany();
@@ -17,8 +23,7 @@ describe('VoidReserve', () => {
     await h.api.credit(co, { rail: Rail.BREB, amountCents: amount });
     return co;
   }
-  const voidKey = (co: string, key: string) =>
-    h.client.voidReserve(ledgerV1.VoidReserveRequest.fromPartial({ idempotencyKey: key, rail: Rail.BREB }), ctx(co));
+  const voidKey = (co: string, key: string) => h.client.voidReserve(ledgerV1.VoidReserveRequest.fromPartial({ idempotencyKey: key, rail: Rail.BREB }), ctx(co));
   const reserveKey = (co: string, key: string, amount = 10_000n) =>
     h.client.reserve(ledgerV1.ReserveRequest.fromPartial({ idempotencyKey: key, rail: Rail.BREB, amount, fee: fee(0n, 0n, 0n) }), ctx(co));
 
@@ -52,16 +57,18 @@ describe('VoidReserve', () => {
 
   it('a Reserve and a Void racing on one key: exactly one wins, every time', async () => {
     const co = await funded(1_000_000n);
-    const outcomes = await Promise.all(Array.from({ length: 40 }, async () => {
-      const key = `transfer:${randomUUID()}:reserve`;
-      const [res, v] = await Promise.allSettled([reserveKey(co, key, 1_000n), voidKey(co, key)]);
-      if (v.status !== 'fulfilled') throw v.reason;
-      const reserved = res.status === 'fulfilled';
-      // Void lost ⇔ the Reserve landed; void won ⇔ the Reserve was refused.
-      expect(v.value.voided).toBe(!reserved);
-      if (!reserved) expect((res.reason as { code?: string }).code).toBe('RESERVE_VOIDED');
-      return reserved;
-    }));
+    const outcomes = await Promise.all(
+      Array.from({ length: 40 }, async () => {
+        const key = `transfer:${randomUUID()}:reserve`;
+        const [res, v] = await Promise.allSettled([reserveKey(co, key, 1_000n), voidKey(co, key)]);
+        if (v.status !== 'fulfilled') throw v.reason;
+        const reserved = res.status === 'fulfilled';
+        // Void lost ⇔ the Reserve landed; void won ⇔ the Reserve was refused.
+        expect(v.value.voided).toBe(!reserved);
+        if (!reserved) expect((res.reason as { code?: string }).code).toBe('RESERVE_VOIDED');
+        return reserved;
+      }),
+    );
     const landed = BigInt(outcomes.filter(Boolean).length);
     const w = walletOf((await h.api.balances(co)).wallets, Rail.BREB);
     expect(w).toMatchObject({ availableCents: 1_000_000n - landed * 1_000n, pendingOutCents: landed * 1_000n });

@@ -3,9 +3,15 @@ import { MovementStatus, MovementType } from './harness.js';
 
 describe('wallets and admin credits', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerConsistent(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerConsistent(h);
+  });
 
   it('opens wallets idempotently and lists every wallet of the company', async () => {
     const co = h.newCompany();
@@ -38,8 +44,16 @@ describe('wallets and admin credits', () => {
     expect(res.replayed).toBe(false);
     expect(res.postingId).toMatch(/^[0-9a-f-]{36}$/);
     expect(res.movement).toMatchObject({
-      type: MovementType.BALANCE_ADD, rail: Rail.BREB, walletRail: Rail.BREB, status: MovementStatus.COMPLETED,
-      amount: 150_000_000n, totalFee: 0n, ivaAmount: 0n, netAmount: 150_000_000n, reference: 'fund-1', apiKeyId: 'key-1',
+      type: MovementType.BALANCE_ADD,
+      rail: Rail.BREB,
+      walletRail: Rail.BREB,
+      status: MovementStatus.COMPLETED,
+      amount: 150_000_000n,
+      totalFee: 0n,
+      ivaAmount: 0n,
+      netAmount: 150_000_000n,
+      reference: 'fund-1',
+      apiKeyId: 'key-1',
       details: { description: 'seed' },
     });
     expect(res.movement!.completedAt).toBe(res.movement!.createdAt);
@@ -48,7 +62,13 @@ describe('wallets and admin credits', () => {
     await h.api.credit(co, { rail: Rail.ACH, amountCents: 7n });
 
     const { wallets } = await h.api.balances(co);
-    expect(walletOf(wallets, Rail.BREB)).toEqual({ rail: Rail.BREB, availableCents: 150_000_000n, pendingOutCents: 0n, version: 1n, maxTransferAmount: 150_000_000n });
+    expect(walletOf(wallets, Rail.BREB)).toEqual({
+      rail: Rail.BREB,
+      availableCents: 150_000_000n,
+      pendingOutCents: 0n,
+      version: 1n,
+      maxTransferAmount: 150_000_000n,
+    });
     expect(walletOf(wallets, Rail.ACH)).toEqual({ rail: Rail.ACH, availableCents: 5_007n, pendingOutCents: 0n, version: 2n, maxTransferAmount: 5_007n });
     expect(await h.api.movement(co, res.movement!.id)).toEqual(res.movement);
   });

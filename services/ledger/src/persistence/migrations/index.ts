@@ -10,6 +10,13 @@ import { Migration0009Corrections } from './0009-corrections.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
-  Migration0001LedgerInitial, Migration0002HotUpdates, Migration0003InflowReversal, Migration0004VoidPostings, Migration0005ReconAdjustments,
-  Migration0006PostingsCompanyCreated, Migration0007FeeConfigFeed, Migration0008HoldFixedFee, Migration0009Corrections,
+  Migration0001LedgerInitial,
+  Migration0002HotUpdates,
+  Migration0003InflowReversal,
+  Migration0004VoidPostings,
+  Migration0005ReconAdjustments,
+  Migration0006PostingsCompanyCreated,
+  Migration0007FeeConfigFeed,
+  Migration0008HoldFixedFee,
+  Migration0009Corrections,
 ];
