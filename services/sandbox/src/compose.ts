@@ -33,7 +33,13 @@ export interface SandboxRuntime {
 
 /** The composition root shared by main.ts and testing.ts: database → use cases → scheduler → HTTP and SMTP. */
 export async function composeSandbox(config: SandboxConfig, log: Logger): Promise<SandboxRuntime> {
-  const db = await Database.open({ url: config.DATABASE_URL, schema: SANDBOX_SCHEMA, migrations: sandboxMigrations, logger: log, poolMax: config.SANDBOX_DB_POOL_MAX });
+  const db = await Database.open({
+    url: config.DATABASE_URL,
+    schema: SANDBOX_SCHEMA,
+    migrations: sandboxMigrations,
+    logger: log,
+    poolMax: config.SANDBOX_DB_POOL_MAX,
+  });
   let server: Server | undefined;
   let dispatcher: CallbackDispatcher | undefined;
   let smtp: SmtpSink | undefined;
@@ -52,22 +58,41 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     watched = registrations;
     await registrations.watch(log);
     let wake = () => {};
-    const rails = new RailTransfers(db, store, {
-      brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
-      achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
-    }, () => wake(), log, registrations);
-    const d = new CallbackDispatcher(store, rails, {
-      secret: config.SANDBOX_CALLBACK_SECRET,
-      pollMs: config.SANDBOX_POLL_MS,
-      retry: { baseMs: config.SANDBOX_CALLBACK_RETRY_BASE_MS, maxMs: config.SANDBOX_CALLBACK_RETRY_MAX_MS },
-      timeoutMs: config.SANDBOX_CALLBACK_TIMEOUT_MS,
-    }, log);
+    const rails = new RailTransfers(
+      db,
+      store,
+      {
+        brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS,
+        achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS,
+      },
+      () => wake(),
+      log,
+      registrations,
+    );
+    const d = new CallbackDispatcher(
+      store,
+      rails,
+      {
+        secret: config.SANDBOX_CALLBACK_SECRET,
+        pollMs: config.SANDBOX_POLL_MS,
+        retry: { baseMs: config.SANDBOX_CALLBACK_RETRY_BASE_MS, maxMs: config.SANDBOX_CALLBACK_RETRY_MAX_MS },
+        timeoutMs: config.SANDBOX_CALLBACK_TIMEOUT_MS,
+      },
+      log,
+    );
     dispatcher = d;
     wake = () => d.wake();
     const emails = new EmailStore(db);
     // The public URL needs the port, known only once listening.
     let publicUrl = config.SANDBOX_PUBLIC_URL ?? '';
-    const pse = new PseLinks(db, store, new PseStore(db), () => publicUrl, () => wake(), log);
+    const pse = new PseLinks(
+      db,
+      store,
+      new PseStore(db),
+      () => publicUrl,
+      () => wake(),
+      log,
+    );
     const collect = new BrebCollect(db, store, registrations, () => wake(), log);
 
     let ready = true;
@@ -75,7 +100,12 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
       lookupKey: new LookupKey(store, registrations),
       collect,
       validateAchAccount: new ValidateAchAccount(store),
-      rails, pse, emails, dispatcher: d, store, log,
+      rails,
+      pse,
+      emails,
+      dispatcher: d,
+      store,
+      log,
       reports: new SettlementReports(new ReportStore(db)),
       isReady: () => ready,
     });
@@ -91,7 +121,10 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     server = srv;
     await new Promise<void>((resolve, reject) => {
       srv.once('error', reject);
-      srv.listen(config.SANDBOX_PORT, config.SANDBOX_HOST, () => { srv.off('error', reject); resolve(); });
+      srv.listen(config.SANDBOX_PORT, config.SANDBOX_HOST, () => {
+        srv.off('error', reject);
+        resolve();
+      });
     });
     const port = (srv.address() as AddressInfo).port;
     if (!config.SANDBOX_PUBLIC_URL) {
@@ -101,26 +134,30 @@ export async function composeSandbox(config: SandboxConfig, log: Logger): Promis
     const sink = await startSmtpSink({ host: config.SANDBOX_SMTP_HOST, port: config.SANDBOX_SMTP_PORT, store: emails, log });
     smtp = sink;
     d.start();
-    log.info({ port, smtpPort: sink.port, publicUrl, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS }, 'sandbox listening');
+    log.info(
+      { port, smtpPort: sink.port, publicUrl, brebConfirmMs: config.SANDBOX_BREB_CONFIRM_MS, achConfirmMs: config.SANDBOX_ACH_CONFIRM_MS },
+      'sandbox listening',
+    );
 
     let stopping: Promise<void> | undefined;
-    const stop = () => (stopping ??= (async () => {
-      ready = false;
-      draining = true;
-      for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
-      const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
-      const idle = setInterval(() => srv.closeIdleConnections(), 50);
-      const force = setTimeout(() => srv.closeAllConnections(), 10_000);
-      force.unref();
-      // The scheduler finishes the deliveries it has started; the HTTP server its requests.
-      await Promise.all([d.stop(), closed, sink.close()]);
-      store.stopWatchingFaults();
-      registrations.stopWatching();
-      clearInterval(idle);
-      clearTimeout(force);
-      await db.close();
-      log.info('sandbox stopped');
-    })());
+    const stop = () =>
+      (stopping ??= (async () => {
+        ready = false;
+        draining = true;
+        for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
+        const closed = new Promise<void>((resolve) => srv.close(() => resolve()));
+        const idle = setInterval(() => srv.closeIdleConnections(), 50);
+        const force = setTimeout(() => srv.closeAllConnections(), 10_000);
+        force.unref();
+        // The scheduler finishes the deliveries it has started; the HTTP server its requests.
+        await Promise.all([d.stop(), closed, sink.close()]);
+        store.stopWatchingFaults();
+        registrations.stopWatching();
+        clearInterval(idle);
+        clearTimeout(force);
+        await db.close();
+        log.info('sandbox stopped');
+      })());
     return { port, smtpPort: sink.port, publicUrl, db, stop };
   } catch (err) {
     await dispatcher?.stop().catch(() => undefined);

@@ -9,9 +9,21 @@ describe('ACH rail', () => {
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let receiver: CallbackReceiver;
   const call = api(() => sandbox.url);
-  const account = { bankCode: '1007', accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderName: 'ANA GOMEZ' };
-  const transfer = (name: string, o: Record<string, unknown> = {}) =>
-    ({ transactionId: txId(name), amountCents: 2_500_000, ...account, callbackUrl: receiver.urlFor(name), ...o });
+  const account = {
+    bankCode: '1007',
+    accountTypeId: 20,
+    accountNumber: '12345678901',
+    documentTypeId: 1,
+    documentNumber: '1020304050',
+    holderName: 'ANA GOMEZ',
+  };
+  const transfer = (name: string, o: Record<string, unknown> = {}) => ({
+    transactionId: txId(name),
+    amountCents: 2_500_000,
+    ...account,
+    callbackUrl: receiver.urlFor(name),
+    ...o,
+  });
 
   beforeAll(async () => {
     tdb = await createTestDatabase('sbx_ach');
@@ -70,11 +82,17 @@ describe('ACH rail', () => {
     const [cb] = await receiver.waitFor('ach-ok');
     expect(signatureValid(cb!)).toBe(true);
     expect(cb!.body).toEqual({
-      eventId: expect.any(String), transactionId: body.transactionId, providerTransferId: r.body.providerTransferId,
-      rail: 'ACH', status: 'COMPLETED', occurredAt: expect.any(String),
+      eventId: expect.any(String),
+      transactionId: body.transactionId,
+      providerTransferId: r.body.providerTransferId,
+      rail: 'ACH',
+      status: 'COMPLETED',
+      occurredAt: expect.any(String),
     });
     expect((await call('GET', `/ach/transfers/${body.transactionId}`)).body).toEqual({
-      transactionId: body.transactionId, providerTransferId: r.body.providerTransferId, status: 'COMPLETED',
+      transactionId: body.transactionId,
+      providerTransferId: r.body.providerTransferId,
+      status: 'COMPLETED',
     });
     expect((await call('GET', '/ach/transfers/unknown')).status).toBe(404);
   });
@@ -82,7 +100,11 @@ describe('ACH rail', () => {
   it('fails an amount ending in 13 and refuses 0000000000 and an outage synchronously', async () => {
     const b13 = transfer('ach-13', { amountCents: 913 });
     await call('POST', '/ach/transfers', b13);
-    expect((await receiver.waitFor('ach-13'))[0]!.body).toMatchObject({ rail: 'ACH', status: 'FAILED', errorMessage: 'Transferencia rechazada por la entidad receptora' });
+    expect((await receiver.waitFor('ach-13'))[0]!.body).toMatchObject({
+      rail: 'ACH',
+      status: 'FAILED',
+      errorMessage: 'Transferencia rechazada por la entidad receptora',
+    });
 
     const invalid = transfer('ach-invalid', { accountNumber: '0000000000' });
     expect(await call('POST', '/ach/transfers', invalid)).toMatchObject({ status: 422, body: { error: 'INVALID_BANK_ACCOUNT' } });

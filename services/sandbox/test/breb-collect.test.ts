@@ -13,12 +13,21 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
   const alias = (label: string) => `@${label}-${process.pid.toString(36)}-${Date.now().toString(36)}-${(n += 1)}`;
   const register = (keyValue: string, name: string, over: Record<string, unknown> = {}) =>
     call('POST', '/breb/directory/registrations', {
-      keyValue, keyType: 'ALPHANUM', holderName: 'Ferretería El Tornillo', holderDocument: '900123456-7',
-      participantCallbackUrl: receiver.urlFor(name), ...over,
+      keyValue,
+      keyType: 'ALPHANUM',
+      holderName: 'Ferretería El Tornillo',
+      holderDocument: '900123456-7',
+      participantCallbackUrl: receiver.urlFor(name),
+      ...over,
     });
   const pay = (keyValue: string, over: Record<string, unknown> = {}) =>
     call('POST', '/sandbox/breb/incoming', {
-      keyValue, amountCents: 150_000, payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Bancolombia', ...over,
+      keyValue,
+      amountCents: 150_000,
+      payerName: 'Ana María Gómez',
+      payerDocument: '1020304050',
+      payerBank: 'Bancolombia',
+      ...over,
     });
   const lookup = (key: string) => call('GET', `/breb/directory/keys/${encodeURIComponent(key)}`);
 
@@ -26,7 +35,8 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     tdb = await createTestDatabase('sbx_collect');
     receiver = await CallbackReceiver.start();
     sandbox = await startSandbox({
-      databaseUrl: tdb.url, port: 0,
+      databaseUrl: tdb.url,
+      port: 0,
       env: { SANDBOX_CALLBACK_SECRET: SECRET, SANDBOX_POLL_MS: '50', SANDBOX_CALLBACK_RETRY_BASE_MS: '100', SANDBOX_BREB_CONFIRM_MS: '100' },
     });
   });
@@ -35,7 +45,9 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     await receiver?.close();
     await tdb?.drop();
   });
-  afterEach(async () => { await call('POST', '/sandbox/faults', { directory: 'up', callbacks: 'up' }); });
+  afterEach(async () => {
+    await call('POST', '/sandbox/faults', { directory: 'up', callbacks: 'up' });
+  });
 
   it('registers a key (lower-cased), idempotently for the same callback URL; 409 for another', async () => {
     const key = alias('Tienda');
@@ -76,8 +88,18 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     const r = await lookup(key.toUpperCase());
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
-      anchorHandle: reg.body.anchorHandle, keyType: 'ALPHANUM', keyValue: key, status: 'active',
-      holder: { firstName: 'Ferretería El', lastName: 'Tornillo S.A.S.', idType: 'NIT', idValue: '900123456-7', bankName: 'Wallet', bankAccountType: 'Ahorros' },
+      anchorHandle: reg.body.anchorHandle,
+      keyType: 'ALPHANUM',
+      keyValue: key,
+      status: 'active',
+      holder: {
+        firstName: 'Ferretería El',
+        lastName: 'Tornillo S.A.S.',
+        idType: 'NIT',
+        idValue: '900123456-7',
+        bankName: 'Wallet',
+        bankAccountType: 'Ahorros',
+      },
     });
     expect(r.body.anchorHandle).not.toBe(before.body.anchorHandle);
     // A person's cédula → CC; a magic not-found value resolves once registered.
@@ -142,9 +164,16 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(signatureValid(cb!, 'another-secret')).toBe(false);
     expect(cb!.headers['content-type']).toBe('application/json');
     expect(cb!.body).toEqual({
-      eventId: r.body.eventId, providerTransferId: r.body.providerTransferId, keyValue: key, anchorHandle: reg.body.anchorHandle, amountCents: 987_654,
-      payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Bancolombia',
-      receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/), occurredAt: expect.any(String),
+      eventId: r.body.eventId,
+      providerTransferId: r.body.providerTransferId,
+      keyValue: key,
+      anchorHandle: reg.body.anchorHandle,
+      amountCents: 987_654,
+      payerName: 'Ana María Gómez',
+      payerDocument: '1020304050',
+      payerBank: 'Bancolombia',
+      receivedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      occurredAt: expect.any(String),
     });
     const re = await call('POST', `/sandbox/callbacks/${r.body.providerTransferId}/redeliver`);
     expect(re).toMatchObject({ status: 200, body: { eventId: r.body.eventId, transactionId: r.body.providerTransferId, delivered: true } });
@@ -169,7 +198,12 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
       expect(first!.status).toBe(500);
       expect(second!.raw).toBe(first!.raw);
       // The deleted registration it was routed to, named in the notification.
-      expect(second!.body).toMatchObject({ providerTransferId: r.body.providerTransferId, eventId: r.body.eventId, keyValue: key, anchorHandle: reg.body.anchorHandle });
+      expect(second!.body).toMatchObject({
+        providerTransferId: r.body.providerTransferId,
+        eventId: r.body.eventId,
+        keyValue: key,
+        anchorHandle: reg.body.anchorHandle,
+      });
     } finally {
       receiver.respond = () => 200;
     }
@@ -191,8 +225,16 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(unknown.body.error).toBe('KEY_NOT_FOUND');
     const key = alias('bad');
     await register(key, 'bad-pay');
-    for (const over of [{ amountCents: 0 }, { amountCents: 1.5 }, { amountCents: '100' }, { payerName: '' }, { payerDocument: ' ' }, { payerDocument: 'x'.repeat(41) },
-      { payerBank: undefined }, { keyValue: 'not a key!' }]) {
+    for (const over of [
+      { amountCents: 0 },
+      { amountCents: 1.5 },
+      { amountCents: '100' },
+      { payerName: '' },
+      { payerDocument: ' ' },
+      { payerDocument: 'x'.repeat(41) },
+      { payerBank: undefined },
+      { keyValue: 'not a key!' },
+    ]) {
       const r = await pay(key, over);
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('INVALID_REQUEST');
@@ -204,10 +246,17 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
   it('a Bre-B rail transfer to a registered key settles against the registration anchor handle', async () => {
     const key = alias('rail');
     const reg = await register(key, 'rail-reg');
-    const send = (transactionId: string, anchorHandle: string, name: string) => call('POST', '/breb/rail/transfers', {
-      transactionId, amountCents: 10_000, anchorHandle, keyType: 'ALPHANUM', keyValue: key, targetName: 'Ferretería',
-      targetDocument: '900123456', callbackUrl: receiver.urlFor(name),
-    });
+    const send = (transactionId: string, anchorHandle: string, name: string) =>
+      call('POST', '/breb/rail/transfers', {
+        transactionId,
+        amountCents: 10_000,
+        anchorHandle,
+        keyType: 'ALPHANUM',
+        keyValue: key,
+        targetName: 'Ferretería',
+        targetDocument: '900123456',
+        callbackUrl: receiver.urlFor(name),
+      });
     const id = `${key.slice(1)}-ok`;
     expect((await send(id, reg.body.anchorHandle, 'rail-ok')).status).toBe(202);
     expect((await send(`${id}-x`, 'anh_000000000000000000000000', 'rail-bad')).status).toBe(202);
@@ -230,12 +279,18 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(first.status).toBe(201);
     expect(first.body).toEqual({ returnId: 'ret-1', providerTransferId: ptid, status: 'RETURNED', returnedAt: expect.stringMatching(/Z$/) });
     const again = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
-    expect([again.status, again.headers.get('idempotent-replayed'), (again.body as Record<string, unknown>).returnedAt]).toEqual([200, 'true', (first.body as Record<string, unknown>).returnedAt]);
+    expect([again.status, again.headers.get('idempotent-replayed'), (again.body as Record<string, unknown>).returnedAt]).toEqual([
+      200,
+      'true',
+      (first.body as Record<string, unknown>).returnedAt,
+    ]);
     expect(await ret({ returnId: 'ret-2', providerTransferId: ptid, amountCents: 43_210 })).toMatchObject({ status: 409, body: { error: 'ALREADY_RETURNED' } });
 
     const day = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10); // Bogotá (UTC-5)
     const report = await call('GET', `/sandbox/reports/breb-inbound/${day}.csv`);
-    const lines = String(report.body).split('\r\n').filter((l) => l.startsWith(`${ptid},`));
+    const lines = String(report.body)
+      .split('\r\n')
+      .filter((l) => l.startsWith(`${ptid},`));
     expect(lines.map((l) => l.split(',').slice(0, 6).join(','))).toEqual([`${ptid},,IN,43210,0,RECEIVED`, `${ptid},,OUT,43210,0,RETURNED`]);
   });
 });

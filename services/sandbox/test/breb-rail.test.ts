@@ -52,7 +52,9 @@ describe('Bre-B rail', () => {
     expect(r.status).toBe(202);
     expect(r.body).toEqual({ providerTransferId: expect.stringMatching(/^brb_[0-9a-f]{24}$/), status: 'PENDING' });
     expect((await call('GET', `/breb/rail/transfers/${body.transactionId}`)).body).toEqual({
-      transactionId: body.transactionId, providerTransferId: r.body.providerTransferId, status: 'PENDING',
+      transactionId: body.transactionId,
+      providerTransferId: r.body.providerTransferId,
+      status: 'PENDING',
     });
 
     const [cb] = await receiver.waitFor('ok');
@@ -70,7 +72,9 @@ describe('Bre-B rail', () => {
     });
     expect(Math.abs(Date.parse(cb!.body.occurredAt as string) - Date.now())).toBeLessThan(5_000);
     expect((await call('GET', `/breb/rail/transfers/${body.transactionId}`)).body).toEqual({
-      transactionId: body.transactionId, providerTransferId: r.body.providerTransferId, status: 'COMPLETED',
+      transactionId: body.transactionId,
+      providerTransferId: r.body.providerTransferId,
+      status: 'COMPLETED',
     });
   });
 
@@ -93,8 +97,15 @@ describe('Bre-B rail', () => {
     expect(conflict.body).toMatchObject({ error: 'TRANSACTION_ID_CONFLICT' });
     // The same transactionId on the other rail is the same conflict.
     const onAch = await call('POST', '/ach/transfers', {
-      transactionId: body.transactionId, amountCents: body.amountCents, bankCode: '1007', accountTypeId: 20, accountNumber: '12345678901',
-      documentTypeId: 1, documentNumber: '40828038', holderName: 'CAMILO MARIN', callbackUrl: body.callbackUrl,
+      transactionId: body.transactionId,
+      amountCents: body.amountCents,
+      bankCode: '1007',
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '40828038',
+      holderName: 'CAMILO MARIN',
+      callbackUrl: body.callbackUrl,
     });
     expect(onAch.status).toBe(409);
   });
@@ -104,9 +115,15 @@ describe('Bre-B rail', () => {
     expect((await call('POST', '/breb/rail/transfers', body)).status).toBe(202);
     const [cb] = await receiver.waitFor('thirteen');
     expect(signatureValid(cb!)).toBe(true);
-    expect(cb!.body).toMatchObject({ transactionId: body.transactionId, rail: 'BREB', status: 'FAILED', errorMessage: 'Transferencia rechazada por la entidad receptora' });
+    expect(cb!.body).toMatchObject({
+      transactionId: body.transactionId,
+      rail: 'BREB',
+      status: 'FAILED',
+      errorMessage: 'Transferencia rechazada por la entidad receptora',
+    });
     expect((await call('GET', `/breb/rail/transfers/${body.transactionId}`)).body).toMatchObject({
-      status: 'FAILED', errorMessage: 'Transferencia rechazada por la entidad receptora',
+      status: 'FAILED',
+      errorMessage: 'Transferencia rechazada por la entidad receptora',
     });
     // 113 ends in 13 too; 1_300 does not.
     const b2 = await transferBody('thirteen-b', { amountCents: 1_300 });
@@ -114,7 +131,7 @@ describe('Bre-B rail', () => {
     expect((await receiver.waitFor('thirteen-b'))[0]!.body.status).toBe('COMPLETED');
   });
 
-  it('settles against the directory: a key that is not registered or an anchor that is not the key\'s fails', async () => {
+  it("settles against the directory: a key that is not registered or an anchor that is not the key's fails", async () => {
     const notFound = { ...(await transferBody('nf')), keyValue: '@notfound' };
     await call('POST', '/breb/rail/transfers', notFound);
     expect((await receiver.waitFor('nf'))[0]!.body).toMatchObject({ status: 'FAILED', errorMessage: expect.stringContaining('no está registrada') });
@@ -179,7 +196,9 @@ describe('Bre-B rail', () => {
 
     const c = await transferBody('force-default');
     await callSlow('POST', '/breb/rail/transfers', c);
-    expect((await call('POST', `/sandbox/rails/breb/transfers/${c.transactionId}/fail`)).body.errorMessage).toBe('Transferencia rechazada por la entidad receptora');
+    expect((await call('POST', `/sandbox/rails/breb/transfers/${c.transactionId}/fail`)).body.errorMessage).toBe(
+      'Transferencia rechazada por la entidad receptora',
+    );
     await receiver.waitFor('force-default');
 
     expect((await call('POST', '/sandbox/rails/breb/transfers/unknown-tx/complete')).status).toBe(404);
@@ -195,7 +214,14 @@ describe('Bre-B rail', () => {
     const [first] = await receiver.waitFor('redeliver');
     const r = await call('POST', `/sandbox/callbacks/${body.transactionId}/redeliver`);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ eventId: first!.body.eventId, transactionId: body.transactionId, delivered: true, queued: false, responseStatus: 200, attempts: 2 });
+    expect(r.body).toEqual({
+      eventId: first!.body.eventId,
+      transactionId: body.transactionId,
+      delivered: true,
+      queued: false,
+      responseStatus: 200,
+      attempts: 2,
+    });
     const all = receiver.for('redeliver');
     expect(all).toHaveLength(2);
     expect(all[1]!.raw).toBe(first!.raw);

@@ -13,8 +13,14 @@ describe('callback delivery: retries, held callbacks, restarts', () => {
     const key = '3157654321';
     const entry = (await via('GET', `/breb/directory/keys/${key}`)).body;
     const body = {
-      transactionId: txId(name), amountCents, anchorHandle: entry.anchorHandle, keyType: 'PHONE', keyValue: key,
-      targetName: 'ANA GOMEZ', targetDocument: '1020304050', callbackUrl: receiver.urlFor(name),
+      transactionId: txId(name),
+      amountCents,
+      anchorHandle: entry.anchorHandle,
+      keyType: 'PHONE',
+      keyValue: key,
+      targetName: 'ANA GOMEZ',
+      targetDocument: '1020304050',
+      callbackUrl: receiver.urlFor(name),
     };
     const r = await via('POST', '/breb/rail/transfers', body);
     expect(r.status).toBe(202);
@@ -64,8 +70,14 @@ describe('callback delivery: retries, held callbacks, restarts', () => {
     const entry = (await call('GET', `/breb/directory/keys/${key}`)).body;
     const transactionId = txId('unreachable');
     await call('POST', '/breb/rail/transfers', {
-      transactionId, amountCents: 1_000, anchorHandle: entry.anchorHandle, keyType: 'PHONE', keyValue: key,
-      targetName: 'ANA GOMEZ', targetDocument: '1020304050', callbackUrl: deadUrl,
+      transactionId,
+      amountCents: 1_000,
+      anchorHandle: entry.anchorHandle,
+      keyType: 'PHONE',
+      keyValue: key,
+      targetName: 'ANA GOMEZ',
+      targetDocument: '1020304050',
+      callbackUrl: deadUrl,
     });
     await sleep(600);
     // The outcome is recorded even though nobody heard about it; redeliver reports the failure.
@@ -83,7 +95,10 @@ describe('callback delivery: retries, held callbacks, restarts', () => {
     // The provider has the outcome; only the notification is late (what a sweeper would find).
     expect((await call('GET', `/breb/rail/transfers/${body.transactionId}`)).body.status).toBe('COMPLETED');
     // A redelivery request while down is queued too.
-    expect(await call('POST', `/sandbox/callbacks/${body.transactionId}/redeliver`)).toMatchObject({ status: 202, body: { queued: true, reason: 'CALLBACKS_DOWN' } });
+    expect(await call('POST', `/sandbox/callbacks/${body.transactionId}/redeliver`)).toMatchObject({
+      status: 202,
+      body: { queued: true, reason: 'CALLBACKS_DOWN' },
+    });
     await sleep(200);
     expect(receiver.for('held')).toHaveLength(0);
 

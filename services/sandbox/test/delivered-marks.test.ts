@@ -52,7 +52,10 @@ describe('delivered marks: several deliveries, one statement', () => {
     return {
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/marks`,
       eventIds,
-      close: () => { server.closeAllConnections(); return new Promise((resolve) => server.close(() => resolve())); },
+      close: () => {
+        server.closeAllConnections();
+        return new Promise((resolve) => server.close(() => resolve()));
+      },
     };
   }
 
@@ -95,7 +98,10 @@ describe('delivered marks: several deliveries, one statement', () => {
     const cb = claimed.find((c) => c.transactionId === b)!;
     expect(ca.attempts).toBe(1);
     // A: a late answer to an attempt whose lease another claim took over (attempts moved on); B: the current attempt.
-    await store.markDelivered([{ eventId: ca.eventId, attempts: ca.attempts - 1, status: 200 }, { eventId: cb.eventId, attempts: cb.attempts, status: 204 }]);
+    await store.markDelivered([
+      { eventId: ca.eventId, attempts: ca.attempts - 1, status: 200 },
+      { eventId: cb.eventId, attempts: cb.attempts, status: 204 },
+    ]);
     expect(await store.findCallback(a)).toMatchObject({ state: 'sending', attempts: 1, deliveredAt: null, lastStatus: null });
     expect(await store.findCallback(b)).toMatchObject({ state: 'delivered', attempts: 1, lastStatus: 204 });
     // Marked again (a second answer): a delivered callback stays as it was.

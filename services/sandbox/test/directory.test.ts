@@ -6,8 +6,7 @@ describe('Bre-B directory, faults and health', () => {
   let tdb: TestDatabase;
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   const call = api(() => sandbox.url);
-  const lookup = (key: string, type?: string) =>
-    call('GET', `/breb/directory/keys/${encodeURIComponent(key)}${type ? `?type=${type}` : ''}`);
+  const lookup = (key: string, type?: string) => call('GET', `/breb/directory/keys/${encodeURIComponent(key)}${type ? `?type=${type}` : ''}`);
 
   beforeAll(async () => {
     tdb = await createTestDatabase('sbx_dir');
@@ -86,10 +85,20 @@ describe('Bre-B directory, faults and health', () => {
   });
 
   it('refuses malformed keys and types with 400 INVALID_REQUEST', async () => {
-    for (const [key, type] of [['ab', undefined], ['hola mundo', undefined], ['abc', 'PHONE'], ['3001234567', 'EMAIL'], ['x@y', 'EMAIL']] as const) {
+    for (const [key, type] of [
+      ['ab', undefined],
+      ['hola mundo', undefined],
+      ['abc', 'PHONE'],
+      ['3001234567', 'EMAIL'],
+      ['x@y', 'EMAIL'],
+    ] as const) {
       const r = await lookup(key, type);
       expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ error: 'INVALID_REQUEST', message: expect.any(String), details: { fields: [expect.objectContaining({ path: 'keyValue' })] } });
+      expect(r.body).toMatchObject({
+        error: 'INVALID_REQUEST',
+        message: expect.any(String),
+        details: { fields: [expect.objectContaining({ path: 'keyValue' })] },
+      });
     }
     const badType = await lookup('3001234567', 'IBAN');
     expect(badType.status).toBe(400);

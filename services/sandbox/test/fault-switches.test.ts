@@ -17,11 +17,17 @@ describe('fault switches across instances', () => {
   const onA = api(() => a.url);
   const onB = api(() => b.url);
   const lookup = (call: typeof onA) => call('GET', '/breb/directory/keys/3001234567');
-  const pseLink = (call: typeof onA) => call('POST', '/pse/links', {
-    depositId: txId('dep_switch'), amountCents: 1_000_00, companyName: 'Ferretería El Tornillo S.A.S.',
-    payerName: 'María José Pérez', payerEmail: 'maria@example.com', description: 'Recarga',
-    expiresAt: new Date(Date.now() + 3_600_000).toISOString(), callbackUrl: 'http://127.0.0.1:9/webhooks/none',
-  });
+  const pseLink = (call: typeof onA) =>
+    call('POST', '/pse/links', {
+      depositId: txId('dep_switch'),
+      amountCents: 1_000_00,
+      companyName: 'Ferretería El Tornillo S.A.S.',
+      payerName: 'María José Pérez',
+      payerEmail: 'maria@example.com',
+      description: 'Recarga',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      callbackUrl: 'http://127.0.0.1:9/webhooks/none',
+    });
 
   beforeAll(async () => {
     tdb = await createTestDatabase('sbx_switch');
@@ -50,10 +56,24 @@ describe('fault switches across instances', () => {
       const [setter, other] = i % 2 === 0 ? [onA, onB] : [onB, onA];
       expect((await setter('POST', '/sandbox/faults', { directory: 'down' })).status).toBe(200);
       expect((await lookup(setter)).status).toBe(503);
-      expect((await eventually(() => lookup(other), (r) => r.status === 503)).status).toBe(503);
+      expect(
+        (
+          await eventually(
+            () => lookup(other),
+            (r) => r.status === 503,
+          )
+        ).status,
+      ).toBe(503);
       expect((await setter('POST', '/sandbox/faults', { directory: 'up' })).status).toBe(200);
       expect((await lookup(setter)).status).toBe(200);
-      expect((await eventually(() => lookup(other), (r) => r.status === 200)).status).toBe(200);
+      expect(
+        (
+          await eventually(
+            () => lookup(other),
+            (r) => r.status === 200,
+          )
+        ).status,
+      ).toBe(200);
     }
   });
 
@@ -67,7 +87,10 @@ describe('fault switches across instances', () => {
         const [setter, other] = i % 2 === 0 ? [onA, onB] : [onB, onA];
         await setter('POST', '/sandbox/faults', { pse: 'down' });
         expect((await pseLink(setter)).status).toBe(502);
-        await eventually(() => pseLink(other), (r) => r.status === 502);
+        await eventually(
+          () => pseLink(other),
+          (r) => r.status === 502,
+        );
         for (const call of [setter, other, setter, other]) {
           const down = await pseLink(call);
           expect(down.status).toBe(502);
@@ -75,7 +98,10 @@ describe('fault switches across instances', () => {
         }
         await setter('POST', '/sandbox/faults', { pse: 'up' });
         expect((await pseLink(setter)).status).toBe(201);
-        await eventually(() => pseLink(other), (r) => r.status === 201);
+        await eventually(
+          () => pseLink(other),
+          (r) => r.status === 201,
+        );
         for (const call of [other, setter]) expect((await pseLink(call)).status).toBe(201);
       }
     } finally {
@@ -96,16 +122,44 @@ describe('fault switches across instances', () => {
       // connection end (milliseconds), it reads the database on every call until it listens again
       // (about a second later) and reloads. Without that, the other instance would keep the old value.
       expect((await onA('POST', '/sandbox/faults', { directory: 'down' })).status).toBe(200);
-      expect((await eventually(() => lookup(onB), (r) => r.status === 503)).status).toBe(503);
+      expect(
+        (
+          await eventually(
+            () => lookup(onB),
+            (r) => r.status === 503,
+          )
+        ).status,
+      ).toBe(503);
       expect((await onB('POST', '/sandbox/faults', { directory: 'up' })).status).toBe(200);
-      expect((await eventually(() => lookup(onA), (r) => r.status === 200)).status).toBe(200);
+      expect(
+        (
+          await eventually(
+            () => lookup(onA),
+            (r) => r.status === 200,
+          )
+        ).status,
+      ).toBe(200);
       const deadline = Date.now() + 10_000;
       while ((await listeners()).length < 2 && Date.now() < deadline) await sleep(50);
       expect((await listeners()).length).toBe(2);
       expect((await onA('POST', '/sandbox/faults', { directory: 'down' })).status).toBe(200);
-      expect((await eventually(() => lookup(onB), (r) => r.status === 503)).status).toBe(503);
+      expect(
+        (
+          await eventually(
+            () => lookup(onB),
+            (r) => r.status === 503,
+          )
+        ).status,
+      ).toBe(503);
       await onA('POST', '/sandbox/faults', { directory: 'up' });
-      expect((await eventually(() => lookup(onB), (r) => r.status === 200)).status).toBe(200);
+      expect(
+        (
+          await eventually(
+            () => lookup(onB),
+            (r) => r.status === 200,
+          )
+        ).status,
+      ).toBe(200);
     } finally {
       await admin.end();
     }

@@ -11,9 +11,15 @@ describe('PSE gateway: links, pay page, outcomes and their signed callbacks', ()
 
   function link(name: string, over: Record<string, unknown> = {}) {
     return {
-      depositId: txId(`dep_${name}`), amountCents: 123_456_789, companyName: 'Ferretería El Tornillo S.A.S.',
-      payerName: 'María José Pérez', payerEmail: 'maria@example.com', description: 'Recarga de billetera',
-      expiresAt: inOneHour(), callbackUrl: receiver.urlFor(name), ...over,
+      depositId: txId(`dep_${name}`),
+      amountCents: 123_456_789,
+      companyName: 'Ferretería El Tornillo S.A.S.',
+      payerName: 'María José Pérez',
+      payerEmail: 'maria@example.com',
+      description: 'Recarga de billetera',
+      expiresAt: inOneHour(),
+      callbackUrl: receiver.urlFor(name),
+      ...over,
     };
   }
   async function create(name: string, over: Record<string, unknown> = {}) {
@@ -45,7 +51,9 @@ describe('PSE gateway: links, pay page, outcomes and their signed callbacks', ()
     await receiver?.close();
     await tdb?.drop();
   });
-  afterEach(async () => { await call('POST', '/sandbox/faults', { pse: 'up' }); });
+  afterEach(async () => {
+    await call('POST', '/sandbox/faults', { pse: 'up' });
+  });
 
   it('creates a link idempotently on depositId, with a pay URL on the sandbox', async () => {
     const body = link('create');
@@ -135,7 +143,9 @@ describe('PSE gateway: links, pay page, outcomes and their signed callbacks', ()
     expect(r).toMatchObject({ status: 200, body: { status: 'PAID' } });
     const b = await create('scripted-json');
     const res = await fetch(`${sandbox.url}/pse/pay/${b.depositId}`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' }, body: 'action=reject',
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: 'action=reject',
     });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'FAILED' });

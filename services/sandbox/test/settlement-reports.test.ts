@@ -20,7 +20,14 @@ const bog = (date: string, time: string) => new Date(`${date}T${time}-05:00`).to
 const ACCOUNT = '12345678901';
 const TRICKY_PAYER = 'Pérez, "Toño" & Cía\nLtda.';
 
-interface Report { status: number; headers: Headers; text: string; header: string[]; lines: string[][]; trailer: string[] }
+interface Report {
+  status: number;
+  headers: Headers;
+  text: string;
+  header: string[];
+  lines: string[][];
+  trailer: string[];
+}
 
 describe('Settlement reports', () => {
   let tdb: TestDatabase;
@@ -35,8 +42,12 @@ describe('Settlement reports', () => {
     const records = parseCsvSync(text, { relax_column_count: true }) as string[][];
     return { status: res.status, headers: res.headers, text, header: records[0]!, lines: records.slice(1, -1), trailer: records.at(-1)! };
   }
-  const trailerOf = (lines: string[][]) => ['TRAILER', String(lines.length),
-    String(lines.reduce((s, l) => s + BigInt(l[3]!), 0n)), String(lines.reduce((s, l) => s + BigInt(l[4]!), 0n))];
+  const trailerOf = (lines: string[][]) => [
+    'TRAILER',
+    String(lines.length),
+    String(lines.reduce((s, l) => s + BigInt(l[3]!), 0n)),
+    String(lines.reduce((s, l) => s + BigInt(l[4]!), 0n)),
+  ];
   const inject = (rail: string, date: string, body: unknown) => call('POST', `/sandbox/reports/${rail}/${date}/discrepancies`, body);
 
   // ---- The day's movements ------------------------------------------------------------------
@@ -48,8 +59,14 @@ describe('Settlement reports', () => {
     const entry = (await call('GET', `/breb/directory/keys/${key}`)).body;
     const transactionId = txId(name);
     const r = await call('POST', '/breb/rail/transfers', {
-      transactionId, amountCents, anchorHandle: entry.anchorHandle, keyType: 'AUTO', keyValue: key,
-      targetName: 'CAMILO MARIN', targetDocument: '40828038', callbackUrl: receiver.urlFor(name),
+      transactionId,
+      amountCents,
+      anchorHandle: entry.anchorHandle,
+      keyType: 'AUTO',
+      keyValue: key,
+      targetName: 'CAMILO MARIN',
+      targetDocument: '40828038',
+      callbackUrl: receiver.urlFor(name),
     });
     expect(r.status).toBe(202);
     ids[name] = { our: transactionId, provider: r.body.providerTransferId };
@@ -59,8 +76,15 @@ describe('Settlement reports', () => {
   async function ach(name: string, amountCents: number, outcome?: 'complete' | 'fail'): Promise<void> {
     const transactionId = txId(name);
     const r = await call('POST', '/ach/transfers', {
-      transactionId, amountCents, bankCode: '1007', accountTypeId: 20, accountNumber: ACCOUNT, documentTypeId: 1,
-      documentNumber: '40828038', holderName: 'CAMILO MARIN', callbackUrl: receiver.urlFor(name),
+      transactionId,
+      amountCents,
+      bankCode: '1007',
+      accountTypeId: 20,
+      accountNumber: ACCOUNT,
+      documentTypeId: 1,
+      documentNumber: '40828038',
+      holderName: 'CAMILO MARIN',
+      callbackUrl: receiver.urlFor(name),
     });
     expect(r.status).toBe(202);
     ids[name] = { our: transactionId, provider: r.body.providerTransferId };
@@ -69,8 +93,13 @@ describe('Settlement reports', () => {
   async function pse(name: string, amountCents: number, outcome?: 'APPROVED' | 'REJECTED', payerName = 'Ana María Gómez'): Promise<void> {
     const depositId = `dep_${txId(name)}`;
     const r = await call('POST', '/pse/links', {
-      depositId, amountCents, companyName: 'Ferretería El Tornillo', payerName, payerEmail: 'ana@example.com',
-      expiresAt: new Date(Date.now() + 3_600_000).toISOString(), callbackUrl: receiver.urlFor(name),
+      depositId,
+      amountCents,
+      companyName: 'Ferretería El Tornillo',
+      payerName,
+      payerEmail: 'ana@example.com',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      callbackUrl: receiver.urlFor(name),
     });
     expect(r.status).toBe(201);
     const [row] = (await sql.query('select provider_transfer_id from sandbox.pse_links where deposit_id = $1', [depositId])).rows;
@@ -85,14 +114,20 @@ describe('Settlement reports', () => {
   const setTransfer = (name: string, accepted: string, outcome: string) =>
     sql.query('update sandbox.transfers set created_at = $2, outcome_at = $3 where transaction_id = $1', [ids[name]!.our, accepted, outcome]);
   const setLink = (name: string, t: { created: string; paid?: string; outcome?: string; reversed?: string }) =>
-    sql.query('update sandbox.pse_links set created_at = $2, paid_at = $3, outcome_at = $4, reversed_at = $5 where deposit_id = $1',
-      [ids[name]!.our, t.created, t.paid ?? null, t.outcome ?? t.paid ?? null, t.reversed ?? null]);
+    sql.query('update sandbox.pse_links set created_at = $2, paid_at = $3, outcome_at = $4, reversed_at = $5 where deposit_id = $1', [
+      ids[name]!.our,
+      t.created,
+      t.paid ?? null,
+      t.outcome ?? t.paid ?? null,
+      t.reversed ?? null,
+    ]);
 
   beforeAll(async () => {
     tdb = await createTestDatabase('sbx_reports');
     receiver = await CallbackReceiver.start();
     sandbox = await startSandbox({
-      databaseUrl: tdb.url, port: 0,
+      databaseUrl: tdb.url,
+      port: 0,
       env: { SANDBOX_CALLBACK_SECRET: SECRET, SANDBOX_POLL_MS: '50', SANDBOX_BREB_CONFIRM_MS: '100', SANDBOX_ACH_CONFIRM_MS: '3600000' },
     });
     sql = new pg.Client({ connectionString: tdb.url });
@@ -114,9 +149,16 @@ describe('Settlement reports', () => {
       expect((await call('POST', `/sandbox/pse/${ids[name]!.our}/reverse`)).status).toBe(200);
     }
     const key = `@tienda-${process.pid.toString(36)}-${Date.now().toString(36)}`;
-    expect((await call('POST', '/breb/directory/registrations', {
-      keyValue: key, keyType: 'ALPHANUM', holderName: 'Ferretería El Tornillo', participantCallbackUrl: receiver.urlFor('inbound'),
-    })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/breb/directory/registrations', {
+          keyValue: key,
+          keyType: 'ALPHANUM',
+          holderName: 'Ferretería El Tornillo',
+          participantCallbackUrl: receiver.urlFor('inbound'),
+        })
+      ).status,
+    ).toBe(201);
     await inbound('in1', key, 80_000, 'Luis Pérez');
     await inbound('inLast', key, 65_000, 'Marta Ruiz');
 
@@ -147,12 +189,22 @@ describe('Settlement reports', () => {
     }
   });
 
-  const line = (name: string, direction: string, amount: number, status: string, accepted: string, settled: string, counterparty: string, valueDate = D) =>
-    [ids[name]!.provider, ids[name]!.our, direction, String(amount), '0', status, valueDate, accepted, settled, counterparty];
+  const line = (name: string, direction: string, amount: number, status: string, accepted: string, settled: string, counterparty: string, valueDate = D) => [
+    ids[name]!.provider,
+    ids[name]!.our,
+    direction,
+    String(amount),
+    '0',
+    status,
+    valueDate,
+    accepted,
+    settled,
+    counterparty,
+  ];
 
   // ---- The reports as the providers' records have them ---------------------------------------
 
-  it('Bre-B: the day\'s completed and failed transfers in settlement order, then a trailer that adds up; other days excluded', async () => {
+  it("Bre-B: the day's completed and failed transfers in settlement order, then a trailer that adds up; other days excluded", async () => {
     const r = await report('breb', D);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
@@ -172,7 +224,7 @@ describe('Settlement reports', () => {
     expect(prev.lines[0]![6]).toBe(PREV);
   });
 
-  it('ACH: completed and failed lines with the account masked; pending transfers and the next day\'s are not in the report', async () => {
+  it("ACH: completed and failed lines with the account masked; pending transfers and the next day's are not in the report", async () => {
     const r = await report('ach', D);
     expect(r.lines).toEqual([
       line('achOk', 'OUT', 1_200_000, 'COMPLETED', bog(D, '07:00:00.000'), bog(D, '10:00:00.000'), '1007 ****8901'),
@@ -214,10 +266,13 @@ describe('Settlement reports', () => {
     expect((await report('breb-inbound', NEXT)).lines).toEqual([]);
   });
 
-  it('today\'s report covers what settled until now; a day with nothing is a header and TRAILER,0,0,0', async () => {
+  it("today's report covers what settled until now; a day with nothing is a header and TRAILER,0,0,0", async () => {
     await breb('brebToday', 42_000);
-    const { rows: [t] } = await sql.query(
-      `select to_char(outcome_at at time zone 'America/Bogota', 'YYYY-MM-DD') as day from sandbox.transfers where transaction_id = $1`, [ids.brebToday!.our]);
+    const {
+      rows: [t],
+    } = await sql.query(`select to_char(outcome_at at time zone 'America/Bogota', 'YYYY-MM-DD') as day from sandbox.transfers where transaction_id = $1`, [
+      ids.brebToday!.our,
+    ]);
     const r = await report('breb', t.day);
     expect(r.lines.map((l) => [l[0], l[1], l[5], l[6]])).toEqual([[ids.brebToday!.provider, ids.brebToday!.our, 'COMPLETED', t.day]]);
     expect(Date.parse(r.lines[0]![8]!)).toBeLessThanOrEqual(Date.now());
@@ -232,7 +287,14 @@ describe('Settlement reports', () => {
     const before = await report('ach', D);
     const r = await inject('ach', D, { kind: 'missing', ref: ids.achOk!.our });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ id: expect.stringMatching(/^dsc_[0-9a-f]{24}$/), rail: 'ach', date: D, kind: 'missing', ref: ids.achOk!.our, createdAt: expect.any(String) });
+    expect(r.body).toEqual({
+      id: expect.stringMatching(/^dsc_[0-9a-f]{24}$/),
+      rail: 'ach',
+      date: D,
+      kind: 'missing',
+      ref: ids.achOk!.our,
+      createdAt: expect.any(String),
+    });
     const after = await report('ach', D);
     expect(after.lines).toEqual(before.lines.filter((l) => l[1] !== ids.achOk!.our));
     expect(after.trailer).toEqual(['TRAILER', '1', '75000', '0']);
@@ -244,14 +306,30 @@ describe('Settlement reports', () => {
     const before = await report('breb', D);
     const r = await inject('breb', D, { kind: 'extra', amountCents: 777_00, counterparty: 'Desconocido' });
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ kind: 'extra', providerId: expect.stringMatching(/^brb_[0-9a-f]{24}$/), direction: 'OUT', amountCents: 77_700, feeCents: 0, status: 'COMPLETED', counterparty: 'Desconocido' });
+    expect(r.body).toMatchObject({
+      kind: 'extra',
+      providerId: expect.stringMatching(/^brb_[0-9a-f]{24}$/),
+      direction: 'OUT',
+      amountCents: 77_700,
+      feeCents: 0,
+      status: 'COMPLETED',
+      counterparty: 'Desconocido',
+    });
     const after = await report('breb', D);
-    expect(after.lines).toEqual([...before.lines,
-      [r.body.providerId, '', 'OUT', '77700', '0', 'COMPLETED', D, bog(D, '12:00:00.000'), bog(D, '12:00:00.000'), 'Desconocido']]);
+    expect(after.lines).toEqual([
+      ...before.lines,
+      [r.body.providerId, '', 'OUT', '77700', '0', 'COMPLETED', D, bog(D, '12:00:00.000'), bog(D, '12:00:00.000'), 'Desconocido'],
+    ]);
     expect(after.trailer).toEqual(trailerOf(after.lines));
     expect((await report('breb', D)).text).toBe(after.text);
     const pseExtra = await inject('pse', D, { kind: 'extra' });
-    expect(pseExtra.body).toMatchObject({ providerId: expect.stringMatching(/^pse_[0-9a-f]{24}$/), direction: 'IN', amountCents: 100_000, status: 'PAID', counterparty: 'SIN IDENTIFICAR' });
+    expect(pseExtra.body).toMatchObject({
+      providerId: expect.stringMatching(/^pse_[0-9a-f]{24}$/),
+      direction: 'IN',
+      amountCents: 100_000,
+      status: 'PAID',
+      counterparty: 'SIN IDENTIFICAR',
+    });
   });
 
   it('amount: changes the amount (and the fee) of that line only, by provider id', async () => {
@@ -278,7 +356,7 @@ describe('Settlement reports', () => {
     expect(after.trailer).toEqual(['TRAILER', '3', '225000', '0']);
   });
 
-  it('late_value_date: the line leaves its day\'s report and opens the next day\'s, with that value date and its original timestamps', async () => {
+  it("late_value_date: the line leaves its day's report and opens the next day's, with that value date and its original timestamps", async () => {
     const before = await report('pse', D);
     const nextBefore = await report('pse', NEXT);
     await inject('pse', D, { kind: 'late_value_date', ref: ids.psePaid!.our });
@@ -290,7 +368,7 @@ describe('Settlement reports', () => {
     expect(next.trailer).toEqual(trailerOf(next.lines));
   });
 
-  it('lineStatus picks one of a link\'s two lines the same day', async () => {
+  it("lineStatus picks one of a link's two lines the same day", async () => {
     const before = await report('pse', D);
     await inject('pse', D, { kind: 'missing', ref: ids.pseSameDayReversal!.our, lineStatus: 'REVERSED' });
     const after = await report('pse', D);
@@ -306,13 +384,13 @@ describe('Settlement reports', () => {
     expect(after.trailer).toEqual(['TRAILER', '3', '400013', '0']);
   });
 
-  it('lists a report\'s discrepancies in injection order and deletes one by id', async () => {
+  it("lists a report's discrepancies in injection order and deletes one by id", async () => {
     const a = (await inject('breb', D, { kind: 'duplicate', ref: ids.brebOk!.our })).body;
     const b = (await inject('breb', D, { kind: 'status', ref: ids.brebFail!.our, status: 'COMPLETED' })).body;
     expect((await call('GET', `/sandbox/reports/breb/${D}/discrepancies`)).body).toEqual({ items: [a, b] });
     expect((await call('GET', `/sandbox/reports/breb/${NEXT}/discrepancies`)).body).toEqual({ items: [] });
     expect((await call('DELETE', `/sandbox/reports/breb/${D}/discrepancies/${a.id}`)).body).toEqual({ deleted: 1 });
-    expect((await call('DELETE', `/sandbox/reports/breb/${D}/discrepancies/${a.id}`))).toMatchObject({ status: 404, body: { error: 'DISCREPANCY_NOT_FOUND' } });
+    expect(await call('DELETE', `/sandbox/reports/breb/${D}/discrepancies/${a.id}`)).toMatchObject({ status: 404, body: { error: 'DISCREPANCY_NOT_FOUND' } });
     expect((await call('GET', `/sandbox/reports/breb/${D}/discrepancies`)).body).toEqual({ items: [b] });
     expect((await report('breb', D)).lines.map((l) => l[5])).toEqual(['COMPLETED', 'COMPLETED']);
   });
@@ -338,7 +416,7 @@ describe('Settlement reports', () => {
     expect(future.headers.get('content-type')).toMatch(/^application\/json/);
   });
 
-  it('refuses a bad discrepancy: 400 for the body, 404 for a line the day\'s report does not have', async () => {
+  it("refuses a bad discrepancy: 400 for the body, 404 for a line the day's report does not have", async () => {
     const fields = async (body: unknown, rail = 'breb') => {
       const r = await inject(rail, D, body);
       expect(r.status).toBe(400);
@@ -371,21 +449,25 @@ describe('Settlement reports', () => {
 
     beforeAll(async () => {
       // Inserted directly: 50,000 ACH transfers settled on BIG_DAY, one every 1.7 s from 00:00 Bogotá.
-      await sql.query(`
+      await sql.query(
+        `
         insert into sandbox.transfers (provider_transfer_id, transaction_id, rail, amount_cents, status, callback_url, request,
                                        outcome_due_at, outcome_at, created_at)
         select 'ach_big_' || lpad(g::text, 8, '0'), 'big-' || g, 'ACH', 1000 + g, case when g % 10 = 0 then 'FAILED' else 'COMPLETED' end,
                'http://127.0.0.1:9/none', jsonb_build_object('bankCode', '1007', 'accountNumber', '99990000' || lpad((g % 1000)::text, 4, '0')),
                t, t, t - interval '3 seconds'
           from generate_series(1, $1::int) g, lateral (select $2::timestamptz + g * interval '1.7 seconds' as t) x`,
-      [ROWS, bog(BIG_DAY, '00:00:00.000')]);
+        [ROWS, bog(BIG_DAY, '00:00:00.000')],
+      );
     }, 60_000);
 
     it(`streams ${ROWS.toLocaleString('en')} lines with bounded memory (prints time and RSS)`, async () => {
       global.gc?.();
       const rssBefore = process.memoryUsage().rss;
       let peak = rssBefore;
-      const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss); }, 20);
+      const sampler = setInterval(() => {
+        peak = Math.max(peak, process.memoryUsage().rss);
+      }, 20);
       const started = performance.now();
       const res = await fetch(`${sandbox.url}/sandbox/reports/ach/${BIG_DAY}.csv`);
       expect(res.status).toBe(200);
@@ -397,7 +479,9 @@ describe('Settlement reports', () => {
       let previous = '';
       let outOfOrder = 0;
       const parser = Readable.fromWeb(res.body as never)
-        .on('data', (c: Buffer) => { bytes += c.length; })
+        .on('data', (c: Buffer) => {
+          bytes += c.length;
+        })
         .pipe(parseCsv({ relax_column_count: true }));
       for await (const rec of parser as AsyncIterable<string[]>) {
         records += 1;
@@ -414,10 +498,12 @@ describe('Settlement reports', () => {
       expect(records).toBe(ROWS + 2);
       expect(outOfOrder).toBe(0);
       expect(last).toEqual(['TRAILER', String(ROWS), String(sum), '0']);
-      expect(sum).toBe(BigInt(ROWS) * 1000n + BigInt(ROWS * (ROWS + 1) / 2));
+      expect(sum).toBe(BigInt(ROWS) * 1000n + BigInt((ROWS * (ROWS + 1)) / 2));
       // Timings and memory are printed, not asserted (they depend on the machine).
-      console.log(`settlement report: ${ROWS} lines, ${(bytes / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms; `
-        + `RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${((peak - rssBefore) / 2 ** 20).toFixed(0)} MiB; client and server in this process)`);
+      console.log(
+        `settlement report: ${ROWS} lines, ${(bytes / 1e6).toFixed(1)} MB in ${ms.toFixed(0)} ms; ` +
+          `RSS before ${(rssBefore / 2 ** 20).toFixed(0)} MiB, peak ${(peak / 2 ** 20).toFixed(0)} MiB (+${((peak - rssBefore) / 2 ** 20).toFixed(0)} MiB; client and server in this process)`,
+      );
     }, 120_000);
 
     it('a download cut short releases its database connection (more aborted downloads than the pool holds)', async () => {
@@ -446,15 +532,18 @@ describe('Settlement reports', () => {
       // The report's connection (idle in its transaction while the reader waits) is killed.
       const killed = await sql.query(
         `select pg_terminate_backend(pid) from pg_stat_activity
-          where datname = current_database() and pid <> pg_backend_pid() and query like 'fetch forward % from report_lines'`);
+          where datname = current_database() and pid <> pg_backend_pid() and query like 'fetch forward % from report_lines'`,
+      );
       expect(killed.rowCount).toBe(1);
-      await expect((async () => {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) return;
-          text += decoder.decode(value, { stream: true });
-        }
-      })()).rejects.toThrow();
+      await expect(
+        (async () => {
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) return;
+            text += decoder.decode(value, { stream: true });
+          }
+        })(),
+      ).rejects.toThrow();
       expect(text.startsWith(HEADER.join(','))).toBe(true);
       expect(text).not.toContain('TRAILER');
       const after = await eventually(async () => {

@@ -20,8 +20,13 @@ describe('SMTP sink', () => {
   it('stores every message and lists it by recipient, newest first', async () => {
     const transport = nodemailer.createTransport({ host: '127.0.0.1', port: sandbox.smtpPort, secure: false, ignoreTLS: true });
     const first = await transport.sendMail({
-      from: '"Billetera" <no-reply@wallet.test>', to: 'Ana.Gomez@Example.com', cc: 'ops@wallet.test', bcc: 'audit@wallet.test',
-      subject: 'Su enlace de pago PSE', text: 'Pague aquí: http://127.0.0.1/pse/pay/dep_1', html: '<p>Pague <a href="http://127.0.0.1/pse/pay/dep_1">aquí</a></p>',
+      from: '"Billetera" <no-reply@wallet.test>',
+      to: 'Ana.Gomez@Example.com',
+      cc: 'ops@wallet.test',
+      bcc: 'audit@wallet.test',
+      subject: 'Su enlace de pago PSE',
+      text: 'Pague aquí: http://127.0.0.1/pse/pay/dep_1',
+      html: '<p>Pague <a href="http://127.0.0.1/pse/pay/dep_1">aquí</a></p>',
     });
     await transport.sendMail({ from: 'no-reply@wallet.test', to: 'ana.gomez@example.com', subject: 'Segundo', text: 'Hola' });
     await transport.sendMail({ from: 'no-reply@wallet.test', to: 'otro@example.com', subject: 'Otro', text: 'x' });

@@ -22,7 +22,10 @@ export class CallbackReceiver {
   readonly received: ReceivedCallback[] = [];
   respond: (req: { path: string; body: Record<string, unknown>; nth: number }) => number = () => 200;
 
-  private constructor(private readonly server: Server, readonly url: string) {}
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+  ) {}
 
   static async start(): Promise<CallbackReceiver> {
     let self: CallbackReceiver | undefined;
@@ -32,7 +35,11 @@ export class CallbackReceiver {
       req.on('end', () => {
         const raw = Buffer.concat(chunks).toString('utf8');
         let body: Record<string, unknown> = {};
-        try { body = JSON.parse(raw) as Record<string, unknown>; } catch { /* recorded raw */ }
+        try {
+          body = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          /* recorded raw */
+        }
         const path = req.url ?? '/';
         const nth = self!.received.filter((r) => r.path === path).length + 1;
         const status = self!.respond({ path, body, nth });
@@ -89,7 +96,11 @@ export function api(baseUrl: () => string): Api {
     });
     const text = await res.text();
     let parsed: unknown = text;
-    try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON */ }
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      /* not JSON */
+    }
     return { status: res.status, body: parsed, headers: res.headers };
   };
 }

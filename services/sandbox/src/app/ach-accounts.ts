@@ -8,7 +8,7 @@ export class ValidateAchAccount {
   constructor(private readonly store: FaultSwitches) {}
 
   async execute(accountNumber: string): Promise<{ valid: true }> {
-    if (await this.store.fault('achRail') === 'down') throw railDown('ACH');
+    if ((await this.store.fault('achRail')) === 'down') throw railDown('ACH');
     if (accountNumber === INVALID_ACH_ACCOUNT) throw invalidAchAccount();
     return { valid: true };
   }

@@ -98,7 +98,7 @@ export class BrebCollect {
 
   /** 201 new or replayed (same value and callback URL); 409 KEY_ALREADY_REGISTERED otherwise; 503 directory down. */
   async register(r: RegistrationRequest): Promise<{ registration: RegistrationRow; created: boolean }> {
-    if (await this.store.fault('directory') === 'down') throw directoryDown();
+    if ((await this.store.fault('directory')) === 'down') throw directoryDown();
     const out = await this.registrations.insertRegistration({ ...r, anchorHandle: `anh_${randomBytes(12).toString('hex')}` });
     if (!out.created && out.registration.participantCallbackUrl !== r.participantCallbackUrl) throw keyAlreadyRegistered();
     if (out.created) this.log.info({ keyValue: r.keyValue, anchorHandle: out.registration.anchorHandle }, 'Bre-B key registered');
@@ -107,7 +107,7 @@ export class BrebCollect {
 
   /** Soft delete of the live registration; true when there was one (idempotent). 503 directory down. */
   async unregister(keyValue: string): Promise<boolean> {
-    if (await this.store.fault('directory') === 'down') throw directoryDown();
+    if ((await this.store.fault('directory')) === 'down') throw directoryDown();
     const deleted = await this.registrations.deleteLive(keyValue);
     if (deleted) this.log.info({ keyValue, anchorHandle: deleted.anchorHandle }, 'Bre-B key registration deleted');
     return deleted !== undefined;
@@ -127,13 +127,22 @@ export class BrebCollect {
       const registration = await this.registrations.findLatest(tx, p.keyValue);
       if (!registration) throw keyNotFound();
       const payment = await this.registrations.insertIncoming(tx, registration.id, {
-        ...p, providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
+        ...p,
+        providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
       });
-      const eventId = await this.registrations.insertCallback(tx, payment.providerTransferId, registration.participantCallbackUrl,
-        (id) => inboundCallbackBody(payment, id, registration.anchorHandle), DELIVERY_WINDOW_MS);
+      const eventId = await this.registrations.insertCallback(
+        tx,
+        payment.providerTransferId,
+        registration.participantCallbackUrl,
+        (id) => inboundCallbackBody(payment, id, registration.anchorHandle),
+        DELIVERY_WINDOW_MS,
+      );
       return { payment, eventId, registration };
     });
-    this.log.info({ keyValue: p.keyValue, providerTransferId: out.payment.providerTransferId, live: out.registration.deletedAt === null }, 'Bre-B inbound payment');
+    this.log.info(
+      { keyValue: p.keyValue, providerTransferId: out.payment.providerTransferId, live: out.registration.deletedAt === null },
+      'Bre-B inbound payment',
+    );
     this.wake();
     return out;
   }
@@ -145,7 +154,7 @@ export class BrebCollect {
    * `brebRail: down` → 503.
    */
   async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ returnedAt: string; replayed: boolean }> {
-    if (await this.store.fault('brebRail') === 'down') throw railDown('Bre-B');
+    if ((await this.store.fault('brebRail')) === 'down') throw railDown('Bre-B');
     const p = await this.registrations.findIncoming(r.providerTransferId);
     if (!p) throw new ProviderError(404, 'TRANSFER_NOT_FOUND', 'No existe un pago entrante con ese providerTransferId.');
     if (BigInt(p.amountCents) !== r.amountCents) throw new ProviderError(400, 'INVALID_REQUEST', 'La devolución debe ser por el valor total del pago.');

@@ -18,10 +18,13 @@ export interface DirectoryEntry {
  * holder, except the magic not-found values.
  */
 export class LookupKey {
-  constructor(private readonly store: FaultSwitches, private readonly registrations: Pick<KeyRegistry, 'findLive'>) {}
+  constructor(
+    private readonly store: FaultSwitches,
+    private readonly registrations: Pick<KeyRegistry, 'findLive'>,
+  ) {}
 
   async execute(rawKey: string, type: KeyTypeQuery): Promise<DirectoryEntry> {
-    if (await this.store.fault('directory') === 'down') throw directoryDown();
+    if ((await this.store.fault('directory')) === 'down') throw directoryDown();
     const key = parseKey(rawKey, type);
     if (!key) {
       throw new ProviderError(400, 'INVALID_REQUEST', 'La llave no es válida para el tipo indicado.', {
@@ -30,7 +33,13 @@ export class LookupKey {
     }
     const registered = await this.registrations.findLive(key.keyValue);
     if (registered) {
-      return { anchorHandle: registered.anchorHandle, keyType: registered.keyType, keyValue: registered.keyValue, status: 'active', holder: registeredHolder(registered) };
+      return {
+        anchorHandle: registered.anchorHandle,
+        keyType: registered.keyType,
+        keyValue: registered.keyValue,
+        status: 'active',
+        holder: registeredHolder(registered),
+      };
     }
     const status = directoryStatus(key.keyValue);
     if (status === 'not_found') throw new ProviderError(404, 'KEY_NOT_FOUND', 'La llave no está registrada en el directorio Bre-B.');

@@ -1,6 +1,11 @@
 /** A provider error answer: HTTP status, machine code and a Spanish message, like the real providers send. */
 export class ProviderError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string, readonly details?: unknown) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
     super(message);
     this.name = 'ProviderError';
   }

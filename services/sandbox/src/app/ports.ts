@@ -53,11 +53,20 @@ export interface TransferBook {
   /** Pending transfers whose outcome is due, locked; other instances skip them. */
   lockDueTransfers(tx: Tx, limit: number): Promise<TransferRow[]>;
   /** Records the outcome of a locked pending transfer and schedules its callback (due now); returns the settled transfer. */
-  settle(tx: Tx, transactionId: string, outcome: { status: FinalStatus; errorMessage: string | null; forced: boolean },
-    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow>;
+  settle(
+    tx: Tx,
+    transactionId: string,
+    outcome: { status: FinalStatus; errorMessage: string | null; forced: boolean },
+    body: CallbackBodyFactory,
+    deliveryWindowMs: number,
+  ): Promise<TransferRow>;
   /** `settle` for many locked pending transfers at once (the scheduler's batch). */
-  settleMany(tx: Tx, outcomes: Array<{ transactionId: string; status: FinalStatus; errorMessage: string | null }>,
-    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow[]>;
+  settleMany(
+    tx: Tx,
+    outcomes: Array<{ transactionId: string; status: FinalStatus; errorMessage: string | null }>,
+    body: CallbackBodyFactory,
+    deliveryWindowMs: number,
+  ): Promise<TransferRow[]>;
 }
 
 // ---- Participants' Bre-B keys and inbound payments (persistence/registration.store.ts) ----
@@ -104,7 +113,12 @@ export interface NewIncoming {
 }
 
 /** A returned inbound payment as it is after the return (`returned`: this call recorded it). */
-export interface ReturnRecord { returnId: string | null; returnedAt: string | null; amountCents: string; returned: boolean }
+export interface ReturnRecord {
+  returnId: string | null;
+  returnedAt: string | null;
+  amountCents: string;
+  returned: boolean;
+}
 
 /** Participants' key registrations and the inbound payments the network routes to them. */
 export interface KeyRegistry {
@@ -187,8 +201,13 @@ export interface ReportSnapshot {
    * Every line of the day, in order, through a cursor: `onBatch` is awaited before the next
    * fetch, so a slow reader slows the query down instead of filling memory.
    */
-  streamLines(rail: ReportRail, date: string, range: { from: string; to: string }, batchSize: number,
-    onBatch: (lines: ReportLine[]) => Promise<void>): Promise<void>;
+  streamLines(
+    rail: ReportRail,
+    date: string,
+    range: { from: string; to: string },
+    batchSize: number,
+    onBatch: (lines: ReportLine[]) => Promise<void>,
+  ): Promise<void>;
 }
 
 /** The providers' settlement reports: a snapshot to render from, and the injected discrepancies. */

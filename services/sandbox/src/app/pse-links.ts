@@ -18,8 +18,7 @@ export interface NewLinkRequest {
 
 export const linkNotFound = () => new ProviderError(404, 'LINK_NOT_FOUND', 'No existe un enlace de pago PSE para ese depósito.');
 export const linkExpired = () => new ProviderError(409, 'LINK_EXPIRED', 'El enlace de pago venció: ya no se puede pagar.');
-export const alreadyFinal = (status: string) =>
-  new ProviderError(409, 'ALREADY_FINAL', `El pago ya tiene un resultado (${status}).`, { status });
+export const alreadyFinal = (status: string) => new ProviderError(409, 'ALREADY_FINAL', `El pago ya tiene un resultado (${status}).`, { status });
 
 /** The callback body of a link's event, serialized once so every delivery sends the same bytes. */
 export function pseCallbackBody(link: PseLinkRow, status: PseCallbackStatus, eventId: string, occurredAt: string): string {
@@ -55,7 +54,7 @@ export class PseLinks {
   }
 
   async create(r: NewLinkRequest): Promise<{ link: PseLinkRow; created: boolean }> {
-    if (await this.store.fault('pse') === 'down') {
+    if ((await this.store.fault('pse')) === 'down') {
       throw new ProviderError(502, 'PSE_PROVIDER_ERROR', 'La pasarela PSE no respondió. Intente de nuevo más tarde.');
     }
     const out = await this.links.insertLink({

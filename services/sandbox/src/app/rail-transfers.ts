@@ -3,7 +3,17 @@ import type { Database, Logger } from '@wallet/platform';
 import type { CallbackBody } from '../domain/callbacks.js';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
 import { normalizeKeyValue } from '../domain/keys.js';
-import { INVALID_ACH_ACCOUNT, REJECTED_BY_RECEIVER, achOutcome, brebOutcome, railPrefix, type FinalStatus, type Outcome, type Rail, type TransferStatus } from '../domain/rails.js';
+import {
+  INVALID_ACH_ACCOUNT,
+  REJECTED_BY_RECEIVER,
+  achOutcome,
+  brebOutcome,
+  railPrefix,
+  type FinalStatus,
+  type Outcome,
+  type Rail,
+  type TransferStatus,
+} from '../domain/rails.js';
 import type { FaultSwitches, KeyRegistry, TransferBook, TransferRow } from './ports.js';
 import { ProviderError, railDown, transferNotFound } from './errors.js';
 
@@ -70,7 +80,7 @@ export class RailTransfers {
   ) {}
 
   async submit(rail: Rail, s: TransferSubmission): Promise<{ transfer: TransferRow; created: boolean }> {
-    if (await this.store.fault(railFault(rail)) === 'down') throw railDown(railName(rail));
+    if ((await this.store.fault(railFault(rail))) === 'down') throw railDown(railName(rail));
     if (rail === 'ACH' && s.request.accountNumber === INVALID_ACH_ACCOUNT) throw invalidAchAccount();
     const r = await this.store.insertTransfer({
       providerTransferId: `${railPrefix(rail)}_${randomBytes(12).toString('hex')}`,
@@ -82,8 +92,9 @@ export class RailTransfers {
       confirmMs: rail === 'BREB' ? this.settings.brebConfirmMs : this.settings.achConfirmMs,
     });
     if (!r.created && (r.transfer.rail !== rail || r.transfer.amountCents !== s.amountCents)) {
-      throw new ProviderError(409, 'TRANSACTION_ID_CONFLICT',
-        'Ya existe una transferencia con ese transactionId y otro monto o red.', { providerTransferId: r.transfer.providerTransferId });
+      throw new ProviderError(409, 'TRANSACTION_ID_CONFLICT', 'Ya existe una transferencia con ese transactionId y otro monto o red.', {
+        providerTransferId: r.transfer.providerTransferId,
+      });
     }
     if (r.created) this.log.info({ rail, transactionId: s.transactionId, providerTransferId: r.transfer.providerTransferId }, 'transfer accepted');
     return r;
@@ -120,8 +131,10 @@ export class RailTransfers {
       const outcomes = due.map((t) => ({
         transactionId: t.transactionId,
         ...(t.rail === 'BREB'
-          ? brebOutcome({ amountCents: t.amountCents, keyValue: String(t.request.keyValue ?? ''), anchorHandle: String(t.request.anchorHandle ?? '') },
-            anchors.get(normalizeKeyValue(String(t.request.keyValue ?? ''))))
+          ? brebOutcome(
+              { amountCents: t.amountCents, keyValue: String(t.request.keyValue ?? ''), anchorHandle: String(t.request.anchorHandle ?? '') },
+              anchors.get(normalizeKeyValue(String(t.request.keyValue ?? ''))),
+            )
           : achOutcome({ amountCents: t.amountCents })),
       }));
       const settled = await this.store.settleMany(tx, outcomes, callbackBody, DELIVERY_WINDOW_MS);
@@ -134,5 +147,4 @@ export class RailTransfers {
   }
 }
 
-export const invalidAchAccount = () =>
-  new ProviderError(422, 'INVALID_BANK_ACCOUNT', 'La cuenta destino no existe o no puede recibir abonos.');
+export const invalidAchAccount = () => new ProviderError(422, 'INVALID_BANK_ACCOUNT', 'La cuenta destino no existe o no puede recibir abonos.');

@@ -1,7 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import {
-  EXTRA_DEFAULTS, REPORT_COLUMNS, TrailerTotals, addDays, applyToLine, bogotaDayRange, extraLines, lateRefs, lineRecord, trailerRecord,
-  type Direction, type Discrepancy, type DiscrepancySpec, type LineDiscrepancy, type LineStatus, type ReportLine, type ReportRail, type Trailer,
+  EXTRA_DEFAULTS,
+  REPORT_COLUMNS,
+  TrailerTotals,
+  addDays,
+  applyToLine,
+  bogotaDayRange,
+  extraLines,
+  lateRefs,
+  lineRecord,
+  trailerRecord,
+  type Direction,
+  type Discrepancy,
+  type DiscrepancySpec,
+  type LineDiscrepancy,
+  type LineStatus,
+  type ReportLine,
+  type ReportRail,
+  type Trailer,
 } from '../domain/settlement-report.js';
 import { ProviderError } from './errors.js';
 import type { ReportBook } from './ports.js';
@@ -18,11 +34,17 @@ export interface ReportSink {
 }
 
 /** An `extra` discrepancy as asked for; the provider id and the defaults are filled in here. */
-export interface ExtraInput { kind: 'extra'; amountCents?: bigint; feeCents?: bigint; direction?: Direction; status?: LineStatus; counterparty?: string }
+export interface ExtraInput {
+  kind: 'extra';
+  amountCents?: bigint;
+  feeCents?: bigint;
+  direction?: Direction;
+  status?: LineStatus;
+  counterparty?: string;
+}
 export type DiscrepancyInput = LineDiscrepancy | ExtraInput | Extract<DiscrepancySpec, { kind: 'trailer' }>;
 
-export const reportNotAvailable = () =>
-  new ProviderError(404, 'REPORT_NOT_AVAILABLE', 'El reporte de esa fecha aún no se ha publicado.');
+export const reportNotAvailable = () => new ProviderError(404, 'REPORT_NOT_AVAILABLE', 'El reporte de esa fecha aún no se ha publicado.');
 
 /** Lines read from the cursor per round trip. */
 const DEFAULT_BATCH = 1000;
@@ -35,7 +57,10 @@ const EXTRA_COUNTERPARTY = 'SIN IDENTIFICAR';
  * inject, list and clear discrepancies.
  */
 export class SettlementReports {
-  constructor(private readonly store: ReportBook, private readonly batchSize = DEFAULT_BATCH) {}
+  constructor(
+    private readonly store: ReportBook,
+    private readonly batchSize = DEFAULT_BATCH,
+  ) {}
 
   /**
    * Writes the header, the lines and the trailer of `rail`'s report for `date` into `sink`,
@@ -45,15 +70,20 @@ export class SettlementReports {
    */
   render(rail: ReportRail, date: string, sink: ReportSink): Promise<Trailer> {
     return this.store.snapshot(async (s) => {
-      if (date > await s.today()) throw reportNotAvailable();
+      if (date > (await s.today())) throw reportNotAvailable();
       const discrepancies = await s.discrepancies(rail, date);
       const previous = addDays(date, -1);
       const previousDiscrepancies = await s.discrepancies(rail, previous);
-      const movedIn = (await s.linesWithRefs(rail, previous, bogotaDayRange(previous), lateRefs(previousDiscrepancies)))
-        .flatMap((l) => applyToLine(l, previousDiscrepancies).nextDay);
+      const movedIn = (await s.linesWithRefs(rail, previous, bogotaDayRange(previous), lateRefs(previousDiscrepancies))).flatMap(
+        (l) => applyToLine(l, previousDiscrepancies).nextDay,
+      );
 
       const totals = new TrailerTotals();
-      const records = (lines: readonly ReportLine[]) => lines.map((l) => { totals.add(l); return lineRecord(l); });
+      const records = (lines: readonly ReportLine[]) =>
+        lines.map((l) => {
+          totals.add(l);
+          return lineRecord(l);
+        });
       let started = false;
       const start = async () => {
         if (started) return;
@@ -92,9 +122,11 @@ export class SettlementReports {
       };
     } else {
       spec = input;
-      if (input.kind !== 'trailer' && !await this.store.hasLine(rail, bogotaDayRange(date), input.ref, input.lineStatus)) {
-        throw new ProviderError(404, 'REPORT_LINE_NOT_FOUND', 'El reporte de ese día no tiene una línea con esa referencia.',
-          { ref: input.ref, ...(input.lineStatus ? { lineStatus: input.lineStatus } : {}) });
+      if (input.kind !== 'trailer' && !(await this.store.hasLine(rail, bogotaDayRange(date), input.ref, input.lineStatus))) {
+        throw new ProviderError(404, 'REPORT_LINE_NOT_FOUND', 'El reporte de ese día no tiene una línea con esa referencia.', {
+          ref: input.ref,
+          ...(input.lineStatus ? { lineStatus: input.lineStatus } : {}),
+        });
       }
     }
     return this.store.insertDiscrepancy(`dsc_${randomBytes(12).toString('hex')}`, rail, date, spec);

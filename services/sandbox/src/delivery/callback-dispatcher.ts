@@ -17,7 +17,11 @@ export interface DispatcherOptions {
   maxInFlight?: number;
 }
 
-export interface AttemptResult { delivered: boolean; status: number | null; error?: string }
+export interface AttemptResult {
+  delivered: boolean;
+  status: number | null;
+  error?: string;
+}
 
 export type RedeliveryResult =
   | { outcome: 'not_found' }
@@ -63,7 +67,10 @@ export class CallbackDispatcher {
   /** There is new work (a forced outcome, callbacks back up): run now rather than at the next poll. */
   wake(): void {
     if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.schedule(0);
   }
 
@@ -94,8 +101,10 @@ export class CallbackDispatcher {
   private async tick(): Promise<void> {
     try {
       const batch = this.o.batch ?? 50;
-      while (!this.stopped && await this.rails.settleDue(batch) === batch) { /* more are due */ }
-      if (this.stopped || await this.store.fault('callbacks') === 'down') return;
+      while (!this.stopped && (await this.rails.settleDue(batch)) === batch) {
+        /* more are due */
+      }
+      if (this.stopped || (await this.store.fault('callbacks')) === 'down') return;
       // Attempts run in the background (a slow receiver does not hold the others back), up to
       // `maxInFlight` at a time; the lease keeps another tick or instance from taking them.
       for (;;) {
@@ -158,9 +167,7 @@ export class CallbackDispatcher {
       });
       await res.body.dump().catch(() => undefined);
       const status = res.statusCode;
-      return status >= 200 && status < 300
-        ? { delivered: true, status }
-        : { delivered: false, status, error: `HTTP ${status}` };
+      return status >= 200 && status < 300 ? { delivered: true, status } : { delivered: false, status, error: `HTTP ${status}` };
     } catch (err) {
       // fetch wrapped network errors (`cause.code`); undici throws them as they are (`code`). A
       // time-out is a DOMException whose numeric `code` is no error name: its message is kept.
@@ -174,7 +181,7 @@ export class CallbackDispatcher {
    * (a failure falls back to the retry schedule), else it is queued until they are.
    */
   async redeliver(transactionId: string): Promise<RedeliveryResult> {
-    const down = this.stopped || await this.store.fault('callbacks') === 'down';
+    const down = this.stopped || (await this.store.fault('callbacks')) === 'down';
     const r = await this.store.requeueCallback(transactionId, DELIVERY_WINDOW_MS, down ? null : this.leaseMs);
     if (!r) return { outcome: 'not_found' };
     if (!r.requeued) return { outcome: 'queued', callback: r.callback, reason: 'in_flight' };

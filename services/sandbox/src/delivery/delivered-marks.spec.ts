@@ -5,9 +5,10 @@ import { DeliveredMarks } from './delivered-marks.js';
 function fakeStore() {
   const writes: Array<{ marks: DeliveredMark[]; finish(err?: Error): void }> = [];
   const store = {
-    markDelivered: (marks: readonly DeliveredMark[]) => new Promise<void>((resolve, reject) => {
-      writes.push({ marks: [...marks], finish: (err) => (err ? reject(err) : resolve()) });
-    }),
+    markDelivered: (marks: readonly DeliveredMark[]) =>
+      new Promise<void>((resolve, reject) => {
+        writes.push({ marks: [...marks], finish: (err) => (err ? reject(err) : resolve()) });
+      }),
   };
   return { store, writes };
 }
@@ -58,7 +59,11 @@ describe('DeliveredMarks', () => {
   });
 
   it('a store that throws at once fails the mark rather than the caller', async () => {
-    const marks = new DeliveredMarks({ markDelivered: () => { throw new Error('boom'); } });
+    const marks = new DeliveredMarks({
+      markDelivered: () => {
+        throw new Error('boom');
+      },
+    });
     await expect(marks.mark(cb(1), 200)).rejects.toThrow('boom');
     await expect(marks.mark(cb(2), 200)).rejects.toThrow('boom');
   });
@@ -69,7 +74,9 @@ describe('DeliveredMarks', () => {
     void marks.mark(cb(1), 200);
     void marks.mark(cb(2), 200);
     let flushed = false;
-    const f = marks.flush().then(() => { flushed = true; });
+    const f = marks.flush().then(() => {
+      flushed = true;
+    });
     writes[0]!.finish();
     await tick();
     expect(flushed).toBe(false);

@@ -20,7 +20,10 @@ export class DeliveredMarks {
   private waiting: Waiting[] = [];
   private writing: Promise<void> | undefined;
 
-  constructor(private readonly store: Pick<SandboxStore, 'markDelivered'>, private readonly maxBatch = 500) {}
+  constructor(
+    private readonly store: Pick<SandboxStore, 'markDelivered'>,
+    private readonly maxBatch = 500,
+  ) {}
 
   mark(c: Pick<CallbackRow, 'eventId' | 'attempts'>, status: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
@@ -38,12 +41,18 @@ export class DeliveredMarks {
     if (this.writing || this.waiting.length === 0) return;
     const batch = this.waiting.splice(0, this.maxBatch);
     // `new Promise` also turns a synchronous throw into a failed write.
-    this.writing = new Promise<void>((done) => done(this.store.markDelivered(batch.map((w) => w.mark)))).then(
-      () => { for (const m of batch) m.resolve(); },
-      (err: unknown) => { for (const m of batch) m.reject(err); },
-    ).finally(() => {
-      this.writing = undefined;
-      this.write();
-    });
+    this.writing = new Promise<void>((done) => done(this.store.markDelivered(batch.map((w) => w.mark))))
+      .then(
+        () => {
+          for (const m of batch) m.resolve();
+        },
+        (err: unknown) => {
+          for (const m of batch) m.reject(err);
+        },
+      )
+      .finally(() => {
+        this.writing = undefined;
+        this.write();
+      });
   }
 }

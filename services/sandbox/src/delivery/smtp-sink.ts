@@ -66,7 +66,10 @@ export async function startSmtpSink(o: { host: string; port: number; store: Emai
   server.on('error', (err) => o.log.error({ err }, 'SMTP sink error'));
   await new Promise<void>((resolve, reject) => {
     server.server.once('error', reject);
-    server.listen(o.port, o.host, () => { server.server.off('error', reject); resolve(); });
+    server.listen(o.port, o.host, () => {
+      server.server.off('error', reject);
+      resolve();
+    });
   });
   const port = (server.server.address() as AddressInfo).port;
   let closing: Promise<void> | undefined;

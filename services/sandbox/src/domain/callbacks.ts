@@ -24,7 +24,12 @@ export function signCallback(secret: string, rawBody: string, unixSeconds: numbe
 /** The receiver's side (used by tests and documented for the product): signature and clock tolerance. */
 export function verifyCallbackSignature(secret: string, rawBody: string, header: string | undefined, nowSeconds: number, toleranceSeconds = 300): boolean {
   if (!header) return false;
-  const parts = new Map(header.split(',').map((p) => { const i = p.indexOf('='); return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const; }));
+  const parts = new Map(
+    header.split(',').map((p) => {
+      const i = p.indexOf('=');
+      return [p.slice(0, i).trim(), p.slice(i + 1).trim()] as const;
+    }),
+  );
   const t = Number(parts.get('t'));
   const v1 = parts.get('v1') ?? '';
   if (!Number.isInteger(t) || Math.abs(nowSeconds - t) > toleranceSeconds || !/^[0-9a-f]{64}$/.test(v1)) return false;
@@ -32,7 +37,10 @@ export function verifyCallbackSignature(secret: string, rawBody: string, header:
   return timingSafeEqual(expected, Buffer.from(v1, 'hex'));
 }
 
-export interface RetryPolicy { baseMs: number; maxMs: number }
+export interface RetryPolicy {
+  baseMs: number;
+  maxMs: number;
+}
 
 /** Delay after the n-th failed attempt (n ≥ 1): base, 2·base, 4·base … capped at max (1 s … 60 s). */
 export function retryDelayMs(failedAttempts: number, p: RetryPolicy): number {

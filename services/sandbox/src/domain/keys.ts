@@ -33,14 +33,21 @@ export function detectKeyType(normalized: string): KeyType {
 
 export function isWellFormed(type: KeyType, normalized: string): boolean {
   switch (type) {
-    case 'PHONE': return PHONE.test(normalized);
-    case 'NRIC': return NRIC.test(normalized);
-    case 'EMAIL': return normalized.length <= 254 && EMAIL.test(normalized);
-    case 'ALPHANUM': return ALIAS.test(normalized);
+    case 'PHONE':
+      return PHONE.test(normalized);
+    case 'NRIC':
+      return NRIC.test(normalized);
+    case 'EMAIL':
+      return normalized.length <= 254 && EMAIL.test(normalized);
+    case 'ALPHANUM':
+      return ALIAS.test(normalized);
   }
 }
 
-export interface ParsedKey { keyType: KeyType; keyValue: string }
+export interface ParsedKey {
+  keyType: KeyType;
+  keyValue: string;
+}
 
 /** The key as the directory understands it, or null when it is not a well-formed key of that type. */
 export function parseKey(raw: string, type: KeyTypeQuery = 'AUTO'): ParsedKey | null {

@@ -5,10 +5,33 @@ export type PseCallbackStatus = Exclude<PseStatus, 'PENDING'>;
 
 /** Entities that take part in PSE (as the ACH / PSE directory names them), in the order of the picker. */
 export const PSE_BANKS = [
-  'Bancolombia', 'Banco de Bogotá', 'Davivienda', 'BBVA Colombia', 'Banco de Occidente', 'Banco Popular',
-  'Banco AV Villas', 'Scotiabank Colpatria', 'Banco Caja Social', 'Itaú', 'Banco Agrario', 'Banco GNB Sudameris',
-  'Banco Falabella', 'Banco Pichincha', 'Bancoomeva', 'Banco Finandina', 'Banco Serfinanza', 'Banco Mundo Mujer',
-  'Banco W', 'Confiar Cooperativa Financiera', 'Nequi', 'Daviplata', 'Lulo Bank', 'Nu Colombia', 'Dale', 'Movii', 'Rappipay',
+  'Bancolombia',
+  'Banco de Bogotá',
+  'Davivienda',
+  'BBVA Colombia',
+  'Banco de Occidente',
+  'Banco Popular',
+  'Banco AV Villas',
+  'Scotiabank Colpatria',
+  'Banco Caja Social',
+  'Itaú',
+  'Banco Agrario',
+  'Banco GNB Sudameris',
+  'Banco Falabella',
+  'Banco Pichincha',
+  'Bancoomeva',
+  'Banco Finandina',
+  'Banco Serfinanza',
+  'Banco Mundo Mujer',
+  'Banco W',
+  'Confiar Cooperativa Financiera',
+  'Nequi',
+  'Daviplata',
+  'Lulo Bank',
+  'Nu Colombia',
+  'Dale',
+  'Movii',
+  'Rappipay',
 ] as const;
 
 export function isPseBank(name: string): boolean {

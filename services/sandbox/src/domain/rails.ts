@@ -8,7 +8,10 @@ export type Rail = (typeof RAILS)[number];
 export type TransferStatus = 'PENDING' | 'COMPLETED' | 'FAILED';
 export type FinalStatus = Exclude<TransferStatus, 'PENDING'>;
 
-export interface Outcome { status: FinalStatus; errorMessage: string | null }
+export interface Outcome {
+  status: FinalStatus;
+  errorMessage: string | null;
+}
 
 /** The receiving entity's rejection (the `13` rule and forced failures without a message). */
 export const REJECTED_BY_RECEIVER = 'Transferencia rechazada por la entidad receptora';
@@ -21,9 +24,7 @@ export const INVALID_ACH_ACCOUNT = '0000000000';
 
 /** The `13` rule: an amount whose last two centavo digits are 13 is rejected by the receiver. */
 export function amountOutcome(amountCents: bigint): Outcome {
-  return amountCents % 100n === 13n
-    ? { status: 'FAILED', errorMessage: REJECTED_BY_RECEIVER }
-    : { status: 'COMPLETED', errorMessage: null };
+  return amountCents % 100n === 13n ? { status: 'FAILED', errorMessage: REJECTED_BY_RECEIVER } : { status: 'COMPLETED', errorMessage: null };
 }
 
 /**

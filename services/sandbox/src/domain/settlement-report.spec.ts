@@ -1,11 +1,29 @@
 import {
-  TrailerTotals, addDays, applyToLine, bogotaDayRange, extraLines, isReportDate, lateRefs, lineRecord, trailerRecord,
-  type Discrepancy, type DiscrepancySpec, type ReportLine,
+  TrailerTotals,
+  addDays,
+  applyToLine,
+  bogotaDayRange,
+  extraLines,
+  isReportDate,
+  lateRefs,
+  lineRecord,
+  trailerRecord,
+  type Discrepancy,
+  type DiscrepancySpec,
+  type ReportLine,
 } from './settlement-report.js';
 
 const line: ReportLine = {
-  providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', amountCents: 500n, feeCents: 0n, status: 'PAID', valueDate: '2025-03-14',
-  acceptedAt: '2025-03-14T16:00:00.000Z', settledAt: '2025-03-14T17:00:00.000Z', counterparty: 'Ana',
+  providerId: 'pse_1',
+  ourId: 'dep_1',
+  direction: 'IN',
+  amountCents: 500n,
+  feeCents: 0n,
+  status: 'PAID',
+  valueDate: '2025-03-14',
+  acceptedAt: '2025-03-14T16:00:00.000Z',
+  settledAt: '2025-03-14T17:00:00.000Z',
+  counterparty: 'Ana',
 };
 let n = 0;
 const d = (spec: DiscrepancySpec): Discrepancy =>
@@ -46,12 +64,22 @@ describe('applyToLine', () => {
     expect(out.today).toEqual([{ ...line, amountCents: 700n, feeCents: 30n, status: 'FAILED' }]);
   });
   it('duplicates once per duplicate discrepancy, with the changes applied to every copy', () => {
-    const out = applyToLine(line, [d({ kind: 'duplicate', ref: 'dep_1' }), d({ kind: 'duplicate', ref: 'dep_1' }), d({ kind: 'amount', ref: 'dep_1', amountCents: 1n })]);
+    const out = applyToLine(line, [
+      d({ kind: 'duplicate', ref: 'dep_1' }),
+      d({ kind: 'duplicate', ref: 'dep_1' }),
+      d({ kind: 'amount', ref: 'dep_1', amountCents: 1n }),
+    ]);
     expect(out.today).toEqual([1, 2, 3].map(() => ({ ...line, amountCents: 1n })));
   });
   it('a late value date moves the line (and its copies) to the next day', () => {
     const out = applyToLine(line, [d({ kind: 'late_value_date', ref: 'pse_1' }), d({ kind: 'duplicate', ref: 'pse_1' })]);
-    expect(out).toEqual({ today: [], nextDay: [{ ...line, valueDate: '2025-03-15' }, { ...line, valueDate: '2025-03-15' }] });
+    expect(out).toEqual({
+      today: [],
+      nextDay: [
+        { ...line, valueDate: '2025-03-15' },
+        { ...line, valueDate: '2025-03-15' },
+      ],
+    });
   });
   it('missing wins over everything else', () => {
     const out = applyToLine(line, [d({ kind: 'duplicate', ref: 'pse_1' }), d({ kind: 'late_value_date', ref: 'pse_1' }), d({ kind: 'missing', ref: 'pse_1' })]);
@@ -64,7 +92,9 @@ describe('applyToLine', () => {
 
 describe('extra lines and the trailer', () => {
   it('an extra line is dated 12:00 Bogotá on the report date, with no id of ours', () => {
-    const [x] = extraLines('2025-03-14', [d({ kind: 'extra', providerId: 'pse_x', direction: 'IN', amountCents: 9n, feeCents: 1n, status: 'PAID', counterparty: 'X' })]);
+    const [x] = extraLines('2025-03-14', [
+      d({ kind: 'extra', providerId: 'pse_x', direction: 'IN', amountCents: 9n, feeCents: 1n, status: 'PAID', counterparty: 'X' }),
+    ]);
     expect(lineRecord(x!)).toEqual(['pse_x', '', 'IN', '9', '1', 'PAID', '2025-03-14', '2025-03-14T17:00:00.000Z', '2025-03-14T17:00:00.000Z', 'X']);
   });
   it('sums the lines served; a trailer discrepancy overrides only the figures it names', () => {
@@ -72,7 +102,11 @@ describe('extra lines and the trailer', () => {
     t.add(line);
     t.add({ ...line, amountCents: 2n ** 60n, feeCents: 7n });
     expect(trailerRecord(t.stated([]))).toEqual(['TRAILER', '2', String(500n + 2n ** 60n), '7']);
-    expect(trailerRecord(t.stated([d({ kind: 'trailer', lines: 5 }), d({ kind: 'trailer', feeCents: 0n })])))
-      .toEqual(['TRAILER', '5', String(500n + 2n ** 60n), '0']);
+    expect(trailerRecord(t.stated([d({ kind: 'trailer', lines: 5 }), d({ kind: 'trailer', feeCents: 0n })]))).toEqual([
+      'TRAILER',
+      '5',
+      String(500n + 2n ** 60n),
+      '0',
+    ]);
   });
 });

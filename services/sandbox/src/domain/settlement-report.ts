@@ -31,7 +31,16 @@ export const EXTRA_DEFAULTS: Record<ReportRail, { direction: Direction; status: 
 
 /** The header row, in order. */
 export const REPORT_COLUMNS = [
-  'provider_id', 'our_id', 'direction', 'amount_cents', 'fee_cents', 'status', 'value_date', 'accepted_at', 'settled_at', 'counterparty',
+  'provider_id',
+  'our_id',
+  'direction',
+  'amount_cents',
+  'fee_cents',
+  'status',
+  'value_date',
+  'accepted_at',
+  'settled_at',
+  'counterparty',
 ] as const;
 
 /** One line of a report. Amounts are integer centavos; timestamps ISO-8601 UTC with milliseconds. */
@@ -76,7 +85,12 @@ export interface ExtraDiscrepancy {
 }
 
 /** Overrides what the trailer states (each omitted figure stays the computed one). */
-export interface TrailerDiscrepancy { kind: 'trailer'; lines?: number; amountCents?: bigint; feeCents?: bigint }
+export interface TrailerDiscrepancy {
+  kind: 'trailer';
+  lines?: number;
+  amountCents?: bigint;
+  feeCents?: bigint;
+}
 
 export type DiscrepancySpec = LineDiscrepancy | ExtraDiscrepancy | TrailerDiscrepancy;
 export type Discrepancy = DiscrepancySpec & { id: string; rail: ReportRail; date: string; createdAt: string };
@@ -130,13 +144,24 @@ export function applyToLine(line: ReportLine, discrepancies: readonly Discrepanc
   for (const d of discrepancies) {
     if (d.kind === 'extra' || d.kind === 'trailer' || !matches(line, d)) continue;
     switch (d.kind) {
-      case 'missing': return { today: [], nextDay: [] };
+      case 'missing':
+        return { today: [], nextDay: [] };
       case 'amount':
-        current = { ...current, ...(d.amountCents !== undefined ? { amountCents: d.amountCents } : {}), ...(d.feeCents !== undefined ? { feeCents: d.feeCents } : {}) };
+        current = {
+          ...current,
+          ...(d.amountCents !== undefined ? { amountCents: d.amountCents } : {}),
+          ...(d.feeCents !== undefined ? { feeCents: d.feeCents } : {}),
+        };
         break;
-      case 'status': current = { ...current, status: d.status }; break;
-      case 'duplicate': copies += 1; break;
-      case 'late_value_date': late = true; break;
+      case 'status':
+        current = { ...current, status: d.status };
+        break;
+      case 'duplicate':
+        copies += 1;
+        break;
+      case 'late_value_date':
+        late = true;
+        break;
     }
   }
   if (late) current = { ...current, valueDate: addDays(line.valueDate, 1) };
@@ -147,13 +172,31 @@ export function applyToLine(line: ReportLine, discrepancies: readonly Discrepanc
 /** The lines the report's `extra` discrepancies add, in injection order (12:00 Bogotá on the report date). */
 export function extraLines(date: string, discrepancies: readonly Discrepancy[]): ReportLine[] {
   const noon = new Date(Date.parse(`${date}T12:00:00.000Z`) + BOGOTA_OFFSET_MS).toISOString();
-  return discrepancies.flatMap((d) => (d.kind !== 'extra' ? [] : [{
-    providerId: d.providerId, ourId: null, direction: d.direction, amountCents: d.amountCents, feeCents: d.feeCents,
-    status: d.status, valueDate: date, acceptedAt: noon, settledAt: noon, counterparty: d.counterparty,
-  }]));
+  return discrepancies.flatMap((d) =>
+    d.kind !== 'extra'
+      ? []
+      : [
+          {
+            providerId: d.providerId,
+            ourId: null,
+            direction: d.direction,
+            amountCents: d.amountCents,
+            feeCents: d.feeCents,
+            status: d.status,
+            valueDate: date,
+            acceptedAt: noon,
+            settledAt: noon,
+            counterparty: d.counterparty,
+          },
+        ],
+  );
 }
 
-export interface Trailer { lines: number; amountCents: bigint; feeCents: bigint }
+export interface Trailer {
+  lines: number;
+  amountCents: bigint;
+  feeCents: bigint;
+}
 
 /** Running totals of the lines as served; `stated` applies a `trailer` discrepancy (the last one wins per figure). */
 export class TrailerTotals implements Trailer {
@@ -181,12 +224,21 @@ export class TrailerTotals implements Trailer {
 
 /** A line as CSV fields, in REPORT_COLUMNS order. */
 export function lineRecord(l: ReportLine): string[] {
-  return [l.providerId, l.ourId ?? '', l.direction, l.amountCents.toString(), l.feeCents.toString(), l.status, l.valueDate,
-    l.acceptedAt, l.settledAt, l.counterparty];
+  return [
+    l.providerId,
+    l.ourId ?? '',
+    l.direction,
+    l.amountCents.toString(),
+    l.feeCents.toString(),
+    l.status,
+    l.valueDate,
+    l.acceptedAt,
+    l.settledAt,
+    l.counterparty,
+  ];
 }
 
 /** `TRAILER,<lines>,<total amount_cents>,<total fee_cents>`. */
 export function trailerRecord(t: Trailer): string[] {
   return ['TRAILER', String(t.lines), t.amountCents.toString(), t.feeCents.toString()];
 }
-

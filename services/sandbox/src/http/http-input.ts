@@ -50,14 +50,23 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, prefix = '
 
 // ---- Field schemas ---------------------------------------------------------------------------
 
-export const transactionIdSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9._:-]+$/, 'Solo letras, dígitos y . _ : -');
+export const transactionIdSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9._:-]+$/, 'Solo letras, dígitos y . _ : -');
 /** A JSON integer of centavos, 1 … 2^53-1 (no strings, no fractions). */
-export const amountCentsSchema = z.int().min(1).max(Number.MAX_SAFE_INTEGER).transform((n) => BigInt(n));
+export const amountCentsSchema = z
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .transform((n) => BigInt(n));
 export const callbackUrlSchema = z.url({ protocol: /^https?$/ }).max(2048);
 export const text = (max: number) => z.string().trim().min(1).max(max);
 /** A code sent as a JSON number or a numeric string (providers' files carry both). */
 const code = <T extends number>(allowed: readonly T[]) =>
-  z.union([z.int(), z.string().regex(/^\d+$/).transform(Number)])
+  z
+    .union([z.int(), z.string().regex(/^\d+$/).transform(Number)])
     .refine((n): n is T => (allowed as readonly number[]).includes(n), { message: `Debe ser uno de ${allowed.join(', ')}.` })
     .transform((n) => n as T);
 
@@ -67,7 +76,10 @@ export const achAccountShape = {
   accountTypeId: code([20, 21, 22] as const),
   accountNumber: z.string().regex(/^\d{4,32}$/, 'Entre 4 y 32 dígitos.'),
   documentTypeId: code([1, 4, 5, 8] as const),
-  documentNumber: z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
+  documentNumber: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
   holderName: text(150),
 };
 

@@ -42,8 +42,9 @@ footer{text-align:center;font-size:12px;color:#7a8896;margin:24px 0}
 
 export const PAGE_HEADERS: Record<string, string> = {
   'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy': `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; `
-    + "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'Content-Security-Policy':
+    `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; ` +
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'X-Frame-Options': 'DENY',
   'Referrer-Policy': 'no-referrer',
@@ -85,13 +86,18 @@ ${l.description ? `<dt>Descripción</dt><dd>${e(l.description)}</dd>\n` : ''}<dt
 export function payPage(l: PseLinkRow, error?: string): string {
   if (l.status !== 'PENDING') return finalPage(l);
   if (l.expired) {
-    return layout('Enlace vencido', `<h1>Enlace de pago vencido</h1>
+    return layout(
+      'Enlace vencido',
+      `<h1>Enlace de pago vencido</h1>
 <p class="msg bad">Este enlace de pago venció y ya no se puede usar. Solicite un nuevo enlace a ${e(l.companyName)}.</p>
-${summary(l)}`);
+${summary(l)}`,
+    );
   }
   const action = `/pse/pay/${encodeURIComponent(l.depositId)}`;
   const options = PSE_BANKS.map((b) => `<option value="${e(b)}">${e(b)}</option>`).join('\n');
-  return layout(`Pago PSE a ${l.companyName}`, `<h1>Confirme su pago</h1>
+  return layout(
+    `Pago PSE a ${l.companyName}`,
+    `<h1>Confirme su pago</h1>
 ${error ? `<p class="msg bad">${e(error)}</p>\n` : ''}${summary(l)}
 <form method="post" action="${e(action)}">
 <label for="bank">Seleccione su banco</label>
@@ -104,31 +110,44 @@ ${options}
 <button class="reject" type="submit" name="action" value="reject" formnovalidate>Rechazar</button>
 </div>
 </form>
-<p class="note">Al pulsar Pagar autoriza a su banco a debitar ${e(formatCop(l.amountCents))} de su cuenta a favor de ${e(l.companyName)}.</p>`);
+<p class="note">Al pulsar Pagar autoriza a su banco a debitar ${e(formatCop(l.amountCents))} de su cuenta a favor de ${e(l.companyName)}.</p>`,
+  );
 }
 
 /** The result of a link with an outcome (right after paying, and on any later visit). */
 export function finalPage(l: PseLinkRow, justDecided = false): string {
   switch (l.status) {
     case 'PAID':
-      return layout('Pago aprobado', `<h1>${justDecided ? 'Pago aprobado' : 'Este pago ya fue realizado'}</h1>
+      return layout(
+        'Pago aprobado',
+        `<h1>${justDecided ? 'Pago aprobado' : 'Este pago ya fue realizado'}</h1>
 <p class="msg ok">${justDecided ? 'Su pago fue aprobado' : 'El pago de este enlace ya fue aprobado'}${l.payerBank ? ` por ${e(l.payerBank)}` : ''}. ${e(l.companyName)} recibirá la confirmación.</p>
 ${summary(l)}
-<p class="note">Código de transacción: ${e(l.providerTransferId)}</p>`);
+<p class="note">Código de transacción: ${e(l.providerTransferId)}</p>`,
+      );
     case 'FAILED':
-      return layout('Pago rechazado', `<h1>Pago rechazado</h1>
+      return layout(
+        'Pago rechazado',
+        `<h1>Pago rechazado</h1>
 <p class="msg bad">${justDecided ? 'El pago fue rechazado.' : 'Este pago fue rechazado y el enlace ya no se puede usar.'} No se debitó ningún valor de su cuenta.</p>
-${summary(l)}`);
+${summary(l)}`,
+      );
     case 'REVERSED':
-      return layout('Pago reversado', `<h1>Pago reversado</h1>
+      return layout(
+        'Pago reversado',
+        `<h1>Pago reversado</h1>
 <p class="msg info">Este pago fue aprobado y luego reversado por la entidad financiera. El enlace ya no se puede usar.</p>
-${summary(l)}`);
+${summary(l)}`,
+      );
     default:
       return payPage(l);
   }
 }
 
 export function notFoundPage(): string {
-  return layout('Enlace no encontrado', `<h1>Enlace de pago no encontrado</h1>
-<p class="msg bad">Este enlace de pago no existe o fue escrito de forma incorrecta. Verifique el enlace que recibió del comercio.</p>`);
+  return layout(
+    'Enlace no encontrado',
+    `<h1>Enlace de pago no encontrado</h1>
+<p class="msg bad">Este enlace de pago no existe o fue escrito de forma incorrecta. Verifique el enlace que recibió del comercio.</p>`,
+  );
 }

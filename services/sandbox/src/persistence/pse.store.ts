@@ -6,9 +6,22 @@ import type { NewPseLink, PseLinkBook, PseLinkRow } from '../app/ports.js';
 /** The PSE gateway's SQL: payment links and their outcome callbacks (times from the database clock). */
 
 interface RawLink {
-  link_id: string; deposit_id: string; provider_transfer_id: string; amount_cents: string; company_name: string;
-  payer_name: string; payer_email: string; description: string | null; expires_at: string; callback_url: string;
-  status: PseStatus; payer_bank: string | null; paid_at: string | null; outcome_at: string | null; reversed_at: string | null; expired: boolean;
+  link_id: string;
+  deposit_id: string;
+  provider_transfer_id: string;
+  amount_cents: string;
+  company_name: string;
+  payer_name: string;
+  payer_email: string;
+  description: string | null;
+  expires_at: string;
+  callback_url: string;
+  status: PseStatus;
+  payer_bank: string | null;
+  paid_at: string | null;
+  outcome_at: string | null;
+  reversed_at: string | null;
+  expired: boolean;
 }
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${col}`;
@@ -18,10 +31,22 @@ const LINK_COLS = `link_id, deposit_id, provider_transfer_id, amount_cents::text
 
 function toLink(r: RawLink): PseLinkRow {
   return {
-    linkId: r.link_id, depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, amountCents: BigInt(r.amount_cents),
-    companyName: r.company_name, payerName: r.payer_name, payerEmail: r.payer_email, description: r.description,
-    expiresAt: r.expires_at, callbackUrl: r.callback_url, status: r.status, payerBank: r.payer_bank, paidAt: r.paid_at,
-    outcomeAt: r.outcome_at, reversedAt: r.reversed_at, expired: r.expired === true || (r.expired as unknown) === 't',
+    linkId: r.link_id,
+    depositId: r.deposit_id,
+    providerTransferId: r.provider_transfer_id,
+    amountCents: BigInt(r.amount_cents),
+    companyName: r.company_name,
+    payerName: r.payer_name,
+    payerEmail: r.payer_email,
+    description: r.description,
+    expiresAt: r.expires_at,
+    callbackUrl: r.callback_url,
+    status: r.status,
+    payerBank: r.payer_bank,
+    paidAt: r.paid_at,
+    outcomeAt: r.outcome_at,
+    reversedAt: r.reversed_at,
+    expired: r.expired === true || (r.expired as unknown) === 't',
   };
 }
 
@@ -36,8 +61,19 @@ export class PseStore implements PseLinkBook {
        values (?, ?, ?, ?::bigint, ?, ?, ?, ?, ?::timestamptz, ?)
        on conflict (deposit_id) do nothing
        returning ${LINK_COLS}`,
-      [l.linkId, l.depositId, l.providerTransferId, l.amountCents.toString(), l.companyName, l.payerName, l.payerEmail,
-        l.description, l.expiresAt, l.callbackUrl]);
+      [
+        l.linkId,
+        l.depositId,
+        l.providerTransferId,
+        l.amountCents.toString(),
+        l.companyName,
+        l.payerName,
+        l.payerEmail,
+        l.description,
+        l.expiresAt,
+        l.callbackUrl,
+      ],
+    );
     if (inserted) return { link: toLink(inserted), created: true };
     const existing = await this.findLink(l.depositId);
     if (!existing) throw new Error(`PSE link ${l.depositId} vanished after a conflicting insert`);
@@ -59,7 +95,9 @@ export class PseStore implements PseLinkBook {
     const r = await tx.one<RawLink>(
       `update sandbox.pse_links set status = ?, payer_bank = ?, outcome_at = clock_timestamp(),
               paid_at = case when ? = 'PAID' then clock_timestamp() end
-        where deposit_id = ? and status = 'PENDING' returning ${LINK_COLS}`, [status, payerBank, status, depositId]);
+        where deposit_id = ? and status = 'PENDING' returning ${LINK_COLS}`,
+      [status, payerBank, status, depositId],
+    );
     if (!r) throw new Error(`PSE link ${depositId} is not pending`);
     return toLink(r);
   }
@@ -67,7 +105,9 @@ export class PseStore implements PseLinkBook {
   async setReversed(tx: Tx, depositId: string): Promise<PseLinkRow> {
     const r = await tx.one<RawLink>(
       `update sandbox.pse_links set status = 'REVERSED', reversed_at = clock_timestamp()
-        where deposit_id = ? and status = 'PAID' returning ${LINK_COLS}`, [depositId]);
+        where deposit_id = ? and status = 'PAID' returning ${LINK_COLS}`,
+      [depositId],
+    );
     if (!r) throw new Error(`PSE link ${depositId} is not paid`);
     return toLink(r);
   }
@@ -82,7 +122,8 @@ export class PseStore implements PseLinkBook {
       `insert into sandbox.callbacks (event_id, transaction_id, seq, callback_url, body, expires_at)
        values (?::uuid, ?, (select coalesce(max(seq), 0) + 1 from sandbox.callbacks where transaction_id = ?), ?, ?,
                clock_timestamp() + ?::bigint * interval '1 millisecond')`,
-      [eventId, link.depositId, link.depositId, link.callbackUrl, body(eventId), deliveryWindowMs]);
+      [eventId, link.depositId, link.depositId, link.callbackUrl, body(eventId), deliveryWindowMs],
+    );
     return eventId;
   }
 }

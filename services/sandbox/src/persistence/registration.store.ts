@@ -6,12 +6,25 @@ import type { IncomingRow, KeyRegistry, NewIncoming, NewRegistration, Registrati
 /** SQL of participants' Bre-B key registrations and the inbound payments routed to them (database clock). */
 
 interface RawRegistration {
-  id: string; key_value: string; key_type: KeyType; holder_name: string; holder_document: string | null;
-  participant_callback_url: string; anchor_handle: string; registered_at: string; deleted_at: string | null;
+  id: string;
+  key_value: string;
+  key_type: KeyType;
+  holder_name: string;
+  holder_document: string | null;
+  participant_callback_url: string;
+  anchor_handle: string;
+  registered_at: string;
+  deleted_at: string | null;
 }
 interface RawIncoming {
-  provider_transfer_id: string; registration_id: string; key_value: string; amount_cents: string; payer_name: string;
-  payer_document: string; payer_bank: string; received_at: string;
+  provider_transfer_id: string;
+  registration_id: string;
+  key_value: string;
+  amount_cents: string;
+  payer_name: string;
+  payer_document: string;
+  payer_bank: string;
+  received_at: string;
 }
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${col}`;
@@ -22,14 +35,27 @@ const IN_COLS = `provider_transfer_id, registration_id::text as registration_id,
 
 function toRegistration(r: RawRegistration): RegistrationRow {
   return {
-    id: r.id, keyValue: r.key_value, keyType: r.key_type, holderName: r.holder_name, holderDocument: r.holder_document,
-    participantCallbackUrl: r.participant_callback_url, anchorHandle: r.anchor_handle, registeredAt: r.registered_at, deletedAt: r.deleted_at,
+    id: r.id,
+    keyValue: r.key_value,
+    keyType: r.key_type,
+    holderName: r.holder_name,
+    holderDocument: r.holder_document,
+    participantCallbackUrl: r.participant_callback_url,
+    anchorHandle: r.anchor_handle,
+    registeredAt: r.registered_at,
+    deletedAt: r.deleted_at,
   };
 }
 function toIncoming(r: RawIncoming): IncomingRow {
   return {
-    providerTransferId: r.provider_transfer_id, registrationId: r.registration_id, keyValue: r.key_value, amountCents: BigInt(r.amount_cents),
-    payerName: r.payer_name, payerDocument: r.payer_document, payerBank: r.payer_bank, receivedAt: r.received_at,
+    providerTransferId: r.provider_transfer_id,
+    registrationId: r.registration_id,
+    keyValue: r.key_value,
+    amountCents: BigInt(r.amount_cents),
+    payerName: r.payer_name,
+    payerDocument: r.payer_document,
+    payerBank: r.payer_bank,
+    receivedAt: r.received_at,
   };
 }
 
@@ -43,7 +69,8 @@ export class RegistrationStore implements KeyRegistry {
   constructor(private readonly db: Database) {
     this.live = new TableCopy(db, 'sandbox_registrations', async () => {
       const rows = await this.db.prepared<RawRegistration>(
-        `select ${REG_COLS} from sandbox.breb_registrations where deleted_at is null limit ${REGISTRATIONS_MEMORY_MAX + 1}`);
+        `select ${REG_COLS} from sandbox.breb_registrations where deleted_at is null limit ${REGISTRATIONS_MEMORY_MAX + 1}`,
+      );
       return rows.length > REGISTRATIONS_MEMORY_MAX ? undefined : new Map(rows.map((r) => [r.key_value, toRegistration(r)]));
     });
   }
@@ -68,7 +95,8 @@ export class RegistrationStore implements KeyRegistry {
          values (?, ?, ?, ?, ?, ?)
          on conflict (key_value) where deleted_at is null do nothing
          returning ${REG_COLS}`,
-        [r.keyValue, r.keyType, r.holderName, r.holderDocument, r.participantCallbackUrl, r.anchorHandle]);
+        [r.keyValue, r.keyType, r.holderName, r.holderDocument, r.participantCallbackUrl, r.anchorHandle],
+      );
       if (inserted) {
         this.live.wrote();
         return { registration: toRegistration(inserted), created: true };
@@ -92,8 +120,9 @@ export class RegistrationStore implements KeyRegistry {
   }
 
   private async findLiveInTable(keyValue: string): Promise<RegistrationRow | undefined> {
-    const [r] = await this.db.prepared<RawRegistration>(
-      `select ${REG_COLS} from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [keyValue]);
+    const [r] = await this.db.prepared<RawRegistration>(`select ${REG_COLS} from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [
+      keyValue,
+    ]);
     return r ? toRegistration(r) : undefined;
   }
 
@@ -101,7 +130,9 @@ export class RegistrationStore implements KeyRegistry {
   async findLatest(tx: Tx, keyValue: string): Promise<RegistrationRow | undefined> {
     const r = await tx.one<RawRegistration>(
       `select ${REG_COLS} from sandbox.breb_registrations where key_value = ?
-        order by (deleted_at is null) desc, registered_at desc, id desc limit 1`, [keyValue]);
+        order by (deleted_at is null) desc, registered_at desc, id desc limit 1`,
+      [keyValue],
+    );
     return r ? toRegistration(r) : undefined;
   }
 
@@ -110,7 +141,9 @@ export class RegistrationStore implements KeyRegistry {
     if (keyValues.length === 0) return new Map();
     const rows = await tx.query<{ key_value: string; anchor_handle: string }>(
       `select key_value, anchor_handle from sandbox.breb_registrations
-        where deleted_at is null and key_value = any(array[?]::text[])`, [keyValues]);
+        where deleted_at is null and key_value = any(array[?]::text[])`,
+      [keyValues],
+    );
     return new Map(rows.map((r) => [r.key_value, r.anchor_handle]));
   }
 
@@ -118,7 +151,9 @@ export class RegistrationStore implements KeyRegistry {
   async deleteLive(keyValue: string): Promise<RegistrationRow | undefined> {
     const [r] = await this.db.query<RawRegistration>(
       `update sandbox.breb_registrations set deleted_at = clock_timestamp()
-        where key_value = ? and deleted_at is null returning ${REG_COLS}`, [keyValue]);
+        where key_value = ? and deleted_at is null returning ${REG_COLS}`,
+      [keyValue],
+    );
     this.live.wrote();
     return r ? toRegistration(r) : undefined;
   }
@@ -127,7 +162,8 @@ export class RegistrationStore implements KeyRegistry {
     const r = await tx.one<RawIncoming>(
       `insert into sandbox.breb_incoming (provider_transfer_id, registration_id, key_value, amount_cents, payer_name, payer_document, payer_bank)
        values (?, ?::bigint, ?, ?::bigint, ?, ?, ?) returning ${IN_COLS}`,
-      [p.providerTransferId, registrationId, p.keyValue, p.amountCents.toString(), p.payerName, p.payerDocument, p.payerBank]);
+      [p.providerTransferId, registrationId, p.keyValue, p.amountCents.toString(), p.payerName, p.payerDocument, p.payerBank],
+    );
     if (!r) throw new Error('inbound payment insert returned nothing');
     return toIncoming(r);
   }
@@ -141,10 +177,14 @@ export class RegistrationStore implements KeyRegistry {
     const [done] = await this.db.query<{ return_id: string; returned_at: string; amount_cents: string }>(
       `update sandbox.breb_incoming set return_id = ?, returned_at = clock_timestamp()
         where provider_transfer_id = ? and return_id is null
-        returning return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents`, [returnId, providerTransferId]);
+        returning return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents`,
+      [returnId, providerTransferId],
+    );
     if (done) return { returnId: done.return_id, returnedAt: done.returned_at, amountCents: done.amount_cents, returned: true };
     const [r] = await this.db.query<{ return_id: string | null; returned_at: string | null; amount_cents: string }>(
-      `select return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents from sandbox.breb_incoming where provider_transfer_id = ?`, [providerTransferId]);
+      `select return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents from sandbox.breb_incoming where provider_transfer_id = ?`,
+      [providerTransferId],
+    );
     return r ? { returnId: r.return_id, returnedAt: r.returned_at, amountCents: r.amount_cents, returned: false } : undefined;
   }
 
@@ -159,7 +199,8 @@ export class RegistrationStore implements KeyRegistry {
     await tx.query(
       `insert into sandbox.callbacks (event_id, transaction_id, seq, callback_url, body, expires_at)
        values (?::uuid, ?, 1, ?, ?, clock_timestamp() + ?::bigint * interval '1 millisecond')`,
-      [eventId, providerTransferId, callbackUrl, body(eventId), deliveryWindowMs]);
+      [eventId, providerTransferId, callbackUrl, body(eventId), deliveryWindowMs],
+    );
     return eventId;
   }
 }

@@ -1,7 +1,5 @@
 import type { Database, PreparedTx } from '@wallet/platform';
-import {
-  type Direction, type Discrepancy, type DiscrepancySpec, type LineStatus, type ReportLine, type ReportRail,
-} from '../domain/settlement-report.js';
+import { type Direction, type Discrepancy, type DiscrepancySpec, type LineStatus, type ReportLine, type ReportRail } from '../domain/settlement-report.js';
 import type { ReportBook, ReportSnapshot } from '../app/ports.js';
 
 /**
@@ -12,8 +10,14 @@ import type { ReportBook, ReportSnapshot } from '../app/ports.js';
 
 /** One day of movements as the provider's records have them (before discrepancies). */
 interface RawLine {
-  provider_id: string; our_id: string | null; direction: Direction; amount_cents: string; status: LineStatus;
-  accepted_at: string; settled_at: string; counterparty: string;
+  provider_id: string;
+  our_id: string | null;
+  direction: Direction;
+  amount_cents: string;
+  status: LineStatus;
+  accepted_at: string;
+  settled_at: string;
+  counterparty: string;
 }
 
 const iso = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
@@ -61,12 +65,28 @@ function linesSql(rail: ReportRail, where = ''): string {
 
 function toLine(r: RawLine, valueDate: string): ReportLine {
   return {
-    providerId: r.provider_id, ourId: r.our_id, direction: r.direction, amountCents: BigInt(r.amount_cents), feeCents: 0n,
-    status: r.status, valueDate, acceptedAt: r.accepted_at, settledAt: r.settled_at, counterparty: r.counterparty ?? '',
+    providerId: r.provider_id,
+    ourId: r.our_id,
+    direction: r.direction,
+    amountCents: BigInt(r.amount_cents),
+    feeCents: 0n,
+    status: r.status,
+    valueDate,
+    acceptedAt: r.accepted_at,
+    settledAt: r.settled_at,
+    counterparty: r.counterparty ?? '',
   };
 }
 
-interface RawDiscrepancy { id: string; rail: ReportRail; report_date: string; kind: Discrepancy['kind']; ref: string | null; spec: Record<string, unknown> | string; created_at: string }
+interface RawDiscrepancy {
+  id: string;
+  rail: ReportRail;
+  report_date: string;
+  kind: Discrepancy['kind'];
+  ref: string | null;
+  spec: Record<string, unknown> | string;
+  created_at: string;
+}
 
 const DISCREPANCY_COLS = `id, rail, to_char(report_date, 'YYYY-MM-DD') as report_date, kind, ref, spec, ${iso('created_at')} as created_at`;
 
@@ -74,9 +94,17 @@ const DISCREPANCY_COLS = `id, rail, to_char(report_date, 'YYYY-MM-DD') as report
 const BIGINT_FIELDS = ['amountCents', 'feeCents'] as const;
 
 function toDiscrepancy(r: RawDiscrepancy): Discrepancy {
-  const spec = { ...(typeof r.spec === 'string' ? JSON.parse(r.spec) as Record<string, unknown> : r.spec) };
+  const spec = { ...(typeof r.spec === 'string' ? (JSON.parse(r.spec) as Record<string, unknown>) : r.spec) };
   for (const f of BIGINT_FIELDS) if (typeof spec[f] === 'string') spec[f] = BigInt(spec[f]);
-  return { ...(spec as unknown as DiscrepancySpec), ...(r.ref !== null ? { ref: r.ref } : {}), kind: r.kind, id: r.id, rail: r.rail, date: r.report_date, createdAt: r.created_at } as Discrepancy;
+  return {
+    ...(spec as unknown as DiscrepancySpec),
+    ...(r.ref !== null ? { ref: r.ref } : {}),
+    kind: r.kind,
+    id: r.id,
+    rail: r.rail,
+    date: r.report_date,
+    createdAt: r.created_at,
+  } as Discrepancy;
 }
 
 function specJson(spec: DiscrepancySpec): string {
@@ -104,14 +132,17 @@ export class ReportStore implements ReportBook {
     const [r] = await this.db.prepared<RawDiscrepancy>(
       `insert into sandbox.report_discrepancies (id, rail, report_date, kind, ref, spec)
        values ($1, $2, $3::date, $4, $5, $6::jsonb) returning ${DISCREPANCY_COLS}`,
-      [id, rail, date, spec.kind, ref, specJson(spec)]);
+      [id, rail, date, spec.kind, ref, specJson(spec)],
+    );
     if (!r) throw new Error('discrepancy insert returned nothing');
     return toDiscrepancy(r);
   }
 
   async discrepancies(rail: ReportRail, date: string): Promise<Discrepancy[]> {
     const rows = await this.db.prepared<RawDiscrepancy>(
-      `select ${DISCREPANCY_COLS} from sandbox.report_discrepancies where rail = $1 and report_date = $2::date order by seq`, [rail, date]);
+      `select ${DISCREPANCY_COLS} from sandbox.report_discrepancies where rail = $1 and report_date = $2::date order by seq`,
+      [rail, date],
+    );
     return rows.map(toDiscrepancy);
   }
 
@@ -119,7 +150,8 @@ export class ReportStore implements ReportBook {
   async deleteDiscrepancies(rail: ReportRail, date: string, id?: string): Promise<number> {
     const rows = await this.db.prepared<{ id: string }>(
       `delete from sandbox.report_discrepancies where rail = $1 and report_date = $2::date and ($3::text is null or id = $3) returning id`,
-      [rail, date, id ?? null]);
+      [rail, date, id ?? null],
+    );
     return rows.length;
   }
 
@@ -127,7 +159,8 @@ export class ReportStore implements ReportBook {
   async hasLine(rail: ReportRail, range: { from: string; to: string }, ref: string, status?: LineStatus): Promise<boolean> {
     const rows = await this.db.prepared<{ one: number }>(
       `select 1 as one from (${LINES[rail]}) l where (l.provider_id = $3 or l.our_id = $3) and ($4::text is null or l.status = $4) limit 1`,
-      [range.from, range.to, ref, status ?? null]);
+      [range.from, range.to, ref, status ?? null],
+    );
     return rows.length > 0;
   }
 }
@@ -140,7 +173,9 @@ function snapshotOf(tx: PreparedTx): ReportSnapshot {
     },
     async discrepancies(rail, date) {
       const rows = await tx.query<RawDiscrepancy>(
-        `select ${DISCREPANCY_COLS} from sandbox.report_discrepancies where rail = $1 and report_date = $2::date order by seq`, [rail, date]);
+        `select ${DISCREPANCY_COLS} from sandbox.report_discrepancies where rail = $1 and report_date = $2::date order by seq`,
+        [rail, date],
+      );
       return rows.map(toDiscrepancy);
     },
     async linesWithRefs(rail, date, range, refs) {
@@ -160,4 +195,3 @@ function snapshotOf(tx: PreparedTx): ReportSnapshot {
     },
   };
 }
-

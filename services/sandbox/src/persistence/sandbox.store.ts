@@ -16,10 +16,24 @@ export interface CallbackRow {
 }
 
 interface RawTransfer {
-  provider_transfer_id: string; transaction_id: string; rail: Rail; amount_cents: string; status: TransferStatus;
-  error_message: string | null; callback_url: string; request: Record<string, unknown> | string; outcome_at: string | null;
+  provider_transfer_id: string;
+  transaction_id: string;
+  rail: Rail;
+  amount_cents: string;
+  status: TransferStatus;
+  error_message: string | null;
+  callback_url: string;
+  request: Record<string, unknown> | string;
+  outcome_at: string | null;
 }
-interface RawCallback { event_id: string; transaction_id: string; callback_url: string; body: string; state: CallbackRow['state']; attempts: number }
+interface RawCallback {
+  event_id: string;
+  transaction_id: string;
+  callback_url: string;
+  body: string;
+  state: CallbackRow['state'];
+  attempts: number;
+}
 
 const TRANSFER_COLS = `provider_transfer_id, transaction_id, rail, amount_cents::text as amount_cents, status, error_message,
   callback_url, request, to_char(outcome_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as outcome_at`;
@@ -37,7 +51,7 @@ function toTransfer(r: RawTransfer): TransferRow {
     status: r.status,
     errorMessage: r.error_message,
     callbackUrl: r.callback_url,
-    request: typeof r.request === 'string' ? JSON.parse(r.request) as Record<string, unknown> : r.request,
+    request: typeof r.request === 'string' ? (JSON.parse(r.request) as Record<string, unknown>) : r.request,
     outcomeAt: r.outcome_at,
   };
 }
@@ -59,7 +73,9 @@ export class SandboxStore implements TransferBook, FaultSwitches {
 
   constructor(private readonly db: Database) {}
 
-  ping(): Promise<void> { return this.db.ping(); }
+  ping(): Promise<void> {
+    return this.db.ping();
+  }
 
   // ---- Transfers ---------------------------------------------------------------------------
 
@@ -70,7 +86,8 @@ export class SandboxStore implements TransferBook, FaultSwitches {
        values (?, ?, ?, ?::bigint, ?, ?::jsonb, clock_timestamp() + ?::int * interval '1 millisecond')
        on conflict (transaction_id) do nothing
        returning ${TRANSFER_COLS}`,
-      [t.providerTransferId, t.transactionId, t.rail, t.amountCents.toString(), t.callbackUrl, JSON.stringify(t.request), t.confirmMs]);
+      [t.providerTransferId, t.transactionId, t.rail, t.amountCents.toString(), t.callbackUrl, JSON.stringify(t.request), t.confirmMs],
+    );
     if (inserted[0]) return { transfer: toTransfer(inserted[0]), created: true };
     const existing = await this.findTransfer(t.transactionId);
     if (!existing) throw new Error(`transfer ${t.transactionId} vanished after a conflicting insert`);
@@ -93,7 +110,9 @@ export class SandboxStore implements TransferBook, FaultSwitches {
     const rows = await tx.query<RawTransfer>(
       `select ${TRANSFER_COLS} from sandbox.transfers
         where status = 'PENDING' and outcome_due_at <= clock_timestamp()
-        order by outcome_due_at limit ? for update skip locked`, [limit]);
+        order by outcome_due_at limit ? for update skip locked`,
+      [limit],
+    );
     return rows.map(toTransfer);
   }
 
@@ -101,19 +120,26 @@ export class SandboxStore implements TransferBook, FaultSwitches {
    * Records the outcome of a locked pending transfer and schedules its callback (due now), in
    * the caller's transaction; returns the settled transfer.
    */
-  async settle(tx: Tx, transactionId: string, outcome: { status: FinalStatus; errorMessage: string | null; forced: boolean },
-    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow> {
+  async settle(
+    tx: Tx,
+    transactionId: string,
+    outcome: { status: FinalStatus; errorMessage: string | null; forced: boolean },
+    body: CallbackBodyFactory,
+    deliveryWindowMs: number,
+  ): Promise<TransferRow> {
     const r = await tx.one<RawTransfer>(
       `update sandbox.transfers set status = ?, error_message = ?, forced = ?, outcome_at = clock_timestamp()
         where transaction_id = ? and status = 'PENDING' returning ${TRANSFER_COLS}`,
-      [outcome.status, outcome.errorMessage, outcome.forced, transactionId]);
+      [outcome.status, outcome.errorMessage, outcome.forced, transactionId],
+    );
     if (!r) throw new Error(`transfer ${transactionId} is not pending`);
     const settled = toTransfer(r);
     const eventId = randomUUID();
     await tx.query(
       `insert into sandbox.callbacks (event_id, transaction_id, callback_url, body, expires_at)
        values (?::uuid, ?, ?, ?, clock_timestamp() + ?::bigint * interval '1 millisecond')`,
-      [eventId, settled.transactionId, settled.callbackUrl, body(settled, eventId), deliveryWindowMs]);
+      [eventId, settled.transactionId, settled.callbackUrl, body(settled, eventId), deliveryWindowMs],
+    );
     return settled;
   }
 
@@ -121,15 +147,20 @@ export class SandboxStore implements TransferBook, FaultSwitches {
    * `settle` for many locked pending transfers at once (the scheduler's batch): one statement
    * records the outcomes, one writes their callbacks, in the caller's transaction.
    */
-  async settleMany(tx: Tx, outcomes: Array<{ transactionId: string; status: FinalStatus; errorMessage: string | null }>,
-    body: CallbackBodyFactory, deliveryWindowMs: number): Promise<TransferRow[]> {
+  async settleMany(
+    tx: Tx,
+    outcomes: Array<{ transactionId: string; status: FinalStatus; errorMessage: string | null }>,
+    body: CallbackBodyFactory,
+    deliveryWindowMs: number,
+  ): Promise<TransferRow[]> {
     if (outcomes.length === 0) return [];
     const rows = await tx.query<RawTransfer>(
       `update sandbox.transfers t set status = o.status, error_message = nullif(o.error_message, ''), forced = false, outcome_at = clock_timestamp()
          from unnest(array[?]::text[], array[?]::text[], array[?]::text[]) as o(transaction_id, status, error_message)
         where t.transaction_id = o.transaction_id and t.status = 'PENDING'
        returning ${TRANSFER_COLS_T}`,
-      [outcomes.map((o) => o.transactionId), outcomes.map((o) => o.status), outcomes.map((o) => o.errorMessage ?? '')]); // '' for none: null does not survive the inlined array
+      [outcomes.map((o) => o.transactionId), outcomes.map((o) => o.status), outcomes.map((o) => o.errorMessage ?? '')],
+    ); // '' for none: null does not survive the inlined array
     if (rows.length !== outcomes.length) throw new Error('some due transfers were no longer pending');
     const settled = rows.map(toTransfer);
     const ids = settled.map(() => randomUUID());
@@ -137,7 +168,8 @@ export class SandboxStore implements TransferBook, FaultSwitches {
       `insert into sandbox.callbacks (event_id, transaction_id, callback_url, body, expires_at)
        select e, tr, u, b, clock_timestamp() + ?::bigint * interval '1 millisecond'
          from unnest(array[?]::uuid[], array[?]::text[], array[?]::text[], array[?]::text[]) as c(e, tr, u, b)`,
-      [deliveryWindowMs, ids, settled.map((t) => t.transactionId), settled.map((t) => t.callbackUrl), settled.map((t, i) => body(t, ids[i]!))]);
+      [deliveryWindowMs, ids, settled.map((t) => t.transactionId), settled.map((t) => t.callbackUrl), settled.map((t, i) => body(t, ids[i]!))],
+    );
     return settled;
   }
 
@@ -157,7 +189,11 @@ export class SandboxStore implements TransferBook, FaultSwitches {
           select event_id from sandbox.callbacks
            where state in ('pending', 'sending') and next_attempt_at <= clock_timestamp()
            order by next_attempt_at limit ? for update skip locked)
-      returning ${CALLBACK_COLS.split(', ').map((c) => `c.${c}`).join(', ')}`, [leaseMs, limit]);
+      returning ${CALLBACK_COLS.split(', ')
+        .map((c) => `c.${c}`)
+        .join(', ')}`,
+      [leaseMs, limit],
+    );
     return rows.map(toCallback);
   }
 
@@ -166,23 +202,34 @@ export class SandboxStore implements TransferBook, FaultSwitches {
    * it is claimed at once (returned `sending`) so the caller sends it itself. Undefined when the
    * transaction has no callback; a delivery in flight is left alone and returned as it is.
    */
-  async requeueCallback(transactionId: string, deliveryWindowMs: number, claimMs: number | null): Promise<{ callback: CallbackRow; requeued: boolean } | undefined> {
+  async requeueCallback(
+    transactionId: string,
+    deliveryWindowMs: number,
+    claimMs: number | null,
+  ): Promise<{ callback: CallbackRow; requeued: boolean } | undefined> {
     return this.db.tx(async (tx) => {
       const current = await tx.one<RawCallback & { leased: boolean }>(
         `select ${CALLBACK_COLS}, (state = 'sending' and next_attempt_at > clock_timestamp()) as leased
-           from sandbox.callbacks where transaction_id = ? order by seq desc limit 1 for update`, [transactionId]);
+           from sandbox.callbacks where transaction_id = ? order by seq desc limit 1 for update`,
+        [transactionId],
+      );
       if (!current) return undefined;
       if (current.leased) return { callback: toCallback(current), requeued: false };
-      const r = claimMs === null
-        ? await tx.one<RawCallback>(
-          `update sandbox.callbacks set state = 'pending', next_attempt_at = clock_timestamp(),
+      const r =
+        claimMs === null
+          ? await tx.one<RawCallback>(
+              `update sandbox.callbacks set state = 'pending', next_attempt_at = clock_timestamp(),
                   expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
-            where event_id = ?::uuid returning ${CALLBACK_COLS}`, [deliveryWindowMs, current.event_id])
-        : await tx.one<RawCallback>(
-          `update sandbox.callbacks set state = 'sending', attempts = attempts + 1, last_attempt_at = clock_timestamp(),
+            where event_id = ?::uuid returning ${CALLBACK_COLS}`,
+              [deliveryWindowMs, current.event_id],
+            )
+          : await tx.one<RawCallback>(
+              `update sandbox.callbacks set state = 'sending', attempts = attempts + 1, last_attempt_at = clock_timestamp(),
                   next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond',
                   expires_at = clock_timestamp() + ?::bigint * interval '1 millisecond'
-            where event_id = ?::uuid returning ${CALLBACK_COLS}`, [claimMs, deliveryWindowMs, current.event_id]);
+            where event_id = ?::uuid returning ${CALLBACK_COLS}`,
+              [claimMs, deliveryWindowMs, current.event_id],
+            );
       return r ? { callback: toCallback(r), requeued: true } : undefined;
     });
   }
@@ -198,7 +245,8 @@ export class SandboxStore implements TransferBook, FaultSwitches {
       `update sandbox.callbacks c set state = 'delivered', delivered_at = clock_timestamp(), last_status = m.status, last_error = null
          from unnest($1::uuid[], $2::int[], $3::int[]) as m(event_id, attempts, status)
         where c.event_id = m.event_id and c.state = 'sending' and c.attempts = m.attempts`,
-      [marks.map((m) => m.eventId), marks.map((m) => m.attempts), marks.map((m) => m.status)]);
+      [marks.map((m) => m.eventId), marks.map((m) => m.attempts), marks.map((m) => m.status)],
+    );
   }
 
   /** A failed attempt: retried after `retryMs`, or abandoned once past the delivery window. */
@@ -208,13 +256,16 @@ export class SandboxStore implements TransferBook, FaultSwitches {
           set state = case when clock_timestamp() + ?::int * interval '1 millisecond' > expires_at then 'abandoned' else 'pending' end,
               next_attempt_at = clock_timestamp() + ?::int * interval '1 millisecond', last_status = ?, last_error = ?
         where event_id = ?::uuid and state = 'sending' and attempts = ?`,
-      [retryMs, retryMs, status, error.slice(0, 500), c.eventId, c.attempts]);
+      [retryMs, retryMs, status, error.slice(0, 500), c.eventId, c.attempts],
+    );
   }
 
   /** Delivery state of a transaction's last callback (tests and the redeliver answer). */
   async findCallback(transactionId: string): Promise<(CallbackRow & { deliveredAt: string | null; lastStatus: number | null }) | undefined> {
     const [r] = await this.db.query<RawCallback & { delivered_at: string | null; last_status: number | null }>(
-      `select ${CALLBACK_COLS}, delivered_at, last_status from sandbox.callbacks where transaction_id = ? order by seq desc limit 1`, [transactionId]);
+      `select ${CALLBACK_COLS}, delivered_at, last_status from sandbox.callbacks where transaction_id = ? order by seq desc limit 1`,
+      [transactionId],
+    );
     return r ? { ...toCallback(r), deliveredAt: r.delivered_at, lastStatus: r.last_status === null ? null : Number(r.last_status) } : undefined;
   }
 
@@ -248,7 +299,9 @@ export class SandboxStore implements TransferBook, FaultSwitches {
         const changed = await tx.query<SwitchRow>(
           `insert into sandbox.faults (name, state) select * from unnest($1::text[], $2::text[])
            on conflict (name) do update set state = excluded.state, updated_at = now(), version = nextval('sandbox.faults_version')
-           returning name, state, version::text as version`, [entries.map(([n]) => n), entries.map(([, v]) => v)]);
+           returning name, state, version::text as version`,
+          [entries.map(([n]) => n), entries.map(([, v]) => v)],
+        );
         await tx.query(`select pg_notify('${FAULTS_CHANNEL}', $1)`, [JSON.stringify(changed)]);
         return changed;
       });
@@ -282,4 +335,8 @@ export class SandboxStore implements TransferBook, FaultSwitches {
 }
 
 const FAULTS_CHANNEL = 'sandbox_faults';
-interface SwitchRow { name: FaultName; state: FaultState; version: string }
+interface SwitchRow {
+  name: FaultName;
+  state: FaultState;
+  version: string;
+}

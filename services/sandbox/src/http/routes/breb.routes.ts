@@ -9,10 +9,16 @@ const transferBody = z.object({
   transactionId: transactionIdSchema,
   amountCents: amountCentsSchema,
   anchorHandle: z.string().min(1).max(64),
-  keyType: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(['AUTO', ...KEY_TYPES])),
+  keyType: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(['AUTO', ...KEY_TYPES])),
   keyValue: z.string().min(1).max(254),
   targetName: text(150),
-  targetDocument: z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
+  targetDocument: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras o dígitos.'),
   callbackUrl: callbackUrlSchema,
 });
 

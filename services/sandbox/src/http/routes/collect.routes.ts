@@ -4,20 +4,28 @@ import { KEY_TYPES, isWellFormed, normalizeKeyValue } from '../../domain/keys.js
 import type { SandboxHttpDeps } from '../context.js';
 import { amountCentsSchema, callbackUrlSchema, parse, readJson, text } from '../http-input.js';
 
-const documentSchema = z.string().trim().regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras, dígitos o -.');
+const documentSchema = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z0-9-]{3,20}$/, 'Entre 3 y 20 letras, dígitos o -.');
 /** A key value as typed (normalized: trimmed, lower-cased unless all digits); well-formed for at least one key type. */
-const anyKey = z.string().max(254).transform(normalizeKeyValue)
+const anyKey = z
+  .string()
+  .max(254)
+  .transform(normalizeKeyValue)
   .refine((v) => KEY_TYPES.some((t) => isWellFormed(t, v)), { message: 'Llave mal formada.' });
 
-const registrationBody = z.object({
-  keyValue: z.string().max(254).transform(normalizeKeyValue),
-  keyType: z.enum(KEY_TYPES),
-  holderName: text(150).transform((s) => s.replace(/\s+/g, ' ')),
-  holderDocument: documentSchema.optional(),
-  participantCallbackUrl: callbackUrlSchema,
-}).superRefine((b, ctx) => {
-  if (!isWellFormed(b.keyType, b.keyValue)) ctx.addIssue({ code: 'custom', path: ['keyValue'], message: `No es una llave ${b.keyType} válida.` });
-});
+const registrationBody = z
+  .object({
+    keyValue: z.string().max(254).transform(normalizeKeyValue),
+    keyType: z.enum(KEY_TYPES),
+    holderName: text(150).transform((s) => s.replace(/\s+/g, ' ')),
+    holderDocument: documentSchema.optional(),
+    participantCallbackUrl: callbackUrlSchema,
+  })
+  .superRefine((b, ctx) => {
+    if (!isWellFormed(b.keyType, b.keyValue)) ctx.addIssue({ code: 'custom', path: ['keyValue'], message: `No es una llave ${b.keyType} válida.` });
+  });
 
 const incomingBody = z.object({
   keyValue: anyKey,
@@ -28,7 +36,10 @@ const incomingBody = z.object({
 });
 
 const returnBody = z.object({
-  returnId: z.string().trim().regex(/^[A-Za-z0-9._:-]{1,100}$/, 'De 1 a 100 caracteres [A-Za-z0-9._:-].'),
+  returnId: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9._:-]{1,100}$/, 'De 1 a 100 caracteres [A-Za-z0-9._:-].'),
   providerTransferId: z.string().trim().min(1).max(100),
   amountCents: amountCentsSchema,
 });
@@ -41,7 +52,10 @@ export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
   router.post('/breb/directory/registrations', async (ctx) => {
     const b = parse(registrationBody, await readJson(ctx.req));
     const { registration, created } = await d.collect.register({
-      keyValue: b.keyValue, keyType: b.keyType, holderName: b.holderName, holderDocument: b.holderDocument ?? null,
+      keyValue: b.keyValue,
+      keyType: b.keyType,
+      holderName: b.holderName,
+      holderDocument: b.holderDocument ?? null,
       participantCallbackUrl: b.participantCallbackUrl,
     });
     if (!created) ctx.set('Idempotent-Replayed', 'true');

@@ -5,7 +5,11 @@ import type { SandboxHttpDeps } from '../context.js';
 import { parse } from '../http-input.js';
 
 const query = z.object({
-  type: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(['AUTO', ...KEY_TYPES])).default('AUTO'),
+  type: z
+    .string()
+    .transform((s) => s.toUpperCase())
+    .pipe(z.enum(['AUTO', ...KEY_TYPES]))
+    .default('AUTO'),
 });
 
 /** GET /breb/directory/keys/{keyValue}?type=AUTO|PHONE|EMAIL|ALPHANUM|NRIC */

@@ -3,7 +3,9 @@ import type { SandboxHttpDeps } from '../context.js';
 
 /** GET /healthz (alive), GET /readyz (Postgres answers and not shutting down). */
 export function healthRoutes(router: Router, d: SandboxHttpDeps): void {
-  router.get('/healthz', (ctx) => { ctx.body = { status: 'ok' }; });
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
   router.get('/readyz', async (ctx) => {
     let postgres = 'ok';
     try {

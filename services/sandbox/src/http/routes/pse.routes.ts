@@ -33,8 +33,14 @@ export function pseRoutes(router: Router, d: SandboxHttpDeps): void {
   router.post('/pse/links', async (ctx) => {
     const b = parse(linkBody, await readJson(ctx.req));
     const { link, created } = await d.pse.create({
-      depositId: b.depositId, amountCents: b.amountCents, companyName: b.companyName, payerName: b.payerName,
-      payerEmail: b.payerEmail, description: b.description ?? null, expiresAt: b.expiresAt, callbackUrl: b.callbackUrl,
+      depositId: b.depositId,
+      amountCents: b.amountCents,
+      companyName: b.companyName,
+      payerName: b.payerName,
+      payerEmail: b.payerEmail,
+      description: b.description ?? null,
+      expiresAt: b.expiresAt,
+      callbackUrl: b.callbackUrl,
     });
     if (!created) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
@@ -67,7 +73,10 @@ export function pseRoutes(router: Router, d: SandboxHttpDeps): void {
     const payerBank = bank && isPseBank(bank) ? bank : null;
     try {
       const done = await d.pse.decide(depositId, action === 'pay' ? 'APPROVED' : 'REJECTED', payerBank);
-      if (wantsJson) { ctx.body = { status: done.status }; return; }
+      if (wantsJson) {
+        ctx.body = { status: done.status };
+        return;
+      }
       html(ctx, 200, finalPage(done, true));
     } catch (err) {
       if (wantsJson || !(err instanceof ProviderError)) throw err;

@@ -4,32 +4,59 @@ import type { ParameterizedContext } from 'koa';
 import { z } from 'zod';
 import type { DiscrepancyInput, ReportSink } from '../../app/settlement-reports.js';
 import {
-  DISCREPANCY_KINDS, RAIL_STATUSES, REPORT_RAILS, isReportDate, type Discrepancy, type LineStatus, type ReportRail,
+  DISCREPANCY_KINDS,
+  RAIL_STATUSES,
+  REPORT_RAILS,
+  isReportDate,
+  type Discrepancy,
+  type LineStatus,
+  type ReportRail,
 } from '../../domain/settlement-report.js';
 import type { SandboxHttpDeps } from '../context.js';
 import { invalidRequest, parse, readJson, text } from '../http-input.js';
 
 /** A JSON integer of centavos that a discrepancy may set: 0 … 2^53-1. */
-const cents = z.int().min(0).max(Number.MAX_SAFE_INTEGER).transform((n) => BigInt(n));
+const cents = z
+  .int()
+  .min(0)
+  .max(Number.MAX_SAFE_INTEGER)
+  .transform((n) => BigInt(n));
 const ref = z.string().min(1).max(64);
 const ALL_STATUSES = ['COMPLETED', 'FAILED', 'PAID', 'REVERSED', 'RECEIVED', 'RETURNED'] as const;
 const status = z.enum(ALL_STATUSES);
 
-const discrepancyBody = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('missing'), ref, lineStatus: status.optional() }),
-  z.strictObject({ kind: z.literal('duplicate'), ref, lineStatus: status.optional() }),
-  z.strictObject({ kind: z.literal('late_value_date'), ref, lineStatus: status.optional() }),
-  z.strictObject({ kind: z.literal('status'), ref, lineStatus: status.optional(), status }),
-  z.strictObject({ kind: z.literal('amount'), ref, lineStatus: status.optional(), amountCents: cents.optional(), feeCents: cents.optional() })
-    .refine((b) => b.amountCents !== undefined || b.feeCents !== undefined, { message: 'Indique amountCents o feeCents.', path: ['amountCents'] }),
-  z.strictObject({
-    kind: z.literal('extra'), amountCents: cents.optional(), feeCents: cents.optional(), direction: z.enum(['IN', 'OUT']).optional(),
-    status: status.optional(), counterparty: text(150).optional(),
-  }),
-  z.strictObject({ kind: z.literal('trailer'), lines: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(), amountCents: cents.optional(), feeCents: cents.optional() })
-    .refine((b) => b.lines !== undefined || b.amountCents !== undefined || b.feeCents !== undefined,
-      { message: 'Indique lines, amountCents o feeCents.', path: ['lines'] }),
-], { error: () => `Debe ser uno de ${DISCREPANCY_KINDS.join(', ')}.` });
+const discrepancyBody = z.discriminatedUnion(
+  'kind',
+  [
+    z.strictObject({ kind: z.literal('missing'), ref, lineStatus: status.optional() }),
+    z.strictObject({ kind: z.literal('duplicate'), ref, lineStatus: status.optional() }),
+    z.strictObject({ kind: z.literal('late_value_date'), ref, lineStatus: status.optional() }),
+    z.strictObject({ kind: z.literal('status'), ref, lineStatus: status.optional(), status }),
+    z
+      .strictObject({ kind: z.literal('amount'), ref, lineStatus: status.optional(), amountCents: cents.optional(), feeCents: cents.optional() })
+      .refine((b) => b.amountCents !== undefined || b.feeCents !== undefined, { message: 'Indique amountCents o feeCents.', path: ['amountCents'] }),
+    z.strictObject({
+      kind: z.literal('extra'),
+      amountCents: cents.optional(),
+      feeCents: cents.optional(),
+      direction: z.enum(['IN', 'OUT']).optional(),
+      status: status.optional(),
+      counterparty: text(150).optional(),
+    }),
+    z
+      .strictObject({
+        kind: z.literal('trailer'),
+        lines: z.int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+        amountCents: cents.optional(),
+        feeCents: cents.optional(),
+      })
+      .refine((b) => b.lines !== undefined || b.amountCents !== undefined || b.feeCents !== undefined, {
+        message: 'Indique lines, amountCents o feeCents.',
+        path: ['lines'],
+      }),
+  ],
+  { error: () => `Debe ser uno de ${DISCREPANCY_KINDS.join(', ')}.` },
+);
 
 const REPORT_FILE = /^(.*)\.csv$/;
 
@@ -61,7 +88,9 @@ function discrepancyView(d: Discrepancy): Record<string, unknown> {
 
 /** The reader went away: the rendering stops and gives its connection back (not an error). */
 class ReportAborted extends Error {
-  constructor() { super('the report download was aborted'); }
+  constructor() {
+    super('the report download was aborted');
+  }
 }
 
 /** Waits for the stream to take more; rejects when it was destroyed (the client went away). */
@@ -71,7 +100,8 @@ function drained(s: Stringifier): Promise<void> {
     const done = (err?: Error) => {
       s.off('drain', onDrain);
       s.off('close', onClose);
-      if (err) reject(err); else resolve();
+      if (err) reject(err);
+      else resolve();
     };
     const onDrain = () => done();
     const onClose = () => done(new ReportAborted());
@@ -91,7 +121,9 @@ export function reportRoutes(router: Router, d: SandboxHttpDeps): void {
     // RFC 4180: CRLF line ends, quotes only where a field needs them.
     const csv = stringify({ record_delimiter: 'windows' });
     let signalReady!: () => void;
-    const ready = new Promise<void>((resolve) => { signalReady = resolve; });
+    const ready = new Promise<void>((resolve) => {
+      signalReady = resolve;
+    });
     const sink: ReportSink = {
       ready: () => signalReady(),
       async write(records) {
@@ -105,9 +137,15 @@ export function reportRoutes(router: Router, d: SandboxHttpDeps): void {
     // Until the query runs, a failure is an ordinary JSON error; after that the body is streaming.
     await Promise.race([ready, rendering]);
     rendering.then(
-      (trailer) => { d.log.debug({ rail, date, lines: trailer.lines }, 'settlement report served'); csv.end(); },
+      (trailer) => {
+        d.log.debug({ rail, date, lines: trailer.lines }, 'settlement report served');
+        csv.end();
+      },
       (err: unknown) => {
-        if (err instanceof ReportAborted) { d.log.debug({ rail, date }, 'settlement report download aborted'); return; }
+        if (err instanceof ReportAborted) {
+          d.log.debug({ rail, date }, 'settlement report download aborted');
+          return;
+        }
         d.log.error({ err, rail, date }, 'settlement report failed while streaming');
         csv.destroy(err as Error); // the response is cut short: no trailer, so the reader cannot mistake it for a whole report
       },

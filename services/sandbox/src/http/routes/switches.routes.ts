@@ -13,7 +13,9 @@ const railParam = z.enum(['breb', 'ach']).transform((r): Rail => (r === 'breb' ?
 
 /** Test and demo switches: faults, forced outcomes, redelivery. */
 export function switchRoutes(router: Router, d: SandboxHttpDeps): void {
-  router.get('/sandbox/faults', async (ctx) => { ctx.body = await d.store.faults(); });
+  router.get('/sandbox/faults', async (ctx) => {
+    ctx.body = await d.store.faults();
+  });
   router.post('/sandbox/faults', async (ctx) => {
     const b = parse(faultsBody, (await readJson(ctx.req)) ?? {});
     const faults = await d.store.setFaults(b);
@@ -30,9 +32,10 @@ export function switchRoutes(router: Router, d: SandboxHttpDeps): void {
     }
     const body = (await readJson(ctx.req)) ?? {};
     const transactionId = String(ctx.params.transactionId ?? '');
-    const settled = outcome === 'complete'
-      ? await d.rails.force(rail.data, transactionId, 'COMPLETED')
-      : await d.rails.force(rail.data, transactionId, 'FAILED', parse(failBody, body).errorMessage);
+    const settled =
+      outcome === 'complete'
+        ? await d.rails.force(rail.data, transactionId, 'COMPLETED')
+        : await d.rails.force(rail.data, transactionId, 'FAILED', parse(failBody, body).errorMessage);
     ctx.body = transferView(settled);
   });
 
@@ -40,7 +43,7 @@ export function switchRoutes(router: Router, d: SandboxHttpDeps): void {
     const transactionId = String(ctx.params.transactionId ?? '');
     const r = await d.dispatcher.redeliver(transactionId);
     if (r.outcome === 'not_found') {
-      const known = await d.store.findTransfer(transactionId) ?? await d.pse.get(transactionId) ?? await d.collect.findIncoming(transactionId);
+      const known = (await d.store.findTransfer(transactionId)) ?? (await d.pse.get(transactionId)) ?? (await d.collect.findIncoming(transactionId));
       if (!known) throw transferNotFound();
       throw new ProviderError(409, 'NO_CALLBACK_YET', 'La transferencia aún no tiene resultado: no hay notificación que reenviar.');
     }

@@ -55,6 +55,8 @@ export class Migration0001SandboxInitial extends Migration {
         state text not null check (state in ('up', 'down')),
         updated_at timestamptz not null default now()
       )`);
-    this.addSql(`insert into sandbox.faults (name, state) values ('directory', 'up'), ('brebRail', 'up'), ('achRail', 'up'), ('pse', 'up'), ('callbacks', 'up')`);
+    this.addSql(
+      `insert into sandbox.faults (name, state) values ('directory', 'up'), ('brebRail', 'up'), ('achRail', 'up'), ('pse', 'up'), ('callbacks', 'up')`,
+    );
   }
 }

@@ -7,6 +7,12 @@ import { Migration0006SandboxRegistrationFeed } from './0006-sandbox-registratio
 import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js';
 
 /** Every sandbox migration, in order. Append only. */
-export const sandboxMigrations = [Migration0001SandboxInitial, Migration0002SandboxPseSmtp, Migration0003SandboxBrebCollect,
-  Migration0004SandboxSettlementReports, Migration0005SandboxFaultVersions, Migration0006SandboxRegistrationFeed,
-  Migration0007SandboxBrebReturns];
+export const sandboxMigrations = [
+  Migration0001SandboxInitial,
+  Migration0002SandboxPseSmtp,
+  Migration0003SandboxBrebCollect,
+  Migration0004SandboxSettlementReports,
+  Migration0005SandboxFaultVersions,
+  Migration0006SandboxRegistrationFeed,
+  Migration0007SandboxBrebReturns,
+];
