@@ -1,4 +1,14 @@
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
+import {
+  ServiceScope,
+  asyncService,
+  startGrpcServer,
+  type Bus,
+  type Database,
+  type Logger,
+  type OpsServer,
+  type OutboxRelay,
+  type MeshTls,
+} from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -72,9 +82,22 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
   const scope = new ServiceScope(log);
   const protection = new TransferDataProtection(c.TRANSFER_DATA_KEY);
   try {
-    const { db, bus, relay: r } = await scope.infra({
-      name: 'transfer', schema: TRANSFER_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: transferMigrations(protection), poolMax: c.TRANSFER_DB_POOL_MAX,
-      migrateOnStart: c.TRANSFER_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['TRANSFERS'],
+    const {
+      db,
+      bus,
+      relay: r,
+    } = await scope.infra({
+      name: 'transfer',
+      schema: TRANSFER_SCHEMA,
+      databaseUrl: c.DATABASE_URL,
+      migrations: transferMigrations(protection),
+      poolMax: c.TRANSFER_DB_POOL_MAX,
+      migrateOnStart: c.TRANSFER_MIGRATE_ON_START,
+      production: c.NODE_ENV === 'production',
+      natsUrl: c.NATS_URL,
+      namespace: c.BUS_NAMESPACE,
+      streamReplicas: c.NATS_STREAM_REPLICAS,
+      streams: ['TRANSFERS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 32, nudgeDelayMs: 20 },
     });
     const relay = r!;
@@ -106,10 +129,13 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     scope.defer(() => sweeper.stop());
 
     const batchDeps: BatchDeps = {
-      ...deps, batches: new SqlBatchStore(db, protection),
+      ...deps,
+      batches: new SqlBatchStore(db, protection),
       batchSettings: {
-        dispatchConcurrency: c.BATCH_DISPATCH_CONCURRENCY, lookupConcurrency: c.BATCH_LOOKUP_CONCURRENCY,
-        fundingLeaseMs: c.BATCH_FUNDING_LEASE_SECONDS * 1000, pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),
+        dispatchConcurrency: c.BATCH_DISPATCH_CONCURRENCY,
+        lookupConcurrency: c.BATCH_LOOKUP_CONCURRENCY,
+        fundingLeaseMs: c.BATCH_FUNDING_LEASE_SECONDS * 1000,
+        pollMs: Math.max(250, c.SWEEPER_INTERVAL_MS),
       },
     };
     const batches = batchUseCases(batchDeps, uc.saga);
@@ -117,7 +143,12 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     batchSweeper.start();
     scope.defer(() => batchSweeper.stop());
 
-    const implementation = asyncService<transferV1.TransferServiceServer>(transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches), log, transferAccess, o.mesh);
+    const implementation = asyncService<transferV1.TransferServiceServer>(
+      transferHandlers(uc, new TransferSettlements(new SqlSettlementReader(db)), batches),
+      log,
+      transferAccess,
+      o.mesh,
+    );
     const grpc = await startGrpcServer(c.TRANSFER_GRPC_HOST, c.TRANSFER_GRPC_PORT, [{ definition: transferV1.TransferServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
@@ -125,7 +156,13 @@ export async function composeTransfer(o: TransferRuntimeOptions): Promise<Transf
     log.info({ grpcPort: grpc.port, opsPort }, 'transfer started');
 
     return {
-      db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
+      db,
+      bus,
+      relay,
+      sweeper,
+      ops,
+      grpcPort: grpc.port,
+      opsPort,
       stop: () => scope.stop(),
     };
   } catch (err) {

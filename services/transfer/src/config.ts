@@ -1,7 +1,12 @@
 import { baseEnvSchema, env, parseConfig } from '@wallet/platform';
 import { z } from 'zod';
 
-const bigintCents = (def: bigint) => z.string().regex(/^\d{1,18}$/, 'must be a whole number of centavos').default(def.toString()).transform((v) => BigInt(v));
+const bigintCents = (def: bigint) =>
+  z
+    .string()
+    .regex(/^\d{1,18}$/, 'must be a whole number of centavos')
+    .default(def.toString())
+    .transform((v) => BigInt(v));
 
 /** The transfer service's environment, parsed once; every bad variable is named in one error (habit 9). */
 export const transferEnvSchema = baseEnvSchema.extend({

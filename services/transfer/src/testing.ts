@@ -52,6 +52,11 @@ export async function startTransfer(opts: {
     ACH_RAIL_URL: opts.env?.ACH_RAIL_URL ?? opts.providerUrl,
     ...(opts.callbackBaseUrl ? { RAIL_CALLBACK_BASE_URL: opts.callbackBaseUrl } : {}),
   });
-  const runtime = await composeTransfer({ mesh: opts.mesh ?? devMeshTls('transfer'), config, opsPort: null, logger: createLogger('transfer', config.LOG_LEVEL) });
+  const runtime = await composeTransfer({
+    mesh: opts.mesh ?? devMeshTls('transfer'),
+    config,
+    opsPort: null,
+    logger: createLogger('transfer', config.LOG_LEVEL),
+  });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

@@ -9,7 +9,11 @@ import { callJson, field, str } from './http.js';
  * the directory cannot answer now → BREB_DIRECTORY_LOOKUP_FAILED (503).
  */
 export class HttpBrebDirectory implements BrebDirectoryPort {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly log: Logger) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+    private readonly log: Logger,
+  ) {}
 
   async lookup(keyValue: string, keyType: KeyType): Promise<DirectoryResult> {
     const url = `${this.baseUrl.replace(/\/$/, '')}/breb/directory/keys/${encodeURIComponent(keyValue)}?type=${keyType}`;

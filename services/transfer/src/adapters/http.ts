@@ -1,9 +1,7 @@
 import { request } from 'undici';
 
 /** A provider's HTTP answer, or how the call failed (for the caller to decide whether it may have landed). */
-export type HttpOutcome =
-  | { kind: 'response'; status: number; body: unknown }
-  | { kind: 'error'; ambiguous: boolean; error: string };
+export type HttpOutcome = { kind: 'response'; status: number; body: unknown } | { kind: 'error'; ambiguous: boolean; error: string };
 
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -25,7 +23,11 @@ export async function callJson(method: 'GET' | 'POST', url: string, body: unknow
     const text = await res.body.text();
     let parsed: unknown = null;
     if (text) {
-      try { parsed = JSON.parse(text); } catch { parsed = { raw: text.slice(0, 200) }; }
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = { raw: text.slice(0, 200) };
+      }
     }
     return { kind: 'response', status: res.statusCode, body: parsed };
   } catch (err) {

@@ -55,8 +55,12 @@ export function holdFee(hold: ledgerV1.Hold, ivaApplicable: boolean, sent: FeeBr
   const fixedFee = hold.fixedFee ?? sent?.fixedFee;
   if (fixedFee === undefined || fixedFee > hold.fee) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'hold without its fee split' });
   return {
-    fixedFee, variableFee: hold.fee - fixedFee, subtotalFee: hold.fee,
-    ivaApplicable, ivaAmount: hold.iva, totalCharged: hold.fee + hold.iva,
+    fixedFee,
+    variableFee: hold.fee - fixedFee,
+    subtotalFee: hold.fee,
+    ivaApplicable,
+    ivaAmount: hold.iva,
+    totalCharged: hold.fee + hold.iva,
   };
 }
 
@@ -74,8 +78,12 @@ export class GrpcLedger implements LedgerPort {
   async computeFees(companyId: string, rail: Rail, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
     const f = await this.client.computeFees({ operation: feeOperation(rail), amount, ivaApplicable }, this.ctx(companyId));
     return {
-      fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee,
-      ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged,
+      fixedFee: f.fixedFee,
+      variableFee: f.variableFee,
+      subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable,
+      ivaAmount: f.ivaAmount,
+      totalCharged: f.totalCharged,
     };
   }
 
@@ -107,41 +115,74 @@ export class GrpcLedger implements LedgerPort {
     const res = await this.client.computeFeesBatch({ operation: feeOperation(rail), amounts, ivaApplicable }, this.ctx(companyId));
     if (res.fees.length !== amounts.length) throw new AppError('INTERNAL_ERROR');
     return res.fees.map((f) => ({
-      fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee,
-      ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged,
+      fixedFee: f.fixedFee,
+      variableFee: f.variableFee,
+      subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable,
+      ivaAmount: f.ivaAmount,
+      totalCharged: f.totalCharged,
     }));
   }
 
-  async commit(companyId: string, transferId: string, holdId: string,
-    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint }): Promise<{ completedAt: Date | null }> {
-    const res = await this.client.commit({
-      idempotencyKey: ledgerKeys.commit(transferId), holdId,
-      // The hold's movement is the transfer's id (reserveRequest).
-      ...(expected ? { expected: { rail: protoRail(expected.rail), amount: expected.amount, fee: expected.fee, iva: expected.iva, movementId: transferId } } : {}),
-    }, this.ctx(companyId));
+  async commit(
+    companyId: string,
+    transferId: string,
+    holdId: string,
+    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint },
+  ): Promise<{ completedAt: Date | null }> {
+    const res = await this.client.commit(
+      {
+        idempotencyKey: ledgerKeys.commit(transferId),
+        holdId,
+        // The hold's movement is the transfer's id (reserveRequest).
+        ...(expected
+          ? { expected: { rail: protoRail(expected.rail), amount: expected.amount, fee: expected.fee, iva: expected.iva, movementId: transferId } }
+          : {}),
+      },
+      this.ctx(companyId),
+    );
     // The transfer keeps milliseconds; the ledger's instant (microseconds) is the journal's.
     return { completedAt: res.movement?.completedAt ? instantToDate(res.movement.completedAt) : null };
   }
 
   async release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus: 'FAILED' | 'EXPIRED' = 'FAILED'): Promise<void> {
-    await this.client.release({
-      idempotencyKey: ledgerKeys.release(transferId), holdId,
-      finalStatus: finalStatus === 'EXPIRED' ? ledgerV1.MovementStatus.EXPIRED : ledgerV1.MovementStatus.FAILED,
-      errorMessage: errorMessage.slice(0, 1000),
-    }, this.ctx(companyId));
+    await this.client.release(
+      {
+        idempotencyKey: ledgerKeys.release(transferId),
+        holdId,
+        finalStatus: finalStatus === 'EXPIRED' ? ledgerV1.MovementStatus.EXPIRED : ledgerV1.MovementStatus.FAILED,
+        errorMessage: errorMessage.slice(0, 1000),
+      },
+      this.ctx(companyId),
+    );
   }
 
   async setMovementStatus(companyId: string, transferId: string, status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<void> {
-    await this.client.setMovementStatus({
-      movementId: transferId, status: ledgerV1.MovementStatus[status], expectedStatus: ledgerV1.MovementStatus[expected],
-    }, this.ctx(companyId));
+    await this.client.setMovementStatus(
+      {
+        movementId: transferId,
+        status: ledgerV1.MovementStatus[status],
+        expectedStatus: ledgerV1.MovementStatus[expected],
+      },
+      this.ctx(companyId),
+    );
   }
 
-  async setMovementStatuses(companyId: string, transferIds: string[], status: 'EXECUTING' | 'PENDING', expected: 'AWAITING_APPROVAL' | 'EXECUTING'): Promise<number> {
+  async setMovementStatuses(
+    companyId: string,
+    transferIds: string[],
+    status: 'EXECUTING' | 'PENDING',
+    expected: 'AWAITING_APPROVAL' | 'EXECUTING',
+  ): Promise<number> {
     if (transferIds.length === 0) return 0;
-    const res = await this.client.setMovementStatuses({
-      movementIds: transferIds, status: ledgerV1.MovementStatus[status], expectedStatus: ledgerV1.MovementStatus[expected],
-    }, this.ctx(companyId));
+    const res = await this.client.setMovementStatuses(
+      {
+        movementIds: transferIds,
+        status: ledgerV1.MovementStatus[status],
+        expectedStatus: ledgerV1.MovementStatus[expected],
+      },
+      this.ctx(companyId),
+    );
     return res.changed;
   }
 
@@ -149,17 +190,36 @@ export class GrpcLedger implements LedgerPort {
     const res = await this.client.voidReserve({ idempotencyKey: ledgerKeys.reserve(transferId), rail: protoRail(rail) }, this.ctx(companyId));
     if (res.voided) return { voided: true as const };
     if (!res.hold) throw new AppError('INTERNAL_ERROR');
-    const holdStatus = res.hold.status === ledgerV1.HoldStatus.COMMITTED ? 'COMMITTED' as const
-      : res.hold.status === ledgerV1.HoldStatus.RELEASED ? 'RELEASED' as const : 'OPEN' as const;
+    const holdStatus =
+      res.hold.status === ledgerV1.HoldStatus.COMMITTED
+        ? ('COMMITTED' as const)
+        : res.hold.status === ledgerV1.HoldStatus.RELEASED
+          ? ('RELEASED' as const)
+          : ('OPEN' as const);
     const fee = res.hold.fixedFee !== undefined ? holdFee(res.hold, ivaApplicable, null) : undefined;
     return { voided: false as const, holdId: res.hold.id, holdStatus, ...(fee ? { fee } : {}) };
   }
 
-  async writeOffPayout(companyId: string, key: string, rail: 'BREB' | 'ACH', amount: bigint, reason: string, target: { movement: string; caseId: string }): Promise<void> {
-    await this.client.postCorrection({
-      idempotencyKey: key, type: ledgerV1.CorrectionType.WRITE_OFF_PAYOUT, rail: protoRail(rail), amount, reason: reason.slice(0, 255),
-      movement: target.movement, caseId: target.caseId,
-    }, this.ctx(companyId));
+  async writeOffPayout(
+    companyId: string,
+    key: string,
+    rail: 'BREB' | 'ACH',
+    amount: bigint,
+    reason: string,
+    target: { movement: string; caseId: string },
+  ): Promise<void> {
+    await this.client.postCorrection(
+      {
+        idempotencyKey: key,
+        type: ledgerV1.CorrectionType.WRITE_OFF_PAYOUT,
+        rail: protoRail(rail),
+        amount,
+        reason: reason.slice(0, 255),
+        movement: target.movement,
+        caseId: target.caseId,
+      },
+      this.ctx(companyId),
+    );
   }
 
   close(): void {

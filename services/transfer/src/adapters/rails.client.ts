@@ -26,8 +26,14 @@ export class HttpRails implements RailPort {
     if (d.kind === 'BREB') {
       url = `${this.base('BREB')}/breb/rail/transfers`;
       body = {
-        transactionId: t.id, amountCents: Number(t.amount), anchorHandle: d.anchorHandle, keyType: d.keyType, keyValue: d.keyValue,
-        targetName: t.targetName, targetDocument: t.targetDocument, callbackUrl,
+        transactionId: t.id,
+        amountCents: Number(t.amount),
+        anchorHandle: d.anchorHandle,
+        keyType: d.keyType,
+        keyValue: d.keyValue,
+        targetName: t.targetName,
+        targetDocument: t.targetDocument,
+        callbackUrl,
       };
     } else {
       url = `${this.base('ACH')}/ach/transfers`;
@@ -55,7 +61,8 @@ export class HttpRails implements RailPort {
       return { outcome: 'rejected', message: RAIL_MESSAGES.requestRefused };
     }
     if (out.status >= 400 && out.status < 500 && out.status !== 408 && out.status !== 429) {
-      const message = str(field(out.body, 'message')) ?? str(field(out.body, 'errorMessage')) ?? str(field(out.body, 'error')) ?? `rechazada por la red (${out.status})`;
+      const message =
+        str(field(out.body, 'message')) ?? str(field(out.body, 'errorMessage')) ?? str(field(out.body, 'error')) ?? `rechazada por la red (${out.status})`;
       this.log.warn({ ...where, status: out.status }, 'rail rejected the transfer at dispatch');
       return { outcome: 'rejected', message };
     }
@@ -65,9 +72,10 @@ export class HttpRails implements RailPort {
   }
 
   async status(rail: Rail, transferId: string): Promise<RailStatus> {
-    const url = rail === 'BREB'
-      ? `${this.base('BREB')}/breb/rail/transfers/${encodeURIComponent(transferId)}`
-      : `${this.base('ACH')}/ach/transfers/${encodeURIComponent(transferId)}`;
+    const url =
+      rail === 'BREB'
+        ? `${this.base('BREB')}/breb/rail/transfers/${encodeURIComponent(transferId)}`
+        : `${this.base('ACH')}/ach/transfers/${encodeURIComponent(transferId)}`;
     const out = await callJson('GET', url, undefined, this.timeoutMs);
     if (out.kind === 'error') return { unavailable: true, error: out.error };
     if (out.status === 404) return { found: false };
@@ -75,7 +83,8 @@ export class HttpRails implements RailPort {
     const status = str(field(out.body, 'status'));
     if (status !== 'PENDING' && status !== 'COMPLETED' && status !== 'FAILED') return { unavailable: true, error: 'malformed status' };
     return {
-      found: true, status,
+      found: true,
+      status,
       providerTransferId: str(field(out.body, 'providerTransferId')) ?? '',
       errorMessage: str(field(out.body, 'errorMessage')),
     };
@@ -92,7 +101,10 @@ export class HttpRails implements RailPort {
       // The rail refused a request our own validation accepted (e.g. an account length the reference
       // allows): our defect or the rail's, so it is an error someone must look at, and the client
       // gets the documented code with a message that says what happened.
-      this.log.error({ status: out.status, account: maskAccount(d.accountNumber), fields: fieldPaths(out.body) }, 'ACH rail refused the shape of an account validation our validation accepted');
+      this.log.error(
+        { status: out.status, account: maskAccount(d.accountNumber), fields: fieldPaths(out.body) },
+        'ACH rail refused the shape of an account validation our validation accepted',
+      );
       return { result: 'invalid', message: RAIL_MESSAGES.accountRefused };
     }
     if (out.status === 422 || (out.status >= 200 && out.status < 300)) {
@@ -117,7 +129,11 @@ function fieldPaths(body: unknown): string[] {
 
 function achAccount(d: AchDestination) {
   return {
-    bankCode: d.bankAchCode, accountTypeId: d.accountTypeId, accountNumber: d.accountNumber,
-    documentTypeId: d.documentTypeId, documentNumber: d.documentNumber, holderName: `${d.holderFirstName} ${d.holderLastName}`,
+    bankCode: d.bankAchCode,
+    accountTypeId: d.accountTypeId,
+    accountNumber: d.accountNumber,
+    documentTypeId: d.documentTypeId,
+    documentNumber: d.documentNumber,
+    holderName: `${d.holderFirstName} ${d.holderLastName}`,
   };
 }

@@ -6,7 +6,10 @@ import type { AmlEntry } from './ports.js';
 import { Problems, checkText, isUuid, orNull } from './validation.js';
 
 /** A bank account to list: the bank's ACH compensation code and the account number. */
-export interface AmlBankAccountInput { bankCode: string; accountNumber: string }
+export interface AmlBankAccountInput {
+  bankCode: string;
+  accountNumber: string;
+}
 
 /**
  * The AML list (§4.5, CONTRACT §2): documents that may not take part in a send, as payer company
@@ -21,19 +24,25 @@ export interface AmlBankAccountInput { bankCode: string; accountNumber: string }
 export class AddAmlEntry {
   constructor(private readonly deps: TransferDeps) {}
 
-  async execute(cmd: { documentNumber?: string | undefined; bankAccount?: AmlBankAccountInput | undefined; name?: string | undefined; reason: string }): Promise<AmlEntry> {
+  async execute(cmd: {
+    documentNumber?: string | undefined;
+    bankAccount?: AmlBankAccountInput | undefined;
+    name?: string | undefined;
+    reason: string;
+  }): Promise<AmlEntry> {
     const p = new Problems();
     const documentNumber = (cmd.documentNumber ?? '').trim();
     const account = cmd.bankAccount;
     if (account && documentNumber) p.add('bankAccount', 'is given instead of documentNumber, not with it');
     else if (account) {
-      if (!/^\d{4}$/.test(account.bankCode)) p.add('bankAccount.bankCode', 'must be the bank\'s 4-digit ACH code');
+      if (!/^\d{4}$/.test(account.bankCode)) p.add('bankAccount.bankCode', "must be the bank's 4-digit ACH code");
       if (!/^\d{4,32}$/.test(account.accountNumber)) p.add('bankAccount.accountNumber', 'must be 4 to 32 digits');
       else if (/^0+$/.test(account.accountNumber)) p.add('bankAccount.accountNumber', 'must not be all zeros');
     } else {
       const normalized = normalizeDocument(documentNumber);
       if (!documentNumber) p.add('documentNumber', 'is required (or bankAccount)');
-      else if ([...documentNumber].length > 32 || normalized.length < 3) p.add('documentNumber', 'must be 3 to 32 characters with at least 3 letters or digits');
+      else if ([...documentNumber].length > 32 || normalized.length < 3)
+        p.add('documentNumber', 'must be 3 to 32 characters with at least 3 letters or digits');
     }
     checkText(p, 'name', orNull(cmd.name), { max: 200 });
     checkText(p, 'reason', orNull(cmd.reason), { max: 500, required: true });
@@ -41,10 +50,12 @@ export class AddAmlEntry {
     const common = { id: this.deps.newId(), name: orNull(cmd.name)?.trim() ?? null, reason: cmd.reason.trim() };
     const entry = account
       ? await this.deps.store.addAmlEntry({
-        ...common, kind: 'BANK_ACCOUNT', bankCode: account.bankCode,
-        fingerprint: this.deps.destinationFingerprint({ kind: 'ACH', bankAchCode: account.bankCode, accountNumber: account.accountNumber }),
-        masked: maskAccount(canonicalAccountNumber(account.accountNumber)) ?? '',
-      })
+          ...common,
+          kind: 'BANK_ACCOUNT',
+          bankCode: account.bankCode,
+          fingerprint: this.deps.destinationFingerprint({ kind: 'ACH', bankAchCode: account.bankCode, accountNumber: account.accountNumber }),
+          masked: maskAccount(canonicalAccountNumber(account.accountNumber)) ?? '',
+        })
       : await this.deps.store.addAmlEntry({ ...common, kind: 'DOCUMENT', documentNumber, normalized: normalizeDocument(documentNumber) });
     this.deps.log.info({ amlEntryId: entry.id, kind: entry.kind }, 'AML entry added');
     return entry;

@@ -36,7 +36,10 @@ function approvalIdOf(id: string): string {
 export class ListApprovals {
   constructor(private readonly deps: TransferDeps) {}
 
-  async execute(caller: string | undefined, q: { status?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
+  async execute(
+    caller: string | undefined,
+    q: { status?: string | undefined; limit?: number; cursor?: string | undefined },
+  ): Promise<{ items: ApprovalView[]; nextCursor: string | null }> {
     const companyId = requireCompany(caller);
     const status = (q.status ?? 'PENDING').toUpperCase() as ApprovalStatus;
     const p = new Problems();
@@ -44,7 +47,7 @@ export class ListApprovals {
     const limit = q.limit && q.limit > 0 ? q.limit : 50;
     if (limit > 100) p.add('limit', 'at most 100');
     p.throwIfAny();
-    const cursor = q.cursor ? decodeTimeCursor(p, q.cursor, (id) => APPROVAL_ID.test(id)) ?? null : null;
+    const cursor = q.cursor ? (decodeTimeCursor(p, q.cursor, (id) => APPROVAL_ID.test(id)) ?? null) : null;
     p.throwIfAny();
     const rows = await this.deps.approvals.list(companyId, status, limit + 1, cursor);
     const items = rows.slice(0, limit);
@@ -59,33 +62,53 @@ export class ListApprovals {
  * then dispatches it (the sweeper resumes it should this process stop in between).
  */
 export class SignApproval {
-  constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
+  constructor(
+    private readonly deps: TransferDeps,
+    private readonly saga: TransferSaga,
+  ) {}
 
-  async execute(caller: string | undefined, input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string }; precheck?: boolean }): Promise<ApprovalView> {
+  async execute(
+    caller: string | undefined,
+    input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string }; precheck?: boolean },
+  ): Promise<ApprovalView> {
     const companyId = requireCompany(caller);
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
     const approvalId = approvalIdOf(input.approvalId);
     const { deps } = this;
-    const outcome = await deps.approvals.sign(companyId, approvalId, signer,
-      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.settings.sweeperGraceSeconds * 1000, input.precheck === true);
+    const outcome = await deps.approvals.sign(
+      companyId,
+      approvalId,
+      signer,
+      (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t),
+      deps.settings.sweeperGraceSeconds * 1000,
+      input.precheck === true,
+    );
     switch (outcome.kind) {
-      case 'not_found': throw new AppError('APPROVAL_NOT_FOUND');
+      case 'not_found':
+        throw new AppError('APPROVAL_NOT_FOUND');
       case 'expired':
         deps.eventsWritten();
         throw new AppError('APPROVAL_EXPIRED');
-      case 'already_signed': throw new AppError('ALREADY_SIGNED');
-      case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+      case 'already_signed':
+        throw new AppError('ALREADY_SIGNED');
+      case 'not_pending':
+        throw new AppError('APPROVAL_NOT_PENDING');
       // The gateway asks first, before it spends the signer's TOTP code (CONTRACT §9).
-      case 'may_sign': return (await deps.approvals.get(companyId, approvalId))!;
-      case 'signed': break;
+      case 'may_sign':
+        return (await deps.approvals.get(companyId, approvalId))!;
+      case 'signed':
+        break;
     }
     deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId, quorum: outcome.quorum }, 'approval signed');
     if (outcome.quorum) {
       deps.eventsWritten();
       // Dispatch now; a failure here leaves EXECUTING for the sweeper, the signature stands.
-      await this.saga.execute(outcome.transfer, 'approval').catch((err: unknown) =>
-        deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'approved transfer not dispatched yet; the sweeper retries'));
+      await this.saga
+        .execute(outcome.transfer, 'approval')
+        .catch((err: unknown) =>
+          deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'approved transfer not dispatched yet; the sweeper retries'),
+        );
     }
     return (await deps.approvals.get(companyId, approvalId))!;
   }
@@ -93,9 +116,15 @@ export class SignApproval {
 
 /** POST /dashboard/approvals/{id}/reject: approval REJECTED, funds released, transfer FAILED with the reason. */
 export class RejectApproval {
-  constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
+  constructor(
+    private readonly deps: TransferDeps,
+    private readonly saga: TransferSaga,
+  ) {}
 
-  async execute(caller: string | undefined, input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string }; reason?: string | undefined }): Promise<ApprovalView> {
+  async execute(
+    caller: string | undefined,
+    input: { approvalId: string; signer?: { userId?: string; email?: string; role?: string }; reason?: string | undefined },
+  ): Promise<ApprovalView> {
     const companyId = requireCompany(caller);
     const signer = signerOf(input.signer);
     requireSigningRole(signer);
@@ -104,14 +133,19 @@ export class RejectApproval {
     const { deps } = this;
     const outcome = await deps.approvals.reject(companyId, approvalId, signer, reason, deps.settings.sweeperGraceSeconds * 1000);
     switch (outcome.kind) {
-      case 'not_found': throw new AppError('APPROVAL_NOT_FOUND');
-      case 'expired': throw new AppError('APPROVAL_EXPIRED');
-      case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
-      case 'rejected': break;
+      case 'not_found':
+        throw new AppError('APPROVAL_NOT_FOUND');
+      case 'expired':
+        throw new AppError('APPROVAL_EXPIRED');
+      case 'not_pending':
+        throw new AppError('APPROVAL_NOT_PENDING');
+      case 'rejected':
+        break;
     }
     deps.log.info({ approvalId, transferId: outcome.transfer.id, userId: signer.userId }, 'approval rejected');
     await finishRejected(this.saga, outcome.transfer, reason, signer.email, 'approval').catch((err: unknown) =>
-      deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'rejected transfer not released yet; the sweeper retries'));
+      deps.log.warn({ transferId: outcome.transfer.id, err: (err as Error).message }, 'rejected transfer not released yet; the sweeper retries'),
+    );
     return (await deps.approvals.get(companyId, approvalId))!;
   }
 }
@@ -130,7 +164,10 @@ export function rejectReasonOf(raw: string | undefined): string | null {
 /** Wins AWAITING_APPROVAL → RELEASING (a rejection), then releases: FAILED with `transfer.rejected`. Safe to repeat. */
 export async function finishRejected(saga: TransferSaga, t: TransferRecord, reason: string | null, rejectedBy: string | null, actor: Actor): Promise<void> {
   const won = await saga.apply(t, 'reject', actor, {
-    errorMessage: rejectedMessage(reason), reason: 'rejected by a signer', releaseEvent: 'rejected', ...(rejectedBy ? { rejectedBy } : {}),
+    errorMessage: rejectedMessage(reason),
+    reason: 'rejected by a signer',
+    releaseEvent: 'rejected',
+    ...(rejectedBy ? { rejectedBy } : {}),
   });
   await saga.settle(won ?? (await saga.reload(t)), actor);
 }

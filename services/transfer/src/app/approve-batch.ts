@@ -15,19 +15,28 @@ type SignerInput = { userId?: string; email?: string; role?: string };
 /** The answer to a decision on a batch's approval that could not be taken. */
 function decisionRefusal(deps: BatchDeps, kind: string): void {
   switch (kind) {
-    case 'not_found': throw new AppError('BATCH_NOT_FOUND');
-    case 'no_approval': throw new AppError('APPROVAL_NOT_PENDING', BATCH_MESSAGES.noApproval);
+    case 'not_found':
+      throw new AppError('BATCH_NOT_FOUND');
+    case 'no_approval':
+      throw new AppError('APPROVAL_NOT_PENDING', BATCH_MESSAGES.noApproval);
     case 'expired':
       deps.eventsWritten();
       throw new AppError('APPROVAL_EXPIRED');
-    case 'already_signed': throw new AppError('ALREADY_SIGNED');
-    case 'not_pending': throw new AppError('APPROVAL_NOT_PENDING');
+    case 'already_signed':
+      throw new AppError('ALREADY_SIGNED');
+    case 'not_pending':
+      throw new AppError('APPROVAL_NOT_PENDING');
     default:
   }
 }
 
 export class SignBatchApproval {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga, private readonly runner: BatchRunner) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly saga: TransferSaga,
+    private readonly batchSaga: BatchSaga,
+    private readonly runner: BatchRunner,
+  ) {}
 
   /**
    * POST /dashboard/batches/{id}/sign (CONTRACT §5 for a whole batch). The gateway has checked the
@@ -44,15 +53,28 @@ export class SignBatchApproval {
     if (!isUuid(input.batchId)) throw new AppError('BATCH_NOT_FOUND');
     // The signature that reaches quorum moves the batch AWAITING_APPROVAL → EXECUTING (the batch table's
     // `approved`) and every item with it in bulk (the send table's `quorum`), in the approval's transaction.
-    const outcome = await this.batchSaga.apply('approved', 'approval', (approved) => this.saga.applyBulk('quorum', 'approval', (quorum) =>
-      deps.batches.signApproval(companyId, input.batchId, signer, approved, quorum,
-        (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t), deps.batchSettings.pollMs, input.precheck === true)));
+    const outcome = await this.batchSaga.apply('approved', 'approval', (approved) =>
+      this.saga.applyBulk('quorum', 'approval', (quorum) =>
+        deps.batches.signApproval(
+          companyId,
+          input.batchId,
+          signer,
+          approved,
+          quorum,
+          (t, emails) => transferEvent(deps, 'approved', { approvedBy: emails })(t),
+          deps.batchSettings.pollMs,
+          input.precheck === true,
+        ),
+      ),
+    );
     decisionRefusal(deps, outcome.kind);
     const b = (await deps.batches.get(companyId, input.batchId))!;
     if (outcome.kind === 'signed') {
       deps.log.info({ batchId: b.id, userId: signer.userId, quorum: outcome.quorum }, 'batch approval signed');
       if (outcome.quorum) {
-        const dispatching = this.runner.dispatch(b, 'approval').catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
+        const dispatching = this.runner
+          .dispatch(b, 'approval')
+          .catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'approved batch not dispatched yet; the sweepers resume it'));
         if (deps.batchSettings.awaitDispatch) await dispatching;
       }
     }
@@ -61,7 +83,10 @@ export class SignBatchApproval {
 }
 
 export class RejectBatchApproval {
-  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly runner: BatchRunner,
+  ) {}
 
   /** POST /dashboard/batches/{id}/reject: the approval REJECTED, then every item FAILED with its funds released, the batch FAILED. */
   async execute(caller: string | undefined, input: { batchId: string; signer?: SignerInput; reason?: string | undefined }): Promise<BatchSummary> {
@@ -79,7 +104,9 @@ export class RejectBatchApproval {
     // The answer shows the batch after the rejection: its items released and the batch FAILED (the
     // releases run here, bounded; one the ledger cannot take now is left to the sweepers, and the
     // batch then still shows AWAITING_APPROVAL with its approval REJECTED until they finish).
-    await this.runner.settleApproval(b, approval, 'approval').catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
+    await this.runner
+      .settleApproval(b, approval, 'approval')
+      .catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'rejected batch not released yet; the sweepers finish it'));
     return (await deps.batches.summaries([(await deps.batches.get(companyId, b.id)) ?? b]))[0]!;
   }
 }

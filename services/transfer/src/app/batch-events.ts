@@ -14,7 +14,8 @@ export function batchEvent(deps: TransferDeps, subject: string, summary: (b: Bat
   const occurredAt = deps.now();
   const traceparent = deps.traceparent();
   return (b) => ({
-    id, subject,
+    id,
+    subject,
     payload: transferEventsV1.BatchEvent.toJSON({ eventId: id, companyId: b.companyId, batch: batchToProto(summary(b)), occurredAt }),
     ...(traceparent ? { traceparent } : {}),
   });
@@ -23,14 +24,22 @@ export function batchEvent(deps: TransferDeps, subject: string, summary: (b: Bat
 /** A batch as the API and its events show it (proto). */
 export function batchToProto(b: BatchSummary): transferV1.Batch {
   return {
-    id: b.id, state: publicBatchState(b.state), mode: b.mode, source: b.source,
-    ...(b.reference ? { reference: b.reference } : {}), ...(b.description ? { description: b.description } : {}),
-    itemCount: b.itemCount, validCount: b.validCount, invalidCount: b.invalidCount,
+    id: b.id,
+    state: publicBatchState(b.state),
+    mode: b.mode,
+    source: b.source,
+    ...(b.reference ? { reference: b.reference } : {}),
+    ...(b.description ? { description: b.description } : {}),
+    itemCount: b.itemCount,
+    validCount: b.validCount,
+    invalidCount: b.invalidCount,
     totals: b.totals.map((t) => ({ rail: protoRail(t.rail), count: t.count, amount: t.amount, totalFee: t.fee, ivaAmount: t.iva, total: t.total })),
     byStatus: b.byStatus.map((s) => ({ status: s.status, count: s.count, amount: s.amount })),
     finishedCount: b.finishedCount,
-    createdAt: b.createdAt, expiresAt: b.expiresAt,
-    ...(b.executedAt ? { executedAt: b.executedAt } : {}), ...(b.completedAt ? { completedAt: b.completedAt } : {}),
+    createdAt: b.createdAt,
+    expiresAt: b.expiresAt,
+    ...(b.executedAt ? { executedAt: b.executedAt } : {}),
+    ...(b.completedAt ? { completedAt: b.completedAt } : {}),
     ...(b.cancelledAt ? { cancelledAt: b.cancelledAt } : {}),
     threshold: b.approval?.threshold ?? 0,
     ...(b.approval ? { approvalId: b.approval.id, approval: batchApprovalToProto(b.approval) } : {}),
@@ -40,10 +49,14 @@ export function batchToProto(b: BatchSummary): transferV1.Batch {
 
 function batchApprovalToProto(a: ApprovalRecord): transferV1.BatchApproval {
   return {
-    approvalId: a.id, threshold: a.threshold, status: a.status,
+    approvalId: a.id,
+    threshold: a.threshold,
+    status: a.status,
     signatures: a.signatures.map((x) => ({ userId: x.userId, email: x.email, role: x.role, signedAt: x.signedAt })),
-    createdAt: a.createdAt, expiresAt: a.expiresAt,
-    ...(a.decidedAt ? { decidedAt: a.decidedAt } : {}), ...(a.rejectReason ? { rejectReason: a.rejectReason } : {}),
+    createdAt: a.createdAt,
+    expiresAt: a.expiresAt,
+    ...(a.decidedAt ? { decidedAt: a.decidedAt } : {}),
+    ...(a.rejectReason ? { rejectReason: a.rejectReason } : {}),
     ...(a.rejectedBy ? { rejectedBy: a.rejectedBy } : {}),
   };
 }

@@ -4,11 +4,25 @@ import type { BatchDeps } from './deps.js';
 import { Problems, decodeTimeCursor, encodeTimeCursor, isUuid, orNull, requireCompany } from './validation.js';
 
 /** Who asks: the calling company and, for a client, its API key. */
-export interface CallerOf { companyId?: string | undefined; apiKeyId?: string | undefined }
+export interface CallerOf {
+  companyId?: string | undefined;
+  apiKeyId?: string | undefined;
+}
 
 /** The states a batch shows (FUNDING reads as EXECUTING). */
 const STATES: readonly string[] = BATCH_STATES.filter((st) => st !== 'FUNDING');
-const ITEM_STATUSES: readonly string[] = ['VALID', 'INVALID', 'REJECTED', 'NOT_EXECUTED', 'PENDING', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'FAILED', 'EXPIRED'];
+const ITEM_STATUSES: readonly string[] = [
+  'VALID',
+  'INVALID',
+  'REJECTED',
+  'NOT_EXECUTED',
+  'PENDING',
+  'AWAITING_APPROVAL',
+  'EXECUTING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+];
 
 /** The caller's batch, or BATCH_NOT_FOUND (another company's, or a malformed id). */
 export async function ownBatch(deps: BatchDeps, caller: string | undefined, id: string): Promise<BatchRecord> {
@@ -28,14 +42,17 @@ export class BatchQueries {
     return (await this.deps.batches.summaries([b]))[0]!;
   }
 
-  async list(caller: string | undefined, q: { state?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: BatchSummary[]; nextCursor: string | null }> {
+  async list(
+    caller: string | undefined,
+    q: { state?: string | undefined; limit?: number; cursor?: string | undefined },
+  ): Promise<{ items: BatchSummary[]; nextCursor: string | null }> {
     const companyId = requireCompany(caller);
     const p = new Problems();
     const state = orNull(q.state ?? null)?.toUpperCase() ?? null;
     if (state && !STATES.includes(state)) p.add('status', `one of ${STATES.join(', ')}`);
     const limit = q.limit && q.limit > 0 ? q.limit : 50;
     if (limit > 100) p.add('limit', 'at most 100');
-    const cursor = q.cursor ? decodeTimeCursor(p, q.cursor, isUuid) ?? null : null;
+    const cursor = q.cursor ? (decodeTimeCursor(p, q.cursor, isUuid) ?? null) : null;
     p.throwIfAny();
     const rows = await this.deps.batches.list(companyId, state as BatchState | null, limit + 1, cursor);
     const page = rows.slice(0, limit);
@@ -46,7 +63,10 @@ export class BatchQueries {
     };
   }
 
-  async items(caller: string | undefined, q: { batchId: string; status?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: BatchItemRecord[]; nextCursor: string | null }> {
+  async items(
+    caller: string | undefined,
+    q: { batchId: string; status?: string | undefined; limit?: number; cursor?: string | undefined },
+  ): Promise<{ items: BatchItemRecord[]; nextCursor: string | null }> {
     const b = await ownBatch(this.deps, caller, q.batchId);
     const p = new Problems();
     const status = orNull(q.status ?? null)?.toUpperCase() ?? null;

@@ -20,7 +20,11 @@ export class BatchRunner {
   private readonly funding: FundBatch;
   private readonly settling: SettleBatchApproval;
 
-  constructor(private readonly deps: BatchDeps, saga: TransferSaga, private readonly batchSaga: BatchSaga = new BatchSaga(deps)) {
+  constructor(
+    private readonly deps: BatchDeps,
+    saga: TransferSaga,
+    private readonly batchSaga: BatchSaga = new BatchSaga(deps),
+  ) {
     this.dispatcher = new DispatchBatch(deps, saga, batchSaga);
     this.funding = new FundBatch(deps, saga, batchSaga, this.dispatcher);
     this.settling = new SettleBatchApproval(deps, saga, batchSaga);
@@ -58,7 +62,8 @@ export class BatchRunner {
         const a = await deps.batches.expireApprovalIfDue(b.id);
         if (!a) throw new Error(`batch ${b.id} awaits an approval it does not have`);
         if (a.status === 'PENDING') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', Math.max(0, a.expiresAt.getTime() - deps.now().getTime()) + 50);
-        else if ((await this.settleApproval(b, a, 'sweeper')).state === 'AWAITING_APPROVAL') await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', deps.batchSettings.pollMs);
+        else if ((await this.settleApproval(b, a, 'sweeper')).state === 'AWAITING_APPROVAL')
+          await deps.batches.reschedule(b.id, 'AWAITING_APPROVAL', deps.batchSettings.pollMs);
         return;
       }
       case 'EXECUTING': {

@@ -17,21 +17,42 @@ function sagaWith(answer: BatchRecord | undefined = undefined) {
     insert: async () => 'OK' as const,
   } as unknown as BatchStore;
   const deps = {
-    batches: store, now: () => new Date('2026-11-24T15:00:00Z'), newId: () => '00000000-0000-4000-8000-000000000001',
-    traceparent: () => undefined, eventsWritten: () => { written += 1; }, log: { info: () => undefined },
+    batches: store,
+    now: () => new Date('2026-11-24T15:00:00Z'),
+    newId: () => '00000000-0000-4000-8000-000000000001',
+    traceparent: () => undefined,
+    eventsWritten: () => {
+      written += 1;
+    },
+    log: { info: () => undefined },
   } as unknown as BatchDeps;
   return { saga: new BatchSaga(deps), moves, events, written: () => written };
 }
 
 const batch = (state: BatchRecord['state']): BatchRecord => ({
-  id: '00000000-0000-4000-8000-0000000000b1', companyId: 'co', apiKeyId: null, state, reference: null, description: null, mode: 'ALL', source: 'JSON',
-  itemCount: 1, validCount: 1, invalidCount: 0, ivaApplicable: true, createdAt: new Date(0), expiresAt: new Date(1), executedAt: null,
-  completedAt: null, cancelledAt: null, errorMessage: null,
+  id: '00000000-0000-4000-8000-0000000000b1',
+  companyId: 'co',
+  apiKeyId: null,
+  state,
+  reference: null,
+  description: null,
+  mode: 'ALL',
+  source: 'JSON',
+  itemCount: 1,
+  validCount: 1,
+  invalidCount: 0,
+  ivaApplicable: true,
+  createdAt: new Date(0),
+  expiresAt: new Date(1),
+  executedAt: null,
+  completedAt: null,
+  cancelledAt: null,
+  errorMessage: null,
 });
 const summary = (b: BatchRecord): BatchSummary => ({ ...b, approval: null, totals: [], byStatus: [], finishedCount: 0 });
 
 describe('the batch saga (the one writer of batch states)', () => {
-  it('hands the store the table\'s move: its from states and the one state it leads to', async () => {
+  it("hands the store the table's move: its from states and the one state it leads to", async () => {
     const { saga, moves } = sagaWith(batch('CANCELLED'));
     await saga.transition(batch('VALIDATED'), 'cancel', 'request', { patch: { cancelled: true } });
     expect(moves).toEqual([{ event: 'cancel', from: ['VALIDATED'], to: 'CANCELLED' }]);
@@ -41,18 +62,26 @@ describe('the batch saga (the one writer of batch states)', () => {
     const { saga, moves } = sagaWith();
     await expect(saga.transition(batch('VALIDATED'), 'cancel', 'sweeper', { patch: {} })).rejects.toThrow('sweeper may not apply cancel');
     await expect(saga.transition(batch('AWAITING_APPROVAL'), 'approved', 'request', { patch: {} })).rejects.toThrow('request may not apply approved');
-    await expect(saga.transition(batch('EXECUTING'), 'finished', 'sweeper', { to: 'CANCELLED', patch: {}, summary: summary(batch('EXECUTING')) })).rejects.toThrow('does not lead to CANCELLED');
+    await expect(
+      saga.transition(batch('EXECUTING'), 'finished', 'sweeper', { to: 'CANCELLED', patch: {}, summary: summary(batch('EXECUTING')) }),
+    ).rejects.toThrow('does not lead to CANCELLED');
     // `finished` leads to several states: the writer must name one.
-    await expect(saga.transition(batch('EXECUTING'), 'finished', 'sweeper', { patch: {}, summary: summary(batch('EXECUTING')) })).rejects.toThrow('does not lead to one state');
+    await expect(saga.transition(batch('EXECUTING'), 'finished', 'sweeper', { patch: {}, summary: summary(batch('EXECUTING')) })).rejects.toThrow(
+      'does not lead to one state',
+    );
     expect(moves).toEqual([]);
   });
 
   it('writes batch.completed exactly where the table says, and wakes the relay only when the move was won', async () => {
     const done = sagaWith(batch('COMPLETED'));
-    await done.saga.transition(batch('EXECUTING'), 'finished', 'request', { to: 'COMPLETED', patch: { completed: true }, summary: summary(batch('EXECUTING')) });
+    await done.saga.transition(batch('EXECUTING'), 'finished', 'request', {
+      to: 'COMPLETED',
+      patch: { completed: true },
+      summary: summary(batch('EXECUTING')),
+    });
     expect(done.events).toEqual(['transfer.batch_completed']);
     expect(done.written()).toBe(1);
-    await expect(done.saga.transition(batch('FUNDING'), 'nothing_to_fund', 'sweeper', { patch: {} })).rejects.toThrow('needs the batch\'s summary');
+    await expect(done.saga.transition(batch('FUNDING'), 'nothing_to_fund', 'sweeper', { patch: {} })).rejects.toThrow("needs the batch's summary");
 
     const lost = sagaWith(undefined);
     await lost.saga.transition(batch('EXECUTING'), 'finished', 'sweeper', { to: 'FAILED', patch: {}, summary: summary(batch('EXECUTING')) });

@@ -1,6 +1,14 @@
 import {
-  BATCH_ENTRIES, BATCH_MACHINE, finalBatchState,
-  type BatchActor, type BatchEvent, type BatchItemDraft, type BatchMove, type BatchRecord, type BatchState, type BatchSummary,
+  BATCH_ENTRIES,
+  BATCH_MACHINE,
+  finalBatchState,
+  type BatchActor,
+  type BatchEvent,
+  type BatchItemDraft,
+  type BatchMove,
+  type BatchRecord,
+  type BatchState,
+  type BatchSummary,
 } from '../domain/batch.js';
 import { BATCH_SUBJECTS, batchEvent } from './batch-events.js';
 import type { BatchPatch } from './batch-ports.js';
@@ -32,8 +40,13 @@ export class BatchSaga {
    * Stores a new batch in one of the table's entry states (VALIDATED or REJECTED) with its items and
    * its `batch.validated` event. 'REFERENCE_TAKEN' / 'KEY_TAKEN': a concurrent twin stored its batch first.
    */
-  async create(batch: BatchRecord, summary: BatchSummary, requestHash: string, idempotencyKey: string | null,
-    drafts: BatchItemDraft[]): Promise<'OK' | 'REFERENCE_TAKEN' | 'KEY_TAKEN'> {
+  async create(
+    batch: BatchRecord,
+    summary: BatchSummary,
+    requestHash: string,
+    idempotencyKey: string | null,
+    drafts: BatchItemDraft[],
+  ): Promise<'OK' | 'REFERENCE_TAKEN' | 'KEY_TAKEN'> {
     const { deps } = this;
     if (!BATCH_ENTRIES.some((e) => e.to === batch.state)) throw new Error(`a batch is never created ${batch.state}`);
     const event = batchEvent(deps, BATCH_SUBJECTS.validated, () => summary)(batch);
@@ -78,7 +91,9 @@ export class BatchSaga {
     const [summary] = await deps.batches.summaries([b]);
     const to = finalBatchState(summary!.byStatus);
     const done = await this.transition(b, 'finished', actor, {
-      to, summary: summary!, patch: { completed: true, nextAttemptInMs: null, ...(errorMessage ? { errorMessage } : {}) },
+      to,
+      summary: summary!,
+      patch: { completed: true, nextAttemptInMs: null, ...(errorMessage ? { errorMessage } : {}) },
     });
     if (done) deps.log.info({ batchId: b.id, state: to }, 'batch finished');
     return done ?? b;

@@ -20,7 +20,10 @@ export const refusal = (err: unknown): { code: string; message: string } => {
 };
 
 /** What a batch line is screened on against the AML list: its document as written, its destination account's fingerprint. */
-export interface AmlSubject { document: string; account: string | null }
+export interface AmlSubject {
+  document: string;
+  account: string | null;
+}
 
 /**
  * One AML read for a company and its counterparties (the list may change between validation and
@@ -36,7 +39,7 @@ export async function amlScreen(deps: BatchDeps, nit: string, subjects: Iterable
 }
 
 /** An executable item's AML account: its ACH destination's fingerprint (as a single send's `amlAccountOf`). */
-export const itemAmlAccount = (it: BatchItemDraft): string | null => (it.destination?.kind === 'ACH' ? it.destinationFingerprint ?? null : null);
+export const itemAmlAccount = (it: BatchItemDraft): string | null => (it.destination?.kind === 'ACH' ? (it.destinationFingerprint ?? null) : null);
 
 /** The limit keys of an item: its counterparty document and, when known, its destination fingerprint. */
 export const limitKeysOf = (d: BatchItemDraft): string[] => (d.destinationFingerprint ? [d.counterparty!, d.destinationFingerprint] : [d.counterparty!]);
@@ -59,7 +62,10 @@ export function limitVerdicts(deps: TransferDeps, company: CompanyProfile, items
     const usages = keys.map((k) => running.get(k) ?? usage.get(k) ?? { daySum: 0n, monthSum: 0n });
     const u = usages.reduce((a, b) => ({ daySum: max(a.daySum, b.daySum), monthSum: max(a.monthSum, b.monthSum) }));
     const verdict = checkCounterpartyLimits(d.amount, u, limits);
-    if (verdict !== 'OK') { out.set(d.seq, verdict); continue; }
+    if (verdict !== 'OK') {
+      out.set(d.seq, verdict);
+      continue;
+    }
     keys.forEach((k, i) => running.set(k, { daySum: usages[i]!.daySum + d.amount, monthSum: usages[i]!.monthSum + d.amount }));
   }
   return out;

@@ -9,12 +9,20 @@ import type { BatchDeps } from './deps.js';
 export class BatchSweeper {
   private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly opts: { intervalMs: number; batch: number; leaseMs?: number; fundingLeaseMs?: number }) {
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly runner: BatchRunner,
+    private readonly opts: { intervalMs: number; batch: number; leaseMs?: number; fundingLeaseMs?: number },
+  ) {
     this.task = new PeriodicTask('batch sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
 
-  start(): void { this.task.start(); }
-  stop(): Promise<void> { return this.task.stop(); }
+  start(): void {
+    this.task.start();
+  }
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
 
   async tick(): Promise<number> {
     // A FUNDING batch's lease outlasts a funding attempt (ReserveBatch's deadline is 60 s): two
@@ -22,10 +30,14 @@ export class BatchSweeper {
     // approval) is idempotent and its items carry leases of their own, so its lease is as short as
     // the transfer sweeper's: a replica killed mid-look delays the batch 30 s, not 2 minutes.
     const due = await this.deps.batches.leaseDue(this.opts.batch, this.opts.leaseMs ?? 30_000, this.opts.fundingLeaseMs ?? 120_000);
-    await Promise.all(due.map((b) => this.runner.resume(b).catch((err: unknown) => {
-      this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
-      return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);
-    })));
+    await Promise.all(
+      due.map((b) =>
+        this.runner.resume(b).catch((err: unknown) => {
+          this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
+          return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);
+        }),
+      ),
+    );
     return due.length;
   }
 }

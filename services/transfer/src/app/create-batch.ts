@@ -1,7 +1,14 @@
 import { AppError } from '@wallet/platform';
 import {
-  BATCH_TTL_MS, MAX_BATCH_ITEMS,
-  type BatchItemDraft, type BatchItemRecord, type BatchMode, type BatchRecord, type BatchSource, type BatchState, type BatchSummary,
+  BATCH_TTL_MS,
+  MAX_BATCH_ITEMS,
+  type BatchItemDraft,
+  type BatchItemRecord,
+  type BatchMode,
+  type BatchRecord,
+  type BatchSource,
+  type BatchState,
+  type BatchSummary,
 } from '../domain/batch.js';
 import { bogotaWindows } from '../domain/counterparty-limits.js';
 import { normalizeDocument } from '../domain/names.js';
@@ -37,9 +44,20 @@ export interface CreateBatchInput {
   items: BatchItemInput[];
 }
 
-export interface ItemResult { seq: number; line: number | null; valid: boolean; errorCode: string | null; message: string | null }
+export interface ItemResult {
+  seq: number;
+  line: number | null;
+  valid: boolean;
+  errorCode: string | null;
+  message: string | null;
+}
 
-export interface CreateBatchResult { batch: BatchSummary; results: ItemResult[]; replayed: boolean; keyReplayed: boolean }
+export interface CreateBatchResult {
+  batch: BatchSummary;
+  results: ItemResult[];
+  replayed: boolean;
+  keyReplayed: boolean;
+}
 
 /**
  * POST /transfers/batches: validation first, no money moved. Every item gets every check a send
@@ -50,7 +68,10 @@ export interface CreateBatchResult { batch: BatchSummary; results: ItemResult[];
  * (or REJECTED: an invalid item in mode ALL, or none valid) with its `transfer.batch_validated` event.
  */
 export class CreateBatch {
-  constructor(private readonly deps: BatchDeps, private readonly saga: BatchSaga = new BatchSaga(deps)) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly saga: BatchSaga = new BatchSaga(deps),
+  ) {}
 
   async execute(caller: CallerOf, company: CompanyProfile, input: CreateBatchInput): Promise<CreateBatchResult> {
     const companyId = requireCompany(caller.companyId);
@@ -67,11 +88,14 @@ export class CreateBatch {
     const idempotencyKey = orNull(input.idempotencyKey);
     if (idempotencyKey !== null && !IDEMPOTENCY_KEY.test(idempotencyKey)) p.add('idempotencyKey', 'must be 1 to 255 visible ASCII characters');
     if (input.items.length === 0) p.add('items', 'must hold at least one item');
-    input.items.forEach((it, i) => { if (it.seq !== i + 1) p.add(`items.${i}.seq`, `must be ${i + 1}`); });
+    input.items.forEach((it, i) => {
+      if (it.seq !== i + 1) p.add(`items.${i}.seq`, `must be ${i + 1}`);
+    });
     p.throwIfAny();
     if (input.items.length > MAX_BATCH_ITEMS) {
-      throw new AppError('VALIDATION_ERROR', `El lote tiene ${input.items.length} transferencias; el máximo es ${MAX_BATCH_ITEMS.toLocaleString('es-CO')}.`,
-        { fields: [{ path: 'items', message: `at most ${MAX_BATCH_ITEMS}` }] });
+      throw new AppError('VALIDATION_ERROR', `El lote tiene ${input.items.length} transferencias; el máximo es ${MAX_BATCH_ITEMS.toLocaleString('es-CO')}.`, {
+        fields: [{ path: 'items', message: `at most ${MAX_BATCH_ITEMS}` }],
+      });
     }
     checkDuplicateReferences(input.items);
     const requestHash = orNull(input.requestHash) ?? `svc:${deps.newId()}`;
@@ -85,9 +109,24 @@ export class CreateBatch {
     const state: BatchState = validCount === 0 || (mode === 'ALL' && invalidCount > 0) ? 'REJECTED' : 'VALIDATED';
     const now = deps.now();
     const batch: BatchRecord = {
-      id: deps.newId(), companyId, apiKeyId: caller.apiKeyId ?? null, state, reference, description, mode, source,
-      itemCount: drafts.length, validCount, invalidCount, ivaApplicable: company.ivaApplicable,
-      createdAt: now, expiresAt: new Date(now.getTime() + BATCH_TTL_MS), executedAt: null, completedAt: null, cancelledAt: null, errorMessage: null,
+      id: deps.newId(),
+      companyId,
+      apiKeyId: caller.apiKeyId ?? null,
+      state,
+      reference,
+      description,
+      mode,
+      source,
+      itemCount: drafts.length,
+      validCount,
+      invalidCount,
+      ivaApplicable: company.ivaApplicable,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + BATCH_TTL_MS),
+      executedAt: null,
+      completedAt: null,
+      cancelledAt: null,
+      errorMessage: null,
     };
     const summary = summaryOfDrafts(batch, drafts);
     const outcome = await this.saga.create(batch, summary, requestHash, idempotencyKey, drafts);
@@ -128,7 +167,9 @@ function checkDuplicateReferences(items: BatchItemInput[]): void {
     else fields.push({ path: it.line > 0 ? `line ${it.line}` : `items.${it.seq - 1}.reference`, message: BATCH_MESSAGES.duplicateReference(ref, first) });
   }
   if (fields.length > 0) {
-    throw new AppError('VALIDATION_ERROR', `Hay referencias repetidas dentro del lote (${fields.length}); cada ítem debe tener una referencia única.`, { fields: fields.slice(0, 100) });
+    throw new AppError('VALIDATION_ERROR', `Hay referencias repetidas dentro del lote (${fields.length}); cada ítem debe tener una referencia única.`, {
+      fields: fields.slice(0, 100),
+    });
   }
 }
 
@@ -153,10 +194,17 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
   let validAmount = 0n;
   let invalidAmount = 0n;
   for (const d of drafts) {
-    if (d.status !== 'VALID' || !d.rail || !d.fee) { invalidAmount += d.amount; continue; }
+    if (d.status !== 'VALID' || !d.rail || !d.fee) {
+      invalidAmount += d.amount;
+      continue;
+    }
     validAmount += d.amount;
     const t = totals.get(d.rail) ?? { rail: d.rail, count: 0, amount: 0n, fee: 0n, iva: 0n, total: 0n };
-    t.count += 1; t.amount += d.amount; t.fee += d.fee.subtotalFee; t.iva += d.fee.ivaAmount; t.total += d.amount + d.fee.subtotalFee + d.fee.ivaAmount;
+    t.count += 1;
+    t.amount += d.amount;
+    t.fee += d.fee.subtotalFee;
+    t.iva += d.fee.ivaAmount;
+    t.total += d.amount + d.fee.subtotalFee + d.fee.ivaAmount;
     totals.set(d.rail, t);
   }
   const byStatus: BatchSummary['byStatus'] = [];
@@ -165,25 +213,46 @@ function summaryOfDrafts(b: BatchRecord, drafts: BatchItemDraft[]): BatchSummary
   return { ...b, approval: null, totals: [...totals.values()].sort((x, y) => x.rail.localeCompare(y.rail)), byStatus, finishedCount: b.invalidCount };
 }
 
-interface Candidate { seq: number; line: number | null; cmd: SendCommand; counterparty: string; account: string | null }
+interface Candidate {
+  seq: number;
+  line: number | null;
+  cmd: SendCommand;
+  counterparty: string;
+  account: string | null;
+}
 
 /**
  * A batch line's directory verdict (docs/batches.md): a well-formed key the directory does not know is
  * KEY_NOT_FOUND, as the line's result says (INVALID_KEY stays for a malformed key). A single send
  * answers it INVALID_KEY over HTTP (KEY_NOT_FOUND is a 404 there); a line's code is no HTTP status.
  */
-const batchLineRefusal: DirectoryRefusal = (code) => (code === 'KEY_NOT_FOUND' ? new AppError('KEY_NOT_FOUND', RESOLVE_MESSAGES.KEY_NOT_FOUND) : notFoundAsError(code));
+const batchLineRefusal: DirectoryRefusal = (code) =>
+  code === 'KEY_NOT_FOUND' ? new AppError('KEY_NOT_FOUND', RESOLVE_MESSAGES.KEY_NOT_FOUND) : notFoundAsError(code);
 
 /** Every check of a send for every item, reads batched. Items in order; throws only for a whole-batch failure (a provider down). */
 async function validateItems(deps: BatchDeps, companyId: string, company: CompanyProfile, items: BatchItemInput[]): Promise<BatchItemDraft[]> {
   const drafts: BatchItemDraft[] = items.map((it) => ({
-    seq: it.seq, line: it.line > 0 ? it.line : null, status: 'VALID', rail: null, amount: it.send?.amount ?? 0n, fee: null,
-    targetName: orNull(it.send?.targetName ?? null) ?? '', targetDocument: orNull(it.send?.targetDocument ?? null) ?? '', counterparty: null,
-    reference: orNull(it.send?.reference ?? null), description: orNull(it.send?.description ?? null), destination: null, errorCode: null, errorMessage: null,
+    seq: it.seq,
+    line: it.line > 0 ? it.line : null,
+    status: 'VALID',
+    rail: null,
+    amount: it.send?.amount ?? 0n,
+    fee: null,
+    targetName: orNull(it.send?.targetName ?? null) ?? '',
+    targetDocument: orNull(it.send?.targetDocument ?? null) ?? '',
+    counterparty: null,
+    reference: orNull(it.send?.reference ?? null),
+    description: orNull(it.send?.description ?? null),
+    destination: null,
+    errorCode: null,
+    errorMessage: null,
   }));
   const invalid = (i: number, e: { code: string; message: string }) => {
     const d = drafts[i]!;
-    d.status = 'INVALID'; d.errorCode = e.code; d.errorMessage = e.message; d.fee = null;
+    d.status = 'INVALID';
+    d.errorCode = e.code;
+    d.errorMessage = e.message;
+    d.fee = null;
   };
   // 0. schema, 1. caps, 2. TARGET_DOCUMENT_REQUIRED
   const live: Candidate[] = [];
@@ -201,7 +270,11 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
     }
   });
   // 3. AML: one query for the company, every counterparty and every destination account
-  const listed = await amlScreen(deps, company.nit, live.map((c) => ({ document: c.counterparty, account: c.account })));
+  const listed = await amlScreen(
+    deps,
+    company.nit,
+    live.map((c) => ({ document: c.counterparty, account: c.account })),
+  );
   const afterAml = live.filter((c) => {
     if (!listed({ document: c.counterparty, account: c.account })) return true;
     invalid(c.seq - 1, refusal(new AppError('RECIPIENT_BLACKLISTED')));
@@ -213,7 +286,8 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
     try {
       return { c, destination: await checkDestination(c.cmd, lookups, batchLineRefusal) };
     } catch (err) {
-      if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE')) throw err;
+      if (err instanceof AppError && (err.code === 'BREB_DIRECTORY_LOOKUP_FAILED' || err.code === 'ACH_RAIL_UNAVAILABLE' || err.code === 'SERVICE_UNAVAILABLE'))
+        throw err;
       invalid(c.seq - 1, refusal(err));
       return undefined;
     }
@@ -222,7 +296,12 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
   // fees: one computation per rail
   for (const rail of ['BREB', 'ACH'] as const) {
     const mine = checked.filter((x) => x.c.cmd.rail === rail);
-    const fees = await deps.ledger.computeFeesBatch(companyId, rail, mine.map((x) => x.c.cmd.amount), company.ivaApplicable);
+    const fees = await deps.ledger.computeFeesBatch(
+      companyId,
+      rail,
+      mine.map((x) => x.c.cmd.amount),
+      company.ivaApplicable,
+    );
     mine.forEach((x, k) => {
       const d = drafts[x.c.seq - 1]!;
       d.fee = fees[k]!;
@@ -236,7 +315,12 @@ async function validateItems(deps: BatchDeps, companyId: string, company: Compan
   // 5. counterparty limits: today's usage of every counterparty document and destination at once, plus
   // the batch's own earlier items
   const limited = checked.map((x) => drafts[x.c.seq - 1]!).filter((d) => d.status === 'VALID');
-  const verdicts = limitVerdicts(deps, company, limited, await deps.batches.limitUsage(companyId, [...new Set(limited.flatMap(limitKeysOf))], bogotaWindows(deps.now())));
+  const verdicts = limitVerdicts(
+    deps,
+    company,
+    limited,
+    await deps.batches.limitUsage(companyId, [...new Set(limited.flatMap(limitKeysOf))], bogotaWindows(deps.now())),
+  );
   for (const [seq, code] of verdicts) invalid(seq - 1, refusal(new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')));
   return drafts;
 }

@@ -54,7 +54,11 @@ export interface BatchDeps extends TransferDeps {
 
 export function transferDeps(p: Omit<TransferDeps, 'now' | 'newId' | 'newApprovalId' | 'newExceptionId' | 'traceparent'>): TransferDeps {
   return {
-    ...p, now: () => new Date(), newId: randomUUID, newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`,
-    newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`, traceparent: currentTraceparent,
+    ...p,
+    now: () => new Date(),
+    newId: randomUUID,
+    newApprovalId: () => `appr_${randomBytes(16).toString('hex')}`,
+    newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`,
+    traceparent: currentTraceparent,
   };
 }

@@ -9,7 +9,11 @@ import type { TransferSaga } from './transfer-saga.js';
 
 /** The dispatch of a funded (or approved) batch's items to the rails, and the batch's close once every item is final. */
 export class DispatchBatch {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly saga: TransferSaga,
+    private readonly batchSaga: BatchSaga,
+  ) {}
 
   /**
    * Dispatches the batch's accepted items, leased in pages of 200, then checks whether it is finished.
@@ -33,34 +37,72 @@ export class DispatchBatch {
       // Approved items: the ledger shows them EXECUTING before the rail is called (a commit is refused
       // from AWAITING_APPROVAL), all of the page in one call; if it cannot, they wait for the next look.
       const approved = page.filter((t) => t.state === 'EXECUTING');
-      const shown = approved.length === 0 ? true
-        : await deps.ledger.setMovementStatuses(b.companyId, approved.map((t) => t.id), 'EXECUTING', 'AWAITING_APPROVAL').then(() => true, (err: unknown) => {
-          deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'approved batch items not shown EXECUTING yet; the sweepers retry');
-          return false;
-        });
+      const shown =
+        approved.length === 0
+          ? true
+          : await deps.ledger
+              .setMovementStatuses(
+                b.companyId,
+                approved.map((t) => t.id),
+                'EXECUTING',
+                'AWAITING_APPROVAL',
+              )
+              .then(
+                () => true,
+                (err: unknown) => {
+                  deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'approved batch items not shown EXECUTING yet; the sweepers retry');
+                  return false;
+                },
+              );
       const reserved = page.filter((t) => t.state === 'RESERVED' || (shown && t.state === 'EXECUTING'));
       const counted = await deps.batches.recordDispatchIntents(reserved.map((t) => t.id));
-      const sent = await mapBounded(reserved.filter((t) => counted.has(t.id)), deps.batchSettings.dispatchConcurrency, async (t) => ({
-        t, res: await deps.rails.dispatch(t, this.saga.callbackUrl(t)).catch((err: unknown): DispatchResult => ({ outcome: 'unavailable', ambiguous: true, error: (err as Error).message })),
-      }));
+      const sent = await mapBounded(
+        reserved.filter((t) => counted.has(t.id)),
+        deps.batchSettings.dispatchConcurrency,
+        async (t) => ({
+          t,
+          res: await deps.rails
+            .dispatch(t, this.saga.callbackUrl(t))
+            .catch((err: unknown): DispatchResult => ({ outcome: 'unavailable', ambiguous: true, error: (err as Error).message })),
+        }),
+      );
       const now = deps.now();
       const accepted = sent.filter((x): x is { t: TransferRecord; res: Extract<DispatchResult, { outcome: 'accepted' }> } => x.res.outcome === 'accepted');
       if (accepted.length > 0) {
-        await this.saga.applyBulk('dispatched', 'batch', (move) => deps.batches.markDispatched(b.id, move, accepted.map(({ t, res }) => ({
-          id: t.id, providerTransferId: res.providerTransferId,
-          event: transferEvent(deps, 'dispatched')({ ...t, state: move.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
-        })), deps.settings.confirmTimeoutSeconds * 1000));
+        await this.saga.applyBulk('dispatched', 'batch', (move) =>
+          deps.batches.markDispatched(
+            b.id,
+            move,
+            accepted.map(({ t, res }) => ({
+              id: t.id,
+              providerTransferId: res.providerTransferId,
+              event: transferEvent(
+                deps,
+                'dispatched',
+              )({ ...t, state: move.to, providerTransferId: res.providerTransferId || t.providerTransferId, dispatchedAt: now }),
+            })),
+            deps.settings.confirmTimeoutSeconds * 1000,
+          ),
+        );
       }
       // The listing shows the approved ones PENDING from here (a commit that outran this leaves COMPLETED as it is).
       const approvedSent = accepted.filter(({ t }) => t.state === 'EXECUTING').map(({ t }) => t.id);
       if (approvedSent.length > 0) {
-        await deps.ledger.setMovementStatuses(b.companyId, approvedSent, 'PENDING', 'EXECUTING').catch((err: unknown) =>
-          deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'could not show approved batch items as PENDING in the ledger'));
+        await deps.ledger
+          .setMovementStatuses(b.companyId, approvedSent, 'PENDING', 'EXECUTING')
+          .catch((err: unknown) =>
+            deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'could not show approved batch items as PENDING in the ledger'),
+          );
       }
       // The rare ones, one by one as a single send's: refused → released; unavailable → retried by the sweeper.
       for (const { t, res } of sent) {
         if (res.outcome === 'rejected') {
-          const won = await this.saga.apply({ ...t, dispatchAttempts: t.dispatchAttempts + 1 }, 'dispatch_refused', 'batch', { errorMessage: res.message, reason: 'rail rejected at dispatch' }).catch(warn(t));
+          const won = await this.saga
+            .apply({ ...t, dispatchAttempts: t.dispatchAttempts + 1 }, 'dispatch_refused', 'batch', {
+              errorMessage: res.message,
+              reason: 'rail rejected at dispatch',
+            })
+            .catch(warn(t));
           if (won?.state === 'RELEASING') await this.saga.settle(won, 'batch').catch(warn(t));
         } else if (res.outcome === 'unavailable') {
           const delay = retryDelayMs(t.dispatchAttempts + 1, deps.settings.dispatchRetryBaseMs, deps.settings.dispatchRetryMaxMs);

@@ -34,7 +34,9 @@ export const protoRail = (r: 'BREB' | 'ACH'): ledgerV1.Rail => (r === 'BREB' ? l
  * written in the same statement as the change; outbox id = event id).
  */
 export function transferEvent(
-  deps: TransferDeps, kind: TransferEventKind, extra: { approvedBy?: string[]; rejectedBy?: string } = {},
+  deps: TransferDeps,
+  kind: TransferEventKind,
+  extra: { approvedBy?: string[]; rejectedBy?: string } = {},
 ): (t: TransferRecord) => OutboxEvent {
   const id = deps.newId();
   const occurredAt = deps.now();

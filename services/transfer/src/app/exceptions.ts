@@ -1,10 +1,20 @@
-import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import {
+  AppError,
+  externalMovementRef,
+  listExceptionsPage,
+  parseExternalMovement,
+  resolveMoneyException,
+  type ExceptionView,
+  type MoneyException,
+} from '@wallet/platform';
 import { EXCEPTION_ACTIONS, type ExceptionKind } from '../domain/transfer-machine.js';
 import type { TransferDeps } from './deps.js';
 
 const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as ExceptionKind] ?? ['dismiss'];
 const view = (e: MoneyException): ExceptionView => ({
-  ...e, actions: actionsOf(e.kind), movement: externalMovementRef(e.rail === 'ACH' ? 'ach' : 'breb', { ourId: e.resourceId }),
+  ...e,
+  actions: actionsOf(e.kind),
+  movement: externalMovementRef(e.rail === 'ACH' ? 'ach' : 'breb', { ourId: e.resourceId }),
 });
 /** The transfer a movement filter names (issue 35), or none of ours. */
 const transfersOf = (movement: string): string[] => {
@@ -16,9 +26,18 @@ const transfersOf = (movement: string): string[] => {
 export class ListMoneyExceptions {
   constructor(private readonly deps: TransferDeps) {}
 
-  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: {
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+    movement?: string | undefined;
+  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
-    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, { ...rest, ...(movement ? { resourceIds: transfersOf(movement) } : {}) });
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), Object.keys(EXCEPTION_ACTIONS), view, {
+      ...rest,
+      ...(movement ? { resourceIds: transfersOf(movement) } : {}),
+    });
     // One transfer's few exceptions: the ones of that exact movement (its rail).
     return movement ? { ...page, items: page.items.filter((e) => e.movement === movement) } : page;
   }
@@ -42,7 +61,10 @@ export class ResolveMoneyException {
       const movement = externalMovementRef(t.rail === 'BREB' ? 'breb' : 'ach', { ourId: t.id });
       await deps.ledger.writeOffPayout(t.companyId, `exception:${won.id}:write_off`, t.rail, t.amount, `${won.id}: ${note}`, { movement, caseId: won.id });
     });
-    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, transferId: done.resourceId }, 'money exception resolved');
+    deps.log.warn(
+      { exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, transferId: done.resourceId },
+      'money exception resolved',
+    );
     return done;
   }
 }

@@ -17,7 +17,11 @@ import type { CompanyProfile } from './send-input.js';
  * RECEIVED as transfers owned by the batch (VALIDATED → FUNDING), then the batch funded by the runner.
  */
 export class ExecuteBatch {
-  constructor(private readonly deps: BatchDeps, private readonly runner: BatchRunner, private readonly saga: BatchSaga) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly runner: BatchRunner,
+    private readonly saga: BatchSaga,
+  ) {}
 
   async execute(caller: CallerOf, company: CompanyProfile, batchId: string): Promise<BatchSummary> {
     const { deps } = this;
@@ -31,9 +35,14 @@ export class ExecuteBatch {
     }
     if (b.state !== 'VALIDATED') return (await deps.batches.summaries([b]))[0]!; // already executed: as it is now
     // A multi-signature company's batch waits for ONE approval of all its items (opened when the funds are reserved).
-    const approval: ApprovalRef | null = company.multiSigThreshold >= 2
-      ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(deps.now().getTime() + deps.settings.approvalTtlSeconds * 1000) }
-      : null;
+    const approval: ApprovalRef | null =
+      company.multiSigThreshold >= 2
+        ? {
+            id: deps.newApprovalId(),
+            threshold: company.multiSigThreshold,
+            expiresAt: new Date(deps.now().getTime() + deps.settings.approvalTtlSeconds * 1000),
+          }
+        : null;
 
     const items = await deps.batches.executableItems(b.id);
     for (const it of items) it.destinationFingerprint = it.destination ? deps.destinationFingerprint(it.destination) : null;
@@ -43,25 +52,42 @@ export class ExecuteBatch {
     // AML again (the list may have changed since validation); limits again under the locks, in startExecution.
     // Screened on the document as the line wrote it (its `targetDocument`) and on its destination
     // account, as a single send is.
-    const listed = await amlScreen(deps, company.nit, items.map((it) => ({ document: it.targetDocument, account: itemAmlAccount(it) })));
+    const listed = await amlScreen(
+      deps,
+      company.nit,
+      items.map((it) => ({ document: it.targetDocument, account: itemAmlAccount(it) })),
+    );
     const windows = bogotaWindows(deps.now());
-    const started = await this.saga.apply('execute', 'request', (execute) => deps.batches.startExecution(b, execute, [...new Set(items.flatMap(limitKeysOf))], windows, (usage) => {
-      const refusals: ExecutionRefusal[] = [];
-      const amlOk = items.filter((it) => {
-        if (!listed({ document: it.targetDocument, account: itemAmlAccount(it) })) return true;
-        refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
-        return false;
-      });
-      const limited = limitVerdicts(deps, company, amlOk, usage);
-      const picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }> = [];
-      for (const it of amlOk) {
-        const code = limited.get(it.seq);
-        if (code) { refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message }); continue; }
-        const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval);
-        picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
-      }
-      return { picks, refusals };
-    }, deps.batchSettings.fundingLeaseMs, approval));
+    const started = await this.saga.apply('execute', 'request', (execute) =>
+      deps.batches.startExecution(
+        b,
+        execute,
+        [...new Set(items.flatMap(limitKeysOf))],
+        windows,
+        (usage) => {
+          const refusals: ExecutionRefusal[] = [];
+          const amlOk = items.filter((it) => {
+            if (!listed({ document: it.targetDocument, account: itemAmlAccount(it) })) return true;
+            refusals.push({ seq: it.seq, code: 'RECIPIENT_BLACKLISTED', message: new AppError('RECIPIENT_BLACKLISTED').message });
+            return false;
+          });
+          const limited = limitVerdicts(deps, company, amlOk, usage);
+          const picks: Array<ExecutionPick & { transfer: TransferRecord; counterparty: string }> = [];
+          for (const it of amlOk) {
+            const code = limited.get(it.seq);
+            if (code) {
+              refusals.push({ seq: it.seq, code, message: new AppError(code as 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED').message });
+              continue;
+            }
+            const transfer = transferOf(deps, b, { ...it, fee: fees.get(it.seq)! }, approval);
+            picks.push({ seq: it.seq, transferId: transfer.id, transfer, counterparty: it.counterparty! });
+          }
+          return { picks, refusals };
+        },
+        deps.batchSettings.fundingLeaseMs,
+        approval,
+      ),
+    );
     if (!started) {
       // Another writer moved the batch first: another execute (answer the batch as it is), or a cancel
       // or the expiry, which this execute lost to: 409, as an execute of a cancelled or expired batch.
@@ -88,7 +114,12 @@ async function executionFees(deps: TransferDeps, b: BatchRecord, items: BatchIte
   for (const rail of ['BREB', 'ACH'] as const) {
     const mine = items.filter((it) => it.rail === rail);
     if (mine.length === 0) continue;
-    const fees = await deps.ledger.computeFeesBatch(b.companyId, rail, mine.map((it) => it.amount), b.ivaApplicable);
+    const fees = await deps.ledger.computeFeesBatch(
+      b.companyId,
+      rail,
+      mine.map((it) => it.amount),
+      b.ivaApplicable,
+    );
     mine.forEach((it, k) => out.set(it.seq, fees[k]!));
   }
   return out;
@@ -97,10 +128,30 @@ async function executionFees(deps: TransferDeps, b: BatchRecord, items: BatchIte
 /** The transfer an item becomes (its own id, RECEIVED, owned by the batch). */
 function transferOf(deps: TransferDeps, b: BatchRecord, it: BatchItemDraft, approval: ApprovalRef | null): TransferRecord {
   return {
-    id: deps.newId(), companyId: b.companyId, apiKeyId: b.apiKeyId, rail: it.rail!, state: 'RECEIVED', amount: it.amount, fee: it.fee as FeeBreakdown,
-    targetName: it.targetName, targetDocument: it.targetDocument, reference: it.reference, description: it.description, destination: it.destination!,
-    holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
-    createdAt: deps.now(), dispatchedAt: null, completedAt: null, batchId: b.id,
+    id: deps.newId(),
+    companyId: b.companyId,
+    apiKeyId: b.apiKeyId,
+    rail: it.rail!,
+    state: 'RECEIVED',
+    amount: it.amount,
+    fee: it.fee as FeeBreakdown,
+    targetName: it.targetName,
+    targetDocument: it.targetDocument,
+    reference: it.reference,
+    description: it.description,
+    destination: it.destination!,
+    holdId: null,
+    providerTransferId: null,
+    errorMessage: null,
+    dispatchAttempts: 0,
+    approval,
+    approvedAt: null,
+    releaseEvent: null,
+    rejectedBy: null,
+    createdAt: deps.now(),
+    dispatchedAt: null,
+    completedAt: null,
+    batchId: b.id,
     destinationFingerprint: it.destinationFingerprint ?? (it.destination ? deps.destinationFingerprint(it.destination) : null),
   };
 }

@@ -15,8 +15,12 @@ import { reserveCommandOf, type TransferSaga } from './transfer-saga.js';
  * through `BatchSaga`: funded, awaiting_approval, funding_refused or nothing_to_fund.
  */
 export class FundBatch {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga,
-    private readonly dispatcher: DispatchBatch) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly saga: TransferSaga,
+    private readonly batchSaga: BatchSaga,
+    private readonly dispatcher: DispatchBatch,
+  ) {}
 
   /**
    * FUNDING → one ReserveBatch of the executed items (rebuilt the same from their transfers every
@@ -31,13 +35,19 @@ export class FundBatch {
     if (transfers.length === 0) {
       const [summary] = await deps.batches.summaries([b]);
       const done = await this.batchSaga.transition(b, 'nothing_to_fund', actor, {
-        summary: summary!, patch: { completed: true, nextAttemptInMs: null, errorMessage: BATCH_MESSAGES.nothingToExecute },
+        summary: summary!,
+        patch: { completed: true, nextAttemptInMs: null, errorMessage: BATCH_MESSAGES.nothingToExecute },
       });
       return done ?? b;
     }
     let holdIds: string[];
     try {
-      holdIds = (await deps.ledger.reserveBatch(b.companyId, transfers.map((t) => reserveCommandOf(t)))).holdIds;
+      holdIds = (
+        await deps.ledger.reserveBatch(
+          b.companyId,
+          transfers.map((t) => reserveCommandOf(t)),
+        )
+      ).holdIds;
     } catch (err) {
       if (!(err instanceof AppError) || err.code === 'SERVICE_UNAVAILABLE' || err.code === 'INTERNAL_ERROR') {
         deps.log.warn({ batchId: b.id, err: (err as Error).message }, 'batch reserve outcome unknown; the batch sweeper retries');
@@ -56,11 +66,19 @@ export class FundBatch {
         return this.fund(b, throwRefusal, true);
       }
       const code = err.code === 'RESERVE_VOIDED' ? 'SERVICE_UNAVAILABLE' : err.code;
-      await this.saga.applyBulk('reserve_refused', 'batch', (move) => deps.batches.transitionTransfers(b.id, move,
-        transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })), false, 'bulk payout reserve refused'));
+      await this.saga.applyBulk('reserve_refused', 'batch', (move) =>
+        deps.batches.transitionTransfers(
+          b.id,
+          move,
+          transfers.map((t) => ({ id: t.id, holdId: null, rejectCode: code, event: null })),
+          false,
+          'bulk payout reserve refused',
+        ),
+      );
       const message = err.code === 'RESERVE_VOIDED' ? BATCH_MESSAGES.fundingAbandoned : err.message;
       const back = await this.batchSaga.transition(b, 'funding_refused', actor, {
-        patch: { errorMessage: message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()), executionOf: first.id }, items: 'back_to_valid',
+        patch: { errorMessage: message, nextAttemptInMs: Math.max(0, b.expiresAt.getTime() - deps.now().getTime()), executionOf: first.id },
+        items: 'back_to_valid',
       });
       deps.log.warn({ batchId: b.id, code: err.code }, 'batch reserve refused; the batch is VALIDATED again');
       if (throwRefusal && err.code !== 'RESERVE_VOIDED') throw err;
@@ -71,14 +89,21 @@ export class FundBatch {
     // Accepted for dispatch now: the bulk `reserved` starts each line's dispatch clock.
     await this.saga.applyBulk('reserved', 'batch', (move) => {
       const accepted = transfers.map((t, k) => ({ ...t, state: move.to, holdId: holdIds[k]! }));
-      return deps.batches.transitionTransfers(b.id, move,
-        accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })), true, 'bulk payout reserved');
+      return deps.batches.transitionTransfers(
+        b.id,
+        move,
+        accepted.map((t) => ({ id: t.id, holdId: t.holdId, rejectCode: null, event: transferEvent(deps, 'created')(t) })),
+        true,
+        'bulk payout reserved',
+      );
     });
     const next = await this.batchSaga.transition(b, 'funded', actor, { patch: { nextAttemptInMs: deps.batchSettings.pollMs, executionOf: transfers[0]!.id } });
     deps.log.info({ batchId: b.id, items: transfers.length }, 'batch funded: items accepted');
     const now = next ?? (await deps.batches.get(b.companyId, b.id)) ?? b;
     if (now.state === 'EXECUTING') {
-      const dispatching = this.dispatcher.dispatch(now, actor).catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));
+      const dispatching = this.dispatcher
+        .dispatch(now, actor)
+        .catch((e: unknown) => deps.log.warn({ batchId: b.id, err: (e as Error).message }, 'batch dispatch stopped; the sweepers resume it'));
       if (deps.batchSettings.awaitDispatch) await dispatching;
     }
     return now;
@@ -94,13 +119,15 @@ export class FundBatch {
     const { deps } = this;
     // The batch's `awaiting_approval` and its items' (the send saga's, in bulk) in one transaction.
     // The items' own sweeper looks after the batch's (which settles them all at once): a backstop.
-    const next = await this.batchSaga.apply('awaiting_approval', actor, (awaiting) => this.saga.applyBulk('awaiting_approval', 'batch', (move) => {
-      const moves = transfers.map((t, k) => {
-        const accepted = { ...t, state: move.to, holdId: holdIds[k]! };
-        return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
-      });
-      return deps.batches.awaitApproval(b, awaiting, approval, transfers[0]!.id, move, moves, 60_000);
-    }));
+    const next = await this.batchSaga.apply('awaiting_approval', actor, (awaiting) =>
+      this.saga.applyBulk('awaiting_approval', 'batch', (move) => {
+        const moves = transfers.map((t, k) => {
+          const accepted = { ...t, state: move.to, holdId: holdIds[k]! };
+          return { id: t.id, holdId: accepted.holdId, rejectCode: null, event: transferEvent(deps, 'awaiting_approval')(accepted) };
+        });
+        return deps.batches.awaitApproval(b, awaiting, approval, transfers[0]!.id, move, moves, 60_000);
+      }),
+    );
     if (next) {
       deps.log.info({ batchId: b.id, items: transfers.length, approvalId: approval.id, threshold: approval.threshold }, 'batch funded: awaiting approval');
     }

@@ -31,7 +31,10 @@ interface CallbackBody {
  * nothing). COMPLETED commits the hold, FAILED releases it with the rail's message.
  */
 export class HandleRailCallback {
-  constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
+  constructor(
+    private readonly deps: TransferDeps,
+    private readonly saga: TransferSaga,
+  ) {}
 
   async execute(cmd: RailCallbackCommand): Promise<RailCallbackResult> {
     const { deps } = this;
@@ -39,18 +42,26 @@ export class HandleRailCallback {
     const verdict = verifySignature(deps.settings.callbackSecret, cmd.rawBody, cmd.signature, Math.floor(deps.now().getTime() / 1000));
     if (verdict !== 'OK') {
       deps.log.warn({ verdict, rail: cmd.rail }, 'rail callback refused');
-      throw new AppError('INVALID_SIGNATURE', verdict === 'STALE'
-        ? 'La firma del proveedor expiró (marca de tiempo fuera de tolerancia).'
-        : 'La firma del proveedor no es válida.');
+      throw new AppError(
+        'INVALID_SIGNATURE',
+        verdict === 'STALE' ? 'La firma del proveedor expiró (marca de tiempo fuera de tolerancia).' : 'La firma del proveedor no es válida.',
+      );
     }
     const body = parseBody(cmd.rawBody);
     if (cmd.rail !== body.rail) throw invalidRequest([{ path: 'rail', message: 'does not match the callback body' }]);
 
-    const outcome = { source: 'callback' as const, status: body.status, providerTransferId: body.providerTransferId, errorMessage: body.errorMessage, callbackEventId: body.eventId };
+    const outcome = {
+      source: 'callback' as const,
+      status: body.status,
+      providerTransferId: body.providerTransferId,
+      errorMessage: body.errorMessage,
+      callbackEventId: body.eventId,
+    };
     // The common case in one statement (COMPLETED for a DISPATCHED transfer of this rail, never
     // seen); anything else reads the transfer first.
-    const r = (body.status === 'COMPLETED' ? await this.saga.completeUnread(body.transactionId, body.rail, outcome) : undefined)
-      ?? await this.readAndApply(body, outcome);
+    const r =
+      (body.status === 'COMPLETED' ? await this.saga.completeUnread(body.transactionId, body.rail, outcome) : undefined) ??
+      (await this.readAndApply(body, outcome));
     if (r === 'duplicate') return { accepted: true, duplicate: true };
     if (r === 'unknown') return { accepted: false, duplicate: false };
     deps.log.info({ transferId: r.transfer.id, rail: body.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');
@@ -109,7 +120,11 @@ function parseBody(raw: Buffer): CallbackBody {
   if (status !== 'COMPLETED' && status !== 'FAILED') problems.push({ path: 'status', message: 'must be COMPLETED or FAILED' });
   if (problems.length > 0) throw invalidRequest(problems);
   return {
-    eventId: eventId!, transactionId: transactionId!.toLowerCase(), rail: rail as 'BREB' | 'ACH', status: status as 'COMPLETED' | 'FAILED',
-    providerTransferId: s('providerTransferId'), errorMessage: s('errorMessage')?.slice(0, 1000) ?? null,
+    eventId: eventId!,
+    transactionId: transactionId!.toLowerCase(),
+    rail: rail as 'BREB' | 'ACH',
+    status: status as 'COMPLETED' | 'FAILED',
+    providerTransferId: s('providerTransferId'),
+    errorMessage: s('errorMessage')?.slice(0, 1000) ?? null,
   };
 }

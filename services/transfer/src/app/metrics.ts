@@ -24,16 +24,22 @@ new Gauge({
   registers: [metricsRegistry],
   async collect() {
     const counts = new Map<string, number>(LIVE_STATES.map((s) => [s, 0]));
-    await Promise.all([...sagaDatabases].map(async (db) => {
-      try {
-        const rows = await Promise.race([
-          db.query<{ state: string; n: string }>(
-            `select state, count(*)::text as n from transfer.transfers where state in (${LIVE_STATES.map(() => '?').join(',')}) group by state`, [...LIVE_STATES]),
-          new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
-        ]);
-        for (const r of rows) counts.set(r.state, (counts.get(r.state) ?? 0) + Number(r.n));
-      } catch { /* database busy or closing: this scrape shows zeros */ }
-    }));
+    await Promise.all(
+      [...sagaDatabases].map(async (db) => {
+        try {
+          const rows = await Promise.race([
+            db.query<{ state: string; n: string }>(
+              `select state, count(*)::text as n from transfer.transfers where state in (${LIVE_STATES.map(() => '?').join(',')}) group by state`,
+              [...LIVE_STATES],
+            ),
+            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
+          ]);
+          for (const r of rows) counts.set(r.state, (counts.get(r.state) ?? 0) + Number(r.n));
+        } catch {
+          /* database busy or closing: this scrape shows zeros */
+        }
+      }),
+    );
     this.reset();
     for (const [state, n] of counts) this.set({ state }, n);
   },
@@ -47,7 +53,9 @@ export function watchExceptions(store: TransferStore): () => void {
 /** Reports the live sagas of this database at scrape time until the returned function is called. */
 export function watchSagaStates(db: Database): () => void {
   sagaDatabases.add(db);
-  return () => { sagaDatabases.delete(db); };
+  return () => {
+    sagaDatabases.delete(db);
+  };
 }
 
 /** Counts the states sends reach, around the store's inserts and transitions (nothing else changes). */

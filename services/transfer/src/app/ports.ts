@@ -111,8 +111,8 @@ export interface LeasedTransfer {
 
 /** An entry to list: a document (with its normalised form) or a bank account (its fingerprint and masked copy). */
 export type NewAmlEntry = { id: string; name: string | null; reason: string } & (
-  | { kind: 'DOCUMENT'; documentNumber: string; normalized: string }
-  | { kind: 'BANK_ACCOUNT'; bankCode: string; fingerprint: string; masked: string });
+  { kind: 'DOCUMENT'; documentNumber: string; normalized: string } | { kind: 'BANK_ACCOUNT'; bankCode: string; fingerprint: string; masked: string }
+);
 
 export interface TransferStore {
   // `reference` idempotency (§7.4, CONTRACT §2/§9)
@@ -145,8 +145,15 @@ export interface TransferStore {
    * With `idempotency` the key is inserted in the same statement, unique per company: when another
    * transfer holds it, nothing is inserted and the verdict is IDEMPOTENCY_KEY_TAKEN.
    */
-  insertWithinLimits(t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding, reference?: ReferenceBinding): Promise<string>;
+  insertWithinLimits(
+    t: TransferRecord,
+    counterparty: string,
+    windows: { dayStart: Date; monthStart: Date },
+    limits: Limits,
+    nextAttemptInMs: number,
+    idempotency?: IdempotencyBinding,
+    reference?: ReferenceBinding,
+  ): Promise<string>;
   /** The transfer holding the company's `Idempotency-Key`, if any (a binding never expires). */
   findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined>;
 
@@ -155,8 +162,14 @@ export interface TransferStore {
    * the history row, the outbox event (built from the transfer as it will be), the `reference`
    * answer/release and the handled callback's id. Undefined when the state was not one of `from`.
    */
-  transition(current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
-    event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string): Promise<TransferRecord | undefined>;
+  transition(
+    current: TransferRecord,
+    from: readonly TransferState[],
+    to: TransferState,
+    patch: TransitionPatch,
+    event: ((t: TransferRecord) => OutboxEvent) | null,
+    callbackEventId?: string,
+  ): Promise<TransferRecord | undefined>;
 
   /**
    * A rail's outcome applied without reading the transfer first (a callback's common case): the
@@ -165,8 +178,14 @@ export interface TransferStore {
    * that emit nothing (an event is built from the transfer as read). Undefined when any condition
    * fails: the caller then reads the transfer and takes the general path.
    */
-  transitionOnCallback?(id: string, rail: Rail, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
-    callbackEventId: string): Promise<TransferRecord | undefined>;
+  transitionOnCallback?(
+    id: string,
+    rail: Rail,
+    from: readonly TransferState[],
+    to: TransferState,
+    patch: TransitionPatch,
+    callbackEventId: string,
+  ): Promise<TransferRecord | undefined>;
 
   /** Counts a dispatch attempt BEFORE the rail is called (false: the transfer is no longer dispatchable). */
   recordDispatchIntent(id: string): Promise<boolean>;
@@ -220,11 +239,7 @@ export type SignOutcome =
   | { kind: 'may_sign' }
   | { kind: 'signed'; quorum: boolean; transfer: TransferRecord };
 
-export type RejectOutcome =
-  | { kind: 'not_found' }
-  | { kind: 'expired' }
-  | { kind: 'not_pending' }
-  | { kind: 'rejected'; transfer: TransferRecord };
+export type RejectOutcome = { kind: 'not_found' } | { kind: 'expired' } | { kind: 'not_pending' } | { kind: 'rejected'; transfer: TransferRecord };
 
 export interface ApprovalStore {
   /**
@@ -232,7 +247,14 @@ export interface ApprovalStore {
    * also moves the approval to APPROVED and the transfer AWAITING_APPROVAL → EXECUTING (with its
    * event) in the same transaction, so two last signatures at once reach the quorum exactly once.
    */
-  sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck?: boolean): Promise<SignOutcome>;
+  sign(
+    companyId: string,
+    approvalId: string,
+    signer: Signer,
+    approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+    graceMs: number,
+    precheck?: boolean,
+  ): Promise<SignOutcome>;
   /** Marks the approval REJECTED (no signature can reach the quorum after this) and the transfer due for the sweeper. */
   reject(companyId: string, approvalId: string, signer: Signer, reason: string | null, graceMs: number): Promise<RejectOutcome>;
   /** PENDING past its deadline → EXPIRED; returns the approval's status after the call. */
@@ -298,8 +320,12 @@ export interface LedgerPort {
    * ledger commit in one statement without reading the hold; a hold that differs is read and
    * answered as without it.
    */
-  commit(companyId: string, transferId: string, holdId: string,
-    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint }): Promise<{ completedAt: Date | null }>;
+  commit(
+    companyId: string,
+    transferId: string,
+    holdId: string,
+    expected?: { rail: Rail; amount: bigint; fee: bigint; iva: bigint },
+  ): Promise<{ completedAt: Date | null }>;
   /** Idempotent on `transfer:<id>:release`; the movement ends FAILED (default) or EXPIRED. */
   release(companyId: string, transferId: string, holdId: string, errorMessage: string, finalStatus?: 'FAILED' | 'EXPIRED'): Promise<void>;
   /** Status changes that move no money (multi-signature): AWAITING_APPROVAL → EXECUTING → PENDING. */
@@ -315,8 +341,20 @@ export interface LedgerPort {
    * The fence before giving a send up: voids `transfer:<id>:reserve` so the Reserve can never land
    * (a late one is refused with RESERVE_VOIDED); if it already landed, answers its hold instead.
    */
-  voidReserve(companyId: string, transferId: string, rail: Rail, ivaApplicable: boolean): Promise<{ voided: true }
-    | { voided: false; holdId: string; holdStatus: 'OPEN' | 'COMMITTED' | 'RELEASED'; /** The fee the hold reserved, when its split is known. */ fee?: FeeBreakdown }>;
+  voidReserve(
+    companyId: string,
+    transferId: string,
+    rail: Rail,
+    ivaApplicable: boolean,
+  ): Promise<
+    | { voided: true }
+    | {
+        voided: false;
+        holdId: string;
+        holdStatus: 'OPEN' | 'COMMITTED' | 'RELEASED';
+        /** The fee the hold reserved, when its split is known. */ fee?: FeeBreakdown;
+      }
+  >;
 }
 
 // ───────────────────────────── providers ─────────────────────────────
@@ -361,7 +399,9 @@ export interface RailPort {
   dispatch(t: TransferRecord, callbackUrl: string): Promise<DispatchResult>;
   status(rail: Rail, transferId: string): Promise<RailStatus>;
   /** ACH account validation: valid, invalid (422) or the rail is down. */
-  validateAchAccount(d: Extract<Destination, { kind: 'ACH' }>): Promise<{ result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }>;
+  validateAchAccount(
+    d: Extract<Destination, { kind: 'ACH' }>,
+  ): Promise<{ result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }>;
 }
 
 // ───────────────────────────── bulk payouts ─────────────────────────────

@@ -80,7 +80,8 @@ export class QuoteTransfer {
 }
 
 export function insufficientMessage(rail: Rail, available: bigint, totalCost: bigint): string {
-  return `Saldo insuficiente: la billetera ${rail} tiene ${formatCop(available)} disponibles y la transferencia cuesta ${formatCop(totalCost)} `
-    + `(monto más comisión e IVA); faltan ${formatCop(totalCost - available)}.`;
+  return (
+    `Saldo insuficiente: la billetera ${rail} tiene ${formatCop(available)} disponibles y la transferencia cuesta ${formatCop(totalCost)} ` +
+    `(monto más comisión e IVA); faltan ${formatCop(totalCost - available)}.`
+  );
 }
-

@@ -32,9 +32,12 @@ export class ResolveKey {
 
     const entry = await this.deps.directory.lookup(check.keyValue, check.keyType);
     switch (entry.status) {
-      case 'not_found': return { found: false, errorCode: 'KEY_NOT_FOUND', message: RESOLVE_MESSAGES.KEY_NOT_FOUND };
-      case 'invalid': return { found: false, errorCode: 'INVALID_KEY', message: RESOLVE_MESSAGES.INVALID_KEY };
-      case 'inactive': return { found: false, errorCode: 'KEY_INACTIVE', message: RESOLVE_MESSAGES.KEY_INACTIVE };
+      case 'not_found':
+        return { found: false, errorCode: 'KEY_NOT_FOUND', message: RESOLVE_MESSAGES.KEY_NOT_FOUND };
+      case 'invalid':
+        return { found: false, errorCode: 'INVALID_KEY', message: RESOLVE_MESSAGES.INVALID_KEY };
+      case 'inactive':
+        return { found: false, errorCode: 'KEY_INACTIVE', message: RESOLVE_MESSAGES.KEY_INACTIVE };
       case 'active': {
         const found = { anchorHandle: entry.anchorHandle, keyType: entry.keyType, keyValue: entry.keyValue, recipient: entry.recipient };
         await this.deps.store.rememberResolvedKey(companyId, found);

@@ -2,13 +2,24 @@ import type { AppError } from '@wallet/platform';
 import { validateSend, type SendInput } from './send-input.js';
 
 const breb: SendInput = {
-  amount: 10_000n, brebKey: { type: 'PHONE', value: '3001234567' }, targetName: 'ANA PEREZ', targetDocument: '1020304050', requestHash: 'h',
+  amount: 10_000n,
+  brebKey: { type: 'PHONE', value: '3001234567' },
+  targetName: 'ANA PEREZ',
+  targetDocument: '1020304050',
+  requestHash: 'h',
 };
 const ach: SendInput = {
   amount: 10_000n,
   bankAccount: {
-    bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050',
-    holderFirstName: 'Ana', holderLastName: 'Pérez', bankName: 'Bancolombia', bankAchCode: '1007',
+    bankId: 1,
+    accountTypeId: 20,
+    accountNumber: '12345678901',
+    documentTypeId: 1,
+    documentNumber: '1020304050',
+    holderFirstName: 'Ana',
+    holderLastName: 'Pérez',
+    bankName: 'Bancolombia',
+    bankAchCode: '1007',
   },
   requestHash: 'h',
 };
@@ -41,12 +52,27 @@ describe('send schema checks (400 INVALID_REQUEST)', () => {
     expect(fields({ ...breb, targetName: '' })).toEqual(['targetName']);
     expect(fields({ ...breb, reference: 'r'.repeat(101), description: 'd'.repeat(256) })).toEqual(['reference', 'description']);
     expect(fields({ ...breb, targetDocument: 'x!' })).toEqual(['targetDocument']);
-    expect(fields({
-      ...ach,
-      bankAccount: { ...ach.bankAccount!, bankId: 0, accountTypeId: 23, accountNumber: '12a', documentTypeId: 2, documentNumber: '1234', holderFirstName: ' ', holderLastName: 'x'.repeat(65) },
-    })).toEqual([
-      'destination.bankAccount.bankId', 'destination.bankAccount.accountTypeId', 'destination.bankAccount.accountNumber',
-      'destination.bankAccount.documentTypeId', 'destination.bankAccount.documentNumber', 'destination.bankAccount.holderFirstName',
+    expect(
+      fields({
+        ...ach,
+        bankAccount: {
+          ...ach.bankAccount!,
+          bankId: 0,
+          accountTypeId: 23,
+          accountNumber: '12a',
+          documentTypeId: 2,
+          documentNumber: '1234',
+          holderFirstName: ' ',
+          holderLastName: 'x'.repeat(65),
+        },
+      }),
+    ).toEqual([
+      'destination.bankAccount.bankId',
+      'destination.bankAccount.accountTypeId',
+      'destination.bankAccount.accountNumber',
+      'destination.bankAccount.documentTypeId',
+      'destination.bankAccount.documentNumber',
+      'destination.bankAccount.holderFirstName',
       'destination.bankAccount.holderLastName',
     ]);
   });

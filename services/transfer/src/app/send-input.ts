@@ -13,7 +13,11 @@ export interface CompanyProfile {
 }
 
 export const EMPTY_PROFILE: CompanyProfile = {
-  nit: '', ivaApplicable: false, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n,
+  nit: '',
+  ivaApplicable: false,
+  multiSigThreshold: 0,
+  counterpartyDailyLimitCents: 0n,
+  counterpartyMonthlyLimitCents: 0n,
 };
 
 /** A send as decoded from the wire (proto3: absent optional strings may be undefined or ''). */
@@ -22,10 +26,19 @@ export interface SendInput {
   reference?: string | undefined;
   description?: string | undefined;
   brebKey?: { type: string; value: string } | undefined;
-  bankAccount?: {
-    bankId: number; accountTypeId: number; accountNumber: string; documentTypeId: number; documentNumber: string;
-    holderFirstName: string; holderLastName: string; bankName: string; bankAchCode: string;
-  } | undefined;
+  bankAccount?:
+    | {
+        bankId: number;
+        accountTypeId: number;
+        accountNumber: string;
+        documentTypeId: number;
+        documentNumber: string;
+        holderFirstName: string;
+        holderLastName: string;
+        bankName: string;
+        bankAchCode: string;
+      }
+    | undefined;
   targetAnchorHandle?: string | undefined;
   targetName?: string | undefined;
   targetDocument?: string | undefined;
@@ -39,9 +52,17 @@ export type SendDestinationCommand =
   | { kind: 'BREB_KEY'; keyType: KeyType; keyValue: string }
   | { kind: 'BREB_ANCHOR'; anchorHandle: string }
   | {
-    kind: 'ACH'; bankId: number; accountTypeId: number; accountNumber: string; documentTypeId: number; documentNumber: string;
-    holderFirstName: string; holderLastName: string; bankName: string; bankAchCode: string;
-  };
+      kind: 'ACH';
+      bankId: number;
+      accountTypeId: number;
+      accountNumber: string;
+      documentTypeId: number;
+      documentNumber: string;
+      holderFirstName: string;
+      holderLastName: string;
+      bankName: string;
+      bankAchCode: string;
+    };
 
 /** A send that passed the schema checks (400). Business checks (422, 503…) come after, in order. */
 export interface SendCommand {
@@ -107,9 +128,16 @@ export function validateSend(input: SendInput): SendCommand {
     checkText(p, path('holderFirstName'), orNull(b.holderFirstName), { max: MAX_HOLDER_NAME, required: true });
     checkText(p, path('holderLastName'), orNull(b.holderLastName), { max: MAX_HOLDER_NAME, required: true });
     destination = {
-      kind: 'ACH', bankId: b.bankId, accountTypeId: b.accountTypeId, accountNumber: b.accountNumber, documentTypeId: b.documentTypeId,
-      documentNumber: b.documentNumber, holderFirstName: b.holderFirstName.trim(), holderLastName: b.holderLastName.trim(),
-      bankName: b.bankName ?? '', bankAchCode: b.bankAchCode ?? '',
+      kind: 'ACH',
+      bankId: b.bankId,
+      accountTypeId: b.accountTypeId,
+      accountNumber: b.accountNumber,
+      documentTypeId: b.documentTypeId,
+      documentNumber: b.documentNumber,
+      holderFirstName: b.holderFirstName.trim(),
+      holderLastName: b.holderLastName.trim(),
+      bankName: b.bankName ?? '',
+      bankAchCode: b.bankAchCode ?? '',
     };
   } else {
     p.add('destination', 'is required: brebKey or bankAccount');
@@ -153,11 +181,17 @@ export function fallbackRequestHash(input: SendInput): string {
     reference: orNull(input.reference),
     description: orNull(input.description),
     brebKey: input.brebKey ? { type: input.brebKey.type, value: input.brebKey.value } : null,
-    bankAccount: input.bankAccount ? {
-      bankId: input.bankAccount.bankId, accountTypeId: input.bankAccount.accountTypeId, accountNumber: input.bankAccount.accountNumber,
-      documentTypeId: input.bankAccount.documentTypeId, documentNumber: input.bankAccount.documentNumber,
-      holderFirstName: input.bankAccount.holderFirstName, holderLastName: input.bankAccount.holderLastName,
-    } : null,
+    bankAccount: input.bankAccount
+      ? {
+          bankId: input.bankAccount.bankId,
+          accountTypeId: input.bankAccount.accountTypeId,
+          accountNumber: input.bankAccount.accountNumber,
+          documentTypeId: input.bankAccount.documentTypeId,
+          documentNumber: input.bankAccount.documentNumber,
+          holderFirstName: input.bankAccount.holderFirstName,
+          holderLastName: input.bankAccount.holderLastName,
+        }
+      : null,
     targetAnchorHandle: orNull(input.targetAnchorHandle),
     targetName: orNull(input.targetName),
     targetDocument: orNull(input.targetDocument),

@@ -25,7 +25,9 @@ class IdempotencyKeyTaken extends Error {}
 class ReferenceTaken extends Error {}
 
 /** How far a send got: whether its transfer was recorded (null while that statement's outcome is unknown). */
-interface SendProgress { recorded: boolean | null }
+interface SendProgress {
+  recorded: boolean | null;
+}
 
 /** States whose outcome is being decided right now: a keyed retry waits for the decision. */
 const UNDECIDED: readonly TransferState[] = ['RECEIVED', 'ABANDONING'];
@@ -53,7 +55,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * `boundToKey`).
  */
 export class SendTransfer {
-  constructor(private readonly deps: TransferDeps, private readonly saga: TransferSaga) {}
+  constructor(
+    private readonly deps: TransferDeps,
+    private readonly saga: TransferSaga,
+  ) {}
 
   async execute(ctx: { companyId?: string | undefined; apiKeyId?: string | undefined }, input: SendInput): Promise<SendResult> {
     const companyId = requireCompany(ctx.companyId);
@@ -157,10 +162,14 @@ export class SendTransfer {
           // whatever this request saw: a reserve whose reply was lost may still have landed, and a
           // duplicate must then wait for that outcome, not make a second transfer. If we cannot
           // tell, the claim stays (it lapses with the window).
-          const recorded = await deps.store.get(transferId).then((t) => t !== undefined, () => true);
+          const recorded = await deps.store.get(transferId).then(
+            (t) => t !== undefined,
+            () => true,
+          );
           if (!recorded) {
-            await deps.store.releaseReference(companyId, reference, transferId).catch((e: unknown) =>
-              deps.log.error({ err: (e as Error).message, transferId }, 'could not release a reference'));
+            await deps.store
+              .releaseReference(companyId, reference, transferId)
+              .catch((e: unknown) => deps.log.error({ err: (e as Error).message, transferId }, 'could not release a reference'));
           }
           throw err;
         }
@@ -207,15 +216,34 @@ export class SendTransfer {
     // the company's schedule, as ComputeFees would) and the acceptance records it (issue 23).
     const fee = unknownFee(company.ivaApplicable);
     const now = deps.now();
-    const approval = company.multiSigThreshold >= 2
-      ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
-      : null;
+    const approval =
+      company.multiSigThreshold >= 2
+        ? { id: deps.newApprovalId(), threshold: company.multiSigThreshold, expiresAt: new Date(now.getTime() + deps.settings.approvalTtlSeconds * 1000) }
+        : null;
     const record: TransferRecord = {
-      id: transferId, companyId, apiKeyId, rail, state: 'RECEIVED', amount, fee,
-      targetName, targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
-      reference: cmd.reference, description: cmd.description, destination,
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval, approvedAt: null, releaseEvent: null, rejectedBy: null,
-      createdAt: now, dispatchedAt: null, completedAt: null,
+      id: transferId,
+      companyId,
+      apiKeyId,
+      rail,
+      state: 'RECEIVED',
+      amount,
+      fee,
+      targetName,
+      targetDocument: cmd.destination.kind === 'ACH' ? cmd.destination.documentNumber : cmd.targetDocument!,
+      reference: cmd.reference,
+      description: cmd.description,
+      destination,
+      holdId: null,
+      providerTransferId: null,
+      errorMessage: null,
+      dispatchAttempts: 0,
+      approval,
+      approvedAt: null,
+      releaseEvent: null,
+      rejectedBy: null,
+      createdAt: now,
+      dispatchedAt: null,
+      completedAt: null,
       // ACH: the account screened above (the same canonical form); Bre-B: the key the directory resolved.
       destinationFingerprint: account ?? deps.destinationFingerprint(destination),
     };
@@ -225,10 +253,15 @@ export class SendTransfer {
     );
     const graceMs = deps.settings.sweeperGraceSeconds * 1000;
     if (progress) progress.recorded = null;
-    const verdict = await deps.store.insertWithinLimits(record, normalizeDocument(counterpartyRaw), bogotaWindows(record.createdAt),
-      limits, graceMs,
+    const verdict = await deps.store.insertWithinLimits(
+      record,
+      normalizeDocument(counterpartyRaw),
+      bogotaWindows(record.createdAt),
+      limits,
+      graceMs,
       cmd.idempotencyKey ? { key: cmd.idempotencyKey, requestHash: cmd.requestHash } : undefined,
-      progress ? { requestHash: cmd.requestHash, windowSeconds: deps.settings.idempotencyWindowSeconds } : undefined);
+      progress ? { requestHash: cmd.requestHash, windowSeconds: deps.settings.idempotencyWindowSeconds } : undefined,
+    );
     if (progress) progress.recorded = verdict === 'OK';
     if (verdict === IDEMPOTENCY_KEY_TAKEN) throw new IdempotencyKeyTaken();
     if (verdict === REFERENCE_TAKEN) throw new ReferenceTaken();
@@ -256,8 +289,12 @@ export class SendTransfer {
     }
     const accepted = approval
       ? await this.saga.apply(record, 'awaiting_approval', 'request', {
-        holdId, fee: reservedFee, approval, nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()), reason: `threshold ${approval.threshold}`,
-      })
+          holdId,
+          fee: reservedFee,
+          approval,
+          nextAttemptInMs: Math.max(0, approval.expiresAt.getTime() - deps.now().getTime()),
+          reason: `threshold ${approval.threshold}`,
+        })
       : await this.saga.apply(record, 'reserved', 'request', { holdId, fee: reservedFee, nextAttemptInMs: graceMs, dispatchIntent: true });
     if (!accepted) {
       // The sweeper won ABANDONING while the reserve was in flight: it owns the transfer now and
@@ -292,8 +329,7 @@ async function reserveSend(deps: TransferDeps, record: TransferRecord): Promise<
 }
 
 const wantsFee = (details: unknown): boolean =>
-  Array.isArray((details as { fields?: unknown })?.fields)
-  && (details as { fields: Array<{ path?: unknown }> }).fields.some((f) => f.path === 'fee');
+  Array.isArray((details as { fields?: unknown })?.fields) && (details as { fields: Array<{ path?: unknown }> }).fields.some((f) => f.path === 'fee');
 
 /** A send's fee before its Reserve (recorded with RECEIVED; the acceptance writes the reserved one). */
 function unknownFee(ivaApplicable: boolean): FeeBreakdown {
@@ -340,14 +376,20 @@ export function memoisedLookups(inner: DestinationLookups): DestinationLookups {
     return (...a: A): Promise<R> => {
       const k = key(...a);
       let p = seen.get(k);
-      if (!p) { p = f(...a); seen.set(k, p); }
+      if (!p) {
+        p = f(...a);
+        seen.set(k, p);
+      }
       return p;
     };
   };
   return {
     directory: memo((v, t) => `${t}:${v}`, inner.directory),
     anchor: memo((h) => h, inner.anchor),
-    achAccount: memo((d) => JSON.stringify([d.bankId, d.accountTypeId, d.accountNumber, d.documentTypeId, d.documentNumber, d.holderFirstName, d.holderLastName]), inner.achAccount),
+    achAccount: memo(
+      (d) => JSON.stringify([d.bankId, d.accountTypeId, d.accountNumber, d.documentTypeId, d.documentNumber, d.holderFirstName, d.holderLastName]),
+      inner.achAccount,
+    ),
   };
 }
 
@@ -356,7 +398,11 @@ export function memoisedLookups(inner: DestinationLookups): DestinationLookups {
  * re-checked at the directory (a key can be deactivated or change holder at any time) with
  * NAME_MISMATCH; a bank account validated at the ACH rail.
  */
-export async function checkDestination(cmd: SendCommand, lookups: DestinationLookups, notFound: DirectoryRefusal = notFoundAsError): Promise<{ destination: Destination; targetName: string }> {
+export async function checkDestination(
+  cmd: SendCommand,
+  lookups: DestinationLookups,
+  notFound: DirectoryRefusal = notFoundAsError,
+): Promise<{ destination: Destination; targetName: string }> {
   const d = cmd.destination;
   if (d.kind === 'ACH') {
     const destination = achDestinationOf(cmd);
@@ -385,7 +431,13 @@ export async function checkDestination(cmd: SendCommand, lookups: DestinationLoo
 export type DirectoryRefusal = (code: 'KEY_NOT_FOUND' | 'KEY_INACTIVE' | 'INVALID_KEY') => AppError;
 
 /** A BREB destination from the directory's answer, or the send's refusal (in the contract's order). */
-export function brebDestinationOf(entry: DirectoryResult, anchor: string | null, targetName: string, targetDocument: string, notFound: DirectoryRefusal = notFoundAsError): Destination {
+export function brebDestinationOf(
+  entry: DirectoryResult,
+  anchor: string | null,
+  targetName: string,
+  targetDocument: string,
+  notFound: DirectoryRefusal = notFoundAsError,
+): Destination {
   if (entry.status === 'not_found') throw notFound('KEY_NOT_FOUND');
   if (entry.status === 'invalid') throw notFound('INVALID_KEY');
   if (entry.status === 'inactive') throw notFound('KEY_INACTIVE');
@@ -395,8 +447,12 @@ export function brebDestinationOf(entry: DirectoryResult, anchor: string | null,
     throw new AppError('NAME_MISMATCH', SEND_MESSAGES.documentMismatch, { field: 'targetDocument' });
   }
   return {
-    kind: 'BREB', keyType: entry.keyType, keyValue: entry.keyValue, anchorHandle: entry.anchorHandle,
-    bankName: entry.recipient.bankName || null, bankAccountType: entry.recipient.bankAccountType || null,
+    kind: 'BREB',
+    keyType: entry.keyType,
+    keyValue: entry.keyValue,
+    anchorHandle: entry.anchorHandle,
+    bankName: entry.recipient.bankName || null,
+    bankAccountType: entry.recipient.bankAccountType || null,
   };
 }
 
@@ -406,14 +462,24 @@ export function achDestinationOf(cmd: SendCommand): Extract<Destination, { kind:
   if (d.kind !== 'ACH') throw new AppError('INTERNAL_ERROR');
   if (!bankRoutable(d.bankName, d.bankAchCode)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.bankNotRoutable);
   return {
-    kind: 'ACH', bankId: d.bankId, bankName: d.bankName, bankAchCode: d.bankAchCode, accountTypeId: d.accountTypeId,
-    accountNumber: d.accountNumber, documentTypeId: d.documentTypeId, documentNumber: d.documentNumber,
-    holderFirstName: d.holderFirstName, holderLastName: d.holderLastName,
+    kind: 'ACH',
+    bankId: d.bankId,
+    bankName: d.bankName,
+    bankAchCode: d.bankAchCode,
+    accountTypeId: d.accountTypeId,
+    accountNumber: d.accountNumber,
+    documentTypeId: d.documentTypeId,
+    documentNumber: d.documentNumber,
+    holderFirstName: d.holderFirstName,
+    holderLastName: d.holderLastName,
   };
 }
 
 /** The rail's account validation as the send's answer. */
-export function checkAchValidation(d: Extract<Destination, { kind: 'ACH' }>, v: { result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }): void {
+export function checkAchValidation(
+  d: Extract<Destination, { kind: 'ACH' }>,
+  v: { result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' },
+): void {
   if (v.result === 'unavailable') throw new AppError('ACH_RAIL_UNAVAILABLE');
   if (v.result === 'invalid') throw new AppError('INVALID_BANK_ACCOUNT', v.message);
   if (placeholderAccount(d.accountNumber)) throw new AppError('DESTINATION_REJECTED', SEND_MESSAGES.placeholderAccount);

@@ -9,7 +9,11 @@ import type { TransferSaga } from './transfer-saga.js';
 
 /** The end of a multi-signature batch's approval without quorum (docs/batches.md, "Multi-signature"). */
 export class SettleBatchApproval {
-  constructor(private readonly deps: BatchDeps, private readonly saga: TransferSaga, private readonly batchSaga: BatchSaga) {}
+  constructor(
+    private readonly deps: BatchDeps,
+    private readonly saga: TransferSaga,
+    private readonly batchSaga: BatchSaga,
+  ) {}
 
   /**
    * A multi-signature batch whose approval was decided without quorum (rejected) or ran out of time
@@ -21,10 +25,11 @@ export class SettleBatchApproval {
     const { deps } = this;
     if (a.status !== 'REJECTED' && a.status !== 'EXPIRED') return b;
     const live = (await deps.batches.executedTransfers(b.id)).filter((t) => ['AWAITING_APPROVAL', 'RELEASING', 'EXPIRING'].includes(t.state));
-    await mapBounded(live, deps.batchSettings.dispatchConcurrency, (t) => (a.status === 'REJECTED'
-      ? finishRejected(this.saga, t, a.rejectReason, a.rejectedBy, 'batch')
-      : finishExpired(this.saga, t, 'batch')).catch((err: unknown) =>
-      deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not released yet; the sweepers retry')));
+    await mapBounded(live, deps.batchSettings.dispatchConcurrency, (t) =>
+      (a.status === 'REJECTED' ? finishRejected(this.saga, t, a.rejectReason, a.rejectedBy, 'batch') : finishExpired(this.saga, t, 'batch')).catch(
+        (err: unknown) => deps.log.warn({ transferId: t.id, batchId: b.id, err: (err as Error).message }, 'batch item not released yet; the sweepers retry'),
+      ),
+    );
     return this.batchSaga.finishIfDone(b, actor, a.status === 'REJECTED' ? BATCH_MESSAGES.rejected(a.rejectReason) : BATCH_MESSAGES.approvalExpired);
   }
 }

@@ -50,25 +50,36 @@ export class Sweeper {
     if (++this.ticks % 60 === 0) await deps.store.purgeResolvedKeys(s.resolvedKeyTtlSeconds);
     const leaseMs = this.opts.leaseMs ?? Math.max(30_000, 4 * 5_000);
     const due = await deps.store.leaseDue(this.opts.batch, leaseMs, s.dispatchTimeoutSeconds);
-    await Promise.all(due.map((d) => this.resume(d).catch((err: unknown) => {
-      deps.log.warn({ transferId: d.transfer.id, state: d.transfer.state, err: (err as Error).message }, 'sweeper could not resume a transfer; will retry');
-      return deps.store.reschedule(d.transfer.id, d.transfer.state, s.dispatchRetryBaseMs).catch(() => undefined);
-    })));
+    await Promise.all(
+      due.map((d) =>
+        this.resume(d).catch((err: unknown) => {
+          deps.log.warn({ transferId: d.transfer.id, state: d.transfer.state, err: (err as Error).message }, 'sweeper could not resume a transfer; will retry');
+          return deps.store.reschedule(d.transfer.id, d.transfer.state, s.dispatchRetryBaseMs).catch(() => undefined);
+        }),
+      ),
+    );
     return due.length;
   }
 
   private async resume({ transfer: t, dispatchExpired }: LeasedTransfer): Promise<void> {
     switch (t.state) {
-      case 'RECEIVED': return this.abandon(t);
-      case 'RESERVED': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t, 'sweeper'));
-      case 'EXECUTING': return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t, 'sweeper'));
-      case 'AWAITING_APPROVAL': return this.settleApproval(t);
-      case 'DISPATCHED': return this.checkAtRail(t);
+      case 'RECEIVED':
+        return this.abandon(t);
+      case 'RESERVED':
+        return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.dispatch(t, 'sweeper'));
+      case 'EXECUTING':
+        return dispatchExpired ? this.dispatchTimedOut(t) : void (await this.saga.execute(t, 'sweeper'));
+      case 'AWAITING_APPROVAL':
+        return this.settleApproval(t);
+      case 'DISPATCHED':
+        return this.checkAtRail(t);
       case 'ABANDONING':
       case 'RELEASING':
       case 'EXPIRING':
-      case 'COMPLETING': return void (await this.saga.settle(t, 'sweeper'));
-      default: return undefined;
+      case 'COMPLETING':
+        return void (await this.saga.settle(t, 'sweeper'));
+      default:
+        return undefined;
     }
   }
 
@@ -142,7 +153,10 @@ export class Sweeper {
     await this.applyRailStatus(t, st);
   }
 
-  private async applyRailStatus(t: TransferRecord, st: { status: 'PENDING' | 'COMPLETED' | 'FAILED'; providerTransferId: string; errorMessage: string | null }): Promise<void> {
+  private async applyRailStatus(
+    t: TransferRecord,
+    st: { status: 'PENDING' | 'COMPLETED' | 'FAILED'; providerTransferId: string; errorMessage: string | null },
+  ): Promise<void> {
     const { deps } = this;
     const outcome = { source: 'status' as const, providerTransferId: st.providerTransferId || null, errorMessage: st.errorMessage };
     if (st.status === 'COMPLETED') await this.saga.complete(t, { ...outcome, status: 'COMPLETED' });

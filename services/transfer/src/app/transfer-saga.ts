@@ -1,7 +1,15 @@
 import { AppError, maskAccount } from '@wallet/platform';
 import { ACH_ACCOUNT_TYPES } from '../domain/rails.js';
 import {
-  CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_MACHINE, type Actor, type BulkMove, type ExceptionKind, type TransferEvent, type TransitionSpec,
+  CONTRADICTIONS,
+  DUPLICATES,
+  MONEY_STATES,
+  TRANSFER_MACHINE,
+  type Actor,
+  type BulkMove,
+  type ExceptionKind,
+  type TransferEvent,
+  type TransitionSpec,
 } from '../domain/transfer-machine.js';
 import { DISPATCHABLE_STATES, retryDelayMs, totalDebit, type TransferRecord } from '../domain/transfer.js';
 import type { TransferDeps } from './deps.js';
@@ -84,7 +92,13 @@ export class TransferSaga {
    * writer won). A transition into a money state is scheduled for the sweeper after the grace, so
    * the step is finished even if this process dies now.
    */
-  async apply(t: TransferRecord, event: TransferEvent, actor: Actor, patch: TransitionPatch = {}, opts: { callbackEventId?: string; approvedBy?: string[] } = {}): Promise<TransferRecord | undefined> {
+  async apply(
+    t: TransferRecord,
+    event: TransferEvent,
+    actor: Actor,
+    patch: TransitionPatch = {},
+    opts: { callbackEventId?: string; approvedBy?: string[] } = {},
+  ): Promise<TransferRecord | undefined> {
     const { deps } = this;
     const spec = TRANSFER_MACHINE[event];
     // The table says who may move a transfer which way; a writer outside it is a programming error.
@@ -121,14 +135,17 @@ export class TransferSaga {
   private eventOf(spec: TransitionSpec, t: TransferRecord, p: TransitionPatch, approvedBy?: string[]): ((t: TransferRecord) => OutboxEvent) | null {
     const { deps } = this;
     switch (spec.emits) {
-      case undefined: return null;
+      case undefined:
+        return null;
       case 'failed or rejected': {
         const rejected = (p.releaseEvent ?? t.releaseEvent) === 'rejected';
         const by = p.rejectedBy ?? t.rejectedBy;
         return rejected ? transferEvent(deps, 'rejected', by ? { rejectedBy: by } : {}) : transferEvent(deps, 'failed');
       }
-      case 'approved': return transferEvent(deps, 'approved', { approvedBy: approvedBy ?? [] });
-      default: return transferEvent(deps, spec.emits);
+      case 'approved':
+        return transferEvent(deps, 'approved', { approvedBy: approvedBy ?? [] });
+      default:
+        return transferEvent(deps, spec.emits);
     }
   }
 
@@ -139,11 +156,15 @@ export class TransferSaga {
    */
   async settle(t: TransferRecord, actor: Actor): Promise<TransferRecord> {
     switch (t.state) {
-      case 'ABANDONING': return this.finishAbandon(t, actor);
+      case 'ABANDONING':
+        return this.finishAbandon(t, actor);
       case 'RELEASING':
-      case 'EXPIRING': return this.finishRelease(t, actor);
-      case 'COMPLETING': return this.finishCommit(t, actor);
-      default: return t;
+      case 'EXPIRING':
+        return this.finishRelease(t, actor);
+      case 'COMPLETING':
+        return this.finishCommit(t, actor);
+      default:
+        return t;
     }
   }
 
@@ -165,7 +186,11 @@ export class TransferSaga {
     // A single send records its fee with its acceptance (the ledger computed it): one given up
     // after its hold landed shows the fee that hold reserved and gave back.
     const next = await this.apply(t, 'abandoned_released', actor, {
-      holdId: v.holdId, errorMessage: MESSAGES.abandoned, reason: 'abandoned after reserve', nextAttemptInMs: null, ...(v.fee ? { fee: v.fee } : {}),
+      holdId: v.holdId,
+      errorMessage: MESSAGES.abandoned,
+      reason: 'abandoned after reserve',
+      nextAttemptInMs: null,
+      ...(v.fee ? { fee: v.fee } : {}),
     });
     // Two finishers may release (idempotent in the ledger); only the one that closes it says so.
     if (next) deps.log.warn({ transferId: t.id }, 'abandoned transfer failed and its hold released');
@@ -189,8 +214,8 @@ export class TransferSaga {
     if (!t.holdId) return this.contradiction(t, 'COMMIT_REFUSED', { holdId: null }, { source: 'ledger' });
     let completedAt: Date | null;
     try {
-      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId,
-        { rail: t.rail, amount: t.amount, fee: t.fee.subtotalFee, iva: t.fee.ivaAmount })).completedAt;
+      completedAt = (await deps.ledger.commit(t.companyId, t.id, t.holdId, { rail: t.rail, amount: t.amount, fee: t.fee.subtotalFee, iva: t.fee.ivaAmount }))
+        .completedAt;
     } catch (err) {
       if (!isCode(err, 'INVALID_STATE_TRANSITION')) throw err;
       return this.contradiction(t, 'COMMIT_REFUSED', { holdId: t.holdId, ledger: (err as AppError).message }, { source: 'ledger' });
@@ -252,12 +277,15 @@ export class TransferSaga {
   async markDispatched(t: TransferRecord, actor: Actor, providerTransferId: string): Promise<TransferRecord> {
     const { deps } = this;
     const next = await this.apply(t, 'dispatched', actor, {
-      ...(providerTransferId ? { providerTransferId } : {}), dispatchedAt: deps.now(), nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
+      ...(providerTransferId ? { providerTransferId } : {}),
+      dispatchedAt: deps.now(),
+      nextAttemptInMs: deps.settings.confirmTimeoutSeconds * 1000,
     });
     if (next && t.state === 'EXECUTING') {
       // The listing shows PENDING from here; a commit that outran this leaves COMPLETED as it is.
       await deps.ledger.setMovementStatus(t.companyId, t.id, 'PENDING', 'EXECUTING').catch((err: unknown) => {
-        if (!isCode(err, 'INVALID_STATE_TRANSITION')) deps.log.warn({ transferId: t.id, err: (err as Error).message }, 'could not show the approved transfer as PENDING in the ledger');
+        if (!isCode(err, 'INVALID_STATE_TRANSITION'))
+          deps.log.warn({ transferId: t.id, err: (err as Error).message }, 'could not show the approved transfer as PENDING in the ledger');
       });
     }
     return next ?? (await this.reload(t));
@@ -265,9 +293,14 @@ export class TransferSaga {
 
   /** The rail says it paid (callback or status): COMPLETING is won, then the commit. */
   async complete(t: TransferRecord, outcome: ProviderOutcome): Promise<StepResult> {
-    return this.railOutcome(t, 'rail_completed', {
-      ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
-    }, outcome);
+    return this.railOutcome(
+      t,
+      'rail_completed',
+      {
+        ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
+      },
+      outcome,
+    );
   }
 
   /**
@@ -289,10 +322,16 @@ export class TransferSaga {
 
   /** The rail says it failed (callback or status): RELEASING is won, then the release. */
   async railFailed(t: TransferRecord, outcome: ProviderOutcome): Promise<StepResult> {
-    return this.railOutcome(t, 'rail_failed', {
-      errorMessage: outcome.errorMessage || MESSAGES.railFailed, reason: 'rail failed',
-      ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
-    }, outcome);
+    return this.railOutcome(
+      t,
+      'rail_failed',
+      {
+        errorMessage: outcome.errorMessage || MESSAGES.railFailed,
+        reason: 'rail failed',
+        ...(outcome.providerTransferId ? { providerTransferId: outcome.providerTransferId } : {}),
+      },
+      outcome,
+    );
   }
 
   private async railOutcome(t: TransferRecord, event: 'rail_completed' | 'rail_failed', patch: TransitionPatch, outcome: ProviderOutcome): Promise<StepResult> {
@@ -317,15 +356,27 @@ export class TransferSaga {
    * kind and transfer), an error log and the exceptions metric. Nothing moves; a transfer stuck in a
    * money state is parked (the sweeper stops retrying) until an operator resolves the exception.
    */
-  async contradiction(t: TransferRecord, kind: ExceptionKind, ours: Record<string, unknown>, theirs: Partial<ProviderOutcome> | { source: 'ledger' }): Promise<TransferRecord> {
+  async contradiction(
+    t: TransferRecord,
+    kind: ExceptionKind,
+    ours: Record<string, unknown>,
+    theirs: Partial<ProviderOutcome> | { source: 'ledger' },
+  ): Promise<TransferRecord> {
     const { deps } = this;
     const { opened, exception } = await deps.store.exceptions.open({
-      id: deps.newExceptionId(), kind, companyId: t.companyId, rail: t.rail, resourceId: t.id,
+      id: deps.newExceptionId(),
+      kind,
+      companyId: t.companyId,
+      rail: t.rail,
+      resourceId: t.id,
       ours: { state: t.state, holdId: t.holdId, amount: t.amount.toString(), totalDebit: totalDebit(t).toString(), ...ours },
       theirs: { ...theirs },
     });
     if (MONEY_STATES[t.state]) await deps.store.reschedule(t.id, t.state, null);
-    deps.log.error({ transferId: t.id, companyId: t.companyId, exceptionId: exception.id, kind, state: t.state, opened }, 'money exception: a provider outcome contradicts the transfer');
+    deps.log.error(
+      { transferId: t.id, companyId: t.companyId, exceptionId: exception.id, kind, state: t.state, opened },
+      'money exception: a provider outcome contradicts the transfer',
+    );
     return this.reload(t);
   }
 

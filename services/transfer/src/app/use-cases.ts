@@ -69,7 +69,12 @@ export function batchUseCases(deps: BatchDeps, saga: TransferSaga): BatchUseCase
   const batchSaga = new BatchSaga(deps);
   const runner = new BatchRunner(deps, saga, batchSaga);
   return {
-    create: new CreateBatch(deps, batchSaga), execute: new ExecuteBatch(deps, runner, batchSaga), cancel: new CancelBatch(deps, batchSaga),
-    sign: new SignBatchApproval(deps, saga, batchSaga, runner), reject: new RejectBatchApproval(deps, runner), queries: new BatchQueries(deps), runner,
+    create: new CreateBatch(deps, batchSaga),
+    execute: new ExecuteBatch(deps, runner, batchSaga),
+    cancel: new CancelBatch(deps, batchSaga),
+    sign: new SignBatchApproval(deps, saga, batchSaga, runner),
+    reject: new RejectBatchApproval(deps, runner),
+    queries: new BatchQueries(deps),
+    runner,
   };
 }

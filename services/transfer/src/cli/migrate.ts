@@ -7,7 +7,13 @@ import { transferMigrations } from '../persistence/migrations/index.js';
 /** `npm run migrate`: applies pending transfer migrations (the Helm pre-install/upgrade Job). */
 const config = loadConfig(process.env);
 const log = createLogger('transfer-migrate', config.LOG_LEVEL);
-const db = await Database.open({ url: config.DATABASE_URL, schema: TRANSFER_SCHEMA, migrations: transferMigrations(new TransferDataProtection(config.TRANSFER_DATA_KEY)), logger: log, poolMax: 2 });
+const db = await Database.open({
+  url: config.DATABASE_URL,
+  schema: TRANSFER_SCHEMA,
+  migrations: transferMigrations(new TransferDataProtection(config.TRANSFER_DATA_KEY)),
+  logger: log,
+  poolMax: 2,
+});
 if (config.NODE_ENV === 'production') await db.assertLeastPrivilege('migrations');
 try {
   const applied = await db.migrate();

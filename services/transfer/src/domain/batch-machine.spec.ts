@@ -1,6 +1,14 @@
 import { deadEnds, reachableFrom, targetsOf, undeclaredActors } from '@wallet/platform';
 import {
-  BATCH_ACTORS, BATCH_ENTRIES, BATCH_EVENTS, BATCH_FINAL_STATES, BATCH_MACHINE, BATCH_STATES, batchExitsOf, finalBatchState, publicBatchState,
+  BATCH_ACTORS,
+  BATCH_ENTRIES,
+  BATCH_EVENTS,
+  BATCH_FINAL_STATES,
+  BATCH_MACHINE,
+  BATCH_STATES,
+  batchExitsOf,
+  finalBatchState,
+  publicBatchState,
   type BatchState,
 } from './batch.js';
 
@@ -8,7 +16,13 @@ const EXECUTED: readonly BatchState[] = ['FUNDING', 'AWAITING_APPROVAL', 'EXECUT
 
 describe('the batch saga table', () => {
   it('every state is reachable from the states a batch is created in', () => {
-    expect(reachableFrom(BATCH_EVENTS, BATCH_MACHINE, BATCH_ENTRIES.map((e) => e.to))).toEqual([...BATCH_STATES].sort());
+    expect(
+      reachableFrom(
+        BATCH_EVENTS,
+        BATCH_MACHINE,
+        BATCH_ENTRIES.map((e) => e.to),
+      ),
+    ).toEqual([...BATCH_STATES].sort());
   });
 
   it('the final states are exactly the ones no event leaves; every live state has a way out the sweeper takes', () => {
@@ -43,7 +57,7 @@ describe('the batch saga table', () => {
     }
   });
 
-  it('FUNDING (the ReserveBatch) is entered only by execute and left only by the reserve\'s outcomes', () => {
+  it("FUNDING (the ReserveBatch) is entered only by execute and left only by the reserve's outcomes", () => {
     expect(BATCH_EVENTS.filter((e) => targetsOf(BATCH_MACHINE[e]).includes('FUNDING'))).toEqual(['execute']);
     expect(batchExitsOf('FUNDING').sort()).toEqual(['awaiting_approval', 'funded', 'funding_refused', 'nothing_to_fund']);
     // A refused reserve holds nothing: the batch may be executed again.
@@ -53,7 +67,10 @@ describe('the batch saga table', () => {
   it('every outcome of an executed batch is a target of `finished`', () => {
     const outcomes = new Set([
       finalBatchState([{ status: 'COMPLETED', count: 2 }]),
-      finalBatchState([{ status: 'COMPLETED', count: 1 }, { status: 'FAILED', count: 1 }]),
+      finalBatchState([
+        { status: 'COMPLETED', count: 1 },
+        { status: 'FAILED', count: 1 },
+      ]),
       finalBatchState([{ status: 'FAILED', count: 1 }]),
       finalBatchState([{ status: 'EXPIRED', count: 1 }]),
       finalBatchState([{ status: 'REJECTED', count: 1 }]),

@@ -19,8 +19,16 @@ import type { ApprovalRecord, Destination, FeeBreakdown } from './transfer.js';
  * see FUNDING as EXECUTING.
  */
 export const BATCH_STATES = [
-  'VALIDATED', 'REJECTED', 'FUNDING', 'AWAITING_APPROVAL', 'EXECUTING',
-  'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED',
+  'VALIDATED',
+  'REJECTED',
+  'FUNDING',
+  'AWAITING_APPROVAL',
+  'EXECUTING',
+  'COMPLETED',
+  'PARTIALLY_FAILED',
+  'FAILED',
+  'EXPIRED',
+  'CANCELLED',
 ] as const;
 export type BatchState = (typeof BATCH_STATES)[number];
 
@@ -46,7 +54,17 @@ export interface BatchTransitionSpec {
   why: string;
 }
 
-export const BATCH_EVENTS = ['execute', 'funded', 'awaiting_approval', 'approved', 'funding_refused', 'nothing_to_fund', 'finished', 'cancel', 'expire'] as const;
+export const BATCH_EVENTS = [
+  'execute',
+  'funded',
+  'awaiting_approval',
+  'approved',
+  'funding_refused',
+  'nothing_to_fund',
+  'finished',
+  'cancel',
+  'expire',
+] as const;
 export type BatchEvent = (typeof BATCH_EVENTS)[number];
 
 /** How a batch enters the table: stored with its `batch.validated` event when it is created. */
@@ -60,17 +78,35 @@ export const BATCH_MACHINE: Readonly<Record<BatchEvent, BatchTransitionSpec>> = 
   execute: { from: ['VALIDATED'], to: ['FUNDING'], by: ['request'], why: 'the re-checks passed; its items are recorded RECEIVED before the one ReserveBatch' },
   funded: { from: ['FUNDING'], to: ['EXECUTING'], by: ['request', 'sweeper'], why: 'ReserveBatch landed (all holds): the items are accepted, dispatch starts' },
   awaiting_approval: {
-    from: ['FUNDING'], to: ['AWAITING_APPROVAL'], by: ['request', 'sweeper'],
+    from: ['FUNDING'],
+    to: ['AWAITING_APPROVAL'],
+    by: ['request', 'sweeper'],
     why: 'ReserveBatch landed for a multi-signature company: its one approval is opened and the items wait AWAITING_APPROVAL with their holds',
   },
   approved: {
-    from: ['AWAITING_APPROVAL'], to: ['EXECUTING'], by: ['approval'],
+    from: ['AWAITING_APPROVAL'],
+    to: ['EXECUTING'],
+    by: ['approval'],
     why: 'the signature that reached the threshold, in the same transaction as the approval APPROVED and every item AWAITING_APPROVAL → EXECUTING',
   },
-  funding_refused: { from: ['FUNDING'], to: ['VALIDATED'], by: ['request', 'sweeper'], why: 'the ledger refused ReserveBatch (balance, wallet): nothing held, the items are REJECTED, the batch can be executed again' },
-  nothing_to_fund: { from: ['FUNDING'], to: ['FAILED'], by: ['request', 'sweeper'], emits: 'batch.completed', why: 'every item was refused by the re-checks at execution' },
+  funding_refused: {
+    from: ['FUNDING'],
+    to: ['VALIDATED'],
+    by: ['request', 'sweeper'],
+    why: 'the ledger refused ReserveBatch (balance, wallet): nothing held, the items are REJECTED, the batch can be executed again',
+  },
+  nothing_to_fund: {
+    from: ['FUNDING'],
+    to: ['FAILED'],
+    by: ['request', 'sweeper'],
+    emits: 'batch.completed',
+    why: 'every item was refused by the re-checks at execution',
+  },
   finished: {
-    from: ['EXECUTING', 'AWAITING_APPROVAL'], to: ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED'], by: ['request', 'sweeper', 'approval'], emits: 'batch.completed',
+    from: ['EXECUTING', 'AWAITING_APPROVAL'],
+    to: ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED'],
+    by: ['request', 'sweeper', 'approval'],
+    emits: 'batch.completed',
     why: 'every executed item is final: COMPLETED, PARTIALLY_FAILED or FAILED by their outcomes; from AWAITING_APPROVAL once a rejection (FAILED) or the approval deadline (EXPIRED) released every item',
   },
   cancel: { from: ['VALIDATED'], to: ['CANCELLED'], by: ['request'], why: 'the client cancelled it before execution' },
@@ -97,7 +133,9 @@ export function batchExitsOf(state: BatchState): BatchEvent[] {
 /** The table as a Mermaid state diagram (docs/batches.md embeds it; a test keeps them equal). */
 export function batchMachineMermaid(): string {
   return stateTableMermaid({
-    events: BATCH_EVENTS, table: BATCH_MACHINE, finals: BATCH_FINAL_STATES,
+    events: BATCH_EVENTS,
+    table: BATCH_MACHINE,
+    finals: BATCH_FINAL_STATES,
     entries: BATCH_ENTRIES.map((e) => ({ to: e.to, label: `created [${e.when}] / batch.validated` })),
     label: (e, t) => `${e}${t.emits ? ` / ${t.emits}` : ''}`,
   });

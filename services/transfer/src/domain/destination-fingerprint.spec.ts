@@ -14,6 +14,8 @@ describe('canonicalDestination', () => {
   it('Bre-B: the resolved key, case and a leading @ aside; never equal to an ACH form', () => {
     expect(canonicalDestination({ kind: 'BREB', keyValue: '@MiAlias ' })).toBe('breb-key/v1:mialias');
     expect(canonicalDestination({ kind: 'BREB', keyValue: 'Ana@Example.com' })).toBe('breb-key/v1:ana@example.com');
-    expect(canonicalDestination({ kind: 'BREB', keyValue: '3001234567' })).not.toBe(canonicalDestination({ kind: 'ACH', bankAchCode: '', accountNumber: '3001234567' }));
+    expect(canonicalDestination({ kind: 'BREB', keyValue: '3001234567' })).not.toBe(
+      canonicalDestination({ kind: 'ACH', bankAchCode: '', accountNumber: '3001234567' }),
+    );
   });
 });

@@ -18,9 +18,7 @@
  * The version tags (`ach/v1`, `breb-key/v1`) keep the two apart and let the form change later
  * (a new tag, with the old fingerprints recomputed from the sealed numbers).
  */
-export type ScreenedDestination =
-  | { kind: 'ACH'; bankAchCode: string; accountNumber: string }
-  | { kind: 'BREB'; keyValue: string };
+export type ScreenedDestination = { kind: 'ACH'; bankAchCode: string; accountNumber: string } | { kind: 'BREB'; keyValue: string };
 
 export function canonicalAccountNumber(accountNumber: string): string {
   return accountNumber.replace(/\D/g, '').replace(/^0+(?=\d)/, '');

@@ -40,10 +40,14 @@ export function keyLengthOk(value: string): boolean {
 
 export function matchesForm(type: KeyType, value: string): boolean {
   switch (type) {
-    case 'PHONE': return PHONE.test(value);
-    case 'NRIC': return NRIC.test(value);
-    case 'EMAIL': return EMAIL.test(value);
-    case 'ALPHANUM': return ALIAS.test(value);
+    case 'PHONE':
+      return PHONE.test(value);
+    case 'NRIC':
+      return NRIC.test(value);
+    case 'EMAIL':
+      return EMAIL.test(value);
+    case 'ALPHANUM':
+      return ALIAS.test(value);
   }
 }
 
@@ -57,9 +61,7 @@ export function detectKeyType(value: string): KeyType | null {
 }
 
 export type KeyCheck =
-  | { ok: true; keyType: KeyType; keyValue: string }
-  | { ok: false; problem: 'LENGTH' | 'TYPE' }
-  | { ok: false; problem: 'INVALID_KEY'; reason: string };
+  { ok: true; keyType: KeyType; keyValue: string } | { ok: false; problem: 'LENGTH' | 'TYPE' } | { ok: false; problem: 'INVALID_KEY'; reason: string };
 
 /** Classifies a key value (and optional requested type) per the rules above. */
 export function checkKey(value: string, requested: string | null | undefined): KeyCheck {

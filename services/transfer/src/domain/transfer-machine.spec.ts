@@ -1,7 +1,5 @@
 import { reachableFrom } from '@wallet/platform';
-import {
-  BULK_EVENTS, CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_EVENTS, TRANSFER_MACHINE, exitsOf,
-} from './transfer-machine.js';
+import { BULK_EVENTS, CONTRADICTIONS, DUPLICATES, MONEY_STATES, TRANSFER_EVENTS, TRANSFER_MACHINE, exitsOf } from './transfer-machine.js';
 import { FINAL_STATES, LIVE_STATES, TRANSFER_STATES } from './transfer.js';
 
 describe('the send saga table', () => {

@@ -73,28 +73,88 @@ export interface BulkMove {
 }
 
 export const TRANSFER_EVENTS = [
-  'reserved', 'awaiting_approval', 'reserve_refused', 'abandon', 'abandoned_unreserved', 'abandoned_released',
-  'quorum', 'reject', 'expire', 'dispatched', 'dispatch_refused', 'dispatch_timed_out',
-  'rail_completed', 'committed', 'rail_failed', 'released', 'expired_released',
+  'reserved',
+  'awaiting_approval',
+  'reserve_refused',
+  'abandon',
+  'abandoned_unreserved',
+  'abandoned_released',
+  'quorum',
+  'reject',
+  'expire',
+  'dispatched',
+  'dispatch_refused',
+  'dispatch_timed_out',
+  'rail_completed',
+  'committed',
+  'rail_failed',
+  'released',
+  'expired_released',
 ] as const;
 export type TransferEvent = (typeof TRANSFER_EVENTS)[number];
 
 export const TRANSFER_MACHINE: Readonly<Record<TransferEvent, TransitionSpec>> = {
   // ── acceptance (the reserve ran while RECEIVED; VoidReserve fences it) ──
-  reserved: { from: ['RECEIVED'], to: 'RESERVED', by: ['request', 'batch'], emits: 'created', bulk: { by: ['batch'], startsDispatchClock: true }, why: 'the ledger reserved amount + fee + IVA: accepted' },
-  awaiting_approval: { from: ['RECEIVED'], to: 'AWAITING_APPROVAL', by: ['request', 'batch'], emits: 'awaiting_approval', bulk: { by: ['batch'] }, why: 'reserved; the company needs signatures' },
-  reserve_refused: { from: ['RECEIVED'], to: 'REJECTED', by: ['request', 'batch'], bulk: { by: ['batch'] }, why: 'the ledger refused the reserve (balance, wallet): nothing held' },
+  reserved: {
+    from: ['RECEIVED'],
+    to: 'RESERVED',
+    by: ['request', 'batch'],
+    emits: 'created',
+    bulk: { by: ['batch'], startsDispatchClock: true },
+    why: 'the ledger reserved amount + fee + IVA: accepted',
+  },
+  awaiting_approval: {
+    from: ['RECEIVED'],
+    to: 'AWAITING_APPROVAL',
+    by: ['request', 'batch'],
+    emits: 'awaiting_approval',
+    bulk: { by: ['batch'] },
+    why: 'reserved; the company needs signatures',
+  },
+  reserve_refused: {
+    from: ['RECEIVED'],
+    to: 'REJECTED',
+    by: ['request', 'batch'],
+    bulk: { by: ['batch'] },
+    why: 'the ledger refused the reserve (balance, wallet): nothing held',
+  },
   abandon: { from: ['RECEIVED'], to: 'ABANDONING', by: ['sweeper'], money: 'void-or-release', why: 'the request did not record the reserve within the grace' },
   abandoned_unreserved: { from: ['ABANDONING'], to: 'REJECTED', by: ANYONE, why: 'the void won: no reserve can ever land' },
   abandoned_released: { from: ['ABANDONING'], to: 'FAILED', by: ANYONE, emits: 'failed or rejected', why: 'the reserve had landed: its hold released' },
   // ── multi-signature ──
-  quorum: { from: ['AWAITING_APPROVAL'], to: 'EXECUTING', by: ['approval'], emits: 'approved', bulk: { by: ['approval'] }, why: 'the last signature, under the approval row lock' },
+  quorum: {
+    from: ['AWAITING_APPROVAL'],
+    to: 'EXECUTING',
+    by: ['approval'],
+    emits: 'approved',
+    bulk: { by: ['approval'] },
+    why: 'the last signature, under the approval row lock',
+  },
   reject: { from: ['AWAITING_APPROVAL'], to: 'RELEASING', by: ['approval', 'sweeper', 'batch'], money: 'release', why: 'a signer rejected it' },
   expire: { from: ['AWAITING_APPROVAL'], to: 'EXPIRING', by: ['sweeper', 'approval', 'batch'], money: 'release', why: 'APPROVAL_TTL_SECONDS without quorum' },
   // ── dispatch ──
-  dispatched: { from: ['RESERVED', 'EXECUTING'], to: 'DISPATCHED', by: ['request', 'sweeper', 'approval', 'rail', 'batch'], emits: 'dispatched', bulk: { by: ['batch'] }, why: 'the rail took it (or reported it)' },
-  dispatch_refused: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['request', 'sweeper', 'approval', 'batch'], money: 'release', why: 'the rail refused it at dispatch (4xx)' },
-  dispatch_timed_out: { from: ['RESERVED', 'EXECUTING'], to: 'RELEASING', by: ['sweeper'], money: 'release', why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it' },
+  dispatched: {
+    from: ['RESERVED', 'EXECUTING'],
+    to: 'DISPATCHED',
+    by: ['request', 'sweeper', 'approval', 'rail', 'batch'],
+    emits: 'dispatched',
+    bulk: { by: ['batch'] },
+    why: 'the rail took it (or reported it)',
+  },
+  dispatch_refused: {
+    from: ['RESERVED', 'EXECUTING'],
+    to: 'RELEASING',
+    by: ['request', 'sweeper', 'approval', 'batch'],
+    money: 'release',
+    why: 'the rail refused it at dispatch (4xx)',
+  },
+  dispatch_timed_out: {
+    from: ['RESERVED', 'EXECUTING'],
+    to: 'RELEASING',
+    by: ['sweeper'],
+    money: 'release',
+    why: 'RAIL_DISPATCH_TIMEOUT_SECONDS passed and the rail says it never received it',
+  },
   // ── outcome ──
   rail_completed: { from: ['DISPATCHED'], to: 'COMPLETING', by: ['rail', 'sweeper'], money: 'commit', why: 'the rail paid it (callback or status)' },
   committed: { from: ['COMPLETING'], to: 'COMPLETED', by: ANYONE, emits: 'completed', why: 'the hold is committed' },
@@ -154,7 +214,10 @@ export function exitsOf(state: TransferState): TransferEvent[] {
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function transferMachineMermaid(): string {
   return stateTableMermaid({
-    events: TRANSFER_EVENTS, table: TRANSFER_MACHINE, entries: [{ to: 'RECEIVED' }], finals: ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'],
+    events: TRANSFER_EVENTS,
+    table: TRANSFER_MACHINE,
+    entries: [{ to: 'RECEIVED' }],
+    finals: ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'],
     label: (e, t) => `${e}${t.money ? ` / ${t.money}` : ''}${t.bulk ? ' (also in bulk)' : ''}`,
   });
 }

@@ -15,7 +15,9 @@ describe('transfer state rules', () => {
   });
 
   it('the wallet is debited amount + fee + IVA', () => {
-    expect(totalDebit({ amount: 1_000n, fee: { fixedFee: 10n, variableFee: 1n, subtotalFee: 11n, ivaApplicable: true, ivaAmount: 2n, totalCharged: 13n } })).toBe(1_013n);
+    expect(
+      totalDebit({ amount: 1_000n, fee: { fixedFee: 10n, variableFee: 1n, subtotalFee: 11n, ivaApplicable: true, ivaAmount: 2n, totalCharged: 13n } }),
+    ).toBe(1_013n);
   });
 
   it('dispatch retries back off exponentially up to a cap', () => {

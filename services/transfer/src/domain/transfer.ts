@@ -14,14 +14,32 @@ import type { Rail } from './rails.js';
  * shown as they are (CONTRACT §2).
  */
 export const TRANSFER_STATES = [
-  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED',
-  'ABANDONING', 'RELEASING', 'EXPIRING', 'COMPLETING',
-  'COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED',
+  'RECEIVED',
+  'RESERVED',
+  'AWAITING_APPROVAL',
+  'EXECUTING',
+  'DISPATCHED',
+  'ABANDONING',
+  'RELEASING',
+  'EXPIRING',
+  'COMPLETING',
+  'COMPLETED',
+  'FAILED',
+  'REJECTED',
+  'EXPIRED',
 ] as const;
 export type TransferState = (typeof TRANSFER_STATES)[number];
 
 export const LIVE_STATES: readonly TransferState[] = [
-  'RECEIVED', 'RESERVED', 'AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'ABANDONING', 'RELEASING', 'EXPIRING', 'COMPLETING',
+  'RECEIVED',
+  'RESERVED',
+  'AWAITING_APPROVAL',
+  'EXECUTING',
+  'DISPATCHED',
+  'ABANDONING',
+  'RELEASING',
+  'EXPIRING',
+  'COMPLETING',
 ];
 export const FINAL_STATES: readonly TransferState[] = ['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED'];
 /** States whose gross amount counts towards the counterparty limits (on its way out, or out). */
@@ -33,14 +51,20 @@ export type PublicStatus = 'PENDING' | 'COMPLETED' | 'FAILED' | 'AWAITING_APPROV
 
 export function publicStatus(state: TransferState): PublicStatus {
   switch (state) {
-    case 'COMPLETED': return 'COMPLETED';
+    case 'COMPLETED':
+      return 'COMPLETED';
     case 'FAILED':
-    case 'REJECTED': return 'FAILED';
+    case 'REJECTED':
+      return 'FAILED';
     case 'AWAITING_APPROVAL':
-    case 'EXPIRING': return 'AWAITING_APPROVAL';
-    case 'EXECUTING': return 'EXECUTING';
-    case 'EXPIRED': return 'EXPIRED';
-    default: return 'PENDING';
+    case 'EXPIRING':
+      return 'AWAITING_APPROVAL';
+    case 'EXECUTING':
+      return 'EXECUTING';
+    case 'EXPIRED':
+      return 'EXPIRED';
+    default:
+      return 'PENDING';
   }
 }
 

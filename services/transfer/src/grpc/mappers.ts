@@ -9,8 +9,7 @@ import type { CompanyProfile, SendInput } from '../app/send-input.js';
 
 /** proto ⇄ application values (proto enums are string enums such as 'RAIL_BREB'). */
 
-export const railName = (r: ledgerV1.Rail | undefined): string =>
-  r === ledgerV1.Rail.BREB ? 'BREB' : r === ledgerV1.Rail.ACH ? 'ACH' : 'UNSPECIFIED';
+export const railName = (r: ledgerV1.Rail | undefined): string => (r === ledgerV1.Rail.BREB ? 'BREB' : r === ledgerV1.Rail.ACH ? 'ACH' : 'UNSPECIFIED');
 export const protoRail = (r: 'BREB' | 'ACH'): ledgerV1.Rail => (r === 'BREB' ? ledgerV1.Rail.BREB : ledgerV1.Rail.ACH);
 
 const STATUS = {
@@ -81,7 +80,12 @@ export function transferToProto(t: TransferRecord): transferV1.Transfer {
 
 export function amlToProto(e: AmlEntry): transferV1.AmlEntry {
   return {
-    id: e.id, kind: e.kind, documentNumber: e.documentNumber ?? '', ...(e.name ? { name: e.name } : {}), reason: e.reason, createdAt: e.createdAt,
+    id: e.id,
+    kind: e.kind,
+    documentNumber: e.documentNumber ?? '',
+    ...(e.name ? { name: e.name } : {}),
+    reason: e.reason,
+    createdAt: e.createdAt,
     ...(e.bankAccount ? { bankAccount: { bankCode: e.bankAccount.bankCode, accountNumberMasked: e.bankAccount.accountNumberMasked } } : {}),
   };
 }
@@ -130,10 +134,17 @@ export function batchItemToProto(i: BatchItemRecord): transferV1.BatchItem {
   const failed = status === 'FAILED' || status === 'EXPIRED';
   const message = i.errorMessage ?? (failed ? i.transferError : null);
   return {
-    seq: i.seq, line: i.line ?? 0, status, rail: i.rail === null ? ledgerV1.Rail.UNSPECIFIED : ledgerRail(i.rail),
-    amount: i.amount, totalFee: i.fee?.subtotalFee ?? 0n, ivaAmount: i.fee?.ivaAmount ?? 0n,
-    targetName: i.targetName, targetDocument: i.targetDocument,
-    ...(i.reference ? { reference: i.reference } : {}), ...(i.description ? { description: i.description } : {}),
+    seq: i.seq,
+    line: i.line ?? 0,
+    status,
+    rail: i.rail === null ? ledgerV1.Rail.UNSPECIFIED : ledgerRail(i.rail),
+    amount: i.amount,
+    totalFee: i.fee?.subtotalFee ?? 0n,
+    ivaAmount: i.fee?.ivaAmount ?? 0n,
+    targetName: i.targetName,
+    targetDocument: i.targetDocument,
+    ...(i.reference ? { reference: i.reference } : {}),
+    ...(i.description ? { description: i.description } : {}),
     destination: destinationText(i.destination),
     ...(i.transferId && i.storedStatus === 'EXECUTED' ? { transferId: i.transferId } : {}),
     ...(i.errorCode ? { errorCode: i.errorCode } : failed ? { errorCode: 'TRANSFER_FAILED' } : {}),

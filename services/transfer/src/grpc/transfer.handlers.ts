@@ -10,7 +10,11 @@ import type { BatchUseCases } from '../app/use-cases.js';
  * regime, NIT, limits) and a signer come only from the verified caller context (ctx.companyId,
  * ctx.principal), which the gateway signed. Errors are AppErrors mapped to gRPC once.
  */
-export function transferHandlers(uc: TransferUseCases, settlements: TransferSettlements, batchUseCases?: BatchUseCases): AsyncService<transferV1.TransferServiceServer> {
+export function transferHandlers(
+  uc: TransferUseCases,
+  settlements: TransferSettlements,
+  batchUseCases?: BatchUseCases,
+): AsyncService<transferV1.TransferServiceServer> {
   const batches = (): BatchUseCases => {
     if (!batchUseCases) throw new AppError('SERVICE_UNAVAILABLE', 'Los lotes de transferencias no están disponibles en este proceso.');
     return batchUseCases;
@@ -26,16 +30,30 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
 
     async createBatch(req, ctx) {
       const r = await batches().create.execute(ctx, companyOf(ctx), {
-        reference: req.reference, description: req.description, mode: req.mode, source: req.source, requestHash: req.requestHash,
+        reference: req.reference,
+        description: req.description,
+        mode: req.mode,
+        source: req.source,
+        requestHash: req.requestHash,
         idempotencyKey: req.idempotencyKey,
         items: req.items.map((it) => ({
-          seq: it.seq, line: it.line, send: it.send ? sendFromProto(it.send, ctx) : undefined, invalidCode: it.invalidCode, invalidMessage: it.invalidMessage,
+          seq: it.seq,
+          line: it.line,
+          send: it.send ? sendFromProto(it.send, ctx) : undefined,
+          invalidCode: it.invalidCode,
+          invalidMessage: it.invalidMessage,
         })),
       });
       return {
-        batch: batchToProto(r.batch), replayed: r.replayed, idempotencyKeyReplayed: r.keyReplayed,
+        batch: batchToProto(r.batch),
+        replayed: r.replayed,
+        idempotencyKeyReplayed: r.keyReplayed,
         results: r.results.map((x) => ({
-          seq: x.seq, line: x.line ?? 0, valid: x.valid, ...(x.errorCode ? { errorCode: x.errorCode } : {}), ...(x.message ? { message: x.message } : {}),
+          seq: x.seq,
+          line: x.line ?? 0,
+          valid: x.valid,
+          ...(x.errorCode ? { errorCode: x.errorCode } : {}),
+          ...(x.message ? { message: x.message } : {}),
         })),
       };
     },
@@ -68,11 +86,18 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
 
     async quote(req, ctx) {
       const q = await uc.quote.execute(ctx.companyId, {
-        rail: railName(req.rail), amount: req.amount, keyValue: req.keyValue, keyType: req.keyType,
+        rail: railName(req.rail),
+        amount: req.amount,
+        keyValue: req.keyValue,
+        keyType: req.keyType,
         ivaApplicable: companyOf(ctx).ivaApplicable,
       });
       return {
-        amount: q.amount, currentBalance: q.currentBalance, fee: { ...q.fee }, totalCost: q.totalCost, canAfford: q.canAfford,
+        amount: q.amount,
+        currentBalance: q.currentBalance,
+        fee: { ...q.fee },
+        totalCost: q.totalCost,
+        canAfford: q.canAfford,
         ...(q.message !== null ? { message: q.message } : {}),
       };
     },
@@ -87,10 +112,14 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
     },
 
     async addAmlEntry(req) {
-      return amlToProto(await uc.addAmlEntry.execute({
-        documentNumber: req.documentNumber, name: req.name, reason: req.reason,
-        ...(req.bankAccount ? { bankAccount: { bankCode: req.bankAccount.bankCode, accountNumber: req.bankAccount.accountNumber } } : {}),
-      }));
+      return amlToProto(
+        await uc.addAmlEntry.execute({
+          documentNumber: req.documentNumber,
+          name: req.name,
+          reason: req.reason,
+          ...(req.bankAccount ? { bankAccount: { bankCode: req.bankAccount.bankCode, accountNumber: req.bankAccount.accountNumber } } : {}),
+        }),
+      );
     },
 
     async removeAmlEntry(req) {
@@ -131,12 +160,18 @@ export function transferHandlers(uc: TransferUseCases, settlements: TransferSett
 
 function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
   return {
-    ourId: r.ourId, status: r.status, direction: 'OUT', amountCents: r.amountCents, companyId: r.companyId,
+    ourId: r.ourId,
+    status: r.status,
+    direction: 'OUT',
+    amountCents: r.amountCents,
+    companyId: r.companyId,
     ...(r.providerId !== null ? { providerId: r.providerId } : {}),
-    ...(r.settledAt !== null ? {
-      settledAt: r.settledAt.toISOString(),
-      valueDate: bogotaDateOf(r.settledAt),
-    } : {}),
+    ...(r.settledAt !== null
+      ? {
+          settledAt: r.settledAt.toISOString(),
+          valueDate: bogotaDateOf(r.settledAt),
+        }
+      : {}),
     ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}),
   };
 }
@@ -173,4 +208,3 @@ export const transferAccess: AccessPolicy<AsyncService<transferV1.TransferServic
   signBatchApproval: ['gateway'],
   rejectBatchApproval: ['gateway'],
 };
-

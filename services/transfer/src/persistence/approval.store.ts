@@ -1,7 +1,5 @@
 import type { Database, PreparedTx } from '@wallet/platform';
-import type {
-  ApprovalStatus, ApprovalStore, ApprovalView, OutboxEvent, RejectOutcome, SignOutcome, Signer,
-} from '../app/ports.js';
+import type { ApprovalStatus, ApprovalStore, ApprovalView, OutboxEvent, RejectOutcome, SignOutcome, Signer } from '../app/ports.js';
 import type { TransferRecord } from '../domain/transfer.js';
 import { TRANSFER_MACHINE } from '../domain/transfer-machine.js';
 import type { TransferDataProtection } from './data-protection.js';
@@ -34,9 +32,19 @@ export const ms = (n: number) => String(Math.max(0, Math.round(n)));
  * the quorum is reached once, and nothing is signed after a rejection or past the deadline.
  */
 export class SqlApprovalStore implements ApprovalStore {
-  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {}
+  constructor(
+    private readonly db: Database,
+    private readonly protection: TransferDataProtection,
+  ) {}
 
-  async sign(companyId: string, approvalId: string, signer: Signer, approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent, graceMs: number, precheck = false): Promise<SignOutcome> {
+  async sign(
+    companyId: string,
+    approvalId: string,
+    signer: Signer,
+    approvedEvent: (t: TransferRecord, signerEmails: string[]) => OutboxEvent,
+    graceMs: number,
+    precheck = false,
+  ): Promise<SignOutcome> {
     return this.db.preparedTx(async (tx): Promise<SignOutcome> => {
       const a = await lockLive(tx, companyId, approvalId);
       if (a === 'not_found' || a === 'expired' || !a.transfer_id) return { kind: a === 'expired' ? a : 'not_found' };
@@ -47,8 +55,13 @@ export class SqlApprovalStore implements ApprovalStore {
       const transfer = toTransfer(row, this.protection);
       if (added.count < a.threshold) return { kind: 'signed', quorum: false, transfer };
       const emails = await approve(tx, approvalId);
-      const st = transitionStatement(transfer, TRANSFER_MACHINE.quorum.from, TRANSFER_MACHINE.quorum.to,
-        { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${added.count}/${a.threshold}` }, (t) => approvedEvent(t, emails));
+      const st = transitionStatement(
+        transfer,
+        TRANSFER_MACHINE.quorum.from,
+        TRANSFER_MACHINE.quorum.to,
+        { approvedAt: new Date(), nextAttemptInMs: graceMs, reason: `quorum ${added.count}/${a.threshold}` },
+        (t) => approvedEvent(t, emails),
+      );
       const [moved] = await tx.query<TransferRow>(st.sql, st.params);
       // The transfer left AWAITING_APPROVAL some other way (it cannot while the approval was PENDING
       // under this lock, but never dispatch on an assumption): roll everything back.
@@ -67,7 +80,9 @@ export class SqlApprovalStore implements ApprovalStore {
       // sweeper finishes them from here.
       const [row] = await tx.query<TransferRow>(
         `update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
-          where id = $1::uuid returning *`, [a.transfer_id, ms(graceMs)]);
+          where id = $1::uuid returning *`,
+        [a.transfer_id, ms(graceMs)],
+      );
       if (!row) throw new Error(`approval ${approvalId} without its transfer`);
       return { kind: 'rejected', transfer: toTransfer(row, this.protection) };
     });
@@ -78,7 +93,9 @@ export class SqlApprovalStore implements ApprovalStore {
       `with u as (update transfer.approvals set status = 'EXPIRED', decided_at = now()
                    where id = $1 and status = 'PENDING' and expires_at <= now() returning status)
        select status from u union all
-       select status from transfer.approvals where id = $1 and not exists (select 1 from u)`, [approvalId]);
+       select status from transfer.approvals where id = $1 and not exists (select 1 from u)`,
+      [approvalId],
+    );
     return rows[0]?.status;
   }
 
@@ -96,12 +113,15 @@ export class SqlApprovalStore implements ApprovalStore {
   async list(companyId: string, status: ApprovalStatus, limit: number, cursor: { createdAt: Date; id: string } | null): Promise<ApprovalView[]> {
     const rows = cursor
       ? await this.db.prepared<ViewRow>(
-        `${VIEW_SQL} where a.company_id = $1 and a.status = $2 and (a.created_at, a.id) < ($4::timestamptz, $5)
+          `${VIEW_SQL} where a.company_id = $1 and a.status = $2 and (a.created_at, a.id) < ($4::timestamptz, $5)
           order by a.created_at desc, a.id desc limit $3`,
-        [companyId, status, String(limit), cursor.createdAt.toISOString(), cursor.id])
-      : await this.db.prepared<ViewRow>(
-        `${VIEW_SQL} where a.company_id = $1 and a.status = $2 order by a.created_at desc, a.id desc limit $3`,
-        [companyId, status, String(limit)]);
+          [companyId, status, String(limit), cursor.createdAt.toISOString(), cursor.id],
+        )
+      : await this.db.prepared<ViewRow>(`${VIEW_SQL} where a.company_id = $1 and a.status = $2 order by a.created_at desc, a.id desc limit $3`, [
+          companyId,
+          status,
+          String(limit),
+        ]);
     return rows.map((r) => toView(r, this.protection));
   }
 }
@@ -113,7 +133,9 @@ export class SqlApprovalStore implements ApprovalStore {
  */
 export async function lockLive(tx: PreparedTx, companyId: string, approvalId: string): Promise<ApprovalRow | 'not_found' | 'expired'> {
   const [a] = await tx.query<ApprovalRow>(
-    `select *, batch_id::text as batch_id, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`, [approvalId, companyId]);
+    `select *, batch_id::text as batch_id, expires_at <= now() as due from transfer.approvals where id = $1 and company_id = $2 for update`,
+    [approvalId, companyId],
+  );
   if (!a) return 'not_found';
   if (a.status === 'EXPIRED') return 'expired';
   if (a.status === 'PENDING' && a.due) {
@@ -127,51 +149,80 @@ export async function lockLive(tx: PreparedTx, companyId: string, approvalId: st
 /** The approval's transfer, or its batch and the batch's items still awaiting it, due for the sweepers in `inMs`. */
 export async function makeDue(tx: PreparedTx, a: Pick<ApprovalRow, 'transfer_id' | 'batch_id'>, inMs: number): Promise<void> {
   if (a.transfer_id) {
-    await tx.query(`update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
-      where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.transfer_id, ms(inMs)]);
+    await tx.query(
+      `update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+      where id = $1::uuid and state = 'AWAITING_APPROVAL'`,
+      [a.transfer_id, ms(inMs)],
+    );
     return;
   }
-  await tx.query(`update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
-    where batch_id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.batch_id, ms(inMs)]);
-  await tx.query(`update transfer.batches set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
-    where id = $1::uuid and state = 'AWAITING_APPROVAL'`, [a.batch_id, ms(inMs)]);
+  await tx.query(
+    `update transfer.transfers set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+    where batch_id = $1::uuid and state = 'AWAITING_APPROVAL'`,
+    [a.batch_id, ms(inMs)],
+  );
+  await tx.query(
+    `update transfer.batches set next_attempt_at = now() + ($2::bigint * interval '1 millisecond'), updated_at = now()
+    where id = $1::uuid and state = 'AWAITING_APPROVAL'`,
+    [a.batch_id, ms(inMs)],
+  );
 }
 
 /**
  * A signer's signature on a locked, live approval: 'already_signed' (this user signed), 'not_pending'
  * (decided), 'may_sign' (precheck: nothing written), or 'added' with the signatures counted after it.
  */
-export async function addSignature(tx: PreparedTx, a: ApprovalRow, signer: Signer, precheck: boolean):
-  Promise<{ kind: 'already_signed' | 'not_pending' | 'may_sign' } | { kind: 'added'; count: number }> {
-  const [mine] = await tx.query<{ n: number }>(
-    'select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [a.id, signer.userId]);
+export async function addSignature(
+  tx: PreparedTx,
+  a: ApprovalRow,
+  signer: Signer,
+  precheck: boolean,
+): Promise<{ kind: 'already_signed' | 'not_pending' | 'may_sign' } | { kind: 'added'; count: number }> {
+  const [mine] = await tx.query<{ n: number }>('select 1 as n from transfer.approval_signatures where approval_id = $1 and user_id = $2', [
+    a.id,
+    signer.userId,
+  ]);
   if (mine) return { kind: 'already_signed' };
   if (a.status !== 'PENDING') return { kind: 'not_pending' };
   if (precheck) return { kind: 'may_sign' };
-  await tx.query(
-    `insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`,
-    [a.id, signer.userId, signer.email, signer.role]);
-  const [{ n }] = await tx.query<{ n: number }>(
-    'select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [a.id]) as [{ n: number }];
+  await tx.query(`insert into transfer.approval_signatures (approval_id, user_id, email, role) values ($1, $2, $3, $4)`, [
+    a.id,
+    signer.userId,
+    signer.email,
+    signer.role,
+  ]);
+  const [{ n }] = (await tx.query<{ n: number }>('select count(*)::int as n from transfer.approval_signatures where approval_id = $1', [a.id])) as [
+    { n: number },
+  ];
   return { kind: 'added', count: n };
 }
 
 /** The quorum: the approval APPROVED; the signers' e-mails in signing order. */
 export async function approve(tx: PreparedTx, approvalId: string): Promise<string[]> {
   await tx.query(`update transfer.approvals set status = 'APPROVED', decided_at = now() where id = $1`, [approvalId]);
-  return (await tx.query<{ email: string }>(
-    'select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])).map((r) => r.email);
+  return (
+    await tx.query<{ email: string }>('select email from transfer.approval_signatures where approval_id = $1 order by signed_at, user_id', [approvalId])
+  ).map((r) => r.email);
 }
 
 export async function markRejected(tx: PreparedTx, approvalId: string, reason: string | null, signer: Signer): Promise<void> {
-  await tx.query(
-    `update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`,
-    [approvalId, reason, signer.email]);
+  await tx.query(`update transfer.approvals set status = 'REJECTED', decided_at = now(), reject_reason = $2, rejected_by = $3 where id = $1`, [
+    approvalId,
+    reason,
+    signer.email,
+  ]);
 }
 
 type ViewRow = TransferRow & {
-  a_id: string; a_threshold: number; a_status: ApprovalStatus; a_created_at: Date; a_expires_at: Date;
-  a_decided_at: Date | null; a_reject_reason: string | null; a_rejected_by: string | null; a_signatures: SignatureJson[];
+  a_id: string;
+  a_threshold: number;
+  a_status: ApprovalStatus;
+  a_created_at: Date;
+  a_expires_at: Date;
+  a_decided_at: Date | null;
+  a_reject_reason: string | null;
+  a_rejected_by: string | null;
+  a_signatures: SignatureJson[];
 };
 
 const VIEW_SQL = `

@@ -24,12 +24,24 @@ export function settledPageSql(after: boolean): string {
     : `select ${COLS} from transfer.transfers where ${SETTLED} and rail = $1 and ${SETTLED_DAY} = $2::date order by transfers.id limit $3`;
 }
 
-interface Row { id: string; provider_transfer_id: string | null; state: string; amount: string; company_id: string; settled_at: Date | string | null; open_exception_id?: string | null }
+interface Row {
+  id: string;
+  provider_transfer_id: string | null;
+  state: string;
+  amount: string;
+  company_id: string;
+  settled_at: Date | string | null;
+  open_exception_id?: string | null;
+}
 
 function toRecord(r: Row): SettlementRecord {
   const status = r.state === 'COMPLETED' || r.state === 'FAILED' ? r.state : 'PENDING';
   return {
-    ourId: r.id, providerId: r.provider_transfer_id, status, amountCents: centsFromDb(r.amount), companyId: r.company_id,
+    ourId: r.id,
+    providerId: r.provider_transfer_id,
+    status,
+    amountCents: centsFromDb(r.amount),
+    companyId: r.company_id,
     settledAt: status === 'PENDING' || r.settled_at === null ? null : new Date(r.settled_at),
     ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}),
   };
@@ -39,18 +51,22 @@ export class SqlSettlementReader implements SettlementReader {
   constructor(private readonly db: Database) {}
 
   async settledPage(rail: Rail, date: string, afterId: string | null, limit: number): Promise<SettlementRecord[]> {
-    const rows = afterId === null
-      ? await this.db.prepared<Row>(settledPageSql(false), [rail, date, limit])
-      : await this.db.prepared<Row>(settledPageSql(true), [rail, date, afterId, limit]);
+    const rows =
+      afterId === null
+        ? await this.db.prepared<Row>(settledPageSql(false), [rail, date, limit])
+        : await this.db.prepared<Row>(settledPageSql(true), [rail, date, afterId, limit]);
     return rows.map(toRecord);
   }
 
   async find(rail: Rail, ids: readonly string[]): Promise<SettlementRecord[]> {
     // With the money exception still open about each (issue 35: a correction waits for it).
-    const rows = await this.db.prepared<Row>(`select ${COLS},
+    const rows = await this.db.prepared<Row>(
+      `select ${COLS},
         (select e.id from transfer.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = transfers.id::text order by e.opened_at limit 1) as open_exception_id
       from transfer.transfers
-      where id = any($2::uuid[]) and rail = $1 and state not in ('REJECTED', 'EXPIRED') order by id`, [rail, ids]);
+      where id = any($2::uuid[]) and rail = $1 and state not in ('REJECTED', 'EXPIRED') order by id`,
+      [rail, ids],
+    );
     return rows.map(toRecord);
   }
 }

@@ -6,9 +6,20 @@ import type { Rail } from '../domain/rails.js';
 import { COUNTED_STATES, FINAL_STATES, LIVE_STATES, type Destination, type TransferRecord, type TransferState } from '../domain/transfer.js';
 import type { TransferDataProtection } from './data-protection.js';
 import {
-  IDEMPOTENCY_KEY_TAKEN, REFERENCE_TAKEN, type ReferenceBinding,
-  type AmlEntry, type NewAmlEntry, type IdempotencyBinding, type KeyedTransfer, type OutboxEvent, type ReferenceClaim, type ReferenceRow, type ResolvedKey,
-  type TransferStore, type TransitionPatch, type LeasedTransfer,
+  IDEMPOTENCY_KEY_TAKEN,
+  REFERENCE_TAKEN,
+  type ReferenceBinding,
+  type AmlEntry,
+  type NewAmlEntry,
+  type IdempotencyBinding,
+  type KeyedTransfer,
+  type OutboxEvent,
+  type ReferenceClaim,
+  type ReferenceRow,
+  type ResolvedKey,
+  type TransferStore,
+  type TransitionPatch,
+  type LeasedTransfer,
 } from '../app/ports.js';
 
 /** The `pg` pool under MikroORM, for single statements as named prepared statements. */
@@ -64,9 +75,10 @@ const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null :
  * `account_number_sealed` (dispatch and account validation need it; events and logs mask it).
  */
 export function toTransfer(r: TransferRow, protection: TransferDataProtection): TransferRecord {
-  const destination: Destination = r.destination.kind === 'ACH'
-    ? { ...r.destination, accountNumber: r.account_number_sealed ? protection.openAccount(r.account_number_sealed) : '' }
-    : r.destination;
+  const destination: Destination =
+    r.destination.kind === 'ACH'
+      ? { ...r.destination, accountNumber: r.account_number_sealed ? protection.openAccount(r.account_number_sealed) : '' }
+      : r.destination;
   return {
     id: r.id,
     companyId: r.company_id,
@@ -75,8 +87,12 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     state: r.state,
     amount: centsFromDb(r.amount),
     fee: {
-      fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
-      ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+      fixedFee: centsFromDb(r.fixed_fee),
+      variableFee: centsFromDb(r.variable_fee),
+      subtotalFee: centsFromDb(r.subtotal_fee),
+      ivaApplicable: r.iva_applicable,
+      ivaAmount: centsFromDb(r.iva_amount),
+      totalCharged: centsFromDb(r.total_charged),
     },
     targetName: r.target_name,
     targetDocument: r.target_document,
@@ -87,9 +103,10 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     providerTransferId: r.provider_transfer_id,
     errorMessage: r.error_message,
     dispatchAttempts: r.dispatch_attempts,
-    approval: r.approval_id && r.approval_threshold && r.approval_expires_at
-      ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
-      : null,
+    approval:
+      r.approval_id && r.approval_threshold && r.approval_expires_at
+        ? { id: r.approval_id, threshold: r.approval_threshold, expiresAt: date(r.approval_expires_at) }
+        : null,
     approvedAt: dateOrNull(r.approved_at),
     releaseEvent: r.release_event ?? null,
     rejectedBy: r.rejected_by ?? null,
@@ -154,11 +171,15 @@ export class SqlTransferStore implements TransferStore {
    */
   private readonly aml: TableCopy<Set<string>>;
 
-  constructor(private readonly db: Database, private readonly protection: TransferDataProtection) {
+  constructor(
+    private readonly db: Database,
+    private readonly protection: TransferDataProtection,
+  ) {
     this.aml = new TableCopy(db, 'transfer_aml', async () => {
       const rows = await this.run<{ k: string }>(
         `select coalesce(normalized_document, destination_fingerprint) as k from transfer.aml_entries
-          where removed_at is null limit ${AML_MEMORY_MAX + 1}`);
+          where removed_at is null limit ${AML_MEMORY_MAX + 1}`,
+      );
       // A list too large to hold is checked in the table.
       return rows.length > AML_MEMORY_MAX ? undefined : new Set(rows.map((r) => r.k));
     });
@@ -194,7 +215,8 @@ export class SqlTransferStore implements TransferStore {
           set request_hash = excluded.request_hash, transfer_id = excluded.transfer_id, created_at = now(), answered_at = null
         where transfer.send_references.created_at <= now() - (?::bigint * interval '1 second')
        returning transfer_id::text as transfer_id`,
-      [companyId, reference, this.protection.fingerprint(requestHash), transferId, String(windowSeconds)]);
+      [companyId, reference, this.protection.fingerprint(requestHash), transferId, String(windowSeconds)],
+    );
     if (rows[0]?.transfer_id === transferId) return { owner: true };
     const existing = await this.getReference(companyId, reference, requestHash);
     if (!existing) return this.claimReference(companyId, reference, requestHash, transferId, windowSeconds); // released meanwhile
@@ -204,25 +226,34 @@ export class SqlTransferStore implements TransferStore {
   async getReference(companyId: string, reference: string, requestHash: string): Promise<ReferenceRow | undefined> {
     const rows = await this.run<{ request_hash: string; transfer_id: string; created_at: Date; answered_at: Date | null }>(
       `select request_hash, transfer_id::text as transfer_id, created_at, answered_at
-         from transfer.send_references where company_id = ? and reference = ?`, [companyId, reference]);
+         from transfer.send_references where company_id = ? and reference = ?`,
+      [companyId, reference],
+    );
     const r = rows[0];
-    return r && {
-      sameRequest: r.request_hash === this.protection.fingerprint(requestHash),
-      transferId: r.transfer_id, createdAt: date(r.created_at), answeredAt: dateOrNull(r.answered_at),
-    };
+    return (
+      r && {
+        sameRequest: r.request_hash === this.protection.fingerprint(requestHash),
+        transferId: r.transfer_id,
+        createdAt: date(r.created_at),
+        answeredAt: dateOrNull(r.answered_at),
+      }
+    );
   }
 
   async answerReference(companyId: string, reference: string, transferId: string): Promise<void> {
     await this.run(
       `update transfer.send_references set answered_at = now()
         where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`,
-      [companyId, reference, transferId]);
+      [companyId, reference, transferId],
+    );
   }
 
   async releaseReference(companyId: string, reference: string, transferId: string): Promise<void> {
-    await this.run(
-      `delete from transfer.send_references where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`,
-      [companyId, reference, transferId]);
+    await this.run(`delete from transfer.send_references where company_id = ? and reference = ? and transfer_id = ?::uuid and answered_at is null`, [
+      companyId,
+      reference,
+      transferId,
+    ]);
   }
 
   // ───────────────────────────── AML ─────────────────────────────
@@ -240,7 +271,8 @@ export class SqlTransferStore implements TransferStore {
     const rows = await this.run<{ hit: boolean }>(
       `select exists (select 1 from transfer.aml_entries where removed_at is null
                          and (normalized_document = any($1::text[]) or destination_fingerprint = any($1::text[]))) as hit`,
-      [candidates]);
+      [candidates],
+    );
     return rows[0]?.hit === true;
   }
 
@@ -263,8 +295,18 @@ export class SqlTransferStore implements TransferStore {
       const rows = await this.run<AmlRow>(
         `insert into transfer.aml_entries (id, kind, document_number, normalized_document, destination_fingerprint, bank_code, account_number_masked, name, reason)
          values (?::uuid, ?, ?, ?, ?, ?, ?, ?, ?) returning ${AML_COLS}`,
-        [e.id, e.kind, doc ? e.documentNumber : null, doc ? e.normalized : null, doc ? null : e.fingerprint,
-          doc ? null : e.bankCode, doc ? null : e.masked, e.name, e.reason]);
+        [
+          e.id,
+          e.kind,
+          doc ? e.documentNumber : null,
+          doc ? e.normalized : null,
+          doc ? null : e.fingerprint,
+          doc ? null : e.bankCode,
+          doc ? null : e.masked,
+          e.name,
+          e.reason,
+        ],
+      );
       this.aml.wrote();
       return toAml(rows[0]!);
     } catch (err) {
@@ -272,7 +314,8 @@ export class SqlTransferStore implements TransferStore {
       // Already listed: adding it again is idempotent and answers the live entry.
       const rows = await this.run<AmlRow>(
         `select ${AML_COLS} from transfer.aml_entries where ${doc ? 'normalized_document' : 'destination_fingerprint'} = ? and removed_at is null`,
-        [doc ? e.normalized : e.fingerprint]);
+        [doc ? e.normalized : e.fingerprint],
+      );
       if (!rows[0]) throw err;
       return toAml(rows[0]);
     }
@@ -283,7 +326,8 @@ export class SqlTransferStore implements TransferStore {
       `with u as (update transfer.aml_entries set removed_at = now() where id = ?::uuid and removed_at is null returning ${AML_COLS})
        select * from u union all
        select ${AML_COLS} from transfer.aml_entries where id = ?::uuid and not exists (select 1 from u)`,
-      [id, id]);
+      [id, id],
+    );
     this.aml.wrote();
     return rows[0] && toAml(rows[0]);
   }
@@ -296,14 +340,16 @@ export class SqlTransferStore implements TransferStore {
        values (?, ?, ?, ?, ?::jsonb, now())
        on conflict (company_id, anchor_handle) do update
           set key_type = excluded.key_type, key_value = excluded.key_value, recipient = excluded.recipient, resolved_at = now()`,
-      [companyId, r.anchorHandle, r.keyType, r.keyValue, JSON.stringify(r.recipient)]);
+      [companyId, r.anchorHandle, r.keyType, r.keyValue, JSON.stringify(r.recipient)],
+    );
   }
 
   async findResolvedKey(companyId: string, anchorHandle: string, maxAgeSeconds: number): Promise<ResolvedKey | undefined> {
     const rows = await this.run<{ anchor_handle: string; key_type: KeyType; key_value: string; recipient: ResolvedKey['recipient'] }>(
       `select anchor_handle, key_type, key_value, recipient from transfer.resolved_keys
         where company_id = ? and anchor_handle = ? and resolved_at > now() - (?::bigint * interval '1 second')`,
-      [companyId, anchorHandle, String(maxAgeSeconds)]);
+      [companyId, anchorHandle, String(maxAgeSeconds)],
+    );
     const r = rows[0];
     return r && { anchorHandle: r.anchor_handle, keyType: r.key_type, keyValue: r.key_value, recipient: r.recipient };
   }
@@ -311,15 +357,22 @@ export class SqlTransferStore implements TransferStore {
   async purgeResolvedKeys(olderThanSeconds: number): Promise<number> {
     const rows = await this.run<{ n: string }>(
       `with d as (delete from transfer.resolved_keys where resolved_at < now() - (?::bigint * interval '1 second') returning 1)
-       select count(*)::text as n from d`, [String(olderThanSeconds)]);
+       select count(*)::text as n from d`,
+      [String(olderThanSeconds)],
+    );
     return Number(rows[0]?.n ?? 0);
   }
 
   // ───────────────────────────── transfers ─────────────────────────────
 
   async insertWithinLimits(
-    t: TransferRecord, counterparty: string, windows: { dayStart: Date; monthStart: Date },
-    limits: Limits, nextAttemptInMs: number, idempotency?: IdempotencyBinding, reference?: ReferenceBinding,
+    t: TransferRecord,
+    counterparty: string,
+    windows: { dayStart: Date; monthStart: Date },
+    limits: Limits,
+    nextAttemptInMs: number,
+    idempotency?: IdempotencyBinding,
+    reference?: ReferenceBinding,
   ): Promise<string> {
     // ONE autocommit statement (migrations 0009, 0013): `locked_destination_usage` takes the (company,
     // counterparty document) and (company, destination fingerprint) locks, in ascending order, then
@@ -331,7 +384,7 @@ export class SqlTransferStore implements TransferStore {
     // With `reference`, the same statement claims (company, reference) as `claimReference` does
     // (insert, or take over a claim older than the window), only when the limits leave room, and the
     // transfer is inserted only when the claim is its own: otherwise REFERENCE_TAKEN, nothing written.
-    if (reference && !t.reference) throw new Error('a reference claim needs the transfer\'s reference');
+    if (reference && !t.reference) throw new Error("a reference claim needs the transfer's reference");
     const stored = storedDestination(t.destination, this.protection);
     let rows: Array<{ day_sum: string; month_sum: string; inserted: boolean; claimed: boolean }>;
     try {
@@ -362,15 +415,44 @@ export class SqlTransferStore implements TransferStore {
          h as (insert into transfer.state_history (transfer_id, state) select id, 'RECEIVED' from t)
          select u.day_sum::text as day_sum, u.month_sum::text as month_sum, exists (select 1 from t) as inserted,
                 exists (select 1 from c where c.transfer_id = $1::uuid) as claimed from u`,
-        [t.id, t.companyId, t.apiKeyId, t.rail, t.amount.toString(), t.fee.fixedFee.toString(), t.fee.variableFee.toString(),
-          t.fee.subtotalFee.toString(), t.fee.ivaApplicable, t.fee.ivaAmount.toString(), t.fee.totalCharged.toString(),
-          t.targetName, t.targetDocument, counterparty, t.reference, t.description, JSON.stringify(stored.destination),
-          ms(nextAttemptInMs), t.createdAt.toISOString(), windows.dayStart.toISOString(), windows.monthStart.toISOString(),
-          t.approval?.id ?? null, t.approval?.threshold ?? null, t.approval ? t.approval.expiresAt.toISOString() : null,
-          stored.sealed, stored.masked, idempotency?.key ?? null, idempotency ? this.protection.fingerprint(idempotency.requestHash) : null,
-          [...COUNTED_STATES], limits.daily.toString(), limits.monthly.toString(),
-          reference ? this.protection.fingerprint(reference.requestHash) : null, reference !== undefined, String(reference?.windowSeconds ?? 0),
-          t.destinationFingerprint ?? null]);
+        [
+          t.id,
+          t.companyId,
+          t.apiKeyId,
+          t.rail,
+          t.amount.toString(),
+          t.fee.fixedFee.toString(),
+          t.fee.variableFee.toString(),
+          t.fee.subtotalFee.toString(),
+          t.fee.ivaApplicable,
+          t.fee.ivaAmount.toString(),
+          t.fee.totalCharged.toString(),
+          t.targetName,
+          t.targetDocument,
+          counterparty,
+          t.reference,
+          t.description,
+          JSON.stringify(stored.destination),
+          ms(nextAttemptInMs),
+          t.createdAt.toISOString(),
+          windows.dayStart.toISOString(),
+          windows.monthStart.toISOString(),
+          t.approval?.id ?? null,
+          t.approval?.threshold ?? null,
+          t.approval ? t.approval.expiresAt.toISOString() : null,
+          stored.sealed,
+          stored.masked,
+          idempotency?.key ?? null,
+          idempotency ? this.protection.fingerprint(idempotency.requestHash) : null,
+          [...COUNTED_STATES],
+          limits.daily.toString(),
+          limits.monthly.toString(),
+          reference ? this.protection.fingerprint(reference.requestHash) : null,
+          reference !== undefined,
+          String(reference?.windowSeconds ?? 0),
+          t.destinationFingerprint ?? null,
+        ],
+      );
     } catch (err) {
       // Another transfer holds the key (it committed first: a retry or a concurrent duplicate).
       if (isUniqueViolation(err, 'transfers_idempotency_key_uq')) return IDEMPOTENCY_KEY_TAKEN;
@@ -386,27 +468,38 @@ export class SqlTransferStore implements TransferStore {
   }
 
   async findByIdempotencyKey(companyId: string, key: string, requestHash: string): Promise<KeyedTransfer | undefined> {
-    const rows = await this.run<TransferRow>(
-      'select * from transfer.transfers where company_id = ? and idempotency_key = ?', [companyId, key]);
+    const rows = await this.run<TransferRow>('select * from transfer.transfers where company_id = ? and idempotency_key = ?', [companyId, key]);
     const r = rows[0];
-    return r && {
-      transfer: toTransfer(r, this.protection),
-      sameRequest: r.idempotency_fingerprint === this.protection.fingerprint(requestHash),
-      rejectCode: r.reject_code ?? null,
-    };
+    return (
+      r && {
+        transfer: toTransfer(r, this.protection),
+        sameRequest: r.idempotency_fingerprint === this.protection.fingerprint(requestHash),
+        rejectCode: r.reject_code ?? null,
+      }
+    );
   }
 
   async transition(
-    current: TransferRecord, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
-    event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
+    current: TransferRecord,
+    from: readonly TransferState[],
+    to: TransferState,
+    patch: TransitionPatch,
+    event: ((t: TransferRecord) => OutboxEvent) | null,
+    callbackEventId?: string,
   ): Promise<TransferRecord | undefined> {
     const st = transitionStatement(current, from, to, patch, event, callbackEventId);
     const rows = await this.run<TransferRow>(st.sql, st.params);
     return rows[0] && toTransfer(rows[0], this.protection);
   }
 
-  async transitionOnCallback(id: string, rail: Rail, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
-    callbackEventId: string): Promise<TransferRecord | undefined> {
+  async transitionOnCallback(
+    id: string,
+    rail: Rail,
+    from: readonly TransferState[],
+    to: TransferState,
+    patch: TransitionPatch,
+    callbackEventId: string,
+  ): Promise<TransferRecord | undefined> {
     const st = transitionStatement({ id }, from, to, patch, null, callbackEventId, { rail, unseenCallback: callbackEventId });
     const rows = await this.run<TransferRow>(st.sql, st.params);
     return rows[0] && toTransfer(rows[0], this.protection);
@@ -415,7 +508,9 @@ export class SqlTransferStore implements TransferStore {
   async recordDispatchIntent(id: string): Promise<boolean> {
     const rows = await this.run(
       `update transfer.transfers set dispatch_attempts = dispatch_attempts + 1, last_dispatch_at = now(), updated_at = now()
-        where id = ?::uuid and state in ('RESERVED', 'EXECUTING') returning 1`, [id]);
+        where id = ?::uuid and state in ('RESERVED', 'EXECUTING') returning 1`,
+      [id],
+    );
     return rows.length > 0;
   }
 
@@ -424,12 +519,15 @@ export class SqlTransferStore implements TransferStore {
       `update transfer.transfers set dispatch_misses = dispatch_misses + case when $1 then 0 else 1 end, dispatch_ambiguous = dispatch_ambiguous or $1,
               last_dispatch_error = $2, next_attempt_at = now() + ($3::bigint * interval '1 millisecond'), updated_at = now()
         where id = $4::uuid and state in ('RESERVED', 'EXECUTING')`,
-      [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id]);
+      [ambiguous, error.slice(0, 500), ms(nextAttemptInMs), id],
+    );
   }
 
   async dispatchInDoubt(id: string): Promise<boolean> {
     const rows = await this.run<{ a: boolean }>(
-      'select (dispatch_ambiguous or dispatch_attempts > dispatch_misses) as a from transfer.transfers where id = ?::uuid', [id]);
+      'select (dispatch_ambiguous or dispatch_attempts > dispatch_misses) as a from transfer.transfers where id = ?::uuid',
+      [id],
+    );
     return rows[0]?.a === true;
   }
 
@@ -437,11 +535,11 @@ export class SqlTransferStore implements TransferStore {
     await this.run(
       `update transfer.transfers set next_attempt_at = case when ?::bigint is null then null else now() + (?::bigint * interval '1 millisecond') end, updated_at = now()
         where id = ?::uuid and state = ?`,
-      [inMs === null ? null : ms(inMs), inMs === null ? null : ms(inMs), id, state]);
+      [inMs === null ? null : ms(inMs), inMs === null ? null : ms(inMs), id, state],
+    );
   }
 
   // ───────────────────────────── money exceptions ─────────────────────────────
-
 
   async get(id: string): Promise<TransferRecord | undefined> {
     const rows = await this.run<TransferRow>('select * from transfer.transfers where id = ?::uuid', [id]);
@@ -459,14 +557,17 @@ export class SqlTransferStore implements TransferStore {
        update transfer.transfers t set next_attempt_at = now() + (?::bigint * interval '1 millisecond')
          from due where t.id = due.id
        returning t.*, (coalesce(t.approved_at, t.accepted_at, t.created_at) + (?::bigint * interval '1 second') <= now()) as dispatch_expired`,
-      [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)]);
+      [String(limit), ms(leaseMs), String(dispatchTimeoutSeconds)],
+    );
     return rows.map((r) => ({ transfer: toTransfer(r, this.protection), dispatchExpired: r.dispatch_expired }));
   }
 
   async getForCallback(eventId: string, transferId: string): Promise<{ seen: boolean; transfer: TransferRecord | undefined }> {
     const rows = await this.run<TransferRow & { seen_: boolean }>(
       `select exists (select 1 from transfer.rail_callbacks where event_id = $1) as seen_, t.*
-         from (select 1) one left join transfer.transfers t on t.id = $2::uuid`, [eventId, transferId]);
+         from (select 1) one left join transfer.transfers t on t.id = $2::uuid`,
+      [eventId, transferId],
+    );
     const r = rows[0];
     return { seen: r?.seen_ === true, transfer: r && r.id ? toTransfer(r, this.protection) : undefined };
   }
@@ -477,9 +578,12 @@ export class SqlTransferStore implements TransferStore {
   }
 
   async recordCallback(eventId: string, transferId: string, rail: Rail, status: string): Promise<void> {
-    await this.run(
-      `insert into transfer.rail_callbacks (event_id, transfer_id, rail, status) values (?, ?::uuid, ?, ?) on conflict (event_id) do nothing`,
-      [eventId, transferId, rail, status]);
+    await this.run(`insert into transfer.rail_callbacks (event_id, transfer_id, rail, status) values (?, ?::uuid, ?, ?) on conflict (event_id) do nothing`, [
+      eventId,
+      transferId,
+      rail,
+      status,
+    ]);
   }
 }
 
@@ -489,8 +593,12 @@ export class SqlTransferStore implements TransferStore {
  * runs alone or inside a transaction alike.
  */
 export function transitionStatement(
-  current: TransferRecord | { id: string }, from: readonly TransferState[], to: TransferState, patch: TransitionPatch,
-  event: ((t: TransferRecord) => OutboxEvent) | null, callbackEventId?: string,
+  current: TransferRecord | { id: string },
+  from: readonly TransferState[],
+  to: TransferState,
+  patch: TransitionPatch,
+  event: ((t: TransferRecord) => OutboxEvent) | null,
+  callbackEventId?: string,
   /** A callback's transition made without reading the transfer: it must be of this rail and the callback unseen. */
   guard?: { rail: Rail; unseenCallback: string },
 ): { sql: string; params: unknown[] } {
@@ -548,10 +656,8 @@ export function transitionStatement(
     patch.fee?.totalCharged.toString() ?? null,
     ...(guard ? [guard.rail, guard.unseenCallback] : []),
   ];
-  const guarded = guard
-    ? ` and rail = $34 and not exists (select 1 from transfer.rail_callbacks where event_id = $35)`
-    : '';
-const sql = `with t as (
+  const guarded = guard ? ` and rail = $34 and not exists (select 1 from transfer.rail_callbacks where event_id = $35)` : '';
+  const sql = `with t as (
        update transfer.transfers set
          state = $1,
          hold_id = coalesce($2::uuid, hold_id),
@@ -597,20 +703,30 @@ const sql = `with t as (
      a as (insert into transfer.approvals (id, transfer_id, company_id, threshold, status, expires_at)
            select $21, t.id, t.company_id, $22::integer, 'PENDING', $23::timestamptz from t where $21::text is not null)
      select * from t`;
-return { sql, params };
+  return { sql, params };
 }
-
 
 const AML_COLS = 'id::text as id, kind, document_number, bank_code, account_number_masked, name, reason, created_at, removed_at';
 interface AmlRow {
-  id: string; kind: 'DOCUMENT' | 'BANK_ACCOUNT'; document_number: string | null; bank_code: string | null; account_number_masked: string | null;
-  name: string | null; reason: string; created_at: Date; removed_at: Date | null;
+  id: string;
+  kind: 'DOCUMENT' | 'BANK_ACCOUNT';
+  document_number: string | null;
+  bank_code: string | null;
+  account_number_masked: string | null;
+  name: string | null;
+  reason: string;
+  created_at: Date;
+  removed_at: Date | null;
 }
 function toAml(r: AmlRow): AmlEntry {
   return {
-    id: r.id, kind: r.kind, documentNumber: r.document_number,
+    id: r.id,
+    kind: r.kind,
+    documentNumber: r.document_number,
     bankAccount: r.kind === 'BANK_ACCOUNT' ? { bankCode: r.bank_code ?? '', accountNumberMasked: r.account_number_masked ?? '' } : null,
-    name: r.name, reason: r.reason, createdAt: date(r.created_at), removedAt: dateOrNull(r.removed_at),
+    name: r.name,
+    reason: r.reason,
+    createdAt: date(r.created_at),
+    removedAt: dateOrNull(r.removed_at),
   };
 }
-

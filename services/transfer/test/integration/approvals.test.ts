@@ -1,16 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
-  MovementStatus, Rail, brebSend, ctxOf, expectEvents, expectLedgerOk, failure, newCompany, send, startHarness, stateOf, streamEvents,
-  transferRow, userCtxOf, waitForState, wallet, type CompanySetup, type Harness,
+  MovementStatus,
+  Rail,
+  brebSend,
+  ctxOf,
+  expectEvents,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  startHarness,
+  stateOf,
+  streamEvents,
+  transferRow,
+  userCtxOf,
+  waitForState,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 /** Multi-signature sends (CONTRACT §2/§5, §3.1) through the real gRPC service, ledger and rail. */
 describe('multi-signature approvals', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '3600' } }); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '3600' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   const signer = (role = 'OPERATOR', userId = randomUUID()) => ({ userId, email: `${userId.slice(0, 8)}@empresa.co`, role });
   const sign = (co: CompanySetup, approvalId: string, s = signer()) => h.client.signApproval({ approvalId, precheck: false }, userCtxOf(co.id, s));
@@ -94,7 +116,10 @@ describe('multi-signature approvals', () => {
     await waitForState(h, t.id, ['COMPLETED']);
     const dispatched = (await streamEvents(h)).filter((e) => e.event.transferId === t.id && e.subject.endsWith('.dispatched'));
     expect(dispatched).toHaveLength(1);
-    const sigs = await h.ledger.db.query<{ n: number }>('select count(*)::int as n from transfer.approval_signatures a join transfer.approvals p on p.id = a.approval_id where p.transfer_id = ?::uuid', [t.id]);
+    const sigs = await h.ledger.db.query<{ n: number }>(
+      'select count(*)::int as n from transfer.approval_signatures a join transfer.approvals p on p.id = a.approval_id where p.transfer_id = ?::uuid',
+      [t.id],
+    );
     expect(sigs[0]!.n).toBe(2);
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 93_000n, pending: 0n });
   });
@@ -130,9 +155,15 @@ describe('multi-signature approvals', () => {
 
 describe('multi-signature expiry', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '1' } }); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '1' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('without quorum in APPROVAL_TTL_SECONDS: approval and transfer EXPIRED, funds released, a later signature gets APPROVAL_EXPIRED', async () => {
     const co = await newCompany(h, { breb: 30_000n, multiSig: 2 });
@@ -144,7 +175,9 @@ describe('multi-signature expiry', () => {
     expect(await waitForState(h, t.id, ['EXPIRED'], 8_000)).toBe('EXPIRED');
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 30_000n, pending: 0n });
     expect((await h.ledgerClient.getMovement({ id: t.id }, ctxOf(co.id))).status).toBe(MovementStatus.EXPIRED);
-    const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u2', email: 'u2@empresa.co', role: 'OPERATOR' })));
+    const e = await failure(
+      h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u2', email: 'u2@empresa.co', role: 'OPERATOR' })),
+    );
     expect(e.code).toBe('APPROVAL_EXPIRED');
     const expired = await h.client.listApprovals({ status: 'EXPIRED', limit: 10 }, ctxOf(co.id));
     expect(expired.items.map((a) => a.approvalId)).toEqual([t.approvalId]);
@@ -163,7 +196,9 @@ describe('multi-signature expiry', () => {
       const co = await newCompany(h, { breb: 30_000n, multiSig: 2 });
       const t = (await send(h, co, await brebSend(h, co, '3004440004', 10_000n))).transfer!;
       await new Promise((r) => setTimeout(r, 1_200));
-      const e = await failure(h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' })));
+      const e = await failure(
+        h.client.signApproval({ approvalId: t.approvalId!, precheck: false }, userCtxOf(co.id, { userId: 'u1', email: 'u1@empresa.co', role: 'ADMIN' })),
+      );
       expect(e.code).toBe('APPROVAL_EXPIRED');
       expect(await stateOf(h, t.id)).toBe('AWAITING_APPROVAL'); // funds still held until the sweeper releases them
       await h.stopTransferInstances();

@@ -1,8 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
-  MovementStatus, Rail, achSend, brebSend, ctxOf, expectEvents, expectLedgerOk, failure, newCompany, startHarness, userCtxOf, wallet,
-  type CompanySetup, type Harness,
+  MovementStatus,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectEvents,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  startHarness,
+  userCtxOf,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 /**
@@ -25,13 +37,19 @@ function batchApi(h: Harness) {
     items: async (co: CompanySetup, id: string) => (await h.client.listBatchItems({ batchId: id, limit: 1000 }, ctxOf(co.id))).items,
     /** A validated, executed batch of a multi-signature company: 2 Bre-B items and 1 ACH item. */
     async awaiting(co: CompanySetup, amounts: [bigint, bigint, bigint] = [10_000n, 20_000n, 30_000n]) {
-      const r = await h.client.createBatch(transferV1.CreateBatchRequest.fromPartial({
-        mode: 'ALL', source: 'JSON', requestHash: randomUUID(), items: [
-          item(1, await brebSend(h, co, '3001112233', amounts[0])),
-          item(2, await brebSend(h, co, '3002223344', amounts[1])),
-          item(3, achSend(co, amounts[2])),
-        ],
-      }), ctxOf(co.id));
+      const r = await h.client.createBatch(
+        transferV1.CreateBatchRequest.fromPartial({
+          mode: 'ALL',
+          source: 'JSON',
+          requestHash: randomUUID(),
+          items: [
+            item(1, await brebSend(h, co, '3001112233', amounts[0])),
+            item(2, await brebSend(h, co, '3002223344', amounts[1])),
+            item(3, achSend(co, amounts[2])),
+          ],
+        }),
+        ctxOf(co.id),
+      );
       expect(r.batch!.state).toBe('VALIDATED');
       const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
       expect(b.state).toBe('AWAITING_APPROVAL');
@@ -50,7 +68,9 @@ function batchApi(h: Harness) {
     async agrees(batchId: string) {
       const rows = await h.ledger.db.query<{ state: string; hold_status: string | null; m_status: string | null }>(
         `select t.state, h.status as hold_status, m.status as m_status from transfer.transfers t
-           left join ledger.holds h on h.id = t.hold_id left join ledger.movements m on m.id = t.id where t.batch_id = ?::uuid`, [batchId]);
+           left join ledger.holds h on h.id = t.hold_id left join ledger.movements m on m.id = t.id where t.batch_id = ?::uuid`,
+        [batchId],
+      );
       for (const r of rows) {
         if (['AWAITING_APPROVAL', 'EXECUTING', 'DISPATCHED', 'RELEASING', 'EXPIRING', 'COMPLETING'].includes(r.state)) expect(r.hold_status).toBe('OPEN');
         if (r.state === 'AWAITING_APPROVAL') expect(r.m_status).toBe('AWAITING_APPROVAL');
@@ -70,8 +90,12 @@ describe('multi-signature bulk payouts', () => {
     h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '3600' } });
     api = batchApi(h);
   });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('execute reserves every item and waits for ONE approval; the signature that reaches the threshold dispatches them all', async () => {
     const co = await newCompany(h, { breb: 1_000_000n, ach: 1_000_000n, multiSig: 2 });
@@ -126,10 +150,11 @@ describe('multi-signature bulk payouts', () => {
     const refused = outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code);
     expect(refused).toEqual(['APPROVAL_NOT_PENDING']);
     await api.waitState(co, b.id, ['COMPLETED']);
-    const sigs = await h.ledger.db.query<{ n: number }>(
-      'select count(*)::int as n from transfer.approval_signatures where approval_id = ?', [b.approvalId]);
+    const sigs = await h.ledger.db.query<{ n: number }>('select count(*)::int as n from transfer.approval_signatures where approval_id = ?', [b.approvalId]);
     expect(sigs[0]!.n).toBe(2);
-    const attempts = await h.ledger.db.query<{ dispatch_attempts: number }>('select dispatch_attempts from transfer.transfers where batch_id = ?::uuid', [b.id]);
+    const attempts = await h.ledger.db.query<{ dispatch_attempts: number }>('select dispatch_attempts from transfer.transfers where batch_id = ?::uuid', [
+      b.id,
+    ]);
     expect(attempts.map((r) => r.dispatch_attempts)).toEqual([1, 1, 1]);
   });
 
@@ -182,10 +207,15 @@ describe('multi-signature bulk payouts', () => {
 
   it('a batch that is not awaiting approval cannot be signed: APPROVAL_NOT_PENDING', async () => {
     const co = await newCompany(h, { breb: 1_000_000n, multiSig: 2 });
-    const r = await h.client.createBatch(transferV1.CreateBatchRequest.fromPartial({
-      mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
-      items: [transferV1.BatchItemInput.fromPartial({ seq: 1, line: 0, send: { ...(await brebSend(h, co, '3001112233', 1_000n)), requestHash: '' } })],
-    }), ctxOf(co.id));
+    const r = await h.client.createBatch(
+      transferV1.CreateBatchRequest.fromPartial({
+        mode: 'ALL',
+        source: 'JSON',
+        requestHash: randomUUID(),
+        items: [transferV1.BatchItemInput.fromPartial({ seq: 1, line: 0, send: { ...(await brebSend(h, co, '3001112233', 1_000n)), requestHash: '' } })],
+      }),
+      ctxOf(co.id),
+    );
     expect((await failure(api.sign(co, r.batch!.id))).code).toBe('APPROVAL_NOT_PENDING');
     expect((await failure(api.reject(co, r.batch!.id))).code).toBe('APPROVAL_NOT_PENDING');
   });
@@ -198,8 +228,12 @@ describe('multi-signature bulk payout expiry', () => {
     h = await startHarness({ transferEnv: { APPROVAL_TTL_SECONDS: '1' } });
     api = batchApi(h);
   });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('without quorum by the deadline: every item EXPIRED with its funds released, the batch EXPIRED; a later signature is APPROVAL_EXPIRED', async () => {
     const co = await newCompany(h, { breb: 100_000n, ach: 100_000n, multiSig: 2 });

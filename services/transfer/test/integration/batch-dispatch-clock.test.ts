@@ -20,8 +20,12 @@ import { KEY, directory } from './interleaving-support.js';
  */
 describe('bulk payouts: the dispatch clock of a line', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } }); }, 60_000);
-  afterAll(async () => { await h?.stop(); });
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
+  }, 60_000);
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   it('starts when the line is funded: a funding outage longer than the timeout does not fail lines that were never sent', async () => {
     const co = await newCompany(h, { breb: 1_000_000n });
@@ -30,7 +34,8 @@ describe('bulk payouts: the dispatch clock of a line', () => {
     const ledger: LedgerPort = new Proxy(real, {
       get(target, prop, recv) {
         if (prop === 'reserveBatch') {
-          return (...a: Parameters<LedgerPort['reserveBatch']>) => (ledgerDown ? Promise.reject(new AppError('SERVICE_UNAVAILABLE')) : target.reserveBatch(...a));
+          return (...a: Parameters<LedgerPort['reserveBatch']>) =>
+            ledgerDown ? Promise.reject(new AppError('SERVICE_UNAVAILABLE')) : target.reserveBatch(...a);
         }
         const v = Reflect.get(target, prop, recv) as unknown;
         return typeof v === 'function' ? (v as (...x: unknown[]) => unknown).bind(target) : v;
@@ -39,25 +44,46 @@ describe('bulk payouts: the dispatch clock of a line', () => {
     const dispatched: string[] = [];
     // The rail is down for dispatch (the line is retried), and has never seen any line.
     const rails: RailPort = {
-      async dispatch(t) { dispatched.push(t.id); return { outcome: 'unavailable', ambiguous: false, error: 'rail down' }; },
-      async status() { return { found: false }; },
-      async validateAchAccount() { return { result: 'valid' }; },
+      async dispatch(t) {
+        dispatched.push(t.id);
+        return { outcome: 'unavailable', ambiguous: false, error: 'rail down' };
+      },
+      async status() {
+        return { found: false };
+      },
+      async validateAchAccount() {
+        return { result: 'valid' };
+      },
     };
     const base = transferDeps({
-      store: new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
-      settings: sagaSettings('clock-secret', { dispatchTimeoutSeconds: 60, dispatchRetryBaseMs: 60_000, dispatchRetryMaxMs: 60_000 }), log: createLogger('batch-clock', process.env.TEST_LOG_LEVEL ?? 'silent'), eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
+      store: new SqlTransferStore(h.transfer!.db, testProtection),
+      approvals: new SqlApprovalStore(h.transfer!.db, testProtection),
+      ledger,
+      directory,
+      rails,
+      settings: sagaSettings('clock-secret', { dispatchTimeoutSeconds: 60, dispatchRetryBaseMs: 60_000, dispatchRetryMaxMs: 60_000 }),
+      log: createLogger('batch-clock', process.env.TEST_LOG_LEVEL ?? 'silent'),
+      eventsWritten: () => undefined,
+      destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     const uc = transferUseCases(base);
     const batches = new SqlBatchStore(h.transfer!.db, testProtection);
-    const deps: BatchDeps = { ...base, batches, batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true } };
+    const deps: BatchDeps = {
+      ...base,
+      batches,
+      batchSettings: { dispatchConcurrency: 2, lookupConcurrency: 2, fundingLeaseMs: 0, pollMs: 0, awaitDispatch: true },
+    };
     const batchUc = batchUseCases(deps, uc.saga);
     const runner = batchUc.runner;
     const sweeper = new Sweeper(base, uc.saga, { intervalMs: 3_600_000, batch: 50, leaseMs: 0 });
     try {
       const created = await new CreateBatch(deps).execute({ companyId: co.id }, co.profile, {
-        mode: 'ALL', source: 'JSON', requestHash: randomUUID(),
+        mode: 'ALL',
+        source: 'JSON',
+        requestHash: randomUUID(),
         items: [10_000n, 20_000n].map((amount, i) => ({
-          seq: i + 1, line: 0,
+          seq: i + 1,
+          line: 0,
           send: { amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName, targetDocument: KEY.recipient.idValue },
         })),
       });
@@ -73,14 +99,19 @@ describe('bulk payouts: the dispatch clock of a line', () => {
       // The sweeper looks at the lines now: they were funded (accepted for dispatch) a moment ago.
       await h.transfer!.db.prepared(`update transfer.transfers set next_attempt_at = now() where batch_id = $1::uuid`, [created.batch.id]);
       await sweeper.tick();
-      const rows = await h.transfer!.db.prepared<{ state: string }>(
-        'select state from transfer.transfers where batch_id = $1::uuid order by amount', [created.batch.id]);
+      const rows = await h.transfer!.db.prepared<{ state: string }>('select state from transfer.transfers where batch_id = $1::uuid order by amount', [
+        created.batch.id,
+      ]);
       expect(rows.map((r) => r.state)).toEqual(['RESERVED', 'RESERVED']);
       expect(dispatched).toHaveLength(4); // tried again, not failed as a dispatch timeout
     } finally {
       // Leave nothing held: the outage outlasts the timeout after funding too, and the sweeper releases the lines.
-      await h.transfer!.db.prepared(`update transfer.transfers set next_attempt_at = now(), created_at = now() - interval '1 day' where company_id = $1`, [co.id]);
-      await h.transfer!.db.prepared(`update transfer.transfers set accepted_at = now() - interval '1 day' where company_id = $1`, [co.id]).catch(() => undefined);
+      await h.transfer!.db.prepared(`update transfer.transfers set next_attempt_at = now(), created_at = now() - interval '1 day' where company_id = $1`, [
+        co.id,
+      ]);
+      await h
+        .transfer!.db.prepared(`update transfer.transfers set accepted_at = now() - interval '1 day' where company_id = $1`, [co.id])
+        .catch(() => undefined);
       await sweeper.tick();
       real.close();
     }

@@ -1,7 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { transferV1 } from '@wallet/proto';
 import {
-  FeeOperation, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, startHarness, wallet, type CompanySetup, type Harness,
+  FeeOperation,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  startHarness,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 /**
@@ -12,9 +23,15 @@ import {
  */
 describe('bulk payouts (transfer service)', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   const item = (seq: number, send: transferV1.SendRequest, extra: Partial<transferV1.BatchItemInput> = {}): transferV1.BatchItemInput =>
     transferV1.BatchItemInput.fromPartial({ seq, line: 0, send: { ...send, requestHash: '' }, ...extra });
@@ -35,7 +52,9 @@ describe('bulk payouts (transfer service)', () => {
   const holdsMatch = async (batchId: string) => {
     const rows = await h.ledger.db.query<{ state: string; hold_status: string | null }>(
       `select t.state, h.status as hold_status from transfer.transfers t left join ledger.holds h on h.id = t.hold_id
-        where t.batch_id = ?::uuid`, [batchId]);
+        where t.batch_id = ?::uuid`,
+      [batchId],
+    );
     for (const r of rows) {
       if (['RESERVED', 'DISPATCHED', 'EXECUTING', 'COMPLETING', 'RELEASING'].includes(r.state)) expect(r.hold_status).toBe('OPEN');
       if (r.state === 'COMPLETED') expect(r.hold_status).toBe('COMMITTED');
@@ -71,7 +90,10 @@ describe('bulk payouts (transfer service)', () => {
     expect(replay).toMatchObject({ replayed: true, batch: { id: first.batch!.id } });
     expect((await failure(create(co, reqs, { reference: 'lote-ref', requestHash: 'h2' }))).code).toBe('REFERENCE_CONFLICT');
     const keyed = await create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h3' });
-    expect(await create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h3' })).toMatchObject({ idempotencyKeyReplayed: true, batch: { id: keyed.batch!.id } });
+    expect(await create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h3' })).toMatchObject({
+      idempotencyKeyReplayed: true,
+      batch: { id: keyed.batch!.id },
+    });
     expect((await failure(create(co, reqs, { idempotencyKey: 'k-1', requestHash: 'h4' }))).code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 
@@ -98,9 +120,15 @@ describe('bulk payouts (transfer service)', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 300_200n, pending: 0n });
     expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 5_000_000n - 300_200n, pending: 0n });
     const listed = await items(co, id);
-    expect(listed.map((i) => [i.seq, i.status, i.reference])).toEqual([[1, 'COMPLETED', 'p-1'], [2, 'COMPLETED', 'p-2'], [3, 'COMPLETED', 'p-3']]);
+    expect(listed.map((i) => [i.seq, i.status, i.reference])).toEqual([
+      [1, 'COMPLETED', 'p-1'],
+      [2, 'COMPLETED', 'p-2'],
+      [3, 'COMPLETED', 'p-3'],
+    ]);
     for (const i of listed) {
-      const row = (await h.ledger.db.query<{ batch_id: string }>('select batch_id::text as batch_id from transfer.transfers where id = ?::uuid', [i.transferId]))[0];
+      const row = (
+        await h.ledger.db.query<{ batch_id: string }>('select batch_id::text as batch_id from transfer.transfers where id = ?::uuid', [i.transferId])
+      )[0];
       expect(row?.batch_id).toBe(id);
       const m = await h.ledgerClient.getMovement({ id: i.transferId! }, ctxOf(co.id));
       expect(m.details?.batchId).toBe(id);
@@ -112,10 +140,7 @@ describe('bulk payouts (transfer service)', () => {
 
   it('a batch beyond the balance: INSUFFICIENT_BALANCE with the shortfall, nothing held, the batch VALIDATED again', async () => {
     const co = await newCompany(h, { breb: 150_000n, brebFee: [0n, 0] });
-    const r = await create(co, [
-      item(1, await brebSend(h, co, '3001112233', 100_000n)),
-      item(2, await brebSend(h, co, '3002223344', 100_000n)),
-    ]);
+    const r = await create(co, [item(1, await brebSend(h, co, '3001112233', 100_000n)), item(2, await brebSend(h, co, '3002223344', 100_000n))]);
     const err = await failure(h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id)));
     expect(err.code).toBe('INSUFFICIENT_BALANCE');
     expect(err.details).toMatchObject({ wallets: [{ rail: 'BREB', requiredCents: '200000', availableCents: '150000', shortfallCents: '50000' }] });
@@ -154,13 +179,17 @@ describe('bulk payouts (transfer service)', () => {
     expect(n[0]!.n).toBe(0);
   });
 
-  it('counterparty limits are aggregated across the batch\'s own items', async () => {
+  it("counterparty limits are aggregated across the batch's own items", async () => {
     const co = await newCompany(h, { breb: 10_000_000n, daily: 250_000n });
-    const r = await create(co, [
-      item(1, await brebSend(h, co, '3001112233', 100_000n)),
-      item(2, await brebSend(h, co, '3001112233', 100_000n)),
-      item(3, await brebSend(h, co, '3001112233', 100_000n)),
-    ], { mode: 'VALID_ONLY' });
+    const r = await create(
+      co,
+      [
+        item(1, await brebSend(h, co, '3001112233', 100_000n)),
+        item(2, await brebSend(h, co, '3001112233', 100_000n)),
+        item(3, await brebSend(h, co, '3001112233', 100_000n)),
+      ],
+      { mode: 'VALID_ONLY' },
+    );
     expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['ok', 'ok', 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED']);
   });
 
@@ -174,7 +203,10 @@ describe('bulk payouts (transfer service)', () => {
       const b = await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
       expect(b).toMatchObject({ state: 'FAILED', finishedCount: 2 });
       expect(b.byStatus).toEqual([{ status: 'REJECTED', count: 2, amount: 30_000n }]);
-      expect((await items(co, r.batch!.id)).map((i) => [i.status, i.errorCode])).toEqual([['REJECTED', 'RECIPIENT_BLACKLISTED'], ['REJECTED', 'RECIPIENT_BLACKLISTED']]);
+      expect((await items(co, r.batch!.id)).map((i) => [i.status, i.errorCode])).toEqual([
+        ['REJECTED', 'RECIPIENT_BLACKLISTED'],
+        ['REJECTED', 'RECIPIENT_BLACKLISTED'],
+      ]);
       expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n, pending: 0n });
     } finally {
       await h.client.removeAmlEntry({ id: entry.id }, ctxOf());
@@ -217,18 +249,31 @@ describe('bulk payouts (transfer service)', () => {
     expect(done.state).toBe('COMPLETED');
     const [line] = await items(co, r.batch!.id);
     expect([line!.totalFee, line!.ivaAmount]).toEqual([20_000n, 3_800n]);
-    const row = (await h.ledger.db.query<{ subtotal_fee: string; iva_amount: string }>(
-      'select subtotal_fee::text, iva_amount::text from transfer.transfers where id = ?::uuid', [line!.transferId]))[0];
+    const row = (
+      await h.ledger.db.query<{ subtotal_fee: string; iva_amount: string }>(
+        'select subtotal_fee::text, iva_amount::text from transfer.transfers where id = ?::uuid',
+        [line!.transferId],
+      )
+    )[0];
     expect(row).toEqual({ subtotal_fee: '20000', iva_amount: '3800' });
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 5_000_000n - 123_800n, pending: 0n });
   });
 
   it('issue 35 #12: a line to a well-formed key the directory does not know is KEY_NOT_FOUND; a malformed key stays INVALID_KEY', async () => {
     const co = await newCompany(h, { breb: 1_000_000n });
-    const line = (value: string, type = 'PHONE') => transferV1.SendRequest.fromPartial({
-      amount: 10_000n, brebKey: { type, value }, targetName: 'Ana Pérez', targetDocument: '1020304050', requestHash: randomUUID(),
-    });
-    const r = await create(co, [item(1, line('3009999999')), item(2, line('correo-sin-arroba', 'EMAIL')), item(3, await brebSend(h, co, '3001112233', 10_000n))], { mode: 'VALID_ONLY' });
+    const line = (value: string, type = 'PHONE') =>
+      transferV1.SendRequest.fromPartial({
+        amount: 10_000n,
+        brebKey: { type, value },
+        targetName: 'Ana Pérez',
+        targetDocument: '1020304050',
+        requestHash: randomUUID(),
+      });
+    const r = await create(
+      co,
+      [item(1, line('3009999999')), item(2, line('correo-sin-arroba', 'EMAIL')), item(3, await brebSend(h, co, '3001112233', 10_000n))],
+      { mode: 'VALID_ONLY' },
+    );
     expect(r.results.map((x) => x.errorCode ?? 'ok')).toEqual(['KEY_NOT_FOUND', 'INVALID_KEY', 'ok']);
     expect(r.results[0]!.message).toBe('La llave Bre-B no está registrada en el directorio.');
     // A single send to that key keeps its HTTP contract (INVALID_KEY 422, the same message).
@@ -236,7 +281,7 @@ describe('bulk payouts (transfer service)', () => {
     expect([single.code, single.message]).toEqual(['INVALID_KEY', 'La llave Bre-B no está registrada en el directorio.']);
   });
 
-  it('another company\'s batch reads as not found', async () => {
+  it("another company's batch reads as not found", async () => {
     const a = await newCompany(h, { breb: 1_000_000n });
     const b = await newCompany(h, { breb: 1_000_000n });
     const r = await create(a, [item(1, await brebSend(h, a, '3001112233', 10_000n))]);

@@ -1,12 +1,30 @@
 import {
-  Rail, achSend, brebSend, expectEvents, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, waitForState, wallet, type Harness,
+  Rail,
+  achSend,
+  brebSend,
+  expectEvents,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  setFaults,
+  startHarness,
+  waitForState,
+  wallet,
+  type Harness,
 } from './harness.js';
 
 describe('concurrency', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('30 parallel sends (distinct references) against a balance covering exactly 11: exactly 11 accepted', async () => {
     // 10,000 + fee 100 + IVA 19 = 10,119 each.
@@ -15,8 +33,7 @@ describe('concurrency', () => {
     await setFaults(h, { callbacks: 'down' });
     let results: Array<PromiseSettledResult<Awaited<ReturnType<typeof send>>>>;
     try {
-      results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) =>
-        send(h, co, achSend(co, 10_000n, { reference: `race-${i}` }))));
+      results = await Promise.allSettled(Array.from({ length: 30 }, (_, i) => send(h, co, achSend(co, 10_000n, { reference: `race-${i}` }))));
       expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 0n, pending: 11n * 10_119n });
     } finally {
       await setFaults(h, { callbacks: 'up' });
@@ -31,8 +48,13 @@ describe('concurrency', () => {
     expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 0n, pending: 0n });
     // The 19 refused never became transfers users see, and emitted nothing.
     const states = await h.ledger.db.query<{ state: string; n: string }>(
-      'select state, count(*)::text as n from transfer.transfers where company_id = ? group by state order by state', [co.id]);
-    expect(states).toEqual([{ state: 'COMPLETED', n: '11' }, { state: 'REJECTED', n: '19' }]);
+      'select state, count(*)::text as n from transfer.transfers where company_id = ? group by state order by state',
+      [co.id],
+    );
+    expect(states).toEqual([
+      { state: 'COMPLETED', n: '11' },
+      { state: 'REJECTED', n: '19' },
+    ]);
     for (const id of ids) await expectEvents(h, id, ['transfer.created', 'transfer.dispatched', 'transfer.completed']);
   });
 
@@ -47,7 +69,12 @@ describe('concurrency', () => {
     const codes = results.map((r) => (r.status === 'fulfilled' ? 'OK' : (r.reason as { code: string }).code));
     // Each rail: 5 × 5,000 reach the counterparty's 25,000 exactly; the others exceed it.
     expect(codes.slice(0, 8).filter((c) => c === 'OK')).toHaveLength(5);
-    expect(codes.slice(0, 8).filter((c) => c !== 'OK').every((c) => c === 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')).toBe(true);
+    expect(
+      codes
+        .slice(0, 8)
+        .filter((c) => c !== 'OK')
+        .every((c) => c === 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED'),
+    ).toBe(true);
     expect(codes.slice(8).filter((c) => c === 'OK')).toHaveLength(5);
     expect(await wallet(h, co.id, Rail.BREB)).toMatchObject({ available: 25_000n });
     expect(await wallet(h, co.id, Rail.ACH)).toMatchObject({ available: 25_000n });

@@ -8,8 +8,21 @@ import { transferMigrations } from '../../src/persistence/migrations/index.js';
 import { SqlBatchStore } from '../../src/persistence/batch.store.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  ACH_ACCOUNT, Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, startHarness, testProtection, transferRow, wallet,
-  type CompanySetup, type Harness,
+  ACH_ACCOUNT,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  startHarness,
+  testProtection,
+  transferRow,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 /**
@@ -20,9 +33,15 @@ import {
  */
 describe('screening on the destination account (issue 36, finding 6)', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   /** A fresh account number per test (AML entries are global to the test database). */
   const newAccount = () => `7${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
@@ -37,7 +56,11 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
     const account = newAccount();
     const entry = await listAccount(account);
     // The entry shows the bank and a masked number only.
-    expect(entry).toMatchObject({ kind: 'BANK_ACCOUNT', documentNumber: '', bankAccount: { bankCode: '1007', accountNumberMasked: `****${account.slice(-4)}` } });
+    expect(entry).toMatchObject({
+      kind: 'BANK_ACCOUNT',
+      documentNumber: '',
+      bankAccount: { bankCode: '1007', accountNumberMasked: `****${account.slice(-4)}` },
+    });
     try {
       expect(await code(co, achSend(co, 1_000n, {}, to(account, '1020304050')))).toBe('RECIPIENT_BLACKLISTED');
       expect(await code(co, achSend(co, 1_000n, {}, to(account, '10203040501')))).toBe('RECIPIENT_BLACKLISTED'); // one digit added
@@ -103,8 +126,9 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
     expect(fa).toBe(testProtection.destinationFingerprint({ kind: 'ACH', bankAchCode: '1007', accountNumber: account }));
     expect((await transferRow(h, b.transfer!.id))!.destination_fingerprint).toBe(fa);
     const breb = await send(h, co, await brebSend(h, co, '3001239876', 1_000n));
-    expect((await transferRow(h, breb.transfer!.id))!.destination_fingerprint)
-      .toBe(testProtection.destinationFingerprint({ kind: 'BREB', keyValue: '3001239876' }));
+    expect((await transferRow(h, breb.transfer!.id))!.destination_fingerprint).toBe(
+      testProtection.destinationFingerprint({ kind: 'BREB', keyValue: '3001239876' }),
+    );
   });
 
   it('counterparty limits sum by account too: the day limit reached with document A, the same account with document B (or A plus a digit) is refused', async () => {
@@ -145,13 +169,16 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
   it('concurrency: 16 parallel payouts to one account, each with its own document, never pass the day limit in total', async () => {
     const co = await newCompany(h, { ach: 10_000_000n, daily: 50_000n });
     const x = newAccount();
-    const results = await Promise.allSettled(Array.from({ length: 16 }, (_, i) =>
-      send(h, co, achSend(co, 5_000n, { reference: `par-${i}` }, to(i % 2 ? `0${x}` : x, doc(100 + i))))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 16 }, (_, i) => send(h, co, achSend(co, 5_000n, { reference: `par-${i}` }, to(i % 2 ? `0${x}` : x, doc(100 + i))))),
+    );
     const codes = results.map((r) => (r.status === 'fulfilled' ? 'OK' : (r.reason as { code: string }).code));
     expect(codes.filter((c) => c === 'OK')).toHaveLength(10);
     expect(codes.filter((c) => c !== 'OK')).toEqual(Array(6).fill('COUNTERPARTY_DAILY_LIMIT_EXCEEDED'));
     const sum = await h.ledger.db.query<{ s: string }>(
-      `select coalesce(sum(amount), 0)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED' and state <> 'FAILED'`, [co.id]);
+      `select coalesce(sum(amount), 0)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED' and state <> 'FAILED'`,
+      [co.id],
+    );
     expect(sum[0]!.s).toBe('50000');
     expect(await wallet(h, co.id, Rail.ACH)).toMatchObject({ available: 10_000_000n - 50_000n });
   });
@@ -160,16 +187,26 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
     const co = await newCompany(h, { ach: 10_000_000n, daily: 30_000n });
     const x = newAccount();
     const y = newAccount();
-    const pairs: Array<[string, string]> = [[x, doc(200)], [x, doc(201)], [y, doc(200)], [y, doc(201)]];
-    const results = await Promise.allSettled(Array.from({ length: 24 }, (_, i) =>
-      send(h, co, achSend(co, 5_000n, { reference: `mix-${i}` }, to(...pairs[i % 4]!)))));
+    const pairs: Array<[string, string]> = [
+      [x, doc(200)],
+      [x, doc(201)],
+      [y, doc(200)],
+      [y, doc(201)],
+    ];
+    const results = await Promise.allSettled(
+      Array.from({ length: 24 }, (_, i) => send(h, co, achSend(co, 5_000n, { reference: `mix-${i}` }, to(...pairs[i % 4]!)))),
+    );
     const ok = results.filter((r) => r.status === 'fulfilled').length;
-    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')).toBe(true);
+    expect(results.filter((r) => r.status === 'rejected').every((r) => (r as PromiseRejectedResult).reason.code === 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED')).toBe(
+      true,
+    );
     const byKey = await h.ledger.db.query<{ k: string; s: string }>(
       `select k, sum(amount)::text as s from (
          select counterparty_document as k, amount from transfer.transfers where company_id = ? and state <> 'REJECTED'
          union all
-         select destination_fingerprint, amount from transfer.transfers where company_id = ? and state <> 'REJECTED') u group by k`, [co.id, co.id]);
+         select destination_fingerprint, amount from transfer.transfers where company_id = ? and state <> 'REJECTED') u group by k`,
+      [co.id, co.id],
+    );
     for (const r of byKey) expect(BigInt(r.s)).toBeLessThanOrEqual(30_000n);
     // 4 keys, each at most 30,000, every payout on two of them: at most 12 of 5,000 (30,000 on x and y).
     expect(ok).toBeGreaterThanOrEqual(6);
@@ -196,7 +233,10 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
         const yEntry = await listAccount(y);
         try {
           await h.client.executeBatch({ batchId: later.batch!.id }, ctxOf(co.id));
-          expect(await lines(co, later.batch!.id)).toEqual([['REJECTED', 'RECIPIENT_BLACKLISTED'], [expect.any(String), null]]);
+          expect(await lines(co, later.batch!.id)).toEqual([
+            ['REJECTED', 'RECIPIENT_BLACKLISTED'],
+            [expect.any(String), null],
+          ]);
         } finally {
           await h.client.removeAmlEntry({ id: yEntry.id }, ctxOf());
         }
@@ -205,7 +245,7 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
       }
     });
 
-    it('limits: lines to one account under different documents are aggregated, and count with the account\'s single payouts', async () => {
+    it("limits: lines to one account under different documents are aggregated, and count with the account's single payouts", async () => {
       const co = await newCompany(h, { ach: 10_000_000n, daily: 100_000n });
       const x = newAccount();
       const r = await create(co, [
@@ -218,8 +258,9 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
       expect((await send(h, co, achSend(co, 30_000n, {}, to(x, doc(403))))).transfer!.status).toBe('MOVEMENT_STATUS_PENDING');
       await h.client.executeBatch({ batchId: r.batch!.id }, ctxOf(co.id));
       expect((await lines(co, r.batch!.id)).map(([, c]) => c)).toEqual([null, 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED', 'COUNTERPARTY_DAILY_LIMIT_EXCEEDED']);
-      const sum = await h.ledger.db.query<{ s: string }>(
-        `select sum(amount)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [co.id]);
+      const sum = await h.ledger.db.query<{ s: string }>(`select sum(amount)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [
+        co.id,
+      ]);
       expect(sum[0]!.s).toBe('70000');
     });
 
@@ -233,7 +274,9 @@ describe('screening on the destination account (issue 36, finding 6)', () => {
         ...Array.from({ length: 4 }, (_, i) => send(h, co, achSend(co, 20_000n, { reference: `b-${i}` }, to(x, doc(510 + i))))),
       ]);
       const sum = await h.ledger.db.query<{ s: string }>(
-        `select coalesce(sum(amount), 0)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [co.id]);
+        `select coalesce(sum(amount), 0)::text as s from transfer.transfers where company_id = ? and state <> 'REJECTED'`,
+        [co.id],
+      );
       expect(sum[0]!.s).toBe('60000');
     });
   });
@@ -256,21 +299,37 @@ describe('migration 0013 fingerprints the destinations of recent transfers', () 
       const sealed = protection.sealAccount('0040987654321');
       await before.query(insert, [recentAch, 'ACH', JSON.stringify({ ...achRest, kind: 'ACH' }), sealed.sealed, sealed.masked, 2]);
       await before.query(insert, [oldAch, 'ACH', JSON.stringify({ ...achRest, kind: 'ACH' }), sealed.sealed, sealed.masked, 60]);
-      await before.query(insert, [breb, 'BREB', JSON.stringify({ kind: 'BREB', keyType: 'PHONE', keyValue: '3001112233', anchorHandle: 'a', bankName: null, bankAccountType: null }), null, null, 1]);
-      await before.query(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values (?::uuid, '900123456', '900123456', null, 'x')`, [randomUUID()]);
+      await before.query(insert, [
+        breb,
+        'BREB',
+        JSON.stringify({ kind: 'BREB', keyType: 'PHONE', keyValue: '3001112233', anchorHandle: 'a', bankName: null, bankAccountType: null }),
+        null,
+        null,
+        1,
+      ]);
+      await before.query(
+        `insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values (?::uuid, '900123456', '900123456', null, 'x')`,
+        [randomUUID()],
+      );
       await before.close();
 
       const after = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all, logger: log, poolMax: 2 });
       try {
         expect(await after.migrate()).toEqual(['0013-destination-screening']);
-        const fp = async (id: string) => (await after.query<{ f: string | null }>('select destination_fingerprint as f from transfer.transfers where id = ?::uuid', [id]))[0]!.f;
-        expect(await fp(recentAch)).toBe(protection.destinationFingerprint({ kind: 'ACH', bankAchCode: ACH_ACCOUNT.bankAchCode, accountNumber: '40987654321' }));
+        const fp = async (id: string) =>
+          (await after.query<{ f: string | null }>('select destination_fingerprint as f from transfer.transfers where id = ?::uuid', [id]))[0]!.f;
+        expect(await fp(recentAch)).toBe(
+          protection.destinationFingerprint({ kind: 'ACH', bankAchCode: ACH_ACCOUNT.bankAchCode, accountNumber: '40987654321' }),
+        );
         expect(await fp(breb)).toBe(protection.destinationFingerprint({ kind: 'BREB', keyValue: '3001112233' }));
         expect(await fp(oldAch)).toBeNull();
-        expect(await after.query('select kind, normalized_document from transfer.aml_entries')).toEqual([{ kind: 'DOCUMENT', normalized_document: '900123456' }]);
+        expect(await after.query('select kind, normalized_document from transfer.aml_entries')).toEqual([
+          { kind: 'DOCUMENT', normalized_document: '900123456' },
+        ]);
         await after.orm.migrator.down();
         const cols = await after.query<{ c: string }>(
-          `select column_name as c from information_schema.columns where table_schema = 'transfer' and table_name = 'transfers' and column_name = 'destination_fingerprint'`);
+          `select column_name as c from information_schema.columns where table_schema = 'transfer' and table_name = 'transfers' and column_name = 'destination_fingerprint'`,
+        );
         expect(cols).toEqual([]);
       } finally {
         await after.close();

@@ -57,7 +57,10 @@ export class CallbackReceiver {
           this.received.push({ rail, status, body: raw.toString('utf8') });
           res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
         };
-        if (!this.client) { reply(503, { error: 'SERVICE_UNAVAILABLE' }); return; }
+        if (!this.client) {
+          reply(503, { error: 'SERVICE_UNAVAILABLE' });
+          return;
+        }
         this.client.handleRailCallback({ rail, rawBody: raw, signature }, { requestId: randomUUID() }).then(
           (r) => reply(200, { received: true, duplicate: r.duplicate }),
           (err: unknown) => {
@@ -110,13 +113,25 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const instances: StartedTransfer[] = [];
   const h: Harness = {
-    tdb, namespace, ledger, sandbox, receiver, ledgerClient,
+    tdb,
+    namespace,
+    ledger,
+    sandbox,
+    receiver,
+    ledgerClient,
     transfer: undefined,
     client: undefined as unknown as TransferClient,
     async startTransferInstance(env = {}) {
       const t = await startTransfer({
-        databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
-        callbackBaseUrl: receiver.url, port: 0, env: { ...TRANSFER_ENV, ...opts.transferEnv, ...env }, logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+        databaseUrl: tdb.url,
+        natsUrl: NATS_URL,
+        namespace,
+        ledgerAddress: ledger.address,
+        providerUrl: sandbox.url,
+        callbackBaseUrl: receiver.url,
+        port: 0,
+        env: { ...TRANSFER_ENV, ...opts.transferEnv, ...env },
+        logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
       });
       instances.push(t);
       h.client?.close?.();
@@ -149,9 +164,20 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
  */
 export function sagaSettings(callbackSecret: string, o: Partial<TransferSettings> = {}): TransferSettings {
   return {
-    idempotencyWindowSeconds: 60, dispatchTimeoutSeconds: 300, confirmTimeoutSeconds: 300, dispatchRetryBaseMs: 0, dispatchRetryMaxMs: 0,
-    sweeperGraceSeconds: 0, counterpartyDailyLimit: 10n ** 15n, counterpartyMonthlyLimit: 10n ** 15n, callbackBaseUrl: 'http://127.0.0.1:1/rails',
-    callbackSecret, duplicateWaitMs: 1_000, resolvedKeyTtlSeconds: 600, approvalTtlSeconds: 3600, ...o,
+    idempotencyWindowSeconds: 60,
+    dispatchTimeoutSeconds: 300,
+    confirmTimeoutSeconds: 300,
+    dispatchRetryBaseMs: 0,
+    dispatchRetryMaxMs: 0,
+    sweeperGraceSeconds: 0,
+    counterpartyDailyLimit: 10n ** 15n,
+    counterpartyMonthlyLimit: 10n ** 15n,
+    callbackBaseUrl: 'http://127.0.0.1:1/rails',
+    callbackSecret,
+    duplicateWaitMs: 1_000,
+    resolvedKeyTtlSeconds: 600,
+    approvalTtlSeconds: 3600,
+    ...o,
   };
 }
 
@@ -168,14 +194,18 @@ export const ctxOf = (companyId?: string, apiKeyId?: string, profile?: CompanyPr
   if (!companyId) return { requestId: randomUUID() };
   const p = profile ?? profiles.get(companyId) ?? EMPTY_PROFILE;
   return {
-    requestId: randomUUID(), companyId, ...(apiKeyId ? { apiKeyId } : {}),
+    requestId: randomUUID(),
+    companyId,
+    ...(apiKeyId ? { apiKeyId } : {}),
     principal: { kind: 'apikey', companyId, keyId: apiKeyId ?? 'test-key', scope: 'WRITE', profile: { ...p, name: 'Empresa de Pruebas S.A.S.' } },
   };
 };
 
 /** The context of a dashboard user of the company (who signs and rejects approvals). */
 export const userCtxOf = (companyId: string, user: { userId: string; email: string; role: string }): CallContext => ({
-  requestId: randomUUID(), companyId, principal: { kind: 'user', companyId, ...user },
+  requestId: randomUUID(),
+  companyId,
+  principal: { kind: 'user', companyId, ...user },
 });
 
 export interface CompanySetup {
@@ -184,10 +214,21 @@ export interface CompanySetup {
 }
 
 /** A company with both wallets open and funded, and (optionally) its own fee configuration. */
-export async function newCompany(h: Harness, o: {
-  breb?: bigint; ach?: bigint; iva?: boolean; nit?: string; multiSig?: number; daily?: bigint; monthly?: bigint;
-  brebFee?: [bigint, number]; achFee?: [bigint, number]; rails?: ledgerV1.Rail[];
-} = {}): Promise<CompanySetup> {
+export async function newCompany(
+  h: Harness,
+  o: {
+    breb?: bigint;
+    ach?: bigint;
+    iva?: boolean;
+    nit?: string;
+    multiSig?: number;
+    daily?: bigint;
+    monthly?: bigint;
+    brebFee?: [bigint, number];
+    achFee?: [bigint, number];
+    rails?: ledgerV1.Rail[];
+  } = {},
+): Promise<CompanySetup> {
   const id = randomUUID();
   const rails = o.rails ?? [Rail.BREB, Rail.ACH];
   if (rails.length > 0) await h.ledgerClient.openWallets({ rails }, ctxOf(id));
@@ -198,7 +239,11 @@ export async function newCompany(h: Harness, o: {
   const afee = o.achFee ?? [0n, 0];
   await h.ledgerClient.setFeeConfig({ operation: FeeOperation.ACH_OUTFLOW, companyId: id, fixedFeeCents: afee[0], variableBps: afee[1] }, ctxOf());
   const profile: CompanyProfile = {
-    nit: o.nit ?? `900${Math.floor(Math.random() * 1e6).toString().padStart(6, '0')}-1`,
+    nit:
+      o.nit ??
+      `900${Math.floor(Math.random() * 1e6)
+        .toString()
+        .padStart(6, '0')}-1`,
     ivaApplicable: o.iva ?? false,
     multiSigThreshold: o.multiSig ?? 0,
     counterpartyDailyLimitCents: o.daily ?? 0n,
@@ -220,23 +265,48 @@ export async function resolve(h: Harness, companyId: string, keyValue: string, k
 }
 
 /** A BREB send request to a key, with the holder the directory reports (resolve-key first, as a client does). */
-export async function brebSend(h: Harness, co: CompanySetup, keyValue: string, amount: bigint, extra: Partial<transferV1.SendRequest> = {}): Promise<transferV1.SendRequest> {
+export async function brebSend(
+  h: Harness,
+  co: CompanySetup,
+  keyValue: string,
+  amount: bigint,
+  extra: Partial<transferV1.SendRequest> = {},
+): Promise<transferV1.SendRequest> {
   const r = await resolve(h, co.id, keyValue);
   if (!r.found) throw new Error(`key ${keyValue} not found: ${r.errorCode}`);
   return transferV1.SendRequest.fromPartial({
-    amount, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-    requestHash: randomUUID(), ...extra,
+    amount,
+    brebKey: { type: r.keyType, value: r.keyValue },
+    targetName: r.recipient!.fullName,
+    targetDocument: r.recipient!.idValue,
+    requestHash: randomUUID(),
+    ...extra,
   });
 }
 
 export const ACH_ACCOUNT = {
-  bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050',
-  holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez', bankName: 'Bancolombia', bankAchCode: '1007',
+  bankId: 1,
+  accountTypeId: 20,
+  accountNumber: '12345678901',
+  documentTypeId: 1,
+  documentNumber: '1020304050',
+  holderFirstName: 'Ana María',
+  holderLastName: 'Pérez Gómez',
+  bankName: 'Bancolombia',
+  bankAchCode: '1007',
 };
 
-export function achSend(co: CompanySetup, amount: bigint, extra: Partial<transferV1.SendRequest> = {}, account: Partial<typeof ACH_ACCOUNT> = {}): transferV1.SendRequest {
+export function achSend(
+  co: CompanySetup,
+  amount: bigint,
+  extra: Partial<transferV1.SendRequest> = {},
+  account: Partial<typeof ACH_ACCOUNT> = {},
+): transferV1.SendRequest {
   return transferV1.SendRequest.fromPartial({
-    amount, bankAccount: { ...ACH_ACCOUNT, ...account }, requestHash: randomUUID(), ...extra,
+    amount,
+    bankAccount: { ...ACH_ACCOUNT, ...account },
+    requestHash: randomUUID(),
+    ...extra,
   });
 }
 

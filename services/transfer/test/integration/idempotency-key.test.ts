@@ -3,8 +3,21 @@ import { transferV1 } from '@wallet/proto';
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, testProtection, waitForState, wallet,
-  type CompanySetup, type Harness,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  setFaults,
+  startHarness,
+  testProtection,
+  waitForState,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 /** Limits no test send reaches (the store's own limit rule is tested in limits tests). */
@@ -18,15 +31,21 @@ const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
  */
 describe('Idempotency-Key on Send', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   const q = async (sql: string, params: unknown[]) => Number((await h.ledger.db.query<{ n: string }>(sql, params))[0]!.n);
   const transfers = (co: CompanySetup) => q('select count(*)::text as n from transfer.transfers where company_id = ?', [co.id]);
   const reserves = (co: CompanySetup) => q(`select count(*)::text as n from ledger.postings where company_id = ? and kind = 'reserve'`, [co.id]);
-  const dispatches = (co: CompanySetup) => q(
-    `select count(*)::text as n from sandbox.transfers where transaction_id in (select id::text from transfer.transfers where company_id = ?)`, [co.id]);
+  const dispatches = (co: CompanySetup) =>
+    q(`select count(*)::text as n from sandbox.transfers where transaction_id in (select id::text from transfer.transfers where company_id = ?)`, [co.id]);
 
   it('the same request twice with one key: one transfer, one reserve, one dispatch; the retry answers its current state', async () => {
     const co = await newCompany(h, { breb: 100_000n });
@@ -42,7 +61,9 @@ describe('Idempotency-Key on Send', () => {
     expect([await transfers(co), await reserves(co), await dispatches(co)]).toEqual([1, 1, 1]);
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 99_000n, pending: 0n });
     const [row] = await h.ledger.db.query<{ idempotency_key: string; idempotency_fingerprint: string }>(
-      'select idempotency_key, idempotency_fingerprint from transfer.transfers where id = ?::uuid', [id]);
+      'select idempotency_key, idempotency_fingerprint from transfer.transfers where id = ?::uuid',
+      [id],
+    );
     // The request hash (over a body that may hold an account number) is kept as a keyed fingerprint only.
     expect(row).toEqual({ idempotency_key: 'key-1', idempotency_fingerprint: testProtection.fingerprint(req.requestHash) });
   });
@@ -78,7 +99,7 @@ describe('Idempotency-Key on Send', () => {
     await waitForState(h, first.transfer!.id, ['COMPLETED']);
   });
 
-  it('a key is per company: another company\'s same key and body is its own transfer', async () => {
+  it("a key is per company: another company's same key and body is its own transfer", async () => {
     const a = await newCompany(h, { ach: 100_000n });
     const b = await newCompany(h, { ach: 100_000n });
     const req = achSend(a, 1_000n, { idempotencyKey: 'shared-key' });
@@ -121,16 +142,37 @@ describe('Idempotency-Key on Send', () => {
     const co = await newCompany(h, { breb: 100_000n });
     const req = transferV1.SendRequest.fromPartial({ ...(await brebSend(h, co, '3007770002', 10_000n)), idempotencyKey: 'orphan-1' });
     const orphan: TransferRecord = {
-      id: randomUUID(), companyId: co.id, apiKeyId: null, rail: 'BREB', state: 'RECEIVED', amount: 10_000n,
+      id: randomUUID(),
+      companyId: co.id,
+      apiKeyId: null,
+      rail: 'BREB',
+      state: 'RECEIVED',
+      amount: 10_000n,
       fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
-      targetName: req.targetName!, targetDocument: req.targetDocument!, reference: null, description: null,
+      targetName: req.targetName!,
+      targetDocument: req.targetDocument!,
+      reference: null,
+      description: null,
       destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3007770002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, releaseEvent: null,
-      rejectedBy: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
+      holdId: null,
+      providerTransferId: null,
+      errorMessage: null,
+      dispatchAttempts: 0,
+      approval: null,
+      approvedAt: null,
+      releaseEvent: null,
+      rejectedBy: null,
+      createdAt: new Date(),
+      dispatchedAt: null,
+      completedAt: null,
     };
     // What a request leaves behind when it dies right after recording RECEIVED (the sweeper looks after 1.5 s).
-    expect(await store.insertWithinLimits(orphan, req.targetDocument!, { dayStart: new Date(0), monthStart: new Date(0) }, NO_LIMITS, 1_500,
-      { key: 'orphan-1', requestHash: req.requestHash })).toBe('OK');
+    expect(
+      await store.insertWithinLimits(orphan, req.targetDocument!, { dayStart: new Date(0), monthStart: new Date(0) }, NO_LIMITS, 1_500, {
+        key: 'orphan-1',
+        requestHash: req.requestHash,
+      }),
+    ).toBe('OK');
     const retry = await send(h, co, req);
     // The sweeper gave it up (nothing was reserved): the same transfer, FAILED; no second one.
     expect(retry).toMatchObject({ replayed: true, idempotencyKeyReplayed: true, transfer: { id: orphan.id, status: 'MOVEMENT_STATUS_FAILED' } });

@@ -3,18 +3,40 @@ import type { AppError } from '@wallet/platform';
 import { transferV1 } from '@wallet/proto';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, waitForState, wallet, type Harness,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  setFaults,
+  startHarness,
+  waitForState,
+  wallet,
+  type Harness,
 } from './harness.js';
 
 describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
   let h: Harness;
   // A short window so "after the window" runs in seconds.
-  beforeAll(async () => { h = await startHarness({ transferEnv: { IDEMPOTENCY_WINDOW_SECONDS: '3' } }); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness({ transferEnv: { IDEMPOTENCY_WINDOW_SECONDS: '3' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
-  const count = async (companyId: string) => Number((await h.ledger.db.query<{ n: string }>(
-    `select count(*)::text as n from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [companyId]))[0]!.n);
+  const count = async (companyId: string) =>
+    Number(
+      (
+        await h.ledger.db.query<{ n: string }>(`select count(*)::text as n from transfer.transfers where company_id = ? and state <> 'REJECTED'`, [companyId])
+      )[0]!.n,
+    );
 
   it('the same request again inside the window returns the original in its current state (replayed)', async () => {
     const co = await newCompany(h, { breb: 100_000n });
@@ -65,8 +87,9 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
     // The claim is made by the statement that records the send (issue 23); statements of different
     // counterparties do not share the limits lock, so they meet only on the reference's unique key.
     const co = await newCompany(h, { breb: 100_000n });
-    const reqs = await Promise.all(Array.from({ length: 6 }, (_, i) =>
-      brebSend(h, co, `300777886${i}`, 1_000n + BigInt(i), { reference: 'idem-race', requestHash: `hash-race-${i}` })));
+    const reqs = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => brebSend(h, co, `300777886${i}`, 1_000n + BigInt(i), { reference: 'idem-race', requestHash: `hash-race-${i}` })),
+    );
     const outcomes = await Promise.allSettled(reqs.map((r) => send(h, co, r)));
     const won = outcomes.filter((o) => o.status === 'fulfilled');
     expect(won).toHaveLength(1);
@@ -113,7 +136,9 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
       expect(first.replayed).toBe(false);
       expect([claim.mock.calls.length, read.mock.calls.length, release.mock.calls.length]).toEqual([0, 0, 0]);
       const [row] = await h.ledger.db.query<{ transfer_id: string; answered: boolean }>(
-        "select transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ? and reference = 'idem-f'", [co.id]);
+        "select transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ? and reference = 'idem-f'",
+        [co.id],
+      );
       expect(row).toEqual({ transfer_id: first.transfer!.id, answered: true });
       // Refused by the balance (after it was recorded: REJECTED frees the reference) and by the
       // limits (before): neither holds the reference, and neither needed a claim of its own.
@@ -136,7 +161,9 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
     const first = await send(h, co, req);
     expect(first.replayed).toBe(false);
     // Another send to the same destination is over the daily limit now…
-    expect((await failure(send(h, co, { ...req, reference: 'idem-l2', amount: 1_000n, requestHash: 'hash-l2' }))).code).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
+    expect((await failure(send(h, co, { ...req, reference: 'idem-l2', amount: 1_000n, requestHash: 'hash-l2' }))).code).toBe(
+      'COUNTERPARTY_DAILY_LIMIT_EXCEEDED',
+    );
     // …but the retry of the first is its replay, not a refusal; a different body is a conflict.
     expect(await send(h, co, req)).toMatchObject({ replayed: true, transfer: { id: first.transfer!.id } });
     expect((await failure(send(h, co, { ...req, amount: 2_999n, requestHash: 'hash-l3' }))).code).toBe('REFERENCE_CONFLICT');

@@ -13,7 +13,10 @@ export const KEY = { keyValue: '3001112233', recipient: { firstName: 'Ana', last
 export const directory: BrebDirectoryPort = {
   async lookup() {
     return {
-      status: 'active', anchorHandle: 'anchor-1', keyType: 'PHONE', keyValue: KEY.keyValue,
+      status: 'active',
+      anchorHandle: 'anchor-1',
+      keyType: 'PHONE',
+      keyValue: KEY.keyValue,
       recipient: { ...KEY.recipient, bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' },
     };
   },
@@ -58,14 +61,24 @@ export class ScriptedRail implements RailPort {
   }
 
   private async callback(t: TransferRecord, eventId: string, status: Outcome, label: string): Promise<void> {
-    const body = Buffer.from(JSON.stringify({
-      eventId, transactionId: t.id, providerTransferId: `prov-${t.id}`, rail: t.rail, status,
-      errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
-    }));
+    const body = Buffer.from(
+      JSON.stringify({
+        eventId,
+        transactionId: t.id,
+        providerTransferId: `prov-${t.id}`,
+        rail: t.rail,
+        status,
+        errorMessage: status === 'FAILED' ? 'Cuenta de destino cerrada' : null,
+      }),
+    );
     await this.c.point(label);
     for (;;) {
       try {
-        await this.uc().handleRailCallback.execute({ rail: t.rail, rawBody: body, signature: signPayload(this.script.secret, body, Math.floor(Date.now() / 1000)) });
+        await this.uc().handleRailCallback.execute({
+          rail: t.rail,
+          rawBody: body,
+          signature: signPayload(this.script.secret, body, Math.floor(Date.now() / 1000)),
+        });
         return;
       } catch (err) {
         // Ahead of our record (still RECEIVED): the rail retries later, as real ones do.

@@ -60,7 +60,12 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
   let h: Harness;
   let choreo: Choreography | undefined;
   /** The scheduler of each run; after each release it waits until every actor is stopped at a point again. */
-  const schedules = fc.scheduler({ act: async (f) => { await f(); await choreo!.quiet(); } });
+  const schedules = fc.scheduler({
+    act: async (f) => {
+      await f();
+      await choreo!.quiet();
+    },
+  });
   let explored = 0;
   const violations: string[] = [];
 
@@ -73,32 +78,51 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     await h?.stop();
   });
 
-  function build(c: Choreography, scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'> & { contradict?: boolean }, ledgerReal: GrpcLedger, approvalTtlSeconds = 3600) {
+  function build(
+    c: Choreography,
+    scenario: Pick<Scenario, 'reserve' | 'outcome' | 'callbacks'> & { contradict?: boolean },
+    ledgerReal: GrpcLedger,
+    approvalTtlSeconds = 3600,
+  ) {
     const store = c.wrap('store', new SqlTransferStore(h.transfer!.db, testProtection) as TransferStore, ['transition'], false);
-    const ledger: LedgerPort = c.wrap('ledger', {
-      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
-      balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
-      reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => {
-        if (scenario.reserve === 'normal') return ledgerReal.reserve(cmd);
-        // A gRPC deadline: the request gives up, the call still reaches the ledger, at a time the scheduler picks.
-        void c.actor('network', async () => {
-          await c.point('late reserve lands');
-          await ledgerReal.reserve(cmd).catch(() => undefined);
-        });
-        throw new AppError('SERVICE_UNAVAILABLE', 'deadline exceeded');
-      },
-      commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
-      release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
-      setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
-      voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
-    } as LedgerPort, ['reserve', 'commit', 'release', 'voidReserve']);
+    const ledger: LedgerPort = c.wrap(
+      'ledger',
+      {
+        computeFees: (...a: Parameters<LedgerPort['computeFees']>) => ledgerReal.computeFees(...a),
+        balances: (...a: Parameters<LedgerPort['balances']>) => ledgerReal.balances(...a),
+        reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+          if (scenario.reserve === 'normal') return ledgerReal.reserve(cmd);
+          // A gRPC deadline: the request gives up, the call still reaches the ledger, at a time the scheduler picks.
+          void c.actor('network', async () => {
+            await c.point('late reserve lands');
+            await ledgerReal.reserve(cmd).catch(() => undefined);
+          });
+          throw new AppError('SERVICE_UNAVAILABLE', 'deadline exceeded');
+        },
+        commit: (...a: Parameters<LedgerPort['commit']>) => ledgerReal.commit(...a),
+        release: (...a: Parameters<LedgerPort['release']>) => ledgerReal.release(...a),
+        setMovementStatus: (...a: Parameters<LedgerPort['setMovementStatus']>) => ledgerReal.setMovementStatus(...a),
+        voidReserve: (...a: Parameters<LedgerPort['voidReserve']>) => ledgerReal.voidReserve(...a),
+      } as LedgerPort,
+      ['reserve', 'commit', 'release', 'voidReserve'],
+    );
     let uc: TransferUseCases | undefined;
-    const rails = new ScriptedRail(c, () => uc!, { secret: SECRET, outcome: scenario.outcome, callbacks: scenario.callbacks, contradict: scenario.contradict ?? false });
+    const rails = new ScriptedRail(c, () => uc!, {
+      secret: SECRET,
+      outcome: scenario.outcome,
+      callbacks: scenario.callbacks,
+      contradict: scenario.contradict ?? false,
+    });
     const deps: TransferDeps = transferDeps({
-      store, approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger, directory, rails,
+      store,
+      approvals: new SqlApprovalStore(h.transfer!.db, testProtection),
+      ledger,
+      directory,
+      rails,
       settings: sagaSettings(SECRET, { approvalTtlSeconds }),
       log: createLogger('interleavings', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
+      eventsWritten: () => undefined,
+      destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     uc = transferUseCases(deps);
     const sweepers = [0, 1].map(() => new Sweeper(deps, uc!.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 }));
@@ -117,20 +141,34 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
           const co = await newCompany(h, { breb: amount });
           const { uc, sweepers, rails } = build(c, scenario, ledgerReal);
           const retry = scenario.secondSend === 'same-reference' ? { reference: `ref-${co.id}`, requestHash: randomUUID() } : undefined;
-          const sendOnce = (label: string) => c.actor(label, async () => {
-            await c.point('send');
-            return uc.send.execute({ companyId: co.id }, {
-              amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName,
-              targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: retry?.requestHash ?? randomUUID(),
-              ...(retry ? { reference: retry.reference } : {}),
-            }).then((r) => r.transfer.state, (e: unknown) => (e as AppError).code ?? String(e));
-          });
-          const sweep = (label: string, ticks: number) => c.actor(label, async () => {
-            for (let i = 0; i < ticks; i++) {
-              await c.point(`tick ${i + 1}`);
-              await sweepers[label === 'sweeper-1' ? 0 : 1]!.tick();
-            }
-          });
+          const sendOnce = (label: string) =>
+            c.actor(label, async () => {
+              await c.point('send');
+              return uc.send
+                .execute(
+                  { companyId: co.id },
+                  {
+                    amount,
+                    brebKey: { type: 'PHONE', value: KEY.keyValue },
+                    targetName: KEY.recipient.fullName,
+                    targetDocument: KEY.recipient.idValue,
+                    company: co.profile,
+                    requestHash: retry?.requestHash ?? randomUUID(),
+                    ...(retry ? { reference: retry.reference } : {}),
+                  },
+                )
+                .then(
+                  (r) => r.transfer.state,
+                  (e: unknown) => (e as AppError).code ?? String(e),
+                );
+            });
+          const sweep = (label: string, ticks: number) =>
+            c.actor(label, async () => {
+              for (let i = 0; i < ticks; i++) {
+                await c.point(`tick ${i + 1}`);
+                await sweepers[label === 'sweeper-1' ? 0 : 1]!.tick();
+              }
+            });
           void sendOnce('request-1');
           if (scenario.secondSend !== 'none') void sendOnce('request-2');
           void sweep('sweeper-1', scenario.ticks[0]);
@@ -141,7 +179,9 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
 
           const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
           const open = await h.transfer!.db.query<{ kind: string }>(
-            `select kind from transfer.money_exceptions e join transfer.transfers t on t.id::text = e.resource_id where t.company_id = ? and e.status = 'OPEN'`, [co.id]);
+            `select kind from transfer.money_exceptions e join transfer.transfers t on t.id::text = e.resource_id where t.company_id = ? and e.status = 'OPEN'`,
+            [co.id],
+          );
           // Every contradiction is an open exception, and nothing else is.
           const settledAtRail = [...rails.truth.values()].filter((v) => v !== 'PENDING').length;
           const expected = scenario.contradict
@@ -149,7 +189,9 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
             : [];
           // One reference, one transfer: a retry under the reference never makes a second one that holds money.
           const byReference = await h.transfer!.db.query<{ n: number }>(
-            `select count(*)::int as n from transfer.transfers where company_id = ? and reference is not null and state <> 'REJECTED'`, [co.id]);
+            `select count(*)::int as n from transfer.transfers where company_id = ? and reference is not null and state <> 'REJECTED'`,
+            [co.id],
+          );
           if (byReference[0]!.n > 1) found.push(`the reference names ${byReference[0]!.n} transfers that are not REJECTED`);
           const kinds = open.map((o) => o.kind).sort();
           if (kinds.join() !== expected.join()) found.push(`money exceptions ${kinds.join(', ') || 'none'}; expected ${expected.join(', ') || 'none'}`);
@@ -176,60 +218,85 @@ describe('send saga: deterministic interleavings (fast-check scheduler)', () => 
     const signer = (n: number, role = 'OPERATOR') => ({ userId: `user-${n}`, email: `firmante${n}@empresa.co`, role });
     try {
       await fc.assert(
-        fc.asyncProperty(schedules, fc.record({
-          signers: fc.integer({ min: 1, max: 3 }),
-          sameSignerTwice: fc.boolean(),
-          reject: fc.boolean(),
-          expired: fc.boolean(),
-          outcome: fc.constantFrom<'COMPLETED' | 'FAILED'>('COMPLETED', 'FAILED'),
-          ticks: fc.integer({ min: 0, max: 2 }),
-        }), async (s, sc) => {
-          const c = new Choreography(s);
-          choreo = c;
-          explored++;
-          const amount = 10_000n;
-          const co = await newCompany(h, { breb: amount, multiSig: 2 });
-          // The send itself is not raced here: it is accepted first (AWAITING_APPROVAL, funds held).
-          const { uc, sweepers, rails } = build(c, { reserve: 'normal', outcome: sc.outcome, callbacks: 1 }, ledgerReal, sc.expired ? 0 : 3600);
-          const sent = await uc.send.execute({ companyId: co.id }, {
-            amount, brebKey: { type: 'PHONE', value: KEY.keyValue }, targetName: KEY.recipient.fullName,
-            targetDocument: KEY.recipient.idValue, company: co.profile, requestHash: randomUUID(),
-          });
-          expect(sent.transfer.state).toBe('AWAITING_APPROVAL');
-          const approvalId = sent.transfer.approval!.id;
-          const outcomes: string[] = [];
-          const act = (label: string, fn: () => Promise<unknown>) => c.actor(label, async () => {
-            await c.point('call');
-            outcomes.push(await fn().then(() => `${label}: ok`, (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`));
-          });
-          for (let i = 1; i <= sc.signers; i++) void act(`signer-${i}`, () => uc.signApproval.execute(co.id, { approvalId, signer: signer(i) }));
-          if (sc.sameSignerTwice) void act('signer-1-again', () => uc.signApproval.execute(co.id, { approvalId, signer: signer(1) }));
-          if (sc.reject) void act('rejecter', () => uc.rejectApproval.execute(co.id, { approvalId, signer: signer(9, 'ADMIN'), reason: 'No corresponde' }));
-          void c.actor('sweeper-1', async () => {
-            for (let i = 0; i < sc.ticks; i++) { await c.point(`tick ${i + 1}`); await sweepers[0]!.tick(); }
-          });
-          await c.finish();
-          for (let i = 0; i < 2; i++) await sweepers[1]!.tick();
+        fc.asyncProperty(
+          schedules,
+          fc.record({
+            signers: fc.integer({ min: 1, max: 3 }),
+            sameSignerTwice: fc.boolean(),
+            reject: fc.boolean(),
+            expired: fc.boolean(),
+            outcome: fc.constantFrom<'COMPLETED' | 'FAILED'>('COMPLETED', 'FAILED'),
+            ticks: fc.integer({ min: 0, max: 2 }),
+          }),
+          async (s, sc) => {
+            const c = new Choreography(s);
+            choreo = c;
+            explored++;
+            const amount = 10_000n;
+            const co = await newCompany(h, { breb: amount, multiSig: 2 });
+            // The send itself is not raced here: it is accepted first (AWAITING_APPROVAL, funds held).
+            const { uc, sweepers, rails } = build(c, { reserve: 'normal', outcome: sc.outcome, callbacks: 1 }, ledgerReal, sc.expired ? 0 : 3600);
+            const sent = await uc.send.execute(
+              { companyId: co.id },
+              {
+                amount,
+                brebKey: { type: 'PHONE', value: KEY.keyValue },
+                targetName: KEY.recipient.fullName,
+                targetDocument: KEY.recipient.idValue,
+                company: co.profile,
+                requestHash: randomUUID(),
+              },
+            );
+            expect(sent.transfer.state).toBe('AWAITING_APPROVAL');
+            const approvalId = sent.transfer.approval!.id;
+            const outcomes: string[] = [];
+            const act = (label: string, fn: () => Promise<unknown>) =>
+              c.actor(label, async () => {
+                await c.point('call');
+                outcomes.push(
+                  await fn().then(
+                    () => `${label}: ok`,
+                    (e: unknown) => `${label}: ${(e as AppError).code ?? String(e)}`,
+                  ),
+                );
+              });
+            for (let i = 1; i <= sc.signers; i++) void act(`signer-${i}`, () => uc.signApproval.execute(co.id, { approvalId, signer: signer(i) }));
+            if (sc.sameSignerTwice) void act('signer-1-again', () => uc.signApproval.execute(co.id, { approvalId, signer: signer(1) }));
+            if (sc.reject) void act('rejecter', () => uc.rejectApproval.execute(co.id, { approvalId, signer: signer(9, 'ADMIN'), reason: 'No corresponde' }));
+            void c.actor('sweeper-1', async () => {
+              for (let i = 0; i < sc.ticks; i++) {
+                await c.point(`tick ${i + 1}`);
+                await sweepers[0]!.tick();
+              }
+            });
+            await c.finish();
+            for (let i = 0; i < 2; i++) await sweepers[1]!.tick();
 
-          const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
-          const [a] = await h.transfer!.db.query<{ status: string; n: number; state: string }>(
-            `select a.status, (select count(*)::int from transfer.approval_signatures s where s.approval_id = a.id) as n, t.state
-               from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id where a.id = ?`, [approvalId]);
-          const dispatchedOrLater = ['EXECUTING', 'DISPATCHED', 'COMPLETING', 'COMPLETED', 'RELEASING', 'FAILED'];
-          if (a!.status === 'APPROVED' && !dispatchedOrLater.includes(a!.state)) found.push(`approval APPROVED but the transfer is ${a!.state}`);
-          if (a!.status === 'APPROVED' && a!.n < 2) found.push(`approval APPROVED with ${a!.n} signatures`);
-          if (a!.status === 'REJECTED' && a!.state !== 'FAILED') found.push(`approval REJECTED but the transfer is ${a!.state}`);
-          if (a!.status === 'EXPIRED' && a!.state !== 'EXPIRED') found.push(`approval EXPIRED but the transfer is ${a!.state}`);
-          if (a!.status !== 'APPROVED' && rails.truth.size > 0) found.push(`the rail received a transfer whose approval is ${a!.status}`);
-          if (rails.truth.size > 1) found.push('dispatched more than once');
-          const paid = [...rails.truth.values()].filter((v) => v === 'COMPLETED').length;
-          const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
-          if (w.availableCents + w.pendingOutCents + BigInt(paid) * amount !== amount) found.push(`wallet ${w.availableCents}/${w.pendingOutCents} with ${paid} paid`);
-          if (found.length > 0) {
-            violations.push(...found);
-            throw new Error(`${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`);
-          }
-        }),
+            const found = await sagaViolations(h.tdb.url, co.id, rails.truth);
+            const [a] = await h.transfer!.db.query<{ status: string; n: number; state: string }>(
+              `select a.status, (select count(*)::int from transfer.approval_signatures s where s.approval_id = a.id) as n, t.state
+               from transfer.approvals a join transfer.transfers t on t.id = a.transfer_id where a.id = ?`,
+              [approvalId],
+            );
+            const dispatchedOrLater = ['EXECUTING', 'DISPATCHED', 'COMPLETING', 'COMPLETED', 'RELEASING', 'FAILED'];
+            if (a!.status === 'APPROVED' && !dispatchedOrLater.includes(a!.state)) found.push(`approval APPROVED but the transfer is ${a!.state}`);
+            if (a!.status === 'APPROVED' && a!.n < 2) found.push(`approval APPROVED with ${a!.n} signatures`);
+            if (a!.status === 'REJECTED' && a!.state !== 'FAILED') found.push(`approval REJECTED but the transfer is ${a!.state}`);
+            if (a!.status === 'EXPIRED' && a!.state !== 'EXPIRED') found.push(`approval EXPIRED but the transfer is ${a!.state}`);
+            if (a!.status !== 'APPROVED' && rails.truth.size > 0) found.push(`the rail received a transfer whose approval is ${a!.status}`);
+            if (rails.truth.size > 1) found.push('dispatched more than once');
+            const paid = [...rails.truth.values()].filter((v) => v === 'COMPLETED').length;
+            const w = (await h.ledgerClient.getBalances({ ivaApplicable: false }, ctxOf(co.id))).wallets.find((x) => x.rail === Rail.BREB)!;
+            if (w.availableCents + w.pendingOutCents + BigInt(paid) * amount !== amount)
+              found.push(`wallet ${w.availableCents}/${w.pendingOutCents} with ${paid} paid`);
+            if (found.length > 0) {
+              violations.push(...found);
+              throw new Error(
+                `${found.join('\n')}\nscenario ${JSON.stringify(sc)}\noutcomes ${outcomes.join('; ')}\npoints in order:\n  ${c.trace.join('\n  ')}`,
+              );
+            }
+          },
+        ),
         exploration(),
       );
     } finally {

@@ -11,7 +11,9 @@ describe('provider refusals of requests we accepted', () => {
   let h: Harness;
   let rail: Server;
   const refusal = JSON.stringify({
-    error: 'INVALID_REQUEST', message: 'La solicitud no es válida.', details: { fields: [{ path: 'accountNumber', message: 'Entre 4 y 20 dígitos.' }] },
+    error: 'INVALID_REQUEST',
+    message: 'La solicitud no es válida.',
+    details: { fields: [{ path: 'accountNumber', message: 'Entre 4 y 20 dígitos.' }] },
   });
 
   beforeAll(async () => {

@@ -8,8 +8,23 @@ import { reserveCommandOf } from '../../src/app/transfer-saga.js';
 import type { TransferRecord } from '../../src/domain/transfer.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  NATS_URL, Rail, brebSend, ctxOf, eventsOf, expectEvents, expectLedgerOk, newCompany, send, setFaults, startHarness, stateOf, transferRow,
-  testProtection, waitForState, wallet, type Harness,
+  NATS_URL,
+  Rail,
+  brebSend,
+  ctxOf,
+  eventsOf,
+  expectEvents,
+  expectLedgerOk,
+  newCompany,
+  send,
+  setFaults,
+  startHarness,
+  stateOf,
+  transferRow,
+  testProtection,
+  waitForState,
+  wallet,
+  type Harness,
 } from './harness.js';
 import { transferAccess } from '../../src/grpc/transfer.handlers.js';
 import { devMeshTls } from '@wallet/platform';
@@ -22,13 +37,23 @@ const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
 async function blackHole(): Promise<{ port: number; requests: () => number; close(): Promise<void> }> {
   const sockets: Socket[] = [];
   let bytes = 0;
-  const server: Server = createServer((s) => { sockets.push(s); s.on('data', (d) => { bytes += d.length; }); s.on('error', () => undefined); });
+  const server: Server = createServer((s) => {
+    sockets.push(s);
+    s.on('data', (d) => {
+      bytes += d.length;
+    });
+    s.on('error', () => undefined);
+  });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const addr = server.address();
   return {
     port: typeof addr === 'object' && addr ? addr.port : 0,
     requests: () => bytes,
-    close: () => new Promise<void>((r) => { for (const s of sockets) s.destroy(); server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => r());
+      }),
   };
 }
 
@@ -46,7 +71,9 @@ async function until<T>(fn: () => Promise<T | undefined | false>, timeoutMs: num
     try {
       const v = await fn();
       if (v) return v;
-    } catch { /* not yet */ }
+    } catch {
+      /* not yet */
+    }
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -59,10 +86,19 @@ function forkService(h: Harness, port: number, env: Record<string, string>): Chi
     stdio: 'pipe',
     env: {
       PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test', LOG_LEVEL: 'error',
-      DATABASE_URL: h.tdb.url, NATS_URL, BUS_NAMESPACE: h.namespace,
-      TRANSFER_GRPC_HOST: '127.0.0.1', TRANSFER_GRPC_PORT: String(port), TRANSFER_OPS_PORT: '0', TRANSFER_MIGRATE_ON_START: 'true',
-      LEDGER_GRPC_ADDR: h.ledger.address, BREB_DIRECTORY_URL: h.sandbox.url, BREB_RAIL_URL: h.sandbox.url, ACH_RAIL_URL: h.sandbox.url,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'error',
+      DATABASE_URL: h.tdb.url,
+      NATS_URL,
+      BUS_NAMESPACE: h.namespace,
+      TRANSFER_GRPC_HOST: '127.0.0.1',
+      TRANSFER_GRPC_PORT: String(port),
+      TRANSFER_OPS_PORT: '0',
+      TRANSFER_MIGRATE_ON_START: 'true',
+      LEDGER_GRPC_ADDR: h.ledger.address,
+      BREB_DIRECTORY_URL: h.sandbox.url,
+      BREB_RAIL_URL: h.sandbox.url,
+      ACH_RAIL_URL: h.sandbox.url,
       RAIL_CALLBACK_BASE_URL: h.receiver.url,
       ...env,
     },
@@ -71,9 +107,15 @@ function forkService(h: Harness, port: number, env: Record<string, string>): Chi
 
 describe('recovery: crashes, rail outages and the sweeper', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness({ startTransferService: false }); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness({ startTransferService: false });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('killed (SIGKILL) between reserve and dispatch: a fresh instance dispatches it, it completes and money balances', async () => {
     const hole = await blackHole();
@@ -81,22 +123,50 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     // The real service (dist/main.js) in its own process, its Bre-B rail a server that never answers.
     const child = forkService(h, port, { BREB_RAIL_URL: `http://127.0.0.1:${hole.port}`, PROVIDER_HTTP_TIMEOUT_MS: '60000', SWEEPER_GRACE_SECONDS: '2' });
     let exited = false;
-    const exit = new Promise<NodeJS.Signals | number | null>((r) => child.on('exit', (code, signal) => { exited = true; r(signal ?? code); }));
-    const childClient = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, `127.0.0.1:${port}`, 'transfer', transferAccess, 60_000);
+    const exit = new Promise<NodeJS.Signals | number | null>((r) =>
+      child.on('exit', (code, signal) => {
+        exited = true;
+        r(signal ?? code);
+      }),
+    );
+    const childClient = policyClient<transferV1.TransferServiceServer>(
+      transferV1.TransferServiceClient,
+      `127.0.0.1:${port}`,
+      'transfer',
+      transferAccess,
+      60_000,
+    );
     try {
       const co = await newCompany(h, { breb: 1_000_000n, iva: true, brebFee: [500n, 0] });
-      await until(async () => !exited && (await childClient.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 20_000, 'the child to serve');
+      await until(
+        async () => !exited && (await childClient.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found,
+        20_000,
+        'the child to serve',
+      );
       // A resolve through the child (for the holder), then the send that will hang at dispatch.
       const r = await childClient.resolveKey({ keyValue: '3005550001', keyType: 'AUTO' }, ctxOf(co.id));
       const req = transferV1.SendRequest.fromPartial({
-        amount: 100_000n, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName,
-        targetDocument: r.recipient!.idValue, reference: 'crash-1', requestHash: 'crash-hash',
+        amount: 100_000n,
+        brebKey: { type: r.keyType, value: r.keyValue },
+        targetName: r.recipient!.fullName,
+        targetDocument: r.recipient!.idValue,
+        reference: 'crash-1',
+        requestHash: 'crash-hash',
       });
-      const pending = childClient.send(req, ctxOf(co.id)).then(() => 'answered', (e: unknown) => `failed: ${(e as Error).message}`);
-      const id = await until(async () => {
-        const rows = await h.ledger.db.query<{ id: string; state: string }>('select id::text as id, state from transfer.transfers where company_id = ?', [co.id]);
-        return rows[0]?.state === 'RESERVED' && hole.requests() > 0 ? rows[0].id : undefined;
-      }, 10_000, 'RESERVED with the dispatch in flight');
+      const pending = childClient.send(req, ctxOf(co.id)).then(
+        () => 'answered',
+        (e: unknown) => `failed: ${(e as Error).message}`,
+      );
+      const id = await until(
+        async () => {
+          const rows = await h.ledger.db.query<{ id: string; state: string }>('select id::text as id, state from transfer.transfers where company_id = ?', [
+            co.id,
+          ]);
+          return rows[0]?.state === 'RESERVED' && hole.requests() > 0 ? rows[0].id : undefined;
+        },
+        10_000,
+        'RESERVED with the dispatch in flight',
+      );
       process.kill(child.pid!, 'SIGKILL');
       expect(await exit).toBe('SIGKILL');
       expect(await pending).toMatch(/^failed/); // the client never got its 201
@@ -126,11 +196,29 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     const co = await newCompany(h, { breb: 100_000n });
     const req = await brebSend(h, co, '3005550002', 10_000n);
     const record = (reference: string): TransferRecord => ({
-      id: randomUUID(), companyId: co.id, apiKeyId: null, rail: 'BREB', state: 'RECEIVED', amount: 10_000n,
+      id: randomUUID(),
+      companyId: co.id,
+      apiKeyId: null,
+      rail: 'BREB',
+      state: 'RECEIVED',
+      amount: 10_000n,
       fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n },
-      targetName: req.targetName!, targetDocument: req.targetDocument!, reference, description: null,
+      targetName: req.targetName!,
+      targetDocument: req.targetDocument!,
+      reference,
+      description: null,
       destination: { kind: 'BREB', keyType: 'PHONE', keyValue: '3005550002', anchorHandle: 'anh_x', bankName: null, bankAccountType: null },
-      holdId: null, providerTransferId: null, errorMessage: null, dispatchAttempts: 0, approval: null, approvedAt: null, releaseEvent: null, rejectedBy: null, createdAt: new Date(), dispatchedAt: null, completedAt: null,
+      holdId: null,
+      providerTransferId: null,
+      errorMessage: null,
+      dispatchAttempts: 0,
+      approval: null,
+      approvedAt: null,
+      releaseEvent: null,
+      rejectedBy: null,
+      createdAt: new Date(),
+      dispatchedAt: null,
+      completedAt: null,
     });
     // What an owner leaves behind when it dies right after recording RECEIVED (and claiming its reference).
     const nothing = record('abandoned-1');
@@ -159,7 +247,9 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     // reserve landed is a failed send: its reference names it, so a retry inside the window gets that
     // FAILED transfer, never a second one beside it (issue 19: two transfers on one reference).
     const refs = await h.ledger.db.query<{ reference: string; transfer_id: string; answered: boolean }>(
-      'select reference, transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ?', [co.id]);
+      'select reference, transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ?',
+      [co.id],
+    );
     expect(refs).toEqual([{ reference: 'abandoned-2', transfer_id: landed.id, answered: true }]);
     await expectEvents(h, landed.id, ['transfer.failed']);
     expect(await eventsOf(h, nothing.id)).toEqual([]);
@@ -226,7 +316,9 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 920_000n, pending: 0n });
     for (const id of ids) await expectEvents(h, id, ['transfer.created', 'transfer.dispatched', 'transfer.completed']);
     const history = await h.ledger.db.query<{ n: string }>(
-      `select count(*)::text as n from transfer.state_history where transfer_id in (select id from transfer.transfers where company_id = ?)`, [co.id]);
+      `select count(*)::text as n from transfer.state_history where transfer_id in (select id from transfer.transfers where company_id = ?)`,
+      [co.id],
+    );
     expect(Number(history[0]!.n)).toBe(8 * 5); // RECEIVED, RESERVED, DISPATCHED, COMPLETING, COMPLETED
   });
   it('SIGTERM: the process stops taking calls, finishes what is in flight, flushes the outbox and exits 0', async () => {
@@ -239,12 +331,22 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
       const co = await newCompany(h, { breb: 100_000n });
       await until(async () => (await client.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctxOf(co.id))).found, 20_000, 'the child to serve');
       const r = await client.resolveKey({ keyValue: '3005550009', keyType: 'AUTO' }, ctxOf(co.id));
-      const inFlight = client.send(transferV1.SendRequest.fromPartial({
-        amount: 1_000n, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-        requestHash: 'graceful',
-      }), ctxOf(co.id));
+      const inFlight = client.send(
+        transferV1.SendRequest.fromPartial({
+          amount: 1_000n,
+          brebKey: { type: r.keyType, value: r.keyValue },
+          targetName: r.recipient!.fullName,
+          targetDocument: r.recipient!.idValue,
+          requestHash: 'graceful',
+        }),
+        ctxOf(co.id),
+      );
       // SIGTERM once the send is surely in flight (recorded, not yet answered).
-      await until(async () => (await h.ledger.db.query('select 1 from transfer.transfers where company_id = ?', [co.id])).length > 0, 10_000, 'the send to be recorded');
+      await until(
+        async () => (await h.ledger.db.query('select 1 from transfer.transfers where company_id = ?', [co.id])).length > 0,
+        10_000,
+        'the send to be recorded',
+      );
       child.kill('SIGTERM');
       const answered = await inFlight;
       expect(await exit).toBe(0);

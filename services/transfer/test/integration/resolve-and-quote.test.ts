@@ -3,9 +3,15 @@ import { Rail, ctxOf, expectLedgerOk, failure, newCompany, resolve, setFaults, s
 
 describe('resolve-key and quotes', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   it('resolves a key to its holder (§2.4) and remembers it 10 minutes for anchor-handle sends', async () => {
     const co = await newCompany(h);
@@ -22,7 +28,9 @@ describe('resolve-key and quotes', () => {
     // Deterministic directory; each call asks it again.
     expect(await resolve(h, co.id, '3001234567')).toEqual(r);
     const rows = await h.ledger.db.query<{ company_id: string; anchor_handle: string }>(
-      'select company_id, anchor_handle from transfer.resolved_keys where company_id = ?', [co.id]);
+      'select company_id, anchor_handle from transfer.resolved_keys where company_id = ?',
+      [co.id],
+    );
     expect(rows).toEqual([{ company_id: co.id, anchor_handle: r.anchorHandle }]);
 
     expect(await resolve(h, co.id, 'Ana@Example.com')).toMatchObject({ found: true, keyType: 'EMAIL' });
@@ -49,7 +57,11 @@ describe('resolve-key and quotes', () => {
 
   it('a key outside 3-64 characters or an unknown key type is 400; the directory down is 503', async () => {
     const co = await newCompany(h);
-    for (const [v, t] of [['ab', 'AUTO'], ['x'.repeat(65), 'AUTO'], ['3001234567', 'IBAN']] as const) {
+    for (const [v, t] of [
+      ['ab', 'AUTO'],
+      ['x'.repeat(65), 'AUTO'],
+      ['3001234567', 'IBAN'],
+    ] as const) {
       const e = await failure(resolve(h, co.id, v, t));
       expect(e.code).toBe('INVALID_REQUEST');
     }
@@ -70,9 +82,11 @@ describe('resolve-key and quotes', () => {
     // fixed 100 + 10 bps of 1,000,000 = 1,000 → subtotal 1,100; IVA 19% = 209 → 1,309
     const q = await quote(co.id, { amount: 1_000_000n, keyValue: '3001234567', keyType: 'PHONE' });
     expect(q).toEqual({
-      amount: 1_000_000n, currentBalance: 1_001_309n,
+      amount: 1_000_000n,
+      currentBalance: 1_001_309n,
       fee: { fixedFee: 100n, variableFee: 1_000n, subtotalFee: 1_100n, ivaApplicable: true, ivaAmount: 209n, totalCharged: 1_309n },
-      totalCost: 1_001_309n, canAfford: true,
+      totalCost: 1_001_309n,
+      canAfford: true,
     });
     const over = await quote(co.id, { amount: 1_000_001n });
     expect(over.canAfford).toBe(false);

@@ -14,9 +14,20 @@ import { devMeshTls } from '@wallet/platform';
 
 /** The audit's findings on the send saga, each replayed step by step on real Postgres and the real ledger. */
 const SECRET = 'saga-audit-callback-secret';
-const RECIPIENT = { firstName: 'Ana', lastName: 'Gómez', fullName: 'Ana Gómez', idType: 'CC', idValue: '1012345678', bankName: 'Banco', bankAccountType: 'Ahorros', status: 'ACTIVE' };
+const RECIPIENT = {
+  firstName: 'Ana',
+  lastName: 'Gómez',
+  fullName: 'Ana Gómez',
+  idType: 'CC',
+  idValue: '1012345678',
+  bankName: 'Banco',
+  bankAccountType: 'Ahorros',
+  status: 'ACTIVE',
+};
 const directory: BrebDirectoryPort = {
-  async lookup() { return { status: 'active', anchorHandle: 'a-1', keyType: 'PHONE', keyValue: '3001112233', recipient: RECIPIENT }; },
+  async lookup() {
+    return { status: 'active', anchorHandle: 'a-1', keyType: 'PHONE', keyValue: '3001112233', recipient: RECIPIENT };
+  },
 };
 
 /** A rail whose answers each test sets: it keeps what it received and can pay it. */
@@ -39,7 +50,9 @@ class ControlledRail implements RailPort {
     const s = this.received.get(id);
     return s ? { found: true, status: s, providerTransferId: `p-${id}`, errorMessage: null } : { found: false };
   }
-  async validateAchAccount() { return { result: 'valid' as const }; }
+  async validateAchAccount() {
+    return { result: 'valid' as const };
+  }
 }
 
 describe('send saga: the audit findings', () => {
@@ -49,16 +62,26 @@ describe('send saga: the audit findings', () => {
     h = await startHarness({ transferEnv: { SWEEPER_INTERVAL_MS: '3600000' } });
     ledger = new GrpcLedger(h.ledger.address, devMeshTls('transfer'));
   }, 60_000);
-  afterAll(async () => { ledger?.close(); await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  afterAll(async () => {
+    ledger?.close();
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   function rig(o: { dispatchTimeoutSeconds?: number; ledger?: LedgerPort; store?: SqlTransferStore } = {}) {
     const rail = new ControlledRail();
     const deps = transferDeps({
-      store: o.store ?? new SqlTransferStore(h.transfer!.db, testProtection), approvals: new SqlApprovalStore(h.transfer!.db, testProtection), ledger: o.ledger ?? ledger, directory, rails: rail,
+      store: o.store ?? new SqlTransferStore(h.transfer!.db, testProtection),
+      approvals: new SqlApprovalStore(h.transfer!.db, testProtection),
+      ledger: o.ledger ?? ledger,
+      directory,
+      rails: rail,
       settings: sagaSettings(SECRET, { dispatchTimeoutSeconds: o.dispatchTimeoutSeconds ?? 300 }),
       log: createLogger('saga-audit', process.env.TEST_LOG_LEVEL ?? 'silent'),
-      eventsWritten: () => undefined, destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
+      eventsWritten: () => undefined,
+      destinationFingerprint: (d) => testProtection.destinationFingerprint(d),
     });
     const uc = transferUseCases(deps);
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: 3_600_000, batch: 10, leaseMs: 0 });
@@ -70,11 +93,15 @@ describe('send saga: the audit findings', () => {
   }
 
   const sendOf = (co: { id: string; profile: never }, amount: bigint) => ({
-    amount, brebKey: { type: 'PHONE', value: '3001112233' }, targetName: RECIPIENT.fullName, targetDocument: RECIPIENT.idValue,
-    company: co.profile, requestHash: randomUUID(),
+    amount,
+    brebKey: { type: 'PHONE', value: '3001112233' },
+    targetName: RECIPIENT.fullName,
+    targetDocument: RECIPIENT.idValue,
+    company: co.profile,
+    requestHash: randomUUID(),
   });
-  const exceptionsOf = (id: string) => h.transfer!.db.query<{ kind: string; status: string }>(
-    'select kind, status from transfer.money_exceptions where resource_id = ?', [id]);
+  const exceptionsOf = (id: string) =>
+    h.transfer!.db.query<{ kind: string; status: string }>('select kind, status from transfer.money_exceptions where resource_id = ?', [id]);
 
   it('a dispatch the rail took before this process died is never released on a time-out the rail cannot answer', async () => {
     const { rail, uc, sweeper, callback } = rig({ dispatchTimeoutSeconds: 0 });
@@ -82,7 +109,9 @@ describe('send saga: the audit findings', () => {
     rail.onDispatch = () => 'crash';
     await expect(uc.send.execute({ companyId: co.id }, sendOf(co as never, 1_000_000n))).rejects.toThrow('process killed');
     const [row] = await h.transfer!.db.query<{ id: string; state: string; dispatch_attempts: number }>(
-      'select id::text as id, state, dispatch_attempts from transfer.transfers where company_id = ?', [co.id]);
+      'select id::text as id, state, dispatch_attempts from transfer.transfers where company_id = ?',
+      [co.id],
+    );
     // The attempt was counted before the rail was called.
     expect(row).toMatchObject({ state: 'RESERVED', dispatch_attempts: 1 });
     // Past RAIL_DISPATCH_TIMEOUT_SECONDS the rail answers 503 to everything: the funds stay held.
@@ -118,7 +147,10 @@ describe('send saga: the audit findings', () => {
     const calls: string[] = [];
     for (const m of ['getForCallback', 'get', 'transition', 'transitionOnCallback'] as const) {
       const f = (store[m] as (...a: unknown[]) => Promise<unknown>).bind(store);
-      (store as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => { calls.push(m); return f(...a); };
+      (store as unknown as Record<string, unknown>)[m] = (...a: unknown[]) => {
+        calls.push(m);
+        return f(...a);
+      };
     }
     const { rail, uc, callback } = rig({ store });
     const co = await newCompany(h, { breb: 100_000n });
@@ -203,12 +235,18 @@ describe('send saga: the audit findings', () => {
     expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
   });
 
-  it('a send makes no ComputeFees call: its Reserve asks the ledger for the fee, acceptance records it, and one given up after its hold landed shows that hold\'s fee', async () => {
+  it("a send makes no ComputeFees call: its Reserve asks the ledger for the fee, acceptance records it, and one given up after its hold landed shows that hold's fee", async () => {
     const co = await newCompany(h, { breb: 1_000_000n, iva: true, brebFee: [300n, 25] });
     const calls: string[] = [];
     const counted: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
-      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => { calls.push('computeFees'); return ledger.computeFees(...a); },
-      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => { calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`); return ledger.reserve(cmd); },
+      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => {
+        calls.push('computeFees');
+        return ledger.computeFees(...a);
+      },
+      reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`);
+        return ledger.reserve(cmd);
+      },
     });
     const { uc } = rig({ ledger: counted });
     // 300 + 25 bps of 200,000 (500) = 800; IVA 152.
@@ -218,23 +256,33 @@ describe('send saga: the audit findings', () => {
     expect(t).toMatchObject({ state: 'DISPATCHED', fee });
     expect((await uc.saga.reload(t)).fee).toEqual(fee);
     const [created] = await h.transfer!.db.query<{ payload: { totalFee: string; ivaAmount: string } }>(
-      "select payload from transfer.outbox where subject = 'transfer.created' and payload->>'transferId' = ?", [t.id]);
+      "select payload from transfer.outbox where subject = 'transfer.created' and payload->>'transferId' = ?",
+      [t.id],
+    );
     expect(created?.payload).toMatchObject({ totalFee: '800', ivaAmount: '152' });
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 200_952n, pending: 200_952n });
 
     // The Reserve lands but its reply is lost: RECEIVED with no fee yet; the sweeper gives it up,
     // finds the hold, releases it, and the FAILED transfer shows the fee that hold reserved.
     const lost: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
-      reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => { await ledger.reserve(cmd); throw new AppError('SERVICE_UNAVAILABLE'); },
+      reserve: async (cmd: Parameters<LedgerPort['reserve']>[0]) => {
+        await ledger.reserve(cmd);
+        throw new AppError('SERVICE_UNAVAILABLE');
+      },
     });
     const { uc: uc2, sweeper } = rig({ ledger: lost });
     await expect(uc2.send.execute({ companyId: co.id }, sendOf(co as never, 100_000n))).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
     const [row] = await h.transfer!.db.query<{ id: string; state: string; subtotal_fee: string }>(
-      "select id::text as id, state, subtotal_fee::text as subtotal_fee from transfer.transfers where company_id = ? and amount = 100000", [co.id]);
+      'select id::text as id, state, subtotal_fee::text as subtotal_fee from transfer.transfers where company_id = ? and amount = 100000',
+      [co.id],
+    );
     expect(row).toMatchObject({ state: 'RECEIVED', subtotal_fee: '0' });
     await sweeper.tick(); // RECEIVED → ABANDONING → the void finds the hold → released → FAILED
     const given = await uc.saga.reload({ id: row!.id } as TransferRecord);
-    expect(given).toMatchObject({ state: 'FAILED', fee: { fixedFee: 300n, variableFee: 250n, subtotalFee: 550n, ivaApplicable: true, ivaAmount: 105n, totalCharged: 655n } });
+    expect(given).toMatchObject({
+      state: 'FAILED',
+      fee: { fixedFee: 300n, variableFee: 250n, subtotalFee: 550n, ivaApplicable: true, ivaAmount: 105n, totalCharged: 655n },
+    });
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 1_000_000n - 200_952n, pending: 200_952n });
     expect(await sagaViolations(h.tdb.url, co.id)).toEqual([]);
   });
@@ -244,7 +292,10 @@ describe('send saga: the audit findings', () => {
     const calls: string[] = [];
     // What such a ledger answers to a Reserve without `fee` (checkFee, before anything is written).
     const older: LedgerPort = Object.assign(Object.create(ledger) as GrpcLedger, {
-      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => { calls.push('computeFees'); return ledger.computeFees(...a); },
+      computeFees: (...a: Parameters<LedgerPort['computeFees']>) => {
+        calls.push('computeFees');
+        return ledger.computeFees(...a);
+      },
       reserve: (cmd: Parameters<LedgerPort['reserve']>[0]) => {
         calls.push(`reserve fee=${cmd.fee === null ? 'ledger' : 'given'}`);
         if (cmd.fee === null) return Promise.reject(new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'fee', message: 'is required' }] }));
@@ -268,7 +319,9 @@ describe('send saga: the audit findings', () => {
       },
     });
     calls.length = 0;
-    await expect(rig({ ledger: refusing }).uc.send.execute({ companyId: co.id }, sendOf(co as never, 1_000n))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(rig({ ledger: refusing }).uc.send.execute({ companyId: co.id }, sendOf(co as never, 1_000n))).rejects.toMatchObject({
+      code: 'INVALID_REQUEST',
+    });
     expect(calls).toEqual(['reserve fee=ledger']);
   });
 });

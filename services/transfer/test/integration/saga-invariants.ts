@@ -15,7 +15,13 @@ export async function sagaViolations(databaseUrl: string, companyId: string, rai
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const report = await checkInvariants(client, { companyId, quiescent: true, only: ['holds', 'journal'], rail: rail ? mapRail(rail) : 'none', partial: true });
+    const report = await checkInvariants(client, {
+      companyId,
+      quiescent: true,
+      only: ['holds', 'journal'],
+      rail: rail ? mapRail(rail) : 'none',
+      partial: true,
+    });
     return violationLines(report);
   } finally {
     await client.end();

@@ -7,8 +7,19 @@ import { TransferDataProtection } from '../../src/persistence/data-protection.js
 import { transferMigrations } from '../../src/persistence/migrations/index.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 import {
-  ACH_ACCOUNT, achSend, ctxOf, expectEvents, expectLedgerOk, newCompany, send, startHarness, streamEvents, testProtection, transferRow,
-  waitForState, type Harness,
+  ACH_ACCOUNT,
+  achSend,
+  ctxOf,
+  expectEvents,
+  expectLedgerOk,
+  newCompany,
+  send,
+  startHarness,
+  streamEvents,
+  testProtection,
+  transferRow,
+  waitForState,
+  type Harness,
 } from './harness.js';
 
 const FULL = '40987654321';
@@ -16,15 +27,22 @@ const MASKED = '****4321';
 
 describe('ACH account numbers sealed at rest', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   /** Every row of every table of the given schemas whose text holds `value`. */
   async function rowsHolding(schemas: string[], value: string): Promise<string[]> {
     const tables = await h.ledger.db.query<{ s: string; t: string }>(
       `select table_schema as s, table_name as t from information_schema.tables
-        where table_schema in (${schemas.map((x) => `'${x}'`).join(', ')}) and table_type = 'BASE TABLE'`);
+        where table_schema in (${schemas.map((x) => `'${x}'`).join(', ')}) and table_type = 'BASE TABLE'`,
+    );
     const hits: string[] = [];
     for (const { s, t } of tables) {
       const [r] = await h.ledger.db.query<{ n: string }>(`select count(*)::text as n from "${s}"."${t}" x where x::text like ?`, [`%${value}%`]);
@@ -65,7 +83,9 @@ describe('ACH account numbers sealed at rest', () => {
     expect(JSON.stringify(events.map((e) => transferEventsV1.TransferEvent.toJSON(e.event)))).not.toContain(FULL);
 
     // A replay of the same request is recognised through the fingerprint; another body is a conflict.
-    expect((await send(h, co, achSend(co, 50_000n, { reference: 'sealed-1', requestHash: 'x' }, { accountNumber: FULL })).catch((e: Error) => e))).toMatchObject({ code: 'REFERENCE_CONFLICT' });
+    expect(await send(h, co, achSend(co, 50_000n, { reference: 'sealed-1', requestHash: 'x' }, { accountNumber: FULL })).catch((e: Error) => e)).toMatchObject({
+      code: 'REFERENCE_CONFLICT',
+    });
   });
 
   it('a store with another key refuses to read the number, and says so without it', async () => {
@@ -73,7 +93,10 @@ describe('ACH account numbers sealed at rest', () => {
     const id = (await send(h, co, achSend(co, 20_000n, {}, { accountNumber: FULL }))).transfer!.id;
     await waitForState(h, id, ['COMPLETED']);
     const wrong = new SqlTransferStore(h.transfer!.db, new TransferDataProtection('another-transfer-data-key-of-32-characters'));
-    const err = await wrong.get(id).then(() => undefined, (e: Error) => e);
+    const err = await wrong.get(id).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/TRANSFER_DATA_KEY/);
     expect(err?.message).not.toContain('4321');
     expect((await new SqlTransferStore(h.transfer!.db, testProtection).get(id))?.destination).toMatchObject({ kind: 'ACH', accountNumber: FULL });
@@ -83,8 +106,9 @@ describe('ACH account numbers sealed at rest', () => {
     const co = await newCompany(h, { ach: 1_000_000n });
     const id = (await send(h, co, achSend(co, 20_000n, {}, { accountNumber: FULL }))).transfer!.id;
     await waitForState(h, id, ['COMPLETED']);
-    await expect(h.ledger.db.query(`update transfer.transfers set destination = destination || '{"accountNumber":"${FULL}"}'::jsonb where id = ?::uuid`, [id]))
-      .rejects.toThrow(/transfers_account_sealed_check/);
+    await expect(
+      h.ledger.db.query(`update transfer.transfers set destination = destination || '{"accountNumber":"${FULL}"}'::jsonb where id = ?::uuid`, [id]),
+    ).rejects.toThrow(/transfers_account_sealed_check/);
   });
 });
 
@@ -104,8 +128,15 @@ describe('migration 0004 seals the rows already stored', () => {
           iva_amount, total_charged, target_name, target_document, counterparty_document, destination)
         values (?::uuid, 'co-1', ?, 'COMPLETED', 1000, 0, 0, 0, false, 0, 0, 'Ana', '52987654', '52987654', ?::jsonb)`;
       await before.query(insert, [ach, 'ACH', JSON.stringify({ ...ACH_ACCOUNT, kind: 'ACH', accountNumber: FULL })]);
-      await before.query(insert, [breb, 'BREB', JSON.stringify({ kind: 'BREB', keyType: 'PHONE', keyValue: '3001112233', anchorHandle: 'a', bankName: null, bankAccountType: null })]);
-      await before.query(`insert into transfer.send_references (company_id, reference, request_hash, transfer_id) values ('co-1', 'ref-1', 'raw-sha256', ?::uuid)`, [ach]);
+      await before.query(insert, [
+        breb,
+        'BREB',
+        JSON.stringify({ kind: 'BREB', keyType: 'PHONE', keyValue: '3001112233', anchorHandle: 'a', bankName: null, bankAccountType: null }),
+      ]);
+      await before.query(
+        `insert into transfer.send_references (company_id, reference, request_hash, transfer_id) values ('co-1', 'ref-1', 'raw-sha256', ?::uuid)`,
+        [ach],
+      );
       await before.close();
 
       // Up to 0004 (the later migrations are not what this test is about; `down` then undoes 0004).

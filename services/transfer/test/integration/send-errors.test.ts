@@ -3,23 +3,44 @@ import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
 import { transferV1 } from '@wallet/proto';
 import {
-  Rail, achSend, brebSend, ctxOf, expectLedgerOk, failure, newCompany, resolve, send, setFaults, startHarness, waitForState, wallet,
-  type CompanySetup, type Harness,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  resolve,
+  send,
+  setFaults,
+  startHarness,
+  waitForState,
+  wallet,
+  type CompanySetup,
+  type Harness,
 } from './harness.js';
 
 describe('send checks, in the contract order (CONTRACT §9)', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   const aml = {
     add: (documentNumber: string, reason = 'Lista restrictiva') => h.client.addAmlEntry({ documentNumber, reason }, ctxOf()),
     remove: (id: string) => h.client.removeAmlEntry({ id }, ctxOf()),
   };
   const code = async (co: CompanySetup, req: transferV1.SendRequest) => (await failure(send(h, co, req))).code;
-  const rowsOf = async (companyId: string) => (await h.ledger.db.query<{ state: string }>(
-    'select state from transfer.transfers where company_id = ? order by created_at', [companyId])).map((r) => r.state);
+  const rowsOf = async (companyId: string) =>
+    (await h.ledger.db.query<{ state: string }>('select state from transfer.transfers where company_id = ? order by created_at', [companyId])).map(
+      (r) => r.state,
+    );
 
   it('BREB: schema → cap → TARGET_DOCUMENT_REQUIRED → AML → directory/NAME_MISMATCH → limits → balance; the first failing check answers', async () => {
     const co = await newCompany(h, { breb: 10_000n });
@@ -27,7 +48,11 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     co.profile.counterpartyDailyLimitCents = 50_000n;
     const entry = await aml.add(good.targetDocument!);
     let req = transferV1.SendRequest.fromPartial({
-      ...good, amount: 1_200_000_001n, targetDocument: undefined, targetName: 'Otra Persona', description: 'd'.repeat(256),
+      ...good,
+      amount: 1_200_000_001n,
+      targetDocument: undefined,
+      targetName: 'Otra Persona',
+      description: 'd'.repeat(256),
     });
     expect(await code(co, req)).toBe('INVALID_REQUEST');
     req = { ...req, description: 'ok' };
@@ -72,7 +97,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect(await wallet(h, co.id, Rail.BREB)).toEqual({ available: 100_000n, pending: 0n });
   });
 
-  it('NAME_MISMATCH ignores accents, case and spacing; a document other than the holder\'s is refused too', async () => {
+  it("NAME_MISMATCH ignores accents, case and spacing; a document other than the holder's is refused too", async () => {
     const co = await newCompany(h, { breb: 100_000n });
     const good = await brebSend(h, co, '3007778800', 1_000n);
     const loose = `  ${good.targetName!.toLowerCase().replace(/ /g, '   ')}\t`.normalize('NFD');
@@ -85,7 +110,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect(doc.details).toEqual({ field: 'targetDocument' });
   });
 
-  it('AML: the payer company\'s NIT (also without its check digit) and the destination document; removal lifts it', async () => {
+  it("AML: the payer company's NIT (also without its check digit) and the destination document; removal lifts it", async () => {
     const co = await newCompany(h, { breb: 100_000n, ach: 100_000n, nit: '900.555.444-3' });
     const breb = await brebSend(h, co, '3001231234', 1_000n);
     const byNit = await aml.add('900555444', 'Empresa sancionada');
@@ -119,9 +144,17 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     const sql = async (text: string, params: unknown[] = []) => {
       const c = new pg.Client({ connectionString: h.tdb.url });
       await c.connect();
-      try { return (await c.query(text, params)).rows; } finally { await c.end(); }
+      try {
+        return (await c.query(text, params)).rows;
+      } finally {
+        await c.end();
+      }
     };
-    const verdict = async () => send(h, co, { ...req, reference: randomUUID() }).then(() => 'OK', (e: { code: string }) => e.code);
+    const verdict = async () =>
+      send(h, co, { ...req, reference: randomUUID() }).then(
+        () => 'OK',
+        (e: { code: string }) => e.code,
+      );
     const becomes = (want: string) => eventually(async () => (await verdict()) === want, 3_000, 20);
     expect(await verdict()).toBe('OK');
     // Through the API: this replica drops its copy when it writes, so the very next send is refused.
@@ -130,7 +163,10 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     await aml.remove(entry.id);
     expect(await verdict()).toBe('OK');
     // Another writer (an operator's SQL, another replica): the trigger notifies, the copy is reloaded.
-    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql')`, [randomUUID(), req.targetDocument]);
+    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql')`, [
+      randomUUID(),
+      req.targetDocument,
+    ]);
     expect(await becomes('RECIPIENT_BLACKLISTED')).toBe(true);
     for (let i = 0; i < 5; i++) expect(await verdict()).toBe('RECIPIENT_BLACKLISTED');
     // Feed lost: the copy is dropped and each check reads the table until the feed is back.
@@ -138,7 +174,10 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     await sql(`update transfer.aml_entries set removed_at = now() where normalized_document = $1 and removed_at is null`, [req.targetDocument]);
     expect(await becomes('OK')).toBe(true);
     await eventually(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen transfer_aml%'`)).length > 0, 5_000);
-    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql again')`, [randomUUID(), req.targetDocument]);
+    await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql again')`, [
+      randomUUID(),
+      req.targetDocument,
+    ]);
     expect(await becomes('RECIPIENT_BLACKLISTED')).toBe(true);
   });
 
@@ -178,7 +217,9 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     // Another destination (another document at another account) has its own limit; the same account
     // under another document does not (issue 36, finding 6: destination-screening.test.ts).
     expect(await code(co, achSend(co, 100n, {}, { documentNumber: '5544332211' }))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
-    expect((await send(h, co, achSend(co, 100_000n, {}, { documentNumber: '5544332211', accountNumber: '55443322110' }))).transfer!.status).toBe('MOVEMENT_STATUS_PENDING');
+    expect((await send(h, co, achSend(co, 100_000n, {}, { documentNumber: '5544332211', accountNumber: '55443322110' }))).transfer!.status).toBe(
+      'MOVEMENT_STATUS_PENDING',
+    );
     // A failed outflow stops counting (its outcome held back until the first check is done).
     const other = { documentNumber: '7788990011', accountNumber: '77889900110' };
     await setFaults(h, { callbacks: 'down' });
@@ -208,7 +249,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     for (const t of [first, second]) await waitForState(h, t.transfer!.id, ['COMPLETED']);
   });
 
-  it('no wallet: WALLET_NOT_PROVISIONED; a call for no company (an operator\'s) is refused before the handler', async () => {
+  it("no wallet: WALLET_NOT_PROVISIONED; a call for no company (an operator's) is refused before the handler", async () => {
     const co = await newCompany(h, { rails: [] });
     expect(await code(co, achSend(co, 1_000n))).toBe('WALLET_NOT_PROVISIONED');
     const e = await failure(h.client.send(achSend(co, 1_000n), ctxOf()));

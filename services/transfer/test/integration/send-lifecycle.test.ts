@@ -2,8 +2,24 @@ import { instantToDate } from '@wallet/platform';
 import { createHmac, randomUUID } from 'node:crypto';
 import { ledgerV1, transferEventsV1, transferV1 } from '@wallet/proto';
 import {
-  MovementStatus, Rail, achSend, brebSend, ctxOf, expectEvents, expectLedgerOk, failure, newCompany, send, setFaults, startHarness, stateOf,
-  testProtection, transferRow, waitForState, wallet, type Harness,
+  MovementStatus,
+  Rail,
+  achSend,
+  brebSend,
+  ctxOf,
+  expectEvents,
+  expectLedgerOk,
+  failure,
+  newCompany,
+  send,
+  setFaults,
+  startHarness,
+  stateOf,
+  testProtection,
+  transferRow,
+  waitForState,
+  wallet,
+  type Harness,
 } from './harness.js';
 import { SqlTransferStore } from '../../src/persistence/transfer.store.js';
 
@@ -12,9 +28,15 @@ const SECRET = 'dev-rail-callback-secret';
 describe('send lifecycle: reserve → dispatch → commit / release', () => {
   let h: Harness;
   // Confirmations slow enough to see the PENDING step, fast enough for the suite.
-  beforeAll(async () => { h = await startHarness({ sandboxEnv: { SANDBOX_BREB_CONFIRM_MS: '700', SANDBOX_ACH_CONFIRM_MS: '700' } }); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await expectLedgerOk(h); });
+  beforeAll(async () => {
+    h = await startHarness({ sandboxEnv: { SANDBOX_BREB_CONFIRM_MS: '700', SANDBOX_ACH_CONFIRM_MS: '700' } });
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await expectLedgerOk(h);
+  });
 
   const movement = (companyId: string, id: string) => h.ledgerClient.getMovement({ id }, ctxOf(companyId));
 
@@ -25,8 +47,15 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     // fee 100 + 10 bps of 250,000 = 250 → 350; IVA 67 (66.5 rounded half up)
     expect(res.replayed).toBe(false);
     expect(res.transfer).toMatchObject({
-      status: MovementStatus.PENDING, amount: 250_000n, totalFee: 350n, ivaAmount: 67n, netAmount: 249_650n, rail: Rail.BREB,
-      targetName: req.targetName, targetDocument: req.targetDocument, reference: 'breb-ok-1',
+      status: MovementStatus.PENDING,
+      amount: 250_000n,
+      totalFee: 350n,
+      ivaAmount: 67n,
+      netAmount: 249_650n,
+      rail: Rail.BREB,
+      targetName: req.targetName,
+      targetDocument: req.targetDocument,
+      reference: 'breb-ok-1',
     });
     expect(res.transfer!.createdAt).toBeInstanceOf(Date);
     expect(res.transfer!.completedAt).toBeUndefined();
@@ -36,7 +65,10 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     expect(row).toMatchObject({ state: 'DISPATCHED', company_id: co.id, api_key_id: 'key-1' });
     expect(row!.provider_transfer_id).toEqual(expect.any(String));
     expect(await movement(co.id, id)).toMatchObject({
-      status: MovementStatus.PENDING, type: ledgerV1.MovementType.TRANSFER_OUT, reference: 'breb-ok-1', apiKeyId: 'key-1',
+      status: MovementStatus.PENDING,
+      type: ledgerV1.MovementType.TRANSFER_OUT,
+      reference: 'breb-ok-1',
+      apiKeyId: 'key-1',
       details: { targetName: req.targetName, targetDocument: req.targetDocument, description: 'Factura 1' },
     });
 
@@ -73,13 +105,21 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     const co = await newCompany(h, { ach: 500_000n, iva: true, achFee: [300n, 0] });
     const res = await send(h, co, achSend(co, 100_000n, { description: "Pago proveedor ¿ok? $1 'x' ?? \\" }));
     expect(res.transfer).toMatchObject({
-      status: MovementStatus.PENDING, rail: Rail.ACH, totalFee: 300n, ivaAmount: 57n, netAmount: 99_700n,
-      targetName: 'Ana María Pérez Gómez', targetDocument: '1020304050',
+      status: MovementStatus.PENDING,
+      rail: Rail.ACH,
+      totalFee: 300n,
+      ivaAmount: 57n,
+      netAmount: 99_700n,
+      targetName: 'Ana María Pérez Gómez',
+      targetDocument: '1020304050',
     });
     const id = res.transfer!.id;
     expect(await wallet(h, co.id, Rail.ACH)).toEqual({ available: 500_000n - 100_357n, pending: 100_357n });
     expect((await movement(co.id, id)).details).toMatchObject({
-      bankName: 'Bancolombia', bankAccountType: 'Ahorros', bankAccountNumber: '****8901', description: "Pago proveedor ¿ok? $1 'x' ?? \\",
+      bankName: 'Bancolombia',
+      bankAccountType: 'Ahorros',
+      bankAccountNumber: '****8901',
+      description: "Pago proveedor ¿ok? $1 'x' ?? \\",
     });
     expect((await transferRow(h, id))!.description).toBe("Pago proveedor ¿ok? $1 'x' ?? \\");
     await waitForState(h, id, ['COMPLETED']);
@@ -88,8 +128,16 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     const evts = (await import('./harness.js')).streamEvents;
     const completed = (await evts(h)).find((e) => e.event.transferId === id && e.subject === 'transfer.completed')!.event;
     expect(completed).toMatchObject({
-      companyId: co.id, rail: Rail.ACH, status: MovementStatus.COMPLETED, amount: 100_000n, totalFee: 300n, ivaAmount: 57n,
-      netAmount: 99_700n, bankName: 'Bancolombia', bankAccountType: 'Ahorros', bankAccountNumberMasked: '****8901',
+      companyId: co.id,
+      rail: Rail.ACH,
+      status: MovementStatus.COMPLETED,
+      amount: 100_000n,
+      totalFee: 300n,
+      ivaAmount: 57n,
+      netAmount: 99_700n,
+      bankName: 'Bancolombia',
+      bankAccountType: 'Ahorros',
+      bankAccountNumberMasked: '****8901',
     });
     expect(JSON.stringify(transferEventsV1.TransferEvent.toJSON(completed))).not.toContain('12345678901');
   });
@@ -106,17 +154,33 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
   it('a send by targetAnchorHandle uses the remembered key and re-checks the directory', async () => {
     const co = await newCompany(h, { breb: 100_000n });
     const r = await h.client.resolveKey({ keyValue: '@proveedor77', keyType: 'AUTO' }, ctxOf(co.id));
-    const res = await send(h, co, transferV1.SendRequest.fromPartial({
-      amount: 5_000n, targetAnchorHandle: r.anchorHandle, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
+    const res = await send(
+      h,
+      co,
+      transferV1.SendRequest.fromPartial({
+        amount: 5_000n,
+        targetAnchorHandle: r.anchorHandle,
+        targetName: r.recipient!.fullName,
+        targetDocument: r.recipient!.idValue,
         requestHash: randomUUID(),
-    }));
+      }),
+    );
     expect(res.transfer!.status).toBe(MovementStatus.PENDING);
     expect((await transferRow(h, res.transfer!.id))!.destination).toMatchObject({ kind: 'BREB', anchorHandle: r.anchorHandle, keyValue: '@proveedor77' });
     const other = await newCompany(h, { breb: 100_000n });
-    const e = await failure(send(h, other, transferV1.SendRequest.fromPartial({
-      amount: 5_000n, targetAnchorHandle: r.anchorHandle, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue,
-        requestHash: randomUUID(),
-    })));
+    const e = await failure(
+      send(
+        h,
+        other,
+        transferV1.SendRequest.fromPartial({
+          amount: 5_000n,
+          targetAnchorHandle: r.anchorHandle,
+          targetName: r.recipient!.fullName,
+          targetDocument: r.recipient!.idValue,
+          requestHash: randomUUID(),
+        }),
+      ),
+    );
     expect(e.code).toBe('INVALID_KEY'); // another company's resolution does not count
     await waitForState(h, res.transfer!.id, ['COMPLETED']);
   });
@@ -126,11 +190,27 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     const res = await send(h, co, await brebSend(h, co, '3003334455', 20_000n));
     const id = res.transfer!.id;
     // Forged: right body, wrong signature / stale timestamp / no signature.
-    const body = Buffer.from(JSON.stringify({ eventId: `forged-${id}`, transactionId: id, providerTransferId: 'p', rail: 'BREB', status: 'FAILED', errorMessage: 'x', occurredAt: new Date().toISOString() }));
+    const body = Buffer.from(
+      JSON.stringify({
+        eventId: `forged-${id}`,
+        transactionId: id,
+        providerTransferId: 'p',
+        rail: 'BREB',
+        status: 'FAILED',
+        errorMessage: 'x',
+        occurredAt: new Date().toISOString(),
+      }),
+    );
     const now = Math.floor(Date.now() / 1000);
     const mac = (t: number, b = body, secret = SECRET) => createHmac('sha256', secret).update(`${t}.`).update(b).digest('hex');
     const cb = (signature: string, raw = body) => h.client.handleRailCallback({ rail: Rail.BREB, rawBody: raw, signature }, ctxOf());
-    for (const sig of [`t=${now},v1=${'0'.repeat(64)}`, `t=${now - 301},v1=${mac(now - 301)}`, `t=${now},v1=${mac(now, body, 'other-secret')}`, '', 'garbage']) {
+    for (const sig of [
+      `t=${now},v1=${'0'.repeat(64)}`,
+      `t=${now - 301},v1=${mac(now - 301)}`,
+      `t=${now},v1=${mac(now, body, 'other-secret')}`,
+      '',
+      'garbage',
+    ]) {
       expect((await failure(cb(sig))).code).toBe('INVALID_SIGNATURE');
     }
     // Body altered after signing.
@@ -145,14 +225,26 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
     expect(re.status).toBe(200);
     expect(await re.json()).toMatchObject({ delivered: true, responseStatus: 200 });
     // A validly signed second outcome with a new event id: a duplicate by state.
-    const second = Buffer.from(JSON.stringify({ eventId: `late-${id}`, transactionId: id, providerTransferId: 'p', rail: 'BREB', status: 'FAILED', errorMessage: 'tarde', occurredAt: new Date().toISOString() }));
+    const second = Buffer.from(
+      JSON.stringify({
+        eventId: `late-${id}`,
+        transactionId: id,
+        providerTransferId: 'p',
+        rail: 'BREB',
+        status: 'FAILED',
+        errorMessage: 'tarde',
+        occurredAt: new Date().toISOString(),
+      }),
+    );
     expect(await cb(`t=${now},v1=${mac(now, second)}`, second)).toEqual({ accepted: true, duplicate: true });
     expect(await cb(`t=${now},v1=${mac(now, second)}`, second)).toEqual({ accepted: true, duplicate: true });
     // A signed callback for an unknown transaction is acknowledged and ignored; a rail mismatch is refused.
     const unknown = Buffer.from(JSON.stringify({ eventId: `u-${id}`, transactionId: randomUUID(), rail: 'BREB', status: 'COMPLETED' }));
     expect(await cb(`t=${now},v1=${mac(now, unknown)}`, unknown)).toEqual({ accepted: false, duplicate: false });
     const wrongRail = Buffer.from(JSON.stringify({ eventId: `w-${id}`, transactionId: id, rail: 'ACH', status: 'COMPLETED' }));
-    expect((await failure(h.client.handleRailCallback({ rail: Rail.ACH, rawBody: wrongRail, signature: `t=${now},v1=${mac(now, wrongRail)}` }, ctxOf()))).code).toBe('INVALID_REQUEST');
+    expect(
+      (await failure(h.client.handleRailCallback({ rail: Rail.ACH, rawBody: wrongRail, signature: `t=${now},v1=${mac(now, wrongRail)}` }, ctxOf()))).code,
+    ).toBe('INVALID_REQUEST');
     const notJson = Buffer.from('not json');
     expect((await failure(cb(`t=${now},v1=${mac(now, notJson)}`, notJson))).code).toBe('INVALID_REQUEST');
 
@@ -170,7 +262,10 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
       const now = Math.floor(Date.now() / 1000);
       const signed = (b: Record<string, unknown>, rail = Rail.BREB) => {
         const raw = Buffer.from(JSON.stringify(b));
-        return h.client.handleRailCallback({ rail, rawBody: raw, signature: `t=${now},v1=${createHmac('sha256', SECRET).update(`${now}.`).update(raw).digest('hex')}` }, ctxOf());
+        return h.client.handleRailCallback(
+          { rail, rawBody: raw, signature: `t=${now},v1=${createHmac('sha256', SECRET).update(`${now}.`).update(raw).digest('hex')}` },
+          ctxOf(),
+        );
       };
       const completed = (eventId: string, rail = 'BREB') => ({ eventId, transactionId: id, providerTransferId: 'p', rail, status: 'COMPLETED' });
       // Another rail: refused by the general path's check, nothing applied.
@@ -187,8 +282,10 @@ describe('send lifecycle: reserve → dispatch → commit / release', () => {
       expect(await signed(completed(`new-${id}`))).toEqual({ accepted: true, duplicate: true });
       const history = await h.ledger.db.query<{ state: string }>('select state from transfer.state_history where transfer_id = ? order by seq', [id]);
       expect(history.map((r) => r.state)).toEqual(['RECEIVED', 'RESERVED', 'DISPATCHED', 'COMPLETING', 'COMPLETED']);
-      expect(await h.ledger.db.query('select event_id from transfer.rail_callbacks where transfer_id = ? order by event_id', [id]))
-        .toEqual([{ event_id: `new-${id}` }, { event_id: `seen-${id}` }]);
+      expect(await h.ledger.db.query('select event_id from transfer.rail_callbacks where transfer_id = ? order by event_id', [id])).toEqual([
+        { event_id: `new-${id}` },
+        { event_id: `seen-${id}` },
+      ]);
       expect((await movement(co.id, id)).status).toBe(MovementStatus.COMPLETED);
     } finally {
       await setFaults(h, { callbacks: 'up' });

@@ -12,7 +12,6 @@ import { failure, startHarness, type Harness } from './harness.js';
  * `reconciliation` identity may call them.
  */
 
-
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<transferV1.TransferServiceServer>>;
 
@@ -21,7 +20,8 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
   const clients: Client[] = [];
   const as = (id: MeshIdentity): Client => {
     const c = createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, h.transfer!.address, {
-      deadlineMs: 15_000, mesh: { tls: devMeshTls(id), server: 'transfer' },
+      deadlineMs: 15_000,
+      mesh: { tls: devMeshTls(id), server: 'transfer' },
     });
     clients.push(c);
     return c;
@@ -32,7 +32,12 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
 
   /** Inserts a transfer row as the saga leaves it (the read path only reads these columns). */
   async function row(o: {
-    rail?: 'BREB' | 'ACH'; state: string; amount?: bigint; provider?: string | null; completedAt?: string | null; finishedAt?: string | null;
+    rail?: 'BREB' | 'ACH';
+    state: string;
+    amount?: bigint;
+    provider?: string | null;
+    completedAt?: string | null;
+    finishedAt?: string | null;
   }): Promise<string> {
     const id = randomUUID();
     const rail = o.rail ?? 'BREB';
@@ -41,8 +46,19 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
          total_charged, target_name, target_document, counterparty_document, destination, provider_transfer_id, completed_at, finished_at,
          account_number_sealed, account_number_masked)
        values (?::uuid, ?, ?, ?, ?, 0, 0, 0, false, 0, 0, 'CAMILO MARIN', '40828038', '40828038', ?::jsonb, ?, ?::timestamptz, ?::timestamptz, ?, ?)`,
-      [id, company, rail, o.state, String(o.amount ?? 1_000n), JSON.stringify({ kind: rail }), o.provider === undefined ? `prov_${id.slice(0, 8)}` : o.provider,
-        o.completedAt ?? null, o.finishedAt ?? null, rail === 'ACH' ? 'sealed' : null, rail === 'ACH' ? '****1234' : null],
+      [
+        id,
+        company,
+        rail,
+        o.state,
+        String(o.amount ?? 1_000n),
+        JSON.stringify({ kind: rail }),
+        o.provider === undefined ? `prov_${id.slice(0, 8)}` : o.provider,
+        o.completedAt ?? null,
+        o.finishedAt ?? null,
+        rail === 'ACH' ? 'sealed' : null,
+        rail === 'ACH' ? '****1234' : null,
+      ],
     );
     return id;
   }
@@ -73,7 +89,8 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
     ids.rejected = await row({ state: 'REJECTED', provider: null, finishedAt: `${D}T12:00:00.000Z` });
     dayIds.push(ids.first, ids.last);
     // Enough more for several pages.
-    for (let i = 0; i < 23; i++) dayIds.push(await row({ state: 'COMPLETED', amount: BigInt(1_000 + i), completedAt: `${D}T${String(5 + (i % 19)).padStart(2, '0')}:30:00.000Z` }));
+    for (let i = 0; i < 23; i++)
+      dayIds.push(await row({ state: 'COMPLETED', amount: BigInt(1_000 + i), completedAt: `${D}T${String(5 + (i % 19)).padStart(2, '0')}:30:00.000Z` }));
     dayIds.sort(); // JavaScript's code-unit order: the engine's key order (collate "C")
   }, 120_000);
   afterAll(async () => {
@@ -81,7 +98,7 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
     await h?.stop();
   });
 
-  it('streams only the day\'s settled records of the rail, in key order, across several batches', async () => {
+  it("streams only the day's settled records of the rail, in key order, across several batches", async () => {
     const batches = await list('breb', D, 7);
     expect(batches.map((b) => b.length)).toEqual([7, 7, 7, 4]);
     const got = batches.flat();
@@ -92,45 +109,76 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
   });
 
   it('each page is a range scan of the settled-day index from the last id: no sequential scan, no sort (1,000,000 records a day stay bounded)', async () => {
-    for (const [sql, params] of [[settledPageSql(false), ['BREB', D, 1000]], [settledPageSql(true), ['BREB', D, ids.first, 1000]]] as const) {
+    for (const [sql, params] of [
+      [settledPageSql(false), ['BREB', D, 1000]],
+      [settledPageSql(true), ['BREB', D, ids.first, 1000]],
+    ] as const) {
       const plan = await indexOnlyPlan(h.ledger.db, sql, [...params]);
       expect(plan).toContain('Index Scan using transfers_settlements_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }
   });
 
-  it('each record carries what the engine\'s OurRecord needs, with the Bogotá value date at the day\'s edges', async () => {
+  it("each record carries what the engine's OurRecord needs, with the Bogotá value date at the day's edges", async () => {
     const got = new Map((await list('breb', D)).flat().map((r) => [r.ourId, r]));
     expect(got.get(ids.first!)).toEqual({
-      ourId: ids.first, providerId: `prov_${ids.first!.slice(0, 8)}`, status: 'COMPLETED', direction: 'OUT', amountCents: 150_000n,
-      settledAt: `${D}T05:00:00.000Z`, valueDate: D, companyId: company,
+      ourId: ids.first,
+      providerId: `prov_${ids.first!.slice(0, 8)}`,
+      status: 'COMPLETED',
+      direction: 'OUT',
+      amountCents: 150_000n,
+      settledAt: `${D}T05:00:00.000Z`,
+      valueDate: D,
+      companyId: company,
     });
     expect(got.get(ids.last!)).toMatchObject({ status: 'FAILED', amountCents: 250_013n, settledAt: '2025-03-15T04:59:59.999Z', valueDate: D });
   });
 
   it('the other days, the other rail and an empty day', async () => {
-    expect((await list('breb', '2025-03-13')).flat().map((r) => r.ourId).sort()).toEqual([ids.dayBefore, ids.completedEarlier].sort());
+    expect(
+      (await list('breb', '2025-03-13'))
+        .flat()
+        .map((r) => r.ourId)
+        .sort(),
+    ).toEqual([ids.dayBefore, ids.completedEarlier].sort());
     expect((await list('breb', '2025-03-15')).flat()).toEqual([expect.objectContaining({ ourId: ids.dayAfter, valueDate: '2025-03-15' })]);
     expect((await list('ach', D)).flat()).toEqual([expect.objectContaining({ ourId: ids.ach, amountCents: 1_200_000n, valueDate: D })]);
     expect(await list('ach', '2025-03-16')).toEqual([]);
   });
 
   it('FindSettlements: records of any day and PENDING ones; not other rails, REJECTED, or ids that are not ours', async () => {
-    const r = await recon.findSettlements({
-      rail: 'breb', ids: [ids.dayBefore!, ids.pending!, ids.first!, ids.ach!, ids.rejected!, 'not-a-uuid', ids.neverTaken!, ids.first!.toUpperCase()],
-    }, ctx());
+    const r = await recon.findSettlements(
+      {
+        rail: 'breb',
+        ids: [ids.dayBefore!, ids.pending!, ids.first!, ids.ach!, ids.rejected!, 'not-a-uuid', ids.neverTaken!, ids.first!.toUpperCase()],
+      },
+      ctx(),
+    );
     const byId = new Map(r.records.map((x) => [x.ourId, x]));
     expect([...byId.keys()].sort()).toEqual([ids.dayBefore, ids.pending, ids.first, ids.neverTaken].sort());
     expect(r.records).toHaveLength(4);
-    expect(byId.get(ids.pending!)).toEqual({ ourId: ids.pending, providerId: `prov_${ids.pending!.slice(0, 8)}`, status: 'PENDING', direction: 'OUT', amountCents: 1_000n, companyId: company });
+    expect(byId.get(ids.pending!)).toEqual({
+      ourId: ids.pending,
+      providerId: `prov_${ids.pending!.slice(0, 8)}`,
+      status: 'PENDING',
+      direction: 'OUT',
+      amountCents: 1_000n,
+      companyId: company,
+    });
     expect(byId.get(ids.dayBefore!)).toMatchObject({ status: 'COMPLETED', valueDate: '2025-03-13' });
     expect(byId.get(ids.neverTaken!)).toMatchObject({ status: 'FAILED', valueDate: D });
-    expect((await recon.findSettlements({ rail: 'ach', ids: [ids.ach!] }, ctx())).records).toEqual([expect.objectContaining({ ourId: ids.ach, status: 'COMPLETED' })]);
+    expect((await recon.findSettlements({ rail: 'ach', ids: [ids.ach!] }, ctx())).records).toEqual([
+      expect.objectContaining({ ourId: ids.ach, status: 'COMPLETED' }),
+    ]);
     expect((await recon.findSettlements({ rail: 'breb', ids: [] }, ctx())).records).toEqual([]);
   });
 
   it('refuses bad requests: another rail, a date that does not exist, more than 500 ids', async () => {
-    const drain = async (rail: string, date: string) => { for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) { /* none */ } };
+    const drain = async (rail: string, date: string) => {
+      for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) {
+        /* none */
+      }
+    };
     await expect(drain('pse', D)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(drain('breb', '2025-02-30')).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect((await failure(recon.findSettlements({ rail: 'breb', ids: Array.from({ length: 501 }, () => randomUUID()) }, ctx()))).code).toBe('INVALID_REQUEST');
@@ -142,7 +190,11 @@ describe('ListSettlements / FindSettlements (reconciliation read path)', () => {
       const principal = { kind: 'admin' as const, operator: 'op@example.com' };
       const e = await failure(c.findSettlements({ rail: 'breb', ids: [ids.first!] }, { ...ctx(), ...(id === 'gateway' ? { principal } : {}) }));
       expect(e.code).toBe('CALLER_NOT_ALLOWED');
-      const stream = async () => { for await (const _ of c.listSettlements({ rail: 'breb', date: D, batchSize: 0 }, ctx())) { /* none */ } };
+      const stream = async () => {
+        for await (const _ of c.listSettlements({ rail: 'breb', date: D, batchSize: 0 }, ctx())) {
+          /* none */
+        }
+      };
       await expect(stream()).rejects.toMatchObject({ code: 'CALLER_NOT_ALLOWED' } satisfies Partial<AppError>);
     }
   });

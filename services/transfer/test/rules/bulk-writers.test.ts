@@ -15,7 +15,7 @@ const chunksOf = (src: string) => src.split(/\n(?= {2}(?:private )?async \w+\(|e
 const nameOf = (c: string) => /^\s*(?:private )?(?:async )?(?:export )?(?:function )?(\w+)\(/.exec(c)?.[1];
 
 describe('the send saga table: bulk writers', () => {
-  it('every bulk writer of a transfer\'s state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)', () => {
+  it("every bulk writer of a transfer's state in the stores takes a BulkMove (made only by TransferSaga.applyBulk)", () => {
     const src = readFileSync(fileURLToPath(new URL('../../src/persistence/batch.store.ts', import.meta.url)), 'utf8');
     // The store's methods and functions, each with its signature and body.
     const chunks = src.split(/\n(?= {2}(?:private )?async \w+\(|export function \w+\(|function \w+\(|async function \w+\()/);
@@ -30,7 +30,7 @@ describe('the send saga table: bulk writers', () => {
 });
 
 describe('the batch saga table: one writer', () => {
-  it('every writer of a batch\'s state in the batch store takes a BatchMove (made only by BatchSaga)', () => {
+  it("every writer of a batch's state in the batch store takes a BatchMove (made only by BatchSaga)", () => {
     const writers = chunksOf(read('../../src/persistence/batch.store.ts')).filter((c) => /update transfer\.batches(?: b)? set state/.test(c));
     expect(writers.length).toBeGreaterThanOrEqual(4);
     for (const c of writers) {
@@ -43,7 +43,13 @@ describe('the batch saga table: one writer', () => {
   it('only the sagas make moves, and only BatchSaga creates a batch', () => {
     const dir = fileURLToPath(new URL('../../src/', import.meta.url));
     const files = ['app', 'persistence', 'grpc', 'events', 'adapters'].flatMap((d) => {
-      try { return readdirSync(dir + d).filter((f) => f.endsWith('.ts')).map((f) => `${d}/${f}`); } catch { return []; }
+      try {
+        return readdirSync(dir + d)
+          .filter((f) => f.endsWith('.ts'))
+          .map((f) => `${d}/${f}`);
+      } catch {
+        return [];
+      }
     });
     const making = (re: RegExp) => files.filter((f) => re.test(readFileSync(dir + f, 'utf8'))).sort();
     expect(making(/as BatchMove\b/)).toEqual(['app/batch-saga.ts']);

@@ -20,10 +20,11 @@ export function sealedAccountNumbers(protection: TransferDataProtection): new (.
     override async up(): Promise<void> {
       await this.execute(`alter table transfer.transfers add column account_number_sealed text, add column account_number_masked text`);
       for (;;) {
-        const rows = await this.execute(
+        const rows = (await this.execute(
           `select id::text as id, destination->>'accountNumber' as account from transfer.transfers
             where destination->>'kind' = 'ACH' and destination->>'accountNumber' is not null
-            order by id limit ${BATCH}`) as Array<{ id: string; account: string }>;
+            order by id limit ${BATCH}`,
+        )) as Array<{ id: string; account: string }>;
         if (rows.length === 0) break;
         const values: string[] = [];
         const params: string[] = [];
@@ -35,16 +36,19 @@ export function sealedAccountNumbers(protection: TransferDataProtection): new (.
         await this.execute(
           `update transfer.transfers t set account_number_sealed = v.sealed, account_number_masked = v.masked,
                   destination = t.destination - 'accountNumber'
-             from (values ${values.join(', ')}) as v (id, sealed, masked) where t.id = v.id`, params);
+             from (values ${values.join(', ')}) as v (id, sealed, masked) where t.id = v.id`,
+          params,
+        );
       }
       await this.execute(`alter table transfer.transfers add constraint transfers_account_sealed_check check (
         destination->>'accountNumber' is null
         and (destination->>'kind' <> 'ACH' or (account_number_sealed is not null and account_number_masked is not null)))`);
 
       for (;;) {
-        const rows = await this.execute(
+        const rows = (await this.execute(
           `select company_id, reference, request_hash from transfer.send_references
-            where request_hash not like '${FINGERPRINT_PREFIX}%' limit ${BATCH}`) as Array<{ company_id: string; reference: string; request_hash: string }>;
+            where request_hash not like '${FINGERPRINT_PREFIX}%' limit ${BATCH}`,
+        )) as Array<{ company_id: string; reference: string; request_hash: string }>;
         if (rows.length === 0) break;
         const values: string[] = [];
         const params: string[] = [];
@@ -55,17 +59,22 @@ export function sealedAccountNumbers(protection: TransferDataProtection): new (.
         await this.execute(
           `update transfer.send_references s set request_hash = v.fp
              from (values ${values.join(', ')}) as v (company_id, reference, fp)
-            where s.company_id = v.company_id and s.reference = v.reference`, params);
+            where s.company_id = v.company_id and s.reference = v.reference`,
+          params,
+        );
       }
     }
 
     override async down(): Promise<void> {
       await this.execute('alter table transfer.transfers drop constraint if exists transfers_account_sealed_check');
-      const rows = await this.execute(
-        `select id::text as id, account_number_sealed as sealed from transfer.transfers where account_number_sealed is not null`) as Array<{ id: string; sealed: string }>;
+      const rows = (await this.execute(
+        `select id::text as id, account_number_sealed as sealed from transfer.transfers where account_number_sealed is not null`,
+      )) as Array<{ id: string; sealed: string }>;
       for (const r of rows) {
-        await this.execute(`update transfer.transfers set destination = destination || jsonb_build_object('accountNumber', ?::text) where id = ?::uuid`,
-          [protection.openAccount(r.sealed), r.id]);
+        await this.execute(`update transfer.transfers set destination = destination || jsonb_build_object('accountNumber', ?::text) where id = ?::uuid`, [
+          protection.openAccount(r.sealed),
+          r.id,
+        ]);
       }
       await this.execute('alter table transfer.transfers drop column account_number_sealed, drop column account_number_masked');
     }

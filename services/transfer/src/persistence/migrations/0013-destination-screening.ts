@@ -33,27 +33,34 @@ export function destinationScreening(protection: TransferDataProtection): new (.
       await this.execute('alter table transfer.transfers add column if not exists destination_fingerprint text');
       let after = '00000000-0000-0000-0000-000000000000';
       for (;;) {
-        const rows = await this.execute(
+        const rows = (await this.execute(
           `select id::text as id, destination->>'kind' as kind, destination->>'bankAchCode' as bank, account_number_sealed as sealed,
                   destination->>'keyValue' as key
              from transfer.transfers
             where destination_fingerprint is null and created_at >= now() - interval '${BACKFILL_DAYS} days' and id > ?::uuid
-            order by id limit ${BATCH}`, [after]) as Array<{ id: string; kind: string; bank: string | null; sealed: string | null; key: string | null }>;
+            order by id limit ${BATCH}`,
+          [after],
+        )) as Array<{ id: string; kind: string; bank: string | null; sealed: string | null; key: string | null }>;
         if (rows.length === 0) break;
         after = rows[rows.length - 1]!.id;
         const values: string[] = [];
         const params: string[] = [];
         for (const r of rows) {
-          const fp = r.kind === 'ACH' && r.sealed
-            ? protection.destinationFingerprint({ kind: 'ACH', bankAchCode: r.bank ?? '', accountNumber: protection.openAccount(r.sealed) })
-            : r.kind === 'BREB' && r.key ? protection.destinationFingerprint({ kind: 'BREB', keyValue: r.key }) : null;
+          const fp =
+            r.kind === 'ACH' && r.sealed
+              ? protection.destinationFingerprint({ kind: 'ACH', bankAchCode: r.bank ?? '', accountNumber: protection.openAccount(r.sealed) })
+              : r.kind === 'BREB' && r.key
+                ? protection.destinationFingerprint({ kind: 'BREB', keyValue: r.key })
+                : null;
           if (!fp) continue;
           values.push('(?::uuid, ?)');
           params.push(r.id, fp);
         }
         if (values.length > 0) {
           await this.execute(
-            `update transfer.transfers t set destination_fingerprint = v.fp from (values ${values.join(', ')}) as v (id, fp) where t.id = v.id`, params);
+            `update transfer.transfers t set destination_fingerprint = v.fp from (values ${values.join(', ')}) as v (id, fp) where t.id = v.id`,
+            params,
+          );
         }
       }
       await this.execute(`create index if not exists transfers_destination_idx on transfer.transfers (company_id, destination_fingerprint, created_at)

@@ -18,5 +18,18 @@ import { destinationScreening } from './0013-destination-screening.js';
  * destinations of recent transfers, which SQL alone cannot do.
  */
 export function transferMigrations(protection: TransferDataProtection) {
-  return [Migration0001TransferInitial, Migration0002Approvals, Migration0003MoneySafeSaga, sealedAccountNumbers(protection), Migration0005IdempotencyKeys, Migration0006SettlementsIndex, Migration0007Batches, Migration0008BatchApprovals, Migration0009LimitsInOneStatement, Migration0010AmlFeed, Migration0012DispatchClock, destinationScreening(protection)];
+  return [
+    Migration0001TransferInitial,
+    Migration0002Approvals,
+    Migration0003MoneySafeSaga,
+    sealedAccountNumbers(protection),
+    Migration0005IdempotencyKeys,
+    Migration0006SettlementsIndex,
+    Migration0007Batches,
+    Migration0008BatchApprovals,
+    Migration0009LimitsInOneStatement,
+    Migration0010AmlFeed,
+    Migration0012DispatchClock,
+    destinationScreening(protection),
+  ];
 }
