@@ -1,6 +1,17 @@
 import { PseSettlements } from './app/settlements.js';
 import { SqlPseSettlementReader } from './persistence/settlement.store.js';
-import { InboxConsumer, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
+import {
+  InboxConsumer,
+  ServiceScope,
+  asyncService,
+  startGrpcServer,
+  type Bus,
+  type Database,
+  type Logger,
+  type OpsServer,
+  type OutboxRelay,
+  type MeshTls,
+} from '@wallet/platform';
 import { depositV1 } from '@wallet/proto';
 import { GrpcLedger } from './adapters/ledger.client.js';
 import { SmtpMailer } from './adapters/mailer.js';
@@ -63,16 +74,32 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
   const c = o.config;
   const scope = new ServiceScope(log);
   try {
-    const { db, bus, relay: r } = await scope.infra({
-      name: 'pse-deposit', schema: DEPOSIT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: depositMigrations, poolMax: c.DEPOSIT_DB_POOL_MAX,
-      migrateOnStart: c.DEPOSIT_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['DEPOSITS'],
+    const {
+      db,
+      bus,
+      relay: r,
+    } = await scope.infra({
+      name: 'pse-deposit',
+      schema: DEPOSIT_SCHEMA,
+      databaseUrl: c.DATABASE_URL,
+      migrations: depositMigrations,
+      poolMax: c.DEPOSIT_DB_POOL_MAX,
+      migrateOnStart: c.DEPOSIT_MIGRATE_ON_START,
+      production: c.NODE_ENV === 'production',
+      natsUrl: c.NATS_URL,
+      namespace: c.BUS_NAMESPACE,
+      streamReplicas: c.NATS_STREAM_REPLICAS,
+      streams: ['DEPOSITS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
 
     const listingConsumer = new InboxConsumer(db, bus, {
-      stream: 'DEPOSITS', durable: BREB_LISTING_CONSUMER, subject: BREB_LISTING_SUBJECT,
-      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' })), log,
+      stream: 'DEPOSITS',
+      durable: BREB_LISTING_CONSUMER,
+      subject: BREB_LISTING_SUBJECT,
+      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' })),
+      log,
     });
     await listingConsumer.start();
     scope.defer(() => listingConsumer.stop());
@@ -97,7 +124,12 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<depositV1.DepositServiceServer>(depositHandlers(uc, new PseSettlements(new SqlPseSettlementReader(db)), deps.now), log, depositAccess, o.mesh);
+    const implementation = asyncService<depositV1.DepositServiceServer>(
+      depositHandlers(uc, new PseSettlements(new SqlPseSettlementReader(db)), deps.now),
+      log,
+      depositAccess,
+      o.mesh,
+    );
     const grpc = await startGrpcServer(c.DEPOSIT_GRPC_HOST, c.DEPOSIT_GRPC_PORT, [{ definition: depositV1.DepositServiceService, implementation }], o.mesh);
     scope.defer(() => grpc.stop(10_000));
 
@@ -105,7 +137,14 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     log.info({ grpcPort: grpc.port, opsPort }, 'pse-deposit started');
 
     return {
-      db, bus, relay, listingConsumer, sweeper, ops, grpcPort: grpc.port, opsPort,
+      db,
+      bus,
+      relay,
+      listingConsumer,
+      sweeper,
+      ops,
+      grpcPort: grpc.port,
+      opsPort,
       stop: () => scope.stop(),
     };
   } catch (err) {

@@ -5,9 +5,16 @@ describe('config', () => {
   it('defaults', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({
-      DEPOSIT_GRPC_PORT: 50053, DEPOSIT_OPS_PORT: 9103, PSE_PROVIDER_URL: 'http://127.0.0.1:8090', PSE_INFLOW_ENABLED: true,
-      PSE_LINK_TTL_SECONDS: 86400, PSE_CALLBACK_URL: 'http://127.0.0.1:8080/webhooks/pse', PSE_CALLBACK_SECRET: 'dev-rail-callback-secret',
-      SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>', DEPOSIT_MIGRATE_ON_START: true,
+      DEPOSIT_GRPC_PORT: 50053,
+      DEPOSIT_OPS_PORT: 9103,
+      PSE_PROVIDER_URL: 'http://127.0.0.1:8090',
+      PSE_INFLOW_ENABLED: true,
+      PSE_LINK_TTL_SECONDS: 86400,
+      PSE_CALLBACK_URL: 'http://127.0.0.1:8080/webhooks/pse',
+      PSE_CALLBACK_SECRET: 'dev-rail-callback-secret',
+      SMTP_URL: 'smtp://127.0.0.1:2525',
+      MAIL_FROM: 'Pagos <no-reply@pagos.example.co>',
+      DEPOSIT_MIGRATE_ON_START: true,
     });
   });
 

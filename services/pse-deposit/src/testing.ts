@@ -52,6 +52,11 @@ export async function startDeposit(opts: {
     ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
     ...(opts.callbackUrl ? { PSE_CALLBACK_URL: opts.callbackUrl } : {}),
   });
-  const runtime = await composeDeposit({ mesh: opts.mesh ?? devMeshTls('pse-deposit'), config, opsPort: null, logger: createLogger('pse-deposit', config.LOG_LEVEL) });
+  const runtime = await composeDeposit({
+    mesh: opts.mesh ?? devMeshTls('pse-deposit'),
+    config,
+    opsPort: null,
+    logger: createLogger('pse-deposit', config.LOG_LEVEL),
+  });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

@@ -25,7 +25,14 @@ export class GrpcLedger implements LedgerPort {
 
   async computeFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
     const f = await this.client.computeFees({ operation: ledgerV1.FeeOperation.PSE_INFLOW, amount, ivaApplicable }, this.ctx(companyId));
-    return { fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee, ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged };
+    return {
+      fixedFee: f.fixedFee,
+      variableFee: f.variableFee,
+      subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable,
+      ivaAmount: f.ivaAmount,
+      totalCharged: f.totalCharged,
+    };
   }
 
   async recordPseInflow(d: DepositRecord): Promise<void> {
@@ -36,28 +43,39 @@ export class GrpcLedger implements LedgerPort {
       ...(d.payerBank ? { payerBank: d.payerBank } : {}),
       description: `Recaudo PSE ${d.id}`,
     };
-    await this.client.recordInflow({
-      idempotencyKey: ledgerKeys.paid(d.id),
-      source: ledgerV1.InflowSource.PSE,
-      grossCents: d.amount,
-      fee: { ...d.fee },
-      assign: true,
-      // The provider's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a live correction of it is undone by the ledger.
-      externalMovement: externalMovementRef('pse', { ourId: d.id }, 'payment'),
-      movement: {
-        id: d.movementId!, status: ledgerV1.MovementStatus.COMPLETED,
-        ...(d.internalRef ? { reference: d.internalRef } : {}),
-        details,
+    await this.client.recordInflow(
+      {
+        idempotencyKey: ledgerKeys.paid(d.id),
+        source: ledgerV1.InflowSource.PSE,
+        grossCents: d.amount,
+        fee: { ...d.fee },
+        assign: true,
+        // The provider's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a live correction of it is undone by the ledger.
+        externalMovement: externalMovementRef('pse', { ourId: d.id }, 'payment'),
+        movement: {
+          id: d.movementId!,
+          status: ledgerV1.MovementStatus.COMPLETED,
+          ...(d.internalRef ? { reference: d.internalRef } : {}),
+          details,
+        },
       },
-    }, this.ctx(d.companyId));
+      this.ctx(d.companyId),
+    );
   }
 
   async reversePseInflow(d: DepositRecord, reason: string): Promise<void> {
-    await this.client.reverseInflow({
-      idempotencyKey: ledgerKeys.reversed(d.id), originalIdempotencyKey: ledgerKeys.paid(d.id), errorMessage: reason,
-      externalMovement: externalMovementRef('pse', { ourId: d.id }, 'reversal'),
-    }, this.ctx(d.companyId));
+    await this.client.reverseInflow(
+      {
+        idempotencyKey: ledgerKeys.reversed(d.id),
+        originalIdempotencyKey: ledgerKeys.paid(d.id),
+        errorMessage: reason,
+        externalMovement: externalMovementRef('pse', { ourId: d.id }, 'reversal'),
+      },
+      this.ctx(d.companyId),
+    );
   }
 
-  close(): void { this.client.close(); }
+  close(): void {
+    this.client.close();
+  }
 }

@@ -6,7 +6,12 @@ import type { Mailer } from '../app/ports.js';
 /** nodemailer over SMTP_URL. Any SMTP failure → SERVICE_UNAVAILABLE (the message was not accepted). */
 export class SmtpMailer implements Mailer {
   private readonly transport: Transporter;
-  constructor(smtpUrl: string, private readonly from: string, timeoutMs: number, private readonly log: Logger) {
+  constructor(
+    smtpUrl: string,
+    private readonly from: string,
+    timeoutMs: number,
+    private readonly log: Logger,
+  ) {
     const u = new URL(smtpUrl);
     this.transport = nodemailer.createTransport({
       host: u.hostname,
@@ -15,7 +20,9 @@ export class SmtpMailer implements Mailer {
       ...(u.username ? { auth: { user: decodeURIComponent(u.username), pass: decodeURIComponent(u.password) } } : {}),
       // Loopback sinks speak plain SMTP; real relays upgrade with STARTTLS when offered.
       ignoreTLS: ['127.0.0.1', 'localhost', '::1'].includes(u.hostname),
-      connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: timeoutMs,
     });
   }
 
@@ -36,5 +43,7 @@ export class SmtpMailer implements Mailer {
     }
   }
 
-  close(): void { this.transport.close(); }
+  close(): void {
+    this.transport.close();
+  }
 }

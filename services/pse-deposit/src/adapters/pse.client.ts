@@ -6,7 +6,11 @@ import type { PseLinkRequest, PseProvider } from '../app/ports.js';
  * depositId. Any failure (5xx, time-out, unreachable, an answer without a link) → PSE_PROVIDER_ERROR.
  */
 export class HttpPseProvider implements PseProvider {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly log: Logger) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+    private readonly log: Logger,
+  ) {}
 
   async createLink(r: PseLinkRequest): Promise<{ linkId: string | null; paygatewayUrl: string }> {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/pse/links`;
@@ -17,15 +21,24 @@ export class HttpPseProvider implements PseProvider {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({
-          depositId: r.depositId, amountCents: Number(r.amountCents), companyName: r.companyName, payerName: r.payerName,
-          payerEmail: r.payerEmail, ...(r.description ? { description: r.description } : {}),
-          expiresAt: r.expiresAt.toISOString(), callbackUrl: r.callbackUrl,
+          depositId: r.depositId,
+          amountCents: Number(r.amountCents),
+          companyName: r.companyName,
+          payerName: r.payerName,
+          payerEmail: r.payerEmail,
+          ...(r.description ? { description: r.description } : {}),
+          expiresAt: r.expiresAt.toISOString(),
+          callbackUrl: r.callbackUrl,
         }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.status;
       const text = await res.text();
-      try { body = text ? JSON.parse(text) : null; } catch { body = null; }
+      try {
+        body = text ? JSON.parse(text) : null;
+      } catch {
+        body = null;
+      }
     } catch (err) {
       this.log.warn({ err: (err as Error).message, depositId: r.depositId }, 'PSE provider unreachable');
       throw new AppError('PSE_PROVIDER_ERROR');
@@ -41,5 +54,7 @@ export class HttpPseProvider implements PseProvider {
 
 /** PSE_PROVIDER_URL is empty: every creation answers PSE_PROVIDER_NOT_CONFIGURED. */
 export class UnconfiguredPseProvider implements PseProvider {
-  createLink(): Promise<never> { return Promise.reject(new AppError('PSE_PROVIDER_NOT_CONFIGURED')); }
+  createLink(): Promise<never> {
+    return Promise.reject(new AppError('PSE_PROVIDER_NOT_CONFIGURED'));
+  }
 }

@@ -27,7 +27,10 @@ export function brebListingHandler(listing: BrebListing, log: Logger, now: () =>
       if (stored && (stored.source !== 'BREB' || stored.company_id !== d.companyId)) {
         log.error({ eventId: evt.id, depositId: d.id, storedSource: stored.source }, 'Bre-B deposit id clashes with another deposit; not listed');
       } else {
-        log.debug({ eventId: evt.id, depositId: d.id, status: d.status, storedStatus: stored?.status }, 'Bre-B deposit event changed nothing (repeat or older)');
+        log.debug(
+          { eventId: evt.id, depositId: d.id, status: d.status, storedStatus: stored?.status },
+          'Bre-B deposit event changed nothing (repeat or older)',
+        );
       }
       return;
     }

@@ -24,24 +24,53 @@ export class CreatePseDeposit {
     const fee = await deps.ledger.computeFees(companyId, input.amountCents, cmd.company.ivaApplicable);
     if (feeExceedsAmount(input.amountCents, fee)) {
       throw new AppError('FEE_EXCEEDS_AMOUNT', undefined, {
-        grossCents: centsToNumber(input.amountCents), totalFee: centsToNumber(fee.subtotalFee),
-        ivaAmount: centsToNumber(fee.ivaAmount), totalCharged: centsToNumber(fee.subtotalFee + fee.ivaAmount),
+        grossCents: centsToNumber(input.amountCents),
+        totalFee: centsToNumber(fee.subtotalFee),
+        ivaAmount: centsToNumber(fee.ivaAmount),
+        totalCharged: centsToNumber(fee.subtotalFee + fee.ivaAmount),
       });
     }
     const id = newDepositId();
     const expiresAt = new Date(deps.now().getTime() + deps.settings.linkTtlSeconds * 1000);
     const payerName = payerFullName(input.payerFirstName, input.payerLastName) ?? '';
     const link = await deps.pse.createLink({
-      depositId: id, amountCents: input.amountCents, companyName: cmd.company.name || 'Empresa', payerName, payerEmail: input.payerEmail,
-      ...(input.internalRef ? { description: input.internalRef } : {}), expiresAt, callbackUrl: deps.settings.callbackUrl,
+      depositId: id,
+      amountCents: input.amountCents,
+      companyName: cmd.company.name || 'Empresa',
+      payerName,
+      payerEmail: input.payerEmail,
+      ...(input.internalRef ? { description: input.internalRef } : {}),
+      expiresAt,
+      callbackUrl: deps.settings.callbackUrl,
     });
     const record: DepositRecord = {
-      id, companyId, source: 'PSE', status: 'PENDING_CONFIRM', amount: input.amountCents, fee, netAmount: netOf(input.amountCents, fee),
-      currency: 'COP', payerDocumentType: input.payerDocumentTypeId, payerDocumentNumber: input.payerDocumentNumber,
-      payerFirstName: input.payerFirstName, payerLastName: input.payerLastName, payerName, payerEmail: input.payerEmail,
-      payerPhone: input.payerPhone ?? null, payerBank: null, internalRef: input.internalRef ?? null,
-      paygatewayUrl: link.paygatewayUrl, providerLinkId: link.linkId, expiresAt, providerTransferId: null, providerConfirmedAt: null,
-      movementId: deps.newId(), pendingStep: null, errorMessage: null, brebKey: null, createdAt: deps.now(),
+      id,
+      companyId,
+      source: 'PSE',
+      status: 'PENDING_CONFIRM',
+      amount: input.amountCents,
+      fee,
+      netAmount: netOf(input.amountCents, fee),
+      currency: 'COP',
+      payerDocumentType: input.payerDocumentTypeId,
+      payerDocumentNumber: input.payerDocumentNumber,
+      payerFirstName: input.payerFirstName,
+      payerLastName: input.payerLastName,
+      payerName,
+      payerEmail: input.payerEmail,
+      payerPhone: input.payerPhone ?? null,
+      payerBank: null,
+      internalRef: input.internalRef ?? null,
+      paygatewayUrl: link.paygatewayUrl,
+      providerLinkId: link.linkId,
+      expiresAt,
+      providerTransferId: null,
+      providerConfirmedAt: null,
+      movementId: deps.newId(),
+      pendingStep: null,
+      errorMessage: null,
+      brebKey: null,
+      createdAt: deps.now(),
     };
     return deps.store.insert({ ...record, apiKeyId: apiKeyId ?? null }, depositEvent(deps, 'created', record));
   }

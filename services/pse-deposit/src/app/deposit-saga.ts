@@ -1,7 +1,16 @@
 import { AppError } from '@wallet/platform';
 import {
-  DEPOSIT_MACHINE, MONEY_STATES, OUTCOME_TABLE, linkDue, outcomeOf, paidInTime,
-  type Actor, type DepositEvent, type ExceptionKind, type PseState, type Verdict,
+  DEPOSIT_MACHINE,
+  MONEY_STATES,
+  OUTCOME_TABLE,
+  linkDue,
+  outcomeOf,
+  paidInTime,
+  type Actor,
+  type DepositEvent,
+  type ExceptionKind,
+  type PseState,
+  type Verdict,
 } from '../domain/deposit-machine.js';
 import { publicStatus, type DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
@@ -31,7 +40,15 @@ export type OutcomeResult =
   | { kind: 'retry'; deposit: DepositRecord };
 
 /** Ledger answers that are a definite "no" (anything else is retried: the ledger may be down or slow). */
-const REFUSALS = ['WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'REFERENCE_CONFLICT', 'INVALID_REQUEST', 'FEE_EXCEEDS_AMOUNT', 'TRANSACTION_NOT_FOUND', 'INVALID_STATE_TRANSITION'];
+const REFUSALS = [
+  'WALLET_NOT_PROVISIONED',
+  'FAST_WALLET_MISSING',
+  'REFERENCE_CONFLICT',
+  'INVALID_REQUEST',
+  'FEE_EXCEEDS_AMOUNT',
+  'TRANSACTION_NOT_FOUND',
+  'INVALID_STATE_TRANSITION',
+];
 const refused = (err: unknown): err is AppError => err instanceof AppError && REFUSALS.includes(err.code);
 
 /**
@@ -49,19 +66,39 @@ export class DepositSaga {
    * transition left it, or undefined when the guard does not hold or the state was not one the event
    * leaves from (another writer won). Only a winner goes on to the money step.
    */
-  async apply(d: DepositRecord, event: DepositEvent, actor: Actor, o: {
-    patch?: DepositPatch; reason?: string; paidAt?: Date | null; callback?: { eventId: string; status: string };
-  } = {}): Promise<DepositRecord | undefined> {
+  async apply(
+    d: DepositRecord,
+    event: DepositEvent,
+    actor: Actor,
+    o: {
+      patch?: DepositPatch;
+      reason?: string;
+      paidAt?: Date | null;
+      callback?: { eventId: string; status: string };
+    } = {},
+  ): Promise<DepositRecord | undefined> {
     const { deps } = this;
     const spec = DEPOSIT_MACHINE[event];
     if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
     if (!spec.from.includes(d.status as PseState)) return undefined;
-    if (spec.guard && !spec.guard.holds({ state: d.status as PseState, expiresAt: d.expiresAt, now: deps.now(), paidAt: o.paidAt ?? null, paidGraceSeconds: deps.settings.paidGraceSeconds })) {
+    if (
+      spec.guard &&
+      !spec.guard.holds({
+        state: d.status as PseState,
+        expiresAt: d.expiresAt,
+        now: deps.now(),
+        paidAt: o.paidAt ?? null,
+        paidGraceSeconds: deps.settings.paidGraceSeconds,
+      })
+    ) {
       return undefined;
     }
     const emits = spec.emits;
     return deps.store.transition({
-      id: d.id, from: spec.from, to: spec.to, reason: o.reason ?? `${event} (${actor})`,
+      id: d.id,
+      from: spec.from,
+      to: spec.to,
+      reason: o.reason ?? `${event} (${actor})`,
       ...(o.patch ? { patch: o.patch } : {}),
       ...(o.callback ? { callback: o.callback } : {}),
       ...(emits ? { event: (r: DepositRecord) => depositEvent(deps, emits, r) } : {}),
@@ -84,8 +121,7 @@ export class DepositSaga {
       else await deps.ledger.reversePseInflow(d, d.errorMessage ?? MESSAGES.reversed);
     } catch (err) {
       if (!refused(err)) throw err;
-      await this.contradiction(d, owed.step === 'credit' ? 'CREDIT_REFUSED' : 'REVERSAL_REFUSED',
-        { source: 'ledger', code: err.code, message: err.message });
+      await this.contradiction(d, owed.step === 'credit' ? 'CREDIT_REFUSED' : 'REVERSAL_REFUSED', { source: 'ledger', code: err.code, message: err.message });
       await deps.store.park(d.id, d.status);
       return this.reload(d);
     }
@@ -141,7 +177,11 @@ export class DepositSaga {
   private applyArgs(event: DepositEvent, o: ProviderOutcome): { patch?: DepositPatch; reason: string; paidAt?: Date } {
     switch (event) {
       case 'paid':
-        return { patch: { providerTransferId: o.providerTransferId, providerConfirmedAt: o.paidAt, payerBank: o.payerBank }, paidAt: o.paidAt, reason: 'paid at the provider' };
+        return {
+          patch: { providerTransferId: o.providerTransferId, providerConfirmedAt: o.paidAt, payerBank: o.payerBank },
+          paidAt: o.paidAt,
+          reason: 'paid at the provider',
+        };
       case 'failed':
         return { patch: { errorMessage: o.errorMessage ?? MESSAGES.failed, ...(o.payerBank ? { payerBank: o.payerBank } : {}) }, reason: 'payment failed' };
       case 'reversed':
@@ -153,8 +193,13 @@ export class DepositSaga {
 
   private theirs(o: ProviderOutcome): Record<string, unknown> {
     return {
-      source: 'callback', eventId: o.eventId, status: o.status, providerTransferId: o.providerTransferId, payerBank: o.payerBank,
-      paidAt: o.paidAt.toISOString(), errorMessage: o.errorMessage,
+      source: 'callback',
+      eventId: o.eventId,
+      status: o.status,
+      providerTransferId: o.providerTransferId,
+      payerBank: o.payerBank,
+      paidAt: o.paidAt.toISOString(),
+      errorMessage: o.errorMessage,
     };
   }
 
@@ -166,16 +211,27 @@ export class DepositSaga {
     const { deps } = this;
     const now = deps.now();
     const { opened, exception } = await deps.store.exceptions.open({
-      id: deps.newExceptionId(), kind, companyId: d.companyId, rail: 'PSE', resourceId: d.id,
+      id: deps.newExceptionId(),
+      kind,
+      companyId: d.companyId,
+      rail: 'PSE',
+      resourceId: d.id,
       ours: {
-        state: d.status, status: publicStatus(d.status, d.expiresAt, now), amount: d.amount.toString(), netAmount: d.netAmount.toString(),
-        expiresAt: d.expiresAt?.toISOString() ?? null, paidAt: d.providerConfirmedAt?.toISOString() ?? null,
-        providerTransferId: d.providerTransferId, paidGraceSeconds: deps.settings.paidGraceSeconds,
+        state: d.status,
+        status: publicStatus(d.status, d.expiresAt, now),
+        amount: d.amount.toString(),
+        netAmount: d.netAmount.toString(),
+        expiresAt: d.expiresAt?.toISOString() ?? null,
+        paidAt: d.providerConfirmedAt?.toISOString() ?? null,
+        providerTransferId: d.providerTransferId,
+        paidGraceSeconds: deps.settings.paidGraceSeconds,
       },
       theirs,
     });
-    deps.log.error({ depositId: d.id, companyId: d.companyId, exceptionId: exception.id, kind, state: d.status, opened, theirs },
-      'money exception: an outcome contradicts the PSE deposit');
+    deps.log.error(
+      { depositId: d.id, companyId: d.companyId, exceptionId: exception.id, kind, state: d.status, opened, theirs },
+      'money exception: an outcome contradicts the PSE deposit',
+    );
   }
 
   async reload(d: DepositRecord): Promise<DepositRecord> {

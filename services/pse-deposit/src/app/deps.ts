@@ -24,6 +24,8 @@ export interface DepositDeps {
   newExceptionId: () => string;
 }
 
-export function depositDeps(d: Omit<DepositDeps, 'now' | 'newId' | 'newExceptionId'> & Partial<Pick<DepositDeps, 'now' | 'newId' | 'newExceptionId'>>): DepositDeps {
+export function depositDeps(
+  d: Omit<DepositDeps, 'now' | 'newId' | 'newExceptionId'> & Partial<Pick<DepositDeps, 'now' | 'newId' | 'newExceptionId'>>,
+): DepositDeps {
   return { now: () => new Date(), newId: () => randomUUID(), newExceptionId: () => `exc_${randomBytes(16).toString('hex')}`, ...d };
 }

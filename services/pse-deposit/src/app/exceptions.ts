@@ -1,4 +1,12 @@
-import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import {
+  AppError,
+  externalMovementRef,
+  listExceptionsPage,
+  parseExternalMovement,
+  resolveMoneyException,
+  type ExceptionView,
+  type MoneyException,
+} from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind, type PseState } from '../domain/deposit-machine.js';
 import type { DepositRecord } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
@@ -9,7 +17,9 @@ const actionsOf = (kind: string): readonly string[] => EXCEPTION_ACTIONS[kind as
 /** The leg a kind is about: a reversal's exceptions concern the reversal leg, the others the payment. */
 const REVERSAL_KINDS: ReadonlySet<string> = new Set(['REVERSED_WITHOUT_PAYMENT', 'REVERSAL_REFUSED']);
 const view = (e: MoneyException): ExceptionView => ({
-  ...e, actions: actionsOf(e.kind), movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment'),
+  ...e,
+  actions: actionsOf(e.kind),
+  movement: externalMovementRef('pse', { ourId: e.resourceId }, REVERSAL_KINDS.has(e.kind) ? 'reversal' : 'payment'),
 });
 /** The deposit a movement filter names (`pse:our:<deposit id>…`), or none of ours. */
 const depositsOf = (movement: string): string[] => {
@@ -21,9 +31,18 @@ const depositsOf = (movement: string): string[] => {
 export class ListDepositExceptions {
   constructor(private readonly deps: DepositDeps) {}
 
-  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: {
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+    movement?: string | undefined;
+  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
-    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(movement ? { resourceIds: depositsOf(movement) } : {}) });
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, {
+      ...rest,
+      ...(movement ? { resourceIds: depositsOf(movement) } : {}),
+    });
     // One deposit's few exceptions: the ones of that exact leg.
     return movement ? { ...page, items: page.items.filter((e) => e.movement === movement) } : page;
   }
@@ -54,7 +73,10 @@ function paymentOf(theirs: Record<string, unknown>): DepositPatch {
  * - `dismiss`: no entry; the note says why.
  */
 export class ResolveDepositException {
-  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga) {}
+  constructor(
+    private readonly deps: DepositDeps,
+    private readonly saga: DepositSaga,
+  ) {}
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
@@ -68,7 +90,10 @@ export class ResolveDepositException {
         throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
       }
     });
-    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId }, 'money exception resolved');
+    deps.log.warn(
+      { exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId },
+      'money exception resolved',
+    );
     return done;
   }
 
@@ -80,8 +105,9 @@ export class ResolveDepositException {
     }
     let next = d;
     if (d.status === 'EXPIRED' || d.status === 'FAILED') {
-      next = (await this.saga.apply(d, 'operator_credit', 'operator', { patch: paymentOf(e.theirs), reason: `exception ${e.id} credited: ${note}` }))
-        ?? (await this.saga.reload(d));
+      next =
+        (await this.saga.apply(d, 'operator_credit', 'operator', { patch: paymentOf(e.theirs), reason: `exception ${e.id} credited: ${note}` })) ??
+        (await this.saga.reload(d));
     }
     // CREDITING (won here, or by an earlier attempt or an in-time PAID): the credit is owed; anything else was already credited.
     return this.saga.settle(next, 'operator');

@@ -4,8 +4,14 @@ import { isDepositId } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
 import type { DepositSaga } from './deposit-saga.js';
 
-export interface PseCallbackCommand { rawBody: Buffer; signature: string }
-export interface PseCallbackResult { accepted: boolean; duplicate: boolean }
+export interface PseCallbackCommand {
+  rawBody: Buffer;
+  signature: string;
+}
+export interface PseCallbackResult {
+  accepted: boolean;
+  duplicate: boolean;
+}
 
 interface Outcome {
   eventId: string;
@@ -35,8 +41,13 @@ function parseOutcome(raw: Buffer): Outcome {
   const paidAtRaw = str(body.paidAt) ?? (status === 'PAID' ? str(body.occurredAt) : null);
   const paidAt = paidAtRaw && !Number.isNaN(Date.parse(paidAtRaw)) ? new Date(paidAtRaw) : null;
   return {
-    eventId, depositId, status, paidAt,
-    providerTransferId: str(body.providerTransferId), payerBank: str(body.payerBank, 100), errorMessage: str(body.errorMessage, 500),
+    eventId,
+    depositId,
+    status,
+    paidAt,
+    providerTransferId: str(body.providerTransferId),
+    payerBank: str(body.payerBank, 100),
+    errorMessage: str(body.errorMessage, 500),
   };
 }
 
@@ -53,7 +64,10 @@ function parseOutcome(raw: Buffer): Outcome {
  * finishes it anyway.
  */
 export class HandlePseCallback {
-  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga) {}
+  constructor(
+    private readonly deps: DepositDeps,
+    private readonly saga: DepositSaga,
+  ) {}
 
   async execute(cmd: PseCallbackCommand): Promise<PseCallbackResult> {
     const deps = this.deps;
@@ -73,8 +87,12 @@ export class HandlePseCallback {
       return { accepted: true, duplicate: true };
     }
     const r = await this.saga.providerOutcome(deposit, {
-      eventId: o.eventId, status: o.status, providerTransferId: o.providerTransferId, payerBank: o.payerBank,
-      paidAt: o.paidAt ?? deps.now(), errorMessage: o.errorMessage,
+      eventId: o.eventId,
+      status: o.status,
+      providerTransferId: o.providerTransferId,
+      payerBank: o.payerBank,
+      paidAt: o.paidAt ?? deps.now(),
+      errorMessage: o.errorMessage,
     });
     if (r.kind === 'retry') throw new AppError('SERVICE_UNAVAILABLE');
     deps.log.info({ depositId: deposit.id, eventId: o.eventId, status: o.status, applied: r.applied, state: r.deposit.status }, 'PSE callback handled');

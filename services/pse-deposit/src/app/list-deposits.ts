@@ -31,9 +31,11 @@ export const encodeCursor = (c: ListCursor): string => Buffer.from(JSON.stringif
 export function decodeCursor(s: string): ListCursor | null {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string'
-      && !Number.isNaN(Date.parse(v[0])) && v[1].length <= 40) return { createdAt: v[0], id: v[1] };
-  } catch { /* invalid */ }
+    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string' && !Number.isNaN(Date.parse(v[0])) && v[1].length <= 40)
+      return { createdAt: v[0], id: v[1] };
+  } catch {
+    /* invalid */
+  }
   return null;
 }
 
@@ -51,21 +53,30 @@ export class ListDeposits {
     const f: ListFilter = {};
     if (q.status) {
       const s = statusFilter(q.status);
-      if (s) f.status = s; else p.add('status', 'must be PENDING_CONFIRM, ASSIGNED (or PAID), FAILED, EXPIRED, UNASSIGNED or REVERSED');
+      if (s) f.status = s;
+      else p.add('status', 'must be PENDING_CONFIRM, ASSIGNED (or PAID), FAILED, EXPIRED, UNASSIGNED or REVERSED');
     }
     if (q.rail) {
       const r = q.rail.trim().toUpperCase();
-      if (r === 'PSE' || r === 'BREB') f.source = r as DepositSource; else p.add('rail', 'must be PSE or BREB');
+      if (r === 'PSE' || r === 'BREB') f.source = r as DepositSource;
+      else p.add('rail', 'must be PSE or BREB');
     }
-    if (q.externalId) { if (q.externalId.length > 64) p.add('externalId', 'must be at most 64 characters'); else f.externalId = q.externalId; }
-    if (q.brebKeyId) { if (q.brebKeyId.length > 64) p.add('brebKeyId', 'must be at most 64 characters'); else f.brebKeyId = q.brebKeyId; }
+    if (q.externalId) {
+      if (q.externalId.length > 64) p.add('externalId', 'must be at most 64 characters');
+      else f.externalId = q.externalId;
+    }
+    if (q.brebKeyId) {
+      if (q.brebKeyId.length > 64) p.add('brebKeyId', 'must be at most 64 characters');
+      else f.brebKeyId = q.brebKeyId;
+    }
     const limit = q.limit === 0 ? 20 : q.limit;
     if (!Number.isInteger(limit) || limit < 1 || limit > 100) p.add('limit', 'must be between 1 and 100');
     if (!Number.isInteger(q.page) || q.page < 0 || q.page > 1_000_000) p.add('page', 'must be a whole number from 0');
     let after: ListCursor | undefined;
     if (q.cursorMode && q.cursor) {
       const c = decodeCursor(q.cursor);
-      if (c) after = c; else p.add('cursor', 'is not a valid cursor');
+      if (c) after = c;
+      else p.add('cursor', 'is not a valid cursor');
     }
     p.throwIfAny();
 
@@ -74,7 +85,12 @@ export class ListDeposits {
       const r = await this.deps.store.list(companyId, f, { limit, offset: 0, ...(after ? { after } : {}), withTotal: false, now });
       const last = r.items[r.items.length - 1];
       return {
-        deposits: r.items, at: now, total: 0, page: 0, limit, totalPages: 0,
+        deposits: r.items,
+        at: now,
+        total: 0,
+        page: 0,
+        limit,
+        totalPages: 0,
         nextCursor: r.hasMore && last ? encodeCursor(last.cursor) : null,
       };
     }

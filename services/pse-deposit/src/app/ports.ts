@@ -4,9 +4,16 @@ import type { DepositRecord, DepositSource, DepositState, DepositStatus, FeeBrea
 
 /** What the application needs from storage (implemented by persistence/deposit.store.ts and persistence/breb-listing.ts). */
 
-export interface OutboxEvent { id: string; subject: string; payload: unknown; traceparent?: string }
+export interface OutboxEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+  traceparent?: string;
+}
 
-export interface NewDeposit extends DepositRecord { apiKeyId: string | null }
+export interface NewDeposit extends DepositRecord {
+  apiKeyId: string | null;
+}
 
 export interface DepositPatch {
   providerTransferId?: string | null;
@@ -30,15 +37,26 @@ export interface Transition {
 }
 
 /** The listing's filter: `status` is what clients see (publicStatus), read with the clock `now`. */
-export interface ListFilter { status?: DepositStatus; source?: DepositSource; externalId?: string; brebKeyId?: string }
-export interface ListCursor { createdAt: string; id: string }
+export interface ListFilter {
+  status?: DepositStatus;
+  source?: DepositSource;
+  externalId?: string;
+  brebKeyId?: string;
+}
+export interface ListCursor {
+  createdAt: string;
+  id: string;
+}
 
 export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
   get(companyId: string, id: string): Promise<DepositRecord | undefined>;
   getById(id: string): Promise<DepositRecord | undefined>;
-  list(companyId: string, f: ListFilter, page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean; now: Date }):
-    Promise<{ items: Array<DepositRecord & { cursor: ListCursor }>; hasMore: boolean; total: number | null }>;
+  list(
+    companyId: string,
+    f: ListFilter,
+    page: { limit: number; offset: number; after?: ListCursor; withTotal: boolean; now: Date },
+  ): Promise<{ items: Array<DepositRecord & { cursor: ListCursor }>; hasMore: boolean; total: number | null }>;
   /**
    * Compare-and-set of the state (+ patch, history, outbox event, callback id, one transaction);
    * entering a money state schedules it for the sweeper (step_at = now), leaving one clears it.

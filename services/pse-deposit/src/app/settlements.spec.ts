@@ -2,15 +2,30 @@ import { PseSettlements, type PseLeg, type PseSettlementReader } from './settlem
 
 /** The two legs' keyset reads merged into the engine's key order, whatever the page size. */
 const leg = (ourId: string, direction: 'IN' | 'OUT'): PseLeg => ({
-  ourId, providerId: null, status: direction === 'IN' ? 'ASSIGNED' : 'REVERSED', direction, amountCents: 1n, settledAt: new Date(0), companyId: 'co',
+  ourId,
+  providerId: null,
+  status: direction === 'IN' ? 'ASSIGNED' : 'REVERSED',
+  direction,
+  amountCents: 1n,
+  settledAt: new Date(0),
+  companyId: 'co',
 });
 
 function reader(payments: string[], reversals: string[], calls: string[] = []): PseSettlementReader {
   const page = (all: string[], dir: 'IN' | 'OUT', after: string | null, limit: number) =>
-    all.filter((id) => after === null || id > after).slice(0, limit).map((id) => leg(id, dir));
+    all
+      .filter((id) => after === null || id > after)
+      .slice(0, limit)
+      .map((id) => leg(id, dir));
   return {
-    paymentLegs: async (_d, after, limit) => { calls.push(`p:${after}`); return page(payments, 'IN', after, limit); },
-    reversalLegs: async (_d, after, limit) => { calls.push(`r:${after}`); return page(reversals, 'OUT', after, limit); },
+    paymentLegs: async (_d, after, limit) => {
+      calls.push(`p:${after}`);
+      return page(payments, 'IN', after, limit);
+    },
+    reversalLegs: async (_d, after, limit) => {
+      calls.push(`r:${after}`);
+      return page(reversals, 'OUT', after, limit);
+    },
     find: async () => [],
   };
 }
@@ -42,7 +57,19 @@ describe('PseSettlements.list', () => {
     expect(await all(new PseSettlements(reader([], [])), 10)).toEqual([]);
     await expect(all(new PseSettlements(reader([], [])), 0).then(() => 0)).resolves.toBe(0);
     const s = new PseSettlements(reader([], []));
-    await expect((async () => { for await (const _ of s.list('breb', '2025-03-14')) { /* none */ } })()).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    await expect((async () => { for await (const _ of s.list('pse', '2025-02-29')) { /* none */ } })()).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(
+      (async () => {
+        for await (const _ of s.list('breb', '2025-03-14')) {
+          /* none */
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+    await expect(
+      (async () => {
+        for await (const _ of s.list('pse', '2025-02-29')) {
+          /* none */
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
   });
 });

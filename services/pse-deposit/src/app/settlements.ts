@@ -70,9 +70,17 @@ export class PseSettlements {
       let r = await reversals.next();
       let batch: PseLeg[] = [];
       while (!p.done || !r.done) {
-        if (!p.done && (r.done || legOrder(p.value, r.value) <= 0)) { batch.push(p.value); p = await payments.next(); }
-        else { batch.push(r.value as PseLeg); r = await reversals.next(); }
-        if (batch.length >= limit) { yield batch; batch = []; }
+        if (!p.done && (r.done || legOrder(p.value, r.value) <= 0)) {
+          batch.push(p.value);
+          p = await payments.next();
+        } else {
+          batch.push(r.value as PseLeg);
+          r = await reversals.next();
+        }
+        if (batch.length >= limit) {
+          yield batch;
+          batch = [];
+        }
       }
       if (batch.length > 0) yield batch;
     } finally {

@@ -13,7 +13,11 @@ import type { DepositSaga } from './deposit-saga.js';
 export class Sweeper {
   private readonly task: PeriodicTask;
 
-  constructor(private readonly deps: DepositDeps, private readonly saga: DepositSaga, private readonly opts: { intervalMs: number; batch: number }) {
+  constructor(
+    private readonly deps: DepositDeps,
+    private readonly saga: DepositSaga,
+    private readonly opts: { intervalMs: number; batch: number },
+  ) {
     this.task = new PeriodicTask('pse-deposit sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
 

@@ -63,7 +63,10 @@ export function readBrebDepositEvent(payload: unknown, now: Date): BrebDecision 
   if (!(BREB_STATUSES as readonly string[]).includes(d.status)) {
     return { kind: 'ignore', reason: `status ${d.status || '(none)'} is not a final Bre-B status`, level: 'warn' };
   }
-  const amount = d.amountCents, fee = d.feeAmountCents, iva = d.ivaAmountCents, net = d.netAmountCents;
+  const amount = d.amountCents,
+    fee = d.feeAmountCents,
+    iva = d.ivaAmountCents,
+    net = d.netAmountCents;
   if (amount <= 0n || fee < 0n || iva < 0n || net !== amount - fee - iva) {
     return { kind: 'ignore', reason: `inconsistent amounts gross ${amount} fee ${fee} iva ${iva} net ${net}`, level: 'error' };
   }
@@ -73,7 +76,13 @@ export function readBrebDepositEvent(payload: unknown, now: Date): BrebDecision 
   return {
     kind: 'upsert',
     deposit: {
-      id: d.id, companyId, status: d.status as BrebStatus, amount, fee, iva, net,
+      id: d.id,
+      companyId,
+      status: d.status as BrebStatus,
+      amount,
+      fee,
+      iva,
+      net,
       currency: text(d.currency, 3) ?? 'COP',
       brebKey,
       payerName: text(d.payerName, 200),

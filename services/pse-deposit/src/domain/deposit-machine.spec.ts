@@ -1,7 +1,19 @@
 import { reachableFrom } from '@wallet/platform';
 import {
-  DEPOSIT_EVENTS, DEPOSIT_MACHINE, EXCEPTION_ACTIONS, EXCEPTION_KINDS, FINAL_STATES, LIVE_STATES, MONEY_STATES, OUTCOME_TABLE,
-  PROVIDER_OUTCOMES, PSE_STATES, SETTLED_STATES, exitsOf, outcomeOf, type PseState,
+  DEPOSIT_EVENTS,
+  DEPOSIT_MACHINE,
+  EXCEPTION_ACTIONS,
+  EXCEPTION_KINDS,
+  FINAL_STATES,
+  LIVE_STATES,
+  MONEY_STATES,
+  OUTCOME_TABLE,
+  PROVIDER_OUTCOMES,
+  PSE_STATES,
+  SETTLED_STATES,
+  exitsOf,
+  outcomeOf,
+  type PseState,
 } from './deposit-machine.js';
 import { publicStatus, statesShownAs, DEPOSIT_STATUSES } from './deposit.js';
 
@@ -59,7 +71,12 @@ describe('the PSE deposit saga table', () => {
 
   it('each event is emitted by exactly the transitions that reach its status once', () => {
     const emitting = DEPOSIT_EVENTS.filter((e) => DEPOSIT_MACHINE[e].emits).map((e) => [DEPOSIT_MACHINE[e].emits, DEPOSIT_MACHINE[e].to]);
-    expect(emitting.sort()).toEqual([['expired', 'EXPIRED'], ['failed', 'FAILED'], ['paid', 'ASSIGNED'], ['reversed', 'REVERSED']]);
+    expect(emitting.sort()).toEqual([
+      ['expired', 'EXPIRED'],
+      ['failed', 'FAILED'],
+      ['paid', 'ASSIGNED'],
+      ['reversed', 'REVERSED'],
+    ]);
   });
 
   it('every provider outcome in every state is applied, a duplicate, a contradiction or asked again — and nothing is left out', () => {
@@ -74,7 +91,13 @@ describe('the PSE deposit saga table', () => {
       }
     }
     // Every transition the provider drives is reached from the outcome table.
-    const applied = new Set(PROVIDER_OUTCOMES.flatMap((o) => PSE_STATES.map((s) => OUTCOME_TABLE[o][s]).filter((v) => 'apply' in v).map((v) => (v as { apply: string }).apply)));
+    const applied = new Set(
+      PROVIDER_OUTCOMES.flatMap((o) =>
+        PSE_STATES.map((s) => OUTCOME_TABLE[o][s])
+          .filter((v) => 'apply' in v)
+          .map((v) => (v as { apply: string }).apply),
+      ),
+    );
     for (const e of DEPOSIT_EVENTS) {
       const t = DEPOSIT_MACHINE[e];
       const providerStarts = t.by.includes('provider') && !Object.values(MONEY_STATES).some((m) => m!.closes.includes(e)) && e !== 'expire';
@@ -86,8 +109,11 @@ describe('the PSE deposit saga table', () => {
   });
 
   it('every exception kind is opened somewhere and can be resolved; only payment contradictions may be credited', () => {
-    const fromTable = new Set(PROVIDER_OUTCOMES.flatMap((o) => PSE_STATES.map((s) => OUTCOME_TABLE[o][s]))
-      .flatMap((v) => ('exception' in v ? [v.exception] : 'retry' in v && v.thenException ? [v.thenException] : [])));
+    const fromTable = new Set(
+      PROVIDER_OUTCOMES.flatMap((o) => PSE_STATES.map((s) => OUTCOME_TABLE[o][s])).flatMap((v) =>
+        'exception' in v ? [v.exception] : 'retry' in v && v.thenException ? [v.thenException] : [],
+      ),
+    );
     for (const k of EXCEPTION_KINDS) {
       expect({ k, opened: fromTable.has(k) || k === 'CREDIT_REFUSED' || k === 'REVERSAL_REFUSED' }).toEqual({ k, opened: true });
       expect(EXCEPTION_ACTIONS[k].length).toBeGreaterThan(0);
@@ -99,7 +125,13 @@ describe('the PSE deposit saga table', () => {
   });
 
   it('guards: a PAID within expiresAt + grace credits (an expired link too); later it does not; FAILED and expiry split at expiresAt', () => {
-    const g = (state: PseState, now: string, paidAt?: string) => ({ state, expiresAt: EXP, now: at(now), paidGraceSeconds: 60, ...(paidAt ? { paidAt: at(paidAt) } : {}) });
+    const g = (state: PseState, now: string, paidAt?: string) => ({
+      state,
+      expiresAt: EXP,
+      now: at(now),
+      paidGraceSeconds: 60,
+      ...(paidAt ? { paidAt: at(paidAt) } : {}),
+    });
     const paid = DEPOSIT_MACHINE.paid.guard!.holds;
     expect(paid(g('PENDING_CONFIRM', '2025-12-31T23:59:00Z', '2025-12-31T23:58:00Z'))).toBe(true);
     expect(paid(g('PENDING_CONFIRM', '2026-01-01T00:00:10Z', '2025-12-31T23:59:00Z'))).toBe(false); // expire first

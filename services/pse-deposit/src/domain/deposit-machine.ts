@@ -88,7 +88,10 @@ const STILL_OPEN = 'before expiresAt';
 export const DEPOSIT_MACHINE: Readonly<Record<DepositEvent, TransitionSpec>> = {
   // ── the payment ──
   paid: {
-    from: ['PENDING_CONFIRM', 'EXPIRED'], to: 'CREDITING', by: ['provider'], money: 'credit',
+    from: ['PENDING_CONFIRM', 'EXPIRED'],
+    to: 'CREDITING',
+    by: ['provider'],
+    money: 'credit',
     guard: {
       text: `${IN_TIME} (from PENDING_CONFIRM also ${STILL_OPEN}; a link past it is expired first)`,
       holds: (g) => !!g.paidAt && paidInTime(g.expiresAt, g.paidAt, g.paidGraceSeconds) && (g.state === 'EXPIRED' || !linkDue(g.expiresAt, g.now)),
@@ -96,18 +99,33 @@ export const DEPOSIT_MACHINE: Readonly<Record<DepositEvent, TransitionSpec>> = {
     why: 'the provider confirmed a payment made while the link was valid (or within the grace)',
   },
   operator_credit: {
-    from: ['EXPIRED', 'FAILED'], to: 'CREDITING', by: ['operator'], money: 'credit',
+    from: ['EXPIRED', 'FAILED'],
+    to: 'CREDITING',
+    by: ['operator'],
+    money: 'credit',
     guard: { text: 'a PAID_AFTER_EXPIRY / PAID_AFTER_FAILURE exception won for `credit`', holds: () => true },
     why: 'an operator accepted a payment the provider confirmed against our state',
   },
-  credited: { from: ['CREDITING'], to: 'ASSIGNED', by: ['provider', 'sweeper', 'operator'], emits: 'paid', why: 'the ledger credited the net to the ACH wallet' },
+  credited: {
+    from: ['CREDITING'],
+    to: 'ASSIGNED',
+    by: ['provider', 'sweeper', 'operator'],
+    emits: 'paid',
+    why: 'the ledger credited the net to the ACH wallet',
+  },
   failed: {
-    from: ['PENDING_CONFIRM'], to: 'FAILED', by: ['provider'], emits: 'failed',
+    from: ['PENDING_CONFIRM'],
+    to: 'FAILED',
+    by: ['provider'],
+    emits: 'failed',
     guard: { text: STILL_OPEN, holds: (g) => !linkDue(g.expiresAt, g.now) },
-    why: 'the payer\'s attempt failed at the provider',
+    why: "the payer's attempt failed at the provider",
   },
   expire: {
-    from: ['PENDING_CONFIRM'], to: 'EXPIRED', by: ['sweeper', 'provider', 'operator'], emits: 'expired',
+    from: ['PENDING_CONFIRM'],
+    to: 'EXPIRED',
+    by: ['sweeper', 'provider', 'operator'],
+    emits: 'expired',
     guard: { text: 'at expiresAt', holds: (g) => linkDue(g.expiresAt, g.now) },
     why: 'the link reached expiresAt unpaid (the sweeper, or the first writer to find it so)',
   },
@@ -124,7 +142,12 @@ export const MONEY_STATES: Readonly<Partial<Record<PseState, { step: MoneyStep; 
 
 /** A provider outcome or a ledger answer that contradicts our state: a money exception, never a silent duplicate. */
 export const EXCEPTION_KINDS = [
-  'PAID_AFTER_EXPIRY', 'PAID_AFTER_FAILURE', 'FAILED_AFTER_PAYMENT', 'REVERSED_WITHOUT_PAYMENT', 'CREDIT_REFUSED', 'REVERSAL_REFUSED',
+  'PAID_AFTER_EXPIRY',
+  'PAID_AFTER_FAILURE',
+  'FAILED_AFTER_PAYMENT',
+  'REVERSED_WITHOUT_PAYMENT',
+  'CREDIT_REFUSED',
+  'REVERSAL_REFUSED',
 ] as const;
 export type ExceptionKind = (typeof EXCEPTION_KINDS)[number];
 
@@ -170,27 +193,39 @@ export type Verdict =
  */
 export const OUTCOME_TABLE: Readonly<Record<ProviderOutcome, Readonly<Record<PseState, Verdict>>>> = {
   PAID: {
-    PENDING_CONFIRM: { apply: 'paid' }, EXPIRED: { apply: 'paid' },
-    CREDITING: { duplicate: true }, ASSIGNED: { duplicate: true }, REVERSING: { duplicate: true }, REVERSED: { duplicate: true },
+    PENDING_CONFIRM: { apply: 'paid' },
+    EXPIRED: { apply: 'paid' },
+    CREDITING: { duplicate: true },
+    ASSIGNED: { duplicate: true },
+    REVERSING: { duplicate: true },
+    REVERSED: { duplicate: true },
     FAILED: { exception: 'PAID_AFTER_FAILURE' },
   },
   PAID_LATE: {
-    PENDING_CONFIRM: { exception: 'PAID_AFTER_EXPIRY' }, EXPIRED: { exception: 'PAID_AFTER_EXPIRY' },
+    PENDING_CONFIRM: { exception: 'PAID_AFTER_EXPIRY' },
+    EXPIRED: { exception: 'PAID_AFTER_EXPIRY' },
     // Already credited on an in-time PAID of the same payment: the money agrees.
-    CREDITING: { duplicate: true }, ASSIGNED: { duplicate: true }, REVERSING: { duplicate: true }, REVERSED: { duplicate: true },
+    CREDITING: { duplicate: true },
+    ASSIGNED: { duplicate: true },
+    REVERSING: { duplicate: true },
+    REVERSED: { duplicate: true },
     FAILED: { exception: 'PAID_AFTER_FAILURE' },
   },
   FAILED: {
     PENDING_CONFIRM: { apply: 'failed' },
     // Nothing was paid, and nothing is credited: agrees.
-    EXPIRED: { duplicate: true }, FAILED: { duplicate: true },
-    CREDITING: { exception: 'FAILED_AFTER_PAYMENT' }, ASSIGNED: { exception: 'FAILED_AFTER_PAYMENT' },
+    EXPIRED: { duplicate: true },
+    FAILED: { duplicate: true },
+    CREDITING: { exception: 'FAILED_AFTER_PAYMENT' },
+    ASSIGNED: { exception: 'FAILED_AFTER_PAYMENT' },
     // The credit was already debited back: agrees.
-    REVERSING: { duplicate: true }, REVERSED: { duplicate: true },
+    REVERSING: { duplicate: true },
+    REVERSED: { duplicate: true },
   },
   REVERSED: {
     ASSIGNED: { apply: 'reversed' },
-    REVERSING: { duplicate: true }, REVERSED: { duplicate: true },
+    REVERSING: { duplicate: true },
+    REVERSED: { duplicate: true },
     PENDING_CONFIRM: { retry: true, thenException: 'REVERSED_WITHOUT_PAYMENT' },
     EXPIRED: { retry: true, thenException: 'REVERSED_WITHOUT_PAYMENT' },
     CREDITING: { retry: true },
@@ -212,7 +247,10 @@ export function exitsOf(state: PseState): DepositEvent[] {
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function depositMachineMermaid(): string {
   return stateTableMermaid({
-    events: DEPOSIT_EVENTS, table: DEPOSIT_MACHINE, entries: [{ to: 'PENDING_CONFIRM' }], finals: FINAL_STATES,
+    events: DEPOSIT_EVENTS,
+    table: DEPOSIT_MACHINE,
+    entries: [{ to: 'PENDING_CONFIRM' }],
+    finals: FINAL_STATES,
     label: (e, t) => `${e}${t.guard && e !== 'operator_credit' ? ` [${t.guard.text.replace(/ \(.*\)$/, '')}]` : ''}${t.money ? ` / ${t.money}` : ''}`,
   });
 }

@@ -1,6 +1,13 @@
 import { feeExceedsAmount, isDepositId, netOf, newDepositId, paidInTime, payerDocument, payerFullName, statusFilter, type FeeBreakdown } from './deposit.js';
 
-const fee = (subtotal: bigint, iva: bigint): FeeBreakdown => ({ fixedFee: subtotal, variableFee: 0n, subtotalFee: subtotal, ivaApplicable: iva > 0n, ivaAmount: iva, totalCharged: subtotal + iva });
+const fee = (subtotal: bigint, iva: bigint): FeeBreakdown => ({
+  fixedFee: subtotal,
+  variableFee: 0n,
+  subtotalFee: subtotal,
+  ivaApplicable: iva > 0n,
+  ivaAmount: iva,
+  totalCharged: subtotal + iva,
+});
 
 describe('deposit rules', () => {
   it('ids are dep_ + 24 lowercase alphanumerics and unique', () => {

@@ -33,19 +33,26 @@ export function pendingStepOf(state: DepositState): PendingStep | null {
 export function publicStatus(state: DepositState, expiresAt: Date | null, now: Date): DepositStatus {
   switch (state) {
     case 'PENDING_CONFIRM':
-    case 'CREDITING': return linkDue(expiresAt, now) ? 'EXPIRED' : 'PENDING_CONFIRM';
-    case 'REVERSING': return 'ASSIGNED';
-    default: return state;
+    case 'CREDITING':
+      return linkDue(expiresAt, now) ? 'EXPIRED' : 'PENDING_CONFIRM';
+    case 'REVERSING':
+      return 'ASSIGNED';
+    default:
+      return state;
   }
 }
 
 /** The stored states that can show as a public status (the listing filter narrows by these first). */
 export function statesShownAs(status: DepositStatus): DepositState[] {
   switch (status) {
-    case 'PENDING_CONFIRM': return ['PENDING_CONFIRM', 'CREDITING'];
-    case 'EXPIRED': return ['EXPIRED', 'PENDING_CONFIRM', 'CREDITING'];
-    case 'ASSIGNED': return ['ASSIGNED', 'REVERSING'];
-    default: return [status];
+    case 'PENDING_CONFIRM':
+      return ['PENDING_CONFIRM', 'CREDITING'];
+    case 'EXPIRED':
+      return ['EXPIRED', 'PENDING_CONFIRM', 'CREDITING'];
+    case 'ASSIGNED':
+      return ['ASSIGNED', 'REVERSING'];
+    default:
+      return [status];
   }
 }
 
@@ -61,7 +68,12 @@ export interface FeeBreakdown {
   totalCharged: bigint;
 }
 
-export interface BrebKeyRef { id: string; externalId: string; name: string; value: string }
+export interface BrebKeyRef {
+  id: string;
+  externalId: string;
+  name: string;
+  value: string;
+}
 
 export interface DepositRecord {
   id: string;
@@ -117,7 +129,10 @@ export function payerDocument(type: number | null, num: string | null): string |
 }
 
 export function payerFullName(first: string | null, last: string | null): string | null {
-  const n = [first, last].filter((s): s is string => !!s).join(' ').trim();
+  const n = [first, last]
+    .filter((s): s is string => !!s)
+    .join(' ')
+    .trim();
   return n.length > 0 ? n : null;
 }
 

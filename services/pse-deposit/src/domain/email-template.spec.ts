@@ -1,7 +1,13 @@
 import { escapeHtml, headerSafe, paymentRequestMail } from './email-template.js';
 
 describe('payment request e-mail', () => {
-  const base = { companyName: 'Acme S.A.S.', recipientName: 'Luis', amountCents: 123_456_789n, payUrl: 'http://127.0.0.1:8090/pse/pay/dep_abc', expiresAt: new Date('2026-03-01T05:00:00Z') };
+  const base = {
+    companyName: 'Acme S.A.S.',
+    recipientName: 'Luis',
+    amountCents: 123_456_789n,
+    payUrl: 'http://127.0.0.1:8090/pse/pay/dep_abc',
+    expiresAt: new Date('2026-03-01T05:00:00Z'),
+  };
 
   it('Spanish template: subject, greeting, es-CO amount, link, Bogotá expiry', () => {
     const m = paymentRequestMail(base);

@@ -2,7 +2,10 @@ import { formatCop } from '@wallet/platform';
 
 /** Removes CR, LF and other line breaks: nothing a caller sends can add a mail header. */
 export function headerSafe(v: string): string {
-  return v.replace(/[\r\n\u0085\u2028\u2029]+/g, ' ').replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  return v
+    .replace(/[\r\n\u0085\u2028\u2029]+/g, ' ')
+    .replace(/[\u0000-\u001f\u007f]/g, '')
+    .trim();
 }
 
 export function escapeHtml(v: string): string {

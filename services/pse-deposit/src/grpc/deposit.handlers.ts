@@ -16,7 +16,11 @@ const company = (ctx: CallContext) => {
  * Statuses are shown as of `now` (a link past expiresAt is EXPIRED). ListExceptions /
  * ResolveException are operator calls across companies (the gateway's /admin/exceptions).
  */
-export function depositHandlers(uc: DepositUseCases, settlements: PseSettlements, now: () => Date = () => new Date()): AsyncService<depositV1.DepositServiceServer> {
+export function depositHandlers(
+  uc: DepositUseCases,
+  settlements: PseSettlements,
+  now: () => Date = () => new Date(),
+): AsyncService<depositV1.DepositServiceServer> {
   return {
     async *listSettlements(req) {
       for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(legToProto) };
@@ -28,27 +32,46 @@ export function depositHandlers(uc: DepositUseCases, settlements: PseSettlements
 
     async createPseDeposit(req, ctx) {
       const d = await uc.createPse.execute(ctx.companyId, ctx.apiKeyId, {
-        amountCents: req.amountCents, payerDocumentTypeId: req.payerDocumentTypeId, payerDocumentNumber: req.payerDocumentNumber,
-        payerFirstName: req.payerFirstName, payerLastName: req.payerLastName, payerEmail: req.payerEmail,
-        payerPhone: req.payerPhone, internalRef: req.internalRef, company: company(ctx),
+        amountCents: req.amountCents,
+        payerDocumentTypeId: req.payerDocumentTypeId,
+        payerDocumentNumber: req.payerDocumentNumber,
+        payerFirstName: req.payerFirstName,
+        payerLastName: req.payerLastName,
+        payerEmail: req.payerEmail,
+        payerPhone: req.payerPhone,
+        internalRef: req.internalRef,
+        company: company(ctx),
       });
       return depositToProto(d, now());
     },
 
     async shareByEmail(req, ctx) {
       return uc.shareByEmail.execute(ctx.companyId, {
-        depositId: req.depositId, recipientEmail: req.recipientEmail, recipientName: req.recipientName,
-        customMessage: req.customMessage, company: company(ctx),
+        depositId: req.depositId,
+        recipientEmail: req.recipientEmail,
+        recipientName: req.recipientName,
+        customMessage: req.customMessage,
+        company: company(ctx),
       });
     },
 
     async listDeposits(req, ctx) {
       const r = await uc.list.execute(ctx.companyId, {
-        status: req.status, rail: req.rail, externalId: req.externalId, brebKeyId: req.brebKeyId,
-        page: req.page, limit: req.limit, cursorMode: req.cursorMode, cursor: req.cursor,
+        status: req.status,
+        rail: req.rail,
+        externalId: req.externalId,
+        brebKeyId: req.brebKeyId,
+        page: req.page,
+        limit: req.limit,
+        cursorMode: req.cursorMode,
+        cursor: req.cursor,
       });
       return {
-        deposits: r.deposits.map((d) => depositToProto(d, r.at)), total: r.total, page: r.page, limit: r.limit, totalPages: r.totalPages,
+        deposits: r.deposits.map((d) => depositToProto(d, r.at)),
+        total: r.total,
+        page: r.page,
+        limit: r.limit,
+        totalPages: r.totalPages,
         ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}),
       };
     },
@@ -76,10 +99,15 @@ export function depositHandlers(uc: DepositUseCases, settlements: PseSettlements
 /** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
 function legToProto(r: PseLeg): settlementsV1.Settlement {
   return {
-    ourId: r.ourId, status: r.status, direction: r.direction, amountCents: r.amountCents, companyId: r.companyId,
+    ourId: r.ourId,
+    status: r.status,
+    direction: r.direction,
+    amountCents: r.amountCents,
+    companyId: r.companyId,
     ...(r.providerId !== null ? { providerId: r.providerId } : {}),
     ...(r.settledAt !== null ? { settledAt: r.settledAt.toISOString(), valueDate: bogotaDateOf(r.settledAt) } : {}),
-    ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}), ...(r.stepOwed ? { stepOwed: true } : {}),
+    ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}),
+    ...(r.stepOwed ? { stepOwed: true } : {}),
   };
 }
 

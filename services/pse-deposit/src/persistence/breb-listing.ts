@@ -14,7 +14,8 @@ const rank = (col: string) => `(case ${col} when 'UNASSIGNED' then 1 when 'ASSIG
  */
 export async function upsertBrebDeposit(tx: SqlTx, d: BrebDeposit, eventId: string): Promise<BrebUpsertOutcome> {
   const k = d.brebKey;
-  const rows = await tx.query<{ id: string; inserted: boolean }>(`
+  const rows = await tx.query<{ id: string; inserted: boolean }>(
+    `
     insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee,
       iva_applicable, iva_amount, total_charged, net_amount, currency, payer_name, payer_document_number, payer_bank,
       provider_transfer_id, provider_confirmed_at, breb_key_id, breb_key_external_id, breb_key_name, breb_key_value,
@@ -40,21 +41,48 @@ export async function upsertBrebDeposit(tx: SqlTx, d: BrebDeposit, eventId: stri
       and (excluded.breb_event_at > d.breb_event_at
         or (excluded.breb_event_at = d.breb_event_at and ${rank('excluded.status')} > ${rank('d.status')}))
     returning d.id, (xmax = 0) as inserted`,
-  [d.id, d.companyId, d.status, d.amount.toString(), d.fee.toString(), d.fee.toString(), d.iva > 0n, d.iva.toString(),
-    (d.fee + d.iva).toString(), d.net.toString(), d.currency, d.payerName, d.payerDocument, d.payerBank,
-    d.providerTransferId, d.providerConfirmedAt?.toISOString() ?? null, k?.id ?? null, k ? k.externalId || null : null,
-    k ? k.name || null : null, k ? k.value || null : null, d.createdAt.toISOString(), d.eventAt.toISOString(), eventId]);
+    [
+      d.id,
+      d.companyId,
+      d.status,
+      d.amount.toString(),
+      d.fee.toString(),
+      d.fee.toString(),
+      d.iva > 0n,
+      d.iva.toString(),
+      (d.fee + d.iva).toString(),
+      d.net.toString(),
+      d.currency,
+      d.payerName,
+      d.payerDocument,
+      d.payerBank,
+      d.providerTransferId,
+      d.providerConfirmedAt?.toISOString() ?? null,
+      k?.id ?? null,
+      k ? k.externalId || null : null,
+      k ? k.name || null : null,
+      k ? k.value || null : null,
+      d.createdAt.toISOString(),
+      d.eventAt.toISOString(),
+      eventId,
+    ],
+  );
   const row = rows[0];
   if (!row) return 'unchanged';
-  await tx.query(`insert into pse_deposit.state_history (deposit_id, status, pending_step, reason) values (?, ?, null, ?)`,
-    [d.id, d.status, `breb event ${eventId}`]);
+  await tx.query(`insert into pse_deposit.state_history (deposit_id, status, pending_step, reason) values (?, ?, null, ?)`, [
+    d.id,
+    d.status,
+    `breb event ${eventId}`,
+  ]);
   return row.inserted ? 'inserted' : 'updated';
 }
 
 /** Why an upsert changed nothing (for the log): the stored row's source / company / status, if any. */
 export async function storedBrebState(tx: SqlTx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined> {
   const rows = await tx.query<{ source: string; company_id: string; status: string }>(
-    `select source, company_id, status from pse_deposit.deposits where id = ?`, [id]);
+    `select source, company_id, status from pse_deposit.deposits where id = ?`,
+    [id],
+  );
   return rows[0];
 }
 

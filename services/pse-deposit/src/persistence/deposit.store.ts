@@ -3,16 +3,42 @@ import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, t
 import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
 
 interface DepositRow {
-  id: string; company_id: string; source: DepositSource; status: DepositState;
-  amount: string; fixed_fee: string; variable_fee: string; subtotal_fee: string; iva_applicable: boolean;
-  iva_amount: string; total_charged: string; net_amount: string; currency: string;
-  payer_document_type: number | null; payer_document_number: string | null; payer_first_name: string | null;
-  payer_last_name: string | null; payer_name: string | null; payer_email: string | null; payer_phone: string | null;
-  payer_bank: string | null; internal_ref: string | null; paygateway_url: string | null; provider_link_id: string | null;
-  expires_at: Date | string | null; provider_transfer_id: string | null; provider_confirmed_at: Date | string | null;
-  movement_id: string | null; pending_step: PendingStep | null; error_message: string | null;
-  breb_key_id: string | null; breb_key_external_id: string | null; breb_key_name: string | null; breb_key_value: string | null;
-  created_at: Date | string; cursor_at?: string;
+  id: string;
+  company_id: string;
+  source: DepositSource;
+  status: DepositState;
+  amount: string;
+  fixed_fee: string;
+  variable_fee: string;
+  subtotal_fee: string;
+  iva_applicable: boolean;
+  iva_amount: string;
+  total_charged: string;
+  net_amount: string;
+  currency: string;
+  payer_document_type: number | null;
+  payer_document_number: string | null;
+  payer_first_name: string | null;
+  payer_last_name: string | null;
+  payer_name: string | null;
+  payer_email: string | null;
+  payer_phone: string | null;
+  payer_bank: string | null;
+  internal_ref: string | null;
+  paygateway_url: string | null;
+  provider_link_id: string | null;
+  expires_at: Date | string | null;
+  provider_transfer_id: string | null;
+  provider_confirmed_at: Date | string | null;
+  movement_id: string | null;
+  pending_step: PendingStep | null;
+  error_message: string | null;
+  breb_key_id: string | null;
+  breb_key_external_id: string | null;
+  breb_key_name: string | null;
+  breb_key_value: string | null;
+  created_at: Date | string;
+  cursor_at?: string;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -23,21 +49,38 @@ const COLS = `d.*, to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:M
 
 function toDeposit(r: DepositRow): DepositRecord {
   return {
-    id: r.id, companyId: r.company_id, source: r.source, status: r.status,
+    id: r.id,
+    companyId: r.company_id,
+    source: r.source,
+    status: r.status,
     amount: centsFromDb(r.amount),
     fee: {
-      fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
-      ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+      fixedFee: centsFromDb(r.fixed_fee),
+      variableFee: centsFromDb(r.variable_fee),
+      subtotalFee: centsFromDb(r.subtotal_fee),
+      ivaApplicable: r.iva_applicable,
+      ivaAmount: centsFromDb(r.iva_amount),
+      totalCharged: centsFromDb(r.total_charged),
     },
     netAmount: centsFromDb(r.net_amount),
     currency: r.currency,
     payerDocumentType: r.payer_document_type === null ? null : Number(r.payer_document_type),
-    payerDocumentNumber: r.payer_document_number, payerFirstName: r.payer_first_name, payerLastName: r.payer_last_name,
-    payerName: r.payer_name, payerEmail: r.payer_email, payerPhone: r.payer_phone, payerBank: r.payer_bank,
-    internalRef: r.internal_ref, paygatewayUrl: r.paygateway_url, providerLinkId: r.provider_link_id,
-    expiresAt: dateOrNull(r.expires_at), providerTransferId: r.provider_transfer_id,
-    providerConfirmedAt: dateOrNull(r.provider_confirmed_at), movementId: r.movement_id,
-    pendingStep: r.pending_step, errorMessage: r.error_message,
+    payerDocumentNumber: r.payer_document_number,
+    payerFirstName: r.payer_first_name,
+    payerLastName: r.payer_last_name,
+    payerName: r.payer_name,
+    payerEmail: r.payer_email,
+    payerPhone: r.payer_phone,
+    payerBank: r.payer_bank,
+    internalRef: r.internal_ref,
+    paygatewayUrl: r.paygateway_url,
+    providerLinkId: r.provider_link_id,
+    expiresAt: dateOrNull(r.expires_at),
+    providerTransferId: r.provider_transfer_id,
+    providerConfirmedAt: dateOrNull(r.provider_confirmed_at),
+    movementId: r.movement_id,
+    pendingStep: r.pending_step,
+    errorMessage: r.error_message,
     brebKey: r.breb_key_id ? { id: r.breb_key_id, externalId: r.breb_key_external_id ?? '', name: r.breb_key_name ?? '', value: r.breb_key_value ?? '' } : null,
     createdAt: date(r.created_at),
   };
@@ -46,13 +89,21 @@ function toDeposit(r: DepositRow): DepositRecord {
 const withCursor = (r: DepositRow) => ({ ...toDeposit(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } });
 
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
-  await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`,
-    [e.id, e.subject, JSON.stringify(e.payload), JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {})]);
+  await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
+    e.id,
+    e.subject,
+    JSON.stringify(e.payload),
+    JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {}),
+  ]);
 }
 
 async function history(tx: PreparedTx, d: DepositRecord, reason: string | null): Promise<void> {
-  await tx.query(`insert into pse_deposit.state_history (deposit_id, status, pending_step, reason) values ($1, $2, $3, $4)`,
-    [d.id, d.status, d.pendingStep, reason]);
+  await tx.query(`insert into pse_deposit.state_history (deposit_id, status, pending_step, reason) values ($1, $2, $3, $4)`, [
+    d.id,
+    d.status,
+    d.pendingStep,
+    reason,
+  ]);
 }
 
 /** The pse_deposit schema. Hot statements run as named prepared statements (Database.prepared / preparedTx). */
@@ -60,13 +111,17 @@ export class SqlDepositStore implements DepositStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
   readonly exceptions: MoneyExceptionsTable;
 
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
+  constructor(
+    private readonly db: Database,
+    private readonly eventsWritten: () => void = () => {},
+  ) {
     this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'pse_deposit');
   }
 
   async insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord> {
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<DepositRow>(`
+      const rows = await tx.query<DepositRow>(
+        `
         insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
           iva_amount, total_charged, net_amount, currency, payer_document_type, payer_document_number, payer_first_name,
           payer_last_name, payer_name, payer_email, payer_phone, internal_ref, api_key_id, paygateway_url, provider_link_id,
@@ -74,11 +129,35 @@ export class SqlDepositStore implements DepositStore {
         values ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12::bigint, $13, $14,
           $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid)
         returning ${COLS}`,
-      [d.id, d.companyId, d.source, d.status, d.amount.toString(), d.fee.fixedFee.toString(), d.fee.variableFee.toString(),
-        d.fee.subtotalFee.toString(), d.fee.ivaApplicable, d.fee.ivaAmount.toString(), d.fee.totalCharged.toString(),
-        d.netAmount.toString(), d.currency, d.payerDocumentType, d.payerDocumentNumber, d.payerFirstName, d.payerLastName,
-        d.payerName, d.payerEmail, d.payerPhone, d.internalRef, d.apiKeyId, d.paygatewayUrl, d.providerLinkId,
-        d.expiresAt?.toISOString() ?? null, d.movementId]);
+        [
+          d.id,
+          d.companyId,
+          d.source,
+          d.status,
+          d.amount.toString(),
+          d.fee.fixedFee.toString(),
+          d.fee.variableFee.toString(),
+          d.fee.subtotalFee.toString(),
+          d.fee.ivaApplicable,
+          d.fee.ivaAmount.toString(),
+          d.fee.totalCharged.toString(),
+          d.netAmount.toString(),
+          d.currency,
+          d.payerDocumentType,
+          d.payerDocumentNumber,
+          d.payerFirstName,
+          d.payerLastName,
+          d.payerName,
+          d.payerEmail,
+          d.payerPhone,
+          d.internalRef,
+          d.apiKeyId,
+          d.paygatewayUrl,
+          d.providerLinkId,
+          d.expiresAt?.toISOString() ?? null,
+          d.movementId,
+        ],
+      );
       const rec = toDeposit(rows[0]!);
       await history(tx, rec, 'created');
       await appendOutbox(tx, event);
@@ -108,16 +187,28 @@ export class SqlDepositStore implements DepositStore {
                                        then (case when d.expires_at <= $6::timestamptz then 'EXPIRED' else 'PENDING_CONFIRM' end)
                                      when d.status = 'REVERSING' then 'ASSIGNED' else d.status end) = $3)
       and ($4::text is null or d.source = $4) and ($5::text is null or d.breb_key_external_id = $5) and ($7::text is null or d.breb_key_id = $7)`;
-    const base = [companyId, f.status ? statesShownAs(f.status) : null, f.status ?? null, f.source ?? null, f.externalId ?? null,
-      page.now.toISOString(), f.brebKeyId ?? null];
+    const base = [
+      companyId,
+      f.status ? statesShownAs(f.status) : null,
+      f.status ?? null,
+      f.source ?? null,
+      f.externalId ?? null,
+      page.now.toISOString(),
+      f.brebKeyId ?? null,
+    ];
     let rows: DepositRow[];
     if (page.after) {
-      rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
+      rows = await this.db.prepared<DepositRow>(
+        `select ${COLS} from pse_deposit.deposits d where ${where}
         and (d.created_at, d.id) < ($8::timestamptz, $9::text) order by d.created_at desc, d.id desc limit $10`,
-      [...base, page.after.createdAt, page.after.id, page.limit + 1]);
+        [...base, page.after.createdAt, page.after.id, page.limit + 1],
+      );
     } else {
-      rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where ${where}
-        order by d.created_at desc, d.id desc limit $8 offset $9`, [...base, page.limit + 1, page.offset]);
+      rows = await this.db.prepared<DepositRow>(
+        `select ${COLS} from pse_deposit.deposits d where ${where}
+        order by d.created_at desc, d.id desc limit $8 offset $9`,
+        [...base, page.limit + 1, page.offset],
+      );
     }
     let total: number | null = null;
     if (page.withTotal) {
@@ -132,7 +223,8 @@ export class SqlDepositStore implements DepositStore {
     const step = pendingStepOf(t.to);
     let wrote = false;
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<DepositRow>(`
+      const rows = await tx.query<DepositRow>(
+        `
         update pse_deposit.deposits d set status = $3, pending_step = $4::text,
           step_at = case when $4::text is null then null else now() end,
           provider_transfer_id = case when $5 then $6 else d.provider_transfer_id end,
@@ -144,19 +236,35 @@ export class SqlDepositStore implements DepositStore {
           updated_at = now()
         where d.id = $1 and d.status = any($2::text[])
         returning ${COLS}`,
-      [t.id, [...t.from], t.to, step,
-        'providerTransferId' in p, p.providerTransferId ?? null,
-        'providerConfirmedAt' in p, p.providerConfirmedAt?.toISOString() ?? null,
-        'payerBank' in p, p.payerBank ?? null,
-        'errorMessage' in p, p.errorMessage ?? null]);
+        [
+          t.id,
+          [...t.from],
+          t.to,
+          step,
+          'providerTransferId' in p,
+          p.providerTransferId ?? null,
+          'providerConfirmedAt' in p,
+          p.providerConfirmedAt?.toISOString() ?? null,
+          'payerBank' in p,
+          p.payerBank ?? null,
+          'errorMessage' in p,
+          p.errorMessage ?? null,
+        ],
+      );
       if (!rows[0]) return undefined;
       const rec = toDeposit(rows[0]);
       await history(tx, rec, t.reason ?? null);
       if (t.callback) {
-        await tx.query(`insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3) on conflict do nothing`,
-          [t.callback.eventId, t.id, t.callback.status]);
+        await tx.query(`insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3) on conflict do nothing`, [
+          t.callback.eventId,
+          t.id,
+          t.callback.status,
+        ]);
       }
-      if (t.event) { await appendOutbox(tx, t.event(rec)); wrote = true; }
+      if (t.event) {
+        await appendOutbox(tx, t.event(rec));
+        wrote = true;
+      }
       return rec;
     });
     if (wrote) this.eventsWritten();
@@ -169,25 +277,34 @@ export class SqlDepositStore implements DepositStore {
   }
 
   async recordCallback(eventId: string, depositId: string, status: string): Promise<boolean> {
-    const rows = await this.db.prepared(`insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3)
-      on conflict do nothing returning event_id`, [eventId, depositId, status]);
+    const rows = await this.db.prepared(
+      `insert into pse_deposit.provider_callbacks (event_id, deposit_id, status) values ($1, $2, $3)
+      on conflict do nothing returning event_id`,
+      [eventId, depositId, status],
+    );
     return rows.length > 0;
   }
 
   async dueForExpiry(now: Date, batch: number): Promise<DepositRecord[]> {
-    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d
-      where d.status = 'PENDING_CONFIRM' and d.expires_at <= $1::timestamptz order by d.expires_at limit $2`, [now.toISOString(), batch]);
+    const rows = await this.db.prepared<DepositRow>(
+      `select ${COLS} from pse_deposit.deposits d
+      where d.status = 'PENDING_CONFIRM' and d.expires_at <= $1::timestamptz order by d.expires_at limit $2`,
+      [now.toISOString(), batch],
+    );
     return rows.map(toDeposit);
   }
 
   async leaseStaleSteps(graceSeconds: number, batch: number): Promise<DepositRecord[]> {
-    const rows = await this.db.prepared<DepositRow>(`
+    const rows = await this.db.prepared<DepositRow>(
+      `
       with due as (
         select id from pse_deposit.deposits
          where status in ('CREDITING', 'REVERSING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update pse_deposit.deposits d set step_at = now() from due where d.id = due.id
-      returning ${COLS}`, [graceSeconds, batch]);
+      returning ${COLS}`,
+      [graceSeconds, batch],
+    );
     return rows.map(toDeposit);
   }
 
@@ -196,5 +313,4 @@ export class SqlDepositStore implements DepositStore {
   }
 
   // ───────────────────────────── money exceptions ─────────────────────────────
-
 }

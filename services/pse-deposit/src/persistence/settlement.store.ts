@@ -22,8 +22,14 @@ export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string 
 }
 
 interface Row {
-  id: string; provider_transfer_id: string | null; status: string; amount: string; company_id: string;
-  provider_confirmed_at: Date | string | null; failed_at: Date | string | null; reversed_at: Date | string | null;
+  id: string;
+  provider_transfer_id: string | null;
+  status: string;
+  amount: string;
+  company_id: string;
+  provider_confirmed_at: Date | string | null;
+  failed_at: Date | string | null;
+  reversed_at: Date | string | null;
   open_exception_id?: string | null;
 }
 
@@ -56,9 +62,12 @@ export class SqlPseSettlementReader implements PseSettlementReader {
 
   async find(ids: readonly string[]): Promise<PseLeg[]> {
     // With the money exception still open about each deposit (a correction waits for it: accept_provider waits for the owner).
-    const rows = await this.db.prepared<Row>(`select ${COLS},
+    const rows = await this.db.prepared<Row>(
+      `select ${COLS},
         (select e.id from pse_deposit.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = d.id order by e.opened_at limit 1) as open_exception_id
-      from pse_deposit.deposits d where id = any($1::text[]) and source = 'PSE'`, [ids]);
+      from pse_deposit.deposits d where id = any($1::text[]) and source = 'PSE'`,
+      [ids],
+    );
     return rows.flatMap((r): PseLeg[] => {
       const exc = r.open_exception_id ? { openExceptionId: r.open_exception_id } : {};
       // A step owed (CREDITING: the credit; REVERSING: the debit back) is PENDING: not booked yet.

@@ -17,14 +17,31 @@ describe('Bre-B collect-key deposits in the listing', () => {
     h = await startHarness();
     bus = await Bus.connect({ url: NATS_URL, namespace: h.namespace, name: 'test-collect-key', logger: createLogger('test', 'silent') });
   });
-  afterAll(async () => { await bus?.close(); await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  afterAll(async () => {
+    await bus?.close();
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
-  const key = (n: string) => ({ id: `ck_${n}_${randomUUID().slice(0, 8)}`, externalId: `ext-${n}-${randomUUID().slice(0, 8)}`, name: `Caja ${n}`, value: `@${n}` });
+  const key = (n: string) => ({
+    id: `ck_${n}_${randomUUID().slice(0, 8)}`,
+    externalId: `ext-${n}-${randomUUID().slice(0, 8)}`,
+    name: `Caja ${n}`,
+    value: `@${n}`,
+  });
   type Key = ReturnType<typeof key>;
 
   async function publishBreb(o: {
-    companyId: string; id?: string; status: 'ASSIGNED' | 'UNASSIGNED'; key: Key; amount?: bigint; createdAt?: Date; occurredAt?: Date; eventId?: string;
+    companyId: string;
+    id?: string;
+    status: 'ASSIGNED' | 'UNASSIGNED';
+    key: Key;
+    amount?: bigint;
+    createdAt?: Date;
+    occurredAt?: Date;
+    eventId?: string;
   }): Promise<{ id: string; eventId: string; createdAt: Date }> {
     const id = o.id ?? newDepositId();
     const eventId = o.eventId ?? randomUUID();
@@ -33,15 +50,30 @@ describe('Bre-B collect-key deposits in the listing', () => {
     const fee = o.status === 'ASSIGNED' ? 500n : 0n;
     const iva = o.status === 'ASSIGNED' ? 95n : 0n;
     const deposit: depositV1.Deposit = {
-      id, status: o.status, amountCents: amount, feeAmountCents: fee, ivaAmountCents: iva, netAmountCents: amount - fee - iva,
-      currency: 'COP', source: 'BREB', brebKey: o.key, payerName: 'Luis Gómez', payerDocument: 'CC 79111222', payerBank: 'Nequi',
-      providerTransferId: `tr-${id}`, providerConfirmedAt: createdAt, createdAt,
+      id,
+      status: o.status,
+      amountCents: amount,
+      feeAmountCents: fee,
+      ivaAmountCents: iva,
+      netAmountCents: amount - fee - iva,
+      currency: 'COP',
+      source: 'BREB',
+      brebKey: o.key,
+      payerName: 'Luis Gómez',
+      payerDocument: 'CC 79111222',
+      payerBank: 'Nequi',
+      providerTransferId: `tr-${id}`,
+      providerConfirmedAt: createdAt,
+      createdAt,
     };
     const occurredAt = o.occurredAt ?? new Date();
     const payload = depositEventsV1.DepositEvent.toJSON({ eventId, companyId: o.companyId, deposit, occurredAt });
     await bus.publish({
-      id: eventId, subject: o.status === 'ASSIGNED' ? 'deposit.paid' : 'deposit.unassigned', payload,
-      time: occurredAt.toISOString(), source: 'collect-key',
+      id: eventId,
+      subject: o.status === 'ASSIGNED' ? 'deposit.paid' : 'deposit.unassigned',
+      payload,
+      time: occurredAt.toISOString(),
+      source: 'collect-key',
     });
     return { id, eventId, createdAt };
   }
@@ -56,13 +88,15 @@ describe('Bre-B collect-key deposits in the listing', () => {
     await eventually(async () => (await ids(co, { brebKeyId: k.id })).includes(m.id));
     return m.id;
   }
-  const rowCount = async (id: string) => Number((await h.deposit.db.query<{ n: string }>(
-    `select count(*)::text as n from pse_deposit.deposits where id = ?`, [id]))[0]!.n);
+  const rowCount = async (id: string) =>
+    Number((await h.deposit.db.query<{ n: string }>(`select count(*)::text as n from pse_deposit.deposits where id = ?`, [id]))[0]!.n);
 
   it('lists Bre-B and PSE deposits together newest first, with the rail / externalId / brebKeyId filters and company isolation', async () => {
     const co = await h.newCompany();
     const other = await h.newCompany();
-    const k1 = key('one'), k2 = key('two'), k3 = key('three');
+    const k1 = key('one'),
+      k2 = key('two'),
+      k3 = key('three');
 
     const pse1 = (await h.client.createPseDeposit(payer(), h.ctx(co))).id;
     await tick();
@@ -81,12 +115,28 @@ describe('Bre-B collect-key deposits in the listing', () => {
     expect(all).toMatchObject({ total: 4, page: 0, limit: 20, totalPages: 1 });
     expect(all.deposits.map((d) => d.id)).toEqual([b2.id, pse2, b1.id, pse1]);
     expect(all.deposits.find((d) => d.id === b1.id)).toMatchObject({
-      status: 'ASSIGNED', source: 'BREB', amountCents: 70_000n, feeAmountCents: 500n, ivaAmountCents: 95n, netAmountCents: 69_405n,
-      currency: 'COP', brebKey: k1, payerName: 'Luis Gómez', payerDocument: 'CC 79111222', payerBank: 'Nequi',
-      providerTransferId: `tr-${b1.id}`, createdAt: b1.createdAt,
+      status: 'ASSIGNED',
+      source: 'BREB',
+      amountCents: 70_000n,
+      feeAmountCents: 500n,
+      ivaAmountCents: 95n,
+      netAmountCents: 69_405n,
+      currency: 'COP',
+      brebKey: k1,
+      payerName: 'Luis Gómez',
+      payerDocument: 'CC 79111222',
+      payerBank: 'Nequi',
+      providerTransferId: `tr-${b1.id}`,
+      createdAt: b1.createdAt,
     });
     // An UNASSIGNED deposit carries the key it was paid to (CONTRACT §6).
-    expect(all.deposits.find((d) => d.id === b2.id)).toMatchObject({ status: 'UNASSIGNED', source: 'BREB', brebKey: k2, feeAmountCents: 0n, netAmountCents: 50_000n });
+    expect(all.deposits.find((d) => d.id === b2.id)).toMatchObject({
+      status: 'UNASSIGNED',
+      source: 'BREB',
+      brebKey: k2,
+      feeAmountCents: 0n,
+      netAmountCents: 50_000n,
+    });
     expect(all.deposits.find((d) => d.id === pse1)).toMatchObject({ source: 'PSE', status: 'PENDING_CONFIRM' });
     expect(all.deposits.find((d) => d.id === pse1)!.brebKey).toBeUndefined();
 
@@ -123,9 +173,15 @@ describe('Bre-B collect-key deposits in the listing', () => {
     expect((await failure(h.client.getDeposit({ id: b1.id }, h.ctx(other)))).code).toBe('DEPOSIT_NOT_FOUND');
 
     // ShareByEmail refuses a Bre-B deposit (never PENDING_CONFIRM).
-    const share = await failure(h.client.shareByEmail({
-      depositId: b2.id, recipientEmail: 'x@example.com',
-    }, h.ctx(co)));
+    const share = await failure(
+      h.client.shareByEmail(
+        {
+          depositId: b2.id,
+          recipientEmail: 'x@example.com',
+        },
+        h.ctx(co),
+      ),
+    );
     expect(share.code).toBe('DEPOSIT_NOT_PENDING');
     // This service's own PSE events on the same stream were consumed and changed nothing.
     expect(await rowCount(pse1)).toBe(1);
@@ -155,7 +211,9 @@ describe('Bre-B collect-key deposits in the listing', () => {
     const history = await h.deposit.db.query<{ status: string }>(`select status from pse_deposit.state_history where deposit_id = ? order by seq`, [first.id]);
     expect(history.map((r) => r.status)).toEqual(['ASSIGNED']);
     const inbox = await h.deposit.db.query<{ n: string }>(
-      `select count(*)::text as n from pse_deposit.inbox where consumer = 'pse-deposit-listing' and event_id = ?`, [first.eventId]);
+      `select count(*)::text as n from pse_deposit.inbox where consumer = 'pse-deposit-listing' and event_id = ?`,
+      [first.eventId],
+    );
     expect(inbox[0]!.n).toBe('1');
 
     // A newer event with another final state does move it (out of order, newest wins).

@@ -12,7 +12,12 @@ interface Row {
   open_exceptions: string[] | null;
 }
 
-export interface DepositFacts { id: string; status: string; credited: boolean; openExceptions: string[] }
+export interface DepositFacts {
+  id: string;
+  status: string;
+  credited: boolean;
+  openExceptions: string[];
+}
 
 /**
  * The PSE saga's invariants for one company's deposits. The money (postings per status, the net
@@ -22,7 +27,12 @@ export interface DepositFacts { id: string; status: string; credited: boolean; o
  * `deposit.paid` once iff credited (ASSIGNED, REVERSING, REVERSED), `deposit.reversed` once iff
  * REVERSED, `deposit.failed` at most once (once if FAILED), `deposit.expired` at most once.
  */
-export async function depositViolations(db: Database, databaseUrl: string, companyId: string, o: { settled: boolean }): Promise<{ violations: string[]; facts: DepositFacts[] }> {
+export async function depositViolations(
+  db: Database,
+  databaseUrl: string,
+  companyId: string,
+  o: { settled: boolean },
+): Promise<{ violations: string[]; facts: DepositFacts[] }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   let money: string[];
@@ -38,7 +48,9 @@ export async function depositViolations(db: Database, databaseUrl: string, compa
             (select count(*)::int from pse_deposit.outbox x where x.subject = 'deposit.failed' and x.payload->'deposit'->>'id' = d.id) as failed_events,
             (select count(*)::int from pse_deposit.outbox x where x.subject = 'deposit.reversed' and x.payload->'deposit'->>'id' = d.id) as reversed_events,
             (select array_agg(e.kind order by e.kind) from pse_deposit.money_exceptions e where e.resource_id = d.id and e.status <> 'RESOLVED') as open_exceptions
-       from pse_deposit.deposits d where d.company_id = ? and d.source = 'PSE'`, [companyId]);
+       from pse_deposit.deposits d where d.company_id = ? and d.source = 'PSE'`,
+    [companyId],
+  );
   const out: string[] = [...money];
   const facts: DepositFacts[] = [];
   for (const r of rows) {

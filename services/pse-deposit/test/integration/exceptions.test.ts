@@ -29,13 +29,18 @@ describe('PSE money exceptions over gRPC', () => {
       opened.push({ id: row!.id, kind, depositId: d.id });
     }
   }, 60_000);
-  afterAll(async () => { ledger?.close(); await h?.stop(); });
+  afterAll(async () => {
+    ledger?.close();
+    await h?.stop();
+  });
 
   const list = (q: { status?: string; kind?: string; limit?: number; cursor?: string }) => h.client.listExceptions({ limit: 0, ...q }, h.ctx());
   /** The cursor the transfer service would write for the same row: base64url("<opened_at µs UTC>|<id>"). */
   const cursorOf = async (id: string) => {
     const [r] = await h.deposit.db.query<{ c: string }>(
-      `select to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id as c from pse_deposit.money_exceptions where id = ?`, [id]);
+      `select to_char(opened_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') || '|' || id as c from pse_deposit.money_exceptions where id = ?`,
+      [id],
+    );
     return Buffer.from(r!.c).toString('base64url');
   };
 
@@ -43,7 +48,13 @@ describe('PSE money exceptions over gRPC', () => {
     const all = await list({});
     expect(all.items.map((e) => e.id)).toEqual(opened.map((o) => o.id).reverse());
     expect(all.nextCursor).toBeUndefined();
-    expect(all.items[0]).toMatchObject({ rail: 'PSE', status: 'OPEN', kind: 'PAID_AFTER_EXPIRY', resourceId: opened[4]!.depositId, actions: ['credit', 'dismiss'] });
+    expect(all.items[0]).toMatchObject({
+      rail: 'PSE',
+      status: 'OPEN',
+      kind: 'PAID_AFTER_EXPIRY',
+      resourceId: opened[4]!.depositId,
+      actions: ['credit', 'dismiss'],
+    });
     expect(JSON.parse(all.items[0]!.oursJson)).toMatchObject({ state: 'EXPIRED' });
     expect(JSON.parse(all.items[0]!.theirsJson)).toMatchObject({ status: 'PAID', source: 'callback' });
 
@@ -83,7 +94,8 @@ describe('PSE money exceptions over gRPC', () => {
     expect(lost.map((r) => (r.reason as { code: string }).code)).toEqual(['EXCEPTION_NOT_OPEN']);
     const after = (await list({ status: 'RESOLVED' })).items;
     expect(after.map((e) => e.id)).toEqual([target.id]);
-    const co = (await h.deposit.db.query<{ company_id: string }>(`select company_id from pse_deposit.deposits where id = ?`, [target.depositId]))[0]!.company_id;
+    const co = (await h.deposit.db.query<{ company_id: string }>(`select company_id from pse_deposit.deposits where id = ?`, [target.depositId]))[0]!
+      .company_id;
     const credited = after[0]!.action === 'credit';
     expect(await h.achAvailable(co)).toBe(credited ? 98_810n : 0n);
     expect((await h.client.getDeposit({ id: target.depositId }, h.ctx(co))).status).toBe(credited ? 'ASSIGNED' : 'EXPIRED');
@@ -93,18 +105,29 @@ describe('PSE money exceptions over gRPC', () => {
   it('a resolution interrupted after it was won (RESOLVING) is resumed by the same action, and posts its credit once', async () => {
     const target = opened[1]!; // PAID_AFTER_FAILURE
     // As if the operator's call died after winning the exception, before the credit.
-    await h.deposit.db.query(`update pse_deposit.money_exceptions set status = 'RESOLVING', action = 'credit', note = 'aceptado', resolved_by = 'ops' where id = ?`, [target.id]);
-    expect((await failure(h.client.resolveException({ id: target.id, action: 'dismiss', note: 'x', resolvedBy: 'ops' }, h.ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    await h.deposit.db.query(
+      `update pse_deposit.money_exceptions set status = 'RESOLVING', action = 'credit', note = 'aceptado', resolved_by = 'ops' where id = ?`,
+      [target.id],
+    );
+    expect((await failure(h.client.resolveException({ id: target.id, action: 'dismiss', note: 'x', resolvedBy: 'ops' }, h.ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
     const done = await h.client.resolveException({ id: target.id, action: 'credit', note: 'aceptado', resolvedBy: 'ops' }, h.ctx());
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'credit' });
     const again = await failure(h.client.resolveException({ id: target.id, action: 'credit', note: 'aceptado', resolvedBy: 'ops' }, h.ctx()));
     expect(again.code).toBe('EXCEPTION_NOT_OPEN');
-    const [dep] = await h.deposit.db.query<{ status: string; company_id: string }>(`select status, company_id from pse_deposit.deposits where id = ?`, [target.depositId]);
+    const [dep] = await h.deposit.db.query<{ status: string; company_id: string }>(`select status, company_id from pse_deposit.deposits where id = ?`, [
+      target.depositId,
+    ]);
     expect(dep!.status).toBe('ASSIGNED');
     const postings = await h.deposit.db.query(`select 1 from ledger.postings where idempotency_key = ?`, [`deposit:${target.depositId}:paid`]);
     expect(postings).toHaveLength(1);
     // deposit.failed, then (the operator's credit) deposit.paid.
-    const subjects = (await h.deposit.db.query<{ subject: string }>(`select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [target.depositId])).map((r) => r.subject);
+    const subjects = (
+      await h.deposit.db.query<{ subject: string }>(`select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [
+        target.depositId,
+      ])
+    ).map((r) => r.subject);
     expect(subjects).toEqual(['deposit.created', 'deposit.failed', 'deposit.paid']);
     await h.expectInvariants();
   });

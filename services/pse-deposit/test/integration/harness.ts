@@ -36,12 +36,19 @@ export class CallbackReceiver {
         const raw = Buffer.concat(chunks);
         const signature = String(req.headers['x-provider-signature'] ?? '');
         let body: Record<string, unknown> = {};
-        try { body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>; } catch { /* kept empty */ }
+        try {
+          body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          /* kept empty */
+        }
         const reply = (status: number, out: Record<string, unknown>) => {
           this.received.push({ status, raw, signature, body, ...(typeof out.duplicate === 'boolean' ? { duplicate: out.duplicate } : {}) });
           res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(out));
         };
-        if (!this.client) { reply(503, { error: 'SERVICE_UNAVAILABLE' }); return; }
+        if (!this.client) {
+          reply(503, { error: 'SERVICE_UNAVAILABLE' });
+          return;
+        }
         this.client.handlePseCallback({ rawBody: raw, signature }, { requestId: randomUUID() }).then(
           (r) => reply(200, { received: true, duplicate: r.duplicate }),
           (err: unknown) => {
@@ -56,7 +63,9 @@ export class CallbackReceiver {
     this.url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/webhooks/pse`;
   }
 
-  forDeposit(id: string) { return this.received.filter((r) => r.body.depositId === id); }
+  forDeposit(id: string) {
+    return this.received.filter((r) => r.body.depositId === id);
+  }
 
   async stop(): Promise<void> {
     if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
@@ -91,14 +100,21 @@ export async function startHarness(opts: { depositEnv?: Record<string, string> }
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
   const sandbox = await startSandbox({
-    databaseUrl: tdb.url, port: 0,
+    databaseUrl: tdb.url,
+    port: 0,
     env: { SANDBOX_SMTP_PORT: '0', SANDBOX_CALLBACK_RETRY_BASE_MS: '100', SANDBOX_CALLBACK_RETRY_MAX_MS: '500', SANDBOX_POLL_MS: '50' },
   });
   const receiver = new CallbackReceiver();
   await receiver.start();
   const deposit = await startDeposit({
-    databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
-    smtpUrl: `smtp://127.0.0.1:${sandbox.smtpPort}`, callbackUrl: receiver.url, port: 0,
+    databaseUrl: tdb.url,
+    natsUrl: NATS_URL,
+    namespace,
+    ledgerAddress: ledger.address,
+    providerUrl: sandbox.url,
+    smtpUrl: `smtp://127.0.0.1:${sandbox.smtpPort}`,
+    callbackUrl: receiver.url,
+    port: 0,
     env: { SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', PSE_PAID_GRACE_SECONDS: '0', PROVIDER_HTTP_TIMEOUT_MS: '2000', ...opts.depositEnv },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
@@ -108,20 +124,30 @@ export async function startHarness(opts: { depositEnv?: Record<string, string> }
   const ctx = (companyId?: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => {
     if (!companyId) return { requestId: randomUUID() };
     return {
-      requestId: randomUUID(), companyId,
+      requestId: randomUUID(),
+      companyId,
       principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'WRITE', profile: { ...DEFAULT_PROFILE, ...profile } },
     };
   };
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {
-      method, headers: { 'content-type': 'application/json', accept: 'application/json' },
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
   return {
-    tdb, namespace, ledger, sandbox, deposit, receiver, client, ledgerClient, ctx,
+    tdb,
+    namespace,
+    ledger,
+    sandbox,
+    deposit,
+    receiver,
+    client,
+    ledgerClient,
+    ctx,
     async newCompany() {
       const co = `co-${randomUUID()}`;
       await ledgerClient.openWallets({ rails: [Rail.BREB, Rail.ACH] }, ctx(co));
@@ -153,7 +179,11 @@ export async function startHarness(opts: { depositEnv?: Record<string, string> }
 }
 
 export async function failure(p: Promise<unknown>): Promise<AppError> {
-  try { await p; } catch (err) { return err as AppError; }
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
   throw new Error('expected the call to fail');
 }
 
@@ -161,6 +191,13 @@ export async function failure(p: Promise<unknown>): Promise<AppError> {
 export const DEFAULT_PROFILE: CompanyProfileClaims = { ...TEST_COMPANY_PROFILE, name: 'Acme S.A.S.', ivaApplicable: true };
 
 export const payer = (over: Partial<depositV1.CreatePseDepositRequest> = {}): depositV1.CreatePseDepositRequest => ({
-  amountCents: 100_000n, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Ana María', payerLastName: 'Pérez',
-  payerEmail: 'ana@example.com', payerPhone: '3001234567', internalRef: 'pedido-1', ...over,
+  amountCents: 100_000n,
+  payerDocumentTypeId: 1,
+  payerDocumentNumber: '1020304050',
+  payerFirstName: 'Ana María',
+  payerLastName: 'Pérez',
+  payerEmail: 'ana@example.com',
+  payerPhone: '3001234567',
+  internalRef: 'pedido-1',
+  ...over,
 });

@@ -7,29 +7,59 @@ const SECRET = 'dev-rail-callback-secret';
 
 describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
   const get = (co: string, id: string) => h.client.getDeposit({ id }, h.ctx(co));
   const waitStatus = (co: string, id: string, status: string) =>
-    eventually(async () => { const d = await get(co, id); return d.status === status ? d : undefined; }, 10_000);
+    eventually(async () => {
+      const d = await get(co, id);
+      return d.status === status ? d : undefined;
+    }, 10_000);
   const signed = (body: Record<string, unknown>, secret = SECRET) => {
     const raw = Buffer.from(JSON.stringify(body));
     return { rawBody: raw, signature: signPayload(secret, raw, Math.floor(Date.now() / 1000)) };
   };
-  const outbox = async (id: string) => (await h.deposit.db.query<{ subject: string }>(
-    `select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [id])).map((r) => r.subject);
+  const outbox = async (id: string) =>
+    (await h.deposit.db.query<{ subject: string }>(`select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [id])).map(
+      (r) => r.subject,
+    );
 
   it('refuses bad input with every field named', async () => {
     const co = await h.newCompany();
-    const e = await failure(h.client.createPseDeposit(payer({
-      amountCents: 99n, payerDocumentTypeId: 3, payerDocumentNumber: '12', payerFirstName: '', payerLastName: ' ', payerEmail: 'x@',
-      payerPhone: '123', internalRef: 'r'.repeat(101),
-    }), h.ctx(co)));
+    const e = await failure(
+      h.client.createPseDeposit(
+        payer({
+          amountCents: 99n,
+          payerDocumentTypeId: 3,
+          payerDocumentNumber: '12',
+          payerFirstName: '',
+          payerLastName: ' ',
+          payerEmail: 'x@',
+          payerPhone: '123',
+          internalRef: 'r'.repeat(101),
+        }),
+        h.ctx(co),
+      ),
+    );
     expect(e.code).toBe('INVALID_REQUEST');
-    expect((e.details!.fields as Array<{ path: string }>).map((f) => f.path).sort()).toEqual(
-      ['amountCents', 'internalRef', 'payerDocumentNumber', 'payerDocumentTypeId', 'payerEmail', 'payerFirstName', 'payerLastName', 'payerPhone']);
+    expect((e.details!.fields as Array<{ path: string }>).map((f) => f.path).sort()).toEqual([
+      'amountCents',
+      'internalRef',
+      'payerDocumentNumber',
+      'payerDocumentTypeId',
+      'payerEmail',
+      'payerFirstName',
+      'payerLastName',
+      'payerPhone',
+    ]);
     expect((await failure(h.client.createPseDeposit(payer(), h.ctx()))).code).toBe('CALLER_NOT_ALLOWED');
     expect(await h.deposit.db.query(`select 1 from pse_deposit.deposits where company_id = ?`, [co])).toHaveLength(0);
   });
@@ -59,7 +89,11 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const page = await (await fetch(common.paygatewayUrl!)).text();
     expect(page).toContain(name);
     // A caller context without a profile (a dashboard user's, as signed today) gets nothing: no default regime or name.
-    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' } };
+    const user = {
+      requestId: randomUUID(),
+      companyId: co,
+      principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' },
+    };
     expect((await failure(h.client.createPseDeposit(payer(), user))).code).toBe('CALLER_NOT_ALLOWED');
     expect((await failure(h.client.shareByEmail({ depositId: common.id, recipientEmail: 'x@example.com' }, user))).code).toBe('CALLER_NOT_ALLOWED');
     expect(await h.deposit.db.query(`select id from pse_deposit.deposits where company_id = ? order by created_at`, [co])).toHaveLength(2);
@@ -81,8 +115,14 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const before = Date.now();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
     expect(d).toMatchObject({
-      status: 'PENDING_CONFIRM', amountCents: 100_000n, currency: 'COP', source: 'PSE', internalRef: 'pedido-1',
-      payerName: 'Ana María Pérez', payerDocument: 'CC 1020304050', payerEmail: 'ana@example.com',
+      status: 'PENDING_CONFIRM',
+      amountCents: 100_000n,
+      currency: 'COP',
+      source: 'PSE',
+      internalRef: 'pedido-1',
+      payerName: 'Ana María Pérez',
+      payerDocument: 'CC 1020304050',
+      payerEmail: 'ana@example.com',
     });
     expect(d.id).toMatch(/^dep_[a-z0-9]{24}$/);
     expect(d.paygatewayUrl).toContain(`/pse/pay/${d.id}`);
@@ -100,8 +140,15 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const movements = await h.ledgerClient.listMovements({ page: 0, limit: 10 }, h.ctx(co));
     expect(movements.items).toHaveLength(1);
     expect(movements.items[0]).toMatchObject({
-      type: MovementType.TRANSFER_IN, rail: Rail.PSE, walletRail: Rail.ACH, status: MovementStatus.COMPLETED,
-      amount: 100_000n, totalFee: 1_000n, ivaAmount: 190n, netAmount: 98_810n, reference: 'pedido-1',
+      type: MovementType.TRANSFER_IN,
+      rail: Rail.PSE,
+      walletRail: Rail.ACH,
+      status: MovementStatus.COMPLETED,
+      amount: 100_000n,
+      totalFee: 1_000n,
+      ivaAmount: 190n,
+      netAmount: 98_810n,
+      reference: 'pedido-1',
       details: { payerName: 'Ana María Pérez', payerDocument: 'CC 1020304050', payerBank: 'Bancolombia' },
     });
 
@@ -112,9 +159,17 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     await eventually(async () => h.receiver.forDeposit(d.id).filter((r) => r.duplicate === true).length >= 1);
     // A late FAILED and a second PAID with new event ids: nothing changes.
     for (const status of ['FAILED', 'PAID']) {
-      const r = await h.client.handlePseCallback(signed({
-        eventId: randomUUID(), depositId: d.id, providerTransferId: 'other', status, paidAt: new Date().toISOString(), occurredAt: new Date().toISOString(),
-      }), h.ctx());
+      const r = await h.client.handlePseCallback(
+        signed({
+          eventId: randomUUID(),
+          depositId: d.id,
+          providerTransferId: 'other',
+          status,
+          paidAt: new Date().toISOString(),
+          occurredAt: new Date().toISOString(),
+        }),
+        h.ctx(),
+      );
       expect(r).toEqual({ accepted: true, duplicate: true });
     }
     expect(await get(co, d.id)).toMatchObject({ status: 'ASSIGNED', providerTransferId: paid.providerTransferId });
@@ -127,7 +182,14 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
   it('forged or stale signatures are refused and change nothing', async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
-    const body = { eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse-x', status: 'PAID', paidAt: new Date().toISOString(), occurredAt: new Date().toISOString() };
+    const body = {
+      eventId: randomUUID(),
+      depositId: d.id,
+      providerTransferId: 'pse-x',
+      status: 'PAID',
+      paidAt: new Date().toISOString(),
+      occurredAt: new Date().toISOString(),
+    };
     expect((await failure(h.client.handlePseCallback(signed(body, 'not-the-secret-at-all'), h.ctx()))).code).toBe('INVALID_SIGNATURE');
     const raw = Buffer.from(JSON.stringify(body));
     const stale = signPayload(SECRET, raw, Math.floor(Date.now() / 1000) - 301);
@@ -144,7 +206,15 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
     const now = new Date().toISOString();
-    const body = (eventId: string) => ({ eventId, depositId: d.id, providerTransferId: 'pse_concurrent', status: 'PAID', payerBank: 'Nequi', paidAt: now, occurredAt: now });
+    const body = (eventId: string) => ({
+      eventId,
+      depositId: d.id,
+      providerTransferId: 'pse_concurrent',
+      status: 'PAID',
+      payerBank: 'Nequi',
+      paidAt: now,
+      occurredAt: now,
+    });
     const same = signed(body(randomUUID()));
     const results = await Promise.all([
       ...Array.from({ length: 6 }, () => h.client.handlePseCallback(same, h.ctx())),
@@ -179,9 +249,17 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const attempt = await h.sandboxPost(`/sandbox/pse/${d.id}/pay`, { outcome: 'APPROVED' });
     expect(attempt.status).toBe(409);
     // Even a (signed) PAID outcome for it changes nothing.
-    const r = await h.client.handlePseCallback(signed({
-      eventId: randomUUID(), depositId: d.id, providerTransferId: 'late', status: 'PAID', paidAt: new Date().toISOString(), occurredAt: new Date().toISOString(),
-    }), h.ctx());
+    const r = await h.client.handlePseCallback(
+      signed({
+        eventId: randomUUID(),
+        depositId: d.id,
+        providerTransferId: 'late',
+        status: 'PAID',
+        paidAt: new Date().toISOString(),
+        occurredAt: new Date().toISOString(),
+      }),
+      h.ctx(),
+    );
     expect(r.duplicate).toBe(true);
     expect((await get(co, d.id)).status).toBe('EXPIRED');
     expect(await h.achAvailable(co)).toBe(0n);
@@ -194,12 +272,17 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer(), h.ctx(co));
     const late = new Date(d.expiresAt!.getTime() + 5_000).toISOString();
-    const r = await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'p', status: 'PAID', paidAt: late, occurredAt: late }), h.ctx());
+    const r = await h.client.handlePseCallback(
+      signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'p', status: 'PAID', paidAt: late, occurredAt: late }),
+      h.ctx(),
+    );
     expect(r).toEqual({ accepted: true, duplicate: true });
     // Our clock says the link is still valid (CONTRACT §10: EXPIRED from expiresAt): it stays pending, nothing credited.
     expect((await get(co, d.id)).status).toBe('PENDING_CONFIRM');
     expect(await h.achAvailable(co)).toBe(0n);
-    const exc = await h.deposit.db.query<{ kind: string; status: string }>(`select kind, status from pse_deposit.money_exceptions where resource_id = ?`, [d.id]);
+    const exc = await h.deposit.db.query<{ kind: string; status: string }>(`select kind, status from pse_deposit.money_exceptions where resource_id = ?`, [
+      d.id,
+    ]);
     expect(exc).toEqual([{ kind: 'PAID_AFTER_EXPIRY', status: 'OPEN' }]);
   });
 
@@ -217,7 +300,10 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const m = (await h.ledgerClient.listMovements({ page: 0, limit: 10 }, h.ctx(co))).items[0];
     expect(m).toMatchObject({ type: MovementType.TRANSFER_IN, status: MovementStatus.REVERSED });
     // The reversal again: nothing.
-    const again = await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, status: 'REVERSED', occurredAt: new Date().toISOString() }), h.ctx());
+    const again = await h.client.handlePseCallback(
+      signed({ eventId: randomUUID(), depositId: d.id, status: 'REVERSED', occurredAt: new Date().toISOString() }),
+      h.ctx(),
+    );
     expect(again.duplicate).toBe(true);
     expect(await h.achAvailable(co)).toBe(0n);
     expect(await outbox(d.id)).toEqual(['deposit.created', 'deposit.paid', 'deposit.reversed']);
@@ -230,7 +316,10 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const reversal = signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse_x', status: 'REVERSED', paidAt: now, occurredAt: now });
     expect((await failure(h.client.handlePseCallback(reversal, h.ctx()))).code).toBe('SERVICE_UNAVAILABLE');
     expect((await get(co, d.id)).status).toBe('PENDING_CONFIRM');
-    await h.client.handlePseCallback(signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse_x', status: 'PAID', payerBank: 'Nequi', paidAt: now, occurredAt: now }), h.ctx());
+    await h.client.handlePseCallback(
+      signed({ eventId: randomUUID(), depositId: d.id, providerTransferId: 'pse_x', status: 'PAID', payerBank: 'Nequi', paidAt: now, occurredAt: now }),
+      h.ctx(),
+    );
     await waitStatus(co, d.id, 'ASSIGNED');
     expect(await h.achAvailable(co)).toBe(98_810n);
     // The provider's retry of the same reversal event now applies it.
@@ -246,8 +335,11 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     const d = await h.client.createPseDeposit(payer({ amountCents: 50_000n }), h.ctx(co));
     // As if the process died right after recording the outcome, before (or after) the ledger call.
     // (The PAID won the move into CREDITING, the state that owes the credit.)
-    await h.deposit.db.query(`update pse_deposit.deposits set status = 'CREDITING', pending_step = 'CREDIT', step_at = now() - interval '1 hour',
-      provider_transfer_id = 'pse-crash', provider_confirmed_at = now(), payer_bank = 'BBVA' where id = ?`, [d.id]);
+    await h.deposit.db.query(
+      `update pse_deposit.deposits set status = 'CREDITING', pending_step = 'CREDIT', step_at = now() - interval '1 hour',
+      provider_transfer_id = 'pse-crash', provider_confirmed_at = now(), payer_bank = 'BBVA' where id = ?`,
+      [d.id],
+    );
     const done = await waitStatus(co, d.id, 'ASSIGNED');
     expect(done).toMatchObject({ providerTransferId: 'pse-crash', netAmountCents: 48_810n });
     expect(await h.achAvailable(co)).toBe(48_810n);

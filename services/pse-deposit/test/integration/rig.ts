@@ -19,9 +19,15 @@ export const RIG_SECRET = 'rig-pse-callback-secret';
 export const GRACE_SECONDS = 60;
 
 export const pseLinks: PseProvider = {
-  async createLink(r) { return { linkId: `lnk_${r.depositId}`, paygatewayUrl: `http://127.0.0.1:1/pse/pay/${r.depositId}` }; },
+  async createLink(r) {
+    return { linkId: `lnk_${r.depositId}`, paygatewayUrl: `http://127.0.0.1:1/pse/pay/${r.depositId}` };
+  },
 };
-const mailer: Mailer = { async send() { return { messageId: 'none' }; } };
+const mailer: Mailer = {
+  async send() {
+    return { messageId: 'none' };
+  },
+};
 
 export interface Rig {
   deps: DepositDeps;
@@ -30,7 +36,10 @@ export interface Rig {
   log: Logger;
 }
 
-export function buildRig(h: Harness, o: { store?: DepositStore; ledger: LedgerPort; settings?: Partial<DepositSettings>; replicas?: number; log?: Logger }): Rig {
+export function buildRig(
+  h: Harness,
+  o: { store?: DepositStore; ledger: LedgerPort; settings?: Partial<DepositSettings>; replicas?: number; log?: Logger },
+): Rig {
   const log = o.log ?? createLogger('pse-rig', process.env.TEST_LOG_LEVEL ?? 'silent');
   const deps = depositDeps({
     store: o.store ?? new SqlDepositStore(h.deposit.db),
@@ -38,8 +47,13 @@ export function buildRig(h: Harness, o: { store?: DepositStore; ledger: LedgerPo
     pse: pseLinks,
     mailer,
     settings: {
-      inflowEnabled: true, linkTtlSeconds: 3600, paidGraceSeconds: GRACE_SECONDS, callbackUrl: 'http://127.0.0.1:1/webhooks/pse',
-      callbackSecret: RIG_SECRET, sweeperGraceSeconds: 0, ...o.settings,
+      inflowEnabled: true,
+      linkTtlSeconds: 3600,
+      paidGraceSeconds: GRACE_SECONDS,
+      callbackUrl: 'http://127.0.0.1:1/webhooks/pse',
+      callbackSecret: RIG_SECRET,
+      sweeperGraceSeconds: 0,
+      ...o.settings,
     },
     log,
   });
@@ -68,12 +82,17 @@ export interface CallbackBody {
 /** The provider's signed callback body for a deposit, as the sandbox sends it. */
 export function signedCallback(depositId: string, b: CallbackBody, secret = RIG_SECRET): { rawBody: Buffer; signature: string } {
   const occurredAt = new Date().toISOString();
-  const raw = Buffer.from(JSON.stringify({
-    eventId: b.eventId ?? `evt-${randomUUID()}`, depositId, providerTransferId: b.providerTransferId ?? `pse-${depositId}`, status: b.status,
-    ...(b.payerBank ? { payerBank: b.payerBank } : { payerBank: 'Bancolombia' }),
-    ...(b.paidAt ? { paidAt: b.paidAt.toISOString() } : {}),
-    ...(b.errorMessage ? { errorMessage: b.errorMessage } : {}),
-    occurredAt,
-  }));
+  const raw = Buffer.from(
+    JSON.stringify({
+      eventId: b.eventId ?? `evt-${randomUUID()}`,
+      depositId,
+      providerTransferId: b.providerTransferId ?? `pse-${depositId}`,
+      status: b.status,
+      ...(b.payerBank ? { payerBank: b.payerBank } : { payerBank: 'Bancolombia' }),
+      ...(b.paidAt ? { paidAt: b.paidAt.toISOString() } : {}),
+      ...(b.errorMessage ? { errorMessage: b.errorMessage } : {}),
+      occurredAt,
+    }),
+  );
   return { rawBody: raw, signature: signPayload(secret, raw, Math.floor(Date.now() / 1000)) };
 }

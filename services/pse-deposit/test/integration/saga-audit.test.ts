@@ -22,17 +22,28 @@ describe('PSE deposit saga: the audit findings', () => {
     ledger = new GrpcLedger(h.ledger.address, devMeshTls('pse-deposit'));
     rig = buildRig(h, { ledger, replicas: 2 });
   }, 60_000);
-  afterAll(async () => { ledger?.close(); await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  afterAll(async () => {
+    ledger?.close();
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
   const NET = 98_810n;
   const callback = (id: string, b: CallbackBody) => rig.uc.handlePseCallback.execute(signedCallback(id, b));
-  const stored = async (id: string) => (await h.deposit.db.query<{ status: string; step_at: Date | null }>(`select status, step_at from pse_deposit.deposits where id = ?`, [id]))[0]!;
+  const stored = async (id: string) =>
+    (await h.deposit.db.query<{ status: string; step_at: Date | null }>(`select status, step_at from pse_deposit.deposits where id = ?`, [id]))[0]!;
   const shown = async (co: string, id: string) => (await h.client.getDeposit({ id }, h.ctx(co))).status;
-  const outbox = async (id: string) => (await h.deposit.db.query<{ subject: string }>(
-    `select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [id])).map((r) => r.subject);
-  const exceptionsOf = (id: string) => h.deposit.db.query<{ id: string; kind: string; status: string; ours: Record<string, unknown>; theirs: Record<string, unknown> }>(
-    `select id, kind, status, ours, theirs from pse_deposit.money_exceptions where resource_id = ? order by opened_at`, [id]);
+  const outbox = async (id: string) =>
+    (await h.deposit.db.query<{ subject: string }>(`select subject from pse_deposit.outbox where payload->'deposit'->>'id' = ? order by seq`, [id])).map(
+      (r) => r.subject,
+    );
+  const exceptionsOf = (id: string) =>
+    h.deposit.db.query<{ id: string; kind: string; status: string; ours: Record<string, unknown>; theirs: Record<string, unknown> }>(
+      `select id, kind, status, ours, theirs from pse_deposit.money_exceptions where resource_id = ? order by opened_at`,
+      [id],
+    );
   const clean = async (co: string) => expect((await depositViolations(h.deposit.db, h.tdb.url, co, { settled: true })).violations).toEqual([]);
   const sweepBoth = () => Promise.all(rig.sweepers.map((s) => s.tick()));
 
@@ -52,8 +63,7 @@ describe('PSE deposit saga: the audit findings', () => {
     expect(await ids('EXPIRED', true)).toEqual([due.id]);
     expect(await ids('PENDING_CONFIRM', true)).toEqual([open.id]);
     expect((await h.client.listDeposits({ status: 'PENDING_CONFIRM', page: 0, limit: 10, cursorMode: false }, h.ctx(co))).total).toBe(1);
-    expect((await failure(h.client.shareByEmail({ depositId: due.id, recipientEmail: 'a@example.com' }, h.ctx(co)))).code)
-      .toBe('DEPOSIT_NOT_PENDING');
+    expect((await failure(h.client.shareByEmail({ depositId: due.id, recipientEmail: 'a@example.com' }, h.ctx(co)))).code).toBe('DEPOSIT_NOT_PENDING');
 
     // Two sweeper replicas at once: the link is expired exactly once; the open one is left alone.
     await sweepBoth();
@@ -101,11 +111,7 @@ describe('PSE deposit saga: the audit findings', () => {
   it('the expiry sweepers racing in-time PAID callbacks: every link expired at most once, every payment credited once', async () => {
     const co = await h.newCompany();
     const ds = await Promise.all(Array.from({ length: 6 }, () => newDeposit(h, rig, co, -2_000)));
-    await Promise.all([
-      sweepBoth(),
-      ...ds.map((d) => callback(d.id, { status: 'PAID', paidAt: new Date(d.expiresAt!.getTime() + 1_000) })),
-      sweepBoth(),
-    ]);
+    await Promise.all([sweepBoth(), ...ds.map((d) => callback(d.id, { status: 'PAID', paidAt: new Date(d.expiresAt!.getTime() + 1_000) })), sweepBoth()]);
     for (const d of ds) {
       expect(await shown(co, d.id)).toBe('ASSIGNED');
       const subjects = await outbox(d.id);
@@ -122,13 +128,16 @@ describe('PSE deposit saga: the audit findings', () => {
     await sweepBoth();
     const paidAt = new Date(d.expiresAt!.getTime() + (GRACE_SECONDS + 60) * 1000);
     const eventId = `evt-${randomUUID()}`;
-    expect(await callback(d.id, { eventId, status: 'PAID', paidAt, payerBank: 'Davivienda', providerTransferId: 'pse-late-1' }))
-      .toEqual({ accepted: true, duplicate: true });
+    expect(await callback(d.id, { eventId, status: 'PAID', paidAt, payerBank: 'Davivienda', providerTransferId: 'pse-late-1' })).toEqual({
+      accepted: true,
+      duplicate: true,
+    });
     expect(await shown(co, d.id)).toBe('EXPIRED');
     expect(await h.achAvailable(co)).toBe(0n);
     const [exc] = await exceptionsOf(d.id);
     expect(exc).toMatchObject({
-      kind: 'PAID_AFTER_EXPIRY', status: 'OPEN',
+      kind: 'PAID_AFTER_EXPIRY',
+      status: 'OPEN',
       ours: { state: 'EXPIRED', status: 'EXPIRED', expiresAt: d.expiresAt!.toISOString(), paidGraceSeconds: GRACE_SECONDS },
       theirs: { source: 'callback', status: 'PAID', eventId, paidAt: paidAt.toISOString(), providerTransferId: 'pse-late-1' },
     });
@@ -139,11 +148,24 @@ describe('PSE deposit saga: the audit findings', () => {
     expect(gauge).toMatch(/wallet_exceptions_open\{service="pse-deposit",kind="PAID_AFTER_EXPIRY"\} [1-9]/);
 
     // The operator accepts it: EXPIRED → CREDITING → ASSIGNED through the table, under the deposit's own ledger key.
-    const resolved = await h.client.resolveException({ id: exc!.id, action: 'credit', note: 'pago confirmado con el banco', resolvedBy: 'ops@example.com' }, h.ctx());
-    expect(resolved).toMatchObject({ id: exc!.id, status: 'RESOLVED', action: 'credit', resolvedBy: 'ops@example.com', rail: 'PSE', resourceId: d.id, actions: ['credit', 'dismiss'] });
+    const resolved = await h.client.resolveException(
+      { id: exc!.id, action: 'credit', note: 'pago confirmado con el banco', resolvedBy: 'ops@example.com' },
+      h.ctx(),
+    );
+    expect(resolved).toMatchObject({
+      id: exc!.id,
+      status: 'RESOLVED',
+      action: 'credit',
+      resolvedBy: 'ops@example.com',
+      rail: 'PSE',
+      resourceId: d.id,
+      actions: ['credit', 'dismiss'],
+    });
     expect(await h.client.getDeposit({ id: d.id }, h.ctx(co))).toMatchObject({ status: 'ASSIGNED', providerTransferId: 'pse-late-1', payerBank: 'Davivienda' });
     expect(await h.achAvailable(co)).toBe(NET);
-    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'credit', note: 'otra vez', resolvedBy: 'ops' }, h.ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'credit', note: 'otra vez', resolvedBy: 'ops' }, h.ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
     // A later in-time PAID of the same payment adds nothing.
     expect(await callback(d.id, { status: 'PAID', paidAt: new Date(d.expiresAt!.getTime() - 1_000) })).toEqual({ accepted: true, duplicate: true });
     expect(await h.achAvailable(co)).toBe(NET);
@@ -227,9 +249,13 @@ describe('PSE deposit saga: the audit findings', () => {
     // Parked: the sweepers leave it to the operator.
     await sweepBoth();
     expect((await stored(d.id)).status).toBe('CREDITING');
-    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'retry', note: 'sin billetera aún', resolvedBy: 'ops' }, h.ctx()))).code).toBe('SERVICE_UNAVAILABLE');
+    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'retry', note: 'sin billetera aún', resolvedBy: 'ops' }, h.ctx()))).code).toBe(
+      'SERVICE_UNAVAILABLE',
+    );
     // Still RESOLVING with `retry`: another action cannot take it; the same action resumes it once the wallet exists.
-    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'dismiss', note: 'x', resolvedBy: 'ops' }, h.ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    expect((await failure(h.client.resolveException({ id: exc!.id, action: 'dismiss', note: 'x', resolvedBy: 'ops' }, h.ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
     await h.ledgerClient.openWallets({ rails: [Rail.BREB, Rail.ACH] }, h.ctx(co));
     const done = await h.client.resolveException({ id: exc!.id, action: 'retry', note: 'billetera abierta', resolvedBy: 'ops' }, h.ctx());
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'retry' });
@@ -243,7 +269,14 @@ describe('PSE deposit saga: the audit findings', () => {
     const co = await h.newCompany();
     const d = await newDeposit(h, rig, co, 600_000);
     // The owner wins CREDITING and dies before the ledger call.
-    const dying: LedgerPort = { ...ledger, computeFees: ledger.computeFees.bind(ledger), reversePseInflow: ledger.reversePseInflow.bind(ledger), recordPseInflow: async () => { throw new Error('process killed'); } };
+    const dying: LedgerPort = {
+      ...ledger,
+      computeFees: ledger.computeFees.bind(ledger),
+      reversePseInflow: ledger.reversePseInflow.bind(ledger),
+      recordPseInflow: async () => {
+        throw new Error('process killed');
+      },
+    };
     const owner = buildRig(h, { ledger: dying });
     await expect(owner.uc.handlePseCallback.execute(signedCallback(d.id, { status: 'PAID', paidAt: new Date() }))).rejects.toThrow('process killed');
     expect((await stored(d.id)).status).toBe('CREDITING');

@@ -13,7 +13,6 @@ import { failure, payer, startHarness, type Harness } from './harness.js';
  * `reconciliation` identity may call them, through the real gRPC server with mutual TLS.
  */
 
-
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<depositV1.DepositServiceServer>>;
 type Leg = settlementsV1.Settlement;
@@ -24,7 +23,8 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
   const clients: Client[] = [];
   const as = (id: MeshIdentity): Client => {
     const c = createAsyncClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, h.deposit.address, {
-      deadlineMs: 15_000, mesh: { tls: devMeshTls(id), server: 'pse-deposit' },
+      deadlineMs: 15_000,
+      mesh: { tls: devMeshTls(id), server: 'pse-deposit' },
     });
     clients.push(c);
     return c;
@@ -41,8 +41,18 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
       `insert into pse_deposit.deposits (id, company_id, source, status, amount, net_amount, movement_id, provider_transfer_id,
          provider_confirmed_at, failed_at, reversed_at)
        values (?, ?, 'PSE', ?, ?, ?, ?::uuid, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)`,
-      [id, company, o.status, String(o.amount ?? 10_000n), String(o.amount ?? 10_000n), randomUUID(), o.status === 'PENDING_CONFIRM' ? null : `pse_${id.slice(4, 12)}`,
-        o.paid ?? null, o.failed ?? null, o.reversed ?? null],
+      [
+        id,
+        company,
+        o.status,
+        String(o.amount ?? 10_000n),
+        String(o.amount ?? 10_000n),
+        randomUUID(),
+        o.status === 'PENDING_CONFIRM' ? null : `pse_${id.slice(4, 12)}`,
+        o.paid ?? null,
+        o.failed ?? null,
+        o.reversed ?? null,
+      ],
     );
     return id;
   }
@@ -77,7 +87,11 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     dayLegs.push(`${ids.paidFirst}/0`, `${ids.failedLast}/0`, `${ids.both}/0`, `${ids.both}/1`, `${ids.reversedOnly}/1`, `${ids.reversing}/0`);
     for (let i = 0; i < 9; i++) {
       const hour = String(6 + i).padStart(2, '0');
-      const id = await row({ status: i % 3 === 0 ? 'REVERSED' : 'ASSIGNED', paid: `${D}T${hour}:00:00.000Z`, ...(i % 3 === 0 ? { reversed: `${D}T${hour}:30:00.000Z` } : {}) });
+      const id = await row({
+        status: i % 3 === 0 ? 'REVERSED' : 'ASSIGNED',
+        paid: `${D}T${hour}:00:00.000Z`,
+        ...(i % 3 === 0 ? { reversed: `${D}T${hour}:30:00.000Z` } : {}),
+      });
       dayLegs.push(`${id}/0`, ...(i % 3 === 0 ? [`${id}/1`] : []));
     }
     dayLegs.sort(); // code-unit order: the id, then 0 (payment) before 1 (reversal): the engine's key order
@@ -88,7 +102,7 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     await h?.stop();
   });
 
-  it('streams only the day\'s legs, in key order (payment before reversal), across several batches', async () => {
+  it("streams only the day's legs, in key order (payment before reversal), across several batches", async () => {
     const batches = await list(D, 4);
     expect(dayLegs).toHaveLength(18);
     expect(batches.map((b) => b.length)).toEqual([4, 4, 4, 4, 2]);
@@ -98,9 +112,15 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     expect((await list(D, 3)).flat().map(key)).toEqual(dayLegs);
   });
 
-  it('each leg\'s page is a range scan of its index from the last id: no sequential scan, no sort', async () => {
-    for (const [leg, index] of [['payment', 'deposits_payment_leg_idx'], ['reversal', 'deposits_reversal_leg_idx']] as const) {
-      for (const [sql, params] of [[legPageSql(leg, false), [D, 1000]], [legPageSql(leg, true), [D, ids.both, 1000]]] as const) {
+  it("each leg's page is a range scan of its index from the last id: no sequential scan, no sort", async () => {
+    for (const [leg, index] of [
+      ['payment', 'deposits_payment_leg_idx'],
+      ['reversal', 'deposits_reversal_leg_idx'],
+    ] as const) {
+      for (const [sql, params] of [
+        [legPageSql(leg, false), [D, 1000]],
+        [legPageSql(leg, true), [D, ids.both, 1000]],
+      ] as const) {
         const plan = await indexOnlyPlan(h.deposit.db, sql, [...params]);
         expect(plan).toContain(`Index Scan using ${index}`);
         expect(plan).not.toMatch(/Sort|Seq Scan/);
@@ -108,15 +128,27 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     }
   });
 
-  it('each leg carries what the engine\'s OurRecord needs', async () => {
+  it("each leg carries what the engine's OurRecord needs", async () => {
     const got = new Map((await list(D)).flat().map((l) => [key(l), l]));
     expect(got.get(`${ids.paidFirst}/0`)).toEqual({
-      ourId: ids.paidFirst, providerId: `pse_${ids.paidFirst!.slice(4, 12)}`, status: 'ASSIGNED', direction: 'IN', amountCents: 150_000n,
-      settledAt: `${D}T05:00:00.000Z`, valueDate: D, companyId: company,
+      ourId: ids.paidFirst,
+      providerId: `pse_${ids.paidFirst!.slice(4, 12)}`,
+      status: 'ASSIGNED',
+      direction: 'IN',
+      amountCents: 150_000n,
+      settledAt: `${D}T05:00:00.000Z`,
+      valueDate: D,
+      companyId: company,
     });
     expect(got.get(`${ids.failedLast}/0`)).toMatchObject({ status: 'FAILED', direction: 'IN', settledAt: '2025-03-15T04:59:59.999Z', valueDate: D });
     expect(got.get(`${ids.both}/0`)).toMatchObject({ status: 'ASSIGNED', direction: 'IN', amountCents: 70_000n, settledAt: `${D}T14:00:00.000Z` });
-    expect(got.get(`${ids.both}/1`)).toMatchObject({ status: 'REVERSED', direction: 'OUT', amountCents: 70_000n, settledAt: `${D}T20:00:00.000Z`, valueDate: D });
+    expect(got.get(`${ids.both}/1`)).toMatchObject({
+      status: 'REVERSED',
+      direction: 'OUT',
+      amountCents: 70_000n,
+      settledAt: `${D}T20:00:00.000Z`,
+      valueDate: D,
+    });
   });
 
   it('other days', async () => {
@@ -132,7 +164,10 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     const found = (await recon.findSettlements({ rail: 'pse', ids: [ids.crediting!, ids.reversing!] }, ctx())).records;
     expect(found.filter((l) => l.ourId === ids.crediting)).toEqual([expect.objectContaining({ status: 'PENDING', direction: 'IN', stepOwed: true })]);
     expect(found.find((l) => l.ourId === ids.crediting)!.settledAt).toBeUndefined();
-    expect(found.filter((l) => l.ourId === ids.reversing).map((l) => [l.status, l.direction, l.stepOwed ?? false])).toEqual([['ASSIGNED', 'IN', false], ['PENDING', 'OUT', true]]);
+    expect(found.filter((l) => l.ourId === ids.reversing).map((l) => [l.status, l.direction, l.stepOwed ?? false])).toEqual([
+      ['ASSIGNED', 'IN', false],
+      ['PENDING', 'OUT', true],
+    ]);
     const day = (await list(D)).flat().map(key);
     expect(day).not.toContain(`${ids.crediting}/0`);
   });
@@ -150,17 +185,35 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     await h.sandboxPost(`/sandbox/pse/${failed.id}/pay`, { outcome: 'REJECTED', payerBank: 'Davivienda' });
     await eventually(async () => (await status(paid.id)) === 'REVERSED' && (await status(failed.id)) === 'FAILED', 10_000);
 
-    const found = (await recon.findSettlements({ rail: 'pse', ids: [failed.id, pending.id, paid.id, ids.expired!, 'not-ours', ids.paidBefore!] }, ctx())).records;
+    const found = (await recon.findSettlements({ rail: 'pse', ids: [failed.id, pending.id, paid.id, ids.expired!, 'not-ours', ids.paidBefore!] }, ctx()))
+      .records;
     expect(found.map(key)).toEqual([...[`${paid.id}/0`, `${paid.id}/1`, `${failed.id}/0`, `${pending.id}/0`, `${ids.paidBefore}/0`]].sort());
     const by = new Map(found.map((l) => [key(l), l]));
     const [times] = await h.deposit.db.query<{ paid: Date; failed: Date; reversed: Date }>(
       `select (select provider_confirmed_at from pse_deposit.deposits where id = ?) as paid, (select failed_at from pse_deposit.deposits where id = ?) as failed,
-              (select reversed_at from pse_deposit.deposits where id = ?) as reversed`, [paid.id, failed.id, paid.id]);
+              (select reversed_at from pse_deposit.deposits where id = ?) as reversed`,
+      [paid.id, failed.id, paid.id],
+    );
     expect(times!.failed).not.toBeNull();
     expect(times!.reversed).not.toBeNull();
-    expect(by.get(`${paid.id}/0`)).toMatchObject({ status: 'ASSIGNED', direction: 'IN', amountCents: 100_000n, settledAt: new Date(times!.paid).toISOString() });
-    expect(by.get(`${paid.id}/1`)).toMatchObject({ status: 'REVERSED', direction: 'OUT', amountCents: 100_000n, settledAt: new Date(times!.reversed).toISOString() });
-    expect(by.get(`${failed.id}/0`)).toMatchObject({ status: 'FAILED', direction: 'IN', amountCents: 55_000n, settledAt: new Date(times!.failed).toISOString() });
+    expect(by.get(`${paid.id}/0`)).toMatchObject({
+      status: 'ASSIGNED',
+      direction: 'IN',
+      amountCents: 100_000n,
+      settledAt: new Date(times!.paid).toISOString(),
+    });
+    expect(by.get(`${paid.id}/1`)).toMatchObject({
+      status: 'REVERSED',
+      direction: 'OUT',
+      amountCents: 100_000n,
+      settledAt: new Date(times!.reversed).toISOString(),
+    });
+    expect(by.get(`${failed.id}/0`)).toMatchObject({
+      status: 'FAILED',
+      direction: 'IN',
+      amountCents: 55_000n,
+      settledAt: new Date(times!.failed).toISOString(),
+    });
     expect(by.get(`${pending.id}/0`)).toEqual({ ourId: pending.id, status: 'PENDING', direction: 'IN', amountCents: 66_000n, companyId: co });
     expect(by.get(`${ids.paidBefore}/0`)).toMatchObject({ valueDate: '2025-03-13' });
     // Today's (Bogotá) stream has the real ones.
@@ -171,7 +224,11 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
   });
 
   it('refuses bad requests: another rail, a bad date, more than 500 ids', async () => {
-    const drain = async (rail: string, date: string) => { for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) { /* none */ } };
+    const drain = async (rail: string, date: string) => {
+      for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) {
+        /* none */
+      }
+    };
     await expect(drain('breb', D)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(drain('pse', '14-03-2025')).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     expect((await failure(recon.findSettlements({ rail: 'pse', ids: Array.from({ length: 501 }, newId) }, ctx()))).code).toBe('INVALID_REQUEST');
@@ -181,8 +238,14 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     for (const id of ['gateway', 'ops', 'transfer', 'collect-key'] as const) {
       const c = as(id);
       const principal = { kind: 'admin' as const, operator: 'op@example.com' };
-      expect((await failure(c.findSettlements({ rail: 'pse', ids: [ids.paidFirst!] }, { ...ctx(), ...(id === 'gateway' ? { principal } : {}) }))).code).toBe('CALLER_NOT_ALLOWED');
-      const stream = async () => { for await (const _ of c.listSettlements({ rail: 'pse', date: D, batchSize: 0 }, ctx())) { /* none */ } };
+      expect((await failure(c.findSettlements({ rail: 'pse', ids: [ids.paidFirst!] }, { ...ctx(), ...(id === 'gateway' ? { principal } : {}) }))).code).toBe(
+        'CALLER_NOT_ALLOWED',
+      );
+      const stream = async () => {
+        for await (const _ of c.listSettlements({ rail: 'pse', date: D, batchSize: 0 }, ctx())) {
+          /* none */
+        }
+      };
       await expect(stream()).rejects.toMatchObject({ code: 'CALLER_NOT_ALLOWED' });
     }
   });

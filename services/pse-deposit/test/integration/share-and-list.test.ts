@@ -5,27 +5,49 @@ import { NATS_URL, failure, payer, startHarness, type Harness } from './harness.
 import { depositAccess } from '../../src/grpc/deposit.handlers.js';
 import { policyClient } from '@wallet/platform/testing';
 
-interface Email { messageId: string; to: string; from: string; subject: string; text: string; html: string }
+interface Email {
+  messageId: string;
+  to: string;
+  from: string;
+  subject: string;
+  text: string;
+  html: string;
+}
 
 describe('share by e-mail, listing, isolation, switches', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
   const inbox = async (to: string) => (await h.sandboxGet(`/sandbox/emails?to=${encodeURIComponent(to)}`)).body.items as Email[];
 
-  it('e-mails the pay link with the standard template and the custom message escaped; the company name is the signed profile\'s', async () => {
+  it("e-mails the pay link with the standard template and the custom message escaped; the company name is the signed profile's", async () => {
     const co = await h.newCompany();
     const d = await h.client.createPseDeposit(payer({ amountCents: 123_456_789n }), h.ctx(co));
     const to = `pagador-${Date.now()}@example.com`;
     // The name in the e-mail is the one the gateway signed into the caller context (no request field carries it).
-    const r = await h.client.shareByEmail({
-      depositId: d.id, recipientEmail: to, recipientName: 'Luis\r\nBcc: evil@example.com', customMessage: '<b>hola</b> & gracias',
-    }, h.ctx(co, { name: 'Distribuidora Firmada S.A.S.' }));
+    const r = await h.client.shareByEmail(
+      {
+        depositId: d.id,
+        recipientEmail: to,
+        recipientName: 'Luis\r\nBcc: evil@example.com',
+        customMessage: '<b>hola</b> & gracias',
+      },
+      h.ctx(co, { name: 'Distribuidora Firmada S.A.S.' }),
+    );
     expect(r.success).toBe(true);
     expect(r.messageId).toBeTruthy();
-    const items = await eventually(async () => { const l = await inbox(to); return l.length > 0 ? l : undefined; });
+    const items = await eventually(async () => {
+      const l = await inbox(to);
+      return l.length > 0 ? l : undefined;
+    });
     expect(items).toHaveLength(1);
     const m = items[0]!;
     expect(m.subject).toBe('Solicitud de pago de Distribuidora Firmada S.A.S.');
@@ -76,9 +98,20 @@ describe('share by e-mail, listing, isolation, switches', () => {
     expect(all.deposits.map((d) => d.id)).toEqual(newestFirst);
     const paidOne = all.deposits.find((d) => d.id === ids[4])!;
     expect(paidOne).toMatchObject({
-      status: 'ASSIGNED', source: 'PSE', amountCents: 10_004n, feeAmountCents: 1_000n, ivaAmountCents: 190n, netAmountCents: 8_814n,
-      currency: 'COP', payerName: 'Ana María Pérez', payerFirstName: 'Ana María', payerLastName: 'Pérez', payerDocument: 'CC 1020304050',
-      payerEmail: 'ana@example.com', payerBank: 'Bancolombia', internalRef: 'ref-4',
+      status: 'ASSIGNED',
+      source: 'PSE',
+      amountCents: 10_004n,
+      feeAmountCents: 1_000n,
+      ivaAmountCents: 190n,
+      netAmountCents: 8_814n,
+      currency: 'COP',
+      payerName: 'Ana María Pérez',
+      payerFirstName: 'Ana María',
+      payerLastName: 'Pérez',
+      payerDocument: 'CC 1020304050',
+      payerEmail: 'ana@example.com',
+      payerBank: 'Bancolombia',
+      internalRef: 'ref-4',
     });
     expect(paidOne.providerTransferId).toBeTruthy();
     expect(paidOne.providerConfirmedAt).toBeInstanceOf(Date);
@@ -130,8 +163,15 @@ describe('share by e-mail, listing, isolation, switches', () => {
   it('SMTP unreachable → SERVICE_UNAVAILABLE', async () => {
     const co = await h.newCompany();
     const svc = await startDeposit({
-      databaseUrl: h.tdb.url, natsUrl: NATS_URL, namespace: h.namespace, ledgerAddress: h.ledger.address, providerUrl: h.sandbox.url,
-      smtpUrl: 'smtp://127.0.0.1:1', port: 0, env: { SMTP_TIMEOUT_MS: '2000' }, logLevel: 'silent',
+      databaseUrl: h.tdb.url,
+      natsUrl: NATS_URL,
+      namespace: h.namespace,
+      ledgerAddress: h.ledger.address,
+      providerUrl: h.sandbox.url,
+      smtpUrl: 'smtp://127.0.0.1:1',
+      port: 0,
+      env: { SMTP_TIMEOUT_MS: '2000' },
+      logLevel: 'silent',
     });
     const c = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, 'pse-deposit', depositAccess, 10_000);
     try {
@@ -146,10 +186,19 @@ describe('share by e-mail, listing, isolation, switches', () => {
 
   it('PSE_PROVIDER_NOT_CONFIGURED and PSE_INFLOW_DISABLED', async () => {
     const co = await h.newCompany();
-    for (const [env, code] of [[{ PSE_PROVIDER_URL: '' }, 'PSE_PROVIDER_NOT_CONFIGURED'], [{ PSE_INFLOW_ENABLED: 'false' }, 'PSE_INFLOW_DISABLED']] as const) {
+    for (const [env, code] of [
+      [{ PSE_PROVIDER_URL: '' }, 'PSE_PROVIDER_NOT_CONFIGURED'],
+      [{ PSE_INFLOW_ENABLED: 'false' }, 'PSE_INFLOW_DISABLED'],
+    ] as const) {
       const svc = await startDeposit({
-        databaseUrl: h.tdb.url, natsUrl: NATS_URL, namespace: h.namespace, ledgerAddress: h.ledger.address, providerUrl: h.sandbox.url,
-        port: 0, env: { ...env }, logLevel: 'silent',
+        databaseUrl: h.tdb.url,
+        natsUrl: NATS_URL,
+        namespace: h.namespace,
+        ledgerAddress: h.ledger.address,
+        providerUrl: h.sandbox.url,
+        port: 0,
+        env: { ...env },
+        logLevel: 'silent',
       });
       const c = policyClient<depositV1.DepositServiceServer>(depositV1.DepositServiceClient, svc.address, 'pse-deposit', depositAccess, 10_000);
       try {

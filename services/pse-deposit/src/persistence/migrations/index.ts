@@ -6,4 +6,11 @@ import { Migration0005SettlementTimes } from './0005-settlement-times.js';
 import { Migration0006BookedLegsOnly } from './0006-booked-legs-only.js';
 
 /** Every pse-deposit migration, in order. Append only. */
-export const depositMigrations = [Migration0001PseDepositInitial, Migration0002BrebListing, Migration0003InboxHandledAt, Migration0004DepositSaga, Migration0005SettlementTimes, Migration0006BookedLegsOnly];
+export const depositMigrations = [
+  Migration0001PseDepositInitial,
+  Migration0002BrebListing,
+  Migration0003InboxHandledAt,
+  Migration0004DepositSaga,
+  Migration0005SettlementTimes,
+  Migration0006BookedLegsOnly,
+];
