@@ -1,6 +1,16 @@
 import { InboundSettlements } from './app/settlements.js';
 import { SqlInboundSettlementReader } from './persistence/settlement.store.js';
-import { ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type OpsServer, type OutboxRelay, type MeshTls } from '@wallet/platform';
+import {
+  ServiceScope,
+  asyncService,
+  startGrpcServer,
+  type Bus,
+  type Database,
+  type Logger,
+  type OpsServer,
+  type OutboxRelay,
+  type MeshTls,
+} from '@wallet/platform';
 import { collectKeyV1 } from '@wallet/proto';
 import { HttpBrebDirectory } from './adapters/breb-directory.client.js';
 import { GrpcLedger } from './adapters/ledger.client.js';
@@ -56,9 +66,22 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
   const c = o.config;
   const scope = new ServiceScope(log);
   try {
-    const { db, bus, relay: r } = await scope.infra({
-      name: 'collect-key', schema: COLLECT_KEY_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: collectKeyMigrations, poolMax: c.COLLECT_KEY_DB_POOL_MAX,
-      migrateOnStart: c.COLLECT_KEY_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS, streams: ['COLLECT_KEYS', 'DEPOSITS'],
+    const {
+      db,
+      bus,
+      relay: r,
+    } = await scope.infra({
+      name: 'collect-key',
+      schema: COLLECT_KEY_SCHEMA,
+      databaseUrl: c.DATABASE_URL,
+      migrations: collectKeyMigrations,
+      poolMax: c.COLLECT_KEY_DB_POOL_MAX,
+      migrateOnStart: c.COLLECT_KEY_MIGRATE_ON_START,
+      production: c.NODE_ENV === 'production',
+      natsUrl: c.NATS_URL,
+      namespace: c.BUS_NAMESPACE,
+      streamReplicas: c.NATS_STREAM_REPLICAS,
+      streams: ['COLLECT_KEYS', 'DEPOSITS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
@@ -79,15 +102,31 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
-    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(collectKeyHandlers(uc, new InboundSettlements(new SqlInboundSettlementReader(db))), log, collectKeyAccess, o.mesh);
-    const grpc = await startGrpcServer(c.COLLECT_KEY_GRPC_HOST, c.COLLECT_KEY_GRPC_PORT, [{ definition: collectKeyV1.CollectKeyServiceService, implementation }], o.mesh);
+    const implementation = asyncService<collectKeyV1.CollectKeyServiceServer>(
+      collectKeyHandlers(uc, new InboundSettlements(new SqlInboundSettlementReader(db))),
+      log,
+      collectKeyAccess,
+      o.mesh,
+    );
+    const grpc = await startGrpcServer(
+      c.COLLECT_KEY_GRPC_HOST,
+      c.COLLECT_KEY_GRPC_PORT,
+      [{ definition: collectKeyV1.CollectKeyServiceService, implementation }],
+      o.mesh,
+    );
     scope.defer(() => grpc.stop(10_000));
 
     const { ops, opsPort } = await scope.ops(db, bus, o.opsPort, o.opsHost);
     log.info({ grpcPort: grpc.port, opsPort }, 'collect-key started');
 
     return {
-      db, bus, relay, sweeper, ops, grpcPort: grpc.port, opsPort,
+      db,
+      bus,
+      relay,
+      sweeper,
+      ops,
+      grpcPort: grpc.port,
+      opsPort,
       stop: () => scope.stop(),
     };
   } catch (err) {

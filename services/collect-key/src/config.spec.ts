@@ -4,9 +4,14 @@ import { collectKeyEnvSchema, loadConfig } from './config.js';
 describe('config', () => {
   it('defaults', () => {
     expect(loadConfig({})).toMatchObject({
-      COLLECT_KEY_GRPC_PORT: 50054, COLLECT_KEY_OPS_PORT: 9104, LEDGER_GRPC_ADDR: '127.0.0.1:50051',
-      BREB_DIRECTORY_URL: 'http://127.0.0.1:8090', BREB_INCOMING_CALLBACK_URL: 'http://127.0.0.1:8080/webhooks/breb/incoming',
-      BREB_CALLBACK_SECRET: 'dev-rail-callback-secret', COLLECT_KEY_MIGRATE_ON_START: true, QR_MERCHANT_CITY: 'BOGOTA',
+      COLLECT_KEY_GRPC_PORT: 50054,
+      COLLECT_KEY_OPS_PORT: 9104,
+      LEDGER_GRPC_ADDR: '127.0.0.1:50051',
+      BREB_DIRECTORY_URL: 'http://127.0.0.1:8090',
+      BREB_INCOMING_CALLBACK_URL: 'http://127.0.0.1:8080/webhooks/breb/incoming',
+      BREB_CALLBACK_SECRET: 'dev-rail-callback-secret',
+      COLLECT_KEY_MIGRATE_ON_START: true,
+      QR_MERCHANT_CITY: 'BOGOTA',
     });
   });
 

@@ -50,6 +50,11 @@ export async function startCollectKey(opts: {
     BREB_DIRECTORY_URL: opts.env?.BREB_DIRECTORY_URL ?? opts.providerUrl,
     ...(opts.callbackUrl ? { BREB_INCOMING_CALLBACK_URL: opts.callbackUrl } : {}),
   });
-  const runtime = await composeCollectKey({ mesh: opts.mesh ?? devMeshTls('collect-key'), config, opsPort: null, logger: createLogger('collect-key', config.LOG_LEVEL) });
+  const runtime = await composeCollectKey({
+    mesh: opts.mesh ?? devMeshTls('collect-key'),
+    config,
+    opsPort: null,
+    logger: createLogger('collect-key', config.LOG_LEVEL),
+  });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, stop: () => runtime.stop() };
 }

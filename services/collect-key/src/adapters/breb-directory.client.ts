@@ -9,9 +9,15 @@ import { maskKeyValue } from '../domain/collect-key.js';
  * (200, idempotent), whose failures — 5xx, time-out, unreachable — are BREB_DIRECTORY_LOOKUP_FAILED.
  */
 export class HttpBrebDirectory implements BrebDirectory {
-  constructor(private readonly baseUrl: string, private readonly timeoutMs: number, private readonly log: Logger) {}
+  constructor(
+    private readonly baseUrl: string,
+    private readonly timeoutMs: number,
+    private readonly log: Logger,
+  ) {}
 
-  private url(path: string): string { return `${this.baseUrl.replace(/\/+$/, '')}${path}`; }
+  private url(path: string): string {
+    return `${this.baseUrl.replace(/\/+$/, '')}${path}`;
+  }
 
   async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer> {
     let status: number;
@@ -25,7 +31,11 @@ export class HttpBrebDirectory implements BrebDirectory {
       });
       status = res.status;
       const text = await res.text();
-      try { body = text ? (JSON.parse(text) as Record<string, unknown>) : {}; } catch { body = {}; }
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        body = {};
+      }
     } catch (err) {
       // No answer: the request may have been applied. Only asking again can tell.
       this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(r.keyValue) }, 'Bre-B directory unreachable');
@@ -38,23 +48,34 @@ export class HttpBrebDirectory implements BrebDirectory {
     if (status === 409) return { outcome: 'TAKEN', anchorHandle: null };
     // A 4xx (other than a time-out or a rate limit) refuses this request for good; 5xx, 408 and 429 tell nothing.
     const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
-    this.log.warn({ status, error: body.error, keyValue: maskKeyValue(r.keyValue) }, refused
-      ? 'Bre-B directory refused the registration' : 'Bre-B directory could not answer the registration');
+    this.log.warn(
+      { status, error: body.error, keyValue: maskKeyValue(r.keyValue) },
+      refused ? 'Bre-B directory refused the registration' : 'Bre-B directory could not answer the registration',
+    );
     return { outcome: refused ? 'REFUSED' : 'UNAVAILABLE', anchorHandle: null };
   }
 
-  async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }> {
+  async returnPayment(r: {
+    returnId: string;
+    providerTransferId: string;
+    amountCents: bigint;
+  }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }> {
     let status: number;
     let body: Record<string, unknown>;
     try {
       const res = await fetch(this.url('/breb/network/returns'), {
-        method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' },
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify({ returnId: r.returnId, providerTransferId: r.providerTransferId, amountCents: Number(r.amountCents) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.status;
       const text = await res.text();
-      try { body = text ? (JSON.parse(text) as Record<string, unknown>) : {}; } catch { body = {}; }
+      try {
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch {
+        body = {};
+      }
     } catch (err) {
       this.log.warn({ err: (err as Error).message, providerTransferId: r.providerTransferId }, 'Bre-B network unreachable (return)');
       return { outcome: 'UNAVAILABLE', returnedAt: null };
@@ -63,7 +84,10 @@ export class HttpBrebDirectory implements BrebDirectory {
       return { outcome: 'RETURNED', returnedAt: new Date(body.returnedAt) };
     }
     const refused = status >= 400 && status < 500 && status !== 408 && status !== 429;
-    this.log.warn({ status, error: body.error, providerTransferId: r.providerTransferId }, refused ? 'Bre-B network refused the return' : 'Bre-B network could not answer the return');
+    this.log.warn(
+      { status, error: body.error, providerTransferId: r.providerTransferId },
+      refused ? 'Bre-B network refused the return' : 'Bre-B network could not answer the return',
+    );
     return { outcome: refused ? 'REFUSED' : 'UNAVAILABLE', returnedAt: null, ...(typeof body.error === 'string' ? { code: body.error } : {}) };
   }
 
@@ -71,7 +95,9 @@ export class HttpBrebDirectory implements BrebDirectory {
     let status: number;
     try {
       const res = await fetch(this.url(`/breb/directory/registrations/${encodeURIComponent(keyValue)}`), {
-        method: 'DELETE', headers: { accept: 'application/json' }, signal: AbortSignal.timeout(this.timeoutMs),
+        method: 'DELETE',
+        headers: { accept: 'application/json' },
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       status = res.status;
       await res.arrayBuffer();

@@ -21,7 +21,14 @@ export class GrpcLedger implements LedgerPort {
 
   async computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown> {
     const f = await this.client.computeFees({ operation: ledgerV1.FeeOperation.BREB_INFLOW, amount, ivaApplicable }, this.ctx(companyId));
-    return { fixedFee: f.fixedFee, variableFee: f.variableFee, subtotalFee: f.subtotalFee, ivaApplicable: f.ivaApplicable, ivaAmount: f.ivaAmount, totalCharged: f.totalCharged };
+    return {
+      fixedFee: f.fixedFee,
+      variableFee: f.variableFee,
+      subtotalFee: f.subtotalFee,
+      ivaApplicable: f.ivaApplicable,
+      ivaAmount: f.ivaAmount,
+      totalCharged: f.totalCharged,
+    };
   }
 
   async recordInflow(p: PaymentRecord, step: 'credit' | 'hold' | 'assign'): Promise<void> {
@@ -32,25 +39,33 @@ export class GrpcLedger implements LedgerPort {
       ...(p.payerBank ? { payerBank: p.payerBank } : {}),
       description: `Recaudo Bre-B ${p.key.value} (${p.key.externalId})`,
     };
-    await this.client.recordInflow({
-      idempotencyKey: step === 'assign' ? `${paymentLedgerKey(p.providerTransferId)}:assign` : paymentLedgerKey(p.providerTransferId),
-      source: ledgerV1.InflowSource.BREB,
-      grossCents: p.amount,
-      fee: { ...p.fee },
-      assign,
-      fromUnassigned: step === 'assign',
-      // The network's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a correction of it accepted before (a break on
-      // the day's report while we answered 503) is undone by the ledger. Not the assignment of a held
-      // payment: that books no new movement of the network.
-      ...(step !== 'assign' ? { externalMovement: externalMovementRef('breb-inbound', { providerId: p.providerTransferId }) } : {}),
-      ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
-    }, this.ctx(p.companyId));
+    await this.client.recordInflow(
+      {
+        idempotencyKey: step === 'assign' ? `${paymentLedgerKey(p.providerTransferId)}:assign` : paymentLedgerKey(p.providerTransferId),
+        source: ledgerV1.InflowSource.BREB,
+        grossCents: p.amount,
+        fee: { ...p.fee },
+        assign,
+        fromUnassigned: step === 'assign',
+        // The network's payment this books (the owner's booking wins, docs/reconciliation.md "One case per external movement"): a correction of it accepted before (a break on
+        // the day's report while we answered 503) is undone by the ledger. Not the assignment of a held
+        // payment: that books no new movement of the network.
+        ...(step !== 'assign' ? { externalMovement: externalMovementRef('breb-inbound', { providerId: p.providerTransferId }) } : {}),
+        ...(assign ? { movement: { id: p.movementId, status: ledgerV1.MovementStatus.COMPLETED, reference: p.depositId, details } } : {}),
+      },
+      this.ctx(p.companyId),
+    );
   }
 
   async returnHeld(p: PaymentRecord): Promise<void> {
-    await this.client.returnUnassignedInflow({
-      idempotencyKey: `${paymentLedgerKey(p.providerTransferId)}:returned`, originalIdempotencyKey: paymentLedgerKey(p.providerTransferId), grossCents: p.amount,
-    }, this.ctx(p.companyId));
+    await this.client.returnUnassignedInflow(
+      {
+        idempotencyKey: `${paymentLedgerKey(p.providerTransferId)}:returned`,
+        originalIdempotencyKey: paymentLedgerKey(p.providerTransferId),
+        grossCents: p.amount,
+      },
+      this.ctx(p.companyId),
+    );
   }
 
   async hasBrebWallet(companyId: string): Promise<boolean> {
@@ -58,5 +73,7 @@ export class GrpcLedger implements LedgerPort {
     return r.wallets.some((w) => w.rail === ledgerV1.Rail.BREB);
   }
 
-  close(): void { this.client.close(); }
+  close(): void {
+    this.client.close();
+  }
 }

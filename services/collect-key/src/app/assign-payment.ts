@@ -29,7 +29,10 @@ const notFound = () => new AppError('DEPOSIT_NOT_FOUND');
  * ledger refusal (no BREB wallet…) moves it back to UNASSIGNED and answers the ledger's error.
  */
 export class AssignPayment {
-  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
+  constructor(
+    private readonly deps: CollectKeyDeps,
+    private readonly saga: PaymentSaga,
+  ) {}
 
   async execute(companyId: string | undefined, input: AssignPaymentInput): Promise<PaymentRecord> {
     const { deps } = this;
@@ -60,8 +63,11 @@ export class AssignPayment {
       }
       let fee: FeeBreakdown = await deps.ledger.computeBrebInflowFees(cur.companyId, cur.amount, ivaApplicable);
       if (fee.totalCharged >= cur.amount) fee = ZERO_FEE; // as for a payment to a live key: never a fee at or above the money
-      const won = await this.saga.apply(cur, 'assign', actor, `assigned by ${input.by}${input.note ? `: ${input.note}` : ''}`,
-        { fee, netAmount: cur.amount - fee.totalCharged, key: target });
+      const won = await this.saga.apply(cur, 'assign', actor, `assigned by ${input.by}${input.note ? `: ${input.note}` : ''}`, {
+        fee,
+        netAmount: cur.amount - fee.totalCharged,
+        key: target,
+      });
       if (won) {
         deps.log.info({ depositId: cur.depositId, companyId: cur.companyId, by: input.by, keyId: target.id }, 'held Bre-B payment assigned');
         return this.saga.settle(won, actor);

@@ -10,7 +10,11 @@ export type CollectKeyEventKind = 'created' | 'deleted' | 'state_changed' | 'qr_
 export function collectKeyEvent(deps: CollectKeyDeps, kind: CollectKeyEventKind, k: CollectKeyRecord, qr?: QrRecord): OutboxEvent {
   const id = deps.newId();
   const payload = collectKeyEventsV1.CollectKeyEvent.toJSON({
-    eventId: id, companyId: k.companyId, key: keyToProto(k), ...(qr ? { qr: qrToProto(qr) } : {}), occurredAt: deps.now(),
+    eventId: id,
+    companyId: k.companyId,
+    key: keyToProto(k),
+    ...(qr ? { qr: qrToProto(qr) } : {}),
+    occurredAt: deps.now(),
   });
   return { id, subject: `collectkey.${kind}`, payload };
 }

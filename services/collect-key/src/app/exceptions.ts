@@ -1,4 +1,12 @@
-import { AppError, externalMovementRef, listExceptionsPage, parseExternalMovement, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import {
+  AppError,
+  externalMovementRef,
+  listExceptionsPage,
+  parseExternalMovement,
+  resolveMoneyException,
+  type ExceptionView,
+  type MoneyException,
+} from '@wallet/platform';
 import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, MONEY_STATES, type ExceptionKind } from '../domain/payment-machine.js';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
@@ -14,12 +22,20 @@ const view = (e: MoneyException): ExceptionView => ({ ...e, actions: actionsOf(e
 export class ListPaymentExceptions {
   constructor(private readonly deps: CollectKeyDeps) {}
 
-  async execute(q: { status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined; movement?: string | undefined }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
+  async execute(q: {
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+    movement?: string | undefined;
+  }): Promise<{ items: ExceptionView[]; nextCursor: string | null }> {
     const { movement, ...rest } = q;
     const m = movement ? parseExternalMovement(movement) : undefined;
     const payment = m?.rail === 'breb-inbound' && m.providerId ? await this.deps.store.paymentByTransfer(m.providerId) : undefined;
-    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view,
-      { ...rest, ...(movement ? { resourceIds: payment ? [payment.depositId] : [] } : {}) });
+    const page = await listExceptionsPage((x) => this.deps.store.exceptions.list(x), EXCEPTION_KINDS, view, {
+      ...rest,
+      ...(movement ? { resourceIds: payment ? [payment.depositId] : [] } : {}),
+    });
     // Each exception names the network's movement it is about (one case with a break about it, docs/reconciliation.md "One case per external movement").
     const ids = await this.deps.store.providerIdsOf(page.items.map((e) => e.resourceId));
     const items = page.items.map((e) => {
@@ -44,7 +60,11 @@ export class ListPaymentExceptions {
  * - `dismiss`: no entry; the payment stays where it is (CREDIT_REFUSED: nothing was booked), the note says why.
  */
 export class ResolvePaymentException {
-  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga, private readonly returns: ReturnPayment) {}
+  constructor(
+    private readonly deps: CollectKeyDeps,
+    private readonly saga: PaymentSaga,
+    private readonly returns: ReturnPayment,
+  ) {}
 
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
@@ -55,8 +75,9 @@ export class ResolvePaymentException {
         let next = p;
         if (p.status === 'CREDIT_REFUSED') {
           // Held first (breb_settlement −G; unassigned_funds +G, no fee), under the payment's own ledger key (the refused credit never posted).
-          next = (await this.saga.apply(p, 'hold_refused', 'operator', `exception ${won.id} returned: ${note}`, { fee: ZERO_FEE, netAmount: p.amount }))
-            ?? (await this.saga.reload(p));
+          next =
+            (await this.saga.apply(p, 'hold_refused', 'operator', `exception ${won.id} returned: ${note}`, { fee: ZERO_FEE, netAmount: p.amount })) ??
+            (await this.saga.reload(p));
         }
         const held = await this.saga.settle(next, 'operator');
         if (held.status !== 'UNASSIGNED' && held.status !== 'RETURNING' && held.status !== 'RETURNED') {
@@ -78,7 +99,10 @@ export class ResolvePaymentException {
         throw new AppError('SERVICE_UNAVAILABLE', 'El libro contable no completó el asiento; intente de nuevo la misma acción.');
       }
     });
-    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId }, 'money exception resolved');
+    deps.log.warn(
+      { exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, depositId: done.resourceId },
+      'money exception resolved',
+    );
     return done;
   }
 }

@@ -6,9 +6,15 @@ import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
 import { ZERO_FEE, type FeeBreakdown, type PaymentRecord } from './ports.js';
 
-export interface IncomingPaymentCommand { rawBody: Buffer; signature: string }
+export interface IncomingPaymentCommand {
+  rawBody: Buffer;
+  signature: string;
+}
 /** `accepted` is always true: what cannot be booked is refused with a retryable error instead. */
-export interface IncomingPaymentResult { accepted: boolean; duplicate: boolean }
+export interface IncomingPaymentResult {
+  accepted: boolean;
+  duplicate: boolean;
+}
 
 /**
  * The network's signed notification of an inbound payment. HMAC over the raw bytes (±300 s) →
@@ -23,7 +29,10 @@ export interface IncomingPaymentResult { accepted: boolean; duplicate: boolean }
  * COMMON when the key was issued (stored with the key from CreateKey's caller context; the notification carries no company).
  */
 export class HandleIncomingPayment {
-  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
+  constructor(
+    private readonly deps: CollectKeyDeps,
+    private readonly saga: PaymentSaga,
+  ) {}
 
   async execute(cmd: IncomingPaymentCommand): Promise<IncomingPaymentResult> {
     const deps = this.deps;
@@ -45,9 +54,9 @@ export class HandleIncomingPayment {
     // or a notification naming none: among the value's keys without a recorded registration (any key
     // when none is named), the REGISTERING one (retried), else the most recent created by the time it was paid.
     const byAnchor = n.anchorHandle ? await deps.store.byAnchorHandle(n.anchorHandle) : undefined;
-    const key = byAnchor ?? await deps.store.byValueAt(n.keyValue, n.receivedAt, n.anchorHandle !== null);
+    const key = byAnchor ?? (await deps.store.byValueAt(n.keyValue, n.receivedAt, n.anchorHandle !== null));
     if (key && key.keyValue !== n.keyValue) {
-      deps.log.error({ providerTransferId: n.providerTransferId, keyId: key.id }, 'Bre-B payment: the registration it names is another value\'s');
+      deps.log.error({ providerTransferId: n.providerTransferId, keyId: key.id }, "Bre-B payment: the registration it names is another value's");
       throw new AppError('INVALID_REQUEST', 'La notificación nombra un registro de otra llave.');
     }
     const where = { providerTransferId: n.providerTransferId, eventId: n.eventId, keyValue: maskKeyValue(n.keyValue), amountCents: n.amountCents.toString() };
@@ -73,11 +82,21 @@ export class HandleIncomingPayment {
       }
     }
     const intent: PaymentRecord = {
-      depositId: newDepositId(), providerTransferId: n.providerTransferId, companyId: key.companyId,
+      depositId: newDepositId(),
+      providerTransferId: n.providerTransferId,
+      companyId: key.companyId,
       key: { id: key.id, externalId: key.externalId, name: key.name, value: key.keyValue, state: key.state },
-      status: assign ? 'CREDITING' : 'HOLDING', amount: n.amountCents, fee, netAmount: n.amountCents - fee.totalCharged,
-      payerName: n.payerName, payerDocument: n.payerDocument, payerBank: n.payerBank, receivedAt: n.receivedAt,
-      movementId: deps.newId(), pendingStep: assign ? 'CREDIT' : 'HOLD', createdAt: deps.now(),
+      status: assign ? 'CREDITING' : 'HOLDING',
+      amount: n.amountCents,
+      fee,
+      netAmount: n.amountCents - fee.totalCharged,
+      payerName: n.payerName,
+      payerDocument: n.payerDocument,
+      payerBank: n.payerBank,
+      receivedAt: n.receivedAt,
+      movementId: deps.newId(),
+      pendingStep: assign ? 'CREDIT' : 'HOLD',
+      createdAt: deps.now(),
     };
     const { payment, created } = await deps.store.recordIntent(intent, n.eventId);
     if (!created) {

@@ -1,7 +1,15 @@
 import { AppError } from '@wallet/platform';
 import {
-  KEY_STATES, generateAlias, isPublicState, newKeyId, parseKeyRef, validateCreateKey,
-  type CollectKeyRecord, type CreateKeyInput, type KeyState, type PublicKeyState,
+  KEY_STATES,
+  generateAlias,
+  isPublicState,
+  newKeyId,
+  parseKeyRef,
+  validateCreateKey,
+  type CollectKeyRecord,
+  type CreateKeyInput,
+  type KeyState,
+  type PublicKeyState,
 } from '../domain/collect-key.js';
 import type { CollectKeyDeps } from './deps.js';
 import { collectKeyEvent } from './events.js';
@@ -42,7 +50,9 @@ const MAX_ROUNDS = 6;
  */
 export class CreateKey {
   private readonly settle: SettleRegistration;
-  constructor(private readonly deps: CollectKeyDeps) { this.settle = new SettleRegistration(deps); }
+  constructor(private readonly deps: CollectKeyDeps) {
+    this.settle = new SettleRegistration(deps);
+  }
 
   async execute(companyIdIn: string | undefined, input: CreateKeyInput): Promise<{ key: CollectKeyRecord; created: boolean }> {
     const companyId = requireCompany(companyIdIn);
@@ -51,7 +61,10 @@ export class CreateKey {
     // A key's payments are credited to the company's BREB wallet: without one, every payment to the
     // key would be refused by the ledger. Asked of the ledger (the wallets' owner) before anything is stored.
     if (!(await deps.ledger.hasBrebWallet(companyId))) {
-      throw new AppError('FAST_WALLET_MISSING', 'La empresa no tiene billetera BREB; los pagos a una llave de cobro se acreditan en ella. Solicite su aprovisionamiento antes de crear llaves.');
+      throw new AppError(
+        'FAST_WALLET_MISSING',
+        'La empresa no tiene billetera BREB; los pagos a una llave de cobro se acreditan en ella. Solicite su aprovisionamiento antes de crear llaves.',
+      );
     }
     const generated = v.keyValue === null;
     for (let round = 1; ; round++) {
@@ -74,8 +87,16 @@ export class CreateKey {
         throw new AppError('KEY_ALREADY_REGISTERED');
       }
       const out = await deps.store.insertKey({
-        id: newKeyId(), companyId, externalId: v.externalId, name: v.name, keyType: v.keyType, keyValue, ivaApplicable: input.ivaApplicable === true,
-        state: 'REGISTERING', createdAt: deps.now(), deletedAt: null,
+        id: newKeyId(),
+        companyId,
+        externalId: v.externalId,
+        name: v.name,
+        keyType: v.keyType,
+        keyValue,
+        ivaApplicable: input.ivaApplicable === true,
+        state: 'REGISTERING',
+        createdAt: deps.now(),
+        deletedAt: null,
       });
       if (out === 'EXTERNAL_TAKEN') {
         if (last) throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
@@ -101,15 +122,29 @@ export class CreateKey {
   }
 }
 
-export interface ListKeysInput { state?: string; externalId?: string; limit?: number; cursor?: string }
+export interface ListKeysInput {
+  state?: string;
+  externalId?: string;
+  limit?: number;
+  cursor?: string;
+}
 
 const encodeCursor = (c: KeyCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
 function decodeCursor(s: string): KeyCursor | null {
   try {
     const v = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string'
-      && !Number.isNaN(Date.parse(v[0])) && /^bkey_[a-z0-9]{24}$/.test(v[1])) return { createdAt: v[0], id: v[1] };
-  } catch { /* fallthrough */ }
+    if (
+      Array.isArray(v) &&
+      v.length === 2 &&
+      typeof v[0] === 'string' &&
+      typeof v[1] === 'string' &&
+      !Number.isNaN(Date.parse(v[0])) &&
+      /^bkey_[a-z0-9]{24}$/.test(v[1])
+    )
+      return { createdAt: v[0], id: v[1] };
+  } catch {
+    /* fallthrough */
+  }
   return null;
 }
 
@@ -131,9 +166,15 @@ export class ListKeys {
     const after = i.cursor ? decodeCursor(i.cursor) : undefined;
     if (after === null) fields.push({ path: 'cursor', message: 'is not a cursor of this listing' });
     if (fields.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields });
-    const r = await this.deps.store.list(companyId, {
-      ...(i.state ? { state: i.state as PublicKeyState } : {}), ...(i.externalId ? { externalId: i.externalId } : {}),
-    }, limit, after ?? undefined);
+    const r = await this.deps.store.list(
+      companyId,
+      {
+        ...(i.state ? { state: i.state as PublicKeyState } : {}),
+        ...(i.externalId ? { externalId: i.externalId } : {}),
+      },
+      limit,
+      after ?? undefined,
+    );
     const last = r.items[r.items.length - 1];
     return { items: r.items.map(({ cursor: _c, ...k }) => k), nextCursor: r.hasMore && last ? encodeCursor(last.cursor) : null };
   }
@@ -141,7 +182,9 @@ export class ListKeys {
 
 export class GetKey {
   constructor(private readonly deps: CollectKeyDeps) {}
-  execute(companyId: string | undefined, ref: string): Promise<CollectKeyRecord> { return findKey(this.deps, requireCompany(companyId), ref); }
+  execute(companyId: string | undefined, ref: string): Promise<CollectKeyRecord> {
+    return findKey(this.deps, requireCompany(companyId), ref);
+  }
 }
 
 /**
@@ -190,7 +233,10 @@ export class SetKeyState {
     if (k.state === state) return k;
     const from: KeyState = state === 'ACTIVE' ? 'SUSPENDED' : 'ACTIVE';
     const done = await deps.store.setState(k.id, [from], state, (r) => collectKeyEvent(deps, 'state_changed', r));
-    if (done) { deps.log.info({ keyId: k.id, state }, 'collect key state changed'); return done; }
+    if (done) {
+      deps.log.info({ keyId: k.id, state }, 'collect key state changed');
+      return done;
+    }
     const now = await deps.store.byId(k.id);
     if (!now || now.state === 'DELETED') throw new AppError('KEY_NOT_ACTIVE', 'Una llave eliminada no cambia de estado.');
     return now;

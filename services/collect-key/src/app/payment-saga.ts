@@ -21,14 +21,23 @@ export class PaymentSaga {
   constructor(private readonly deps: CollectKeyDeps) {}
 
   /** Applies one event of the table; undefined when the payment was not in a state the event leaves (another writer won). */
-  async apply(p: PaymentRecord, event: PaymentEvent, actor: Actor, reason?: string, patch?: Parameters<CollectKeyStore['transitionPayment']>[0]['patch']): Promise<PaymentRecord | undefined> {
+  async apply(
+    p: PaymentRecord,
+    event: PaymentEvent,
+    actor: Actor,
+    reason?: string,
+    patch?: Parameters<CollectKeyStore['transitionPayment']>[0]['patch'],
+  ): Promise<PaymentRecord | undefined> {
     const { deps } = this;
     const spec = PAYMENT_MACHINE[event];
     if (!spec.by.includes(actor)) throw new Error(`${actor} may not apply ${event}`);
     if (!spec.from.includes(p.status)) return undefined;
     const emits = spec.emits;
     return deps.store.transitionPayment({
-      depositId: p.depositId, from: spec.from, to: spec.to, reason: reason ?? `${event} (${actor})`,
+      depositId: p.depositId,
+      from: spec.from,
+      to: spec.to,
+      reason: reason ?? `${event} (${actor})`,
       ...(patch ? { patch } : {}),
       ...(emits ? { event: (r: PaymentRecord) => depositEvent(deps, r) } : {}),
     });
@@ -95,15 +104,28 @@ export class PaymentSaga {
   async contradiction(p: PaymentRecord, kind: ExceptionKind, theirs: Record<string, unknown>, stepState: PaymentState): Promise<void> {
     const { deps } = this;
     const { opened, exception } = await deps.store.exceptions.open({
-      id: `exc_${randomBytes(16).toString('hex')}`, kind, companyId: p.companyId, rail: 'BREB', resourceId: p.depositId,
+      id: `exc_${randomBytes(16).toString('hex')}`,
+      kind,
+      companyId: p.companyId,
+      rail: 'BREB',
+      resourceId: p.depositId,
       ours: {
-        state: p.status, step: MONEY_STATES[stepState]?.step ?? null, providerTransferId: p.providerTransferId, amount: p.amount.toString(),
-        netAmount: p.netAmount.toString(), keyId: p.key.id, keyExternalId: p.key.externalId, keyState: p.key.state, receivedAt: p.receivedAt.toISOString(),
+        state: p.status,
+        step: MONEY_STATES[stepState]?.step ?? null,
+        providerTransferId: p.providerTransferId,
+        amount: p.amount.toString(),
+        netAmount: p.netAmount.toString(),
+        keyId: p.key.id,
+        keyExternalId: p.key.externalId,
+        keyState: p.key.state,
+        receivedAt: p.receivedAt.toISOString(),
       },
       theirs,
     });
-    deps.log.error({ depositId: p.depositId, companyId: p.companyId, exceptionId: exception.id, kind, state: p.status, opened, keyValue: maskKeyValue(p.key.value), theirs },
-      'money exception: the ledger refused an inbound Bre-B payment\'s step');
+    deps.log.error(
+      { depositId: p.depositId, companyId: p.companyId, exceptionId: exception.id, kind, state: p.status, opened, keyValue: maskKeyValue(p.key.value), theirs },
+      "money exception: the ledger refused an inbound Bre-B payment's step",
+    );
   }
 
   async reload(p: PaymentRecord): Promise<PaymentRecord> {

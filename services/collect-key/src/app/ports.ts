@@ -2,10 +2,19 @@ import type { MoneyExceptionStore } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
 import type { PaymentState } from '../domain/payment-machine.js';
 
-export interface OutboxEvent { id: string; subject: string; payload: unknown }
+export interface OutboxEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
 
 export interface FeeBreakdown {
-  fixedFee: bigint; variableFee: bigint; subtotalFee: bigint; ivaApplicable: boolean; ivaAmount: bigint; totalCharged: bigint;
+  fixedFee: bigint;
+  variableFee: bigint;
+  subtotalFee: bigint;
+  ivaApplicable: boolean;
+  ivaAmount: bigint;
+  totalCharged: bigint;
 }
 export const ZERO_FEE: FeeBreakdown = { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n };
 
@@ -32,8 +41,14 @@ export interface PaymentRecord {
   returnedAt?: Date | null;
 }
 
-export interface KeyListFilter { state?: PublicKeyState; externalId?: string }
-export interface KeyCursor { createdAt: string; id: string }
+export interface KeyListFilter {
+  state?: PublicKeyState;
+  externalId?: string;
+}
+export interface KeyCursor {
+  createdAt: string;
+  id: string;
+}
 
 export interface CollectKeyStore {
   /**
@@ -49,12 +64,23 @@ export interface CollectKeyStore {
   /** The holder of a value in a claiming state, else its most recently created DELETED holder (any company); never FAILED. */
   byValue(value: string): Promise<CollectKeyRecord | undefined>;
   /** Public states only (REGISTERING and FAILED keys are never listed). */
-  list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
+  list(
+    companyId: string,
+    f: KeyListFilter,
+    limit: number,
+    after?: KeyCursor,
+  ): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
   /**
    * Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR.
    * `anchorHandle` (activation): the directory registration the key went live with.
    */
-  setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null): Promise<CollectKeyRecord | undefined>;
+  setState(
+    id: string,
+    from: KeyState[],
+    to: KeyState,
+    event?: (k: CollectKeyRecord) => OutboxEvent,
+    anchorHandle?: string | null,
+  ): Promise<CollectKeyRecord | undefined>;
   /** The key that went live with this directory registration (any state). */
   byAnchorHandle(anchorHandle: string): Promise<CollectKeyRecord | undefined>;
   /**
@@ -86,7 +112,11 @@ export interface CollectKeyStore {
    * a history row and the event when given, one transaction; undefined when the state was not one of `from`.
    */
   transitionPayment(t: {
-    depositId: string; from: readonly PaymentState[]; to: PaymentState; reason: string; event?: (p: PaymentRecord) => OutboxEvent;
+    depositId: string;
+    from: readonly PaymentState[];
+    to: PaymentState;
+    reason: string;
+    event?: (p: PaymentRecord) => OutboxEvent;
     /** `assign`: the fees of the assignment and the key it is assigned through (the payment's own key, or a live key of its company). */
     patch?: { fee?: FeeBreakdown; netAmount?: bigint; key?: PaymentRecord['key']; returnedAt?: Date };
   }): Promise<PaymentRecord | undefined>;
@@ -120,7 +150,10 @@ export interface LedgerPort {
 export type RegistrationOutcome = 'REGISTERED' | 'TAKEN' | 'REFUSED' | 'UNAVAILABLE';
 
 /** The outcome, and for REGISTERED the registration's `anchorHandle` (the network names it in each payment it routes to it). */
-export interface RegistrationAnswer { outcome: RegistrationOutcome; anchorHandle: string | null }
+export interface RegistrationAnswer {
+  outcome: RegistrationOutcome;
+  anchorHandle: string | null;
+}
 
 export interface BrebDirectory {
   /** Never throws for a directory answer or an outage: the outcome says what is known. */
@@ -131,5 +164,9 @@ export interface BrebDirectory {
    * The network's return of an inbound payment to the payer (`POST /breb/network/returns`, idempotent by
    * `returnId`): RETURNED (with the network's time), REFUSED (a 4xx: never), UNAVAILABLE (unknown: ask again).
    */
-  returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }>;
+  returnPayment(r: {
+    returnId: string;
+    providerTransferId: string;
+    amountCents: bigint;
+  }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }>;
 }

@@ -11,7 +11,13 @@ import type { PaymentRecord } from './ports.js';
 
 export function keyToProto(k: CollectKeyRecord): collectKeyV1.CollectKey {
   return {
-    id: k.id, externalId: k.externalId, name: k.name, keyType: k.keyType, keyValue: k.keyValue, state: k.state, createdAt: k.createdAt,
+    id: k.id,
+    externalId: k.externalId,
+    name: k.name,
+    keyType: k.keyType,
+    keyValue: k.keyValue,
+    state: k.state,
+    createdAt: k.createdAt,
     ...(k.deletedAt ? { deletedAt: k.deletedAt } : {}),
   };
 }

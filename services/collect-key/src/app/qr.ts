@@ -20,8 +20,19 @@ export class IssueQr {
       if (live) return { qr: live, reused: true };
       const reference = newQrReference();
       const qr: QrRecord = {
-        id: newQrId(), companyId, keyId: key.id, type: 'STATIC', reference, isPaid: false, createdAt: deps.now(),
-        payload: encodeStaticQr({ keyValue: key.keyValue, merchantName: key.name || deps.settings.merchantName, merchantCity: deps.settings.merchantCity, reference }),
+        id: newQrId(),
+        companyId,
+        keyId: key.id,
+        type: 'STATIC',
+        reference,
+        isPaid: false,
+        createdAt: deps.now(),
+        payload: encodeStaticQr({
+          keyValue: key.keyValue,
+          merchantName: key.name || deps.settings.merchantName,
+          merchantCity: deps.settings.merchantCity,
+          reference,
+        }),
       };
       const stored = await deps.store.insertQr(qr, (q) => collectKeyEvent(deps, 'qr_issued', key, q));
       if (stored) return { qr: stored, reused: false };

@@ -12,7 +12,9 @@ const SECRET = 'unit-test-secret-0123456789';
 /** Log lines as written (fields + message), to check what reaches the logs. */
 function fakeLog() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; msg: string }> = [];
-  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => { lines.push({ level, fields, msg }); };
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => {
+    lines.push({ level, fields, msg });
+  };
   const log = { info: at('info'), warn: at('warn'), error: at('error'), debug: at('debug') } as unknown as Logger;
   return { log, lines };
 }
@@ -34,7 +36,10 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
       const k = keys.find((x) => claiming(x.state) && x.companyId === companyId && x.externalId === externalId);
       return k && { ...k };
     },
-    async byId(id: string) { const k = keys.find((x) => x.id === id); return k && { ...k }; },
+    async byId(id: string) {
+      const k = keys.find((x) => x.id === id);
+      return k && { ...k };
+    },
     async byValue(value: string) {
       const k = keys.find((x) => claiming(x.state) && x.keyValue === value) ?? keys.filter((x) => x.keyValue === value && x.state === 'DELETED').pop();
       return k && { ...k };
@@ -45,13 +50,21 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
       k.state = to;
       return { ...k };
     },
-    async byAnchorHandle(a: string) { const k = keys.find((x) => x.anchorHandle === a); return k && { ...k }; },
+    async byAnchorHandle(a: string) {
+      const k = keys.find((x) => x.anchorHandle === a);
+      return k && { ...k };
+    },
     async byValueAt(value: string) {
       const k = keys.find((x) => x.keyValue === value && x.state === 'REGISTERING') ?? keys.filter((x) => x.keyValue === value && x.state !== 'FAILED').pop();
       return k && { ...k };
     },
-    async paymentByTransfer() { return undefined; },
-    async recordIntent() { calls.recordIntent++; throw new Error('not expected'); },
+    async paymentByTransfer() {
+      return undefined;
+    },
+    async recordIntent() {
+      calls.recordIntent++;
+      throw new Error('not expected');
+    },
   };
   return { store: store as unknown as CollectKeyStore, keys, calls };
 }
@@ -59,27 +72,63 @@ function fakeStore(keys: CollectKeyRecord[] = []) {
 function fakeDirectory(outcomes: RegistrationOutcome[]) {
   const calls = { register: [] as string[], unregister: [] as string[] };
   const directory: BrebDirectory = {
-    async register(r) { calls.register.push(r.keyValue); return { outcome: outcomes.shift() ?? 'UNAVAILABLE', anchorHandle: null }; },
-    async unregister(v) { calls.unregister.push(v); },
-    async returnPayment() { throw new Error('not expected'); },
+    async register(r) {
+      calls.register.push(r.keyValue);
+      return { outcome: outcomes.shift() ?? 'UNAVAILABLE', anchorHandle: null };
+    },
+    async unregister(v) {
+      calls.unregister.push(v);
+    },
+    async returnPayment() {
+      throw new Error('not expected');
+    },
   };
   return { directory, calls };
 }
 
 const key = (over: Partial<CollectKeyRecord> = {}): CollectKeyRecord => ({
-  id: `bkey_${'a'.repeat(24)}`, companyId: 'co-1', externalId: 'cust-1', name: 'Tienda', keyType: 'ALPHANUM', keyValue: '@tienda12345',
-  state: 'REGISTERING', ivaApplicable: false, createdAt: new Date(), deletedAt: null, ...over,
+  id: `bkey_${'a'.repeat(24)}`,
+  companyId: 'co-1',
+  externalId: 'cust-1',
+  name: 'Tienda',
+  keyType: 'ALPHANUM',
+  keyValue: '@tienda12345',
+  state: 'REGISTERING',
+  ivaApplicable: false,
+  createdAt: new Date(),
+  deletedAt: null,
+  ...over,
 });
 
 function deps(store: CollectKeyStore, directory: BrebDirectory, log: Logger): CollectKeyDeps {
   return collectKeyDeps({
-    store, directory, log,
-    ledger: { computeBrebInflowFees: async () => { throw new Error('not expected'); }, recordInflow: async () => { throw new Error('not expected'); }, hasBrebWallet: async () => true, returnHeld: async () => { throw new Error('not expected'); } },
+    store,
+    directory,
+    log,
+    ledger: {
+      computeBrebInflowFees: async () => {
+        throw new Error('not expected');
+      },
+      recordInflow: async () => {
+        throw new Error('not expected');
+      },
+      hasBrebWallet: async () => true,
+      returnHeld: async () => {
+        throw new Error('not expected');
+      },
+    },
     settings: { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 15 },
   });
 }
 
-const code = async (p: Promise<unknown>) => { try { await p; } catch (e) { return (e as AppError).code; } throw new Error('expected a failure'); };
+const code = async (p: Promise<unknown>) => {
+  try {
+    await p;
+  } catch (e) {
+    return (e as AppError).code;
+  }
+  throw new Error('expected a failure');
+};
 
 describe('inbound payments that cannot be booked are refused as retryable', () => {
   const notification = (keyValue: string) => {
@@ -94,7 +143,9 @@ describe('inbound payments that cannot be booked are refused as retryable', () =
     const phone = '3001234567';
     expect(await code(new HandleIncomingPayment(d, new PaymentSaga(d)).execute(notification(phone)))).toBe('SERVICE_UNAVAILABLE');
     expect(calls.recordIntent).toBe(0);
-    expect(lines).toEqual([expect.objectContaining({ level: 'error', fields: expect.objectContaining({ providerTransferId: 'brb_in_0001', keyValue: '30***67' }) })]);
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 'error', fields: expect.objectContaining({ providerTransferId: 'brb_in_0001', keyValue: '30***67' }) }),
+    ]);
     expect(JSON.stringify(lines)).not.toContain(phone);
   });
 
@@ -110,7 +161,12 @@ describe('inbound payments that cannot be booked are refused as retryable', () =
 
 describe('SettleRegistration: the directory answer decides, by compare-and-set from REGISTERING', () => {
   it('REGISTERED → ACTIVE; TAKEN and REFUSED → FAILED with nothing to withdraw; UNAVAILABLE → unchanged', async () => {
-    for (const [outcome, state] of [['REGISTERED', 'ACTIVE'], ['TAKEN', 'FAILED'], ['REFUSED', 'FAILED'], ['UNAVAILABLE', 'REGISTERING']] as const) {
+    for (const [outcome, state] of [
+      ['REGISTERED', 'ACTIVE'],
+      ['TAKEN', 'FAILED'],
+      ['REFUSED', 'FAILED'],
+      ['UNAVAILABLE', 'REGISTERING'],
+    ] as const) {
       const { store } = fakeStore([key()]);
       const dir = fakeDirectory([outcome]);
       const s = await new SettleRegistration(deps(store, dir.directory, fakeLog().log)).execute(key());

@@ -15,7 +15,10 @@ import type { PaymentRecord } from './ports.js';
  * unreachable: 503 and the sweeper finishes it; the network's refusal: back to UNASSIGNED, 409.
  */
 export class ReturnPayment {
-  constructor(private readonly deps: CollectKeyDeps, private readonly saga: PaymentSaga) {}
+  constructor(
+    private readonly deps: CollectKeyDeps,
+    private readonly saga: PaymentSaga,
+  ) {}
 
   async execute(companyId: string | undefined, input: { depositId: string; note?: string | undefined; by: string }): Promise<PaymentRecord> {
     const { deps } = this;

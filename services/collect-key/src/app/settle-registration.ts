@@ -4,7 +4,11 @@ import { collectKeyEvent } from './events.js';
 import type { RegistrationOutcome } from './ports.js';
 
 /** The key after this attempt, the directory's answer, and whether this attempt's compare-and-set made it ACTIVE. */
-export interface Settled { key: CollectKeyRecord; outcome: RegistrationOutcome; activated: boolean }
+export interface Settled {
+  key: CollectKeyRecord;
+  outcome: RegistrationOutcome;
+  activated: boolean;
+}
 
 /**
  * Settles a REGISTERING key by the directory's answer. The registration is idempotent for the
@@ -24,7 +28,11 @@ export class SettleRegistration {
 
   async execute(k: CollectKeyRecord): Promise<Settled> {
     const deps = this.deps;
-    const { outcome, anchorHandle } = await deps.directory.register({ keyValue: k.keyValue, holderName: k.name, callbackUrl: deps.settings.incomingCallbackUrl });
+    const { outcome, anchorHandle } = await deps.directory.register({
+      keyValue: k.keyValue,
+      holderName: k.name,
+      callbackUrl: deps.settings.incomingCallbackUrl,
+    });
     if (outcome === 'UNAVAILABLE') return { key: (await deps.store.byId(k.id)) ?? k, outcome, activated: false };
     if (outcome === 'REGISTERED') {
       // The registration it went live with: payments the network routes to it name it (HandleIncomingPayment attributes by it).
@@ -46,7 +54,10 @@ export class SettleRegistration {
     const deps = this.deps;
     const holder = await deps.store.byValue(k.keyValue);
     if (holder && holder.state !== 'DELETED') return; // held here again: the registration is that key's now
-    await deps.directory.unregister(k.keyValue).catch((err: unknown) =>
-      deps.log.error({ keyId: k.id, keyValue: maskKeyValue(k.keyValue), err: (err as Error).message }, 'could not withdraw the registration of a FAILED key'));
+    await deps.directory
+      .unregister(k.keyValue)
+      .catch((err: unknown) =>
+        deps.log.error({ keyId: k.id, keyValue: maskKeyValue(k.keyValue), err: (err as Error).message }, 'could not withdraw the registration of a FAILED key'),
+      );
   }
 }

@@ -64,8 +64,17 @@ export class InboundSettlements {
     let batch: InboundSettlement[] = [];
     while (!a.done || !b.done) {
       const takeIn = b.done || (!a.done && !before(b.value, a.value));
-      if (takeIn) { batch.push(a.value as InboundSettlement); a = await ins.next(); } else { batch.push(b.value as InboundSettlement); b = await outs.next(); }
-      if (batch.length === limit) { yield batch; batch = []; }
+      if (takeIn) {
+        batch.push(a.value as InboundSettlement);
+        a = await ins.next();
+      } else {
+        batch.push(b.value as InboundSettlement);
+        b = await outs.next();
+      }
+      if (batch.length === limit) {
+        yield batch;
+        batch = [];
+      }
     }
     if (batch.length > 0) yield batch;
   }

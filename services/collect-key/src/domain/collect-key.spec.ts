@@ -1,8 +1,23 @@
 import { AppError } from '@wallet/platform';
-import { CLAIMING_STATES, KEY_STATES, generateAlias, isPublicState, maskKeyValue, newDepositId, newKeyId, newQrId, parseKeyRef, validateCreateKey } from './collect-key.js';
+import {
+  CLAIMING_STATES,
+  KEY_STATES,
+  generateAlias,
+  isPublicState,
+  maskKeyValue,
+  newDepositId,
+  newKeyId,
+  newQrId,
+  parseKeyRef,
+  validateCreateKey,
+} from './collect-key.js';
 
 const fieldsOf = (fn: () => unknown) => {
-  try { fn(); } catch (e) { return ((e as AppError).details!.fields as Array<{ path: string }>).map((f) => f.path).sort(); }
+  try {
+    fn();
+  } catch (e) {
+    return ((e as AppError).details!.fields as Array<{ path: string }>).map((f) => f.path).sort();
+  }
   throw new Error('expected INVALID_REQUEST');
 };
 
@@ -17,12 +32,20 @@ describe('collect key rules', () => {
   });
 
   it('validates the create request', () => {
-    expect(validateCreateKey({ externalId: 'cust-1.a:b_c', name: ' Ana ', keyValue: '@MiTienda1' }))
-      .toEqual({ externalId: 'cust-1.a:b_c', name: 'Ana', keyType: 'ALPHANUM', keyValue: '@mitienda1' });
+    expect(validateCreateKey({ externalId: 'cust-1.a:b_c', name: ' Ana ', keyValue: '@MiTienda1' })).toEqual({
+      externalId: 'cust-1.a:b_c',
+      name: 'Ana',
+      keyType: 'ALPHANUM',
+      keyValue: '@mitienda1',
+    });
     expect(validateCreateKey({ externalId: 'x', name: 'ñ'.repeat(100), keyType: 'ALPHANUM' }).keyValue).toBeNull();
     expect(fieldsOf(() => validateCreateKey({}))).toEqual(['externalId', 'name']);
-    expect(fieldsOf(() => validateCreateKey({ externalId: 'a b', name: 'x'.repeat(101), keyType: 'PHONE', keyValue: 'abc' })))
-      .toEqual(['externalId', 'keyType', 'keyValue', 'name']);
+    expect(fieldsOf(() => validateCreateKey({ externalId: 'a b', name: 'x'.repeat(101), keyType: 'PHONE', keyValue: 'abc' }))).toEqual([
+      'externalId',
+      'keyType',
+      'keyValue',
+      'name',
+    ]);
     expect(fieldsOf(() => validateCreateKey({ externalId: 'e'.repeat(65), name: '  ', keyValue: '@ab' }))).toEqual(['externalId', 'keyValue', 'name']);
     expect(fieldsOf(() => validateCreateKey({ externalId: 'e', name: 'a\u0000b', keyValue: `@${'a'.repeat(41)}` }))).toEqual(['keyValue', 'name']);
   });

@@ -86,8 +86,19 @@ export { Problems };
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 export const codePoints = (s: string): number => [...s].length;
 
-export interface CreateKeyInput { externalId?: string; name?: string; keyType?: string; keyValue?: string; ivaApplicable?: boolean }
-export interface ValidCreateKey { externalId: string; name: string; keyType: 'ALPHANUM'; keyValue: string | null }
+export interface CreateKeyInput {
+  externalId?: string;
+  name?: string;
+  keyType?: string;
+  keyValue?: string;
+  ivaApplicable?: boolean;
+}
+export interface ValidCreateKey {
+  externalId: string;
+  name: string;
+  keyType: 'ALPHANUM';
+  keyValue: string | null;
+}
 
 /** CONTRACT §6: externalId 1-64 of [A-Za-z0-9._:-]; name 1-100 code points; keyType ALPHANUM; keyValue `@` + 3-40 alphanumerics (lower-cased). */
 export function validateCreateKey(i: CreateKeyInput): ValidCreateKey {

@@ -25,7 +25,12 @@ export function tlv(tag: string, value: string): string {
 
 /** Printable ASCII only: accents are dropped (Ñ → N, é → e), anything else becomes a space; trimmed; cut to max. */
 export function emvText(s: string, max: number): string {
-  const ascii = s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').replace(/[^\x20-\x7e]/g, ' ').replace(/\s+/g, ' ').trim();
+  const ascii = s
+    .normalize('NFD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^\x20-\x7e]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return ascii.slice(0, max).trim();
 }
 
@@ -45,21 +50,25 @@ export interface StaticQrInput {
 export function encodeStaticQr(i: StaticQrInput): string {
   const name = emvText(i.merchantName, 25) || 'NA';
   const city = emvText(i.merchantCity, 15) || 'BOGOTA';
-  const body = [
-    tlv('00', '01'),
-    tlv('01', '11'),
-    tlv(i.accountTag ?? '26', tlv('00', BREB_GUI) + tlv('01', i.keyValue)),
-    tlv('52', i.mcc ?? '0000'),
-    tlv('53', '170'),
-    tlv('58', 'CO'),
-    tlv('59', name),
-    tlv('60', city),
-    tlv('62', tlv('05', emvText(i.reference, 25))),
-  ].join('') + '6304';
+  const body =
+    [
+      tlv('00', '01'),
+      tlv('01', '11'),
+      tlv(i.accountTag ?? '26', tlv('00', BREB_GUI) + tlv('01', i.keyValue)),
+      tlv('52', i.mcc ?? '0000'),
+      tlv('53', '170'),
+      tlv('58', 'CO'),
+      tlv('59', name),
+      tlv('60', city),
+      tlv('62', tlv('05', emvText(i.reference, 25))),
+    ].join('') + '6304';
   return body + crcHex(body);
 }
 
-export interface TlvField { tag: string; value: string }
+export interface TlvField {
+  tag: string;
+  value: string;
+}
 
 /** Splits a TLV string; throws on a truncated or malformed field. */
 export function parseTlv(s: string): TlvField[] {
@@ -77,7 +86,13 @@ export function parseTlv(s: string): TlvField[] {
   return out;
 }
 
-export interface DecodedQr { fields: Record<string, string>; crcValid: boolean; keyValue: string | null; gui: string | null; reference: string | null }
+export interface DecodedQr {
+  fields: Record<string, string>;
+  crcValid: boolean;
+  keyValue: string | null;
+  gui: string | null;
+  reference: string | null;
+}
 
 /** Parses a payload and checks its CRC (tag 63 last, over everything up to and including "6304"). */
 export function decodeQr(payload: string): DecodedQr {
@@ -90,7 +105,11 @@ export function decodeQr(payload: string): DecodedQr {
     const v = fields[String(t)];
     if (!v) continue;
     const sub = Object.fromEntries(parseTlv(v).map((f) => [f.tag, f.value]));
-    if (sub['00'] === BREB_GUI) { gui = sub['00']; keyValue = sub['01'] ?? null; break; }
+    if (sub['00'] === BREB_GUI) {
+      gui = sub['00'];
+      keyValue = sub['01'] ?? null;
+      break;
+    }
   }
   const additional = fields['62'] ? Object.fromEntries(parseTlv(fields['62']).map((f) => [f.tag, f.value])) : {};
   return { fields, crcValid, keyValue, gui, reference: additional['05'] ?? null };

@@ -37,7 +37,14 @@ export function parseIncomingPayment(raw: Buffer): IncomingPayment {
   const at = str(body.receivedAt) ?? str(body.occurredAt);
   const receivedAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
   return {
-    eventId, providerTransferId, keyValue: keyValue.toLowerCase(), anchorHandle: str(body.anchorHandle, 100), amountCents,
-    payerName: str(body.payerName, 200), payerDocument: str(body.payerDocument, 100), payerBank: str(body.payerBank, 100), receivedAt,
+    eventId,
+    providerTransferId,
+    keyValue: keyValue.toLowerCase(),
+    anchorHandle: str(body.anchorHandle, 100),
+    amountCents,
+    payerName: str(body.payerName, 200),
+    payerDocument: str(body.payerDocument, 100),
+    payerBank: str(body.payerBank, 100),
+    receivedAt,
   };
 }

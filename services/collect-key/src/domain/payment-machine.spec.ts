@@ -1,5 +1,15 @@
 import { reachableFrom } from '@wallet/platform';
-import { EXCEPTION_ACTIONS, EXCEPTION_KINDS, FINAL_STATES, INITIAL_STATES, MONEY_STATES, PAYMENT_EVENTS, PAYMENT_MACHINE, PAYMENT_STATES, exitsOf } from './payment-machine.js';
+import {
+  EXCEPTION_ACTIONS,
+  EXCEPTION_KINDS,
+  FINAL_STATES,
+  INITIAL_STATES,
+  MONEY_STATES,
+  PAYMENT_EVENTS,
+  PAYMENT_MACHINE,
+  PAYMENT_STATES,
+  exitsOf,
+} from './payment-machine.js';
 
 describe('the inbound payment table', () => {
   it('money moves only in a money state: every state that owes a step is left only by its closing event or its refusal', () => {
@@ -20,7 +30,7 @@ describe('the inbound payment table', () => {
     expect(PAYMENT_MACHINE.hold_refused.money).toBe('hold');
   });
 
-  it('settled states are final; CREDIT_REFUSED is left by an operator\'s retry, or by a credit the ledger accepted meanwhile', () => {
+  it("settled states are final; CREDIT_REFUSED is left by an operator's retry, or by a credit the ledger accepted meanwhile", () => {
     for (const s of FINAL_STATES) expect(exitsOf(s)).toEqual([]);
     expect(exitsOf('UNASSIGNED')).toEqual(['assign', 'return']);
     expect(exitsOf('CREDIT_REFUSED')).toEqual(['credited', 'retry_credit', 'hold_refused']);

@@ -61,7 +61,17 @@ export interface TransitionSpec {
 }
 
 export const PAYMENT_EVENTS = [
-  'credited', 'held', 'credit_refused', 'retry_credit', 'hold_refused', 'assign', 'assigned', 'assign_refused', 'return', 'returned', 'return_refused',
+  'credited',
+  'held',
+  'credit_refused',
+  'retry_credit',
+  'hold_refused',
+  'assign',
+  'assigned',
+  'assign_refused',
+  'return',
+  'returned',
+  'return_refused',
 ] as const;
 export type PaymentEvent = (typeof PAYMENT_EVENTS)[number];
 
@@ -70,42 +80,78 @@ export const PAYMENT_MACHINE: Readonly<Record<PaymentEvent, TransitionSpec>> = {
     // From CREDIT_REFUSED too: two runners of one owed credit (the network's delivery, a sweeper) may
     // get different answers when the wallet appears between their calls; the one the ledger accepted
     // proves the credit is booked under the payment's key, whatever the refused one concluded.
-    from: ['CREDITING', 'CREDIT_REFUSED'], to: 'ASSIGNED', by: ['network', 'sweeper', 'operator'], emits: 'paid',
-    why: 'the ledger credited the net to the BREB wallet (under the payment\'s key)',
+    from: ['CREDITING', 'CREDIT_REFUSED'],
+    to: 'ASSIGNED',
+    by: ['network', 'sweeper', 'operator'],
+    emits: 'paid',
+    why: "the ledger credited the net to the BREB wallet (under the payment's key)",
   },
-  held: { from: ['HOLDING'], to: 'UNASSIGNED', by: ['network', 'sweeper', 'operator'], emits: 'unassigned', why: 'the ledger holds the gross in unassigned_funds' },
+  held: {
+    from: ['HOLDING'],
+    to: 'UNASSIGNED',
+    by: ['network', 'sweeper', 'operator'],
+    emits: 'unassigned',
+    why: 'the ledger holds the gross in unassigned_funds',
+  },
   credit_refused: {
-    from: ['CREDITING'], to: 'CREDIT_REFUSED', by: ['network', 'sweeper', 'operator'],
+    from: ['CREDITING'],
+    to: 'CREDIT_REFUSED',
+    by: ['network', 'sweeper', 'operator'],
     why: 'the ledger refused the credit for good (no BREB wallet, …): a CREDIT_REFUSED money exception is opened',
   },
   retry_credit: {
-    from: ['CREDIT_REFUSED'], to: 'CREDITING', by: ['operator'], money: 'credit',
+    from: ['CREDIT_REFUSED'],
+    to: 'CREDITING',
+    by: ['operator'],
+    money: 'credit',
     why: 'an operator won the CREDIT_REFUSED exception for `retry` (the cause was fixed)',
   },
   hold_refused: {
-    from: ['CREDIT_REFUSED'], to: 'HOLDING', by: ['operator'], money: 'hold',
+    from: ['CREDIT_REFUSED'],
+    to: 'HOLDING',
+    by: ['operator'],
+    money: 'hold',
     why: 'an operator won the CREDIT_REFUSED exception for `return`: the payment is first held (unassigned_funds, zero fee), then returned to the payer',
   },
   // ── the way out of unassigned funds ──
   assign: {
-    from: ['UNASSIGNED'], to: 'ASSIGNING', by: ['operator', 'company'], money: 'assign',
-    why: 'an operator, or the payment\'s company, assigns a held payment to the company (its BREB wallet, or a live key of its own)',
+    from: ['UNASSIGNED'],
+    to: 'ASSIGNING',
+    by: ['operator', 'company'],
+    money: 'assign',
+    why: "an operator, or the payment's company, assigns a held payment to the company (its BREB wallet, or a live key of its own)",
   },
-  assigned: { from: ['ASSIGNING'], to: 'ASSIGNED', by: ['operator', 'company', 'sweeper'], emits: 'paid', why: 'the ledger moved the gross out of unassigned_funds, the net to the wallet' },
+  assigned: {
+    from: ['ASSIGNING'],
+    to: 'ASSIGNED',
+    by: ['operator', 'company', 'sweeper'],
+    emits: 'paid',
+    why: 'the ledger moved the gross out of unassigned_funds, the net to the wallet',
+  },
   assign_refused: {
-    from: ['ASSIGNING'], to: 'UNASSIGNED', by: ['operator', 'company', 'sweeper'],
+    from: ['ASSIGNING'],
+    to: 'UNASSIGNED',
+    by: ['operator', 'company', 'sweeper'],
     why: 'the ledger refused the assignment for good (no BREB wallet, …): nothing moved, the funds stay held',
   },
   return: {
-    from: ['UNASSIGNED'], to: 'RETURNING', by: ['operator', 'company'], money: 'return',
-    why: 'an operator, or the payment\'s company, returns a held payment to the payer through the Bre-B network',
+    from: ['UNASSIGNED'],
+    to: 'RETURNING',
+    by: ['operator', 'company'],
+    money: 'return',
+    why: "an operator, or the payment's company, returns a held payment to the payer through the Bre-B network",
   },
   returned: {
-    from: ['RETURNING'], to: 'RETURNED', by: ['operator', 'company', 'sweeper'], emits: 'returned',
+    from: ['RETURNING'],
+    to: 'RETURNED',
+    by: ['operator', 'company', 'sweeper'],
+    emits: 'returned',
     why: 'the network returned it to the payer and the ledger took it out of unassigned_funds',
   },
   return_refused: {
-    from: ['RETURNING'], to: 'UNASSIGNED', by: ['operator', 'company', 'sweeper'],
+    from: ['RETURNING'],
+    to: 'UNASSIGNED',
+    by: ['operator', 'company', 'sweeper'],
     why: 'the network refused the return for good: nothing moved, the funds stay held',
   },
 };
@@ -143,7 +189,9 @@ export function exitsOf(state: PaymentState): PaymentEvent[] {
 /** The table as a Mermaid state diagram (docs/architecture.md embeds it; a test keeps them equal). */
 export function paymentMachineMermaid(): string {
   return stateTableMermaid({
-    events: PAYMENT_EVENTS, table: PAYMENT_MACHINE, finals: FINAL_STATES,
+    events: PAYMENT_EVENTS,
+    table: PAYMENT_MACHINE,
+    finals: FINAL_STATES,
     entries: ENTRIES.map((e) => ({ to: e.to, label: `notified [${e.when}] / ${e.money}` })),
     label: (e, t) => `${e}${t.money ? ` / ${t.money}` : ''}`,
   });

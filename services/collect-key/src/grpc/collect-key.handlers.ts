@@ -21,26 +21,39 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
 
     async createKey(req, ctx) {
       const r = await uc.createKey.execute(ctx.companyId, {
-        externalId: req.externalId, name: req.name, ivaApplicable: callerProfile(ctx).ivaApplicable,
-        ...(req.keyType !== undefined ? { keyType: req.keyType } : {}), ...(req.keyValue !== undefined ? { keyValue: req.keyValue } : {}),
+        externalId: req.externalId,
+        name: req.name,
+        ivaApplicable: callerProfile(ctx).ivaApplicable,
+        ...(req.keyType !== undefined ? { keyType: req.keyType } : {}),
+        ...(req.keyValue !== undefined ? { keyValue: req.keyValue } : {}),
       });
       return { key: keyToProto(r.key), created: r.created };
     },
     async listKeys(req, ctx) {
       const r = await uc.listKeys.execute(ctx.companyId, {
-        ...(req.state !== undefined ? { state: req.state } : {}), ...(req.externalId !== undefined ? { externalId: req.externalId } : {}),
-        limit: req.limit, ...(req.cursor !== undefined ? { cursor: req.cursor } : {}),
+        ...(req.state !== undefined ? { state: req.state } : {}),
+        ...(req.externalId !== undefined ? { externalId: req.externalId } : {}),
+        limit: req.limit,
+        ...(req.cursor !== undefined ? { cursor: req.cursor } : {}),
       });
       return { items: r.items.map(keyToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
-    async getKey(req, ctx) { return keyToProto(await uc.getKey.execute(ctx.companyId, req.id)); },
-    async deleteKey(req, ctx) { return keyToProto(await uc.deleteKey.execute(ctx.companyId, req.id)); },
-    async setKeyState(req, ctx) { return keyToProto(await uc.setKeyState.execute(ctx.companyId, req.id, req.state)); },
+    async getKey(req, ctx) {
+      return keyToProto(await uc.getKey.execute(ctx.companyId, req.id));
+    },
+    async deleteKey(req, ctx) {
+      return keyToProto(await uc.deleteKey.execute(ctx.companyId, req.id));
+    },
+    async setKeyState(req, ctx) {
+      return keyToProto(await uc.setKeyState.execute(ctx.companyId, req.id, req.state));
+    },
     async issueQr(req, ctx) {
       const r = await uc.issueQr.execute(ctx.companyId, req.keyId);
       return { qr: qrToProto(r.qr), reused: r.reused };
     },
-    async getQrPng(req, ctx) { return { png: await uc.getQrPng.execute(ctx.companyId, req.qrId) }; },
+    async getQrPng(req, ctx) {
+      return { png: await uc.getQrPng.execute(ctx.companyId, req.qrId) };
+    },
     async listExceptions(req) {
       const r = await uc.listExceptions.execute({ status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor, movement: req.movement });
       return { items: r.items.map(moneyExceptionToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
@@ -50,12 +63,19 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
     },
     async assignPayment(req, ctx) {
       const p = await uc.assignPayment.execute(ctx.companyId, {
-        depositId: req.depositId, keyId: req.keyId, note: req.note, by: ctx.companyId ? 'company' : (req.assignedBy || 'admin'),
+        depositId: req.depositId,
+        keyId: req.keyId,
+        note: req.note,
+        by: ctx.companyId ? 'company' : req.assignedBy || 'admin',
       });
       return paymentToDeposit(p);
     },
     async returnPayment(req, ctx) {
-      const p = await uc.returnPayment.execute(ctx.companyId, { depositId: req.depositId, note: req.note, by: ctx.companyId ? 'company' : (req.returnedBy || 'admin') });
+      const p = await uc.returnPayment.execute(ctx.companyId, {
+        depositId: req.depositId,
+        note: req.note,
+        by: ctx.companyId ? 'company' : req.returnedBy || 'admin',
+      });
       return paymentToDeposit(p);
     },
     async handleIncomingPayment(req) {
@@ -67,10 +87,16 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
 /** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
 function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   return {
-    ourId: p.depositId, providerId: p.providerTransferId, status: p.status, direction: p.direction, amountCents: p.amountCents, companyId: p.companyId,
+    ourId: p.depositId,
+    providerId: p.providerTransferId,
+    status: p.status,
+    direction: p.direction,
+    amountCents: p.amountCents,
+    companyId: p.companyId,
     // Settled at the network's time (its payment; its return for the OUT leg); a PENDING one is not settled (no time, no value date).
     ...(p.status !== 'PENDING' ? { settledAt: p.settledAt.toISOString(), valueDate: bogotaDateOf(p.settledAt) } : {}),
-    ...(p.openExceptionId ? { openExceptionId: p.openExceptionId } : {}), ...(p.stepOwed ? { stepOwed: true } : {}),
+    ...(p.openExceptionId ? { openExceptionId: p.openExceptionId } : {}),
+    ...(p.stepOwed ? { stepOwed: true } : {}),
   };
 }
 

@@ -4,17 +4,54 @@ import type { PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
 
 interface KeyRow {
-  id: string; company_id: string; external_id: string; name: string; key_type: string; key_value: string; state: KeyState;
-  iva_applicable: boolean | null; anchor_handle: string | null;
-  created_at: Date | string; deleted_at: Date | string | null; cursor_at?: string;
+  id: string;
+  company_id: string;
+  external_id: string;
+  name: string;
+  key_type: string;
+  key_value: string;
+  state: KeyState;
+  iva_applicable: boolean | null;
+  anchor_handle: string | null;
+  created_at: Date | string;
+  deleted_at: Date | string | null;
+  cursor_at?: string;
 }
-interface QrRow { id: string; company_id: string; key_id: string; reference: string; payload: string; is_paid: boolean; created_at: Date | string }
+interface QrRow {
+  id: string;
+  company_id: string;
+  key_id: string;
+  reference: string;
+  payload: string;
+  is_paid: boolean;
+  created_at: Date | string;
+}
 interface PaymentRow {
-  deposit_id: string; provider_transfer_id: string; company_id: string; key_id: string; key_external_id: string; key_name: string;
-  key_value: string; key_state: KeyState; status: PaymentState; amount: string; fixed_fee: string; variable_fee: string;
-  subtotal_fee: string; iva_applicable: boolean; iva_amount: string; total_charged: string; net_amount: string;
-  payer_name: string | null; payer_document: string | null; payer_bank: string | null; received_at: Date | string;
-  movement_id: string; pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN' | null; created_at: Date | string; returned_at?: Date | string | null;
+  deposit_id: string;
+  provider_transfer_id: string;
+  company_id: string;
+  key_id: string;
+  key_external_id: string;
+  key_name: string;
+  key_value: string;
+  key_state: KeyState;
+  status: PaymentState;
+  amount: string;
+  fixed_fee: string;
+  variable_fee: string;
+  subtotal_fee: string;
+  iva_applicable: boolean;
+  iva_amount: string;
+  total_charged: string;
+  net_amount: string;
+  payer_name: string | null;
+  payer_document: string | null;
+  payer_bank: string | null;
+  received_at: Date | string;
+  movement_id: string;
+  pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN' | null;
+  created_at: Date | string;
+  returned_at?: Date | string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -24,33 +61,69 @@ const CLAIMING = `('REGISTERING', 'ACTIVE', 'SUSPENDED')`;
 const PUBLIC = `('ACTIVE', 'SUSPENDED', 'DELETED')`;
 
 const toKey = (r: KeyRow): CollectKeyRecord => ({
-  id: r.id, companyId: r.company_id, externalId: r.external_id, name: r.name, keyType: r.key_type, keyValue: r.key_value,
-  state: r.state, ivaApplicable: r.iva_applicable === true, createdAt: date(r.created_at), deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
+  id: r.id,
+  companyId: r.company_id,
+  externalId: r.external_id,
+  name: r.name,
+  keyType: r.key_type,
+  keyValue: r.key_value,
+  state: r.state,
+  ivaApplicable: r.iva_applicable === true,
+  createdAt: date(r.created_at),
+  deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
   anchorHandle: r.anchor_handle ?? null,
 });
 const toQr = (r: QrRow): QrRecord => ({
-  id: r.id, companyId: r.company_id, keyId: r.key_id, type: 'STATIC', reference: r.reference, payload: r.payload, isPaid: r.is_paid, createdAt: date(r.created_at),
+  id: r.id,
+  companyId: r.company_id,
+  keyId: r.key_id,
+  type: 'STATIC',
+  reference: r.reference,
+  payload: r.payload,
+  isPaid: r.is_paid,
+  createdAt: date(r.created_at),
 });
 const toPayment = (r: PaymentRow): PaymentRecord => ({
-  depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, companyId: r.company_id,
+  depositId: r.deposit_id,
+  providerTransferId: r.provider_transfer_id,
+  companyId: r.company_id,
   key: { id: r.key_id, externalId: r.key_external_id, name: r.key_name, value: r.key_value, state: r.key_state },
-  status: r.status, amount: centsFromDb(r.amount),
+  status: r.status,
+  amount: centsFromDb(r.amount),
   fee: {
-    fixedFee: centsFromDb(r.fixed_fee), variableFee: centsFromDb(r.variable_fee), subtotalFee: centsFromDb(r.subtotal_fee),
-    ivaApplicable: r.iva_applicable, ivaAmount: centsFromDb(r.iva_amount), totalCharged: centsFromDb(r.total_charged),
+    fixedFee: centsFromDb(r.fixed_fee),
+    variableFee: centsFromDb(r.variable_fee),
+    subtotalFee: centsFromDb(r.subtotal_fee),
+    ivaApplicable: r.iva_applicable,
+    ivaAmount: centsFromDb(r.iva_amount),
+    totalCharged: centsFromDb(r.total_charged),
   },
-  netAmount: centsFromDb(r.net_amount), payerName: r.payer_name, payerDocument: r.payer_document, payerBank: r.payer_bank,
-  receivedAt: date(r.received_at), movementId: r.movement_id, pendingStep: r.pending_step, createdAt: date(r.created_at),
+  netAmount: centsFromDb(r.net_amount),
+  payerName: r.payer_name,
+  payerDocument: r.payer_document,
+  payerBank: r.payer_bank,
+  receivedAt: date(r.received_at),
+  movementId: r.movement_id,
+  pendingStep: r.pending_step,
+  createdAt: date(r.created_at),
   returnedAt: r.returned_at == null ? null : date(r.returned_at),
 });
 
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
-  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`,
-    [e.id, e.subject, JSON.stringify(e.payload)]);
+  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`, [
+    e.id,
+    e.subject,
+    JSON.stringify(e.payload),
+  ]);
 }
 
 /** The `pending_step` a money state owes (a CHECK ties the two). */
-const STEPS: Partial<Record<PaymentState, 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN'>> = { CREDITING: 'CREDIT', HOLDING: 'HOLD', ASSIGNING: 'ASSIGN', RETURNING: 'RETURN' };
+const STEPS: Partial<Record<PaymentState, 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN'>> = {
+  CREDITING: 'CREDIT',
+  HOLDING: 'HOLD',
+  ASSIGNING: 'ASSIGN',
+  RETURNING: 'RETURN',
+};
 const stepOf = (s: PaymentState) => STEPS[s] ?? null;
 
 async function paymentHistory(tx: PreparedTx, depositId: string, from: PaymentState | null, to: PaymentState, reason: string): Promise<void> {
@@ -62,14 +135,20 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   /** Money exceptions (CONTRACT §10): the platform's table, in this schema. */
   readonly exceptions: MoneyExceptionsTable;
 
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {
+  constructor(
+    private readonly db: Database,
+    private readonly eventsWritten: () => void = () => {},
+  ) {
     this.exceptions = new MoneyExceptionsTable(<R>(sql: string, params: unknown[]) => this.db.prepared<R>(sql, params), 'collect_key');
   }
 
   async insertKey(k: CollectKeyRecord) {
     try {
-      const rows = await this.db.prepared<KeyRow>(`insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
-        values ($1, $2, $3, $4, $5, $6, 'REGISTERING', $7) returning ${KCOLS}`, [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable]);
+      const rows = await this.db.prepared<KeyRow>(
+        `insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
+        values ($1, $2, $3, $4, $5, $6, 'REGISTERING', $7) returning ${KCOLS}`,
+        [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable],
+      );
       return toKey(rows[0]!);
     } catch (err) {
       if (isUniqueViolation(err, 'keys_live_external_uq')) return 'EXTERNAL_TAKEN' as const;
@@ -79,14 +158,20 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async liveByExternalId(companyId: string, externalId: string) {
-    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
-      where k.company_id = $1 and k.external_id = $2 and k.state in ${CLAIMING}`, [companyId, externalId]);
+    const rows = await this.db.prepared<KeyRow>(
+      `select ${KCOLS} from collect_key.keys k
+      where k.company_id = $1 and k.external_id = $2 and k.state in ${CLAIMING}`,
+      [companyId, externalId],
+    );
     return rows[0] && toKey(rows[0]);
   }
 
   async byExternalId(companyId: string, externalId: string) {
-    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.external_id = $2
-      and k.state in ${PUBLIC} order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`, [companyId, externalId]);
+    const rows = await this.db.prepared<KeyRow>(
+      `select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.external_id = $2
+      and k.state in ${PUBLIC} order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`,
+      [companyId, externalId],
+    );
     return rows[0] && toKey(rows[0]);
   }
 
@@ -96,8 +181,11 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async byValue(value: string) {
-    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.key_value = $1 and k.state <> 'FAILED'
-      order by (k.state <> 'DELETED') desc, k.created_at desc limit 1`, [value]);
+    const rows = await this.db.prepared<KeyRow>(
+      `select ${KCOLS} from collect_key.keys k where k.key_value = $1 and k.state <> 'FAILED'
+      order by (k.state <> 'DELETED') desc, k.created_at desc limit 1`,
+      [value],
+    );
     return rows[0] && toKey(rows[0]);
   }
 
@@ -107,21 +195,29 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async byValueAt(value: string, paidAt: Date, withoutAnchorOnly: boolean) {
-    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k
+    const rows = await this.db.prepared<KeyRow>(
+      `select ${KCOLS} from collect_key.keys k
       where k.key_value = $1 and k.state <> 'FAILED' and (not $3::boolean or k.anchor_handle is null)
       order by (k.state = 'REGISTERING') desc, (k.created_at <= $2::timestamptz) desc,
-        case when k.created_at <= $2::timestamptz then k.created_at end desc nulls last, k.created_at asc limit 1`, [value, paidAt.toISOString(), withoutAnchorOnly]);
+        case when k.created_at <= $2::timestamptz then k.created_at end desc nulls last, k.created_at asc limit 1`,
+      [value, paidAt.toISOString(), withoutAnchorOnly],
+    );
     return rows[0] && toKey(rows[0]);
   }
 
   async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
     const where = `k.company_id = $1 and k.state in ${PUBLIC} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
     const rows = after
-      ? await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where ${where}
+      ? await this.db.prepared<KeyRow>(
+          `select ${KCOLS} from collect_key.keys k where ${where}
           and (k.created_at, k.id) < ($4::timestamptz, $5::text) order by k.created_at desc, k.id desc limit $6`,
-        [companyId, f.state ?? null, f.externalId ?? null, after.createdAt, after.id, limit + 1])
-      : await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where ${where}
-          order by k.created_at desc, k.id desc limit $4`, [companyId, f.state ?? null, f.externalId ?? null, limit + 1]);
+          [companyId, f.state ?? null, f.externalId ?? null, after.createdAt, after.id, limit + 1],
+        )
+      : await this.db.prepared<KeyRow>(
+          `select ${KCOLS} from collect_key.keys k where ${where}
+          order by k.created_at desc, k.id desc limit $4`,
+          [companyId, f.state ?? null, f.externalId ?? null, limit + 1],
+        );
     return {
       items: rows.slice(0, limit).map((r) => ({ ...toKey(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } })),
       hasMore: rows.length > limit,
@@ -130,10 +226,13 @@ export class SqlCollectKeyStore implements CollectKeyStore {
 
   async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null) {
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<KeyRow>(`update collect_key.keys k set state = $2,
+      const rows = await tx.query<KeyRow>(
+        `update collect_key.keys k set state = $2,
           deleted_at = case when $2 = 'DELETED' then now() else null end, updated_at = now(),
           anchor_handle = coalesce($4::text, k.anchor_handle)
-        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`, [id, to, from, anchorHandle ?? null]);
+        where k.id = $1 and k.state = any($3::text[]) returning ${KCOLS}`,
+        [id, to, from, anchorHandle ?? null],
+      );
       if (!rows[0]) return undefined;
       const rec = toKey(rows[0]);
       if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);
@@ -145,13 +244,16 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async leaseStaleRegistrations(graceSeconds: number, batch: number) {
-    const rows = await this.db.prepared<KeyRow>(`
+    const rows = await this.db.prepared<KeyRow>(
+      `
       with due as (
         select id from collect_key.keys
          where state = 'REGISTERING' and updated_at <= now() - make_interval(secs => $1::int)
          order by updated_at limit $2 for update skip locked)
       update collect_key.keys k set updated_at = now() from due where k.id = due.id
-      returning ${KCOLS}`, [graceSeconds, batch]);
+      returning ${KCOLS}`,
+      [graceSeconds, batch],
+    );
     return rows.map(toKey);
   }
 
@@ -163,8 +265,11 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async insertQr(q: QrRecord, event: (q: QrRecord) => OutboxEvent) {
     try {
       const rec = await this.db.preparedTx(async (tx) => {
-        const rows = await tx.query<QrRow>(`insert into collect_key.qrs (id, company_id, key_id, reference, payload)
-          values ($1, $2, $3, $4, $5) returning *`, [q.id, q.companyId, q.keyId, q.reference, q.payload]);
+        const rows = await tx.query<QrRow>(
+          `insert into collect_key.qrs (id, company_id, key_id, reference, payload)
+          values ($1, $2, $3, $4, $5) returning *`,
+          [q.id, q.companyId, q.keyId, q.reference, q.payload],
+        );
         const rec = toQr(rows[0]!);
         await appendOutbox(tx, event(rec));
         return rec;
@@ -184,18 +289,43 @@ export class SqlCollectKeyStore implements CollectKeyStore {
 
   async recordIntent(p: PaymentRecord, eventId: string) {
     return this.db.preparedTx(async (tx) => {
-      await tx.query(`insert into collect_key.provider_events (event_id, provider_transfer_id) values ($1, $2) on conflict do nothing`,
-        [eventId, p.providerTransferId]);
-      const rows = await tx.query<PaymentRow>(`insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id,
+      await tx.query(`insert into collect_key.provider_events (event_id, provider_transfer_id) values ($1, $2) on conflict do nothing`, [
+        eventId,
+        p.providerTransferId,
+      ]);
+      const rows = await tx.query<PaymentRow>(
+        `insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id,
           key_external_id, key_name, key_value, key_state, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
           iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at)
         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11::bigint, $12::bigint, $13::bigint, $14, $15::bigint, $16::bigint,
           $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now())
         on conflict (provider_transfer_id) do nothing returning *`,
-      [p.depositId, p.providerTransferId, p.companyId, p.key.id, p.key.externalId, p.key.name, p.key.value, p.key.state, p.status,
-        p.amount.toString(), p.fee.fixedFee.toString(), p.fee.variableFee.toString(), p.fee.subtotalFee.toString(), p.fee.ivaApplicable,
-        p.fee.ivaAmount.toString(), p.fee.totalCharged.toString(), p.netAmount.toString(), p.payerName, p.payerDocument, p.payerBank,
-        p.receivedAt.toISOString(), p.movementId, stepOf(p.status)]);
+        [
+          p.depositId,
+          p.providerTransferId,
+          p.companyId,
+          p.key.id,
+          p.key.externalId,
+          p.key.name,
+          p.key.value,
+          p.key.state,
+          p.status,
+          p.amount.toString(),
+          p.fee.fixedFee.toString(),
+          p.fee.variableFee.toString(),
+          p.fee.subtotalFee.toString(),
+          p.fee.ivaApplicable,
+          p.fee.ivaAmount.toString(),
+          p.fee.totalCharged.toString(),
+          p.netAmount.toString(),
+          p.payerName,
+          p.payerDocument,
+          p.payerBank,
+          p.receivedAt.toISOString(),
+          p.movementId,
+          stepOf(p.status),
+        ],
+      );
       if (rows[0]) {
         await paymentHistory(tx, p.depositId, null, p.status, 'notified by the network');
         return { payment: toPayment(rows[0]), created: true };
@@ -212,7 +342,10 @@ export class SqlCollectKeyStore implements CollectKeyStore {
 
   async providerIdsOf(depositIds: readonly string[]): Promise<Map<string, string>> {
     if (depositIds.length === 0) return new Map();
-    const rows = await this.db.prepared<{ d: string; p: string }>(`select deposit_id as d, provider_transfer_id as p from collect_key.payments where deposit_id = any($1::text[])`, [[...depositIds]]);
+    const rows = await this.db.prepared<{ d: string; p: string }>(
+      `select deposit_id as d, provider_transfer_id as p from collect_key.payments where deposit_id = any($1::text[])`,
+      [[...depositIds]],
+    );
     return new Map(rows.map((r) => [r.d, r.p]));
   }
 
@@ -226,7 +359,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     const f = t.patch?.fee;
     const k = t.patch?.key;
     const rec = await this.db.preparedTx(async (tx) => {
-      const rows = await tx.query<PaymentRow & { prev: PaymentState }>(`
+      const rows = await tx.query<PaymentRow & { prev: PaymentState }>(
+        `
         update collect_key.payments p set status = $3, pending_step = $4::text,
           step_at = case when $4::text is null then null else now() end, updated_at = now(),
           fixed_fee = coalesce($5::bigint, p.fixed_fee), variable_fee = coalesce($6::bigint, p.variable_fee),
@@ -238,14 +372,34 @@ export class SqlCollectKeyStore implements CollectKeyStore {
           returned_at = coalesce($17::timestamptz, p.returned_at)
         from (select deposit_id, status as prev from collect_key.payments where deposit_id = $1 for update) old
         where p.deposit_id = old.deposit_id and p.status = any($2::text[])
-        returning p.*, old.prev`, [t.depositId, [...t.from], t.to, stepOf(t.to),
-        f?.fixedFee.toString() ?? null, f?.variableFee.toString() ?? null, f?.subtotalFee.toString() ?? null, f?.ivaApplicable ?? null,
-        f?.ivaAmount.toString() ?? null, f?.totalCharged.toString() ?? null, t.patch?.netAmount?.toString() ?? null,
-        k?.id ?? null, k?.externalId ?? null, k?.name ?? null, k?.value ?? null, k?.state ?? null, t.patch?.returnedAt?.toISOString() ?? null]);
+        returning p.*, old.prev`,
+        [
+          t.depositId,
+          [...t.from],
+          t.to,
+          stepOf(t.to),
+          f?.fixedFee.toString() ?? null,
+          f?.variableFee.toString() ?? null,
+          f?.subtotalFee.toString() ?? null,
+          f?.ivaApplicable ?? null,
+          f?.ivaAmount.toString() ?? null,
+          f?.totalCharged.toString() ?? null,
+          t.patch?.netAmount?.toString() ?? null,
+          k?.id ?? null,
+          k?.externalId ?? null,
+          k?.name ?? null,
+          k?.value ?? null,
+          k?.state ?? null,
+          t.patch?.returnedAt?.toISOString() ?? null,
+        ],
+      );
       if (!rows[0]) return undefined;
       const rec = toPayment(rows[0]);
       await paymentHistory(tx, t.depositId, rows[0].prev, t.to, t.reason);
-      if (t.event) { await appendOutbox(tx, t.event(rec)); wrote = true; }
+      if (t.event) {
+        await appendOutbox(tx, t.event(rec));
+        wrote = true;
+      }
       return rec;
     });
     if (wrote) this.eventsWritten();
@@ -257,13 +411,16 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async leaseStalePayments(graceSeconds: number, batch: number) {
-    const rows = await this.db.prepared<PaymentRow>(`
+    const rows = await this.db.prepared<PaymentRow>(
+      `
       with due as (
         select deposit_id from collect_key.payments
          where status in ('CREDITING', 'HOLDING', 'ASSIGNING', 'RETURNING') and step_at <= now() - make_interval(secs => $1::int)
          order by step_at limit $2 for update skip locked)
       update collect_key.payments p set step_at = now() from due where p.deposit_id = due.deposit_id
-      returning p.*`, [graceSeconds, batch]);
+      returning p.*`,
+      [graceSeconds, batch],
+    );
     return rows.map(toPayment);
   }
 }

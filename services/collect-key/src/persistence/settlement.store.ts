@@ -31,14 +31,27 @@ export function returnsPageSql(after: boolean): string {
 }
 
 interface Row {
-  deposit_id: string; provider_transfer_id: string; status: InboundSettlement['status']; direction: 'IN' | 'OUT'; amount: string; company_id: string;
-  settled_at: Date | string; open_exception_id?: string | null; step_owed?: boolean;
+  deposit_id: string;
+  provider_transfer_id: string;
+  status: InboundSettlement['status'];
+  direction: 'IN' | 'OUT';
+  amount: string;
+  company_id: string;
+  settled_at: Date | string;
+  open_exception_id?: string | null;
+  step_owed?: boolean;
 }
 
 const toSettlement = (r: Row): InboundSettlement => ({
-  depositId: r.deposit_id, providerTransferId: r.provider_transfer_id, status: r.status, direction: r.direction, amountCents: centsFromDb(r.amount),
-  settledAt: new Date(r.settled_at), companyId: r.company_id,
-  ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}), ...(r.step_owed ? { stepOwed: true } : {}),
+  depositId: r.deposit_id,
+  providerTransferId: r.provider_transfer_id,
+  status: r.status,
+  direction: r.direction,
+  amountCents: centsFromDb(r.amount),
+  settledAt: new Date(r.settled_at),
+  companyId: r.company_id,
+  ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}),
+  ...(r.step_owed ? { stepOwed: true } : {}),
 });
 
 /** find only (accept_provider waits for the owner): the money exception still open about the payment, and whether a money step of the leg is owed. */
@@ -48,23 +61,26 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
   constructor(private readonly db: Database) {}
 
   async settledPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]> {
-    const rows = afterId === null
-      ? await this.db.prepared<Row>(settledPageSql(false), [date, limit])
-      : await this.db.prepared<Row>(settledPageSql(true), [date, afterId, limit]);
+    const rows =
+      afterId === null
+        ? await this.db.prepared<Row>(settledPageSql(false), [date, limit])
+        : await this.db.prepared<Row>(settledPageSql(true), [date, afterId, limit]);
     return rows.map(toSettlement);
   }
 
   async returnsPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]> {
-    const rows = afterId === null
-      ? await this.db.prepared<Row>(returnsPageSql(false), [date, limit])
-      : await this.db.prepared<Row>(returnsPageSql(true), [date, afterId, limit]);
+    const rows =
+      afterId === null
+        ? await this.db.prepared<Row>(returnsPageSql(false), [date, limit])
+        : await this.db.prepared<Row>(returnsPageSql(true), [date, afterId, limit]);
     return rows.map(toSettlement);
   }
 
   async find(providerIds: readonly string[]): Promise<InboundSettlement[]> {
     // A return in flight (RETURNING: the network returned it, the ledger's step is owed) is a PENDING
     // return leg: its line in the network's report is a status break until the books follow.
-    const rows = await this.db.prepared<Row>(`
+    const rows = await this.db.prepared<Row>(
+      `
       select * from (
         select ${COLS}, ${CASE_COLS}, status in ('CREDITING', 'HOLDING') as step_owed from collect_key.payments where provider_transfer_id = any($1::text[])
         union all
@@ -72,7 +88,9 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
         union all
         select deposit_id, provider_transfer_id, 'PENDING' as status, 'OUT' as direction, amount::text as amount, company_id, received_at as settled_at, ${CASE_COLS}, true as step_owed
           from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNING') legs
-      order by provider_transfer_id collate "C", direction`, [providerIds]);
+      order by provider_transfer_id collate "C", direction`,
+      [providerIds],
+    );
     return rows.map(toSettlement);
   }
 }

@@ -7,14 +7,24 @@ import { decodeQr } from '../../src/domain/emvco.js';
 import { FeeOperation, MovementType, Rail, failure, startHarness, type Harness } from './harness.js';
 
 // jsqr is CommonJS with `export default`: under ESM interop the function may sit on .default.
-const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (data: Uint8ClampedArray, w: number, h: number) => { data: string } | null;
+const jsQR = ((jsQRModule as unknown as { default?: typeof jsQRModule }).default ?? jsQRModule) as unknown as (
+  data: Uint8ClampedArray,
+  w: number,
+  h: number,
+) => { data: string } | null;
 const SECRET = 'dev-rail-callback-secret';
 
 describe('collect keys, QR and inbound Bre-B payments', () => {
   let h: Harness;
-  beforeAll(async () => { h = await startHarness(); });
-  afterAll(async () => { await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
   const create = async (co: string, over: Record<string, string> = {}) => {
     const r = await h.client.createKey({ externalId: `cust-${randomUUID().slice(0, 8)}`, name: 'Tienda Doña Pepa', ...over }, h.ctx(co));
@@ -24,8 +34,11 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const r = await h.client.issueQr({ keyId }, h.ctx(co));
     return { qr: r.qr!, reused: r.reused };
   };
-  const outbox = async (subjectLike: string, jsonPath: string, value: string) => (await h.service.db.query<{ subject: string; payload: Record<string, any> }>(
-    `select subject, payload from collect_key.outbox where subject like ? and payload #>> ? = ? order by seq`, [subjectLike, `{${jsonPath}}`, value]));
+  const outbox = async (subjectLike: string, jsonPath: string, value: string) =>
+    await h.service.db.query<{ subject: string; payload: Record<string, any> }>(
+      `select subject, payload from collect_key.outbox where subject like ? and payload #>> ? = ? order by seq`,
+      [subjectLike, `{${jsonPath}}`, value],
+    );
 
   it('refuses bad input, naming every field; AUTH_REQUIRED without a company', async () => {
     const co = await h.newCompany();
@@ -98,7 +111,7 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(await outbox('collectkey.deleted', 'key,id', k.id)).toHaveLength(1);
     // Unregistered at the directory (the sandbox shares the test database).
     expect(await h.service.db.query(`select 1 from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [k.keyValue])).toHaveLength(0);
-    expect((await h.client.getKey({ id: 'ext:cust-del' }, h.ctx(co)))).toMatchObject({ id: k.id, state: 'DELETED' });
+    expect(await h.client.getKey({ id: 'ext:cust-del' }, h.ctx(co))).toMatchObject({ id: k.id, state: 'DELETED' });
     const k2 = await create(co, { externalId: 'cust-del' });
     expect(k2.created).toBe(true);
     expect((await h.client.getKey({ id: 'ext:cust-del' }, h.ctx(co))).id).toBe(k2.key.id);
@@ -148,9 +161,9 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(q2).toMatchObject({ reused: true, qr: { id: q1.qr.id, payload: q1.qr.payload } });
     expect(await outbox('collectkey.qr_issued', 'qr,id', q1.qr.id)).toHaveLength(1);
 
-    expect((await h.client.setKeyState({ id: k.id, state: 'SUSPENDED' }, h.ctx()))).toMatchObject({ state: 'SUSPENDED' });
+    expect(await h.client.setKeyState({ id: k.id, state: 'SUSPENDED' }, h.ctx())).toMatchObject({ state: 'SUSPENDED' });
     expect((await failure(h.client.issueQr({ keyId: k.id }, h.ctx(co)))).code).toBe('KEY_NOT_ACTIVE');
-    expect((await h.client.setKeyState({ id: k.id, state: 'ACTIVE' }, h.ctx()))).toMatchObject({ state: 'ACTIVE' });
+    expect(await h.client.setKeyState({ id: k.id, state: 'ACTIVE' }, h.ctx())).toMatchObject({ state: 'ACTIVE' });
     expect((await failure(h.client.setKeyState({ id: k.id, state: 'DELETED' }, h.ctx()))).code).toBe('INVALID_REQUEST');
     await h.client.deleteKey({ id: k.id }, h.ctx(co));
     expect((await failure(h.client.issueQr({ keyId: k.id }, h.ctx(co)))).code).toBe('KEY_NOT_ACTIVE');
@@ -177,9 +190,13 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const k = (await create(a, { externalId: 'iso' })).key;
     const { qr } = await issue(a, k.id);
     for (const call of [
-      h.client.getKey({ id: k.id }, h.ctx(b)), h.client.getKey({ id: 'ext:iso' }, h.ctx(b)), h.client.deleteKey({ id: k.id }, h.ctx(b)),
-      h.client.issueQr({ keyId: k.id }, h.ctx(b)), h.client.setKeyState({ id: k.id, state: 'SUSPENDED' }, h.ctx(b)),
-    ]) expect((await failure(call)).code).toBe('KEY_NOT_FOUND');
+      h.client.getKey({ id: k.id }, h.ctx(b)),
+      h.client.getKey({ id: 'ext:iso' }, h.ctx(b)),
+      h.client.deleteKey({ id: k.id }, h.ctx(b)),
+      h.client.issueQr({ keyId: k.id }, h.ctx(b)),
+      h.client.setKeyState({ id: k.id, state: 'SUSPENDED' }, h.ctx(b)),
+    ])
+      expect((await failure(call)).code).toBe('KEY_NOT_FOUND');
     expect((await failure(h.client.getQrPng({ qrId: qr.id }, h.ctx(b)))).code).toBe('QR_NOT_FOUND');
     expect((await failure(h.client.getQrPng({ qrId: `qr_${'0'.repeat(24)}` }, h.ctx(a)))).code).toBe('QR_NOT_FOUND');
     expect((await h.client.getKey({ id: k.id }, h.ctx(a))).state).toBe('ACTIVE');
@@ -190,7 +207,11 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const k = (await create(co, { externalId: 'payer-target' })).key;
     const before = await h.brebAvailable(co);
     const pay = await h.sandboxPost('/sandbox/breb/incoming', {
-      keyValue: k.keyValue, amountCents: 250_000, payerName: 'Juan Pérez', payerDocument: 'CC 79123456', payerBank: 'Bancolombia',
+      keyValue: k.keyValue,
+      amountCents: 250_000,
+      payerName: 'Juan Pérez',
+      payerDocument: 'CC 79123456',
+      payerBank: 'Bancolombia',
     });
     expect(pay.status).toBe(202);
     const transfer = String(pay.body.providerTransferId);
@@ -205,14 +226,21 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const first = deliveries[0]!;
     expect(await h.client.handleIncomingPayment({ rawBody: first.raw, signature: first.signature }, h.ctx())).toEqual({ accepted: true, duplicate: true });
 
-    expect(await h.brebAvailable(co) - before).toBe(250_000n);
+    expect((await h.brebAvailable(co)) - before).toBe(250_000n);
     const events = await outbox('deposit.%', 'deposit,providerTransferId', transfer);
     expect(events.map((e) => e.subject)).toEqual(['deposit.paid']);
     const dep = events[0]!.payload.deposit;
     expect(dep).toMatchObject({
-      status: 'ASSIGNED', source: 'BREB', amountCents: '250000', netAmountCents: '250000', currency: 'COP',
+      status: 'ASSIGNED',
+      source: 'BREB',
+      amountCents: '250000',
+      netAmountCents: '250000',
+      currency: 'COP',
       brebKey: { id: k.id, externalId: 'payer-target', name: k.name, value: k.keyValue },
-      payerName: 'Juan Pérez', payerDocument: 'CC 79123456', payerBank: 'Bancolombia', providerTransferId: transfer,
+      payerName: 'Juan Pérez',
+      payerDocument: 'CC 79123456',
+      payerBank: 'Bancolombia',
+      providerTransferId: transfer,
     });
     expect(dep.id).toMatch(/^dep_[a-z0-9]{24}$/);
     expect(dep.providerConfirmedAt).toBeTruthy();
@@ -226,8 +254,16 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(credited[0]).toMatchObject({ rail: Rail.BREB, netAmount: 250_000n, reference: dep.id });
 
     // A bad signature is refused.
-    expect((await failure(h.client.handleIncomingPayment({ rawBody: first.raw, signature: signPayload('wrong-secret-0123456789', first.raw, Math.floor(Date.now() / 1000)) }, h.ctx()))).code)
-      .toBe('INVALID_SIGNATURE');
+    expect(
+      (
+        await failure(
+          h.client.handleIncomingPayment(
+            { rawBody: first.raw, signature: signPayload('wrong-secret-0123456789', first.raw, Math.floor(Date.now() / 1000)) },
+            h.ctx(),
+          ),
+        )
+      ).code,
+    ).toBe('INVALID_SIGNATURE');
   });
 
   it("IVA on a key's payments follows the tax regime in the signed caller context when the key was issued", async () => {
@@ -235,24 +271,49 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     await h.ledgerClient.setFeeConfig({ operation: FeeOperation.BREB_INFLOW, companyId: co, fixedFeeCents: 1_000n, variableBps: 0 }, h.ctx());
     const common = (await h.client.createKey({ externalId: 'iva-common', name: 'Con IVA' }, h.ctx(co, { ivaApplicable: true }))).key!;
     const simple = (await h.client.createKey({ externalId: 'iva-simple', name: 'Sin IVA' }, h.ctx(co, { ivaApplicable: false }))).key!;
-    const stored = await h.service.db.query<{ id: string; iva_applicable: boolean }>(`select id, iva_applicable from collect_key.keys where company_id = ? order by external_id`, [co]);
-    expect(stored).toEqual([{ id: common.id, iva_applicable: true }, { id: simple.id, iva_applicable: false }]);
+    const stored = await h.service.db.query<{ id: string; iva_applicable: boolean }>(
+      `select id, iva_applicable from collect_key.keys where company_id = ? order by external_id`,
+      [co],
+    );
+    expect(stored).toEqual([
+      { id: common.id, iva_applicable: true },
+      { id: simple.id, iva_applicable: false },
+    ]);
 
     // The notification carries no company or regime: the stored key's decide.
     const paid = async (keyValue: string) => {
-      const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue, amountCents: 100_000, payerName: 'Juan Pérez', payerDocument: 'CC 79123456', payerBank: 'Bancolombia' });
+      const pay = await h.sandboxPost('/sandbox/breb/incoming', {
+        keyValue,
+        amountCents: 100_000,
+        payerName: 'Juan Pérez',
+        payerDocument: 'CC 79123456',
+        payerBank: 'Bancolombia',
+      });
       expect(pay.status).toBe(202);
       const transfer = String(pay.body.providerTransferId);
-      const events = await eventually(async () => { const e = await outbox('deposit.%', 'deposit,providerTransferId', transfer); return e.length > 0 ? e : undefined; }, 10_000);
+      const events = await eventually(async () => {
+        const e = await outbox('deposit.%', 'deposit,providerTransferId', transfer);
+        return e.length > 0 ? e : undefined;
+      }, 10_000);
       return events[0]!.payload.deposit;
     };
-    expect(await paid(common.keyValue)).toMatchObject({ status: 'ASSIGNED', amountCents: '100000', feeAmountCents: '1000', ivaAmountCents: '190', netAmountCents: '98810' });
+    expect(await paid(common.keyValue)).toMatchObject({
+      status: 'ASSIGNED',
+      amountCents: '100000',
+      feeAmountCents: '1000',
+      ivaAmountCents: '190',
+      netAmountCents: '98810',
+    });
     const none = await paid(simple.keyValue);
     expect(none).toMatchObject({ status: 'ASSIGNED', amountCents: '100000', feeAmountCents: '1000', netAmountCents: '99000' });
     expect(none.ivaAmountCents ?? '0').toBe('0'); // proto3 JSON leaves a zero out
 
     // A caller context without a profile (a dashboard user's, as signed today) issues nothing: no default regime.
-    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' } };
+    const user = {
+      requestId: randomUUID(),
+      companyId: co,
+      principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'ADMIN' },
+    };
     expect((await failure(h.client.createKey({ externalId: 'iva-none', name: 'Sin perfil' }, user))).code).toBe('CALLER_NOT_ALLOWED');
     expect(await h.service.db.query(`select 1 from collect_key.keys where company_id = ? and external_id = 'iva-none'`, [co])).toHaveLength(0);
   });
@@ -263,14 +324,23 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const before = await h.brebAvailable(co);
     const now = new Date().toISOString();
     const providerTransferId = `brb_in_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
-    const raw = Buffer.from(JSON.stringify({
-      eventId: randomUUID(), providerTransferId, keyValue: k.keyValue, amountCents: 70_000,
-      payerName: 'Rosa', payerDocument: 'CC 1020', payerBank: 'Nequi', receivedAt: now, occurredAt: now,
-    }));
+    const raw = Buffer.from(
+      JSON.stringify({
+        eventId: randomUUID(),
+        providerTransferId,
+        keyValue: k.keyValue,
+        amountCents: 70_000,
+        payerName: 'Rosa',
+        payerDocument: 'CC 1020',
+        payerBank: 'Nequi',
+        receivedAt: now,
+        occurredAt: now,
+      }),
+    );
     const signature = signPayload(SECRET, raw, Math.floor(Date.now() / 1000));
     const results = await Promise.all(Array.from({ length: 8 }, () => h.client.handleIncomingPayment({ rawBody: raw, signature }, h.ctx())));
     expect(results.filter((r) => r.accepted && !r.duplicate)).toHaveLength(1);
-    expect(await h.brebAvailable(co) - before).toBe(70_000n);
+    expect((await h.brebAvailable(co)) - before).toBe(70_000n);
     const events = await outbox('deposit.%', 'deposit,providerTransferId', providerTransferId);
     expect(events.map((e) => e.subject)).toEqual(['deposit.paid']);
   });
@@ -280,7 +350,13 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     const k = (await create(co, { externalId: 'gone' })).key;
     await h.client.deleteKey({ id: k.id }, h.ctx(co));
     const before = await h.brebAvailable(co);
-    const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: k.keyValue, amountCents: 90_000, payerName: 'Ana', payerDocument: 'CC 1010', payerBank: 'Nequi' });
+    const pay = await h.sandboxPost('/sandbox/breb/incoming', {
+      keyValue: k.keyValue,
+      amountCents: 90_000,
+      payerName: 'Ana',
+      payerDocument: 'CC 1010',
+      payerBank: 'Nequi',
+    });
     expect(pay.status).toBe(202);
     const transfer = String(pay.body.providerTransferId);
     const events = await eventually(async () => {
@@ -294,18 +370,30 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     // Suspended key, notified directly with a signed body.
     const s = (await create(co, { externalId: 'susp' })).key;
     await h.client.setKeyState({ id: s.id, state: 'SUSPENDED' }, h.ctx());
-    const body = (value: string, id: string) => Buffer.from(JSON.stringify({
-      eventId: `evt-${id}`, providerTransferId: id, keyValue: value, amountCents: 5_000, payerName: 'X', payerDocument: 'CC 1', payerBank: 'B',
-      receivedAt: new Date().toISOString(), occurredAt: new Date().toISOString(),
-    }));
+    const body = (value: string, id: string) =>
+      Buffer.from(
+        JSON.stringify({
+          eventId: `evt-${id}`,
+          providerTransferId: id,
+          keyValue: value,
+          amountCents: 5_000,
+          payerName: 'X',
+          payerDocument: 'CC 1',
+          payerBank: 'B',
+          receivedAt: new Date().toISOString(),
+          occurredAt: new Date().toISOString(),
+        }),
+      );
     const raw = body(s.keyValue, `tr-${randomUUID()}`);
     const sig = signPayload(SECRET, raw, Math.floor(Date.now() / 1000));
     expect(await h.client.handleIncomingPayment({ rawBody: raw, signature: sig }, h.ctx())).toEqual({ accepted: true, duplicate: false });
     expect(await h.brebAvailable(co)).toBe(before);
     const unknownId = `tr-${randomUUID()}`;
     const unknown = body('@nobodyhere123', unknownId);
-    expect((await failure(h.client.handleIncomingPayment({ rawBody: unknown, signature: signPayload(SECRET, unknown, Math.floor(Date.now() / 1000)) }, h.ctx()))).code)
-      .toBe('SERVICE_UNAVAILABLE');
+    expect(
+      (await failure(h.client.handleIncomingPayment({ rawBody: unknown, signature: signPayload(SECRET, unknown, Math.floor(Date.now() / 1000)) }, h.ctx())))
+        .code,
+    ).toBe('SERVICE_UNAVAILABLE');
     expect(await h.service.db.query(`select 1 from collect_key.payments where provider_transfer_id = ?`, [unknownId])).toHaveLength(0);
     const stale = signPayload(SECRET, raw, Math.floor(Date.now() / 1000) - 301);
     expect((await failure(h.client.handleIncomingPayment({ rawBody: raw, signature: stale }, h.ctx()))).code).toBe('INVALID_SIGNATURE');

@@ -35,12 +35,19 @@ export class IncomingReceiver {
         const raw = Buffer.concat(chunks);
         const signature = String(req.headers['x-provider-signature'] ?? '');
         let body: Record<string, unknown> = {};
-        try { body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>; } catch { /* kept empty */ }
+        try {
+          body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+        } catch {
+          /* kept empty */
+        }
         const reply = (status: number, out: Record<string, unknown>) => {
           this.received.push({ status, raw, signature, body, reply: out });
           res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(out));
         };
-        if (!this.client) { reply(503, { error: 'SERVICE_UNAVAILABLE' }); return; }
+        if (!this.client) {
+          reply(503, { error: 'SERVICE_UNAVAILABLE' });
+          return;
+        }
         this.client.handleIncomingPayment({ rawBody: raw, signature }, { requestId: randomUUID() }).then(
           (r) => reply(200, { received: true, accepted: r.accepted, duplicate: r.duplicate }),
           (err: unknown) => {
@@ -55,7 +62,9 @@ export class IncomingReceiver {
     this.url = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}/webhooks/breb/incoming`;
   }
 
-  forTransfer(id: string) { return this.received.filter((r) => r.body.providerTransferId === id); }
+  forTransfer(id: string) {
+    return this.received.filter((r) => r.body.providerTransferId === id);
+  }
 
   async stop(): Promise<void> {
     if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
@@ -80,7 +89,9 @@ export class DirectoryGate {
 
   constructor(private readonly target: string) {}
 
-  set(mode: GateMode): void { this.mode = mode; }
+  set(mode: GateMode): void {
+    this.mode = mode;
+  }
   /** Answers every held registration and passes the next ones through. */
   release(): void {
     this.mode = 'pass';
@@ -98,16 +109,22 @@ export class DirectoryGate {
         const registration = req.method === 'POST' && req.url === '/breb/directory/registrations';
         const mode = registration ? this.mode : 'pass';
         void fetch(`${this.target}${req.url ?? '/'}`, {
-          method: req.method ?? 'GET', headers: { 'content-type': 'application/json', accept: 'application/json' },
+          method: req.method ?? 'GET',
+          headers: { 'content-type': 'application/json', accept: 'application/json' },
           ...(body.length > 0 ? { body } : {}),
-        }).then(async (up) => {
-          const text = await up.text();
-          if (registration) this.forwarded.push(String((JSON.parse(body.toString('utf8')) as { keyValue?: string }).keyValue));
-          const answer = () => { res.writeHead(up.status, { 'content-type': 'application/json' }).end(text); };
-          if (mode === 'drop') res.socket?.destroy();
-          else if (mode === 'hold') this.held.push(answer);
-          else answer();
-        }, () => res.socket?.destroy());
+        }).then(
+          async (up) => {
+            const text = await up.text();
+            if (registration) this.forwarded.push(String((JSON.parse(body.toString('utf8')) as { keyValue?: string }).keyValue));
+            const answer = () => {
+              res.writeHead(up.status, { 'content-type': 'application/json' }).end(text);
+            };
+            if (mode === 'drop') res.socket?.destroy();
+            else if (mode === 'hold') this.held.push(answer);
+            else answer();
+          },
+          () => res.socket?.destroy(),
+        );
       });
     });
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
@@ -158,7 +175,8 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
   const sandbox = await startSandbox({
-    databaseUrl: tdb.url, port: 0,
+    databaseUrl: tdb.url,
+    port: 0,
     env: { SANDBOX_SMTP_PORT: '0', SANDBOX_CALLBACK_RETRY_BASE_MS: '100', SANDBOX_CALLBACK_RETRY_MAX_MS: '500', SANDBOX_POLL_MS: '50' },
   });
   const receiver = new IncomingReceiver();
@@ -166,34 +184,58 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
   const gate = opts.gate ? new DirectoryGate(sandbox.url) : undefined;
   await gate?.start();
   const service = await startCollectKey({
-    databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url,
-    callbackUrl: receiver.url, port: 0,
+    databaseUrl: tdb.url,
+    natsUrl: NATS_URL,
+    namespace,
+    ledgerAddress: ledger.address,
+    providerUrl: sandbox.url,
+    callbackUrl: receiver.url,
+    port: 0,
     env: {
-      SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '2000', ...opts.env,
+      SWEEPER_INTERVAL_MS: '100',
+      SWEEPER_GRACE_SECONDS: '1',
+      PROVIDER_HTTP_TIMEOUT_MS: '2000',
+      ...opts.env,
       ...(gate ? { BREB_DIRECTORY_URL: gate.url } : {}),
     },
     logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
   });
-  const client = policyClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, service.address, 'collect-key', collectKeyAccess, 15_000);
+  const client = policyClient<collectKeyV1.CollectKeyServiceServer>(
+    collectKeyV1.CollectKeyServiceClient,
+    service.address,
+    'collect-key',
+    collectKeyAccess,
+    15_000,
+  );
   receiver.client = client;
   const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const ctx = (companyId?: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => {
     if (!companyId) return { requestId: randomUUID() };
     return {
-      requestId: randomUUID(), companyId,
+      requestId: randomUUID(),
+      companyId,
       principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'WRITE', profile: { ...TEST_COMPANY_PROFILE, ...profile } },
     };
   };
   const http = async (method: 'GET' | 'POST', path: string, body?: unknown) => {
     const res = await fetch(`${sandbox.url}${path}`, {
-      method, headers: { 'content-type': 'application/json', accept: 'application/json' },
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Record<string, unknown> };
   };
   return {
-    tdb, ledger, sandbox, service, receiver, gate, client, ledgerClient, ctx,
+    tdb,
+    ledger,
+    sandbox,
+    service,
+    receiver,
+    gate,
+    client,
+    ledgerClient,
+    ctx,
     async newCompany() {
       const co = `co-${randomUUID()}`;
       await ledgerClient.openWallets({ rails: [Rail.BREB, Rail.ACH] }, ctx(co));
@@ -225,6 +267,10 @@ export async function startHarness(opts: HarnessOptions = {}): Promise<Harness> 
 }
 
 export async function failure(p: Promise<unknown>): Promise<AppError> {
-  try { await p; } catch (err) { return err as AppError; }
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
   throw new Error('expected the call to fail');
 }

@@ -20,11 +20,17 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
   beforeAll(async () => {
     h = await startHarness();
     recon = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, h.service.address, {
-      deadlineMs: 15_000, mesh: { tls: devMeshTls('reconciliation'), server: 'collect-key' },
+      deadlineMs: 15_000,
+      mesh: { tls: devMeshTls('reconciliation'), server: 'collect-key' },
     });
   }, 120_000);
-  afterAll(async () => { recon?.close(); await h?.stop(); });
-  afterEach(async () => { await h.expectInvariants(); });
+  afterAll(async () => {
+    recon?.close();
+    await h?.stop();
+  });
+  afterEach(async () => {
+    await h.expectInvariants();
+  });
 
   const achOnlyCompany = async () => {
     const co = `co-${randomUUID()}`;
@@ -34,13 +40,28 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
   const notification = (keyValue: string, amountCents: number) => {
     const providerTransferId = `brb_in_${randomBytes(12).toString('hex')}`;
     const at = new Date().toISOString();
-    const raw = Buffer.from(JSON.stringify({
-      eventId: randomUUID(), providerTransferId, keyValue, amountCents, payerName: 'Ana Gómez', payerDocument: 'CC 1010', payerBank: 'Nequi', receivedAt: at, occurredAt: at,
-    }));
+    const raw = Buffer.from(
+      JSON.stringify({
+        eventId: randomUUID(),
+        providerTransferId,
+        keyValue,
+        amountCents,
+        payerName: 'Ana Gómez',
+        payerDocument: 'CC 1010',
+        payerBank: 'Nequi',
+        receivedAt: at,
+        occurredAt: at,
+      }),
+    );
     return { providerTransferId, receivedAt: at, req: { rawBody: raw, signature: signPayload(SECRET, raw, Math.floor(Date.now() / 1000)) } };
   };
-  const outboxFor = async (transfer: string) => (await h.service.db.query<{ subject: string }>(
-    `select subject from collect_key.outbox where payload #>> '{deposit,providerTransferId}' = ? order by seq`, [transfer])).map((r) => r.subject);
+  const outboxFor = async (transfer: string) =>
+    (
+      await h.service.db.query<{ subject: string }>(
+        `select subject from collect_key.outbox where payload #>> '{deposit,providerTransferId}' = ? order by seq`,
+        [transfer],
+      )
+    ).map((r) => r.subject);
 
   it('a company with only an ACH wallet cannot create a collect key: FAST_WALLET_MISSING, nothing stored or registered', async () => {
     const co = await achOnlyCompany();
@@ -60,16 +81,29 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     // A key issued before the wallet check (or whose wallet went away): stored ACTIVE directly.
     const store = new SqlCollectKeyStore(h.service.db);
     const stored = await store.insertKey({
-      id: newKeyId(), companyId: co, externalId: 'legacy', name: 'Legado', keyType: 'ALPHANUM', keyValue: `@legacy${randomBytes(4).toString('hex')}`,
-      ivaApplicable: false, state: 'REGISTERING', createdAt: new Date(), deletedAt: null,
+      id: newKeyId(),
+      companyId: co,
+      externalId: 'legacy',
+      name: 'Legado',
+      keyType: 'ALPHANUM',
+      keyValue: `@legacy${randomBytes(4).toString('hex')}`,
+      ivaApplicable: false,
+      state: 'REGISTERING',
+      createdAt: new Date(),
+      deletedAt: null,
     });
     if (typeof stored === 'string') throw new Error(stored);
     await store.setState(stored.id, ['REGISTERING'], 'ACTIVE');
 
     const n = notification(stored.keyValue, 120_000);
     expect(await h.client.handleIncomingPayment(n.req, h.ctx())).toEqual({ accepted: true, duplicate: false });
-    const row = async () => (await h.service.db.query<{ status: string; pending_step: string | null; deposit_id: string }>(
-      `select status, pending_step, deposit_id from collect_key.payments where provider_transfer_id = ?`, [n.providerTransferId]))[0]!;
+    const row = async () =>
+      (
+        await h.service.db.query<{ status: string; pending_step: string | null; deposit_id: string }>(
+          `select status, pending_step, deposit_id from collect_key.payments where provider_transfer_id = ?`,
+          [n.providerTransferId],
+        )
+      )[0]!;
     expect(await row()).toMatchObject({ status: 'CREDIT_REFUSED', pending_step: null });
     const depositId = (await row()).deposit_id;
     // The network's redelivery is a duplicate: nothing more is tried or opened.
@@ -89,7 +123,8 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const day = bogotaDateOf(new Date(n.receivedAt));
     const listedIds = async () => {
       const ids: string[] = [];
-      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() })) ids.push(...b.records.map((r) => r.providerId ?? ""));
+      for await (const b of recon.listSettlements({ rail: 'breb-inbound', date: day, batchSize: 0 }, { requestId: randomUUID() }))
+        ids.push(...b.records.map((r) => r.providerId ?? ''));
       return ids;
     };
     expect(await listedIds()).not.toContain(n.providerTransferId);
@@ -107,19 +142,25 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     expect(await row()).toMatchObject({ status: 'ASSIGNED', pending_step: null });
     expect(await h.brebAvailable(co)).toBe(120_000n);
     expect(await outboxFor(n.providerTransferId)).toEqual(['deposit.paid']);
-    expect((await failure(h.client.resolveException({ id: mine[0]!.id, action: 'retry', note: 'otra vez', resolvedBy: 'operator:op-2' }, h.ctx()))).code)
-      .toBe('EXCEPTION_NOT_OPEN');
+    expect((await failure(h.client.resolveException({ id: mine[0]!.id, action: 'retry', note: 'otra vez', resolvedBy: 'operator:op-2' }, h.ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
 
     const settled = await recon.findSettlements({ rail: 'breb-inbound', ids: [n.providerTransferId] }, { requestId: randomUUID() });
     expect(settled.records[0]).toMatchObject({ status: 'ASSIGNED', settledAt: n.receivedAt, valueDate: day });
     expect(await listedIds()).toContain(n.providerTransferId);
     const history = await h.service.db.query<{ from_state: string | null; to_state: string }>(
-      `select from_state, to_state from collect_key.payment_history where deposit_id = ? order by id`, [depositId]);
+      `select from_state, to_state from collect_key.payment_history where deposit_id = ? order by id`,
+      [depositId],
+    );
     expect(history).toEqual([
-      { from_state: null, to_state: 'CREDITING' }, { from_state: 'CREDITING', to_state: 'CREDIT_REFUSED' },
+      { from_state: null, to_state: 'CREDITING' },
+      { from_state: 'CREDITING', to_state: 'CREDIT_REFUSED' },
       // the retry while the ledger still refused
-      { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' }, { from_state: 'CREDITING', to_state: 'CREDIT_REFUSED' },
-      { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' }, { from_state: 'CREDITING', to_state: 'ASSIGNED' },
+      { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' },
+      { from_state: 'CREDITING', to_state: 'CREDIT_REFUSED' },
+      { from_state: 'CREDIT_REFUSED', to_state: 'CREDITING' },
+      { from_state: 'CREDITING', to_state: 'ASSIGNED' },
     ]);
   });
 
@@ -127,26 +168,71 @@ describe('inbound payment saga: a credit the ledger refuses', () => {
     const co = await achOnlyCompany();
     const store = new SqlCollectKeyStore(h.service.db);
     const k = await store.insertKey({
-      id: newKeyId(), companyId: co, externalId: 'legacy-ret', name: 'Legado', keyType: 'ALPHANUM', keyValue: `@legret${randomBytes(4).toString('hex')}`,
-      ivaApplicable: false, state: 'REGISTERING', createdAt: new Date(), deletedAt: null,
+      id: newKeyId(),
+      companyId: co,
+      externalId: 'legacy-ret',
+      name: 'Legado',
+      keyType: 'ALPHANUM',
+      keyValue: `@legret${randomBytes(4).toString('hex')}`,
+      ivaApplicable: false,
+      state: 'REGISTERING',
+      createdAt: new Date(),
+      deletedAt: null,
     });
     if (typeof k === 'string') throw new Error(k);
-    const reg = await h.sandboxPost('/breb/directory/registrations', { keyValue: k.keyValue, keyType: 'ALPHANUM', holderName: 'Legado', participantCallbackUrl: h.receiver.url });
+    const reg = await h.sandboxPost('/breb/directory/registrations', {
+      keyValue: k.keyValue,
+      keyType: 'ALPHANUM',
+      holderName: 'Legado',
+      participantCallbackUrl: h.receiver.url,
+    });
     await store.setState(k.id, ['REGISTERING'], 'ACTIVE', undefined, String(reg.body.anchorHandle));
-    const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: k.keyValue, amountCents: 33_000, payerName: 'Eva', payerDocument: 'CC 9', payerBank: 'Nequi' });
+    const pay = await h.sandboxPost('/sandbox/breb/incoming', {
+      keyValue: k.keyValue,
+      amountCents: 33_000,
+      payerName: 'Eva',
+      payerDocument: 'CC 9',
+      payerBank: 'Nequi',
+    });
     const transfer = String(pay.body.providerTransferId);
-    const refused = await eventually(async () => (await h.service.db.query<{ deposit_id: string }>(
-      `select deposit_id from collect_key.payments where provider_transfer_id = ? and status = 'CREDIT_REFUSED'`, [transfer]))[0], 15_000);
-    const exc = (await h.client.listExceptions({ kind: 'CREDIT_REFUSED', status: 'OPEN', limit: 100 }, h.ctx())).items.find((e) => e.resourceId === refused.deposit_id)!;
+    const refused = await eventually(
+      async () =>
+        (
+          await h.service.db.query<{ deposit_id: string }>(
+            `select deposit_id from collect_key.payments where provider_transfer_id = ? and status = 'CREDIT_REFUSED'`,
+            [transfer],
+          )
+        )[0],
+      15_000,
+    );
+    const exc = (await h.client.listExceptions({ kind: 'CREDIT_REFUSED', status: 'OPEN', limit: 100 }, h.ctx())).items.find(
+      (e) => e.resourceId === refused.deposit_id,
+    )!;
     expect(exc.actions).toEqual(['retry', 'return', 'dismiss']);
 
-    const done = await h.client.resolveException({ id: exc.id, action: 'return', note: 'La empresa no abrirá billetera BREB', resolvedBy: 'operator:op-1' }, h.ctx());
+    const done = await h.client.resolveException(
+      { id: exc.id, action: 'return', note: 'La empresa no abrirá billetera BREB', resolvedBy: 'operator:op-1' },
+      h.ctx(),
+    );
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'return' });
-    expect((await h.service.db.query<{ status: string; total_charged: string }>(`select status, total_charged::text from collect_key.payments where deposit_id = ?`, [refused.deposit_id]))[0])
-      .toEqual({ status: 'RETURNED', total_charged: '0' });
-    const keys = (await h.service.db.query<{ idempotency_key: string; kind: string }>(
-      `select idempotency_key, kind from ledger.postings where idempotency_key like ? order by created_at`, [`collectkey:payment:${transfer}%`]));
-    expect(keys).toEqual([{ idempotency_key: `collectkey:payment:${transfer}`, kind: 'inflow' }, { idempotency_key: `collectkey:payment:${transfer}:returned`, kind: 'reversal' }]);
-    expect((await h.service.db.query<{ return_id: string }>(`select return_id from sandbox.breb_incoming where provider_transfer_id = ?`, [transfer]))[0]!.return_id).toBe(refused.deposit_id);
+    expect(
+      (
+        await h.service.db.query<{ status: string; total_charged: string }>(
+          `select status, total_charged::text from collect_key.payments where deposit_id = ?`,
+          [refused.deposit_id],
+        )
+      )[0],
+    ).toEqual({ status: 'RETURNED', total_charged: '0' });
+    const keys = await h.service.db.query<{ idempotency_key: string; kind: string }>(
+      `select idempotency_key, kind from ledger.postings where idempotency_key like ? order by created_at`,
+      [`collectkey:payment:${transfer}%`],
+    );
+    expect(keys).toEqual([
+      { idempotency_key: `collectkey:payment:${transfer}`, kind: 'inflow' },
+      { idempotency_key: `collectkey:payment:${transfer}:returned`, kind: 'reversal' },
+    ]);
+    expect(
+      (await h.service.db.query<{ return_id: string }>(`select return_id from sandbox.breb_incoming where provider_transfer_id = ?`, [transfer]))[0]!.return_id,
+    ).toBe(refused.deposit_id);
   });
 });

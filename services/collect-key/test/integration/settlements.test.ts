@@ -12,7 +12,6 @@ import { failure, startHarness, type Harness } from './harness.js';
  * identity may call them, through the real gRPC server with mutual TLS.
  */
 
-
 const D = '2025-03-14';
 type Client = ReturnType<typeof createAsyncClient<collectKeyV1.CollectKeyServiceServer>>;
 type Rec = settlementsV1.Settlement;
@@ -22,7 +21,8 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
   const clients: Client[] = [];
   const as = (id: MeshIdentity): Client => {
     const c = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, h.service.address, {
-      deadlineMs: 15_000, mesh: { tls: devMeshTls(id), server: 'collect-key' },
+      deadlineMs: 15_000,
+      mesh: { tls: devMeshTls(id), server: 'collect-key' },
     });
     clients.push(c);
     return c;
@@ -41,8 +41,20 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
       `insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id, key_external_id, key_name, key_value, key_state,
          status, amount, net_amount, received_at, movement_id)
        values (?, ?, ?, ?, ?, ?, ?, 'ACTIVE', ?, ?, ?, ?::timestamptz, ?::uuid)`,
-      [id, providerId, co, key.id, key.externalId, key.name, key.keyValue, o.status ?? 'ASSIGNED', String(o.amount ?? 10_000n), String(o.amount ?? 10_000n),
-        receivedAt, randomUUID()],
+      [
+        id,
+        providerId,
+        co,
+        key.id,
+        key.externalId,
+        key.name,
+        key.keyValue,
+        o.status ?? 'ASSIGNED',
+        String(o.amount ?? 10_000n),
+        String(o.amount ?? 10_000n),
+        receivedAt,
+        randomUUID(),
+      ],
     );
     return id;
   }
@@ -79,7 +91,7 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
     await h?.stop();
   });
 
-  it('streams only the day\'s payments, in provider-id byte order, across several batches', async () => {
+  it("streams only the day's payments, in provider-id byte order, across several batches", async () => {
     const mine = (rs: Rec[]) => rs.filter((r) => r.providerId!.endsWith(tag));
     const batches = await list(D, 4);
     expect(batches.length).toBeGreaterThan(1);
@@ -91,24 +103,36 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
   });
 
   it('each page is a range scan of the received-day index from the last id: no sequential scan, no sort', async () => {
-    for (const [sql, params] of [[settledPageSql(false), [D, 1000]], [settledPageSql(true), [D, p('brb-a'), 1000]]] as const) {
+    for (const [sql, params] of [
+      [settledPageSql(false), [D, 1000]],
+      [settledPageSql(true), [D, p('brb-a'), 1000]],
+    ] as const) {
       const plan = await indexOnlyPlan(h.service.db, sql, [...params]);
       expect(plan).toContain('Index Scan using payments_settlements_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }
     // The return legs (a payment returned to the payer), by the day of the return: the same shape on migration 0007's index.
-    for (const [sql, params] of [[returnsPageSql(false), [D, 1000]], [returnsPageSql(true), [D, p('brb-a'), 1000]]] as const) {
+    for (const [sql, params] of [
+      [returnsPageSql(false), [D, 1000]],
+      [returnsPageSql(true), [D, p('brb-a'), 1000]],
+    ] as const) {
       const plan = await indexOnlyPlan(h.service.db, sql, [...params]);
       expect(plan).toContain('Index Scan using payments_returns_idx');
       expect(plan).not.toMatch(/Sort|Seq Scan/);
     }
   });
 
-  it('each record carries what the engine\'s OurRecord needs, with the Bogotá value date at the day\'s edges', async () => {
+  it("each record carries what the engine's OurRecord needs, with the Bogotá value date at the day's edges", async () => {
     const got = new Map((await list(D)).flat().map((r) => [r.providerId, r]));
     expect(got.get(p('BRB-Z'))).toEqual({
-      ourId: deposits.first, providerId: p('BRB-Z'), status: 'ASSIGNED', direction: 'IN', amountCents: 250_000n,
-      settledAt: `${D}T05:00:00.000Z`, valueDate: D, companyId: co,
+      ourId: deposits.first,
+      providerId: p('BRB-Z'),
+      status: 'ASSIGNED',
+      direction: 'IN',
+      amountCents: 250_000n,
+      settledAt: `${D}T05:00:00.000Z`,
+      valueDate: D,
+      companyId: co,
     });
     expect(got.get(p('brb_a'))).toMatchObject({ ourId: deposits.last, status: 'UNASSIGNED', settledAt: '2025-03-15T04:59:59.999Z', valueDate: D });
     expect((await list('2025-03-13')).flat().map((r) => r.providerId)).toContain(p('brb-before'));
@@ -117,7 +141,13 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
   });
 
   it('through the real flow: a payment the network notified is found by its transfer id, with those of other days', async () => {
-    const pay = await h.sandboxPost('/sandbox/breb/incoming', { keyValue: key.keyValue, amountCents: 123_400, payerName: 'Ana', payerDocument: 'CC 1010', payerBank: 'Nequi' });
+    const pay = await h.sandboxPost('/sandbox/breb/incoming', {
+      keyValue: key.keyValue,
+      amountCents: 123_400,
+      payerName: 'Ana',
+      payerDocument: 'CC 1010',
+      payerBank: 'Nequi',
+    });
     expect(pay.status).toBe(202);
     const transfer = String(pay.body.providerTransferId);
     // Recorded CREDITING before the ledger's credit, it is PENDING until the credit closes it: wait for that.
@@ -134,18 +164,30 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
   });
 
   it('refuses bad requests: another rail, a bad date, more than 500 ids', async () => {
-    const drain = async (rail: string, date: string) => { for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) { /* none */ } };
+    const drain = async (rail: string, date: string) => {
+      for await (const _ of recon.listSettlements({ rail, date, batchSize: 0 }, ctx())) {
+        /* none */
+      }
+    };
     await expect(drain('breb', D)).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     await expect(drain('breb-inbound', '2025-13-01')).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
-    expect((await failure(recon.findSettlements({ rail: 'breb-inbound', ids: Array.from({ length: 501 }, (_, i) => `x${i}`) }, ctx()))).code).toBe('INVALID_REQUEST');
+    expect((await failure(recon.findSettlements({ rail: 'breb-inbound', ids: Array.from({ length: 501 }, (_, i) => `x${i}`) }, ctx()))).code).toBe(
+      'INVALID_REQUEST',
+    );
   });
 
   it('only the reconciliation identity may call them: the gateway, ops and other services are refused', async () => {
     for (const id of ['gateway', 'ops', 'pse-deposit', 'transfer'] as const) {
       const c = as(id);
       const principal = { kind: 'admin' as const, operator: 'op@example.com' };
-      expect((await failure(c.findSettlements({ rail: 'breb-inbound', ids: [p('brb-a')] }, { ...ctx(), ...(id === 'gateway' ? { principal } : {}) }))).code).toBe('CALLER_NOT_ALLOWED');
-      const stream = async () => { for await (const _ of c.listSettlements({ rail: 'breb-inbound', date: D, batchSize: 0 }, ctx())) { /* none */ } };
+      expect(
+        (await failure(c.findSettlements({ rail: 'breb-inbound', ids: [p('brb-a')] }, { ...ctx(), ...(id === 'gateway' ? { principal } : {}) }))).code,
+      ).toBe('CALLER_NOT_ALLOWED');
+      const stream = async () => {
+        for await (const _ of c.listSettlements({ rail: 'breb-inbound', date: D, batchSize: 0 }, ctx())) {
+          /* none */
+        }
+      };
       await expect(stream()).rejects.toMatchObject({ code: 'CALLER_NOT_ALLOWED' });
     }
   });

@@ -88,6 +88,8 @@ export class Migration0001CollectKeyInitial extends Migration {
   }
 
   override down(): void {
-    this.addSql('drop table if exists collect_key.provider_events, collect_key.payments, collect_key.qrs, collect_key.keys, collect_key.outbox, collect_key.inbox');
+    this.addSql(
+      'drop table if exists collect_key.provider_events, collect_key.payments, collect_key.qrs, collect_key.keys, collect_key.outbox, collect_key.inbox',
+    );
   }
 }

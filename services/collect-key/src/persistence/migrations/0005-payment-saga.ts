@@ -32,7 +32,9 @@ export class Migration0005PaymentSaga extends Migration {
     this.addSql(`alter table collect_key.payments add constraint payments_fee_ck
       check (status in ('CREDITING', 'ASSIGNED', 'CREDIT_REFUSED', 'ASSIGNING') or total_charged = 0)`);
     this.addSql(`drop index if exists collect_key.payments_pending_idx`);
-    this.addSql(`create index payments_step_idx on collect_key.payments (step_at) where status in ('CREDITING', 'HOLDING', 'ASSIGNING', 'RETURNING') and step_at is not null`);
+    this.addSql(
+      `create index payments_step_idx on collect_key.payments (step_at) where status in ('CREDITING', 'HOLDING', 'ASSIGNING', 'RETURNING') and step_at is not null`,
+    );
     this.addSql(`
       create table collect_key.payment_history (
         id bigserial primary key,

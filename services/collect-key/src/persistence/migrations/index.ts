@@ -8,6 +8,11 @@ import { Migration0007PaymentReturns } from './0007-payment-returns.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
-  Migration0001CollectKeyInitial, Migration0002KeyIvaApplicable, Migration0003KeyRegistering, Migration0004SettlementsIndex,
-  Migration0005PaymentSaga, Migration0006KeyRegistrationAnchor, Migration0007PaymentReturns,
+  Migration0001CollectKeyInitial,
+  Migration0002KeyIvaApplicable,
+  Migration0003KeyRegistering,
+  Migration0004SettlementsIndex,
+  Migration0005PaymentSaga,
+  Migration0006KeyRegistrationAnchor,
+  Migration0007PaymentReturns,
 ];
