@@ -35,9 +35,18 @@ export interface ReceiptRuntime {
 /** Opens the database (migrated when asked) and the bus in `scope`; shared by the service and the rebuild CLI. */
 export async function openStores(c: ReceiptConfig, scope: ServiceScope, name: string): Promise<{ db: Database; bus: Bus }> {
   return scope.infra({
-    name, schema: RECEIPT_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: receiptMigrations, poolMax: c.RECEIPT_DB_POOL_MAX,
-    migrateOnStart: c.RECEIPT_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
-    streams: ['TRANSFERS', 'DEPOSITS'], relay: false, // a read model: it publishes nothing
+    name,
+    schema: RECEIPT_SCHEMA,
+    databaseUrl: c.DATABASE_URL,
+    migrations: receiptMigrations,
+    poolMax: c.RECEIPT_DB_POOL_MAX,
+    migrateOnStart: c.RECEIPT_MIGRATE_ON_START,
+    production: c.NODE_ENV === 'production',
+    natsUrl: c.NATS_URL,
+    namespace: c.BUS_NAMESPACE,
+    streamReplicas: c.NATS_STREAM_REPLICAS,
+    streams: ['TRANSFERS', 'DEPOSITS'],
+    relay: false, // a read model: it publishes nothing
   });
 }
 
@@ -70,7 +79,12 @@ export async function composeReceipt(o: ReceiptRuntimeOptions): Promise<ReceiptR
     log.info({ grpcPort, opsPort }, 'receipt started');
 
     return {
-      db, bus, projection, receipts, grpcPort, opsPort,
+      db,
+      bus,
+      projection,
+      receipts,
+      grpcPort,
+      opsPort,
       stop: () => scope.stop(),
     };
   } catch (err) {

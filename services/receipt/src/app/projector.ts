@@ -1,7 +1,17 @@
 import type { BatchEventHandler, EventHandler, Logger, SqlTx } from '@wallet/platform';
 import {
-  DEPOSIT_FIELDS, TRANSACTION_FIELDS, depositPatch, depositStatusRank, merge, transferPatch, transferStatusRank,
-  type Decoded, type DepositFields, type Patch, type RecordMeta, type TransactionFields,
+  DEPOSIT_FIELDS,
+  TRANSACTION_FIELDS,
+  depositPatch,
+  depositStatusRank,
+  merge,
+  transferPatch,
+  transferStatusRank,
+  type Decoded,
+  type DepositFields,
+  type Patch,
+  type RecordMeta,
+  type TransactionFields,
 } from '../domain/records.js';
 import type { RecordTable } from './ports.js';
 
@@ -24,8 +34,12 @@ export const CONSUMERS = [
  * throws: the page rolls back and its events are applied one at a time, or redelivered.
  */
 async function applyPage<F extends object>(
-  tx: SqlTx, table: RecordTable<F>, fields: ReadonlyArray<keyof F>, events: ReadonlyArray<{ decoded: Decoded<F>; ctx: { eventId: string; subject: string } }>,
-  rank: (s: string | null | undefined) => number, log: Logger,
+  tx: SqlTx,
+  table: RecordTable<F>,
+  fields: ReadonlyArray<keyof F>,
+  events: ReadonlyArray<{ decoded: Decoded<F>; ctx: { eventId: string; subject: string } }>,
+  rank: (s: string | null | undefined) => number,
+  log: Logger,
 ): Promise<void> {
   const patches: Array<{ p: Patch<F>; ctx: { eventId: string; subject: string } }> = [];
   for (const { decoded, ctx } of events) {
@@ -38,7 +52,7 @@ async function applyPage<F extends object>(
   for (const { p, ctx } of patches) {
     const row = rows.get(p.id);
     if (row && row.record.companyId !== p.companyId) {
-      log.error({ ...ctx, id: p.id, companyId: p.companyId }, 'event id clashes with another company\'s record; ignored');
+      log.error({ ...ctx, id: p.id, companyId: p.companyId }, "event id clashes with another company's record; ignored");
       continue;
     }
     const { record, changed } = merge<F>(row?.record, p, fields, rank);
@@ -63,13 +77,31 @@ export function depositHandler(table: RecordTable<DepositFields>, log: Logger): 
 }
 
 export function transferPageHandler(table: RecordTable<TransactionFields>, log: Logger): BatchEventHandler {
-  return (evts, tx) => applyPage(tx, table, TRANSACTION_FIELDS, evts.map((evt) => ({
-    decoded: transferPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
-  })), transferStatusRank, log);
+  return (evts, tx) =>
+    applyPage(
+      tx,
+      table,
+      TRANSACTION_FIELDS,
+      evts.map((evt) => ({
+        decoded: transferPatch(evt.payload, evt.id, evt.time),
+        ctx: { eventId: evt.id, subject: evt.subject },
+      })),
+      transferStatusRank,
+      log,
+    );
 }
 
 export function depositPageHandler(table: RecordTable<DepositFields>, log: Logger): BatchEventHandler {
-  return (evts, tx) => applyPage(tx, table, DEPOSIT_FIELDS, evts.map((evt) => ({
-    decoded: depositPatch(evt.payload, evt.id, evt.time), ctx: { eventId: evt.id, subject: evt.subject },
-  })), depositStatusRank, log);
+  return (evts, tx) =>
+    applyPage(
+      tx,
+      table,
+      DEPOSIT_FIELDS,
+      evts.map((evt) => ({
+        decoded: depositPatch(evt.payload, evt.id, evt.time),
+        ctx: { eventId: evt.id, subject: evt.subject },
+      })),
+      depositStatusRank,
+      log,
+    );
 }

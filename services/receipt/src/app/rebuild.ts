@@ -6,7 +6,12 @@ import { CONSUMERS, depositHandler, depositPageHandler, transferHandler, transfe
 export class Projection {
   private consumers: InboxConsumer[] = [];
 
-  constructor(private readonly db: Database, private readonly bus: Bus, private readonly deps: ProjectionDeps, private readonly log: Logger) {}
+  constructor(
+    private readonly db: Database,
+    private readonly bus: Bus,
+    private readonly deps: ProjectionDeps,
+    private readonly log: Logger,
+  ) {}
 
   async start(): Promise<void> {
     if (this.consumers.length > 0) return;
@@ -20,7 +25,12 @@ export class Projection {
     const pages = { TRANSFERS: transferPageHandler(transactions, logs.TRANSFERS), DEPOSITS: depositPageHandler(deposits, logs.DEPOSITS) };
     for (const c of CONSUMERS) {
       const consumer = new InboxConsumer(this.db, this.bus, {
-        stream: c.stream, durable: c.durable, subject: c.subject, handler: handlers[c.stream], batchHandler: pages[c.stream], log: this.log,
+        stream: c.stream,
+        durable: c.durable,
+        subject: c.subject,
+        handler: handlers[c.stream],
+        batchHandler: pages[c.stream],
+        log: this.log,
       });
       await consumer.start();
       this.consumers.push(consumer);

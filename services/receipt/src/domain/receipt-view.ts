@@ -7,8 +7,14 @@ import type { StoredDeposit, StoredTransaction } from './records.js';
  * receipt (and carried in the verification QR). Built only from the read model and the company's
  * name/NIT, so a rebuilt read model gives the same hash.
  */
-export interface ReceiptLine { label: string; value: string }
-export interface ReceiptSection { title: string; lines: ReceiptLine[] }
+export interface ReceiptLine {
+  label: string;
+  value: string;
+}
+export interface ReceiptSection {
+  title: string;
+  lines: ReceiptLine[];
+}
 export interface ReceiptView {
   kind: 'TRANSACTION' | 'DEPOSIT';
   title: string;
@@ -18,12 +24,12 @@ export interface ReceiptView {
   statusLabel: string;
   /** 'ok' | 'failed' | 'pending': the status badge colour. */
   tone: 'ok' | 'failed' | 'pending';
-  issuedFor: string;          // the headline date (completion / confirmation, else creation)
+  issuedFor: string; // the headline date (completion / confirmation, else creation)
   headline: { label: string; value: string };
   sections: ReceiptSection[];
   totals: ReceiptLine[];
   grandTotal: ReceiptLine;
-  notice: string | null;      // error message of a failed operation
+  notice: string | null; // error message of a failed operation
 }
 
 export const DASH = '—';
@@ -39,7 +45,14 @@ export function receiptNumber(kind: 'TRANSACTION' | 'DEPOSIT', id: string): stri
 
 const MONTHS = ['enero', 'febrero', 'marzo', 'abril', 'mayo', 'junio', 'julio', 'agosto', 'septiembre', 'octubre', 'noviembre', 'diciembre'];
 const bogota = new Intl.DateTimeFormat('en-US', {
-  timeZone: 'America/Bogota', year: 'numeric', month: 'numeric', day: 'numeric', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+  timeZone: 'America/Bogota',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+  hourCycle: 'h23',
 });
 
 /** es-CO long date in America/Bogota: `21 de noviembre de 2026, 02:34:05 p. m. (hora de Colombia)`. */
@@ -75,11 +88,16 @@ const DEPOSIT_STATUS: Record<string, { label: string; tone: ReceiptView['tone'] 
 const RAIL_LABEL: Record<string, string> = { BREB: 'Bre-B (transferencia inmediata)', ACH: 'ACH (transferencia interbancaria)', PSE: 'PSE' };
 const WALLET_LABEL: Record<string, string> = { BREB: 'Billetera Bre-B', ACH: 'Billetera ACH' };
 
-export interface CompanyRef { name: string; nit: string }
+export interface CompanyRef {
+  name: string;
+  nit: string;
+}
 
 export function transactionView(t: StoredTransaction, company: CompanyRef): ReceiptView {
   const st = TRANSFER_STATUS[t.status ?? 'PENDING'] ?? { label: txt(t.status), tone: 'pending' as const };
-  const amount = t.amount ?? 0n, fee = t.totalFee ?? 0n, iva = t.ivaAmount ?? 0n;
+  const amount = t.amount ?? 0n,
+    fee = t.totalFee ?? 0n,
+    iva = t.ivaAmount ?? 0n;
   const failed = st.tone === 'failed';
   const destination: ReceiptLine[] = [
     { label: 'Nombre', value: txt(t.targetName) },
@@ -134,7 +152,9 @@ export function transactionView(t: StoredTransaction, company: CompanyRef): Rece
 
 export function depositView(d: StoredDeposit, company: CompanyRef): ReceiptView {
   const st = DEPOSIT_STATUS[d.status ?? 'PENDING_CONFIRM'] ?? { label: txt(d.status), tone: 'pending' as const };
-  const amount = d.amount ?? 0n, fee = d.feeAmount ?? 0n, iva = d.ivaAmount ?? 0n;
+  const amount = d.amount ?? 0n,
+    fee = d.feeAmount ?? 0n,
+    iva = d.ivaAmount ?? 0n;
   const net = d.netAmount ?? amount - fee - iva;
   const breb = d.source === 'BREB';
   const beneficiary: ReceiptLine[] = [
@@ -184,10 +204,16 @@ export function depositView(d: StoredDeposit, company: CompanyRef): ReceiptView 
       { label: 'IVA (19 %)', value: cop(iva) },
     ],
     grandTotal: { label: d.status === 'ASSIGNED' || d.status === 'REVERSED' ? 'Neto acreditado' : 'Neto a acreditar', value: cop(net) },
-    notice: d.status === 'REVERSED' ? 'El proveedor reversó este pago; el valor acreditado se debitó de la billetera.'
-      : d.status === 'UNASSIGNED' ? 'El pago se recibió en una llave eliminada o suspendida y no se acreditó.'
-      : d.status === 'FAILED' ? 'El intento de pago del pagador falló.'
-      : d.status === 'EXPIRED' ? 'El enlace de pago venció sin recibir el pago.' : null,
+    notice:
+      d.status === 'REVERSED'
+        ? 'El proveedor reversó este pago; el valor acreditado se debitó de la billetera.'
+        : d.status === 'UNASSIGNED'
+          ? 'El pago se recibió en una llave eliminada o suspendida y no se acreditó.'
+          : d.status === 'FAILED'
+            ? 'El intento de pago del pagador falló.'
+            : d.status === 'EXPIRED'
+              ? 'El enlace de pago venció sin recibir el pago.'
+              : null,
   };
 }
 

@@ -2,13 +2,29 @@ import { depositStatusRank, merge, transferStatusRank, ensureMasked, TRANSACTION
 import { formatBogota, receiptNumber } from './receipt-view.js';
 import { winAnsi } from './render-pdf.js';
 
-const patch = (at: string, status: string | undefined, fields: Partial<TransactionFields>, eventId = at): Patch<TransactionFields> =>
-  ({ id: 't1', companyId: 'c1', eventId, status, occurredAt: new Date(at), fields });
+const patch = (at: string, status: string | undefined, fields: Partial<TransactionFields>, eventId = at): Patch<TransactionFields> => ({
+  id: 't1',
+  companyId: 'c1',
+  eventId,
+  status,
+  occurredAt: new Date(at),
+  fields,
+});
 
 describe('read-model merge', () => {
   it('completed before created: keeps COMPLETED and the completion, fills creation fields', () => {
-    const a = merge(undefined, patch('2026-01-01T00:00:10Z', 'COMPLETED', { completedAt: new Date('2026-01-01T00:00:10Z'), amount: 5n }), TRANSACTION_FIELDS, transferStatusRank).record;
-    const b = merge(a, patch('2026-01-01T00:00:00Z', 'PENDING', { targetName: 'Ana', amount: 5n, createdAt: new Date('2026-01-01T00:00:00Z') }), TRANSACTION_FIELDS, transferStatusRank);
+    const a = merge(
+      undefined,
+      patch('2026-01-01T00:00:10Z', 'COMPLETED', { completedAt: new Date('2026-01-01T00:00:10Z'), amount: 5n }),
+      TRANSACTION_FIELDS,
+      transferStatusRank,
+    ).record;
+    const b = merge(
+      a,
+      patch('2026-01-01T00:00:00Z', 'PENDING', { targetName: 'Ana', amount: 5n, createdAt: new Date('2026-01-01T00:00:00Z') }),
+      TRANSACTION_FIELDS,
+      transferStatusRank,
+    );
     expect(b.changed).toBe(true);
     expect(b.record.status).toBe('COMPLETED');
     expect(b.record.targetName).toBe('Ana');
@@ -18,8 +34,12 @@ describe('read-model merge', () => {
 
   it('an older event never overwrites a newer value; a repeat changes nothing', () => {
     const a = merge(undefined, patch('2026-01-01T00:00:10Z', 'FAILED', { errorMessage: 'nuevo' }), TRANSACTION_FIELDS, transferStatusRank).record;
-    expect(merge(a, patch('2026-01-01T00:00:05Z', 'PENDING', { errorMessage: 'viejo' }), TRANSACTION_FIELDS, transferStatusRank).record.errorMessage).toBe('nuevo');
-    expect(merge(a, patch('2026-01-01T00:00:10Z', 'FAILED', { errorMessage: 'nuevo' }, 'other-id'), TRANSACTION_FIELDS, transferStatusRank).changed).toBe(false);
+    expect(merge(a, patch('2026-01-01T00:00:05Z', 'PENDING', { errorMessage: 'viejo' }), TRANSACTION_FIELDS, transferStatusRank).record.errorMessage).toBe(
+      'nuevo',
+    );
+    expect(merge(a, patch('2026-01-01T00:00:10Z', 'FAILED', { errorMessage: 'nuevo' }, 'other-id'), TRANSACTION_FIELDS, transferStatusRank).changed).toBe(
+      false,
+    );
   });
 
   it('ranks: final states beat pending ones; among finals the later wins', () => {

@@ -7,7 +7,7 @@ import { depositEventsV1, ledgerV1, transferEventsV1 } from '@wallet/proto';
  */
 
 export interface TransactionFields {
-  rail: string | null;                 // BREB | ACH
+  rail: string | null; // BREB | ACH
   amount: bigint | null;
   totalFee: bigint | null;
   ivaAmount: bigint | null;
@@ -29,7 +29,7 @@ export interface TransactionFields {
 }
 
 export interface DepositFields {
-  source: string | null;               // PSE | BREB
+  source: string | null; // PSE | BREB
   amount: bigint | null;
   feeAmount: bigint | null;
   ivaAmount: bigint | null;
@@ -76,13 +76,45 @@ export interface Patch<F> {
 }
 
 export const TRANSACTION_FIELDS: ReadonlyArray<keyof TransactionFields> = [
-  'rail', 'amount', 'totalFee', 'ivaAmount', 'netAmount', 'targetName', 'targetDocument', 'reference', 'description',
-  'bankName', 'bankAccountType', 'bankAccountMasked', 'brebKey', 'providerTransferId', 'errorMessage', 'apiKeyId', 'createdAt', 'completedAt',
+  'rail',
+  'amount',
+  'totalFee',
+  'ivaAmount',
+  'netAmount',
+  'targetName',
+  'targetDocument',
+  'reference',
+  'description',
+  'bankName',
+  'bankAccountType',
+  'bankAccountMasked',
+  'brebKey',
+  'providerTransferId',
+  'errorMessage',
+  'apiKeyId',
+  'createdAt',
+  'completedAt',
 ];
 export const DEPOSIT_FIELDS: ReadonlyArray<keyof DepositFields> = [
-  'source', 'amount', 'feeAmount', 'ivaAmount', 'netAmount', 'currency', 'brebKeyId', 'brebKeyExternalId', 'brebKeyName',
-  'brebKeyValue', 'payerName', 'payerDocument', 'payerBank', 'payerEmail', 'providerTransferId', 'providerConfirmedAt',
-  'internalRef', 'expiresAt', 'createdAt',
+  'source',
+  'amount',
+  'feeAmount',
+  'ivaAmount',
+  'netAmount',
+  'currency',
+  'brebKeyId',
+  'brebKeyExternalId',
+  'brebKeyName',
+  'brebKeyValue',
+  'payerName',
+  'payerDocument',
+  'payerBank',
+  'payerEmail',
+  'providerTransferId',
+  'providerConfirmedAt',
+  'internalRef',
+  'expiresAt',
+  'createdAt',
 ];
 
 /** Final states beat in-progress ones whatever the arrival order; within a class the later occurredAt wins. */
@@ -126,22 +158,41 @@ export type Decoded<F> = { ok: true; patch: Patch<F> } | { ok: false; reason: st
 /** A `transfer.*` payload (proto3 JSON) → patch. `fallbackEventId` is the message's ce-id. */
 export function transferPatch(payload: unknown, fallbackEventId: string, fallbackTime?: string): Decoded<TransactionFields> {
   let e: transferEventsV1.TransferEvent;
-  try { e = transferEventsV1.TransferEvent.fromJSON(payload); } catch (err) { return { ok: false, reason: `undecodable: ${(err as Error).message}` }; }
+  try {
+    e = transferEventsV1.TransferEvent.fromJSON(payload);
+  } catch (err) {
+    return { ok: false, reason: `undecodable: ${(err as Error).message}` };
+  }
   if (!str(e.transferId) || !str(e.companyId)) return { ok: false, reason: 'missing transferId or companyId' };
   const occurredAt = date(e.occurredAt) ?? date(fallbackTime ? new Date(fallbackTime) : undefined) ?? date(e.completedAt) ?? date(e.createdAt);
   if (!occurredAt) return { ok: false, reason: 'missing occurredAt' };
   return {
     ok: true,
     patch: {
-      id: e.transferId, companyId: e.companyId, eventId: str(e.eventId) ?? fallbackEventId, occurredAt,
+      id: e.transferId,
+      companyId: e.companyId,
+      eventId: str(e.eventId) ?? fallbackEventId,
+      occurredAt,
       status: MOVEMENT_STATUS[e.status],
       fields: compact<TransactionFields>({
-        rail: RAILS[e.rail], amount: cents(e.amount), totalFee: cents(e.totalFee), ivaAmount: cents(e.ivaAmount), netAmount: cents(e.netAmount),
-        targetName: str(e.targetName), targetDocument: str(e.targetDocument), reference: str(e.reference), description: str(e.description),
-        bankName: str(e.bankName), bankAccountType: str(e.bankAccountType), bankAccountMasked: ensureMasked(str(e.bankAccountNumberMasked)),
+        rail: RAILS[e.rail],
+        amount: cents(e.amount),
+        totalFee: cents(e.totalFee),
+        ivaAmount: cents(e.ivaAmount),
+        netAmount: cents(e.netAmount),
+        targetName: str(e.targetName),
+        targetDocument: str(e.targetDocument),
+        reference: str(e.reference),
+        description: str(e.description),
+        bankName: str(e.bankName),
+        bankAccountType: str(e.bankAccountType),
+        bankAccountMasked: ensureMasked(str(e.bankAccountNumberMasked)),
         brebKey: str(e.brebKeyValue) ? `${str(e.brebKeyValue)}${str(e.brebKeyType) ? ` (${str(e.brebKeyType)})` : ''}` : undefined,
-        providerTransferId: str(e.providerTransferId), errorMessage: str(e.errorMessage), apiKeyId: str(e.apiKeyId),
-        createdAt: date(e.createdAt), completedAt: date(e.completedAt),
+        providerTransferId: str(e.providerTransferId),
+        errorMessage: str(e.errorMessage),
+        apiKeyId: str(e.apiKeyId),
+        createdAt: date(e.createdAt),
+        completedAt: date(e.completedAt),
       }),
     },
   };
@@ -150,7 +201,11 @@ export function transferPatch(payload: unknown, fallbackEventId: string, fallbac
 /** A `deposit.*` payload (proto3 JSON) → patch. */
 export function depositPatch(payload: unknown, fallbackEventId: string, fallbackTime?: string): Decoded<DepositFields> {
   let e: depositEventsV1.DepositEvent;
-  try { e = depositEventsV1.DepositEvent.fromJSON(payload); } catch (err) { return { ok: false, reason: `undecodable: ${(err as Error).message}` }; }
+  try {
+    e = depositEventsV1.DepositEvent.fromJSON(payload);
+  } catch (err) {
+    return { ok: false, reason: `undecodable: ${(err as Error).message}` };
+  }
   const d = e.deposit;
   if (!d || !str(d.id) || !str(e.companyId)) return { ok: false, reason: 'missing deposit, deposit id or companyId' };
   const occurredAt = date(e.occurredAt) ?? date(fallbackTime ? new Date(fallbackTime) : undefined) ?? date(d.providerConfirmedAt) ?? date(d.createdAt);
@@ -159,22 +214,37 @@ export function depositPatch(payload: unknown, fallbackEventId: string, fallback
   return {
     ok: true,
     patch: {
-      id: d.id, companyId: e.companyId, eventId: str(e.eventId) ?? fallbackEventId, occurredAt,
+      id: d.id,
+      companyId: e.companyId,
+      eventId: str(e.eventId) ?? fallbackEventId,
+      occurredAt,
       status: str(d.status)?.toUpperCase(),
       fields: compact<DepositFields>({
-        source: str(d.source)?.toUpperCase(), amount: cents(d.amountCents), feeAmount: cents(d.feeAmountCents), ivaAmount: cents(d.ivaAmountCents),
-        netAmount: cents(d.netAmountCents), currency: str(d.currency),
-        brebKeyId: str(d.brebKey?.id), brebKeyExternalId: str(d.brebKey?.externalId), brebKeyName: str(d.brebKey?.name), brebKeyValue: str(d.brebKey?.value),
-        payerName, payerDocument: str(d.payerDocument), payerBank: str(d.payerBank), payerEmail: str(d.payerEmail),
-        providerTransferId: str(d.providerTransferId), providerConfirmedAt: date(d.providerConfirmedAt), internalRef: str(d.internalRef),
-        expiresAt: date(d.expiresAt), createdAt: date(d.createdAt),
+        source: str(d.source)?.toUpperCase(),
+        amount: cents(d.amountCents),
+        feeAmount: cents(d.feeAmountCents),
+        ivaAmount: cents(d.ivaAmountCents),
+        netAmount: cents(d.netAmountCents),
+        currency: str(d.currency),
+        brebKeyId: str(d.brebKey?.id),
+        brebKeyExternalId: str(d.brebKey?.externalId),
+        brebKeyName: str(d.brebKey?.name),
+        brebKeyValue: str(d.brebKey?.value),
+        payerName,
+        payerDocument: str(d.payerDocument),
+        payerBank: str(d.payerBank),
+        payerEmail: str(d.payerEmail),
+        providerTransferId: str(d.providerTransferId),
+        providerConfirmedAt: date(d.providerConfirmedAt),
+        internalRef: str(d.internalRef),
+        expiresAt: date(d.expiresAt),
+        createdAt: date(d.createdAt),
       }),
     },
   };
 }
 
-const same = (a: unknown, b: unknown): boolean =>
-  a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b;
+const same = (a: unknown, b: unknown): boolean => (a instanceof Date && b instanceof Date ? a.getTime() === b.getTime() : a === b);
 
 /**
  * Applies one event to the stored record (or creates it). Per field: an event at least as new as the
@@ -193,8 +263,13 @@ export function merge<F extends object>(
     for (const k of fieldNames) fields[k] = p.fields[k] ?? null;
     return {
       record: {
-        ...(fields as F), id: p.id, companyId: p.companyId, status: p.status ?? null, statusAt: p.status ? p.occurredAt : null,
-        lastEventAt: p.occurredAt, lastEventId: p.eventId,
+        ...(fields as F),
+        id: p.id,
+        companyId: p.companyId,
+        status: p.status ?? null,
+        statusAt: p.status ? p.occurredAt : null,
+        lastEventAt: p.occurredAt,
+        lastEventId: p.eventId,
       },
       changed: true,
     };
@@ -213,7 +288,8 @@ export function merge<F extends object>(
     }
   }
   if (p.status && p.status !== stored.status) {
-    const rNew = rank(p.status), rOld = rank(stored.status);
+    const rNew = rank(p.status),
+      rOld = rank(stored.status);
     if (rNew > rOld || (rNew === rOld && (!stored.statusAt || p.occurredAt.getTime() > stored.statusAt.getTime()))) {
       next.status = p.status;
       next.statusAt = p.occurredAt;

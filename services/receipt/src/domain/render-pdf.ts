@@ -54,12 +54,21 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
   });
 
   /** One line of text at (x, y), cut with an ellipsis to fit `width`. */
-  const line = (text: string, x: number, y: number, width: number, opts: { font?: string; size?: number; minSize?: number; color?: string; align?: 'left' | 'right' | 'center' } = {}) => {
+  const line = (
+    text: string,
+    x: number,
+    y: number,
+    width: number,
+    opts: { font?: string; size?: number; minSize?: number; color?: string; align?: 'left' | 'right' | 'center' } = {},
+  ) => {
     let size = opts.size ?? 10;
-    doc.font(opts.font ?? 'Helvetica').fontSize(size).fillColor(opts.color ?? INK);
+    doc
+      .font(opts.font ?? 'Helvetica')
+      .fontSize(size)
+      .fillColor(opts.color ?? INK);
     const clean = winAnsi(text);
     // Shrink first (down to minSize), then cut with an ellipsis.
-    while (opts.minSize !== undefined && size > opts.minSize && doc.widthOfString(clean) > width) doc.fontSize(size -= 0.5);
+    while (opts.minSize !== undefined && size > opts.minSize && doc.widthOfString(clean) > width) doc.fontSize((size -= 0.5));
     const t = fit(doc, clean, width);
     doc.text(t, x, y, { width, align: opts.align ?? 'left', lineBreak: false });
   };
@@ -86,7 +95,12 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
   line(view.statusLabel, bx + 20, y + 19, bw - 24, { font: 'Helvetica-Bold', size: 11, color: TONES[view.tone] });
   line('Estado', bx, y, bw, { size: 9, color: MUTED, align: 'right' });
   y += 58;
-  doc.moveTo(M, y).lineTo(PAGE.w - M, y).lineWidth(0.8).strokeColor(RULE).stroke();
+  doc
+    .moveTo(M, y)
+    .lineTo(PAGE.w - M, y)
+    .lineWidth(0.8)
+    .strokeColor(RULE)
+    .stroke();
   y += 14;
 
   // Sections.
@@ -115,7 +129,12 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
     line(t.value, PAGE.w - M - 14 - 160, ty, 160, { size: 10, color: INK, align: 'right' });
     ty += 17;
   }
-  doc.moveTo(M + 200, ty - 3).lineTo(PAGE.w - M - 14, ty - 3).lineWidth(0.6).strokeColor(RULE).stroke();
+  doc
+    .moveTo(M + 200, ty - 3)
+    .lineTo(PAGE.w - M - 14, ty - 3)
+    .lineWidth(0.6)
+    .strokeColor(RULE)
+    .stroke();
   line(view.grandTotal.label, M + 200, ty + 2, 160, { font: 'Helvetica-Bold', size: 11, color: INK });
   line(view.grandTotal.value, PAGE.w - M - 14 - 160, ty + 2, 160, { font: 'Helvetica-Bold', size: 11, color: INK, align: 'right' });
   y += boxH + 12;
@@ -134,7 +153,12 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
 
   // Footer: verification (fixed at the bottom of the page).
   const fy = PAGE.h - M - 118;
-  doc.moveTo(M, fy - 12).lineTo(PAGE.w - M, fy - 12).lineWidth(0.8).strokeColor(RULE).stroke();
+  doc
+    .moveTo(M, fy - 12)
+    .lineTo(PAGE.w - M, fy - 12)
+    .lineWidth(0.8)
+    .strokeColor(RULE)
+    .stroke();
   doc.image(qr, M, fy, { width: 100, height: 100 });
   const fx = M + 116;
   const fw = PAGE.w - M - fx;
@@ -151,9 +175,16 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
   line('Huella SHA-256 del contenido del comprobante:', fx, fy + 45, fw, { size: 8.5, color: MUTED });
   line(sha256, fx, fy + 57, fw, { font: 'Courier', size: 8, color: INK });
   doc.font('Helvetica').fontSize(7.5).fillColor(MUTED);
-  const legal = wrap(doc, winAnsi('Documento generado electrónicamente a partir de los registros de la plataforma; no requiere firma ni sello. '
-    + 'Fechas y horas en hora de Colombia (America/Bogota, UTC-5). Valores en pesos colombianos (COP). '
-    + 'Por seguridad, los números de cuenta se muestran enmascarados.'), fw, 3);
+  const legal = wrap(
+    doc,
+    winAnsi(
+      'Documento generado electrónicamente a partir de los registros de la plataforma; no requiere firma ni sello. ' +
+        'Fechas y horas en hora de Colombia (America/Bogota, UTC-5). Valores en pesos colombianos (COP). ' +
+        'Por seguridad, los números de cuenta se muestran enmascarados.',
+    ),
+    fw,
+    3,
+  );
   legal.forEach((l, i) => line(l, fx, fy + 74 + i * 10, fw, { size: 7.5, color: MUTED }));
 
   doc.end();
@@ -162,10 +193,12 @@ export async function renderReceiptPdf(o: RenderOptions): Promise<Buffer> {
 
 function fit(doc: PDFKit.PDFDocument, text: string, width: number): string {
   if (doc.widthOfString(text) <= width) return text;
-  let lo = 0, hi = text.length;
+  let lo = 0,
+    hi = text.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (doc.widthOfString(`${text.slice(0, mid).trimEnd()}…`) <= width) lo = mid; else hi = mid - 1;
+    if (doc.widthOfString(`${text.slice(0, mid).trimEnd()}…`) <= width) lo = mid;
+    else hi = mid - 1;
   }
   return `${text.slice(0, lo).trimEnd()}…`;
 }
@@ -177,10 +210,16 @@ function wrap(doc: PDFKit.PDFDocument, text: string, width: number, max: number)
   let cur = '';
   for (let i = 0; i < words.length; i++) {
     const next = cur ? `${cur} ${words[i]}` : words[i]!;
-    if (doc.widthOfString(next) <= width || !cur) { cur = next; continue; }
+    if (doc.widthOfString(next) <= width || !cur) {
+      cur = next;
+      continue;
+    }
     lines.push(cur);
     cur = words[i]!;
-    if (lines.length === max - 1) { cur = words.slice(i).join(' '); break; }
+    if (lines.length === max - 1) {
+      cur = words.slice(i).join(' ');
+      break;
+    }
   }
   if (cur) lines.push(cur);
   return lines.slice(0, max).map((l) => fit(doc, l, width));

@@ -1,6 +1,12 @@
 import { centsFromDb, type Database, type SqlTx } from '@wallet/platform';
 import {
-  DEPOSIT_FIELDS, TRANSACTION_FIELDS, type DepositFields, type RecordMeta, type StoredDeposit, type StoredTransaction, type TransactionFields,
+  DEPOSIT_FIELDS,
+  TRANSACTION_FIELDS,
+  type DepositFields,
+  type RecordMeta,
+  type StoredDeposit,
+  type StoredTransaction,
+  type TransactionFields,
 } from '../domain/records.js';
 import type { ReadModelReset, ReadModelTables, ReceiptRecords, RecordTable } from '../app/ports.js';
 
@@ -71,24 +77,36 @@ export async function insertRecords<F>(tx: SqlTx, def: TableDef<F>, recs: Array<
   const cols = columns(def).map(snake).join(', ');
   const rows = await tx.query(
     `insert into ${def.table} (${cols}) select ${cols} from jsonb_populate_recordset(null::${def.table}, $1::jsonb)
-     on conflict (id) do nothing returning id`, [JSON.stringify(recs.map((r) => toJsonRow(def, r)))]);
+     on conflict (id) do nothing returning id`,
+    [JSON.stringify(recs.map((r) => toJsonRow(def, r)))],
+  );
   return rows.length;
 }
 
 /** Writes the merged rows back (one statement). */
 export async function updateRecords<F>(tx: SqlTx, def: TableDef<F>, recs: Array<RecordMeta & F>): Promise<void> {
-  const cols = columns(def).filter((c) => c !== 'id').map(snake);
+  const cols = columns(def)
+    .filter((c) => c !== 'id')
+    .map(snake);
   await tx.query(
     `update ${def.table} t set ${cols.map((c) => `${c} = r.${c}`).join(', ')}, updated_at = now()
-       from jsonb_populate_recordset(null::${def.table}, $1::jsonb) r where t.id = r.id`, [JSON.stringify(recs.map((r) => toJsonRow(def, r)))]);
+       from jsonb_populate_recordset(null::${def.table}, $1::jsonb) r where t.id = r.id`,
+    [JSON.stringify(recs.map((r) => toJsonRow(def, r)))],
+  );
 }
 
 /** The app's RecordTable over one table's definition. */
 class SqlRecordTable<F> implements RecordTable<F> {
   constructor(private readonly def: TableDef<F>) {}
-  lock(tx: SqlTx, ids: string[]): Promise<Array<RecordMeta & F>> { return lockRecords(tx, this.def, ids); }
-  insert(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<number> { return insertRecords(tx, this.def, recs); }
-  update(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<void> { return updateRecords(tx, this.def, recs); }
+  lock(tx: SqlTx, ids: string[]): Promise<Array<RecordMeta & F>> {
+    return lockRecords(tx, this.def, ids);
+  }
+  insert(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<number> {
+    return insertRecords(tx, this.def, recs);
+  }
+  update(tx: SqlTx, recs: Array<RecordMeta & F>): Promise<void> {
+    return updateRecords(tx, this.def, recs);
+  }
 }
 
 /** The projector's writes (they run in the inbox consumer's transaction: no connection of their own). */

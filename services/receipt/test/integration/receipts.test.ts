@@ -33,7 +33,9 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   let client: Client;
   /** A call as the gateway makes it for an API key of the company: its profile in the signed principal. */
   const ctx = (companyId: string, profile: Partial<CompanyProfileClaims> = {}): CallContext => ({
-    requestId: randomUUID(), companyId, principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'READ', profile: { ...COMPANY, ...profile } },
+    requestId: randomUUID(),
+    companyId,
+    principal: { kind: 'apikey', companyId, keyId: 'test-key', scope: 'READ', profile: { ...COMPANY, ...profile } },
   });
 
   beforeAll(async () => {
@@ -53,25 +55,50 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
 
   type TKind = 'created' | 'dispatched' | 'completed' | 'failed';
   const STATUS: Record<TKind, ledgerV1.MovementStatus> = {
-    created: ledgerV1.MovementStatus.PENDING, dispatched: ledgerV1.MovementStatus.PENDING,
-    completed: ledgerV1.MovementStatus.COMPLETED, failed: ledgerV1.MovementStatus.FAILED,
+    created: ledgerV1.MovementStatus.PENDING,
+    dispatched: ledgerV1.MovementStatus.PENDING,
+    completed: ledgerV1.MovementStatus.COMPLETED,
+    failed: ledgerV1.MovementStatus.FAILED,
   };
 
   /** A transfer.* event exactly as the transfer service publishes it (id = eventId, payload = proto3 JSON). */
   async function publishTransfer(kind: TKind, t: Partial<transferEventsV1.TransferEvent> & { transferId: string; companyId: string }, eventId = randomUUID()) {
     const occurredAt = t.occurredAt ?? new Date();
     const msg: transferEventsV1.TransferEvent = {
-      eventId, rail: ledgerV1.Rail.BREB, status: STATUS[kind], amount: 123_456_789n, totalFee: 150_000n, ivaAmount: 28_500n, netAmount: 123_306_789n,
-      targetName: 'María Fernanda Peñaloza Ávila', targetDocument: 'CC 1020304050', createdAt: new Date('2026-11-20T15:04:05Z'),
-      approvalThreshold: 0, approvedBy: [],
-      ...t, occurredAt,
+      eventId,
+      rail: ledgerV1.Rail.BREB,
+      status: STATUS[kind],
+      amount: 123_456_789n,
+      totalFee: 150_000n,
+      ivaAmount: 28_500n,
+      netAmount: 123_306_789n,
+      targetName: 'María Fernanda Peñaloza Ávila',
+      targetDocument: 'CC 1020304050',
+      createdAt: new Date('2026-11-20T15:04:05Z'),
+      approvalThreshold: 0,
+      approvedBy: [],
+      ...t,
+      occurredAt,
     };
     msg.eventId = eventId;
-    await bus.publish({ id: eventId, subject: `transfer.${kind}`, payload: transferEventsV1.TransferEvent.toJSON(msg), time: occurredAt.toISOString(), source: 'transfer' });
+    await bus.publish({
+      id: eventId,
+      subject: `transfer.${kind}`,
+      payload: transferEventsV1.TransferEvent.toJSON(msg),
+      time: occurredAt.toISOString(),
+      source: 'transfer',
+    });
     return eventId;
   }
 
-  async function publishDeposit(subject: string, companyId: string, deposit: depositV1.Deposit, occurredAt = new Date(), eventId = randomUUID(), source = 'pse-deposit') {
+  async function publishDeposit(
+    subject: string,
+    companyId: string,
+    deposit: depositV1.Deposit,
+    occurredAt = new Date(),
+    eventId = randomUUID(),
+    source = 'pse-deposit',
+  ) {
     const payload = depositEventsV1.DepositEvent.toJSON({ eventId, companyId, deposit, occurredAt });
     await bus.publish({ id: eventId, subject, payload, time: occurredAt.toISOString(), source });
     return eventId;
@@ -84,9 +111,24 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   it('a completed Bre-B send: one page with amounts, status, company, dates in Bogotá', async () => {
     const co = randomUUID();
     const id = randomUUID();
-    await publishTransfer('created', { transferId: id, companyId: co, reference: 'FAC-2026-0042', description: 'Pago de nómina noviembre', bankName: 'Nequi', brebKeyType: 'PHONE', brebKeyValue: '3001234567', occurredAt: new Date('2026-11-20T15:04:05Z') });
+    await publishTransfer('created', {
+      transferId: id,
+      companyId: co,
+      reference: 'FAC-2026-0042',
+      description: 'Pago de nómina noviembre',
+      bankName: 'Nequi',
+      brebKeyType: 'PHONE',
+      brebKeyValue: '3001234567',
+      occurredAt: new Date('2026-11-20T15:04:05Z'),
+    });
     await publishTransfer('dispatched', { transferId: id, companyId: co, providerTransferId: 'breb-77881', occurredAt: new Date('2026-11-20T15:04:06Z') });
-    await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: 'breb-77881', completedAt: new Date('2026-11-20T15:04:09Z'), occurredAt: new Date('2026-11-20T15:04:09Z') });
+    await publishTransfer('completed', {
+      transferId: id,
+      companyId: co,
+      providerTransferId: 'breb-77881',
+      completedAt: new Date('2026-11-20T15:04:09Z'),
+      occurredAt: new Date('2026-11-20T15:04:09Z'),
+    });
     await svc.waitIdle();
 
     const r = await txReceipt(co, id);
@@ -97,26 +139,67 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const { text, pages } = await pdfText(r.pdf);
     expect(pages).toBe(1);
     for (const s of [
-      'Comprobante de transferencia', 'Exitosa', '$ 1.234.567,89', '$ 1.500,00', '$ 285,00', '$ 1.236.352,89',
-      'Distribuidora Andina de Café', '900.123.456-7', 'María Fernanda Peñaloza Ávila', 'Nequi', 'FAC-2026-0042', 'Pago de nómina noviembre',
-      'Llave Bre-B', '3001234567 (PHONE)',
-      '20 de noviembre de 2026, 10:04:05 a. m.', '20 de noviembre de 2026, 10:04:09 a. m.', 'breb-77881', id, r.receiptNumber, r.sha256,
-    ]) expect(text).toContain(s);
+      'Comprobante de transferencia',
+      'Exitosa',
+      '$ 1.234.567,89',
+      '$ 1.500,00',
+      '$ 285,00',
+      '$ 1.236.352,89',
+      'Distribuidora Andina de Café',
+      '900.123.456-7',
+      'María Fernanda Peñaloza Ávila',
+      'Nequi',
+      'FAC-2026-0042',
+      'Pago de nómina noviembre',
+      'Llave Bre-B',
+      '3001234567 (PHONE)',
+      '20 de noviembre de 2026, 10:04:05 a. m.',
+      '20 de noviembre de 2026, 10:04:09 a. m.',
+      'breb-77881',
+      id,
+      r.receiptNumber,
+      r.sha256,
+    ])
+      expect(text).toContain(s);
     writeFileSync(`${process.env.RECEIPT_PDF_OUT ?? '/tmp'}/receipt-breb.pdf`, r.pdf);
   });
 
   it('a failed ACH send: error message, masked account, Fallida; never the full account number', async () => {
     const co = randomUUID();
     const id = randomUUID();
-    const base = { transferId: id, companyId: co, rail: ledgerV1.Rail.ACH, amount: 50_000_000n, totalFee: 300_000n, ivaAmount: 57_000n, netAmount: 49_700_000n,
-      targetName: 'Ferretería El Ñandú Ltda.', targetDocument: 'NIT 800765432', bankName: 'Bancolombia', bankAccountType: 'AHORROS', bankAccountNumberMasked: '****6789', createdAt: new Date('2026-11-21T01:00:00Z') };
+    const base = {
+      transferId: id,
+      companyId: co,
+      rail: ledgerV1.Rail.ACH,
+      amount: 50_000_000n,
+      totalFee: 300_000n,
+      ivaAmount: 57_000n,
+      netAmount: 49_700_000n,
+      targetName: 'Ferretería El Ñandú Ltda.',
+      targetDocument: 'NIT 800765432',
+      bankName: 'Bancolombia',
+      bankAccountType: 'AHORROS',
+      bankAccountNumberMasked: '****6789',
+      createdAt: new Date('2026-11-21T01:00:00Z'),
+    };
     await publishTransfer('created', { ...base, occurredAt: new Date('2026-11-21T01:00:00Z') });
     await publishTransfer('failed', { ...base, errorMessage: 'Cuenta destino inexistente o cancelada', occurredAt: new Date('2026-11-21T01:00:30Z') });
     await svc.waitIdle();
     const r = await txReceipt(co, id);
     const { text, pages } = await pdfText(r.pdf);
     expect(pages).toBe(1);
-    for (const s of ['Fallida', 'Cuenta destino inexistente o cancelada', '****6789', '$ 500.000,00', '$ 3.000,00', '$ 570,00', 'Bancolombia', 'AHORROS', 'Ferretería El Ñandú Ltda.', '20 de noviembre de 2026, 08:00:00 p. m.'])
+    for (const s of [
+      'Fallida',
+      'Cuenta destino inexistente o cancelada',
+      '****6789',
+      '$ 500.000,00',
+      '$ 3.000,00',
+      '$ 570,00',
+      'Bancolombia',
+      'AHORROS',
+      'Ferretería El Ñandú Ltda.',
+      '20 de noviembre de 2026, 08:00:00 p. m.',
+    ])
       expect(text).toContain(s);
     expect(text).not.toMatch(/\d{5,}6789/);
     writeFileSync(`${process.env.RECEIPT_PDF_OUT ?? '/tmp'}/receipt-ach-failed.pdf`, r.pdf);
@@ -126,18 +209,47 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const co = randomUUID();
     const pseId = `dep_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     const pse: depositV1.Deposit = {
-      id: pseId, status: 'PENDING_CONFIRM', amountCents: 25_000_000n, feeAmountCents: 100_000n, ivaAmountCents: 19_000n, netAmountCents: 24_881_000n,
-      currency: 'COP', source: 'PSE', payerFirstName: 'Andrés', payerLastName: 'Muñoz', payerDocument: 'CC 80123456', payerEmail: 'andres@example.co',
-      internalRef: 'PEDIDO-981', paygatewayUrl: 'http://127.0.0.1:8090/pay/x', createdAt: new Date('2026-11-19T13:00:00Z'), expiresAt: new Date('2026-11-20T13:00:00Z'),
+      id: pseId,
+      status: 'PENDING_CONFIRM',
+      amountCents: 25_000_000n,
+      feeAmountCents: 100_000n,
+      ivaAmountCents: 19_000n,
+      netAmountCents: 24_881_000n,
+      currency: 'COP',
+      source: 'PSE',
+      payerFirstName: 'Andrés',
+      payerLastName: 'Muñoz',
+      payerDocument: 'CC 80123456',
+      payerEmail: 'andres@example.co',
+      internalRef: 'PEDIDO-981',
+      paygatewayUrl: 'http://127.0.0.1:8090/pay/x',
+      createdAt: new Date('2026-11-19T13:00:00Z'),
+      expiresAt: new Date('2026-11-20T13:00:00Z'),
     };
     await publishDeposit('deposit.created', co, pse, new Date('2026-11-19T13:00:00Z'));
-    await publishDeposit('deposit.paid', co, { ...pse, status: 'ASSIGNED', payerBank: 'Banco de Bogotá', providerTransferId: 'pse-5544', providerConfirmedAt: new Date('2026-11-19T13:05:00Z') }, new Date('2026-11-19T13:05:01Z'));
+    await publishDeposit(
+      'deposit.paid',
+      co,
+      { ...pse, status: 'ASSIGNED', payerBank: 'Banco de Bogotá', providerTransferId: 'pse-5544', providerConfirmedAt: new Date('2026-11-19T13:05:00Z') },
+      new Date('2026-11-19T13:05:01Z'),
+    );
 
     const brebId = `dep_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     const breb: depositV1.Deposit = {
-      id: brebId, status: 'ASSIGNED', amountCents: 7_000_000n, feeAmountCents: 50_000n, ivaAmountCents: 9_500n, netAmountCents: 6_940_500n,
-      currency: 'COP', source: 'BREB', brebKey: { id: 'ck_1', externalId: 'cliente-77', name: 'Caja Bogotá Norte', value: '@andinacafe77' },
-      payerName: 'Luis Gómez', payerDocument: 'CC 79111222', payerBank: 'Nequi', providerTransferId: 'tr-abc', providerConfirmedAt: new Date('2026-11-19T20:30:00Z'),
+      id: brebId,
+      status: 'ASSIGNED',
+      amountCents: 7_000_000n,
+      feeAmountCents: 50_000n,
+      ivaAmountCents: 9_500n,
+      netAmountCents: 6_940_500n,
+      currency: 'COP',
+      source: 'BREB',
+      brebKey: { id: 'ck_1', externalId: 'cliente-77', name: 'Caja Bogotá Norte', value: '@andinacafe77' },
+      payerName: 'Luis Gómez',
+      payerDocument: 'CC 79111222',
+      payerBank: 'Nequi',
+      providerTransferId: 'tr-abc',
+      providerConfirmedAt: new Date('2026-11-19T20:30:00Z'),
       createdAt: new Date('2026-11-19T20:30:00Z'),
     };
     await publishDeposit('deposit.paid', co, breb, new Date('2026-11-19T20:30:01Z'), randomUUID(), 'collect-key');
@@ -147,7 +259,20 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(p.receiptNumber).toMatch(/^DEP-[0-9A-Z]{10}$/);
     const pt = await pdfText(p.pdf);
     expect(pt.pages).toBe(1);
-    for (const s of ['Comprobante de recaudo', 'Pagado', 'PSE', '$ 250.000,00', '$ 1.000,00', '$ 190,00', '$ 248.810,00', 'Andrés Muñoz', 'Banco de Bogotá', 'PEDIDO-981', 'Distribuidora Andina de Café', '19 de noviembre de 2026, 08:05:00 a. m.'])
+    for (const s of [
+      'Comprobante de recaudo',
+      'Pagado',
+      'PSE',
+      '$ 250.000,00',
+      '$ 1.000,00',
+      '$ 190,00',
+      '$ 248.810,00',
+      'Andrés Muñoz',
+      'Banco de Bogotá',
+      'PEDIDO-981',
+      'Distribuidora Andina de Café',
+      '19 de noviembre de 2026, 08:05:00 a. m.',
+    ])
       expect(pt.text).toContain(s);
 
     const b = await depReceipt(co, brebId);
@@ -163,7 +288,12 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const id = randomUUID();
     const at = new Date('2026-11-20T18:00:00Z');
     const e1 = await publishTransfer('created', { transferId: id, companyId: co, occurredAt: at });
-    await publishTransfer('completed', { transferId: id, companyId: co, completedAt: new Date('2026-11-20T18:00:05Z'), occurredAt: new Date('2026-11-20T18:00:05Z') });
+    await publishTransfer('completed', {
+      transferId: id,
+      companyId: co,
+      completedAt: new Date('2026-11-20T18:00:05Z'),
+      occurredAt: new Date('2026-11-20T18:00:05Z'),
+    });
     await svc.waitIdle();
     const before = await txReceipt(co, id);
     const rowBefore = await rowOf('transactions', id);
@@ -171,16 +301,36 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     // inbox (forced here with the same ce-id under another Nats-Msg-Id).
     await publishTransfer('created', { transferId: id, companyId: co, occurredAt: at }, e1);
     const h = natsHeaders();
-    h.set('ce-id', e1); h.set('ce-type', 'transfer.created'); h.set('ce-source', 'transfer'); h.set('content-type', 'application/json');
+    h.set('ce-id', e1);
+    h.set('ce-type', 'transfer.created');
+    h.set('ce-source', 'transfer');
+    h.set('content-type', 'application/json');
     const replay = transferEventsV1.TransferEvent.toJSON({
-      eventId: e1, transferId: id, companyId: co, rail: ledgerV1.Rail.BREB, status: ledgerV1.MovementStatus.PENDING, amount: 1n, totalFee: 0n, ivaAmount: 0n,
-      netAmount: 1n, targetName: 'Alguien Distinto', targetDocument: 'CC 1', createdAt: at, occurredAt: new Date('2030-01-01T00:00:00Z'),
-      approvalThreshold: 0, approvedBy: [],
+      eventId: e1,
+      transferId: id,
+      companyId: co,
+      rail: ledgerV1.Rail.BREB,
+      status: ledgerV1.MovementStatus.PENDING,
+      amount: 1n,
+      totalFee: 0n,
+      ivaAmount: 0n,
+      netAmount: 1n,
+      targetName: 'Alguien Distinto',
+      targetDocument: 'CC 1',
+      createdAt: at,
+      occurredAt: new Date('2030-01-01T00:00:00Z'),
+      approvalThreshold: 0,
+      approvedBy: [],
     });
     await bus.js.publish(bus.subject('transfer.created'), JSON.stringify(replay), { msgID: `${e1}-late`, headers: h });
     // Same content, new id (a re-emitted older event).
     await publishTransfer('created', { transferId: id, companyId: co, occurredAt: at });
-    await publishTransfer('completed', { transferId: id, companyId: co, completedAt: new Date('2026-11-20T18:00:05Z'), occurredAt: new Date('2026-11-20T18:00:05Z') });
+    await publishTransfer('completed', {
+      transferId: id,
+      companyId: co,
+      completedAt: new Date('2026-11-20T18:00:05Z'),
+      occurredAt: new Date('2026-11-20T18:00:05Z'),
+    });
     await svc.waitIdle();
     const after = await txReceipt(co, id);
     expect(after.sha256).toBe(before.sha256);
@@ -194,24 +344,54 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     const id = randomUUID();
     // The completed event carries only part of the data (a sparse publisher); created brings the rest.
     await publishTransfer('completed', {
-      transferId: id, companyId: co, targetName: '', targetDocument: '', reference: undefined, amount: 9_876_543n, totalFee: 0n, ivaAmount: 0n, netAmount: 0n,
-      createdAt: undefined, completedAt: new Date('2026-11-21T14:30:15Z'), providerTransferId: 'breb-ooo', occurredAt: new Date('2026-11-21T14:30:15Z'),
+      transferId: id,
+      companyId: co,
+      targetName: '',
+      targetDocument: '',
+      reference: undefined,
+      amount: 9_876_543n,
+      totalFee: 0n,
+      ivaAmount: 0n,
+      netAmount: 0n,
+      createdAt: undefined,
+      completedAt: new Date('2026-11-21T14:30:15Z'),
+      providerTransferId: 'breb-ooo',
+      occurredAt: new Date('2026-11-21T14:30:15Z'),
     });
     await svc.waitIdle();
     let row = await rowOf('transactions', id);
     expect(row?.status).toBe('COMPLETED');
     expect(row?.target_name).toBeNull();
     await publishTransfer('created', {
-      transferId: id, companyId: co, amount: 9_876_543n, totalFee: 20_000n, ivaAmount: 3_800n, targetName: 'Óscar Díaz', targetDocument: 'CE 445566',
-      reference: 'OOO-1', createdAt: new Date('2026-11-21T14:30:00Z'), occurredAt: new Date('2026-11-21T14:30:00Z'),
+      transferId: id,
+      companyId: co,
+      amount: 9_876_543n,
+      totalFee: 20_000n,
+      ivaAmount: 3_800n,
+      targetName: 'Óscar Díaz',
+      targetDocument: 'CE 445566',
+      reference: 'OOO-1',
+      createdAt: new Date('2026-11-21T14:30:00Z'),
+      occurredAt: new Date('2026-11-21T14:30:00Z'),
     });
     await svc.waitIdle();
     row = await rowOf('transactions', id);
     expect(row?.status).toBe('COMPLETED');
     const r = await txReceipt(co, id);
     const { text } = await pdfText(r.pdf);
-    for (const s of ['Exitosa', 'Óscar Díaz', 'CE 445566', 'OOO-1', '$ 98.765,43', '$ 200,00', '$ 38,00', 'breb-ooo',
-      '21 de noviembre de 2026, 09:30:00 a. m.', '21 de noviembre de 2026, 09:30:15 a. m.']) expect(text).toContain(s);
+    for (const s of [
+      'Exitosa',
+      'Óscar Díaz',
+      'CE 445566',
+      'OOO-1',
+      '$ 98.765,43',
+      '$ 200,00',
+      '$ 38,00',
+      'breb-ooo',
+      '21 de noviembre de 2026, 09:30:00 a. m.',
+      '21 de noviembre de 2026, 09:30:15 a. m.',
+    ])
+      expect(text).toContain(s);
     expect(text).not.toContain('Pendiente');
   });
 
@@ -222,7 +402,14 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     await publishTransfer('created', { transferId: id, companyId: co });
     await svc.waitIdle();
     await expect(txReceipt(co, id)).resolves.toBeDefined();
-    const code = async (p: Promise<unknown>) => { try { await p; return 'OK'; } catch (e) { return (e as AppError).code; } };
+    const code = async (p: Promise<unknown>) => {
+      try {
+        await p;
+        return 'OK';
+      } catch (e) {
+        return (e as AppError).code;
+      }
+    };
     expect(await code(txReceipt(other, id))).toBe('TRANSACTION_NOT_FOUND');
     expect(await code(txReceipt(co, randomUUID()))).toBe('TRANSACTION_NOT_FOUND');
     expect(await code(depReceipt(co, id))).toBe('DEPOSIT_NOT_FOUND');
@@ -240,12 +427,23 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
     expect(text).toContain('Comercializadora Firmada S.A.S.');
     expect(text).toContain('901.222.333-4');
     expect(text).not.toContain('Distribuidora Andina');
-    const code = async (p: Promise<unknown>) => { try { await p; return 'OK'; } catch (e) { return (e as AppError).code; } };
-    const user = { requestId: randomUUID(), companyId: co, principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'VIEWER' } };
+    const code = async (p: Promise<unknown>) => {
+      try {
+        await p;
+        return 'OK';
+      } catch (e) {
+        return (e as AppError).code;
+      }
+    };
+    const user = {
+      requestId: randomUUID(),
+      companyId: co,
+      principal: { kind: 'user' as const, companyId: co, userId: 'u-1', email: 'u@example.com', role: 'VIEWER' },
+    };
     expect(await code(client.getTransactionReceipt({ id }, user))).toBe('CALLER_NOT_ALLOWED');
   });
 
-  it('a burst of events (pages of several, out of order, a clash with another company\'s id) ends as applying them one by one', async () => {
+  it("a burst of events (pages of several, out of order, a clash with another company's id) ends as applying them one by one", async () => {
     const co = randomUUID();
     const other = randomUUID();
     const ids = Array.from({ length: 20 }, () => randomUUID());
@@ -258,13 +456,20 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
       } else {
         await publishTransfer('created', { transferId: id, companyId: co, reference: `R-${k}`, occurredAt: at(1) });
         await publishTransfer('dispatched', { transferId: id, companyId: co, providerTransferId: `p-${k}`, occurredAt: at(2) });
-        if (k % 4 !== 3) await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: `p-${k}`, completedAt: at(9), occurredAt: at(9) });
+        if (k % 4 !== 3)
+          await publishTransfer('completed', { transferId: id, companyId: co, providerTransferId: `p-${k}`, completedAt: at(9), occurredAt: at(9) });
       }
     }
     await publishTransfer('failed', { transferId: ids[1]!, companyId: other, errorMessage: 'otra empresa', occurredAt: at(30) }); // same id, another company
     await svc.waitIdle();
-    const rows = await svc.db.prepared<{ id: string; company_id: string; status: string; reference: string | null; provider_transfer_id: string | null; error_message: string | null }>(
-      'select id, company_id, status, reference, provider_transfer_id, error_message from receipt.transactions where id = any($1::text[])', [ids]);
+    const rows = await svc.db.prepared<{
+      id: string;
+      company_id: string;
+      status: string;
+      reference: string | null;
+      provider_transfer_id: string | null;
+      error_message: string | null;
+    }>('select id, company_id, status, reference, provider_transfer_id, error_message from receipt.transactions where id = any($1::text[])', [ids]);
     expect(rows).toHaveLength(20);
     for (const r of rows) {
       const k = ids.indexOf(r.id);
@@ -294,7 +499,12 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   it('a long name stays on one page (truncated) and odd characters do not break the PDF', async () => {
     const co = randomUUID();
     const id = randomUUID();
-    await publishTransfer('created', { transferId: id, companyId: co, targetName: `Ñoño ${'Supercalifragilístico '.repeat(20)}✓ 漢字`, description: 'x'.repeat(400) });
+    await publishTransfer('created', {
+      transferId: id,
+      companyId: co,
+      targetName: `Ñoño ${'Supercalifragilístico '.repeat(20)}✓ 漢字`,
+      description: 'x'.repeat(400),
+    });
     await svc.waitIdle();
     const r = await client.getTransactionReceipt({ id }, ctx(co, { name: 'Empresa '.repeat(30), nit: '900.000.000-1' }));
     const { text, pages } = await pdfText(r.pdf);
@@ -305,4 +515,6 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   });
 });
 
-beforeAll(() => { mkdirSync(process.env.RECEIPT_PDF_OUT ?? '/tmp', { recursive: true }); });
+beforeAll(() => {
+  mkdirSync(process.env.RECEIPT_PDF_OUT ?? '/tmp', { recursive: true });
+});
