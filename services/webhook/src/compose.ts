@@ -48,9 +48,18 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
   const scope = new ServiceScope(log);
   try {
     const { db, bus } = await scope.infra({
-      name: 'webhook', schema: WEBHOOK_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: webhookMigrations, poolMax: c.WEBHOOK_DB_POOL_MAX,
-      migrateOnStart: c.WEBHOOK_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS'], relay: false, // it publishes nothing
+      name: 'webhook',
+      schema: WEBHOOK_SCHEMA,
+      databaseUrl: c.DATABASE_URL,
+      migrations: webhookMigrations,
+      poolMax: c.WEBHOOK_DB_POOL_MAX,
+      migrateOnStart: c.WEBHOOK_MIGRATE_ON_START,
+      production: c.NODE_ENV === 'production',
+      natsUrl: c.NATS_URL,
+      namespace: c.BUS_NAMESPACE,
+      streamReplicas: c.NATS_STREAM_REPLICAS,
+      streams: ['TRANSFERS', 'DEPOSITS', 'COLLECT_KEYS'],
+      relay: false, // it publishes nothing
     });
 
     // One SQL store serves the three storage ports: endpoints and log, events, the delivery queue.
@@ -58,10 +67,18 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
     const secrets = new SecretBox(c.WEBHOOK_SECRET_KEY);
     const targets = new SsrfTargetGuard({ strict: !c.WEBHOOK_ALLOW_PRIVATE_TARGETS }, o.resolver ?? systemResolver);
 
-    const worker = new DeliveryWorker(workerDeps({ queue: store, secrets, targets, sender: pinnedHttpSender }), {
-      timeoutMs: c.WEBHOOK_TIMEOUT_MS, retryBaseMs: c.WEBHOOK_RETRY_BASE_MS, retryMaxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS,
-      pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS, batch: c.WEBHOOK_WORKER_BATCH, concurrency: c.WEBHOOK_WORKER_CONCURRENCY,
-    }, log.child({ component: 'delivery-worker' }));
+    const worker = new DeliveryWorker(
+      workerDeps({ queue: store, secrets, targets, sender: pinnedHttpSender }),
+      {
+        timeoutMs: c.WEBHOOK_TIMEOUT_MS,
+        retryBaseMs: c.WEBHOOK_RETRY_BASE_MS,
+        retryMaxDelayMs: c.WEBHOOK_RETRY_MAX_DELAY_MS,
+        pollIntervalMs: c.WEBHOOK_POLL_INTERVAL_MS,
+        batch: c.WEBHOOK_WORKER_BATCH,
+        concurrency: c.WEBHOOK_WORKER_CONCURRENCY,
+      },
+      log.child({ component: 'delivery-worker' }),
+    );
     worker.start();
     scope.defer(() => worker.stop());
 

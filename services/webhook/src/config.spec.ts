@@ -23,7 +23,9 @@ describe('webhook config', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: DEV_SECRET_KEY })).toThrow(/WEBHOOK_SECRET_KEY/);
     expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: 'short' })).toThrow(/WEBHOOK_SECRET_KEY/);
-    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    expect(() => loadConfig({ NODE_ENV: 'production', WEBHOOK_SECRET_KEY: key, WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' })).toThrow(
+      /WEBHOOK_ALLOW_PRIVATE_TARGETS/,
+    );
   });
 
   it('refuses every development secret in production, naming the variable and never the value', () => {

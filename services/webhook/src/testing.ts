@@ -56,9 +56,19 @@ export async function startWebhook(opts: {
     WEBHOOK_GRPC_PORT: String(opts.port ?? 0),
     WEBHOOK_MIGRATE_ON_START: 'true',
   });
-  const runtime = await composeWebhook({ mesh: opts.mesh ?? devMeshTls('webhook'), config, opsPort: null, logger: createLogger('webhook', config.LOG_LEVEL), ...(opts.resolver ? { resolver: opts.resolver } : {}) });
+  const runtime = await composeWebhook({
+    mesh: opts.mesh ?? devMeshTls('webhook'),
+    config,
+    opsPort: null,
+    logger: createLogger('webhook', config.LOG_LEVEL),
+    ...(opts.resolver ? { resolver: opts.resolver } : {}),
+  });
   return {
-    address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, db: runtime.db, dispatcher: runtime.dispatcher, worker: runtime.worker,
+    address: `127.0.0.1:${runtime.grpcPort}`,
+    port: runtime.grpcPort,
+    db: runtime.db,
+    dispatcher: runtime.dispatcher,
+    worker: runtime.worker,
     stop: () => runtime.stop(),
   };
 }

@@ -11,7 +11,8 @@ import type { ResolvedAddress, SendResult, WebhookSender } from '../app/ports.js
  */
 export function postJson(url: URL, pinned: ResolvedAddress, headers: Record<string, string>, body: string, timeoutMs: number): Promise<SendResult> {
   const lookup: LookupFunction = (_host, opts, cb) => {
-    if ((opts as { all?: boolean }).all) (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: pinned.address, family: pinned.family }]);
+    if ((opts as { all?: boolean }).all)
+      (cb as unknown as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: pinned.address, family: pinned.family }]);
     else cb(null, pinned.address, pinned.family);
   };
   const payload = Buffer.from(body, 'utf8');

@@ -15,13 +15,34 @@ export { TargetRefused, type ResolvedAddress } from '../app/ports.js';
 
 const BLOCKED = new BlockList();
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.88.99.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) BLOCKED.addSubnet(net, bits, 'ipv4');
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.88.99.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  BLOCKED.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['fc00::', 7], ['fe80::', 10], ['fec0::', 10], ['ff00::', 8],
-] as const) BLOCKED.addSubnet(net, bits, 'ipv6');
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(net, bits, 'ipv6');
 
 /** The IPv4 address inside an IPv4-mapped (::ffff:a.b.c.d) or NAT64 (64:ff9b::a.b.c.d) IPv6 address. */
 function embeddedIpv4(addr: string): string | undefined {
@@ -64,7 +85,11 @@ export interface TargetRules {
 /** The URL's shape (no DNS): absolute http(s), no credentials, https when strict. Returns the parsed URL. */
 export function checkUrlShape(raw: string, rules: TargetRules): URL {
   let url: URL;
-  try { url = new URL(raw); } catch { throw new TargetRefused('Debe ser una URL absoluta.'); }
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TargetRefused('Debe ser una URL absoluta.');
+  }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new TargetRefused('Debe ser una URL https.');
   if (rules.strict && url.protocol !== 'https:') throw new TargetRefused('Debe ser una URL https.');
   if (url.username || url.password) throw new TargetRefused('La URL no puede llevar credenciales.');
@@ -84,8 +109,13 @@ export async function resolveTarget(url: URL, rules: TargetRules, resolver: Reso
   if (literal) {
     addrs = [{ address: host, family: literal === 6 ? 6 : 4 }];
   } else {
-    if (rules.strict && (host === 'localhost' || host.endsWith('.localhost'))) throw new TargetRefused('El destino no puede ser una dirección local o privada.');
-    try { addrs = await resolver(host); } catch { throw new TargetRefused('El host de la URL no se pudo resolver.'); }
+    if (rules.strict && (host === 'localhost' || host.endsWith('.localhost')))
+      throw new TargetRefused('El destino no puede ser una dirección local o privada.');
+    try {
+      addrs = await resolver(host);
+    } catch {
+      throw new TargetRefused('El host de la URL no se pudo resolver.');
+    }
     if (addrs.length === 0) throw new TargetRefused('El host de la URL no se pudo resolver.');
   }
   if (rules.strict && addrs.some((a) => isBlockedAddress(a.address))) {
@@ -96,9 +126,14 @@ export async function resolveTarget(url: URL, rules: TargetRules, resolver: Reso
 
 /** The app's TargetGuard: these rules and DNS through `resolver`. */
 export class SsrfTargetGuard implements TargetGuard {
-  constructor(private readonly rules: TargetRules, private readonly resolver: Resolver) {}
+  constructor(
+    private readonly rules: TargetRules,
+    private readonly resolver: Resolver,
+  ) {}
 
-  get strict(): boolean { return this.rules.strict; }
+  get strict(): boolean {
+    return this.rules.strict;
+  }
 
   checkShape(raw: string): URL {
     return checkUrlShape(raw, this.rules);

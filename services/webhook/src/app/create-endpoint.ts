@@ -8,7 +8,12 @@ import type { EndpointRow } from './ports.js';
 
 export const MAX_ENDPOINTS_PER_COMPANY = 20;
 
-export interface CreateEndpointRequest { url: string; events: string[]; enabled?: boolean; description?: string }
+export interface CreateEndpointRequest {
+  url: string;
+  events: string[];
+  enabled?: boolean;
+  description?: string;
+}
 
 /**
  * Registers an endpoint with a new signing secret, returned only here (and by RotateSecret): every
@@ -36,13 +41,25 @@ export class CreateEndpoint {
     checkDescription(r.description, problems);
     if (problems.length > 0) throw invalidRequest(problems);
     if ((await store.listEndpoints(cid)).length >= MAX_ENDPOINTS_PER_COMPANY) {
-      throw invalidRequest([{ path: 'url', message: cid === PLATFORM_TENANT
-        ? `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints de plataforma.`
-        : `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa.` }]);
+      throw invalidRequest([
+        {
+          path: 'url',
+          message:
+            cid === PLATFORM_TENANT
+              ? `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints de plataforma.`
+              : `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa.`,
+        },
+      ]);
     }
     const secret = newSigningSecret();
     const endpoint = await store.insertEndpoint({
-      id: newEndpointId(), companyId: cid, url: r.url, description: r.description ?? null, events, enabled: r.enabled ?? true, secretSealed: secrets.seal(secret),
+      id: newEndpointId(),
+      companyId: cid,
+      url: r.url,
+      description: r.description ?? null,
+      events,
+      enabled: r.enabled ?? true,
+      secretSealed: secrets.seal(secret),
     });
     return { endpoint, secret };
   }

@@ -23,7 +23,13 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
 export class Dispatcher {
   private consumers: InboxConsumer[] = [];
 
-  constructor(private readonly db: Database, private readonly bus: Bus, private readonly store: EventRecorder, private readonly log: Logger, private readonly onDeliveries: () => void) {}
+  constructor(
+    private readonly db: Database,
+    private readonly bus: Bus,
+    private readonly store: EventRecorder,
+    private readonly log: Logger,
+    private readonly onDeliveries: () => void,
+  ) {}
 
   /**
    * The InboxConsumer's page of fresh events, in order, in its open transaction: their public events
@@ -58,7 +64,9 @@ export class Dispatcher {
     for (const c of CONSUMERS) {
       // Per consumer: deliveries its open transaction wrote; the worker is woken once they are committed.
       let written = 0;
-      const wrote = (n: number): void => { written += n; };
+      const wrote = (n: number): void => {
+        written += n;
+      };
       const handler = this.handler(wrote);
       const batchHandler = this.batchHandler(wrote);
       const afterCommit = (): void => {
@@ -67,7 +75,15 @@ export class Dispatcher {
         this.onDeliveries();
       };
       await this.bus.ensureStream(c.stream);
-      const consumer = new InboxConsumer(this.db, this.bus, { stream: c.stream, durable: c.durable, subject: c.subject, handler, batchHandler, log: this.log, afterCommit });
+      const consumer = new InboxConsumer(this.db, this.bus, {
+        stream: c.stream,
+        durable: c.durable,
+        subject: c.subject,
+        handler,
+        batchHandler,
+        log: this.log,
+        afterCommit,
+      });
       await consumer.start();
       this.consumers.push(consumer);
     }

@@ -6,7 +6,12 @@ import type { DeliveryRow } from './ports.js';
 
 const DELIVERY_STATUSES = ['PENDING', 'SUCCEEDED', 'FAILED'] as const;
 
-export interface DeliveryQuery { endpointId?: string; status?: string; cursor?: string; limit?: number }
+export interface DeliveryQuery {
+  endpointId?: string;
+  status?: string;
+  cursor?: string;
+  limit?: number;
+}
 
 /**
  * A page of the tenant's delivery log, newest first (limit 1–200, default 50). The cursor is opaque
@@ -27,7 +32,8 @@ export class ListDeliveries {
     const problems: FieldProblem[] = [];
     const limit = f.limit && f.limit > 0 ? f.limit : 50;
     if (limit > 200) problems.push({ path: 'limit', message: 'Debe estar entre 1 y 200.' });
-    if (f.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(f.status)) problems.push({ path: 'status', message: 'Debe ser PENDING, SUCCEEDED o FAILED.' });
+    if (f.status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(f.status))
+      problems.push({ path: 'status', message: 'Debe ser PENDING, SUCCEEDED o FAILED.' });
     let beforeSeq: string | undefined;
     if (f.cursor !== undefined) {
       const decoded = Buffer.from(f.cursor, 'base64url').toString('utf8');
@@ -35,7 +41,12 @@ export class ListDeliveries {
       else beforeSeq = decoded.slice(2);
     }
     if (problems.length > 0) throw invalidRequest(problems);
-    const rows = await this.deps.store.listDeliveries(cid, { ...(f.endpointId ? { endpointId: f.endpointId } : {}), ...(f.status ? { status: f.status } : {}), ...(beforeSeq ? { beforeSeq } : {}), limit: limit + 1 });
+    const rows = await this.deps.store.listDeliveries(cid, {
+      ...(f.endpointId ? { endpointId: f.endpointId } : {}),
+      ...(f.status ? { status: f.status } : {}),
+      ...(beforeSeq ? { beforeSeq } : {}),
+      limit: limit + 1,
+    });
     const items = rows.slice(0, limit);
     return { items, ...(rows.length > limit ? { nextCursor: Buffer.from(`s:${items[items.length - 1]!.seq}`).toString('base64url') } : {}) };
   }

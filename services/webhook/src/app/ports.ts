@@ -132,7 +132,10 @@ export interface DeliveryWaker {
 }
 
 /** An address a URL's host resolved to: the one a delivery connects to (pinned, no second DNS answer). */
-export interface ResolvedAddress { address: string; family: 4 | 6 }
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
 
 /** An endpoint URL the target rules refuse; `reason` is the message the caller sees. */
 export class TargetRefused extends Error {
@@ -155,7 +158,9 @@ export interface TargetGuard {
   resolve(url: URL): Promise<ResolvedAddress>;
 }
 
-export interface SendResult { status: number }
+export interface SendResult {
+  status: number;
+}
 
 /**
  * One HTTP POST of a delivery to `url`, connecting to `pinned`, aborted after `timeoutMs`; resolves

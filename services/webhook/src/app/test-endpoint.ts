@@ -19,9 +19,14 @@ export class TestEndpoint {
   private async ping(cid: string, id: string): Promise<DeliveryRow> {
     const e = await endpointOf(this.deps, cid, id);
     if (!e.enabled) throw new AppError('INVALID_STATE_TRANSITION', 'El endpoint está deshabilitado; habilítelo para enviarle eventos de prueba.');
-    const delivery = await this.deps.store.createPing(cid, e.id, (eventId, createdAt) => JSON.stringify({
-      id: eventId, type: PING_EVENT_TYPE, createdAt: formatInstant(createdAt), data: { endpointId: e.id, url: e.url },
-    }));
+    const delivery = await this.deps.store.createPing(cid, e.id, (eventId, createdAt) =>
+      JSON.stringify({
+        id: eventId,
+        type: PING_EVENT_TYPE,
+        createdAt: formatInstant(createdAt),
+        data: { endpointId: e.id, url: e.url },
+      }),
+    );
     this.deps.worker.nudge();
     return delivery;
   }

@@ -13,7 +13,10 @@ export function requireCompany(companyId: string | undefined): string {
 
 /** An endpoint URL: its length and the target rules (DNS too under production rules). */
 export async function checkUrl(deps: WebhookDeps, url: string, problems: FieldProblem[]): Promise<void> {
-  if (url.length > 2048) { problems.push({ path: 'url', message: 'Debe tener como máximo 2048 caracteres.' }); return; }
+  if (url.length > 2048) {
+    problems.push({ path: 'url', message: 'Debe tener como máximo 2048 caracteres.' });
+    return;
+  }
   try {
     const parsed = deps.targets.checkShape(url);
     if (deps.targets.strict) await deps.targets.resolve(parsed);

@@ -47,7 +47,10 @@ export class DeliveryWorker implements DeliveryWaker {
   /** New deliveries were (or are about to be) committed: run soon. */
   nudge(delayMs = 25): void {
     if (this.stopped) return;
-    if (this.running) { this.again = true; return; }
+    if (this.running) {
+      this.again = true;
+      return;
+    }
     this.schedule(delayMs);
   }
 
@@ -56,14 +59,16 @@ export class DeliveryWorker implements DeliveryWaker {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.running = this.runOnce().catch((err: unknown) => {
-        this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
-      }).finally(() => {
-        this.running = undefined;
-        const again = this.again;
-        this.again = false;
-        this.schedule(again ? 0 : this.s.pollIntervalMs);
-      });
+      this.running = this.runOnce()
+        .catch((err: unknown) => {
+          this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
+        })
+        .finally(() => {
+          this.running = undefined;
+          const again = this.again;
+          this.again = false;
+          this.schedule(again ? 0 : this.s.pollIntervalMs);
+        });
     }, delayMs);
     this.timer.unref();
   }
@@ -76,9 +81,11 @@ export class DeliveryWorker implements DeliveryWaker {
       const batch = await this.deps.queue.claimDue(this.s.batch, leaseSeconds);
       if (batch.length === 0) return;
       const queue = [...batch];
-      await Promise.all(Array.from({ length: Math.min(this.s.concurrency, queue.length) }, async () => {
-        for (let c = queue.shift(); c; c = queue.shift()) await this.attempt(c);
-      }));
+      await Promise.all(
+        Array.from({ length: Math.min(this.s.concurrency, queue.length) }, async () => {
+          for (let c = queue.shift(); c; c = queue.shift()) await this.attempt(c);
+        }),
+      );
       if (batch.length < this.s.batch) return;
     }
   }
@@ -86,7 +93,8 @@ export class DeliveryWorker implements DeliveryWaker {
   private signingSecrets(c: ClaimedDelivery): string[] {
     const { secrets } = this.deps;
     const out = [secrets.open(c.secretSealed)];
-    if (c.previousSecretSealed && c.previousSecretExpiresAt && c.previousSecretExpiresAt.getTime() > this.deps.now().getTime()) out.push(secrets.open(c.previousSecretSealed));
+    if (c.previousSecretSealed && c.previousSecretExpiresAt && c.previousSecretExpiresAt.getTime() > this.deps.now().getTime())
+      out.push(secrets.open(c.previousSecretSealed));
     return out;
   }
 

@@ -4,27 +4,66 @@ import { eventBody, mapSourceEvent, webhookEventId } from './event-types.js';
 
 describe('internal events → public webhook events', () => {
   const now = new Date('2026-11-21T10:00:00.000Z');
-  const transfer = (extra: Partial<transferEventsV1.TransferEvent> = {}) => transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromPartial({
-    eventId: 'e1', transferId: 't1', companyId: 'c1', rail: 'RAIL_ACH' as never, status: 'MOVEMENT_STATUS_COMPLETED' as never,
-    amount: 100_000n, totalFee: 300n, ivaAmount: 57n, netAmount: 100_000n, targetName: 'Ana', targetDocument: '1', createdAt: now, occurredAt: now, ...extra,
-  }));
+  const transfer = (extra: Partial<transferEventsV1.TransferEvent> = {}) =>
+    transferEventsV1.TransferEvent.toJSON(
+      transferEventsV1.TransferEvent.fromPartial({
+        eventId: 'e1',
+        transferId: 't1',
+        companyId: 'c1',
+        rail: 'RAIL_ACH' as never,
+        status: 'MOVEMENT_STATUS_COMPLETED' as never,
+        amount: 100_000n,
+        totalFee: 300n,
+        ivaAmount: 57n,
+        netAmount: 100_000n,
+        targetName: 'Ana',
+        targetDocument: '1',
+        createdAt: now,
+        occurredAt: now,
+        ...extra,
+      }),
+    );
 
   it('maps a transfer event to the same type with a stable id and the API shape', () => {
     const [e, ...rest] = mapSourceEvent({ id: 'src-1', subject: 'transfer.completed', payload: transfer({ bankAccountNumberMasked: '****8901' }) });
     expect(rest).toEqual([]);
-    expect(e).toMatchObject({ type: 'transfer.completed', companyId: 'c1', resourceKey: 'transfer:t1', id: webhookEventId('src-1', 'transfer.completed'), createdAt: now });
+    expect(e).toMatchObject({
+      type: 'transfer.completed',
+      companyId: 'c1',
+      resourceKey: 'transfer:t1',
+      id: webhookEventId('src-1', 'transfer.completed'),
+      createdAt: now,
+    });
     expect(e!.id).toBe(mapSourceEvent({ id: 'src-1', subject: 'transfer.completed', payload: transfer() })[0]!.id);
-    expect(e!.data).toMatchObject({ id: 't1', status: 'COMPLETED', rail: 'ACH', amount: 100_000, totalFee: 300, ivaAmount: 57, currency: 'COP', bankAccountNumberMasked: '****8901', reference: null });
+    expect(e!.data).toMatchObject({
+      id: 't1',
+      status: 'COMPLETED',
+      rail: 'ACH',
+      amount: 100_000,
+      totalFee: 300,
+      ivaAmount: 57,
+      currency: 'COP',
+      bankAccountNumberMasked: '****8901',
+      reference: null,
+    });
     expect(JSON.parse(eventBody(e!))).toEqual({ id: e!.id, type: 'transfer.completed', createdAt: '2026-11-21T10:00:00.000000Z', data: e!.data });
   });
 
   it('carries the approval of a multi-signature send', () => {
-    const [e] = mapSourceEvent({ id: 'src-2', subject: 'transfer.awaiting_approval', payload: transfer({ status: 'MOVEMENT_STATUS_AWAITING_APPROVAL' as never, approvalId: 'ap1', approvalThreshold: 2, approvalExpiresAt: now } as never) });
+    const [e] = mapSourceEvent({
+      id: 'src-2',
+      subject: 'transfer.awaiting_approval',
+      payload: transfer({ status: 'MOVEMENT_STATUS_AWAITING_APPROVAL' as never, approvalId: 'ap1', approvalThreshold: 2, approvalExpiresAt: now } as never),
+    });
     expect(e!.data).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: 'ap1', threshold: 2, expiresAt: '2026-11-21T10:00:00.000000Z' });
   });
 
   it('a rejected multi-signature send is also transfer.failed (its final state), with its own stable id', () => {
-    const out = mapSourceEvent({ id: 'src-3', subject: 'transfer.rejected', payload: transfer({ status: 'MOVEMENT_STATUS_FAILED' as never, errorMessage: 'Rechazada', rejectedBy: 'a@b.co' }) });
+    const out = mapSourceEvent({
+      id: 'src-3',
+      subject: 'transfer.rejected',
+      payload: transfer({ status: 'MOVEMENT_STATUS_FAILED' as never, errorMessage: 'Rechazada', rejectedBy: 'a@b.co' }),
+    });
     expect(out.map((e) => e.type)).toEqual(['transfer.rejected', 'transfer.failed']);
     expect(out[1]!.id).toBe(webhookEventId('src-3', 'transfer.failed'));
     expect(out[1]!.data).toMatchObject({ id: 't1', status: 'FAILED' });
@@ -32,25 +71,71 @@ describe('internal events → public webhook events', () => {
 
   it('issue 35 #12: batch.completed data is the batch exactly as GET /transfers/batches/{id} shows it, its approval included', () => {
     const batch = {
-      id: 'b1', state: 'FAILED', mode: 'ALL', source: 'JSON', reference: 'NOM-11', itemCount: 2, validCount: 2, invalidCount: 0,
+      id: 'b1',
+      state: 'FAILED',
+      mode: 'ALL',
+      source: 'JSON',
+      reference: 'NOM-11',
+      itemCount: 2,
+      validCount: 2,
+      invalidCount: 0,
       totals: [{ rail: 'RAIL_BREB' as never, count: 2, amount: 30_000n, totalFee: 200n, ivaAmount: 38n, total: 30_238n }],
-      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000n }], finishedCount: 2, createdAt: now, expiresAt: now, executedAt: now, completedAt: now,
-      threshold: 2, approvalId: 'ap1', errorMessage: 'Rechazado',
-      approval: { approvalId: 'ap1', threshold: 2, status: 'REJECTED', signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: now }],
-        createdAt: now, expiresAt: now, decidedAt: now, rejectReason: 'No', rejectedBy: 'b@b.co' },
+      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000n }],
+      finishedCount: 2,
+      createdAt: now,
+      expiresAt: now,
+      executedAt: now,
+      completedAt: now,
+      threshold: 2,
+      approvalId: 'ap1',
+      errorMessage: 'Rechazado',
+      approval: {
+        approvalId: 'ap1',
+        threshold: 2,
+        status: 'REJECTED',
+        signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: now }],
+        createdAt: now,
+        expiresAt: now,
+        decidedAt: now,
+        rejectReason: 'No',
+        rejectedBy: 'b@b.co',
+      },
     };
     const payload = transferEventsV1.BatchEvent.toJSON(transferEventsV1.BatchEvent.fromPartial({ eventId: 'be', companyId: 'c1', batch, occurredAt: now }));
     const [e] = mapSourceEvent({ id: 'src-b', subject: 'transfer.batch_completed', payload });
     const t = now.toISOString().replace('Z', '000Z'); // instants on the wire carry six fraction digits (issue 35 #9)
     expect(e).toMatchObject({ type: 'batch.completed', resourceKey: 'batch:b1' });
     expect(e!.data).toEqual({
-      id: 'b1', status: 'FAILED', reference: 'NOM-11', description: null, mode: 'all', source: 'json', itemCount: 2, validCount: 2, invalidCount: 0,
+      id: 'b1',
+      status: 'FAILED',
+      reference: 'NOM-11',
+      description: null,
+      mode: 'all',
+      source: 'json',
+      itemCount: 2,
+      validCount: 2,
+      invalidCount: 0,
       totals: [{ rail: 'BREB', count: 2, amount: 30_000, totalFee: 200, ivaAmount: 38, total: 30_238 }],
-      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000 }], progress: { finished: 2, total: 2, percent: 100 },
-      createdAt: t, expiresAt: t, executedAt: t, completedAt: t, cancelledAt: null,
-      approvalId: 'ap1', threshold: 2,
-      approval: { approvalId: 'ap1', threshold: 2, status: 'REJECTED', signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: t }],
-        createdAt: t, expiresAt: t, decidedAt: t, rejectReason: 'No', rejectedBy: 'b@b.co' },
+      byStatus: [{ status: 'FAILED', count: 2, amount: 30_000 }],
+      progress: { finished: 2, total: 2, percent: 100 },
+      createdAt: t,
+      expiresAt: t,
+      executedAt: t,
+      completedAt: t,
+      cancelledAt: null,
+      approvalId: 'ap1',
+      threshold: 2,
+      approval: {
+        approvalId: 'ap1',
+        threshold: 2,
+        status: 'REJECTED',
+        signatures: [{ userId: 'u1', email: 'a@b.co', role: 'ADMIN', signedAt: t }],
+        createdAt: t,
+        expiresAt: t,
+        decidedAt: t,
+        rejectReason: 'No',
+        rejectedBy: 'b@b.co',
+      },
       errorMessage: 'Rechazado',
     });
     // The very builder of the GET answer.
@@ -64,10 +149,21 @@ describe('internal events → public webhook events', () => {
   });
 
   it('adds collect_key.payment_received to a Bre-B deposit to a key', () => {
-    const payload = depositEventsV1.DepositEvent.toJSON(depositEventsV1.DepositEvent.fromPartial({
-      eventId: 'd', companyId: 'c1', occurredAt: now,
-      deposit: { id: 'dep_1', status: 'ASSIGNED', amountCents: 10n, source: 'BREB', brebKey: { id: 'bkey_1', externalId: 'x', name: 'n', value: '@v' }, createdAt: now },
-    }));
+    const payload = depositEventsV1.DepositEvent.toJSON(
+      depositEventsV1.DepositEvent.fromPartial({
+        eventId: 'd',
+        companyId: 'c1',
+        occurredAt: now,
+        deposit: {
+          id: 'dep_1',
+          status: 'ASSIGNED',
+          amountCents: 10n,
+          source: 'BREB',
+          brebKey: { id: 'bkey_1', externalId: 'x', name: 'n', value: '@v' },
+          createdAt: now,
+        },
+      }),
+    );
     const out = mapSourceEvent({ id: 'src-3', subject: 'deposit.paid', payload });
     expect(out.map((e) => e.type)).toEqual(['deposit.paid', 'collect_key.payment_received']);
     expect(new Set(out.map((e) => e.id)).size).toBe(2);
@@ -79,23 +175,56 @@ describe('internal events → public webhook events', () => {
     expect(() => mapSourceEvent({ id: 'x', subject: 'transfer.completed', payload: { nonsense: true } })).toThrow();
   });
 
-  it('issue 36: company.security_changed (the gateway\'s event) is delivered to the company, ordered per company', () => {
-    const payload = companyEventsV1.CompanySecurityChanged.toJSON(companyEventsV1.CompanySecurityChanged.fromPartial({
-      eventId: 'g1', companyId: 'c1', change: 'API_KEY_REVOKED', summary: 'Se revocó la clave de API wk_test_ab12….', actorKind: 'operator', actorId: 'op1',
-      detailsJson: '{"keyId":"k1","prefix":"wk_test_ab12"}', occurredAt: now,
-    }));
+  it("issue 36: company.security_changed (the gateway's event) is delivered to the company, ordered per company", () => {
+    const payload = companyEventsV1.CompanySecurityChanged.toJSON(
+      companyEventsV1.CompanySecurityChanged.fromPartial({
+        eventId: 'g1',
+        companyId: 'c1',
+        change: 'API_KEY_REVOKED',
+        summary: 'Se revocó la clave de API wk_test_ab12….',
+        actorKind: 'operator',
+        actorId: 'op1',
+        detailsJson: '{"keyId":"k1","prefix":"wk_test_ab12"}',
+        occurredAt: now,
+      }),
+    );
     const [e, ...rest] = mapSourceEvent({ id: 'src-g', subject: 'company.security_changed', payload });
     expect(rest).toEqual([]);
-    expect(e).toMatchObject({ type: 'company.security_changed', companyId: 'c1', resourceKey: 'company:c1', id: webhookEventId('src-g', 'company.security_changed'), createdAt: now });
-    expect(e!.data).toEqual({
-      companyId: 'c1', change: 'API_KEY_REVOKED', summary: 'Se revocó la clave de API wk_test_ab12….', actor: { kind: 'operator', id: 'op1' },
-      approvalRequestId: null, effectiveAt: null, details: { keyId: 'k1', prefix: 'wk_test_ab12' }, occurredAt: '2026-11-21T10:00:00.000000Z',
+    expect(e).toMatchObject({
+      type: 'company.security_changed',
+      companyId: 'c1',
+      resourceKey: 'company:c1',
+      id: webhookEventId('src-g', 'company.security_changed'),
+      createdAt: now,
     });
-    const requested = companyEventsV1.CompanySecurityChanged.toJSON(companyEventsV1.CompanySecurityChanged.fromPartial({
-      eventId: 'g2', companyId: 'c1', change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED', summary: 's', actorKind: 'bootstrap-token', approvalRequestId: 'apr_1', effectiveAt: now, detailsJson: '', occurredAt: now,
-    }));
+    expect(e!.data).toEqual({
+      companyId: 'c1',
+      change: 'API_KEY_REVOKED',
+      summary: 'Se revocó la clave de API wk_test_ab12….',
+      actor: { kind: 'operator', id: 'op1' },
+      approvalRequestId: null,
+      effectiveAt: null,
+      details: { keyId: 'k1', prefix: 'wk_test_ab12' },
+      occurredAt: '2026-11-21T10:00:00.000000Z',
+    });
+    const requested = companyEventsV1.CompanySecurityChanged.toJSON(
+      companyEventsV1.CompanySecurityChanged.fromPartial({
+        eventId: 'g2',
+        companyId: 'c1',
+        change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED',
+        summary: 's',
+        actorKind: 'bootstrap-token',
+        approvalRequestId: 'apr_1',
+        effectiveAt: now,
+        detailsJson: '',
+        occurredAt: now,
+      }),
+    );
     expect(mapSourceEvent({ id: 'src-g2', subject: 'company.security_changed', payload: requested })[0]!.data).toMatchObject({
-      actor: { kind: 'bootstrap-token', id: null }, approvalRequestId: 'apr_1', effectiveAt: '2026-11-21T10:00:00.000000Z', details: {},
+      actor: { kind: 'bootstrap-token', id: null },
+      approvalRequestId: 'apr_1',
+      effectiveAt: '2026-11-21T10:00:00.000000Z',
+      details: {},
     });
     expect(() => mapSourceEvent({ id: 'x', subject: 'company.security_changed', payload: { summary: 'sin empresa' } })).toThrow();
     expect(mapSourceEvent({ id: 'x', subject: 'company.other', payload: {} })).toEqual([]);

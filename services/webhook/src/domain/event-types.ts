@@ -1,6 +1,16 @@
 import { formatInstant } from '@wallet/platform';
 import { createHash } from 'node:crypto';
-import { collectKeyEventsV1, companyEventsV1, depositEventsV1, reconciliationEventsV1, transferEventsV1, type collectKeyV1, type depositV1, type reconciliationV1, type transferV1 } from '@wallet/proto';
+import {
+  collectKeyEventsV1,
+  companyEventsV1,
+  depositEventsV1,
+  reconciliationEventsV1,
+  transferEventsV1,
+  type collectKeyV1,
+  type depositV1,
+  type reconciliationV1,
+  type transferV1,
+} from '@wallet/proto';
 import { batchToApi, collectKeyView, depositView } from '@wallet/platform';
 
 /** The public webhook event types an endpoint can subscribe to. */
@@ -134,14 +144,26 @@ export function collectKeyData(k: collectKeyV1.CollectKey): Record<string, unkno
 
 const cents = (v: bigint) => v.toString();
 const parseJson = (json: string): Record<string, unknown> => {
-  try { return JSON.parse(json) as Record<string, unknown>; } catch { return {}; }
+  try {
+    return JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
 };
 
 /** A reconciliation run as `GET /admin/reconciliations/{id}` shows it (cents as decimal strings, counts as numbers). */
 export function runData(r: reconciliationV1.Run): Record<string, unknown> {
   return {
-    id: r.id, rail: r.rail, date: r.date, trigger: r.trigger, status: r.status, requestedBy: r.requestedBy,
-    startedAt: iso(r.startedAt), finishedAt: iso(r.finishedAt), rejectReason: r.rejectReason ?? null, detail: r.detail ?? null,
+    id: r.id,
+    rail: r.rail,
+    date: r.date,
+    trigger: r.trigger,
+    status: r.status,
+    requestedBy: r.requestedBy,
+    startedAt: iso(r.startedAt),
+    finishedAt: iso(r.finishedAt),
+    rejectReason: r.rejectReason ?? null,
+    detail: r.detail ?? null,
     report: { lines: num(r.reportLines), amountCents: cents(r.reportAmountCents), feeCents: cents(r.reportFeeCents), netCents: cents(r.reportNetCents) },
     ours: { count: num(r.oursCount), amountCents: cents(r.oursAmountCents), netCents: cents(r.oursNetCents) },
     matched: { count: num(r.matchedCount), amountCents: cents(r.matchedAmountCents) },
@@ -152,9 +174,21 @@ export function runData(r: reconciliationV1.Run): Record<string, unknown> {
 /** A reconciliation break as `GET /admin/reconciliations/{id}/breaks` shows it. */
 export function breakData(b: reconciliationV1.Break): Record<string, unknown> {
   return {
-    key: b.key, kind: b.kind, rail: b.rail, date: b.date, ourId: b.ourId ?? null, providerId: b.providerId ?? null,
-    ours: parseJson(b.oursJson), theirs: parseJson(b.theirsJson), status: b.status, runId: b.runId, lastSeenRunId: b.lastSeenRunId,
-    openedAt: iso(b.openedAt), resolvedAt: iso(b.resolvedAt), resolution: b.resolution ?? null, exceptionId: b.exceptionId,
+    key: b.key,
+    kind: b.kind,
+    rail: b.rail,
+    date: b.date,
+    ourId: b.ourId ?? null,
+    providerId: b.providerId ?? null,
+    ours: parseJson(b.oursJson),
+    theirs: parseJson(b.theirsJson),
+    status: b.status,
+    runId: b.runId,
+    lastSeenRunId: b.lastSeenRunId,
+    openedAt: iso(b.openedAt),
+    resolvedAt: iso(b.resolvedAt),
+    resolution: b.resolution ?? null,
+    exceptionId: b.exceptionId,
     differenceCents: cents(b.differenceCents),
   };
 }
@@ -182,7 +216,12 @@ const COLLECT_KEY_TYPES: Record<string, WebhookEventType> = {
   'collectkey.state_changed': 'collect_key.state_changed',
 };
 
-export interface SourceEvent { id: string; subject: string; payload: unknown; time?: string | undefined }
+export interface SourceEvent {
+  id: string;
+  subject: string;
+  payload: unknown;
+  time?: string | undefined;
+}
 
 /**
  * The public events of one internal event (none for internal-only subjects such as
@@ -192,9 +231,21 @@ export interface SourceEvent { id: string; subject: string; payload: unknown; ti
  * Throws on a payload that does not decode (the caller logs and drops it).
  */
 export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
-  const make = (type: WebhookEventType | PlatformEventType, companyId: string, resourceKey: string, resourceId: string, occurredAt: Date | undefined, data: Record<string, unknown>): WebhookEvent => ({
-    id: webhookEventId(src.id, type), type, companyId, resourceKey, resourceId,
-    createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()), data,
+  const make = (
+    type: WebhookEventType | PlatformEventType,
+    companyId: string,
+    resourceKey: string,
+    resourceId: string,
+    occurredAt: Date | undefined,
+    data: Record<string, unknown>,
+  ): WebhookEvent => ({
+    id: webhookEventId(src.id, type),
+    type,
+    companyId,
+    resourceKey,
+    resourceId,
+    createdAt: occurredAt ?? (src.time ? new Date(src.time) : new Date()),
+    data,
   });
   const [family] = src.subject.split('.');
   if (src.subject === 'transfer.batch_validated' || src.subject === 'transfer.batch_completed') {

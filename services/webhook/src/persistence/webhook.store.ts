@@ -1,7 +1,16 @@
 import type { Database, SqlTx } from '@wallet/platform';
 import type {
-  AttemptFailure, ClaimedDelivery, DeliveryFilter, DeliveryQueue, DeliveryRow, DeliveryStatus, EndpointPatch, EndpointRow, EndpointStore,
-  EventRecorder, NewEndpoint,
+  AttemptFailure,
+  ClaimedDelivery,
+  DeliveryFilter,
+  DeliveryQueue,
+  DeliveryRow,
+  DeliveryStatus,
+  EndpointPatch,
+  EndpointRow,
+  EndpointStore,
+  EventRecorder,
+  NewEndpoint,
 } from '../app/ports.js';
 import { eventBody, type WebhookEvent } from '../domain/event-types.js';
 import { newDeliveryId, newPingEventId } from '../domain/ids.js';
@@ -14,32 +23,56 @@ const n = (v: unknown): number | null => (v === null || v === undefined ? null :
 
 function endpointFrom(r: Record<string, unknown>): EndpointRow {
   return {
-    id: String(r.id), companyId: String(r.company_id), url: String(r.url), description: (r.description as string | null) ?? null,
-    events: (r.events as string[]) ?? [], enabled: Boolean(r.enabled), secretSealed: String(r.secret_sealed),
-    previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null, previousSecretExpiresAt: dn(r.previous_secret_expires_at),
-    createdAt: d(r.created_at), updatedAt: d(r.updated_at),
+    id: String(r.id),
+    companyId: String(r.company_id),
+    url: String(r.url),
+    description: (r.description as string | null) ?? null,
+    events: (r.events as string[]) ?? [],
+    enabled: Boolean(r.enabled),
+    secretSealed: String(r.secret_sealed),
+    previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
+    previousSecretExpiresAt: dn(r.previous_secret_expires_at),
+    createdAt: d(r.created_at),
+    updatedAt: d(r.updated_at),
   };
 }
 
 function deliveryFrom(r: Record<string, unknown>): DeliveryRow {
   return {
-    id: String(r.id), seq: String(r.seq), companyId: String(r.company_id), endpointId: String(r.endpoint_id), eventId: String(r.event_id),
-    eventType: String(r.event_type), resourceKey: (r.resource_key as string | null) ?? null, status: r.status as DeliveryStatus,
-    attempts: Number(r.attempts), nextAttemptAt: d(r.next_attempt_at), giveUpAt: d(r.give_up_at), lastAttemptAt: dn(r.last_attempt_at),
-    lastResponseStatus: n(r.last_response_status), lastLatencyMs: n(r.last_latency_ms), lastError: (r.last_error as string | null) ?? null,
-    deliveredAt: dn(r.delivered_at), replayOf: (r.replay_of as string | null) ?? null, createdAt: d(r.created_at),
+    id: String(r.id),
+    seq: String(r.seq),
+    companyId: String(r.company_id),
+    endpointId: String(r.endpoint_id),
+    eventId: String(r.event_id),
+    eventType: String(r.event_type),
+    resourceKey: (r.resource_key as string | null) ?? null,
+    status: r.status as DeliveryStatus,
+    attempts: Number(r.attempts),
+    nextAttemptAt: d(r.next_attempt_at),
+    giveUpAt: d(r.give_up_at),
+    lastAttemptAt: dn(r.last_attempt_at),
+    lastResponseStatus: n(r.last_response_status),
+    lastLatencyMs: n(r.last_latency_ms),
+    lastError: (r.last_error as string | null) ?? null,
+    deliveredAt: dn(r.delivered_at),
+    replayOf: (r.replay_of as string | null) ?? null,
+    createdAt: d(r.created_at),
   };
 }
 
 export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQueue {
-  constructor(private readonly db: Database, private readonly horizonSeconds: number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly horizonSeconds: number,
+  ) {}
 
   // ---- endpoints ----
 
   async insertEndpoint(e: NewEndpoint): Promise<EndpointRow> {
     const rows = await this.db.prepared(
       `insert into webhook.endpoints (id, company_id, url, description, events, enabled, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-      [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed]);
+      [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed],
+    );
     return endpointFrom(rows[0]!);
   }
 
@@ -62,14 +95,18 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
          description = case when $6 then $7 else description end,
          updated_at = now()
        where id = $1 and company_id = $2 and deleted_at is null returning *`,
-      [id, companyId, p.url ?? null, p.events ?? null, p.enabled ?? null, p.description !== undefined, p.description ?? null]);
+      [id, companyId, p.url ?? null, p.events ?? null, p.enabled ?? null, p.description !== undefined, p.description ?? null],
+    );
     return rows[0] ? endpointFrom(rows[0]) : undefined;
   }
 
   /** Soft delete; its pending deliveries end FAILED. False when there was no such live endpoint. */
   async deleteEndpoint(companyId: string, id: string): Promise<boolean> {
     return this.db.preparedTx(async (tx) => {
-      const rows = await tx.query(`update webhook.endpoints set deleted_at = now(), enabled = false, updated_at = now() where id = $1 and company_id = $2 and deleted_at is null returning id`, [id, companyId]);
+      const rows = await tx.query(
+        `update webhook.endpoints set deleted_at = now(), enabled = false, updated_at = now() where id = $1 and company_id = $2 and deleted_at is null returning id`,
+        [id, companyId],
+      );
       if (rows.length === 0) return false;
       await tx.query(`update webhook.deliveries set status = 'FAILED', last_error = 'endpoint deleted' where endpoint_id = $1 and status = 'PENDING'`, [id]);
       return true;
@@ -84,7 +121,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
          previous_secret_expires_at = case when $4 > 0 then now() + make_interval(secs => $4) else null end,
          secret_sealed = $3, updated_at = now()
        where id = $1 and company_id = $2 and deleted_at is null returning *`,
-      [id, companyId, newSealed, overlapSeconds]);
+      [id, companyId, newSealed, overlapSeconds],
+    );
     return rows[0] ? endpointFrom(rows[0]) : undefined;
   }
 
@@ -125,26 +163,52 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
        from unnest($1::text[], $2::text[]) with ordinality as q(company_id, type, ord)
        join webhook.endpoints ep on ep.company_id = q.company_id and ep.enabled and ep.deleted_at is null and q.type = any(ep.events)
        order by q.ord, ep.created_at, ep.id`,
-      [companies, types]);
+      [companies, types],
+    );
     const endpointsOf = new Map<number, string[]>();
     for (const r of found) {
       const ord = Number(r.ord);
       const list = endpointsOf.get(ord);
-      if (list) list.push(r.id); else endpointsOf.set(ord, [r.id]);
+      if (list) list.push(r.id);
+      else endpointsOf.set(ord, [r.id]);
     }
 
-    const ev = { id: [] as string[], companyId: [] as string[], type: [] as string[], resourceKey: [] as string[], resourceId: [] as string[], body: [] as string[], createdAt: [] as Date[] };
-    const dl = { id: [] as string[], companyId: [] as string[], endpointId: [] as string[], eventId: [] as string[], type: [] as string[], resourceKey: [] as string[] };
+    const ev = {
+      id: [] as string[],
+      companyId: [] as string[],
+      type: [] as string[],
+      resourceKey: [] as string[],
+      resourceId: [] as string[],
+      body: [] as string[],
+      createdAt: [] as Date[],
+    };
+    const dl = {
+      id: [] as string[],
+      companyId: [] as string[],
+      endpointId: [] as string[],
+      eventId: [] as string[],
+      type: [] as string[],
+      resourceKey: [] as string[],
+    };
     for (const [i, e] of events.entries()) {
       const endpoints = endpointsOf.get(pairIndex[i]!);
       // An event is stored only to be delivered: none is kept for a company with no endpoint subscribed to it
       // (an endpoint receives the events that happen after it is created, never earlier ones).
       if (!endpoints) continue;
-      ev.id.push(e.id); ev.companyId.push(e.companyId); ev.type.push(e.type); ev.resourceKey.push(e.resourceKey);
-      ev.resourceId.push(e.resourceId); ev.body.push(eventBody(e)); ev.createdAt.push(e.createdAt);
+      ev.id.push(e.id);
+      ev.companyId.push(e.companyId);
+      ev.type.push(e.type);
+      ev.resourceKey.push(e.resourceKey);
+      ev.resourceId.push(e.resourceId);
+      ev.body.push(eventBody(e));
+      ev.createdAt.push(e.createdAt);
       for (const endpointId of endpoints) {
-        dl.id.push(newDeliveryId()); dl.companyId.push(e.companyId); dl.endpointId.push(endpointId); dl.eventId.push(e.id);
-        dl.type.push(e.type); dl.resourceKey.push(e.resourceKey);
+        dl.id.push(newDeliveryId());
+        dl.companyId.push(e.companyId);
+        dl.endpointId.push(endpointId);
+        dl.eventId.push(e.id);
+        dl.type.push(e.type);
+        dl.resourceKey.push(e.resourceKey);
       }
     }
     if (ev.id.length === 0) return 0;
@@ -156,7 +220,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
          with ordinality as e(id, company_id, type, resource_key, resource_id, body, created_at, ord)
        order by e.ord
        on conflict (id) do nothing`,
-      [ev.id, ev.companyId, ev.type, ev.resourceKey, ev.resourceId, ev.body, ev.createdAt]);
+      [ev.id, ev.companyId, ev.type, ev.resourceKey, ev.resourceId, ev.body, ev.createdAt],
+    );
     // `order by` the ordinality: rows are inserted, and take their seq, in the order of the arrays.
     const rows = await tx.query(
       `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
@@ -165,7 +230,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
          with ordinality as d(id, company_id, endpoint_id, event_id, event_type, resource_key, ord)
        order by d.ord
        on conflict (endpoint_id, event_id) where replay_of is null do nothing returning id`,
-      [dl.id, dl.companyId, dl.endpointId, dl.eventId, dl.type, dl.resourceKey, this.horizonSeconds]);
+      [dl.id, dl.companyId, dl.endpointId, dl.eventId, dl.type, dl.resourceKey, this.horizonSeconds],
+    );
     return rows.length;
   }
 
@@ -174,12 +240,15 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     const eventId = newPingEventId();
     const createdAt = new Date();
     return this.db.preparedTx(async (tx) => {
-      await tx.query(`insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values ($1, $2, 'webhook.ping', null, null, $3, $4)`,
-        [eventId, companyId, body(eventId, createdAt), createdAt]);
+      await tx.query(
+        `insert into webhook.events (id, company_id, type, resource_key, resource_id, body, created_at) values ($1, $2, 'webhook.ping', null, null, $3, $4)`,
+        [eventId, companyId, body(eventId, createdAt), createdAt],
+      );
       const rows = await tx.query(
         `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at)
          values ($1, $2, $3, $4, 'webhook.ping', null, now() + make_interval(secs => $5)) returning *`,
-        [newDeliveryId(), companyId, endpointId, eventId, this.horizonSeconds]);
+        [newDeliveryId(), companyId, endpointId, eventId, this.horizonSeconds],
+      );
       return deliveryFrom(rows[0]!);
     });
   }
@@ -189,7 +258,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     const rows = await this.db.prepared(
       `insert into webhook.deliveries (id, company_id, endpoint_id, event_id, event_type, resource_key, give_up_at, replay_of)
        values ($1, $2, $3, $4, $5, $6, now() + make_interval(secs => $7), $8) returning *`,
-      [newDeliveryId(), companyId, original.endpointId, original.eventId, original.eventType, original.resourceKey, this.horizonSeconds, original.id]);
+      [newDeliveryId(), companyId, original.endpointId, original.eventId, original.eventType, original.resourceKey, this.horizonSeconds, original.id],
+    );
     return deliveryFrom(rows[0]!);
   }
 
@@ -206,7 +276,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
       `select * from webhook.deliveries
        where company_id = $1 and ($2::text is null or endpoint_id = $2) and ($3::text is null or status = $3) and ($4::bigint is null or seq < $4)
        order by seq desc limit $5`,
-      [companyId, f.endpointId ?? null, f.status ?? null, f.beforeSeq ?? null, f.limit]);
+      [companyId, f.endpointId ?? null, f.status ?? null, f.beforeSeq ?? null, f.limit],
+    );
     return rows.map(deliveryFrom);
   }
 
@@ -235,11 +306,19 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
        from due, webhook.endpoints ep, webhook.events ev
        where x.id = due.id and ep.id = x.endpoint_id and ev.id = x.event_id
        returning x.id, x.company_id, x.endpoint_id, x.event_id, x.attempts, ep.url, ep.secret_sealed, ep.previous_secret_sealed, ep.previous_secret_expires_at, ev.body`,
-      [batch, leaseSeconds]);
+      [batch, leaseSeconds],
+    );
     return rows.map((r) => ({
-      id: String(r.id), companyId: String(r.company_id), endpointId: String(r.endpoint_id), eventId: String(r.event_id), attempts: Number(r.attempts),
-      url: String(r.url), secretSealed: String(r.secret_sealed), previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
-      previousSecretExpiresAt: dn(r.previous_secret_expires_at), body: String(r.body),
+      id: String(r.id),
+      companyId: String(r.company_id),
+      endpointId: String(r.endpoint_id),
+      eventId: String(r.event_id),
+      attempts: Number(r.attempts),
+      url: String(r.url),
+      secretSealed: String(r.secret_sealed),
+      previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
+      previousSecretExpiresAt: dn(r.previous_secret_expires_at),
+      body: String(r.body),
     }));
   }
 
@@ -247,7 +326,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     await this.db.prepared(
       `update webhook.deliveries set status = 'SUCCEEDED', attempts = attempts + 1, last_attempt_at = now(), last_response_status = $2,
          last_latency_ms = $3, last_error = null, delivered_at = now() where id = $1 and status = 'PENDING'`,
-      [id, responseStatus, latencyMs]);
+      [id, responseStatus, latencyMs],
+    );
   }
 
   /** A failed attempt: retried after `retryInSeconds` (never past its horizon, where one last attempt is made), or FAILED once past it. */
@@ -257,7 +337,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
          status = case when now() >= give_up_at then 'FAILED' else 'PENDING' end,
          next_attempt_at = least(now() + make_interval(secs => $5), give_up_at)
        where id = $1 and status = 'PENDING' returning status`,
-      [id, r.responseStatus, r.latencyMs, r.error.slice(0, 500), r.retryInSeconds]);
+      [id, r.responseStatus, r.latencyMs, r.error.slice(0, 500), r.retryInSeconds],
+    );
     return rows[0]?.status ?? null; // null: no longer pending (e.g. its endpoint was deleted meanwhile)
   }
 
@@ -266,7 +347,8 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
     const rows = await this.db.prepared(
       `update webhook.deliveries dl set status = 'FAILED', last_error = coalesce(dl.last_error, 'endpoint disabled; retry horizon reached')
        from webhook.endpoints ep
-       where ep.id = dl.endpoint_id and not ep.enabled and dl.status = 'PENDING' and dl.give_up_at < now() returning dl.id`);
+       where ep.id = dl.endpoint_id and not ep.enabled and dl.status = 'PENDING' and dl.give_up_at < now() returning dl.id`,
+    );
     return rows.length;
   }
 }

@@ -35,7 +35,9 @@ export class Receiver {
   readonly received: Received[] = [];
   plan: Behaviour[] = [];
 
-  get url(): string { return `http://127.0.0.1:${this.port}/hooks`; }
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks`;
+  }
 
   async up(): Promise<void> {
     const server = createServer((req, res) => {
@@ -45,7 +47,11 @@ export class Receiver {
         const raw = Buffer.concat(chunks).toString('utf8');
         const behaviour = this.plan.shift() ?? 200;
         let body = {} as Received['body'];
-        try { body = JSON.parse(raw) as Received['body']; } catch { /* kept empty */ }
+        try {
+          body = JSON.parse(raw) as Received['body'];
+        } catch {
+          /* kept empty */
+        }
         if (behaviour === 'hang') {
           this.received.push({ headers: req.headers, raw, body, status: 0 });
           this.hanging.add(res);
@@ -55,7 +61,10 @@ export class Receiver {
         res.writeHead(behaviour, { 'content-type': 'application/json' }).end('{}');
       });
     });
-    server.on('connection', (s: Socket) => { this.sockets.add(s); s.on('close', () => this.sockets.delete(s)); });
+    server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.on('close', () => this.sockets.delete(s));
+    });
     await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
     this.port = (server.address() as AddressInfo).port;
     this.server = server;
@@ -72,8 +81,12 @@ export class Receiver {
   }
 
   /** Requests answered 2xx, by event id. */
-  delivered(): Received[] { return this.received.filter((r) => r.status >= 200 && r.status < 300); }
-  ofType(type: string): Received[] { return this.received.filter((r) => r.body.type === type); }
+  delivered(): Received[] {
+    return this.received.filter((r) => r.status >= 200 && r.status < 300);
+  }
+  ofType(type: string): Received[] {
+    return this.received.filter((r) => r.body.type === type);
+  }
 }
 
 /** A receiver's check, with the Standard Webhooks reference library (not our code): ok, or the library's reason. */
@@ -108,18 +121,42 @@ export interface Harness {
 /** A transfer event's JSON payload as the transfer service publishes it (a completed Bre-B send unless `t` says otherwise). */
 export function transferPayload(t: Partial<transferEventsV1.TransferEvent> & { transferId: string; companyId: string }, eventId: string): unknown {
   const now = new Date();
-  return transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromPartial({
-    eventId, rail: 'RAIL_BREB' as never, status: 'MOVEMENT_STATUS_COMPLETED' as never, amount: 1_000_000n, totalFee: 5_000n, ivaAmount: 950n, netAmount: 1_000_000n,
-    targetName: 'Ana Gómez', targetDocument: '1020304050', createdAt: now, occurredAt: now, ...t,
-  }));
+  return transferEventsV1.TransferEvent.toJSON(
+    transferEventsV1.TransferEvent.fromPartial({
+      eventId,
+      rail: 'RAIL_BREB' as never,
+      status: 'MOVEMENT_STATUS_COMPLETED' as never,
+      amount: 1_000_000n,
+      totalFee: 5_000n,
+      ivaAmount: 950n,
+      netAmount: 1_000_000n,
+      targetName: 'Ana Gómez',
+      targetDocument: '1020304050',
+      createdAt: now,
+      occurredAt: now,
+      ...t,
+    }),
+  );
 }
 
 /** A deposit event's JSON payload as the deposit service publishes it (an assigned PSE deposit unless `d` says otherwise). */
 export function depositPayload(companyId: string, d: Partial<import('@wallet/proto').depositV1.Deposit> & { id: string }, eventId: string): unknown {
   const now = new Date();
   return depositEventsV1.DepositEvent.toJSON({
-    eventId, companyId, occurredAt: now,
-    deposit: { status: 'ASSIGNED', amountCents: 5_000_000n, feeAmountCents: 10_000n, ivaAmountCents: 1_900n, netAmountCents: 4_988_100n, currency: 'COP', source: 'PSE', createdAt: now, ...d },
+    eventId,
+    companyId,
+    occurredAt: now,
+    deposit: {
+      status: 'ASSIGNED',
+      amountCents: 5_000_000n,
+      feeAmountCents: 10_000n,
+      ivaAmountCents: 1_900n,
+      netAmountCents: 4_988_100n,
+      currency: 'COP',
+      source: 'PSE',
+      createdAt: now,
+      ...d,
+    },
   });
 }
 
@@ -137,18 +174,32 @@ export async function startHarness(): Promise<Harness> {
     return id;
   };
   return {
-    tdb, namespace, bus, ctx,
+    tdb,
+    namespace,
+    bus,
+    ctx,
     async start(env = {}, resolver) {
       // The first instance consumes the namespace's streams; others get their own namespace and database.
       const first = instances.length === 0;
       const db = first ? tdb : await createTestDatabase('webhook');
       if (!first) extraDbs.push(db);
       const service = await startWebhook({
-        databaseUrl: db.url, natsUrl: NATS_URL, namespace: first ? namespace : testNamespace(), env,
-        logLevel: process.env.TEST_LOG_LEVEL ?? 'silent', ...(resolver ? { resolver } : {}),
+        databaseUrl: db.url,
+        natsUrl: NATS_URL,
+        namespace: first ? namespace : testNamespace(),
+        env,
+        logLevel: process.env.TEST_LOG_LEVEL ?? 'silent',
+        ...(resolver ? { resolver } : {}),
       });
       const client = policyClient<webhookV1.WebhookServiceServer>(webhookV1.WebhookServiceClient, service.address, 'webhook', webhookAccess, 15_000);
-      const inst = { service, client, async stop() { client.close(); await service.stop(); } };
+      const inst = {
+        service,
+        client,
+        async stop() {
+          client.close();
+          await service.stop();
+        },
+      };
       instances.push(inst);
       return inst;
     },
@@ -162,7 +213,10 @@ export async function startHarness(): Promise<Harness> {
       const eventId = randomUUID();
       const now = new Date();
       const payload = collectKeyEventsV1.CollectKeyEvent.toJSON({
-        eventId, companyId, occurredAt: now, key: { id: keyId, externalId: 'cust-1', name: 'Cliente', keyType: 'ALPHANUM', keyValue: '@abcdefghij', state: 'ACTIVE', createdAt: now },
+        eventId,
+        companyId,
+        occurredAt: now,
+        key: { id: keyId, externalId: 'cust-1', name: 'Cliente', keyType: 'ALPHANUM', keyValue: '@abcdefghij', state: 'ACTIVE', createdAt: now },
       });
       return publish(subject, payload, eventId);
     },
@@ -177,7 +231,11 @@ export async function startHarness(): Promise<Harness> {
 }
 
 export async function failure(p: Promise<unknown>): Promise<AppError> {
-  try { await p; } catch (err) { return err as AppError; }
+  try {
+    await p;
+  } catch (err) {
+    return err as AppError;
+  }
   throw new Error('expected the call to fail');
 }
 

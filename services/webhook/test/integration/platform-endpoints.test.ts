@@ -18,37 +18,81 @@ describe('platform webhook endpoints (reconciliation events)', () => {
     await h.bus.ensureStream('RECONCILIATION');
     svc = await h.start({ WEBHOOK_TIMEOUT_MS: '400' });
   }, 60_000);
-  afterAll(async () => { await h?.stop(); });
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   const admin = () => h.ctx();
   const run = (over: Partial<import('@wallet/proto').reconciliationV1.Run> = {}) => ({
-    id: `run_${randomUUID().replace(/-/g, '')}`, rail: 'breb', date: '2026-11-23', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler',
-    startedAt: new Date('2026-11-24T11:00:00Z'), finishedAt: new Date('2026-11-24T11:00:05Z'),
-    reportLines: 3n, reportAmountCents: 150_000n, reportFeeCents: 0n, oursCount: 3n, oursAmountCents: 148_000n, matchedCount: 2n, matchedAmountCents: 100_000n,
-    breaksTotal: 1n, breaksOpened: 1n, breaksByKind: { amount_mismatch: 1n }, reportNetCents: 150_000n, oursNetCents: 148_000n, ...over,
+    id: `run_${randomUUID().replace(/-/g, '')}`,
+    rail: 'breb',
+    date: '2026-11-23',
+    trigger: 'SCHEDULE',
+    status: 'RECONCILED',
+    requestedBy: 'scheduler',
+    startedAt: new Date('2026-11-24T11:00:00Z'),
+    finishedAt: new Date('2026-11-24T11:00:05Z'),
+    reportLines: 3n,
+    reportAmountCents: 150_000n,
+    reportFeeCents: 0n,
+    oursCount: 3n,
+    oursAmountCents: 148_000n,
+    matchedCount: 2n,
+    matchedAmountCents: 100_000n,
+    breaksTotal: 1n,
+    breaksOpened: 1n,
+    breaksByKind: { amount_mismatch: 1n },
+    reportNetCents: 150_000n,
+    oursNetCents: 148_000n,
+    ...over,
   });
   const publishCompleted = async (r: ReturnType<typeof run>) => {
     const id = randomUUID();
-    await h.bus.publish({ id, subject: 'reconciliation.completed', payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: r }), time: new Date().toISOString(), source: 'test' });
+    await h.bus.publish({
+      id,
+      subject: 'reconciliation.completed',
+      payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: r }),
+      time: new Date().toISOString(),
+      source: 'test',
+    });
     return id;
   };
   const publishBreak = async (key: string, runId: string) => {
     const id = randomUUID();
     await h.bus.publish({
-      id, subject: 'reconciliation.break', source: 'test', time: new Date().toISOString(),
-      payload: reconciliationEventsV1.ReconciliationBreak.toJSON({ break: {
-        key, kind: 'amount_mismatch', rail: 'breb', date: '2026-11-23', ourId: 'tr-1', providerId: 'p-1',
-        oursJson: '{"amountCents":"48000"}', theirsJson: '{"amountCents":"50000"}', status: 'OPEN', runId, lastSeenRunId: runId,
-        openedAt: new Date('2026-11-24T11:00:04Z'), exceptionId: `exc_${'a'.repeat(32)}`, differenceCents: 2_000n,
-      } }),
+      id,
+      subject: 'reconciliation.break',
+      source: 'test',
+      time: new Date().toISOString(),
+      payload: reconciliationEventsV1.ReconciliationBreak.toJSON({
+        break: {
+          key,
+          kind: 'amount_mismatch',
+          rail: 'breb',
+          date: '2026-11-23',
+          ourId: 'tr-1',
+          providerId: 'p-1',
+          oursJson: '{"amountCents":"48000"}',
+          theirsJson: '{"amountCents":"50000"}',
+          status: 'OPEN',
+          runId,
+          lastSeenRunId: runId,
+          openedAt: new Date('2026-11-24T11:00:04Z'),
+          exceptionId: `exc_${'a'.repeat(32)}`,
+          differenceCents: 2_000n,
+        },
+      }),
     });
     return id;
   };
 
-  it('an operator\'s endpoint receives reconciliation.completed and .break, signed, in the admin API shape; a redelivered event once', async () => {
+  it("an operator's endpoint receives reconciliation.completed and .break, signed, in the admin API shape; a redelivered event once", async () => {
     const rx = new Receiver();
     await rx.up();
-    const { endpoint: ep, secret } = await svc.client.createPlatformEndpoint({ url: rx.url, events: ['reconciliation.completed', 'reconciliation.break'], description: 'ops' }, admin());
+    const { endpoint: ep, secret } = await svc.client.createPlatformEndpoint(
+      { url: rx.url, events: ['reconciliation.completed', 'reconciliation.break'], description: 'ops' },
+      admin(),
+    );
     expect(ep!.id).toMatch(/^we_/);
     expect(secret).toMatch(/^whsec_/);
     expect((await svc.client.listPlatformEndpoints({}, admin())).items.map((e) => e.id)).toContain(ep!.id);
@@ -62,10 +106,20 @@ describe('platform webhook endpoints (reconciliation events)', () => {
     expect(verify(completed, secret)).toEqual({ ok: true });
     expect(verify(brk, secret)).toEqual({ ok: true });
     expect(completed.body).toEqual({
-      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/), type: 'reconciliation.completed', createdAt: '2026-11-24T11:00:05.000000Z',
+      id: expect.stringMatching(/^evt_[0-9a-f]{32}$/),
+      type: 'reconciliation.completed',
+      createdAt: '2026-11-24T11:00:05.000000Z',
       data: {
-        id: r.id, rail: 'breb', date: '2026-11-23', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler',
-        startedAt: '2026-11-24T11:00:00.000000Z', finishedAt: '2026-11-24T11:00:05.000000Z', rejectReason: null, detail: null,
+        id: r.id,
+        rail: 'breb',
+        date: '2026-11-23',
+        trigger: 'SCHEDULE',
+        status: 'RECONCILED',
+        requestedBy: 'scheduler',
+        startedAt: '2026-11-24T11:00:00.000000Z',
+        finishedAt: '2026-11-24T11:00:05.000000Z',
+        rejectReason: null,
+        detail: null,
         report: { lines: 3, amountCents: '150000', feeCents: '0', netCents: '150000' },
         ours: { count: 3, amountCents: '148000', netCents: '148000' },
         matched: { count: 2, amountCents: '100000' },
@@ -73,17 +127,38 @@ describe('platform webhook endpoints (reconciliation events)', () => {
       },
     });
     expect(brk.body.data).toEqual({
-      key: 'breb:2026-11-23:amount_mismatch:tr-1', kind: 'amount_mismatch', rail: 'breb', date: '2026-11-23', ourId: 'tr-1', providerId: 'p-1',
-      ours: { amountCents: '48000' }, theirs: { amountCents: '50000' }, status: 'OPEN', runId: r.id, lastSeenRunId: r.id,
-      openedAt: '2026-11-24T11:00:04.000000Z', resolvedAt: null, resolution: null, exceptionId: `exc_${'a'.repeat(32)}`, differenceCents: '2000',
+      key: 'breb:2026-11-23:amount_mismatch:tr-1',
+      kind: 'amount_mismatch',
+      rail: 'breb',
+      date: '2026-11-23',
+      ourId: 'tr-1',
+      providerId: 'p-1',
+      ours: { amountCents: '48000' },
+      theirs: { amountCents: '50000' },
+      status: 'OPEN',
+      runId: r.id,
+      lastSeenRunId: r.id,
+      openedAt: '2026-11-24T11:00:04.000000Z',
+      resolvedAt: null,
+      resolution: null,
+      exceptionId: `exc_${'a'.repeat(32)}`,
+      differenceCents: '2000',
     });
 
     // The same source event again (a redelivery): no second delivery.
-    await h.bus.publish({ id: source, subject: 'reconciliation.completed', payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: r }), time: new Date().toISOString(), source: 'test' });
+    await h.bus.publish({
+      id: source,
+      subject: 'reconciliation.completed',
+      payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: r }),
+      time: new Date().toISOString(),
+      source: 'test',
+    });
     await dispatched(svc);
     const log = (await svc.client.listPlatformDeliveries({ endpointId: ep!.id, limit: 50 }, admin())).items;
     expect(log.map((d) => d.eventType).sort()).toEqual(['reconciliation.break', 'reconciliation.completed']);
-    await eventually(async () => ((await svc.client.listPlatformDeliveries({ endpointId: ep!.id, limit: 50 }, admin())).items.every((d) => d.status === 'SUCCEEDED') ? true : undefined));
+    await eventually(async () =>
+      (await svc.client.listPlatformDeliveries({ endpointId: ep!.id, limit: 50 }, admin())).items.every((d) => d.status === 'SUCCEEDED') ? true : undefined,
+    );
     expect(log.find((d) => d.eventType === 'reconciliation.completed')!.resourceId).toBe(r.id);
 
     // A test ping, and delete.
@@ -124,15 +199,19 @@ describe('platform webhook endpoints (reconciliation events)', () => {
     await rx.down();
   });
 
-  it('only the gateway acting for an operator manages them: an API key\'s call and other services are refused', async () => {
+  it("only the gateway acting for an operator manages them: an API key's call and other services are refused", async () => {
     const asGateway = meshClient<webhookV1.WebhookServiceServer>(webhookV1.WebhookServiceClient, svc.service.address, 'gateway', 'webhook', 10_000);
     const asRecon = meshClient<webhookV1.WebhookServiceServer>(webhookV1.WebhookServiceClient, svc.service.address, 'reconciliation', 'webhook', 10_000);
     try {
       const before = (await svc.client.listPlatformEndpoints({}, admin())).items.length;
       // The gateway for a company (an API key principal).
-      expect((await failure(asGateway.createPlatformEndpoint({ url: 'http://127.0.0.1:9/x', events: ['reconciliation.break'] }, h.ctx(`co-${randomUUID()}`)))).code).toBe('CALLER_NOT_ALLOWED');
+      expect(
+        (await failure(asGateway.createPlatformEndpoint({ url: 'http://127.0.0.1:9/x', events: ['reconciliation.break'] }, h.ctx(`co-${randomUUID()}`)))).code,
+      ).toBe('CALLER_NOT_ALLOWED');
       expect((await failure(asGateway.listPlatformEndpoints({}, h.ctx(`co-${randomUUID()}`)))).code).toBe('CALLER_NOT_ALLOWED');
-      expect((await failure(asRecon.createPlatformEndpoint({ url: 'http://127.0.0.1:9/x', events: ['reconciliation.break'] }, h.ctx()))).code).toBe('CALLER_NOT_ALLOWED');
+      expect((await failure(asRecon.createPlatformEndpoint({ url: 'http://127.0.0.1:9/x', events: ['reconciliation.break'] }, h.ctx()))).code).toBe(
+        'CALLER_NOT_ALLOWED',
+      );
       expect((await svc.client.listPlatformEndpoints({}, admin())).items.length).toBe(before);
     } finally {
       asGateway.close();

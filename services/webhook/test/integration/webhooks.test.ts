@@ -12,7 +12,9 @@ describe('webhook service', () => {
     h = await startHarness();
     svc = await h.start({ WEBHOOK_TIMEOUT_MS: '400' });
   }, 60_000);
-  afterAll(async () => { await h?.stop(); });
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   async function endpoint(companyId: string, url: string, events: string[], extra: { enabled?: boolean } = {}) {
     return svc.client.createEndpoint({ url, events, ...extra }, h.ctx(companyId));
@@ -46,8 +48,17 @@ describe('webhook service', () => {
     expect(got!.body.type).toBe('transfer.completed');
     expect(Object.keys(got!.body).sort()).toEqual(['createdAt', 'data', 'id', 'type']);
     expect(got!.body.data).toMatchObject({
-      id: transferId, status: 'COMPLETED', amount: 1_000_000, totalFee: 5_000, ivaAmount: 950, netAmount: 1_000_000, currency: 'COP', rail: 'BREB',
-      targetName: 'Ana Gómez', targetDocument: '1020304050', reference: 'INV-1',
+      id: transferId,
+      status: 'COMPLETED',
+      amount: 1_000_000,
+      totalFee: 5_000,
+      ivaAmount: 950,
+      netAmount: 1_000_000,
+      currency: 'COP',
+      rail: 'BREB',
+      targetName: 'Ana Gómez',
+      targetDocument: '1020304050',
+      reference: 'INV-1',
     });
     expect(got!.body.data.createdAt).toEqual(expect.stringMatching(/^\d{4}-\d\d-\d\dT/));
 
@@ -55,7 +66,14 @@ describe('webhook service', () => {
     const [d] = await deliveriesOf(co, ep!.id);
     await eventually(async () => (await svc.client.getDelivery({ id: d!.id }, h.ctx(co))).status === 'SUCCEEDED');
     const log = await svc.client.getDelivery({ id: d!.id }, h.ctx(co));
-    expect(log).toMatchObject({ eventId: got!.body.id, eventType: 'transfer.completed', resourceId: transferId, status: 'SUCCEEDED', attempts: 1, responseStatus: 200 });
+    expect(log).toMatchObject({
+      eventId: got!.body.id,
+      eventType: 'transfer.completed',
+      resourceId: transferId,
+      status: 'SUCCEEDED',
+      attempts: 1,
+      responseStatus: 200,
+    });
     expect(log.latencyMs).toBeGreaterThanOrEqual(0);
     expect(log.deliveredAt).toBeInstanceOf(Date);
 
@@ -66,11 +84,13 @@ describe('webhook service', () => {
     await rx.down();
   });
 
-  it('delivers only the subscribed types, only to the enabled endpoints of the event\'s company', async () => {
+  it("delivers only the subscribed types, only to the enabled endpoints of the event's company", async () => {
     const a = new Receiver();
     const b = new Receiver();
     const off = new Receiver();
-    await a.up(); await b.up(); await off.up();
+    await a.up();
+    await b.up();
+    await off.up();
     const co = `co-${randomUUID()}`;
     const other = `co-${randomUUID()}`;
     const epA = (await endpoint(co, a.url, ['transfer.completed'])).endpoint!;
@@ -85,18 +105,32 @@ describe('webhook service', () => {
     await h.publishTransfer('transfer.dispatched', { transferId: t, companyId: co, status: 'MOVEMENT_STATUS_EXECUTING' as never });
     await h.publishTransfer('transfer.completed', { transferId: t, companyId: co });
     await h.publishDeposit('deposit.paid', co, { id: 'dep_pse1' });
-    await h.publishDeposit('deposit.paid', co, { id: 'dep_breb1', source: 'BREB', brebKey: { id: 'bkey_1', externalId: 'cust-1', name: 'Cliente', value: '@abcdefghij' } });
+    await h.publishDeposit('deposit.paid', co, {
+      id: 'dep_breb1',
+      source: 'BREB',
+      brebKey: { id: 'bkey_1', externalId: 'cust-1', name: 'Cliente', value: '@abcdefghij' },
+    });
     await h.publishDeposit('deposit.expired', co, { id: 'dep_pse2', status: 'EXPIRED' });
     await dispatched(svc);
 
     expect((await deliveriesOf(co, epA.id)).map((d) => d.eventType)).toEqual(['transfer.completed']);
-    expect((await deliveriesOf(co, epB.id)).map((d) => `${d.eventType}:${d.resourceId}`).sort())
-      .toEqual(['collect_key.payment_received:dep_breb1', 'deposit.paid:dep_breb1', 'deposit.paid:dep_pse1']);
+    expect((await deliveriesOf(co, epB.id)).map((d) => `${d.eventType}:${d.resourceId}`).sort()).toEqual([
+      'collect_key.payment_received:dep_breb1',
+      'deposit.paid:dep_breb1',
+      'deposit.paid:dep_pse1',
+    ]);
     expect(await deliveriesOf(co, epOff.id)).toEqual([]);
     await eventually(async () => a.delivered().length === 1 && b.delivered().length === 3);
     expect(a.delivered()[0]!.body.data.id).toBe(t);
     const payment = b.ofType('collect_key.payment_received')[0]!;
-    expect(payment.body.data).toMatchObject({ id: 'dep_breb1', status: 'ASSIGNED', source: 'BREB', amountCents: '5000000', netAmountCents: '4988100', brebKey: { id: 'bkey_1', value: '@abcdefghij' } });
+    expect(payment.body.data).toMatchObject({
+      id: 'dep_breb1',
+      status: 'ASSIGNED',
+      source: 'BREB',
+      amountCents: '5000000',
+      netAmountCents: '4988100',
+      brebKey: { id: 'bkey_1', value: '@abcdefghij' },
+    });
     expect(payment.body.id).not.toBe(b.ofType('deposit.paid').find((r) => r.body.data.id === 'dep_breb1')!.body.id);
     expect(otherRx.received).toEqual([]);
     expect(off.received).toEqual([]);
@@ -132,7 +166,12 @@ describe('webhook service', () => {
     rx.plan = ['hang', 'hang', 'hang', 'hang', 'hang', 'hang'];
     const co = `co-${randomUUID()}`;
     const { endpoint: ep } = await endpoint(co, rx.url, ['transfer.failed']);
-    await h.publishTransfer('transfer.failed', { transferId: randomUUID(), companyId: co, status: 'MOVEMENT_STATUS_FAILED' as never, errorMessage: 'rail refused' });
+    await h.publishTransfer('transfer.failed', {
+      transferId: randomUUID(),
+      companyId: co,
+      status: 'MOVEMENT_STATUS_FAILED' as never,
+      errorMessage: 'rail refused',
+    });
     const d = await eventually(async () => {
       const [x] = await deliveriesOf(co, ep!.id);
       return x && x.attempts >= 1 ? x : undefined;
@@ -162,7 +201,12 @@ describe('webhook service', () => {
     // Every delivery was tried and refused at least once while the receiver was down.
     await eventually(async () => {
       const ds = await deliveriesOf(co, ep.id);
-      return ds.length === 8 && ds.filter((d) => d.resourceId && d.eventType === 'transfer.created').every((d) => d.attempts >= 1 && d.status === 'PENDING' && /ECONNREFUSED/.test(d.lastError ?? ''));
+      return (
+        ds.length === 8 &&
+        ds
+          .filter((d) => d.resourceId && d.eventType === 'transfer.created')
+          .every((d) => d.attempts >= 1 && d.status === 'PENDING' && /ECONNREFUSED/.test(d.lastError ?? ''))
+      );
     }, 20_000);
     for (const d of await deliveriesOf(co, ep.id)) expected.push(d.eventId);
     await rx.up(); // same port
@@ -171,7 +215,10 @@ describe('webhook service', () => {
     const ids = rx.delivered().map((r) => r.body.id);
     expect(ids.sort()).toEqual([...expected].sort()); // each event id exactly once
     for (const t of transfers) {
-      const types = rx.delivered().filter((r) => r.body.data.id === t).map((r) => r.body.type);
+      const types = rx
+        .delivered()
+        .filter((r) => r.body.data.id === t)
+        .map((r) => r.body.type);
       expect(types).toEqual(['transfer.created', 'transfer.completed']);
     }
     await rx.down();
@@ -241,7 +288,7 @@ describe('webhook service', () => {
     await rx.down();
   });
 
-  it('isolates companies: another company\'s endpoint or delivery reads as not found', async () => {
+  it("isolates companies: another company's endpoint or delivery reads as not found", async () => {
     const rx = new Receiver();
     await rx.up();
     const co = `co-${randomUUID()}`;
@@ -254,7 +301,8 @@ describe('webhook service', () => {
       svc.client.deleteEndpoint({ id: ep!.id }, h.ctx(intruder)),
       svc.client.rotateSecret({ id: ep!.id }, h.ctx(intruder)),
       svc.client.testEndpoint({ id: ep!.id }, h.ctx(intruder)),
-    ]) expect((await failure(call)).code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
+    ])
+      expect((await failure(call)).code).toBe('WEBHOOK_ENDPOINT_NOT_FOUND');
     for (const call of [svc.client.getDelivery({ id: ping.id }, h.ctx(intruder)), svc.client.replayDelivery({ id: ping.id }, h.ctx(intruder))]) {
       expect((await failure(call)).code).toBe('WEBHOOK_DELIVERY_NOT_FOUND');
     }
@@ -286,7 +334,9 @@ describe('webhook service: giving up', () => {
     h = await startHarness();
     svc = await h.start({ WEBHOOK_RETRY_HORIZON_SECONDS: '2', WEBHOOK_RETRY_BASE_MS: '100', WEBHOOK_RETRY_MAX_DELAY_MS: '300' });
   }, 60_000);
-  afterAll(async () => { await h?.stop(); });
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   it('marks a delivery FAILED once its retry horizon has passed, after a last attempt', async () => {
     const rx = new Receiver();
@@ -329,12 +379,27 @@ describe('webhook service: production target rules (SSRF)', () => {
       throw new Error('ENOTFOUND');
     });
   }, 60_000);
-  afterAll(async () => { await h?.stop(); });
+  afterAll(async () => {
+    await h?.stop();
+  });
 
   it.each([
-    'http://hooks.example.test/x', 'https://127.0.0.1/x', 'https://localhost/x', 'https://10.0.0.8/x', 'https://172.20.1.1/x', 'https://192.168.0.10/x',
-    'https://169.254.169.254/latest/meta-data', 'https://metadata.google.internal/x', 'https://100.64.1.1/x', 'https://[::1]/x', 'https://[fe80::1]/x',
-    'https://[fd00::5]/x', 'https://[::ffff:127.0.0.1]/x', 'https://0.0.0.0/x', 'https://224.0.0.1/x', 'https://nowhere.invalid/x',
+    'http://hooks.example.test/x',
+    'https://127.0.0.1/x',
+    'https://localhost/x',
+    'https://10.0.0.8/x',
+    'https://172.20.1.1/x',
+    'https://192.168.0.10/x',
+    'https://169.254.169.254/latest/meta-data',
+    'https://metadata.google.internal/x',
+    'https://100.64.1.1/x',
+    'https://[::1]/x',
+    'https://[fe80::1]/x',
+    'https://[fd00::5]/x',
+    'https://[::ffff:127.0.0.1]/x',
+    'https://0.0.0.0/x',
+    'https://224.0.0.1/x',
+    'https://nowhere.invalid/x',
   ])('refuses %s at creation', async (url) => {
     const e = await failure(svc.client.createEndpoint({ url, events: ['transfer.completed'] }, h.ctx('co-ssrf')));
     expect(e.code).toBe('INVALID_REQUEST');
@@ -345,7 +410,9 @@ describe('webhook service: production target rules (SSRF)', () => {
     const co = `co-${randomUUID()}`;
     const { endpoint: ep } = await svc.client.createEndpoint({ url: 'https://hooks.example.test/in', events: ['transfer.completed'] }, h.ctx(co));
     expect(ep!.url).toBe('https://hooks.example.test/in');
-    const upd = await failure(svc.client.updateEndpoint({ id: ep!.id, url: 'https://10.1.1.1/x', setEvents: false, events: [], clearDescription: false }, h.ctx(co)));
+    const upd = await failure(
+      svc.client.updateEndpoint({ id: ep!.id, url: 'https://10.1.1.1/x', setEvents: false, events: [], clearDescription: false }, h.ctx(co)),
+    );
     expect(upd.code).toBe('INVALID_REQUEST');
     await svc.client.testEndpoint({ id: ep!.id }, h.ctx(co));
     const d = await eventually(async () => {
