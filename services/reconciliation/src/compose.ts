@@ -1,6 +1,15 @@
 import { hostname } from 'node:os';
 import {
-  PeriodicTask, ServiceScope, asyncService, startGrpcServer, type Bus, type Database, type Logger, type MeshTls, type OpsServer, type OutboxRelay,
+  PeriodicTask,
+  ServiceScope,
+  asyncService,
+  startGrpcServer,
+  type Bus,
+  type Database,
+  type Logger,
+  type MeshTls,
+  type OpsServer,
+  type OutboxRelay,
 } from '@wallet/platform';
 import { reconciliationV1 } from '@wallet/proto';
 import { Cron } from 'croner';
@@ -18,7 +27,13 @@ import type { ReconciliationConfig } from './config.js';
 import { reconciliationAccess, reconciliationHandlers } from './grpc/reconciliation.handlers.js';
 import { reconciliationMigrations } from './persistence/migrations/index.js';
 import {
-  BreakStore, RECONCILIATION_SCHEMA, RunStore, SqlBreakSink, SqlScheduleClaims, decodeCursor, reconciliationExceptions,
+  BreakStore,
+  RECONCILIATION_SCHEMA,
+  RunStore,
+  SqlBreakSink,
+  SqlScheduleClaims,
+  decodeCursor,
+  reconciliationExceptions,
 } from './persistence/reconciliation.store.js';
 
 export interface ReconciliationRuntimeOptions {
@@ -66,10 +81,23 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
   const c = o.config;
   const scope = new ServiceScope(log);
   try {
-    const { db, bus, relay: r } = await scope.infra({
-      name: 'reconciliation', schema: RECONCILIATION_SCHEMA, databaseUrl: c.DATABASE_URL, migrations: reconciliationMigrations, poolMax: c.RECONCILIATION_DB_POOL_MAX,
-      migrateOnStart: c.RECONCILIATION_MIGRATE_ON_START, production: c.NODE_ENV === 'production', natsUrl: c.NATS_URL, namespace: c.BUS_NAMESPACE, streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['RECONCILIATION'], relay: { intervalMs: 500, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
+    const {
+      db,
+      bus,
+      relay: r,
+    } = await scope.infra({
+      name: 'reconciliation',
+      schema: RECONCILIATION_SCHEMA,
+      databaseUrl: c.DATABASE_URL,
+      migrations: reconciliationMigrations,
+      poolMax: c.RECONCILIATION_DB_POOL_MAX,
+      migrateOnStart: c.RECONCILIATION_MIGRATE_ON_START,
+      production: c.NODE_ENV === 'production',
+      natsUrl: c.NATS_URL,
+      namespace: c.BUS_NAMESPACE,
+      streamReplicas: c.NATS_STREAM_REPLICAS,
+      streams: ['RECONCILIATION'],
+      relay: { intervalMs: 500, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
     const nudge = () => relay.nudge();
@@ -77,7 +105,10 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const source = new HttpReportSource({ reportsUrl: c.RECON_REPORTS_URL, ...(c.RECON_REPORTS_TOKEN ? { token: c.RECON_REPORTS_TOKEN } : {}) });
     scope.defer(() => source.close());
     const ours = new GrpcOurRecords({
-      mesh: o.mesh, transferAddress: c.TRANSFER_GRPC_ADDR, pseDepositAddress: c.DEPOSIT_GRPC_ADDR, collectKeyAddress: c.COLLECT_KEY_GRPC_ADDR,
+      mesh: o.mesh,
+      transferAddress: c.TRANSFER_GRPC_ADDR,
+      pseDepositAddress: c.DEPOSIT_GRPC_ADDR,
+      collectKeyAddress: c.COLLECT_KEY_GRPC_ADDR,
     });
     scope.defer(() => ours.close());
     let ledger = o.ledger;
@@ -90,44 +121,79 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     const runs = new RunStore(db, nudge);
     const exceptions = reconciliationExceptions(db);
     const breaks = new BreakStore(db);
-    const undoAdjustments = () => reverseAdjustments({ breaks, ledger: ledger!, log }).catch((err: unknown) => {
-      log.error({ err }, 'undoing accepted adjustments failed; the sweeper tries again');
-    });
+    const undoAdjustments = () =>
+      reverseAdjustments({ breaks, ledger: ledger!, log }).catch((err: unknown) => {
+        log.error({ err }, 'undoing accepted adjustments failed; the sweeper tries again');
+      });
     const day = new ReconcileDay({
       afterReconciled: undoAdjustments,
-      runs, source, ours, sink: (runId) => new SqlBreakSink(db, runId, nudge), sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
+      runs,
+      source,
+      ours,
+      sink: (runId) => new SqlBreakSink(db, runId, nudge),
+      sorter: () => new SpillSorter({ dir: c.RECON_WORK_DIR }),
       onFinished: countRun,
       onUnexpectedFailure: (run, err) => log.error({ err, runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run failed'),
       // Several beats within the stale time, whatever it is configured to.
       heartbeatMs: o.heartbeatMs ?? Math.min(15_000, Math.floor(c.RECON_STALE_RUN_MS / 3)),
     });
     const useCases = reconciliationUseCases({
-      day, runs, breaks, exceptions, ours,
-      ledger, decodeCursor, log, ...(o.now ? { now: o.now } : {}),
+      day,
+      runs,
+      breaks,
+      exceptions,
+      ours,
+      ledger,
+      decodeCursor,
+      log,
+      ...(o.now ? { now: o.now } : {}),
     });
     scope.defer(() => useCases.stop());
     scope.defer(watchOpenExceptions(() => exceptions.countOpen()));
 
     const implementation = asyncService<reconciliationV1.ReconciliationServiceServer>(reconciliationHandlers(useCases), log, reconciliationAccess, o.mesh);
-    const grpc = await startGrpcServer(c.RECONCILIATION_GRPC_HOST, c.RECONCILIATION_GRPC_PORT, [{ definition: reconciliationV1.ReconciliationServiceService, implementation }], o.mesh);
+    const grpc = await startGrpcServer(
+      c.RECONCILIATION_GRPC_HOST,
+      c.RECONCILIATION_GRPC_PORT,
+      [{ definition: reconciliationV1.ReconciliationServiceService, implementation }],
+      o.mesh,
+    );
     scope.defer(() => grpc.stop(10_000));
 
-    const sweeper = new PeriodicTask('reconciliation stale runs', c.RECON_SWEEPER_INTERVAL_MS, async () => {
-      for (const run of await runs.sweepStale(c.RECON_STALE_RUN_MS)) {
-        countRun(run);
-        log.warn({ runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run left RUNNING by a stopped process: FAILED (interrupted)');
-      }
-      await undoAdjustments();
-    }, log);
+    const sweeper = new PeriodicTask(
+      'reconciliation stale runs',
+      c.RECON_SWEEPER_INTERVAL_MS,
+      async () => {
+        for (const run of await runs.sweepStale(c.RECON_STALE_RUN_MS)) {
+          countRun(run);
+          log.warn({ runId: run.id, rail: run.rail, date: run.date }, 'reconciliation run left RUNNING by a stopped process: FAILED (interrupted)');
+        }
+        await undoAdjustments();
+      },
+      log,
+    );
     sweeper.start();
     scope.defer(() => sweeper.stop());
 
     // A claim outlives the longest wait between two attempts before another replica may take the day over.
     const claimStaleMs = c.RECON_RETRY_BASE_MS * 2 ** c.RECON_RETRY_ATTEMPTS + 30 * 60_000;
     const scheduler = new Scheduler(
-      { day, claims: new SqlScheduleClaims(db, claimStaleMs), triggers: o.triggers ?? cronTriggers, log, ...(o.now ? { now: o.now } : {}), ...(o.sleep ? { sleep: o.sleep } : {}) },
-      { schedules: c.schedules, timezone: c.RECON_TIMEZONE, retryAttempts: c.RECON_RETRY_ATTEMPTS, retryBaseMs: c.RECON_RETRY_BASE_MS,
-        holder: `${c.SERVICE_INSTANCE_ID ?? hostname()}:${process.pid}` });
+      {
+        day,
+        claims: new SqlScheduleClaims(db, claimStaleMs),
+        triggers: o.triggers ?? cronTriggers,
+        log,
+        ...(o.now ? { now: o.now } : {}),
+        ...(o.sleep ? { sleep: o.sleep } : {}),
+      },
+      {
+        schedules: c.schedules,
+        timezone: c.RECON_TIMEZONE,
+        retryAttempts: c.RECON_RETRY_ATTEMPTS,
+        retryBaseMs: c.RECON_RETRY_BASE_MS,
+        holder: `${c.SERVICE_INSTANCE_ID ?? hostname()}:${process.pid}`,
+      },
+    );
     scheduler.start();
     scope.defer(() => scheduler.stop());
 

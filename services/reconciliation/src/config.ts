@@ -45,15 +45,21 @@ export type ReconciliationConfig = Omit<Raw, 'RECONCILIATION_MIGRATE_ON_START' |
 };
 
 const OVERRIDE: Record<ReportRail, keyof Raw> = {
-  breb: 'RECON_SCHEDULE_BREB', ach: 'RECON_SCHEDULE_ACH', pse: 'RECON_SCHEDULE_PSE', 'breb-inbound': 'RECON_SCHEDULE_BREB_INBOUND',
+  breb: 'RECON_SCHEDULE_BREB',
+  ach: 'RECON_SCHEDULE_ACH',
+  pse: 'RECON_SCHEDULE_PSE',
+  'breb-inbound': 'RECON_SCHEDULE_BREB_INBOUND',
 };
 
 export function loadConfig(source: Record<string, string | undefined>): ReconciliationConfig {
   const raw = parseConfig(reconciliationEnvSchema, source);
   const problems: string[] = [];
-  const rails = raw.RECON_RAILS.split(',').map((s) => s.trim()).filter(Boolean);
+  const rails = raw.RECON_RAILS.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = rails.filter((r) => !(REPORT_RAILS as readonly string[]).includes(r));
-  if (bad.length > 0 || rails.length === 0) problems.push(`RECON_RAILS: a comma-separated list of ${REPORT_RAILS.join(', ')} (not ${bad.join(', ') || 'empty'})`);
+  if (bad.length > 0 || rails.length === 0)
+    problems.push(`RECON_RAILS: a comma-separated list of ${REPORT_RAILS.join(', ')} (not ${bad.join(', ') || 'empty'})`);
   try {
     new Intl.DateTimeFormat('en', { timeZone: raw.RECON_TIMEZONE });
   } catch {

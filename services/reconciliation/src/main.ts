@@ -16,7 +16,12 @@ try {
 }
 const log = createLogger('reconciliation', config.LOG_LEVEL);
 try {
-  const runtime = await composeReconciliation({ mesh: meshTlsFromEnv('reconciliation', process.env), config, opsPort: config.RECONCILIATION_OPS_PORT, logger: log });
+  const runtime = await composeReconciliation({
+    mesh: meshTlsFromEnv('reconciliation', process.env),
+    config,
+    opsPort: config.RECONCILIATION_OPS_PORT,
+    logger: log,
+  });
   onShutdown(log, [['reconciliation', () => runtime.stop()]], config.SHUTDOWN_GRACE_MS);
 } catch (err) {
   log.fatal({ err }, 'reconciliation failed to start');

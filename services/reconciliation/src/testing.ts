@@ -40,7 +40,10 @@ export class InMemoryBreakSink implements BreakSink {
 export class ArrayOurRecords implements OurRecords {
   findCalls: string[][] = [];
 
-  constructor(private readonly records: Partial<Record<ReportRail, readonly OurRecord[]>>, private readonly batch = 100) {}
+  constructor(
+    private readonly records: Partial<Record<ReportRail, readonly OurRecord[]>>,
+    private readonly batch = 100,
+  ) {}
 
   async *settled(rail: ReportRail, date: string): AsyncGenerator<readonly OurRecord[]> {
     const day = (this.records[rail] ?? [])
@@ -111,6 +114,11 @@ export async function startReconciliation(opts: {
     ...(opts.pseDepositAddress ? { DEPOSIT_GRPC_ADDR: opts.pseDepositAddress } : {}),
     ...(opts.collectKeyAddress ? { COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress } : {}),
   });
-  const runtime = await composeReconciliation({ mesh: opts.mesh ?? devMeshTls('reconciliation'), config, opsPort: null, logger: createLogger('reconciliation', config.LOG_LEVEL) });
+  const runtime = await composeReconciliation({
+    mesh: opts.mesh ?? devMeshTls('reconciliation'),
+    config,
+    opsPort: null,
+    logger: createLogger('reconciliation', config.LOG_LEVEL),
+  });
   return { address: `127.0.0.1:${runtime.grpcPort}`, port: runtime.grpcPort, runtime, stop: () => runtime.stop() };
 }

@@ -15,8 +15,12 @@ import { D, startBrebDay, type BrebDay } from './support/breb-day.js';
 describe('reconciling a Bre-B day against the transfer service over gRPC', () => {
   let day: BrebDay;
 
-  beforeAll(async () => { day = await startBrebDay('recon_grpc'); }, 120_000);
-  afterAll(async () => { await day?.stop(); });
+  beforeAll(async () => {
+    day = await startBrebDay('recon_grpc');
+  }, 120_000);
+  afterAll(async () => {
+    await day?.stop();
+  });
 
   const run = async () => {
     const sink = new InMemoryBreakSink();
@@ -40,7 +44,11 @@ describe('reconciling a Bre-B day against the transfer service over gRPC', () =>
     await day.inject({ kind: 'amount', ref: day.ids.ok.provider, amountCents: 150_100 });
     const { r, sink } = await run();
     expect(sink.keys()).toEqual([`breb:${D}:amount_mismatch:${day.ids.ok.provider}`]);
-    expect(sink.byKey.get(sink.keys()[0]!)).toMatchObject({ ourId: day.ids.ok.our, ours: { amountCents: 150_000n, status: 'COMPLETED' }, theirs: { amountCents: 150_100n } });
+    expect(sink.byKey.get(sink.keys()[0]!)).toMatchObject({
+      ourId: day.ids.ok.our,
+      ours: { amountCents: 150_000n, status: 'COMPLETED' },
+      theirs: { amountCents: 150_100n },
+    });
     expect(r.breaks.total).toBe(1);
   });
 });

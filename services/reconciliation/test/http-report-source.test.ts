@@ -67,15 +67,18 @@ describe('HttpReportSource', () => {
     const seen: Array<string | undefined> = [];
     handler = (req, res) => {
       seen.push(req.headers.authorization);
-      if (req.headers.authorization !== 'Bearer s3cret-report-token') { res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":"UNAUTHORIZED"}'); return; }
+      if (req.headers.authorization !== 'Bearer s3cret-report-token') {
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"code":"UNAUTHORIZED"}');
+        return;
+      }
       res.writeHead(200, { 'content-type': 'text/csv' }).end(`${HEADER}${LINE}TRAILER,1,150000,0\r\n`);
     };
     expect(await read(source({ token: 's3cret-report-token' }))).toHaveLength(3);
-    const err = await failure(read(source())) as ReportFetchError;
+    const err = (await failure(read(source()))) as ReportFetchError;
     expect(err).toBeInstanceOf(ReportFetchError);
     expect(err.failure).toBe('HTTP_STATUS');
     expect(seen).toEqual(['Bearer s3cret-report-token', undefined]);
-    const wrong = await failure(read(source({ token: 'wrong-token-value' }))) as Error;
+    const wrong = (await failure(read(source({ token: 'wrong-token-value' })))) as Error;
     expect(wrong.message).not.toContain('wrong-token-value');
   });
 
@@ -89,7 +92,9 @@ describe('HttpReportSource', () => {
   });
 
   it('a provider that does not answer: HEADERS_TIMEOUT', async () => {
-    handler = () => { /* never answers */ };
+    handler = () => {
+      /* never answers */
+    };
     expect(await failure(read(source({ headersTimeoutMs: 150 })))).toMatchObject({ name: 'ReportFetchError', failure: 'HEADERS_TIMEOUT' });
   });
 
@@ -105,7 +110,9 @@ describe('HttpReportSource', () => {
     handler = (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/csv' });
       res.write(HEADER);
-      const t = setInterval(() => { if (!res.destroyed) res.write(LINE); }, 30);
+      const t = setInterval(() => {
+        if (!res.destroyed) res.write(LINE);
+      }, 30);
       res.on('close', () => clearInterval(t));
     };
     expect(await failure(read(source({ idleTimeoutMs: 1000, totalTimeoutMs: 300 })))).toMatchObject({ failure: 'DEADLINE' });
@@ -119,9 +126,13 @@ describe('HttpReportSource', () => {
     };
     expect(await failure(read(source()))).toMatchObject({ failure: 'NETWORK' });
     const sink = new InMemoryBreakSink();
-    const err = await failure(reconcile('breb', D, await source().open('breb', D), {
-      ours: new ArrayOurRecords({}), sink, sorter: () => new SpillSorter(),
-    }));
+    const err = await failure(
+      reconcile('breb', D, await source().open('breb', D), {
+        ours: new ArrayOurRecords({}),
+        sink,
+        sorter: () => new SpillSorter(),
+      }),
+    );
     expect(err).toBeInstanceOf(ReportFetchError);
     expect(sink.calls).toBe(0);
   });

@@ -15,8 +15,18 @@ const PREV = '2025-03-13';
 const bog = (date: string, time: string) => new Date(`${date}T${time}-05:00`).toISOString();
 
 type Fields = [providerId: string, ourId: string, direction: string, amount: string | number, status: string, valueDate?: string, fee?: string | number];
-const row = ([providerId, ourId, direction, amount, status, valueDate = D, fee = 0]: Fields, at = bog(D, '10:00:00')): string[] =>
-  [providerId, ourId, direction, String(amount), String(fee), status, valueDate, at, at, 'ALGUIEN'];
+const row = ([providerId, ourId, direction, amount, status, valueDate = D, fee = 0]: Fields, at = bog(D, '10:00:00')): string[] => [
+  providerId,
+  ourId,
+  direction,
+  String(amount),
+  String(fee),
+  status,
+  valueDate,
+  at,
+  at,
+  'ALGUIEN',
+];
 
 /** A report as the provider writes it: header, lines, trailer (computed unless given). */
 function report(lines: Fields[], trailer?: Partial<{ lines: number; amount: bigint; fee: bigint }>): string[][] {
@@ -30,8 +40,13 @@ async function* batches(records: string[][], size = 3): AsyncGenerator<string[][
   for (let i = 0; i < records.length; i += size) yield records.slice(i, i + size);
 }
 
-const transfer = (ourId: string, providerId: string, amountCents: bigint, status: OurRecord['status'] = 'COMPLETED', settledAt = bog(D, '10:00:00')): OurRecord =>
-  ({ ourId, providerId, status, amountCents, settledAt });
+const transfer = (
+  ourId: string,
+  providerId: string,
+  amountCents: bigint,
+  status: OurRecord['status'] = 'COMPLETED',
+  settledAt = bog(D, '10:00:00'),
+): OurRecord => ({ ourId, providerId, status, amountCents, settledAt });
 
 describe('reconcile (one provider report against our books)', () => {
   let dir: string;
@@ -42,10 +57,18 @@ describe('reconcile (one provider report against our books)', () => {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const run = (rail: ReportRail, records: string[][], ours: OurRecords, opts: { date?: string; lookupBatch?: number; sinkBatch?: number; sink?: BreakSink } = {}) =>
+  const run = (
+    rail: ReportRail,
+    records: string[][],
+    ours: OurRecords,
+    opts: { date?: string; lookupBatch?: number; sinkBatch?: number; sink?: BreakSink } = {},
+  ) =>
     reconcile(rail, opts.date ?? D, batches(records), {
-      ours, sink: opts.sink ?? sink, sorter: () => new SpillSorter({ dir, runLines: 2, batchLines: 2 }),
-      ...(opts.lookupBatch ? { lookupBatch: opts.lookupBatch } : {}), ...(opts.sinkBatch ? { sinkBatch: opts.sinkBatch } : {}),
+      ours,
+      sink: opts.sink ?? sink,
+      sorter: () => new SpillSorter({ dir, runLines: 2, batchLines: 2 }),
+      ...(opts.lookupBatch ? { lookupBatch: opts.lookupBatch } : {}),
+      ...(opts.sinkBatch ? { sinkBatch: opts.sinkBatch } : {}),
     });
   const reconciled = (r: ReconcileResult) => {
     if (r.outcome !== 'RECONCILED') throw new Error(`rejected: ${r.detail}`);
@@ -54,26 +77,41 @@ describe('reconcile (one provider report against our books)', () => {
 
   const books = new ArrayOurRecords({
     breb: [
-      transfer('tx-1', 'brb_1', 150_000n), transfer('tx-2', 'brb_2', 250_013n, 'FAILED'), transfer('tx-3', 'brb_3', 10_000n),
-      transfer('tx-4', 'brb_4', 20_000n), transfer('tx-5', 'brb_5', 30_000n), transfer('tx-6', 'brb_6', 40_000n),
+      transfer('tx-1', 'brb_1', 150_000n),
+      transfer('tx-2', 'brb_2', 250_013n, 'FAILED'),
+      transfer('tx-3', 'brb_3', 10_000n),
+      transfer('tx-4', 'brb_4', 20_000n),
+      transfer('tx-5', 'brb_5', 30_000n),
+      transfer('tx-6', 'brb_6', 40_000n),
       transfer('tx-7', 'brb_7', 50_000n, 'COMPLETED', bog(D, '23:59:59.999')),
       transfer('tx-0', 'brb_0', 90_000n, 'COMPLETED', bog(PREV, '23:59:59.999')), // yesterday's
     ],
   });
   const cleanBreb: Fields[] = [
-    ['brb_3', 'tx-3', 'OUT', 10_000, 'COMPLETED'], ['brb_1', 'tx-1', 'OUT', 150_000, 'COMPLETED'], ['brb_2', 'tx-2', 'OUT', 250_013, 'FAILED'],
-    ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'], ['brb_4', 'tx-4', 'OUT', 20_000, 'COMPLETED'], ['brb_5', 'tx-5', 'OUT', 30_000, 'COMPLETED'],
+    ['brb_3', 'tx-3', 'OUT', 10_000, 'COMPLETED'],
+    ['brb_1', 'tx-1', 'OUT', 150_000, 'COMPLETED'],
+    ['brb_2', 'tx-2', 'OUT', 250_013, 'FAILED'],
+    ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'],
+    ['brb_4', 'tx-4', 'OUT', 20_000, 'COMPLETED'],
+    ['brb_5', 'tx-5', 'OUT', 30_000, 'COMPLETED'],
     ['brb_7', 'tx-7', 'OUT', 50_000, 'COMPLETED'],
   ];
 
   it('a clean report: every line matched, nothing opened, totals of both sides', async () => {
     const r = reconciled(await run('breb', report(cleanBreb), books));
     expect(r).toEqual({
-      outcome: 'RECONCILED', rail: 'breb', date: D,
+      outcome: 'RECONCILED',
+      rail: 'breb',
+      date: D,
       // The FAILED lines move nothing: both sides' effect on the clearing account is the COMPLETED ones'.
       report: { lines: 7, amountCents: 550_013n, feeCents: 0n, netCents: 300_000n },
-      ours: { count: 7, amountCents: 550_013n, netCents: 300_000n }, matched: { count: 7, amountCents: 550_013n },
-      breaks: { total: 0, opened: 0, byKind: { missing_at_provider: 0, missing_in_our_books: 0, amount_mismatch: 0, status_mismatch: 0, duplicate: 0, value_date_mismatch: 0 } },
+      ours: { count: 7, amountCents: 550_013n, netCents: 300_000n },
+      matched: { count: 7, amountCents: 550_013n },
+      breaks: {
+        total: 0,
+        opened: 0,
+        byKind: { missing_at_provider: 0, missing_in_our_books: 0, amount_mismatch: 0, status_mismatch: 0, duplicate: 0, value_date_mismatch: 0 },
+      },
     });
     expect(sink.calls).toBe(0);
   });
@@ -84,7 +122,8 @@ describe('reconcile (one provider report against our books)', () => {
       ['brb_3', 'tx-3', 'OUT', 10_000, 'COMPLETED'],
       ['brb_1', 'tx-1', 'OUT', 150_100, 'COMPLETED', D, 250], // amount (and fee)
       ['brb_2', 'tx-2', 'OUT', 250_013, 'COMPLETED'], // status
-      ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'], ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'], // duplicate
+      ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'],
+      ['brb_6', 'tx-6', 'OUT', 40_000, 'COMPLETED'], // duplicate
       ['brb_x', '', 'OUT', 77_700, 'COMPLETED'], // never ours, no id of ours
       ['brb_y', 'tx-99', 'OUT', 1_000, 'COMPLETED'], // an id of ours we never used
       ['brb_5', 'tx-5', 'OUT', 30_000, 'COMPLETED', NEXT], // value date
@@ -93,12 +132,21 @@ describe('reconcile (one provider report against our books)', () => {
     ];
     const r = reconciled(await run('breb', report(lines), books));
     const k = (kind: string, ref: string) => `breb:${D}:${kind}:${ref}`;
-    expect(sink.keys()).toEqual([
-      k('amount_mismatch', 'brb_1'), k('duplicate', 'brb_6'), k('missing_at_provider', 'tx-4'), k('missing_in_our_books', 'brb_x'),
-      k('missing_in_our_books', 'brb_y'), k('status_mismatch', 'brb_2'), k('value_date_mismatch', 'brb_0'), k('value_date_mismatch', 'brb_5'),
-    ].sort());
+    expect(sink.keys()).toEqual(
+      [
+        k('amount_mismatch', 'brb_1'),
+        k('duplicate', 'brb_6'),
+        k('missing_at_provider', 'tx-4'),
+        k('missing_in_our_books', 'brb_x'),
+        k('missing_in_our_books', 'brb_y'),
+        k('status_mismatch', 'brb_2'),
+        k('value_date_mismatch', 'brb_0'),
+        k('value_date_mismatch', 'brb_5'),
+      ].sort(),
+    );
     expect(r.breaks).toEqual({
-      total: 8, opened: 8,
+      total: 8,
+      opened: 8,
       byKind: { missing_at_provider: 1, missing_in_our_books: 2, amount_mismatch: 1, status_mismatch: 1, duplicate: 1, value_date_mismatch: 2 },
     });
     expect(r.matched).toEqual({ count: 3, amountCents: 10_000n + 40_000n + 50_000n });
@@ -129,7 +177,9 @@ describe('reconcile (one provider report against our books)', () => {
       ],
     });
     const lines: Fields[] = [
-      ['pse_1', 'dep_1', 'IN', 210_000, 'PAID'], ['pse_3', 'dep_3', 'IN', 320_000, 'PAID'], ['pse_1', 'dep_1', 'OUT', 210_000, 'REVERSED'],
+      ['pse_1', 'dep_1', 'IN', 210_000, 'PAID'],
+      ['pse_3', 'dep_3', 'IN', 320_000, 'PAID'],
+      ['pse_1', 'dep_1', 'OUT', 210_000, 'REVERSED'],
       ['pse_2', 'dep_2', 'IN', 99_000, 'FAILED'],
     ];
     const clean = reconciled(await run('pse', report(lines), pse));
@@ -143,15 +193,24 @@ describe('reconcile (one provider report against our books)', () => {
     expect(sink.byKey.get(`pse:${NEXT}:status_mismatch:pse_3:reversal`)).toMatchObject({ ours: { status: 'REVERSED' }, theirs: { status: 'PAID' } });
   });
 
-  it('Bre-B inbound: keyed by the network\'s id (no id of ours in the report)', async () => {
+  it("Bre-B inbound: keyed by the network's id (no id of ours in the report)", async () => {
     const inbound = new ArrayOurRecords({
       'breb-inbound': [
         { ourId: 'dep_a', providerId: 'brb_in_1', status: 'ASSIGNED', amountCents: 80_000n, settledAt: bog(D, '17:00:00') },
         { ourId: 'dep_b', providerId: 'brb_in_2', status: 'UNASSIGNED', amountCents: 65_000n, settledAt: bog(D, '23:59:59.999') },
       ],
     });
-    const r = reconciled(await run('breb-inbound', report([['brb_in_2', '', 'IN', 65_000, 'RECEIVED'], ['brb_in_1', '', 'IN', 80_000, 'RECEIVED'],
-      ['brb_in_1', '', 'IN', 80_000, 'RECEIVED']]), inbound));
+    const r = reconciled(
+      await run(
+        'breb-inbound',
+        report([
+          ['brb_in_2', '', 'IN', 65_000, 'RECEIVED'],
+          ['brb_in_1', '', 'IN', 80_000, 'RECEIVED'],
+          ['brb_in_1', '', 'IN', 80_000, 'RECEIVED'],
+        ]),
+        inbound,
+      ),
+    );
     expect(r.matched.count).toBe(2);
     expect(sink.keys()).toEqual([`breb-inbound:${D}:duplicate:brb_in_1`]);
     expect(sink.byKey.get(`breb-inbound:${D}:duplicate:brb_in_1`)).toMatchObject({ ourId: 'dep_a', copies: 1 });
@@ -163,14 +222,27 @@ describe('reconcile (one provider report against our books)', () => {
     expect(sink.keys()).toEqual([`ach:${D}:status_mismatch:ach_8`]);
     expect(sink.byKey.get(`ach:${D}:status_mismatch:ach_8`)).toMatchObject({ ours: { status: 'PENDING', settledDate: null }, theirs: { status: 'COMPLETED' } });
     expect(r.ours.count).toBe(0);
-    const inStream: OurRecords = { async *settled() { yield [transfer('tx-8', 'ach_8', 8_000n, 'PENDING')]; }, async find() { return []; } };
+    const inStream: OurRecords = {
+      async *settled() {
+        yield [transfer('tx-8', 'ach_8', 8_000n, 'PENDING')];
+      },
+      async find() {
+        return [];
+      },
+    };
     await expect(run('ach', report([]), inStream)).rejects.toThrow(/not settled \(PENDING\)/);
   });
 
   it('looks up the lines without a record of the day in batches, and hands breaks out in batches', async () => {
     const many = Array.from({ length: 9 }, (_, i): Fields => [`brb_u${i}`, `tx-u${i}`, 'OUT', 1_000 + i, 'COMPLETED']);
     const books2 = new ArrayOurRecords({ breb: [] });
-    const batchedSink = { calls: [] as number[], open: async (b: readonly Break[]) => { batchedSink.calls.push(b.length); return { opened: b.length }; } };
+    const batchedSink = {
+      calls: [] as number[],
+      open: async (b: readonly Break[]) => {
+        batchedSink.calls.push(b.length);
+        return { opened: b.length };
+      },
+    };
     const r = reconciled(await run('breb', report(many), books2, { lookupBatch: 4, sinkBatch: 2, sink: batchedSink }));
     expect(r.breaks.byKind.missing_in_our_books).toBe(9);
     expect(books2.findCalls.map((c) => c.length)).toEqual([4, 4, 1]);
@@ -185,9 +257,16 @@ describe('reconcile (one provider report against our books)', () => {
     ['a record after the trailer', [...report(cleanBreb), row(cleanBreb[0]!)], 'CONTENT_AFTER_TRAILER'],
     ['another header', [['id', ...REPORT_COLUMNS.slice(1)], ...report(cleanBreb).slice(1)], 'BAD_HEADER'],
     ['nothing at all', [], 'EMPTY'],
-    ['a malformed line', [...report(cleanBreb).slice(0, 3), ['brb_z', 'tx-z', 'OUT', '12.50', '0', 'COMPLETED', D, bog(D, '10:00:00'), bog(D, '10:00:00'), ''],
-      ...report(cleanBreb).slice(3)], 'MALFORMED_LINE'],
-  ])('rejects the report with %s: nothing matched, nothing opened, the sort\'s files deleted', async (_what, records, reason) => {
+    [
+      'a malformed line',
+      [
+        ...report(cleanBreb).slice(0, 3),
+        ['brb_z', 'tx-z', 'OUT', '12.50', '0', 'COMPLETED', D, bog(D, '10:00:00'), bog(D, '10:00:00'), ''],
+        ...report(cleanBreb).slice(3),
+      ],
+      'MALFORMED_LINE',
+    ],
+  ])("rejects the report with %s: nothing matched, nothing opened, the sort's files deleted", async (_what, records, reason) => {
     const r = await run('breb', records, books);
     expect(r).toMatchObject({ outcome: 'REJECTED', rail: 'breb', date: D, reason });
     expect(sink.calls).toBe(0);
@@ -199,15 +278,24 @@ describe('reconcile (one provider report against our books)', () => {
     expect(r).toMatchObject({ outcome: 'REJECTED', reason: 'TRAILER_MISMATCH', detail: expect.stringContaining('lines 3 stated, 7 read') });
   });
 
-  it('our records out of key order break the port\'s contract: an error, not false breaks', async () => {
+  it("our records out of key order break the port's contract: an error, not false breaks", async () => {
     const unordered: OurRecords = {
-      async *settled() { yield [transfer('tx-2', 'brb_2', 1n), transfer('tx-1', 'brb_1', 1n)]; },
-      async find() { return []; },
+      async *settled() {
+        yield [transfer('tx-2', 'brb_2', 1n), transfer('tx-1', 'brb_1', 1n)];
+      },
+      async find() {
+        return [];
+      },
     };
     await expect(run('breb', report([['brb_1', 'tx-1', 'OUT', 1, 'COMPLETED']]), unordered)).rejects.toBeInstanceOf(OurRecordError);
     const twice: OurRecords = {
-      async *settled() { yield [transfer('tx-1', 'brb_1', 1n)]; yield [transfer('tx-1', 'brb_1', 1n)]; },
-      async find() { return []; },
+      async *settled() {
+        yield [transfer('tx-1', 'brb_1', 1n)];
+        yield [transfer('tx-1', 'brb_1', 1n)];
+      },
+      async find() {
+        return [];
+      },
     };
     await expect(run('breb', report([]), twice)).rejects.toThrow(/strictly ascending/);
     expect(readdirSync(dir)).toEqual([]);
@@ -224,14 +312,33 @@ describe('reconcile (one provider report against our books)', () => {
   });
 
   it('breb-inbound: a payment and its return to the payer (two lines, two records, one provider id) match, among other payments', async () => {
-    const inbound = (id: string, amount: bigint, status: OurRecord['status'], settledAt = bog(D, '10:00:00')): OurRecord =>
-      ({ ourId: `dep_${id}`, providerId: `brb_in_${id}`, status, amountCents: amount, settledAt });
-    const ours = new ArrayOurRecords({
-      'breb-inbound': [inbound('a', 10_000n, 'ASSIGNED'), inbound('b', 30_000n, 'UNASSIGNED'), inbound('b', 30_000n, 'RETURNED', bog(D, '11:00:00')), inbound('c', 5_000n, 'UNASSIGNED')],
+    const inbound = (id: string, amount: bigint, status: OurRecord['status'], settledAt = bog(D, '10:00:00')): OurRecord => ({
+      ourId: `dep_${id}`,
+      providerId: `brb_in_${id}`,
+      status,
+      amountCents: amount,
+      settledAt,
     });
-    const r = reconciled(await run('breb-inbound', report([
-      ['brb_in_c', '', 'IN', 5_000, 'RECEIVED'], ['brb_in_b', '', 'OUT', 30_000, 'RETURNED'], ['brb_in_a', '', 'IN', 10_000, 'RECEIVED'], ['brb_in_b', '', 'IN', 30_000, 'RECEIVED'],
-    ]), ours));
+    const ours = new ArrayOurRecords({
+      'breb-inbound': [
+        inbound('a', 10_000n, 'ASSIGNED'),
+        inbound('b', 30_000n, 'UNASSIGNED'),
+        inbound('b', 30_000n, 'RETURNED', bog(D, '11:00:00')),
+        inbound('c', 5_000n, 'UNASSIGNED'),
+      ],
+    });
+    const r = reconciled(
+      await run(
+        'breb-inbound',
+        report([
+          ['brb_in_c', '', 'IN', 5_000, 'RECEIVED'],
+          ['brb_in_b', '', 'OUT', 30_000, 'RETURNED'],
+          ['brb_in_a', '', 'IN', 10_000, 'RECEIVED'],
+          ['brb_in_b', '', 'IN', 30_000, 'RECEIVED'],
+        ]),
+        ours,
+      ),
+    );
     expect([...sink.byKey.keys()]).toEqual([]);
     expect(r.matched.count).toBe(4);
     expect(r.report.netCents).toBe(r.ours.netCents);

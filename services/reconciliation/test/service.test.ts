@@ -25,7 +25,13 @@ const NEXT = '2025-03-15';
 /** The service's clock: 06:00 in Bogotá on D+1 (the scheduler's previous day is D). */
 const NOW = new Date(`${NEXT}T11:00:00.000Z`);
 const ctx = () => ({ requestId: randomUUID() });
-const failure = (p: Promise<unknown>) => p.then(() => { throw new Error('expected a failure'); }, (e: { code?: string }) => e);
+const failure = (p: Promise<unknown>) =>
+  p.then(
+    () => {
+      throw new Error('expected a failure');
+    },
+    (e: { code?: string }) => e,
+  );
 
 describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)', () => {
   let day: BrebDay;
@@ -42,36 +48,78 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
   beforeAll(async () => {
     day = await startBrebDay('recon_svc', { connectTimeoutMs: 2_000 });
     const config = loadConfig({
-      DATABASE_URL: day.tdb.url, NATS_URL, BUS_NAMESPACE: day.namespace, LOG_LEVEL: 'silent',
-      RECONCILIATION_GRPC_HOST: '127.0.0.1', RECONCILIATION_GRPC_PORT: '0', RECONCILIATION_DB_POOL_MAX: '4',
-      LEDGER_GRPC_ADDR: day.ledgerAddress, TRANSFER_GRPC_ADDR: day.transferAddress,
-      RECON_REPORTS_URL: `${day.sandbox.url}/sandbox/reports`, RECON_REPORTS_TOKEN: 'a-token-the-sandbox-ignores',
-      RECON_RAILS: 'breb', RECON_SCHEDULE: '0 6 * * *', RECON_RETRY_ATTEMPTS: '3', RECON_RETRY_BASE_MS: '1000',
-      RECON_STALE_RUN_MS: '2000', RECON_SWEEPER_INTERVAL_MS: '100',
+      DATABASE_URL: day.tdb.url,
+      NATS_URL,
+      BUS_NAMESPACE: day.namespace,
+      LOG_LEVEL: 'silent',
+      RECONCILIATION_GRPC_HOST: '127.0.0.1',
+      RECONCILIATION_GRPC_PORT: '0',
+      RECONCILIATION_DB_POOL_MAX: '4',
+      LEDGER_GRPC_ADDR: day.ledgerAddress,
+      TRANSFER_GRPC_ADDR: day.transferAddress,
+      RECON_REPORTS_URL: `${day.sandbox.url}/sandbox/reports`,
+      RECON_REPORTS_TOKEN: 'a-token-the-sandbox-ignores',
+      RECON_RAILS: 'breb',
+      RECON_SCHEDULE: '0 6 * * *',
+      RECON_RETRY_ATTEMPTS: '3',
+      RECON_RETRY_BASE_MS: '1000',
+      RECON_STALE_RUN_MS: '2000',
+      RECON_SWEEPER_INTERVAL_MS: '100',
     });
     const real = new GrpcClearingLedger(day.ledgerAddress, devMeshTls('reconciliation'));
     rt = await composeReconciliation({
-      mesh: devMeshTls('reconciliation'), config, opsPort: 0, opsHost: '127.0.0.1', logger: createLogger('recon-svc-test', 'silent'),
-      now: () => NOW, heartbeatMs: 200,
+      mesh: devMeshTls('reconciliation'),
+      config,
+      opsPort: 0,
+      opsHost: '127.0.0.1',
+      logger: createLogger('recon-svc-test', 'silent'),
+      now: () => NOW,
+      heartbeatMs: 200,
       // The real ledger over the mesh; the calls are recorded to check what was asked.
-      ledger: { async postClearingAdjustment(a) { ledgerCalls.push(a); await real.postClearingAdjustment(a); }, reverseCorrection: (a) => real.reverseCorrection(a) },
-      triggers: (rail, cron, timezone, fire) => { fired.set(rail, { cron, timezone, fire }); return { stop() { fired.delete(rail); } }; },
-      sleep: async (ms) => { sleeps.push(ms); },
+      ledger: {
+        async postClearingAdjustment(a) {
+          ledgerCalls.push(a);
+          await real.postClearingAdjustment(a);
+        },
+        reverseCorrection: (a) => real.reverseCorrection(a),
+      },
+      triggers: (rail, cron, timezone, fire) => {
+        fired.set(rail, { cron, timezone, fire });
+        return {
+          stop() {
+            fired.delete(rail);
+          },
+        };
+      },
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
     });
     address = `127.0.0.1:${rt.grpcPort}`;
-    api = policyClient<reconciliationV1.ReconciliationServiceServer>(reconciliationV1.ReconciliationServiceClient, address, 'reconciliation', reconciliationAccess, 30_000);
+    api = policyClient<reconciliationV1.ReconciliationServiceServer>(
+      reconciliationV1.ReconciliationServiceClient,
+      address,
+      'reconciliation',
+      reconciliationAccess,
+      30_000,
+    );
 
     nc = await connect({ servers: NATS_URL });
     const stream = rt.bus.streamName('RECONCILIATION');
     await (await jetstreamManager(nc)).consumers.add(stream, { durable_name: 'test', ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
-    const messages = await jetstream(nc).consumers.get(stream, 'test').then((c) => c.consume());
+    const messages = await jetstream(nc)
+      .consumers.get(stream, 'test')
+      .then((c) => c.consume());
     const loop = (async () => {
       for await (const m of messages) {
         events.push({ subject: rt.bus.localSubject(m.subject), payload: m.json() });
         m.ack();
       }
     })();
-    stopConsuming = async () => { await messages.close(); await loop; };
+    stopConsuming = async () => {
+      await messages.close();
+      await loop;
+    };
     (globalThis as { __realLedger?: GrpcClearingLedger }).__realLedger = real;
   }, 120_000);
 
@@ -85,10 +133,11 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
   });
 
   const sql = <R>(q: string, p: unknown[] = []) => rt.db.query<R>(q, p);
-  const waitRun = (id: string) => eventually(async () => {
-    const r = await api.getRun({ id }, ctx());
-    return r.status !== 'RUNNING' ? r : undefined;
-  }, 20_000);
+  const waitRun = (id: string) =>
+    eventually(async () => {
+      const r = await api.getRun({ id }, ctx());
+      return r.status !== 'RUNNING' ? r : undefined;
+    }, 20_000);
   const run = async (date = D) => {
     const r = await api.startRun({ rail: 'breb', date, requestedBy: 'operator:ana@example.com' }, ctx());
     expect(r.alreadyRunning).toBe(false);
@@ -108,8 +157,14 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     }
     const gw = meshClient<reconciliationV1.ReconciliationServiceServer>(reconciliationV1.ReconciliationServiceClient, address, 'gateway', 'reconciliation');
     const apiKey = { ...ctx(), companyId: randomUUID() }; // an API client's call (principal apikey), not an operator's
-    for (const call of [gw.startRun({ rail: 'breb', date: D, requestedBy: 'x' }, apiKey), gw.getRun({ id: 'run_x' }, apiKey), gw.listRuns({ limit: 1 }, apiKey),
-      gw.listBreaks({ limit: 1 }, apiKey), gw.listExceptions({ limit: 1 }, apiKey), gw.resolveException({ id: 'exc_x', action: 'explain', note: 'n', resolvedBy: 'x' }, apiKey)]) {
+    for (const call of [
+      gw.startRun({ rail: 'breb', date: D, requestedBy: 'x' }, apiKey),
+      gw.getRun({ id: 'run_x' }, apiKey),
+      gw.listRuns({ limit: 1 }, apiKey),
+      gw.listBreaks({ limit: 1 }, apiKey),
+      gw.listExceptions({ limit: 1 }, apiKey),
+      gw.resolveException({ id: 'exc_x', action: 'explain', note: 'n', resolvedBy: 'x' }, apiKey),
+    ]) {
       expect((await failure(call)).code).toBe('CALLER_NOT_ALLOWED');
     }
     gw.close();
@@ -117,7 +172,7 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
   });
 
   it('refuses a date after today in Bogotá, an unknown rail and a bad date; an unknown or malformed run is RECONCILIATION_NOT_FOUND', async () => {
-    const bad = await failure(api.startRun({ rail: 'breb', date: '2025-03-16', requestedBy: '' }, ctx())) as { code: string; details?: unknown };
+    const bad = (await failure(api.startRun({ rail: 'breb', date: '2025-03-16', requestedBy: '' }, ctx()))) as { code: string; details?: unknown };
     expect(bad.code).toBe('INVALID_REQUEST');
     expect(JSON.stringify(bad)).toMatch(/not after today/);
     expect((await failure(api.startRun({ rail: 'swift', date: D, requestedBy: '' }, ctx()))).code).toBe('INVALID_REQUEST');
@@ -131,17 +186,27 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
   it('StartRun answers RUNNING at once and the run ends RECONCILED in the background: counts, both nets, no break', async () => {
     const done = await run();
     expect(done).toMatchObject({
-      status: 'RECONCILED', reportLines: 2n, reportAmountCents: 400_013n, oursCount: 2n, matchedCount: 2n, breaksTotal: 0n, breaksOpened: 0n,
+      status: 'RECONCILED',
+      reportLines: 2n,
+      reportAmountCents: 400_013n,
+      oursCount: 2n,
+      matchedCount: 2n,
+      breaksTotal: 0n,
+      breaksOpened: 0n,
       // Only the COMPLETED send moved money: +150,000 on rail_clearing(BREB), on both sides.
-      reportNetCents: 150_000n, oursNetCents: 150_000n,
+      reportNetCents: 150_000n,
+      oursNetCents: 150_000n,
     });
     expect(done.finishedAt).toBeInstanceOf(Date);
     expect((await api.listBreaks({ runId: done.id, limit: 10 }, ctx())).items).toEqual([]);
   });
 
-  it('a run of a day already under way (another replica\'s) is answered with already_running, and the sweeper fails it as interrupted when it stops beating', async () => {
+  it("a run of a day already under way (another replica's) is answered with already_running, and the sweeper fails it as interrupted when it stops beating", async () => {
     const id = `run_${'b'.repeat(32)}`;
-    await sql(`insert into reconciliation.runs (id, rail, date, status, trigger, requested_by, heartbeat_at) values (?, 'breb', '2025-03-01', 'RUNNING', 'SCHEDULE', 'scheduler', now())`, [id]);
+    await sql(
+      `insert into reconciliation.runs (id, rail, date, status, trigger, requested_by, heartbeat_at) values (?, 'breb', '2025-03-01', 'RUNNING', 'SCHEDULE', 'scheduler', now())`,
+      [id],
+    );
     const r = await api.startRun({ rail: 'breb', date: '2025-03-01', requestedBy: '' }, ctx());
     expect(r).toMatchObject({ alreadyRunning: true, run: { id, status: 'RUNNING' } });
     // No heartbeat for RECON_STALE_RUN_MS (2 s): FAILED, "interrupted", with its completed event.
@@ -177,16 +242,24 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     expect(await breakOf(key)).toMatchObject({ status: 'OPEN', differenceCents: 0n }); // a FAILED send moved nothing
     const exc = await exceptionOf(key);
     expect((await failure(api.resolveException({ id: exc.id, action: 'explain', note: ' ', resolvedBy: 'operator:ana' }, ctx()))).code).toBe('INVALID_REQUEST');
-    const done = await api.resolveException({ id: exc.id, action: 'explain', note: 'the provider omits failed sends on that day', resolvedBy: 'operator:ana' }, ctx());
+    const done = await api.resolveException(
+      { id: exc.id, action: 'explain', note: 'the provider omits failed sends on that day', resolvedBy: 'operator:ana' },
+      ctx(),
+    );
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'explain', resolvedBy: 'operator:ana', note: 'the provider omits failed sends on that day' });
     expect(await breakOf(key)).toMatchObject({ status: 'RESOLVED', resolution: 'explain' });
-    expect((await failure(api.resolveException({ id: exc.id, action: 'explain', note: 'again', resolvedBy: 'operator:ana' }, ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    expect((await failure(api.resolveException({ id: exc.id, action: 'explain', note: 'again', resolvedBy: 'operator:ana' }, ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
   });
 
   it('rerun: the break still in the report answers BREAK_STILL_PRESENT (exception OPEN again); once the provider corrects it, rerun resolves it', async () => {
     const id = await day.inject({ kind: 'status', ref: day.ids.failed.provider, status: 'COMPLETED' });
-    await day.removeDiscrepancy((await (await fetch(`${day.sandbox.url}/sandbox/reports/breb/${D}/discrepancies`)).json() as { items: Array<{ id: string; kind: string }> })
-      .items.find((x) => x.kind === 'missing')!.id);
+    await day.removeDiscrepancy(
+      ((await (await fetch(`${day.sandbox.url}/sandbox/reports/breb/${D}/discrepancies`)).json()) as { items: Array<{ id: string; kind: string }> }).items.find(
+        (x) => x.kind === 'missing',
+      )!.id,
+    );
     await run();
     const key = k('status_mismatch', day.ids.failed.provider);
     expect(await breakOf(key)).toMatchObject({ status: 'OPEN', differenceCents: 250_013n });
@@ -210,16 +283,27 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     const key = k('amount_mismatch', day.ids.ok.provider);
     expect(await breakOf(key)).toMatchObject({ status: 'OPEN', differenceCents: 100n });
     const exc = await exceptionOf(key);
-    const balance = async (account: string) => BigInt((await sql<{ s: string }>(
-      'select coalesce(sum(amount), 0)::text as s from ledger.entries where account = ?', [account]))[0]!.s);
+    const balance = async (account: string) =>
+      BigInt((await sql<{ s: string }>('select coalesce(sum(amount), 0)::text as s from ledger.entries where account = ?', [account]))[0]!.s);
     const before = { clearing: await balance('rail_clearing:BREB'), diff: await balance('reconciliation_differences:rail_clearing:BREB') };
     const done = await api.resolveException({ id: exc.id, action: 'accept_provider', note: 'the bank charged 1 peso more', resolvedBy: 'operator:ana' }, ctx());
     expect(done).toMatchObject({ status: 'RESOLVED', action: 'accept_provider' });
-    expect(ledgerCalls).toEqual([{ idempotencyKey: `recon:${key}:accept_provider`, clearing: 'breb', deltaCents: 100n, reason: expect.stringContaining(key), movement: expect.stringMatching(/^breb:our:[0-9a-f-]{36}$/), caseId: exc.id }]);
+    expect(ledgerCalls).toEqual([
+      {
+        idempotencyKey: `recon:${key}:accept_provider`,
+        clearing: 'breb',
+        deltaCents: 100n,
+        reason: expect.stringContaining(key),
+        movement: expect.stringMatching(/^breb:our:[0-9a-f-]{36}$/),
+        caseId: exc.id,
+      },
+    ]);
     expect(await balance('rail_clearing:BREB')).toBe(before.clearing + 100n);
     expect(await balance('reconciliation_differences:rail_clearing:BREB')).toBe(before.diff - 100n);
     expect(await breakOf(key)).toMatchObject({ status: 'RESOLVED', resolution: 'accept_provider' });
-    expect((await failure(api.resolveException({ id: exc.id, action: 'accept_provider', note: 'again', resolvedBy: 'operator:ana' }, ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    expect((await failure(api.resolveException({ id: exc.id, action: 'accept_provider', note: 'again', resolvedBy: 'operator:ana' }, ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
     await day.removeDiscrepancy(id);
   });
 
@@ -230,23 +314,32 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
     expect(b.differenceCents).toBe(7_000n);
     const exc = await exceptionOf(b.key);
     // A crash after the exception was won: RESOLVING for accept_provider, nothing posted yet.
-    await sql(`update reconciliation.money_exceptions set status = 'RESOLVING', action = 'accept_provider', note = 'n', resolved_by = 'operator:ana' where id = ?`, [exc.id]);
-    expect((await failure(api.resolveException({ id: exc.id, action: 'explain', note: 'other', resolvedBy: 'operator:bob' }, ctx()))).code).toBe('EXCEPTION_NOT_OPEN');
+    await sql(
+      `update reconciliation.money_exceptions set status = 'RESOLVING', action = 'accept_provider', note = 'n', resolved_by = 'operator:ana' where id = ?`,
+      [exc.id],
+    );
+    expect((await failure(api.resolveException({ id: exc.id, action: 'explain', note: 'other', resolvedBy: 'operator:bob' }, ctx()))).code).toBe(
+      'EXCEPTION_NOT_OPEN',
+    );
     const calls = ledgerCalls.length;
     const done = await api.resolveException({ id: exc.id, action: 'accept_provider', note: 'n', resolvedBy: 'operator:ana' }, ctx());
     expect(done.status).toBe('RESOLVED');
     expect(ledgerCalls.slice(calls)).toEqual([expect.objectContaining({ deltaCents: 7_000n, idempotencyKey: `recon:${b.key}:accept_provider` })]);
-    expect(Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n)).toBe(1);
+    expect(
+      Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n),
+    ).toBe(1);
     // A crash after the posting, before RESOLVED; another operator resumes with another note: the
     // first note (the posting's reason) is kept, so the ledger answers the replay, not a conflict.
     await sql(`update reconciliation.money_exceptions set status = 'RESOLVING', resolved_at = null where id = ?`, [exc.id]);
     const resumed = await api.resolveException({ id: exc.id, action: 'accept_provider', note: 'otra nota', resolvedBy: 'operator:bob' }, ctx());
     expect(resumed).toMatchObject({ status: 'RESOLVED', note: 'n', resolvedBy: 'operator:ana' });
-    expect(Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n)).toBe(1);
+    expect(
+      Number((await sql<{ n: string }>('select count(*)::text as n from ledger.postings where idempotency_key = ?', [`recon:${b.key}:accept_provider`]))[0]!.n),
+    ).toBe(1);
     await day.removeDiscrepancy(id);
   });
 
-  it('superseded: a line moved to the next day closes day D\'s missing_at_provider when D+1 finds the value-date break for the same transfer', async () => {
+  it("superseded: a line moved to the next day closes day D's missing_at_provider when D+1 finds the value-date break for the same transfer", async () => {
     const id = await day.inject({ kind: 'late_value_date', ref: day.ids.ok.our });
     await run();
     const missing = k('missing_at_provider', day.ids.ok.our);
@@ -262,8 +355,12 @@ describe('reconciliation service (gRPC, life cycle, events, scheduler, metrics)'
   it('events: one reconciliation.break per new break and one reconciliation.completed per finished run, from the outbox, once', async () => {
     const breaks = (await sql<{ n: number }>('select count(*)::int as n from reconciliation.breaks'))[0]!.n;
     const finished = await sql<{ id: string }>(`select id from reconciliation.runs where status <> 'RUNNING'`);
-    await eventually(async () => events.filter((e) => e.subject === 'reconciliation.break').length >= breaks
-      && events.filter((e) => e.subject === 'reconciliation.completed').length >= finished.length, 10_000);
+    await eventually(
+      async () =>
+        events.filter((e) => e.subject === 'reconciliation.break').length >= breaks &&
+        events.filter((e) => e.subject === 'reconciliation.completed').length >= finished.length,
+      10_000,
+    );
     await rt.relay.flush();
     const breakEvents = events.filter((e) => e.subject === 'reconciliation.break');
     expect(breakEvents).toHaveLength(breaks);

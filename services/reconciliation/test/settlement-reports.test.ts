@@ -26,7 +26,7 @@ const TRICKY_PAYER = 'Pérez, "Toño" & Cía\nLtda.';
 let seq = 0;
 const uid = (label: string) => `${label}-${process.pid}-${Date.now().toString(36)}-${++seq}`;
 
-describe('reconciling the sandbox\'s settlement reports', () => {
+describe("reconciling the sandbox's settlement reports", () => {
   let tdb: TestDatabase;
   let sandbox: Awaited<ReturnType<typeof startSandbox>>;
   let callbacks: Server;
@@ -37,7 +37,9 @@ describe('reconciling the sandbox\'s settlement reports', () => {
 
   async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const res = await fetch(`${sandbox.url}${path}`, {
-      method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
@@ -67,8 +69,14 @@ describe('reconciling the sandbox\'s settlement reports', () => {
     const entry = (await call('GET', `/breb/directory/keys/${key}`)).body;
     const transactionId = uid(name);
     const r = await call('POST', '/breb/rail/transfers', {
-      transactionId, amountCents, anchorHandle: entry.anchorHandle, keyType: 'AUTO', keyValue: key,
-      targetName: 'CAMILO MARIN', targetDocument: '40828038', callbackUrl,
+      transactionId,
+      amountCents,
+      anchorHandle: entry.anchorHandle,
+      keyType: 'AUTO',
+      keyValue: key,
+      targetName: 'CAMILO MARIN',
+      targetDocument: '40828038',
+      callbackUrl,
     });
     expect(r.status).toBe(202);
     ids[name] = { our: transactionId, provider: r.body.providerTransferId };
@@ -77,8 +85,15 @@ describe('reconciling the sandbox\'s settlement reports', () => {
   async function ach(name: string, amountCents: number, outcome?: 'complete' | 'fail'): Promise<void> {
     const transactionId = uid(name);
     const r = await call('POST', '/ach/transfers', {
-      transactionId, amountCents, bankCode: '1007', accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1,
-      documentNumber: '40828038', holderName: 'CAMILO MARIN', callbackUrl,
+      transactionId,
+      amountCents,
+      bankCode: '1007',
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '40828038',
+      holderName: 'CAMILO MARIN',
+      callbackUrl,
     });
     expect(r.status).toBe(202);
     ids[name] = { our: transactionId, provider: r.body.providerTransferId };
@@ -87,8 +102,13 @@ describe('reconciling the sandbox\'s settlement reports', () => {
   async function pse(name: string, amountCents: number, outcome?: 'APPROVED' | 'REJECTED', payerName = 'Ana María Gómez'): Promise<void> {
     const depositId = `dep_${uid(name)}`;
     const r = await call('POST', '/pse/links', {
-      depositId, amountCents, companyName: 'Ferretería El Tornillo', payerName, payerEmail: 'ana@example.com',
-      expiresAt: new Date(Date.now() + 3_600_000).toISOString(), callbackUrl,
+      depositId,
+      amountCents,
+      companyName: 'Ferretería El Tornillo',
+      payerName,
+      payerEmail: 'ana@example.com',
+      expiresAt: new Date(Date.now() + 3_600_000).toISOString(),
+      callbackUrl,
     });
     expect(r.status).toBe(201);
     const [row] = (await sql.query('select provider_transfer_id from sandbox.pse_links where deposit_id = $1', [depositId])).rows;
@@ -103,8 +123,13 @@ describe('reconciling the sandbox\'s settlement reports', () => {
   const setTransfer = (name: string, accepted: string, outcome: string) =>
     sql.query('update sandbox.transfers set created_at = $2, outcome_at = $3 where transaction_id = $1', [ids[name]!.our, accepted, outcome]);
   const setLink = (name: string, t: { created: string; paid?: string; outcome?: string; reversed?: string }) =>
-    sql.query('update sandbox.pse_links set created_at = $2, paid_at = $3, outcome_at = $4, reversed_at = $5 where deposit_id = $1',
-      [ids[name]!.our, t.created, t.paid ?? null, t.outcome ?? t.paid ?? null, t.reversed ?? null]);
+    sql.query('update sandbox.pse_links set created_at = $2, paid_at = $3, outcome_at = $4, reversed_at = $5 where deposit_id = $1', [
+      ids[name]!.our,
+      t.created,
+      t.paid ?? null,
+      t.outcome ?? t.paid ?? null,
+      t.reversed ?? null,
+    ]);
 
   /**
    * Our books, as the owning services would report them: one record per settlement the providers
@@ -113,32 +138,48 @@ describe('reconciling the sandbox\'s settlement reports', () => {
    */
   async function booksFromSandbox(): Promise<ArrayOurRecords> {
     const iso = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-    const transfers = (await sql.query(`select transaction_id, provider_transfer_id, rail, status, amount_cents::text, ${iso('outcome_at')} as at
-                                          from sandbox.transfers where status <> 'PENDING'`)).rows;
-    const rec = (ourId: string, providerId: string, status: OurRecord['status'], amount: string, settledAt: string): OurRecord =>
-      ({ ourId, providerId, status, amountCents: BigInt(amount), settledAt });
-    const links = (await sql.query(`select deposit_id, provider_transfer_id, status, amount_cents::text, ${iso('paid_at')} as paid,
-                                           ${iso('reversed_at')} as reversed, ${iso('outcome_at')} as outcome from sandbox.pse_links`)).rows;
+    const transfers = (
+      await sql.query(`select transaction_id, provider_transfer_id, rail, status, amount_cents::text, ${iso('outcome_at')} as at
+                                          from sandbox.transfers where status <> 'PENDING'`)
+    ).rows;
+    const rec = (ourId: string, providerId: string, status: OurRecord['status'], amount: string, settledAt: string): OurRecord => ({
+      ourId,
+      providerId,
+      status,
+      amountCents: BigInt(amount),
+      settledAt,
+    });
+    const links = (
+      await sql.query(`select deposit_id, provider_transfer_id, status, amount_cents::text, ${iso('paid_at')} as paid,
+                                           ${iso('reversed_at')} as reversed, ${iso('outcome_at')} as outcome from sandbox.pse_links`)
+    ).rows;
     const incoming = (await sql.query(`select provider_transfer_id, amount_cents::text, ${iso('received_at')} as at from sandbox.breb_incoming`)).rows;
-    return new ArrayOurRecords({
-      breb: transfers.filter((t) => t.rail === 'BREB').map((t) => rec(t.transaction_id, t.provider_transfer_id, t.status, t.amount_cents, t.at)),
-      ach: transfers.filter((t) => t.rail === 'ACH').map((t) => rec(t.transaction_id, t.provider_transfer_id, t.status, t.amount_cents, t.at)),
-      pse: links.flatMap((l) => [
-        ...(l.paid ? [rec(l.deposit_id, l.provider_transfer_id, 'ASSIGNED', l.amount_cents, l.paid)] : []),
-        ...(l.reversed ? [rec(l.deposit_id, l.provider_transfer_id, 'REVERSED', l.amount_cents, l.reversed)] : []),
-        ...(l.status === 'FAILED' ? [rec(l.deposit_id, l.provider_transfer_id, 'FAILED', l.amount_cents, l.outcome)] : []),
-      ]),
-      'breb-inbound': incoming.map((i) => ({ ...rec(`dep_in_${i.provider_transfer_id}`, i.provider_transfer_id, 'ASSIGNED', i.amount_cents, i.at) })),
-    }, 2);
+    return new ArrayOurRecords(
+      {
+        breb: transfers.filter((t) => t.rail === 'BREB').map((t) => rec(t.transaction_id, t.provider_transfer_id, t.status, t.amount_cents, t.at)),
+        ach: transfers.filter((t) => t.rail === 'ACH').map((t) => rec(t.transaction_id, t.provider_transfer_id, t.status, t.amount_cents, t.at)),
+        pse: links.flatMap((l) => [
+          ...(l.paid ? [rec(l.deposit_id, l.provider_transfer_id, 'ASSIGNED', l.amount_cents, l.paid)] : []),
+          ...(l.reversed ? [rec(l.deposit_id, l.provider_transfer_id, 'REVERSED', l.amount_cents, l.reversed)] : []),
+          ...(l.status === 'FAILED' ? [rec(l.deposit_id, l.provider_transfer_id, 'FAILED', l.amount_cents, l.outcome)] : []),
+        ]),
+        'breb-inbound': incoming.map((i) => ({ ...rec(`dep_in_${i.provider_transfer_id}`, i.provider_transfer_id, 'ASSIGNED', i.amount_cents, i.at) })),
+      },
+      2,
+    );
   }
 
   beforeAll(async () => {
     tdb = await createTestDatabase('recon_reports');
-    callbacks = createServer((req, res) => { req.resume(); req.on('end', () => res.writeHead(200).end('{}')); });
+    callbacks = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200).end('{}'));
+    });
     await new Promise<void>((r) => callbacks.listen(0, '127.0.0.1', r));
     callbackUrl = `http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/webhooks`;
     sandbox = await startSandbox({
-      databaseUrl: tdb.url, port: 0,
+      databaseUrl: tdb.url,
+      port: 0,
       env: { SANDBOX_CALLBACK_SECRET: 'recon-test-secret', SANDBOX_POLL_MS: '50', SANDBOX_BREB_CONFIRM_MS: '100', SANDBOX_ACH_CONFIRM_MS: '3600000' },
     });
     sql = new pg.Client({ connectionString: tdb.url });
@@ -158,9 +199,16 @@ describe('reconciling the sandbox\'s settlement reports', () => {
     await pse('psePending', 12_000);
     for (const name of ['pseSameDayReversal', 'pseReversedNextDay']) expect((await call('POST', `/sandbox/pse/${ids[name]!.our}/reverse`)).status).toBe(200);
     const key = `@recon-${process.pid.toString(36)}-${Date.now().toString(36)}`;
-    expect((await call('POST', '/breb/directory/registrations', {
-      keyValue: key, keyType: 'ALPHANUM', holderName: 'Ferretería El Tornillo', participantCallbackUrl: callbackUrl,
-    })).status).toBe(201);
+    expect(
+      (
+        await call('POST', '/breb/directory/registrations', {
+          keyValue: key,
+          keyType: 'ALPHANUM',
+          holderName: 'Ferretería El Tornillo',
+          participantCallbackUrl: callbackUrl,
+        })
+      ).status,
+    ).toBe(201);
     await inbound('in1', key, 80_000, 'Luis Pérez');
     await inbound('inLast', key, 65_000, 'Marta Ruiz');
 
@@ -194,14 +242,26 @@ describe('reconciling the sandbox\'s settlement reports', () => {
 
   it('clean reports of every rail, two days: every line matched to one of our records, zero breaks', async () => {
     const lines: Record<string, number> = {
-      [`breb ${D}`]: 2, [`ach ${D}`]: 2, [`pse ${D}`]: 5, [`breb-inbound ${D}`]: 2,
-      [`breb ${NEXT}`]: 1, [`ach ${NEXT}`]: 0, [`pse ${NEXT}`]: 1, [`breb-inbound ${NEXT}`]: 0,
+      [`breb ${D}`]: 2,
+      [`ach ${D}`]: 2,
+      [`pse ${D}`]: 5,
+      [`breb-inbound ${D}`]: 2,
+      [`breb ${NEXT}`]: 1,
+      [`ach ${NEXT}`]: 0,
+      [`pse ${NEXT}`]: 1,
+      [`breb-inbound ${NEXT}`]: 0,
     };
     for (const date of [D, NEXT]) {
       for (const rail of REPORT_RAILS) {
         const { r, sink } = await recon(rail, date);
         const ok = reconciled(r);
-        expect([`${rail} ${date}`, ok.report.lines, ok.matched.count, ok.ours.count, ok.breaks.total]).toEqual([`${rail} ${date}`, lines[`${rail} ${date}`], lines[`${rail} ${date}`], lines[`${rail} ${date}`], 0]);
+        expect([`${rail} ${date}`, ok.report.lines, ok.matched.count, ok.ours.count, ok.breaks.total]).toEqual([
+          `${rail} ${date}`,
+          lines[`${rail} ${date}`],
+          lines[`${rail} ${date}`],
+          lines[`${rail} ${date}`],
+          0,
+        ]);
         expect(ok.matched.amountCents).toBe(ok.report.amountCents);
         expect(sink.calls).toBe(0);
       }
@@ -215,10 +275,13 @@ describe('reconciling the sandbox\'s settlement reports', () => {
     const { r, sink } = await recon('ach', D);
     expect(sink.keys()).toEqual([`ach:${D}:missing_at_provider:${ids.achOk!.our}`]);
     expect(reconciled(r).matched.count).toBe(1);
-    expect(sink.byKey.get(`ach:${D}:missing_at_provider:${ids.achOk!.our}`)).toMatchObject({ ourId: ids.achOk!.our, ours: { amountCents: 1_200_000n, status: 'COMPLETED' } });
+    expect(sink.byKey.get(`ach:${D}:missing_at_provider:${ids.achOk!.our}`)).toMatchObject({
+      ourId: ids.achOk!.our,
+      ours: { amountCents: 1_200_000n, status: 'COMPLETED' },
+    });
   });
 
-  it('extra: a line we never sent → missing in our books, the provider\'s id', async () => {
+  it("extra: a line we never sent → missing in our books, the provider's id", async () => {
     const extra = await inject('breb', D, { kind: 'extra', amountCents: 77_700 });
     const { r, sink } = await recon('breb', D);
     expect(sink.keys()).toEqual([`breb:${D}:missing_in_our_books:${extra.providerId}`]);
@@ -248,14 +311,16 @@ describe('reconciling the sandbox\'s settlement reports', () => {
     expect(reconciled(r).matched.count).toBe(2);
   });
 
-  it('late_value_date: the line moves to the next day\'s report → missing at the provider that day, a value-date break the next', async () => {
+  it("late_value_date: the line moves to the next day's report → missing at the provider that day, a value-date break the next", async () => {
     await inject('pse', D, { kind: 'late_value_date', ref: ids.psePaid!.our });
     const day = await recon('pse', D);
     expect(day.sink.keys()).toEqual([`pse:${D}:missing_at_provider:${ids.psePaid!.our}:payment`]);
     const next = await recon('pse', NEXT);
     expect(next.sink.keys()).toEqual([`pse:${NEXT}:value_date_mismatch:${ids.psePaid!.provider}:payment`]);
     expect(next.sink.byKey.get(next.sink.keys()[0]!)).toMatchObject({
-      ourId: ids.psePaid!.our, ours: { settledDate: D }, theirs: { valueDate: NEXT, counterparty: TRICKY_PAYER },
+      ourId: ids.psePaid!.our,
+      ours: { settledDate: D },
+      theirs: { valueDate: NEXT, counterparty: TRICKY_PAYER },
     });
     expect(reconciled(next.r).matched.count).toBe(1); // the day's own reversal
   });

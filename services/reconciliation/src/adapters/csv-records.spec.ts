@@ -13,7 +13,11 @@ describe('csvRecords (csv-parse, streamed, in batches)', () => {
     const text = 'a,b\r\n"Pérez, ""Toño""\nLtda.",2\r\nTRAILER,1,2,0\r\n';
     // One byte at a time: a record split across any chunk boundary.
     const body = Readable.from([...Buffer.from(text)].map((b) => Buffer.from([b])));
-    expect(await all(csvRecords(body))).toEqual([['a', 'b'], ['Pérez, "Toño"\nLtda.', '2'], ['TRAILER', '1', '2', '0']]);
+    expect(await all(csvRecords(body))).toEqual([
+      ['a', 'b'],
+      ['Pérez, "Toño"\nLtda.', '2'],
+      ['TRAILER', '1', '2', '0'],
+    ]);
   });
 
   it('hands records out in batches of at most 1,000', async () => {
@@ -24,7 +28,7 @@ describe('csvRecords (csv-parse, streamed, in batches)', () => {
     expect(Math.max(...sizes)).toBeLessThanOrEqual(1000);
   });
 
-  it('a CSV syntax error is the report\'s fault: MALFORMED_CSV', async () => {
+  it("a CSV syntax error is the report's fault: MALFORMED_CSV", async () => {
     await expect(all(csvRecords(Readable.from(['a,b\r\n"unclosed,1\r\n'])))).rejects.toMatchObject({ name: 'ReportFormatError', reason: 'MALFORMED_CSV' });
     // A record longer than 64 KiB (an unclosed quote swallowing the file) is refused too, without buffering the rest.
     const huge = Readable.from(['"', 'x'.repeat(70 * 1024), '"\r\n']);

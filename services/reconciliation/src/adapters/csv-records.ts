@@ -33,8 +33,12 @@ export async function* csvRecords(body: Readable, transportError: (err: unknown)
   let ended = false;
   // pipeline destroys the parser with the body's error (or a premature close): every failure is the parser's.
   pipeline(body, parser, () => undefined);
-  parser.on('error', (err) => { failure ??= err; });
-  parser.once('end', () => { ended = true; });
+  parser.on('error', (err) => {
+    failure ??= err;
+  });
+  parser.once('end', () => {
+    ended = true;
+  });
   try {
     for (;;) {
       const batch: string[][] = [];

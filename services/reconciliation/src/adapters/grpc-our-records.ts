@@ -28,8 +28,16 @@ export interface GrpcOurRecordsOptions {
 }
 
 type SettlementsClient = {
-  listSettlements(req: settlementsV1.ListSettlementsRequest, ctx: { requestId: string }, o?: { deadlineMs?: number }): AsyncIterable<settlementsV1.SettlementBatch>;
-  findSettlements(req: settlementsV1.FindSettlementsRequest, ctx: { requestId: string }, o?: { deadlineMs?: number }): Promise<settlementsV1.FindSettlementsResponse>;
+  listSettlements(
+    req: settlementsV1.ListSettlementsRequest,
+    ctx: { requestId: string },
+    o?: { deadlineMs?: number },
+  ): AsyncIterable<settlementsV1.SettlementBatch>;
+  findSettlements(
+    req: settlementsV1.FindSettlementsRequest,
+    ctx: { requestId: string },
+    o?: { deadlineMs?: number },
+  ): Promise<settlementsV1.FindSettlementsResponse>;
   close(): void;
 };
 
@@ -39,10 +47,15 @@ const STATUSES: readonly OurStatus[] = ['COMPLETED', 'FAILED', 'ASSIGNED', 'UNAS
 export function ourRecordOf(rail: ReportRail, s: settlementsV1.Settlement): OurRecord {
   if (!(STATUSES as readonly string[]).includes(s.status)) throw new OurRecordError(`${rail}: status ${s.status} of ${s.ourId} is not one of ours`);
   return {
-    ourId: s.ourId, providerId: s.providerId ?? null, status: s.status as OurStatus, amountCents: s.amountCents,
-    settledAt: s.settledAt ?? null, ...(s.companyId ? { companyId: s.companyId } : {}),
+    ourId: s.ourId,
+    providerId: s.providerId ?? null,
+    status: s.status as OurStatus,
+    amountCents: s.amountCents,
+    settledAt: s.settledAt ?? null,
+    ...(s.companyId ? { companyId: s.companyId } : {}),
     ...(s.direction ? { direction: s.direction } : {}),
-    ...(s.openExceptionId ? { openExceptionId: s.openExceptionId } : {}), ...(s.stepOwed ? { stepOwed: true } : {}),
+    ...(s.openExceptionId ? { openExceptionId: s.openExceptionId } : {}),
+    ...(s.stepOwed ? { stepOwed: true } : {}),
   };
 }
 
@@ -52,7 +65,8 @@ export class GrpcOurRecords implements OurRecords {
 
   constructor(private readonly o: GrpcOurRecordsOptions) {
     const opts = (server: 'transfer' | 'pse-deposit' | 'collect-key'): GrpcClientOptions => ({
-      deadlineMs: o.findDeadlineMs ?? 30_000, mesh: { tls: o.mesh, server },
+      deadlineMs: o.findDeadlineMs ?? 30_000,
+      mesh: { tls: o.mesh, server },
     });
     if (o.transferAddress) {
       const transfer = createAsyncClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, o.transferAddress, opts('transfer'));
@@ -65,7 +79,11 @@ export class GrpcOurRecords implements OurRecords {
       this.clients.push(this.byRail.pse);
     }
     if (o.collectKeyAddress) {
-      this.byRail['breb-inbound'] = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, o.collectKeyAddress, opts('collect-key'));
+      this.byRail['breb-inbound'] = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(
+        collectKeyV1.CollectKeyServiceClient,
+        o.collectKeyAddress,
+        opts('collect-key'),
+      );
       this.clients.push(this.byRail['breb-inbound']);
     }
   }
@@ -78,7 +96,8 @@ export class GrpcOurRecords implements OurRecords {
 
   async *settled(rail: ReportRail, date: string): AsyncIterable<readonly OurRecord[]> {
     const stream = this.client(rail).listSettlements(
-      { rail, date, batchSize: this.o.batchSize ?? 0 }, { requestId: randomUUID() },
+      { rail, date, batchSize: this.o.batchSize ?? 0 },
+      { requestId: randomUUID() },
       this.o.streamDeadlineMs ? { deadlineMs: this.o.streamDeadlineMs } : {},
     );
     for await (const batch of stream) {

@@ -22,7 +22,12 @@ export interface HttpReportSourceOptions {
 export type FetchFailure = 'CONNECT' | 'HEADERS_TIMEOUT' | 'IDLE_TIMEOUT' | 'DEADLINE' | 'ABORTED' | 'HTTP_STATUS' | 'NOT_CSV' | 'NETWORK';
 
 export class ReportFetchError extends Error {
-  constructor(readonly failure: FetchFailure, message: string, readonly status?: number, options?: { cause?: unknown }) {
+  constructor(
+    readonly failure: FetchFailure,
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'ReportFetchError';
   }
@@ -30,7 +35,10 @@ export class ReportFetchError extends Error {
 
 /** 404 REPORT_NOT_AVAILABLE: the provider has not published that day's report yet. */
 export class ReportNotAvailableError extends Error {
-  constructor(readonly rail: ReportRail, readonly date: string) {
+  constructor(
+    readonly rail: ReportRail,
+    readonly date: string,
+  ) {
     super(`the ${rail} report of ${date} is not published yet`);
     this.name = 'ReportNotAvailableError';
   }
@@ -84,9 +92,15 @@ export class HttpReportSource implements ReportSource {
 
     let res: Awaited<ReturnType<typeof request>>;
     try {
-      res = await request(this.url(rail, date), { method: 'GET', dispatcher: this.agent, signal: combined, headers: {
-        accept: 'text/csv', ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}),
-      } });
+      res = await request(this.url(rail, date), {
+        method: 'GET',
+        dispatcher: this.agent,
+        signal: combined,
+        headers: {
+          accept: 'text/csv',
+          ...(this.opts.token ? { authorization: `Bearer ${this.opts.token}` } : {}),
+        },
+      });
     } catch (err) {
       throw classify(err);
     }

@@ -12,17 +12,28 @@ export class GrpcClearingLedger implements ClearingLedger {
     this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
   }
 
-  async postClearingAdjustment(a: { idempotencyKey: string; clearing: ReportRail; deltaCents: bigint; reason: string; movement: string; caseId: string }): Promise<void> {
+  async postClearingAdjustment(a: {
+    idempotencyKey: string;
+    clearing: ReportRail;
+    deltaCents: bigint;
+    reason: string;
+    movement: string;
+    caseId: string;
+  }): Promise<void> {
     await this.client.postClearingAdjustment(
       { idempotencyKey: a.idempotencyKey, clearing: a.clearing, deltaCents: a.deltaCents, reason: a.reason, movement: a.movement, caseId: a.caseId },
-      { requestId: randomUUID(), actor: 'service:reconciliation' });
+      { requestId: randomUUID(), actor: 'service:reconciliation' },
+    );
   }
 
   async reverseCorrection(a: { idempotencyKey: string; correctionKey: string; reason: string }): Promise<void> {
     await this.client.reverseCorrection(
       { idempotencyKey: a.idempotencyKey, correctionKey: a.correctionKey, reason: a.reason },
-      { requestId: randomUUID(), actor: 'service:reconciliation' });
+      { requestId: randomUUID(), actor: 'service:reconciliation' },
+    );
   }
 
-  close(): void { this.client.close(); }
+  close(): void {
+    this.client.close();
+  }
 }

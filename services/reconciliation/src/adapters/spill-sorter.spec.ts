@@ -5,8 +5,18 @@ import { lineKey } from '../domain/matching.js';
 import type { KeyedLine } from '../app/ports.js';
 import { SpillSorter } from './spill-sorter.js';
 
-const record = (providerId: string, ourId: string, direction = 'OUT', counterparty = 'x') =>
-  [providerId, ourId, direction, '100', '0', 'COMPLETED', '2025-03-14', '2025-03-14T13:00:00.000Z', '2025-03-14T13:00:00.000Z', counterparty];
+const record = (providerId: string, ourId: string, direction = 'OUT', counterparty = 'x') => [
+  providerId,
+  ourId,
+  direction,
+  '100',
+  '0',
+  'COMPLETED',
+  '2025-03-14',
+  '2025-03-14T13:00:00.000Z',
+  '2025-03-14T13:00:00.000Z',
+  counterparty,
+];
 
 async function drain(s: SpillSorter): Promise<KeyedLine[]> {
   const out: KeyedLine[] = [];
@@ -16,7 +26,9 @@ async function drain(s: SpillSorter): Promise<KeyedLine[]> {
 
 describe('SpillSorter (external merge sort of report lines)', () => {
   let dir: string;
-  beforeEach(() => { dir = mkdtempSync(join(tmpdir(), 'recon-sort-spec-')); });
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'recon-sort-spec-'));
+  });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('orders by key then line number across many runs, the same as an in-memory sort, and deletes its runs', async () => {
@@ -65,11 +77,15 @@ describe('SpillSorter (external merge sort of report lines)', () => {
   it('keys that are prefixes of others, pse legs and unidentified lines sort as the keys do', async () => {
     const s = new SpillSorter({ dir, runLines: 2 });
     const lines: Array<[string, string, string]> = [
-      ['pse_1', 'dep_10', 'IN'], ['pse_2', 'dep_1', 'OUT'], ['pse_3', 'dep_1-x', 'IN'], ['pse_2', 'dep_1', 'IN'], ['pse_9', '', 'IN'], ['pse_4', 'dep_1', 'IN'],
+      ['pse_1', 'dep_10', 'IN'],
+      ['pse_2', 'dep_1', 'OUT'],
+      ['pse_3', 'dep_1-x', 'IN'],
+      ['pse_2', 'dep_1', 'IN'],
+      ['pse_9', '', 'IN'],
+      ['pse_4', 'dep_1', 'IN'],
     ];
     for (const [i, [p, o, d]] of lines.entries()) await s.add(lineKey('pse', p, o, d), i + 1, record(p, o, d));
-    const keys = lines.map(([p, o, d], i) => [lineKey('pse', p, o, d), i + 1] as const)
-      .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
+    const keys = lines.map(([p, o, d], i) => [lineKey('pse', p, o, d), i + 1] as const).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]));
     expect((await drain(s)).map((e) => [e.key, e.line.lineNo])).toEqual(keys);
     await s.dispose();
   });

@@ -47,7 +47,11 @@ async function* readRun(path: string): AsyncGenerator<string[]> {
 }
 
 /** The head of one sorted source during the k-way merge. */
-interface RunCursor { batch: string[]; i: number; it: AsyncIterator<string[]> }
+interface RunCursor {
+  batch: string[];
+  i: number;
+  it: AsyncIterator<string[]>;
+}
 
 /** Merges sorted sources of lines (plain string order) with a binary heap, in batches of `batchLines`. */
 async function* merge(sources: Array<AsyncGenerator<string[]>>, batchLines: number): AsyncGenerator<string[]> {
@@ -60,7 +64,8 @@ async function* merge(sources: Array<AsyncGenerator<string[]>>, batchLines: numb
     const less = (a: RunCursor, b: RunCursor) => a.batch[a.i]! < b.batch[b.i]!;
     const down = (at: number) => {
       for (let i = at; ;) {
-        const l = 2 * i + 1, r = l + 1;
+        const l = 2 * i + 1,
+          r = l + 1;
         let m = i;
         if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
         if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
@@ -109,7 +114,11 @@ async function writeRun(path: string, batches: Iterable<readonly string[]> | Asy
     for (const line of batch) {
       chunk += `${line}\n`;
       if (chunk.length >= 1 << 20) {
-        if (!out.write(chunk)) await new Promise<void>((resolve, reject) => { out.once('drain', resolve); out.once('error', reject); });
+        if (!out.write(chunk))
+          await new Promise<void>((resolve, reject) => {
+            out.once('drain', resolve);
+            out.once('error', reject);
+          });
         chunk = '';
       }
     }

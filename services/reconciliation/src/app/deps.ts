@@ -9,7 +9,14 @@ import type { ReconcileDay } from './reconcile-day.js';
  * when a later run no longer finds the break (ReverseCorrection).
  */
 export interface ClearingLedger {
-  postClearingAdjustment(a: { idempotencyKey: string; clearing: ReportRail; deltaCents: bigint; reason: string; movement: string; caseId: string }): Promise<void>;
+  postClearingAdjustment(a: {
+    idempotencyKey: string;
+    clearing: ReportRail;
+    deltaCents: bigint;
+    reason: string;
+    movement: string;
+    caseId: string;
+  }): Promise<void>;
   reverseCorrection(a: { idempotencyKey: string; correctionKey: string; reason: string }): Promise<void>;
 }
 
@@ -32,7 +39,15 @@ export interface BreaksPort {
   /** The keys of the breaks about an external movement, and the movement of each of these breaks. */
   keysOfMovement(movement: string): Promise<string[]>;
   movementsOf(keys: readonly string[]): Promise<Map<string, string>>;
-  list(f: { runId?: string; rail?: string; date?: string; status?: string; kind?: string; limit: number; cursor?: Cursor }): Promise<{ items: BreakRecord[]; nextCursor: string | null }>;
+  list(f: {
+    runId?: string;
+    rail?: string;
+    date?: string;
+    status?: string;
+    kind?: string;
+    limit: number;
+    cursor?: Cursor;
+  }): Promise<{ items: BreakRecord[]; nextCursor: string | null }>;
 }
 
 export interface ReconciliationDeps {

@@ -20,13 +20,22 @@ export class ListReconciliationExceptions {
     const page = await listExceptionsPage((x) => this.deps.exceptions.list(x), EXCEPTION_KINDS, view, { ...rest, ...(resourceIds ? { resourceIds } : {}) });
     // Each exception shows its break's movement (a break and the owner's exception about one movement are one case).
     const movements = await this.deps.breaks.movementsOf(page.items.map((e) => e.resourceId));
-    return { ...page, items: page.items.map((e) => { const m = movements.get(e.resourceId); return m ? { ...e, movement: m } : e; }) };
+    return {
+      ...page,
+      items: page.items.map((e) => {
+        const m = movements.get(e.resourceId);
+        return m ? { ...e, movement: m } : e;
+      }),
+    };
   }
 }
 
 /** ResolveException (see below); `signal` aborts a rerun's download when the process stops. */
 export class ResolveReconciliationException {
-  constructor(private readonly deps: ReconciliationDeps, private readonly signal?: AbortSignal) {}
+  constructor(
+    private readonly deps: ReconciliationDeps,
+    private readonly signal?: AbortSignal,
+  ) {}
 
   /**
    * The operator's decision on a break's money exception, won first (OPEN → RESOLVING; the same
@@ -45,26 +54,34 @@ export class ResolveReconciliationException {
    */
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
-    const done = await resolveMoneyException(deps.exceptions, input, () => RECON_ACTIONS, async (won, note) => {
-      const b = await deps.breaks.get(won.resourceId);
-      if (!b) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its break' });
-      if (won.action === 'accept_provider') {
-        await this.acceptProvider(b, won.id, note);
-      } else if (won.action === 'explain') {
-        await deps.breaks.resolve(b.key, 'explain');
-      } else {
-        const ended = await this.rerun(b.rail, b.date, input.resolvedBy);
-        const after = await deps.breaks.get(b.key);
-        if (after?.status === 'RESOLVED') return;
-        await deps.exceptions.reopen(won.id, 'rerun');
-        if (ended.run.status !== 'RECONCILED') {
-          if (ended.error?.name === 'ReportNotAvailableError') throw new AppError('REPORT_NOT_AVAILABLE');
-          throw new AppError('SERVICE_UNAVAILABLE', undefined, { reason: `the re-run ended ${ended.run.status}`, runId: ended.run.id });
+    const done = await resolveMoneyException(
+      deps.exceptions,
+      input,
+      () => RECON_ACTIONS,
+      async (won, note) => {
+        const b = await deps.breaks.get(won.resourceId);
+        if (!b) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its break' });
+        if (won.action === 'accept_provider') {
+          await this.acceptProvider(b, won.id, note);
+        } else if (won.action === 'explain') {
+          await deps.breaks.resolve(b.key, 'explain');
+        } else {
+          const ended = await this.rerun(b.rail, b.date, input.resolvedBy);
+          const after = await deps.breaks.get(b.key);
+          if (after?.status === 'RESOLVED') return;
+          await deps.exceptions.reopen(won.id, 'rerun');
+          if (ended.run.status !== 'RECONCILED') {
+            if (ended.error?.name === 'ReportNotAvailableError') throw new AppError('REPORT_NOT_AVAILABLE');
+            throw new AppError('SERVICE_UNAVAILABLE', undefined, { reason: `the re-run ended ${ended.run.status}`, runId: ended.run.id });
+          }
+          throw new AppError('BREAK_STILL_PRESENT', undefined, { runId: ended.run.id });
         }
-        throw new AppError('BREAK_STILL_PRESENT', undefined, { runId: ended.run.id });
-      }
-    });
-    deps.log.warn({ exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, breakKey: done.resourceId }, 'reconciliation exception resolved');
+      },
+    );
+    deps.log.warn(
+      { exceptionId: done.id, kind: done.kind, action: input.action, resolvedBy: input.resolvedBy, breakKey: done.resourceId },
+      'reconciliation exception resolved',
+    );
     return done;
   }
 
@@ -76,7 +93,9 @@ export class ResolveReconciliationException {
       const why = owner.status === 'PENDING' ? 'pending' : owner.openExceptionId ? 'open_exception' : owner.stepOwed ? 'step_owed' : null;
       if (why) {
         throw new AppError('CASE_NOT_FINAL', undefined, {
-          reason: why, ourId: owner.ourId, ...(owner.openExceptionId ? { ownerExceptionId: owner.openExceptionId } : {}),
+          reason: why,
+          ourId: owner.ourId,
+          ...(owner.openExceptionId ? { ownerExceptionId: owner.openExceptionId } : {}),
         });
       }
     }
@@ -88,14 +107,21 @@ export class ResolveReconciliationException {
       const key = n <= 1 ? `recon:${b.key}:accept_provider` : `recon:${b.key}:accept_provider:${n}`;
       try {
         await deps.ledger.postClearingAdjustment({
-          idempotencyKey: key, clearing: b.rail, deltaCents: b.differenceCents, movement: b.movement, caseId,
+          idempotencyKey: key,
+          clearing: b.rail,
+          deltaCents: b.differenceCents,
+          movement: b.movement,
+          caseId,
           reason: `${b.key} ${caseId}: ${note}`.slice(0, 500),
         });
       } catch (err) {
         const other = err instanceof AppError && err.code === 'MOVEMENT_ALREADY_CORRECTED' ? String(err.details?.caseId ?? '') : '';
         if (!other || other === caseId) throw err;
         await deps.breaks.resolveLinked(b.key, other);
-        deps.log.warn({ breakKey: b.key, movement: b.movement, linkedCase: other }, 'break resolved by the correction another case already posted for its movement');
+        deps.log.warn(
+          { breakKey: b.key, movement: b.movement, linkedCase: other },
+          'break resolved by the correction another case already posted for its movement',
+        );
         return;
       }
       // The amount booked: a run that refreshed the difference meanwhile reopens the break and undoes it.
@@ -114,7 +140,6 @@ export class ResolveReconciliationException {
       await new Promise((r) => setTimeout(r, 250));
     }
   }
-
 }
 
 /**
@@ -149,10 +174,14 @@ export async function reverseAdjustments(deps: Pick<ReconciliationDeps, 'breaks'
 async function undoAdjustment(deps: Pick<ReconciliationDeps, 'breaks' | 'ledger' | 'log'>, b: BreakRecord): Promise<boolean> {
   if (!b.adjustmentKey) return false;
   await deps.ledger.reverseCorrection({
-    idempotencyKey: `${b.adjustmentKey}:reversed`, correctionKey: b.adjustmentKey,
+    idempotencyKey: `${b.adjustmentKey}:reversed`,
+    correctionKey: b.adjustmentKey,
     reason: `${b.key}: the provider's report no longer shows the difference accepted (${b.status === 'OPEN' ? 'another difference' : 'matched'})`,
   });
   await deps.breaks.markReversed(b.key, b.adjustmentKey);
-  deps.log.warn({ breakKey: b.key, adjustmentKey: b.adjustmentKey, movement: b.movement }, 'accepted adjustment undone: a later run no longer finds its difference');
+  deps.log.warn(
+    { breakKey: b.key, adjustmentKey: b.adjustmentKey, movement: b.movement },
+    'accepted adjustment undone: a later run no longer finds its difference',
+  );
   return true;
 }

@@ -48,7 +48,10 @@ export interface BreakSink {
 }
 
 /** A report line with its match key. */
-export interface KeyedLine { key: string; line: ReportLine }
+export interface KeyedLine {
+  key: string;
+  line: ReportLine;
+}
 
 /**
  * Sorts a report's lines by key (ties in report order) with bounded memory: a provider lists its

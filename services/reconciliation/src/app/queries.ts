@@ -31,7 +31,13 @@ export class GetRun {
 export class ListRuns {
   constructor(private readonly deps: ReconciliationDeps) {}
 
-  execute(q: { rail?: string | undefined; date?: string | undefined; status?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
+  execute(q: {
+    rail?: string | undefined;
+    date?: string | undefined;
+    status?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+  }): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
     const p = new Problems();
     if (q.rail && !isRail(q.rail)) p.add('rail', `one of ${REPORT_RAILS.join(', ')}`);
     if (q.date && !isCalendarDate(q.date)) p.add('date', 'a date YYYY-MM-DD');
@@ -46,7 +52,15 @@ export class ListRuns {
 export class ListBreaks {
   constructor(private readonly deps: ReconciliationDeps) {}
 
-  execute(q: { runId?: string | undefined; rail?: string | undefined; date?: string | undefined; status?: string | undefined; kind?: string | undefined; limit?: number; cursor?: string | undefined }): Promise<{ items: BreakRecord[]; nextCursor: string | null }> {
+  execute(q: {
+    runId?: string | undefined;
+    rail?: string | undefined;
+    date?: string | undefined;
+    status?: string | undefined;
+    kind?: string | undefined;
+    limit?: number;
+    cursor?: string | undefined;
+  }): Promise<{ items: BreakRecord[]; nextCursor: string | null }> {
     const p = new Problems();
     if (q.runId && !RUN_ID.test(q.runId)) p.add('runId', 'a run id');
     if (q.rail && !isRail(q.rail)) p.add('rail', `one of ${REPORT_RAILS.join(', ')}`);
@@ -56,8 +70,12 @@ export class ListBreaks {
     const pg = page(p, this.deps, q);
     p.throwIfAny();
     return this.deps.breaks.list({
-      ...(q.runId ? { runId: q.runId } : {}), ...(q.rail ? { rail: q.rail } : {}), ...(q.date ? { date: q.date } : {}),
-      ...(q.status ? { status: q.status } : {}), ...(q.kind ? { kind: q.kind } : {}), ...pg,
+      ...(q.runId ? { runId: q.runId } : {}),
+      ...(q.rail ? { rail: q.rail } : {}),
+      ...(q.date ? { date: q.date } : {}),
+      ...(q.status ? { status: q.status } : {}),
+      ...(q.kind ? { kind: q.kind } : {}),
+      ...pg,
     });
   }
 }

@@ -44,7 +44,10 @@ export function failureDetail(e: Error): string {
 }
 
 /** A run that ended, with the error that failed it (the scheduler retries some). */
-export interface RunEnded { run: RunRecord; error?: Error }
+export interface RunEnded {
+  run: RunRecord;
+  error?: Error;
+}
 
 /**
  * Reconciles the report of (rail, date) once and records the run: RUNNING, then RECONCILED (with its
@@ -64,7 +67,9 @@ export class ReconcileDay {
   /** Runs a run `begin` started, to its end. Never throws for the run's own failures (it records them). */
   async execute(started: RunRecord, signal?: AbortSignal): Promise<RunEnded> {
     const sink = this.deps.sink(started.id);
-    const beat = setInterval(() => { void this.deps.runs.heartbeat(started.id).catch(() => undefined); }, this.deps.heartbeatMs ?? 15_000);
+    const beat = setInterval(() => {
+      void this.deps.runs.heartbeat(started.id).catch(() => undefined);
+    }, this.deps.heartbeatMs ?? 15_000);
     beat.unref();
     let ended: RunEnded;
     try {

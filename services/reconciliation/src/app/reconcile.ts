@@ -1,8 +1,26 @@
 import {
-  BREAK_KINDS, KeyGroup, effectOfLine, effectOfRecord, OurRecordError, lineKey, lookupIdOf, recordKey, type Break, type BreakKind, type OurRecord,
+  BREAK_KINDS,
+  KeyGroup,
+  effectOfLine,
+  effectOfRecord,
+  OurRecordError,
+  lineKey,
+  lookupIdOf,
+  recordKey,
+  type Break,
+  type BreakKind,
+  type OurRecord,
 } from '../domain/matching.js';
 import {
-  ReportFormatError, TrailerTotals, checkHeader, checkLine, isTrailer, parseTrailer, type RejectReason, type ReportRail, type Trailer,
+  ReportFormatError,
+  TrailerTotals,
+  checkHeader,
+  checkLine,
+  isTrailer,
+  parseTrailer,
+  type RejectReason,
+  type ReportRail,
+  type Trailer,
 } from '../domain/report.js';
 import type { BreakSink, KeyedLine, LineSorter, OurRecords, ReportRecords } from './ports.js';
 
@@ -17,32 +35,37 @@ export interface ReconcileDeps {
   sinkBatch?: number;
 }
 
-export interface Totals { count: number; amountCents: bigint }
+export interface Totals {
+  count: number;
+  amountCents: bigint;
+}
 /** Our records' totals, with their effect on the rail's clearing account (LEDGER.md's sign convention). */
-export interface OurTotals extends Totals { netCents: bigint }
+export interface OurTotals extends Totals {
+  netCents: bigint;
+}
 
 export type ReconcileResult =
   | {
-    outcome: 'RECONCILED';
-    rail: ReportRail;
-    date: string;
-    /** The report's lines (their control totals: the trailer, verified). */
-    report: Trailer & { /** The sum of every line's effect on the clearing account (duplicates included). */ netCents: bigint };
-    /** Our records of the day (the settled stream; records of other days found by look-up are not counted) and their effect. */
-    ours: OurTotals;
-    /** Pairs of a line and a record of ours with nothing different. */
-    matched: Totals;
-    /** Breaks found, by kind; `opened` of them were new to the sink (0 on a re-run of the same report). */
-    breaks: { total: number; opened: number; byKind: Record<BreakKind, number> };
-  }
+      outcome: 'RECONCILED';
+      rail: ReportRail;
+      date: string;
+      /** The report's lines (their control totals: the trailer, verified). */
+      report: Trailer & { /** The sum of every line's effect on the clearing account (duplicates included). */ netCents: bigint };
+      /** Our records of the day (the settled stream; records of other days found by look-up are not counted) and their effect. */
+      ours: OurTotals;
+      /** Pairs of a line and a record of ours with nothing different. */
+      matched: Totals;
+      /** Breaks found, by kind; `opened` of them were new to the sink (0 on a re-run of the same report). */
+      breaks: { total: number; opened: number; byKind: Record<BreakKind, number> };
+    }
   | {
-    outcome: 'REJECTED';
-    rail: ReportRail;
-    date: string;
-    reason: RejectReason;
-    detail: string;
-    lineNo?: number;
-  };
+      outcome: 'REJECTED';
+      rail: ReportRail;
+      date: string;
+      reason: RejectReason;
+      detail: string;
+      lineNo?: number;
+    };
 
 /**
  * Reconciles one provider report, (rail, date), against our books, streamed end to end:
@@ -60,9 +83,7 @@ export type ReconcileResult =
  * the report or the day's records as a whole. Errors of the transport (the report's download, our
  * records' stream) are thrown, for the caller to retry; breaks opened before are idempotent.
  */
-export async function reconcile(
-  rail: ReportRail, date: string, records: ReportRecords, deps: ReconcileDeps,
-): Promise<ReconcileResult> {
+export async function reconcile(rail: ReportRail, date: string, records: ReportRecords, deps: ReconcileDeps): Promise<ReconcileResult> {
   const sorter = deps.sorter();
   try {
     let report: Trailer & { netCents: bigint };
@@ -149,9 +170,18 @@ class Cursor<T> {
   }
 }
 
-interface KeyedRecord { key: string; record: OurRecord }
+interface KeyedRecord {
+  key: string;
+  record: OurRecord;
+}
 
-async function matchSorted(rail: ReportRail, date: string, report: Trailer & { netCents: bigint }, sorter: LineSorter, deps: ReconcileDeps): Promise<ReconcileResult> {
+async function matchSorted(
+  rail: ReportRail,
+  date: string,
+  report: Trailer & { netCents: bigint },
+  sorter: LineSorter,
+  deps: ReconcileDeps,
+): Promise<ReconcileResult> {
   const lookupBatch = deps.lookupBatch ?? 500;
   const sinkBatch = deps.sinkBatch ?? 500;
   const ours: OurTotals = { count: 0, amountCents: 0n, netCents: 0n };
@@ -198,33 +228,36 @@ async function matchSorted(rail: ReportRail, date: string, report: Trailer & { n
   };
 
   let lastKey: string | undefined;
-  const ordered = (batch: readonly OurRecord[]): readonly KeyedRecord[] => batch.map((record) => {
-    const key = recordKey(rail, record);
-    if (record.settledAt === null || record.status === 'PENDING') {
-      throw new OurRecordError(`${rail} ${date}: ${record.ourId} is in the day's settled records but not settled (${record.status})`);
-    }
-    if (lastKey !== undefined && key <= lastKey) {
-      throw new OurRecordError(`${rail} ${date}: our records are not in strictly ascending key order (${record.ourId} after ${lastKey.replace(/\u0000/g, '/')})`);
-    }
-    lastKey = key;
-    ours.count += 1;
-    ours.amountCents += record.amountCents;
-    ours.netCents += effectOfRecord(rail, record);
-    return { key, record };
-  });
+  const ordered = (batch: readonly OurRecord[]): readonly KeyedRecord[] =>
+    batch.map((record) => {
+      const key = recordKey(rail, record);
+      if (record.settledAt === null || record.status === 'PENDING') {
+        throw new OurRecordError(`${rail} ${date}: ${record.ourId} is in the day's settled records but not settled (${record.status})`);
+      }
+      if (lastKey !== undefined && key <= lastKey) {
+        throw new OurRecordError(
+          `${rail} ${date}: our records are not in strictly ascending key order (${record.ourId} after ${lastKey.replace(/\u0000/g, '/')})`,
+        );
+      }
+      lastKey = key;
+      ours.count += 1;
+      ours.amountCents += record.amountCents;
+      ours.netCents += effectOfRecord(rail, record);
+      return { key, record };
+    });
   const theirs = new Cursor<KeyedLine>(sorter.sorted());
   const mine = new Cursor<KeyedRecord>(mapBatches(deps.ours.settled(rail, date), ordered));
   try {
     for (;;) {
-      const t = theirs.peek() ?? await theirs.head();
-      const o = mine.peek() ?? await mine.head();
+      const t = theirs.peek() ?? (await theirs.head());
+      const o = mine.peek() ?? (await mine.head());
       if (t === undefined && o === undefined) break;
       const key = o === undefined || (t !== undefined && t.key < o.key) ? t!.key : o.key;
       const own = o !== undefined && o.key === key ? o.record : undefined;
       if (own) mine.advance();
       const group = new KeyGroup(rail, date, key, own);
       for (;;) {
-        const x = theirs.peek() ?? await theirs.head();
+        const x = theirs.peek() ?? (await theirs.head());
         if (x === undefined || x.key !== key) break;
         group.add(x.line);
         theirs.advance();

@@ -23,15 +23,17 @@ describe('scheduler', () => {
 
   it('a short cron fires its callback (a per-second pattern, awaited, not slept on)', async () => {
     let fire!: () => void;
-    const fired = new Promise<void>((r) => { fire = r; });
+    const fired = new Promise<void>((r) => {
+      fire = r;
+    });
     const t = cronTriggers('ach', '* * * * * *', 'America/Bogota', () => fire());
     await fired;
     t.stop();
   });
 });
 
-describe('a FAILED run\'s detail', () => {
-  it('keeps our own failures\' messages and only the name and code of anything else', async () => {
+describe("a FAILED run's detail", () => {
+  it("keeps our own failures' messages and only the name and code of anything else", async () => {
     const { failureDetail } = await import('./reconcile-day.js');
     const own = Object.assign(new Error('cannot reach the provider: ECONNREFUSED'), { name: 'ReportFetchError' });
     expect(failureDetail(own)).toBe('ReportFetchError: cannot reach the provider: ECONNREFUSED');

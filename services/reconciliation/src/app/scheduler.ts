@@ -11,7 +11,9 @@ export interface ScheduleClaims {
 }
 
 /** A daily trigger (croner in production; tests fire by hand). */
-export interface Trigger { stop(): void }
+export interface Trigger {
+  stop(): void;
+}
 export type TriggerFactory = (rail: ReportRail, cron: string, timezone: string, fire: () => void) => Trigger;
 
 export interface SchedulerOptions {
@@ -38,12 +40,22 @@ export interface SchedulerDeps {
 
 const RETRIED = new Set(['ReportNotAvailableError', 'ReportFetchError']);
 
-const defaultSleep = (ms: number, signal: AbortSignal) => new Promise<void>((resolve, reject) => {
-  if (signal.aborted) { reject(signal.reason); return; }
-  const t = setTimeout(() => { signal.removeEventListener('abort', onAbort); resolve(); }, ms);
-  const onAbort = () => { clearTimeout(t); reject(signal.reason); };
-  signal.addEventListener('abort', onAbort, { once: true });
-});
+const defaultSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 
 /** The day before `now`'s Bogotá date. */
 export function previousBogotaDay(now: Date): string {
@@ -65,12 +77,19 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly abort = new AbortController();
 
-  constructor(private readonly deps: SchedulerDeps, private readonly opts: SchedulerOptions) {}
+  constructor(
+    private readonly deps: SchedulerDeps,
+    private readonly opts: SchedulerOptions,
+  ) {}
 
   start(): void {
     for (const [rail, cron] of Object.entries(this.opts.schedules) as Array<[ReportRail, string]>) {
       if (!cron || cron === 'off') continue;
-      this.triggers.push(this.deps.triggers(rail, cron, this.opts.timezone, () => { void this.fire(rail); }));
+      this.triggers.push(
+        this.deps.triggers(rail, cron, this.opts.timezone, () => {
+          void this.fire(rail);
+        }),
+      );
     }
   }
 
@@ -78,7 +97,9 @@ export class Scheduler {
   fire(rail: ReportRail, at?: Date): Promise<RunEnded | undefined> {
     const date = previousBogotaDay(at ?? this.deps.now?.() ?? new Date());
     const p = this.runDay(rail, date);
-    const tracked = p.catch((err) => { this.deps.log.error({ err, rail, date }, 'scheduled reconciliation failed'); });
+    const tracked = p.catch((err) => {
+      this.deps.log.error({ err, rail, date }, 'scheduled reconciliation failed');
+    });
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return p;

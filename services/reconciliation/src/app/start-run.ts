@@ -33,7 +33,9 @@ export class StartRun {
 
   private background(run: RunRecord): Promise<RunEnded> {
     const p = this.deps.day.execute(run, this.abort.signal);
-    const tracked = p.catch((err) => { this.deps.log.error({ err, runId: run.id }, 'reconciliation run failed to record its end'); });
+    const tracked = p.catch((err) => {
+      this.deps.log.error({ err, runId: run.id }, 'reconciliation run failed to record its end');
+    });
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
     return p;

@@ -1,6 +1,15 @@
 import {
-  effectOfLine, effectOfRecord,
-  KeyGroup, OurRecordError, SHOWN_DUPLICATES, breakKey, lineKey, lookupIdOf, pairFaults, recordKey, type OurRecord,
+  effectOfLine,
+  effectOfRecord,
+  KeyGroup,
+  OurRecordError,
+  SHOWN_DUPLICATES,
+  breakKey,
+  lineKey,
+  lookupIdOf,
+  pairFaults,
+  recordKey,
+  type OurRecord,
 } from './matching.js';
 import type { ReportLine, ReportRail } from './report.js';
 
@@ -8,11 +17,26 @@ const D = '2025-03-14';
 const settled = '2025-03-14T13:00:03.250Z'; // 08:00 in Bogotá
 
 const line = (over: Partial<ReportLine> = {}): ReportLine => ({
-  lineNo: 1, providerId: 'brb_1', ourId: 'tx-1', direction: 'OUT', amountCents: 150_000n, feeCents: 0n, status: 'COMPLETED',
-  valueDate: D, acceptedAt: '2025-03-14T13:00:00.000Z', settledAt: settled, counterparty: '3001234567', ...over,
+  lineNo: 1,
+  providerId: 'brb_1',
+  ourId: 'tx-1',
+  direction: 'OUT',
+  amountCents: 150_000n,
+  feeCents: 0n,
+  status: 'COMPLETED',
+  valueDate: D,
+  acceptedAt: '2025-03-14T13:00:00.000Z',
+  settledAt: settled,
+  counterparty: '3001234567',
+  ...over,
 });
 const ours = (over: Partial<OurRecord> = {}): OurRecord => ({
-  ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, settledAt: settled, ...over,
+  ourId: 'tx-1',
+  providerId: 'brb_1',
+  status: 'COMPLETED',
+  amountCents: 150_000n,
+  settledAt: settled,
+  ...over,
 });
 const group = (rail: ReportRail, r: OurRecord | undefined, lines: ReportLine[]) => {
   const g = new KeyGroup(rail, D, r ? recordKey(rail, r) : lineKey(rail, lines[0]!.providerId, lines[0]!.ourId, lines[0]!.direction), r);
@@ -29,7 +53,9 @@ describe('keys', () => {
     expect(lineKey('pse', 'pse_1', 'dep_1', 'IN')).toBe(recordKey('pse', paid));
     expect(lineKey('pse', 'pse_1', 'dep_1', 'OUT')).toBe(recordKey('pse', reversed));
     expect(recordKey('pse', paid)).not.toBe(recordKey('pse', reversed));
-    expect(lineKey('breb-inbound', 'brb_in_1', null, 'IN')).toBe(recordKey('breb-inbound', ours({ ourId: 'dep_x', providerId: 'brb_in_1', status: 'ASSIGNED' })));
+    expect(lineKey('breb-inbound', 'brb_in_1', null, 'IN')).toBe(
+      recordKey('breb-inbound', ours({ ourId: 'dep_x', providerId: 'brb_in_1', status: 'ASSIGNED' })),
+    );
   });
 
   it('a line without our id gets a key no record has, and is never looked up', () => {
@@ -64,7 +90,7 @@ describe('a pair', () => {
     ['pse', ours({ status: 'REVERSED' }), line({ direction: 'OUT', status: 'REVERSED' })],
     ['breb-inbound', ours({ status: 'ASSIGNED' }), line({ direction: 'IN', status: 'RECEIVED', ourId: null })],
     ['breb-inbound', ours({ status: 'UNASSIGNED' }), line({ direction: 'IN', status: 'RECEIVED', ourId: null })],
-  ] as const)('%s: our %o matches the provider\'s line', (rail, r, l) => {
+  ] as const)("%s: our %o matches the provider's line", (rail, r, l) => {
     expect(pairFaults(rail, r, l)).toEqual([]);
   });
 
@@ -77,8 +103,11 @@ describe('a pair', () => {
     expect(pairFaults('breb', ours(), line({ valueDate: '2025-03-15' }))).toEqual(['value_date_mismatch']);
     // Ours settled 23:59:59.999 Bogotá on the 13th: the line of the 14th is a value-date break.
     expect(pairFaults('breb', ours({ settledAt: '2025-03-14T04:59:59.999Z' }), line())).toEqual(['value_date_mismatch']);
-    expect(pairFaults('breb', ours(), line({ status: 'FAILED', amountCents: 1n, valueDate: '2025-03-15' })))
-      .toEqual(['status_mismatch', 'amount_mismatch', 'value_date_mismatch']);
+    expect(pairFaults('breb', ours(), line({ status: 'FAILED', amountCents: 1n, valueDate: '2025-03-15' }))).toEqual([
+      'status_mismatch',
+      'amount_mismatch',
+      'value_date_mismatch',
+    ]);
   });
 });
 
@@ -90,18 +119,33 @@ describe('a key group', () => {
   it('a record without a line is missing at the provider, keyed by our id (and the leg on pse)', () => {
     const r = group('breb', ours(), []);
     expect(r.matched).toBeNull();
-    expect(r.breaks).toEqual([{
-      key: `breb:${D}:missing_at_provider:tx-1`, kind: 'missing_at_provider', rail: 'breb', date: D, ourId: 'tx-1', providerId: 'brb_1',
-      ours: { ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, providerFeeCents: 0n, settledAt: settled, settledDate: D },
-      differenceCents: -150_000n, // the provider moved nothing, we moved 150,000 out of the clearing account's view
-    }]);
+    expect(r.breaks).toEqual([
+      {
+        key: `breb:${D}:missing_at_provider:tx-1`,
+        kind: 'missing_at_provider',
+        rail: 'breb',
+        date: D,
+        ourId: 'tx-1',
+        providerId: 'brb_1',
+        ours: { ourId: 'tx-1', providerId: 'brb_1', status: 'COMPLETED', amountCents: 150_000n, providerFeeCents: 0n, settledAt: settled, settledDate: D },
+        differenceCents: -150_000n, // the provider moved nothing, we moved 150,000 out of the clearing account's view
+      },
+    ]);
     expect(group('pse', ours({ ourId: 'dep_1', status: 'REVERSED' }), []).breaks[0]!.key).toBe(`pse:${D}:missing_at_provider:dep_1:reversal`);
   });
 
   it('a line without a record is missing in our books, keyed by the provider id', () => {
     const l = line({ providerId: 'brb_x', ourId: null });
     expect(group('breb', undefined, [l]).breaks).toEqual([
-      { key: `breb:${D}:missing_in_our_books:brb_x`, kind: 'missing_in_our_books', rail: 'breb', date: D, providerId: 'brb_x', theirs: l, differenceCents: l.status === 'COMPLETED' ? l.amountCents : 0n },
+      {
+        key: `breb:${D}:missing_in_our_books:brb_x`,
+        kind: 'missing_in_our_books',
+        rail: 'breb',
+        date: D,
+        providerId: 'brb_x',
+        theirs: l,
+        differenceCents: l.status === 'COMPLETED' ? l.amountCents : 0n,
+      },
     ]);
   });
 
@@ -112,7 +156,13 @@ describe('a key group', () => {
     ]);
     expect(r.matched).toEqual({ amountCents: 150_000n });
     expect(r.breaks).toHaveLength(1);
-    expect(r.breaks[0]).toMatchObject({ key: `breb-inbound:${D}:duplicate:brb_in_1`, kind: 'duplicate', copies: 1, theirs: { lineNo: 1 }, others: [{ lineNo: 2 }] });
+    expect(r.breaks[0]).toMatchObject({
+      key: `breb-inbound:${D}:duplicate:brb_in_1`,
+      kind: 'duplicate',
+      copies: 1,
+      theirs: { lineNo: 1 },
+      others: [{ lineNo: 2 }],
+    });
   });
 
   it('two lines for one record where one is expected: the one that fits is paired, the other is the duplicate', () => {
@@ -121,8 +171,7 @@ describe('a key group', () => {
       line({ lineNo: 9, providerId: 'ach_2', ourId: 'tx-2', status: 'COMPLETED' }),
     ]);
     expect(r.matched).not.toBeNull();
-    expect(r.breaks.map((b) => [b.key, b.theirs?.lineNo, b.others?.map((o) => o.lineNo)]))
-      .toEqual([[`ach:${D}:duplicate:ach_2`, 9, [5]]]);
+    expect(r.breaks.map((b) => [b.key, b.theirs?.lineNo, b.others?.map((o) => o.lineNo)])).toEqual([[`ach:${D}:duplicate:ach_2`, 9, [5]]]);
   });
 
   it('a line for a record still PENDING on our side (a callback we never got) is a status break, nothing else', () => {
@@ -146,12 +195,14 @@ describe('a key group', () => {
     expect(group('breb-inbound', received, [inLine]).breaks).toEqual([]);
     expect(group('breb-inbound', returned, [outLine]).breaks).toEqual([]);
     // A RETURNED line with no return on our side is a break, never the payment's match.
-    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => [b.kind, b.key])).toEqual([['missing_in_our_books', `breb-inbound:${D}:missing_in_our_books:brb_in_7:return`]]);
+    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => [b.kind, b.key])).toEqual([
+      ['missing_in_our_books', `breb-inbound:${D}:missing_in_our_books:brb_in_7:return`],
+    ]);
     // The payment leg keeps the plain break key it always had.
     expect(group('breb-inbound', undefined, [inLine]).breaks.map((b) => b.key)).toEqual([`breb-inbound:${D}:missing_in_our_books:brb_in_7`]);
   });
 
-  it('an inbound Bre-B payment not final on our side (collect-key reports it PENDING): the network\'s RECEIVED line is a status break, keyed by the network\'s id', () => {
+  it("an inbound Bre-B payment not final on our side (collect-key reports it PENDING): the network's RECEIVED line is a status break, keyed by the network's id", () => {
     const pending = ours({ ourId: 'dep_9', providerId: 'brb_in_9', status: 'PENDING', settledAt: null });
     expect(recordKey('breb-inbound', pending)).toBe(lineKey('breb-inbound', 'brb_in_9', '', 'IN'));
     const r = group('breb-inbound', pending, [line({ providerId: 'brb_in_9', ourId: '', direction: 'IN', status: 'RECEIVED' })]);
@@ -160,20 +211,22 @@ describe('a key group', () => {
   });
 
   it('a pair with differences opens one break per kind, keyed by the provider id', () => {
-    const r = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' }),
-      [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1n })]);
+    const r = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED' }), [
+      line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1n }),
+    ]);
     expect(r.matched).toBeNull();
     expect(r.breaks.map((b) => b.key)).toEqual([`pse:${D}:status_mismatch:pse_1:payment`, `pse:${D}:amount_mismatch:pse_1:payment`]);
     expect(r.breaks[0]).toMatchObject({ ourId: 'dep_1', providerId: 'pse_1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' } });
   });
 
-  it('difference_cents: the provider\'s effect on the clearing account (every copy) minus ours; 0 on a value date', () => {
+  it("difference_cents: the provider's effect on the clearing account (every copy) minus ours; 0 on a value date", () => {
     // breb amount: the provider took 150,100 out, we recorded 150,000: +100 to accept.
     const amount = group('breb', ours(), [line({ amountCents: 150_100n })]);
     expect(amount.breaks).toEqual([expect.objectContaining({ kind: 'amount_mismatch', differenceCents: 100n })]);
     // pse: the provider says FAILED, we assigned 1,000 in (-1,000 on pse_settlement): +1,000.
-    const pse = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED', amountCents: 1_000n }),
-      [line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1_000n })]);
+    const pse = group('pse', ours({ ourId: 'dep_1', providerId: 'pse_1', status: 'ASSIGNED', amountCents: 1_000n }), [
+      line({ providerId: 'pse_1', ourId: 'dep_1', direction: 'IN', status: 'FAILED', amountCents: 1_000n }),
+    ]);
     expect(pse.breaks).toEqual([expect.objectContaining({ kind: 'status_mismatch', differenceCents: 1_000n })]);
     // A duplicate counts every copy: two lines of 150,000 against one record of 150,000.
     const dup = group('breb', ours(), [line({ lineNo: 1 }), line({ lineNo: 2 })]);

@@ -44,15 +44,22 @@ export interface OurRecord {
 export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'RETURNED' | 'PENDING';
 
 /** The line the provider should report for one of our records (status null: none at all). */
-interface Expectation { status: ProviderStatus | null; direction: Direction }
+interface Expectation {
+  status: ProviderStatus | null;
+  direction: Direction;
+}
 
 /** What the provider reports for each of our statuses, per rail. */
 export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>>> = {
   breb: {
-    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' },
+    FAILED: { status: 'FAILED', direction: 'OUT' },
+    PENDING: { status: null, direction: 'OUT' },
   },
   ach: {
-    COMPLETED: { status: 'COMPLETED', direction: 'OUT' }, FAILED: { status: 'FAILED', direction: 'OUT' }, PENDING: { status: null, direction: 'OUT' },
+    COMPLETED: { status: 'COMPLETED', direction: 'OUT' },
+    FAILED: { status: 'FAILED', direction: 'OUT' },
+    PENDING: { status: null, direction: 'OUT' },
   },
   pse: {
     ASSIGNED: { status: 'PAID', direction: 'IN' },
@@ -64,7 +71,9 @@ export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>
   // owed, parked, or refused by the ledger): the network's RECEIVED line for it is a status break until it is.
   // RETURNED: the return leg of a held payment sent back to the payer (OUT, on the day of the return).
   'breb-inbound': {
-    ASSIGNED: { status: 'RECEIVED', direction: 'IN' }, UNASSIGNED: { status: 'RECEIVED', direction: 'IN' }, PENDING: { status: null, direction: 'IN' },
+    ASSIGNED: { status: 'RECEIVED', direction: 'IN' },
+    UNASSIGNED: { status: 'RECEIVED', direction: 'IN' },
+    PENDING: { status: null, direction: 'IN' },
     RETURNED: { status: 'RETURNED', direction: 'OUT' },
   },
 };
@@ -129,14 +138,18 @@ export function lookupIdOf(key: string): string | null {
 
 // ---- Breaks ----------------------------------------------------------------------------------
 
-export const BREAK_KINDS = [
-  'missing_at_provider', 'missing_in_our_books', 'amount_mismatch', 'status_mismatch', 'duplicate', 'value_date_mismatch',
-] as const;
+export const BREAK_KINDS = ['missing_at_provider', 'missing_in_our_books', 'amount_mismatch', 'status_mismatch', 'duplicate', 'value_date_mismatch'] as const;
 export type BreakKind = (typeof BREAK_KINDS)[number];
 
 export interface OursView {
-  ourId: string; providerId: string | null; status: OurStatus; amountCents: bigint; providerFeeCents: bigint;
-  settledAt: string | null; settledDate: string | null; companyId?: string;
+  ourId: string;
+  providerId: string | null;
+  status: OurStatus;
+  amountCents: bigint;
+  providerFeeCents: bigint;
+  settledAt: string | null;
+  settledDate: string | null;
+  companyId?: string;
 }
 /** The provider's line as read. */
 export type TheirsView = ReportLine;
@@ -194,12 +207,17 @@ export function effectOfLine(rail: ReportRail, status: string, direction: string
 /** Our record's effect on the clearing account: the same convention as the provider's line it should have. */
 export function effectOfRecord(rail: ReportRail, r: Pick<OurRecord, 'status' | 'amountCents'>): bigint {
   switch (r.status) {
-    case 'COMPLETED': return rail === 'breb' || rail === 'ach' ? r.amountCents : 0n;
+    case 'COMPLETED':
+      return rail === 'breb' || rail === 'ach' ? r.amountCents : 0n;
     case 'ASSIGNED':
-    case 'UNASSIGNED': return rail === 'pse' || rail === 'breb-inbound' ? -r.amountCents : 0n;
-    case 'REVERSED': return rail === 'pse' ? r.amountCents : 0n;
-    case 'RETURNED': return rail === 'breb-inbound' ? r.amountCents : 0n;
-    default: return 0n; // FAILED, PENDING: nothing moved
+    case 'UNASSIGNED':
+      return rail === 'pse' || rail === 'breb-inbound' ? -r.amountCents : 0n;
+    case 'REVERSED':
+      return rail === 'pse' ? r.amountCents : 0n;
+    case 'RETURNED':
+      return rail === 'breb-inbound' ? r.amountCents : 0n;
+    default:
+      return 0n; // FAILED, PENDING: nothing moved
   }
 }
 
@@ -208,8 +226,14 @@ export const SHOWN_DUPLICATES = 5;
 
 function oursView(r: OurRecord): OursView {
   return {
-    ourId: r.ourId, providerId: r.providerId, status: r.status, amountCents: r.amountCents, providerFeeCents: r.providerFeeCents ?? 0n,
-    settledAt: r.settledAt, settledDate: r.settledAt === null ? null : bogotaDate(r.settledAt), ...(r.companyId !== undefined ? { companyId: r.companyId } : {}),
+    ourId: r.ourId,
+    providerId: r.providerId,
+    status: r.status,
+    amountCents: r.amountCents,
+    providerFeeCents: r.providerFeeCents ?? 0n,
+    settledAt: r.settledAt,
+    settledDate: r.settledAt === null ? null : bogotaDate(r.settledAt),
+    ...(r.companyId !== undefined ? { companyId: r.companyId } : {}),
   };
 }
 
@@ -254,7 +278,12 @@ export class KeyGroup {
   /** The effect of every line of the key on the clearing account (copies included). */
   private theirsEffect = 0n;
 
-  constructor(readonly rail: ReportRail, readonly date: string, readonly key: string, private ours: OurRecord | undefined) {}
+  constructor(
+    readonly rail: ReportRail,
+    readonly date: string,
+    readonly key: string,
+    private ours: OurRecord | undefined,
+  ) {}
 
   get hasOurs(): boolean {
     return this.ours !== undefined;
@@ -297,26 +326,59 @@ export class KeyGroup {
     if (best === undefined) {
       if (!ours) return { matched: null, breaks };
       const dir = expectationOf(rail, ours).direction;
-      breaks.push({ key: breakKey(rail, date, 'missing_at_provider', ours.ourId, dir), kind: 'missing_at_provider', rail, date, ourId: ours.ourId,
-        ...(ours.providerId ? { providerId: ours.providerId } : {}), ours: oursView(ours), differenceCents: difference });
+      breaks.push({
+        key: breakKey(rail, date, 'missing_at_provider', ours.ourId, dir),
+        kind: 'missing_at_provider',
+        rail,
+        date,
+        ourId: ours.ourId,
+        ...(ours.providerId ? { providerId: ours.providerId } : {}),
+        ours: oursView(ours),
+        differenceCents: difference,
+      });
       return { matched: null, breaks };
     }
     const ids = { ...(ours ? { ourId: ours.ourId } : best.ourId ? { ourId: best.ourId } : {}), providerId: best.providerId };
     let matched: GroupOutcome['matched'] = null;
     if (!ours) {
-      breaks.push({ key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction), kind: 'missing_in_our_books', rail, date,
-        ...ids, theirs: best, differenceCents: difference });
+      breaks.push({
+        key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction),
+        kind: 'missing_in_our_books',
+        rail,
+        date,
+        ...ids,
+        theirs: best,
+        differenceCents: difference,
+      });
     } else {
       const faults = pairFaults(rail, ours, best);
       for (const kind of faults) {
-        breaks.push({ key: breakKey(rail, date, kind, best.providerId, best.direction), kind, rail, date, ...ids, ours: oursView(ours), theirs: best,
-          differenceCents: kind === 'value_date_mismatch' ? 0n : difference });
+        breaks.push({
+          key: breakKey(rail, date, kind, best.providerId, best.direction),
+          kind,
+          rail,
+          date,
+          ...ids,
+          ours: oursView(ours),
+          theirs: best,
+          differenceCents: kind === 'value_date_mismatch' ? 0n : difference,
+        });
       }
       if (faults.length === 0) matched = { amountCents: best.amountCents };
     }
     if (this.copies > 0) {
-      breaks.push({ key: breakKey(rail, date, 'duplicate', best.providerId, best.direction), kind: 'duplicate', rail, date, ...ids,
-        ...(ours ? { ours: oursView(ours) } : {}), theirs: best, copies: this.copies, others: [...this.shown], differenceCents: difference });
+      breaks.push({
+        key: breakKey(rail, date, 'duplicate', best.providerId, best.direction),
+        kind: 'duplicate',
+        rail,
+        date,
+        ...ids,
+        ...(ours ? { ours: oursView(ours) } : {}),
+        theirs: best,
+        copies: this.copies,
+        others: [...this.shown],
+        differenceCents: difference,
+      });
     }
     return { matched, breaks };
   }

@@ -1,5 +1,13 @@
 import {
-  REPORT_COLUMNS, ReportFormatError, TrailerTotals, bogotaDate, checkHeader, isCalendarDate, parseLine, parseTrailer, type RejectReason,
+  REPORT_COLUMNS,
+  ReportFormatError,
+  TrailerTotals,
+  bogotaDate,
+  checkHeader,
+  isCalendarDate,
+  parseLine,
+  parseTrailer,
+  type RejectReason,
 } from './report.js';
 
 const good = ['brb_1', 'tx-1', 'OUT', '150000', '0', 'COMPLETED', '2025-03-14', '2025-03-14T13:00:00.000Z', '2025-03-14T13:00:03.250Z', '3001234567'];
@@ -25,11 +33,23 @@ describe('report header, lines and trailer', () => {
 
   it('reads a line: our id empty means none, amounts are bigint centavos', () => {
     expect(parseLine('breb', good, 7)).toEqual({
-      lineNo: 7, providerId: 'brb_1', ourId: 'tx-1', direction: 'OUT', amountCents: 150_000n, feeCents: 0n, status: 'COMPLETED',
-      valueDate: '2025-03-14', acceptedAt: '2025-03-14T13:00:00.000Z', settledAt: '2025-03-14T13:00:03.250Z', counterparty: '3001234567',
+      lineNo: 7,
+      providerId: 'brb_1',
+      ourId: 'tx-1',
+      direction: 'OUT',
+      amountCents: 150_000n,
+      feeCents: 0n,
+      status: 'COMPLETED',
+      valueDate: '2025-03-14',
+      acceptedAt: '2025-03-14T13:00:00.000Z',
+      settledAt: '2025-03-14T13:00:03.250Z',
+      counterparty: '3001234567',
     });
-    expect(parseLine('breb-inbound', ['brb_in_1', '', 'IN', '9007199254740993', '250', 'RECEIVED', ...good.slice(6)], 1))
-      .toMatchObject({ ourId: null, amountCents: 9_007_199_254_740_993n, feeCents: 250n });
+    expect(parseLine('breb-inbound', ['brb_in_1', '', 'IN', '9007199254740993', '250', 'RECEIVED', ...good.slice(6)], 1)).toMatchObject({
+      ourId: null,
+      amountCents: 9_007_199_254_740_993n,
+      feeCents: 250n,
+    });
   });
 
   it.each([
@@ -58,7 +78,12 @@ describe('report header, lines and trailer', () => {
 
   it('reads the trailer TRAILER,<lines>,<amount>,<fee>; any other shape is malformed', () => {
     expect(parseTrailer(['TRAILER', '2', '400013', '0'], 3)).toEqual({ lines: 2, amountCents: 400_013n, feeCents: 0n });
-    for (const bad of [['TRAILER', '2', '400013'], ['TRAILER', 'two', '1', '0'], ['TRAILER', '2', '1.5', '0'], ['TRAILER', '2', '1', '0', '']]) {
+    for (const bad of [
+      ['TRAILER', '2', '400013'],
+      ['TRAILER', 'two', '1', '0'],
+      ['TRAILER', '2', '1.5', '0'],
+      ['TRAILER', '2', '1', '0', ''],
+    ]) {
       expect(reason(() => parseTrailer(bad, 3)).reason).toBe('MALFORMED_LINE');
     }
   });
@@ -88,8 +113,11 @@ describe('dates', () => {
     expect(bogotaDate('2025-03-15T04:59:59.999Z')).toBe('2025-03-14');
     expect(bogotaDate('2025-03-14T04:59:59.999Z')).toBe('2025-03-13');
     // Alternating days: the memo never answers for the wrong one.
-    expect(['2025-03-14T12:00:00Z', '2025-07-01T12:00:00Z', '2025-03-14T12:00:00Z'].map((s) => bogotaDate(s)))
-      .toEqual(['2025-03-14', '2025-07-01', '2025-03-14']);
+    expect(['2025-03-14T12:00:00Z', '2025-07-01T12:00:00Z', '2025-03-14T12:00:00Z'].map((s) => bogotaDate(s))).toEqual([
+      '2025-03-14',
+      '2025-07-01',
+      '2025-03-14',
+    ]);
     expect(bogotaDate('2025-03-14T08:00:00-05:00')).toBe('2025-03-14');
     expect(() => bogotaDate('yesterday')).toThrow(RangeError);
   });

@@ -23,7 +23,16 @@ export const RAIL_STATUSES: Record<ReportRail, readonly ProviderStatus[]> = {
 
 /** The header row, in order. */
 export const REPORT_COLUMNS = [
-  'provider_id', 'our_id', 'direction', 'amount_cents', 'fee_cents', 'status', 'value_date', 'accepted_at', 'settled_at', 'counterparty',
+  'provider_id',
+  'our_id',
+  'direction',
+  'amount_cents',
+  'fee_cents',
+  'status',
+  'value_date',
+  'accepted_at',
+  'settled_at',
+  'counterparty',
 ] as const;
 
 /**
@@ -51,16 +60,30 @@ export interface ReportLine {
   counterparty: string;
 }
 
-export interface Trailer { lines: number; amountCents: bigint; feeCents: bigint }
+export interface Trailer {
+  lines: number;
+  amountCents: bigint;
+  feeCents: bigint;
+}
 
 /** Why a report is rejected as a whole: it is not matched and opens no break. */
 export const REJECT_REASONS = [
-  'EMPTY', 'BAD_HEADER', 'MALFORMED_CSV', 'MALFORMED_LINE', 'MISSING_TRAILER', 'CONTENT_AFTER_TRAILER', 'TRAILER_MISMATCH',
+  'EMPTY',
+  'BAD_HEADER',
+  'MALFORMED_CSV',
+  'MALFORMED_LINE',
+  'MISSING_TRAILER',
+  'CONTENT_AFTER_TRAILER',
+  'TRAILER_MISMATCH',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export class ReportFormatError extends Error {
-  constructor(readonly reason: RejectReason, message: string, readonly lineNo?: number) {
+  constructor(
+    readonly reason: RejectReason,
+    message: string,
+    readonly lineNo?: number,
+  ) {
     super(message);
     this.name = 'ReportFormatError';
   }
@@ -73,7 +96,9 @@ const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const DIRECTIONS: ReadonlySet<string> = new Set(['IN', 'OUT']);
 const STATUS_SETS: Record<ReportRail, ReadonlySet<string>> = {
-  breb: new Set(RAIL_STATUSES.breb), ach: new Set(RAIL_STATUSES.ach), pse: new Set(RAIL_STATUSES.pse),
+  breb: new Set(RAIL_STATUSES.breb),
+  ach: new Set(RAIL_STATUSES.ach),
+  pse: new Set(RAIL_STATUSES.pse),
   'breb-inbound': new Set(RAIL_STATUSES['breb-inbound']),
 };
 
@@ -112,7 +137,17 @@ export function checkLine(rail: ReportRail, record: readonly string[], lineNo: n
   const bad = (what: string) => new ReportFormatError('MALFORMED_LINE', `line ${lineNo}: ${what}`, lineNo);
   if (record.length !== REPORT_COLUMNS.length) throw bad(`${record.length} fields, ${REPORT_COLUMNS.length} expected`);
   const [providerId, ourId, direction, amount, fee, status, valueDate, acceptedAt, settledAt] = record as [
-    string, string, string, string, string, string, string, string, string, string];
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
   if (providerId === '') throw bad('provider_id is empty');
   if (CONTROL.test(providerId) || CONTROL.test(ourId)) throw bad('an id holds a control character');
   if (!DIRECTIONS.has(direction)) throw bad(`direction ${JSON.stringify(direction)}`);
@@ -134,10 +169,29 @@ const validDates = new Set<string>();
 /** A checked record (`checkLine`) as a line. */
 export function lineOf(record: readonly string[], lineNo: number): ReportLine {
   const [providerId, ourId, direction, amount, fee, status, valueDate, acceptedAt, settledAt, counterparty] = record as [
-    string, string, Direction, string, string, ProviderStatus, string, string, string, string];
+    string,
+    string,
+    Direction,
+    string,
+    string,
+    ProviderStatus,
+    string,
+    string,
+    string,
+    string,
+  ];
   return {
-    lineNo, providerId, ourId: ourId === '' ? null : ourId, direction, amountCents: BigInt(amount), feeCents: fee === '0' ? 0n : BigInt(fee),
-    status, valueDate, acceptedAt, settledAt, counterparty,
+    lineNo,
+    providerId,
+    ourId: ourId === '' ? null : ourId,
+    direction,
+    amountCents: BigInt(amount),
+    feeCents: fee === '0' ? 0n : BigInt(fee),
+    status,
+    valueDate,
+    acceptedAt,
+    settledAt,
+    counterparty,
   };
 }
 

@@ -20,7 +20,15 @@ export function reconciliationHandlers(uc: ReconciliationUseCases): AsyncService
       return { items: r.items.map(runToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
     async listBreaks(req) {
-      const r = await uc.listBreaks.execute({ runId: req.runId, rail: req.rail, date: req.date, status: req.status, kind: req.kind, limit: req.limit, cursor: req.cursor });
+      const r = await uc.listBreaks.execute({
+        runId: req.runId,
+        rail: req.rail,
+        date: req.date,
+        status: req.status,
+        kind: req.kind,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
       return { items: r.items.map(breakToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
     },
     async listExceptions(req) {

@@ -19,21 +19,53 @@ export const toJson = (v: unknown): string => JSON.stringify(v ?? null, (_k, x: 
 export const exceptionRail = (rail: string): string => (rail === 'ach' ? 'ACH' : rail === 'pse' ? 'PSE' : 'BREB');
 
 interface RunRow {
-  id: string; rail: ReportRail; date: string; started_at: Date; finished_at: Date | null; outcome: RunOutcome | null;
-  reject_reason: string | null; detail: string | null; report_lines: string | null; report_amount_cents: string | null; report_fee_cents: string | null;
-  ours_count: string | null; ours_amount_cents: string | null; matched_count: string | null; matched_amount_cents: string | null;
-  breaks_total: number | null; breaks_opened: number | null; breaks_by_kind: Record<string, number> | null;
-  trigger: RunTrigger; requested_by: string; status: RunStatus; report_net_cents: string | null; ours_net_cents: string | null;
+  id: string;
+  rail: ReportRail;
+  date: string;
+  started_at: Date;
+  finished_at: Date | null;
+  outcome: RunOutcome | null;
+  reject_reason: string | null;
+  detail: string | null;
+  report_lines: string | null;
+  report_amount_cents: string | null;
+  report_fee_cents: string | null;
+  ours_count: string | null;
+  ours_amount_cents: string | null;
+  matched_count: string | null;
+  matched_amount_cents: string | null;
+  breaks_total: number | null;
+  breaks_opened: number | null;
+  breaks_by_kind: Record<string, number> | null;
+  trigger: RunTrigger;
+  requested_by: string;
+  status: RunStatus;
+  report_net_cents: string | null;
+  ours_net_cents: string | null;
   covers_until: Date | null;
 }
 
 const toRun = (r: RunRow): RunRecord => ({
-  id: r.id, rail: r.rail, date: r.date, startedAt: new Date(r.started_at), finishedAt: r.finished_at && new Date(r.finished_at),
-  trigger: r.trigger, requestedBy: r.requested_by, status: r.status,
-  outcome: r.outcome, rejectReason: r.reject_reason, detail: r.detail,
-  report: r.report_lines === null ? null : {
-    lines: Number(r.report_lines), amountCents: BigInt(r.report_amount_cents!), feeCents: BigInt(r.report_fee_cents!), netCents: BigInt(r.report_net_cents ?? 0),
-  },
+  id: r.id,
+  rail: r.rail,
+  date: r.date,
+  startedAt: new Date(r.started_at),
+  finishedAt: r.finished_at && new Date(r.finished_at),
+  trigger: r.trigger,
+  requestedBy: r.requested_by,
+  status: r.status,
+  outcome: r.outcome,
+  rejectReason: r.reject_reason,
+  detail: r.detail,
+  report:
+    r.report_lines === null
+      ? null
+      : {
+          lines: Number(r.report_lines),
+          amountCents: BigInt(r.report_amount_cents!),
+          feeCents: BigInt(r.report_fee_cents!),
+          netCents: BigInt(r.report_net_cents ?? 0),
+        },
   ours: r.ours_count === null ? null : { count: Number(r.ours_count), amountCents: BigInt(r.ours_amount_cents!), netCents: BigInt(r.ours_net_cents ?? 0) },
   matched: r.matched_count === null ? null : { count: Number(r.matched_count), amountCents: BigInt(r.matched_amount_cents!) },
   breaks: r.breaks_total === null ? null : { total: r.breaks_total, opened: r.breaks_opened!, byKind: r.breaks_by_kind ?? {} },
@@ -46,10 +78,26 @@ const RUN_COLUMNS = `id, rail, to_char(date, 'YYYY-MM-DD') as date, started_at, 
   breaks_total, breaks_opened, breaks_by_kind, trigger, requested_by, status, report_net_cents, ours_net_cents, covers_until`;
 
 interface BreakRow {
-  break_key: string; run_id: string; last_seen_run_id: string; kind: string; rail: string; date: string; our_id: string | null; provider_id: string | null;
-  ours: Record<string, unknown> | null; theirs: Record<string, unknown> | null; opened_at: Date; status: 'OPEN' | 'RESOLVED';
-  resolved_at: Date | null; resolution: string | null; exception_id: string | null; difference_cents: string;
-  movement: string | null; adjustment_key: string | null; adjustment_state: 'POSTED' | 'REVERSING' | 'REVERSED' | null; adjustments: number;
+  break_key: string;
+  run_id: string;
+  last_seen_run_id: string;
+  kind: string;
+  rail: string;
+  date: string;
+  our_id: string | null;
+  provider_id: string | null;
+  ours: Record<string, unknown> | null;
+  theirs: Record<string, unknown> | null;
+  opened_at: Date;
+  status: 'OPEN' | 'RESOLVED';
+  resolved_at: Date | null;
+  resolution: string | null;
+  exception_id: string | null;
+  difference_cents: string;
+  movement: string | null;
+  adjustment_key: string | null;
+  adjustment_state: 'POSTED' | 'REVERSING' | 'REVERSED' | null;
+  adjustments: number;
   linked_case: string | null;
 }
 
@@ -57,17 +105,35 @@ const BREAK_COLUMNS = `break_key, run_id, last_seen_run_id, kind, rail, to_char(
   opened_at, status, resolved_at, resolution, exception_id, difference_cents, movement, adjustment_key, adjustment_state, adjustments, linked_case`;
 
 const toBreak = (r: BreakRow): BreakRecord => ({
-  key: r.break_key, kind: r.kind, rail: r.rail as ReportRail, date: r.date, ourId: r.our_id, providerId: r.provider_id,
-  ours: r.ours, theirs: r.theirs, status: r.status, runId: r.run_id, lastSeenRunId: r.last_seen_run_id, openedAt: new Date(r.opened_at),
-  resolvedAt: r.resolved_at && new Date(r.resolved_at), resolution: r.resolution, exceptionId: r.exception_id ?? '',
+  key: r.break_key,
+  kind: r.kind,
+  rail: r.rail as ReportRail,
+  date: r.date,
+  ourId: r.our_id,
+  providerId: r.provider_id,
+  ours: r.ours,
+  theirs: r.theirs,
+  status: r.status,
+  runId: r.run_id,
+  lastSeenRunId: r.last_seen_run_id,
+  openedAt: new Date(r.opened_at),
+  resolvedAt: r.resolved_at && new Date(r.resolved_at),
+  resolution: r.resolution,
+  exceptionId: r.exception_id ?? '',
   differenceCents: BigInt(r.difference_cents),
-  movement: r.movement ?? '', adjustmentKey: r.adjustment_key, adjustmentState: r.adjustment_state, adjustments: r.adjustments ?? 0,
+  movement: r.movement ?? '',
+  adjustmentKey: r.adjustment_key,
+  adjustmentState: r.adjustment_state,
+  adjustments: r.adjustments ?? 0,
   linkedCase: r.linked_case,
 });
 
 async function appendEvent(tx: SqlTx, subject: string, payload: unknown): Promise<void> {
-  await tx.query(`insert into reconciliation.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`,
-    [randomUUID(), subject, JSON.stringify(payload)]);
+  await tx.query(`insert into reconciliation.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`, [
+    randomUUID(),
+    subject,
+    JSON.stringify(payload),
+  ]);
 }
 
 /** A keyset cursor: base64url of "<ISO time with microseconds>|<id>". */
@@ -81,10 +147,21 @@ export function decodeCursor(c: string): { at: string; id: string } | undefined 
   return !id || Number.isNaN(Date.parse(at)) ? undefined : { at, id };
 }
 
-export interface RunFilter { rail?: string | undefined; date?: string | undefined; status?: string | undefined; limit: number; cursor?: { at: string; id: string } | undefined }
+export interface RunFilter {
+  rail?: string | undefined;
+  date?: string | undefined;
+  status?: string | undefined;
+  limit: number;
+  cursor?: { at: string; id: string } | undefined;
+}
 export interface BreakFilter {
-  runId?: string | undefined; rail?: string | undefined; date?: string | undefined; status?: string | undefined; kind?: string | undefined;
-  limit: number; cursor?: { at: string; id: string } | undefined;
+  runId?: string | undefined;
+  rail?: string | undefined;
+  date?: string | undefined;
+  status?: string | undefined;
+  kind?: string | undefined;
+  limit: number;
+  cursor?: { at: string; id: string } | undefined;
 }
 
 /**
@@ -93,7 +170,10 @@ export interface BreakFilter {
  * its outcome in one transaction with the breaks' life cycle and the `reconciliation.completed` event.
  */
 export class RunStore {
-  constructor(private readonly db: Database, private readonly eventsWritten: () => void = () => {}) {}
+  constructor(
+    private readonly db: Database,
+    private readonly eventsWritten: () => void = () => {},
+  ) {}
 
   /** Starts a run of (rail, date), or answers the one already RUNNING (`alreadyRunning`). */
   async start(rail: ReportRail, date: string, trigger: RunTrigger = 'ON_DEMAND', requestedBy = 'admin'): Promise<{ run: RunRecord; alreadyRunning: boolean }> {
@@ -103,10 +183,14 @@ export class RunStore {
         // covers_until: the report covers the day up to now (a same-day run), or the whole day.
         `insert into reconciliation.runs (id, rail, date, trigger, requested_by, status, covers_until)
          values ($1, $2, $3::date, $4, $5, 'RUNNING', least(now(), (($3::date + 1)::timestamp + interval '5 hours') at time zone 'UTC'))
-         on conflict (rail, date) where status = 'RUNNING' do nothing returning ${RUN_COLUMNS}`, [id, rail, date, trigger, requestedBy]);
+         on conflict (rail, date) where status = 'RUNNING' do nothing returning ${RUN_COLUMNS}`,
+        [id, rail, date, trigger, requestedBy],
+      );
       if (rows[0]) return { run: toRun(rows[0]), alreadyRunning: false };
       const running = await this.db.prepared<RunRow>(
-        `select ${RUN_COLUMNS} from reconciliation.runs where rail = $1 and date = $2::date and status = 'RUNNING'`, [rail, date]);
+        `select ${RUN_COLUMNS} from reconciliation.runs where rail = $1 and date = $2::date and status = 'RUNNING'`,
+        [rail, date],
+      );
       if (running[0]) return { run: toRun(running[0]), alreadyRunning: true };
       // It finished between the two statements: try again.
     }
@@ -127,20 +211,35 @@ export class RunStore {
    */
   async finish(id: string, r: ReconcileResult): Promise<RunRecord> {
     const run = await this.db.preparedTx(async (tx) => {
-      const rows = r.outcome === 'RECONCILED'
-        ? await tx.query<RunRow>(
-          `update reconciliation.runs set finished_at = now(), outcome = 'RECONCILED', status = 'RECONCILED',
+      const rows =
+        r.outcome === 'RECONCILED'
+          ? await tx.query<RunRow>(
+              `update reconciliation.runs set finished_at = now(), outcome = 'RECONCILED', status = 'RECONCILED',
              report_lines = $2, report_amount_cents = $3, report_fee_cents = $4, ours_count = $5, ours_amount_cents = $6,
              matched_count = $7, matched_amount_cents = $8, breaks_total = $9, breaks_opened = $10, breaks_by_kind = $11::jsonb,
              report_net_cents = $12, ours_net_cents = $13
            where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`,
-          [id, r.report.lines, r.report.amountCents.toString(), r.report.feeCents.toString(), r.ours.count, r.ours.amountCents.toString(),
-            r.matched.count, r.matched.amountCents.toString(), r.breaks.total, r.breaks.opened, toJson(r.breaks.byKind),
-            r.report.netCents.toString(), r.ours.netCents.toString()])
-        : await tx.query<RunRow>(
-          `update reconciliation.runs set finished_at = now(), outcome = 'REJECTED', status = 'REJECTED', reject_reason = $2, detail = $3
+              [
+                id,
+                r.report.lines,
+                r.report.amountCents.toString(),
+                r.report.feeCents.toString(),
+                r.ours.count,
+                r.ours.amountCents.toString(),
+                r.matched.count,
+                r.matched.amountCents.toString(),
+                r.breaks.total,
+                r.breaks.opened,
+                toJson(r.breaks.byKind),
+                r.report.netCents.toString(),
+                r.ours.netCents.toString(),
+              ],
+            )
+          : await tx.query<RunRow>(
+              `update reconciliation.runs set finished_at = now(), outcome = 'REJECTED', status = 'REJECTED', reject_reason = $2, detail = $3
            where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`,
-          [id, r.reason, r.lineNo !== undefined ? `line ${r.lineNo}: ${r.detail}` : r.detail]);
+              [id, r.reason, r.lineNo !== undefined ? `line ${r.lineNo}: ${r.detail}` : r.detail],
+            );
       const row = rows[0];
       if (!row) return this.interrupted(tx, id);
       if (r.outcome === 'RECONCILED') await resolveAfterRun(tx, row.id, row.rail, row.date);
@@ -156,7 +255,9 @@ export class RunStore {
     const run = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<RunRow>(
         `update reconciliation.runs set finished_at = now(), outcome = 'FAILED', status = 'FAILED', detail = $2, breaks_opened = $3
-         where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`, [id, detail, opened]);
+         where id = $1 and status = 'RUNNING' returning ${RUN_COLUMNS}`,
+        [id, detail, opened],
+      );
       if (!rows[0]) return this.interrupted(tx, id);
       const done = toRun(rows[0]);
       await appendEvent(tx, SUBJECTS.completed, reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: runToProto(done) }));
@@ -183,7 +284,9 @@ export class RunStore {
         `update reconciliation.runs set finished_at = now(), outcome = 'FAILED', status = 'FAILED', detail = 'interrupted'
           where id in (select id from reconciliation.runs where status = 'RUNNING' and heartbeat_at < now() - ($1::bigint * interval '1 millisecond')
                         order by id for update skip locked)
-          returning ${RUN_COLUMNS}`, [staleMs]);
+          returning ${RUN_COLUMNS}`,
+        [staleMs],
+      );
       const done = rows.map(toRun);
       for (const run of done) await appendEvent(tx, SUBJECTS.completed, reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: runToProto(run) }));
       return done;
@@ -201,7 +304,8 @@ export class RunStore {
   async hasCompleted(rail: ReportRail, date: string, trigger: RunTrigger): Promise<boolean> {
     const rows = await this.db.prepared<{ n: number }>(
       `select count(*)::int as n from reconciliation.runs where rail = $1 and date = $2::date and trigger = $3 and status in ('RECONCILED', 'REJECTED')`,
-      [rail, date, trigger]);
+      [rail, date, trigger],
+    );
     return (rows[0]?.n ?? 0) > 0;
   }
 
@@ -212,7 +316,8 @@ export class RunStore {
         where ($1::text is null or rail = $1) and ($2::date is null or date = $2::date) and ($3::text is null or status = $3)
           and ($4::timestamptz is null or (started_at, id) < ($4::timestamptz, $5::text))
         order by started_at desc, id desc limit $6`,
-      [f.rail ?? null, f.date ?? null, f.status ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1]);
+      [f.rail ?? null, f.date ?? null, f.status ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1],
+    );
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
     return { items: page.map(toRun), nextCursor: rows.length > f.limit && last ? encodeCursor(last.cursor_ts, last.id) : null };
@@ -238,7 +343,8 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
             resolved_by = case when e.status = 'RESOLVING' then e.resolved_by else 'reconciliation' end,
             note = case when e.status = 'RESOLVING' then e.note else 'the break is no longer in the provider''s report' end
        from gone where e.id = gone.exception_id and e.status <> 'RESOLVED'`,
-    [runId, rail, date]);
+    [runId, rail, date],
+  );
   await tx.query(
     `with later as (
        select our_id, date, break_key from reconciliation.breaks
@@ -253,7 +359,8 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
      update reconciliation.money_exceptions e set status = 'RESOLVED', resolved_at = now(), action = 'superseded', resolved_by = 'reconciliation',
             note = 'the provider reported it on a later day: ' || gone.by_key
        from gone where e.id = gone.exception_id and e.status = 'OPEN'`,
-    [runId, rail]);
+    [runId, rail],
+  );
   // An accepted break this run no longer finds (the provider's line now matches our books,
   // or the record was found on a later day) has its adjustment undone: the difference it booked is
   // gone. REVERSING here, in the run's transaction; the ledger call follows (reverseAdjustments).
@@ -264,7 +371,8 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
           or (b.rail = $2 and b.kind = 'missing_at_provider' and b.date < $3::date and exists (
                 select 1 from reconciliation.breaks l where l.last_seen_run_id = $1 and l.kind = 'value_date_mismatch' and l.our_id = b.our_id
                    and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(l.break_key, ':', 5)))))`,
-    [runId, rail, date]);
+    [runId, rail, date],
+  );
 }
 
 /** `reconciliation.breaks` read and resolved by the operator's actions. */
@@ -278,21 +386,27 @@ export class BreakStore {
 
   /** The adjustment of an accepted break is in the ledger under `key` (the `n`th the break posted), for `cents`. */
   async markAdjusted(breakKey: string, adjustmentKey: string, n: number, cents: bigint): Promise<void> {
-    await this.db.prepared(`update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = $3, adjusted_cents = $4::bigint where break_key = $1`,
-      [breakKey, adjustmentKey, n, cents.toString()]);
+    await this.db.prepared(
+      `update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = $3, adjusted_cents = $4::bigint where break_key = $1`,
+      [breakKey, adjustmentKey, n, cents.toString()],
+    );
   }
 
   /** Accepted breaks whose adjustment is to be undone (REVERSING), oldest first. */
   async reversing(limit: number): Promise<BreakRecord[]> {
     const rows = await this.db.prepared<BreakRow>(
-      `select ${BREAK_COLUMNS} from reconciliation.breaks where adjustment_state = 'REVERSING' order by break_key limit $1`, [limit]);
+      `select ${BREAK_COLUMNS} from reconciliation.breaks where adjustment_state = 'REVERSING' order by break_key limit $1`,
+      [limit],
+    );
     return rows.map(toBreak);
   }
 
   /** REVERSING → REVERSED once the ledger undid the adjustment under `adjustmentKey`. */
   async markReversed(breakKey: string, adjustmentKey: string): Promise<void> {
-    await this.db.prepared(`update reconciliation.breaks set adjustment_state = 'REVERSED' where break_key = $1 and adjustment_key = $2 and adjustment_state = 'REVERSING'`,
-      [breakKey, adjustmentKey]);
+    await this.db.prepared(
+      `update reconciliation.breaks set adjustment_state = 'REVERSED' where break_key = $1 and adjustment_key = $2 and adjustment_state = 'REVERSING'`,
+      [breakKey, adjustmentKey],
+    );
   }
 
   async keysOfMovement(movement: string): Promise<string[]> {
@@ -301,14 +415,20 @@ export class BreakStore {
 
   async movementsOf(keys: readonly string[]): Promise<Map<string, string>> {
     if (keys.length === 0) return new Map();
-    const rows = await this.db.prepared<{ k: string; m: string | null }>(`select break_key as k, movement as m from reconciliation.breaks where break_key = any($1::text[])`, [[...keys]]);
+    const rows = await this.db.prepared<{ k: string; m: string | null }>(
+      `select break_key as k, movement as m from reconciliation.breaks where break_key = any($1::text[])`,
+      [[...keys]],
+    );
     return new Map(rows.filter((r) => r.m).map((r) => [r.k, r.m!]));
   }
 
   /** OPEN → RESOLVED 'linked': another case's correcting entry of the same movement stands for it. */
   async resolveLinked(key: string, caseId: string): Promise<void> {
-    await this.db.prepared(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'linked', linked_case = $2, resolved_at = now()
-      where break_key = $1 and status = 'OPEN'`, [key, caseId]);
+    await this.db.prepared(
+      `update reconciliation.breaks set status = 'RESOLVED', resolution = 'linked', linked_case = $2, resolved_at = now()
+      where break_key = $1 and status = 'OPEN'`,
+      [key, caseId],
+    );
   }
 
   /** OPEN → RESOLVED with this resolution (idempotent: an already resolved break is answered as it is). */
@@ -316,7 +436,9 @@ export class BreakStore {
     // One round trip when it resolves; the read only for a break already resolved (or unknown).
     const rows = await this.db.prepared<BreakRow>(
       `update reconciliation.breaks set status = 'RESOLVED', resolution = $2, resolved_at = now() where break_key = $1 and status = 'OPEN'
-        returning ${BREAK_COLUMNS}`, [key, resolution]);
+        returning ${BREAK_COLUMNS}`,
+      [key, resolution],
+    );
     return rows[0] ? toBreak(rows[0]) : this.get(key);
   }
 
@@ -328,7 +450,8 @@ export class BreakStore {
           and ($4::text is null or status = $4) and ($5::text is null or kind = $5)
           and ($6::timestamptz is null or (opened_at, break_key) < ($6::timestamptz, $7::text))
         order by opened_at desc, break_key desc limit $8`,
-      [f.runId ?? null, f.rail ?? null, f.date ?? null, f.status ?? null, f.kind ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1]);
+      [f.runId ?? null, f.rail ?? null, f.date ?? null, f.status ?? null, f.kind ?? null, f.cursor?.at ?? null, f.cursor?.id ?? null, f.limit + 1],
+    );
     const page = rows.slice(0, f.limit);
     const last = page[page.length - 1];
     return { items: page.map(toBreak), nextCursor: rows.length > f.limit && last ? encodeCursor(last.cursor_ts, last.break_key) : null };
@@ -343,7 +466,8 @@ const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED}
 /** The external movement a break is about (the ledger's corrections register name). */
 export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
   const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
-  const leg = b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : b.rail === 'breb-inbound' && b.key.endsWith(':return') ? 'return' : undefined;
+  const leg =
+    b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : b.rail === 'breb-inbound' && b.key.endsWith(':return') ? 'return' : undefined;
   return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, leg);
 }
 
@@ -358,12 +482,21 @@ export class SqlBreakSink implements BreakSink {
   /** Breaks opened by this sink so far (a run that fails halfway records how many it opened). */
   opened = 0;
 
-  constructor(private readonly db: Database, private readonly runId: string, private readonly eventsWritten: () => void = () => {}) {}
+  constructor(
+    private readonly db: Database,
+    private readonly runId: string,
+    private readonly eventsWritten: () => void = () => {},
+  ) {}
 
   async open(breaks: readonly Break[]): Promise<{ opened: number }> {
     if (breaks.length === 0) return { opened: 0 };
     const rows = breaks.map((b) => ({
-      break_key: b.key, kind: b.kind, rail: b.rail, date: b.date, our_id: b.ourId ?? null, provider_id: b.providerId ?? null,
+      break_key: b.key,
+      kind: b.kind,
+      rail: b.rail,
+      date: b.date,
+      our_id: b.ourId ?? null,
+      provider_id: b.providerId ?? null,
       ours: b.ours ?? null,
       theirs: b.theirs ? { ...b.theirs, ...(b.copies !== undefined ? { copies: b.copies, others: b.others ?? [] } : {}) } : null,
       company_id: b.ours?.companyId ?? '',
@@ -394,7 +527,8 @@ export class SqlBreakSink implements BreakSink {
            resolved_at = case when ${REOPENED} then null else b.resolved_at end,
            adjustment_state = case when ${REOPENED} then 'REVERSING' else b.adjustment_state end
          returning ${BREAK_COLUMNS}, (xmax = 0) as inserted`,
-        [toJson(rows), this.runId]);
+        [toJson(rows), this.runId],
+      );
       const fresh = inserted.filter((r) => r.inserted);
       const freshKeys = new Set(fresh.map((r) => r.break_key));
       const news = rows.filter((r) => freshKeys.has(r.break_key));
@@ -404,7 +538,8 @@ export class SqlBreakSink implements BreakSink {
            select x.exc_id, upper(x.kind), x.company_id, x.exc_rail, x.break_key, coalesce(x.ours, '{}'::jsonb), coalesce(x.theirs, '{}'::jsonb)
              from jsonb_to_recordset($1::jsonb) as x(exc_id text, kind text, company_id text, exc_rail text, break_key text, ours jsonb, theirs jsonb)
            on conflict (kind, resource_id) do nothing`,
-          [toJson(news)]);
+          [toJson(news)],
+        );
         for (const b of fresh) {
           await appendEvent(tx, SUBJECTS.break, reconciliationEventsV1.ReconciliationBreak.toJSON({ break: breakToProto(toBreak(b)) }));
         }
@@ -423,7 +558,8 @@ export class SqlBreakSink implements BreakSink {
             where b.break_key = any($1::text[]) and e.id = b.exception_id and e.status <> 'RESOLVING'
               and (e.ours is distinct from coalesce(b.ours, '{}'::jsonb) or e.theirs is distinct from coalesce(b.theirs, '{}'::jsonb)
                    or (b.status = 'OPEN' and e.status = 'RESOLVED'))`,
-          [seen]);
+          [seen],
+        );
       }
       return news.length;
     });
@@ -443,22 +579,35 @@ export function reconciliationExceptions(db: Database): MoneyExceptionsTable {
  * included. A claim not done whose holder stopped beating for `staleMs` is taken over.
  */
 export class SqlScheduleClaims {
-  constructor(private readonly db: Database, private readonly staleMs: number) {}
+  constructor(
+    private readonly db: Database,
+    private readonly staleMs: number,
+  ) {}
 
   async claim(rail: ReportRail, date: string, holder: string): Promise<boolean> {
     const rows = await this.db.prepared<{ claimed_by: string }>(
       `insert into reconciliation.schedule_claims as c (rail, date, claimed_by) values ($1, $2::date, $3)
        on conflict (rail, date) do update set claimed_by = excluded.claimed_by, claimed_at = now(), heartbeat_at = now()
         where c.done_at is null and c.heartbeat_at < now() - ($4::bigint * interval '1 millisecond')
-       returning claimed_by`, [rail, date, holder, this.staleMs]);
+       returning claimed_by`,
+      [rail, date, holder, this.staleMs],
+    );
     return rows[0]?.claimed_by === holder;
   }
 
   async beat(rail: ReportRail, date: string, holder: string): Promise<void> {
-    await this.db.prepared(`update reconciliation.schedule_claims set heartbeat_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [rail, date, holder]);
+    await this.db.prepared(`update reconciliation.schedule_claims set heartbeat_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [
+      rail,
+      date,
+      holder,
+    ]);
   }
 
   async done(rail: ReportRail, date: string, holder: string): Promise<void> {
-    await this.db.prepared(`update reconciliation.schedule_claims set done_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [rail, date, holder]);
+    await this.db.prepared(`update reconciliation.schedule_claims set done_at = now() where rail = $1 and date = $2::date and claimed_by = $3`, [
+      rail,
+      date,
+      holder,
+    ]);
   }
 }

@@ -49,27 +49,45 @@ export async function startBrebDay(prefix: string, opts: { connectTimeoutMs?: nu
   const tdb = await createTestDatabase(prefix);
   const namespace = testNamespace();
   const ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
-  const sandbox = await startSandbox({ databaseUrl: tdb.url, port: 0, env: { SANDBOX_BREB_CONFIRM_MS: '150', SANDBOX_ACH_CONFIRM_MS: '3600000', SANDBOX_POLL_MS: '50' } });
+  const sandbox = await startSandbox({
+    databaseUrl: tdb.url,
+    port: 0,
+    env: { SANDBOX_BREB_CONFIRM_MS: '150', SANDBOX_ACH_CONFIRM_MS: '3600000', SANDBOX_POLL_MS: '50' },
+  });
   let gateway: ReturnType<typeof policyClient<transferV1.TransferServiceServer>> | undefined;
   const callbacks: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const rail = (req.url ?? '').endsWith('/ach') ? Rail.ACH : Rail.BREB;
-      gateway!.handleRailCallback({ rail, rawBody: Buffer.concat(chunks), signature: String(req.headers['x-provider-signature'] ?? '') }, { requestId: randomUUID() })
-        .then(() => res.writeHead(200).end('{}'), () => res.writeHead(503).end('{}'));
+      gateway!
+        .handleRailCallback({ rail, rawBody: Buffer.concat(chunks), signature: String(req.headers['x-provider-signature'] ?? '') }, { requestId: randomUUID() })
+        .then(
+          () => res.writeHead(200).end('{}'),
+          () => res.writeHead(503).end('{}'),
+        );
     });
   });
-  const callbackBaseUrl = await new Promise<string>((r) => callbacks.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/webhooks/rails`)));
+  const callbackBaseUrl = await new Promise<string>((r) =>
+    callbacks.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${(callbacks.address() as AddressInfo).port}/webhooks/rails`)),
+  );
   const transfer = await startTransfer({
-    databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, callbackBaseUrl, port: 0,
+    databaseUrl: tdb.url,
+    natsUrl: NATS_URL,
+    namespace,
+    ledgerAddress: ledger.address,
+    providerUrl: sandbox.url,
+    callbackBaseUrl,
+    port: 0,
     env: { SWEEPER_INTERVAL_MS: '100', SWEEPER_GRACE_SECONDS: '1', RAIL_CONFIRM_TIMEOUT_SECONDS: '30', PROVIDER_HTTP_TIMEOUT_MS: '2000' },
   });
   gateway = policyClient<transferV1.TransferServiceServer>(transferV1.TransferServiceClient, transfer.address, 'transfer', transferAccess, 30_000);
   const ledgerClient = policyClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, 'ledger', ledgerAccess, 15_000);
   const ours = new GrpcOurRecords({ mesh: devMeshTls('reconciliation'), transferAddress: transfer.address, batchSize: 1 });
   const source = new HttpReportSource({
-    reportsUrl: `${sandbox.url}/sandbox/reports`, headersTimeoutMs: 10_000, idleTimeoutMs: 10_000,
+    reportsUrl: `${sandbox.url}/sandbox/reports`,
+    headersTimeoutMs: 10_000,
+    idleTimeoutMs: 10_000,
     ...(opts.connectTimeoutMs ? { connectTimeoutMs: opts.connectTimeoutMs } : {}),
   });
 
@@ -77,13 +95,25 @@ export async function startBrebDay(prefix: string, opts: { connectTimeoutMs?: nu
     const ctx = { requestId: randomUUID(), companyId };
     const r = await gateway!.resolveKey({ keyValue: '3001234567', keyType: 'AUTO' }, ctx);
     if (!r.found) throw new Error('the sandbox directory did not resolve the test key');
-    const sent = await gateway!.send(transferV1.SendRequest.fromPartial({
-      amount, brebKey: { type: r.keyType, value: r.keyValue }, targetName: r.recipient!.fullName, targetDocument: r.recipient!.idValue, requestHash: randomUUID(),
-    }), ctx);
+    const sent = await gateway!.send(
+      transferV1.SendRequest.fromPartial({
+        amount,
+        brebKey: { type: r.keyType, value: r.keyValue },
+        targetName: r.recipient!.fullName,
+        targetDocument: r.recipient!.idValue,
+        requestHash: randomUUID(),
+      }),
+      ctx,
+    );
     return sent.transfer!.id;
   };
-  const row = async (id: string) => (await transfer.db.query<{ state: string; provider_transfer_id: string | null }>(
-    'select state, provider_transfer_id from transfer.transfers where id = ?::uuid', [id]))[0];
+  const row = async (id: string) =>
+    (
+      await transfer.db.query<{ state: string; provider_transfer_id: string | null }>(
+        'select state, provider_transfer_id from transfer.transfers where id = ?::uuid',
+        [id],
+      )
+    )[0];
 
   const co = randomUUID();
   const ctx = { requestId: randomUUID(), companyId: co };
@@ -100,19 +130,35 @@ export async function startBrebDay(prefix: string, opts: { connectTimeoutMs?: nu
 
   // Both sides to one Bogotá day: the provider's acceptance and outcome, and our settlement times.
   const move = async (id: string, accepted: string, outcome: string) => {
-    await transfer.db.query('update sandbox.transfers set created_at = ?::timestamptz, outcome_at = ?::timestamptz where transaction_id = ?', [accepted, outcome, id]);
-    await transfer.db.query(`update transfer.transfers set completed_at = case when state = 'COMPLETED' then ?::timestamptz end,
-      finished_at = ?::timestamptz where id = ?::uuid`, [outcome, outcome, id]);
+    await transfer.db.query('update sandbox.transfers set created_at = ?::timestamptz, outcome_at = ?::timestamptz where transaction_id = ?', [
+      accepted,
+      outcome,
+      id,
+    ]);
+    await transfer.db.query(
+      `update transfer.transfers set completed_at = case when state = 'COMPLETED' then ?::timestamptz end,
+      finished_at = ?::timestamptz where id = ?::uuid`,
+      [outcome, outcome, id],
+    );
   };
   await move(ok, bog('08:00:00.000'), bog('08:00:03.250'));
   await move(failed, bog('09:00:00.000'), bog('09:00:03.000'));
 
   let sandboxStopped = false;
   return {
-    tdb, sandbox, ours, source, ids, transferAddress: transfer.address, ledgerAddress: ledger.address, namespace,
+    tdb,
+    sandbox,
+    ours,
+    source,
+    ids,
+    transferAddress: transfer.address,
+    ledgerAddress: ledger.address,
+    namespace,
     async inject(body) {
       const res = await fetch(`${sandbox.url}/sandbox/reports/breb/${D}/discrepancies`, {
-        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body),
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
       });
       if (res.status !== 201) throw new Error(`discrepancy not added: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { id: string }).id;

@@ -47,7 +47,7 @@ export class Migration0001ReconciliationInitial extends Migration {
         opened_at timestamptz not null default now(),
         status text not null default 'OPEN' check (status in ('OPEN', 'RESOLVED'))
       )`);
-    this.addSql('create index breaks_open_idx on reconciliation.breaks (rail, date) where status = \'OPEN\'');
+    this.addSql("create index breaks_open_idx on reconciliation.breaks (rail, date) where status = 'OPEN'");
     for (const sql of moneyExceptionsDdl('reconciliation')) this.addSql(sql);
   }
 }
