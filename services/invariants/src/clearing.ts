@@ -57,8 +57,10 @@ export async function checkClearing(s: CheckSources, _o: CheckOptions, limit: nu
     const ours = f.ledger - f.unreconciled;
     const theirs = f.reports - f.outstanding;
     if (ours !== theirs) {
-      bad.add(`${LABEL[f.clearing]} (${f.account}): ledger L − U = ${f.ledger} − ${f.unreconciled} = ${ours}, reports R − D = ${f.reports} − ${f.outstanding} = ${theirs}; `
-        + `difference (R − D) − (L − U) = ${theirs - ours}`);
+      bad.add(
+        `${LABEL[f.clearing]} (${f.account}): ledger L − U = ${f.ledger} − ${f.unreconciled} = ${ours}, reports R − D = ${f.reports} − ${f.outstanding} = ${theirs}; ` +
+          `difference (R − D) − (L − U) = ${theirs - ours}`,
+      );
     }
   }
   return {
@@ -68,13 +70,17 @@ export async function checkClearing(s: CheckSources, _o: CheckOptions, limit: nu
       ['outstanding breaks', figures.reduce((n, f) => n + f.outstandingBreaks, 0)],
       ...figures.map((f): [string, string] => [LABEL[f.clearing], describe(f)]),
     ],
-    violations: bad.lines, total: bad.total, notChecked,
+    violations: bad.lines,
+    total: bad.total,
+    notChecked,
   };
 }
 
 function describe(f: ClearingFigures): string {
-  const days = f.unreconciledDays.length === 0 ? 'none'
-    : `${f.unreconciledDays.length} (${f.unreconciledDays.slice(0, DAYS_LISTED).join(' ')}${f.unreconciledDays.length > DAYS_LISTED ? ' …' : ''})`;
+  const days =
+    f.unreconciledDays.length === 0
+      ? 'none'
+      : `${f.unreconciledDays.length} (${f.unreconciledDays.slice(0, DAYS_LISTED).join(' ')}${f.unreconciledDays.length > DAYS_LISTED ? ' …' : ''})`;
   return `L ${f.ledger} R ${f.reports} D ${f.outstanding} U ${f.unreconciled} unreconciled days ${days}`;
 }
 
@@ -88,19 +94,28 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
     `select distinct on (rail, date) rail, to_char(date, 'YYYY-MM-DD') as day, report_net_cents::text as net,
             to_char(covers_until at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cutoff
        from reconciliation.runs where status = 'RECONCILED' and rail = any($1::text[])
-      order by rail, date, started_at desc, id desc`, [CLEARINGS]);
+      order by rail, date, started_at desc, id desc`,
+    [CLEARINGS],
+  );
   // The outstanding differences of reconciled days, one row per break (they are few).
   const breaks = await recon.query<{ rail: string; movement: string | null; exception_id: string | null; d: string }>(
     `select b.rail, b.movement, b.exception_id, b.difference_cents::text as d
        from reconciliation.breaks b
       where (b.status = 'OPEN' or (b.status = 'RESOLVED' and b.resolution = 'explain'))
         and b.rail = any($1::text[])
-        and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`, [CLEARINGS]);
+        and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`,
+    [CLEARINGS],
+  );
   // A break whose movement another case corrected (an owner's write-off) is in the ledger through that
   // correction: it is no longer outstanding (one case per external movement, docs/reconciliation.md "One case per external movement").
-  const correctedBy = new Map((await s.ledger.query<{ movement: string; case_id: string }>(
-    `select movement, case_id from ledger.corrections where reversed_by is null and movement = any($1::text[])`,
-    [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]])).map((c) => [c.movement, c.case_id]));
+  const correctedBy = new Map(
+    (
+      await s.ledger.query<{ movement: string; case_id: string }>(
+        `select movement, case_id from ledger.corrections where reversed_by is null and movement = any($1::text[])`,
+        [[...new Set(breaks.map((b) => b.movement).filter((m): m is string => !!m))]],
+      )
+    ).map((c) => [c.movement, c.case_id]),
+  );
 
   // One clearing after the other: the readers are one snapshot's client, one query at a time.
   const figures: ClearingFigures[] = [];
@@ -118,15 +133,24 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
          left join unnest($2::date[], $3::timestamptz[]) as c(day, cutoff) on c.day = timezone(interval '-05:00', p.created_at)::date
         where e.account = $1
         group by 1, 2, 3, 4 order by 1`,
-      [account, mine.map((r) => r.day), mine.map((r) => r.cutoff ?? '9999-12-31T00:00:00Z')]);
+      [account, mine.map((r) => r.day), mine.map((r) => r.cutoff ?? '9999-12-31T00:00:00Z')],
+    );
     // An owner's correcting entry (a write-off) belongs, like an adjustment, to the day of the movement
     // it corrects once a reconciled day's break names that movement (docs/reconciliation.md "One case per external movement").
     const correctedMovements = [...new Set(moves.map((m) => m.corrects).filter((m): m is string => !!m))];
-    const brokenMovements = new Set(correctedMovements.length === 0 ? [] : (await recon.query<{ movement: string }>(
-      `select distinct b.movement from reconciliation.breaks b
+    const brokenMovements = new Set(
+      correctedMovements.length === 0
+        ? []
+        : (
+            await recon.query<{ movement: string }>(
+              `select distinct b.movement from reconciliation.breaks b
         where b.movement = any($1::text[]) and exists (select 1 from reconciliation.runs r where r.rail = b.rail and r.date = b.date and r.status = 'RECONCILED')`,
-      [correctedMovements])).map((b) => b.movement));
-    let ledger = 0n, unreconciled = 0n;
+              [correctedMovements],
+            )
+          ).map((b) => b.movement),
+    );
+    let ledger = 0n,
+      unreconciled = 0n;
     const days = new Set<string>();
     for (const m of moves) {
       const amount = BigInt(m.amount);
@@ -137,7 +161,8 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
         days.add(m.day);
       }
     }
-    let outstanding = 0n, outstandingBreaks = 0;
+    let outstanding = 0n,
+      outstandingBreaks = 0;
     for (const b of breaks) {
       if (b.rail !== clearing) continue;
       const other = b.movement ? correctedBy.get(b.movement) : undefined;
@@ -146,9 +171,16 @@ export async function clearingFigures(s: CheckSources): Promise<ClearingFigures[
       outstandingBreaks++;
     }
     figures.push({
-      clearing, account, ledger, unreconciled, unreconciledDays: [...days].sort(), reconciledDays: reconciled.size,
-      reports: mine.reduce((sum, r) => sum + BigInt(r.net ?? 0), 0n), runsWithoutNet: mine.filter((r) => r.net === null).length,
-      outstanding, outstandingBreaks,
+      clearing,
+      account,
+      ledger,
+      unreconciled,
+      unreconciledDays: [...days].sort(),
+      reconciledDays: reconciled.size,
+      reports: mine.reduce((sum, r) => sum + BigInt(r.net ?? 0), 0n),
+      runsWithoutNet: mine.filter((r) => r.net === null).length,
+      outstanding,
+      outstandingBreaks,
     });
   }
   return figures;

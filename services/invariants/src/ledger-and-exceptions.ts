@@ -14,12 +14,26 @@ export async function checkJournal(s: CheckSources, _o: CheckOptions, limit: num
   for (const v of r.violations) bad.add(v);
   return {
     name: 'journal',
-    counts: [['postings', Number(r.postings)], ['entries', Number(r.entries)], ['wallets', Number(r.wallets)]],
-    violations: bad.lines, total: bad.total, notChecked: [],
+    counts: [
+      ['postings', Number(r.postings)],
+      ['entries', Number(r.entries)],
+      ['wallets', Number(r.wallets)],
+    ],
+    violations: bad.lines,
+    total: bad.total,
+    notChecked: [],
   };
 }
 
-interface ExceptionRow { id: string; kind: string; status: 'OPEN' | 'RESOLVING'; company_id: string; resource_id: string; opened_at: Date; age: number }
+interface ExceptionRow {
+  id: string;
+  kind: string;
+  status: 'OPEN' | 'RESOLVING';
+  company_id: string;
+  resource_id: string;
+  opened_at: Date;
+  age: number;
+}
 
 /**
  * exceptions: every money exception not yet resolved, with its age (an operator's queue, not a
@@ -31,24 +45,49 @@ export async function checkExceptions(s: CheckSources, o: CheckOptions, limit: n
   const stuckAfter = o.resolvingStuckSeconds ?? 600;
   const scope = companyScope(o, 1);
   const now = (o.now ?? new Date()).toISOString();
-  const read = (reader: CheckSources['transfer'], schema: string) => reader.query<ExceptionRow>(
-    `select id, kind, status, company_id, resource_id, opened_at, extract(epoch from ($1::timestamptz - opened_at))::float8 as age
-       from ${schema}.money_exceptions where status <> 'RESOLVED'${scope.sql} order by opened_at, id`, [now, ...scope.params]);
+  const read = (reader: CheckSources['transfer'], schema: string) =>
+    reader.query<ExceptionRow>(
+      `select id, kind, status, company_id, resource_id, opened_at, extract(epoch from ($1::timestamptz - opened_at))::float8 as age
+       from ${schema}.money_exceptions where status <> 'RESOLVED'${scope.sql} order by opened_at, id`,
+      [now, ...scope.params],
+    );
   const transfer = await read(s.transfer, 'transfer');
   const deposit = await read(s.deposit, 'pse_deposit');
 
-  const knownTransfers = new Set((await s.transfer.query<{ id: string }>(
-    `select id::text as id from transfer.transfers where id = any($1::uuid[])`,
-    [transfer.map((e) => e.resource_id).filter((id) => /^[0-9a-f-]{36}$/i.test(id))])).map((r) => r.id));
-  const knownDeposits = new Set((await s.deposit.query<{ id: string }>(
-    `select id from pse_deposit.deposits where id = any($1::text[])`, [deposit.map((e) => e.resource_id)])).map((r) => r.id));
+  const knownTransfers = new Set(
+    (
+      await s.transfer.query<{ id: string }>(`select id::text as id from transfer.transfers where id = any($1::uuid[])`, [
+        transfer.map((e) => e.resource_id).filter((id) => /^[0-9a-f-]{36}$/i.test(id)),
+      ])
+    ).map((r) => r.id),
+  );
+  const knownDeposits = new Set(
+    (await s.deposit.query<{ id: string }>(`select id from pse_deposit.deposits where id = any($1::text[])`, [deposit.map((e) => e.resource_id)])).map(
+      (r) => r.id,
+    ),
+  );
 
   const open: OpenException[] = [];
-  for (const [owner, rows, known] of [['transfer', transfer, knownTransfers], ['pse-deposit', deposit, knownDeposits]] as const) {
+  for (const [owner, rows, known] of [
+    ['transfer', transfer, knownTransfers],
+    ['pse-deposit', deposit, knownDeposits],
+  ] as const) {
     for (const e of rows) {
-      open.push({ id: e.id, owner, kind: e.kind, status: e.status, companyId: e.company_id, resourceId: e.resource_id, openedAt: e.opened_at, ageSeconds: Number(e.age) });
+      open.push({
+        id: e.id,
+        owner,
+        kind: e.kind,
+        status: e.status,
+        companyId: e.company_id,
+        resourceId: e.resource_id,
+        openedAt: e.opened_at,
+        ageSeconds: Number(e.age),
+      });
       if (!known.has(e.resource_id)) bad.add(`exception ${e.id} (${e.kind}) is about ${owner} ${e.resource_id}, which does not exist`);
-      if (e.status === 'RESOLVING' && Number(e.age) > stuckAfter) bad.add(`exception ${e.id} (${e.kind}) of ${owner} ${e.resource_id} has been RESOLVING since a resolution was cut short; resolve it again with the same action`);
+      if (e.status === 'RESOLVING' && Number(e.age) > stuckAfter)
+        bad.add(
+          `exception ${e.id} (${e.kind}) of ${owner} ${e.resource_id} has been RESOLVING since a resolution was cut short; resolve it again with the same action`,
+        );
     }
   }
   open.sort((a, b) => a.openedAt.getTime() - b.openedAt.getTime() || a.id.localeCompare(b.id));
@@ -56,8 +95,14 @@ export async function checkExceptions(s: CheckSources, o: CheckOptions, limit: n
   return {
     result: {
       name: 'exceptions',
-      counts: [['open', open.filter((e) => e.status === 'OPEN').length], ['resolving', open.filter((e) => e.status === 'RESOLVING').length], ...(oldest ? [['oldest open for', formatAge(oldest.ageSeconds)] as [string, string]] : [])],
-      violations: bad.lines, total: bad.total, notChecked: [],
+      counts: [
+        ['open', open.filter((e) => e.status === 'OPEN').length],
+        ['resolving', open.filter((e) => e.status === 'RESOLVING').length],
+        ...(oldest ? [['oldest open for', formatAge(oldest.ageSeconds)] as [string, string]] : []),
+      ],
+      violations: bad.lines,
+      total: bad.total,
+      notChecked: [],
     },
     open,
   };

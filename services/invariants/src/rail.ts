@@ -35,24 +35,32 @@ export function sandboxRail(sandbox: Reader): RailTruth {
     name: 'sandbox',
     async transfers(ids) {
       const rows = await sandbox.query<{ id: string; status: RailTransferStatus }>(
-        `select transaction_id as id, status from sandbox.transfers where transaction_id = any($1::text[])`, [ids]);
+        `select transaction_id as id, status from sandbox.transfers where transaction_id = any($1::text[])`,
+        [ids],
+      );
       return new Map(rows.map((r) => [r.id, r.status]));
     },
     async transferIds(after, limit) {
       const rows = await sandbox.query<{ id: string }>(
-        `select transaction_id as id from sandbox.transfers where transaction_id > $1 order by transaction_id limit $2`, [after, limit]);
+        `select transaction_id as id from sandbox.transfers where transaction_id > $1 order by transaction_id limit $2`,
+        [after, limit],
+      );
       return rows.map((r) => r.id);
     },
     async pseLinks(depositIds) {
       const rows = await sandbox.query<{ id: string; status: PseLinkStatus }>(
-        `select deposit_id as id, status from sandbox.pse_links where deposit_id = any($1::text[])`, [depositIds]);
+        `select deposit_id as id, status from sandbox.pse_links where deposit_id = any($1::text[])`,
+        [depositIds],
+      );
       return new Map(rows.map((r) => [r.id, r.status]));
     },
     async deliveredInbound(after, limit) {
       const rows = await sandbox.query<{ id: string; amount: string; at: Date }>(
         `select i.provider_transfer_id as id, i.amount_cents::text as amount, min(c.delivered_at) as at
            from sandbox.breb_incoming i join sandbox.callbacks c on c.transaction_id = i.provider_transfer_id and c.state = 'delivered'
-          where i.provider_transfer_id > $1 group by 1, 2 order by 1 limit $2`, [after, limit]);
+          where i.provider_transfer_id > $1 group by 1, 2 order by 1 limit $2`,
+        [after, limit],
+      );
       return rows.map((r) => ({ providerTransferId: r.id, amount: BigInt(r.amount), deliveredAt: r.at }));
     },
   };
@@ -66,7 +74,10 @@ export function mapRail(truth: ReadonlyMap<string, RailTransferStatus>): RailTru
       return new Map(ids.flatMap((id) => (truth.has(id) ? [[id, truth.get(id)!] as const] : [])));
     },
     async transferIds(after, limit) {
-      return [...truth.keys()].filter((id) => id > after).sort().slice(0, limit);
+      return [...truth.keys()]
+        .filter((id) => id > after)
+        .sort()
+        .slice(0, limit);
     },
   };
 }

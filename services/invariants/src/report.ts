@@ -132,7 +132,14 @@ export function formatReport(r: InvariantReport): string {
       out.push(`  ${e.id}  ${e.kind}  ${e.status}  ${e.owner} ${e.resourceId}  company ${e.companyId}  open ${formatAge(e.ageSeconds)}`);
     }
   }
-  out.push(`rail truth: ${r.rail ?? 'none (the rails\' side of holds, deposits and inbound was not checked)'}`);
-  out.push(r.ok ? 'invariants: OK' : `invariants: VIOLATED (${r.checks.filter((c) => c.total > 0).map((c) => c.name).join(', ')})`);
+  out.push(`rail truth: ${r.rail ?? "none (the rails' side of holds, deposits and inbound was not checked)"}`);
+  out.push(
+    r.ok
+      ? 'invariants: OK'
+      : `invariants: VIOLATED (${r.checks
+          .filter((c) => c.total > 0)
+          .map((c) => c.name)
+          .join(', ')})`,
+  );
   return out.join('\n');
 }

@@ -13,7 +13,11 @@ export type RailChoice = 'auto' | 'none' | RailTruth;
 
 /** The schemas each check reads (besides the rail truth). */
 const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
-  holds: ['ledger', 'transfer'], deposits: ['ledger', 'pse_deposit'], inbound: ['ledger', 'collect_key'], journal: ['ledger'], exceptions: ['transfer', 'pse_deposit'],
+  holds: ['ledger', 'transfer'],
+  deposits: ['ledger', 'pse_deposit'],
+  inbound: ['ledger', 'collect_key'],
+  journal: ['ledger'],
+  exceptions: ['transfer', 'pse_deposit'],
   // The reconciliation is optional: without it the clearing line says "not checked (no reconciliation)".
   clearing: ['ledger'],
   corrections: ['ledger'],
@@ -24,16 +28,26 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
  * error (an operator's installation has them all) unless `partial`: then the checks that need it are
  * left out and `runnable` says which remain (a test stack that runs only some services).
  */
-export async function sourcesOf(snap: Snapshot, rail: RailChoice = 'auto', opts: { partial?: boolean } = {}): Promise<CheckSources & { runnable: CheckName[] }> {
+export async function sourcesOf(
+  snap: Snapshot,
+  rail: RailChoice = 'auto',
+  opts: { partial?: boolean } = {},
+): Promise<CheckSources & { runnable: CheckName[] }> {
   const present = await snap.installed(['ledger', 'transfer', 'pse_deposit', 'collect_key', 'sandbox', 'reconciliation']);
   const missing = (['ledger', 'transfer', 'pse_deposit', 'collect_key'] as const).filter((x) => !present.has(x));
   if (missing.length && !opts.partial) {
-    throw new Error(`schema or read-only role missing for ${missing.join(', ')}: run the migrations (npm run migrate), `
-      + `or have a DBA create the NOLOGIN roles wallet_<schema>_reader (docs/operations.md)`);
+    throw new Error(
+      `schema or read-only role missing for ${missing.join(', ')}: run the migrations (npm run migrate), ` +
+        `or have a DBA create the NOLOGIN roles wallet_<schema>_reader (docs/operations.md)`,
+    );
   }
   const truth = rail === 'none' ? null : rail === 'auto' ? (present.has('sandbox') ? sandboxRail(snap.reader('sandbox')) : null) : rail;
   return {
-    ledger: snap.reader('ledger'), transfer: snap.reader('transfer'), deposit: snap.reader('pse_deposit'), collectKey: snap.reader('collect_key'), rail: truth,
+    ledger: snap.reader('ledger'),
+    transfer: snap.reader('transfer'),
+    deposit: snap.reader('pse_deposit'),
+    collectKey: snap.reader('collect_key'),
+    rail: truth,
     reconciliation: present.has('reconciliation') ? snap.reader('reconciliation') : null,
     runnable: CHECK_NAMES.filter((c) => NEEDS[c].every((x) => present.has(x))),
   };

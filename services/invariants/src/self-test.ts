@@ -26,10 +26,12 @@ export const SABOTAGES: readonly Sabotage[] = [
       const id = randomUUID();
       return {
         names: id,
-        sql: [`insert into transfer.transfers (id, company_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
+        sql: [
+          `insert into transfer.transfers (id, company_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
                  total_charged, target_name, target_document, counterparty_document, destination)
                values ('${id}', 'selftest-${alnum(8)}', 'BREB', 'DISPATCHED', 1000, 0, 0, 0, false, 0, 0, 'Self Test', '1', '1',
-                 '{"kind":"BREB","keyType":"PHONE","keyValue":"3000000000"}'::jsonb)`],
+                 '{"kind":"BREB","keyType":"PHONE","keyValue":"3000000000"}'::jsonb)`,
+        ],
       };
     },
   },
@@ -40,8 +42,10 @@ export const SABOTAGES: readonly Sabotage[] = [
       const id = `dep_${alnum(24)}`;
       return {
         names: id,
-        sql: [`insert into pse_deposit.deposits (id, company_id, source, status, amount, net_amount, movement_id)
-               values ('${id}', 'selftest-${alnum(8)}', 'PSE', 'ASSIGNED', 50000, 50000, '${randomUUID()}')`],
+        sql: [
+          `insert into pse_deposit.deposits (id, company_id, source, status, amount, net_amount, movement_id)
+               values ('${id}', 'selftest-${alnum(8)}', 'PSE', 'ASSIGNED', 50000, 50000, '${randomUUID()}')`,
+        ],
       };
     },
   },
@@ -67,13 +71,15 @@ export const SABOTAGES: readonly Sabotage[] = [
   },
   {
     check: 'deposits',
-    what: 'a PSE credit owed for a day with nobody running it and no exception (past the sweepers\' horizon)',
+    what: "a PSE credit owed for a day with nobody running it and no exception (past the sweepers' horizon)",
     plant() {
       const id = `dep_${alnum(24)}`;
       return {
         names: id,
-        sql: [`insert into pse_deposit.deposits (id, company_id, source, status, pending_step, step_at, amount, net_amount, movement_id)
-               values ('${id}', 'selftest-${alnum(8)}', 'PSE', 'CREDITING', 'CREDIT', now() - interval '1 day', 50000, 50000, '${randomUUID()}')`],
+        sql: [
+          `insert into pse_deposit.deposits (id, company_id, source, status, pending_step, step_at, amount, net_amount, movement_id)
+               values ('${id}', 'selftest-${alnum(8)}', 'PSE', 'CREDITING', 'CREDIT', now() - interval '1 day', 50000, 50000, '${randomUUID()}')`,
+        ],
       };
     },
   },
@@ -98,8 +104,10 @@ export const SABOTAGES: readonly Sabotage[] = [
       const id = `exc_${randomBytes(16).toString('hex')}`;
       return {
         names: id,
-        sql: [`insert into transfer.money_exceptions (id, kind, status, company_id, rail, resource_id, ours, theirs, opened_at)
-               values ('${id}', 'RAIL_COMPLETED_AFTER_RELEASE', 'RESOLVING', 'selftest-${alnum(8)}', 'BREB', '${randomUUID()}', '{}', '{}', now() - interval '1 day')`],
+        sql: [
+          `insert into transfer.money_exceptions (id, kind, status, company_id, rail, resource_id, ours, theirs, opened_at)
+               values ('${id}', 'RAIL_COMPLETED_AFTER_RELEASE', 'RESOLVING', 'selftest-${alnum(8)}', 'BREB', '${randomUUID()}', '{}', '{}', now() - interval '1 day')`,
+        ],
       };
     },
   },
@@ -113,8 +121,10 @@ export const SABOTAGES: readonly Sabotage[] = [
       const net = 100_000_000 + (randomBytes(4).readUInt32BE() % 900_000_000);
       return {
         names: `difference (R − D) − (L − U) = ${net}`,
-        sql: [`insert into reconciliation.runs (id, rail, date, status, outcome, finished_at, requested_by, report_lines, report_amount_cents, report_fee_cents, report_net_cents, ours_net_cents)
-               values ('run_${randomBytes(16).toString('hex')}', 'breb', '${day}', 'RECONCILED', 'RECONCILED', now(), 'selftest', 1, ${net}, 0, ${net}, 0)`],
+        sql: [
+          `insert into reconciliation.runs (id, rail, date, status, outcome, finished_at, requested_by, report_lines, report_amount_cents, report_fee_cents, report_net_cents, ours_net_cents)
+               values ('run_${randomBytes(16).toString('hex')}', 'breb', '${day}', 'RECONCILED', 'RECONCILED', now(), 'selftest', 1, ${net}, 0, ${net}, 0)`,
+        ],
       };
     },
   },
@@ -152,7 +162,10 @@ export interface SelfTestResult {
  * `only`: the checks to break (default all). `fullReport`: run every check over each broken
  * snapshot (the CLI's --break), not just the broken one.
  */
-export async function selfTest(client: SqlClient, o: CheckOptions & { rail?: RailChoice; checks?: readonly CheckName[]; fullReport?: boolean; partial?: boolean } = {}): Promise<SelfTestResult[]> {
+export async function selfTest(
+  client: SqlClient,
+  o: CheckOptions & { rail?: RailChoice; checks?: readonly CheckName[]; fullReport?: boolean; partial?: boolean } = {},
+): Promise<SelfTestResult[]> {
   const out: SelfTestResult[] = [];
   for (const s of SABOTAGES.filter((x) => !o.checks || o.checks.includes(x.check))) {
     const snap = await Snapshot.begin(client, { readOnly: false });
@@ -164,7 +177,11 @@ export async function selfTest(client: SqlClient, o: CheckOptions & { rail?: Rai
       }
       const planted = s.plant();
       for (const sql of planted.sql) await snap.asSessionUser(sql);
-      const report = await runChecks(await sourcesOf(snap, o.rail, { partial: o.partial ?? false }), { ...o, ...(o.fullReport ? {} : { only: [s.check] }), list: Math.max(o.list ?? 50, 1000) });
+      const report = await runChecks(await sourcesOf(snap, o.rail, { partial: o.partial ?? false }), {
+        ...o,
+        ...(o.fullReport ? {} : { only: [s.check] }),
+        list: Math.max(o.list ?? 50, 1000),
+      });
       const c = report.checks.find((x) => x.name === s.check);
       out.push({ check: s.check, what: s.what, caught: !!c && c.violations.some((v) => v.includes(planted.names)), report });
     } finally {

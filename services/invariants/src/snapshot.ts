@@ -53,7 +53,8 @@ export class Snapshot {
     const { rows } = await this.client.query<{ schema: CheckedSchema }>(
       `select s.schema from unnest($1::text[], $2::text[]) as s(schema, role)
         where exists (select 1 from pg_namespace where nspname = s.schema) and exists (select 1 from pg_roles where rolname = s.role)`,
-      [schemas, schemas.map(readerRole)]);
+      [schemas, schemas.map(readerRole)],
+    );
     return new Set(rows.map((r) => r.schema));
   }
 

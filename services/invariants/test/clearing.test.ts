@@ -25,7 +25,7 @@ async function reconciliationMigrations(): Promise<Parameters<typeof Database.op
  * both in one snapshot through the read-only roles. Ledger movement is placed on chosen Bogotá days by
  * writing postings with their created_at (balanced, like the ledger writes them).
  */
-describe('clearing: the ledger\'s clearing accounts against the providers\' reports', () => {
+describe("clearing: the ledger's clearing accounts against the providers' reports", () => {
   let tdb: TestDatabase;
   let ledger: StartedLedger;
   let namespace: string;
@@ -55,29 +55,47 @@ describe('clearing: the ledger\'s clearing accounts against the providers\' repo
   /** A posting on `account` at `at` (UTC), balanced against operational_losses, as the ledger writes one. */
   async function book(account: string, amount: bigint, at: string): Promise<void> {
     const id = randomUUID();
-    await client.query(`insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
-      values ($1, $2, 'test', 'correction', 'co-test', 'BREB', $3::timestamptz)`, [id, `test:${id}`, at]);
-    await client.query(`insert into ledger.entries (posting_id, seq, account, amount) values ($1, 1, $2, $3), ($1, 2, 'operational_losses', $4)`,
-      [id, account, amount.toString(), (-amount).toString()]);
+    await client.query(
+      `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
+      values ($1, $2, 'test', 'correction', 'co-test', 'BREB', $3::timestamptz)`,
+      [id, `test:${id}`, at],
+    );
+    await client.query(`insert into ledger.entries (posting_id, seq, account, amount) values ($1, 1, $2, $3), ($1, 2, 'operational_losses', $4)`, [
+      id,
+      account,
+      amount.toString(),
+      (-amount).toString(),
+    ]);
   }
   const runId = () => `run_${randomBytes(16).toString('hex')}`;
   async function run(rail: string, date: string, status: string, net: bigint | null, startedAt = 'now()'): Promise<string> {
     const id = runId();
-    await client.query(`insert into reconciliation.runs (id, rail, date, status, outcome, started_at, finished_at, report_net_cents, ours_net_cents)
+    await client.query(
+      `insert into reconciliation.runs (id, rail, date, status, outcome, started_at, finished_at, report_net_cents, ours_net_cents)
       values ($1, $2, $3::date, $4, $5, ${startedAt}, case when $4 = 'RUNNING' then null else now() end, $6, 0)`,
-      [id, rail, date, status, status === 'RUNNING' ? null : status, net?.toString() ?? null]);
+      [id, rail, date, status, status === 'RUNNING' ? null : status, net?.toString() ?? null],
+    );
     return id;
   }
   async function breakOf(rail: string, date: string, run: string, difference: bigint, status = 'OPEN', resolution: string | null = null): Promise<string> {
     const key = `${rail}:${date}:amount_mismatch:${randomUUID()}`;
-    await client.query(`insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, status, resolution, resolved_at, difference_cents)
+    await client.query(
+      `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, status, resolution, resolved_at, difference_cents)
       values ($1, $2, $2, 'amount_mismatch', $3, $4::date, $5, $6, case when $5 = 'RESOLVED' then now() end, $7)`,
-      [key, run, rail, date, status, resolution, difference.toString()]);
+      [key, run, rail, date, status, resolution, difference.toString()],
+    );
     return key;
   }
-  const adjust = (clearing: string, delta: bigint, key: string) => ledgerClient.postClearingAdjustment(
-    ledgerV1.PostClearingAdjustmentRequest.fromPartial({ idempotencyKey: `recon:${key}:accept_provider`, clearing, deltaCents: delta, reason: `${key}: accepted` }),
-    { requestId: randomUUID() });
+  const adjust = (clearing: string, delta: bigint, key: string) =>
+    ledgerClient.postClearingAdjustment(
+      ledgerV1.PostClearingAdjustmentRequest.fromPartial({
+        idempotencyKey: `recon:${key}:accept_provider`,
+        clearing,
+        deltaCents: delta,
+        reason: `${key}: accepted`,
+      }),
+      { requestId: randomUUID() },
+    );
 
   it('without the reconciliation installed the line is "not checked (no reconciliation)", not a violation', async () => {
     const r = await check();
@@ -91,7 +109,13 @@ describe('clearing: the ledger\'s clearing accounts against the providers\' repo
   });
 
   it('with the reconciliation installed (its migrations) and nothing reconciled: every movement is unreconciled, OK', async () => {
-    const db = await Database.open({ url: tdb.url, schema: 'reconciliation', migrations: await reconciliationMigrations(), logger: createLogger('invariants-test', 'silent'), poolMax: 1 });
+    const db = await Database.open({
+      url: tdb.url,
+      schema: 'reconciliation',
+      migrations: await reconciliationMigrations(),
+      logger: createLogger('invariants-test', 'silent'),
+      poolMax: 1,
+    });
     try {
       expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service']);
     } finally {
@@ -151,7 +175,9 @@ describe('clearing: the ledger\'s clearing accounts against the providers\' repo
     expect(violationLines(r)).toEqual([]);
     expect(countOf(r, 'ACH')).toBe('L 8766 R 8766 D 0 U 0 unreconciled days none');
     expect(countOf(r, 'reconciled days')).toBe(3);
-    expect(formatReport(r)).toMatch(/^clearing +OK +3 reconciled days, 1 outstanding breaks, BREB L 182000 R 152000 D 0 U 30000 unreconciled days 1 \(2026-11-21\), ACH L 8766 /m);
+    expect(formatReport(r)).toMatch(
+      /^clearing +OK +3 reconciled days, 1 outstanding breaks, BREB L 182000 R 152000 D 0 U 30000 unreconciled days 1 \(2026-11-21\), ACH L 8766 /m,
+    );
   });
 
   it('violated: a report that the ledger does not match and no break explains; an adjustment posted twice over is no cover', async () => {
@@ -190,7 +216,9 @@ describe('clearing: the ledger\'s clearing accounts against the providers\' repo
     const [st] = await selfTest(client, { checks: ['clearing'], partial: true, rail: 'none' });
     expect(st).toMatchObject({ check: 'clearing', caught: true });
     expect(st!.skipped).toBeUndefined();
-    expect(violationLines(st!.report)).toEqual([expect.stringMatching(/^\[clearing\] BREB \(rail_clearing:BREB\): .*difference \(R − D\) − \(L − U\) = \d{9}$/)]);
+    expect(violationLines(st!.report)).toEqual([
+      expect.stringMatching(/^\[clearing\] BREB \(rail_clearing:BREB\): .*difference \(R − D\) − \(L − U\) = \d{9}$/),
+    ]);
     expect((await client.query<{ n: number }>('select count(*)::int as n from reconciliation.runs')).rows[0]!.n).toBe(before);
     const r = await check();
     expect(violationLines(r)).toEqual([]);

@@ -25,7 +25,10 @@ import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } 
  */
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
-const value = (name: string) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : undefined; };
+const value = (name: string) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : undefined;
+};
 const url = process.env.INVARIANTS_DATABASE_URL ?? process.env.DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const rail = value('rail') === 'none' ? 'none' : 'auto';
 const broken = value('break');
@@ -45,17 +48,30 @@ try {
   await client.connect();
   if (flag('self-test')) {
     const results = await selfTest(client, { rail });
-    for (const r of results) process.stdout.write(`self-test ${r.check.padEnd(10)} ${r.skipped ? `skipped (${r.skipped})` : r.caught ? 'caught' : 'NOT CAUGHT'}: ${r.what}\n`);
+    for (const r of results)
+      process.stdout.write(`self-test ${r.check.padEnd(10)} ${r.skipped ? `skipped (${r.skipped})` : r.caught ? 'caught' : 'NOT CAUGHT'}: ${r.what}\n`);
     const planted = results.filter((r) => !r.skipped);
     const missed = planted.filter((r) => !r.caught);
-    const skipped = results.length - planted.length ? ` (${results.length - planted.length} skipped: ${results.filter((r) => r.skipped).map((r) => r.check).join(', ')})` : '';
-    process.stdout.write(missed.length ? `self-test: ${missed.length} of ${planted.length} planted violations NOT caught${skipped}\n` : `self-test: all ${planted.length} planted violations caught (rolled back)${skipped}\n`);
+    const skipped =
+      results.length - planted.length
+        ? ` (${results.length - planted.length} skipped: ${results
+            .filter((r) => r.skipped)
+            .map((r) => r.check)
+            .join(', ')})`
+        : '';
+    process.stdout.write(
+      missed.length
+        ? `self-test: ${missed.length} of ${planted.length} planted violations NOT caught${skipped}\n`
+        : `self-test: all ${planted.length} planted violations caught (rolled back)${skipped}\n`,
+    );
     process.exitCode = missed.length ? 1 : 0;
   } else if (broken) {
     const [r] = await selfTest(client, { rail, checks: [broken as CheckName], fullReport: true });
-    process.stdout.write(r!.skipped
-      ? `(no ${broken} violation could be planted: ${r!.skipped}; the report as it is)\n`
-      : `(a ${broken} violation planted in a transaction that is rolled back: ${r!.what})\n`);
+    process.stdout.write(
+      r!.skipped
+        ? `(no ${broken} violation could be planted: ${r!.skipped}; the report as it is)\n`
+        : `(a ${broken} violation planted in a transaction that is rolled back: ${r!.what})\n`,
+    );
     process.stdout.write(flag('json') ? `${JSON.stringify(r!.report, null, 2)}\n` : `${formatReport(r!.report)}\n`);
     process.exitCode = r!.skipped ? 2 : r!.report.ok ? 0 : 1;
   } else {
