@@ -41,7 +41,12 @@ export const SUBJECTS = [
   ['ledger.released', LEDGER, ['ledger'], 'A send failed, was rejected or expired: the hold was released (pending_out −T, available +T).'],
   ['ledger.inflow_recorded', LEDGER, ['ledger'], 'PSE paid / Bre-B received: settlement −G, available +N, fee, IVA (or unassigned_funds).'],
   ['ledger.inflow_reversed', LEDGER, ['ledger'], "A provider reversed a PSE payment: the paid posting's entries negated."],
-  ['ledger.correction_posted', LEDGER, ['ledger'], 'An operator resolved a money exception with a correcting entry (write-off: operational_losses −amount, rail_clearing +amount); no company wallet moves.'],
+  [
+    'ledger.correction_posted',
+    LEDGER,
+    ['ledger'],
+    'An operator resolved a money exception with a correcting entry (write-off: operational_losses −amount, rail_clearing +amount); no company wallet moves.',
+  ],
   ['transfer.created', TRANSFER, ['transfer'], 'The send was accepted: funds reserved in the ledger (status PENDING).'],
   ['transfer.dispatched', TRANSFER, ['transfer'], 'The rail took it (providerTransferId set).'],
   ['transfer.completed', TRANSFER, ['transfer'], 'The rail confirmed; the ledger hold was committed (completedAt).'],
@@ -50,21 +55,61 @@ export const SUBJECTS = [
   ['transfer.approved', TRANSFER, ['transfer'], 'The approval quorum was reached; the send goes on to the rail (EXECUTING).'],
   ['transfer.rejected', TRANSFER, ['transfer'], 'An approver rejected the send; its funds were released (REJECTED).'],
   ['transfer.expired', TRANSFER, ['transfer'], 'The approvals did not reach the quorum before expiry; the funds were released (EXPIRED).'],
-  ['transfer.batch_validated', 'wallet.events.v1.BatchEvent', ['transfer'], 'A bulk payout was uploaded and validated (state VALIDATED or REJECTED, with its counts and totals); no money moved.'],
-  ['transfer.batch_completed', 'wallet.events.v1.BatchEvent', ['transfer'], 'Every executed item of a bulk payout is final: COMPLETED, PARTIALLY_FAILED or FAILED.'],
+  [
+    'transfer.batch_validated',
+    'wallet.events.v1.BatchEvent',
+    ['transfer'],
+    'A bulk payout was uploaded and validated (state VALIDATED or REJECTED, with its counts and totals); no money moved.',
+  ],
+  [
+    'transfer.batch_completed',
+    'wallet.events.v1.BatchEvent',
+    ['transfer'],
+    'Every executed item of a bulk payout is final: COMPLETED, PARTIALLY_FAILED or FAILED.',
+  ],
   ['deposit.created', DEPOSIT, ['pse-deposit'], 'A PSE link was created (PENDING_CONFIRM).'],
-  ['deposit.paid', DEPOSIT, ['pse-deposit', 'collect-key'], 'Paid and credited (ASSIGNED): the net is in the wallet. Also when a held (UNASSIGNED) Bre-B payment is assigned to its company (same deposit id, now with its fees).'],
+  [
+    'deposit.paid',
+    DEPOSIT,
+    ['pse-deposit', 'collect-key'],
+    'Paid and credited (ASSIGNED): the net is in the wallet. Also when a held (UNASSIGNED) Bre-B payment is assigned to its company (same deposit id, now with its fees).',
+  ],
   ['deposit.failed', DEPOSIT, ['pse-deposit'], "The payer's attempt failed."],
   ['deposit.expired', DEPOSIT, ['pse-deposit'], 'Unpaid past its TTL.'],
-  ['deposit.reversed', DEPOSIT, ['pse-deposit', 'collect-key'], 'The provider reversed it; the credit was debited back. collect-key: a held (UNASSIGNED) Bre-B payment was returned to the payer through the network (shown REVERSED).'],
-  ['deposit.unassigned', DEPOSIT, ['collect-key'], 'A Bre-B payment to a deleted or suspended key: received, not credited (held; it can be assigned to its company later, then `deposit.paid` of the same deposit).'],
+  [
+    'deposit.reversed',
+    DEPOSIT,
+    ['pse-deposit', 'collect-key'],
+    'The provider reversed it; the credit was debited back. collect-key: a held (UNASSIGNED) Bre-B payment was returned to the payer through the network (shown REVERSED).',
+  ],
+  [
+    'deposit.unassigned',
+    DEPOSIT,
+    ['collect-key'],
+    'A Bre-B payment to a deleted or suspended key: received, not credited (held; it can be assigned to its company later, then `deposit.paid` of the same deposit).',
+  ],
   ['collectkey.created', COLLECT_KEY, ['collect-key'], 'A key was issued (registered at the Bre-B directory).'],
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
   ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
-  ['reconciliation.completed', 'wallet.events.v1.ReconciliationCompleted', ['reconciliation'], 'A reconciliation run of a rail and date ended (RECONCILED, REJECTED or FAILED), with its counts and both sides\' effect on the clearing account.'],
-  ['reconciliation.break', 'wallet.events.v1.ReconciliationBreak', ['reconciliation'], 'A run found a new break (once per break key, whatever the number of runs); its money exception was opened with it.'],
-  ['company.security_changed', 'wallet.events.v1.CompanySecurityChanged', ['gateway'], "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected; its active dashboard admins are e-mailed too."],
+  [
+    'reconciliation.completed',
+    'wallet.events.v1.ReconciliationCompleted',
+    ['reconciliation'],
+    "A reconciliation run of a rail and date ended (RECONCILED, REJECTED or FAILED), with its counts and both sides' effect on the clearing account.",
+  ],
+  [
+    'reconciliation.break',
+    'wallet.events.v1.ReconciliationBreak',
+    ['reconciliation'],
+    'A run found a new break (once per break key, whatever the number of runs); its money exception was opened with it.',
+  ],
+  [
+    'company.security_changed',
+    'wallet.events.v1.CompanySecurityChanged',
+    ['gateway'],
+    "A change to a company's multi-signature threshold, users, API keys, limits, fees or status was requested, made or rejected; its active dashboard admins are e-mailed too.",
+  ],
 ];
 
 const streamOf = (subject) => Object.entries(STREAMS).find(([, s]) => subject.startsWith(s.subjects.slice(0, -1)))?.[0];
@@ -102,8 +147,14 @@ export function loadProtos() {
     if (target.startsWith('google/protobuf/')) return target; // protobufjs ships the well-known types
     return join(PROTO_ROOT, target);
   };
-  const files = ['collectkey_events.proto', 'company_events.proto', 'deposit_events.proto', 'ledger_events.proto', 'reconciliation_events.proto', 'transfer_events.proto']
-    .map((f) => `wallet/events/v1/${f}`);
+  const files = [
+    'collectkey_events.proto',
+    'company_events.proto',
+    'deposit_events.proto',
+    'ledger_events.proto',
+    'reconciliation_events.proto',
+    'transfer_events.proto',
+  ].map((f) => `wallet/events/v1/${f}`);
   root.loadSync(files, { keepCase: false, alternateCommentMode: true });
   root.resolveAll();
   return root;
@@ -152,7 +203,9 @@ function typeSchema(t, schemas) {
   if (t instanceof protobuf.Enum) {
     const name = schemaName(t.fullName);
     schemas[name] ??= {
-      type: 'string', title: t.name, enum: Object.keys(t.values),
+      type: 'string',
+      title: t.name,
+      enum: Object.keys(t.values),
       ...(clean(t.comment) ? { description: clean(t.comment) } : {}),
       'x-proto-enum': name,
     };
@@ -218,10 +271,14 @@ export function buildAsyncApiDocument(version = readVersion()) {
       title: 'Payments wallet events',
       version,
       description: [
-        'Every NATS JetStream subject the product publishes. Events are written to the owning service\'s outbox in the',
+        "Every NATS JetStream subject the product publishes. Events are written to the owning service's outbox in the",
         'same database transaction as the change they describe and relayed after commit.',
         '',
-        '- Streams: ' + Object.entries(STREAMS).map(([n, s]) => `\`${n}\` (\`${s.subjects}\`)`).join(', ') + '; file storage, 30 days, 10-minute duplicate window.',
+        '- Streams: ' +
+          Object.entries(STREAMS)
+            .map(([n, s]) => `\`${n}\` (\`${s.subjects}\`)`)
+            .join(', ') +
+          '; file storage, 30 days, 10-minute duplicate window.',
         '- In a namespaced deployment (`BUS_NAMESPACE=x`) streams are `X_LEDGER`… and subjects `x.ledger.…`.',
         '- Body: the payload message encoded as proto3 JSON (camelCase fields, int64 as strings, enums by name, timestamps RFC 3339).',
         '- Delivery is at least once: de-duplicate on `ce-id`; do not rely on order (use `occurredAt` and the resource state).',
@@ -293,11 +350,19 @@ export function renderMarkdown(doc) {
     }
     out.push('');
   }
-  return out.join('\n').replace(/\n{3,}/g, '\n\n').trimEnd() + '\n';
+  return (
+    out
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trimEnd() + '\n'
+  );
 }
 
 function anchor(heading) {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-');
 }
 
 export function renderJson(doc) {

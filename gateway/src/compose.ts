@@ -72,11 +72,28 @@ import { ApiKeyStore } from './persistence/api-key.store.js';
 import { CompanyStore } from './persistence/company.store.js';
 import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 
-export type AppConfig = Pick<GatewayConfig,
-  'nodeEnv' | 'adminToken' | 'apiKeyPepper' | 'encryptionKey' | 'sessionTtlSeconds' | 'dashboard' | 'adminSessionTtlSeconds' | 'creditDualControlCents' | 'creditControls' | 'approvals'
-  | 'apiKeyPrefix' | 'apiKeyCacheTtlMs' | 'trustedProxies' | 'rateLimit' | 'idempotencyKeyTtlSeconds' | 'transferSendDeadlineMs' | 'reconciliationRerunDeadlineMs'> & {
-    admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
-  };
+export type AppConfig = Pick<
+  GatewayConfig,
+  | 'nodeEnv'
+  | 'adminToken'
+  | 'apiKeyPepper'
+  | 'encryptionKey'
+  | 'sessionTtlSeconds'
+  | 'dashboard'
+  | 'adminSessionTtlSeconds'
+  | 'creditDualControlCents'
+  | 'creditControls'
+  | 'approvals'
+  | 'apiKeyPrefix'
+  | 'apiKeyCacheTtlMs'
+  | 'trustedProxies'
+  | 'rateLimit'
+  | 'idempotencyKeyTtlSeconds'
+  | 'transferSendDeadlineMs'
+  | 'reconciliationRerunDeadlineMs'
+> & {
+  admin: Pick<GatewayConfig['admin'], 'alsoOnPublicPort'>;
+};
 
 export interface AppDeps {
   config: AppConfig;
@@ -127,11 +144,20 @@ export function createApp(deps: AppDeps): GatewayApp {
   const { config, log, db, ledger, transfer, deposit, collectKey, receipt, redis } = deps;
   const companies = new CompanyStore();
   const apiKeys = new ApiKeyStore();
-  const authenticator = new ApiKeyAuthenticator(db, apiKeys, {
-    pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: config.apiKeyCacheTtlMs,
-  }, log);
+  const authenticator = new ApiKeyAuthenticator(
+    db,
+    apiKeys,
+    {
+      pepper: config.apiKeyPepper,
+      prefix: config.apiKeyPrefix,
+      cacheTtlMs: config.apiKeyCacheTtlMs,
+    },
+    log,
+  );
   // Every replica forgets a changed key or company at once (database triggers → NOTIFY); see the class.
-  authenticator.watchChanges(db).catch((err: unknown) => log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL'));
+  authenticator
+    .watchChanges(db)
+    .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'API key change feed not started; cached keys live the short TTL'));
   const limiter = new RollingWindowLimiter(redis, { prefix: config.rateLimit.prefix, windowSeconds: config.rateLimit.windowSeconds });
 
   const mailOutbox = deps.mailOutbox ?? new MailOutbox({ secretKey: config.encryptionKey });
@@ -141,22 +167,48 @@ export function createApp(deps: AppDeps): GatewayApp {
   const ledgerAdmin = new LedgerAdmin(ledger, companyAdmin);
   const production = config.nodeEnv === 'production';
   const audit = new AdminAudit(db, log);
-  const operators = new OperatorAuth(db, {
-    pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.adminSessionTtlSeconds, production,
-    issuer: 'Billetera Pagos (operadores)',
-  }, log);
+  const operators = new OperatorAuth(
+    db,
+    {
+      pepper: config.apiKeyPepper,
+      secretKey: config.encryptionKey,
+      sessionTtlSeconds: config.adminSessionTtlSeconds,
+      production,
+      issuer: 'Billetera Pagos (operadores)',
+    },
+    log,
+  );
   const creditRequests = new CreditRequestAdmin(db, ledgerAdmin, companyAdmin, config.creditControls, log);
-  const dashboardAuth = new DashboardAuth(db, {
-    pepper: config.apiKeyPepper, secretKey: config.encryptionKey, sessionTtlSeconds: config.sessionTtlSeconds, issuer: 'Billetera Pagos',
-    lockout: config.dashboard.lockout, invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
-    ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
-  }, log);
+  const dashboardAuth = new DashboardAuth(
+    db,
+    {
+      pepper: config.apiKeyPepper,
+      secretKey: config.encryptionKey,
+      sessionTtlSeconds: config.sessionTtlSeconds,
+      issuer: 'Billetera Pagos',
+      lockout: config.dashboard.lockout,
+      invitationTtlSeconds: config.dashboard.invitationTtlSeconds,
+      ...(config.dashboard.publicUrl ? { publicUrl: config.dashboard.publicUrl } : {}),
+    },
+    log,
+  );
   dashboardAuth.start();
   const approvals = new ApprovalRequests(db, securityNotices, config.approvals, log);
-  const changes = new AdminChanges(db, approvals, {
-    companies: companyAdmin, keys: keyAdmin, dashboard: dashboardAuth, operators, ledger: ledgerAdmin, transfer,
-    delivery: new CredentialDelivery(mailOutbox, { production }, log), notices: securityNotices,
-  }, log);
+  const changes = new AdminChanges(
+    db,
+    approvals,
+    {
+      companies: companyAdmin,
+      keys: keyAdmin,
+      dashboard: dashboardAuth,
+      operators,
+      ledger: ledgerAdmin,
+      transfer,
+      delivery: new CredentialDelivery(mailOutbox, { production }, log),
+      notices: securityNotices,
+    },
+    log,
+  );
 
   let document: Record<string, unknown> | undefined;
   const routes: AnyRoute[] = [
@@ -181,7 +233,12 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...adminOperatorRoutes(operators, changes),
     ...adminAuditRoutes(audit),
     ...adminAmlRoutes(transfer, changes),
-    ...adminExceptionsRoutes(new MoneyExceptions({ transfers: transfer, deposits: deposit, recon: deps.reconciliation ?? ({} as ReconciliationClient), collectKeys: collectKey }, { rerunDeadlineMs: config.reconciliationRerunDeadlineMs })),
+    ...adminExceptionsRoutes(
+      new MoneyExceptions(
+        { transfers: transfer, deposits: deposit, recon: deps.reconciliation ?? ({} as ReconciliationClient), collectKeys: collectKey },
+        { rerunDeadlineMs: config.reconciliationRerunDeadlineMs },
+      ),
+    ),
     ...adminReconciliationRoutes(deps.reconciliation ?? ({} as ReconciliationClient)),
     ...adminDashboardUserRoutes(dashboardAuth, changes, { enrolment: config.dashboard.enrolment }),
     ...authRoutes(dashboardAuth),

@@ -15,7 +15,16 @@ describe('gateway config', () => {
     expect(loadConfig({ GATEWAY_DB_POOL_MAX: '2' }).dbPoolMax).toBe(2);
     expect(c.ledgerAddress).toBe('127.0.0.1:50051');
     expect(c.redisUrl).toBe('redis://127.0.0.1:6379');
-    expect(c.rateLimit.perMinute).toEqual({ READS: 100, QUOTES: 30, RESOLVE_KEY: 30, FINANCIAL: 10, COLLECT_KEY_WRITES: 60, AUTHENTICATION: 5, ADMIN: 300, ADMIN_LOGIN: 5 });
+    expect(c.rateLimit.perMinute).toEqual({
+      READS: 100,
+      QUOTES: 30,
+      RESOLVE_KEY: 30,
+      FINANCIAL: 10,
+      COLLECT_KEY_WRITES: 60,
+      AUTHENTICATION: 5,
+      ADMIN: 300,
+      ADMIN_LOGIN: 5,
+    });
     // /admin stays on the public port; no admin listener unless asked for.
     expect(c.admin).toEqual({ port: undefined, host: '0.0.0.0', alsoOnPublicPort: true });
     expect(loadConfig({ GATEWAY_ADMIN_PORT: '8181' }).admin).toEqual({ port: 8181, host: '0.0.0.0', alsoOnPublicPort: true });
@@ -43,7 +52,13 @@ describe('gateway config', () => {
       expect(text).toMatch(/MAIL_FROM/);
     }
     expect(() => loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'dev-admin-token', API_KEY_PEPPER: 'p'.repeat(32) })).toThrow(ConfigError);
-    const prod = loadConfig({ NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL });
+    const prod = loadConfig({
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    });
     expect(prod.apiKeyPrefix).toBe('wk_live_');
     expect(prod.migrateOnStart).toBe(false);
     expect(prod.dashboard.enrolment).toBe('invitation');
@@ -59,37 +74,85 @@ describe('gateway config', () => {
   });
 
   it('dashboard enrolment: direct by default outside production, invitation when asked, never direct in production', () => {
-    expect(loadConfig({}).dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 259_200, publicUrl: undefined, lockout: { windowSeconds: 900, lockSeconds: 900 } });
+    expect(loadConfig({}).dashboard).toEqual({
+      enrolment: 'direct',
+      invitationTtlSeconds: 259_200,
+      publicUrl: undefined,
+      lockout: { windowSeconds: 900, lockSeconds: 900 },
+    });
     expect(loadConfig({ DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
-    const secrets = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+    const secrets = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    };
     expect(loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'invitation' }).dashboard.enrolment).toBe('invitation');
     expect(() => loadConfig({ ...secrets, DASHBOARD_ENROLMENT: 'direct' })).toThrow(/DASHBOARD_ENROLMENT/);
     expect(() => loadConfig({ DASHBOARD_ENROLMENT: 'maybe' })).toThrow(ConfigError);
-    const c = loadConfig({ DASHBOARD_PUBLIC_URL: 'https://pagos.example.co', DASHBOARD_LOCKOUT_SECONDS: '5', DASHBOARD_LOCKOUT_WINDOW_SECONDS: '7', DASHBOARD_INVITATION_TTL_SECONDS: '60' });
-    expect(c.dashboard).toEqual({ enrolment: 'direct', invitationTtlSeconds: 60, publicUrl: 'https://pagos.example.co', lockout: { windowSeconds: 7, lockSeconds: 5 } });
+    const c = loadConfig({
+      DASHBOARD_PUBLIC_URL: 'https://pagos.example.co',
+      DASHBOARD_LOCKOUT_SECONDS: '5',
+      DASHBOARD_LOCKOUT_WINDOW_SECONDS: '7',
+      DASHBOARD_INVITATION_TTL_SECONDS: '60',
+    });
+    expect(c.dashboard).toEqual({
+      enrolment: 'direct',
+      invitationTtlSeconds: 60,
+      publicUrl: 'https://pagos.example.co',
+      lockout: { windowSeconds: 7, lockSeconds: 5 },
+    });
     expect(() => loadConfig({ DASHBOARD_PUBLIC_URL: 'javascript:alert(1)' })).toThrow(ConfigError);
     expect(() => loadConfig({ DASHBOARD_LOCKOUT_SECONDS: '0' })).toThrow(ConfigError);
   });
 
   it('reads the admin settings and refuses contradictions', () => {
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+    const prod = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    };
     expect(() => loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '8080' })).toThrow(/GATEWAY_ADMIN_PORT/);
-    expect(loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '9443', GATEWAY_ADMIN_HOST: '10.1.2.3' }).admin).toEqual({ port: 9443, host: '10.1.2.3', alsoOnPublicPort: false });
+    expect(loadConfig({ ...prod, GATEWAY_ADMIN_PORT: '9443', GATEWAY_ADMIN_HOST: '10.1.2.3' }).admin).toEqual({
+      port: 9443,
+      host: '10.1.2.3',
+      alsoOnPublicPort: false,
+    });
     expect(loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500' }).creditDualControlCents).toBe(500);
     expect(loadConfig({ ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' }).creditDualControlCents).toBe(700);
-    expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500', ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' })).toThrow(/ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS/);
+    expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '500', ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS: '700' })).toThrow(
+      /ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS/,
+    );
     expect(() => loadConfig({ ADMIN_CREDIT_DUAL_CONTROL_CENTS: '1.5' })).toThrow(ConfigError);
     expect(() => loadConfig({ ADMIN_SESSION_TTL_SECONDS: '86400' })).toThrow(/ADMIN_SESSION_TTL_SECONDS/);
   });
 
   it('refuses every development secret in production, naming the variable and never the value', () => {
-    for (const [name, dev] of [['API_KEY_PEPPER', 'dev-api-key-pepper-not-for-production'], ['GATEWAY_ENCRYPTION_KEY', 'dev-gateway-encryption-key-not-for-production']]) {
-      const env = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL, [name!]: dev };
+    for (const [name, dev] of [
+      ['API_KEY_PEPPER', 'dev-api-key-pepper-not-for-production'],
+      ['GATEWAY_ENCRYPTION_KEY', 'dev-gateway-encryption-key-not-for-production'],
+    ]) {
+      const env = {
+        NODE_ENV: 'production',
+        ADMIN_TOKEN: 'a-long-operator-token',
+        API_KEY_PEPPER: 'p'.repeat(32),
+        GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+        ...MAIL,
+        [name!]: dev,
+      };
       expect(() => loadConfig(env)).toThrow(new RegExp(name!)); // once accepted: only their absence was refused
     }
-    expect(productionSecretFailures(loadConfig, gatewayEnvSchema, {
-      ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL,
-    })).toEqual([]);
+    expect(
+      productionSecretFailures(loadConfig, gatewayEnvSchema, {
+        ADMIN_TOKEN: 'a-long-operator-token',
+        API_KEY_PEPPER: 'p'.repeat(32),
+        GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+        ...MAIL,
+      }),
+    ).toEqual([]);
   });
 
   it('mail (SMTP_URL, MAIL_FROM) is required in production; elsewhere the sandbox sink; NATS from the shared variables', () => {
@@ -98,13 +161,19 @@ describe('gateway config', () => {
     expect(dev.mail.from).toMatch(/@/);
     expect(dev.nats).toEqual({ url: 'nats://127.0.0.1:4222', namespace: '', streamReplicas: 1 });
     expect(loadConfig({ NATS_URL: 'nats://nats:4222', BUS_NAMESPACE: 'x1' }).nats).toMatchObject({ url: 'nats://nats:4222', namespace: 'x1' });
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+    const prod = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    };
     for (const missing of ['SMTP_URL', 'MAIL_FROM'] as const) {
       const env: Record<string, string> = { ...prod, ...MAIL };
       delete env[missing];
       expect(() => loadConfig(env)).toThrow(new RegExp(`${missing}: is required in production`));
     }
-    expect(loadConfig({ ...prod, ...MAIL }).mail).toMatchObject(({ smtpUrl: MAIL.SMTP_URL, from: MAIL.MAIL_FROM }));
+    expect(loadConfig({ ...prod, ...MAIL }).mail).toMatchObject({ smtpUrl: MAIL.SMTP_URL, from: MAIL.MAIL_FROM });
     expect(() => loadConfig({ SMTP_URL: 'http://mail.example.co' })).toThrow(/SMTP_URL/);
   });
 
@@ -121,7 +190,13 @@ describe('gateway config', () => {
   });
 
   describe('trusted proxies in production', () => {
-    const prod = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), ...MAIL };
+    const prod = {
+      NODE_ENV: 'production',
+      ADMIN_TOKEN: 'a-long-operator-token',
+      API_KEY_PEPPER: 'p'.repeat(32),
+      GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+      ...MAIL,
+    };
 
     it('trusts no proxy unless told which', () => {
       expect(loadConfig(prod).trustedProxies).toEqual([]);
@@ -129,7 +204,8 @@ describe('gateway config', () => {
     });
 
     it.each(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7', '0.0.0.0/0', '::/0', '8.0.0.0/6', '172.0.0.0/8'])(
-      'refuses %s, which covers a whole private range, naming the variable', (entry) => {
+      'refuses %s, which covers a whole private range, naming the variable',
+      (entry) => {
         try {
           loadConfig({ ...prod, TRUSTED_PROXIES: `10.12.0.16/28,${entry}` });
           throw new Error('expected a ConfigError');
@@ -137,7 +213,8 @@ describe('gateway config', () => {
           expect(err).toBeInstanceOf(ConfigError);
           expect((err as ConfigError).problems.join('\n')).toMatch(new RegExp(`TRUSTED_PROXIES.*${entry.replace(/[.:/]/g, '\\$&')} covers all of`));
         }
-      });
+      },
+    );
 
     it('accepts part of a private range, and any list outside production', () => {
       expect(loadConfig({ ...prod, TRUSTED_PROXIES: '10.0.0.0/9,192.168.1.0/24,fd00:1::/64' }).trustedProxies).toHaveLength(3);

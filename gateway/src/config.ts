@@ -22,7 +22,10 @@ export const DEFAULT_CREDIT_DUAL_CONTROL_CENTS = 100_000_000;
 const centsVar = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional();
 
 const cidrList = z.string().transform((value, ctx) => {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0 && s.toLowerCase() !== 'none');
   for (const item of items) {
     if (!isCidr(item)) ctx.addIssue({ code: 'custom', message: `not an IP address or CIDR: ${item}` });
   }
@@ -83,7 +86,10 @@ export const gatewayEnvSchema = baseEnvSchema
     WEBHOOK_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50056'),
     /** The reconciliation service (admin: /admin/reconciliations and its money exceptions). */
     RECONCILIATION_GRPC_ADDR: z.string().min(1).default('127.0.0.1:50057'),
-    REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL').default('redis://127.0.0.1:6379'),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6379'),
     /** Secrets (dev-secrets.ts): development defaults outside production, required there. */
     /**
      * The shared bootstrap token. Outside production: a development convenience (its default works
@@ -111,7 +117,12 @@ export const gatewayEnvSchema = baseEnvSchema
      * user or operator, an AML removal) waits after it is requested before a second operator may
      * approve it: the company is told at once and can object. Default 24 h in production, 0 elsewhere.
      */
-    ADMIN_APPROVAL_DELAY_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).optional(),
+    ADMIN_APPROVAL_DELAY_SECONDS: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(30 * 86_400)
+      .optional(),
     /** An approval request not decided within this expires (7 days). */
     ADMIN_APPROVAL_TTL_SECONDS: env.int(7 * 86_400, 60),
     /** Dashboard session lifetime (CONTRACT §5: 8 h). */
@@ -139,7 +150,10 @@ export const gatewayEnvSchema = baseEnvSchema
      * ingress controller's addresses.
      */
     TRUSTED_PROXIES: cidrList.optional(),
-    RATE_LIMIT_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]+$/).default('rl'),
+    RATE_LIMIT_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9:_-]+$/)
+      .default('rl'),
     /** Rolling window length; 60 s per the reference (tests shorten it). */
     RATE_LIMIT_WINDOW_SECONDS: env.int(60, 1),
     /**
@@ -172,7 +186,10 @@ export const gatewayEnvSchema = baseEnvSchema
      * owner). Same names as pse-deposit. Required in production; elsewhere the sandbox's SMTP sink
      * (smtp://127.0.0.1:2525) and a development sender.
      */
-    SMTP_URL: z.string().regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL').optional(),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^/]/, 'must be an smtp:// or smtps:// URL')
+      .optional(),
     MAIL_FROM: z.string().min(3).optional(),
     SMTP_TIMEOUT_MS: env.int(10_000, 100),
     /** How often the mail outbox is polled for mails to send (a change that wrote one nudges it at once). */
@@ -185,9 +202,16 @@ export const gatewayEnvSchema = baseEnvSchema
     ...rateLimitVars,
   })
   .superRefine((cfg, ctx) => {
-    if (cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== undefined && cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS !== undefined
-      && cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS) {
-      ctx.addIssue({ code: 'custom', path: ['ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS'], message: 'disagrees with ADMIN_CREDIT_DUAL_CONTROL_CENTS (set one of them)' });
+    if (
+      cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== undefined &&
+      cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS !== undefined &&
+      cfg.ADMIN_CREDIT_DUAL_CONTROL_CENTS !== cfg.ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ADMIN_CREDIT_APPROVAL_THRESHOLD_CENTS'],
+        message: 'disagrees with ADMIN_CREDIT_DUAL_CONTROL_CENTS (set one of them)',
+      });
     }
     const adminPort = cfg.GATEWAY_ADMIN_PORT ?? (cfg.NODE_ENV === 'production' ? DEFAULT_ADMIN_PORT : undefined);
     if (adminPort !== undefined && adminPort !== 0 && (adminPort === cfg.GATEWAY_PORT || adminPort === cfg.GATEWAY_OPS_PORT)) {
@@ -195,16 +219,25 @@ export const gatewayEnvSchema = baseEnvSchema
     }
     if (cfg.NODE_ENV === 'production') {
       for (const name of ['SMTP_URL', 'MAIL_FROM'] as const) {
-        if (!cfg[name]) ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
+        if (!cfg[name])
+          ctx.addIssue({ code: 'custom', path: [name], message: 'is required in production (security notices and credentials go out by e-mail)' });
       }
       for (const entry of cfg.TRUSTED_PROXIES ?? []) {
         const range = coversWholePrivateRange(entry);
         if (range) {
-          ctx.addIssue({ code: 'custom', path: ['TRUSTED_PROXIES'], message: `${entry} covers all of ${range}: any caller there could forge X-Forwarded-For and reset its rate limits; name the ingress controller's addresses` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['TRUSTED_PROXIES'],
+            message: `${entry} covers all of ${range}: any caller there could forge X-Forwarded-For and reset its rate limits; name the ingress controller's addresses`,
+          });
         }
       }
       if (cfg.DASHBOARD_ENROLMENT === 'direct') {
-        ctx.addIssue({ code: 'custom', path: ['DASHBOARD_ENROLMENT'], message: 'must be invitation in production (an operator must never hold a dashboard user\'s password or TOTP secret)' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['DASHBOARD_ENROLMENT'],
+          message: "must be invitation in production (an operator must never hold a dashboard user's password or TOTP secret)",
+        });
       }
     }
   });
@@ -299,7 +332,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     encryptionKey: e.GATEWAY_ENCRYPTION_KEY,
     sessionTtlSeconds: e.SESSION_TTL_SECONDS,
     dashboard: {
-      enrolment: production ? 'invitation' : e.DASHBOARD_ENROLMENT ?? 'direct',
+      enrolment: production ? 'invitation' : (e.DASHBOARD_ENROLMENT ?? 'direct'),
       invitationTtlSeconds: e.DASHBOARD_INVITATION_TTL_SECONDS,
       publicUrl: e.DASHBOARD_PUBLIC_URL,
       lockout: { windowSeconds: e.DASHBOARD_LOCKOUT_WINDOW_SECONDS, lockSeconds: e.DASHBOARD_LOCKOUT_SECONDS },
@@ -328,8 +361,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     idempotencyKeyTtlSeconds: e.IDEMPOTENCY_KEY_TTL_SECONDS,
     nats: { url: e.NATS_URL, namespace: e.BUS_NAMESPACE, streamReplicas: e.NATS_STREAM_REPLICAS },
     mail: {
-      smtpUrl: e.SMTP_URL ?? LOCAL_SMTP_SINK_URL, from: e.MAIL_FROM ?? LOCAL_MAIL_FROM, timeoutMs: e.SMTP_TIMEOUT_MS,
-      intervalMs: e.MAIL_SENDER_INTERVAL_MS, retryBaseMs: e.MAIL_RETRY_BASE_MS, retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS, maxAttempts: e.MAIL_MAX_ATTEMPTS,
+      smtpUrl: e.SMTP_URL ?? LOCAL_SMTP_SINK_URL,
+      from: e.MAIL_FROM ?? LOCAL_MAIL_FROM,
+      timeoutMs: e.SMTP_TIMEOUT_MS,
+      intervalMs: e.MAIL_SENDER_INTERVAL_MS,
+      retryBaseMs: e.MAIL_RETRY_BASE_MS,
+      retryMaxDelayMs: e.MAIL_RETRY_MAX_DELAY_MS,
+      maxAttempts: e.MAIL_MAX_ATTEMPTS,
     },
   };
 }

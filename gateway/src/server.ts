@@ -37,7 +37,14 @@ export interface RunningGateway {
  */
 /** `mesh`: the gateway's mesh credentials (its client certificate towards every service). */
 export async function startGatewayServer(config: GatewayConfig, log: Logger, mesh: MeshTls): Promise<RunningGateway> {
-  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: config.dbPoolMax, appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES });
+  const db = await Database.open({
+    url: config.databaseUrl,
+    schema: 'gateway',
+    migrations: gatewayMigrations,
+    logger: log,
+    poolMax: config.dbPoolMax,
+    appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES,
+  });
   try {
     if (config.nodeEnv === 'production') await db.assertLeastPrivilege('runtime');
     if (config.migrateOnStart) {
@@ -86,10 +93,18 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const relay = new OutboxRelay(db, bus, 'gateway', log, { intervalMs: 250, batch: 100 });
   relay.start();
   const mailTransport = new SmtpMailTransport(config.mail.smtpUrl, config.mail.from, config.mail.timeoutMs);
-  const mailSender = new MailSender(db, mailTransport, {
-    secretKey: config.encryptionKey, intervalMs: config.mail.intervalMs, retryBaseMs: config.mail.retryBaseMs,
-    retryMaxDelayMs: config.mail.retryMaxDelayMs, maxAttempts: config.mail.maxAttempts,
-  }, log.child({ component: 'mail-sender' }));
+  const mailSender = new MailSender(
+    db,
+    mailTransport,
+    {
+      secretKey: config.encryptionKey,
+      intervalMs: config.mail.intervalMs,
+      retryBaseMs: config.mail.retryBaseMs,
+      retryMaxDelayMs: config.mail.retryMaxDelayMs,
+      maxAttempts: config.mail.maxAttempts,
+    },
+    log.child({ component: 'mail-sender' }),
+  );
   mailSender.start();
   const mailOutbox = new MailOutbox({ secretKey: config.encryptionKey }, () => mailSender.nudge());
   const securityNotices = new SecurityNotices(mailOutbox, () => relay.nudge());
@@ -101,7 +116,21 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
   const receiptClient = connectReceipt(config.receiptAddress, config.grpcDeadlineMs, mesh);
   const webhookClient = connectWebhook(config.webhookAddress, config.grpcDeadlineMs, mesh);
   const reconciliationClient = connectReconciliation(config.reconciliationAddress, config.grpcDeadlineMs, mesh);
-  const gateway = createApp({ config, log, db, ledger: ledgerClient, transfer: transferClient, deposit: depositClient, collectKey: collectKeyClient, receipt: receiptClient, webhook: webhookClient, reconciliation: reconciliationClient, redis, mailOutbox, securityNotices });
+  const gateway = createApp({
+    config,
+    log,
+    db,
+    ledger: ledgerClient,
+    transfer: transferClient,
+    deposit: depositClient,
+    collectKey: collectKeyClient,
+    receipt: receiptClient,
+    webhook: webhookClient,
+    reconciliation: reconciliationClient,
+    redis,
+    mailOutbox,
+    securityNotices,
+  });
 
   // Responses in progress, so a shutdown can tell their keep-alive connections to close.
   const active = new Set<ServerResponse>();
@@ -117,20 +146,29 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     // over 16 KiB, a request that did not arrive within requestTimeout) still get the API's error
     // shape and a request id, then the connection is closed.
     srv.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-      if (!socket.writable || err.code === 'ECONNRESET') { socket.destroy(); return; }
-      const code: ErrorCode = err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE'
-        : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
+      if (!socket.writable || err.code === 'ECONNRESET') {
+        socket.destroy();
+        return;
+      }
+      const code: ErrorCode =
+        err.code === 'HPE_HEADER_OVERFLOW' ? 'HEADERS_TOO_LARGE' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 'REQUEST_TIMEOUT' : 'INVALID_REQUEST';
       const status = ERRORS[code].http;
       const body = JSON.stringify({ error: code, message: ERRORS[code].message });
-      socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n`
-        + `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`);
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      );
     });
     return srv;
   };
-  const listen = (srv: Server, p: number, host: string) => new Promise<number>((resolve, reject) => {
-    srv.once('error', reject);
-    srv.listen(p, host, () => { srv.off('error', reject); resolve((srv.address() as AddressInfo).port); });
-  });
+  const listen = (srv: Server, p: number, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      srv.once('error', reject);
+      srv.listen(p, host, () => {
+        srv.off('error', reject);
+        resolve((srv.address() as AddressInfo).port);
+      });
+    });
   const server = httpServer(gateway.app.callback());
   const adminServer = config.admin.port !== undefined ? httpServer(gateway.adminApp.callback()) : undefined;
   const port = await listen(server, config.port, config.host);
@@ -138,55 +176,79 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
 
   // Not the reconciliation service: it serves operators only (/admin/reconciliations and its money
   // exceptions), so while it is down those answer 503 and the payments API stays ready.
-  const ops = new OpsServer([
-    { name: 'postgres', check: () => db.ping() },
-    {
-      name: 'redis',
-      check: async () => {
-        if (redis.status !== 'ready') throw new Error(`redis ${redis.status}`);
-        await redis.ping();
+  const ops = new OpsServer(
+    [
+      { name: 'postgres', check: () => db.ping() },
+      {
+        name: 'redis',
+        check: async () => {
+          if (redis.status !== 'ready') throw new Error(`redis ${redis.status}`);
+          await redis.ping();
+        },
       },
-    },
-    ...([['ledger', ledgerClient], ['transfer', transferClient], ['deposit', depositClient], ['collectKey', collectKeyClient], ['receipt', receiptClient], ['webhook', webhookClient]] as const).map(([name, client]) => ({
-      name,
-      check: () => new Promise<void>((resolve, reject) => {
-        client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
-      }),
-    })),
-  ], log);
+      ...(
+        [
+          ['ledger', ledgerClient],
+          ['transfer', transferClient],
+          ['deposit', depositClient],
+          ['collectKey', collectKeyClient],
+          ['receipt', receiptClient],
+          ['webhook', webhookClient],
+        ] as const
+      ).map(([name, client]) => ({
+        name,
+        check: () =>
+          new Promise<void>((resolve, reject) => {
+            client.raw.waitForReady(Date.now() + 1500, (err?: Error) => (err ? reject(new Error(`${name} unreachable`)) : resolve()));
+          }),
+      })),
+    ],
+    log,
+  );
   const opsPort = await ops.listen(config.opsPort, config.host);
-  log.info({ port, adminPort, adminOnPublicPort: config.admin.alsoOnPublicPort, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress }, 'gateway listening');
+  log.info(
+    { port, adminPort, adminOnPublicPort: config.admin.alsoOnPublicPort, opsPort, ledger: config.ledgerAddress, transfer: config.transferAddress },
+    'gateway listening',
+  );
 
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= (async () => {
-    ops.drain();
-    draining = true;
-    // Stop accepting; requests in flight finish, and their connections close after the answer.
-    for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
-    const servers = adminServer ? [server, adminServer] : [server];
-    const closed = Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
-    const idle = setInterval(() => { for (const srv of servers) srv.closeIdleConnections(); }, 100);
-    const force = setTimeout(() => { for (const srv of servers) srv.closeAllConnections(); }, Math.max(config.shutdownGraceMs - 2000, 1000));
-    force.unref();
-    await closed;
-    clearInterval(idle);
-    clearTimeout(force);
-    await gateway.close();
-    await mailSender.stop();
-    mailTransport.close();
-    await relay.stop();
-    await bus.close();
-    ledgerClient.close();
-    transferClient.close();
-    depositClient.close();
-    collectKeyClient.close();
-    receiptClient.close();
-    webhookClient.close();
-    reconciliationClient.close();
-    await redis.quit().catch(() => redis.disconnect());
-    await db.close();
-    await ops.close();
-  })());
+  const stop = () =>
+    (stopping ??= (async () => {
+      ops.drain();
+      draining = true;
+      // Stop accepting; requests in flight finish, and their connections close after the answer.
+      for (const res of active) if (!res.headersSent) res.shouldKeepAlive = false;
+      const servers = adminServer ? [server, adminServer] : [server];
+      const closed = Promise.all(servers.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
+      const idle = setInterval(() => {
+        for (const srv of servers) srv.closeIdleConnections();
+      }, 100);
+      const force = setTimeout(
+        () => {
+          for (const srv of servers) srv.closeAllConnections();
+        },
+        Math.max(config.shutdownGraceMs - 2000, 1000),
+      );
+      force.unref();
+      await closed;
+      clearInterval(idle);
+      clearTimeout(force);
+      await gateway.close();
+      await mailSender.stop();
+      mailTransport.close();
+      await relay.stop();
+      await bus.close();
+      ledgerClient.close();
+      transferClient.close();
+      depositClient.close();
+      collectKeyClient.close();
+      receiptClient.close();
+      webhookClient.close();
+      reconciliationClient.close();
+      await redis.quit().catch(() => redis.disconnect());
+      await db.close();
+      await ops.close();
+    })());
 
   return { gateway, server, port, adminPort, opsPort, stop };
 }

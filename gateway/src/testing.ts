@@ -87,9 +87,10 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
   // Production refuses a database role that owns its schema or is a superuser (docs/security.md "Database roles"): like the
   // chart, migrate as the (test) superuser first, then run as a login role of `wallet_gateway_app`.
   const production = config.nodeEnv === 'production';
-  const runConfig = production && !opts.keepDatabaseRole
-    ? { ...config, databaseUrl: await asRuntimeRole(config.databaseUrl, config.migrateOnStart, log), migrateOnStart: false }
-    : config;
+  const runConfig =
+    production && !opts.keepDatabaseRole
+      ? { ...config, databaseUrl: await asRuntimeRole(config.databaseUrl, config.migrateOnStart, log), migrateOnStart: false }
+      : config;
   const running = await startGatewayServer(runConfig, log, devMeshTls('gateway'));
   return {
     url: `http://127.0.0.1:${running.port}`,
@@ -107,7 +108,14 @@ export async function startGateway(opts: StartGatewayOptions): Promise<StartedGa
  * SRE sets up per service (docs/security.md, "Database roles").
  */
 async function asRuntimeRole(superUrl: string, migrate: boolean, log: Logger): Promise<string> {
-  const db = await Database.open({ url: superUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, poolMax: 1, appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES });
+  const db = await Database.open({
+    url: superUrl,
+    schema: 'gateway',
+    migrations: gatewayMigrations,
+    logger: log,
+    poolMax: 1,
+    appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES,
+  });
   const login = 'wallet_gateway_test_login';
   try {
     if (migrate) await db.migrate();

@@ -42,7 +42,10 @@ describe('POST /admin/companies', () => {
     expect(r.body.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     const key = await admin.issueKey(r.body.id, 'READ');
     const bal = await api.get('/wallets/balance', { token: key.key });
-    expect(bal.body.wallets.map((w: any) => [w.rail, w.availableCents])).toEqual([['BREB', '0'], ['ACH', '0']]);
+    expect(bal.body.wallets.map((w: any) => [w.rail, w.availableCents])).toEqual([
+      ['BREB', '0'],
+      ['ACH', '0'],
+    ]);
   });
 
   it('takes multiSigThreshold and the wallets to open', async () => {
@@ -56,9 +59,18 @@ describe('POST /admin/companies', () => {
     expectInvalid(await api.post('/admin/companies', { token, body: {} }), 'name', 'nit', 'taxRegime');
     expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'OTHER' } }), 'taxRegime');
     expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: 'abc', taxRegime: 'COMMON' } }), 'nit');
-    expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', multiSigThreshold: 1.5 } }), 'multiSigThreshold');
-    expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', multiSigThreshold: '2' } }), 'multiSigThreshold');
-    expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', wallets: ['BREB', 'BREB'] } }), 'wallets');
+    expectInvalid(
+      await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', multiSigThreshold: 1.5 } }),
+      'multiSigThreshold',
+    );
+    expectInvalid(
+      await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', multiSigThreshold: '2' } }),
+      'multiSigThreshold',
+    );
+    expectInvalid(
+      await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', wallets: ['BREB', 'BREB'] } }),
+      'wallets',
+    );
     expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', wallets: ['PSE'] } }), 'wallets.0');
     expectInvalid(await api.post('/admin/companies', { token, body: { name: 'X', nit: '900123456', taxRegime: 'COMMON', extra: true } }), 'extra');
     expectInvalid(await api.post('/admin/companies', { token, body: { name: '   ', nit: '900123456', taxRegime: 'COMMON' } }), 'name');
@@ -83,16 +95,30 @@ describe('GET/PATCH /admin/companies/{id}', () => {
     const c = await admin.createCompany();
     const got = await api.get(`/admin/companies/${c.id}`, { token });
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ id: c.id, counterpartyDailyLimitCents: 5_000_000_000, counterpartyMonthlyLimitCents: 50_000_000_000, rateLimitMultiplier: 1 });
+    expect(got.body).toMatchObject({
+      id: c.id,
+      counterpartyDailyLimitCents: 5_000_000_000,
+      counterpartyMonthlyLimitCents: 50_000_000_000,
+      rateLimitMultiplier: 1,
+    });
     const r = await admin.patch(c.id, {
-      status: 'SUSPENDED', taxRegime: 'SIMPLE', multiSigThreshold: 3,
-      counterpartyDailyLimitCents: 1_000_000, counterpartyMonthlyLimitCents: 9_000_000, rateLimitMultiplier: 2.5,
+      status: 'SUSPENDED',
+      taxRegime: 'SIMPLE',
+      multiSigThreshold: 3,
+      counterpartyDailyLimitCents: 1_000_000,
+      counterpartyMonthlyLimitCents: 9_000_000,
+      rateLimitMultiplier: 2.5,
     });
     expect(r.status).toBe(200);
     expect(CompanySchema.parse(r.body)).toBeTruthy();
     expect(r.body).toMatchObject({
-      id: c.id, status: 'SUSPENDED', taxRegime: 'SIMPLE', multiSigThreshold: 3,
-      counterpartyDailyLimitCents: 1_000_000, counterpartyMonthlyLimitCents: 9_000_000, rateLimitMultiplier: 2.5,
+      id: c.id,
+      status: 'SUSPENDED',
+      taxRegime: 'SIMPLE',
+      multiSigThreshold: 3,
+      counterpartyDailyLimitCents: 1_000_000,
+      counterpartyMonthlyLimitCents: 9_000_000,
+      rateLimitMultiplier: 2.5,
     });
     expect((await api.get(`/admin/companies/${c.id}`, { token })).body).toEqual(r.body);
   });
@@ -134,7 +160,8 @@ describe('API keys', () => {
     expect(list.body.items).toHaveLength(2);
     for (const k of list.body.items) expect(ApiKeySchema.parse(k)).toBeTruthy();
     expect(list.body.items.map((k: any) => [k.id, k.scope, k.label, k.revokedAt])).toEqual([
-      [created.body.id, 'WRITE', 'produccion', null], [second.id, 'READ', 'staging', null],
+      [created.body.id, 'WRITE', 'produccion', null],
+      [second.id, 'READ', 'staging', null],
     ]);
     expect(list.text).not.toContain(created.body.key);
     expect(list.text).not.toContain(second.key);
@@ -179,8 +206,14 @@ describe('POST /admin/companies/{id}/wallets/{rail}/credit', () => {
     expect(r.status).toBe(201);
     expect(MovementSchema.parse(r.body)).toBeTruthy();
     expect(r.body).toMatchObject({
-      type: 'BALANCE_ADD', rail: 'BREB', status: 'COMPLETED',
-      amount: '1500000', totalFee: '0', ivaAmount: '0', netAmount: '1500000', reference: 'fondeo-1',
+      type: 'BALANCE_ADD',
+      rail: 'BREB',
+      status: 'COMPLETED',
+      amount: '1500000',
+      totalFee: '0',
+      ivaAmount: '0',
+      netAmount: '1500000',
+      reference: 'fondeo-1',
     });
     expect(r.body.completedAt).toEqual(expect.any(String));
     const key = await admin.issueKey(c.id, 'READ');
@@ -227,11 +260,19 @@ describe('POST /admin/companies/{id}/wallets/{rail}/credit', () => {
       expectInvalid(await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, { token, body: { amountCents, reference: 'r' } }), 'amountCents');
     }
     // 2^53 written literally, beyond what a double holds exactly.
-    expectInvalid(await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, {
-      token, raw: '{"amountCents": 9007199254740993, "reference": "r"}', headers: { 'content-type': 'application/json' },
-    }), 'amountCents');
+    expectInvalid(
+      await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, {
+        token,
+        raw: '{"amountCents": 9007199254740993, "reference": "r"}',
+        headers: { 'content-type': 'application/json' },
+      }),
+      'amountCents',
+    );
     expectInvalid(await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, { token, body: { amountCents: 100 } }), 'reference');
-    expectInvalid(await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, { token, body: { amountCents: 100, reference: 'x'.repeat(101) } }), 'reference');
+    expectInvalid(
+      await api.post(`/admin/companies/${c.id}/wallets/BREB/credit`, { token, body: { amountCents: 100, reference: 'x'.repeat(101) } }),
+      'reference',
+    );
     expectInvalid(await api.post(`/admin/companies/${c.id}/wallets/PSE/credit`, { token, body: { amountCents: 100, reference: 'r' } }), 'params.rail');
   });
 

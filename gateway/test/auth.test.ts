@@ -96,13 +96,17 @@ describe('client API key authentication', () => {
   });
 });
 
-describe('the API-key cache\'s change feed (every replica forgets a changed key or company at once)', () => {
+describe("the API-key cache's change feed (every replica forgets a changed key or company at once)", () => {
   /** Polls `f` (every 20 ms, up to `ms`); the platform's `eventually`, whose time-out fails the test. */
   const waitFor = (f: () => Promise<boolean>, ms = 1_500) => eventually(f, ms, 20);
   const sql = async (text: string, params: unknown[] = []) => {
     const c = new pg.Client({ connectionString: stack.db.url });
     await c.connect();
-    try { return (await c.query(text, params)).rows; } finally { await c.end(); }
+    try {
+      return (await c.query(text, params)).rows;
+    } finally {
+      await c.end();
+    }
   };
 
   it('a key revoked on one replica, or a company suspended by SQL, stops working on another long before its cache would expire', async () => {
@@ -149,7 +153,11 @@ describe('areas closed to API keys', () => {
     const company = await admin.createCompany();
     const key = await admin.issueKey(company.id, 'WRITE');
     expectError(await api.get(`/admin/companies/${company.id}`, { token: key.key }), 403, 'API_KEY_AUTH_NOT_ALLOWED');
-    expectError(await api.post('/admin/companies', { token: key.key, body: { name: 'x', nit: '900123456', taxRegime: 'COMMON' } }), 403, 'API_KEY_AUTH_NOT_ALLOWED');
+    expectError(
+      await api.post('/admin/companies', { token: key.key, body: { name: 'x', nit: '900123456', taxRegime: 'COMMON' } }),
+      403,
+      'API_KEY_AUTH_NOT_ALLOWED',
+    );
     expectError(await api.post('/auth/login', { token: key.key, body: { email: 'a@b.co', password: 'x' } }), 403, 'API_KEY_AUTH_NOT_ALLOWED');
     expectError(await api.get('/dashboard/approvals', { token: key.key }), 403, 'API_KEY_AUTH_NOT_ALLOWED');
     // Even a revoked or made-up key: the area rule does not depend on the key being valid.
@@ -160,7 +168,11 @@ describe('areas closed to API keys', () => {
     expectError(await api.post('/admin/companies', { body: { name: 'x', nit: '900123456', taxRegime: 'COMMON' } }), 401, 'AUTH_REQUIRED');
     expectError(await api.get('/admin/companies/6f1c2c1e-0000-4000-8000-000000000001', { token: 'wrong-token' }), 401, 'INVALID_ADMIN_TOKEN');
     expectError(await api.get('/admin/companies/6f1c2c1e-0000-4000-8000-000000000001', { token: `${stack.gw.adminToken}x` }), 401, 'INVALID_ADMIN_TOKEN');
-    expectError(await api.get('/admin/companies/6f1c2c1e-0000-4000-8000-000000000001', { headers: { authorization: stack.gw.adminToken } }), 401, 'INVALID_ADMIN_TOKEN');
+    expectError(
+      await api.get('/admin/companies/6f1c2c1e-0000-4000-8000-000000000001', { headers: { authorization: stack.gw.adminToken } }),
+      401,
+      'INVALID_ADMIN_TOKEN',
+    );
   });
 
   it('the admin token is not a client credential', async () => {

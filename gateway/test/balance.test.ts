@@ -36,12 +36,22 @@ describe('GET /wallets/balance', () => {
     expect(r.body.wallets).toHaveLength(2);
     const [breb, ach] = r.body.wallets;
     expect(breb).toEqual({
-      rail: 'BREB', type: 'FAST', availableCents: '250000', pendingOutCents: '0', totalCents: '250000',
-      version: expect.any(Number), maxTransferAmount: expect.any(Number),
+      rail: 'BREB',
+      type: 'FAST',
+      availableCents: '250000',
+      pendingOutCents: '0',
+      totalCents: '250000',
+      version: expect.any(Number),
+      maxTransferAmount: expect.any(Number),
     });
     expect(ach).toEqual({
-      rail: 'ACH', type: 'ACH', availableCents: '1000005', pendingOutCents: '0', totalCents: '1000005',
-      version: expect.any(Number), maxTransferAmount: expect.any(Number),
+      rail: 'ACH',
+      type: 'ACH',
+      availableCents: '1000005',
+      pendingOutCents: '0',
+      totalCents: '1000005',
+      version: expect.any(Number),
+      maxTransferAmount: expect.any(Number),
     });
     expect(ach.version).toBeGreaterThan(breb.version);
     expect(r.body.consolidated).toEqual({ availableCents: '1250005', pendingOutCents: '0', totalCents: '1250005', currency: 'COP' });

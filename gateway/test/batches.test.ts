@@ -27,7 +27,13 @@ beforeAll(async () => {
   const namespace = testNamespace();
   ledger = await startLedger({ databaseUrl: db.url, natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace, port: 0, logLevel: 'warn' });
   transfer = await startTransferBatchesStandIn();
-  gw = await startGateway({ databaseUrl: db.url, ledgerAddress: ledger.address, transferAddress: transfer.address, namespace, env: { LOG_LEVEL: 'warn', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000' } });
+  gw = await startGateway({
+    databaseUrl: db.url,
+    ledgerAddress: ledger.address,
+    transferAddress: transfer.address,
+    namespace,
+    env: { LOG_LEVEL: 'warn', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000' },
+  });
   api = client(gw.url);
   const admin = adminOf(api, gw.adminToken);
   const co = await admin.createCompany();
@@ -42,10 +48,26 @@ afterAll(async () => {
   await db?.drop();
 });
 
-const breb = (extra: Record<string, unknown> = {}) => ({ amount: 10_000, destination: { brebKey: { type: 'PHONE', value: '3001234567' } }, targetName: 'Ana Pérez', targetDocument: '1012345678', ...extra });
+const breb = (extra: Record<string, unknown> = {}) => ({
+  amount: 10_000,
+  destination: { brebKey: { type: 'PHONE', value: '3001234567' } },
+  targetName: 'Ana Pérez',
+  targetDocument: '1012345678',
+  ...extra,
+});
 const ach = (extra: Record<string, unknown> = {}) => ({
   amount: 25_000,
-  destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+  destination: {
+    bankAccount: {
+      bankId: 1,
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderFirstName: 'Ana',
+      holderLastName: 'Pérez',
+    },
+  },
   ...extra,
 });
 const postCsv = (csv: string | Buffer, query = '', headers: Record<string, string> = {}, token = writeKey) =>
@@ -58,13 +80,28 @@ const sentSince = (n: number) => transfer.created.slice(n);
 describe('POST /transfers/batches (JSON)', () => {
   it('201: the batch and one result per item; malformed items are invalid items sent with INVALID_REQUEST, not a 400', async () => {
     const before = transfer.created.length;
-    const body = { reference: `lote-${randomUUID()}`, description: 'Nómina', mode: 'valid_only', items: [breb({ reference: 'a' }), { amount: 'mil', reference: 'b' }, ach({ reference: 'c' })] };
+    const body = {
+      reference: `lote-${randomUUID()}`,
+      description: 'Nómina',
+      mode: 'valid_only',
+      items: [breb({ reference: 'a' }), { amount: 'mil', reference: 'b' }, ach({ reference: 'c' })],
+    };
     const r = await api.post('/transfers/batches', { token: writeKey, body, headers: { 'Idempotency-Key': `k-${randomUUID()}` } });
     expect(r.status).toBe(201);
     expect(BatchCreatedSchema.parse(r.body)).toEqual(r.body);
     expect(r.body).toMatchObject({
-      status: 'VALIDATED', reference: body.reference, description: 'Nómina', mode: 'valid_only', source: 'json', itemCount: 3, validCount: 2, invalidCount: 1,
-      totals: [{ rail: 'BREB', count: 1, amount: 10_000 }, { rail: 'ACH', count: 1, amount: 25_000 }],
+      status: 'VALIDATED',
+      reference: body.reference,
+      description: 'Nómina',
+      mode: 'valid_only',
+      source: 'json',
+      itemCount: 3,
+      validCount: 2,
+      invalidCount: 1,
+      totals: [
+        { rail: 'BREB', count: 1, amount: 10_000 },
+        { rail: 'ACH', count: 1, amount: 25_000 },
+      ],
       progress: { finished: 1, total: 3, percent: 33 },
       results: [
         { item: 1, line: null, valid: true },
@@ -73,8 +110,19 @@ describe('POST /transfers/batches (JSON)', () => {
       ],
     });
     const [req] = sentSince(before);
-    expect(req).toMatchObject({ reference: body.reference, description: 'Nómina', mode: 'VALID_ONLY', source: 'JSON', requestHash: requestHash({ ...body }), idempotencyKey: expect.stringMatching(/^k-/) });
-    expect(req!.items.map((i) => [i.seq, i.line, i.invalidCode ?? null])).toEqual([[1, 0, null], [2, 0, 'INVALID_REQUEST'], [3, 0, null]]);
+    expect(req).toMatchObject({
+      reference: body.reference,
+      description: 'Nómina',
+      mode: 'VALID_ONLY',
+      source: 'JSON',
+      requestHash: requestHash({ ...body }),
+      idempotencyKey: expect.stringMatching(/^k-/),
+    });
+    expect(req!.items.map((i) => [i.seq, i.line, i.invalidCode ?? null])).toEqual([
+      [1, 0, null],
+      [2, 0, 'INVALID_REQUEST'],
+      [3, 0, null],
+    ]);
     expect(req!.items[0]!.send).toMatchObject({ amount: 10_000n, brebKey: { type: 'PHONE', value: '3001234567' }, targetName: 'Ana Pérez', reference: 'a' });
     expect(req!.items[1]!.send).toBeUndefined();
     expect(req!.items[2]!.send!.bankAccount).toMatchObject({ bankId: 1, bankName: 'Bancolombia', bankAchCode: '1007' });
@@ -90,7 +138,11 @@ describe('POST /transfers/batches (JSON)', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(first.body.id);
-    expectError(await api.post('/transfers/batches', { token: writeKey, body: { items: [breb()] }, headers: { 'Idempotency-Key': key } }), 409, 'IDEMPOTENCY_KEY_REUSED');
+    expectError(
+      await api.post('/transfers/batches', { token: writeKey, body: { items: [breb()] }, headers: { 'Idempotency-Key': key } }),
+      409,
+      'IDEMPOTENCY_KEY_REUSED',
+    );
   });
 
   it('400 for a bad envelope; 422 for more than 10,000 items or a repeated item reference — and nothing reaches the transfer service', async () => {
@@ -103,16 +155,29 @@ describe('POST /transfers/batches (JSON)', () => {
     const many = await api.post('/transfers/batches', { token: writeKey, body: { items: Array.from({ length: 10_001 }, () => breb()) } });
     expectError(many, 422, 'VALIDATION_ERROR');
     expect(many.body.message).toBe('El lote no puede tener más de 10.000 ítems.');
-    const dup = await api.post('/transfers/batches', { token: writeKey, body: { items: [breb({ reference: 'x' }), breb({ reference: 'y' }), breb({ reference: 'x' })] } });
+    const dup = await api.post('/transfers/batches', {
+      token: writeKey,
+      body: { items: [breb({ reference: 'x' }), breb({ reference: 'y' }), breb({ reference: 'x' })] },
+    });
     expectError(dup, 422, 'VALIDATION_ERROR');
-    expect(dup.body.details.fields).toEqual([{ path: 'items.2.reference', message: expect.stringContaining('La referencia "x" se repite en items.2.reference') }]);
+    expect(dup.body.details.fields).toEqual([
+      { path: 'items.2.reference', message: expect.stringContaining('La referencia "x" se repite en items.2.reference') },
+    ]);
     expect(sentSince(before)).toEqual([]);
   });
 
   it('a READ key cannot create (403); other types are 415; above 10 MiB is 413', async () => {
     expectError(await api.post('/transfers/batches', { token: readKey, body: { items: [breb()] } }), 403, 'INSUFFICIENT_SCOPE');
-    expectError(await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/plain' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
-    expectError(await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv; charset=iso-8859-1' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectError(
+      await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/plain' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectError(
+      await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv; charset=iso-8859-1' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
     const tooBig = await postCsv(Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
     expectError(tooBig, 413, 'PAYLOAD_TOO_LARGE');
     expect(tooBig.body.message).toContain('10 MiB');
@@ -120,11 +185,12 @@ describe('POST /transfers/batches (JSON)', () => {
 });
 
 describe('POST /transfers/batches (CSV)', () => {
-  const csv = '\uFEFFamount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference\r\n'
-    + '150000,50;PHONE;3001234567;Ana Pérez;1012345678;;;;;;;;n-1\r\n'
-    + '\r\n'
-    + '2000;;;;;1;Ahorros;12345678901;CC;1020304050;Luis;Gómez;n-2\r\n'
-    + '10;PHONE;3001234567;;;;;;;;;;n-3\r\n';
+  const csv =
+    '\uFEFFamount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference\r\n' +
+    '150000,50;PHONE;3001234567;Ana Pérez;1012345678;;;;;;;;n-1\r\n' +
+    '\r\n' +
+    '2000;;;;;1;Ahorros;12345678901;CC;1020304050;Luis;Gómez;n-2\r\n' +
+    '10;PHONE;3001234567;;;;;;;;;;n-3\r\n';
 
   it('201: rows become items with their lines; batch fields from the query; the request hash is of mode, reference, description and the bytes', async () => {
     const before = transfer.created.length;
@@ -161,7 +227,9 @@ describe('POST /transfers/batches (CSV)', () => {
     const unknown = await postCsv('amount;keyValue;monto\n1;2;3\n');
     expectError(unknown, 400, 'INVALID_REQUEST');
     expect(unknown.body.details.fields).toEqual([{ path: 'line 1', message: 'Columna desconocida: "monto".' }]);
-    const latin1 = await postCsv(Buffer.concat([Buffer.from('amount;keyType;keyValue;targetName\n1;PHONE;3001234567;P'), Buffer.from([0xe9]), Buffer.from('rez\n')]));
+    const latin1 = await postCsv(
+      Buffer.concat([Buffer.from('amount;keyType;keyValue;targetName\n1;PHONE;3001234567;P'), Buffer.from([0xe9]), Buffer.from('rez\n')]),
+    );
     expect([latin1.status, latin1.body.message]).toEqual([400, 'El archivo no está codificado en UTF-8.']);
     const unclosed = await postCsv('amount;keyValue\n1;"x\n');
     expect([unclosed.status, unclosed.body.details.fields[0].path]).toEqual([400, 'line 2']);
@@ -176,7 +244,10 @@ describe('POST /transfers/batches (CSV)', () => {
 
 describe('a batch after creation', () => {
   async function created(n = 3) {
-    const r = await api.post('/transfers/batches', { token: writeKey, body: { mode: 'valid_only', items: Array.from({ length: n }, (_, i) => breb({ reference: `r${i}`, targetName: i === 0 ? '=1+1' : 'Ana' })) } });
+    const r = await api.post('/transfers/batches', {
+      token: writeKey,
+      body: { mode: 'valid_only', items: Array.from({ length: n }, (_, i) => breb({ reference: `r${i}`, targetName: i === 0 ? '=1+1' : 'Ana' })) },
+    });
     expect(r.status).toBe(201);
     return r.body.id as string;
   }
@@ -201,7 +272,15 @@ describe('a batch after creation', () => {
     const items = await api.get(`/transfers/batches/${id}/items?limit=2`, { token: readKey });
     expect(BatchItemPageSchema.parse(items.body)).toEqual(items.body);
     expect(items.body.items.map((i: { item: number }) => i.item)).toEqual([1, 2]);
-    expect(items.body.items[0]).toMatchObject({ line: null, status: 'VALID', rail: 'BREB', amount: 10_000, reference: 'r0', destination: 'PHONE 3001234567', transactionId: null });
+    expect(items.body.items[0]).toMatchObject({
+      line: null,
+      status: 'VALID',
+      rail: 'BREB',
+      amount: 10_000,
+      reference: 'r0',
+      destination: 'PHONE 3001234567',
+      transactionId: null,
+    });
     const next = await api.get(`/transfers/batches/${id}/items?limit=2&cursor=${items.body.nextCursor}`, { token: readKey });
     expect([next.body.items.map((i: { item: number }) => i.item), next.body.nextCursor]).toEqual([[3], null]);
     expect((await api.get(`/transfers/batches/${id}/items?status=INVALID`, { token: readKey })).body.items).toEqual([]);
@@ -220,9 +299,14 @@ describe('a batch after creation', () => {
     expectError(await api.post(`/transfers/batches/${other}/execute`, { token: writeKey }), 409, 'INVALID_STATE_TRANSITION');
   });
 
-  it('404 BATCH_NOT_FOUND for a malformed id, an unknown one, and another company\'s batch', async () => {
+  it("404 BATCH_NOT_FOUND for a malformed id, an unknown one, and another company's batch", async () => {
     const id = await created(1);
-    for (const path of ['/transfers/batches/nope', `/transfers/batches/${randomUUID()}`, '/transfers/batches/nope/items', '/transfers/batches/nope/results.csv']) {
+    for (const path of [
+      '/transfers/batches/nope',
+      `/transfers/batches/${randomUUID()}`,
+      '/transfers/batches/nope/items',
+      '/transfers/batches/nope/results.csv',
+    ]) {
       expectError(await api.get(path, { token: readKey }), 404, 'BATCH_NOT_FOUND');
     }
     expectError(await api.post('/transfers/batches/nope/execute', { token: writeKey }), 404, 'BATCH_NOT_FOUND');
@@ -240,7 +324,11 @@ describe('a batch after creation', () => {
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(res.headers.get('content-disposition')).toBe(`attachment; filename="lote-${id}.csv"`);
     const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(await res.arrayBuffer());
-    expect(text.startsWith('\uFEFF"item";"linea";"estado";"riel";"monto";"comision";"iva";"beneficiario";"documento";"referencia";"destino";"transaccion";"error";"mensaje";"completada"\r\n')).toBe(true);
+    expect(
+      text.startsWith(
+        '\uFEFF"item";"linea";"estado";"riel";"monto";"comision";"iva";"beneficiario";"documento";"referencia";"destino";"transaccion";"error";"mensaje";"completada"\r\n',
+      ),
+    ).toBe(true);
     const rows = text.slice(1).split('\r\n').filter(Boolean);
     expect(rows).toHaveLength(2_501);
     expect(rows[1]).toBe('"1";"";"VALID";"BREB";"100,00";"0,00";"0,00";"\'=1+1";"1012345678";"r0";"PHONE 3001234567";"";"";"";""');
@@ -255,6 +343,8 @@ describe('OpenAPI', () => {
     for (const p of ['/transfers/batches/{id}', '/transfers/batches/{id}/items', '/transfers/batches/{id}/results.csv']) expect(doc.paths[p].get).toBeDefined();
     for (const p of ['/transfers/batches/{id}/execute', '/transfers/batches/{id}/cancel']) expect(doc.paths[p].post).toBeDefined();
     expect(Object.keys(doc.paths['/transfers/batches'].post.requestBody.content).sort()).toEqual(['application/json', 'text/csv']);
-    expect(doc.paths['/transfers/batches/{id}'].get.responses['404'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual(['BATCH_NOT_FOUND']);
+    expect(doc.paths['/transfers/batches/{id}'].get.responses['404'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
+      'BATCH_NOT_FOUND',
+    ]);
   });
 });

@@ -27,7 +27,12 @@ let otherCompanyId: string;
 const PASSWORD = 'Clave-segura-2026!';
 let seq = 0;
 
-interface User { id: string; email: string; totpSecret: string; token: string }
+interface User {
+  id: string;
+  email: string;
+  totpSecret: string;
+  token: string;
+}
 
 async function newUser(company: string, role: 'ADMIN' | 'OPERATOR' | 'VIEWER'): Promise<User> {
   const email = `firmante${++seq}.${company.slice(0, 6)}@lotes.co`;
@@ -44,7 +49,10 @@ beforeAll(async () => {
   ledger = await startLedger({ databaseUrl: db.url, natsUrl: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace, port: 0, logLevel: 'warn' });
   transfer = await startTransferBatchesStandIn();
   gw = await startGateway({
-    databaseUrl: db.url, ledgerAddress: ledger.address, transferAddress: transfer.address, namespace,
+    databaseUrl: db.url,
+    ledgerAddress: ledger.address,
+    transferAddress: transfer.address,
+    namespace,
     env: { LOG_LEVEL: 'warn', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000', RATE_LIMIT_AUTHENTICATION: '100000' },
   });
   api = client(gw.url);
@@ -65,14 +73,34 @@ function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
   expect({ status: r.status, error: r.body?.error, message: r.body?.message }).toEqual({ status, error: code, message: ERRORS[code].message });
   expectNoInternals(r.text);
 }
-const breb = (amount: number, reference: string) => ({ amount, destination: { brebKey: { type: 'PHONE', value: '3001234567' } }, targetName: 'Ana Pérez', targetDocument: '1012345678', reference });
+const breb = (amount: number, reference: string) => ({
+  amount,
+  destination: { brebKey: { type: 'PHONE', value: '3001234567' } },
+  targetName: 'Ana Pérez',
+  targetDocument: '1012345678',
+  reference,
+});
 const ach = (amount: number, reference: string) => ({
-  amount, reference,
-  destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+  amount,
+  reference,
+  destination: {
+    bankAccount: {
+      bankId: 1,
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderFirstName: 'Ana',
+      holderLastName: 'Pérez',
+    },
+  },
 });
 /** A validated batch on both rails, executed by a multi-signature company: 202 AWAITING_APPROVAL. */
 async function awaitingBatch(key = writeKey) {
-  const c = await api.post('/transfers/batches', { token: key, body: { reference: `lote-${randomUUID()}`, items: [breb(10_000, 'a'), ach(25_000, 'b'), breb(5_000, 'c')] } });
+  const c = await api.post('/transfers/batches', {
+    token: key,
+    body: { reference: `lote-${randomUUID()}`, items: [breb(10_000, 'a'), ach(25_000, 'b'), breb(5_000, 'c')] },
+  });
   expect(c.status).toBe(201);
   const e = await api.post(`/transfers/batches/${c.body.id}/execute`, { token: key });
   expect(e.status).toBe(202);
@@ -87,10 +115,19 @@ describe('POST /transfers/batches/{id}/execute (multi-signature)', () => {
     const b = await awaitingBatch();
     expect(BatchSchema.parse(b)).toEqual(b);
     expect(b).toMatchObject({
-      status: 'AWAITING_APPROVAL', threshold: 2, approvalId: expect.stringMatching(/^appr_/),
+      status: 'AWAITING_APPROVAL',
+      threshold: 2,
+      approvalId: expect.stringMatching(/^appr_/),
       approval: {
-        approvalId: b.approvalId, threshold: 2, status: 'PENDING', signatures: [],
-        createdAt: expect.any(String), expiresAt: expect.any(String), decidedAt: null, rejectReason: null, rejectedBy: null,
+        approvalId: b.approvalId,
+        threshold: 2,
+        status: 'PENDING',
+        signatures: [],
+        createdAt: expect.any(String),
+        expiresAt: expect.any(String),
+        decidedAt: null,
+        rejectReason: null,
+        rejectedBy: null,
       },
     });
     const again = await api.post(`/transfers/batches/${b.id}/execute`, { token: writeKey });
@@ -131,12 +168,22 @@ describe('GET /dashboard/batches, /{batchId}, /{batchId}/items', () => {
     const one = await api.get(`/dashboard/batches/${b.id}`, { token: viewer.token });
     expect(one.status).toBe(200);
     expect(BatchSchema.parse(one.body)).toEqual(one.body);
-    expect(one.body).toMatchObject({ id: b.id, itemCount: 3, totals: [{ rail: 'BREB', count: 2, amount: 15_000 }, { rail: 'ACH', count: 1, amount: 25_000 }] });
+    expect(one.body).toMatchObject({
+      id: b.id,
+      itemCount: 3,
+      totals: [
+        { rail: 'BREB', count: 2, amount: 15_000 },
+        { rail: 'ACH', count: 1, amount: 25_000 },
+      ],
+    });
 
     const items = await api.get(`/dashboard/batches/${b.id}/items?limit=2`, { token: viewer.token });
     expect(items.status).toBe(200);
     expect(BatchItemPageSchema.parse(items.body)).toEqual(items.body);
-    expect(items.body.items.map((i: { item: number; status: string; amount: number }) => [i.item, i.status, i.amount])).toEqual([[1, 'AWAITING_APPROVAL', 10_000], [2, 'AWAITING_APPROVAL', 25_000]]);
+    expect(items.body.items.map((i: { item: number; status: string; amount: number }) => [i.item, i.status, i.amount])).toEqual([
+      [1, 'AWAITING_APPROVAL', 10_000],
+      [2, 'AWAITING_APPROVAL', 25_000],
+    ]);
     const rest = await api.get(`/dashboard/batches/${b.id}/items?limit=2&cursor=${items.body.nextCursor}`, { token: viewer.token });
     expect(rest.body).toMatchObject({ items: [{ item: 3, reference: 'c' }], nextCursor: null });
     const filtered = await api.get(`/dashboard/batches/${b.id}/items?status=COMPLETED`, { token: viewer.token });
@@ -180,8 +227,14 @@ describe('POST /dashboard/batches/{batchId}/sign and /reject', () => {
     const first = await sign(ana, b.id);
     expect(first.status).toBe(200);
     expect(BatchSchema.parse(first.body)).toEqual(first.body);
-    expect(first.body).toMatchObject({ status: 'AWAITING_APPROVAL', approval: { status: 'PENDING', signatures: [{ userId: ana.id, email: ana.email, role: 'OPERATOR', signedAt: expect.any(String) }] } });
-    expect(decisionsSince(before)).toEqual([['sign', true], ['sign', false]]);
+    expect(first.body).toMatchObject({
+      status: 'AWAITING_APPROVAL',
+      approval: { status: 'PENDING', signatures: [{ userId: ana.id, email: ana.email, role: 'OPERATOR', signedAt: expect.any(String) }] },
+    });
+    expect(decisionsSince(before)).toEqual([
+      ['sign', true],
+      ['sign', false],
+    ]);
     expect(transfer.decisions.slice(before).map((d) => d.userId)).toEqual([ana.id, ana.id]);
 
     // ALREADY_SIGNED before the code: the same (unused) next code still works afterwards for something else
@@ -190,7 +243,10 @@ describe('POST /dashboard/batches/{batchId}/sign and /reject', () => {
 
     const second = await sign(luis, b.id);
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ status: 'EXECUTING', approval: { status: 'APPROVED', decidedAt: expect.any(String), signatures: [{ userId: ana.id }, { userId: luis.id, role: 'ADMIN' }] } });
+    expect(second.body).toMatchObject({
+      status: 'EXECUTING',
+      approval: { status: 'APPROVED', decidedAt: expect.any(String), signatures: [{ userId: ana.id }, { userId: luis.id, role: 'ADMIN' }] },
+    });
     expect(second.body.byStatus).toEqual([{ status: 'PENDING', count: 3, amount: 40_000 }]);
     expectError(await sign(ana, b.id, next), 409, 'APPROVAL_NOT_PENDING');
   });
@@ -248,14 +304,25 @@ describe('POST /dashboard/batches/{batchId}/sign and /reject', () => {
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'INVALID_REQUEST' });
       expect(r.body.details.fields).toEqual(expect.arrayContaining([expect.objectContaining({ path: expect.any(String) })]));
     }
-    for (const body of [{ totpCode: '123456', reason: '' }, { totpCode: '123456', reason: 'x'.repeat(501) }]) {
+    for (const body of [
+      { totpCode: '123456', reason: '' },
+      { totpCode: '123456', reason: 'x'.repeat(501) },
+    ]) {
       const r = await reject(u, b.id, body);
-      expect({ status: r.status, error: r.body.error, path: r.body.details?.fields?.[0]?.path }).toEqual({ status: 400, error: 'INVALID_REQUEST', path: 'reason' });
+      expect({ status: r.status, error: r.body.error, path: r.body.details?.fields?.[0]?.path }).toEqual({
+        status: 400,
+        error: 'INVALID_REQUEST',
+        path: 'reason',
+      });
     }
     for (const path of ['sign', 'reject']) {
       const r = await api.post(`/dashboard/batches/${b.id}/${path}`, { token: u.token, raw: '{"totpCode": ', headers: { 'content-type': 'application/json' } });
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'INVALID_REQUEST' });
-      const t = await api.post(`/dashboard/batches/${b.id}/${path}`, { token: u.token, raw: 'totpCode=123456', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const t = await api.post(`/dashboard/batches/${b.id}/${path}`, {
+        token: u.token,
+        raw: 'totpCode=123456',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expect(t.status).toBe(415);
     }
     expect(transfer.batch(b.id)!.approval!.signatures).toEqual([]);
@@ -264,8 +331,11 @@ describe('POST /dashboard/batches/{batchId}/sign and /reject', () => {
   it('no session → 401 AUTH_REQUIRED; a client API key → 403 API_KEY_AUTH_NOT_ALLOWED; a logged-out session → 401', async () => {
     const b = await awaitingBatch();
     const calls = [
-      ['GET', '/dashboard/batches'], ['GET', `/dashboard/batches/${b.id}`], ['GET', `/dashboard/batches/${b.id}/items`],
-      ['POST', `/dashboard/batches/${b.id}/sign`], ['POST', `/dashboard/batches/${b.id}/reject`],
+      ['GET', '/dashboard/batches'],
+      ['GET', `/dashboard/batches/${b.id}`],
+      ['GET', `/dashboard/batches/${b.id}/items`],
+      ['POST', `/dashboard/batches/${b.id}/sign`],
+      ['POST', `/dashboard/batches/${b.id}/reject`],
     ] as const;
     const u = await newUser(companyId, 'OPERATOR');
     expect((await api.post('/auth/logout', { token: u.token })).status).toBe(204);

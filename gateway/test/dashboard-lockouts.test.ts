@@ -29,15 +29,32 @@ describe('DashboardLockouts (Postgres)', () => {
   /** N attempts at once, each holding its check for a while (as argon2 does); how many checks ran, and what each got. */
   async function race(factor: AuthFactor, email: string, n: number, clientIp = '198.51.100.1', on = lockouts) {
     let checked = 0;
-    const outcomes = await Promise.all(Array.from({ length: n }, () => on.attempt(factor, email, async () => {
-      checked++;
-      await new Promise((r) => setTimeout(r, 50));
-      return undefined;
-    }, { clientIp }).then(() => 'wrong', (err: unknown) => (err instanceof AppError ? err.code : String(err)))));
+    const outcomes = await Promise.all(
+      Array.from({ length: n }, () =>
+        on
+          .attempt(
+            factor,
+            email,
+            async () => {
+              checked++;
+              await new Promise((r) => setTimeout(r, 50));
+              return undefined;
+            },
+            { clientIp },
+          )
+          .then(
+            () => 'wrong',
+            (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+          ),
+      ),
+    );
     return { checked, outcomes };
   }
 
-  it.each([['password', 10], ['totp', 5]] as const)('%s: of 30 racing wrong attempts (one IP) exactly %i are checked, the rest are ACCOUNT_LOCKED', async (factor, limit) => {
+  it.each([
+    ['password', 10],
+    ['totp', 5],
+  ] as const)('%s: of 30 racing wrong attempts (one IP) exactly %i are checked, the rest are ACCOUNT_LOCKED', async (factor, limit) => {
     const { checked, outcomes } = await race(factor, `carrera.${factor}@empresa.co`, 30);
     expect(checked).toBe(limit);
     expect(outcomes.filter((o) => o === 'wrong')).toHaveLength(limit);
@@ -56,7 +73,14 @@ describe('DashboardLockouts (Postgres)', () => {
     await expect(lockouts.attempt('password', email, async () => 'ok', { clientIp: '203.0.113.10' })).rejects.toMatchObject({ code: 'ACCOUNT_LOCKED' });
     // Codes: per account, from any IP.
     let events = 0;
-    for (let i = 0; i < 5; i++) await lockouts.attempt('totp', email, async () => undefined, { clientIp: `203.0.113.${20 + i}`, onLocked: (e) => { events++; expect(e).toEqual({ surface: 'dashboard', factor: 'totp', scope: 'account', lockSeconds: 900 }); } });
+    for (let i = 0; i < 5; i++)
+      await lockouts.attempt('totp', email, async () => undefined, {
+        clientIp: `203.0.113.${20 + i}`,
+        onLocked: (e) => {
+          events++;
+          expect(e).toEqual({ surface: 'dashboard', factor: 'totp', scope: 'account', lockSeconds: 900 });
+        },
+      });
     expect(events).toBe(1);
     await expect(lockouts.assertNotLocked(email)).rejects.toMatchObject({ code: 'ACCOUNT_LOCKED', details: { retryAfter: expect.any(Number) } });
   });
@@ -74,8 +98,11 @@ describe('DashboardLockouts (Postgres)', () => {
   it('stores neither the e-mail nor the IP nor anything derived without the pepper; one row per e-mail however it is typed', async () => {
     await race('password', 'Mixto@Empresa.CO ', 1);
     await race('password', 'mixto@empresa.co', 1);
-    const rows = await sql<{ subject: string; n: number }>(tdb.url,
-      `select subject, cardinality(password_failures) as n from gateway.dashboard_lockouts where subject = $1`, [lockouts.callerSubject('mixto@empresa.co', '198.51.100.1')]);
+    const rows = await sql<{ subject: string; n: number }>(
+      tdb.url,
+      `select subject, cardinality(password_failures) as n from gateway.dashboard_lockouts where subject = $1`,
+      [lockouts.callerSubject('mixto@empresa.co', '198.51.100.1')],
+    );
     expect(rows).toEqual([{ subject: expect.stringMatching(/^[0-9a-f]{64}$/), n: 2 }]);
     const all = JSON.stringify(await sql(tdb.url, 'select * from gateway.dashboard_lockouts'));
     expect(all).not.toMatch(/empresa|198\.51|203\.0/i);
@@ -85,9 +112,18 @@ describe('DashboardLockouts (Postgres)', () => {
     const email = 'bloqueada@empresa.co';
     await race('totp', email, 5);
     let checked = false;
-    await expect(lockouts.attempt('totp', email, async () => { checked = true; return true; })).rejects.toMatchObject({ code: 'ACCOUNT_LOCKED', details: { retryAfter: expect.any(Number) } });
+    await expect(
+      lockouts.attempt('totp', email, async () => {
+        checked = true;
+        return true;
+      }),
+    ).rejects.toMatchObject({ code: 'ACCOUNT_LOCKED', details: { retryAfter: expect.any(Number) } });
     expect(checked).toBe(false);
-    const [row] = await sql(tdb.url, 'select cardinality(totp_failures) as n, locked_until > now() as locked from gateway.dashboard_lockouts where subject = $1', [lockouts.subject(email)]);
+    const [row] = await sql(
+      tdb.url,
+      'select cardinality(totp_failures) as n, locked_until > now() as locked from gateway.dashboard_lockouts where subject = $1',
+      [lockouts.subject(email)],
+    );
     expect(row).toEqual({ n: 5, locked: true });
   });
 
@@ -96,7 +132,11 @@ describe('DashboardLockouts (Postgres)', () => {
     const stale = 'vieja@empresa.co';
     await race('password', live, 1);
     await race('password', stale, 1);
-    await sql(tdb.url, `update gateway.dashboard_lockouts set updated_at = now() - interval '1 hour', password_failures = array[now() - interval '1 hour'] where subject = $1`, [lockouts.callerSubject(stale, '198.51.100.1')]);
+    await sql(
+      tdb.url,
+      `update gateway.dashboard_lockouts set updated_at = now() - interval '1 hour', password_failures = array[now() - interval '1 hour'] where subject = $1`,
+      [lockouts.callerSubject(stale, '198.51.100.1')],
+    );
     await lockouts.purge();
     const left = (await sql<{ subject: string }>(tdb.url, 'select subject from gateway.dashboard_lockouts')).map((r) => r.subject);
     expect(left).toContain(lockouts.callerSubject(live, '198.51.100.1'));

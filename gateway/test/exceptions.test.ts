@@ -27,9 +27,17 @@ function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
 
 /** The ACH rail's signed callback, as the provider would post it. */
 function railCallback(transactionId: string, status: 'COMPLETED' | 'FAILED') {
-  const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, transactionId, providerTransferId: `ach-${transactionId.slice(0, 8)}`, rail: 'ACH', status, errorMessage: status === 'FAILED' ? 'Cuenta cerrada' : null });
+  const raw = JSON.stringify({
+    eventId: `evt-${randomUUID()}`,
+    transactionId,
+    providerTransferId: `ach-${transactionId.slice(0, 8)}`,
+    rail: 'ACH',
+    status,
+    errorMessage: status === 'FAILED' ? 'Cuenta cerrada' : null,
+  });
   return fetch(`${stack.gw.url}/webhooks/rails/ach`, {
-    method: 'POST', body: raw,
+    method: 'POST',
+    body: raw,
     headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
   });
 }
@@ -43,7 +51,17 @@ async function contradiction(): Promise<{ companyId: string; key: string; transf
     token: key,
     body: {
       amount: 250_000,
-      destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
+      destination: {
+        bankAccount: {
+          bankId: 1,
+          accountTypeId: 20,
+          accountNumber: '12345678901',
+          documentTypeId: 1,
+          documentNumber: '1020304050',
+          holderFirstName: 'Ana María',
+          holderLastName: 'Pérez Gómez',
+        },
+      },
     },
   });
   expect(sent.status).toBe(201);
@@ -61,12 +79,21 @@ describe('GET /admin/exceptions', () => {
     expect(r.status).toBe(200);
     expect(r.body.items).toHaveLength(1);
     const first = MoneyExceptionSchema.parse(r.body.items[0]);
-    expect(first).toMatchObject({ kind: 'RAIL_COMPLETED_AFTER_RELEASE', status: 'OPEN', rail: 'ACH', resourceId: b.transferId, companyId: b.companyId, actions: ['write_off', 'dismiss'] });
+    expect(first).toMatchObject({
+      kind: 'RAIL_COMPLETED_AFTER_RELEASE',
+      status: 'OPEN',
+      rail: 'ACH',
+      resourceId: b.transferId,
+      companyId: b.companyId,
+      actions: ['write_off', 'dismiss'],
+    });
     expect(first.id).toMatch(/^exc_[0-9a-f]{32}$/);
     expect(first.ours).toMatchObject({ state: 'FAILED', amount: '250000' });
     expect(first.theirs).toMatchObject({ source: 'callback', status: 'COMPLETED' });
     expect(r.body.nextCursor).toEqual(expect.any(String));
-    const next = await api.get(`/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=1&cursor=${encodeURIComponent(r.body.nextCursor)}`, { token });
+    const next = await api.get(`/admin/exceptions?status=OPEN&kind=RAIL_COMPLETED_AFTER_RELEASE&limit=1&cursor=${encodeURIComponent(r.body.nextCursor)}`, {
+      token,
+    });
     expect(next.status).toBe(200);
     expect(next.body.items[0]).toMatchObject({ resourceId: a.transferId });
     // The company sees its money back: nothing moved on the contradiction.
@@ -90,14 +117,30 @@ async function lateDeposit(): Promise<{ companyId: string; depositId: string }> 
   const key = (await admin.issueKey(c.id, 'WRITE')).key as string;
   const created = await api.post('/deposits/pse', {
     token: key,
-    body: { amountCents: 80_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' },
+    body: {
+      amountCents: 80_000,
+      payerDocumentTypeId: 1,
+      payerDocumentNumber: '1020304050',
+      payerFirstName: 'Laura',
+      payerLastName: 'Gómez Ruiz',
+      payerEmail: 'laura@example.com',
+      payerPhone: '3101234567',
+    },
   });
   expect(created.status).toBe(201);
   const depositId = created.body.id as string;
   await sql(stack.db.url, `update pse_deposit.deposits set expires_at = now() - interval '1 hour' where id = $1`, [depositId]);
-  const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, depositId, providerTransferId: `pse-${randomUUID().slice(0, 8)}`, status: 'PAID', paidAt: new Date().toISOString(), occurredAt: new Date().toISOString() });
+  const raw = JSON.stringify({
+    eventId: `evt-${randomUUID()}`,
+    depositId,
+    providerTransferId: `pse-${randomUUID().slice(0, 8)}`,
+    status: 'PAID',
+    paidAt: new Date().toISOString(),
+    occurredAt: new Date().toISOString(),
+  });
   const res = await fetch(`${stack.gw.url}/webhooks/pse`, {
-    method: 'POST', body: raw,
+    method: 'POST',
+    body: raw,
     headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
   });
   expect(res.status).toBe(200);
@@ -113,7 +156,12 @@ describe('money exceptions of both services', () => {
     const all = await api.get('/admin/exceptions?status=OPEN&limit=100', { token });
     const ours = all.body.items.filter((e: { resourceId: string }) => [t1.transferId, p1.depositId, t2.transferId, p2.depositId].includes(e.resourceId));
     expect(ours.map((e: { resourceId: string }) => e.resourceId)).toEqual([p2.depositId, t2.transferId, p1.depositId, t1.transferId]);
-    expect(ours.find((e: { resourceId: string }) => e.resourceId === p1.depositId)).toMatchObject({ kind: 'PAID_AFTER_EXPIRY', rail: 'PSE', status: 'OPEN', companyId: p1.companyId });
+    expect(ours.find((e: { resourceId: string }) => e.resourceId === p1.depositId)).toMatchObject({
+      kind: 'PAID_AFTER_EXPIRY',
+      rail: 'PSE',
+      status: 'OPEN',
+      companyId: p1.companyId,
+    });
     for (const e of all.body.items) MoneyExceptionSchema.parse(e);
     // Page by one through everything: the same items, in the same order, none twice.
     const seen: string[] = [];
@@ -127,7 +175,10 @@ describe('money exceptions of both services', () => {
     expect(seen).toEqual(all.body.items.map((e: { id: string }) => e.id));
     // Resolved at its owner, whichever service that is.
     const pse = ours.find((e: { resourceId: string }) => e.resourceId === p2.depositId);
-    const r = await api.post(`/admin/exceptions/${pse.id}/resolve`, { token, body: { action: 'dismiss', note: 'El pagador recibió la devolución del proveedor.' } });
+    const r = await api.post(`/admin/exceptions/${pse.id}/resolve`, {
+      token,
+      body: { action: 'dismiss', note: 'El pagador recibió la devolución del proveedor.' },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id: pse.id, status: 'RESOLVED', action: 'dismiss', rail: 'PSE' });
   });
@@ -141,10 +192,18 @@ describe('POST /admin/exceptions/{id}/resolve', () => {
     const lossesBefore = await losses();
     const r = await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'write_off', note: 'El riel confirmó el pago; lo asumimos.' } });
     expect(r.status).toBe(200);
-    expect(MoneyExceptionSchema.parse(r.body)).toMatchObject({ id: exc.id, status: 'RESOLVED', action: 'write_off', resolvedBy: 'admin', note: 'El riel confirmó el pago; lo asumimos.' });
+    expect(MoneyExceptionSchema.parse(r.body)).toMatchObject({
+      id: exc.id,
+      status: 'RESOLVED',
+      action: 'write_off',
+      resolvedBy: 'admin',
+      note: 'El riel confirmó el pago; lo asumimos.',
+    });
     expect(r.body.resolvedAt).toEqual(expect.any(String));
     expect(await losses()).toBe(lossesBefore - 250_000n);
-    const posted = await sql(stack.db.url, `select count(*)::int as n from ledger.postings where idempotency_key = $1 and kind = 'correction'`, [`exception:${exc.id}:write_off`]);
+    const posted = await sql(stack.db.url, `select count(*)::int as n from ledger.postings where idempotency_key = $1 and kind = 'correction'`, [
+      `exception:${exc.id}:write_off`,
+    ]);
     expect(posted[0].n).toBe(1);
     expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'write_off', note: 'otra vez' } }), 409, 'EXCEPTION_NOT_OPEN');
     expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'otra vez' } }), 409, 'EXCEPTION_NOT_OPEN');
@@ -172,9 +231,17 @@ describe('POST /admin/exceptions/{id}/resolve', () => {
     expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss' } }), 400, 'INVALID_REQUEST');
     expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'x'.repeat(501) } }), 400, 'INVALID_REQUEST');
     expectError(await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, body: { action: 'dismiss', note: 'x', extra: 1 } }), 400, 'INVALID_REQUEST');
-    const malformed = await api.post(`/admin/exceptions/${exc.id}/resolve`, { token, raw: '{"action": "dismiss",', headers: { 'content-type': 'application/json' } });
+    const malformed = await api.post(`/admin/exceptions/${exc.id}/resolve`, {
+      token,
+      raw: '{"action": "dismiss",',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
-    expectError(await api.post(`/admin/exceptions/exc_${'0'.repeat(32)}/resolve`, { token, body: { action: 'dismiss', note: 'x' } }), 404, 'EXCEPTION_NOT_FOUND');
+    expectError(
+      await api.post(`/admin/exceptions/exc_${'0'.repeat(32)}/resolve`, { token, body: { action: 'dismiss', note: 'x' } }),
+      404,
+      'EXCEPTION_NOT_FOUND',
+    );
     expectError(await api.post('/admin/exceptions/not-an-id/resolve', { token, body: { action: 'dismiss', note: 'x' } }), 404, 'EXCEPTION_NOT_FOUND');
     expect((await api.post(`/admin/exceptions/${exc.id}/resolve`, { body: { action: 'dismiss', note: 'x' } })).status).toBe(401);
     // Still open after all of that.

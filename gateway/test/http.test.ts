@@ -42,7 +42,12 @@ describe('request id', () => {
 
 describe('error answers', () => {
   it('unknown route or method → 404 ROUTE_NOT_FOUND', async () => {
-    for (const r of [await api.get('/nope'), await api.del('/wallets/balance'), await api.get('/wallets/balance/extra'), await api.post('/auth/nope', { body: {} })]) {
+    for (const r of [
+      await api.get('/nope'),
+      await api.del('/wallets/balance'),
+      await api.get('/wallets/balance/extra'),
+      await api.post('/auth/nope', { body: {} }),
+    ]) {
       expect(r.status).toBe(404);
       expect(r.body).toEqual({ error: 'ROUTE_NOT_FOUND', message: ERRORS.ROUTE_NOT_FOUND.message });
       expect(r.headers.get('x-request-id')).toBeTruthy();
@@ -84,11 +89,22 @@ describe('error answers', () => {
     // Chunked (no Content-Length): detected while streaming.
     const port = new URL(stack.gw.url).port;
     const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/admin/companies', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' } }, (res) => {
-        let text = '';
-        res.on('data', (c) => { text += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/admin/companies',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       for (let i = 0; i < 20; i++) req.write('x'.repeat(64 * 1024));
       req.end();
@@ -138,11 +154,18 @@ describe('OpenAPI and the reference page', () => {
     const r = await api.get('/openapi.json');
     expect(r.status).toBe(200);
     expect(r.body.openapi).toBe('3.1.0');
-    expect(Object.keys(r.body.paths)).toEqual(expect.arrayContaining([
-      '/wallets/balance', '/dictionaries/banks/ach', '/admin/companies', '/admin/companies/{id}',
-      '/admin/companies/{id}/api-keys', '/admin/companies/{id}/api-keys/{keyId}',
-      '/admin/companies/{id}/wallets/{rail}/credit', '/admin/fees/{operation}',
-    ]));
+    expect(Object.keys(r.body.paths)).toEqual(
+      expect.arrayContaining([
+        '/wallets/balance',
+        '/dictionaries/banks/ach',
+        '/admin/companies',
+        '/admin/companies/{id}',
+        '/admin/companies/{id}/api-keys',
+        '/admin/companies/{id}/api-keys/{keyId}',
+        '/admin/companies/{id}/wallets/{rail}/credit',
+        '/admin/fees/{operation}',
+      ]),
+    );
   });
 
   it('renders /docs with Swagger UI served locally', async () => {
@@ -166,14 +189,24 @@ describe('inbound Bre-B notifications (POST /webhooks/breb/incoming)', () => {
     const now = new Date().toISOString();
     const providerTransferId = `brb_in_gw_${Date.now()}`;
     const raw = JSON.stringify({
-      eventId: `evt-${providerTransferId}`, providerTransferId, keyValue: '@nadieaqui123', amountCents: 10_000,
-      payerName: 'Ana', payerDocument: 'CC 1', payerBank: 'Nequi', receivedAt: now, occurredAt: now,
+      eventId: `evt-${providerTransferId}`,
+      providerTransferId,
+      keyValue: '@nadieaqui123',
+      amountCents: 10_000,
+      payerName: 'Ana',
+      payerDocument: 'CC 1',
+      payerBank: 'Nequi',
+      receivedAt: now,
+      occurredAt: now,
     });
-    const send = () => fetch(`${stack.gw.url}/webhooks/breb/incoming`, {
-      method: 'POST', body: raw,
-      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
-    });
-    for (let i = 0; i < 2; i++) { // the network's retry gets the same answer while nothing can book it
+    const send = () =>
+      fetch(`${stack.gw.url}/webhooks/breb/incoming`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+      });
+    for (let i = 0; i < 2; i++) {
+      // the network's retry gets the same answer while nothing can book it
       const r = await send();
       expect(r.status).toBe(503);
       const body = (await r.json()) as Record<string, unknown>;

@@ -30,17 +30,36 @@ type Co = Awaited<ReturnType<typeof company>>;
 
 const achBody = (amount: number, extra: Record<string, unknown> = {}) => ({
   amount,
-  destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
-  description: 'Pago proveedor', ...extra,
+  destination: {
+    bankAccount: {
+      bankId: 1,
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderFirstName: 'Ana María',
+      holderLastName: 'Pérez Gómez',
+    },
+  },
+  description: 'Pago proveedor',
+  ...extra,
 });
 const post = (co: Co, path: string, body: unknown, idemKey?: string, headers: Record<string, string> = {}) =>
   api.post(path, { token: co.key, body, headers: idemKey === undefined ? headers : { ...headers, 'Idempotency-Key': idemKey } });
 const send = (co: Co, body: unknown, idemKey?: string) => post(co, '/transfers/send', body, idemKey);
 const createKey = (co: Co, body: unknown, idemKey?: string) => post(co, '/breb/collect-keys', body, idemKey);
 const replayed = (r: Reply) => r.headers.get('idempotent-replayed');
-const transfersOf = async (co: Co) => Number((await sql(stack.db.url, 'select count(*)::int as n from transfer.transfers where company_id = $1', [co.id]))[0].n);
-const rowOf = async (co: Co, key: string) => (await sql(stack.db.url, `select state, status_code, extract(epoch from expires_at - created_at)::int as ttl
-  from gateway.idempotency_keys where company_id = $1 and key = $2`, [co.id, key]))[0];
+const transfersOf = async (co: Co) =>
+  Number((await sql(stack.db.url, 'select count(*)::int as n from transfer.transfers where company_id = $1', [co.id]))[0].n);
+const rowOf = async (co: Co, key: string) =>
+  (
+    await sql(
+      stack.db.url,
+      `select state, status_code, extract(epoch from expires_at - created_at)::int as ttl
+  from gateway.idempotency_keys where company_id = $1 and key = $2`,
+      [co.id, key],
+    )
+  )[0];
 
 function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
   expect({ status: r.status, error: r.body?.error }).toEqual({ status, error: code });
@@ -65,7 +84,9 @@ describe('Idempotency-Key: replay', () => {
     // Same JSON with other key order and whitespace is the same request.
     const { description, amount, destination } = body;
     const reordered = await api.post('/transfers/send', {
-      token: co.key, raw: JSON.stringify({ destination, description, amount }, null, 2), headers: { 'content-type': 'application/json', 'Idempotency-Key': 'send-1' },
+      token: co.key,
+      raw: JSON.stringify({ destination, description, amount }, null, 2),
+      headers: { 'content-type': 'application/json', 'Idempotency-Key': 'send-1' },
     });
     expect(reordered.status).toBe(201);
     expect(replayed(reordered)).toBe('true');
@@ -84,7 +105,14 @@ describe('Idempotency-Key: replay', () => {
 
   it('a PSE deposit, a collect key and a QR replay too, each keeping its original status', async () => {
     const co = await company(0);
-    const dep = { amountCents: 5_000_000, payerDocumentTypeId: 1, payerDocumentNumber: '52123456', payerFirstName: 'Marta', payerLastName: 'Ríos', payerEmail: 'marta@example.com' };
+    const dep = {
+      amountCents: 5_000_000,
+      payerDocumentTypeId: 1,
+      payerDocumentNumber: '52123456',
+      payerFirstName: 'Marta',
+      payerLastName: 'Ríos',
+      payerEmail: 'marta@example.com',
+    };
     const d1 = await post(co, '/deposits/pse', dep, 'dep-1');
     expect(d1.status).toBe(201);
     const d2 = await post(co, '/deposits/pse', dep, 'dep-1');
@@ -162,8 +190,12 @@ describe('Idempotency-Key: conflicts', () => {
     const co = await company(0);
     const body = { externalId: 'cust-busy', name: 'Cliente' };
     const hash = idempotencyRequestHash({ method: 'POST', routeTemplate: '/breb/collect-keys', params: {}, body });
-    await sql(stack.db.url, `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
-      values ($1, 'busy-1', 'POST', '/breb/collect-keys', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`, [co.id, hash, randomUUID()]);
+    await sql(
+      stack.db.url,
+      `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
+      values ($1, 'busy-1', 'POST', '/breb/collect-keys', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`,
+      [co.id, hash, randomUUID()],
+    );
     const busy = await createKey(co, body, 'busy-1');
     expectError(busy, 409, 'IDEMPOTENCY_KEY_IN_USE');
     expect(busy.headers.get('retry-after')).toBe('1');
@@ -181,8 +213,12 @@ describe('Idempotency-Key: conflicts', () => {
     const body = achBody(30_000);
     // Left by a gateway killed mid-request, stored before fingerprints (an unkeyed hash): locked for another minute.
     const hash = idempotencyRequestHash({ method: 'POST', routeTemplate: '/transfers/send', params: {}, body });
-    await sql(stack.db.url, `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
-      values ($1, 'busy-send', 'POST', '/transfers/send', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`, [co.id, hash, randomUUID()]);
+    await sql(
+      stack.db.url,
+      `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, locked_until, expires_at)
+      values ($1, 'busy-send', 'POST', '/transfers/send', $2, 'IN_FLIGHT', $3, now() + interval '60 seconds', now() + interval '1 day')`,
+      [co.id, hash, randomUUID()],
+    );
     expectError(await send(co, achBody(30_001), 'busy-send'), 409, 'IDEMPOTENCY_KEY_REUSED');
     expect(await transfersOf(co)).toBe(0);
     // The dead request never reached the transfer service: this one makes the transfer.
@@ -261,7 +297,12 @@ describe('Idempotency-Key: scope, validation and what is stored', () => {
 
   it('a 5xx is not stored: the claim is dropped and a retry with the same key runs normally', async () => {
     const co = await company(0);
-    const faults = (state: 'up' | 'down') => fetch(`${stack.sandboxUrl}/sandbox/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ directory: state }) });
+    const faults = (state: 'up' | 'down') =>
+      fetch(`${stack.sandboxUrl}/sandbox/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ directory: state }),
+      });
     expect((await faults('down')).status).toBe(200);
     try {
       const failed = await createKey(co, { externalId: 'cust-5xx', name: 'Cliente' }, 'fail-1');
@@ -279,16 +320,24 @@ describe('Idempotency-Key: scope, validation and what is stored', () => {
     const co = await company(0);
     const shortTtl = await stack.extraGateway({ IDEMPOTENCY_KEY_TTL_SECONDS: '1', RATE_LIMIT_COLLECT_KEY_WRITES: '100000' });
     const short = client(shortTtl.url);
-    const create = (externalId: string) => short.post('/breb/collect-keys', { token: co.key, body: { externalId, name: 'Cliente' }, headers: { 'Idempotency-Key': 'ttl-1' } });
+    const create = (externalId: string) =>
+      short.post('/breb/collect-keys', { token: co.key, body: { externalId, name: 'Cliente' }, headers: { 'Idempotency-Key': 'ttl-1' } });
     const first = await create('cust-ttl-a');
     expect(first.status).toBe(201);
     expect(await rowOf(co, 'ttl-1')).toEqual({ state: 'DONE', status_code: 201, ttl: 1 });
     // Until it expires another body is a reuse; afterwards the key is free (the expired row is taken over).
-    const fresh = await eventually(async () => {
-      const r = await create('cust-ttl-b');
-      if (r.status === 409) { expect(r.body.error).toBe('IDEMPOTENCY_KEY_REUSED'); return undefined; }
-      return r;
-    }, 15_000, 200);
+    const fresh = await eventually(
+      async () => {
+        const r = await create('cust-ttl-b');
+        if (r.status === 409) {
+          expect(r.body.error).toBe('IDEMPOTENCY_KEY_REUSED');
+          return undefined;
+        }
+        return r;
+      },
+      15_000,
+      200,
+    );
     expect([fresh.status, replayed(fresh)]).toEqual([201, null]);
     expect(fresh.body.id).not.toBe(first.body.id);
     expect(fresh.body.externalId).toBe('cust-ttl-b');
@@ -319,10 +368,13 @@ describe('Idempotency-Key beside the §7.4 reference', () => {
 describe('purge', () => {
   it('deletes expired answers, dead claims and expired unknown outcomes, and keeps live ones', async () => {
     const co = await company(0);
-    const insert = (key: string, state: string, lockedUntil: string, expiresAt: string) => sql(stack.db.url,
-      `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, status_code, locked_until, expires_at)
+    const insert = (key: string, state: string, lockedUntil: string, expiresAt: string) =>
+      sql(
+        stack.db.url,
+        `insert into gateway.idempotency_keys (company_id, key, method, path, request_hash, state, claim_id, status_code, locked_until, expires_at)
        values ($1, $2, 'POST', '/x', 'h', $3, $4, case when $3 = 'DONE' then 201 end, now() + $5::interval, now() + $6::interval)`,
-      [co.id, key, state, randomUUID(), lockedUntil, expiresAt]);
+        [co.id, key, state, randomUUID(), lockedUntil, expiresAt],
+      );
     await insert('done-expired', 'DONE', '-1 day', '-1 second');
     await insert('done-live', 'DONE', '-1 day', '1 day');
     await insert('flight-dead', 'IN_FLIGHT', '-1 second', '-1 second');

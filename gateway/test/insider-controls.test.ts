@@ -20,7 +20,12 @@ let b: TestOperator;
 let c: TestOperator;
 
 beforeAll(async () => {
-  stack = await startStack({ RATE_LIMIT_READS: '100000', RATE_LIMIT_ADMIN: '100000', RATE_LIMIT_ADMIN_LOGIN: '1000', ADMIN_CREDIT_DUAL_CONTROL_CENTS: String(THRESHOLD) });
+  stack = await startStack({
+    RATE_LIMIT_READS: '100000',
+    RATE_LIMIT_ADMIN: '100000',
+    RATE_LIMIT_ADMIN_LOGIN: '1000',
+    ADMIN_CREDIT_DUAL_CONTROL_CENTS: String(THRESHOLD),
+  });
   api = client(stack.gw.url);
   token = stack.gw.adminToken;
   a = await newOperator(api, token, 'Ana');
@@ -36,7 +41,11 @@ const balance = async (companyId: string, rail: 'BREB' | 'ACH' = 'BREB'): Promis
   return r.body.wallets.find((w: any) => w.rail === rail).availableCents;
 };
 const breb = (amount: number) => ({
-  amount, destination: { brebKey: { type: 'PHONE', value: '3001234567' } }, targetName: 'Juan Pérez', targetDocument: '1020304050', description: 'insider',
+  amount,
+  destination: { brebKey: { type: 'PHONE', value: '3001234567' } },
+  targetName: 'Juan Pérez',
+  targetDocument: '1020304050',
+  description: 'insider',
 });
 
 describe('finding 1: one operator drains a multi-signature company', () => {
@@ -47,7 +56,13 @@ describe('finding 1: one operator drains a multi-signature company', () => {
     // The attack, step by step, by one operator.
     const lower = await api.patch(`/admin/companies/${co.id}`, { token: a.session, body: { multiSigThreshold: 0 } });
     expect(lower.status).toBe(202);
-    expect(lower.body).toMatchObject({ action: 'COMPANY_UPDATE', companyId: co.id, status: 'PENDING_APPROVAL', payload: { multiSigThreshold: 0 }, requestedBy: a.id });
+    expect(lower.body).toMatchObject({
+      action: 'COMPANY_UPDATE',
+      companyId: co.id,
+      status: 'PENDING_APPROVAL',
+      payload: { multiSigThreshold: 0 },
+      requestedBy: a.id,
+    });
     expect((await api.get(`/admin/companies/${co.id}`, { token: a.session })).body.multiSigThreshold).toBe(2);
     expect((await approve(lower.body.id, a.session)).body).toMatchObject({ error: 'SAME_OPERATOR', details: { reason: 'SAME_PERSON' } });
     expect((await approve(lower.body.id, token)).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
@@ -80,17 +95,31 @@ describe('finding 1: one operator drains a multi-signature company', () => {
     for (const r of approved.filter((x) => x.status !== 200)) expect([r.status, r.body.error]).toEqual([409, 'APPROVAL_REQUEST_NOT_PENDING']);
     expect((await api.get(`/admin/companies/${co.id}`, { token: a.session })).body.multiSigThreshold).toBe(0);
     const key = await approve(write.body.id, c.session);
-    expect(key.body).toMatchObject({ status: 'APPLIED', decidedBy: c.id, result: { apiKey: { scope: 'WRITE', label: 'para mí' } }, credentials: { key: expect.stringMatching(/^wk_test_/) } });
+    expect(key.body).toMatchObject({
+      status: 'APPLIED',
+      decidedBy: c.id,
+      result: { apiKey: { scope: 'WRITE', label: 'para mí' } },
+      credentials: { key: expect.stringMatching(/^wk_test_/) },
+    });
     expect(JSON.stringify((await api.get(`/admin/approval-requests/${write.body.id}`, { token: b.session })).body)).not.toContain(key.body.credentials.key);
     const audit = await sql(stack.db.url, `select * from gateway.admin_audit where targets->>'approvalRequestId' = $1`, [write.body.id]);
     expect(JSON.stringify(audit)).not.toContain(key.body.credentials.key);
 
     // The company was told of every step, the requests included (so its people could object), never the key.
-    const told = await sql(stack.db.url, `select payload from gateway.outbox where subject = 'company.security_changed' and payload->>'companyId' = $1 order by seq`, [co.id]);
+    const told = await sql(
+      stack.db.url,
+      `select payload from gateway.outbox where subject = 'company.security_changed' and payload->>'companyId' = $1 order by seq`,
+      [co.id],
+    );
     const changes = told.map((r) => `${r.payload.change}${r.payload.approvalRequestId ? `:${r.payload.approvalRequestId}` : ''}`);
     expect(changes).toEqual([
-      `MULTISIG_THRESHOLD_CHANGE_REQUESTED:${lower.body.id}`, `API_KEY_REQUESTED:${write.body.id}`, 'API_KEY_ISSUED', 'API_KEY_ISSUED' /* balance()'s */, 'MULTISIG_THRESHOLD_CHANGED',
-      `MULTISIG_THRESHOLD_CHANGED:${lower.body.id}`, `API_KEY_ISSUED:${write.body.id}`,
+      `MULTISIG_THRESHOLD_CHANGE_REQUESTED:${lower.body.id}`,
+      `API_KEY_REQUESTED:${write.body.id}`,
+      'API_KEY_ISSUED',
+      'API_KEY_ISSUED' /* balance()'s */,
+      'MULTISIG_THRESHOLD_CHANGED',
+      `MULTISIG_THRESHOLD_CHANGED:${lower.body.id}`,
+      `API_KEY_ISSUED:${write.body.id}`,
     ]);
     expect(JSON.stringify(told)).not.toContain(key.body.credentials.key);
     expect(JSON.stringify(told)).not.toContain(read.body.key);
@@ -104,7 +133,9 @@ describe('finding 1: one operator drains a multi-signature company', () => {
     for (const body of [{ counterpartyDailyLimitCents: 900_000 }, { counterpartyMonthlyLimitCents: 0 }, { counterpartyDailyLimitCents: 0 }]) {
       const looser = await api.patch(`/admin/companies/${co.id}`, { token: a.session, body });
       expect({ body, status: looser.status }).toEqual({ body, status: 202 });
-      expect((await api.post(`/admin/approval-requests/${looser.body.id}/reject`, { token: b.session, body: { reason: 'Sin soporte' } })).body.status).toBe('REJECTED');
+      expect((await api.post(`/admin/approval-requests/${looser.body.id}/reject`, { token: b.session, body: { reason: 'Sin soporte' } })).body.status).toBe(
+        'REJECTED',
+      );
     }
     const now = (await api.get(`/admin/companies/${co.id}`, { token: a.session })).body;
     expect([now.counterpartyDailyLimitCents, now.counterpartyMonthlyLimitCents]).toEqual([400_000, 50_000_000_000]);
@@ -123,7 +154,10 @@ describe('finding 2: maker and checker both invited by one operator', () => {
     const p1 = await newOperator(api, x.session, 'P1', { approver: b.session });
     const p2 = await newOperator(api, x.session, 'P2', { approver: b.session });
     const co = await adminOf(api, token).createCompany();
-    const req = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: p1.session, body: { amountCents: 500 * THRESHOLD, reference: 'gran-credito' } });
+    const req = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, {
+      token: p1.session,
+      body: { amountCents: 500 * THRESHOLD, reference: 'gran-credito' },
+    });
     expect(req.status).toBe(202);
     for (const checker of [p2, x]) {
       const r = await api.post(`/admin/credit-requests/${req.body.id}/approve`, { token: checker.session });
@@ -141,10 +175,11 @@ describe('finding 2: maker and checker both invited by one operator', () => {
 });
 
 describe('finding 3: maker-checker avoided by splitting', () => {
-  it('the operator\'s running total decides: the credit that passes it waits, whatever its own size', async () => {
+  it("the operator's running total decides: the credit that passes it waits, whatever its own size", async () => {
     const o = await newOperator(api, token, 'Divisor');
     const co = await adminOf(api, token).createCompany();
-    const credit = (amount: number, ref: string, session = o.session) => api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: session, body: { amountCents: amount, reference: ref } });
+    const credit = (amount: number, ref: string, session = o.session) =>
+      api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: session, body: { amountCents: amount, reference: ref } });
     expect((await credit(THRESHOLD / 2, 's1')).status).toBe(201);
     expect((await credit(THRESHOLD / 2, 's2')).status).toBe(201);
     const third = await credit(1, 's3');
@@ -163,8 +198,11 @@ describe('finding 3: maker-checker avoided by splitting', () => {
   it('parallel small credits cannot each see the total below the limit', async () => {
     const o = await newOperator(api, token, 'Paralelo');
     const co = await adminOf(api, token).createCompany();
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) =>
-      api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: o.session, body: { amountCents: THRESHOLD / 4, reference: `p-${i}` } })));
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: o.session, body: { amountCents: THRESHOLD / 4, reference: `p-${i}` } }),
+      ),
+    );
     expect(answers.filter((r) => r.status === 201)).toHaveLength(4);
     expect(answers.filter((r) => r.status === 202)).toHaveLength(8);
     expect(await balance(co.id, 'ACH')).toBe(String(THRESHOLD));
@@ -176,11 +214,21 @@ describe('approval requests', () => {
     const co = await adminOf(api, token).createCompany();
     const fee = await api.put('/admin/fees/BREB_OUTFLOW', { token: a.session, body: { fixedFeeCents: 0, variableBps: 0, companyId: co.id } });
     expect(fee.status).toBe(202);
-    expect(fee.body).toMatchObject({ action: 'FEE_SET', companyId: co.id, payload: { operation: 'BREB_OUTFLOW', fixedFeeCents: 0, variableBps: 0, companyId: co.id } });
+    expect(fee.body).toMatchObject({
+      action: 'FEE_SET',
+      companyId: co.id,
+      payload: { operation: 'BREB_OUTFLOW', fixedFeeCents: 0, variableBps: 0, companyId: co.id },
+    });
     const feeDone = await approve(fee.body.id, b.session);
-    expect(feeDone.body).toMatchObject({ status: 'APPLIED', result: { fee: { operation: 'BREB_OUTFLOW', companyId: co.id, fixedFeeCents: 0, variableBps: 0 } } });
+    expect(feeDone.body).toMatchObject({
+      status: 'APPLIED',
+      result: { fee: { operation: 'BREB_OUTFLOW', companyId: co.id, fixedFeeCents: 0, variableBps: 0 } },
+    });
 
-    const entry = await api.post('/admin/aml/blacklist', { token: a.session, body: { documentNumber: `77${Date.now() % 100_000_000}`, reason: 'Lista restrictiva' } });
+    const entry = await api.post('/admin/aml/blacklist', {
+      token: a.session,
+      body: { documentNumber: `77${Date.now() % 100_000_000}`, reason: 'Lista restrictiva' },
+    });
     expect(entry.status).toBe(201); // adding to the list tightens: one operator
     const removal = await api.del(`/admin/aml/blacklist/${entry.body.id}`, { token: a.session });
     expect(removal.status).toBe(202);
@@ -189,7 +237,10 @@ describe('approval requests', () => {
     const unknown = await api.del(`/admin/aml/blacklist/${randomUUID()}`, { token: a.session });
     expect(unknown.status).toBe(202);
     expect((await approve(unknown.body.id, c.session)).body.error).toBe('AML_ENTRY_NOT_FOUND');
-    expect((await api.get(`/admin/approval-requests/${unknown.body.id}`, { token: a.session })).body).toMatchObject({ status: 'FAILED', errorCode: 'AML_ENTRY_NOT_FOUND' });
+    expect((await api.get(`/admin/approval-requests/${unknown.body.id}`, { token: a.session })).body).toMatchObject({
+      status: 'FAILED',
+      errorCode: 'AML_ENTRY_NOT_FOUND',
+    });
   });
 
   it('bad input: query, ids and bodies outside their schema are 400/404, never 5xx; nothing decided', async () => {
@@ -203,7 +254,11 @@ describe('approval requests', () => {
       const x = await api.post(`/admin/approval-requests/${r.body.id}/reject`, { token: b.session, body });
       expect([x.status, x.body.error]).toEqual([400, 'INVALID_REQUEST']);
     }
-    const malformed = await api.post(`/admin/approval-requests/${r.body.id}/reject`, { token: b.session, raw: '{"reason":', headers: { 'content-type': 'application/json' } });
+    const malformed = await api.post(`/admin/approval-requests/${r.body.id}/reject`, {
+      token: b.session,
+      raw: '{"reason":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect([malformed.status, malformed.body.error]).toEqual([400, 'INVALID_REQUEST']);
     expect((await api.post('/admin/approval-requests/apr_nope/approve', { token: b.session })).body.error).toBe('APPROVAL_REQUEST_NOT_FOUND');
     expect((await api.get(`/admin/approval-requests/${r.body.id}`, { token: b.session })).body.status).toBe('PENDING_APPROVAL');
@@ -212,13 +267,19 @@ describe('approval requests', () => {
   it('expire unused; a rejection changes nothing; unknown ids are 404', async () => {
     const co = await adminOf(api, token).createCompany({ multiSigThreshold: 2 });
     const r = await api.patch(`/admin/companies/${co.id}`, { token: a.session, body: { multiSigThreshold: 1 } });
-    await sql(stack.db.url, `update gateway.approval_requests set not_before = now() - interval '2 days', expires_at = now() - interval '1 day' where id = $1`, [r.body.id]);
+    await sql(
+      stack.db.url,
+      `update gateway.approval_requests set not_before = now() - interval '2 days', expires_at = now() - interval '1 day' where id = $1`,
+      [r.body.id],
+    );
     const late = await approve(r.body.id, b.session);
     expect([late.status, late.body.error, late.body.details]).toEqual([409, 'APPROVAL_REQUEST_NOT_PENDING', { status: 'EXPIRED' }]);
     expect((await api.get(`/admin/companies/${co.id}`, { token: a.session })).body.multiSigThreshold).toBe(2);
     const listed = await api.get(`/admin/approval-requests?companyId=${co.id}&status=EXPIRED`, { token: c.session });
     expect(listed.body.items.map((i: any) => i.id)).toEqual([r.body.id]);
-    expect((await api.get('/admin/approval-requests/apr_00000000000000000000000000000000', { token: a.session })).body.error).toBe('APPROVAL_REQUEST_NOT_FOUND');
+    expect((await api.get('/admin/approval-requests/apr_00000000000000000000000000000000', { token: a.session })).body.error).toBe(
+      'APPROVAL_REQUEST_NOT_FOUND',
+    );
     expect((await api.get('/admin/approval-requests/nope', { token: a.session })).status).toBe(404);
   });
 

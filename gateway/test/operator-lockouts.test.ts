@@ -49,7 +49,11 @@ const freshCode = (op: TestOperator) => totpCode(op.totpSecret, 1);
 const failed = { error: 'OPERATOR_AUTH_FAILED', message: ERRORS.OPERATOR_AUTH_FAILED.message };
 
 function expectLocked(r: Reply): number {
-  expect({ status: r.status, error: r.body?.error, message: r.body?.message }).toEqual({ status: 423, error: 'ACCOUNT_LOCKED', message: ERRORS.ACCOUNT_LOCKED.message });
+  expect({ status: r.status, error: r.body?.error, message: r.body?.message }).toEqual({
+    status: 423,
+    error: 'ACCOUNT_LOCKED',
+    message: ERRORS.ACCOUNT_LOCKED.message,
+  });
   const retryAfter = Number(r.headers.get('retry-after'));
   expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 900).toBe(true);
   expect(r.body).toEqual({ error: 'ACCOUNT_LOCKED', message: ERRORS.ACCOUNT_LOCKED.message, details: { retryAfter } });
@@ -97,9 +101,18 @@ describe('operator login: no unauthenticated way to lock an operator out', () =>
     const other = await newOperator(api, token, 'Otro');
     expect((await loginFrom(a, { email: other.email, password: other.password, totpCode: freshCode(other) })).status).toBe(200);
     // The lock was audited on the attempt that set it (caller scope, password factor).
-    const rows = await sql(stack.db.url, `select * from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and after ? 'lockout'`, [victim.id]);
+    const rows = await sql(
+      stack.db.url,
+      `select * from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and after ? 'lockout'`,
+      [victim.id],
+    );
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ outcome: 'FAILED', error_code: 'OPERATOR_AUTH_FAILED', client_ip: a, after: { lockout: { scope: 'caller', factor: 'password', lockedForSeconds: 900 } } });
+    expect(rows[0]).toMatchObject({
+      outcome: 'FAILED',
+      error_code: 'OPERATOR_AUTH_FAILED',
+      client_ip: a,
+      after: { lockout: { scope: 'caller', factor: 'password', lockedForSeconds: 900 } },
+    });
     expect(JSON.stringify(rows[0])).not.toContain('Clave-mala');
   });
 
@@ -108,8 +121,17 @@ describe('operator login: no unauthenticated way to lock an operator out', () =>
     const ghost = `nadie.${Date.now()}@billetera.co`;
     const ip = nextIp();
     for (let i = 0; i < 11; i++) {
-      const [r, u] = [await loginFrom(ip, { email: real.email, password: `mala-${i}`, totpCode: '123456' }), await loginFrom(ip, { email: ghost, password: `mala-${i}`, totpCode: '123456' })];
-      const shape = (x: Reply) => ({ status: x.status, error: x.body.error, message: x.body.message, keys: Object.keys(x.body).sort(), retryAfter: x.headers.get('retry-after') !== null });
+      const [r, u] = [
+        await loginFrom(ip, { email: real.email, password: `mala-${i}`, totpCode: '123456' }),
+        await loginFrom(ip, { email: ghost, password: `mala-${i}`, totpCode: '123456' }),
+      ];
+      const shape = (x: Reply) => ({
+        status: x.status,
+        error: x.body.error,
+        message: x.body.message,
+        keys: Object.keys(x.body).sort(),
+        retryAfter: x.headers.get('retry-after') !== null,
+      });
       expect(shape(u)).toEqual(shape(r));
       expect(r.status).toBe(i < 10 ? 401 : 423);
     }
@@ -131,10 +153,18 @@ describe('operator login: wrong codes after the right password lock the account 
     expect([wrongPassword.status, wrongPassword.body]).toEqual([401, failed]);
     // Sessions opened before stay valid (the lock is about signing in).
     expect((await api.get('/admin/auth/me', { token: victim.session })).status).toBe(200);
-    const rows = await sql(stack.db.url, `select * from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and after ? 'lockout'`, [victim.id]);
+    const rows = await sql(
+      stack.db.url,
+      `select * from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and after ? 'lockout'`,
+      [victim.id],
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0].after).toEqual({ lockout: { scope: 'account', factor: 'totp', lockedForSeconds: 900 } });
-    const refused = await sql(stack.db.url, `select count(*)::int as n from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and error_code = 'ACCOUNT_LOCKED'`, [victim.id]);
+    const refused = await sql(
+      stack.db.url,
+      `select count(*)::int as n from gateway.admin_audit where action = 'adminLogin' and targets->>'operatorId' = $1 and error_code = 'ACCOUNT_LOCKED'`,
+      [victim.id],
+    );
     expect(refused[0].n).toBe(1);
     expect(await lockoutMetric('account', 'totp')).toBe(metricBefore + 1);
   });
@@ -168,6 +198,11 @@ describe('operator login: racing attempts are counted before they are checked', 
 
 async function lockoutMetric(scope: string, factor: string): Promise<number> {
   const text = await (await fetch(`${stack.gw.opsUrl}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('gateway_auth_lockouts_total{') && l.includes('surface="operator"') && l.includes(`scope="${scope}"`) && l.includes(`factor="${factor}"`));
+  const line = text
+    .split('\n')
+    .find(
+      (l) =>
+        l.startsWith('gateway_auth_lockouts_total{') && l.includes('surface="operator"') && l.includes(`scope="${scope}"`) && l.includes(`factor="${factor}"`),
+    );
   return line ? Number(line.split(' ').pop()) : 0;
 }

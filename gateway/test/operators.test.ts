@@ -83,7 +83,7 @@ describe('operators', () => {
     expect(JSON.stringify(await auditRows())).not.toContain(a.password);
   });
 
-  it('an invitation works once; the invitee picks the password; an operator\'s invitation needs a second operator', async () => {
+  it("an invitation works once; the invitee picks the password; an operator's invitation needs a second operator", async () => {
     const email = `una.vez.${Date.now()}@billetera.co`;
     const asked = await api.post('/admin/operators', { token: a.session, body: { name: 'Una Vez', email } });
     expect(asked.status).toBe(202);
@@ -107,7 +107,11 @@ describe('operators', () => {
     // Nobody but the invitee saw the password or the TOTP secret, and the token is in no audit row.
     const rows = await auditRows(`targets->>'approvalRequestId' = $1`, [asked.body.id]);
     // (Ana's own approval was refused: audited as FAILED.)
-    expect(rows.map((r) => `${r.action}:${r.outcome}`)).toEqual(['adminInviteOperator:SUCCEEDED', 'adminApproveApprovalRequest:FAILED', 'adminApproveApprovalRequest:SUCCEEDED']);
+    expect(rows.map((r) => `${r.action}:${r.outcome}`)).toEqual([
+      'adminInviteOperator:SUCCEEDED',
+      'adminApproveApprovalRequest:FAILED',
+      'adminApproveApprovalRequest:SUCCEEDED',
+    ]);
     expect(JSON.stringify(rows)).not.toContain(enrollmentToken);
   });
 
@@ -141,7 +145,8 @@ describe('operators', () => {
 
 describe('admin without identity', () => {
   it('is refused (401) and writes nothing, audit included', async () => {
-    const count = async () => (await sql(stack.db.url, `select (select count(*) from gateway.admin_audit) as audit, (select count(*) from gateway.companies) as companies`))[0];
+    const count = async () =>
+      (await sql(stack.db.url, `select (select count(*) from gateway.admin_audit) as audit, (select count(*) from gateway.companies) as companies`))[0];
     const before = await count();
     const body = { name: 'Sin Identidad S.A.S.', nit: '900555111-1', taxRegime: 'COMMON' };
     const cases: Array<[string | undefined, string]> = [
@@ -151,7 +156,11 @@ describe('admin without identity', () => {
       [`${a.session}x`, 'SESSION_EXPIRED'],
     ];
     for (const [t, error] of cases) {
-      for (const [method, path] of [['POST', '/admin/companies'], ['GET', '/admin/audit'], ['POST', '/admin/operators']] as const) {
+      for (const [method, path] of [
+        ['POST', '/admin/companies'],
+        ['GET', '/admin/audit'],
+        ['POST', '/admin/operators'],
+      ] as const) {
         const r = await api.call(method, path, { token: t, body: method === 'POST' ? body : undefined });
         expect({ path, status: r.status, error: r.body.error }).toEqual({ path, status: 401, error });
         expectNoInternals(r.text);
@@ -169,7 +178,11 @@ describe('audit log', () => {
     expect(patched.status).toBe(200);
     const key = await admin.issueKey(co.id, 'READ', 'auditoría');
     expect((await api.del(`/admin/companies/${co.id}/api-keys/${key.id}`, { token: a.session })).status).toBe(200);
-    const credit = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: 12_345, reference: 'audit-1' }, headers: { 'x-request-id': 'req-audit-credit-1' } });
+    const credit = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, {
+      token: a.session,
+      body: { amountCents: 12_345, reference: 'audit-1' },
+      headers: { 'x-request-id': 'req-audit-credit-1' },
+    });
     expect(credit.status).toBe(201);
     const refused = await admin.credit(co.id, 'BREB', 99, 'audit-1'); // same reference, other body
     expect(refused.body.error).toBe('REFERENCE_CONFLICT');
@@ -178,9 +191,14 @@ describe('audit log', () => {
     expect(page.status).toBe(200);
     const items = [...page.body.items].reverse(); // oldest first
     expect(items.map((i: any) => `${i.action}:${i.outcome}`)).toEqual([
-      'adminCreateCompany:SUCCEEDED', 'adminUpdateCompany:SUCCEEDED', 'adminCreateApiKey:SUCCEEDED', 'adminRevokeApiKey:SUCCEEDED',
+      'adminCreateCompany:SUCCEEDED',
+      'adminUpdateCompany:SUCCEEDED',
+      'adminCreateApiKey:SUCCEEDED',
+      'adminRevokeApiKey:SUCCEEDED',
       // The conflicting reference is refused by the gateway's own record of the operator's credits, before any ledger call.
-      'adminCreditWallet:REQUESTED', 'adminCreditWallet:SUCCEEDED', 'adminCreditWallet:FAILED',
+      'adminCreditWallet:REQUESTED',
+      'adminCreditWallet:SUCCEEDED',
+      'adminCreditWallet:FAILED',
     ]);
     for (const i of items) {
       expect(i.principal).toEqual({ kind: 'operator', operatorId: a.id, email: a.email });
@@ -197,7 +215,11 @@ describe('audit log', () => {
     expect(issue.after).toMatchObject({ id: key.id, prefix: key.prefix, scope: 'READ' });
     expect(revoke.before.revokedAt).toBeNull();
     expect(revoke.after.revokedAt).toEqual(expect.any(String));
-    expect(credited).toMatchObject({ requestId: 'req-audit-credit-1', targets: { companyId: co.id, rail: 'BREB' }, request: { body: { amountCents: 12_345, reference: 'audit-1' } } });
+    expect(credited).toMatchObject({
+      requestId: 'req-audit-credit-1',
+      targets: { companyId: co.id, rail: 'BREB' },
+      request: { body: { amountCents: 12_345, reference: 'audit-1' } },
+    });
     expect(credited.after).toMatchObject({ type: 'BALANCE_ADD', amount: '12345', reference: 'audit-1' });
     expect(failed).toMatchObject({ errorCode: 'REFERENCE_CONFLICT', after: null });
     // The API key's secret is nowhere in the log.
@@ -221,7 +243,10 @@ describe('audit log', () => {
     const co = await as(b.session).createCompany();
     const email = `panel.${Date.now()}@empresa.co`;
     // An operator never chooses a user's password.
-    const withPassword = await api.post(`/admin/companies/${co.id}/users`, { token: b.session, body: { email, password: 'Clave-usuario-panel-2026', role: 'ADMIN' } });
+    const withPassword = await api.post(`/admin/companies/${co.id}/users`, {
+      token: b.session,
+      body: { email, password: 'Clave-usuario-panel-2026', role: 'ADMIN' },
+    });
     expect([withPassword.status, withPassword.body.error]).toEqual([400, 'INVALID_REQUEST']);
     const asked = await api.post(`/admin/companies/${co.id}/users`, { token: b.session, body: { email, role: 'ADMIN' } });
     expect(asked.status).toBe(202);
@@ -271,16 +296,34 @@ describe('maker-checker credits', () => {
     const co = await adminOf(api, token).createCompany();
     const r = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD + 1, reference: 'big-1' } });
     expect(r.status).toBe(202);
-    expect(r.body).toMatchObject({ id: expect.stringMatching(/^crq_[0-9a-f]{32}$/), status: 'PENDING_APPROVAL', companyId: co.id, rail: 'BREB', amountCents: THRESHOLD + 1, requestedBy: a.id, movementId: null });
+    expect(r.body).toMatchObject({
+      id: expect.stringMatching(/^crq_[0-9a-f]{32}$/),
+      status: 'PENDING_APPROVAL',
+      companyId: co.id,
+      rail: 'BREB',
+      amountCents: THRESHOLD + 1,
+      requestedBy: a.id,
+      movementId: null,
+    });
     expect(await balance(co.id)).toBe('0');
     // Idempotent on the reference: the same body → the same request; another body → conflict.
-    expect((await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD + 1, reference: 'big-1' } })).body.id).toBe(r.body.id);
-    expect((await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD + 2, reference: 'big-1' } })).body.error).toBe('REFERENCE_CONFLICT');
+    expect(
+      (await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD + 1, reference: 'big-1' } })).body.id,
+    ).toBe(r.body.id);
+    expect(
+      (await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: THRESHOLD + 2, reference: 'big-1' } })).body
+        .error,
+    ).toBe('REFERENCE_CONFLICT');
     // A small credit cannot take the reference either.
-    expect((await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: b.session, body: { amountCents: 10, reference: 'big-1' } })).body.error).toBe('REFERENCE_CONFLICT');
+    expect(
+      (await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: b.session, body: { amountCents: 10, reference: 'big-1' } })).body.error,
+    ).toBe('REFERENCE_CONFLICT');
 
     const self = await api.post(`/admin/credit-requests/${r.body.id}/approve`, { token: a.session });
-    expect({ status: self.status, body: self.body }).toEqual({ status: 403, body: { error: 'SAME_OPERATOR', message: ERRORS.SAME_OPERATOR.message, details: { reason: 'SAME_PERSON' } } });
+    expect({ status: self.status, body: self.body }).toEqual({
+      status: 403,
+      body: { error: 'SAME_OPERATOR', message: ERRORS.SAME_OPERATOR.message, details: { reason: 'SAME_PERSON' } },
+    });
     const shared = await api.post(`/admin/credit-requests/${r.body.id}/approve`, { token });
     expect({ status: shared.status, error: shared.body.error }).toEqual({ status: 403, error: 'ADMIN_TOKEN_NOT_ALLOWED' });
     expect(await balance(co.id)).toBe('0');
@@ -288,7 +331,10 @@ describe('maker-checker credits', () => {
     expect(listed.body.items.map((i: any) => i.id)).toEqual([r.body.id]);
     // At or below the threshold (and within the running totals: an operator with no credits yet), credited at once.
     const fresh = await newOperator(api, token, 'Nueva');
-    const small = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: fresh.session, body: { amountCents: THRESHOLD, reference: 'small-1' } });
+    const small = await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, {
+      token: fresh.session,
+      body: { amountCents: THRESHOLD, reference: 'small-1' },
+    });
     expect(small.status).toBe(201);
     expect(await balance(co.id)).toBe(String(THRESHOLD));
   });
@@ -296,7 +342,8 @@ describe('maker-checker credits', () => {
   it('a second operator approves: credited exactly once, even with approvals racing', async () => {
     const co = await adminOf(api, token).createCompany();
     const amount = 5 * THRESHOLD;
-    const req = (await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: amount, reference: 'race-1' } })).body;
+    const req = (await api.post(`/admin/companies/${co.id}/wallets/BREB/credit`, { token: a.session, body: { amountCents: amount, reference: 'race-1' } }))
+      .body;
     const [rb, rc, rb2] = await Promise.all([
       api.post(`/admin/credit-requests/${req.id}/approve`, { token: b.session }),
       api.post(`/admin/credit-requests/${req.id}/approve`, { token: c.session }),
@@ -332,10 +379,14 @@ describe('maker-checker credits', () => {
   it('an operator invited by the requester (or who invited them) cannot approve; a rejection credits nothing', async () => {
     const invitee = await newOperator(api, a.session, 'Invitado', { approver: b.session });
     const co = await adminOf(api, token).createCompany();
-    const req = (await api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: a.session, body: { amountCents: 2 * THRESHOLD, reference: 'chain-1' } })).body;
+    const req = (
+      await api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: a.session, body: { amountCents: 2 * THRESHOLD, reference: 'chain-1' } })
+    ).body;
     const byInvitee = await api.post(`/admin/credit-requests/${req.id}/approve`, { token: invitee.session });
     expect([byInvitee.status, byInvitee.body.error, byInvitee.body.details]).toEqual([403, 'SAME_OPERATOR', { reason: 'INVITATION_CHAIN' }]);
-    const req2 = (await api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: invitee.session, body: { amountCents: 2 * THRESHOLD, reference: 'chain-2' } })).body;
+    const req2 = (
+      await api.post(`/admin/companies/${co.id}/wallets/ACH/credit`, { token: invitee.session, body: { amountCents: 2 * THRESHOLD, reference: 'chain-2' } })
+    ).body;
     expect((await api.post(`/admin/credit-requests/${req2.id}/approve`, { token: a.session })).body.error).toBe('SAME_OPERATOR');
     // Someone independent of both may decide: here, reject.
     const rejected = await api.post(`/admin/credit-requests/${req.id}/reject`, { token: c.session, body: { reason: 'Sin soporte contable' } });

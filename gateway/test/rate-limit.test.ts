@@ -28,8 +28,7 @@ async function readKey(body: Record<string, unknown> = {}): Promise<string> {
   return (await admin.issueKey(c.id, 'READ')).key;
 }
 
-const getBalance = (g: Client, key: string, ip?: string) =>
-  g.get('/wallets/balance', { token: key, headers: ip ? { 'x-forwarded-for': ip } : {} });
+const getBalance = (g: Client, key: string, ip?: string) => g.get('/wallets/balance', { token: key, headers: ip ? { 'x-forwarded-for': ip } : {} });
 
 describe('rate limits', () => {
   it('Reads: N per window, then 429 with Retry-After, retryAfter and RateLimit-* headers', async () => {
@@ -111,7 +110,9 @@ describe('rate limits', () => {
     const ip = nextIp();
     // Per IP still 2; per key 4 across IPs.
     expect([(await getBalance(g, k2, ip)).status, (await getBalance(g, k2, ip)).status, (await getBalance(g, k2, ip)).status]).toEqual([200, 200, 429]);
-    expect([(await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status]).toEqual([200, 200, 429]);
+    expect([(await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status, (await getBalance(g, k2, nextIp())).status]).toEqual([
+      200, 200, 429,
+    ]);
   });
 
   it('a dashboard user has a budget of its own too, whatever IPs the session comes from', async () => {
@@ -122,7 +123,8 @@ describe('rate limits', () => {
     const login = await api.post('/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': nextIp() } });
     expect(login.status).toBe(200);
     const statuses: number[] = [];
-    for (let i = 0; i < 5; i++) statuses.push((await api.get('/dashboard/approvals', { token: login.body.token, headers: { 'x-forwarded-for': nextIp() } })).status);
+    for (let i = 0; i < 5; i++)
+      statuses.push((await api.get('/dashboard/approvals', { token: login.body.token, headers: { 'x-forwarded-for': nextIp() } })).status);
     expect(statuses).toEqual([200, 200, 200, 429, 429]);
   });
 
@@ -198,7 +200,10 @@ describe('client IP', () => {
     expect((await getBalance(api, await readKey(), `${client1}, 10.0.0.9`)).status).toBe(200);
   });
 
-  for (const [name, gw] of [['no trusted proxies', () => untrusted], ['a trust list without the peer', () => onlyOtherProxy]] as const) {
+  for (const [name, gw] of [
+    ['no trusted proxies', () => untrusted],
+    ['a trust list without the peer', () => onlyOtherProxy],
+  ] as const) {
     it(`X-Forwarded-For is ignored when the peer is not trusted (${name})`, async () => {
       const g = client(gw().url);
       // Different XFF (and another key) on every request, yet all count against the socket peer.
@@ -238,7 +243,16 @@ describe('Redis outage', () => {
   it('a healthy gateway is ready and live', async () => {
     const ready = await fetch(`${stack.gw.opsUrl}/readyz`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { checks: unknown }).checks).toEqual({ postgres: 'ok', redis: 'ok', ledger: 'ok', transfer: 'ok', deposit: 'ok', collectKey: 'ok', receipt: 'ok', webhook: 'ok' });
+    expect(((await ready.json()) as { checks: unknown }).checks).toEqual({
+      postgres: 'ok',
+      redis: 'ok',
+      ledger: 'ok',
+      transfer: 'ok',
+      deposit: 'ok',
+      collectKey: 'ok',
+      receipt: 'ok',
+      webhook: 'ok',
+    });
     expect((await fetch(`${stack.gw.opsUrl}/healthz`)).status).toBe(200);
     const metrics = await (await fetch(`${stack.gw.opsUrl}/metrics`)).text();
     expect(metrics).toContain('http_server_request_duration_seconds');

@@ -36,12 +36,17 @@ beforeAll(async () => {
   db = await Database.open({ url: stack.db.url, schema: 'gateway', migrations: gatewayMigrations, logger: log });
   redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableOfflineQueue: false, lazyConnect: true });
   limiter = new RollingWindowLimiter(redis, { prefix: `rl:${stack.namespace}:scope`, windowSeconds: 60 });
-  const route = (method: 'POST' | 'GET', scope: 'READ' | 'WRITE') => defineRoute({
-    method, path: '/probe', operationId: `probe${method}`, summary: 'probe', tags: [],
-    auth: { kind: 'apiKey', scope },
-    responses: { 200: { description: 'ok' } },
-    handler: async ({ principal, call }) => ({ status: 200, body: { companyId: principal!.companyId, apiKeyId: call.apiKeyId, actor: call.actor } }),
-  });
+  const route = (method: 'POST' | 'GET', scope: 'READ' | 'WRITE') =>
+    defineRoute({
+      method,
+      path: '/probe',
+      operationId: `probe${method}`,
+      summary: 'probe',
+      tags: [],
+      auth: { kind: 'apiKey', scope },
+      responses: { 200: { description: 'ok' } },
+      handler: async ({ principal, call }) => ({ status: 200, body: { companyId: principal!.companyId, apiKeyId: call.apiKeyId, actor: call.actor } }),
+    });
   const router = buildRouter([route('POST', 'WRITE'), route('GET', 'READ')], {
     authenticator: new ApiKeyAuthenticator(db, new ApiKeyStore(), { pepper: config.apiKeyPepper, prefix: config.apiKeyPrefix, cacheTtlMs: 0 }, log),
     limiter,

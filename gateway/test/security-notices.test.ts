@@ -17,18 +17,28 @@ const log = createLogger('gateway-test', 'silent');
 let tdb: TestDatabase;
 let db: Database;
 
-interface Received { to: string[]; raw: string }
+interface Received {
+  to: string[];
+  raw: string;
+}
 /** A loopback SMTP server; `refuse` answers the next N messages with 451 (a temporary failure). */
 async function smtpServer() {
   const received: Received[] = [];
   let refuse = 0;
   const server = new SMTPServer({
-    authOptional: true, disabledCommands: ['AUTH', 'STARTTLS'], hideSTARTTLS: true, logger: false,
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    hideSTARTTLS: true,
+    logger: false,
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        if (refuse > 0) { refuse--; cb(Object.assign(new Error('try again later'), { responseCode: 451 })); return; }
+        if (refuse > 0) {
+          refuse--;
+          cb(Object.assign(new Error('try again later'), { responseCode: 451 }));
+          return;
+        }
         received.push({ to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
         cb();
       });
@@ -37,15 +47,22 @@ async function smtpServer() {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
   return {
-    url: `smtp://127.0.0.1:${port}`, received,
-    refuseNext(n: number) { refuse = n; },
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    refuseNext(n: number) {
+      refuse = n;
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
 async function company(): Promise<string> {
   const id = randomUUID();
-  await db.query(`insert into gateway.companies (id, name, nit, tax_regime) values (?, ?, ?, 'COMMON')`, [id, 'Andina S.A.S.', `900${Math.floor(Math.random() * 1e6)}-1`]);
+  await db.query(`insert into gateway.companies (id, name, nit, tax_regime) values (?, ?, ?, 'COMMON')`, [
+    id,
+    'Andina S.A.S.',
+    `900${Math.floor(Math.random() * 1e6)}-1`,
+  ]);
   return id;
 }
 
@@ -53,8 +70,17 @@ async function user(companyId: string, email: string, role: string, state: 'acti
   await db.query(
     `insert into gateway.dashboard_users (id, company_id, email, password_hash, role, totp_secret_enc, activated_at, disabled_at)
      values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [randomUUID(), companyId, email, state === 'invited' ? null : 'x', role, state === 'invited' ? null : 'x',
-      state === 'invited' ? null : new Date(), state === 'disabled' ? new Date() : null]);
+    [
+      randomUUID(),
+      companyId,
+      email,
+      state === 'invited' ? null : 'x',
+      role,
+      state === 'invited' ? null : 'x',
+      state === 'invited' ? null : new Date(),
+      state === 'disabled' ? new Date() : null,
+    ],
+  );
 }
 
 const rows = <T = any>(sql: string, params: unknown[] = []) => db.query<T>(sql, params);
@@ -70,7 +96,7 @@ afterAll(async () => {
 });
 
 describe('SecurityNotices.record', () => {
-  it('writes the event and one sealed e-mail per active ADMIN in the caller\'s transaction', async () => {
+  it("writes the event and one sealed e-mail per active ADMIN in the caller's transaction", async () => {
     const companyId = await company();
     await user(companyId, 'ana.admin@andina.co', 'ADMIN', 'active');
     await user(companyId, 'beto.admin@andina.co', 'ADMIN', 'active');
@@ -81,21 +107,33 @@ describe('SecurityNotices.record', () => {
     await user(other, 'otro.admin@otra.co', 'ADMIN', 'active');
 
     const notices = new SecurityNotices(new MailOutbox({ secretKey: KEY }));
-    await db.tx((tx) => notices.record(tx, {
-      companyId, change: 'API_KEY_REVOKED', summary: 'Se revocó la clave de API wk_test_ab12… (producción).',
-      actor: { kind: 'operator', id: '11111111-1111-4111-8111-111111111111' }, details: { keyId: 'k1' },
-    }));
+    await db.tx((tx) =>
+      notices.record(tx, {
+        companyId,
+        change: 'API_KEY_REVOKED',
+        summary: 'Se revocó la clave de API wk_test_ab12… (producción).',
+        actor: { kind: 'operator', id: '11111111-1111-4111-8111-111111111111' },
+        details: { keyId: 'k1' },
+      }),
+    );
 
     const events = await rows(`select subject, payload, published_at from gateway.outbox where payload->>'companyId' = ?`, [companyId]);
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ subject: 'company.security_changed', published_at: null });
     expect(events[0].payload).toMatchObject({
-      companyId, change: 'API_KEY_REVOKED', actorKind: 'operator', actorId: '11111111-1111-4111-8111-111111111111',
-      summary: 'Se revocó la clave de API wk_test_ab12… (producción).', detailsJson: '{"keyId":"k1"}',
+      companyId,
+      change: 'API_KEY_REVOKED',
+      actorKind: 'operator',
+      actorId: '11111111-1111-4111-8111-111111111111',
+      summary: 'Se revocó la clave de API wk_test_ab12… (producción).',
+      detailsJson: '{"keyId":"k1"}',
     });
     expect(events[0].payload.eventId).toMatch(/^[0-9a-f-]{36}$/);
 
-    const mails = await rows(`select kind, company_id::text as company_id, recipient, subject_enc, text_enc, html_enc, sent_at from gateway.mail_outbox where company_id = ? order by recipient`, [companyId]);
+    const mails = await rows(
+      `select kind, company_id::text as company_id, recipient, subject_enc, text_enc, html_enc, sent_at from gateway.mail_outbox where company_id = ? order by recipient`,
+      [companyId],
+    );
     expect(mails.map((m) => m.recipient)).toEqual(['ana.admin@andina.co', 'beto.admin@andina.co']);
     const box = new SecretBox(KEY);
     for (const m of mails) {
@@ -111,17 +149,19 @@ describe('SecurityNotices.record', () => {
     }
   });
 
-  it('writes nothing when the caller\'s transaction rolls back', async () => {
+  it("writes nothing when the caller's transaction rolls back", async () => {
     const companyId = await company();
     await user(companyId, 'rollback.admin@andina.co', 'ADMIN', 'active');
     const notices = new SecurityNotices(new MailOutbox({ secretKey: KEY }));
-    await expect(db.tx(async (tx) => {
-      await notices.record(tx, { companyId, change: 'LIMITS_CHANGED', summary: 'Cambió el límite.', actor: { kind: 'bootstrap-token', id: null } });
-      // The notice was written in this transaction (seen inside it) …
-      const inside = await tx.query(`select 1 from gateway.mail_outbox where company_id = ?`, [companyId]);
-      expect(inside).toHaveLength(1);
-      throw new Error('the change failed');
-    })).rejects.toThrow('the change failed');
+    await expect(
+      db.tx(async (tx) => {
+        await notices.record(tx, { companyId, change: 'LIMITS_CHANGED', summary: 'Cambió el límite.', actor: { kind: 'bootstrap-token', id: null } });
+        // The notice was written in this transaction (seen inside it) …
+        const inside = await tx.query(`select 1 from gateway.mail_outbox where company_id = ?`, [companyId]);
+        expect(inside).toHaveLength(1);
+        throw new Error('the change failed');
+      }),
+    ).rejects.toThrow('the change failed');
     // … and went with it.
     expect(await rows(`select 1 from gateway.outbox where payload->>'companyId' = ?`, [companyId])).toEqual([]);
     expect(await rows(`select 1 from gateway.mail_outbox where company_id = ?`, [companyId])).toEqual([]);
@@ -131,10 +171,16 @@ describe('SecurityNotices.record', () => {
     const companyId = await company();
     await user(companyId, 'fecha.admin@andina.co', 'ADMIN', 'active');
     const notices = new SecurityNotices(new MailOutbox({ secretKey: KEY }));
-    await db.tx((tx) => notices.record(tx, {
-      companyId, change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED', summary: 'Se pidió bajar las aprobaciones de 2 a 1.',
-      actor: { kind: 'dashboard-user', id: 'u1' }, approvalRequestId: 'apr_1', effectiveAt: '2026-12-01T15:00:00.000000Z',
-    }));
+    await db.tx((tx) =>
+      notices.record(tx, {
+        companyId,
+        change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED',
+        summary: 'Se pidió bajar las aprobaciones de 2 a 1.',
+        actor: { kind: 'dashboard-user', id: 'u1' },
+        approvalRequestId: 'apr_1',
+        effectiveAt: '2026-12-01T15:00:00.000000Z',
+      }),
+    );
     const [e] = await rows(`select payload from gateway.outbox where payload->>'companyId' = ?`, [companyId]);
     expect(e.payload).toMatchObject({ approvalRequestId: 'apr_1', change: 'MULTISIG_THRESHOLD_CHANGE_REQUESTED' });
     expect(e.payload.effectiveAt).toMatch(/^2026-12-01T15:00:00(\.0+)?Z$/);
@@ -156,7 +202,9 @@ describe('MailSender', () => {
     const sender = new MailSender(db, transport, { ...settings, retryBaseMs: 1_000 }, log);
     try {
       const outbox = new MailOutbox({ secretKey: KEY });
-      const id = await db.tx((tx) => outbox.enqueue(tx, { to: 'ana@andina.co', subject: 'Su clave', text: 'La clave es wk_test_SECRETO123', kind: 'api-key.delivered' }));
+      const id = await db.tx((tx) =>
+        outbox.enqueue(tx, { to: 'ana@andina.co', subject: 'Su clave', text: 'La clave es wk_test_SECRETO123', kind: 'api-key.delivered' }),
+      );
       smtp.refuseNext(1);
       expect(await sender.runOnce()).toBe(0);
       let [row] = await rows(`select attempts, last_error, sent_at, text_enc from gateway.mail_outbox where id = ?`, [id]);
@@ -193,7 +241,9 @@ describe('MailSender', () => {
     const transport = new SmtpMailTransport(smtp.url, 'Pagos <no-reply@pagos.example.co>', 5_000);
     const sender = new MailSender(db, transport, { ...settings, retryBaseMs: 10, maxAttempts: 2 }, log);
     try {
-      const id = await db.tx((tx) => new MailOutbox({ secretKey: KEY }).enqueue(tx, { to: 'nadie@andina.co', subject: 'x', text: 'enlace secreto', kind: 'test' }));
+      const id = await db.tx((tx) =>
+        new MailOutbox({ secretKey: KEY }).enqueue(tx, { to: 'nadie@andina.co', subject: 'x', text: 'enlace secreto', kind: 'test' }),
+      );
       smtp.refuseNext(2);
       await sender.runOnce();
       await new Promise((r) => setTimeout(r, 50));
@@ -218,7 +268,9 @@ describe('MailSender', () => {
     try {
       const outbox = new MailOutbox({ secretKey: KEY });
       const to = Array.from({ length: 12 }, (_, i) => `admin${i}@andina.co`);
-      await db.tx(async (tx) => { for (const t of to) await outbox.enqueue(tx, { to: t, subject: 's', text: 't', kind: 'test' }); });
+      await db.tx(async (tx) => {
+        for (const t of to) await outbox.enqueue(tx, { to: t, subject: 's', text: 't', kind: 'test' });
+      });
       const sent = await Promise.all(senders.map((s) => s.runOnce()));
       expect(sent[0]! + sent[1]!).toBe(12);
       expect(smtp.received.map((r) => r.to[0]).sort()).toEqual([...to].sort());
@@ -250,9 +302,11 @@ describe('MailSender', () => {
     }
   });
 
-  it('refuses what is not one address (a caller\'s bug), without writing', async () => {
+  it("refuses what is not one address (a caller's bug), without writing", async () => {
     const outbox = new MailOutbox({ secretKey: KEY });
     await expect(db.tx((tx) => outbox.enqueue(tx, { to: 'a@b.co, c@d.co', subject: 's', text: 't', kind: 'test' }))).rejects.toThrow(/not one e-mail address/);
-    await expect(db.tx((tx) => outbox.enqueue(tx, { to: 'a@b.co\r\nBcc: x@y.co', subject: 's', text: 't', kind: 'test' }))).rejects.toThrow(/not one e-mail address/);
+    await expect(db.tx((tx) => outbox.enqueue(tx, { to: 'a@b.co\r\nBcc: x@y.co', subject: 's', text: 't', kind: 'test' }))).rejects.toThrow(
+      /not one e-mail address/,
+    );
   });
 });

@@ -20,7 +20,9 @@ function freePort(): Promise<number> {
 }
 
 let stack: Stack;
-beforeAll(async () => { stack = await startStack(); });
+beforeAll(async () => {
+  stack = await startStack();
+});
 afterAll(() => stack?.stop());
 
 describe('graceful shutdown', () => {
@@ -29,19 +31,30 @@ describe('graceful shutdown', () => {
     const port = new URL(gw.url).port;
     // A request whose body arrives slowly: it is in flight when stop() begins.
     const inFlight = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = httpRequest({
-        host: '127.0.0.1', port, method: 'POST', path: '/admin/companies',
-        headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
-      }, (res) => {
-        let text = '';
-        res.on('data', (c) => { text += c; });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-      });
+      const req = httpRequest(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/admin/companies',
+          headers: { authorization: `Bearer ${gw.adminToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => {
+            text += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
       req.on('error', reject);
       req.write('{"name": "Cierre Ordenado S.A.S.", ');
       setTimeout(() => {
         const stopping = gw.stop();
-        setTimeout(() => { req.end('"nit": "900555444-3", "taxRegime": "SIMPLE"}'); void stopping; }, 150);
+        setTimeout(() => {
+          req.end('"nit": "900555444-3", "taxRegime": "SIMPLE"}');
+          void stopping;
+        }, 150);
       }, 150);
     });
     const done = await inFlight;
@@ -71,39 +84,72 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
     const child = spawn(process.execPath, ['--experimental-async-context-frame', 'dist/main.js'], {
       cwd: GATEWAY_DIR,
       env: {
-        PATH: process.env.PATH, NODE_ENV: 'test', LOG_LEVEL: 'info',
-        DATABASE_URL: stack.db.url, REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-        GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_OPS_PORT: String(opsPort), GATEWAY_MIGRATE_ON_START: 'false',
-        RATE_LIMIT_PREFIX: `rl:${stack.namespace}_child`, SHUTDOWN_GRACE_MS: '8000',
-        LEDGER_GRPC_ADDR: ledger, TRANSFER_GRPC_ADDR: await standIn('transfer'), DEPOSIT_GRPC_ADDR: await standIn('pse-deposit'),
-        COLLECT_KEY_GRPC_ADDR: await standIn('collect-key'), RECEIPT_GRPC_ADDR: await standIn('receipt'), WEBHOOK_GRPC_ADDR: await standIn('webhook'),
+        PATH: process.env.PATH,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'info',
+        DATABASE_URL: stack.db.url,
+        REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: String(port),
+        GATEWAY_OPS_PORT: String(opsPort),
+        GATEWAY_MIGRATE_ON_START: 'false',
+        RATE_LIMIT_PREFIX: `rl:${stack.namespace}_child`,
+        SHUTDOWN_GRACE_MS: '8000',
+        LEDGER_GRPC_ADDR: ledger,
+        TRANSFER_GRPC_ADDR: await standIn('transfer'),
+        DEPOSIT_GRPC_ADDR: await standIn('pse-deposit'),
+        COLLECT_KEY_GRPC_ADDR: await standIn('collect-key'),
+        RECEIPT_GRPC_ADDR: await standIn('receipt'),
+        WEBHOOK_GRPC_ADDR: await standIn('webhook'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c) => { stdout += c; });
-    child.stderr.on('data', (c) => { stderr += c; });
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     try {
       await eventually(async () => (await fetch(`${opsUrl}/healthz`)).status === 200, 20_000, 100);
-      const before = await eventually(async () => {
-        const r = await fetch(`${opsUrl}/readyz`);
-        return r.status === 200 ? r.json() as Promise<{ checks: Record<string, string> }> : undefined;
-      }, 20_000, 200);
+      const before = await eventually(
+        async () => {
+          const r = await fetch(`${opsUrl}/readyz`);
+          return r.status === 200 ? (r.json() as Promise<{ checks: Record<string, string> }>) : undefined;
+        },
+        20_000,
+        200,
+      );
       expect(before.checks.shutdown).toBeUndefined();
 
       // A request in flight: its body is still arriving when SIGTERM comes.
       let firstChunkSent!: () => void;
-      const sent = new Promise<void>((r) => { firstChunkSent = r; });
+      const sent = new Promise<void>((r) => {
+        firstChunkSent = r;
+      });
       const req = httpRequest({
-        host: '127.0.0.1', port, method: 'POST', path: '/admin/companies',
-        headers: { authorization: `Bearer ${stack.gw.adminToken}`, 'content-type': 'application/json', 'transfer-encoding': 'chunked', 'x-request-id': 'shutdown-inflight-1' },
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/admin/companies',
+        headers: {
+          authorization: `Bearer ${stack.gw.adminToken}`,
+          'content-type': 'application/json',
+          'transfer-encoding': 'chunked',
+          'x-request-id': 'shutdown-inflight-1',
+        },
       });
       const answered = new Promise<{ status: number; body: string }>((resolve, reject) => {
         req.on('response', (res) => {
           let text = '';
-          res.on('data', (c) => { text += c; });
+          res.on('data', (c) => {
+            text += c;
+          });
           res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
         });
         req.on('error', reject);
@@ -115,10 +161,14 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
 
       expect(child.kill('SIGTERM')).toBe(true);
       // Readiness turns 503 ("draining") while the request is still open.
-      const during = await eventually(async () => {
-        const r = await fetch(`${opsUrl}/readyz`);
-        return r.status === 503 ? r.json() as Promise<{ checks: Record<string, string> }> : undefined;
-      }, 5_000, 50);
+      const during = await eventually(
+        async () => {
+          const r = await fetch(`${opsUrl}/readyz`);
+          return r.status === 503 ? (r.json() as Promise<{ checks: Record<string, string> }>) : undefined;
+        },
+        5_000,
+        50,
+      );
       expect(during.checks.shutdown).toBe('draining');
 
       req.end('"nit": "900555777-1", "taxRegime": "SIMPLE"}');
@@ -130,7 +180,10 @@ describe('graceful shutdown of the real process (dist/main.js, SIGTERM)', () => 
       expect(await exited).toEqual({ code: 0, signal: null });
       await expect(fetch(`${url}/openapi.json`)).rejects.toThrow();
 
-      const lines = stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+      const lines = stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
       const msgs = lines.map((l) => l.msg);
       expect(msgs).toContain('shutting down');
       expect(msgs.indexOf('stopped')).toBeGreaterThan(msgs.indexOf('shutting down'));

@@ -4,8 +4,19 @@
 export type Role = 'ADMIN' | 'OPERATOR' | 'VIEWER';
 export type ApprovalStatus = 'PENDING' | 'APPROVED' | 'REJECTED' | 'EXPIRED';
 
-export interface Me { id: string; email: string; role: Role; companyId: string; companyName: string }
-export interface Signature { userId: string; email: string; role: Role; signedAt: string }
+export interface Me {
+  id: string;
+  email: string;
+  role: Role;
+  companyId: string;
+  companyName: string;
+}
+export interface Signature {
+  userId: string;
+  email: string;
+  role: Role;
+  signedAt: string;
+}
 export interface Approval {
   approvalId: string;
   transactionId: string;
@@ -29,10 +40,20 @@ export interface Approval {
   rejectReason?: string | null;
 }
 
-export interface ApprovalPage { items: Approval[]; nextCursor?: string | null }
+export interface ApprovalPage {
+  items: Approval[];
+  nextCursor?: string | null;
+}
 
 /** A bulk payout (docs/batches.md) as the dashboard reads it; amounts in integer centavos. */
-export interface BatchTotal { rail: 'BREB' | 'ACH'; count: number; amount: number; totalFee: number; ivaAmount: number; total: number }
+export interface BatchTotal {
+  rail: 'BREB' | 'ACH';
+  count: number;
+  amount: number;
+  totalFee: number;
+  ivaAmount: number;
+  total: number;
+}
 export interface BatchApproval {
   approvalId: string;
   threshold: number;
@@ -68,19 +89,44 @@ export interface BatchItem {
   destination: string;
   reference: string | null;
 }
-export interface Page<T> { items: T[]; nextCursor: string | null }
-
-/** A dashboard invitation as its holder sees it (self-enrolment). */
-export interface Invitation { email: string; role: Role; companyName: string; status: 'PENDING' | 'ACCEPTED'; expiresAt: string }
-export interface Enrolment { email: string; totpSecret: string; otpauthUrl: string; expiresAt: string }
-
-export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) { super(message); }
-  /** The session is gone (expired, logged out elsewhere): back to the login form. A wrong TOTP code is also a 401 but not this. */
-  get sessionLost(): boolean { return this.status === 401 && this.code !== 'INVALID_TOTP_CODE' && this.code !== 'INVALID_CREDENTIALS'; }
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
 }
 
-export interface Session { token: string; expiresAt: string }
+/** A dashboard invitation as its holder sees it (self-enrolment). */
+export interface Invitation {
+  email: string;
+  role: Role;
+  companyName: string;
+  status: 'PENDING' | 'ACCEPTED';
+  expiresAt: string;
+}
+export interface Enrolment {
+  email: string;
+  totpSecret: string;
+  otpauthUrl: string;
+  expiresAt: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  /** The session is gone (expired, logged out elsewhere): back to the login form. A wrong TOTP code is also a 401 but not this. */
+  get sessionLost(): boolean {
+    return this.status === 401 && this.code !== 'INVALID_TOTP_CODE' && this.code !== 'INVALID_CREDENTIALS';
+  }
+}
+
+export interface Session {
+  token: string;
+  expiresAt: string;
+}
 
 const SESSION_KEY = 'wallet.dashboard.session';
 
@@ -88,14 +134,21 @@ export function loadSession(): Session | undefined {
   try {
     const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<Session> | null;
     if (typeof s?.token !== 'string' || typeof s.expiresAt !== 'string') return undefined;
-    if (!(Date.parse(s.expiresAt) > Date.now())) { clearSession(); return undefined; }
+    if (!(Date.parse(s.expiresAt) > Date.now())) {
+      clearSession();
+      return undefined;
+    }
     return { token: s.token, expiresAt: s.expiresAt };
   } catch {
     return undefined;
   }
 }
-export function saveSession(s: Session): void { sessionStorage.setItem(SESSION_KEY, JSON.stringify(s)); }
-export function clearSession(): void { sessionStorage.removeItem(SESSION_KEY); }
+export function saveSession(s: Session): void {
+  sessionStorage.setItem(SESSION_KEY, JSON.stringify(s));
+}
+export function clearSession(): void {
+  sessionStorage.removeItem(SESSION_KEY);
+}
 
 export async function request<T>(method: 'GET' | 'POST', path: string, token?: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
@@ -109,7 +162,11 @@ export async function request<T>(method: 'GET' | 'POST', path: string, token?: s
   }
   const text = res.status === 204 ? '' : await res.text();
   let data: unknown;
-  try { data = text ? JSON.parse(text) : undefined; } catch { data = undefined; }
+  try {
+    data = text ? JSON.parse(text) : undefined;
+  } catch {
+    data = undefined;
+  }
   if (!res.ok) {
     const e = (data ?? {}) as { error?: unknown; message?: unknown };
     throw new ApiError(
@@ -139,7 +196,11 @@ export const api = {
     request<Page<Batch>>('GET', `/dashboard/batches?${new URLSearchParams(cursor ? { status: state, cursor } : { status: state }).toString()}`, token),
   batch: (token: string, batchId: string) => request<Batch>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}`, token),
   batchItems: (token: string, batchId: string, limit: number, cursor?: string) =>
-    request<Page<BatchItem>>('GET', `/dashboard/batches/${encodeURIComponent(batchId)}/items?${new URLSearchParams(cursor ? { limit: String(limit), cursor } : { limit: String(limit) }).toString()}`, token),
+    request<Page<BatchItem>>(
+      'GET',
+      `/dashboard/batches/${encodeURIComponent(batchId)}/items?${new URLSearchParams(cursor ? { limit: String(limit), cursor } : { limit: String(limit) }).toString()}`,
+      token,
+    ),
   signBatch: (token: string, batchId: string, totpCode: string) =>
     request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/sign`, token, { totpCode }),
   rejectBatch: (token: string, batchId: string, totpCode: string, reason?: string) =>

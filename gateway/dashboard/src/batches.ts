@@ -20,7 +20,6 @@ export interface BatchesDeps {
   hideApprovals(): void;
 }
 
-
 const sumCents = (xs: Array<number | string>) => xs.reduce<bigint>((a, x) => a + BigInt(x), 0n);
 const batchName = (b: Batch) => b.reference || 'Lote sin referencia';
 const lineCount = (b: Batch) => (b.validCount < b.itemCount ? `${b.itemCount} (${b.validCount} por pagar)` : String(b.itemCount));
@@ -64,36 +63,46 @@ export function batchesPanel(deps: BatchesDeps) {
 
   function showMore(cursor: string | null, generation: number): void {
     ui.more.hidden = !cursor;
-    ui.more.onclick = !cursor ? null : async () => {
-      const token = deps.token();
-      if (!token) return;
-      ui.more.disabled = true;
-      try {
-        const page = await api.batches(token, 'AWAITING_APPROVAL', cursor);
-        if (generation !== listGeneration) return;
-        ui.list.append(...page.items.map(batchCard));
-        showMore(page.nextCursor, generation);
-      } catch (err) {
-        if (!deps.sessionLost(err)) setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar más lotes.', 'error');
-      } finally {
-        ui.more.disabled = false;
-      }
-    };
+    ui.more.onclick = !cursor
+      ? null
+      : async () => {
+          const token = deps.token();
+          if (!token) return;
+          ui.more.disabled = true;
+          try {
+            const page = await api.batches(token, 'AWAITING_APPROVAL', cursor);
+            if (generation !== listGeneration) return;
+            ui.list.append(...page.items.map(batchCard));
+            showMore(page.nextCursor, generation);
+          } catch (err) {
+            if (!deps.sessionLost(err)) setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar más lotes.', 'error');
+          } finally {
+            ui.more.disabled = false;
+          }
+        };
   }
 
   function batchCard(b: Batch): HTMLLIElement {
     const headingId = `batch-${b.id}-title`;
     const signed = b.approval?.signatures.length ?? 0;
     const threshold = b.approval?.threshold ?? b.threshold;
-    return h('li', { class: 'card batch', 'data-testid': 'batch', 'data-batch-id': b.id, 'aria-labelledby': headingId },
-      h('div', { class: 'approval-head' },
+    return h(
+      'li',
+      { class: 'card batch', 'data-testid': 'batch', 'data-batch-id': b.id, 'aria-labelledby': headingId },
+      h(
+        'div',
+        { class: 'approval-head' },
         h('h3', { id: headingId, class: 'batch-name', 'data-testid': 'batch-reference' }, batchName(b)),
-        h('span', { class: 'badge badge-pending', 'data-testid': 'batch-status' }, label(BATCH_STATUS_LABEL, b.status))),
-      h('dl', { class: 'details' },
+        h('span', { class: 'badge badge-pending', 'data-testid': 'batch-status' }, label(BATCH_STATUS_LABEL, b.status)),
+      ),
+      h(
+        'dl',
+        { class: 'details' },
         ...detail('Pagos', lineCount(b), 'batch-count'),
         ...b.totals.flatMap((t) => detail(`Total ${label(RAIL_LABEL, t.rail)}`, formatCop(t.total), `batch-total-${t.rail}`)),
         ...detail('Firmas', `${signed} de ${threshold}`, 'batch-signatures'),
-        ...detail('Vence', formatDateTime(b.approval?.expiresAt), 'batch-expires')),
+        ...detail('Vence', formatDateTime(b.approval?.expiresAt), 'batch-expires'),
+      ),
       h('button', { type: 'button', class: 'btn btn-primary', 'data-testid': 'batch-open', 'aria-describedby': headingId }, 'Ver lote'),
     );
   }
@@ -143,39 +152,68 @@ export function batchesPanel(deps: BatchesDeps) {
     const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-testid': 'batch-result', hidden: true });
     if (outcome) setMessage(result, outcome.text, outcome.kind);
 
-    const totals = h('table', { class: 'runs totals', 'data-testid': 'batch-totals' },
+    const totals = h(
+      'table',
+      { class: 'runs totals', 'data-testid': 'batch-totals' },
       h('caption', { class: 'sr-only' }, 'Totales por billetera'),
       h('thead', {}, h('tr', {}, ...['Billetera', 'Pagos', 'Monto', 'Comisión', 'IVA', 'Total'].map((t) => h('th', { scope: 'col' }, t)))),
-      h('tbody', {}, ...b.totals.map((t) => h('tr', { 'data-testid': 'batch-total-row', 'data-rail': t.rail },
-        h('th', { scope: 'row' }, label(RAIL_LABEL, t.rail)),
-        h('td', { class: 'num', 'data-testid': 'total-count' }, String(t.count)),
-        h('td', { class: 'num' }, formatCop(t.amount)),
-        h('td', { class: 'num' }, formatCop(t.totalFee)),
-        h('td', { class: 'num' }, formatCop(t.ivaAmount)),
-        h('td', { class: 'num', 'data-testid': 'total-total' }, formatCop(t.total))))));
+      h(
+        'tbody',
+        {},
+        ...b.totals.map((t) =>
+          h(
+            'tr',
+            { 'data-testid': 'batch-total-row', 'data-rail': t.rail },
+            h('th', { scope: 'row' }, label(RAIL_LABEL, t.rail)),
+            h('td', { class: 'num', 'data-testid': 'total-count' }, String(t.count)),
+            h('td', { class: 'num' }, formatCop(t.amount)),
+            h('td', { class: 'num' }, formatCop(t.totalFee)),
+            h('td', { class: 'num' }, formatCop(t.ivaAmount)),
+            h('td', { class: 'num', 'data-testid': 'total-total' }, formatCop(t.total)),
+          ),
+        ),
+      ),
+    );
 
     const items = itemsTable(b);
     ui.body.replaceChildren(
-      h('div', { class: 'card batch-detail' },
-        h('div', { class: 'approval-head' },
+      h(
+        'div',
+        { class: 'card batch-detail' },
+        h(
+          'div',
+          { class: 'approval-head' },
           h('h1', { id: 'batch-title', 'data-testid': 'batch-title' }, `Lote ${batchName(b)}`),
-          h('div', { class: 'badges' },
+          h(
+            'div',
+            { class: 'badges' },
             h('span', { class: 'badge', 'data-testid': 'batch-detail-status' }, label(BATCH_STATUS_LABEL, b.status)),
-            a ? h('span', { class: `badge badge-${a.status.toLowerCase()}`, 'data-testid': 'batch-approval-status' }, label(APPROVAL_STATUS_LABEL, a.status)) : null)),
-        h('dl', { class: 'details' },
+            a
+              ? h('span', { class: `badge badge-${a.status.toLowerCase()}`, 'data-testid': 'batch-approval-status' }, label(APPROVAL_STATUS_LABEL, a.status))
+              : null,
+          ),
+        ),
+        h(
+          'dl',
+          { class: 'details' },
           ...(b.description ? detail('Descripción', b.description, 'batch-description') : []),
           ...detail('Pagos', lineCount(b), 'batch-detail-count'),
           ...detail('Total a debitar', formatCop(sumCents(b.totals.map((t) => t.total))), 'batch-detail-total'),
           ...detail('Creado', formatDateTime(b.createdAt), 'batch-created'),
           ...(a && (a.status === 'PENDING' || !a.decidedAt)
             ? detail('Vence', formatDateTime(a.expiresAt), 'batch-detail-expires')
-            : a ? detail('Decidido', formatDateTime(a.decidedAt), 'batch-decided') : []),
-          ...(a?.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'batch-reject-reason') : [])),
+            : a
+              ? detail('Decidido', formatDateTime(a.decidedAt), 'batch-decided')
+              : []),
+          ...(a?.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'batch-reject-reason') : []),
+        ),
         totals,
         a ? signaturesView(a.signatures, a.threshold, pending, 'batch-detail') : null,
         pending ? actions(b, mine, result) : null,
-        result),
-      items.section);
+        result,
+      ),
+      items.section,
+    );
     void items.go(0);
     if (outcome) result.focus();
   }
@@ -185,7 +223,9 @@ export function batchesPanel(deps: BatchesDeps) {
       return h('p', { class: 'muted small', 'data-testid': 'batch-readonly' }, 'Tu rol (Consulta) permite ver los lotes, no firmarlos.');
     }
     return decisionForm({
-      id: `batch-${b.id}`, alreadySigned: mine, result,
+      id: `batch-${b.id}`,
+      alreadySigned: mine,
+      result,
       async decide(kind, code, reason) {
         const token = deps.token();
         if (!token) return deps.showLogin();
@@ -237,23 +277,32 @@ export function batchesPanel(deps: BatchesDeps) {
     };
     prev.addEventListener('click', () => void go(index - 1));
     next.addEventListener('click', () => void go(index + 1));
-    const section = h('section', { class: 'card batch-items', 'aria-labelledby': 'batch-items-title' },
+    const section = h(
+      'section',
+      { class: 'card batch-items', 'aria-labelledby': 'batch-items-title' },
       h('h2', { id: 'batch-items-title' }, 'Pagos del lote'),
-      h('table', { class: 'runs', 'data-testid': 'batch-items' },
+      h(
+        'table',
+        { class: 'runs', 'data-testid': 'batch-items' },
         h('thead', {}, h('tr', {}, ...['Línea', 'Destinatario', 'Destino', 'Monto', 'Estado'].map((t) => h('th', { scope: 'col' }, t)))),
-        body),
+        body,
+      ),
       message,
-      h('div', { class: 'pager' }, prev, pageLabel, next));
+      h('div', { class: 'pager' }, prev, pageLabel, next),
+    );
     return { section, go };
   }
 
   function itemRow(i: BatchItem): HTMLTableRowElement {
-    return h('tr', { 'data-testid': 'batch-item-row', 'data-item': String(i.item) },
+    return h(
+      'tr',
+      { 'data-testid': 'batch-item-row', 'data-item': String(i.item) },
       h('td', { class: 'num', 'data-testid': 'item-line' }, String(i.line ?? i.item)),
       h('td', { 'data-testid': 'item-recipient' }, i.targetName || '—'),
       h('td', { 'data-testid': 'item-destination' }, `${i.rail ? `${label(RAIL_LABEL, i.rail)} · ` : ''}${i.destination}`),
       h('td', { class: 'num', 'data-testid': 'item-amount' }, formatCop(i.amount)),
-      h('td', { 'data-testid': 'item-status' }, label(BATCH_ITEM_STATUS_LABEL, i.status)));
+      h('td', { 'data-testid': 'item-status' }, label(BATCH_ITEM_STATUS_LABEL, i.status)),
+    );
   }
 
   /** Logged out, or another account: nothing of this company stays on the page. */

@@ -8,36 +8,77 @@ import { ApiError, request } from './api.js';
 import { byId, detail, h, setMessage } from './dom.js';
 import { formatCop, formatDateTime, label } from './format.js';
 
-interface OperatorSession { token: string; expiresAt: string }
-interface Principal { kind: 'operator' | 'bootstrap-token'; email: string | null }
+interface OperatorSession {
+  token: string;
+  expiresAt: string;
+}
+interface Principal {
+  kind: 'operator' | 'bootstrap-token';
+  email: string | null;
+}
 interface Run {
-  id: string; rail: string; date: string; trigger: string; status: string; requestedBy: string; startedAt: string; finishedAt: string | null;
-  rejectReason: string | null; detail: string | null;
+  id: string;
+  rail: string;
+  date: string;
+  trigger: string;
+  status: string;
+  requestedBy: string;
+  startedAt: string;
+  finishedAt: string | null;
+  rejectReason: string | null;
+  detail: string | null;
   report: { lines: number; amountCents: string; feeCents: string; netCents: string };
   ours: { count: number; amountCents: string; netCents: string };
   matched: { count: number; amountCents: string };
   breaks: { total: number; opened: number; byKind: Record<string, number> };
 }
 interface Break {
-  key: string; kind: string; rail: string; date: string; ourId: string | null; providerId: string | null;
-  ours: Record<string, unknown>; theirs: Record<string, unknown>; status: 'OPEN' | 'RESOLVED'; runId: string; lastSeenRunId: string;
-  openedAt: string; resolvedAt: string | null; resolution: string | null; exceptionId: string; differenceCents: string;
+  key: string;
+  kind: string;
+  rail: string;
+  date: string;
+  ourId: string | null;
+  providerId: string | null;
+  ours: Record<string, unknown>;
+  theirs: Record<string, unknown>;
+  status: 'OPEN' | 'RESOLVED';
+  runId: string;
+  lastSeenRunId: string;
+  openedAt: string;
+  resolvedAt: string | null;
+  resolution: string | null;
+  exceptionId: string;
+  differenceCents: string;
 }
-interface Page<T> { items: T[]; nextCursor: string | null }
+interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
 type Action = 'accept_provider' | 'explain' | 'rerun';
 
 const RAIL_LABEL: Record<string, string> = { breb: 'Bre-B (envíos)', 'breb-inbound': 'Bre-B (recaudos)', ach: 'ACH', pse: 'PSE' };
 const RUN_STATUS_LABEL: Record<string, string> = { RUNNING: 'En curso', RECONCILED: 'Conciliada', REJECTED: 'Reporte rechazado', FAILED: 'Fallida' };
 const TRIGGER_LABEL: Record<string, string> = { SCHEDULE: 'Programada', ON_DEMAND: 'Manual', RERUN: 'Reejecución' };
 const KIND_LABEL: Record<string, string> = {
-  missing_at_provider: 'Falta en el reporte del proveedor', missing_in_our_books: 'Falta en nuestros registros', amount_mismatch: 'Monto distinto',
-  status_mismatch: 'Estado distinto', duplicate: 'Duplicada en el reporte', value_date_mismatch: 'Fecha valor distinta',
+  missing_at_provider: 'Falta en el reporte del proveedor',
+  missing_in_our_books: 'Falta en nuestros registros',
+  amount_mismatch: 'Monto distinto',
+  status_mismatch: 'Estado distinto',
+  duplicate: 'Duplicada en el reporte',
+  value_date_mismatch: 'Fecha valor distinta',
 };
 const BREAK_STATUS_LABEL: Record<string, string> = { OPEN: 'Abierta', RESOLVED: 'Resuelta' };
 const RESOLUTION_LABEL: Record<string, string> = {
-  accept_provider: 'Se aceptó el lado del proveedor', explain: 'Explicada', rerun: 'Desapareció al reejecutar', superseded: 'Reemplazada por una fecha valor posterior',
+  accept_provider: 'Se aceptó el lado del proveedor',
+  explain: 'Explicada',
+  rerun: 'Desapareció al reejecutar',
+  superseded: 'Reemplazada por una fecha valor posterior',
 };
-const ACTION_LABEL: Record<Action, string> = { accept_provider: 'Aceptar el lado del proveedor', explain: 'Explicar (solo nota)', rerun: 'Reejecutar la conciliación del día' };
+const ACTION_LABEL: Record<Action, string> = {
+  accept_provider: 'Aceptar el lado del proveedor',
+  explain: 'Explicar (solo nota)',
+  rerun: 'Reejecutar la conciliación del día',
+};
 const SESSION_KEY = 'wallet.admin.session';
 
 const api = {
@@ -47,7 +88,11 @@ const api = {
   runs: (t: string, q: Record<string, string>) => request<Page<Run>>('GET', `/admin/reconciliations?${new URLSearchParams(q).toString()}`, t),
   run: (t: string, id: string) => request<Run>('GET', `/admin/reconciliations/${encodeURIComponent(id)}`, t),
   breaks: (t: string, id: string, cursor?: string) =>
-    request<Page<Break>>('GET', `/admin/reconciliations/${encodeURIComponent(id)}/breaks?${new URLSearchParams(cursor ? { limit: '100', cursor } : { limit: '100' }).toString()}`, t),
+    request<Page<Break>>(
+      'GET',
+      `/admin/reconciliations/${encodeURIComponent(id)}/breaks?${new URLSearchParams(cursor ? { limit: '100', cursor } : { limit: '100' }).toString()}`,
+      t,
+    ),
   start: (t: string, rail: string, date: string) => request<Run>('POST', '/admin/reconciliations', t, { rail, date }),
   resolve: (t: string, exceptionId: string, action: Action, note: string) =>
     request<unknown>('POST', `/admin/exceptions/${encodeURIComponent(exceptionId)}/resolve`, t, { action, note }),
@@ -103,7 +148,9 @@ function loadSession(): OperatorSession | undefined {
     const s = JSON.parse(sessionStorage.getItem(SESSION_KEY) ?? 'null') as Partial<OperatorSession> | null;
     if (typeof s?.token !== 'string' || typeof s.expiresAt !== 'string' || !(Date.parse(s.expiresAt) > Date.now())) return undefined;
     return { token: s.token, expiresAt: s.expiresAt };
-  } catch { return undefined; }
+  } catch {
+    return undefined;
+  }
 }
 
 function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): void {
@@ -180,7 +227,11 @@ ui.loginForm.addEventListener('submit', async (ev) => {
 
 ui.logout.addEventListener('click', async () => {
   const token = session?.token;
-  try { if (token) await api.logout(token); } catch { /* the session ends here anyway */ }
+  try {
+    if (token) await api.logout(token);
+  } catch {
+    /* the session ends here anyway */
+  }
   ui.loginEmail.value = '';
   showLogin('Cerraste sesión.');
 });
@@ -188,15 +239,22 @@ ui.logout.addEventListener('click', async () => {
 // ---- runs -----------------------------------------------------------------------------------
 
 function runRow(r: Run): HTMLTableRowElement {
-  const open = h('button', { type: 'button', class: 'btn btn-ghost', 'data-testid': 'run-open', 'aria-label': `Ver detalle: ${label(RAIL_LABEL, r.rail)}, ${formatDay(r.date)}` }, 'Ver detalle');
+  const open = h(
+    'button',
+    { type: 'button', class: 'btn btn-ghost', 'data-testid': 'run-open', 'aria-label': `Ver detalle: ${label(RAIL_LABEL, r.rail)}, ${formatDay(r.date)}` },
+    'Ver detalle',
+  );
   open.addEventListener('click', () => void openRun(r.id));
-  return h('tr', { 'data-testid': 'run-row', 'data-run-id': r.id },
+  return h(
+    'tr',
+    { 'data-testid': 'run-row', 'data-run-id': r.id },
     h('td', { 'data-testid': 'run-date' }, formatDay(r.date)),
     h('td', { 'data-testid': 'run-rail' }, label(RAIL_LABEL, r.rail)),
     h('td', {}, h('span', { class: `badge badge-run-${r.status.toLowerCase()}`, 'data-testid': 'run-status' }, label(RUN_STATUS_LABEL, r.status))),
     h('td', { 'data-testid': 'run-breaks' }, r.status === 'RECONCILED' ? `${r.breaks.total} (${r.breaks.opened} nuevas)` : '—'),
     h('td', {}, formatDateTime(r.startedAt)),
-    h('td', {}, open));
+    h('td', {}, open),
+  );
 }
 
 function runFilters(): Record<string, string> {
@@ -216,7 +274,8 @@ async function loadRuns(append = false): Promise<void> {
     const page = await api.runs(session.token, q);
     if (generation !== runsGeneration) return;
     const rows = page.items.map(runRow);
-    if (append) ui.runsBody.append(...rows); else ui.runsBody.replaceChildren(...rows);
+    if (append) ui.runsBody.append(...rows);
+    else ui.runsBody.replaceChildren(...rows);
     runsCursor = page.nextCursor;
     ui.more.hidden = !page.nextCursor;
     setMessage(ui.runsMessage, ui.runsBody.children.length === 0 ? 'No hay conciliaciones con esos filtros.' : '');
@@ -225,7 +284,10 @@ async function loadRuns(append = false): Promise<void> {
   }
 }
 
-ui.filterForm.addEventListener('submit', (ev) => { ev.preventDefault(); void loadRuns(); });
+ui.filterForm.addEventListener('submit', (ev) => {
+  ev.preventDefault();
+  void loadRuns();
+});
 ui.more.addEventListener('click', () => void loadRuns(true));
 
 ui.startForm.addEventListener('submit', async (ev) => {
@@ -233,13 +295,23 @@ ui.startForm.addEventListener('submit', async (ev) => {
   if (!session) return;
   const rail = ui.startRail.value;
   const date = ui.startDate.value;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) { setMessage(ui.startMessage, 'Elige la fecha a conciliar.', 'error'); return; }
-  if (date > todayBogota()) { setMessage(ui.startMessage, 'La fecha no puede ser posterior a hoy (hora de Colombia).', 'error'); return; }
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) {
+    setMessage(ui.startMessage, 'Elige la fecha a conciliar.', 'error');
+    return;
+  }
+  if (date > todayBogota()) {
+    setMessage(ui.startMessage, 'La fecha no puede ser posterior a hoy (hora de Colombia).', 'error');
+    return;
+  }
   ui.startSubmit.disabled = true;
   setMessage(ui.startMessage, 'Iniciando…');
   try {
     const run = await api.start(session.token, rail, date);
-    setMessage(ui.startMessage, `Conciliación ${label(RAIL_LABEL, run.rail)} del ${formatDay(run.date)}: ${label(RUN_STATUS_LABEL, run.status).toLowerCase()}.`, 'success');
+    setMessage(
+      ui.startMessage,
+      `Conciliación ${label(RAIL_LABEL, run.rail)} del ${formatDay(run.date)}: ${label(RUN_STATUS_LABEL, run.status).toLowerCase()}.`,
+      'success',
+    );
     await loadRuns();
     await openRun(run.id);
   } catch (err) {
@@ -253,9 +325,21 @@ ui.startForm.addEventListener('submit', async (ev) => {
 
 /** Names of the fields a side usually has; any other is shown under its own name. */
 const FIELD_LABEL: Record<string, string> = {
-  ourId: 'Referencia nuestra', providerId: 'Referencia del proveedor', status: 'Estado', amountCents: 'Monto', feeCents: 'Comisión',
-  providerFeeCents: 'Comisión del proveedor', settledAt: 'Liquidada', settledDate: 'Fecha de liquidación', valueDate: 'Fecha valor',
-  acceptedAt: 'Aceptada', direction: 'Dirección', counterparty: 'Contraparte', lineNo: 'Línea del reporte', companyId: 'Empresa', lines: 'Líneas',
+  ourId: 'Referencia nuestra',
+  providerId: 'Referencia del proveedor',
+  status: 'Estado',
+  amountCents: 'Monto',
+  feeCents: 'Comisión',
+  providerFeeCents: 'Comisión del proveedor',
+  settledAt: 'Liquidada',
+  settledDate: 'Fecha de liquidación',
+  valueDate: 'Fecha valor',
+  acceptedAt: 'Aceptada',
+  direction: 'Dirección',
+  counterparty: 'Contraparte',
+  lineNo: 'Línea del reporte',
+  companyId: 'Empresa',
+  lines: 'Líneas',
 };
 /** A field's value as text: centavos (`…Cents`) in COP, instants (`…At`) in Colombia's time, anything else as sent. */
 function fieldText(key: string, v: unknown): string {
@@ -267,23 +351,35 @@ function fieldText(key: string, v: unknown): string {
 /** One side of a break (our record or the provider's line(s)): each field, text only. */
 function side(title: string, data: Record<string, unknown>, testid: string): HTMLElement {
   const entries = Object.entries(data);
-  return h('div', { class: 'side', 'data-testid': testid },
+  return h(
+    'div',
+    { class: 'side', 'data-testid': testid },
     h('h4', {}, title),
     entries.length === 0
       ? h('p', { class: 'muted small' }, 'Sin registro.')
-      : h('dl', { class: 'details' }, ...entries.flatMap(([k, v]) => detail(FIELD_LABEL[k] ?? k, fieldText(k, v)))));
+      : h('dl', { class: 'details' }, ...entries.flatMap(([k, v]) => detail(FIELD_LABEL[k] ?? k, fieldText(k, v)))),
+  );
 }
 
 function resolveForm(b: Break, result: HTMLElement): HTMLFormElement {
   const base = `resolve-${b.exceptionId}`;
-  const radios = (Object.keys(ACTION_LABEL) as Action[]).map((a, i) => h('label', { class: 'choice' },
-    h('input', { type: 'radio', name: `${base}-action`, value: a, required: true, checked: i === 1, 'data-testid': `resolve-action-${a}` }), ` ${ACTION_LABEL[a]}`));
+  const radios = (Object.keys(ACTION_LABEL) as Action[]).map((a, i) =>
+    h(
+      'label',
+      { class: 'choice' },
+      h('input', { type: 'radio', name: `${base}-action`, value: a, required: true, checked: i === 1, 'data-testid': `resolve-action-${a}` }),
+      ` ${ACTION_LABEL[a]}`,
+    ),
+  );
   const note = h('textarea', { id: `${base}-note`, name: 'note', maxlength: '500', rows: '2', required: true, 'data-testid': 'resolve-note' });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'resolve-submit' }, 'Resolver');
-  const form = h('form', { class: 'actions', novalidate: true, 'data-testid': 'resolve-form', 'aria-label': `Resolver la diferencia ${b.key}` },
+  const form = h(
+    'form',
+    { class: 'actions', novalidate: true, 'data-testid': 'resolve-form', 'aria-label': `Resolver la diferencia ${b.key}` },
     h('fieldset', {}, h('legend', {}, 'Resolver'), ...radios),
     h('div', { class: 'field' }, h('label', { for: `${base}-note` }, 'Nota (obligatoria, hasta 500 caracteres)'), note),
-    h('div', { class: 'buttons' }, submit));
+    h('div', { class: 'buttons' }, submit),
+  );
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     if (!session) return;
@@ -311,27 +407,45 @@ function resolveForm(b: Break, result: HTMLElement): HTMLFormElement {
 function breakCard(b: Break): HTMLLIElement {
   const headingId = `break-${b.exceptionId}-title`;
   const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', 'data-testid': 'resolve-result', hidden: true });
-  return h('li', { class: `card approval status-${b.status.toLowerCase()}`, 'data-testid': 'break', 'data-break-key': b.key, 'aria-labelledby': headingId },
-    h('div', { class: 'approval-head' },
+  return h(
+    'li',
+    { class: `card approval status-${b.status.toLowerCase()}`, 'data-testid': 'break', 'data-break-key': b.key, 'aria-labelledby': headingId },
+    h(
+      'div',
+      { class: 'approval-head' },
       h('h3', { id: headingId }, label(KIND_LABEL, b.kind)),
-      h('div', { class: 'badges' }, h('span', { class: `badge badge-${b.status === 'OPEN' ? 'pending' : 'approved'}`, 'data-testid': 'break-status' }, label(BREAK_STATUS_LABEL, b.status)))),
-    h('dl', { class: 'details' },
+      h(
+        'div',
+        { class: 'badges' },
+        h('span', { class: `badge badge-${b.status === 'OPEN' ? 'pending' : 'approved'}`, 'data-testid': 'break-status' }, label(BREAK_STATUS_LABEL, b.status)),
+      ),
+    ),
+    h(
+      'dl',
+      { class: 'details' },
       ...detail('Diferencia', formatCop(b.differenceCents), 'break-difference'),
       ...detail('Referencia nuestra', b.ourId ?? '—', 'break-our-id'),
       ...detail('Referencia del proveedor', b.providerId ?? '—', 'break-provider-id'),
       ...detail('Clave', b.key),
       ...detail('Encontrada', formatDateTime(b.openedAt)),
-      ...(b.status === 'RESOLVED' ? [...detail('Resolución', label(RESOLUTION_LABEL, b.resolution), 'break-resolution'), ...detail('Resuelta', formatDateTime(b.resolvedAt))] : [])),
+      ...(b.status === 'RESOLVED'
+        ? [...detail('Resolución', label(RESOLUTION_LABEL, b.resolution), 'break-resolution'), ...detail('Resuelta', formatDateTime(b.resolvedAt))]
+        : []),
+    ),
     h('div', { class: 'sides' }, side('Nuestro registro', b.ours, 'break-ours'), side('Reporte del proveedor', b.theirs, 'break-theirs')),
     b.status === 'OPEN' ? resolveForm(b, result) : null,
-    result);
+    result,
+  );
 }
 
 let currentRunId: string | undefined;
 
 function summary(r: Run): void {
   const refresh = h('button', { type: 'button', class: 'btn btn-ghost', 'data-testid': 'run-refresh' }, 'Actualizar');
-  refresh.addEventListener('click', () => { void loadRuns(); void openRun(r.id); });
+  refresh.addEventListener('click', () => {
+    void loadRuns();
+    void openRun(r.id);
+  });
   ui.summary.replaceChildren(
     ...detail('Riel', label(RAIL_LABEL, r.rail), 'summary-rail'),
     ...detail('Fecha', formatDay(r.date), 'summary-date'),
@@ -341,11 +455,16 @@ function summary(r: Run): void {
     ...detail('Origen', `${label(TRIGGER_LABEL, r.trigger)} · ${r.requestedBy}`),
     ...detail('Iniciada', formatDateTime(r.startedAt)),
     ...detail('Terminada', formatDateTime(r.finishedAt)),
-    ...detail('Reporte del proveedor', `${r.report.lines} líneas · ${formatCop(r.report.amountCents)} · comisiones ${formatCop(r.report.feeCents)} · neto ${formatCop(r.report.netCents)}`, 'summary-report'),
+    ...detail(
+      'Reporte del proveedor',
+      `${r.report.lines} líneas · ${formatCop(r.report.amountCents)} · comisiones ${formatCop(r.report.feeCents)} · neto ${formatCop(r.report.netCents)}`,
+      'summary-report',
+    ),
     ...detail('Nuestros registros', `${r.ours.count} · ${formatCop(r.ours.amountCents)} · neto ${formatCop(r.ours.netCents)}`, 'summary-ours'),
     ...detail('Conciliados', `${r.matched.count} · ${formatCop(r.matched.amountCents)}`),
     ...detail('Diferencias', `${r.breaks.total} (${r.breaks.opened} nuevas)`, 'summary-breaks'),
-    h('dd', {}, refresh));
+    h('dd', {}, refresh),
+  );
 }
 
 async function loadBreaks(runId: string, announce = ''): Promise<void> {

@@ -8,20 +8,33 @@ import { formatDateTime, label, ROLE_LABEL } from './format.js';
 export const TOTP = /^\d{6}$/;
 
 /** What a decision (or an enrolment) ended in, shown on its card. */
-export interface Outcome { text: string; kind: 'success' | 'error' }
+export interface Outcome {
+  text: string;
+  kind: 'success' | 'error';
+}
 
 /** "Firmas: n de t", a progress bar and who signed when. */
 export function signaturesView(signatures: Signature[], threshold: number, pending: boolean, testIdPrefix: string): HTMLElement {
   const signed = signatures.length;
-  return h('div', { class: 'signatures' },
+  return h(
+    'div',
+    { class: 'signatures' },
     h('p', { class: 'signature-count', 'data-testid': `${testIdPrefix}-signatures` }, `Firmas: ${signed} de ${threshold}`),
     h('progress', { max: String(threshold), value: String(Math.min(signed, threshold)), 'aria-hidden': 'true' }),
     signed === 0
       ? h('p', { class: 'muted small' }, pending ? 'Aún nadie ha firmado.' : 'Sin firmas.')
-      : h('ul', { class: 'signer-list', 'data-testid': `${testIdPrefix}-signers`, 'aria-label': 'Firmantes' },
-        ...signatures.map((s) => h('li', {},
-          h('span', { class: 'signer-email' }, s.email),
-          h('span', { class: 'muted small' }, ` · ${label(ROLE_LABEL, s.role)} · ${formatDateTime(s.signedAt)}`)))),
+      : h(
+          'ul',
+          { class: 'signer-list', 'data-testid': `${testIdPrefix}-signers`, 'aria-label': 'Firmantes' },
+          ...signatures.map((s) =>
+            h(
+              'li',
+              {},
+              h('span', { class: 'signer-email' }, s.email),
+              h('span', { class: 'muted small' }, ` · ${label(ROLE_LABEL, s.role)} · ${formatDateTime(s.signedAt)}`),
+            ),
+          ),
+        ),
   );
 }
 
@@ -45,21 +58,35 @@ export interface DecisionFormOptions {
 export function decisionForm(o: DecisionFormOptions): HTMLFormElement {
   const { id, result } = o;
   const totp = h('input', {
-    id: `totp-${id}`, name: 'totpCode', type: 'text', inputmode: 'numeric', autocomplete: 'one-time-code',
-    pattern: '[0-9]{6}', maxlength: '6', required: true, placeholder: '000000', class: 'totp', 'data-testid': 'totp-input',
+    id: `totp-${id}`,
+    name: 'totpCode',
+    type: 'text',
+    inputmode: 'numeric',
+    autocomplete: 'one-time-code',
+    pattern: '[0-9]{6}',
+    maxlength: '6',
+    required: true,
+    placeholder: '000000',
+    class: 'totp',
+    'data-testid': 'totp-input',
     'aria-describedby': `totp-${id}-hint`,
   });
-  const reason = h('input', { id: `reason-${id}`, name: 'reason', type: 'text', maxlength: '500', 'data-testid': 'reject-reason', placeholder: 'Ej.: destinatario incorrecto' });
+  const reason = h('input', {
+    id: `reason-${id}`,
+    name: 'reason',
+    type: 'text',
+    maxlength: '500',
+    'data-testid': 'reject-reason',
+    placeholder: 'Ej.: destinatario incorrecto',
+  });
   const sign = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'sign-button', disabled: o.alreadySigned }, 'Firmar');
   const reject = h('button', { type: 'button', class: 'btn btn-danger', 'data-testid': 'reject-button' }, 'Rechazar');
 
-  const form = h('form', { class: 'actions', 'data-testid': 'approval-form', novalidate: true, 'aria-label': 'Firmar o rechazar' },
-    h('div', { class: 'field field-totp' },
-      h('label', { for: `totp-${id}` }, 'Código TOTP'),
-      totp),
-    h('div', { class: 'field field-reason' },
-      h('label', { for: `reason-${id}` }, 'Motivo del rechazo (opcional)'),
-      reason),
+  const form = h(
+    'form',
+    { class: 'actions', 'data-testid': 'approval-form', novalidate: true, 'aria-label': 'Firmar o rechazar' },
+    h('div', { class: 'field field-totp' }, h('label', { for: `totp-${id}` }, 'Código TOTP'), totp),
+    h('div', { class: 'field field-reason' }, h('label', { for: `reason-${id}` }, 'Motivo del rechazo (opcional)'), reason),
     h('div', { class: 'buttons' }, sign, reject),
     h('p', { id: `totp-${id}-hint`, class: 'muted small' }, 'El código de 6 dígitos de tu aplicación de autenticación: lo pide tanto firmar como rechazar.'),
     o.alreadySigned ? h('p', { class: 'muted small', 'data-testid': 'already-signed' }, 'Ya firmaste esta aprobación.') : null,
@@ -92,7 +119,10 @@ export function decisionForm(o: DecisionFormOptions): HTMLFormElement {
       if (err instanceof ApiError && o.staleCodes.includes(err.code)) o.onStale();
     }
   };
-  form.addEventListener('submit', (ev) => { ev.preventDefault(); void run('sign'); });
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    void run('sign');
+  });
   reject.addEventListener('click', () => void run('reject'));
   return form;
 }

@@ -7,7 +7,11 @@
  */
 export function formatCop(centavos: number | string | bigint): string {
   let cents: bigint;
-  try { cents = BigInt(centavos); } catch { return String(centavos); }
+  try {
+    cents = BigInt(centavos);
+  } catch {
+    return String(centavos);
+  }
   const negative = cents < 0n;
   const abs = negative ? -cents : cents;
   const pesos = (abs / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
@@ -29,24 +33,43 @@ export const RAIL_LABEL: Record<string, string> = { BREB: 'Bre-B', ACH: 'ACH' };
 export const ROLE_LABEL: Record<string, string> = { ADMIN: 'Administrador', OPERATOR: 'Operador', VIEWER: 'Consulta' };
 
 export const APPROVAL_STATUS_LABEL: Record<string, string> = {
-  PENDING: 'Pendiente', APPROVED: 'Aprobada', REJECTED: 'Rechazada', EXPIRED: 'Vencida',
+  PENDING: 'Pendiente',
+  APPROVED: 'Aprobada',
+  REJECTED: 'Rechazada',
+  EXPIRED: 'Vencida',
 };
 
 export const TRANSACTION_STATUS_LABEL: Record<string, string> = {
-  AWAITING_APPROVAL: 'Esperando firmas', EXECUTING: 'En ejecución', PENDING: 'En proceso', PROCESSING: 'En proceso',
-  COMPLETED: 'Completada', FAILED: 'Fallida', REJECTED: 'Rechazada', EXPIRED: 'Vencida', CANCELLED: 'Cancelada',
+  AWAITING_APPROVAL: 'Esperando firmas',
+  EXECUTING: 'En ejecución',
+  PENDING: 'En proceso',
+  PROCESSING: 'En proceso',
+  COMPLETED: 'Completada',
+  FAILED: 'Fallida',
+  REJECTED: 'Rechazada',
+  EXPIRED: 'Vencida',
+  CANCELLED: 'Cancelada',
 };
 
 export const BATCH_STATUS_LABEL: Record<string, string> = {
-  VALIDATED: 'Validado', REJECTED: 'Rechazado', AWAITING_APPROVAL: 'Esperando firmas', EXECUTING: 'En ejecución',
-  COMPLETED: 'Completado', PARTIALLY_FAILED: 'Con pagos fallidos', FAILED: 'Fallido', EXPIRED: 'Vencido', CANCELLED: 'Cancelado',
+  VALIDATED: 'Validado',
+  REJECTED: 'Rechazado',
+  AWAITING_APPROVAL: 'Esperando firmas',
+  EXECUTING: 'En ejecución',
+  COMPLETED: 'Completado',
+  PARTIALLY_FAILED: 'Con pagos fallidos',
+  FAILED: 'Fallido',
+  EXPIRED: 'Vencido',
+  CANCELLED: 'Cancelado',
 };
 
 /** A line of a batch: its own statuses before execution, then its transfer's. */
 export const BATCH_ITEM_STATUS_LABEL: Record<string, string> = {
-  ...TRANSACTION_STATUS_LABEL, VALID: 'Válido', INVALID: 'Inválido', NOT_EXECUTED: 'No ejecutado',
+  ...TRANSACTION_STATUS_LABEL,
+  VALID: 'Válido',
+  INVALID: 'Inválido',
+  NOT_EXECUTED: 'No ejecutado',
 };
 
 /** A label from one of the tables above, or the raw code when the API sends a new one. */
-export const label = (table: Record<string, string>, code: string | null | undefined): string =>
-  (code ? table[code] ?? code : '—');
+export const label = (table: Record<string, string>, code: string | null | undefined): string => (code ? (table[code] ?? code) : '—');

@@ -60,8 +60,12 @@ const batches = batchesPanel({
   me: () => me,
   sessionLost: (err) => handleSessionLoss(err),
   showLogin: () => showLogin(),
-  showApprovals: () => { ui.approvalsView.hidden = false; },
-  hideApprovals: () => { ui.approvalsView.hidden = true; },
+  showApprovals: () => {
+    ui.approvalsView.hidden = false;
+  },
+  hideApprovals: () => {
+    ui.approvalsView.hidden = true;
+  },
 });
 
 // ---- session --------------------------------------------------------------------------------
@@ -139,7 +143,11 @@ ui.loginForm.addEventListener('submit', async (ev) => {
 ui.logout.addEventListener('click', async () => {
   const token = session?.token;
   ui.logout.disabled = true;
-  try { if (token) await api.logout(token); } catch { /* the session ends here anyway */ }
+  try {
+    if (token) await api.logout(token);
+  } catch {
+    /* the session ends here anyway */
+  }
   ui.logout.disabled = false;
   ui.loginEmail.value = '';
   showLogin('Cerraste sesión.');
@@ -175,24 +183,29 @@ async function loadApprovals(): Promise<void> {
 /** "Cargar más" after the last card when the API says there is a next page. */
 function showMore(status: ApprovalStatus, cursor: string | null | undefined, generation: number): void {
   ui.more.hidden = !cursor;
-  ui.more.onclick = !cursor ? null : async () => {
-    if (!session) return;
-    ui.more.disabled = true;
-    try {
-      const page = await api.approvals(session.token, status, cursor);
-      if (generation !== listGeneration) return;
-      ui.list.append(...page.items.map((a) => approvalCard(a)));
-      showMore(status, page.nextCursor, generation);
-    } catch (err) {
-      if (!handleSessionLoss(err)) setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar más aprobaciones.', 'error');
-    } finally {
-      ui.more.disabled = false;
-    }
-  };
+  ui.more.onclick = !cursor
+    ? null
+    : async () => {
+        if (!session) return;
+        ui.more.disabled = true;
+        try {
+          const page = await api.approvals(session.token, status, cursor);
+          if (generation !== listGeneration) return;
+          ui.list.append(...page.items.map((a) => approvalCard(a)));
+          showMore(status, page.nextCursor, generation);
+        } catch (err) {
+          if (!handleSessionLoss(err)) setMessage(ui.listMessage, err instanceof ApiError ? err.message : 'No se pudieron cargar más aprobaciones.', 'error');
+        } finally {
+          ui.more.disabled = false;
+        }
+      };
 }
 
 ui.filter.addEventListener('change', () => void loadApprovals());
-ui.refresh.addEventListener('click', () => { void loadApprovals(); void batches.load(); });
+ui.refresh.addEventListener('click', () => {
+  void loadApprovals();
+  void batches.load();
+});
 
 // ---- one approval ---------------------------------------------------------------------------
 
@@ -203,25 +216,37 @@ function approvalCard(a: Approval, outcome?: Outcome): HTMLLIElement {
   const result = h('p', { class: 'msg', role: 'status', 'aria-live': 'polite', tabindex: '-1', 'data-testid': 'approval-result', hidden: true });
   if (outcome) setMessage(result, outcome.text, outcome.kind);
 
-  const li = h('li', { class: `card approval status-${a.status.toLowerCase()}`, 'data-testid': 'approval', 'data-approval-id': a.approvalId, 'aria-labelledby': headingId },
-    h('div', { class: 'approval-head' },
+  const li = h(
+    'li',
+    { class: `card approval status-${a.status.toLowerCase()}`, 'data-testid': 'approval', 'data-approval-id': a.approvalId, 'aria-labelledby': headingId },
+    h(
+      'div',
+      { class: 'approval-head' },
       h('h2', { id: headingId, class: 'amount', 'data-testid': 'approval-amount' }, formatCop(a.amount)),
-      h('div', { class: 'badges' },
+      h(
+        'div',
+        { class: 'badges' },
         h('span', { class: 'badge badge-rail', 'data-testid': 'approval-rail' }, label(RAIL_LABEL, a.rail)),
-        h('span', { class: `badge badge-${a.status.toLowerCase()}`, 'data-testid': 'approval-status' }, label(APPROVAL_STATUS_LABEL, a.status)))),
-    h('dl', { class: 'details' },
+        h('span', { class: `badge badge-${a.status.toLowerCase()}`, 'data-testid': 'approval-status' }, label(APPROVAL_STATUS_LABEL, a.status)),
+      ),
+    ),
+    h(
+      'dl',
+      { class: 'details' },
       ...detail('Destinatario', a.targetName, 'approval-target-name'),
       ...detail('Documento', a.targetDocument, 'approval-target-document'),
       ...detail('Referencia', a.reference || '—', 'approval-reference'),
       ...(a.description ? detail('Descripción', a.description, 'approval-description') : []),
       ...(a.totalFee !== undefined && a.ivaAmount !== undefined
-        ? detail('Comisión + IVA', `${formatCop(a.totalFee)} + ${formatCop(a.ivaAmount)}`, 'approval-fees') : []),
+        ? detail('Comisión + IVA', `${formatCop(a.totalFee)} + ${formatCop(a.ivaAmount)}`, 'approval-fees')
+        : []),
       ...detail('Creada', formatDateTime(a.createdAt), 'approval-created'),
       ...(a.status === 'PENDING' || !a.decidedAt
         ? detail('Vence', formatDateTime(a.expiresAt), 'approval-expires')
         : detail('Decidida', formatDateTime(a.decidedAt), 'approval-decided')),
       ...detail('Transferencia', label(TRANSACTION_STATUS_LABEL, a.transactionStatus), 'approval-transaction-status'),
-      ...(a.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'approval-reject-reason') : [])),
+      ...(a.status === 'REJECTED' && a.rejectReason ? detail('Motivo del rechazo', a.rejectReason, 'approval-reject-reason') : []),
+    ),
     signaturesView(a.signatures, a.threshold, a.status === 'PENDING', 'approval'),
     a.status === 'PENDING' ? actionForm(a, mine, result) : null,
     result,
@@ -235,12 +260,16 @@ function actionForm(a: Approval, mine: boolean, result: HTMLElement): HTMLElemen
   }
   const id = a.approvalId;
   return decisionForm({
-    id, alreadySigned: mine, result,
+    id,
+    alreadySigned: mine,
+    result,
     async decide(kind, code, reason) {
       if (!session) return showLogin();
       const updated = kind === 'sign' ? await api.sign(session.token, id, code) : await api.reject(session.token, id, code, reason);
-      const text = decisionText(kind, updated.status, updated.signatures.length, updated.threshold,
-        { rejected: 'Transferencia rechazada. No se enviará el dinero.', sent: 'la transferencia fue enviada.' });
+      const text = decisionText(kind, updated.status, updated.signatures.length, updated.threshold, {
+        rejected: 'Transferencia rechazada. No se enviará el dinero.',
+        sent: 'la transferencia fue enviada.',
+      });
       const fresh = approvalCard(updated, { text, kind: 'success' });
       result.closest('li')?.replaceWith(fresh);
       // The form that had focus is gone: put it on the outcome, so keyboard and screen-reader users land there.
@@ -286,21 +315,27 @@ function startEnrolment(token: string | undefined): void {
   }
   setMessage(ui.enrolMessage, 'Cargando la invitación…');
   let email = '';
-  api.invitation(token).then((inv) => {
-    email = inv.email;
-    ui.enrolIntro.textContent = `Invitación para ${inv.email} (${label(ROLE_LABEL, inv.role)}) · ${inv.companyName} · válida hasta el ${formatDateTime(inv.expiresAt)}`;
-    if (inv.status === 'PENDING') {
-      setMessage(ui.enrolMessage, '');
-      ui.enrolPasswordForm.hidden = false;
-      ui.enrolPassword.focus();
-    } else {
-      setMessage(ui.enrolMessage, 'Ya elegiste tu clave. Escribe el código de tu aplicación de autenticación para activar la cuenta. Si no guardaste la clave, pide una nueva invitación al administrador.');
-      ui.enrolCodeForm.hidden = false;
-      ui.enrolCode.focus();
-    }
-  }, (err) => {
-    setMessage(ui.enrolMessage, err instanceof ApiError ? err.message : 'No se pudo cargar la invitación. Inténtalo de nuevo.', 'error');
-  });
+  api.invitation(token).then(
+    (inv) => {
+      email = inv.email;
+      ui.enrolIntro.textContent = `Invitación para ${inv.email} (${label(ROLE_LABEL, inv.role)}) · ${inv.companyName} · válida hasta el ${formatDateTime(inv.expiresAt)}`;
+      if (inv.status === 'PENDING') {
+        setMessage(ui.enrolMessage, '');
+        ui.enrolPasswordForm.hidden = false;
+        ui.enrolPassword.focus();
+      } else {
+        setMessage(
+          ui.enrolMessage,
+          'Ya elegiste tu clave. Escribe el código de tu aplicación de autenticación para activar la cuenta. Si no guardaste la clave, pide una nueva invitación al administrador.',
+        );
+        ui.enrolCodeForm.hidden = false;
+        ui.enrolCode.focus();
+      }
+    },
+    (err) => {
+      setMessage(ui.enrolMessage, err instanceof ApiError ? err.message : 'No se pudo cargar la invitación. Inténtalo de nuevo.', 'error');
+    },
+  );
 
   ui.enrolPasswordForm.onsubmit = async (ev) => {
     ev.preventDefault();

@@ -36,8 +36,12 @@ export function pesos(cents: bigint): string {
  * (pesos) are ours and left as they are.
  */
 export function csvRow(cells: readonly string[]): string {
-  return cells.map((c) => {
-    const safe = /^[=+@\t\r]/.test(c) || (/^-/.test(c) && !/^-\d+,\d{2}$/.test(c)) ? `'${c}` : c;
-    return `"${safe.replace(/"/g, '""')}"`;
-  }).join(';') + '\r\n';
+  return (
+    cells
+      .map((c) => {
+        const safe = /^[=+@\t\r]/.test(c) || (/^-/.test(c) && !/^-\d+,\d{2}$/.test(c)) ? `'${c}` : c;
+        return `"${safe.replace(/"/g, '""')}"`;
+      })
+      .join(';') + '\r\n'
+  );
 }

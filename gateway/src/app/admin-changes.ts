@@ -17,7 +17,6 @@ import type { CredentialDelivery } from './credential-delivery.js';
 import type { LedgerAdmin } from './ledger-admin.js';
 import { adminSecurityActor as actorOf, type SecurityNotices } from './security-notices.js';
 
-
 /** Either the change was made (with the credentials to show, outside production), or it waits for a second operator. */
 export type Outcome<T> = { approval: ApprovalRequest } | { done: T; credentials?: Record<string, string> };
 
@@ -47,8 +46,14 @@ export class AdminChanges {
     private readonly db: Database,
     private readonly approvals: ApprovalRequests,
     private readonly deps: {
-      companies: CompanyAdmin; keys: ApiKeyAdmin; dashboard: DashboardAuth; operators: OperatorAuth; ledger: LedgerAdmin; transfer: TransferClient;
-      delivery: CredentialDelivery; notices: SecurityNotices;
+      companies: CompanyAdmin;
+      keys: ApiKeyAdmin;
+      dashboard: DashboardAuth;
+      operators: OperatorAuth;
+      ledger: LedgerAdmin;
+      transfer: TransferClient;
+      delivery: CredentialDelivery;
+      notices: SecurityNotices;
     },
     private readonly log: Logger,
   ) {
@@ -63,10 +68,17 @@ export class AdminChanges {
     if (by.kind === 'operator' && loosened.length > 0) {
       const payload = patchToJson(patch);
       return {
-        approval: await this.approvals.request({
-          action: 'COMPANY_UPDATE', companyId: id, payload, dedupeKey: `company:${id}`,
-          summary: `Se solicitó aflojar controles de la empresa (${loosened.join(', ')}); requiere la aprobación de un segundo operador.`,
-        }, by, audit),
+        approval: await this.approvals.request(
+          {
+            action: 'COMPANY_UPDATE',
+            companyId: id,
+            payload,
+            dedupeKey: `company:${id}`,
+            summary: `Se solicitó aflojar controles de la empresa (${loosened.join(', ')}); requiere la aprobación de un segundo operador.`,
+          },
+          by,
+          audit,
+        ),
       };
     }
     const after = await this.tx(async (tx) => {
@@ -85,10 +97,17 @@ export class AdminChanges {
     await this.deps.companies.assertExists(companyId);
     if (by.kind === 'operator' && input.scope === 'WRITE') {
       return {
-        approval: await this.approvals.request({
-          action: 'API_KEY_ISSUE', companyId, payload: { scope: input.scope, label: input.label }, dedupeKey: `api-key:${companyId}:${input.scope}:${input.label}`,
-          summary: `Se solicitó una clave de API ${input.scope} ("${input.label}"); requiere la aprobación de un segundo operador.`,
-        }, by, audit),
+        approval: await this.approvals.request(
+          {
+            action: 'API_KEY_ISSUE',
+            companyId,
+            payload: { scope: input.scope, label: input.label },
+            dedupeKey: `api-key:${companyId}:${input.scope}:${input.label}`,
+            summary: `Se solicitó una clave de API ${input.scope} ("${input.label}"); requiere la aprobación de un segundo operador.`,
+          },
+          by,
+          audit,
+        ),
       };
     }
     return this.tx(async (tx) => {
@@ -102,8 +121,12 @@ export class AdminChanges {
     const issued = await this.deps.keys.issueWithin(tx, companyId, input.scope, input.label);
     const credentials = await this.deps.delivery.apiKey(tx, companyId, { id: issued.id, key: issued.key, scope: issued.scope, label: issued.label });
     await this.deps.notices.record(tx, {
-      companyId, change: 'API_KEY_ISSUED', summary: `Se emitió una clave de API ${issued.scope} ("${issued.label}", ${issued.prefix}…).`,
-      actor: actorOf(by), approvalRequestId, details: { keyId: issued.id, scope: issued.scope, label: issued.label, prefix: issued.prefix },
+      companyId,
+      change: 'API_KEY_ISSUED',
+      summary: `Se emitió una clave de API ${issued.scope} ("${issued.label}", ${issued.prefix}…).`,
+      actor: actorOf(by),
+      approvalRequestId,
+      details: { keyId: issued.id, scope: issued.scope, label: issued.label, prefix: issued.prefix },
     });
     const { key: _shownOnce, ...record } = issued;
     return { done: record as ApiKeyRecord, ...(credentials ? { credentials } : {}) };
@@ -116,15 +139,27 @@ export class AdminChanges {
    * authenticator; no operator holds either), and only once a second operator approves. The
    * development token keeps the direct enrolment of CONTRACT §4.
    */
-  async addDashboardUser(companyId: string, input: { email: string; role: DashboardRole }, by: AdminPrincipal, audit: AuditTrail): Promise<Outcome<InvitedDashboardUser>> {
+  async addDashboardUser(
+    companyId: string,
+    input: { email: string; role: DashboardRole },
+    by: AdminPrincipal,
+    audit: AuditTrail,
+  ): Promise<Outcome<InvitedDashboardUser>> {
     await this.deps.companies.assertExists(companyId);
     const email = input.email.trim().toLowerCase();
     if (by.kind === 'operator') {
       return {
-        approval: await this.approvals.request({
-          action: 'DASHBOARD_USER_ADD', companyId, payload: { email, role: input.role }, dedupeKey: `dashboard-user:${email}`,
-          summary: `Se solicitó dar acceso al panel a ${email} con el rol ${input.role}; requiere la aprobación de un segundo operador.`,
-        }, by, audit),
+        approval: await this.approvals.request(
+          {
+            action: 'DASHBOARD_USER_ADD',
+            companyId,
+            payload: { email, role: input.role },
+            dedupeKey: `dashboard-user:${email}`,
+            summary: `Se solicitó dar acceso al panel a ${email} con el rol ${input.role}; requiere la aprobación de un segundo operador.`,
+          },
+          by,
+          audit,
+        ),
       };
     }
     return this.tx(async (tx) => {
@@ -135,7 +170,11 @@ export class AdminChanges {
   }
 
   /** A new invitation for a user who has not activated: the link goes to the user (never to the operator in production). */
-  async reinviteDashboardUser(companyId: string, userId: string, audit: AuditTrail): Promise<{ done: InvitedDashboardUser; credentials?: Record<string, string> }> {
+  async reinviteDashboardUser(
+    companyId: string,
+    userId: string,
+    audit: AuditTrail,
+  ): Promise<{ done: InvitedDashboardUser; credentials?: Record<string, string> }> {
     return this.tx(async (tx) => {
       const user = await this.deps.dashboard.reinviteUser(companyId, userId, tx);
       const credentials = await this.deps.delivery.dashboardInvitation(tx, companyId, user);
@@ -144,23 +183,41 @@ export class AdminChanges {
     });
   }
 
-  private async inviteUserWithin(tx: Queryable, companyId: string, input: { email: string; role: DashboardRole }, by: AdminPrincipal, approvalRequestId: string | null) {
+  private async inviteUserWithin(
+    tx: Queryable,
+    companyId: string,
+    input: { email: string; role: DashboardRole },
+    by: AdminPrincipal,
+    approvalRequestId: string | null,
+  ) {
     const user = await this.deps.dashboard.inviteUser(companyId, input, tx);
     const credentials = await this.deps.delivery.dashboardInvitation(tx, companyId, user);
     await this.deps.notices.record(tx, {
-      companyId, change: 'USER_ADDED', summary: `Se invitó a ${user.email} al panel con el rol ${user.role}.`,
-      actor: actorOf(by), approvalRequestId, details: { userId: user.id, email: user.email, role: user.role },
+      companyId,
+      change: 'USER_ADDED',
+      summary: `Se invitó a ${user.email} al panel con el rol ${user.role}.`,
+      actor: actorOf(by),
+      approvalRequestId,
+      details: { userId: user.id, email: user.email, role: user.role },
     });
     return { done: user, ...(credentials ? { credentials } : {}) };
   }
 
   // ───────────── operators ─────────────
 
-  async inviteOperator(input: { name: string; email: string }, by: AdminPrincipal, audit: AuditTrail): Promise<Outcome<Operator & { enrollmentExpiresAt: string }>> {
+  async inviteOperator(
+    input: { name: string; email: string },
+    by: AdminPrincipal,
+    audit: AuditTrail,
+  ): Promise<Outcome<Operator & { enrollmentExpiresAt: string }>> {
     const email = input.email.trim().toLowerCase();
     if (by.kind === 'operator') {
       return {
-        approval: await this.approvals.request({ action: 'OPERATOR_INVITE', payload: { name: input.name, email }, dedupeKey: `operator-invite:${email}` }, by, audit),
+        approval: await this.approvals.request(
+          { action: 'OPERATOR_INVITE', payload: { name: input.name, email }, dedupeKey: `operator-invite:${email}` },
+          by,
+          audit,
+        ),
       };
     }
     // The shared token (bootstrap in production; development): OperatorAuth enforces when it may.
@@ -174,21 +231,39 @@ export class AdminChanges {
   async disableOperator(id: string, by: AdminPrincipal, audit: AuditTrail): Promise<Outcome<Operator>> {
     await this.deps.operators.assertExists(id);
     if (by.kind === 'operator') {
-      return { approval: await this.approvals.request({ action: 'OPERATOR_DISABLE', targetId: id, payload: { operatorId: id }, dedupeKey: `operator-disable:${id}` }, by, audit) };
+      return {
+        approval: await this.approvals.request(
+          { action: 'OPERATOR_DISABLE', targetId: id, payload: { operatorId: id }, dedupeKey: `operator-disable:${id}` },
+          by,
+          audit,
+        ),
+      };
     }
     return { done: await this.deps.operators.disable(id, by, audit) };
   }
 
   // ───────────── fees, AML ─────────────
 
-  async setFee(input: { operation: ApiFeeOperation; fixedFeeCents: number; variableBps: number; companyId?: string }, by: AdminPrincipal, call: CallContext, audit: AuditTrail): Promise<Outcome<ledgerV1.FeeConfig>> {
+  async setFee(
+    input: { operation: ApiFeeOperation; fixedFeeCents: number; variableBps: number; companyId?: string },
+    by: AdminPrincipal,
+    call: CallContext,
+    audit: AuditTrail,
+  ): Promise<Outcome<ledgerV1.FeeConfig>> {
     if (input.companyId !== undefined) await this.deps.companies.assertExists(input.companyId);
     if (by.kind === 'operator') {
       return {
-        approval: await this.approvals.request({
-          action: 'FEE_SET', companyId: input.companyId ?? null, payload: { ...input }, dedupeKey: `fee:${input.operation}:${input.companyId ?? 'default'}`,
-          summary: `Se solicitó cambiar la tarifa ${input.operation}: ${input.fixedFeeCents} centavos fijos + ${input.variableBps} pb; requiere la aprobación de un segundo operador.`,
-        }, by, audit),
+        approval: await this.approvals.request(
+          {
+            action: 'FEE_SET',
+            companyId: input.companyId ?? null,
+            payload: { ...input },
+            dedupeKey: `fee:${input.operation}:${input.companyId ?? 'default'}`,
+            summary: `Se solicitó cambiar la tarifa ${input.operation}: ${input.fixedFeeCents} centavos fijos + ${input.variableBps} pb; requiere la aprobación de un segundo operador.`,
+          },
+          by,
+          audit,
+        ),
       };
     }
     await audit.requested();
@@ -197,7 +272,9 @@ export class AdminChanges {
 
   async removeAmlEntry(id: string, by: AdminPrincipal, call: CallContext, audit: AuditTrail): Promise<Outcome<transferV1.AmlEntry>> {
     if (by.kind === 'operator') {
-      return { approval: await this.approvals.request({ action: 'AML_REMOVE', targetId: id, payload: { entryId: id }, dedupeKey: `aml-remove:${id}` }, by, audit) };
+      return {
+        approval: await this.approvals.request({ action: 'AML_REMOVE', targetId: id, payload: { entryId: id }, dedupeKey: `aml-remove:${id}` }, by, audit),
+      };
     }
     await audit.requested();
     return { done: await this.deps.transfer.removeAmlEntry({ id }, call) };
@@ -247,8 +324,12 @@ export class AdminChanges {
       const fee = await this.deps.ledger.setFee(p.operation, p.fixedFeeCents, p.variableBps, p.companyId, call);
       if (p.companyId) {
         await this.deps.notices.record(q, {
-          companyId: p.companyId, change: 'FEES_CHANGED', summary: `Cambió la tarifa ${p.operation}: ${p.fixedFeeCents} centavos fijos + ${p.variableBps} pb.`,
-          actor: actorOf(approver), approvalRequestId: request.id, details: { ...p },
+          companyId: p.companyId,
+          change: 'FEES_CHANGED',
+          summary: `Cambió la tarifa ${p.operation}: ${p.fixedFeeCents} centavos fijos + ${p.variableBps} pb.`,
+          actor: actorOf(approver),
+          approvalRequestId: request.id,
+          details: { ...p },
         });
       }
       return { result: { fee: feeConfigToApi(fee) } };
@@ -262,9 +343,12 @@ export class AdminChanges {
   private async tellCompanyUpdated(q: Queryable, before: Company, after: Company, by: AdminPrincipal, approvalRequestId: string | null): Promise<void> {
     if (before.multiSigThreshold !== after.multiSigThreshold) {
       await this.deps.notices.record(q, {
-        companyId: after.id, change: 'MULTISIG_THRESHOLD_CHANGED',
+        companyId: after.id,
+        change: 'MULTISIG_THRESHOLD_CHANGED',
         summary: `El umbral de firmas de la empresa pasó de ${before.multiSigThreshold} a ${after.multiSigThreshold}.`,
-        actor: actorOf(by), approvalRequestId, details: { from: before.multiSigThreshold, to: after.multiSigThreshold },
+        actor: actorOf(by),
+        approvalRequestId,
+        details: { from: before.multiSigThreshold, to: after.multiSigThreshold },
       });
     }
     for (const notice of companyNotices(before, after, actorOf(by))) await this.deps.notices.record(q, { ...notice, approvalRequestId });
@@ -288,15 +372,27 @@ export function loosenedControls(before: Company, patch: CompanyPatch): string[]
   // A suspension is a control too: lifting it takes two.
   if (patch.status === 'ACTIVE' && before.status === 'SUSPENDED') out.push('status');
   const tightening = (old: bigint, next: bigint) => old > 0n && next > 0n && next <= old;
-  if (patch.counterpartyDailyLimitCents !== undefined && patch.counterpartyDailyLimitCents !== before.counterpartyDailyLimitCents
-    && !tightening(before.counterpartyDailyLimitCents, patch.counterpartyDailyLimitCents)) out.push('counterpartyDailyLimitCents');
-  if (patch.counterpartyMonthlyLimitCents !== undefined && patch.counterpartyMonthlyLimitCents !== before.counterpartyMonthlyLimitCents
-    && !tightening(before.counterpartyMonthlyLimitCents, patch.counterpartyMonthlyLimitCents)) out.push('counterpartyMonthlyLimitCents');
+  if (
+    patch.counterpartyDailyLimitCents !== undefined &&
+    patch.counterpartyDailyLimitCents !== before.counterpartyDailyLimitCents &&
+    !tightening(before.counterpartyDailyLimitCents, patch.counterpartyDailyLimitCents)
+  )
+    out.push('counterpartyDailyLimitCents');
+  if (
+    patch.counterpartyMonthlyLimitCents !== undefined &&
+    patch.counterpartyMonthlyLimitCents !== before.counterpartyMonthlyLimitCents &&
+    !tightening(before.counterpartyMonthlyLimitCents, patch.counterpartyMonthlyLimitCents)
+  )
+    out.push('counterpartyMonthlyLimitCents');
   return out;
 }
 
 function patchToJson(p: CompanyPatch): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(p).filter(([, v]) => v !== undefined).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]));
+  return Object.fromEntries(
+    Object.entries(p)
+      .filter(([, v]) => v !== undefined)
+      .map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]),
+  );
 }
 
 function patchFromJson(j: Record<string, unknown>): CompanyPatch {
@@ -306,6 +402,9 @@ function patchFromJson(j: Record<string, unknown>): CompanyPatch {
 }
 
 function companyJson(c: Company): Record<string, unknown> {
-  return { ...c, counterpartyDailyLimitCents: centsToNumber(c.counterpartyDailyLimitCents), counterpartyMonthlyLimitCents: centsToNumber(c.counterpartyMonthlyLimitCents) };
+  return {
+    ...c,
+    counterpartyDailyLimitCents: centsToNumber(c.counterpartyDailyLimitCents),
+    counterpartyMonthlyLimitCents: centsToNumber(c.counterpartyMonthlyLimitCents),
+  };
 }
-

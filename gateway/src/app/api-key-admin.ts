@@ -30,7 +30,12 @@ export class ApiKeyAdmin {
     // A 238-bit collision is not going to happen; if it did, the unique index refuses the insert.
     const key = generateApiKey(this.opts.prefix);
     const record = await this.keys.insert(q, {
-      id: randomUUID(), companyId, keyHash: hashApiKey(this.opts.pepper, key), prefix: displayPrefix(key), scope, label,
+      id: randomUUID(),
+      companyId,
+      keyHash: hashApiKey(this.opts.pepper, key),
+      prefix: displayPrefix(key),
+      scope,
+      label,
     });
     return { ...record, key };
   }
@@ -44,7 +49,12 @@ export class ApiKeyAdmin {
    * Idempotent; the key stops working at once on this replica (cache entry dropped) and within the cache TTL elsewhere.
    * The first revocation tells the company (`API_KEY_REVOKED`, in the same transaction); a repeated one changes nothing and tells no one.
    */
-  async revoke(companyId: string, keyId: string, audit?: AuditTrail, actor: SecurityNotice['actor'] = { kind: 'bootstrap-token', id: null }): Promise<ApiKeyRecord> {
+  async revoke(
+    companyId: string,
+    keyId: string,
+    audit?: AuditTrail,
+    actor: SecurityNotice['actor'] = { kind: 'bootstrap-token', id: null },
+  ): Promise<ApiKeyRecord> {
     await this.assertCompany(companyId);
     let told = false;
     const record = await this.db.tx(async (tx) => {
@@ -54,7 +64,9 @@ export class ApiKeyAdmin {
       await audit?.record(tx, { targets: { companyId, keyId }, before, after });
       if (this.notices && before.revokedAt === null) {
         await this.notices.record(tx, {
-          companyId, change: 'API_KEY_REVOKED', actor,
+          companyId,
+          change: 'API_KEY_REVOKED',
+          actor,
           summary: `Se revocó la clave de API ${after.prefix}… (${after.label}, ${after.scope === 'WRITE' ? 'escritura' : 'lectura'}); deja de funcionar de inmediato.`,
           details: { keyId, prefix: after.prefix, label: after.label, scope: after.scope, revokedAt: after.revokedAt },
         });

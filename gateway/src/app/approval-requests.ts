@@ -132,24 +132,37 @@ export class ApprovalRequests {
     const delay = spec.weakens ? this.opts.delaySeconds : 0;
     const id = `apr_${randomBytes(16).toString('hex')}`;
     try {
-      return await this.db.tx(async (tx) => {
-        const open = await this.openByKey(tx, input.dedupeKey);
-        if (open) return this.replay(open, input);
-        const created = await this.store.insert(tx, {
-          id, action: input.action, companyId: input.companyId ?? null, targetId: input.targetId ?? null, payload: input.payload, dedupeKey: input.dedupeKey,
-          requestedBy: by.operatorId, delaySeconds: delay, ttlSeconds: this.opts.ttlSeconds,
-        });
-        await audit.record(tx, { targets: this.targets(created), before: null, after: created });
-        if (created.companyId && spec.requested) {
-          await this.notices.record(tx, {
-            companyId: created.companyId, change: spec.requested, summary: input.summary ?? `Solicitud de cambio ${created.action}`,
-            actor: { kind: 'operator', id: by.operatorId }, approvalRequestId: created.id, effectiveAt: delay > 0 ? created.notBefore : null,
-            details: { action: created.action, ...created.payload },
+      return await this.db
+        .tx(async (tx) => {
+          const open = await this.openByKey(tx, input.dedupeKey);
+          if (open) return this.replay(open, input);
+          const created = await this.store.insert(tx, {
+            id,
+            action: input.action,
+            companyId: input.companyId ?? null,
+            targetId: input.targetId ?? null,
+            payload: input.payload,
+            dedupeKey: input.dedupeKey,
+            requestedBy: by.operatorId,
+            delaySeconds: delay,
+            ttlSeconds: this.opts.ttlSeconds,
           });
-        }
-        this.log.info({ approvalRequestId: id, action: input.action, operatorId: by.operatorId }, 'approval request awaiting a second operator');
-        return created;
-      }).finally(() => this.notices.nudge());
+          await audit.record(tx, { targets: this.targets(created), before: null, after: created });
+          if (created.companyId && spec.requested) {
+            await this.notices.record(tx, {
+              companyId: created.companyId,
+              change: spec.requested,
+              summary: input.summary ?? `Solicitud de cambio ${created.action}`,
+              actor: { kind: 'operator', id: by.operatorId },
+              approvalRequestId: created.id,
+              effectiveAt: delay > 0 ? created.notBefore : null,
+              details: { action: created.action, ...created.payload },
+            });
+          }
+          this.log.info({ approvalRequestId: id, action: input.action, operatorId: by.operatorId }, 'approval request awaiting a second operator');
+          return created;
+        })
+        .finally(() => this.notices.nudge());
     } catch (err) {
       if (!isUniqueViolation(err)) throw err;
       // A concurrent identical request won the insert.
@@ -170,40 +183,43 @@ export class ApprovalRequests {
       return applier;
     };
     let failed: AppError | undefined;
-    const first = await this.db.tx(async (tx) => {
-      const current = await this.load(tx, id, { forUpdate: true });
-      audit.note({ targets: this.targets(current) });
-      await assertIndependent(tx, current.requestedBy, by.operatorId);
-      if (current.status === 'APPROVED' && current.decidedBy === by.operatorId && APPROVAL_ACTIONS[current.action].owner === 'service') {
-        return { approved: current }; // the approver finishing a change the service had not confirmed
-      }
-      if (current.status !== 'PENDING_APPROVAL') throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: current.status });
-      const { expired, early } = await this.store.timing(tx, current.expiresAt, current.notBefore);
-      if (expired) {
-        await this.store.expire(tx, id);
-        return { expired: true as const };
-      }
-      if (early) throw new AppError('APPROVAL_DELAY_PENDING', undefined, { notBefore: current.notBefore });
-      const approved = (await this.store.approve(tx, id, by.operatorId))!;
-      if (APPROVAL_ACTIONS[approved.action].owner === 'service') {
-        // Before the other service's call: a crash between leaves this row (and the APPROVED request) to show it.
-        await audit.record(tx, { outcome: 'REQUESTED', before: current, after: approved });
-        return { approved };
-      }
-      // A change the gateway owns: applied in this transaction, or (a definitive refusal) the request FAILED below.
-      try {
-        const out = await apply(approved)({ request: approved, approver: by, call, audit, q: tx });
-        const done = await this.finish(tx, approved, 'APPLIED', out.result, null);
-        await audit.record(tx, { before: current, after: done });
-        return { done, credentials: out.credentials };
-      } catch (err) {
-        if (err instanceof AppError) failed = err;
+    const first = await this.db
+      .tx(async (tx) => {
+        const current = await this.load(tx, id, { forUpdate: true });
+        audit.note({ targets: this.targets(current) });
+        await assertIndependent(tx, current.requestedBy, by.operatorId);
+        if (current.status === 'APPROVED' && current.decidedBy === by.operatorId && APPROVAL_ACTIONS[current.action].owner === 'service') {
+          return { approved: current }; // the approver finishing a change the service had not confirmed
+        }
+        if (current.status !== 'PENDING_APPROVAL') throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: current.status });
+        const { expired, early } = await this.store.timing(tx, current.expiresAt, current.notBefore);
+        if (expired) {
+          await this.store.expire(tx, id);
+          return { expired: true as const };
+        }
+        if (early) throw new AppError('APPROVAL_DELAY_PENDING', undefined, { notBefore: current.notBefore });
+        const approved = (await this.store.approve(tx, id, by.operatorId))!;
+        if (APPROVAL_ACTIONS[approved.action].owner === 'service') {
+          // Before the other service's call: a crash between leaves this row (and the APPROVED request) to show it.
+          await audit.record(tx, { outcome: 'REQUESTED', before: current, after: approved });
+          return { approved };
+        }
+        // A change the gateway owns: applied in this transaction, or (a definitive refusal) the request FAILED below.
+        try {
+          const out = await apply(approved)({ request: approved, approver: by, call, audit, q: tx });
+          const done = await this.finish(tx, approved, 'APPLIED', out.result, null);
+          await audit.record(tx, { before: current, after: done });
+          return { done, credentials: out.credentials };
+        } catch (err) {
+          if (err instanceof AppError) failed = err;
+          throw err;
+        }
+      })
+      .catch(async (err: unknown) => {
+        if (failed && err === failed) await this.fail(id, failed, audit);
         throw err;
-      }
-    }).catch(async (err: unknown) => {
-      if (failed && err === failed) await this.fail(id, failed, audit);
-      throw err;
-    }).finally(() => this.notices.nudge());
+      })
+      .finally(() => this.notices.nudge());
     if ('expired' in first) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: 'EXPIRED' });
     if ('done' in first) {
       this.log.info({ approvalRequestId: id, action: first.done!.action, approvedBy: by.operatorId }, 'approval request applied');
@@ -220,33 +236,41 @@ export class ApprovalRequests {
       // Otherwise (time-out, service down) the request stays APPROVED; the router records the failure.
       throw err;
     }
-    const done = await this.db.tx(async (tx) => {
-      const row = (await this.store.get(tx, id, { forUpdate: true }))!;
-      if (row.status !== 'APPROVED') return row;
-      const applied = await this.finish(tx, approved, 'APPLIED', out.result, null);
-      await audit.record(tx, { before: approved, after: applied });
-      return applied;
-    }).finally(() => this.notices.nudge());
+    const done = await this.db
+      .tx(async (tx) => {
+        const row = (await this.store.get(tx, id, { forUpdate: true }))!;
+        if (row.status !== 'APPROVED') return row;
+        const applied = await this.finish(tx, approved, 'APPLIED', out.result, null);
+        await audit.record(tx, { before: approved, after: applied });
+        return applied;
+      })
+      .finally(() => this.notices.nudge());
     this.log.info({ approvalRequestId: id, action: done.action, approvedBy: by.operatorId }, 'approval request applied');
     return { request: done, ...(out.credentials ? { credentials: out.credentials } : {}) };
   }
 
   /** Rejects a pending request (any operator, the requester included: a withdrawal); the company is told. */
   async reject(id: string, by: Operator, reason: string | undefined, audit: AuditTrail): Promise<ApprovalRequest> {
-    return this.db.tx(async (tx) => {
-      const current = await this.load(tx, id);
-      audit.note({ targets: this.targets(current) });
-      const next = await this.store.reject(tx, id, by.operatorId, reason ?? null);
-      if (!next) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
-      await audit.record(tx, { before: current, after: next });
-      if (next.companyId && APPROVAL_ACTIONS[next.action].requested) {
-        await this.notices.record(tx, {
-          companyId: next.companyId, change: 'REQUEST_REJECTED', summary: `Solicitud ${next.action} rechazada`,
-          actor: { kind: 'operator', id: by.operatorId }, approvalRequestId: next.id, details: { action: next.action, reason: reason ?? null },
-        });
-      }
-      return next;
-    }).finally(() => this.notices.nudge());
+    return this.db
+      .tx(async (tx) => {
+        const current = await this.load(tx, id);
+        audit.note({ targets: this.targets(current) });
+        const next = await this.store.reject(tx, id, by.operatorId, reason ?? null);
+        if (!next) throw new AppError('APPROVAL_REQUEST_NOT_PENDING', undefined, { status: (await this.load(tx, id)).status });
+        await audit.record(tx, { before: current, after: next });
+        if (next.companyId && APPROVAL_ACTIONS[next.action].requested) {
+          await this.notices.record(tx, {
+            companyId: next.companyId,
+            change: 'REQUEST_REJECTED',
+            summary: `Solicitud ${next.action} rechazada`,
+            actor: { kind: 'operator', id: by.operatorId },
+            approvalRequestId: next.id,
+            details: { action: next.action, reason: reason ?? null },
+          });
+        }
+        return next;
+      })
+      .finally(() => this.notices.nudge());
   }
 
   get(id: string): Promise<ApprovalRequest> {
@@ -254,7 +278,13 @@ export class ApprovalRequests {
   }
 
   /** Newest first. */
-  async list(f: { status?: ApprovalStatus; action?: ApprovalAction; companyId?: string; limit: number; cursor?: string }): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }> {
+  async list(f: {
+    status?: ApprovalStatus;
+    action?: ApprovalAction;
+    companyId?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: ApprovalRequest[]; nextCursor: string | null }> {
     const { cursor, limit, ...filter } = f;
     const rows = await this.store.list(this.db, { ...filter, ...(cursor ? { before: decodeCursor(cursor) } : {}), limit: limit + 1 });
     const items = rows.slice(0, limit);
@@ -284,7 +314,10 @@ export class ApprovalRequests {
 
   private replay(open: ApprovalRequest, input: NewApprovalRequest): ApprovalRequest {
     if (canonicalJson(open.payload) !== canonicalJson(input.payload)) {
-      throw new AppError('APPROVAL_REQUEST_NOT_PENDING', 'Ya hay una solicitud abierta para este cambio; apruébela o recháchela antes de pedir otra.', { openRequestId: open.id, status: open.status });
+      throw new AppError('APPROVAL_REQUEST_NOT_PENDING', 'Ya hay una solicitud abierta para este cambio; apruébela o recháchela antes de pedir otra.', {
+        openRequestId: open.id,
+        status: open.status,
+      });
     }
     return open;
   }

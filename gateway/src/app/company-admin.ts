@@ -40,7 +40,11 @@ export class CompanyAdmin {
     const id = randomUUID();
     return this.db.tx(async (tx) => {
       const company = await this.companies.insert(tx, {
-        id, name: input.name, nit: input.nit, taxRegime: input.taxRegime, multiSigThreshold: input.multiSigThreshold,
+        id,
+        name: input.name,
+        nit: input.nit,
+        taxRegime: input.taxRegime,
+        multiSigThreshold: input.multiSigThreshold,
       });
       if (input.wallets.length > 0) {
         await this.ledger.openWallets({ rails: input.wallets.map(railToProto) }, actingOn(call, id));
@@ -84,7 +88,10 @@ export function companyNotices(before: Company, after: Company, actor: SecurityN
   const out: SecurityNotice[] = [];
   const limits: string[] = [];
   const details: Record<string, { before: string; after: string }> = {};
-  for (const [field, name] of [['counterpartyDailyLimitCents', 'diario'], ['counterpartyMonthlyLimitCents', 'mensual']] as const) {
+  for (const [field, name] of [
+    ['counterpartyDailyLimitCents', 'diario'],
+    ['counterpartyMonthlyLimitCents', 'mensual'],
+  ] as const) {
     if (before[field] === after[field]) continue;
     limits.push(`${name} de ${formatCop(before[field])} a ${formatCop(after[field])}`);
     details[field] = { before: before[field].toString(), after: after[field].toString() };
@@ -94,9 +101,12 @@ export function companyNotices(before: Company, after: Company, actor: SecurityN
   }
   if (before.status !== after.status) {
     out.push({
-      companyId: after.id, change: 'STATUS_CHANGED', actor,
-      summary: `La empresa pasó de ${STATUS_ES[before.status]} a ${STATUS_ES[after.status]}.`
-        + (after.status === 'SUSPENDED' ? ' Sus claves de API y el panel dejan de operar mientras esté suspendida.' : ''),
+      companyId: after.id,
+      change: 'STATUS_CHANGED',
+      actor,
+      summary:
+        `La empresa pasó de ${STATUS_ES[before.status]} a ${STATUS_ES[after.status]}.` +
+        (after.status === 'SUSPENDED' ? ' Sus claves de API y el panel dejan de operar mientras esté suspendida.' : ''),
       details: { status: { before: before.status, after: after.status } },
     });
   }

@@ -14,11 +14,17 @@ import { activeCompanyAdmins } from './security-notices.js';
  * credential is also returned, so the local demo and the README keep printing working credentials.
  */
 export class CredentialDelivery {
-  constructor(private readonly mail: MailOutbox, private readonly opts: { production: boolean }, private readonly log: Logger) {}
+  constructor(
+    private readonly mail: MailOutbox,
+    private readonly opts: { production: boolean },
+    private readonly log: Logger,
+  ) {}
 
   async operatorEnrollment(q: Queryable, op: InvitedOperator): Promise<{ enrollmentToken: string } | undefined> {
     await this.mail.enqueue(q, {
-      to: op.email, kind: 'operator-enrollment', companyId: null,
+      to: op.email,
+      kind: 'operator-enrollment',
+      companyId: null,
       subject: 'Invitación como operador de Billetera Pagos',
       text: [
         `Hola ${op.name}:`,
@@ -38,7 +44,9 @@ export class CredentialDelivery {
 
   async dashboardInvitation(q: Queryable, companyId: string, user: InvitedDashboardUser): Promise<{ invitationUrl: string } | undefined> {
     await this.mail.enqueue(q, {
-      to: user.email, kind: 'dashboard-invitation', companyId,
+      to: user.email,
+      kind: 'dashboard-invitation',
+      companyId,
       subject: 'Invitación al panel de Billetera Pagos',
       text: [
         'Hola:',
@@ -64,7 +72,9 @@ export class CredentialDelivery {
     if (admins.length === 0 && this.opts.production) throw new AppError('COMPANY_ADMIN_REQUIRED');
     for (const a of admins) {
       await this.mail.enqueue(q, {
-        to: a.email, kind: 'api-key', companyId,
+        to: a.email,
+        kind: 'api-key',
+        companyId,
         subject: `Nueva clave de API (${key.scope}) para su empresa`,
         text: [
           'Hola:',

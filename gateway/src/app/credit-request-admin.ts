@@ -89,8 +89,12 @@ export class CreditRequestAdmin {
    * replays (the ledger credit is idempotent on it); a definitive ledger refusal voids the
    * reservation so it stops counting.
    */
-  async creditByOperator(input: { companyId: string; rail: ApiRail; amountCents: number; reference: string }, by: Operator, call: CallContext, audit: AuditTrail):
-    Promise<{ request: CreditRequest } | { movement: ledgerV1.Movement }> {
+  async creditByOperator(
+    input: { companyId: string; rail: ApiRail; amountCents: number; reference: string },
+    by: Operator,
+    call: CallContext,
+    audit: AuditTrail,
+  ): Promise<{ request: CreditRequest } | { movement: ledgerV1.Movement }> {
     if (input.amountCents > this.opts.dualControlCents) return { request: await this.request(input, by, audit) };
     await this.companies.assertExists(input.companyId);
     await this.assertReferenceFree(input.companyId, input.reference, input.rail, input.amountCents);
@@ -108,7 +112,13 @@ export class CreditRequestAdmin {
         this.log.info({ companyId: input.companyId, operatorId: by.operatorId }, 'credit past the running total: a second operator must approve');
         return 'request' as const;
       }
-      await this.store.reserve(tx, { companyId: input.companyId, reference: input.reference, operatorId: by.operatorId, rail: input.rail, amountCents: input.amountCents });
+      await this.store.reserve(tx, {
+        companyId: input.companyId,
+        reference: input.reference,
+        operatorId: by.operatorId,
+        rail: input.rail,
+        amountCents: input.amountCents,
+      });
       return 'credit' as const;
     });
     if (decision === 'request') return { request: await this.request(input, by, audit) };
@@ -140,7 +150,12 @@ export class CreditRequestAdmin {
         const existing = await this.byReference(tx, input.companyId, input.reference);
         if (existing) return this.replay(existing, input);
         const created = await this.store.insert(tx, {
-          id, companyId: input.companyId, rail: input.rail, amountCents: input.amountCents, reference: input.reference, requestedBy: by.operatorId,
+          id,
+          companyId: input.companyId,
+          rail: input.rail,
+          amountCents: input.amountCents,
+          reference: input.reference,
+          requestedBy: by.operatorId,
         });
         await audit.record(tx, { targets: { companyId: input.companyId, creditRequestId: id }, before: null, after: created });
         this.log.info({ creditRequestId: id, companyId: input.companyId, operatorId: by.operatorId }, 'credit request awaiting approval');
@@ -197,7 +212,7 @@ export class CreditRequestAdmin {
 
     return this.db.tx(async (tx) => {
       const credited = await this.store.credited(tx, id, movement.id);
-      const done = credited ?? await this.load(tx, id);
+      const done = credited ?? (await this.load(tx, id));
       await audit.record(tx, { before: approved, after: { ...done, movement: movementToApi(movement) } });
       if (credited) this.log.info({ creditRequestId: id, movementId: movement.id, approvedBy: by.operatorId }, 'credit request credited');
       return done;
@@ -227,7 +242,12 @@ export class CreditRequestAdmin {
   }
 
   /** Newest first; `status` filters (default: every status). */
-  async list(f: { status?: CreditRequestStatus; companyId?: string; limit: number; cursor?: string }): Promise<{ items: CreditRequest[]; nextCursor: string | null }> {
+  async list(f: {
+    status?: CreditRequestStatus;
+    companyId?: string;
+    limit: number;
+    cursor?: string;
+  }): Promise<{ items: CreditRequest[]; nextCursor: string | null }> {
     const { cursor, limit, ...filter } = f;
     const rows = await this.store.list(this.db, { ...filter, ...(cursor ? { before: decodeCursor(cursor) } : {}), limit: limit + 1 });
     const items = rows.slice(0, limit);

@@ -8,7 +8,10 @@ import { actingOn } from '../clients/acting-on.js';
 
 /** Operator money operations, forwarded to the ledger with an idempotency key derived here. */
 export class LedgerAdmin {
-  constructor(private readonly ledger: LedgerClient, private readonly companies: CompanyAdmin) {}
+  constructor(
+    private readonly ledger: LedgerClient,
+    private readonly companies: CompanyAdmin,
+  ) {}
 
   /**
    * Credits a wallet (BALANCE_ADD). Idempotent on the operator's reference: the ledger key is
@@ -17,24 +20,36 @@ export class LedgerAdmin {
    */
   async credit(companyId: string, rail: ApiRail, amountCents: number, reference: string, call: CallContext): Promise<ledgerV1.Movement> {
     await this.companies.assertExists(companyId);
-    const res = await this.ledger.credit({
-      idempotencyKey: adminCreditKey(companyId, reference),
-      rail: railToProto(rail),
-      amountCents: BigInt(amountCents),
-      reference,
-    }, actingOn(call, companyId));
+    const res = await this.ledger.credit(
+      {
+        idempotencyKey: adminCreditKey(companyId, reference),
+        rail: railToProto(rail),
+        amountCents: BigInt(amountCents),
+        reference,
+      },
+      actingOn(call, companyId),
+    );
     if (!res.movement) throw new AppError('INTERNAL_ERROR');
     return res.movement;
   }
 
-  async setFee(operation: ApiFeeOperation, fixedFeeCents: number, variableBps: number, companyId: string | undefined, call: CallContext): Promise<ledgerV1.FeeConfig> {
+  async setFee(
+    operation: ApiFeeOperation,
+    fixedFeeCents: number,
+    variableBps: number,
+    companyId: string | undefined,
+    call: CallContext,
+  ): Promise<ledgerV1.FeeConfig> {
     if (companyId !== undefined) await this.companies.assertExists(companyId);
-    return this.ledger.setFeeConfig({
-      operation: feeOperationToProto(operation),
-      ...(companyId !== undefined ? { companyId } : {}),
-      fixedFeeCents: BigInt(fixedFeeCents),
-      variableBps,
-    }, call);
+    return this.ledger.setFeeConfig(
+      {
+        operation: feeOperationToProto(operation),
+        ...(companyId !== undefined ? { companyId } : {}),
+        fixedFeeCents: BigInt(fixedFeeCents),
+        variableBps,
+      },
+      call,
+    );
   }
 }
 

@@ -41,7 +41,10 @@ export class MailOutbox {
   private readonly keyId: string;
   private readonly store = new MailOutboxStore();
 
-  constructor(opts: { secretKey: string }, private readonly wake: () => void = () => undefined) {
+  constructor(
+    opts: { secretKey: string },
+    private readonly wake: () => void = () => undefined,
+  ) {
     this.box = new SecretBox(opts.secretKey);
     this.keyId = sealingKeyId(opts.secretKey);
   }
@@ -53,8 +56,14 @@ export class MailOutbox {
     if (!/^[a-z0-9_.-]{1,64}$/.test(mail.kind)) throw new Error(`mail outbox: not a mail kind: ${mail.kind.slice(0, 64)}`);
     const id = randomUUID();
     await this.store.insert(tx, {
-      id, kind: mail.kind, companyId: mail.companyId ?? null, recipient: to, subjectEnc: this.box.seal(oneLine(mail.subject)),
-      textEnc: this.box.seal(mail.text), htmlEnc: mail.html === undefined ? null : this.box.seal(mail.html), sealedWith: this.keyId,
+      id,
+      kind: mail.kind,
+      companyId: mail.companyId ?? null,
+      recipient: to,
+      subjectEnc: this.box.seal(oneLine(mail.subject)),
+      textEnc: this.box.seal(mail.text),
+      htmlEnc: mail.html === undefined ? null : this.box.seal(mail.html),
+      sealedWith: this.keyId,
     });
     return id;
   }
@@ -94,7 +103,12 @@ export class MailSender {
   private again = false;
   private stopped = false;
 
-  constructor(private readonly db: Database, private readonly transport: MailTransport, private readonly opts: MailSenderOptions, private readonly log: Logger) {
+  constructor(
+    private readonly db: Database,
+    private readonly transport: MailTransport,
+    private readonly opts: MailSenderOptions,
+    private readonly log: Logger,
+  ) {
     this.box = new SecretBox(opts.secretKey);
     this.keyId = sealingKeyId(opts.secretKey);
     this.task = new PeriodicTask('mail sender', opts.intervalMs, () => this.runOnce(), log);
@@ -113,7 +127,10 @@ export class MailSender {
 
   /** Sends the due mails (up to `batch`); resolves with how many were sent. */
   runOnce(): Promise<number> {
-    if (this.running) { this.again = true; return this.running; }
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
     this.running = (async () => {
       let total = 0;
       try {
@@ -138,7 +155,9 @@ export class MailSender {
         let mail: { to: string; subject: string; text: string; html?: string };
         try {
           mail = {
-            to: row.recipient, subject: this.box.open(row.subjectEnc), text: this.box.open(row.textEnc ?? ''),
+            to: row.recipient,
+            subject: this.box.open(row.subjectEnc),
+            text: this.box.open(row.textEnc ?? ''),
             ...(row.htmlEnc ? { html: this.box.open(row.htmlEnc) } : {}),
           };
         } catch {
@@ -155,7 +174,9 @@ export class MailSender {
         } catch (err) {
           const attempts = row.attempts + 1;
           // An SMTP answer may quote the recipient: addresses are personal data, kept out of logs and the row.
-          const error = String((err as Error)?.message ?? err).replace(/[^\s<>@]+@[^\s<>@]+/g, '<dirección>').slice(0, 500);
+          const error = String((err as Error)?.message ?? err)
+            .replace(/[^\s<>@]+@[^\s<>@]+/g, '<dirección>')
+            .slice(0, 500);
           if (attempts >= this.opts.maxAttempts) {
             await this.store.markFailed(tx, row.id, attempts, error);
             this.log.error({ mailId: row.id, kind: row.kind, attempts, err: error }, 'mail given up after its last attempt');

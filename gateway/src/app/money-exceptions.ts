@@ -36,7 +36,12 @@ export interface ExceptionListQuery {
   movement?: string | undefined;
 }
 
-export interface ResolveExceptionInput { id: string; action: (typeof EXCEPTION_ACTIONS)[number]; note: string; resolvedBy: string }
+export interface ResolveExceptionInput {
+  id: string;
+  action: (typeof EXCEPTION_ACTIONS)[number];
+  note: string;
+  resolvedBy: string;
+}
 
 /**
  * Money exceptions (CONTRACT §10): provider outcomes that contradict our state, for an operator to
@@ -55,8 +60,11 @@ export class MoneyExceptions {
   async list(query: ExceptionListQuery, call: CallContext): Promise<{ items: WireException[]; nextCursor: string | null }> {
     const { transfers, deposits, recon, collectKeys } = this.owners;
     const q = {
-      limit: query.limit, ...(query.status ? { status: query.status } : {}), ...(query.kind ? { kind: query.kind } : {}),
-      ...(query.cursor ? { cursor: query.cursor } : {}), ...(query.movement ? { movement: query.movement } : {}),
+      limit: query.limit,
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.kind ? { kind: query.kind } : {}),
+      ...(query.cursor ? { cursor: query.cursor } : {}),
+      ...(query.movement ? { movement: query.movement } : {}),
     };
     // A kind filter asks only the service that keeps that kind.
     const none = { items: [] as WireException[], nextCursor: undefined };
@@ -71,9 +79,10 @@ export class MoneyExceptions {
     const items = merged.slice(0, query.limit);
     const last = items[items.length - 1];
     // More after this page: items of one list were cut here, or a service said it has more.
-    const nextCursor = (merged.length > query.limit || t.nextCursor || d.nextCursor || r.nextCursor || c.nextCursor) && last
-      ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
-      : null;
+    const nextCursor =
+      (merged.length > query.limit || t.nextCursor || d.nextCursor || r.nextCursor || c.nextCursor) && last
+        ? Buffer.from(`${last.openedAt!.toISOString()}|${last.id}`).toString('base64url')
+        : null;
     return { items, nextCursor };
   }
 

@@ -18,8 +18,10 @@ const operators = new OperatorStore();
 export async function assertIndependent(q: Queryable, requesterId: string, approverId: string): Promise<void> {
   if (requesterId === approverId) throw new AppError('SAME_OPERATOR', undefined, { reason: 'SAME_PERSON' });
   if (await operators.inviterChainsMeet(q, requesterId, approverId)) {
-    throw new AppError('SAME_OPERATOR',
+    throw new AppError(
+      'SAME_OPERATOR',
       'El operador que aprueba no puede compartir una cadena de invitaciones con quien hizo la solicitud (haberlo invitado, haber sido invitado por él o tener el mismo invitador).',
-      { reason: 'INVITATION_CHAIN' });
+      { reason: 'INVITATION_CHAIN' },
+    );
   }
 }

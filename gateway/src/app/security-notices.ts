@@ -10,7 +10,20 @@ import type { MailOutbox } from './mail-outbox.js';
 const companies = new CompanyStore();
 const dashboardUsers = new DashboardUserStore();
 
-export type SecurityChange = 'MULTISIG_THRESHOLD_CHANGE_REQUESTED' | 'MULTISIG_THRESHOLD_CHANGED' | 'API_KEY_REQUESTED' | 'API_KEY_ISSUED' | 'API_KEY_REVOKED' | 'USER_REQUESTED' | 'USER_ADDED' | 'USER_DISABLED' | 'LIMITS_CHANGED' | 'FEES_CHANGE_REQUESTED' | 'FEES_CHANGED' | 'STATUS_CHANGED' | 'REQUEST_REJECTED';
+export type SecurityChange =
+  | 'MULTISIG_THRESHOLD_CHANGE_REQUESTED'
+  | 'MULTISIG_THRESHOLD_CHANGED'
+  | 'API_KEY_REQUESTED'
+  | 'API_KEY_ISSUED'
+  | 'API_KEY_REVOKED'
+  | 'USER_REQUESTED'
+  | 'USER_ADDED'
+  | 'USER_DISABLED'
+  | 'LIMITS_CHANGED'
+  | 'FEES_CHANGE_REQUESTED'
+  | 'FEES_CHANGED'
+  | 'STATUS_CHANGED'
+  | 'REQUEST_REJECTED';
 
 export type SecurityActorKind = 'operator' | 'bootstrap-token' | 'dashboard-user' | 'api-key';
 
@@ -74,7 +87,10 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', 
  * Neither carries a secret.
  */
 export class SecurityNotices {
-  constructor(private readonly mail: MailOutbox, private readonly wake: () => void = () => undefined) {}
+  constructor(
+    private readonly mail: MailOutbox,
+    private readonly wake: () => void = () => undefined,
+  ) {}
 
   async record(tx: Queryable, n: SecurityNotice): Promise<void> {
     const occurredAt = new Date();
@@ -82,7 +98,11 @@ export class SecurityNotices {
     const effectiveAt = n.effectiveAt ? new Date(n.effectiveAt) : undefined;
     if (effectiveAt && Number.isNaN(effectiveAt.getTime())) throw new Error(`security notice: effectiveAt is not an instant: ${n.effectiveAt}`);
     const payload = companyEventsV1.CompanySecurityChanged.toJSON({
-      eventId, companyId: n.companyId, change: n.change, summary: n.summary, actorKind: n.actor.kind,
+      eventId,
+      companyId: n.companyId,
+      change: n.change,
+      summary: n.summary,
+      actorKind: n.actor.kind,
       ...(n.actor.id ? { actorId: n.actor.id } : {}),
       ...(n.approvalRequestId ? { approvalRequestId: n.approvalRequestId } : {}),
       ...(effectiveAt ? { effectiveAt } : {}),
@@ -123,11 +143,22 @@ export function securityMail(companyName: string, n: SecurityNotice, occurredAt:
     ...(n.approvalRequestId ? [['Solicitud de aprobación', n.approvalRequestId] as [string, string]] : []),
   ];
   const intro = `En la cuenta de ${companyName} en Billetera Pagos se registró este cambio de seguridad:`;
-  const outro = 'Si usted no reconoce este cambio, comuníquese de inmediato con soporte de Billetera Pagos'
-    + (effectiveAt ? ' antes de que entre en vigor.' : '.');
-  const text = ['Hola,', '', intro, '', ...lines.map(([k, v]) => `${k}: ${v}`), '', outro, '',
-    'Recibe este correo porque es administrador de la empresa en el panel.', ''].join('\n');
-  const html = `<p>Hola,</p><p>${escapeHtml(intro)}</p><table>${lines.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`
-    + `<p>${escapeHtml(outro)}</p><p><small>Recibe este correo porque es administrador de la empresa en el panel.</small></p>`;
+  const outro =
+    'Si usted no reconoce este cambio, comuníquese de inmediato con soporte de Billetera Pagos' + (effectiveAt ? ' antes de que entre en vigor.' : '.');
+  const text = [
+    'Hola,',
+    '',
+    intro,
+    '',
+    ...lines.map(([k, v]) => `${k}: ${v}`),
+    '',
+    outro,
+    '',
+    'Recibe este correo porque es administrador de la empresa en el panel.',
+    '',
+  ].join('\n');
+  const html =
+    `<p>Hola,</p><p>${escapeHtml(intro)}</p><table>${lines.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>` +
+    `<p>${escapeHtml(outro)}</p><p><small>Recibe este correo porque es administrador de la empresa en el panel.</small></p>`;
   return { subject: `${label}: ${companyName}`, text, html };
 }

@@ -82,7 +82,8 @@ export interface AuditFilter {
  * Field names whose values never reach the audit log (nor a log line): passwords, TOTP secrets and
  * codes, session and enrollment tokens, API keys shown once, signing secrets.
  */
-const SECRET_FIELD = /^(password|newPassword|totpSecret|totpCode|otpauthUrl|token|enrollmentToken|enrollmentUrl|invitationUrl|invitationToken|key|secret|signingSecret|apiKey|authorization)$/i;
+const SECRET_FIELD =
+  /^(password|newPassword|totpSecret|totpCode|otpauthUrl|token|enrollmentToken|enrollmentUrl|invitationUrl|invitationToken|key|secret|signingSecret|apiKey|authorization)$/i;
 const REDACTED = '[redacted]';
 
 /** Text Postgres jsonb accepts: no lone surrogates, no U+0000 (each becomes U+FFFD). */
@@ -129,7 +130,11 @@ function decodeCursor(cursor: string): string {
  * DELETE and TRUNCATE — and read newest first.
  */
 export class AdminAudit {
-  constructor(private readonly db: Queryable, private readonly log: Logger, private readonly store = new AuditStore()) {}
+  constructor(
+    private readonly db: Queryable,
+    private readonly log: Logger,
+    private readonly store = new AuditStore(),
+  ) {}
 
   /** The trail of one request (see AuditTrail). */
   begin(req: AuditRequest): AuditTrail & { succeeded(after: unknown): Promise<void>; failed(err: unknown): Promise<void> } {
@@ -138,36 +143,62 @@ export class AdminAudit {
     const append = async (q: Queryable, facts: AuditFacts) => {
       const outcome = facts.outcome ?? 'SUCCEEDED';
       await this.append(q, req, {
-        ...facts, outcome, principal: facts.principal ?? noted.principal, targets: { ...noted.targets, ...facts.targets },
+        ...facts,
+        outcome,
+        principal: facts.principal ?? noted.principal,
+        targets: { ...noted.targets, ...facts.targets },
       });
       if (outcome !== 'REQUESTED') final = true;
     };
     const trail = {
-      get final() { return final; },
+      get final() {
+        return final;
+      },
       record: (q: Queryable, facts: AuditFacts = {}) => append(q, facts),
       requested: (facts: Omit<AuditFacts, 'outcome'> = {}) => append(this.db, { ...facts, outcome: 'REQUESTED' }),
       note: (facts: { targets?: Record<string, string>; principal?: AuditPrincipal }) => {
         noted = { targets: { ...noted.targets, ...facts.targets }, principal: facts.principal ?? noted.principal };
       },
       succeeded: (after: unknown) => append(this.db, { outcome: 'SUCCEEDED', after }),
-      failed: (err: unknown) => append(this.db, {
-        outcome: 'FAILED', errorCode: err instanceof AppError ? err.code : 'INTERNAL_ERROR',
-      }),
+      failed: (err: unknown) =>
+        append(this.db, {
+          outcome: 'FAILED',
+          errorCode: err instanceof AppError ? err.code : 'INTERNAL_ERROR',
+        }),
     };
     return trail;
   }
 
-  private async append(q: Queryable, req: AuditRequest, facts: AuditFacts & { outcome: AuditOutcome; principal: AuditPrincipal; targets: Record<string, string> }): Promise<void> {
+  private async append(
+    q: Queryable,
+    req: AuditRequest,
+    facts: AuditFacts & { outcome: AuditOutcome; principal: AuditPrincipal; targets: Record<string, string> },
+  ): Promise<void> {
     const p = facts.principal;
     const targets = redact(facts.targets) as Record<string, string>;
     const targetIds = [...new Set(Object.values(targets).filter((v) => typeof v === 'string' && v.length > 0))];
     await this.store.append(q, {
-      id: randomUUID(), principalKind: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : null, operatorEmail: p.kind === 'operator' ? p.email : null,
-      action: req.action, method: req.method, route: req.route, targets: JSON.stringify(targets), targetIds: JSON.stringify(targetIds),
-      requestId: req.requestId, clientIp: req.clientIp ?? null, outcome: facts.outcome, errorCode: facts.errorCode ?? null,
-      request: json(req.request), before: json(facts.before), after: json(facts.after),
+      id: randomUUID(),
+      principalKind: p.kind,
+      operatorId: p.kind === 'operator' ? p.operatorId : null,
+      operatorEmail: p.kind === 'operator' ? p.email : null,
+      action: req.action,
+      method: req.method,
+      route: req.route,
+      targets: JSON.stringify(targets),
+      targetIds: JSON.stringify(targetIds),
+      requestId: req.requestId,
+      clientIp: req.clientIp ?? null,
+      outcome: facts.outcome,
+      errorCode: facts.errorCode ?? null,
+      request: json(req.request),
+      before: json(facts.before),
+      after: json(facts.after),
     });
-    this.log.info({ audit: req.action, outcome: facts.outcome, principal: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : undefined, requestId: req.requestId }, 'admin audit');
+    this.log.info(
+      { audit: req.action, outcome: facts.outcome, principal: p.kind, operatorId: p.kind === 'operator' ? p.operatorId : undefined, requestId: req.requestId },
+      'admin audit',
+    );
   }
 
   /** Newest first; `nextCursor` pages on. */

@@ -4,9 +4,7 @@
  * shared ADMIN_TOKEN — accepted in production only to create the first operators (bootstrap).
  * Meant to travel on: the audit log records it, gRPC calls carry it as the actor.
  */
-export type AdminPrincipal =
-  | { kind: 'operator'; operatorId: string; email: string; sessionId: string }
-  | { kind: 'bootstrap-token' };
+export type AdminPrincipal = { kind: 'operator'; operatorId: string; email: string; sessionId: string } | { kind: 'bootstrap-token' };
 
 /**
  * Where a route accepts the shared ADMIN_TOKEN:

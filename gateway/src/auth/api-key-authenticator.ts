@@ -147,28 +147,37 @@ export class ApiKeyAuthenticator {
   private load(hash: string): Promise<CacheEntry> {
     let p = this.inflight.get(hash);
     if (!p) {
-      p = this.keys.findPrincipalByHash(this.db, hash).then((row) => {
-        const entry: CacheEntry = row
-          ? {
-              principal: {
-                keyId: row.keyId, companyId: row.companyId, scope: row.scope, companyStatus: row.companyStatus,
-                taxRegime: row.taxRegime, rateLimitMultiplier: row.rateLimitMultiplier,
-                companyName: row.companyName, nit: row.nit, multiSigThreshold: row.multiSigThreshold,
-                counterpartyDailyLimitCents: row.counterpartyDailyLimitCents,
-                counterpartyMonthlyLimitCents: row.counterpartyMonthlyLimitCents,
-              },
-              revoked: row.revoked,
-              keyHash: row.keyHash,
-              expiresAt: Date.now() + this.ttlMs(),
-            }
-          : { principal: undefined, revoked: false, keyHash: hash, expiresAt: Date.now() + this.ttlMs() };
-        if (this.opts.cacheTtlMs > 0) {
-          // Bounded: a flood of random keys can only churn the cache, never grow it without limit.
-          if (this.cache.size >= this.maxEntries) this.evictExpiredOrAll();
-          this.cache.set(hash, entry);
-        }
-        return entry;
-      }).finally(() => this.inflight.delete(hash));
+      p = this.keys
+        .findPrincipalByHash(this.db, hash)
+        .then((row) => {
+          const entry: CacheEntry = row
+            ? {
+                principal: {
+                  keyId: row.keyId,
+                  companyId: row.companyId,
+                  scope: row.scope,
+                  companyStatus: row.companyStatus,
+                  taxRegime: row.taxRegime,
+                  rateLimitMultiplier: row.rateLimitMultiplier,
+                  companyName: row.companyName,
+                  nit: row.nit,
+                  multiSigThreshold: row.multiSigThreshold,
+                  counterpartyDailyLimitCents: row.counterpartyDailyLimitCents,
+                  counterpartyMonthlyLimitCents: row.counterpartyMonthlyLimitCents,
+                },
+                revoked: row.revoked,
+                keyHash: row.keyHash,
+                expiresAt: Date.now() + this.ttlMs(),
+              }
+            : { principal: undefined, revoked: false, keyHash: hash, expiresAt: Date.now() + this.ttlMs() };
+          if (this.opts.cacheTtlMs > 0) {
+            // Bounded: a flood of random keys can only churn the cache, never grow it without limit.
+            if (this.cache.size >= this.maxEntries) this.evictExpiredOrAll();
+            this.cache.set(hash, entry);
+          }
+          return entry;
+        })
+        .finally(() => this.inflight.delete(hash));
       this.inflight.set(hash, p);
     }
     return p;
@@ -186,8 +195,11 @@ export class ApiKeyAuthenticator {
     if (last !== undefined && now - last < this.touchIntervalMs) return;
     this.lastTouch.set(keyId, now);
     if (this.lastTouch.size > this.maxEntries) this.lastTouch.clear();
-    const p = this.keys.touchLastUsed(this.db, keyId, Math.floor(this.touchIntervalMs / 1000))
-      .catch((err: unknown) => { this.log.warn({ err: (err as Error).message, apiKeyId: keyId }, 'could not record API key use'); })
+    const p = this.keys
+      .touchLastUsed(this.db, keyId, Math.floor(this.touchIntervalMs / 1000))
+      .catch((err: unknown) => {
+        this.log.warn({ err: (err as Error).message, apiKeyId: keyId }, 'could not record API key use');
+      })
       .finally(() => this.pendingTouches.delete(p));
     this.pendingTouches.add(p);
   }

@@ -5,7 +5,14 @@ import type { Queryable } from '../persistence/sql.js';
 import { DashboardLockouts } from './dashboard-lockouts.js';
 import { DashboardInvitations } from './dashboard/invitations.js';
 import type {
-  DashboardAuthOptions, DashboardDb, DashboardDeps, DashboardRole, DashboardUser, InvitationView, InvitedDashboardUser, SessionPrincipal,
+  DashboardAuthOptions,
+  DashboardDb,
+  DashboardDeps,
+  DashboardRole,
+  DashboardUser,
+  InvitationView,
+  InvitedDashboardUser,
+  SessionPrincipal,
 } from './dashboard/model.js';
 import { SESSION_PREFIX } from './dashboard/model.js';
 import { DashboardSessions } from './dashboard/sessions.js';
@@ -14,8 +21,15 @@ import { DashboardUsers } from './dashboard/users.js';
 import { Passwords, tokenHash, TotpCodes } from './secrets.js';
 
 export {
-  DASHBOARD_ROLES, INVITATION_TOKEN,
-  type DashboardAuthOptions, type DashboardDb, type DashboardRole, type DashboardUser, type InvitationView, type InvitedDashboardUser, type SessionPrincipal,
+  DASHBOARD_ROLES,
+  INVITATION_TOKEN,
+  type DashboardAuthOptions,
+  type DashboardDb,
+  type DashboardRole,
+  type DashboardUser,
+  type InvitationView,
+  type InvitedDashboardUser,
+  type SessionPrincipal,
 } from './dashboard/model.js';
 export { ARGON2, randomBase62 } from './secrets.js';
 
@@ -48,8 +62,15 @@ export class DashboardAuth {
   constructor(db: DashboardDb, opts: DashboardAuthOptions, log: Logger) {
     this.lockouts = new DashboardLockouts(db, opts.pepper, opts.lockout, log);
     const deps: DashboardDeps = {
-      db, opts, log, box: new SecretBox(opts.secretKey), passwords: new Passwords(), codes: new TotpCodes(opts.issuer),
-      lockouts: this.lockouts, users: new DashboardUserStore(), sessions: new DashboardSessionStore(),
+      db,
+      opts,
+      log,
+      box: new SecretBox(opts.secretKey),
+      passwords: new Passwords(),
+      codes: new TotpCodes(opts.issuer),
+      lockouts: this.lockouts,
+      users: new DashboardUserStore(),
+      sessions: new DashboardSessionStore(),
       hmac: (kind, token) => tokenHash(opts.pepper, kind, token),
     };
     this.users = new DashboardUsers(deps);
@@ -70,7 +91,10 @@ export class DashboardAuth {
 
   // ───────────── users (admin): dashboard/users.ts ─────────────
 
-  createUser(companyId: string, input: { email: string; password: string; role: DashboardRole }): Promise<DashboardUser & { totpSecret: string; otpauthUrl: string }> {
+  createUser(
+    companyId: string,
+    input: { email: string; password: string; role: DashboardRole },
+  ): Promise<DashboardUser & { totpSecret: string; otpauthUrl: string }> {
     return this.users.createUser(companyId, input);
   }
 

@@ -101,7 +101,14 @@ export class SignInLockouts {
       const event: LockEvent = { surface: this.surface, factor, scope: SCOPE_OF[factor], lockSeconds: this.policy.lockSeconds };
       locksSet.inc({ surface: this.surface, factor, scope: event.scope });
       // An account lock means someone holds the password (or a session): worth an alert.
-      const line = { surface: this.surface, factor, scope: event.scope, userId: opts.userId, lockoutId: subject.slice(0, 16), lockSeconds: this.policy.lockSeconds };
+      const line = {
+        surface: this.surface,
+        factor,
+        scope: event.scope,
+        userId: opts.userId,
+        lockoutId: subject.slice(0, 16),
+        lockSeconds: this.policy.lockSeconds,
+      };
       if (event.scope === 'account') this.log.warn(line, `${this.surface} account locked after repeated wrong TOTP codes`);
       else this.log.info(line, `${this.surface} sign-in locked for one client after repeated wrong passwords`);
       await opts.onLocked?.(event);
@@ -147,7 +154,11 @@ export class SignInLockouts {
   private async reserve(factor: AuthFactor, subject: string): Promise<boolean> {
     for (let i = 0; i < 3; i++) {
       await this.store.ensure(this.db, subject);
-      const lockedNow = await this.store.count(this.db, subject, factor, { windowSeconds: this.policy.windowSeconds, limit: MAX_FAILURES[factor], lockSeconds: this.policy.lockSeconds });
+      const lockedNow = await this.store.count(this.db, subject, factor, {
+        windowSeconds: this.policy.windowSeconds,
+        limit: MAX_FAILURES[factor],
+        lockSeconds: this.policy.lockSeconds,
+      });
       if (lockedNow !== undefined) return lockedNow;
       const retryAfter = await this.retryAfter(subject);
       if (retryAfter !== undefined) throw locked(retryAfter);

@@ -74,7 +74,11 @@ export class OperatorAuth {
   /** Login lockouts: wrong passwords per (e-mail, client IP), wrong codes per account (dashboard-lockouts.ts). */
   readonly lockouts: SignInLockouts;
 
-  constructor(private readonly db: Database, private readonly opts: OperatorAuthOptions, private readonly log: Logger) {
+  constructor(
+    private readonly db: Database,
+    private readonly opts: OperatorAuthOptions,
+    private readonly log: Logger,
+  ) {
     this.box = new SecretBox(opts.secretKey);
     this.codes = new TotpCodes(opts.issuer);
     this.lockouts = new SignInLockouts(db, opts.pepper, opts.lockout ?? OPERATOR_LOCKOUT, log, 'operator');
@@ -93,7 +97,7 @@ export class OperatorAuth {
     if (by.kind === 'bootstrap-token' && this.opts.production) {
       await this.store.lockBootstrap(tx);
       if (await this.bootstrapped(tx)) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED', undefined, { reason: 'BOOTSTRAPPED' });
-      if (await this.store.countLive(tx) >= BOOTSTRAP_OPERATORS) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED');
+      if ((await this.store.countLive(tx)) >= BOOTSTRAP_OPERATORS) throw new AppError('ADMIN_TOKEN_NOT_ALLOWED');
     }
     const op = await this.inviteWithin(tx, input, by.kind === 'operator' ? by.operatorId : null);
     await audit.record(tx, { targets: { operatorId: op.id }, before: null, after: toPublic(op) });
@@ -108,10 +112,16 @@ export class OperatorAuth {
   async inviteWithin(q: Queryable, input: { name: string; email: string }, createdBy: string | null): Promise<InvitedOperator> {
     const email = input.email.trim().toLowerCase();
     const token = `${ENROLLMENT_PREFIX}${randomBase62(43)}`;
-    if (await this.store.emailTaken(q, email)) throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
+    if (await this.store.emailTaken(q, email))
+      throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'email', message: 'ya existe un operador con este correo' }] });
     try {
       const { enrollmentExpiresAt, ...op } = await this.store.insert(q, {
-        id: randomUUID(), name: input.name, email, enrollmentTokenHash: this.tokenHash('enroll', token), ttlSeconds: ENROLLMENT_TTL_SECONDS, createdBy,
+        id: randomUUID(),
+        name: input.name,
+        email,
+        enrollmentTokenHash: this.tokenHash('enroll', token),
+        ttlSeconds: ENROLLMENT_TTL_SECONDS,
+        createdBy,
       });
       this.log.info({ operatorId: op.id, by: createdBy ? 'operator' : 'bootstrap-token' }, 'operator invited');
       return { ...op, enrollmentToken: token, enrollmentExpiresAt };
@@ -134,7 +144,11 @@ export class OperatorAuth {
     const secret = this.codes.newSecret();
     const passwordHash = await this.passwords.hash(password);
     return this.db.tx(async (tx) => {
-      const op = await this.store.enroll(tx, { passwordHash, totpSecretEnc: this.box.seal(secret), enrollmentTokenHash: this.tokenHash('enroll', enrollmentToken) });
+      const op = await this.store.enroll(tx, {
+        passwordHash,
+        totpSecretEnc: this.box.seal(secret),
+        enrollmentTokenHash: this.tokenHash('enroll', enrollmentToken),
+      });
       if (!op) throw new AppError('OPERATOR_ENROLLMENT_INVALID');
       // The second enrolled operator makes the bootstrap permanent (the mark can never be removed).
       await this.store.markBootstrappedAt(tx, BOOTSTRAP_OPERATORS);
@@ -194,42 +208,65 @@ export class OperatorAuth {
    *   it is audited and logged as a warning (alert on it), and counted in gateway_auth_lockouts_total.
    * Every other failure is the same 401 OPERATOR_AUTH_FAILED.
    */
-  async login(emailRaw: string, password: string, totpCode: string, clientIp: string | undefined, audit: AuditTrail): Promise<{ token: string; expiresAt: string; operator: Operator }> {
+  async login(
+    emailRaw: string,
+    password: string,
+    totpCode: string,
+    clientIp: string | undefined,
+    audit: AuditTrail,
+  ): Promise<{ token: string; expiresAt: string; operator: Operator }> {
     const email = emailRaw.trim().toLowerCase();
     const u = await this.store.findForLogin(this.db, email);
     if (u) audit.note({ targets: { operatorId: u.id } });
     // The attempt that sets a lock is audited as such (the router writes no second row for it).
-    const onLocked = (e: LockEvent) => audit.record(this.db, {
-      outcome: 'FAILED', errorCode: 'OPERATOR_AUTH_FAILED',
-      after: { lockout: { scope: e.scope, factor: e.factor, lockedForSeconds: e.lockSeconds } },
-    });
-    const op = await this.lockouts.attempt('password', email, async () => {
-      // Same work whether or not the operator exists or has enrolled: no e-mail enumeration by timing.
-      const ok = await this.passwords.verify(u?.passwordHash, password);
-      return u && u.passwordHash && u.totpSecretEnc && ok && !u.disabledAt ? { ...u, totpSecretEnc: u.totpSecretEnc } : undefined;
-    }, { userId: u?.id, clientIp, onLocked });
+    const onLocked = (e: LockEvent) =>
+      audit.record(this.db, {
+        outcome: 'FAILED',
+        errorCode: 'OPERATOR_AUTH_FAILED',
+        after: { lockout: { scope: e.scope, factor: e.factor, lockedForSeconds: e.lockSeconds } },
+      });
+    const op = await this.lockouts.attempt(
+      'password',
+      email,
+      async () => {
+        // Same work whether or not the operator exists or has enrolled: no e-mail enumeration by timing.
+        const ok = await this.passwords.verify(u?.passwordHash, password);
+        return u && u.passwordHash && u.totpSecretEnc && ok && !u.disabledAt ? { ...u, totpSecretEnc: u.totpSecretEnc } : undefined;
+      },
+      { userId: u?.id, clientIp, onLocked },
+    );
     if (!op) throw new AppError('OPERATOR_AUTH_FAILED');
     const token = `${SESSION_PREFIX}${randomBase62(43)}`;
-    const session = await this.lockouts.attempt('totp', email, async () => {
-      const step = this.matchTotp(op.totpSecretEnc, op.email, totpCode);
-      if (step === null) return undefined;
-      return this.db.tx(async (tx) => {
-        // The code is consumed (compare-and-set on the last accepted step) with the session's creation.
-        if (!(await this.store.consumeTotpStep(tx, op.id, step))) {
-          this.log.warn({ operatorId: op.id }, 'operator TOTP code replayed');
-          return undefined;
-        }
-        const sessionId = randomUUID();
-        const expiresAt = await this.store.insertSession(tx, {
-          id: sessionId, tokenHash: this.tokenHash('session', token), operatorId: op.id, clientIp: clientIp ?? null, ttlSeconds: this.opts.sessionTtlSeconds,
+    const session = await this.lockouts.attempt(
+      'totp',
+      email,
+      async () => {
+        const step = this.matchTotp(op.totpSecretEnc, op.email, totpCode);
+        if (step === null) return undefined;
+        return this.db.tx(async (tx) => {
+          // The code is consumed (compare-and-set on the last accepted step) with the session's creation.
+          if (!(await this.store.consumeTotpStep(tx, op.id, step))) {
+            this.log.warn({ operatorId: op.id }, 'operator TOTP code replayed');
+            return undefined;
+          }
+          const sessionId = randomUUID();
+          const expiresAt = await this.store.insertSession(tx, {
+            id: sessionId,
+            tokenHash: this.tokenHash('session', token),
+            operatorId: op.id,
+            clientIp: clientIp ?? null,
+            ttlSeconds: this.opts.sessionTtlSeconds,
+          });
+          await audit.record(tx, {
+            principal: { kind: 'operator', operatorId: op.id, email: op.email, sessionId },
+            targets: { operatorId: op.id, sessionId },
+            after: { sessionId, expiresAt },
+          });
+          return { expiresAt };
         });
-        await audit.record(tx, {
-          principal: { kind: 'operator', operatorId: op.id, email: op.email, sessionId },
-          targets: { operatorId: op.id, sessionId }, after: { sessionId, expiresAt },
-        });
-        return { expiresAt };
-      });
-    }, { userId: op.id, onLocked });
+      },
+      { userId: op.id, onLocked },
+    );
     if (!session) throw new AppError('OPERATOR_AUTH_FAILED');
     this.log.info({ operatorId: op.id }, 'operator login');
     const { passwordHash: _hash, totpSecretEnc: _secret, ...operator } = op;

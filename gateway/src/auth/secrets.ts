@@ -39,7 +39,7 @@ export class Passwords {
   }
 
   async verify(stored: string | null | undefined, password: string): Promise<boolean> {
-    return argon2Verify(stored ?? await this.dummy(), password).catch(() => false);
+    return argon2Verify(stored ?? (await this.dummy()), password).catch(() => false);
   }
 
   private dummy(): Promise<string> {

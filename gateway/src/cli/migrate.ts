@@ -6,7 +6,13 @@ import { GATEWAY_APPEND_ONLY_TABLES, gatewayMigrations } from '../persistence/mi
 try {
   const config = loadConfig(process.env);
   const log = createLogger('gateway-migrate', config.logLevel);
-  const db = await Database.open({ url: config.databaseUrl, schema: 'gateway', migrations: gatewayMigrations, logger: log, appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES });
+  const db = await Database.open({
+    url: config.databaseUrl,
+    schema: 'gateway',
+    migrations: gatewayMigrations,
+    logger: log,
+    appendOnlyTables: GATEWAY_APPEND_ONLY_TABLES,
+  });
   try {
     if (config.nodeEnv === 'production') await db.assertLeastPrivilege('migrations');
     const applied = await db.migrate();
@@ -15,6 +21,6 @@ try {
     await db.close();
   }
 } catch (err) {
-  process.stderr.write(`gateway migrate: ${err instanceof ConfigError ? err.message : (err as Error).stack ?? String(err)}\n`);
+  process.stderr.write(`gateway migrate: ${err instanceof ConfigError ? err.message : ((err as Error).stack ?? String(err))}\n`);
   process.exit(1);
 }

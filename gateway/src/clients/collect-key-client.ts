@@ -6,5 +6,8 @@ export type CollectKeyClient = AsyncClient<collectKeyV1.CollectKeyServiceServer>
 
 /** The promise client for the collect-key service; every call carries the request's CallContext. */
 export function connectCollectKey(address: string, deadlineMs: number, tls: MeshTls): CollectKeyClient {
-  return createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, address, { deadlineMs, mesh: { tls, server: 'collect-key' } });
+  return createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, address, {
+    deadlineMs,
+    mesh: { tls, server: 'collect-key' },
+  });
 }

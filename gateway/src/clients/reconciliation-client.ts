@@ -11,5 +11,8 @@ export type ReconciliationClient = AsyncClient<reconciliationV1.ReconciliationSe
  * deadline than ordinary reads (passed per call by the route).
  */
 export function connectReconciliation(address: string, deadlineMs: number, tls: MeshTls): ReconciliationClient {
-  return createAsyncClient<reconciliationV1.ReconciliationServiceServer>(reconciliationV1.ReconciliationServiceClient, address, { deadlineMs, mesh: { tls, server: 'reconciliation' } });
+  return createAsyncClient<reconciliationV1.ReconciliationServiceServer>(reconciliationV1.ReconciliationServiceClient, address, {
+    deadlineMs,
+    mesh: { tls, server: 'reconciliation' },
+  });
 }

@@ -43,19 +43,22 @@ export function accessLog(log: Logger) {
       httpDuration.observe(labels, ms / 1000);
       httpRequests.inc(labels);
       if (log.isLevelEnabled('info')) {
-        log.info({
-          requestId: ctx.state.requestId,
-          method: ctx.method,
-          route,
-          path: pathForLog(ctx.path),
-          status: ctx.status,
-          durationMs: Math.round(ms * 100) / 100,
-          companyId: ctx.state.principal?.companyId,
-          apiKeyId: ctx.state.principal?.keyId,
-          admin: ctx.state.admin?.kind,
-          operatorId: ctx.state.admin?.kind === 'operator' ? ctx.state.admin.operatorId : undefined,
-          clientIp: ctx.state.clientIp,
-        }, 'request');
+        log.info(
+          {
+            requestId: ctx.state.requestId,
+            method: ctx.method,
+            route,
+            path: pathForLog(ctx.path),
+            status: ctx.status,
+            durationMs: Math.round(ms * 100) / 100,
+            companyId: ctx.state.principal?.companyId,
+            apiKeyId: ctx.state.principal?.keyId,
+            admin: ctx.state.admin?.kind,
+            operatorId: ctx.state.admin?.kind === 'operator' ? ctx.state.admin.operatorId : undefined,
+            clientIp: ctx.state.clientIp,
+          },
+          'request',
+        );
       }
     }
   };
@@ -68,11 +71,18 @@ export function accessLog(log: Logger) {
  */
 export function pathForLog(path: string): string {
   if (!/@|%40|[/:][\d+ -]{6,}(\/|$)/.test(path)) return path;
-  return path.split('/').map((segment) => {
-    let s = segment;
-    try { s = decodeURIComponent(segment); } catch { /* kept as sent */ }
-    const ext = s.startsWith('ext:') ? 'ext:' : '';
-    const value = s.slice(ext.length);
-    return value.includes('@') || /^[\d+ -]{6,}$/.test(value) ? `${ext}${maskPersonalData(value)}` : segment;
-  }).join('/');
+  return path
+    .split('/')
+    .map((segment) => {
+      let s = segment;
+      try {
+        s = decodeURIComponent(segment);
+      } catch {
+        /* kept as sent */
+      }
+      const ext = s.startsWith('ext:') ? 'ext:' : '';
+      const value = s.slice(ext.length);
+      return value.includes('@') || /^[\d+ -]{6,}$/.test(value) ? `${ext}${maskPersonalData(value)}` : segment;
+    })
+    .join('/');
 }

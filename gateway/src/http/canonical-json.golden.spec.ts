@@ -18,40 +18,70 @@ const body = (name: string): unknown => JSON.parse(JSON_INPUTS[name]!);
 
 describe('Idempotency-Key request hash (golden)', () => {
   it.each([
-    ["nested objects and arrays", "{\"a\":{\"c\":null,\"d\":[2,{\"y\":2,\"z\":1}]},\"b\":1,\"e\":[]}", "cfcad5353bbe0fde81b2e21ac40c1576799afe56425cfb61e5a49c08ee107b41"],
-    ["key order: case, accents, symbols", "{\"\":7,\"B\":2,\"_\":5,\"a\":4,\"a b\":6,\"b\":1,\"á\":3,\"😀\":8,\"ｚ\":9}", "517d5bb0c7a25b5a4c44f5975e5d97cf0dbcbb4c93687ae31c06eb9e590980be"],
-    ["strings with unicode and escapes", "{\"s\":\"café ☕ 😀   \\u0000 \\\"q\\\" \\\\ \\n\",\"t\":\"ñandú\"}", "a424064722bb229a7c7399b39c829ff541d4e9492c99525c39969a4515a09897"],
-    ["numbers", "{\"n\":[0,0,1.5,1e+21,-3,12345678901234567000,0.1,1e-7]}", "d06f8b416b7bac73a8729a0c14d94a0c09bcb3fd11e4342504b9a5c3ff243e44"],
-    ["integer-like keys", "{\"2\":\"b\",\"10\":\"a\",\"4294967294\":1,\"-1\":3,\"01\":\"d\",\"1.5\":4,\"4294967295\":2,\"b\":\"c\"}", "6014497f6686d4c11b68f6524d1ffe2a4e3d9cb917689a34cf09fc617e95f2c9"],
-    ["a __proto__ member", "{\"a\":1,\"n\":{\"k\":[{}]}}", "78c368bd92505cd3e32c70e0ba820cfffd1ea6c530465a97ae881f98281729a3"],
-    ["scalars", "[null,true,false,\"\",{},[]]", "5c7456a98bf0f54329131a456009f751e4212e36650b9ccb4b11a1a82300d70f"],
+    ['nested objects and arrays', '{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1,"e":[]}', 'cfcad5353bbe0fde81b2e21ac40c1576799afe56425cfb61e5a49c08ee107b41'],
+    [
+      'key order: case, accents, symbols',
+      '{"":7,"B":2,"_":5,"a":4,"a b":6,"b":1,"á":3,"😀":8,"ｚ":9}',
+      '517d5bb0c7a25b5a4c44f5975e5d97cf0dbcbb4c93687ae31c06eb9e590980be',
+    ],
+    [
+      'strings with unicode and escapes',
+      '{"s":"café ☕ 😀   \\u0000 \\"q\\" \\\\ \\n","t":"ñandú"}',
+      'a424064722bb229a7c7399b39c829ff541d4e9492c99525c39969a4515a09897',
+    ],
+    ['numbers', '{"n":[0,0,1.5,1e+21,-3,12345678901234567000,0.1,1e-7]}', 'd06f8b416b7bac73a8729a0c14d94a0c09bcb3fd11e4342504b9a5c3ff243e44'],
+    [
+      'integer-like keys',
+      '{"2":"b","10":"a","4294967294":1,"-1":3,"01":"d","1.5":4,"4294967295":2,"b":"c"}',
+      '6014497f6686d4c11b68f6524d1ffe2a4e3d9cb917689a34cf09fc617e95f2c9',
+    ],
+    ['a __proto__ member', '{"a":1,"n":{"k":[{}]}}', '78c368bd92505cd3e32c70e0ba820cfffd1ea6c530465a97ae881f98281729a3'],
+    ['scalars', '[null,true,false,"",{},[]]', '5c7456a98bf0f54329131a456009f751e4212e36650b9ccb4b11a1a82300d70f'],
   ])('%s', (name, text, hash) => {
     expect(idempotencyJson(body(name))).toBe(text);
     expect(idempotencyRequestHash({ method: 'post', routeTemplate: '/t/{id}', params: { id: 'x' }, body: body(name) })).toBe(hash);
   });
   it('no body, and undefined members', () => {
-    expect(idempotencyJson(undefined)).toBe("");
-    expect(idempotencyRequestHash({ method: 'POST', routeTemplate: '/t', params: undefined, body: undefined })).toBe("53bfaf9d4af2f244e8da6c69d23b0c979797c29c44be40ce2dfe40bf07be208c");
-    expect(idempotencyJson({ a: undefined, b: 1, c: { d: undefined } })).toBe("{\"b\":1,\"c\":{}}");
-    expect(idempotencyJson([1, undefined, null])).toBe("[1,null,null]");
+    expect(idempotencyJson(undefined)).toBe('');
+    expect(idempotencyRequestHash({ method: 'POST', routeTemplate: '/t', params: undefined, body: undefined })).toBe(
+      '53bfaf9d4af2f244e8da6c69d23b0c979797c29c44be40ce2dfe40bf07be208c',
+    );
+    expect(idempotencyJson({ a: undefined, b: 1, c: { d: undefined } })).toBe('{"b":1,"c":{}}');
+    expect(idempotencyJson([1, undefined, null])).toBe('[1,null,null]');
   });
 });
 
 describe('send and batch request hash sent to the transfer service (golden)', () => {
   it.each([
-    ["nested objects and arrays", "{\"a\":{\"c\":null,\"d\":[2,{\"y\":2,\"z\":1}]},\"b\":1,\"e\":[]}", "5a4ff77051c9c69fbf4d5ba0fc11a977d7955877b1c481d9d719d667b13b7745"],
-    ["key order: case, accents, symbols", "{\"\":7,\"B\":2,\"_\":5,\"a\":4,\"a b\":6,\"b\":1,\"á\":3,\"😀\":8,\"ｚ\":9}", "f1d794d5cbb7b588de309f525824658d796104fde728d491b043fa1ece8cbf29"],
-    ["strings with unicode and escapes", "{\"s\":\"café ☕ 😀   \\u0000 \\\"q\\\" \\\\ \\n\",\"t\":\"ñandú\"}", "12ee713d8f1543669b5e5cb6a8ca60f0695eac15bdb153959d2403df752d5283"],
-    ["numbers", "{\"n\":[0,0,1.5,1e+21,-3,12345678901234567000,0.1,1e-7]}", "8e3d4487431416dc9ea733a6735ae591850288b1a230b789c367cd438499f939"],
-    ["integer-like keys", "{\"-1\":3,\"01\":\"d\",\"1.5\":4,\"10\":\"a\",\"2\":\"b\",\"4294967294\":1,\"4294967295\":2,\"b\":\"c\"}", "0705af31e933a84a0fd9f3e963b5a9a4c7a859d23837840b5068735e68c7e28a"],
-    ["a __proto__ member", "{\"__proto__\":{\"x\":1},\"a\":1,\"n\":{\"__proto__\":5,\"k\":[{\"__proto__\":null}]}}", "fe318b3c9a6987a27c2da1582ea21a7d6501b6f1eb9a4c89ad34ddb49fa43df3"],
-    ["scalars", "[null,true,false,\"\",{},[]]", "176297d1f6186139bb9a138c1ac2dfd313f53c85002e6277432779ed560d0723"],
+    ['nested objects and arrays', '{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1,"e":[]}', '5a4ff77051c9c69fbf4d5ba0fc11a977d7955877b1c481d9d719d667b13b7745'],
+    [
+      'key order: case, accents, symbols',
+      '{"":7,"B":2,"_":5,"a":4,"a b":6,"b":1,"á":3,"😀":8,"ｚ":9}',
+      'f1d794d5cbb7b588de309f525824658d796104fde728d491b043fa1ece8cbf29',
+    ],
+    [
+      'strings with unicode and escapes',
+      '{"s":"café ☕ 😀   \\u0000 \\"q\\" \\\\ \\n","t":"ñandú"}',
+      '12ee713d8f1543669b5e5cb6a8ca60f0695eac15bdb153959d2403df752d5283',
+    ],
+    ['numbers', '{"n":[0,0,1.5,1e+21,-3,12345678901234567000,0.1,1e-7]}', '8e3d4487431416dc9ea733a6735ae591850288b1a230b789c367cd438499f939'],
+    [
+      'integer-like keys',
+      '{"-1":3,"01":"d","1.5":4,"10":"a","2":"b","4294967294":1,"4294967295":2,"b":"c"}',
+      '0705af31e933a84a0fd9f3e963b5a9a4c7a859d23837840b5068735e68c7e28a',
+    ],
+    [
+      'a __proto__ member',
+      '{"__proto__":{"x":1},"a":1,"n":{"__proto__":5,"k":[{"__proto__":null}]}}',
+      'fe318b3c9a6987a27c2da1582ea21a7d6501b6f1eb9a4c89ad34ddb49fa43df3',
+    ],
+    ['scalars', '[null,true,false,"",{},[]]', '176297d1f6186139bb9a138c1ac2dfd313f53c85002e6277432779ed560d0723'],
   ])('%s', (name, text, hash) => {
     expect(transferJson(body(name))).toBe(text);
     expect(requestHash(body(name))).toBe(hash);
   });
   it('undefined members (an absent optional field of a schema)', () => {
-    expect(transferJson({ a: undefined, b: 1, c: { d: undefined } })).toBe("{\"b\":1,\"c\":{}}");
-    expect(requestHash({ a: undefined, b: 1, c: { d: undefined } })).toBe("0b34eef8a37686fc8bd7ad0462ae5965227918f7e107c4e4f8fab897b120663f");
+    expect(transferJson({ a: undefined, b: 1, c: { d: undefined } })).toBe('{"b":1,"c":{}}');
+    expect(requestHash({ a: undefined, b: 1, c: { d: undefined } })).toBe('0b34eef8a37686fc8bd7ad0462ae5965227918f7e107c4e4f8fab897b120663f');
   });
 });

@@ -49,15 +49,24 @@ describe('normalize', () => {
 
 describe('the default trusted proxies (docs/security.md "Operator lockouts and trusted proxies")', () => {
   const rotating = Array.from({ length: 20 }, (_, i) => `198.51.100.${i + 1}`);
-  const production = { NODE_ENV: 'production', ADMIN_TOKEN: 'a-long-operator-token', API_KEY_PEPPER: 'p'.repeat(32), GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32), SMTP_URL: 'smtp://mail.example.co:587', MAIL_FROM: 'Pagos <no-reply@pagos.example.co>' };
+  const production = {
+    NODE_ENV: 'production',
+    ADMIN_TOKEN: 'a-long-operator-token',
+    API_KEY_PEPPER: 'p'.repeat(32),
+    GATEWAY_ENCRYPTION_KEY: 'k'.repeat(32),
+    SMTP_URL: 'smtp://mail.example.co:587',
+    MAIL_FROM: 'Pagos <no-reply@pagos.example.co>',
+  };
 
-  it.each([['development', {}], ['production', production]] as const)(
-    '%s: an in-cluster or VPN caller rotating X-Forwarded-For is counted by its socket address', (_, env) => {
-      const ips = new ClientIpResolver(loadConfig(env).trustedProxies);
-      for (const peer of ['10.4.7.21', '172.20.0.9', '192.168.1.50', 'fd12::7', '100.64.3.3']) {
-        expect(new Set(rotating.map((xff) => ips.resolve(peer, xff)))).toEqual(new Set([peer]));
-      }
-    });
+  it.each([
+    ['development', {}],
+    ['production', production],
+  ] as const)('%s: an in-cluster or VPN caller rotating X-Forwarded-For is counted by its socket address', (_, env) => {
+    const ips = new ClientIpResolver(loadConfig(env).trustedProxies);
+    for (const peer of ['10.4.7.21', '172.20.0.9', '192.168.1.50', 'fd12::7', '100.64.3.3']) {
+      expect(new Set(rotating.map((xff) => ips.resolve(peer, xff)))).toEqual(new Set([peer]));
+    }
+  });
 
   it('development trusts loopback (a proxy on the same host; the tests), production nothing', () => {
     expect(new ClientIpResolver(loadConfig({}).trustedProxies).resolve('127.0.0.1', '198.51.100.1')).toBe('198.51.100.1');

@@ -34,14 +34,19 @@ export function callContext(ctx: GatewayContext): CallContext {
   if (s.principal) {
     const p = s.principal;
     return {
-      requestId: s.requestId, companyId: p.companyId, apiKeyId: p.keyId, actor: `apikey:${p.keyId}`,
+      requestId: s.requestId,
+      companyId: p.companyId,
+      apiKeyId: p.keyId,
+      actor: `apikey:${p.keyId}`,
       principal: { kind: 'apikey', companyId: p.companyId, keyId: p.keyId, scope: p.scope, profile: profileOf(p) },
     };
   }
   if (s.session) {
     const u = s.session;
     return {
-      requestId: s.requestId, companyId: u.companyId, actor: `user:${u.userId}`,
+      requestId: s.requestId,
+      companyId: u.companyId,
+      actor: `user:${u.userId}`,
       principal: { kind: 'user', companyId: u.companyId, userId: u.userId, email: u.email, role: u.role },
     };
   }
@@ -57,7 +62,11 @@ export function callContext(ctx: GatewayContext): CallContext {
 
 function profileOf(p: ApiKeyPrincipal): CompanyProfileClaims {
   return {
-    nit: p.nit, name: p.companyName, ivaApplicable: p.taxRegime === 'COMMON', multiSigThreshold: p.multiSigThreshold,
-    counterpartyDailyLimitCents: p.counterpartyDailyLimitCents, counterpartyMonthlyLimitCents: p.counterpartyMonthlyLimitCents,
+    nit: p.nit,
+    name: p.companyName,
+    ivaApplicable: p.taxRegime === 'COMMON',
+    multiSigThreshold: p.multiSigThreshold,
+    counterpartyDailyLimitCents: p.counterpartyDailyLimitCents,
+    counterpartyMonthlyLimitCents: p.counterpartyMonthlyLimitCents,
   };
 }

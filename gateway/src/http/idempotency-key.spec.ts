@@ -1,6 +1,11 @@
 import { AppError, canonicalJson } from '@wallet/platform';
 import {
-  idempotencyRequestHash, isStorableAnswer, parseIdempotencyKey, replayableHeaders, requestFingerprinter, type IdempotentRequest,
+  idempotencyRequestHash,
+  isStorableAnswer,
+  parseIdempotencyKey,
+  replayableHeaders,
+  requestFingerprinter,
+  type IdempotentRequest,
 } from './idempotency-key.js';
 
 function fieldsOf(fn: () => unknown): unknown {
@@ -32,7 +37,12 @@ describe('parseIdempotencyKey', () => {
 });
 
 describe('request hash', () => {
-  const base: IdempotentRequest = { method: 'POST', routeTemplate: '/transfers/send', params: undefined, body: { amount: 100, destination: { bankAccount: { bankId: 1, accountNumber: '1234' } } } };
+  const base: IdempotentRequest = {
+    method: 'POST',
+    routeTemplate: '/transfers/send',
+    params: undefined,
+    body: { amount: 100, destination: { bankAccount: { bankId: 1, accountNumber: '1234' } } },
+  };
 
   it('canonical JSON sorts keys at every level and keeps array order', () => {
     expect(canonicalJson({ b: 1, a: { d: [2, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[2,{"y":2,"z":1}]},"b":1}');
@@ -80,8 +90,10 @@ describe('which answers are stored', () => {
   });
 
   it('replays only Location and Content-Type of the handler headers', () => {
-    expect(replayableHeaders({ Location: '/x/1', 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': 's=1' }))
-      .toEqual({ Location: '/x/1', 'Content-Type': 'application/json' });
+    expect(replayableHeaders({ Location: '/x/1', 'Content-Type': 'application/json', 'Cache-Control': 'no-store', 'Set-Cookie': 's=1' })).toEqual({
+      Location: '/x/1',
+      'Content-Type': 'application/json',
+    });
     expect(replayableHeaders(undefined)).toEqual({});
   });
 });

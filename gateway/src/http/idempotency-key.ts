@@ -15,9 +15,7 @@ export function parseIdempotencyKey(header: string | string[] | undefined): stri
   if (header === undefined) return undefined;
   const value = Array.isArray(header) ? header.join(', ') : header;
   if (!IDEMPOTENCY_KEY_PATTERN.test(value)) {
-    const message = value.length === 0 || value.length > 255
-      ? 'Debe tener entre 1 y 255 caracteres.'
-      : 'Solo admite caracteres ASCII visibles (sin espacios).';
+    const message = value.length === 0 || value.length > 255 ? 'Debe tener entre 1 y 255 caracteres.' : 'Solo admite caracteres ASCII visibles (sin espacios).';
     throw invalidRequest([{ path: IDEMPOTENCY_KEY_HEADER, message }]);
   }
   return value;
@@ -38,9 +36,12 @@ export interface IdempotentRequest {
  */
 export function idempotencyRequestHash(req: IdempotentRequest): string {
   return createHash('sha256')
-    .update(req.method.toUpperCase()).update('\n')
-    .update(req.routeTemplate).update('\n')
-    .update(canonicalJson(req.params ?? {})).update('\n')
+    .update(req.method.toUpperCase())
+    .update('\n')
+    .update(req.routeTemplate)
+    .update('\n')
+    .update(canonicalJson(req.params ?? {}))
+    .update('\n')
     .update(canonicalJson(req.body))
     .digest('hex');
 }

@@ -5,7 +5,12 @@ import { IdempotencyKeyStore } from '../persistence/idempotency-key.store.js';
 import { callContext, type GatewayContext } from './context.js';
 import { errorBody } from './errors.js';
 import {
-  IDEMPOTENT_REPLAYED_HEADER, idempotencyRequestHash, isStorableAnswer, replayableHeaders, requestFingerprinter, type IdempotentRequest,
+  IDEMPOTENT_REPLAYED_HEADER,
+  idempotencyRequestHash,
+  isStorableAnswer,
+  replayableHeaders,
+  requestFingerprinter,
+  type IdempotentRequest,
 } from './idempotency-key.js';
 import type { HandlerResult } from './route.js';
 
@@ -50,15 +55,24 @@ export class IdempotencyGuard {
   private readonly purge: PeriodicTask;
   private readonly fingerprint: (requestHash: string) => string;
 
-  constructor(db: Database, private readonly settings: IdempotencySettings, private readonly log: Logger) {
+  constructor(
+    db: Database,
+    private readonly settings: IdempotencySettings,
+    private readonly log: Logger,
+  ) {
     this.repo = new IdempotencyKeyStore(db, new SecretBox(settings.encryptionKey));
     this.lockSeconds = settings.lockSeconds ?? DEFAULT_LOCK_SECONDS;
     this.fingerprint = requestFingerprinter(settings.encryptionKey);
-    this.purge = new PeriodicTask('idempotency-keys-purge', settings.purgeIntervalMs ?? 10 * 60_000, async () => {
-      let n: number;
-      do n = await this.repo.purgeExpired(1000);
-      while (n === 1000 && !this.purge.stopping);
-    }, log);
+    this.purge = new PeriodicTask(
+      'idempotency-keys-purge',
+      settings.purgeIntervalMs ?? 10 * 60_000,
+      async () => {
+        let n: number;
+        do n = await this.repo.purgeExpired(1000);
+        while (n === 1000 && !this.purge.stopping);
+      },
+      log,
+    );
   }
 
   start(): void {
@@ -69,7 +83,13 @@ export class IdempotencyGuard {
     await this.purge.stop();
   }
 
-  async run(ctx: GatewayContext, key: string, req: IdempotentRequest, handler: () => Promise<HandlerResult>, opts: { bound?: boolean } = {}): Promise<HandlerResult> {
+  async run(
+    ctx: GatewayContext,
+    key: string,
+    req: IdempotentRequest,
+    handler: () => Promise<HandlerResult>,
+    opts: { bound?: boolean } = {},
+  ): Promise<HandlerResult> {
     const bound = opts.bound === true;
     // The authenticated company (API key or dashboard session): keys are per company.
     const companyId = callContext(ctx).companyId;
@@ -83,7 +103,14 @@ export class IdempotencyGuard {
     // request): try again a couple of times before calling the key busy.
     for (let attempt = 0; ; attempt++) {
       const claimed = await this.repo.claim({
-        companyId, key, method: req.method, path: ctx.path, requestHash, claimId, lockSeconds: this.lockSeconds, ttlSeconds: this.settings.ttlSeconds,
+        companyId,
+        key,
+        method: req.method,
+        path: ctx.path,
+        requestHash,
+        claimId,
+        lockSeconds: this.lockSeconds,
+        ttlSeconds: this.settings.ttlSeconds,
         ...(bound ? { sameRequestTakeover: { plainHash } } : {}),
       });
       if (claimed) break;
@@ -149,11 +176,18 @@ export class IdempotencyGuard {
    * stays IN_FLIGHT until `locked_until` (retries meanwhile get 409 IN_USE, never a second run; on a
    * bound route they run again and the downstream answers what the key made).
    */
-  private async store(companyId: string, key: string, claimId: string, answer: { status: number; body: unknown; headers: Record<string, string> }, bound: boolean): Promise<void> {
+  private async store(
+    companyId: string,
+    key: string,
+    claimId: string,
+    answer: { status: number; body: unknown; headers: Record<string, string> },
+    bound: boolean,
+  ): Promise<void> {
     try {
       const stored = await this.repo.complete(companyId, key, claimId, { status: answer.status, body: toJsonText(answer.body), headers: answer.headers });
       // On a bound route a retry of the same request takes the claim over by design (its answer names the same thing).
-      if (!stored && bound) this.log.info({ companyId, status: answer.status }, 'idempotency claim taken over by a retry of the same request; its answer is stored by that one');
+      if (!stored && bound)
+        this.log.info({ companyId, status: answer.status }, 'idempotency claim taken over by a retry of the same request; its answer is stored by that one');
       else if (!stored) this.log.warn({ companyId, status: answer.status }, 'idempotency claim lost before its answer was stored');
     } catch (err) {
       this.log.error({ err: (err as Error).message, companyId }, 'could not store the idempotent answer');

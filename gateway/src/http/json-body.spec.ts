@@ -69,7 +69,9 @@ describe('readBody: CSV routes and larger limits', () => {
     expect((await err(readBody(request('a;b\n', { 'content-type': 'text/csv' })))).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect((await err(readBody(request('a;b\n', { 'content-type': 'text/csv; charset=iso-8859-1' }), { csv: true }))).code).toBe('UNSUPPORTED_MEDIA_TYPE');
     expect((await err(readBody(request('a;b\n', { 'content-type': 'text/plain' }), { csv: true }))).code).toBe('UNSUPPORTED_MEDIA_TYPE');
-    expect((await err(readBody(request('a;b\n', { 'content-type': 'text/csv', 'content-encoding': 'gzip' }), { csv: true }))).code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect((await err(readBody(request('a;b\n', { 'content-type': 'text/csv', 'content-encoding': 'gzip' }), { csv: true }))).code).toBe(
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
   });
 
   it('a route limit above 1 MiB takes larger bodies, JSON or CSV; past it → 413 naming the limit (declared or streamed)', async () => {

@@ -17,6 +17,11 @@ export function toJsonText(body: unknown): string {
 
 /** An object or array answered as JSON (not a Buffer, a stream or text such as an HTML page). */
 export function isJsonBody(body: unknown): boolean {
-  return body !== null && typeof body === 'object' && !Buffer.isBuffer(body) && !(body instanceof Uint8Array)
-    && typeof (body as { pipe?: unknown }).pipe !== 'function';
+  return (
+    body !== null &&
+    typeof body === 'object' &&
+    !Buffer.isBuffer(body) &&
+    !(body instanceof Uint8Array) &&
+    typeof (body as { pipe?: unknown }).pipe !== 'function'
+  );
 }

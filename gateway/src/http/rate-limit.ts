@@ -45,7 +45,10 @@ export function credentialOf(ctx: GatewayContext): string | undefined {
  * limit (the refusing one on a 429).
  */
 export function rateLimit(
-  rateClass: RateClass, limiter: RollingWindowLimiter, ips: ClientIpResolver, settings: RateLimitSettings,
+  rateClass: RateClass,
+  limiter: RollingWindowLimiter,
+  ips: ClientIpResolver,
+  settings: RateLimitSettings,
   /** Whom to count (default the client IP), e.g. the operator; undefined: skip this counter. */
   keyOf?: (ctx: GatewayContext, ip: string) => string | undefined,
 ) {
@@ -54,12 +57,21 @@ export function rateLimit(
     const ip = ips.resolve(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for']);
     ctx.state.clientIp = ip;
     const key = keyOf ? keyOf(ctx, ip) : ip;
-    if (key === undefined) { await next(); return; }
+    if (key === undefined) {
+      await next();
+      return;
+    }
     const limit = effectiveLimit(base, ctx.state.principal?.rateLimitMultiplier);
     const credential = keyOf ? undefined : credentialOf(ctx);
-    const d = credential === undefined
-      ? await limiter.consume(rateClass, key, limit)
-      : pick(await limiter.consumeAll(rateClass, [{ key, limit }, { key: credential, limit: perKeyLimit(limit, settings.perKeyFactor) }]));
+    const d =
+      credential === undefined
+        ? await limiter.consume(rateClass, key, limit)
+        : pick(
+            await limiter.consumeAll(rateClass, [
+              { key, limit },
+              { key: credential, limit: perKeyLimit(limit, settings.perKeyFactor) },
+            ]),
+          );
     ctx.set('RateLimit-Limit', String(d.limit));
     ctx.set('RateLimit-Remaining', String(d.remaining));
     ctx.set('RateLimit-Reset', String(d.resetSeconds));

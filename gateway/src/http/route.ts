@@ -23,7 +23,9 @@ export type RouteAuth = { kind: 'apiKey'; scope: Scope } | { kind: 'admin'; shar
  * only if it did not). `service`: another service makes the change over gRPC, so the router writes
  * a REQUESTED row before the handler and the outcome after it.
  */
-export interface RouteAudit { change: 'gateway' | 'service' }
+export interface RouteAudit {
+  change: 'gateway' | 'service';
+}
 
 export interface RouteResponseDoc {
   description: string;
@@ -72,7 +74,11 @@ export interface HandlerResult {
  * One HTTP endpoint, declared once: the router registers it and the OpenAPI document is generated
  * from the same declaration (including the zod schemas), so the two cannot drift.
  */
-export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefined, Q extends z.ZodType | undefined = z.ZodType | undefined, B extends z.ZodType | undefined = z.ZodType | undefined> {
+export interface RouteDef<
+  P extends z.ZodType | undefined = z.ZodType | undefined,
+  Q extends z.ZodType | undefined = z.ZodType | undefined,
+  B extends z.ZodType | undefined = z.ZodType | undefined,
+> {
   method: HttpMethod;
   /** OpenAPI form: `/admin/companies/{id}`. */
   path: string;
@@ -117,9 +123,11 @@ export interface RouteDef<P extends z.ZodType | undefined = z.ZodType | undefine
 export type AnyRoute = RouteDef<any, any, any>;
 
 /** Identity, for inference of the handler's argument types from the schemas. */
-export function defineRoute<P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
-  def: RouteDef<P, Q, B>,
-): RouteDef<P, Q, B> {
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(def: RouteDef<P, Q, B>): RouteDef<P, Q, B> {
   return def;
 }
 
@@ -142,7 +150,7 @@ export function auditOf(route: AnyRoute): RouteAudit | undefined {
 
 /** The shared-token policy of an admin route. */
 export function sharedTokenPolicyOf(route: AnyRoute): SharedTokenPolicy {
-  return route.auth.kind === 'admin' ? route.auth.sharedToken ?? 'development' : 'never';
+  return route.auth.kind === 'admin' ? (route.auth.sharedToken ?? 'development') : 'never';
 }
 
 /** `/admin/companies/{id}` → `/admin/companies/:id` (koa-router form). */

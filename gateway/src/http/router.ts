@@ -82,33 +82,63 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const rawBody = def.rawBody || read?.type === 'csv' ? read?.raw : undefined;
       const trail = audited
         ? deps.audit!.begin({
-            action: def.operationId, method: def.method, route: def.path, requestId: ctx.state.requestId, clientIp: ctx.state.clientIp,
-            principal: ctx.state.admin ?? { kind: 'anonymous' }, request: { params: ctx.params, query, body },
+            action: def.operationId,
+            method: def.method,
+            route: def.path,
+            requestId: ctx.state.requestId,
+            clientIp: ctx.state.clientIp,
+            principal: ctx.state.admin ?? { kind: 'anonymous' },
+            request: { params: ctx.params, query, body },
             targets: auditTargets(def.path, params),
           })
         : undefined;
-      const run = () => def.handler({
-        params, query, body, ctx, call: callContext(ctx), principal: ctx.state.principal, session: ctx.state.session,
-        admin: ctx.state.admin, audit: trail, bodyType: read?.type, rawBody, idempotencyKey,
-      });
-      const handle = !trail ? run : async () => {
-        if (audited!.change === 'service') await trail.requested();
-        let result;
-        try {
-          result = await run();
-        } catch (err) {
-          if (!trail.final) await trail.failed(err).catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of a failed admin action not written'));
-          throw err;
-        }
-        // The action took effect: a failure to write its row must not turn it into an error answer
-        // (a retry would act again); it is logged, and a REQUESTED row (service changes) remains.
-        if (!trail.final) await trail.succeeded(result.body).catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of an admin action not written'));
-        return result;
-      };
-      const result = idempotencyKey === undefined
-        ? await handle()
-        : await deps.idempotency!.run(ctx, idempotencyKey, { method: def.method, routeTemplate: def.path, params: ctx.params, body: idempotentBodyOf(read, ctx.query) }, handle,
-          { bound: def.idempotent === 'bound' });
+      const run = () =>
+        def.handler({
+          params,
+          query,
+          body,
+          ctx,
+          call: callContext(ctx),
+          principal: ctx.state.principal,
+          session: ctx.state.session,
+          admin: ctx.state.admin,
+          audit: trail,
+          bodyType: read?.type,
+          rawBody,
+          idempotencyKey,
+        });
+      const handle = !trail
+        ? run
+        : async () => {
+            if (audited!.change === 'service') await trail.requested();
+            let result;
+            try {
+              result = await run();
+            } catch (err) {
+              if (!trail.final)
+                await trail
+                  .failed(err)
+                  .catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of a failed admin action not written'));
+              throw err;
+            }
+            // The action took effect: a failure to write its row must not turn it into an error answer
+            // (a retry would act again); it is logged, and a REQUESTED row (service changes) remains.
+            if (!trail.final)
+              await trail
+                .succeeded(result.body)
+                .catch((e: unknown) => deps.log?.error({ err: e, requestId: ctx.state.requestId }, 'audit row of an admin action not written'));
+            return result;
+          };
+      const result =
+        idempotencyKey === undefined
+          ? await handle()
+          : await deps.idempotency!.run(
+              ctx,
+              idempotencyKey,
+              { method: def.method, routeTemplate: def.path, params: ctx.params, body: idempotentBodyOf(read, ctx.query) },
+              handle,
+              { bound: def.idempotent === 'bound' },
+            );
       ctx.status = result.status;
       if (result.headers) for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
       if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');

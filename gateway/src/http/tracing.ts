@@ -11,8 +11,12 @@ import type { GatewayContext } from './context.js';
 export function requestTelemetry(ctx: GatewayContext, next: Next): Promise<void> {
   const state = ctx.state;
   const logContext = {
-    get requestId() { return state.requestId; },
-    get companyId() { return state.principal?.companyId; },
+    get requestId() {
+      return state.requestId;
+    },
+    get companyId() {
+      return state.principal?.companyId;
+    },
   };
   return inServerSpan(ctx.method, ctx.req.headers, { 'http.request.method': ctx.method, 'url.scheme': 'http' }, async (span) => {
     try {

@@ -4,7 +4,9 @@ import { centsSchema, parseOrThrow, parseParams, textSchema, uuidSchema } from '
 import { errorBody } from './errors.js';
 
 function fieldsOf(fn: () => unknown): Array<{ path: string; message: string }> {
-  try { fn(); } catch (err) {
+  try {
+    fn();
+  } catch (err) {
     expect(err).toBeInstanceOf(AppError);
     expect((err as AppError).code).toBe('INVALID_REQUEST');
     return ((err as AppError).details as { fields: Array<{ path: string; message: string }> }).fields;
@@ -29,11 +31,13 @@ describe('parseOrThrow', () => {
   it('lists every problem with its path, in Spanish, including unknown fields', () => {
     const S = z.strictObject({ a: z.string(), b: z.object({ c: z.int() }) });
     const fields = fieldsOf(() => parseOrThrow(S, { b: { c: 'x' }, extra: 1 }));
-    expect(fields).toEqual(expect.arrayContaining([
-      { path: 'a', message: expect.stringMatching(/se esperaba/) },
-      { path: 'b.c', message: expect.stringMatching(/se esperaba/) },
-      { path: 'extra', message: 'Campo no permitido.' },
-    ]));
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        { path: 'a', message: expect.stringMatching(/se esperaba/) },
+        { path: 'b.c', message: expect.stringMatching(/se esperaba/) },
+        { path: 'extra', message: 'Campo no permitido.' },
+      ]),
+    );
   });
   it('prefixes query fields', () => {
     const fields = fieldsOf(() => parseOrThrow(z.object({ limit: z.coerce.number().int().max(100) }), { limit: '500' }, 'query'));
@@ -53,8 +57,9 @@ describe('parseParams', () => {
     expect(() => parseParams(P, { id: 'nope', rail: 'BREB' }, { id: 'COMPANY_NOT_FOUND' })).toThrow(expect.objectContaining({ code: 'COMPANY_NOT_FOUND' }));
   });
   it('answers INVALID_REQUEST for other parameters', () => {
-    expect(() => parseParams(P, { id: '6f1c2c1e-0000-4000-8000-000000000001', rail: 'X' }, { id: 'COMPANY_NOT_FOUND' }))
-      .toThrow(expect.objectContaining({ code: 'INVALID_REQUEST' }));
+    expect(() => parseParams(P, { id: '6f1c2c1e-0000-4000-8000-000000000001', rail: 'X' }, { id: 'COMPANY_NOT_FOUND' })).toThrow(
+      expect.objectContaining({ code: 'INVALID_REQUEST' }),
+    );
   });
   it('lower-cases UUIDs', () => {
     expect(parseParams(P, { id: '6F1C2C1E-0000-4000-8000-00000000000A', rail: 'ACH' }, undefined).id).toBe('6f1c2c1e-0000-4000-8000-00000000000a');
@@ -64,13 +69,20 @@ describe('parseParams', () => {
 describe('errorBody', () => {
   it('puts scope and rate-limit fields at the top level, others under details', () => {
     expect(errorBody(new AppError('INSUFFICIENT_SCOPE', undefined, { required: 'WRITE', granted: 'READ' }))).toEqual({
-      error: 'INSUFFICIENT_SCOPE', message: expect.any(String), required: 'WRITE', granted: 'READ',
+      error: 'INSUFFICIENT_SCOPE',
+      message: expect.any(String),
+      required: 'WRITE',
+      granted: 'READ',
     });
     expect(errorBody(new AppError('RATE_LIMIT_EXCEEDED', undefined, { retryAfter: 7 }))).toEqual({
-      error: 'RATE_LIMIT_EXCEEDED', message: expect.any(String), retryAfter: 7,
+      error: 'RATE_LIMIT_EXCEEDED',
+      message: expect.any(String),
+      retryAfter: 7,
     });
     expect(errorBody(new AppError('INVALID_REQUEST', undefined, { fields: [] }))).toEqual({
-      error: 'INVALID_REQUEST', message: 'La solicitud no es válida.', details: { fields: [] },
+      error: 'INVALID_REQUEST',
+      message: 'La solicitud no es válida.',
+      details: { fields: [] },
     });
   });
 });

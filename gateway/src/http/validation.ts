@@ -47,14 +47,26 @@ export const centsSchema = (min = 0) => z.int().min(min).max(Number.MAX_SAFE_INT
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** A UUID in canonical text form, lower-cased. */
-export const uuidSchema = () => z.string().regex(UUID).transform((s) => s.toLowerCase()).meta({ format: 'uuid' });
+export const uuidSchema = () =>
+  z
+    .string()
+    .regex(UUID)
+    .transform((s) => s.toLowerCase())
+    .meta({ format: 'uuid' });
 
 /** Trimmed text, length counted in Unicode code points (CONTRACT §9). */
 export const textSchema = (min: number, max: number) =>
-  z.string().trim().refine((s) => {
-    const n = [...s].length;
-    return n >= min && n <= max;
-  }, { message: `Debe tener entre ${min} y ${max} caracteres.` }).meta({ minLength: min, maxLength: max });
+  z
+    .string()
+    .trim()
+    .refine(
+      (s) => {
+        const n = [...s].length;
+        return n >= min && n <= max;
+      },
+      { message: `Debe tener entre ${min} y ${max} caracteres.` },
+    )
+    .meta({ minLength: min, maxLength: max });
 
 /**
  * A query parameter naming an instant, parsed by the platform's one parser into an Instant (RFC 3339
@@ -64,7 +76,8 @@ export const textSchema = (min: number, max: number) =>
  */
 export const instantParam = (opts: { bogotaDates?: boolean } = {}) => {
   const parse = opts.bogotaDates ? parseInstantOrBogotaDate : parseInstant;
-  return z.string()
+  return z
+    .string()
     .refine((s) => parse(s) !== null, {
       message: opts.bogotaDates
         ? 'Debe ser una fecha (AAAA-MM-DD, hora de Bogotá) o un instante ISO 8601 con zona horaria.'

@@ -15,8 +15,15 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 function composeApp() {
   const config = loadConfig({ NODE_ENV: 'test' });
   return createApp({
-    config, log: createLogger('test', 'silent'),
-    db: {} as Database, ledger: {} as LedgerClient, transfer: {} as TransferClient, deposit: {} as DepositClient, collectKey: {} as CollectKeyClient, receipt: {} as ReceiptClient, redis: {} as Redis,
+    config,
+    log: createLogger('test', 'silent'),
+    db: {} as Database,
+    ledger: {} as LedgerClient,
+    transfer: {} as TransferClient,
+    deposit: {} as DepositClient,
+    collectKey: {} as CollectKeyClient,
+    receipt: {} as ReceiptClient,
+    redis: {} as Redis,
   });
 }
 
@@ -55,10 +62,20 @@ describe('OpenAPI document', () => {
 
   it('documents the operator routes, the audit log and the maker-checker credit', () => {
     for (const [method, path] of [
-      ['post', '/admin/auth/login'], ['post', '/admin/auth/enroll'], ['post', '/admin/auth/logout'], ['get', '/admin/auth/me'],
-      ['post', '/admin/operators'], ['get', '/admin/operators'], ['delete', '/admin/operators/{id}'], ['get', '/admin/audit'],
-      ['get', '/admin/credit-requests'], ['get', '/admin/credit-requests/{id}'], ['post', '/admin/credit-requests/{id}/approve'], ['post', '/admin/credit-requests/{id}/reject'],
-    ] as const) expect(doc.paths[path]?.[method]).toBeDefined();
+      ['post', '/admin/auth/login'],
+      ['post', '/admin/auth/enroll'],
+      ['post', '/admin/auth/logout'],
+      ['get', '/admin/auth/me'],
+      ['post', '/admin/operators'],
+      ['get', '/admin/operators'],
+      ['delete', '/admin/operators/{id}'],
+      ['get', '/admin/audit'],
+      ['get', '/admin/credit-requests'],
+      ['get', '/admin/credit-requests/{id}'],
+      ['post', '/admin/credit-requests/{id}/approve'],
+      ['post', '/admin/credit-requests/{id}/reject'],
+    ] as const)
+      expect(doc.paths[path]?.[method]).toBeDefined();
     // Every admin route: an operator session, or the shared token where its policy allows; rate limited; the admin refusals documented.
     for (const [path, item] of Object.entries(doc.paths)) {
       if (!path.startsWith('/admin/')) continue;
@@ -79,7 +96,9 @@ describe('OpenAPI document', () => {
     const credit = paths['/admin/companies/{id}/wallets/{rail}/credit'].post;
     expect(credit.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreditRequest' });
     expect(doc.components.schemas.AuditEntry.properties.outcome.enum).toEqual(['REQUESTED', 'SUCCEEDED', 'FAILED']);
-    expect(paths['/admin/audit'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['operatorId', 'action', 'targetId', 'from', 'to', 'cursor', 'limit']));
+    expect(paths['/admin/audit'].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(['operatorId', 'action', 'targetId', 'from', 'to', 'cursor', 'limit']),
+    );
   });
 
   it('documents exactly the routes the router registers (and vice versa)', () => {
@@ -121,7 +140,8 @@ describe('OpenAPI document', () => {
   });
 
   it('narrows each error answer to the codes the operation gives with that status, path-parameter codes and the API-key guard included', () => {
-    const codesOf = (path: string, method: string, status: string) => doc.paths[path]![method].responses[status].content['application/json'].schema.allOf[1].properties.error.enum;
+    const codesOf = (path: string, method: string, status: string) =>
+      doc.paths[path]![method].responses[status].content['application/json'].schema.allOf[1].properties.error.enum;
     expect(codesOf('/wallets/balance', 'get', '404')).toEqual(['WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING']);
     // A malformed company id is answered as not found (paramErrors), like an unknown one.
     // … and in production the public listener answers ROUTE_NOT_FOUND on /admin (it lives on the admin listener).
@@ -148,8 +168,14 @@ describe('OpenAPI document', () => {
   });
 
   it('documents dashboard lockouts (423 + Retry-After) and both shapes of user creation (invitation or credentials)', () => {
-    for (const [path, method] of [['/auth/login', 'post'], ['/dashboard/approvals/{approvalId}/sign', 'post'], ['/dashboard/approvals/{approvalId}/reject', 'post'],
-      ['/dashboard/batches/{batchId}/sign', 'post'], ['/dashboard/batches/{batchId}/reject', 'post'], ['/auth/invitations/confirm', 'post']] as const) {
+    for (const [path, method] of [
+      ['/auth/login', 'post'],
+      ['/dashboard/approvals/{approvalId}/sign', 'post'],
+      ['/dashboard/approvals/{approvalId}/reject', 'post'],
+      ['/dashboard/batches/{batchId}/sign', 'post'],
+      ['/dashboard/batches/{batchId}/reject', 'post'],
+      ['/auth/invitations/confirm', 'post'],
+    ] as const) {
       const locked = doc.paths[path]![method].responses['423'];
       expect(locked.description).toContain('ACCOUNT_LOCKED');
       expect(locked.headers['Retry-After']).toEqual({ $ref: '#/components/headers/Retry-After' });
@@ -167,7 +193,9 @@ describe('OpenAPI document', () => {
     expect(doc.components.schemas.InvitedDashboardUser.required).toEqual(expect.arrayContaining(['invitationExpiresAt']));
     // The link only outside production (in production it goes to the user by e-mail: credentials reach only their owner).
     expect(doc.components.schemas.InvitedDashboardUser.required).not.toContain('invitationUrl');
-    expect(doc.paths['/admin/companies/{id}/users']!.post.responses['202'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ApprovalRequest' });
+    expect(doc.paths['/admin/companies/{id}/users']!.post.responses['202'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/ApprovalRequest',
+    });
     expect(Object.keys(doc.components.schemas.InvitedDashboardUser.properties)).not.toContain('totpSecret');
     for (const step of ['lookup', 'accept', 'confirm']) {
       const op = doc.paths[`/auth/invitations/${step}`]!.post;
@@ -195,7 +223,9 @@ describe('OpenAPI document', () => {
 
   it('documents Idempotency-Key, Idempotent-Replayed and the two 409s on exactly the idempotent routes', () => {
     const idempotent = gw.routes.filter((r) => r.idempotent).map((r) => `${r.method} ${r.path}`);
-    expect(idempotent).toEqual(expect.arrayContaining(['POST /transfers/send', 'POST /deposits/pse', 'POST /breb/collect-keys', 'POST /breb/collect-keys/{id}/qr']));
+    expect(idempotent).toEqual(
+      expect.arrayContaining(['POST /transfers/send', 'POST /deposits/pse', 'POST /breb/collect-keys', 'POST /breb/collect-keys/{id}/qr']),
+    );
     expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
     expect(doc.components.headers['Idempotent-Replayed']).toBeDefined();
     for (const [path, item] of Object.entries(doc.paths)) {

@@ -30,15 +30,15 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       description: [
         'BREB and ACH wallets in COP, balances, provisioning (`/admin`).',
         '',
-        '**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes an operator session token (`POST /admin/auth/login` with password and TOTP) or, outside production, the shared operator token (`ADMIN_TOKEN`), and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user\'s session token (`POST /auth/login`); multi-signature approvals are signed there with the user\'s TOTP code, never with an API key. 10 wrong passwords or 5 wrong TOTP codes for one dashboard user within 15 minutes lock that user for 15 minutes whatever the client IPs (423 `ACCOUNT_LOCKED` with `Retry-After`). In production a dashboard user is created as a single-use invitation the user redeems through `/auth/invitations/*` (own password, own TOTP secret, confirmed by a first code).',
+        "**Authentication.** Client routes take `Authorization: Bearer <API key>` (`wk_live_…` in production, `wk_test_…` elsewhere); each key has scope READ or WRITE (WRITE includes READ) and belongs to one company. `/admin/*` takes an operator session token (`POST /admin/auth/login` with password and TOTP) or, outside production, the shared operator token (`ADMIN_TOKEN`), and refuses API keys (403 API_KEY_AUTH_NOT_ALLOWED). `/dashboard/*` takes a dashboard user's session token (`POST /auth/login`); multi-signature approvals are signed there with the user's TOTP code, never with an API key. 10 wrong passwords or 5 wrong TOTP codes for one dashboard user within 15 minutes lock that user for 15 minutes whatever the client IPs (423 `ACCOUNT_LOCKED` with `Retry-After`). In production a dashboard user is created as a single-use invitation the user redeems through `/auth/invitations/*` (own password, own TOTP secret, confirmed by a first code).",
         '',
-        '**Admin (operators).** In production `/admin/*` is served only on the admin listener (`GATEWAY_ADMIN_PORT`, default 8081), never on the public port, and only to named operators: the shared `ADMIN_TOKEN` is refused (403 `ADMIN_TOKEN_NOT_ALLOWED`) except to invite the first two operators (`POST /admin/operators`). Outside production the shared token keeps working everywhere except where an operator\'s identity is the point (approving or rejecting a credit request, logout). Every admin action, login and failed login is written to the append-only audit log (`GET /admin/audit`). An operator\'s credit above `ADMIN_CREDIT_DUAL_CONTROL_CENTS` waits (202, a credit request) for a second, independent operator\'s approval.',
+        "**Admin (operators).** In production `/admin/*` is served only on the admin listener (`GATEWAY_ADMIN_PORT`, default 8081), never on the public port, and only to named operators: the shared `ADMIN_TOKEN` is refused (403 `ADMIN_TOKEN_NOT_ALLOWED`) except to invite the first two operators (`POST /admin/operators`). Outside production the shared token keeps working everywhere except where an operator's identity is the point (approving or rejecting a credit request, logout). Every admin action, login and failed login is written to the append-only audit log (`GET /admin/audit`). An operator's credit above `ADMIN_CREDIT_DUAL_CONTROL_CENTS` waits (202, a credit request) for a second, independent operator's approval.",
         '',
         '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
         '',
-        '**Idempotency.** Creating POSTs (send, PSE deposit, collect key, QR, webhook endpoint) accept `Idempotency-Key`: the first answer is stored 24 h per company and key and replayed with `Idempotent-Replayed: true`; a different body with the same key → 409 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE`. A send\'s `reference` (§7.4, 60 s) works as before beside it. A send\'s key is also bound to the transfer it creates, in the transfer service, for good: after an unknown outcome (a 5xx, a time-out, a lost connection) retry at once with the same key and body and get that transfer in its current state (`Idempotent-Replayed: true`), never a second one (see POST /transfers/send).',
+        "**Idempotency.** Creating POSTs (send, PSE deposit, collect key, QR, webhook endpoint) accept `Idempotency-Key`: the first answer is stored 24 h per company and key and replayed with `Idempotent-Replayed: true`; a different body with the same key → 409 `IDEMPOTENCY_KEY_REUSED`; the same key while the first request runs → 409 `IDEMPOTENCY_KEY_IN_USE`. A send's `reference` (§7.4, 60 s) works as before beside it. A send's key is also bound to the transfer it creates, in the transfer service, for good: after an unknown outcome (a 5xx, a time-out, a lost connection) retry at once with the same key and body and get that transfer in its current state (`Idempotent-Replayed: true`), never a second one (see POST /transfers/send).",
         '',
         `**Rate limits** (rolling one-minute window per client IP and class, × the company's multiplier): ${(Object.keys(RATE_CLASSES) as RateClass[]).map((c) => `${RATE_CLASSES[c].description} ${opts.perMinute[c]}/min`).join(', ')}. Limited routes send \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 adds \`Retry-After\`.`,
       ].join('\n'),
@@ -56,31 +56,71 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       schemas: components.all(),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'wk_live_… / wk_test_…', description: "A company's API key." },
-        adminToken: { type: 'http', scheme: 'bearer', description: 'The shared operator token (ADMIN_TOKEN): outside production on every admin route but those needing an operator; in production only POST /admin/operators while fewer than two operators exist (bootstrap).' },
-        operatorSession: { type: 'http', scheme: 'bearer', bearerFormat: 'wadm_…', description: 'A named operator\'s session token from POST /admin/auth/login (password + TOTP; short-lived, revoked by POST /admin/auth/logout).' },
-        sessionToken: { type: 'http', scheme: 'bearer', bearerFormat: 'wsess_…', description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).' },
+        adminToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'The shared operator token (ADMIN_TOKEN): outside production on every admin route but those needing an operator; in production only POST /admin/operators while fewer than two operators exist (bootstrap).',
+        },
+        operatorSession: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'wadm_…',
+          description: "A named operator's session token from POST /admin/auth/login (password + TOTP; short-lived, revoked by POST /admin/auth/logout).",
+        },
+        sessionToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'wsess_…',
+          description: 'A dashboard session token from POST /auth/login (8 h; revoked by POST /auth/logout).',
+        },
       },
       headers: {
-        'X-Request-Id': { description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response.', required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
+        'X-Request-Id': {
+          description: 'Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response.',
+          required: true,
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+        },
         'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer' } },
         'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying (on every 429).', required: true, schema: { type: 'integer', minimum: 0 } },
-        'Idempotent-Replayed': { description: '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (on POST /transfers/send also: the transfer that an earlier request with the key made, in its current state).', schema: { type: 'string', enum: ['true'] } },
+        'Idempotent-Replayed': {
+          description:
+            '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (on POST /transfers/send also: the transfer that an earlier request with the key made, in its current state).',
+          schema: { type: 'string', enum: ['true'] },
+        },
       },
       parameters: {
-        RequestId: { name: 'X-Request-Id', in: 'header', required: false, description: 'Optional caller-chosen request id.', schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
+        RequestId: {
+          name: 'X-Request-Id',
+          in: 'header',
+          required: false,
+          description: 'Optional caller-chosen request id.',
+          schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+        },
         IdempotencyKey: {
-          name: 'Idempotency-Key', in: 'header', required: false,
-          description: 'Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`).',
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: false,
+          description:
+            'Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`).',
           schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[!-~]{1,255}$' },
         },
       },
       responses: {
         Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
         RouteNotFound: refusal('ROUTE_NOT_FOUND', components, 'No operation serves this method and path.'),
-        ApiKeyAuthNotAllowed: refusal('API_KEY_AUTH_NOT_ALLOWED', components, 'A client API key on `/admin/*`, `/auth/*` or `/dashboard/*`, whether an operation serves the path or not.'),
-        MalformedRequest: refusal('INVALID_REQUEST', components, 'Refused by the HTTP server before the request reached an operation (malformed HTTP: bad header bytes, bad framing); the connection is closed.'),
+        ApiKeyAuthNotAllowed: refusal(
+          'API_KEY_AUTH_NOT_ALLOWED',
+          components,
+          'A client API key on `/admin/*`, `/auth/*` or `/dashboard/*`, whether an operation serves the path or not.',
+        ),
+        MalformedRequest: refusal(
+          'INVALID_REQUEST',
+          components,
+          'Refused by the HTTP server before the request reached an operation (malformed HTTP: bad header bytes, bad framing); the connection is closed.',
+        ),
         RequestTimeout: refusal('REQUEST_TIMEOUT', components, 'The request did not arrive complete in time; the connection is closed.'),
         HeadersTooLarge: refusal('HEADERS_TOO_LARGE', components, 'The header block is over 16 KiB; the connection is closed.'),
       },
@@ -113,7 +153,10 @@ function refusal(code: ErrorCode, components: SchemaComponents, when: string): J
 function operation(route: AnyRoute, components: SchemaComponents, perMinute: Record<RateClass, number>): Json {
   const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
   if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
-  for (const [where, schema] of [['path', route.params], ['query', route.query]] as const) {
+  for (const [where, schema] of [
+    ['path', route.params],
+    ['query', route.query],
+  ] as const) {
     if (!schema) continue;
     const json = components.inline(schema, 'input');
     const props = (json.properties ?? {}) as Record<string, Json>;
@@ -146,7 +189,8 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     responses[status] = r;
   }
   for (const [status, codes] of errorStatuses(route)) {
-    if (responses[String(status)]) throw new Error(`${route.operationId}: status ${status} is declared both as a response and by the error codes ${codes.join(', ')}`);
+    if (responses[String(status)])
+      throw new Error(`${route.operationId}: status ${status} is declared both as a response and by the error codes ${codes.join(', ')}`);
     // The error shape, with `error` narrowed to the codes this operation answers with this status.
     const errorWith = (some: ErrorCode[]): Json => ({ allOf: [components.ref(ErrorSchema, 'output'), { properties: { error: { enum: some } } }] });
     let schema: Json = errorWith(codes);
@@ -178,18 +222,24 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   if (route.description) notes.push(route.description);
   if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
   if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).');
-  if (route.idempotent === 'bound') notes.push('The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.');
+  if (route.idempotent === 'bound')
+    notes.push('The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.');
   if (route.auth.kind === 'admin') {
     const policy = sharedTokenPolicyOf(route);
-    notes.push(policy === 'never' ? 'Needs a named operator (operator session); the shared admin token is refused (403 ADMIN_TOKEN_NOT_ALLOWED).'
-      : policy === 'bootstrap' ? 'Operator session, or the shared admin token (in production only while fewer than two operators are active or invited).'
-        : 'Operator session, or the shared admin token outside production (403 ADMIN_TOKEN_NOT_ALLOWED in production).');
+    notes.push(
+      policy === 'never'
+        ? 'Needs a named operator (operator session); the shared admin token is refused (403 ADMIN_TOKEN_NOT_ALLOWED).'
+        : policy === 'bootstrap'
+          ? 'Operator session, or the shared admin token (in production only while fewer than two operators are active or invited).'
+          : 'Operator session, or the shared admin token outside production (403 ADMIN_TOKEN_NOT_ALLOWED in production).',
+    );
   }
   if (route.bodyLimitBytes !== undefined) notes.push(`Request body up to ${bytesText(route.bodyLimitBytes)} (more → 413 PAYLOAD_TOO_LARGE).`);
   if (rateClass) notes.push(`Rate class: **${RATE_CLASSES[rateClass].description}** (${perMinute[rateClass]}/min by default).`);
   if (notes.length) op.description = notes.join('\n\n');
   if (route.auth.kind === 'apiKey') op.security = [{ apiKey: [] }];
-  else if (route.auth.kind === 'admin') op.security = sharedTokenPolicyOf(route) === 'never' ? [{ operatorSession: [] }] : [{ adminToken: [] }, { operatorSession: [] }];
+  else if (route.auth.kind === 'admin')
+    op.security = sharedTokenPolicyOf(route) === 'never' ? [{ operatorSession: [] }] : [{ adminToken: [] }, { operatorSession: [] }];
   else if (route.auth.kind === 'session') op.security = [{ sessionToken: [] }];
   else op.security = [];
   if (rateClass) op['x-rate-limit-class'] = rateClass;
@@ -211,21 +261,37 @@ function bytesText(n: number): string {
 export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>();
   if (route.params || route.query || route.body) codes.add('INVALID_REQUEST');
-  if (route.body) { codes.add('PAYLOAD_TOO_LARGE'); codes.add('UNSUPPORTED_MEDIA_TYPE'); }
+  if (route.body) {
+    codes.add('PAYLOAD_TOO_LARGE');
+    codes.add('UNSUPPORTED_MEDIA_TYPE');
+  }
   if (route.auth.kind === 'apiKey') {
-    codes.add('AUTH_REQUIRED'); codes.add('INVALID_API_KEY'); codes.add('COMPANY_INACTIVE');
+    codes.add('AUTH_REQUIRED');
+    codes.add('INVALID_API_KEY');
+    codes.add('COMPANY_INACTIVE');
     if (route.auth.scope === 'WRITE') codes.add('INSUFFICIENT_SCOPE');
   } else if (route.auth.kind === 'admin') {
-    codes.add('AUTH_REQUIRED'); codes.add('INVALID_ADMIN_TOKEN'); codes.add('API_KEY_AUTH_NOT_ALLOWED'); codes.add('SESSION_EXPIRED'); codes.add('ADMIN_TOKEN_NOT_ALLOWED');
+    codes.add('AUTH_REQUIRED');
+    codes.add('INVALID_ADMIN_TOKEN');
+    codes.add('API_KEY_AUTH_NOT_ALLOWED');
+    codes.add('SESSION_EXPIRED');
+    codes.add('ADMIN_TOKEN_NOT_ALLOWED');
   } else if (route.auth.kind === 'session') {
-    codes.add('AUTH_REQUIRED'); codes.add('SESSION_EXPIRED'); codes.add('COMPANY_INACTIVE'); codes.add('API_KEY_AUTH_NOT_ALLOWED');
+    codes.add('AUTH_REQUIRED');
+    codes.add('SESSION_EXPIRED');
+    codes.add('COMPANY_INACTIVE');
+    codes.add('API_KEY_AUTH_NOT_ALLOWED');
   }
   // In production /admin lives on the admin listener only: the public listener answers 404 ROUTE_NOT_FOUND there.
   if (route.path === '/admin' || route.path.startsWith('/admin/')) codes.add('ROUTE_NOT_FOUND');
   // The guard before routing refuses API keys anywhere in these areas, public pages included.
   if (NON_API_KEY_AREAS.test(route.path)) codes.add('API_KEY_AUTH_NOT_ALLOWED');
   if (rateClassOf(route)) codes.add('RATE_LIMIT_EXCEEDED');
-  if (route.idempotent) { codes.add('INVALID_REQUEST'); codes.add('IDEMPOTENCY_KEY_REUSED'); codes.add('IDEMPOTENCY_KEY_IN_USE'); }
+  if (route.idempotent) {
+    codes.add('INVALID_REQUEST');
+    codes.add('IDEMPOTENCY_KEY_REUSED');
+    codes.add('IDEMPOTENCY_KEY_IN_USE');
+  }
   for (const c of route.errors ?? []) codes.add(c);
   // A malformed path parameter is answered with its own code (e.g. a bad company id reads as not found).
   for (const c of Object.values(route.paramErrors ?? {})) codes.add(c);

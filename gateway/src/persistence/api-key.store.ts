@@ -36,14 +36,26 @@ const COLUMNS = `id::text as id, company_id::text as company_id, prefix, scope, 
   ${isoCol('created_at', 'created_at')}, ${isoCol('last_used_at', 'last_used_at')}, ${isoCol('revoked_at', 'revoked_at')}`;
 
 interface Row {
-  id: string; company_id: string; prefix: string; scope: Scope; label: string;
-  created_at: string; last_used_at: string | null; revoked_at: string | null;
+  id: string;
+  company_id: string;
+  prefix: string;
+  scope: Scope;
+  label: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
 }
 
 function toRecord(r: Row): ApiKeyRecord {
   return {
-    id: r.id, companyId: r.company_id, prefix: r.prefix, scope: r.scope, label: r.label,
-    createdAt: r.created_at, lastUsedAt: r.last_used_at, revokedAt: r.revoked_at,
+    id: r.id,
+    companyId: r.company_id,
+    prefix: r.prefix,
+    scope: r.scope,
+    label: r.label,
+    createdAt: r.created_at,
+    lastUsedAt: r.last_used_at,
+    revokedAt: r.revoked_at,
   };
 }
 
@@ -58,18 +70,15 @@ export class ApiKeyStore {
   }
 
   async listByCompany(q: Queryable, companyId: string): Promise<ApiKeyRecord[]> {
-    const rows = await q.query<Row>(
-      `select ${COLUMNS} from gateway.api_keys where company_id = ? order by created_at, id`,
-      [companyId],
-    );
+    const rows = await q.query<Row>(`select ${COLUMNS} from gateway.api_keys where company_id = ? order by created_at, id`, [companyId]);
     return rows.map(toRecord);
   }
 
   async findById(q: Queryable, companyId: string, keyId: string, opts: { forUpdate?: boolean } = {}): Promise<ApiKeyRecord | undefined> {
-    const rows = await q.query<Row>(
-      `select ${COLUMNS} from gateway.api_keys where id = ? and company_id = ?${opts.forUpdate ? ' for update' : ''}`,
-      [keyId, companyId],
-    );
+    const rows = await q.query<Row>(`select ${COLUMNS} from gateway.api_keys where id = ? and company_id = ?${opts.forUpdate ? ' for update' : ''}`, [
+      keyId,
+      companyId,
+    ]);
     return rows[0] ? toRecord(rows[0]) : undefined;
   }
 
@@ -85,9 +94,19 @@ export class ApiKeyStore {
 
   async findPrincipalByHash(q: Queryable, keyHash: string): Promise<KeyPrincipalRow | undefined> {
     const rows = await q.query<{
-      key_id: string; key_hash: string; scope: Scope; revoked: boolean; company_id: string;
-      status: CompanyStatus; tax_regime: TaxRegime; multiplier: string;
-      name: string; nit: string; multi_sig_threshold: number; daily: string; monthly: string;
+      key_id: string;
+      key_hash: string;
+      scope: Scope;
+      revoked: boolean;
+      company_id: string;
+      status: CompanyStatus;
+      tax_regime: TaxRegime;
+      multiplier: string;
+      name: string;
+      nit: string;
+      multi_sig_threshold: number;
+      daily: string;
+      monthly: string;
     }>(
       `select k.id::text as key_id, k.key_hash, k.scope, (k.revoked_at is not null) as revoked,
               c.id::text as company_id, c.status, c.tax_regime, c.rate_limit_multiplier::text as multiplier,
@@ -100,10 +119,19 @@ export class ApiKeyStore {
     const r = rows[0];
     if (!r) return undefined;
     return {
-      keyId: r.key_id, keyHash: r.key_hash, scope: r.scope, revoked: r.revoked === true || String(r.revoked) === 'true',
-      companyId: r.company_id, companyStatus: r.status, taxRegime: r.tax_regime, rateLimitMultiplier: Number(r.multiplier),
-      companyName: r.name, nit: r.nit, multiSigThreshold: Number(r.multi_sig_threshold),
-      counterpartyDailyLimitCents: BigInt(r.daily), counterpartyMonthlyLimitCents: BigInt(r.monthly),
+      keyId: r.key_id,
+      keyHash: r.key_hash,
+      scope: r.scope,
+      revoked: r.revoked === true || String(r.revoked) === 'true',
+      companyId: r.company_id,
+      companyStatus: r.status,
+      taxRegime: r.tax_regime,
+      rateLimitMultiplier: Number(r.multiplier),
+      companyName: r.name,
+      nit: r.nit,
+      multiSigThreshold: Number(r.multi_sig_threshold),
+      counterpartyDailyLimitCents: BigInt(r.daily),
+      counterpartyMonthlyLimitCents: BigInt(r.monthly),
     };
   }
 

@@ -40,8 +40,17 @@ const COLUMNS = `id::text as id, name, nit, tax_regime, status, multi_sig_thresh
   rate_limit_multiplier::text as multiplier, ${isoCol('created_at', 'created_at')}, ${isoCol('updated_at', 'updated_at')}`;
 
 interface Row {
-  id: string; name: string; nit: string; tax_regime: TaxRegime; status: CompanyStatus; multi_sig_threshold: number;
-  daily: string; monthly: string; multiplier: string; created_at: string; updated_at: string;
+  id: string;
+  name: string;
+  nit: string;
+  tax_regime: TaxRegime;
+  status: CompanyStatus;
+  multi_sig_threshold: number;
+  daily: string;
+  monthly: string;
+  multiplier: string;
+  created_at: string;
+  updated_at: string;
 }
 
 function toCompany(r: Row): Company {
@@ -78,7 +87,10 @@ export class CompanyStore {
   async update(q: Queryable, id: string, patch: CompanyPatch): Promise<Company | undefined> {
     const sets: string[] = [];
     const params: unknown[] = [];
-    const set = (column: string, value: unknown) => { sets.push(`${column} = ?`); params.push(value); };
+    const set = (column: string, value: unknown) => {
+      sets.push(`${column} = ?`);
+      params.push(value);
+    };
     if (patch.status !== undefined) set('status', patch.status);
     if (patch.taxRegime !== undefined) set('tax_regime', patch.taxRegime);
     if (patch.multiSigThreshold !== undefined) set('multi_sig_threshold', patch.multiSigThreshold);
@@ -87,10 +99,7 @@ export class CompanyStore {
     if (patch.rateLimitMultiplier !== undefined) set('rate_limit_multiplier', patch.rateLimitMultiplier);
     if (sets.length === 0) return this.findById(q, id);
     sets.push('updated_at = now()');
-    const rows = await q.query<Row>(
-      `update gateway.companies set ${sets.join(', ')} where id = ? returning ${COLUMNS}`,
-      [...params, id],
-    );
+    const rows = await q.query<Row>(`update gateway.companies set ${sets.join(', ')} where id = ? returning ${COLUMNS}`, [...params, id]);
     return rows[0] ? toCompany(rows[0]) : undefined;
   }
 

@@ -5,36 +5,62 @@ import { isoCol } from './sql.js';
 
 /** A live session with its user and company (the user not disabled). */
 export interface DashboardSessionRow {
-  sessionId: string; tokenHash: string; userId: string; email: string; role: DashboardRole; companyId: string;
-  companyName: string; companyStatus: CompanyStatus; expiresAt: string;
+  sessionId: string;
+  tokenHash: string;
+  userId: string;
+  email: string;
+  role: DashboardRole;
+  companyId: string;
+  companyName: string;
+  companyStatus: CompanyStatus;
+  expiresAt: string;
 }
 
 /** Dashboard sessions (gateway.dashboard_sessions). */
 export class DashboardSessionStore {
   /** Creates a session; returns when it expires. */
   async insert(q: Queryable, s: { id: string; tokenHash: string; userId: string; ttlSeconds: number }): Promise<string> {
-    const [row] = await q.query<{ expires_at: string }>(
+    const [row] = (await q.query<{ expires_at: string }>(
       `insert into gateway.dashboard_sessions (id, token_hash, user_id, expires_at)
        values (?::uuid, ?, ?::uuid, now() + (?::bigint * interval '1 second')) returning ${isoCol('expires_at', 'expires_at')}`,
-      [s.id, s.tokenHash, s.userId, String(s.ttlSeconds)]) as [{ expires_at: string }];
+      [s.id, s.tokenHash, s.userId, String(s.ttlSeconds)],
+    )) as [{ expires_at: string }];
     return row.expires_at;
   }
 
   async findLive(q: Queryable, tokenHash: string): Promise<DashboardSessionRow | undefined> {
     const [r] = await q.query<{
-      session_id: string; token_hash: string; user_id: string; email: string; role: DashboardRole; company_id: string;
-      company_name: string; company_status: CompanyStatus; expires_at: string;
+      session_id: string;
+      token_hash: string;
+      user_id: string;
+      email: string;
+      role: DashboardRole;
+      company_id: string;
+      company_name: string;
+      company_status: CompanyStatus;
+      expires_at: string;
     }>(
       `select s.id::text as session_id, s.token_hash, u.id::text as user_id, u.email, u.role, c.id::text as company_id,
               c.name as company_name, c.status as company_status, ${isoCol('s.expires_at', 'expires_at')}
          from gateway.dashboard_sessions s
          join gateway.dashboard_users u on u.id = s.user_id
          join gateway.companies c on c.id = u.company_id
-        where s.token_hash = ? and s.revoked_at is null and s.expires_at > now() and u.disabled_at is null`, [tokenHash]);
-    return r ? {
-      sessionId: r.session_id, tokenHash: r.token_hash, userId: r.user_id, email: r.email, role: r.role, companyId: r.company_id,
-      companyName: r.company_name, companyStatus: r.company_status, expiresAt: r.expires_at,
-    } : undefined;
+        where s.token_hash = ? and s.revoked_at is null and s.expires_at > now() and u.disabled_at is null`,
+      [tokenHash],
+    );
+    return r
+      ? {
+          sessionId: r.session_id,
+          tokenHash: r.token_hash,
+          userId: r.user_id,
+          email: r.email,
+          role: r.role,
+          companyId: r.company_id,
+          companyName: r.company_name,
+          companyStatus: r.company_status,
+          expiresAt: r.expires_at,
+        }
+      : undefined;
   }
 
   async revoke(q: Queryable, sessionId: string): Promise<void> {

@@ -49,7 +49,10 @@ interface Row {
  * the database clock deciding expiry and locks, so replicas with skewed clocks agree.
  */
 export class IdempotencyKeyStore {
-  constructor(private readonly db: Database, private readonly box: SecretBox) {}
+  constructor(
+    private readonly db: Database,
+    private readonly box: SecretBox,
+  ) {}
 
   /**
    * Takes the key for this request: inserts an IN_FLIGHT row, or takes over a row that no longer
@@ -69,8 +72,18 @@ export class IdempotencyKeyStore {
        where (k.state in ('DONE', 'UNKNOWN') and k.expires_at <= now()) or (k.state = 'IN_FLIGHT' and k.locked_until <= now())
           or ($9::boolean and k.state in ('IN_FLIGHT', 'UNKNOWN') and k.method = excluded.method and k.request_hash in (excluded.request_hash, $10))
        returning claim_id::text as claim_id`,
-      [c.companyId, c.key, c.method, c.path, c.requestHash, c.claimId, c.lockSeconds, c.ttlSeconds,
-        c.sameRequestTakeover !== undefined, c.sameRequestTakeover?.plainHash ?? null],
+      [
+        c.companyId,
+        c.key,
+        c.method,
+        c.path,
+        c.requestHash,
+        c.claimId,
+        c.lockSeconds,
+        c.ttlSeconds,
+        c.sameRequestTakeover !== undefined,
+        c.sameRequestTakeover?.plainHash ?? null,
+      ],
     );
     return rows[0]?.claim_id === c.claimId;
   }
@@ -87,8 +100,12 @@ export class IdempotencyKeyStore {
     const r = rows[0];
     if (!r) return undefined;
     return {
-      state: r.state, method: r.method, requestHash: r.request_hash, statusCode: r.status_code,
-      responseBody: r.response_body === null ? null : JSON.parse(this.box.open(r.response_body)), responseHeaders: r.response_headers,
+      state: r.state,
+      method: r.method,
+      requestHash: r.request_hash,
+      statusCode: r.status_code,
+      responseBody: r.response_body === null ? null : JSON.parse(this.box.open(r.response_body)),
+      responseHeaders: r.response_headers,
     };
   }
 
@@ -120,10 +137,11 @@ export class IdempotencyKeyStore {
 
   /** Drops this request's claim so that a retry runs normally. */
   async release(companyId: string, key: string, claimId: string): Promise<void> {
-    await this.db.prepared(
-      `delete from gateway.idempotency_keys where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'`,
-      [companyId, key, claimId],
-    );
+    await this.db.prepared(`delete from gateway.idempotency_keys where company_id = $1 and key = $2 and claim_id = $3 and state = 'IN_FLIGHT'`, [
+      companyId,
+      key,
+      claimId,
+    ]);
   }
 
   /** Deletes up to `limit` rows that no longer count; returns how many. */

@@ -6,16 +6,33 @@ import { isoCol } from './sql.js';
 export type OperatorCredentials = Operator & { passwordHash: string | null; totpSecretEnc: string | null };
 
 /** The operator session behind a token hash (live, its operator not disabled). */
-export interface OperatorSessionRow { sessionId: string; tokenHash: string; operatorId: string; email: string }
+export interface OperatorSessionRow {
+  sessionId: string;
+  tokenHash: string;
+  operatorId: string;
+  email: string;
+}
 
 interface Row {
-  id: string; name: string; email: string; created_by: string | null; created_at: string; enrolled_at: string | null;
-  disabled_at: string | null; enrollment_expires_at: string | null;
+  id: string;
+  name: string;
+  email: string;
+  created_by: string | null;
+  created_at: string;
+  enrolled_at: string | null;
+  disabled_at: string | null;
+  enrollment_expires_at: string | null;
 }
 const COLS = `id::text as id, name, email, created_by::text as created_by, ${isoCol('created_at', 'created_at')},
   ${isoCol('enrolled_at', 'enrolled_at')}, ${isoCol('disabled_at', 'disabled_at')}, ${isoCol('enrollment_expires_at', 'enrollment_expires_at')}`;
 const toOperator = (r: Row): Operator => ({
-  id: r.id, name: r.name, email: r.email, createdBy: r.created_by, createdAt: r.created_at, enrolledAt: r.enrolled_at, disabledAt: r.disabled_at,
+  id: r.id,
+  name: r.name,
+  email: r.email,
+  createdBy: r.created_by,
+  createdAt: r.created_at,
+  enrolledAt: r.enrolled_at,
+  disabledAt: r.disabled_at,
   status: r.disabled_at ? 'DISABLED' : r.enrolled_at ? 'ACTIVE' : 'INVITED',
 });
 
@@ -35,7 +52,8 @@ export class OperatorStore {
   async countLive(q: Queryable): Promise<number> {
     const [live] = await q.query<{ n: string }>(
       `select count(*)::text as n from gateway.operators
-        where disabled_at is null and (enrolled_at is not null or enrollment_expires_at > now())`);
+        where disabled_at is null and (enrolled_at is not null or enrollment_expires_at > now())`,
+    );
     return Number(live!.n);
   }
 
@@ -43,11 +61,15 @@ export class OperatorStore {
     return (await q.query(`select 1 from gateway.operators where email = ?`, [email])).length > 0;
   }
 
-  async insert(q: Queryable, o: { id: string; name: string; email: string; enrollmentTokenHash: string; ttlSeconds: number; createdBy: string | null }): Promise<Operator & { enrollmentExpiresAt: string }> {
-    const [row] = await q.query<Row>(
+  async insert(
+    q: Queryable,
+    o: { id: string; name: string; email: string; enrollmentTokenHash: string; ttlSeconds: number; createdBy: string | null },
+  ): Promise<Operator & { enrollmentExpiresAt: string }> {
+    const [row] = (await q.query<Row>(
       `insert into gateway.operators (id, name, email, enrollment_token_hash, enrollment_expires_at, created_by)
        values (?::uuid, ?, ?, ?, now() + (?::bigint * interval '1 second'), ?::uuid) returning ${COLS}`,
-      [o.id, o.name, o.email, o.enrollmentTokenHash, String(o.ttlSeconds), o.createdBy]) as [Row];
+      [o.id, o.name, o.email, o.enrollmentTokenHash, String(o.ttlSeconds), o.createdBy],
+    )) as [Row];
     return { ...toOperator(row), enrollmentExpiresAt: row.enrollment_expires_at! };
   }
 
@@ -58,7 +80,8 @@ export class OperatorStore {
           set password_hash = ?, totp_secret_enc = ?, enrolled_at = now(), enrollment_token_hash = null, enrollment_expires_at = null
         where enrollment_token_hash = ? and enrollment_expires_at > now() and enrolled_at is null and disabled_at is null
         returning ${COLS}`,
-      [e.passwordHash, e.totpSecretEnc, e.enrollmentTokenHash]);
+      [e.passwordHash, e.totpSecretEnc, e.enrollmentTokenHash],
+    );
     return row ? toOperator(row) : undefined;
   }
 
@@ -67,7 +90,9 @@ export class OperatorStore {
     await q.query(
       `insert into gateway.bootstrap_state (operator_ids)
        select array_agg(id order by enrolled_at, id) from (select id, enrolled_at from gateway.operators where enrolled_at is not null order by enrolled_at, id limit ?) f
-       having count(*) >= ? on conflict (singleton) do nothing`, [operators, operators]);
+       having count(*) >= ? on conflict (singleton) do nothing`,
+      [operators, operators],
+    );
   }
 
   async list(q: Queryable): Promise<Operator[]> {
@@ -82,16 +107,20 @@ export class OperatorStore {
 
   /** Disables (idempotent: the first time and author stay) and drops any enrolment token. */
   async disable(q: Queryable, id: string, by: string | null): Promise<Operator> {
-    const [row] = await q.query<Row>(
+    const [row] = (await q.query<Row>(
       `update gateway.operators set disabled_at = coalesce(disabled_at, now()), disabled_by = coalesce(disabled_by, ?::uuid),
               enrollment_token_hash = null
-        where id = ?::uuid returning ${COLS}`, [by, id]) as [Row];
+        where id = ?::uuid returning ${COLS}`,
+      [by, id],
+    )) as [Row];
     return toOperator(row);
   }
 
   async findForLogin(q: Queryable, email: string): Promise<OperatorCredentials | undefined> {
     const [u] = await q.query<Row & { password_hash: string | null; totp_secret_enc: string | null }>(
-      `select ${COLS}, password_hash, totp_secret_enc from gateway.operators where email = ?`, [email]);
+      `select ${COLS}, password_hash, totp_secret_enc from gateway.operators where email = ?`,
+      [email],
+    );
     return u ? { ...toOperator(u), passwordHash: u.password_hash, totpSecretEnc: u.totp_secret_enc } : undefined;
   }
 
@@ -100,16 +129,18 @@ export class OperatorStore {
     const consumed = await q.query(
       `update gateway.operators set totp_last_step = ?::bigint
         where id = ?::uuid and disabled_at is null and (totp_last_step is null or totp_last_step < ?::bigint) returning 1`,
-      [String(step), operatorId, String(step)]);
+      [String(step), operatorId, String(step)],
+    );
     return consumed.length > 0;
   }
 
   /** Creates a session; returns when it expires. */
   async insertSession(q: Queryable, s: { id: string; tokenHash: string; operatorId: string; clientIp: string | null; ttlSeconds: number }): Promise<string> {
-    const [row] = await q.query<{ expires_at: string }>(
+    const [row] = (await q.query<{ expires_at: string }>(
       `insert into gateway.operator_sessions (id, token_hash, operator_id, client_ip, expires_at)
        values (?::uuid, ?, ?::uuid, ?, now() + (?::bigint * interval '1 second')) returning ${isoCol('expires_at', 'expires_at')}`,
-      [s.id, s.tokenHash, s.operatorId, s.clientIp, String(s.ttlSeconds)]) as [{ expires_at: string }];
+      [s.id, s.tokenHash, s.operatorId, s.clientIp, String(s.ttlSeconds)],
+    )) as [{ expires_at: string }];
     return row.expires_at;
   }
 
@@ -117,7 +148,9 @@ export class OperatorStore {
     const [r] = await q.query<{ session_id: string; token_hash: string; operator_id: string; email: string }>(
       `select s.id::text as session_id, s.token_hash, o.id::text as operator_id, o.email
          from gateway.operator_sessions s join gateway.operators o on o.id = s.operator_id
-        where s.token_hash = ? and s.revoked_at is null and s.expires_at > now() and o.disabled_at is null`, [tokenHash]);
+        where s.token_hash = ? and s.revoked_at is null and s.expires_at > now() and o.disabled_at is null`,
+      [tokenHash],
+    );
     return r ? { sessionId: r.session_id, tokenHash: r.token_hash, operatorId: r.operator_id, email: r.email } : undefined;
   }
 
@@ -143,7 +176,8 @@ export class OperatorStore {
        )
        select a.member::text as id from chain a join chain b on a.member = b.member
         where a.root = ?::uuid and b.root = ?::uuid limit 1`,
-      [a, b, a, b]);
+      [a, b, a, b],
+    );
     return shared.length > 0;
   }
 }

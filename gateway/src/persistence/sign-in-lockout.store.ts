@@ -21,7 +21,12 @@ export class SignInLockoutStore {
    * window, appends now, and sets `locked_until` when this one reaches `limit`. Undefined when the
    * row is locked (or gone); otherwise whether this attempt set the lock.
    */
-  async count(q: Queryable, subject: string, factor: AuthFactor, p: { windowSeconds: number; limit: number; lockSeconds: number }): Promise<boolean | undefined> {
+  async count(
+    q: Queryable,
+    subject: string,
+    factor: AuthFactor,
+    p: { windowSeconds: number; limit: number; lockSeconds: number },
+  ): Promise<boolean | undefined> {
     const col = COLUMN[factor];
     const rows = await q.query<{ locked_now: boolean }>(
       `update gateway.dashboard_lockouts set
@@ -30,7 +35,8 @@ export class SignInLockoutStore {
           updated_at = now()
         where subject = ? and (locked_until is null or locked_until <= now())
         returning locked_until is not null as locked_now`,
-      [p.windowSeconds, p.windowSeconds, p.limit, p.lockSeconds, subject]);
+      [p.windowSeconds, p.windowSeconds, p.limit, p.lockSeconds, subject],
+    );
     return rows[0]?.locked_now;
   }
 
@@ -43,14 +49,17 @@ export class SignInLockoutStore {
                               then locked_until else null end,
           updated_at = now()
         where subject = ?`,
-      [p.windowSeconds, p.otherLimit, subject]);
+      [p.windowSeconds, p.otherLimit, subject],
+    );
   }
 
   /** Seconds until the subject's lock ends (at least 1), or undefined when it is not locked. */
   async retryAfter(q: Queryable, subject: string): Promise<number | undefined> {
     const [r] = await q.query<{ seconds: number }>(
       `select greatest(1, ceil(extract(epoch from locked_until - now())))::int as seconds
-         from gateway.dashboard_lockouts where subject = ? and locked_until > now()`, [subject]);
+         from gateway.dashboard_lockouts where subject = ? and locked_until > now()`,
+      [subject],
+    );
     return r ? Number(r.seconds) : undefined;
   }
 
@@ -59,6 +68,7 @@ export class SignInLockoutStore {
     await q.query(
       `delete from gateway.dashboard_lockouts
         where updated_at < now() - ?::int * interval '1 second' and (locked_until is null or locked_until <= now())`,
-      [idleSeconds]);
+      [idleSeconds],
+    );
   }
 }

@@ -50,15 +50,35 @@ describe('RollingWindowLimiter.consumeAll (several counters, one decision)', () 
     const calls: string[] = [];
     let known = false;
     const redis = fakeRedis({
-      evalsha: async () => { calls.push('evalsha'); if (!known) throw new Error('NOSCRIPT No matching script.'); return [1, 1, 60_000, 1, 60_000]; },
-      eval: async () => { calls.push('eval'); known = true; return [1, 1, 60_000, 1, 60_000]; },
+      evalsha: async () => {
+        calls.push('evalsha');
+        if (!known) throw new Error('NOSCRIPT No matching script.');
+        return [1, 1, 60_000, 1, 60_000];
+      },
+      eval: async () => {
+        calls.push('eval');
+        known = true;
+        return [1, 1, 60_000, 1, 60_000];
+      },
     });
     const l = new RollingWindowLimiter(redis, { prefix: 'p', windowSeconds: 60 });
-    const first = await l.consumeAll('READS', [{ key: '198.51.100.1', limit: 3 }, { key: 'key:k1', limit: 3 }]);
-    await l.consumeAll('READS', [{ key: '198.51.100.1', limit: 3 }, { key: 'key:k1', limit: 3 }]);
+    const first = await l.consumeAll('READS', [
+      { key: '198.51.100.1', limit: 3 },
+      { key: 'key:k1', limit: 3 },
+    ]);
+    await l.consumeAll('READS', [
+      { key: '198.51.100.1', limit: 3 },
+      { key: 'key:k1', limit: 3 },
+    ]);
     l.close();
     expect(calls).toEqual(['evalsha', 'eval', 'evalsha']);
-    expect(first).toEqual({ allowed: true, counters: [{ allowed: true, limit: 3, remaining: 2, resetSeconds: 60 }, { allowed: true, limit: 3, remaining: 2, resetSeconds: 60 }] });
+    expect(first).toEqual({
+      allowed: true,
+      counters: [
+        { allowed: true, limit: 3, remaining: 2, resetSeconds: 60 },
+        { allowed: true, limit: 3, remaining: 2, resetSeconds: 60 },
+      ],
+    });
   });
 
   it('Redis down: in memory, a request refused by one counter is recorded in none', async () => {

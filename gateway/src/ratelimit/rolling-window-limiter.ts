@@ -140,7 +140,10 @@ export class RollingWindowLimiter {
   private readonly memoryStore = new Map<string, Log>();
   private readonly sweeper: NodeJS.Timeout;
 
-  constructor(private readonly redis: Redis, private readonly opts: { prefix: string; windowSeconds: number }) {
+  constructor(
+    private readonly redis: Redis,
+    private readonly opts: { prefix: string; windowSeconds: number },
+  ) {
     // Drop stale in-memory logs (they are only written while Redis is down).
     this.sweeper = setInterval(() => this.sweep(), Math.max(opts.windowSeconds, 5) * 1000);
     this.sweeper.unref();
@@ -185,7 +188,10 @@ export class RollingWindowLimiter {
         raw = undefined; // as rate-limiter-flexible's insurance: keep limiting in memory
       }
     }
-    raw ??= this.consumeAllInMemory(keys, counted.map((c) => c.limit));
+    raw ??= this.consumeAllInMemory(
+      keys,
+      counted.map((c) => c.limit),
+    );
     const allowed = Number(raw[0]) === 1;
     return {
       allowed,

@@ -52,7 +52,10 @@ function nextNit(): string {
 export function adminOf(api: Client, adminToken: string) {
   return {
     async createCompany(body: Record<string, unknown> = {}): Promise<any> {
-      const r = await api.post('/admin/companies', { token: adminToken, body: { name: 'Empresa de Prueba S.A.S.', nit: nextNit(), taxRegime: 'COMMON', ...body } });
+      const r = await api.post('/admin/companies', {
+        token: adminToken,
+        body: { name: 'Empresa de Prueba S.A.S.', nit: nextNit(), taxRegime: 'COMMON', ...body },
+      });
       if (r.status !== 201) throw new Error(`create company: ${r.status} ${r.text}`);
       return r.body;
     },
@@ -75,7 +78,21 @@ export function adminOf(api: Client, adminToken: string) {
 
 /** Error bodies must never carry internals. */
 export function expectNoInternals(text: string): void {
-  const patterns = [/\n\s+at /, /\bat .*:\d+:\d+/, /Error:/, /stack/i, /\bselect\b/i, /\binsert\b/i, /\brelation\b/i, /gateway\./, /postgres/i, /127\.0\.0\.1/, /localhost/, /node_modules/, /\.[tj]s:\d/];
+  const patterns = [
+    /\n\s+at /,
+    /\bat .*:\d+:\d+/,
+    /Error:/,
+    /stack/i,
+    /\bselect\b/i,
+    /\binsert\b/i,
+    /\brelation\b/i,
+    /gateway\./,
+    /postgres/i,
+    /127\.0\.0\.1/,
+    /localhost/,
+    /node_modules/,
+    /\.[tj]s:\d/,
+  ];
   for (const re of patterns) {
     if (re.test(text)) throw new Error(`response body leaks internals (${re}): ${text}`);
   }

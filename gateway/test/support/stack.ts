@@ -40,9 +40,33 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
   try {
     ledger = await startLedger({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     sandbox = await startSandbox({ databaseUrl: db.url, port: 0, env: { LOG_LEVEL: 'warn' } });
-    transfer = await startTransfer({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
-    deposit = await startDeposit({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
-    collectKey = await startCollectKey({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox.url, port: 0, logLevel: 'warn' });
+    transfer = await startTransfer({
+      databaseUrl: db.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox.url,
+      port: 0,
+      logLevel: 'warn',
+    });
+    deposit = await startDeposit({
+      databaseUrl: db.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox.url,
+      port: 0,
+      logLevel: 'warn',
+    });
+    collectKey = await startCollectKey({
+      databaseUrl: db.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox.url,
+      port: 0,
+      logLevel: 'warn',
+    });
     receipt = await startReceipt({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     webhook = await startWebhook({ databaseUrl: db.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'warn' });
     const t = transfer;
@@ -53,14 +77,44 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
     const sb = sandbox;
     recon = await startReconciliationStandIn();
     const rn = recon;
-    const gw = await startGateway({ databaseUrl: db.url, redisUrl: env.REDIS_URL ?? REDIS_URL, ledgerAddress: ledger.address, transferAddress: t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address, namespace, natsUrl: NATS_URL, busNamespace: namespace, smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`, env: { LOG_LEVEL: 'warn', ...env } });
+    const gw = await startGateway({
+      databaseUrl: db.url,
+      redisUrl: env.REDIS_URL ?? REDIS_URL,
+      ledgerAddress: ledger.address,
+      transferAddress: t.address,
+      depositAddress: dp.address,
+      collectKeyAddress: ck.address,
+      receiptAddress: rc.address,
+      webhookAddress: wh.address,
+      reconciliationAddress: rn.address,
+      namespace,
+      natsUrl: NATS_URL,
+      busNamespace: namespace,
+      smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`,
+      env: { LOG_LEVEL: 'warn', ...env },
+    });
     const l = ledger;
     return {
-      gw, ledger: l, db, namespace, sandboxUrl: sb.url,
+      gw,
+      ledger: l,
+      db,
+      namespace,
+      sandboxUrl: sb.url,
       async extraGateway(moreEnv) {
         const g = await startGateway({
-          databaseUrl: db.url, redisUrl: moreEnv.REDIS_URL ?? REDIS_URL, ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address, transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address, depositAddress: dp.address, collectKeyAddress: ck.address, receiptAddress: rc.address, webhookAddress: wh.address, reconciliationAddress: rn.address,
-          namespace: `${namespace}_${extra.length + 1}`, natsUrl: NATS_URL, busNamespace: namespace, smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`,
+          databaseUrl: db.url,
+          redisUrl: moreEnv.REDIS_URL ?? REDIS_URL,
+          ledgerAddress: moreEnv.LEDGER_GRPC_ADDR ?? l.address,
+          transferAddress: moreEnv.TRANSFER_GRPC_ADDR ?? t.address,
+          depositAddress: dp.address,
+          collectKeyAddress: ck.address,
+          receiptAddress: rc.address,
+          webhookAddress: wh.address,
+          reconciliationAddress: rn.address,
+          namespace: `${namespace}_${extra.length + 1}`,
+          natsUrl: NATS_URL,
+          busNamespace: namespace,
+          smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`,
           env: { LOG_LEVEL: 'warn', GATEWAY_MIGRATE_ON_START: 'false', ...moreEnv },
         });
         extra.push(g);

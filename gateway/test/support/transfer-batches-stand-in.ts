@@ -3,24 +3,50 @@ import { AppError, asyncService, createLogger, devMeshTls, startGrpcServer, type
 import { ledgerV1, transferV1 } from '@wallet/proto';
 
 type Impl = AsyncService<transferV1.TransferServiceServer>;
-type BatchRpcs = Pick<Impl, 'createBatch' | 'executeBatch' | 'cancelBatch' | 'getBatch' | 'listBatches' | 'listBatchItems' | 'streamBatchItems' | 'signBatchApproval' | 'rejectBatchApproval'>;
+type BatchRpcs = Pick<
+  Impl,
+  | 'createBatch'
+  | 'executeBatch'
+  | 'cancelBatch'
+  | 'getBatch'
+  | 'listBatches'
+  | 'listBatchItems'
+  | 'streamBatchItems'
+  | 'signBatchApproval'
+  | 'rejectBatchApproval'
+>;
 
 export interface TransferBatchesStandIn {
   address: string;
   /** Every CreateBatch request received, in order. */
   created: transferV1.CreateBatchRequest[];
   /** Every SignBatchApproval / RejectBatchApproval received, with the dashboard user of its caller context. */
-  decisions: Array<{ rpc: 'sign' | 'reject'; request: transferV1.SignBatchApprovalRequest | transferV1.RejectBatchApprovalRequest; userId: string | undefined; role: string | undefined }>;
+  decisions: Array<{
+    rpc: 'sign' | 'reject';
+    request: transferV1.SignBatchApprovalRequest | transferV1.RejectBatchApprovalRequest;
+    userId: string | undefined;
+    role: string | undefined;
+  }>;
   /** Lets a test move a batch's approval deadline (e.g. into the past). */
   batch(id: string): transferV1.Batch | undefined;
   stop(): Promise<void>;
 }
 
-interface Stored { companyId: string; batch: transferV1.Batch; items: transferV1.BatchItem[]; requestHash: string; key?: string }
+interface Stored {
+  companyId: string;
+  batch: transferV1.Batch;
+  items: transferV1.BatchItem[];
+  requestHash: string;
+  key?: string;
+}
 
 const railOf = (s: transferV1.SendRequest | undefined) => (s?.bankAccount ? ledgerV1.Rail.ACH : s ? ledgerV1.Rail.BREB : ledgerV1.Rail.UNSPECIFIED);
-const destinationOf = (s: transferV1.SendRequest | undefined) => (s?.bankAccount ? `${s.bankAccount.bankName} ****${s.bankAccount.accountNumber.slice(-4)}`
-  : s?.brebKey ? `${s.brebKey.type} ${s.brebKey.value}` : s?.targetAnchorHandle ?? '');
+const destinationOf = (s: transferV1.SendRequest | undefined) =>
+  s?.bankAccount
+    ? `${s.bankAccount.bankName} ****${s.bankAccount.accountNumber.slice(-4)}`
+    : s?.brebKey
+      ? `${s.brebKey.type} ${s.brebKey.value}`
+      : (s?.targetAnchorHandle ?? '');
 
 /**
  * TEST STAND-IN for the transfer service's batch RPCs (docs/batches.md), while the real ones are being
@@ -71,24 +97,46 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
         return { batch: s.batch, results: s.items.map(resultOf), replayed: true, idempotencyKeyReplayed: byKey };
       }
       const items: transferV1.BatchItem[] = req.items.map((it) => ({
-        seq: it.seq, line: it.line, status: it.invalidCode ? 'INVALID' : 'VALID', rail: railOf(it.send),
-        amount: it.send?.amount ?? 0n, totalFee: 0n, ivaAmount: 0n,
-        targetName: it.send?.targetName ?? it.send?.bankAccount?.holderFirstName ?? '', targetDocument: it.send?.targetDocument ?? '',
-        reference: it.send?.reference, description: it.send?.description, destination: destinationOf(it.send),
-        errorCode: it.invalidCode, message: it.invalidMessage,
+        seq: it.seq,
+        line: it.line,
+        status: it.invalidCode ? 'INVALID' : 'VALID',
+        rail: railOf(it.send),
+        amount: it.send?.amount ?? 0n,
+        totalFee: 0n,
+        ivaAmount: 0n,
+        targetName: it.send?.targetName ?? it.send?.bankAccount?.holderFirstName ?? '',
+        targetDocument: it.send?.targetDocument ?? '',
+        reference: it.send?.reference,
+        description: it.send?.description,
+        destination: destinationOf(it.send),
+        errorCode: it.invalidCode,
+        message: it.invalidMessage,
       }));
       const valid = items.filter((i) => i.status === 'VALID');
-      const totals = [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH].map((rail) => {
-        const of = valid.filter((i) => i.rail === rail);
-        const amount = of.reduce((a, i) => a + i.amount, 0n);
-        return { rail, count: of.length, amount, totalFee: 0n, ivaAmount: 0n, total: amount };
-      }).filter((t) => t.count > 0);
+      const totals = [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH]
+        .map((rail) => {
+          const of = valid.filter((i) => i.rail === rail);
+          const amount = of.reduce((a, i) => a + i.amount, 0n);
+          return { rail, count: of.length, amount, totalFee: 0n, ivaAmount: 0n, total: amount };
+        })
+        .filter((t) => t.count > 0);
       const now = new Date();
       const batch: transferV1.Batch = {
-        id: randomUUID(), state: req.mode === 'ALL' && valid.length < items.length ? 'REJECTED' : 'VALIDATED',
-        reference: req.reference, description: req.description, mode: req.mode, source: req.source,
-        itemCount: items.length, validCount: valid.length, invalidCount: items.length - valid.length,
-        totals, byStatus: [], finishedCount: 0, createdAt: now, expiresAt: new Date(now.getTime() + 86_400_000), threshold: 0,
+        id: randomUUID(),
+        state: req.mode === 'ALL' && valid.length < items.length ? 'REJECTED' : 'VALIDATED',
+        reference: req.reference,
+        description: req.description,
+        mode: req.mode,
+        source: req.source,
+        itemCount: items.length,
+        validCount: valid.length,
+        invalidCount: items.length - valid.length,
+        totals,
+        byStatus: [],
+        finishedCount: 0,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + 86_400_000),
+        threshold: 0,
       };
       const s: Stored = { companyId: ctx.companyId!, batch, items, requestHash: req.requestHash, ...(req.idempotencyKey ? { key: req.idempotencyKey } : {}) };
       recount(s);
@@ -105,7 +153,14 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
         s.batch.executedAt = now;
         s.batch.threshold = threshold;
         s.batch.approvalId = `appr_${randomUUID().replaceAll('-', '')}`;
-        s.batch.approval = { approvalId: s.batch.approvalId, threshold, status: 'PENDING', signatures: [], createdAt: now, expiresAt: new Date(now.getTime() + 86_400_000) };
+        s.batch.approval = {
+          approvalId: s.batch.approvalId,
+          threshold,
+          status: 'PENDING',
+          signatures: [],
+          createdAt: now,
+          expiresAt: new Date(now.getTime() + 86_400_000),
+        };
         for (const i of s.items) if (i.status === 'VALID') Object.assign(i, { status: 'AWAITING_APPROVAL', transferId: randomUUID() });
         recount(s);
       } else if (s.batch.state === 'VALIDATED') {
@@ -129,7 +184,10 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
       return find(req.batchId, ctx).batch;
     },
     async listBatches(req, ctx) {
-      const all = [...batches.values()].filter((s) => s.companyId === ctx.companyId && (!req.state || s.batch.state === req.state)).map((s) => s.batch).reverse();
+      const all = [...batches.values()]
+        .filter((s) => s.companyId === ctx.companyId && (!req.state || s.batch.state === req.state))
+        .map((s) => s.batch)
+        .reverse();
       const from = Number(req.cursor ?? 0);
       const limit = req.limit || 50;
       return { items: all.slice(from, from + limit), ...(from + limit < all.length ? { nextCursor: String(from + limit) } : {}) };
@@ -167,7 +225,8 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
       s.batch.state = 'FAILED';
       s.batch.completedAt = new Date();
       s.batch.errorMessage = req.reason ? `Rechazado: ${req.reason}` : 'Rechazado';
-      for (const i of s.items) if (i.status === 'AWAITING_APPROVAL') Object.assign(i, { status: 'FAILED', errorCode: 'APPROVAL_REJECTED', message: req.reason });
+      for (const i of s.items)
+        if (i.status === 'AWAITING_APPROVAL') Object.assign(i, { status: 'FAILED', errorCode: 'APPROVAL_REJECTED', message: req.reason });
       recount(s);
       return s.batch;
     },
@@ -178,14 +237,28 @@ export async function startTransferBatchesStandIn(): Promise<TransferBatchesStan
   };
   const gateway = ['gateway'] as const;
   const policy: AccessPolicy<BatchRpcs> = {
-    createBatch: gateway, executeBatch: gateway, cancelBatch: gateway, getBatch: gateway, listBatches: gateway, listBatchItems: gateway, streamBatchItems: gateway,
-    signBatchApproval: gateway, rejectBatchApproval: gateway,
+    createBatch: gateway,
+    executeBatch: gateway,
+    cancelBatch: gateway,
+    getBatch: gateway,
+    listBatches: gateway,
+    listBatchItems: gateway,
+    streamBatchItems: gateway,
+    signBatchApproval: gateway,
+    rejectBatchApproval: gateway,
   };
   const tls = devMeshTls('transfer');
-  const server = await startGrpcServer('127.0.0.1', 0, [{
-    definition: transferV1.TransferServiceService,
-    implementation: asyncService(impl as Impl, createLogger('transfer-batches-stand-in', 'silent'), policy as AccessPolicy<Impl>, tls),
-  }], tls);
+  const server = await startGrpcServer(
+    '127.0.0.1',
+    0,
+    [
+      {
+        definition: transferV1.TransferServiceService,
+        implementation: asyncService(impl as Impl, createLogger('transfer-batches-stand-in', 'silent'), policy as AccessPolicy<Impl>, tls),
+      },
+    ],
+    tls,
+  );
   return { address: `127.0.0.1:${server.port}`, created, decisions, batch: (id) => batches.get(id)?.batch, stop: () => server.stop(1000) };
 }
 

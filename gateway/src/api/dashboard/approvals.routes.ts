@@ -11,22 +11,35 @@ import { LOCKOUT_NOTE, RejectBody, rejectWithTotp, SignBody, signWithTotp } from
 export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient): AnyRoute[] {
   return [
     defineRoute({
-      method: 'GET', path: '/dashboard/approvals', operationId: 'listApprovals', tags: ['Dashboard'],
+      method: 'GET',
+      path: '/dashboard/approvals',
+      operationId: 'listApprovals',
+      tags: ['Dashboard'],
       summary: "The company's approvals in one status (PENDING by default), newest first",
-      auth: { kind: 'session' }, rateClass: 'READS',
+      auth: { kind: 'session' },
+      rateClass: 'READS',
       query: ApprovalQuery,
-      responses: { 200: { description: 'Approvals; `nextCursor` pages on.', schema: z.object({ items: z.array(ApprovalSchema), nextCursor: z.string().nullable() }) } },
+      responses: {
+        200: { description: 'Approvals; `nextCursor` pages on.', schema: z.object({ items: z.array(ApprovalSchema), nextCursor: z.string().nullable() }) },
+      },
       handler: async ({ query, call }) => {
         const r = await transfers.listApprovals({ status: query.status, limit: query.limit, ...(query.cursor ? { cursor: query.cursor } : {}) }, call);
         return { status: 200, body: { items: r.items.map(approvalToApi), nextCursor: r.nextCursor ?? null } };
       },
     }),
     defineRoute({
-      method: 'POST', path: '/dashboard/approvals/{approvalId}/sign', operationId: 'signApproval', tags: ['Dashboard'],
+      method: 'POST',
+      path: '/dashboard/approvals/{approvalId}/sign',
+      operationId: 'signApproval',
+      tags: ['Dashboard'],
       summary: 'Sign an approval with a TOTP code; the signature that reaches the threshold dispatches the transfer',
-      description: 'Signed by ADMIN or OPERATOR users, each once. At quorum the transaction becomes EXECUTING, is dispatched, then PENDING → COMPLETED/FAILED as any send. ' + LOCKOUT_NOTE,
-      auth: { kind: 'session' }, rateClass: 'FINANCIAL',
-      params: ApprovalParams, paramErrors: { approvalId: 'APPROVAL_NOT_FOUND' },
+      description:
+        'Signed by ADMIN or OPERATOR users, each once. At quorum the transaction becomes EXECUTING, is dispatched, then PENDING → COMPLETED/FAILED as any send. ' +
+        LOCKOUT_NOTE,
+      auth: { kind: 'session' },
+      rateClass: 'FINANCIAL',
+      params: ApprovalParams,
+      paramErrors: { approvalId: 'APPROVAL_NOT_FOUND' },
       body: SignBody,
       responses: { 200: { description: 'The approval after the signature.', schema: ApprovalSchema } },
       errors: ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'ALREADY_SIGNED', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND'],
@@ -39,17 +52,23 @@ export function dashboardRoutes(auth: DashboardAuth, transfers: TransferClient):
       },
     }),
     defineRoute({
-      method: 'POST', path: '/dashboard/approvals/{approvalId}/reject', operationId: 'rejectApproval', tags: ['Dashboard'],
+      method: 'POST',
+      path: '/dashboard/approvals/{approvalId}/reject',
+      operationId: 'rejectApproval',
+      tags: ['Dashboard'],
       summary: 'Reject an approval: the transaction FAILS with the reason and its funds are released',
       description: LOCKOUT_NOTE,
-      auth: { kind: 'session' }, rateClass: 'FINANCIAL',
-      params: ApprovalParams, paramErrors: { approvalId: 'APPROVAL_NOT_FOUND' },
+      auth: { kind: 'session' },
+      rateClass: 'FINANCIAL',
+      params: ApprovalParams,
+      paramErrors: { approvalId: 'APPROVAL_NOT_FOUND' },
       body: RejectBody,
       responses: { 200: { description: 'The approval, REJECTED.', schema: ApprovalSchema } },
       errors: ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'APPROVAL_NOT_FOUND'],
       handler: async ({ params, body, session, call }) => {
-        const a = await rejectWithTotp(auth, session!, body.totpCode,
-          () => transfers.rejectApproval({ approvalId: params.approvalId, ...(body.reason ? { reason: body.reason } : {}) }, call));
+        const a = await rejectWithTotp(auth, session!, body.totpCode, () =>
+          transfers.rejectApproval({ approvalId: params.approvalId, ...(body.reason ? { reason: body.reason } : {}) }, call),
+        );
         return { status: 200, body: approvalToApi(a) };
       },
     }),

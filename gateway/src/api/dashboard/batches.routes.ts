@@ -9,7 +9,15 @@ import { LOCKOUT_NOTE, RejectBody, rejectWithTotp, SignBody, signWithTotp } from
 
 const BatchParams = z.strictObject({ batchId: uuidSchema() });
 
-const SIGN_ERRORS = ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'APPROVAL_NOT_PENDING', 'APPROVAL_EXPIRED', 'BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'] as const;
+const SIGN_ERRORS = [
+  'INVALID_TOTP_CODE',
+  'ACCOUNT_LOCKED',
+  'INSUFFICIENT_ROLE',
+  'APPROVAL_NOT_PENDING',
+  'APPROVAL_EXPIRED',
+  'BATCH_NOT_FOUND',
+  'SERVICE_UNAVAILABLE',
+] as const;
 
 /**
  * The bulk payouts of the session's company in the dashboard (docs/batches.md, "Multi-signature"):
@@ -20,9 +28,13 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
   const notFound = { batchId: 'BATCH_NOT_FOUND' } as const;
   return [
     defineRoute({
-      method: 'GET', path: '/dashboard/batches', operationId: 'dashboardListBatches', tags: ['Dashboard'],
+      method: 'GET',
+      path: '/dashboard/batches',
+      operationId: 'dashboardListBatches',
+      tags: ['Dashboard'],
       summary: "The company's bulk payouts, newest first (`status=AWAITING_APPROVAL`: the ones to sign)",
-      auth: { kind: 'session' }, rateClass: 'READS',
+      auth: { kind: 'session' },
+      rateClass: 'READS',
       query: ListBatchesQuery,
       responses: { 200: { description: 'A page of batches; `nextCursor` pages on.', schema: BatchPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
@@ -32,19 +44,29 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
       },
     }),
     defineRoute({
-      method: 'GET', path: '/dashboard/batches/{batchId}', operationId: 'dashboardGetBatch', tags: ['Dashboard'],
+      method: 'GET',
+      path: '/dashboard/batches/{batchId}',
+      operationId: 'dashboardGetBatch',
+      tags: ['Dashboard'],
       summary: 'A batch: totals per wallet, counts, progress and its approval',
-      auth: { kind: 'session' }, rateClass: 'READS',
-      params: BatchParams, paramErrors: notFound,
+      auth: { kind: 'session' },
+      rateClass: 'READS',
+      params: BatchParams,
+      paramErrors: notFound,
       responses: { 200: { description: 'The batch.', schema: BatchSchema } },
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => ({ status: 200, body: batchToApi(await transfers.getBatch({ batchId: params.batchId }, call)) }),
     }),
     defineRoute({
-      method: 'GET', path: '/dashboard/batches/{batchId}/items', operationId: 'dashboardListBatchItems', tags: ['Dashboard'],
+      method: 'GET',
+      path: '/dashboard/batches/{batchId}/items',
+      operationId: 'dashboardListBatchItems',
+      tags: ['Dashboard'],
       summary: "A batch's items, in order",
-      auth: { kind: 'session' }, rateClass: 'READS',
-      params: BatchParams, paramErrors: notFound,
+      auth: { kind: 'session' },
+      rateClass: 'READS',
+      params: BatchParams,
+      paramErrors: notFound,
       query: ListBatchItemsQuery,
       responses: { 200: { description: 'A page of items.', schema: BatchItemPageSchema } },
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
@@ -54,13 +76,20 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
       },
     }),
     defineRoute({
-      method: 'POST', path: '/dashboard/batches/{batchId}/sign', operationId: 'signBatchApproval', tags: ['Dashboard'],
+      method: 'POST',
+      path: '/dashboard/batches/{batchId}/sign',
+      operationId: 'signBatchApproval',
+      tags: ['Dashboard'],
       summary: "Sign a batch's approval with a TOTP code; the signature that reaches the threshold dispatches every item",
-      description: 'Signed by ADMIN or OPERATOR users, each once; ALREADY_SIGNED and the approval\'s state are checked before the code is spent. '
-        + 'At quorum the approval is APPROVED and the batch EXECUTING: each item is dispatched as an ordinary transfer. A batch without an approval '
-        + '(not executed yet, or a company without multi-signature) or already decided → 409 APPROVAL_NOT_PENDING. ' + LOCKOUT_NOTE,
-      auth: { kind: 'session' }, rateClass: 'FINANCIAL',
-      params: BatchParams, paramErrors: notFound,
+      description:
+        "Signed by ADMIN or OPERATOR users, each once; ALREADY_SIGNED and the approval's state are checked before the code is spent. " +
+        'At quorum the approval is APPROVED and the batch EXECUTING: each item is dispatched as an ordinary transfer. A batch without an approval ' +
+        '(not executed yet, or a company without multi-signature) or already decided → 409 APPROVAL_NOT_PENDING. ' +
+        LOCKOUT_NOTE,
+      auth: { kind: 'session' },
+      rateClass: 'FINANCIAL',
+      params: BatchParams,
+      paramErrors: notFound,
       body: SignBody,
       responses: { 200: { description: 'The batch after the signature.', schema: BatchSchema } },
       errors: [...SIGN_ERRORS, 'ALREADY_SIGNED'],
@@ -73,21 +102,30 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
       },
     }),
     defineRoute({
-      method: 'POST', path: '/dashboard/batches/{batchId}/reject', operationId: 'rejectBatchApproval', tags: ['Dashboard'],
+      method: 'POST',
+      path: '/dashboard/batches/{batchId}/reject',
+      operationId: 'rejectBatchApproval',
+      tags: ['Dashboard'],
       summary: "Reject a batch's approval: every item FAILS with the reason and the batch's funds are released",
       description: 'By an ADMIN or OPERATOR user with a TOTP code. The batch ends FAILED. ' + LOCKOUT_NOTE,
-      auth: { kind: 'session' }, rateClass: 'FINANCIAL',
-      params: BatchParams, paramErrors: notFound,
+      auth: { kind: 'session' },
+      rateClass: 'FINANCIAL',
+      params: BatchParams,
+      paramErrors: notFound,
       body: RejectBody,
-      responses: { 200: {
-        description: 'The batch after the rejection: FAILED, every item FAILED and its funds released, the approval REJECTED. Only if the ledger '
-          + 'could not take a release at once does it still show AWAITING_APPROVAL (approval REJECTED) until the sweepers finish it.',
-        schema: BatchSchema,
-      } },
+      responses: {
+        200: {
+          description:
+            'The batch after the rejection: FAILED, every item FAILED and its funds released, the approval REJECTED. Only if the ledger ' +
+            'could not take a release at once does it still show AWAITING_APPROVAL (approval REJECTED) until the sweepers finish it.',
+          schema: BatchSchema,
+        },
+      },
       errors: [...SIGN_ERRORS],
       handler: async ({ params, body, session, call }) => {
-        const b = await rejectWithTotp(auth, session!, body.totpCode,
-          () => transfers.rejectBatchApproval({ batchId: params.batchId, ...(body.reason ? { reason: body.reason } : {}) }, call));
+        const b = await rejectWithTotp(auth, session!, body.totpCode, () =>
+          transfers.rejectBatchApproval({ batchId: params.batchId, ...(body.reason ? { reason: body.reason } : {}) }, call),
+        );
         return { status: 200, body: batchToApi(b) };
       },
     }),

@@ -31,9 +31,13 @@ describe('dashboard page routes', () => {
     const r = await call(page);
     expect(r.status).toBe(200);
     expect(r.headers).toMatchObject({
-      'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Content-Security-Policy': DASHBOARD_CSP,
+      'Content-Type': 'text/html; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'Content-Security-Policy': DASHBOARD_CSP,
     });
-    expect(DASHBOARD_CSP).toBe("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    expect(DASHBOARD_CSP).toBe(
+      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'",
+    );
   });
 
   it('the built page has no inline script or style and loads only its own allow-listed assets', async () => {
@@ -52,7 +56,11 @@ describe('dashboard page routes', () => {
 
   it('serves the bundle and styles with their types, cacheable', async () => {
     const js = await call(asset, { file: 'dashboard.js' });
-    expect(js.headers).toMatchObject({ 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+    expect(js.headers).toMatchObject({
+      'Content-Type': 'text/javascript; charset=utf-8',
+      'Cache-Control': 'public, max-age=86400',
+      'X-Content-Type-Options': 'nosniff',
+    });
     expect((js.body as Buffer).length).toBeGreaterThan(1000);
     const css = await call(asset, { file: 'dashboard.css' });
     expect(css.headers!['Content-Type']).toBe('text/css; charset=utf-8');
@@ -61,14 +69,18 @@ describe('dashboard page routes', () => {
   it('refuses any other file name as not found (no path reaches the file system)', () => {
     for (const file of ['../package.json', '..%2Fpackage.json', 'index.html', 'dashboard.js.map', 'DASHBOARD.JS', '']) {
       let err: unknown;
-      try { parseParams(asset.params!, { file }, asset.paramErrors); } catch (e) { err = e; }
+      try {
+        parseParams(asset.params!, { file }, asset.paramErrors);
+      } catch (e) {
+        err = e;
+      }
       expect(err).toBeInstanceOf(AppError);
       expect((err as AppError).code).toBe('ROUTE_NOT_FOUND');
     }
     expect(parseParams(asset.params!, { file: 'dashboard.css' }, asset.paramErrors)).toEqual({ file: 'dashboard.css' });
   });
 
-  it('the operators\' reconciliation page: under /admin, same CSP, only its own allow-listed assets, no HTML sinks in its script', async () => {
+  it("the operators' reconciliation page: under /admin, same CSP, only its own allow-listed assets, no HTML sinks in its script", async () => {
     const routes = dashboardUiRoutes(dir);
     const adminPage = routes.find((r) => r.path === '/admin/conciliaciones')!;
     const adminAsset = routes.find((r) => r.path === '/admin/conciliaciones/assets/{file}')!;

@@ -24,8 +24,9 @@ const ADMIN_ASSETS: Record<string, string> = {
 };
 
 /** No inline script or style, nothing from another origin, no framing. */
-export const DASHBOARD_CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-  + "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const DASHBOARD_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
@@ -59,15 +60,21 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
   };
   return [
     defineRoute({
-      method: 'GET', path: '/dashboard', operationId: 'getDashboardPage', tags: ['Dashboard'],
+      method: 'GET',
+      path: '/dashboard',
+      operationId: 'getDashboardPage',
+      tags: ['Dashboard'],
       summary: 'The company dashboard (web page): sign in, review and sign or reject pending approvals',
       auth: { kind: 'public' },
       responses: { 200: { description: 'HTML page (strict Content-Security-Policy, not cached).', contentType: 'text/html' } },
       handler: async () => ({ status: 200, body: file('index.html'), headers: PAGE_HEADERS }),
     }),
     defineRoute({
-      method: 'GET', path: '/dashboard/assets/{file}', operationId: 'getDashboardAsset', tags: ['Dashboard'],
-      summary: "Static files of the dashboard page (its script and styles)",
+      method: 'GET',
+      path: '/dashboard/assets/{file}',
+      operationId: 'getDashboardAsset',
+      tags: ['Dashboard'],
+      summary: 'Static files of the dashboard page (its script and styles)',
       auth: { kind: 'public' },
       params: z.object({ file: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }),
       paramErrors: { file: 'ROUTE_NOT_FOUND' },
@@ -77,14 +84,18 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
         const type = ASSETS[params.file];
         if (!type) throw new AppError('ROUTE_NOT_FOUND');
         return {
-          status: 200, body: file(params.file),
+          status: 200,
+          body: file(params.file),
           headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
         };
       },
     }),
     defineRoute({
-      method: 'GET', path: '/admin/conciliaciones', operationId: 'getReconciliationPage', tags: ['Admin'],
-      summary: 'The operators\' reconciliation page (web page): runs, their breaks, resolutions, starting a run',
+      method: 'GET',
+      path: '/admin/conciliaciones',
+      operationId: 'getReconciliationPage',
+      tags: ['Admin'],
+      summary: "The operators' reconciliation page (web page): runs, their breaks, resolutions, starting a run",
       description: 'The page holds no data: its script logs the operator in (POST /admin/auth/login) and calls the admin API with the session token.',
       auth: { kind: 'public' },
       audit: false,
@@ -92,7 +103,10 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
       handler: async () => ({ status: 200, body: file('conciliaciones.html'), headers: PAGE_HEADERS }),
     }),
     defineRoute({
-      method: 'GET', path: '/admin/conciliaciones/assets/{file}', operationId: 'getReconciliationPageAsset', tags: ['Admin'],
+      method: 'GET',
+      path: '/admin/conciliaciones/assets/{file}',
+      operationId: 'getReconciliationPageAsset',
+      tags: ['Admin'],
       summary: 'Static files of the reconciliation page (its script and styles)',
       auth: { kind: 'public' },
       audit: false,
@@ -104,7 +118,8 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
         const type = ADMIN_ASSETS[params.file];
         if (!type) throw new AppError('ROUTE_NOT_FOUND');
         return {
-          status: 200, body: file(params.file),
+          status: 200,
+          body: file(params.file),
           headers: { 'Content-Type': type, 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' },
         };
       },

@@ -1,40 +1,55 @@
 import { z } from 'zod';
 import { isoDate, centsString } from '../../http/schemas.js';
 
-export const CreatedDepositSchema = z.object({
-  id: z.string().meta({ description: '`dep_…`' }),
-  status: z.literal('PENDING_CONFIRM'),
-  amountCents: z.int(),
-  currency: z.literal('COP'),
-  paygatewayUrl: z.string().meta({ description: 'The payment link to share with the payer.' }),
-  expiresAt: isoDate(),
-  internalRef: z.string().nullable(),
-  createdAt: isoDate(),
-}).meta({ id: 'CreatedPseDeposit' });
+export const CreatedDepositSchema = z
+  .object({
+    id: z.string().meta({ description: '`dep_…`' }),
+    status: z.literal('PENDING_CONFIRM'),
+    amountCents: z.int(),
+    currency: z.literal('COP'),
+    paygatewayUrl: z.string().meta({ description: 'The payment link to share with the payer.' }),
+    expiresAt: isoDate(),
+    internalRef: z.string().nullable(),
+    createdAt: isoDate(),
+  })
+  .meta({ id: 'CreatedPseDeposit' });
 
-export const DepositSchema = z.object({
-  id: z.string(),
-  status: z.enum(['PENDING_CONFIRM', 'ASSIGNED', 'FAILED', 'EXPIRED', 'UNASSIGNED', 'REVERSED']),
-  amountCents: centsString(), feeAmountCents: centsString(), ivaAmountCents: centsString(), netAmountCents: centsString(),
-  netCreditedCents: centsString().meta({ description: '= netAmountCents.' }),
-  currency: z.literal('COP'),
-  source: z.enum(['PSE', 'BREB', 'ACH', 'DEPOSIT']),
-  brebKey: z.object({ id: z.string(), externalId: z.string(), name: z.string(), value: z.string() }).nullable(),
-  payerName: z.string().nullable(), payerFirstName: z.string().nullable(), payerLastName: z.string().nullable(),
-  payerDocument: z.string().nullable(), payerBank: z.string().nullable(), payerEmail: z.string().nullable(),
-  providerTransferId: z.string().nullable().meta({ description: 'null until the provider confirms.' }),
-  providerConfirmedAt: isoDate().nullable(),
-  paidAt: isoDate().nullable().meta({ description: '= providerConfirmedAt.' }),
-  internalRef: z.string().nullable(),
-  createdAt: isoDate(),
-}).meta({ id: 'Deposit' });
+export const DepositSchema = z
+  .object({
+    id: z.string(),
+    status: z.enum(['PENDING_CONFIRM', 'ASSIGNED', 'FAILED', 'EXPIRED', 'UNASSIGNED', 'REVERSED']),
+    amountCents: centsString(),
+    feeAmountCents: centsString(),
+    ivaAmountCents: centsString(),
+    netAmountCents: centsString(),
+    netCreditedCents: centsString().meta({ description: '= netAmountCents.' }),
+    currency: z.literal('COP'),
+    source: z.enum(['PSE', 'BREB', 'ACH', 'DEPOSIT']),
+    brebKey: z.object({ id: z.string(), externalId: z.string(), name: z.string(), value: z.string() }).nullable(),
+    payerName: z.string().nullable(),
+    payerFirstName: z.string().nullable(),
+    payerLastName: z.string().nullable(),
+    payerDocument: z.string().nullable(),
+    payerBank: z.string().nullable(),
+    payerEmail: z.string().nullable(),
+    providerTransferId: z.string().nullable().meta({ description: 'null until the provider confirms.' }),
+    providerConfirmedAt: isoDate().nullable(),
+    paidAt: isoDate().nullable().meta({ description: '= providerConfirmedAt.' }),
+    internalRef: z.string().nullable(),
+    createdAt: isoDate(),
+  })
+  .meta({ id: 'Deposit' });
 
-export const DepositPageSchema = z.object({
-  deposits: z.array(DepositSchema),
-  pagination: z.object({ total: z.int(), page: z.int(), limit: z.int(), totalPages: z.int() }),
-}).meta({ id: 'DepositPage', description: 'Page style (default).' });
+export const DepositPageSchema = z
+  .object({
+    deposits: z.array(DepositSchema),
+    pagination: z.object({ total: z.int(), page: z.int(), limit: z.int(), totalPages: z.int() }),
+  })
+  .meta({ id: 'DepositPage', description: 'Page style (default).' });
 
-export const DepositCursorPageSchema = z.object({
-  items: z.array(DepositSchema),
-  nextCursor: z.string().nullable(),
-}).meta({ id: 'DepositCursorPage', description: 'Cursor style (when the `cursor` query parameter is present).' });
+export const DepositCursorPageSchema = z
+  .object({
+    items: z.array(DepositSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'DepositCursorPage', description: 'Cursor style (when the `cursor` query parameter is present).' });

@@ -7,7 +7,10 @@ export function dictionaryRoutes(): AnyRoute[] {
   const body = { items: ACH_BANKS.map((b) => ({ id: b.id, name: b.name, achCode: b.achCode })) };
   return [
     defineRoute({
-      method: 'GET', path: '/dictionaries/banks/ach', operationId: 'listAchBanks', tags: ['Dictionaries'],
+      method: 'GET',
+      path: '/dictionaries/banks/ach',
+      operationId: 'listAchBanks',
+      tags: ['Dictionaries'],
       summary: 'Colombian ACH participants (source of `bankId` for ACH sends)',
       auth: { kind: 'apiKey', scope: 'READ' },
       rateClass: 'READS',

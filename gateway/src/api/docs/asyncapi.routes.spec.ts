@@ -14,7 +14,9 @@ describe('GET /asyncapi.json', () => {
     expect(res.headers).toMatchObject({ 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' });
     const doc = JSON.parse(String(res.body));
     expect(doc.asyncapi).toBe('3.0.0');
-    expect(Object.keys(doc.channels)).toEqual(expect.arrayContaining(['ledger.credited', 'transfer.created', 'transfer.awaiting_approval', 'deposit.paid', 'collectkey.created']));
+    expect(Object.keys(doc.channels)).toEqual(
+      expect.arrayContaining(['ledger.credited', 'transfer.created', 'transfer.awaiting_approval', 'deposit.paid', 'collectkey.created']),
+    );
     expect(String(res.body)).toBe(readFileSync(ASYNCAPI_FILE, 'utf8'));
   });
 });

@@ -15,7 +15,10 @@ export function asyncApiRoutes(file = ASYNCAPI_FILE): AnyRoute[] {
   let body: Buffer | undefined;
   return [
     defineRoute({
-      method: 'GET', path: '/asyncapi.json', operationId: 'getAsyncApiDocument', tags: ['Docs'],
+      method: 'GET',
+      path: '/asyncapi.json',
+      operationId: 'getAsyncApiDocument',
+      tags: ['Docs'],
       summary: 'The event catalogue: an AsyncAPI 3 document of every NATS subject, stream, payload and header',
       auth: { kind: 'public' },
       responses: { 200: { description: 'The AsyncAPI 3.0 document.', contentType: 'application/json' } },

@@ -24,7 +24,10 @@ function asset(name: string): { body: Buffer; type: string } {
   const a = ASSETS[name];
   if (!a) throw new AppError('ROUTE_NOT_FOUND');
   let body = loaded.get(name);
-  if (!body) { body = readFileSync(a.file); loaded.set(name, body); }
+  if (!body) {
+    body = readFileSync(a.file);
+    loaded.set(name, body);
+  }
   return { body, type: a.type };
 }
 
@@ -34,24 +37,37 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
   let page: Buffer | undefined;
   return [
     defineRoute({
-      method: 'GET', path: '/openapi.json', operationId: 'getOpenApiDocument', tags: ['Docs'],
+      method: 'GET',
+      path: '/openapi.json',
+      operationId: 'getOpenApiDocument',
+      tags: ['Docs'],
       summary: 'This OpenAPI 3.1 document',
       auth: { kind: 'public' },
       responses: { 200: { description: 'The document.', contentType: 'application/json' } },
       handler: async () => ({ status: 200, body: getDocument(), headers: { 'Cache-Control': 'public, max-age=300' } }),
     }),
     defineRoute({
-      method: 'GET', path: '/docs', operationId: 'getApiReferencePage', tags: ['Docs'],
+      method: 'GET',
+      path: '/docs',
+      operationId: 'getApiReferencePage',
+      tags: ['Docs'],
       summary: 'Rendered API reference (Swagger UI, served locally)',
       auth: { kind: 'public' },
       responses: { 200: { description: 'HTML page.', contentType: 'text/html' } },
       handler: async () => {
         page ??= readFileSync(join(ownAssets, 'docs.html'));
-        return { status: 200, body: page, headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'public, max-age=300' } };
+        return {
+          status: 200,
+          body: page,
+          headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'public, max-age=300' },
+        };
       },
     }),
     defineRoute({
-      method: 'GET', path: '/docs/assets/{file}', operationId: 'getApiReferenceAsset', tags: ['Docs'],
+      method: 'GET',
+      path: '/docs/assets/{file}',
+      operationId: 'getApiReferenceAsset',
+      tags: ['Docs'],
       summary: 'Static files of the reference page',
       auth: { kind: 'public' },
       params: z.object({ file: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }),

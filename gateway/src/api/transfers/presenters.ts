@@ -18,9 +18,14 @@ export function resolveResultToApi(r: transferV1.ResolveKeyResponse) {
     keyType: r.keyType,
     keyValue: r.keyValue,
     recipient: {
-      firstName: rc?.firstName ?? '', lastName: rc?.lastName ?? '', fullName: rc?.fullName ?? '',
-      bankName: rc?.bankName ?? '', bankAccountType: rc?.bankAccountType ?? '', status: rc?.status ?? 'active',
-      idType: rc?.idType ?? '', idValue: rc?.idValue ?? '',
+      firstName: rc?.firstName ?? '',
+      lastName: rc?.lastName ?? '',
+      fullName: rc?.fullName ?? '',
+      bankName: rc?.bankName ?? '',
+      bankAccountType: rc?.bankAccountType ?? '',
+      status: rc?.status ?? 'active',
+      idType: rc?.idType ?? '',
+      idValue: rc?.idValue ?? '',
     },
   };
 }
@@ -106,7 +111,7 @@ export function amlEntryToApi(e: transferV1.AmlEntry) {
   return {
     id: e.id,
     // A transfer service from before bank-account entries answers no kind: a document.
-    kind: account ? 'BANK_ACCOUNT' as const : 'DOCUMENT' as const,
+    kind: account ? ('BANK_ACCOUNT' as const) : ('DOCUMENT' as const),
     documentNumber: account ? null : e.documentNumber,
     bankAccount: account ? { bankCode: account.bankCode, accountNumberMasked: account.accountNumberMasked } : null,
     name: e.name ?? null,
@@ -120,7 +125,9 @@ export function amlEntryToApi(e: transferV1.AmlEntry) {
  * batch item can be any JSON, so its key order is part of hashes already stored).
  */
 export function requestHash(body: unknown): string {
-  return createHash('sha256').update(canonicalJson(body, { keyOrder: 'code-unit' })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson(body, { keyOrder: 'code-unit' }))
+    .digest('hex');
 }
 
 /** A send body as the transfer service takes it (the bank's name and ACH code from the dictionary); also each item of a bulk payout. */

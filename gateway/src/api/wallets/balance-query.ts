@@ -24,7 +24,10 @@ export class BalanceQuery {
     const ordered = ach ? [breb, ach] : [breb];
     let available = 0n;
     let pending = 0n;
-    for (const w of ordered) { available += w.availableCents; pending += w.pendingOutCents; }
+    for (const w of ordered) {
+      available += w.availableCents;
+      pending += w.pendingOutCents;
+    }
     return {
       currency: 'COP',
       wallets: ordered.map(walletToApi),

@@ -15,10 +15,14 @@ export function railToProto(rail: ApiRail): ledgerV1.Rail {
 
 export function railFromProto(rail: ledgerV1.Rail): ApiMovementRail {
   switch (rail) {
-    case ledgerV1.Rail.BREB: return 'BREB';
-    case ledgerV1.Rail.ACH: return 'ACH';
-    case ledgerV1.Rail.PSE: return 'PSE';
-    default: throw new Error(`unexpected rail from the ledger: ${String(rail)}`);
+    case ledgerV1.Rail.BREB:
+      return 'BREB';
+    case ledgerV1.Rail.ACH:
+      return 'ACH';
+    case ledgerV1.Rail.PSE:
+      return 'PSE';
+    default:
+      throw new Error(`unexpected rail from the ledger: ${String(rail)}`);
   }
 }
 
@@ -129,7 +133,8 @@ export function movementDetailToApi(m: ledgerV1.Movement) {
 export function statementFile(period: { rail: string; from: Instant; to: Instant }, ext: 'csv' | 'pdf', body: unknown) {
   const day = (i: Instant) => bogotaIso(i).slice(0, 10);
   return {
-    status: 200, body,
+    status: 200,
+    body,
     headers: {
       'Content-Type': ext === 'csv' ? 'text/csv; charset=utf-8' : 'application/pdf',
       'Content-Disposition': `attachment; filename="extracto-${period.rail}-${day(period.from)}-${day(period.to)}.${ext}"`,

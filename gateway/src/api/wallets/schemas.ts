@@ -1,88 +1,113 @@
 import { z } from 'zod';
 import { instant, centsString } from '../../http/schemas.js';
 
-export const WalletSchema = z.object({
-  rail: z.enum(['BREB', 'ACH']),
-  type: z.enum(['FAST', 'ACH']).meta({ description: 'Legacy alias of `rail` (BREB → FAST).', deprecated: true }),
-  availableCents: centsString(),
-  pendingOutCents: centsString(),
-  totalCents: centsString(),
-  version: z.int().meta({ description: 'Increments with every movement.' }),
-  maxTransferAmount: z.int().meta({ description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).' }),
-}).meta({ id: 'Wallet' });
-
-export const BalanceSchema = z.object({
-  currency: z.literal('COP'),
-  wallets: z.array(WalletSchema),
-  consolidated: z.object({
+export const WalletSchema = z
+  .object({
+    rail: z.enum(['BREB', 'ACH']),
+    type: z.enum(['FAST', 'ACH']).meta({ description: 'Legacy alias of `rail` (BREB → FAST).', deprecated: true }),
     availableCents: centsString(),
     pendingOutCents: centsString(),
     totalCents: centsString(),
-    currency: z.literal('COP'),
-  }),
-}).meta({ id: 'Balance' });
+    version: z.int().meta({ description: 'Increments with every movement.' }),
+    maxTransferAmount: z
+      .int()
+      .meta({
+        description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).',
+      }),
+  })
+  .meta({ id: 'Wallet' });
 
-export const BalanceAtSchema = z.object({
-  rail: z.enum(['BREB', 'ACH']),
-  at: instant().meta({ description: 'The instant asked for, in UTC with microseconds (`2026-11-21T15:00:00.000000Z`).' }),
-  currency: z.literal('COP'),
-  availableCents: centsString().meta({ description: 'What the company could spend at `at`.' }),
-  pendingOutCents: centsString().meta({ description: 'Held for sends still in flight at `at`.' }),
-  totalCents: centsString().meta({ description: 'availableCents + pendingOutCents.' }),
-  version: z.int().meta({ description: "The wallet's version at `at`: the postings on it up to then (0 before the first)." }),
-}).meta({ id: 'BalanceAt' });
+export const BalanceSchema = z
+  .object({
+    currency: z.literal('COP'),
+    wallets: z.array(WalletSchema),
+    consolidated: z.object({
+      availableCents: centsString(),
+      pendingOutCents: centsString(),
+      totalCents: centsString(),
+      currency: z.literal('COP'),
+    }),
+  })
+  .meta({ id: 'Balance' });
+
+export const BalanceAtSchema = z
+  .object({
+    rail: z.enum(['BREB', 'ACH']),
+    at: instant().meta({ description: 'The instant asked for, in UTC with microseconds (`2026-11-21T15:00:00.000000Z`).' }),
+    currency: z.literal('COP'),
+    availableCents: centsString().meta({ description: 'What the company could spend at `at`.' }),
+    pendingOutCents: centsString().meta({ description: 'Held for sends still in flight at `at`.' }),
+    totalCents: centsString().meta({ description: 'availableCents + pendingOutCents.' }),
+    version: z.int().meta({ description: "The wallet's version at `at`: the postings on it up to then (0 before the first)." }),
+  })
+  .meta({ id: 'BalanceAt' });
 
 const StatementBalanceSchema = z.object({ availableCents: centsString(), pendingOutCents: centsString() });
 
-export const StatementLineSchema = z.object({
-  postingId: z.string().meta({ description: "The ledger posting of this line (unique; a movement may have two lines: a failed send's debit and its return)." }),
-  postedAt: instant().meta({ description: 'When the posting was made (UTC, microseconds, exactly as the journal keeps it): as `to` it includes this line, as `from` it excludes it.' }),
-  postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
-  entry: z.enum(['CREDIT', 'FEE_CHARGE', 'TRANSFER_OUT', 'TRANSFER_OUT_RETURNED', 'TRANSFER_IN', 'TRANSFER_IN_REVERSED', 'CORRECTION']),
-  movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
-  movementType: z.string().nullable(),
-  movementRail: z.string().nullable(),
-  movementStatus: z.string().nullable().meta({ description: "The movement's status now (a send pending at `to` may have completed since)." }),
-  reference: z.string().nullable(),
-  counterparty: z.string().nullable().meta({ description: 'Recipient of a send or payer of an inflow.' }),
-  description: z.string().nullable(),
-  amountCents: centsString().meta({ description: 'Effect on the available balance: > 0 in, < 0 out (a send: amount + fee + IVA).' }),
-  feeCents: centsString().meta({ description: 'Fee charged by this line (< 0: given back).' }),
-  ivaCents: centsString().meta({ description: 'IVA on that fee (< 0: given back).' }),
-  balanceAfterCents: centsString().meta({ description: 'Available balance after this line.' }),
-}).meta({ id: 'StatementLine' });
+export const StatementLineSchema = z
+  .object({
+    postingId: z
+      .string()
+      .meta({ description: "The ledger posting of this line (unique; a movement may have two lines: a failed send's debit and its return)." }),
+    postedAt: instant().meta({
+      description: 'When the posting was made (UTC, microseconds, exactly as the journal keeps it): as `to` it includes this line, as `from` it excludes it.',
+    }),
+    postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
+    entry: z.enum(['CREDIT', 'FEE_CHARGE', 'TRANSFER_OUT', 'TRANSFER_OUT_RETURNED', 'TRANSFER_IN', 'TRANSFER_IN_REVERSED', 'CORRECTION']),
+    movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
+    movementType: z.string().nullable(),
+    movementRail: z.string().nullable(),
+    movementStatus: z.string().nullable().meta({ description: "The movement's status now (a send pending at `to` may have completed since)." }),
+    reference: z.string().nullable(),
+    counterparty: z.string().nullable().meta({ description: 'Recipient of a send or payer of an inflow.' }),
+    description: z.string().nullable(),
+    amountCents: centsString().meta({ description: 'Effect on the available balance: > 0 in, < 0 out (a send: amount + fee + IVA).' }),
+    feeCents: centsString().meta({ description: 'Fee charged by this line (< 0: given back).' }),
+    ivaCents: centsString().meta({ description: 'IVA on that fee (< 0: given back).' }),
+    balanceAfterCents: centsString().meta({ description: 'Available balance after this line.' }),
+  })
+  .meta({ id: 'StatementLine' });
 
-export const StatementSchema = z.object({
-  company: z.object({ name: z.string(), nit: z.string() }),
-  rail: z.enum(['BREB', 'ACH']),
-  currency: z.literal('COP'),
-  timezone: z.literal('America/Bogota'),
-  from: instant(), to: instant(),
-  fromBogota: z.string(), toBogota: z.string(),
-  opening: StatementBalanceSchema.meta({ description: 'The balance at `from` (as GET /wallets/balance/history).' }),
-  closing: StatementBalanceSchema.meta({ description: 'The balance at `to`; closing.availableCents = opening.availableCents + Σ lines.amountCents.' }),
-  totals: z.object({
-    inCents: centsString(), outCents: centsString().meta({ description: 'Positive: the sum of the outgoing lines, unsigned.' }),
-    feesCents: centsString(), ivaCents: centsString(), lineCount: z.int(),
-  }),
-  lines: z.array(StatementLineSchema),
-}).meta({ id: 'Statement' });
+export const StatementSchema = z
+  .object({
+    company: z.object({ name: z.string(), nit: z.string() }),
+    rail: z.enum(['BREB', 'ACH']),
+    currency: z.literal('COP'),
+    timezone: z.literal('America/Bogota'),
+    from: instant(),
+    to: instant(),
+    fromBogota: z.string(),
+    toBogota: z.string(),
+    opening: StatementBalanceSchema.meta({ description: 'The balance at `from` (as GET /wallets/balance/history).' }),
+    closing: StatementBalanceSchema.meta({ description: 'The balance at `to`; closing.availableCents = opening.availableCents + Σ lines.amountCents.' }),
+    totals: z.object({
+      inCents: centsString(),
+      outCents: centsString().meta({ description: 'Positive: the sum of the outgoing lines, unsigned.' }),
+      feesCents: centsString(),
+      ivaCents: centsString(),
+      lineCount: z.int(),
+    }),
+    lines: z.array(StatementLineSchema),
+  })
+  .meta({ id: 'Statement' });
 
-export const MovementSchema = z.object({
-  id: z.string(),
-  type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
-  rail: z.enum(['BREB', 'ACH', 'PSE']),
-  status: z.string().meta({ description: 'PENDING, AWAITING_APPROVAL, EXECUTING, COMPLETED, FAILED, EXPIRED.' }),
-  amount: centsString(),
-  totalFee: centsString(),
-  ivaAmount: centsString(),
-  netAmount: centsString(),
-  targetName: z.string().nullable(),
-  targetDocument: z.string().nullable(),
-  reference: z.string().nullable(),
-  createdAt: instant(),
-  completedAt: instant().nullable(),
-}).meta({ id: 'Movement' });
+export const MovementSchema = z
+  .object({
+    id: z.string(),
+    type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
+    rail: z.enum(['BREB', 'ACH', 'PSE']),
+    status: z.string().meta({ description: 'PENDING, AWAITING_APPROVAL, EXECUTING, COMPLETED, FAILED, EXPIRED.' }),
+    amount: centsString(),
+    totalFee: centsString(),
+    ivaAmount: centsString(),
+    netAmount: centsString(),
+    targetName: z.string().nullable(),
+    targetDocument: z.string().nullable(),
+    reference: z.string().nullable(),
+    createdAt: instant(),
+    completedAt: instant().nullable(),
+  })
+  .meta({ id: 'Movement' });
 
 export const MovementDetailSchema = MovementSchema.extend({
   bankName: z.string().nullable(),
@@ -93,8 +118,10 @@ export const MovementDetailSchema = MovementSchema.extend({
   batchId: z.string().nullable().meta({ description: 'The bulk payout (POST /transfers/batches) this send is an item of; null otherwise.' }),
 }).meta({ id: 'MovementDetail' });
 
-export const MovementPageSchema = z.object({
-  items: z.array(MovementSchema),
-  nextCursor: z.string().nullable(),
-  hasMore: z.boolean(),
-}).meta({ id: 'MovementPage' });
+export const MovementPageSchema = z
+  .object({
+    items: z.array(MovementSchema),
+    nextCursor: z.string().nullable(),
+    hasMore: z.boolean(),
+  })
+  .meta({ id: 'MovementPage' });

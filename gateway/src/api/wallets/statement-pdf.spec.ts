@@ -18,22 +18,42 @@ function statement(lines: number): StatementDocument {
     const amount = i % 2 === 0 ? 123_456_789n : -100_370n;
     running += amount;
     view.push({
-      postingId: `p${i}`, postedAt: instantFromDate(new Date(Date.UTC(2026, 10, 21, 15, 0) + i * 60_000)), postedAtBogota: '',
-      entry: i % 2 === 0 ? 'CREDIT' : 'TRANSFER_OUT', movementId: `m${i}`, movementType: null, movementRail: 'ACH', movementStatus: 'COMPLETED',
-      reference: `REF-${i}`, counterparty: i % 2 ? 'Ana María Pérez Gómez' : null, description: i % 2 ? 'Pago proveedor' : null,
-      amountCents: amount.toString(), feeCents: i % 2 ? '300' : '0', ivaCents: i % 2 ? '57' : '0', balanceAfterCents: running.toString(),
+      postingId: `p${i}`,
+      postedAt: instantFromDate(new Date(Date.UTC(2026, 10, 21, 15, 0) + i * 60_000)),
+      postedAtBogota: '',
+      entry: i % 2 === 0 ? 'CREDIT' : 'TRANSFER_OUT',
+      movementId: `m${i}`,
+      movementType: null,
+      movementRail: 'ACH',
+      movementStatus: 'COMPLETED',
+      reference: `REF-${i}`,
+      counterparty: i % 2 ? 'Ana María Pérez Gómez' : null,
+      description: i % 2 ? 'Pago proveedor' : null,
+      amountCents: amount.toString(),
+      feeCents: i % 2 ? '300' : '0',
+      ivaCents: i % 2 ? '57' : '0',
+      balanceAfterCents: running.toString(),
     });
   }
   const credits = BigInt(Math.ceil(lines / 2)) * 123_456_789n;
   const debits = BigInt(Math.floor(lines / 2)) * 100_370n;
   return {
-    company: { name: 'Extractos Ñandú S.A.S.', nit: '900123456-7' }, rail: 'ACH', currency: 'COP', timezone: 'America/Bogota',
-    from: '2026-11-01T05:00:00.000000Z', to: '2026-12-01T05:00:00.000000Z', fromBogota: '', toBogota: '',
+    company: { name: 'Extractos Ñandú S.A.S.', nit: '900123456-7' },
+    rail: 'ACH',
+    currency: 'COP',
+    timezone: 'America/Bogota',
+    from: '2026-11-01T05:00:00.000000Z',
+    to: '2026-12-01T05:00:00.000000Z',
+    fromBogota: '',
+    toBogota: '',
     opening: { availableCents: opening.toString(), pendingOutCents: '0' },
     closing: { availableCents: running.toString(), pendingOutCents: '25000' },
     totals: {
-      inCents: credits.toString(), outCents: debits.toString(), feesCents: String(300 * Math.floor(lines / 2)),
-      ivaCents: String(57 * Math.floor(lines / 2)), lineCount: lines,
+      inCents: credits.toString(),
+      outCents: debits.toString(),
+      feesCents: String(300 * Math.floor(lines / 2)),
+      ivaCents: String(57 * Math.floor(lines / 2)),
+      lineCount: lines,
     },
     lines: view,
   };
@@ -51,9 +71,11 @@ const cp1252 = new TextDecoder('windows-1252');
 function pagesText(pdf: Buffer): string[] {
   const raw = pdf.toString('latin1');
   const streams = [...raw.matchAll(/stream\n([\s\S]*?)\nendstream/g)].map((m) => m[1]!).filter((c) => c.includes(' TJ'));
-  return streams.map((c) => [...c.matchAll(/\[(.*?)\] TJ/g)]
-    .map((tj) => [...tj[1]!.matchAll(/<([0-9a-f]*)>/g)].map((h) => cp1252.decode(Buffer.from(h[1]!, 'hex'))).join(''))
-    .join('\n'));
+  return streams.map((c) =>
+    [...c.matchAll(/\[(.*?)\] TJ/g)]
+      .map((tj) => [...tj[1]!.matchAll(/<([0-9a-f]*)>/g)].map((h) => cp1252.decode(Buffer.from(h[1]!, 'hex'))).join(''))
+      .join('\n'),
+  );
 }
 
 const at = new Date('2026-12-02T14:30:00Z');
@@ -67,16 +89,46 @@ describe('statementPdf', () => {
     expect(pages).toHaveLength(1);
     const text = pages[0]!;
     for (const s of [
-      'Extractos Ñandú S.A.S.', 'NIT 900123456-7', 'Extracto de billetera', 'Billetera ACH',
+      'Extractos Ñandú S.A.S.',
+      'NIT 900123456-7',
+      'Extracto de billetera',
+      'Billetera ACH',
       'Periodo: 01/11/2026 00:00 – 01/12/2026 00:00 (hora de Bogotá)',
-      'Saldo disponible inicial', '$ 5.000,00', // opening
-      'Fecha (Bogotá)', 'Concepto', 'Referencia', 'Descripción / beneficiario', 'Débito', 'Crédito', 'Saldo',
-      '21/11/2026 10:00', 'Abono de saldo', 'REF-0', '$ 1.234.567,89', '$ 1.239.567,89',
-      '21/11/2026 10:01', 'Transferencia enviada', 'Ana María Pérez Gómez · Pago proveedor', '$ 1.003,70', '$ 1.238.564,19',
-      'Total entradas', '$ 2.469.135,78', 'Total salidas', 'Total comisiones', '$ 3,00', 'Total IVA', '$ 0,57',
-      'Saldo disponible final', '$ 2.473.132,08', 'Saldo en tránsito final', '$ 250,00', 'Número de movimientos',
-      'Generado el 02/12/2026 09:30 (hora de Bogotá)', 'Página 1 de 1',
-    ]) expect(text).toContain(s);
+      'Saldo disponible inicial',
+      '$ 5.000,00', // opening
+      'Fecha (Bogotá)',
+      'Concepto',
+      'Referencia',
+      'Descripción / beneficiario',
+      'Débito',
+      'Crédito',
+      'Saldo',
+      '21/11/2026 10:00',
+      'Abono de saldo',
+      'REF-0',
+      '$ 1.234.567,89',
+      '$ 1.239.567,89',
+      '21/11/2026 10:01',
+      'Transferencia enviada',
+      'Ana María Pérez Gómez · Pago proveedor',
+      '$ 1.003,70',
+      '$ 1.238.564,19',
+      'Total entradas',
+      '$ 2.469.135,78',
+      'Total salidas',
+      'Total comisiones',
+      '$ 3,00',
+      'Total IVA',
+      '$ 0,57',
+      'Saldo disponible final',
+      '$ 2.473.132,08',
+      'Saldo en tránsito final',
+      '$ 250,00',
+      'Número de movimientos',
+      'Generado el 02/12/2026 09:30 (hora de Bogotá)',
+      'Página 1 de 1',
+    ])
+      expect(text).toContain(s);
   });
 
   it('repeats the table header on every page and numbers the pages "Página n de m"', async () => {
@@ -137,8 +189,14 @@ describe('statementPdf', () => {
   });
 
   it('formats es-CO pesos from centavos exactly, and Bogotá day and time', () => {
-    expect([copPesos(0n), copPesos('5'), copPesos(-550n), copPesos(500_000n), copPesos(123_456_789n), copPesos('123456789012345678901')])
-      .toEqual(['$ 0,00', '$ 0,05', '-$ 5,50', '$ 5.000,00', '$ 1.234.567,89', '$ 1.234.567.890.123.456.789,01']);
+    expect([copPesos(0n), copPesos('5'), copPesos(-550n), copPesos(500_000n), copPesos(123_456_789n), copPesos('123456789012345678901')]).toEqual([
+      '$ 0,00',
+      '$ 0,05',
+      '-$ 5,50',
+      '$ 5.000,00',
+      '$ 1.234.567,89',
+      '$ 1.234.567.890.123.456.789,01',
+    ]);
     expect(bogotaDayTime(new Date('2026-01-01T04:59:00Z'))).toBe('31/12/2025 23:59');
   });
 });

@@ -57,7 +57,12 @@ export interface StatementPdfOptions {
 }
 
 /** One page: the rows [from, to) of the table (none on a page that only has the totals), and whether the totals close it. */
-export interface PdfPage { from: number; to: number; table: boolean; totals: boolean }
+export interface PdfPage {
+  from: number;
+  to: number;
+  table: boolean;
+  totals: boolean;
+}
 
 /**
  * The pages of a statement of `lines` lines (an empty one has a single "sin movimientos" row): the
@@ -101,8 +106,11 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
   const wallet = WALLET[s.rail] ?? s.rail;
   const period = `${bogotaDayTime(instantToDate(s.from))} – ${bogotaDayTime(instantToDate(s.to))}`;
   const doc = new PDFDocument({
-    size: 'A4', layout: 'landscape', margins: { top: 0, bottom: 0, left: 0, right: 0 },
-    autoFirstPage: false, compress: opts.compress ?? true,
+    size: 'A4',
+    layout: 'landscape',
+    margins: { top: 0, bottom: 0, left: 0, right: 0 },
+    autoFirstPage: false,
+    compress: opts.compress ?? true,
     info: {
       Title: winAnsi(`Extracto de billetera ${wallet} ${period}`),
       Author: winAnsi(s.company.name || 'Billetera de pagos'),
@@ -118,7 +126,10 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
    * option: pdfkit's line wrapper measures every word again, and a 10,000-line table is ~70,000 cells).
    */
   const line = (text: string, x: number, y: number, width: number, o: { bold?: boolean; size?: number; color?: string; align?: 'left' | 'right' } = {}) => {
-    doc.font(o.bold ? 'Helvetica-Bold' : 'Helvetica').fontSize(o.size ?? 7.5).fillColor(o.color ?? INK);
+    doc
+      .font(o.bold ? 'Helvetica-Bold' : 'Helvetica')
+      .fontSize(o.size ?? 7.5)
+      .fillColor(o.color ?? INK);
     const [t, w] = fit(doc, winAnsi(text), width);
     if (t) doc.text(t, o.align === 'right' ? x + width - w : x, y, { lineBreak: false });
   };
@@ -150,7 +161,12 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
   const otherHeader = () => {
     line(`${s.company.name || 'Empresa'} · NIT ${s.company.nit || '—'}`, M, M - 4, 400, { bold: true, size: 10, color: NAVY });
     line(`Extracto de billetera ${wallet} · ${period} (hora de Bogotá)`, PAGE.w - M - 380, M - 2, 380, { size: 8.5, color: MUTED, align: 'right' });
-    doc.moveTo(M, M + 16).lineTo(PAGE.w - M, M + 16).lineWidth(0.8).strokeColor(RULE).stroke();
+    doc
+      .moveTo(M, M + 16)
+      .lineTo(PAGE.w - M, M + 16)
+      .lineWidth(0.8)
+      .strokeColor(RULE)
+      .stroke();
   };
 
   const tableHeader = (y: number) => {
@@ -204,20 +220,37 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
       ],
     ];
     const w = (PAGE.w - 2 * M - 28) / 2;
-    columns.forEach((col, c) => col.forEach(([label, value, strong], r) => {
-      const x = M + 14 + c * (w + 28);
-      const ry = y + 30 + r * 16;
-      line(label, x, ry, w - 170, { bold: strong, size: 9.5, color: strong ? INK : MUTED });
-      line(value, x + w - 170, ry, 170, { bold: strong, size: 9.5, align: 'right' });
-    }));
-    line('Saldo disponible inicial + entradas − salidas = saldo disponible final. Las comisiones y el IVA están incluidos en los valores de los movimientos.',
-      M + 14, y + TOTALS_H - 22, PAGE.w - 2 * M - 28, { size: 7.5, color: MUTED });
+    columns.forEach((col, c) =>
+      col.forEach(([label, value, strong], r) => {
+        const x = M + 14 + c * (w + 28);
+        const ry = y + 30 + r * 16;
+        line(label, x, ry, w - 170, { bold: strong, size: 9.5, color: strong ? INK : MUTED });
+        line(value, x + w - 170, ry, 170, { bold: strong, size: 9.5, align: 'right' });
+      }),
+    );
+    line(
+      'Saldo disponible inicial + entradas − salidas = saldo disponible final. Las comisiones y el IVA están incluidos en los valores de los movimientos.',
+      M + 14,
+      y + TOTALS_H - 22,
+      PAGE.w - 2 * M - 28,
+      { size: 7.5, color: MUTED },
+    );
   };
 
   const footer = (n: number, of: number) => {
-    doc.moveTo(M, PAGE.h - M - 16).lineTo(PAGE.w - M, PAGE.h - M - 16).lineWidth(0.6).strokeColor(RULE).stroke();
-    line(`Generado el ${bogotaDayTime(generatedAt)} (hora de Bogotá) a partir de los registros contables de la plataforma. Valores en pesos colombianos (COP).`,
-      M, PAGE.h - M - 8, 560, { size: 7, color: MUTED });
+    doc
+      .moveTo(M, PAGE.h - M - 16)
+      .lineTo(PAGE.w - M, PAGE.h - M - 16)
+      .lineWidth(0.6)
+      .strokeColor(RULE)
+      .stroke();
+    line(
+      `Generado el ${bogotaDayTime(generatedAt)} (hora de Bogotá) a partir de los registros contables de la plataforma. Valores en pesos colombianos (COP).`,
+      M,
+      PAGE.h - M - 8,
+      560,
+      { size: 7, color: MUTED },
+    );
     line(`Página ${n} de ${of}`, PAGE.w - M - 120, PAGE.h - M - 8, 120, { size: 7.5, color: MUTED, align: 'right' });
   };
 
@@ -227,7 +260,8 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
       await ready();
       if (stream.destroyed) return; // the reader went away
       doc.addPage(); // writes out the previous page
-      if (p === 0) firstHeader(); else otherHeader();
+      if (p === 0) firstHeader();
+      else otherHeader();
       let y = p === 0 ? TABLE_TOP_FIRST : TABLE_TOP_OTHER;
       if (page.table) {
         tableHeader(y);
@@ -250,27 +284,35 @@ export function statementPdf(s: StatementDocument, opts: StatementPdfOptions = {
  */
 function pace(stream: Readable): () => Promise<void> {
   let wake: (() => void) | undefined;
-  const resume = () => { const w = wake; wake = undefined; w?.(); };
+  const resume = () => {
+    const w = wake;
+    wake = undefined;
+    w?.();
+  };
   stream._read = resume;
   stream.once('close', resume);
   return async () => {
     await new Promise<void>((r) => setImmediate(r));
     while (!stream.destroyed && stream.readableLength >= stream.readableHighWaterMark) {
       // _read is the signal; the timer only guards against a missed one (the loop checks again).
-      await new Promise<void>((r) => { wake = r; setTimeout(resume, 250).unref(); });
+      await new Promise<void>((r) => {
+        wake = r;
+        setTimeout(resume, 250).unref();
+      });
     }
   };
 }
-
 
 /** `text` cut with an ellipsis to fit `width` at the current font and size, and its width. */
 function fit(doc: PDFKit.PDFDocument, text: string, width: number): [string, number] {
   const full = doc.widthOfString(text);
   if (full <= width) return [text, full];
-  let lo = 0, hi = text.length;
+  let lo = 0,
+    hi = text.length;
   while (lo < hi) {
     const mid = Math.ceil((lo + hi) / 2);
-    if (doc.widthOfString(`${text.slice(0, mid).trimEnd()}…`) <= width) lo = mid; else hi = mid - 1;
+    if (doc.widthOfString(`${text.slice(0, mid).trimEnd()}…`) <= width) lo = mid;
+    else hi = mid - 1;
   }
   const cut = `${text.slice(0, lo).trimEnd()}…`;
   return [cut, doc.widthOfString(cut)];

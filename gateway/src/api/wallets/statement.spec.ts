@@ -12,13 +12,21 @@ import { MAX_JSON_STATEMENT_LINES, StatementQuery } from './statement.js';
 function scriptedLedger(lines: number, opts: { closingAvailable?: bigint } = {}) {
   let batchesRead = 0;
   const line = (i: number): ledgerV1.StatementLine => ({
-    postingId: `p${i}`, postingKind: 'credit', postedAt: instantFromDate(new Date(1_700_000_000_000 + i)), effectCents: 1n, feeCents: 0n, ivaCents: 0n,
+    postingId: `p${i}`,
+    postingKind: 'credit',
+    postedAt: instantFromDate(new Date(1_700_000_000_000 + i)),
+    effectCents: 1n,
+    feeCents: 0n,
+    ivaCents: 0n,
   });
   const ledger = {
     async getBalanceAt(req: ledgerV1.GetBalanceAtRequest) {
       const closing = instantMicros(req.at) > 0n;
       return {
-        rail: req.rail, at: req.at, pendingOutCents: 0n, postings: 0n,
+        rail: req.rail,
+        at: req.at,
+        pendingOutCents: 0n,
+        postings: 0n,
         availableCents: closing ? (opts.closingAvailable ?? BigInt(lines)) : 0n,
       };
     },
@@ -41,13 +49,16 @@ describe('StatementQuery', () => {
     const ok = await new StatementQuery(scriptedLedger(MAX_JSON_STATEMENT_LINES).ledger).json(req, company, call);
     expect(ok.lines).toHaveLength(MAX_JSON_STATEMENT_LINES);
     expect(ok.closing.availableCents).toBe(String(MAX_JSON_STATEMENT_LINES));
-    await expect(new StatementQuery(scriptedLedger(MAX_JSON_STATEMENT_LINES + 1).ledger).json(req, company, call))
-      .rejects.toMatchObject({ code: 'VALIDATION_ERROR', message: expect.stringContaining('format=csv') });
+    await expect(new StatementQuery(scriptedLedger(MAX_JSON_STATEMENT_LINES + 1).ledger).json(req, company, call)).rejects.toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: expect.stringContaining('format=csv'),
+    });
   });
 
   it('refuses to answer a statement whose lines do not add up to the closing balance', async () => {
-    await expect(new StatementQuery(scriptedLedger(3, { closingAvailable: 4n }).ledger).json(req, company, call))
-      .rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(new StatementQuery(scriptedLedger(3, { closingAvailable: 4n }).ledger).json(req, company, call)).rejects.toMatchObject({
+      code: 'SERVICE_UNAVAILABLE',
+    });
   });
 
   it('streams the CSV: the ledger is read one batch ahead of the consumer, never the whole range', async () => {
@@ -67,7 +78,13 @@ describe('StatementQuery', () => {
 
   it('aborts the CSV download (an error, never a wrong file) when the lines do not add up', async () => {
     const csv = await new StatementQuery(scriptedLedger(3, { closingAvailable: 9n }).ledger).csv(req, company, call);
-    await expect((async () => { for await (const _ of csv) { /* read */ } })()).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+    await expect(
+      (async () => {
+        for await (const _ of csv) {
+          /* read */
+        }
+      })(),
+    ).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
   });
 
   it('writes pesos with a decimal comma and Bogotá time', () => {

@@ -5,7 +5,6 @@ import type { LedgerClient } from '../../clients/ledger-client.js';
 import { movementToApi, railToProto, type ApiRail } from './presenters.js';
 import { bogotaCell, bogotaIso, CSV_BOM, csvRow as row, pesos } from '../csv-cells.js';
 
-
 /** The most lines a JSON (or PDF) statement carries; more → 422 asking for format=csv (which streams). */
 export const MAX_JSON_STATEMENT_LINES = 10_000;
 /** The longest period a statement covers. */
@@ -19,7 +18,8 @@ const DAY_US = 86_400_000_000n;
 /** A statement's period: (from, to], `to` not in the future, at most MAX_STATEMENT_DAYS days (422 VALIDATION_ERROR naming the field). */
 export function checkStatementPeriod(from: Instant, to: Instant, now: Date): void {
   const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
-  const fromUs = instantMicros(from), toUs = instantMicros(to);
+  const fromUs = instantMicros(from),
+    toUs = instantMicros(to);
   if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
   if (toUs > instantMicros(instantFromDate(now))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
   if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
@@ -27,8 +27,15 @@ export function checkStatementPeriod(from: Instant, to: Instant, now: Date): voi
   }
 }
 
-export interface StatementRequest { rail: ApiRail; from: Instant; to: Instant }
-export interface StatementCompany { name: string; nit: string }
+export interface StatementRequest {
+  rail: ApiRail;
+  from: Instant;
+  to: Instant;
+}
+export interface StatementCompany {
+  name: string;
+  nit: string;
+}
 
 export interface StatementLineView {
   postingId: string;
@@ -50,17 +57,32 @@ export interface StatementLineView {
 
 /** What a posting kind is in a statement line (`entry`). */
 const ENTRY: Record<string, string> = {
-  credit: 'CREDIT', fee_charge: 'FEE_CHARGE', reserve: 'TRANSFER_OUT', release: 'TRANSFER_OUT_RETURNED',
-  inflow: 'TRANSFER_IN', reversal: 'TRANSFER_IN_REVERSED', correction: 'CORRECTION',
+  credit: 'CREDIT',
+  fee_charge: 'FEE_CHARGE',
+  reserve: 'TRANSFER_OUT',
+  release: 'TRANSFER_OUT_RETURNED',
+  inflow: 'TRANSFER_IN',
+  reversal: 'TRANSFER_IN_REVERSED',
+  correction: 'CORRECTION',
 };
 /** Spanish names of the entries, for the CSV and the PDF. */
 export const ENTRY_ES: Record<string, string> = {
-  CREDIT: 'Abono de saldo', FEE_CHARGE: 'Cobro de comisión', TRANSFER_OUT: 'Transferencia enviada',
-  TRANSFER_OUT_RETURNED: 'Devolución de transferencia fallida', TRANSFER_IN: 'Recaudo recibido',
-  TRANSFER_IN_REVERSED: 'Reverso de recaudo', CORRECTION: 'Corrección',
+  CREDIT: 'Abono de saldo',
+  FEE_CHARGE: 'Cobro de comisión',
+  TRANSFER_OUT: 'Transferencia enviada',
+  TRANSFER_OUT_RETURNED: 'Devolución de transferencia fallida',
+  TRANSFER_IN: 'Recaudo recibido',
+  TRANSFER_IN_REVERSED: 'Reverso de recaudo',
+  CORRECTION: 'Corrección',
 };
 
-interface Totals { inCents: bigint; outCents: bigint; feesCents: bigint; ivaCents: bigint; lines: number }
+interface Totals {
+  inCents: bigint;
+  outCents: bigint;
+  feesCents: bigint;
+  ivaCents: bigint;
+  lines: number;
+}
 
 function lineView(l: ledgerV1.StatementLine, balanceAfter: bigint): StatementLineView {
   const m = l.movement ? movementToApi(l.movement) : undefined;
@@ -120,8 +142,11 @@ export class StatementQuery {
     for await (const batch of this.lines(req, call)) {
       for (const l of batch.lines) {
         if (lines.length === MAX_JSON_STATEMENT_LINES) {
-          throw new AppError('VALIDATION_ERROR', `El extracto tiene más de ${MAX_JSON_STATEMENT_LINES.toLocaleString('es-CO')} movimientos; pídalo con format=csv o acorte el periodo.`,
-            { fields: [{ path: 'format', message: 'use csv para más de 10.000 movimientos' }] });
+          throw new AppError(
+            'VALIDATION_ERROR',
+            `El extracto tiene más de ${MAX_JSON_STATEMENT_LINES.toLocaleString('es-CO')} movimientos; pídalo con format=csv o acorte el periodo.`,
+            { fields: [{ path: 'format', message: 'use csv para más de 10.000 movimientos' }] },
+          );
         }
         running += l.effectCents;
         add(totals, l);
@@ -131,13 +156,21 @@ export class StatementQuery {
     const closing = await this.closing(req, call, opening.availableCents, totals);
     return {
       company: { name: company.name, nit: company.nit },
-      rail: req.rail, currency: 'COP' as const, timezone: 'America/Bogota' as const,
-      from: req.from, to: req.to, fromBogota: bogotaIso(req.from), toBogota: bogotaIso(req.to),
+      rail: req.rail,
+      currency: 'COP' as const,
+      timezone: 'America/Bogota' as const,
+      from: req.from,
+      to: req.to,
+      fromBogota: bogotaIso(req.from),
+      toBogota: bogotaIso(req.to),
       opening: { availableCents: opening.availableCents.toString(), pendingOutCents: opening.pendingOutCents.toString() },
       closing: { availableCents: closing.availableCents.toString(), pendingOutCents: closing.pendingOutCents.toString() },
       totals: {
-        inCents: totals.inCents.toString(), outCents: totals.outCents.toString(),
-        feesCents: totals.feesCents.toString(), ivaCents: totals.ivaCents.toString(), lineCount: totals.lines,
+        inCents: totals.inCents.toString(),
+        outCents: totals.outCents.toString(),
+        feesCents: totals.feesCents.toString(),
+        ivaCents: totals.ivaCents.toString(),
+        lineCount: totals.lines,
       },
       lines,
     };
@@ -155,18 +188,35 @@ export class StatementQuery {
     async function* rows(): AsyncGenerator<string> {
       const totals: Totals = { inCents: 0n, outCents: 0n, feesCents: 0n, ivaCents: 0n, lines: 0 };
       let running = opening.availableCents;
-      yield CSV_BOM + [
-        row(['Extracto de billetera', `${company.name}`]),
-        row(['NIT', company.nit]),
-        row(['Billetera', req.rail]),
-        row(['Desde (hora de Bogotá)', bogotaCell(req.from)]),
-        row(['Hasta (hora de Bogotá)', bogotaCell(req.to)]),
-        row(['Saldo disponible inicial', pesos(opening.availableCents)]),
-        row(['Saldo en tránsito inicial', pesos(opening.pendingOutCents)]),
-        '\r\n',
-        row(['Fecha (hora de Bogotá)', 'Concepto', 'Tipo de línea', 'ID movimiento', 'Tipo de movimiento', 'Riel', 'Estado actual',
-          'Referencia', 'Contraparte', 'Descripción', 'Valor', 'Comisión', 'IVA', 'Saldo disponible']),
-      ].join('');
+      yield (
+        CSV_BOM +
+        [
+          row(['Extracto de billetera', `${company.name}`]),
+          row(['NIT', company.nit]),
+          row(['Billetera', req.rail]),
+          row(['Desde (hora de Bogotá)', bogotaCell(req.from)]),
+          row(['Hasta (hora de Bogotá)', bogotaCell(req.to)]),
+          row(['Saldo disponible inicial', pesos(opening.availableCents)]),
+          row(['Saldo en tránsito inicial', pesos(opening.pendingOutCents)]),
+          '\r\n',
+          row([
+            'Fecha (hora de Bogotá)',
+            'Concepto',
+            'Tipo de línea',
+            'ID movimiento',
+            'Tipo de movimiento',
+            'Riel',
+            'Estado actual',
+            'Referencia',
+            'Contraparte',
+            'Descripción',
+            'Valor',
+            'Comisión',
+            'IVA',
+            'Saldo disponible',
+          ]),
+        ].join('')
+      );
       let next = first;
       try {
         while (!next.done) {
@@ -175,9 +225,22 @@ export class StatementQuery {
             running += l.effectCents;
             add(totals, l);
             const v = lineView(l, running);
-            chunk += row([bogotaCell(l.postedAt), ENTRY_ES[v.entry] ?? v.entry, v.entry, v.movementId ?? '', v.movementType ?? '',
-              v.movementRail ?? '', v.movementStatus ?? '', v.reference ?? '', v.counterparty ?? '', v.description ?? '',
-              pesos(l.effectCents), pesos(l.feeCents), pesos(l.ivaCents), pesos(running)]);
+            chunk += row([
+              bogotaCell(l.postedAt),
+              ENTRY_ES[v.entry] ?? v.entry,
+              v.entry,
+              v.movementId ?? '',
+              v.movementType ?? '',
+              v.movementRail ?? '',
+              v.movementStatus ?? '',
+              v.reference ?? '',
+              v.counterparty ?? '',
+              v.description ?? '',
+              pesos(l.effectCents),
+              pesos(l.feeCents),
+              pesos(l.ivaCents),
+              pesos(running),
+            ]);
           }
           yield chunk;
           next = await it.next();
@@ -187,15 +250,18 @@ export class StatementQuery {
         if (!next.done) await it.return?.();
       }
       const closing = await self.closing(req, call, opening.availableCents, totals);
-      yield '\r\n' + [
-        row(['Total entradas', pesos(totals.inCents)]),
-        row(['Total salidas', pesos(totals.outCents)]),
-        row(['Total comisiones', pesos(totals.feesCents)]),
-        row(['Total IVA', pesos(totals.ivaCents)]),
-        row(['Número de líneas', String(totals.lines)]),
-        row(['Saldo disponible final', pesos(closing.availableCents)]),
-        row(['Saldo en tránsito final', pesos(closing.pendingOutCents)]),
-      ].join('');
+      yield (
+        '\r\n' +
+        [
+          row(['Total entradas', pesos(totals.inCents)]),
+          row(['Total salidas', pesos(totals.outCents)]),
+          row(['Total comisiones', pesos(totals.feesCents)]),
+          row(['Total IVA', pesos(totals.ivaCents)]),
+          row(['Número de líneas', String(totals.lines)]),
+          row(['Saldo disponible final', pesos(closing.availableCents)]),
+          row(['Saldo en tránsito final', pesos(closing.pendingOutCents)]),
+        ].join('')
+      );
     }
     return Readable.from(rows(), { objectMode: false });
   }

@@ -15,9 +15,19 @@ const boundParam = () => instantParam({ bogotaDates: true });
 
 export const StatementQuerySchema = z.strictObject({
   rail: z.enum(['BREB', 'ACH']).meta({ description: 'The wallet: BREB or ACH.' }),
-  from: boundParam().meta({ description: 'Start (exclusive): `2026-11-01` (00:00 Bogotá) or an RFC 3339 instant with offset, up to 6 fraction digits kept (the previous statement\'s last `postedAt` starts the next one with no line twice).', example: '2026-11-01' }),
-  to: boundParam().meta({ description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant (microseconds kept); not in the future.', example: '2026-11-28T16:39:52.123456Z' }),
-  format: z.enum(['json', 'csv', 'pdf']).optional().transform((v) => v ?? 'json')
+  from: boundParam().meta({
+    description:
+      "Start (exclusive): `2026-11-01` (00:00 Bogotá) or an RFC 3339 instant with offset, up to 6 fraction digits kept (the previous statement's last `postedAt` starts the next one with no line twice).",
+    example: '2026-11-01',
+  }),
+  to: boundParam().meta({
+    description: 'End (inclusive): `2026-12-01` (00:00 Bogotá) or an instant (microseconds kept); not in the future.',
+    example: '2026-11-28T16:39:52.123456Z',
+  }),
+  format: z
+    .enum(['json', 'csv', 'pdf'])
+    .optional()
+    .transform((v) => v ?? 'json')
     .meta({ description: '`json` (default, at most 10,000 lines), `csv` (streamed, any size), `pdf` (printable, in Spanish, at most 10,000 lines).' }),
 });
 
@@ -25,25 +35,30 @@ export function statementRoutes(ledger: LedgerClient, now: () => Date = () => ne
   const statements = new StatementQuery(ledger);
   return [
     defineRoute({
-      method: 'GET', path: '/wallets/statements', operationId: 'getStatement', tags: ['Wallets'],
+      method: 'GET',
+      path: '/wallets/statements',
+      operationId: 'getStatement',
+      tags: ['Wallets'],
       summary: "A wallet's statement between two instants (JSON, CSV or PDF)",
       description: [
         'The available balance at `from` (opening) and at `to` (closing), both from the journal (as GET /wallets/balance/history),',
         'and every line in between that changed the available balance, oldest first, each with the running balance: opening +',
-        'the lines\' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA;',
+        "the lines' `amountCents` = closing, exactly. A send is one movement: one `TRANSFER_OUT` line at its reserve (amount + fee + IVA;",
         'its completion changes nothing available), plus a `TRANSFER_OUT_RETURNED` line when it failed and its money came back.',
         'A send still in flight at `to` is in `closing.pendingOutCents`. The period is (from, to]; at most 366 days.',
         `JSON carries at most ${MAX_JSON_STATEMENT_LINES} lines (more: 422, use format=csv). CSV: UTF-8 with BOM, \`;\`-separated,`,
-        'CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company\'s name and NIT,',
+        "CRLF, amounts in pesos with a decimal comma, dates in Bogotá time; streamed. PDF: A4 landscape, in Spanish, the company's name and NIT,",
         'the period and dates in Bogotá time, es-CO amounts (`$ 1.234.567,89`), the lines with débito / crédito / saldo, totals and closing',
         `balance, "Página n de m"; at most ${MAX_JSON_STATEMENT_LINES} lines as JSON (more: 422, use format=csv); streamed page by page.`,
         'See docs/statements.md.',
       ].join(' '),
-      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
       query: StatementQuerySchema,
       responses: {
         200: {
-          description: 'The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`.',
+          description:
+            'The statement: JSON (`format=json`), a CSV file (`format=csv`) or a PDF file (`format=pdf`); the files with `Content-Disposition: attachment`.',
           schema: StatementSchema,
           contentType: ['text/csv', 'application/pdf'],
           headers: {

@@ -6,10 +6,13 @@ import type { CollectKeyClient } from '../../clients/collect-key-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 
 /** What the rails post (docs/sandbox.md); validated loosely here, the transfer service owns the meaning. */
-const RailCallbackBody = z.object({
-  eventId: z.string().min(1).max(200),
-  transactionId: z.string().min(1).max(200),
-}).passthrough().meta({ id: 'RailCallback' });
+const RailCallbackBody = z
+  .object({
+    eventId: z.string().min(1).max(200),
+    transactionId: z.string().min(1).max(200),
+  })
+  .passthrough()
+  .meta({ id: 'RailCallback' });
 
 const RAILS = { breb: ledgerV1.Rail.BREB, ach: ledgerV1.Rail.ACH } as const;
 
@@ -17,26 +20,37 @@ const RAILS = { breb: ledgerV1.Rail.BREB, ach: ledgerV1.Rail.ACH } as const;
  * Provider callbacks reach the product through the gateway, the only public edge. The body's
  * exact bytes and the signature header go to the transfer service, which verifies the HMAC.
  */
-const PseCallbackBody = z.object({
-  eventId: z.string().min(1).max(200),
-  depositId: z.string().min(1).max(200),
-}).passthrough().meta({ id: 'PseCallback' });
+const PseCallbackBody = z
+  .object({
+    eventId: z.string().min(1).max(200),
+    depositId: z.string().min(1).max(200),
+  })
+  .passthrough()
+  .meta({ id: 'PseCallback' });
 
-const BrebIncomingBody = z.object({
-  eventId: z.string().min(1).max(200),
-  providerTransferId: z.string().min(1).max(200),
-  anchorHandle: z.string().min(1).max(100).optional().meta({
-    description: 'The directory registration the network routed the payment to when it was paid: the payment is attributed to the key of that registration, never to whoever holds the value when the notification arrives.',
-  }),
-}).passthrough().meta({ id: 'BrebIncomingPayment' });
+const BrebIncomingBody = z
+  .object({
+    eventId: z.string().min(1).max(200),
+    providerTransferId: z.string().min(1).max(200),
+    anchorHandle: z.string().min(1).max(100).optional().meta({
+      description:
+        'The directory registration the network routed the payment to when it was paid: the payment is attributed to the key of that registration, never to whoever holds the value when the notification arrives.',
+    }),
+  })
+  .passthrough()
+  .meta({ id: 'BrebIncomingPayment' });
 
 export function webhookRoutes(transfers: TransferClient, deposits: DepositClient, collectKeys: CollectKeyClient): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/webhooks/rails/{rail}', operationId: 'railCallback', tags: ['Provider webhooks'],
+      method: 'POST',
+      path: '/webhooks/rails/{rail}',
+      operationId: 'railCallback',
+      tags: ['Provider webhooks'],
       summary: 'Outcome notification from a payment rail (signed)',
-      description: 'For the Bre-B and ACH rail providers, not for API clients. Header `X-Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; '
-        + 'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing.',
+      description:
+        'For the Bre-B and ACH rail providers, not for API clients. Header `X-Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; ' +
+        'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing.',
       auth: { kind: 'public' },
       params: z.object({ rail: z.enum(['breb', 'ach']) }),
       body: RailCallbackBody,
@@ -50,7 +64,10 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       },
     }),
     defineRoute({
-      method: 'POST', path: '/webhooks/pse', operationId: 'pseCallback', tags: ['Provider webhooks'],
+      method: 'POST',
+      path: '/webhooks/pse',
+      operationId: 'pseCallback',
+      tags: ['Provider webhooks'],
       summary: 'Payment outcome notification from the PSE gateway (signed)',
       description: 'For the PSE provider, not for API clients. Same signature scheme as the rails; duplicates and late notifications change nothing.',
       auth: { kind: 'public' },
@@ -65,9 +82,13 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       },
     }),
     defineRoute({
-      method: 'POST', path: '/webhooks/breb/incoming', operationId: 'brebIncomingPayment', tags: ['Provider webhooks'],
+      method: 'POST',
+      path: '/webhooks/breb/incoming',
+      operationId: 'brebIncomingPayment',
+      tags: ['Provider webhooks'],
       summary: 'Inbound Bre-B payment to a collect key, from the network (signed)',
-      description: 'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once. A payment whose credit the ledger refuses for good (e.g. the company has no BREB wallet) is acknowledged and kept for an operator (money exception `CREDIT_REFUSED`).',
+      description:
+        'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once. A payment whose credit the ledger refuses for good (e.g. the company has no BREB wallet) is acknowledged and kept for an operator (money exception `CREDIT_REFUSED`).',
       auth: { kind: 'public' },
       body: BrebIncomingBody,
       rawBody: true,

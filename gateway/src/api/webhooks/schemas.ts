@@ -3,10 +3,25 @@ import { textSchema } from '../../http/validation.js';
 
 /** The public event types (the webhook service checks them too: services/webhook/src/domain/event-types.ts). */
 export const WEBHOOK_EVENT_TYPES = [
-  'transfer.created', 'transfer.completed', 'transfer.failed', 'transfer.awaiting_approval', 'transfer.approved', 'transfer.rejected', 'transfer.expired',
-  'deposit.created', 'deposit.paid', 'deposit.failed', 'deposit.expired', 'deposit.reversed', 'deposit.unassigned',
-  'collect_key.payment_received', 'collect_key.created', 'collect_key.deleted', 'collect_key.state_changed',
-  'batch.validated', 'batch.completed',
+  'transfer.created',
+  'transfer.completed',
+  'transfer.failed',
+  'transfer.awaiting_approval',
+  'transfer.approved',
+  'transfer.rejected',
+  'transfer.expired',
+  'deposit.created',
+  'deposit.paid',
+  'deposit.failed',
+  'deposit.expired',
+  'deposit.reversed',
+  'deposit.unassigned',
+  'collect_key.payment_received',
+  'collect_key.created',
+  'collect_key.deleted',
+  'collect_key.state_changed',
+  'batch.validated',
+  'batch.completed',
   'company.security_changed',
 ] as const;
 
@@ -25,73 +40,115 @@ export const VERIFICATION_DOC = [
   '```ts',
   "import { Webhook } from 'standardwebhooks';",
   '',
-  'const wh = new Webhook(secret); // the endpoint\'s whsec_… secret, as returned at creation',
+  "const wh = new Webhook(secret); // the endpoint's whsec_… secret, as returned at creation",
   '// throws when the signature does not match or the timestamp is more than 5 minutes off (replays)',
   'const event = wh.verify(rawBody, headers);',
   '```',
 ].join('\n');
 
 const EventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES);
-const EventsSchema = z.array(EventTypeSchema).min(1, { message: 'Suscriba al menos un tipo de evento.' }).max(WEBHOOK_EVENT_TYPES.length * 2)
+const EventsSchema = z
+  .array(EventTypeSchema)
+  .min(1, { message: 'Suscriba al menos un tipo de evento.' })
+  .max(WEBHOOK_EVENT_TYPES.length * 2)
   .meta({ description: 'Event types to receive.' });
-const UrlSchema = z.string().min(1).max(2048).refine((s) => { try { const u = new URL(s); return u.protocol === 'https:' || u.protocol === 'http:'; } catch { return false; } }, { message: 'Debe ser una URL https absoluta.' })
-  .meta({ description: 'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).', format: 'uri' });
+const UrlSchema = z
+  .string()
+  .min(1)
+  .max(2048)
+  .refine(
+    (s) => {
+      try {
+        const u = new URL(s);
+        return u.protocol === 'https:' || u.protocol === 'http:';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'Debe ser una URL https absoluta.' },
+  )
+  .meta({
+    description:
+      'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).',
+    format: 'uri',
+  });
 
-export const CreateWebhookEndpointBody = z.strictObject({
-  url: UrlSchema,
-  events: EventsSchema,
-  enabled: z.boolean().optional().meta({ description: 'Default true.' }),
-  description: textSchema(1, 200).optional(),
-}).meta({ id: 'CreateWebhookEndpointRequest' });
+export const CreateWebhookEndpointBody = z
+  .strictObject({
+    url: UrlSchema,
+    events: EventsSchema,
+    enabled: z.boolean().optional().meta({ description: 'Default true.' }),
+    description: textSchema(1, 200).optional(),
+  })
+  .meta({ id: 'CreateWebhookEndpointRequest' });
 
-export const UpdateWebhookEndpointBody = z.strictObject({
-  url: UrlSchema.optional(),
-  events: EventsSchema.optional(),
-  enabled: z.boolean().optional(),
-  description: textSchema(1, 200).nullable().optional().meta({ description: '`null` clears it.' }),
-}).refine((b) => Object.keys(b).length > 0, { message: 'Indique al menos un campo.' }).meta({ id: 'UpdateWebhookEndpointRequest' });
+export const UpdateWebhookEndpointBody = z
+  .strictObject({
+    url: UrlSchema.optional(),
+    events: EventsSchema.optional(),
+    enabled: z.boolean().optional(),
+    description: textSchema(1, 200).nullable().optional().meta({ description: '`null` clears it.' }),
+  })
+  .refine((b) => Object.keys(b).length > 0, { message: 'Indique al menos un campo.' })
+  .meta({ id: 'UpdateWebhookEndpointRequest' });
 
-export const RotateSecretBody = z.strictObject({
-  overlapSeconds: z.int().min(0).max(604_800).optional()
-    .meta({ description: 'How long the previous secret keeps signing beside the new one: default 86400 (24 h), max 604800 (7 days), 0 = stop at once.' }),
-}).meta({ id: 'RotateWebhookSecretRequest' }).optional(); // no body: the defaults
+export const RotateSecretBody = z
+  .strictObject({
+    overlapSeconds: z
+      .int()
+      .min(0)
+      .max(604_800)
+      .optional()
+      .meta({ description: 'How long the previous secret keeps signing beside the new one: default 86400 (24 h), max 604800 (7 days), 0 = stop at once.' }),
+  })
+  .meta({ id: 'RotateWebhookSecretRequest' })
+  .optional(); // no body: the defaults
 
-export const WebhookEndpointSchema = z.object({
-  id: z.string().meta({ description: '`we_…`' }),
-  url: z.string(),
-  description: z.string().nullable(),
-  events: z.array(z.string()),
-  enabled: z.boolean(),
-  previousSecretExpiresAt: isoDate().nullable().meta({ description: 'During a rotation overlap: when the previous secret stops signing.' }),
-  createdAt: isoDate(),
-  updatedAt: isoDate(),
-}).meta({ id: 'WebhookEndpoint' });
+export const WebhookEndpointSchema = z
+  .object({
+    id: z.string().meta({ description: '`we_…`' }),
+    url: z.string(),
+    description: z.string().nullable(),
+    events: z.array(z.string()),
+    enabled: z.boolean(),
+    previousSecretExpiresAt: isoDate().nullable().meta({ description: 'During a rotation overlap: when the previous secret stops signing.' }),
+    createdAt: isoDate(),
+    updatedAt: isoDate(),
+  })
+  .meta({ id: 'WebhookEndpoint' });
 
 export const WebhookEndpointWithSecretSchema = WebhookEndpointSchema.extend({
-  secret: z.string().regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/).meta({ description: 'The Standard Webhooks signing secret (`whsec_` + base64 of 32 key bytes), shown only in this answer: store it now.' }),
+  secret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/]+={0,2}$/)
+    .meta({ description: 'The Standard Webhooks signing secret (`whsec_` + base64 of 32 key bytes), shown only in this answer: store it now.' }),
 }).meta({ id: 'WebhookEndpointWithSecret' });
 
 export const WebhookEndpointListSchema = z.object({ items: z.array(WebhookEndpointSchema) }).meta({ id: 'WebhookEndpointList' });
 
-export const WebhookDeliverySchema = z.object({
-  id: z.string().meta({ description: '`whd_…`' }),
-  endpointId: z.string(),
-  eventId: z.string().meta({ description: 'The `Webhook-Id` header and the body `id`; the same on retries and replays.' }),
-  eventType: z.string(),
-  resourceId: z.string().nullable(),
-  status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
-  attempts: z.int(),
-  responseStatus: z.int().nullable().meta({ description: "The last attempt's HTTP status (null: no answer)." }),
-  latencyMs: z.int().nullable().meta({ description: "The last attempt's duration." }),
-  lastError: z.string().nullable(),
-  nextAttemptAt: isoDate().nullable(),
-  lastAttemptAt: isoDate().nullable(),
-  deliveredAt: isoDate().nullable(),
-  replayOf: z.string().nullable(),
-  createdAt: isoDate(),
-}).meta({ id: 'WebhookDelivery' });
+export const WebhookDeliverySchema = z
+  .object({
+    id: z.string().meta({ description: '`whd_…`' }),
+    endpointId: z.string(),
+    eventId: z.string().meta({ description: 'The `Webhook-Id` header and the body `id`; the same on retries and replays.' }),
+    eventType: z.string(),
+    resourceId: z.string().nullable(),
+    status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
+    attempts: z.int(),
+    responseStatus: z.int().nullable().meta({ description: "The last attempt's HTTP status (null: no answer)." }),
+    latencyMs: z.int().nullable().meta({ description: "The last attempt's duration." }),
+    lastError: z.string().nullable(),
+    nextAttemptAt: isoDate().nullable(),
+    lastAttemptAt: isoDate().nullable(),
+    deliveredAt: isoDate().nullable(),
+    replayOf: z.string().nullable(),
+    createdAt: isoDate(),
+  })
+  .meta({ id: 'WebhookDelivery' });
 
-export const WebhookDeliveryPageSchema = z.object({ items: z.array(WebhookDeliverySchema), nextCursor: z.string().nullable() }).meta({ id: 'WebhookDeliveryPage' });
+export const WebhookDeliveryPageSchema = z
+  .object({ items: z.array(WebhookDeliverySchema), nextCursor: z.string().nullable() })
+  .meta({ id: 'WebhookDeliveryPage' });
 
 export const ENDPOINT_ID = z.string().regex(/^we_[A-Za-z0-9]{4,64}$/);
 export const DELIVERY_ID = z.string().regex(/^whd_[A-Za-z0-9]{4,64}$/);
@@ -100,6 +157,12 @@ export const WebhookDeliveriesQuery = z.strictObject({
   endpointId: ENDPOINT_ID.optional(),
   status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']).optional(),
   cursor: z.string().min(1).max(512).optional(),
-  limit: z.string().regex(/^\d{1,4}$/, { message: 'Debe ser un número entero.' }).transform(Number).pipe(z.int().min(1).max(200)).optional()
-    .transform((v) => v ?? 50).meta({ description: '1-200, default 50.' }),
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, { message: 'Debe ser un número entero.' })
+    .transform(Number)
+    .pipe(z.int().min(1).max(200))
+    .optional()
+    .transform((v) => v ?? 50)
+    .meta({ description: '1-200, default 50.' }),
 });

@@ -45,17 +45,22 @@ export class DashboardInvitations {
     const inv = await this.redeemable(token, 'confirm');
     if (!/^\d{6}$/.test(code)) throw new AppError('INVALID_TOTP_CODE');
     const sealed = inv.totpSecretEnc!;
-    const user = await this.d.lockouts.attempt('totp', inv.email, async () => {
-      const step = this.d.codes.matchStep(this.d.box.open(sealed), inv.email, code, now);
-      if (step === undefined) return undefined;
-      return this.d.db.tx(async (tx) => {
-        if (!(await this.d.users.lockAcceptedInvitation(tx, inv.id))) throw new AppError('INVITATION_USED');
-        const activated = await this.d.users.activate(tx, inv.userId, sealed, step);
-        if (!activated) throw new AppError('INVITATION_USED');
-        await this.d.users.markInvitationUsed(tx, inv.id);
-        return activated;
-      });
-    }, { userId: inv.userId });
+    const user = await this.d.lockouts.attempt(
+      'totp',
+      inv.email,
+      async () => {
+        const step = this.d.codes.matchStep(this.d.box.open(sealed), inv.email, code, now);
+        if (step === undefined) return undefined;
+        return this.d.db.tx(async (tx) => {
+          if (!(await this.d.users.lockAcceptedInvitation(tx, inv.id))) throw new AppError('INVITATION_USED');
+          const activated = await this.d.users.activate(tx, inv.userId, sealed, step);
+          if (!activated) throw new AppError('INVITATION_USED');
+          await this.d.users.markInvitationUsed(tx, inv.id);
+          return activated;
+        });
+      },
+      { userId: inv.userId },
+    );
     if (!user) throw new AppError('INVALID_TOTP_CODE');
     this.d.log.info({ userId: user.id, invitationId: inv.id }, 'dashboard user activated');
     return user;

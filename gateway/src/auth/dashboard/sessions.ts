@@ -22,17 +22,25 @@ export class DashboardSessions {
   async login(emailRaw: string, password: string, clientIp?: string): Promise<{ token: string; expiresAt: string }> {
     const email = normalizeEmail(emailRaw);
     const u = await this.d.users.findForLogin(this.d.db, email);
-    const user = await this.d.lockouts.attempt('password', email, async () => {
-      // Same work whether or not the user exists: no e-mail enumeration by timing.
-      const ok = await this.d.passwords.verify(u?.passwordHash, password);
-      return u && ok && u.usable ? u : undefined;
-    }, { userId: u?.id, clientIp });
+    const user = await this.d.lockouts.attempt(
+      'password',
+      email,
+      async () => {
+        // Same work whether or not the user exists: no e-mail enumeration by timing.
+        const ok = await this.d.passwords.verify(u?.passwordHash, password);
+        return u && ok && u.usable ? u : undefined;
+      },
+      { userId: u?.id, clientIp },
+    );
     if (!user) throw new AppError('INVALID_CREDENTIALS');
     await this.d.lockouts.assertNotLocked(email);
     if (user.companyStatus !== 'ACTIVE') throw new AppError('COMPANY_INACTIVE');
     const token = `${SESSION_PREFIX}${randomBase62(43)}`;
     const expiresAt = await this.d.sessions.insert(this.d.db, {
-      id: randomUUID(), tokenHash: this.d.hmac('session', token), userId: user.id, ttlSeconds: this.d.opts.sessionTtlSeconds,
+      id: randomUUID(),
+      tokenHash: this.d.hmac('session', token),
+      userId: user.id,
+      ttlSeconds: this.d.opts.sessionTtlSeconds,
     });
     this.d.log.info({ userId: user.id }, 'dashboard login');
     return { token, expiresAt };
@@ -46,8 +54,13 @@ export class DashboardSessions {
     if (!r || !timingSafeEqual(Buffer.from(r.tokenHash), Buffer.from(hash))) throw new AppError('SESSION_EXPIRED');
     if (r.companyStatus !== 'ACTIVE') throw new AppError('COMPANY_INACTIVE');
     return {
-      sessionId: r.sessionId, userId: r.userId, email: r.email, role: r.role, companyId: r.companyId,
-      companyName: r.companyName, expiresAt: r.expiresAt,
+      sessionId: r.sessionId,
+      userId: r.userId,
+      email: r.email,
+      role: r.role,
+      companyId: r.companyId,
+      companyName: r.companyName,
+      expiresAt: r.expiresAt,
     };
   }
 

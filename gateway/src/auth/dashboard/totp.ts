@@ -26,15 +26,20 @@ export class DashboardTotp {
     if (!/^\d{6}$/.test(code)) throw new AppError('INVALID_TOTP_CODE');
     const u = await this.d.users.findTotpSecret(this.d.db, userId);
     if (!u) throw new AppError('INVALID_TOTP_CODE');
-    const ok = await this.d.lockouts.attempt('totp', u.email, async () => {
-      const step = this.d.codes.matchStep(this.d.box.open(u.totpSecretEnc), u.email, code, now);
-      if (step === undefined) return undefined;
-      if (!(await this.d.users.consumeTotpStep(this.d.db, userId, step))) {
-        this.d.log.warn({ userId }, 'TOTP code replayed');
-        return undefined;
-      }
-      return true;
-    }, { userId });
+    const ok = await this.d.lockouts.attempt(
+      'totp',
+      u.email,
+      async () => {
+        const step = this.d.codes.matchStep(this.d.box.open(u.totpSecretEnc), u.email, code, now);
+        if (step === undefined) return undefined;
+        if (!(await this.d.users.consumeTotpStep(this.d.db, userId, step))) {
+          this.d.log.warn({ userId }, 'TOTP code replayed');
+          return undefined;
+        }
+        return true;
+      },
+      { userId },
+    );
     if (!ok) throw new AppError('INVALID_TOTP_CODE');
   }
 }

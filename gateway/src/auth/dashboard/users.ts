@@ -13,14 +13,24 @@ export class DashboardUsers {
   constructor(private readonly d: DashboardDeps) {}
 
   /** Development provisioning (DASHBOARD_ENROLMENT=direct): the operator sets the password and receives the TOTP secret. */
-  async createUser(companyId: string, input: { email: string; password: string; role: DashboardRole }): Promise<DashboardUser & { totpSecret: string; otpauthUrl: string }> {
+  async createUser(
+    companyId: string,
+    input: { email: string; password: string; role: DashboardRole },
+  ): Promise<DashboardUser & { totpSecret: string; otpauthUrl: string }> {
     await this.requireCompany(companyId);
     const email = normalizeEmail(input.email);
     const secret = this.d.codes.newSecret();
     const passwordHash = await this.d.passwords.hash(input.password);
-    const user = await insertUnique(() => this.d.users.insertActive(this.d.db, {
-      id: randomUUID(), companyId, email, passwordHash, role: input.role, totpSecretEnc: this.d.box.seal(secret),
-    }));
+    const user = await insertUnique(() =>
+      this.d.users.insertActive(this.d.db, {
+        id: randomUUID(),
+        companyId,
+        email,
+        passwordHash,
+        role: input.role,
+        totpSecretEnc: this.d.box.seal(secret),
+      }),
+    );
     this.d.log.info({ userId: user.id, companyId, role: input.role }, 'dashboard user created');
     return { ...user, totpSecret: secret, otpauthUrl: this.d.codes.uri(secret, email) };
   }
@@ -34,9 +44,17 @@ export class DashboardUsers {
     await this.requireCompany(companyId);
     const email = normalizeEmail(input.email);
     const token = `${INVITATION_PREFIX}${randomBase62(43)}`;
-    const { invitationExpiresAt, ...user } = await insertUnique(() => this.d.users.insertInvited(q, {
-      id: randomUUID(), companyId, email, role: input.role, invitationId: randomUUID(), tokenHash: this.d.hmac('invitation', token), ttlSeconds: this.d.opts.invitationTtlSeconds,
-    }));
+    const { invitationExpiresAt, ...user } = await insertUnique(() =>
+      this.d.users.insertInvited(q, {
+        id: randomUUID(),
+        companyId,
+        email,
+        role: input.role,
+        invitationId: randomUUID(),
+        tokenHash: this.d.hmac('invitation', token),
+        ttlSeconds: this.d.opts.invitationTtlSeconds,
+      }),
+    );
     this.d.log.info({ userId: user.id, companyId, role: input.role }, 'dashboard user invited');
     return { ...user, invitationUrl: this.invitationUrl(token), invitationExpiresAt };
   }
@@ -53,7 +71,10 @@ export class DashboardUsers {
       if (user.activatedAt || user.disabledAt) throw new AppError('USER_ALREADY_ACTIVE');
       await this.d.users.resetEnrolment(tx, userId);
       const expiresAt = await this.d.users.insertInvitation(tx, {
-        id: randomUUID(), userId, tokenHash: this.d.hmac('invitation', token), ttlSeconds: this.d.opts.invitationTtlSeconds,
+        id: randomUUID(),
+        userId,
+        tokenHash: this.d.hmac('invitation', token),
+        ttlSeconds: this.d.opts.invitationTtlSeconds,
       });
       return { user, expiresAt };
     };

@@ -48,7 +48,9 @@ export class Migration0008ApprovalRequests extends Migration {
     this.addSql(`create unique index if not exists approval_requests_open_uq on gateway.approval_requests (dedupe_key)
       where status in ('PENDING_APPROVAL', 'APPROVED')`);
     this.addSql(`create index if not exists approval_requests_status_idx on gateway.approval_requests (status, requested_at desc, id desc)`);
-    this.addSql(`create index if not exists approval_requests_company_idx on gateway.approval_requests (company_id, requested_at desc) where company_id is not null`);
+    this.addSql(
+      `create index if not exists approval_requests_company_idx on gateway.approval_requests (company_id, requested_at desc) where company_id is not null`,
+    );
 
     this.addSql(`
       create table if not exists gateway.bootstrap_state (

@@ -10,8 +10,13 @@ import { Migration0009SecurityNotices } from './0009-security-notices.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
-  Migration0001CompaniesAndApiKeys, Migration0002DashboardUsersAndSessions, Migration0003IdempotencyKeys, Migration0004DashboardLockoutsAndInvitations,
-  Migration0005OperatorsAuditCreditRequests, Migration0006IdempotencyUnknownOutcomes, Migration0007AuthChangeFeed,
+  Migration0001CompaniesAndApiKeys,
+  Migration0002DashboardUsersAndSessions,
+  Migration0003IdempotencyKeys,
+  Migration0004DashboardLockoutsAndInvitations,
+  Migration0005OperatorsAuditCreditRequests,
+  Migration0006IdempotencyUnknownOutcomes,
+  Migration0007AuthChangeFeed,
   Migration0008ApprovalRequests,
   // 0008 (two-person approval requests) is merged in before this one.
   Migration0009SecurityNotices,

@@ -36,25 +36,40 @@ export class ListedAccountNumber {
 
 const KNOWN_ACH_CODES = new Set(ACH_BANKS.map((b) => b.achCode));
 
-export const AmlEntryBody = z.strictObject({
-  documentNumber: z.string().regex(/^[0-9A-Za-z-]{5,20}$/, { message: 'Debe tener de 5 a 20 caracteres alfanuméricos.' }).optional()
-    .meta({ description: 'A document to list (the payer company\'s NIT or a destination\'s document). Exactly one of documentNumber and bankAccount.' }),
-  bankAccount: z.strictObject({
-    bankCode: z.string().regex(/^\d{4}$/, { message: 'Debe ser el código ACH de 4 dígitos del banco.' })
-      .refine((c) => KNOWN_ACH_CODES.has(c), { message: 'No corresponde a ningún banco de GET /dictionaries/banks/ach.' })
-      .meta({ description: 'The bank\'s ACH compensation code (`achCode` of GET /dictionaries/banks/ach).', example: '1007' }),
-    accountNumber: z.string().regex(/^\d{4,32}$/, { message: 'Debe tener de 4 a 32 dígitos.' })
-      .refine((n) => !/^0+$/.test(n), { message: 'No es un número de cuenta.' })
-      .transform((n) => new ListedAccountNumber(n))
-      .meta({ description: 'Stored only as a keyed fingerprint and a masked copy (`****1234`); never answered in full.' }),
-  }).optional().meta({
-    description: 'A bank account to list: every payout to it is refused (RECIPIENT_BLACKLISTED) whatever document it declares. Exactly one of documentNumber and bankAccount.',
-  }),
-  name: textSchema(1, 200).optional(),
-  reason: textSchema(1, 500),
-}).refine((b) => (b.documentNumber === undefined) !== (b.bankAccount === undefined), {
-  message: 'Indique documentNumber o bankAccount (uno de los dos).', path: ['documentNumber'],
-}).meta({ id: 'AmlEntryRequest' });
+export const AmlEntryBody = z
+  .strictObject({
+    documentNumber: z
+      .string()
+      .regex(/^[0-9A-Za-z-]{5,20}$/, { message: 'Debe tener de 5 a 20 caracteres alfanuméricos.' })
+      .optional()
+      .meta({ description: "A document to list (the payer company's NIT or a destination's document). Exactly one of documentNumber and bankAccount." }),
+    bankAccount: z
+      .strictObject({
+        bankCode: z
+          .string()
+          .regex(/^\d{4}$/, { message: 'Debe ser el código ACH de 4 dígitos del banco.' })
+          .refine((c) => KNOWN_ACH_CODES.has(c), { message: 'No corresponde a ningún banco de GET /dictionaries/banks/ach.' })
+          .meta({ description: "The bank's ACH compensation code (`achCode` of GET /dictionaries/banks/ach).", example: '1007' }),
+        accountNumber: z
+          .string()
+          .regex(/^\d{4,32}$/, { message: 'Debe tener de 4 a 32 dígitos.' })
+          .refine((n) => !/^0+$/.test(n), { message: 'No es un número de cuenta.' })
+          .transform((n) => new ListedAccountNumber(n))
+          .meta({ description: 'Stored only as a keyed fingerprint and a masked copy (`****1234`); never answered in full.' }),
+      })
+      .optional()
+      .meta({
+        description:
+          'A bank account to list: every payout to it is refused (RECIPIENT_BLACKLISTED) whatever document it declares. Exactly one of documentNumber and bankAccount.',
+      }),
+    name: textSchema(1, 200).optional(),
+    reason: textSchema(1, 500),
+  })
+  .refine((b) => (b.documentNumber === undefined) !== (b.bankAccount === undefined), {
+    message: 'Indique documentNumber o bankAccount (uno de los dos).',
+    path: ['documentNumber'],
+  })
+  .meta({ id: 'AmlEntryRequest' });
 
 /**
  * The AML (SARLAFT) list: a send is refused when the payer company's NIT or the destination document
@@ -63,7 +78,10 @@ export const AmlEntryBody = z.strictObject({
 export function adminAmlRoutes(transfers: TransferClient, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/admin/aml/blacklist', operationId: 'adminAddAmlEntry', tags: ['Admin'],
+      method: 'POST',
+      path: '/admin/aml/blacklist',
+      operationId: 'adminAddAmlEntry',
+      tags: ['Admin'],
       summary: 'Add a document or a bank account to the AML list',
       auth: { kind: 'admin' },
       audit: { change: 'service' },
@@ -71,20 +89,30 @@ export function adminAmlRoutes(transfers: TransferClient, changes: AdminChanges)
       responses: { 201: { description: 'The entry (an account shown masked).', schema: AmlEntrySchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
-        const e = await transfers.addAmlEntry({
-          documentNumber: body.documentNumber ?? '', name: body.name, reason: body.reason,
-          ...(body.bankAccount ? { bankAccount: { bankCode: body.bankAccount.bankCode, accountNumber: body.bankAccount.accountNumber.reveal() } } : {}),
-        }, call);
+        const e = await transfers.addAmlEntry(
+          {
+            documentNumber: body.documentNumber ?? '',
+            name: body.name,
+            reason: body.reason,
+            ...(body.bankAccount ? { bankAccount: { bankCode: body.bankAccount.bankCode, accountNumber: body.bankAccount.accountNumber.reveal() } } : {}),
+          },
+          call,
+        );
         return { status: 201, body: amlEntryToApi(e) };
       },
     }),
     defineRoute({
-      method: 'DELETE', path: '/admin/aml/blacklist/{id}', operationId: 'adminRemoveAmlEntry', tags: ['Admin'],
+      method: 'DELETE',
+      path: '/admin/aml/blacklist/{id}',
+      operationId: 'adminRemoveAmlEntry',
+      tags: ['Admin'],
       summary: 'Remove an entry from the AML list (by an operator, once a second operator approves)',
-      description: 'Removing an entry weakens a control: a named operator\'s removal answers 202 with an approval request that a second, independent operator approves after the notice delay. The shared development token removes directly.',
+      description:
+        "Removing an entry weakens a control: a named operator's removal answers 202 with an approval request that a second, independent operator approves after the notice delay. The shared development token removes directly.",
       auth: { kind: 'admin' },
       audit: { change: 'gateway' },
-      params: z.object({ id: uuidSchema() }), paramErrors: { id: 'AML_ENTRY_NOT_FOUND' },
+      params: z.object({ id: uuidSchema() }),
+      paramErrors: { id: 'AML_ENTRY_NOT_FOUND' },
       responses: { 200: { description: 'The removed entry.', schema: AmlEntrySchema }, 202: PENDING_APPROVAL_RESPONSE },
       errors: ['AML_ENTRY_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, admin, call, audit }) => {

@@ -27,29 +27,42 @@ export function companyToApi(c: Company) {
 const TaxRegime = z.enum(['COMMON', 'SIMPLE']);
 const Rail = z.enum(['BREB', 'ACH']);
 /** NIT: 5-15 digits, optionally followed by "-" and the check digit (e.g. 900123456-7). */
-const Nit = z.string().trim().regex(/^\d{5,15}(-\d)?$/, 'El NIT debe tener de 5 a 15 dígitos y, opcionalmente, "-" y el dígito de verificación.');
+const Nit = z
+  .string()
+  .trim()
+  .regex(/^\d{5,15}(-\d)?$/, 'El NIT debe tener de 5 a 15 dígitos y, opcionalmente, "-" y el dígito de verificación.');
 const MultiSigThreshold = z.int().min(0).max(10);
 
-export const CreateCompanyBody = z.strictObject({
-  name: textSchema(1, 200),
-  nit: Nit,
-  taxRegime: TaxRegime,
-  multiSigThreshold: MultiSigThreshold.default(0),
-  wallets: z.array(Rail).max(2)
-    .refine((w) => new Set(w).size === w.length, { message: 'Las billeteras no pueden repetirse.' })
-    .default(['BREB', 'ACH'])
-    .meta({ description: 'Wallets to open (default both). `[]` opens none.' }),
-}).meta({ id: 'CreateCompanyRequest' });
+export const CreateCompanyBody = z
+  .strictObject({
+    name: textSchema(1, 200),
+    nit: Nit,
+    taxRegime: TaxRegime,
+    multiSigThreshold: MultiSigThreshold.default(0),
+    wallets: z
+      .array(Rail)
+      .max(2)
+      .refine((w) => new Set(w).size === w.length, { message: 'Las billeteras no pueden repetirse.' })
+      .default(['BREB', 'ACH'])
+      .meta({ description: 'Wallets to open (default both). `[]` opens none.' }),
+  })
+  .meta({ id: 'CreateCompanyRequest' });
 
-export const PatchCompanyBody = z.strictObject({
-  status: z.enum(['ACTIVE', 'SUSPENDED']).optional(),
-  taxRegime: TaxRegime.optional(),
-  multiSigThreshold: MultiSigThreshold.optional(),
-  counterpartyDailyLimitCents: centsSchema(0).optional(),
-  counterpartyMonthlyLimitCents: centsSchema(0).optional(),
-  rateLimitMultiplier: z.number().positive().max(1_000_000)
-    .refine((n) => Math.round(n * 100) === n * 100, { message: 'Máximo dos decimales.' }).optional(),
-}).refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Indique al menos un campo para cambiar.' })
+export const PatchCompanyBody = z
+  .strictObject({
+    status: z.enum(['ACTIVE', 'SUSPENDED']).optional(),
+    taxRegime: TaxRegime.optional(),
+    multiSigThreshold: MultiSigThreshold.optional(),
+    counterpartyDailyLimitCents: centsSchema(0).optional(),
+    counterpartyMonthlyLimitCents: centsSchema(0).optional(),
+    rateLimitMultiplier: z
+      .number()
+      .positive()
+      .max(1_000_000)
+      .refine((n) => Math.round(n * 100) === n * 100, { message: 'Máximo dos decimales.' })
+      .optional(),
+  })
+  .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Indique al menos un campo para cambiar.' })
   .meta({ id: 'PatchCompanyRequest' });
 
 export const CompanyIdParams = z.object({ id: uuidSchema() });
@@ -57,7 +70,10 @@ export const CompanyIdParams = z.object({ id: uuidSchema() });
 export function adminCompanyRoutes(admin: CompanyAdmin, changes: AdminChanges): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/admin/companies', operationId: 'adminCreateCompany', tags: ['Admin'],
+      method: 'POST',
+      path: '/admin/companies',
+      operationId: 'adminCreateCompany',
+      tags: ['Admin'],
       summary: 'Create a company and open its wallets',
       description: 'Creates the company (ACTIVE) and opens its wallets at zero in the ledger. If the ledger cannot open them, nothing is created.',
       auth: { kind: 'admin' },
@@ -70,20 +86,29 @@ export function adminCompanyRoutes(admin: CompanyAdmin, changes: AdminChanges): 
       },
     }),
     defineRoute({
-      method: 'GET', path: '/admin/companies/{id}', operationId: 'adminGetCompany', tags: ['Admin'],
+      method: 'GET',
+      path: '/admin/companies/{id}',
+      operationId: 'adminGetCompany',
+      tags: ['Admin'],
       summary: 'Read a company',
       auth: { kind: 'admin' },
-      params: CompanyIdParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
+      params: CompanyIdParams,
+      paramErrors: { id: 'COMPANY_NOT_FOUND' },
       responses: { 200: { description: 'The company.', schema: CompanySchema } },
       errors: ['COMPANY_NOT_FOUND'],
       handler: async ({ params }) => ({ status: 200, body: companyToApi(await admin.get(params.id)) }),
     }),
     defineRoute({
-      method: 'PATCH', path: '/admin/companies/{id}', operationId: 'adminUpdateCompany', tags: ['Admin'],
+      method: 'PATCH',
+      path: '/admin/companies/{id}',
+      operationId: 'adminUpdateCompany',
+      tags: ['Admin'],
       summary: 'Change a company (status, tax regime, multi-signature threshold, counterparty limits, rate-limit multiplier)',
-      description: 'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE. A change that weakens a control — a lower `multiSigThreshold`, reactivating a suspended company, or a counterparty limit that is not a strict tightening of one already set — by a named operator answers 202 with an approval request: nothing changes until a second, independent operator approves it (after the notice delay). Every change to the threshold, limits or status is told to the company (`company.security_changed` webhook and an e-mail to its administrators).',
+      description:
+        'Suspending a company makes its API keys answer 403 COMPANY_INACTIVE. A change that weakens a control — a lower `multiSigThreshold`, reactivating a suspended company, or a counterparty limit that is not a strict tightening of one already set — by a named operator answers 202 with an approval request: nothing changes until a second, independent operator approves it (after the notice delay). Every change to the threshold, limits or status is told to the company (`company.security_changed` webhook and an e-mail to its administrators).',
       auth: { kind: 'admin' },
-      params: CompanyIdParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
+      params: CompanyIdParams,
+      paramErrors: { id: 'COMPANY_NOT_FOUND' },
       body: PatchCompanyBody,
       responses: { 200: { description: 'The updated company.', schema: CompanySchema }, 202: PENDING_APPROVAL_RESPONSE },
       errors: ['COMPANY_NOT_FOUND', 'APPROVAL_REQUEST_NOT_PENDING'],

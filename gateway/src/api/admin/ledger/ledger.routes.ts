@@ -12,16 +12,20 @@ import { CreditRequestSchema } from '../credit-requests/schemas.js';
 import { approvalRequestToApi } from '../approval-requests/presenters.js';
 import { PENDING_APPROVAL_RESPONSE } from '../approval-requests/schemas.js';
 
-export const CreditBody = z.strictObject({
-  amountCents: centsSchema(1).meta({ description: 'Centavos to add (JSON integer).' }),
-  reference: textSchema(1, 100).meta({ description: 'Operator reference; the credit is idempotent on it.' }),
-}).meta({ id: 'AdminCreditRequest' });
+export const CreditBody = z
+  .strictObject({
+    amountCents: centsSchema(1).meta({ description: 'Centavos to add (JSON integer).' }),
+    reference: textSchema(1, 100).meta({ description: 'Operator reference; the credit is idempotent on it.' }),
+  })
+  .meta({ id: 'AdminCreditRequest' });
 
-export const FeeBody = z.strictObject({
-  fixedFeeCents: centsSchema(0),
-  variableBps: z.int().min(0).max(10_000).meta({ description: 'Basis points of the gross amount (0-10000).' }),
-  companyId: uuidSchema().optional().meta({ description: "Omitted: the default for every company; set: that company's override." }),
-}).meta({ id: 'SetFeeConfigRequest' });
+export const FeeBody = z
+  .strictObject({
+    fixedFeeCents: centsSchema(0),
+    variableBps: z.int().min(0).max(10_000).meta({ description: 'Basis points of the gross amount (0-10000).' }),
+    companyId: uuidSchema().optional().meta({ description: "Omitted: the default for every company; set: that company's override." }),
+  })
+  .meta({ id: 'SetFeeConfigRequest' });
 
 const CreditParams = z.object({ id: uuidSchema(), rail: z.enum(['BREB', 'ACH']) });
 const FeeParams = z.object({ operation: z.enum(['BREB_OUTFLOW', 'ACH_OUTFLOW', 'PSE_INFLOW', 'BREB_INFLOW']) });
@@ -29,7 +33,10 @@ const FeeParams = z.object({ operation: z.enum(['BREB_OUTFLOW', 'ACH_OUTFLOW', '
 export function adminLedgerRoutes(ledger: LedgerAdmin, requests: CreditRequestAdmin, changes: AdminChanges, dualControlCents: number): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/admin/companies/{id}/wallets/{rail}/credit', operationId: 'adminCreditWallet', tags: ['Admin'],
+      method: 'POST',
+      path: '/admin/companies/{id}/wallets/{rail}/credit',
+      operationId: 'adminCreditWallet',
+      tags: ['Admin'],
       summary: 'Credit a wallet (BALANCE_ADD, idempotent on reference); large credits wait for a second operator',
       description: [
         'The same reference with the same body returns the same movement (201); with a different body, 409 REFERENCE_CONFLICT.',
@@ -38,7 +45,8 @@ export function adminLedgerRoutes(ledger: LedgerAdmin, requests: CreditRequestAd
       auth: { kind: 'admin' },
       // The audit rows are written here: REQUESTED before the ledger call, or the request in its transaction.
       audit: { change: 'gateway' },
-      params: CreditParams, paramErrors: { id: 'COMPANY_NOT_FOUND' },
+      params: CreditParams,
+      paramErrors: { id: 'COMPANY_NOT_FOUND' },
       body: CreditBody,
       responses: {
         201: { description: 'The BALANCE_ADD movement (COMPLETED).', schema: MovementSchema },
@@ -47,7 +55,12 @@ export function adminLedgerRoutes(ledger: LedgerAdmin, requests: CreditRequestAd
       errors: ['COMPANY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'REFERENCE_CONFLICT', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call, admin, audit }) => {
         if (admin?.kind === 'operator') {
-          const out = await requests.creditByOperator({ companyId: params.id, rail: params.rail, amountCents: body.amountCents, reference: body.reference }, admin, call, audit!);
+          const out = await requests.creditByOperator(
+            { companyId: params.id, rail: params.rail, amountCents: body.amountCents, reference: body.reference },
+            admin,
+            call,
+            audit!,
+          );
           if ('request' in out) return { status: 202, body: creditRequestToApi(out.request) };
           return { status: 201, body: movementToApi(out.movement) };
         }
@@ -59,9 +72,13 @@ export function adminLedgerRoutes(ledger: LedgerAdmin, requests: CreditRequestAd
       },
     }),
     defineRoute({
-      method: 'PUT', path: '/admin/fees/{operation}', operationId: 'adminSetFeeConfig', tags: ['Admin'],
+      method: 'PUT',
+      path: '/admin/fees/{operation}',
+      operationId: 'adminSetFeeConfig',
+      tags: ['Admin'],
       summary: 'Set the fee configuration of an operation (default or per company); by an operator, once a second operator approves',
-      description: 'Fees move money on every operation: a named operator\'s change answers 202 with an approval request that a second, independent operator approves (POST /admin/approval-requests/{id}/approve); a company\'s own schedule is told to the company. The shared development token sets it directly.',
+      description:
+        "Fees move money on every operation: a named operator's change answers 202 with an approval request that a second, independent operator approves (POST /admin/approval-requests/{id}/approve); a company's own schedule is told to the company. The shared development token sets it directly.",
       auth: { kind: 'admin' },
       audit: { change: 'gateway' },
       params: FeeParams,

@@ -3,21 +3,53 @@ import { deliveryToApi, endpointToApi, endpointWithSecretToApi } from '../../web
 import type { WebhookClient } from '../../../clients/webhook-client.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { textSchema } from '../../../http/validation.js';
-import { VERIFICATION_DOC, WebhookDeliveriesQuery, WebhookDeliveryPageSchema, WebhookDeliverySchema, WebhookEndpointListSchema, WebhookEndpointWithSecretSchema, ENDPOINT_ID } from '../../webhooks/schemas.js';
+import {
+  VERIFICATION_DOC,
+  WebhookDeliveriesQuery,
+  WebhookDeliveryPageSchema,
+  WebhookDeliverySchema,
+  WebhookEndpointListSchema,
+  WebhookEndpointWithSecretSchema,
+  ENDPOINT_ID,
+} from '../../webhooks/schemas.js';
 
 /** The platform's event types (services/webhook/src/domain/event-types.ts PLATFORM_EVENT_TYPES; the webhook service checks them too). */
 export const PLATFORM_WEBHOOK_EVENT_TYPES = ['reconciliation.completed', 'reconciliation.break'] as const;
 
-
-
-const CreatePlatformEndpointBody = z.strictObject({
-  url: z.string().min(1).max(2048).refine((s) => { try { const u = new URL(s); return u.protocol === 'https:' || u.protocol === 'http:'; } catch { return false; } }, { message: 'Debe ser una URL https absoluta.' })
-    .meta({ description: 'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).', format: 'uri' }),
-  events: z.array(z.enum(PLATFORM_WEBHOOK_EVENT_TYPES)).min(1, { message: 'Suscriba al menos un tipo de evento.' }).max(4)
-    .meta({ description: '`reconciliation.completed`: a run of (rail, date) finished (RECONCILED, REJECTED or FAILED); `data` is the run as `GET /admin/reconciliations/{id}` shows it. `reconciliation.break`: a break was opened (once per break key); `data` is the break as its listing shows it.' }),
-  enabled: z.boolean().optional().meta({ description: 'Default true.' }),
-  description: textSchema(1, 200).optional(),
-}).meta({ id: 'CreatePlatformWebhookEndpointRequest' });
+const CreatePlatformEndpointBody = z
+  .strictObject({
+    url: z
+      .string()
+      .min(1)
+      .max(2048)
+      .refine(
+        (s) => {
+          try {
+            const u = new URL(s);
+            return u.protocol === 'https:' || u.protocol === 'http:';
+          } catch {
+            return false;
+          }
+        },
+        { message: 'Debe ser una URL https absoluta.' },
+      )
+      .meta({
+        description:
+          'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).',
+        format: 'uri',
+      }),
+    events: z
+      .array(z.enum(PLATFORM_WEBHOOK_EVENT_TYPES))
+      .min(1, { message: 'Suscriba al menos un tipo de evento.' })
+      .max(4)
+      .meta({
+        description:
+          '`reconciliation.completed`: a run of (rail, date) finished (RECONCILED, REJECTED or FAILED); `data` is the run as `GET /admin/reconciliations/{id}` shows it. `reconciliation.break`: a break was opened (once per break key); `data` is the break as its listing shows it.',
+      }),
+    enabled: z.boolean().optional().meta({ description: 'Default true.' }),
+    description: textSchema(1, 200).optional(),
+  })
+  .meta({ id: 'CreatePlatformWebhookEndpointRequest' });
 
 const TAGS = ['Admin'];
 
@@ -29,8 +61,11 @@ const TAGS = ['Admin'];
 export function adminWebhookRoutes(webhooks: WebhookClient): AnyRoute[] {
   return [
     defineRoute({
-      method: 'POST', path: '/admin/webhooks/endpoints', operationId: 'adminCreatePlatformWebhookEndpoint', tags: TAGS,
-      summary: 'Register an operators\' webhook endpoint for the reconciliation\'s events (the signing secret is shown once)',
+      method: 'POST',
+      path: '/admin/webhooks/endpoints',
+      operationId: 'adminCreatePlatformWebhookEndpoint',
+      tags: TAGS,
+      summary: "Register an operators' webhook endpoint for the reconciliation's events (the signing secret is shown once)",
       description: VERIFICATION_DOC,
       auth: { kind: 'admin' },
       audit: { change: 'service' },
@@ -38,27 +73,42 @@ export function adminWebhookRoutes(webhooks: WebhookClient): AnyRoute[] {
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
-        const r = await webhooks.createPlatformEndpoint({
-          url: body.url, events: body.events, ...(body.enabled !== undefined ? { enabled: body.enabled } : {}), ...(body.description !== undefined ? { description: body.description } : {}),
-        }, call);
+        const r = await webhooks.createPlatformEndpoint(
+          {
+            url: body.url,
+            events: body.events,
+            ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+            ...(body.description !== undefined ? { description: body.description } : {}),
+          },
+          call,
+        );
         return { status: 201, body: endpointWithSecretToApi(r) };
       },
     }),
     defineRoute({
-      method: 'GET', path: '/admin/webhooks/endpoints', operationId: 'adminListPlatformWebhookEndpoints', tags: TAGS,
-      summary: 'The operators\' webhook endpoints',
+      method: 'GET',
+      path: '/admin/webhooks/endpoints',
+      operationId: 'adminListPlatformWebhookEndpoints',
+      tags: TAGS,
+      summary: "The operators' webhook endpoints",
       auth: { kind: 'admin' },
       responses: { 200: { description: 'Every live platform endpoint, oldest first.', schema: WebhookEndpointListSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ call }) => ({ status: 200, body: { items: (await webhooks.listPlatformEndpoints({}, call)).items.map(endpointToApi) } }),
     }),
     defineRoute({
-      method: 'DELETE', path: '/admin/webhooks/endpoints/{id}', operationId: 'adminDeletePlatformWebhookEndpoint', tags: TAGS,
-      summary: 'Delete an operators\' webhook endpoint; its pending deliveries end FAILED',
+      method: 'DELETE',
+      path: '/admin/webhooks/endpoints/{id}',
+      operationId: 'adminDeletePlatformWebhookEndpoint',
+      tags: TAGS,
+      summary: "Delete an operators' webhook endpoint; its pending deliveries end FAILED",
       auth: { kind: 'admin' },
       audit: { change: 'service' },
-      params: z.object({ id: ENDPOINT_ID }), paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
-      responses: { 200: { description: 'Deleted.', schema: z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'PlatformWebhookEndpointDeleted' }) } },
+      params: z.object({ id: ENDPOINT_ID }),
+      paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
+      responses: {
+        200: { description: 'Deleted.', schema: z.object({ id: z.string(), deleted: z.literal(true) }).meta({ id: 'PlatformWebhookEndpointDeleted' }) },
+      },
       errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => {
         await webhooks.deletePlatformEndpoint({ id: params.id }, call);
@@ -66,27 +116,39 @@ export function adminWebhookRoutes(webhooks: WebhookClient): AnyRoute[] {
       },
     }),
     defineRoute({
-      method: 'POST', path: '/admin/webhooks/endpoints/{id}/test', operationId: 'adminTestPlatformWebhookEndpoint', tags: TAGS,
-      summary: 'Send a `webhook.ping` event to an operators\' endpoint',
+      method: 'POST',
+      path: '/admin/webhooks/endpoints/{id}/test',
+      operationId: 'adminTestPlatformWebhookEndpoint',
+      tags: TAGS,
+      summary: "Send a `webhook.ping` event to an operators' endpoint",
       auth: { kind: 'admin' },
       audit: { change: 'service' },
-      params: z.object({ id: ENDPOINT_ID }), paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
+      params: z.object({ id: ENDPOINT_ID }),
+      paramErrors: { id: 'WEBHOOK_ENDPOINT_NOT_FOUND' },
       responses: { 202: { description: 'The ping delivery, queued.', schema: WebhookDeliverySchema } },
       errors: ['WEBHOOK_ENDPOINT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => ({ status: 202, body: deliveryToApi(await webhooks.testPlatformEndpoint({ id: params.id }, call)) }),
     }),
     defineRoute({
-      method: 'GET', path: '/admin/webhooks/deliveries', operationId: 'adminListPlatformWebhookDeliveries', tags: TAGS,
-      summary: 'Deliveries to the operators\' endpoints, newest first',
+      method: 'GET',
+      path: '/admin/webhooks/deliveries',
+      operationId: 'adminListPlatformWebhookDeliveries',
+      tags: TAGS,
+      summary: "Deliveries to the operators' endpoints, newest first",
       auth: { kind: 'admin' },
       query: WebhookDeliveriesQuery,
       responses: { 200: { description: 'Deliveries; `nextCursor` pages on.', schema: WebhookDeliveryPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        const r = await webhooks.listPlatformDeliveries({
-          limit: query.limit, ...(query.endpointId ? { endpointId: query.endpointId } : {}), ...(query.status ? { status: query.status } : {}),
-          ...(query.cursor ? { cursor: query.cursor } : {}),
-        }, call);
+        const r = await webhooks.listPlatformDeliveries(
+          {
+            limit: query.limit,
+            ...(query.endpointId ? { endpointId: query.endpointId } : {}),
+            ...(query.status ? { status: query.status } : {}),
+            ...(query.cursor ? { cursor: query.cursor } : {}),
+          },
+          call,
+        );
         return { status: 200, body: { items: r.items.map(deliveryToApi), nextCursor: r.nextCursor ?? null } };
       },
     }),

@@ -11,10 +11,21 @@ import { MAX_BATCH_ITEMS, tooManyItems, type BatchItemDraft } from './batch-item
  */
 
 const COLUMNS = [
-  'amount', 'amountCents',
-  'keyType', 'keyValue', 'targetName', 'targetDocument',
-  'bankId', 'accountTypeId', 'accountNumber', 'documentTypeId', 'documentNumber', 'holderFirstName', 'holderLastName',
-  'reference', 'description',
+  'amount',
+  'amountCents',
+  'keyType',
+  'keyValue',
+  'targetName',
+  'targetDocument',
+  'bankId',
+  'accountTypeId',
+  'accountNumber',
+  'documentTypeId',
+  'documentNumber',
+  'holderFirstName',
+  'holderLastName',
+  'reference',
+  'description',
 ] as const;
 type Column = (typeof COLUMNS)[number];
 const BY_LOWER = new Map<string, Column>(COLUMNS.map((c) => [c.toLowerCase(), c]));
@@ -40,7 +51,12 @@ const DOCUMENT_TYPES: Record<string, 1 | 4 | 5 | 8> = { '1': 1, '4': 4, '5': 5, 
 
 /** Case-, accent- and spacing-insensitive form of a name (`Depósito  Electrónico` → `deposito electronico`). */
 function fold(s: string): string {
-  return s.normalize('NFD').replace(/\p{Diacritic}/gu, '').toLowerCase().trim().replace(/\s+/g, ' ');
+  return s
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase()
+    .trim()
+    .replace(/\s+/g, ' ');
 }
 
 /** `150000`, `150000,5`, `150000.50` → centavos; undefined when the text is not such an amount. */
@@ -79,14 +95,22 @@ export function parseBatchCsv(raw: Buffer): BatchItemDraft[] {
   let lastLine = 0;
   try {
     records = parse(text, {
-      delimiter, info: true, skip_empty_lines: true, relax_quotes: true, relax_column_count_less: true,
-      on_record: (record: string[], context: { lines: number }) => { lastLine = context.lines; return record; },
+      delimiter,
+      info: true,
+      skip_empty_lines: true,
+      relax_quotes: true,
+      relax_column_count_less: true,
+      on_record: (record: string[], context: { lines: number }) => {
+        lastLine = context.lines;
+        return record;
+      },
     }) as unknown as Array<{ record: string[]; info: { lines: number } }>;
   } catch (err) {
     if (!(err instanceof CsvError)) throw err;
     throw csvProblem(err, text, lastLine);
   }
-  const rows = records.map((r) => ({ cells: r.record.map((c) => c.trim()), line: startLine(r.info.lines, r.record) }))
+  const rows = records
+    .map((r) => ({ cells: r.record.map((c) => c.trim()), line: startLine(r.info.lines, r.record) }))
     .filter((r) => r.cells.some((c) => c !== '')); // a row of empty cells (`;;;`) is a blank line too
   const header = rows.shift();
   if (!header) throw invalidRequest([{ path: '', message: 'El archivo está vacío.' }], 'El archivo está vacío.');
@@ -160,8 +184,13 @@ function labelFor(amountColumn: 'amount' | 'amountCents') {
   };
 }
 
-function rowDraft(columns: ReadonlyArray<Column | undefined>, amountColumn: 'amount' | 'amountCents', label: (path: string) => string | undefined,
-  cells: readonly string[], line: number): BatchItemDraft {
+function rowDraft(
+  columns: ReadonlyArray<Column | undefined>,
+  amountColumn: 'amount' | 'amountCents',
+  label: (path: string) => string | undefined,
+  cells: readonly string[],
+  line: number,
+): BatchItemDraft {
   const v: Partial<Record<Column, string>> = {};
   columns.forEach((c, i) => {
     const cell = cells[i] ?? '';
@@ -174,7 +203,11 @@ function rowDraft(columns: ReadonlyArray<Column | undefined>, amountColumn: 'amo
   if (amountText === undefined) problems.push({ path: 'amount', message: 'Es obligatorio.' });
   else if (amountColumn === 'amount') {
     const cents = pesosToCents(amountText);
-    if (cents === undefined) problems.push({ path: 'amount', message: 'Debe ser un valor en pesos sin separadores de miles, con hasta 2 decimales tras "," o "." (p. ej. 150000 o 150000,50).' });
+    if (cents === undefined)
+      problems.push({
+        path: 'amount',
+        message: 'Debe ser un valor en pesos sin separadores de miles, con hasta 2 decimales tras "," o "." (p. ej. 150000 o 150000,50).',
+      });
     else input.amount = cents;
   } else if (!/^\d+$/.test(amountText)) problems.push({ path: 'amount', message: 'Debe ser un número entero de centavos.' });
   else input.amount = Number(amountText);
@@ -191,7 +224,8 @@ function rowDraft(columns: ReadonlyArray<Column | undefined>, amountColumn: 'amo
   } else if (!breb && !ach) {
     problems.push({ path: 'destination', message: 'La fila no indica el destino: keyValue (Bre-B) o bankId y accountNumber (ACH).' });
   } else if (breb) {
-    if (v.keyType === undefined) problems.push({ path: 'destination.brebKey.type', message: 'Es obligatorio para envíos Bre-B: PHONE, EMAIL, ALPHANUM o NRIC.' });
+    if (v.keyType === undefined)
+      problems.push({ path: 'destination.brebKey.type', message: 'Es obligatorio para envíos Bre-B: PHONE, EMAIL, ALPHANUM o NRIC.' });
     input.destination = { brebKey: { type: v.keyType?.toUpperCase(), value: v.keyValue } };
     for (const c of ACH_ONLY) if (v[c] !== undefined) problems.push({ path: c, message: 'No aplica a un envío Bre-B.' });
   } else {
@@ -202,7 +236,8 @@ function rowDraft(columns: ReadonlyArray<Column | undefined>, amountColumn: 'amo
     }
     if (v.accountTypeId !== undefined) {
       const t = ACCOUNT_TYPES[fold(v.accountTypeId)];
-      if (t === undefined) problems.push({ path: 'destination.bankAccount.accountTypeId', message: 'Debe ser 20 (Ahorros), 21 (Corriente) o 22 (Depósito electrónico).' });
+      if (t === undefined)
+        problems.push({ path: 'destination.bankAccount.accountTypeId', message: 'Debe ser 20 (Ahorros), 21 (Corriente) o 22 (Depósito electrónico).' });
       else bankAccount.accountTypeId = t;
     }
     if (v.documentTypeId !== undefined) {

@@ -5,7 +5,17 @@ const json = (inputs: unknown[]): BatchItemDraft[] => inputs.map((input) => ({ l
 const breb = { amount: 10_000, destination: { brebKey: { type: 'PHONE', value: '3001234567' } }, targetName: 'Ana Pérez', targetDocument: '1012345678' };
 const ach = {
   amount: 25_000,
-  destination: { bankAccount: { bankId: 14, accountTypeId: 21, accountNumber: '99887766', documentTypeId: 1, documentNumber: '1012345678', holderFirstName: 'Luis', holderLastName: 'Gómez' } },
+  destination: {
+    bankAccount: {
+      bankId: 14,
+      accountTypeId: 21,
+      accountNumber: '99887766',
+      documentTypeId: 1,
+      documentNumber: '1012345678',
+      holderFirstName: 'Luis',
+      holderLastName: 'Gómez',
+    },
+  },
 };
 
 describe('validateItems (JSON items)', () => {
@@ -22,10 +32,18 @@ describe('validateItems (JSON items)', () => {
   it('maps to the proto item: JSON items on line 0; a bank account with its dictionary name and ACH code; an invalid item with INVALID_REQUEST', () => {
     const [a, b, c] = validateItems(json([ach, { ...breb, targetDocument: '' }, {}]));
     expect(toBatchItemInput(a!)).toEqual({
-      seq: 1, line: 0,
+      seq: 1,
+      line: 0,
       send: {
-        amount: 25_000n, reference: undefined, description: undefined, brebKey: undefined, targetAnchorHandle: undefined, targetName: undefined, targetDocument: undefined,
-        bankAccount: { ...ach.destination.bankAccount, bankName: 'Banco Davivienda', bankAchCode: '1051' }, requestHash: '',
+        amount: 25_000n,
+        reference: undefined,
+        description: undefined,
+        brebKey: undefined,
+        targetAnchorHandle: undefined,
+        targetName: undefined,
+        targetDocument: undefined,
+        bankAccount: { ...ach.destination.bankAccount, bankName: 'Banco Davivienda', bankAchCode: '1051' },
+        requestHash: '',
       },
     });
     // An empty targetDocument is no document (as on POST /transfers/send).
@@ -36,7 +54,11 @@ describe('validateItems (JSON items)', () => {
 
 describe('assertUniqueReferences', () => {
   it('passes distinct, missing and empty references', () => {
-    expect(() => assertUniqueReferences(json([{ reference: 'a' }, { reference: 'b' }, {}, { reference: '' }, { reference: '  ' }, 'x', { reference: 5 }, { reference: 5 }]))).not.toThrow();
+    expect(() =>
+      assertUniqueReferences(
+        json([{ reference: 'a' }, { reference: 'b' }, {}, { reference: '' }, { reference: '  ' }, 'x', { reference: 5 }, { reference: 5 }]),
+      ),
+    ).not.toThrow();
   });
 
   it('422 VALIDATION_ERROR naming each repetition (items.<i>.reference) and where it first appeared; an invalid item counts too', () => {
@@ -47,10 +69,12 @@ describe('assertUniqueReferences', () => {
       expect(err).toBeInstanceOf(AppError);
       const e = err as AppError;
       expect(e.code).toBe('VALIDATION_ERROR');
-      expect(e.details).toEqual({ fields: [
-        { path: 'items.2.reference', message: 'La referencia "nómina" se repite en items.2.reference; apareció antes en items.0.reference.' },
-        { path: 'items.3.reference', message: 'La referencia "otra" se repite en items.3.reference; apareció antes en items.1.reference.' },
-      ] });
+      expect(e.details).toEqual({
+        fields: [
+          { path: 'items.2.reference', message: 'La referencia "nómina" se repite en items.2.reference; apareció antes en items.0.reference.' },
+          { path: 'items.3.reference', message: 'La referencia "otra" se repite en items.3.reference; apareció antes en items.1.reference.' },
+        ],
+      });
     }
   });
 });

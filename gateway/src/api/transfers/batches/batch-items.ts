@@ -54,10 +54,12 @@ export function validateItems(drafts: readonly BatchItemDraft[]): BatchItem[] {
 }
 
 function invalidMessage(fields: readonly FieldProblem[], label?: (path: string) => string | undefined): string {
-  const text = fields.map((f) => {
-    const path = label?.(f.path) ?? f.path;
-    return path ? `${path}: ${f.message}` : f.message;
-  }).join('; ');
+  const text = fields
+    .map((f) => {
+      const path = label?.(f.path) ?? f.path;
+      return path ? `${path}: ${f.message}` : f.message;
+    })
+    .join('; ');
   return text.length > MAX_INVALID_MESSAGE_CHARS ? `${text.slice(0, MAX_INVALID_MESSAGE_CHARS - 1)}…` : text;
 }
 
@@ -86,8 +88,11 @@ export function assertUniqueReferences(drafts: readonly BatchItemDraft[]): void 
   });
   if (fields.length === 0) return;
   const shown = fields.slice(0, 100);
-  throw new AppError('VALIDATION_ERROR',
-    `Las referencias de los ítems no pueden repetirse dentro del lote (${fields.length} repetida${fields.length === 1 ? '' : 's'}).`, { fields: shown });
+  throw new AppError(
+    'VALIDATION_ERROR',
+    `Las referencias de los ítems no pueden repetirse dentro del lote (${fields.length} repetida${fields.length === 1 ? '' : 's'}).`,
+    { fields: shown },
+  );
 }
 
 /** An item for CreateBatch: the send as POST /transfers/send would make it, or the invalid item's answer. */

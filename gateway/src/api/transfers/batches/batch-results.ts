@@ -7,14 +7,39 @@ import { bogotaCell, CSV_BOM, csvRow, pesos } from '../../csv-cells.js';
 
 /** The columns of a batch's results.csv (docs/batches.md). */
 export const BATCH_RESULTS_COLUMNS = [
-  'item', 'linea', 'estado', 'riel', 'monto', 'comision', 'iva', 'beneficiario', 'documento', 'referencia', 'destino', 'transaccion', 'error', 'mensaje', 'completada',
+  'item',
+  'linea',
+  'estado',
+  'riel',
+  'monto',
+  'comision',
+  'iva',
+  'beneficiario',
+  'documento',
+  'referencia',
+  'destino',
+  'transaccion',
+  'error',
+  'mensaje',
+  'completada',
 ] as const;
 
 export function batchResultRow(i: transferV1.BatchItem): string {
   return csvRow([
-    String(i.seq), i.line > 0 ? String(i.line) : '', i.status, railOrNull(i.rail) ?? '',
-    pesos(i.amount), pesos(i.totalFee), pesos(i.ivaAmount),
-    i.targetName, i.targetDocument, i.reference ?? '', i.destination, i.transferId ?? '', i.errorCode ?? '', i.message ?? '',
+    String(i.seq),
+    i.line > 0 ? String(i.line) : '',
+    i.status,
+    railOrNull(i.rail) ?? '',
+    pesos(i.amount),
+    pesos(i.totalFee),
+    pesos(i.ivaAmount),
+    i.targetName,
+    i.targetDocument,
+    i.reference ?? '',
+    i.destination,
+    i.transferId ?? '',
+    i.errorCode ?? '',
+    i.message ?? '',
     i.completedAt ? bogotaCell(i.completedAt) : '',
   ]);
 }

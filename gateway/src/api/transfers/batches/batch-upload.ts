@@ -30,9 +30,14 @@ export function createBatchRequest(upload: BatchUpload, idempotencyKey: string |
     const raw = rawBody ?? Buffer.alloc(0);
     batch = { reference: query.reference, description: query.description, mode: query.mode ?? 'all' };
     drafts = parseBatchCsv(raw);
-    hash = createHash('sha256').update(`csv\n${batch.mode}\n${batch.reference ?? ''}\n${batch.description ?? ''}\n`).update(raw).digest('hex');
+    hash = createHash('sha256')
+      .update(`csv\n${batch.mode}\n${batch.reference ?? ''}\n${batch.description ?? ''}\n`)
+      .update(raw)
+      .digest('hex');
   } else {
-    const inQuery = Object.entries(query).filter(([, v]) => v !== undefined).map(([k]) => k);
+    const inQuery = Object.entries(query)
+      .filter(([, v]) => v !== undefined)
+      .map(([k]) => k);
     if (inQuery.length > 0) {
       throw invalidRequest(inQuery.map((k) => ({ path: `query.${k}`, message: 'Solo con Content-Type text/csv; en JSON va en el cuerpo.' })));
     }

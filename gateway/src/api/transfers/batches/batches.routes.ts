@@ -5,7 +5,16 @@ import { createBatchRequest } from './batch-upload.js';
 import { BATCH_RESULTS_COLUMNS, batchResultsCsv } from './batch-results.js';
 import { batchCreatedToApi, batchItemToApi, batchToApi } from './presenters.js';
 import type { TransferClient } from '../../../clients/transfer-client.js';
-import { BatchCreatedSchema, BatchItemPageSchema, BatchPageSchema, BatchSchema, CreateBatchBody, CreateBatchQuery, ListBatchesQuery, ListBatchItemsQuery } from './schemas.js';
+import {
+  BatchCreatedSchema,
+  BatchItemPageSchema,
+  BatchPageSchema,
+  BatchSchema,
+  CreateBatchBody,
+  CreateBatchQuery,
+  ListBatchesQuery,
+  ListBatchItemsQuery,
+} from './schemas.js';
 import { IDEMPOTENT_REPLAYED_HEADER } from '../../../http/idempotency-key.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { uuidSchema } from '../../../http/validation.js';
@@ -24,7 +33,10 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
   const notFound = { id: 'BATCH_NOT_FOUND' } as const;
   return [
     defineRoute({
-      method: 'POST', path: '/transfers/batches', operationId: 'createBatch', tags: ['Transfers'],
+      method: 'POST',
+      path: '/transfers/batches',
+      operationId: 'createBatch',
+      tags: ['Transfers'],
       summary: 'Create a bulk payout (JSON or CSV): validate every item, move no money',
       description: [
         `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} sends in one request, as JSON (\`items\`: each exactly what POST /transfers/send takes)`,
@@ -34,7 +46,9 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
         'Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute).',
         'A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.',
       ].join(' '),
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL', idempotent: 'bound',
+      auth: { kind: 'apiKey', scope: 'WRITE' },
+      rateClass: 'FINANCIAL',
+      idempotent: 'bound',
       query: CreateBatchQuery,
       body: CreateBatchBody,
       csv: { description: BATCH_CSV_DESCRIPTION },
@@ -42,21 +56,29 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       responses: { 201: { description: 'The batch, validated, with one result per item (also on a reference or key replay).', schema: BatchCreatedSchema } },
       errors: ['VALIDATION_ERROR', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
       handler: async ({ body, bodyType, rawBody, query, call, idempotencyKey }) => {
-        const res = await transfers.createBatch(createBatchRequest({ bodyType, rawBody, query, body }, idempotencyKey), call, { deadlineMs: settings.createDeadlineMs });
+        const res = await transfers.createBatch(createBatchRequest({ bodyType, rawBody, query, body }, idempotencyKey), call, {
+          deadlineMs: settings.createDeadlineMs,
+        });
         return { status: 201, body: batchCreatedToApi(res), ...(res.idempotencyKeyReplayed ? { headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : {}) };
       },
     }),
     defineRoute({
-      method: 'POST', path: '/transfers/batches/{id}/execute', operationId: 'executeBatch', tags: ['Transfers'],
+      method: 'POST',
+      path: '/transfers/batches/{id}/execute',
+      operationId: 'executeBatch',
+      tags: ['Transfers'],
       summary: 'Execute a validated batch: reserve every valid item at once, then dispatch them',
-      description: 'One reservation per rail wallet for all the valid items (all or nothing: 422 INSUFFICIENT_BALANCE with '
-        + '`details.wallets: [{ rail, requiredCents, availableCents, shortfallCents }]`), then each item is an ordinary transfer carrying the batch id. '
-        + '202 while it runs (EXECUTING). A multi-signature company (threshold ≥ 2): the funds are held the same way and the batch answers 202 '
-        + 'AWAITING_APPROVAL with its one `approval`; dashboard signers (ADMIN/OPERATOR, TOTP) sign it at /dashboard/batches/{batchId}/sign and the '
-        + 'signature that reaches the threshold dispatches every item; a rejection fails every item and an approval without quorum by `approval.expiresAt` '
-        + 'expires the batch, both releasing the funds. Executing again is safe: 202 with the batch while it runs or awaits approval, 200 once it is final.',
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL',
-      params: BatchIdParams, paramErrors: notFound,
+      description:
+        'One reservation per rail wallet for all the valid items (all or nothing: 422 INSUFFICIENT_BALANCE with ' +
+        '`details.wallets: [{ rail, requiredCents, availableCents, shortfallCents }]`), then each item is an ordinary transfer carrying the batch id. ' +
+        '202 while it runs (EXECUTING). A multi-signature company (threshold ≥ 2): the funds are held the same way and the batch answers 202 ' +
+        'AWAITING_APPROVAL with its one `approval`; dashboard signers (ADMIN/OPERATOR, TOTP) sign it at /dashboard/batches/{batchId}/sign and the ' +
+        'signature that reaches the threshold dispatches every item; a rejection fails every item and an approval without quorum by `approval.expiresAt` ' +
+        'expires the batch, both releasing the funds. Executing again is safe: 202 with the batch while it runs or awaits approval, 200 once it is final.',
+      auth: { kind: 'apiKey', scope: 'WRITE' },
+      rateClass: 'FINANCIAL',
+      params: BatchIdParams,
+      paramErrors: notFound,
       responses: {
         202: { description: 'The batch, EXECUTING, or AWAITING_APPROVAL (multi-signature: funds held, its `approval` PENDING).', schema: BatchSchema },
         200: { description: 'The batch as it is: it was executed before and is final.', schema: BatchSchema },
@@ -69,18 +91,27 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       },
     }),
     defineRoute({
-      method: 'POST', path: '/transfers/batches/{id}/cancel', operationId: 'cancelBatch', tags: ['Transfers'],
+      method: 'POST',
+      path: '/transfers/batches/{id}/cancel',
+      operationId: 'cancelBatch',
+      tags: ['Transfers'],
       summary: 'Cancel a validated batch that was not executed',
-      auth: { kind: 'apiKey', scope: 'WRITE' }, rateClass: 'FINANCIAL',
-      params: BatchIdParams, paramErrors: notFound,
+      auth: { kind: 'apiKey', scope: 'WRITE' },
+      rateClass: 'FINANCIAL',
+      params: BatchIdParams,
+      paramErrors: notFound,
       responses: { 200: { description: 'The batch, CANCELLED.', schema: BatchSchema } },
       errors: ['BATCH_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => ({ status: 200, body: batchToApi(await transfers.cancelBatch({ batchId: params.id }, call)) }),
     }),
     defineRoute({
-      method: 'GET', path: '/transfers/batches', operationId: 'listBatches', tags: ['Transfers'],
+      method: 'GET',
+      path: '/transfers/batches',
+      operationId: 'listBatches',
+      tags: ['Transfers'],
       summary: "The company's batches, newest first",
-      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
       query: ListBatchesQuery,
       responses: { 200: { description: 'A page of batches.', schema: BatchPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
@@ -90,19 +121,29 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       },
     }),
     defineRoute({
-      method: 'GET', path: '/transfers/batches/{id}', operationId: 'getBatch', tags: ['Transfers'],
+      method: 'GET',
+      path: '/transfers/batches/{id}',
+      operationId: 'getBatch',
+      tags: ['Transfers'],
       summary: 'A batch: its status, totals per wallet, counts per item status and progress',
-      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
-      params: BatchIdParams, paramErrors: notFound,
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
+      params: BatchIdParams,
+      paramErrors: notFound,
       responses: { 200: { description: 'The batch.', schema: BatchSchema } },
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => ({ status: 200, body: batchToApi(await transfers.getBatch({ batchId: params.id }, call)) }),
     }),
     defineRoute({
-      method: 'GET', path: '/transfers/batches/{id}/items', operationId: 'listBatchItems', tags: ['Transfers'],
+      method: 'GET',
+      path: '/transfers/batches/{id}/items',
+      operationId: 'listBatchItems',
+      tags: ['Transfers'],
       summary: "A batch's items, in order",
-      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
-      params: BatchIdParams, paramErrors: notFound,
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
+      params: BatchIdParams,
+      paramErrors: notFound,
       query: ListBatchItemsQuery,
       responses: { 200: { description: 'A page of items.', schema: BatchItemPageSchema } },
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
@@ -112,11 +153,16 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       },
     }),
     defineRoute({
-      method: 'GET', path: '/transfers/batches/{id}/results.csv', operationId: 'getBatchResultsCsv', tags: ['Transfers'],
+      method: 'GET',
+      path: '/transfers/batches/{id}/results.csv',
+      operationId: 'getBatchResultsCsv',
+      tags: ['Transfers'],
       summary: "A batch's items as a CSV file (streamed)",
       description: `UTF-8 with BOM, \`;\`-separated, CRLF, amounts in pesos with a decimal comma, dates in Bogotá time (as statements). Columns: \`${BATCH_RESULTS_COLUMNS.join(';')}\`.`,
-      auth: { kind: 'apiKey', scope: 'READ' }, rateClass: 'READS',
-      params: BatchIdParams, paramErrors: notFound,
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
+      params: BatchIdParams,
+      paramErrors: notFound,
       responses: {
         200: {
           description: 'The CSV file.',

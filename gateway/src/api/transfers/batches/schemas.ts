@@ -7,120 +7,171 @@ import { textSchema } from '../../../http/validation.js';
 const BATCH_STATUSES = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
   id: 'BatchStatus',
-  description: 'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING → COMPLETED | PARTIALLY_FAILED | FAILED; '
-    + 'multi-signature: VALIDATED → AWAITING_APPROVAL → EXECUTING (quorum) | FAILED (rejected) | EXPIRED (no quorum by `approval.expiresAt`); '
-    + 'VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
+  description:
+    'VALIDATED | REJECTED (validation; mode `all` with an invalid item) → EXECUTING → COMPLETED | PARTIALLY_FAILED | FAILED; ' +
+    'multi-signature: VALIDATED → AWAITING_APPROVAL → EXECUTING (quorum) | FAILED (rejected) | EXPIRED (no quorum by `approval.expiresAt`); ' +
+    'VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
 });
-const itemStatus = () => z.string().meta({
-  description: 'VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer\'s status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.',
-});
+const itemStatus = () =>
+  z.string().meta({
+    description:
+      "VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.",
+  });
 
-export const BatchApprovalSchema = z.object({
-  approvalId: z.string(),
-  threshold: z.int().meta({ description: 'Signatures required.' }),
-  status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).meta({
-    description: 'PENDING until the signature that reaches the threshold (APPROVED: every item is dispatched), a rejection (REJECTED: every item FAILED, funds released) '
-      + 'or the deadline `expiresAt` without quorum (EXPIRED: the batch EXPIRED, no item paid, funds released).',
-  }),
-  signatures: z.array(ApprovalSignatureSchema),
-  createdAt: isoDate(),
-  expiresAt: isoDate().meta({ description: 'Without quorum by then the batch expires.' }),
-  decidedAt: isoDate().nullable(),
-  rejectReason: z.string().nullable(),
-  rejectedBy: z.string().nullable().meta({ description: 'E-mail of the user who rejected.' }),
-}).meta({ id: 'BatchApproval' });
+export const BatchApprovalSchema = z
+  .object({
+    approvalId: z.string(),
+    threshold: z.int().meta({ description: 'Signatures required.' }),
+    status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).meta({
+      description:
+        'PENDING until the signature that reaches the threshold (APPROVED: every item is dispatched), a rejection (REJECTED: every item FAILED, funds released) ' +
+        'or the deadline `expiresAt` without quorum (EXPIRED: the batch EXPIRED, no item paid, funds released).',
+    }),
+    signatures: z.array(ApprovalSignatureSchema),
+    createdAt: isoDate(),
+    expiresAt: isoDate().meta({ description: 'Without quorum by then the batch expires.' }),
+    decidedAt: isoDate().nullable(),
+    rejectReason: z.string().nullable(),
+    rejectedBy: z.string().nullable().meta({ description: 'E-mail of the user who rejected.' }),
+  })
+  .meta({ id: 'BatchApproval' });
 
-export const BatchSchema = z.object({
-  id: z.string().meta({ format: 'uuid' }),
-  status: BatchStatusSchema,
-  reference: z.string().nullable(),
-  description: z.string().nullable(),
-  mode: z.enum(['all', 'valid_only']).meta({ description: '`all`: any invalid item rejects the batch; `valid_only`: the valid items run, the invalid ones are NOT_EXECUTED.' }),
-  source: z.enum(['json', 'csv']),
-  itemCount: z.int(), validCount: z.int(), invalidCount: z.int(),
-  totals: z.array(z.object({
-    rail: z.enum(['BREB', 'ACH']),
-    count: z.int(),
-    amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
-    total: z.int().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
-  })).meta({
-    description: 'Of the items to execute, per rail wallet. Before execution (VALIDATED) the fees and IVA are an estimate from the '
-      + 'fee schedule in force at validation; execution charges the schedule in force then, and from execution on these are the fees paid.',
-  }),
-  byStatus: z.array(z.object({ status: itemStatus(), count: z.int(), amount: z.int() })).meta({ description: 'Every item, by its current status.' }),
-  progress: z.object({
-    finished: z.int().meta({ description: 'Items in a final status.' }),
-    total: z.int(),
-    percent: z.int().min(0).max(100).meta({ description: 'floor(finished × 100 / total).' }),
-  }),
-  createdAt: isoDate(),
-  expiresAt: isoDate().meta({ description: 'A validated batch not executed by then expires.' }),
-  executedAt: isoDate().nullable(),
-  completedAt: isoDate().nullable(),
-  cancelledAt: isoDate().nullable(),
-  approvalId: z.string().nullable().meta({ description: 'Multi-signature companies: the batch\'s approval.' }),
-  threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
-  approval: BatchApprovalSchema.nullable().meta({ description: 'Multi-signature companies: the one approval of the whole batch, once it was executed (funds held); null otherwise.' }),
-  errorMessage: z.string().nullable(),
-}).meta({ id: 'Batch' });
+export const BatchSchema = z
+  .object({
+    id: z.string().meta({ format: 'uuid' }),
+    status: BatchStatusSchema,
+    reference: z.string().nullable(),
+    description: z.string().nullable(),
+    mode: z
+      .enum(['all', 'valid_only'])
+      .meta({ description: '`all`: any invalid item rejects the batch; `valid_only`: the valid items run, the invalid ones are NOT_EXECUTED.' }),
+    source: z.enum(['json', 'csv']),
+    itemCount: z.int(),
+    validCount: z.int(),
+    invalidCount: z.int(),
+    totals: z
+      .array(
+        z.object({
+          rail: z.enum(['BREB', 'ACH']),
+          count: z.int(),
+          amount: z.int(),
+          totalFee: z.int(),
+          ivaAmount: z.int(),
+          total: z.int().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
+        }),
+      )
+      .meta({
+        description:
+          'Of the items to execute, per rail wallet. Before execution (VALIDATED) the fees and IVA are an estimate from the ' +
+          'fee schedule in force at validation; execution charges the schedule in force then, and from execution on these are the fees paid.',
+      }),
+    byStatus: z.array(z.object({ status: itemStatus(), count: z.int(), amount: z.int() })).meta({ description: 'Every item, by its current status.' }),
+    progress: z.object({
+      finished: z.int().meta({ description: 'Items in a final status.' }),
+      total: z.int(),
+      percent: z.int().min(0).max(100).meta({ description: 'floor(finished × 100 / total).' }),
+    }),
+    createdAt: isoDate(),
+    expiresAt: isoDate().meta({ description: 'A validated batch not executed by then expires.' }),
+    executedAt: isoDate().nullable(),
+    completedAt: isoDate().nullable(),
+    cancelledAt: isoDate().nullable(),
+    approvalId: z.string().nullable().meta({ description: "Multi-signature companies: the batch's approval." }),
+    threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
+    approval: BatchApprovalSchema.nullable().meta({
+      description: 'Multi-signature companies: the one approval of the whole batch, once it was executed (funds held); null otherwise.',
+    }),
+    errorMessage: z.string().nullable(),
+  })
+  .meta({ id: 'Batch' });
 
-export const BatchItemResultSchema = z.object({
-  item: z.int().meta({ description: '1-based position in the batch.' }),
-  line: z.int().nullable().meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
-  valid: z.boolean(),
-  error: z.string().optional().meta({
-    description: 'Why the item is invalid: an error code (INVALID_REQUEST for a malformed item, or a send\'s refusal: KEY_NOT_FOUND for a well-formed '
-      + 'key the directory does not know, INVALID_KEY for a malformed key, KEY_INACTIVE, NAME_MISMATCH, RECIPIENT_BLACKLISTED…).',
-  }),
-  message: z.string().optional().meta({ description: 'In Spanish.' }),
-}).meta({ id: 'BatchItemResult' });
+export const BatchItemResultSchema = z
+  .object({
+    item: z.int().meta({ description: '1-based position in the batch.' }),
+    line: z.int().nullable().meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
+    valid: z.boolean(),
+    error: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "Why the item is invalid: an error code (INVALID_REQUEST for a malformed item, or a send's refusal: KEY_NOT_FOUND for a well-formed " +
+          'key the directory does not know, INVALID_KEY for a malformed key, KEY_INACTIVE, NAME_MISMATCH, RECIPIENT_BLACKLISTED…).',
+      }),
+    message: z.string().optional().meta({ description: 'In Spanish.' }),
+  })
+  .meta({ id: 'BatchItemResult' });
 
 export const BatchCreatedSchema = BatchSchema.extend({
   results: z.array(BatchItemResultSchema).meta({ description: 'One per item, in order.' }),
 }).meta({ id: 'BatchCreated' });
 
-export const BatchPageSchema = z.object({
-  items: z.array(BatchSchema),
-  nextCursor: z.string().nullable(),
-}).meta({ id: 'BatchPage' });
+export const BatchPageSchema = z
+  .object({
+    items: z.array(BatchSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'BatchPage' });
 
-export const BatchItemSchema = z.object({
-  item: z.int(),
-  line: z.int().nullable(),
-  status: itemStatus(),
-  rail: z.enum(['BREB', 'ACH']).nullable().meta({ description: 'Null for an item too malformed to tell.' }),
-  amount: z.int(), totalFee: z.int(), ivaAmount: z.int(),
-  targetName: z.string(), targetDocument: z.string(),
-  reference: z.string().nullable(),
-  description: z.string().nullable(),
-  destination: z.string().meta({ description: '`PHONE 3001234567` or `<bank> <type> ****1234`.' }),
-  transactionId: z.string().nullable().meta({ description: 'The transfer, once executed (GET /wallets/transactions/{id}).' }),
-  error: z.string().nullable(),
-  message: z.string().nullable(),
-  completedAt: isoDate().nullable(),
-}).meta({ id: 'BatchItem' });
+export const BatchItemSchema = z
+  .object({
+    item: z.int(),
+    line: z.int().nullable(),
+    status: itemStatus(),
+    rail: z.enum(['BREB', 'ACH']).nullable().meta({ description: 'Null for an item too malformed to tell.' }),
+    amount: z.int(),
+    totalFee: z.int(),
+    ivaAmount: z.int(),
+    targetName: z.string(),
+    targetDocument: z.string(),
+    reference: z.string().nullable(),
+    description: z.string().nullable(),
+    destination: z.string().meta({ description: '`PHONE 3001234567` or `<bank> <type> ****1234`.' }),
+    transactionId: z.string().nullable().meta({ description: 'The transfer, once executed (GET /wallets/transactions/{id}).' }),
+    error: z.string().nullable(),
+    message: z.string().nullable(),
+    completedAt: isoDate().nullable(),
+  })
+  .meta({ id: 'BatchItem' });
 
-export const BatchItemPageSchema = z.object({
-  items: z.array(BatchItemSchema),
-  nextCursor: z.string().nullable(),
-}).meta({ id: 'BatchItemPage' });
+export const BatchItemPageSchema = z
+  .object({
+    items: z.array(BatchItemSchema),
+    nextCursor: z.string().nullable(),
+  })
+  .meta({ id: 'BatchItemPage' });
 
 export const BATCH_MODES = ['all', 'valid_only'] as const;
 
 /** The JSON envelope: checked as a whole; each item on its own afterwards (an item that fails is an invalid item, not a 400). */
-export const CreateBatchBody = z.strictObject({
-  reference: textSchema(1, 100).optional().meta({ description: 'Makes the request idempotent for good: the same request → that batch; another → 409 REFERENCE_CONFLICT.' }),
-  description: textSchema(0, 255).optional(),
-  mode: z.enum(BATCH_MODES).default('all').meta({ description: '`all` (default): any invalid item rejects the batch; `valid_only`: the valid items run.' }),
-  // Documented as a send, but any value is taken: an item that is not a valid send is an invalid
-  // item of the batch, not a refusal of the request (so the schema must not refuse it either).
-  items: z.array(z.unknown().meta({ anyOf: [{ $ref: '#/components/schemas/SendTransferRequest' }, {}], description: 'A send, exactly as POST /transfers/send takes it.' }))
-    .min(1, { message: 'El lote debe tener al menos un ítem.' })
-    .meta({ maxItems: MAX_BATCH_ITEMS, description: `1..${MAX_BATCH_ITEMS} items, each exactly what POST /transfers/send takes (more → 422 VALIDATION_ERROR). An item that is not a valid send does not fail the request: it comes back as an invalid item.` }),
-}).meta({ id: 'CreateBatchRequest' });
+export const CreateBatchBody = z
+  .strictObject({
+    reference: textSchema(1, 100)
+      .optional()
+      .meta({ description: 'Makes the request idempotent for good: the same request → that batch; another → 409 REFERENCE_CONFLICT.' }),
+    description: textSchema(0, 255).optional(),
+    mode: z.enum(BATCH_MODES).default('all').meta({ description: '`all` (default): any invalid item rejects the batch; `valid_only`: the valid items run.' }),
+    // Documented as a send, but any value is taken: an item that is not a valid send is an invalid
+    // item of the batch, not a refusal of the request (so the schema must not refuse it either).
+    items: z
+      .array(
+        z
+          .unknown()
+          .meta({ anyOf: [{ $ref: '#/components/schemas/SendTransferRequest' }, {}], description: 'A send, exactly as POST /transfers/send takes it.' }),
+      )
+      .min(1, { message: 'El lote debe tener al menos un ítem.' })
+      .meta({
+        maxItems: MAX_BATCH_ITEMS,
+        description: `1..${MAX_BATCH_ITEMS} items, each exactly what POST /transfers/send takes (more → 422 VALIDATION_ERROR). An item that is not a valid send does not fail the request: it comes back as an invalid item.`,
+      }),
+  })
+  .meta({ id: 'CreateBatchRequest' });
 
 /** Empty text in the query string reads as absent (`?reference=&description=`). */
-const optionalQueryText = (max: number) => textSchema(0, max).optional().transform((s) => (s ? s : undefined));
+const optionalQueryText = (max: number) =>
+  textSchema(0, max)
+    .optional()
+    .transform((s) => (s ? s : undefined));
 
 export const CreateBatchQuery = z.strictObject({
   reference: optionalQueryText(100).meta({ description: 'text/csv only (JSON: in the body): the batch reference, 1-100 characters.' }),
