@@ -1,7 +1,14 @@
 const preset = require('./jest.preset.cjs');
 module.exports = {
   ...preset,
-  testMatch: ['<rootDir>/e2e/**/*.test.ts', '<rootDir>/rules/**/*.test.ts', '<rootDir>/deploy/**/*.test.ts', '<rootDir>/faults/**/*.test.ts', '<rootDir>/scripts/**/*.test.ts', '<rootDir>/support/**/*.spec.ts'],
+  testMatch: [
+    '<rootDir>/e2e/**/*.test.ts',
+    '<rootDir>/rules/**/*.test.ts',
+    '<rootDir>/deploy/**/*.test.ts',
+    '<rootDir>/faults/**/*.test.ts',
+    '<rootDir>/scripts/**/*.test.ts',
+    '<rootDir>/support/**/*.spec.ts',
+  ],
   testTimeout: 60000,
   // Which operations of GET /openapi.json the run saw answer 2xx (support/openapi-check.ts).
   globalSetup: '<rootDir>/support/openapi-coverage.setup.mjs',

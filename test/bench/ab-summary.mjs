@@ -15,21 +15,32 @@ function parse(text) {
   if (!m) return undefined;
   const lines = text.split('\n');
   const head = lines.findIndex((l) => l.startsWith('| CPU µs per op'));
-  const names = lines[head].split('|').slice(2, -1).map((s) => s.trim());
+  const names = lines[head]
+    .split('|')
+    .slice(2, -1)
+    .map((s) => s.trim());
   const row = lines.slice(head).find((l) => l.startsWith(`| ${ROW} |`));
-  const cells = row.split('|').slice(2, -1).map((s) => Number(s.trim().replace(/[^\d.]/g, '')));
+  const cells = row
+    .split('|')
+    .slice(2, -1)
+    .map((s) => Number(s.trim().replace(/[^\d.]/g, '')));
   const cpu = Object.fromEntries(names.map((n, i) => [n, cells[i]]));
   const st = text.match(new RegExp(`Postgres per operation: ${ROW.replace(/[/→]/g, '.')}\\n\\n([\\d.]+) statements`));
   return { rate: Number(m[1]), p50: Number(m[2]), p99: Number(m[3]), cpu, statements: st ? Number(st[1]) : NaN };
 }
 
 const runs = { base: [], new: [] };
-for (const f of readdirSync(dir).filter((n) => /^ab-(base|new)-\d+\.log$/.test(n)).sort()) {
+for (const f of readdirSync(dir)
+  .filter((n) => /^ab-(base|new)-\d+\.log$/.test(n))
+  .sort()) {
   const r = parse(readFileSync(join(dir, f), 'utf8'));
   if (r) runs[f.split('-')[1]].push(r);
   else console.error(`[ab-summary] ${f}: no sends row (the run failed?)`);
 }
-if (!runs.base.length || !runs.new.length) { console.error('[ab-summary] need runs of both sides'); process.exit(1); }
+if (!runs.base.length || !runs.new.length) {
+  console.error('[ab-summary] need runs of both sides');
+  process.exit(1);
+}
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 const fmt = (x, d = 0) => x.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const change = (a, b) => `${b >= a ? '+' : '−'}${fmt(Math.abs((b / a - 1) * 100))}%`;

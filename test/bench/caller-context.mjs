@@ -12,7 +12,14 @@ const N = Number(process.argv[2] ?? 2000);
 const root = resolve(import.meta.dirname, '..', '..');
 const { CallerContextSigner, CallerContextVerifier } = await import(pathToFileURL(resolve(root, 'services/platform/dist/mesh/caller-context.js')).href);
 const { privateKey, publicKey } = generateKeyPairSync('ed25519');
-const profile = { nit: '900123456-7', name: 'Acme S.A.S.', ivaApplicable: true, multiSigThreshold: 0, counterpartyDailyLimitCents: 0n, counterpartyMonthlyLimitCents: 0n };
+const profile = {
+  nit: '900123456-7',
+  name: 'Acme S.A.S.',
+  ivaApplicable: true,
+  multiSigThreshold: 0,
+  counterpartyDailyLimitCents: 0n,
+  counterpartyMonthlyLimitCents: 0n,
+};
 const principal = (i) => ({ kind: 'apikey', companyId: `co-${i}`, keyId: 'k1', scope: 'WRITE', profile });
 
 async function cpuPerOp(fn) {
@@ -29,7 +36,9 @@ for (let round = 0; round < 3; round++) {
   const fresh = [];
   rows.push({
     round,
-    'sign, a new principal each (µs)': await cpuPerOp(async (i) => { fresh[i] = await signer.sign(principal(`${round}-${i}`)); }),
+    'sign, a new principal each (µs)': await cpuPerOp(async (i) => {
+      fresh[i] = await signer.sign(principal(`${round}-${i}`));
+    }),
     'verify, a new token each (µs)': await cpuPerOp((i) => verifier.verify(fresh[i])),
     'sign, one principal (µs)': await cpuPerOp(() => signer.sign(principal('same'))),
     'verify, one token (µs)': await cpuPerOp(async () => verifier.verify(await signer.sign(principal('same')))),

@@ -32,7 +32,9 @@ if (process.argv[2] === '--publisher') {
 
 class CreateTables extends Migration {
   name = '0001_consumer_cost';
-  async up() { for (const sql of outboxInboxDdl(SCHEMA)) this.addSql(sql); }
+  async up() {
+    for (const sql of outboxInboxDdl(SCHEMA)) this.addSql(sql);
+  }
 }
 
 const rate = Number(process.argv[2] ?? 300);
@@ -49,9 +51,18 @@ await bus.ensureStream('LEDGER');
 let handled = 0;
 let pages = 0;
 const consumer = new InboxConsumer(db, bus, {
-  stream: 'LEDGER', durable: 'cost', subject: 'ledger.>', log,
-  handler: async () => { handled++; pages++; },
-  batchHandler: async (evts) => { handled += evts.length; pages++; },
+  stream: 'LEDGER',
+  durable: 'cost',
+  subject: 'ledger.>',
+  log,
+  handler: async () => {
+    handled++;
+    pages++;
+  },
+  batchHandler: async (evts) => {
+    handled += evts.length;
+    pages++;
+  },
 });
 await consumer.start();
 const total = rate * seconds;
@@ -68,4 +79,6 @@ await bus.close();
 await db.close();
 await deleteNamespaceStreams(NATS_URL, ns);
 await tdb.drop();
-console.log(`${handled}/${total} events at ${rate}/s (bursts of ${burst}) in ${(wall / 1000).toFixed(1)} s: consumer CPU ${((cpu.user + cpu.system) / handled).toFixed(0)} µs per event (user ${(cpu.user / handled).toFixed(0)}, system ${(cpu.system / handled).toFixed(0)}); ${(handled / pages).toFixed(1)} events per transaction`);
+console.log(
+  `${handled}/${total} events at ${rate}/s (bursts of ${burst}) in ${(wall / 1000).toFixed(1)} s: consumer CPU ${((cpu.user + cpu.system) / handled).toFixed(0)} µs per event (user ${(cpu.user / handled).toFixed(0)}, system ${(cpu.system / handled).toFixed(0)}); ${(handled / pages).toFixed(1)} events per transaction`,
+);

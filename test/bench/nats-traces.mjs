@@ -18,7 +18,8 @@ async function round(noAsyncTraces) {
   await jsm.consumers.add(stream, { durable_name: 'c', ack_policy: AckPolicy.Explicit });
   const payload = JSON.stringify({ companyId: '0f0c3a4e-1111-4c1d-9f1e-2d1e3a4b5c6d', amount: '1000', status: 'PENDING' });
   // Publish as the outbox relay does (a few at a time, each awaited for its PubAck).
-  let c0 = process.cpuUsage(), t0 = performance.now();
+  let c0 = process.cpuUsage(),
+    t0 = performance.now();
   for (let i = 0; i < N; i += 8) {
     await Promise.all(Array.from({ length: 8 }, (_, k) => js.publish(subject, payload, { msgID: `m-${noAsyncTraces}-${i + k}` })));
   }
@@ -27,7 +28,8 @@ async function round(noAsyncTraces) {
   // Consume as the InboxConsumer does: one message at a time, ackAck each.
   const consumer = await js.consumers.get(stream, 'c');
   const messages = await consumer.consume({ max_messages: 100 });
-  c0 = process.cpuUsage(); t0 = performance.now();
+  c0 = process.cpuUsage();
+  t0 = performance.now();
   let n = 0;
   for await (const m of messages) {
     m.json();
@@ -46,5 +48,10 @@ for (let r = 0; r < 3; r++) {
   for (const opt of [false, true]) rows.push({ opt, ...(await round(opt)) });
 }
 const avg = (opt, k) => rows.filter((r) => r.opt === opt).reduce((a, r) => a + r[k].cpuUs, 0) / 3;
-for (const r of rows) console.log(`noAsyncTraces=${String(r.opt).padEnd(5)} publish ${r.pub.cpuUs.toFixed(1)} µs CPU (${(N / (r.pub.wallMs / 1000)).toFixed(0)}/s)  consume+ackAck ${r.con.cpuUs.toFixed(1)} µs CPU (${(N / (r.con.wallMs / 1000)).toFixed(0)}/s)`);
-console.log(`mean of 3 rounds, CPU µs per message: publish ${avg(false, 'pub').toFixed(1)} → ${avg(true, 'pub').toFixed(1)}; consume+ackAck ${avg(false, 'con').toFixed(1)} → ${avg(true, 'con').toFixed(1)}`);
+for (const r of rows)
+  console.log(
+    `noAsyncTraces=${String(r.opt).padEnd(5)} publish ${r.pub.cpuUs.toFixed(1)} µs CPU (${(N / (r.pub.wallMs / 1000)).toFixed(0)}/s)  consume+ackAck ${r.con.cpuUs.toFixed(1)} µs CPU (${(N / (r.con.wallMs / 1000)).toFixed(0)}/s)`,
+  );
+console.log(
+  `mean of 3 rounds, CPU µs per message: publish ${avg(false, 'pub').toFixed(1)} → ${avg(true, 'pub').toFixed(1)}; consume+ackAck ${avg(false, 'con').toFixed(1)} → ${avg(true, 'con').toFixed(1)}`,
+);

@@ -4,7 +4,10 @@
 import { readFileSync } from 'node:fs';
 
 const [file, nArg] = process.argv.slice(2);
-if (!file) { console.error('usage: node test/bench/profile-top.mjs <file.cpuprofile> [N]'); process.exit(2); }
+if (!file) {
+  console.error('usage: node test/bench/profile-top.mjs <file.cpuprofile> [N]');
+  process.exit(2);
+}
 const N = Number(nArg ?? 30);
 const prof = JSON.parse(readFileSync(file, 'utf8'));
 const byId = new Map(prof.nodes.map((n) => [n.id, n]));
@@ -15,7 +18,11 @@ const idleIds = new Set(prof.nodes.filter((n) => n.callFrame.functionName === '(
 const all = [...self.values()].reduce((a, b) => a + b, 0);
 // Percentages are of the busy time (samples outside `(idle)`).
 const total = [...self].filter(([id]) => !idleIds.has(id)).reduce((a, [, t]) => a + t, 0);
-const short = (url) => url.replace(/^file:\/\//, '').replace(/^.*\/node_modules\//, 'nm:').replace(/^\/work\/main\//, '');
+const short = (url) =>
+  url
+    .replace(/^file:\/\//, '')
+    .replace(/^.*\/node_modules\//, 'nm:')
+    .replace(/^\/work\/main\//, '');
 const group = (url) => {
   if (!url) return '(native/VM)';
   if (url.startsWith('node:internal/deps/undici')) return 'node core: fetch (bundled undici)';
@@ -25,10 +32,12 @@ const group = (url) => {
   if (m) return m[1];
   return short(url).split('/').slice(0, 2).join('/');
 };
-const fn = new Map(), grp = new Map();
+const fn = new Map(),
+  grp = new Map();
 for (const [id, t] of self) {
   if (idleIds.has(id)) continue;
-  const n = byId.get(id); const cf = n.callFrame;
+  const n = byId.get(id);
+  const cf = n.callFrame;
   const key = `${cf.functionName || '(anonymous)'}  ${short(cf.url)}:${cf.lineNumber + 1}`;
   fn.set(key, (fn.get(key) ?? 0) + t);
   const g = cf.url ? group(cf.url) : cf.functionName.startsWith('(') ? cf.functionName : '(native/VM)';

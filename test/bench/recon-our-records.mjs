@@ -9,7 +9,13 @@ import { startTransfer } from '@wallet/transfer/testing';
 import { GrpcOurRecords } from '@wallet/reconciliation';
 const N = Number(process.argv[2] ?? 1_000_000);
 const tdb = await createTestDatabase('recon_scale');
-const t = await startTransfer({ databaseUrl: tdb.url, namespace: `scale${process.pid}`, ledgerAddress: '127.0.0.1:9', providerUrl: 'http://127.0.0.1:9', port: 0 });
+const t = await startTransfer({
+  databaseUrl: tdb.url,
+  namespace: `scale${process.pid}`,
+  ledgerAddress: '127.0.0.1:9',
+  providerUrl: 'http://127.0.0.1:9',
+  port: 0,
+});
 let t0 = Date.now();
 await t.db.query(`insert into transfer.transfers (id, company_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
   total_charged, target_name, target_document, counterparty_document, destination, provider_transfer_id, completed_at, finished_at)
@@ -20,15 +26,37 @@ await t.db.query('analyze transfer.transfers');
 console.log(`inserted ${N} in ${Date.now() - t0} ms`);
 const ours = new GrpcOurRecords({ mesh: devMeshTls('reconciliation'), transferAddress: t.address });
 global.gc?.();
-let peakHeap = 0, peakRss = 0, n = 0, last = '';
-const timer = setInterval(() => { const m = process.memoryUsage(); peakHeap = Math.max(peakHeap, m.heapUsed); peakRss = Math.max(peakRss, m.rss); }, 50);
+let peakHeap = 0,
+  peakRss = 0,
+  n = 0,
+  last = '';
+const timer = setInterval(() => {
+  const m = process.memoryUsage();
+  peakHeap = Math.max(peakHeap, m.heapUsed);
+  peakRss = Math.max(peakRss, m.rss);
+}, 50);
 const cpu0 = process.cpuUsage();
 t0 = Date.now();
-for await (const b of ours.settled('breb', '2025-03-14')) { for (const r of b) { if (r.ourId <= last) throw new Error('order'); last = r.ourId; } n += b.length; }
+for await (const b of ours.settled('breb', '2025-03-14')) {
+  for (const r of b) {
+    if (r.ourId <= last) throw new Error('order');
+    last = r.ourId;
+  }
+  n += b.length;
+}
 const ms = Date.now() - t0;
 clearInterval(timer);
 const cpu = process.cpuUsage(cpu0);
-console.log(JSON.stringify({ records: n, ms, perSec: Math.round(n / (ms / 1000)), cpuMs: Math.round((cpu.user + cpu.system) / 1000), peakHeapMiB: Math.round(peakHeap / 2 ** 20), peakRssMiB: Math.round(peakRss / 2 ** 20) }));
+console.log(
+  JSON.stringify({
+    records: n,
+    ms,
+    perSec: Math.round(n / (ms / 1000)),
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    peakHeapMiB: Math.round(peakHeap / 2 ** 20),
+    peakRssMiB: Math.round(peakRss / 2 ** 20),
+  }),
+);
 ours.close();
 await t.stop();
 await tdb.drop();

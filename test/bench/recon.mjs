@@ -18,10 +18,17 @@ const NEXT = '2025-03-15';
 const RAIL = 'ach';
 const DAY_START = Date.parse(`${D}T05:00:00.000Z`); // 00:00 in Bogotá
 
-function gcd(a, b) { while (b) [a, b] = [b, a % b]; return a; }
+function gcd(a, b) {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
 function modInverse(a, n) {
   let [t, newT, r, newR] = [0n, 1n, BigInt(n), BigInt(a)];
-  while (newR !== 0n) { const q = r / newR; [t, newT] = [newT, t - q * newT]; [r, newR] = [newR, r - q * newR]; }
+  while (newR !== 0n) {
+    const q = r / newR;
+    [t, newT] = [newT, t - q * newT];
+    [r, newR] = [newR, r - q * newR];
+  }
   return Number(((t % BigInt(n)) + BigInt(n)) % BigInt(n));
 }
 
@@ -32,9 +39,17 @@ export function plan(n) {
   const aInv = modInverse(a, n);
   const pick = (k) => [1, 2, 3].map((m) => Math.floor((n * (k * 3 + m)) / 19) % n);
   const p = {
-    n, a, aInv,
-    missingAtProvider: new Set(pick(0)), amount: new Set(pick(1)), status: new Set(pick(2)), duplicate: new Set(pick(3)), valueDate: new Set(pick(4)),
-    unknownIds: ['tx-zz-extra-1', 'tx-zz-extra-2'], unidentified: 'ach_unidentified_0001', previousDay: ['tx-prev-1', 'tx-prev-2'],
+    n,
+    a,
+    aInv,
+    missingAtProvider: new Set(pick(0)),
+    amount: new Set(pick(1)),
+    status: new Set(pick(2)),
+    duplicate: new Set(pick(3)),
+    valueDate: new Set(pick(4)),
+    unknownIds: ['tx-zz-extra-1', 'tx-zz-extra-2'],
+    unidentified: 'ach_unidentified_0001',
+    previousDay: ['tx-prev-1', 'tx-prev-2'],
   };
   const all = [p.missingAtProvider, p.amount, p.status, p.duplicate, p.valueDate].flatMap((s) => [...s]);
   if (new Set(all).size !== all.length) throw new Error(`planted positions collide for n=${n}`);
@@ -67,14 +82,18 @@ async function generate(file, n) {
   const p = plan(n);
   const out = createWriteStream(file);
   let buf = 'provider_id,our_id,direction,amount_cents,fee_cents,status,value_date,accepted_at,settled_at,counterparty\r\n';
-  let lines = 0, sum = 0n;
+  let lines = 0,
+    sum = 0n;
   const line = (pid, oid, amt, status, valueDate, settled) => {
     const accepted = new Date(Date.parse(settled) - 3000).toISOString();
     buf += `${pid},${oid},OUT,${amt},0,${status},${valueDate},${accepted},${settled},1007 ****${String(amt % 10_000).padStart(4, '0')}\r\n`;
     lines += 1;
     sum += BigInt(amt);
   };
-  const extrasAt = new Map([[Math.floor(n / 3), 0], [Math.floor((2 * n) / 3), 1]]);
+  const extrasAt = new Map([
+    [Math.floor(n / 3), 0],
+    [Math.floor((2 * n) / 3), 1],
+  ]);
   for (let i = 0; i < n; i++) {
     if (i === 0) p.previousDay.forEach((id, x) => line(`ach_prev_${x}`, id, 77_000 + x, 'COMPLETED', D, at(n, 0))); // moved in from yesterday
     const j = (i * p.a) % n;
@@ -93,16 +112,28 @@ async function generate(file, n) {
     }
   }
   buf += `TRAILER,${lines},${sum},0\r\n`;
-  await new Promise((resolve, reject) => { out.once('error', reject); out.end(buf, resolve); });
+  await new Promise((resolve, reject) => {
+    out.once('error', reject);
+    out.end(buf, resolve);
+  });
   return { lines, bytes: statSync(file).size };
 }
 
 // ---- child: reconcile --------------------------------------------------------------------------
 /** Our records in key order, in batches of 1,000, made as the stream is read (nothing held). */
 function ourRecords(p) {
-  const prev = new Map(p.previousDay.map((id, x) => [id, {
-    ourId: id, providerId: `ach_prev_${x}`, status: 'COMPLETED', amountCents: BigInt(77_000 + x), settledAt: new Date(DAY_START - 60_000).toISOString(),
-  }]));
+  const prev = new Map(
+    p.previousDay.map((id, x) => [
+      id,
+      {
+        ourId: id,
+        providerId: `ach_prev_${x}`,
+        status: 'COMPLETED',
+        amountCents: BigInt(77_000 + x),
+        settledAt: new Date(DAY_START - 60_000).toISOString(),
+      },
+    ]),
+  );
   return {
     async *settled(rail, date) {
       if (rail !== RAIL || date !== D) return;
@@ -114,7 +145,9 @@ function ourRecords(p) {
         yield batch;
       }
     },
-    async find(rail, ids) { return ids.flatMap((id) => (prev.has(id) ? [prev.get(id)] : [])); },
+    async find(rail, ids) {
+      return ids.flatMap((id) => (prev.has(id) ? [prev.get(id)] : []));
+    },
   };
 }
 
@@ -135,7 +168,9 @@ async function reconcileChild(file, n, dir) {
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   const result = await reconcile(RAIL, D, fileReportRecords(file), {
-    ours: ourRecords(p), sink, sorter: () => (sorter = new SpillSorter({ dir })),
+    ours: ourRecords(p),
+    sink,
+    sorter: () => (sorter = new SpillSorter({ dir })),
   });
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
@@ -144,13 +179,19 @@ async function reconcileChild(file, n, dir) {
   const found = sink.keys();
   const ok = result.outcome === 'RECONCILED' && JSON.stringify(found) === JSON.stringify(expected);
   return {
-    lines: result.outcome === 'RECONCILED' ? result.report.lines : 0, seconds: +seconds.toFixed(2),
+    lines: result.outcome === 'RECONCILED' ? result.report.lines : 0,
+    seconds: +seconds.toFixed(2),
     linesPerSecond: result.outcome === 'RECONCILED' ? Math.round(result.report.lines / seconds) : 0,
-    cpuUsPerLine: result.outcome === 'RECONCILED' ? +(((cpu.user + cpu.system) / result.report.lines)).toFixed(1) : 0,
-    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024), sampledPeakRssMiB: Math.round(sampledPeak / 2 ** 20),
-    baseRssMiB: Math.round(baseRss / 2 ** 20), peakHeapMiB: Math.round(heapPeak / 2 ** 20), runs: sorter?.spilledRuns ?? 0,
-    outcome: result.outcome, matched: result.outcome === 'RECONCILED' ? result.matched.count : 0,
-    breaks: result.outcome === 'RECONCILED' ? result.breaks.byKind : result, breaksOk: ok,
+    cpuUsPerLine: result.outcome === 'RECONCILED' ? +((cpu.user + cpu.system) / result.report.lines).toFixed(1) : 0,
+    peakRssMiB: Math.round(process.resourceUsage().maxRSS / 1024),
+    sampledPeakRssMiB: Math.round(sampledPeak / 2 ** 20),
+    baseRssMiB: Math.round(baseRss / 2 ** 20),
+    peakHeapMiB: Math.round(heapPeak / 2 ** 20),
+    runs: sorter?.spilledRuns ?? 0,
+    outcome: result.outcome,
+    matched: result.outcome === 'RECONCILED' ? result.matched.count : 0,
+    breaks: result.outcome === 'RECONCILED' ? result.breaks.byKind : result,
+    breaksOk: ok,
     ...(ok ? {} : { expected, found }),
   };
 }
@@ -161,7 +202,9 @@ function child(args, nodeFlags = []) {
   return new Promise((resolve, reject) => {
     const c = spawn(process.execPath, [...nodeFlags, self, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
-    c.stdout.on('data', (d) => { out += d; });
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
     c.on('error', reject);
     c.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1))) : reject(new Error(`${args[0]} exited ${code}`))));
   });
@@ -181,11 +224,15 @@ export async function runReconBench(sizes, log = () => {}, { heapMiB = 128 } = {
       const file = join(dir, `ach-${n}.csv`);
       const g0 = performance.now();
       const gen = await child(['generate', file, String(n)]);
-      log(`recon: wrote a ${n.toLocaleString('en')}-line report (${gen.lines.toLocaleString('en')} lines with the planted ones, ${(gen.bytes / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`);
-      const r = { heapCapMiB: heapMiB || null, ...await child(['reconcile', file, String(n), dir], heapMiB ? [`--max-old-space-size=${heapMiB}`] : []) };
+      log(
+        `recon: wrote a ${n.toLocaleString('en')}-line report (${gen.lines.toLocaleString('en')} lines with the planted ones, ${(gen.bytes / 1e6).toFixed(0)} MB) in ${((performance.now() - g0) / 1000).toFixed(1)} s`,
+      );
+      const r = { heapCapMiB: heapMiB || null, ...(await child(['reconcile', file, String(n), dir], heapMiB ? [`--max-old-space-size=${heapMiB}`] : [])) };
       rmSync(file, { force: true });
-      log(`recon: ${r.lines.toLocaleString('en')} lines in ${r.seconds} s = ${r.linesPerSecond.toLocaleString('en')} lines/s, ${r.cpuUsPerLine} CPU µs/line; peak RSS ${r.peakRssMiB} MiB `
-        + `(at start ${r.baseRssMiB}; peak heap ${r.peakHeapMiB} MiB${heapMiB ? `, heap capped at ${heapMiB} MiB` : ''}); ${r.runs} sorted runs; breaks ${JSON.stringify(r.breaks)} ${r.breaksOk ? '= the planted ones' : 'DIFFER from the planted ones'}`);
+      log(
+        `recon: ${r.lines.toLocaleString('en')} lines in ${r.seconds} s = ${r.linesPerSecond.toLocaleString('en')} lines/s, ${r.cpuUsPerLine} CPU µs/line; peak RSS ${r.peakRssMiB} MiB ` +
+          `(at start ${r.baseRssMiB}; peak heap ${r.peakHeapMiB} MiB${heapMiB ? `, heap capped at ${heapMiB} MiB` : ''}); ${r.runs} sorted runs; breaks ${JSON.stringify(r.breaks)} ${r.breaksOk ? '= the planted ones' : 'DIFFER from the planted ones'}`,
+      );
       rows.push({ n, bytes: gen.bytes, ...r });
     }
   } finally {
@@ -201,7 +248,10 @@ if (process.argv[1] === self) {
   } else if (mode === 'reconcile') {
     console.log(JSON.stringify(await reconcileChild(rest[0], Number(rest[1]), rest[2])));
   } else {
-    const arg = (name, dflt) => { const i = process.argv.indexOf(name); return i > 0 ? process.argv[i + 1] : dflt; };
+    const arg = (name, dflt) => {
+      const i = process.argv.indexOf(name);
+      return i > 0 ? process.argv[i + 1] : dflt;
+    };
     const sizes = arg('--lines', '100000,1000000').split(',').map(Number);
     const heapMiB = Number(arg('--heap-mib', '128'));
     const rows = await runReconBench(sizes, (m) => console.error(`[recon ${new Date().toISOString().slice(11, 19)}] ${m}`), { heapMiB });

@@ -82,36 +82,68 @@ const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' &
 
 // Below the kernel's ephemeral range (32768-60999): an outgoing connection's local port can never hold one.
 const ports = {
-  gateway: 8180, gatewayOps: 9200, ledger: 28151, ledgerOps: 9201, transfer: 28152, transferOps: 9202, deposit: 28153, depositOps: 9203,
-  collectKey: 28154, collectKeyOps: 9204, receipt: 28155, receiptOps: 9205, webhook: 28156, webhookOps: 9206, reconciliation: 28157, reconciliationOps: 9207, sandbox: 8190, smtp: 2625,
-  koa: 8181, http: 8182,
+  gateway: 8180,
+  gatewayOps: 9200,
+  ledger: 28151,
+  ledgerOps: 9201,
+  transfer: 28152,
+  transferOps: 9202,
+  deposit: 28153,
+  depositOps: 9203,
+  collectKey: 28154,
+  collectKeyOps: 9204,
+  receipt: 28155,
+  receiptOps: 9205,
+  webhook: 28156,
+  webhookOps: 9206,
+  reconciliation: 28157,
+  reconciliationOps: 9207,
+  sandbox: 8190,
+  smtp: 2625,
+  koa: 8181,
+  http: 8182,
 };
 const loc = (p) => `127.0.0.1:${p}`;
 const gw = `http://${loc(ports.gateway)}`;
 const sb = `http://${loc(ports.sandbox)}`;
 /** Each product process's environment on the bench's ports (besides the common variables), and its readiness URL. */
 const benchProcesses = {
-  sandbox: { ready: ports.sandbox, env: { SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_BREB_CONFIRM_MS: 200, SANDBOX_ACH_CONFIRM_MS: 200, SANDBOX_PUBLIC_URL: sb } },
+  sandbox: {
+    ready: ports.sandbox,
+    env: { SANDBOX_PORT: ports.sandbox, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_BREB_CONFIRM_MS: 200, SANDBOX_ACH_CONFIRM_MS: 200, SANDBOX_PUBLIC_URL: sb },
+  },
   ledger: { ready: ports.ledgerOps, env: { LEDGER_GRPC_PORT: ports.ledger, LEDGER_OPS_PORT: ports.ledgerOps } },
   transfer: {
     ready: ports.transferOps,
     env: {
-      TRANSFER_GRPC_PORT: ports.transfer, TRANSFER_OPS_PORT: ports.transferOps, LEDGER_GRPC_ADDR: loc(ports.ledger), BREB_DIRECTORY_URL: sb,
-      BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
+      TRANSFER_GRPC_PORT: ports.transfer,
+      TRANSFER_OPS_PORT: ports.transferOps,
+      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      BREB_DIRECTORY_URL: sb,
+      BREB_RAIL_URL: sb,
+      ACH_RAIL_URL: sb,
+      RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
     },
   },
   'pse-deposit': {
     ready: ports.depositOps,
     env: {
-      DEPOSIT_GRPC_PORT: ports.deposit, DEPOSIT_OPS_PORT: ports.depositOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
-      PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://${loc(ports.smtp)}`,
+      DEPOSIT_GRPC_PORT: ports.deposit,
+      DEPOSIT_OPS_PORT: ports.depositOps,
+      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      PSE_PROVIDER_URL: sb,
+      PSE_CALLBACK_URL: `${gw}/webhooks/pse`,
+      SMTP_URL: `smtp://${loc(ports.smtp)}`,
     },
   },
   'collect-key': {
     ready: ports.collectKeyOps,
     env: {
-      COLLECT_KEY_GRPC_PORT: ports.collectKey, COLLECT_KEY_OPS_PORT: ports.collectKeyOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
-      BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming`,
+      COLLECT_KEY_GRPC_PORT: ports.collectKey,
+      COLLECT_KEY_OPS_PORT: ports.collectKeyOps,
+      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      BREB_DIRECTORY_URL: sb,
+      BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming`,
     },
   },
   receipt: { ready: ports.receiptOps, env: { RECEIPT_GRPC_PORT: ports.receipt, RECEIPT_OPS_PORT: ports.receiptOps } },
@@ -119,17 +151,29 @@ const benchProcesses = {
   reconciliation: {
     ready: ports.reconciliationOps,
     env: {
-      RECONCILIATION_GRPC_PORT: ports.reconciliation, RECONCILIATION_OPS_PORT: ports.reconciliationOps, LEDGER_GRPC_ADDR: loc(ports.ledger),
-      TRANSFER_GRPC_ADDR: loc(ports.transfer), DEPOSIT_GRPC_ADDR: loc(ports.deposit), COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
-      RECON_REPORTS_URL: `${sb}/sandbox/reports`, RECON_SCHEDULE: 'off',
+      RECONCILIATION_GRPC_PORT: ports.reconciliation,
+      RECONCILIATION_OPS_PORT: ports.reconciliationOps,
+      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      TRANSFER_GRPC_ADDR: loc(ports.transfer),
+      DEPOSIT_GRPC_ADDR: loc(ports.deposit),
+      COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
+      RECON_REPORTS_URL: `${sb}/sandbox/reports`,
+      RECON_SCHEDULE: 'off',
     },
   },
   gateway: {
     ready: ports.gatewayOps,
     env: {
-      GATEWAY_PORT: ports.gateway, GATEWAY_OPS_PORT: ports.gatewayOps, LEDGER_GRPC_ADDR: loc(ports.ledger), TRANSFER_GRPC_ADDR: loc(ports.transfer),
-      DEPOSIT_GRPC_ADDR: loc(ports.deposit), COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey), RECEIPT_GRPC_ADDR: loc(ports.receipt),
-      WEBHOOK_GRPC_ADDR: loc(ports.webhook), RECONCILIATION_GRPC_ADDR: loc(ports.reconciliation), RATE_LIMIT_PREFIX: `bench${process.pid}`,
+      GATEWAY_PORT: ports.gateway,
+      GATEWAY_OPS_PORT: ports.gatewayOps,
+      LEDGER_GRPC_ADDR: loc(ports.ledger),
+      TRANSFER_GRPC_ADDR: loc(ports.transfer),
+      DEPOSIT_GRPC_ADDR: loc(ports.deposit),
+      COLLECT_KEY_GRPC_ADDR: loc(ports.collectKey),
+      RECEIPT_GRPC_ADDR: loc(ports.receipt),
+      WEBHOOK_GRPC_ADDR: loc(ports.webhook),
+      RECONCILIATION_GRPC_ADDR: loc(ports.reconciliation),
+      RATE_LIMIT_PREFIX: `bench${process.pid}`,
       // Provisioning opens 100 companies (400 admin calls) in well under a minute from one IP.
       RATE_LIMIT_ADMIN: 100_000,
     },
@@ -148,7 +192,9 @@ const procs = {}; // name → ChildProcess, for the product processes
  */
 let pgData;
 function pgBin(name) {
-  const versions = readdirSync('/usr/lib/postgresql').filter((v) => /^\d+$/.test(v)).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync('/usr/lib/postgresql')
+    .filter((v) => /^\d+$/.test(v))
+    .sort((a, b) => Number(b) - Number(a));
   if (versions.length === 0) throw new Error('no PostgreSQL server binaries under /usr/lib/postgresql (BENCH_PG=shared uses the running server)');
   return join('/usr/lib/postgresql', versions[0], 'bin', name);
 }
@@ -165,13 +211,29 @@ function startOwnPostgres() {
     chownSync(pgData, uid, gid);
   }
   asPostgres(pgBin('initdb'), ['-D', pgData, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']);
-  appendFileSync(join(pgData, 'postgresql.conf'), [
-    `port = ${OWN_PG_PORT}`, "listen_addresses = '127.0.0.1'", `unix_socket_directories = '${pgData}'`,
-    'max_connections = 100', 'shared_buffers = 128MB', 'fsync = on', 'autovacuum = on',
-    ...(PG_STATEMENTS ? ["shared_preload_libraries = 'pg_stat_statements'", 'pg_stat_statements.track = all', 'pg_stat_statements.track_planning = on', 'pg_stat_statements.max = 2000'] : []),
-    // BENCH_PG_EXTRA='a = 1;b = 2' adds settings (experiments only, e.g. to bound what commits cost).
-    ...(process.env.BENCH_PG_EXTRA ? process.env.BENCH_PG_EXTRA.split(';').map((s) => s.trim()) : []), '',
-  ].join('\n'));
+  appendFileSync(
+    join(pgData, 'postgresql.conf'),
+    [
+      `port = ${OWN_PG_PORT}`,
+      "listen_addresses = '127.0.0.1'",
+      `unix_socket_directories = '${pgData}'`,
+      'max_connections = 100',
+      'shared_buffers = 128MB',
+      'fsync = on',
+      'autovacuum = on',
+      ...(PG_STATEMENTS
+        ? [
+            "shared_preload_libraries = 'pg_stat_statements'",
+            'pg_stat_statements.track = all',
+            'pg_stat_statements.track_planning = on',
+            'pg_stat_statements.max = 2000',
+          ]
+        : []),
+      // BENCH_PG_EXTRA='a = 1;b = 2' adds settings (experiments only, e.g. to bound what commits cost).
+      ...(process.env.BENCH_PG_EXTRA ? process.env.BENCH_PG_EXTRA.split(';').map((s) => s.trim()) : []),
+      '',
+    ].join('\n'),
+  );
   asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-l', join(pgData, 'server.log'), '-w', '-t', '60', 'start']);
   PG_ADMIN = `postgresql://postgres@127.0.0.1:${OWN_PG_PORT}/postgres`;
 }
@@ -191,15 +253,25 @@ async function pgStatements(op) {
       await c.query('select pg_stat_statements_reset()');
       return undefined;
     }
-    const { rows } = await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, s.total_plan_time::float8 as plan_ms, d.datname as db
+    const { rows } =
+      await c.query(`select s.query, s.calls::float8 as calls, s.total_exec_time::float8 as ms, s.total_plan_time::float8 as plan_ms, d.datname as db
       from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname <> 'postgres' order by s.total_exec_time desc`);
     const ops = op || 1;
-    const all = rows.map((r) => ({ db: r.db, calls: r.calls / ops, us: (r.ms * 1000) / ops, planUs: (r.plan_ms * 1000) / ops, query: r.query.replace(/\s+/g, ' ').slice(0, 140) }));
+    const all = rows.map((r) => ({
+      db: r.db,
+      calls: r.calls / ops,
+      us: (r.ms * 1000) / ops,
+      planUs: (r.plan_ms * 1000) / ops,
+      query: r.query.replace(/\s+/g, ' ').slice(0, 140),
+    }));
     return {
       callsPerOp: +all.reduce((a, r) => a + r.calls, 0).toFixed(1),
       execUsPerOp: Math.round(all.reduce((a, r) => a + r.us, 0)),
       planUsPerOp: Math.round(all.reduce((a, r) => a + r.planUs, 0)),
-      top: all.filter((r) => r.calls >= 0.05).slice(0, 60).map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
+      top: all
+        .filter((r) => r.calls >= 0.05)
+        .slice(0, 60)
+        .map((r) => ({ ...r, calls: +r.calls.toFixed(2), us: Math.round(r.us), planUs: Math.round(r.planUs) })),
     };
   } finally {
     await c.end();
@@ -207,22 +279,45 @@ async function pgStatements(op) {
 }
 function stopOwnPostgres() {
   if (!pgData) return;
-  try { asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-m', 'fast', '-w', 'stop']); } catch { /* already down */ }
+  try {
+    asPostgres(pgBin('pg_ctl'), ['-D', pgData, '-m', 'fast', '-w', 'stop']);
+  } catch {
+    /* already down */
+  }
   rmSync(pgData, { recursive: true, force: true });
   pgData = undefined;
 }
 /** -h/-p/-U of PG_ADMIN for the command-line tools (pgbench, createdb, dropdb). */
-function pgCli() { const u = new URL(PG_ADMIN); return ['-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres']; }
+function pgCli() {
+  const u = new URL(PG_ADMIN);
+  return ['-h', u.hostname, '-p', u.port || '5432', '-U', u.username || 'postgres'];
+}
 
-function dbUrl(name) { const u = new URL(PG_ADMIN); u.pathname = `/${name}`; return u.toString(); }
-async function adminSql(sql) { const c = new pg.Client({ connectionString: PG_ADMIN }); await c.connect(); try { await c.query(sql); } finally { await c.end(); } }
+function dbUrl(name) {
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+async function adminSql(sql) {
+  const c = new pg.Client({ connectionString: PG_ADMIN });
+  await c.connect();
+  try {
+    await c.query(sql);
+  } finally {
+    await c.end();
+  }
+}
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const log = (m) => console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${m}`);
 
 async function waitReady(url, name, child) {
   for (let i = 0; i < 240; i++) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}) before it was ready`);
-    try { if ((await fetch(url)).ok) return; } catch { /* not yet */ }
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not yet */
+    }
     await sleep(250);
   }
   throw new Error(`${name} not ready`);
@@ -232,18 +327,24 @@ function startProcess(p, env) {
   // BENCH_PROFILE=gateway (a process name, a comma list, or `all`) writes a V8 CPU profile of that
   // process to .tools/profiles/<name>.<time>.cpuprofile when the bench stops it.
   const profiled = (process.env.BENCH_PROFILE ?? '').split(',').map((s) => s.trim());
-  const prof = profiled.includes(p.name) || profiled.includes('all')
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`, `--cpu-prof-name=${p.name}.${stamp}.cpuprofile`] : [];
+  const prof =
+    profiled.includes(p.name) || profiled.includes('all')
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(root, '.tools/profiles')}`, `--cpu-prof-name=${p.name}.${stamp}.cpuprofile`]
+      : [];
   // BENCH_MAIN_<PROCESS>=<file> runs another build of that process (A/B of an optimisation), e.g. BENCH_MAIN_TRANSFER=dist-old/main.js.
   const main = process.env[`BENCH_MAIN_${p.name.toUpperCase().replace(/-/g, '_')}`] ?? p.main;
   const child = spawn(process.execPath, [...NODE_FLAGS, ...EXTRA_NODE_FLAGS, ...prof, '--import', '@wallet/platform/otel', main], {
-    cwd: join(root, p.dir), env: { ...process.env, OTEL_SERVICE_NAME: p.name, ...env }, stdio: ['ignore', 'ignore', 'inherit'],
+    cwd: join(root, p.dir),
+    env: { ...process.env, OTEL_SERVICE_NAME: p.name, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
   });
   children.push(child);
   return child;
 }
 
-function cleanup() { for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM'); }
+function cleanup() {
+  for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM');
+}
 /** Stops every child and waits (at most 30 s) for them to exit, so a --cpu-prof profile gets written. */
 async function stopAll() {
   cleanup();
@@ -252,8 +353,14 @@ async function stopAll() {
     sleep(30_000),
   ]);
 }
-process.on('exit', () => { cleanup(); stopOwnPostgres(); });
-process.on('SIGINT', () => { cleanup(); process.exit(130); });
+process.on('exit', () => {
+  cleanup();
+  stopOwnPostgres();
+});
+process.on('SIGINT', () => {
+  cleanup();
+  process.exit(130);
+});
 
 function cannon(opts) {
   return new Promise((resolve, reject) => {
@@ -261,8 +368,12 @@ function cannon(opts) {
   });
 }
 const summarize = (r) => ({
-  rps: Math.round(r.requests.average), p50: r.latency.p50, p99: r.latency.p99,
-  non2xx: r.non2xx, errors: r.errors, total: r.requests.total,
+  rps: Math.round(r.requests.average),
+  p50: r.latency.p50,
+  p99: r.latency.p99,
+  non2xx: r.non2xx,
+  errors: r.errors,
+  total: r.requests.total,
 });
 
 const pidsOf = (comm) => () => spawnSync('pgrep', ['-x', comm], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
@@ -276,7 +387,9 @@ function cpuSnapshot(groups) {
       try {
         const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
         m.set(pid, (Number(f[11]) + Number(f[12])) / tick);
-      } catch { /* exited */ }
+      } catch {
+        /* exited */
+      }
     }
     out[name] = m;
   }
@@ -284,14 +397,20 @@ function cpuSnapshot(groups) {
 }
 /** CPU seconds each group used between two snapshots (a process that exited meanwhile is not counted; a new one counts whole). */
 function cpuDelta(before, after) {
-  return Object.fromEntries(Object.entries(after).map(([name, m]) => {
-    let t = 0;
-    for (const [pid, s] of m) t += s - (before[name]?.get(pid) ?? 0);
-    return [name, t];
-  }));
+  return Object.fromEntries(
+    Object.entries(after).map(([name, m]) => {
+      let t = 0;
+      for (const [pid, s] of m) t += s - (before[name]?.get(pid) ?? 0);
+      return [name, t];
+    }),
+  );
 }
 function rssMiB(pid) {
-  try { return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024); } catch { return null; }
+  try {
+    return Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024);
+  } catch {
+    return null;
+  }
 }
 
 // Every product process, Postgres, Redis, NATS and this load generator, as CPU groups.
@@ -316,7 +435,9 @@ async function refreshPgPids() {
       // Postgres is shared: when its connection slots are all taken, try again shortly; keep the list we have.
       if (attempt === 5) log(`  could not list the Postgres backends (${err.message}); CPU of postgres may be undercounted`);
       else await sleep(500);
-    } finally { await c.end().catch(() => {}); }
+    } finally {
+      await c.end().catch(() => {});
+    }
   }
 }
 
@@ -337,7 +458,9 @@ async function measure(name, fn, extraGroups = {}, { skip = [] } = {}) {
   const d = cpuDelta(before, after);
   const perOp = Object.fromEntries(Object.keys(g).map((k) => [k, Math.round((d[k] * 1e6) / ops)]));
   const cores = Object.fromEntries(Object.keys(g).map((k) => [k, +(d[k] / wall).toFixed(2)]));
-  const rss = Object.fromEntries(Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]));
+  const rss = Object.fromEntries(
+    Object.entries({ ...rssProcesses(), ...Object.fromEntries(Object.entries(extraGroups).map(([k, f]) => [k, f()[0]])) }).map(([n, pid]) => [n, rssMiB(pid)]),
+  );
   const statements = await pgStatements(ops);
   const row = { name, r, perOp, cores, rss, ...(statements ? { statements } : {}) };
   results.push(row);
@@ -352,21 +475,38 @@ function countKind(kinds, e) {
   const k = String(e?.message ?? e).slice(0, 80);
   kinds[k] = (kinds[k] ?? 0) + 1;
 }
-const kindsText = (kinds) => Object.entries(kinds ?? {}).sort((a, b) => b[1] - a[1]).slice(0, 4).map(([k, n]) => `${n}× ${k}`).join('; ');
+const kindsText = (kinds) =>
+  Object.entries(kinds ?? {})
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([k, n]) => `${n}× ${k}`)
+    .join('; ');
 
 /** Runs `fn` with `CONC` workers for `seconds`; returns ops/s and latency percentiles. */
 async function closedLoop(fn, seconds = DURATION) {
   const lat = [];
-  let ops = 0, errors = 0, lastError;
+  let ops = 0,
+    errors = 0,
+    lastError;
   const kinds = {};
   const end = Date.now() + seconds * 1000;
-  await Promise.all(Array.from({ length: CONC }, async (_, w) => {
-    let i = 0;
-    while (Date.now() < end) {
-      const t = process.hrtime.bigint();
-      try { await fn(w, i++); ops++; lat.push(Number(process.hrtime.bigint() - t) / 1e6); } catch (e) { errors++; lastError = e; countKind(kinds, e); }
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONC }, async (_, w) => {
+      let i = 0;
+      while (Date.now() < end) {
+        const t = process.hrtime.bigint();
+        try {
+          await fn(w, i++);
+          ops++;
+          lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+        } catch (e) {
+          errors++;
+          lastError = e;
+          countKind(kinds, e);
+        }
+      }
+    }),
+  );
   if (lastError) log(`  last error: ${lastError.message}`);
   lat.sort((a, b) => a - b);
   return { rps: Math.round(ops / seconds), p50: pct(lat, 0.5), p99: pct(lat, 0.99), errors, errorKinds: kinds, total: ops };
@@ -382,26 +522,54 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
   const n = Math.floor(rate * seconds);
   const start = performance.now();
   const lat = [];
-  let ok = 0, errors = 0, dropped = 0, inFlight = 0, lastError;
+  let ok = 0,
+    errors = 0,
+    dropped = 0,
+    inFlight = 0,
+    lastError;
   const kinds = {};
   let win = { ok: 0, errors: 0, lat: [] };
   const pending = new Set();
   let sampler;
   if (sampleS > 0 && onSample) {
     let k = 0;
-    sampler = setInterval(() => { const w = win; win = { ok: 0, errors: 0, lat: [] }; w.lat.sort((a, b) => a - b); onSample(++k, w); }, sampleS * 1000);
+    sampler = setInterval(() => {
+      const w = win;
+      win = { ok: 0, errors: 0, lat: [] };
+      w.lat.sort((a, b) => a - b);
+      onSample(++k, w);
+    }, sampleS * 1000);
   }
   for (let i = 0; i < n; i++) {
     const due = start + i * interval;
     const wait = due - performance.now();
     if (wait > 1) await sleep(wait);
     else if (i % 16 === 0) await new Promise((r) => setImmediate(r)); // behind schedule: still let responses in
-    if (inFlight >= maxInFlight) { dropped++; continue; }
+    if (inFlight >= maxInFlight) {
+      dropped++;
+      continue;
+    }
     inFlight++;
-    const p = fn(i).then(
-      () => { const l = performance.now() - due; ok++; lat.push(l); win.ok++; win.lat.push(l); },
-      (e) => { errors++; win.errors++; lastError = e; countKind(kinds, e); },
-    ).finally(() => { inFlight--; pending.delete(p); });
+    const p = fn(i)
+      .then(
+        () => {
+          const l = performance.now() - due;
+          ok++;
+          lat.push(l);
+          win.ok++;
+          win.lat.push(l);
+        },
+        (e) => {
+          errors++;
+          win.errors++;
+          lastError = e;
+          countKind(kinds, e);
+        },
+      )
+      .finally(() => {
+        inFlight--;
+        pending.delete(p);
+      });
     pending.add(p);
   }
   const elapsed = (performance.now() - start) / 1000;
@@ -409,7 +577,17 @@ async function openLoop(fn, rate, seconds, { sampleS = 0, onSample, maxInFlight 
   if (sampler) clearInterval(sampler);
   if (lastError) log(`  last error: ${lastError.message}`);
   lat.sort((a, b) => a - b);
-  return { rps: Math.round(ok / elapsed), offered: rate, p50: pct(lat, 0.5), p99: pct(lat, 0.99), max: pct(lat, 1), errors, errorKinds: kinds, dropped, total: ok };
+  return {
+    rps: Math.round(ok / elapsed),
+    offered: rate,
+    p50: pct(lat, 0.5),
+    p99: pct(lat, 0.99),
+    max: pct(lat, 1),
+    errors,
+    errorKinds: kinds,
+    dropped,
+    total: ok,
+  };
 }
 
 function pgbench() {
@@ -431,7 +609,13 @@ function pgbench() {
   if (!m) throw new Error(`pgbench output not understood: ${run.stdout} ${run.stderr}`);
   const lat = /latency average = ([\d.]+) ms/.exec(run.stdout);
   const tx = /number of transactions actually processed: (\d+)/.exec(run.stdout);
-  return { rps: Math.round(Number(m[1])), p50: '', p99: lat ? `${Number(lat[1])} avg` : '', errors: 0, total: tx ? Number(tx[1]) : Math.round(Number(m[1]) * DURATION) };
+  return {
+    rps: Math.round(Number(m[1])),
+    p50: '',
+    p99: lat ? `${Number(lat[1])} avg` : '',
+    errors: 0,
+    total: tx ? Number(tx[1]) : Math.round(Number(m[1]) * DURATION),
+  };
 }
 
 /**
@@ -442,9 +626,12 @@ async function reconPhase() {
   const rows = await runReconBench(RECON_LINES, (m) => log(m), { heapMiB: RECON_HEAP_MIB });
   for (const r of rows) {
     results.push({
-      name: `reconcile a ${r.n.toLocaleString('en')}-line ACH report (lines/s)`, recon: r,
+      name: `reconcile a ${r.n.toLocaleString('en')}-line ACH report (lines/s)`,
+      recon: r,
       r: { rps: r.linesPerSecond, p50: '', p99: '', errors: r.breaksOk ? 0 : 1, total: r.lines },
-      perOp: { recon: r.cpuUsPerLine }, cores: { recon: +((r.cpuUsPerLine * r.linesPerSecond) / 1e6).toFixed(2) }, rss: { recon: r.peakRssMiB },
+      perOp: { recon: r.cpuUsPerLine },
+      cores: { recon: +((r.cpuUsPerLine * r.linesPerSecond) / 1e6).toFixed(2) },
+      rss: { recon: r.peakRssMiB },
     });
     if (!r.breaksOk) process.exitCode = 1;
   }
@@ -473,13 +660,25 @@ async function statementPhase({ admin }) {
   const from = new Date(Date.now() - 24 * 3600_000);
   try {
     await db.query('begin');
-    await db.query(`create temporary table seed on commit drop as
-      select gen_random_uuid() as id, g from generate_series(1, $1::int) g`, [STATEMENT_LINES]);
-    await db.query(`insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
-      select id, 'bench-statement-' || g, 'bench', 'credit', $1, 'BREB', $2::timestamptz + g * interval '1 millisecond' from seed`, [c.id, from.toISOString()]);
-    await db.query(`insert into ledger.entries (posting_id, seq, account, amount)
-      select id, 1, 'funding', -1 from seed union all select id, 2, $1, 1 from seed`, [`wallet_available:${c.id}:BREB`]);
-    await db.query('update ledger.wallets set available_cents = available_cents + $1::bigint, version = version + $1::bigint where company_id = $2 and rail = $3', [STATEMENT_LINES, c.id, 'BREB']);
+    await db.query(
+      `create temporary table seed on commit drop as
+      select gen_random_uuid() as id, g from generate_series(1, $1::int) g`,
+      [STATEMENT_LINES],
+    );
+    await db.query(
+      `insert into ledger.postings (id, idempotency_key, request_hash, kind, company_id, rail, created_at)
+      select id, 'bench-statement-' || g, 'bench', 'credit', $1, 'BREB', $2::timestamptz + g * interval '1 millisecond' from seed`,
+      [c.id, from.toISOString()],
+    );
+    await db.query(
+      `insert into ledger.entries (posting_id, seq, account, amount)
+      select id, 1, 'funding', -1 from seed union all select id, 2, $1, 1 from seed`,
+      [`wallet_available:${c.id}:BREB`],
+    );
+    await db.query(
+      'update ledger.wallets set available_cents = available_cents + $1::bigint, version = version + $1::bigint where company_id = $2 and rail = $3',
+      [STATEMENT_LINES, c.id, 'BREB'],
+    );
     await db.query('commit');
     await db.query('analyze ledger.postings; analyze ledger.entries');
   } catch (err) {
@@ -491,7 +690,9 @@ async function statementPhase({ admin }) {
   log(`statement: seeded in ${((Date.now() - tSeed) / 1000).toFixed(0)} s`);
   const pids = { gateway: procs.gateway?.pid, ledger: procs.ledger?.pid };
   const peak = { gateway: 0, ledger: 0 };
-  const sample = () => { for (const [n, pid] of Object.entries(pids)) if (pid) peak[n] = Math.max(peak[n], rssMiB(pid) ?? 0); };
+  const sample = () => {
+    for (const [n, pid] of Object.entries(pids)) if (pid) peak[n] = Math.max(peak[n], rssMiB(pid) ?? 0);
+  };
   sample();
   const before = { ...peak };
   const timer = setInterval(sample, 100);
@@ -502,8 +703,10 @@ async function statementPhase({ admin }) {
   let last = '';
   try {
     const to = new Date(from.getTime() + STATEMENT_LINES + 60_000);
-    const res = await fetch(`${gw}/wallets/statements?rail=BREB&from=${encodeURIComponent(new Date(from.getTime() - 1000).toISOString())}&to=${encodeURIComponent(to.toISOString())}&format=csv`,
-      { headers: { authorization: `Bearer ${key}` } });
+    const res = await fetch(
+      `${gw}/wallets/statements?rail=BREB&from=${encodeURIComponent(new Date(from.getTime() - 1000).toISOString())}&to=${encodeURIComponent(to.toISOString())}&format=csv`,
+      { headers: { authorization: `Bearer ${key}` } },
+    );
     if (res.status !== 200) throw new Error(`statement: ${res.status} ${await res.text()}`);
     const decoder = new TextDecoder();
     for await (const chunk of res.body) {
@@ -520,9 +723,12 @@ async function statementPhase({ admin }) {
   const seconds = (Date.now() - t0) / 1000;
   const d = cpuDelta(cpu0, cpuSnapshot(groups));
   const perSec = Math.round(lines / seconds);
-  log(`statement: ${lines} lines, ${(bytes / 1048576).toFixed(0)} MiB of CSV in ${seconds.toFixed(1)} s (${perSec} lines/s); peak RSS gateway ${peak.gateway} MiB (${before.gateway} before), ledger ${peak.ledger} MiB (${before.ledger} before)`);
+  log(
+    `statement: ${lines} lines, ${(bytes / 1048576).toFixed(0)} MiB of CSV in ${seconds.toFixed(1)} s (${perSec} lines/s); peak RSS gateway ${peak.gateway} MiB (${before.gateway} before), ledger ${peak.ledger} MiB (${before.ledger} before)`,
+  );
   results.push({
-    name: `statement CSV of ${STATEMENT_LINES.toLocaleString('en')} movements (lines/s)`, statement: { lines, seconds: +seconds.toFixed(1), mib: Math.round(bytes / 1048576), peak, before },
+    name: `statement CSV of ${STATEMENT_LINES.toLocaleString('en')} movements (lines/s)`,
+    statement: { lines, seconds: +seconds.toFixed(1), mib: Math.round(bytes / 1048576), peak, before },
     r: { rps: perSec, p50: '', p99: '', errors: lines === STATEMENT_LINES ? 0 : 1, total: lines },
     perOp: Object.fromEntries(Object.keys(groups).map((k) => [k, Math.round((d[k] * 1e6) / Math.max(1, lines))])),
     cores: Object.fromEntries(Object.keys(groups).map((k) => [k, +(d[k] / seconds).toFixed(2)])),
@@ -545,7 +751,11 @@ async function batchesPhase(_ctx, { admin, destinations }) {
   const key = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'bench' })).key;
   const readKey = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'READ', label: 'bench' })).key;
   await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 100_000_000_000, reference: 'bench-batch' });
-  const items = Array.from({ length: BATCH_ITEMS }, (_, i) => ({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `lote-${i}` }));
+  const items = Array.from({ length: BATCH_ITEMS }, (_, i) => ({
+    amount: 1_000 + (i % 50) * 2,
+    ...destinations[i % destinations.length],
+    reference: `lote-${i}`,
+  }));
   const db = new pg.Client({ connectionString: dbUrl(benchDb) });
   await db.connect();
   pgPidList = [];
@@ -553,7 +763,11 @@ async function batchesPhase(_ctx, { admin, destinations }) {
   const cpu0 = cpuSnapshot(groups);
   try {
     const t0 = Date.now();
-    const created = await fetch(`${gw}/transfers/batches`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ reference: `bench-${randomUUID()}`, items }) });
+    const created = await fetch(`${gw}/transfers/batches`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ reference: `bench-${randomUUID()}`, items }),
+    });
     const batch = await created.json();
     if (created.status !== 201 || batch.status !== 'VALIDATED') throw new Error(`batches: upload answered ${created.status} ${batch.status ?? batch.error}`);
     const tValidated = Date.now();
@@ -561,7 +775,9 @@ async function batchesPhase(_ctx, { admin, destinations }) {
     if (exec.status !== 202) throw new Error(`batches: execute answered ${exec.status} ${await exec.text()}`);
     const tReserved = Date.now();
     for (const deadline = Date.now() + 300_000; ;) {
-      const r = await db.query(`select count(*)::int as n from transfer.transfers where batch_id = $1::uuid and state not in ('RECEIVED', 'RESERVED')`, [batch.id]);
+      const r = await db.query(`select count(*)::int as n from transfer.transfers where batch_id = $1::uuid and state not in ('RECEIVED', 'RESERVED')`, [
+        batch.id,
+      ]);
       if (r.rows[0].n >= BATCH_ITEMS) break;
       if (Date.now() > deadline) throw new Error(`batches: ${r.rows[0].n} of ${BATCH_ITEMS} dispatched after 300 s`);
       await sleep(50);
@@ -585,11 +801,22 @@ async function batchesPhase(_ctx, { admin, destinations }) {
     const tDone = Date.now();
     const seconds = (tDispatched - t0) / 1000;
     const itemsPerSec = Math.round(BATCH_ITEMS / seconds);
-    const x = { n: BATCH_ITEMS, validateMs: tValidated - t0, reserveMs: tReserved - tValidated, dispatchMs: tDispatched - tReserved, completeMs: tDone - tDispatched, state: final.status };
-    log(`batches: ${BATCH_ITEMS} items: validated ${x.validateMs} ms, reserved ${x.reserveMs} ms, dispatched ${x.dispatchMs} ms → ${itemsPerSec} items/s; ${final.status} ${x.completeMs} ms later`);
+    const x = {
+      n: BATCH_ITEMS,
+      validateMs: tValidated - t0,
+      reserveMs: tReserved - tValidated,
+      dispatchMs: tDispatched - tReserved,
+      completeMs: tDone - tDispatched,
+      state: final.status,
+    };
+    log(
+      `batches: ${BATCH_ITEMS} items: validated ${x.validateMs} ms, reserved ${x.reserveMs} ms, dispatched ${x.dispatchMs} ms → ${itemsPerSec} items/s; ${final.status} ${x.completeMs} ms later`,
+    );
     results.push({
-      name: `bulk payout of ${BATCH_ITEMS.toLocaleString('en')} items: validated, reserved, dispatched (items/s)`, batches: x,
-      r: { rps: itemsPerSec, p50: '', p99: '', errors: final.status === 'COMPLETED' ? 0 : 1, total: BATCH_ITEMS }, ...cpu,
+      name: `bulk payout of ${BATCH_ITEMS.toLocaleString('en')} items: validated, reserved, dispatched (items/s)`,
+      batches: x,
+      r: { rps: itemsPerSec, p50: '', p99: '', errors: final.status === 'COMPLETED' ? 0 : 1, total: BATCH_ITEMS },
+      ...cpu,
     });
     if (final.status !== 'COMPLETED') process.exitCode = 1;
   } finally {
@@ -611,7 +838,11 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
   const keys = [];
   for (const [i, co] of cos.entries()) {
     await admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 100_000_000_000, reference: 'bench-recon-day' });
-    const k = await fetch(`${gw}/breb/collect-keys`, { method: 'POST', headers: json(co.key), body: JSON.stringify({ externalId: `recon-day-${i}`, name: `Cliente ${i}` }) });
+    const k = await fetch(`${gw}/breb/collect-keys`, {
+      method: 'POST',
+      headers: json(co.key),
+      body: JSON.stringify({ externalId: `recon-day-${i}`, name: `Cliente ${i}` }),
+    });
     if (k.status !== 201 && k.status !== 200) throw new Error(`collect key: ${k.status} ${await k.text()}`);
     keys.push((await k.json()).key.value);
   }
@@ -621,38 +852,70 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
     if (!ok.includes(r.status)) throw new Error(`${url.replace(/^https?:\/\/[^/]+/, '')}: ${r.status} ${text.slice(0, 120)}`);
     return text ? JSON.parse(text) : {};
   };
-  const ach = { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' };
+  const ach = {
+    bankId: 1,
+    accountTypeId: 20,
+    accountNumber: '12345678901',
+    documentTypeId: 1,
+    documentNumber: '1020304050',
+    holderFirstName: 'Ana María',
+    holderLastName: 'Pérez Gómez',
+  };
   const made = { breb: 0, ach: 0, pse: 0, 'breb-inbound': 0 };
   const depositIds = [];
   const op = async (i) => {
     const co = cos[i % cos.length];
     const slot = i % 10;
     if (slot < 4) {
-      await post(`${gw}/transfers/send`, json(co.key), { amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `rd-${randomUUID()}` });
+      await post(`${gw}/transfers/send`, json(co.key), {
+        amount: 1_000 + (i % 50) * 2,
+        ...destinations[i % destinations.length],
+        reference: `rd-${randomUUID()}`,
+      });
       made.breb++;
     } else if (slot < 6) {
-      await post(`${gw}/transfers/send`, json(co.key), { amount: 2_000 + (i % 50) * 2, destination: { bankAccount: ach }, description: 'Nómina', reference: `rd-${randomUUID()}` });
+      await post(`${gw}/transfers/send`, json(co.key), {
+        amount: 2_000 + (i % 50) * 2,
+        destination: { bankAccount: ach },
+        description: 'Nómina',
+        reference: `rd-${randomUUID()}`,
+      });
       made.ach++;
     } else if (slot < 8) {
       const d = await post(`${gw}/deposits/pse`, json(co.key), {
-        amountCents: 50_000 + (i % 100) * 100, payerDocumentTypeId: 1, payerDocumentNumber: String(10_000_000 + (i % 9000)), payerFirstName: 'Ana',
-        payerLastName: 'Bench Pérez', payerEmail: `payer${i % 1000}@bench.example.co`,
+        amountCents: 50_000 + (i % 100) * 100,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: String(10_000_000 + (i % 9000)),
+        payerFirstName: 'Ana',
+        payerLastName: 'Bench Pérez',
+        payerEmail: `payer${i % 1000}@bench.example.co`,
       });
       await post(`${sb}/sandbox/pse/${d.id}/pay`, { 'content-type': 'application/json' }, { outcome: 'APPROVED', payerBank: 'Bancolombia' });
       depositIds.push(d.id);
       made.pse++;
     } else {
-      await post(`${sb}/sandbox/breb/incoming`, { 'content-type': 'application/json' }, { keyValue: keys[i % keys.length], amountCents: 30_000 + (i % 70) * 10, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' });
+      await post(
+        `${sb}/sandbox/breb/incoming`,
+        { 'content-type': 'application/json' },
+        { keyValue: keys[i % keys.length], amountCents: 30_000 + (i % 70) * 10, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' },
+      );
       made['breb-inbound']++;
     }
   };
-  let next = 0, failed = 0;
+  let next = 0,
+    failed = 0;
   const t0 = Date.now();
-  await Promise.all(Array.from({ length: CONC }, async () => {
-    for (let i = next++; i < RECON_DAY_MOVEMENTS; i = next++) {
-      try { await op(i); } catch (err) { if (failed++ < 5) log(`recon-day: ${err.message}`); }
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: CONC }, async () => {
+      for (let i = next++; i < RECON_DAY_MOVEMENTS; i = next++) {
+        try {
+          await op(i);
+        } catch (err) {
+          if (failed++ < 5) log(`recon-day: ${err.message}`);
+        }
+      }
+    }),
+  );
   log(`recon-day: ${JSON.stringify(made)} made in ${((Date.now() - t0) / 1000).toFixed(0)} s (${failed} refused)`);
   // Settled: no transfer before its outcome, every paid link credited, every inbound payment booked.
   const db = new pg.Client({ connectionString: dbUrl(benchDb) });
@@ -660,10 +923,13 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
   try {
     const deadline = Date.now() + 180_000;
     for (;;) {
-      const r = await db.query(`select
+      const r = await db.query(
+        `select
         (select count(*)::int from transfer.transfers where state not in ('COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED')) as transfers,
         (select count(*)::int from pse_deposit.deposits where id = any($1) and status <> 'ASSIGNED') as deposits,
-        (select count(*)::int from collect_key.payments where movement_id is null) as inbound`, [depositIds]);
+        (select count(*)::int from collect_key.payments where movement_id is null) as inbound`,
+        [depositIds],
+      );
       const left = r.rows[0];
       if (left.transfers + left.deposits + left.inbound === 0) break;
       if (Date.now() > deadline) throw new Error(`recon-day: not settled after 180 s: ${JSON.stringify(left)}`);
@@ -673,14 +939,19 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
     await db.end();
   }
   const days = [...new Set([firstDay, bogota(Date.now())])];
-  let lines = 0, breaks = 0, runSeconds = 0;
+  let lines = 0,
+    breaks = 0,
+    runSeconds = 0;
   const perRail = [];
   for (const day of days) {
     for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
       const started = Date.now();
       let run = await admin('POST', '/admin/reconciliations', { rail, date: day });
       // Polled every 50 ms: a run's seconds include up to that much waiting.
-      while (run.status === 'RUNNING') { await sleep(50); run = await admin('GET', `/admin/reconciliations/${run.id}`); }
+      while (run.status === 'RUNNING') {
+        await sleep(50);
+        run = await admin('GET', `/admin/reconciliations/${run.id}`);
+      }
       const secs = (Date.now() - started) / 1000;
       runSeconds += secs;
       if (run.status !== 'RECONCILED') throw new Error(`recon-day: ${rail} ${day}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`);
@@ -691,8 +962,12 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
   }
   log(`recon-day: ${perRail.join('; ')}`);
   results.push({
-    name: `reconcile a day of ${lines.toLocaleString('en')} movements on 4 rails (lines/s)`, reconDay: { lines, breaks, perRail, made },
-    r: { rps: Math.round(lines / runSeconds), p50: '', p99: '', errors: breaks, total: lines }, perOp: {}, cores: {}, rss: procs.reconciliation ? { reconciliation: rssMiB(procs.reconciliation.pid) } : {},
+    name: `reconcile a day of ${lines.toLocaleString('en')} movements on 4 rails (lines/s)`,
+    reconDay: { lines, breaks, perRail, made },
+    r: { rps: Math.round(lines / runSeconds), p50: '', p99: '', errors: breaks, total: lines },
+    perOp: {},
+    cores: {},
+    rss: procs.reconciliation ? { reconciliation: rssMiB(procs.reconciliation.pid) } : {},
   });
   if (breaks > 0 || lines < RECON_DAY_MOVEMENTS) process.exitCode = 1;
 }
@@ -706,13 +981,19 @@ function writeReport(report) {
 }
 
 async function main() {
-  log(`${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`);
+  log(
+    `${SOAK_MINUTES ? `soak ${SOAK_MINUTES} min` : `phases ${ALL_PHASES.filter(phase).join(',')}`}; ${DURATION}s per run, concurrency ${CONC}, node ${process.version}, ${cpus().length} cores`,
+  );
   // The engine first, on a machine where nothing of the bench runs yet; alone when it is the only phase.
   if (phase('recon')) await reconPhase();
   if (SOAK_MINUTES === 0 && !STACK_PHASES.some(phase)) {
-    writeReport(benchReport([
-      `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; the reconciliation engine only (no product process, no Postgres); load average at the end ${loadavg().map((x) => x.toFixed(1)).join(' ')}`,
-    ]));
+    writeReport(
+      benchReport([
+        `machine: ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), node ${process.version}; the reconciliation engine only (no product process, no Postgres); load average at the end ${loadavg()
+          .map((x) => x.toFixed(1))
+          .join(' ')}`,
+      ]),
+    );
     return;
   }
   if (OWN_PG) {
@@ -726,7 +1007,8 @@ async function main() {
     // Every process `npm run up` starts, in its order; a process the bench does not know stops the run.
     for (const p of processes) {
       const b = benchProcesses[p.name];
-      if (!b) throw new Error(`deploy/local/processes.mjs has a process the bench does not know: ${p.name} (add its ports to benchProcesses in test/bench/run.mjs)`);
+      if (!b)
+        throw new Error(`deploy/local/processes.mjs has a process the bench does not know: ${p.name} (add its ports to benchProcesses in test/bench/run.mjs)`);
       const child = startProcess(p, { ...common, ...Object.fromEntries(Object.entries(b.env).map(([k, v]) => [k, String(v)])) });
       procs[p.name] = child;
       await waitReady(`http://${loc(b.ready)}/readyz`, p.name, child);
@@ -736,7 +1018,11 @@ async function main() {
     Object.assign(groups, { postgres: () => pgPidList, redis: pidsOf('redis-server'), nats: pidsOf('nats-server'), 'load gen': () => [process.pid] });
 
     const admin = async (method, path, body) => {
-      const r = await fetch(gw + path, { method, headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+      const r = await fetch(gw + path, {
+        method,
+        headers: { authorization: 'Bearer dev-admin-token', 'content-type': 'application/json' },
+        body: body && JSON.stringify(body),
+      });
       if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${await r.text()}`);
       return r.json();
     };
@@ -751,24 +1037,45 @@ async function main() {
     };
     const readCo = await newCompany('Bench S.A.S.', '900000001-1', 'READ', 1_000_000);
     const sendCompanies = [];
-    for (let i = 0; i < 100; i++) sendCompanies.push(await newCompany(`Bench Send ${i} S.A.S.`, `9001${String(i).padStart(5, '0')}-1`, 'WRITE', 100_000_000_000));
+    for (let i = 0; i < 100; i++)
+      sendCompanies.push(await newCompany(`Bench Send ${i} S.A.S.`, `9001${String(i).padStart(5, '0')}-1`, 'WRITE', 100_000_000_000));
     const destinations = [];
     for (let i = 0; i < 16; i++) {
       const keyValue = `31${String(10_000_000 + i * 7919).slice(0, 8)}`;
-      const r = await (await fetch(`${gw}/transfers/resolve-key`, { method: 'POST', headers: { authorization: `Bearer ${sendCompanies[0].key}`, 'content-type': 'application/json' }, body: JSON.stringify({ keyValue }) })).json();
-      destinations.push({ destination: { brebKey: { type: r.keyType, value: r.keyValue } }, targetName: r.recipient.fullName, targetDocument: r.recipient.idValue });
+      const r = await (
+        await fetch(`${gw}/transfers/resolve-key`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${sendCompanies[0].key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ keyValue }),
+        })
+      ).json();
+      destinations.push({
+        destination: { brebKey: { type: r.keyType, value: r.keyValue } },
+        targetName: r.recipient.fullName,
+        targetDocument: r.recipient.idValue,
+      });
     }
     const json = (key) => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
     /** autocannon request that rotates over the 100 companies (and the destinations). */
     const rotating = (path, bodyOf) => {
       let n = 0;
-      return [{ method: 'POST', path, setupRequest: (req) => { const i = n++; return { ...req, headers: json(sendCompanies[i % 100].key), body: JSON.stringify(bodyOf(i)) }; } }];
+      return [
+        {
+          method: 'POST',
+          path,
+          setupRequest: (req) => {
+            const i = n++;
+            return { ...req, headers: json(sendCompanies[i % 100].key), body: JSON.stringify(bodyOf(i)) };
+          },
+        },
+      ];
     };
 
     const sentIds = [];
     const sendOnce = async (co, i) => {
       const res = await fetch(`${gw}/transfers/send`, {
-        method: 'POST', headers: json(co.key),
+        method: 'POST',
+        headers: json(co.key),
         body: JSON.stringify({ amount: 1_000 + (i % 50) * 2, ...destinations[i % destinations.length], reference: `b-${randomUUID()}` }),
       });
       const body = await res.json();
@@ -799,7 +1106,10 @@ async function main() {
           const wallets = await ledgerCheck.getBalances({ ivaApplicable: true }, { requestId: 'bench', companyId: co.id });
           const pendingOut = wallets.wallets.find((w) => w.rail === ledgerV1.Rail.BREB)?.pendingOutCents ?? 0n;
           if (pendingOut === 0n) break;
-          if (Date.now() > settleDeadline) { pendingLeft++; break; }
+          if (Date.now() > settleDeadline) {
+            pendingLeft++;
+            break;
+          }
           await sleep(200);
         }
       }
@@ -825,20 +1135,35 @@ const fmtPct = (x) => (Number.isFinite(x) ? `${x.toFixed(1)}%` : 'n/a');
 const byName = (n) => results.find((r) => r.name === n);
 
 async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo, destinations, rotating, json }) {
-  const quoteBody = (i) => ({ amount: 1_000 + (i % 50) * 2, keyValue: destinations[i % 16].destination.brebKey.value, keyType: destinations[i % 16].destination.brebKey.type });
+  const quoteBody = (i) => ({
+    amount: 1_000 + (i % 50) * 2,
+    keyValue: destinations[i % 16].destination.brebKey.value,
+    keyType: destinations[i % 16].destination.brebKey.type,
+  });
   const pseBody = (i) => ({
-    amountCents: 500_000 + (i % 100) * 100, payerDocumentTypeId: 1, payerDocumentNumber: String(10_000_000 + (i % 9000)), payerFirstName: 'Ana',
-    payerLastName: 'Bench Pérez', payerEmail: `payer${i % 1000}@bench.example.co`, internalRef: `bench-${i}`,
+    amountCents: 500_000 + (i % 100) * 100,
+    payerDocumentTypeId: 1,
+    payerDocumentNumber: String(10_000_000 + (i % 9000)),
+    payerFirstName: 'Ana',
+    payerLastName: 'Bench Pérez',
+    payerEmail: `payer${i % 1000}@bench.example.co`,
+    internalRef: `bench-${i}`,
   });
 
   if (phase('idle')) {
     // What the product burns with nothing to do (sweepers, relays, the simulator's poll, metrics): the
     // "operation" is one second of rest, so the CPU table reads µs of CPU per second, by process.
     await sleep(10_000); // past the start-up: the provisioning's events relayed and consumed, first-call compilation done
-    await measure(IDLE_ROW, async () => { await sleep(DURATION * 1000); return { rps: 0, p50: 0, p99: 0, total: DURATION }; });
+    await measure(IDLE_ROW, async () => {
+      await sleep(DURATION * 1000);
+      return { rps: 0, p50: 0, p99: 0, total: DURATION };
+    });
   }
   if (phase('ceilings')) {
-    for (const [name, file, port] of [['bare Node http hello', 'http-hello.mjs', ports.http], ['bare Koa hello', 'koa-hello.mjs', ports.koa]]) {
+    for (const [name, file, port] of [
+      ['bare Node http hello', 'http-hello.mjs', ports.http],
+      ['bare Koa hello', 'koa-hello.mjs', ports.koa],
+    ]) {
       const child = fork(join(root, 'test/bench', file), [String(port)], { stdio: 'ignore', execArgv: [] });
       children.push(child);
       await new Promise((r) => child.once('message', r));
@@ -852,7 +1177,9 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
   }
   if (phase('balance')) {
     await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${readCo.key}` }, duration: 2 });
-    await measure('GET /wallets/balance', async () => summarize(await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${readCo.key}` } })));
+    await measure('GET /wallets/balance', async () =>
+      summarize(await cannon({ url: `${gw}/wallets/balance`, headers: { authorization: `Bearer ${readCo.key}` } })),
+    );
   }
   if (phase('quotes')) {
     const probe = await fetch(`${gw}/transfers/quote`, { method: 'POST', headers: json(sendCompanies[0].key), body: JSON.stringify(quoteBody(0)) });
@@ -873,18 +1200,32 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
     }
     // The fee as the caller gives it (`fee`, what a batch's items send), or computed by the ledger from the
     // company's schedule (`computeFee`, how a single send reserves: no ComputeFees call first).
-    const reserveWith = (feeSpec) => (c) => client.reserve({
-      idempotencyKey: `bench-hold-${randomUUID()}`, rail: ledgerV1.Rail.BREB, amount: 100n, ...feeSpec,
-      movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
-    }, c);
+    const reserveWith = (feeSpec) => (c) =>
+      client.reserve(
+        {
+          idempotencyKey: `bench-hold-${randomUUID()}`,
+          rail: ledgerV1.Rail.BREB,
+          amount: 100n,
+          ...feeSpec,
+          movement: { id: randomUUID(), status: ledgerV1.MovementStatus.PENDING, details: {} },
+        },
+        c,
+      );
     const reserve = reserveWith({ fee: { fixedFee: 0n, variableFee: 0n, subtotalFee: 0n, ivaApplicable: false, ivaAmount: 0n, totalCharged: 0n } });
     await closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100]), 2);
     await measure('ledger Reserve over gRPC, 100 wallets', () => closedLoop((w, i) => reserve(companies[(w * 7 + i) % 100])));
     await measure('ledger Reserve over gRPC, one hot wallet', () => closedLoop(() => reserve(companies[0])));
     // Skipped against a ledger from before compute_fee (an A/B's base).
     const reserveComputing = reserveWith({ computeFee: { ivaApplicable: true } });
-    const computes = await reserveComputing(companies[1]).then(() => true, (err) => { log(`Reserve with compute_fee skipped: ${err.message}`); return false; });
-    if (computes) await measure('ledger Reserve over gRPC computing the fee, 100 wallets', () => closedLoop((w, i) => reserveComputing(companies[(w * 7 + i) % 100])));
+    const computes = await reserveComputing(companies[1]).then(
+      () => true,
+      (err) => {
+        log(`Reserve with compute_fee skipped: ${err.message}`);
+        return false;
+      },
+    );
+    if (computes)
+      await measure('ledger Reserve over gRPC computing the fee, 100 wallets', () => closedLoop((w, i) => reserveComputing(companies[(w * 7 + i) % 100])));
     client.close();
   }
   if (phase('sends')) {
@@ -897,12 +1238,16 @@ async function benchmarks({ sendCompanies, sendOnce, sendSpreadOnce }, { readCo,
       const rate = Math.max(1, Math.round(spread.r.rps * RATE_FRACTION));
       log(`sends at a constant ${rate}/s (${RATE_FRACTION * 100}% of ${spread.r.rps}/s)`);
       await sleep(3000); // let the callbacks of the closed-loop runs drain first
-      const at = await measure(`POST /transfers/send → 201 at ${RATE_FRACTION * 100}% of max (${rate}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, DURATION));
+      const at = await measure(`POST /transfers/send → 201 at ${RATE_FRACTION * 100}% of max (${rate}/s offered)`, () =>
+        openLoop((i) => sendOnce(sendCompanies[i % 100], i), rate, DURATION),
+      );
       // When the p99 target is missed there, how far down does the rate have to go to meet it? (informative)
       for (const f of at.r.p99 > 50 ? [0.35, 0.1] : []) {
         const lower = Math.max(1, Math.round(spread.r.rps * f));
         await sleep(2000);
-        await measure(`POST /transfers/send → 201 at ${f * 100}% of max (${lower}/s offered)`, () => openLoop((i) => sendOnce(sendCompanies[i % 100], i), lower, DURATION));
+        await measure(`POST /transfers/send → 201 at ${f * 100}% of max (${lower}/s offered)`, () =>
+          openLoop((i) => sendOnce(sendCompanies[i % 100], i), lower, DURATION),
+        );
       }
     }
   }
@@ -921,60 +1266,113 @@ function benchReport(closing) {
   const holdsSpread = byName('ledger Reserve over gRPC, 100 wallets')?.r.rps;
   const verdict = (ok) => (ok === undefined ? '' : ok ? 'met' : '**missed**');
   const annotate = (row) => {
-    const n = row.name, v = row.r.rps;
+    const n = row.name,
+      v = row.r.rps;
     if (n === 'bare Koa hello') return [fmtPct(ratioPct(v, byName('bare Node http hello')?.r.rps)) + ' of Node http', '', undefined];
-    if (n === IDLE_ROW) return [`${(Object.values(row.perOp).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms of CPU per second, all processes`, '', undefined];
+    if (n === IDLE_ROW)
+      return [`${(Object.values(row.perOp).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms of CPU per second, all processes`, '', undefined];
     if (n === 'GET /wallets/balance') return [`${fmtPct(ratioPct(v, koa))} of Koa`, '≥ 10% of Koa', koa ? ratioPct(v, koa) >= 10 : undefined];
     if (n.startsWith('POST /transfers/quote')) return [`${fmtPct(ratioPct(v, koa))} of Koa`, '', undefined];
-    if (n === 'ledger Reserve over gRPC, 100 wallets') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 25% of pgbench', pgb ? ratioPct(v, pgb) >= 25 : undefined];
-    if (n === 'ledger Reserve over gRPC, one hot wallet') return [`${fmtPct(ratioPct(v, holdsSpread))} of 100 wallets`, '≥ 40% of 100 wallets', holdsSpread ? ratioPct(v, holdsSpread) >= 40 : undefined];
-    if (n === 'ledger Reserve over gRPC computing the fee, 100 wallets') return [`${fmtPct(ratioPct(v, holdsSpread))} of Reserve with the fee given`, '', undefined];
-    if (n === 'POST /transfers/send → 201, 100 companies') return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 10% of pgbench', pgb ? ratioPct(v, pgb) >= 10 : undefined];
-    if (n === 'POST /transfers/send → 201, one hot wallet') return [`${fmtPct(ratioPct(v, spread))} of 100 companies`, '≥ 50% of 100 companies', spread ? ratioPct(v, spread) >= 50 : undefined];
-    if (n.includes(`at ${RATE_FRACTION * 100}% of max`)) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`, 'p99 ≤ 50 ms', row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0];
-    if (n.includes('% of max')) return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
+    if (n === 'ledger Reserve over gRPC, 100 wallets')
+      return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 25% of pgbench', pgb ? ratioPct(v, pgb) >= 25 : undefined];
+    if (n === 'ledger Reserve over gRPC, one hot wallet')
+      return [`${fmtPct(ratioPct(v, holdsSpread))} of 100 wallets`, '≥ 40% of 100 wallets', holdsSpread ? ratioPct(v, holdsSpread) >= 40 : undefined];
+    if (n === 'ledger Reserve over gRPC computing the fee, 100 wallets')
+      return [`${fmtPct(ratioPct(v, holdsSpread))} of Reserve with the fee given`, '', undefined];
+    if (n === 'POST /transfers/send → 201, 100 companies')
+      return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '≥ 10% of pgbench', pgb ? ratioPct(v, pgb) >= 10 : undefined];
+    if (n === 'POST /transfers/send → 201, one hot wallet')
+      return [`${fmtPct(ratioPct(v, spread))} of 100 companies`, '≥ 50% of 100 companies', spread ? ratioPct(v, spread) >= 50 : undefined];
+    if (n.includes(`at ${RATE_FRACTION * 100}% of max`))
+      return [
+        `${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors, ${row.r.dropped} dropped`,
+        'p99 ≤ 50 ms',
+        row.r.p99 <= 50 && row.r.errors === 0 && row.r.dropped === 0,
+      ];
+    if (n.includes('% of max'))
+      return [`${fmtPct(ratioPct(v, spread))} of max; ${row.r.errors} errors (informative: p99 ${row.r.p99 <= 50 ? '≤' : '>'} 50 ms here)`, '', undefined];
     if (n.startsWith('POST /deposits/pse')) return [`${fmtPct(ratioPct(v, pgb))} of pgbench`, '', undefined];
     if (row.statement) {
       const x = row.statement;
-      return [`${x.lines.toLocaleString('en')} lines, ${x.mib} MiB in ${x.seconds} s; peak RSS gateway ${x.peak.gateway} MiB (${x.before.gateway} before), ledger ${x.peak.ledger} MiB (${x.before.ledger} before)`,
-        'every line, bounded memory', x.lines === STATEMENT_LINES];
+      return [
+        `${x.lines.toLocaleString('en')} lines, ${x.mib} MiB in ${x.seconds} s; peak RSS gateway ${x.peak.gateway} MiB (${x.before.gateway} before), ledger ${x.peak.ledger} MiB (${x.before.ledger} before)`,
+        'every line, bounded memory',
+        x.lines === STATEMENT_LINES,
+      ];
     }
     if (row.batches) {
       const x = row.batches;
       const ratio = spread ? v / spread : undefined;
-      return [`${ratio === undefined ? 'n/a' : `${ratio.toFixed(1)}×`} single sends/s; upload+validation ${x.validateMs} ms, one reserve ${x.reserveMs} ms, dispatch ${x.dispatchMs} ms; ${x.state} ${x.completeMs} ms later`,
-        '≥ 10× single sends/s', ratio === undefined ? undefined : ratio >= 10];
+      return [
+        `${ratio === undefined ? 'n/a' : `${ratio.toFixed(1)}×`} single sends/s; upload+validation ${x.validateMs} ms, one reserve ${x.reserveMs} ms, dispatch ${x.dispatchMs} ms; ${x.state} ${x.completeMs} ms later`,
+        '≥ 10× single sends/s',
+        ratio === undefined ? undefined : ratio >= 10,
+      ];
     }
     if (row.reconDay) {
       const x = row.reconDay;
-      return [`${x.breaks} breaks; ${x.perRail.join('; ')}`, `≥ ${RECON_DAY_MOVEMENTS.toLocaleString('en')} movements, zero breaks`, x.breaks === 0 && x.lines >= RECON_DAY_MOVEMENTS];
+      return [
+        `${x.breaks} breaks; ${x.perRail.join('; ')}`,
+        `≥ ${RECON_DAY_MOVEMENTS.toLocaleString('en')} movements, zero breaks`,
+        x.breaks === 0 && x.lines >= RECON_DAY_MOVEMENTS,
+      ];
     }
     if (row.recon) {
       const x = row.recon;
-      const info = `${x.seconds} s, ${x.cpuUsPerLine} CPU µs/line, peak RSS ${x.peakRssMiB} MiB${x.heapCapMiB ? ` (heap capped at ${x.heapCapMiB} MiB)` : ''}, `
-        + `${x.runs} sorted runs; ${x.breaksOk ? 'found exactly the planted breaks' : '**breaks differ from the planted ones**'}`;
+      const info =
+        `${x.seconds} s, ${x.cpuUsPerLine} CPU µs/line, peak RSS ${x.peakRssMiB} MiB${x.heapCapMiB ? ` (heap capped at ${x.heapCapMiB} MiB)` : ''}, ` +
+        `${x.runs} sorted runs; ${x.breaksOk ? 'found exactly the planted breaks' : '**breaks differ from the planted ones**'}`;
       return x.n >= 1_000_000 ? [info, `≥ ${RECON_TARGET.toLocaleString('en')} lines/s`, v >= RECON_TARGET && x.breaksOk] : [info, '', undefined];
     }
     return ['', '', undefined];
   };
-  const table = ['| measurement | ops/s | p50 ms | p99 ms | ratio | target |', '|---|---:|---:|---:|---|---|',
-    ...results.map((row) => { const [ratio, target, ok] = annotate(row); return `| ${row.name} | ${row.r.rps} | ${row.r.p50} | ${row.r.p99} | ${ratio} | ${target ? `${target} — ${verdict(ok)}` : ''} |`; })].join('\n');
+  const table = [
+    '| measurement | ops/s | p50 ms | p99 ms | ratio | target |',
+    '|---|---:|---:|---:|---|---|',
+    ...results.map((row) => {
+      const [ratio, target, ok] = annotate(row);
+      return `| ${row.name} | ${row.r.rps} | ${row.r.p50} | ${row.r.p99} | ${ratio} | ${target ? `${target} — ${verdict(ok)}` : ''} |`;
+    }),
+  ].join('\n');
   const cols = [...new Set(results.flatMap((r) => Object.keys(r.perOp)))];
   const ncores = cpus().length;
   const totalOf = (r) => Object.values(r.perOp).reduce((a, b) => a + b, 0);
-  const cpuTable = [`| CPU µs per op | ${cols.join(' | ')} | total | ${ncores} cores ÷ total |`, `|---|${cols.map(() => '---:').join('|')}|---:|---:|`,
-    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} | ${totalOf(r) || ''} | ${totalOf(r) && r.name !== IDLE_ROW ? `${Math.round((ncores * 1e6) / totalOf(r))}/s` : ''} |`)].join('\n');
-  const coreTable = [`| cores busy (CPU s / s) | ${cols.join(' | ')} |`, `|---|${cols.map(() => '---:').join('|')}|`,
-    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.cores[c] === undefined ? '' : r.cores[c])).join(' | ')} |`)].join('\n');
+  const cpuTable = [
+    `| CPU µs per op | ${cols.join(' | ')} | total | ${ncores} cores ÷ total |`,
+    `|---|${cols.map(() => '---:').join('|')}|---:|---:|`,
+    ...results.map(
+      (r) =>
+        `| ${r.name} | ${cols.map((c) => (r.perOp[c] === undefined ? '' : r.perOp[c])).join(' | ')} | ${totalOf(r) || ''} | ${totalOf(r) && r.name !== IDLE_ROW ? `${Math.round((ncores * 1e6) / totalOf(r))}/s` : ''} |`,
+    ),
+  ].join('\n');
+  const coreTable = [
+    `| cores busy (CPU s / s) | ${cols.join(' | ')} |`,
+    `|---|${cols.map(() => '---:').join('|')}|`,
+    ...results.map((r) => `| ${r.name} | ${cols.map((c) => (r.cores[c] === undefined ? '' : r.cores[c])).join(' | ')} |`),
+  ].join('\n');
   const rcols = [...new Set(results.flatMap((r) => Object.keys(r.rss)))];
-  const rssTable = [`| RSS MiB after | ${rcols.join(' | ')} |`, `|---|${rcols.map(() => '---:').join('|')}|`,
-    ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`)].join('\n');
-  const stmtTables = results.filter((r) => r.statements).map((r) => [
-    `### Postgres per operation: ${r.name}`, '',
-    `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution and ${r.statements.planUsPerOp} µs of planning per operation (pg_stat_statements; begin/commit included)`, '',
-    '| database | calls per op | exec µs per op | plan µs per op | statement |', '|---|---:|---:|---:|---|',
-    ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | ${x.planUs} | \`${x.query.replace(/\|/g, '\\|')}\` |`)].join('\n')).join('\n\n');
-  const errs = results.filter((r) => r.r.errors || r.r.non2xx).map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
+  const rssTable = [
+    `| RSS MiB after | ${rcols.join(' | ')} |`,
+    `|---|${rcols.map(() => '---:').join('|')}|`,
+    ...results.map((r) => `| ${r.name} | ${rcols.map((c) => r.rss[c] ?? '').join(' | ')} |`),
+  ].join('\n');
+  const stmtTables = results
+    .filter((r) => r.statements)
+    .map((r) =>
+      [
+        `### Postgres per operation: ${r.name}`,
+        '',
+        `${r.statements.callsPerOp} statements, ${r.statements.execUsPerOp} µs of execution and ${r.statements.planUsPerOp} µs of planning per operation (pg_stat_statements; begin/commit included)`,
+        '',
+        '| database | calls per op | exec µs per op | plan µs per op | statement |',
+        '|---|---:|---:|---:|---|',
+        ...r.statements.top.map((x) => `| ${x.db} | ${x.calls} | ${x.us} | ${x.planUs} | \`${x.query.replace(/\|/g, '\\|')}\` |`),
+      ].join('\n'),
+    )
+    .join('\n\n');
+  const errs = results
+    .filter((r) => r.r.errors || r.r.non2xx)
+    .map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
   return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
 }
 
@@ -999,13 +1397,22 @@ async function soak({ sendCompanies, sendOnce, sendSpreadOnce }) {
       const cpuNow = cpuSnapshot(groups);
       refreshPgPids().catch(() => {}); // new pool connections count from the next sample on
       const s = {
-        k, t: Math.round((Date.now() - soakStart) / 1000), rps: +(w.ok / SOAK_SAMPLE_S).toFixed(1), errors: w.errors, p50: pct(w.lat, 0.5), p99: pct(w.lat, 0.99),
+        k,
+        t: Math.round((Date.now() - soakStart) / 1000),
+        rps: +(w.ok / SOAK_SAMPLE_S).toFixed(1),
+        errors: w.errors,
+        p50: pct(w.lat, 0.5),
+        p99: pct(w.lat, 0.99),
         rss: Object.fromEntries(Object.entries(rssProcesses()).map(([n, pid]) => [n, rssMiB(pid)])),
         cores: Object.fromEntries(Object.entries(cpuDelta(cpuPrev, cpuNow)).map(([g, t]) => [g, +(t / SOAK_SAMPLE_S).toFixed(2)])),
       };
       cpuPrev = cpuNow;
       samples.push(s);
-      log(`soak t=${s.t}s ${s.rps}/s p50 ${s.p50} p99 ${s.p99} errors ${s.errors}; RSS ${Object.entries(s.rss).map(([n, v]) => `${n} ${v}`).join(', ')}`);
+      log(
+        `soak t=${s.t}s ${s.rps}/s p50 ${s.p50} p99 ${s.p99} errors ${s.errors}; RSS ${Object.entries(s.rss)
+          .map(([n, v]) => `${n} ${v}`)
+          .join(', ')}`,
+      );
     },
   });
   const cpuAfter = cpuSnapshot(groups);
@@ -1034,22 +1441,32 @@ function soakReport(closing) {
   const peakGrowth = Object.fromEntries(Object.keys(end).map((n) => [n, peak(early, n) ? ((peak(late, n) - peak(early, n)) / peak(early, n)) * 100 : NaN]));
   // The product's processes: not the load generator, nor the sandbox (the simulated providers, which keep what they are sent).
   const isProduct = ([n]) => n !== 'load gen' && n !== 'sandbox';
-  const worstOf = (g) => Object.entries(g).filter(isProduct).reduce((a, b) => (b[1] > a[1] ? b : a), ['', -Infinity]);
+  const worstOf = (g) =>
+    Object.entries(g)
+      .filter(isProduct)
+      .reduce((a, b) => (b[1] > a[1] ? b : a), ['', -Infinity]);
   const [worstName, worst] = worstOf(peakGrowth);
   const [worstEndName, worstEnd] = worstOf(growth);
   const windowMin = +((perWindow * SOAK_SAMPLE_S) / 60).toFixed(2);
   const names = Object.keys(end);
-  const sampleTable = [`| t s | sends/s | p50 ms | p99 ms | errors | ${names.map((n) => `${n} MiB`).join(' | ')} |`, `|---:|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|`,
-    ...samples.map((s) => `| ${s.t} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${names.map((n) => s.rss[n] ?? '').join(' | ')} |`)].join('\n');
-  const growthTable = [`| RSS | ${names.join(' | ')} |`, `|---|${names.map(() => '---:').join('|')}|`,
+  const sampleTable = [
+    `| t s | sends/s | p50 ms | p99 ms | errors | ${names.map((n) => `${n} MiB`).join(' | ')} |`,
+    `|---:|---:|---:|---:|---:|${names.map(() => '---:').join('|')}|`,
+    ...samples.map((s) => `| ${s.t} | ${s.rps} | ${s.p50} | ${s.p99} | ${s.errors} | ${names.map((n) => s.rss[n] ?? '').join(' | ')} |`),
+  ].join('\n');
+  const growthTable = [
+    `| RSS | ${names.join(' | ')} |`,
+    `|---|${names.map(() => '---:').join('|')}|`,
     `| after warm-up (${+((warm * SOAK_SAMPLE_S) / 60).toFixed(2)} min), MiB | ${names.map((n) => base[n] ?? '').join(' | ')} |`,
     `| end, MiB | ${names.map((n) => end[n] ?? '').join(' | ')} |`,
     `| growth, end vs after warm-up | ${names.map((n) => fmtPct(growth[n])).join(' | ')} |`,
     `| peak of the first ${+((perWindow * SOAK_SAMPLE_S) / 60).toFixed(2)} min after warm-up, MiB | ${names.map((n) => peak(early, n) || '').join(' | ')} |`,
     `| peak of the last ${+((perWindow * SOAK_SAMPLE_S) / 60).toFixed(2)} min, MiB | ${names.map((n) => peak(late, n) || '').join(' | ')} |`,
-    `| growth, peak vs peak | ${names.map((n) => fmtPct(peakGrowth[n])).join(' | ')} |`].join('\n');
+    `| growth, peak vs peak | ${names.map((n) => fmtPct(peakGrowth[n])).join(' | ')} |`,
+  ].join('\n');
   const summary = [
-    `| figure | value | target |`, '|---|---:|---|',
+    `| figure | value | target |`,
+    '|---|---:|---|',
     `| maximum sends/s (closed loop, 100 companies, ${DURATION} s) | ${max} | |`,
     `| offered rate (${RATE_FRACTION * 100}% of max), ${SOAK_MINUTES} min | ${rate}/s | |`,
     `| achieved 201/s over the soak | ${r.rps} | |`,
@@ -1059,8 +1476,17 @@ function soakReport(closing) {
     `| largest RSS growth of a product process (all but the sandbox): peak of the last ${windowMin} min vs peak of the first ${windowMin} min after warm-up | ${worst.toFixed(1)}% (${worstName}) | ≤ 10% — ${worst <= 10 ? 'met' : '**missed**'} |`,
     `| the same, one sample at the end vs one after warm-up (informative: GC sawtooth included) | ${worstEnd.toFixed(1)}% (${worstEndName}) | |`,
   ].join('\n');
-  const cpuLine = `CPU µs per send over the soak (201 path plus callbacks): ${Object.entries(perOp).map(([k, v]) => `${k} ${v}`).join(', ')}`;
+  const cpuLine = `CPU µs per send over the soak (201 path plus callbacks): ${Object.entries(perOp)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`;
   return `# Soak ${new Date().toISOString()} (${SOAK_MINUTES} min)\n\n${summary}\n\n${growthTable}\n\n${sampleTable}\n\n${[cpuLine, ...closing].map((n) => `- ${n}`).join('\n')}\n`;
 }
 
-main().then(() => process.exit(process.exitCode ?? 0), async (err) => { console.error(`[bench] failed: ${err.stack ?? err}`); cleanup(); process.exit(1); });
+main().then(
+  () => process.exit(process.exitCode ?? 0),
+  async (err) => {
+    console.error(`[bench] failed: ${err.stack ?? err}`);
+    cleanup();
+    process.exit(1);
+  },
+);

@@ -14,8 +14,12 @@ import { REPO } from './support/helm.js';
 const require = createRequire(import.meta.url);
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 type Generator = {
-  ASYNCAPI_JSON: string; ASYNCAPI_MD: string; SUBJECTS: [string, string, string[], string][];
-  buildAsyncApiDocument(): any; renderJson(doc: unknown): string; renderMarkdown(doc: unknown): string;
+  ASYNCAPI_JSON: string;
+  ASYNCAPI_MD: string;
+  SUBJECTS: [string, string, string[], string][];
+  buildAsyncApiDocument(): any;
+  renderJson(doc: unknown): string;
+  renderMarkdown(doc: unknown): string;
 };
 let gen: Generator;
 let doc: any;
@@ -28,7 +32,11 @@ beforeAll(async () => {
 /** Services with an outbox relay: the only processes that publish (receipt and webhook only consume); and the gateway (its own OutboxRelay in server.ts, for `company.security_changed`). */
 function publishers(): string[] {
   const services = readdirSync(join(REPO, 'services')).filter((s) => {
-    try { return /relay:\s*\{/.test(readFileSync(join(REPO, 'services', s, 'src', 'compose.ts'), 'utf8')); } catch { return false; }
+    try {
+      return /relay:\s*\{/.test(readFileSync(join(REPO, 'services', s, 'src', 'compose.ts'), 'utf8'));
+    } catch {
+      return false;
+    }
   });
   return /new OutboxRelay\(/.test(readFileSync(join(REPO, 'gateway', 'src', 'server.ts'), 'utf8')) ? [...services, 'gateway'] : services;
 }
@@ -39,7 +47,9 @@ const srcOf = (publisher: string) => (publisher === 'gateway' ? join(REPO, 'gate
 function sourceFiles(dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
-    if (statSync(p).isDirectory()) { if (name !== 'gen' && name !== 'migrations') sourceFiles(p, out); } else if (p.endsWith('.ts') && !/\.(spec|test|d)\.ts$/.test(p) && !p.endsWith('/testing.ts')) out.push(p);
+    if (statSync(p).isDirectory()) {
+      if (name !== 'gen' && name !== 'migrations') sourceFiles(p, out);
+    } else if (p.endsWith('.ts') && !/\.(spec|test|d)\.ts$/.test(p) && !p.endsWith('/testing.ts')) out.push(p);
   }
   return out;
 }
@@ -52,7 +62,9 @@ function publishedSubjects(service: string): Map<string, string> {
   // The gateway's code names many subjects it does not publish (the webhook event types it lists): only its files that write its outbox count.
   const files = sourceFiles(srcOf(service)).filter((f) => service !== 'gateway' || readFileSync(f, 'utf8').includes('appendOutbox('));
   for (const file of files) {
-    const code = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+    const code = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:])\/\/.*$/gm, '$1');
     const where = relative(REPO, file);
     for (const m of code.matchAll(new RegExp(`['"\`](${SUBJECT}\\.[a-z_]+)['"\`]`, 'g'))) found.set(m[1]!, where);
     for (const m of code.matchAll(new RegExp(`\`${SUBJECT}\\.\\$\\{(\\w+)\\}\``, 'g'))) {
@@ -126,38 +138,155 @@ describe('event catalogue (AsyncAPI)', () => {
       return ok;
     };
     const at = new Date('2026-11-21T10:00:00.000Z');
-    const transfer = transferEventsV1.TransferEvent.toJSON(transferEventsV1.TransferEvent.fromJSON({
-      eventId: 'e1', transferId: 't1', companyId: 'c1', rail: 'RAIL_BREB', status: 'MOVEMENT_STATUS_AWAITING_APPROVAL', amount: '100000', totalFee: '300', ivaAmount: '57', netAmount: '99643',
-      targetName: 'Ana', targetDocument: '123', reference: 'r', description: 'd', bankName: 'b', bankAccountType: 'SAVINGS', bankAccountNumberMasked: '****1234', providerTransferId: 'p', errorMessage: 'x',
-      apiKeyId: 'k', createdAt: at.toISOString(), completedAt: at.toISOString(), occurredAt: at.toISOString(), brebKeyType: 'PHONE', brebKeyValue: '3001234567',
-      approvalId: 'a1', approvalThreshold: 2, approvalExpiresAt: at.toISOString(), approvedBy: ['x@y.co'], rejectedBy: 'z@y.co',
-    }));
+    const transfer = transferEventsV1.TransferEvent.toJSON(
+      transferEventsV1.TransferEvent.fromJSON({
+        eventId: 'e1',
+        transferId: 't1',
+        companyId: 'c1',
+        rail: 'RAIL_BREB',
+        status: 'MOVEMENT_STATUS_AWAITING_APPROVAL',
+        amount: '100000',
+        totalFee: '300',
+        ivaAmount: '57',
+        netAmount: '99643',
+        targetName: 'Ana',
+        targetDocument: '123',
+        reference: 'r',
+        description: 'd',
+        bankName: 'b',
+        bankAccountType: 'SAVINGS',
+        bankAccountNumberMasked: '****1234',
+        providerTransferId: 'p',
+        errorMessage: 'x',
+        apiKeyId: 'k',
+        createdAt: at.toISOString(),
+        completedAt: at.toISOString(),
+        occurredAt: at.toISOString(),
+        brebKeyType: 'PHONE',
+        brebKeyValue: '3001234567',
+        approvalId: 'a1',
+        approvalThreshold: 2,
+        approvalExpiresAt: at.toISOString(),
+        approvedBy: ['x@y.co'],
+        rejectedBy: 'z@y.co',
+      }),
+    );
     expect(Object.keys(transfer as object).length).toBeGreaterThan(25);
     check('wallet.events.v1.TransferEvent', transfer);
-    check('wallet.events.v1.LedgerPostingRecorded', eventsV1.LedgerPostingRecorded.toJSON({
-      eventId: 'e', postingId: 'p', kind: 'credit', companyId: 'c', rail: ledgerV1.Rail.BREB, movementId: 'm', holdId: 'h',
-      entries: [{ account: 'funding', amount: -100000n as never }, { account: 'wallet_available:c:BREB', amount: 100000n as never }], occurredAt: at, idempotencyKey: 'i',
-    } as never));
-    check('wallet.events.v1.LedgerWalletsOpened', eventsV1.LedgerWalletsOpened.toJSON({ eventId: 'e', companyId: 'c', rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH], occurredAt: at } as never));
-    check('wallet.events.v1.DepositEvent', depositEventsV1.DepositEvent.toJSON(depositEventsV1.DepositEvent.fromJSON({
-      eventId: 'e', companyId: 'c', occurredAt: at.toISOString(),
-      deposit: { id: 'dep_1', status: 'ASSIGNED', amountCents: '5000', feeAmountCents: '10', ivaAmountCents: '2', netAmountCents: '4988', currency: 'COP', source: 'BREB', brebKey: { id: 'k', externalId: 'x', name: 'n', value: 'v' }, createdAt: at.toISOString(), expiresAt: at.toISOString() },
-    })));
-    check('wallet.events.v1.CollectKeyEvent', collectKeyEventsV1.CollectKeyEvent.toJSON(collectKeyEventsV1.CollectKeyEvent.fromJSON({ eventId: 'e', companyId: 'c', key: { id: 'bkey_1' }, occurredAt: at.toISOString() })));
+    check(
+      'wallet.events.v1.LedgerPostingRecorded',
+      eventsV1.LedgerPostingRecorded.toJSON({
+        eventId: 'e',
+        postingId: 'p',
+        kind: 'credit',
+        companyId: 'c',
+        rail: ledgerV1.Rail.BREB,
+        movementId: 'm',
+        holdId: 'h',
+        entries: [
+          { account: 'funding', amount: -100000n as never },
+          { account: 'wallet_available:c:BREB', amount: 100000n as never },
+        ],
+        occurredAt: at,
+        idempotencyKey: 'i',
+      } as never),
+    );
+    check(
+      'wallet.events.v1.LedgerWalletsOpened',
+      eventsV1.LedgerWalletsOpened.toJSON({ eventId: 'e', companyId: 'c', rails: [ledgerV1.Rail.BREB, ledgerV1.Rail.ACH], occurredAt: at } as never),
+    );
+    check(
+      'wallet.events.v1.DepositEvent',
+      depositEventsV1.DepositEvent.toJSON(
+        depositEventsV1.DepositEvent.fromJSON({
+          eventId: 'e',
+          companyId: 'c',
+          occurredAt: at.toISOString(),
+          deposit: {
+            id: 'dep_1',
+            status: 'ASSIGNED',
+            amountCents: '5000',
+            feeAmountCents: '10',
+            ivaAmountCents: '2',
+            netAmountCents: '4988',
+            currency: 'COP',
+            source: 'BREB',
+            brebKey: { id: 'k', externalId: 'x', name: 'n', value: 'v' },
+            createdAt: at.toISOString(),
+            expiresAt: at.toISOString(),
+          },
+        }),
+      ),
+    );
+    check(
+      'wallet.events.v1.CollectKeyEvent',
+      collectKeyEventsV1.CollectKeyEvent.toJSON(
+        collectKeyEventsV1.CollectKeyEvent.fromJSON({ eventId: 'e', companyId: 'c', key: { id: 'bkey_1' }, occurredAt: at.toISOString() }),
+      ),
+    );
     const run = {
-      id: `run_${'a'.repeat(32)}`, rail: 'breb', date: '2026-11-20', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler', startedAt: at, finishedAt: at,
-      reportLines: 2n, reportAmountCents: 400013n, reportFeeCents: 0n, reportNetCents: 150000n, oursCount: 2n, oursAmountCents: 400013n, oursNetCents: 150000n,
-      matchedCount: 1n, matchedAmountCents: 150000n, breaksTotal: 1n, breaksOpened: 1n, breaksByKind: { amount_mismatch: 1n },
+      id: `run_${'a'.repeat(32)}`,
+      rail: 'breb',
+      date: '2026-11-20',
+      trigger: 'SCHEDULE',
+      status: 'RECONCILED',
+      requestedBy: 'scheduler',
+      startedAt: at,
+      finishedAt: at,
+      reportLines: 2n,
+      reportAmountCents: 400013n,
+      reportFeeCents: 0n,
+      reportNetCents: 150000n,
+      oursCount: 2n,
+      oursAmountCents: 400013n,
+      oursNetCents: 150000n,
+      matchedCount: 1n,
+      matchedAmountCents: 150000n,
+      breaksTotal: 1n,
+      breaksOpened: 1n,
+      breaksByKind: { amount_mismatch: 1n },
     };
     check('wallet.events.v1.ReconciliationCompleted', reconciliationEventsV1.ReconciliationCompleted.toJSON({ run }));
-    check('wallet.events.v1.ReconciliationCompleted', reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: { ...run, status: 'REJECTED', rejectReason: 'TRAILER_MISMATCH', detail: 'lines 3 != 2' } }));
-    check('wallet.events.v1.ReconciliationBreak', reconciliationEventsV1.ReconciliationBreak.toJSON({ break: {
-      key: 'breb:2026-11-20:amount_mismatch:brb_1', kind: 'amount_mismatch', rail: 'breb', date: '2026-11-20', ourId: 't1', providerId: 'brb_1',
-      oursJson: '{}', theirsJson: '{}', status: 'OPEN', runId: run.id, lastSeenRunId: run.id, openedAt: at, exceptionId: `exc_${'b'.repeat(32)}`, differenceCents: -100n,
-    } }));
-    check('wallet.events.v1.CompanySecurityChanged', companyEventsV1.CompanySecurityChanged.toJSON({
-      eventId: 'e', companyId: 'c', change: 'API_KEY_REVOKED', summary: 's', actorKind: 'operator', actorId: 'o', approvalRequestId: 'a', effectiveAt: at, detailsJson: '{}', occurredAt: at,
-    }));
+    check(
+      'wallet.events.v1.ReconciliationCompleted',
+      reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: { ...run, status: 'REJECTED', rejectReason: 'TRAILER_MISMATCH', detail: 'lines 3 != 2' } }),
+    );
+    check(
+      'wallet.events.v1.ReconciliationBreak',
+      reconciliationEventsV1.ReconciliationBreak.toJSON({
+        break: {
+          key: 'breb:2026-11-20:amount_mismatch:brb_1',
+          kind: 'amount_mismatch',
+          rail: 'breb',
+          date: '2026-11-20',
+          ourId: 't1',
+          providerId: 'brb_1',
+          oursJson: '{}',
+          theirsJson: '{}',
+          status: 'OPEN',
+          runId: run.id,
+          lastSeenRunId: run.id,
+          openedAt: at,
+          exceptionId: `exc_${'b'.repeat(32)}`,
+          differenceCents: -100n,
+        },
+      }),
+    );
+    check(
+      'wallet.events.v1.CompanySecurityChanged',
+      companyEventsV1.CompanySecurityChanged.toJSON({
+        eventId: 'e',
+        companyId: 'c',
+        change: 'API_KEY_REVOKED',
+        summary: 's',
+        actorKind: 'operator',
+        actorId: 'o',
+        approvalRequestId: 'a',
+        effectiveAt: at,
+        detailsJson: '{}',
+        occurredAt: at,
+      }),
+    );
     // Not vacuous: a field the schema does not know, or an amount as a number, is refused.
     const validate = ajv.getSchema('asyncapi#/components/schemas/wallet.events.v1.TransferEvent')!;
     expect(validate({ ...(transfer as object), unknownField: 1 })).toBe(false);

@@ -12,7 +12,14 @@ import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { CHART, REPO, helm, helmBinary } from './support/helm.js';
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: any; data?: Record<string, string>; stringData?: Record<string, string> };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: any;
+  data?: Record<string, string>;
+  stringData?: Record<string, string>;
+};
 
 const PROCESSES = ['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'sandbox'];
 const STATELESS = PROCESSES.filter((p) => p !== 'sandbox');
@@ -31,10 +38,12 @@ function render(args: string[] = []): Manifest[] {
 
 function renderExactly(args: string[]): Manifest[] {
   const out = helm(['template', 'rel', CHART, '--namespace', 'wallet', ...args]);
-  return parseAllDocuments(out).map((d) => {
-    if (d.errors.length) throw d.errors[0];
-    return d.toJSON() as Manifest;
-  }).filter((m) => m);
+  return parseAllDocuments(out)
+    .map((d) => {
+      if (d.errors.length) throw d.errors[0];
+      return d.toJSON() as Manifest;
+    })
+    .filter((m) => m);
 }
 
 const ofKind = (ms: Manifest[], kind: string) => ms.filter((m) => m.kind === kind);
@@ -57,16 +66,36 @@ async function modelFor(apiVersion: string, kind: string): Promise<(new (d: unkn
 }
 
 /** The Prometheus Operator CRD is not in the Kubernetes schemas: its shape is checked here. */
-const serviceMonitorSchema = z.object({
-  apiVersion: z.literal('monitoring.coreos.com/v1'),
-  kind: z.literal('ServiceMonitor'),
-  metadata: z.object({ name: z.string().min(1), labels: z.record(z.string(), z.string()).optional() }),
-  spec: z.object({
-    selector: z.object({ matchLabels: z.record(z.string(), z.string()).optional(), matchExpressions: z.array(z.object({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() })).optional() }),
-    namespaceSelector: z.object({ matchNames: z.array(z.string()).optional(), any: z.boolean().optional() }).optional(),
-    endpoints: z.array(z.object({ port: z.string(), path: z.string().startsWith('/'), interval: z.string().regex(/^\d+(ms|s|m|h)$/), scheme: z.enum(['http', 'https']).optional() }).strict()).min(1),
-  }).strict(),
-}).strict();
+const serviceMonitorSchema = z
+  .object({
+    apiVersion: z.literal('monitoring.coreos.com/v1'),
+    kind: z.literal('ServiceMonitor'),
+    metadata: z.object({ name: z.string().min(1), labels: z.record(z.string(), z.string()).optional() }),
+    spec: z
+      .object({
+        selector: z.object({
+          matchLabels: z.record(z.string(), z.string()).optional(),
+          matchExpressions: z
+            .array(z.object({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() }))
+            .optional(),
+        }),
+        namespaceSelector: z.object({ matchNames: z.array(z.string()).optional(), any: z.boolean().optional() }).optional(),
+        endpoints: z
+          .array(
+            z
+              .object({
+                port: z.string(),
+                path: z.string().startsWith('/'),
+                interval: z.string().regex(/^\d+(ms|s|m|h)$/),
+                scheme: z.enum(['http', 'https']).optional(),
+              })
+              .strict(),
+          )
+          .min(1),
+      })
+      .strict(),
+  })
+  .strict();
 
 async function validateAll(ms: Manifest[]): Promise<string[]> {
   const problems: string[] = [];
@@ -77,8 +106,15 @@ async function validateAll(ms: Manifest[]): Promise<string[]> {
       continue;
     }
     const Model = await modelFor(m.apiVersion, m.kind);
-    if (!Model) { problems.push(`no schema for ${m.apiVersion} ${m.kind}`); continue; }
-    try { new Model(m).validate(); } catch (err) { problems.push(`${m.kind} ${m.metadata.name}: ${(err as Error).message}`); }
+    if (!Model) {
+      problems.push(`no schema for ${m.apiVersion} ${m.kind}`);
+      continue;
+    }
+    try {
+      new Model(m).validate();
+    } catch (err) {
+      problems.push(`${m.kind} ${m.metadata.name}: ${(err as Error).message}`);
+    }
   }
   return problems;
 }
@@ -116,11 +152,17 @@ describe('helm chart', () => {
   it('installs every process with the sandbox by default, and no sandbox with the production values', () => {
     expect(ofKind(defaults, 'Deployment').map(component).sort()).toEqual([...PROCESSES].sort());
     const peers = (s: Manifest) => s.metadata.labels?.['wallet/service-role'] === 'grpc-peers';
-    expect(ofKind(defaults, 'Service').filter((s) => !peers(s)).map(component).sort()).toEqual([...PROCESSES].sort());
+    expect(
+      ofKind(defaults, 'Service')
+        .filter((s) => !peers(s))
+        .map(component)
+        .sort(),
+    ).toEqual([...PROCESSES].sort());
     // Every gRPC process also has a headless peers Service (clients balance over its pods).
     const headless = ofKind(defaults, 'Service').filter(peers);
     expect(headless.map(component).sort()).toEqual(PROCESSES.filter((p) => !['gateway', 'sandbox'].includes(p)).sort());
-    for (const s of headless) expect([s.metadata.name, s.spec.clusterIP, s.spec.ports.map((p: any) => p.name)]).toEqual([`rel-wallet-${component(s)}-grpc`, 'None', ['grpc']]);
+    for (const s of headless)
+      expect([s.metadata.name, s.spec.clusterIP, s.spec.ports.map((p: any) => p.name)]).toEqual([`rel-wallet-${component(s)}-grpc`, 'None', ['grpc']]);
     expect(ofKind(production, 'Deployment').map(component).sort()).toEqual([...STATELESS].sort());
     expect(production.filter((m) => component(m) === 'sandbox' || JSON.stringify(m).includes('sandbox:8090'))).toEqual([]);
   });
@@ -141,22 +183,33 @@ describe('helm chart', () => {
           expect(c.resources.requests.cpu).toBeDefined();
           expect(c.resources.requests.memory).toBeDefined();
           expect(c.resources.limits.memory).toBeDefined();
-          expect(c.securityContext).toMatchObject({ runAsNonRoot: true, readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+          expect(c.securityContext).toMatchObject({
+            runAsNonRoot: true,
+            readOnlyRootFilesystem: true,
+            allowPrivilegeEscalation: false,
+            capabilities: { drop: ['ALL'] },
+          });
           expect(c.volumeMounts).toEqual(expect.arrayContaining([expect.objectContaining({ mountPath: '/tmp' })]));
         }
       }
     }
     // Services use their ops port; the sandbox answers on its HTTP port.
     const ledger = byComponent(defaults, 'Deployment', 'ledger')!.spec.template.spec.containers[0];
-    expect(ledger.ports).toEqual(expect.arrayContaining([{ name: 'ops', containerPort: 9101, protocol: 'TCP' }, { name: 'grpc', containerPort: 50051, protocol: 'TCP' }]));
+    expect(ledger.ports).toEqual(
+      expect.arrayContaining([
+        { name: 'ops', containerPort: 9101, protocol: 'TCP' },
+        { name: 'grpc', containerPort: 50051, protocol: 'TCP' },
+      ]),
+    );
     expect(byComponent(defaults, 'Deployment', 'sandbox')!.spec.template.spec.containers[0].readinessProbe.httpGet.port).toBe('http');
   });
 
-  it('runs the images `npm run test:images` builds and runs (test/images/names.mjs), and the production registry\'s', async () => {
+  it("runs the images `npm run test:images` builds and runs (test/images/names.mjs), and the production registry's", async () => {
     const { chartImage } = await import(join(REPO, 'test', 'images', 'names.mjs'));
     // A Deployment's process is its component; a migration Job's, the end of its name (…-migrate-<process>).
     const processOf = (m: Manifest) => (m.kind === 'Job' ? m.metadata.name.replace(/^.*-migrate-/, '') : component(m));
-    const images = (ms: Manifest[], kind: string) => ofKind(ms, kind).flatMap((m) => m.spec.template.spec.containers.map((c: { image: string }) => [processOf(m), c.image]));
+    const images = (ms: Manifest[], kind: string) =>
+      ofKind(ms, kind).flatMap((m) => m.spec.template.spec.containers.map((c: { image: string }) => [processOf(m), c.image]));
     for (const kind of ['Deployment', 'Job']) {
       const rendered = images(defaults, kind);
       expect(rendered.length).toBeGreaterThan(0);
@@ -190,7 +243,11 @@ describe('helm chart', () => {
   it('has an HPA for every stateless process (but the reconciliation: fixed replicas) and a PodDisruptionBudget for each', () => {
     // A reconciliation run is one CPU-bound sort, serialised by a lock: more pods would not make it faster.
     const scaled = STATELESS.filter((p) => p !== 'reconciliation');
-    expect(ofKind(defaults, 'HorizontalPodAutoscaler').map((h) => h.spec.scaleTargetRef.name).sort()).toEqual(scaled.map((p) => `rel-wallet-${p}`).sort());
+    expect(
+      ofKind(defaults, 'HorizontalPodAutoscaler')
+        .map((h) => h.spec.scaleTargetRef.name)
+        .sort(),
+    ).toEqual(scaled.map((p) => `rel-wallet-${p}`).sort());
     expect(ofKind(production, 'HorizontalPodAutoscaler')).toHaveLength(scaled.length);
     expect(ofKind(production, 'PodDisruptionBudget').map(component).sort()).toEqual([...STATELESS].sort());
     // A Deployment under an HPA leaves replicas to it.
@@ -213,10 +270,15 @@ describe('helm chart', () => {
     }
   });
 
-  it('puts the gateway\'s admin listener on its own port, never behind the Ingress nor on a public Service', () => {
+  it("puts the gateway's admin listener on its own port, never behind the Ingress nor on a public Service", () => {
     for (const ms of [defaults, production]) {
       const container = byComponent(ms, 'Deployment', 'gateway')!.spec.template.spec.containers[0];
-      expect(container.ports).toEqual(expect.arrayContaining([{ name: 'admin', containerPort: 8081, protocol: 'TCP' }, { name: 'http', containerPort: 8080, protocol: 'TCP' }]));
+      expect(container.ports).toEqual(
+        expect.arrayContaining([
+          { name: 'admin', containerPort: 8081, protocol: 'TCP' },
+          { name: 'http', containerPort: 8080, protocol: 'TCP' },
+        ]),
+      );
       expect(byComponent(ms, 'ConfigMap', 'gateway')!.data!.GATEWAY_ADMIN_PORT).toBe('8081');
       const svc = byComponent(ms, 'Service', 'gateway')!;
       expect(svc.spec.type).toBe('ClusterIP');
@@ -238,7 +300,8 @@ describe('helm chart', () => {
     expect(adminSvc.spec).toMatchObject({ type: 'ClusterIP', ports: [{ name: 'admin', port: 8081, targetPort: 'admin', protocol: 'TCP' }] });
     expect(adminSvc.spec.selector['app.kubernetes.io/component']).toBe('gateway');
     // NetworkPolicy: nobody reaches the admin port by default; in production only the listed peers.
-    const adminRules = (ms: Manifest[]) => byComponent(ms, 'NetworkPolicy', 'gateway')!.spec.ingress.filter((r: any) => r.ports.some((p: any) => p.port === 8081));
+    const adminRules = (ms: Manifest[]) =>
+      byComponent(ms, 'NetworkPolicy', 'gateway')!.spec.ingress.filter((r: any) => r.ports.some((p: any) => p.port === 8081));
     expect(adminRules(defaults)).toEqual([]);
     const prodRules = adminRules(production);
     expect(prodRules).toHaveLength(1);
@@ -253,7 +316,10 @@ describe('helm chart', () => {
     for (const ms of [defaults, production]) {
       const policies = ofKind(ms, 'NetworkPolicy');
       const deny = policies.find((p) => p.metadata.name.endsWith('-default-deny'))!;
-      expect(deny.spec).toEqual({ podSelector: { matchLabels: { 'app.kubernetes.io/name': 'wallet', 'app.kubernetes.io/instance': 'rel' } }, policyTypes: ['Ingress', 'Egress'] });
+      expect(deny.spec).toEqual({
+        podSelector: { matchLabels: { 'app.kubernetes.io/name': 'wallet', 'app.kubernetes.io/instance': 'rel' } },
+        policyTypes: ['Ingress', 'Egress'],
+      });
       for (const d of ofKind(ms, 'Deployment')) {
         const np = byComponent(ms, 'NetworkPolicy', component(d)!);
         expect([component(d), np?.spec.policyTypes]).toEqual([component(d), ['Ingress', 'Egress']]);
@@ -282,13 +348,21 @@ describe('helm chart', () => {
       expect([svc, np(svc).ingress.flatMap(fromComponents)]).toEqual([svc, expect.not.arrayContaining(['reconciliation'])]);
     }
     // Its own gRPC port: from the gateway only (the admin API); its ops port from the scraper.
-    expect(np('reconciliation').ingress.map((r: any) => [r.ports.map((p: any) => p.port), fromComponents(r)])).toEqual([[[50057], ['gateway']], [[9107], []]]);
+    expect(np('reconciliation').ingress.map((r: any) => [r.ports.map((p: any) => p.port), fromComponents(r)])).toEqual([
+      [[50057], ['gateway']],
+      [[9107], []],
+    ]);
     // Egress: the gateway reaches Postgres, Redis, the services, NATS (its outbox) and SMTP (its mail: docs/security.md "The company is told"); the receipt service no ledger.
     expect(egressPorts(np('gateway'))).toEqual(expect.arrayContaining([53, 5432, 6379, 50051, 50052, 50053, 50054, 50055, 50056, 50057, 4222, 2525]));
     expect(egressPorts(np('gateway', production))).toEqual(expect.arrayContaining([4222, 587]));
     expect(egressPorts(np('gateway', production))).not.toContain(2525);
     // The sandbox's SMTP sink admits the processes that send mail, no other.
-    expect(np('sandbox').ingress.filter((r: any) => r.ports[0].port === 2525).flatMap(fromComponents).sort()).toEqual(['gateway', 'pse-deposit']);
+    expect(
+      np('sandbox')
+        .ingress.filter((r: any) => r.ports[0].port === 2525)
+        .flatMap(fromComponents)
+        .sort(),
+    ).toEqual(['gateway', 'pse-deposit']);
     expect(egressPorts(np('receipt')).sort()).toEqual([4222, 5432, 53, 53].sort());
     expect(egressPorts(np('transfer'))).toEqual(expect.arrayContaining([4222, 5432, 50051, 8090]));
     expect(egressPorts(np('pse-deposit'))).toEqual(expect.arrayContaining([2525, 8090]));
@@ -299,28 +373,57 @@ describe('helm chart', () => {
     const webhookOut = np('webhook', production).egress.find((r: any) => r.to?.[0]?.ipBlock?.cidr === '0.0.0.0/0');
     expect(webhookOut.to[0].ipBlock.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16']));
     // Only the webhook service may reach arbitrary internet addresses.
-    const toInternet = (ms: Manifest[]) => ofKind(ms, 'NetworkPolicy').filter((p) => (p.spec.egress ?? []).some((r: any) => (r.to ?? []).some((t: any) => t.ipBlock?.cidr === '0.0.0.0/0'))).map(component);
+    const toInternet = (ms: Manifest[]) =>
+      ofKind(ms, 'NetworkPolicy')
+        .filter((p) => (p.spec.egress ?? []).some((r: any) => (r.to ?? []).some((t: any) => t.ipBlock?.cidr === '0.0.0.0/0')))
+        .map(component);
     expect(toInternet(production)).toEqual(['webhook']);
     expect(toInternet(defaults)).toEqual(['webhook']);
     // The reconciliation reaches exactly: DNS, Postgres, NATS, the four services it calls, and the
     // providers' reports (the sandbox here; in production the configured report servers on 443).
-    const egressTo = (spec: any) => spec.egress.map((r: any) => [r.ports.map((p: any) => p.port), (r.to ?? []).map((t: any) => t.podSelector?.matchLabels?.['app.kubernetes.io/component'] ?? t.ipBlock?.cidr ?? t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ?? 'kube-dns')]);
+    const egressTo = (spec: any) =>
+      spec.egress.map((r: any) => [
+        r.ports.map((p: any) => p.port),
+        (r.to ?? []).map(
+          (t: any) =>
+            t.podSelector?.matchLabels?.['app.kubernetes.io/component'] ??
+            t.ipBlock?.cidr ??
+            t.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] ??
+            'kube-dns',
+        ),
+      ]);
     expect(egressTo(np('reconciliation'))).toEqual([
-      [[53, 53], ['kube-dns']], [[5432], []], [[4222], []],
-      [[50054], ['collect-key']], [[50051], ['ledger']], [[50053], ['pse-deposit']], [[50052], ['transfer']],
+      [[53, 53], ['kube-dns']],
+      [[5432], []],
+      [[4222], []],
+      [[50054], ['collect-key']],
+      [[50051], ['ledger']],
+      [[50053], ['pse-deposit']],
+      [[50052], ['transfer']],
       [[8090], ['sandbox']],
     ]);
     expect(fromComponents(np('sandbox').ingress[0]).sort()).toEqual(['collect-key', 'pse-deposit', 'reconciliation', 'transfer']);
     expect(egressTo(np('reconciliation', production))).toEqual([
-      [[53, 53], ['kube-dns']], [[5432], ['10.20.0.0/24']], [[4222], ['nats']],
-      [[50054], ['collect-key']], [[50051], ['ledger']], [[50053], ['pse-deposit']], [[50052], ['transfer']],
-      [[443], ['198.51.100.0/24']], [[4318], []],
+      [[53, 53], ['kube-dns']],
+      [[5432], ['10.20.0.0/24']],
+      [[4222], ['nats']],
+      [[50054], ['collect-key']],
+      [[50051], ['ledger']],
+      [[50053], ['pse-deposit']],
+      [[50052], ['transfer']],
+      [[443], ['198.51.100.0/24']],
+      [[4318], []],
     ]);
     // Without peers named, the report download may go to any destination, on the listed ports only.
     const open = render(['-f', PRODUCTION, '--set', 'reconciliation.reports.egressTo=null', '--set', 'reconciliation.reports.egressPorts={443,8443}']);
     expect(egressTo(np('reconciliation', open)).slice(7, 8)).toEqual([[[443, 8443], []]]);
     // A report URL of its own with the sandbox on: that egress, not the sandbox.
-    const own = render(['--set', 'reconciliation.reports.url=https://reports.example.co/r', '--set', 'reconciliation.reports.egressTo[0].ipBlock.cidr=203.0.113.0/24']);
+    const own = render([
+      '--set',
+      'reconciliation.reports.url=https://reports.example.co/r',
+      '--set',
+      'reconciliation.reports.egressTo[0].ipBlock.cidr=203.0.113.0/24',
+    ]);
     expect(egressTo(np('reconciliation', own)).at(-1)).toEqual([[443], ['203.0.113.0/24']]);
     expect(fromComponents(np('sandbox', own).ingress[0])).toContain('reconciliation'); // the sandbox's callers are fixed facts
     // Production pins the data stores' destinations.
@@ -359,11 +462,19 @@ describe('helm chart', () => {
   });
 
   it('one database Secret per process (issue 36): the processes connect as their own role, the migration Jobs as the migrations role', () => {
-    const ms = render(['--set', 'secrets.database.databaseUrl=postgresql://wallet_migrator@pg/w', '--set', 'secrets.databases.ledger.databaseUrl=postgresql://wallet_ledger@pg/w', '--set', 'secrets.databases.gateway.existingSecret=gw-db']);
+    const ms = render([
+      '--set',
+      'secrets.database.databaseUrl=postgresql://wallet_migrator@pg/w',
+      '--set',
+      'secrets.databases.ledger.databaseUrl=postgresql://wallet_ledger@pg/w',
+      '--set',
+      'secrets.databases.gateway.existingSecret=gw-db',
+    ]);
     const dbRef = (kind: string, name: string) => {
-      const pod = kind === 'Job'
-        ? ofKind(ms, 'Job').find((j: any) => j.spec.template.metadata.labels['wallet.example.co/migrates'] === name)!.spec.template.spec
-        : byComponent(ms, 'Deployment', name)!.spec.template.spec;
+      const pod =
+        kind === 'Job'
+          ? ofKind(ms, 'Job').find((j: any) => j.spec.template.metadata.labels['wallet.example.co/migrates'] === name)!.spec.template.spec
+          : byComponent(ms, 'Deployment', name)!.spec.template.spec;
       return pod.containers[0].env.find((e: any) => e.name === 'DATABASE_URL').valueFrom.secretKeyRef.name;
     };
     expect(dbRef('Deployment', 'ledger')).toBe('rel-wallet-db-ledger-secrets');
@@ -379,17 +490,38 @@ describe('helm chart', () => {
 
   it('reads credentials from existing Secrets when named, and makes none of its own then', () => {
     const ms = render([
-      '--set', 'secrets.admin.existingSecret=my-admin',
-      '--set', 'secrets.database.existingSecret=my-db',
-      '--set', 'secrets.providers.existingSecret=my-providers',
-      '--set', 'secrets.webhook.existingSecret=my-webhook',
-      '--set', 'secrets.transfer.existingSecret=my-transfer',
-      '--set', 'secrets.reconciliation.existingSecret=my-recon',
-      ...['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'sandbox'].flatMap((p) => ['--set', `secrets.databases.${p}.existingSecret=db-${p}`]),
+      '--set',
+      'secrets.admin.existingSecret=my-admin',
+      '--set',
+      'secrets.database.existingSecret=my-db',
+      '--set',
+      'secrets.providers.existingSecret=my-providers',
+      '--set',
+      'secrets.webhook.existingSecret=my-webhook',
+      '--set',
+      'secrets.transfer.existingSecret=my-transfer',
+      '--set',
+      'secrets.reconciliation.existingSecret=my-recon',
+      ...['gateway', 'ledger', 'transfer', 'pse-deposit', 'collect-key', 'receipt', 'webhook', 'reconciliation', 'sandbox'].flatMap((p) => [
+        '--set',
+        `secrets.databases.${p}.existingSecret=db-${p}`,
+      ]),
     ]);
     expect(ofKind(ms, 'Secret')).toEqual([]);
-    const env = (name: string) => Object.fromEntries(byComponent(ms, 'Deployment', name)!.spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom).map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]));
-    expect(env('gateway')).toEqual({ ADMIN_TOKEN: 'my-admin', API_KEY_PEPPER: 'my-admin', GATEWAY_ENCRYPTION_KEY: 'my-admin', DATABASE_URL: 'db-gateway', REDIS_URL: 'my-db', SMTP_URL: 'my-providers' });
+    const env = (name: string) =>
+      Object.fromEntries(
+        byComponent(ms, 'Deployment', name)!
+          .spec.template.spec.containers[0].env.filter((e: any) => e.valueFrom)
+          .map((e: any) => [e.name, e.valueFrom.secretKeyRef.name]),
+      );
+    expect(env('gateway')).toEqual({
+      ADMIN_TOKEN: 'my-admin',
+      API_KEY_PEPPER: 'my-admin',
+      GATEWAY_ENCRYPTION_KEY: 'my-admin',
+      DATABASE_URL: 'db-gateway',
+      REDIS_URL: 'my-db',
+      SMTP_URL: 'my-providers',
+    });
     expect(env('transfer')).toEqual({ DATABASE_URL: 'db-transfer', RAIL_CALLBACK_SECRET: 'my-providers', TRANSFER_DATA_KEY: 'my-transfer' });
     expect(env('pse-deposit')).toEqual({ DATABASE_URL: 'db-pse-deposit', PSE_CALLBACK_SECRET: 'my-providers', SMTP_URL: 'my-providers' });
     expect(env('collect-key')).toEqual({ DATABASE_URL: 'db-collect-key', BREB_CALLBACK_SECRET: 'my-providers' });
@@ -398,14 +530,27 @@ describe('helm chart', () => {
     expect(env('reconciliation')).toEqual({ DATABASE_URL: 'db-reconciliation', RECON_REPORTS_TOKEN: 'my-recon' });
     // One switch at a time: only that group's Secret disappears.
     const some = render(['--set', 'secrets.admin.existingSecret=my-admin', '--set', 'secrets.admin.adminToken=ignored-when-existing']);
-    expect(ofKind(some, 'Secret').map((s) => s.metadata.name).filter((n) => !n.startsWith('rel-wallet-db-')).sort()).toEqual(['rel-wallet-database-secrets', 'rel-wallet-providers-secrets', 'rel-wallet-reconciliation-secrets', 'rel-wallet-transfer-secrets', 'rel-wallet-webhook-secrets']);
+    expect(
+      ofKind(some, 'Secret')
+        .map((s) => s.metadata.name)
+        .filter((n) => !n.startsWith('rel-wallet-db-'))
+        .sort(),
+    ).toEqual([
+      'rel-wallet-database-secrets',
+      'rel-wallet-providers-secrets',
+      'rel-wallet-reconciliation-secrets',
+      'rel-wallet-transfer-secrets',
+      'rel-wallet-webhook-secrets',
+    ]);
     // Chart-made: the values land in the Secret, not elsewhere.
     const made = render(['--set', 'secrets.admin.adminToken=a-very-long-admin-token']);
     expect(ofKind(made, 'Secret').find((s) => s.metadata.name === 'rel-wallet-admin-secrets')!.stringData).toEqual({ ADMIN_TOKEN: 'a-very-long-admin-token' });
     expect(made.filter((m) => m.kind !== 'Secret' && JSON.stringify(m).includes('a-very-long-admin-token'))).toEqual([]);
     // The report token: in its Secret only, reaching the reconciliation through a secretKeyRef.
     const token = render(['--set', 'secrets.reconciliation.reportsToken=report-bearer-token-1234']);
-    expect(ofKind(token, 'Secret').find((s) => s.metadata.name === 'rel-wallet-reconciliation-secrets')!.stringData).toEqual({ RECON_REPORTS_TOKEN: 'report-bearer-token-1234' });
+    expect(ofKind(token, 'Secret').find((s) => s.metadata.name === 'rel-wallet-reconciliation-secrets')!.stringData).toEqual({
+      RECON_REPORTS_TOKEN: 'report-bearer-token-1234',
+    });
     expect(token.filter((m) => m.kind !== 'Secret' && JSON.stringify(m).includes('report-bearer-token-1234'))).toEqual([]);
   });
 
@@ -418,16 +563,27 @@ describe('helm chart', () => {
 
   it('wires each process to the others by Service name and to real providers without the sandbox', () => {
     const gw = byComponent(defaults, 'ConfigMap', 'gateway')!.data!;
-    expect(gw).toMatchObject({ LEDGER_GRPC_ADDR: 'dns:///rel-wallet-ledger-grpc:50051', WEBHOOK_GRPC_ADDR: 'dns:///rel-wallet-webhook-grpc:50056', GATEWAY_PORT: '8080', GATEWAY_OPS_PORT: '9100' });
+    expect(gw).toMatchObject({
+      LEDGER_GRPC_ADDR: 'dns:///rel-wallet-ledger-grpc:50051',
+      WEBHOOK_GRPC_ADDR: 'dns:///rel-wallet-webhook-grpc:50056',
+      GATEWAY_PORT: '8080',
+      GATEWAY_OPS_PORT: '9100',
+    });
     expect(byComponent(defaults, 'ConfigMap', 'transfer')!.data!.BREB_RAIL_URL).toBe('http://rel-wallet-sandbox:8090');
-    expect(byComponent(production, 'ConfigMap', 'transfer')!.data!).toMatchObject({ BREB_RAIL_URL: 'https://rail.breb.example.co', RAIL_CALLBACK_BASE_URL: 'https://api.wallet.example.co/webhooks/rails' });
+    expect(byComponent(production, 'ConfigMap', 'transfer')!.data!).toMatchObject({
+      BREB_RAIL_URL: 'https://rail.breb.example.co',
+      RAIL_CALLBACK_BASE_URL: 'https://api.wallet.example.co/webhooks/rails',
+    });
     expect(() => render(['--set', 'sandbox.enabled=false'])).toThrow(/providers\.\w+ is required when the sandbox is off/);
   });
 
-  it('trusts no proxy by default, and in production only the ingress controller\'s addresses, never a whole private range (issue 36)', () => {
+  it("trusts no proxy by default, and in production only the ingress controller's addresses, never a whole private range (issue 36)", () => {
     expect(byComponent(defaults, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('');
     const prod = byComponent(production, 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES!;
-    const entries = prod.split(',').map((e) => e.trim()).filter(Boolean);
+    const entries = prod
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean);
     expect(entries.length).toBeGreaterThan(0);
     const whole = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', 'fc00::/7'];
     for (const entry of entries) {
@@ -443,16 +599,20 @@ describe('helm chart', () => {
       }
     }
     // What an SRE sets is what the gateway gets.
-    expect(byComponent(render(['--set', 'gateway.trustedProxies=10.1.2.0/28\\,10.1.2.64/28']), 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe('10.1.2.0/28,10.1.2.64/28');
+    expect(byComponent(render(['--set', 'gateway.trustedProxies=10.1.2.0/28\\,10.1.2.64/28']), 'ConfigMap', 'gateway')!.data!.TRUSTED_PROXIES).toBe(
+      '10.1.2.0/28,10.1.2.64/28',
+    );
   });
 
-  it('sets only variables the processes read (their config.ts, the platform\'s base schema)', () => {
+  it("sets only variables the processes read (their config.ts, the platform's base schema)", () => {
     const platform = readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
     const dirOf = (name: string) => (name === 'gateway' ? 'gateway' : `services/${name}`);
     // The reconciliation landed in slices: until the reconciliation service's config.ts (and the gateway's
     // RECONCILIATION_GRPC_ADDR) are merged, their variables wait here; once they are, they are checked.
     const reconConfig = join(REPO, 'services', 'reconciliation', 'src', 'config.ts');
-    const pending = new Set<string>(readFileSync(join(REPO, 'gateway', 'src', 'config.ts'), 'utf8').includes('RECONCILIATION_GRPC_ADDR:') ? [] : ['RECONCILIATION_GRPC_ADDR']);
+    const pending = new Set<string>(
+      readFileSync(join(REPO, 'gateway', 'src', 'config.ts'), 'utf8').includes('RECONCILIATION_GRPC_ADDR:') ? [] : ['RECONCILIATION_GRPC_ADDR'],
+    );
     for (const cm of ofKind(production.concat(defaults), 'ConfigMap')) {
       const file = join(REPO, dirOf(component(cm)!), 'src', 'config.ts');
       if (file === reconConfig && !existsSync(file)) continue;
@@ -466,7 +626,9 @@ describe('helm chart', () => {
     // The plain variables set on the Deployments themselves (the mesh's) are read by the platform's mesh/config.ts.
     const mesh = readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
     const plainOf = (d: Manifest) => d.spec.template.spec.containers[0].env.filter((e: any) => e.value !== undefined).map((e: any) => e.name as string);
-    const plain = ofKind(production.concat(defaults), 'Deployment').filter((d) => component(d) !== 'reconciliation').flatMap(plainOf);
+    const plain = ofKind(production.concat(defaults), 'Deployment')
+      .filter((d) => component(d) !== 'reconciliation')
+      .flatMap(plainOf);
     expect(new Set(plain)).toEqual(new Set(['MESH_TLS_DIR', 'CALLER_CONTEXT_PUBLIC_KEY_FILE', 'CALLER_CONTEXT_PRIVATE_KEY_FILE']));
     for (const k of new Set(plain)) expect([k, mesh.includes(`env.${k}`)]).toEqual([k, true]);
     // The reconciliation's also name its scratch volume (RECON_WORK_DIR, its config.ts) and its heap (NODE_OPTIONS, Node itself).
@@ -476,16 +638,28 @@ describe('helm chart', () => {
     if (existsSync(reconConfig)) expect(readFileSync(reconConfig, 'utf8')).toContain('RECON_WORK_DIR:');
   });
 
-  it('runs the reconciliation with a scratch emptyDir at RECON_WORK_DIR, a heap derived from its memory limit, and the reports\' URL and schedule', () => {
+  it("runs the reconciliation with a scratch emptyDir at RECON_WORK_DIR, a heap derived from its memory limit, and the reports' URL and schedule", () => {
     const container = (ms: Manifest[]) => byComponent(ms, 'Deployment', 'reconciliation')!.spec.template.spec.containers[0];
-    const envOf = (ms: Manifest[]) => Object.fromEntries(container(ms).env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
-    const volumeOf = (ms: Manifest[], name: string) => byComponent(ms, 'Deployment', 'reconciliation')!.spec.template.spec.volumes.find((v: any) => v.name === name);
-    for (const [ms, size, heap] of [[defaults, '1Gi', 384], [production, '2Gi', 768]] as const) {
+    const envOf = (ms: Manifest[]) =>
+      Object.fromEntries(
+        container(ms)
+          .env.filter((e: any) => e.value !== undefined)
+          .map((e: any) => [e.name, e.value]),
+      );
+    const volumeOf = (ms: Manifest[], name: string) =>
+      byComponent(ms, 'Deployment', 'reconciliation')!.spec.template.spec.volumes.find((v: any) => v.name === name);
+    for (const [ms, size, heap] of [
+      [defaults, '1Gi', 384],
+      [production, '2Gi', 768],
+    ] as const) {
       expect(container(ms).volumeMounts).toEqual(expect.arrayContaining([{ name: 'work', mountPath: '/var/tmp/reconciliation' }]));
       expect(volumeOf(ms, 'work')).toEqual({ name: 'work', emptyDir: { sizeLimit: size } });
       expect(envOf(ms)).toMatchObject({ RECON_WORK_DIR: '/var/tmp/reconciliation', NODE_OPTIONS: `--max-old-space-size=${heap}` });
       expect(container(ms).resources.requests['ephemeral-storage']).toBe(size);
-      expect(container(ms).ports.map((p: any) => [p.name, p.containerPort])).toEqual([['grpc', 50057], ['ops', 9107]]);
+      expect(container(ms).ports.map((p: any) => [p.name, p.containerPort])).toEqual([
+        ['grpc', 50057],
+        ['ops', 9107],
+      ]);
       expect(container(ms).readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' });
     }
     // No other process gets a heap cap or a scratch volume.
@@ -493,7 +667,8 @@ describe('helm chart', () => {
       expect([component(d), JSON.stringify(d.spec.template.spec).includes('NODE_OPTIONS')]).toEqual([component(d), false]);
     }
     // The heap follows the limit, whatever its unit; anything the chart cannot read stops the render.
-    const heapWith = (limit: string, extra: string[] = []) => envOf(render(['--set', `reconciliation.resources.limits.memory=${limit}`, ...extra])).NODE_OPTIONS;
+    const heapWith = (limit: string, extra: string[] = []) =>
+      envOf(render(['--set', `reconciliation.resources.limits.memory=${limit}`, ...extra])).NODE_OPTIONS;
     expect(heapWith('2Gi')).toBe('--max-old-space-size=1536');
     expect(heapWith('1000M')).toBe('--max-old-space-size=714'); // 953 MiB
     expect(heapWith('268435456')).toBe('--max-old-space-size=192');
@@ -503,19 +678,31 @@ describe('helm chart', () => {
     // Its addresses: the four services it calls through their headless peers Services; the gateway reaches it the same way.
     for (const ms of [defaults, production]) {
       expect(byComponent(ms, 'ConfigMap', 'reconciliation')!.data).toMatchObject({
-        RECONCILIATION_GRPC_HOST: '0.0.0.0', RECONCILIATION_GRPC_PORT: '50057', RECONCILIATION_OPS_PORT: '9107', RECONCILIATION_MIGRATE_ON_START: 'false',
-        LEDGER_GRPC_ADDR: 'dns:///rel-wallet-ledger-grpc:50051', TRANSFER_GRPC_ADDR: 'dns:///rel-wallet-transfer-grpc:50052',
-        DEPOSIT_GRPC_ADDR: 'dns:///rel-wallet-pse-deposit-grpc:50053', COLLECT_KEY_GRPC_ADDR: 'dns:///rel-wallet-collect-key-grpc:50054',
-        RECON_SCHEDULE: '0 6 * * *', RECON_TIMEZONE: 'America/Bogota',
+        RECONCILIATION_GRPC_HOST: '0.0.0.0',
+        RECONCILIATION_GRPC_PORT: '50057',
+        RECONCILIATION_OPS_PORT: '9107',
+        RECONCILIATION_MIGRATE_ON_START: 'false',
+        LEDGER_GRPC_ADDR: 'dns:///rel-wallet-ledger-grpc:50051',
+        TRANSFER_GRPC_ADDR: 'dns:///rel-wallet-transfer-grpc:50052',
+        DEPOSIT_GRPC_ADDR: 'dns:///rel-wallet-pse-deposit-grpc:50053',
+        COLLECT_KEY_GRPC_ADDR: 'dns:///rel-wallet-collect-key-grpc:50054',
+        RECON_SCHEDULE: '0 6 * * *',
+        RECON_TIMEZONE: 'America/Bogota',
       });
       expect(byComponent(ms, 'ConfigMap', 'gateway')!.data!.RECONCILIATION_GRPC_ADDR).toBe('dns:///rel-wallet-reconciliation-grpc:50057');
     }
     // Reports: the sandbox's by default; the provider's in production; required without the sandbox.
     expect(byComponent(defaults, 'ConfigMap', 'reconciliation')!.data!.RECON_REPORTS_URL).toBe('http://rel-wallet-sandbox:8090/sandbox/reports');
     expect(byComponent(production, 'ConfigMap', 'reconciliation')!.data!.RECON_REPORTS_URL).toBe('https://reportes.example.co/settlement-reports');
-    expect(() => render(['-f', PRODUCTION, '--set', 'reconciliation.reports.url='])).toThrow(/reconciliation\.reports\.url is required when the sandbox is off/);
+    expect(() => render(['-f', PRODUCTION, '--set', 'reconciliation.reports.url='])).toThrow(
+      /reconciliation\.reports\.url is required when the sandbox is off/,
+    );
     // The schedule and the rails are values; "off" leaves runs to the operators.
-    const tuned = byComponent(render(['--set', 'reconciliation.schedule=off', '--set', 'reconciliation.rails={breb,pse}']), 'ConfigMap', 'reconciliation')!.data!;
+    const tuned = byComponent(
+      render(['--set', 'reconciliation.schedule=off', '--set', 'reconciliation.rails={breb,pse}']),
+      'ConfigMap',
+      'reconciliation',
+    )!.data!;
     expect(tuned).toMatchObject({ RECON_SCHEDULE: 'off', RECON_RAILS: 'breb,pse' });
     expect(byComponent(defaults, 'ConfigMap', 'reconciliation')!.data!.RECON_RAILS).toBeUndefined();
     // Switched off: no object of it, no rule admitting it, and the gateway is still rendered.
@@ -536,7 +723,12 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
   const MESH = STATELESS; // every process but the sandbox
   const MESH_DIR = '/var/run/wallet/mesh';
   const pod = (ms: Manifest[], name: string) => byComponent(ms, 'Deployment', name)!.spec.template.spec;
-  const envOf = (ms: Manifest[], name: string): Record<string, string> => Object.fromEntries(pod(ms, name).containers[0].env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
+  const envOf = (ms: Manifest[], name: string): Record<string, string> =>
+    Object.fromEntries(
+      pod(ms, name)
+        .containers[0].env.filter((e: any) => e.value !== undefined)
+        .map((e: any) => [e.name, e.value]),
+    );
   const volume = (ms: Manifest[], name: string, vol: string) => pod(ms, name).volumes.find((v: any) => v.name === vol);
   const certificates = (ms: Manifest[]) => ofKind(ms, 'Certificate');
   const uriOf = (c: Manifest) => c.spec.uris;
@@ -560,7 +752,12 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
       expect(c.spec.dnsNames).toBeUndefined();
     } else {
       expect(c.spec.usages).toEqual(['server auth', 'client auth', 'digital signature', 'key encipherment']);
-      expect(c.spec.dnsNames).toEqual([`rel-wallet-${identity}`, `rel-wallet-${identity}.wallet`, `rel-wallet-${identity}.wallet.svc`, `rel-wallet-${identity}.wallet.svc.cluster.local`]);
+      expect(c.spec.dnsNames).toEqual([
+        `rel-wallet-${identity}`,
+        `rel-wallet-${identity}.wallet`,
+        `rel-wallet-${identity}.wallet.svc`,
+        `rel-wallet-${identity}.wallet.svc.cluster.local`,
+      ]);
     }
   }
 
@@ -571,13 +768,20 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
       const env = envOf(ms, name);
       expect([name, env.MESH_TLS_DIR]).toEqual([name, MESH_DIR]);
       const mounts = spec.containers[0].volumeMounts;
-      expect(mounts).toEqual(expect.arrayContaining([
-        { name: 'mesh-tls', mountPath: MESH_DIR, readOnly: true },
-        { name: 'caller-context', mountPath: '/var/run/wallet/caller-context', readOnly: true },
-      ]));
+      expect(mounts).toEqual(
+        expect.arrayContaining([
+          { name: 'mesh-tls', mountPath: MESH_DIR, readOnly: true },
+          { name: 'caller-context', mountPath: '/var/run/wallet/caller-context', readOnly: true },
+        ]),
+      );
       expect(volume(ms, name, 'mesh-tls').secret).toEqual({
-        secretName: meshSecret(name), defaultMode: 0o440,
-        items: [{ key: 'ca.crt', path: 'ca.crt' }, { key: 'tls.crt', path: 'tls.crt' }, { key: 'tls.key', path: 'tls.key' }],
+        secretName: meshSecret(name),
+        defaultMode: 0o440,
+        items: [
+          { key: 'ca.crt', path: 'ca.crt' },
+          { key: 'tls.crt', path: 'tls.crt' },
+          { key: 'tls.key', path: 'tls.key' },
+        ],
       });
       const cc = volume(ms, name, 'caller-context').secret;
       expect(cc.secretName).toBe(callerContextSecret);
@@ -585,7 +789,10 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
       expect(env.CALLER_CONTEXT_PUBLIC_KEY_FILE).toBe('/var/run/wallet/caller-context/public.pem');
       // The private key is projected into the gateway only; every other pod gets public.pem alone.
       if (name === 'gateway') {
-        expect(cc.items).toEqual([{ key: 'public.pem', path: 'public.pem' }, { key: 'private.pem', path: 'private.pem' }]);
+        expect(cc.items).toEqual([
+          { key: 'public.pem', path: 'public.pem' },
+          { key: 'private.pem', path: 'private.pem' },
+        ]);
         expect(env.CALLER_CONTEXT_PRIVATE_KEY_FILE).toBe('/var/run/wallet/caller-context/private.pem');
       } else {
         expect([name, cc.items]).toEqual([name, [{ key: 'public.pem', path: 'public.pem' }]]);
@@ -609,7 +816,10 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
   }
 
   it('certManager mode (the default): one Certificate per mesh process, its URI exactly spiffe://wallet/<identity>, valid against the cert-manager CRD', async () => {
-    for (const [ms, issuer] of [[defaults, { name: 'wallet-mesh-ca', kind: 'Issuer' }], [production, { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' }]] as const) {
+    for (const [ms, issuer] of [
+      [defaults, { name: 'wallet-mesh-ca', kind: 'Issuer' }],
+      [production, { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' }],
+    ] as const) {
       const certs = certificates(ms);
       expect(certs.map(component).sort()).toEqual([...MESH].sort());
       for (const c of certs) checkCertificate(c, component(c)!, issuer);
@@ -625,14 +835,29 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     bad.spec.usages = ['server-auth'];
     expect(await validateAll([bad])).toHaveLength(1);
     // Values reach the Certificates.
-    const tuned = render(['--set', 'mesh.certificates.duration=720h', '--set', 'mesh.certificates.renewBefore=240h', '--set', 'mesh.certificates.issuerRef.kind=ClusterIssuer', '--set', 'mesh.certificates.clusterDomain=corp.local']);
-    for (const c of certificates(tuned)) checkCertificate({ ...c, spec: { ...c.spec, dnsNames: c.spec.dnsNames.map((d: string) => d.replace('corp.local', 'cluster.local')) } }, component(c)!, { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' }, { duration: '720h', renewBefore: '240h' });
+    const tuned = render([
+      '--set',
+      'mesh.certificates.duration=720h',
+      '--set',
+      'mesh.certificates.renewBefore=240h',
+      '--set',
+      'mesh.certificates.issuerRef.kind=ClusterIssuer',
+      '--set',
+      'mesh.certificates.clusterDomain=corp.local',
+    ]);
+    for (const c of certificates(tuned))
+      checkCertificate(
+        { ...c, spec: { ...c.spec, dnsNames: c.spec.dnsNames.map((d: string) => d.replace('corp.local', 'cluster.local')) } },
+        component(c)!,
+        { name: 'wallet-mesh-ca', kind: 'ClusterIssuer' },
+        { duration: '720h', renewBefore: '240h' },
+      );
     expect(byComponent(tuned, 'Certificate', 'ledger')!.spec.dnsNames).toContain('rel-wallet-ledger.wallet.svc.corp.local');
     // A process switched off gets no certificate.
     expect(certificates(render(['--set', 'webhook.enabled=false'])).map(component)).not.toContain('webhook');
   });
 
-  it('certManager mode mounts each process\'s own certificate Secret at MESH_TLS_DIR and the caller-context keys, the private one in the gateway only', () => {
+  it("certManager mode mounts each process's own certificate Secret at MESH_TLS_DIR and the caller-context keys, the private one in the gateway only", () => {
     for (const ms of [defaults, production]) {
       const secretOf = (identity: string) => certificates(ms).find((c) => c.spec.uris[0] === `spiffe://wallet/${identity}`)!.spec.secretName;
       checkMounts(ms, secretOf, ms === production ? 'wallet-caller-context' : 'rel-wallet-caller-context');
@@ -650,7 +875,11 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     expect(() => render(['--set', 'mesh.certificates.issuerRef.kind=Vault'])).toThrow(/issuerRef\.kind must be Issuer or ClusterIssuer/);
     // An external issuer (another API group) keeps its own kind.
     const external = render(['--set', 'mesh.certificates.issuerRef.kind=GoogleCASIssuer', '--set', 'mesh.certificates.issuerRef.group=cas-issuer.jetstack.io']);
-    expect(byComponent(external, 'Certificate', 'ledger')!.spec.issuerRef).toEqual({ name: 'wallet-mesh-ca', kind: 'GoogleCASIssuer', group: 'cas-issuer.jetstack.io' });
+    expect(byComponent(external, 'Certificate', 'ledger')!.spec.issuerRef).toEqual({
+      name: 'wallet-mesh-ca',
+      kind: 'GoogleCASIssuer',
+      group: 'cas-issuer.jetstack.io',
+    });
   });
 
   it('existingSecrets mode renders no Certificate and mounts the named Secrets (default <fullname>-mesh-<identity>)', async () => {
@@ -660,14 +889,23 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     checkMounts(ms, (id) => `rel-wallet-mesh-${id}`, 'rel-wallet-caller-context');
     expect(await validateAll(ms)).toEqual([]);
     const named = renderExactly([
-      '--set', 'mesh.certificates.mode=existingSecrets',
-      '--set', 'mesh.certificates.existingSecrets.pse-deposit=vault-pse',
-      '--set', 'mesh.certificates.existingSecrets.gateway=vault-gw',
-      '--set', 'mesh.callerContext.existingSecret=my-caller-context',
-      '--set', 'mesh.certificates.issuerRef.name=ignored-here',
+      '--set',
+      'mesh.certificates.mode=existingSecrets',
+      '--set',
+      'mesh.certificates.existingSecrets.pse-deposit=vault-pse',
+      '--set',
+      'mesh.certificates.existingSecrets.gateway=vault-gw',
+      '--set',
+      'mesh.callerContext.existingSecret=my-caller-context',
+      '--set',
+      'mesh.certificates.issuerRef.name=ignored-here',
     ]);
     expect(certificates(named)).toEqual([]);
-    checkMounts(named, (id) => ({ 'pse-deposit': 'vault-pse', gateway: 'vault-gw' } as Record<string, string>)[id] ?? `rel-wallet-mesh-${id}`, 'my-caller-context');
+    checkMounts(
+      named,
+      (id) => (({ 'pse-deposit': 'vault-pse', gateway: 'vault-gw' }) as Record<string, string>)[id] ?? `rel-wallet-mesh-${id}`,
+      'my-caller-context',
+    );
     // Production values switched to this mode.
     const prod = render(['-f', PRODUCTION, '--set', 'mesh.certificates.mode=existingSecrets']);
     expect(certificates(prod)).toEqual([]);
@@ -683,7 +921,14 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     const ops = byComponent(ms, 'Certificate', 'ops')!;
     checkCertificate(ops, 'ops', { name: 'wallet-mesh-ca', kind: 'Issuer' });
     expect(JSON.stringify(ofKind(ms, 'Deployment'))).not.toContain('rel-wallet-mesh-ops');
-    const short = render(['--set', 'mesh.opsCertificate.enabled=true', '--set', 'mesh.opsCertificate.duration=24h', '--set', 'mesh.opsCertificate.renewBefore=8h']);
+    const short = render([
+      '--set',
+      'mesh.opsCertificate.enabled=true',
+      '--set',
+      'mesh.opsCertificate.duration=24h',
+      '--set',
+      'mesh.opsCertificate.renewBefore=8h',
+    ]);
     expect(byComponent(short, 'Certificate', 'ops')!.spec).toMatchObject({ duration: '24h', renewBefore: '8h' });
     expect(byComponent(short, 'Certificate', 'ledger')!.spec).toMatchObject({ duration: '2160h', renewBefore: '720h' });
   });
@@ -692,7 +937,9 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     for (const d of ofKind(defaults, 'Deployment')) expect(d.metadata.annotations?.['secret.reloader.stakater.com/reload']).toBeUndefined();
     const ms = render(['--set', 'mesh.reloader.enabled=true']);
     for (const name of MESH) {
-      expect(byComponent(ms, 'Deployment', name)!.metadata.annotations!['secret.reloader.stakater.com/reload']).toBe(`rel-wallet-mesh-${name},rel-wallet-caller-context`);
+      expect(byComponent(ms, 'Deployment', name)!.metadata.annotations!['secret.reloader.stakater.com/reload']).toBe(
+        `rel-wallet-mesh-${name},rel-wallet-caller-context`,
+      );
     }
     expect(byComponent(ms, 'Deployment', 'sandbox')!.metadata.annotations).toBeUndefined();
   });
@@ -704,7 +951,23 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
     try {
       // The mesh root CA of a cert-manager CA issuer, then one leaf per identity the way the chart's Certificate asks for it.
       ssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key']);
-      ssl(['req', '-x509', '-new', '-key', 'ca.key', '-subj', '/O=wallet/CN=wallet mesh CA', '-days', '2', '-out', 'ca.crt', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+      ssl([
+        'req',
+        '-x509',
+        '-new',
+        '-key',
+        'ca.key',
+        '-subj',
+        '/O=wallet/CN=wallet mesh CA',
+        '-days',
+        '2',
+        '-out',
+        'ca.crt',
+        '-addext',
+        'basicConstraints=critical,CA:TRUE',
+        '-addext',
+        'keyUsage=critical,keyCertSign,cRLSign',
+      ]);
       const mounted = (ms: Manifest[], name: string) => {
         // The Deployment's paths, rooted in the work directory; files named by the volumes' items.
         const spec = pod(ms, name);
@@ -723,8 +986,27 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
         // cert-manager's default private key encoding (PKCS1) is SEC1 "EC PRIVATE KEY" for ECDSA.
         ssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', `${name}.tls.key`]);
         ssl(['req', '-new', '-key', `${name}.tls.key`, '-subj', '/', '-out', `${name}.csr`]);
-        writeFileSync(join(work, `${name}.ext`), `subjectAltName=URI:spiffe://wallet/${name},DNS:rel-wallet-${name}\nextendedKeyUsage=serverAuth,clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n`);
-        ssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.tls.crt`]);
+        writeFileSync(
+          join(work, `${name}.ext`),
+          `subjectAltName=URI:spiffe://wallet/${name},DNS:rel-wallet-${name}\nextendedKeyUsage=serverAuth,clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n`,
+        );
+        ssl([
+          'x509',
+          '-req',
+          '-in',
+          `${name}.csr`,
+          '-CA',
+          'ca.crt',
+          '-CAkey',
+          'ca.key',
+          '-CAcreateserial',
+          '-days',
+          '1',
+          '-extfile',
+          `${name}.ext`,
+          '-out',
+          `${name}.tls.crt`,
+        ]);
       }
       // The caller-context keys exactly as helm/README.md says to make them.
       ssl(['genpkey', '-algorithm', 'ed25519', '-out', 'private.pem']);
@@ -738,15 +1020,24 @@ describe('helm chart: the gRPC mesh (mutual TLS by identity, signed caller conte
       expect(existsSync(join(work, 'ledger', '/var/run/wallet/caller-context/private.pem'))).toBe(false);
 
       // And the two hold a mutual TLS session in which each sees the other's identity.
-      const server = createTlsServer({ ca: ledger.ca, cert: ledger.cert, key: ledger.key, requestCert: true, rejectUnauthorized: true }, (s) => { s.end(identityOf(s.getPeerCertificate()) ?? 'none'); });
+      const server = createTlsServer({ ca: ledger.ca, cert: ledger.cert, key: ledger.key, requestCert: true, rejectUnauthorized: true }, (s) => {
+        s.end(identityOf(s.getPeerCertificate()) ?? 'none');
+      });
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       try {
         const port = (server.address() as AddressInfo).port;
         const seen = await new Promise<{ server: string | undefined; client: string }>((resolve, reject) => {
-          const sock = tlsConnect({ host: '127.0.0.1', port, ca: gateway.ca, cert: gateway.cert, key: gateway.key, checkServerIdentity: () => undefined }, () => {
-            let data = '';
-            sock.on('data', (d) => { data += d; }).on('end', () => resolve({ server: identityOf(sock.getPeerCertificate()), client: data }));
-          });
+          const sock = tlsConnect(
+            { host: '127.0.0.1', port, ca: gateway.ca, cert: gateway.cert, key: gateway.key, checkServerIdentity: () => undefined },
+            () => {
+              let data = '';
+              sock
+                .on('data', (d) => {
+                  data += d;
+                })
+                .on('end', () => resolve({ server: identityOf(sock.getPeerCertificate()), client: data }));
+            },
+          );
           sock.on('error', reject);
         });
         expect(seen).toEqual({ server: 'ledger', client: 'gateway' });

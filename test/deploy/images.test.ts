@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { REPO } from './support/helm.js';
 
-interface Instruction { op: string; args: string; stage: number }
+interface Instruction {
+  op: string;
+  args: string;
+  stage: number;
+}
 
 /** Dockerfile instructions with continuation lines joined and comments dropped. */
 function parseDockerfile(text: string): { instructions: Instruction[]; stages: { from: string; name?: string }[] } {
@@ -20,7 +24,10 @@ function parseDockerfile(text: string): { instructions: Instruction[]; stages: {
     const line = raw.trim();
     if (!current && (line.startsWith('#') || line === '')) continue;
     if (line.startsWith('#')) continue;
-    if (line.endsWith('\\')) { current += line.slice(0, -1) + ' '; continue; }
+    if (line.endsWith('\\')) {
+      current += line.slice(0, -1) + ' ';
+      continue;
+    }
     logical.push(current + line);
     current = '';
   }
@@ -52,10 +59,15 @@ function expectedProcesses() {
 }
 
 const dockerDir = join(REPO, 'deploy', 'docker');
-const readConfigSources = (dir: string) => ['src/config.ts'].map((f) => join(REPO, dir, f)).filter(existsSync).map((f) => readFileSync(f, 'utf8')).join('\n')
-  + readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8')
+const readConfigSources = (dir: string) =>
+  ['src/config.ts']
+    .map((f) => join(REPO, dir, f))
+    .filter(existsSync)
+    .map((f) => readFileSync(f, 'utf8'))
+    .join('\n') +
+  readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8') +
   // The mesh credentials (MESH_TLS_DIR, WALLET_DEV_PKI_DIR) are read by the platform's mesh config.
-  + readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
+  readFileSync(join(REPO, 'services', 'platform', 'src', 'mesh', 'config.ts'), 'utf8');
 
 beforeAll(async () => {
   ({ processes: localProcesses } = await import(processesModule));
@@ -63,8 +75,14 @@ beforeAll(async () => {
 
 describe('Dockerfiles (deploy/docker)', () => {
   it('has one Dockerfile per process, and no other', () => {
-    const files = readdirSync(dockerDir).filter((f) => f.endsWith('.Dockerfile')).sort();
-    expect(files).toEqual(expectedProcesses().map((p) => `${p.name}.Dockerfile`).sort());
+    const files = readdirSync(dockerDir)
+      .filter((f) => f.endsWith('.Dockerfile'))
+      .sort();
+    expect(files).toEqual(
+      expectedProcesses()
+        .map((p) => `${p.name}.Dockerfile`)
+        .sort(),
+    );
     expect(files.length).toBeGreaterThanOrEqual(8);
   });
 
@@ -78,8 +96,11 @@ describe('Dockerfiles (deploy/docker)', () => {
       const { instructions, stages } = parseDockerfile(text);
       const pkg = JSON.parse(readFileSync(join(REPO, p.dir, 'package.json'), 'utf8')).name as string;
       const arg = instructions.find((i) => i.op === 'ARG' && i.args.startsWith('NODE_IMAGE='));
-      expect([p.name, arg?.args, stages.every((s) => s.from === '${NODE_IMAGE}')])
-        .toEqual([p.name, expect.stringMatching(/^NODE_IMAGE=node:22[.\d]*-(bookworm|trixie)-slim/), true]);
+      expect([p.name, arg?.args, stages.every((s) => s.from === '${NODE_IMAGE}')]).toEqual([
+        p.name,
+        expect.stringMatching(/^NODE_IMAGE=node:22[.\d]*-(bookworm|trixie)-slim/),
+        true,
+      ]);
       // No fallback that would not be reproducible; no `# syntax=` frontend image to pull (air-gapped
       // builds fail on it).
       expect([p.name, /\bnpm (install|i)\b/.test(text), /^#\s*syntax=/m.test(text)]).toEqual([p.name, false, false]);
@@ -90,7 +111,10 @@ describe('Dockerfiles (deploy/docker)', () => {
   it('exposes the ports each process listens on by default (its config.ts)', () => {
     for (const p of expectedProcesses()) {
       const { instructions } = parseDockerfile(readFileSync(join(dockerDir, `${p.name}.Dockerfile`), 'utf8'));
-      const exposed = instructions.filter((i) => i.op === 'EXPOSE').flatMap((i) => i.args.split(/\s+/)).map(Number);
+      const exposed = instructions
+        .filter((i) => i.op === 'EXPOSE')
+        .flatMap((i) => i.args.split(/\s+/))
+        .map(Number);
       const config = readFileSync(join(REPO, p.dir, 'src', 'config.ts'), 'utf8');
       const variables = new Map([...config.matchAll(/([A-Z_]+_PORT): env\.port\((\d+)\)/g)].map((m) => [m[1]!, Number(m[2])]));
       // The gateway's admin listener (production, or where GATEWAY_ADMIN_PORT is set).
@@ -101,7 +125,9 @@ describe('Dockerfiles (deploy/docker)', () => {
   });
 
   it('keeps the build context small and free of local state (.dockerignore)', () => {
-    const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8').split('\n').map((l) => l.trim());
+    const ignore = readFileSync(join(REPO, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((l) => l.trim());
     expect(ignore).toEqual(expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.tools', '.env']));
   });
 });
@@ -118,10 +144,15 @@ describe('compose file (deploy/compose.yaml)', () => {
     }
     // Only the gateway, the sandbox's pay page and the three servers (for npm test and npm run up
     // on this machine) are published, and only on loopback.
-    const published = Object.entries(compose.services).filter(([, s]) => s.ports).map(([n, s]) => [n, s.ports]);
+    const published = Object.entries(compose.services)
+      .filter(([, s]) => s.ports)
+      .map(([n, s]) => [n, s.ports]);
     expect(published).toEqual([
-      ['postgres', ['127.0.0.1:${POSTGRES_PORT:-5432}:5432']], ['redis', ['127.0.0.1:${REDIS_PORT:-6379}:6379']],
-      ['nats', ['127.0.0.1:${NATS_PORT:-4222}:4222']], ['sandbox', ['127.0.0.1:8090:8090']], ['gateway', ['127.0.0.1:8080:8080']],
+      ['postgres', ['127.0.0.1:${POSTGRES_PORT:-5432}:5432']],
+      ['redis', ['127.0.0.1:${REDIS_PORT:-6379}:6379']],
+      ['nats', ['127.0.0.1:${NATS_PORT:-4222}:4222']],
+      ['sandbox', ['127.0.0.1:8090:8090']],
+      ['gateway', ['127.0.0.1:8080:8080']],
     ]);
   });
 
@@ -163,10 +194,21 @@ describe('compose file (deploy/compose.yaml)', () => {
     expect(compose.services.gateway.environment.REDIS_URL).toBe('redis://redis:6379');
     // The reconciliation reaches the four services it reads from and the sandbox's reports, and the gateway reaches it.
     expect(compose.services.reconciliation.environment).toMatchObject({
-      LEDGER_GRPC_ADDR: 'ledger:50051', TRANSFER_GRPC_ADDR: 'transfer:50052', DEPOSIT_GRPC_ADDR: 'pse-deposit:50053',
-      COLLECT_KEY_GRPC_ADDR: 'collect-key:50054', RECON_REPORTS_URL: 'http://sandbox:8090/sandbox/reports',
+      LEDGER_GRPC_ADDR: 'ledger:50051',
+      TRANSFER_GRPC_ADDR: 'transfer:50052',
+      DEPOSIT_GRPC_ADDR: 'pse-deposit:50053',
+      COLLECT_KEY_GRPC_ADDR: 'collect-key:50054',
+      RECON_REPORTS_URL: 'http://sandbox:8090/sandbox/reports',
     });
-    expect(Object.keys(compose.services.reconciliation.depends_on).sort()).toEqual(['collect-key', 'ledger', 'nats', 'postgres', 'pse-deposit', 'sandbox', 'transfer']);
+    expect(Object.keys(compose.services.reconciliation.depends_on).sort()).toEqual([
+      'collect-key',
+      'ledger',
+      'nats',
+      'postgres',
+      'pse-deposit',
+      'sandbox',
+      'transfer',
+    ]);
     expect(compose.services.gateway.environment.RECONCILIATION_GRPC_ADDR).toBe('reconciliation:50057');
     expect(compose.services.gateway.depends_on.reconciliation).toEqual({ condition: 'service_healthy' });
   });

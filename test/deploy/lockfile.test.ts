@@ -25,8 +25,12 @@ describe('package-lock.json', () => {
     const platform = platformPackages(lock);
     for (const owner of ['node_modules/@swc/core', 'node_modules/turbo', 'node_modules/@bufbuild/buf']) {
       const names = platform.get(owner) ?? [];
-      expect([owner, names.some((n) => /darwin-arm64/.test(n)), names.some((n) => /linux-(x64|64)/.test(n)), names.some((n) => /win(32|dows)-(x64|64)/.test(n))])
-        .toEqual([owner, true, true, true]);
+      expect([
+        owner,
+        names.some((n) => /darwin-arm64/.test(n)),
+        names.some((n) => /linux-(x64|64)/.test(n)),
+        names.some((n) => /win(32|dows)-(x64|64)/.test(n)),
+      ]).toEqual([owner, true, true, true]);
     }
   });
 
@@ -41,13 +45,16 @@ describe('package-lock.json', () => {
 
 describe('the install step of npm run up and npm test (setup.mjs deps)', () => {
   let dir: string | undefined;
-  afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   it('installs a fresh copy of this tree with npm ci and leaves git status clean', () => {
     // The tree as it is now (committed or not, ignored files left out), as a fresh clone sees it.
     dir = mkdtempSync(join(tmpdir(), 'wallet-install-'));
-    const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' }).stdout
-      .split('\0').filter((f) => f && existsSync(join(REPO, f)));
+    const files = spawnSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO, encoding: 'utf8' })
+      .stdout.split('\0')
+      .filter((f) => f && existsSync(join(REPO, f)));
     for (const f of files) {
       mkdirSync(dirname(join(dir, f)), { recursive: true });
       copyFileSync(join(REPO, f), join(dir, f));
@@ -59,7 +66,10 @@ describe('the install step of npm run up and npm test (setup.mjs deps)', () => {
 
     // Node 22 from this repository's .tools (no second download), the rest exactly as up.sh does it.
     const r = spawnSync('bash', ['-c', 'source test/scripts/setup.sh deps'], {
-      cwd: dir, encoding: 'utf8', env: { ...process.env, WALLET_TOOLS_DIR: join(REPO, '.tools'), npm_execpath: '' }, timeout: 240_000,
+      cwd: dir,
+      encoding: 'utf8',
+      env: { ...process.env, WALLET_TOOLS_DIR: join(REPO, '.tools'), npm_execpath: '' },
+      timeout: 240_000,
     });
     const out = `${r.stdout}${r.stderr}`;
     expect([r.status, out]).toEqual([0, expect.stringContaining('npm ci')]);

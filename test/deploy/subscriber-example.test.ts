@@ -10,15 +10,31 @@ import { REPO } from './support/helm.js';
 // Loaded by path (the example is its own project, outside this workspace's tsconfig); its own
 // types are checked by the first test. These mirror the parts used here.
 const EXAMPLE = join(REPO, 'docs', 'examples', 'subscriber');
-interface IncomingMessage { subject: string; headers?: { get(name: string): string }; data: Uint8Array }
-interface WalletEvent<T = any> { id: string; type: string; source: string; time: string; traceparent?: string; data: T }
+interface IncomingMessage {
+  subject: string;
+  headers?: { get(name: string): string };
+  data: Uint8Array;
+}
+interface WalletEvent<T = any> {
+  id: string;
+  type: string;
+  source: string;
+  time: string;
+  traceparent?: string;
+  data: T;
+}
 type TransferEvent = { transferId: string; amount: string; [k: string]: unknown };
 let handleMessage: (m: IncomingMessage, seen: unknown, onEvent: (e: WalletEvent) => Promise<void>) => Promise<string>;
 let decodeEvent: <T>(m: IncomingMessage) => WalletEvent<T>;
 let MemorySeenIds: new (max?: number) => { has(id: string): boolean; add(id: string): void };
 let runSubscriber: <T>(o: {
-  servers: string; stream: string; durable: string; filterSubject: string; signal?: AbortSignal;
-  onEvent(e: WalletEvent<T>): Promise<void>; onOutcome?(o: string, subject: string): void;
+  servers: string;
+  stream: string;
+  durable: string;
+  filterSubject: string;
+  signal?: AbortSignal;
+  onEvent(e: WalletEvent<T>): Promise<void>;
+  onOutcome?(o: string, subject: string): void;
 }) => Promise<void>;
 
 beforeAll(async () => {
@@ -31,8 +47,24 @@ function message(subject: string, hdrs: Record<string, string>, body: unknown): 
   const map = new Map(Object.entries(hdrs));
   return { subject, headers: { get: (k) => map.get(k) ?? '' }, data: encoder.encode(typeof body === 'string' ? body : JSON.stringify(body)) };
 }
-const ce = (id: string, type = 'transfer.created') => ({ 'ce-id': id, 'ce-type': type, 'ce-source': 'transfer', 'ce-time': '2026-11-21T10:00:00.000Z', 'ce-specversion': '1.0', 'content-type': 'application/json' });
-const body = (id: string) => ({ eventId: id, transferId: 't1', companyId: 'c1', rail: 'RAIL_BREB', status: 'MOVEMENT_STATUS_PENDING', amount: '100000', netAmount: '99643', occurredAt: '2026-11-21T10:00:00.000Z' });
+const ce = (id: string, type = 'transfer.created') => ({
+  'ce-id': id,
+  'ce-type': type,
+  'ce-source': 'transfer',
+  'ce-time': '2026-11-21T10:00:00.000Z',
+  'ce-specversion': '1.0',
+  'content-type': 'application/json',
+});
+const body = (id: string) => ({
+  eventId: id,
+  transferId: 't1',
+  companyId: 'c1',
+  rail: 'RAIL_BREB',
+  status: 'MOVEMENT_STATUS_PENDING',
+  amount: '100000',
+  netAmount: '99643',
+  occurredAt: '2026-11-21T10:00:00.000Z',
+});
 
 describe('example subscriber (docs/examples/subscriber)', () => {
   it('typechecks as a standalone TypeScript project', () => {
@@ -44,27 +76,40 @@ describe('example subscriber (docs/examples/subscriber)', () => {
 
   it('decodes the CloudEvents headers and the proto3 JSON body', () => {
     const e = decodeEvent<TransferEvent>(message('ns.transfer.completed', { ...ce('e1', 'transfer.completed'), traceparent: '00-abc-def-01' }, body('e1')));
-    expect(e).toEqual({ id: 'e1', type: 'transfer.completed', source: 'transfer', time: '2026-11-21T10:00:00.000Z', traceparent: '00-abc-def-01', data: body('e1') });
+    expect(e).toEqual({
+      id: 'e1',
+      type: 'transfer.completed',
+      source: 'transfer',
+      time: '2026-11-21T10:00:00.000Z',
+      traceparent: '00-abc-def-01',
+      data: body('e1'),
+    });
     expect(typeof e.data.amount).toBe('string');
   });
 
   it('handles each ce-id once, retries failed effects, and terminates poison messages', async () => {
     const seen = new MemorySeenIds();
     const handled: string[] = [];
-    const onEvent = async (e: WalletEvent) => { handled.push(e.id); };
+    const onEvent = async (e: WalletEvent) => {
+      handled.push(e.id);
+    };
     expect(await handleMessage(message('transfer.created', ce('e1'), body('e1')), seen, onEvent)).toBe('handled');
     expect(await handleMessage(message('transfer.created', ce('e1'), body('e1')), seen, onEvent)).toBe('duplicate');
     expect(await handleMessage(message('transfer.created', ce('e2'), body('e2')), seen, onEvent)).toBe('handled');
     expect(handled).toEqual(['e1', 'e2']);
     // A failing effect is not recorded as seen: the redelivery runs it again.
-    const failing = async () => { throw new Error('db down'); };
+    const failing = async () => {
+      throw new Error('db down');
+    };
     await expect(handleMessage(message('transfer.failed', ce('e3'), body('e3')), seen, failing)).rejects.toThrow('db down');
     expect(await handleMessage(message('transfer.failed', ce('e3'), body('e3')), seen, onEvent)).toBe('handled');
     expect(await handleMessage(message('transfer.created', {}, body('x')), seen, onEvent)).toBe('poison');
     expect(await handleMessage(message('transfer.created', ce('e4'), 'not json'), seen, onEvent)).toBe('poison');
     // Bounded memory: the oldest ids are forgotten first.
     const small = new MemorySeenIds(2);
-    small.add('a'); small.add('b'); small.add('c');
+    small.add('a');
+    small.add('b');
+    small.add('c');
     expect([small.has('a'), small.has('b'), small.has('c')]).toEqual([false, true, true]);
   });
 
@@ -90,10 +135,18 @@ describe('example subscriber (docs/examples/subscriber)', () => {
       const outcomes: string[] = [];
       const controller = new AbortController();
       await runSubscriber<TransferEvent>({
-        servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222', stream, durable: 'example-test', filterSubject: `${ns}.transfer.>`,
+        servers: process.env.NATS_URL ?? 'nats://127.0.0.1:4222',
+        stream,
+        durable: 'example-test',
+        filterSubject: `${ns}.transfer.>`,
         signal: controller.signal,
-        async onEvent(e) { handled.push(`${e.type}:${e.data.transferId}:${e.id}`); },
-        onOutcome(o) { outcomes.push(o); if (outcomes.length === 4) controller.abort(); },
+        async onEvent(e) {
+          handled.push(`${e.type}:${e.data.transferId}:${e.id}`);
+        },
+        onOutcome(o) {
+          outcomes.push(o);
+          if (outcomes.length === 4) controller.abort();
+        },
       });
       expect(handled).toEqual(['transfer.created:t1:e1', 'transfer.completed:t1:e2']);
       expect(outcomes).toEqual(['handled', 'handled', 'duplicate', 'poison']);

@@ -23,7 +23,11 @@ describe('admin operators (production)', () => {
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
     // Checked against the document the public listener serves (the admin listener serves /admin only).
-    const res = await fetchDocumented(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }, { documentFrom: stack.gateway.url });
+    const res = await fetchDocumented(
+      `${base}${path}`,
+      { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) },
+      { documentFrom: stack.gateway.url },
+    );
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
@@ -56,7 +60,10 @@ describe('admin operators (production)', () => {
     stack = await startStack({
       transfers: true,
       gatewayEnv: {
-        NODE_ENV: 'production', ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-production-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
+        NODE_ENV: 'production',
+        ADMIN_TOKEN,
+        API_KEY_PEPPER: 'e2e-production-pepper-0123456789',
+        GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
       },
     });
     adminUrl = stack.gateway.adminUrl!;
@@ -66,7 +73,10 @@ describe('admin operators (production)', () => {
 
   it('from bootstrap to a dual-controlled credit, audited, with the ledger balanced', async () => {
     // The public port has no /admin at all.
-    expect(await pub('POST', '/admin/companies', ADMIN_TOKEN, { name: 'X', nit: '900111222-3', taxRegime: 'COMMON' })).toMatchObject({ status: 404, body: { error: 'ROUTE_NOT_FOUND' } });
+    expect(await pub('POST', '/admin/companies', ADMIN_TOKEN, { name: 'X', nit: '900111222-3', taxRegime: 'COMMON' })).toMatchObject({
+      status: 404,
+      body: { error: 'ROUTE_NOT_FOUND' },
+    });
     // The shared token: only two invitations.
     expect((await adm('GET', '/admin/audit', ADMIN_TOKEN)).body.error).toBe('ADMIN_TOKEN_NOT_ALLOWED');
     const invite = (name: string) => adm('POST', '/admin/operators', ADMIN_TOKEN, { name, email: `${name.toLowerCase()}@billetera.co` });
@@ -114,8 +124,12 @@ describe('admin operators (production)', () => {
     const trail = [...audit.body.items].reverse().map((i: any) => `${i.principal.email}:${i.action}:${i.outcome}`);
     // (The shared token's refused approval never reached the action: not an entry.)
     expect(trail.slice(0, 6)).toEqual([
-      'ana@billetera.co:adminCreateCompany:SUCCEEDED', 'ana@billetera.co:adminCreateDashboardUser:SUCCEEDED', 'beto@billetera.co:adminApproveApprovalRequest:SUCCEEDED',
-      'ana@billetera.co:adminCreateApiKey:SUCCEEDED', 'ana@billetera.co:adminCreditWallet:SUCCEEDED', 'ana@billetera.co:adminApproveCreditRequest:FAILED',
+      'ana@billetera.co:adminCreateCompany:SUCCEEDED',
+      'ana@billetera.co:adminCreateDashboardUser:SUCCEEDED',
+      'beto@billetera.co:adminApproveApprovalRequest:SUCCEEDED',
+      'ana@billetera.co:adminCreateApiKey:SUCCEEDED',
+      'ana@billetera.co:adminCreditWallet:SUCCEEDED',
+      'ana@billetera.co:adminApproveCreditRequest:FAILED',
     ]);
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:REQUESTED');
     expect(trail).toContain('beto@billetera.co:adminApproveCreditRequest:SUCCEEDED');
@@ -128,7 +142,10 @@ describe('admin operators (production)', () => {
     expect((await adm('GET', `/admin/credit-requests/${req.body.id}`, b)).body).toMatchObject({ id: req.body.id, status: 'CREDITED' });
     const second = await adm('POST', `/admin/companies/${co.body.id}/wallets/BREB/credit`, a, { amountCents: 300_000_000, reference: 'fondeo-retirado' });
     expect(second.status).toBe(202);
-    expect(await adm('POST', `/admin/credit-requests/${second.body.id}/reject`, a, { reason: 'Monto equivocado' })).toMatchObject({ status: 200, body: { status: 'REJECTED' } });
+    expect(await adm('POST', `/admin/credit-requests/${second.body.id}/reject`, a, { reason: 'Monto equivocado' })).toMatchObject({
+      status: 200,
+      body: { status: 'REJECTED' },
+    });
     expect(await available()).toBe('200000000');
     const askCiro = await adm('POST', '/admin/operators', a, { name: 'Ciro', email: 'ciro@billetera.co' });
     expect(askCiro.status).toBe(202);

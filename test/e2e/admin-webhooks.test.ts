@@ -8,14 +8,18 @@ import { Webhook } from 'standardwebhooks';
 import { NATS_URL, startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-interface Hit { headers: IncomingHttpHeaders; raw: string; body: any }
+interface Hit {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
 
 /**
  * Operators' webhooks (docs/webhooks.md "Operators' webhooks: the reconciliation's events") through the real gateway and webhook service: an operator registers
  * a platform endpoint at /admin/webhooks/endpoints and receives the reconciliation's events, signed as
  * Standard Webhooks (verified with the reference library); companies cannot reach those routes.
  */
-describe('operators\' webhooks for the reconciliation (admin)', () => {
+describe("operators' webhooks for the reconciliation (admin)", () => {
   let stack: Stack;
   let bus: Bus;
   let server: Server;
@@ -57,22 +61,49 @@ describe('operators\' webhooks for the reconciliation (admin)', () => {
 
     const runId = `run_${randomUUID().replace(/-/g, '')}`;
     await bus.publish({
-      id: randomUUID(), subject: 'reconciliation.completed', source: 'test', time: new Date().toISOString(),
-      payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({ run: {
-        id: runId, rail: 'ach', date: '2026-11-23', trigger: 'ON_DEMAND', status: 'REJECTED', requestedBy: 'operator:op-1',
-        startedAt: new Date(), finishedAt: new Date(), rejectReason: 'TRAILER_MISMATCH', detail: 'the trailer counts 4 lines, the file has 3',
-        reportLines: 0n, reportAmountCents: 0n, reportFeeCents: 0n, oursCount: 0n, oursAmountCents: 0n, matchedCount: 0n, matchedAmountCents: 0n,
-        breaksTotal: 0n, breaksOpened: 0n, breaksByKind: {}, reportNetCents: 0n, oursNetCents: 0n,
-      } }),
+      id: randomUUID(),
+      subject: 'reconciliation.completed',
+      source: 'test',
+      time: new Date().toISOString(),
+      payload: reconciliationEventsV1.ReconciliationCompleted.toJSON({
+        run: {
+          id: runId,
+          rail: 'ach',
+          date: '2026-11-23',
+          trigger: 'ON_DEMAND',
+          status: 'REJECTED',
+          requestedBy: 'operator:op-1',
+          startedAt: new Date(),
+          finishedAt: new Date(),
+          rejectReason: 'TRAILER_MISMATCH',
+          detail: 'the trailer counts 4 lines, the file has 3',
+          reportLines: 0n,
+          reportAmountCents: 0n,
+          reportFeeCents: 0n,
+          oursCount: 0n,
+          oursAmountCents: 0n,
+          matchedCount: 0n,
+          matchedAmountCents: 0n,
+          breaksTotal: 0n,
+          breaksOpened: 0n,
+          breaksByKind: {},
+          reportNetCents: 0n,
+          oursNetCents: 0n,
+        },
+      }),
     });
     const hit = await eventually(async () => hits.find((h) => h.body.type === 'reconciliation.completed'), 20_000, 50);
     new Webhook(secret).verify(hit.raw, hit.headers as Record<string, string>); // throws when the signature does not match
     expect(hit.body.data).toMatchObject({ id: runId, rail: 'ach', status: 'REJECTED', rejectReason: 'TRAILER_MISMATCH', report: { lines: 0, netCents: '0' } });
 
-    const deliveries = await eventually(async () => {
-      const r = await stack.admin('GET', `/admin/webhooks/deliveries?endpointId=${id}`);
-      return r.body.items.length === 1 && r.body.items[0].status === 'SUCCEEDED' ? r : undefined;
-    }, 10_000, 100);
+    const deliveries = await eventually(
+      async () => {
+        const r = await stack.admin('GET', `/admin/webhooks/deliveries?endpointId=${id}`);
+        return r.body.items.length === 1 && r.body.items[0].status === 'SUCCEEDED' ? r : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(deliveries.body.items[0]).toMatchObject({ endpointId: id, eventType: 'reconciliation.completed', resourceId: runId, status: 'SUCCEEDED' });
 
     const ping = await stack.admin('POST', `/admin/webhooks/endpoints/${id}/test`);
@@ -90,7 +121,7 @@ describe('operators\' webhooks for the reconciliation (admin)', () => {
     expect(audit.text).not.toContain(secret);
   });
 
-  it('refuses company event types, bad input, and companies\' credentials', async () => {
+  it("refuses company event types, bad input, and companies' credentials", async () => {
     expect((await stack.admin('POST', '/admin/webhooks/endpoints', { url, events: ['transfer.completed'] })).status).toBe(400);
     expect((await stack.admin('POST', '/admin/webhooks/endpoints', { url, events: [] })).status).toBe(400);
     expect((await stack.admin('POST', '/admin/webhooks/endpoints', { url: 'ftp://x', events: ['reconciliation.break'] })).status).toBe(400);

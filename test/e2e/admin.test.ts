@@ -23,7 +23,8 @@ describe('operator reads and money exceptions', () => {
   const providerCallback = (path: string, body: unknown) => {
     const raw = JSON.stringify(body);
     return fetchDocumented(`${stack.gateway.url}${path}`, {
-      method: 'POST', body: raw,
+      method: 'POST',
+      body: raw,
       headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload(PROVIDER_SECRET, raw, Math.floor(Date.now() / 1000)) },
     });
   };
@@ -38,8 +39,12 @@ describe('operator reads and money exceptions', () => {
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 })).status).toBe(200);
     expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 5_000_000, reference: 'seed-breb' })).status).toBe(201);
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { expect((await stack.invariants()).violations).toEqual([]); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
 
   it('GET /admin/companies/{id}: the company as provisioned and changed; unknown and malformed ids are 404 COMPANY_NOT_FOUND', async () => {
     const r = await stack.admin('GET', `/admin/companies/${co.id}`);
@@ -60,7 +65,13 @@ describe('operator reads and money exceptions', () => {
     const list = await stack.admin('GET', `/admin/companies/${co.id}/api-keys`);
     expect(list.status).toBe(200);
     expect(list.body.items.find((k: { id: string }) => k.id === issued.body.id)).toEqual({
-      id: issued.body.id, prefix: issued.body.prefix, scope: 'READ', label: 'tablero-contable', createdAt: issued.body.createdAt, lastUsedAt: null, revokedAt: null,
+      id: issued.body.id,
+      prefix: issued.body.prefix,
+      scope: 'READ',
+      label: 'tablero-contable',
+      createdAt: issued.body.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
     });
     expect(list.body.items.map((k: { label: string }) => k.label)).toEqual(expect.arrayContaining(['e2e-write', 'e2e-read', 'tablero-contable']));
     expect(list.text).not.toContain(issued.body.key);
@@ -76,11 +87,22 @@ describe('operator reads and money exceptions', () => {
   });
 
   it('GET /admin/companies/{id}/users lists dashboard users without their secrets; a disabled one shows disabledAt', async () => {
-    const u = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: `revisora.${co.id.slice(0, 8)}@empresa.co`, password: 'Clave-segura-2026!', role: 'VIEWER' });
+    const u = await stack.admin('POST', `/admin/companies/${co.id}/users`, {
+      email: `revisora.${co.id.slice(0, 8)}@empresa.co`,
+      password: 'Clave-segura-2026!',
+      role: 'VIEWER',
+    });
     expect(u.status).toBe(201);
     const list = await stack.admin('GET', `/admin/companies/${co.id}/users`);
     expect(list.status).toBe(200);
-    expect(list.body.items).toContainEqual({ id: u.body.id, email: u.body.email, role: 'VIEWER', createdAt: u.body.createdAt, activatedAt: expect.any(String), disabledAt: null });
+    expect(list.body.items).toContainEqual({
+      id: u.body.id,
+      email: u.body.email,
+      role: 'VIEWER',
+      createdAt: u.body.createdAt,
+      activatedAt: expect.any(String),
+      disabledAt: null,
+    });
     expect(list.text).not.toContain(u.body.totpSecret);
     await stack.admin('DELETE', `/admin/companies/${co.id}/users/${u.body.id}`);
     const after = await stack.admin('GET', `/admin/companies/${co.id}/users`);
@@ -91,26 +113,53 @@ describe('operator reads and money exceptions', () => {
     const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3004445566' } });
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 120_000, destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+      body: {
+        amount: 120_000,
+        destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+        targetName: key.body.recipient.fullName,
+        targetDocument: key.body.recipient.idValue,
+      },
     });
     expect(sent.status).toBe(201);
-    await eventually(async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED', 15_000, 100);
+    await eventually(
+      async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED',
+      15_000,
+      100,
+    );
 
     // The rail, late and wrong, says the completed payout failed: acknowledged, nothing changes, an exception opens.
     const callback = await providerCallback('/webhooks/rails/breb', {
-      eventId: `evt-${randomUUID()}`, transactionId: sent.body.id, providerTransferId: 'brb-late', rail: 'BREB', status: 'FAILED', errorMessage: 'Rechazada por el receptor', occurredAt: new Date().toISOString(),
+      eventId: `evt-${randomUUID()}`,
+      transactionId: sent.body.id,
+      providerTransferId: 'brb-late',
+      rail: 'BREB',
+      status: 'FAILED',
+      errorMessage: 'Rechazada por el receptor',
+      occurredAt: new Date().toISOString(),
     });
     expect(callback.status).toBe(200);
     expect(await callback.json()).toEqual({ received: true, duplicate: true });
     expect((await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status).toBe('COMPLETED');
 
-    const open = await eventually(async () => {
-      const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=RAIL_FAILED_AFTER_COMPLETION');
-      return r.body.items.find((e: { resourceId: string }) => e.resourceId === sent.body.id);
-    }, 10_000, 100);
+    const open = await eventually(
+      async () => {
+        const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=RAIL_FAILED_AFTER_COMPLETION');
+        return r.body.items.find((e: { resourceId: string }) => e.resourceId === sent.body.id);
+      },
+      10_000,
+      100,
+    );
     expect(open).toMatchObject({
-      id: expect.stringMatching(/^exc_[0-9a-f]{32}$/), kind: 'RAIL_FAILED_AFTER_COMPLETION', status: 'OPEN', rail: 'BREB', companyId: co.id,
-      resolvedAt: null, resolvedBy: null, action: null, note: null, actions: ['dismiss'],
+      id: expect.stringMatching(/^exc_[0-9a-f]{32}$/),
+      kind: 'RAIL_FAILED_AFTER_COMPLETION',
+      status: 'OPEN',
+      rail: 'BREB',
+      companyId: co.id,
+      resolvedAt: null,
+      resolvedBy: null,
+      action: null,
+      note: null,
+      actions: ['dismiss'],
     });
     expect((await stack.admin('GET', '/admin/exceptions')).body.items.map((e: { id: string }) => e.id)).toContain(open.id);
     expect((await stack.admin('GET', '/admin/exceptions?kind=PAID_AFTER_EXPIRY')).body.items.map((e: { id: string }) => e.id)).not.toContain(open.id);
@@ -131,10 +180,24 @@ describe('operator reads and money exceptions', () => {
   it('a PSE payment confirmed after the link failed (signed provider callbacks) opens an exception; crediting it pays the company once', async () => {
     const dep = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 200_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Ana', payerLastName: 'Ruiz', payerEmail: 'ana@example.com' },
+      body: {
+        amountCents: 200_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '1020304050',
+        payerFirstName: 'Ana',
+        payerLastName: 'Ruiz',
+        payerEmail: 'ana@example.com',
+      },
     });
     expect(dep.status).toBe(201);
-    const failed = { eventId: `pse-${randomUUID()}`, depositId: dep.body.id, providerTransferId: null, status: 'FAILED', errorMessage: 'Fondos insuficientes', occurredAt: new Date().toISOString() };
+    const failed = {
+      eventId: `pse-${randomUUID()}`,
+      depositId: dep.body.id,
+      providerTransferId: null,
+      status: 'FAILED',
+      errorMessage: 'Fondos insuficientes',
+      occurredAt: new Date().toISOString(),
+    };
     const first = await providerCallback('/webhooks/pse', failed);
     expect([first.status, await first.json()]).toEqual([200, { received: true, duplicate: false }]);
     const repeat = await providerCallback('/webhooks/pse', failed);
@@ -142,22 +205,35 @@ describe('operator reads and money exceptions', () => {
 
     const before = await achAvailable();
     const paid = await providerCallback('/webhooks/pse', {
-      eventId: `pse-${randomUUID()}`, depositId: dep.body.id, providerTransferId: 'pse-tx-late', status: 'PAID', payerBank: 'Bancolombia', paidAt: new Date().toISOString(),
+      eventId: `pse-${randomUUID()}`,
+      depositId: dep.body.id,
+      providerTransferId: 'pse-tx-late',
+      status: 'PAID',
+      payerBank: 'Bancolombia',
+      paidAt: new Date().toISOString(),
     });
     expect(paid.status).toBe(200);
-    const open = await eventually(async () => {
-      const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=PAID_AFTER_FAILURE');
-      return r.body.items.find((e: { resourceId: string }) => e.resourceId === dep.body.id);
-    }, 10_000, 100);
+    const open = await eventually(
+      async () => {
+        const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=PAID_AFTER_FAILURE');
+        return r.body.items.find((e: { resourceId: string }) => e.resourceId === dep.body.id);
+      },
+      10_000,
+      100,
+    );
     expect(open).toMatchObject({ rail: 'PSE', companyId: co.id, actions: ['credit', 'dismiss'] });
     expect(await achAvailable()).toBe(before); // nothing credited on a contradiction
 
     const resolved = await stack.admin('POST', `/admin/exceptions/${open.id}/resolve`, { action: 'credit', note: 'El pagador sí pagó: se abona.' });
     expect(resolved.body).toMatchObject({ status: 'RESOLVED', action: 'credit' });
-    const listed = await eventually(async () => {
-      const r = await stack.http('GET', '/deposits?rail=PSE&limit=100', { token: co.readKey });
-      return r.body.deposits.find((d: { id: string; status: string }) => d.id === dep.body.id && d.status === 'ASSIGNED');
-    }, 10_000, 100);
+    const listed = await eventually(
+      async () => {
+        const r = await stack.http('GET', '/deposits?rail=PSE&limit=100', { token: co.readKey });
+        return r.body.deposits.find((d: { id: string; status: string }) => d.id === dep.body.id && d.status === 'ASSIGNED');
+      },
+      10_000,
+      100,
+    );
     expect(await achAvailable()).toBe(before + BigInt(listed.netAmountCents));
   });
 });

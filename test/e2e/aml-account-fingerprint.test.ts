@@ -19,8 +19,19 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
   const account = (n: number) => `5${String(n).padStart(10, '0')}`;
   const ach = (amount: number, accountNumber: string, documentNumber: string, extra: Record<string, unknown> = {}) => ({
     amount,
-    destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber, documentTypeId: 1, documentNumber, holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
-    description: 'Pago proveedor', ...extra,
+    destination: {
+      bankAccount: {
+        bankId: 1,
+        accountTypeId: 20,
+        accountNumber,
+        documentTypeId: 1,
+        documentNumber,
+        holderFirstName: 'Ana María',
+        holderLastName: 'Pérez Gómez',
+      },
+    },
+    description: 'Pago proveedor',
+    ...extra,
   });
   const send = (body: unknown) => stack.http('POST', '/transfers/send', { token: co.writeKey, body });
   const answer = async (body: unknown) => {
@@ -36,7 +47,9 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
     await stack.admin('PUT', '/admin/fees/ACH_OUTFLOW', { fixedFeeCents: 0, variableBps: 0, companyId: co.id });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 10_000_000, reference: 'seed-ach' });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -45,11 +58,19 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
   it('a listed bank account is refused whatever document the payout declares; the entry shows it masked', async () => {
     // The account is paid once under its holder's document: the operator learns it is the one to list.
     expect((await send(ach(1_000, LISTED, '1020304050'))).status).toBe(201);
-    const entry = await stack.admin('POST', '/admin/aml/blacklist', { bankAccount: { bankCode: '1007', accountNumber: LISTED }, reason: 'Cuenta reportada por la UIAF' });
+    const entry = await stack.admin('POST', '/admin/aml/blacklist', {
+      bankAccount: { bankCode: '1007', accountNumber: LISTED },
+      reason: 'Cuenta reportada por la UIAF',
+    });
     expect(entry.status).toBe(201);
     expect(entry.body).toEqual({
-      id: expect.any(String), kind: 'BANK_ACCOUNT', documentNumber: null, bankAccount: { bankCode: '1007', accountNumberMasked: `****${LISTED.slice(-4)}` },
-      name: null, reason: 'Cuenta reportada por la UIAF', createdAt: expect.any(String),
+      id: expect.any(String),
+      kind: 'BANK_ACCOUNT',
+      documentNumber: null,
+      bankAccount: { bankCode: '1007', accountNumberMasked: `****${LISTED.slice(-4)}` },
+      name: null,
+      reason: 'Cuenta reportada por la UIAF',
+      createdAt: expect.any(String),
     });
     expect(entry.text).not.toContain(LISTED);
     try {
@@ -57,14 +78,28 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
       expect(refused.status).toBe(422);
       expect(refused.body).toMatchObject({ error: 'RECIPIENT_BLACKLISTED', message: expect.any(String) });
       // The attack: one digit added to the document, another document, the number with leading zeros, another account type.
-      for (const body of [ach(1_000, LISTED, '10203040501'), ach(1_000, LISTED, '7766554433'), ach(1_000, `00${LISTED}`, '7766554433'),
-        { ...ach(1_000, LISTED, '7766554433'), destination: { bankAccount: { ...ach(1, LISTED, '7766554433').destination.bankAccount, accountTypeId: 21 } } }]) {
+      for (const body of [
+        ach(1_000, LISTED, '10203040501'),
+        ach(1_000, LISTED, '7766554433'),
+        ach(1_000, `00${LISTED}`, '7766554433'),
+        { ...ach(1_000, LISTED, '7766554433'), destination: { bankAccount: { ...ach(1, LISTED, '7766554433').destination.bankAccount, accountTypeId: 21 } } },
+      ]) {
         const r = await send(body);
-        expect({ status: r.status, error: r.body.error, message: r.body.message }).toEqual(
-          { status: 422, error: 'RECIPIENT_BLACKLISTED', message: refused.body.message });
+        expect({ status: r.status, error: r.body.error, message: r.body.message }).toEqual({
+          status: 422,
+          error: 'RECIPIENT_BLACKLISTED',
+          message: refused.body.message,
+        });
       }
       // The same number at another bank is another account.
-      expect((await send({ ...ach(1_000, LISTED, '7766554433'), destination: { bankAccount: { ...ach(1, LISTED, '7766554433').destination.bankAccount, bankId: 14 } } })).status).toBe(201);
+      expect(
+        (
+          await send({
+            ...ach(1_000, LISTED, '7766554433'),
+            destination: { bankAccount: { ...ach(1, LISTED, '7766554433').destination.bankAccount, bankId: 14 } },
+          })
+        ).status,
+      ).toBe(201);
     } finally {
       expect((await stack.admin('DELETE', `/admin/aml/blacklist/${entry.body.id}`)).body).toMatchObject({ id: entry.body.id, kind: 'BANK_ACCOUNT' });
     }
@@ -115,16 +150,20 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
     try {
       const item = (accountNumber: string, documentNumber: string, reference: string) => ({ ...ach(1_000, accountNumber, documentNumber), reference });
       const r = await stack.http('POST', '/transfers/batches', {
-        token: co.writeKey, body: { mode: 'valid_only', items: [item(LISTED, '6655443322', 'L-1'), item(account(5), '6655443322', 'L-2')] },
+        token: co.writeKey,
+        body: { mode: 'valid_only', items: [item(LISTED, '6655443322', 'L-1'), item(account(5), '6655443322', 'L-2')] },
       });
       expect(r.status).toBe(201);
-      expect(r.body.results).toEqual([expect.objectContaining({ item: 1, valid: false, error: 'RECIPIENT_BLACKLISTED' }), { item: 2, line: null, valid: true }]);
+      expect(r.body.results).toEqual([
+        expect.objectContaining({ item: 1, valid: false, error: 'RECIPIENT_BLACKLISTED' }),
+        { item: 2, line: null, valid: true },
+      ]);
     } finally {
       await stack.admin('DELETE', `/admin/aml/blacklist/${entry.body.id}`);
     }
   });
 
-  it('the listed account\'s full number is in no log line and in no schema of the product', async () => {
+  it("the listed account's full number is in no log line and in no schema of the product", async () => {
     const leaks = stack.logs().filter((l) => l.includes(LISTED));
     expect(leaks).toEqual([]);
     const { default: pg } = await import('pg');
@@ -133,7 +172,8 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
     try {
       const { rows: tables } = await db.query<{ s: string; t: string }>(
         `select table_schema as s, table_name as t from information_schema.tables
-          where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema', 'sandbox')`);
+          where table_type = 'BASE TABLE' and table_schema not in ('pg_catalog', 'information_schema', 'sandbox')`,
+      );
       const holding: string[] = [];
       for (const { s, t } of tables) {
         const { rows } = await db.query<{ n: string }>(`select count(*)::text as n from "${s}"."${t}" x where x::text like $1`, [`%${LISTED}%`]);
@@ -142,7 +182,8 @@ describe('AML and limits on the destination account (issue 36, finding 6)', () =
       expect(holding).toEqual([]);
       // The admin audit trail recorded the listing, with the number masked.
       const { rows: audit } = await db.query<{ request: string }>(
-        `select request::text as request from gateway.admin_audit where action = 'adminAddAmlEntry' and request::text like '%bankAccount%'`);
+        `select request::text as request from gateway.admin_audit where action = 'adminAddAmlEntry' and request::text like '%bankAccount%'`,
+      );
       expect(audit.length).toBeGreaterThan(0);
       for (const a of audit) expect(a.request).toContain(`****${LISTED.slice(-4)}`);
     } finally {

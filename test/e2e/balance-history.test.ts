@@ -17,24 +17,47 @@ describe('balance history end to end', () => {
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   /** An instant after everything done so far and before anything that follows. */
-  const mark = async (): Promise<string> => { await sleep(10); const t = instantFromDate(new Date()); await sleep(10); return t; };
+  const mark = async (): Promise<string> => {
+    await sleep(10);
+    const t = instantFromDate(new Date());
+    await sleep(10);
+    return t;
+  };
   const history = (rail: string, at: string, key = co.readKey) =>
     stack.http('GET', `/wallets/balance/history?rail=${rail}&at=${encodeURIComponent(at)}`, { token: key });
   const balance = async (key = co.readKey) => {
     const r = await stack.http('GET', '/wallets/balance', { token: key });
     return Object.fromEntries(r.body.wallets.map((w: any) => [w.rail, w])) as Record<'BREB' | 'ACH', any>;
   };
-  const settled = (id: string) => eventually(async () => {
-    const r = await stack.http('GET', `/wallets/transactions/${id}`, { token: co.readKey });
-    return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-  }, 15_000, 100);
+  const settled = (id: string) =>
+    eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${id}`, { token: co.readKey });
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
   const achBody = (amount: number) => ({
     amount,
-    destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
+    destination: {
+      bankAccount: {
+        bankId: 1,
+        accountTypeId: 20,
+        accountNumber: '12345678901',
+        documentTypeId: 1,
+        documentNumber: '1020304050',
+        holderFirstName: 'Ana María',
+        holderLastName: 'Pérez Gómez',
+      },
+    },
     description: 'Pago proveedor',
   });
 
-  let t0: string; let t1: string; let t2: string; let t3: string;
+  let t0: string;
+  let t1: string;
+  let t2: string;
+  let t3: string;
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true });
@@ -56,7 +79,9 @@ describe('balance history end to end', () => {
     expect((await settled(bad.body.id)).status).toBe('FAILED');
     t3 = await mark();
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -75,17 +100,29 @@ describe('balance history end to end', () => {
     // now equals the live balance
     const now = await mark();
     const live = (await balance()).ACH;
-    expect((await history('ACH', now)).body).toMatchObject({ availableCents: live.availableCents, pendingOutCents: live.pendingOutCents, totalCents: live.totalCents, version: live.version });
+    expect((await history('ACH', now)).body).toMatchObject({
+      availableCents: live.availableCents,
+      pendingOutCents: live.pendingOutCents,
+      totalCents: live.totalCents,
+      version: live.version,
+    });
     // an offset names the same instant: t1 in Bogotá time
     const bogota = new Date(Date.parse(t1) - 5 * 3_600_000).toISOString().replace('Z', '-05:00');
     expect((await history('ACH', bogota)).body).toMatchObject({ at: t1, availableCents: '1000000' });
     // the BREB wallet saw nothing; before the company existed, zeros
     expect((await history('BREB', t3)).body).toMatchObject({ rail: 'BREB', availableCents: '0', version: 0 });
-    expect((await history('ACH', '2000-01-01T00:00:00Z')).body).toMatchObject({ at: '2000-01-01T00:00:00.000000Z', availableCents: '0', pendingOutCents: '0', version: 0 });
+    expect((await history('ACH', '2000-01-01T00:00:00Z')).body).toMatchObject({
+      at: '2000-01-01T00:00:00.000000Z',
+      availableCents: '0',
+      pendingOutCents: '0',
+      version: 0,
+    });
   });
 
   it("a movement's own createdAt (microseconds) as `at` counts it; one microsecond earlier does not", async () => {
-    const items = (await stack.http('GET', '/wallets/transactions?rail=ACH&type=BALANCE_ADD', { token: co.readKey })).body.items as Array<{ createdAt: string }>;
+    const items = (await stack.http('GET', '/wallets/transactions?rail=ACH&type=BALANCE_ADD', { token: co.readKey })).body.items as Array<{
+      createdAt: string;
+    }>;
     expect(items).toHaveLength(1);
     const at = items[0]!.createdAt;
     expect(at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/);
@@ -117,10 +154,20 @@ describe('balance history end to end', () => {
     const q = (qs: string) => stack.http('GET', `/wallets/balance/history?${qs}`, { token: co.readKey });
     const at = encodeURIComponent(t1);
     for (const qs of [
-      `at=${at}`, 'rail=ACH', `rail=PSE&at=${at}`, `rail=ach&at=${at}`, 'rail=ACH&at=2026-11-21', 'rail=ACH&at=2026-11-21T10:00:00',
-      'rail=ACH&at=ayer', 'rail=ACH&at=2026-13-45T10:00:00Z', `rail=ACH&at=${at}&extra=1`, `rail=ACH&rail=BREB&at=${at}`,
+      `at=${at}`,
+      'rail=ACH',
+      `rail=PSE&at=${at}`,
+      `rail=ach&at=${at}`,
+      'rail=ACH&at=2026-11-21',
+      'rail=ACH&at=2026-11-21T10:00:00',
+      'rail=ACH&at=ayer',
+      'rail=ACH&at=2026-13-45T10:00:00Z',
+      `rail=ACH&at=${at}&extra=1`,
+      `rail=ACH&rail=BREB&at=${at}`,
       // ten fraction digits, a leap second, Feb 30: not an instant
-      'rail=ACH&at=2026-11-21T10:00:00.1234567890Z', 'rail=ACH&at=2026-11-21T10:00:60Z', 'rail=ACH&at=2026-02-30T10:00:00Z',
+      'rail=ACH&at=2026-11-21T10:00:00.1234567890Z',
+      'rail=ACH&at=2026-11-21T10:00:60Z',
+      'rail=ACH&at=2026-02-30T10:00:00Z',
     ]) {
       const r = await q(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 400, error: 'INVALID_REQUEST' });

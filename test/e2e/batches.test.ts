@@ -19,14 +19,23 @@ describe('bulk payouts end to end', () => {
 
   const csv = (text: string, qs = '', key = co.writeKey, extra: Record<string, string> = {}) =>
     stack.http('POST', `/transfers/batches${qs}`, { token: key, raw: { type: 'text/csv; charset=utf-8', data: text }, headers: extra });
-  const batchCount = async (companyKey = co.readKey) => (await stack.http('GET', '/transfers/batches?limit=100', { token: companyKey })).body.items.length as number;
-  const final = (id: string, timeoutMs = 120_000) => eventually(async () => {
-    const r = await stack.http('GET', `/transfers/batches/${id}`, { token: co.readKey });
-    return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-  }, timeoutMs, 250);
-  const HEADER = 'amount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference;description';
-  const brebLine = (pesos: string, h: { key: string; name: string; doc: string }, ref: string) => `${pesos};PHONE;${h.key};${h.name};${h.doc};;;;;;;;${ref};Nómina`;
-  const achLine = (pesos: string, ref: string, account = '12345678901', doc = '1020304050') => `${pesos};;;;;1;Ahorros;${account};CC;${doc};Ana María;Pérez Gómez;${ref};Proveedores`;
+  const batchCount = async (companyKey = co.readKey) =>
+    (await stack.http('GET', '/transfers/batches?limit=100', { token: companyKey })).body.items.length as number;
+  const final = (id: string, timeoutMs = 120_000) =>
+    eventually(
+      async () => {
+        const r = await stack.http('GET', `/transfers/batches/${id}`, { token: co.readKey });
+        return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      timeoutMs,
+      250,
+    );
+  const HEADER =
+    'amount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference;description';
+  const brebLine = (pesos: string, h: { key: string; name: string; doc: string }, ref: string) =>
+    `${pesos};PHONE;${h.key};${h.name};${h.doc};;;;;;;;${ref};Nómina`;
+  const achLine = (pesos: string, ref: string, account = '12345678901', doc = '1020304050') =>
+    `${pesos};;;;;1;Ahorros;${account};CC;${doc};Ana María;Pérez Gómez;${ref};Proveedores`;
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true });
@@ -42,7 +51,9 @@ describe('bulk payouts end to end', () => {
       holders.push({ key, name: r.body.recipient.fullName, doc: r.body.recipient.idValue });
     }
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -56,8 +67,16 @@ describe('bulk payouts end to end', () => {
     for (let i = 1; i <= 5_000; i++) {
       const ref = `NOM-${String(i).padStart(5, '0')}`;
       const line = lines.length + 1;
-      if (i % 1000 === 7) { lines.push(brebLine('10000', { ...holders[i % 20]!, name: 'Nombre Que No Es' }, ref)); invalidLines.set(line, 'NAME_MISMATCH'); continue; }
-      if (i % 1000 === 9) { lines.push(achLine('0,50', ref)); invalidLines.set(line, 'INVALID_REQUEST'); continue; }
+      if (i % 1000 === 7) {
+        lines.push(brebLine('10000', { ...holders[i % 20]!, name: 'Nombre Que No Es' }, ref));
+        invalidLines.set(line, 'NAME_MISMATCH');
+        continue;
+      }
+      if (i % 1000 === 9) {
+        lines.push(achLine('0,50', ref));
+        invalidLines.set(line, 'INVALID_REQUEST');
+        continue;
+      }
       if (i % 2 === 0) lines.push(brebLine(`${100 + (i % 50)},00`, holders[i % 20]!, ref));
       else lines.push(achLine(`${200 + (i % 30)}`, ref, `${1234567890 + (i % 40)}`, `${10203040 + (i % 40)}`));
     }
@@ -70,7 +89,14 @@ describe('bulk payouts end to end', () => {
     expect(created.status).toBe(201);
     const tValidated = Date.now();
     const b = created.body;
-    expect(b).toMatchObject({ status: 'VALIDATED', mode: 'valid_only', source: 'csv', itemCount: 5_002, invalidCount: invalidLines.size, reference: 'NOMINA-E2E' });
+    expect(b).toMatchObject({
+      status: 'VALIDATED',
+      mode: 'valid_only',
+      source: 'csv',
+      itemCount: 5_002,
+      invalidCount: invalidLines.size,
+      reference: 'NOMINA-E2E',
+    });
     const invalid = b.results.filter((r: { valid: boolean }) => !r.valid);
     expect(invalid.map((r: { line: number; error: string }) => [r.line, r.error])).toEqual([...invalidLines.entries()]);
     for (const r of invalid) expect(r.message).toEqual(expect.any(String));
@@ -81,7 +107,9 @@ describe('bulk payouts end to end', () => {
     expect(exec.body.status).toBe('EXECUTING');
     const tReserved = Date.now();
     const done = await final(b.id);
-    console.log(`5,002 lines: validated in ${tValidated - t0} ms, executed (one reserve) in ${tReserved - tValidated} ms, all final ${Date.now() - tReserved} ms later`);
+    console.log(
+      `5,002 lines: validated in ${tValidated - t0} ms, executed (one reserve) in ${tReserved - tValidated} ms, all final ${Date.now() - tReserved} ms later`,
+    );
     expect(done.status).toBe('PARTIALLY_FAILED');
     const by = Object.fromEntries(done.byStatus.map((s: { status: string; count: number }) => [s.status, s.count]));
     expect(by).toEqual({ COMPLETED: 5_002 - invalidLines.size - 2, FAILED: 2, INVALID: invalidLines.size });
@@ -89,7 +117,9 @@ describe('bulk payouts end to end', () => {
     // the wallets moved by exactly the completed lines' amounts + fees + IVA (the failed ones were released)
     const spent: Record<string, bigint> = { BREB: 0n, ACH: 0n };
     for (let cursor: string | null = null, first = true; first || cursor; first = false) {
-      const p = await stack.http('GET', `/transfers/batches/${b.id}/items?status=COMPLETED&limit=1000${cursor ? `&cursor=${cursor}` : ''}`, { token: co.readKey });
+      const p = await stack.http('GET', `/transfers/batches/${b.id}/items?status=COMPLETED&limit=1000${cursor ? `&cursor=${cursor}` : ''}`, {
+        token: co.readKey,
+      });
       for (const it of p.body.items) spent[it.rail] = (spent[it.rail] ?? 0n) + BigInt(it.amount + it.totalFee + it.ivaAmount);
       cursor = p.body.nextCursor;
     }
@@ -115,7 +145,11 @@ describe('bulk payouts end to end', () => {
     expect(results.status).toBe(200);
     expect(results.headers.get('content-type')).toMatch(/^text\/csv/);
     // (fetch's text() drops the BOM; the gateway spec checks it) every cell quoted (RFC 4180); no cell of these rows holds a `;` or a quote
-    const rows = results.text.replace(/^\uFEFF/, '').trim().split('\r\n').map((r) => r.split(';').map((c) => c.replace(/^"|"$/g, '')));
+    const rows = results.text
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n')
+      .map((r) => r.split(';').map((c) => c.replace(/^"|"$/g, '')));
     expect(rows).toHaveLength(5_003);
     expect(rows[0]!.join(';')).toBe('item;linea;estado;riel;monto;comision;iva;beneficiario;documento;referencia;destino;transaccion;error;mensaje;completada');
     expect(rows.filter((r) => r[2] === 'FAILED')).toHaveLength(2);
@@ -134,17 +168,30 @@ describe('bulk payouts end to end', () => {
   it('JSON: mode all rejects on an invalid item; a batch beyond the balance gets the shortfall and holds nothing; cancel', async () => {
     const h = holders[3]!;
     const item = (amount: number, ref: string, name = h.name) => ({
-      amount, destination: { brebKey: { type: 'PHONE', value: h.key } }, targetName: name, targetDocument: h.doc, reference: ref,
+      amount,
+      destination: { brebKey: { type: 'PHONE', value: h.key } },
+      targetName: name,
+      targetDocument: h.doc,
+      reference: ref,
     });
-    const rejected = await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [item(10_000, 'a-1'), item(10_000, 'a-2', 'Otro Nombre')] } });
+    const rejected = await stack.http('POST', '/transfers/batches', {
+      token: co.writeKey,
+      body: { items: [item(10_000, 'a-1'), item(10_000, 'a-2', 'Otro Nombre')] },
+    });
     expect(rejected.status).toBe(201);
     expect(rejected.body.status).toBe('REJECTED');
-    expect(rejected.body.results).toEqual([{ item: 1, line: null, valid: true }, expect.objectContaining({ item: 2, line: null, valid: false, error: 'NAME_MISMATCH' })]);
+    expect(rejected.body.results).toEqual([
+      { item: 1, line: null, valid: true },
+      expect.objectContaining({ item: 2, line: null, valid: false, error: 'NAME_MISMATCH' }),
+    ]);
     const noExec = await stack.http('POST', `/transfers/batches/${rejected.body.id}/execute`, { token: co.writeKey });
     expect(noExec.status).toBe(409);
     expect(noExec.body.error).toBe('INVALID_STATE_TRANSITION');
 
-    const big = await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [item(900_000_000, 'big-1'), item(900_000_000, 'big-2')] } });
+    const big = await stack.http('POST', '/transfers/batches', {
+      token: co.writeKey,
+      body: { items: [item(900_000_000, 'big-1'), item(900_000_000, 'big-2')] },
+    });
     expect(big.status).toBe(201);
     expect(big.body.status).toBe('VALIDATED');
     const short = await stack.http('POST', `/transfers/batches/${big.body.id}/execute`, { token: co.writeKey });
@@ -178,7 +225,15 @@ describe('bulk payouts end to end', () => {
       await csv('amount;nope\r\n100;x\r\n'),
       await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: 'not-a-list' } }),
       await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [] } }),
-      await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [{ amount: 100, reference: 'x' }, { amount: 100, reference: 'x' }] } }),
+      await stack.http('POST', '/transfers/batches', {
+        token: co.writeKey,
+        body: {
+          items: [
+            { amount: 100, reference: 'x' },
+            { amount: 100, reference: 'x' },
+          ],
+        },
+      }),
       await stack.http('POST', '/transfers/batches', { token: co.writeKey, raw: { type: 'text/plain', data: 'hola' } }),
       await stack.http('POST', '/transfers/batches', { token: co.writeKey, raw: { type: 'application/json', data: '{"items": [' } }),
     ];
@@ -194,10 +249,25 @@ describe('bulk payouts end to end', () => {
   it("another company's batch reads as not found", async () => {
     const mine = await stack.http('POST', '/transfers/batches', {
       token: co.writeKey,
-      body: { items: [{ amount: 10_000, destination: { brebKey: { type: 'PHONE', value: holders[5]!.key } }, targetName: holders[5]!.name, targetDocument: holders[5]!.doc }] },
+      body: {
+        items: [
+          {
+            amount: 10_000,
+            destination: { brebKey: { type: 'PHONE', value: holders[5]!.key } },
+            targetName: holders[5]!.name,
+            targetDocument: holders[5]!.doc,
+          },
+        ],
+      },
     });
     expect(mine.status).toBe(201);
-    for (const [method, path] of [['GET', ''], ['GET', '/items'], ['GET', '/results.csv'], ['POST', '/execute'], ['POST', '/cancel']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['GET', '/items'],
+      ['GET', '/results.csv'],
+      ['POST', '/execute'],
+      ['POST', '/cancel'],
+    ] as const) {
       const r = await stack.http(method, `/transfers/batches/${mine.body.id}${path}`, { token: method === 'GET' ? other.readKey : other.writeKey });
       expect([path, r.status, r.body?.error]).toEqual([path, 404, 'BATCH_NOT_FOUND']);
     }

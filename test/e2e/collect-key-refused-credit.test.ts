@@ -20,9 +20,12 @@ describe('collect keys: a payment nobody could book', () => {
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
   }, 60_000);
-  afterAll(async () => { await db?.end(); await stack?.stop(); });
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
 
-  it('ACH-only company: no key (404 FAST_WALLET_MISSING); a legacy key\'s payment → CREDIT_REFUSED exception in /admin/exceptions, acknowledged, resolvable', async () => {
+  it("ACH-only company: no key (404 FAST_WALLET_MISSING); a legacy key's payment → CREDIT_REFUSED exception in /admin/exceptions, acknowledged, resolvable", async () => {
     const co = await stack.provision('Solo ACH S.A.S.', { wallets: ['ACH'] });
     const refused = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'cli-1', name: 'Tienda Uno' } });
     expect(refused.status).toBe(404);
@@ -32,36 +35,64 @@ describe('collect keys: a payment nobody could book', () => {
     // A key of this company from before the check: stored and registered at the directory as the service would have.
     const keyValue = `@legado${randomBytes(4).toString('hex')}`;
     const reg = await fetch(`${stack.sandbox!.url}/breb/directory/registrations`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ keyValue, keyType: 'ALPHANUM', holderName: 'Tienda Legado', participantCallbackUrl: `${stack.gateway.url}/webhooks/breb/incoming` }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        keyValue,
+        keyType: 'ALPHANUM',
+        holderName: 'Tienda Legado',
+        participantCallbackUrl: `${stack.gateway.url}/webhooks/breb/incoming`,
+      }),
     });
     expect(reg.status).toBe(201);
-    await db.query(`insert into collect_key.keys (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
-      values ($1, $2, 'legado', 'Tienda Legado', 'ALPHANUM', $3, 'ACTIVE', false)`, [`bkey_${randomBytes(12).toString('hex')}`, co.id, keyValue]);
+    await db.query(
+      `insert into collect_key.keys (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
+      values ($1, $2, 'legado', 'Tienda Legado', 'ALPHANUM', $3, 'ACTIVE', false)`,
+      [`bkey_${randomBytes(12).toString('hex')}`, co.id, keyValue],
+    );
 
     const pay = await fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ keyValue, amountCents: 80_000, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }),
     });
     expect(pay.status).toBe(202);
     const { providerTransferId } = (await pay.json()) as { providerTransferId: string };
-    const row = await eventually(async () => {
-      const r = await db.query<{ deposit_id: string; status: string }>(`select deposit_id, status from collect_key.payments where provider_transfer_id = $1`, [providerTransferId]);
-      return r.rows[0]?.status === 'CREDIT_REFUSED' ? r.rows[0] : undefined;
-    }, 15_000, 100);
+    const row = await eventually(
+      async () => {
+        const r = await db.query<{ deposit_id: string; status: string }>(
+          `select deposit_id, status from collect_key.payments where provider_transfer_id = $1`,
+          [providerTransferId],
+        );
+        return r.rows[0]?.status === 'CREDIT_REFUSED' ? r.rows[0] : undefined;
+      },
+      15_000,
+      100,
+    );
     // The network's delivery was acknowledged: nothing is left for it to retry.
-    const delivery = await eventually(async () => {
-      const r = await db.query<{ state: string; last_status: number }>(`select state, last_status from sandbox.callbacks where transaction_id = $1`, [providerTransferId]);
-      return r.rows[0]?.state === 'delivered' ? r.rows[0] : undefined;
-    }, 15_000, 100);
+    const delivery = await eventually(
+      async () => {
+        const r = await db.query<{ state: string; last_status: number }>(`select state, last_status from sandbox.callbacks where transaction_id = $1`, [
+          providerTransferId,
+        ]);
+        return r.rows[0]?.state === 'delivered' ? r.rows[0] : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(delivery.last_status).toBe(200);
 
     const listed = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=CREDIT_REFUSED');
     expect(listed.status).toBe(200);
     const exc = listed.body.items.find((e: { resourceId: string }) => e.resourceId === row.deposit_id);
     expect(exc).toMatchObject({
-      id: expect.stringMatching(/^exc_[0-9a-f]{32}$/), kind: 'CREDIT_REFUSED', status: 'OPEN', rail: 'BREB', companyId: co.id,
-      theirs: { source: 'ledger', code: 'FAST_WALLET_MISSING' }, actions: ['retry', 'return', 'dismiss'],
+      id: expect.stringMatching(/^exc_[0-9a-f]{32}$/),
+      kind: 'CREDIT_REFUSED',
+      status: 'OPEN',
+      rail: 'BREB',
+      companyId: co.id,
+      theirs: { source: 'ledger', code: 'FAST_WALLET_MISSING' },
+      actions: ['retry', 'return', 'dismiss'],
     });
 
     expect((await stack.admin('GET', '/admin/exceptions')).body.items.map((e: { id: string }) => e.id)).toContain(exc.id);

@@ -28,7 +28,8 @@ describe('collect keys end to end', () => {
   const post = (path: string, body: unknown, key = co.writeKey) => stack.http('POST', path, { token: key, body });
   const incoming = (keyValue: string, amountCents: number) =>
     fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ keyValue, amountCents, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }),
     });
   const brebAvailable = async () => {
@@ -41,15 +42,24 @@ describe('collect keys end to end', () => {
     co = await stack.provision('Agregador S.A.S.');
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { expect((await stack.invariants()).violations).toEqual([]); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
 
   it('issues a key per customer, idempotently, and finds it by ext:', async () => {
     const r = await post('/breb/collect-keys', { externalId: 'cliente-1', name: 'Tienda Uno' });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^bkey_/), externalId: 'cliente-1', name: 'Tienda Uno',
-      key: { type: 'ALPHANUM', value: expect.stringMatching(/^@[a-z0-9]{10}$/) }, state: 'ACTIVE', createdAt: expect.any(String), deletedAt: null,
+      id: expect.stringMatching(/^bkey_/),
+      externalId: 'cliente-1',
+      name: 'Tienda Uno',
+      key: { type: 'ALPHANUM', value: expect.stringMatching(/^@[a-z0-9]{10}$/) },
+      state: 'ACTIVE',
+      createdAt: expect.any(String),
+      deletedAt: null,
     });
     const again = await post('/breb/collect-keys', { externalId: 'cliente-1', name: 'Tienda Uno' });
     expect(again.status).toBe(200);
@@ -62,7 +72,13 @@ describe('collect keys end to end', () => {
     const foreign = await stack.http('GET', `/breb/collect-keys/${r.body.id}`, { token: other.readKey });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('KEY_NOT_FOUND');
-    for (const bad of [{ externalId: '', name: 'x' }, { externalId: 'a b', name: 'x' }, { externalId: 'ok', name: '' }, { externalId: 'ok', name: 'x', keyValue: '@a' }, { externalId: 'ok', name: 'x', keyType: 'PHONE' }]) {
+    for (const bad of [
+      { externalId: '', name: 'x' },
+      { externalId: 'a b', name: 'x' },
+      { externalId: 'ok', name: '' },
+      { externalId: 'ok', name: 'x', keyValue: '@a' },
+      { externalId: 'ok', name: 'x', keyType: 'PHONE' },
+    ]) {
       expect((await post('/breb/collect-keys', bad)).status).toBe(400);
     }
   });
@@ -71,7 +87,10 @@ describe('collect keys end to end', () => {
     const k = (await post('/breb/collect-keys', { externalId: 'cliente-qr', name: 'Panadería QR' })).body;
     const q1 = await post(`/breb/collect-keys/${k.id}/qr`, undefined);
     expect(q1.status).toBe(201);
-    expect(q1.body).toEqual({ qr: { id: expect.stringMatching(/^qr_/), type: 'STATIC', reference: expect.any(String), isPaid: false, createdAt: expect.any(String) }, reused: false });
+    expect(q1.body).toEqual({
+      qr: { id: expect.stringMatching(/^qr_/), type: 'STATIC', reference: expect.any(String), isPaid: false, createdAt: expect.any(String) },
+      reused: false,
+    });
     const q2 = await post(`/breb/collect-keys/${k.id}/qr`, undefined);
     expect(q2.status).toBe(200);
     expect(q2.body.reused).toBe(true);
@@ -99,15 +118,24 @@ describe('collect keys end to end', () => {
     const before = await brebAvailable();
     const sent = await incoming(k.key.value, 250_000);
     expect(sent.status).toBe(202);
-    const { providerTransferId } = await sent.json() as { providerTransferId: string };
+    const { providerTransferId } = (await sent.json()) as { providerTransferId: string };
     for (let i = 0; i < 2; i++) await fetch(`${stack.sandbox!.url}/sandbox/callbacks/${providerTransferId}/redeliver`, { method: 'POST' });
-    const dep = await eventually(async () => {
-      const r = await stack.http('GET', `/deposits?rail=BREB&externalId=cliente-pago`, { token: co.readKey });
-      return r.body.deposits?.[0];
-    }, 15_000, 100);
+    const dep = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/deposits?rail=BREB&externalId=cliente-pago`, { token: co.readKey });
+        return r.body.deposits?.[0];
+      },
+      15_000,
+      100,
+    );
     expect(dep).toMatchObject({
-      status: 'ASSIGNED', source: 'BREB', amountCents: '250000', providerTransferId,
-      brebKey: { id: k.id, externalId: 'cliente-pago', name: 'Frutería', value: k.key.value }, payerName: 'Pedro Pérez', payerBank: 'Nequi',
+      status: 'ASSIGNED',
+      source: 'BREB',
+      amountCents: '250000',
+      providerTransferId,
+      brebKey: { id: k.id, externalId: 'cliente-pago', name: 'Frutería', value: k.key.value },
+      payerName: 'Pedro Pérez',
+      payerBank: 'Nequi',
     });
     await new Promise((r) => setTimeout(r, 500));
     expect(await brebAvailable()).toBe(before + BigInt(dep.netAmountCents));
@@ -138,10 +166,14 @@ describe('collect keys end to end', () => {
     expect((await post(`/breb/collect-keys/${k.id}/qr`, undefined)).body.error).toBe('KEY_NOT_ACTIVE');
     const before = await brebAvailable();
     expect((await incoming(k.key.value, 90_000)).status).toBe(202);
-    const dep = await eventually(async () => {
-      const r = await stack.http('GET', `/deposits?status=UNASSIGNED&externalId=cliente-baja`, { token: co.readKey });
-      return r.body.deposits?.[0];
-    }, 15_000, 100);
+    const dep = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/deposits?status=UNASSIGNED&externalId=cliente-baja`, { token: co.readKey });
+        return r.body.deposits?.[0];
+      },
+      15_000,
+      100,
+    );
     expect(dep).toMatchObject({ status: 'UNASSIGNED', brebKey: { id: k.id } });
     expect(await brebAvailable()).toBe(before);
     // The customer gets a new key; ext: finds it.
@@ -159,10 +191,18 @@ describe('collect keys end to end', () => {
     expect((await post(`/breb/collect-keys/${k.id}/qr`, undefined)).body.error).toBe('KEY_NOT_ACTIVE');
     const before = await brebAvailable();
     expect((await incoming(k.key.value, 40_000)).status).toBe(202);
-    await eventually(async () => (await stack.http('GET', '/deposits?status=UNASSIGNED&externalId=cliente-susp', { token: co.readKey })).body.deposits?.[0], 15_000, 100);
+    await eventually(
+      async () => (await stack.http('GET', '/deposits?status=UNASSIGNED&externalId=cliente-susp', { token: co.readKey })).body.deposits?.[0],
+      15_000,
+      100,
+    );
     expect(await brebAvailable()).toBe(before);
     expect((await patch(k.id, { state: 'ACTIVE' })).body.state).toBe('ACTIVE');
-    for (const [body, status] of [[{ state: 'DELETED' }, 400], [{}, 400], [{ state: 'ACTIVE', x: 1 }, 400]] as const) {
+    for (const [body, status] of [
+      [{ state: 'DELETED' }, 400],
+      [{}, 400],
+      [{ state: 'ACTIVE', x: 1 }, 400],
+    ] as const) {
       expect((await patch(k.id, body)).status).toBe(status);
     }
     expect((await patch('bkey_doesnotexist000000000000', { state: 'ACTIVE' })).body.error).toBe('KEY_NOT_FOUND');
@@ -171,30 +211,43 @@ describe('collect keys end to end', () => {
     expect((await patch(k.id, { state: 'ACTIVE' }, 'wrong-admin-token')).status).toBe(401);
   });
 
-  it('the network\'s signed inbound-payment notification, posted straight to the gateway, credits once; its repeat is a duplicate', async () => {
+  it("the network's signed inbound-payment notification, posted straight to the gateway, credits once; its repeat is a duplicate", async () => {
     const k = await post('/breb/collect-keys', { externalId: 'cliente-directo', name: 'Directo' });
     expect(k.status).toBe(201);
     const before = await brebAvailable();
     const raw = JSON.stringify({
-      eventId: `net-${Date.now()}`, providerTransferId: `brb_in_direct_${Date.now()}`, keyValue: k.body.key.value, amountCents: 70_000,
-      payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi', receivedAt: new Date().toISOString(),
+      eventId: `net-${Date.now()}`,
+      providerTransferId: `brb_in_direct_${Date.now()}`,
+      keyValue: k.body.key.value,
+      amountCents: 70_000,
+      payerName: 'Pedro Pérez',
+      payerDocument: 'CC 79123456',
+      payerBank: 'Nequi',
+      receivedAt: new Date().toISOString(),
     });
-    const notify = () => fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
-      method: 'POST', body: raw,
-      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
-    });
+    const notify = () =>
+      fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+      });
     const first = await notify();
     expect([first.status, await first.json()]).toEqual([200, { received: true, duplicate: false }]);
     const again = await notify();
     expect([again.status, await again.json()]).toEqual([200, { received: true, duplicate: true }]);
-    const listed = await eventually(async () => (await stack.http('GET', '/deposits?externalId=cliente-directo', { token: co.readKey })).body.deposits?.[0], 15_000, 100);
+    const listed = await eventually(
+      async () => (await stack.http('GET', '/deposits?externalId=cliente-directo', { token: co.readKey })).body.deposits?.[0],
+      15_000,
+      100,
+    );
     expect(listed).toMatchObject({ status: 'ASSIGNED', source: 'BREB', amountCents: '70000', brebKey: { id: k.body.id, externalId: 'cliente-directo' } });
     expect(await brebAvailable()).toBe(before + BigInt(listed.netAmountCents));
   });
 
   it('refuses a forged inbound-payment notification at the gateway', async () => {
     const r = await fetchDocumented(`${stack.gateway.url}/webhooks/breb/incoming`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
       body: JSON.stringify({ eventId: 'e', providerTransferId: 'brb_in_forged', keyValue: '@x', amountCents: 1 }),
     });
     expect(r.status).toBe(401);

@@ -10,11 +10,16 @@ import { checkDocumented } from '../support/openapi-check.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'wallet-e2e-screenshots');
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const PASSWORD = 'Clave-segura-2026!';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-interface User { id: string; email: string; totpSecret: string }
+interface User {
+  id: string;
+  email: string;
+  totpSecret: string;
+}
 
 /** The authenticator app: RFC 6238 (SHA-1, 6 digits, 30 s) from the base32 secret the admin API handed out. */
 const totp = (u: User, offsetMs = 0) =>
@@ -56,14 +61,24 @@ describe('company dashboard in Chromium', () => {
   function checkAnswersOf(page: Page): void {
     page.on('response', (r) => {
       if (!r.url().startsWith(`${stack.gateway.url}/`)) return;
-      browserChecks.push((async () => {
-        const u = new URL(r.url());
-        const media = (r.headers()['content-type'] ?? '').split(';')[0]!.trim();
-        const text = /json$|^text\//.test(media) ? await r.text().catch(() => null) : undefined;
-        if (text === null) return; // the page moved on before the body could be read
-        await checkDocumented(stack.gateway.url, { method: r.request().method(), path: `${u.pathname}${u.search}`, status: r.status(), headers: new Headers(r.headers()), text });
-        checkedAnswers++;
-      })().catch((err: Error) => { undocumented.push(err.message); }));
+      browserChecks.push(
+        (async () => {
+          const u = new URL(r.url());
+          const media = (r.headers()['content-type'] ?? '').split(';')[0]!.trim();
+          const text = /json$|^text\//.test(media) ? await r.text().catch(() => null) : undefined;
+          if (text === null) return; // the page moved on before the body could be read
+          await checkDocumented(stack.gateway.url, {
+            method: r.request().method(),
+            path: `${u.pathname}${u.search}`,
+            status: r.status(),
+            headers: new Headers(r.headers()),
+            text,
+          });
+          checkedAnswers++;
+        })().catch((err: Error) => {
+          undocumented.push(err.message);
+        }),
+      );
     });
   }
 
@@ -80,21 +95,31 @@ describe('company dashboard in Chromium', () => {
     const r = await stack.http('POST', '/transfers/send', {
       token: writeKey,
       body: {
-        amount, reference, description: 'Pago de prueba del panel',
+        amount,
+        reference,
+        description: 'Pago de prueba del panel',
         destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
-        targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue,
+        targetName: key.body.recipient.fullName,
+        targetDocument: key.body.recipient.idValue,
       },
     });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ status: 'AWAITING_APPROVAL', approvalId: expect.any(String), threshold: 2, amount });
-    return { transactionId: r.body.id as string, approvalId: r.body.approvalId as string, targetName: key.body.recipient.fullName as string, targetDocument: key.body.recipient.idValue as string };
+    return {
+      transactionId: r.body.id as string,
+      approvalId: r.body.approvalId as string,
+      targetName: key.body.recipient.fullName as string,
+      targetDocument: key.body.recipient.idValue as string,
+    };
   }
 
   async function openDashboard(): Promise<Page> {
     const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1100, height: 900 } });
     contexts.push(context);
     const page = await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of 401/.test(m.text())) pageProblems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of 401/.test(m.text())) pageProblems.push(m.text());
+    });
     page.on('pageerror', (e) => pageProblems.push(String(e)));
     checkAnswersOf(page);
     const res = await page.goto(`${stack.gateway.url}/dashboard`);
@@ -133,12 +158,25 @@ describe('company dashboard in Chromium', () => {
     stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '100', RATE_LIMIT_FINANCIAL: '100', RATE_LIMIT_READS: '2000' } });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'], // playwright gives each context a fresh, empty profile
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ], // playwright gives each context a fresh, empty profile
     });
 
     companyName = 'Panel <Ñandú> S.A.S.'; // shown as text, never parsed as markup
-    const c = await stack.admin('POST', '/admin/companies', { name: companyName, nit: `901${Math.floor(Math.random() * 1e6)}-2`, taxRegime: 'COMMON', multiSigThreshold: 2 });
+    const c = await stack.admin('POST', '/admin/companies', {
+      name: companyName,
+      nit: `901${Math.floor(Math.random() * 1e6)}-2`,
+      taxRegime: 'COMMON',
+      multiSigThreshold: 2,
+    });
     expect(c.status).toBe(201);
     companyId = c.body.id;
     const w = await stack.admin('POST', `/admin/companies/${companyId}/api-keys`, { scope: 'WRITE', label: 'dashboard-e2e-write' });
@@ -152,9 +190,18 @@ describe('company dashboard in Chromium', () => {
     // Three operators: a TOTP code is single-use per user (only a later time step passes), so each
     // decision below is made by a different user and no test waits for the next 30 s step.
     for (const name of ['ana', 'luis', 'marta']) {
-      const u = await stack.admin('POST', `/admin/companies/${companyId}/users`, { email: `${name}.${companyId.slice(0, 8)}@panel.example.co`, password: PASSWORD, role: 'OPERATOR' });
+      const u = await stack.admin('POST', `/admin/companies/${companyId}/users`, {
+        email: `${name}.${companyId.slice(0, 8)}@panel.example.co`,
+        password: PASSWORD,
+        role: 'OPERATOR',
+      });
       expect(u.status).toBe(201);
-      expect(u.body).toMatchObject({ id: expect.any(String), role: 'OPERATOR', totpSecret: expect.stringMatching(/^[A-Z2-7]+=*$/), otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//) });
+      expect(u.body).toMatchObject({
+        id: expect.any(String),
+        role: 'OPERATOR',
+        totpSecret: expect.stringMatching(/^[A-Z2-7]+=*$/),
+        otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//),
+      });
       users.push({ id: u.body.id, email: u.body.email, totpSecret: u.body.totpSecret });
     }
   }, 90_000);
@@ -240,10 +287,14 @@ describe('company dashboard in Chromium', () => {
     await shot(pageL, 'signed-2-of-2');
 
     // The sandbox rail confirms the Bre-B payment (its confirm delay is shortened by startStack).
-    const done = await eventually(async () => {
-      const r = await tx(t.transactionId);
-      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-    }, 20_000, 200);
+    const done = await eventually(
+      async () => {
+        const r = await tx(t.transactionId);
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      20_000,
+      200,
+    );
     expect(done).toMatchObject({ id: t.transactionId, status: 'COMPLETED', amount: String(amount) });
 
     // The approved filter lists it; the pending one no longer does.
@@ -288,15 +339,23 @@ describe('company dashboard in Chromium', () => {
     expect(await text(page, t.approvalId, 'approval-status')).toBe('Rechazada');
     await shot(page, 'rejected');
 
-    const done = await eventually(async () => {
-      const r = await tx(t.transactionId);
-      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-    }, 20_000, 200);
+    const done = await eventually(
+      async () => {
+        const r = await tx(t.transactionId);
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      20_000,
+      200,
+    );
     expect(done.status).toBe('FAILED');
-    const after = await eventually(async () => {
-      const b = await brebBalance();
-      return b.availableCents === before.availableCents ? b : undefined;
-    }, 10_000, 100);
+    const after = await eventually(
+      async () => {
+        const b = await brebBalance();
+        return b.availableCents === before.availableCents ? b : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(after.pendingOutCents).toBe(before.pendingOutCents);
 
     await page.getByLabel('Estado').selectOption('REJECTED');
@@ -309,7 +368,11 @@ describe('company dashboard in Chromium', () => {
 
   it('a VIEWER sees the pending approval but gets no way to sign it', async () => {
     const t = await sendBreb(1_000_000, 'FAC-2026-0044');
-    const v = await stack.admin('POST', `/admin/companies/${companyId}/users`, { email: `visor.${companyId.slice(0, 8)}@panel.example.co`, password: PASSWORD, role: 'VIEWER' });
+    const v = await stack.admin('POST', `/admin/companies/${companyId}/users`, {
+      email: `visor.${companyId.slice(0, 8)}@panel.example.co`,
+      password: PASSWORD,
+      role: 'VIEWER',
+    });
     expect(v.status).toBe(201);
     const page = await openDashboard();
     await page.getByLabel('Correo electrónico').fill(v.body.email);
@@ -326,7 +389,12 @@ describe('company dashboard in Chromium', () => {
   it('a batch on both rails: one approval, two operators sign it in their browsers, every line is paid and the wallets are debited exactly', async () => {
     // Its own company, so the balances below move by this batch only.
     const name = 'Lotes <Ñandú> S.A.S.';
-    const c = await stack.admin('POST', '/admin/companies', { name, nit: `902${Math.floor(Math.random() * 1e6)}-3`, taxRegime: 'COMMON', multiSigThreshold: 2 });
+    const c = await stack.admin('POST', '/admin/companies', {
+      name,
+      nit: `902${Math.floor(Math.random() * 1e6)}-3`,
+      taxRegime: 'COMMON',
+      multiSigThreshold: 2,
+    });
     expect(c.status).toBe(201);
     const id = c.body.id as string;
     const write = (await stack.admin('POST', `/admin/companies/${id}/api-keys`, { scope: 'WRITE', label: 'lotes-write' })).body.key as string;
@@ -334,25 +402,64 @@ describe('company dashboard in Chromium', () => {
     expect((await stack.admin('PUT', '/admin/fees/BREB_OUTFLOW', { fixedFeeCents: 35_000, variableBps: 0, companyId: id })).status).toBe(200);
     expect((await stack.admin('PUT', '/admin/fees/ACH_OUTFLOW', { fixedFeeCents: 50_000, variableBps: 0, companyId: id })).status).toBe(200);
     for (const rail of ['BREB', 'ACH']) {
-      expect((await stack.admin('POST', `/admin/companies/${id}/wallets/${rail}/credit`, { amountCents: 900_000_000, reference: `seed-lotes-${rail}` })).status).toBeLessThan(300);
+      expect(
+        (await stack.admin('POST', `/admin/companies/${id}/wallets/${rail}/credit`, { amountCents: 900_000_000, reference: `seed-lotes-${rail}` })).status,
+      ).toBeLessThan(300);
     }
     const signers: User[] = [];
     for (const who of ['pedro', 'sofia']) {
-      const u = await stack.admin('POST', `/admin/companies/${id}/users`, { email: `${who}.${id.slice(0, 8)}@lotes.example.co`, password: PASSWORD, role: 'OPERATOR' });
+      const u = await stack.admin('POST', `/admin/companies/${id}/users`, {
+        email: `${who}.${id.slice(0, 8)}@lotes.example.co`,
+        password: PASSWORD,
+        role: 'OPERATOR',
+      });
       expect(u.status).toBe(201);
       signers.push({ id: u.body.id, email: u.body.email, totpSecret: u.body.totpSecret });
     }
-    const balances = async () => Object.fromEntries((await stack.http('GET', '/wallets/balance', { token: read })).body.wallets
-      .map((w: { rail: string; availableCents: string; pendingOutCents: string }) => [w.rail, { available: BigInt(w.availableCents), pendingOut: BigInt(w.pendingOutCents) }])) as Record<'BREB' | 'ACH', { available: bigint; pendingOut: bigint }>;
+    const balances = async () =>
+      Object.fromEntries(
+        (await stack.http('GET', '/wallets/balance', { token: read })).body.wallets.map(
+          (w: { rail: string; availableCents: string; pendingOutCents: string }) => [
+            w.rail,
+            { available: BigInt(w.availableCents), pendingOut: BigInt(w.pendingOutCents) },
+          ],
+        ),
+      ) as Record<'BREB' | 'ACH', { available: bigint; pendingOut: bigint }>;
 
     const lines = [];
-    for (const [keyValue, amount, reference] of [['3001230001', 12_345_678, 'NOM-0001'], ['3001230002', 2_500_000, 'NOM-0002']] as const) {
+    for (const [keyValue, amount, reference] of [
+      ['3001230001', 12_345_678, 'NOM-0001'],
+      ['3001230002', 2_500_000, 'NOM-0002'],
+    ] as const) {
       const k = await stack.http('POST', '/transfers/resolve-key', { token: write, body: { keyValue } });
       expect(k.status).toBe(200);
-      lines.push({ amount, reference, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
+      lines.push({
+        amount,
+        reference,
+        destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+        targetName: k.body.recipient.fullName,
+        targetDocument: k.body.recipient.idValue,
+      });
     }
-    for (const [accountNumber, amount, reference] of [['12345678901', 7_000_000, 'NOM-0003'], ['23456789012', 150_050, 'NOM-0004']] as const) {
-      lines.push({ amount, reference, destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber, documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Carlos', holderLastName: 'Rodríguez' } } });
+    for (const [accountNumber, amount, reference] of [
+      ['12345678901', 7_000_000, 'NOM-0003'],
+      ['23456789012', 150_050, 'NOM-0004'],
+    ] as const) {
+      lines.push({
+        amount,
+        reference,
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber,
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Carlos',
+            holderLastName: 'Rodríguez',
+          },
+        },
+      });
     }
     const reference = `NOMINA-${id.slice(0, 8)}`;
     const before = await balances();
@@ -369,7 +476,13 @@ describe('company dashboard in Chromium', () => {
       expect(before[rail].available - held[rail].available).toBe(total[rail]);
       expect(held[rail].pendingOut - before[rail].pendingOut).toBe(total[rail]);
     }
-    const apiItems = (await stack.http('GET', `/transfers/batches/${batch.id}/items`, { token: read })).body.items as Array<{ item: number; targetName: string; destination: string; amount: number; status: string }>;
+    const apiItems = (await stack.http('GET', `/transfers/batches/${batch.id}/items`, { token: read })).body.items as Array<{
+      item: number;
+      targetName: string;
+      destination: string;
+      amount: number;
+      status: string;
+    }>;
     expect(apiItems.map((i) => i.status)).toEqual(['AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL', 'AWAITING_APPROVAL']);
 
     const batchCard = (page: Page) => page.locator(`[data-testid="batch"][data-batch-id="${batch.id}"]`);
@@ -431,7 +544,11 @@ describe('company dashboard in Chromium', () => {
     expect((await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read })).body.status).toBe('AWAITING_APPROVAL');
 
     // A VIEWER of the company sees the batch and its lines, with no way to sign it.
-    const v = await stack.admin('POST', `/admin/companies/${id}/users`, { email: `visor.${id.slice(0, 8)}@lotes.example.co`, password: PASSWORD, role: 'VIEWER' });
+    const v = await stack.admin('POST', `/admin/companies/${id}/users`, {
+      email: `visor.${id.slice(0, 8)}@lotes.example.co`,
+      password: PASSWORD,
+      role: 'VIEWER',
+    });
     expect(v.status).toBe(201);
     const pageV = await openDashboard();
     await pageV.getByLabel('Correo electrónico').fill(v.body.email);
@@ -461,10 +578,14 @@ describe('company dashboard in Chromium', () => {
     await shot(pageS, 'batch-signed-2-of-2');
 
     // Through the API: the sandbox rails pay every line; each wallet is debited exactly its total.
-    const done = await eventually(async () => {
-      const r = await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read });
-      return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-    }, 30_000, 500);
+    const done = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/transfers/batches/${batch.id}`, { token: read });
+        return ['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      30_000,
+      500,
+    );
     expect(done).toMatchObject({ status: 'COMPLETED', progress: { finished: 4, total: 4, percent: 100 }, approval: { status: 'APPROVED' } });
     expect(done.approval.signatures.map((x: { email: string }) => x.email)).toEqual([pedro.email, sofia.email]);
     const after = await balances();
@@ -487,7 +608,9 @@ describe('company dashboard in Chromium', () => {
     contexts.push(context);
     const page = await context.newPage();
     // 401 (the wrong code) and 410 (the spent link, at the end) are answers this test asks for.
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|410)/.test(m.text())) pageProblems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of (401|410)/.test(m.text())) pageProblems.push(m.text());
+    });
     page.on('pageerror', (e) => pageProblems.push(String(e)));
     const res = await page.goto(`${stack.gateway.url}${inv.body.invitationUrl}`);
     expect(res?.headers()['content-security-policy']).toBe(CSP);

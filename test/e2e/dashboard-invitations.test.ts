@@ -28,7 +28,11 @@ describe('dashboard invitations (self-enrolment)', () => {
     const headers: Record<string, string> = {};
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetchDocumented(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }, { documentFrom: opts.documentFrom ?? base });
+    const res = await fetchDocumented(
+      `${base}${path}`,
+      { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) },
+      { documentFrom: opts.documentFrom ?? base },
+    );
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
@@ -68,15 +72,32 @@ describe('dashboard invitations (self-enrolment)', () => {
     const email = `invitado${++seq}.${company.id.slice(0, 6)}@empresa.co`;
     const r = await call(base, 'POST', `/admin/companies/${company.id}/users`, { token: adminToken, body: { email, role, invite: true } });
     expect(r.status).toBe(201);
-    return { ...r.body, token: tokenOf(r.body.invitationUrl) } as { id: string; email: string; invitationUrl: string; invitationExpiresAt: string; token: string };
+    return { ...r.body, token: tokenOf(r.body.invitationUrl) } as {
+      id: string;
+      email: string;
+      invitationUrl: string;
+      invitationExpiresAt: string;
+      token: string;
+    };
   }
 
   beforeAll(async () => {
-    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '1000', RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000' } });
+    stack = await startStack({
+      transfers: true,
+      gatewayEnv: { RATE_LIMIT_AUTHENTICATION: '1000', RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000' },
+    });
     db = new pg.Pool({ connectionString: stack.databaseUrl, max: 2 });
     shortLived = await startGateway({
-      databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-short`,
-      env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', DASHBOARD_INVITATION_TTL_SECONDS: '2', RATE_LIMIT_PREFIX: `${stack.namespace}-short`, RATE_LIMIT_AUTHENTICATION: '1000' },
+      databaseUrl: stack.databaseUrl,
+      ledgerAddress: stack.ledger.address,
+      namespace: `${stack.namespace}-short`,
+      env: {
+        LOG_LEVEL: 'silent',
+        GATEWAY_MIGRATE_ON_START: 'false',
+        DASHBOARD_INVITATION_TTL_SECONDS: '2',
+        RATE_LIMIT_PREFIX: `${stack.namespace}-short`,
+        RATE_LIMIT_AUTHENTICATION: '1000',
+      },
     });
     co = await stack.provision('Invitaciones S.A.S.');
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { multiSigThreshold: 2 })).status).toBe(200);
@@ -93,8 +114,14 @@ describe('dashboard invitations (self-enrolment)', () => {
     const created = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email, role: 'ADMIN', invite: true });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
-      id: expect.any(String), email, role: 'ADMIN', createdAt: expect.any(String), activatedAt: null, disabledAt: null,
-      invitationUrl: expect.stringMatching(/^\/dashboard#invitation=winv_[0-9A-Za-z]{43}$/), invitationExpiresAt: expect.any(String),
+      id: expect.any(String),
+      email,
+      role: 'ADMIN',
+      createdAt: expect.any(String),
+      activatedAt: null,
+      disabledAt: null,
+      invitationUrl: expect.stringMatching(/^\/dashboard#invitation=winv_[0-9A-Za-z]{43}$/),
+      invitationExpiresAt: expect.any(String),
     });
     const ttl = Date.parse(created.body.invitationExpiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(71.9 * 3600_000);
@@ -115,7 +142,12 @@ describe('dashboard invitations (self-enrolment)', () => {
     const password = 'Mi-clave-elegida-2026';
     const enrol = await accept(token, password);
     expect(enrol.status).toBe(200);
-    expect(enrol.body).toEqual({ email, totpSecret: expect.stringMatching(/^[A-Z2-7]{32}$/), otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//), expiresAt: created.body.invitationExpiresAt });
+    expect(enrol.body).toEqual({
+      email,
+      totpSecret: expect.stringMatching(/^[A-Z2-7]{32}$/),
+      otpauthUrl: expect.stringMatching(/^otpauth:\/\/totp\//),
+      expiresAt: created.body.invitationExpiresAt,
+    });
     expect(new URL(enrol.body.otpauthUrl).searchParams.get('secret')).toBe(enrol.body.totpSecret);
     const secret = enrol.body.totpSecret as string;
     expect((await lookup(token)).body.status).toBe('ACCEPTED');
@@ -135,7 +167,12 @@ describe('dashboard invitations (self-enrolment)', () => {
     const k = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3007770001' } });
     const t = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 1_000, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue },
+      body: {
+        amount: 1_000,
+        destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+        targetName: k.body.recipient.fullName,
+        targetDocument: k.body.recipient.idValue,
+      },
     });
     expect(t.body.status).toBe('AWAITING_APPROVAL');
     const signAs = (totpCode: string) => http('POST', `/dashboard/approvals/${t.body.approvalId}/sign`, { token: session.body.token, body: { totpCode } });
@@ -215,7 +252,12 @@ describe('dashboard invitations (self-enrolment)', () => {
   });
 
   it('invitation enrolment refuses an operator-chosen password; direct enrolment still needs one', async () => {
-    const r = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: `x${Date.now()}@empresa.co`, role: 'VIEWER', invite: true, password: 'Clave-del-operador-1' });
+    const r = await stack.admin('POST', `/admin/companies/${co.id}/users`, {
+      email: `x${Date.now()}@empresa.co`,
+      role: 'VIEWER',
+      invite: true,
+      password: 'Clave-del-operador-1',
+    });
     expect([r.status, r.body.error, r.body.details.fields[0].path]).toEqual([400, 'INVALID_REQUEST', 'password']);
     const d = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: `y${Date.now()}@empresa.co`, role: 'VIEWER' });
     expect([d.status, d.body.error, d.body.details.fields[0].path]).toEqual([400, 'INVALID_REQUEST', 'password']);
@@ -223,11 +265,21 @@ describe('dashboard invitations (self-enrolment)', () => {
 
   it('production: a user is an invitation asked by one operator, approved by another, e-mailed to the user; no answer holds a credential', async () => {
     const prod = await startGateway({
-      databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-prod`,
-      natsUrl: process.env.NATS_URL, busNamespace: stack.namespace, smtpUrl: `smtp://127.0.0.1:${stack.sandbox!.smtpPort}`,
+      databaseUrl: stack.databaseUrl,
+      ledgerAddress: stack.ledger.address,
+      namespace: `${stack.namespace}-prod`,
+      natsUrl: process.env.NATS_URL,
+      busNamespace: stack.namespace,
+      smtpUrl: `smtp://127.0.0.1:${stack.sandbox!.smtpPort}`,
       env: {
-        NODE_ENV: 'production', LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', RATE_LIMIT_PREFIX: `${stack.namespace}-prod`, RATE_LIMIT_AUTHENTICATION: '1000',
-        ADMIN_TOKEN: 'e2e-production-operator-token', API_KEY_PEPPER: 'e2e-production-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
+        NODE_ENV: 'production',
+        LOG_LEVEL: 'silent',
+        GATEWAY_MIGRATE_ON_START: 'false',
+        RATE_LIMIT_PREFIX: `${stack.namespace}-prod`,
+        RATE_LIMIT_AUTHENTICATION: '1000',
+        ADMIN_TOKEN: 'e2e-production-operator-token',
+        API_KEY_PEPPER: 'e2e-production-pepper-0123456789',
+        GATEWAY_ENCRYPTION_KEY: 'e2e-production-encryption-key-0123456789',
         DASHBOARD_PUBLIC_URL: 'https://pagos.example.co',
       },
     });
@@ -243,8 +295,14 @@ describe('dashboard invitations (self-enrolment)', () => {
         expect(invited.status).toBe(201);
         expect(invited.body).not.toHaveProperty('enrollmentToken');
         const [enrollmentToken] = await mailed(opEmail, /wenr_[0-9A-Za-z]{43}/);
-        const enrolled = await call(admin, 'POST', '/admin/auth/enroll', { documentFrom: prod.url, body: { enrollmentToken, password: 'Clave-operadora-2026!' } });
-        const session = await call(admin, 'POST', '/admin/auth/login', { documentFrom: prod.url, body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) } });
+        const enrolled = await call(admin, 'POST', '/admin/auth/enroll', {
+          documentFrom: prod.url,
+          body: { enrollmentToken, password: 'Clave-operadora-2026!' },
+        });
+        const session = await call(admin, 'POST', '/admin/auth/login', {
+          documentFrom: prod.url,
+          body: { email: opEmail, password: 'Clave-operadora-2026!', totpCode: code(enrolled.body.totpSecret) },
+        });
         expect(session.status).toBe(200);
         operators.push(session.body.token as string);
       }
@@ -255,9 +313,17 @@ describe('dashboard invitations (self-enrolment)', () => {
       expect(r.status).toBe(202);
       expect(JSON.stringify(r.body)).not.toMatch(/winv_|password|totp|secret|otpauth/i);
       // Not even on request: `invite: false` is still an invitation asked for, an operator-chosen password refused.
-      const asked = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `otro.${email}`, role: 'OPERATOR', invite: false } });
+      const asked = await call(admin, 'POST', `/admin/companies/${co.id}/users`, {
+        documentFrom: prod.url,
+        token: operator,
+        body: { email: `otro.${email}`, role: 'OPERATOR', invite: false },
+      });
       expect(asked.status).toBe(202);
-      const withPassword = await call(admin, 'POST', `/admin/companies/${co.id}/users`, { documentFrom: prod.url, token: operator, body: { email: `mas.${email}`, role: 'OPERATOR', password: 'Clave-del-operador-1' } });
+      const withPassword = await call(admin, 'POST', `/admin/companies/${co.id}/users`, {
+        documentFrom: prod.url,
+        token: operator,
+        body: { email: `mas.${email}`, role: 'OPERATOR', password: 'Clave-del-operador-1' },
+      });
       expect([withPassword.status, withPassword.body.error]).toEqual([400, 'INVALID_REQUEST']);
       // The notice delay passes; the second operator approves: the answer holds no link, the user's mailbox does.
       await db.query('update gateway.approval_requests set not_before = now() where id = $1', [r.body.id]);

@@ -5,7 +5,13 @@ import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 type Company = Awaited<ReturnType<Stack['provision']>>;
-interface User { id: string; email: string; password: string; totpSecret: string; token: string }
+interface User {
+  id: string;
+  email: string;
+  password: string;
+  totpSecret: string;
+  token: string;
+}
 
 /**
  * Lockouts of dashboard users, through the real gateway, Postgres and Redis (split by what the caller proved: docs/security.md
@@ -47,14 +53,21 @@ describe('dashboard lockouts', () => {
     const headers: Record<string, string> = { 'x-forwarded-for': opts.ip ?? nextIp() };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${opts.base ?? stack.gateway.url}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
+    const res = await fetch(`${opts.base ?? stack.gateway.url}${path}`, {
+      method,
+      headers,
+      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+    });
     const text = await res.text();
     return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
   }
-  const login = (email: string, password: string, base?: string, ip?: string) => send('POST', '/auth/login', { body: { email, password }, ...(base ? { base } : {}), ...(ip ? { ip } : {}) });
+  const login = (email: string, password: string, base?: string, ip?: string) =>
+    send('POST', '/auth/login', { body: { email, password }, ...(base ? { base } : {}), ...(ip ? { ip } : {}) });
   const loginFrom = (ip: string, email: string, password: string, base?: string) => login(email, password, base, ip);
-  const sign = (u: User, approvalId: string, totpCode: string) => send('POST', `/dashboard/approvals/${approvalId}/sign`, { token: u.token, body: { totpCode } });
-  const reject = (u: User, approvalId: string, totpCode: string) => send('POST', `/dashboard/approvals/${approvalId}/reject`, { token: u.token, body: { totpCode, reason: 'prueba' } });
+  const sign = (u: User, approvalId: string, totpCode: string) =>
+    send('POST', `/dashboard/approvals/${approvalId}/sign`, { token: u.token, body: { totpCode } });
+  const reject = (u: User, approvalId: string, totpCode: string) =>
+    send('POST', `/dashboard/approvals/${approvalId}/reject`, { token: u.token, body: { totpCode, reason: 'prueba' } });
 
   async function newUser(role: 'ADMIN' | 'OPERATOR' = 'OPERATOR'): Promise<User> {
     const email = `bloqueo${++seq}.${co.id.slice(0, 6)}@empresa.co`;
@@ -70,14 +83,23 @@ describe('dashboard lockouts', () => {
     const k = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3007770001' } });
     const r = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 1_000, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue },
+      body: {
+        amount: 1_000,
+        destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+        targetName: k.body.recipient.fullName,
+        targetDocument: k.body.recipient.idValue,
+      },
     });
     expect(r.body.status).toBe('AWAITING_APPROVAL');
     return r.body.approvalId as string;
   }
 
   function expectLocked(r: { status: number; headers: Headers; body: any }, maxSeconds = 900): void {
-    expect({ status: r.status, error: r.body?.error, message: r.body?.message }).toEqual({ status: 423, error: 'ACCOUNT_LOCKED', message: ERRORS.ACCOUNT_LOCKED.message });
+    expect({ status: r.status, error: r.body?.error, message: r.body?.message }).toEqual({
+      status: 423,
+      error: 'ACCOUNT_LOCKED',
+      message: ERRORS.ACCOUNT_LOCKED.message,
+    });
     const retryAfter = Number(r.headers.get('retry-after'));
     expect(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= maxSeconds).toBe(true);
     expect(r.body.details).toEqual({ retryAfter });
@@ -85,11 +107,17 @@ describe('dashboard lockouts', () => {
   }
 
   beforeAll(async () => {
-    stack = await startStack({ transfers: true, gatewayEnv: { RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000', RATE_LIMIT_AUTHENTICATION: '1000' } });
-    const replica = (name: string, env: Record<string, string>) => startGateway({
-      databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-${name}`,
-      env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', RATE_LIMIT_PREFIX: `${stack.namespace}-${name}`, ...env },
+    stack = await startStack({
+      transfers: true,
+      gatewayEnv: { RATE_LIMIT_FINANCIAL: '1000', RATE_LIMIT_READS: '10000', RATE_LIMIT_RESOLVE_KEY: '1000', RATE_LIMIT_AUTHENTICATION: '1000' },
     });
+    const replica = (name: string, env: Record<string, string>) =>
+      startGateway({
+        databaseUrl: stack.databaseUrl,
+        ledgerAddress: stack.ledger.address,
+        namespace: `${stack.namespace}-${name}`,
+        env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', RATE_LIMIT_PREFIX: `${stack.namespace}-${name}`, ...env },
+      });
     quickLock = await replica('lock', { DASHBOARD_LOCKOUT_SECONDS: '2', RATE_LIMIT_AUTHENTICATION: '1000' });
     quickWindow = await replica('window', { DASHBOARD_LOCKOUT_WINDOW_SECONDS: '3', RATE_LIMIT_AUTHENTICATION: '1000' });
     strict = await replica('strict', {});
@@ -130,7 +158,8 @@ describe('dashboard lockouts', () => {
   it('the per-IP limit still stands in front (Authentication class, 5/min): one IP is stopped at the 6th', async () => {
     const ip = nextIp();
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await send('POST', '/auth/login', { ip, base: strict.url, body: { email: `ip.${co.id}@empresa.co`, password: 'x' } })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await send('POST', '/auth/login', { ip, base: strict.url, body: { email: `ip.${co.id}@empresa.co`, password: 'x' } })).status);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
   });
 

@@ -4,7 +4,14 @@ import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 type Company = Awaited<ReturnType<Stack['provision']>>;
-interface User { id: string; email: string; role: string; totpSecret: string; password: string; token: string }
+interface User {
+  id: string;
+  email: string;
+  role: string;
+  totpSecret: string;
+  password: string;
+  token: string;
+}
 
 /**
  * Multi-signature approvals through the real gateway (users, sessions, TOTP), transfer service,
@@ -40,7 +47,13 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
   };
   async function sendAwaiting(c: Company, amount: number, extra: Record<string, unknown> = {}) {
     const k = await stack.http('POST', '/transfers/resolve-key', { token: c.writeKey, body: { keyValue: '3007770001' } });
-    const body = { amount, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue, ...extra };
+    const body = {
+      amount,
+      destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+      targetName: k.body.recipient.fullName,
+      targetDocument: k.body.recipient.idValue,
+      ...extra,
+    };
     const r = await stack.http('POST', '/transfers/send', { token: c.writeKey, body });
     expect(r.status).toBe(200);
     expect(r.body.status).toBe('AWAITING_APPROVAL');
@@ -51,10 +64,15 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
   const reject = (u: User, approvalId: string, reason?: string, totpCode = code(u)) =>
     stack.http('POST', `/dashboard/approvals/${approvalId}/reject`, { token: u.token, body: { totpCode, ...(reason ? { reason } : {}) } });
   const pending = (u: User, status = 'PENDING') => stack.http('GET', `/dashboard/approvals?status=${status}`, { token: u.token });
-  const settled = (id: string, states = ['COMPLETED', 'FAILED', 'EXPIRED']) => eventually(async () => {
-    const r = await tx(id);
-    return states.includes(r.body?.status) ? r.body : undefined;
-  }, 15_000, 100);
+  const settled = (id: string, states = ['COMPLETED', 'FAILED', 'EXPIRED']) =>
+    eventually(
+      async () => {
+        const r = await tx(id);
+        return states.includes(r.body?.status) ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
 
   // ---- bulk payouts of a multi-signature company ----
   type Wallets = Record<'BREB' | 'ACH', { availableCents: string; pendingOutCents: string }>;
@@ -66,16 +84,41 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const c = await stack.provision(name);
     expect((await stack.admin('PATCH', `/admin/companies/${c.id}`, { multiSigThreshold: 2 })).status).toBe(200);
     for (const rail of ['BREB', 'ACH']) {
-      expect((await stack.admin('POST', `/admin/companies/${c.id}/wallets/${rail}/credit`, { amountCents: 1_000_000, reference: `seed-${rail}` })).status).toBeLessThan(300);
+      expect(
+        (await stack.admin('POST', `/admin/companies/${c.id}/wallets/${rail}/credit`, { amountCents: 1_000_000, reference: `seed-${rail}` })).status,
+      ).toBeLessThan(300);
     }
     return c;
   }
   /** Two Bre-B lines and one ACH line, executed: 202 AWAITING_APPROVAL with its approval. */
   async function awaitingBatch(c: Company, reference: string) {
     const k = await stack.http('POST', '/transfers/resolve-key', { token: c.writeKey, body: { keyValue: '3007770003' } });
-    const breb = (amount: number, ref: string) => ({ amount, reference: ref, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
-    const ach = { amount: 35_000, reference: 'L3', destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } } };
-    const created = await stack.http('POST', '/transfers/batches', { token: c.writeKey, body: { reference, items: [breb(10_000, 'L1'), breb(20_000, 'L2'), ach] } });
+    const breb = (amount: number, ref: string) => ({
+      amount,
+      reference: ref,
+      destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+      targetName: k.body.recipient.fullName,
+      targetDocument: k.body.recipient.idValue,
+    });
+    const ach = {
+      amount: 35_000,
+      reference: 'L3',
+      destination: {
+        bankAccount: {
+          bankId: 1,
+          accountTypeId: 20,
+          accountNumber: '12345678901',
+          documentTypeId: 1,
+          documentNumber: '1020304050',
+          holderFirstName: 'Ana',
+          holderLastName: 'Pérez',
+        },
+      },
+    };
+    const created = await stack.http('POST', '/transfers/batches', {
+      token: c.writeKey,
+      body: { reference, items: [breb(10_000, 'L1'), breb(20_000, 'L2'), ach] },
+    });
     expect([created.status, created.body.status]).toEqual([201, 'VALIDATED']);
     const ex = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: c.writeKey });
     expect(ex.status).toBe(202);
@@ -87,7 +130,11 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const u = await newUser(c, 'ADMIN');
     const r = await stack.http('POST', `/dashboard/batches/${batchId}/reject`, { token: u.token, body: { totpCode: code(u) } });
     expect(r.status).toBe(200);
-    await eventually(async () => ((await stack.http('GET', `/transfers/batches/${batchId}`, { token: c.readKey })).body.progress.finished === 3 ? true : undefined), 15_000, 100);
+    await eventually(
+      async () => ((await stack.http('GET', `/transfers/batches/${batchId}`, { token: c.readKey })).body.progress.finished === 3 ? true : undefined),
+      15_000,
+      100,
+    );
   }
 
   beforeAll(async () => {
@@ -99,7 +146,9 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { multiSigThreshold: 2 })).status).toBe(200);
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 1_000_000, reference: 'seed' });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -110,7 +159,12 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(u).toMatchObject({ role: 'OPERATOR', disabledAt: null });
     expect(u.totpSecret).toMatch(/^[A-Z2-7]{32}$/);
     expect((await stack.admin('GET', `/admin/companies/${co.id}/users`)).body.items.find((x: User) => x.id === u.id)).toEqual({
-      id: u.id, email: u.email, role: 'OPERATOR', createdAt: expect.any(String), activatedAt: expect.any(String), disabledAt: null,
+      id: u.id,
+      email: u.email,
+      role: 'OPERATOR',
+      createdAt: expect.any(String),
+      activatedAt: expect.any(String),
+      disabledAt: null,
     });
     const r = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'Nuevo@Empresa.co', password: 'Clave-muy-segura-1', role: 'VIEWER' });
     expect(r.body.otpauthUrl).toMatch(/^otpauth:\/\/totp\/.*secret=/);
@@ -129,8 +183,19 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
       const b = await stack.admin('POST', `/admin/companies/${co.id}/users`, bad);
       expect([b.status, b.body.error]).toEqual([400, 'INVALID_REQUEST']);
     }
-    expect((await stack.admin('POST', '/admin/companies/6f1c2c1e-0000-4000-8000-000000000001/users', { email: 'z@b.co', password: 'Clave-muy-segura-1', role: 'VIEWER' })).body.error).toBe('COMPANY_NOT_FOUND');
-    const withKey = await stack.http('POST', `/admin/companies/${co.id}/users`, { token: co.writeKey, body: { email: 'k@b.co', password: 'Clave-muy-segura-1', role: 'VIEWER' } });
+    expect(
+      (
+        await stack.admin('POST', '/admin/companies/6f1c2c1e-0000-4000-8000-000000000001/users', {
+          email: 'z@b.co',
+          password: 'Clave-muy-segura-1',
+          role: 'VIEWER',
+        })
+      ).body.error,
+    ).toBe('COMPANY_NOT_FOUND');
+    const withKey = await stack.http('POST', `/admin/companies/${co.id}/users`, {
+      token: co.writeKey,
+      body: { email: 'k@b.co', password: 'Clave-muy-segura-1', role: 'VIEWER' },
+    });
     expect([withKey.status, withKey.body.error]).toEqual([403, 'API_KEY_AUTH_NOT_ALLOWED']);
   });
 
@@ -145,7 +210,9 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(unknown.status).toBe(401);
     expect(wrong.body).toEqual(unknown.body);
     expect(wrong.body.error).toBe('INVALID_CREDENTIALS');
-    expect((await stack.http('POST', '/auth/login', { token: co.writeKey, body: { email: u.email, password: u.password } })).body.error).toBe('API_KEY_AUTH_NOT_ALLOWED');
+    expect((await stack.http('POST', '/auth/login', { token: co.writeKey, body: { email: u.email, password: u.password } })).body.error).toBe(
+      'API_KEY_AUTH_NOT_ALLOWED',
+    );
     expect((await stack.http('GET', '/dashboard/approvals', { token: co.readKey })).body.error).toBe('API_KEY_AUTH_NOT_ALLOWED');
     expect((await stack.http('GET', '/dashboard/approvals')).body.error).toBe('AUTH_REQUIRED');
     expect((await stack.http('GET', '/dashboard/approvals', { token: 'wsess_nope' })).status).toBe(401);
@@ -155,7 +222,7 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(JSON.stringify(bad.body)).not.toContain(u.password);
   });
 
-  it('GET /auth/me answers the session\'s user and company; POST /auth/logout answers 204 with no body', async () => {
+  it("GET /auth/me answers the session's user and company; POST /auth/logout answers 204 with no body", async () => {
     const u = await newUser(co, 'VIEWER');
     const me = await stack.http('GET', '/auth/me', { token: u.token });
     expect(me.status).toBe(200);
@@ -193,7 +260,15 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const viewer = await newUser(co, 'VIEWER');
     const list = await pending(a);
     const item = list.body.items.find((x: { approvalId: string }) => x.approvalId === t.approvalId);
-    expect(item).toMatchObject({ transactionId: t.id, amount: 12_345, rail: 'BREB', threshold: 2, status: 'PENDING', signatures: [], transactionStatus: 'AWAITING_APPROVAL' });
+    expect(item).toMatchObject({
+      transactionId: t.id,
+      amount: 12_345,
+      rail: 'BREB',
+      threshold: 2,
+      status: 'PENDING',
+      signatures: [],
+      transactionStatus: 'AWAITING_APPROVAL',
+    });
 
     expect((await sign(viewer, t.approvalId)).body.error).toBe('INSUFFICIENT_ROLE');
     const wrong = await sign(a, t.approvalId, code(a) === '000000' ? '111111' : '000000');
@@ -256,14 +331,16 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     }
   });
 
-  it('company isolation: another company\'s users neither see nor sign these approvals', async () => {
+  it("company isolation: another company's users neither see nor sign these approvals", async () => {
     const t = await sendAwaiting(co, 1_000);
     const other = await stack.provision('Otra Empresa S.A.S.');
     const stranger = await newUser(other, 'ADMIN');
     expect((await pending(stranger)).body.items).toEqual([]);
     const s = await sign(stranger, t.approvalId);
     expect([s.status, s.body.error]).toEqual([404, 'APPROVAL_NOT_FOUND']);
-    expect((await stack.http('POST', '/dashboard/approvals/appr_nope/sign', { token: stranger.token, body: { totpCode: '123456' } })).body.error).toBe('APPROVAL_NOT_FOUND');
+    expect((await stack.http('POST', '/dashboard/approvals/appr_nope/sign', { token: stranger.token, body: { totpCode: '123456' } })).body.error).toBe(
+      'APPROVAL_NOT_FOUND',
+    );
     const u = await newUser(co, 'ADMIN');
     await reject(u, t.approvalId, 'limpieza');
   });
@@ -276,7 +353,10 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     }
     expect((await stack.http('GET', '/dashboard/approvals?status=NOPE', { token: u.token })).body.error).toBe('INVALID_REQUEST');
     expect((await stack.http('GET', '/dashboard/approvals?limit=1000', { token: u.token })).body.error).toBe('INVALID_REQUEST');
-    const r = await stack.http('POST', `/dashboard/approvals/appr_${'a'.repeat(32)}/reject`, { token: u.token, body: { totpCode: '123456', reason: 'x'.repeat(501) } });
+    const r = await stack.http('POST', `/dashboard/approvals/appr_${'a'.repeat(32)}/reject`, {
+      token: u.token,
+      body: { totpCode: '123456', reason: 'x'.repeat(501) },
+    });
     expect(r.body.error).toBe('INVALID_REQUEST');
   });
 
@@ -301,20 +381,28 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     expect(r.status).toBe(200);
     expect(r.body.approval).toMatchObject({ status: 'REJECTED', rejectReason: 'Lote duplicado', rejectedBy: op.email, decidedAt: expect.any(String) });
 
-    const done = await eventually(async () => {
-      const x = await stack.http('GET', `/transfers/batches/${b.id}`, { token: c.readKey });
-      return x.body?.status === 'FAILED' && x.body.progress.finished === 3 ? x.body : undefined;
-    }, 15_000, 100);
+    const done = await eventually(
+      async () => {
+        const x = await stack.http('GET', `/transfers/batches/${b.id}`, { token: c.readKey });
+        return x.body?.status === 'FAILED' && x.body.progress.finished === 3 ? x.body : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(done.byStatus).toEqual([{ status: 'FAILED', count: 3, amount: 10_000 + 20_000 + 35_000 }]);
     const after = await stack.http('GET', `/transfers/batches/${b.id}/items`, { token: c.readKey });
     for (const i of after.body.items) {
       expect(i.status).toBe('FAILED');
       expect((await tx(i.transactionId, c.readKey)).body.status).toBe('FAILED');
     }
-    const released = await eventually(async () => {
-      const w = await wallets(c);
-      return w.BREB.pendingOutCents === before.BREB.pendingOutCents && w.ACH.pendingOutCents === before.ACH.pendingOutCents ? w : undefined;
-    }, 10_000, 100);
+    const released = await eventually(
+      async () => {
+        const w = await wallets(c);
+        return w.BREB.pendingOutCents === before.BREB.pendingOutCents && w.ACH.pendingOutCents === before.ACH.pendingOutCents ? w : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(released.BREB.availableCents).toBe(before.BREB.availableCents);
     expect(released.ACH.availableCents).toBe(before.ACH.availableCents);
     // decided: no later signature
@@ -350,14 +438,20 @@ describe('dashboard: users, sessions and multi-signature approvals', () => {
     const viewer = await newUser(c, 'VIEWER');
     expect((await stack.http('GET', `/dashboard/batches/${b.id}`, { token: viewer.token })).body).toMatchObject({ id: b.id, status: 'AWAITING_APPROVAL' });
     expect((await stack.http('GET', `/dashboard/batches/${b.id}/items?limit=2`, { token: viewer.token })).body.items).toHaveLength(2);
-    for (const [path, body] of [['sign', { totpCode: code(viewer) }], ['reject', { totpCode: code(viewer), reason: 'no' }]] as const) {
+    for (const [path, body] of [
+      ['sign', { totpCode: code(viewer) }],
+      ['reject', { totpCode: code(viewer), reason: 'no' }],
+    ] as const) {
       const r = await stack.http('POST', `/dashboard/batches/${b.id}/${path}`, { token: viewer.token, body });
       expect([r.status, r.body.error]).toEqual([403, 'INSUFFICIENT_ROLE']);
     }
     const op = await newUser(c, 'OPERATOR');
     const first = await stack.http('POST', `/dashboard/batches/${b.id}/sign`, { token: op.token, body: { totpCode: code(op) } });
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ status: 'AWAITING_APPROVAL', approval: { status: 'PENDING', signatures: [{ userId: op.id, email: op.email, role: 'OPERATOR' }] } });
+    expect(first.body).toMatchObject({
+      status: 'AWAITING_APPROVAL',
+      approval: { status: 'PENDING', signatures: [{ userId: op.id, email: op.email, role: 'OPERATOR' }] },
+    });
     const again = await stack.http('POST', `/dashboard/batches/${b.id}/sign`, { token: op.token, body: { totpCode: code(op, 1) } });
     expect([again.status, again.body.error]).toEqual([409, 'ALREADY_SIGNED']);
     await rejectToRelease(c, b.id);
@@ -369,7 +463,9 @@ describe('dashboard sessions expire and logins are rate limited', () => {
   beforeAll(async () => {
     stack = await startStack({ transfers: true, gatewayEnv: { SESSION_TTL_SECONDS: '1', RATE_LIMIT_AUTHENTICATION: '3' } });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('a session stops working after SESSION_TTL_SECONDS; logins beyond the Authentication class limit from one IP are 429', async () => {
     const co = await stack.provision('Sesiones S.A.S.');
@@ -379,7 +475,11 @@ describe('dashboard sessions expire and logins are rate limited', () => {
     const s = await stack.http('POST', '/auth/login', { body: { email, password } });
     expect(s.status).toBe(200);
     expect((await stack.http('GET', '/auth/me', { token: s.body.token })).status).toBe(200);
-    await eventually(async () => ((await stack.http('GET', '/auth/me', { token: s.body.token })).body?.error === 'SESSION_EXPIRED' ? true : undefined), 5_000, 200);
+    await eventually(
+      async () => ((await stack.http('GET', '/auth/me', { token: s.body.token })).body?.error === 'SESSION_EXPIRED' ? true : undefined),
+      5_000,
+      200,
+    );
     const codes: number[] = [];
     for (let i = 0; i < 4; i++) codes.push((await stack.http('POST', '/auth/login', { body: { email, password: 'mala' } })).status);
     expect(codes).toEqual([401, 401, 429, 429]);
@@ -394,7 +494,9 @@ describe('dashboard approvals expire', () => {
   beforeAll(async () => {
     stack = await startStack({ transfers: true, transferEnv: { APPROVAL_TTL_SECONDS: '2' } });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('without quorum in APPROVAL_TTL_SECONDS: EXPIRED, funds released, a late signature is 422 APPROVAL_EXPIRED', async () => {
     const co = await stack.provision('Vence S.A.S.');
@@ -403,16 +505,25 @@ describe('dashboard approvals expire', () => {
     const k = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3007770002' } });
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 20_000, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue },
+      body: {
+        amount: 20_000,
+        destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+        targetName: k.body.recipient.fullName,
+        targetDocument: k.body.recipient.idValue,
+      },
     });
     expect(sent.body.status).toBe('AWAITING_APPROVAL');
     const breb = async () => (await stack.http('GET', '/wallets/balance', { token: co.readKey })).body.wallets.find((w: { rail: string }) => w.rail === 'BREB');
     expect(await breb()).toMatchObject({ availableCents: '30000', pendingOutCents: '20000' });
     const u = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'vence@empresa.co', password: 'Clave-segura-vence-1', role: 'ADMIN' });
-    const detail = await eventually(async () => {
-      const r = await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey });
-      return r.body?.status === 'EXPIRED' ? r.body : undefined;
-    }, 10_000, 100);
+    const detail = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey });
+        return r.body?.status === 'EXPIRED' ? r.body : undefined;
+      },
+      10_000,
+      100,
+    );
     expect(detail.status).toBe('EXPIRED');
     expect(await breb()).toMatchObject({ availableCents: '50000', pendingOutCents: '0' });
     const login = await stack.http('POST', '/auth/login', { body: { email: 'vence@empresa.co', password: 'Clave-segura-vence-1' } });
@@ -429,28 +540,49 @@ describe('dashboard approvals expire', () => {
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { multiSigThreshold: 2 });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 50_000, reference: 'seed' });
     const k = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3007770004' } });
-    const line = (amount: number, reference: string) => ({ amount, reference, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue });
+    const line = (amount: number, reference: string) => ({
+      amount,
+      reference,
+      destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+      targetName: k.body.recipient.fullName,
+      targetDocument: k.body.recipient.idValue,
+    });
     const created = await stack.http('POST', '/transfers/batches', { token: co.writeKey, body: { items: [line(10_000, 'V1'), line(5_000, 'V2')] } });
     const ex = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: co.writeKey });
     expect([ex.status, ex.body.status]).toEqual([202, 'AWAITING_APPROVAL']);
     const breb = async () => (await stack.http('GET', '/wallets/balance', { token: co.readKey })).body.wallets.find((w: { rail: string }) => w.rail === 'BREB');
     expect(await breb()).toMatchObject({ availableCents: '35000', pendingOutCents: '15000' });
-    const done = await eventually(async () => {
-      const r = await stack.http('GET', `/transfers/batches/${created.body.id}`, { token: co.readKey });
-      return r.body?.status === 'EXPIRED' && r.body.progress.finished === 2 ? r.body : undefined;
-    }, 15_000, 100);
+    const done = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/transfers/batches/${created.body.id}`, { token: co.readKey });
+        return r.body?.status === 'EXPIRED' && r.body.progress.finished === 2 ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(done.approval).toMatchObject({ status: 'EXPIRED' });
     const items = await stack.http('GET', `/transfers/batches/${created.body.id}/items`, { token: co.readKey });
     expect(items.body.items.map((i: { status: string }) => i.status)).toEqual(['EXPIRED', 'EXPIRED']);
-    for (const i of items.body.items) expect((await stack.http('GET', `/wallets/transactions/${i.transactionId}`, { token: co.readKey })).body.status).toBe('EXPIRED');
-    expect(await eventually(async () => { const w = await breb(); return w.pendingOutCents === '0' ? w : undefined; }, 10_000, 100))
-      .toMatchObject({ availableCents: '50000', pendingOutCents: '0' });
-    await stack.admin('POST', `/admin/companies/${co.id}/users`, { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2', role: 'ADMIN' }).then(async (u) => {
-      const login = await stack.http('POST', '/auth/login', { body: { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2' } });
-      const totpCode = new TOTP({ secret: Secret.fromBase32(u.body.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
-      const late = await stack.http('POST', `/dashboard/batches/${created.body.id}/sign`, { token: login.body.token, body: { totpCode } });
-      expect([late.status, late.body.error]).toEqual([422, 'APPROVAL_EXPIRED']);
-    });
+    for (const i of items.body.items)
+      expect((await stack.http('GET', `/wallets/transactions/${i.transactionId}`, { token: co.readKey })).body.status).toBe('EXPIRED');
+    expect(
+      await eventually(
+        async () => {
+          const w = await breb();
+          return w.pendingOutCents === '0' ? w : undefined;
+        },
+        10_000,
+        100,
+      ),
+    ).toMatchObject({ availableCents: '50000', pendingOutCents: '0' });
+    await stack
+      .admin('POST', `/admin/companies/${co.id}/users`, { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2', role: 'ADMIN' })
+      .then(async (u) => {
+        const login = await stack.http('POST', '/auth/login', { body: { email: 'lote.vence@empresa.co', password: 'Clave-segura-vence-2' } });
+        const totpCode = new TOTP({ secret: Secret.fromBase32(u.body.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }).generate();
+        const late = await stack.http('POST', `/dashboard/batches/${created.body.id}/sign`, { token: login.body.token, body: { totpCode } });
+        expect([late.status, late.body.error]).toEqual([422, 'APPROVAL_EXPIRED']);
+      });
     expect((await stack.invariants()).violations).toEqual([]);
   });
 });

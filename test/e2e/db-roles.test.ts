@@ -72,7 +72,9 @@ describe('database roles', () => {
     }
     // What it needs, it has: its own tables, and appending to the audit log.
     expect((await gw.query('select count(*)::int as n from gateway.companies')).rows[0].n).toBeGreaterThanOrEqual(0);
-    await gw.query(`insert into gateway.admin_audit (id, principal_kind, action, method, route, request_id, outcome) values (gen_random_uuid(), 'anonymous', 'prueba', 'GET', '/x', 'r', 'SUCCEEDED')`);
+    await gw.query(
+      `insert into gateway.admin_audit (id, principal_kind, action, method, route, request_id, outcome) values (gen_random_uuid(), 'anonymous', 'prueba', 'GET', '/x', 'r', 'SUCCEEDED')`,
+    );
   });
 
   it("the transfer service's role cannot credit a wallet nor issue an API key", async () => {
@@ -86,13 +88,20 @@ describe('database roles', () => {
   it('a gateway runs its real work as its own role; in production a superuser is refused at start', async () => {
     const url = await loginAs('gateway');
     const gw = await startGateway({
-      databaseUrl: url, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-role`, busNamespace: stack.namespace,
+      databaseUrl: url,
+      ledgerAddress: stack.ledger.address,
+      namespace: `${stack.namespace}-role`,
+      busNamespace: stack.namespace,
       env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false' },
     });
     try {
       const call = async (method: string, path: string, body?: unknown, token = gw.adminToken) => {
-        const r = await fetch(`${gw.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-        return { status: r.status, body: await r.json() as any };
+        const r = await fetch(`${gw.url}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        return { status: r.status, body: (await r.json()) as any };
       };
       const co = await call('POST', '/admin/companies', { name: 'Con Su Rol S.A.S.', nit: '900444555-6', taxRegime: 'COMMON' });
       expect(co.status).toBe(201);
@@ -106,13 +115,21 @@ describe('database roles', () => {
       await gw.stop();
     }
 
-    await expect(startGateway({
-      databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-su`, busNamespace: stack.namespace,
-      keepDatabaseRole: true,
-      env: {
-        NODE_ENV: 'production', LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false',
-        API_KEY_PEPPER: 'e2e-roles-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-roles-encryption-key-0123456789',
-      },
-    })).rejects.toThrow(/database role "postgres" is a superuser/);
+    await expect(
+      startGateway({
+        databaseUrl: stack.databaseUrl,
+        ledgerAddress: stack.ledger.address,
+        namespace: `${stack.namespace}-su`,
+        busNamespace: stack.namespace,
+        keepDatabaseRole: true,
+        env: {
+          NODE_ENV: 'production',
+          LOG_LEVEL: 'silent',
+          GATEWAY_MIGRATE_ON_START: 'false',
+          API_KEY_PEPPER: 'e2e-roles-pepper-0123456789',
+          GATEWAY_ENCRYPTION_KEY: 'e2e-roles-encryption-key-0123456789',
+        },
+      }),
+    ).rejects.toThrow(/database role "postgres" is a superuser/);
   });
 });

@@ -9,8 +9,12 @@ describe('PSE deposits end to end', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
   const payer = {
-    payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz',
-    payerEmail: 'laura@example.com', payerPhone: '3101234567',
+    payerDocumentTypeId: 1,
+    payerDocumentNumber: '1020304050',
+    payerFirstName: 'Laura',
+    payerLastName: 'Gómez Ruiz',
+    payerEmail: 'laura@example.com',
+    payerPhone: '3101234567',
   };
   const create = (body: Record<string, unknown>, key = co.writeKey) => stack.http('POST', '/deposits/pse', { token: key, body });
   const achBalance = async () => {
@@ -22,7 +26,11 @@ describe('PSE deposits end to end', () => {
     return r.body.deposits.find((d: any) => d.id === id);
   };
   const pay = (id: string, outcome: 'APPROVED' | 'REJECTED') =>
-    fetch(`${stack.sandbox!.url}/sandbox/pse/${id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome, payerBank: 'Bancolombia' }) });
+    fetch(`${stack.sandbox!.url}/sandbox/pse/${id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome, payerBank: 'Bancolombia' }),
+    });
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true, deposits: true });
@@ -30,7 +38,9 @@ describe('PSE deposits end to end', () => {
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
     await stack.admin('PUT', '/admin/fees/PSE_INFLOW', { fixedFeeCents: 1000, variableBps: 100, companyId: co.id });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     expect((await stack.invariants()).violations).toEqual([]);
   });
@@ -40,15 +50,37 @@ describe('PSE deposits end to end', () => {
     const r = await create({ amountCents: 500_000, ...payer, internalRef: 'pedido-77' });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^dep_/), status: 'PENDING_CONFIRM', amountCents: 500_000, currency: 'COP',
-      paygatewayUrl: expect.stringContaining(r.body.id), expiresAt: expect.any(String), internalRef: 'pedido-77', createdAt: expect.any(String),
+      id: expect.stringMatching(/^dep_/),
+      status: 'PENDING_CONFIRM',
+      amountCents: 500_000,
+      currency: 'COP',
+      paygatewayUrl: expect.stringContaining(r.body.id),
+      expiresAt: expect.any(String),
+      internalRef: 'pedido-77',
+      createdAt: expect.any(String),
     });
     expect((await pay(r.body.id, 'APPROVED')).status).toBe(200);
-    const d = await eventually(async () => { const x = await listed(r.body.id); return x?.status === 'ASSIGNED' ? x : undefined; }, 15_000, 100);
+    const d = await eventually(
+      async () => {
+        const x = await listed(r.body.id);
+        return x?.status === 'ASSIGNED' ? x : undefined;
+      },
+      15_000,
+      100,
+    );
     // fee 1,000 + 1% of 500,000 = 6,000; IVA 19% = 1,140; net = 492,860
     expect(d).toMatchObject({
-      amountCents: '500000', feeAmountCents: '6000', ivaAmountCents: '1140', netAmountCents: '492860', netCreditedCents: '492860',
-      source: 'PSE', brebKey: null, payerBank: 'Bancolombia', payerEmail: 'laura@example.com', internalRef: 'pedido-77', currency: 'COP',
+      amountCents: '500000',
+      feeAmountCents: '6000',
+      ivaAmountCents: '1140',
+      netAmountCents: '492860',
+      netCreditedCents: '492860',
+      source: 'PSE',
+      brebKey: null,
+      payerBank: 'Bancolombia',
+      payerEmail: 'laura@example.com',
+      internalRef: 'pedido-77',
+      currency: 'COP',
     });
     expect(d.providerTransferId).toEqual(expect.any(String));
     expect(d.paidAt).toBe(d.providerConfirmedAt);
@@ -70,9 +102,13 @@ describe('PSE deposits end to end', () => {
 
   it('refuses bad input and a fee at or above the amount', async () => {
     for (const bad of [
-      { ...payer, amountCents: 99 }, { ...payer, amountCents: 1.5 }, { ...payer, amountCents: '1000' },
-      { amountCents: 1000, ...payer, payerDocumentTypeId: 2 }, { amountCents: 1000, ...payer, payerDocumentNumber: '12' },
-      { amountCents: 1000, ...payer, payerEmail: 'not-an-email' }, { amountCents: 1000, ...payer, payerPhone: '2101234567' },
+      { ...payer, amountCents: 99 },
+      { ...payer, amountCents: 1.5 },
+      { ...payer, amountCents: '1000' },
+      { amountCents: 1000, ...payer, payerDocumentTypeId: 2 },
+      { amountCents: 1000, ...payer, payerDocumentNumber: '12' },
+      { amountCents: 1000, ...payer, payerEmail: 'not-an-email' },
+      { amountCents: 1000, ...payer, payerPhone: '2101234567' },
       { amountCents: 1000, payerFirstName: 'x' },
     ]) {
       const r = await create(bad);
@@ -89,14 +125,19 @@ describe('PSE deposits end to end', () => {
     const r = await create({ amountCents: 75_000, ...payer });
     const to = `cliente+${Date.now()}@example.com`;
     const s = await stack.http('POST', `/deposits/${r.body.id}/share-email`, {
-      token: co.writeKey, body: { recipientEmail: to, recipientName: 'Carlos', customMessage: '<b>hola</b> & gracias' },
+      token: co.writeKey,
+      body: { recipientEmail: to, recipientName: 'Carlos', customMessage: '<b>hola</b> & gracias' },
     });
     expect(s.status).toBe(200);
     expect(s.body).toEqual({ success: true, messageId: expect.any(String) });
-    const mail = await eventually(async () => {
-      const m = await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json() as any;
-      return m.items[0];
-    }, 10_000, 100);
+    const mail = await eventually(
+      async () => {
+        const m = (await (await fetch(`${stack.sandbox!.url}/sandbox/emails?to=${encodeURIComponent(to)}`)).json()) as any;
+        return m.items[0];
+      },
+      10_000,
+      100,
+    );
     expect(mail.html).toContain(r.body.paygatewayUrl);
     expect(mail.html).toContain('&lt;b&gt;hola&lt;/b&gt;');
     expect(mail.html).not.toContain('<b>hola</b>');
@@ -107,13 +148,16 @@ describe('PSE deposits end to end', () => {
     const foreign = await stack.http('POST', `/deposits/${r.body.id}/share-email`, { token: other.writeKey, body: { recipientEmail: to } });
     expect(foreign.status).toBe(404);
     expect(foreign.body.error).toBe('DEPOSIT_NOT_FOUND');
-    expect((await stack.http('POST', '/deposits/dep_doesnotexist00/share-email', { token: co.writeKey, body: { recipientEmail: to } })).body.error).toBe('DEPOSIT_NOT_FOUND');
+    expect((await stack.http('POST', '/deposits/dep_doesnotexist00/share-email', { token: co.writeKey, body: { recipientEmail: to } })).body.error).toBe(
+      'DEPOSIT_NOT_FOUND',
+    );
   });
 
   it('refuses a forged PSE notification at the gateway and changes nothing', async () => {
     const r = await create({ amountCents: 30_000, ...payer });
     const res = await fetchDocumented(`${stack.gateway.url}/webhooks/pse`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
       body: JSON.stringify({ eventId: 'forged', depositId: r.body.id, providerTransferId: 'x', status: 'PAID', occurredAt: new Date().toISOString() }),
     });
     expect(res.status).toBe(401);

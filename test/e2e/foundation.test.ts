@@ -7,8 +7,12 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
 describe('foundation end to end: provision → keys → fund → balance', () => {
   let stack: Stack;
 
-  beforeAll(async () => { stack = await startStack(); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -33,8 +37,13 @@ describe('foundation end to end: provision → keys → fund → balance', () =>
     expect(body.wallets.map((w: any) => w.rail)).toEqual(['BREB', 'ACH']);
     const [breb, ach] = body.wallets;
     expect(breb).toEqual({
-      rail: 'BREB', type: 'FAST', availableCents: '150000000', pendingOutCents: '0', totalCents: '150000000',
-      version: 1, maxTransferAmount: 150_000_000,
+      rail: 'BREB',
+      type: 'FAST',
+      availableCents: '150000000',
+      pendingOutCents: '0',
+      totalCents: '150000000',
+      version: 1,
+      maxTransferAmount: 150_000_000,
     });
     expect(ach).toMatchObject({ rail: 'ACH', type: 'ACH', availableCents: '5000', version: 1, maxTransferAmount: 5000 });
     expect(body.consolidated).toEqual({ availableCents: '150005000', pendingOutCents: '0', totalCents: '150005000', currency: 'COP' });
@@ -89,9 +98,11 @@ describe('foundation end to end: provision → keys → fund → balance', () =>
   it('concurrent credits on one wallet lose no update; a duplicated reference credits once', async () => {
     const co = await stack.provision('Busy S.A.S.');
     const distinct = Array.from({ length: 40 }, (_, i) =>
-      stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 1000 + i, reference: `c-${i}` }));
+      stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 1000 + i, reference: `c-${i}` }),
+    );
     const dup = Array.from({ length: 10 }, () =>
-      stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 50_000, reference: 'same' }));
+      stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 50_000, reference: 'same' }),
+    );
     const results = await Promise.all([...distinct, ...dup]);
     expect(results.every((r) => r.status === 201)).toBe(true);
     expect(new Set(results.slice(40).map((r) => r.body.id)).size).toBe(1);

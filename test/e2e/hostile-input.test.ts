@@ -1,7 +1,19 @@
 import fc from 'fast-check';
 import { startStack } from '../support/stack.js';
 import {
-  DbSnapshotter, asSent, clientErrorProblem, deepNest, diff, fcParams, invalidBody, invalidQueryValue, nastyStrings, operations, plausible, send, violates,
+  DbSnapshotter,
+  asSent,
+  clientErrorProblem,
+  deepNest,
+  diff,
+  fcParams,
+  invalidBody,
+  invalidQueryValue,
+  nastyStrings,
+  operations,
+  plausible,
+  send,
+  violates,
   type Operation,
 } from '../support/hostile.js';
 
@@ -24,7 +36,11 @@ const RUNS = Number(process.env.FC_RUNS ?? 25);
 /** fast-check's report (seed, path, counterexample) plus the assertion that failed inside the property. */
 function describeFailure(err: unknown): string {
   const e = err as Error & { cause?: Error };
-  const head = e.message.split('\n').filter((l) => /Property failed|seed|Counterexample/.test(l)).join(' | ') || e.message;
+  const head =
+    e.message
+      .split('\n')
+      .filter((l) => /Property failed|seed|Counterexample/.test(l))
+      .join(' | ') || e.message;
   return `${head.slice(0, 800)} | cause: ${(e.cause?.message ?? '').slice(0, 700)}`;
 }
 
@@ -37,10 +53,20 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
 
   beforeAll(async () => {
     stack = await startStack({
-      transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true,
+      transfers: true,
+      deposits: true,
+      collectKeys: true,
+      receipts: true,
+      webhooks: true,
       gatewayEnv: {
-        RATE_LIMIT_READS: '1000000', RATE_LIMIT_QUOTES: '1000000', RATE_LIMIT_RESOLVE_KEY: '1000000', RATE_LIMIT_FINANCIAL: '1000000',
-        RATE_LIMIT_COLLECT_KEY_WRITES: '1000000', RATE_LIMIT_AUTHENTICATION: '1000000', RATE_LIMIT_ADMIN: '1000000', RATE_LIMIT_ADMIN_LOGIN: '1000000',
+        RATE_LIMIT_READS: '1000000',
+        RATE_LIMIT_QUOTES: '1000000',
+        RATE_LIMIT_RESOLVE_KEY: '1000000',
+        RATE_LIMIT_FINANCIAL: '1000000',
+        RATE_LIMIT_COLLECT_KEY_WRITES: '1000000',
+        RATE_LIMIT_AUTHENTICATION: '1000000',
+        RATE_LIMIT_ADMIN: '1000000',
+        RATE_LIMIT_ADMIN_LOGIN: '1000000',
       },
     });
     db = new DbSnapshotter(stack.databaseUrl);
@@ -49,7 +75,14 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 50_000_000, reference: 'seed' })).status).toBe(201);
     const dep = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 50_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Ana', payerLastName: 'Ruiz', payerEmail: 'ana@example.com' },
+      body: {
+        amountCents: 50_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '1020304050',
+        payerFirstName: 'Ana',
+        payerLastName: 'Ruiz',
+        payerEmail: 'ana@example.com',
+      },
     });
     expect(dep.status).toBe(201);
     const key = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'hostil-1', name: 'Tienda' } });
@@ -58,7 +91,11 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     const tx = await stack.http('GET', '/wallets/transactions', { token: co.readKey });
     const keys = await stack.admin('GET', `/admin/companies/${co.id}/api-keys`);
     Object.assign(ids, {
-      deposit: dep.body.id, collectKey: key.body.id, qr: qr.body?.qr?.id ?? 'qr_none0000', tx: tx.body.items[0].id, company: co.id,
+      deposit: dep.body.id,
+      collectKey: key.body.id,
+      qr: qr.body?.qr?.id ?? 'qr_none0000',
+      tx: tx.body.items[0].id,
+      company: co.id,
       apiKey: keys.body.items.find((k: any) => k.scope === 'READ').id,
     });
     const doc = await send(stack.gateway.url, 'GET', '/openapi.json');
@@ -109,7 +146,13 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     return { tried, failures };
   }
 
-  async function expectClientError(op: Operation, path: string, body: string | Buffer | undefined, headers: Record<string, string> = {}, allowed?: (s: number) => boolean) {
+  async function expectClientError(
+    op: Operation,
+    path: string,
+    body: string | Buffer | undefined,
+    headers: Record<string, string> = {},
+    allowed?: (s: number) => boolean,
+  ) {
     const r = await send(stack.gateway.url, op.method, path, { token: tokenFor(op), body, headers, hangMs: 15_000 });
     const problem = clientErrorProblem(r, allowed);
     if (problem) throw new Error(`${problem} (HTTP ${r.status} ${r.text.slice(0, 300)}) for ${path} ${typeof body === 'string' ? body.slice(0, 300) : ''}`);
@@ -117,12 +160,18 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
   }
 
   it('bodies proven invalid by the schema → 4xx error shape, nothing written', async () => {
-    const { tried, failures } = await forEachOp((op) => !!op.body && !PROVIDER_CALLBACKS.test(op.path), async (op) => {
-      await fc.assert(fc.asyncProperty(invalidBody(op.body!), async (b) => {
-        expect(violates(op.body, asSent(b))).toBe(true);
-        await expectClientError(op, pathFor(op), JSON.stringify(b));
-      }), fcParams(RUNS));
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => !!op.body && !PROVIDER_CALLBACKS.test(op.path),
+      async (op) => {
+        await fc.assert(
+          fc.asyncProperty(invalidBody(op.body!), async (b) => {
+            expect(violates(op.body, asSent(b))).toBe(true);
+            await expectClientError(op, pathFor(op), JSON.stringify(b));
+          }),
+          fcParams(RUNS),
+        );
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(12);
   }, 180_000);
@@ -136,7 +185,12 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
       const mib = Number(/Request body up to (\d+) MiB/.exec(op.description)?.[1] ?? 1);
       return JSON.stringify({ name: 'x'.repeat(mib * 1024 * 1024 + 10) });
     };
-    const cases: Array<{ name: string; body: string | Buffer | ((op: { description: string }) => string); headers?: Record<string, string>; expect?: [number, string] }> = [
+    const cases: Array<{
+      name: string;
+      body: string | Buffer | ((op: { description: string }) => string);
+      headers?: Record<string, string>;
+      expect?: [number, string];
+    }> = [
       { name: 'truncated', body: '{"amount": 1', expect: [400, 'INVALID_REQUEST'] },
       { name: 'trailing garbage', body: '{} x', expect: [400, 'INVALID_REQUEST'] },
       { name: 'NaN literal', body: '{"amount": NaN}', expect: [400, 'INVALID_REQUEST'] },
@@ -151,39 +205,57 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
       { name: '> the body limit', body: hugeFor, expect: [413, 'PAYLOAD_TOO_LARGE'] },
       { name: 'duplicate keys', body: '{"a":1,"a":{"__proto__":{"polluted":true}}}', expect: [400, 'INVALID_REQUEST'] },
     ];
-    const { tried, failures } = await forEachOp((op) => !!op.body && op.auth !== 'public', async (op) => {
-      for (const c of cases) {
-        try {
-          const r = await expectClientError(op, pathFor(op), typeof c.body === 'function' ? c.body(op) : c.body, c.headers);
-          // A session route answers 401 before reading the body; elsewhere the exact code is known.
-          if (c.expect && (op.auth === 'apiKey' || op.auth === 'adminToken')) {
-            expect({ status: r.status, error: r.body.error }).toEqual({ status: c.expect[0], error: c.expect[1] });
+    const { tried, failures } = await forEachOp(
+      (op) => !!op.body && op.auth !== 'public',
+      async (op) => {
+        for (const c of cases) {
+          try {
+            const r = await expectClientError(op, pathFor(op), typeof c.body === 'function' ? c.body(op) : c.body, c.headers);
+            // A session route answers 401 before reading the body; elsewhere the exact code is known.
+            if (c.expect && (op.auth === 'apiKey' || op.auth === 'adminToken')) {
+              expect({ status: r.status, error: r.body.error }).toEqual({ status: c.expect[0], error: c.expect[1] });
+            }
+          } catch (err) {
+            throw new Error(`[${c.name}] ${(err as Error).message}`, { cause: err });
           }
-        } catch (err) {
-          throw new Error(`[${c.name}] ${(err as Error).message}`, { cause: err });
         }
-      }
-    });
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(12);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   }, 120_000);
 
   it('query strings proven invalid by the parameter schemas → 4xx error shape', async () => {
-    const { tried, failures } = await forEachOp((op) => op.method === 'GET' && op.queryParams.some((p) => invalidQueryValue(p.schema)), async (op) => {
-      const constrained = op.queryParams.filter((p) => invalidQueryValue(p.schema));
-      const arb = fc.tuple(
-        fc.constantFrom(...constrained),
-        fc.boolean(),
-        fc.dictionary(fc.constantFrom(...op.queryParams.map((p) => p.name), 'zz', '__proto__', 'constructor'), fc.constantFrom(...nastyStrings.filter((s) => !s.includes('\u0000') && !/[\uD800-\uDFFF]/.test(s))), { maxKeys: 3 }),
-      ).chain(([p, duplicate, others]) => invalidQueryValue(p.schema)!.map((bad) => ({ p: p.name, bad, duplicate, others })));
-      await fc.assert(fc.asyncProperty(arb, async ({ p, bad, duplicate, others }) => {
-        const qs = new URLSearchParams();
-        for (const [k, v] of Object.entries(others)) if (k !== p) qs.append(k, v);
-        if (duplicate) { qs.append(p, 'a'); qs.append(p, bad); } else qs.append(p, bad);
-        await expectClientError(op, `${pathFor(op)}?${qs.toString()}`, undefined);
-      }), fcParams(RUNS));
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => op.method === 'GET' && op.queryParams.some((p) => invalidQueryValue(p.schema)),
+      async (op) => {
+        const constrained = op.queryParams.filter((p) => invalidQueryValue(p.schema));
+        const arb = fc
+          .tuple(
+            fc.constantFrom(...constrained),
+            fc.boolean(),
+            fc.dictionary(
+              fc.constantFrom(...op.queryParams.map((p) => p.name), 'zz', '__proto__', 'constructor'),
+              fc.constantFrom(...nastyStrings.filter((s) => !s.includes('\u0000') && !/[\uD800-\uDFFF]/.test(s))),
+              { maxKeys: 3 },
+            ),
+          )
+          .chain(([p, duplicate, others]) => invalidQueryValue(p.schema)!.map((bad) => ({ p: p.name, bad, duplicate, others })));
+        await fc.assert(
+          fc.asyncProperty(arb, async ({ p, bad, duplicate, others }) => {
+            const qs = new URLSearchParams();
+            for (const [k, v] of Object.entries(others)) if (k !== p) qs.append(k, v);
+            if (duplicate) {
+              qs.append(p, 'a');
+              qs.append(p, bad);
+            } else qs.append(p, bad);
+            await expectClientError(op, `${pathFor(op)}?${qs.toString()}`, undefined);
+          }),
+          fcParams(RUNS),
+        );
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(3);
   }, 120_000);
@@ -191,21 +263,27 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
   it('any query value (NUL, unicode, huge, repeated) on any GET → a 2xx or a 4xx error shape, never a 5xx', async () => {
     // Free-text filters (externalId …) may accept these values: then they reach the database.
     let accepted = 0;
-    const { tried, failures } = await forEachOp((op) => op.method === 'GET' && op.queryParams.length > 0 && op.auth !== 'public', async (op) => {
-      const value = fc.oneof(
-        fc.constantFrom(...nastyStrings, 'x'.repeat(4000), 'ñ'.repeat(300)),
-        fc.string({ unit: 'binary', maxLength: 100 }),
-      );
-      await fc.assert(fc.asyncProperty(fc.constantFrom(...op.queryParams), value, fc.boolean(), async (p, v, twice) => {
-        const qs = new URLSearchParams();
-        qs.append(p.name, v);
-        if (twice) qs.append(p.name, v);
-        const r = await send(stack.gateway.url, 'GET', `${pathFor(op)}?${qs.toString()}`, { token: tokenFor(op) });
-        if (r.status >= 200 && r.status < 300) { accepted++; return; }
-        const problem = clientErrorProblem(r);
-        if (problem) throw new Error(`${problem} (HTTP ${r.status} ${r.text.slice(0, 300)}) for ${p.name}=${JSON.stringify(v).slice(0, 200)}`);
-      }), fcParams(RUNS));
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => op.method === 'GET' && op.queryParams.length > 0 && op.auth !== 'public',
+      async (op) => {
+        const value = fc.oneof(fc.constantFrom(...nastyStrings, 'x'.repeat(4000), 'ñ'.repeat(300)), fc.string({ unit: 'binary', maxLength: 100 }));
+        await fc.assert(
+          fc.asyncProperty(fc.constantFrom(...op.queryParams), value, fc.boolean(), async (p, v, twice) => {
+            const qs = new URLSearchParams();
+            qs.append(p.name, v);
+            if (twice) qs.append(p.name, v);
+            const r = await send(stack.gateway.url, 'GET', `${pathFor(op)}?${qs.toString()}`, { token: tokenFor(op) });
+            if (r.status >= 200 && r.status < 300) {
+              accepted++;
+              return;
+            }
+            const problem = clientErrorProblem(r);
+            if (problem) throw new Error(`${problem} (HTTP ${r.status} ${r.text.slice(0, 300)}) for ${p.name}=${JSON.stringify(v).slice(0, 200)}`);
+          }),
+          fcParams(RUNS),
+        );
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(3);
     expect(accepted).toBeGreaterThan(0);
@@ -213,35 +291,53 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
 
   it('path parameters: malformed, unicode, traversal and bad percent-encoding → 4xx, nothing written', async () => {
     const rawSegments = ['%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '..%2F..%2Fpackage.json', '%2e%2e%2f%2e%2e%2fetc%2fpasswd', '%FF%FE', 'a'.repeat(5000)];
-    const { tried, failures } = await forEachOp((op) => op.pathParams.length > 0 && !(op.auth === 'public' && op.method !== 'GET'), async (op) => {
-      for (const param of op.pathParams) {
-        const segment = fc.oneof(
-          fc.constantFrom(...rawSegments),
-          fc.oneof(fc.constantFrom(...nastyStrings), fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }), fc.uuid())
-            .filter((s) => s.length > 0 && violates(param.schema, s) && !/[\uD800-\uDFFF]/.test(s)).map(encodeURIComponent),
-        )
-          // Dot segments ('..', '%2e%2e') are resolved by the client's URL parser before sending: not a server input.
-          .filter((s) => s !== '' && !/^(?:\.|%2e){1,2}$/i.test(s));
-        await fc.assert(fc.asyncProperty(segment, async (raw) => {
-          await expectClientError(op, pathFor(op, { name: param.name, raw }), op.body ? '{}' : undefined);
-        }), fcParams(Math.ceil(RUNS / 2)));
-      }
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => op.pathParams.length > 0 && !(op.auth === 'public' && op.method !== 'GET'),
+      async (op) => {
+        for (const param of op.pathParams) {
+          const segment = fc
+            .oneof(
+              fc.constantFrom(...rawSegments),
+              fc
+                .oneof(fc.constantFrom(...nastyStrings), fc.string({ unit: 'binary', minLength: 1, maxLength: 80 }), fc.uuid())
+                .filter((s) => s.length > 0 && violates(param.schema, s) && !/[\uD800-\uDFFF]/.test(s))
+                .map(encodeURIComponent),
+            )
+            // Dot segments ('..', '%2e%2e') are resolved by the client's URL parser before sending: not a server input.
+            .filter((s) => s !== '' && !/^(?:\.|%2e){1,2}$/i.test(s));
+          await fc.assert(
+            fc.asyncProperty(segment, async (raw) => {
+              await expectClientError(op, pathFor(op, { name: param.name, raw }), op.body ? '{}' : undefined);
+            }),
+            fcParams(Math.ceil(RUNS / 2)),
+          );
+        }
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(10);
   }, 120_000);
 
   it('provider callbacks: garbage and forged bodies → 401 INVALID_SIGNATURE or 400, never 5xx, nothing written', async () => {
-    const { tried, failures } = await forEachOp((op) => PROVIDER_CALLBACKS.test(op.path), async (op) => {
-      const sig = fc.option(fc.oneof(
-        fc.constantFrom(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, 't=0,v1=', 'v1=zz', '', 'garbage', `t=${'9'.repeat(400)},v1=ab`),
-        fc.string({ unit: 'grapheme-ascii', maxLength: 200 }),
-      ), { nil: undefined });
-      await fc.assert(fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 4 }), invalidBody(op.body ?? { type: 'object' })), sig, async (b, s) => {
-        const r = await expectClientError(op, pathFor(op), JSON.stringify(b), s === undefined ? {} : { 'x-provider-signature': s });
-        expect(['INVALID_SIGNATURE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE']).toContain(r.body.error);
-      }), fcParams(RUNS));
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => PROVIDER_CALLBACKS.test(op.path),
+      async (op) => {
+        const sig = fc.option(
+          fc.oneof(
+            fc.constantFrom(`t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`, 't=0,v1=', 'v1=zz', '', 'garbage', `t=${'9'.repeat(400)},v1=ab`),
+            fc.string({ unit: 'grapheme-ascii', maxLength: 200 }),
+          ),
+          { nil: undefined },
+        );
+        await fc.assert(
+          fc.asyncProperty(fc.oneof(fc.jsonValue({ maxDepth: 4 }), invalidBody(op.body ?? { type: 'object' })), sig, async (b, s) => {
+            const r = await expectClientError(op, pathFor(op), JSON.stringify(b), s === undefined ? {} : { 'x-provider-signature': s });
+            expect(['INVALID_SIGNATURE', 'INVALID_REQUEST', 'PAYLOAD_TOO_LARGE']).toContain(r.body.error);
+          }),
+          fcParams(RUNS),
+        );
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBe(3);
   }, 120_000);
@@ -256,19 +352,37 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
       const f: string[] = [];
       for (const op of ops.filter((o) => o.body && !skip.test(o.path) && Object.values<any>(o.body.properties ?? {}).some(isFreeText))) {
         t.push(`${op.method} ${op.path}`);
-        const fields = Object.entries<any>(op.body!.properties).filter(([, s]) => isFreeText(s)).map(([k]) => k);
+        const fields = Object.entries<any>(op.body!.properties)
+          .filter(([, s]) => isFreeText(s))
+          .map(([k]) => k);
         const nasty = fc.oneof(
-          fc.constantFrom('a\u0000b', '\u0000', 'x\uD800y', '\uDFFF', '\u202Etxet\u202C', 'Ñandú 🏦 مرحبا', '<script>alert(1)</script>', '\r\nX-Injected: 1', '\u0007\u001b[31m'),
+          fc.constantFrom(
+            'a\u0000b',
+            '\u0000',
+            'x\uD800y',
+            '\uDFFF',
+            '\u202Etxet\u202C',
+            'Ñandú 🏦 مرحبا',
+            '<script>alert(1)</script>',
+            '\r\nX-Injected: 1',
+            '\u0007\u001b[31m',
+          ),
           fc.string({ unit: 'binary', minLength: 1, maxLength: 60 }),
         );
         try {
-          await fc.assert(fc.asyncProperty(plausible(op.body) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...fields), nasty, async (base, field, value) => {
-            const body = JSON.stringify({ ...base, [field]: value });
-            const r = await send(stack.gateway.url, op.method, pathFor(op), { token: tokenFor(op), body });
-            if (r.status >= 200 && r.status < 300) { accepted++; return; }
-            const problem = clientErrorProblem(r);
-            if (problem) throw new Error(`${problem} (HTTP ${r.status} ${r.text.slice(0, 300)}) for ${body.slice(0, 300)}`);
-          }), fcParams(15));
+          await fc.assert(
+            fc.asyncProperty(plausible(op.body) as fc.Arbitrary<Record<string, unknown>>, fc.constantFrom(...fields), nasty, async (base, field, value) => {
+              const body = JSON.stringify({ ...base, [field]: value });
+              const r = await send(stack.gateway.url, op.method, pathFor(op), { token: tokenFor(op), body });
+              if (r.status >= 200 && r.status < 300) {
+                accepted++;
+                return;
+              }
+              const problem = clientErrorProblem(r);
+              if (problem) throw new Error(`${problem} (HTTP ${r.status} ${r.text.slice(0, 300)}) for ${body.slice(0, 300)}`);
+            }),
+            fcParams(15),
+          );
         } catch (err) {
           f.push(`${op.method} ${op.path}: ${describeFailure(err)}`);
         }
@@ -285,16 +399,24 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     const idem = ops.filter((op) => op.headerParams.some((h) => h.name.toLowerCase() === 'idempotency-key'));
     const schema = idem[0]?.headerParams.find((h) => h.name.toLowerCase() === 'idempotency-key')?.schema ?? {};
     // What fetch can carry in a header (Latin-1, no CR/LF/NUL) and the schema refuses.
-    const badKey = fc.oneof(
-      fc.constantFrom(' ', 'a b', 'x'.repeat(256), 'ñandú', 'tab\there', '\u00ff', 'k'.repeat(10_000)),
-      fc.string({ unit: fc.constantFrom(...'a-_:/ \u00e9\u00a0\t'.split('')), minLength: 1, maxLength: 300 }),
-    ).filter((k) => k.trim() === k && k.length > 0 && violates(schema, k));
+    const badKey = fc
+      .oneof(
+        fc.constantFrom(' ', 'a b', 'x'.repeat(256), 'ñandú', 'tab\there', '\u00ff', 'k'.repeat(10_000)),
+        fc.string({ unit: fc.constantFrom(...'a-_:/ \u00e9\u00a0\t'.split('')), minLength: 1, maxLength: 300 }),
+      )
+      .filter((k) => k.trim() === k && k.length > 0 && violates(schema, k));
     const validBodies: Record<string, unknown> = { '/breb/collect-keys': { externalId: 'idem-hostil', name: 'Tienda Idem' } };
-    const { tried, failures } = await forEachOp((op) => idem.includes(op), async (op) => {
-      await fc.assert(fc.asyncProperty(badKey, async (key) => {
-        await expectClientError(op, pathFor(op), JSON.stringify(validBodies[op.path] ?? {}), { 'idempotency-key': key });
-      }), fcParams(Math.ceil(RUNS / 2)));
-    });
+    const { tried, failures } = await forEachOp(
+      (op) => idem.includes(op),
+      async (op) => {
+        await fc.assert(
+          fc.asyncProperty(badKey, async (key) => {
+            await expectClientError(op, pathFor(op), JSON.stringify(validBodies[op.path] ?? {}), { 'idempotency-key': key });
+          }),
+          fcParams(Math.ceil(RUNS / 2)),
+        );
+      },
+    );
     expect(failures).toEqual([]);
     expect(tried.length).toBeGreaterThanOrEqual(idem.length > 0 ? 1 : 0);
   }, 60_000);
@@ -316,7 +438,10 @@ describe('hostile input on every endpoint (property-based, driven by /openapi.js
     }
     expect(diff(before, await db.snapshot())).toEqual([]);
     // The snapshot does see a write (so "nothing written" above can fail).
-    expect((await send(stack.gateway.url, 'POST', '/breb/collect-keys', { token: co.writeKey, body: JSON.stringify({ externalId: 'nul-ok', name: 'Tienda' }) })).status).toBe(201);
+    expect(
+      (await send(stack.gateway.url, 'POST', '/breb/collect-keys', { token: co.writeKey, body: JSON.stringify({ externalId: 'nul-ok', name: 'Tienda' }) }))
+        .status,
+    ).toBe(201);
     expect(diff(before, await db.snapshot())).toEqual(expect.arrayContaining([expect.stringMatching(/^collect_key\./)]));
   });
 

@@ -33,26 +33,52 @@ async function replyHoldingProxy(target: string) {
     const pair = { client, upstream, held: [] as Buffer[] };
     pairs.add(pair);
     client.pipe(upstream);
-    upstream.on('data', (chunk: Buffer) => { if (holding) pair.held.push(chunk); else client.write(chunk); });
-    const close = () => { pairs.delete(pair); client.destroy(); upstream.destroy(); };
+    upstream.on('data', (chunk: Buffer) => {
+      if (holding) pair.held.push(chunk);
+      else client.write(chunk);
+    });
+    const close = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
     client.on('close', close).on('error', close);
     upstream.on('close', close).on('error', close);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     address: `127.0.0.1:${(server.address() as net.AddressInfo).port}`,
-    hold() { holding = true; },
+    hold() {
+      holding = true;
+    },
     release() {
       holding = false;
       for (const p of pairs) for (const chunk of p.held.splice(0)) p.client.write(chunk);
     },
-    close: () => new Promise<void>((r) => { for (const p of pairs) { p.client.destroy(); p.upstream.destroy(); } server.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        for (const p of pairs) {
+          p.client.destroy();
+          p.upstream.destroy();
+        }
+        server.close(() => r());
+      }),
   };
 }
 
 const achBody = (amount: number) => ({
   amount,
-  destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
+  destination: {
+    bankAccount: {
+      bankId: 1,
+      accountTypeId: 20,
+      accountNumber: '12345678901',
+      documentTypeId: 1,
+      documentNumber: '1020304050',
+      holderFirstName: 'Ana María',
+      holderLastName: 'Pérez Gómez',
+    },
+  },
   description: 'Pago proveedor',
 });
 
@@ -64,13 +90,19 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
   let nodeFlags: string[];
 
   beforeAll(async () => {
-    ({ NODE_FLAGS: nodeFlags } = await import(join(process.cwd(), '..', 'deploy', 'local', 'processes.mjs')) as { NODE_FLAGS: string[] });
+    ({ NODE_FLAGS: nodeFlags } = (await import(join(process.cwd(), '..', 'deploy', 'local', 'processes.mjs'))) as { NODE_FLAGS: string[] });
     stack = await startStack({ transfers: true });
     // A transfer service of our own (a replica of the stack's, same database, bus, ledger and
     // sandbox) whose address we know, to put the proxy in front of.
     transfer = await startTransfer({
-      databaseUrl: stack.databaseUrl, natsUrl: NATS_URL, namespace: stack.namespace, ledgerAddress: stack.ledger.address,
-      providerUrl: stack.sandbox!.url, callbackBaseUrl: `${stack.gateway.url}/webhooks/rails`, port: 0, logLevel: 'silent',
+      databaseUrl: stack.databaseUrl,
+      natsUrl: NATS_URL,
+      namespace: stack.namespace,
+      ledgerAddress: stack.ledger.address,
+      providerUrl: stack.sandbox!.url,
+      callbackBaseUrl: `${stack.gateway.url}/webhooks/rails`,
+      port: 0,
+      logLevel: 'silent',
     });
     db = new pg.Client({ connectionString: stack.databaseUrl });
     await db.connect();
@@ -95,7 +127,8 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
   /** A request to one of this file's gateways; the answer is checked against the document that gateway serves. */
   async function call(baseUrl: string, method: string, path: string, o: { token: string; body?: unknown; headers?: Record<string, string> }) {
     const res = await fetchDocumented(`${baseUrl}${path}`, {
-      method, headers: { authorization: `Bearer ${o.token}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
+      method,
+      headers: { authorization: `Bearer ${o.token}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}), ...o.headers },
       body: o.body === undefined ? undefined : JSON.stringify(o.body),
     });
     const text = await res.text();
@@ -112,25 +145,41 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
   const transfersOf = (companyId: string) => count('select count(*)::int as n from transfer.transfers where company_id = $1', [companyId]);
   const reservesOf = (companyId: string) => count(`select count(*)::int as n from ledger.postings where company_id = $1 and kind = 'reserve'`, [companyId]);
   /** The transfer the key made, once the transfer service has accepted it (reserved: past RECEIVED). */
-  const acceptedUnder = (companyId: string, key: string) => eventually(async () => {
-    const { rows } = await db.query<{ id: string; state: string }>(
-      'select id::text as id, state from transfer.transfers where company_id = $1 and idempotency_key = $2', [companyId, key]);
-    return rows[0] && !['RECEIVED', 'ABANDONING'].includes(rows[0].state) ? rows[0] : undefined;
-  }, 15_000, 50);
+  const acceptedUnder = (companyId: string, key: string) =>
+    eventually(
+      async () => {
+        const { rows } = await db.query<{ id: string; state: string }>(
+          'select id::text as id, state from transfer.transfers where company_id = $1 and idempotency_key = $2',
+          [companyId, key],
+        );
+        return rows[0] && !['RECEIVED', 'ABANDONING'].includes(rows[0].state) ? rows[0] : undefined;
+      },
+      15_000,
+      50,
+    );
   const claimOf = async (companyId: string, key: string) =>
     (await db.query<{ state: string }>('select state from gateway.idempotency_keys where company_id = $1 and key = $2', [companyId, key])).rows[0]?.state;
-  const settled = (companyId: string, id: string, token: string) => eventually(async () => {
-    const r = await stack.http('GET', `/wallets/transactions/${id}`, { token });
-    return r.status === 200 && ['COMPLETED', 'FAILED'].includes(r.body.status) ? r.body : undefined;
-  }, 15_000, 100);
+  const settled = (companyId: string, id: string, token: string) =>
+    eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${id}`, { token });
+        return r.status === 200 && ['COMPLETED', 'FAILED'].includes(r.body.status) ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
 
   it('the gateway times out after the transfer service accepted the send: 503; the retry with the key answers that transfer, one transfer and one reserve', async () => {
     const proxy = await replyHoldingProxy(transfer.address);
     let gw: StartedGateway | undefined;
     try {
       gw = await startGateway({
-        databaseUrl: stack.databaseUrl, redisUrl: REDIS_URL, ledgerAddress: stack.ledger.address, transferAddress: proxy.address,
-        namespace: `${stack.namespace}_to`, env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', GRPC_DEADLINE_MS: '30000', TRANSFER_SEND_DEADLINE_MS: '3000' },
+        databaseUrl: stack.databaseUrl,
+        redisUrl: REDIS_URL,
+        ledgerAddress: stack.ledger.address,
+        transferAddress: proxy.address,
+        namespace: `${stack.namespace}_to`,
+        env: { LOG_LEVEL: 'silent', GATEWAY_MIGRATE_ON_START: 'false', GRPC_DEADLINE_MS: '30000', TRANSFER_SEND_DEADLINE_MS: '3000' },
       });
       const co = await company('Tiempo Agotado S.A.S.');
       const body = achBody(25_000);
@@ -177,25 +226,49 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
       const [port, opsPort] = [await freePort(), await freePort()];
       const env: Record<string, string | undefined> = {
         ...process.env,
-        NODE_ENV: 'test', LOG_LEVEL: 'warn', OTEL_SERVICE_NAME: 'gateway', GRPC_DEADLINE_MS: '30000',
-        GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: String(port), GATEWAY_OPS_PORT: String(opsPort), GATEWAY_MIGRATE_ON_START: 'false',
-        DATABASE_URL: stack.databaseUrl, REDIS_URL, RATE_LIMIT_PREFIX: `rl:${stack.namespace}_kill`,
-        LEDGER_GRPC_ADDR: stack.ledger.address, TRANSFER_GRPC_ADDR: proxy.address,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'warn',
+        OTEL_SERVICE_NAME: 'gateway',
+        GRPC_DEADLINE_MS: '30000',
+        GATEWAY_HOST: '127.0.0.1',
+        GATEWAY_PORT: String(port),
+        GATEWAY_OPS_PORT: String(opsPort),
+        GATEWAY_MIGRATE_ON_START: 'false',
+        DATABASE_URL: stack.databaseUrl,
+        REDIS_URL,
+        RATE_LIMIT_PREFIX: `rl:${stack.namespace}_kill`,
+        LEDGER_GRPC_ADDR: stack.ledger.address,
+        TRANSFER_GRPC_ADDR: proxy.address,
         // Not used by this test; nothing listens there (as the in-process test gateway does).
-        DEPOSIT_GRPC_ADDR: '127.0.0.1:1', COLLECT_KEY_GRPC_ADDR: '127.0.0.1:1', RECEIPT_GRPC_ADDR: '127.0.0.1:1', WEBHOOK_GRPC_ADDR: '127.0.0.1:1',
+        DEPOSIT_GRPC_ADDR: '127.0.0.1:1',
+        COLLECT_KEY_GRPC_ADDR: '127.0.0.1:1',
+        RECEIPT_GRPC_ADDR: '127.0.0.1:1',
+        WEBHOOK_GRPC_ADDR: '127.0.0.1:1',
         // No MESH_TLS_DIR: outside production the process takes the development mesh PKI (the same one
         // the in-process stack uses; WALLET_DEV_PKI_DIR, if set, is inherited with process.env).
       };
       delete env.NODE_OPTIONS;
       delete env.MESH_TLS_DIR;
-      const child = spawn(process.execPath, [...nodeFlags, 'dist/main.js'], { cwd: join(process.cwd(), '..', 'gateway'), env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [...nodeFlags, 'dist/main.js'], {
+        cwd: join(process.cwd(), '..', 'gateway'),
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       gateways.push(child);
       child.stdout!.on('data', (d: Buffer) => logs.push(d.toString()));
       child.stderr!.on('data', (d: Buffer) => logs.push(d.toString()));
-      await eventually(async () => {
-        if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${logs.join('')}`);
-        try { return (await fetch(`http://127.0.0.1:${opsPort}/healthz`, { signal: AbortSignal.timeout(1000) })).ok || undefined; } catch { return undefined; }
-      }, 30_000, 100);
+      await eventually(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`gateway exited ${child.exitCode}: ${logs.join('')}`);
+          try {
+            return (await fetch(`http://127.0.0.1:${opsPort}/healthz`, { signal: AbortSignal.timeout(1000) })).ok || undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        30_000,
+        100,
+      );
       return { url: `http://127.0.0.1:${port}`, child };
     }
     try {
@@ -207,9 +280,13 @@ describe('Idempotency-Key: a send whose outcome is unknown is answered, never pa
       proxy.hold();
       // The client's request: it will never get an answer (the gateway dies with it).
       const inFlight = fetch(`${first.url}/transfers/send`, {
-        method: 'POST', body: JSON.stringify(body),
+        method: 'POST',
+        body: JSON.stringify(body),
         headers: { authorization: `Bearer ${co.writeKey}`, 'content-type': 'application/json', 'Idempotency-Key': 'killed-1' },
-      }).then((r) => `answered ${r.status}`, () => 'no answer');
+      }).then(
+        (r) => `answered ${r.status}`,
+        () => 'no answer',
+      );
       const made = await acceptedUnder(co.id, 'killed-1');
       expect(await claimOf(co.id, 'killed-1')).toBe('IN_FLIGHT'); // the dead gateway's claim, locked for another minute
       const exited = new Promise((r) => first.child.once('exit', r));

@@ -22,13 +22,18 @@ describe('insider attacks (production)', () => {
     const headers: Record<string, string> = {};
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetchDocumented(`${base}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) }, { documentFrom: stack.gateway.url });
+    const res = await fetchDocumented(
+      `${base}${path}`,
+      { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) },
+      { documentFrom: stack.gateway.url },
+    );
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined, text };
   };
   const adm = (method: string, path: string, token?: string, body?: unknown) => call(adminUrl, method, path, { token, body });
   const pub = (method: string, path: string, token?: string, body?: unknown) => call(stack.gateway.url, method, path, { token, body });
-  const code = (secret: string, steps = 0) => new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
+  const code = (secret: string, steps = 0) =>
+    new TOTP({ algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + steps * 30_000 });
 
   const mailMatching = (to: string, re: RegExp) => mailed(stack.sandbox!.url, to, re);
   /** The notice delay passes (moved in the database: the gateway reads Postgres's clock). */
@@ -47,8 +52,14 @@ describe('insider attacks (production)', () => {
     stack = await startStack({
       transfers: true,
       gatewayEnv: {
-        NODE_ENV: 'production', ADMIN_TOKEN, API_KEY_PEPPER: 'e2e-insider-pepper-0123456789', GATEWAY_ENCRYPTION_KEY: 'e2e-insider-encryption-key-0123456789',
-        DASHBOARD_PUBLIC_URL: 'https://pagos.example.co', RATE_LIMIT_ADMIN: '10000', RATE_LIMIT_ADMIN_LOGIN: '1000', RATE_LIMIT_AUTHENTICATION: '1000',
+        NODE_ENV: 'production',
+        ADMIN_TOKEN,
+        API_KEY_PEPPER: 'e2e-insider-pepper-0123456789',
+        GATEWAY_ENCRYPTION_KEY: 'e2e-insider-encryption-key-0123456789',
+        DASHBOARD_PUBLIC_URL: 'https://pagos.example.co',
+        RATE_LIMIT_ADMIN: '10000',
+        RATE_LIMIT_ADMIN_LOGIN: '1000',
+        RATE_LIMIT_AUTHENTICATION: '1000',
       },
     });
     adminUrl = stack.gateway.adminUrl!;
@@ -77,7 +88,10 @@ describe('insider attacks (production)', () => {
     // Finding I1 (docs/security.md "The insider"), production: one operator tries to make the company's signers and receive their links.
     const co = await adm('POST', '/admin/companies', a.session, { name: 'Multifirma S.A.S.', nit: '900777888-1', taxRegime: 'COMMON', multiSigThreshold: 2 });
     expect(co.status).toBe(201);
-    const signers: Array<{ email: string; role: string; id?: string }> = [{ email: 'firmante.admin@multifirma.co', role: 'ADMIN' }, { email: 'firmante.operador@multifirma.co', role: 'OPERATOR' }];
+    const signers: Array<{ email: string; role: string; id?: string }> = [
+      { email: 'firmante.admin@multifirma.co', role: 'ADMIN' },
+      { email: 'firmante.operador@multifirma.co', role: 'OPERATOR' },
+    ];
     for (const s of signers) {
       const asked = await adm('POST', `/admin/companies/${co.body.id}/users`, a.session, { email: s.email, role: s.role });
       expect(asked.status).toBe(202);

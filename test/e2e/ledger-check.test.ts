@@ -12,9 +12,14 @@ const CLI = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'services'
 function runCli(databaseUrl: string, args: string[] = []): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, DATABASE_URL: databaseUrl }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    let out = '',
+      err = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     child.on('exit', (code) => resolve({ code, out, err }));
   });
 }
@@ -34,36 +39,70 @@ describe('cross-service invariants (npm run ledger:check)', () => {
     stack = await startStack({ transfers: true, deposits: true, collectKeys: true });
     const co = await stack.provision('Invariantes S.A.S.');
     await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 });
-    for (const rail of ['BREB', 'ACH']) await stack.admin('POST', `/admin/companies/${co.id}/wallets/${rail}/credit`, { amountCents: 5_000_000, reference: `seed-${rail}` });
+    for (const rail of ['BREB', 'ACH'])
+      await stack.admin('POST', `/admin/companies/${co.id}/wallets/${rail}/credit`, { amountCents: 5_000_000, reference: `seed-${rail}` });
 
     const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3004445566' } });
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 120_000, destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+      body: {
+        amount: 120_000,
+        destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+        targetName: key.body.recipient.fullName,
+        targetDocument: key.body.recipient.idValue,
+      },
     });
     expect(sent.status).toBe(201);
 
-    const dep = await stack.http('POST', '/deposits/pse', { token: co.writeKey, body: {
-      amountCents: 300_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez', payerEmail: 'laura@example.com', payerPhone: '3101234567' } });
+    const dep = await stack.http('POST', '/deposits/pse', {
+      token: co.writeKey,
+      body: {
+        amountCents: 300_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '1020304050',
+        payerFirstName: 'Laura',
+        payerLastName: 'Gómez',
+        payerEmail: 'laura@example.com',
+        payerPhone: '3101234567',
+      },
+    });
     expect(dep.status).toBe(201);
-    const paid = await fetch(`${stack.sandbox!.url}/sandbox/pse/${dep.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }) });
+    const paid = await fetch(`${stack.sandbox!.url}/sandbox/pse/${dep.body.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+    });
     expect(paid.status).toBe(200);
 
     const live = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'cliente-1', name: 'Tienda Uno' } });
     const gone = await stack.http('POST', '/breb/collect-keys', { token: co.writeKey, body: { externalId: 'cliente-2', name: 'Tienda Dos' } });
     expect(await stack.http('DELETE', `/breb/collect-keys/${gone.body.id}`, { token: co.writeKey })).toMatchObject({ status: 200 });
-    for (const [keyValue, amountCents] of [[live.body.key.value, 80_000], [gone.body.key.value, 40_000]] as const) {
-      const r = await fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, { method: 'POST', headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ keyValue, amountCents, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }) });
+    for (const [keyValue, amountCents] of [
+      [live.body.key.value, 80_000],
+      [gone.body.key.value, 40_000],
+    ] as const) {
+      const r = await fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ keyValue, amountCents, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' }),
+      });
       expect(r.status).toBe(202);
     }
     // Everything final: the payout paid, the link credited, both inbound payments listed.
-    await eventually(async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED', 20_000, 100);
-    await eventually(async () => {
-      const r = await stack.http('GET', '/deposits?limit=100', { token: co.readKey });
-      const statuses = r.body.deposits.map((d: { status: string }) => d.status).sort();
-      return statuses.join() === 'ASSIGNED,ASSIGNED,UNASSIGNED';
-    }, 20_000, 100);
+    await eventually(
+      async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED',
+      20_000,
+      100,
+    );
+    await eventually(
+      async () => {
+        const r = await stack.http('GET', '/deposits?limit=100', { token: co.readKey });
+        const statuses = r.body.deposits.map((d: { status: string }) => d.status).sort();
+        return statuses.join() === 'ASSIGNED,ASSIGNED,UNASSIGNED';
+      },
+      20_000,
+      100,
+    );
     client = new pg.Client({ connectionString: stack.databaseUrl });
     await client.connect();
     reconciliation = (await client.query(`select 1 from pg_namespace where nspname = 'reconciliation'`)).rowCount === 1;
@@ -74,10 +113,14 @@ describe('cross-service invariants (npm run ledger:check)', () => {
   });
 
   it('holds over real money, settled, with the sandbox as the rails’ truth', async () => {
-    const report = await eventually(async () => {
-      const r = await checkInvariants(client, { settled: true, rail: 'auto' });
-      return r.ok ? r : undefined; // the receipts/listing projections may lag a moment behind the 2xx
-    }, 10_000, 200).catch(async () => checkInvariants(client, { settled: true, rail: 'auto' }));
+    const report = await eventually(
+      async () => {
+        const r = await checkInvariants(client, { settled: true, rail: 'auto' });
+        return r.ok ? r : undefined; // the receipts/listing projections may lag a moment behind the 2xx
+      },
+      10_000,
+      200,
+    ).catch(async () => checkInvariants(client, { settled: true, rail: 'auto' }));
     expect(violationLines(report)).toEqual([]);
     expect(report.rail).toBe('sandbox');
     expect(report.checks.map((c) => c.name)).toEqual([...CHECK_NAMES]);
@@ -95,7 +138,9 @@ describe('cross-service invariants (npm run ledger:check)', () => {
 
   it('each check fails on its planted violation, inside a transaction that is rolled back', async () => {
     const results = await selfTest(client, { rail: 'auto' });
-    expect(results.map((r) => [r.check, r.caught || r.skipped])).toEqual(SABOTAGES.map((s) => [s.check, s.check === 'clearing' && !reconciliation ? 'no reconciliation installed' : true]));
+    expect(results.map((r) => [r.check, r.caught || r.skipped])).toEqual(
+      SABOTAGES.map((s) => [s.check, s.check === 'clearing' && !reconciliation ? 'no reconciliation installed' : true]),
+    );
     // Nothing of the sabotage stayed.
     expect((await checkInvariants(client, { rail: 'auto' })).ok).toBe(true);
   });
@@ -135,18 +180,24 @@ describe('cross-service invariants (npm run ledger:check)', () => {
 
     const exc = await runCli(stack.databaseUrl, ['--break', 'exceptions']);
     expect(exc.code).toBe(1);
-    expect(exc.out).toMatch(/open money exceptions \(1\), oldest first:\n {2}exc_[0-9a-f]{32} {2}RAIL_COMPLETED_AFTER_RELEASE {2}RESOLVING {2}transfer [0-9a-f-]{36} {2}company selftest-\w+ {2}open 1 d 0 h/);
+    expect(exc.out).toMatch(
+      /open money exceptions \(1\), oldest first:\n {2}exc_[0-9a-f]{32} {2}RAIL_COMPLETED_AFTER_RELEASE {2}RESOLVING {2}transfer [0-9a-f-]{36} {2}company selftest-\w+ {2}open 1 d 0 h/,
+    );
 
     // clearing: planted where the reconciliation is installed; else nothing can be planted (exit 2, said).
     const clearing = await runCli(stack.databaseUrl, ['--break', 'clearing']);
     expect(clearing.code).toBe(reconciliation ? 1 : 2);
-    expect(clearing.out).toContain(reconciliation ? 'invariants: VIOLATED (clearing)' : '(no clearing violation could be planted: no reconciliation installed; the report as it is)');
+    expect(clearing.out).toContain(
+      reconciliation ? 'invariants: VIOLATED (clearing)' : '(no clearing violation could be planted: no reconciliation installed; the report as it is)',
+    );
 
     const self = await runCli(stack.databaseUrl, ['--self-test']);
     expect(self.code).toBe(0);
-    expect(self.out).toContain(reconciliation
-      ? `self-test: all ${SABOTAGES.length} planted violations caught (rolled back)`
-      : `self-test: all ${SABOTAGES.length - 1} planted violations caught (rolled back) (1 skipped: clearing)`);
+    expect(self.out).toContain(
+      reconciliation
+        ? `self-test: all ${SABOTAGES.length} planted violations caught (rolled back)`
+        : `self-test: all ${SABOTAGES.length - 1} planted violations caught (rolled back) (1 skipped: clearing)`,
+    );
 
     // After all that, the installation is as it was.
     expect((await runCli(stack.databaseUrl)).code).toBe(0);

@@ -18,7 +18,9 @@ describe('metrics end to end', () => {
     co = await stack.provision('Métricas S.A.S.', { taxRegime: 'COMMON' });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 10_000_000, reference: 'seed-metrics' });
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const scrape = async () => {
     const r = await fetch(`${stack.gateway.opsUrl}/metrics`);
@@ -36,20 +38,42 @@ describe('metrics end to end', () => {
     const send = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
       body: {
-        amount: 300_000, description: 'Métricas',
-        destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+        amount: 300_000,
+        description: 'Métricas',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '12345678901',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Ana',
+            holderLastName: 'Pérez',
+          },
+        },
       },
     });
     expect(send.status).toBe(201);
     const transferId = send.body.id as string;
-    const final = await eventually(async () => {
-      const r = await stack.http('GET', `/wallets/transactions/${transferId}`, { token: co.readKey });
-      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body.status as string : undefined;
-    }, 20_000, 100);
+    const final = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${transferId}`, { token: co.readKey });
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? (r.body.status as string) : undefined;
+      },
+      20_000,
+      100,
+    );
 
     const dep = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 2_000_000, payerDocumentTypeId: 1, payerDocumentNumber: '52123456', payerFirstName: 'Marta', payerLastName: 'Ríos', payerEmail: 'marta@example.com' },
+      body: {
+        amountCents: 2_000_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '52123456',
+        payerFirstName: 'Marta',
+        payerLastName: 'Ríos',
+        payerEmail: 'marta@example.com',
+      },
     });
     expect(dep.status).toBe(201);
 
@@ -59,11 +83,17 @@ describe('metrics end to end', () => {
     expect(statuses[2]).toBe(429);
 
     // The receipt consumer has caught up with the transfer's events.
-    const text = await eventually(async () => {
-      const t = await scrape();
-      return value(t, 'nats_consumer_pending_messages{stream="TRANSFERS",consumer="receipt-transfers"}') === 0
-        && (value(t, `wallet_sends_total{rail="ACH",status="${final}"}`) ?? 0) >= 1 ? t : undefined;
-    }, 20_000, 200);
+    const text = await eventually(
+      async () => {
+        const t = await scrape();
+        return value(t, 'nats_consumer_pending_messages{stream="TRANSFERS",consumer="receipt-transfers"}') === 0 &&
+          (value(t, `wallet_sends_total{rail="ACH",status="${final}"}`) ?? 0) >= 1
+          ? t
+          : undefined;
+      },
+      20_000,
+      200,
+    );
 
     // RED per route template and method (never raw paths or ids).
     expect(value(text, 'http_server_requests_total{method="POST",route="/transfers/send",status="201"}')).toBeGreaterThanOrEqual(1);
@@ -102,8 +132,11 @@ describe('metrics end to end', () => {
     const exprs = dashboard.panels.flatMap((p) => p.targets ?? []).map((t) => t.expr);
     expect(exprs.length).toBeGreaterThan(20);
     const text = await scrape();
-    const exported = new Set([...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
-      type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!]));
+    const exported = new Set(
+      [...text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].flatMap(([, name, type]) =>
+        type === 'histogram' ? [`${name}_bucket`, `${name}_count`, `${name}_sum`] : [name!],
+      ),
+    );
     const functions = new Set(['histogram_quantile', 'clamp_min', 'clamp_max', 'label_replace']);
     const used = new Set(exprs.flatMap((e) => [...e.matchAll(/\b([a-z][a-z0-9]*_[a-z0-9_]+)\b/g)].map((m) => m[1]!)).filter((n) => !functions.has(n)));
     expect(used.size).toBeGreaterThan(15);

@@ -42,9 +42,14 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     return undefined;
   }
   const resolve = (id: string, action: string, note: string) => stack.admin('POST', `/admin/exceptions/${id}/resolve`, { action, note });
-  const correctionsOf = async (movement: string) => (await sql.query(
-    `select kind, case_id, reverses_posting_id is not null as undoes from ledger.postings where corrects = $1 order by created_at, id`, [movement])).rows;
-  const balance = async (account: string) => BigInt((await sql.query(`select coalesce(sum(amount), 0)::text as s from ledger.entries where account = $1`, [account])).rows[0].s);
+  const correctionsOf = async (movement: string) =>
+    (
+      await sql.query(`select kind, case_id, reverses_posting_id is not null as undoes from ledger.postings where corrects = $1 order by created_at, id`, [
+        movement,
+      ])
+    ).rows;
+  const balance = async (account: string) =>
+    BigInt((await sql.query(`select coalesce(sum(amount), 0)::text as s from ledger.entries where account = $1`, [account])).rows[0].s);
   async function expectInvariants() {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -58,8 +63,11 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
   async function brebSend(amount: number) {
     const k = await resolvedKey();
     const r = await post('/transfers/send', {
-      amount, reference: `ocp-${randomUUID()}`, destination: { brebKey: { type: k.keyType, value: k.keyValue } },
-      targetName: k.recipient.fullName, targetDocument: k.recipient.idValue,
+      amount,
+      reference: `ocp-${randomUUID()}`,
+      destination: { brebKey: { type: k.keyType, value: k.keyValue } },
+      targetName: k.recipient.fullName,
+      targetDocument: k.recipient.idValue,
     });
     expect(r.status).toBe(201);
     return r.body.id as string;
@@ -68,7 +76,13 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
 
   beforeAll(async () => {
     // The Bre-B rail confirms after 4 s: time to deliver a contradicting callback first.
-    stack = await startStack({ transfers: true, deposits: true, collectKeys: true, reconciliation: true, sandboxEnv: { SANDBOX_BREB_CONFIRM_MS: '4000' } } as any);
+    stack = await startStack({
+      transfers: true,
+      deposits: true,
+      collectKeys: true,
+      reconciliation: true,
+      sandboxEnv: { SANDBOX_BREB_CONFIRM_MS: '4000' },
+    } as any);
     sql = new pg.Client({ connectionString: stack.databaseUrl });
     await sql.connect();
     co = await stack.provision('Un Peso Una Corrección S.A.S.', { taxRegime: 'COMMON' });
@@ -79,19 +93,41 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     if (msToMidnight(Date.now()) < 180_000) await new Promise((r) => setTimeout(r, msToMidnight(Date.now()) + 1_000));
     today = bogotaDate(Date.now());
   }, 120_000);
-  afterAll(async () => { await sql?.end(); await stack?.stop(); });
+  afterAll(async () => {
+    await sql?.end();
+    await stack?.stop();
+  });
 
-  it('finding 1: a payout the rail made after we released it is corrected once, by the owner\'s write-off; the break is linked, not booked again', async () => {
+  it("finding 1: a payout the rail made after we released it is corrected once, by the owner's write-off; the break is linked, not booked again", async () => {
     const id = await brebSend(77_700);
     // Our side fails it first (a signed FAILED callback), the rail then pays it: RAIL_COMPLETED_AFTER_RELEASE.
-    const provider = await eventually(async () => (await sql.query(`select provider_transfer_id from transfer.transfers where id = $1`, [id])).rows[0]?.provider_transfer_id as string | undefined, 10_000, 50);
-    const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, transactionId: id, providerTransferId: provider, rail: 'BREB', status: 'FAILED', errorMessage: 'Rechazada', occurredAt: new Date().toISOString() });
+    const provider = await eventually(
+      async () =>
+        (await sql.query(`select provider_transfer_id from transfer.transfers where id = $1`, [id])).rows[0]?.provider_transfer_id as string | undefined,
+      10_000,
+      50,
+    );
+    const raw = JSON.stringify({
+      eventId: `evt-${randomUUID()}`,
+      transactionId: id,
+      providerTransferId: provider,
+      rail: 'BREB',
+      status: 'FAILED',
+      errorMessage: 'Rechazada',
+      occurredAt: new Date().toISOString(),
+    });
     const cb = await fetch(`${stack.gateway.url}/webhooks/rails/breb`, {
-      method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+      method: 'POST',
+      body: raw,
+      headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
     });
     expect(cb.status).toBe(200);
     await eventually(async () => (await txStatus(id)) === 'FAILED', 10_000, 100);
-    const owner = await eventually(() => exceptionWhere((e) => e.kind === 'RAIL_COMPLETED_AFTER_RELEASE' && e.resourceId === id && e.status === 'OPEN'), 20_000, 200);
+    const owner = await eventually(
+      () => exceptionWhere((e) => e.kind === 'RAIL_COMPLETED_AFTER_RELEASE' && e.resourceId === id && e.status === 'OPEN'),
+      20_000,
+      200,
+    );
 
     // Today's Bre-B report has the line COMPLETED; our books FAILED: a status break of +77,700.
     const run = await reconcile('breb', today);
@@ -127,8 +163,10 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
     expect(linked.body).toMatchObject({ status: 'RESOLVED', action: 'accept_provider' });
     expect(await balance('rail_clearing:BREB')).toBe(clearing + 77_700n);
     expect(await correctionsOf(`breb:our:${id}`)).toEqual([{ kind: 'correction', case_id: owner.id, undoes: false }]);
-    expect((await stack.admin('GET', `/admin/reconciliations/${run.id}/breaks?limit=100`)).body.items.find((x: any) => x.key === b.key))
-      .toMatchObject({ status: 'RESOLVED', resolution: 'linked' });
+    expect((await stack.admin('GET', `/admin/reconciliations/${run.id}/breaks?limit=100`)).body.items.find((x: any) => x.key === b.key)).toMatchObject({
+      status: 'RESOLVED',
+      resolution: 'linked',
+    });
     const report = await expectInvariants();
     expect(report.report.checks.find((c: any) => c.name === 'corrections')).toMatchObject({ total: 0 });
 
@@ -180,10 +218,19 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
   it('finding 11: a PSE payment the ledger refused to credit (parked CREDITING) is not a settled payment; accept_provider waits for it', async () => {
     // A company with no ACH wallet: the ledger refuses the credit of its paid PSE link for good.
     const breb = await stack.provision('Sin Billetera ACH S.A.S.', { wallets: ['BREB'] });
-    const link = await post('/deposits/pse', {
-      amountCents: 90_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz',
-      payerEmail: 'laura@example.com', payerPhone: '3101234567',
-    }, breb.writeKey);
+    const link = await post(
+      '/deposits/pse',
+      {
+        amountCents: 90_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '1020304050',
+        payerFirstName: 'Laura',
+        payerLastName: 'Gómez Ruiz',
+        payerEmail: 'laura@example.com',
+        payerPhone: '3101234567',
+      },
+      breb.writeKey,
+    );
     expect(link.status).toBe(201);
     expect((await sandbox('POST', `/sandbox/pse/${link.body.id}/pay`, { outcome: 'APPROVED', payerBank: 'Bancolombia' })).status).toBe(200);
     await eventually(() => exceptionWhere((e) => e.kind === 'CREDIT_REFUSED' && e.resourceId === link.body.id), 20_000, 200);

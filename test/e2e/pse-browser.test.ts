@@ -16,8 +16,16 @@ describe('PSE pay page in Chromium', () => {
     stack = await startStack({ deposits: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],  // playwright gives it a fresh, empty profile
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ], // playwright gives it a fresh, empty profile
     });
   }, 90_000);
   afterAll(async () => {
@@ -29,7 +37,14 @@ describe('PSE pay page in Chromium', () => {
     const co = await stack.provision('Tienda Ñandú <S.A.S.>', { taxRegime: 'SIMPLE' });
     const created = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 12_345_678, payerDocumentTypeId: 1, payerDocumentNumber: '52123456', payerFirstName: 'Marta', payerLastName: 'Ríos', payerEmail: 'marta@example.com' },
+      body: {
+        amountCents: 12_345_678,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '52123456',
+        payerFirstName: 'Marta',
+        payerLastName: 'Ríos',
+        payerEmail: 'marta@example.com',
+      },
     });
     expect(created.status).toBe(201);
 
@@ -46,11 +61,15 @@ describe('PSE pay page in Chromium', () => {
     await page.waitForLoadState('domcontentloaded');
     await page.screenshot({ path: join(outDir, 'pse-pay-result.png'), fullPage: true });
 
-    const d = await eventually(async () => {
-      const r = await stack.http('GET', '/deposits', { token: co.readKey });
-      const dep = r.body.deposits.find((x: any) => x.id === created.body.id);
-      return dep?.status === 'ASSIGNED' ? dep : undefined;
-    }, 15_000, 100);
+    const d = await eventually(
+      async () => {
+        const r = await stack.http('GET', '/deposits', { token: co.readKey });
+        const dep = r.body.deposits.find((x: any) => x.id === created.body.id);
+        return dep?.status === 'ASSIGNED' ? dep : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(d.payerBank).toBe('Davivienda');
     const bal = await stack.http('GET', '/wallets/balance', { token: co.readKey });
     expect(bal.body.wallets.find((w: any) => w.rail === 'ACH').availableCents).toBe(d.netAmountCents);

@@ -28,26 +28,43 @@ describe('receipts end to end', () => {
     await stack.admin('PUT', '/admin/fees/ACH_OUTFLOW', { fixedFeeCents: 300_000, variableBps: 0, companyId: co.id });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 500_000_000, reference: 'r1' });
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('a failed ACH send has a receipt with formatted amounts, the masked account and the status', async () => {
     const send = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
       body: {
-        amount: 123_456_713, description: 'Pago nómina',
-        destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '0012345678', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'José', holderLastName: 'Muñoz' } },
+        amount: 123_456_713,
+        description: 'Pago nómina',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '0012345678',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'José',
+            holderLastName: 'Muñoz',
+          },
+        },
       },
     });
     expect(send.status).toBe(201);
     const id = send.body.id as string;
     await eventually(async () => (await stack.http('GET', `/wallets/transactions/${id}`, { token: co.readKey })).body.status === 'FAILED', 15_000, 150);
-    const res = await eventually(async () => {
-      const r = await get(`/wallets/transactions/${id}/receipt.pdf`);
-      if (r.status !== 200) return undefined;
-      const buf = await r.arrayBuffer();
-      const t = await pdfText(buf);
-      return /Fallid/i.test(t.text) ? { r, t } : undefined;
-    }, 15_000, 200);
+    const res = await eventually(
+      async () => {
+        const r = await get(`/wallets/transactions/${id}/receipt.pdf`);
+        if (r.status !== 200) return undefined;
+        const buf = await r.arrayBuffer();
+        const t = await pdfText(buf);
+        return /Fallid/i.test(t.text) ? { r, t } : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(res.r.headers.get('content-type')).toBe('application/pdf');
     expect(res.r.headers.get('content-disposition')).toMatch(/^inline; filename="comprobante-TRX-[A-Z0-9]+\.pdf"$/);
     expect(res.t.pages).toBe(1);
@@ -62,15 +79,30 @@ describe('receipts end to end', () => {
   it('a paid PSE deposit has a receipt; unknown and foreign ids read as not found', async () => {
     const dep = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 5_000_000, payerDocumentTypeId: 1, payerDocumentNumber: '52123456', payerFirstName: 'Marta', payerLastName: 'Ríos', payerEmail: 'marta@example.com' },
+      body: {
+        amountCents: 5_000_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '52123456',
+        payerFirstName: 'Marta',
+        payerLastName: 'Ríos',
+        payerEmail: 'marta@example.com',
+      },
     });
-    await fetch(`${stack.sandbox!.url}/sandbox/pse/${dep.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }) });
-    const t = await eventually(async () => {
-      const r = await get(`/wallets/deposits/${dep.body.id}/receipt.pdf`);
-      if (r.status !== 200) return undefined;
-      const x = await pdfText(await r.arrayBuffer());
-      return /Pagad/i.test(x.text) ? x : undefined;
-    }, 15_000, 200);
+    await fetch(`${stack.sandbox!.url}/sandbox/pse/${dep.body.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+    });
+    const t = await eventually(
+      async () => {
+        const r = await get(`/wallets/deposits/${dep.body.id}/receipt.pdf`);
+        if (r.status !== 200) return undefined;
+        const x = await pdfText(await r.arrayBuffer());
+        return /Pagad/i.test(x.text) ? x : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(t.pages).toBe(1);
     expect(t.text).toContain('$ 50.000,00');
     expect(t.text).toContain('Marta');

@@ -11,7 +11,8 @@ import type { ReconciliationDouble } from '../support/reconciliation-double.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SCREENSHOT_DIR ?? join(tmpdir(), 'wallet-e2e-screenshots');
-const CSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 const PASSWORD = 'Clave-de-operadora-2026';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -42,7 +43,16 @@ describe('reconciliation page in Chromium', () => {
     recon = stack.reconciliationDouble!;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     // A named operator: invited with the shared token, enrolled (password; the TOTP secret is shown once).
     for (const name of ['conciliadora', 'tesorero']) {
@@ -67,17 +77,29 @@ describe('reconciliation page in Chromium', () => {
   async function openPage(): Promise<Page> {
     const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota', viewport: { width: 1200, height: 900 } });
     const page = await context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error' && !/status of (401|409)/.test(m.text())) pageProblems.push(m.text()); });
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !/status of (401|409)/.test(m.text())) pageProblems.push(m.text());
+    });
     page.on('pageerror', (e) => pageProblems.push(String(e)));
     page.on('response', (r) => {
       if (!r.url().startsWith(`${stack.gateway.url}/`)) return;
-      checks.push((async () => {
-        const u = new URL(r.url());
-        const media = (r.headers()['content-type'] ?? '').split(';')[0]!.trim();
-        const text = /json$|^text\//.test(media) ? await r.text().catch(() => null) : undefined;
-        if (text === null) return;
-        await checkDocumented(stack.gateway.url, { method: r.request().method(), path: `${u.pathname}${u.search}`, status: r.status(), headers: new Headers(r.headers()), text });
-      })().catch((err: Error) => { undocumented.push(err.message); }));
+      checks.push(
+        (async () => {
+          const u = new URL(r.url());
+          const media = (r.headers()['content-type'] ?? '').split(';')[0]!.trim();
+          const text = /json$|^text\//.test(media) ? await r.text().catch(() => null) : undefined;
+          if (text === null) return;
+          await checkDocumented(stack.gateway.url, {
+            method: r.request().method(),
+            path: `${u.pathname}${u.search}`,
+            status: r.status(),
+            headers: new Headers(r.headers()),
+            text,
+          });
+        })().catch((err: Error) => {
+          undocumented.push(err.message);
+        }),
+      );
     });
     const res = await page.goto(`${stack.gateway.url}/admin/conciliaciones`);
     expect(res?.status()).toBe(200);
@@ -89,7 +111,14 @@ describe('reconciliation page in Chromium', () => {
 
   it('logs an operator in, lists a run, shows a break with both sides and the difference in COP, and resolves it with "explicar"', async () => {
     const run = recon.seedRun('ach', '2026-11-20', [
-      { kind: 'amount_mismatch', ourId: 'b6f1c2d0-0000-4000-8000-000000000001', providerId: 'ACH-<b>77</b>', ours: { amount: '100000', status: 'COMPLETED' }, theirs: { amount: '1334567', status: '<img src=x onerror=alert(1)>' }, differenceCents: 123_456_789n },
+      {
+        kind: 'amount_mismatch',
+        ourId: 'b6f1c2d0-0000-4000-8000-000000000001',
+        providerId: 'ACH-<b>77</b>',
+        ours: { amount: '100000', status: 'COMPLETED' },
+        theirs: { amount: '1334567', status: '<img src=x onerror=alert(1)>' },
+        differenceCents: 123_456_789n,
+      },
     ]);
     const brk = recon.breaks.find((b) => b.runId === run.id)!;
     const operator = operators[0]!;
@@ -146,17 +175,27 @@ describe('reconciliation page in Chromium', () => {
     expect((await resolved.getByTestId('break-resolution').textContent())!.trim()).toBe('Explicada');
     expect(await resolved.getByTestId('resolve-form').count()).toBe(0);
     const exc = recon.exceptions.find((e) => e.id === brk.exceptionId)!;
-    expect(exc).toMatchObject({ status: 'RESOLVED', action: 'explain', note: 'El proveedor reportó el monto con la comisión incluida; confirmado con soporte.', resolvedBy: expect.stringMatching(/^operator:/) });
+    expect(exc).toMatchObject({
+      status: 'RESOLVED',
+      action: 'explain',
+      note: 'El proveedor reportó el monto con la comisión incluida; confirmado con soporte.',
+      resolvedBy: expect.stringMatching(/^operator:/),
+    });
     await shot(page, 'resolved');
 
     // "reejecutar" while the provider still reports it: the API's message, the break stays open.
-    const again = recon.seedRun('pse', '2026-11-19', [{ kind: 'status_mismatch', ourId: 'dep_x', providerId: 'PSE-1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' }, differenceCents: -30_000n }]);
+    const again = recon.seedRun('pse', '2026-11-19', [
+      { kind: 'status_mismatch', ourId: 'dep_x', providerId: 'PSE-1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' }, differenceCents: -30_000n },
+    ]);
     const still = recon.breaks.find((b) => b.runId === again.id)!;
     recon.stillPresent.add(still.key);
     await page.getByTestId('filter-rail').selectOption('');
     await page.getByTestId('filter-date').fill('');
     await page.getByRole('button', { name: 'Filtrar' }).click();
-    await page.locator(`[data-testid="run-row"][data-run-id="${again.id}"]`).getByRole('button', { name: /Ver detalle/ }).click();
+    await page
+      .locator(`[data-testid="run-row"][data-run-id="${again.id}"]`)
+      .getByRole('button', { name: /Ver detalle/ })
+      .click();
     const stillCard = page.locator(`[data-testid="break"][data-break-key="${still.key}"]`);
     await stillCard.waitFor();
     expect((await stillCard.getByTestId('break-difference').textContent())!.trim()).toBe('-$ 300,00');
@@ -174,7 +213,12 @@ describe('reconciliation page in Chromium', () => {
     expect(login.status).toBe(200);
     const token = login.body.token as string;
     const context = await browser.newContext({ locale: 'es-CO', timezoneId: 'America/Bogota' });
-    await context.addInitScript(([t]) => { sessionStorage.setItem('wallet.admin.session', JSON.stringify({ token: t, expiresAt: new Date(Date.now() + 600_000).toISOString() })); }, [token]);
+    await context.addInitScript(
+      ([t]) => {
+        sessionStorage.setItem('wallet.admin.session', JSON.stringify({ token: t, expiresAt: new Date(Date.now() + 600_000).toISOString() }));
+      },
+      [token],
+    );
     const p = await context.newPage();
     p.on('pageerror', (e) => pageProblems.push(String(e)));
     await p.goto(`${stack.gateway.url}/admin/conciliaciones`);
@@ -214,7 +258,10 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}`);
     stack = await startStack({ reconciliation: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-sync'],
+    });
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -224,16 +271,30 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
   it('starts today\'s Bre-B run from the page, shows the break of a report discrepancy and resolves it with "explicar"', async () => {
     const co = await stack.provision('Página Conciliación S.A.S.', { wallets: ['BREB', 'ACH'] });
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 })).status).toBe(200);
-    expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 5_000_000, reference: 'seed-recon-page' })).status).toBeLessThan(300);
+    expect(
+      (await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 5_000_000, reference: 'seed-recon-page' })).status,
+    ).toBeLessThan(300);
     const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3001112233' } });
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 150_000, reference: 'recon-page-1', destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+      body: {
+        amount: 150_000,
+        reference: 'recon-page-1',
+        destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+        targetName: key.body.recipient.fullName,
+        targetDocument: key.body.recipient.idValue,
+      },
     });
     expect(sent.status).toBe(201);
-    await eventually(async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED', 20_000, 100);
+    await eventually(
+      async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED',
+      20_000,
+      100,
+    );
     const injected = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb/${today}/discrepancies`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'amount', ref: sent.body.id, amountCents: 160_000 }),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'amount', ref: sent.body.id, amountCents: 160_000 }),
     });
     expect(injected.status).toBe(201);
 
@@ -287,7 +348,11 @@ describe('reconciliation page in Chromium, real reconciliation service', () => {
     expect((await resolved.getByTestId('break-status').textContent())!.trim()).toBe('Resuelta');
     expect((await resolved.getByTestId('break-resolution').textContent())!.trim()).toBe('Explicada');
     const exc = await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=RESOLVED');
-    expect(exc.body.items[0]).toMatchObject({ action: 'explain', resolvedBy: expect.stringMatching(/^operator:/), note: 'El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.' });
+    expect(exc.body.items[0]).toMatchObject({
+      action: 'explain',
+      resolvedBy: expect.stringMatching(/^operator:/),
+      note: 'El proveedor cobró una comisión adicional en la línea; confirmado con su soporte.',
+    });
     expect(problems).toEqual([]);
     expect((await stack.invariants()).violations).toEqual([]);
     await context.close();

@@ -62,33 +62,78 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
 
     // Bre-B payouts (3) and ACH payouts (3), each COMPLETED at the rail.
     const resolved = await post('/transfers/resolve-key', { keyValue: '3001234567' });
-    const breb = (amount: number, reference: string) => post('/transfers/send', {
-      amount, reference, destination: { brebKey: { type: resolved.body.keyType, value: resolved.body.keyValue } },
-      targetName: resolved.body.recipient.fullName, targetDocument: resolved.body.recipient.idValue,
-    });
-    const ach = (amount: number, reference: string) => post('/transfers/send', {
-      amount, reference, description: 'Pago proveedor',
-      destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
-    });
-    for (const [name, r] of [['b1', await breb(150_000, 'rc-b1')], ['b2', await breb(250_000, 'rc-b2')], ['b3', await breb(350_000, 'rc-b3')],
-      ['a1', await ach(400_000, 'rc-a1')], ['a2', await ach(500_000, 'rc-a2')], ['a3', await ach(600_000, 'rc-a3')]] as const) {
+    const breb = (amount: number, reference: string) =>
+      post('/transfers/send', {
+        amount,
+        reference,
+        destination: { brebKey: { type: resolved.body.keyType, value: resolved.body.keyValue } },
+        targetName: resolved.body.recipient.fullName,
+        targetDocument: resolved.body.recipient.idValue,
+      });
+    const ach = (amount: number, reference: string) =>
+      post('/transfers/send', {
+        amount,
+        reference,
+        description: 'Pago proveedor',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '12345678901',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Ana María',
+            holderLastName: 'Pérez Gómez',
+          },
+        },
+      });
+    for (const [name, r] of [
+      ['b1', await breb(150_000, 'rc-b1')],
+      ['b2', await breb(250_000, 'rc-b2')],
+      ['b3', await breb(350_000, 'rc-b3')],
+      ['a1', await ach(400_000, 'rc-a1')],
+      ['a2', await ach(500_000, 'rc-a2')],
+      ['a3', await ach(600_000, 'rc-a3')],
+    ] as const) {
       expect(r.status).toBe(201);
       ids[name] = r.body.transactionId ?? r.body.id;
     }
     for (const name of ['b1', 'b2', 'b3', 'a1', 'a2', 'a3']) {
-      await eventually(async () => (await stack.http('GET', `/wallets/transactions/${ids[name]}`, { token: co.readKey })).body?.status === 'COMPLETED', 30_000, 100);
+      await eventually(
+        async () => (await stack.http('GET', `/wallets/transactions/${ids[name]}`, { token: co.readKey })).body?.status === 'COMPLETED',
+        30_000,
+        100,
+      );
     }
 
     // PSE: two links paid, one paid and then reversed by the provider, one rejected.
-    const payer = { payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' };
-    for (const [name, amount, outcome] of [['p1', 700_000, 'APPROVED'], ['p2', 800_000, 'APPROVED'], ['p3', 900_000, 'APPROVED'], ['p4', 100_000, 'REJECTED']] as const) {
+    const payer = {
+      payerDocumentTypeId: 1,
+      payerDocumentNumber: '1020304050',
+      payerFirstName: 'Laura',
+      payerLastName: 'Gómez Ruiz',
+      payerEmail: 'laura@example.com',
+      payerPhone: '3101234567',
+    };
+    for (const [name, amount, outcome] of [
+      ['p1', 700_000, 'APPROVED'],
+      ['p2', 800_000, 'APPROVED'],
+      ['p3', 900_000, 'APPROVED'],
+      ['p4', 100_000, 'REJECTED'],
+    ] as const) {
       const r = await post('/deposits/pse', { amountCents: amount, ...payer });
       expect(r.status).toBe(201);
       ids[name] = r.body.id;
       expect((await sandbox('POST', `/sandbox/pse/${r.body.id}/pay`, { outcome, payerBank: 'Bancolombia' })).status).toBe(200);
     }
-    const depositStatus = async (id: string) => (await stack.http('GET', '/deposits?limit=100', { token: co.readKey })).body.deposits.find((d: any) => d.id === id)?.status;
-    for (const [name, status] of [['p1', 'ASSIGNED'], ['p2', 'ASSIGNED'], ['p3', 'ASSIGNED'], ['p4', 'FAILED']] as const) {
+    const depositStatus = async (id: string) =>
+      (await stack.http('GET', '/deposits?limit=100', { token: co.readKey })).body.deposits.find((d: any) => d.id === id)?.status;
+    for (const [name, status] of [
+      ['p1', 'ASSIGNED'],
+      ['p2', 'ASSIGNED'],
+      ['p3', 'ASSIGNED'],
+      ['p4', 'FAILED'],
+    ] as const) {
       await eventually(async () => (await depositStatus(ids[name]!)) === status, 30_000, 100);
     }
     expect((await sandbox('POST', `/sandbox/pse/${ids.p3}/reverse`)).status).toBe(200);
@@ -97,22 +142,42 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     // Bre-B inbound: three payments to a collect key.
     const key = await post('/breb/collect-keys', { externalId: 'cliente-rc', name: 'Cliente Conciliado' });
     expect(key.status).toBe(201);
-    for (const [name, amount] of [['i1', 120_000], ['i2', 130_000], ['i3', 140_000]] as const) {
-      const r = await sandbox('POST', '/sandbox/breb/incoming', { keyValue: key.body.key.value, amountCents: amount, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' });
+    for (const [name, amount] of [
+      ['i1', 120_000],
+      ['i2', 130_000],
+      ['i3', 140_000],
+    ] as const) {
+      const r = await sandbox('POST', '/sandbox/breb/incoming', {
+        keyValue: key.body.key.value,
+        amountCents: amount,
+        payerName: 'Pedro Pérez',
+        payerDocument: 'CC 79123456',
+        payerBank: 'Nequi',
+      });
       expect(r.status).toBe(202);
-      ids[name] = (await r.json() as { providerTransferId: string }).providerTransferId;
+      ids[name] = ((await r.json()) as { providerTransferId: string }).providerTransferId;
     }
-    await eventually(async () => {
-      const r = await sql.query(`select count(*)::int as n from collect_key.payments where provider_transfer_id = any($1) and movement_id is not null`, [[ids.i1, ids.i2, ids.i3]]);
-      return r.rows[0].n === 3;
-    }, 30_000, 100);
+    await eventually(
+      async () => {
+        const r = await sql.query(`select count(*)::int as n from collect_key.payments where provider_transfer_id = any($1) and movement_id is not null`, [
+          [ids.i1, ids.i2, ids.i3],
+        ]);
+        return r.rows[0].n === 3;
+      },
+      30_000,
+      100,
+    );
 
     // The day moves back one day: the providers' settlement times and ours.
     const day = "interval '1 day'";
     await sql.query(`update sandbox.transfers set created_at = created_at - ${day}, outcome_at = outcome_at - ${day}`);
     await sql.query(`update transfer.transfers set completed_at = completed_at - ${day}, finished_at = finished_at - ${day}`);
-    await sql.query(`update sandbox.pse_links set created_at = created_at - ${day}, paid_at = paid_at - ${day}, outcome_at = outcome_at - ${day}, reversed_at = reversed_at - ${day}`);
-    await sql.query(`update pse_deposit.deposits set provider_confirmed_at = provider_confirmed_at - ${day}, failed_at = failed_at - ${day}, reversed_at = reversed_at - ${day}`);
+    await sql.query(
+      `update sandbox.pse_links set created_at = created_at - ${day}, paid_at = paid_at - ${day}, outcome_at = outcome_at - ${day}, reversed_at = reversed_at - ${day}`,
+    );
+    await sql.query(
+      `update pse_deposit.deposits set provider_confirmed_at = provider_confirmed_at - ${day}, failed_at = failed_at - ${day}, reversed_at = reversed_at - ${day}`,
+    );
     await sql.query(`update sandbox.breb_incoming set received_at = received_at - ${day}`);
     await sql.query(`update collect_key.payments set received_at = received_at - ${day}`);
     // The ledger's postings of that traffic happened on that day too (the clearing line counts a day's
@@ -121,7 +186,10 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     today = bogotaDate(Date.now());
     D = bogotaDate(Date.now() - 86_400_000);
   }, 240_000);
-  afterAll(async () => { await sql?.end(); await stack?.stop(); });
+  afterAll(async () => {
+    await sql?.end();
+    await stack?.stop();
+  });
 
   it('a clean day reconciles on every rail with no break', async () => {
     for (const rail of ['breb', 'ach', 'pse', 'breb-inbound'] as const) {
@@ -159,11 +227,16 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
       for (const b of await breaksOf(run.id)) found.set(b.key, b);
     }
     const expected = [
-      `breb:${D}:amount_mismatch:`, `ach:${D}:missing_at_provider:${ids.a1}`, `ach:${D}:status_mismatch:`,
-      `pse:${D}:duplicate:`, `pse:${D}:missing_in_our_books:`, `breb-inbound:${D}:missing_at_provider:dep_`,
+      `breb:${D}:amount_mismatch:`,
+      `ach:${D}:missing_at_provider:${ids.a1}`,
+      `ach:${D}:status_mismatch:`,
+      `pse:${D}:duplicate:`,
+      `pse:${D}:missing_in_our_books:`,
+      `breb-inbound:${D}:missing_at_provider:dep_`,
       `breb-inbound:${today}:value_date_mismatch:${ids.i1}`,
     ];
-    if (found.size !== expected.length || !expected.every((p) => [...found.keys()].some((k) => k.startsWith(p)))) throw new Error(`breaks found: ${[...found.keys()].join(", ")}`);
+    if (found.size !== expected.length || !expected.every((p) => [...found.keys()].some((k) => k.startsWith(p))))
+      throw new Error(`breaks found: ${[...found.keys()].join(', ')}`);
     expect(found.size).toBe(expected.length);
     for (const prefix of expected) expect([...found.keys()].filter((k) => k.startsWith(prefix))).toHaveLength(1);
     const byKind = (rail: string, date: string, kind: string) => [...found.values()].find((b) => b.rail === rail && b.date === date && b.kind === kind);
@@ -176,7 +249,12 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     // (On this rail our id is the inbound payment's deposit id, and the key of a line is the network's id.)
     const superseded = (await breaksOf(runs['breb-inbound'].id)).find((b) => b.kind === 'missing_at_provider');
     expect(superseded).toMatchObject({ status: 'RESOLVED', resolution: 'superseded', ourId: expect.stringMatching(/^dep_/), differenceCents: '120000' });
-    expect(byKind('breb-inbound', today, 'value_date_mismatch')).toMatchObject({ ourId: superseded.ourId, providerId: ids.i1, status: 'OPEN', differenceCents: '0' });
+    expect(byKind('breb-inbound', today, 'value_date_mismatch')).toMatchObject({
+      ourId: superseded.ourId,
+      providerId: ids.i1,
+      status: 'OPEN',
+      differenceCents: '0',
+    });
     expect(await exceptionOf(superseded.key)).toMatchObject({ status: 'RESOLVED', kind: 'MISSING_AT_PROVIDER', rail: 'BREB' });
 
     // A re-run of the same reports opens nothing new.
@@ -190,11 +268,21 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
 
     // Every open break is a money exception with both sides.
     const exc: Record<string, any> = {};
-    for (const [name, rail, kind] of [['amount', 'breb', 'amount_mismatch'], ['missing', 'ach', 'missing_at_provider'], ['status', 'ach', 'status_mismatch'],
-      ['duplicate', 'pse', 'duplicate'], ['extra', 'pse', 'missing_in_our_books']] as const) {
+    for (const [name, rail, kind] of [
+      ['amount', 'breb', 'amount_mismatch'],
+      ['missing', 'ach', 'missing_at_provider'],
+      ['status', 'ach', 'status_mismatch'],
+      ['duplicate', 'pse', 'duplicate'],
+      ['extra', 'pse', 'missing_in_our_books'],
+    ] as const) {
       const b = byKind(rail, D, kind);
       exc[name] = await exceptionOf(b.key);
-      expect(exc[name]).toMatchObject({ status: 'OPEN', kind: kind.toUpperCase(), resourceId: b.key, actions: expect.arrayContaining(['accept_provider', 'explain', 'rerun']) });
+      expect(exc[name]).toMatchObject({
+        status: 'OPEN',
+        kind: kind.toUpperCase(),
+        resourceId: b.key,
+        actions: expect.arrayContaining(['accept_provider', 'explain', 'rerun']),
+      });
     }
     exc.late = await exceptionOf(byKind('breb-inbound', today, 'value_date_mismatch').key);
     expect(exc.amount.ours).toMatchObject({ amountCents: '150000', ourId: ids.b1, status: 'COMPLETED' });
@@ -238,7 +326,14 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
   }, 240_000);
 
   it('refuses bad input and reads unknown runs as not found', async () => {
-    for (const body of [{}, { rail: 'swift', date: D }, { rail: 'breb', date: '2025-02-30' }, { rail: 'breb', date: bogotaDate(Date.now() + 3 * 86_400_000) }, { rail: 'breb', date: D, extra: 1 }, { rail: 7, date: D }]) {
+    for (const body of [
+      {},
+      { rail: 'swift', date: D },
+      { rail: 'breb', date: '2025-02-30' },
+      { rail: 'breb', date: bogotaDate(Date.now() + 3 * 86_400_000) },
+      { rail: 'breb', date: D, extra: 1 },
+      { rail: 7, date: D },
+    ]) {
       const r = await stack.admin('POST', '/admin/reconciliations', body);
       expect([400, 422]).toContain(r.status);
       expect(r.body).toMatchObject({ error: expect.any(String), message: expect.any(String) });

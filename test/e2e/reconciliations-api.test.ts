@@ -44,13 +44,25 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       const r = await stack.admin('POST', '/admin/reconciliations', { rail: 'breb', date });
       expect(r.status).toBe(202);
       expect(r.body).toMatchObject({
-        id: expect.stringMatching(/^run_[0-9a-f]{32}$/), rail: 'breb', date, trigger: 'ON_DEMAND', status: 'RUNNING', requestedBy: 'admin',
-        finishedAt: null, rejectReason: null, detail: null,
-        report: { lines: 0, amountCents: '0', feeCents: '0', netCents: '0' }, ours: { count: 0, amountCents: '0', netCents: '0' },
-        matched: { count: 0, amountCents: '0' }, breaks: { total: 0, opened: 0, byKind: {} },
+        id: expect.stringMatching(/^run_[0-9a-f]{32}$/),
+        rail: 'breb',
+        date,
+        trigger: 'ON_DEMAND',
+        status: 'RUNNING',
+        requestedBy: 'admin',
+        finishedAt: null,
+        rejectReason: null,
+        detail: null,
+        report: { lines: 0, amountCents: '0', feeCents: '0', netCents: '0' },
+        ours: { count: 0, amountCents: '0', netCents: '0' },
+        matched: { count: 0, amountCents: '0' },
+        breaks: { total: 0, opened: 0, byKind: {} },
       });
       expect(r.headers.get('location')).toBe(`/admin/reconciliations/${r.body.id}`);
-      expect(recon.calls.find((c) => c.method === 'startRun')).toMatchObject({ req: { rail: 'breb', date, requestedBy: 'admin' }, actor: expect.stringMatching(/^admin:/) });
+      expect(recon.calls.find((c) => c.method === 'startRun')).toMatchObject({
+        req: { rail: 'breb', date, requestedBy: 'admin' },
+        actor: expect.stringMatching(/^admin:/),
+      });
       const again = await stack.admin('POST', '/admin/reconciliations', { rail: 'breb', date });
       expect([again.status, again.body.id]).toEqual([202, r.body.id]);
       const followed = await stack.admin('GET', r.headers.get('location')!);
@@ -69,17 +81,32 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expectError(future, 422, 'VALIDATION_ERROR');
       expect(future.body.details.fields).toEqual([expect.objectContaining({ path: 'date' })]);
       for (const body of [
-        { rail: 'swift', date: '2026-01-05' }, { rail: 'BREB', date: '2026-01-05' }, { rail: 1, date: '2026-01-05' }, { rail: 'ach', date: 20260105 },
-        { rail: 'ach' }, { date: '2026-01-05' }, {}, { rail: 'ach', date: '2026-02-30' }, { rail: 'ach', date: '05/01/2026' },
-        { rail: 'ach', date: '2026-01-05', extra: true }, { rail: 'ach', date: '9'.repeat(10_000) }, { rail: 'a'.repeat(10_000), date: '2026-01-05' },
-        [], 'ach',
+        { rail: 'swift', date: '2026-01-05' },
+        { rail: 'BREB', date: '2026-01-05' },
+        { rail: 1, date: '2026-01-05' },
+        { rail: 'ach', date: 20260105 },
+        { rail: 'ach' },
+        { date: '2026-01-05' },
+        {},
+        { rail: 'ach', date: '2026-02-30' },
+        { rail: 'ach', date: '05/01/2026' },
+        { rail: 'ach', date: '2026-01-05', extra: true },
+        { rail: 'ach', date: '9'.repeat(10_000) },
+        { rail: 'a'.repeat(10_000), date: '2026-01-05' },
+        [],
+        'ach',
       ]) {
         expectError(await stack.admin('POST', '/admin/reconciliations', body), 400, 'INVALID_REQUEST');
       }
-      const malformed = await stack.http('POST', '/admin/reconciliations', { token: stack.gateway.adminToken, headers: { 'content-type': 'application/json' } });
+      const malformed = await stack.http('POST', '/admin/reconciliations', {
+        token: stack.gateway.adminToken,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(malformed.status).toBe(400);
       const raw = await fetchDocumented(`${stack.gateway.url}/admin/reconciliations`, {
-        method: 'POST', body: '{"rail": "ach", "date": ', headers: { authorization: `Bearer ${stack.gateway.adminToken}`, 'content-type': 'application/json' },
+        method: 'POST',
+        body: '{"rail": "ach", "date": ',
+        headers: { authorization: `Bearer ${stack.gateway.adminToken}`, 'content-type': 'application/json' },
       });
       expect(raw.status).toBe(400);
       expect(callsOf('startRun')).toBe(before);
@@ -90,7 +117,15 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
     let run: Awaited<ReturnType<ReconciliationDouble['seedRun']>>;
     beforeAll(() => {
       run = recon.seedRun('ach', '2026-11-20', [
-        { kind: 'amount_mismatch', ourId: randomUUID(), providerId: 'ACH-77', ours: { amount: '100000', status: 'COMPLETED' }, theirs: { amount: '150000', status: 'COMPLETED' }, differenceCents: 50_000n, companyId: randomUUID() },
+        {
+          kind: 'amount_mismatch',
+          ourId: randomUUID(),
+          providerId: 'ACH-77',
+          ours: { amount: '100000', status: 'COMPLETED' },
+          theirs: { amount: '150000', status: 'COMPLETED' },
+          differenceCents: 50_000n,
+          companyId: randomUUID(),
+        },
         { kind: 'missing_in_our_books', providerId: 'ACH-78', ours: {}, theirs: { amount: '2500000', status: 'COMPLETED' }, differenceCents: 2_500_000n },
       ]);
     });
@@ -99,10 +134,21 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       const r = await stack.admin('GET', `/admin/reconciliations/${run.id}`);
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
-        id: run.id, rail: 'ach', date: '2026-11-20', trigger: 'SCHEDULE', status: 'RECONCILED', requestedBy: 'scheduler',
-        startedAt: formatInstant(run.startedAt!), finishedAt: formatInstant(run.finishedAt!), coversUntil: formatInstant(run.startedAt!), rejectReason: null, detail: null,
-        report: { lines: 3, amountCents: '450000', feeCents: '1500', netCents: '450000' }, ours: { count: 3, amountCents: '400000', netCents: '400000' },
-        matched: { count: 2, amountCents: '300000' }, breaks: { total: 2, opened: 2, byKind: { amount_mismatch: 1, missing_in_our_books: 1 } },
+        id: run.id,
+        rail: 'ach',
+        date: '2026-11-20',
+        trigger: 'SCHEDULE',
+        status: 'RECONCILED',
+        requestedBy: 'scheduler',
+        startedAt: formatInstant(run.startedAt!),
+        finishedAt: formatInstant(run.finishedAt!),
+        coversUntil: formatInstant(run.startedAt!),
+        rejectReason: null,
+        detail: null,
+        report: { lines: 3, amountCents: '450000', feeCents: '1500', netCents: '450000' },
+        ours: { count: 3, amountCents: '400000', netCents: '400000' },
+        matched: { count: 2, amountCents: '300000' },
+        breaks: { total: 2, opened: 2, byKind: { amount_mismatch: 1, missing_in_our_books: 1 } },
       });
       for (const id of [`run_${'0'.repeat(32)}`, 'run_x', 'not-a-run', `run_${'A'.repeat(32)}`]) {
         expectError(await stack.admin('GET', `/admin/reconciliations/${id}`), 404, 'RECONCILIATION_NOT_FOUND');
@@ -113,13 +159,28 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       const r = await stack.admin('GET', '/admin/reconciliations?rail=ach&date=2026-11-20&status=RECONCILED&limit=10');
       expect(r.status).toBe(200);
       expect(r.body).toEqual({ items: [expect.objectContaining({ id: run.id })], nextCursor: null });
-      expect(recon.calls.filter((c) => c.method === 'listRuns').at(-1)!.req).toMatchObject({ rail: 'ach', date: '2026-11-20', status: 'RECONCILED', limit: 10 });
+      expect(recon.calls.filter((c) => c.method === 'listRuns').at(-1)!.req).toMatchObject({
+        rail: 'ach',
+        date: '2026-11-20',
+        status: 'RECONCILED',
+        limit: 10,
+      });
       const first = await stack.admin('GET', '/admin/reconciliations?limit=1');
       expect(first.body.items).toHaveLength(1);
       expect(first.body.nextCursor).toEqual(expect.any(String));
       const second = await stack.admin('GET', `/admin/reconciliations?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`);
       expect(second.body.items[0].id).not.toBe(first.body.items[0].id);
-      for (const q of ['rail=swift', 'date=2026-13-01', 'date=ayer', 'status=DONE', 'limit=0', 'limit=101', 'limit=abc', 'other=1', `cursor=${'x'.repeat(301)}`]) {
+      for (const q of [
+        'rail=swift',
+        'date=2026-13-01',
+        'date=ayer',
+        'status=DONE',
+        'limit=0',
+        'limit=101',
+        'limit=abc',
+        'other=1',
+        `cursor=${'x'.repeat(301)}`,
+      ]) {
         expectError(await stack.admin('GET', `/admin/reconciliations?${q}`), 400, 'INVALID_REQUEST');
       }
     });
@@ -131,10 +192,25 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       const [mismatch, missing] = r.body.items;
       const seeded = recon.breaks.filter((b) => b.runId === run.id);
       expect(mismatch).toEqual({
-        key: seeded[0]!.key, kind: 'amount_mismatch', rail: 'ach', date: '2026-11-20', ourId: seeded[0]!.ourId, providerId: 'ACH-77',
-        ours: { amount: '100000', status: 'COMPLETED' }, theirs: { amount: '150000', status: 'COMPLETED' }, status: 'OPEN', runId: run.id, lastSeenRunId: run.id,
-        openedAt: formatInstant(seeded[0]!.openedAt!), resolvedAt: null, resolution: null, exceptionId: seeded[0]!.exceptionId, differenceCents: '50000',
-        movement: `ach:our:${seeded[0]!.ourId}`, adjustmentState: null, linkedCase: null,
+        key: seeded[0]!.key,
+        kind: 'amount_mismatch',
+        rail: 'ach',
+        date: '2026-11-20',
+        ourId: seeded[0]!.ourId,
+        providerId: 'ACH-77',
+        ours: { amount: '100000', status: 'COMPLETED' },
+        theirs: { amount: '150000', status: 'COMPLETED' },
+        status: 'OPEN',
+        runId: run.id,
+        lastSeenRunId: run.id,
+        openedAt: formatInstant(seeded[0]!.openedAt!),
+        resolvedAt: null,
+        resolution: null,
+        exceptionId: seeded[0]!.exceptionId,
+        differenceCents: '50000',
+        movement: `ach:our:${seeded[0]!.ourId}`,
+        adjustmentState: null,
+        linkedCase: null,
       });
       expect(missing).toMatchObject({ kind: 'missing_in_our_books', ourId: null, ours: {}, differenceCents: '2500000' });
       const filtered = await stack.admin('GET', `/admin/reconciliations/${run.id}/breaks?kind=missing_in_our_books&status=OPEN&limit=5`);
@@ -147,7 +223,7 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
     });
   });
 
-  describe('the reconciliation\'s money exceptions in /admin/exceptions', () => {
+  describe("the reconciliation's money exceptions in /admin/exceptions", () => {
     let transferExceptionId: string;
     let breaks: ReconciliationDouble['breaks'];
 
@@ -158,25 +234,82 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3004445566' } });
       const sent = await stack.http('POST', '/transfers/send', {
         token: co.writeKey,
-        body: { amount: 120_000, destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+        body: {
+          amount: 120_000,
+          destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+          targetName: key.body.recipient.fullName,
+          targetDocument: key.body.recipient.idValue,
+        },
       });
       expect(sent.status).toBe(201);
-      await eventually(async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED', 15_000, 100);
-      const raw = JSON.stringify({ eventId: `evt-${randomUUID()}`, transactionId: sent.body.id, providerTransferId: 'brb-late', rail: 'BREB', status: 'FAILED', errorMessage: 'Rechazada', occurredAt: new Date().toISOString() });
+      await eventually(
+        async () => (await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey })).body.status === 'COMPLETED',
+        15_000,
+        100,
+      );
+      const raw = JSON.stringify({
+        eventId: `evt-${randomUUID()}`,
+        transactionId: sent.body.id,
+        providerTransferId: 'brb-late',
+        rail: 'BREB',
+        status: 'FAILED',
+        errorMessage: 'Rechazada',
+        occurredAt: new Date().toISOString(),
+      });
       const cb = await fetchDocumented(`${stack.gateway.url}/webhooks/rails/breb`, {
-        method: 'POST', body: raw, headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
+        method: 'POST',
+        body: raw,
+        headers: { 'content-type': 'application/json', 'x-provider-signature': signPayload('dev-rail-callback-secret', raw, Math.floor(Date.now() / 1000)) },
       });
       expect(cb.status).toBe(200);
-      transferExceptionId = await eventually(async () => {
-        const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=RAIL_FAILED_AFTER_COMPLETION');
-        return r.body.items.find((e: { resourceId: string }) => e.resourceId === sent.body.id)?.id as string | undefined;
-      }, 10_000, 100);
+      transferExceptionId = await eventually(
+        async () => {
+          const r = await stack.admin('GET', '/admin/exceptions?status=OPEN&kind=RAIL_FAILED_AFTER_COMPLETION');
+          return r.body.items.find((e: { resourceId: string }) => e.resourceId === sent.body.id)?.id as string | undefined;
+        },
+        10_000,
+        100,
+      );
       // Reconciliation breaks around it in time: one older, two newer.
-      recon.seedRun('pse', '2026-11-18', [{ kind: 'status_mismatch', ourId: 'dep_1', providerId: 'PSE-1', ours: { status: 'ASSIGNED' }, theirs: { status: 'FAILED' }, differenceCents: 30_000n }], new Date(Date.now() - 3_600_000));
-      recon.seedRun('breb-inbound', '2026-11-21', [
-        { kind: 'duplicate', ourId: 'in_1', providerId: 'BRB-9', ours: { amount: '5000' }, theirs: { lines: 2 }, differenceCents: -5_000n, companyId: randomUUID() },
-        { kind: 'value_date_mismatch', ourId: 'in_2', providerId: 'BRB-10', ours: { date: '2026-11-20' }, theirs: { date: '2026-11-21' }, differenceCents: 0n },
-      ], new Date(Date.now() + 1_000));
+      recon.seedRun(
+        'pse',
+        '2026-11-18',
+        [
+          {
+            kind: 'status_mismatch',
+            ourId: 'dep_1',
+            providerId: 'PSE-1',
+            ours: { status: 'ASSIGNED' },
+            theirs: { status: 'FAILED' },
+            differenceCents: 30_000n,
+          },
+        ],
+        new Date(Date.now() - 3_600_000),
+      );
+      recon.seedRun(
+        'breb-inbound',
+        '2026-11-21',
+        [
+          {
+            kind: 'duplicate',
+            ourId: 'in_1',
+            providerId: 'BRB-9',
+            ours: { amount: '5000' },
+            theirs: { lines: 2 },
+            differenceCents: -5_000n,
+            companyId: randomUUID(),
+          },
+          {
+            kind: 'value_date_mismatch',
+            ourId: 'in_2',
+            providerId: 'BRB-10',
+            ours: { date: '2026-11-20' },
+            theirs: { date: '2026-11-21' },
+            differenceCents: 0n,
+          },
+        ],
+        new Date(Date.now() + 1_000),
+      );
       breaks = recon.breaks;
     }, 60_000);
 
@@ -191,7 +324,13 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expect(ids.indexOf(dup.exceptionId)).toBeLessThan(ids.indexOf(transferExceptionId));
       expect(ids.indexOf(transferExceptionId)).toBeLessThan(ids.indexOf(stm.exceptionId));
       expect(all.body.items.find((e: { id: string }) => e.id === dup.exceptionId)).toMatchObject({
-        kind: 'DUPLICATE', status: 'OPEN', rail: 'BREB', resourceId: dup.key, actions: ['accept_provider', 'explain', 'rerun'], ours: { amount: '5000' }, theirs: { lines: 2 },
+        kind: 'DUPLICATE',
+        status: 'OPEN',
+        rail: 'BREB',
+        resourceId: dup.key,
+        actions: ['accept_provider', 'explain', 'rerun'],
+        ours: { amount: '5000' },
+        theirs: { lines: 2 },
       });
       expect(all.body.items.find((e: { id: string }) => e.id === stm.exceptionId)).toMatchObject({ rail: 'PSE', companyId: '' });
       // One by one: the same items in the same order, none twice.
@@ -210,7 +349,9 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expect(dups.body.items.map((e: { id: string }) => e.id)).toEqual([dup.exceptionId]);
       expect(callsOf('listExceptions')).toBe(before + 1);
       expect(recon.calls.filter((c) => c.method === 'listExceptions').at(-1)!.req).toMatchObject({ kind: 'DUPLICATE' });
-      expect((await stack.admin('GET', '/admin/exceptions?kind=RAIL_FAILED_AFTER_COMPLETION')).body.items.map((e: { id: string }) => e.id)).toContain(transferExceptionId);
+      expect((await stack.admin('GET', '/admin/exceptions?kind=RAIL_FAILED_AFTER_COMPLETION')).body.items.map((e: { id: string }) => e.id)).toContain(
+        transferExceptionId,
+      );
       expect(callsOf('listExceptions')).toBe(before + 1);
       expectError(await stack.admin('GET', '/admin/exceptions?kind=duplicate'), 400, 'INVALID_REQUEST');
     });
@@ -218,11 +359,24 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
     it('resolves at the reconciliation in one call: explain, accept_provider; rerun answers 409 BREAK_STILL_PRESENT (still OPEN) until the break is gone', async () => {
       const dup = breaks.find((b) => b.kind === 'duplicate')!;
       const before = callsOf('resolveException');
-      const explained = await stack.admin('POST', `/admin/exceptions/${dup.exceptionId}/resolve`, { action: 'explain', note: 'El proveedor duplicó la línea; confirmado por soporte.' });
+      const explained = await stack.admin('POST', `/admin/exceptions/${dup.exceptionId}/resolve`, {
+        action: 'explain',
+        note: 'El proveedor duplicó la línea; confirmado por soporte.',
+      });
       expect(explained.status).toBe(200);
-      expect(explained.body).toMatchObject({ id: dup.exceptionId, status: 'RESOLVED', action: 'explain', resolvedBy: 'admin', note: 'El proveedor duplicó la línea; confirmado por soporte.' });
+      expect(explained.body).toMatchObject({
+        id: dup.exceptionId,
+        status: 'RESOLVED',
+        action: 'explain',
+        resolvedBy: 'admin',
+        note: 'El proveedor duplicó la línea; confirmado por soporte.',
+      });
       expect(callsOf('resolveException')).toBe(before + 1);
-      expectError(await stack.admin('POST', `/admin/exceptions/${dup.exceptionId}/resolve`, { action: 'explain', note: 'otra vez' }), 409, 'EXCEPTION_NOT_OPEN');
+      expectError(
+        await stack.admin('POST', `/admin/exceptions/${dup.exceptionId}/resolve`, { action: 'explain', note: 'otra vez' }),
+        409,
+        'EXCEPTION_NOT_OPEN',
+      );
 
       const stm = breaks.find((b) => b.kind === 'status_mismatch')!;
       recon.stillPresent.add(stm.key);
@@ -234,22 +388,30 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
       expect([gone.status, gone.body.status, gone.body.action]).toEqual([200, 'RESOLVED', 'rerun']);
 
       const vdm = breaks.find((b) => b.kind === 'value_date_mismatch')!;
-      const accepted = await stack.admin('POST', `/admin/exceptions/${vdm.exceptionId}/resolve`, { action: 'accept_provider', note: 'Fecha valor del proveedor.' });
+      const accepted = await stack.admin('POST', `/admin/exceptions/${vdm.exceptionId}/resolve`, {
+        action: 'accept_provider',
+        note: 'Fecha valor del proveedor.',
+      });
       expect([accepted.status, accepted.body.action]).toEqual([200, 'accept_provider']);
       const breaksOfRun = await stack.admin('GET', `/admin/reconciliations/${vdm.runId}/breaks?status=RESOLVED`);
       expect(breaksOfRun.body.items.map((b: { key: string; resolution: string }) => [b.key, b.resolution])).toContainEqual([vdm.key, 'accept_provider']);
     });
 
-    it('other services\' exceptions still resolve at their owner; a wrong action or an unknown id reaches every owner before its answer', async () => {
+    it("other services' exceptions still resolve at their owner; a wrong action or an unknown id reaches every owner before its answer", async () => {
       // A reconciliation action on a transfer exception: the transfer service names the actions it admits.
       const wrong = await stack.admin('POST', `/admin/exceptions/${transferExceptionId}/resolve`, { action: 'explain', note: 'no aplica' });
       expectError(wrong, 400, 'INVALID_REQUEST');
       const before = callsOf('resolveException');
-      const dismissed = await stack.admin('POST', `/admin/exceptions/${transferExceptionId}/resolve`, { action: 'dismiss', note: 'El riel se equivocó; la transferencia sí se completó.' });
+      const dismissed = await stack.admin('POST', `/admin/exceptions/${transferExceptionId}/resolve`, {
+        action: 'dismiss',
+        note: 'El riel se equivocó; la transferencia sí se completó.',
+      });
       expect([dismissed.status, dismissed.body.status, dismissed.body.action]).toEqual([200, 'RESOLVED', 'dismiss']);
       expect(callsOf('resolveException')).toBe(before);
       // A transfer action on a reconciliation exception: the reconciliation answers (asked last).
-      const open = recon.seedRun('ach', '2026-11-19', [{ kind: 'missing_at_provider', ourId: randomUUID(), ours: { amount: '1000' }, theirs: {}, differenceCents: -1000n }]);
+      const open = recon.seedRun('ach', '2026-11-19', [
+        { kind: 'missing_at_provider', ourId: randomUUID(), ours: { amount: '1000' }, theirs: {}, differenceCents: -1000n },
+      ]);
       const exc = recon.breaks.find((b) => b.runId === open.id)!.exceptionId;
       expectError(await stack.admin('POST', `/admin/exceptions/${exc}/resolve`, { action: 'write_off', note: 'x' }), 400, 'INVALID_REQUEST');
       expectError(await stack.admin('POST', `/admin/exceptions/exc_${'0'.repeat(32)}/resolve`, { action: 'rerun', note: 'x' }), 404, 'EXCEPTION_NOT_FOUND');
@@ -263,8 +425,10 @@ describe('admin reconciliations (against a reconciliation test double)', () => {
     const run = recon.runs[0]!;
     const calls = recon.calls.length;
     for (const [method, path, body] of [
-      ['POST', '/admin/reconciliations', { rail: 'ach', date: '2026-11-20' }], ['GET', '/admin/reconciliations', undefined],
-      ['GET', `/admin/reconciliations/${run.id}`, undefined], ['GET', `/admin/reconciliations/${run.id}/breaks`, undefined],
+      ['POST', '/admin/reconciliations', { rail: 'ach', date: '2026-11-20' }],
+      ['GET', '/admin/reconciliations', undefined],
+      ['GET', `/admin/reconciliations/${run.id}`, undefined],
+      ['GET', `/admin/reconciliations/${run.id}/breaks`, undefined],
     ] as const) {
       expect((await stack.http(method, path, { body })).status).toBe(401);
       expect((await stack.http(method, path, { body, token: 'not-the-admin-token' })).status).toBe(401);

@@ -23,35 +23,60 @@ describe('reconciliation through the gateway (real service, sandbox reports)', (
     expect(key.status).toBe(200);
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount, reference, destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } }, targetName: key.body.recipient.fullName, targetDocument: key.body.recipient.idValue },
+      body: {
+        amount,
+        reference,
+        destination: { brebKey: { type: key.body.keyType, value: key.body.keyValue } },
+        targetName: key.body.recipient.fullName,
+        targetDocument: key.body.recipient.idValue,
+      },
     });
     expect(sent.status).toBe(201);
-    const done = await eventually(async () => {
-      const r = await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey });
-      return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-    }, 20_000, 100);
+    const done = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${sent.body.id}`, { token: co.readKey });
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      20_000,
+      100,
+    );
     expect(done.status).toBe('COMPLETED');
     return sent.body.id as string;
   };
   const discrepancy = async (body: Record<string, unknown>) => {
-    const res = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb/${today}/discrepancies`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb/${today}/discrepancies`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
-  const runToEnd = async (location: string) => eventually(async () => {
-    const r = await stack.admin('GET', location);
-    expect(r.status).toBe(200);
-    return r.body.status === 'RUNNING' ? undefined : r.body;
-  }, 30_000, 200);
+  const runToEnd = async (location: string) =>
+    eventually(
+      async () => {
+        const r = await stack.admin('GET', location);
+        expect(r.status).toBe(200);
+        return r.body.status === 'RUNNING' ? undefined : r.body;
+      },
+      30_000,
+      200,
+    );
 
   beforeAll(async () => {
     stack = await startStack({ reconciliation: true });
     co = await stack.provision('Conciliación Extremo a Extremo S.A.S.', { wallets: ['BREB', 'ACH'] });
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { rateLimitMultiplier: 1000 })).status).toBe(200);
-    expect((await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 10_000_000, reference: 'seed-recon-e2e' })).status).toBeLessThan(300);
+    expect(
+      (await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 10_000_000, reference: 'seed-recon-e2e' })).status,
+    ).toBeLessThan(300);
   }, 120_000);
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { expect((await stack.invariants()).violations).toEqual([]); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
 
   it('starts a run over HTTP, follows it to RECONCILED, shows the break, and resolves it by re-running once the provider corrects its report', async () => {
     const ok = await sendBreb(125_000, 'recon-e2e-1');
@@ -77,17 +102,36 @@ describe('reconciliation through the gateway (real service, sandbox reports)', (
     expect(breaks.status).toBe(200);
     expect(breaks.body.items).toHaveLength(1);
     const brk = breaks.body.items[0];
-    expect(brk).toMatchObject({ kind: 'amount_mismatch', rail: 'breb', date: today, ourId: off, status: 'OPEN', runId: run.id, exceptionId: expect.stringMatching(/^exc_[0-9a-f]{32}$/) });
+    expect(brk).toMatchObject({
+      kind: 'amount_mismatch',
+      rail: 'breb',
+      date: today,
+      ourId: off,
+      status: 'OPEN',
+      runId: run.id,
+      exceptionId: expect.stringMatching(/^exc_[0-9a-f]{32}$/),
+    });
     expect(BigInt(brk.differenceCents)).not.toBe(0n);
     expect(JSON.stringify(brk)).not.toContain(ok);
 
     const exc = await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=OPEN');
-    expect(exc.body.items.find((e: { id: string }) => e.id === brk.exceptionId)).toMatchObject({ kind: 'AMOUNT_MISMATCH', rail: 'BREB', resourceId: brk.key, companyId: co.id, actions: ['accept_provider', 'explain', 'rerun'] });
+    expect(exc.body.items.find((e: { id: string }) => e.id === brk.exceptionId)).toMatchObject({
+      kind: 'AMOUNT_MISMATCH',
+      rail: 'BREB',
+      resourceId: brk.key,
+      companyId: co.id,
+      actions: ['accept_provider', 'explain', 'rerun'],
+    });
 
     // Still in the report: the re-run finds it again.
-    const still = await stack.admin('POST', `/admin/exceptions/${brk.exceptionId}/resolve`, { action: 'rerun', note: 'El proveedor dice que corrigió el reporte.' });
+    const still = await stack.admin('POST', `/admin/exceptions/${brk.exceptionId}/resolve`, {
+      action: 'rerun',
+      note: 'El proveedor dice que corrigió el reporte.',
+    });
     expect([still.status, still.body.error]).toEqual([409, 'BREAK_STILL_PRESENT']);
-    expect((await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=OPEN')).body.items.map((e: { id: string }) => e.id)).toContain(brk.exceptionId);
+    expect((await stack.admin('GET', '/admin/exceptions?kind=AMOUNT_MISMATCH&status=OPEN')).body.items.map((e: { id: string }) => e.id)).toContain(
+      brk.exceptionId,
+    );
 
     // The provider corrects its report; the re-run no longer finds it.
     const removed = await fetch(`${stack.sandbox!.url}/sandbox/reports/breb/${today}/discrepancies/${encodeURIComponent(injected)}`, { method: 'DELETE' });

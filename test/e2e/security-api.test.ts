@@ -19,7 +19,11 @@ const gatewaySrc = (rel: string) => readFileSync(fileURLToPath(new URL(`../../ga
 
 async function pdfText(buf: ArrayBuffer): Promise<string> {
   const parser = new PDFParse({ data: Buffer.from(buf) });
-  try { return (await parser.getText()).text; } finally { await parser.destroy(); }
+  try {
+    return (await parser.getText()).text;
+  } finally {
+    await parser.destroy();
+  }
 }
 
 /**
@@ -50,8 +54,20 @@ describe('security', () => {
 
   beforeAll(async () => {
     stack = await startStack({
-      transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true,
-      gatewayEnv: { RATE_LIMIT_READS: '100000', RATE_LIMIT_QUOTES: '100000', RATE_LIMIT_RESOLVE_KEY: '100000', RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_COLLECT_KEY_WRITES: '100000', RATE_LIMIT_ADMIN: '100000', RATE_LIMIT_ADMIN_LOGIN: '100000' },
+      transfers: true,
+      deposits: true,
+      collectKeys: true,
+      receipts: true,
+      webhooks: true,
+      gatewayEnv: {
+        RATE_LIMIT_READS: '100000',
+        RATE_LIMIT_QUOTES: '100000',
+        RATE_LIMIT_RESOLVE_KEY: '100000',
+        RATE_LIMIT_FINANCIAL: '100000',
+        RATE_LIMIT_COLLECT_KEY_WRITES: '100000',
+        RATE_LIMIT_ADMIN: '100000',
+        RATE_LIMIT_ADMIN_LOGIN: '100000',
+      },
     });
     db = new DbSnapshotter(stack.databaseUrl);
     a = await stack.provision('Empresa A S.A.S.');
@@ -61,7 +77,10 @@ describe('security', () => {
       expect((await stack.admin('POST', `/admin/companies/${c.id}/wallets/ACH/credit`, { amountCents: 50_000_000, reference: 'seed' })).status).toBe(201);
       await stack.admin('PUT', '/admin/fees/ACH_OUTFLOW', { fixedFeeCents: 300, variableBps: 0, companyId: c.id });
     }
-    for (const [c, ids] of [[a, aIds], [b, bIds]] as const) {
+    for (const [c, ids] of [
+      [a, aIds],
+      [b, bIds],
+    ] as const) {
       const dep = await req('POST', '/deposits/pse', c.writeKey, { amountCents: 40_000, ...payer });
       expect(dep.status).toBe(201);
       const key = await req('POST', '/breb/collect-keys', c.writeKey, { externalId: `cliente-${c === a ? 'a' : 'b'}`, name: 'Tienda' });
@@ -71,7 +90,11 @@ describe('security', () => {
       const tx = await req('GET', '/wallets/transactions', c.readKey);
       const keys = await stack.admin('GET', `/admin/companies/${c.id}/api-keys`);
       Object.assign(ids, {
-        deposit: dep.body.id, collectKey: key.body.id, externalId: `cliente-${c === a ? 'a' : 'b'}`, qr: qr.body.qr.id, tx: tx.body.items[0].id,
+        deposit: dep.body.id,
+        collectKey: key.body.id,
+        externalId: `cliente-${c === a ? 'a' : 'b'}`,
+        qr: qr.body.qr.id,
+        tx: tx.body.items[0].id,
         readKeyId: keys.body.items.find((k: any) => k.scope === 'READ').id,
       });
     }
@@ -103,13 +126,32 @@ describe('security', () => {
     it('transactions, receipts, deposits, collect keys, QR codes', async () => {
       // B's transfer and paid deposit have receipts (B can read them); A cannot tell them from nothing.
       const sent = await req('POST', '/transfers/send', b.writeKey, {
-        amount: 150_000, description: '<script>alert(1)</script> & "comillas" ñ €',
-        destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana <b>María</b>', holderLastName: 'Pérez' } },
+        amount: 150_000,
+        description: '<script>alert(1)</script> & "comillas" ñ €',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '12345678901',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Ana <b>María</b>',
+            holderLastName: 'Pérez',
+          },
+        },
       });
       expect(sent.status).toBe(201);
       bIds.transfer = sent.body.id;
-      await fetch(`${stack.sandbox!.url}/sandbox/pse/${bIds.deposit}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }) });
-      await eventually(async () => (await req('GET', `/wallets/transactions/${bIds.transfer}/receipt.pdf`, b.readKey)).status === 200 || undefined, 20_000, 200);
+      await fetch(`${stack.sandbox!.url}/sandbox/pse/${bIds.deposit}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+      });
+      await eventually(
+        async () => (await req('GET', `/wallets/transactions/${bIds.transfer}/receipt.pdf`, b.readKey)).status === 200 || undefined,
+        20_000,
+        200,
+      );
       await eventually(async () => (await req('GET', `/wallets/deposits/${bIds.deposit}/receipt.pdf`, b.readKey)).status === 200 || undefined, 20_000, 200);
 
       // B's webhook endpoint and one delivery (a ping; the loopback discard port refuses it, which is fine).
@@ -133,7 +175,12 @@ describe('security', () => {
         ['GET', `/breb/collect-keys/qr/${bIds.qr}.png`, '/breb/collect-keys/qr/qr_doesnotexist00.png'],
         ['DELETE', `/breb/collect-keys/${bIds.collectKey}`, '/breb/collect-keys/bkey_doesnotexist00'],
         ['GET', `/webhooks/endpoints/${bIds.webhookEndpoint}`, '/webhooks/endpoints/we_doesnotexist00'],
-        ['PATCH', `/webhooks/endpoints/${bIds.webhookEndpoint}`, '/webhooks/endpoints/we_doesnotexist00', { enabled: false, url: 'http://127.0.0.2:9/attacker' }],
+        [
+          'PATCH',
+          `/webhooks/endpoints/${bIds.webhookEndpoint}`,
+          '/webhooks/endpoints/we_doesnotexist00',
+          { enabled: false, url: 'http://127.0.0.2:9/attacker' },
+        ],
         ['POST', `/webhooks/endpoints/${bIds.webhookEndpoint}/rotate-secret`, '/webhooks/endpoints/we_doesnotexist00/rotate-secret', {}],
         ['POST', `/webhooks/endpoints/${bIds.webhookEndpoint}/test`, '/webhooks/endpoints/we_doesnotexist00/test'],
         ['DELETE', `/webhooks/endpoints/${bIds.webhookEndpoint}`, '/webhooks/endpoints/we_doesnotexist00'],
@@ -184,7 +231,8 @@ describe('security', () => {
     for (const op of writes) {
       const r = await req(op.method, pathFor(op), a.readKey, op.body ? {} : undefined);
       expect({ op: `${op.method} ${op.path}`, status: r.status, body: r.body }).toEqual({
-        op: `${op.method} ${op.path}`, status: 403,
+        op: `${op.method} ${op.path}`,
+        status: 403,
         body: { error: 'INSUFFICIENT_SCOPE', message: expect.any(String), required: 'WRITE', granted: 'READ' },
       });
     }
@@ -203,7 +251,11 @@ describe('security', () => {
     const before = await db.settled(10_000, BACKGROUND);
     for (const op of clientOps) {
       const r = await req(op.method, pathFor(op), issued.body.key, op.body ? {} : undefined);
-      expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({ op: `${op.method} ${op.path}`, status: 401, error: 'INVALID_API_KEY' });
+      expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({
+        op: `${op.method} ${op.path}`,
+        status: 401,
+        error: 'INVALID_API_KEY',
+      });
     }
     expect(diff(before, await db.snapshot(), BACKGROUND)).toEqual([]);
   });
@@ -234,27 +286,42 @@ describe('security', () => {
       [{ authorization: `Bearer wk_test_${'A'.repeat(39)}-` }, 'INVALID_API_KEY'],
       [{ authorization: `Bearer wk_test_${'A'.repeat(39)}ñ` }, 'INVALID_API_KEY'],
       [{ authorization: `Bearer wk_test_${'A'.repeat(39)}%00` }, 'INVALID_API_KEY'],
-      [{ authorization: 'Bearer wk_test_\' OR \'1\'=\'1' }, 'INVALID_API_KEY'],
+      [{ authorization: "Bearer wk_test_' OR '1'='1" }, 'INVALID_API_KEY'],
       [{ authorization: `Bearer ${stack.gateway.adminToken}` }, 'INVALID_API_KEY'],
     ];
     for (const [headers, code] of cases) {
       const r = await req('GET', '/wallets/balance', undefined, undefined, headers);
-      expect({ auth: headers.authorization?.slice(0, 60), status: r.status, error: r.body?.error }).toEqual({ auth: headers.authorization?.slice(0, 60), status: 401, error: code });
+      expect({ auth: headers.authorization?.slice(0, 60), status: r.status, error: r.body?.error }).toEqual({
+        auth: headers.authorization?.slice(0, 60),
+        status: 401,
+        error: code,
+      });
       expect(clientErrorProblem(r)).toBeUndefined();
     }
     // Bearer is case-insensitive and tolerates extra spaces (RFC 7235): the real key still works.
     expect((await req('GET', '/wallets/balance', undefined, undefined, { authorization: `bearer   ${good}` })).status).toBe(200);
     // Random credentials (printable Latin-1, the header alphabet): never accepted, never a server error.
-    await fc.assert(fc.asyncProperty(
-      fc.oneof(fc.string({ unit: 'binary-ascii', maxLength: 200 }), fc.string({ unit: fc.constantFrom(...'wk_test_AZaz09+/=.-ñ\u00ff'.split('')), maxLength: 60 }).map((s) => `wk_test_${s}`)),
-      async (token) => {
-        const clean = token.replace(/[\u0000-\u001f\u007f]/g, '');
-        const r = await req('GET', '/wallets/balance', undefined, undefined, { authorization: `Bearer ${clean}` });
-        expect(r.status).toBe(401);
-        expect(clientErrorProblem(r)).toBeUndefined();
-      }), fcParams(40));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: 'binary-ascii', maxLength: 200 }),
+          fc.string({ unit: fc.constantFrom(...'wk_test_AZaz09+/=.-ñ\u00ff'.split('')), maxLength: 60 }).map((s) => `wk_test_${s}`),
+        ),
+        async (token) => {
+          const clean = token.replace(/[\u0000-\u001f\u007f]/g, '');
+          const r = await req('GET', '/wallets/balance', undefined, undefined, { authorization: `Bearer ${clean}` });
+          expect(r.status).toBe(401);
+          expect(clientErrorProblem(r)).toBeUndefined();
+        },
+      ),
+      fcParams(40),
+    );
     // Raw bytes a fetch client cannot send: CR/LF splitting, NUL, obs-fold.
-    for (const line of [`Authorization: Bearer ${good}\r\n Bearer`, `Authorization: Bearer wk_test_\u0000${'A'.repeat(40)}`, 'Authorization: Bearer \u00e9\u00e9\u00e9']) {
+    for (const line of [
+      `Authorization: Bearer ${good}\r\n Bearer`,
+      `Authorization: Bearer wk_test_\u0000${'A'.repeat(40)}`,
+      'Authorization: Bearer \u00e9\u00e9\u00e9',
+    ]) {
       const r = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\n${line}\r\nConnection: close\r\n\r\n`);
       expect(r.status).toBeGreaterThanOrEqual(400);
       expect(r.status).toBeLessThan(500);
@@ -282,7 +349,9 @@ describe('security', () => {
 
   it('X-Forwarded-For (and friends) from an untrusted peer do not change the rate-limit bucket', async () => {
     const g = await startGateway({
-      databaseUrl: stack.databaseUrl, ledgerAddress: stack.ledger.address, namespace: `${stack.namespace}-xff`,
+      databaseUrl: stack.databaseUrl,
+      ledgerAddress: stack.ledger.address,
+      namespace: `${stack.namespace}-xff`,
       env: { LOG_LEVEL: 'silent', TRUSTED_PROXIES: '10.0.0.0/8', RATE_LIMIT_READS: '3', RATE_LIMIT_PREFIX: `${stack.namespace}-xff` },
     });
     try {
@@ -318,7 +387,9 @@ describe('security', () => {
       expect((await req('GET', '/wallets/balance', a.readKey, undefined, { 'x-request-id': 'req-1.ok_X' })).headers.get('x-request-id')).toBe('req-1.ok_X');
       // CR / LF inside the header never reach the answer as a new header.
       for (const value of ['a\rSet-Cookie: evil=1', 'a\nSet-Cookie: evil=1', 'a\r\n Set-Cookie: evil=1']) {
-        const r = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.readKey}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`);
+        const r = await raw(
+          `GET /wallets/balance HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.readKey}\r\nX-Request-Id: ${value}\r\nConnection: close\r\n\r\n`,
+        );
         expect(r.raw).not.toMatch(/set-cookie:\s*evil/i);
         expect(r.status).toBeLessThan(500);
       }
@@ -361,10 +432,16 @@ describe('security', () => {
     });
 
     it('receipts: markup and unusual characters in the description and names are rendered as text, no crash', async () => {
-      const res = await eventually(async () => {
-        const r = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${bIds.transfer}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
-        return r.status === 200 ? r : undefined;
-      }, 15_000, 200);
+      const res = await eventually(
+        async () => {
+          const r = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${bIds.transfer}/receipt.pdf`, {
+            headers: { authorization: `Bearer ${b.readKey}` },
+          });
+          return r.status === 200 ? r : undefined;
+        },
+        15_000,
+        200,
+      );
       expect(res.headers.get('content-type')).toBe('application/pdf');
       const text = await pdfText(await res.arrayBuffer());
       expect(text).toContain('<script>alert(1)</script>');
@@ -373,16 +450,36 @@ describe('security', () => {
       // receipt of an accepted one is a PDF.
       for (const description of ['Pago 🏦💸 \u202Eoverride\u202C', 'e\u0301\u0301 \u0007\u001b[31m', 'مرحبا بالعالم', 'x\uD800y']) {
         const r = await req('POST', '/transfers/send', b.writeKey, {
-          amount: 10_000, description,
-          destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+          amount: 10_000,
+          description,
+          destination: {
+            bankAccount: {
+              bankId: 1,
+              accountTypeId: 20,
+              accountNumber: '12345678901',
+              documentTypeId: 1,
+              documentNumber: '1020304050',
+              holderFirstName: 'Ana',
+              holderLastName: 'Pérez',
+            },
+          },
         });
         expect(r.status).toBeLessThan(500);
-        if (r.status !== 201) { expect(clientErrorProblem(r)).toBeUndefined(); continue; }
-        const pdf = await eventually(async () => {
-          const x = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${r.body.id}/receipt.pdf`, { headers: { authorization: `Bearer ${b.readKey}` } });
-          expect(x.status).toBeLessThan(500);
-          return x.status === 200 ? x : undefined;
-        }, 15_000, 200);
+        if (r.status !== 201) {
+          expect(clientErrorProblem(r)).toBeUndefined();
+          continue;
+        }
+        const pdf = await eventually(
+          async () => {
+            const x = await fetchDocumented(`${stack.gateway.url}/wallets/transactions/${r.body.id}/receipt.pdf`, {
+              headers: { authorization: `Bearer ${b.readKey}` },
+            });
+            expect(x.status).toBeLessThan(500);
+            return x.status === 200 ? x : undefined;
+          },
+          15_000,
+          200,
+        );
         expect(pdf.headers.get('content-type')).toBe('application/pdf');
         expect((await pdfText(await pdf.arrayBuffer())).length).toBeGreaterThan(50);
       }
@@ -397,14 +494,16 @@ describe('security', () => {
       // Chunked, no Content-Length: counted while streaming.
       const chunked = await raw(
         `POST /breb/collect-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.writeKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n`,
-        { chunks: 12, chunkBytes: 128 * 1024, tolerateReset: true });
+        { chunks: 12, chunkBytes: 128 * 1024, tolerateReset: true },
+      );
       expect(chunked.status).toBe(413);
       expect(JSON.parse(chunked.body).error).toBe('PAYLOAD_TOO_LARGE');
       // 20 MiB declared: refused from the header; the server reads (and discards) at most 8 MiB, then answers
       // without waiting for the rest (we stop one byte past 8 MiB, so nothing is left unread to turn the close into a reset).
       const declared = await raw(
         `POST /breb/collect-keys HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${a.writeKey}\r\nContent-Type: application/json\r\nContent-Length: ${20 * 1024 * 1024}\r\nConnection: close\r\n\r\n`,
-        { chunks: 32, chunkBytes: 256 * 1024, tail: 'a', tolerateReset: true });
+        { chunks: 32, chunkBytes: 256 * 1024, tail: 'a', tolerateReset: true },
+      );
       expect(declared.status).toBe(413);
       // A header block above Node's limit is refused by the HTTP parser (431), and the server lives on.
       const hugeHeader = await raw(`GET /wallets/balance HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\nConnection: close\r\n\r\n`);
@@ -436,8 +535,12 @@ describe('security', () => {
         for (const [headers, status, error] of cases) {
           if (status === 200) continue; // a trailing space is the real token (RFC 7235 allows it): not a refusal case
           const r = await req(op.method, path, undefined, body, headers);
-          expect({ op: `${op.method} ${op.path}`, auth: headers.authorization?.slice(0, 20), status: r.status, error: r.body?.error })
-            .toEqual({ op: `${op.method} ${op.path}`, auth: headers.authorization?.slice(0, 20), status, error });
+          expect({ op: `${op.method} ${op.path}`, auth: headers.authorization?.slice(0, 20), status: r.status, error: r.body?.error }).toEqual({
+            op: `${op.method} ${op.path}`,
+            auth: headers.authorization?.slice(0, 20),
+            status,
+            error,
+          });
         }
       }
       expect(diff(before, await db.snapshot(), BACKGROUND)).toEqual([]);
@@ -454,23 +557,44 @@ describe('security', () => {
       expect((await req('GET', '/auth/me', session)).status).toBe(200);
       for (const op of ops.filter((o) => o.auth === 'apiKey')) {
         const r = await req(op.method, pathFor(op), session, op.body ? {} : undefined);
-        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({ op: `${op.method} ${op.path}`, status: 401, error: 'INVALID_API_KEY' });
+        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 401,
+          error: 'INVALID_API_KEY',
+        });
       }
       for (const op of ops.filter((o) => o.auth === 'adminToken')) {
         const r = await req(op.method, pathFor(op), session, op.body ? {} : undefined);
-        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({ op: `${op.method} ${op.path}`, status: 401, error: 'INVALID_ADMIN_TOKEN' });
+        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 401,
+          error: 'INVALID_ADMIN_TOKEN',
+        });
       }
       // Forged, truncated or extended session tokens, and the operator token: 401 on the session routes, with the error shape.
-      await fc.assert(fc.asyncProperty(
-        fc.oneof(
-          fc.constantFrom(session.slice(0, -1), `${session}A`, session.toUpperCase() === session ? session.toLowerCase() : session.toUpperCase(), stack.gateway.adminToken, 'null', 'undefined'),
-          fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map((s) => s.replace(/[\s\u0000-\u001f\u007f]/g, 'x')),
-        ).filter((t) => t !== session && !t.startsWith('wk_')),
-        async (token) => {
-          const r = await req('GET', '/auth/me', token);
-          expect(r.status).toBe(401);
-          expect(clientErrorProblem(r)).toBeUndefined();
-        }), fcParams(30));
+      await fc.assert(
+        fc.asyncProperty(
+          fc
+            .oneof(
+              fc.constantFrom(
+                session.slice(0, -1),
+                `${session}A`,
+                session.toUpperCase() === session ? session.toLowerCase() : session.toUpperCase(),
+                stack.gateway.adminToken,
+                'null',
+                'undefined',
+              ),
+              fc.string({ unit: 'binary-ascii', minLength: 1, maxLength: 300 }).map((s) => s.replace(/[\s\u0000-\u001f\u007f]/g, 'x')),
+            )
+            .filter((t) => t !== session && !t.startsWith('wk_')),
+          async (token) => {
+            const r = await req('GET', '/auth/me', token);
+            expect(r.status).toBe(401);
+            expect(clientErrorProblem(r)).toBeUndefined();
+          },
+        ),
+        fcParams(30),
+      );
       // Logged out: the token dies at once.
       expect((await req('POST', '/auth/logout', session)).status).toBe(204);
       expect((await req('GET', '/auth/me', session)).status).toBe(401);
@@ -481,8 +605,16 @@ describe('security', () => {
       const areaOps = ops.filter((op) => /^\/(dashboard|auth)(\/|$)/.test(op.path));
       const paths: Array<[string, string]> = [
         ...areaOps.map((op) => [op.method, pathFor(op)] as [string, string]),
-        ['GET', '/dashboard'], ['GET', '/dashboard/'], ['GET', '/dashboard/approvals'], ['POST', '/dashboard/approvals/x/sign'],
-        ['POST', '/auth/login'], ['POST', '/auth/logout'], ['GET', '/auth/me'], ['GET', '/auth/nope'], ['GET', '/admin'], ['GET', '/admin/'],
+        ['GET', '/dashboard'],
+        ['GET', '/dashboard/'],
+        ['GET', '/dashboard/approvals'],
+        ['POST', '/dashboard/approvals/x/sign'],
+        ['POST', '/auth/login'],
+        ['POST', '/auth/logout'],
+        ['GET', '/auth/me'],
+        ['GET', '/auth/nope'],
+        ['GET', '/admin'],
+        ['GET', '/admin/'],
       ];
       for (const [method, path] of paths) {
         for (const key of [a.writeKey, a.readKey]) {
@@ -498,9 +630,12 @@ describe('security', () => {
       // The operator token is not a client credential on any client route.
       for (const op of ops.filter((o) => o.auth === 'apiKey')) {
         const r = await req(op.method, pathFor(op), stack.gateway.adminToken, op.body ? {} : undefined);
-        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({ op: `${op.method} ${op.path}`, status: 401, error: 'INVALID_API_KEY' });
+        expect({ op: `${op.method} ${op.path}`, status: r.status, error: r.body?.error }).toEqual({
+          op: `${op.method} ${op.path}`,
+          status: 401,
+          error: 'INVALID_API_KEY',
+        });
       }
     });
   });
 });
-

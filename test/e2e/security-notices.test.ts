@@ -11,7 +11,11 @@ import { Webhook } from 'standardwebhooks';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-interface Hit { headers: IncomingHttpHeaders; raw: string; body: any }
+interface Hit {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
 
 /** A receiver on loopback, as a company would run one. */
 class Receiver {
@@ -31,8 +35,12 @@ class Receiver {
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/wallet-events`;
   }
-  changes(): string[] { return this.hits.filter((h) => h.body.type === 'company.security_changed').map((h) => h.body.data.change); }
-  async stop() { if (this.server) await new Promise<void>((r) => this.server!.close(() => r())); }
+  changes(): string[] {
+    return this.hits.filter((h) => h.body.type === 'company.security_changed').map((h) => h.body.data.change);
+  }
+  async stop() {
+    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
+  }
 }
 
 describe('company.security_changed end to end (issue 36)', () => {
@@ -63,7 +71,10 @@ describe('company.security_changed end to end (issue 36)', () => {
   });
 
   it('a dashboard ADMIN and a subscribed endpoint are set up', async () => {
-    for (const [email, role] of [[adminEmail, 'ADMIN'], [operatorEmail, 'OPERATOR']]) {
+    for (const [email, role] of [
+      [adminEmail, 'ADMIN'],
+      [operatorEmail, 'OPERATOR'],
+    ]) {
       const u = await stack.admin('POST', `/admin/companies/${co.id}/users`, { email, role, password: 'Una-clave-larga-2026' });
       expect(u.status).toBe(201);
     }
@@ -71,7 +82,10 @@ describe('company.security_changed end to end (issue 36)', () => {
     expect(ep.status).toBe(201);
     expect(ep.body.events).toEqual(['company.security_changed']);
     secret = ep.body.secret;
-    const otherEp = await stack.http('POST', '/webhooks/endpoints', { token: other.writeKey, body: { url: otherRx.url, events: ['company.security_changed'] } });
+    const otherEp = await stack.http('POST', '/webhooks/endpoints', {
+      token: other.writeKey,
+      body: { url: otherRx.url, events: ['company.security_changed'] },
+    });
     expect(otherEp.status).toBe(201);
   });
 
@@ -89,15 +103,26 @@ describe('company.security_changed end to end (issue 36)', () => {
     expect(() => new Webhook(secret).verify(hit.raw.replace('API_KEY_REVOKED', 'API_KEY_ISSUED'), hit.headers as Record<string, string>)).toThrow();
     expect(hit.body).toMatchObject({ id: expect.stringMatching(/^evt_/), type: 'company.security_changed' });
     expect(hit.body.data).toEqual({
-      companyId: co.id, change: 'API_KEY_REVOKED', summary: expect.stringContaining(`Se revocó la clave de API ${read.prefix}`),
+      companyId: co.id,
+      change: 'API_KEY_REVOKED',
+      summary: expect.stringContaining(`Se revocó la clave de API ${read.prefix}`),
       // The shared admin token (development) has no operator id.
-      actor: { kind: 'bootstrap-token', id: null }, approvalRequestId: null, effectiveAt: null,
+      actor: { kind: 'bootstrap-token', id: null },
+      approvalRequestId: null,
+      effectiveAt: null,
       details: { keyId: read.id, prefix: read.prefix, label: 'e2e-read', scope: 'READ', revokedAt: r.body.revokedAt },
       occurredAt: expect.any(String),
     });
     expect(hit.raw).not.toContain(co.readKey);
 
-    const [mail] = await eventually(async () => { const m = await mails(adminEmail); return m.length > 0 ? m : undefined; }, 30_000, 100);
+    const [mail] = await eventually(
+      async () => {
+        const m = await mails(adminEmail);
+        return m.length > 0 ? m : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(mail.subject).toBe('Clave de API revocada: Andina Notificada S.A.S.');
     expect(mail.text).toContain(`Se revocó la clave de API ${read.prefix}`);
     expect(mail.text).toContain('Si usted no reconoce este cambio');
@@ -124,9 +149,18 @@ describe('company.security_changed end to end (issue 36)', () => {
     expect(status.body.data.details).toEqual({ status: { before: 'ACTIVE', after: 'SUSPENDED' } });
     for (const h of rx.hits) expect(() => new Webhook(secret).verify(h.raw, h.headers as Record<string, string>)).not.toThrow();
 
-    const all = await eventually(async () => { const m = await mails(adminEmail); return m.length >= 3 ? m : undefined; }, 30_000, 100);
+    const all = await eventually(
+      async () => {
+        const m = await mails(adminEmail);
+        return m.length >= 3 ? m : undefined;
+      },
+      30_000,
+      100,
+    );
     expect(all.map((m) => m.subject).sort()).toEqual([
-      'Cambio de estado de la empresa: Andina Notificada S.A.S.', 'Cambio de límites: Andina Notificada S.A.S.', 'Clave de API revocada: Andina Notificada S.A.S.',
+      'Cambio de estado de la empresa: Andina Notificada S.A.S.',
+      'Cambio de límites: Andina Notificada S.A.S.',
+      'Clave de API revocada: Andina Notificada S.A.S.',
     ]);
     // A PATCH that changes none of them tells no one; back to ACTIVE is told.
     expect((await stack.admin('PATCH', `/admin/companies/${co.id}`, { counterpartyDailyLimitCents: 1_000_000, status: 'ACTIVE' })).status).toBe(200);

@@ -48,7 +48,11 @@ describe('slow clients', () => {
   });
 
   it('a client that trickles headers or body, and one that never sends a request, are cut off by the server', async () => {
-    const bound = <T>(p: Promise<T>) => Promise.race([p, new Promise<T>((_, rej) => setTimeout(() => rej(new Error('HANG: the server kept a slow client open for 2 minutes')), 120_000).unref())]);
+    const bound = <T>(p: Promise<T>) =>
+      Promise.race([
+        p,
+        new Promise<T>((_, rej) => setTimeout(() => rej(new Error('HANG: the server kept a slow client open for 2 minutes')), 120_000).unref()),
+      ]);
     const [h, b, i] = await Promise.all([bound(slow.headers.closed), bound(slow.body.closed), bound(slow.idle.closed)]);
     expect({ headers: h.closedByServer, body: b.closedByServer, idle: i.closedByServer }).toEqual({ headers: true, body: true, idle: true });
     // A timed-out request gets 408 or a bare close; never a 2xx or a 5xx.

@@ -28,23 +28,46 @@ describe('statements end to end', () => {
   let other: Awaited<ReturnType<Stack['provision']>>;
 
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const mark = async (): Promise<string> => { await sleep(10); const t = instantFromDate(new Date()); await sleep(10); return t; };
+  const mark = async (): Promise<string> => {
+    await sleep(10);
+    const t = instantFromDate(new Date());
+    await sleep(10);
+    return t;
+  };
   const enc = encodeURIComponent;
   const statement = (qs: string, key = co.readKey) => stack.http('GET', `/wallets/statements?${qs}`, { token: key });
   const history = async (rail: string, at: string, key = co.readKey) =>
     (await stack.http('GET', `/wallets/balance/history?rail=${rail}&at=${enc(at)}`, { token: key })).body;
-  const settled = (id: string) => eventually(async () => {
-    const r = await stack.http('GET', `/wallets/transactions/${id}`, { token: co.readKey });
-    return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-  }, 15_000, 100);
+  const settled = (id: string) =>
+    eventually(
+      async () => {
+        const r = await stack.http('GET', `/wallets/transactions/${id}`, { token: co.readKey });
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
   const achBody = (amount: number, description: string) => ({
     amount,
-    destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
+    destination: {
+      bankAccount: {
+        bankId: 1,
+        accountTypeId: 20,
+        accountNumber: '12345678901',
+        documentTypeId: 1,
+        documentNumber: '1020304050',
+        holderFirstName: 'Ana María',
+        holderLastName: 'Pérez Gómez',
+      },
+    },
     description,
   });
 
-  let t0: string; let tMid: string; let tEnd: string;
-  let okId: string; let failedId: string;
+  let t0: string;
+  let tMid: string;
+  let tEnd: string;
+  let okId: string;
+  let failedId: string;
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true });
@@ -66,7 +89,9 @@ describe('statements end to end', () => {
     expect((await settled(failedId)).status).toBe('FAILED');
     tEnd = await mark();
   }, 90_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -79,8 +104,12 @@ describe('statements end to end', () => {
     expect(r.status).toBe(200);
     const s = r.body;
     expect(s).toMatchObject({
-      company: { name: 'Extractos "Colombia" S.A.S.', nit: '900123456-7' }, rail: 'ACH', currency: 'COP', timezone: 'America/Bogota',
-      from: t0, to: tEnd,
+      company: { name: 'Extractos "Colombia" S.A.S.', nit: '900123456-7' },
+      rail: 'ACH',
+      currency: 'COP',
+      timezone: 'America/Bogota',
+      from: t0,
+      to: tEnd,
       opening: { availableCents: '500000', pendingOutCents: '0' },
     });
     expect(s.fromBogota).toBe(bogotaInstant(t0));
@@ -91,15 +120,21 @@ describe('statements end to end', () => {
       ['TRANSFER_OUT_RETURNED', failedId, 'FAILED', String(total(100_013)), '-300', '-57'],
     ]);
     let running = BigInt(s.opening.availableCents);
-    for (const l of s.lines) { running += BigInt(l.amountCents); expect(l.balanceAfterCents).toBe(running.toString()); }
+    for (const l of s.lines) {
+      running += BigInt(l.amountCents);
+      expect(l.balanceAfterCents).toBe(running.toString());
+    }
     expect(s.closing.availableCents).toBe(running.toString());
     const opening = await history('ACH', t0);
     const closing = await history('ACH', tEnd);
     expect(s.opening).toEqual({ availableCents: opening.availableCents, pendingOutCents: opening.pendingOutCents });
     expect(s.closing).toEqual({ availableCents: closing.availableCents, pendingOutCents: closing.pendingOutCents });
     expect(s.totals).toEqual({
-      inCents: String(1_000_000 + total(100_013)), outCents: String(total(200_000) + total(100_013)),
-      feesCents: '300', ivaCents: '57', lineCount: 4,
+      inCents: String(1_000_000 + total(100_013)),
+      outCents: String(total(200_000) + total(100_013)),
+      feesCents: '300',
+      ivaCents: '57',
+      lineCount: 4,
     });
     expect(s.lines[1]).toMatchObject({ counterparty: 'Ana María Pérez Gómez', description: '=Pago; "proveedor"' });
     // a split at tMid: the two statements chain
@@ -112,7 +147,12 @@ describe('statements end to end', () => {
 
   it("a line's own postedAt (microseconds) is a bound: statements chained at it hold every line once; the history and the listing at it count it", async () => {
     const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-    const all = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`)).body.lines as Array<{ postingId: string; postedAt: string; balanceAfterCents: string; movementId: string }>;
+    const all = (await statement(`rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}`)).body.lines as Array<{
+      postingId: string;
+      postedAt: string;
+      balanceAfterCents: string;
+      movementId: string;
+    }>;
     expect(all).toHaveLength(4);
     const ids = (ls: Array<{ postingId: string }>) => ls.map((l) => l.postingId);
     const csvCount = async (from: string, to: string) =>
@@ -136,9 +176,14 @@ describe('statements end to end', () => {
       expect(h.availableCents).toBe(upTo[upTo.length - 1]!.balanceAfterCents);
     }
     // The listing's bounds are inclusive: a movement's own createdAt, as `to` or as `from`, keeps it.
-    const items = (await stack.http('GET', '/wallets/transactions?limit=100', { token: co.readKey })).body.items as Array<{ id: string; createdAt: string; completedAt: string | null }>;
+    const items = (await stack.http('GET', '/wallets/transactions?limit=100', { token: co.readKey })).body.items as Array<{
+      id: string;
+      createdAt: string;
+      completedAt: string | null;
+    }>;
     expect(items.length).toBeGreaterThanOrEqual(4);
-    const list = async (qs: string) => ((await stack.http('GET', `/wallets/transactions?limit=100&${qs}`, { token: co.readKey })).body.items as Array<{ id: string }>).map((m) => m.id);
+    const list = async (qs: string) =>
+      ((await stack.http('GET', `/wallets/transactions?limit=100&${qs}`, { token: co.readKey })).body.items as Array<{ id: string }>).map((m) => m.id);
     for (const m of items) {
       expect(m.createdAt).toMatch(INSTANT);
       if (m.completedAt !== null) expect(m.completedAt).toMatch(INSTANT);
@@ -156,8 +201,9 @@ describe('statements end to end', () => {
     expect(r.headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(r.headers.get('content-disposition')).toMatch(/^attachment; filename="extracto-ACH-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv"$/);
     // the bytes as a spreadsheet gets them (fetch's text() drops a BOM)
-    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=csv`,
-      { headers: { authorization: `Bearer ${co.readKey}` } });
+    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=csv`, {
+      headers: { authorization: `Bearer ${co.readKey}` },
+    });
     const bytes = Buffer.from(await raw.arrayBuffer());
     expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     const text = bytes.subarray(3).toString('utf8');
@@ -167,10 +213,15 @@ describe('statements end to end', () => {
     const cells = (line: string) => line.split(/;(?=(?:[^"]*"[^"]*")*[^"]*$)/).map((c) => c.replace(/^"|"$/g, '').replace(/""/g, '"'));
     const kv = Object.fromEntries(rows.filter((l) => l && cells(l).length === 2).map((l) => cells(l)));
     expect(kv).toMatchObject({
-      'Extracto de billetera': 'Extractos "Colombia" S.A.S.', NIT: '900123456-7', Billetera: 'ACH',
-      'Saldo disponible inicial': '5000,00', 'Saldo en tránsito inicial': '0,00',
+      'Extracto de billetera': 'Extractos "Colombia" S.A.S.',
+      NIT: '900123456-7',
+      Billetera: 'ACH',
+      'Saldo disponible inicial': '5000,00',
+      'Saldo en tránsito inicial': '0,00',
       'Total entradas': '11003,70', // 1,000,000 + 100,370 centavos
-      'Total comisiones': '3,00', 'Total IVA': '0,57', 'Número de líneas': '4',
+      'Total comisiones': '3,00',
+      'Total IVA': '0,57',
+      'Número de líneas': '4',
     });
     const head = rows.findIndex((l) => l.startsWith('"Fecha (hora de Bogotá)"'));
     expect(head).toBeGreaterThan(0);
@@ -190,8 +241,9 @@ describe('statements end to end', () => {
   });
 
   it('PDF: an attachment, in Spanish, with the company, NIT, Bogotá period, es-CO amounts, the lines, totals and closing balance', async () => {
-    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`,
-      { headers: { authorization: `Bearer ${co.readKey}` } });
+    const raw = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`, {
+      headers: { authorization: `Bearer ${co.readKey}` },
+    });
     expect(raw.status).toBe(200);
     expect(raw.headers.get('content-type')).toBe('application/pdf');
     expect(raw.headers.get('content-disposition')).toMatch(/^attachment; filename="extracto-ACH-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.pdf"$/);
@@ -205,17 +257,35 @@ describe('statements end to end', () => {
       return `${c.slice(8, 10)}/${c.slice(5, 7)}/${c.slice(0, 4)} ${c.slice(11, 16)}`;
     };
     for (const s of [
-      'Extractos "Colombia" S.A.S.', 'NIT 900123456-7', 'Billetera ACH', `${bogota(t0)} – ${bogota(tEnd)}`,
+      'Extractos "Colombia" S.A.S.',
+      'NIT 900123456-7',
+      'Billetera ACH',
+      `${bogota(t0)} – ${bogota(tEnd)}`,
       '$ 5.000,00', // opening
-      '$ 10.000,00', '$ 15.000,00', // the credit, and the balance after it
-      'Transferencia enviada', 'Ana María Pérez Gómez · =Pago; "proveedor"', '$ 2.003,57', '$ 12.996,43',
-      'Devolución de transferencia fallida', '$ 1.003,70',
-      'Total entradas', '$ 11.003,70', 'Total salidas', '$ 3.007,27', 'Total comisiones', '$ 3,00', 'Total IVA', '$ 0,57',
-      'Saldo disponible final', 'Página 1 de 1',
-    ]) expect(text).toContain(s);
+      '$ 10.000,00',
+      '$ 15.000,00', // the credit, and the balance after it
+      'Transferencia enviada',
+      'Ana María Pérez Gómez · =Pago; "proveedor"',
+      '$ 2.003,57',
+      '$ 12.996,43',
+      'Devolución de transferencia fallida',
+      '$ 1.003,70',
+      'Total entradas',
+      '$ 11.003,70',
+      'Total salidas',
+      '$ 3.007,27',
+      'Total comisiones',
+      '$ 3,00',
+      'Total IVA',
+      '$ 0,57',
+      'Saldo disponible final',
+      'Página 1 de 1',
+    ])
+      expect(text).toContain(s);
     // another company's PDF has none of it
-    const theirs = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`,
-      { headers: { authorization: `Bearer ${other.readKey}` } });
+    const theirs = await fetchDocumented(`${stack.gateway.url}/wallets/statements?rail=ACH&from=${enc(t0)}&to=${enc(tEnd)}&format=pdf`, {
+      headers: { authorization: `Bearer ${other.readKey}` },
+    });
     const theirText = (await pdfText(Buffer.from(await theirs.arrayBuffer()))).text;
     expect(theirText).toContain('Otra Empresa S.A.S.');
     expect(theirText).not.toContain('Extractos');
@@ -258,9 +328,16 @@ describe('statements end to end', () => {
     const from = enc(t0);
     const to = enc(tEnd);
     for (const qs of [
-      `from=${from}&to=${to}`, `rail=ACH&to=${to}`, `rail=ACH&from=${from}`, `rail=PSE&from=${from}&to=${to}`,
-      `rail=ACH&from=ayer&to=${to}`, `rail=ACH&from=2026-02-30&to=${to}`, `rail=ACH&from=2026-11-21T10:00:00&to=${to}`,
-      `rail=ACH&from=${from}&to=${to}&format=xlsx`, `rail=ACH&from=${from}&to=${to}&extra=1`, `rail=ACH&from=${from}&from=${from}&to=${to}`,
+      `from=${from}&to=${to}`,
+      `rail=ACH&to=${to}`,
+      `rail=ACH&from=${from}`,
+      `rail=PSE&from=${from}&to=${to}`,
+      `rail=ACH&from=ayer&to=${to}`,
+      `rail=ACH&from=2026-02-30&to=${to}`,
+      `rail=ACH&from=2026-11-21T10:00:00&to=${to}`,
+      `rail=ACH&from=${from}&to=${to}&format=xlsx`,
+      `rail=ACH&from=${from}&to=${to}&extra=1`,
+      `rail=ACH&from=${from}&from=${from}&to=${to}`,
     ]) {
       const r = await statement(qs);
       expect({ qs, status: r.status, error: r.body?.error }).toEqual({ qs, status: 400, error: 'INVALID_REQUEST' });

@@ -45,7 +45,8 @@ describe('tracing end to end', () => {
   const parentOf = (s: ReadableSpan) => s.parentSpanContext?.spanId;
   const one = (spans: ReadableSpan[], what: string, pred: (s: ReadableSpan) => boolean): ReadableSpan => {
     const found = spans.filter(pred);
-    if (found.length !== 1) throw new Error(`${what}: expected one span, found ${found.length}: ${spans.map((s) => `${s.name}[${SpanKind[s.kind]}]`).join(', ')}`);
+    if (found.length !== 1)
+      throw new Error(`${what}: expected one span, found ${found.length}: ${spans.map((s) => `${s.name}[${SpanKind[s.kind]}]`).join(', ')}`);
     return found[0]!;
   };
 
@@ -57,17 +58,36 @@ describe('tracing end to end', () => {
       token: co.writeKey,
       headers: { traceparent: `00-${traceId}-${callerSpanId}-01` },
       body: {
-        amount: 250_000, description: 'Traza',
-        destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+        amount: 250_000,
+        description: 'Traza',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '12345678901',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Ana',
+            holderLastName: 'Pérez',
+          },
+        },
       },
     });
     expect(send.status).toBe(201);
 
     // The receipt service's consumer span for transfer.created arrives asynchronously.
-    const spans = await eventually(async () => {
-      const s = ofTrace(traceId);
-      return s.some((x) => x.kind === SpanKind.CONSUMER && x.name === 'transfer.created process' && x.attributes['messaging.consumer.group.name'] === 'receipt-transfers') ? s : undefined;
-    }, 20_000, 100);
+    const spans = await eventually(
+      async () => {
+        const s = ofTrace(traceId);
+        return s.some(
+          (x) => x.kind === SpanKind.CONSUMER && x.name === 'transfer.created process' && x.attributes['messaging.consumer.group.name'] === 'receipt-transfers',
+        )
+          ? s
+          : undefined;
+      },
+      20_000,
+      100,
+    );
 
     const gateway = one(spans, 'gateway HTTP span', (s) => s.kind === SpanKind.SERVER && s.name === 'POST /transfers/send');
     expect(parentOf(gateway)).toBe(callerSpanId);
@@ -82,7 +102,8 @@ describe('tracing end to end', () => {
     expect(parentOf(transferServer)).toBe(transferClient.spanContext().spanId);
 
     // The transfer service reserves the amount in the ledger within the same call.
-    const ledgerClients = spans.filter(isRpc(SpanKind.CLIENT, 'wallet.ledger.v1.LedgerService'))
+    const ledgerClients = spans
+      .filter(isRpc(SpanKind.CLIENT, 'wallet.ledger.v1.LedgerService'))
       .filter((s) => parentOf(s) === transferServer.spanContext().spanId);
     expect(ledgerClients.length).toBeGreaterThan(0);
     for (const lc of ledgerClients) {
@@ -95,8 +116,11 @@ describe('tracing end to end', () => {
     expect(parentOf(publish)).toBe(transferServer.spanContext().spanId);
     expect(publish.attributes['messaging.system']).toBe('nats');
     // … and the receipt consumer continues from the publish span's traceparent header.
-    const consumer = one(spans, 'receipt consumer span', (s) => s.kind === SpanKind.CONSUMER && s.name === 'transfer.created process'
-      && s.attributes['messaging.consumer.group.name'] === 'receipt-transfers');
+    const consumer = one(
+      spans,
+      'receipt consumer span',
+      (s) => s.kind === SpanKind.CONSUMER && s.name === 'transfer.created process' && s.attributes['messaging.consumer.group.name'] === 'receipt-transfers',
+    );
     expect(parentOf(consumer)).toBe(publish.spanContext().spanId);
     expect(consumer.attributes['messaging.message.id']).toBe(publish.attributes['messaging.message.id']);
 
@@ -127,18 +151,33 @@ describe('tracing end to end', () => {
       token: co.writeKey,
       headers: { traceparent: `00-${randomBytes(16).toString('hex')}-${randomBytes(8).toString('hex')}-01` },
       body: {
-        amount: 150_000, description: 'Sin traza',
-        destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana', holderLastName: 'Pérez' } },
+        amount: 150_000,
+        description: 'Sin traza',
+        destination: {
+          bankAccount: {
+            bankId: 1,
+            accountTypeId: 20,
+            accountNumber: '12345678901',
+            documentTypeId: 1,
+            documentNumber: '1020304050',
+            holderFirstName: 'Ana',
+            holderLastName: 'Pérez',
+          },
+        },
       },
     });
     expect(send.status).toBe(201);
     const nc = await connect({ servers: NATS_URL });
     try {
       const jsm = await jetstreamManager(nc);
-      const msg = await eventually(async () => {
-        const m = await jsm.streams.getMessage(`${stack.namespace.toUpperCase()}_TRANSFERS`, { last_by_subj: `${stack.namespace}.transfer.created` });
-        return m && JSON.parse(new TextDecoder().decode(m.data)).transferId === send.body.id ? m : undefined;
-      }, 15_000, 100);
+      const msg = await eventually(
+        async () => {
+          const m = await jsm.streams.getMessage(`${stack.namespace.toUpperCase()}_TRANSFERS`, { last_by_subj: `${stack.namespace}.transfer.created` });
+          return m && JSON.parse(new TextDecoder().decode(m.data)).transferId === send.body.id ? m : undefined;
+        },
+        15_000,
+        100,
+      );
       expect(msg.header.get('traceparent')).toBe('');
     } finally {
       await nc.close();

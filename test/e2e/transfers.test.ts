@@ -15,23 +15,42 @@ describe('transfers end to end', () => {
     return Object.fromEntries(r.body.wallets.map((w: any) => [w.rail, w])) as Record<'BREB' | 'ACH', any>;
   };
   const tx = async (id: string, key = co.readKey) => stack.http('GET', `/wallets/transactions/${id}`, { token: key });
-  const settled = (id: string, key = co.readKey) => eventually(async () => {
-    const r = await tx(id, key);
-    return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
-  }, 15_000, 100);
+  const settled = (id: string, key = co.readKey) =>
+    eventually(
+      async () => {
+        const r = await tx(id, key);
+        return ['COMPLETED', 'FAILED'].includes(r.body?.status) ? r.body : undefined;
+      },
+      15_000,
+      100,
+    );
   const resolve = (keyValue: string) => stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue } });
   async function brebBody(keyValue: string, amount: number, extra: Record<string, unknown> = {}) {
     const r = await resolve(keyValue);
     expect(r.status).toBe(200);
     return {
-      amount, destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } },
-      targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue, ...extra,
+      amount,
+      destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } },
+      targetName: r.body.recipient.fullName,
+      targetDocument: r.body.recipient.idValue,
+      ...extra,
     };
   }
   const achBody = (amount: number, extra: Record<string, unknown> = {}) => ({
     amount,
-    destination: { bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: '12345678901', documentTypeId: 1, documentNumber: '1020304050', holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } },
-    description: 'Pago proveedor', ...extra,
+    destination: {
+      bankAccount: {
+        bankId: 1,
+        accountTypeId: 20,
+        accountNumber: '12345678901',
+        documentTypeId: 1,
+        documentNumber: '1020304050',
+        holderFirstName: 'Ana María',
+        holderLastName: 'Pérez Gómez',
+      },
+    },
+    description: 'Pago proveedor',
+    ...extra,
   });
   const send = (body: unknown, key = co.writeKey) => stack.http('POST', '/transfers/send', { token: key, body });
 
@@ -45,7 +64,9 @@ describe('transfers end to end', () => {
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/BREB/credit`, { amountCents: 10_000_000, reference: 'seed-breb' });
     await stack.admin('POST', `/admin/companies/${co.id}/wallets/ACH/credit`, { amountCents: 10_000_000, reference: 'seed-ach' });
   }, 60_000);
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
@@ -76,9 +97,12 @@ describe('transfers end to end', () => {
     expect(q.status).toBe(200);
     // fixed 100 + 10 bps of 1,000,000 = 1,000 → subtotal 1,100; IVA 19% = 209
     expect(q.body).toEqual({
-      amount: 1_000_000, currentBalance: expect.any(Number),
+      amount: 1_000_000,
+      currentBalance: expect.any(Number),
       feeBreakdown: { fixedFee: 100, variableFee: 1000, subtotalFee: 1100, ivaApplicable: true, ivaAmount: 209, totalCharged: 1309 },
-      totalCost: 1_001_309, canAfford: true, message: null,
+      totalCost: 1_001_309,
+      canAfford: true,
+      message: null,
     });
     const ach = await stack.http('POST', '/transfers/quote/ach', { token: co.writeKey, body: { amount: 500_000_000 } });
     expect(ach.status).toBe(200);
@@ -99,7 +123,9 @@ describe('transfers end to end', () => {
   it('a quote reports a balance above 2^53 centavos exactly (no float on the way)', async () => {
     const big = await stack.provision('Saldo Grande S.A.S.', { taxRegime: 'SIMPLE' });
     for (const ref of ['big-1', 'big-2']) {
-      expect((await stack.admin('POST', `/admin/companies/${big.id}/wallets/ACH/credit`, { amountCents: Number.MAX_SAFE_INTEGER, reference: ref })).status).toBe(201);
+      expect(
+        (await stack.admin('POST', `/admin/companies/${big.id}/wallets/ACH/credit`, { amountCents: Number.MAX_SAFE_INTEGER, reference: ref })).status,
+      ).toBe(201);
     }
     const q = await stack.http('POST', '/transfers/quote/ach', { token: big.writeKey, body: { amount: 100_000 } });
     expect(q.status).toBe(200);
@@ -116,16 +142,34 @@ describe('transfers end to end', () => {
     const r = await send(body);
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'PENDING', amount: 250_000, totalFee: 350, ivaAmount: 67,
-      netAmount: 250_000 - 350, currency: 'COP', rail: 'BREB', targetName: body.targetName, targetDocument: body.targetDocument,
-      reference: 'breb-ok-1', createdAt: expect.any(String),
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'PENDING',
+      amount: 250_000,
+      totalFee: 350,
+      ivaAmount: 67,
+      netAmount: 250_000 - 350,
+      currency: 'COP',
+      rail: 'BREB',
+      targetName: body.targetName,
+      targetDocument: body.targetDocument,
+      reference: 'breb-ok-1',
+      createdAt: expect.any(String),
     });
     const total = 250_000 + 350 + 67;
     const during = await balance();
     expect(BigInt(during.BREB.availableCents)).toBe(BigInt(before.BREB.availableCents) - BigInt(total));
     expect(BigInt(during.BREB.pendingOutCents)).toBe(BigInt(before.BREB.pendingOutCents) + BigInt(total));
     const done = await settled(r.body.id);
-    expect(done).toMatchObject({ id: r.body.id, type: 'TRANSFER_OUT', rail: 'BREB', status: 'COMPLETED', amount: '250000', totalFee: '350', ivaAmount: '67', description: 'Factura 1' });
+    expect(done).toMatchObject({
+      id: r.body.id,
+      type: 'TRANSFER_OUT',
+      rail: 'BREB',
+      status: 'COMPLETED',
+      amount: '250000',
+      totalFee: '350',
+      ivaAmount: '67',
+      description: 'Factura 1',
+    });
     expect(done.completedAt).toEqual(expect.any(String));
     const after = await balance();
     expect(BigInt(after.BREB.availableCents)).toBe(BigInt(before.BREB.availableCents) - BigInt(total));
@@ -136,7 +180,14 @@ describe('transfers end to end', () => {
     const before = await balance();
     const r = await send(achBody(100_013));
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ status: 'PENDING', rail: 'ACH', totalFee: 300, ivaAmount: 57, targetName: 'Ana María Pérez Gómez', targetDocument: '1020304050' });
+    expect(r.body).toMatchObject({
+      status: 'PENDING',
+      rail: 'ACH',
+      totalFee: 300,
+      ivaAmount: 57,
+      targetName: 'Ana María Pérez Gómez',
+      targetDocument: '1020304050',
+    });
     const done = await settled(r.body.id);
     expect(done.status).toBe('FAILED');
     expect(done.errorMessage).toEqual(expect.any(String));
@@ -189,7 +240,12 @@ describe('transfers end to end', () => {
   });
 
   it('AML list administration: bad input, unknown ids, credentials', async () => {
-    for (const body of [{}, { documentNumber: '12', reason: 'x' }, { documentNumber: '900123456', reason: '' }, { documentNumber: '900123456', reason: 'x', extra: 1 }]) {
+    for (const body of [
+      {},
+      { documentNumber: '12', reason: 'x' },
+      { documentNumber: '900123456', reason: '' },
+      { documentNumber: '900123456', reason: 'x', extra: 1 },
+    ]) {
       const r = await stack.admin('POST', '/admin/aml/blacklist', body);
       expect({ status: r.status, error: r.body.error }).toEqual({ status: 400, error: 'INVALID_REQUEST' });
     }
@@ -259,15 +315,26 @@ describe('transfers end to end', () => {
   });
 
   it('rejects a forged or stale rail callback and changes nothing', async () => {
-    const body = JSON.stringify({ eventId: 'evt-forged', transactionId: '00000000-0000-4000-8000-000000000001', providerTransferId: 'x', rail: 'BREB', status: 'COMPLETED', occurredAt: new Date().toISOString() });
+    const body = JSON.stringify({
+      eventId: 'evt-forged',
+      transactionId: '00000000-0000-4000-8000-000000000001',
+      providerTransferId: 'x',
+      rail: 'BREB',
+      status: 'COMPLETED',
+      occurredAt: new Date().toISOString(),
+    });
     const forged = await fetchDocumented(`${stack.gateway.url}/webhooks/rails/breb`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` }, body,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` },
+      body,
     });
     expect(forged.status).toBe(401);
     const t = Math.floor(Date.now() / 1000) - 3600;
     const sig = createHmac('sha256', 'dev-rail-callback-secret').update(`${t}.${body}`).digest('hex');
     const stale = await fetchDocumented(`${stack.gateway.url}/webhooks/rails/breb`, {
-      method: 'POST', headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${t},v1=${sig}` }, body,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-provider-signature': `t=${t},v1=${sig}` },
+      body,
     });
     expect(stale.status).toBe(401);
   });

@@ -20,7 +20,11 @@ function verifyWebhook(secret: string, hit: Hit): boolean {
   }
 }
 
-interface Hit { headers: IncomingHttpHeaders; raw: string; body: any }
+interface Hit {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
 
 /** A receiver on loopback, as a company would run one. */
 class Receiver {
@@ -40,8 +44,12 @@ class Receiver {
     await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/wallet-events`;
   }
-  ofType(type: string) { return this.hits.filter((h) => h.body.type === type); }
-  async stop() { if (this.server) await new Promise<void>((r) => this.server!.close(() => r())); }
+  ofType(type: string) {
+    return this.hits.filter((h) => h.body.type === type);
+  }
+  async stop() {
+    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
+  }
 }
 
 /** Outgoing webhooks through the real gateway, webhook service, transfer and deposit services, ledger and sandbox. */
@@ -71,12 +79,20 @@ describe('webhooks end to end', () => {
     expect(byRead.body.error).toBe('INSUFFICIENT_SCOPE');
 
     const r = await stack.http('POST', '/webhooks/endpoints', {
-      token: co.writeKey, body: { url: rx.url, events: ['transfer.completed', 'deposit.paid'], description: 'ERP' },
+      token: co.writeKey,
+      body: { url: rx.url, events: ['transfer.completed', 'deposit.paid'], description: 'ERP' },
     });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({
-      id: expect.stringMatching(/^we_/), url: rx.url, description: 'ERP', events: ['transfer.completed', 'deposit.paid'], enabled: true,
-      previousSecretExpiresAt: null, createdAt: expect.any(String), updatedAt: expect.any(String), secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
+      id: expect.stringMatching(/^we_/),
+      url: rx.url,
+      description: 'ERP',
+      events: ['transfer.completed', 'deposit.paid'],
+      enabled: true,
+      previousSecretExpiresAt: null,
+      createdAt: expect.any(String),
+      updatedAt: expect.any(String),
+      secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
     });
     endpoint = r.body;
     const { secret: _secret, ...shown } = endpoint;
@@ -92,7 +108,13 @@ describe('webhooks end to end', () => {
     const resolved = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3001112233' } });
     const sent = await stack.http('POST', '/transfers/send', {
       token: co.writeKey,
-      body: { amount: 250_000, destination: { brebKey: { type: resolved.body.keyType, value: resolved.body.keyValue } }, targetName: resolved.body.recipient.fullName, targetDocument: resolved.body.recipient.idValue, reference: 'wh-1' },
+      body: {
+        amount: 250_000,
+        destination: { brebKey: { type: resolved.body.keyType, value: resolved.body.keyValue } },
+        targetName: resolved.body.recipient.fullName,
+        targetDocument: resolved.body.recipient.idValue,
+        reference: 'wh-1',
+      },
     });
     expect(sent.status).toBe(201);
     const hit = await eventually(async () => rx.ofType('transfer.completed').find((h) => h.body.data.id === sent.body.id), 20_000, 100);
@@ -111,29 +133,58 @@ describe('webhooks end to end', () => {
   it('a paid PSE deposit reaches the receiver as deposit.paid with the GET /deposits shape', async () => {
     const created = await stack.http('POST', '/deposits/pse', {
       token: co.writeKey,
-      body: { amountCents: 500_000, payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567', internalRef: 'pedido-wh' },
+      body: {
+        amountCents: 500_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '1020304050',
+        payerFirstName: 'Laura',
+        payerLastName: 'Gómez Ruiz',
+        payerEmail: 'laura@example.com',
+        payerPhone: '3101234567',
+        internalRef: 'pedido-wh',
+      },
     });
     expect(created.status).toBe(201);
-    const paid = await fetch(`${stack.sandbox!.url}/sandbox/pse/${created.body.id}/pay`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }) });
+    const paid = await fetch(`${stack.sandbox!.url}/sandbox/pse/${created.body.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+    });
     expect(paid.status).toBe(200);
     const hit = await eventually(async () => rx.ofType('deposit.paid').find((h) => h.body.data.id === created.body.id), 20_000, 100);
     expect(verifyWebhook(endpoint.secret, hit)).toBe(true);
-    const listed = await eventually(async () => {
-      const r = await stack.http('GET', '/deposits?limit=100', { token: co.readKey });
-      return r.body.deposits.find((d: any) => d.id === created.body.id && d.status === 'ASSIGNED');
-    }, 15_000, 100);
+    const listed = await eventually(
+      async () => {
+        const r = await stack.http('GET', '/deposits?limit=100', { token: co.readKey });
+        return r.body.deposits.find((d: any) => d.id === created.body.id && d.status === 'ASSIGNED');
+      },
+      15_000,
+      100,
+    );
     expect(hit.body.data).toEqual(listed);
     expect(hit.body.data).toMatchObject({ status: 'ASSIGNED', amountCents: '500000', source: 'PSE', internalRef: 'pedido-wh', payerBank: 'Bancolombia' });
   });
 
   it('logs deliveries, replays one with the same event id, and sends a test ping', async () => {
-    const log = await eventually(async () => {
-      const r = await stack.http('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SUCCEEDED`, { token: co.readKey });
-      return r.body.items.length >= 2 ? r : undefined;
-    }, 15_000, 100);
+    const log = await eventually(
+      async () => {
+        const r = await stack.http('GET', `/webhooks/deliveries?endpointId=${endpoint.id}&status=SUCCEEDED`, { token: co.readKey });
+        return r.body.items.length >= 2 ? r : undefined;
+      },
+      15_000,
+      100,
+    );
     expect(log.status).toBe(200);
     const d = log.body.items.find((x: any) => x.eventType === 'transfer.completed');
-    expect(d).toMatchObject({ id: expect.stringMatching(/^whd_/), endpointId: endpoint.id, status: 'SUCCEEDED', attempts: 1, responseStatus: 204, lastError: null, replayOf: null });
+    expect(d).toMatchObject({
+      id: expect.stringMatching(/^whd_/),
+      endpointId: endpoint.id,
+      status: 'SUCCEEDED',
+      attempts: 1,
+      responseStatus: 204,
+      lastError: null,
+      replayOf: null,
+    });
     expect(d.latencyMs).toEqual(expect.any(Number));
     expect((await stack.http('GET', `/webhooks/deliveries/${d.id}`, { token: co.readKey })).body).toEqual(d);
 
@@ -169,7 +220,7 @@ describe('webhooks end to end', () => {
     endpoint = { ...endpoint, secret: again.body.secret };
   });
 
-  it('isolates companies: another company\'s endpoint and deliveries read as not found', async () => {
+  it("isolates companies: another company's endpoint and deliveries read as not found", async () => {
     const d = (await stack.http('GET', '/webhooks/deliveries', { token: co.readKey })).body.items[0];
     for (const [method, path, body] of [
       ['GET', `/webhooks/endpoints/${endpoint.id}`, undefined],
@@ -182,7 +233,10 @@ describe('webhooks end to end', () => {
       expect([method, path, r.status, r.body.error]).toEqual([method, path, 404, 'WEBHOOK_ENDPOINT_NOT_FOUND']);
       expect(r.body.message).toBe('El endpoint de webhook no existe.');
     }
-    for (const [method, path] of [['GET', `/webhooks/deliveries/${d.id}`], ['POST', `/webhooks/deliveries/${d.id}/replay`]] as const) {
+    for (const [method, path] of [
+      ['GET', `/webhooks/deliveries/${d.id}`],
+      ['POST', `/webhooks/deliveries/${d.id}/replay`],
+    ] as const) {
       const r = await stack.http(method, path, { token: other.writeKey });
       expect([path, r.status, r.body.error]).toEqual([path, 404, 'WEBHOOK_DELIVERY_NOT_FOUND']);
     }
@@ -255,7 +309,8 @@ describe('webhook endpoints API, every operation as documented', () => {
 
     expect((await stack.http('GET', '/webhooks/endpoints', { token: co.readKey })).body.items.map((e: { id: string }) => e.id)).toEqual([id]);
     const changed = await stack.http('PATCH', `/webhooks/endpoints/${id}`, {
-      token: co.writeKey, body: { url: `${rx.url}?v=2`, events: ['deposit.paid', 'transfer.failed'], description: 'Contabilidad' },
+      token: co.writeKey,
+      body: { url: `${rx.url}?v=2`, events: ['deposit.paid', 'transfer.failed'], description: 'Contabilidad' },
     });
     expect(changed.status).toBe(200);
     expect(changed.body).toMatchObject({ id, url: `${rx.url}?v=2`, events: ['deposit.paid', 'transfer.failed'], description: 'Contabilidad', enabled: true });
@@ -263,21 +318,32 @@ describe('webhook endpoints API, every operation as documented', () => {
     expect((await stack.http('GET', `/webhooks/endpoints/${id}`, { token: co.readKey })).body).toEqual(changed.body);
 
     for (let i = 0; i < 3; i++) expect((await stack.http('POST', `/webhooks/endpoints/${id}/test`, { token: co.writeKey })).status).toBe(202);
-    await eventually(async () => {
-      const r = await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=SUCCEEDED`, { token: co.readKey });
-      return r.body.items.length === 3;
-    }, 15_000, 100);
+    await eventually(
+      async () => {
+        const r = await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=SUCCEEDED`, { token: co.readKey });
+        return r.body.items.length === 3;
+      },
+      15_000,
+      100,
+    );
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: Awaited<ReturnType<Stack['http']>> = await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { token: co.readKey });
+      const page: Awaited<ReturnType<Stack['http']>> = await stack.http(
+        'GET',
+        `/webhooks/deliveries?endpointId=${id}&limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { token: co.readKey },
+      );
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(2);
       seen.push(...page.body.items.map((d: { id: string }) => d.id));
       cursor = page.body.nextCursor;
     } while (cursor && seen.length < 10);
     expect(new Set(seen).size).toBe(3);
-    expect((await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=FAILED`, { token: co.readKey })).body).toEqual({ items: [], nextCursor: null });
+    expect((await stack.http('GET', `/webhooks/deliveries?endpointId=${id}&status=FAILED`, { token: co.readKey })).body).toEqual({
+      items: [],
+      nextCursor: null,
+    });
 
     const one = await stack.http('GET', `/webhooks/deliveries/${seen[0]}`, { token: co.readKey });
     expect(one.body).toMatchObject({ id: seen[0], endpointId: id, eventType: 'webhook.ping', status: 'SUCCEEDED', responseStatus: 204 });

@@ -20,12 +20,20 @@ describe('fault injection (fast profile)', () => {
     let output = '';
     const code = await new Promise<number | null>((resolve) => {
       const child = spawn(process.execPath, [script, '--profile', 'fast', '--json', out], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
-      child.stdout.on('data', (d) => { output += d; });
-      child.stderr.on('data', (d) => { output += d; });
+      child.stdout.on('data', (d) => {
+        output += d;
+      });
+      child.stderr.on('data', (d) => {
+        output += d;
+      });
       child.on('exit', resolve);
     });
     let result: any;
-    try { result = JSON.parse(readFileSync(out, 'utf8')); } catch { throw new Error(`no result from the fault run (exit ${code}):\n${output.slice(-4000)}`); }
+    try {
+      result = JSON.parse(readFileSync(out, 'utf8'));
+    } catch {
+      throw new Error(`no result from the fault run (exit ${code}):\n${output.slice(-4000)}`);
+    }
     rmSync(dir, { recursive: true, force: true });
     if (!result.ok) console.log(output.slice(-6000));
     expect(result.failure).toBeUndefined();

@@ -29,7 +29,10 @@ import { consumersBehind, observations, runChecks, sabotageSelfTest } from './ch
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const argv = process.argv.slice(2);
-const arg = (name, def) => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : def; };
+const arg = (name, def) => {
+  const i = argv.indexOf(`--${name}`);
+  return i >= 0 ? argv[i + 1] : def;
+};
 const profileName = arg('profile', process.env.FAULTS_PROFILE ?? 'full');
 const jsonOut = arg('json');
 
@@ -51,16 +54,36 @@ const REPLICAS = 2;
  */
 const PROFILES = {
   full: {
-    companies: 20, workers: 12, rounds: 4, portBases: [0], gapMs: 1200, settleSeconds: 180, hold: 1,
-    stallMs: [2000, 4000], slowMs: [3000, 5000], slowDelayMs: [1500, 2500],
+    companies: 20,
+    workers: 12,
+    rounds: 4,
+    portBases: [0],
+    gapMs: 1200,
+    settleSeconds: 180,
+    hold: 1,
+    stallMs: [2000, 4000],
+    slowMs: [3000, 5000],
+    slowDelayMs: [1500, 2500],
   },
   fast: {
-    companies: 4, workers: 6, rounds: 1, portBases: [20, 40, 60], gapMs: 300, settleSeconds: 60, hold: 0.6,
-    killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'], stallMs: [2000, 3000], slowMs: [3000, 4000], slowDelayMs: [1500, 2500],
+    companies: 4,
+    workers: 6,
+    rounds: 1,
+    portBases: [20, 40, 60],
+    gapMs: 300,
+    settleSeconds: 60,
+    hold: 0.6,
+    killOnly: ['transfer', 'ledger', 'gateway', 'sandbox'],
+    stallMs: [2000, 3000],
+    slowMs: [3000, 4000],
+    slowDelayMs: [1500, 2500],
   },
 };
 const profile = PROFILES[profileName];
-if (!profile) { console.error(`unknown profile ${profileName} (full | fast)`); process.exit(2); }
+if (!profile) {
+  console.error(`unknown profile ${profileName} (full | fast)`);
+  process.exit(2);
+}
 const seed = Number(process.env.FAULTS_SEED ?? 20261121);
 
 // The first base whose ports are all free (the fast profile tries a few: `npm test` may overlap another run).
@@ -83,17 +106,27 @@ const portsAt = (b) => ({
   },
   /** The slow-ledger proxies: every ledger client dials these, each forwards to one ledger replica. */
   ledgerProxy: [28363 + b, 28364 + b],
-  sandbox: 8390 + b, smtp: 2635 + b, nats: 4322 + b, redis: 6479 + b,
+  sandbox: 8390 + b,
+  smtp: 2635 + b,
+  nats: 4322 + b,
+  redis: 6479 + b,
 });
 const portList = (p) => [...p.gateway, ...Object.values(p.ops).flat(), ...Object.values(p.grpc).flat(), ...p.ledgerProxy, p.sandbox, p.smtp, p.nats, p.redis];
 let ports = portsAt(profile.portBases[0]);
 for (const b of profile.portBases) {
   const free = await Promise.all(portList(portsAt(b)).map(portFree));
-  if (free.every(Boolean)) { ports = portsAt(b); break; }
+  if (free.every(Boolean)) {
+    ports = portsAt(b);
+    break;
+  }
 }
 const PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const dbName = `wallet_faults_${profileName}_${process.pid}`;
-const dbUrl = (() => { const u = new URL(PG_ADMIN); u.pathname = `/${dbName}`; return u.toString(); })();
+const dbUrl = (() => {
+  const u = new URL(PG_ADMIN);
+  u.pathname = `/${dbName}`;
+  return u.toString();
+})();
 const namespace = `faults${profileName}${process.pid}`;
 const work = join(tmpdir(), `wallet-faults-${profileName}-${process.pid}`);
 const logDir = join(work, 'logs');
@@ -109,7 +142,13 @@ const t0 = Date.now();
 
 // Deterministic choices (the timing of faults still varies from run to run).
 let rngState = seed >>> 0;
-function rand() { rngState = (rngState + 0x6d2b79f5) >>> 0; let t = rngState; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; }
+function rand() {
+  rngState = (rngState + 0x6d2b79f5) >>> 0;
+  let t = rngState;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
 const pick = (xs) => xs[Math.floor(rand() * xs.length)];
 const between = (lo, hi) => lo + Math.floor(rand() * (hi - lo));
 /**
@@ -131,7 +170,14 @@ async function portFree(port) {
 async function waitPort(port, timeoutMs = 20_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
-    const ok = await new Promise((r) => { const s = net.connect(port, '127.0.0.1'); s.once('connect', () => { s.end(); r(true); }); s.once('error', () => r(false)); });
+    const ok = await new Promise((r) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.end();
+        r(true);
+      });
+      s.once('error', () => r(false));
+    });
     if (ok) return;
     await sleep(100);
   }
@@ -140,17 +186,25 @@ async function waitPort(port, timeoutMs = 20_000) {
 async function adminSql(sql, params = []) {
   const c = new pg.Client({ connectionString: PG_ADMIN });
   await c.connect();
-  try { return await c.query(sql, params); } finally { await c.end(); }
+  try {
+    return await c.query(sql, params);
+  } finally {
+    await c.end();
+  }
 }
 
 const infra = {};
 function startInfra(name) {
   if (stopping) throw new Error('the run is stopping');
   const out = createWriteStream(join(logDir, `${name}.log`), { flags: 'a' });
-  const child = name === 'nats'
-    ? spawn('/usr/sbin/nats-server', ['-js', '-a', '127.0.0.1', '-p', String(ports.nats), '-sd', join(work, 'nats')], { stdio: ['ignore', 'pipe', 'pipe'] })
-    : spawn('/usr/bin/redis-server', ['--port', String(ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(out); child.stderr.pipe(out);
+  const child =
+    name === 'nats'
+      ? spawn('/usr/sbin/nats-server', ['-js', '-a', '127.0.0.1', '-p', String(ports.nats), '-sd', join(work, 'nats')], { stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn('/usr/bin/redis-server', ['--port', String(ports.redis), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
   infra[name] = child;
   return waitPort(name === 'nats' ? ports.nats : ports.redis);
 }
@@ -173,15 +227,24 @@ function ledgerProxy(listenPort, upstreamPort) {
   proxy.server = net.createServer({ noDelay: true }, (client) => {
     proxy.connections++;
     const upstream = net.connect({ port: upstreamPort, host: '127.0.0.1', noDelay: true });
-    proxy.sockets.add(client); proxy.sockets.add(upstream);
-    const destroyBoth = () => { client.destroy(); upstream.destroy(); };
-    client.on('error', destroyBoth); upstream.on('error', destroyBoth);
-    client.on('close', () => { proxy.sockets.delete(client); upstream.destroy(); });
+    proxy.sockets.add(client);
+    proxy.sockets.add(upstream);
+    const destroyBoth = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', destroyBoth);
+    upstream.on('error', destroyBoth);
+    client.on('close', () => {
+      proxy.sockets.delete(client);
+      upstream.destroy();
+    });
     upstream.on('close', () => proxy.sockets.delete(upstream));
     client.pipe(upstream); // requests: at once
     // Replies: in order, each chunk no earlier than delayMs after it arrived.
     const queue = [];
-    let timer, ended = false;
+    let timer,
+      ended = false;
     const flush = () => {
       timer = undefined;
       const now = Date.now();
@@ -191,14 +254,26 @@ function ledgerProxy(listenPort, upstreamPort) {
     };
     upstream.on('data', (chunk) => {
       const delay = proxy.delayMs;
-      if (!queue.length && delay === 0) { client.write(chunk); return; }
-      if (delay > 0) { proxy.delayedChunks++; proxy.delayedBytes += chunk.length; }
+      if (!queue.length && delay === 0) {
+        client.write(chunk);
+        return;
+      }
+      if (delay > 0) {
+        proxy.delayedChunks++;
+        proxy.delayedBytes += chunk.length;
+      }
       const due = Math.max(Date.now() + delay, queue.at(-1)?.due ?? 0);
       queue.push({ due, chunk });
       timer ??= setTimeout(flush, Math.max(0, queue[0].due - Date.now()));
     });
-    upstream.on('end', () => { ended = true; if (!queue.length) client.end(); });
-    client.on('close', () => { if (timer) clearTimeout(timer); queue.length = 0; });
+    upstream.on('end', () => {
+      ended = true;
+      if (!queue.length) client.end();
+    });
+    client.on('close', () => {
+      if (timer) clearTimeout(timer);
+      queue.length = 0;
+    });
   });
   return new Promise((resolve, reject) => {
     proxy.server.once('error', reject);
@@ -211,18 +286,40 @@ let proxies = [];
 // The product's processes, started as deploy/local/up.mjs and the bench do: two replicas of each
 // service (`ledger/0`, `ledger/1`, …), each on its own gRPC and ops ports, and one sandbox.
 
-const common = { DATABASE_URL: dbUrl, NATS_URL: `nats://127.0.0.1:${ports.nats}`, BUS_NAMESPACE: namespace, LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn', NODE_ENV: 'development' };
+const common = {
+  DATABASE_URL: dbUrl,
+  NATS_URL: `nats://127.0.0.1:${ports.nats}`,
+  BUS_NAMESPACE: namespace,
+  LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
+  NODE_ENV: 'development',
+};
 const APPROVAL_TTL = 15; // multi-signature sends nobody signs expire within the run
 // Small pools: the Postgres is shared (max_connections 100) with other people's tests: 2 per process.
 const POOL = 2;
 // Short graces so that the windows are wide: a step in flight for 1 s in a replica (stalled, or
 // waiting on a slow ledger) is taken over by the sweeper of the other replica (or its own).
 const sweep = { SWEEPER_INTERVAL_MS: '500', SWEEPER_GRACE_SECONDS: '1', PROVIDER_HTTP_TIMEOUT_MS: '1500', BATCH_FUNDING_LEASE_SECONDS: '5' };
-const PREFIX = { ledger: 'LEDGER', transfer: 'TRANSFER', 'pse-deposit': 'DEPOSIT', 'collect-key': 'COLLECT_KEY', receipt: 'RECEIPT', webhook: 'WEBHOOK', reconciliation: 'RECONCILIATION', gateway: 'GATEWAY', sandbox: 'SANDBOX' };
+const PREFIX = {
+  ledger: 'LEDGER',
+  transfer: 'TRANSFER',
+  'pse-deposit': 'DEPOSIT',
+  'collect-key': 'COLLECT_KEY',
+  receipt: 'RECEIPT',
+  webhook: 'WEBHOOK',
+  reconciliation: 'RECONCILIATION',
+  gateway: 'GATEWAY',
+  sandbox: 'SANDBOX',
+};
 /** A process's key: `sandbox`, or `<service>/<replica>`. */
 const keyOf = (name, r) => (name === 'sandbox' ? 'sandbox' : `${name}/${r}`);
-const parseKey = (key) => { const [name, r] = key.split('/'); return { name, r: r === undefined ? undefined : Number(r) }; };
-const opsPortOf = (key) => { const { name, r } = parseKey(key); return name === 'sandbox' ? ports.sandbox : ports.ops[name][r]; };
+const parseKey = (key) => {
+  const [name, r] = key.split('/');
+  return { name, r: r === undefined ? undefined : Number(r) };
+};
+const opsPortOf = (key) => {
+  const { name, r } = parseKey(key);
+  return name === 'sandbox' ? ports.sandbox : ports.ops[name][r];
+};
 
 function envOf(name, r) {
   const P = PREFIX[name];
@@ -230,37 +327,82 @@ function envOf(name, r) {
   const gw = gateways[r ?? 0];
   if (name === 'sandbox') {
     return {
-      SANDBOX_HOST: '127.0.0.1', SANDBOX_PORT: ports.sandbox, SANDBOX_DB_POOL_MAX: POOL, SANDBOX_SMTP_PORT: ports.smtp, SANDBOX_PUBLIC_URL: sb, SANDBOX_BREB_CONFIRM_MS: 300, SANDBOX_ACH_CONFIRM_MS: 600,
-      SANDBOX_CALLBACK_RETRY_BASE_MS: 200, SANDBOX_CALLBACK_RETRY_MAX_MS: 2000, SANDBOX_CALLBACK_TIMEOUT_MS: 3000,
+      SANDBOX_HOST: '127.0.0.1',
+      SANDBOX_PORT: ports.sandbox,
+      SANDBOX_DB_POOL_MAX: POOL,
+      SANDBOX_SMTP_PORT: ports.smtp,
+      SANDBOX_PUBLIC_URL: sb,
+      SANDBOX_BREB_CONFIRM_MS: 300,
+      SANDBOX_ACH_CONFIRM_MS: 600,
+      SANDBOX_CALLBACK_RETRY_BASE_MS: 200,
+      SANDBOX_CALLBACK_RETRY_MAX_MS: 2000,
+      SANDBOX_CALLBACK_TIMEOUT_MS: 3000,
     };
   }
   if (name === 'gateway') {
     return {
-      GATEWAY_HOST: '127.0.0.1', GATEWAY_PORT: ports.gateway[r], GATEWAY_OPS_PORT: ports.ops.gateway[r], GATEWAY_DB_POOL_MAX: POOL,
-      REDIS_URL: `redis://127.0.0.1:${ports.redis}`, RATE_LIMIT_PREFIX: namespace,
-      LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
-      COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECEIPT_GRPC_ADDR: targetOf('receipt'), WEBHOOK_GRPC_ADDR: targetOf('webhook'),
+      GATEWAY_HOST: '127.0.0.1',
+      GATEWAY_PORT: ports.gateway[r],
+      GATEWAY_OPS_PORT: ports.ops.gateway[r],
+      GATEWAY_DB_POOL_MAX: POOL,
+      REDIS_URL: `redis://127.0.0.1:${ports.redis}`,
+      RATE_LIMIT_PREFIX: namespace,
+      LEDGER_GRPC_ADDR: targetOf('ledger'),
+      TRANSFER_GRPC_ADDR: targetOf('transfer'),
+      DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
+      COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'),
+      RECEIPT_GRPC_ADDR: targetOf('receipt'),
+      WEBHOOK_GRPC_ADDR: targetOf('webhook'),
       RECONCILIATION_GRPC_ADDR: targetOf('reconciliation'),
     };
   }
   const own = { [`${P}_GRPC_HOST`]: '127.0.0.1', [`${P}_GRPC_PORT`]: ports.grpc[name][r], [`${P}_OPS_PORT`]: ports.ops[name][r], [`${P}_DB_POOL_MAX`]: POOL };
   switch (name) {
-    case 'ledger': return own;
-    case 'transfer': return {
-      ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'),
-      BREB_DIRECTORY_URL: sb, BREB_RAIL_URL: sb, ACH_RAIL_URL: sb, RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
-      RAIL_CONFIRM_TIMEOUT_SECONDS: 5, RAIL_DISPATCH_RETRY_BASE_MS: 200, RAIL_DISPATCH_RETRY_MAX_MS: 2000, RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
-      APPROVAL_TTL_SECONDS: APPROVAL_TTL,
-    };
-    case 'pse-deposit': return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), PSE_PROVIDER_URL: sb, PSE_CALLBACK_URL: `${gw}/webhooks/pse`, SMTP_URL: `smtp://127.0.0.1:${ports.smtp}` };
-    case 'collect-key': return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` };
-    case 'receipt': return own;
-    case 'webhook': return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500 };
-    case 'reconciliation': return {
-      ...own, LEDGER_GRPC_ADDR: targetOf('ledger'), TRANSFER_GRPC_ADDR: targetOf('transfer'), DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
-      COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'), RECON_REPORTS_URL: `${sb}/sandbox/reports`, RECON_SCHEDULE: 'off', RECON_WORK_DIR: join(work, `recon-${r}`),
-    };
-    default: throw new Error(`unknown service ${name}`);
+    case 'ledger':
+      return own;
+    case 'transfer':
+      return {
+        ...own,
+        ...sweep,
+        LEDGER_GRPC_ADDR: targetOf('ledger'),
+        BREB_DIRECTORY_URL: sb,
+        BREB_RAIL_URL: sb,
+        ACH_RAIL_URL: sb,
+        RAIL_CALLBACK_BASE_URL: `${gw}/webhooks/rails`,
+        RAIL_CONFIRM_TIMEOUT_SECONDS: 5,
+        RAIL_DISPATCH_RETRY_BASE_MS: 200,
+        RAIL_DISPATCH_RETRY_MAX_MS: 2000,
+        RAIL_DISPATCH_TIMEOUT_SECONDS: 120,
+        APPROVAL_TTL_SECONDS: APPROVAL_TTL,
+      };
+    case 'pse-deposit':
+      return {
+        ...own,
+        ...sweep,
+        LEDGER_GRPC_ADDR: targetOf('ledger'),
+        PSE_PROVIDER_URL: sb,
+        PSE_CALLBACK_URL: `${gw}/webhooks/pse`,
+        SMTP_URL: `smtp://127.0.0.1:${ports.smtp}`,
+      };
+    case 'collect-key':
+      return { ...own, ...sweep, LEDGER_GRPC_ADDR: targetOf('ledger'), BREB_DIRECTORY_URL: sb, BREB_INCOMING_CALLBACK_URL: `${gw}/webhooks/breb/incoming` };
+    case 'receipt':
+      return own;
+    case 'webhook':
+      return { ...own, WEBHOOK_POLL_INTERVAL_MS: 500 };
+    case 'reconciliation':
+      return {
+        ...own,
+        LEDGER_GRPC_ADDR: targetOf('ledger'),
+        TRANSFER_GRPC_ADDR: targetOf('transfer'),
+        DEPOSIT_GRPC_ADDR: targetOf('pse-deposit'),
+        COLLECT_KEY_GRPC_ADDR: targetOf('collect-key'),
+        RECON_REPORTS_URL: `${sb}/sandbox/reports`,
+        RECON_SCHEDULE: 'off',
+        RECON_WORK_DIR: join(work, `recon-${r}`),
+      };
+    default:
+      throw new Error(`unknown service ${name}`);
   }
 }
 const DIR = { sandbox: 'services/sandbox', gateway: 'gateway' };
@@ -274,13 +416,21 @@ function startService(key, { restart = false } = {}) {
   const { name, r } = parseKey(key);
   const out = createWriteStream(join(logDir, `${key.replace('/', '-')}.log`), { flags: 'a' });
   const env = {
-    ...process.env, ...common, OTEL_SERVICE_NAME: name, SERVICE_INSTANCE_ID: key.replace('/', '-'),
+    ...process.env,
+    ...common,
+    OTEL_SERVICE_NAME: name,
+    SERVICE_INSTANCE_ID: key.replace('/', '-'),
     ...Object.fromEntries(Object.entries(envOf(name, r)).map(([k, v]) => [k, String(v)])),
   };
   delete env.NODE_OPTIONS;
   if (restart || (r ?? 0) > 0) env[`${PREFIX[name]}_MIGRATE_ON_START`] = 'false';
-  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', 'dist/main.js'], { cwd: join(root, DIR[name] ?? `services/${name}`), env, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout.pipe(out); child.stderr.pipe(out);
+  const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', 'dist/main.js'], {
+    cwd: join(root, DIR[name] ?? `services/${name}`),
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(out);
+  child.stderr.pipe(out);
   running[key] = child;
   return child;
 }
@@ -290,7 +440,11 @@ async function waitReady(key, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${key} exited (code ${child.exitCode}); see ${join(logDir, `${key.replace('/', '-')}.log`)}`);
-    try { if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).ok) return; } catch { /* not yet */ }
+    try {
+      if ((await fetch(url, { signal: AbortSignal.timeout(1000) })).ok) return;
+    } catch {
+      /* not yet */
+    }
     await sleep(150);
   }
   throw new Error(`${key} not ready after ${timeoutMs / 1000} s; see ${join(logDir, `${key.replace('/', '-')}.log`)}`);
@@ -306,14 +460,19 @@ async function kill9(key) {
 const pgConnections = { peakRun: 0, peakServer: 0, maxConnections: 0, samples: 0 };
 async function samplePgConnections() {
   try {
-    const r = await dbConn.query(`select count(*) filter (where datname = $1)::int as run, count(*)::int as server, current_setting('max_connections')::int as max
-        from pg_stat_activity where backend_type = 'client backend'`, [dbName]);
+    const r = await dbConn.query(
+      `select count(*) filter (where datname = $1)::int as run, count(*)::int as server, current_setting('max_connections')::int as max
+        from pg_stat_activity where backend_type = 'client backend'`,
+      [dbName],
+    );
     const { run, server, max } = r.rows[0];
     pgConnections.peakRun = Math.max(pgConnections.peakRun, run);
     pgConnections.peakServer = Math.max(pgConnections.peakServer, server);
     pgConnections.maxConnections = max;
     pgConnections.samples++;
-  } catch { /* the admin connection is busy or gone: next time */ }
+  } catch {
+    /* the admin connection is busy or gone: next time */
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -321,7 +480,9 @@ async function samplePgConnections() {
 
 const ops = {}; // kind → { ok, refused, error }
 const totalErrors = () => Object.values(ops).reduce((a, o) => a + o.error, 0);
-function count(kind, outcome) { (ops[kind] ??= { ok: 0, refused: 0, error: 0 })[outcome]++; }
+function count(kind, outcome) {
+  (ops[kind] ??= { ok: 0, refused: 0, error: 0 })[outcome]++;
+}
 /** A URL starting with GW goes to the gateway replicas in turn (as a load balancer in front of them would). */
 const GW = '@gateway';
 let gwTurn = 0;
@@ -339,7 +500,12 @@ async function call(method, url, { token, body, timeoutMs = 10_000, forwardedFor
   try {
     const res = await fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     const text = await res.text();
-    let json; try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    let json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, body: json, text };
   } catch (err) {
     return { status: 0, body: undefined, text: String(err?.cause?.code ?? err?.name ?? err) };
@@ -366,15 +532,22 @@ const bogotaDate = (t) => new Date(t - 5 * 3600_000).toISOString().slice(0, 10);
  */
 async function reconciliationCheck(db, days) {
   const violations = [];
-  let lines = 0, breaks = 0;
+  let lines = 0,
+    breaks = 0;
   const exc = await db.query('select resource_id from transfer.money_exceptions union all select resource_id from pse_deposit.money_exceptions');
   const excused = new Set(exc.rows.map((r) => r.resource_id));
   for (const date of days) {
     for (const rail of ['breb', 'ach', 'pse', 'breb-inbound']) {
       let run = await admin('POST', '/admin/reconciliations', { rail, date });
       const until = Date.now() + 120_000;
-      while (run.status === 'RUNNING' && Date.now() < until) { await sleep(500); run = await admin('GET', `/admin/reconciliations/${run.id}`); }
-      if (run.status !== 'RECONCILED') { violations.push(`${rail} ${date}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`.trim()); continue; }
+      while (run.status === 'RUNNING' && Date.now() < until) {
+        await sleep(500);
+        run = await admin('GET', `/admin/reconciliations/${run.id}`);
+      }
+      if (run.status !== 'RECONCILED') {
+        violations.push(`${rail} ${date}: ${run.status} ${run.rejectReason ?? ''} ${run.detail ?? ''}`.trim());
+        continue;
+      }
       lines += run.report.lines;
       let cursor = null;
       do {
@@ -387,7 +560,10 @@ async function reconciliationCheck(db, days) {
       } while (cursor);
     }
   }
-  return { name: `reconciliation: the four rails' reports of ${days.join(', ')} RECONCILED (${lines} lines); each of the ${breaks} breaks is about a resource with a money exception`, violations };
+  return {
+    name: `reconciliation: the four rails' reports of ${days.join(', ')} RECONCILED (${lines} lines); each of the ${breaks} breaks is about a resource with a money exception`,
+    violations,
+  };
 }
 
 const record = {
@@ -400,20 +576,46 @@ const record = {
   batches: [], // { companyId, id, items, executed: true|false|undefined } — bulk payouts (docs/batches.md)
 };
 
-const payer = { payerDocumentTypeId: 1, payerDocumentNumber: '1020304050', payerFirstName: 'Laura', payerLastName: 'Gómez Ruiz', payerEmail: 'laura@example.com', payerPhone: '3101234567' };
-const achDest = (i) => ({ bankAccount: { bankId: 1, accountTypeId: 20, accountNumber: `1234567${String(8000 + i).padStart(4, '0')}`, documentTypeId: 1, documentNumber: `10203${String(10000 + i)}`, holderFirstName: 'Ana María', holderLastName: 'Pérez Gómez' } });
+const payer = {
+  payerDocumentTypeId: 1,
+  payerDocumentNumber: '1020304050',
+  payerFirstName: 'Laura',
+  payerLastName: 'Gómez Ruiz',
+  payerEmail: 'laura@example.com',
+  payerPhone: '3101234567',
+};
+const achDest = (i) => ({
+  bankAccount: {
+    bankId: 1,
+    accountTypeId: 20,
+    accountNumber: `1234567${String(8000 + i).padStart(4, '0')}`,
+    documentTypeId: 1,
+    documentNumber: `10203${String(10000 + i)}`,
+    holderFirstName: 'Ana María',
+    holderLastName: 'Pérez Gómez',
+  },
+});
 
 async function provision(i) {
-  const c = await admin('POST', '/admin/companies', { name: `Faults ${i} S.A.S.`, nit: `9009${String(i).padStart(5, '0')}-1`, taxRegime: i % 2 ? 'SIMPLE' : 'COMMON', wallets: ['BREB', 'ACH'] });
+  const c = await admin('POST', '/admin/companies', {
+    name: `Faults ${i} S.A.S.`,
+    nit: `9009${String(i).padStart(5, '0')}-1`,
+    taxRegime: i % 2 ? 'SIMPLE' : 'COMMON',
+    wallets: ['BREB', 'ACH'],
+  });
   await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
   const write = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'faults-write' })).key;
   const read = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'READ', label: 'faults-read' })).key;
-  for (const rail of ['BREB', 'ACH']) await admin('POST', `/admin/companies/${c.id}/wallets/${rail}/credit`, { amountCents: 20_000_000, reference: `faults-seed-${rail}` });
+  for (const rail of ['BREB', 'ACH'])
+    await admin('POST', `/admin/companies/${c.id}/wallets/${rail}/credit`, { amountCents: 20_000_000, reference: `faults-seed-${rail}` });
   const keys = [];
   for (let k = 0; k < 2; k++) {
     for (let t = 0; ; t++) {
       const r = await call('POST', `${GW}/breb/collect-keys`, { token: write, body: { externalId: `cliente-${k}`, name: `Cliente ${k}` } });
-      if (r.status === 201 || r.status === 200) { keys.push(r.body.key.value); break; }
+      if (r.status === 201 || r.status === 200) {
+        keys.push(r.body.key.value);
+        break;
+      }
       if (t > 20) throw new Error(`collect key: ${r.status} ${r.text}`);
       await sleep(500);
     }
@@ -422,7 +624,14 @@ async function provision(i) {
   for (const keyValue of [`31${String(20_000_000 + i * 7919).slice(0, 8)}`, `@faults${i}dest`]) {
     for (let t = 0; ; t++) {
       const r = await call('POST', `${GW}/transfers/resolve-key`, { token: write, body: { keyValue } });
-      if (r.status === 200) { dests.push({ destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } }, targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue }); break; }
+      if (r.status === 200) {
+        dests.push({
+          destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } },
+          targetName: r.body.recipient.fullName,
+          targetDocument: r.body.recipient.idValue,
+        });
+        break;
+      }
       if (t > 20) throw new Error(`resolve-key: ${r.status} ${r.text}`);
       await sleep(500);
     }
@@ -441,11 +650,18 @@ async function sendOp(co, rail, { fail = false, withRef = rand() < 0.6 } = {}) {
   const kind = `send ${rail}${fail ? ' (rail fails)' : ''}`;
   const amount = amountFor(fail ? 'fail' : 'ok');
   const reference = withRef ? `f-${randomUUID()}` : undefined;
-  const body = rail === 'BREB' ? { amount, ...pick(co.dests), ...(reference ? { reference } : {}) } : { amount, destination: achDest(co.index), description: 'Pago proveedor', ...(reference ? { reference } : {}) };
+  const body =
+    rail === 'BREB'
+      ? { amount, ...pick(co.dests), ...(reference ? { reference } : {}) }
+      : { amount, destination: achDest(co.index), description: 'Pago proveedor', ...(reference ? { reference } : {}) };
   const r = await call('POST', `${GW}/transfers/send`, { token: co.write, body });
-  if (r.status === 201 || r.status === 200) { count(kind, 'ok'); record.accepted.set(r.body.id, { companyId: co.id, rail, amount, reference }); }
-  else if (r.status >= 400 && r.status < 500) { count(kind, 'refused'); if (reference && r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error }); }
-  else count(kind, 'error');
+  if (r.status === 201 || r.status === 200) {
+    count(kind, 'ok');
+    record.accepted.set(r.body.id, { companyId: co.id, rail, amount, reference });
+  } else if (r.status >= 400 && r.status < 500) {
+    count(kind, 'refused');
+    if (reference && r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error });
+  } else count(kind, 'error');
 }
 
 async function duplicateSendOp(co) {
@@ -454,12 +670,16 @@ async function duplicateSendOp(co) {
   const rs = await Promise.all([0, 1, 2].map(() => call('POST', `${GW}/transfers/send`, { token: co.write, body })));
   const ids = new Set();
   for (const r of rs) {
-    if (r.status === 201 || r.status === 200) { count('send BREB, same reference ×3', 'ok'); ids.add(r.body.id); record.accepted.set(r.body.id, { companyId: co.id, rail: 'BREB', amount: body.amount, reference }); }
-    else if (r.status >= 400 && r.status < 500) count('send BREB, same reference ×3', 'refused');
+    if (r.status === 201 || r.status === 200) {
+      count('send BREB, same reference ×3', 'ok');
+      ids.add(r.body.id);
+      record.accepted.set(r.body.id, { companyId: co.id, rail: 'BREB', amount: body.amount, reference });
+    } else if (r.status >= 400 && r.status < 500) count('send BREB, same reference ×3', 'refused');
     else count('send BREB, same reference ×3', 'error');
   }
   record.duplicatePairs.push({ companyId: co.id, reference, ids: [...ids] });
-  if (ids.size > 1) record.clientViolations.push(`reference ${reference} of company ${co.id} answered with ${ids.size} different transfers: ${[...ids].join(', ')}`);
+  if (ids.size > 1)
+    record.clientViolations.push(`reference ${reference} of company ${co.id} answered with ${ids.size} different transfers: ${[...ids].join(', ')}`);
 }
 
 async function insufficientOp(co) {
@@ -467,9 +687,14 @@ async function insufficientOp(co) {
   const rail = rand() < 0.5 ? 'BREB' : 'ACH';
   const body = rail === 'BREB' ? { amount: 900_000_001, ...pick(co.dests), reference } : { amount: 900_000_001, destination: achDest(co.index), reference };
   const r = await call('POST', `${GW}/transfers/send`, { token: co.write, body });
-  if (r.status >= 400 && r.status < 500) { count('send, insufficient funds', 'refused'); if (r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error }); }
-  else if (r.status === 201 || r.status === 200) { count('send, insufficient funds', 'ok'); record.clientViolations.push(`send of 900000001 with a 20000000 wallet was accepted (${r.body.id})`); record.accepted.set(r.body.id, { companyId: co.id, rail, amount: body.amount, reference }); }
-  else count('send, insufficient funds', 'error');
+  if (r.status >= 400 && r.status < 500) {
+    count('send, insufficient funds', 'refused');
+    if (r.status !== 429) record.refusedRefs.push({ companyId: co.id, reference, status: r.status, error: r.body?.error });
+  } else if (r.status === 201 || r.status === 200) {
+    count('send, insufficient funds', 'ok');
+    record.clientViolations.push(`send of 900000001 with a 20000000 wallet was accepted (${r.body.id})`);
+    record.accepted.set(r.body.id, { companyId: co.id, rail, amount: body.amount, reference });
+  } else count('send, insufficient funds', 'error');
 }
 
 /**
@@ -486,10 +711,16 @@ async function batchOp(co) {
     return rand() < 0.6 ? { amount, ...pick(co.dests), reference } : { amount, destination: achDest(co.index), reference };
   });
   const created = await call('POST', `${GW}/transfers/batches`, { token: co.write, body: { reference: `fb-${randomUUID()}`, items }, timeoutMs: 30_000 });
-  if (created.status !== 201) { count('bulk payout', created.status >= 400 && created.status < 500 ? 'refused' : 'error'); return; }
+  if (created.status !== 201) {
+    count('bulk payout', created.status >= 400 && created.status < 500 ? 'refused' : 'error');
+    return;
+  }
   const entry = { companyId: co.id, id: created.body.id, items: n, executed: undefined };
   record.batches.push(entry);
-  if (created.body.status !== 'VALIDATED') { count('bulk payout', 'refused'); return; }
+  if (created.body.status !== 'VALIDATED') {
+    count('bulk payout', 'refused');
+    return;
+  }
   const exec = () => call('POST', `${GW}/transfers/batches/${created.body.id}/execute`, { token: co.write, timeoutMs: 30_000 });
   const rs = rand() < 0.3 ? await Promise.all([exec(), exec()]) : [await exec()];
   const ok = rs.some((r) => r.status === 202 || r.status === 200);
@@ -503,33 +734,55 @@ async function batchesCheck(db) {
   const executed = record.batches.filter((b) => b.executed);
   for (const b of record.batches) {
     const row = (await db.query('select state from transfer.batches where id = $1::uuid', [b.id])).rows[0];
-    if (!row) { violations.push(`batch ${b.id} answered 201 but is not stored`); continue; }
+    if (!row) {
+      violations.push(`batch ${b.id} answered 201 but is not stored`);
+      continue;
+    }
     if (['FUNDING', 'EXECUTING', 'AWAITING_APPROVAL'].includes(row.state)) violations.push(`batch ${b.id} is still ${row.state}`);
-    const t = (await db.query(`select count(*) filter (where t.state = 'COMPLETED')::int as completed, count(*) filter (where t.state in ('FAILED', 'EXPIRED'))::int as failed,
+    const t = (
+      await db.query(
+        `select count(*) filter (where t.state = 'COMPLETED')::int as completed, count(*) filter (where t.state in ('FAILED', 'EXPIRED'))::int as failed,
         count(*) filter (where t.state not in ('COMPLETED', 'FAILED', 'EXPIRED', 'REJECTED'))::int as live, count(*)::int as n
-        from transfer.batch_items i join transfer.transfers t on t.id = i.transfer_id where i.batch_id = $1::uuid and i.status = 'EXECUTED'`, [b.id])).rows[0];
+        from transfer.batch_items i join transfer.transfers t on t.id = i.transfer_id where i.batch_id = $1::uuid and i.status = 'EXECUTED'`,
+        [b.id],
+      )
+    ).rows[0];
     const expect = t.n === 0 ? null : t.completed === t.n ? 'COMPLETED' : t.completed === 0 ? 'FAILED' : 'PARTIALLY_FAILED';
     if (t.live > 0) violations.push(`batch ${b.id}: ${t.live} items still live`);
-    if (['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(row.state) && expect && row.state !== expect) violations.push(`batch ${b.id} is ${row.state} but its items say ${expect}`);
-    const extra = (await db.query(`select count(*)::int as n from transfer.transfers t where t.batch_id = $1::uuid and t.state <> 'REJECTED'
-        and not exists (select 1 from transfer.batch_items i where i.batch_id = t.batch_id and i.transfer_id = t.id)`, [b.id])).rows[0].n;
+    if (['COMPLETED', 'PARTIALLY_FAILED', 'FAILED'].includes(row.state) && expect && row.state !== expect)
+      violations.push(`batch ${b.id} is ${row.state} but its items say ${expect}`);
+    const extra = (
+      await db.query(
+        `select count(*)::int as n from transfer.transfers t where t.batch_id = $1::uuid and t.state <> 'REJECTED'
+        and not exists (select 1 from transfer.batch_items i where i.batch_id = t.batch_id and i.transfer_id = t.id)`,
+        [b.id],
+      )
+    ).rows[0].n;
     if (extra > 0) violations.push(`batch ${b.id}: ${extra} accepted transfers that no item points at (a second execution)`);
   }
-  return { name: `bulk payouts: each of the ${executed.length} executed batches (of ${record.batches.length}) final and agreeing with its items; no item executed twice`, violations };
+  return {
+    name: `bulk payouts: each of the ${executed.length} executed batches (of ${record.batches.length}) final and agreeing with its items; no item executed twice`,
+    violations,
+  };
 }
 
 async function pseOp(co) {
   const amount = between(20_000, 400_000);
   const r = await call('POST', `${GW}/deposits/pse`, { token: co.write, body: { amountCents: amount, ...payer } });
-  if (r.status !== 201 && r.status !== 200) { count('PSE deposit created', r.status >= 400 && r.status < 500 ? 'refused' : 'error'); return; }
+  if (r.status !== 201 && r.status !== 200) {
+    count('PSE deposit created', r.status >= 400 && r.status < 500 ? 'refused' : 'error');
+    return;
+  }
   count('PSE deposit created', 'ok');
   const id = r.body.id;
   record.deposits.set(id, { companyId: co.id, amount });
   const outcome = rand() < 0.85 ? 'APPROVED' : 'REJECTED';
   const p = await call('POST', `${sb}/sandbox/pse/${id}/pay`, { body: { outcome, payerBank: 'Bancolombia' } });
   const kind = `PSE ${outcome === 'APPROVED' ? 'paid' : 'rejected'} at the provider`;
-  if (p.status === 200) { count(kind, 'ok'); record.deposits.get(id).paid = p.body.status === 'PAID'; }
-  else count(kind, p.status >= 400 && p.status < 500 ? 'refused' : 'error');
+  if (p.status === 200) {
+    count(kind, 'ok');
+    record.deposits.get(id).paid = p.body.status === 'PAID';
+  } else count(kind, p.status >= 400 && p.status < 500 ? 'refused' : 'error');
   // Some payments are reversed by the provider at once: the PAID and REVERSED callbacks are then
   // both in flight and may arrive in either order (or REVERSED first after a failed PAID delivery).
   if (p.status === 200 && p.body.status === 'PAID' && rand() < 0.15) {
@@ -541,9 +794,13 @@ async function pseOp(co) {
 async function incomingOp(co) {
   const amount = between(5_000, 300_000);
   const keyValue = pick(co.keys);
-  const r = await call('POST', `${sb}/sandbox/breb/incoming`, { body: { keyValue, amountCents: amount, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' } });
-  if (r.status === 202) { count('inbound Bre-B payment', 'ok'); record.incoming.set(r.body.providerTransferId, { companyId: co.id, keyValue, amount }); }
-  else count('inbound Bre-B payment', r.status >= 400 && r.status < 500 ? 'refused' : 'error');
+  const r = await call('POST', `${sb}/sandbox/breb/incoming`, {
+    body: { keyValue, amountCents: amount, payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' },
+  });
+  if (r.status === 202) {
+    count('inbound Bre-B payment', 'ok');
+    record.incoming.set(r.body.providerTransferId, { companyId: co.id, keyValue, amount });
+  } else count('inbound Bre-B payment', r.status >= 400 && r.status < 500 ? 'refused' : 'error');
 }
 
 async function readOp(co) {
@@ -555,7 +812,13 @@ async function readOp(co) {
 // Multi-signature (threshold 2): sends wait for two dashboard users' TOTP signatures; the signer
 // signs the newest pending one once per 30 s step (a code is accepted once), the rest expire.
 async function provisionMultiSig(i) {
-  const c = await admin('POST', '/admin/companies', { name: `Faults Firmas ${i} S.A.S.`, nit: `9008${String(i).padStart(5, '0')}-2`, taxRegime: 'COMMON', multiSigThreshold: 2, wallets: ['BREB', 'ACH'] });
+  const c = await admin('POST', '/admin/companies', {
+    name: `Faults Firmas ${i} S.A.S.`,
+    nit: `9008${String(i).padStart(5, '0')}-2`,
+    taxRegime: 'COMMON',
+    multiSigThreshold: 2,
+    wallets: ['BREB', 'ACH'],
+  });
   await admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1_000_000 });
   const write = (await admin('POST', `/admin/companies/${c.id}/api-keys`, { scope: 'WRITE', label: 'faults-write' })).key;
   await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: 20_000_000, reference: 'faults-seed-BREB' });
@@ -566,11 +829,26 @@ async function provisionMultiSig(i) {
     const u = await admin('POST', `/admin/companies/${c.id}/users`, { email, password, role });
     const login = await call('POST', `${GW}/auth/login`, { body: { email, password }, forwardedFor: '10.77.0.2' });
     if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
-    users.push({ email, password, token: login.body.token, totp: new TOTP({ secret: Secret.fromBase32(u.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }) });
+    users.push({
+      email,
+      password,
+      token: login.body.token,
+      totp: new TOTP({ secret: Secret.fromBase32(u.totpSecret), digits: 6, period: 30, algorithm: 'SHA1' }),
+    });
   }
   const r = await call('POST', `${GW}/transfers/resolve-key`, { token: write, body: { keyValue: '3007770001' } });
   if (r.status !== 200) throw new Error(`resolve-key: ${r.status} ${r.text}`);
-  return { id: c.id, write, users, dest: { destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } }, targetName: r.body.recipient.fullName, targetDocument: r.body.recipient.idValue }, awaiting: [] };
+  return {
+    id: c.id,
+    write,
+    users,
+    dest: {
+      destination: { brebKey: { type: r.body.keyType, value: r.body.keyValue } },
+      targetName: r.body.recipient.fullName,
+      targetDocument: r.body.recipient.idValue,
+    },
+    awaiting: [],
+  };
 }
 async function multiSigSendOp(ms) {
   const amount = amountFor(rand() < 0.15 ? 'fail' : 'ok');
@@ -593,7 +871,11 @@ async function signer(ms, stop) {
     let signed = 0;
     for (const u of ms.users) {
       // The signers sit at another office (client IP): the API clients' traffic fills this IP's windows.
-      const r = await call('POST', `${GW}/dashboard/approvals/${target.approvalId}/sign`, { token: u.token, body: { totpCode: u.totp.generate() }, forwardedFor: '10.77.0.2' });
+      const r = await call('POST', `${GW}/dashboard/approvals/${target.approvalId}/sign`, {
+        token: u.token,
+        body: { totpCode: u.totp.generate() },
+        forwardedFor: '10.77.0.2',
+      });
       if (r.status === 200) signed++;
       else log(`signing ${target.approvalId} as ${u.email.split('.')[0]}: ${r.status} ${r.body?.error ?? r.text.slice(0, 80)}`);
     }
@@ -603,24 +885,26 @@ async function signer(ms, stop) {
 
 async function workload(companies, stop, ms) {
   const signing = signer(ms, stop);
-  await Promise.all(Array.from({ length: profile.workers }, async () => {
-    while (!stop.done) {
-      const co = pick(companies);
-      const x = rand();
-      const errorsBefore = totalErrors();
-      if (x < 0.25) await sendOp(co, 'BREB');
-      else if (x < 0.40) await sendOp(co, 'ACH');
-      else if (x < 0.45) await sendOp(co, pick(['BREB', 'ACH']), { fail: true });
-      else if (x < 0.50) await duplicateSendOp(co);
-      else if (x < 0.53) await insufficientOp(co);
-      else if (x < 0.65) await pseOp(co);
-      else if (x < 0.77) await incomingOp(co);
-      else if (x < 0.80) await multiSigSendOp(ms);
-      else if (x < 0.83) await batchOp(co);
-      else await readOp(co);
-      if (totalErrors() > errorsBefore) await sleep(250); // a fault is on: do not spin
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: profile.workers }, async () => {
+      while (!stop.done) {
+        const co = pick(companies);
+        const x = rand();
+        const errorsBefore = totalErrors();
+        if (x < 0.25) await sendOp(co, 'BREB');
+        else if (x < 0.4) await sendOp(co, 'ACH');
+        else if (x < 0.45) await sendOp(co, pick(['BREB', 'ACH']), { fail: true });
+        else if (x < 0.5) await duplicateSendOp(co);
+        else if (x < 0.53) await insufficientOp(co);
+        else if (x < 0.65) await pseOp(co);
+        else if (x < 0.77) await incomingOp(co);
+        else if (x < 0.8) await multiSigSendOp(ms);
+        else if (x < 0.83) await batchOp(co);
+        else await readOp(co);
+        if (totalErrors() > errorsBefore) await sleep(250); // a fault is on: do not spin
+      }
+    }),
+  );
   await signing;
 }
 
@@ -631,8 +915,13 @@ const faults = {}; // kind → count
 /** Per service: kills and stalls by replica, e.g. { ledger: { kill: [1, 0], stall: [0, 1] } }. */
 const byService = {};
 const faultLog = [];
-const injected = (kind) => { faults[kind] = (faults[kind] ?? 0) + 1; };
-const perReplica = (name, what, r) => { const s = (byService[name] ??= { kill: Array(REPLICAS).fill(0), stall: Array(REPLICAS).fill(0) }); s[what][r ?? 0]++; };
+const injected = (kind) => {
+  faults[kind] = (faults[kind] ?? 0) + 1;
+};
+const perReplica = (name, what, r) => {
+  const s = (byService[name] ??= { kill: Array(REPLICAS).fill(0), stall: Array(REPLICAS).fill(0) });
+  s[what][r ?? 0]++;
+};
 const stallTotals = { count: 0, ms: 0 };
 const slowTotals = { windows: 0, ms: 0, delays: [] };
 let dbConn;
@@ -646,7 +935,10 @@ const FAULTS = {
     await sleep(between(100, 600));
     for (let attempt = 1; ; attempt++) {
       startService(key, { restart: true });
-      try { await waitReady(key); break; } catch (err) {
+      try {
+        await waitReady(key);
+        break;
+      } catch (err) {
         if (attempt >= 3 || running[key].exitCode === null) throw err; // exited at start (e.g. its port briefly taken): again
         log(`${key} did not come back (${err.message}); starting it again`);
         await sleep(1000);
@@ -663,7 +955,8 @@ const FAULTS = {
     c.kill('SIGSTOP');
     injected(`stall ${key} (SIGSTOP)`);
     perReplica(name, 'stall', r);
-    stallTotals.count++; stallTotals.ms += ms;
+    stallTotals.count++;
+    stallTotals.ms += ms;
     await sleep(ms);
     c.kill('SIGCONT');
     stopped.delete(c);
@@ -676,7 +969,9 @@ const FAULTS = {
     const ms = between(...profile.slowMs);
     for (const p of proxies) p.delayMs = delay;
     injected('slow ledger (replies delayed past the grace)');
-    slowTotals.windows++; slowTotals.ms += ms; slowTotals.delays.push(delay);
+    slowTotals.windows++;
+    slowTotals.ms += ms;
+    slowTotals.delays.push(delay);
     await sleep(ms);
     for (const p of proxies) p.delayMs = 0;
     await sleep(delay); // the last delayed replies
@@ -689,7 +984,10 @@ const FAULTS = {
     await startInfra('nats');
   },
   async pgCut() {
-    const r = await dbConn.query('select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()) t', [dbName]);
+    const r = await dbConn.query(
+      'select count(*)::int as n from (select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()) t',
+      [dbName],
+    );
     injected('Postgres connections cut');
     faultLog.push(`pg cut: ${r.rows[0].n} connections`);
     await sleep(1500);
@@ -782,7 +1080,9 @@ async function injectFaults(plan) {
     const what = `${f}${a ? ` ${keyOf(a, r)}` : ''}`;
     const detail = await FAULTS[f](a, r);
     faultLog.push(`${new Date(started).toISOString()} ${what} (${Date.now() - started} ms${detail ? `; ${detail}` : ''})`);
-    log(`fault ${what} from ${new Date(started).toISOString().slice(11, 23)} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}; ${record.accepted.size} sends accepted so far`);
+    log(
+      `fault ${what} from ${new Date(started).toISOString().slice(11, 23)} done in ${Date.now() - started} ms${detail ? ` (${detail})` : ''}; ${record.accepted.size} sends accepted so far`,
+    );
     await sleep(profile.gapMs);
   }
 }
@@ -794,10 +1094,17 @@ async function settle(db) {
   let last = '';
   for (;;) {
     const outboxes = (await db.query(`select table_schema from information_schema.tables where table_name = 'outbox'`)).rows.map((r) => r.table_schema);
-    const pendingOutbox = outboxes.length ? (await db.query(outboxes.map((s) => `select count(*)::int as n from "${s}".outbox where published_at is null`).join(' union all '))).rows.reduce((a, r) => a + r.n, 0) : 0;
+    const pendingOutbox = outboxes.length
+      ? (await db.query(outboxes.map((s) => `select count(*)::int as n from "${s}".outbox where published_at is null`).join(' union all '))).rows.reduce(
+          (a, r) => a + r.n,
+          0,
+        )
+      : 0;
     const q = async (sql) => (await db.query(sql)).rows[0].n;
     const state = {
-      liveTransfers: await q(`select count(*)::int as n from transfer.transfers where state in ('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED')`),
+      liveTransfers: await q(
+        `select count(*)::int as n from transfer.transfers where state in ('RECEIVED','RESERVED','AWAITING_APPROVAL','EXECUTING','DISPATCHED')`,
+      ),
       liveBatches: await q(`select count(*)::int as n from transfer.batches where state in ('FUNDING','EXECUTING')`),
       providerPending: await q(`select count(*)::int as n from sandbox.transfers where status = 'PENDING'`),
       callbacksPending: await q(`select count(*)::int as n from sandbox.callbacks where state in ('pending','sending')`),
@@ -808,7 +1115,10 @@ async function settle(db) {
     };
     const busy = Object.values(state).some((n) => n > 0);
     const line = JSON.stringify(state);
-    if (line !== last) { log(`settling: ${line}`); last = line; }
+    if (line !== last) {
+      log(`settling: ${line}`);
+      last = line;
+    }
     if (!busy) return { settled: true, state };
     if (Date.now() > until) return { settled: false, state };
     await sleep(1000);
@@ -828,19 +1138,26 @@ async function main() {
   }
   if (busy.length) throw new Error(`ports in use (another fault run?): ${busy.join(', ')}`);
   log(`profile ${profileName}, seed ${seed}, database ${dbName}, logs in ${logDir}`);
-  log(`gateways ${gateways.join(' ')}; gRPC ${GRPC_SERVICES.map((n) => `${n} ${ports.grpc[n].join('/')}`).join(', ')}; ledger proxies ${ports.ledgerProxy.join('/')}`);
+  log(
+    `gateways ${gateways.join(' ')}; gRPC ${GRPC_SERVICES.map((n) => `${n} ${ports.grpc[n].join('/')}`).join(', ')}; ledger proxies ${ports.ledgerProxy.join('/')}`,
+  );
   await adminSql(`drop database if exists "${dbName}" with (force)`);
   await adminSql(`create database "${dbName}"`);
   dbConn = new pg.Client({ connectionString: PG_ADMIN });
   await dbConn.connect();
-  const sampler = setInterval(() => { void samplePgConnections(); }, 1000);
+  const sampler = setInterval(() => {
+    void samplePgConnections();
+  }, 1000);
   try {
     await startInfra('nats');
     await startInfra('redis');
     proxies = await Promise.all(ports.ledgerProxy.map((p, r) => ledgerProxy(p, ports.grpc.ledger[r])));
 
     // Replica 0 of each service first (it applies the migrations), then replica 1.
-    const up = async (keys) => { for (const k of keys) startService(k); await Promise.all(keys.map((k) => waitReady(k))); };
+    const up = async (keys) => {
+      for (const k of keys) startService(k);
+      await Promise.all(keys.map((k) => waitReady(k)));
+    };
     const back = GRPC_SERVICES.filter((n) => n !== 'ledger');
     await up(['sandbox', 'ledger/0']);
     await up(['ledger/1', ...back.map((n) => `${n}/0`)]);
@@ -849,7 +1166,8 @@ async function main() {
     log(`all processes ready: ${Object.keys(running).length} (${REPLICAS} replicas of ${PRODUCT.length} services + the sandbox)`);
 
     const companies = [];
-    for (let i = 0; i < profile.companies; i += 4) companies.push(...await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j))));
+    for (let i = 0; i < profile.companies; i += 4)
+      companies.push(...(await Promise.all(Array.from({ length: Math.min(4, profile.companies - i) }, (_, j) => provision(i + j)))));
     const ms = await provisionMultiSig(profile.companies);
     log(`${companies.length} companies provisioned (both wallets credited, 2 collect keys each) + 1 multi-signature company`);
 
@@ -884,10 +1202,17 @@ async function main() {
     const self = await sabotageSelfTest({ db, record });
     log(`self-test: ${self.tried - self.missed.length}/${self.tried} planted violations caught (rolled back)`);
     await db.end();
-    checks.unshift({ name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`, violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`] });
+    checks.unshift({
+      name: `everything settled within ${profile.settleSeconds} s (no live transfer, callbacks delivered, outboxes drained, consumers caught up)`,
+      violations: settled.settled ? [] : [`not settled: ${JSON.stringify(settled.state)}`],
+    });
     const clientCheck = { name: 'client-observed: same reference → one transfer; insufficient funds refused', violations: record.clientViolations };
     checks.push(clientCheck);
-    checks.push({ name: `self-test: each SQL check fires on a planted violation (${self.tried} planted, rolled back)`, violations: self.missed, selfTest: true });
+    checks.push({
+      name: `self-test: each SQL check fires on a planted violation (${self.tried} planted, rolled back)`,
+      violations: self.missed,
+      selfTest: true,
+    });
     return { companies: companies.length, loadSeconds, checks, observed };
   } finally {
     clearInterval(sampler);
@@ -900,29 +1225,51 @@ function summary(result, seconds) {
   lines.push(`\n## Fault suite (${profileName}), seed ${seed}, ${REPLICAS} replicas of ${PRODUCT.join(', ')}\n`);
   lines.push('| operation | ok | refused (4xx) | error (5xx / transport) |', '|---|---:|---:|---:|');
   const tot = { ok: 0, refused: 0, error: 0 };
-  for (const [k, v] of Object.entries(ops).sort()) { lines.push(`| ${k} | ${v.ok} | ${v.refused} | ${v.error} |`); tot.ok += v.ok; tot.refused += v.refused; tot.error += v.error; }
+  for (const [k, v] of Object.entries(ops).sort()) {
+    lines.push(`| ${k} | ${v.ok} | ${v.refused} | ${v.error} |`);
+    tot.ok += v.ok;
+    tot.refused += v.refused;
+    tot.error += v.error;
+  }
   lines.push(`| **total** | **${tot.ok}** | **${tot.refused}** | **${tot.error}** |`);
-  const sum = (prefix) => Object.entries(faults).filter(([k]) => k.startsWith(prefix)).reduce((a, [, n]) => a + n, 0);
+  const sum = (prefix) =>
+    Object.entries(faults)
+      .filter(([k]) => k.startsWith(prefix))
+      .reduce((a, [, n]) => a + n, 0);
   const kills = sum('kill');
   const stalls = sum('stall');
   lines.push('', '| fault injected | count |', '|---|---:|');
   for (const [k, v] of Object.entries(faults).sort()) lines.push(`| ${k} | ${v} |`);
-  lines.push(`| **kill -9 in total** | **${kills}** |`, `| **stalls in total** (SIGSTOP ${profile.stallMs[0] / 1000}-${profile.stallMs[1] / 1000} s, ${(stallTotals.ms / 1000).toFixed(1)} s frozen in all) | **${stalls}** |`);
-  lines.push(`| **slow-ledger windows** (replies +${slowTotals.delays.join(', +')} ms, ${(slowTotals.ms / 1000).toFixed(1)} s in all) | **${slowTotals.windows}** |`);
+  lines.push(
+    `| **kill -9 in total** | **${kills}** |`,
+    `| **stalls in total** (SIGSTOP ${profile.stallMs[0] / 1000}-${profile.stallMs[1] / 1000} s, ${(stallTotals.ms / 1000).toFixed(1)} s frozen in all) | **${stalls}** |`,
+  );
+  lines.push(
+    `| **slow-ledger windows** (replies +${slowTotals.delays.join(', +')} ms, ${(slowTotals.ms / 1000).toFixed(1)} s in all) | **${slowTotals.windows}** |`,
+  );
   lines.push('', '| service | kill -9 replica 0 | kill -9 replica 1 | stall replica 0 | stall replica 1 |', '|---|---:|---:|---:|---:|');
   for (const name of [...PRODUCT, 'sandbox']) {
     const b = byService[name];
     if (!b) continue;
-    lines.push(name === 'sandbox' ? `| sandbox (one process) | ${b.kill[0]} | – | – | – |` : `| ${name} | ${b.kill[0]} | ${b.kill[1]} | ${b.stall[0]} | ${b.stall[1]} |`);
+    lines.push(
+      name === 'sandbox' ? `| sandbox (one process) | ${b.kill[0]} | – | – | – |` : `| ${name} | ${b.kill[0]} | ${b.kill[1]} | ${b.stall[0]} | ${b.stall[1]} |`,
+    );
   }
   const violations = result ? result.checks.reduce((a, c) => a + c.violations.length, 0) : NaN;
   if (result) {
     lines.push('', '| invariant check | violations |', '|---|---:|');
     for (const c of result.checks) lines.push(`| ${c.name} | ${c.violations.length} |`);
     lines.push('', '| observed during the run | |', '|---|---|', ...result.observed.map(([k, v]) => `| ${k} | ${v} |`));
-    lines.push(`| Postgres connections to the run's database (peak, sampled each second) | ${pgConnections.peakRun} (whole server peak ${pgConnections.peakServer} of max_connections ${pgConnections.maxConnections}) |`);
-    lines.push('', `accepted sends ${record.accepted.size}, PSE deposits ${record.deposits.size} (paid per client ${[...record.deposits.values()].filter((d) => d.paid).length}), inbound Bre-B ${record.incoming.size}; companies ${result.companies}`);
-    lines.push(`**${result.checks.length} invariant checks, ${violations} violations**; ${tot.ok + tot.refused + tot.error} operations, ${kills} kills, ${stalls} stalls, ${slowTotals.windows} slow-ledger windows; workload ${result.loadSeconds.toFixed(0)} s, whole run ${seconds.toFixed(0)} s`);
+    lines.push(
+      `| Postgres connections to the run's database (peak, sampled each second) | ${pgConnections.peakRun} (whole server peak ${pgConnections.peakServer} of max_connections ${pgConnections.maxConnections}) |`,
+    );
+    lines.push(
+      '',
+      `accepted sends ${record.accepted.size}, PSE deposits ${record.deposits.size} (paid per client ${[...record.deposits.values()].filter((d) => d.paid).length}), inbound Bre-B ${record.incoming.size}; companies ${result.companies}`,
+    );
+    lines.push(
+      `**${result.checks.length} invariant checks, ${violations} violations**; ${tot.ok + tot.refused + tot.error} operations, ${kills} kills, ${stalls} stalls, ${slowTotals.windows} slow-ledger windows; workload ${result.loadSeconds.toFixed(0)} s, whole run ${seconds.toFixed(0)} s`,
+    );
     for (const c of result.checks) for (const v of c.violations.slice(0, 20)) lines.push(`  VIOLATION [${c.name}] ${v}`);
   }
   return { text: lines.join('\n'), kills, stalls, violations, tot };
@@ -930,17 +1277,29 @@ function summary(result, seconds) {
 
 async function cleanup(keepDb) {
   stopping = true;
-  for (const c of stopped) { try { c.kill('SIGCONT'); } catch { /* gone */ } }
+  for (const c of stopped) {
+    try {
+      c.kill('SIGCONT');
+    } catch {
+      /* gone */
+    }
+  }
   stopped.clear();
   for (const p of proxies) p.delayMs = 0;
-  await Promise.all(Object.values(running).map(async (c) => {
-    if (c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill('SIGTERM');
-    const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
-    await exited; clearTimeout(t);
-  }));
-  for (const p of proxies) { for (const sock of p.sockets) sock.destroy(); p.server.close(); }
+  await Promise.all(
+    Object.values(running).map(async (c) => {
+      if (c.exitCode !== null || c.signalCode !== null) return;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(t);
+    }),
+  );
+  for (const p of proxies) {
+    for (const sock of p.sockets) sock.destroy();
+    p.server.close();
+  }
   await stopInfra('nats').catch(() => {});
   await stopInfra('redis').catch(() => {});
   await dbConn?.end().catch(() => {});
@@ -948,16 +1307,35 @@ async function cleanup(keepDb) {
   rmSync(keepDb || process.env.FAULTS_KEEP_LOGS === '1' ? join(work, 'nats') : work, { recursive: true, force: true });
 }
 
-process.on('SIGINT', () => { cleanup(false).finally(() => process.exit(130)); });
+process.on('SIGINT', () => {
+  cleanup(false).finally(() => process.exit(130));
+});
 // Last resort: no child outlives the runner.
 process.on('exit', () => {
-  for (const c of stopped) { try { c.kill('SIGCONT'); } catch { /* gone */ } }
+  for (const c of stopped) {
+    try {
+      c.kill('SIGCONT');
+    } catch {
+      /* gone */
+    }
+  }
   for (const c of [...Object.values(running), ...Object.values(infra)]) {
-    if (c.exitCode === null && c.signalCode !== 'SIGKILL') { try { c.kill('SIGKILL'); } catch { /* gone */ } }
+    if (c.exitCode === null && c.signalCode !== 'SIGKILL') {
+      try {
+        c.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+    }
   }
 });
 let result, failure;
-try { result = await main(); } catch (err) { failure = err; console.error(`[faults] failed: ${err.stack ?? err}`); }
+try {
+  result = await main();
+} catch (err) {
+  failure = err;
+  console.error(`[faults] failed: ${err.stack ?? err}`);
+}
 const seconds = (Date.now() - t0) / 1000;
 const s = summary(result, seconds);
 console.log(s.text);
@@ -967,13 +1345,40 @@ await cleanup(!ok);
 if (!ok && !keep) await adminSql(`drop database if exists "${dbName}" with (force)`).catch(() => {});
 if (keep) console.log(`[faults] kept database ${dbName} and logs in ${logDir}`);
 if (jsonOut) {
-  writeFileSync(jsonOut, JSON.stringify({
-    profile: profileName, seed, ok, failure: failure ? String(failure.stack ?? failure) : undefined, seconds, loadSeconds: result?.loadSeconds,
-    replicas: REPLICAS, operations: s.tot, ops, faults, byService, kills: s.kills, stalls: s.stalls, stallMs: stallTotals.ms,
-    slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: proxies.map((p) => p.delayedChunks) },
-    gatewayCalls, pgConnections, faultLog,
-    checks: result?.checks ?? [], violations: s.violations, accepted: record.accepted.size, deposits: record.deposits.size, incoming: record.incoming.size, observed: result?.observed, logDir,
-  }, null, 2));
+  writeFileSync(
+    jsonOut,
+    JSON.stringify(
+      {
+        profile: profileName,
+        seed,
+        ok,
+        failure: failure ? String(failure.stack ?? failure) : undefined,
+        seconds,
+        loadSeconds: result?.loadSeconds,
+        replicas: REPLICAS,
+        operations: s.tot,
+        ops,
+        faults,
+        byService,
+        kills: s.kills,
+        stalls: s.stalls,
+        stallMs: stallTotals.ms,
+        slowLedger: { windows: slowTotals.windows, ms: slowTotals.ms, delaysMs: slowTotals.delays, delayedChunks: proxies.map((p) => p.delayedChunks) },
+        gatewayCalls,
+        pgConnections,
+        faultLog,
+        checks: result?.checks ?? [],
+        violations: s.violations,
+        accepted: record.accepted.size,
+        deposits: record.deposits.size,
+        incoming: record.incoming.size,
+        observed: result?.observed,
+        logDir,
+      },
+      null,
+      2,
+    ),
+  );
 }
 console.log(ok ? '[faults] all invariants held' : `[faults] FAILED (logs: ${logDir})`);
 process.exit(ok ? 0 : 1);

@@ -35,7 +35,9 @@ function aptInstall(pkgs, say) {
 
 /** Debian packages this check needs on the host (docker.io for the engine, debootstrap for stand-ins). */
 export function ensurePackages(binaries, say) {
-  const missing = Object.entries(binaries).filter(([bin]) => !existsSync(bin)).map(([, pkg]) => pkg);
+  const missing = Object.entries(binaries)
+    .filter(([bin]) => !existsSync(bin))
+    .map(([, pkg]) => pkg);
   if (!missing.length) return;
   if (process.getuid?.() !== 0 || !existsSync('/etc/debian_version')) {
     throw new Error(`needs ${missing.join(', ')} (Debian packages); install them, or run as root on Debian`);
@@ -66,8 +68,19 @@ export async function ensureEngine({ stateDir, say }) {
   // One per state directory (two clones may each run their own engine).
   const execRoot = `/run/wallet-images-${createHash('sha256').update(stateDir).digest('hex').slice(0, 12)}`;
   const args = [
-    '--data-root', join(stateDir, 'data'), '--exec-root', execRoot, '--host', host, '--pidfile', join(stateDir, 'dockerd.pid'),
-    '--storage-driver=overlay2', '--iptables=false', '--ip6tables=false', '--bridge=none', '--ip-masq=false',
+    '--data-root',
+    join(stateDir, 'data'),
+    '--exec-root',
+    execRoot,
+    '--host',
+    host,
+    '--pidfile',
+    join(stateDir, 'dockerd.pid'),
+    '--storage-driver=overlay2',
+    '--iptables=false',
+    '--ip6tables=false',
+    '--bridge=none',
+    '--ip-masq=false',
   ];
   say(`engine: none answers: starting dockerd ${args.join(' ')} (log: ${join(stateDir, 'dockerd.log')})`);
   const log = openSync(join(stateDir, 'dockerd.log'), 'a');
@@ -81,23 +94,45 @@ export async function ensureEngine({ stateDir, say }) {
   }
   if (!version) {
     const tail = readFileSync(join(stateDir, 'dockerd.log'), 'utf8').split('\n').slice(-15).join('\n');
-    try { process.kill(child.pid, 'SIGTERM'); } catch { /* gone */ }
+    try {
+      process.kill(child.pid, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
     throw new Error(`dockerd did not answer at ${host}:\n${tail}`);
   }
   say(`engine: Docker ${version} (pid ${child.pid})`);
   return {
-    host, version, started: true, pid: child.pid,
+    host,
+    version,
+    started: true,
+    pid: child.pid,
     async stop() {
       say(`engine: stopping dockerd (pid ${child.pid})`);
       const gone = async () => {
         for (let i = 0; i < 60; i++) {
-          try { process.kill(child.pid, 0); } catch { return true; }
+          try {
+            process.kill(child.pid, 0);
+          } catch {
+            return true;
+          }
           await sleep(500);
         }
         return false;
       };
-      try { process.kill(child.pid, 'SIGTERM'); } catch { /* gone */ }
-      if (!(await gone())) { try { process.kill(child.pid, 'SIGKILL'); } catch { /* gone */ } await gone(); }
+      try {
+        process.kill(child.pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      if (!(await gone())) {
+        try {
+          process.kill(child.pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+        await gone();
+      }
       // dockerd leaves its host network namespace mounted under the exec root.
       for (const line of readFileSync('/proc/mounts', 'utf8').split('\n')) {
         const target = line.split(' ')[1];

@@ -36,7 +36,10 @@ const ADMIN_TOKEN = 'dev-admin-token';
 
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(`--${name}`);
-const only = args.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const only = args
+  .find((a) => a.startsWith('--only='))
+  ?.slice(7)
+  .split(',');
 const t0 = Date.now();
 const say = (m) => console.log(`[images ${String(Math.round((Date.now() - t0) / 1000)).padStart(4)} s] ${m}`);
 const secs = (ms) => (ms / 1000).toFixed(1);
@@ -50,13 +53,31 @@ function docker(host, argv, opts = {}) {
 }
 
 function build(host, p, nodeImage, log) {
-  const argv = ['build', '--network', 'host', '--progress', 'plain', '-f', `deploy/docker/${p.name}.Dockerfile`,
-    '--build-arg', `NODE_IMAGE=${nodeImage}`, '-t', composeImage(p.name), '-t', chartImage(p.name), ...(flag('fresh') ? ['--no-cache'] : []), '.'];
+  const argv = [
+    'build',
+    '--network',
+    'host',
+    '--progress',
+    'plain',
+    '-f',
+    `deploy/docker/${p.name}.Dockerfile`,
+    '--build-arg',
+    `NODE_IMAGE=${nodeImage}`,
+    '-t',
+    composeImage(p.name),
+    '-t',
+    chartImage(p.name),
+    ...(flag('fresh') ? ['--no-cache'] : []),
+    '.',
+  ];
   return new Promise((resolve) => {
     const started = Date.now();
     const c = spawn(dockerBin(), argv, { cwd: REPO, env: dockerEnv(host), stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
-    const onData = (d) => { appendFileSync(log, d); tail = (tail + d).slice(-6000); };
+    const onData = (d) => {
+      appendFileSync(log, d);
+      tail = (tail + d).slice(-6000);
+    };
     c.stdout.on('data', onData);
     c.stderr.on('data', onData);
     c.on('exit', (code) => resolve({ ok: code === 0, ms: Date.now() - started, tail, argv }));
@@ -70,7 +91,11 @@ function sbomTool() {
   if (!existsSync(cli) || !existsSync(join(dir, 'node_modules', 'npm', 'bin', 'npm-cli.js'))) {
     say(`installing ${CYCLONEDX} (and ${SBOM_NPM} for it) into ${dir}`);
     mkdirSync(dir, { recursive: true });
-    const r = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', CYCLONEDX, SBOM_NPM], { encoding: 'utf8' });
+    const r = spawnSync(
+      'npm',
+      ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--ignore-scripts', CYCLONEDX, SBOM_NPM],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`npm install ${CYCLONEDX}: ${r.stderr}`);
   }
   return dir;
@@ -82,15 +107,47 @@ function sbomTool() {
  */
 function sbom(host, p, image, toolDir) {
   const file = `${p.name}.cdx.json`;
-  const r = docker(host, ['run', '--rm', '--network', 'none', '--read-only', '--tmpfs', '/tmp', '--user', '1000:1000', '--cap-drop', 'ALL',
-    '-e', 'HOME=/tmp', '-e', 'npm_execpath=/sbom/node_modules/npm/bin/npm-cli.js', '-e', 'NODE_ENV=production',
-    '-v', `${toolDir}:/sbom:ro`, '-w', '/app', '--entrypoint', 'node', image,
-    '/sbom/node_modules/@cyclonedx/cyclonedx-npm/bin/cyclonedx-npm-cli.js', '--omit', 'dev', '--workspace', pkgOf(p),
+  const r = docker(host, [
+    'run',
+    '--rm',
+    '--network',
+    'none',
+    '--read-only',
+    '--tmpfs',
+    '/tmp',
+    '--user',
+    '1000:1000',
+    '--cap-drop',
+    'ALL',
+    '-e',
+    'HOME=/tmp',
+    '-e',
+    'npm_execpath=/sbom/node_modules/npm/bin/npm-cli.js',
+    '-e',
+    'NODE_ENV=production',
+    '-v',
+    `${toolDir}:/sbom:ro`,
+    '-w',
+    '/app',
+    '--entrypoint',
+    'node',
+    image,
+    '/sbom/node_modules/@cyclonedx/cyclonedx-npm/bin/cyclonedx-npm-cli.js',
+    '--omit',
+    'dev',
+    '--workspace',
+    pkgOf(p),
     // npm ls flags @opentelemetry/api 1.10.0 as outside @opentelemetry/core's peer range (<1.10.0):
     // true of the lockfile itself (the host's `npm ls` says the same), not of the image; the list
     // of what is installed is complete all the same.
     '--ignore-npm-errors',
-    '--output-reproducible', '--output-format', 'JSON', '--output-file', '-', '/app/package.json']);
+    '--output-reproducible',
+    '--output-format',
+    'JSON',
+    '--output-file',
+    '-',
+    '/app/package.json',
+  ]);
   if (r.status !== 0) throw new Error(`SBOM of ${p.name}: ${r.stderr.split('\n').slice(-15).join('\n')}`);
   const doc = JSON.parse(r.stdout);
   writeFileSync(join(OUT, file), r.stdout);
@@ -103,8 +160,20 @@ function sbom(host, p, image, toolDir) {
  */
 function checkImageConfig(host, p, image) {
   const c = JSON.parse(docker(host, ['image', 'inspect', '--format', '{{json .Config}}', image]).stdout);
-  const want = { Cmd: ['node', ...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main], User: '1000:1000', WorkingDir: `/app/${p.dir}`, NODE_ENV: 'production', Healthcheck: true };
-  const got = { Cmd: c.Cmd, User: c.User, WorkingDir: c.WorkingDir, NODE_ENV: c.Env?.find((e) => e.startsWith('NODE_ENV='))?.slice(9), Healthcheck: Boolean(c.Healthcheck?.Test?.join(' ').includes('/healthz')) };
+  const want = {
+    Cmd: ['node', ...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main],
+    User: '1000:1000',
+    WorkingDir: `/app/${p.dir}`,
+    NODE_ENV: 'production',
+    Healthcheck: true,
+  };
+  const got = {
+    Cmd: c.Cmd,
+    User: c.User,
+    WorkingDir: c.WorkingDir,
+    NODE_ENV: c.Env?.find((e) => e.startsWith('NODE_ENV='))?.slice(9),
+    Healthcheck: Boolean(c.Healthcheck?.Test?.join(' ').includes('/healthz')),
+  };
   if (JSON.stringify(got) !== JSON.stringify(want)) throw new Error(`${image}: image config ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`);
 }
 
@@ -122,7 +191,11 @@ async function main() {
   mkdirSync(STATE, { recursive: true });
   const engine = await ensureEngine({ stateDir: join(STATE, 'engine'), say });
   const host = engine.host;
-  if (flag('down')) { stopStack({ host, project: PROJECT, say }); await engine.stop(); return 0; }
+  if (flag('down')) {
+    stopStack({ host, project: PROJECT, say });
+    await engine.stop();
+    return 0;
+  }
   let stackStarted = false;
   const report = { started: new Date(t0).toISOString(), engine: engine.version, bases: {}, images: [], steps: [], ok: false };
   try {
@@ -140,7 +213,15 @@ async function main() {
       checkImageConfig(host, p, composeImage(p.name));
       const size = imageSize(host, composeImage(p.name));
       const s = sbom(host, p, composeImage(p.name), toolDir);
-      report.images.push({ name: p.name, image: composeImage(p.name), chart: chartImage(p.name), buildSeconds: Number(secs(b.ms)), sizeBytes: size, sbom: s.file, sbomComponents: s.components });
+      report.images.push({
+        name: p.name,
+        image: composeImage(p.name),
+        chart: chartImage(p.name),
+        buildSeconds: Number(secs(b.ms)),
+        sizeBytes: size,
+        sbom: s.file,
+        sbomComponents: s.components,
+      });
       say(`built ${p.name}: ${mb(size)} MB in ${secs(b.ms)} s; SBOM ${s.file} (${s.components} components)`);
     }
 
@@ -161,12 +242,20 @@ async function main() {
     const envOf = (name) => {
       const svc = stack.plan.find((s) => s.name === name);
       const env = {};
-      for (let i = 0; i < svc.args.length; i++) if (svc.args[i] === '-e') { const [k, ...v] = svc.args[i + 1].split('='); env[k] = v.join('='); }
+      for (let i = 0; i < svc.args.length; i++)
+        if (svc.args[i] === '-e') {
+          const [k, ...v] = svc.args[i + 1].split('=');
+          env[k] = v.join('=');
+        }
       return env;
     };
     const ready = processes.map((p) => ({ name: p.name, url: opsUrl(p, Object.fromEntries(Object.entries(envOf(p.name)).filter(([k]) => /_PORT$/.test(k)))) }));
     report.steps = await provePipeline({
-      ready, gateway: `http://127.0.0.1:${envOf('gateway').GATEWAY_PORT}`, sandbox: `http://127.0.0.1:${envOf('sandbox').SANDBOX_PORT}`, adminToken: ADMIN_TOKEN, say,
+      ready,
+      gateway: `http://127.0.0.1:${envOf('gateway').GATEWAY_PORT}`,
+      sandbox: `http://127.0.0.1:${envOf('sandbox').SANDBOX_PORT}`,
+      adminToken: ADMIN_TOKEN,
+      say,
     });
     // Hardening as compose asks: non-root, read-only root, no capabilities.
     for (const p of processes) {
@@ -174,7 +263,13 @@ async function main() {
       const h = JSON.parse(docker(host, ['inspect', '--format', '{{json .HostConfig}}', c]).stdout);
       const user = docker(host, ['inspect', '--format', '{{.Config.User}}', c]).stdout.trim();
       const uid = docker(host, ['exec', c, 'node', '-e', 'process.stdout.write(String(process.getuid()))']).stdout;
-      const write = docker(host, ['exec', c, 'node', '-e', 'try{require("fs").writeFileSync("/app/x","x");process.stdout.write("writable")}catch(e){process.stdout.write(e.code)}']).stdout;
+      const write = docker(host, [
+        'exec',
+        c,
+        'node',
+        '-e',
+        'try{require("fs").writeFileSync("/app/x","x");process.stdout.write("writable")}catch(e){process.stdout.write(e.code)}',
+      ]).stdout;
       if (!(h.ReadonlyRootfs && h.CapDrop?.includes('ALL') && user === '1000:1000' && uid === '1000' && write === 'EROFS')) {
         throw new Error(`${p.name} is not hardened: read-only ${h.ReadonlyRootfs}, cap_drop ${h.CapDrop}, user ${user}, uid ${uid}, write to /app: ${write}`);
       }
@@ -210,11 +305,19 @@ async function main() {
 
 function table(report) {
   const lines = [
-    `# npm run test:images, ${report.started}`, '',
-    `Engine: Docker ${report.engine}. Result: ${report.ok ? 'passed' : 'FAILED'} in ${report.totalSeconds} s.`, '',
-    '| base | image | size MB | built in s |', '|---|---|---:|---:|',
-    ...Object.entries(report.bases).map(([n, b]) => `| ${n} | ${b.image}${b.standin ? ` (stand-in: ${b.what})` : ''} | ${b.sizeBytes ? mb(b.sizeBytes) : ''} | ${b.reused ? 'reused' : b.seconds} |`),
-    '', '| process image | size MB | build s | SBOM (components) |', '|---|---:|---:|---|',
+    `# npm run test:images, ${report.started}`,
+    '',
+    `Engine: Docker ${report.engine}. Result: ${report.ok ? 'passed' : 'FAILED'} in ${report.totalSeconds} s.`,
+    '',
+    '| base | image | size MB | built in s |',
+    '|---|---|---:|---:|',
+    ...Object.entries(report.bases).map(
+      ([n, b]) =>
+        `| ${n} | ${b.image}${b.standin ? ` (stand-in: ${b.what})` : ''} | ${b.sizeBytes ? mb(b.sizeBytes) : ''} | ${b.reused ? 'reused' : b.seconds} |`,
+    ),
+    '',
+    '| process image | size MB | build s | SBOM (components) |',
+    '|---|---:|---:|---|',
     ...report.images.map((i) => `| ${i.image} (${i.chart}) | ${mb(i.sizeBytes)} | ${i.buildSeconds} | ${i.sbom} (${i.sbomComponents}) |`),
   ];
   if (report.images.length) {
@@ -222,7 +325,12 @@ function table(report) {
     lines.push(`| all ${report.images.length} | | ${total.toFixed(1)} | |`);
   }
   if (report.steps.length) {
-    lines.push('', '| check through the containers | ms | detail |', '|---|---:|---|', ...report.steps.map((s) => `| ${s.name} | ${s.ms} | ${s.detail ?? ''} |`));
+    lines.push(
+      '',
+      '| check through the containers | ms | detail |',
+      '|---|---:|---|',
+      ...report.steps.map((s) => `| ${s.name} | ${s.ms} | ${s.detail ?? ''} |`),
+    );
   }
   if (report.stackStartSeconds) lines.push('', `Stack start (servers, migrations, every process healthy): ${report.stackStartSeconds} s.`);
   return `${lines.join('\n')}\n`;

@@ -12,7 +12,11 @@ async function call(base, method, path, { token, body } = {}) {
   const res = await fetch(base + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(15_000) });
   const buf = Buffer.from(await res.arrayBuffer());
   let json;
-  try { json = JSON.parse(buf.toString('utf8')); } catch { json = undefined; }
+  try {
+    json = JSON.parse(buf.toString('utf8'));
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, headers: res.headers, body: json, buf };
 }
 
@@ -20,7 +24,12 @@ async function eventually(what, fn, timeoutMs = 30_000) {
   const until = Date.now() + timeoutMs;
   let last;
   for (;;) {
-    try { last = await fn(); if (last?.ok) return last.value; } catch (err) { last = { why: String(err) }; }
+    try {
+      last = await fn();
+      if (last?.ok) return last.value;
+    } catch (err) {
+      last = { why: String(err) };
+    }
     if (Date.now() > until) throw new Error(`${what}: not after ${timeoutMs / 1000} s (last: ${JSON.stringify(last?.why ?? last).slice(0, 400)})`);
     await sleep(500);
   }
@@ -41,10 +50,16 @@ export async function provePipeline({ ready, gateway, sandbox, adminToken, say }
   };
 
   for (const r of ready) {
-    await step(`${r.name} /readyz`, () => eventually(`${r.name} ready`, async () => {
-      const res = await fetch(r.url, { signal: AbortSignal.timeout(3000) });
-      return { ok: res.status === 200, why: res.status };
-    }, 60_000).then(() => r.url));
+    await step(`${r.name} /readyz`, () =>
+      eventually(
+        `${r.name} ready`,
+        async () => {
+          const res = await fetch(r.url, { signal: AbortSignal.timeout(3000) });
+          return { ok: res.status === 200, why: res.status };
+        },
+        60_000,
+      ).then(() => r.url),
+    );
   }
 
   const admin = async (method, path, body) => {
@@ -74,7 +89,14 @@ export async function provePipeline({ ready, gateway, sandbox, adminToken, say }
     expect(k.status === 200, 'resolve-key', `${k.status} ${k.buf.toString('utf8')}`);
     const s = await call(gateway, 'POST', '/transfers/send', {
       token: write,
-      body: { amount: 250_000, destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } }, targetName: k.body.recipient.fullName, targetDocument: k.body.recipient.idValue, description: 'Prueba de imágenes', reference: 'images-send-1' },
+      body: {
+        amount: 250_000,
+        destination: { brebKey: { type: k.body.keyType, value: k.body.keyValue } },
+        targetName: k.body.recipient.fullName,
+        targetDocument: k.body.recipient.idValue,
+        description: 'Prueba de imágenes',
+        reference: 'images-send-1',
+      },
     });
     expect(s.status === 201 && s.body.status === 'PENDING', 'send', `${s.status} ${s.buf.toString('utf8')}`);
     sendId = s.body.id;
@@ -88,7 +110,14 @@ export async function provePipeline({ ready, gateway, sandbox, adminToken, say }
   await step('PSE link opened and paid: deposit ASSIGNED', async () => {
     const d = await call(gateway, 'POST', '/deposits/pse', {
       token: write,
-      body: { amountCents: 500_000, payerDocumentTypeId: 1, payerDocumentNumber: '52123456', payerFirstName: 'Marta', payerLastName: 'Ríos', payerEmail: 'marta@example.com' },
+      body: {
+        amountCents: 500_000,
+        payerDocumentTypeId: 1,
+        payerDocumentNumber: '52123456',
+        payerFirstName: 'Marta',
+        payerLastName: 'Ríos',
+        payerEmail: 'marta@example.com',
+      },
     });
     expect(d.status === 201 && d.body.status === 'PENDING_CONFIRM', 'PSE deposit', `${d.status} ${d.buf.toString('utf8')}`);
     // The payer's browser opens the link: the sandbox's pay page, at its published address.
@@ -108,7 +137,11 @@ export async function provePipeline({ ready, gateway, sandbox, adminToken, say }
       const r = await call(gateway, 'GET', `/wallets/transactions/${sendId}/receipt.pdf`, { token: read });
       return { ok: r.status === 200, value: r, why: r.status };
     });
-    expect(pdf.headers.get('content-type') === 'application/pdf' && pdf.buf.subarray(0, 5).toString() === '%PDF-', 'receipt is a PDF', pdf.headers.get('content-type'));
+    expect(
+      pdf.headers.get('content-type') === 'application/pdf' && pdf.buf.subarray(0, 5).toString() === '%PDF-',
+      'receipt is a PDF',
+      pdf.headers.get('content-type'),
+    );
     return `${pdf.buf.length} bytes, sha256 ${pdf.headers.get('x-receipt-sha256')?.slice(0, 12)}…`;
   });
   await step("today's Bre-B and PSE reports reconciled: no break", async () => {

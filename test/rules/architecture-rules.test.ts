@@ -45,7 +45,8 @@ describe('architecture rules', () => {
 
   it('knows every schema: each process with migrations is listed, under the schema name its code opens', () => {
     const withMigrations = ['gateway', ...readdirSync(join(root, 'services')).map((s) => `services/${s}`)]
-      .filter((d) => existsSync(join(root, d, 'src/persistence/migrations'))).map((d) => `${d}/`);
+      .filter((d) => existsSync(join(root, d, 'src/persistence/migrations')))
+      .map((d) => `${d}/`);
     expect(withMigrations.sort()).toEqual(Object.keys(schemas).sort());
     for (const [prefix, schema] of Object.entries(schemas)) {
       // `schema: 'x'` where the database is opened, or the `X_SCHEMA = 'x'` constant it is opened with.
@@ -56,19 +57,29 @@ describe('architecture rules', () => {
 
   /** The schemas among `names` whose tables a file's SQL names (`from ledger.wallets`, `insert into transfer.x`) or opens (`schema: 'x'`); comment lines skipped. */
   const schemasTouched = (text: string, names: string[]): string[] => {
-    const code = text.split('\n').filter((l) => !/^\s*(\/\/|\/?\*)/.test(l)).join('\n');
-    return names.filter((n) => new RegExp(`\\b(from|join|into|update|table|references|truncate|on)\\s+"?${n}"?\\."?[a-z_]+`, 'i').test(code)
-      || new RegExp(`schema: '${n}'`).test(code));
+    const code = text
+      .split('\n')
+      .filter((l) => !/^\s*(\/\/|\/?\*)/.test(l))
+      .join('\n');
+    return names.filter(
+      (n) =>
+        new RegExp(`\\b(from|join|into|update|table|references|truncate|on)\\s+"?${n}"?\\."?[a-z_]+`, 'i').test(code) ||
+        new RegExp(`schema: '${n}'`).test(code),
+    );
   };
 
-  it('no service touches another service\'s schema (habit 8)', () => {
+  it("no service touches another service's schema (habit 8)", () => {
     // A process reads another's records over gRPC (e.g. the reconciliation's ListSettlements /
     // FindSettlements), never its tables: checked in the code of every process that owns a schema.
     const offenders: string[] = [];
     for (const f of files.filter((x) => !isTest(x.path))) {
       const own = Object.entries(schemas).find(([prefix]) => f.path.startsWith(prefix))?.[1];
       if (!own) continue;
-      for (const other of schemasTouched(f.text, Object.values(schemas).filter((n) => n !== own))) offenders.push(`${f.path} → ${other}`);
+      for (const other of schemasTouched(
+        f.text,
+        Object.values(schemas).filter((n) => n !== own),
+      ))
+        offenders.push(`${f.path} → ${other}`);
     }
     expect(offenders).toEqual([]);
   });
@@ -91,7 +102,9 @@ describe('architecture rules', () => {
   });
 
   it('money is never a float: no parseFloat / toFixed on amounts in service code (habit 3)', () => {
-    const offenders = files.filter((f) => !isTest(f.path) && /parseFloat\(|Number\.parseFloat|Math\.round\([^)]*(amount|cents|fee)/i.test(f.text)).map((f) => f.path);
+    const offenders = files
+      .filter((f) => !isTest(f.path) && /parseFloat\(|Number\.parseFloat|Math\.round\([^)]*(amount|cents|fee)/i.test(f.text))
+      .map((f) => f.path);
     expect(offenders).toEqual([]);
   });
 });

@@ -65,9 +65,15 @@ const versions = (lock) => Object.fromEntries(Object.entries(lock.packages).map(
 function complete() {
   const before = readLock();
   const missing = missingOptional(before);
-  if (missing.length === 0) { console.log('[lockfile] complete: every optional dependency has an entry'); return 0; }
+  if (missing.length === 0) {
+    console.log('[lockfile] complete: every optional dependency has an entry');
+    return 0;
+  }
   const owners = [...new Set(missing.map((m) => (m.from === '(root)' ? '' : m.from)))];
-  if (owners.includes('')) { console.error('[lockfile] the root package lacks optional dependencies: run npm install'); return 1; }
+  if (owners.includes('')) {
+    console.error('[lockfile] the root package lacks optional dependencies: run npm install');
+    return 1;
+  }
   const lock = structuredClone(before);
   for (const owner of owners) {
     // The owner and the optional packages it already has are resolved again, together.
@@ -83,7 +89,11 @@ function complete() {
   const args = ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'];
   console.log(`[lockfile] npm ${args.join(' ')}`);
   const r = spawnSync(npm[0], [...npm.slice(1), ...args], { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) { writeFileSync(LOCKFILE, `${JSON.stringify(before, null, 2)}\n`); console.error('[lockfile] npm failed: lockfile restored'); return 1; }
+  if (r.status !== 0) {
+    writeFileSync(LOCKFILE, `${JSON.stringify(before, null, 2)}\n`);
+    console.error('[lockfile] npm failed: lockfile restored');
+    return 1;
+  }
   const after = readLock();
   const was = versions(before);
   const moved = Object.entries(versions(after)).filter(([k, v]) => was[k] !== undefined && was[k] !== v);

@@ -35,7 +35,12 @@ export function machine(env = process.env) {
 export function which(cmd, env = process.env) {
   const dirs = [...(env.PATH ?? '').split(delimiter), '/usr/local/sbin', '/usr/sbin', '/sbin'].filter(Boolean);
   for (const d of dirs) {
-    try { accessSync(join(d, cmd), constants.X_OK); return join(d, cmd); } catch { /* next */ }
+    try {
+      accessSync(join(d, cmd), constants.X_OK);
+      return join(d, cmd);
+    } catch {
+      /* next */
+    }
   }
   return undefined;
 }
@@ -44,14 +49,24 @@ export function which(cmd, env = process.env) {
 export function servers(env = process.env) {
   const at = (variable, fallback) => {
     let u;
-    try { u = new URL(env[variable] ?? fallback); } catch { u = new URL(fallback); }
+    try {
+      u = new URL(env[variable] ?? fallback);
+    } catch {
+      u = new URL(fallback);
+    }
     return { host: u.hostname || '127.0.0.1', port: Number(u.port || new URL(fallback).port) };
   };
-  const dataDir = (key, port) => join(env.WALLET_SERVERS_DIR
-    ?? (process.getuid?.() === 0 ? '/var/lib/wallet-servers' : join(homedir(), '.local', 'state', 'wallet-servers')), `${key}-${port}`);
+  const dataDir = (key, port) =>
+    join(
+      env.WALLET_SERVERS_DIR ?? (process.getuid?.() === 0 ? '/var/lib/wallet-servers' : join(homedir(), '.local', 'state', 'wallet-servers')),
+      `${key}-${port}`,
+    );
   return [
     {
-      key: 'postgres', name: 'PostgreSQL', variable: 'DATABASE_URL', pkg: 'postgresql',
+      key: 'postgres',
+      name: 'PostgreSQL',
+      variable: 'DATABASE_URL',
+      pkg: 'postgresql',
       ...at('DATABASE_URL', 'postgresql://postgres@127.0.0.1:5432/postgres'),
       // Debian's layout: clusters under /etc/postgresql/<version>/<name>, run by pg_ctlcluster.
       installed: () => which('pg_ctlcluster', env) !== undefined && postgresClusters().length > 0,
@@ -61,29 +76,66 @@ export function servers(env = process.env) {
       },
     },
     {
-      key: 'redis', name: 'Redis', variable: 'REDIS_URL', pkg: 'redis-server',
+      key: 'redis',
+      name: 'Redis',
+      variable: 'REDIS_URL',
+      pkg: 'redis-server',
       ...at('REDIS_URL', 'redis://127.0.0.1:6379'),
       installed: () => which('redis-server', env) !== undefined,
       start(port) {
         const dir = dataDir('redis', port);
         return {
           dir,
-          argv: [which('redis-server', env), '--daemonize', 'yes', '--bind', '127.0.0.1', '-::1', '--port', String(port),
-            '--save', '', '--appendonly', 'no', '--dir', dir, '--logfile', join(dir, 'redis.log'), '--pidfile', join(dir, 'redis.pid')],
+          argv: [
+            which('redis-server', env),
+            '--daemonize',
+            'yes',
+            '--bind',
+            '127.0.0.1',
+            '-::1',
+            '--port',
+            String(port),
+            '--save',
+            '',
+            '--appendonly',
+            'no',
+            '--dir',
+            dir,
+            '--logfile',
+            join(dir, 'redis.log'),
+            '--pidfile',
+            join(dir, 'redis.pid'),
+          ],
         };
       },
     },
     {
-      key: 'nats', name: 'NATS (JetStream)', variable: 'NATS_URL', pkg: 'nats-server',
+      key: 'nats',
+      name: 'NATS (JetStream)',
+      variable: 'NATS_URL',
+      pkg: 'nats-server',
       ...at('NATS_URL', 'nats://127.0.0.1:4222'),
       installed: () => which('nats-server', env) !== undefined,
       start(port) {
         const dir = dataDir('nats', port);
         // nats-server does not daemonize itself: it is started detached, in a session of its own.
         return {
-          dir, detached: true,
-          argv: [which('nats-server', env), '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'jetstream'),
-            '-l', join(dir, 'nats.log'), '-P', join(dir, 'nats.pid')],
+          dir,
+          detached: true,
+          argv: [
+            which('nats-server', env),
+            '-a',
+            '127.0.0.1',
+            '-p',
+            String(port),
+            '-js',
+            '-sd',
+            join(dir, 'jetstream'),
+            '-l',
+            join(dir, 'nats.log'),
+            '-P',
+            join(dir, 'nats.pid'),
+          ],
         };
       },
     },
@@ -92,9 +144,16 @@ export function servers(env = process.env) {
 
 function postgresClusters() {
   try {
-    return readdirSync('/etc/postgresql').sort().flatMap((v) =>
-      readdirSync(join('/etc/postgresql', v)).filter((c) => existsSync(join('/etc/postgresql', v, c, 'postgresql.conf'))).map((c) => [v, c]));
-  } catch { return []; }
+    return readdirSync('/etc/postgresql')
+      .sort()
+      .flatMap((v) =>
+        readdirSync(join('/etc/postgresql', v))
+          .filter((c) => existsSync(join('/etc/postgresql', v, c, 'postgresql.conf')))
+          .map((c) => [v, c]),
+      );
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -102,7 +161,8 @@ function postgresClusters() {
  * Debian's packages and then start it, or 'stop' (with the reason) when neither can be done here.
  */
 export function plan(server, { installed, canApt }) {
-  if (!LOOPBACK.has(server.host)) return { action: 'stop', reason: `${server.host} is not this machine: start it there, or point ${server.variable} at one that runs` };
+  if (!LOOPBACK.has(server.host))
+    return { action: 'stop', reason: `${server.host} is not this machine: start it there, or point ${server.variable} at one that runs` };
   if (installed) return { action: 'start' };
   if (canApt) return { action: 'install' };
   return { action: 'stop', reason: 'not installed (packages are installed here only as root on Debian)' };
@@ -111,8 +171,14 @@ export function plan(server, { installed, canApt }) {
 export function reachable(host, port, timeoutMs = 1500) {
   return new Promise((resolve) => {
     const s = net.connect({ host: host.replace(/^\[|\]$/g, ''), port, timeout: timeoutMs });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('timeout', () => { s.destroy(); resolve(false); });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
     s.once('error', () => resolve(false));
   });
 }
@@ -168,11 +234,13 @@ export function deps() {
   // paper over (test/deploy/lockfile.test.ts).
   say('npm ci --no-audit --no-fund');
   if (spawnSync(npm[0], [...npm.slice(1), 'ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' }).status !== 0) {
-    console.error([
-      '[setup] npm ci failed (see npm\'s output above).',
-      'If it says the lockfile and package.json are out of sync, update package-lock.json with',
-      '`npm install --package-lock-only` and commit it (deploy/README.md, "Lockfile").',
-    ].join('\n'));
+    console.error(
+      [
+        "[setup] npm ci failed (see npm's output above).",
+        'If it says the lockfile and package.json are out of sync, update package-lock.json with',
+        '`npm install --package-lock-only` and commit it (deploy/README.md, "Lockfile").',
+      ].join('\n'),
+    );
     return false;
   }
   writeFileSync(stamp, `${hash()}\n`);
@@ -184,17 +252,29 @@ export async function ensureServers(env = process.env) {
   const m = machine(env);
   const failed = [];
   for (const s of servers(env)) {
-    if (await reachable(s.host, s.port)) { say(`${s.name}: up at ${s.host}:${s.port}`); continue; }
+    if (await reachable(s.host, s.port)) {
+      say(`${s.name}: up at ${s.host}:${s.port}`);
+      continue;
+    }
     let p = plan(s, { installed: s.installed(), canApt: m.canApt });
     if (p.action === 'install') {
       say(`${s.name}: not running at ${s.host}:${s.port} and not installed: installing Debian's package ${s.pkg}`);
-      if (!aptInstall(s.pkg)) { failed.push({ ...s, reason: `apt-get install ${s.pkg} failed` }); continue; }
+      if (!aptInstall(s.pkg)) {
+        failed.push({ ...s, reason: `apt-get install ${s.pkg} failed` });
+        continue;
+      }
       if (s.key === 'postgres') trustLoopback();
       // A package's own scripts may have started it already.
-      if (await waitUntilReachable(s.host, s.port, 2)) { say(`${s.name}: up at ${s.host}:${s.port}`); continue; }
+      if (await waitUntilReachable(s.host, s.port, 2)) {
+        say(`${s.name}: up at ${s.host}:${s.port}`);
+        continue;
+      }
       p = s.installed() ? { action: 'start' } : { action: 'stop', reason: `installed ${s.pkg}, but cannot find how to start it` };
     }
-    if (p.action === 'stop') { failed.push({ ...s, reason: p.reason }); continue; }
+    if (p.action === 'stop') {
+      failed.push({ ...s, reason: p.reason });
+      continue;
+    }
     const how = s.start(s.port);
     say(`${s.name}: not running at ${s.host}:${s.port}: starting it: ${show(how.argv)}`);
     if (how.dir) mkdirSync(how.dir, { recursive: true });
@@ -221,7 +301,7 @@ export function serversMessage(failed) {
     '[setup] These servers are needed and could not be started here:',
     ...failed.map((f) => `  - ${f.name} at ${f.host}:${f.port} (${f.variable}): ${f.reason}`),
     '',
-    'Either install them from Debian\'s (or Ubuntu\'s) packages and run this command again:',
+    "Either install them from Debian's (or Ubuntu's) packages and run this command again:",
     `    sudo apt-get install ${failed.map((f) => f.pkg).join(' ')}`,
     'or run all three in Docker, then this command again with the compose database:',
     '    docker compose -f deploy/compose.yaml up -d postgres redis nats',
@@ -249,27 +329,38 @@ function trustLoopback() {
 /** Debian's chromium for the browser tests, installed where this machine allows. */
 export function ensureChromium(env = process.env) {
   const path = env.CHROMIUM_PATH ?? DEFAULT_CHROMIUM;
-  if (existsSync(path)) { say(`Chromium: ${path}`); return true; }
+  if (existsSync(path)) {
+    say(`Chromium: ${path}`);
+    return true;
+  }
   const { canApt } = machine(env);
   if (canApt && path === DEFAULT_CHROMIUM) {
     say(`Chromium: not at ${path}: installing Debian's package chromium for the browser tests`);
-    if (aptInstall('chromium') && existsSync(path)) { say(`Chromium: ${path}`); return true; }
+    if (aptInstall('chromium') && existsSync(path)) {
+      say(`Chromium: ${path}`);
+      return true;
+    }
   }
-  console.error([
-    '',
-    `[setup] The browser tests (test/e2e/*-browser.test.ts) need Chromium, and there is none at ${path}.`,
-    'Install Debian\'s (or Ubuntu\'s) chromium and run this command again:',
-    '    sudo apt-get install chromium',
-    'or point CHROMIUM_PATH at a Chromium or Chrome binary.',
-    '',
-  ].join('\n'));
+  console.error(
+    [
+      '',
+      `[setup] The browser tests (test/e2e/*-browser.test.ts) need Chromium, and there is none at ${path}.`,
+      "Install Debian's (or Ubuntu's) chromium and run this command again:",
+      '    sudo apt-get install chromium',
+      'or point CHROMIUM_PATH at a Chromium or Chrome binary.',
+      '',
+    ].join('\n'),
+  );
   return false;
 }
 
 async function main(argv) {
   const steps = argv.length ? argv : ['deps', 'servers'];
   const unknown = steps.filter((s) => !['deps', 'servers', 'browser'].includes(s));
-  if (unknown.length) { console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser)`); return 2; }
+  if (unknown.length) {
+    console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser)`);
+    return 2;
+  }
   if (steps.includes('deps') && !deps()) return 1;
   if (steps.includes('servers') && !(await ensureServers())) return 1;
   if (steps.includes('browser') && !ensureChromium()) return 1;

@@ -23,21 +23,31 @@ function setup(args: string[], env: Record<string, string>): Promise<{ code: num
     const child = spawn(process.execPath, [SCRIPT, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    child.stdout.on('data', (c) => { out += c; });
-    child.stderr.on('data', (c) => { err += c; });
+    child.stdout.on('data', (c) => {
+      out += c;
+    });
+    child.stderr.on('data', (c) => {
+      err += c;
+    });
     child.once('exit', (code) => resolve({ code, out, err }));
   });
 }
 
-const reachable = (port: number) => new Promise<boolean>((resolve) => {
-  const s = net.connect({ host: '127.0.0.1', port });
-  s.once('connect', () => { s.destroy(); resolve(true); });
-  s.once('error', () => resolve(false));
-});
+const reachable = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const s = net.connect({ host: '127.0.0.1', port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
 
 describe('setup (npm test and npm run up)', () => {
   let setupModule: any;
-  beforeAll(async () => { setupModule = await import(SCRIPT); });
+  beforeAll(async () => {
+    setupModule = await import(SCRIPT);
+  });
 
   it('starts a server that is installed, installs one that is not where it may, else stops', () => {
     const local = { host: '127.0.0.1', variable: 'REDIS_URL' };
@@ -46,8 +56,10 @@ describe('setup (npm test and npm run up)', () => {
     expect(setupModule.plan(local, { installed: false, canApt: true })).toEqual({ action: 'install' });
     expect(setupModule.plan(local, { installed: false, canApt: false })).toMatchObject({ action: 'stop', reason: expect.stringContaining('not installed') });
     // A server on another host is not this script's to start.
-    expect(setupModule.plan({ host: 'db.internal', variable: 'DATABASE_URL' }, { installed: true, canApt: true }))
-      .toMatchObject({ action: 'stop', reason: expect.stringContaining('DATABASE_URL') });
+    expect(setupModule.plan({ host: 'db.internal', variable: 'DATABASE_URL' }, { installed: true, canApt: true })).toMatchObject({
+      action: 'stop',
+      reason: expect.stringContaining('DATABASE_URL'),
+    });
   });
 
   it('names both ways out when a server cannot be had: the packages, or compose', () => {
@@ -73,27 +85,48 @@ describe('setup (npm test and npm run up)', () => {
     try {
       expect(await reachable(redisPort)).toBe(false);
       const r = await setup(['servers'], {
-        REDIS_URL: `redis://127.0.0.1:${redisPort}`, NATS_URL: `nats://127.0.0.1:${natsPort}`, WALLET_SERVERS_DIR: dir, WALLET_NO_APT: '1',
+        REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+        NATS_URL: `nats://127.0.0.1:${natsPort}`,
+        WALLET_SERVERS_DIR: dir,
+        WALLET_NO_APT: '1',
       });
-      for (const [name, file] of [['redis', 'redis.pid'], ['nats', 'nats.pid']] as const) {
+      for (const [name, file] of [
+        ['redis', 'redis.pid'],
+        ['nats', 'nats.pid'],
+      ] as const) {
         const port = name === 'redis' ? redisPort : natsPort;
-        try { pids.push(Number(readFileSync(join(dir, `${name}-${port}`, file), 'utf8').trim())); } catch { /* not started */ }
+        try {
+          pids.push(Number(readFileSync(join(dir, `${name}-${port}`, file), 'utf8').trim()));
+        } catch {
+          /* not started */
+        }
       }
       expect(r).toMatchObject({ code: 0, err: '' });
       const lines = r.out.trim().split('\n');
       expect(lines).toEqual([
         expect.stringMatching(/^\[setup\] PostgreSQL: up at /),
-        expect.stringMatching(new RegExp(`^\\[setup\\] Redis: not running at 127\\.0\\.0\\.1:${redisPort}: starting it: \\S*redis-server --daemonize yes .*--port ${redisPort} `)),
+        expect.stringMatching(
+          new RegExp(`^\\[setup\\] Redis: not running at 127\\.0\\.0\\.1:${redisPort}: starting it: \\S*redis-server --daemonize yes .*--port ${redisPort} `),
+        ),
         `[setup] Redis: up at 127.0.0.1:${redisPort}`,
-        expect.stringMatching(new RegExp(`^\\[setup\\] NATS \\(JetStream\\): not running at 127\\.0\\.0\\.1:${natsPort}: starting it: \\S*nats-server -a 127\\.0\\.0\\.1 -p ${natsPort} -js `)),
+        expect.stringMatching(
+          new RegExp(
+            `^\\[setup\\] NATS \\(JetStream\\): not running at 127\\.0\\.0\\.1:${natsPort}: starting it: \\S*nats-server -a 127\\.0\\.0\\.1 -p ${natsPort} -js `,
+          ),
+        ),
         `[setup] NATS (JetStream): up at 127.0.0.1:${natsPort}`,
       ]);
       expect(await reachable(redisPort)).toBe(true);
       expect(await reachable(natsPort)).toBe(true);
       expect(pids).toHaveLength(2);
     } finally {
-      for (const pid of pids) try { process.kill(pid, 'SIGTERM'); } catch { /* gone */ }
-      for (let i = 0; i < 40 && (await reachable(redisPort) || await reachable(natsPort)); i++) await new Promise((r) => setTimeout(r, 100));
+      for (const pid of pids)
+        try {
+          process.kill(pid, 'SIGTERM');
+        } catch {
+          /* gone */
+        }
+      for (let i = 0; i < 40 && ((await reachable(redisPort)) || (await reachable(natsPort))); i++) await new Promise((r) => setTimeout(r, 100));
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -33,7 +33,10 @@ export function deref(doc: any, schema: any, seen: Set<string> = new Set()): any
   if (typeof schema.$ref === 'string') {
     const ref = schema.$ref as string;
     if (seen.has(ref)) return {};
-    const target = ref.replace(/^#\//, '').split('/').reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    const target = ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: any, k: string) => o?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
     return deref(doc, target, new Set([...seen, ref]));
   }
   const out: Record<string, unknown> = {};
@@ -49,10 +52,14 @@ export function operations(doc: any): Operation[] {
       if (!op) continue;
       const params = deref(doc, [...(item.parameters ?? []), ...(op.parameters ?? [])]) as any[];
       const security = (op.security ?? doc.security ?? []) as Array<Record<string, unknown>>;
-      const auth = security.length === 0 ? 'public' : Object.keys(security[0]!)[0] ?? 'public';
+      const auth = security.length === 0 ? 'public' : (Object.keys(security[0]!)[0] ?? 'public');
       const bodySchema = op.requestBody?.content?.['application/json']?.schema;
       out.push({
-        method: method.toUpperCase(), path, operationId: op.operationId, description: op.description ?? '', auth,
+        method: method.toUpperCase(),
+        path,
+        operationId: op.operationId,
+        description: op.description ?? '',
+        auth,
         pathParams: params.filter((p) => p.in === 'path').map((p) => ({ name: p.name, schema: p.schema ?? {} })),
         queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, required: !!p.required, schema: p.schema ?? {} })),
         headerParams: params.filter((p) => p.in === 'header').map((p) => ({ name: p.name, required: !!p.required, schema: p.schema ?? {} })),
@@ -84,8 +91,10 @@ const codePoints = (s: string) => [...s].length;
  */
 export function violates(schema: JsonSchema | undefined, value: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
-  if (Array.isArray(schema.anyOf)) return schema.anyOf.length > 0 && schema.anyOf.every((s: JsonSchema) => violates(s, value)) || ownViolations(schema, value);
-  if (Array.isArray(schema.oneOf)) return schema.oneOf.length > 0 && schema.oneOf.every((s: JsonSchema) => violates(s, value)) || ownViolations(schema, value);
+  if (Array.isArray(schema.anyOf))
+    return (schema.anyOf.length > 0 && schema.anyOf.every((s: JsonSchema) => violates(s, value))) || ownViolations(schema, value);
+  if (Array.isArray(schema.oneOf))
+    return (schema.oneOf.length > 0 && schema.oneOf.every((s: JsonSchema) => violates(s, value))) || ownViolations(schema, value);
   if (Array.isArray(schema.allOf) && schema.allOf.some((s: JsonSchema) => violates(s, value))) return true;
   return ownViolations(schema, value);
 }
@@ -109,7 +118,15 @@ function ownViolations(schema: JsonSchema, value: unknown): boolean {
     const forms = [value, value.trim()];
     if (typeof schema.pattern === 'string') {
       let re: RegExp | undefined;
-      try { re = new RegExp(schema.pattern, 'u'); } catch { try { re = new RegExp(schema.pattern); } catch { re = undefined; } }
+      try {
+        re = new RegExp(schema.pattern, 'u');
+      } catch {
+        try {
+          re = new RegExp(schema.pattern);
+        } catch {
+          re = undefined;
+        }
+      }
       if (re && forms.every((f) => !re!.test(f))) return true;
     }
     const lens = forms.flatMap((f) => [f.length, codePoints(f)]);
@@ -138,13 +155,57 @@ function ownViolations(schema: JsonSchema, value: unknown): boolean {
 
 /** Strings a careless parser or a database chokes on. */
 export const nastyStrings = [
-  '', ' ', '\u0000', 'a\u0000b', '\uD800', 'a\uDFFFb', '\u202Eabc\u202C', 'مرحبا بالعالم', '𝕳𝖊𝖑𝖑𝖔 🏦💸', 'e\u0301\u0301\u0301',
-  '\r\nBcc: victim@example.com', '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "' OR 1=1 --", '%00', '${7*7}', '{{7*7}}',
-  '../../etc/passwd', 'NaN', 'Infinity', '-1', '1e308', '9007199254740993', '0x10', 'null', 'true', '[]', '{}', '\ufeff', '\u200b',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\uD800',
+  'a\uDFFFb',
+  '\u202Eabc\u202C',
+  'مرحبا بالعالم',
+  '𝕳𝖊𝖑𝖑𝖔 🏦💸',
+  'e\u0301\u0301\u0301',
+  '\r\nBcc: victim@example.com',
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "' OR 1=1 --",
+  '%00',
+  '${7*7}',
+  '{{7*7}}',
+  '../../etc/passwd',
+  'NaN',
+  'Infinity',
+  '-1',
+  '1e308',
+  '9007199254740993',
+  '0x10',
+  'null',
+  'true',
+  '[]',
+  '{}',
+  '\ufeff',
+  '\u200b',
 ];
 
 /** Numbers at and past every usual edge. */
-export const edgeNumbers = [0, -1, 1, 1.5, -0.5, 99, 100, 2 ** 31, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e308, -1e308, 5e-324, Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER + 2];
+export const edgeNumbers = [
+  0,
+  -1,
+  1,
+  1.5,
+  -0.5,
+  99,
+  100,
+  2 ** 31,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  1e308,
+  -1e308,
+  5e-324,
+  Number.MAX_SAFE_INTEGER,
+  Number.MAX_SAFE_INTEGER + 2,
+];
 
 function deepNest(depth: number, leaf: unknown = 1): unknown {
   let v: unknown = leaf;
@@ -189,9 +250,12 @@ export function plausible(schema: JsonSchema | undefined, depth = 0): fc.Arbitra
       const max = Math.min(typeof schema.maximum === 'number' ? schema.maximum : min + 1e6, min + 1e6);
       return fc.integer({ min, max });
     }
-    case 'number': return fc.integer({ min: 1, max: 100 });
-    case 'boolean': return fc.boolean();
-    case 'array': return fc.array(plausible(schema.items, depth + 1), { maxLength: Math.min(schema.maxItems ?? 3, 3) });
+    case 'number':
+      return fc.integer({ min: 1, max: 100 });
+    case 'boolean':
+      return fc.boolean();
+    case 'array':
+      return fc.array(plausible(schema.items, depth + 1), { maxLength: Math.min(schema.maxItems ?? 3, 3) });
     case 'object': {
       const props = (schema.properties ?? {}) as Record<string, JsonSchema>;
       const required = new Set<string>(schema.required ?? []);
@@ -223,19 +287,28 @@ export function mutated(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   const base = plausible(schema, depth) as fc.Arbitrary<Record<string, unknown>>;
   const options: fc.Arbitrary<unknown>[] = [top];
   if (required.length) {
-    options.push(fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => { const c = { ...o }; delete c[k]; return c; }));
+    options.push(
+      fc.tuple(base, fc.constantFrom(...required)).map(([o, k]) => {
+        const c = { ...o };
+        delete c[k];
+        return c;
+      }),
+    );
   }
   if (keys.length) {
     options.push(fc.tuple(base, fc.constantFrom(...keys)).chain(([o, k]) => mutated(props[k]!, depth + 1).map((v) => ({ ...o, [k]: v }))));
   }
   if (schema.additionalProperties === false) {
-    const extraKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'id', 'companyId', 'status', '$where', ''), fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }))
+    const extraKey = fc
+      .oneof(fc.constantFrom('__proto__', 'constructor', 'id', 'companyId', 'status', '$where', ''), fc.string({ unit: 'binary', minLength: 1, maxLength: 30 }))
       .filter((k) => !(k in props));
-    options.push(fc.tuple(base, extraKey, hostileValue()).map(([o, k, v]) => {
-      const c: Record<string, unknown> = { ...o };
-      Object.defineProperty(c, k, { value: v, enumerable: true, writable: true, configurable: true });
-      return c;
-    }));
+    options.push(
+      fc.tuple(base, extraKey, hostileValue()).map(([o, k, v]) => {
+        const c: Record<string, unknown> = { ...o };
+        Object.defineProperty(c, k, { value: v, enumerable: true, writable: true, configurable: true });
+        return c;
+      }),
+    );
   }
   return fc.oneof(...options);
 }
@@ -248,11 +321,13 @@ export const asSent = (v: unknown): unknown => {
 
 /** A body for `schema` that the oracle proves invalid: random JSON, random objects, or one targeted mutation. */
 export function invalidBody(schema: JsonSchema): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    { arbitrary: mutated(schema), weight: 6 },
-    { arbitrary: fc.jsonValue({ maxDepth: 4 }), weight: 2 },
-    { arbitrary: fc.object({ maxDepth: 3, values: [hostileValue(200)] }), weight: 2 },
-  ).filter((b) => b !== undefined && violates(schema, asSent(b)));
+  return fc
+    .oneof(
+      { arbitrary: mutated(schema), weight: 6 },
+      { arbitrary: fc.jsonValue({ maxDepth: 4 }), weight: 2 },
+      { arbitrary: fc.object({ maxDepth: 3, values: [hostileValue(200)] }), weight: 2 },
+    )
+    .filter((b) => b !== undefined && violates(schema, asSent(b)));
 }
 
 /** A query-string value that breaks its parameter schema (strings only: a query has no other type). */
@@ -270,13 +345,23 @@ export function invalidQueryValue(schema: JsonSchema): fc.Arbitrary<string> | un
 
 // ---- HTTP ---------------------------------------------------------------------------------------
 
-export interface RawAnswer { status: number; text: string; body: any; headers: Headers }
+export interface RawAnswer {
+  status: number;
+  text: string;
+  body: any;
+  headers: Headers;
+}
 
 /**
  * Sends a raw request; a server that does not answer within `hangMs` fails the test as a hang, and
  * an answer GET /openapi.json does not declare fails it too (`baseUrl` is a gateway).
  */
-export async function send(baseUrl: string, method: string, path: string, opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer; hangMs?: number } & CheckOptions = {}): Promise<RawAnswer> {
+export async function send(
+  baseUrl: string,
+  method: string,
+  path: string,
+  opts: { token?: string; headers?: Record<string, string>; body?: string | Buffer; hangMs?: number } & CheckOptions = {},
+): Promise<RawAnswer> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
   if (opts.body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
@@ -290,12 +375,17 @@ export async function send(baseUrl: string, method: string, path: string, opts: 
   const text = await res.text();
   await checkDocumented(baseUrl, { method, path, status: res.status, headers: res.headers, text }, { malformedHttp: opts.malformedHttp });
   let body: any;
-  try { body = text ? JSON.parse(text) : undefined; } catch { body = undefined; }
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
   return { status: res.status, text, body, headers: res.headers };
 }
 
 /** What must never reach a client: stacks, SQL, internal addresses and paths. */
-const LEAK = /\bat [\w.<>]+ \(|node:internal|node_modules|\/work\/|\.(?:ts|js):\d+|\bSELECT\b|\bINSERT INTO\b|\bUPDATE \w+ SET\b|relation "|syntax error at|duplicate key|violates|ECONNREFUSED|127\.0\.0\.1|localhost|::1\b|grpc|UNAVAILABLE:|TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack/i;
+const LEAK =
+  /\bat [\w.<>]+ \(|node:internal|node_modules|\/work\/|\.(?:ts|js):\d+|\bSELECT\b|\bINSERT INTO\b|\bUPDATE \w+ SET\b|relation "|syntax error at|duplicate key|violates|ECONNREFUSED|127\.0\.0\.1|localhost|::1\b|grpc|UNAVAILABLE:|TypeError|RangeError|ReferenceError|SyntaxError|Maximum call stack/i;
 
 /** Why an answer is not a proper client error (`undefined` when it is one). */
 export function clientErrorProblem(r: RawAnswer, allowed: (status: number) => boolean = (s) => s >= 400 && s < 500): string | undefined {
@@ -306,7 +396,8 @@ export function clientErrorProblem(r: RawAnswer, allowed: (status: number) => bo
   if (!known) return `error code ${r.body.error} is not in the catalogue`;
   // The catalogue's message, or a more precise Spanish one a domain error chose (e.g. INVALID_KEY names the key type).
   if (typeof r.body.message !== 'string' || !r.body.message.trim()) return 'no message';
-  if (r.body.message !== known.message && !/[áéíóúñ¿¡]|\b(el|la|los|las|de|del|no|es|un|una)\b/i.test(r.body.message)) return `message ${JSON.stringify(r.body.message)} is not Spanish`;
+  if (r.body.message !== known.message && !/[áéíóúñ¿¡]|\b(el|la|los|las|de|del|no|es|un|una)\b/i.test(r.body.message))
+    return `message ${JSON.stringify(r.body.message)} is not Spanish`;
   if (LEAK.test(r.text)) return `leaks internals: ${r.text.slice(0, 300)}`;
   return undefined;
 }
@@ -331,7 +422,8 @@ export class DbSnapshotter {
     const client = await this.ready;
     const tables = await client.query<{ s: string; t: string }>(
       `SELECT table_schema AS s, table_name AS t FROM information_schema.tables
-       WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`);
+       WHERE table_type = 'BASE TABLE' AND table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2`,
+    );
     const out = new Map<string, string>();
     const strip = VOLATILE_COLUMNS.map((c) => ` - '${c}'`).join('');
     for (const { s, t } of tables.rows) {

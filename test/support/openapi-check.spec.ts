@@ -11,42 +11,98 @@ const doc = {
         responses: {
           '200': {
             description: 'ok',
-            headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, 'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' } },
+            headers: {
+              'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+              'RateLimit-Remaining': { $ref: '#/components/headers/RateLimit-Remaining' },
+            },
             content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } },
           },
-          '400': { description: 'bad id', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'BAD_THING_ID' } } }] } } } },
+          '400': {
+            description: 'bad id',
+            content: {
+              'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'BAD_THING_ID' } } }] } },
+            },
+          },
           '404': { $ref: '#/components/responses/Error' },
         },
       },
-      delete: { operationId: 'deleteThing', responses: { '204': { description: 'gone', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } } } },
+      delete: {
+        operationId: 'deleteThing',
+        responses: { '204': { description: 'gone', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } } } },
+      },
     },
     '/things/special': {
-      get: { operationId: 'getSpecialThing', responses: { '200': { description: 'ok', content: { 'application/json': { schema: { type: 'object', properties: { special: { const: true } }, required: ['special'], additionalProperties: false } } } } } },
+      get: {
+        operationId: 'getSpecialThing',
+        responses: {
+          '200': {
+            description: 'ok',
+            content: {
+              'application/json': { schema: { type: 'object', properties: { special: { const: true } }, required: ['special'], additionalProperties: false } },
+            },
+          },
+        },
+      },
     },
     '/things/{id}/receipt.pdf': {
-      get: { operationId: 'getReceipt', responses: { '200': { description: 'pdf', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } }, default: { $ref: '#/components/responses/Error' } } },
+      get: {
+        operationId: 'getReceipt',
+        responses: {
+          '200': { description: 'pdf', content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } } },
+          default: { $ref: '#/components/responses/Error' },
+        },
+      },
     },
   },
   components: {
     schemas: {
       Thing: {
         type: 'object',
-        properties: { id: { type: 'string' }, amountCents: { type: 'string', pattern: '^-?\\d+$' }, createdAt: { type: 'string', format: 'date-time' }, owner: { $ref: '#/components/schemas/Owner' } },
+        properties: {
+          id: { type: 'string' },
+          amountCents: { type: 'string', pattern: '^-?\\d+$' },
+          createdAt: { type: 'string', format: 'date-time' },
+          owner: { $ref: '#/components/schemas/Owner' },
+        },
         required: ['id', 'amountCents', 'createdAt', 'owner'],
         additionalProperties: false,
       },
       Owner: { type: 'object', properties: { name: { type: 'string', example: 'Ana' } }, required: ['name'], additionalProperties: false },
-      Error: { type: 'object', properties: { error: { type: 'string' }, message: { type: 'string' } }, required: ['error', 'message'], additionalProperties: false },
+      Error: {
+        type: 'object',
+        properties: { error: { type: 'string' }, message: { type: 'string' } },
+        required: ['error', 'message'],
+        additionalProperties: false,
+      },
     },
     headers: {
       'X-Request-Id': { required: true, schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' } },
       'RateLimit-Remaining': { schema: { type: 'integer', minimum: 0 } },
     },
     responses: {
-      Error: { description: 'error', headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } }, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
-      RouteNotFound: { description: 'no route', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'ROUTE_NOT_FOUND' } } }] } } } },
-      MalformedRequest: { description: 'malformed', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'INVALID_REQUEST' } } }] } } } },
-      HeadersTooLarge: { description: 'too large', content: { 'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'HEADERS_TOO_LARGE' } } }] } } } },
+      Error: {
+        description: 'error',
+        headers: { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+      },
+      RouteNotFound: {
+        description: 'no route',
+        content: {
+          'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'ROUTE_NOT_FOUND' } } }] } },
+        },
+      },
+      MalformedRequest: {
+        description: 'malformed',
+        content: {
+          'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'INVALID_REQUEST' } } }] } },
+        },
+      },
+      HeadersTooLarge: {
+        description: 'too large',
+        content: {
+          'application/json': { schema: { allOf: [{ $ref: '#/components/schemas/Error' }, { properties: { error: { const: 'HEADERS_TOO_LARGE' } } }] } },
+        },
+      },
     },
   },
   'x-responses-before-routing': {
@@ -57,7 +113,11 @@ const doc = {
 
 const thing = { id: 't1', amountCents: '1500', createdAt: '2026-11-24T10:00:00.000Z', owner: { name: 'Ana' } };
 const json = (status: number, body: unknown, headers: Record<string, string> = {}, method = 'GET', path = '/things/t1'): Exchange => ({
-  method, path, status, headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-1', ...headers }), text: JSON.stringify(body),
+  method,
+  path,
+  status,
+  headers: new Headers({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'req-1', ...headers }),
+  text: JSON.stringify(body),
 });
 
 describe('OpenApiResponses (the check every e2e answer goes through)', () => {
@@ -98,7 +158,9 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
   });
 
   it('checks required headers and the schema of any declared header present', () => {
-    expect(responses.problems({ ...json(200, thing), headers: new Headers({ 'content-type': 'application/json' }) })).toEqual(['header X-Request-Id is required and missing']);
+    expect(responses.problems({ ...json(200, thing), headers: new Headers({ 'content-type': 'application/json' }) })).toEqual([
+      'header X-Request-Id is required and missing',
+    ]);
     expect(responses.problems(json(200, thing, { 'ratelimit-remaining': '-1' })).join('\n')).toMatch(/header RateLimit-Remaining: "-1" \(root\) must be >= 0/);
     expect(responses.problems(json(200, thing, { 'x-request-id': 'a b' })).join('\n')).toMatch(/header X-Request-Id: "a b" \(root\) must match pattern/);
   });
@@ -107,7 +169,9 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
     const del = (text: string): Exchange => ({ method: 'DELETE', path: '/things/t1', status: 204, headers: new Headers({ 'x-request-id': 'r' }), text });
     expect(responses.problems(del(''))).toEqual([]);
     expect(responses.problems({ ...del('{"id":"t1"}'), status: 204 })).toEqual([]); // a 204 carries no body whatever the server wrote
-    expect(responses.problems({ method: 'GET', path: '/things/special', status: 200, headers: new Headers(), text: '' })).toEqual(['no Content-Type; declared: application/json']);
+    expect(responses.problems({ method: 'GET', path: '/things/special', status: 200, headers: new Headers(), text: '' })).toEqual([
+      'no Content-Type; declared: application/json',
+    ]);
   });
 
   it('matches concrete paths to templates, the most specific first; HEAD is served by GET', () => {
@@ -121,13 +185,15 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
 
   it('an unserved method or path: only the before-routing answers the document declares', () => {
     expect(responses.problems(json(404, { error: 'ROUTE_NOT_FOUND', message: 'No existe.' }, {}, 'POST', '/things/t1'))).toEqual([]);
-    expect(responses.problems(json(404, { error: 'THING_NOT_FOUND', message: 'No existe.' }, {}, 'GET', '/nowhere')).join('\n')).toMatch(/\/error must be equal to constant \("ROUTE_NOT_FOUND"\)/);
+    expect(responses.problems(json(404, { error: 'THING_NOT_FOUND', message: 'No existe.' }, {}, 'GET', '/nowhere')).join('\n')).toMatch(
+      /\/error must be equal to constant \("ROUTE_NOT_FOUND"\)/,
+    );
     expect(responses.problems(json(200, thing, {}, 'GET', '/nowhere'))).toEqual([
       'no operation serves GET /nowhere, and 200 is not an answer the document declares before routing (x-responses-before-routing: 404)',
     ]);
   });
 
-  it('the HTTP server\'s own refusals are accepted only for deliberately malformed requests', () => {
+  it("the HTTP server's own refusals are accepted only for deliberately malformed requests", () => {
     const refused = json(431, { error: 'HEADERS_TOO_LARGE', message: 'Demasiado grandes.' });
     expect(responses.problems(refused)).toEqual(['status 431 is not declared for getThing (GET /things/{id}); declared: 200, 400, 404']);
     expect(responses.problems(refused, { malformedHttp: true })).toEqual([]);
@@ -140,7 +206,11 @@ describe('OpenApiResponses (the check every e2e answer goes through)', () => {
 
   it('throws one error naming the method, path, status, the differences and an excerpt of the body', () => {
     let err: unknown;
-    try { responses.check(json(200, { ...thing, amount: '1500', amountCents: undefined })); } catch (e) { err = e; }
+    try {
+      responses.check(json(200, { ...thing, amount: '1500', amountCents: undefined }));
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(UndocumentedResponseError);
     const message = (err as Error).message;
     expect(message).toMatch(/^GET \/things\/t1 → 200 application\/json; charset=utf-8: not what GET \/openapi.json declares/);

@@ -47,14 +47,19 @@ export interface CheckOptions {
 }
 
 export class UndocumentedResponseError extends Error {
-  constructor(readonly exchange: Exchange, readonly problems: string[]) {
+  constructor(
+    readonly exchange: Exchange,
+    readonly problems: string[],
+  ) {
     const pathname = exchange.path.split('?')[0];
     const excerpt = exchange.text === undefined ? '(not read as text)' : JSON.stringify(exchange.text.slice(0, 600)) + (exchange.text.length > 600 ? '…' : '');
-    super([
-      `${exchange.method.toUpperCase()} ${pathname} → ${exchange.status} ${exchange.headers.get('content-type') ?? '(no content type)'}: not what GET /openapi.json declares`,
-      ...problems.map((p) => `  - ${p}`),
-      `  body: ${excerpt}`,
-    ].join('\n'));
+    super(
+      [
+        `${exchange.method.toUpperCase()} ${pathname} → ${exchange.status} ${exchange.headers.get('content-type') ?? '(no content type)'}: not what GET /openapi.json declares`,
+        ...problems.map((p) => `  - ${p}`),
+        `  body: ${excerpt}`,
+      ].join('\n'),
+    );
     this.name = 'UndocumentedResponseError';
   }
 }
@@ -73,9 +78,20 @@ function mediaOf(contentType: string | null): string | undefined {
 
 const isJsonMedia = (media: string) => media === 'application/json' || media.endsWith('+json');
 
-interface PathTemplate { template: string; regex: RegExp; params: number; literal: number }
+interface PathTemplate {
+  template: string;
+  regex: RegExp;
+  params: number;
+  literal: number;
+}
 
-export interface MatchedOperation { method: string; template: string; operationId: string; operation: Json; pointer: string }
+export interface MatchedOperation {
+  method: string;
+  template: string;
+  operationId: string;
+  operation: Json;
+  pointer: string;
+}
 
 /** The responses the served OpenAPI document declares, compiled once. */
 export class OpenApiResponses {
@@ -84,20 +100,24 @@ export class OpenApiResponses {
   private readonly validators = new Map<string, ValidateFunction>();
 
   constructor(readonly doc: Json) {
-    if (typeof doc?.openapi !== 'string' || !doc.openapi.startsWith('3.1')) throw new Error(`not an OpenAPI 3.1 document: openapi=${JSON.stringify(doc?.openapi)}`);
+    if (typeof doc?.openapi !== 'string' || !doc.openapi.startsWith('3.1'))
+      throw new Error(`not an OpenAPI 3.1 document: openapi=${JSON.stringify(doc?.openapi)}`);
     // strictSchema stays on (an unknown keyword in a schema is an error), except OpenAPI's own annotations.
-    this.ajv = addFormats(new Ajv2020({ allErrors: true, strictSchema: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: true }));
+    this.ajv = addFormats(
+      new Ajv2020({ allErrors: true, strictSchema: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: true }),
+    );
     this.ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
     // The document is registered whole, as a schema resource whose $id the validators reference;
     // its own top-level fields (and extensions) are not schema keywords.
     const rootFields = ['openapi', 'info', 'jsonSchemaDialect', 'servers', 'paths', 'webhooks', 'components', 'security', 'tags'];
     this.ajv.addVocabulary([...rootFields, ...Object.keys(doc).filter((k) => k.startsWith('x-'))]);
     this.ajv.addSchema({ ...doc, $id: DOC_ID });
-    this.templates = Object.keys(doc.paths ?? {}).map((template) => {
-      const parts = template.split(/\{[^}]+\}/);
-      const source = parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
-      return { template, regex: new RegExp(`^${source}$`), params: parts.length - 1, literal: parts.join('').length };
-    })
+    this.templates = Object.keys(doc.paths ?? {})
+      .map((template) => {
+        const parts = template.split(/\{[^}]+\}/);
+        const source = parts.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^/]+');
+        return { template, regex: new RegExp(`^${source}$`), params: parts.length - 1, literal: parts.join('').length };
+      })
       // The most specific template first: fewest parameters, then the longest literal text.
       .sort((a, b) => a.params - b.params || b.literal - a.literal);
   }
@@ -119,7 +139,13 @@ export class OpenApiResponses {
       if (!t.regex.test(pathname)) continue;
       const operation = this.doc.paths[t.template]?.[m];
       if (!operation) continue;
-      return { method: m.toUpperCase(), template: t.template, operationId: operation.operationId ?? `${m.toUpperCase()} ${t.template}`, operation, pointer: pointer('paths', t.template, m) };
+      return {
+        method: m.toUpperCase(),
+        template: t.template,
+        operationId: operation.operationId ?? `${m.toUpperCase()} ${t.template}`,
+        operation,
+        pointer: pointer('paths', t.template, m),
+      };
     }
     return undefined;
   }
@@ -139,11 +165,14 @@ export class OpenApiResponses {
     } else if (before.unrouted?.[status]) {
       candidates.push(this.resolve(before.unrouted[status], pointer('x-responses-before-routing', 'unrouted', status)));
     }
-    if (opts.malformedHttp && before.protocol?.[status]) candidates.push(this.resolve(before.protocol[status], pointer('x-responses-before-routing', 'protocol', status)));
+    if (opts.malformedHttp && before.protocol?.[status])
+      candidates.push(this.resolve(before.protocol[status], pointer('x-responses-before-routing', 'protocol', status)));
     if (candidates.length === 0) {
-      return [op
-        ? `status ${status} is not declared for ${op.operationId} (${op.method} ${op.template}); declared: ${Object.keys(op.operation.responses ?? {}).join(', ')}`
-        : `no operation serves ${x.method.toUpperCase()} ${x.path.split('?')[0]}, and ${status} is not an answer the document declares before routing (x-responses-before-routing: ${Object.keys(before.unrouted ?? {}).join(', ') || 'none'})`];
+      return [
+        op
+          ? `status ${status} is not declared for ${op.operationId} (${op.method} ${op.template}); declared: ${Object.keys(op.operation.responses ?? {}).join(', ')}`
+          : `no operation serves ${x.method.toUpperCase()} ${x.path.split('?')[0]}, and ${status} is not an answer the document declares before routing (x-responses-before-routing: ${Object.keys(before.unrouted ?? {}).join(', ') || 'none'})`,
+      ];
     }
     let first: string[] | undefined;
     for (const response of candidates) {
@@ -173,7 +202,18 @@ export class OpenApiResponses {
       if (!header.value.schema) continue;
       const validate = this.validator(`${header.pointer}${pointer('schema')}`);
       const schema = this.resolve(header.value.schema, `${header.pointer}${pointer('schema')}`).value;
-      const typed = schema.type === 'integer' || schema.type === 'number' ? (/^-?\d+(\.\d+)?$/.test(value.trim()) ? Number(value) : value) : schema.type === 'boolean' ? (value === 'true' ? true : value === 'false' ? false : value) : value;
+      const typed =
+        schema.type === 'integer' || schema.type === 'number'
+          ? /^-?\d+(\.\d+)?$/.test(value.trim())
+            ? Number(value)
+            : value
+          : schema.type === 'boolean'
+            ? value === 'true'
+              ? true
+              : value === 'false'
+                ? false
+                : value
+            : value;
       if (!validate(typed)) out.push(`header ${name}: ${JSON.stringify(value)} ${formatErrors(validate.errors)}`);
     }
     return out;
@@ -184,21 +224,27 @@ export class OpenApiResponses {
     const bodyless = x.method.toUpperCase() === 'HEAD' || x.status === 204 || x.status === 304;
     if (!content || Object.keys(content).length === 0) {
       if (!bodyless && x.text !== undefined && x.text.length > 0) return [`the document declares no body for ${x.status}, the answer has one`];
-      if (!bodyless && x.text === undefined && Number(x.headers.get('content-length') ?? 0) > 0) return [`the document declares no body for ${x.status}, the answer has one`];
+      if (!bodyless && x.text === undefined && Number(x.headers.get('content-length') ?? 0) > 0)
+        return [`the document declares no body for ${x.status}, the answer has one`];
       return [];
     }
     if (bodyless) return [];
     const media = mediaOf(x.headers.get('content-type'));
     if (!media) return [`no Content-Type; declared: ${Object.keys(content).join(', ')}`];
     const declared = Object.keys(content);
-    const key = declared.find((k) => mediaOf(k) === media)
-      ?? declared.find((k) => k.endsWith('/*') && media.startsWith(k.slice(0, -1).toLowerCase()))
-      ?? declared.find((k) => k === '*/*');
+    const key =
+      declared.find((k) => mediaOf(k) === media) ??
+      declared.find((k) => k.endsWith('/*') && media.startsWith(k.slice(0, -1).toLowerCase())) ??
+      declared.find((k) => k === '*/*');
     if (!key) return [`content type ${media} is not declared for ${x.status}; declared: ${declared.join(', ')}`];
     if (!isJsonMedia(media)) return [];
     if (x.text === undefined) return ['a JSON answer must be checked with its body text'];
     let body: unknown;
-    try { body = JSON.parse(x.text); } catch { return [`the body is not JSON although the content type is ${media}`]; }
+    try {
+      body = JSON.parse(x.text);
+    } catch {
+      return [`the body is not JSON although the content type is ${media}`];
+    }
     if (!content[key]?.schema) return [];
     const validate = this.validator(`${response.pointer}${pointer('content', key, 'schema')}`);
     return validate(body) ? [] : [`body does not match ${describeSchema(content[key].schema)}: ${formatErrors(validate.errors)}`];
@@ -211,8 +257,15 @@ export class OpenApiResponses {
     for (let i = 0; i < 20 && typeof current?.$ref === 'string'; i++) {
       const ref = current.$ref as string;
       if (!ref.startsWith('#/')) throw new Error(`only local references are supported: ${ref}`);
-      where = ref.slice(2).split('/').map((k) => '/' + encodeURIComponent(decodeURIComponent(k))).join('');
-      current = ref.slice(2).split('/').reduce((o: any, k) => o?.[decodeURIComponent(k).replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
+      where = ref
+        .slice(2)
+        .split('/')
+        .map((k) => '/' + encodeURIComponent(decodeURIComponent(k)))
+        .join('');
+      current = ref
+        .slice(2)
+        .split('/')
+        .reduce((o: any, k) => o?.[decodeURIComponent(k).replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
       if (current === undefined) throw new Error(`unresolvable reference ${ref}`);
     }
     return { value: current, pointer: where };
@@ -233,12 +286,22 @@ function describeSchema(schema: Json): string {
 }
 
 function formatErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).slice(0, 8).map((e) => {
-    const extra = e.keyword === 'additionalProperties' ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
-      : e.keyword === 'enum' ? ` (${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)})`
-      : e.keyword === 'const' ? ` (${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)})` : '';
-    return `${e.instancePath || '(root)'} ${e.message}${extra}`;
-  }).join('; ') + ((errors?.length ?? 0) > 8 ? `; … ${errors!.length - 8} more` : '');
+  return (
+    (errors ?? [])
+      .slice(0, 8)
+      .map((e) => {
+        const extra =
+          e.keyword === 'additionalProperties'
+            ? ` (${(e.params as { additionalProperty: string }).additionalProperty})`
+            : e.keyword === 'enum'
+              ? ` (${JSON.stringify((e.params as { allowedValues: unknown[] }).allowedValues)})`
+              : e.keyword === 'const'
+                ? ` (${JSON.stringify((e.params as { allowedValue: unknown }).allowedValue)})`
+                : '';
+        return `${e.instancePath || '(root)'} ${e.message}${extra}`;
+      })
+      .join('; ') + ((errors?.length ?? 0) > 8 ? `; … ${errors!.length - 8} more` : '')
+  );
 }
 
 // ---- One document per gateway ----------------------------------------------------------------
@@ -256,7 +319,10 @@ export function servedDocument(baseUrl: string): Promise<OpenApiResponses> {
       const text = await res.text();
       if (res.status !== 200) throw new Error(`GET ${baseUrl}/openapi.json → ${res.status}: ${text.slice(0, 300)}`);
       let doc = byText.get(text);
-      if (!doc) { doc = new OpenApiResponses(JSON.parse(text)); byText.set(text, doc); }
+      if (!doc) {
+        doc = new OpenApiResponses(JSON.parse(text));
+        byText.set(text, doc);
+      }
       const self: Exchange = { method: 'GET', path: '/openapi.json', status: res.status, headers: res.headers, text };
       doc.check(self);
       coverage.record(doc, self);
@@ -321,7 +387,11 @@ class CoverageTally {
     const dir = process.env.OPENAPI_COVERAGE_DIR;
     if (dir && !this.listed) {
       this.listed = true;
-      try { writeFileSync(join(dir, 'operations.json'), JSON.stringify(doc.operations())); } catch { /* coverage is best effort */ }
+      try {
+        writeFileSync(join(dir, 'operations.json'), JSON.stringify(doc.operations()));
+      } catch {
+        /* coverage is best effort */
+      }
     }
     const operationId = doc.match(x.method, x.path)?.operationId;
     const status = x.status;
@@ -331,7 +401,11 @@ class CoverageTally {
     statuses.add(status);
     this.seen.set(operationId, statuses);
     if (dir) {
-      try { appendFileSync(join(dir, `seen-${process.pid}.jsonl`), `${JSON.stringify({ operationId, status })}\n`); } catch { /* best effort */ }
+      try {
+        appendFileSync(join(dir, `seen-${process.pid}.jsonl`), `${JSON.stringify({ operationId, status })}\n`);
+      } catch {
+        /* best effort */
+      }
     }
   }
 }

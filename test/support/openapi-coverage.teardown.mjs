@@ -20,8 +20,10 @@ export default function teardown() {
       }
     }
     const missing = operations.filter((o) => !ok.has(o.operationId));
-    console.log(`\n[openapi] ${operations.length - missing.length} of ${operations.length} operations answered 2xx to a checked request in this run`
-      + (missing.length ? `; not seen: ${missing.map((o) => `${o.operationId} (${o.key})`).join(', ')}` : ''));
+    console.log(
+      `\n[openapi] ${operations.length - missing.length} of ${operations.length} operations answered 2xx to a checked request in this run` +
+        (missing.length ? `; not seen: ${missing.map((o) => `${o.operationId} (${o.key})`).join(', ')}` : ''),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
     delete process.env.OPENAPI_COVERAGE_DIR;

@@ -20,7 +20,13 @@ function parse(raw: string): RawResponse {
   const headers = new Headers();
   for (const line of (at >= 0 ? raw.slice(0, at) : '').split('\r\n').slice(1)) {
     const colon = line.indexOf(':');
-    if (colon > 0) { try { headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim()); } catch { /* not a valid header: left out */ } }
+    if (colon > 0) {
+      try {
+        headers.append(line.slice(0, colon).trim(), line.slice(colon + 1).trim());
+      } catch {
+        /* not a valid header: left out */
+      }
+    }
   }
   let body = at >= 0 ? raw.slice(at + 4) : '';
   if (/\r\ntransfer-encoding:\s*chunked/i.test(raw.slice(0, at))) {
@@ -44,7 +50,11 @@ function parse(raw: string): RawResponse {
  * Writes `head` (and optionally `chunks` × `chunkBytes` of body: chunked framing when the head says
  * so) and reads until the server closes or `timeoutMs` passes.
  */
-export function rawRequest(port: number, head: string, opts: { chunks?: number; chunkBytes?: number; tail?: string; tolerateReset?: boolean; timeoutMs?: number } = {}): Promise<RawResponse> {
+export function rawRequest(
+  port: number,
+  head: string,
+  opts: { chunks?: number; chunkBytes?: number; tail?: string; tolerateReset?: boolean; timeoutMs?: number } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1');
     const received: Buffer[] = [];
@@ -97,8 +107,12 @@ export function slowClient(port: number, mode: 'headers' | 'body' | 'idle'): Slo
   const received: Buffer[] = [];
   let destroyedByUs = false;
   let timer: NodeJS.Timeout | undefined;
-  const head = mode === 'headers' ? 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n'
-    : mode === 'body' ? 'POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{' : '';
+  const head =
+    mode === 'headers'
+      ? 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n'
+      : mode === 'body'
+        ? 'POST /webhooks/pse HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{'
+        : '';
   const closed = new Promise<{ closedByServer: boolean; status: number | undefined; response: RawResponse }>((resolve) => {
     socket.on('data', (d) => received.push(d));
     socket.on('error', () => undefined);
@@ -112,10 +126,14 @@ export function slowClient(port: number, mode: 'headers' | 'body' | 'idle'): Slo
     if (mode === 'idle') return;
     if (mode === 'headers') {
       socket.write(head);
-      timer = setInterval(() => { if (!socket.destroyed) socket.write(`X-Slow-${Date.now()}: 1\r\n`); }, 1000);
+      timer = setInterval(() => {
+        if (!socket.destroyed) socket.write(`X-Slow-${Date.now()}: 1\r\n`);
+      }, 1000);
     } else {
       socket.write(head);
-      timer = setInterval(() => { if (!socket.destroyed) socket.write(' '); }, 1000);
+      timer = setInterval(() => {
+        if (!socket.destroyed) socket.write(' ');
+      }, 1000);
     }
   });
   return {

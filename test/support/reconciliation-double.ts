@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import {
-  AppError, asyncService, createLogger, devMeshTls, listExceptionsPage, moneyExceptionToProto, resolveMoneyException,
-  startGrpcServer, type AccessPolicy, type AsyncService, type CallContext, type GrpcServerHandle, type MoneyException,
+  AppError,
+  asyncService,
+  createLogger,
+  devMeshTls,
+  listExceptionsPage,
+  moneyExceptionToProto,
+  resolveMoneyException,
+  startGrpcServer,
+  type AccessPolicy,
+  type AsyncService,
+  type CallContext,
+  type GrpcServerHandle,
+  type MoneyException,
 } from '@wallet/platform';
 import { reconciliationV1 } from '@wallet/proto';
 
@@ -17,7 +28,12 @@ type Impl = AsyncService<reconciliationV1.ReconciliationServiceServer>;
 
 const ADMIN_ONLY = ['gateway:admin'] as const;
 const POLICY: AccessPolicy<Impl> = {
-  startRun: ADMIN_ONLY, getRun: ADMIN_ONLY, listRuns: ADMIN_ONLY, listBreaks: ADMIN_ONLY, listExceptions: ADMIN_ONLY, resolveException: ADMIN_ONLY,
+  startRun: ADMIN_ONLY,
+  getRun: ADMIN_ONLY,
+  listRuns: ADMIN_ONLY,
+  listBreaks: ADMIN_ONLY,
+  listExceptions: ADMIN_ONLY,
+  resolveException: ADMIN_ONLY,
 };
 const RAILS = ['breb', 'ach', 'pse', 'breb-inbound'];
 const KIND_ACTIONS = ['accept_provider', 'explain', 'rerun'];
@@ -56,9 +72,25 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
   const record = (method: string, req: unknown, ctx: CallContext) => calls.push({ method, req, actor: ctx.actor });
 
   const newRun = (rail: string, date: string, trigger: string, requestedBy: string): reconciliationV1.Run => ({
-    id: `run_${hex()}`, rail, date, trigger, status: 'RUNNING', startedAt: new Date(), requestedBy,
-    reportLines: 0n, reportAmountCents: 0n, reportFeeCents: 0n, oursCount: 0n, oursAmountCents: 0n, matchedCount: 0n, matchedAmountCents: 0n,
-    breaksTotal: 0n, breaksOpened: 0n, breaksByKind: {}, reportNetCents: 0n, oursNetCents: 0n,
+    id: `run_${hex()}`,
+    rail,
+    date,
+    trigger,
+    status: 'RUNNING',
+    startedAt: new Date(),
+    requestedBy,
+    reportLines: 0n,
+    reportAmountCents: 0n,
+    reportFeeCents: 0n,
+    oursCount: 0n,
+    oursAmountCents: 0n,
+    matchedCount: 0n,
+    matchedAmountCents: 0n,
+    breaksTotal: 0n,
+    breaksOpened: 0n,
+    breaksByKind: {},
+    reportNetCents: 0n,
+    oursNetCents: 0n,
   });
   const page = <T>(items: T[], limit: number, cursor: string | undefined) => {
     const from = cursor ? Number(Buffer.from(cursor, 'base64url').toString()) : 0;
@@ -101,14 +133,22 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
     },
     async listBreaks(req, ctx) {
       record('listBreaks', req, ctx);
-      const items = breaks.filter((b) => (!req.runId || b.runId === req.runId || b.lastSeenRunId === req.runId)
-        && (!req.status || b.status === req.status) && (!req.kind || b.kind === req.kind));
+      const items = breaks.filter(
+        (b) =>
+          (!req.runId || b.runId === req.runId || b.lastSeenRunId === req.runId) &&
+          (!req.status || b.status === req.status) &&
+          (!req.kind || b.kind === req.kind),
+      );
       return page(items, req.limit, req.cursor);
     },
     async listExceptions(req, ctx) {
       record('listExceptions', req, ctx);
-      const res = await listExceptionsPage(exceptionList, ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'],
-        (e) => moneyExceptionToProto({ ...e, actions: KIND_ACTIONS }), req);
+      const res = await listExceptionsPage(
+        exceptionList,
+        ['MISSING_AT_PROVIDER', 'MISSING_IN_OUR_BOOKS', 'AMOUNT_MISMATCH', 'STATUS_MISMATCH', 'DUPLICATE', 'VALUE_DATE_MISMATCH'],
+        (e) => moneyExceptionToProto({ ...e, actions: KIND_ACTIONS }),
+        req,
+      );
       return { items: res.items, ...(res.nextCursor ? { nextCursor: res.nextCursor } : {}) };
     },
     async resolveException(req, ctx) {
@@ -116,40 +156,52 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
       const exc = exceptions.find((e) => e.id === req.id);
       const brk = breaks.find((b) => b.exceptionId === req.id);
       if (exc && brk && exc.status === 'OPEN' && req.action === 'rerun' && stillPresent.has(brk.key)) throw new AppError('BREAK_STILL_PRESENT');
-      const done = await resolveMoneyException({
-        get: async (id) => exceptions.find((e) => e.id === id),
-        begin: async (id, r) => {
-          const e = exceptions.find((x) => x.id === id && (x.status === 'OPEN' || (x.status === 'RESOLVING' && x.action === r.action)));
-          if (!e) return undefined;
-          Object.assign(e, { status: 'RESOLVING', action: r.action, note: r.note, resolvedBy: r.resolvedBy });
-          return { ...e };
+      const done = await resolveMoneyException(
+        {
+          get: async (id) => exceptions.find((e) => e.id === id),
+          begin: async (id, r) => {
+            const e = exceptions.find((x) => x.id === id && (x.status === 'OPEN' || (x.status === 'RESOLVING' && x.action === r.action)));
+            if (!e) return undefined;
+            Object.assign(e, { status: 'RESOLVING', action: r.action, note: r.note, resolvedBy: r.resolvedBy });
+            return { ...e };
+          },
+          finish: async (id) => {
+            const e = exceptions.find((x) => x.id === id && x.status === 'RESOLVING');
+            if (!e) return undefined;
+            Object.assign(e, { status: 'RESOLVED', resolvedAt: new Date() });
+            if (brk) Object.assign(brk, { status: 'RESOLVED', resolvedAt: e.resolvedAt, resolution: e.action });
+            return { ...e };
+          },
+          reopen: async (id, action) => {
+            const e = exceptions.find((x) => x.id === id && x.status === 'RESOLVING' && x.action === action);
+            if (e) Object.assign(e, { status: 'OPEN', action: null, note: null, resolvedBy: null });
+          },
         },
-        finish: async (id) => {
-          const e = exceptions.find((x) => x.id === id && x.status === 'RESOLVING');
-          if (!e) return undefined;
-          Object.assign(e, { status: 'RESOLVED', resolvedAt: new Date() });
-          if (brk) Object.assign(brk, { status: 'RESOLVED', resolvedAt: e.resolvedAt, resolution: e.action });
-          return { ...e };
-        },
-        reopen: async (id, action) => {
-          const e = exceptions.find((x) => x.id === id && x.status === 'RESOLVING' && x.action === action);
-          if (e) Object.assign(e, { status: 'OPEN', action: null, note: null, resolvedBy: null });
-        },
-      }, req, () => KIND_ACTIONS, async () => undefined);
+        req,
+        () => KIND_ACTIONS,
+        async () => undefined,
+      );
       return moneyExceptionToProto(done);
     },
   };
 
   const tls = devMeshTls('reconciliation');
   const log = createLogger('reconciliation-double', 'silent');
-  const server: GrpcServerHandle = await startGrpcServer('127.0.0.1', 0, [
-    { definition: reconciliationV1.ReconciliationServiceService, implementation: asyncService(impl, log, POLICY, tls) },
-  ], tls);
+  const server: GrpcServerHandle = await startGrpcServer(
+    '127.0.0.1',
+    0,
+    [{ definition: reconciliationV1.ReconciliationServiceService, implementation: asyncService(impl, log, POLICY, tls) }],
+    tls,
+  );
 
   let stopping: Promise<void> | undefined;
   return {
     address: `127.0.0.1:${server.port}`,
-    runs, breaks, exceptions, calls, stillPresent,
+    runs,
+    breaks,
+    exceptions,
+    calls,
+    stillPresent,
     seedRun(rail, date, seeded, openedAt = new Date()) {
       const run = newRun(rail, date, 'SCHEDULE', 'scheduler');
       const byKind: Record<string, bigint> = {};
@@ -159,19 +211,54 @@ export async function startReconciliationDouble(): Promise<ReconciliationDouble>
         byKind[s.kind] = (byKind[s.kind] ?? 0n) + 1n;
         const at = new Date(openedAt.getTime() + i);
         breaks.push({
-          key, kind: s.kind, rail, date, ...(s.ourId ? { ourId: s.ourId } : {}), ...(s.providerId ? { providerId: s.providerId } : {}),
-          oursJson: JSON.stringify(s.ours), theirsJson: JSON.stringify(s.theirs), status: 'OPEN', runId: run.id, lastSeenRunId: run.id,
-          openedAt: at, exceptionId, differenceCents: s.differenceCents, movement: `${rail}:our:${s.ourId ?? i}`,
+          key,
+          kind: s.kind,
+          rail,
+          date,
+          ...(s.ourId ? { ourId: s.ourId } : {}),
+          ...(s.providerId ? { providerId: s.providerId } : {}),
+          oursJson: JSON.stringify(s.ours),
+          theirsJson: JSON.stringify(s.theirs),
+          status: 'OPEN',
+          runId: run.id,
+          lastSeenRunId: run.id,
+          openedAt: at,
+          exceptionId,
+          differenceCents: s.differenceCents,
+          movement: `${rail}:our:${s.ourId ?? i}`,
         });
         exceptions.push({
-          id: exceptionId, kind: s.kind.toUpperCase(), companyId: s.companyId ?? '', rail: rail === 'breb-inbound' ? 'BREB' : rail.toUpperCase(),
-          resourceId: key, ours: s.ours, theirs: s.theirs, status: 'OPEN', openedAt: at, resolvedAt: null, resolvedBy: null, action: null, note: null,
+          id: exceptionId,
+          kind: s.kind.toUpperCase(),
+          companyId: s.companyId ?? '',
+          rail: rail === 'breb-inbound' ? 'BREB' : rail.toUpperCase(),
+          resourceId: key,
+          ours: s.ours,
+          theirs: s.theirs,
+          status: 'OPEN',
+          openedAt: at,
+          resolvedAt: null,
+          resolvedBy: null,
+          action: null,
+          note: null,
         });
       });
       Object.assign(run, {
-        status: 'RECONCILED', finishedAt: new Date(), reportLines: 3n, reportAmountCents: 450_000n, reportFeeCents: 1_500n, reportNetCents: 450_000n,
-        oursCount: 3n, oursAmountCents: 400_000n, oursNetCents: 400_000n, matchedCount: 2n, matchedAmountCents: 300_000n,
-        breaksTotal: BigInt(seeded.length), breaksOpened: BigInt(seeded.length), breaksByKind: byKind, coversUntil: run.startedAt,
+        status: 'RECONCILED',
+        finishedAt: new Date(),
+        reportLines: 3n,
+        reportAmountCents: 450_000n,
+        reportFeeCents: 1_500n,
+        reportNetCents: 450_000n,
+        oursCount: 3n,
+        oursAmountCents: 400_000n,
+        oursNetCents: 400_000n,
+        matchedCount: 2n,
+        matchedAmountCents: 300_000n,
+        breaksTotal: BigInt(seeded.length),
+        breaksOpened: BigInt(seeded.length),
+        breaksByKind: byKind,
+        coversUntil: run.startedAt,
       });
       runs.unshift(run);
       return run;

