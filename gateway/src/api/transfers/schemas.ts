@@ -36,11 +36,9 @@ export const ResolveKeyNotFoundSchema = z
 export const QuoteSchema = z
   .object({
     amount: z.int(),
-    currentBalance: z
-      .bigint()
-      .meta({
-        description: 'Integer centavos. A balance can pass 2^53: it is written exactly, digit for digit (read it with a big-number aware JSON parser).',
-      }),
+    currentBalance: z.bigint().meta({
+      description: 'Integer centavos. A balance can pass 2^53: it is written exactly, digit for digit (read it with a big-number aware JSON parser).',
+    }),
     feeBreakdown: z.object({
       fixedFee: z.int(),
       variableFee: z.int(),

@@ -9,11 +9,9 @@ export const WalletSchema = z
     pendingOutCents: centsString(),
     totalCents: centsString(),
     version: z.int().meta({ description: 'Increments with every movement.' }),
-    maxTransferAmount: z
-      .int()
-      .meta({
-        description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).',
-      }),
+    maxTransferAmount: z.int().meta({
+      description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).',
+    }),
   })
   .meta({ id: 'Wallet' });
 

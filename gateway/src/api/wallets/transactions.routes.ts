@@ -52,12 +52,10 @@ export const TransactionsQuery = z.strictObject({
   from: isoDateParam()
     .optional()
     .meta({ description: 'A date (UTC) or an RFC 3339 instant (microseconds kept); movements created at or after.', example: '2026-11-28T16:39:52.123456Z' }),
-  to: isoDateParam(true)
-    .optional()
-    .meta({
-      description: 'A date (UTC, the whole day) or an RFC 3339 instant (microseconds kept); movements created at or before.',
-      example: '2026-11-28T16:39:52.123456Z',
-    }),
+  to: isoDateParam(true).optional().meta({
+    description: 'A date (UTC, the whole day) or an RFC 3339 instant (microseconds kept); movements created at or before.',
+    example: '2026-11-28T16:39:52.123456Z',
+  }),
   cursor: z.string().min(1).max(512).optional().meta({ description: 'The `nextCursor` of the previous page; wins over `page`.' }),
 });
 

@@ -16,13 +16,10 @@ export const ApiKeySchema = z
 export const CreatedApiKeySchema = z
   .object({
     id: z.string().meta({ format: 'uuid' }),
-    key: z
-      .string()
-      .optional()
-      .meta({
-        description:
-          "The secret key, outside production only: shown only in this answer; stored only as a hash. In production it is never in a response: it is e-mailed to the company's active dashboard administrators.",
-      }),
+    key: z.string().optional().meta({
+      description:
+        "The secret key, outside production only: shown only in this answer; stored only as a hash. In production it is never in a response: it is e-mailed to the company's active dashboard administrators.",
+    }),
     prefix: z.string(),
     scope: z.enum(['READ', 'WRITE']),
     label: z.string(),

@@ -9,12 +9,10 @@ export const MoneyExceptionSchema = z
     kind: z.enum(KINDS),
     status: z.enum(['OPEN', 'RESOLVING', 'RESOLVED']),
     rail: z.enum(['BREB', 'ACH', 'PSE']),
-    resourceId: z
-      .string()
-      .meta({
-        description:
-          "The transfer (UUID), PSE deposit or inbound Bre-B payment (`dep_…`) the exception is about; for a reconciliation break, the break's key (`<rail>:<date>:<kind>:<ref>`).",
-      }),
+    resourceId: z.string().meta({
+      description:
+        "The transfer (UUID), PSE deposit or inbound Bre-B payment (`dep_…`) the exception is about; for a reconciliation break, the break's key (`<rail>:<date>:<kind>:<ref>`).",
+    }),
     companyId: z.string().meta({ description: 'The company concerned; empty when the break has no record of ours (e.g. `MISSING_IN_OUR_BOOKS`).' }),
     ours: z.record(z.string(), z.unknown()).meta({ description: 'Our record when the contradiction arrived.' }),
     theirs: z.record(z.string(), z.unknown()).meta({ description: 'What the provider (or the ledger) said.' }),

@@ -21,13 +21,10 @@ export const OperatorSchema = z
   .meta({ id: 'Operator' });
 
 const InvitedOperatorSchema = OperatorSchema.extend({
-  enrollmentToken: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        '`wenr_…`, outside production only (shown once). It is always e-mailed to the invitee, who redeems it at POST /admin/auth/enroll within `enrollmentExpiresAt`; in production it never appears in a response.',
-    }),
+  enrollmentToken: z.string().optional().meta({
+    description:
+      '`wenr_…`, outside production only (shown once). It is always e-mailed to the invitee, who redeems it at POST /admin/auth/enroll within `enrollmentExpiresAt`; in production it never appears in a response.',
+  }),
   enrollmentExpiresAt: isoDate(),
 }).meta({ id: 'InvitedOperator' });
 

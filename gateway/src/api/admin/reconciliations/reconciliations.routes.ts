@@ -39,21 +39,17 @@ export const ReconciliationRunSchema = z
     trigger: z
       .enum(['SCHEDULE', 'ON_DEMAND', 'RERUN'])
       .meta({ description: '`SCHEDULE` (the daily run), `ON_DEMAND` (an operator), `RERUN` (a money exception resolved by `rerun`).' }),
-    status: z
-      .enum(RUN_STATUSES)
-      .meta({
-        description:
-          '`RUNNING`; `RECONCILED` (the report was read and matched, breaks or not); `REJECTED` (the report itself is unusable, see `rejectReason`); `FAILED` (the report could not be fetched or read, see `detail`).',
-      }),
+    status: z.enum(RUN_STATUSES).meta({
+      description:
+        '`RUNNING`; `RECONCILED` (the report was read and matched, breaks or not); `REJECTED` (the report itself is unusable, see `rejectReason`); `FAILED` (the report could not be fetched or read, see `detail`).',
+    }),
     requestedBy: z.string().meta({ description: '`scheduler`, `operator:<id>` or `admin`.' }),
     startedAt: isoDate(),
     finishedAt: isoDate().nullable(),
-    coversUntil: isoDate()
-      .nullable()
-      .meta({
-        description:
-          "The instant the report covers its day up to: the run's start for a same-day run, else the end of the day (Bogotá). `ledger:check` counts later postings of the day as not reconciled yet.",
-      }),
+    coversUntil: isoDate().nullable().meta({
+      description:
+        "The instant the report covers its day up to: the run's start for a same-day run, else the end of the day (Bogotá). `ledger:check` counts later postings of the day as not reconciled yet.",
+    }),
     rejectReason: z
       .string()
       .nullable()
@@ -94,29 +90,20 @@ export const ReconciliationBreakSchema = z
     lastSeenRunId: z.string().meta({ description: 'The last run that still found it.' }),
     openedAt: isoDate(),
     resolvedAt: isoDate().nullable(),
-    resolution: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          '`accept_provider`, `explain`, `rerun` (gone from a corrected report), `superseded` (a later value date) or `linked` (another case corrected its movement).',
-      }),
+    resolution: z.string().nullable().meta({
+      description:
+        '`accept_provider`, `explain`, `rerun` (gone from a corrected report), `superseded` (a later value date) or `linked` (another case corrected its movement).',
+    }),
     exceptionId: z.string().meta({ description: 'Its money exception (`exc_…`), resolved through `POST /admin/exceptions/{id}/resolve`.' }),
     differenceCents: cents("The provider's effect on the clearing account minus ours (0 for `value_date_mismatch`)."),
-    movement: z
-      .string()
-      .nullable()
-      .meta({
-        description:
-          'The external movement it is about (`<rail>:our:<our id>`, `breb-inbound:<provider id>`): one correcting entry per movement, whichever case posts it.',
-        example: 'breb:our:2104c478-7604-4ac2-a58d-dd9136a5adcf',
-      }),
-    adjustmentState: z
-      .enum(['POSTED', 'REVERSING', 'REVERSED'])
-      .nullable()
-      .meta({
-        description: 'Its `accept_provider` adjustment: in force, being undone (a later run no longer finds the difference, or finds another) or undone.',
-      }),
+    movement: z.string().nullable().meta({
+      description:
+        'The external movement it is about (`<rail>:our:<our id>`, `breb-inbound:<provider id>`): one correcting entry per movement, whichever case posts it.',
+      example: 'breb:our:2104c478-7604-4ac2-a58d-dd9136a5adcf',
+    }),
+    adjustmentState: z.enum(['POSTED', 'REVERSING', 'REVERSED']).nullable().meta({
+      description: 'Its `accept_provider` adjustment: in force, being undone (a later run no longer finds the difference, or finds another) or undone.',
+    }),
     linkedCase: z
       .string()
       .nullable()

@@ -38,14 +38,10 @@ const CreatePlatformEndpointBody = z
           'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).',
         format: 'uri',
       }),
-    events: z
-      .array(z.enum(PLATFORM_WEBHOOK_EVENT_TYPES))
-      .min(1, { message: 'Suscriba al menos un tipo de evento.' })
-      .max(4)
-      .meta({
-        description:
-          '`reconciliation.completed`: a run of (rail, date) finished (RECONCILED, REJECTED or FAILED); `data` is the run as `GET /admin/reconciliations/{id}` shows it. `reconciliation.break`: a break was opened (once per break key); `data` is the break as its listing shows it.',
-      }),
+    events: z.array(z.enum(PLATFORM_WEBHOOK_EVENT_TYPES)).min(1, { message: 'Suscriba al menos un tipo de evento.' }).max(4).meta({
+      description:
+        '`reconciliation.completed`: a run of (rail, date) finished (RECONCILED, REJECTED or FAILED); `data` is the run as `GET /admin/reconciliations/{id}` shows it. `reconciliation.break`: a break was opened (once per break key); `data` is the break as its listing shows it.',
+    }),
     enabled: z.boolean().optional().meta({ description: 'Default true.' }),
     description: textSchema(1, 200).optional(),
   })
