@@ -46,7 +46,11 @@ const gatewayZones = [
     from: [`${gw}/api`, `${gw}/app`, `${gw}/auth`, `${gw}/audit`, `${gw}/http`, `${gw}/persistence`],
     message: 'a gRPC client knows its service only.',
   },
-  { target: `${gw}/http`, from: [`${gw}/api`, `${gw}/app`, `${gw}/clients`], message: 'gateway http/ is the framework: it knows no area, use case or service.' },
+  {
+    target: `${gw}/http`,
+    from: [`${gw}/api`, `${gw}/app`, `${gw}/clients`],
+    message: 'gateway http/ is the framework: it knows no area, use case or service.',
+  },
   { target: `${gw}/app`, from: [`${gw}/http`], message: 'gateway use cases take a call context, not an HTTP request.' },
   {
     target: `${gw}/app`,
@@ -126,7 +130,11 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['**/*.routes.js'], message: 'Only compose.ts lists the routes: share what an area needs through its schemas.ts or presenters.ts.' }] },
+        {
+          patterns: [
+            { group: ['**/*.routes.js'], message: 'Only compose.ts lists the routes: share what an area needs through its schemas.ts or presenters.ts.' },
+          ],
+        },
       ],
     },
   },

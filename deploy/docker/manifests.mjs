@@ -10,13 +10,23 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const [name, out] = process.argv.slice(2);
-if (!name || !out) { console.error('usage: node deploy/docker/manifests.mjs @wallet/<process> <out-dir>'); process.exit(2); }
+if (!name || !out) {
+  console.error('usage: node deploy/docker/manifests.mjs @wallet/<process> <out-dir>');
+  process.exit(2);
+}
 
 const root = JSON.parse(readFileSync('package.json', 'utf8'));
 const lock = JSON.parse(readFileSync('package-lock.json', 'utf8'));
 // Workspace name → its directory, from the lockfile (the same list npm ci checks against).
-const dirs = new Map(Object.entries(lock.packages).filter(([k, v]) => v.link && k.startsWith('node_modules/')).map(([k, v]) => [k.slice('node_modules/'.length), v.resolved]));
-if (!dirs.has(name)) { console.error(`${name} is not a workspace of this repository`); process.exit(2); }
+const dirs = new Map(
+  Object.entries(lock.packages)
+    .filter(([k, v]) => v.link && k.startsWith('node_modules/'))
+    .map(([k, v]) => [k.slice('node_modules/'.length), v.resolved]),
+);
+if (!dirs.has(name)) {
+  console.error(`${name} is not a workspace of this repository`);
+  process.exit(2);
+}
 
 const keep = new Set();
 const visit = (ws) => {

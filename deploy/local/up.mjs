@@ -13,7 +13,9 @@ const statePath = join(root, '.tools', 'demo.json');
 mkdirSync(logDir, { recursive: true });
 
 const env = {
-  ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+  ...process.env,
+  NODE_ENV: process.env.NODE_ENV ?? 'development',
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
   // Mail (pse-deposit's payment requests; the gateway's security notices and credentials, issue 36)
   // goes to the sandbox's SMTP sink, read back at GET /sandbox/emails?to=…; the gateway also
   // publishes its outbox to the same NATS (NATS_URL, default nats://127.0.0.1:4222) as the services.
@@ -30,7 +32,10 @@ console.log(`[up] development mesh certificates in ${ensureDevPki()}`);
 console.log('[up] applying migrations');
 for (const p of processes) {
   const r = spawnSync(process.execPath, [p.migrate], { cwd: join(root, p.dir), env, stdio: ['ignore', 'ignore', 'inherit'] });
-  if (r.status !== 0) { console.error(`[up] ${p.name}: migrations failed`); process.exit(1); }
+  if (r.status !== 0) {
+    console.error(`[up] ${p.name}: migrations failed`);
+    process.exit(1);
+  }
 }
 
 const children = [];
@@ -40,7 +45,10 @@ function stopAll(code = 0) {
   stopping = true;
   console.log('\n[up] stopping…');
   for (const c of [...children].reverse()) if (c.exitCode === null) c.kill('SIGTERM');
-  const deadline = setTimeout(() => { for (const c of children) if (c.exitCode === null) c.kill('SIGKILL'); process.exit(code); }, 30_000);
+  const deadline = setTimeout(() => {
+    for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+    process.exit(code);
+  }, 30_000);
   deadline.unref();
   Promise.all(children.map((c) => (c.exitCode !== null ? null : new Promise((r) => c.once('exit', r))))).then(() => {
     console.log('[up] stopped');
@@ -54,7 +62,12 @@ async function waitReady(url, name, child, timeoutMs = 60_000) {
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
     if (child.exitCode !== null) throw new Error(`${name} exited (code ${child.exitCode}); see .tools/logs/${name}.log`);
-    try { const r = await fetch(url); if (r.ok) return; } catch { /* not yet */ }
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      /* not yet */
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`${name} not ready after ${timeoutMs / 1000} s; see .tools/logs/${name}.log`);
@@ -63,12 +76,17 @@ async function waitReady(url, name, child, timeoutMs = 60_000) {
 for (const p of processes) {
   const log = createWriteStream(join(logDir, `${p.name}.log`), { flags: 'a' });
   const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main], {
-    cwd: join(root, p.dir), env: { ...env, OTEL_SERVICE_NAME: p.name }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd: join(root, p.dir),
+    env: { ...env, OTEL_SERVICE_NAME: p.name },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(log);
   child.stderr.pipe(log);
   child.on('exit', (code, signal) => {
-    if (!stopping) { console.error(`[up] ${p.name} exited (${signal ?? code}); see .tools/logs/${p.name}.log`); stopAll(1); }
+    if (!stopping) {
+      console.error(`[up] ${p.name} exited (${signal ?? code}); see .tools/logs/${p.name}.log`);
+      stopAll(1);
+    }
   });
   children.push(child);
   try {
@@ -83,7 +101,8 @@ for (const p of processes) {
 
 async function admin(method, path, body) {
   const r = await fetch(`${gatewayUrl}${path}`, {
-    method, headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+    method,
+    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await r.text();
@@ -114,9 +133,18 @@ try {
   let multi;
   if (state.multiSig?.companyId) multi = await admin('GET', `/admin/companies/${state.multiSig.companyId}`).catch(() => undefined);
   if (!multi) {
-    multi = await admin('POST', '/admin/companies', { name: 'Demo Firmas S.A.S.', nit: '900765432-1', taxRegime: 'COMMON', multiSigThreshold: 2, wallets: ['BREB', 'ACH'] });
+    multi = await admin('POST', '/admin/companies', {
+      name: 'Demo Firmas S.A.S.',
+      nit: '900765432-1',
+      taxRegime: 'COMMON',
+      multiSigThreshold: 2,
+      wallets: ['BREB', 'ACH'],
+    });
     const users = [];
-    for (const [n, role] of [['ana', 'ADMIN'], ['luis', 'OPERATOR']]) {
+    for (const [n, role] of [
+      ['ana', 'ADMIN'],
+      ['luis', 'OPERATOR'],
+    ]) {
       const password = `${n}-${randomBytes(9).toString('base64url')}`;
       const email = `${n}.${multi.id.slice(0, 8)}@demo-firmas.co`;
       const u = await admin('POST', `/admin/companies/${multi.id}/users`, { email, password, role });

@@ -77,7 +77,9 @@ export interface SeenIds {
 export class MemorySeenIds implements SeenIds {
   private readonly ids = new Set<string>();
   constructor(private readonly max = 100_000) {}
-  has(id: string): boolean { return this.ids.has(id); }
+  has(id: string): boolean {
+    return this.ids.has(id);
+  }
   add(id: string): void {
     this.ids.add(id);
     if (this.ids.size > this.max) this.ids.delete(this.ids.values().next().value as string); // oldest first
