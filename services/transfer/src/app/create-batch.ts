@@ -21,7 +21,7 @@ import { BatchSaga } from './batch-saga.js';
 import { amlScreen, limitKeysOf, limitVerdicts, refusal } from './batch-screening.js';
 import type { BatchDeps } from './deps.js';
 import { mapBounded } from './map-bounded.js';
-import { amlAccountOf, checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-transfer.js';
+import { amlAccountOf, checkDestination, directLookups, memoisedLookups, type DirectoryRefusal } from './send-destination.js';
 import { RESOLVE_MESSAGES, notFoundAsError } from './resolve-key.js';
 import { IDEMPOTENCY_KEY, validateSend, type CompanyProfile, type SendCommand, type SendInput } from './send-input.js';
 import { Problems, checkText, orNull, requireCompany } from './validation.js';
