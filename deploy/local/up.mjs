@@ -16,7 +16,7 @@ const env = {
   ...process.env,
   NODE_ENV: process.env.NODE_ENV ?? 'development',
   LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
-  // Mail (pse-deposit's payment requests; the gateway's security notices and credentials, issue 36)
+  // Mail (pse-deposit's payment requests; the gateway's security notices and credentials)
   // goes to the sandbox's SMTP sink, read back at GET /sandbox/emails?to=…; the gateway also
   // publishes its outbox to the same NATS (NATS_URL, default nats://127.0.0.1:4222) as the services.
   SMTP_URL: process.env.SMTP_URL ?? `smtp://127.0.0.1:${process.env.SANDBOX_SMTP_PORT ?? 2525}`,

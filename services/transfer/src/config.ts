@@ -46,7 +46,7 @@ export const transferEnvSchema = baseEnvSchema.extend({
    */
   SWEEPER_GRACE_SECONDS: env.int(15, 1),
   SWEEPER_BATCH: env.int(50, 1),
-  /** Bulk payouts (issue 22): how many items of one batch are dispatched at once (per process). */
+  /** Bulk payouts (docs/batches.md): how many items of one batch are dispatched at once (per process). */
   BATCH_DISPATCH_CONCURRENCY: env.int(16, 1),
   /** Bulk payouts: how many directory lookups / account validations a batch's validation runs at once. */
   BATCH_LOOKUP_CONCURRENCY: env.int(8, 1),

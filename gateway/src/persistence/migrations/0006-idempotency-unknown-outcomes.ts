@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 
 /**
  * `Idempotency-Key` claims of routes whose downstream is idempotent by the key (RouteDef
- * `idempotent: 'bound'`, POST /transfers/send; issue 19) get a third state: UNKNOWN, the outcome of
+ * `idempotent: 'bound'`, POST /transfers/send) get a third state: UNKNOWN, the outcome of
  * the request is not known (a 5xx or a transport error after the call may have taken effect). The
  * row keeps the key bound to its request (another body → IDEMPOTENCY_KEY_REUSED) until `expires_at`,
  * and the same request may run again at once: the downstream answers what the key already made.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The API-key cache's change feed (issue 23): every change that can alter what a key authenticates
+ * The API-key cache's change feed (docs/benchmarks.md, the API-key cache): every change that can alter what a key authenticates
  * as notifies `gateway_auth` at commit, whoever writes it (the admin API, the CLI, an operator's SQL):
  * a key revoked or changed (by id), a key created (by hash: a cached "no such key" must go), a company
  * changed (every key of it). Each gateway replica listens and forgets those entries at once, so the

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * No single insider moves money (issue 36).
+ * No single insider moves money (docs/security.md, insider threat model).
  *
  * - approval_requests: every sensitive admin change an operator asks for (lowering a company's
  *   multi-signature threshold or loosening its counterparty limits, a WRITE API key, a dashboard

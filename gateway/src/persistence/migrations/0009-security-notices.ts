@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { outboxInboxDdl } from '@wallet/platform';
 
 /**
- * The company is told (issue 36).
+ * The company is told (docs/security.md "The company is told").
  *
  * - `gateway.outbox` (and its inbox, unused for now; the shape every service shares): the gateway's
  *   events, `company.security_changed`, written in the transaction of the change and relayed to

@@ -23,7 +23,7 @@ export const gatewayMigrations = [
 ];
 
 /**
- * What the gateway's processes may only append to and read (issue 36): the audit log and the
+ * What the gateway's processes may only append to and read (docs/security.md "Database roles"): the audit log and the
  * permanent bootstrap mark. Its runtime role gets INSERT and SELECT on them, nothing else.
  */
 export const GATEWAY_APPEND_ONLY_TABLES = ['admin_audit', 'bootstrap_state'] as const;

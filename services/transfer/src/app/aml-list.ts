@@ -14,7 +14,7 @@ export interface AmlBankAccountInput {
 /**
  * The AML list (§4.5, CONTRACT §2): documents that may not take part in a send, as payer company
  * (its NIT) or as destination, and bank accounts no payout may reach whatever document it declares
- * (issue 36, finding 6). Admin operations, no company scope. Adding an entry already listed answers
+ * (docs/security.md "Screening on the destination account"). Admin operations, no company scope. Adding an entry already listed answers
  * the live entry; removal is a soft delete (the entry stays for audit) and is idempotent.
  *
  * A bank account is kept as the keyed fingerprint of its canonical form (the one every ACH payout is

@@ -16,7 +16,7 @@ const view = (e: MoneyException): ExceptionView => ({
   actions: actionsOf(e.kind),
   movement: externalMovementRef(e.rail === 'ACH' ? 'ach' : 'breb', { ourId: e.resourceId }),
 });
-/** The transfer a movement filter names (issue 35), or none of ours. */
+/** The transfer a movement filter names (docs/reconciliation.md), or none of ours. */
 const transfersOf = (movement: string): string[] => {
   const m = parseExternalMovement(movement);
   return m && (m.rail === 'breb' || m.rail === 'ach') && m.ourId ? [m.ourId] : [];

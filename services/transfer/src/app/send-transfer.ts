@@ -69,7 +69,7 @@ export class SendTransfer {
   }
 
   /**
-   * `Idempotency-Key` idempotency (issue 19). The transfer is inserted with the key (unique per
+   * `Idempotency-Key` idempotency. The transfer is inserted with the key (unique per
    * company, in the statement that creates it), so one key is one transfer, whatever happens to the
    * request that made it: a retry after a gateway time-out or crash, or a concurrent duplicate, gets
    * that transfer here in its CURRENT state and runs nothing else (no second reserve, no dispatch).
@@ -102,7 +102,7 @@ export class SendTransfer {
   }
 
   /**
-   * `reference` idempotency, the common case first (issue 23): the claim is made by the statement
+   * `reference` idempotency, the common case first (docs/benchmarks.md, cost per send): the claim is made by the statement
    * that records the transfer (see `insertWithinLimits`), so a first request spends no statement of
    * its own on it. Whenever that is not the whole story, the answer is the one `withReference`
    * gives (a replay, a wait, REFERENCE_CONFLICT, or the refusal once it holds the claim itself):
@@ -201,7 +201,7 @@ export class SendTransfer {
     if (checked.status === 'rejected') throw checked.reason;
     const { destination, targetName } = checked.value;
     // 5. counterparty limits. The fee is not known yet: the ledger computes it in the Reserve (from
-    // the company's schedule, as ComputeFees would) and the acceptance records it (issue 23).
+    // the company's schedule, as ComputeFees would) and the acceptance records it (one statement: docs/benchmarks.md).
     const fee = unknownFee(company.ivaApplicable);
     const now = deps.now();
     const approval =

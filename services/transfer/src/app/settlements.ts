@@ -21,7 +21,7 @@ export interface SettlementRecord {
   /** Null only for PENDING. */
   settledAt: Date | null;
   companyId: string;
-  /** find only: the money exception still open about it (issue 35). */
+  /** find only: the money exception still open about it (docs/reconciliation.md). */
   openExceptionId?: string;
 }
 

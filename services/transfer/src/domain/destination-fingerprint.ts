@@ -1,5 +1,5 @@
 /**
- * What a payout's money reaches, as screening compares it (issue 36, finding 6). The AML list and the
+ * What a payout's money reaches, as screening compares it (docs/security.md "Screening on the destination account"). The AML list and the
  * counterparty limits were keyed on the document the client declares: one digit added to it made the
  * same bank account a new counterparty. They are now keyed on the destination too, through a keyed
  * fingerprint (persistence/data-protection.ts) of the canonical form defined here.

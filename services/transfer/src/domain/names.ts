@@ -41,7 +41,7 @@ export function amlCandidates(doc: string): string[] {
  * Everything a send is screened on against the AML list: the payer company's NIT and the destination
  * party's document as the request wrote it (never a normalised copy: "900123456-7" must also match an
  * entry "900123456"), each through `amlCandidates`, and the destination account's fingerprint when
- * there is one (issue 36, finding 6: a listed account is refused whatever document the send declares).
+ * there is one (docs/security.md "Screening on the destination account": a listed account is refused whatever document the send declares).
  * The single send and every batch line (at validation and again at execution) screen exactly these.
  */
 export function sendAmlCandidates(companyNit: string, counterpartyDocument: string, destinationFingerprint?: string | null): string[] {

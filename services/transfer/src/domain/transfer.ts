@@ -154,10 +154,10 @@ export interface TransferRecord {
   createdAt: Date;
   dispatchedAt: Date | null;
   completedAt: Date | null;
-  /** An item of a bulk payout (issue 22): the batch it belongs to. */
+  /** An item of a bulk payout (docs/batches.md): the batch it belongs to. */
   batchId?: string | null;
   /**
-   * The keyed fingerprint of the destination (issue 36, finding 6: AML and counterparty limits on what
+   * The keyed fingerprint of the destination (docs/security.md "Screening on the destination account": AML and counterparty limits on what
    * the money reaches). Null on transfers recorded before it existed (they count by document only).
    */
   destinationFingerprint?: string | null;

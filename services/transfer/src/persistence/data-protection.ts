@@ -15,7 +15,7 @@ export const FINGERPRINT_PREFIX = 'hm1:';
  *   sit in clear beside it, so an unkeyed hash could be brute-forced back to the number. A fingerprint
  *   is HMAC-SHA256 under a key derived from the same material with HKDF (its own label: independent
  *   of the sealing key).
- * - destination fingerprints (issue 36, finding 6): the keyed HMAC of a payout's canonical
+ * - destination fingerprints (docs/security.md "Screening on the destination account"): the keyed HMAC of a payout's canonical
  *   destination (domain/destination-fingerprint.ts), under its own HKDF label, so the AML list and the
  *   counterparty limits can match an account without its number in clear. An account number is a
  *   short digit string: unkeyed, its hash would be a lookup table away from the number.

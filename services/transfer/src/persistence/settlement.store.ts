@@ -59,7 +59,7 @@ export class SqlSettlementReader implements SettlementReader {
   }
 
   async find(rail: Rail, ids: readonly string[]): Promise<SettlementRecord[]> {
-    // With the money exception still open about each (issue 35: a correction waits for it).
+    // With the money exception still open about each (a correction waits for it: docs/reconciliation.md).
     const rows = await this.db.prepared<Row>(
       `select ${COLS},
         (select e.id from transfer.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = transfers.id::text order by e.opened_at limit 1) as open_exception_id

@@ -18,7 +18,7 @@ import {
 } from './harness.js';
 
 /**
- * Multi-signature bulk payouts (issue 22): ONE approval for the whole batch, through the real gRPC
+ * Multi-signature bulk payouts (docs/batches.md): ONE approval for the whole batch, through the real gRPC
  * service, the ledger's ReserveBatch and SetMovementStatuses, and the sandbox rails. Execute reserves
  * every item's funds and leaves them AWAITING_APPROVAL; the signature that reaches the threshold
  * dispatches them all; a rejection or the deadline releases them all.

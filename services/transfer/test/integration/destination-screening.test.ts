@@ -26,7 +26,7 @@ import {
 } from './harness.js';
 
 /**
- * Issue 36, finding 6: the AML list and the counterparty limits were keyed on the document the client
+ * Screening on the destination account (docs/security.md): the AML list and the counterparty limits were keyed on the document the client
  * declares, so one digit added to it made a listed (or exhausted) bank account a new counterparty.
  * They are now keyed on the destination account too. Each test plays the attack through the real gRPC
  * service, ledger and sandbox rails, and sees it refused with the contract's code.

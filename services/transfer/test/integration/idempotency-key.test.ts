@@ -24,7 +24,7 @@ import {
 const NO_LIMITS = { daily: 10n ** 15n, monthly: 10n ** 15n };
 
 /**
- * A send's `Idempotency-Key` (issue 19): the transfer is inserted with the key, unique per company,
+ * A send's `Idempotency-Key` (docs/decisions.md, unknown outcomes): the transfer is inserted with the key, unique per company,
  * so whatever happened to the request that made it (a gateway time-out or crash after the send was
  * accepted), a retry with the key gets THAT transfer in its current state: never a second transfer,
  * reserve or dispatch.

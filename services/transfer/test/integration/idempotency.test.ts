@@ -84,7 +84,7 @@ describe('reference idempotency (§7.4, CONTRACT §2/§9)', () => {
   });
 
   it('concurrent different bodies under one reference (other destinations, other limit locks): one transfer, the rest REFERENCE_CONFLICT', async () => {
-    // The claim is made by the statement that records the send (issue 23); statements of different
+    // The claim is made by the statement that records the send (docs/benchmarks.md); statements of different
     // counterparties do not share the limits lock, so they meet only on the reference's unique key.
     const co = await newCompany(h, { breb: 100_000n });
     const reqs = await Promise.all(

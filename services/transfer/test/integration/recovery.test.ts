@@ -245,7 +245,7 @@ describe('recovery: crashes, rail outages and the sweeper', () => {
     expect(m.details!.errorMessage).toMatch(/interrumpió/);
     // The one that never held money frees its reference (a retry is a new transfer); the one whose
     // reserve landed is a failed send: its reference names it, so a retry inside the window gets that
-    // FAILED transfer, never a second one beside it (issue 19: two transfers on one reference).
+    // FAILED transfer, never a second one beside it (never two transfers on one reference).
     const refs = await h.ledger.db.query<{ reference: string; transfer_id: string; answered: boolean }>(
       'select reference, transfer_id::text as transfer_id, answered_at is not null as answered from transfer.send_references where company_id = ?',
       [co.id],

@@ -215,7 +215,7 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect([a.transfer!.status, b.transfer!.status]).toEqual(['MOVEMENT_STATUS_PENDING', 'MOVEMENT_STATUS_PENDING']);
     expect(await code(co, achSend(co, 100n))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
     // Another destination (another document at another account) has its own limit; the same account
-    // under another document does not (issue 36, finding 6: destination-screening.test.ts).
+    // under another document does not (destination-screening.test.ts).
     expect(await code(co, achSend(co, 100n, {}, { documentNumber: '5544332211' }))).toBe('COUNTERPARTY_DAILY_LIMIT_EXCEEDED');
     expect((await send(h, co, achSend(co, 100_000n, {}, { documentNumber: '5544332211', accountNumber: '55443322110' }))).transfer!.status).toBe(
       'MOVEMENT_STATUS_PENDING',

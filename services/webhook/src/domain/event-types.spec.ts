@@ -103,7 +103,7 @@ describe('internal events → public webhook events', () => {
     };
     const payload = transferEventsV1.BatchEvent.toJSON(transferEventsV1.BatchEvent.fromPartial({ eventId: 'be', companyId: 'c1', batch, occurredAt: now }));
     const [e] = mapSourceEvent({ id: 'src-b', subject: 'transfer.batch_completed', payload });
-    const t = now.toISOString().replace('Z', '000Z'); // instants on the wire carry six fraction digits (issue 35 #9)
+    const t = now.toISOString().replace('Z', '000Z'); // instants on the wire carry six fraction digits (docs/decisions.md)
     expect(e).toMatchObject({ type: 'batch.completed', resourceKey: 'batch:b1' });
     expect(e!.data).toEqual({
       id: 'b1',

@@ -38,7 +38,7 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 /**
- * The platform's event types: about the whole installation, not a company (issue 21: the
+ * The platform's event types: about the whole installation, not a company (docs/webhooks.md: the
  * reconciliation with the providers). Only platform endpoints (registered by an operator,
  * `POST /admin/webhooks/endpoints`) subscribe to them; a company's endpoint cannot.
  */
@@ -249,7 +249,7 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
   });
   const [family] = src.subject.split('.');
   if (src.subject === 'transfer.batch_validated' || src.subject === 'transfer.batch_completed') {
-    // Bulk payouts (issue 22): the batch as GET /transfers/batches/{id} shows it.
+    // Bulk payouts (docs/batches.md): the batch as GET /transfers/batches/{id} shows it.
     const e = transferEventsV1.BatchEvent.fromJSON(src.payload);
     const b = e.batch;
     if (!b?.id || !e.companyId) throw new Error('batch event without its batch or companyId');
@@ -294,7 +294,7 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     return [];
   }
   if (src.subject === 'company.security_changed') {
-    // Issue 36: a change to the company's threshold, users, keys, limits, fees or status (the gateway's event).
+    // The company is told: a change to the company's threshold, users, keys, limits, fees or status (the gateway's event).
     const e = companyEventsV1.CompanySecurityChanged.fromJSON(src.payload);
     if (!e.companyId || !e.change) throw new Error('company.security_changed without companyId or change');
     return [make('company.security_changed', e.companyId, `company:${e.companyId}`, e.companyId, e.occurredAt, securityChangeData(e))];

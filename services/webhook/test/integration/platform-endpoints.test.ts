@@ -4,7 +4,7 @@ import { reconciliationEventsV1, webhookV1 } from '@wallet/proto';
 import { dispatched, eventually, failure, Receiver, startHarness, verify, type Harness, type Instance } from './harness.js';
 
 /**
- * Platform endpoints (issue 21): an operator's endpoint receives the reconciliation's events
+ * Platform endpoints (docs/webhooks.md): an operator's endpoint receives the reconciliation's events
  * (reconciliation.completed, reconciliation.break) from the RECONCILIATION stream, delivered and
  * signed (Standard Webhooks) by the same worker as a company's; no company endpoint can subscribe to
  * them or receive them, and only the gateway acting for an operator manages them.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * A send's `Idempotency-Key` (issue 19): the transfer is inserted with the client's key, unique per
+ * A send's `Idempotency-Key` (docs/decisions.md, unknown outcomes): the transfer is inserted with the client's key, unique per
  * company, so a retry after an unknown outcome (a gateway time-out or crash, a 5xx after the send was
  * accepted) finds the transfer instead of making a second one. `idempotency_fingerprint` is a keyed
  * fingerprint (TransferDataProtection) of the request hash: the same key with another request is

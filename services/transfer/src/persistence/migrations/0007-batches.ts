@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Bulk payouts (issue 22). `batches` holds a batch and its saga state (domain/batch.ts);
+ * Bulk payouts (docs/batches.md). `batches` holds a batch and its saga state (domain/batch.ts);
  * `batch_items` its items as validated (an ACH account number sealed like a transfer's, never in the
  * jsonb). Executed items point at their transfer, which carries `batch_id`. The reference and the
  * Idempotency-Key are unique per company for good, each with a keyed fingerprint of the request.

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Multi-signature bulk payouts (issue 22): a batch of a company with a threshold ≥ 2 has ONE
+ * Multi-signature bulk payouts (docs/batches.md): a batch of a company with a threshold ≥ 2 has ONE
  * approval for all its items. An approval now belongs to a transfer or to a batch (exactly one); the
  * batch's items carry its id like a single send's transfer does, so the sweeper settles each of them
  * (rejected or expired) the way it settles a single send.

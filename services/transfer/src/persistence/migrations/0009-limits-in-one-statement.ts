@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Cost per send (issue 23): a send's counterparty-limit check and its RECEIVED insert become ONE
+ * Cost per send (docs/benchmarks.md): a send's counterparty-limit check and its RECEIVED insert become ONE
  * autocommit statement instead of a transaction of three round trips (`begin` + the lock, the
  * insert with the usage sum, `commit`).
  *

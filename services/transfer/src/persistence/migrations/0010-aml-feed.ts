@@ -2,7 +2,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { changeFeedDdl } from '@wallet/platform';
 
 /**
- * The AML list's change feed (issue 23): a change to `aml_entries`, whoever writes it, notifies
+ * The AML list's change feed (docs/benchmarks.md, the API-key cache): a change to `aml_entries`, whoever writes it, notifies
  * `transfer_aml` at commit; each transfer replica then reloads its in-memory copy of the live
  * entries (see `SqlTransferStore.amlHit`), so a send no longer reads the table for its AML check.
  */

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Issue 35 #7: when a transfer was accepted for dispatch (its funds reserved), if that came later
+ * The dispatch clock: when a transfer was accepted for dispatch (its funds reserved), if that came later
  * than its record. A batch's lines are recorded at execute and funded by the batch's one
  * ReserveBatch, possibly much later (a ledger outage): RAIL_DISPATCH_TIMEOUT_SECONDS counts from
  * here, not from the record. Null for a single send (reserved in the request that records it).

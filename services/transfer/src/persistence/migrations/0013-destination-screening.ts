@@ -6,7 +6,7 @@ const BATCH = 500;
 const BACKFILL_DAYS = 35;
 
 /**
- * Screening on what the money touches (issue 36, finding 6).
+ * Screening on what the money touches (docs/security.md "Screening on the destination account").
  *
  * - `transfers.destination_fingerprint`: the keyed fingerprint of the payout's destination
  *   (domain/destination-fingerprint.ts: ACH bank code + account number; Bre-B the resolved key),
