@@ -1,29 +1,9 @@
 import { z } from 'zod';
+import { WEBHOOK_EVENT_TYPES } from '@wallet/platform';
 import { textSchema } from '../../http/validation.js';
 
-/** The public event types (the webhook service checks them too: services/webhook/src/domain/event-types.ts). */
-export const WEBHOOK_EVENT_TYPES = [
-  'transfer.created',
-  'transfer.completed',
-  'transfer.failed',
-  'transfer.awaiting_approval',
-  'transfer.approved',
-  'transfer.rejected',
-  'transfer.expired',
-  'deposit.created',
-  'deposit.paid',
-  'deposit.failed',
-  'deposit.expired',
-  'deposit.reversed',
-  'deposit.unassigned',
-  'collect_key.payment_received',
-  'collect_key.created',
-  'collect_key.deleted',
-  'collect_key.state_changed',
-  'batch.validated',
-  'batch.completed',
-  'company.security_changed',
-] as const;
+/** The public event types (docs/webhooks.md), as the webhook service checks them. */
+export { WEBHOOK_EVENT_TYPES };
 
 const isoDate = () => z.string().meta({ format: 'date-time' });
 

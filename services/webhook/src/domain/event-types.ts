@@ -1,4 +1,15 @@
-import { formatInstant } from '@wallet/platform';
+import {
+  batchToApi,
+  collectKeyView,
+  depositView,
+  formatInstant,
+  PLATFORM_EVENT_TYPES,
+  reconciliationBreakView,
+  reconciliationRunView,
+  WEBHOOK_EVENT_TYPES,
+  type PlatformEventType,
+  type WebhookEventType,
+} from '@wallet/platform';
 import { createHash } from 'node:crypto';
 import {
   collectKeyEventsV1,
@@ -11,39 +22,10 @@ import {
   type reconciliationV1,
   type transferV1,
 } from '@wallet/proto';
-import { batchToApi, collectKeyView, depositView } from '@wallet/platform';
 
-/** The public webhook event types an endpoint can subscribe to. */
-export const WEBHOOK_EVENT_TYPES = [
-  'transfer.created',
-  'transfer.completed',
-  'transfer.failed',
-  'transfer.awaiting_approval',
-  'transfer.approved',
-  'transfer.rejected',
-  'transfer.expired',
-  'deposit.created',
-  'deposit.paid',
-  'deposit.failed',
-  'deposit.expired',
-  'deposit.reversed',
-  'deposit.unassigned',
-  'collect_key.payment_received',
-  'collect_key.created',
-  'collect_key.deleted',
-  'collect_key.state_changed',
-  'batch.validated',
-  'batch.completed',
-  'company.security_changed',
-] as const;
-export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
-/**
- * The platform's event types: about the whole installation, not a company (docs/webhooks.md: the
- * reconciliation with the providers). Only platform endpoints (registered by an operator,
- * `POST /admin/webhooks/endpoints`) subscribe to them; a company's endpoint cannot.
- */
-export const PLATFORM_EVENT_TYPES = ['reconciliation.completed', 'reconciliation.break'] as const;
-export type PlatformEventType = (typeof PLATFORM_EVENT_TYPES)[number];
+/** The event types are written once, in @wallet/platform (presenters/webhook-event-types.ts). */
+export { PLATFORM_EVENT_TYPES, WEBHOOK_EVENT_TYPES, type PlatformEventType, type WebhookEventType } from '@wallet/platform';
+
 /**
  * The tenant of platform endpoints, their events and deliveries. Company-scoped calls can never
  * name it: a company id is never empty (the use cases refuse a call without one).
@@ -142,55 +124,14 @@ export function collectKeyData(k: collectKeyV1.CollectKey): Record<string, unkno
   return collectKeyView(k);
 }
 
-const cents = (v: bigint) => v.toString();
-const parseJson = (json: string): Record<string, unknown> => {
-  try {
-    return JSON.parse(json) as Record<string, unknown>;
-  } catch {
-    return {};
-  }
-};
-
-/** A reconciliation run as `GET /admin/reconciliations/{id}` shows it (cents as decimal strings, counts as numbers). */
+/** A reconciliation run as `GET /admin/reconciliations/{id}` shows it: the API's one builder (`reconciliationRunView`, @wallet/platform). */
 export function runData(r: reconciliationV1.Run): Record<string, unknown> {
-  return {
-    id: r.id,
-    rail: r.rail,
-    date: r.date,
-    trigger: r.trigger,
-    status: r.status,
-    requestedBy: r.requestedBy,
-    startedAt: iso(r.startedAt),
-    finishedAt: iso(r.finishedAt),
-    rejectReason: r.rejectReason ?? null,
-    detail: r.detail ?? null,
-    report: { lines: num(r.reportLines), amountCents: cents(r.reportAmountCents), feeCents: cents(r.reportFeeCents), netCents: cents(r.reportNetCents) },
-    ours: { count: num(r.oursCount), amountCents: cents(r.oursAmountCents), netCents: cents(r.oursNetCents) },
-    matched: { count: num(r.matchedCount), amountCents: cents(r.matchedAmountCents) },
-    breaks: { total: num(r.breaksTotal), opened: num(r.breaksOpened), byKind: Object.fromEntries(Object.entries(r.breaksByKind).map(([k, n]) => [k, num(n)])) },
-  };
+  return reconciliationRunView(r);
 }
 
-/** A reconciliation break as `GET /admin/reconciliations/{id}/breaks` shows it. */
+/** A reconciliation break as `GET /admin/reconciliations/{id}/breaks` shows it (`reconciliationBreakView`, @wallet/platform). */
 export function breakData(b: reconciliationV1.Break): Record<string, unknown> {
-  return {
-    key: b.key,
-    kind: b.kind,
-    rail: b.rail,
-    date: b.date,
-    ourId: b.ourId ?? null,
-    providerId: b.providerId ?? null,
-    ours: parseJson(b.oursJson),
-    theirs: parseJson(b.theirsJson),
-    status: b.status,
-    runId: b.runId,
-    lastSeenRunId: b.lastSeenRunId,
-    openedAt: iso(b.openedAt),
-    resolvedAt: iso(b.resolvedAt),
-    resolution: b.resolution ?? null,
-    exceptionId: b.exceptionId,
-    differenceCents: cents(b.differenceCents),
-  };
+  return reconciliationBreakView(b);
 }
 
 const TRANSFER_TYPES: Record<string, WebhookEventType> = {
@@ -315,6 +256,14 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
  * gateway's SecurityChange values), a sentence in Spanish, who did it, the approval request and when
  * it takes effect when there is one, and the details (ids, values before and after; never a secret).
  */
+const parseJson = (json: string): Record<string, unknown> => {
+  try {
+    return JSON.parse(json) as Record<string, unknown>;
+  } catch {
+    return {};
+  }
+};
+
 export function securityChangeData(e: companyEventsV1.CompanySecurityChanged): Record<string, unknown> {
   return {
     companyId: e.companyId,

@@ -118,6 +118,7 @@ describe('platform webhook endpoints (reconciliation events)', () => {
         requestedBy: 'scheduler',
         startedAt: '2026-11-24T11:00:00.000000Z',
         finishedAt: '2026-11-24T11:00:05.000000Z',
+        coversUntil: null,
         rejectReason: null,
         detail: null,
         report: { lines: 3, amountCents: '150000', feeCents: '0', netCents: '150000' },
@@ -143,6 +144,9 @@ describe('platform webhook endpoints (reconciliation events)', () => {
       resolution: null,
       exceptionId: `exc_${'a'.repeat(32)}`,
       differenceCents: '2000',
+      movement: null,
+      adjustmentState: null,
+      linkedCase: null,
     });
 
     // The same source event again (a redelivery): no second delivery.

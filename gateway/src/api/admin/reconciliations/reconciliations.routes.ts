@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { AppError, bogotaDateOf, formatInstant } from '@wallet/platform';
-import type { reconciliationV1 } from '@wallet/proto';
+import { AppError, bogotaDateOf, reconciliationBreakView, reconciliationRunView } from '@wallet/platform';
 import { adminActor } from '../../../auth/admin-principal.js';
 import type { ReconciliationClient } from '../../../clients/reconciliation-client.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
@@ -135,68 +134,9 @@ const BreakQuery = z.strictObject({
 
 const RunParams = z.object({ id: z.string().regex(RUN_ID) });
 
-const parse = (json: string): Record<string, unknown> => {
-  try {
-    const v = JSON.parse(json) as unknown;
-    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-};
-const iso = (d: Date | undefined) => formatInstant(d ?? new Date(0));
-
-export function runToApi(r: reconciliationV1.Run) {
-  return {
-    id: r.id,
-    rail: r.rail,
-    date: r.date,
-    trigger: r.trigger,
-    status: r.status,
-    requestedBy: r.requestedBy,
-    startedAt: iso(r.startedAt),
-    finishedAt: r.finishedAt ? formatInstant(r.finishedAt) : null,
-    coversUntil: r.coversUntil ? formatInstant(r.coversUntil) : null,
-    rejectReason: r.rejectReason ?? null,
-    detail: r.detail ?? null,
-    report: {
-      lines: Number(r.reportLines),
-      amountCents: r.reportAmountCents.toString(),
-      feeCents: r.reportFeeCents.toString(),
-      netCents: r.reportNetCents.toString(),
-    },
-    ours: { count: Number(r.oursCount), amountCents: r.oursAmountCents.toString(), netCents: r.oursNetCents.toString() },
-    matched: { count: Number(r.matchedCount), amountCents: r.matchedAmountCents.toString() },
-    breaks: {
-      total: Number(r.breaksTotal),
-      opened: Number(r.breaksOpened),
-      byKind: Object.fromEntries(Object.entries(r.breaksByKind).map(([k, n]) => [k, Number(n)])),
-    },
-  };
-}
-
-export function breakToApi(b: reconciliationV1.Break) {
-  return {
-    key: b.key,
-    kind: b.kind,
-    rail: b.rail,
-    date: b.date,
-    ourId: b.ourId ?? null,
-    providerId: b.providerId ?? null,
-    ours: parse(b.oursJson),
-    theirs: parse(b.theirsJson),
-    status: b.status,
-    runId: b.runId,
-    lastSeenRunId: b.lastSeenRunId,
-    openedAt: iso(b.openedAt),
-    resolvedAt: b.resolvedAt ? formatInstant(b.resolvedAt) : null,
-    resolution: b.resolution ?? null,
-    exceptionId: b.exceptionId,
-    differenceCents: b.differenceCents.toString(),
-    movement: b.movement ?? null,
-    adjustmentState: (b.adjustmentState ?? null) as 'POSTED' | 'REVERSING' | 'REVERSED' | null,
-    linkedCase: b.linkedCase ?? null,
-  };
-}
+/** The run and the break as the API shows them: the same views the webhooks carry (@wallet/platform). */
+export const runToApi = reconciliationRunView;
+export const breakToApi = reconciliationBreakView;
 
 /**
  * Reconciliation with the rails (docs/reconciliation.md): each provider's daily settlement report matched against

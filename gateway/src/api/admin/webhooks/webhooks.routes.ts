@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { PLATFORM_EVENT_TYPES } from '@wallet/platform';
 import { deliveryToApi, endpointToApi, endpointWithSecretToApi } from '../../webhooks/presenters.js';
 import type { WebhookClient } from '../../../clients/webhook-client.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
@@ -13,8 +14,8 @@ import {
   ENDPOINT_ID,
 } from '../../webhooks/schemas.js';
 
-/** The platform's event types (services/webhook/src/domain/event-types.ts PLATFORM_EVENT_TYPES; the webhook service checks them too). */
-export const PLATFORM_WEBHOOK_EVENT_TYPES = ['reconciliation.completed', 'reconciliation.break'] as const;
+/** The platform's event types (docs/webhooks.md "Operators' webhooks"), as the webhook service checks them. */
+export const PLATFORM_WEBHOOK_EVENT_TYPES = PLATFORM_EVENT_TYPES;
 
 const CreatePlatformEndpointBody = z
   .strictObject({
