@@ -435,14 +435,26 @@ export class DbSnapshotter {
     return out;
   }
 
-  /** A snapshot taken once the background work (outbox relays, projections) has settled. */
-  async settled(timeoutMs = 10_000, opts: { countOnly?: string[] } = {}): Promise<Map<string, string>> {
+  /** The number a `select count(*) …` answers. */
+  async count(sql: string): Promise<number> {
+    const client = await this.ready;
+    const r = await client.query<{ n: string }>(sql);
+    return Number(r.rows[0]?.n ?? 0);
+  }
+
+  /**
+   * A snapshot taken once the background work (outbox relays, projections) has settled: nothing
+   * changed for 400 ms, and each `drained` count is 0 (work that waits for a timer, such as a mail
+   * the sender will take on its next tick, shows no change while it waits).
+   */
+  async settled(timeoutMs = 10_000, opts: { countOnly?: string[]; drained?: string[] } = {}): Promise<Map<string, string>> {
     const deadline = Date.now() + timeoutMs;
     let prev = await this.snapshot();
     for (;;) {
       await new Promise((r) => setTimeout(r, 400));
       const next = await this.snapshot();
-      if (diff(prev, next, opts).length === 0 || Date.now() > deadline) return next;
+      const idle = diff(prev, next, opts).length === 0 && (await Promise.all((opts.drained ?? []).map((q) => this.count(q)))).every((n) => n === 0);
+      if (idle || Date.now() > deadline) return next;
       prev = next;
     }
   }
