@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ERRORS, signPayload } from '@wallet/platform';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, expectNoInternals, type Client } from './support/http.js';
@@ -181,6 +182,45 @@ describe('OpenAPI and the reference page', () => {
     }
     expect((await api.get('/docs/assets/..%2Fpackage.json')).status).toBe(404);
     expect((await api.get('/docs/assets/index.html')).status).toBe(404);
+  });
+
+  it('serves the documents, the page and its assets compressed once and revalidated by ETag; the page with the security headers of every page of ours', async () => {
+    // node:http, not fetch: fetch would ask for and undo the compression by itself.
+    const raw = (path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }>((resolve, reject) => {
+        const req = httpRequest(new URL(path, stack.gw.url), { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    for (const path of ['/openapi.json', '/asyncapi.json', '/docs/assets/swagger-ui-bundle.js']) {
+      const plain = await raw(path);
+      expect(plain.status).toBe(200);
+      expect(plain.headers['content-encoding']).toBeUndefined();
+      const etag = String(plain.headers.etag);
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{32}"$/);
+      expect(plain.headers.vary).toMatch(/Accept-Encoding/);
+      const br = await raw(path, { 'accept-encoding': 'gzip, deflate, br' });
+      expect(br.headers['content-encoding']).toBe('br');
+      expect(br.headers.etag).toBe(etag);
+      expect(brotliDecompressSync(br.body).equals(plain.body)).toBe(true);
+      expect(br.body.length).toBeLessThan(plain.body.length / 3);
+      const gz = await raw(path, { 'accept-encoding': 'br;q=0, gzip' });
+      expect(gz.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gz.body).equals(plain.body)).toBe(true);
+      const current = await raw(path, { 'if-none-match': etag, 'accept-encoding': 'br' });
+      expect(current.status).toBe(304);
+      expect(current.body.length).toBe(0);
+      expect((await raw(path, { 'if-none-match': '"another"' })).status).toBe(200);
+    }
+    const page = await raw('/docs');
+    expect(page.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    // The served document is the one the routes build (the ETag names these bytes).
+    expect(JSON.parse((await raw('/openapi.json')).body.toString('utf8')).openapi).toBe('3.1.0');
   });
 });
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
+import { PAGE_SECURITY_HEADERS } from '../../http/static-answer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -32,9 +33,7 @@ const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy': DASHBOARD_CSP,
   'Cache-Control': 'no-store',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
+  ...PAGE_SECURITY_HEADERS,
 };
 
 /**

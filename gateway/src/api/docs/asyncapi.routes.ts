@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
+import { NOT_MODIFIED, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -21,10 +22,17 @@ export function asyncApiRoutes(file = ASYNCAPI_FILE): AnyRoute[] {
       tags: ['Docs'],
       summary: 'The event catalogue: an AsyncAPI 3 document of every NATS subject, stream, payload and header',
       auth: { kind: 'public' },
-      responses: { 200: { description: 'The AsyncAPI 3.0 document.', contentType: 'application/json' } },
-      handler: async () => {
+      responses: {
+        200: {
+          description: 'The AsyncAPI 3.0 document (brotli or gzip when accepted; an ETag to revalidate).',
+          contentType: 'application/json',
+          headers: STATIC_HEADERS,
+        },
+        304: NOT_MODIFIED,
+      },
+      handler: async ({ ctx }) => {
         body ??= readFileSync(file);
-        return { status: 200, body, headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'public, max-age=300' } };
+        return staticAnswer(ctx, body, 'application/json; charset=utf-8', { 'Cache-Control': 'public, max-age=300' });
       },
     }),
   ];

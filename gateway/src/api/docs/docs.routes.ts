@@ -4,7 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
+import { toJsonText } from '../../http/json-text.js';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
+import { NOT_MODIFIED, PAGE_SECURITY_HEADERS, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** src/openapi/assets (tests) or dist/openapi/assets (build): both sit two levels above http/routes. */
@@ -31,10 +33,13 @@ function asset(name: string): { body: Buffer; type: string } {
   return { body, type: a.type };
 }
 
-const DOCS_CSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:";
+const DOCS_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
   let page: Buffer | undefined;
+  let documentText: Buffer | undefined;
   return [
     defineRoute({
       method: 'GET',
@@ -43,8 +48,14 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       tags: ['Docs'],
       summary: 'This OpenAPI 3.1 document',
       auth: { kind: 'public' },
-      responses: { 200: { description: 'The document.', contentType: 'application/json' } },
-      handler: async () => ({ status: 200, body: getDocument(), headers: { 'Cache-Control': 'public, max-age=300' } }),
+      responses: {
+        200: { description: 'The document (brotli or gzip when accepted; an ETag to revalidate).', contentType: 'application/json', headers: STATIC_HEADERS },
+        304: NOT_MODIFIED,
+      },
+      handler: async ({ ctx }) => {
+        documentText ??= Buffer.from(toJsonText(getDocument()));
+        return staticAnswer(ctx, documentText, 'application/json; charset=utf-8', { 'Cache-Control': 'public, max-age=300' });
+      },
     }),
     defineRoute({
       method: 'GET',
@@ -53,14 +64,17 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       tags: ['Docs'],
       summary: 'Rendered API reference (Swagger UI, served locally)',
       auth: { kind: 'public' },
-      responses: { 200: { description: 'HTML page.', contentType: 'text/html' } },
-      handler: async () => {
+      responses: {
+        200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
+        304: NOT_MODIFIED,
+      },
+      handler: async ({ ctx }) => {
         page ??= readFileSync(join(ownAssets, 'docs.html'));
-        return {
-          status: 200,
-          body: page,
-          headers: { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': DOCS_CSP, 'Cache-Control': 'public, max-age=300' },
-        };
+        return staticAnswer(ctx, page, 'text/html; charset=utf-8', {
+          'Content-Security-Policy': DOCS_CSP,
+          'Cache-Control': 'public, max-age=300',
+          ...PAGE_SECURITY_HEADERS,
+        });
       },
     }),
     defineRoute({
@@ -72,11 +86,18 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       auth: { kind: 'public' },
       params: z.object({ file: z.enum(Object.keys(ASSETS) as [string, ...string[]]) }),
       paramErrors: { file: 'ROUTE_NOT_FOUND' },
-      responses: { 200: { description: 'The file.', contentType: mediaTypes(Object.values(ASSETS).map((a) => a.type)) } },
+      responses: {
+        200: {
+          description: 'The file (brotli or gzip when accepted; an ETag to revalidate).',
+          contentType: mediaTypes(Object.values(ASSETS).map((a) => a.type)),
+          headers: STATIC_HEADERS,
+        },
+        304: NOT_MODIFIED,
+      },
       errors: ['ROUTE_NOT_FOUND'],
-      handler: async ({ params }) => {
+      handler: async ({ params, ctx }) => {
         const a = asset(params.file);
-        return { status: 200, body: a.body, headers: { 'Content-Type': a.type, 'Cache-Control': 'public, max-age=86400' } };
+        return staticAnswer(ctx, a.body, a.type, { 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
       },
     }),
   ];
