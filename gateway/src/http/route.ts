@@ -87,6 +87,8 @@ export interface RouteDef<
   description?: string;
   tags: string[];
   auth: RouteAuth;
+  /** A provider callback: public (no client credential), but every request is signed (`X-Provider-Signature`); documented as the `providerSignature` scheme. */
+  signedBy?: 'provider';
   rateClass?: RateClass;
   params?: P;
   query?: Q;

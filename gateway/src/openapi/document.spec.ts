@@ -55,9 +55,9 @@ describe('OpenAPI document', () => {
     expect((await new Validator().validate(broken)).valid).toBe(false);
   });
 
-  it('is OpenAPI 3.1 with the four security schemes (API key, admin token, operator session, dashboard session)', () => {
+  it('is OpenAPI 3.1 with the five security schemes (API key, admin token, operator session, dashboard session, provider signature)', () => {
     expect(doc.openapi).toBe('3.1.0');
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'operatorSession', 'sessionToken']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['adminToken', 'apiKey', 'operatorSession', 'providerSignature', 'sessionToken']);
   });
 
   it('documents the operator routes, the audit log and the maker-checker credit', () => {
@@ -242,5 +242,41 @@ describe('OpenAPI document', () => {
         expect(op.responses['429'].headers['Idempotent-Replayed']).toBeUndefined();
       }
     }
+  });
+
+  it('leaves every optional request field optional in generated clients: a default is stated (description, x-default), never a `default` keyword', () => {
+    const inputs: unknown[] = [];
+    for (const ops of Object.values(doc.paths)) {
+      for (const op of Object.values(ops)) {
+        for (const c of Object.values(op.requestBody?.content ?? {}) as { schema: unknown }[]) inputs.push(c.schema);
+        for (const p of op.parameters ?? []) inputs.push(p.schema);
+      }
+    }
+    const seen = new Set<string>();
+    const defaults: string[] = [];
+    const walk = (node: unknown, at: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const ref = (node as { $ref?: string }).$ref;
+      if (ref && !seen.has(ref)) {
+        seen.add(ref);
+        walk(doc.components.schemas[ref.split('/').pop()!], ref);
+      }
+      if ('default' in (node as object)) defaults.push(at);
+      for (const [k, v] of Object.entries(node)) walk(v, `${at}/${k}`);
+    };
+    inputs.forEach((s, i) => walk(s, `input ${i}`));
+    expect(defaults).toEqual([]);
+    const resolveKey = doc.components.schemas.ResolveKeyRequest.properties.keyType;
+    expect(resolveKey['x-default']).toBe('AUTO');
+    expect(resolveKey.description).toContain('Default: `"AUTO"`.');
+    expect(doc.components.schemas.ResolveKeyRequest.required ?? []).not.toContain('keyType');
+  });
+
+  it('declares the provider callbacks signed (providerSignature: the X-Provider-Signature header), every other public route open', () => {
+    expect(doc.components.securitySchemes.providerSignature).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Provider-Signature' });
+    for (const path of ['/webhooks/rails/{rail}', '/webhooks/pse', '/webhooks/breb/incoming']) {
+      expect(doc.paths[path]!.post.security).toEqual([{ providerSignature: [] }]);
+    }
+    expect(doc.paths['/openapi.json']!.get.security).toEqual([]);
   });
 });

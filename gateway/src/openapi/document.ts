@@ -56,6 +56,13 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
       schemas: components.all(),
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', bearerFormat: 'wk_live_… / wk_test_…', description: "A company's API key." },
+        providerSignature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Provider-Signature',
+          description:
+            'Provider callbacks only: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the secret shared with that provider; a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE.',
+        },
         adminToken: {
           type: 'http',
           scheme: 'bearer',
@@ -241,7 +248,7 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   else if (route.auth.kind === 'admin')
     op.security = sharedTokenPolicyOf(route) === 'never' ? [{ operatorSession: [] }] : [{ adminToken: [] }, { operatorSession: [] }];
   else if (route.auth.kind === 'session') op.security = [{ sessionToken: [] }];
-  else op.security = [];
+  else op.security = route.signedBy === 'provider' ? [{ providerSignature: [] }] : [];
   if (rateClass) op['x-rate-limit-class'] = rateClass;
   if (route.body) {
     const content: Json = { 'application/json': { schema: components.ref(route.body, 'input') } };
@@ -331,6 +338,7 @@ class SchemaComponents {
 
   inline(schema: z.ZodType, io: 'input' | 'output'): Json {
     const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: bigintAsInt64 }) as Json;
+    if (io === 'input') defaultsIntoDescriptions(raw);
     const rewritten = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
     const defs = (rewritten.$defs ?? {}) as Record<string, Json>;
     for (const [name, def] of Object.entries(defs)) this.schemas[name] ??= def;
@@ -343,6 +351,28 @@ class SchemaComponents {
   all(): Record<string, Json> {
     return Object.fromEntries(Object.entries(this.schemas).sort(([a], [b]) => a.localeCompare(b)));
   }
+}
+
+/**
+ * What a request may leave out is optional, and stays so in generated clients: a `default` on an
+ * input field makes openapi-typescript (its default `defaultNonNullable`) type the field as required,
+ * so the first calls do not compile. The server still applies the default; the document states it
+ * in words ("Default: `AUTO`.") and as `x-default`, which generators leave alone.
+ */
+function defaultsIntoDescriptions(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const n of node) defaultsIntoDescriptions(n);
+    return;
+  }
+  if (!node || typeof node !== 'object') return;
+  const o = node as Json;
+  if ('default' in o && o.default !== undefined) {
+    const said = `Default: \`${JSON.stringify(o.default)}\`.`;
+    o.description = typeof o.description === 'string' && o.description ? `${o.description} ${said}` : said;
+    o['x-default'] = o.default;
+    delete o.default;
+  }
+  for (const v of Object.values(o)) defaultsIntoDescriptions(v);
 }
 
 /**

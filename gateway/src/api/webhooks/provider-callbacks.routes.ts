@@ -52,6 +52,7 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
         'For the Bre-B and ACH rail providers, not for API clients. Header `X-Provider-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`; ' +
         'a bad signature or a timestamp more than 300 s off answers 401 INVALID_SIGNATURE. Duplicates are acknowledged and change nothing.',
       auth: { kind: 'public' },
+      signedBy: 'provider',
       params: z.object({ rail: z.enum(['breb', 'ach']) }),
       body: RailCallbackBody,
       rawBody: true,
@@ -71,6 +72,7 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       summary: 'Payment outcome notification from the PSE gateway (signed)',
       description: 'For the PSE provider, not for API clients. Same signature scheme as the rails; duplicates and late notifications change nothing.',
       auth: { kind: 'public' },
+      signedBy: 'provider',
       body: PseCallbackBody,
       rawBody: true,
       responses: { 200: { description: 'Received.', schema: z.object({ received: z.literal(true), duplicate: z.boolean() }) } },
@@ -90,6 +92,7 @@ export function webhookRoutes(transfers: TransferClient, deposits: DepositClient
       description:
         'For the Bre-B network, not for API clients. Same signature scheme as the rails; a repeated notification credits once. A payment whose credit the ledger refuses for good (e.g. the company has no BREB wallet) is acknowledged and kept for an operator (money exception `CREDIT_REFUSED`).',
       auth: { kind: 'public' },
+      signedBy: 'provider',
       body: BrebIncomingBody,
       rawBody: true,
       responses: { 200: { description: 'Received.', schema: z.object({ received: z.literal(true), duplicate: z.boolean() }) } },
