@@ -75,6 +75,7 @@ import { RollingWindowLimiter } from './ratelimit/rolling-window-limiter.js';
 export type AppConfig = Pick<
   GatewayConfig,
   | 'nodeEnv'
+  | 'publicUrl'
   | 'adminToken'
   | 'apiKeyPepper'
   | 'encryptionKey'
@@ -248,7 +249,8 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...asyncApiRoutes(),
     ...dashboardUiRoutes(),
   ];
-  const openApiDocument = () => (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute }));
+  const openApiDocument = () =>
+    (document ??= buildOpenApiDocument(routes, { version: API_VERSION, perMinute: config.rateLimit.perMinute, publicUrl: config.publicUrl }));
 
   const idempotency = new IdempotencyGuard(db, { ttlSeconds: config.idempotencyKeyTtlSeconds, encryptionKey: config.encryptionKey }, log);
   idempotency.start();

@@ -221,4 +221,11 @@ describe('gateway config', () => {
       expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.0/8' }).trustedProxies).toEqual(['10.0.0.0/8']);
     });
   });
+
+  it('GATEWAY_PUBLIC_URL: the API base URL of the OpenAPI servers (no trailing slash); outside production localhost on the port, in production none unless set', () => {
+    expect(loadConfig({}).publicUrl).toBe('http://localhost:8080');
+    expect(loadConfig({ GATEWAY_PORT: '0' }).publicUrl).toBeUndefined();
+    expect(loadConfig({ GATEWAY_PUBLIC_URL: 'https://api.pagos.example.co/' }).publicUrl).toBe('https://api.pagos.example.co');
+    expect(() => loadConfig({ GATEWAY_PUBLIC_URL: 'ftp://api.example.co' })).toThrow(ConfigError);
+  });
 });

@@ -135,6 +135,12 @@ export const gatewayEnvSchema = baseEnvSchema
     DASHBOARD_ENROLMENT: z.enum(['invitation', 'direct']).optional(),
     /** How long an invitation can be redeemed (72 h; tests shorten it). */
     DASHBOARD_INVITATION_TTL_SECONDS: env.int(259_200, 1),
+    /**
+     * Where integrators reach this API, e.g. https://api.pagos.example.co: the OpenAPI document's
+     * `servers`, so generated clients have a base URL. Unset: http://localhost:<GATEWAY_PORT> outside
+     * production; in production the document keeps a relative `/` (and the gateway warns at start).
+     */
+    GATEWAY_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Origin of the dashboard in invitation links, e.g. https://pagos.example.co (without it the link is a path on the gateway). */
     DASHBOARD_PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     /** Per-account lockout: failures older than this no longer count (15 min; tests shorten it). */
@@ -249,6 +255,8 @@ export interface GatewayConfig {
   dbPoolMax: number;
   port: number;
   host: string;
+  /** The API's base URL for integrators (the OpenAPI `servers`); undefined in production when unset. */
+  publicUrl: string | undefined;
   opsPort: number;
   /**
    * The admin listener: `port` undefined = none. `alsoOnPublicPort`: /admin is served on the
@@ -312,6 +320,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: e.DATABASE_URL,
     dbPoolMax: e.GATEWAY_DB_POOL_MAX,
     port: e.GATEWAY_PORT,
+    publicUrl: e.GATEWAY_PUBLIC_URL?.replace(/\/+$/, '') ?? (production || e.GATEWAY_PORT === 0 ? undefined : `http://localhost:${e.GATEWAY_PORT}`),
     host: e.GATEWAY_HOST,
     opsPort: e.GATEWAY_OPS_PORT,
     admin: {

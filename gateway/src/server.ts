@@ -55,6 +55,9 @@ export async function startGatewayServer(config: GatewayConfig, log: Logger, mes
     await db.close();
     throw err;
   }
+  if (config.publicUrl === undefined && config.nodeEnv === 'production') {
+    log.warn('GATEWAY_PUBLIC_URL is not set: the OpenAPI document names no base URL, and generated clients need one set by hand');
+  }
   if (config.nodeEnv === 'production' && config.adminToken !== undefined) {
     // Bootstrap once: once the first operators enrolled the token is inert for ever; keeping it only keeps a secret to leak.
     const spent = await new OperatorStore().bootstrapped(db).catch(() => false);

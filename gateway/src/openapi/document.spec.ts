@@ -279,4 +279,10 @@ describe('OpenAPI document', () => {
     }
     expect(doc.paths['/openapi.json']!.get.security).toEqual([]);
   });
+
+  it('names an absolute base URL in servers (generated clients need one)', () => {
+    expect((doc as unknown as { servers: unknown }).servers).toEqual([
+      { url: 'http://localhost:8080', description: 'This installation (GATEWAY_PUBLIC_URL).' },
+    ]);
+  });
 });

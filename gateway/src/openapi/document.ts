@@ -12,7 +12,10 @@ type Json = Record<string, unknown>;
  * the zod schemas the gateway validates with (converted by zod 4's `z.toJSONSchema`, JSON Schema
  * 2020-12 = OpenAPI 3.1's dialect), so the document cannot drift from the code.
  */
-export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { version: string; perMinute: Record<RateClass, number> }): Json {
+export function buildOpenApiDocument(
+  routes: readonly AnyRoute[],
+  opts: { version: string; perMinute: Record<RateClass, number>; publicUrl?: string | undefined },
+): Json {
   const components = new SchemaComponents();
   const paths: Record<string, Record<string, Json>> = {};
   for (const route of routes) {
@@ -43,7 +46,12 @@ export function buildOpenApiDocument(routes: readonly AnyRoute[], opts: { versio
         `**Rate limits** (rolling one-minute window per client IP and class, × the company's multiplier): ${(Object.keys(RATE_CLASSES) as RateClass[]).map((c) => `${RATE_CLASSES[c].description} ${opts.perMinute[c]}/min`).join(', ')}. Limited routes send \`RateLimit-Limit\`, \`RateLimit-Remaining\`, \`RateLimit-Reset\`; a 429 adds \`Retry-After\`.`,
       ].join('\n'),
     },
-    servers: [{ url: '/' }],
+    // An absolute base URL: generated clients (hey-api, orval, openapi-fetch) need one to build requests.
+    servers: [
+      opts.publicUrl
+        ? { url: opts.publicUrl, description: 'This installation (GATEWAY_PUBLIC_URL).' }
+        : { url: '/', description: 'This host (GATEWAY_PUBLIC_URL is not set).' },
+    ],
     tags: [
       { name: 'Wallets', description: 'Balances.' },
       { name: 'Dictionaries', description: 'Reference data.' },
