@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MovementStatusSchema } from '../wallets/schemas.js';
 import { isoDate } from '../../http/schemas.js';
 import { centsSchema, textSchema } from '../../http/validation.js';
 
@@ -56,7 +57,7 @@ export const QuoteSchema = z
 export const TransferSchema = z
   .object({
     id: z.string(),
-    status: z.string().meta({ description: 'PENDING at creation; later COMPLETED or FAILED.' }),
+    status: MovementStatusSchema.meta({ description: 'PENDING at creation; later COMPLETED or FAILED.' }),
     amount: z.int(),
     totalFee: z.int(),
     ivaAmount: z.int(),
@@ -71,7 +72,7 @@ export const TransferSchema = z
   .meta({ id: 'Transfer' });
 
 export const PendingApprovalTransferSchema = TransferSchema.extend({
-  status: z.string().meta({ description: 'AWAITING_APPROVAL at creation; then EXECUTING, PENDING, COMPLETED, FAILED (rejected) or EXPIRED.' }),
+  status: MovementStatusSchema.meta({ description: 'AWAITING_APPROVAL at creation; then EXECUTING, PENDING, COMPLETED, FAILED (rejected) or EXPIRED.' }),
   approvalId: z.string().meta({ description: '`appr_` + 32 hex characters.' }),
   threshold: z.int().meta({ description: 'Signatures required.' }),
   expiresAt: isoDate().meta({ description: 'Without quorum by then the transfer expires and its funds are released.' }),

@@ -1,3 +1,4 @@
+import { ledgerV1 } from '@wallet/proto';
 import { z } from 'zod';
 import { instant, centsString } from '../../http/schemas.js';
 
@@ -89,12 +90,22 @@ export const StatementSchema = z
   })
   .meta({ id: 'Statement' });
 
+/** A movement's status, and a transfer's, as the ledger declares it (ledger.proto `MovementStatus`, without its prefix). */
+export const MOVEMENT_STATUSES = Object.values(ledgerV1.MovementStatus)
+  .filter((s) => s !== ledgerV1.MovementStatus.UNSPECIFIED && s !== ledgerV1.MovementStatus.UNRECOGNIZED)
+  .map((s) => s.slice('MOVEMENT_STATUS_'.length)) as [string, ...string[]];
+export const MovementStatusSchema = z.enum(MOVEMENT_STATUSES).meta({
+  id: 'MovementStatus',
+  description:
+    'PENDING (accepted, on its way), AWAITING_APPROVAL (multi-signature), EXECUTING, COMPLETED, FAILED, EXPIRED (no quorum in time), REVERSED (paid, then returned).',
+});
+
 export const MovementSchema = z
   .object({
     id: z.string(),
     type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
     rail: z.enum(['BREB', 'ACH', 'PSE']),
-    status: z.string().meta({ description: 'PENDING, AWAITING_APPROVAL, EXECUTING, COMPLETED, FAILED, EXPIRED.' }),
+    status: MovementStatusSchema,
     amount: centsString(),
     totalFee: centsString(),
     ivaAmount: centsString(),
