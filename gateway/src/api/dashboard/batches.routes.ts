@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { DashboardAuth } from '../../auth/dashboard-auth.js';
-import { batchItemToApi, batchToApi } from '../transfers/batches/presenters.js';
+import { batchItemPageToApi, batchToApi } from '../transfers/batches/presenters.js';
 import type { TransferClient } from '../../clients/transfer-client.js';
 import { BatchItemPageSchema, BatchPageSchema, BatchSchema, ListBatchesQuery, ListBatchItemsQuery } from '../transfers/batches/schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
@@ -72,7 +72,7 @@ export function dashboardBatchRoutes(auth: DashboardAuth, transfers: TransferCli
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, query, call }) => {
         const r = await transfers.listBatchItems({ batchId: params.batchId, status: query.status, limit: query.limit, cursor: query.cursor }, call);
-        return { status: 200, body: { items: r.items.map(batchItemToApi), nextCursor: r.nextCursor ?? null } };
+        return { status: 200, body: batchItemPageToApi(r) };
       },
     }),
     defineRoute({

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deliveryToApi, endpointToApi, endpointWithSecretToApi } from './presenters.js';
+import { createEndpointRequest, deliveryToApi, endpointToApi, endpointWithSecretToApi } from './presenters.js';
 import type { WebhookClient } from '../../clients/webhook-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import {
@@ -35,15 +35,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
-        const r = await webhooks.createEndpoint(
-          {
-            url: body.url,
-            events: body.events,
-            ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-            ...(body.description !== undefined ? { description: body.description } : {}),
-          },
-          call,
-        );
+        const r = await webhooks.createEndpoint(createEndpointRequest(body), call);
         return { status: 201, body: endpointWithSecretToApi(r) };
       },
     }),

@@ -42,3 +42,13 @@ export function deliveryToApi(d: webhookV1.Delivery) {
     createdAt: iso(d.createdAt),
   };
 }
+
+/** A create request as the webhook service takes it (a company's endpoint or an operators' one). */
+export function createEndpointRequest(body: { url: string; events: string[]; enabled?: boolean | undefined; description?: string | undefined }) {
+  return {
+    url: body.url,
+    events: body.events,
+    ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
+    ...(body.description !== undefined ? { description: body.description } : {}),
+  };
+}

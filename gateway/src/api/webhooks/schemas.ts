@@ -2,9 +2,6 @@ import { z } from 'zod';
 import { WEBHOOK_EVENT_TYPES } from '@wallet/platform';
 import { textSchema } from '../../http/validation.js';
 
-/** The public event types (docs/webhooks.md), as the webhook service checks them. */
-export { WEBHOOK_EVENT_TYPES };
-
 const isoDate = () => z.string().meta({ format: 'date-time' });
 
 /** How receivers verify a delivery; shown in the OpenAPI description of endpoint creation (and docs/webhooks.md). */
@@ -32,7 +29,8 @@ const EventsSchema = z
   .min(1, { message: 'Suscriba al menos un tipo de evento.' })
   .max(WEBHOOK_EVENT_TYPES.length * 2)
   .meta({ description: 'Event types to receive.' });
-const UrlSchema = z
+/** A webhook endpoint's URL (companies' and operators' endpoints alike). */
+export const WebhookUrlSchema = z
   .string()
   .min(1)
   .max(2048)
@@ -55,7 +53,7 @@ const UrlSchema = z
 
 export const CreateWebhookEndpointBody = z
   .strictObject({
-    url: UrlSchema,
+    url: WebhookUrlSchema,
     events: EventsSchema,
     enabled: z.boolean().optional().meta({ description: 'Default true.' }),
     description: textSchema(1, 200).optional(),
@@ -64,7 +62,7 @@ export const CreateWebhookEndpointBody = z
 
 export const UpdateWebhookEndpointBody = z
   .strictObject({
-    url: UrlSchema.optional(),
+    url: WebhookUrlSchema.optional(),
     events: EventsSchema.optional(),
     enabled: z.boolean().optional(),
     description: textSchema(1, 200).nullable().optional().meta({ description: '`null` clears it.' }),

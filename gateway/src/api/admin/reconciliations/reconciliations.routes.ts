@@ -134,10 +134,6 @@ const BreakQuery = z.strictObject({
 
 const RunParams = z.object({ id: z.string().regex(RUN_ID) });
 
-/** The run and the break as the API shows them: the same views the webhooks carry (@wallet/platform). */
-export const runToApi = reconciliationRunView;
-export const breakToApi = reconciliationBreakView;
-
 /**
  * Reconciliation with the rails (docs/reconciliation.md): each provider's daily settlement report matched against
  * our settled records by the reconciliation service; operators start a run, follow it, and read
@@ -174,7 +170,7 @@ export function adminReconciliationRoutes(recon: ReconciliationClient, today: ()
         }
         const res = await recon.startRun({ rail: body.rail, date: body.date, requestedBy: adminActor(admin!) }, call);
         if (!res.run) throw new AppError('SERVICE_UNAVAILABLE');
-        return { status: 202, body: runToApi(res.run), headers: { Location: runLocation(res.run.id) } };
+        return { status: 202, body: reconciliationRunView(res.run), headers: { Location: runLocation(res.run.id) } };
       },
     }),
     defineRoute({
@@ -201,7 +197,7 @@ export function adminReconciliationRoutes(recon: ReconciliationClient, today: ()
           },
           call,
         );
-        return { status: 200, body: { items: res.items.map(runToApi), nextCursor: res.nextCursor ?? null } };
+        return { status: 200, body: { items: res.items.map(reconciliationRunView), nextCursor: res.nextCursor ?? null } };
       },
     }),
     defineRoute({
@@ -215,7 +211,7 @@ export function adminReconciliationRoutes(recon: ReconciliationClient, today: ()
       paramErrors: { id: 'RECONCILIATION_NOT_FOUND' },
       responses: { 200: { description: 'The run.', schema: ReconciliationRunSchema } },
       errors: ['RECONCILIATION_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ params, call }) => ({ status: 200, body: runToApi(await recon.getRun({ id: params.id }, call)) }),
+      handler: async ({ params, call }) => ({ status: 200, body: reconciliationRunView(await recon.getRun({ id: params.id }, call)) }),
     }),
     defineRoute({
       method: 'GET',
@@ -251,7 +247,7 @@ export function adminReconciliationRoutes(recon: ReconciliationClient, today: ()
             call,
           ),
         ]);
-        return { status: 200, body: { items: res.items.map(breakToApi), nextCursor: res.nextCursor ?? null } };
+        return { status: 200, body: { items: res.items.map(reconciliationBreakView), nextCursor: res.nextCursor ?? null } };
       },
     }),
   ];

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { PLATFORM_EVENT_TYPES } from '@wallet/platform';
-import { deliveryToApi, endpointToApi, endpointWithSecretToApi } from '../../webhooks/presenters.js';
+import { createEndpointRequest, deliveryToApi, endpointToApi, endpointWithSecretToApi } from '../../webhooks/presenters.js';
 import type { WebhookClient } from '../../../clients/webhook-client.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { textSchema } from '../../../http/validation.js';
@@ -12,34 +12,13 @@ import {
   WebhookEndpointListSchema,
   WebhookEndpointWithSecretSchema,
   ENDPOINT_ID,
+  WebhookUrlSchema,
 } from '../../webhooks/schemas.js';
-
-/** The platform's event types (docs/webhooks.md "Operators' webhooks"), as the webhook service checks them. */
-export const PLATFORM_WEBHOOK_EVENT_TYPES = PLATFORM_EVENT_TYPES;
 
 const CreatePlatformEndpointBody = z
   .strictObject({
-    url: z
-      .string()
-      .min(1)
-      .max(2048)
-      .refine(
-        (s) => {
-          try {
-            const u = new URL(s);
-            return u.protocol === 'https:' || u.protocol === 'http:';
-          } catch {
-            return false;
-          }
-        },
-        { message: 'Debe ser una URL https absoluta.' },
-      )
-      .meta({
-        description:
-          'Where deliveries are POSTed. In production: https only, and no loopback, private, link-local, CGNAT or metadata targets (checked when set and again at each delivery).',
-        format: 'uri',
-      }),
-    events: z.array(z.enum(PLATFORM_WEBHOOK_EVENT_TYPES)).min(1, { message: 'Suscriba al menos un tipo de evento.' }).max(4).meta({
+    url: WebhookUrlSchema,
+    events: z.array(z.enum(PLATFORM_EVENT_TYPES)).min(1, { message: 'Suscriba al menos un tipo de evento.' }).max(4).meta({
       description:
         '`reconciliation.completed`: a run of (rail, date) finished (RECONCILED, REJECTED or FAILED); `data` is the run as `GET /admin/reconciliations/{id}` shows it. `reconciliation.break`: a break was opened (once per break key); `data` is the break as its listing shows it.',
     }),
@@ -70,15 +49,7 @@ export function adminWebhookRoutes(webhooks: WebhookClient): AnyRoute[] {
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ body, call }) => {
-        const r = await webhooks.createPlatformEndpoint(
-          {
-            url: body.url,
-            events: body.events,
-            ...(body.enabled !== undefined ? { enabled: body.enabled } : {}),
-            ...(body.description !== undefined ? { description: body.description } : {}),
-          },
-          call,
-        );
+        const r = await webhooks.createPlatformEndpoint(createEndpointRequest(body), call);
         return { status: 201, body: endpointWithSecretToApi(r) };
       },
     }),

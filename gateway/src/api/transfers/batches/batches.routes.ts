@@ -3,7 +3,7 @@ import { BATCH_CSV_DESCRIPTION } from './batch-csv.js';
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS } from './batch-items.js';
 import { createBatchRequest } from './batch-upload.js';
 import { BATCH_RESULTS_COLUMNS, batchResultsCsv } from './batch-results.js';
-import { batchCreatedToApi, batchItemToApi, batchToApi } from './presenters.js';
+import { batchCreatedToApi, batchItemPageToApi, batchToApi } from './presenters.js';
 import type { TransferClient } from '../../../clients/transfer-client.js';
 import {
   BatchCreatedSchema,
@@ -149,7 +149,7 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       errors: ['BATCH_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, query, call }) => {
         const r = await transfers.listBatchItems({ batchId: params.id, status: query.status, limit: query.limit, cursor: query.cursor }, call);
-        return { status: 200, body: { items: r.items.map(batchItemToApi), nextCursor: r.nextCursor ?? null } };
+        return { status: 200, body: batchItemPageToApi(r) };
       },
     }),
     defineRoute({

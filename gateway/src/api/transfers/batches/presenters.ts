@@ -45,3 +45,8 @@ export function batchItemToApi(i: transferV1.BatchItem) {
     completedAt: iso(i.completedAt),
   };
 }
+
+/** A page of a batch's items (GET /transfers/batches/{id}/items and the dashboard's). */
+export function batchItemPageToApi(r: transferV1.ListBatchItemsResponse) {
+  return { items: r.items.map(batchItemToApi), nextCursor: r.nextCursor ?? null };
+}
