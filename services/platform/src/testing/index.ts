@@ -199,4 +199,4 @@ export function policyClient<S>(
 }
 export { productionSecretFailures } from './production-secrets.js';
 export { captureLogs, type CapturedLogs } from './capture-logs.js';
-export { CANONICAL_JSON_INPUTS } from './canonical-json-inputs.js';
+export { CANONICAL_JSON_INPUTS, CODE_UNIT_ORDER_GOLDEN } from './canonical-json-inputs.js';
