@@ -604,6 +604,14 @@ describe('helm chart', () => {
     );
   });
 
+  it("tells the gateway its public base URL (the OpenAPI servers): the value, else the ingress's first host, https with TLS", () => {
+    const urlOf = (ms: Manifest[]) => byComponent(ms, 'ConfigMap', 'gateway')!.data!.GATEWAY_PUBLIC_URL;
+    expect(urlOf(defaults)).toBeUndefined(); // no ingress: the gateway says '/' and warns at start
+    expect(urlOf(production)).toBe('https://api.wallet.example.co');
+    expect(urlOf(render(['--set', 'ingress.enabled=true']))).toBe('http://api.wallet.example.co');
+    expect(urlOf(render(['-f', PRODUCTION, '--set', 'gateway.publicUrl=https://pagos.example.co/api/']))).toBe('https://pagos.example.co/api');
+  });
+
   it("sets only variables the processes read (their config.ts, the platform's base schema)", () => {
     const platform = readFileSync(join(REPO, 'services', 'platform', 'src', 'config', 'config.ts'), 'utf8');
     const dirOf = (name: string) => (name === 'gateway' ? 'gateway' : `services/${name}`);

@@ -162,6 +162,14 @@ sandbox:
 {{- printf "http://%s:8090" (include "wallet.host" (dict "root" . "name" "sandbox")) -}}
 {{- end -}}
 
+{{/* The API's public base URL: gateway.publicUrl, else the first ingress host (https with TLS), else empty. */}}
+{{- define "wallet.gatewayPublicUrl" -}}
+{{- $ing := .Values.ingress -}}
+{{- if .Values.gateway.publicUrl -}}{{ trimSuffix "/" .Values.gateway.publicUrl }}
+{{- else if and $ing.enabled $ing.hosts -}}{{ printf "%s://%s" (ternary "https" "http" (gt (len $ing.tls) 0)) (index $ing.hosts 0).host }}
+{{- end -}}
+{{- end -}}
+
 {{/* A provider URL: the value, else the sandbox when it is on, else a clear error. */}}
 {{- define "wallet.providerUrl" -}}
 {{- if .value -}}{{ .value }}
@@ -257,6 +265,9 @@ WEBHOOK_GRPC_ADDR: {{ index $addr "webhook" | quote }}
 RECONCILIATION_GRPC_ADDR: {{ index $addr "reconciliation" | quote }}
 TRUSTED_PROXIES: {{ $p.values.trustedProxies | quote }}
 MAIL_FROM: {{ $p.values.mailFrom | quote }}
+{{- with include "wallet.gatewayPublicUrl" $root }}
+GATEWAY_PUBLIC_URL: {{ . | quote }}
+{{- end }}
 {{- else if eq $p.name "sandbox" }}
 SANDBOX_HOST: "0.0.0.0"
 SANDBOX_SMTP_HOST: "0.0.0.0"
