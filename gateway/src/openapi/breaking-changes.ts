@@ -60,7 +60,7 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 /** Keywords whose values are maps of names (a property called `description` is not the keyword). */
 const NAME_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
 /** Words for people only: never part of the contract. */
-const PROSE = new Set(['description', 'summary', 'example', 'examples', 'title', '$comment', 'externalDocs', 'x-default']);
+const PROSE = new Set(['description', 'summary', 'example', 'examples', 'title', '$comment', 'externalDocs']);
 
 /** Lists the breaking changes from `before` to `after`, sorted by id. */
 export function breakingChanges(before: Json, after: Json): BreakingChange[] {
