@@ -88,7 +88,7 @@ beforeAll(async () => {
   server = createServer(app.callback());
   await new Promise<void>((res) => server.listen(0, '127.0.0.1', res));
   probe = client(`http://127.0.0.1:${(server.address() as { port: number }).port}`);
-});
+}, 60_000);
 
 afterAll(async () => {
   await new Promise<void>((res) => server?.close(() => res()));
