@@ -21,6 +21,8 @@ import { ApiKeyAuthenticator } from './auth/api-key-authenticator.js';
 import type { GatewayConfig } from './config.js';
 import { accessLog } from './http/access-log.js';
 import { apiKeyAreaGuard } from './http/auth.js';
+import { apiVersioning } from './http/api-versions.js';
+import { LATEST_API_VERSION } from './api-versions.js';
 import { ClientIpResolver } from './http/client-ip.js';
 import type { GatewayContext, GatewayState } from './http/context.js';
 import { errorMiddleware } from './http/errors.js';
@@ -135,7 +137,8 @@ export interface GatewayApp {
   close(): Promise<void>;
 }
 
-export const API_VERSION = '1.0.0';
+/** The document's `info.version`: the newest API version (api-versions.ts). */
+export const API_VERSION = LATEST_API_VERSION;
 
 /** The paths of the admin listener (and, outside production, of the public one too). */
 const ADMIN_AREA = /^\/admin(\/|$)/i;
@@ -278,6 +281,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     app.use(requestIdMiddleware);
     app.use(accessLog(log));
     app.use(errorMiddleware(log));
+    app.use(apiVersioning());
     app.use(async (ctx: GatewayContext, next: Next) => {
       // By path here, and again by the matched route in the router (whatever spelling matched it).
       ctx.state.areas = areas;

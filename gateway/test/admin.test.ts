@@ -152,7 +152,7 @@ describe('API keys', () => {
     const created = await api.post(`/admin/companies/${c.id}/api-keys`, { token, body: { scope: 'WRITE', label: 'produccion' } });
     expect(created.status).toBe(201);
     expect(CreatedApiKeySchema.parse(created.body)).toBeTruthy();
-    expect(Object.keys(created.body).sort()).toEqual(['createdAt', 'id', 'key', 'label', 'prefix', 'scope']);
+    expect(Object.keys(created.body).sort()).toEqual(['apiVersion', 'createdAt', 'id', 'key', 'label', 'prefix', 'scope']);
     const second = await admin.issueKey(c.id, 'READ', 'staging');
 
     const list = await api.get(`/admin/companies/${c.id}/api-keys`, { token });

@@ -69,6 +69,7 @@ describe('operator reads and money exceptions', () => {
       prefix: issued.body.prefix,
       scope: 'READ',
       label: 'tablero-contable',
+      apiVersion: issued.body.apiVersion,
       createdAt: issued.body.createdAt,
       lastUsedAt: null,
       revokedAt: null,

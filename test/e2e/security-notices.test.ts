@@ -94,7 +94,7 @@ describe('company.security_changed end to end (issue 36)', () => {
     const read = keys.body.items.find((k: any) => k.scope === 'READ');
     const r = await stack.admin('DELETE', `/admin/companies/${co.id}/api-keys/${read.id}`);
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['createdAt', 'id', 'label', 'lastUsedAt', 'prefix', 'revokedAt', 'scope']);
+    expect(Object.keys(r.body).sort()).toEqual(['apiVersion', 'createdAt', 'id', 'label', 'lastUsedAt', 'prefix', 'revokedAt', 'scope']);
     expect(r.body).toMatchObject({ id: read.id, scope: 'READ', revokedAt: expect.any(String) });
 
     const hit = await eventually(async () => rx.hits.find((h) => h.body.type === 'company.security_changed'), 30_000, 100);

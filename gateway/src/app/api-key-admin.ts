@@ -7,6 +7,7 @@ import type { CompanyStore } from '../persistence/company.store.js';
 import type { Queryable } from '../persistence/sql.js';
 import type { AuditTrail } from '../audit/admin-audit.js';
 import type { SecurityNotice, SecurityNotices } from './security-notices.js';
+import { LATEST_API_VERSION } from '../api-versions.js';
 export type { ApiKeyRecord } from '../persistence/api-key.store.js';
 
 /** Operator use cases on API keys: issue (shown once), list, revoke. */
@@ -36,6 +37,8 @@ export class ApiKeyAdmin {
       prefix: displayPrefix(key),
       scope,
       label,
+      // Pinned to the newest version: a key keeps the API it was written against until its owner moves.
+      apiVersion: LATEST_API_VERSION,
     });
     return { ...record, key };
   }

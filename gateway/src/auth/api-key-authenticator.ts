@@ -19,6 +19,8 @@ export interface ApiKeyPrincipal {
   multiSigThreshold: number;
   counterpartyDailyLimitCents: bigint;
   counterpartyMonthlyLimitCents: bigint;
+  /** The API version the key is pinned to (http/api-versions.ts): what applies when a request names none. */
+  apiVersion: string;
 }
 
 interface CacheEntry {
@@ -164,6 +166,7 @@ export class ApiKeyAuthenticator {
                   multiSigThreshold: row.multiSigThreshold,
                   counterpartyDailyLimitCents: row.counterpartyDailyLimitCents,
                   counterpartyMonthlyLimitCents: row.counterpartyMonthlyLimitCents,
+                  apiVersion: row.apiVersion,
                 },
                 revoked: row.revoked,
                 keyHash: row.keyHash,

@@ -18,6 +18,8 @@ export interface GatewayState {
    */
   admin?: AdminPrincipal;
   clientIp?: string;
+  /** The API version the request named (`Wallet-Version`); absent: the key's pinned version, else the newest (http/api-versions.ts). */
+  apiVersion?: string;
   /** What the listener that took the request serves: admin routes, the others (set by the app; absent = both). */
   areas?: { admin: boolean; other: boolean };
 }

@@ -6,6 +6,7 @@ import type { ApiKeyPrincipal } from '../auth/api-key-authenticator.js';
 import type { SessionPrincipal } from '../auth/dashboard-auth.js';
 import type { Scope } from '../persistence/api-key.store.js';
 import type { RateClass } from '../ratelimit/rate-classes.js';
+import type { RouteDeprecation } from './api-versions.js';
 import type { GatewayContext } from './context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -118,6 +119,8 @@ export interface RouteDef<
   responses: Record<number, RouteResponseDoc>;
   /** Domain errors this route can answer (auth, validation, rate-limit and internal errors are added automatically). */
   errors?: ErrorCode[];
+  /** Being retired: every answer carries `Deprecation` (and `Sunset` once set) and the document marks it `deprecated` (docs/api-versioning.md). */
+  deprecated?: RouteDeprecation;
   handler(args: HandlerArgs<P, Q, B>): Promise<HandlerResult>;
 }
 

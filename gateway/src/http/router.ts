@@ -1,4 +1,5 @@
 import { isJsonBody, toJsonText } from './json-text.js';
+import { deprecationHeaders } from './api-versions.js';
 import { Router } from '@koa/router';
 import type { Middleware, Next } from 'koa';
 import { AppError, type Logger } from '@wallet/platform';
@@ -49,11 +50,14 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
     }
     const chain: Middleware<GatewayState>[] = [];
     const adminRoute = def.path.startsWith('/admin/') || def.path === '/admin';
+    const deprecation = def.deprecated ? deprecationHeaders(def.deprecated) : undefined;
     chain.push(async (ctx: GatewayContext, next: Next) => {
       // A listener that does not serve this route answers as if it did not exist (production: /admin only on the admin port).
       const areas = ctx.state.areas;
       if (areas && !(adminRoute ? areas.admin : areas.other)) throw new AppError('ROUTE_NOT_FOUND');
       ctx.state.routeTemplate = def.path;
+      // On every answer of a route being retired, refusals included.
+      if (deprecation) ctx.set(deprecation);
       await next();
     });
     const rateClass = rateClassOf(def);

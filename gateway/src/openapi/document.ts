@@ -4,6 +4,7 @@ import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/sch
 import { NON_API_KEY_AREAS } from '../http/auth.js';
 import { rateClassOf, sharedTokenPolicyOf, type AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
+import { API_VERSIONS, SUPPORTED_API_VERSIONS } from '../api-versions.js';
 
 type Json = Record<string, unknown>;
 
@@ -38,6 +39,8 @@ export function buildOpenApiDocument(
         "**Admin (operators).** In production `/admin/*` is served only on the admin listener (`GATEWAY_ADMIN_PORT`, default 8081), never on the public port, and only to named operators: the shared `ADMIN_TOKEN` is refused (403 `ADMIN_TOKEN_NOT_ALLOWED`) except to invite the first two operators (`POST /admin/operators`). Outside production the shared token keeps working everywhere except where an operator's identity is the point (approving or rejecting a credit request, logout). Every admin action, login and failed login is written to the append-only audit log (`GET /admin/audit`). An operator's credit above `ADMIN_CREDIT_DUAL_CONTROL_CENTS` waits (202, a credit request) for a second, independent operator's approval.",
         '',
         '**Errors.** Every error is `{ error, message, details? }` with a Spanish `message`; `INVALID_REQUEST` carries `details.fields: [{ path, message }]`. Every response carries `X-Request-Id` (a well-formed incoming one is echoed). Answers given before an operation is chosen are listed under `x-responses-before-routing`: a method and path no operation serves → 404 `ROUTE_NOT_FOUND`; malformed HTTP → 400 `INVALID_REQUEST`, 408 `REQUEST_TIMEOUT` or 431 `HEADERS_TOO_LARGE`, and the connection is closed.',
+        '',
+        `**Versions.** A version is a release date. Send \`Wallet-Version: YYYY-MM-DD\` to choose one (${SUPPORTED_API_VERSIONS.map((v) => `\`${v}\``).join(', ')}); without it the API key's pinned version applies (the newest when the key was issued; see \`apiVersion\` on the admin API key answers), and elsewhere the newest. Every answer says which version applied in \`Wallet-Version\`; an unknown one → 400 \`UNSUPPORTED_API_VERSION\` with \`details.supported\`. New operations, optional request fields, response fields and enum values arrive in every version: clients must ignore fields and tolerate enum values they do not know. Anything breaking comes only in a new version. An operation being retired is marked \`deprecated\` and answers with \`Deprecation\` (RFC 9745) and, once its date is set, \`Sunset\` (RFC 8594) headers, at least 6 months ahead. Changelog: ${API_VERSIONS.map((v) => `\`${v.version}\`: ${v.summary}`).join(' ')}`,
         '',
         '**Amounts** are integer centavos. In requests they must be JSON integers; balances and movements return them as strings.',
         '',
@@ -100,6 +103,24 @@ export function buildOpenApiDocument(
         'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
         'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
         'Retry-After': { description: 'Seconds to wait before retrying (on every 429).', required: true, schema: { type: 'integer', minimum: 0 } },
+        'Wallet-Version': {
+          description:
+            "The API version that applied to this request: the `Wallet-Version` it sent, else its API key's pinned version, else the newest. On every answer but a refusal of the version asked for.",
+          schema: { type: 'string', enum: [...SUPPORTED_API_VERSIONS] },
+        },
+        Deprecation: {
+          description: 'This operation is deprecated since this instant (RFC 9745: `@` + Unix seconds).',
+          required: true,
+          schema: { type: 'string', pattern: '^@-?[0-9]+$' },
+        },
+        Sunset: {
+          description: 'After this instant the operation may stop answering (RFC 8594, an HTTP-date); sent once the date is set.',
+          schema: { type: 'string' },
+        },
+        Link: {
+          description: 'Where the deprecation is explained: `</docs>; rel="deprecation"; type="text/html"`.',
+          schema: { type: 'string' },
+        },
         'Idempotent-Replayed': {
           description:
             '`true` when this answer is the stored answer of an earlier request with the same `Idempotency-Key` (on POST /transfers/send also: the transfer that an earlier request with the key made, in its current state).',
@@ -107,6 +128,14 @@ export function buildOpenApiDocument(
         },
       },
       parameters: {
+        WalletVersion: {
+          name: 'Wallet-Version',
+          in: 'header',
+          required: false,
+          description:
+            "The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`.",
+          schema: { type: 'string', enum: [...SUPPORTED_API_VERSIONS] },
+        },
         RequestId: {
           name: 'X-Request-Id',
           in: 'header',
@@ -125,6 +154,11 @@ export function buildOpenApiDocument(
       },
       responses: {
         Error: { description: 'Error', content: { 'application/json': { schema: errorRef } } },
+        UnsupportedApiVersion: refusal(
+          'UNSUPPORTED_API_VERSION',
+          components,
+          'The `Wallet-Version` header names no supported version (checked before routing).',
+        ),
         RouteNotFound: refusal('ROUTE_NOT_FOUND', components, 'No operation serves this method and path.'),
         ApiKeyAuthNotAllowed: refusal(
           'API_KEY_AUTH_NOT_ALLOWED',
@@ -144,6 +178,7 @@ export function buildOpenApiDocument(
     // method and path no operation serves, `protocol` for requests the HTTP server refuses itself.
     'x-responses-before-routing': {
       unrouted: {
+        '400': { $ref: '#/components/responses/UnsupportedApiVersion' },
         '403': { $ref: '#/components/responses/ApiKeyAuthNotAllowed' },
         '404': { $ref: '#/components/responses/RouteNotFound' },
       },
@@ -166,7 +201,7 @@ function refusal(code: ErrorCode, components: SchemaComponents, when: string): J
 }
 
 function operation(route: AnyRoute, components: SchemaComponents, perMinute: Record<RateClass, number>): Json {
-  const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }];
+  const parameters: Json[] = [{ $ref: '#/components/parameters/RequestId' }, { $ref: '#/components/parameters/WalletVersion' }];
   if (route.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   for (const [where, schema] of [
     ['path', route.params],
@@ -188,7 +223,19 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
         'RateLimit-Reset': { $ref: '#/components/headers/RateLimit-Reset' },
       }
     : {};
-  const baseHeaders = { 'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' }, ...rateHeaders };
+  const deprecationHeaders = route.deprecated
+    ? {
+        Deprecation: { $ref: '#/components/headers/Deprecation' },
+        ...(route.deprecated.sunset ? { Sunset: { $ref: '#/components/headers/Sunset' } } : {}),
+        Link: { $ref: '#/components/headers/Link' },
+      }
+    : {};
+  const baseHeaders = {
+    'X-Request-Id': { $ref: '#/components/headers/X-Request-Id' },
+    'Wallet-Version': { $ref: '#/components/headers/Wallet-Version' },
+    ...rateHeaders,
+    ...deprecationHeaders,
+  };
   const replayHeader = route.idempotent ? { 'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' } } : {};
 
   const responses: Record<string, Json> = {};
@@ -234,6 +281,13 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
     responses,
   };
   const notes: string[] = [];
+  if (route.deprecated) {
+    op.deprecated = true;
+    const d = route.deprecated;
+    notes.push(
+      `**Deprecated** since ${d.since}${d.sunset ? `; may stop answering after ${d.sunset} (\`Sunset\`)` : ''}.${d.replacement ? ` Use ${d.replacement} instead.` : ''}`,
+    );
+  }
   if (route.description) notes.push(route.description);
   if (route.auth.kind === 'apiKey') notes.push(`Scope: **${route.auth.scope}**.`);
   if (route.idempotent) notes.push('Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).');
@@ -275,6 +329,8 @@ function bytesText(n: number): string {
 /** Error answers a route can give, by status: its own plus those its pipeline adds. */
 export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   const codes = new Set<ErrorCode>();
+  // Every operation reads `Wallet-Version` (http/api-versions.ts).
+  codes.add('UNSUPPORTED_API_VERSION');
   if (route.params || route.query || route.body) codes.add('INVALID_REQUEST');
   if (route.body) {
     codes.add('PAYLOAD_TOO_LARGE');

@@ -10,6 +10,8 @@ export interface ApiKeyRecord {
   prefix: string;
   scope: Scope;
   label: string;
+  /** The API version the key is pinned to. */
+  apiVersion: string;
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
@@ -30,9 +32,10 @@ export interface KeyPrincipalRow {
   multiSigThreshold: number;
   counterpartyDailyLimitCents: bigint;
   counterpartyMonthlyLimitCents: bigint;
+  apiVersion: string;
 }
 
-const COLUMNS = `id::text as id, company_id::text as company_id, prefix, scope, label,
+const COLUMNS = `id::text as id, company_id::text as company_id, prefix, scope, label, api_version,
   ${isoCol('created_at', 'created_at')}, ${isoCol('last_used_at', 'last_used_at')}, ${isoCol('revoked_at', 'revoked_at')}`;
 
 interface Row {
@@ -41,6 +44,7 @@ interface Row {
   prefix: string;
   scope: Scope;
   label: string;
+  api_version: string;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
@@ -53,6 +57,7 @@ function toRecord(r: Row): ApiKeyRecord {
     prefix: r.prefix,
     scope: r.scope,
     label: r.label,
+    apiVersion: r.api_version,
     createdAt: r.created_at,
     lastUsedAt: r.last_used_at,
     revokedAt: r.revoked_at,
@@ -61,10 +66,13 @@ function toRecord(r: Row): ApiKeyRecord {
 
 /** API keys, stored only as HMAC-SHA256(pepper, key) under a unique index. */
 export class ApiKeyStore {
-  async insert(q: Queryable, k: { id: string; companyId: string; keyHash: string; prefix: string; scope: Scope; label: string }): Promise<ApiKeyRecord> {
+  async insert(
+    q: Queryable,
+    k: { id: string; companyId: string; keyHash: string; prefix: string; scope: Scope; label: string; apiVersion: string },
+  ): Promise<ApiKeyRecord> {
     const rows = await q.query<Row>(
-      `insert into gateway.api_keys (id, company_id, key_hash, prefix, scope, label) values (?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
-      [k.id, k.companyId, k.keyHash, k.prefix, k.scope, k.label],
+      `insert into gateway.api_keys (id, company_id, key_hash, prefix, scope, label, api_version) values (?, ?, ?, ?, ?, ?, ?) returning ${COLUMNS}`,
+      [k.id, k.companyId, k.keyHash, k.prefix, k.scope, k.label, k.apiVersion],
     );
     return toRecord(rows[0]!);
   }
@@ -107,11 +115,12 @@ export class ApiKeyStore {
       multi_sig_threshold: number;
       daily: string;
       monthly: string;
+      api_version: string;
     }>(
       `select k.id::text as key_id, k.key_hash, k.scope, (k.revoked_at is not null) as revoked,
               c.id::text as company_id, c.status, c.tax_regime, c.rate_limit_multiplier::text as multiplier,
               c.name, c.nit, c.multi_sig_threshold, c.counterparty_daily_limit_cents::text as daily,
-              c.counterparty_monthly_limit_cents::text as monthly
+              c.counterparty_monthly_limit_cents::text as monthly, k.api_version
          from gateway.api_keys k join gateway.companies c on c.id = k.company_id
         where k.key_hash = ?`,
       [keyHash],
@@ -132,6 +141,7 @@ export class ApiKeyStore {
       multiSigThreshold: Number(r.multi_sig_threshold),
       counterpartyDailyLimitCents: BigInt(r.daily),
       counterpartyMonthlyLimitCents: BigInt(r.monthly),
+      apiVersion: r.api_version,
     };
   }
 

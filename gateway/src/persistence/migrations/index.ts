@@ -7,6 +7,7 @@ import { Migration0006IdempotencyUnknownOutcomes } from './0006-idempotency-unkn
 import { Migration0007AuthChangeFeed } from './0007-auth-change-feed.js';
 import { Migration0008ApprovalRequests } from './0008-approval-requests.js';
 import { Migration0009SecurityNotices } from './0009-security-notices.js';
+import { Migration0010ApiKeyVersions } from './0010-api-key-versions.js';
 
 /** Every gateway migration, in order. Append only. */
 export const gatewayMigrations = [
@@ -20,6 +21,7 @@ export const gatewayMigrations = [
   Migration0008ApprovalRequests,
   // 0008 (two-person approval requests) is merged in before this one.
   Migration0009SecurityNotices,
+  Migration0010ApiKeyVersions,
 ];
 
 /**

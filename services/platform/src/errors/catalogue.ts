@@ -13,6 +13,11 @@ export const ERRORS = {
   REQUEST_TIMEOUT: { http: 408, grpc: GrpcStatus.DEADLINE_EXCEEDED, message: 'La solicitud no llegó completa a tiempo; envíela de nuevo.' },
   HEADERS_TOO_LARGE: { http: 431, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'Los encabezados de la solicitud son demasiado grandes.' },
   UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'El tipo de contenido no es compatible; use application/json.' },
+  UNSUPPORTED_API_VERSION: {
+    http: 400,
+    grpc: GrpcStatus.INVALID_ARGUMENT,
+    message: 'Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).',
+  },
   // Authentication and authorization
   AUTH_REQUIRED: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'Falta el encabezado Authorization.' },
   INVALID_API_KEY: { http: 401, grpc: GrpcStatus.UNAUTHENTICATED, message: 'La clave de API no es válida o fue revocada.' },

@@ -9,7 +9,16 @@ import { approvalRequestToApi } from '../approval-requests/presenters.js';
 import { PENDING_APPROVAL_RESPONSE } from '../approval-requests/schemas.js';
 
 export function apiKeyToApi(k: ApiKeyRecord) {
-  return { id: k.id, prefix: k.prefix, scope: k.scope, label: k.label, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt, revokedAt: k.revokedAt };
+  return {
+    id: k.id,
+    prefix: k.prefix,
+    scope: k.scope,
+    label: k.label,
+    apiVersion: k.apiVersion,
+    createdAt: k.createdAt,
+    lastUsedAt: k.lastUsedAt,
+    revokedAt: k.revokedAt,
+  };
 }
 
 export const CreateApiKeyBody = z
@@ -53,6 +62,7 @@ export function adminApiKeyRoutes(keys: ApiKeyAdmin, changes: AdminChanges): Any
             prefix: k.prefix,
             scope: k.scope,
             label: k.label,
+            apiVersion: k.apiVersion,
             createdAt: k.createdAt,
           },
         };

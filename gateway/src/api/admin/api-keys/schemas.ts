@@ -7,6 +7,12 @@ export const ApiKeySchema = z
     prefix: z.string().meta({ description: 'First characters of the key, to recognise it.', example: 'wk_test_Ab3x' }),
     scope: z.enum(['READ', 'WRITE']),
     label: z.string(),
+    apiVersion: z.string().meta({
+      description:
+        'The API version the key is pinned to: what applies when a request sends no `Wallet-Version` header (the newest version when the key was issued).',
+      format: 'date',
+      example: '2026-11-29',
+    }),
     createdAt: isoDate(),
     lastUsedAt: isoDate().nullable(),
     revokedAt: isoDate().nullable(),
@@ -23,6 +29,12 @@ export const CreatedApiKeySchema = z
     prefix: z.string(),
     scope: z.enum(['READ', 'WRITE']),
     label: z.string(),
+    apiVersion: z.string().meta({
+      description:
+        'The API version the key is pinned to: what applies when a request sends no `Wallet-Version` header (the newest version when the key was issued).',
+      format: 'date',
+      example: '2026-11-29',
+    }),
     createdAt: isoDate(),
   })
   .meta({ id: 'CreatedApiKey' });
