@@ -38,7 +38,16 @@ try {
   console.log(`Transfer ${final.id}: ${final.status}`);
   if (final.status !== 'COMPLETED') process.exit(1);
 
-  const pdf = await wallet.movements.receipt(final.id);
+  // The receipt is issued from the completion event, moments after it: retry a 404 briefly.
+  let pdf: Uint8Array | undefined;
+  for (let attempt = 1; !pdf; attempt++) {
+    try {
+      pdf = await wallet.movements.receipt(final.id);
+    } catch (err) {
+      if (!(err instanceof WalletApiError && err.status === 404 && attempt < 20)) throw err;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
   const path = process.env.RECEIPT_PATH ?? `receipt-${final.id}.pdf`;
   await writeFile(path, pdf);
   console.log(`Receipt: ${path} (${pdf.byteLength} bytes)`);

@@ -70,7 +70,11 @@ export function clientDocument(doc) {
   else delete out.tags;
   if (out.security === undefined) delete out.security;
   // Sorted component kinds so the snapshot is stable whatever order the gateway builds them in.
-  out.components = Object.fromEntries(Object.keys(out.components).sort().map((k) => [k, out.components[k]]));
+  out.components = Object.fromEntries(
+    Object.keys(out.components)
+      .sort()
+      .map((k) => [k, out.components[k]]),
+  );
   return out;
 }
 

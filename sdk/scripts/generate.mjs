@@ -1,12 +1,13 @@
 // Regenerates the SDK from the gateway's OpenAPI document, in one command (after `npx turbo run build`):
 //   npm run generate -w @wallet/client            the document the gateway composes (gateway/dist)
 //   npm run generate -w @wallet/client -- URL     the document a running gateway serves (URL of /openapi.json)
+//   node sdk/scripts/generate.mjs --check [URL]    writes nothing; exits 1 naming each file that differs
 // Writes three committed files, so the package builds and packs without the gateway:
 //   sdk/openapi.json                 the client API part of the document (scripts/document.mjs clientDocument)
 //   sdk/src/generated/openapi.ts     its types, by openapi-typescript 7 with default options
 //   sdk/src/generated/operations.ts  each operation's method, path and Idempotency-Key; the error codes
 // test/e2e/sdk.test.ts fails when these differ from what this script would write from the served document.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import * as prettier from 'prettier';
@@ -52,12 +53,25 @@ export async function generatedFiles(fullDocument) {
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const url = process.argv[2];
+  const args = process.argv.slice(2);
+  const check = args.includes('--check');
+  const url = args.find((a) => a !== '--check');
   const full = url ? await (await fetch(url)).json() : await gatewayDocument();
+  let stale = 0;
   for (const [file, text] of Object.entries(await generatedFiles(full))) {
+    const name = file.slice(repo.length + 1);
+    if (check) {
+      const now = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+      if (now !== text) {
+        stale++;
+        console.log(`[sdk] ${name} differs from the document${url ? ` at ${url}` : ''}: run npm run generate -w @wallet/client`);
+      }
+      continue;
+    }
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, text);
-    console.log(`[sdk] wrote ${file.slice(repo.length + 1)} (${text.length} bytes)`);
+    console.log(`[sdk] wrote ${name} (${text.length} bytes)`);
   }
-  process.exit(0); // the composed app may hold timers that close() leaves to the process
+  if (check && !stale) console.log('[sdk] the generated files match the document');
+  process.exit(stale ? 1 : 0); // exit explicitly: the composed app may hold timers that close() leaves to the process
 }

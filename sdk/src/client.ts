@@ -192,7 +192,8 @@ class Transfers extends Resource {
     for (;;) {
       const tx = await this.get(id, options.signal ? { signal: options.signal } : undefined);
       if (FINAL.has(String((tx as { status?: unknown }).status))) return tx;
-      if (Date.now() + interval > deadline) throw new Error(`transfer ${id} still ${(tx as { status?: unknown }).status} after ${options.timeoutMs ?? 120_000} ms`);
+      if (Date.now() + interval > deadline)
+        throw new Error(`transfer ${id} still ${(tx as { status?: unknown }).status} after ${options.timeoutMs ?? 120_000} ms`);
       await new Promise((r) => setTimeout(r, interval));
     }
   }
@@ -223,7 +224,9 @@ class Batches extends Resource {
   }
   list(query: ListQuery<'listBatches'> = {}, opts?: CallOptions): Paginator<Answer<'listBatches'>['items'][number]> {
     return new Paginator((cursor) =>
-      this.t.run('listBatches', opts, (init: Init) => this.api.GET('/transfers/batches', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init })),
+      this.t.run('listBatches', opts, (init: Init) =>
+        this.api.GET('/transfers/batches', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
     );
   }
   get(id: string, opts?: CallOptions): Promise<Batch> {
@@ -294,7 +297,9 @@ class CollectKeys extends Resource {
   }
   list(query: ListQuery<'listCollectKeys'> = {}, opts?: CallOptions): Paginator<CollectKey> {
     return new Paginator<CollectKey>((cursor) =>
-      this.t.run('listCollectKeys', opts, (init: Init) => this.api.GET('/breb/collect-keys', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init })),
+      this.t.run('listCollectKeys', opts, (init: Init) =>
+        this.api.GET('/breb/collect-keys', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
     );
   }
   get(id: string, opts?: CallOptions): Promise<CollectKey> {

@@ -24,7 +24,15 @@ export class WalletApiError<C extends string = WalletErrorCode> extends WalletEr
   /** The whole error body as received (e.g. `required`/`granted` on INSUFFICIENT_SCOPE, `found` on resolve-key). */
   readonly body: unknown;
 
-  constructor(init: { status: number; error: C; message: string; details?: Record<string, unknown>; requestId?: string; retryAfterSeconds?: number; body?: unknown }) {
+  constructor(init: {
+    status: number;
+    error: C;
+    message: string;
+    details?: Record<string, unknown>;
+    requestId?: string;
+    retryAfterSeconds?: number;
+    body?: unknown;
+  }) {
     super(init.message);
     this.status = init.status;
     this.error = init.error;

@@ -95,11 +95,20 @@ export class Transport {
     this.maxDelayMs = opts.maxRetryDelayMs ?? 20_000;
     this.sleep = opts.sleep ?? defaultSleep;
     this.newKey = opts.newIdempotencyKey ?? (() => globalThis.crypto.randomUUID());
-    for (const [name, v] of Object.entries({ timeoutMs: this.timeoutMs, maxRetries: this.maxRetries, retryBaseDelayMs: this.baseDelayMs, maxRetryDelayMs: this.maxDelayMs }))
+    for (const [name, v] of Object.entries({
+      timeoutMs: this.timeoutMs,
+      maxRetries: this.maxRetries,
+      retryBaseDelayMs: this.baseDelayMs,
+      maxRetryDelayMs: this.maxDelayMs,
+    }))
       if (!Number.isFinite(v) || v < 0) throw new RangeError(`${name} must be a finite number ≥ 0`);
   }
 
-  async run<T>(operationId: OperationId, call: CallOptions | undefined, attempt: (init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Attempt>): Promise<T> {
+  async run<T>(
+    operationId: OperationId,
+    call: CallOptions | undefined,
+    attempt: (init: { signal: AbortSignal; headers: Record<string, string> }) => Promise<Attempt>,
+  ): Promise<T> {
     const op = operations[operationId];
     const idempotencyKey = op.idempotencyKey ? (call?.idempotencyKey ?? this.newKey()) : undefined;
     const headers: Record<string, string> = idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {};

@@ -1,5 +1,14 @@
 import { Webhook } from 'standardwebhooks';
-import { WalletApiError, WalletClient, WalletConnectionError, WalletTimeoutError, operations, verifyWebhook, WebhookVerificationError, type RetryEvent } from '../src/index.js';
+import {
+  WalletApiError,
+  WalletClient,
+  WalletConnectionError,
+  WalletTimeoutError,
+  operations,
+  verifyWebhook,
+  WebhookVerificationError,
+  type RetryEvent,
+} from '../src/index.js';
 import { parseRetryAfter } from '../src/errors.js';
 import { startFakeApi, type Reply, type Seen } from './fake-api.js';
 
@@ -64,7 +73,9 @@ describe('WalletClient against a real HTTP server', () => {
     expect(b.headers['idempotency-key']).toBe(a.headers['idempotency-key']);
     expect(JSON.parse(b.body)).toEqual(SEND);
     expect(b.body).toBe(a.body);
-    expect(retries).toEqual([{ operationId: 'sendTransfer', retry: 1, delayMs: expect.any(Number), reason: 'network', idempotencyKey: a.headers['idempotency-key'] }]);
+    expect(retries).toEqual([
+      { operationId: 'sendTransfer', retry: 1, delayMs: expect.any(Number), reason: 'network', idempotencyKey: a.headers['idempotency-key'] },
+    ]);
   });
 
   it('each call gets its own key; a caller-chosen key is sent as is', async () => {
@@ -98,7 +109,9 @@ describe('WalletClient against a real HTTP server', () => {
   });
 
   it('429 is retried on any call after Retry-After; a Retry-After longer than maxRetryDelayMs is thrown, not waited for', async () => {
-    const f = await serve((req, n) => (n === 1 || req.path.endsWith('/cancel') ? err(429, 'RATE_LIMIT_EXCEEDED', { retryAfter: 3 }, { 'retry-after': '3' }) : { status: 200, json: { id: 'b' } }));
+    const f = await serve((req, n) =>
+      n === 1 || req.path.endsWith('/cancel') ? err(429, 'RATE_LIMIT_EXCEEDED', { retryAfter: 3 }, { 'retry-after': '3' }) : { status: 200, json: { id: 'b' } },
+    );
     const { client, retries } = clientOn(f, { maxRetryDelayMs: 5_000 });
     await client.batches.execute('b'); // no idempotency key, but a 429 ran nothing
     expect(retries).toEqual([{ operationId: 'executeBatch', retry: 1, delayMs: 3000, reason: 429, idempotencyKey: undefined }]);
@@ -110,7 +123,13 @@ describe('WalletClient against a real HTTP server', () => {
   });
 
   it('409 IDEMPOTENCY_KEY_IN_USE waits and retries with the same key; IDEMPOTENCY_KEY_REUSED is the answer', async () => {
-    const f = await serve((req, n) => (n === 1 ? err(409, 'IDEMPOTENCY_KEY_IN_USE') : req.headers['idempotency-key'] === 'k2' ? err(409, 'IDEMPOTENCY_KEY_REUSED') : { status: 201, json: TRANSFER }));
+    const f = await serve((req, n) =>
+      n === 1
+        ? err(409, 'IDEMPOTENCY_KEY_IN_USE')
+        : req.headers['idempotency-key'] === 'k2'
+          ? err(409, 'IDEMPOTENCY_KEY_REUSED')
+          : { status: 201, json: TRANSFER },
+    );
     const { client, retries } = clientOn(f);
     expect(await client.transfers.send(SEND, { idempotencyKey: 'k1' })).toEqual(TRANSFER);
     expect(f.seen.map((s) => s.headers['idempotency-key'])).toEqual(['k1', 'k1']);
@@ -140,14 +159,22 @@ describe('WalletClient against a real HTTP server', () => {
   it('an answer not in the API error shape still becomes a WalletApiError with the status', async () => {
     const f = await serve(() => ({ status: 502, raw: '<html>Bad gateway</html>', type: 'text/html' }));
     const { client } = clientOn(f, { maxRetries: 1 });
-    await expect(client.wallets.balance()).rejects.toMatchObject({ status: 502, error: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('Bad gateway') });
+    await expect(client.wallets.balance()).rejects.toMatchObject({
+      status: 502,
+      error: 'SERVICE_UNAVAILABLE',
+      message: expect.stringContaining('Bad gateway'),
+    });
     expect(f.seen).toHaveLength(2); // a read is retried
   });
 
   it('retries stop after maxRetries and throw the last error', async () => {
     const f = await serve(() => err(500, 'INTERNAL_ERROR'));
     const { client, retries } = clientOn(f, { maxRetries: 2 });
-    await expect(client.movements.get('7f0c7a52-5d3e-4c59-9d43-1f1f3b6c8e11')).rejects.toMatchObject({ status: 500, error: 'INTERNAL_ERROR', requestId: 'req-3' });
+    await expect(client.movements.get('7f0c7a52-5d3e-4c59-9d43-1f1f3b6c8e11')).rejects.toMatchObject({
+      status: 500,
+      error: 'INTERNAL_ERROR',
+      requestId: 'req-3',
+    });
     expect(f.seen).toHaveLength(3);
     expect(retries.map((r) => r.retry)).toEqual([1, 2]);
     // Backoff grows: each wait is within [½, 1] × base·2ⁿ.
@@ -216,7 +243,10 @@ describe('WalletClient against a real HTTP server', () => {
   });
 
   it('deposits are listed in the cursor style (an empty cursor on the first page)', async () => {
-    const f = await serve((req) => ({ status: 200, json: req.query.get('cursor') === '' ? { items: [{ id: 'd1' }], nextCursor: 'n' } : { items: [{ id: 'd2' }], nextCursor: null } }));
+    const f = await serve((req) => ({
+      status: 200,
+      json: req.query.get('cursor') === '' ? { items: [{ id: 'd1' }], nextCursor: 'n' } : { items: [{ id: 'd2' }], nextCursor: null },
+    }));
     const { client } = clientOn(f);
     expect((await client.deposits.list().toArray()).map((d) => (d as { id: string }).id)).toEqual(['d1', 'd2']);
     expect(f.seen.map((s) => s.query.get('cursor'))).toEqual(['', 'n']);
@@ -252,7 +282,10 @@ describe('WalletClient against a real HTTP server', () => {
   });
 
   it('covers every client operation, with an Idempotency-Key exactly where the document declares one', async () => {
-    const f = await serve((req) => ({ status: 200, json: req.method === 'GET' && !/\/[^/]*\d[^/]*$/.test(req.path) ? { items: [], nextCursor: null } : { ok: true } }));
+    const f = await serve((req) => ({
+      status: 200,
+      json: req.method === 'GET' && !/\/[^/]*\d[^/]*$/.test(req.path) ? { items: [], nextCursor: null } : { ok: true },
+    }));
     const { client } = clientOn(f);
     const id = '7f0c7a52-5d3e-4c59-9d43-1f1f3b6c8e11';
     const any = {} as never;
