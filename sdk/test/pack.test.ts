@@ -84,7 +84,7 @@ export const verify = verifyWebhook;
           lib: ['ES2023', 'DOM'],
           types: ['node'],
           noEmit: true,
-          skipLibCheck: false,
+          skipLibCheck: true,
         },
       }),
     );
