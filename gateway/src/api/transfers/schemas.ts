@@ -24,7 +24,9 @@ export const ResolveKeyResultSchema = z
     keyValue: z.string(),
     recipient: RecipientSchema,
   })
-  .meta({ id: 'ResolveKeyResult' });
+  // Not `ResolveKeyResult`: orval names each operation's answer type `<OperationId>Result`, so a
+  // schema of that name collides with operation resolveKey's (TS2300 in its default output).
+  .meta({ id: 'KeyResolution' });
 
 export const ResolveKeyNotFoundSchema = z
   .object({
