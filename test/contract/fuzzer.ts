@@ -9,7 +9,7 @@
  * beside ids the caller seeds. Requests are drawn in rounds, so later rounds see earlier ids.
  */
 import fc from 'fast-check';
-import type { OpenApiResponses } from '../support/openapi-check.js';
+import { coverage, type OpenApiResponses } from '../support/openapi-check.js';
 import { operationsOf, RequestFactory, type FuzzRequest, type Operation } from './requests.js';
 
 type Json = Record<string, any>;
@@ -268,7 +268,10 @@ async function sendOne(target: FuzzTarget, op: Operation, req: FuzzRequest, repo
   } catch {
     body = undefined;
   }
-  const problems = target.responses.problems({ method: req.method, path: req.path, status: res.status, headers: res.headers, text });
+  const exchange = { method: req.method, path: req.path, status: res.status, headers: res.headers, text };
+  const problems = target.responses.problems(exchange);
+  // Counted in the run's coverage of the document (support/openapi-coverage.*) like any e2e answer.
+  coverage.record(target.responses, exchange);
   if (problems.length) report.offDocument.push({ operationId: op.operationId, status: res.status, problems, request: req, body: (text ?? '').slice(0, 600) });
   if (res.status >= 500) {
     report.serverErrors.push({ operationId: op.operationId, status: res.status, problems: [], request: req, body: (text ?? '').slice(0, 600) });
