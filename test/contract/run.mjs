@@ -5,7 +5,7 @@
 // against the contract's bar: ≥ 99% of document-valid requests accepted, 0 5xx, 0 off-document.
 //
 //   node test/contract/run.mjs [count]      (or CONTRACT_FUZZ_RUNS; default 3000)
-//   CONTRACT_FUZZ_SEED (default: a new one each run, printed), CONTRACT_FUZZ_CONCURRENCY (4),
+//   CONTRACT_FUZZ_SEED (default: a new one each run, printed), CONTRACT_FUZZ_CONCURRENCY (6),
 //   CONTRACT_FUZZ_REPORT (default .tools/contract-fuzz/report-<seed>.json: the whole report as JSON)
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';

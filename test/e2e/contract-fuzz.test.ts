@@ -24,7 +24,7 @@ describe('contract fuzz: requests drawn from the served document', () => {
     report = await runContractFuzz(fs.target, {
       runs: RUNS,
       seed: SEED,
-      concurrency: Number(process.env.CONTRACT_FUZZ_CONCURRENCY ?? 4),
+      concurrency: Number(process.env.CONTRACT_FUZZ_CONCURRENCY ?? 6),
       log: RUNS > 1000 ? (line) => process.stdout.write(`${line}\n`) : undefined,
     });
     process.stdout.write(`${formatReport(report, { examples: true })}\n`);
@@ -49,7 +49,11 @@ describe('contract fuzz: requests drawn from the served document', () => {
   });
 
   it('a document-valid request is refused with 400 only where the known-refusals list says so', () => {
-    const unknown = [...new Set(report.refused.flatMap(refusalKeys))].filter((k) => !KNOWN_REFUSALS.includes(k)).sort();
+    const seen = new Set(report.refused.flatMap(refusalKeys));
+    const unknown = [...seen].filter((k) => !KNOWN_REFUSALS.includes(k)).sort();
+    // Entries this run did not reach may be fixed already (or just not drawn at this count): said, not failed.
+    const unreached = KNOWN_REFUSALS.filter((k) => !seen.has(k));
+    if (unreached.length) process.stdout.write(`known refusals this run did not meet (fixed? then delete them): ${unreached.join(', ')}\n`);
     expect(unknown).toEqual([]);
   });
 });
