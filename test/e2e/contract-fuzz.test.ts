@@ -9,10 +9,10 @@ import { KNOWN_REFUSALS } from '../contract/known-refusals.js';
  * API. Every answer must be one the document declares, none a 5xx, and a 400 only where the known
  * refusals list says the document is still looser than the server.
  *
- * CONTRACT_FUZZ_RUNS (default 231: 3 per operation), CONTRACT_FUZZ_SEED (default 38: the same requests each run),
+ * CONTRACT_FUZZ_RUNS (default 154: 2 per operation), CONTRACT_FUZZ_SEED (default 38: the same requests each run),
  * CONTRACT_FUZZ_REPORT (a file for the whole report as JSON).
  */
-const RUNS = Number(process.env.CONTRACT_FUZZ_RUNS ?? 231);
+const RUNS = Number(process.env.CONTRACT_FUZZ_RUNS ?? 154);
 const SEED = Number(process.env.CONTRACT_FUZZ_SEED ?? 38);
 
 describe('contract fuzz: requests drawn from the served document', () => {
