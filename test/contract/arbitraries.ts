@@ -80,6 +80,22 @@ function mergeTwo(a: Json, b: Json): Json {
   return out;
 }
 
+/**
+ * One branch of a oneOf/anyOf drawn so that it matches that branch alone: a property another branch
+ * requires (and this one does not) is left out ("exactly one of destination or targetAnchorHandle"
+ * written as branches of `required`).
+ */
+function exclusive(merged: Json, doc: Json, branches: Json[], index: number): Json {
+  if (!merged.properties) return merged;
+  const own = new Set<string>(merged.required ?? []);
+  const others = branches.flatMap((b, j) => (j === index ? [] : ((resolveRef(doc, b).required ?? []) as string[])));
+  const drop = others.filter((k) => !own.has(k));
+  if (!drop.length) return merged;
+  const properties = { ...merged.properties };
+  for (const k of drop) delete properties[k];
+  return { ...merged, properties };
+}
+
 const isUrlName = (name: string | undefined) => !!name && /url$/i.test(name);
 
 export class SchemaArbitraries {
@@ -104,7 +120,13 @@ export class SchemaArbitraries {
       const branches: Json[] = group.oneOf ?? group.anyOf;
       const remaining = (allOf as Json[]).slice(1);
       return fc.oneof(
-        ...branches.map((b) => this.fromSchema(mergeAllOf(this.o.doc, { allOf: [rest, resolveRef(this.o.doc, b), ...remaining] }), name, depth + 1)),
+        ...branches.map((b, i) =>
+          this.fromSchema(
+            exclusive(mergeAllOf(this.o.doc, { allOf: [rest, resolveRef(this.o.doc, b), ...remaining] }), this.o.doc, branches, i),
+            name,
+            depth + 1,
+          ),
+        ),
       );
     }
     if ('const' in schema) return fc.constant(schema.const);
@@ -113,7 +135,11 @@ export class SchemaArbitraries {
     if (branches) {
       const { oneOf: _o, anyOf: _a, ...rest } = schema;
       const base = Object.keys(rest).filter((k) => !['description', 'title', 'discriminator', 'examples', 'example'].includes(k)).length ? rest : {};
-      return fc.oneof(...branches.map((b) => this.fromSchema(mergeAllOf(this.o.doc, { allOf: [base, resolveRef(this.o.doc, b)] }), name, depth + 1)));
+      return fc.oneof(
+        ...branches.map((b, i) =>
+          this.fromSchema(exclusive(mergeAllOf(this.o.doc, { allOf: [base, resolveRef(this.o.doc, b)] }), this.o.doc, branches, i), name, depth + 1),
+        ),
+      );
     }
     const type = schema.type ?? inferType(schema);
     if (Array.isArray(type)) return fc.oneof(...type.map((t: string) => this.typed({ ...schema, type: t }, t, name, depth)));

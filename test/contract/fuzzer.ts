@@ -35,7 +35,7 @@ export interface FuzzOptions {
   concurrency?: number;
   /** Requests drawn per operation per round. */
   roundSize?: number;
-  /** Which operations to drive (default: every one a credential authorizes, with a JSON or no body). */
+  /** Which operations to drive (default: every one a credential authorizes, with a JSON or no body, and the open ones with a JSON body). */
   include?: (op: Operation) => boolean;
   /** Progress lines. */
   log?: (line: string) => void;
@@ -90,7 +90,11 @@ export function plan(doc: Json, target: Pick<FuzzTarget, 'credentials'>, include
   const skipped: Array<{ operationId: string; reason: string }> = [];
   for (const op of operationsOf(doc)) {
     const scheme = op.security.find((s) => target.credentials[s]);
-    if (!scheme) skipped.push({ operationId: op.operationId, reason: `no credential for ${op.security.join(' | ') || 'public'}` });
+    // Open operations that take a JSON body (sign-in, invitations) are driven without credentials;
+    // the open pages and documents (GET /docs, /dashboard, …) are not API calls.
+    const open = op.security.length === 0 && !!op.bodySchema;
+    if (open && (!include || include(op))) driven.push(op);
+    else if (!scheme) skipped.push({ operationId: op.operationId, reason: `no credential for ${op.security.join(' | ') || 'public'}` });
     else if (op.nonJsonBody && !op.bodySchema) skipped.push({ operationId: op.operationId, reason: `body ${op.nonJsonBody} only` });
     else if (include && !include(op)) skipped.push({ operationId: op.operationId, reason: 'left out by the caller' });
     else driven.push(op);
@@ -241,8 +245,8 @@ export async function runContractFuzz(target: FuzzTarget, opts: FuzzOptions): Pr
 }
 
 async function sendOne(target: FuzzTarget, op: Operation, req: FuzzRequest, report: FuzzReport, pools: IdPools): Promise<void> {
-  const scheme = op.security.find((s) => target.credentials[s])!;
-  const headers: Record<string, string> = { ...req.headers, authorization: `Bearer ${target.credentials[scheme]}` };
+  const scheme = op.security.find((s) => target.credentials[s]);
+  const headers: Record<string, string> = { ...req.headers, ...(scheme ? { authorization: `Bearer ${target.credentials[scheme]}` } : {}) };
   if (req.body !== undefined) headers['content-type'] = 'application/json';
   report.sent++;
   report.documentValid++;

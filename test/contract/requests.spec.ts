@@ -55,6 +55,12 @@ const doc = {
           },
         ],
       },
+      Target: {
+        type: 'object',
+        properties: { destination: { type: 'string', minLength: 1 }, handle: { type: 'string', minLength: 1 }, note: { type: 'string' } },
+        additionalProperties: false,
+        oneOf: [{ required: ['destination'] }, { required: ['handle'] }],
+      },
       Thing: {
         allOf: [
           {
@@ -70,6 +76,7 @@ const doc = {
               tags: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 5 }, maxItems: 3, uniqueItems: true },
               callbackUrl: { type: 'string', format: 'uri' },
               rate: { type: 'number', minimum: 0, exclusiveMaximum: 1 },
+              target: { $ref: '#/components/schemas/Target' },
             },
             required: ['amount', 'destination'],
             additionalProperties: false,
@@ -115,6 +122,7 @@ describe('requests drawn from an OpenAPI document', () => {
       if ('version' in body) expect(body.version).toBe(2);
       if ('callbackUrl' in body) expect(body.callbackUrl).toMatch(/^http:\/\/127\.0\.0\.1:9\/hook/);
       expect(r.query.cursor).toBeUndefined();
+      if ('target' in body) expect(('destination' in body.target ? 1 : 0) + ('handle' in body.target ? 1 : 0)).toBe(1);
     }
   });
 
