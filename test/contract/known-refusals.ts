@@ -5,7 +5,8 @@
  * listed here, so this list must only shrink: tighten the document (or loosen the server), then
  * delete the line. `npm run fuzz:contract` prints every refusal with a request that got it.
  *
- * Measured on the document of 2026-11-29 (main at c4a280a): 3,003 requests (seed 1), 85.95% accepted.
+ * Measured on the document of 2026-11-29 (main at c4a280a): 3,003 requests each, 85.95% (seed 1) and
+ * 85.71% (seed 2) of document-valid requests accepted.
  */
 export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   // Instants and dates: the document has a bare string; the server wants ISO 8601 with an offset
