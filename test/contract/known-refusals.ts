@@ -44,7 +44,8 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'listCollectKeys externalId', // 1-64 of A-Z a-z 0-9 . _ : -
   'sendTransfer targetAnchorHandle',
   'sendTransfer targetDocument', // 3-32 letters, digits, dots, hyphens or spaces
-  'createPseDeposit payerFirstName', // not blank (the server trims)
+  'createPseDeposit payerFirstName', // not blank (the server trims; the document's minLength counts spaces)
+  'createWebhookEndpoint description', // likewise
   'adminUpdateCompany rateLimitMultiplier', // at most two decimals
   'adminAddAmlEntry bankAccount.bankCode', // a bank of GET /dictionaries/banks/ach
 
