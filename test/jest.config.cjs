@@ -8,6 +8,7 @@ module.exports = {
     '<rootDir>/faults/**/*.test.ts',
     '<rootDir>/scripts/**/*.test.ts',
     '<rootDir>/support/**/*.spec.ts',
+    '<rootDir>/contract/**/*.spec.ts',
   ],
   testTimeout: 60000,
   // Which operations of GET /openapi.json the run saw answer 2xx (support/openapi-check.ts).

@@ -65,7 +65,7 @@ export function adminCollectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {
       paramErrors: { id: 'KEY_NOT_FOUND' },
       body: z.strictObject({ state: z.enum(['ACTIVE', 'SUSPENDED']) }).meta({ id: 'SetCollectKeyStateRequest' }),
       responses: { 200: { description: 'The key.', schema: CollectKeySchema } },
-      errors: ['KEY_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
+      errors: ['KEY_NOT_FOUND', 'KEY_NOT_ACTIVE', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call }) => ({ status: 200, body: collectKeyToApi(await keys.setKeyState({ id: params.id, state: body.state }, call)) }),
     }),
   ];

@@ -52,7 +52,7 @@ export function adminLedgerRoutes(ledger: LedgerAdmin, requests: CreditRequestAd
         201: { description: 'The BALANCE_ADD movement (COMPLETED).', schema: MovementSchema },
         202: { description: 'Above the threshold: the credit request, PENDING_APPROVAL; nothing credited yet.', schema: CreditRequestSchema },
       },
-      errors: ['COMPANY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'REFERENCE_CONFLICT', 'SERVICE_UNAVAILABLE'],
+      errors: ['COMPANY_NOT_FOUND', 'WALLET_NOT_PROVISIONED', 'FAST_WALLET_MISSING', 'REFERENCE_CONFLICT', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call, admin, audit }) => {
         if (admin?.kind === 'operator') {
           const out = await requests.creditByOperator(
