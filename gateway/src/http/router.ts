@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import { readBody, type RequestBody } from './json-body.js';
 import { rateLimit, type RateLimitSettings } from './rate-limit.js';
 import { auditOf, rateClassOf, sharedTokenPolicyOf, toRouterPath, type AnyRoute } from './route.js';
-import { parseOrThrow, parseParams } from './validation.js';
+import { parseOrThrow, parseParams, withQueryPaths } from './validation.js';
 
 export interface RouterDeps {
   authenticator: ApiKeyAuthenticator;
@@ -77,6 +77,10 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const byOperator = (ctx: GatewayContext) => (ctx.state.admin?.kind === 'operator' ? `operator:${ctx.state.admin.operatorId}` : undefined);
       chain.push(rateLimit(rateClass!, deps.limiter, deps.clientIp, deps.rateLimits, byOperator));
     } else if (rateClass) chain.push(rateLimit(rateClass, deps.limiter, deps.clientIp, deps.rateLimits));
+    const handler: typeof def.handler = (args) =>
+      def.handler(args).catch((err: unknown) => {
+        throw withQueryPaths(err, def.query, def.body !== undefined);
+      });
     chain.push(async (ctx: GatewayContext) => {
       const idempotencyKey = def.idempotent ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
       const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
@@ -97,7 +101,7 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
           })
         : undefined;
       const run = () =>
-        def.handler({
+        handler({
           params,
           query,
           body,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
-import { centsSchema, parseOrThrow, parseParams, textSchema, uuidSchema } from './validation.js';
+import { centsSchema, parseOrThrow, parseParams, queryInt, textSchema, uuidSchema, withQueryPaths } from './validation.js';
 import { errorBody } from './errors.js';
 
 function fieldsOf(fn: () => unknown): Array<{ path: string; message: string }> {
@@ -84,5 +84,42 @@ describe('errorBody', () => {
       message: 'La solicitud no es válida.',
       details: { fields: [] },
     });
+  });
+});
+
+describe('withQueryPaths: one error path style for what a service says of a listing', () => {
+  const Q = z.strictObject({ cursor: z.string().optional(), limit: z.string().optional() });
+  const downstream = () =>
+    new AppError('INVALID_REQUEST', undefined, {
+      fields: [
+        { path: 'cursor', message: 'No es un cursor de este listado.' },
+        { path: 'other', message: 'x' },
+      ],
+    });
+  it('answers a bare query parameter name as query.<name> on a route without a body', () => {
+    const err = withQueryPaths(downstream(), Q, false) as AppError;
+    expect(err.code).toBe('INVALID_REQUEST');
+    expect((err.details as { fields: unknown }).fields).toEqual([
+      { path: 'query.cursor', message: 'No es un cursor de este listado.' },
+      { path: 'other', message: 'x' },
+    ]);
+  });
+  it('leaves body routes, routes without a query, and other errors alone', () => {
+    const e = downstream();
+    expect(withQueryPaths(e, Q, true)).toBe(e);
+    expect(withQueryPaths(e, undefined, false)).toBe(e);
+    const plain = new Error('x');
+    expect(withQueryPaths(plain, Q, false)).toBe(plain);
+  });
+});
+
+describe('queryInt: an integer query parameter', () => {
+  const Q = z.strictObject({ limit: queryInt(1, 200, 50) });
+  it('reads digits as the number, applies the default, refuses the rest at query.limit in Spanish', () => {
+    expect(parseOrThrow(Q, { limit: '200' }, 'query').limit).toBe(200);
+    expect(parseOrThrow(Q, {}, 'query').limit).toBe(50);
+    for (const bad of ['0', '201', '-1', '2.5', '0x10', 'abc', '', ['1', '2']]) {
+      expect(fieldsOf(() => parseOrThrow(Q, { limit: bad }, 'query'))).toEqual([{ path: 'query.limit', message: 'Debe ser un número entero entre 1 y 200.' }]);
+    }
   });
 });

@@ -25,6 +25,25 @@ export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, pre
   throw invalidRequest(prefix ? fields.map((f) => ({ ...f, path: f.path ? `${prefix}.${f.path}` : prefix })) : fields);
 }
 
+/**
+ * One style of `details.fields[].path` for every answer (see FieldProblem): a service behind the
+ * gateway names a listing's filter bare (`cursor`, `limit`); on a route that takes no body such a
+ * name is one of its query parameters, so it is answered as `query.<name>`, as the gateway's own
+ * validation does. Other errors pass unchanged.
+ */
+export function withQueryPaths(err: unknown, query: z.ZodType | undefined, hasBody: boolean): unknown {
+  if (!(err instanceof AppError) || hasBody || !query || !('shape' in query)) return err;
+  const names = new Set(Object.keys((query as z.ZodObject).shape));
+  const fields = (err.details as { fields?: unknown } | undefined)?.fields;
+  if (!Array.isArray(fields)) return err;
+  const rewritten = (fields as FieldProblem[]).map((f) =>
+    typeof f?.path === 'string' && names.has(f.path.split('.')[0]!) ? { ...f, path: `query.${f.path}` } : f,
+  );
+  const out = new AppError(err.code, err.message, { ...err.details, fields: rewritten });
+  out.stack = err.stack;
+  return out;
+}
+
 /** Path parameters: a malformed one answers the route's chosen code (e.g. COMPANY_NOT_FOUND), else INVALID_REQUEST. */
 export function parseParams<S extends z.ZodType>(schema: S, input: unknown, errors: Record<string, ErrorCode> | undefined): z.output<S> {
   const r = schema.safeParse(input, { error: spanish });
@@ -83,5 +102,45 @@ export const instantParam = (opts: { bogotaDates?: boolean } = {}) => {
         ? 'Debe ser una fecha (AAAA-MM-DD, hora de Bogotá) o un instante ISO 8601 con zona horaria.'
         : 'Debe ser un instante ISO 8601 con zona horaria (p. ej. 2026-11-21T10:00:00-05:00 o 2026-11-28T16:39:52.123456Z).',
     })
-    .transform((s) => parse(s)!);
+    .transform((s) => parse(s)!)
+    .meta(opts.bogotaDates ? DATE_OR_INSTANT_JSON : INSTANT_JSON);
 };
+
+/**
+ * What the instant parser takes, as the document states it: RFC 3339 `date-time` (seconds included)
+ * with an offset (`Z` or `±hh:mm`), up to 9 fraction digits. The pattern narrows what `format:
+ * date-time` alone allows (a lowercase `t`/`z`, a space for `T`, an offset without its colon, a
+ * 10th fraction digit, a leap second), which the parser refuses.
+ */
+export const INSTANT_PARAM_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-5][0-9](\\.[0-9]{1,9})?(Z|[+-][0-9]{2}:[0-9]{2})$';
+/** A calendar date `YYYY-MM-DD` as the document states it. */
+export const DATE_PARAM_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
+/** JSON Schema of an instant query parameter. */
+export const INSTANT_JSON = { format: 'date-time', pattern: INSTANT_PARAM_PATTERN } as const;
+/** JSON Schema of a query parameter that takes a calendar date or an instant. */
+export const DATE_OR_INSTANT_JSON = {
+  anyOf: [
+    { type: 'string', format: 'date', pattern: DATE_PARAM_PATTERN },
+    { type: 'string', format: 'date-time', pattern: INSTANT_PARAM_PATTERN },
+  ],
+} as const;
+
+/**
+ * An integer query parameter (paging `limit`, `page`): documented as `type: integer` with its
+ * bounds; the query string carries it as text, so decimal digits (an optional `-`) are read as the
+ * number. Anything else, or a number out of bounds: 400 INVALID_REQUEST at `query.<name>`.
+ */
+export function queryInt(min: number, max: number): z.ZodType<number, unknown>;
+export function queryInt(min: number, max: number, byDefault: number): z.ZodType<number, unknown>;
+export function queryInt(min: number, max: number, byDefault?: number): z.ZodType<number, unknown> {
+  const schema = z.preprocess(
+    (v) => (typeof v === 'string' && /^-?[0-9]{1,16}$/.test(v) ? Number(v) : v),
+    z
+      .int({ error: `Debe ser un número entero entre ${min} y ${max}.` })
+      .min(min)
+      .max(max),
+  );
+  // The default is stated as a keyword (the document turns it into words and x-default): zod leaves
+  // it out of the input schema of a preprocessed value.
+  return byDefault === undefined ? schema : schema.default(byDefault).meta({ default: byDefault });
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ERRORS, type ErrorCode } from '@wallet/platform';
-import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema } from '../http/schemas.js';
+import { ErrorSchema, RateLimitErrorSchema, ScopeErrorSchema, documentedVariants } from '../http/schemas.js';
 import { NON_API_KEY_AREAS } from '../http/auth.js';
 import { rateClassOf, sharedTokenPolicyOf, type AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
@@ -99,9 +99,9 @@ export function buildOpenApiDocument(
           required: true,
           schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
         },
-        'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer' } },
-        'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer' } },
-        'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer' } },
+        'RateLimit-Limit': { description: 'Requests allowed in the rolling window for this class.', schema: { type: 'integer', minimum: 0 } },
+        'RateLimit-Remaining': { description: 'Requests left in the window, counting this one.', schema: { type: 'integer', minimum: 0 } },
+        'RateLimit-Reset': { description: 'Seconds until a slot frees in the window.', schema: { type: 'integer', minimum: 0 } },
         'Retry-After': { description: 'Seconds to wait before retrying (on every 429).', required: true, schema: { type: 'integer', minimum: 0 } },
         'Wallet-Version': {
           description:
@@ -401,7 +401,11 @@ class SchemaComponents {
   }
 
   inline(schema: z.ZodType, io: 'input' | 'output'): Json {
-    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override: bigintAsInt64 }) as Json;
+    const override = (ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }): void => {
+      bigintAsInt64(ctx);
+      this.variantsOf(ctx, io);
+    };
+    const raw = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12', override }) as Json;
     if (io === 'input') defaultsIntoDescriptions(raw);
     const rewritten = JSON.parse(JSON.stringify(raw).replaceAll('"#/$defs/', '"#/components/schemas/')) as Json;
     const defs = (rewritten.$defs ?? {}) as Record<string, Json>;
@@ -410,6 +414,18 @@ class SchemaComponents {
     delete rewritten.$schema;
     delete rewritten.id;
     return rewritten;
+  }
+
+  /**
+   * A schema whose rule is a refinement (http/schemas.ts documentAsOneOf) is shown as `oneOf` its
+   * variants, each a closed object: its own keywords but the description give way to the variants.
+   */
+  private variantsOf(ctx: { zodSchema: z.core.$ZodTypes; jsonSchema: z.core.JSONSchema.BaseSchema }, io: 'input' | 'output'): void {
+    const variants = documentedVariants.get(ctx.zodSchema);
+    if (!variants) return;
+    const json = ctx.jsonSchema as Json;
+    for (const k of Object.keys(json)) if (!['description', 'id', 'title', 'examples', 'example'].includes(k)) delete json[k];
+    json.oneOf = variants.map((v) => this.ref(v, io));
   }
 
   all(): Record<string, Json> {

@@ -5,7 +5,7 @@ import { depositToApi } from '../deposits/presenters.js';
 import { CollectKeyPageSchema, CollectKeyQrSchema, CollectKeySchema, DEPOSIT_ID, AssignBody, ASSIGN_DESCRIPTION, RETURN_DESCRIPTION } from './schemas.js';
 import { DepositSchema } from '../deposits/schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { textSchema } from '../../http/validation.js';
+import { textSchema, queryInt } from '../../http/validation.js';
 
 export const CreateCollectKeyBody = z
   .strictObject({
@@ -17,9 +17,9 @@ export const CreateCollectKeyBody = z
     keyType: z.literal('ALPHANUM').optional(),
     keyValue: z
       .string()
-      .regex(/^@?[A-Za-z0-9]{3,40}$/, { message: 'Debe ser un alias de 3 a 40 caracteres alfanuméricos (con @ opcional).' })
+      .regex(/^@[A-Za-z0-9]{3,40}$/, { message: 'Debe ser un alias: @ seguido de 3 a 40 letras o dígitos.' })
       .optional()
-      .meta({ description: 'Omitted: an alias `@` + 10 lowercase alphanumerics is generated.' }),
+      .meta({ description: 'An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated.' }),
   })
   .meta({ id: 'CreateCollectKeyRequest' });
 
@@ -27,17 +27,13 @@ const KEY_REF = z.string().regex(/^(bkey_[A-Za-z0-9]{4,64}|ext:[A-Za-z0-9._:-]{1
 const QR_ID = z.string().regex(/^qr_[A-Za-z0-9]{4,64}$/);
 
 export const CollectKeysQuery = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, { message: 'Debe ser un número entero.' })
-    .transform(Number)
-    .pipe(z.int().min(1).max(200))
-    .optional()
-    .transform((v) => v ?? 100)
-    .meta({ description: '1-200, default 100.' }),
+  limit: queryInt(1, 200, 100),
   cursor: z.string().min(1).max(512).optional(),
   state: z.enum(['ACTIVE', 'SUSPENDED', 'DELETED']).optional(),
-  externalId: z.string().min(1).max(64).optional(),
+  externalId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,64}$/, { message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:-].' })
+    .optional(),
 });
 
 export function collectKeyRoutes(keys: CollectKeyClient): AnyRoute[] {

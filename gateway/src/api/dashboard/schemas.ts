@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isoDate } from '../../http/schemas.js';
 import { DASHBOARD_ROLES, INVITATION_TOKEN } from '../../auth/dashboard-auth.js';
-import { uuidSchema } from '../../http/validation.js';
+import { uuidSchema, queryInt } from '../../http/validation.js';
 
 export const DashboardUserSchema = z
   .object({
@@ -116,6 +116,6 @@ export const ApprovalParams = z.object({ approvalId: z.string().regex(/^appr_[0-
 
 export const ApprovalQuery = z.strictObject({
   status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).default('PENDING'),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(200).optional(),
 });

@@ -3,7 +3,7 @@ import { createdDepositToApi, depositToApi } from './presenters.js';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { CreatedDepositSchema, DepositCursorPageSchema, DepositPageSchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { centsSchema, textSchema } from '../../http/validation.js';
+import { centsSchema, textSchema, queryInt } from '../../http/validation.js';
 
 const digits = (min: number, max: number) => z.string().regex(new RegExp(`^\\d{${min},${max}}$`), { message: `Debe tener entre ${min} y ${max} dígitos.` });
 
@@ -31,14 +31,7 @@ export const ShareEmailBody = z
   })
   .meta({ id: 'ShareDepositEmailRequest' });
 
-const intParam = (min: number, max: number, def: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, { message: 'Debe ser un número entero.' })
-    .transform(Number)
-    .pipe(z.int().min(min).max(max))
-    .optional()
-    .transform((v) => v ?? def);
+const intParam = (min: number, max: number, def: number) => queryInt(min, max, def);
 
 export const DepositsQuery = z.strictObject({
   status: z

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { isoDate, centsString } from '../../http/schemas.js';
+import { isoDate, centsString, count, centsNumber } from '../../http/schemas.js';
 
 export const CreatedDepositSchema = z
   .object({
     id: z.string().meta({ description: '`dep_…`' }),
     status: z.literal('PENDING_CONFIRM'),
-    amountCents: z.int(),
+    amountCents: centsNumber(),
     currency: z.literal('COP'),
     paygatewayUrl: z.string().meta({ description: 'The payment link to share with the payer.' }),
     expiresAt: isoDate(),
@@ -43,7 +43,7 @@ export const DepositSchema = z
 export const DepositPageSchema = z
   .object({
     deposits: z.array(DepositSchema),
-    pagination: z.object({ total: z.int(), page: z.int(), limit: z.int(), totalPages: z.int() }),
+    pagination: z.object({ total: count(), page: z.int().min(0).max(1_000_000), limit: z.int().min(1).max(100), totalPages: count() }),
   })
   .meta({ id: 'DepositPage', description: 'Page style (default).' });
 

@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { MovementStatusSchema } from '../wallets/schemas.js';
-import { isoDate } from '../../http/schemas.js';
+import { MAX_TRANSFER_CENTS, centsNumber, documentAsOneOf, isoDate } from '../../http/schemas.js';
+
+/** A send's gross amount in an answer: what the request was allowed (100 to the ACH cap). */
+export const sentAmount = () => z.int().min(100).max(MAX_TRANSFER_CENTS);
 import { centsSchema, textSchema } from '../../http/validation.js';
 
 export const RecipientSchema = z
@@ -10,7 +13,7 @@ export const RecipientSchema = z
     fullName: z.string(),
     bankName: z.string(),
     bankAccountType: z.string(),
-    status: z.string(),
+    status: z.enum(['active']).meta({ description: 'Always `active`: an inactive key answers `found: false` (KEY_INACTIVE) instead.' }),
     idType: z.string(),
     idValue: z.string(),
   })
@@ -38,19 +41,21 @@ export const ResolveKeyNotFoundSchema = z
 
 export const QuoteSchema = z
   .object({
-    amount: z.int(),
-    currentBalance: z.bigint().meta({
-      description: 'Integer centavos. A balance can pass 2^53: it is written exactly, digit for digit (read it with a big-number aware JSON parser).',
+    amount: sentAmount(),
+    currentBalance: z.bigint().min(0n).meta({
+      minimum: 0,
+      description:
+        'Integer centavos, a JSON number (the reference types it so), never negative. A balance can pass 2^53 − 1 (9,007,199,254,740,991 centavos, about 90 trillion COP): it is then written exactly, digit for digit, as an int64, which a plain `JSON.parse` rounds. Clients that may hold such balances read it with a big-number aware parser (e.g. `JSON.parse` with a reviver reading the source text, or json-bigint); below 2^53 every parser reads it exactly.',
     }),
     feeBreakdown: z.object({
-      fixedFee: z.int(),
-      variableFee: z.int(),
-      subtotalFee: z.int(),
+      fixedFee: centsNumber(),
+      variableFee: centsNumber(),
+      subtotalFee: centsNumber(),
       ivaApplicable: z.boolean(),
-      ivaAmount: z.int(),
-      totalCharged: z.int(),
+      ivaAmount: centsNumber(),
+      totalCharged: centsNumber(),
     }),
-    totalCost: z.int(),
+    totalCost: centsNumber(),
     canAfford: z.boolean(),
     message: z.string().nullable(),
   })
@@ -60,10 +65,14 @@ export const TransferSchema = z
   .object({
     id: z.string(),
     status: MovementStatusSchema.meta({ description: 'PENDING at creation; later COMPLETED or FAILED.' }),
-    amount: z.int(),
-    totalFee: z.int(),
-    ivaAmount: z.int(),
-    netAmount: z.int().meta({ description: 'amount − totalFee (CONTRACT §2).' }),
+    amount: sentAmount(),
+    totalFee: centsNumber(),
+    ivaAmount: centsNumber(),
+    netAmount: z
+      .int()
+      .min(-MAX_TRANSFER_CENTS)
+      .max(MAX_TRANSFER_CENTS)
+      .meta({ description: 'amount − totalFee (CONTRACT §2); negative when the fee is larger than the amount (a small send with a fixed fee).' }),
     currency: z.literal('COP'),
     rail: z.enum(['BREB', 'ACH']),
     targetName: z.string(),
@@ -76,7 +85,7 @@ export const TransferSchema = z
 export const PendingApprovalTransferSchema = TransferSchema.extend({
   status: MovementStatusSchema.meta({ description: 'AWAITING_APPROVAL at creation; then EXECUTING, PENDING, COMPLETED, FAILED (rejected) or EXPIRED.' }),
   approvalId: z.string().meta({ description: '`appr_` + 32 hex characters.' }),
-  threshold: z.int().meta({ description: 'Signatures required.' }),
+  threshold: z.int().min(1).max(10).meta({ description: 'Signatures required.' }),
   expiresAt: isoDate().meta({ description: 'Without quorum by then the transfer expires and its funds are released.' }),
 }).meta({ id: 'PendingApprovalTransfer' });
 
@@ -123,15 +132,15 @@ export const ApprovalSchema = z
   .object({
     approvalId: z.string(),
     transactionId: z.string(),
-    amount: z.int(),
-    totalFee: z.int(),
-    ivaAmount: z.int(),
+    amount: sentAmount(),
+    totalFee: centsNumber(),
+    ivaAmount: centsNumber(),
     rail: z.enum(['BREB', 'ACH']),
     targetName: z.string(),
     targetDocument: z.string(),
     reference: z.string().nullable(),
     description: z.string().nullable(),
-    threshold: z.int(),
+    threshold: z.int().min(1).max(10),
     signatures: z.array(ApprovalSignatureSchema),
     status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']),
     createdAt: isoDate(),
@@ -139,7 +148,7 @@ export const ApprovalSchema = z
     decidedAt: isoDate().nullable(),
     rejectReason: z.string().nullable(),
     rejectedBy: z.string().nullable(),
-    transactionStatus: z.string().meta({ description: 'The transfer: AWAITING_APPROVAL, EXECUTING, PENDING, COMPLETED, FAILED or EXPIRED.' }),
+    transactionStatus: MovementStatusSchema.meta({ description: 'The transfer: AWAITING_APPROVAL, EXECUTING, PENDING, COMPLETED, FAILED or EXPIRED.' }),
   })
   .meta({ id: 'Approval' });
 
@@ -169,34 +178,111 @@ export const AchQuoteBody = z
   })
   .meta({ id: 'AchQuoteRequest' });
 
-export const SendBody = z
-  .strictObject({
-    amount: centsSchema(100).meta({ description: 'Gross centavos (JSON integer), minimum 100.' }),
-    destination: z
-      .strictObject({ brebKey: BrebKeyDestination.optional(), bankAccount: BankAccountDestination.optional() })
-      .refine((d) => (d.brebKey ? 1 : 0) + (d.bankAccount ? 1 : 0) === 1, { message: 'Debe indicar exactamente uno de brebKey o bankAccount.' })
-      .optional(),
-    targetAnchorHandle: z
-      .string()
-      .min(1)
-      .max(128)
-      .optional()
-      .meta({ description: 'Instead of destination: the anchorHandle of a resolve-key result of the last 10 minutes.' }),
-    targetName: textSchema(1, 200).optional().meta({ description: 'BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB.' }),
-    targetDocument: z
-      .string()
-      .trim()
-      .max(32)
-      .optional()
-      .meta({ description: 'BREB: the holder document (recipient.idValue). Missing → 422 TARGET_DOCUMENT_REQUIRED.' }),
-    reference: textSchema(1, 100).optional().meta({ description: 'Idempotency key for 60 s (§7.4).' }),
-    description: textSchema(0, 255).optional(),
-  })
-  .superRefine((b, ctx) => {
-    if ((b.destination ? 1 : 0) + (b.targetAnchorHandle ? 1 : 0) !== 1) {
-      ctx.addIssue({ code: 'custom', path: ['destination'], message: 'Debe indicar destination o targetAnchorHandle (solo uno).' });
-    }
-    const breb = b.targetAnchorHandle !== undefined || b.destination?.brebKey !== undefined;
-    if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
-  })
-  .meta({ id: 'SendTransferRequest' });
+/** What the transfer service takes as an anchor handle (send-input.ts ANCHOR). */
+const ANCHOR_HANDLE = /^[A-Za-z0-9_:.-]{1,128}$/;
+/** A BREB holder document as the transfer service takes it: 3-32 letters, digits, dots, hyphens or inner spaces (send-input.ts DOCUMENT). */
+const BREB_DOCUMENT = /^[0-9A-Za-z.-][0-9A-Za-z. -]{1,30}[0-9A-Za-z.-]$/;
+
+const sendAmount = () =>
+  centsSchema(100).meta({
+    maximum: MAX_TRANSFER_CENTS,
+    description:
+      'Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP.',
+  });
+const targetAnchorHandle = () =>
+  z
+    .string()
+    .regex(ANCHOR_HANDLE, { message: 'Debe ser el anchorHandle de una consulta de llave (1 a 128 caracteres [A-Za-z0-9_:.-]).' })
+    .meta({ description: 'Instead of destination: the anchorHandle of a resolve-key result of the last 10 minutes.' });
+const targetName = () => textSchema(1, 200).meta({ description: 'BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB.' });
+const targetDocument = () =>
+  z.string().trim().max(32).meta({
+    description:
+      'BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored).',
+  });
+const sendExtras = {
+  reference: textSchema(1, 100).optional().meta({ description: 'Idempotency key for 60 s (§7.4).' }),
+  description: textSchema(0, 255).optional(),
+};
+
+const BrebKeyDestinationDoc = z.strictObject({ brebKey: BrebKeyDestination }).meta({ id: 'BrebKeyDestination', description: 'A Bre-B key.' });
+const BankAccountDestinationDoc = z
+  .strictObject({ bankAccount: BankAccountDestination })
+  .meta({ id: 'BankAccountDestination', description: 'A bank account (ACH).' });
+
+/** The three kinds of send, as the document shows them (the server checks SendBody below, with the same rules). */
+const SEND_VARIANTS = [
+  z
+    .strictObject({
+      amount: sendAmount(),
+      destination: BrebKeyDestinationDoc,
+      targetName: targetName(),
+      targetDocument: targetDocument().regex(BREB_DOCUMENT).optional(),
+      ...sendExtras,
+    })
+    .meta({ id: 'SendToBrebKeyRequest', description: 'BREB to a key: `destination.brebKey`, `targetName` required.' }),
+  z
+    .strictObject({
+      amount: sendAmount(),
+      targetAnchorHandle: targetAnchorHandle(),
+      targetName: targetName(),
+      targetDocument: targetDocument().regex(BREB_DOCUMENT).optional(),
+      ...sendExtras,
+    })
+    .meta({
+      id: 'SendToAnchorRequest',
+      description: 'BREB to a key resolved in the last 10 minutes: `targetAnchorHandle` (no `destination`), `targetName` required.',
+    }),
+  z
+    .strictObject({
+      amount: sendAmount(),
+      destination: BankAccountDestinationDoc,
+      targetName: targetName().optional(),
+      targetDocument: targetDocument().optional(),
+      ...sendExtras,
+    })
+    .meta({ id: 'SendToBankAccountRequest', description: 'ACH to a bank account: `destination.bankAccount`.' }),
+] as const;
+
+export const SendBody = documentAsOneOf(
+  z
+    .strictObject({
+      amount: sendAmount(),
+      destination: z
+        .strictObject({ brebKey: BrebKeyDestination.optional(), bankAccount: BankAccountDestination.optional() })
+        .refine((d) => (d.brebKey ? 1 : 0) + (d.bankAccount ? 1 : 0) === 1, { message: 'Debe indicar exactamente uno de brebKey o bankAccount.' })
+        .optional(),
+      targetAnchorHandle: targetAnchorHandle().optional(),
+      targetName: targetName().optional(),
+      targetDocument: targetDocument().optional(),
+      ...sendExtras,
+    })
+    .superRefine((b, ctx) => {
+      if ((b.destination ? 1 : 0) + (b.targetAnchorHandle ? 1 : 0) !== 1) {
+        ctx.addIssue({ code: 'custom', path: ['destination'], message: 'Debe indicar destination o targetAnchorHandle (solo uno).' });
+      }
+      const breb = b.targetAnchorHandle !== undefined || b.destination?.brebKey !== undefined;
+      if (breb && !b.targetName) ctx.addIssue({ code: 'custom', path: ['targetName'], message: 'Es obligatorio para envíos BREB.' });
+      if (breb && b.targetDocument && !BREB_DOCUMENT.test(b.targetDocument)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targetDocument'],
+          message: 'Debe tener de 3 a 32 letras, dígitos, puntos, guiones o espacios.',
+        });
+      }
+      const account = b.destination?.bankAccount;
+      if (!breb && account && b.targetDocument && b.targetDocument.replace(/[^0-9A-Za-z]/g, '') !== account.documentNumber) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['targetDocument'],
+          message: 'Si se indica, debe ser el documento de la cuenta (destination.bankAccount.documentNumber).',
+        });
+      }
+    })
+    .meta({
+      id: 'SendTransferRequest',
+      description:
+        'Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key) or `destination.bankAccount` (ACH); `targetName` is required for BREB.',
+    }),
+  SEND_VARIANTS,
+);

@@ -1,6 +1,6 @@
 import { ledgerV1 } from '@wallet/proto';
 import { z } from 'zod';
-import { instant, centsString } from '../../http/schemas.js';
+import { instant, centsString, count, centsNumber, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
 
 export const WalletSchema = z
   .object({
@@ -9,8 +9,8 @@ export const WalletSchema = z
     availableCents: centsString(),
     pendingOutCents: centsString(),
     totalCents: centsString(),
-    version: z.int().meta({ description: 'Increments with every movement.' }),
-    maxTransferAmount: z.int().meta({
+    version: count().meta({ description: 'Increments with every movement.' }),
+    maxTransferAmount: centsNumber(MAX_TRANSFER_CENTS).meta({
       description: 'Largest sendable gross amount whose amount + fee + IVA fits the available balance (capped at the rail cap; 0 under the minimum).',
     }),
   })
@@ -37,9 +37,22 @@ export const BalanceAtSchema = z
     availableCents: centsString().meta({ description: 'What the company could spend at `at`.' }),
     pendingOutCents: centsString().meta({ description: 'Held for sends still in flight at `at`.' }),
     totalCents: centsString().meta({ description: 'availableCents + pendingOutCents.' }),
-    version: z.int().meta({ description: "The wallet's version at `at`: the postings on it up to then (0 before the first)." }),
+    version: count().meta({ description: "The wallet's version at `at`: the postings on it up to then (0 before the first)." }),
   })
   .meta({ id: 'BalanceAt' });
+
+/** A movement's status, and a transfer's, as the ledger declares it (ledger.proto `MovementStatus`, without its prefix). */
+export const MOVEMENT_STATUSES = Object.values(ledgerV1.MovementStatus)
+  .filter((s) => s !== ledgerV1.MovementStatus.UNSPECIFIED && s !== ledgerV1.MovementStatus.UNRECOGNIZED)
+  .map((s) => s.slice('MOVEMENT_STATUS_'.length)) as [string, ...string[]];
+export const MovementStatusSchema = z.enum(MOVEMENT_STATUSES).meta({
+  id: 'MovementStatus',
+  description:
+    'PENDING (accepted, on its way), AWAITING_APPROVAL (multi-signature), EXECUTING, COMPLETED, FAILED, EXPIRED (no quorum in time), REVERSED (paid, then returned).',
+});
+
+const MovementTypeSchema = z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']);
+const MovementRailSchema = z.enum(['BREB', 'ACH', 'PSE']);
 
 const StatementBalanceSchema = z.object({ availableCents: centsString(), pendingOutCents: centsString() });
 
@@ -54,9 +67,9 @@ export const StatementLineSchema = z
     postedAtBogota: z.string().meta({ description: 'The same instant in Bogotá time (`…-05:00`).', example: '2026-11-28T11:39:52.123456-05:00' }),
     entry: z.enum(['CREDIT', 'FEE_CHARGE', 'TRANSFER_OUT', 'TRANSFER_OUT_RETURNED', 'TRANSFER_IN', 'TRANSFER_IN_REVERSED', 'CORRECTION']),
     movementId: z.string().nullable().meta({ description: 'The movement (GET /wallets/transactions/{id}); null for a correction without one.' }),
-    movementType: z.string().nullable(),
-    movementRail: z.string().nullable(),
-    movementStatus: z.string().nullable().meta({ description: "The movement's status now (a send pending at `to` may have completed since)." }),
+    movementType: MovementTypeSchema.nullable(),
+    movementRail: MovementRailSchema.nullable(),
+    movementStatus: MovementStatusSchema.nullable().meta({ description: "The movement's status now (a send pending at `to` may have completed since)." }),
     reference: z.string().nullable(),
     counterparty: z.string().nullable().meta({ description: 'Recipient of a send or payer of an inflow.' }),
     description: z.string().nullable(),
@@ -84,27 +97,17 @@ export const StatementSchema = z
       outCents: centsString().meta({ description: 'Positive: the sum of the outgoing lines, unsigned.' }),
       feesCents: centsString(),
       ivaCents: centsString(),
-      lineCount: z.int(),
+      lineCount: count(),
     }),
     lines: z.array(StatementLineSchema),
   })
   .meta({ id: 'Statement' });
 
-/** A movement's status, and a transfer's, as the ledger declares it (ledger.proto `MovementStatus`, without its prefix). */
-export const MOVEMENT_STATUSES = Object.values(ledgerV1.MovementStatus)
-  .filter((s) => s !== ledgerV1.MovementStatus.UNSPECIFIED && s !== ledgerV1.MovementStatus.UNRECOGNIZED)
-  .map((s) => s.slice('MOVEMENT_STATUS_'.length)) as [string, ...string[]];
-export const MovementStatusSchema = z.enum(MOVEMENT_STATUSES).meta({
-  id: 'MovementStatus',
-  description:
-    'PENDING (accepted, on its way), AWAITING_APPROVAL (multi-signature), EXECUTING, COMPLETED, FAILED, EXPIRED (no quorum in time), REVERSED (paid, then returned).',
-});
-
 export const MovementSchema = z
   .object({
     id: z.string(),
-    type: z.enum(['TRANSFER_OUT', 'TRANSFER_IN', 'FEE_CHARGE', 'BALANCE_ADD']),
-    rail: z.enum(['BREB', 'ACH', 'PSE']),
+    type: MovementTypeSchema,
+    rail: MovementRailSchema,
     status: MovementStatusSchema,
     amount: centsString(),
     totalFee: centsString(),

@@ -20,10 +20,10 @@ export function checkStatementPeriod(from: Instant, to: Instant, now: Date): voi
   const invalid = (message: string, path: string, field: string) => new AppError('VALIDATION_ERROR', message, { fields: [{ path, message: field }] });
   const fromUs = instantMicros(from),
     toUs = instantMicros(to);
-  if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'from', 'debe ser anterior a to');
-  if (toUs > instantMicros(instantFromDate(now))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'to', 'no puede estar en el futuro');
+  if (fromUs >= toUs) throw invalid('La fecha inicial (from) debe ser anterior a la final (to).', 'query.from', 'debe ser anterior a to');
+  if (toUs > instantMicros(instantFromDate(now))) throw invalid('La fecha final (to) no puede estar en el futuro.', 'query.to', 'no puede estar en el futuro');
   if (toUs - fromUs > BigInt(MAX_STATEMENT_DAYS) * DAY_US) {
-    throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
+    throw invalid(`El periodo no puede superar ${MAX_STATEMENT_DAYS} días.`, 'query.to', `a lo sumo ${MAX_STATEMENT_DAYS} días después de from`);
   }
 }
 
@@ -145,7 +145,7 @@ export class StatementQuery {
           throw new AppError(
             'VALIDATION_ERROR',
             `El extracto tiene más de ${MAX_JSON_STATEMENT_LINES.toLocaleString('es-CO')} movimientos; pídalo con format=csv o acorte el periodo.`,
-            { fields: [{ path: 'format', message: 'use csv para más de 10.000 movimientos' }] },
+            { fields: [{ path: 'query.format', message: 'use csv para más de 10.000 movimientos' }] },
           );
         }
         running += l.effectCents;

@@ -5,7 +5,7 @@ import type { LedgerClient } from '../../clients/ledger-client.js';
 import { movementDetailToApi, movementToApi } from './presenters.js';
 import { MovementDetailSchema, MovementPageSchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { uuidSchema } from '../../http/validation.js';
+import { DATE_OR_INSTANT_JSON, uuidSchema, queryInt } from '../../http/validation.js';
 
 const TYPES = {
   TRANSFER_OUT: ledgerV1.MovementType.TRANSFER_OUT,
@@ -15,14 +15,7 @@ const TYPES = {
 } as const;
 const RAILS = { BREB: ledgerV1.Rail.BREB, ACH: ledgerV1.Rail.ACH, PSE: ledgerV1.Rail.PSE } as const;
 
-const intParam = (min: number, max: number, def: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, { message: 'Debe ser un número entero.' })
-    .transform(Number)
-    .pipe(z.int().min(min).max(max))
-    .optional()
-    .transform((v) => v ?? def);
+const intParam = (min: number, max: number, def: number) => queryInt(min, max, def);
 
 /**
  * A bound: a bare date (`2026-11-21`, UTC) or an RFC 3339 instant with its offset
@@ -42,11 +35,12 @@ const isoDateParam = (endOfDay = false) =>
     .refine((s) => bound(s, endOfDay) !== null, {
       message: 'Debe ser una fecha ISO 8601 (AAAA-MM-DD) o un instante con zona horaria (p. ej. 2026-11-28T16:39:52.123456Z).',
     })
-    .transform((s) => bound(s, endOfDay)!);
+    .transform((s) => bound(s, endOfDay)!)
+    .meta(DATE_OR_INSTANT_JSON);
 
 export const TransactionsQuery = z.strictObject({
   page: intParam(0, 1_000_000, 0).meta({ description: 'Zero-based page (ignored when `cursor` is given).' }),
-  limit: intParam(1, 100, 20).meta({ description: '1-100, default 20.' }),
+  limit: intParam(1, 100, 20),
   type: z.enum(Object.keys(TYPES) as [keyof typeof TYPES]).optional(),
   rail: z.enum(Object.keys(RAILS) as [keyof typeof RAILS]).optional(),
   from: isoDateParam()

@@ -62,7 +62,7 @@ export function walletRoutes(balances: BalanceQuery, ledger: LedgerClient, now: 
       handler: async ({ query, call }) => {
         if (compareInstants(query.at, instantFromDate(now())) > 0) {
           throw new AppError('VALIDATION_ERROR', 'El instante `at` no puede estar en el futuro.', {
-            fields: [{ path: 'at', message: 'no puede estar en el futuro' }],
+            fields: [{ path: 'query.at', message: 'no puede estar en el futuro' }],
           });
         }
         const b = await ledger.getBalanceAt({ rail: RAILS[query.rail], at: query.at }, call);

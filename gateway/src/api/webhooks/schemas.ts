@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { count } from '../../http/schemas.js';
 import { WEBHOOK_EVENT_TYPES } from '@wallet/platform';
-import { textSchema } from '../../http/validation.js';
+import { textSchema, queryInt } from '../../http/validation.js';
 
 const isoDate = () => z.string().meta({ format: 'date-time' });
 
@@ -112,9 +113,9 @@ export const WebhookDeliverySchema = z
     eventType: z.string(),
     resourceId: z.string().nullable(),
     status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']),
-    attempts: z.int(),
-    responseStatus: z.int().nullable().meta({ description: "The last attempt's HTTP status (null: no answer)." }),
-    latencyMs: z.int().nullable().meta({ description: "The last attempt's duration." }),
+    attempts: count(),
+    responseStatus: z.int().min(100).max(599).nullable().meta({ description: "The last attempt's HTTP status (null: no answer)." }),
+    latencyMs: count().nullable().meta({ description: "The last attempt's duration." }),
     lastError: z.string().nullable(),
     nextAttemptAt: isoDate().nullable(),
     lastAttemptAt: isoDate().nullable(),
@@ -135,12 +136,5 @@ export const WebhookDeliveriesQuery = z.strictObject({
   endpointId: ENDPOINT_ID.optional(),
   status: z.enum(['PENDING', 'SUCCEEDED', 'FAILED']).optional(),
   cursor: z.string().min(1).max(512).optional(),
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, { message: 'Debe ser un número entero.' })
-    .transform(Number)
-    .pipe(z.int().min(1).max(200))
-    .optional()
-    .transform((v) => v ?? 50)
-    .meta({ description: '1-200, default 50.' }),
+  limit: queryInt(1, 200, 50),
 });

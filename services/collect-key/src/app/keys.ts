@@ -156,15 +156,15 @@ export class ListKeys {
     const companyId = requireCompany(companyIdIn);
     const fields: Array<{ path: string; message: string }> = [];
     const limit = i.limit === undefined || i.limit === 0 ? 100 : i.limit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 200) fields.push({ path: 'limit', message: 'must be an integer from 1 to 200' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > 200) fields.push({ path: 'limit', message: 'Debe ser un número entero entre 1 y 200.' });
     if (i.state !== undefined && i.state !== '' && !(KEY_STATES as readonly string[]).includes(i.state)) {
-      fields.push({ path: 'state', message: 'must be ACTIVE, SUSPENDED or DELETED' });
+      fields.push({ path: 'state', message: 'Debe ser ACTIVE, SUSPENDED o DELETED.' });
     }
     if (i.externalId !== undefined && i.externalId !== '' && !/^[A-Za-z0-9._:-]{1,64}$/.test(i.externalId)) {
-      fields.push({ path: 'externalId', message: 'must be 1-64 characters of A-Z a-z 0-9 . _ : -' });
+      fields.push({ path: 'externalId', message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:-].' });
     }
     const after = i.cursor ? decodeCursor(i.cursor) : undefined;
-    if (after === null) fields.push({ path: 'cursor', message: 'is not a cursor of this listing' });
+    if (after === null) fields.push({ path: 'cursor', message: 'No es un cursor de este listado.' });
     if (fields.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields });
     const r = await this.deps.store.list(
       companyId,
@@ -220,7 +220,7 @@ export class SetKeyState {
   async execute(companyId: string | undefined, ref: string, state: string): Promise<CollectKeyRecord> {
     const deps = this.deps;
     if (state !== 'ACTIVE' && state !== 'SUSPENDED') {
-      throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'state', message: 'must be ACTIVE or SUSPENDED' }] });
+      throw new AppError('INVALID_REQUEST', undefined, { fields: [{ path: 'state', message: 'Debe ser ACTIVE o SUSPENDED.' }] });
     }
     let k: CollectKeyRecord | undefined;
     if (companyId) k = await findKey(deps, companyId, ref);

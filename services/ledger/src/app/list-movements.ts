@@ -38,11 +38,11 @@ export class ListMovements {
     const filter: MovementFilter = {};
     if (cmd.type !== undefined && cmd.type !== '' && cmd.type !== 'UNSPECIFIED') {
       if (isMovementType(cmd.type)) filter.type = cmd.type as MovementType;
-      else p.add('type', 'must be TRANSFER_OUT, TRANSFER_IN, FEE_CHARGE or BALANCE_ADD');
+      else p.add('type', 'Debe ser TRANSFER_OUT, TRANSFER_IN, FEE_CHARGE o BALANCE_ADD.');
     }
     if (cmd.rail !== undefined && cmd.rail !== '' && cmd.rail !== 'UNSPECIFIED') {
       if (cmd.rail === 'BREB' || cmd.rail === 'ACH' || cmd.rail === 'PSE') filter.rail = cmd.rail as MovementRail;
-      else p.add('rail', 'must be BREB, ACH or PSE');
+      else p.add('rail', 'Debe ser BREB, ACH o PSE.');
     }
     // Instants at microsecond precision, compared in Postgres as given: [from, to] holds a movement
     // whose createdAt is either bound.
@@ -51,16 +51,16 @@ export class ListMovements {
       if (v === undefined || v === '') continue;
       const i = parseInstant(v);
       if (i) filter[k] = i;
-      else p.add(k, 'must be an RFC 3339 instant with its offset');
+      else p.add(k, 'Debe ser un instante RFC 3339 con zona horaria.');
     }
-    if (filter.from && filter.to && compareInstants(filter.from, filter.to) > 0) p.add('from', 'must not be after to');
+    if (filter.from && filter.to && compareInstants(filter.from, filter.to) > 0) p.add('from', 'No puede ser posterior a to.');
     const limit = cmd.limit === 0 ? DEFAULT_PAGE_SIZE : cmd.limit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) p.add('limit', `must be between 1 and ${MAX_PAGE_SIZE}`);
-    if (!Number.isInteger(cmd.page) || cmd.page < 0) p.add('page', 'must be 0 or more');
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) p.add('limit', `Debe estar entre 1 y ${MAX_PAGE_SIZE}.`);
+    if (!Number.isInteger(cmd.page) || cmd.page < 0) p.add('page', 'Debe ser 0 o más.');
     let after: MovementCursor | undefined;
     if (cmd.cursor) {
       after = decodeCursor(cmd.cursor);
-      if (!after) p.add('cursor', 'is not a cursor this service issued');
+      if (!after) p.add('cursor', 'No es un cursor de este listado.');
     }
     p.throwIfAny();
 

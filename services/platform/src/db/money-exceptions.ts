@@ -196,14 +196,14 @@ export async function listExceptionsPage<V>(
 ): Promise<{ items: V[]; nextCursor: string | null }> {
   const p = new Problems();
   const status = q.status ? q.status.toUpperCase() : undefined;
-  if (status && !['OPEN', 'RESOLVING', 'RESOLVED'].includes(status)) p.add('status', 'one of OPEN, RESOLVING, RESOLVED');
-  if (q.kind && !kinds.includes(q.kind)) p.add('kind', `one of ${kinds.join(', ')}`);
+  if (status && !['OPEN', 'RESOLVING', 'RESOLVED'].includes(status)) p.add('status', 'Debe ser OPEN, RESOLVING o RESOLVED.');
+  if (q.kind && !kinds.includes(q.kind)) p.add('kind', `Debe ser uno de ${kinds.join(', ')}.`);
   const limit = q.limit && q.limit > 0 ? q.limit : 50;
-  if (limit > 100) p.add('limit', 'at most 100');
+  if (limit > 100) p.add('limit', 'Debe ser a lo sumo 100.');
   let before: { openedAt: string; id: string } | undefined;
   if (q.cursor) {
     const [at, id] = Buffer.from(q.cursor, 'base64url').toString('utf8').split('|');
-    if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) p.add('cursor', 'not a cursor returned by this listing');
+    if (!id || !EXCEPTION_ID.test(id) || !at || Number.isNaN(Date.parse(at))) p.add('cursor', 'No es un cursor de este listado.');
     else before = { openedAt: at, id };
   }
   p.throwIfAny();
@@ -270,12 +270,12 @@ export async function resolveMoneyException(
   if (!EXCEPTION_ID.test(input.id)) throw new AppError('EXCEPTION_NOT_FOUND');
   const note = input.note?.trim() ?? '';
   const p = new Problems();
-  if (!note || [...note].length > 500) p.add('note', 'required, at most 500 characters');
-  if (!input.resolvedBy || input.resolvedBy.length > 200) p.add('resolvedBy', 'required');
+  if (!note || [...note].length > 500) p.add('note', 'Es obligatoria, de a lo sumo 500 caracteres.');
+  if (!input.resolvedBy || input.resolvedBy.length > 200) p.add('resolvedBy', 'Es obligatorio.');
   const current = await exceptions.get(input.id);
   if (!current) throw new AppError('EXCEPTION_NOT_FOUND');
   const allowed = actionsOf(current.kind);
-  if (!allowed.includes(input.action)) p.add('action', `one of ${allowed.join(', ')} for ${current.kind}`);
+  if (!allowed.includes(input.action)) p.add('action', `Debe ser una de ${allowed.join(', ')} para ${current.kind}.`);
   p.throwIfAny();
 
   const won = await exceptions.begin(input.id, { action: input.action, note, resolvedBy: input.resolvedBy });

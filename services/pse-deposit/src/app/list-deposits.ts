@@ -54,29 +54,29 @@ export class ListDeposits {
     if (q.status) {
       const s = statusFilter(q.status);
       if (s) f.status = s;
-      else p.add('status', 'must be PENDING_CONFIRM, ASSIGNED (or PAID), FAILED, EXPIRED, UNASSIGNED or REVERSED');
+      else p.add('status', 'Debe ser PENDING_CONFIRM, ASSIGNED (o PAID), FAILED, EXPIRED, UNASSIGNED o REVERSED.');
     }
     if (q.rail) {
       const r = q.rail.trim().toUpperCase();
       if (r === 'PSE' || r === 'BREB') f.source = r as DepositSource;
-      else p.add('rail', 'must be PSE or BREB');
+      else p.add('rail', 'Debe ser PSE o BREB.');
     }
     if (q.externalId) {
-      if (q.externalId.length > 64) p.add('externalId', 'must be at most 64 characters');
+      if (q.externalId.length > 64) p.add('externalId', 'Debe tener a lo sumo 64 caracteres.');
       else f.externalId = q.externalId;
     }
     if (q.brebKeyId) {
-      if (q.brebKeyId.length > 64) p.add('brebKeyId', 'must be at most 64 characters');
+      if (q.brebKeyId.length > 64) p.add('brebKeyId', 'Debe tener a lo sumo 64 caracteres.');
       else f.brebKeyId = q.brebKeyId;
     }
     const limit = q.limit === 0 ? 20 : q.limit;
-    if (!Number.isInteger(limit) || limit < 1 || limit > 100) p.add('limit', 'must be between 1 and 100');
-    if (!Number.isInteger(q.page) || q.page < 0 || q.page > 1_000_000) p.add('page', 'must be a whole number from 0');
+    if (!Number.isInteger(limit) || limit < 1 || limit > 100) p.add('limit', 'Debe estar entre 1 y 100.');
+    if (!Number.isInteger(q.page) || q.page < 0 || q.page > 1_000_000) p.add('page', 'Debe ser un número entero desde 0.');
     let after: ListCursor | undefined;
     if (q.cursorMode && q.cursor) {
       const c = decodeCursor(q.cursor);
       if (c) after = c;
-      else p.add('cursor', 'is not a valid cursor');
+      else p.add('cursor', 'No es un cursor de este listado.');
     }
     p.throwIfAny();
 

@@ -9,10 +9,10 @@ const isRail = (r: string) => (REPORT_RAILS as readonly string[]).includes(r);
 
 function page(p: Problems, deps: ReconciliationDeps, q: { limit?: number; cursor?: string | undefined }): { limit: number; cursor?: Cursor } {
   const limit = q.limit && q.limit > 0 ? q.limit : 50;
-  if (limit > 100) p.add('limit', 'at most 100');
+  if (limit > 100) p.add('limit', 'Debe ser a lo sumo 100.');
   if (!q.cursor) return { limit };
   const cursor = deps.decodeCursor(q.cursor);
-  if (!cursor) p.add('cursor', 'not a cursor returned by this listing');
+  if (!cursor) p.add('cursor', 'No es un cursor de este listado.');
   return cursor ? { limit, cursor } : { limit };
 }
 
@@ -39,9 +39,9 @@ export class ListRuns {
     cursor?: string | undefined;
   }): Promise<{ items: RunRecord[]; nextCursor: string | null }> {
     const p = new Problems();
-    if (q.rail && !isRail(q.rail)) p.add('rail', `one of ${REPORT_RAILS.join(', ')}`);
-    if (q.date && !isCalendarDate(q.date)) p.add('date', 'a date YYYY-MM-DD');
-    if (q.status && !(RUN_STATUSES as readonly string[]).includes(q.status)) p.add('status', `one of ${RUN_STATUSES.join(', ')}`);
+    if (q.rail && !isRail(q.rail)) p.add('rail', `Debe ser uno de ${REPORT_RAILS.join(', ')}.`);
+    if (q.date && !isCalendarDate(q.date)) p.add('date', 'Debe ser una fecha AAAA-MM-DD.');
+    if (q.status && !(RUN_STATUSES as readonly string[]).includes(q.status)) p.add('status', `Debe ser uno de ${RUN_STATUSES.join(', ')}.`);
     const pg = page(p, this.deps, q);
     p.throwIfAny();
     return this.deps.runs.list({ ...(q.rail ? { rail: q.rail } : {}), ...(q.date ? { date: q.date } : {}), ...(q.status ? { status: q.status } : {}), ...pg });
@@ -62,11 +62,11 @@ export class ListBreaks {
     cursor?: string | undefined;
   }): Promise<{ items: BreakRecord[]; nextCursor: string | null }> {
     const p = new Problems();
-    if (q.runId && !RUN_ID.test(q.runId)) p.add('runId', 'a run id');
-    if (q.rail && !isRail(q.rail)) p.add('rail', `one of ${REPORT_RAILS.join(', ')}`);
-    if (q.date && !isCalendarDate(q.date)) p.add('date', 'a date YYYY-MM-DD');
-    if (q.status && !['OPEN', 'RESOLVED'].includes(q.status)) p.add('status', 'one of OPEN, RESOLVED');
-    if (q.kind && !(BREAK_KINDS as readonly string[]).includes(q.kind)) p.add('kind', `one of ${BREAK_KINDS.join(', ')}`);
+    if (q.runId && !RUN_ID.test(q.runId)) p.add('runId', 'Debe ser el id de una conciliación (run_…).');
+    if (q.rail && !isRail(q.rail)) p.add('rail', `Debe ser uno de ${REPORT_RAILS.join(', ')}.`);
+    if (q.date && !isCalendarDate(q.date)) p.add('date', 'Debe ser una fecha AAAA-MM-DD.');
+    if (q.status && !['OPEN', 'RESOLVED'].includes(q.status)) p.add('status', 'Debe ser OPEN o RESOLVED.');
+    if (q.kind && !(BREAK_KINDS as readonly string[]).includes(q.kind)) p.add('kind', `Debe ser uno de ${BREAK_KINDS.join(', ')}.`);
     const pg = page(p, this.deps, q);
     p.throwIfAny();
     return this.deps.breaks.list({

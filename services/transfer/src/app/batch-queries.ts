@@ -49,9 +49,9 @@ export class BatchQueries {
     const companyId = requireCompany(caller);
     const p = new Problems();
     const state = orNull(q.state ?? null)?.toUpperCase() ?? null;
-    if (state && !STATES.includes(state)) p.add('status', `one of ${STATES.join(', ')}`);
+    if (state && !STATES.includes(state)) p.add('status', `Debe ser uno de ${STATES.join(', ')}.`);
     const limit = q.limit && q.limit > 0 ? q.limit : 50;
-    if (limit > 100) p.add('limit', 'at most 100');
+    if (limit > 100) p.add('limit', 'Debe ser a lo sumo 100.');
     const cursor = q.cursor ? (decodeTimeCursor(p, q.cursor, isUuid) ?? null) : null;
     p.throwIfAny();
     const rows = await this.deps.batches.list(companyId, state as BatchState | null, limit + 1, cursor);
@@ -70,13 +70,13 @@ export class BatchQueries {
     const b = await ownBatch(this.deps, caller, q.batchId);
     const p = new Problems();
     const status = orNull(q.status ?? null)?.toUpperCase() ?? null;
-    if (status && !ITEM_STATUSES.includes(status)) p.add('status', `one of ${ITEM_STATUSES.join(', ')}`);
+    if (status && !ITEM_STATUSES.includes(status)) p.add('status', `Debe ser uno de ${ITEM_STATUSES.join(', ')}.`);
     const limit = q.limit && q.limit > 0 ? q.limit : 100;
-    if (limit > 1000) p.add('limit', 'at most 1000');
+    if (limit > 1000) p.add('limit', 'Debe ser a lo sumo 1000.');
     let after = 0;
     if (q.cursor) {
       after = Number(Buffer.from(q.cursor, 'base64url').toString('utf8'));
-      if (!Number.isInteger(after) || after < 0) p.add('cursor', 'not a cursor returned by this listing');
+      if (!Number.isInteger(after) || after < 0) p.add('cursor', 'No es un cursor de este listado.');
     }
     p.throwIfAny();
     const rows = await this.deps.batches.items(b.id, status as ItemStatus | null, after, limit + 1);

@@ -109,7 +109,7 @@ export function validateSend(input: SendInput): SendCommand {
   if (given.length === 2) p.add('destination', 'must contain exactly one of brebKey or bankAccount');
   else if (anchor && given.length > 0) p.add('targetAnchorHandle', 'is sent instead of destination, not with it');
   else if (anchor) {
-    if (!ANCHOR.test(anchor)) p.add('targetAnchorHandle', 'is not a valid anchor handle');
+    if (!ANCHOR.test(anchor)) p.add('targetAnchorHandle', 'Debe ser el anchorHandle de una consulta de llave (1 a 128 caracteres [A-Za-z0-9_:.-]).');
     else destination = { kind: 'BREB_ANCHOR', anchorHandle: anchor };
   } else if (input.brebKey) {
     const { type, value } = input.brebKey;
@@ -146,11 +146,11 @@ export function validateSend(input: SendInput): SendCommand {
   const isBreb = !input.bankAccount;
   if (isBreb) {
     checkText(p, 'targetName', targetName, { max: MAX_TARGET_NAME, required: true });
-    if (targetDocument && !DOCUMENT.test(targetDocument)) p.add('targetDocument', 'must be 3 to 32 letters, digits, dots, hyphens or spaces');
+    if (targetDocument && !DOCUMENT.test(targetDocument)) p.add('targetDocument', 'Debe tener de 3 a 32 letras, dígitos, puntos, guiones o espacios.');
   } else {
     checkText(p, 'targetName', targetName, { max: MAX_TARGET_NAME });
     if (targetDocument && input.bankAccount && targetDocument.replace(/[^0-9A-Za-z]/g, '') !== input.bankAccount.documentNumber) {
-      p.add('targetDocument', 'must equal destination.bankAccount.documentNumber when given');
+      p.add('targetDocument', 'Si se indica, debe ser el documento de la cuenta (destination.bankAccount.documentNumber).');
     }
   }
   p.throwIfAny();

@@ -43,7 +43,7 @@ export function decodeTimeCursor(p: Problems, c: string, idOk: (id: string) => b
   const [at, id] = Buffer.from(c, 'base64url').toString('utf8').split('|');
   const createdAt = new Date(at ?? '');
   if (!id || !idOk(id) || Number.isNaN(createdAt.getTime())) {
-    p.add('cursor', 'not a cursor returned by this listing');
+    p.add('cursor', 'No es un cursor de este listado.');
     return undefined;
   }
   return { createdAt, id };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ApprovalRequests } from '../../../app/approval-requests.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
-import { textSchema, uuidSchema } from '../../../http/validation.js';
+import { textSchema, uuidSchema, queryInt } from '../../../http/validation.js';
 import { ApprovalActionSchema, ApprovalRequestSchema, ApprovalStatusSchema } from './schemas.js';
 import { approvalRequestToApi } from './presenters.js';
 
@@ -21,7 +21,7 @@ const ListQuery = z.strictObject({
   status: ApprovalStatusSchema.optional().meta({ description: 'Default: every status.' }),
   action: ApprovalActionSchema.optional(),
   companyId: uuidSchema().optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
 });
 const RejectBody = z.strictObject({ reason: textSchema(1, 500).optional() }).meta({ id: 'RejectApprovalRequest' });

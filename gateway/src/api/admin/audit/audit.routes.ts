@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AdminAudit } from '../../../audit/admin-audit.js';
 import { isoDate } from '../../../http/schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
-import { instantParam, uuidSchema } from '../../../http/validation.js';
+import { instantParam, uuidSchema, queryInt } from '../../../http/validation.js';
 
 const Outcome = z.enum(['REQUESTED', 'SUCCEEDED', 'FAILED']);
 const Json = z.unknown();
@@ -49,7 +49,7 @@ const AuditQuery = z.strictObject({
   outcome: Outcome.optional(),
   from: instantParam().optional().meta({ description: 'At or after (RFC 3339 with offset; microseconds kept).', example: '2026-11-28T16:39:52.123456Z' }),
   to: instantParam().optional().meta({ description: 'Before (RFC 3339 with offset; microseconds kept).', example: '2026-11-28T16:39:52.123456Z' }),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(100).optional(),
 });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate } from '../../../http/schemas.js';
+import { isoDate, centsNumber } from '../../../http/schemas.js';
 
 export const CompanySchema = z
   .object({
@@ -8,10 +8,10 @@ export const CompanySchema = z
     nit: z.string(),
     taxRegime: z.enum(['COMMON', 'SIMPLE']),
     status: z.enum(['ACTIVE', 'SUSPENDED']),
-    multiSigThreshold: z.int(),
-    counterpartyDailyLimitCents: z.int(),
-    counterpartyMonthlyLimitCents: z.int(),
-    rateLimitMultiplier: z.number(),
+    multiSigThreshold: z.int().min(0).max(10),
+    counterpartyDailyLimitCents: centsNumber(),
+    counterpartyMonthlyLimitCents: centsNumber(),
+    rateLimitMultiplier: z.number().positive().max(1_000_000),
     createdAt: isoDate(),
     updatedAt: isoDate(),
   })

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type CreditRequestAdmin } from '../../../app/credit-request-admin.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
-import { textSchema, uuidSchema } from '../../../http/validation.js';
+import { textSchema, uuidSchema, queryInt } from '../../../http/validation.js';
 import { CreditRequestSchema, CreditRequestStatusSchema } from './schemas.js';
 import { creditRequestToApi } from './presenters.js';
 
@@ -9,7 +9,7 @@ const IdParams = z.object({ id: z.string().regex(/^crq_[0-9a-f]{32}$/) });
 const ListQuery = z.strictObject({
   status: CreditRequestStatusSchema.optional().meta({ description: 'Default: every status.' }),
   companyId: uuidSchema().optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
 });
 const RejectBody = z.strictObject({ reason: textSchema(1, 500).optional() }).meta({ id: 'RejectCreditRequest' });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate } from '../../../http/schemas.js';
+import { isoDate, centsNumber } from '../../../http/schemas.js';
 import { CREDIT_REQUEST_STATUSES } from '../../../app/credit-request-admin.js';
 
 export const CreditRequestStatusSchema = z.enum(CREDIT_REQUEST_STATUSES as unknown as ['PENDING_APPROVAL', 'APPROVED', 'CREDITED', 'REJECTED', 'FAILED']);
@@ -9,7 +9,7 @@ export const CreditRequestSchema = z
     id: z.string().meta({ description: '`crq_…`' }),
     companyId: z.string(),
     rail: z.enum(['BREB', 'ACH']),
-    amountCents: z.int(),
+    amountCents: centsNumber(),
     reference: z.string(),
     status: CreditRequestStatusSchema.meta({
       description:

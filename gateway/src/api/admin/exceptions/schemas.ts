@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EXCEPTION_ACTIONS as ACTIONS, EXCEPTION_KINDS as KINDS } from '../../../app/money-exceptions.js';
 import { isoDate } from '../../../http/schemas.js';
-import { textSchema } from '../../../http/validation.js';
+import { textSchema, queryInt } from '../../../http/validation.js';
 
 export const MoneyExceptionSchema = z
   .object({
@@ -33,7 +33,7 @@ export const MoneyExceptionSchema = z
 export const ExceptionQuery = z.strictObject({
   status: z.enum(['OPEN', 'RESOLVING', 'RESOLVED']).optional(),
   kind: z.enum(KINDS).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
   movement: z
     .string()

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInt } from '../../../http/validation.js';
 import { AppError, bogotaDateOf, reconciliationBreakView, reconciliationRunView } from '@wallet/platform';
 import { adminActor } from '../../../auth/admin-principal.js';
 import type { ReconciliationClient } from '../../../clients/reconciliation-client.js';
@@ -23,11 +24,11 @@ const count = (description: string) => z.number().int().min(0).meta({ descriptio
 const calendarDate = () =>
   z
     .string()
-    .regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD')
+    .regex(/^\d{4}-\d{2}-\d{2}$/, 'Debe ser una fecha AAAA-MM-DD.')
     .refine((s) => {
       const d = new Date(`${s}T00:00:00Z`);
       return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-    }, 'not a calendar date')
+    }, 'No es una fecha del calendario.')
     .meta({ format: 'date' });
 
 export const ReconciliationRunSchema = z
@@ -121,14 +122,14 @@ const RunQuery = z.strictObject({
   rail: z.enum(RECONCILIATION_RAILS).optional(),
   date: calendarDate().optional(),
   status: z.enum(RUN_STATUSES).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
 });
 
 const BreakQuery = z.strictObject({
   status: z.enum(BREAK_STATUSES).optional(),
   kind: z.enum(BREAK_KINDS).optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
 });
 

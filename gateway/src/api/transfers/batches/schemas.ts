@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ApprovalSignatureSchema } from '../schemas.js';
-import { isoDate } from '../../../http/schemas.js';
+import { centsNumber, isoDate } from '../../../http/schemas.js';
 import { MAX_BATCH_ITEMS } from './batch-items.js';
-import { textSchema } from '../../../http/validation.js';
+import { textSchema, queryInt } from '../../../http/validation.js';
 
 const BATCH_STATUSES = ['VALIDATED', 'REJECTED', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'PARTIALLY_FAILED', 'FAILED', 'EXPIRED', 'CANCELLED'] as const;
 export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
@@ -12,16 +12,32 @@ export const BatchStatusSchema = z.enum(BATCH_STATUSES).meta({
     'multi-signature: VALIDATED → AWAITING_APPROVAL → EXECUTING (quorum) | FAILED (rejected) | EXPIRED (no quorum by `approval.expiresAt`); ' +
     'VALIDATED → EXPIRED (not executed within 24 h) | CANCELLED.',
 });
-const itemStatus = () =>
-  z.string().meta({
-    description:
-      "VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.",
-  });
+/** A batch item's status (the transfer service's ItemStatus, transfer.proto BatchItem.status). */
+export const BATCH_ITEM_STATUSES = [
+  'VALID',
+  'INVALID',
+  'REJECTED',
+  'NOT_EXECUTED',
+  'PENDING',
+  'AWAITING_APPROVAL',
+  'EXECUTING',
+  'COMPLETED',
+  'FAILED',
+  'EXPIRED',
+] as const;
+export const BatchItemStatusSchema = z.enum(BATCH_ITEM_STATUSES).meta({
+  id: 'BatchItemStatus',
+  description:
+    "VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.",
+});
+const itemStatus = () => BatchItemStatusSchema;
+/** Sums of centavos (never negative). */
+const sumCents = () => centsNumber();
 
 export const BatchApprovalSchema = z
   .object({
     approvalId: z.string(),
-    threshold: z.int().meta({ description: 'Signatures required.' }),
+    threshold: z.int().min(1).max(10).meta({ description: 'Signatures required.' }),
     status: z.enum(['PENDING', 'APPROVED', 'REJECTED', 'EXPIRED']).meta({
       description:
         'PENDING until the signature that reaches the threshold (APPROVED: every item is dispatched), a rejection (REJECTED: every item FAILED, funds released) ' +
@@ -46,18 +62,18 @@ export const BatchSchema = z
       .enum(['all', 'valid_only'])
       .meta({ description: '`all`: any invalid item rejects the batch; `valid_only`: the valid items run, the invalid ones are NOT_EXECUTED.' }),
     source: z.enum(['json', 'csv']),
-    itemCount: z.int(),
-    validCount: z.int(),
-    invalidCount: z.int(),
+    itemCount: z.int().min(1).max(MAX_BATCH_ITEMS),
+    validCount: z.int().min(0).max(MAX_BATCH_ITEMS),
+    invalidCount: z.int().min(0).max(MAX_BATCH_ITEMS),
     totals: z
       .array(
         z.object({
           rail: z.enum(['BREB', 'ACH']),
-          count: z.int(),
-          amount: z.int(),
-          totalFee: z.int(),
-          ivaAmount: z.int(),
-          total: z.int().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
+          count: z.int().min(0).max(MAX_BATCH_ITEMS),
+          amount: sumCents(),
+          totalFee: sumCents(),
+          ivaAmount: sumCents(),
+          total: sumCents().meta({ description: 'amount + totalFee + ivaAmount: what execute reserves on that wallet.' }),
         }),
       )
       .meta({
@@ -65,10 +81,12 @@ export const BatchSchema = z
           'Of the items to execute, per rail wallet. Before execution (VALIDATED) the fees and IVA are an estimate from the ' +
           'fee schedule in force at validation; execution charges the schedule in force then, and from execution on these are the fees paid.',
       }),
-    byStatus: z.array(z.object({ status: itemStatus(), count: z.int(), amount: z.int() })).meta({ description: 'Every item, by its current status.' }),
+    byStatus: z
+      .array(z.object({ status: itemStatus(), count: z.int().min(0).max(MAX_BATCH_ITEMS), amount: sumCents() }))
+      .meta({ description: 'Every item, by its current status.' }),
     progress: z.object({
-      finished: z.int().meta({ description: 'Items in a final status.' }),
-      total: z.int(),
+      finished: z.int().min(0).max(MAX_BATCH_ITEMS).meta({ description: 'Items in a final status.' }),
+      total: z.int().min(0).max(MAX_BATCH_ITEMS),
       percent: z.int().min(0).max(100).meta({ description: 'floor(finished × 100 / total).' }),
     }),
     createdAt: isoDate(),
@@ -77,7 +95,7 @@ export const BatchSchema = z
     completedAt: isoDate().nullable(),
     cancelledAt: isoDate().nullable(),
     approvalId: z.string().nullable().meta({ description: "Multi-signature companies: the batch's approval." }),
-    threshold: z.int().meta({ description: 'Signatures required (0 when none).' }),
+    threshold: z.int().min(0).max(10).meta({ description: 'Signatures required (0 when none).' }),
     approval: BatchApprovalSchema.nullable().meta({
       description: 'Multi-signature companies: the one approval of the whole batch, once it was executed (funds held); null otherwise.',
     }),
@@ -87,8 +105,13 @@ export const BatchSchema = z
 
 export const BatchItemResultSchema = z
   .object({
-    item: z.int().meta({ description: '1-based position in the batch.' }),
-    line: z.int().nullable().meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
+    item: z.int().min(1).max(MAX_BATCH_ITEMS).meta({ description: '1-based position in the batch.' }),
+    line: z
+      .int()
+      .min(2)
+      .max(MAX_BATCH_ITEMS + 1)
+      .nullable()
+      .meta({ description: 'CSV: the line of the file (header = 1); null for JSON.' }),
     valid: z.boolean(),
     error: z
       .string()
@@ -115,13 +138,21 @@ export const BatchPageSchema = z
 
 export const BatchItemSchema = z
   .object({
-    item: z.int(),
-    line: z.int().nullable(),
+    item: z.int().min(1).max(MAX_BATCH_ITEMS),
+    line: z
+      .int()
+      .min(2)
+      .max(MAX_BATCH_ITEMS + 1)
+      .nullable(),
     status: itemStatus(),
     rail: z.enum(['BREB', 'ACH']).nullable().meta({ description: 'Null for an item too malformed to tell.' }),
-    amount: z.int(),
-    totalFee: z.int(),
-    ivaAmount: z.int(),
+    amount: z
+      .int()
+      .min(0)
+      .max(Number.MAX_SAFE_INTEGER)
+      .meta({ description: 'As the item gave it (0 for an item too malformed to tell): an invalid item may be out of bounds.' }),
+    totalFee: sumCents(),
+    ivaAmount: sumCents(),
     targetName: z.string(),
     targetDocument: z.string(),
     reference: z.string().nullable(),
@@ -181,12 +212,12 @@ export const CreateBatchQuery = z.strictObject({
 
 export const ListBatchesQuery = z.strictObject({
   status: BatchStatusSchema.optional(),
-  limit: z.coerce.number().int().min(1).max(100).default(50),
+  limit: queryInt(1, 100, 50),
   cursor: z.string().min(1).max(512).optional().meta({ description: '`nextCursor` of the previous page.' }),
 });
 
 export const ListBatchItemsQuery = z.strictObject({
-  status: z.enum(['VALID', 'INVALID', 'REJECTED', 'NOT_EXECUTED', 'PENDING', 'AWAITING_APPROVAL', 'EXECUTING', 'COMPLETED', 'FAILED', 'EXPIRED']).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).default(100),
+  status: BatchItemStatusSchema.optional(),
+  limit: queryInt(1, 1000, 100),
   cursor: z.string().min(1).max(512).optional().meta({ description: '`nextCursor` of the previous page.' }),
 });
