@@ -7,6 +7,8 @@ import { AppError } from '@wallet/platform';
 import { toJsonText } from '../../http/json-text.js';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
 import { NOT_MODIFIED, PAGE_SECURITY_HEADERS, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
+import { DASHBOARD_CSP } from '../dashboard/ui.routes.js';
+import { renderReferencePage, type ReferenceLinks } from './reference-page.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** src/openapi/assets (tests) or dist/openapi/assets (build): both sit two levels above http/routes. */
@@ -15,10 +17,13 @@ const swaggerDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-di
 
 /** The only files served under /docs/assets: an allow-list, so no path ever reaches the file system. */
 const ASSETS: Record<string, { file: string; type: string }> = {
+  'docs.css': { file: join(ownAssets, 'docs.css'), type: 'text/css; charset=utf-8' },
+  'docs.js': { file: join(ownAssets, 'docs.js'), type: 'text/javascript; charset=utf-8' },
+  'explorer.css': { file: join(ownAssets, 'explorer.css'), type: 'text/css; charset=utf-8' },
+  'explorer-init.js': { file: join(ownAssets, 'explorer-init.js'), type: 'text/javascript; charset=utf-8' },
   'swagger-ui.css': { file: join(swaggerDir, 'swagger-ui.css'), type: 'text/css; charset=utf-8' },
   'swagger-ui-bundle.js': { file: join(swaggerDir, 'swagger-ui-bundle.js'), type: 'text/javascript; charset=utf-8' },
   'favicon-32x32.png': { file: join(swaggerDir, 'favicon-32x32.png'), type: 'image/png' },
-  'docs-init.js': { file: join(ownAssets, 'docs-init.js'), type: 'text/javascript; charset=utf-8' },
 };
 
 const loaded = new Map<string, Buffer>();
@@ -33,12 +38,25 @@ function asset(name: string): { body: Buffer; type: string } {
   return { body, type: a.type };
 }
 
-const DOCS_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+/**
+ * Every answer under /docs carries the dashboard's security headers: its Content-Security-Policy (scripts and
+ * styles from this origin only, no inline ones, no framing) and no sniffing, no framing, no referrer.
+ */
+export const DOCS_HEADERS = { 'Content-Security-Policy': DASHBOARD_CSP, ...PAGE_SECURITY_HEADERS } as const;
+const PAGE_CACHE = { 'Cache-Control': 'public, max-age=300' };
+const ASSET_CACHE = { 'Cache-Control': 'public, max-age=86400' };
 
-export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
+/** Where the interactive console is: the reference links each operation there. */
+export const EXPLORER_PATH = '/docs/explorer';
+
+/**
+ * GET /openapi.json, the reference page (/docs), the interactive console (/docs/explorer) and their files.
+ * `links.extra` adds links to the reference's header (e.g. a changelog page).
+ */
+export function docsRoutes(getDocument: () => unknown, extraLinks: ReferenceLinks['extra'] = []): AnyRoute[] {
+  const links: ReferenceLinks = { explorer: EXPLORER_PATH, extra: [{ href: '/asyncapi.json', text: 'Eventos (AsyncAPI)' }, ...extraLinks] };
   let page: Buffer | undefined;
+  let explorer: Buffer | undefined;
   let documentText: Buffer | undefined;
   return [
     defineRoute({
@@ -62,19 +80,34 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       path: '/docs',
       operationId: 'getApiReferencePage',
       tags: ['Docs'],
-      summary: 'Rendered API reference (Swagger UI, served locally)',
+      summary: 'The API reference (web page): every operation, parameter, body, answer and schema of this document, rendered on the server',
+      description:
+        'Plain HTML built from GET /openapi.json once per process: it paints as it arrives, with no script to run first. ' +
+        'Each operation links to the interactive console (GET /docs/explorer) to try it.',
       auth: { kind: 'public' },
       responses: {
         200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
         304: NOT_MODIFIED,
       },
       handler: async ({ ctx }) => {
-        page ??= readFileSync(join(ownAssets, 'docs.html'));
-        return staticAnswer(ctx, page, 'text/html; charset=utf-8', {
-          'Content-Security-Policy': DOCS_CSP,
-          'Cache-Control': 'public, max-age=300',
-          ...PAGE_SECURITY_HEADERS,
-        });
+        page ??= Buffer.from(renderReferencePage(getDocument(), links));
+        return staticAnswer(ctx, page, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: EXPLORER_PATH,
+      operationId: 'getApiExplorerPage',
+      tags: ['Docs'],
+      summary: 'The interactive console (web page): Swagger UI, served locally, to send requests from the browser ("Try it out")',
+      auth: { kind: 'public' },
+      responses: {
+        200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
+        304: NOT_MODIFIED,
+      },
+      handler: async ({ ctx }) => {
+        explorer ??= readFileSync(join(ownAssets, 'explorer.html'));
+        return staticAnswer(ctx, explorer, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
       },
     }),
     defineRoute({
@@ -97,7 +130,7 @@ export function docsRoutes(getDocument: () => unknown): AnyRoute[] {
       errors: ['ROUTE_NOT_FOUND'],
       handler: async ({ params, ctx }) => {
         const a = asset(params.file);
-        return staticAnswer(ctx, a.body, a.type, { 'Cache-Control': 'public, max-age=86400', 'X-Content-Type-Options': 'nosniff' });
+        return staticAnswer(ctx, a.body, a.type, { ...ASSET_CACHE, ...DOCS_HEADERS });
       },
     }),
   ];
