@@ -8,7 +8,7 @@ import { toJsonText } from '../../http/json-text.js';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
 import { NOT_MODIFIED, PAGE_SECURITY_HEADERS, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
 import { DASHBOARD_CSP } from '../dashboard/ui.routes.js';
-import { renderReferencePage, type ReferenceLinks } from './reference-page.js';
+import { OPERATIONS_PATH, REFERENCE_PATH, renderReference, SCHEMAS_PATH, type ReferenceLinks, type ReferencePages } from './reference-page.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** src/openapi/assets (tests) or dist/openapi/assets (build): both sit two levels above http/routes. */
@@ -50,13 +50,27 @@ const ASSET_CACHE = { 'Cache-Control': 'public, max-age=86400' };
 export const EXPLORER_PATH = '/docs/explorer';
 
 /**
- * GET /openapi.json, the reference page (/docs), the interactive console (/docs/explorer) and their files.
+ * GET /openapi.json, the reference (/docs, /docs/operations/*, /docs/schemas), the interactive console
+ * (/docs/explorer) and their files.
  * `links.extra` adds links to the reference's header (e.g. a changelog page).
  */
 export function docsRoutes(getDocument: () => unknown, extraLinks: ReferenceLinks['extra'] = []): AnyRoute[] {
   const links: ReferenceLinks = { explorer: EXPLORER_PATH, extra: [{ href: '/asyncapi.json', text: 'Eventos (AsyncAPI)' }, ...extraLinks] };
-  let page: Buffer | undefined;
   let explorer: Buffer | undefined;
+  let pages: { index: Buffer; schemas: Buffer; operations: Map<string, Buffer> } | undefined;
+  /** Rendered once, on the first request for any of them (the document does not change while the process runs). */
+  const reference = () => {
+    if (!pages) {
+      const r: ReferencePages = renderReference(getDocument(), links);
+      pages = { index: Buffer.from(r.index), schemas: Buffer.from(r.schemas), operations: new Map([...r.operations].map(([id, html]) => [id, Buffer.from(html)])) };
+    }
+    return pages;
+  };
+  const html = (ctx: Parameters<typeof staticAnswer>[0], body: Buffer) => staticAnswer(ctx, body, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
+  const PAGE_RESPONSES = {
+    200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
+    304: NOT_MODIFIED,
+  };
   let documentText: Buffer | undefined;
   return [
     defineRoute({
@@ -77,22 +91,44 @@ export function docsRoutes(getDocument: () => unknown, extraLinks: ReferenceLink
     }),
     defineRoute({
       method: 'GET',
-      path: '/docs',
+      path: REFERENCE_PATH,
       operationId: 'getApiReferencePage',
       tags: ['Docs'],
-      summary: 'The API reference (web page): every operation, parameter, body, answer and schema of this document, rendered on the server',
+      summary: 'The API reference (web page): every operation of this document, rendered on the server',
       description:
         'Plain HTML built from GET /openapi.json once per process: it paints as it arrives, with no script to run first. ' +
-        'Each operation links to the interactive console (GET /docs/explorer) to try it.',
+        "Each operation's details are its own page (GET /docs/operations/{operationId}), loaded into the index when a reader opens the operation; " +
+        'every schema is on GET /docs/schemas; GET /docs/explorer sends requests ("Try it out").',
       auth: { kind: 'public' },
-      responses: {
-        200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
-        304: NOT_MODIFIED,
+      responses: PAGE_RESPONSES,
+      handler: async ({ ctx }) => html(ctx, reference().index),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: `${OPERATIONS_PATH}/{operationId}`,
+      operationId: 'getApiReferenceOperationPage',
+      tags: ['Docs'],
+      summary: "One operation's reference (web page): description, authentication, parameters, body, answers",
+      auth: { kind: 'public' },
+      params: z.object({ operationId: z.string().regex(/^[A-Za-z0-9_-]{1,200}$/) }),
+      paramErrors: { operationId: 'ROUTE_NOT_FOUND' },
+      responses: PAGE_RESPONSES,
+      errors: ['ROUTE_NOT_FOUND'],
+      handler: async ({ params, ctx }) => {
+        const body = reference().operations.get(params.operationId);
+        if (!body) throw new AppError('ROUTE_NOT_FOUND');
+        return html(ctx, body);
       },
-      handler: async ({ ctx }) => {
-        page ??= Buffer.from(renderReferencePage(getDocument(), links));
-        return staticAnswer(ctx, page, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
-      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: SCHEMAS_PATH,
+      operationId: 'getApiReferenceSchemasPage',
+      tags: ['Docs'],
+      summary: 'Every schema of this document (web page)',
+      auth: { kind: 'public' },
+      responses: PAGE_RESPONSES,
+      handler: async ({ ctx }) => html(ctx, reference().schemas),
     }),
     defineRoute({
       method: 'GET',
@@ -101,13 +137,10 @@ export function docsRoutes(getDocument: () => unknown, extraLinks: ReferenceLink
       tags: ['Docs'],
       summary: 'The interactive console (web page): Swagger UI, served locally, to send requests from the browser ("Try it out")',
       auth: { kind: 'public' },
-      responses: {
-        200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
-        304: NOT_MODIFIED,
-      },
+      responses: PAGE_RESPONSES,
       handler: async ({ ctx }) => {
         explorer ??= readFileSync(join(ownAssets, 'explorer.html'));
-        return staticAnswer(ctx, explorer, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
+        return html(ctx, explorer);
       },
     }),
     defineRoute({

@@ -1,12 +1,15 @@
 import MarkdownIt from 'markdown-it';
 
 /**
- * The API reference as one server-rendered HTML page, built from the served OpenAPI 3.1 document
- * (once per process, on the first GET /docs): the browser paints it as it arrives, with no script
- * to run first, so it shows at once even for a large document, and it is plain semantic HTML
- * (landmarks, headings, tables with headers, native <details> disclosures) that meets WCAG 2 AA
- * under the same strict Content-Security-Policy as the dashboard. The interactive console
- * ("Probar": Swagger UI, heavier) is a second page, /docs/explorer, linked from each operation.
+ * The API reference as server-rendered HTML pages, built from the served OpenAPI 3.1 document (once per
+ * process, on the first request): /docs lists every operation (introduction, authentication, one line per
+ * operation), each operation has its own page, /docs/operations/<operationId>, that the index's script
+ * loads into the line when a reader opens it, and /docs/schemas holds every schema. The browser paints
+ * each page as it arrives, with no script to run first, so the index shows at once whatever the size of
+ * the document; the pages are plain semantic HTML (landmarks, headings, tables with headers, native
+ * <details> disclosures) that meet WCAG 2 AA under the dashboard's strict Content-Security-Policy.
+ * The interactive console ("Probar": Swagger UI, heavier) is another page, /docs/explorer, linked from
+ * each operation.
  */
 
 type Json = Record<string, any>;
@@ -17,6 +20,11 @@ export interface ReferenceLinks {
   /** Extra links shown in the page's header (e.g. the changelog, the event catalogue). */
   extra?: Array<{ href: string; text: string }>;
 }
+
+/** Where the pages are (docs.routes.ts serves them there). */
+export const REFERENCE_PATH = '/docs';
+export const SCHEMAS_PATH = '/docs/schemas';
+export const OPERATIONS_PATH = '/docs/operations';
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
 
@@ -70,7 +78,7 @@ class Renderer {
   }
 
   private schemaLink(name: string): string {
-    return `<a href="#schema-${slug(name)}">${escapeHtml(name)}</a>`;
+    return `<a href="${SCHEMAS_PATH}#schema-${slug(name)}">${escapeHtml(name)}</a>`;
   }
 
   /** The facts of a schema besides its shape: format, bounds, pattern, default, enum. */
@@ -210,7 +218,7 @@ class Renderer {
     if (!reqs.length || reqs.every((r) => !Object.keys(r).length)) return '<p class="auth">Autenticación: ninguna (ruta pública).</p>';
     const one = reqs.map((r) =>
       Object.entries<string[]>(r)
-        .map(([name, scopes]) => `<a href="#auth-${slug(name)}">${escapeHtml(name)}</a>${scopes.length ? ` (${scopes.map(escapeHtml).join(', ')})` : ''}`)
+        .map(([name, scopes]) => `<a href="${REFERENCE_PATH}#auth-${slug(name)}">${escapeHtml(name)}</a>${scopes.length ? ` (${scopes.map(escapeHtml).join(', ')})` : ''}`)
         .join(' + '),
     );
     return `<p class="auth">Autenticación: ${one.join(' o ')}.</p>`;
@@ -227,7 +235,7 @@ class Renderer {
       const shared = headers.filter(([, h]) => typeof h.$ref === 'string' && h.$ref.startsWith('#/components/headers/'));
       const own = headers.filter(([, h]) => !shared.some(([, x]) => x === h));
       if (shared.length) {
-        html += `<p class="headers-title">Cabeceras comunes: ${shared.map(([name, h]) => `<a href="#header-${slug(h.$ref.split('/').pop())}"><code>${escapeHtml(name)}</code></a>`).join(', ')}</p>`;
+        html += `<p class="headers-title">Cabeceras comunes: ${shared.map(([name, h]) => `<a href="${REFERENCE_PATH}#header-${slug(h.$ref.split('/').pop())}"><code>${escapeHtml(name)}</code></a>`).join(', ')}</p>`;
       }
       if (own.length) {
         html += '<p class="headers-title">Cabeceras:</p><ul class="headers">';
@@ -242,8 +250,8 @@ class Renderer {
     return `${html}</dl>`;
   }
 
-  private operation(path: string, method: string, op: Json, shared: Json[]): string {
-    const id = `op-${slug(op.operationId ?? `${method}-${path}`)}`;
+  /** An operation's details: description, authentication, parameters, body, answers. */
+  private operationBody(path: string, method: string, op: Json, shared: Json[]): string {
     const m = method.toUpperCase();
     let body = '';
     if (op.deprecated) body += '<p class="deprecated"><strong>Obsoleta:</strong> se retirará; vea la descripción.</p>';
@@ -259,18 +267,13 @@ class Renderer {
       body += `<h4>Cuerpo de la solicitud${rb.required ? ' <span class="req">requerido</span>' : ''}</h4>${this.markdown(rb.description)}${this.content(rb.content)}`;
     }
     body += this.responses(op);
-    return (
-      `<article class="op" id="${id}" aria-labelledby="${id}-h"><details><summary><h3 id="${id}-h">` +
-      `<span class="method method-${method}">${m}</span> <code class="path">${escapeHtml(path)}</code> <span class="summary">${this.markdownInline(op.summary)}</span>` +
-      `</h3></summary><div class="op-body">${body}</div></details></article>`
-    );
+    return body;
   }
 
-  page(): string {
+  private operations(): Array<[string, Op[]]> {
     const doc = this.doc;
-    const info: Json = doc.info ?? {};
     // Operations by their first tag, tags in the document's order, then in the order met.
-    const groups = new Map<string, Array<{ path: string; method: string; op: Json; shared: Json[] }>>();
+    const groups = new Map<string, Op[]>();
     for (const t of doc.tags ?? []) groups.set(t.name, []);
     for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
       for (const method of METHODS) {
@@ -278,26 +281,72 @@ class Renderer {
         if (!op) continue;
         const tag = op.tags?.[0] ?? 'Otras';
         if (!groups.has(tag)) groups.set(tag, []);
-        groups.get(tag)!.push({ path, method, op, shared: item.parameters ?? [] });
+        groups.get(tag)!.push({ id: slug(op.operationId ?? `${method}-${path}`), path, method, op, shared: item.parameters ?? [] });
       }
     }
+    return [...groups].filter(([, ops]) => ops.length);
+  }
+
+  /** An operation's line: method, path and summary. */
+  private operationLine(o: Op, headingId?: string): string {
+    return (
+      `<h3${headingId ? ` id="${headingId}"` : ''}><span class="method method-${o.method}">${o.method.toUpperCase()}</span> ` +
+      `<code class="path">${escapeHtml(o.path)}</code> <span class="summary">${this.markdownInline(o.op.summary)}</span></h3>`
+    );
+  }
+
+  private shell(title: string, main: string, toc = ''): string {
+    const info: Json = this.doc.info ?? {};
+    const headerLinks = [
+      { href: REFERENCE_PATH, text: 'Referencia' },
+      { href: SCHEMAS_PATH, text: 'Esquemas' },
+      { href: this.links.explorer, text: 'Explorador interactivo (Probar)' },
+      { href: '/openapi.json', text: 'OpenAPI (JSON)' },
+      ...(this.links.extra ?? []),
+    ]
+      .map((l) => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></li>`)
+      .join('');
+    return (
+      '<!doctype html>\n<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+      `<title>${escapeHtml(title)} · ${escapeHtml(info.title ?? 'API')}</title>` +
+      '<link rel="stylesheet" href="/docs/assets/docs.css"><link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">' +
+      '<script src="/docs/assets/docs.js" defer></script></head><body>' +
+      '<a class="skip" href="#main">Saltar al contenido</a>' +
+      `<header class="top"><p class="title">${escapeHtml(info.title ?? 'API')} <span class="version">versión ${escapeHtml(info.version ?? '')}</span> <span class="oas">OpenAPI ${escapeHtml(this.doc.openapi ?? '')}</span></p>` +
+      `<nav aria-label="Documentos"><ul>${headerLinks}</ul></nav></header>` +
+      (toc ? `<div class="layout"><nav class="toc" aria-label="Operaciones"><ul>${toc}</ul></nav>` : '<div class="layout single">') +
+      `<main id="main">${main}</main></div></body></html>\n`
+    );
+  }
+
+  /**
+   * The index (/docs): introduction, authentication, shared headers and every operation's line. An
+   * operation's details are its own page; docs.js loads them into the line when it is opened.
+   */
+  index(): string {
+    const doc = this.doc;
+    const info: Json = doc.info ?? {};
+    const groups = this.operations();
     const tagInfo = new Map<string, Json>((doc.tags ?? []).map((t: Json) => [t.name, t]));
     const tagId = (tag: string) => `tag-${slug(tag)}`;
-    const nonEmpty = [...groups].filter(([, ops]) => ops.length);
 
     let toc = '';
-    for (const [tag, ops] of nonEmpty) {
+    for (const [tag, ops] of groups) {
       toc += `<li><a href="#${tagId(tag)}">${escapeHtml(tag)}</a><ul>`;
-      for (const { path, method, op } of ops) {
-        toc += `<li><a href="#op-${slug(op.operationId ?? `${method}-${path}`)}"><span class="method method-${method}">${method.toUpperCase()}</span> ${escapeHtml(path)}</a></li>`;
-      }
+      for (const o of ops) toc += `<li><a href="#op-${o.id}"><span class="method method-${o.method}">${o.method.toUpperCase()}</span> ${escapeHtml(o.path)}</a></li>`;
       toc += '</ul></li>';
     }
+    toc += `<li><a href="${SCHEMAS_PATH}">Esquemas</a></li>`;
 
     let sections = '';
-    for (const [tag, ops] of nonEmpty) {
+    for (const [tag, ops] of groups) {
       sections += `<section class="tag" aria-labelledby="${tagId(tag)}"><h2 id="${tagId(tag)}">${escapeHtml(tag)}</h2>${this.markdown(tagInfo.get(tag)?.description)}`;
-      for (const { path, method, op, shared } of ops) sections += this.operation(path, method, op, shared);
+      for (const o of ops) {
+        const href = `${OPERATIONS_PATH}/${o.id}`;
+        sections +=
+          `<article class="op" id="op-${o.id}" aria-labelledby="op-${o.id}-h"><details data-src="${href}"><summary>${this.operationLine(o, `op-${o.id}-h`)}</summary>` +
+          `<div class="op-body"><p><a href="${href}">Ver la operación <span class="visually-hidden">${o.method.toUpperCase()} ${escapeHtml(o.path)}</span> completa</a></p></div></details></article>`;
+      }
       sections += '</section>';
     }
 
@@ -311,50 +360,65 @@ class Renderer {
             : escapeHtml(s.type);
       auth += `<dt id="auth-${slug(name)}"><code>${escapeHtml(name)}</code>: ${how}</dt><dd>${this.markdown(s.description)}</dd>`;
     }
-
     let commonHeaders = '';
     for (const [name, h] of Object.entries<Json>(doc.components?.headers ?? {})) {
       commonHeaders += `<dt id="header-${slug(name)}"><code>${escapeHtml(name)}</code> (${this.typeLabel(h.schema ?? {})})</dt><dd>${this.markdown(h.description)}</dd>`;
     }
-
-    let schemas = '';
-    for (const [name, s] of Object.entries<Json>(doc.components?.schemas ?? {})) {
-      schemas +=
-        `<article class="schema" id="schema-${slug(name)}" aria-labelledby="schema-${slug(name)}-h"><details><summary><h3 id="schema-${slug(name)}-h">${escapeHtml(name)}</h3></summary>` +
-        `<div class="op-body">${this.markdown(s.description)}${this.schema(s)}</div></details></article>`;
-    }
-
     const servers = (doc.servers ?? []).map((s: Json) => `<li><code>${escapeHtml(s.url)}</code>${s.description ? `: ${this.markdownInline(s.description)}` : ''}</li>`).join('');
-    const headerLinks = [
-      { href: '/openapi.json', text: 'OpenAPI (JSON)' },
-      { href: this.links.explorer, text: 'Explorador interactivo (Probar)' },
-      ...(this.links.extra ?? []),
-    ]
-      .map((l) => `<li><a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a></li>`)
-      .join('');
 
-    return (
-      '<!doctype html>\n<html lang="es"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
-      `<title>${escapeHtml(info.title ?? 'API')} · Referencia</title>` +
-      '<link rel="stylesheet" href="/docs/assets/docs.css"><link rel="icon" type="image/png" href="/docs/assets/favicon-32x32.png">' +
-      '<script src="/docs/assets/docs.js" defer></script></head><body>' +
-      '<a class="skip" href="#main">Saltar al contenido</a>' +
-      `<header class="top"><p class="title">${escapeHtml(info.title ?? 'API')} <span class="version">versión ${escapeHtml(info.version ?? '')}</span> <span class="oas">OpenAPI ${escapeHtml(doc.openapi ?? '')}</span></p>` +
-      `<nav aria-label="Documentos"><ul>${headerLinks}</ul></nav></header>` +
-      `<div class="layout"><nav class="toc" aria-label="Operaciones"><ul>${toc}<li><a href="#esquemas">Esquemas</a></li></ul></nav>` +
-      `<main id="main"><h1>${escapeHtml(info.title ?? 'API')}: referencia</h1>` +
+    const main =
+      `<h1>${escapeHtml(info.title ?? 'API')}: referencia</h1>` +
       `<section aria-labelledby="intro"><h2 id="intro" class="visually-hidden">Introducción</h2>${this.markdown(info.description)}` +
       (servers ? `<h3>Servidores</h3><ul>${servers}</ul>` : '') +
-      (auth ? `<h3>Autenticación</h3><dl class="auth-schemes">${auth}</dl>` : '') +
-      (commonHeaders ? `<h3>Cabeceras comunes de las respuestas</h3><dl class="auth-schemes">${commonHeaders}</dl>` : '') +
-      `</section>${sections}` +
-      `<section aria-labelledby="esquemas"><h2 id="esquemas">Esquemas</h2>${schemas}</section>` +
-      '</main></div></body></html>\n'
-    );
+      (auth ? `<h3>Autenticación</h3><dl class="defs">${auth}</dl>` : '') +
+      (commonHeaders ? `<h3>Cabeceras comunes de las respuestas</h3><dl class="defs">${commonHeaders}</dl>` : '') +
+      `</section>${sections}`;
+    return this.shell('Referencia', main, toc);
+  }
+
+  /** Each operation's page (/docs/operations/<operationId>), by operation id: its line and its details in #op-body. */
+  operationPages(): Map<string, string> {
+    const pages = new Map<string, string>();
+    for (const [, ops] of this.operations()) {
+      for (const o of ops) {
+        const main =
+          `<article class="op op-page" aria-labelledby="op-${o.id}-h">${this.operationLine(o, `op-${o.id}-h`).replace(/^<h3/, '<h1').replace(/h3>$/, 'h1>')}` +
+          `<div class="op-body" id="op-body">${this.operationBody(o.path, o.method, o.op, o.shared)}</div></article>`;
+        pages.set(o.id, this.shell(`${o.method.toUpperCase()} ${o.path}`, main));
+      }
+    }
+    return pages;
+  }
+
+  /** Every schema of components.schemas (/docs/schemas), each a disclosure. */
+  schemasPage(): string {
+    let schemas = '';
+    for (const [name, s] of Object.entries<Json>(this.doc.components?.schemas ?? {})) {
+      schemas +=
+        `<article class="schema" id="schema-${slug(name)}" aria-labelledby="schema-${slug(name)}-h"><details><summary><h2 id="schema-${slug(name)}-h">${escapeHtml(name)}</h2></summary>` +
+        `<div class="op-body">${this.markdown(s.description)}${this.schema(s)}</div></details></article>`;
+    }
+    return this.shell('Esquemas', `<h1>Esquemas</h1>${schemas}`);
   }
 }
 
-/** The reference page of `document` (an OpenAPI 3.1 document as served). */
-export function renderReferencePage(document: unknown, links: ReferenceLinks): string {
-  return new Renderer(document as Json, links).page();
+interface Op {
+  id: string;
+  path: string;
+  method: string;
+  op: Json;
+  shared: Json[];
+}
+
+export interface ReferencePages {
+  index: string;
+  schemas: string;
+  /** By operation id (letters, digits, `-`, `_`). */
+  operations: Map<string, string>;
+}
+
+/** The reference's pages of `document` (an OpenAPI 3.1 document as served). */
+export function renderReference(document: unknown, links: ReferenceLinks): ReferencePages {
+  const r = new Renderer(document as Json, links);
+  return { index: r.index(), schemas: r.schemasPage(), operations: r.operationPages() };
 }
