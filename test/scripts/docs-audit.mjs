@@ -11,6 +11,7 @@
 //   DOCS_AUDIT_PATH=/docs                  the page to measure (e.g. /docs/explorer, the interactive console)
 //   DOCS_AUDIT_RUNS=5                      cold loads to take the median of
 //   CHROMIUM_PATH=/usr/bin/chromium
+/* global window, document */ // the functions handed to page.evaluate and addInitScript run in the page
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
@@ -59,7 +60,13 @@ async function axe(page) {
   const result = await page.evaluate(() =>
     window.axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }, resultTypes: ['violations'] }),
   );
-  return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length, help: v.help, targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  return result.violations.map((v) => ({
+    id: v.id,
+    impact: v.impact,
+    nodes: v.nodes.length,
+    help: v.help,
+    targets: v.nodes.slice(0, 3).map((n) => n.target.join(' ')),
+  }));
 }
 
 async function measureOnce(browser, url, withAxe) {
@@ -104,6 +111,9 @@ async function measureOnce(browser, url, withAxe) {
       out.axeExpanded = await axe(page);
     }
     return out;
+  } catch (err) {
+    err.message += `\n  page problems: ${problems.join('\n    ') || '(none)'}`;
+    throw err;
   } finally {
     await context.close();
   }
@@ -118,9 +128,18 @@ const byImpact = (violations) => Object.fromEntries(IMPACTS.map((i) => [i, viola
 const gw = await gateway();
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--headless',
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
-let failed = false;
+let failed;
 try {
   const url = `${gw.url}${PATH}`;
   // One warm-up load (the gateway compresses each file once, on its first request), not counted.
@@ -142,7 +161,10 @@ try {
     axeRendered: byImpact(first.axeRendered),
     axeExpanded: byImpact(first.axeExpanded),
     headers: Object.fromEntries(
-      ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'content-encoding', 'etag', 'cache-control'].map((h) => [h, first.headers[h]]),
+      ['content-security-policy', 'x-content-type-options', 'x-frame-options', 'referrer-policy', 'content-encoding', 'etag', 'cache-control'].map((h) => [
+        h,
+        first.headers[h],
+      ]),
     ),
     pageProblems: [...new Set(runs.flatMap((r) => r.problems))],
   };
@@ -150,7 +172,11 @@ try {
   console.log(`\n/docs audit: ${url} (median of ${RUNS} cold loads, headless Chromium)`);
   console.log(`  first contentful paint   ${summary.fcpMs} ms   (each: ${summary.fcpMsEach.join(', ')})`);
   console.log(`  ${OPERATION.method} ${OPERATION.path} visible   ${summary.usableMs} ms   (each: ${summary.usableMsEach.join(', ')})`);
- console.log(`  phases (median, ms)      ${Object.entries(summary.phasesMs).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  console.log(
+    `  phases (median, ms)      ${Object.entries(summary.phasesMs)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
   console.log(`  transferred              ${kb(summary.transferredBytes)} in ${summary.requests} requests (${kb(summary.decodedBytes)} decoded)`);
   for (const [when, list] of [
     ['after render', first.axeRendered],

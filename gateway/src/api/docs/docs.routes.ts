@@ -6,8 +6,7 @@ import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { toJsonText } from '../../http/json-text.js';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
-import { NOT_MODIFIED, PAGE_SECURITY_HEADERS, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
-import { DASHBOARD_CSP } from '../dashboard/ui.routes.js';
+import { NOT_MODIFIED, PAGE_CSP, PAGE_SECURITY_HEADERS, STATIC_HEADERS, staticAnswer } from '../../http/static-answer.js';
 import { OPERATIONS_PATH, REFERENCE_PATH, renderReference, SCHEMAS_PATH, type ReferenceLinks, type ReferencePages } from './reference-page.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -42,7 +41,7 @@ function asset(name: string): { body: Buffer; type: string } {
  * Every answer under /docs carries the dashboard's security headers: its Content-Security-Policy (scripts and
  * styles from this origin only, no inline ones, no framing) and no sniffing, no framing, no referrer.
  */
-export const DOCS_HEADERS = { 'Content-Security-Policy': DASHBOARD_CSP, ...PAGE_SECURITY_HEADERS } as const;
+export const DOCS_HEADERS = { 'Content-Security-Policy': PAGE_CSP, ...PAGE_SECURITY_HEADERS } as const;
 const PAGE_CACHE = { 'Cache-Control': 'public, max-age=300' };
 const ASSET_CACHE = { 'Cache-Control': 'public, max-age=86400' };
 
@@ -62,11 +61,16 @@ export function docsRoutes(getDocument: () => unknown, extraLinks: ReferenceLink
   const reference = () => {
     if (!pages) {
       const r: ReferencePages = renderReference(getDocument(), links);
-      pages = { index: Buffer.from(r.index), schemas: Buffer.from(r.schemas), operations: new Map([...r.operations].map(([id, html]) => [id, Buffer.from(html)])) };
+      pages = {
+        index: Buffer.from(r.index),
+        schemas: Buffer.from(r.schemas),
+        operations: new Map([...r.operations].map(([id, html]) => [id, Buffer.from(html)])),
+      };
     }
     return pages;
   };
-  const html = (ctx: Parameters<typeof staticAnswer>[0], body: Buffer) => staticAnswer(ctx, body, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
+  const html = (ctx: Parameters<typeof staticAnswer>[0], body: Buffer) =>
+    staticAnswer(ctx, body, 'text/html; charset=utf-8', { ...PAGE_CACHE, ...DOCS_HEADERS });
   const PAGE_RESPONSES = {
     200: { description: 'HTML page (strict Content-Security-Policy, no framing).', contentType: 'text/html', headers: STATIC_HEADERS },
     304: NOT_MODIFIED,

@@ -12,6 +12,8 @@ import MarkdownIt from 'markdown-it';
  * each operation.
  */
 
+// The document is JSON walked generically (any OpenAPI 3.1 object may sit where a schema or a $ref is).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Json = Record<string, any>;
 
 export interface ReferenceLinks {
@@ -67,6 +69,7 @@ class Renderer {
     let o = obj;
     for (let i = 0; i < 10 && o && typeof o.$ref === 'string'; i++) {
       const parts = o.$ref.replace(/^#\//, '').split('/');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       o = parts.reduce<any>((acc, p) => acc?.[p.replace(/~1/g, '/').replace(/~0/g, '~')], this.doc);
     }
     return o ?? {};
@@ -123,7 +126,9 @@ class Renderer {
   /** Whether a schema is drawn as more than its type label (properties, alternatives, parts). */
   private hasBody(s: Json): boolean {
     if (!s || typeof s !== 'object' || s.$ref) return false;
-    return Boolean(s.properties || s.oneOf || s.anyOf || s.allOf || (s.items && this.hasBody(s.items)) || s.additionalProperties?.type || s.additionalProperties?.$ref);
+    return Boolean(
+      s.properties || s.oneOf || s.anyOf || s.allOf || (s.items && this.hasBody(s.items)) || s.additionalProperties?.type || s.additionalProperties?.$ref,
+    );
   }
 
   /** A schema drawn in full: its description, facts, properties (a table), alternatives or parts. */
@@ -136,7 +141,8 @@ class Renderer {
     let html = '';
     if (depth > 0 && s.description) html += `<div class="desc">${this.markdown(s.description)}</div>`;
     const facts = this.constraints(s);
-    if (!s.properties && !s.oneOf && !s.anyOf && !s.allOf) html += `<p class="type">Tipo ${this.typeLabel(s)}${facts.length ? `; ${facts.join('; ')}` : ''}</p>`;
+    if (!s.properties && !s.oneOf && !s.anyOf && !s.allOf)
+      html += `<p class="type">Tipo ${this.typeLabel(s)}${facts.length ? `; ${facts.join('; ')}` : ''}</p>`;
     else if (facts.length) html += `<p class="facts">${facts.join('; ')}</p>`;
     if (depth > 6) return html;
     if (s.items && this.hasBody(s.items)) html += `<div class="nested">${this.schema(s.items, depth + 1)}</div>`;
@@ -218,7 +224,10 @@ class Renderer {
     if (!reqs.length || reqs.every((r) => !Object.keys(r).length)) return '<p class="auth">Autenticación: ninguna (ruta pública).</p>';
     const one = reqs.map((r) =>
       Object.entries<string[]>(r)
-        .map(([name, scopes]) => `<a href="${REFERENCE_PATH}#auth-${slug(name)}">${escapeHtml(name)}</a>${scopes.length ? ` (${scopes.map(escapeHtml).join(', ')})` : ''}`)
+        .map(
+          ([name, scopes]) =>
+            `<a href="${REFERENCE_PATH}#auth-${slug(name)}">${escapeHtml(name)}</a>${scopes.length ? ` (${scopes.map(escapeHtml).join(', ')})` : ''}`,
+        )
         .join(' + '),
     );
     return `<p class="auth">Autenticación: ${one.join(' o ')}.</p>`;
@@ -333,7 +342,8 @@ class Renderer {
     let toc = '';
     for (const [tag, ops] of groups) {
       toc += `<li><a href="#${tagId(tag)}">${escapeHtml(tag)}</a><ul>`;
-      for (const o of ops) toc += `<li><a href="#op-${o.id}"><span class="method method-${o.method}">${o.method.toUpperCase()}</span> ${escapeHtml(o.path)}</a></li>`;
+      for (const o of ops)
+        toc += `<li><a href="#op-${o.id}"><span class="method method-${o.method}">${o.method.toUpperCase()}</span> ${escapeHtml(o.path)}</a></li>`;
       toc += '</ul></li>';
     }
     toc += `<li><a href="${SCHEMAS_PATH}">Esquemas</a></li>`;
@@ -364,7 +374,9 @@ class Renderer {
     for (const [name, h] of Object.entries<Json>(doc.components?.headers ?? {})) {
       commonHeaders += `<dt id="header-${slug(name)}"><code>${escapeHtml(name)}</code> (${this.typeLabel(h.schema ?? {})})</dt><dd>${this.markdown(h.description)}</dd>`;
     }
-    const servers = (doc.servers ?? []).map((s: Json) => `<li><code>${escapeHtml(s.url)}</code>${s.description ? `: ${this.markdownInline(s.description)}` : ''}</li>`).join('');
+    const servers = (doc.servers ?? [])
+      .map((s: Json) => `<li><code>${escapeHtml(s.url)}</code>${s.description ? `: ${this.markdownInline(s.description)}` : ''}</li>`)
+      .join('');
 
     const main =
       `<h1>${escapeHtml(info.title ?? 'API')}: referencia</h1>` +

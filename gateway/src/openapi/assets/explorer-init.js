@@ -1,3 +1,4 @@
+/* global SwaggerUIBundle */
 // The interactive console (/docs/explorer): Swagger UI (served from this gateway, no CDN) on /openapi.json,
 // every operation collapsed so the page renders quickly; /docs is the reference that paints at once.
 window.addEventListener('load', function () {
