@@ -1,5 +1,6 @@
-// Copies the non-TypeScript files the gateway reads at run time (the /docs page and its init
-// script) from src/ to dist/. Swagger UI itself is served from node_modules/swagger-ui-dist.
+// Copies the non-TypeScript files the gateway reads at run time (the reference page's styles and script,
+// the interactive console's page and init script, the AsyncAPI document) from src/ to dist/. Swagger UI
+// itself is served from node_modules/swagger-ui-dist; the reference page's HTML is rendered at run time.
 import { cpSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

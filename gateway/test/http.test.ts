@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { ERRORS, signPayload } from '@wallet/platform';
+import { PAGE_CSP } from '../src/http/static-answer.js';
 import { startStack, type Stack } from './support/stack.js';
 import { adminOf, client, expectNoInternals, type Client } from './support/http.js';
 import { sql } from './support/sql.js';
@@ -169,13 +170,17 @@ describe('OpenAPI and the reference page', () => {
     );
   });
 
-  it('renders /docs with Swagger UI served locally', async () => {
+  it('renders /docs on the server (no external URL), and the Swagger UI console at /docs/explorer, both from local files', async () => {
     const page = await api.get('/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(page.text).toContain('swagger-ui-bundle.js');
-    expect(page.text).not.toMatch(/https?:\/\//);
-    for (const asset of ['swagger-ui.css', 'swagger-ui-bundle.js', 'docs-init.js']) {
+    expect(page.text).toContain('<code class="path">/transfers/send</code>');
+    expect(page.text).not.toMatch(/(?:src|href)="https?:\/\//);
+    const explorer = await api.get('/docs/explorer');
+    expect(explorer.status).toBe(200);
+    expect(explorer.text).toContain('swagger-ui-bundle.js');
+    expect(explorer.text).not.toMatch(/https?:\/\//);
+    for (const asset of ['docs.css', 'docs.js', 'swagger-ui.css', 'swagger-ui-bundle.js', 'explorer-init.js']) {
       const a = await api.get(`/docs/assets/${asset}`);
       expect(a.status).toBe(200);
       expect(a.text.length).toBeGreaterThan(100);
@@ -196,7 +201,7 @@ describe('OpenAPI and the reference page', () => {
         req.on('error', reject);
         req.end();
       });
-    for (const path of ['/openapi.json', '/asyncapi.json', '/docs/assets/swagger-ui-bundle.js']) {
+    for (const path of ['/openapi.json', '/asyncapi.json', '/docs', '/docs/schemas', '/docs/assets/swagger-ui-bundle.js']) {
       const plain = await raw(path);
       expect(plain.status).toBe(200);
       expect(plain.headers['content-encoding']).toBeUndefined();
@@ -216,9 +221,11 @@ describe('OpenAPI and the reference page', () => {
       expect(current.body.length).toBe(0);
       expect((await raw(path, { 'if-none-match': '"another"' })).status).toBe(200);
     }
-    const page = await raw('/docs');
-    expect(page.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
-    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    for (const path of ['/docs', '/docs/operations/sendTransfer', '/docs/explorer', '/docs/assets/docs.css']) {
+      const page = await raw(path);
+      expect(page.headers).toMatchObject({ 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer' });
+      expect(page.headers['content-security-policy']).toBe(PAGE_CSP);
+    }
     // The served document is the one the routes build (the ETag names these bytes).
     expect(JSON.parse((await raw('/openapi.json')).body.toString('utf8')).openapi).toBe('3.1.0');
   });

@@ -118,10 +118,24 @@ describe('foundation end to end: provision → keys → fund → balance', () =>
     const page = await stack.http('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    // The reference page loads only files the document lists (each answer checked by stack.http).
-    const files = [...page.text.matchAll(/(?:href|src)="\/docs\/assets\/([^"]+)"/g)].map((m) => m[1]!);
-    expect(files.sort()).toEqual(['docs-init.js', 'favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui.css']);
-    for (const f of files) expect((await stack.http('GET', `/docs/assets/${f}`)).status).toBe(200);
+    // The reference and its console load only files the document lists (each answer checked by stack.http).
+    const explorer = await stack.http('GET', '/docs/explorer');
+    expect(explorer.status).toBe(200);
+    const files = [...`${page.text}${explorer.text}`.matchAll(/(?:href|src)="\/docs\/assets\/([^"]+)"/g)].map((m) => m[1]!);
+    expect([...new Set(files)].sort()).toEqual([
+      'docs.css',
+      'docs.js',
+      'explorer-init.js',
+      'explorer.css',
+      'favicon-32x32.png',
+      'swagger-ui-bundle.js',
+      'swagger-ui.css',
+    ]);
+    for (const f of new Set(files)) expect((await stack.http('GET', `/docs/assets/${f}`)).status).toBe(200);
+    const operation = await stack.http('GET', '/docs/operations/sendTransfer');
+    expect([operation.status, (await stack.http('GET', '/docs/schemas')).status]).toEqual([200, 200]);
+    expect(operation.text).toContain('<code class="path">/transfers/send</code>');
+    expect((await stack.http('GET', '/docs/operations/noSuchOperation')).status).toBe(404);
     const missing = await stack.http('GET', '/docs/assets/package.json');
     expect([missing.status, missing.body.error]).toEqual([404, 'ROUTE_NOT_FOUND']);
     const events = await stack.http('GET', '/asyncapi.json');

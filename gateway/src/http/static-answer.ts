@@ -88,6 +88,14 @@ export const NOT_MODIFIED: RouteResponseDoc = {
   headers: { ETag: STATIC_HEADERS.ETag! },
 };
 
+/**
+ * The Content-Security-Policy of every page of ours (the dashboard's, the API reference's): no inline
+ * script or style, nothing from another origin, no framing.
+ */
+export const PAGE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+
 /** The headers every page of ours sends (the dashboard's too): no sniffing, no framing, no referrer. */
 export const PAGE_SECURITY_HEADERS = {
   'X-Content-Type-Options': 'nosniff',

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { AppError } from '@wallet/platform';
 import { defineRoute, mediaTypes, type AnyRoute } from '../../http/route.js';
-import { PAGE_SECURITY_HEADERS } from '../../http/static-answer.js';
+import { PAGE_CSP, PAGE_SECURITY_HEADERS } from '../../http/static-answer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -25,9 +25,7 @@ const ADMIN_ASSETS: Record<string, string> = {
 };
 
 /** No inline script or style, nothing from another origin, no framing. */
-export const DASHBOARD_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
-  "frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+export const DASHBOARD_CSP = PAGE_CSP;
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
