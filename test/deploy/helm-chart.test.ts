@@ -11,6 +11,7 @@ import { connect as tlsConnect, createServer as createTlsServer } from 'node:tls
 import { parseAllDocuments } from 'yaml';
 import { z } from 'zod';
 import { CHART, REPO, helm, helmBinary } from './support/helm.js';
+import { prometheusRuleSchema } from './support/prometheus-rule.js';
 
 type Manifest = {
   apiVersion: string;
@@ -103,6 +104,11 @@ async function validateAll(ms: Manifest[]): Promise<string[]> {
     if (m.kind === 'ServiceMonitor') {
       const r = serviceMonitorSchema.safeParse(m);
       if (!r.success) problems.push(`ServiceMonitor ${m.metadata.name}: ${r.error.message}`);
+      continue;
+    }
+    if (m.kind === 'PrometheusRule') {
+      const r = prometheusRuleSchema.safeParse(m);
+      if (!r.success) problems.push(`PrometheusRule ${m.metadata.name}: ${r.error.message}`);
       continue;
     }
     const Model = await modelFor(m.apiVersion, m.kind);

@@ -6,9 +6,11 @@
 //            is installed but stopped is started; one that is missing is installed from Debian's
 //            packages where this is Debian and we are root, then started
 //   browser  Debian's chromium for the browser tests (CHROMIUM_PATH, default /usr/bin/chromium)
+//   promtool Debian's promtool (package prometheus) for the alert rules' tests (test/deploy/alerts.test.ts);
+//            where it cannot be installed those tests are skipped with a loud message, so this step never fails
 // Each step is printed before it is taken. Where one cannot be taken, it stops before any test
 // with one message that names the ways out.
-// Usage: node test/scripts/setup.mjs [deps] [servers] [browser]   (default: deps servers)
+// Usage: node test/scripts/setup.mjs [deps] [servers] [browser] [promtool]   (default: deps servers)
 // WALLET_NO_APT=1 never installs Debian packages (it stops with the message instead);
 // WALLET_SERVERS_DIR is where servers started here keep their data, logs and pid files.
 import { spawn, spawnSync } from 'node:child_process';
@@ -204,7 +206,7 @@ function run(argv, opts = {}) {
 }
 
 let aptUpdated = false;
-function aptInstall(pkg) {
+function aptInstall(pkg, options = []) {
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   if (!aptUpdated) {
     say('apt-get update');
@@ -212,7 +214,7 @@ function aptInstall(pkg) {
     aptUpdated = true;
   }
   say(`apt-get install -y ${pkg}`);
-  return run(['apt-get', 'install', '-y', '-qq', pkg], { env });
+  return run(['apt-get', 'install', '-y', '-qq', ...options, pkg], { env });
 }
 
 // ---- steps ------------------------------------------------------------------------------------
@@ -354,16 +356,44 @@ export function ensureChromium(env = process.env) {
   return false;
 }
 
+/** Debian's promtool for the alert rules' tests, installed where this machine allows; never fatal. */
+export function ensurePromtool(env = process.env) {
+  const found = which('promtool', env);
+  if (found) {
+    say(`promtool: ${found}`);
+    return true;
+  }
+  if (machine(env).canApt) {
+    // The package also brings the Prometheus server (not started here: no service manager runs it); not its recommends (node exporter).
+    say("promtool: not found: installing Debian's package prometheus for the alert rules' tests");
+    if (aptInstall('prometheus', ['--no-install-recommends']) && which('promtool', env)) {
+      say(`promtool: ${which('promtool', env)}`);
+      return true;
+    }
+  }
+  console.error(
+    [
+      '',
+      "[setup] ***** No promtool: the alert rules' promtool tests (test/deploy/alerts.test.ts) will be SKIPPED. *****",
+      "Install Debian's (or Ubuntu's) package prometheus, which ships promtool:",
+      '    sudo apt-get install --no-install-recommends prometheus',
+      '',
+    ].join('\n'),
+  );
+  return true;
+}
+
 async function main(argv) {
   const steps = argv.length ? argv : ['deps', 'servers'];
-  const unknown = steps.filter((s) => !['deps', 'servers', 'browser'].includes(s));
+  const unknown = steps.filter((s) => !['deps', 'servers', 'browser', 'promtool'].includes(s));
   if (unknown.length) {
-    console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser)`);
+    console.error(`[setup] unknown step(s): ${unknown.join(', ')} (deps, servers, browser, promtool)`);
     return 2;
   }
   if (steps.includes('deps') && !deps()) return 1;
   if (steps.includes('servers') && !(await ensureServers())) return 1;
   if (steps.includes('browser') && !ensureChromium()) return 1;
+  if (steps.includes('promtool')) ensurePromtool();
   return 0;
 }
 

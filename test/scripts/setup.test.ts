@@ -138,4 +138,14 @@ describe('setup (npm test and npm run up)', () => {
     expect(r.err).toContain('sudo apt-get install chromium');
     expect(r.err).toContain('CHROMIUM_PATH');
   });
+
+  it('finds promtool, and without it (none on PATH, no apt) goes on with a loud message: the promtool tests skip', async () => {
+    const found = await setup(['promtool'], {});
+    expect(found.code).toBe(0);
+    const missing = await setup(['promtool'], { PATH: '/nonexistent', WALLET_NO_APT: '1' });
+    expect(missing.code).toBe(0);
+    expect(missing.err).toContain('No promtool');
+    expect(missing.err).toContain('sudo apt-get install --no-install-recommends prometheus');
+    expect(found.out + found.err).toMatch(/promtool: \/|No promtool/);
+  });
 });

@@ -7,3 +7,4 @@ export type { Reader, SqlClient, CheckedSchema } from './snapshot.js';
 export { checkInvariants, runChecks, sourcesOf, violationLines, type RailChoice } from './run.js';
 export { SABOTAGES, selfTest, type Sabotage, type SelfTestResult } from './self-test.js';
 export { checkClearing, clearingFigures, type ClearingFigures } from './clearing.js';
+export { LEDGER_CHECK_METRICS, ledgerCheckRegistry, pushLedgerCheck, type CheckRun } from './export.js';

@@ -18,7 +18,7 @@ import { HttpReportSource } from './adapters/http-report-source.js';
 import { GrpcClearingLedger } from './adapters/ledger.client.js';
 import { SpillSorter } from './adapters/spill-sorter.js';
 import { reverseAdjustments } from './app/exceptions.js';
-import { countRun, watchOpenExceptions } from './app/metrics.js';
+import { countRun, initRunSeries, watchOpenExceptions } from './app/metrics.js';
 import { ReconcileDay } from './app/reconcile-day.js';
 import type { ClearingLedger } from './app/deps.js';
 import { reconciliationUseCases, type ReconciliationUseCases } from './app/use-cases.js';
@@ -150,6 +150,7 @@ export async function composeReconciliation(o: ReconciliationRuntimeOptions): Pr
     });
     scope.defer(() => useCases.stop());
     scope.defer(watchOpenExceptions(() => exceptions.countOpen()));
+    initRunSeries(c.RECON_RAILS);
 
     const implementation = asyncService<reconciliationV1.ReconciliationServiceServer>(reconciliationHandlers(useCases), log, reconciliationAccess, o.mesh);
     const grpc = await startGrpcServer(

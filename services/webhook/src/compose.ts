@@ -10,6 +10,7 @@ import type { WebhookConfig } from './config.js';
 import { webhookHandlers, webhookAccess } from './grpc/webhook.handlers.js';
 import { webhookMigrations } from './persistence/migrations/index.js';
 import { SqlWebhookStore } from './persistence/webhook.store.js';
+import { watchDeliveryBacklog } from './app/metrics.js';
 
 export const WEBHOOK_SCHEMA = 'webhook';
 
@@ -64,6 +65,7 @@ export async function composeWebhook(o: WebhookRuntimeOptions): Promise<WebhookR
 
     // One SQL store serves the three storage ports: endpoints and log, events, the delivery queue.
     const store = new SqlWebhookStore(db, c.WEBHOOK_RETRY_HORIZON_SECONDS);
+    scope.defer(watchDeliveryBacklog(db));
     const secrets = new SecretBox(c.WEBHOOK_SECRET_KEY);
     const targets = new SsrfTargetGuard({ strict: !c.WEBHOOK_ALLOW_PRIVATE_TARGETS }, o.resolver ?? systemResolver);
 

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } from '../index.js';
+import { CHECK_NAMES, checkInvariants, formatReport, pushLedgerCheck, selfTest, type CheckName, type CheckRun } from '../index.js';
 
 /**
  * `npm run ledger:check` — the cross-service money invariants of an installation, read through each
@@ -18,10 +18,15 @@ import { CHECK_NAMES, checkInvariants, formatReport, selfTest, type CheckName } 
  *   --owed-horizon <seconds>                   a money step owed longer than this (no open exception
  *                                              parking it) is a violation (default 900)
  *   --json                                     the report as JSON
+ *   --pushgateway <url>                        also push the result to this Prometheus Pushgateway
+ *                                              (or INVARIANTS_PUSHGATEWAY_URL), group job=<--push-job>
+ *                                              (or INVARIANTS_PUSHGATEWAY_JOB, default wallet-ledger-check):
+ *                                              the chart's CronJob, which the alert rules read (src/export.ts)
  *
  * DATABASE_URL (or INVARIANTS_DATABASE_URL): a login allowed to SET ROLE to the wallet_<schema>_reader
  * roles. --break and --self-test also write (then roll back): development and staging only.
- * Exit codes: 0 held, 1 violated (or a self-test check not caught), 2 the check could not run.
+ * Exit codes: 0 held, 1 violated (or a self-test check not caught), 2 the check could not run,
+ * 3 the check ran (and held or not: said on stdout) but its result could not be pushed.
  */
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -42,6 +47,16 @@ if (broken !== undefined && !CHECK_NAMES.includes(broken as CheckName)) {
   process.stderr.write(`--break takes one of ${CHECK_NAMES.join(', ')}\n`);
   process.exit(2);
 }
+
+const pushgateway = value('pushgateway') ?? (process.env.INVARIANTS_PUSHGATEWAY_URL || undefined);
+const pushJob = value('push-job') ?? (process.env.INVARIANTS_PUSHGATEWAY_JOB || 'wallet-ledger-check');
+const reportMode = !flag('self-test') && broken === undefined;
+if (value('pushgateway') !== undefined && !reportMode) {
+  process.stderr.write('--pushgateway reports a real check only: not with --break or --self-test\n');
+  process.exit(2);
+}
+const started = performance.now();
+let run: CheckRun | undefined;
 
 const client = new pg.Client({ connectionString: url, application_name: 'ledger-check' });
 try {
@@ -76,12 +91,24 @@ try {
     process.exitCode = r!.skipped ? 2 : r!.report.ok ? 0 : 1;
   } else {
     const report = await checkInvariants(client, { rail, ...(owedHorizonSeconds ? { owedHorizonSeconds } : {}) });
+    run = { report, durationSeconds: (performance.now() - started) / 1000, at: new Date() };
     process.stdout.write(flag('json') ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
     process.exitCode = report.ok ? 0 : 1;
   }
 } catch (err) {
   process.stderr.write(`the invariant check could not run: ${(err as Error).message}\n`);
   process.exitCode = 2;
+  run = { error: (err as Error).message, durationSeconds: (performance.now() - started) / 1000, at: new Date() };
 } finally {
   await client.end().catch(() => undefined);
+}
+
+if (pushgateway !== undefined && reportMode && run) {
+  try {
+    await pushLedgerCheck(pushgateway, pushJob, run);
+    process.stdout.write(`result pushed to ${new URL(pushgateway).origin} (job ${pushJob})\n`);
+  } catch (err) {
+    process.stderr.write(`the result could not be pushed to the Pushgateway: ${(err as Error).message}\n`);
+    if (!process.exitCode) process.exitCode = 3;
+  }
 }

@@ -1,6 +1,8 @@
 import { Counter } from 'prom-client';
 import { metricsRegistry, watchMoneyExceptions } from '@wallet/platform';
-import type { RunRecord } from './ports.js';
+import type { RunOutcome, RunRecord } from './ports.js';
+
+const RUN_OUTCOMES: readonly RunOutcome[] = ['RECONCILED', 'REJECTED', 'FAILED'];
 
 /**
  * The reconciliation's metrics (the ops port's /metrics): `wallet_reconciliation_runs_total{rail,outcome}`
@@ -20,6 +22,15 @@ const lines = new Counter({
   labelNames: ['rail'],
   registers: [metricsRegistry],
 });
+
+/**
+ * Every (rail, outcome) series from 0 at start: a counter series that first appears at 1 has no
+ * earlier sample, so `increase()` (the WalletReconciliationRunFailed alert) would never see its
+ * first failed run.
+ */
+export function initRunSeries(rails: readonly string[]): void {
+  for (const rail of rails) for (const outcome of RUN_OUTCOMES) runs.inc({ rail, outcome }, 0);
+}
 
 export function countRun(run: RunRecord): void {
   runs.inc({ rail: run.rail, outcome: run.status });

@@ -2,6 +2,7 @@ import { AppError, type Logger } from '@wallet/platform';
 import { isKeyType, type KeyType } from '../domain/keys.js';
 import type { BrebDirectoryPort, DirectoryResult } from '../app/ports.js';
 import { callJson, field, str } from './http.js';
+import { meterRailCall } from './rail-metrics.js';
 
 /**
  * The Bre-B directory (docs/sandbox.md): `GET /breb/directory/keys/{keyValue}?type=`.
@@ -17,7 +18,7 @@ export class HttpBrebDirectory implements BrebDirectoryPort {
 
   async lookup(keyValue: string, keyType: KeyType): Promise<DirectoryResult> {
     const url = `${this.baseUrl.replace(/\/$/, '')}/breb/directory/keys/${encodeURIComponent(keyValue)}?type=${keyType}`;
-    const out = await callJson('GET', url, undefined, this.timeoutMs);
+    const out = await meterRailCall('BREB_DIRECTORY', 'lookup', () => callJson('GET', url, undefined, this.timeoutMs), [404, 400, 422]);
     if (out.kind === 'error') {
       this.log.warn({ error: out.error, keyType }, 'Bre-B directory unreachable');
       throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');

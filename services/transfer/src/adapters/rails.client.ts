@@ -3,6 +3,7 @@ import type { Rail } from '../domain/rails.js';
 import type { AchDestination, TransferRecord } from '../domain/transfer.js';
 import type { DispatchResult, RailPort, RailStatus } from '../app/ports.js';
 import { callJson, field, str, type HttpOutcome } from './http.js';
+import { meterRailCall } from './rail-metrics.js';
 
 /**
  * The Bre-B rail and the ACH rail over HTTP (docs/sandbox.md). Dispatch is idempotent on
@@ -39,7 +40,7 @@ export class HttpRails implements RailPort {
       url = `${this.base('ACH')}/ach/transfers`;
       body = { transactionId: t.id, amountCents: Number(t.amount), ...achAccount(d), callbackUrl };
     }
-    const out = await callJson('POST', url, body, this.timeoutMs);
+    const out = await meterRailCall(t.rail, 'dispatch', () => callJson('POST', url, body, this.timeoutMs));
     return this.dispatchResult(t, out);
   }
 
@@ -76,7 +77,7 @@ export class HttpRails implements RailPort {
       rail === 'BREB'
         ? `${this.base('BREB')}/breb/rail/transfers/${encodeURIComponent(transferId)}`
         : `${this.base('ACH')}/ach/transfers/${encodeURIComponent(transferId)}`;
-    const out = await callJson('GET', url, undefined, this.timeoutMs);
+    const out = await meterRailCall(rail, 'status', () => callJson('GET', url, undefined, this.timeoutMs), [404]);
     if (out.kind === 'error') return { unavailable: true, error: out.error };
     if (out.status === 404) return { found: false };
     if (out.status !== 200) return { unavailable: true, error: `http ${out.status}` };
@@ -91,7 +92,12 @@ export class HttpRails implements RailPort {
   }
 
   async validateAchAccount(d: AchDestination): Promise<{ result: 'valid' } | { result: 'invalid'; message: string } | { result: 'unavailable' }> {
-    const out = await callJson('POST', `${this.base('ACH')}/ach/accounts/validate`, achAccount(d), this.timeoutMs);
+    const out = await meterRailCall(
+      'ACH',
+      'validate_account',
+      () => callJson('POST', `${this.base('ACH')}/ach/accounts/validate`, achAccount(d), this.timeoutMs),
+      [422],
+    );
     if (out.kind === 'error') {
       this.log.warn({ error: out.error, account: maskAccount(d.accountNumber) }, 'ACH rail unreachable at account validation');
       return { result: 'unavailable' };

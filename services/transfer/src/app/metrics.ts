@@ -1,6 +1,9 @@
 import { Counter, Gauge } from 'prom-client';
 import { metricsRegistry, watchMoneyExceptions, type Database } from '@wallet/platform';
 import { LIVE_STATES } from '../domain/transfer.js';
+import { RAIL_CAPS, type Rail } from '../domain/rails.js';
+
+const RAILS = Object.keys(RAIL_CAPS) as Rail[];
 import type { TransferStore } from './ports.js';
 
 /**
@@ -42,6 +45,45 @@ new Gauge({
     );
     this.reset();
     for (const [state, n] of counts) this.set({ state }, n);
+  },
+});
+
+/**
+ * `wallet_transfer_saga_oldest_seconds{rail,state}`: the age (since it was received) of the oldest
+ * transfer in each live state and rail, read at scrape time (0 where none): the alert on sagas stuck
+ * past their horizon reads it (docs/operations.md, "Alerts"). A series exists for every live state
+ * and rail, so a state emptied is 0 rather than a stale value.
+ */
+new Gauge({
+  name: 'wallet_transfer_saga_oldest_seconds',
+  help: 'age in seconds (since received) of the oldest transfer in a live saga state, by rail and state, at scrape time',
+  labelNames: ['rail', 'state'],
+  registers: [metricsRegistry],
+  async collect() {
+    const oldest = new Map<string, number>();
+    for (const rail of RAILS) for (const state of LIVE_STATES) oldest.set(`${rail} ${state}`, 0);
+    await Promise.all(
+      [...sagaDatabases].map(async (db) => {
+        try {
+          const rows = await Promise.race([
+            db.query<{ rail: string; state: string; age: string }>(
+              `select rail, state, extract(epoch from now() - min(created_at))::text as age from transfer.transfers
+                where state in (${LIVE_STATES.map(() => '?').join(',')}) group by rail, state`,
+              [...LIVE_STATES],
+            ),
+            new Promise<never>((_, rej) => setTimeout(() => rej(new Error('timeout')), 1000).unref()),
+          ]);
+          for (const r of rows) oldest.set(`${r.rail} ${r.state}`, Math.max(oldest.get(`${r.rail} ${r.state}`) ?? 0, Number(r.age)));
+        } catch {
+          /* database busy or closing: this scrape shows zeros */
+        }
+      }),
+    );
+    this.reset();
+    for (const [key, age] of oldest) {
+      const [rail, state] = key.split(' ') as [string, string];
+      this.set({ rail, state }, age);
+    }
   },
 });
 

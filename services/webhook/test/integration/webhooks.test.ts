@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Metadata } from '@grpc/grpc-js';
+import { metricsRegistry } from '@wallet/platform';
 import { dispatched, eventually, failure, Receiver, startHarness, verify, type Harness, type Instance } from './harness.js';
 
 const ALL_TRANSFER = ['transfer.created', 'transfer.completed', 'transfer.failed'];
@@ -157,6 +158,26 @@ describe('webhook service', () => {
     const [d] = await deliveriesOf(co, ep!.id);
     await eventually(async () => (await svc.client.getDelivery({ id: d!.id }, h.ctx(co))).status === 'SUCCEEDED');
     expect(await svc.client.getDelivery({ id: d!.id }, h.ctx(co))).toMatchObject({ attempts: 4, responseStatus: 200 });
+    await rx.down();
+  });
+
+  it('reports the delivery queue at scrape time (pending, due, oldest due): the webhook backlog alert reads it', async () => {
+    const value = async (name: string) => {
+      const line = (await metricsRegistry.metrics()).split('\n').find((l) => l.startsWith(`${name} `));
+      return line === undefined ? undefined : Number(line.slice(name.length + 1));
+    };
+    const rx = new Receiver();
+    await rx.up();
+    rx.plan = Array<number>(20).fill(500);
+    const co = `co-${randomUUID()}`;
+    await endpoint(co, rx.url, ['deposit.paid']);
+    await h.publishDeposit('deposit.paid', co, { id: `dep_${randomUUID().slice(0, 8)}` });
+    await eventually(async () => rx.received.length >= 1, 20_000);
+    // Refused once, it waits for its retry: pending, and counted as such.
+    expect(await eventually(async () => ((await value('wallet_webhook_pending_deliveries')) ?? 0) >= 1)).toBe(true);
+    expect(await value('wallet_webhook_due_deliveries')).toBeGreaterThanOrEqual(0);
+    expect(await value('wallet_webhook_oldest_due_seconds')).toBeGreaterThanOrEqual(0);
+    rx.plan = [];
     await rx.down();
   });
 
