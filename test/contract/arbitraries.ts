@@ -259,6 +259,14 @@ function integerOf(schema: Json): fc.Arbitrary<number> {
 function numberOf(schema: Json): fc.Arbitrary<number> {
   const min = typeof schema.minimum === 'number' ? schema.minimum : typeof schema.exclusiveMinimum === 'number' ? schema.exclusiveMinimum : -1e12;
   const max = typeof schema.maximum === 'number' ? schema.maximum : typeof schema.exclusiveMaximum === 'number' ? schema.exclusiveMaximum : 1e12;
+  const m = schema.multipleOf;
+  if (typeof m === 'number' && m > 0) {
+    // A decimal step (0.01: two decimals): k steps, written with the step's decimals so 1.15 is 1.15, not 1.1500000000000001.
+    const decimals = Math.max(0, -Math.floor(Math.log10(m)));
+    const lo = Math.ceil(min / m) + (typeof schema.exclusiveMinimum === 'number' && Math.ceil(min / m) * m === min ? 1 : 0);
+    const hi = Math.floor(max / m) - (typeof schema.exclusiveMaximum === 'number' && Math.floor(max / m) * m === max ? 1 : 0);
+    return fc.integer({ min: lo, max: hi }).map((k) => Number((k * m).toFixed(decimals)));
+  }
   return fc.double({
     min,
     max,

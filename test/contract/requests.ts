@@ -99,7 +99,7 @@ export class RequestFactory {
     readonly doc: Json,
     private readonly urlBase: string,
   ) {
-    this.ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
+    this.ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true, multipleOfPrecision: 6 }));
     this.ajv.addSchema({ ...doc, $id: DOC_ID });
   }
 

@@ -42,7 +42,16 @@ export async function startFuzzStack(): Promise<FuzzStack> {
   await new Promise<void>((resolve) => sink.listen(0, '127.0.0.1', resolve));
   const sinkPort = (sink.address() as net.AddressInfo).port;
 
-  const stack = await startStack({ transfers: true, deposits: true, collectKeys: true, receipts: true, webhooks: true, gatewayEnv: LIFTED_LIMITS });
+  // CONTRACT_FUZZ_LOGS=<level> (e.g. error) keeps every process's log lines at that level for the report: the cause of a 5xx.
+  const stack = await startStack({
+    transfers: true,
+    deposits: true,
+    collectKeys: true,
+    receipts: true,
+    webhooks: true,
+    gatewayEnv: LIFTED_LIMITS,
+    ...(process.env.CONTRACT_FUZZ_LOGS ? { captureLogs: process.env.CONTRACT_FUZZ_LOGS } : {}),
+  });
   try {
     const co = await stack.provision('Contrato Fuzz S.A.S.', { taxRegime: 'COMMON' });
     const other = await stack.provision('Objetivo Admin S.A.S.', { taxRegime: 'SIMPLE' });

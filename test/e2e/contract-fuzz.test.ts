@@ -28,7 +28,7 @@ describe('contract fuzz: requests drawn from the served document', () => {
       log: RUNS > 1000 ? (line) => process.stdout.write(`${line}\n`) : undefined,
     });
     process.stdout.write(`${formatReport(report, { examples: true })}\n`);
-    if (process.env.CONTRACT_FUZZ_REPORT) writeFileSync(process.env.CONTRACT_FUZZ_REPORT, JSON.stringify(report, null, 1));
+    if (process.env.CONTRACT_FUZZ_REPORT) writeFileSync(process.env.CONTRACT_FUZZ_REPORT, JSON.stringify({ ...report, serverLogs: fs.stack.logs() }, null, 1));
   }, 3_600_000);
   afterAll(async () => {
     await fs?.stop();

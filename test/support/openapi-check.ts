@@ -104,7 +104,16 @@ export class OpenApiResponses {
       throw new Error(`not an OpenAPI 3.1 document: openapi=${JSON.stringify(doc?.openapi)}`);
     // strictSchema stays on (an unknown keyword in a schema is an error), except OpenAPI's own annotations.
     this.ajv = addFormats(
-      new Ajv2020({ allErrors: true, strictSchema: true, strictTypes: false, strictTuples: false, strictRequired: false, validateFormats: true }),
+      // multipleOfPrecision: a decimal step (0.01) checked as decimals, not as binary floats (1.15 / 0.01 = 114.99999999999999).
+      new Ajv2020({
+        allErrors: true,
+        strictSchema: true,
+        strictTypes: false,
+        strictTuples: false,
+        strictRequired: false,
+        validateFormats: true,
+        multipleOfPrecision: 6,
+      }),
     );
     this.ajv.addVocabulary(['example', 'discriminator', 'xml', 'externalDocs']);
     // The document is registered whole, as a schema resource whose $id the validators reference;

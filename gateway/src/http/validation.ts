@@ -62,7 +62,8 @@ export function parseParams<S extends z.ZodType>(schema: S, input: unknown, erro
  * An amount in centavos: a JSON integer (not a string, not a float) in the safe-integer range.
  * `1.5`, `"100"`, negatives and values above 2^53-1 fail (CONTRACT §3).
  */
-export const centsSchema = (min = 0) => z.int().min(min).max(Number.MAX_SAFE_INTEGER);
+/** Centavos in a request, a JSON integer in [min, max] (max by default: what a JSON number holds exactly). */
+export const centsSchema = (min = 0, max = Number.MAX_SAFE_INTEGER) => z.int().min(min).max(max);
 
 const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 /** A UUID in canonical text form, lower-cased. */
@@ -85,7 +86,8 @@ export const textSchema = (min: number, max: number) =>
       },
       { message: `Debe tener entre ${min} y ${max} caracteres.` },
     )
-    .meta({ minLength: min, maxLength: max });
+    // Trimmed first: a required text must hold something other than spaces (`\S`), as the server counts it.
+    .meta({ minLength: min, maxLength: max, ...(min > 0 ? { pattern: '\\S' } : {}) });
 
 /**
  * A query parameter naming an instant, parsed by the platform's one parser into an Instant (RFC 3339

@@ -4,12 +4,15 @@ import type { DepositClient } from '../../clients/deposit-client.js';
 import { CreatedDepositSchema, DepositCursorPageSchema, DepositPageSchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { centsSchema, textSchema, queryInt } from '../../http/validation.js';
+import { MAX_TRANSFER_CENTS } from '../../http/schemas.js';
 
 const digits = (min: number, max: number) => z.string().regex(new RegExp(`^\\d{${min},${max}}$`), { message: `Debe tener entre ${min} y ${max} dígitos.` });
 
 export const CreatePseDepositBody = z
   .strictObject({
-    amountCents: centsSchema(100).meta({ description: 'Centavos the payer must pay (JSON integer), minimum 100.' }),
+    amountCents: centsSchema(100, MAX_TRANSFER_CENTS).meta({
+      description: 'Centavos the payer must pay (JSON integer), 100 to 200,000,000,000 (2,000 million COP, the largest transfer the platform moves).',
+    }),
     payerDocumentTypeId: z.union([z.literal(1), z.literal(4), z.literal(5), z.literal(8)]).meta({ description: '1 CC, 4 CE, 5 Pasaporte, 8 NIT.' }),
     payerDocumentNumber: digits(5, 15),
     payerFirstName: textSchema(1, 100),

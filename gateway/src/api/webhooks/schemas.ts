@@ -69,7 +69,7 @@ export const UpdateWebhookEndpointBody = z
     description: textSchema(1, 200).nullable().optional().meta({ description: '`null` clears it.' }),
   })
   .refine((b) => Object.keys(b).length > 0, { message: 'Indique al menos un campo.' })
-  .meta({ id: 'UpdateWebhookEndpointRequest' });
+  .meta({ id: 'UpdateWebhookEndpointRequest', minProperties: 1 });
 
 export const RotateSecretBody = z
   .strictObject({

@@ -7,6 +7,7 @@ import type { TransferClient } from '../../../clients/transfer-client.js';
 import { AmlEntrySchema } from './schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { textSchema, uuidSchema } from '../../../http/validation.js';
+import { documentAsOneOf } from '../../../http/schemas.js';
 import { approvalRequestToApi } from '../approval-requests/presenters.js';
 import { PENDING_APPROVAL_RESPONSE } from '../approval-requests/schemas.js';
 
@@ -36,40 +37,51 @@ export class ListedAccountNumber {
 
 const KNOWN_ACH_CODES = new Set(ACH_BANKS.map((b) => b.achCode));
 
-export const AmlEntryBody = z
+const AmlDocumentNumber = z
+  .string()
+  .regex(/^[0-9A-Za-z-]{5,20}$/, { message: 'Debe tener de 5 a 20 caracteres alfanuméricos.' })
+  .meta({ description: "A document to list (the payer company's NIT or a destination's document). Exactly one of documentNumber and bankAccount." });
+const AmlBankAccount = z
   .strictObject({
-    documentNumber: z
+    bankCode: z
       .string()
-      .regex(/^[0-9A-Za-z-]{5,20}$/, { message: 'Debe tener de 5 a 20 caracteres alfanuméricos.' })
-      .optional()
-      .meta({ description: "A document to list (the payer company's NIT or a destination's document). Exactly one of documentNumber and bankAccount." }),
-    bankAccount: z
-      .strictObject({
-        bankCode: z
-          .string()
-          .regex(/^\d{4}$/, { message: 'Debe ser el código ACH de 4 dígitos del banco.' })
-          .refine((c) => KNOWN_ACH_CODES.has(c), { message: 'No corresponde a ningún banco de GET /dictionaries/banks/ach.' })
-          .meta({ description: "The bank's ACH compensation code (`achCode` of GET /dictionaries/banks/ach).", example: '1007' }),
-        accountNumber: z
-          .string()
-          .regex(/^\d{4,32}$/, { message: 'Debe tener de 4 a 32 dígitos.' })
-          .refine((n) => !/^0+$/.test(n), { message: 'No es un número de cuenta.' })
-          .transform((n) => new ListedAccountNumber(n))
-          .meta({ description: 'Stored only as a keyed fingerprint and a masked copy (`****1234`); never answered in full.' }),
-      })
-      .optional()
+      .regex(/^\d{4}$/, { message: 'Debe ser el código ACH de 4 dígitos del banco.' })
+      .refine((c) => KNOWN_ACH_CODES.has(c), { message: 'No corresponde a ningún banco de GET /dictionaries/banks/ach.' })
+      // The codes of GET /dictionaries/banks/ach, listed so the document refuses what the server refuses.
       .meta({
-        description:
-          'A bank account to list: every payout to it is refused (RECIPIENT_BLACKLISTED) whatever document it declares. Exactly one of documentNumber and bankAccount.',
+        description: "The bank's ACH compensation code (`achCode` of GET /dictionaries/banks/ach).",
+        example: '1007',
+        enum: [...KNOWN_ACH_CODES].sort(),
       }),
-    name: textSchema(1, 200).optional(),
-    reason: textSchema(1, 500),
+    accountNumber: z
+      .string()
+      .regex(/^\d{4,32}$/, { message: 'Debe tener de 4 a 32 dígitos.' })
+      .refine((n) => !/^0+$/.test(n), { message: 'No es un número de cuenta.' })
+      .transform((n) => new ListedAccountNumber(n))
+      .meta({ description: 'Stored only as a keyed fingerprint and a masked copy (`****1234`); never answered in full.' }),
   })
-  .refine((b) => (b.documentNumber === undefined) !== (b.bankAccount === undefined), {
-    message: 'Indique documentNumber o bankAccount (uno de los dos).',
-    path: ['documentNumber'],
-  })
-  .meta({ id: 'AmlEntryRequest' });
+  .meta({
+    description:
+      'A bank account to list: every payout to it is refused (RECIPIENT_BLACKLISTED) whatever document it declares. Exactly one of documentNumber and bankAccount.',
+  });
+const amlExtras = { name: textSchema(1, 200).optional(), reason: textSchema(1, 500) };
+
+/** The two kinds of entry, as the document shows them (the server checks AmlEntryBody, with the same rules). */
+const AML_ENTRY_VARIANTS = [
+  z.strictObject({ documentNumber: AmlDocumentNumber, ...amlExtras }).meta({ id: 'AmlDocumentEntryRequest', description: 'A document to list.' }),
+  z.strictObject({ bankAccount: AmlBankAccount, ...amlExtras }).meta({ id: 'AmlAccountEntryRequest', description: 'A bank account to list.' }),
+] as const;
+
+export const AmlEntryBody = documentAsOneOf(
+  z
+    .strictObject({ documentNumber: AmlDocumentNumber.optional(), bankAccount: AmlBankAccount.optional(), ...amlExtras })
+    .refine((b) => (b.documentNumber === undefined) !== (b.bankAccount === undefined), {
+      message: 'Indique documentNumber o bankAccount (uno de los dos).',
+      path: ['documentNumber'],
+    })
+    .meta({ id: 'AmlEntryRequest' }),
+  AML_ENTRY_VARIANTS,
+);
 
 /**
  * The AML (SARLAFT) list: a send is refused when the payer company's NIT or the destination document

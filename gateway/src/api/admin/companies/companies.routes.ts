@@ -44,7 +44,7 @@ export const CreateCompanyBody = z
       .max(2)
       .refine((w) => new Set(w).size === w.length, { message: 'Las billeteras no pueden repetirse.' })
       .default(['BREB', 'ACH'])
-      .meta({ description: 'Wallets to open (default both). `[]` opens none.' }),
+      .meta({ description: 'Wallets to open (default both), each at most once. `[]` opens none.', uniqueItems: true }),
   })
   .meta({ id: 'CreateCompanyRequest' });
 
@@ -59,11 +59,13 @@ export const PatchCompanyBody = z
       .number()
       .positive()
       .max(1_000_000)
-      .refine((n) => Math.round(n * 100) === n * 100, { message: 'Máximo dos decimales.' })
+      // Two decimals as written: 1.15 × 100 is 114.99999999999999 in binary floating point, so compare the decimal text.
+      .refine((n) => Number(n.toFixed(2)) === n, { message: 'Máximo dos decimales.' })
+      .meta({ multipleOf: 0.01, description: 'Multiplies every rate limit of the company: above 0, at most 1,000,000, at most two decimals.' })
       .optional(),
   })
   .refine((b) => Object.values(b).some((v) => v !== undefined), { message: 'Indique al menos un campo para cambiar.' })
-  .meta({ id: 'PatchCompanyRequest' });
+  .meta({ id: 'PatchCompanyRequest', minProperties: 1 });
 
 export const CompanyIdParams = z.object({ id: uuidSchema() });
 

@@ -7,6 +7,7 @@ import { FeeConfigSchema } from './schemas.js';
 import { MovementSchema } from '../../wallets/schemas.js';
 import { defineRoute, type AnyRoute } from '../../../http/route.js';
 import { centsSchema, textSchema, uuidSchema } from '../../../http/validation.js';
+import { MAX_TRANSFER_CENTS } from '../../../http/schemas.js';
 import { creditRequestToApi } from '../credit-requests/presenters.js';
 import { CreditRequestSchema } from '../credit-requests/schemas.js';
 import { approvalRequestToApi } from '../approval-requests/presenters.js';
@@ -21,7 +22,8 @@ export const CreditBody = z
 
 export const FeeBody = z
   .strictObject({
-    fixedFeeCents: centsSchema(0),
+    // At most the largest transfer: a fee above it has no use, and fee + IVA on any amount then stays a JSON-safe integer.
+    fixedFeeCents: centsSchema(0, MAX_TRANSFER_CENTS).meta({ description: 'Centavos charged per operation (JSON integer), 0 to 200,000,000,000.' }),
     variableBps: z.int().min(0).max(10_000).meta({ description: 'Basis points of the gross amount (0-10000).' }),
     companyId: uuidSchema().optional().meta({ description: "Omitted: the default for every company; set: that company's override." }),
   })

@@ -14,7 +14,7 @@ const transferBody = z.object({
     .transform((s) => s.toUpperCase())
     .pipe(z.enum(['AUTO', ...KEY_TYPES])),
   keyValue: z.string().min(1).max(254),
-  targetName: text(150),
+  targetName: text(200), // as long as a send's targetName may be
   targetDocument: z
     .string()
     .trim()

@@ -10,8 +10,9 @@ import { PAGE_HEADERS, finalPage, notFoundPage, payPage } from '../pse-page.js';
 const linkBody = z.object({
   depositId: transactionIdSchema,
   amountCents: amountCentsSchema,
-  companyName: text(150),
-  payerName: text(150),
+  // As long as what the wallet sends: a company name (≤ 200) and the payer's first and last names (≤ 100 each, one space).
+  companyName: text(200),
+  payerName: text(201),
   payerEmail: z.email().max(254),
   description: text(300).optional(),
   expiresAt: z.iso.datetime({ offset: true }),
