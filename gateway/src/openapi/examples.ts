@@ -42,10 +42,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
 
 /**
  * Attaches the examples to a built document, in place: the recorded request on each JSON request
- * body; the recorded answer on each non-error JSON response; on each error response one example per
- * error code the operation answers with that status (`errorCodes`), the recorded answer for its code
- * when there is one (with its `details`), else the catalogue's `{ error, message }` through
- * `#/components/examples`. The refusals answered before routing get their code's example too.
+ * body; the recorded answer on each non-error JSON response; on each error response (the codes the
+ * operation answers with that status: `errorCodes`) one example named by its code: the recorded
+ * answer when there is one (with its `details`), else the catalogue's `{ error, message }` of the
+ * most specific code, through `#/components/examples`. The refusals answered before routing get
+ * their code's example too.
  */
 export function attachExamples(
   doc: Json,
@@ -78,10 +79,14 @@ export function attachExamples(
           if (answered !== undefined) media.example = answered;
           continue;
         }
-        const answeredCode = (answered as { error?: unknown } | undefined)?.error;
-        media.examples = Object.fromEntries(
-          codes.map((code) => [code, answeredCode === code ? { summary: `${code} (a real answer)`, value: answered } : errorRef(code)]),
-        );
+        // One example per error answer (the document stays small): the recorded one, else the
+        // catalogue's for the operation's most specific code (its own codes come after the pipeline's).
+        const answeredCode = (answered as { error?: unknown } | undefined)?.error as ErrorCode | undefined;
+        if (answeredCode && codes.includes(answeredCode)) media.examples = { [answeredCode]: { summary: answeredCode, value: answered } };
+        else {
+          const code = codes.filter((c) => c !== 'INTERNAL_ERROR').at(-1) ?? codes[0]!;
+          media.examples = { [code]: errorRef(code) };
+        }
       }
     }
   }
