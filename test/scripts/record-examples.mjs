@@ -137,7 +137,9 @@ export function buildExamples(lines) {
               list.filter((c) => c.status === status && c.response !== undefined),
               (c) => c.response,
             );
-      if (answered) responses[String(status)] = redact(answered.response);
+      // An error that says no more than the catalogue ({ error, message }) is left to the catalogue's example.
+      const bare = status >= 400 && answered && Object.keys(answered.response ?? {}).every((k) => k === 'error' || k === 'message');
+      if (answered && !bare) responses[String(status)] = redact(answered.response);
     }
     if (Object.keys(responses).length) entry.responses = responses;
     if (Object.keys(entry).length) out[operationId] = entry;
