@@ -16,7 +16,7 @@
  * run can say which operations no test ever saw answer 2xx (openapi-coverage.setup.mjs, .teardown.mjs).
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
@@ -34,6 +34,8 @@ export interface Exchange {
   headers: Headers;
   /** The body as text; undefined when the caller did not read it as text (binary: only status and content type are checked). */
   text?: string;
+  /** The request body as sent, when it was text (kept as a candidate example by the record mode, see ExampleRecorder). */
+  request?: { contentType?: string | undefined; text: string };
 }
 
 export interface CheckOptions {
@@ -348,6 +350,7 @@ export async function checkDocumented(baseUrl: string, x: Exchange, opts: CheckO
   const doc = await servedDocument(opts.documentFrom ?? baseUrl);
   doc.check(x, opts);
   coverage.record(doc, x);
+  if (!opts.malformedHttp) examples.record(doc, x);
 }
 
 /**
@@ -359,7 +362,12 @@ export async function fetchDocumented(url: string, init: RequestInit = {}, opts:
   const res = await fetch(url, init);
   const media = mediaOf(res.headers.get('content-type'));
   const text = media && (isJsonMedia(media) || media.startsWith('text/')) ? await res.clone().text() : undefined;
-  await checkDocumented(u.origin, { method: init.method ?? 'GET', path: `${u.pathname}${u.search}`, status: res.status, headers: res.headers, text }, opts);
+  const request = typeof init.body === 'string' ? { contentType: new Headers(init.headers).get('content-type') ?? undefined, text: init.body } : undefined;
+  await checkDocumented(
+    u.origin,
+    { method: init.method ?? 'GET', path: `${u.pathname}${u.search}`, status: res.status, headers: res.headers, text, ...(request ? { request } : {}) },
+    opts,
+  );
   return res;
 }
 
@@ -420,3 +428,79 @@ class CoverageTally {
 }
 
 export const coverage = new CoverageTally();
+
+// ---- Recorded examples -------------------------------------------------------------------------
+
+/** Candidates kept per operation, status and test file in one process (the first ones seen). */
+const CANDIDATES_PER_FILE = 3;
+/** Answers longer than this (as text) are not kept. */
+const MAX_EXAMPLE_TEXT = 64 * 1024;
+/** Arrays in a recorded body are cut to this many items (list answers stay small). */
+const ARRAY_ITEMS = 2;
+
+/** Cuts every array to its first items, at any depth. */
+export function trimArrays(value: unknown, max = ARRAY_ITEMS): unknown {
+  if (Array.isArray(value)) return value.slice(0, max).map((v) => trimArrays(v, max));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, trimArrays(v, max)]));
+  return value;
+}
+
+/**
+ * With OPENAPI_RECORD_EXAMPLES=<dir> (test/scripts/record-examples.mjs), each checked answer with a
+ * JSON body is a candidate example for its operation and status, written to
+ * `<dir>/examples-<pid>.jsonl` with the test file that saw it; a 2xx answer also carries the JSON
+ * request body the test sent. The script picks one per operation and status, redacts the secrets
+ * and writes gateway/src/openapi/examples.json, so the document's examples are real answers.
+ */
+class ExampleRecorder {
+  private readonly kept = new Map<string, number>();
+
+  record(doc: OpenApiResponses, x: Exchange): void {
+    const dir = process.env.OPENAPI_RECORD_EXAMPLES;
+    if (!dir) return;
+    const op = doc.match(x.method, x.path);
+    if (!op) return;
+    const media = mediaOf(x.headers.get('content-type'));
+    let response: unknown;
+    // A body this large is a whole document (GET /openapi.json), not an example.
+    if (media && isJsonMedia(media) && x.text && x.text.length <= MAX_EXAMPLE_TEXT) {
+      try {
+        response = trimArrays(JSON.parse(x.text));
+      } catch {
+        response = undefined;
+      }
+    }
+    let request: unknown;
+    const requestMedia = mediaOf(x.request?.contentType ?? null);
+    if (x.status >= 200 && x.status < 300 && x.request && requestMedia && isJsonMedia(requestMedia)) {
+      try {
+        request = JSON.parse(x.request.text);
+      } catch {
+        request = undefined;
+      }
+    }
+    if (response === undefined && request === undefined) return;
+    const testPath = (globalThis as { expect?: { getState?: () => { testPath?: string } } }).expect?.getState?.().testPath;
+    const file = testPath ? basename(testPath) : '';
+    const key = `${op.operationId} ${x.status} ${file}`;
+    const n = this.kept.get(key) ?? 0;
+    if (n >= CANDIDATES_PER_FILE) return;
+    this.kept.set(key, n + 1);
+    const line = {
+      operationId: op.operationId,
+      status: x.status,
+      media,
+      file,
+      n,
+      ...(response !== undefined ? { response } : {}),
+      ...(request !== undefined ? { request } : {}),
+    };
+    try {
+      appendFileSync(join(dir, `examples-${process.pid}.jsonl`), `${JSON.stringify(line)}\n`);
+    } catch {
+      /* recording is best effort: the script reports what it has */
+    }
+  }
+}
+
+export const examples = new ExampleRecorder();

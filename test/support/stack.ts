@@ -218,7 +218,8 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
     const res = await fetch(`${gateway.url}${path}`, { method, headers, body: payload as string | undefined });
     const text = await res.text();
     // Every answer must be one GET /openapi.json declares (throws with the differences otherwise).
-    await checkDocumented(gateway.url, { method, path, status: res.status, headers: res.headers, text });
+    const request = typeof payload === 'string' ? { contentType: headers['content-type'], text: payload } : undefined;
+    await checkDocumented(gateway.url, { method, path, status: res.status, headers: res.headers, text, ...(request ? { request } : {}) });
     let json: any;
     try {
       json = text ? JSON.parse(text) : undefined;

@@ -5,6 +5,7 @@ import { NON_API_KEY_AREAS } from '../http/auth.js';
 import { rateClassOf, sharedTokenPolicyOf, type AnyRoute } from '../http/route.js';
 import { RATE_CLASSES, type RateClass } from '../ratelimit/rate-classes.js';
 import { API_VERSIONS, SUPPORTED_API_VERSIONS } from '../api-versions.js';
+import { attachExamples } from './examples.js';
 
 type Json = Record<string, unknown>;
 
@@ -26,7 +27,7 @@ export function buildOpenApiDocument(
   const errorRef = components.ref(ErrorSchema, 'output');
   components.ref(RateLimitErrorSchema, 'output');
   components.ref(ScopeErrorSchema, 'output');
-  return {
+  const doc: Json = {
     openapi: '3.1.0',
     info: {
       title: 'Payments Wallet API',
@@ -189,6 +190,10 @@ export function buildOpenApiDocument(
       },
     },
   };
+  // Examples recorded from real answers (examples.json), and each error code's from the catalogue.
+  const byOperation = new Map(routes.map((r) => [r.operationId, errorStatuses(r)]));
+  attachExamples(doc, (operationId) => byOperation.get(operationId));
+  return doc;
 }
 
 /** A refusal answered outside any operation: the error shape with exactly this code. */

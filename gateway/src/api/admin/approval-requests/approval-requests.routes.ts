@@ -24,7 +24,7 @@ const ListQuery = z.strictObject({
   limit: queryInt(1, 100, 50),
   cursor: z.string().max(300).optional(),
 });
-const RejectBody = z.strictObject({ reason: textSchema(1, 500).optional() }).meta({ id: 'RejectApprovalRequest' });
+const RejectBody = z.strictObject({ reason: textSchema(1, 500).optional() }).meta({ id: 'AdminRejectApprovalRequest' });
 
 /** What an applied change may answer (the action's own refusals). */
 const APPLY_ERRORS = [
