@@ -928,6 +928,21 @@ export interface components {
       /** @description The wallet's version at `at`: the postings on it up to then (0 before the first). */
       version: number;
     };
+    /** @description A bank account (ACH). */
+    BankAccountDestination: {
+      bankAccount: {
+        /** @description An id from GET /dictionaries/banks/ach. */
+        bankId: number;
+        /** @description 20 Ahorros, 21 Corriente, 22 Depósito electrónico. */
+        accountTypeId: 20 | 21 | 22;
+        accountNumber: string;
+        /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+        documentTypeId: 1 | 4 | 5 | 8;
+        documentNumber: string;
+        holderFirstName: string;
+        holderLastName: string;
+      };
+    };
     Batch: {
       /** Format: uuid */
       id: string;
@@ -957,8 +972,7 @@ export interface components {
       }[];
       /** @description Every item, by its current status. */
       byStatus: {
-        /** @description VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED. */
-        status: string;
+        status: components['schemas']['BatchItemStatus'];
         count: number;
         amount: number;
       }[];
@@ -1046,8 +1060,7 @@ export interface components {
       }[];
       /** @description Every item, by its current status. */
       byStatus: {
-        /** @description VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED. */
-        status: string;
+        status: components['schemas']['BatchItemStatus'];
         count: number;
         amount: number;
       }[];
@@ -1085,10 +1098,10 @@ export interface components {
     BatchItem: {
       item: number;
       line: number | null;
-      /** @description VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED. */
-      status: string;
+      status: components['schemas']['BatchItemStatus'];
       /** @description Null for an item too malformed to tell. */
       rail: ('BREB' | 'ACH') | null;
+      /** @description As the item gave it (0 for an item too malformed to tell): an invalid item may be out of bounds. */
       amount: number;
       totalFee: number;
       ivaAmount: number;
@@ -1119,6 +1132,11 @@ export interface components {
       /** @description In Spanish. */
       message?: string;
     };
+    /**
+     * @description VALID (validated, not executed yet) | INVALID | REJECTED (refused at execution) | NOT_EXECUTED | then the transfer's status: PENDING | AWAITING_APPROVAL | EXECUTING | COMPLETED | FAILED | EXPIRED.
+     * @enum {string}
+     */
+    BatchItemStatus: 'VALID' | 'INVALID' | 'REJECTED' | 'NOT_EXECUTED' | 'PENDING' | 'AWAITING_APPROVAL' | 'EXECUTING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
     BatchPage: {
       items: components['schemas']['Batch'][];
       nextCursor: string | null;
@@ -1128,6 +1146,14 @@ export interface components {
      * @enum {string}
      */
     BatchStatus: 'VALIDATED' | 'REJECTED' | 'AWAITING_APPROVAL' | 'EXECUTING' | 'COMPLETED' | 'PARTIALLY_FAILED' | 'FAILED' | 'EXPIRED' | 'CANCELLED';
+    /** @description A Bre-B key. */
+    BrebKeyDestination: {
+      brebKey: {
+        /** @enum {string} */
+        type: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC';
+        value: string;
+      };
+    };
     BrebQuoteRequest: {
       /** @description Gross centavos (JSON integer), minimum 100; above the BREB cap → 422. */
       amount: number;
@@ -1193,11 +1219,11 @@ export interface components {
       name: string;
       /** @constant */
       keyType?: 'ALPHANUM';
-      /** @description Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
+      /** @description An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
       keyValue?: string;
     };
     CreatePseDepositRequest: {
-      /** @description Centavos the payer must pay (JSON integer), minimum 100. */
+      /** @description Centavos the payer must pay (JSON integer), 100 to 200,000,000,000 (2,000 million COP, the largest transfer the platform moves). */
       amountCents: number;
       /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
       payerDocumentTypeId: 1 | 4 | 5 | 8;
@@ -1331,7 +1357,7 @@ export interface components {
       error: string;
       /** @description Human-readable message, in Spanish. */
       message: string;
-      /** @description Optional. For INVALID_REQUEST: `{ fields: [{ path, message }] }`. */
+      /** @description Optional. For INVALID_REQUEST (and VALIDATION_ERROR naming fields): `{ fields: [{ path, message }] }`, `message` in Spanish. One style of `path` everywhere: a body field by its dotted path from the body (`amount`, `destination.brebKey.value`, `items.3`; "" for the whole body), a query parameter as `query.<name>` (`query.limit`, `query.cursor`), a path parameter as `params.<name>`, a header by its name (`Idempotency-Key`). */
       details?: {
         [key: string]: unknown;
       };
@@ -1344,6 +1370,15 @@ export interface components {
       required: 'READ' | 'WRITE';
       /** @enum {string} */
       granted: 'READ' | 'WRITE';
+    };
+    KeyResolution: {
+      /** @constant */
+      found: true;
+      anchorHandle: string;
+      /** @enum {string} */
+      keyType: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC';
+      keyValue: string;
+      recipient: components['schemas']['Recipient'];
     };
     Movement: {
       id: string;
@@ -1420,7 +1455,7 @@ export interface components {
       amount: number;
       totalFee: number;
       ivaAmount: number;
-      /** @description amount − totalFee (CONTRACT §2). */
+      /** @description amount − totalFee (CONTRACT §2); negative when the fee is larger than the amount (a small send with a fixed fee). */
       netAmount: number;
       /** @constant */
       currency: 'COP';
@@ -1449,7 +1484,7 @@ export interface components {
       amount: number;
       /**
        * Format: int64
-       * @description Integer centavos. A balance can pass 2^53: it is written exactly, digit for digit (read it with a big-number aware JSON parser).
+       * @description Integer centavos, a JSON number (the reference types it so), never negative. A balance can pass 2^53 − 1 (9,007,199,254,740,991 centavos, about 90 trillion COP): it is then written exactly, digit for digit, as an int64, which a plain `JSON.parse` rounds. Clients that may hold such balances read it with a big-number aware parser (e.g. `JSON.parse` with a reviver reading the source text, or json-bigint); below 2^53 every parser reads it exactly.
        */
       currentBalance: number;
       feeBreakdown: {
@@ -1477,7 +1512,11 @@ export interface components {
       fullName: string;
       bankName: string;
       bankAccountType: string;
-      status: string;
+      /**
+       * @description Always `active`: an inactive key answers `found: false` (KEY_INACTIVE) instead.
+       * @enum {string}
+       */
+      status: 'active';
       idType: string;
       idValue: string;
     };
@@ -1497,52 +1536,54 @@ export interface components {
        */
       keyType?: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC' | 'AUTO';
     };
-    ResolveKeyResult: {
-      /** @constant */
-      found: true;
-      anchorHandle: string;
-      /** @enum {string} */
-      keyType: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC';
-      keyValue: string;
-      recipient: components['schemas']['Recipient'];
-    };
     ReturnDepositRequest: Record<string, never>;
     RotateWebhookSecretRequest: {
       /** @description How long the previous secret keeps signing beside the new one: default 86400 (24 h), max 604800 (7 days), 0 = stop at once. */
       overlapSeconds?: number;
     };
-    SendTransferRequest: {
-      /** @description Gross centavos (JSON integer), minimum 100. */
+    /** @description BREB to a key resolved in the last 10 minutes: `targetAnchorHandle` (no `destination`), `targetName` required. */
+    SendToAnchorRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
       amount: number;
-      destination?: {
-        brebKey?: {
-          /** @enum {string} */
-          type: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC';
-          value: string;
-        };
-        bankAccount?: {
-          /** @description An id from GET /dictionaries/banks/ach. */
-          bankId: number;
-          /** @description 20 Ahorros, 21 Corriente, 22 Depósito electrónico. */
-          accountTypeId: 20 | 21 | 22;
-          accountNumber: string;
-          /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
-          documentTypeId: 1 | 4 | 5 | 8;
-          documentNumber: string;
-          holderFirstName: string;
-          holderLastName: string;
-        };
-      };
       /** @description Instead of destination: the anchorHandle of a resolve-key result of the last 10 minutes. */
-      targetAnchorHandle?: string;
+      targetAnchorHandle: string;
       /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
-      targetName?: string;
-      /** @description BREB: the holder document (recipient.idValue). Missing → 422 TARGET_DOCUMENT_REQUIRED. */
+      targetName: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
       targetDocument?: string;
       /** @description Idempotency key for 60 s (§7.4). */
       reference?: string;
       description?: string;
     };
+    /** @description ACH to a bank account: `destination.bankAccount`. */
+    SendToBankAccountRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BankAccountDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName?: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      /** @description Idempotency key for 60 s (§7.4). */
+      reference?: string;
+      description?: string;
+    };
+    /** @description BREB to a key: `destination.brebKey`, `targetName` required. */
+    SendToBrebKeyRequest: {
+      /** @description Gross centavos (JSON integer), minimum 100, at most the rail cap: BREB 1,200,000,000 (12 million COP), ACH 200,000,000,000 (2,000 million COP); above the cap → 422 AMOUNT_EXCEEDS_BREB_CAP / AMOUNT_EXCEEDS_ACH_CAP. */
+      amount: number;
+      destination: components['schemas']['BrebKeyDestination'];
+      /** @description BREB: the holder full name (recipient.fullName of resolve-key). Required for BREB. */
+      targetName: string;
+      /** @description BREB: the holder document (recipient.idValue), 3-32 letters, digits, dots, hyphens or spaces; missing → 422 TARGET_DOCUMENT_REQUIRED. ACH: optional, and when given it must be destination.bankAccount.documentNumber (separators ignored). */
+      targetDocument?: string;
+      /** @description Idempotency key for 60 s (§7.4). */
+      reference?: string;
+      description?: string;
+    };
+    /** @description Exactly one of: `destination.brebKey` (BREB), `targetAnchorHandle` (BREB, a resolved key) or `destination.bankAccount` (ACH); `targetName` is required for BREB. */
+    SendTransferRequest:
+      components['schemas']['SendToBrebKeyRequest'] | components['schemas']['SendToAnchorRequest'] | components['schemas']['SendToBankAccountRequest'];
     ShareDepositEmailRequest: {
       /** Format: email */
       recipientEmail: string;
@@ -1618,10 +1659,10 @@ export interface components {
       entry: 'CREDIT' | 'FEE_CHARGE' | 'TRANSFER_OUT' | 'TRANSFER_OUT_RETURNED' | 'TRANSFER_IN' | 'TRANSFER_IN_REVERSED' | 'CORRECTION';
       /** @description The movement (GET /wallets/transactions/{id}); null for a correction without one. */
       movementId: string | null;
-      movementType: string | null;
-      movementRail: string | null;
+      movementType: ('TRANSFER_OUT' | 'TRANSFER_IN' | 'FEE_CHARGE' | 'BALANCE_ADD') | null;
+      movementRail: ('BREB' | 'ACH' | 'PSE') | null;
       /** @description The movement's status now (a send pending at `to` may have completed since). */
-      movementStatus: string | null;
+      movementStatus: components['schemas']['MovementStatus'] | null;
       reference: string | null;
       /** @description Recipient of a send or payer of an inflow. */
       counterparty: string | null;
@@ -1642,7 +1683,7 @@ export interface components {
       amount: number;
       totalFee: number;
       ivaAmount: number;
-      /** @description amount − totalFee (CONTRACT §2). */
+      /** @description amount − totalFee (CONTRACT §2); negative when the fee is larger than the amount (a small send with a fixed fee). */
       netAmount: number;
       /** @constant */
       currency: 'COP';
@@ -1782,6 +1823,8 @@ export interface components {
     IdempotencyKey: string;
     /** @description Optional caller-chosen request id. */
     RequestId: string;
+    /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+    WalletVersion: '2026-11-29';
   };
   requestBodies: never;
   headers: {
@@ -1795,6 +1838,8 @@ export interface components {
     'RateLimit-Reset': number;
     /** @description Seconds to wait before retrying (on every 429). */
     'Retry-After': number;
+    /** @description The API version that applied to this request: the `Wallet-Version` it sent, else its API key's pinned version, else the newest. On every answer but a refusal of the version asked for. */
+    'Wallet-Version': '2026-11-29';
     /** @description Request id (echoes a valid incoming X-Request-Id: ≤ 128 of [A-Za-z0-9._-]). On every response. */
     'X-Request-Id': string;
   };
@@ -1808,6 +1853,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -1818,6 +1865,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1826,13 +1874,62 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "consolidated": {
+           *         "availableCents": "0",
+           *         "currency": "COP",
+           *         "pendingOutCents": "0",
+           *         "totalCents": "0"
+           *       },
+           *       "currency": "COP",
+           *       "wallets": [
+           *         {
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
+           *           "pendingOutCents": "0",
+           *           "rail": "BREB",
+           *           "totalCents": "0",
+           *           "type": "FAST",
+           *           "version": 0
+           *         },
+           *         {
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
+           *           "pendingOutCents": "0",
+           *           "rail": "ACH",
+           *           "totalCents": "0",
+           *           "type": "ACH",
+           *           "version": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Balance'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
+          };
         };
       };
       /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1849,6 +1946,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1865,6 +1963,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1881,6 +1980,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1895,6 +1995,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1911,6 +2012,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1934,6 +2036,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -1944,19 +2048,32 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "at": "2026-11-29T03:30:30.276000Z",
+           *       "availableCents": "0",
+           *       "currency": "COP",
+           *       "pendingOutCents": "0",
+           *       "rail": "ACH",
+           *       "totalCents": "0",
+           *       "version": 0
+           *     }
+           */
           'application/json': components['schemas']['BalanceAt'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1965,7 +2082,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -1973,6 +2090,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -1989,6 +2107,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2005,6 +2124,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2021,6 +2141,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2037,6 +2158,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2051,6 +2173,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2067,6 +2190,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2092,6 +2216,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -2102,6 +2228,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2110,15 +2237,82 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "closing": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "company": {
+           *         "name": "Extractos \"Colombia\" S.A.S.",
+           *         "nit": "900123456-7"
+           *       },
+           *       "currency": "COP",
+           *       "from": "2026-11-29T03:08:14.047000Z",
+           *       "fromBogota": "2026-11-28T22:08:14.047000-05:00",
+           *       "lines": [
+           *         {
+           *           "amountCents": "-100370",
+           *           "balanceAfterCents": "1199273",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT",
+           *           "feeCents": "300",
+           *           "ivaCents": "57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:14.753398Z",
+           *           "postedAtBogota": "2026-11-28T22:08:14.753398-05:00",
+           *           "postingId": "0c2686ea-1590-40e3-b827-8d66e67ff01f",
+           *           "reference": null
+           *         },
+           *         {
+           *           "amountCents": "100370",
+           *           "balanceAfterCents": "1299643",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT_RETURNED",
+           *           "feeCents": "-300",
+           *           "ivaCents": "-57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:16.998983Z",
+           *           "postedAtBogota": "2026-11-28T22:08:16.998983-05:00",
+           *           "postingId": "45a65f0e-8d06-440d-948e-de107f175a34",
+           *           "reference": null
+           *         }
+           *       ],
+           *       "opening": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "rail": "ACH",
+           *       "timezone": "America/Bogota",
+           *       "to": "2026-11-29T03:08:17.903000Z",
+           *       "toBogota": "2026-11-28T22:08:17.903000-05:00",
+           *       "totals": {
+           *         "feesCents": "0",
+           *         "inCents": "100370",
+           *         "ivaCents": "0",
+           *         "lineCount": 2,
+           *         "outCents": "100370"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Statement'];
           'text/csv': string;
           'application/pdf': string;
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2127,7 +2321,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2135,6 +2329,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2151,6 +2346,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2167,6 +2363,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2183,6 +2380,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2199,6 +2397,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2213,6 +2412,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2229,6 +2429,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2246,8 +2447,8 @@ export interface operations {
   listTransactions: {
     parameters: {
       query?: {
-        page?: string;
-        limit?: string;
+        page?: number;
+        limit?: number;
         type?: 'TRANSFER_OUT' | 'TRANSFER_IN' | 'FEE_CHARGE' | 'BALANCE_ADD';
         rail?: 'BREB' | 'ACH' | 'PSE';
         from?: string;
@@ -2257,6 +2458,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -2267,19 +2470,59 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "hasMore": true,
+           *       "items": [
+           *         {
+           *           "amount": "1000",
+           *           "completedAt": "2026-11-29T03:39:55.218306Z",
+           *           "createdAt": "2026-11-29T03:39:54.470058Z",
+           *           "id": "c3bd787e-c43e-4b44-852e-76d857debafe",
+           *           "ivaAmount": "19",
+           *           "netAmount": "899",
+           *           "rail": "BREB",
+           *           "reference": "idem-3",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "101",
+           *           "type": "TRANSFER_OUT"
+           *         },
+           *         {
+           *           "amount": "2000",
+           *           "completedAt": "2026-11-29T03:39:53.920590Z",
+           *           "createdAt": "2026-11-29T03:39:52.246504Z",
+           *           "id": "32475ec9-3999-402a-82d3-7b8d9dd2556a",
+           *           "ivaAmount": "19",
+           *           "netAmount": "1898",
+           *           "rail": "BREB",
+           *           "reference": "idem-2",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "102",
+           *           "type": "TRANSFER_OUT"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjM5OjUyLjI0NjUwNFoiLCIzMjQ3NWVjOS0zOTk5LTQwMmEtODJkMy03YjhkOWRkMjU1NmEiXQ"
+           *     }
+           */
           'application/json': components['schemas']['MovementPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2288,7 +2531,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2296,6 +2539,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2312,6 +2556,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2328,6 +2573,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2342,6 +2588,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2358,6 +2605,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2378,6 +2626,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -2390,19 +2640,44 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": "200000",
+           *       "bankAccountNumber": "****8901",
+           *       "bankAccountType": "Ahorros",
+           *       "bankName": "Bancolombia",
+           *       "batchId": null,
+           *       "completedAt": "2026-11-29T03:30:34.170785Z",
+           *       "createdAt": "2026-11-29T03:30:32.302869Z",
+           *       "description": "Pago proveedor",
+           *       "errorMessage": null,
+           *       "id": "7b9ed4a3-89a4-4e00-9fbf-ff044b3a23ca",
+           *       "ivaAmount": "57",
+           *       "netAmount": "199700",
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "COMPLETED",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": "300",
+           *       "type": "TRANSFER_OUT"
+           *     }
+           */
           'application/json': components['schemas']['MovementDetail'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2411,7 +2686,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2419,6 +2694,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2435,6 +2711,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2451,6 +2728,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2467,6 +2745,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2481,6 +2760,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2497,6 +2777,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2517,6 +2798,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -2529,6 +2812,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2542,10 +2826,11 @@ export interface operations {
           'application/pdf': string;
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2554,7 +2839,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2562,6 +2847,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2578,6 +2864,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2594,6 +2881,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2610,6 +2898,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2624,6 +2913,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2640,6 +2930,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2660,6 +2951,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -2672,6 +2965,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2685,10 +2979,11 @@ export interface operations {
           'application/pdf': string;
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2697,7 +2992,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2705,6 +3000,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2721,6 +3017,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2737,6 +3034,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2753,6 +3051,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2767,6 +3066,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2783,6 +3083,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2803,12 +3104,20 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001210000"
+         *     }
+         */
         'application/json': components['schemas']['ResolveKeyRequest'];
       };
     };
@@ -2817,19 +3126,39 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['ResolveKeyResult'];
+          /**
+           * @example {
+           *       "anchorHandle": "anh_ba0d5bebc8442ba1beec1807",
+           *       "found": true,
+           *       "keyType": "PHONE",
+           *       "keyValue": "3001210000",
+           *       "recipient": {
+           *         "bankAccountType": "Ahorros",
+           *         "bankName": "Nu Colombia",
+           *         "firstName": "LINA VALENTINA",
+           *         "fullName": "LINA VALENTINA LOPEZ LOPEZ",
+           *         "idType": "CC",
+           *         "idValue": "1035207872",
+           *         "lastName": "LOPEZ LOPEZ",
+           *         "status": "active"
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['KeyResolution'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2838,7 +3167,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -2846,6 +3175,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2862,6 +3192,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2880,6 +3211,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2896,6 +3228,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2912,12 +3245,20 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": "INVALID_KEY",
+           *       "found": false,
+           *       "message": "El valor no es una llave válida de tipo ALPHANUM."
+           *     }
+           */
           'application/json': components['schemas']['ResolveKeyNotFound'];
         };
       };
@@ -2925,6 +3266,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2939,6 +3281,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2955,6 +3298,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -2975,12 +3319,21 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001234567"
+         *     }
+         */
         'application/json': components['schemas']['BrebQuoteRequest'];
       };
     };
@@ -2989,19 +3342,38 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": false,
+           *       "currentBalance": 0,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": true,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": "Saldo insuficiente: la billetera BREB tiene $ 0,00 disponibles y la transferencia cuesta $ 10,00 (monto más comisión e IVA); faltan $ 10,00.",
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3010,7 +3382,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -3018,6 +3390,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3034,6 +3407,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3052,6 +3426,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3068,6 +3443,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3084,6 +3460,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3100,6 +3477,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3116,6 +3494,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3130,6 +3509,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3146,6 +3526,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3166,12 +3547,19 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000
+         *     }
+         */
         'application/json': components['schemas']['AchQuoteRequest'];
       };
     };
@@ -3180,19 +3568,38 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": true,
+           *       "currentBalance": 1000000,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": false,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": null,
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3201,7 +3608,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -3209,6 +3616,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3225,6 +3633,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3243,6 +3652,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3259,6 +3669,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3275,6 +3686,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3291,6 +3703,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3307,6 +3720,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3321,6 +3735,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3337,6 +3752,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3357,6 +3773,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -3365,6 +3783,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "description": "Pago proveedor",
+         *       "destination": {
+         *         "bankAccount": {
+         *           "accountNumber": "18306581010",
+         *           "accountTypeId": 20,
+         *           "bankId": 1,
+         *           "documentNumber": "1020304050",
+         *           "documentTypeId": 1,
+         *           "holderFirstName": "Ana María",
+         *           "holderLastName": "Pérez Gómez"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['SendTransferRequest'];
       };
     };
@@ -3373,6 +3808,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3380,6 +3816,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 123456789,
+           *       "approvalId": "appr_6de29d96bebdd0f78fd086aba0b7cb21",
+           *       "createdAt": "2026-11-29T02:50:21.024000Z",
+           *       "currency": "COP",
+           *       "expiresAt": "2026-11-30T02:50:21.024000Z",
+           *       "id": "4f788e47-9920-4bfb-a532-c9a113f612f0",
+           *       "ivaAmount": 6650,
+           *       "netAmount": 123421789,
+           *       "rail": "BREB",
+           *       "reference": "FAC-2026-0042",
+           *       "status": "AWAITING_APPROVAL",
+           *       "targetDocument": "75363015",
+           *       "targetName": "ANDREA LAURA ORTIZ PEREZ",
+           *       "threshold": 2,
+           *       "totalFee": 35000
+           *     }
+           */
           'application/json': components['schemas']['PendingApprovalTransfer'];
         };
       };
@@ -3387,6 +3842,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3394,13 +3850,30 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "createdAt": "2026-11-29T03:25:27.161000Z",
+           *       "currency": "COP",
+           *       "id": "e7ee16fe-073d-4626-9f01-699d2f4ead02",
+           *       "ivaAmount": 0,
+           *       "netAmount": 1000,
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "PENDING",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": 0
+           *     }
+           */
           'application/json': components['schemas']['Transfer'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida.<br>`DESTINATION_REJECTED`: El banco o la cuenta de destino fue rechazado por las reglas internas. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida.<br>`DESTINATION_REJECTED`: El banco o la cuenta de destino fue rechazado por las reglas internas. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3410,7 +3883,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST' | 'DESTINATION_REJECTED';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST' | 'DESTINATION_REJECTED';
           };
         };
       };
@@ -3418,6 +3891,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3435,6 +3909,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3454,6 +3929,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3471,6 +3947,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3488,6 +3965,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3505,6 +3983,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3522,6 +4001,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3550,6 +4030,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3564,6 +4045,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3580,6 +4062,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3604,6 +4087,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -3614,19 +4099,117 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "status": "PENDING"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:36.621000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": "2026-11-29T03:13:04.505000Z",
+           *           "expiresAt": "2026-11-30T03:12:36.621000Z",
+           *           "id": "93af809d-1d01-47df-9e9a-bdc5ab30d860",
+           *           "invalidCount": 0,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 0,
+           *             "percent": 0,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "EXECUTING",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "ivaAmount": 38,
+           *               "rail": "BREB",
+           *               "total": 1800000238,
+           *               "totalFee": 200
+           *             }
+           *           ],
+           *           "validCount": 2
+           *         },
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "INVALID"
+           *             },
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "VALID"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:27.346000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": null,
+           *           "expiresAt": "2026-11-30T03:12:27.346000Z",
+           *           "id": "a55dceb0-9f8a-47e8-89f1-5c20d9bd743c",
+           *           "invalidCount": 1,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 1,
+           *             "percent": 50,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "REJECTED",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "ivaAmount": 19,
+           *               "rail": "BREB",
+           *               "total": 10119,
+           *               "totalFee": 100
+           *             }
+           *           ],
+           *           "validCount": 1
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3635,7 +4218,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -3643,6 +4226,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3659,6 +4243,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3675,6 +4260,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3689,6 +4275,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3705,6 +4292,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3729,6 +4317,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -3737,6 +4327,68 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Nómina de prueba",
+         *       "items": [
+         *         {
+         *           "amount": 12345678,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230001"
+         *             }
+         *           },
+         *           "reference": "NOM-0001",
+         *           "targetDocument": "1117773321",
+         *           "targetName": "ANDRES DAVID MEJIA LONDONO"
+         *         },
+         *         {
+         *           "amount": 2500000,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230002"
+         *             }
+         *           },
+         *           "reference": "NOM-0002",
+         *           "targetDocument": "1112631916",
+         *           "targetName": "DIEGO SANCHEZ CORREA"
+         *         },
+         *         {
+         *           "amount": 7000000,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0003"
+         *         },
+         *         {
+         *           "amount": 150050,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0004"
+         *         }
+         *       ],
+         *       "reference": "NOMINA-61b087b6"
+         *     }
+         */
         'application/json': components['schemas']['CreateBatchRequest'];
         'text/csv': string;
       };
@@ -3746,6 +4398,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3753,13 +4406,78 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": null,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": null,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "json",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3769,7 +4487,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -3777,6 +4495,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3794,6 +4513,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3813,6 +4533,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3830,6 +4551,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3847,6 +4569,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3864,6 +4587,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3881,6 +4605,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3898,6 +4623,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3912,6 +4638,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3928,6 +4655,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3948,6 +4676,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -3960,6 +4690,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3973,19 +4704,83 @@ export interface operations {
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": null,
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [],
+           *         "status": "PENDING",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "AWAITING_APPROVAL"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "AWAITING_APPROVAL",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -3994,7 +4789,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4002,6 +4797,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4018,6 +4814,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4036,6 +4833,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4052,6 +4850,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4068,6 +4867,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4084,6 +4884,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4098,6 +4899,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4114,6 +4916,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4134,6 +4937,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -4146,6 +4951,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4155,10 +4961,11 @@ export interface operations {
           'application/json': components['schemas']['Batch'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4167,7 +4974,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4175,6 +4982,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4191,6 +4999,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4209,6 +5018,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4225,6 +5035,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4241,6 +5052,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4255,6 +5067,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4271,6 +5084,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4291,6 +5105,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -4303,19 +5119,96 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": "2026-11-29T02:52:35.883000Z",
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [
+           *           {
+           *             "email": "pedro.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:51:59.443000Z",
+           *             "userId": "e1ac9133-67e7-4d9a-b3b1-9ad292ad3153"
+           *           },
+           *           {
+           *             "email": "sofia.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:52:35.883000Z",
+           *             "userId": "902babed-0fff-4110-a9ac-b47f1ad65446"
+           *           }
+           *         ],
+           *         "status": "APPROVED",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "COMPLETED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T02:52:40.530000Z",
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 4,
+           *         "percent": 100,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "COMPLETED",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4324,7 +5217,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4332,6 +5225,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4348,6 +5242,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4364,6 +5259,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4380,6 +5276,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4394,6 +5291,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4410,6 +5308,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4427,13 +5326,15 @@ export interface operations {
   listBatchItems: {
     parameters: {
       query?: {
-        status?: 'VALID' | 'INVALID' | 'REJECTED' | 'NOT_EXECUTED' | 'PENDING' | 'AWAITING_APPROVAL' | 'EXECUTING' | 'COMPLETED' | 'FAILED' | 'EXPIRED';
+        status?: components['schemas']['BatchItemStatus'];
         limit?: number;
         cursor?: string;
       };
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -4446,19 +5347,64 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amount": 10000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 1,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L1",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "f84f6506-83b4-4abd-947e-df585bd2e725"
+           *         },
+           *         {
+           *           "amount": 20000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 2,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L2",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "21df04d6-dbed-484a-a226-073619048229"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchItemPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4467,7 +5413,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4475,6 +5421,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4491,6 +5438,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4507,6 +5455,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4523,6 +5472,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4537,6 +5487,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4553,6 +5504,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4573,6 +5525,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -4585,6 +5539,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4596,10 +5551,11 @@ export interface operations {
           'text/csv': string;
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4608,7 +5564,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4616,6 +5572,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4632,6 +5589,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4648,6 +5606,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4664,6 +5623,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4678,6 +5638,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4694,6 +5655,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4714,6 +5676,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -4722,6 +5686,18 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amountCents": 500000,
+         *       "internalRef": "pedido-77",
+         *       "payerDocumentNumber": "1020304050",
+         *       "payerDocumentTypeId": 1,
+         *       "payerEmail": "laura@example.com",
+         *       "payerFirstName": "Laura",
+         *       "payerLastName": "Gómez Ruiz",
+         *       "payerPhone": "3101234567"
+         *     }
+         */
         'application/json': components['schemas']['CreatePseDepositRequest'];
       };
     };
@@ -4730,6 +5706,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4737,13 +5714,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": 500000,
+           *       "createdAt": "2026-11-29T03:29:01.264000Z",
+           *       "currency": "COP",
+           *       "expiresAt": "2026-11-30T03:29:00.782000Z",
+           *       "id": "dep_vbryciinokzb36cz6h8u62ce",
+           *       "internalRef": "pedido-77",
+           *       "paygatewayUrl": "http://127.0.0.1:38871/pse/pay/dep_vbryciinokzb36cz6h8u62ce",
+           *       "status": "PENDING_CONFIRM"
+           *     }
+           */
           'application/json': components['schemas']['CreatedPseDeposit'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4753,7 +5743,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4761,6 +5751,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4778,6 +5769,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4797,6 +5789,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4814,6 +5807,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4831,6 +5825,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4848,6 +5843,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4865,6 +5861,7 @@ export interface operations {
       422: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4882,6 +5879,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4896,6 +5894,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4912,6 +5911,7 @@ export interface operations {
       502: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4928,6 +5928,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4948,6 +5949,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -4956,6 +5959,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customMessage": "<b>hola</b> & gracias",
+         *       "recipientEmail": "cliente+1795922953903@example.com",
+         *       "recipientName": "Carlos"
+         *     }
+         */
         'application/json': components['schemas']['ShareDepositEmailRequest'];
       };
     };
@@ -4964,22 +5974,30 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "messageId": "<03505944-db45-a6f2-fd1b-aaa347b7390b@pagos.example.co>",
+           *       "success": true
+           *     }
+           */
           'application/json': {
             success: boolean;
             messageId: string;
           };
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -4988,7 +6006,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -4996,6 +6014,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5012,6 +6031,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5030,6 +6050,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5046,6 +6067,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5062,6 +6084,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5078,6 +6101,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5094,6 +6118,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5108,6 +6133,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5124,6 +6150,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5145,13 +6172,15 @@ export interface operations {
         rail?: 'PSE' | 'BREB';
         externalId?: string;
         brebKeyId?: string;
-        page?: string;
-        limit?: string;
+        page?: number;
+        limit?: number;
         cursor?: string;
       };
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -5162,19 +6191,89 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deposits": [
+           *         {
+           *           "amountCents": "80000",
+           *           "brebKey": {
+           *             "externalId": "cliente-1",
+           *             "id": "bkey_c33ile8kck22vrp6mjyp0w3w",
+           *             "name": "Tienda Uno",
+           *             "value": "@w5ltskoj2p"
+           *           },
+           *           "createdAt": "2026-11-29T03:25:38.091000Z",
+           *           "currency": "COP",
+           *           "feeAmountCents": "0",
+           *           "id": "dep_2zqr3n4zjm9gs52qb8h74xvv",
+           *           "internalRef": null,
+           *           "ivaAmountCents": "0",
+           *           "netAmountCents": "80000",
+           *           "netCreditedCents": "80000",
+           *           "paidAt": "2026-11-29T03:25:37.313000Z",
+           *           "payerBank": "Nequi",
+           *           "payerDocument": "CC 79123456",
+           *           "payerEmail": null,
+           *           "payerFirstName": null,
+           *           "payerLastName": null,
+           *           "payerName": "Pedro Pérez",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.313000Z",
+           *           "providerTransferId": "brb_in_ec8c78cebf1c6647a8f1bfc5",
+           *           "source": "BREB",
+           *           "status": "ASSIGNED"
+           *         },
+           *         {
+           *           "amountCents": "40000",
+           *           "brebKey": {
+           *             "externalId": "cliente-2",
+           *             "id": "bkey_eibwj57oc56j6f9npyltsa0b",
+           *             "name": "Tienda Dos",
+           *             "value": "@ohb5crxbhq"
+           *           },
+           *           "createdAt": "2026-11-29T03:25:38.088000Z",
+           *           "currency": "COP",
+           *           "feeAmountCents": "0",
+           *           "id": "dep_o3tlscvc0z8v2s9occxf2grd",
+           *           "internalRef": null,
+           *           "ivaAmountCents": "0",
+           *           "netAmountCents": "40000",
+           *           "netCreditedCents": "40000",
+           *           "paidAt": "2026-11-29T03:25:37.511000Z",
+           *           "payerBank": "Nequi",
+           *           "payerDocument": "CC 79123456",
+           *           "payerEmail": null,
+           *           "payerFirstName": null,
+           *           "payerLastName": null,
+           *           "payerName": "Pedro Pérez",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.511000Z",
+           *           "providerTransferId": "brb_in_ed8298de6da85eeaa4aa6a6a",
+           *           "source": "BREB",
+           *           "status": "UNASSIGNED"
+           *         }
+           *       ],
+           *       "pagination": {
+           *         "limit": 100,
+           *         "page": 0,
+           *         "total": 3,
+           *         "totalPages": 1
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['DepositPage'] | components['schemas']['DepositCursorPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5183,7 +6282,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5191,6 +6290,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5207,6 +6307,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5223,6 +6324,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5237,6 +6339,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5253,6 +6356,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5270,7 +6374,7 @@ export interface operations {
   listCollectKeys: {
     parameters: {
       query?: {
-        limit?: string;
+        limit?: number;
         cursor?: string;
         state?: 'ACTIVE' | 'SUSPENDED' | 'DELETED';
         externalId?: string;
@@ -5278,6 +6382,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -5288,19 +6394,52 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:16:32.556000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-4",
+           *           "id": "bkey_vr3687u2v6eiyflw169i08bq",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@xv0l3txg9t"
+           *           },
+           *           "name": "Cliente 4",
+           *           "state": "ACTIVE"
+           *         },
+           *         {
+           *           "createdAt": "2026-11-29T03:16:31.850000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-3",
+           *           "id": "bkey_9rpwr58u01n9xyqkapytoj5b",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@rc2twaqcjk"
+           *           },
+           *           "name": "Cliente 3",
+           *           "state": "ACTIVE"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjE2OjMxLjg1MDk5M1oiLCJia2V5XzlycHdyNTh1MDFuOXh5cWthcHl0b2o1YiJd"
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5309,7 +6448,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5317,6 +6456,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5333,6 +6473,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5349,6 +6490,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5363,6 +6505,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5379,6 +6522,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5399,6 +6543,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -5407,6 +6553,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "externalId": "cli-1",
+         *       "name": "Tienda Uno"
+         *     }
+         */
         'application/json': components['schemas']['CreateCollectKeyRequest'];
       };
     };
@@ -5415,6 +6567,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5422,6 +6575,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -5429,6 +6596,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5436,13 +6604,28 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5452,7 +6635,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5460,6 +6643,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5477,6 +6661,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5496,6 +6681,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5513,6 +6699,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5530,6 +6717,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5547,6 +6735,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5564,6 +6753,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5578,6 +6768,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5594,6 +6785,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5614,6 +6806,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -5626,19 +6820,35 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5647,7 +6857,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5655,6 +6865,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5671,6 +6882,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5687,6 +6899,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5703,6 +6916,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5717,6 +6931,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5733,6 +6948,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5753,6 +6969,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -5765,19 +6983,35 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
+           *       "deletedAt": "2026-11-29T03:32:09.097000Z",
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "DELETED"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5786,7 +7020,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5794,6 +7028,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5810,6 +7045,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5828,6 +7064,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5844,6 +7081,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5858,6 +7096,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5874,6 +7113,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5894,6 +7134,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -5908,6 +7150,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5915,6 +7158,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": true
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -5922,6 +7177,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5929,13 +7185,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": false
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5945,7 +7214,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -5953,6 +7222,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5970,6 +7240,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -5989,6 +7260,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6006,6 +7278,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6023,6 +7296,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6037,6 +7311,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6053,6 +7328,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6073,6 +7349,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         qrId: string;
@@ -6085,6 +7363,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6094,10 +7373,11 @@ export interface operations {
           'image/png': string;
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6106,7 +7386,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -6114,6 +7394,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6130,6 +7411,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6146,6 +7428,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6162,6 +7445,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6176,6 +7460,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6192,6 +7477,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6212,6 +7498,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -6222,6 +7510,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyId": "bkey_e59emg9fv8n80d8tk0oz2ma1"
+         *     }
+         */
         'application/json': {
           /** @description A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to. */
           keyId?: string;
@@ -6233,6 +7526,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6240,13 +7534,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "50000",
+           *       "brebKey": {
+           *         "externalId": "cli-1",
+           *         "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *         "name": "Tienda Uno",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "createdAt": "2026-11-29T03:32:04.311000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_lj3ftroald8oafneby509pvy",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "50000",
+           *       "netCreditedCents": "50000",
+           *       "paidAt": "2026-11-29T03:32:03.265000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:03.265000Z",
+           *       "providerTransferId": "brb_in_5a56827350dd37a1ac6765ac",
+           *       "source": "BREB",
+           *       "status": "ASSIGNED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6256,7 +7581,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -6264,6 +7589,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6281,6 +7607,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6300,6 +7627,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6317,6 +7645,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6334,6 +7663,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6351,6 +7681,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6368,6 +7699,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6382,6 +7714,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6398,6 +7731,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6418,6 +7752,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -6428,6 +7764,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['ReturnDepositRequest'];
       };
     };
@@ -6436,6 +7773,7 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6443,13 +7781,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "25000",
+           *       "brebKey": {
+           *         "externalId": "cli-dev",
+           *         "id": "bkey_8wtkfo9octow3s4lb65jlrnc",
+           *         "name": "Tienda Devolución",
+           *         "value": "@ze7fa7l1ke"
+           *       },
+           *       "createdAt": "2026-11-29T03:32:18.479000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_w8vpdmqy57ei98htxqbfkbf9",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "25000",
+           *       "netCreditedCents": "25000",
+           *       "paidAt": "2026-11-29T03:32:18.231000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:18.231000Z",
+           *       "providerTransferId": "brb_in_13a0a3b9a28ede54127f03bd",
+           *       "source": "BREB",
+           *       "status": "REVERSED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6459,7 +7828,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -6467,6 +7836,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6484,6 +7854,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6503,6 +7874,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6520,6 +7892,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6537,6 +7910,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6554,6 +7928,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6571,6 +7946,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6585,6 +7961,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6601,6 +7978,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6621,6 +7999,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -6631,14 +8011,48 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "achCode": "1007",
+           *           "id": 1,
+           *           "name": "Bancolombia"
+           *         },
+           *         {
+           *           "achCode": "1001",
+           *           "id": 2,
+           *           "name": "Banco de Bogotá"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['AchBank'][];
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
           };
         };
       };
@@ -6646,6 +8060,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6662,6 +8077,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6678,6 +8094,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6692,6 +8109,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6712,6 +8130,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -6722,19 +8142,57 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:02:39.581000Z",
+           *           "description": "ERP",
+           *           "enabled": true,
+           *           "events": [
+           *             "transfer.completed",
+           *             "deposit.paid"
+           *           ],
+           *           "id": "we_c19d2aadb0df91d45069eec2",
+           *           "previousSecretExpiresAt": null,
+           *           "updatedAt": "2026-11-29T03:02:39.581000Z",
+           *           "url": "http://127.0.0.1:38817/wallet-events"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD). */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION';
+          };
         };
       };
       /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6751,6 +8209,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6767,6 +8226,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6781,6 +8241,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6797,6 +8258,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6817,6 +8279,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
         /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
@@ -6825,6 +8289,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "ERP",
+         *       "enabled": true,
+         *       "events": [
+         *         "transfer.completed"
+         *       ],
+         *       "url": "http://127.0.0.1:32817/wallet-events"
+         *     }
+         */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
       };
     };
@@ -6833,6 +8307,7 @@ export interface operations {
       201: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6840,13 +8315,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed"
+           *       ],
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
+           *       "previousSecretExpiresAt": null,
+           *       "secret": "whsec_gA3ZDlOTcw0R4LV/+p5jYPCDDP9dcVoZM9g4RphZxdY=",
+           *       "updatedAt": "2026-11-29T03:03:11.230000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6856,7 +8347,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -6864,6 +8355,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6881,6 +8373,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6900,6 +8393,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6917,6 +8411,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6934,6 +8429,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6951,6 +8447,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6965,6 +8462,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -6981,6 +8479,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7001,6 +8500,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7013,19 +8514,36 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-30T03:02:49.617000Z",
+           *       "updatedAt": "2026-11-29T03:02:49.617000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7034,7 +8552,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7042,6 +8560,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7058,6 +8577,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7074,6 +8594,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7090,6 +8611,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7104,6 +8626,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7120,6 +8643,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7140,6 +8664,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7152,19 +8678,27 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": true,
+           *       "id": "we_c19d2aadb0df91d45069eec2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointDeleted'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7173,7 +8707,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7181,6 +8715,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7197,6 +8732,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7215,6 +8751,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7231,6 +8768,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7245,6 +8783,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7261,6 +8800,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7281,6 +8821,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7289,6 +8831,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Contabilidad",
+         *       "events": [
+         *         "deposit.paid",
+         *         "transfer.failed"
+         *       ],
+         *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+         *     }
+         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -7297,19 +8849,36 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "Contabilidad",
+           *       "enabled": true,
+           *       "events": [
+           *         "deposit.paid",
+           *         "transfer.failed"
+           *       ],
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
+           *       "previousSecretExpiresAt": null,
+           *       "updatedAt": "2026-11-29T03:03:11.840000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7318,7 +8887,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7326,6 +8895,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7342,6 +8912,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7360,6 +8931,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7376,6 +8948,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7392,6 +8965,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7408,6 +8982,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7422,6 +8997,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7438,6 +9014,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7458,6 +9035,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7466,6 +9045,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "overlapSeconds": 600
+         *     }
+         */
         'application/json': components['schemas']['RotateWebhookSecretRequest'];
       };
     };
@@ -7474,19 +9058,37 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-29T03:12:49.072000Z",
+           *       "secret": "whsec_gAqkDl8Tc1QRFyiZAA5jYrCoDjIFc2Ifagg4qphoACr=",
+           *       "updatedAt": "2026-11-29T03:02:49.072000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7495,7 +9097,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7503,6 +9105,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7519,6 +9122,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7537,6 +9141,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7553,6 +9158,7 @@ export interface operations {
       413: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7569,6 +9175,7 @@ export interface operations {
       415: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7585,6 +9192,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7599,6 +9207,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7615,6 +9224,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7635,6 +9245,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7647,19 +9259,40 @@ export interface operations {
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T02:50:33.136000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_b423a7ef9665fb5f85a6984e",
+           *       "eventId": "evt_e5cd76736fc95343476d48a6b8d57882",
+           *       "eventType": "webhook.ping",
+           *       "id": "whd_5304ba197c3b0527b5e4ce79",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T02:50:33.136000Z",
+           *       "replayOf": null,
+           *       "resourceId": null,
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7668,7 +9301,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7676,6 +9309,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7692,6 +9326,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7710,6 +9345,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7726,6 +9362,7 @@ export interface operations {
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7742,6 +9379,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7756,6 +9394,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7772,6 +9411,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7792,11 +9432,13 @@ export interface operations {
         endpointId?: string;
         status?: 'PENDING' | 'SUCCEEDED' | 'FAILED';
         cursor?: string;
-        limit?: string;
+        limit?: number;
       };
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path?: never;
       cookie?: never;
@@ -7807,19 +9449,62 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:45.516000Z",
+           *           "deliveredAt": "2026-11-29T03:02:46.130000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_f056b30f0515e3eece827f56d5cd01b1",
+           *           "eventType": "deposit.paid",
+           *           "id": "whd_119864d77f2ad164d78b78a6",
+           *           "lastAttemptAt": "2026-11-29T03:02:46.130000Z",
+           *           "lastError": null,
+           *           "latencyMs": 178,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "dep_1uopmec75siyycl1t0k9pu4c",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         },
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:42.552000Z",
+           *           "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *           "eventType": "transfer.completed",
+           *           "id": "whd_d531a5b5954c6f686ecb9140",
+           *           "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *           "lastError": null,
+           *           "latencyMs": 102,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryPage'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7828,7 +9513,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7836,6 +9521,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7852,6 +9538,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7868,6 +9555,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7882,6 +9570,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7898,6 +9587,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7918,6 +9608,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -7930,19 +9622,40 @@ export interface operations {
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 1,
+           *       "createdAt": "2026-11-29T03:02:42.552000Z",
+           *       "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_d531a5b5954c6f686ecb9140",
+           *       "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *       "lastError": null,
+           *       "latencyMs": 102,
+           *       "nextAttemptAt": null,
+           *       "replayOf": null,
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": 204,
+           *       "status": "SUCCEEDED"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7951,7 +9664,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -7959,6 +9672,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7975,6 +9689,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -7991,6 +9706,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8007,6 +9723,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8021,6 +9738,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8037,6 +9755,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8057,6 +9776,8 @@ export interface operations {
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
       };
       path: {
         id: string;
@@ -8069,19 +9790,40 @@ export interface operations {
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T03:02:48.425000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_cdfa099aa214644d61daa72c",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T03:02:48.425000Z",
+           *       "replayOf": "whd_d531a5b5954c6f686ecb9140",
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
-      /** @description `INVALID_REQUEST`: La solicitud no es válida. */
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
       400: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8090,7 +9832,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'INVALID_REQUEST';
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
           };
         };
       };
@@ -8098,6 +9840,7 @@ export interface operations {
       401: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8114,6 +9857,7 @@ export interface operations {
       403: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8132,6 +9876,7 @@ export interface operations {
       404: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8148,6 +9893,7 @@ export interface operations {
       429: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8162,6 +9908,7 @@ export interface operations {
       500: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
@@ -8178,6 +9925,7 @@ export interface operations {
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];

@@ -446,7 +446,7 @@ describe('receipt service: read model from events, PDF receipts over gRPC', () =
   it("a burst of events (pages of several, out of order, a clash with another company's id) ends as applying them one by one", async () => {
     const co = randomUUID();
     const other = randomUUID();
-    const ids = Array.from({ length: 20 }, () => randomUUID());
+    const ids: string[] = Array.from({ length: 20 }, () => randomUUID());
     const at = (s: number) => new Date(Date.UTC(2026, 10, 22, 12, 0, s));
     // Published back to back, faster than the consumer commits: they reach it in pages.
     for (const [k, id] of ids.entries()) {
