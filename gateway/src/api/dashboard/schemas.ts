@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isoDate } from '../../http/schemas.js';
+import { documentAsOneOf, isoDate } from '../../http/schemas.js';
 import { DASHBOARD_ROLES, INVITATION_TOKEN } from '../../auth/dashboard-auth.js';
 import { uuidSchema, queryInt } from '../../http/validation.js';
 
@@ -28,22 +28,43 @@ export const Password = () => z.string().min(12).max(128).meta({ description: '1
 export const Role = () =>
   z.enum(DASHBOARD_ROLES as unknown as ['ADMIN', 'OPERATOR', 'VIEWER']).meta({ description: 'ADMIN and OPERATOR sign approvals; VIEWER only reads.' });
 
-export const CreateDashboardUserBody = z
-  .strictObject({
-    email: z.email().max(254).meta({ description: 'Login of the user; unique across companies.' }),
-    password: Password()
-      .optional()
-      .meta({
-        description:
-          'Only when the gateway enrols directly (development) and `invite` is not true: 12 to 128 characters, stored as an argon2id hash. ' +
-          'Refused (400) for an invitation: the user chooses it.',
-      }),
-    role: Role(),
-    invite: z.boolean().optional().meta({
-      description: 'true: answer an invitation instead of credentials, as production always does (DASHBOARD_ENROLMENT=invitation). Ignored in production.',
+/**
+ * The two ways to create a dashboard user, as the document shows them (the server checks
+ * CreateDashboardUserBody, with the same rules): an invitation takes no password; direct enrolment
+ * (development, the shared token) takes one. In production, and for a named operator, only the
+ * invitation is accepted: the caller's kind and the installation are not in the request.
+ */
+const CREATE_DASHBOARD_USER_VARIANTS = [
+  z
+    .strictObject({ email: z.email().max(254), role: Role(), invite: z.literal(true) })
+    .meta({ id: 'InviteDashboardUserRequest', description: 'An invitation (always in production and for a named operator): the user chooses the password.' }),
+  z
+    .strictObject({ email: z.email().max(254), password: Password(), role: Role(), invite: z.literal(false).optional() })
+    .meta({
+      id: 'EnrolDashboardUserRequest',
+      description: 'Direct enrolment (DASHBOARD_ENROLMENT=direct, the shared development token): the password chosen here.',
     }),
-  })
-  .meta({ id: 'CreateDashboardUserRequest' });
+] as const;
+
+export const CreateDashboardUserBody = documentAsOneOf(
+  z
+    .strictObject({
+      email: z.email().max(254).meta({ description: 'Login of the user; unique across companies.' }),
+      password: Password()
+        .optional()
+        .meta({
+          description:
+            'Only when the gateway enrols directly (development) and `invite` is not true: 12 to 128 characters, stored as an argon2id hash. ' +
+            'Refused (400) for an invitation: the user chooses it.',
+        }),
+      role: Role(),
+      invite: z.boolean().optional().meta({
+        description: 'true: answer an invitation instead of credentials, as production always does (DASHBOARD_ENROLMENT=invitation). Ignored in production.',
+      }),
+    })
+    .meta({ id: 'CreateDashboardUserRequest' }),
+  CREATE_DASHBOARD_USER_VARIANTS,
+);
 
 export const CreatedDashboardUserSchema = DashboardUserSchema.extend({
   totpSecret: z.string().meta({ description: 'Base32 TOTP secret (RFC 6238, SHA-1, 6 digits, 30 s). Shown once.' }),
