@@ -19,6 +19,7 @@ const all = [
   'services/receipt',
   'services/webhook',
   'services/reconciliation',
+  'services/invariants',
   'sdk',
   'gateway',
   'test',

@@ -71,31 +71,56 @@ describe("clearing: the ledger's clearing accounts against the providers' report
   async function run(rail: string, date: string, status: string, net: bigint | null, startedAt = 'now()'): Promise<string> {
     const id = runId();
     await client.query(
-      `insert into reconciliation.runs (id, rail, date, status, outcome, started_at, finished_at, report_net_cents, ours_net_cents)
-      values ($1, $2, $3::date, $4, $5, ${startedAt}, case when $4 = 'RUNNING' then null else now() end, $6, 0)`,
+      `insert into reconciliation.runs (id, rail, date, status, outcome, started_at, finished_at, report_net_cents, ours_net_cents, covers_until)
+      values ($1, $2, $3::date, $4, $5, ${startedAt}, case when $4 = 'RUNNING' then null else now() end, $6, 0,
+              least(${startedAt}, (($3::date + 1)::timestamp + interval '5 hours') at time zone 'UTC'))`,
       [id, rail, date, status, status === 'RUNNING' ? null : status, net?.toString() ?? null],
     );
     return id;
   }
-  async function breakOf(rail: string, date: string, run: string, difference: bigint, status = 'OPEN', resolution: string | null = null): Promise<string> {
-    const key = `${rail}:${date}:amount_mismatch:${randomUUID()}`;
-    await client.query(
-      `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, status, resolution, resolved_at, difference_cents)
-      values ($1, $2, $2, 'amount_mismatch', $3, $4::date, $5, $6, case when $5 = 'RESOLVED' then now() end, $7)`,
-      [key, run, rail, date, status, resolution, difference.toString()],
-    );
-    return key;
+  /** A break as the reconciliation writes one: the movement it is about and its case (money exception). */
+  interface BreakRef {
+    key: string;
+    movement: string;
+    caseId: string;
   }
-  const adjust = (clearing: string, delta: bigint, key: string) =>
-    ledgerClient.postClearingAdjustment(
+  async function breakOf(rail: string, date: string, run: string, difference: bigint, status = 'OPEN', resolution: string | null = null): Promise<BreakRef> {
+    const id = randomBytes(8).toString('hex');
+    const inbound = rail === 'breb-inbound';
+    const key = `${rail}:${date}:amount_mismatch:${inbound ? `prov_${id}` : `our_${id}`}${rail === 'pse' ? ':payment' : ''}`;
+    const movement = inbound ? `breb-inbound:prov_${id}` : `${rail}:our:our_${id}${rail === 'pse' ? ':payment' : ''}`;
+    const caseId = `exc_${randomBytes(16).toString('hex')}`;
+    await client.query(
+      `insert into reconciliation.breaks (break_key, run_id, last_seen_run_id, kind, rail, date, status, resolution, resolved_at, difference_cents,
+                                          our_id, provider_id, exception_id, movement)
+      values ($1, $2, $2, 'amount_mismatch', $3, $4::date, $5, $6, case when $5 = 'RESOLVED' then now() end, $7, $8, $9, $10, $11)`,
+      [key, run, rail, date, status, resolution, difference.toString(), inbound ? null : `our_${id}`, inbound ? `prov_${id}` : null, caseId, movement],
+    );
+    return { key, movement, caseId };
+  }
+  /**
+   * The break accepted on the provider's side, as the reconciliation's accept_provider books it: PostClearingAdjustment
+   * of the break's movement for its case, then the break remembers the adjustment in force (POSTED). Resolving
+   * the break is the caller's step (left OPEN, the difference is counted twice).
+   */
+  async function adjust(clearing: string, delta: bigint, b: BreakRef): Promise<void> {
+    const idempotencyKey = `recon:${b.key}:accept_provider`;
+    await ledgerClient.postClearingAdjustment(
       ledgerV1.PostClearingAdjustmentRequest.fromPartial({
-        idempotencyKey: `recon:${key}:accept_provider`,
+        idempotencyKey,
         clearing,
         deltaCents: delta,
-        reason: `${key}: accepted`,
+        movement: b.movement,
+        caseId: b.caseId,
+        reason: `${b.key} ${b.caseId}: accepted`,
       }),
       { requestId: randomUUID() },
     );
+    await client.query(
+      `update reconciliation.breaks set adjustment_key = $2, adjustment_state = 'POSTED', adjustments = 1, adjusted_cents = $3::bigint where break_key = $1`,
+      [b.key, idempotencyKey, delta.toString()],
+    );
+  }
 
   it('without the reconciliation installed the line is "not checked (no reconciliation)", not a violation', async () => {
     const r = await check();
@@ -117,7 +142,7 @@ describe("clearing: the ledger's clearing accounts against the providers' report
       poolMax: 1,
     });
     try {
-      expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service']);
+      expect(await db.migrate()).toEqual(['0001-reconciliation-initial', '0002-reconciliation-service', '0003-one-case-per-movement']);
     } finally {
       await db.close();
     }
@@ -149,7 +174,9 @@ describe("clearing: the ledger's clearing accounts against the providers' report
 
     // Accepted on the provider's side: the ledger books +2,000 (today, but it belongs to the 20th) and the break is resolved.
     await adjust('breb', 2_000n, key);
-    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider', resolved_at = now() where break_key = $1`, [key]);
+    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider', resolved_at = now() where break_key = $1`, [
+      key.key,
+    ]);
     r = await check();
     expect(violationLines(r)).toEqual([]);
     expect(countOf(r, 'BREB')).toBe('L 182000 R 152000 D 0 U 30000 unreconciled days 1 (2026-11-21)');
@@ -170,7 +197,7 @@ describe("clearing: the ledger's clearing accounts against the providers' report
     const achKey = await breakOf('ach', '2026-11-22', achRun, -1_234n);
     expect(violationLines(await check())).toEqual([]);
     await adjust('ach', -1_234n, achKey);
-    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider' where break_key = $1`, [achKey]);
+    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider' where break_key = $1`, [achKey.key]);
     r = await check();
     expect(violationLines(r)).toEqual([]);
     expect(countOf(r, 'ACH')).toBe('L 8766 R 8766 D 0 U 0 unreconciled days none');
@@ -198,7 +225,7 @@ describe("clearing: the ledger's clearing accounts against the providers' report
     expect(violationLines(r)).toEqual([
       '[clearing] BREB-INBOUND (breb_settlement): ledger L − U = -2000 − 0 = -2000, reports R − D = -2000 − 5000 = -7000; difference (R − D) − (L − U) = -5000',
     ]);
-    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider' where break_key = $1`, [key]);
+    await client.query(`update reconciliation.breaks set status = 'RESOLVED', resolution = 'accept_provider' where break_key = $1`, [key.key]);
     expect(violationLines(await check())).toEqual([]);
   });
 

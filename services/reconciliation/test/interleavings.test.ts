@@ -49,7 +49,7 @@ describe('one correction per peso: deterministic interleavings (fast-check sched
 
   beforeAll(async () => {
     tdb = await createTestDatabase('recon_il');
-    namespace = testNamespace('recon_il');
+    namespace = testNamespace();
     ledger = await startLedger({ databaseUrl: tdb.url, natsUrl: NATS_URL, namespace, port: 0, logLevel: 'silent' });
     db = await Database.open({ url: tdb.url, schema: RECONCILIATION_SCHEMA, migrations: reconciliationMigrations, logger: log, poolMax: 6 });
     await db.migrate();
