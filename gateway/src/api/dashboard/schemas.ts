@@ -38,12 +38,10 @@ const CREATE_DASHBOARD_USER_VARIANTS = [
   z
     .strictObject({ email: z.email().max(254), role: Role(), invite: z.literal(true) })
     .meta({ id: 'InviteDashboardUserRequest', description: 'An invitation (always in production and for a named operator): the user chooses the password.' }),
-  z
-    .strictObject({ email: z.email().max(254), password: Password(), role: Role(), invite: z.literal(false).optional() })
-    .meta({
-      id: 'EnrolDashboardUserRequest',
-      description: 'Direct enrolment (DASHBOARD_ENROLMENT=direct, the shared development token): the password chosen here.',
-    }),
+  z.strictObject({ email: z.email().max(254), password: Password(), role: Role(), invite: z.literal(false).optional() }).meta({
+    id: 'EnrolDashboardUserRequest',
+    description: 'Direct enrolment (DASHBOARD_ENROLMENT=direct, the shared development token): the password chosen here.',
+  }),
 ] as const;
 
 export const CreateDashboardUserBody = documentAsOneOf(

@@ -103,7 +103,7 @@ describe('listing movements', () => {
   it('refuses a limit above 100, a negative page, a foreign cursor and a reversed range', async () => {
     const over = await failure(h.api.list(co, { limit: 101 }));
     expect(over.code).toBe('INVALID_REQUEST');
-    expect(over.details).toEqual({ fields: [{ path: 'limit', message: 'must be between 1 and 100' }] });
+    expect(over.details).toEqual({ fields: [{ path: 'limit', message: 'Debe estar entre 1 y 100.' }] });
     expect((await h.api.list(co, { limit: 100 })).items).toHaveLength(28);
     expect((await failure(h.api.list(co, { page: -1 }))).code).toBe('INVALID_REQUEST');
     expect((await failure(h.api.list(co, { cursor: 'bm90LWEtY3Vyc29y' }))).code).toBe('INVALID_REQUEST');
