@@ -1,34 +1,9 @@
-import { createApp } from '../compose.js';
-import { loadConfig } from '../config.js';
-import { createLogger, type Database } from '@wallet/platform';
-import type { Redis } from 'ioredis';
-import type { LedgerClient } from '../clients/ledger-client.js';
-import type { TransferClient } from '../clients/transfer-client.js';
-import type { DepositClient } from '../clients/deposit-client.js';
-import type { CollectKeyClient } from '../clients/collect-key-client.js';
-import type { ReceiptClient } from '../clients/receipt-client.js';
+import { composeInertApp } from './served-document.js';
 import { toOpenApiPath } from '../http/route.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 
-// The app is composed with inert dependencies: these tests only look at what is registered and
-// documented, and never send a request that would reach Postgres, Redis or the ledger.
-function composeApp() {
-  const config = loadConfig({ NODE_ENV: 'test' });
-  return createApp({
-    config,
-    log: createLogger('test', 'silent'),
-    db: {} as Database,
-    ledger: {} as LedgerClient,
-    transfer: {} as TransferClient,
-    deposit: {} as DepositClient,
-    collectKey: {} as CollectKeyClient,
-    receipt: {} as ReceiptClient,
-    redis: {} as Redis,
-  });
-}
-
 describe('OpenAPI document', () => {
-  const gw = composeApp();
+  const gw = composeInertApp();
   afterAll(() => gw.close());
   const doc = gw.openApiDocument() as { openapi: string; paths: Record<string, Record<string, any>>; components: any };
 

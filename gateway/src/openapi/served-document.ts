@@ -9,12 +9,11 @@ import type { ReceiptClient } from '../clients/receipt-client.js';
 import type { TransferClient } from '../clients/transfer-client.js';
 
 /**
- * The document the gateway serves, built from the route table of an app composed with inert
- * dependencies (nothing is called: only the declarations are read). For the release snapshot and the
- * breaking-change check, which need no database, cache or service.
+ * The gateway app composed with inert dependencies: nothing is called, only the declarations are read
+ * (routes, schemas, the document). No database, cache or service is needed.
  */
-export async function servedDocument(): Promise<Record<string, unknown>> {
-  const gw = createApp({
+export function composeInertApp(): ReturnType<typeof createApp> {
+  return createApp({
     config: loadConfig({ NODE_ENV: 'test' }),
     log: createLogger('openapi', 'silent'),
     db: {} as Database,
@@ -25,6 +24,11 @@ export async function servedDocument(): Promise<Record<string, unknown>> {
     receipt: {} as ReceiptClient,
     redis: {} as Redis,
   });
+}
+
+/** The document the gateway serves, from the inert app: for the release snapshot and the breaking-change check. */
+export async function servedDocument(): Promise<Record<string, unknown>> {
+  const gw = composeInertApp();
   try {
     return JSON.parse(JSON.stringify(gw.openApiDocument())) as Record<string, unknown>;
   } finally {
