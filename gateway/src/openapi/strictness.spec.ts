@@ -6,6 +6,9 @@ import { parseOrThrow } from '../http/validation.js';
 import { SendBody } from '../api/transfers/schemas.js';
 import { CreateCollectKeyBody } from '../api/collect-keys/collect-keys.routes.js';
 import { TransactionsQuery } from '../api/wallets/transactions.routes.js';
+import { CreatePseDepositBody } from '../api/deposits/deposits.routes.js';
+import { FeeBody } from '../api/admin/ledger/ledger.routes.js';
+import { PatchCompanyBody } from '../api/admin/companies/companies.routes.js';
 
 // The served document states what the server enforces: a request the document calls valid is one
 // the validation layer takes, and one it calls invalid is refused. These checks fail if a rule is
@@ -18,7 +21,7 @@ describe('the OpenAPI document is as strict as the server', () => {
   const gw = composeInertApp();
   afterAll(() => gw.close());
   const doc = JSON.parse(JSON.stringify(gw.openApiDocument())) as Json;
-  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true }));
+  const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false, validateFormats: true, multipleOfPrecision: 6 }));
   ajv.addSchema({ ...doc, $id: 'https://wallet.test/openapi.json' });
   const validatorOf = (pointer: string) => ajv.getSchema(`https://wallet.test/openapi.json#${pointer}`)!;
   const accepts = (schema: unknown, value: unknown): boolean => {
@@ -237,6 +240,31 @@ describe('the OpenAPI document is as strict as the server', () => {
       const body = { externalId: 'cust-1', name: 'Tienda', keyValue };
       expect(`${keyValue}: ${validate(body)}`).toBe(`${keyValue}: ${ok}`);
       expect(`${keyValue}: ${accepts(CreateCollectKeyBody, body)}`).toBe(`${keyValue}: ${ok}`);
+    }
+  });
+
+  it('bounds a fixed fee and a PSE amount by the largest transfer (fee + IVA stays an exact JSON number) and takes two decimals as written, in the document and on the server', () => {
+    const pse = {
+      amountCents: 0,
+      payerDocumentTypeId: 1,
+      payerDocumentNumber: '1020304050',
+      payerFirstName: 'Ana',
+      payerLastName: 'Pérez',
+      payerEmail: 'ana@example.co',
+    };
+    const cases: Array<[string, unknown, unknown, boolean]> = [
+      ['SetFeeConfigRequest', FeeBody, { fixedFeeCents: 200_000_000_000, variableBps: 10_000 }, true],
+      ['SetFeeConfigRequest', FeeBody, { fixedFeeCents: 200_000_000_001, variableBps: 0 }, false],
+      ['CreatePseDepositRequest', CreatePseDepositBody, { ...pse, amountCents: 200_000_000_000 }, true],
+      ['CreatePseDepositRequest', CreatePseDepositBody, { ...pse, amountCents: 200_000_000_001 }, false],
+      ['PatchCompanyRequest', PatchCompanyBody, { rateLimitMultiplier: 1.15 }, true],
+      ['PatchCompanyRequest', PatchCompanyBody, { rateLimitMultiplier: 999_999.99 }, true],
+      ['PatchCompanyRequest', PatchCompanyBody, { rateLimitMultiplier: 1.155 }, false],
+    ];
+    for (const [id, schema, body, ok] of cases) {
+      const validate = validatorOf(`/components/schemas/${id}`);
+      expect(`${id} ${JSON.stringify(body)}: ${validate(body)}`).toBe(`${id} ${JSON.stringify(body)}: ${ok}`);
+      expect(`${id} ${JSON.stringify(body)}: ${accepts(schema, body)}`).toBe(`${id} ${JSON.stringify(body)}: ${ok}`);
     }
   });
 
