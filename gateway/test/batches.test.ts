@@ -71,7 +71,7 @@ const ach = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const postCsv = (csv: string | Buffer, query = '', headers: Record<string, string> = {}, token = writeKey) =>
-  api.post(`/transfers/batches${query}`, { token, raw: csv, headers: { 'content-type': 'text/csv; charset=utf-8', ...headers } });
+  api.post(`/transfers/batches/csv${query}`, { token, raw: csv, headers: { 'content-type': 'text/csv; charset=utf-8', ...headers } });
 function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
   expect({ status: r.status, error: r.body?.error }).toEqual({ status, error: code });
 }
@@ -150,8 +150,10 @@ describe('POST /transfers/batches (JSON)', () => {
     expectError(await api.post('/transfers/batches', { token: writeKey, body: { items: [] } }), 400, 'INVALID_REQUEST');
     expectError(await api.post('/transfers/batches', { token: writeKey, body: { items: [breb()], mode: 'some' } }), 400, 'INVALID_REQUEST');
     expectError(await api.post('/transfers/batches', { token: writeKey, body: { items: [breb()], extra: 1 } }), 400, 'INVALID_REQUEST');
-    // Batch fields of a JSON request go in the body, not the query string.
-    expectError(await api.post('/transfers/batches?mode=all', { token: writeKey, body: { items: [breb()] } }), 400, 'INVALID_REQUEST');
+    // Batch fields of a JSON request go in the body: the query string takes none (the CSV operation's are its own).
+    const inQuery = await api.post('/transfers/batches?mode=all', { token: writeKey, body: { items: [breb()] } });
+    expectError(inQuery, 400, 'INVALID_REQUEST');
+    expect(inQuery.body.details.fields).toEqual([{ path: 'query.mode', message: 'Campo no permitido.' }]);
     const many = await api.post('/transfers/batches', { token: writeKey, body: { items: Array.from({ length: 10_001 }, () => breb()) } });
     expectError(many, 422, 'VALIDATION_ERROR');
     expect(many.body.message).toBe('El lote no puede tener más de 10.000 ítems.');
@@ -174,17 +176,24 @@ describe('POST /transfers/batches (JSON)', () => {
       'UNSUPPORTED_MEDIA_TYPE',
     );
     expectError(
-      await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv; charset=iso-8859-1' } }),
+      await api.post('/transfers/batches/csv', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv; charset=iso-8859-1' } }),
       415,
       'UNSUPPORTED_MEDIA_TYPE',
     );
+    // Each operation takes its own media type: a CSV file to the JSON one, JSON to the CSV one.
+    expectError(
+      await api.post('/transfers/batches', { token: writeKey, raw: 'amount\n1\n', headers: { 'content-type': 'text/csv' } }),
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+    );
+    expectError(await api.post('/transfers/batches/csv', { token: writeKey, body: { items: [breb()] } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     const tooBig = await postCsv(Buffer.alloc(10 * 1024 * 1024 + 1, 'a'));
     expectError(tooBig, 413, 'PAYLOAD_TOO_LARGE');
     expect(tooBig.body.message).toContain('10 MiB');
   });
 });
 
-describe('POST /transfers/batches (CSV)', () => {
+describe('POST /transfers/batches/csv', () => {
   const csv =
     '\uFEFFamount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference\r\n' +
     '150000,50;PHONE;3001234567;Ana Pérez;1012345678;;;;;;;;n-1\r\n' +
@@ -337,12 +346,18 @@ describe('a batch after creation', () => {
 });
 
 describe('OpenAPI', () => {
-  it('serves the seven batch operations, the create one with both request types', async () => {
+  it('serves the eight batch operations: create from JSON and from a CSV file (its fields in the query), each with its one request type', async () => {
     const doc = (await api.get('/openapi.json')).body;
     expect(Object.keys(doc.paths['/transfers/batches']).sort()).toEqual(['get', 'post']);
     for (const p of ['/transfers/batches/{id}', '/transfers/batches/{id}/items', '/transfers/batches/{id}/results.csv']) expect(doc.paths[p].get).toBeDefined();
     for (const p of ['/transfers/batches/{id}/execute', '/transfers/batches/{id}/cancel']) expect(doc.paths[p].post).toBeDefined();
-    expect(Object.keys(doc.paths['/transfers/batches'].post.requestBody.content).sort()).toEqual(['application/json', 'text/csv']);
+    expect(Object.keys(doc.paths['/transfers/batches'].post.requestBody.content)).toEqual(['application/json']);
+    const inQuery = (op: { parameters?: Array<{ $ref?: string; in?: string; name?: string }> }) =>
+      (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(inQuery(doc.paths['/transfers/batches'].post)).toEqual([]);
+    const csv = doc.paths['/transfers/batches/csv'].post;
+    expect(Object.keys(csv.requestBody.content)).toEqual(['text/csv']);
+    expect(inQuery(csv)).toEqual(['reference', 'description', 'mode']);
     expect(doc.paths['/transfers/batches/{id}'].get.responses['404'].content['application/json'].schema.allOf[1].properties.error.enum).toEqual([
       'BATCH_NOT_FOUND',
     ]);

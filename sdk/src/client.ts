@@ -202,14 +202,18 @@ class Transfers extends Resource {
 const FINAL = new Set(['COMPLETED', 'FAILED', 'REJECTED', 'EXPIRED', 'REVERSED']);
 
 class Batches extends Resource {
-  /** Creates a bulk payout from JSON items, or from a CSV text (`{ csv, ...query }`). Carries an Idempotency-Key. */
-  create(body: RequestBody<'createBatch'>, opts?: CallOptions & { query?: QueryOf<'createBatch'> }): Promise<Answer<'createBatch'>>;
-  create(input: { csv: string } & QueryOf<'createBatch'>, opts?: CallOptions): Promise<Answer<'createBatch'>>;
-  create(input: RequestBody<'createBatch'> | ({ csv: string } & QueryOf<'createBatch'>), opts?: CallOptions & { query?: QueryOf<'createBatch'> }) {
+  /**
+   * Creates a bulk payout from JSON items (POST /transfers/batches), or from a CSV text
+   * (`{ csv, ...query }`: POST /transfers/batches/csv, the batch fields in the query). Carries an
+   * Idempotency-Key.
+   */
+  create(body: RequestBody<'createBatch'>, opts?: CallOptions): Promise<Answer<'createBatch'>>;
+  create(input: { csv: string } & QueryOf<'createBatchCsv'>, opts?: CallOptions): Promise<Answer<'createBatchCsv'>>;
+  create(input: RequestBody<'createBatch'> | ({ csv: string } & QueryOf<'createBatchCsv'>), opts?: CallOptions) {
     if (input && typeof input === 'object' && 'csv' in input && typeof input.csv === 'string') {
       const { csv, ...query } = input;
-      return this.t.run('createBatch', opts, (init: Init) =>
-        this.api.POST('/transfers/batches', {
+      return this.t.run('createBatchCsv', opts, (init: Init) =>
+        this.api.POST('/transfers/batches/csv', {
           params: { query },
           body: csv as never,
           bodySerializer: (b: unknown) => b as string,
@@ -218,9 +222,7 @@ class Batches extends Resource {
         }),
       );
     }
-    return this.t.run('createBatch', opts, (init: Init) =>
-      this.api.POST('/transfers/batches', { params: { query: opts?.query ?? {} }, body: input as RequestBody<'createBatch'>, ...init }),
-    );
+    return this.t.run('createBatch', opts, (init: Init) => this.api.POST('/transfers/batches', { body: input as RequestBody<'createBatch'>, ...init }));
   }
   list(query: ListQuery<'listBatches'> = {}, opts?: CallOptions): Paginator<Answer<'listBatches'>['items'][number]> {
     return new Paginator((cursor) =>

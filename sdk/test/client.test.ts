@@ -275,6 +275,7 @@ describe('WalletClient against a real HTTP server', () => {
     expect(await client.batches.resultsCsv('b1')).toBe('a,b\n1,2\n');
     await client.batches.create({ csv: 'amount,keyValue\n1000,3001234567\n', mode: 'valid_only' } as never);
     const created = f.seen.at(-1)!;
+    expect(created.path).toBe('/transfers/batches/csv');
     expect(created.headers['content-type']).toBe('text/csv');
     expect(created.body).toBe('amount,keyValue\n1000,3001234567\n');
     expect(created.query.get('mode')).toBe('valid_only');
@@ -302,6 +303,7 @@ describe('WalletClient against a real HTTP server', () => {
       ['quoteAch', () => client.transfers.quoteAch({ amount: 100 })],
       ['sendTransfer', () => client.transfers.send(SEND)],
       ['createBatch', () => client.batches.create(any)],
+      ['createBatchCsv', () => client.batches.create({ csv: 'amount\n100\n' })],
       ['listBatches', () => client.batches.list().toArray()],
       ['executeBatch', () => client.batches.execute(id)],
       ['cancelBatch', () => client.batches.cancel(id)],

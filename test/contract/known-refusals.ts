@@ -10,7 +10,8 @@
  * bounds (integers with the server's maximum), the send's variants (oneOf), the AML entry's variants and
  * its bank codes (enum), the collect key's `@`, patterns of listing filters and anchor handles, blank
  * texts (`\S`), at least one field to change (minProperties), wallets without repeats (uniqueItems),
- * two decimals (multipleOf 0.01).
+ * two decimals (multipleOf 0.01), the CSV batch's envelope (its own operation, createBatchCsv), the
+ * endpoint quota (409 WEBHOOK_ENDPOINT_LIMIT_REACHED, a business answer).
  */
 export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   // One field against another, or against the clock: JSON Schema cannot compare values.
@@ -22,12 +23,6 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'listTransactions query.to',
   'sendTransfer targetDocument', // ACH: when given, the account's own document (destination.bankAccount.documentNumber)
 
-  // One part of the request against another: the query parameters of a batch upload are its CSV form's
-  // envelope; with a JSON body the envelope is in the body, and both at once is ambiguous.
-  'createBatch query.description',
-  'createBatch query.mode',
-  'createBatch query.reference',
-
   // Depends on the installation and the caller: an invitation (always in production, always for a
   // named operator) takes no password; the document cannot know which enrolment is configured.
   'adminCreateDashboardUser password',
@@ -35,9 +30,4 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   // A 400 the reference gives on purpose (§7.3): the bank or account is rejected by internal rules
   // (a bank that cannot be routed, a placeholder account number).
   'sendTransfer (DESTINATION_REJECTED, no fields)',
-
-  // Quotas answered as 400 (20 endpoints per company / for the platform): no schema can say it; a
-  // business code (409/422) would tell an integrator it is not the request's shape.
-  'adminCreatePlatformWebhookEndpoint url',
-  'createWebhookEndpoint url',
 ];

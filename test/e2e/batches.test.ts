@@ -18,7 +18,7 @@ describe('bulk payouts end to end', () => {
   const holders: Array<{ key: string; name: string; doc: string }> = [];
 
   const csv = (text: string, qs = '', key = co.writeKey, extra: Record<string, string> = {}) =>
-    stack.http('POST', `/transfers/batches${qs}`, { token: key, raw: { type: 'text/csv; charset=utf-8', data: text }, headers: extra });
+    stack.http('POST', `/transfers/batches/csv${qs}`, { token: key, raw: { type: 'text/csv; charset=utf-8', data: text }, headers: extra });
   const batchCount = async (companyKey = co.readKey) =>
     (await stack.http('GET', '/transfers/batches?limit=100', { token: companyKey })).body.items.length as number;
   const final = (id: string, timeoutMs = 120_000) =>
@@ -57,6 +57,68 @@ describe('bulk payouts end to end', () => {
   afterEach(async () => {
     const report = await stack.invariants();
     expect(report.violations).toEqual([]);
+  });
+
+  it('the same sends as a CSV file (POST …/csv) and as JSON make the same batch; each operation refuses the other media type', async () => {
+    const h = holders[3]!;
+    const file = `${HEADER}\n${brebLine('1500,50', h, 'TWIN-1')}\n${achLine('2000', 'TWIN-2')}\n`;
+    const fromCsv = await csv(file, '?reference=TWIN-CSV&mode=valid_only&description=Gemelo');
+    expect(fromCsv.status).toBe(201);
+    const fromJson = await stack.http('POST', '/transfers/batches', {
+      token: co.writeKey,
+      body: {
+        reference: 'TWIN-JSON',
+        description: 'Gemelo',
+        mode: 'valid_only',
+        items: [
+          {
+            amount: 150_050,
+            destination: { brebKey: { type: 'PHONE', value: h.key } },
+            targetName: h.name,
+            targetDocument: h.doc,
+            reference: 'TWIN-1',
+            description: 'Nómina',
+          },
+          {
+            amount: 200_000,
+            destination: {
+              bankAccount: {
+                bankId: 1,
+                accountTypeId: 20,
+                accountNumber: '12345678901',
+                documentTypeId: 1,
+                documentNumber: '1020304050',
+                holderFirstName: 'Ana María',
+                holderLastName: 'Pérez Gómez',
+              },
+            },
+            reference: 'TWIN-2',
+            description: 'Proveedores',
+          },
+        ],
+      },
+    });
+    expect(fromJson.status).toBe(201);
+    const shape = (b: Record<string, unknown>) => {
+      const { id, reference, source, createdAt, expiresAt, results, ...rest } = b;
+      void [id, reference, source, createdAt, expiresAt];
+      return { ...rest, results: (results as Array<Record<string, unknown>>).map(({ line, ...r }) => (void line, r)) };
+    };
+    expect(shape(fromCsv.body)).toEqual(shape(fromJson.body));
+    expect(fromCsv.body.status).toBe('VALIDATED');
+    expect(fromCsv.body.totals.map((t: { rail: string; amount: number }) => [t.rail, t.amount])).toEqual([
+      ['ACH', 200_000],
+      ['BREB', 150_050],
+    ]);
+    expect([fromCsv.body.source, fromJson.body.source]).toEqual(['csv', 'json']);
+    expect(fromCsv.body.reference).toBe('TWIN-CSV');
+    // JSON to the CSV operation, a CSV file to the JSON one: 415, and the JSON operation takes no query parameters.
+    expect((await stack.http('POST', '/transfers/batches/csv', { token: co.writeKey, body: { items: [] } })).status).toBe(415);
+    expect((await stack.http('POST', '/transfers/batches', { token: co.writeKey, raw: { type: 'text/csv', data: file } })).status).toBe(415);
+    const inQuery = await stack.http('POST', '/transfers/batches?reference=TWIN-Q', { token: co.writeKey, body: { items: [{}] } });
+    expect([inQuery.status, inQuery.body.details.fields]).toEqual([400, [{ path: 'query.reference', message: 'Campo no permitido.' }]]);
+    for (const b of [fromCsv.body, fromJson.body])
+      expect((await stack.http('POST', `/transfers/batches/${b.id}/cancel`, { token: co.writeKey })).status).toBe(200);
   });
 
   it('a 5,000-line CSV on both rails: invalid lines reported by line, valid_only executed with one reserve, results.csv', async () => {

@@ -25,18 +25,19 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]+)"?/i;
  * Reads a request body: JSON (415 for another content type or a content encoding, 400
  * INVALID_REQUEST for bytes that are not UTF-8 JSON; an empty body reads as `undefined`, the schema
  * then says what is missing), or — with `csv` — also `text/csv` (charset
- * omitted or UTF-8; a declared other charset is 415), kept as bytes for the handler to parse (it
+ * omitted or UTF-8; a declared other charset is 415), or — with `csv: 'only'` — `text/csv` alone, kept as bytes for the handler to parse (it
  * checks the UTF-8 itself, to answer in the file's terms). `limit`: 413 above it (default 1 MiB).
  */
-export async function readBody(req: IncomingMessage, opts: { limit?: number; csv?: boolean } = {}): Promise<RequestBody> {
+export async function readBody(req: IncomingMessage, opts: { limit?: number; csv?: boolean | 'only' } = {}): Promise<RequestBody> {
   const limit = opts.limit ?? MAX_BODY_BYTES;
   const type = req.headers['content-type'] ?? '';
-  const csv = opts.csv === true && CSV_TYPE.test(type);
+  const csvOnly = opts.csv === 'only';
+  const csv = csvOnly || (opts.csv === true && CSV_TYPE.test(type));
   if (!hasBody(req)) return csv ? { type: 'csv', raw: Buffer.alloc(0) } : { type: 'json', value: undefined, raw: Buffer.alloc(0) };
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
   const charset = CHARSET.exec(type)?.[1]?.toLowerCase();
   const csvCharsetOk = charset === undefined || charset === 'utf-8' || charset === 'utf8';
-  if (!(csv ? csvCharsetOk : JSON_TYPE.test(type)) || encoding !== 'identity') {
+  if (!(csv ? CSV_TYPE.test(type) && csvCharsetOk : JSON_TYPE.test(type)) || encoding !== 'identity') {
     await drain(req, limit);
     throw new AppError('UNSUPPORTED_MEDIA_TYPE');
   }

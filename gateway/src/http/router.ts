@@ -85,7 +85,10 @@ export function buildRouter(routes: readonly AnyRoute[], deps: RouterDeps): Rout
       const idempotencyKey = def.idempotent ? parseIdempotencyKey(ctx.req.headers['idempotency-key']) : undefined;
       const params = def.params ? parseParams(def.params, ctx.params, def.paramErrors) : undefined;
       const query = def.query ? parseOrThrow(def.query, ctx.query, 'query') : undefined;
-      const read = def.body ? await readBody(ctx.req, { limit: def.bodyLimitBytes, csv: def.csv !== undefined }) : undefined;
+      const read =
+        def.body || def.csv?.only
+          ? await readBody(ctx.req, { limit: def.bodyLimitBytes, csv: def.csv === undefined ? false : def.csv.only ? 'only' : true })
+          : undefined;
       const body = read?.type === 'json' ? parseOrThrow(def.body!, read.value) : undefined;
       const rawBody = def.rawBody || read?.type === 'csv' ? read?.raw : undefined;
       const trail = audited

@@ -179,16 +179,21 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('documents both request types of a CSV route (text/csv as a string with its columns) and a body limit above 1 MiB', () => {
+  it('documents a CSV-only route (text/csv as a string with its columns, its query fields) beside its JSON twin, and a body limit above 1 MiB', () => {
     const create = doc.paths['/transfers/batches']!.post;
-    expect(Object.keys(create.requestBody.content)).toEqual(['application/json', 'text/csv']);
+    expect(Object.keys(create.requestBody.content)).toEqual(['application/json']);
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateBatchRequest' });
-    const csv = create.requestBody.content['text/csv'].schema;
+    const upload = doc.paths['/transfers/batches/csv']!.post;
+    expect(upload.requestBody.required).toBe(true);
+    expect(Object.keys(upload.requestBody.content)).toEqual(['text/csv']);
+    const csv = upload.requestBody.content['text/csv'].schema;
     expect(csv.type).toBe('string');
     for (const column of ['amountCents', 'keyType', 'bankId', 'accountTypeId', 'documentTypeId', 'holderLastName']) expect(csv.description).toContain(column);
-    expect(create.description).toContain('Request body up to 10 MiB');
-    expect(create.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
-    expect(create.responses['415'].description).toContain('UNSUPPORTED_MEDIA_TYPE');
+    for (const op of [create, upload]) {
+      expect(op.description).toContain('Request body up to 10 MiB');
+      expect(op.responses['413'].description).toContain('PAYLOAD_TOO_LARGE');
+      expect(op.responses['415'].description).toContain('UNSUPPORTED_MEDIA_TYPE');
+    }
     // Items are documented as sends, yet any value is taken (an item that is not a send is an invalid item, not a 400).
     expect(doc.components.schemas.CreateBatchRequest.properties.items.items.anyOf).toEqual([{ $ref: '#/components/schemas/SendTransferRequest' }, {}]);
     // A JSON-only route keeps one request type.

@@ -317,8 +317,8 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   else if (route.auth.kind === 'session') op.security = [{ sessionToken: [] }];
   else op.security = route.signedBy === 'provider' ? [{ providerSignature: [] }] : [];
   if (rateClass) op['x-rate-limit-class'] = rateClass;
-  if (route.body) {
-    const content: Json = { 'application/json': { schema: components.ref(route.body, 'input') } };
+  if (route.body || route.csv?.only) {
+    const content: Json = route.body ? { 'application/json': { schema: components.ref(route.body, 'input') } } : {};
     // A CSV file is parsed by the handler, not by a schema: a string, with its columns described.
     if (route.csv) content['text/csv'] = { schema: { type: 'string', description: route.csv.description } };
     op.requestBody = { required: true, content };
@@ -337,7 +337,7 @@ export function errorStatuses(route: AnyRoute): Map<number, ErrorCode[]> {
   // Every operation reads `Wallet-Version` (http/api-versions.ts).
   codes.add('UNSUPPORTED_API_VERSION');
   if (route.params || route.query || route.body) codes.add('INVALID_REQUEST');
-  if (route.body) {
+  if (route.body || route.csv?.only) {
     codes.add('PAYLOAD_TOO_LARGE');
     codes.add('UNSUPPORTED_MEDIA_TYPE');
   }

@@ -280,8 +280,8 @@ export interface paths {
     get: operations['listBatches'];
     put?: never;
     /**
-     * Create a bulk payout (JSON or CSV): validate every item, move no money
-     * @description Up to 10,000 sends in one request, as JSON (`items`: each exactly what POST /transfers/send takes) or as a CSV file (`Content-Type: text/csv`; the batch fields in the query string). Every item gets every check a send gets, and nothing is reserved: the answer is the batch (VALIDATED, or REJECTED in mode `all` when an item is invalid) with one result per item. An item that is not a valid send is an invalid item (`valid: false`, `error`, `message`; `line` for CSV), not a request error. Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute). A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.
+     * Create a bulk payout (JSON): validate every item, move no money
+     * @description Up to 10,000 sends in one request (`items`: each exactly what POST /transfers/send takes); a CSV file goes to POST /transfers/batches/csv. Every item gets every check a send gets, and nothing is reserved: the answer is the batch (VALIDATED, or REJECTED in mode `all` when an item is invalid) with one result per item. An item that is not a valid send is an invalid item (`valid: false`, `error`, `message`), not a request error. Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute). A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.
      *
      *     Scope: **WRITE**.
      *
@@ -294,6 +294,36 @@ export interface paths {
      *     Rate class: **Financial operations** (10/min by default).
      */
     post: operations['createBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/transfers/batches/csv': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a bulk payout from a CSV file: validate every line, move no money
+     * @description Up to 10,000 lines (`Content-Type: text/csv`, UTF-8; the columns below), the batch fields in the query string. The same batch as POST /transfers/batches makes from JSON: every line gets every check a send gets, nothing is reserved, and a line that is not a valid send is an invalid item (`valid: false`, `error`, `message`, `line`), not a request error. Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute). A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     The `Idempotency-Key` is passed on and bound to what the request creates: a retry after an unknown outcome answers that, never a second one.
+     *
+     *     Request body up to 10 MiB (more → 413 PAYLOAD_TOO_LARGE).
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    post: operations['createBatchCsv'];
     delete?: never;
     options?: never;
     head?: never;
@@ -4309,11 +4339,7 @@ export interface operations {
   };
   createBatch: {
     parameters: {
-      query?: {
-        reference?: string;
-        description?: string;
-        mode?: 'all' | 'valid_only';
-      };
+      query?: never;
       header?: {
         /** @description Optional caller-chosen request id. */
         'X-Request-Id'?: components['parameters']['RequestId'];
@@ -4390,7 +4416,6 @@ export interface operations {
          *     }
          */
         'application/json': components['schemas']['CreateBatchRequest'];
-        'text/csv': string;
       };
     };
     responses: {
@@ -4470,6 +4495,242 @@ export interface operations {
            *       "validCount": 4
            *     }
            */
+          'application/json': components['schemas']['BatchCreated'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `WALLET_NOT_PROVISIONED`: La empresa no tiene billeteras aprovisionadas. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'WALLET_NOT_PROVISIONED';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`REFERENCE_CONFLICT`: La referencia ya se usó con una solicitud diferente. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'REFERENCE_CONFLICT';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `VALIDATION_ERROR`: La solicitud no cumple las reglas de validación. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'VALIDATION_ERROR';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `BREB_DIRECTORY_LOOKUP_FAILED`: El directorio Bre-B no responde; intente de nuevo.<br>`SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'BREB_DIRECTORY_LOOKUP_FAILED' | 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createBatchCsv: {
+    parameters: {
+      query?: {
+        reference?: string;
+        description?: string;
+        mode?: 'all' | 'valid_only';
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'text/csv': string;
+      };
+    };
+    responses: {
+      /** @description The batch, validated, with one result per item (also on a reference or key replay). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -8389,7 +8650,7 @@ export interface operations {
             | components['schemas']['InsufficientScopeError'];
         };
       };
-      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos. */
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`WEBHOOK_ENDPOINT_LIMIT_REACHED`: Se alcanzó el máximo de endpoints de webhook; elimine uno antes de crear otro. */
       409: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -8403,7 +8664,7 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE';
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'WEBHOOK_ENDPOINT_LIMIT_REACHED';
           };
         };
       };

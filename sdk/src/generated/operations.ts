@@ -6,6 +6,7 @@ export const operations = {
   assignBrebDeposit: { method: 'POST', path: '/deposits/{id}/assign', idempotencyKey: true },
   cancelBatch: { method: 'POST', path: '/transfers/batches/{id}/cancel', idempotencyKey: false },
   createBatch: { method: 'POST', path: '/transfers/batches', idempotencyKey: true },
+  createBatchCsv: { method: 'POST', path: '/transfers/batches/csv', idempotencyKey: true },
   createCollectKey: { method: 'POST', path: '/breb/collect-keys', idempotencyKey: true },
   createPseDeposit: { method: 'POST', path: '/deposits/pse', idempotencyKey: true },
   createWebhookEndpoint: { method: 'POST', path: '/webhooks/endpoints', idempotencyKey: true },
@@ -94,6 +95,7 @@ export const errorCodes = [
   'VALIDATION_ERROR',
   'WALLET_NOT_PROVISIONED',
   'WEBHOOK_DELIVERY_NOT_FOUND',
+  'WEBHOOK_ENDPOINT_LIMIT_REACHED',
   'WEBHOOK_ENDPOINT_NOT_FOUND',
 ] as const;
 

@@ -33,7 +33,7 @@ export function webhookEndpointRoutes(webhooks: WebhookClient): AnyRoute[] {
       idempotent: true,
       body: CreateWebhookEndpointBody,
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
-      errors: ['SERVICE_UNAVAILABLE'],
+      errors: ['SERVICE_UNAVAILABLE', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
       handler: async ({ body, call }) => {
         const r = await webhooks.createEndpoint(createEndpointRequest(body), call);
         return { status: 201, body: endpointWithSecretToApi(r) };

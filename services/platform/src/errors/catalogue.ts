@@ -134,6 +134,12 @@ export const ERRORS = {
     grpc: GrpcStatus.FAILED_PRECONDITION,
     message: 'La empresa no tiene un administrador activo del panel a quien entregar la credencial.',
   },
+  /** A company (or the platform) already has the most webhook endpoints it may have (details.limit); delete one first. */
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: {
+    http: 409,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'Se alcanzó el máximo de endpoints de webhook; elimine uno antes de crear otro.',
+  },
   CREDIT_REQUEST_NOT_PENDING: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La solicitud de crédito ya fue decidida; no admite otra decisión.' },
   /** Internal (ledger → transfer): a Reserve whose key was voided because its send was given up. */
   RESERVE_VOIDED: { http: 409, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La reserva de fondos fue anulada: la transferencia ya no se procesa.' },

@@ -1,4 +1,4 @@
-import { invalidRequest, type FieldProblem } from '@wallet/platform';
+import { AppError, invalidRequest, type FieldProblem } from '@wallet/platform';
 import { PLATFORM_EVENT_TYPES, PLATFORM_TENANT, WEBHOOK_EVENT_TYPES } from '../domain/event-types.js';
 import { newEndpointId } from '../domain/ids.js';
 import { newSigningSecret } from '../domain/secrets.js';
@@ -41,15 +41,13 @@ export class CreateEndpoint {
     checkDescription(r.description, problems);
     if (problems.length > 0) throw invalidRequest(problems);
     if ((await store.listEndpoints(cid)).length >= MAX_ENDPOINTS_PER_COMPANY) {
-      throw invalidRequest([
-        {
-          path: 'url',
-          message:
-            cid === PLATFORM_TENANT
-              ? `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints de plataforma.`
-              : `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa.`,
-        },
-      ]);
+      throw new AppError(
+        'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+        cid === PLATFORM_TENANT
+          ? `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints de plataforma; elimine uno antes de crear otro.`
+          : `Se permiten como máximo ${MAX_ENDPOINTS_PER_COMPANY} endpoints por empresa; elimine uno antes de crear otro.`,
+        { limit: MAX_ENDPOINTS_PER_COMPANY },
+      );
     }
     const secret = newSigningSecret();
     const endpoint = await store.insertEndpoint({

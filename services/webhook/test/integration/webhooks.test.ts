@@ -346,6 +346,23 @@ describe('webhook service', () => {
     const none = await failure(svc.client.createEndpoint({ url: 'http://127.0.0.1:9/x', events: [] }, h.ctx(co)));
     expect((none.details as { fields: Array<{ path: string }> }).fields.map((f) => f.path)).toEqual(['events']);
   });
+
+  it('keeps at most 20 live endpoints per company: the 21st is a 409 WEBHOOK_ENDPOINT_LIMIT_REACHED (not a request error) until one is deleted', async () => {
+    const co = `co-${randomUUID()}`;
+    const create = (i: number) => svc.client.createEndpoint({ url: `http://127.0.0.1:9/limit/${i}`, events: ['transfer.completed'] }, h.ctx(co));
+    const made = [];
+    for (let i = 0; i < 20; i++) made.push((await create(i)).endpoint!);
+    const full = await failure(create(20));
+    expect(full.code).toBe('WEBHOOK_ENDPOINT_LIMIT_REACHED');
+    expect(full.details).toEqual({ limit: 20 });
+    expect(full.message).toBe('Se permiten como máximo 20 endpoints por empresa; elimine uno antes de crear otro.');
+    // Another company is not affected by this one's endpoints.
+    expect(
+      (await svc.client.createEndpoint({ url: 'http://127.0.0.1:9/other', events: ['transfer.completed'] }, h.ctx(`co-${randomUUID()}`))).endpoint,
+    ).toBeDefined();
+    await svc.client.deleteEndpoint({ id: made[0]!.id }, h.ctx(co));
+    expect((await create(21)).endpoint!.url).toBe('http://127.0.0.1:9/limit/21');
+  });
 });
 
 describe('webhook service: giving up', () => {

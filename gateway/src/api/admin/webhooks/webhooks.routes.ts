@@ -47,7 +47,7 @@ export function adminWebhookRoutes(webhooks: WebhookClient): AnyRoute[] {
       audit: { change: 'service' },
       body: CreatePlatformEndpointBody,
       responses: { 201: { description: 'The endpoint with its signing secret.', schema: WebhookEndpointWithSecretSchema } },
-      errors: ['SERVICE_UNAVAILABLE'],
+      errors: ['SERVICE_UNAVAILABLE', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'],
       handler: async ({ body, call }) => {
         const r = await webhooks.createPlatformEndpoint(createEndpointRequest(body), call);
         return { status: 201, body: endpointWithSecretToApi(r) };

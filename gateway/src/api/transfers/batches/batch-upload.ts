@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { invalidRequest } from '@wallet/platform';
 import type { transferV1 } from '@wallet/proto';
 import { parseBatchCsv } from './batch-csv.js';
 import { assertUniqueReferences, MAX_BATCH_ITEMS, toBatchItemInput, tooManyItems, validateItems, type BatchItemDraft } from './batch-items.js';
 import { requestHash } from '../presenters.js';
-import type { CreateBatchBody, CreateBatchQuery } from './schemas.js';
+import type { CreateBatchBody, CreateBatchCsvQuery } from './schemas.js';
 
-/** What a create request carries, whichever the media type: JSON (the envelope in the body) or CSV (the lines in the body, the envelope in the query). */
-export interface BatchUpload {
-  bodyType: string | undefined;
-  rawBody: Buffer | undefined;
-  query: z.output<typeof CreateBatchQuery>;
-  body: z.output<typeof CreateBatchBody>;
-}
+/**
+ * What a create request carries: JSON (`POST /transfers/batches`, the batch fields in the body) or a
+ * CSV file (`POST /transfers/batches/csv`, the lines in the body, the batch fields in the query).
+ */
+export type BatchUpload =
+  { kind: 'json'; body: z.output<typeof CreateBatchBody> } | { kind: 'csv'; rawBody: Buffer | undefined; query: z.output<typeof CreateBatchCsvQuery> };
 
 /**
  * Decodes an upload into the transfer service's CreateBatch request: the envelope, every item
@@ -22,11 +20,11 @@ export interface BatchUpload {
  * canonical body). References repeated within the upload are refused before anything is sent.
  */
 export function createBatchRequest(upload: BatchUpload, idempotencyKey: string | undefined): transferV1.CreateBatchRequest {
-  const { bodyType, rawBody, query, body } = upload;
   let drafts: BatchItemDraft[];
   let batch: { reference: string | undefined; description: string | undefined; mode: string };
   let hash: string;
-  if (bodyType === 'csv') {
+  if (upload.kind === 'csv') {
+    const { rawBody, query } = upload;
     const raw = rawBody ?? Buffer.alloc(0);
     batch = { reference: query.reference, description: query.description, mode: query.mode ?? 'all' };
     drafts = parseBatchCsv(raw);
@@ -35,12 +33,7 @@ export function createBatchRequest(upload: BatchUpload, idempotencyKey: string |
       .update(raw)
       .digest('hex');
   } else {
-    const inQuery = Object.entries(query)
-      .filter(([, v]) => v !== undefined)
-      .map(([k]) => k);
-    if (inQuery.length > 0) {
-      throw invalidRequest(inQuery.map((k) => ({ path: `query.${k}`, message: 'Solo con Content-Type text/csv; en JSON va en el cuerpo.' })));
-    }
+    const { body } = upload;
     if (body.items.length > MAX_BATCH_ITEMS) throw tooManyItems();
     batch = { reference: body.reference, description: body.description, mode: body.mode };
     drafts = body.items.map((input) => ({ line: null, input }));
@@ -51,7 +44,7 @@ export function createBatchRequest(upload: BatchUpload, idempotencyKey: string |
     reference: batch.reference,
     description: batch.description,
     mode: batch.mode.toUpperCase(),
-    source: bodyType === 'csv' ? 'CSV' : 'JSON',
+    source: upload.kind === 'csv' ? 'CSV' : 'JSON',
     requestHash: hash,
     // The transfer service binds the key to the batch it creates: a retry gets that batch.
     idempotencyKey,

@@ -1,7 +1,8 @@
 import { z } from 'zod';
+import type { CallContext, ErrorCode } from '@wallet/platform';
 import { BATCH_CSV_DESCRIPTION } from './batch-csv.js';
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS } from './batch-items.js';
-import { createBatchRequest } from './batch-upload.js';
+import { createBatchRequest, type BatchUpload } from './batch-upload.js';
 import { BATCH_RESULTS_COLUMNS, batchResultsCsv } from './batch-results.js';
 import { batchCreatedToApi, batchItemPageToApi, batchToApi } from './presenters.js';
 import type { TransferClient } from '../../../clients/transfer-client.js';
@@ -11,6 +12,7 @@ import {
   BatchPageSchema,
   BatchSchema,
   CreateBatchBody,
+  CreateBatchCsvQuery,
   CreateBatchQuery,
   ListBatchesQuery,
   ListBatchItemsQuery,
@@ -28,39 +30,63 @@ export interface BatchRouteSettings {
   executeDeadlineMs: number;
 }
 
-/** The bulk payouts (docs/batches.md): create (JSON or CSV), execute, cancel, read, and the results file. */
+/** What both ways of creating a batch promise (JSON and CSV). */
+const BATCH_CREATE_RULES = [
+  'Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute).',
+  'A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.',
+];
+
+const createBatchCommon = {
+  auth: { kind: 'apiKey', scope: 'WRITE' },
+  rateClass: 'FINANCIAL',
+  idempotent: 'bound',
+  bodyLimitBytes: MAX_BATCH_BODY_BYTES,
+  responses: { 201: { description: 'The batch, validated, with one result per item (also on a reference or key replay).', schema: BatchCreatedSchema } },
+  errors: ['VALIDATION_ERROR', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'] as ErrorCode[],
+} as const;
+
+/** The bulk payouts (docs/batches.md): create (JSON, or a CSV file at …/csv), execute, cancel, read, and the results file. */
 export function batchRoutes(transfers: TransferClient, settings: BatchRouteSettings = { createDeadlineMs: 55_000, executeDeadlineMs: 20_000 }): AnyRoute[] {
   const notFound = { id: 'BATCH_NOT_FOUND' } as const;
+  const createBatch = async (upload: BatchUpload, call: CallContext, idempotencyKey: string | undefined) => {
+    const res = await transfers.createBatch(createBatchRequest(upload, idempotencyKey), call, { deadlineMs: settings.createDeadlineMs });
+    return { status: 201, body: batchCreatedToApi(res), ...(res.idempotencyKeyReplayed ? { headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : {}) };
+  };
   return [
     defineRoute({
       method: 'POST',
       path: '/transfers/batches',
       operationId: 'createBatch',
       tags: ['Transfers'],
-      summary: 'Create a bulk payout (JSON or CSV): validate every item, move no money',
+      summary: 'Create a bulk payout (JSON): validate every item, move no money',
       description: [
-        `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} sends in one request, as JSON (\`items\`: each exactly what POST /transfers/send takes)`,
-        'or as a CSV file (`Content-Type: text/csv`; the batch fields in the query string). Every item gets every check a send gets,',
+        `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} sends in one request (\`items\`: each exactly what POST /transfers/send takes);`,
+        'a CSV file goes to POST /transfers/batches/csv. Every item gets every check a send gets,',
         'and nothing is reserved: the answer is the batch (VALIDATED, or REJECTED in mode `all` when an item is invalid) with one result per item.',
-        'An item that is not a valid send is an invalid item (`valid: false`, `error`, `message`; `line` for CSV), not a request error.',
-        'Item `reference`s must not repeat within the batch (422 VALIDATION_ERROR, nothing created). Execute it within 24 h (POST …/execute).',
-        'A repeated batch `reference` with the same request, or the same `Idempotency-Key`, answers the batch already created.',
+        'An item that is not a valid send is an invalid item (`valid: false`, `error`, `message`), not a request error.',
+        ...BATCH_CREATE_RULES,
       ].join(' '),
-      auth: { kind: 'apiKey', scope: 'WRITE' },
-      rateClass: 'FINANCIAL',
-      idempotent: 'bound',
+      ...createBatchCommon,
       query: CreateBatchQuery,
       body: CreateBatchBody,
-      csv: { description: BATCH_CSV_DESCRIPTION },
-      bodyLimitBytes: MAX_BATCH_BODY_BYTES,
-      responses: { 201: { description: 'The batch, validated, with one result per item (also on a reference or key replay).', schema: BatchCreatedSchema } },
-      errors: ['VALIDATION_ERROR', 'REFERENCE_CONFLICT', 'WALLET_NOT_PROVISIONED', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
-      handler: async ({ body, bodyType, rawBody, query, call, idempotencyKey }) => {
-        const res = await transfers.createBatch(createBatchRequest({ bodyType, rawBody, query, body }, idempotencyKey), call, {
-          deadlineMs: settings.createDeadlineMs,
-        });
-        return { status: 201, body: batchCreatedToApi(res), ...(res.idempotencyKeyReplayed ? { headers: { [IDEMPOTENT_REPLAYED_HEADER]: 'true' } } : {}) };
-      },
+      handler: async ({ body, call, idempotencyKey }) => createBatch({ kind: 'json', body: body! }, call, idempotencyKey),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/transfers/batches/csv',
+      operationId: 'createBatchCsv',
+      tags: ['Transfers'],
+      summary: 'Create a bulk payout from a CSV file: validate every line, move no money',
+      description: [
+        `Up to ${MAX_BATCH_ITEMS.toLocaleString('en')} lines (\`Content-Type: text/csv\`, UTF-8; the columns below), the batch fields in the query string.`,
+        'The same batch as POST /transfers/batches makes from JSON: every line gets every check a send gets, nothing is reserved, and a line',
+        'that is not a valid send is an invalid item (`valid: false`, `error`, `message`, `line`), not a request error.',
+        ...BATCH_CREATE_RULES,
+      ].join(' '),
+      ...createBatchCommon,
+      query: CreateBatchCsvQuery,
+      csv: { description: BATCH_CSV_DESCRIPTION, only: true },
+      handler: async ({ rawBody, query, call, idempotencyKey }) => createBatch({ kind: 'csv', rawBody, query: query! }, call, idempotencyKey),
     }),
     defineRoute({
       method: 'POST',

@@ -204,10 +204,15 @@ const optionalQueryText = (max: number) =>
     .optional()
     .transform((s) => (s ? s : undefined));
 
-export const CreateBatchQuery = z.strictObject({
-  reference: optionalQueryText(100).meta({ description: 'text/csv only (JSON: in the body): the batch reference, 1-100 characters.' }),
-  description: optionalQueryText(255).meta({ description: 'text/csv only: the batch description.' }),
-  mode: z.enum(BATCH_MODES).optional().meta({ description: 'text/csv only: `all` (default) or `valid_only`.' }),
+/** The JSON operation takes no query parameters: a batch field there would be ignored (a `reference` losing its protection), so it is refused. */
+export const CreateBatchQuery = z.strictObject({});
+
+export const CreateBatchCsvQuery = z.strictObject({
+  reference: optionalQueryText(100).meta({
+    description: 'The batch reference, 1-100 characters: the same file and fields → that batch; another → 409 REFERENCE_CONFLICT.',
+  }),
+  description: optionalQueryText(255).meta({ description: 'The batch description.' }),
+  mode: z.enum(BATCH_MODES).optional().meta({ description: '`all` (default): any invalid line rejects the batch; `valid_only`: the valid lines run.' }),
 });
 
 export const ListBatchesQuery = z.strictObject({
