@@ -155,6 +155,30 @@ describe('admin operators (production)', () => {
     const off = await adm('DELETE', `/admin/operators/${ciro.body.result.operator.id}`, a);
     expect(off.status).toBe(202);
     expect((await adm('POST', `/admin/approval-requests/${off.body.id}/approve`, b)).body.result.operator.status).toBe('DISABLED');
+
+    // Every change that weakens a control waits for the other operator: a lower threshold, a fee, an AML
+    // removal. Beto finds them in the queue, reads one, approves one and rejects the others.
+    expect((await adm('PATCH', `/admin/companies/${co.body.id}`, a, { multiSigThreshold: 2 })).status).toBe(200);
+    const lower = await adm('PATCH', `/admin/companies/${co.body.id}`, a, { multiSigThreshold: 1 });
+    const fee = await adm('PUT', '/admin/fees/BREB_OUTFLOW', a, { fixedFeeCents: 0, variableBps: 0, companyId: co.body.id });
+    const listed = await adm('POST', '/admin/aml/blacklist', a, { documentNumber: '79111222', reason: 'Lista restrictiva' });
+    expect(listed.status).toBe(201);
+    const unlist = await adm('DELETE', `/admin/aml/blacklist/${listed.body.id}`, a);
+    expect([lower.status, fee.status, unlist.status]).toEqual([202, 202, 202]);
+    const queue = await adm('GET', `/admin/approval-requests?status=PENDING_APPROVAL&companyId=${co.body.id}`, b);
+    expect(queue.status).toBe(200);
+    expect(queue.body.items.map((r: any) => r.action).sort()).toEqual(['COMPANY_UPDATE', 'FEE_SET']);
+    const amlQueue = await adm('GET', '/admin/approval-requests?status=PENDING_APPROVAL&action=AML_REMOVE', b);
+    expect(amlQueue.body.items.map((r: any) => r.id)).toEqual([unlist.body.id]);
+    expect(await adm('GET', `/admin/approval-requests/${fee.body.id}`, b)).toMatchObject({ status: 200, body: { id: fee.body.id, action: 'FEE_SET' } });
+    await delayPassed(lower.body.id);
+    expect((await adm('POST', `/admin/approval-requests/${lower.body.id}/approve`, b)).body.status).toBe('APPLIED');
+    for (const r of [fee, unlist]) {
+      const rejected = await adm('POST', `/admin/approval-requests/${r.body.id}/reject`, b, { reason: 'Sin soporte' });
+      expect(rejected).toMatchObject({ status: 200, body: { status: 'REJECTED', reason: 'Sin soporte' } });
+    }
+    expect((await adm('GET', `/admin/companies/${co.body.id}`, b)).body.multiSigThreshold).toBe(1);
+
     expect((await adm('POST', '/admin/auth/logout', b)).status).toBe(204);
     expect((await adm('GET', '/admin/auth/me', b)).body.error).toBe('SESSION_EXPIRED');
 

@@ -110,6 +110,14 @@ describe('operator reads and money exceptions', () => {
     expect(after.body.items.find((x: { id: string }) => x.id === u.body.id).disabledAt).toEqual(expect.any(String));
   });
 
+  it('outside production the shared token invites and disables an operator directly (no second operator exists to approve)', async () => {
+    const email = `operadora.${co.id.slice(0, 8)}@billetera.co`;
+    const invited = await stack.admin('POST', '/admin/operators', { name: 'Operadora de prueba', email });
+    expect(invited.status).toBe(201);
+    const off = await stack.admin('DELETE', `/admin/operators/${invited.body.id}`);
+    expect(off).toMatchObject({ status: 200, body: { id: invited.body.id, email, status: 'DISABLED' } });
+    expect((await stack.admin('DELETE', `/admin/operators/${invited.body.id}`)).status).toBe(200);
+  });
   it('a rail outcome that contradicts a completed transfer opens a money exception; the operator lists, filters and dismisses it', async () => {
     const key = await stack.http('POST', '/transfers/resolve-key', { token: co.writeKey, body: { keyValue: '3004445566' } });
     const sent = await stack.http('POST', '/transfers/send', {

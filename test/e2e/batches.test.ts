@@ -176,6 +176,9 @@ describe('bulk payouts end to end', () => {
     const by = Object.fromEntries(done.byStatus.map((s: { status: string; count: number }) => [s.status, s.count]));
     expect(by).toEqual({ COMPLETED: 5_002 - invalidLines.size - 2, FAILED: 2, INVALID: invalidLines.size });
     expect(done.progress).toEqual({ finished: 5_002, total: 5_002, percent: 100 });
+    // Executing a final batch again is safe: 200 with the batch as it ended, nothing runs twice.
+    const reExecuted = await stack.http('POST', `/transfers/batches/${b.id}/execute`, { token: co.writeKey });
+    expect([reExecuted.status, reExecuted.body.status, reExecuted.body.byStatus]).toEqual([200, 'PARTIALLY_FAILED', done.byStatus]);
     // the wallets moved by exactly the completed lines' amounts + fees + IVA (the failed ones were released)
     const spent: Record<string, bigint> = { BREB: 0n, ACH: 0n };
     for (let cursor: string | null = null, first = true; first || cursor; first = false) {

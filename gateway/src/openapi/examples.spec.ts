@@ -14,18 +14,6 @@ type Json = Record<string, any>;
 const WITHOUT_EXAMPLE: Record<string, string> = {
   'getOpenApiDocument 200': 'the answer is this document itself',
   'getAsyncApiDocument 200': 'the answer is the AsyncAPI document, served whole',
-  // NOT YET: answers no e2e test saw in the last recording. Each needs a test that makes the server
-  // give it (then `npm run openapi:examples` records it and the entry must go: the test below says so).
-  'executeBatch 200': 'not yet recorded: batches.test.ts timed out in the recording run (loaded machine)',
-  'cancelBatch 200': 'not yet recorded: batches.test.ts timed out in the recording run (loaded machine)',
-  'adminUpdateCompany 202': 'not yet recorded: no e2e test changes a company under dual control',
-  'adminSetFeeConfig 202': 'not yet recorded: no e2e test changes a fee under dual control',
-  'adminDisableOperator 200': 'not yet recorded: the e2e tests disable operators under dual control (202) only',
-  'adminRemoveAmlEntry 202': 'not yet recorded: no e2e test removes an AML entry under dual control',
-  'adminListApprovalRequests 200': 'not yet recorded: no e2e test lists approval requests',
-  'adminGetApprovalRequest 200': 'not yet recorded: no e2e test reads an approval request',
-  'adminRejectApprovalRequest request': 'not yet recorded: no e2e test rejects an approval request',
-  'adminRejectApprovalRequest 200': 'not yet recorded: no e2e test rejects an approval request',
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;

@@ -4731,6 +4731,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:19:30.769000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:19:30.769000Z",
+           *       "id": "9ba13bc2-728d-4b7a-afa3-f265ae09f63a",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": 2,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": 3,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "csv",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 200000,
+           *           "count": 1,
+           *           "ivaAmount": 57,
+           *           "rail": "ACH",
+           *           "total": 200357,
+           *           "totalFee": 300
+           *         },
+           *         {
+           *           "amount": 150050,
+           *           "count": 1,
+           *           "ivaAmount": 19,
+           *           "rail": "BREB",
+           *           "total": 150169,
+           *           "totalFee": 100
+           *         }
+           *       ],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -4958,6 +5022,63 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 84529000,
+           *           "count": 4990,
+           *           "status": "COMPLETED"
+           *         },
+           *         {
+           *           "amount": 30026,
+           *           "count": 2,
+           *           "status": "FAILED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T06:32:45.255000Z",
+           *       "createdAt": "2026-11-29T06:31:55.800000Z",
+           *       "description": "Nómina noviembre",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T06:31:56.727000Z",
+           *       "expiresAt": "2026-11-30T06:31:55.800000Z",
+           *       "id": "51f0041d-10fa-453e-a4a1-b48fbd9caeef",
+           *       "invalidCount": 10,
+           *       "itemCount": 5002,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 5002,
+           *         "percent": 100,
+           *         "total": 5002
+           *       },
+           *       "reference": "NOMINA-E2E",
+           *       "source": "csv",
+           *       "status": "PARTIALLY_FAILED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 53549013,
+           *           "count": 2491,
+           *           "ivaAmount": 141987,
+           *           "rail": "ACH",
+           *           "total": 54438300,
+           *           "totalFee": 747300
+           *         },
+           *         {
+           *           "amount": 31010013,
+           *           "count": 2501,
+           *           "ivaAmount": 47519,
+           *           "rail": "BREB",
+           *           "total": 31307632,
+           *           "totalFee": 250100
+           *         }
+           *       ],
+           *       "validCount": 4992
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5219,6 +5340,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "NOT_EXECUTED"
+           *         }
+           *       ],
+           *       "cancelledAt": "2026-11-29T06:30:23.731000Z",
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:30:23.519000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:30:23.519000Z",
+           *       "id": "1118b5b3-22f2-41a4-96d5-8cdf691d3443",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 2,
+           *         "percent": 100,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "source": "csv",
+           *       "status": "CANCELLED",
+           *       "threshold": 0,
+           *       "totals": [],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
