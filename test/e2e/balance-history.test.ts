@@ -1,6 +1,7 @@
 import { instantFromDate, instantFromMicros, instantMicros } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -41,15 +42,7 @@ describe('balance history end to end', () => {
   const achBody = (amount: number) => ({
     amount,
     destination: {
-      bankAccount: {
-        bankId: 1,
-        accountTypeId: 20,
-        accountNumber: '12345678901',
-        documentTypeId: 1,
-        documentNumber: '1020304050',
-        holderFirstName: 'Ana María',
-        holderLastName: 'Pérez Gómez',
-      },
+      bankAccount: { ...SANDBOX_ACH_ACCOUNT },
     },
     description: 'Pago proveedor',
   });

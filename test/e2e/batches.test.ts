@@ -1,4 +1,5 @@
 import { eventually } from '@wallet/platform/testing';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 import { startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -81,17 +82,7 @@ describe('bulk payouts end to end', () => {
           },
           {
             amount: 200_000,
-            destination: {
-              bankAccount: {
-                bankId: 1,
-                accountTypeId: 20,
-                accountNumber: '12345678901',
-                documentTypeId: 1,
-                documentNumber: '1020304050',
-                holderFirstName: 'Ana María',
-                holderLastName: 'Pérez Gómez',
-              },
-            },
+            destination: { bankAccount: { ...SANDBOX_ACH_ACCOUNT } },
             reference: 'TWIN-2',
             description: 'Proveedores',
           },

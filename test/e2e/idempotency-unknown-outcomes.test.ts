@@ -7,6 +7,7 @@ import { startTransfer, type StartedTransfer } from '@wallet/transfer/testing';
 import { eventually } from '@wallet/platform/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
 import { NATS_URL, REDIS_URL, freePort, startStack } from '../support/stack.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -69,15 +70,7 @@ async function replyHoldingProxy(target: string) {
 const achBody = (amount: number) => ({
   amount,
   destination: {
-    bankAccount: {
-      bankId: 1,
-      accountTypeId: 20,
-      accountNumber: '12345678901',
-      documentTypeId: 1,
-      documentNumber: '1020304050',
-      holderFirstName: 'Ana María',
-      holderLastName: 'Pérez Gómez',
-    },
+    bankAccount: { ...SANDBOX_ACH_ACCOUNT },
   },
   description: 'Pago proveedor',
 });

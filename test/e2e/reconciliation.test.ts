@@ -2,6 +2,7 @@ import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
 import { bogotaDate, reconciliationDriver, type ReportRail as Rail } from '../support/reconciliation-driver.js';
 import { startStack } from '../support/stack.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -76,15 +77,7 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
         reference,
         description: 'Pago proveedor',
         destination: {
-          bankAccount: {
-            bankId: 1,
-            accountTypeId: 20,
-            accountNumber: '12345678901',
-            documentTypeId: 1,
-            documentNumber: '1020304050',
-            holderFirstName: 'Ana María',
-            holderLastName: 'Pérez Gómez',
-          },
+          bankAccount: { ...SANDBOX_ACH_ACCOUNT },
         },
       });
     for (const [name, r] of [

@@ -3,6 +3,7 @@ import { bogotaInstant, instantFromDate } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { fetchDocumented } from '../support/openapi-check.js';
 import { startStack } from '../support/stack.js';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -50,15 +51,7 @@ describe('statements end to end', () => {
   const achBody = (amount: number, description: string) => ({
     amount,
     destination: {
-      bankAccount: {
-        bankId: 1,
-        accountTypeId: 20,
-        accountNumber: '12345678901',
-        documentTypeId: 1,
-        documentNumber: '1020304050',
-        holderFirstName: 'Ana María',
-        holderLastName: 'Pérez Gómez',
-      },
+      bankAccount: { ...SANDBOX_ACH_ACCOUNT },
     },
     description,
   });

@@ -1,0 +1,14 @@
+/**
+ * Request pieces the e2e suites share. The sandbox accepts this account (ACH, savings, a CC holder):
+ * a send to it completes after SANDBOX_ACH_CONFIRM_MS unless its amount ends in 13 centavos.
+ */
+export const SANDBOX_ACH_ACCOUNT = {
+  bankId: 1,
+  accountTypeId: 20,
+  accountNumber: '12345678901',
+  documentTypeId: 1,
+  documentNumber: '1020304050',
+  holderFirstName: 'Ana María',
+  holderLastName: 'Pérez Gómez',
+} as const;
+
