@@ -11,4 +11,3 @@ export const SANDBOX_ACH_ACCOUNT = {
   holderFirstName: 'Ana María',
   holderLastName: 'Pérez Gómez',
 } as const;
-
