@@ -116,7 +116,12 @@ describe("the API-key cache's change feed (every replica forgets a changed key o
     const company = await admin.createCompany();
     const key = await admin.issueKey(company.id, 'READ');
     const second = await admin.issueKey(company.id, 'READ');
-    expect(await waitFor(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen gateway_auth%'`)).length >= 2, 5_000)).toBe(true);
+    expect(
+      await waitFor(
+        async () => (await sql(`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen gateway_auth%'`)).length >= 2,
+        5_000,
+      ),
+    ).toBe(true);
     expect((await otherApi.get('/wallets/balance', { token: key.key })).status).toBe(200); // cached there
     expect((await otherApi.get('/wallets/balance', { token: second.key })).status).toBe(200);
     await api.del(`/admin/companies/${company.id}/api-keys/${key.id}`, { token: stack.gw.adminToken });
@@ -128,12 +133,17 @@ describe("the API-key cache's change feed (every replica forgets a changed key o
 
   it('with the feed lost, the cache is emptied and entries live the short TTL until it is back', async () => {
     const { otherApi, key } = await keyCachedOnAnotherReplica(300);
-    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen gateway_auth%'`);
+    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen gateway_auth%'`);
     // A change nobody is listening for: each replica learns nothing, yet forgets within the short TTL.
     await sql(`update gateway.api_keys set revoked_at = now() where id = $1`, [key.id]);
     expect(await waitFor(async () => (await otherApi.get('/wallets/balance', { token: key.key })).status === 401, 2_000)).toBe(true);
     // and it listens again
-    expect(await waitFor(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen gateway_auth%'`)).length >= 2, 5_000)).toBe(true);
+    expect(
+      await waitFor(
+        async () => (await sql(`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen gateway_auth%'`)).length >= 2,
+        5_000,
+      ),
+    ).toBe(true);
   });
 });
 

@@ -1,9 +1,10 @@
 // npm test: the house rules first (`npm run lint`, `npm run format:check`: docs/architecture.md
-// "Rules the code keeps"), then every workspace's Jest suite in dependency order on the real servers;
+// "Rules the code keeps"), then every workspace's Jest suite on the real servers: the end-to-end
+// workspace `test` beside the others, which run in dependency order (TEST_LANES=1: all in a row);
 // prints one summary table (a row per check and per workspace) and the closing line "N passed, N failed".
 // Usage: node test/scripts/run-tests.mjs [lint|format|workspace-dir ...]   (default: all)
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,56 +37,94 @@ let passed = 0,
   broken = false;
 const failedChecks = [];
 
-for (const name of selectedChecks) {
-  console.log(`\n[tests] ${name}: npm ${checks[name].join(' ')}`);
-  const started = Date.now();
-  // Prettier's check names every file it would change: the first few are enough here.
-  const r = spawnSync('npm', ['--silent', ...checks[name]], { cwd: root, stdio: name === 'format' ? ['ignore', 'pipe', 'pipe'] : 'inherit', encoding: 'utf8' });
-  if (name === 'format') {
-    const lines = `${r.stdout ?? ''}${r.stderr ?? ''}`.split('\n').filter(Boolean);
-    console.log(lines.slice(0, 20).join('\n') + (lines.length > 20 ? `\n… ${lines.length - 20} more lines (npm run format:check)` : ''));
-  }
-  const secs = ((Date.now() - started) / 1000).toFixed(1);
-  if (r.status !== 0) {
-    failedChecks.push(name);
-    broken = true;
-  }
-  rows.push([name, '–', '–', '–', secs, r.status === 0 ? 'ok' : `failed (npm run ${checks[name].at(-1)})`]);
+/** Runs `cmd args` to completion: streamed live, or into `logFile` (printed whole once it ends) when given. */
+function run(cmd, argv, opts, logFile) {
+  return new Promise((resolve) => {
+    const out = logFile ? openSync(logFile, 'w') : undefined;
+    const child = spawn(cmd, argv, { ...opts, stdio: ['ignore', out ?? 'inherit', out ?? 'inherit'] });
+    child.on('close', (status) => {
+      if (out !== undefined) closeSync(out);
+      resolve(status ?? 1);
+    });
+  });
 }
 
-for (const ws of selected) {
+// The house rules: both at once (each is one process over the whole tree).
+await Promise.all(
+  selectedChecks.map(async (name) => {
+    const log = join(tmp, `${name}.log`);
+    const started = Date.now();
+    const status = await run('npm', ['--silent', ...checks[name]], { cwd: root }, log);
+    const secs = ((Date.now() - started) / 1000).toFixed(1);
+    // Prettier's check names every file it would change: the first few are enough here.
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    console.log(
+      `\n[tests] ${name}: npm ${checks[name].join(' ')}\n` +
+        lines.slice(0, 20).join('\n') +
+        (lines.length > 20 ? `\n… ${lines.length - 20} more lines (npm run ${checks[name].at(-1)})` : ''),
+    );
+    if (status !== 0) {
+      failedChecks.push(name);
+      broken = true;
+    }
+    rows.push([name, '–', '–', '–', secs, status === 0 ? 'ok' : `failed (npm run ${checks[name].at(-1)})`]);
+  }),
+);
+
+/** One workspace's Jest suite; its row in the table. `logFile`: run quietly, print the log when it ends. */
+async function runWorkspace(ws, logFile) {
   const cwd = join(root, ws);
   if (!existsSync(join(cwd, 'jest.config.cjs'))) {
     console.log(`\n[tests] ${ws}: no jest config, skipped`);
-    continue;
+    return;
   }
   const out = join(tmp, `${ws.replace(/\//g, '_')}.json`);
-  console.log(`\n[tests] ${ws}`);
+  console.log(`\n[tests] ${ws}${logFile ? ' (in the background; its log follows when it ends)' : ''}`);
   const started = Date.now();
-  const r = spawnSync(
+  const status = await run(
     process.execPath,
     ['--experimental-vm-modules', '--experimental-async-context-frame', join(root, 'node_modules/jest/bin/jest.js'), '--json', `--outputFile=${out}`],
-    { cwd, stdio: 'inherit', env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+    { cwd, env: { ...process.env, NODE_NO_WARNINGS: '1' } },
+    logFile,
   );
   const secs = ((Date.now() - started) / 1000).toFixed(1);
+  if (logFile) console.log(`\n[tests] ${ws} ended (${secs} s):\n${readFileSync(logFile, 'utf8')}`);
   if (!existsSync(out)) {
-    rows.push([ws, 0, 0, 0, secs, `runner exited ${r.status}`]);
+    rows.push([ws, 0, 0, 0, secs, `runner exited ${status}`]);
     broken = true;
-    continue;
+    return;
   }
   const j = JSON.parse(readFileSync(out, 'utf8'));
   passed += j.numPassedTests;
   failed += j.numFailedTests;
   skipped += j.numPendingTests + (j.numTodoTests ?? 0);
   const suiteFailures = j.numFailedTestSuites;
-  if (r.status !== 0 && j.numFailedTests === 0) broken = true; // a suite failed to load or run
-  rows.push([ws, j.numPassedTests, j.numFailedTests, j.numPendingTests, secs, r.status === 0 ? 'ok' : `${suiteFailures} suite(s) failed`]);
+  if (status !== 0 && j.numFailedTests === 0) broken = true; // a suite failed to load or run
+  rows.push([ws, j.numPassedTests, j.numFailedTests, j.numPendingTests, secs, status === 0 ? 'ok' : `${suiteFailures} suite(s) failed`]);
 }
+
+// Two lanes (TEST_LANES=1: one): the end-to-end workspace `test`, the longest, runs beside the
+// others, which run one after another in dependency order. Every suite keeps its own databases and
+// bus namespaces (services/platform testing), so the lanes share nothing but the servers.
+const started = Date.now();
+const lanes = Number(process.env.TEST_LANES ?? 2);
+const background = lanes > 1 && selected.includes('test') && selected.length > 1 ? ['test'] : [];
+await Promise.all([
+  (async () => {
+    for (const ws of background) await runWorkspace(ws, join(tmp, `${ws}.log`));
+  })(),
+  (async () => {
+    for (const ws of selected.filter((w) => !background.includes(w))) await runWorkspace(ws);
+  })(),
+]);
 rmSync(tmp, { recursive: true, force: true });
 
+const order = [...selectedChecks, ...selected];
+rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 console.log('\n| workspace | passed | failed | skipped | seconds | result |\n|---|---:|---:|---:|---:|---|');
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 console.log(
-  `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedChecks.length ? `; checks failed: ${failedChecks.join(', ')}` : ''}`,
+  `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedChecks.length ? `; checks failed: ${failedChecks.join(', ')}` : ''}` +
+    ` (${((Date.now() - started) / 1000).toFixed(0)} s for the workspaces${background.length ? `, ${background.join(', ')} beside the others` : ''})`,
 );
 process.exit(failed > 0 || broken ? 1 : 0);

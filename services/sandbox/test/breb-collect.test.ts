@@ -128,7 +128,9 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
       expect(await eventually(async () => (await lookupOn(other.url, key)).body.holder?.firstName === 'Tornillos', 3_000, 20)).toBe(true);
       expect(await eventually(async () => (await lookup(key)).body.holder?.firstName === 'Tornillos', 3_000, 20)).toBe(true);
       // Feeds lost: lookups read the table, so a deletion by SQL shows at once.
-      await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen sandbox_registrations%'`);
+      await sql.query(
+        `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen sandbox_registrations%'`,
+      );
       await sql.query(`update sandbox.breb_registrations set deleted_at = clock_timestamp() where key_value = $1 and deleted_at is null`, [key]);
       expect(await eventually(async () => (await lookupOn(other.url, key)).body.anchorHandle === deterministic.anchorHandle, 3_000, 20)).toBe(true);
       expect(await eventually(async () => (await lookup(key)).body.anchorHandle === deterministic.anchorHandle, 3_000, 20)).toBe(true);

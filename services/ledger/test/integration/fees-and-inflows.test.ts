@@ -114,10 +114,13 @@ describe('fees, fee charges and inflows', () => {
     // and stays so
     for (let i = 0; i < 20; i++) expect(await q()).toBe(222n);
     // Feed lost: the copy is dropped and each read goes to the table until the feed is back.
-    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen ledger_fees%'`);
+    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen ledger_fees%'`);
     await sql(`delete from ledger.fee_configs where operation = 'BREB_OUTFLOW' and company_id = $1`, [co]);
     expect(await becomes(0n)).toBe(0n);
-    await eventually(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen ledger_fees%'`)).length > 0, 5_000);
+    await eventually(
+      async () => (await sql(`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen ledger_fees%'`)).length > 0,
+      5_000,
+    );
     await sql(`insert into ledger.fee_configs (operation, company_id, fixed_fee_cents, variable_bps) values ('BREB_OUTFLOW', $1, 333, 0)`, [co]);
     expect(await becomes(333n)).toBe(333n);
   });

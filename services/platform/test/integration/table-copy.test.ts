@@ -62,7 +62,7 @@ describe('TableCopy: a table in memory, kept current by LISTEN/NOTIFY', () => {
       expect(await eventually(async () => copy.current === 'a,b,c,d', 3_000, 10)).toBe(true);
 
       // Feed lost: no copy (the caller reads the table) until it is back and reloaded.
-      await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen items_feed%'`);
+      await sql.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen items_feed%'`);
       expect(await eventually(async () => copy.current === undefined, 3_000, 10)).toBe(true);
       await sql.query(`delete from items where v = 'a'`);
       expect(await eventually(async () => copy.current === 'b,c,d', 5_000, 20)).toBe(true);

@@ -170,10 +170,13 @@ describe('send checks, in the contract order (CONTRACT §9)', () => {
     expect(await becomes('RECIPIENT_BLACKLISTED')).toBe(true);
     for (let i = 0; i < 5; i++) expect(await verdict()).toBe('RECIPIENT_BLACKLISTED');
     // Feed lost: the copy is dropped and each check reads the table until the feed is back.
-    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where query ilike 'listen transfer_aml%'`);
+    await sql(`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query ilike 'listen transfer_aml%'`);
     await sql(`update transfer.aml_entries set removed_at = now() where normalized_document = $1 and removed_at is null`, [req.targetDocument]);
     expect(await becomes('OK')).toBe(true);
-    await eventually(async () => (await sql(`select 1 from pg_stat_activity where query ilike 'listen transfer_aml%'`)).length > 0, 5_000);
+    await eventually(
+      async () => (await sql(`select 1 from pg_stat_activity where datname = current_database() and query ilike 'listen transfer_aml%'`)).length > 0,
+      5_000,
+    );
     await sql(`insert into transfer.aml_entries (id, document_number, normalized_document, name, reason) values ($1, $2, $2, null, 'sql again')`, [
       randomUUID(),
       req.targetDocument,
