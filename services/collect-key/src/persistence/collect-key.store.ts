@@ -1,4 +1,4 @@
-import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, currentTraceparent, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
 import type { PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
@@ -109,11 +109,14 @@ const toPayment = (r: PaymentRow): PaymentRecord => ({
   returnedAt: r.returned_at == null ? null : date(r.returned_at),
 });
 
+/** The event with the trace context of the write (the call or message handled), so its consumers continue that trace. */
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
-  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`, [
+  const traceparent = currentTraceparent();
+  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
     e.id,
     e.subject,
     JSON.stringify(e.payload),
+    JSON.stringify(traceparent ? { traceparent } : {}),
   ]);
 }
 

@@ -1,4 +1,4 @@
-import { MoneyExceptionsTable, centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, currentTraceparent, type Database, type PreparedTx } from '@wallet/platform';
 import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
 import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
 
@@ -88,12 +88,14 @@ function toDeposit(r: DepositRow): DepositRecord {
 
 const withCursor = (r: DepositRow) => ({ ...toDeposit(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } });
 
+/** The event with the trace context of the write (the call or message handled) unless it names one, so its consumers continue that trace. */
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
+  const traceparent = e.traceparent ?? currentTraceparent();
   await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
     e.id,
     e.subject,
     JSON.stringify(e.payload),
-    JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {}),
+    JSON.stringify(traceparent ? { traceparent } : {}),
   ]);
 }
 
