@@ -45,6 +45,26 @@ export function samplerSpecOf(envVars: Record<string, string | undefined>): { pa
   return { parentBased, root: (parentBased ? name.slice('parentbased_'.length) : name) as 'always_on' | 'always_off' | 'traceidratio', ratio };
 }
 
+const BSP_VARIABLES = {
+  OTEL_BSP_SCHEDULE_DELAY: 'scheduledDelayMillis',
+  OTEL_BSP_EXPORT_TIMEOUT: 'exportTimeoutMillis',
+  OTEL_BSP_MAX_QUEUE_SIZE: 'maxQueueSize',
+  OTEL_BSP_MAX_EXPORT_BATCH_SIZE: 'maxExportBatchSize',
+} as const;
+
+/** The batch span processor's settings from the standard `OTEL_BSP_*` variables (the SDK's defaults for those unset). */
+export function batchSettingsOf(envVars: Record<string, string | undefined>): Partial<Record<(typeof BSP_VARIABLES)[keyof typeof BSP_VARIABLES], number>> {
+  const out: Partial<Record<(typeof BSP_VARIABLES)[keyof typeof BSP_VARIABLES], number>> = {};
+  for (const [name, option] of Object.entries(BSP_VARIABLES)) {
+    const raw = envVars[name]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} must be a positive whole number`);
+    out[option] = n;
+  }
+  return out;
+}
+
 /** A URL path as a span may carry it: personal data (phone and document numbers, e-mails) masked as the logs mask it. */
 export function pathForSpan(path: string): string {
   let decoded = path;
@@ -62,7 +82,7 @@ export function pathForSpan(path: string): string {
  * exporters of metrics and logs in three protocols each, Zipkin, Prometheus and B3 (about 37 MB of
  * every image, none of it used). The SDK pieces read no environment, so the standard variables are
  * read here: OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT, OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL,
- * OTEL_TRACES_SAMPLER(_ARG), OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED. A value
+ * OTEL_TRACES_SAMPLER(_ARG), OTEL_BSP_*, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES, OTEL_SDK_DISABLED. A value
  * it cannot honour stops the start with a message naming the supported ones.
  */
 export async function startTelemetry(envVars: Record<string, string | undefined>): Promise<boolean> {
@@ -70,6 +90,7 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
   if (!endpoint || envVars.OTEL_SDK_DISABLED === 'true' || provider) return false;
   const protocol = otlpProtocolOf(envVars);
   const samplerSpec = samplerSpecOf(envVars);
+  const batch = batchSettingsOf(envVars);
   // ioredis is imported as an ES module by the gateway, which require hooks never see: the
   // import-in-the-middle loader, limited to the modules instrumented below that need it, lets the
   // instrumentation patch it. In-thread (module.registerHooks) where this Node has it, else the
@@ -129,7 +150,7 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
         ? new sdk.AlwaysOffSampler()
         : new sdk.TraceIdRatioBasedSampler(samplerSpec.ratio);
   const sampler = samplerSpec.parentBased ? new sdk.ParentBasedSampler({ root }) : root;
-  provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [new sdk.BatchSpanProcessor({ exporter })] });
+  provider = new sdk.TracerProvider({ resource, sampler, spanProcessors: [new sdk.BatchSpanProcessor({ exporter, ...batch })] });
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }));
   trace.setGlobalTracerProvider(provider);

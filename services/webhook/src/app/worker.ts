@@ -1,4 +1,4 @@
-import type { Logger } from '@wallet/platform';
+import { inSagaSpan, type Logger } from '@wallet/platform';
 import { HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, signatureHeader } from '../domain/signature.js';
 import type { WorkerDeps } from './deps.js';
 import { attemptDuration, attempts, givenUp } from './metrics.js';
@@ -83,7 +83,11 @@ export class DeliveryWorker implements DeliveryWaker {
       const queue = [...batch];
       await Promise.all(
         Array.from({ length: Math.min(this.s.concurrency, queue.length) }, async () => {
-          for (let c = queue.shift(); c; c = queue.shift()) await this.attempt(c);
+          // A span per attempt (the poll that found it records none), found from the event's trace by its id (messaging.message.id there).
+          for (let c = queue.shift(); c; c = queue.shift()) {
+            const attributes = { 'wallet.webhook_delivery_id': c.id, 'wallet.webhook_event_id': c.eventId, 'wallet.webhook_endpoint_id': c.endpointId };
+            await inSagaSpan('webhook deliver', { traceparent: null, attributes }, () => this.attempt(c));
+          }
         }),
       );
       if (batch.length < this.s.batch) return;
