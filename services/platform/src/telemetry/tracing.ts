@@ -176,6 +176,15 @@ export function inSagaSpan<T>(
 }
 
 /**
+ * `fn` bound to no trace: for a poller's timer, which would otherwise run every later poll in the
+ * context of whatever request or message happened to wake it (AsyncLocalStorage follows timers),
+ * recording idle polls as part of a finished trace. Work the poll finds starts its own span.
+ */
+export function outsideTrace<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return context.bind(ROOT_CONTEXT, fn);
+}
+
+/**
  * Runs `fn` with tracing suppressed: its Postgres reads, HTTP calls and spans record nothing. For
  * a poller's look for work, so that an idle poll leaves no trace; the work it finds runs outside.
  */
