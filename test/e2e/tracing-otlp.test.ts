@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -241,4 +242,26 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     const idle = rx.spans().filter((s) => s.startNs >= from && s.startNs < to);
     expect(describeSpans(idle)).toBe('');
   }, 30_000);
+});
+
+describe('tracing settings the bootstrap cannot honour', () => {
+  it('stop the process at start-up with one line naming the supported values (OTEL_EXPORTER_OTLP_PROTOCOL=grpc, an unknown sampler)', () => {
+    const start = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['--import', '@wallet/platform/otel', '-e', 'console.log("started")'], {
+        env: { PATH: process.env.PATH ?? '', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', ...env },
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+    const grpc = start({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' });
+    expect([grpc.status, grpc.stdout]).toEqual([78, '']);
+    expect(JSON.parse(grpc.stderr.trim()).msg).toBe(
+      'telemetry not started: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: use one of http/protobuf, http/json (a collector receives both on its OTLP/HTTP port, 4318)',
+    );
+    const sampler = start({ OTEL_TRACES_SAMPLER: 'sometimes' });
+    expect(sampler.status).toBe(78);
+    expect(sampler.stderr).toContain('OTEL_TRACES_SAMPLER=sometimes is not supported');
+    // The supported values start it.
+    const ok = start({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    expect([ok.status, ok.stdout.trim()]).toEqual([0, 'started']);
+  });
 });

@@ -65,15 +65,21 @@ export function batchSettingsOf(envVars: Record<string, string | undefined>): Pa
   return out;
 }
 
-/** A URL path as a span may carry it: personal data (phone and document numbers, e-mails) masked as the logs mask it. */
+/** A URL path as a span may carry it: personal data in a segment (phone and document numbers, e-mails) masked as the logs mask it. */
 export function pathForSpan(path: string): string {
-  let decoded = path;
-  try {
-    decoded = decodeURIComponent(path);
-  } catch {
-    /* kept as sent */
-  }
-  return scrubPersonalData(decoded);
+  return path
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        /* kept as sent */
+      }
+      const masked = scrubPersonalData(decoded);
+      return masked === decoded ? segment : masked;
+    })
+    .join('/');
 }
 
 /**
