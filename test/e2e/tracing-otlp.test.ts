@@ -73,7 +73,13 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
   afterAll(async () => {
     // E2E_TRACE_DUMP=<file>: every span received, as JSON lines, to look at a failure.
     if (process.env.E2E_TRACE_DUMP && rx)
-      writeFileSync(process.env.E2E_TRACE_DUMP, rx.spans().map((s) => JSON.stringify({ ...s, startNs: String(s.startNs) })).join('\n'));
+      writeFileSync(
+        process.env.E2E_TRACE_DUMP,
+        rx
+          .spans()
+          .map((s) => JSON.stringify({ ...s, startNs: String(s.startNs) }))
+          .join('\n'),
+      );
     await stack?.stop();
     await rx?.close();
     hooks?.closeAllConnections();
@@ -127,7 +133,9 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     // --- The send's trace: the request, gRPC, ledger, Redis, the rail call, the consumers of the events it wrote.
     const sendRoot = await received(() => rx.spans().find((s) => s.service === 'gateway' && s.kind === 'SERVER' && s.name === 'POST /transfers/send'));
     const consumersOf = (traceId: string, subject: string) =>
-      traceOf(traceId).filter((s) => s.kind === 'CONSUMER' && s.name === `${subject} process`).map((s) => s.service);
+      traceOf(traceId)
+        .filter((s) => s.kind === 'CONSUMER' && s.name === `${subject} process`)
+        .map((s) => s.service);
     await received(() => (['receipt', 'webhook'].every((svc) => consumersOf(sendRoot.traceId, 'transfer.dispatched').includes(svc)) ? true : undefined));
     const send1 = traceOf(sendRoot.traceId);
     expect(sendRoot.parentSpanId).toBe('');
@@ -139,7 +147,11 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     // Redis (the rate limit, ioredis imported as an ES module) inside the request.
     const redis = some(send1, 'Redis span', (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.scope.includes('ioredis'));
     expect(redis.every((s) => s.traceId === sendRoot.traceId)).toBe(true);
-    const rpcClient = one(send1, 'gateway → transfer', (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.name === 'wallet.transfer.v1.TransferService/Send');
+    const rpcClient = one(
+      send1,
+      'gateway → transfer',
+      (s) => s.service === 'gateway' && s.kind === 'CLIENT' && s.name === 'wallet.transfer.v1.TransferService/Send',
+    );
     const rpcServer = one(send1, 'transfer Send', (s) => s.service === 'transfer' && s.kind === 'SERVER' && childOf(rpcClient)(s));
     const reserve = one(send1, 'ledger Reserve', (s) => s.service === 'ledger' && s.kind === 'SERVER' && s.name === 'wallet.ledger.v1.LedgerService/Reserve');
     expect(send1.find((s) => s.spanId === reserve.parentSpanId)?.service).toBe('transfer');
@@ -147,14 +159,20 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
     const railCall = one(
       send1,
       'transfer → rail (POST)',
-      (s) => s.service === 'transfer' && s.kind === 'CLIENT' && s.scope.includes('undici') && s.attributes['http.request.method'] === 'POST' && childOf(rpcServer)(s),
+      (s) =>
+        s.service === 'transfer' &&
+        s.kind === 'CLIENT' &&
+        s.scope.includes('undici') &&
+        s.attributes['http.request.method'] === 'POST' &&
+        childOf(rpcServer)(s),
     );
     expect(String(railCall.attributes['url.full'])).toContain(stack.sandboxUrl);
     one(send1, 'the rail (sandbox) continuing the traceparent', (s) => s.service === 'sandbox' && s.kind === 'SERVER' && childOf(railCall)(s));
     // The events the send wrote, published from its outbox and consumed by receipt and webhook in the same trace.
     for (const subject of ['transfer.created', 'transfer.dispatched']) {
       const publish = one(send1, `${subject} publish`, (s) => s.kind === 'PRODUCER' && s.name === `${subject} publish`);
-      for (const svc of ['receipt', 'webhook']) one(send1, `${svc} consumer of ${subject}`, (s) => s.service === svc && s.kind === 'CONSUMER' && childOf(publish)(s));
+      for (const svc of ['receipt', 'webhook'])
+        one(send1, `${svc} consumer of ${subject}`, (s) => s.service === svc && s.kind === 'CONSUMER' && childOf(publish)(s));
     }
 
     // --- The rail's callback: a trace of its own (the provider's request), linked to the send's.

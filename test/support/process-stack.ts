@@ -134,7 +134,13 @@ export async function startProcessStack(opts: { env?: Record<string, string>; en
     for (const p of processes) {
       const own = envs[p.name];
       if (!own) throw new Error(`deploy/local/processes.mjs has a process this helper does not know: ${p.name}`);
-      const env: Record<string, string> = { ...(process.env as Record<string, string>), ...common, OTEL_SERVICE_NAME: p.name, ...opts.env, ...opts.envOf?.[p.name] };
+      const env: Record<string, string> = {
+        ...(process.env as Record<string, string>),
+        ...common,
+        OTEL_SERVICE_NAME: p.name,
+        ...opts.env,
+        ...opts.envOf?.[p.name],
+      };
       for (const [k, v] of Object.entries(own)) env[k] = String(v);
       delete env.NODE_OPTIONS;
       const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main], {

@@ -34,12 +34,12 @@ export class PeriodicTask {
     this.timer = setTimeout(
       outsideTrace(() => {
         this.running = this.tick()
-        .then(
-          () => undefined,
-          (err: unknown) => {
-            this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
-          },
-        )
+          .then(
+            () => undefined,
+            (err: unknown) => {
+              this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
+            },
+          )
           .finally(() => {
             this.running = undefined;
             this.schedule();

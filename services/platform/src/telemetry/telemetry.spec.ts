@@ -19,9 +19,15 @@ describe('the standard OpenTelemetry variables, read by the bootstrap', () => {
       ratio: 0.05,
     });
     expect(samplerSpecOf({ OTEL_TRACES_SAMPLER: 'always_off' })).toEqual({ parentBased: false, root: 'always_off', ratio: 1 });
-    expect(samplerSpecOf({ OTEL_TRACES_SAMPLER: 'TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '1' })).toEqual({ parentBased: false, root: 'traceidratio', ratio: 1 });
+    expect(samplerSpecOf({ OTEL_TRACES_SAMPLER: 'TraceIdRatio', OTEL_TRACES_SAMPLER_ARG: '1' })).toEqual({
+      parentBased: false,
+      root: 'traceidratio',
+      ratio: 1,
+    });
     expect(() => samplerSpecOf({ OTEL_TRACES_SAMPLER: 'parentbased_traceidratio', OTEL_TRACES_SAMPLER_ARG: '1.5' })).toThrow(/must be a ratio from 0 to 1/);
-    expect(() => samplerSpecOf({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(/OTEL_TRACES_SAMPLER=jaeger_remote is not supported: use one of parentbased_always_on/);
+    expect(() => samplerSpecOf({ OTEL_TRACES_SAMPLER: 'jaeger_remote' })).toThrow(
+      /OTEL_TRACES_SAMPLER=jaeger_remote is not supported: use one of parentbased_always_on/,
+    );
   });
 
   it('OTEL_BSP_*: positive whole numbers only', () => {

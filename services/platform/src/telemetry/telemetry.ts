@@ -31,7 +31,11 @@ export const SUPPORTED_SAMPLERS = [
 ] as const;
 
 /** What `OTEL_TRACES_SAMPLER` / `OTEL_TRACES_SAMPLER_ARG` ask for (the SDK this bootstrap assembles reads no environment itself). */
-export function samplerSpecOf(envVars: Record<string, string | undefined>): { parentBased: boolean; root: 'always_on' | 'always_off' | 'traceidratio'; ratio: number } {
+export function samplerSpecOf(envVars: Record<string, string | undefined>): {
+  parentBased: boolean;
+  root: 'always_on' | 'always_off' | 'traceidratio';
+  ratio: number;
+} {
   const name = (envVars.OTEL_TRACES_SAMPLER ?? '').trim().toLowerCase() || 'parentbased_always_on';
   if (!(SUPPORTED_SAMPLERS as readonly string[]).includes(name)) {
     throw new Error(`OTEL_TRACES_SAMPLER=${envVars.OTEL_TRACES_SAMPLER} is not supported: use one of ${SUPPORTED_SAMPLERS.join(', ')}`);
@@ -138,8 +142,7 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
   // The OTLP/HTTP trace exporter of @opentelemetry/exporter-trace-otlp-proto (or -http for JSON):
   // the same delegate with the serializer and content type of the protocol. Endpoint, headers and
   // time-out come from the OTEL_EXPORTER_OTLP_* variables, read by the delegate.
-  const [serializer, contentType] =
-    protocol === 'http/json' ? [JsonTraceSerializer, 'application/json'] : [ProtobufTraceSerializer, 'application/x-protobuf'];
+  const [serializer, contentType] = protocol === 'http/json' ? [JsonTraceSerializer, 'application/json'] : [ProtobufTraceSerializer, 'application/x-protobuf'];
   const exporter = new OTLPExporterBase(
     createOtlpHttpExportDelegate(
       convertLegacyHttpOptions({}, 'TRACES', 'v1/traces', { 'Content-Type': contentType }),

@@ -33,7 +33,11 @@ export class Sweeper {
       for (const d of due) {
         if (this.task.stopping) return;
         const attributes = { 'wallet.deposit_id': d.id, 'wallet.deposit_state': d.status };
-        if (await inSagaSpan('deposit.sweep expire', { traceparent: d.traceparent, attributes }, () => this.saga.apply(d, 'expire', 'sweeper', { reason: 'link expired unpaid' })))
+        if (
+          await inSagaSpan('deposit.sweep expire', { traceparent: d.traceparent, attributes }, () =>
+            this.saga.apply(d, 'expire', 'sweeper', { reason: 'link expired unpaid' }),
+          )
+        )
           expired++;
       }
       if (expired > 0) deps.log.info({ count: expired }, 'PSE links expired');

@@ -62,9 +62,9 @@ export class DeliveryWorker implements DeliveryWaker {
       outsideTrace(() => {
         this.timer = undefined;
         this.running = this.runOnce()
-        .catch((err: unknown) => {
-          this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
-        })
+          .catch((err: unknown) => {
+            this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
+          })
           .finally(() => {
             this.running = undefined;
             const again = this.again;
