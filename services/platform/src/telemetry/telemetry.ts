@@ -170,7 +170,7 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
   const maskedUrl = (raw: string) => {
     try {
       const u = new URL(raw);
-      return `${u.origin}${pathForSpan(u.pathname)}${u.search ? '?…' : ''}`;
+      return `${u.origin}${pathForSpan(u.pathname)}${u.search ? '?REDACTED' : ''}`;
     } catch {
       return pathForSpan(raw);
     }
@@ -189,7 +189,12 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
       new UndiciInstrumentation({
         startSpanHook: (req) => {
           const url = `${req.origin}${req.path}`;
-          return { 'url.full': maskedUrl(url), 'url.path': pathForSpan(req.path.split('?')[0]!), 'url.query': '' };
+          // Query strings are not recorded (they may hold what the logs would mask).
+          return {
+            'url.full': maskedUrl(url),
+            'url.path': pathForSpan(req.path.split('?')[0]!),
+            ...(req.path.includes('?') ? { 'url.query': 'REDACTED' } : {}),
+          };
         },
       }),
       new PgInstrumentation({ requireParentSpan: true }),
