@@ -122,10 +122,12 @@ export async function startProcessStack(opts: { env?: Record<string, string>; en
   const pids: Record<string, number> = {};
   const stop = async () => {
     for (const [, c] of [...children].reverse()) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    let grace: NodeJS.Timeout | undefined;
     await Promise.race([
       Promise.all(children.map(([, c]) => (c.exitCode !== null || c.signalCode !== null ? null : new Promise((r) => c.once('exit', r))))),
-      sleep(20_000),
+      new Promise((r) => (grace = setTimeout(r, 20_000))),
     ]);
+    clearTimeout(grace);
     for (const [, c] of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
     await deleteNamespaceStreams(process.env.NATS_URL ?? 'nats://127.0.0.1:4222', namespace).catch(() => {});
     await tdb.drop().catch(() => {});
