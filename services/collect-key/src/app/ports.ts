@@ -39,6 +39,8 @@ export interface PaymentRecord {
   createdAt: Date;
   /** The network's time of the return to the payer (RETURNED; also once the network answered, while RETURNING). */
   returnedAt?: Date | null;
+  /** The W3C trace context of the call that recorded it (null when tracing was off); later steps in other traces link to it. */
+  traceparent?: string | null;
 }
 
 export interface KeyListFilter {

@@ -1,4 +1,4 @@
-import { PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
 import type { SettleRegistration } from './settle-registration.js';
@@ -61,7 +61,8 @@ export class Sweeper {
       for (const p of stale) {
         if (this.task.stopping) return;
         try {
-          const after = await this.saga.settle(p, 'sweeper');
+          const attributes = { 'wallet.collect_key_payment_id': p.depositId, 'wallet.collect_key_payment_state': p.status };
+          const after = await inSagaSpan(`collectkey.sweep ${p.status}`, { traceparent: p.traceparent, attributes }, () => this.saga.settle(p, 'sweeper'));
           deps.log.info({ depositId: p.depositId, from: p.status, to: after.status }, 'unfinished payment step completed');
         } catch (err) {
           deps.log.warn({ depositId: p.depositId, err: (err as Error).message }, 'payment step retry failed');

@@ -1,4 +1,4 @@
-import { MoneyExceptionsTable, centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, currentTraceparent, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, QrRecord } from '../domain/collect-key.js';
 import type { PaymentState } from '../domain/payment-machine.js';
 import type { CollectKeyStore, KeyCursor, KeyListFilter, OutboxEvent, PaymentRecord } from '../app/ports.js';
@@ -28,6 +28,7 @@ interface QrRow {
 }
 interface PaymentRow {
   deposit_id: string;
+  traceparent?: string | null;
   provider_transfer_id: string;
   company_id: string;
   key_id: string;
@@ -85,6 +86,7 @@ const toQr = (r: QrRow): QrRecord => ({
 });
 const toPayment = (r: PaymentRow): PaymentRecord => ({
   depositId: r.deposit_id,
+  traceparent: r.traceparent ?? null,
   providerTransferId: r.provider_transfer_id,
   companyId: r.company_id,
   key: { id: r.key_id, externalId: r.key_external_id, name: r.key_name, value: r.key_value, state: r.key_state },
@@ -109,11 +111,14 @@ const toPayment = (r: PaymentRow): PaymentRecord => ({
   returnedAt: r.returned_at == null ? null : date(r.returned_at),
 });
 
+/** The event with the trace context of the write (the call or message handled), so its consumers continue that trace. */
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
-  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`, [
+  const traceparent = currentTraceparent();
+  await tx.query(`insert into collect_key.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
     e.id,
     e.subject,
     JSON.stringify(e.payload),
+    JSON.stringify(traceparent ? { traceparent } : {}),
   ]);
 }
 
@@ -296,9 +301,9 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       const rows = await tx.query<PaymentRow>(
         `insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id,
           key_external_id, key_name, key_value, key_state, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
-          iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at)
+          iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at, traceparent)
         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11::bigint, $12::bigint, $13::bigint, $14, $15::bigint, $16::bigint,
-          $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now())
+          $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now(), $24)
         on conflict (provider_transfer_id) do nothing returning *`,
         [
           p.depositId,
@@ -324,6 +329,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
           p.receivedAt.toISOString(),
           p.movementId,
           stepOf(p.status),
+          // The trace that recorded it (the network's notification): the sweeper's steps link to it.
+          currentTraceparent() ?? null,
         ],
       );
       if (rows[0]) {

@@ -7,7 +7,7 @@ import type { Bus } from './bus.js';
 import { metricsRegistry } from '../ops/metrics.js';
 import { trace } from '@opentelemetry/api';
 import { currentTraceparent } from '../telemetry/telemetry.js';
-import { contextFromTraceHeaders, endSpanWith, SpanKind, traceHeaders, tracer } from '../telemetry/tracing.js';
+import { contextFromTraceHeaders, endSpanWith, outsideTrace, SpanKind, traceHeaders, tracer } from '../telemetry/tracing.js';
 
 export interface OutboxMessage {
   id?: string;
@@ -158,11 +158,14 @@ export class OutboxRelay {
       if (this.stopped) return;
       // The poll is the backstop (nudges carry the hot path): when nothing waits it costs one
       // read of the unpublished-rows index, not a transaction with the relay lock.
-      this.timer = setTimeout(() => {
-        void this.idle()
-          .then((empty) => (empty ? undefined : this.flush()))
-          .finally(tick);
-      }, this.opts.intervalMs ?? 200);
+      this.timer = setTimeout(
+        outsideTrace(() => {
+          void this.idle()
+            .then((empty) => (empty ? undefined : this.flush()))
+            .finally(tick);
+        }),
+        this.opts.intervalMs ?? 200,
+      );
       this.timer.unref();
     };
     tick();
@@ -215,24 +218,32 @@ export class OutboxRelay {
       this.wakeRequested = true;
       return;
     }
+    // The relay's own reads and writes belong to no request's trace (a nudge comes from inside one):
+    // each publish is a span of the trace stored with its row.
     const delay = this.opts.nudgeDelayMs ?? 0;
     if (delay <= 0) {
-      void this.flush();
+      outsideTrace(() => void this.flush())();
       return;
     }
-    this.nudgeTimer ??= setTimeout(() => {
-      this.nudgeTimer = undefined;
-      void this.flush();
-    }, delay);
+    this.nudgeTimer ??= setTimeout(
+      outsideTrace(() => {
+        this.nudgeTimer = undefined;
+        void this.flush();
+      }),
+      delay,
+    );
   }
 
   private retryTimer: NodeJS.Timeout | undefined;
   private retrySoon(): void {
     if (this.stopped || this.retryTimer) return;
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      this.nudge();
-    }, 25);
+    this.retryTimer = setTimeout(
+      outsideTrace(() => {
+        this.retryTimer = undefined;
+        this.nudge();
+      }),
+      25,
+    );
     this.retryTimer.unref();
   }
 

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { outsideTrace } from '../telemetry/tracing.js';
 
 /**
  * Runs `tick` every `intervalMs` (counted from the end of the previous run, so runs never overlap),
@@ -29,19 +30,23 @@ export class PeriodicTask {
 
   private schedule(): void {
     if (this.stopRequested) return;
-    this.timer = setTimeout(() => {
-      this.running = this.tick()
-        .then(
-          () => undefined,
-          (err: unknown) => {
-            this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
-          },
-        )
-        .finally(() => {
-          this.running = undefined;
-          this.schedule();
-        });
-    }, this.intervalMs);
+    // Each run outside any trace (a start() from inside a request must not make every run part of it).
+    this.timer = setTimeout(
+      outsideTrace(() => {
+        this.running = this.tick()
+          .then(
+            () => undefined,
+            (err: unknown) => {
+              this.log.warn({ err: (err as Error).message, task: this.name }, 'periodic task failed; will retry');
+            },
+          )
+          .finally(() => {
+            this.running = undefined;
+            this.schedule();
+          });
+      }),
+      this.intervalMs,
+    );
     this.timer.unref();
   }
 

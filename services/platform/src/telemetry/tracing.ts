@@ -1,3 +1,4 @@
+import { getRPCMetadata, RPCType, suppressTracing } from '@opentelemetry/core';
 import {
   context,
   propagation,
@@ -6,6 +7,7 @@ import {
   SpanKind,
   SpanStatusCode,
   type Context,
+  type Link,
   type Span,
   type TextMapGetter,
   type TextMapSetter,
@@ -104,9 +106,11 @@ export function inSpan<T>(
 export type { Span as TraceSpan } from '@opentelemetry/api';
 
 /**
- * Runs `fn` in a SERVER span for an incoming request: a child of the active span when there is one
- * (the SDK's HTTP instrumentation), else of the W3C headers received. The span is ended after `fn`
- * settles; `fn` sets the final name, attributes and status.
+ * Runs `fn` in the SERVER span of an incoming request. With the SDK loaded, the HTTP
+ * instrumentation has opened that span already (its RPC metadata is in the active context): `fn`
+ * gets that one, so a request has one server span, not two. Without it (tests with a provider but
+ * no instrumentation), a new SERVER span continuing the W3C headers received. `fn` sets the final
+ * name (`setServerRoute`), attributes and status; a span opened here is ended after `fn` settles.
  */
 export function inServerSpan<T>(
   name: string,
@@ -115,7 +119,75 @@ export function inServerSpan<T>(
   fn: (span: Span) => Promise<T>,
 ): Promise<T> {
   const active = context.active();
+  const rpc = getRPCMetadata(active);
+  if (rpc?.type === RPCType.HTTP && rpc.span.spanContext().spanId === trace.getSpan(active)?.spanContext().spanId) {
+    rpc.span.setAttributes(attributes);
+    return fn(rpc.span);
+  }
   const parent = trace.getSpan(active) ? active : propagation.extract(active, headers);
   const span = tracer().startSpan(name, { kind: SpanKind.SERVER, attributes }, parent);
   return context.with(trace.setSpan(parent, span), () => fn(span)).finally(() => span.end());
+}
+
+/**
+ * Names the request's server span by its route template (`POST /transfers/{id}`, never a raw path)
+ * and tells the HTTP instrumentation the route, which it would otherwise rename the span without.
+ */
+export function setServerRoute(span: Span, method: string, route: string): void {
+  span.updateName(`${method} ${route}`);
+  span.setAttribute('http.route', route);
+  const rpc = getRPCMetadata(context.active());
+  if (rpc?.type === RPCType.HTTP) rpc.route = route;
+}
+
+/** A span link to the context of a stored W3C `traceparent` (the trace that started a saga), or none when it is absent or malformed. */
+export function linkTo(traceparent: string | null | undefined, attributes?: Record<string, string>): Link[] {
+  if (!traceparent) return [];
+  const sc = trace.getSpanContext(contextFromTraceHeaders({ traceparent }));
+  if (!sc || !trace.isSpanContextValid(sc)) return [];
+  return [{ context: sc, ...(attributes ? { attributes } : {}) }];
+}
+
+/**
+ * Ties the active span (a gRPC call or message handler working on a saga begun in another trace:
+ * a rail callback, a status lookup) to that saga: a link to the trace stored with it and its id as
+ * an attribute (`wallet.transfer_id` and the like), so the two traces are found from each other.
+ */
+export function linkActiveSpanToSaga(traceparent: string | null | undefined, attributes: Record<string, string>): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  span.setAttributes(attributes);
+  const links = linkTo(traceparent);
+  if (links.length > 0) span.addLinks(links);
+}
+
+/**
+ * Runs `fn` in a new ROOT span (its own trace) linked to the saga's stored context, for work a
+ * background task (a sweeper, a worker) does on one saga: sampled on its own, found from the
+ * payment's trace by the link and the id attribute.
+ */
+export function inSagaSpan<T>(
+  name: string,
+  saga: { traceparent: string | null | undefined; attributes: Record<string, string> },
+  fn: (span: Span) => Promise<T>,
+): Promise<T> {
+  const span = tracer().startSpan(name, { kind: SpanKind.INTERNAL, root: true, attributes: saga.attributes, links: linkTo(saga.traceparent) }, ROOT_CONTEXT);
+  return context.with(trace.setSpan(ROOT_CONTEXT, span), () => endSpanWith(span, fn(span)));
+}
+
+/**
+ * `fn` bound to no trace: for a poller's timer, which would otherwise run every later poll in the
+ * context of whatever request or message happened to wake it (AsyncLocalStorage follows timers),
+ * recording idle polls as part of a finished trace. Work the poll finds starts its own span.
+ */
+export function outsideTrace<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
+  return context.bind(ROOT_CONTEXT, fn);
+}
+
+/**
+ * Runs `fn` with tracing suppressed: its Postgres reads, HTTP calls and spans record nothing. For
+ * a poller's look for work, so that an idle poll leaves no trace; the work it finds runs outside.
+ */
+export function untraced<T>(fn: () => Promise<T>): Promise<T> {
+  return context.with(suppressTracing(context.active()), fn);
 }

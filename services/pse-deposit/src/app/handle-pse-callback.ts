@@ -1,4 +1,4 @@
-import { AppError } from '@wallet/platform';
+import { AppError, linkActiveSpanToSaga } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
 import { isDepositId } from '../domain/deposit.js';
 import type { DepositDeps } from './deps.js';
@@ -78,6 +78,8 @@ export class HandlePseCallback {
     }
     const o = parseOutcome(cmd.rawBody);
     const deposit = isDepositId(o.depositId) ? await deps.store.getById(o.depositId) : undefined;
+    // The provider's confirmation is a trace of its own: tie it to the payment link's.
+    linkActiveSpanToSaga(deposit?.traceparent, { 'wallet.deposit_id': o.depositId });
     if (!deposit || deposit.source !== 'PSE') {
       deps.log.warn({ depositId: o.depositId, eventId: o.eventId }, 'PSE callback for an unknown deposit');
       return { accepted: false, duplicate: false };

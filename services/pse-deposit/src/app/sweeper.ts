@@ -1,4 +1,4 @@
-import { PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask } from '@wallet/platform';
 import type { DepositDeps } from './deps.js';
 import type { DepositSaga } from './deposit-saga.js';
 
@@ -32,7 +32,13 @@ export class Sweeper {
       let expired = 0;
       for (const d of due) {
         if (this.task.stopping) return;
-        if (await this.saga.apply(d, 'expire', 'sweeper', { reason: 'link expired unpaid' })) expired++;
+        const attributes = { 'wallet.deposit_id': d.id, 'wallet.deposit_state': d.status };
+        if (
+          await inSagaSpan('deposit.sweep expire', { traceparent: d.traceparent, attributes }, () =>
+            this.saga.apply(d, 'expire', 'sweeper', { reason: 'link expired unpaid' }),
+          )
+        )
+          expired++;
       }
       if (expired > 0) deps.log.info({ count: expired }, 'PSE links expired');
       if (this.task.stopping) return;
@@ -40,7 +46,8 @@ export class Sweeper {
       for (const d of stale) {
         if (this.task.stopping) return;
         try {
-          const done = await this.saga.settle(d, 'sweeper');
+          const attributes = { 'wallet.deposit_id': d.id, 'wallet.deposit_state': d.status };
+          const done = await inSagaSpan(`deposit.sweep ${d.status}`, { traceparent: d.traceparent, attributes }, () => this.saga.settle(d, 'sweeper'));
           deps.log.info({ depositId: d.id, from: d.status, to: done.status }, 'unfinished deposit step settled');
         } catch (err) {
           deps.log.warn({ depositId: d.id, state: d.status, err: (err as Error).message }, 'deposit step retry failed');

@@ -104,6 +104,8 @@ export interface DepositRecord {
   errorMessage: string | null;
   brebKey: BrebKeyRef | null;
   createdAt: Date;
+  /** The W3C trace context of the call that recorded it (null when tracing was off); later steps in other traces link to it. */
+  traceparent?: string | null;
 }
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';

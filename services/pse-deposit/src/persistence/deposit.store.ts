@@ -1,9 +1,10 @@
-import { MoneyExceptionsTable, centsFromDb, type Database, type PreparedTx } from '@wallet/platform';
+import { MoneyExceptionsTable, centsFromDb, currentTraceparent, type Database, type PreparedTx } from '@wallet/platform';
 import { pendingStepOf, statesShownAs, type DepositRecord, type DepositSource, type DepositState, type PendingStep } from '../domain/deposit.js';
 import type { DepositStore, ListCursor, ListFilter, NewDeposit, OutboxEvent, Transition } from '../app/ports.js';
 
 interface DepositRow {
   id: string;
+  traceparent?: string | null;
   company_id: string;
   source: DepositSource;
   status: DepositState;
@@ -50,6 +51,7 @@ const COLS = `d.*, to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:M
 function toDeposit(r: DepositRow): DepositRecord {
   return {
     id: r.id,
+    traceparent: r.traceparent ?? null,
     companyId: r.company_id,
     source: r.source,
     status: r.status,
@@ -88,12 +90,14 @@ function toDeposit(r: DepositRow): DepositRecord {
 
 const withCursor = (r: DepositRow) => ({ ...toDeposit(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } });
 
+/** The event with the trace context of the write (the call or message handled) unless it names one, so its consumers continue that trace. */
 async function appendOutbox(tx: PreparedTx, e: OutboxEvent): Promise<void> {
+  const traceparent = e.traceparent ?? currentTraceparent();
   await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
     e.id,
     e.subject,
     JSON.stringify(e.payload),
-    JSON.stringify(e.traceparent ? { traceparent: e.traceparent } : {}),
+    JSON.stringify(traceparent ? { traceparent } : {}),
   ]);
 }
 
@@ -125,9 +129,9 @@ export class SqlDepositStore implements DepositStore {
         insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
           iva_amount, total_charged, net_amount, currency, payer_document_type, payer_document_number, payer_first_name,
           payer_last_name, payer_name, payer_email, payer_phone, internal_ref, api_key_id, paygateway_url, provider_link_id,
-          expires_at, movement_id)
+          expires_at, movement_id, traceparent)
         values ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12::bigint, $13, $14,
-          $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid)
+          $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid, $27)
         returning ${COLS}`,
         [
           d.id,
@@ -156,6 +160,8 @@ export class SqlDepositStore implements DepositStore {
           d.providerLinkId,
           d.expiresAt?.toISOString() ?? null,
           d.movementId,
+          // The trace that recorded it: the provider's confirmation and the sweeper's steps link to it.
+          currentTraceparent() ?? null,
         ],
       );
       const rec = toDeposit(rows[0]!);

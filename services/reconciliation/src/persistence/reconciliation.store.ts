@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { MoneyExceptionsTable, externalMovementRef, type Database, type SqlTx } from '@wallet/platform';
+import { MoneyExceptionsTable, currentTraceparent, externalMovementRef, type Database, type SqlTx } from '@wallet/platform';
 import { reconciliationEventsV1 } from '@wallet/proto';
 import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
@@ -128,11 +128,14 @@ const toBreak = (r: BreakRow): BreakRecord => ({
   linkedCase: r.linked_case,
 });
 
+/** The event with the trace context of the write (the run or call), so its consumers continue that trace. */
 async function appendEvent(tx: SqlTx, subject: string, payload: unknown): Promise<void> {
-  await tx.query(`insert into reconciliation.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, '{}'::jsonb)`, [
+  const traceparent = currentTraceparent();
+  await tx.query(`insert into reconciliation.outbox (id, subject, payload, headers) values ($1::uuid, $2, $3::jsonb, $4::jsonb)`, [
     randomUUID(),
     subject,
     JSON.stringify(payload),
+    JSON.stringify(traceparent ? { traceparent } : {}),
   ]);
 }
 

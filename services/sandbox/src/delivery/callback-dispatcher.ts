@@ -1,4 +1,4 @@
-import type { Logger } from '@wallet/platform';
+import { outsideTrace, type Logger } from '@wallet/platform';
 import { request } from 'undici';
 import { DELIVERY_WINDOW_MS, SIGNATURE_HEADER, retryDelayMs, signCallback, type RetryPolicy } from '../domain/callbacks.js';
 import type { RailTransfers } from '../app/rail-transfers.js';
@@ -86,16 +86,21 @@ export class CallbackDispatcher {
 
   private schedule(ms: number): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.tick().finally(() => {
-        this.running = undefined;
-        if (this.stopped) return;
-        const now = this.again;
-        this.again = false;
-        this.schedule(now ? 0 : this.o.pollMs);
-      });
-    }, ms);
+    // Outside any trace: a provider's callbacks are its own requests, not part of the call that woke
+    // the scheduler (and an idle poll must not join that call's trace).
+    this.timer = setTimeout(
+      outsideTrace(() => {
+        this.timer = undefined;
+        this.running = this.tick().finally(() => {
+          this.running = undefined;
+          if (this.stopped) return;
+          const now = this.again;
+          this.again = false;
+          this.schedule(now ? 0 : this.o.pollMs);
+        });
+      }),
+      ms,
+    );
   }
 
   private async tick(): Promise<void> {

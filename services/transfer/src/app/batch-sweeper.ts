@@ -1,4 +1,4 @@
-import { PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask } from '@wallet/platform';
 import type { BatchRunner } from './batch-runner.js';
 import type { BatchDeps } from './deps.js';
 
@@ -32,7 +32,9 @@ export class BatchSweeper {
     const due = await this.deps.batches.leaseDue(this.opts.batch, this.opts.leaseMs ?? 30_000, this.opts.fundingLeaseMs ?? 120_000);
     await Promise.all(
       due.map((b) =>
-        this.runner.resume(b).catch((err: unknown) => {
+        inSagaSpan(`batch.sweep ${b.state}`, { traceparent: b.traceparent, attributes: { 'wallet.batch_id': b.id, 'wallet.batch_state': b.state } }, () =>
+          this.runner.resume(b),
+        ).catch((err: unknown) => {
           this.deps.log.warn({ batchId: b.id, state: b.state, err: (err as Error).message }, 'batch sweeper could not resume a batch; will retry');
           return this.deps.batches.reschedule(b.id, b.state, 5_000).catch(() => undefined);
         }),

@@ -1,4 +1,4 @@
-import { AppError, invalidRequest } from '@wallet/platform';
+import { AppError, invalidRequest, linkActiveSpanToSaga } from '@wallet/platform';
 import { verifySignature } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { ProviderOutcome, StepResult, TransferSaga } from './transfer-saga.js';
@@ -62,6 +62,8 @@ export class HandleRailCallback {
     const r =
       (body.status === 'COMPLETED' ? await this.saga.completeUnread(body.transactionId, body.rail, outcome) : undefined) ??
       (await this.readAndApply(body, outcome));
+    // The callback is a trace of its own (the provider's request): tie it to the send's.
+    linkActiveSpanToSaga(typeof r === 'object' ? r.transfer.traceparent : undefined, { 'wallet.transfer_id': body.transactionId });
     if (r === 'duplicate') return { accepted: true, duplicate: true };
     if (r === 'unknown') return { accepted: false, duplicate: false };
     deps.log.info({ transferId: r.transfer.id, rail: body.rail, status: body.status, applied: r.applied, state: r.transfer.state }, 'rail callback handled');

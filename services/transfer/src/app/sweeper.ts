@@ -1,4 +1,4 @@
-import { PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask } from '@wallet/platform';
 import type { TransferDeps } from './deps.js';
 import type { LeasedTransfer } from './ports.js';
 import { MESSAGES, type TransferSaga } from './transfer-saga.js';
@@ -52,7 +52,12 @@ export class Sweeper {
     const due = await deps.store.leaseDue(this.opts.batch, leaseMs, s.dispatchTimeoutSeconds);
     await Promise.all(
       due.map((d) =>
-        this.resume(d).catch((err: unknown) => {
+        // One trace per resumption (the poll that found it records none), linked to the send's.
+        inSagaSpan(
+          `transfer.sweep ${d.transfer.state}`,
+          { traceparent: d.transfer.traceparent, attributes: { 'wallet.transfer_id': d.transfer.id, 'wallet.transfer_state': d.transfer.state } },
+          () => this.resume(d),
+        ).catch((err: unknown) => {
           deps.log.warn({ transferId: d.transfer.id, state: d.transfer.state, err: (err as Error).message }, 'sweeper could not resume a transfer; will retry');
           return deps.store.reschedule(d.transfer.id, d.transfer.state, s.dispatchRetryBaseMs).catch(() => undefined);
         }),

@@ -221,6 +221,8 @@ export interface BatchRecord {
   completedAt: Date | null;
   cancelledAt: Date | null;
   errorMessage: string | null;
+  /** The W3C trace context of the call that recorded it (null when tracing was off); later steps link to it. */
+  traceparent?: string | null;
 }
 
 export interface BatchSummary extends BatchRecord {

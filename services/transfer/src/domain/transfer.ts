@@ -161,6 +161,11 @@ export interface TransferRecord {
    * the money reaches). Null on transfers recorded before it existed (they count by document only).
    */
   destinationFingerprint?: string | null;
+  /**
+   * The W3C trace context of the call that recorded it (null when tracing was off): the rail's
+   * callback, sweeper resumptions and status lookups, each in a trace of its own, link to it.
+   */
+  traceparent?: string | null;
 }
 
 /** What the wallet is debited: amount + fee + IVA (CONTRACT §2). */

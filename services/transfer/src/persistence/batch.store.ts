@@ -1,4 +1,4 @@
-import { centsFromDb, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
+import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type PreparedTx } from '@wallet/platform';
 import {
   FINISHED_ITEM_STATUSES,
   itemStatus,
@@ -44,6 +44,7 @@ import { limitLockKeySql, storedDestination, toTransfer, type TransferRow } from
 
 interface BatchRow {
   id: string;
+  traceparent?: string | null;
   company_id: string;
   api_key_id: string | null;
   state: BatchState;
@@ -93,11 +94,12 @@ interface ItemRow {
 }
 
 const BATCH_COLS = `id::text as id, company_id, api_key_id, state, reference, description, mode, source, item_count, valid_count,
-  invalid_count, iva_applicable, created_at, expires_at, executed_at, completed_at, cancelled_at, error_message, request_fingerprint, idempotency_key`;
+  invalid_count, iva_applicable, created_at, expires_at, executed_at, completed_at, cancelled_at, error_message, request_fingerprint, idempotency_key, traceparent`;
 
 function toBatch(r: BatchRow): BatchRecord {
   return {
     id: r.id,
+    traceparent: r.traceparent ?? null,
     companyId: r.company_id,
     apiKeyId: r.api_key_id,
     state: r.state,
@@ -165,8 +167,8 @@ export class SqlBatchStore implements BatchStore {
       await this.db.preparedTx(async (tx) => {
         await tx.query(
           `insert into transfer.batches (id, company_id, api_key_id, reference, request_fingerprint, idempotency_key, state, mode, source,
-             description, item_count, valid_count, invalid_count, iva_applicable, created_at, expires_at, next_attempt_at)
-           values (?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer, ?::integer, ?::integer, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz)`,
+             description, item_count, valid_count, invalid_count, iva_applicable, created_at, expires_at, next_attempt_at, traceparent)
+           values (?::uuid, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::integer, ?::integer, ?::integer, ?, ?::timestamptz, ?::timestamptz, ?::timestamptz, ?)`,
           [
             b.id,
             b.companyId,
@@ -185,6 +187,8 @@ export class SqlBatchStore implements BatchStore {
             b.createdAt.toISOString(),
             b.expiresAt.toISOString(),
             b.state === 'VALIDATED' ? b.expiresAt.toISOString() : null,
+            // The trace that recorded it: the batch sweeper's resumptions link to it.
+            currentTraceparent() ?? null,
           ],
         );
         const col = <T>(f: (i: BatchItemDraft, k: number) => T) => items.map(f);

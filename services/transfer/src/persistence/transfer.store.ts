@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { MoneyExceptionsTable, TableCopy, centsFromDb, isUniqueViolation, type Database, type Logger } from '@wallet/platform';
+import { MoneyExceptionsTable, TableCopy, centsFromDb, currentTraceparent, isUniqueViolation, type Database, type Logger } from '@wallet/platform';
 import { checkCounterpartyLimits, type Limits } from '../domain/counterparty-limits.js';
 import type { KeyType } from '../domain/keys.js';
 import type { Rail } from '../domain/rails.js';
@@ -65,6 +65,7 @@ export interface TransferRow {
   idempotency_fingerprint?: string | null;
   batch_id?: string | null;
   destination_fingerprint?: string | null;
+  traceparent?: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -115,6 +116,7 @@ export function toTransfer(r: TransferRow, protection: TransferDataProtection): 
     completedAt: dateOrNull(r.completed_at),
     batchId: r.batch_id ?? null,
     destinationFingerprint: r.destination_fingerprint ?? null,
+    traceparent: r.traceparent ?? null,
   };
 }
 
@@ -406,9 +408,9 @@ export class SqlTransferStore implements TransferStore {
              id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable, iva_amount,
              total_charged, target_name, target_document, counterparty_document, reference, description, destination,
              next_attempt_at, created_at, approval_id, approval_threshold, approval_expires_at, account_number_sealed, account_number_masked,
-             idempotency_key, idempotency_fingerprint, destination_fingerprint)
+             idempotency_key, idempotency_fingerprint, destination_fingerprint, traceparent)
            select $1::uuid, $2, $3, $4, 'RECEIVED', $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12, $13, $14, $15, $16, $17::jsonb,
-             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text
+             clock_timestamp() + ($18::bigint * interval '1 millisecond'), $19::timestamptz, $22, $23::integer, $24::timestamptz, $25, $26, $27, $28, $35::text, $36::text
              from u where u.day_sum + $5::bigint <= $30::numeric and u.month_sum + $5::bigint <= $31::numeric
               and (not $33::boolean or exists (select 1 from c where c.transfer_id = $1::uuid))
            returning id),
@@ -451,6 +453,8 @@ export class SqlTransferStore implements TransferStore {
           reference !== undefined,
           String(reference?.windowSeconds ?? 0),
           t.destinationFingerprint ?? null,
+          // The trace that recorded it (the Send call): later steps in other traces link to it.
+          currentTraceparent() ?? null,
         ],
       );
     } catch (err) {

@@ -287,7 +287,8 @@ describe('migration 0013 fingerprints the destinations of recent transfers', () 
     const tdb = await createTestDatabase('transfer_mig13');
     const log = createLogger('migration-test', 'silent');
     const protection = new TransferDataProtection('a-transfer-data-key-of-at-least-32-chars');
-    const all = transferMigrations(protection);
+    // Up to 0013 (the later ones are not this test's): before it, then with it.
+    const all = transferMigrations(protection).slice(0, 12);
     try {
       const before = await Database.open({ url: tdb.url, schema: TRANSFER_SCHEMA, migrations: all.slice(0, -1), logger: log, poolMax: 2 });
       await before.migrate();

@@ -1,4 +1,4 @@
-import type { Logger } from '@wallet/platform';
+import { inSagaSpan, outsideTrace, type Logger } from '@wallet/platform';
 import { HEADER_ID, HEADER_SIGNATURE, HEADER_TIMESTAMP, signatureHeader } from '../domain/signature.js';
 import type { WorkerDeps } from './deps.js';
 import { attemptDuration, attempts, givenUp } from './metrics.js';
@@ -57,19 +57,23 @@ export class DeliveryWorker implements DeliveryWaker {
   private schedule(delayMs: number): void {
     if (this.stopped) return;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.running = this.runOnce()
-        .catch((err: unknown) => {
-          this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
-        })
-        .finally(() => {
-          this.running = undefined;
-          const again = this.again;
-          this.again = false;
-          this.schedule(again ? 0 : this.s.pollIntervalMs);
-        });
-    }, delayMs);
+    // Outside any trace: a nudge comes from a consumer's message, and every later poll would be part of it.
+    this.timer = setTimeout(
+      outsideTrace(() => {
+        this.timer = undefined;
+        this.running = this.runOnce()
+          .catch((err: unknown) => {
+            this.log.warn({ err: (err as Error).message }, 'webhook delivery run failed; will retry');
+          })
+          .finally(() => {
+            this.running = undefined;
+            const again = this.again;
+            this.again = false;
+            this.schedule(again ? 0 : this.s.pollIntervalMs);
+          });
+      }),
+      delayMs,
+    );
     this.timer.unref();
   }
 
@@ -83,7 +87,11 @@ export class DeliveryWorker implements DeliveryWaker {
       const queue = [...batch];
       await Promise.all(
         Array.from({ length: Math.min(this.s.concurrency, queue.length) }, async () => {
-          for (let c = queue.shift(); c; c = queue.shift()) await this.attempt(c);
+          // A span per attempt (the poll that found it records none), found from the event's trace by its id (messaging.message.id there).
+          for (let c = queue.shift(); c; c = queue.shift()) {
+            const attributes = { 'wallet.webhook_delivery_id': c.id, 'wallet.webhook_event_id': c.eventId, 'wallet.webhook_endpoint_id': c.endpointId };
+            await inSagaSpan('webhook deliver', { traceparent: null, attributes }, () => this.attempt(c));
+          }
         }),
       );
       if (batch.length < this.s.batch) return;

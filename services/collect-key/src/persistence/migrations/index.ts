@@ -5,6 +5,7 @@ import { Migration0004SettlementsIndex } from './0004-settlements-index.js';
 import { Migration0005PaymentSaga } from './0005-payment-saga.js';
 import { Migration0006KeyRegistrationAnchor } from './0006-key-registration-anchor.js';
 import { Migration0007PaymentReturns } from './0007-payment-returns.js';
+import { Migration0008TraceContext } from './0008-trace-context.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
@@ -15,4 +16,5 @@ export const collectKeyMigrations = [
   Migration0005PaymentSaga,
   Migration0006KeyRegistrationAnchor,
   Migration0007PaymentReturns,
+  Migration0008TraceContext,
 ];

@@ -4,6 +4,7 @@ import { Migration0003InboxHandledAt } from './0003-inbox-handled-at.js';
 import { Migration0004DepositSaga } from './0004-deposit-saga.js';
 import { Migration0005SettlementTimes } from './0005-settlement-times.js';
 import { Migration0006BookedLegsOnly } from './0006-booked-legs-only.js';
+import { Migration0007TraceContext } from './0007-trace-context.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -13,4 +14,5 @@ export const depositMigrations = [
   Migration0004DepositSaga,
   Migration0005SettlementTimes,
   Migration0006BookedLegsOnly,
+  Migration0007TraceContext,
 ];

@@ -11,6 +11,7 @@ import { Migration0009LimitsInOneStatement } from './0009-limits-in-one-statemen
 import { Migration0010AmlFeed } from './0010-aml-feed.js';
 import { Migration0012DispatchClock } from './0012-dispatch-clock.js';
 import { destinationScreening } from './0013-destination-screening.js';
+import { Migration0014TraceContext } from './0014-trace-context.js';
 
 /**
  * Every transfer migration, in order. Append only. Made with the service's data protection (key
@@ -31,5 +32,6 @@ export function transferMigrations(protection: TransferDataProtection) {
     Migration0010AmlFeed,
     Migration0012DispatchClock,
     destinationScreening(protection),
+    Migration0014TraceContext,
   ];
 }
