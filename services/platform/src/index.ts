@@ -14,6 +14,7 @@ export * from './db/database.js';
 export * from './db/table-copy.js';
 export * from './money/money.js';
 export * from './ops/metrics.js';
+export * from './ops/rail-metrics.js';
 export * from './ops/money-exceptions-gauge.js';
 export * from './db/money-exceptions.js';
 export * from './db/settlements.js';

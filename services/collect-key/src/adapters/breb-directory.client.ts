@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@wallet/platform';
+import { AppError, startRailCall, type Logger } from '@wallet/platform';
 import type { BrebDirectory, RegistrationAnswer } from '../app/ports.js';
 import { maskKeyValue } from '../domain/collect-key.js';
 
@@ -7,6 +7,7 @@ import { maskKeyValue } from '../domain/collect-key.js';
  * `POST /breb/directory/registrations` (201, idempotent for the same value and callback URL; 409
  * KEY_ALREADY_REGISTERED) as a RegistrationOutcome, and `DELETE /breb/directory/registrations/{keyValue}`
  * (200, idempotent), whose failures — 5xx, time-out, unreachable — are BREB_DIRECTORY_LOOKUP_FAILED.
+ * Each call is metered (`wallet_rail_*`: BREB_DIRECTORY register/unregister, BREB return).
  */
 export class HttpBrebDirectory implements BrebDirectory {
   constructor(
@@ -22,6 +23,7 @@ export class HttpBrebDirectory implements BrebDirectory {
   async register(r: { keyValue: string; holderName: string; callbackUrl: string }): Promise<RegistrationAnswer> {
     let status: number;
     let body: Record<string, unknown>;
+    const metered = startRailCall('BREB_DIRECTORY', 'register');
     try {
       const res = await fetch(this.url('/breb/directory/registrations'), {
         method: 'POST',
@@ -37,10 +39,13 @@ export class HttpBrebDirectory implements BrebDirectory {
         body = {};
       }
     } catch (err) {
+      metered.end(undefined);
       // No answer: the request may have been applied. Only asking again can tell.
       this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(r.keyValue) }, 'Bre-B directory unreachable');
       return { outcome: 'UNAVAILABLE', anchorHandle: null };
     }
+    // 409: the value is someone else's, an answer (the outcome TAKEN), not a failure.
+    metered.end(status, [409]);
     if (status >= 200 && status < 300) {
       const anchorHandle = typeof body.anchorHandle === 'string' && body.anchorHandle.length > 0 ? body.anchorHandle : null;
       return { outcome: 'REGISTERED', anchorHandle };
@@ -62,6 +67,7 @@ export class HttpBrebDirectory implements BrebDirectory {
   }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }> {
     let status: number;
     let body: Record<string, unknown>;
+    const metered = startRailCall('BREB', 'return');
     try {
       const res = await fetch(this.url('/breb/network/returns'), {
         method: 'POST',
@@ -77,9 +83,11 @@ export class HttpBrebDirectory implements BrebDirectory {
         body = {};
       }
     } catch (err) {
+      metered.end(undefined);
       this.log.warn({ err: (err as Error).message, providerTransferId: r.providerTransferId }, 'Bre-B network unreachable (return)');
       return { outcome: 'UNAVAILABLE', returnedAt: null };
     }
+    metered.end(status);
     if (status >= 200 && status < 300 && typeof body.returnedAt === 'string' && !Number.isNaN(Date.parse(body.returnedAt))) {
       return { outcome: 'RETURNED', returnedAt: new Date(body.returnedAt) };
     }
@@ -93,6 +101,7 @@ export class HttpBrebDirectory implements BrebDirectory {
 
   async unregister(keyValue: string): Promise<void> {
     let status: number;
+    const metered = startRailCall('BREB_DIRECTORY', 'unregister');
     try {
       const res = await fetch(this.url(`/breb/directory/registrations/${encodeURIComponent(keyValue)}`), {
         method: 'DELETE',
@@ -102,9 +111,12 @@ export class HttpBrebDirectory implements BrebDirectory {
       status = res.status;
       await res.arrayBuffer();
     } catch (err) {
+      metered.end(undefined);
       this.log.warn({ err: (err as Error).message, keyValue: maskKeyValue(keyValue) }, 'Bre-B directory unreachable (unregister)');
       throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
     }
+    // 404: already gone, the outcome wanted.
+    metered.end(status, [404]);
     if ((status >= 200 && status < 300) || status === 404) return;
     this.log.warn({ status, keyValue: maskKeyValue(keyValue) }, 'Bre-B directory refused the unregistration');
     throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
 import jsQRModule from 'jsqr';
 import { PNG } from 'pngjs';
-import { signPayload } from '@wallet/platform';
+import { metricsRegistry, signPayload } from '@wallet/platform';
 import { decodeQr } from '../../src/domain/emvco.js';
 import { FeeOperation, MovementType, Rail, failure, startHarness, type Harness } from './harness.js';
 
@@ -99,8 +99,16 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
   });
 
   it('ext: lookup, delete (idempotent, unregistered), ext: after delete, new key for the customer', async () => {
+    const directoryCalls = async (operation: string) => {
+      const line = `wallet_rail_requests_total{rail="BREB_DIRECTORY",operation="${operation}",outcome="ok"}`;
+      const found = (await metricsRegistry.metrics()).split('\n').find((l) => l.startsWith(`${line} `));
+      return found === undefined ? 0 : Number(found.slice(line.length + 1));
+    };
+    const unregisteredBefore = await directoryCalls('unregister');
     const co = await h.newCompany();
     const k = (await create(co, { externalId: 'cust-del' })).key;
+    // The directory calls are metered (the rail alerts read them).
+    expect(await directoryCalls('register')).toBeGreaterThan(0);
     expect((await h.client.getKey({ id: 'ext:cust-del' }, h.ctx(co))).id).toBe(k.id);
     expect((await h.client.getKey({ id: k.id }, h.ctx(co))).id).toBe(k.id);
     const d1 = await h.client.deleteKey({ id: 'ext:cust-del' }, h.ctx(co));
@@ -111,6 +119,7 @@ describe('collect keys, QR and inbound Bre-B payments', () => {
     expect(await outbox('collectkey.deleted', 'key,id', k.id)).toHaveLength(1);
     // Unregistered at the directory (the sandbox shares the test database).
     expect(await h.service.db.query(`select 1 from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [k.keyValue])).toHaveLength(0);
+    expect(await directoryCalls('unregister')).toBe(unregisteredBefore + 1);
     expect(await h.client.getKey({ id: 'ext:cust-del' }, h.ctx(co))).toMatchObject({ id: k.id, state: 'DELETED' });
     const k2 = await create(co, { externalId: 'cust-del' });
     expect(k2.created).toBe(true);

@@ -1,9 +1,10 @@
-import { AppError, type Logger } from '@wallet/platform';
+import { AppError, startRailCall, type Logger } from '@wallet/platform';
 import type { PseLinkRequest, PseProvider } from '../app/ports.js';
 
 /**
  * The PSE gateway over HTTP (docs/sandbox.md "PSE gateway"): `POST /pse/links`, idempotent on
  * depositId. Any failure (5xx, time-out, unreachable, an answer without a link) → PSE_PROVIDER_ERROR.
+ * Each call is metered (`wallet_rail_*{rail="PSE",operation="create_link"}`).
  */
 export class HttpPseProvider implements PseProvider {
   constructor(
@@ -16,6 +17,7 @@ export class HttpPseProvider implements PseProvider {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/pse/links`;
     let status: number;
     let body: unknown;
+    const metered = startRailCall('PSE', 'create_link');
     try {
       const res = await fetch(url, {
         method: 'POST',
@@ -40,9 +42,11 @@ export class HttpPseProvider implements PseProvider {
         body = null;
       }
     } catch (err) {
+      metered.end(undefined);
       this.log.warn({ err: (err as Error).message, depositId: r.depositId }, 'PSE provider unreachable');
       throw new AppError('PSE_PROVIDER_ERROR');
     }
+    metered.end(status);
     const b = (body ?? {}) as Record<string, unknown>;
     if (status >= 200 && status < 300 && typeof b.paygatewayUrl === 'string' && b.paygatewayUrl) {
       return { linkId: typeof b.linkId === 'string' ? b.linkId : null, paygatewayUrl: b.paygatewayUrl };

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { eventually } from '@wallet/platform/testing';
-import { signPayload } from '@wallet/platform';
+import { metricsRegistry, signPayload } from '@wallet/platform';
 import { MovementStatus, MovementType, Rail, failure, payer, startHarness, type Harness } from './harness.js';
 
 const SECRET = 'dev-rail-callback-secret';
@@ -99,15 +99,28 @@ describe('PSE deposits: creation, confirmation, expiry, reversal', () => {
     expect(await h.deposit.db.query(`select id from pse_deposit.deposits where company_id = ? order by created_at`, [co])).toHaveLength(2);
   });
 
-  it('provider down → PSE_PROVIDER_ERROR and nothing stored', async () => {
+  it('provider down → PSE_PROVIDER_ERROR and nothing stored; every call to the PSE gateway is metered by outcome', async () => {
+    const series = async (line: string) => {
+      const found = (await metricsRegistry.metrics()).split('\n').find((l) => l.startsWith(`${line} `));
+      return found === undefined ? 0 : Number(found.slice(line.length + 1));
+    };
+    const calls = (outcome: string) => series(`wallet_rail_requests_total{rail="PSE",operation="create_link",outcome="${outcome}"}`);
+    const timed = () => series('wallet_rail_request_duration_seconds_count{rail="PSE",operation="create_link"}');
+    const before = { ok: await calls('ok'), error: await calls('error'), timed: await timed() };
     const co = await h.newCompany();
+    await h.client.createPseDeposit(payer(), h.ctx(co));
     await h.sandboxPost('/sandbox/faults', { pse: 'down' });
     try {
-      expect((await failure(h.client.createPseDeposit(payer(), h.ctx(co)))).code).toBe('PSE_PROVIDER_ERROR');
+      expect((await failure(h.client.createPseDeposit(payer({ internalRef: 'pedido-caido' }), h.ctx(co)))).code).toBe('PSE_PROVIDER_ERROR');
     } finally {
       await h.sandboxPost('/sandbox/faults', { pse: 'up' });
     }
-    expect(await h.deposit.db.query(`select 1 from pse_deposit.deposits where company_id = ?`, [co])).toHaveLength(0);
+    expect(await h.deposit.db.query(`select internal_ref from pse_deposit.deposits where company_id = ?`, [co])).toEqual([{ internal_ref: 'pedido-1' }]);
+    expect({ ok: await calls('ok'), error: await calls('error'), timed: await timed() }).toEqual({
+      ok: before.ok + 1,
+      error: before.error + 1,
+      timed: before.timed + 2,
+    });
   });
 
   it('paid → ASSIGNED, net credited to the ACH wallet once, TRANSFER_IN/PSE movement; duplicates and late outcomes change nothing', async () => {
