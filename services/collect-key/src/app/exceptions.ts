@@ -1,6 +1,7 @@
 import {
   AppError,
   externalMovementRef,
+  linkActiveSpanToSagaOf,
   listExceptionsPage,
   parseExternalMovement,
   resolveMoneyException,
@@ -69,6 +70,11 @@ export class ResolvePaymentException {
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      // The operator's resolution, found from the payment's trace (and it from this one).
+      await linkActiveSpanToSagaOf(async () => (await deps.store.paymentById(won.resourceId))?.traceparent, {
+        'wallet.collect_key_payment_id': won.resourceId,
+        'wallet.exception_id': won.id,
+      });
       if (won.action === 'return') {
         const p = await deps.store.paymentById(won.resourceId);
         if (!p) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its payment' });

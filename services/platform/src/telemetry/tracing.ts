@@ -162,6 +162,15 @@ export function linkActiveSpanToSaga(traceparent: string | null | undefined, att
 }
 
 /**
+ * linkActiveSpanToSaga for a saga still to be read: `load` (its stored traceparent) runs only when the
+ * active span is recorded, so an untraced or unsampled call pays no read for it.
+ */
+export async function linkActiveSpanToSagaOf(load: () => Promise<string | null | undefined>, attributes: Record<string, string>): Promise<void> {
+  if (!trace.getActiveSpan()?.isRecording()) return;
+  linkActiveSpanToSaga(await load(), attributes);
+}
+
+/**
  * Runs `fn` in a new ROOT span (its own trace) linked to the saga's stored context, for work a
  * background task (a sweeper, a worker) does on one saga: sampled on its own, found from the
  * payment's trace by the link and the id attribute.

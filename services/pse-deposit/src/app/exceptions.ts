@@ -1,6 +1,7 @@
 import {
   AppError,
   externalMovementRef,
+  linkActiveSpanToSagaOf,
   listExceptionsPage,
   parseExternalMovement,
   resolveMoneyException,
@@ -81,6 +82,11 @@ export class ResolveDepositException {
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      // The operator's resolution, found from the payment's trace (and it from this one).
+      await linkActiveSpanToSagaOf(async () => (await deps.store.getById(won.resourceId))?.traceparent, {
+        'wallet.deposit_id': won.resourceId,
+        'wallet.exception_id': won.id,
+      });
       if (won.action !== 'credit' && won.action !== 'retry') return;
       const d = await deps.store.getById(won.resourceId);
       if (!d) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its deposit' });

@@ -1,6 +1,7 @@
 import {
   AppError,
   externalMovementRef,
+  linkActiveSpanToSagaOf,
   listExceptionsPage,
   parseExternalMovement,
   resolveMoneyException,
@@ -55,6 +56,11 @@ export class ResolveMoneyException {
   async execute(input: { id: string; action: string; note: string; resolvedBy: string }): Promise<ExceptionView> {
     const { deps } = this;
     const done = await resolveMoneyException(deps.store.exceptions, input, actionsOf, async (won, note) => {
+      // The operator's resolution, found from the payment's trace (and it from this one).
+      await linkActiveSpanToSagaOf(async () => (await deps.store.get(won.resourceId))?.traceparent, {
+        'wallet.transfer_id': won.resourceId,
+        'wallet.exception_id': won.id,
+      });
       if (won.action !== 'write_off') return;
       const t = await deps.store.get(won.resourceId);
       if (!t) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its transfer' });
