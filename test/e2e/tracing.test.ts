@@ -6,6 +6,8 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider, type Readabl
 import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { eventually } from '@wallet/platform/testing';
+import pg from 'pg';
+import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 import { NATS_URL, startStack } from '../support/stack.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
@@ -137,6 +139,33 @@ describe('tracing end to end', () => {
       expect(msg?.header.get('traceparent')).toBe(`00-${traceId}-${publish.spanContext().spanId}-01`);
     } finally {
       await nc.close();
+    }
+  });
+
+  it("a bulk payout's transfers continue the trace of the execution that made them (each saga stores it)", async () => {
+    const createTrace = randomBytes(16).toString('hex');
+    const executeTrace = randomBytes(16).toString('hex');
+    const traced = (t: string) => ({ traceparent: `00-${t}-${randomBytes(8).toString('hex')}-01` });
+    const item = (reference: string) => ({ amount: 100_000, destination: { bankAccount: { ...SANDBOX_ACH_ACCOUNT } }, reference });
+    const created = await stack.http('POST', '/transfers/batches', {
+      token: co.writeKey,
+      headers: traced(createTrace),
+      body: { reference: 'LOTE-TRAZA', items: [item('TR-1'), item('TR-2')] },
+    });
+    expect(created.status).toBe(201);
+    const executed = await stack.http('POST', `/transfers/batches/${created.body.id}/execute`, { token: co.writeKey, headers: traced(executeTrace) });
+    expect(executed.status).toBe(202);
+    const db = new pg.Client({ connectionString: stack.databaseUrl });
+    await db.connect();
+    try {
+      const stored = async () =>
+        (await db.query<{ traceparent: string | null }>('select traceparent from transfer.transfers where batch_id = $1', [created.body.id])).rows;
+      const rows = await eventually(async () => ((await stored()).length === 2 ? stored() : undefined), 20_000, 100);
+      expect(rows.map((r) => r.traceparent?.split('-')[1])).toEqual([executeTrace, executeTrace]);
+      const batch = await db.query<{ traceparent: string }>('select traceparent from transfer.batches where id = $1', [created.body.id]);
+      expect(batch.rows[0]!.traceparent.split('-')[1]).toBe(createTrace);
+    } finally {
+      await db.end();
     }
   });
 

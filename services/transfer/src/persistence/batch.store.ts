@@ -490,10 +490,10 @@ export class SqlBatchStore implements BatchStore {
              t as (insert into transfer.transfers (id, company_id, api_key_id, rail, state, amount, fixed_fee, variable_fee, subtotal_fee,
                 iva_applicable, iva_amount, total_charged, target_name, target_document, counterparty_document, reference, description, destination,
                 next_attempt_at, created_at, account_number_sealed, account_number_masked, batch_id, approval_id, approval_threshold, approval_expires_at,
-                destination_fingerprint)
+                destination_fingerprint, traceparent)
               select v.id, $17, $18, v.rail, 'RECEIVED', v.amount, v.fixed_fee, v.variable_fee, v.subtotal_fee, $19, v.iva_amount, v.total_charged,
                      v.target_name, v.target_document, v.counterparty_document, v.reference, v.description, v.destination, null, now(), v.sealed, v.masked, $20::uuid,
-                     $21::text, $22::integer, $23::timestamptz, v.destination_fingerprint
+                     $21::text, $22::integer, $23::timestamptz, v.destination_fingerprint, $25::text
                 from v returning id)
            insert into transfer.state_history (transfer_id, state, reason) select id, 'RECEIVED', 'bulk payout item' from t`,
           [
@@ -521,6 +521,8 @@ export class SqlBatchStore implements BatchStore {
             approval?.threshold ?? null,
             approval ? approval.expiresAt.toISOString() : null,
             col((t) => t.destinationFingerprint ?? null),
+            // Each item's transfer continues the trace of the execution that made it (else the batch's own).
+            currentTraceparent() ?? b.traceparent ?? null,
           ],
         );
         await tx.query(
