@@ -39,7 +39,27 @@ function freePort(): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function startProcessStack(opts: { env?: Record<string, string>; envOf?: Record<string, Record<string, string>> } = {}): Promise<ProcessStack> {
+type StackOptions = { env?: Record<string, string>; envOf?: Record<string, Record<string, string>> };
+
+/**
+ * Starts the stack; again on fresh ports (at most 3 times) when a process exits before it is ready:
+ * a port probed free can be taken before the process binds it (an outgoing connection of another
+ * test picks its local port from the same range).
+ */
+export async function startProcessStack(opts: StackOptions = {}): Promise<ProcessStack> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startProcessStackOnce(opts);
+    } catch (err) {
+      if (attempt >= 3 || !(err instanceof ExitedBeforeReady)) throw err;
+      console.warn(`[process-stack] attempt ${attempt}: ${err.message.slice(-2000)}; starting again on fresh ports`);
+    }
+  }
+}
+
+class ExitedBeforeReady extends Error {}
+
+async function startProcessStackOnce(opts: StackOptions): Promise<ProcessStack> {
   const root = join(process.cwd(), '..');
   const { NODE_FLAGS, processes } = (await import(join(root, 'deploy', 'local', 'processes.mjs'))) as { NODE_FLAGS: string[]; processes: ProcessEntry[] };
   const tdb = await createTestDatabase('e2eproc');
@@ -148,17 +168,20 @@ export async function startProcessStack(opts: { env?: Record<string, string>; en
       const child = spawn(process.execPath, [...NODE_FLAGS, '--import', '@wallet/platform/otel', p.main], {
         cwd: join(root, p.dir),
         env,
-        stdio: ['ignore', process.env.E2E_PROCESS_LOGS === '1' ? 'inherit' : 'ignore', process.env.E2E_PROCESS_LOGS === '1' ? 'inherit' : 'pipe'],
+        stdio: ['ignore', process.env.E2E_PROCESS_LOGS === '1' ? 'inherit' : 'pipe', process.env.E2E_PROCESS_LOGS === '1' ? 'inherit' : 'pipe'],
       });
+      // The last of what it wrote (its JSON log is on stdout), for the error when it does not start.
       let stderr = '';
-      child.stderr?.on('data', (c: Buffer) => {
+      const keep = (c: Buffer) => {
         stderr = (stderr + c.toString()).slice(-4000);
-      });
+      };
+      child.stderr?.on('data', keep);
+      child.stdout?.on('data', keep);
       children.push([p.name, child]);
       pids[p.name] = child.pid!;
       const until = Date.now() + 60_000;
       for (;;) {
-        if (child.exitCode !== null) throw new Error(`${p.name} exited (${child.exitCode}) before it was ready: ${stderr}`);
+        if (child.exitCode !== null) throw new ExitedBeforeReady(`${p.name} exited (${child.exitCode}) before it was ready: ${stderr}`);
         if (Date.now() > until) throw new Error(`${p.name} not ready after 60 s: ${stderr}`);
         try {
           if ((await fetch(readyUrl(p.name), { signal: AbortSignal.timeout(1000) })).ok) break;

@@ -1,6 +1,8 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { inSpan } from '@wallet/platform';
+import { recordSpans, type RecordedSpans } from '@wallet/platform/testing';
 import { SpillSorter } from '../src/adapters/spill-sorter.js';
 import { OurRecordError, type Break, type OurRecord } from '../src/domain/matching.js';
 import { REPORT_COLUMNS, type ReportRail } from '../src/domain/report.js';
@@ -342,5 +344,39 @@ describe('reconcile (one provider report against our books)', () => {
     expect([...sink.byKey.keys()]).toEqual([]);
     expect(r.matched.count).toBe(4);
     expect(r.report.netCents).toBe(r.ours.netCents);
+  });
+});
+
+describe('a run in the traces', () => {
+  let dir: string;
+  let spans: RecordedSpans;
+  beforeAll(() => {
+    spans = recordSpans();
+  });
+  afterAll(() => spans.stop());
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'recon-trace-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("is one span whose links lead to the payments of its breaks (each record's stored trace), never to matched ones", async () => {
+    const tp = (trace: string) => `00-${trace}-b7ad6b7169203331-01`;
+    const [T1, T2] = ['0af7651916cd43dd8448eb211c80319c', '1bf7651916cd43dd8448eb211c80319d'];
+    const ours = new ArrayOurRecords({
+      breb: [
+        { ...transfer('tx-1', 'brb_1', 150_000n), traceparent: tp(T1) }, // matched: no link
+        { ...transfer('tx-2', 'brb_2', 90_000n), traceparent: tp(T2) }, // missing at the provider: a break, linked
+        transfer('tx-3', 'brb_3', 10_000n), // a break, but no stored trace: no link
+      ],
+    });
+    const r = await inSpan('reconciliation.run breb', {}, () =>
+      reconcile('breb', D, batches(report([['brb_1', 'tx-1', 'OUT', 150_000, 'COMPLETED']])), {
+        ours,
+        sink: new InMemoryBreakSink(),
+        sorter: () => new SpillSorter({ dir, runLines: 2, batchLines: 2 }),
+      }),
+    );
+    expect(r.outcome).toBe('RECONCILED');
+    const [run] = spans.finished().filter((s) => s.name === 'reconciliation.run breb');
+    expect(run!.links.map((l) => [l.context.traceId, l.attributes?.['wallet.movement_id']])).toEqual([[T2, 'tx-2']]);
+    expect(String(run!.links[0]!.attributes?.['wallet.reconciliation_break'])).toContain('missing_at_provider');
   });
 });

@@ -24,6 +24,8 @@ export interface InboundSettlement {
   /** find only (accept_provider waits for the owner): the money exception still open about it, and a money step of this leg owed. */
   openExceptionId?: string;
   stepOwed?: boolean;
+  /** The trace context stored with the payment (the reconciliation links its spans to it). */
+  traceparent?: string;
 }
 
 export interface InboundSettlementReader {

@@ -97,6 +97,7 @@ function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
     ...(p.status !== 'PENDING' ? { settledAt: p.settledAt.toISOString(), valueDate: bogotaDateOf(p.settledAt) } : {}),
     ...(p.openExceptionId ? { openExceptionId: p.openExceptionId } : {}),
     ...(p.stepOwed ? { stepOwed: true } : {}),
+    ...(p.traceparent ? { traceparent: p.traceparent } : {}),
   };
 }
 

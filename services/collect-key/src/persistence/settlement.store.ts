@@ -10,10 +10,10 @@ const RETURN_DAY = bogotaDaySql('returned_at');
  * returned: it was received and held); a money step owed, parked or refused: PENDING (never settled).
  */
 const IN_STATUS = `case when status = 'ASSIGNED' then 'ASSIGNED' when status in ('UNASSIGNED', 'RETURNING', 'RETURNED') then 'UNASSIGNED' else 'PENDING' end`;
-const COLS = `deposit_id, provider_transfer_id, ${IN_STATUS} as status, 'IN' as direction, amount::text as amount, company_id, received_at as settled_at`;
+const COLS = `deposit_id, provider_transfer_id, ${IN_STATUS} as status, 'IN' as direction, amount::text as amount, company_id, received_at as settled_at, traceparent`;
 const SETTLED = `status in ('ASSIGNED', 'UNASSIGNED', 'RETURNING', 'RETURNED')`;
 /** The return leg (OUT) of a payment returned to the payer, settled at the network's return time. */
-const RETURN_COLS = `deposit_id, provider_transfer_id, 'RETURNED' as status, 'OUT' as direction, amount::text as amount, company_id, returned_at as settled_at`;
+const RETURN_COLS = `deposit_id, provider_transfer_id, 'RETURNED' as status, 'OUT' as direction, amount::text as amount, company_id, returned_at as settled_at, traceparent`;
 
 /** One keyset page of a day: ($1 date, [$2 last provider id,] limit). Exported for the index test (EXPLAIN). */
 export function settledPageSql(after: boolean): string {
@@ -40,6 +40,7 @@ interface Row {
   settled_at: Date | string;
   open_exception_id?: string | null;
   step_owed?: boolean;
+  traceparent: string | null;
 }
 
 const toSettlement = (r: Row): InboundSettlement => ({
@@ -52,6 +53,7 @@ const toSettlement = (r: Row): InboundSettlement => ({
   companyId: r.company_id,
   ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}),
   ...(r.step_owed ? { stepOwed: true } : {}),
+  ...(r.traceparent ? { traceparent: r.traceparent } : {}),
 });
 
 /** find only (accept_provider waits for the owner): the money exception still open about the payment, and whether a money step of the leg is owed. */
@@ -86,7 +88,8 @@ export class SqlInboundSettlementReader implements InboundSettlementReader {
         union all
         select ${RETURN_COLS}, ${CASE_COLS}, false as step_owed from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNED'
         union all
-        select deposit_id, provider_transfer_id, 'PENDING' as status, 'OUT' as direction, amount::text as amount, company_id, received_at as settled_at, ${CASE_COLS}, true as step_owed
+        select deposit_id, provider_transfer_id, 'PENDING' as status, 'OUT' as direction, amount::text as amount, company_id, received_at as settled_at, traceparent,
+          ${CASE_COLS}, true as step_owed
           from collect_key.payments where provider_transfer_id = any($1::text[]) and status = 'RETURNING') legs
       order by provider_transfer_id collate "C", direction`,
       [providerIds],

@@ -162,6 +162,17 @@ export function linkActiveSpanToSaga(traceparent: string | null | undefined, att
 }
 
 /**
+ * Adds to the active span a link to a saga's stored context, the link itself carrying what it is about
+ * (for a span about many sagas, such as a reconciliation run and the payments of its breaks).
+ */
+export function addSagaLink(traceparent: string | null | undefined, linkAttributes: Record<string, string>): void {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return;
+  const links = linkTo(traceparent, linkAttributes);
+  if (links.length > 0) span.addLinks(links);
+}
+
+/**
  * linkActiveSpanToSaga for a saga still to be read: `load` (its stored traceparent) runs only when the
  * active span is recorded, so an untraced or unsampled call pays no read for it.
  */

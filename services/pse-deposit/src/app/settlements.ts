@@ -23,6 +23,8 @@ export interface PseLeg {
   /** find only (accept_provider waits for the owner): the money exception still open about the deposit, and a money step owed. */
   openExceptionId?: string;
   stepOwed?: boolean;
+  /** The trace context stored with the deposit (the reconciliation links its spans to it). */
+  traceparent?: string;
 }
 
 export interface PseSettlementReader {

@@ -108,6 +108,7 @@ function legToProto(r: PseLeg): settlementsV1.Settlement {
     ...(r.settledAt !== null ? { settledAt: r.settledAt.toISOString(), valueDate: bogotaDateOf(r.settledAt) } : {}),
     ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}),
     ...(r.stepOwed ? { stepOwed: true } : {}),
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
   };
 }
 

@@ -11,7 +11,7 @@ const PAID_STATES = `('ASSIGNED', 'REVERSING', 'REVERSED')`;
 const PAYMENT_LEG = `source = 'PSE' and (status = 'FAILED' or (status in ${PAID_STATES} and provider_confirmed_at is not null))`;
 const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confirmed_at end`;
 const REVERSAL_LEG = `source = 'PSE' and status = 'REVERSED'`;
-const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at`;
+const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at, traceparent`;
 
 /** One keyset page of a leg's day: ($1 date, [$2 last id,] limit). Exported for the index test (EXPLAIN). */
 export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string {
@@ -31,13 +31,23 @@ interface Row {
   failed_at: Date | string | null;
   reversed_at: Date | string | null;
   open_exception_id?: string | null;
+  traceparent: string | null;
 }
 
 const at = (v: Date | string | null): Date | null => (v === null ? null : new Date(v));
 const PAID = ['ASSIGNED', 'REVERSING', 'REVERSED'];
 
 function leg(r: Row, status: PseLeg['status'], direction: PseLeg['direction'], settledAt: Date | null): PseLeg {
-  return { ourId: r.id, providerId: r.provider_transfer_id, status, direction, amountCents: centsFromDb(r.amount), settledAt, companyId: r.company_id };
+  return {
+    ourId: r.id,
+    providerId: r.provider_transfer_id,
+    status,
+    direction,
+    amountCents: centsFromDb(r.amount),
+    settledAt,
+    companyId: r.company_id,
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
+  };
 }
 const paymentLeg = (r: Row) => (r.status === 'FAILED' ? leg(r, 'FAILED', 'IN', at(r.failed_at)) : leg(r, 'ASSIGNED', 'IN', at(r.provider_confirmed_at)));
 const reversalLeg = (r: Row) => leg(r, 'REVERSED', 'OUT', at(r.reversed_at));

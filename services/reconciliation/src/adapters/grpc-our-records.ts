@@ -56,6 +56,7 @@ export function ourRecordOf(rail: ReportRail, s: settlementsV1.Settlement): OurR
     ...(s.direction ? { direction: s.direction } : {}),
     ...(s.openExceptionId ? { openExceptionId: s.openExceptionId } : {}),
     ...(s.stepOwed ? { stepOwed: true } : {}),
+    ...(s.traceparent ? { traceparent: s.traceparent } : {}),
   };
 }
 

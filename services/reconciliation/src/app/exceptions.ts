@@ -1,4 +1,12 @@
-import { AppError, listExceptionsPage, resolveMoneyException, type ExceptionView, type MoneyException } from '@wallet/platform';
+import {
+  addSagaLink,
+  AppError,
+  linkActiveSpanToSaga,
+  listExceptionsPage,
+  resolveMoneyException,
+  type ExceptionView,
+  type MoneyException,
+} from '@wallet/platform';
 import { BREAK_KINDS, type OurRecord } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
 import type { ReconciliationDeps } from './deps.js';
@@ -61,6 +69,8 @@ export class ResolveReconciliationException {
       async (won, note) => {
         const b = await deps.breaks.get(won.resourceId);
         if (!b) throw new AppError('INTERNAL_ERROR', undefined, { reason: 'exception without its break' });
+        // The operator's resolution names the break, and (accept_provider, which reads the owner's record) links to its payment's trace.
+        linkActiveSpanToSaga(undefined, { 'wallet.reconciliation_break': b.key, 'wallet.exception_id': won.id, 'wallet.movement_id': b.ourId ?? '' });
         if (won.action === 'accept_provider') {
           await this.acceptProvider(b, won.id, note);
         } else if (won.action === 'explain') {
@@ -89,6 +99,7 @@ export class ResolveReconciliationException {
     const { deps } = this;
     if (b.status === 'RESOLVED') return; // an interrupted resolution already got this far
     const owner = await ownerRecord(deps, b);
+    addSagaLink(owner?.traceparent, { 'wallet.reconciliation_break': b.key });
     if (owner) {
       const why = owner.status === 'PENDING' ? 'pending' : owner.openExceptionId ? 'open_exception' : owner.stepOwed ? 'step_owed' : null;
       if (why) {

@@ -1,3 +1,4 @@
+import { inSpan } from '@wallet/platform';
 import type { BreakSink, OurRecords, ReportSource, LineSorter, RunRecord, RunTrigger } from './ports.js';
 import { reconcile, type ReconcileResult } from './reconcile.js';
 import type { ReportRail } from '../domain/report.js';
@@ -64,8 +65,16 @@ export class ReconcileDay {
     return this.deps.runs.start(rail, date, trigger, requestedBy);
   }
 
-  /** Runs a run `begin` started, to its end. Never throws for the run's own failures (it records them). */
-  async execute(started: RunRecord, signal?: AbortSignal): Promise<RunEnded> {
+  /**
+   * Runs a run `begin` started, to its end. Never throws for the run's own failures (it records them).
+   * In a span of its own (`reconciliation.run <rail>`) that links to the payments of its first breaks.
+   */
+  execute(started: RunRecord, signal?: AbortSignal): Promise<RunEnded> {
+    const attributes = { 'wallet.reconciliation_run_id': started.id, 'wallet.rail': started.rail, 'wallet.report_date': started.date };
+    return inSpan(`reconciliation.run ${started.rail}`, { attributes }, () => this.executeRun(started, signal));
+  }
+
+  private async executeRun(started: RunRecord, signal?: AbortSignal): Promise<RunEnded> {
     const sink = this.deps.sink(started.id);
     const beat = setInterval(() => {
       void this.deps.runs.heartbeat(started.id).catch(() => undefined);

@@ -1,3 +1,4 @@
+import { addSagaLink } from '@wallet/platform';
 import {
   BREAK_KINDS,
   KeyGroup,
@@ -175,6 +176,9 @@ interface KeyedRecord {
   record: OurRecord;
 }
 
+/** Span links per run (OpenTelemetry keeps 128 by default): enough to go from a run to the payments of its first breaks. */
+const MAX_BREAK_LINKS = 100;
+
 async function matchSorted(
   rail: ReportRail,
   date: string,
@@ -197,6 +201,7 @@ async function matchSorted(
     out = [];
     opened += (await deps.sink.open(batch)).opened;
   };
+  let linked = 0;
   const settle = async (g: KeyGroup) => {
     const r = g.settle();
     if (r.matched) {
@@ -207,6 +212,11 @@ async function matchSorted(
       byKind[b.kind] += 1;
       total += 1;
       out.push(b);
+      // The run's span links to the payment a break is about (the first MAX_BREAK_LINKS of a run).
+      if (linked < MAX_BREAK_LINKS && g.oursTraceparent) {
+        linked += 1;
+        addSagaLink(g.oursTraceparent, { 'wallet.reconciliation_break': b.key, 'wallet.movement_id': b.ourId ?? '' });
+      }
     }
     if (out.length >= sinkBatch) await flush();
   };

@@ -31,6 +31,8 @@ export interface OurRecord {
   /** Not matched on: the owner's money exception still open about it, and a money step it still owes. */
   openExceptionId?: string;
   stepOwed?: boolean;
+  /** Not matched on: the trace context stored with the owner's saga (a break's span links to it). */
+  traceparent?: string;
 }
 
 /**
@@ -287,6 +289,11 @@ export class KeyGroup {
 
   get hasOurs(): boolean {
     return this.ours !== undefined;
+  }
+
+  /** The trace context of our record's saga, if it has one (for the run's span links). */
+  get oursTraceparent(): string | undefined {
+    return this.ours?.traceparent;
   }
 
   get hasLines(): boolean {

@@ -23,6 +23,8 @@ export interface SettlementRecord {
   companyId: string;
   /** find only: the money exception still open about it (docs/reconciliation.md). */
   openExceptionId?: string;
+  /** The trace context stored with the transfer (the reconciliation links its spans to it). */
+  traceparent?: string;
 }
 
 export interface SettlementReader {

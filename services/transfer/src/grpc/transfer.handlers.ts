@@ -173,6 +173,7 @@ function settlementToProto(r: SettlementRecord): settlementsV1.Settlement {
         }
       : {}),
     ...(r.openExceptionId ? { openExceptionId: r.openExceptionId } : {}),
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
   };
 }
 

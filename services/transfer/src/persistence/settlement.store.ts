@@ -11,7 +11,7 @@ const SETTLED = `(state = 'COMPLETED' or (state = 'FAILED' and provider_transfer
 const SETTLED_AT = `case state when 'COMPLETED' then completed_at else finished_at end`;
 const SETTLED_DAY = bogotaDaySql(SETTLED_AT);
 const COLS = `id::text as id, provider_transfer_id, state, amount::text as amount, company_id,
-  case when state in ('COMPLETED', 'FAILED') then ${SETTLED_AT} end as settled_at`;
+  case when state in ('COMPLETED', 'FAILED') then ${SETTLED_AT} end as settled_at, traceparent`;
 
 /**
  * One keyset page of a day: ($1 rail, $2 date, [$3 last id,] limit). Ordered by the uuid column
@@ -32,6 +32,7 @@ interface Row {
   company_id: string;
   settled_at: Date | string | null;
   open_exception_id?: string | null;
+  traceparent: string | null;
 }
 
 function toRecord(r: Row): SettlementRecord {
@@ -44,6 +45,7 @@ function toRecord(r: Row): SettlementRecord {
     companyId: r.company_id,
     settledAt: status === 'PENDING' || r.settled_at === null ? null : new Date(r.settled_at),
     ...(r.open_exception_id ? { openExceptionId: r.open_exception_id } : {}),
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
   };
 }
 
