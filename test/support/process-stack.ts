@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { join } from 'node:path';
 import { createTestDatabase, deleteNamespaceStreams, testNamespace } from '@wallet/platform/testing';
+import { freePort } from './ports.js';
 
 /**
  * Every process `npm run up` starts (deploy/local/processes.mjs), each a real Node process with the
@@ -24,17 +24,6 @@ interface ProcessEntry {
   name: string;
   dir: string;
   main: string;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import pg from 'pg';
 import { checkInvariants, violationLines } from '@wallet/invariants';
 import { ledgerV1 } from '@wallet/proto';
@@ -7,22 +6,13 @@ import { captureLogs, createTestDatabase, deleteNamespaceStreams, testNamespace,
 import { startLedger } from '@wallet/ledger/testing';
 import { startGateway } from '@wallet/gateway/testing';
 import { checkDocumented } from './openapi-check.js';
+import { freePort } from './ports.js';
 import { startReconciliationDouble } from './reconciliation-double.js';
+
+export { freePort };
 
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-
-/** A port free right now on loopback (for processes that must know each other's URL up front). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 export interface StackOptions {
   gatewayEnv?: Record<string, string>;
