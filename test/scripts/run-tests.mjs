@@ -107,7 +107,30 @@ async function runWorkspace(ws, logFile) {
 // others, which run one after another in dependency order. Every suite keeps its own databases and
 // bus namespaces (services/platform testing), so the lanes share nothing but the servers.
 const started = Date.now();
-const lanes = Number(process.env.TEST_LANES ?? 2);
+const lanes = process.env.TEST_LANES ? Number(process.env.TEST_LANES) : await defaultLanes();
+
+/**
+ * Two lanes hold about twice the database connections of one (every stack and harness has its own
+ * pools): on a server that allows fewer than MIN_CONNECTIONS_FOR_LANES, the workspaces run in a row.
+ */
+async function defaultLanes() {
+  const MIN_CONNECTIONS_FOR_LANES = 250;
+  try {
+    const { default: pg } = await import('pg');
+    const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' });
+    await c.connect();
+    try {
+      const max = Number((await c.query('show max_connections')).rows[0].max_connections);
+      if (max >= MIN_CONNECTIONS_FOR_LANES) return 2;
+      console.log(`\n[tests] PostgreSQL allows ${max} connections (< ${MIN_CONNECTIONS_FOR_LANES}): the workspaces run one after another`);
+      return 1;
+    } finally {
+      await c.end();
+    }
+  } catch {
+    return 1;
+  }
+}
 const background = lanes > 1 && selected.includes('test') && selected.length > 1 ? ['test'] : [];
 await Promise.all([
   (async () => {
