@@ -14,10 +14,9 @@
 /* global window, document */ // the functions handed to page.evaluate and addInitScript run in the page
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium } from 'playwright-core';
+import { launchChromium } from '../support/chromium.mjs';
 
 const require = createRequire(import.meta.url);
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const PATH = process.env.DOCS_AUDIT_PATH ?? '/docs';
 const RUNS = Number(process.env.DOCS_AUDIT_RUNS ?? 5);
 const OPERATION = { method: 'POST', path: '/transfers/send' };
@@ -126,19 +125,7 @@ const median = (xs) => {
 const byImpact = (violations) => Object.fromEntries(IMPACTS.map((i) => [i, violations.filter((v) => v.impact === i).length]));
 
 const gw = await gateway();
-const browser = await chromium.launch({
-  executablePath: CHROMIUM,
-  args: [
-    '--headless',
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 let failed;
 try {
   const url = `${gw.url}${PATH}`;

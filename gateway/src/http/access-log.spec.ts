@@ -1,4 +1,4 @@
-import { pathForLog } from './access-log.js';
+import { pathForLog } from '@wallet/platform';
 
 describe('pathForLog', () => {
   it('keeps ids and route words, masks phone/document numbers and e-mails in any segment', () => {

@@ -1,6 +1,6 @@
 import type { Next } from 'koa';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { maskPersonalData, metricsRegistry, type Logger } from '@wallet/platform';
+import { metricsRegistry, pathForLog, type Logger } from '@wallet/platform';
 import type { GatewayContext } from './context.js';
 
 const httpDuration = new Histogram({
@@ -62,27 +62,4 @@ export function accessLog(log: Logger) {
       }
     }
   };
-}
-
-/**
- * The request path as logs may show it: a segment that is a phone or document number or an e-mail
- * (a client probing `/…/3001234567`, a collect key's `ext:<externalId>` holding a document) is masked;
- * ids and other segments stay as sent.
- */
-export function pathForLog(path: string): string {
-  if (!/@|%40|[/:][\d+ -]{6,}(\/|$)/.test(path)) return path;
-  return path
-    .split('/')
-    .map((segment) => {
-      let s = segment;
-      try {
-        s = decodeURIComponent(segment);
-      } catch {
-        /* kept as sent */
-      }
-      const ext = s.startsWith('ext:') ? 'ext:' : '';
-      const value = s.slice(ext.length);
-      return value.includes('@') || /^[\d+ -]{6,}$/.test(value) ? `${ext}${maskPersonalData(value)}` : segment;
-    })
-    .join('/');
 }

@@ -1,6 +1,5 @@
 import type { Next } from 'koa';
-import { inServerSpan, runWithLogContext, setServerRoute, SpanStatusCode } from '@wallet/platform';
-import { pathForLog } from './access-log.js';
+import { inServerSpan, pathForLog, runWithLogContext, setServerRoute, SpanStatusCode } from '@wallet/platform';
 import type { GatewayContext } from './context.js';
 
 /**

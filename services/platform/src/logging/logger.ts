@@ -217,3 +217,26 @@ export function maskAccount(value: string | null | undefined): string | null {
   if (value == null || value === '') return null;
   return `****${value.slice(-4)}`;
 }
+
+/**
+ * The request path as logs may show it: a segment that is a phone or document number or an e-mail
+ * (a client probing `/…/3001234567`, a collect key's `ext:<externalId>` holding a document) is masked;
+ * ids and other segments stay as sent. Spans carry the same (telemetry: `url.path`, provider calls).
+ */
+export function pathForLog(path: string): string {
+  if (!/@|%40|[/:][\d+ -]{6,}(\/|$)/.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => {
+      let s = segment;
+      try {
+        s = decodeURIComponent(segment);
+      } catch {
+        /* kept as sent */
+      }
+      const ext = s.startsWith('ext:') ? 'ext:' : '';
+      const value = s.slice(ext.length);
+      return value.includes('@') || /^[\d+ -]{6,}$/.test(value) ? `${ext}${maskPersonalData(value)}` : segment;
+    })
+    .join('/');
+}

@@ -1,4 +1,5 @@
-import { batchSettingsOf, otlpProtocolOf, pathForSpan, samplerSpecOf } from './telemetry.js';
+import { pathForLog } from '../logging/logger.js';
+import { batchSettingsOf, otlpProtocolOf, samplerSpecOf } from './telemetry.js';
 
 describe('the standard OpenTelemetry variables, read by the bootstrap', () => {
   it('OTEL_EXPORTER_OTLP_(TRACES_)PROTOCOL: http/protobuf by default, http/json on request, anything else refused naming the supported values', () => {
@@ -37,8 +38,8 @@ describe('the standard OpenTelemetry variables, read by the bootstrap', () => {
   });
 
   it('paths on spans: phone and document numbers and e-mails masked as the logs mask them; ids kept', () => {
-    expect(pathForSpan('/breb/directory/registrations/3001234567')).toBe('/breb/directory/registrations/******4567');
-    expect(pathForSpan('/keys/ana%40correo.com')).toBe('/keys/a***@correo.com');
-    expect(pathForSpan('/transfers/0198f5c2-6a1e-7c3b-9d2e-1f2a3b4c5d6e/status')).toBe('/transfers/0198f5c2-6a1e-7c3b-9d2e-1f2a3b4c5d6e/status');
+    expect(pathForLog('/breb/directory/registrations/3001234567')).toBe('/breb/directory/registrations/******4567');
+    expect(pathForLog('/keys/ana%40correo.com')).toBe('/keys/a***@correo.com');
+    expect(pathForLog('/transfers/0198f5c2-6a1e-7c3b-9d2e-1f2a3b4c5d6e/status')).toBe('/transfers/0198f5c2-6a1e-7c3b-9d2e-1f2a3b4c5d6e/status');
   });
 });

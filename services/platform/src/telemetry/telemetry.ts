@@ -1,6 +1,6 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import type { Sampler, TracerProvider } from '@opentelemetry/sdk-trace';
-import { scrubPersonalData } from '../logging/logger.js';
+import { pathForLog } from '../logging/logger.js';
 
 let provider: TracerProvider | undefined;
 
@@ -69,22 +69,6 @@ export function batchSettingsOf(envVars: Record<string, string | undefined>): Pa
   return out;
 }
 
-/** A URL path as a span may carry it: personal data in a segment (phone and document numbers, e-mails) masked as the logs mask it. */
-export function pathForSpan(path: string): string {
-  return path
-    .split('/')
-    .map((segment) => {
-      let decoded = segment;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        /* kept as sent */
-      }
-      const masked = scrubPersonalData(decoded);
-      return masked === decoded ? segment : masked;
-    })
-    .join('/');
-}
 
 /**
  * Traces only, exported over OTLP/HTTP in batches: the pieces of the OpenTelemetry SDK this needs,
@@ -167,14 +151,6 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
   // only the libraries below are auto-instrumented (no duplicate gRPC/Koa spans). Postgres and Redis
   // spans only inside a span: the pollers' idle reads (outbox relays, sweepers, workers: dozens a
   // second on an idle stack) start no trace; a poll that finds work starts its own span.
-  const maskedUrl = (raw: string) => {
-    try {
-      const u = new URL(raw);
-      return `${u.origin}${pathForSpan(u.pathname)}${u.search ? '?REDACTED' : ''}`;
-    } catch {
-      return pathForSpan(raw);
-    }
-  };
   registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [
@@ -182,19 +158,17 @@ export async function startTelemetry(envVars: Record<string, string | undefined>
         // Probes and scrapes are not traced.
         ignoreIncomingRequestHook: (req) => /^\/(healthz|readyz|metrics)\b/.test(req.url ?? ''),
         // The path as the logs would show it (the gateway's request span refines it with its route).
-        startIncomingSpanHook: (req) => ({ 'url.path': pathForSpan((req.url ?? '/').split('?')[0]!) }),
+        startIncomingSpanHook: (req) => ({ 'url.path': pathForLog((req.url ?? '/').split('?')[0]!) }),
       }),
       // undici.request and the global fetch (both report through diagnostics_channel, so ES modules
       // need no loader hook): a CLIENT span per provider call, its context sent as `traceparent`.
       new UndiciInstrumentation({
         startSpanHook: (req) => {
-          const url = `${req.origin}${req.path}`;
-          // Query strings are not recorded (they may hold what the logs would mask).
-          return {
-            'url.full': maskedUrl(url),
-            'url.path': pathForSpan(req.path.split('?')[0]!),
-            ...(req.path.includes('?') ? { 'url.query': 'REDACTED' } : {}),
-          };
+          // The path masked as the logs mask it; a query string is not recorded (it may hold the same).
+          const cut = req.path.indexOf('?');
+          const path = pathForLog(cut < 0 ? req.path : req.path.slice(0, cut));
+          const query = cut < 0 ? {} : { 'url.query': 'REDACTED' };
+          return { 'url.full': `${req.origin}${path}${cut < 0 ? '' : '?REDACTED'}`, 'url.path': path, ...query };
         },
       }),
       new PgInstrumentation({ requireParentSpan: true }),

@@ -1,4 +1,4 @@
-import { getRPCMetadata, RPCType, suppressTracing } from '@opentelemetry/core';
+import { getRPCMetadata, RPCType } from '@opentelemetry/core';
 import {
   context,
   propagation,
@@ -157,15 +157,14 @@ export function linkActiveSpanToSaga(traceparent: string | null | undefined, att
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
   span.setAttributes(attributes);
-  const links = linkTo(traceparent);
-  if (links.length > 0) span.addLinks(links);
+  addSagaLink(traceparent);
 }
 
 /**
  * Adds to the active span a link to a saga's stored context, the link itself carrying what it is about
  * (for a span about many sagas, such as a reconciliation run and the payments of its breaks).
  */
-export function addSagaLink(traceparent: string | null | undefined, linkAttributes: Record<string, string>): void {
+export function addSagaLink(traceparent: string | null | undefined, linkAttributes?: Record<string, string>): void {
   const span = trace.getActiveSpan();
   if (!span?.isRecording()) return;
   const links = linkTo(traceparent, linkAttributes);
@@ -202,12 +201,4 @@ export function inSagaSpan<T>(
  */
 export function outsideTrace<A extends unknown[], R>(fn: (...args: A) => R): (...args: A) => R {
   return context.bind(ROOT_CONTEXT, fn);
-}
-
-/**
- * Runs `fn` with tracing suppressed: its Postgres reads, HTTP calls and spans record nothing. For
- * a poller's look for work, so that an idle poll leaves no trace; the work it finds runs outside.
- */
-export function untraced<T>(fn: () => Promise<T>): Promise<T> {
-  return context.with(suppressTracing(context.active()), fn);
 }
