@@ -10,6 +10,7 @@ import type net from 'node:net';
 import { startStack } from '../support/stack.js';
 import { servedDocument } from '../support/openapi-check.js';
 import type { FuzzTarget } from './fuzzer.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -78,12 +79,7 @@ export async function startFuzzStack(): Promise<FuzzStack> {
     }
     const pse = await post('/deposits/pse', {
       amountCents: 500_000,
-      payerDocumentTypeId: 1,
-      payerDocumentNumber: '1020304050',
-      payerFirstName: 'Laura',
-      payerLastName: 'Gómez Ruiz',
-      payerEmail: 'laura@example.com',
-      payerPhone: '3101234567',
+      ...PSE_PAYER,
     });
     if (pse.status === 201) seeds['/deposits']!.push(pse.body.id);
 

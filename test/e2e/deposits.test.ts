@@ -1,6 +1,7 @@
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -8,14 +9,7 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
 describe('PSE deposits end to end', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
-  const payer = {
-    payerDocumentTypeId: 1,
-    payerDocumentNumber: '1020304050',
-    payerFirstName: 'Laura',
-    payerLastName: 'Gómez Ruiz',
-    payerEmail: 'laura@example.com',
-    payerPhone: '3101234567',
-  };
+  const payer = PSE_PAYER;
   const create = (body: Record<string, unknown>, key = co.writeKey) => stack.http('POST', '/deposits/pse', { token: key, body });
   const achBalance = async () => {
     const r = await stack.http('GET', '/wallets/balance', { token: co.readKey });

@@ -4,6 +4,7 @@ import { signPayload } from '@wallet/platform';
 import { eventually } from '@wallet/platform/testing';
 import { bogotaDate, reconciliationDriver, type ReportRail as Rail } from '../support/reconciliation-driver.js';
 import { startStack } from '../support/stack.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -222,12 +223,7 @@ describe('one correction per peso: reconciliation, owners and the ledger on one 
       '/deposits/pse',
       {
         amountCents: 90_000,
-        payerDocumentTypeId: 1,
-        payerDocumentNumber: '1020304050',
-        payerFirstName: 'Laura',
-        payerLastName: 'Gómez Ruiz',
-        payerEmail: 'laura@example.com',
-        payerPhone: '3101234567',
+        ...PSE_PAYER,
       },
       breb.writeKey,
     );

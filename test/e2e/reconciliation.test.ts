@@ -2,7 +2,7 @@ import pg from 'pg';
 import { eventually } from '@wallet/platform/testing';
 import { bogotaDate, reconciliationDriver, type ReportRail as Rail } from '../support/reconciliation-driver.js';
 import { startStack } from '../support/stack.js';
-import { SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
+import { PSE_PAYER, SANDBOX_ACH_ACCOUNT } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -100,14 +100,7 @@ describe('reconciliation end to end: four rails, one discrepancy of each kind', 
     }
 
     // PSE: two links paid, one paid and then reversed by the provider, one rejected.
-    const payer = {
-      payerDocumentTypeId: 1,
-      payerDocumentNumber: '1020304050',
-      payerFirstName: 'Laura',
-      payerLastName: 'Gómez Ruiz',
-      payerEmail: 'laura@example.com',
-      payerPhone: '3101234567',
-    };
+    const payer = PSE_PAYER;
     for (const [name, amount, outcome] of [
       ['p1', 700_000, 'APPROVED'],
       ['p2', 800_000, 'APPROVED'],

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { eventually } from '@wallet/platform/testing';
 import { startOtlpReceiver, spanTree, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.js';
 import { startProcessStack, type ProcessStack } from '../support/process-stack.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 /**
  * Tracing as it runs: every process `npm run up` starts, with the product's real start-up
@@ -214,12 +215,7 @@ describe('tracing through the real processes, to an OTLP receiver', () => {
       token: writeKey,
       body: {
         amountCents: 500_000,
-        payerDocumentTypeId: 1,
-        payerDocumentNumber: '1020304050',
-        payerFirstName: 'Laura',
-        payerLastName: 'Gómez Ruiz',
-        payerEmail: 'laura@example.com',
-        payerPhone: '3101234567',
+        ...PSE_PAYER,
       },
     });
     expect(created.status).toBe(201);

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { eventually } from '@wallet/platform/testing';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { startStack } from '../support/stack.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -135,12 +136,7 @@ describe('webhooks end to end', () => {
       token: co.writeKey,
       body: {
         amountCents: 500_000,
-        payerDocumentTypeId: 1,
-        payerDocumentNumber: '1020304050',
-        payerFirstName: 'Laura',
-        payerLastName: 'Gómez Ruiz',
-        payerEmail: 'laura@example.com',
-        payerPhone: '3101234567',
+        ...PSE_PAYER,
         internalRef: 'pedido-wh',
       },
     });

@@ -103,41 +103,37 @@ async function runWorkspace(ws, logFile) {
   rows.push([ws, j.numPassedTests, j.numFailedTests, j.numPendingTests, secs, status === 0 ? 'ok' : `${suiteFailures} suite(s) failed`]);
 }
 
-// Two lanes (TEST_LANES=1: one): the end-to-end workspace `test`, the longest, runs beside the
-// others, which run one after another in dependency order. Every suite keeps its own databases and
-// bus namespaces (services/platform testing), so the lanes share nothing but the servers.
-const started = Date.now();
-const lanes = process.env.TEST_LANES ? Number(process.env.TEST_LANES) : await defaultLanes();
-
 /**
  * Two lanes hold about twice the database connections of one (every stack and harness has its own
- * pools): on a server that allows fewer than MIN_CONNECTIONS_FOR_LANES, the workspaces run in a row.
+ * pools): TEST_LANES=1, or a server that allows fewer than 250 connections, runs the workspaces in a row.
  */
-async function defaultLanes() {
-  const MIN_CONNECTIONS_FOR_LANES = 250;
+async function twoLanes() {
+  if (process.env.TEST_LANES) return Number(process.env.TEST_LANES) > 1;
   try {
     const { default: pg } = await import('pg');
     const c = new pg.Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres' });
     await c.connect();
     try {
       const max = Number((await c.query('show max_connections')).rows[0].max_connections);
-      if (max >= MIN_CONNECTIONS_FOR_LANES) return 2;
-      console.log(`\n[tests] PostgreSQL allows ${max} connections (< ${MIN_CONNECTIONS_FOR_LANES}): the workspaces run one after another`);
-      return 1;
+      if (max < 250) console.log(`\n[tests] PostgreSQL allows ${max} connections (< 250): the workspaces run one after another`);
+      return max >= 250;
     } finally {
       await c.end();
     }
   } catch {
-    return 1;
+    return false;
   }
 }
-const background = lanes > 1 && selected.includes('test') && selected.length > 1 ? ['test'] : [];
+
+// Two lanes: the end-to-end workspace `test`, the longest, runs beside the others, which run one
+// after another in dependency order. Every suite keeps its own databases and bus namespaces
+// (services/platform testing), so the lanes share nothing but the servers.
+const started = Date.now();
+const beside = selected.includes('test') && selected.length > 1 && (await twoLanes()) ? 'test' : undefined;
 await Promise.all([
+  beside && runWorkspace(beside, join(tmp, `${beside}.log`)),
   (async () => {
-    for (const ws of background) await runWorkspace(ws, join(tmp, `${ws}.log`));
-  })(),
-  (async () => {
-    for (const ws of selected.filter((w) => !background.includes(w))) await runWorkspace(ws);
+    for (const ws of selected) if (ws !== beside) await runWorkspace(ws);
   })(),
 ]);
 rmSync(tmp, { recursive: true, force: true });
@@ -148,6 +144,6 @@ console.log('\n| workspace | passed | failed | skipped | seconds | result |\n|--
 for (const row of rows) console.log(`| ${row.join(' | ')} |`);
 console.log(
   `\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}${failedChecks.length ? `; checks failed: ${failedChecks.join(', ')}` : ''}` +
-    ` (${((Date.now() - started) / 1000).toFixed(0)} s for the workspaces${background.length ? `, ${background.join(', ')} beside the others` : ''})`,
+    ` (${((Date.now() - started) / 1000).toFixed(0)} s for the workspaces${beside ? `, ${beside} beside the others` : ''})`,
 );
 process.exit(failed > 0 || broken ? 1 : 0);

@@ -11,3 +11,13 @@ export const SANDBOX_ACH_ACCOUNT = {
   holderFirstName: 'Ana María',
   holderLastName: 'Pérez Gómez',
 } as const;
+
+/** A PSE payer the sandbox's pay page accepts (the payer part of POST /deposits/pse; add `amountCents`). */
+export const PSE_PAYER = {
+  payerDocumentTypeId: 1,
+  payerDocumentNumber: '1020304050',
+  payerFirstName: 'Laura',
+  payerLastName: 'Gómez Ruiz',
+  payerEmail: 'laura@example.com',
+  payerPhone: '3101234567',
+} as const;
