@@ -14,7 +14,7 @@ const CREATING = ['resolveKey', 'quoteBreb', 'quoteAch', 'sendTransfer', 'create
 describe('documented request examples', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
-  const operations = new Map<string, { method: string; path: string; example: unknown }>();
+  const operations = new Map<string, { method: string; path: string; example: unknown; csvExample?: string }>();
 
   beforeAll(async () => {
     stack = await startStack({ transfers: true, deposits: true, webhooks: true });
@@ -27,7 +27,12 @@ describe('documented request examples', () => {
     const doc = (await stack.http('GET', '/openapi.json')).body;
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
-        operations.set(op.operationId, { method: method.toUpperCase(), path, example: op.requestBody?.content?.['application/json']?.example });
+        operations.set(op.operationId, {
+          method: method.toUpperCase(),
+          path,
+          example: op.requestBody?.content?.['application/json']?.example,
+          csvExample: op.requestBody?.content?.['text/csv']?.example,
+        });
       }
     }
   }, 90_000);
@@ -50,5 +55,15 @@ describe('documented request examples', () => {
       status: '2xx',
       refusal: undefined,
     });
+  });
+
+  it('createBatchCsv: the documented file is a batch whose every line is a valid send (mode all: VALIDATED)', async () => {
+    const op = operations.get('createBatchCsv')!;
+    expect(typeof op.csvExample).toBe('string');
+    const r = await stack.http(op.method, `${op.path}?reference=EJEMPLO-CSV&mode=all`, {
+      token: co.writeKey,
+      raw: { type: 'text/csv; charset=utf-8', data: op.csvExample! },
+    });
+    expect([r.status, r.body.status, r.body.validCount, r.body.invalidCount]).toEqual([201, 'VALIDATED', 4, 0]);
   });
 });

@@ -101,10 +101,11 @@ export interface RouteDef<
   /**
    * Also accepts `text/csv` (charset omitted or UTF-8) besides JSON: the zod `body` schema applies to
    * JSON only; a CSV body reaches the handler as `rawBody` with `bodyType: 'csv'` (the handler parses
-   * it). `description` documents the file (its columns) in the OpenAPI document. `only`: the route
-   * takes a CSV file and nothing else (declare no `body`; JSON → 415 UNSUPPORTED_MEDIA_TYPE).
+   * it). `description` documents the file (its columns) in the OpenAPI document, `example` shows one
+   * the server accepts. `only`: the route takes a CSV file and nothing else (declare no `body`; JSON →
+   * 415 UNSUPPORTED_MEDIA_TYPE).
    */
-  csv?: { description: string; only?: boolean };
+  csv?: { description: string; example?: string; only?: boolean };
   /** The largest body accepted, in bytes (default MAX_BODY_BYTES, 1 MiB); more → 413 PAYLOAD_TOO_LARGE. */
   bodyLimitBytes?: number;
   /**

@@ -320,7 +320,11 @@ function operation(route: AnyRoute, components: SchemaComponents, perMinute: Rec
   if (route.body || route.csv?.only) {
     const content: Json = route.body ? { 'application/json': { schema: components.ref(route.body, 'input') } } : {};
     // A CSV file is parsed by the handler, not by a schema: a string, with its columns described.
-    if (route.csv) content['text/csv'] = { schema: { type: 'string', description: route.csv.description } };
+    if (route.csv)
+      content['text/csv'] = {
+        schema: { type: 'string', description: route.csv.description },
+        ...(route.csv.example !== undefined ? { example: route.csv.example } : {}),
+      };
     op.requestBody = { required: true, content };
   }
   return op;

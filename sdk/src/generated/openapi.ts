@@ -4715,6 +4715,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example amount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference;description
+         *     123456,78;PHONE;3001230001;ANDRES DAVID MEJIA LONDONO;1117773321;;;;;;;;NOM-0001;Nómina
+         *     25000;PHONE;3001230002;DIEGO SANCHEZ CORREA;1112631916;;;;;;;;NOM-0002;Nómina
+         *     70000;;;;;1;Ahorros;18306581010;CC;1020304050;Carlos;Rodríguez;NOM-0003;Proveedores
+         *     1500,50;;;;;1;Ahorros;18306581010;CC;1020304050;Carlos;Rodríguez;NOM-0004;Proveedores
+         */
         'text/csv': string;
       };
     };

@@ -34,6 +34,20 @@ const BY_LOWER = new Map<string, Column>(COLUMNS.map((c) => [c.toLowerCase(), c]
 const BREB_ONLY: readonly Column[] = ['keyType'];
 const ACH_ONLY: readonly Column[] = ['accountTypeId', 'documentTypeId', 'documentNumber', 'holderFirstName', 'holderLastName'];
 
+/**
+ * The document's example file: the same four sends as the JSON example (sandbox keys and holders as the
+ * directory answers them, and the sandbox's ACH account), as Excel in Colombia saves it (`;`, pesos with a
+ * decimal comma). test/e2e/documented-examples.test.ts sends it and needs every line valid.
+ */
+export const BATCH_CSV_EXAMPLE = [
+  'amount;keyType;keyValue;targetName;targetDocument;bankId;accountTypeId;accountNumber;documentTypeId;documentNumber;holderFirstName;holderLastName;reference;description',
+  '123456,78;PHONE;3001230001;ANDRES DAVID MEJIA LONDONO;1117773321;;;;;;;;NOM-0001;Nómina',
+  '25000;PHONE;3001230002;DIEGO SANCHEZ CORREA;1112631916;;;;;;;;NOM-0002;Nómina',
+  '70000;;;;;1;Ahorros;18306581010;CC;1020304050;Carlos;Rodríguez;NOM-0003;Proveedores',
+  '1500,50;;;;;1;Ahorros;18306581010;CC;1020304050;Carlos;Rodríguez;NOM-0004;Proveedores',
+  '',
+].join('\r\n');
+
 /** Documented in the OpenAPI document (the request's text/csv content). */
 export const BATCH_CSV_DESCRIPTION = [
   'A CSV file (UTF-8, BOM optional), `,` or `;` as the header line uses; header required, names case-insensitive, any order.',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CallContext, ErrorCode } from '@wallet/platform';
-import { BATCH_CSV_DESCRIPTION } from './batch-csv.js';
+import { BATCH_CSV_DESCRIPTION, BATCH_CSV_EXAMPLE } from './batch-csv.js';
 import { MAX_BATCH_BODY_BYTES, MAX_BATCH_ITEMS } from './batch-items.js';
 import { createBatchRequest, type BatchUpload } from './batch-upload.js';
 import { BATCH_RESULTS_COLUMNS, batchResultsCsv } from './batch-results.js';
@@ -85,7 +85,7 @@ export function batchRoutes(transfers: TransferClient, settings: BatchRouteSetti
       ].join(' '),
       ...createBatchCommon,
       query: CreateBatchCsvQuery,
-      csv: { description: BATCH_CSV_DESCRIPTION, only: true },
+      csv: { description: BATCH_CSV_DESCRIPTION, example: BATCH_CSV_EXAMPLE, only: true },
       handler: async ({ rawBody, query, call, idempotencyKey }) => createBatch({ kind: 'csv', rawBody, query: query! }, call, idempotencyKey),
     }),
     defineRoute({
