@@ -40,7 +40,20 @@ export class CreateEndpoint {
     const events = checkEvents(r.events, problems, types);
     checkDescription(r.description, problems);
     if (problems.length > 0) throw invalidRequest(problems);
-    if ((await store.listEndpoints(cid)).length >= MAX_ENDPOINTS_PER_COMPANY) {
+    const secret = newSigningSecret();
+    const endpoint = await store.insertEndpoint(
+      {
+        id: newEndpointId(),
+        companyId: cid,
+        url: r.url,
+        description: r.description ?? null,
+        events,
+        enabled: r.enabled ?? true,
+        secretSealed: secrets.seal(secret),
+      },
+      MAX_ENDPOINTS_PER_COMPANY,
+    );
+    if (!endpoint) {
       throw new AppError(
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
         cid === PLATFORM_TENANT
@@ -49,16 +62,6 @@ export class CreateEndpoint {
         { limit: MAX_ENDPOINTS_PER_COMPANY },
       );
     }
-    const secret = newSigningSecret();
-    const endpoint = await store.insertEndpoint({
-      id: newEndpointId(),
-      companyId: cid,
-      url: r.url,
-      description: r.description ?? null,
-      events,
-      enabled: r.enabled ?? true,
-      secretSealed: secrets.seal(secret),
-    });
     return { endpoint, secret };
   }
 }

@@ -86,7 +86,8 @@ export interface DeliveryFilter {
 
 /** Endpoints and the delivery log (the use cases); every read and write is scoped by company. */
 export interface EndpointStore {
-  insertEndpoint(e: NewEndpoint): Promise<EndpointRow>;
+  /** Inserts it unless the tenant already has `limit` live endpoints (then undefined), decided under a lock per tenant. */
+  insertEndpoint(e: NewEndpoint, limit: number): Promise<EndpointRow | undefined>;
   listEndpoints(companyId: string): Promise<EndpointRow[]>;
   getEndpoint(companyId: string, id: string): Promise<EndpointRow | undefined>;
   updateEndpoint(companyId: string, id: string, p: EndpointPatch): Promise<EndpointRow | undefined>;

@@ -68,12 +68,20 @@ export class SqlWebhookStore implements EndpointStore, EventRecorder, DeliveryQu
 
   // ---- endpoints ----
 
-  async insertEndpoint(e: NewEndpoint): Promise<EndpointRow> {
-    const rows = await this.db.prepared(
-      `insert into webhook.endpoints (id, company_id, url, description, events, enabled, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
-      [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed],
-    );
-    return endpointFrom(rows[0]!);
+  async insertEndpoint(e: NewEndpoint, limit: number): Promise<EndpointRow | undefined> {
+    // Creations of one tenant take turns (a transaction lock on it), so two at once cannot both see room for one more.
+    return this.db.preparedTx(async (tx) => {
+      await tx.query(`select pg_advisory_xact_lock(hashtextextended('webhook.endpoints:' || $1, 0))`, [e.companyId]);
+      const [live] = await tx.query<{ n: number }>(`select count(*)::int as n from webhook.endpoints where company_id = $1 and deleted_at is null`, [
+        e.companyId,
+      ]);
+      if (live!.n >= limit) return undefined;
+      const rows = await tx.query(
+        `insert into webhook.endpoints (id, company_id, url, description, events, enabled, secret_sealed) values ($1, $2, $3, $4, $5, $6, $7) returning *`,
+        [e.id, e.companyId, e.url, e.description, e.events, e.enabled, e.secretSealed],
+      );
+      return endpointFrom(rows[0]!);
+    });
   }
 
   async listEndpoints(companyId: string): Promise<EndpointRow[]> {

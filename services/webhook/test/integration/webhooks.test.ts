@@ -363,6 +363,17 @@ describe('webhook service', () => {
     await svc.client.deleteEndpoint({ id: made[0]!.id }, h.ctx(co));
     expect((await create(21)).endpoint!.url).toBe('http://127.0.0.1:9/limit/21');
   });
+
+  it('creations racing for the last places: exactly 20 live endpoints, the others 409 (each decided under a lock per company)', async () => {
+    const co = `co-${randomUUID()}`;
+    const tries = await Promise.allSettled(
+      Array.from({ length: 30 }, (_, i) => svc.client.createEndpoint({ url: `http://127.0.0.1:9/race/${i}`, events: ['transfer.completed'] }, h.ctx(co))),
+    );
+    expect(tries.filter((t) => t.status === 'fulfilled')).toHaveLength(20);
+    const refused = tries.flatMap((t) => (t.status === 'rejected' ? [(t.reason as { code?: string }).code] : []));
+    expect(refused).toEqual(Array(10).fill('WEBHOOK_ENDPOINT_LIMIT_REACHED'));
+    expect((await svc.client.listEndpoints({}, h.ctx(co))).items).toHaveLength(20);
+  });
 });
 
 describe('webhook service: giving up', () => {
