@@ -69,7 +69,6 @@ export function batchSettingsOf(envVars: Record<string, string | undefined>): Pa
   return out;
 }
 
-
 /**
  * Traces only, exported over OTLP/HTTP in batches: the pieces of the OpenTelemetry SDK this needs,
  * assembled here rather than through `@opentelemetry/sdk-node`, whose NodeSDK also brings the OTLP
