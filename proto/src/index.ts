@@ -14,4 +14,5 @@ export * as depositEventsV1 from './gen/wallet/events/v1/deposit_events.js';
 export * as collectKeyEventsV1 from './gen/wallet/events/v1/collectkey_events.js';
 export * as reconciliationEventsV1 from './gen/wallet/events/v1/reconciliation_events.js';
 export * as companyEventsV1 from './gen/wallet/events/v1/company_events.js';
+export * as cobroEventsV1 from './gen/wallet/events/v1/cobro_events.js';
 export { Timestamp } from './gen/google/protobuf/timestamp.js';
