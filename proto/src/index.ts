@@ -2,6 +2,7 @@
 export * as ledgerV1 from './gen/wallet/ledger/v1/ledger.js';
 export * as transferV1 from './gen/wallet/transfer/v1/transfer.js';
 export * as depositV1 from './gen/wallet/deposit/v1/deposit.js';
+export * as cobroV1 from './gen/wallet/deposit/v1/cobro.js';
 export * as collectKeyV1 from './gen/wallet/collectkey/v1/collect_key.js';
 export * as receiptV1 from './gen/wallet/receipt/v1/receipt.js';
 export * as webhookV1 from './gen/wallet/webhook/v1/webhook.js';

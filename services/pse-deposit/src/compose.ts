@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { PseSettlements } from './app/settlements.js';
 import { SqlPseSettlementReader } from './persistence/settlement.store.js';
 import {
@@ -26,6 +27,9 @@ import { depositMigrations } from './persistence/migrations/index.js';
 import { SqlDepositStore } from './persistence/deposit.store.js';
 import { sqlBrebListing } from './persistence/breb-listing.js';
 import { meterDepositStore, watchExceptions } from './app/metrics.js';
+import { GrpcCobroKeys } from './adapters/cobro-keys.client.js';
+import { CobroSweeper, cobroMatcher, cobroUseCases, type CobroDeps } from './app/cobros.js';
+import { SqlCobroStore } from './persistence/cobro.store.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
 
@@ -46,6 +50,7 @@ export interface DepositRuntime {
   /** The Bre-B feed: the collect-key service's `deposit.paid|unassigned` events into the listing. */
   listingConsumer: InboxConsumer;
   sweeper: Sweeper;
+  cobroSweeper: CobroSweeper;
   grpcPort: number;
   opsPort: number | null;
   ops: OpsServer;
@@ -89,16 +94,26 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       natsUrl: c.NATS_URL,
       namespace: c.BUS_NAMESPACE,
       streamReplicas: c.NATS_STREAM_REPLICAS,
-      streams: ['DEPOSITS'],
+      streams: ['DEPOSITS', 'COBROS'],
       relay: { intervalMs: 250, batch: 500, concurrency: 16, nudgeDelayMs: 20 },
     });
     const relay = r!;
 
+    const cobroKeys = new GrpcCobroKeys(c.COLLECT_KEY_GRPC_ADDR, o.mesh);
+    scope.defer(async () => cobroKeys.shutdown());
+    const cobroDeps: CobroDeps = {
+      store: new SqlCobroStore(db, () => relay.nudge()),
+      keys: cobroKeys,
+      log: log.child({ component: 'cobros' }),
+      now: () => new Date(),
+      newId: () => randomUUID(),
+      expiryGraceSeconds: c.COBRO_EXPIRY_GRACE_SECONDS,
+    };
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS',
       durable: BREB_LISTING_CONSUMER,
       subject: BREB_LISTING_SUBJECT,
-      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' })),
+      handler: brebListingHandler(sqlBrebListing, log.child({ component: 'breb-listing' }), undefined, cobroMatcher(cobroDeps)),
       log,
     });
     await listingConsumer.start();
@@ -123,9 +138,13 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
     scope.defer(() => sweeper.stop());
+    const cobros = cobroUseCases(cobroDeps);
+    const cobroSweeper = new CobroSweeper(cobroDeps, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    cobroSweeper.start();
+    scope.defer(() => cobroSweeper.stop());
 
     const implementation = asyncService<depositV1.DepositServiceServer>(
-      depositHandlers(uc, new PseSettlements(new SqlPseSettlementReader(db)), deps.now),
+      depositHandlers(uc, new PseSettlements(new SqlPseSettlementReader(db)), deps.now, cobros),
       log,
       depositAccess,
       o.mesh,
@@ -142,6 +161,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       relay,
       listingConsumer,
       sweeper,
+      cobroSweeper,
       ops,
       grpcPort: grpc.port,
       opsPort,

@@ -10,6 +10,10 @@ export const depositEnvSchema = baseEnvSchema.extend({
   DEPOSIT_MIGRATE_ON_START: z.enum(['true', 'false', '1', '0', 'yes', 'no']).optional(),
   DEPOSIT_DB_POOL_MAX: env.int(10, 1),
   LEDGER_GRPC_ADDR: env.str('127.0.0.1:50051'),
+  /** collect-key: a cobro's dynamic Bre-B key and QR (IssueCobroKey / CloseCobroKey). */
+  COLLECT_KEY_GRPC_ADDR: env.str('127.0.0.1:50054'),
+  /** How long past a cobro's expiresAt the sweeper waits before expiring it (payments received in time and still on their way count). */
+  COBRO_EXPIRY_GRACE_SECONDS: env.int(60, 0),
   /** The PSE provider (the sandbox by default). Empty: PSE_PROVIDER_NOT_CONFIGURED on creation. */
   PSE_PROVIDER_URL: z.union([z.literal(''), z.string().url()]).default('http://127.0.0.1:8090'),
   /** false: creation answers PSE_INFLOW_DISABLED (an operator's kill switch). */

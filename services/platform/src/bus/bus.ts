@@ -26,6 +26,8 @@ export const STREAMS = {
   RECONCILIATION: 'reconciliation',
   /** The gateway's: changes to a company's security settings (`company.security_changed`, docs/security.md "The company is told"). */
   COMPANIES: 'company',
+  /** pse-deposit's cobros (expected payments, docs/cobros.md): `cobro.created`, `cobro.paid`, … */
+  COBROS: 'cobro',
 } as const;
 export type StreamName = keyof typeof STREAMS;
 

@@ -1,6 +1,10 @@
-import type { EventHandler, Logger } from '@wallet/platform';
+import type { EventHandler, Logger, SqlTx } from '@wallet/platform';
 import { readBrebDepositEvent } from '../domain/breb-deposit.js';
 import type { BrebListing } from './ports.js';
+import type { InboundPayment } from './cobro-ports.js';
+
+/** Matches one credited payment to a cobro inside the listing's transaction (app/cobros.ts `matchPayment`). */
+export type CobroMatcher = (tx: SqlTx, p: InboundPayment) => Promise<unknown>;
 
 /** The durable consumer (on `deposit.>` of DEPOSITS; NATS 2.9 takes one filter subject) feeding the listing. */
 export const BREB_LISTING_CONSUMER = 'pse-deposit-listing';
@@ -13,7 +17,7 @@ export const BREB_LISTING_SUBJECT = 'deposit.>';
  * service's own PSE events, unusable payloads — is acknowledged and dropped (logged). A database
  * failure throws, so the event is redelivered.
  */
-export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date()): EventHandler {
+export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
   return async (evt, tx) => {
     const decision = readBrebDepositEvent(evt.payload, now());
     if (decision.kind === 'ignore') {
@@ -35,5 +39,22 @@ export function brebListingHandler(listing: BrebListing, log: Logger, now: () =>
       return;
     }
     log.info({ eventId: evt.id, depositId: d.id, companyId: d.companyId, status: d.status, outcome }, 'Bre-B deposit listed');
+    // A payment credited to the company (ASSIGNED) is matched to its cobro in this same transaction:
+    // listed and matched together, or neither (the event is redelivered).
+    if (matcher && d.status === 'ASSIGNED') {
+      await matcher(tx, {
+        depositId: d.id,
+        companyId: d.companyId,
+        source: 'BREB',
+        amount: d.amount,
+        netAmount: d.net,
+        payerName: d.payerName,
+        payerDocument: d.payerDocument,
+        receivedAt: d.providerConfirmedAt ?? d.createdAt,
+        transactionId: d.transactionId,
+        cobroId: d.cobroId,
+        reference: null,
+      });
+    }
   };
 }

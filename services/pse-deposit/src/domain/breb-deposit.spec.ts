@@ -47,6 +47,8 @@ describe('Bre-B deposit events', () => {
         providerTransferId: 'tr-1',
         providerConfirmedAt: new Date('2026-11-21T09:00:00.000Z'),
         createdAt: new Date('2026-11-21T09:00:00.500Z'),
+        transactionId: null,
+        cobroId: null,
         eventAt: new Date('2026-11-21T09:00:01.000Z'),
       },
     });

@@ -30,6 +30,10 @@ export interface BrebDeposit {
   providerTransferId: string | null;
   providerConfirmedAt: Date | null;
   createdAt: Date;
+  /** The transaction id of the dynamic QR the payer paid (when it paid one): the matcher's first clue. */
+  transactionId: string | null;
+  /** The cobro whose dynamic key was paid, per collect-key (the matcher checks it is the company's). */
+  cobroId: string | null;
   /** The event's occurredAt: orders events of one deposit (arrival order is not guaranteed). */
   eventAt: Date;
 }
@@ -91,6 +95,8 @@ export function readBrebDepositEvent(payload: unknown, now: Date): BrebDecision 
       providerTransferId: text(d.providerTransferId, 100),
       providerConfirmedAt: validDate(d.providerConfirmedAt) ? d.providerConfirmedAt : null,
       createdAt: validDate(d.createdAt) ? d.createdAt : eventAt,
+      transactionId: text(d.transactionId, 35),
+      cobroId: text(d.cobroId, 64),
       eventAt,
     },
   };

@@ -1,7 +1,8 @@
-import { type AccessPolicy, bogotaDateOf, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import { AppError, type AccessPolicy, bogotaDateOf, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
 import type { depositV1, settlementsV1 } from '@wallet/proto';
 import type { PseLeg, PseSettlements } from '../app/settlements.js';
 import type { DepositUseCases } from '../app/use-cases.js';
+import { cobroToProto, type CobroUseCases } from '../app/cobros.js';
 import { depositToProto } from '../app/proto-views.js';
 
 /** The company's name and tax regime: from the signed caller context only, never from the request. */
@@ -20,8 +21,57 @@ export function depositHandlers(
   uc: DepositUseCases,
   settlements: PseSettlements,
   now: () => Date = () => new Date(),
+  cobros?: CobroUseCases,
 ): AsyncService<depositV1.DepositServiceServer> {
+  const co = (): CobroUseCases => {
+    if (!cobros) throw new AppError('SERVICE_UNAVAILABLE', 'Los cobros no están habilitados en este proceso.');
+    return cobros;
+  };
   return {
+    async createCobro(req, ctx) {
+      const r = await co().create.execute(
+        ctx.companyId,
+        {
+          reference: req.reference,
+          amountCents: req.amountCents,
+          minAmountCents: req.minAmountCents,
+          maxAmountCents: req.maxAmountCents,
+          expiresAt: req.expiresAt,
+          description: req.description,
+          expectedPayer: req.expectedPayer,
+          metadata: req.metadata,
+          methods: req.methods,
+          overpaymentPolicy: req.overpaymentPolicy,
+        },
+        company(ctx),
+      );
+      return { ...cobroToProto(r.cobro), created: r.created };
+    },
+
+    async listCobros(req, ctx) {
+      const r = await co().list.execute(ctx.companyId, {
+        status: req.status,
+        reference: req.reference,
+        createdFrom: req.createdFrom,
+        createdTo: req.createdTo,
+        limit: req.limit,
+        cursor: req.cursor,
+      });
+      return { items: r.items.map(cobroToProto), ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
+    },
+
+    async getCobro(req, ctx) {
+      return cobroToProto(await co().get.execute(ctx.companyId, req.id));
+    },
+
+    async cancelCobro(req, ctx) {
+      return cobroToProto(await co().cancel.execute(ctx.companyId, req.id));
+    },
+
+    async getCobroQrPng(req, ctx) {
+      return { png: await co().qrPng.execute(ctx.companyId, req.id) };
+    },
+
     async *listSettlements(req) {
       for await (const batch of settlements.list(req.rail, req.date, req.batchSize)) yield { records: batch.map(legToProto) };
     },
@@ -123,4 +173,9 @@ export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceSe
   handlePseCallback: ['gateway:callback'],
   listExceptions: ['gateway:admin'],
   resolveException: ['gateway:admin'],
+  createCobro: ['gateway'],
+  listCobros: ['gateway'],
+  getCobro: ['gateway'],
+  cancelCobro: ['gateway'],
+  getCobroQrPng: ['gateway'],
 };

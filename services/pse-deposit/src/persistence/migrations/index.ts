@@ -5,6 +5,7 @@ import { Migration0004DepositSaga } from './0004-deposit-saga.js';
 import { Migration0005SettlementTimes } from './0005-settlement-times.js';
 import { Migration0006BookedLegsOnly } from './0006-booked-legs-only.js';
 import { Migration0007TraceContext } from './0007-trace-context.js';
+import { Migration0008Cobros } from './0008-cobros.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -15,4 +16,5 @@ export const depositMigrations = [
   Migration0005SettlementTimes,
   Migration0006BookedLegsOnly,
   Migration0007TraceContext,
+  Migration0008Cobros,
 ];

@@ -1,0 +1,70 @@
+import type { SqlTx } from '@wallet/platform';
+import type { CobroRecord, Disposition, MatchedBy, UnmatchedReason } from '../domain/cobro.js';
+import type { CobroActor, CobroEvent } from '../domain/cobro-machine.js';
+import type { OutboxEvent } from './ports.js';
+
+/** The rest a new cobro is stored with (never shown): the company's profile for its key, the request's fingerprint. */
+export interface NewCobro extends Omit<CobroRecord, 'payments' | 'keyCloseOwed' | 'breb' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
+  ivaApplicable: boolean;
+  merchantName: string;
+}
+
+/** What the app needs to ask collect-key for the key again (sweeper, retried creation). */
+export interface CobroIssueFacts {
+  cobro: CobroRecord;
+  ivaApplicable: boolean;
+  merchantName: string;
+  issueAttempts: number;
+}
+
+export interface CobroListFilter {
+  status?: string | undefined;
+  reference?: string | undefined;
+  createdFrom?: Date | undefined;
+  createdTo?: Date | undefined;
+}
+export interface CobroCursor {
+  createdAt: string;
+  id: string;
+}
+
+/** An inbound payment as the matcher sees it (a listed deposit that was just credited). */
+export interface InboundPayment {
+  depositId: string;
+  companyId: string;
+  source: 'BREB' | 'PSE';
+  amount: bigint;
+  netAmount: bigint;
+  payerName: string | null;
+  payerDocument: string | null;
+  receivedAt: Date;
+  transactionId: string | null;
+  cobroId: string | null;
+  reference: string | null;
+}
+
+export type MatchOutcome =
+  | { kind: 'matched'; cobroId: string; matchedBy: MatchedBy; disposition: Disposition; event: CobroEvent | null }
+  | { kind: 'unmatched'; cobroId: string | null; reason: UnmatchedReason }
+  | { kind: 'repeat' }
+  | { kind: 'ignored' };
+
+/** The cobros' storage (persistence/cobro.store.ts): every state change through COBRO_MACHINE. */
+export interface CobroStore {
+  insertCreating(c: NewCobro): Promise<{ created: true; cobro: CobroRecord } | { created: false; existing: CobroIssueFacts }>;
+  get(companyId: string, id: string): Promise<CobroRecord | undefined>;
+  list(companyId: string, f: CobroListFilter, limit: number, after: CobroCursor | null): Promise<Array<CobroRecord & { cursor: CobroCursor }>>;
+  transition(
+    id: string,
+    event: CobroEvent,
+    actor: CobroActor,
+    patch: { breb?: { keyId: string; keyValue: string; qrPayload: string } },
+    mkEvent: (c: CobroRecord) => OutboxEvent | null,
+  ): Promise<CobroRecord | undefined>;
+  countIssueAttempt(id: string): Promise<void>;
+  stuckCreating(before: Date, limit: number): Promise<CobroIssueFacts[]>;
+  dueForExpiry(before: Date, limit: number): Promise<string[]>;
+  keysToClose(now: Date, limit: number): Promise<Array<{ id: string; companyId: string }>>;
+  markKeyClosed(id: string): Promise<void>;
+  match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome>;
+}

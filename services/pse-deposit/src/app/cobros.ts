@@ -1,0 +1,340 @@
+import { AppError, inSagaSpan, PeriodicTask, Problems, type Logger, type SqlTx } from '@wallet/platform';
+import QRCode from 'qrcode';
+import { cobroEventsV1, type cobroV1 } from '@wallet/proto';
+import {
+  isCobroId,
+  isShown,
+  newCobroId,
+  newTransactionId,
+  requestFingerprint,
+  validateCreateCobro,
+  type CobroRecord,
+  type CobroStatus,
+  type CreateCobroInput,
+} from '../domain/cobro.js';
+import type { CobroEvent } from '../domain/cobro-machine.js';
+import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment } from './cobro-ports.js';
+import type { OutboxEvent } from './ports.js';
+
+/** A cobro's dynamic key and QR, at collect-key (IssueCobroKey / CloseCobroKey; the company in the call metadata). */
+export interface CobroKeysPort {
+  issue(
+    companyId: string,
+    r: { cobroId: string; transactionId: string; amountCents: bigint | null; expiresAt: Date; merchantName: string; ivaApplicable: boolean },
+  ): Promise<{ keyId: string; keyValue: string; qrPayload: string }>;
+  close(companyId: string, cobroId: string): Promise<void>;
+}
+
+export interface CobroDeps {
+  store: CobroStore;
+  keys: CobroKeysPort;
+  log: Logger;
+  now: () => Date;
+  newId: () => string;
+  /** How long past expiresAt the sweeper waits before expiring an open cobro (payments on their way still count). */
+  expiryGraceSeconds: number;
+}
+
+const TYPE_OF: Record<string, string> = { created: 'created', partially_paid: 'partially_paid', paid: 'paid', expired: 'expired', cancelled: 'cancelled' };
+
+/** A cobro with everything a client sees (the gRPC answer and the events' payload). */
+export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
+  return {
+    id: c.id,
+    reference: c.reference,
+    status: isShown(c.state) ? c.state : 'OPEN',
+    amountType: c.amountType,
+    ...(c.amount !== null ? { amountCents: c.amount } : {}),
+    ...(c.minAmount !== null ? { minAmountCents: c.minAmount } : {}),
+    ...(c.maxAmount !== null ? { maxAmountCents: c.maxAmount } : {}),
+    paidAmountCents: c.paidAmount,
+    currency: 'COP',
+    ...(c.description ? { description: c.description } : {}),
+    ...(c.expectedPayer
+      ? { expectedPayer: { ...(c.expectedPayer.document ? { document: c.expectedPayer.document } : {}), ...(c.expectedPayer.name ? { name: c.expectedPayer.name } : {}) } }
+      : {}),
+    metadata: c.metadata,
+    overpaymentPolicy: c.overpaymentPolicy,
+    transactionId: c.transactionId,
+    ...(c.breb ? { breb: { keyId: c.breb.keyId, keyValue: c.breb.keyValue, qrPayload: c.breb.qrPayload } } : {}),
+    payments: c.payments.map((p) => ({
+      depositId: p.depositId,
+      source: p.source,
+      amountCents: p.amount,
+      netAmountCents: p.netAmount,
+      matchedBy: p.matchedBy,
+      disposition: p.disposition,
+      ...(p.payerName ? { payerName: p.payerName } : {}),
+      ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
+      receivedAt: p.receivedAt,
+      matchedAt: p.matchedAt,
+    })),
+    expiresAt: c.expiresAt,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    ...(c.paidAt ? { paidAt: c.paidAt } : {}),
+    ...(c.closedAt ? { closedAt: c.closedAt } : {}),
+    methods: c.methods,
+    created: false,
+  };
+}
+
+/** `cobro.<kind>` on stream COBROS: a CobroEvent (proto3 JSON) carrying the cobro as it is after the change. */
+export function cobroEvent(deps: Pick<CobroDeps, 'now' | 'newId'>, kind: string, c: CobroRecord, depositId?: string): OutboxEvent {
+  const id = deps.newId();
+  const payload = cobroEventsV1.CobroEvent.toJSON({
+    eventId: id,
+    companyId: c.companyId,
+    cobro: cobroToProto(c),
+    ...(depositId ? { depositId } : {}),
+    occurredAt: deps.now(),
+  });
+  return { id, subject: `cobro.${kind}`, payload };
+}
+
+/** The event a transition writes (COBRO_MACHINE.emits), built from the changed cobro. */
+export const eventFor =
+  (deps: Pick<CobroDeps, 'now' | 'newId'>, kind: string | undefined) =>
+  (c: CobroRecord): OutboxEvent | null =>
+    kind && TYPE_OF[kind] ? cobroEvent(deps, kind, c) : null;
+
+const requireCompany = (companyId: string | undefined): string => {
+  if (!companyId) throw new AppError('AUTH_REQUIRED');
+  return companyId;
+};
+
+async function findCobro(deps: CobroDeps, companyId: string, id: string): Promise<CobroRecord> {
+  const c = isCobroId(id ?? '') ? await deps.store.get(companyId, id) : undefined;
+  if (!c || !isShown(c.state)) throw new AppError('COBRO_NOT_FOUND');
+  return c;
+}
+
+/**
+ * Issues the cobro's dynamic key (idempotent at collect-key on the cobro id) and opens the cobro
+ * (`issued`: CREATING → OPEN + cobro.created). Any writer may finish a CREATING cobro (the creation
+ * call, its retry with the same reference, the sweeper): the compare-and-set makes one of them open
+ * it, and all get the same key.
+ */
+async function issueAndOpen(deps: CobroDeps, f: CobroIssueFacts, actor: 'creator' | 'sweeper'): Promise<CobroRecord> {
+  const c = f.cobro;
+  let breb;
+  try {
+    breb = await deps.keys.issue(c.companyId, {
+      cobroId: c.id,
+      transactionId: c.transactionId,
+      amountCents: c.amountType === 'FIXED' ? c.amount : null,
+      expiresAt: c.expiresAt,
+      merchantName: f.merchantName,
+      ivaApplicable: f.ivaApplicable,
+    });
+  } catch (err) {
+    await deps.store.countIssueAttempt(c.id);
+    throw err;
+  }
+  const opened = await deps.store.transition(c.id, 'issued', actor, { breb }, eventFor(deps, 'created'));
+  if (opened) return opened;
+  const now = await deps.store.get(c.companyId, c.id);
+  if (!now) throw new AppError('COBRO_NOT_FOUND');
+  return now;
+}
+
+export class CreateCobro {
+  constructor(private readonly deps: CobroDeps) {}
+
+  /**
+   * Validate → store CREATING (the reference is unique per company: the same request again finds it;
+   * another request with that reference is REFERENCE_CONFLICT) → the dynamic key and QR at collect-key →
+   * OPEN + cobro.created. When collect-key does not answer, the cobro stays CREATING (unseen) and the
+   * error is returned: a retry with the same reference, or the sweeper, finishes it.
+   */
+  async execute(companyIdIn: string | undefined, input: CreateCobroInput, profile: { name: string; ivaApplicable: boolean }): Promise<{ cobro: CobroRecord; created: boolean }> {
+    const companyId = requireCompany(companyIdIn);
+    const deps = this.deps;
+    const now = deps.now();
+    const v = validateCreateCobro(input, now);
+    const requestHash = requestFingerprint(v);
+    const stored = await deps.store.insertCreating({
+      ...v,
+      id: newCobroId(),
+      companyId,
+      transactionId: newTransactionId(),
+      requestHash,
+      createdAt: now,
+      ivaApplicable: profile.ivaApplicable,
+      merchantName: profile.name,
+    });
+    if (stored.created) {
+      return { cobro: await issueAndOpen(deps, { cobro: stored.cobro, ivaApplicable: profile.ivaApplicable, merchantName: profile.name, issueAttempts: 0 }, 'creator'), created: true };
+    }
+    const existing = stored.existing;
+    if (existing.cobro.requestHash !== requestHash) throw new AppError('REFERENCE_CONFLICT', 'La referencia ya se usó en otro cobro de la empresa con datos diferentes.');
+    if (existing.cobro.state === 'CREATING') return { cobro: await issueAndOpen(deps, existing, 'creator'), created: true };
+    return { cobro: (await deps.store.get(companyId, existing.cobro.id))!, created: false };
+  }
+}
+
+export class GetCobro {
+  constructor(private readonly deps: CobroDeps) {}
+  execute(companyId: string | undefined, id: string): Promise<CobroRecord> {
+    return findCobro(this.deps, requireCompany(companyId), id);
+  }
+}
+
+const encodeCursor = (c: CobroCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
+function decodeCursor(s: string): CobroCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
+    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string' && isCobroId(id)) return { createdAt, id };
+  } catch {
+    /* answered below */
+  }
+  new Problems().add('query.cursor', 'El cursor no es válido.').throwIfAny();
+  throw new AppError('INVALID_REQUEST');
+}
+
+export class ListCobros {
+  constructor(private readonly deps: CobroDeps) {}
+  async execute(
+    companyIdIn: string | undefined,
+    q: CobroListFilter & { limit?: number | undefined; cursor?: string | undefined },
+  ): Promise<{ items: CobroRecord[]; nextCursor: string | null }> {
+    const companyId = requireCompany(companyIdIn);
+    const limit = Math.min(Math.max(q.limit || 50, 1), 200);
+    if (q.status !== undefined && !isShown(q.status as CobroStatus)) {
+      new Problems().add('query.status', 'Estado no válido.').throwIfAny();
+    }
+    const rows = await this.deps.store.list(companyId, q, limit + 1, q.cursor ? decodeCursor(q.cursor) : null);
+    const page = rows.slice(0, limit);
+    return { items: page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.cursor) : null };
+  }
+}
+
+export class CancelCobro {
+  constructor(private readonly deps: CobroDeps) {}
+
+  /**
+   * OPEN / PARTIALLY_PAID → CANCELLED + cobro.cancelled, then the dynamic key is deleted (after the
+   * state is won; the sweeper retries a deletion that failed). Idempotent: a CANCELLED cobro answers
+   * as it is; a PAID or EXPIRED one is INVALID_STATE_TRANSITION. What was paid stays credited.
+   */
+  async execute(companyIdIn: string | undefined, id: string): Promise<CobroRecord> {
+    const companyId = requireCompany(companyIdIn);
+    const deps = this.deps;
+    const before = await findCobro(deps, companyId, id);
+    const after = await deps.store.transition(before.id, 'cancel', 'company', {}, eventFor(deps, 'cancelled'));
+    if (!after) {
+      const now = await findCobro(deps, companyId, id);
+      if (now.state === 'CANCELLED') return now;
+      throw new AppError('INVALID_STATE_TRANSITION', `El cobro está ${now.state}: solo se cancela un cobro OPEN o PARTIALLY_PAID.`);
+    }
+    await closeKey(deps, after.companyId, after.id);
+    return after;
+  }
+}
+
+/** Deletes a closed cobro's dynamic key; a failure is left to the sweeper (keysToClose). */
+async function closeKey(deps: CobroDeps, companyId: string, cobroId: string): Promise<void> {
+  try {
+    await deps.keys.close(companyId, cobroId);
+    await deps.store.markKeyClosed(cobroId);
+  } catch (err) {
+    deps.log.warn({ cobroId, err: (err as Error).message }, 'cobro key not closed yet: left to the sweeper');
+  }
+}
+
+export class GetCobroQrPng {
+  constructor(private readonly deps: CobroDeps) {}
+  async execute(companyId: string | undefined, id: string): Promise<Buffer> {
+    const c = await findCobro(this.deps, requireCompany(companyId), id);
+    if (!c.breb) throw new AppError('COBRO_NOT_FOUND');
+    return QRCode.toBuffer(c.breb.qrPayload, { type: 'png', errorCorrectionLevel: 'M', margin: 4, width: 512 });
+  }
+}
+
+/**
+ * The cobros' sweeper, every interval, through the table like every other writer: CREATING cobros
+ * left by an interrupted creation are opened (or ABANDONED once past their expiry); open cobros past
+ * expiresAt + the grace are EXPIRED (a compare-and-set: of two replicas, or a replica and a payment,
+ * one wins); closed cobros' keys are deleted at collect-key until it confirms.
+ */
+export class CobroSweeper {
+  private readonly task: PeriodicTask;
+
+  constructor(
+    private readonly deps: CobroDeps,
+    private readonly opts: { intervalMs: number; batch: number; creatingAfterMs?: number },
+  ) {
+    this.task = new PeriodicTask('cobro sweeper', opts.intervalMs, () => this.tick(), deps.log);
+  }
+
+  start(): void {
+    this.task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.task.stop();
+  }
+
+  async tick(): Promise<void> {
+    const deps = this.deps;
+    const now = deps.now();
+    try {
+      for (const f of await deps.store.stuckCreating(new Date(now.getTime() - (this.opts.creatingAfterMs ?? 30_000)), this.opts.batch)) {
+        if (this.task.stopping) return;
+        if (f.cobro.expiresAt <= now) {
+          await deps.store.transition(f.cobro.id, 'abandon', 'sweeper', {}, () => null);
+          deps.log.warn({ cobroId: f.cobro.id, attempts: f.issueAttempts }, 'cobro abandoned: its key was never issued before it expired');
+          continue;
+        }
+        try {
+          await inSagaSpan('cobro.sweep issue', { traceparent: null, attributes: { 'wallet.cobro_id': f.cobro.id } }, () => issueAndOpen(deps, f, 'sweeper'));
+        } catch (err) {
+          deps.log.warn({ cobroId: f.cobro.id, err: (err as Error).message }, 'cobro key issue retry failed');
+        }
+      }
+      const due = await deps.store.dueForExpiry(new Date(now.getTime() - deps.expiryGraceSeconds * 1000), this.opts.batch);
+      for (const id of due) {
+        if (this.task.stopping) return;
+        const c = await deps.store.transition(id, 'expire', 'sweeper', {}, eventFor(deps, 'expired'));
+        if (c) await closeKey(deps, c.companyId, c.id);
+      }
+      for (const k of await deps.store.keysToClose(now, this.opts.batch)) {
+        if (this.task.stopping) return;
+        await closeKey(deps, k.companyId, k.id);
+      }
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'cobro sweeper tick failed');
+    }
+  }
+}
+
+/** The matcher's event builder: cobro.partially_paid / cobro.paid with the payment that made it. */
+export const matchEvent =
+  (deps: Pick<CobroDeps, 'now' | 'newId'>) =>
+  (c: CobroRecord, depositId: string, event: CobroEvent): OutboxEvent =>
+    cobroEvent(deps, event, c, depositId);
+
+export function cobroUseCases(deps: CobroDeps) {
+  return {
+    create: new CreateCobro(deps),
+    get: new GetCobro(deps),
+    list: new ListCobros(deps),
+    cancel: new CancelCobro(deps),
+    qrPng: new GetCobroQrPng(deps),
+  };
+}
+export type CobroUseCases = ReturnType<typeof cobroUseCases>;
+
+/** The matcher the listing consumer runs for every credited payment (in its inbox transaction), with its log line. */
+export function cobroMatcher(deps: CobroDeps) {
+  const mk = matchEvent(deps);
+  return async (tx: SqlTx, p: InboundPayment) => {
+    const out = await deps.store.match(tx, p, deps.now(), mk);
+    if (out.kind === 'matched') {
+      deps.log.info({ depositId: p.depositId, cobroId: out.cobroId, matchedBy: out.matchedBy, disposition: out.disposition, event: out.event }, 'payment matched to a cobro');
+    } else if (out.kind === 'unmatched') {
+      deps.log.info({ depositId: p.depositId, cobroId: out.cobroId, reason: out.reason }, 'payment matched no open cobro: listed unmatched');
+    }
+    return out;
+  };
+}

@@ -1,0 +1,266 @@
+import { randomBytes } from 'node:crypto';
+import { Problems } from '@wallet/platform';
+import { checkName } from './validation.js';
+
+/**
+ * A cobro (an expected payment, docs/cobros.md): what a company expects to be paid, by when, by whom,
+ * and the inbound payments matched to it. Pure: ids, validation, and the matching decision of one
+ * payment against one cobro (`decideMatch`), which the store applies under the cobro's row lock.
+ */
+
+export const COBRO_STATUSES = ['OPEN', 'PARTIALLY_PAID', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
+export type CobroStatus = (typeof COBRO_STATUSES)[number];
+/** CREATING: stored, its dynamic key not issued yet (never shown; the sweeper finishes or abandons it). */
+export type CobroState = CobroStatus | 'CREATING' | 'ABANDONED';
+export const OPEN_STATES: readonly CobroState[] = ['OPEN', 'PARTIALLY_PAID'];
+export const isOpen = (s: CobroState): boolean => OPEN_STATES.includes(s);
+export const isShown = (s: CobroState): s is CobroStatus => (COBRO_STATUSES as readonly string[]).includes(s);
+
+export const COBRO_METHODS = ['BREB_QR', 'BREB_KEY'] as const;
+export type CobroMethod = (typeof COBRO_METHODS)[number];
+
+/** What happens to a payment beyond the amount, or to one for a cobro already PAID. */
+export const OVERPAYMENT_POLICIES = ['accept', 'hold_for_review'] as const;
+export type OverpaymentPolicy = (typeof OVERPAYMENT_POLICIES)[number];
+
+export type AmountType = 'FIXED' | 'RANGE' | 'OPEN';
+export type MatchedBy = 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
+/** COUNTED: part of paidAmount; EXCESS: accepted beyond a PAID cobro's amount (policy accept); HELD_FOR_REVIEW: not counted, for the company to decide. */
+export type Disposition = 'COUNTED' | 'EXCESS' | 'HELD_FOR_REVIEW';
+
+export interface CobroPayer {
+  document: string | null;
+  name: string | null;
+}
+
+export interface CobroBreb {
+  keyId: string;
+  keyValue: string;
+  qrPayload: string;
+}
+
+export interface CobroPaymentRecord {
+  depositId: string;
+  source: 'BREB' | 'PSE';
+  amount: bigint;
+  netAmount: bigint;
+  matchedBy: MatchedBy;
+  disposition: Disposition;
+  payerName: string | null;
+  payerDocument: string | null;
+  receivedAt: Date;
+  matchedAt: Date;
+}
+
+export interface CobroRecord {
+  id: string;
+  companyId: string;
+  reference: string;
+  state: CobroState;
+  amountType: AmountType;
+  amount: bigint | null;
+  minAmount: bigint | null;
+  maxAmount: bigint | null;
+  paidAmount: bigint;
+  description: string | null;
+  expectedPayer: CobroPayer | null;
+  metadata: Record<string, unknown>;
+  overpaymentPolicy: OverpaymentPolicy;
+  methods: CobroMethod[];
+  transactionId: string;
+  breb: CobroBreb | null;
+  /** A request fingerprint: the same reference with another request is REFERENCE_CONFLICT. */
+  requestHash: string;
+  expiresAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+  paidAt: Date | null;
+  closedAt: Date | null;
+  /** The dynamic key still to be deleted at collect-key once the cobro closed (the sweeper retries). */
+  keyCloseOwed: boolean;
+  payments: CobroPaymentRecord[];
+}
+
+const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+function randomText(n: number, alphabet = ALPHABET): string {
+  let out = '';
+  while (out.length < n) {
+    for (const b of randomBytes(32)) {
+      if (b < 252 && out.length < n) out += alphabet[b % 36];
+    }
+  }
+  return out;
+}
+
+/** `cob_` + 24 lowercase alphanumerics. */
+export const newCobroId = (): string => `cob_${randomText(24)}`;
+export const isCobroId = (v: string): boolean => /^cob_[a-z0-9]{24}$/.test(v);
+/** The id a dynamic QR carries (EMVCo 62-05 holds at most 25): `CB` + 20 uppercase alphanumerics. */
+export const newTransactionId = (): string => `CB${randomText(20, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789')}`;
+
+/** A document compared by its digits and letters only ("CC 1.020.304" and "1020304" are one payer). */
+export const documentKey = (d: string | null | undefined): string | null => {
+  const k = (d ?? '').replace(/^(CC|CE|NIT|PA|PASAPORTE|TI)\s+/i, '').replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+  return k.length > 0 ? k : null;
+};
+
+export const MIN_COBRO_CENTS = 100n;
+export const MAX_COBRO_CENTS = 200_000_000_000n;
+export const MIN_TTL_MS = 60_000;
+export const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
+const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}$/;
+const DOCUMENT = /^[A-Za-z0-9.-]{3,20}$/;
+
+export interface CreateCobroInput {
+  reference: string;
+  amountCents?: bigint | undefined;
+  minAmountCents?: bigint | undefined;
+  maxAmountCents?: bigint | undefined;
+  expiresAt: Date | undefined;
+  description?: string | undefined;
+  expectedPayer?: { document?: string | undefined; name?: string | undefined } | undefined;
+  metadata?: Record<string, unknown> | undefined;
+  methods: string[];
+  overpaymentPolicy?: string | undefined;
+}
+
+export interface ValidCobro {
+  reference: string;
+  amountType: AmountType;
+  amount: bigint | null;
+  minAmount: bigint | null;
+  maxAmount: bigint | null;
+  expiresAt: Date;
+  description: string | null;
+  expectedPayer: CobroPayer | null;
+  metadata: Record<string, unknown>;
+  methods: CobroMethod[];
+  overpaymentPolicy: OverpaymentPolicy;
+}
+
+const amountOk = (v: bigint | undefined): v is bigint => typeof v === 'bigint' && v >= MIN_COBRO_CENTS && v <= MAX_COBRO_CENTS;
+
+/** Every problem at once (Spanish, as the gateway's), or the normalized cobro. */
+export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro {
+  const p = new Problems();
+  const reference = (i.reference ?? '').trim();
+  if (!REFERENCE.test(reference)) p.add('reference', 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.');
+  const has = (v: bigint | undefined) => v !== undefined;
+  let amountType: AmountType = 'OPEN';
+  if (has(i.amountCents)) {
+    amountType = 'FIXED';
+    if (!amountOk(i.amountCents)) p.add('amountCents', 'Debe ser un entero entre 100 y 200000000000 centavos.');
+    if (has(i.minAmountCents) || has(i.maxAmountCents)) p.add('amountCents', 'Indique un monto fijo o un rango (minAmountCents, maxAmountCents), no ambos.');
+  } else if (has(i.minAmountCents) || has(i.maxAmountCents)) {
+    amountType = 'RANGE';
+    if (!amountOk(i.minAmountCents)) p.add('minAmountCents', 'Debe ser un entero entre 100 y 200000000000 centavos.');
+    if (!amountOk(i.maxAmountCents)) p.add('maxAmountCents', 'Debe ser un entero entre 100 y 200000000000 centavos.');
+    if (amountOk(i.minAmountCents) && amountOk(i.maxAmountCents) && i.minAmountCents > i.maxAmountCents) {
+      p.add('maxAmountCents', 'Debe ser mayor o igual que minAmountCents.');
+    }
+  }
+  const expiresAt = i.expiresAt;
+  if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) p.add('expiresAt', 'Es obligatorio.');
+  else if (expiresAt.getTime() < now.getTime() + MIN_TTL_MS) p.add('expiresAt', 'Debe ser al menos un minuto en el futuro.');
+  else if (expiresAt.getTime() > now.getTime() + MAX_TTL_MS) p.add('expiresAt', 'Debe ser a lo sumo un año en el futuro.');
+  if (i.description !== undefined && i.description !== '') checkName(p, 'description', i.description, 140, false);
+  let expectedPayer: CobroPayer | null = null;
+  if (i.expectedPayer) {
+    const document = i.expectedPayer.document?.trim() || null;
+    const name = i.expectedPayer.name?.trim() || null;
+    if (document !== null && !DOCUMENT.test(document)) p.add('expectedPayer.document', 'Debe tener de 3 a 20 letras, dígitos, puntos o guiones.');
+    if (name !== null) checkName(p, 'expectedPayer.name', name, 150, false);
+    if (document === null && name === null) p.add('expectedPayer', 'Indique document o name.');
+    expectedPayer = { document, name };
+  }
+  const metadata = i.metadata ?? {};
+  if (typeof metadata !== 'object' || Array.isArray(metadata)) p.add('metadata', 'Debe ser un objeto.');
+  else if (Object.keys(metadata).length > 20) p.add('metadata', 'A lo sumo 20 claves.');
+  else if (JSON.stringify(metadata).length > 4096) p.add('metadata', 'A lo sumo 4096 caracteres en JSON.');
+  const methods = [...new Set(i.methods ?? [])];
+  if (methods.length === 0) p.add('methods', 'Indique al menos un medio de pago: BREB_QR o BREB_KEY.');
+  for (const m of methods) if (!(COBRO_METHODS as readonly string[]).includes(m)) p.add('methods', `Medio de pago no admitido: ${m}.`);
+  const policy = i.overpaymentPolicy ?? 'accept';
+  if (!(OVERPAYMENT_POLICIES as readonly string[]).includes(policy)) p.add('overpaymentPolicy', 'Debe ser accept o hold_for_review.');
+  p.throwIfAny();
+  return {
+    reference,
+    amountType,
+    amount: amountType === 'FIXED' ? i.amountCents! : null,
+    minAmount: amountType === 'RANGE' ? i.minAmountCents! : null,
+    maxAmount: amountType === 'RANGE' ? i.maxAmountCents! : null,
+    expiresAt: expiresAt!,
+    description: i.description?.trim() || null,
+    expectedPayer,
+    metadata: metadata,
+    methods: methods as CobroMethod[],
+    overpaymentPolicy: policy as OverpaymentPolicy,
+  };
+}
+
+/** What a cobro needs to be PAID, and the most it takes: FIXED amount/amount, RANGE min/max, OPEN any/any. */
+export function bounds(c: Pick<CobroRecord, 'amountType' | 'amount' | 'minAmount' | 'maxAmount'>): { due: bigint | null; max: bigint | null } {
+  if (c.amountType === 'FIXED') return { due: c.amount, max: c.amount };
+  if (c.amountType === 'RANGE') return { due: c.minAmount, max: c.maxAmount };
+  return { due: null, max: null };
+}
+
+export interface PaymentFacts {
+  amount: bigint;
+  receivedAt: Date;
+}
+
+/** Why a payment aimed at a cobro is not part of it (it is listed as unmatched with this reason). */
+export type UnmatchedReason = 'COBRO_EXPIRED' | 'COBRO_CANCELLED' | 'NO_MATCH';
+
+export type MatchDecision =
+  | { kind: 'match'; disposition: Disposition; event: 'paid' | 'partially_paid' | null; paidAmount: bigint }
+  | { kind: 'unmatched'; reason: UnmatchedReason };
+
+/**
+ * One payment against one cobro, given the cobro as it is under its row lock. The payment counts
+ * when the network received it by `expiresAt` and the cobro is still open: a payment received in
+ * time but matched after the expiry sweeper ran (an event late past the sweeper's grace) is listed
+ * unmatched, never counted against an EXPIRED cobro. A payment received after `expiresAt` never
+ * counts, whatever the cobro's state. Beyond what the cobro takes (over its amount or max, or to a
+ * PAID cobro): the policy decides — `accept` keeps it matched (COUNTED if it completes an open cobro,
+ * EXCESS when the cobro was already PAID), `hold_for_review` keeps it out of the total.
+ */
+export function decideMatch(
+  c: Pick<CobroRecord, 'state' | 'amountType' | 'amount' | 'minAmount' | 'maxAmount' | 'paidAmount' | 'expiresAt' | 'overpaymentPolicy'>,
+  p: PaymentFacts,
+): MatchDecision {
+  if (c.state === 'CANCELLED') return { kind: 'unmatched', reason: 'COBRO_CANCELLED' };
+  if (c.state === 'EXPIRED' || p.receivedAt.getTime() > c.expiresAt.getTime()) return { kind: 'unmatched', reason: 'COBRO_EXPIRED' };
+  if (c.state === 'PAID') {
+    return c.overpaymentPolicy === 'accept'
+      ? { kind: 'match', disposition: 'EXCESS', event: null, paidAmount: c.paidAmount }
+      : { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount };
+  }
+  if (!isOpen(c.state)) return { kind: 'unmatched', reason: 'NO_MATCH' };
+  const { due, max } = bounds(c);
+  const total = c.paidAmount + p.amount;
+  if (max !== null && total > max && c.overpaymentPolicy === 'hold_for_review') {
+    return { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount };
+  }
+  const paid = due === null || total >= due;
+  return { kind: 'match', disposition: 'COUNTED', event: paid ? 'paid' : 'partially_paid', paidAmount: total };
+}
+
+/** The fingerprint of a creation request (reference reuse with another request is REFERENCE_CONFLICT). */
+export function requestFingerprint(v: ValidCobro): string {
+  return JSON.stringify([
+    v.reference,
+    v.amountType,
+    v.amount?.toString() ?? null,
+    v.minAmount?.toString() ?? null,
+    v.maxAmount?.toString() ?? null,
+    v.expiresAt.toISOString(),
+    v.description,
+    v.expectedPayer,
+    v.methods.slice().sort(),
+    v.overpaymentPolicy,
+    v.metadata,
+  ]);
+}
+

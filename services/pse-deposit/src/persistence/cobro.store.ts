@@ -1,0 +1,417 @@
+import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type SqlTx } from '@wallet/platform';
+import {
+  documentKey,
+  decideMatch,
+  type CobroMethod,
+  type CobroPaymentRecord,
+  type CobroRecord,
+  type CobroState,
+  type Disposition,
+  type MatchedBy,
+  type OverpaymentPolicy,
+  type UnmatchedReason,
+  type AmountType,
+} from '../domain/cobro.js';
+import { COBRO_MACHINE, type CobroActor, type CobroEvent } from '../domain/cobro-machine.js';
+import type { OutboxEvent } from '../app/ports.js';
+import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro } from '../app/cobro-ports.js';
+
+interface CobroRow {
+  id: string;
+  company_id: string;
+  reference: string;
+  state: CobroState;
+  amount_type: AmountType;
+  amount: string | null;
+  min_amount: string | null;
+  max_amount: string | null;
+  paid_amount: string;
+  description: string | null;
+  expected_payer_document: string | null;
+  expected_payer_name: string | null;
+  metadata: Record<string, unknown>;
+  overpayment_policy: OverpaymentPolicy;
+  methods: CobroMethod[];
+  transaction_id: string;
+  breb_key_id: string | null;
+  breb_key_value: string | null;
+  qr_payload: string | null;
+  request_hash: string;
+  iva_applicable: boolean;
+  merchant_name: string;
+  issue_attempts: number;
+  expires_at: Date | string;
+  created_at: Date | string;
+  updated_at: Date | string;
+  paid_at: Date | string | null;
+  closed_at: Date | string | null;
+  key_closed_at: Date | string | null;
+  cursor_at?: string;
+}
+
+interface PaymentRow {
+  deposit_id: string;
+  cobro_id: string;
+  source: 'BREB' | 'PSE';
+  amount: string;
+  net_amount: string;
+  matched_by: MatchedBy;
+  disposition: Disposition;
+  payer_name: string | null;
+  payer_document: string | null;
+  received_at: Date | string;
+  matched_at: Date | string;
+}
+
+const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
+const dateOrNull = (v: Date | string | null): Date | null => (v == null ? null : date(v));
+const centsOrNull = (v: string | null): bigint | null => (v == null ? null : centsFromDb(v));
+const COLS = `c.*, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at`;
+
+function toPayment(r: PaymentRow): CobroPaymentRecord {
+  return {
+    depositId: r.deposit_id,
+    source: r.source,
+    amount: centsFromDb(r.amount),
+    netAmount: centsFromDb(r.net_amount),
+    matchedBy: r.matched_by,
+    disposition: r.disposition,
+    payerName: r.payer_name,
+    payerDocument: r.payer_document,
+    receivedAt: date(r.received_at),
+    matchedAt: date(r.matched_at),
+  };
+}
+
+/** A cobro row as the app sees it (payments attached by the caller when it read them). */
+export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): CobroRecord {
+  const closesAtExpiry = r.state === 'PAID';
+  return {
+    id: r.id,
+    companyId: r.company_id,
+    reference: r.reference,
+    state: r.state,
+    amountType: r.amount_type,
+    amount: centsOrNull(r.amount),
+    minAmount: centsOrNull(r.min_amount),
+    maxAmount: centsOrNull(r.max_amount),
+    paidAmount: centsFromDb(r.paid_amount),
+    description: r.description,
+    expectedPayer: r.expected_payer_document || r.expected_payer_name ? { document: r.expected_payer_document, name: r.expected_payer_name } : null,
+    metadata: r.metadata ?? {},
+    overpaymentPolicy: r.overpayment_policy,
+    methods: r.methods,
+    transactionId: r.transaction_id,
+    breb: r.breb_key_id && r.breb_key_value && r.qr_payload ? { keyId: r.breb_key_id, keyValue: r.breb_key_value, qrPayload: r.qr_payload } : null,
+    requestHash: r.request_hash,
+    expiresAt: date(r.expires_at),
+    createdAt: date(r.created_at),
+    updatedAt: date(r.updated_at),
+    paidAt: dateOrNull(r.paid_at),
+    closedAt: dateOrNull(r.closed_at),
+    keyCloseOwed:
+      r.key_closed_at === null && r.breb_key_id !== null && (r.state === 'EXPIRED' || r.state === 'CANCELLED' || (closesAtExpiry && date(r.expires_at) <= new Date())),
+    payments,
+  };
+}
+
+/** Writes the outbox row of a cobro event in the caller's transaction (`?` placeholders: both transaction kinds). */
+async function appendOutbox(tx: SqlTx, e: OutboxEvent): Promise<void> {
+  const traceparent = e.traceparent ?? currentTraceparent();
+  await tx.query(`insert into pse_deposit.outbox (id, subject, payload, headers) values (?::uuid, ?, ?::jsonb, ?::jsonb)`, [
+    e.id,
+    e.subject,
+    JSON.stringify(e.payload),
+    JSON.stringify(traceparent ? { traceparent } : {}),
+  ]);
+}
+
+async function history(tx: SqlTx, cobroId: string, event: string, from: CobroState | null, to: CobroState, actor: CobroActor, depositId: string | null) {
+  await tx.query(`insert into pse_deposit.cobro_history (cobro_id, event, from_state, to_state, actor, deposit_id) values (?, ?, ?, ?, ?, ?)`, [
+    cobroId,
+    event,
+    from,
+    to,
+    actor,
+    depositId,
+  ]);
+}
+
+async function paymentsOf(q: SqlTx | Database, cobroId: string): Promise<CobroPaymentRecord[]> {
+  const sql = `select * from pse_deposit.cobro_payments where cobro_id = ? order by matched_at, deposit_id`;
+  const rows = 'prepared' in q ? await q.prepared<PaymentRow>(sql, [cobroId]) : await q.query<PaymentRow>(sql, [cobroId]);
+  return rows.map(toPayment);
+}
+
+/**
+ * The cobros of the pse_deposit schema. Every state change is `transition` (a compare-and-set from the
+ * event's `from` states in COBRO_MACHINE, with its history row and outbox event in one transaction)
+ * or `match` (the same, under the cobro's row lock, in the inbox transaction of the payment's event).
+ */
+export class SqlCobroStore implements CobroStore {
+  constructor(
+    private readonly db: Database,
+    private readonly eventsWritten: () => void = () => {},
+  ) {}
+
+  /** Stores a new cobro as CREATING; `EXISTS` with the live cobro of that reference when there is one. */
+  async insertCreating(c: NewCobro): Promise<{ created: true; cobro: CobroRecord } | { created: false; existing: CobroIssueFacts }> {
+    try {
+      const rows = await this.db.prepared<CobroRow>(
+        `insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, min_amount, max_amount, description,
+           expected_payer_document, expected_payer_document_key, expected_payer_name, metadata, overpayment_policy, methods, transaction_id,
+           request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent)
+         values ($1, $2, $3, 'CREATING', $4, $5::bigint, $6::bigint, $7::bigint, $8, $9, $10, $11, $12::jsonb, $13, $14::text[], $15, $16, $17, $18,
+           $19::timestamptz, $20::timestamptz, $20::timestamptz, $21)
+         returning *`,
+        [
+          c.id,
+          c.companyId,
+          c.reference,
+          c.amountType,
+          c.amount?.toString() ?? null,
+          c.minAmount?.toString() ?? null,
+          c.maxAmount?.toString() ?? null,
+          c.description,
+          c.expectedPayer?.document ?? null,
+          documentKey(c.expectedPayer?.document),
+          c.expectedPayer?.name ?? null,
+          JSON.stringify(c.metadata),
+          c.overpaymentPolicy,
+          c.methods,
+          c.transactionId,
+          c.requestHash,
+          c.ivaApplicable,
+          c.merchantName,
+          c.expiresAt.toISOString(),
+          c.createdAt.toISOString(),
+          currentTraceparent() ?? null,
+        ],
+      );
+      return { created: true, cobro: toCobro(rows[0]!) };
+    } catch (err) {
+      if (!isUniqueViolation(err, 'cobros_company_reference_uq')) throw err;
+      const existing = await this.issueFactsByReference(c.companyId, c.reference);
+      if (!existing) throw err; // abandoned between the insert and the read: the caller retries
+      return { created: false, existing };
+    }
+  }
+
+  async issueFactsByReference(companyId: string, reference: string): Promise<CobroIssueFacts | undefined> {
+    const rows = await this.db.prepared<CobroRow>(`select ${COLS} from pse_deposit.cobros c where company_id = $1 and reference = $2 and state <> 'ABANDONED'`, [
+      companyId,
+      reference,
+    ]);
+    const r = rows[0];
+    return r && { cobro: toCobro(r), ivaApplicable: r.iva_applicable, merchantName: r.merchant_name, issueAttempts: r.issue_attempts };
+  }
+
+  async get(companyId: string, id: string): Promise<CobroRecord | undefined> {
+    const rows = await this.db.prepared<CobroRow>(`select ${COLS} from pse_deposit.cobros c where c.id = $1 and c.company_id = $2`, [id, companyId]);
+    const r = rows[0];
+    return r && toCobro(r, await paymentsOf(this.db, r.id));
+  }
+
+  /** Newest first by (created_at, id); CREATING and ABANDONED rows are never listed. */
+  async list(companyId: string, f: CobroListFilter, limit: number, after: CobroCursor | null): Promise<Array<CobroRecord & { cursor: CobroCursor }>> {
+    const rows = await this.db.prepared<CobroRow>(
+      `select ${COLS} from pse_deposit.cobros c
+        where c.company_id = $1 and c.state not in ('CREATING', 'ABANDONED')
+          and ($2::text is null or c.state = $2) and ($3::text is null or c.reference = $3)
+          and ($4::timestamptz is null or c.created_at >= $4) and ($5::timestamptz is null or c.created_at <= $5)
+          and ($6::timestamptz is null or (c.created_at, c.id) < ($6::timestamptz, $7::text))
+        order by c.created_at desc, c.id desc limit $8`,
+      [
+        companyId,
+        f.status ?? null,
+        f.reference ?? null,
+        f.createdFrom?.toISOString() ?? null,
+        f.createdTo?.toISOString() ?? null,
+        after?.createdAt ?? null,
+        after?.id ?? null,
+        limit,
+      ],
+    );
+    return rows.map((r) => ({ ...toCobro(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } }));
+  }
+
+  /**
+   * Applies `event` to the cobro when its state is one the event leaves from (COBRO_MACHINE); the
+   * history row and the event (built from the changed cobro) commit with it. undefined: another
+   * writer moved it first (the caller reads what it became).
+   */
+  async transition(
+    id: string,
+    event: CobroEvent,
+    actor: CobroActor,
+    patch: { breb?: { keyId: string; keyValue: string; qrPayload: string } },
+    mkEvent: (c: CobroRecord) => OutboxEvent | null,
+  ): Promise<CobroRecord | undefined> {
+    const t = COBRO_MACHINE[event];
+    if (!t.by.includes(actor)) throw new Error(`cobro event ${event} is not ${actor}'s`);
+    const out = await this.db.preparedTx(async (tx) => {
+      const before = await tx.one<{ state: CobroState }>(`select state from pse_deposit.cobros where id = $1 for update`, [id]);
+      if (!before || !t.from.includes(before.state)) return undefined;
+      const rows = await tx.query<CobroRow>(
+        `update pse_deposit.cobros set state = $2, updated_at = now(),
+           breb_key_id = coalesce($3, breb_key_id), breb_key_value = coalesce($4, breb_key_value), qr_payload = coalesce($5, qr_payload),
+           closed_at = case when $2 in ('EXPIRED', 'CANCELLED', 'ABANDONED') then now() else closed_at end
+         where id = $1 returning *`,
+        [id, t.to, patch.breb?.keyId ?? null, patch.breb?.keyValue ?? null, patch.breb?.qrPayload ?? null],
+      );
+      await history(tx, id, event, before.state, t.to, actor, null);
+      const rec = toCobro(rows[0]!, await paymentsOf(tx, id));
+      const e = mkEvent(rec);
+      if (e) await appendOutbox(tx, e);
+      return rec;
+    });
+    if (out) this.eventsWritten();
+    return out;
+  }
+
+  /** One more attempt at issuing the key of a CREATING cobro (the sweeper abandons it past its expiry). */
+  async countIssueAttempt(id: string): Promise<void> {
+    await this.db.prepared(`update pse_deposit.cobros set issue_attempts = issue_attempts + 1 where id = $1`, [id]);
+  }
+
+  /** CREATING cobros older than `before` (a creation interrupted or refused by collect-key), for the sweeper. */
+  async stuckCreating(before: Date, limit: number): Promise<CobroIssueFacts[]> {
+    const rows = await this.db.prepared<CobroRow>(
+      `select ${COLS} from pse_deposit.cobros c where c.state = 'CREATING' and c.created_at < $1 order by c.created_at limit $2`,
+      [before.toISOString(), limit],
+    );
+    return rows.map((r) => ({ cobro: toCobro(r), ivaApplicable: r.iva_applicable, merchantName: r.merchant_name, issueAttempts: r.issue_attempts }));
+  }
+
+  /** Open cobros whose expiresAt is before `before` (now less the grace for payments in flight). */
+  async dueForExpiry(before: Date, limit: number): Promise<string[]> {
+    const rows = await this.db.prepared<{ id: string }>(
+      `select id from pse_deposit.cobros where state in ('OPEN', 'PARTIALLY_PAID') and expires_at < $1 order by expires_at limit $2`,
+      [before.toISOString(), limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Closed cobros whose dynamic key is still to be deleted (PAID ones once past their expiry). */
+  async keysToClose(now: Date, limit: number): Promise<Array<{ id: string; companyId: string }>> {
+    const rows = await this.db.prepared<{ id: string; company_id: string }>(
+      `select id, company_id from pse_deposit.cobros
+        where key_closed_at is null and breb_key_id is not null
+          and (state in ('EXPIRED', 'CANCELLED') or (state = 'PAID' and expires_at < $1))
+        order by expires_at limit $2`,
+      [now.toISOString(), limit],
+    );
+    return rows.map((r) => ({ id: r.id, companyId: r.company_id }));
+  }
+
+  async markKeyClosed(id: string): Promise<void> {
+    await this.db.prepared(`update pse_deposit.cobros set key_closed_at = now() where id = $1 and key_closed_at is null`, [id]);
+  }
+
+  /**
+   * Matches one credited inbound payment, in the caller's (inbox) transaction: the cobro it names
+   * (its dynamic QR's transaction id, else the cobro of the dynamic key it was paid to), else the
+   * company's cobro whose reference it carries, else the oldest-expiring open cobro of the company
+   * that expects this payer and still has room for the amount. The cobro's row is locked, the decision
+   * (decideMatch) taken on what it holds then, and the payment row's primary key (the deposit) makes a
+   * second match of the same payment impossible. Nothing found: listed unmatched when the payment
+   * named a cobro or the company has open cobros.
+   */
+  async match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome> {
+    const done = await tx.one(`select 1 as x from pse_deposit.cobro_payments where deposit_id = ? union all select 1 from pse_deposit.cobro_unmatched where deposit_id = ?`, [
+      p.depositId,
+      p.depositId,
+    ]);
+    if (done) return { kind: 'repeat' };
+
+    let row: CobroRow | undefined;
+    let matchedBy: MatchedBy | null = null;
+    if (p.transactionId) {
+      row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where transaction_id = ? and company_id = ? for update`, [p.transactionId, p.companyId]);
+      if (row) matchedBy = 'TRANSACTION_ID';
+    }
+    if (!row && p.cobroId) {
+      row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = ? and company_id = ? for update`, [p.cobroId, p.companyId]);
+      if (row) matchedBy = 'DYNAMIC_KEY';
+    }
+    if (!row && p.reference) {
+      row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where company_id = ? and reference = ? and state <> 'ABANDONED' for update`, [
+        p.companyId,
+        p.reference,
+      ]);
+      if (row) matchedBy = 'REFERENCE';
+    }
+    const payerKey = documentKey(p.payerDocument);
+    if (!row && payerKey) {
+      // The rule: an open cobro that expects this payer, received in time, with room for the amount (a
+      // FIXED/RANGE cobro's max not passed; an OPEN-amount one always), the soonest to expire first.
+      row = await tx.one<CobroRow>(
+        `select * from pse_deposit.cobros
+          where company_id = ? and expected_payer_document_key = ? and state in ('OPEN', 'PARTIALLY_PAID') and expires_at >= ?::timestamptz
+            and (amount_type = 'OPEN' or paid_amount + ?::bigint <= coalesce(max_amount, amount))
+          order by expires_at, id limit 1 for update`,
+        [p.companyId, payerKey, p.receivedAt.toISOString(), p.amount.toString()],
+      );
+      // Locked, the row was checked again as it is now (read committed); decideMatch decides on that.
+      if (row) matchedBy = 'PAYER_RULE';
+    }
+    if (!row) {
+      const named = p.transactionId !== null || p.cobroId !== null;
+      const hasOpen = named || (await tx.one(`select 1 as x from pse_deposit.cobros where company_id = ? and state in ('OPEN', 'PARTIALLY_PAID') limit 1`, [p.companyId]));
+      if (!hasOpen) return { kind: 'ignored' };
+      await this.recordUnmatched(tx, p, null, 'NO_MATCH', now);
+      return { kind: 'unmatched', cobroId: null, reason: 'NO_MATCH' };
+    }
+
+    const cobro = toCobro(row);
+    const d = decideMatch(cobro, { amount: p.amount, receivedAt: p.receivedAt });
+    if (d.kind === 'unmatched') {
+      await this.recordUnmatched(tx, p, cobro.id, d.reason, now);
+      return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
+    }
+    await tx.query(
+      `insert into pse_deposit.cobro_payments (deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document, received_at, matched_at)
+       values (?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`,
+      [
+        p.depositId,
+        cobro.id,
+        p.companyId,
+        p.source,
+        p.amount.toString(),
+        p.netAmount.toString(),
+        matchedBy,
+        d.disposition,
+        p.payerName,
+        p.payerDocument,
+        p.receivedAt.toISOString(),
+        now.toISOString(),
+      ],
+    );
+    const event: CobroEvent | null = d.event;
+    if (event) {
+      const t = COBRO_MACHINE[event];
+      if (!t.from.includes(cobro.state)) throw new Error(`cobro ${cobro.id}: ${event} from ${cobro.state} is not in the table`);
+      const rows = await tx.query<CobroRow>(
+        `update pse_deposit.cobros set state = ?, paid_amount = ?::bigint, updated_at = now(),
+           paid_at = case when ? = 'PAID' then now() else paid_at end
+         where id = ? returning *`,
+        [t.to, d.paidAmount.toString(), t.to, cobro.id],
+      );
+      await history(tx, cobro.id, event, cobro.state, t.to, 'matcher', p.depositId);
+      const after = toCobro(rows[0]!, await paymentsOf(tx, cobro.id));
+      await appendOutbox(tx, mkEvent(after, p.depositId, event));
+      this.eventsWritten();
+    } else {
+      await tx.query(`update pse_deposit.cobros set updated_at = now() where id = ?`, [cobro.id]);
+    }
+    return { kind: 'matched', cobroId: cobro.id, matchedBy: matchedBy!, disposition: d.disposition, event };
+  }
+
+  private async recordUnmatched(tx: SqlTx, p: InboundPayment, cobroId: string | null, reason: UnmatchedReason, now: Date): Promise<void> {
+    await tx.query(
+      `insert into pse_deposit.cobro_unmatched (deposit_id, company_id, cobro_id, reason, source, amount, received_at, created_at)
+       values (?, ?, ?, ?, ?, ?::bigint, ?::timestamptz, ?::timestamptz) on conflict (deposit_id) do nothing`,
+      [p.depositId, p.companyId, cobroId, reason, p.source, p.amount.toString(), p.receivedAt.toISOString(), now.toISOString()],
+    );
+  }
+}
