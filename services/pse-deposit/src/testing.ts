@@ -26,6 +26,8 @@ export async function startDeposit(opts: {
   natsUrl?: string;
   namespace: string;
   ledgerAddress: string;
+  /** collect-key (cobros' dynamic keys); default: a closed port, so a test never reaches a stack running on this machine. */
+  collectKeyAddress?: string;
   providerUrl: string;
   smtpUrl?: string;
   callbackUrl?: string;
@@ -48,6 +50,7 @@ export async function startDeposit(opts: {
     DEPOSIT_GRPC_PORT: String(opts.port ?? 0),
     DEPOSIT_MIGRATE_ON_START: 'true',
     LEDGER_GRPC_ADDR: opts.ledgerAddress,
+    COLLECT_KEY_GRPC_ADDR: opts.collectKeyAddress ?? '127.0.0.1:9',
     PSE_PROVIDER_URL: opts.env?.PSE_PROVIDER_URL ?? opts.providerUrl,
     ...(opts.smtpUrl ? { SMTP_URL: opts.smtpUrl } : {}),
     ...(opts.callbackUrl ? { PSE_CALLBACK_URL: opts.callbackUrl } : {}),

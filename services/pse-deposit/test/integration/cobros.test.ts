@@ -1,0 +1,343 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { AppError, Bus, createLogger, type Database } from '@wallet/platform';
+import { Choreography, eventually } from '@wallet/platform/testing';
+import { depositEventsV1, type depositV1 } from '@wallet/proto';
+import { CobroSweeper, cobroMatcher, cobroUseCases, type CobroDeps, type CobroKeysPort } from '../../src/app/cobros.js';
+import type { InboundPayment } from '../../src/app/cobro-ports.js';
+import { newDepositId } from '../../src/domain/deposit.js';
+import { SqlCobroStore } from '../../src/persistence/cobro.store.js';
+import { NATS_URL, failure, startHarness, type Harness } from './harness.js';
+
+/**
+ * Cobros in pse-deposit over real Postgres and NATS: creation (idempotent on the reference), the
+ * matcher fed by the listing consumer exactly as collect-key publishes payments, cancel and expiry
+ * through the sweeper, and the races that decide money-adjacent state (a payment against the
+ * expiry, two payments for the last peso) under fast-check's scheduler. collect-key's side (the
+ * dynamic key at the directory) is a recording stand-in here; the e2e suite runs the real one.
+ */
+class KeysStandIn implements CobroKeysPort {
+  issued = new Map<string, { keyId: string; keyValue: string; qrPayload: string }>();
+  closed = new Set<string>();
+  down = false;
+  async issue(_companyId: string, r: { cobroId: string; transactionId: string }) {
+    if (this.down) throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
+    const k = this.issued.get(r.cobroId) ?? { keyId: `bkey_${r.cobroId.slice(4)}`, keyValue: `@c${r.cobroId.slice(4, 14)}`, qrPayload: `000201010212|${r.transactionId}` };
+    this.issued.set(r.cobroId, k);
+    return k;
+  }
+  async close(_companyId: string, cobroId: string) {
+    if (this.down) throw new AppError('SERVICE_UNAVAILABLE');
+    this.closed.add(cobroId);
+  }
+}
+
+/** Every cobro of the company: its paid total is its COUNTED payments, its state agrees with it, a payment is matched or unmatched at most once. */
+async function cobroViolations(db: Database, companyId: string): Promise<string[]> {
+  const out: string[] = [];
+  const rows = await db.prepared<{ id: string; state: string; amount_type: string; amount: string | null; min_amount: string | null; paid_amount: string; counted: string }>(
+    `select c.id, c.state, c.amount_type, c.amount, c.min_amount, c.paid_amount,
+       coalesce((select sum(p.amount) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
+     from pse_deposit.cobros c where c.company_id = $1`,
+    [companyId],
+  );
+  for (const r of rows) {
+    if (r.paid_amount !== r.counted) out.push(`${r.id}: paid ${r.paid_amount} but COUNTED payments sum ${r.counted}`);
+    const due = r.amount_type === 'FIXED' ? BigInt(r.amount!) : r.amount_type === 'RANGE' ? BigInt(r.min_amount!) : 1n;
+    const paid = BigInt(r.paid_amount);
+    if (r.state === 'PAID' && paid < due) out.push(`${r.id}: PAID with ${paid} of ${due}`);
+    if ((r.state === 'OPEN' || r.state === 'PARTIALLY_PAID') && paid >= due) out.push(`${r.id}: ${r.state} with ${paid} of ${due}`);
+    if (r.state === 'OPEN' && paid !== 0n) out.push(`${r.id}: OPEN with ${paid} paid`);
+  }
+  const twice = await db.prepared<{ deposit_id: string }>(
+    `select p.deposit_id from pse_deposit.cobro_payments p join pse_deposit.cobro_unmatched u using (deposit_id) where p.company_id = $1`,
+    [companyId],
+  );
+  for (const t of twice) out.push(`${t.deposit_id}: both matched and unmatched`);
+  return out;
+}
+
+/** Until `check` stops throwing (eventually() wants a truthy value). */
+const until = (check: () => Promise<unknown>) =>
+  eventually(async () => {
+    await check();
+    return true;
+  });
+
+describe('cobros (pse-deposit)', () => {
+  let h: Harness;
+  let bus: Bus;
+  let keys: KeysStandIn;
+  let clock: Date | null = null;
+  let deps: CobroDeps;
+  let uc: ReturnType<typeof cobroUseCases>;
+  const profile = { name: 'Acme S.A.S.', ivaApplicable: true };
+  const inAnHour = () => new Date(Date.now() + 3600_000);
+
+  beforeAll(async () => {
+    h = await startHarness();
+    bus = await Bus.connect({ url: NATS_URL, namespace: h.namespace, name: 'test-cobros', logger: createLogger('test', 'silent') });
+    keys = new KeysStandIn();
+    deps = {
+      store: new SqlCobroStore(h.deposit.db),
+      keys,
+      log: createLogger('cobros-test', 'silent'),
+      now: () => clock ?? new Date(),
+      newId: () => randomUUID(),
+      expiryGraceSeconds: 60,
+    };
+    uc = cobroUseCases(deps);
+  });
+  afterAll(async () => {
+    await bus?.close();
+    await h?.stop();
+  });
+
+  /** A Bre-B payment credited by collect-key, published as it publishes it (`deposit.paid`, source BREB). */
+  async function pay(companyId: string, o: { amount: bigint; cobroId?: string; transactionId?: string; payerDocument?: string; receivedAt?: Date; eventId?: string; id?: string }) {
+    const id = o.id ?? newDepositId();
+    const at = o.receivedAt ?? new Date();
+    const fee = 500n;
+    const deposit: depositV1.Deposit = {
+      id,
+      status: 'ASSIGNED',
+      amountCents: o.amount,
+      feeAmountCents: fee,
+      ivaAmountCents: 95n,
+      netAmountCents: o.amount - fee - 95n,
+      currency: 'COP',
+      source: 'BREB',
+      brebKey: { id: 'bkey_x', externalId: 'cobro', name: 'Cobro', value: '@cobro' },
+      payerName: 'Luis Gómez',
+      payerDocument: o.payerDocument ?? 'CC 79111222',
+      payerBank: 'Nequi',
+      providerTransferId: `tr-${id}`,
+      providerConfirmedAt: at,
+      createdAt: at,
+      ...(o.transactionId ? { transactionId: o.transactionId } : {}),
+      ...(o.cobroId ? { cobroId: o.cobroId } : {}),
+    };
+    const eventId = o.eventId ?? randomUUID();
+    await bus.publish({
+      id: eventId,
+      subject: 'deposit.paid',
+      payload: depositEventsV1.DepositEvent.toJSON({ eventId, companyId, deposit, occurredAt: new Date() }),
+      time: new Date().toISOString(),
+      source: 'collect-key',
+    });
+    return { id, eventId };
+  }
+
+  const create = (co: string, over: Record<string, unknown> = {}) =>
+    uc.create.execute(co, { reference: `INV-${randomUUID().slice(0, 8)}`, amountCents: 100_000n, expiresAt: inAnHour(), methods: ['BREB_QR', 'BREB_KEY'], ...over }, profile);
+
+  it('creates a cobro with its dynamic key; the reference makes a retry the same cobro and another request a conflict', async () => {
+    const co = `co-${randomUUID()}`;
+    const reference = `INV-${randomUUID().slice(0, 8)}`;
+    const expiresAt = inAnHour();
+    const a = await create(co, { reference, expiresAt });
+    expect(a.created).toBe(true);
+    expect(a.cobro).toMatchObject({ state: 'OPEN', amountType: 'FIXED', amount: 100_000n, paidAmount: 0n, reference });
+    expect(a.cobro.breb?.qrPayload).toContain(a.cobro.transactionId);
+    const b = await create(co, { reference, expiresAt });
+    expect({ created: b.created, id: b.cobro.id }).toEqual({ created: false, id: a.cobro.id });
+    expect((await failure(create(co, { reference, expiresAt, amountCents: 100_001n }))).code).toBe('REFERENCE_CONFLICT');
+    // Another company: the id reads as not found, and the reference is free.
+    expect((await failure(uc.get.execute(`co-${randomUUID()}`, a.cobro.id))).code).toBe('COBRO_NOT_FOUND');
+    expect((await create(`co-${randomUUID()}`, { reference, expiresAt })).created).toBe(true);
+  });
+
+  it('refuses bad input with every problem at once', async () => {
+    const err = await failure(
+      uc.create.execute(
+        'co-x',
+        { reference: ' ', amountCents: 50n, minAmountCents: 100n, expiresAt: new Date(Date.now() + 1000), methods: ['CASH'], overpaymentPolicy: 'keep' },
+        profile,
+      ),
+    );
+    expect(err.code).toBe('INVALID_REQUEST');
+    const paths = ((err.details as { fields?: Array<{ path: string }> })?.fields ?? []).map((p) => p.path).sort();
+    expect(paths).toEqual(expect.arrayContaining(['amountCents', 'expiresAt', 'methods', 'overpaymentPolicy', 'reference']));
+  });
+
+  it('a key issue that fails leaves the cobro unseen; the retry with the same reference opens it', async () => {
+    const co = `co-${randomUUID()}`;
+    const reference = `INV-${randomUUID().slice(0, 8)}`;
+    const expiresAt = inAnHour();
+    keys.down = true;
+    expect((await failure(create(co, { reference, expiresAt }))).code).toBe('BREB_DIRECTORY_LOOKUP_FAILED');
+    expect((await uc.list.execute(co, {})).items).toEqual([]);
+    keys.down = false;
+    const r = await create(co, { reference, expiresAt });
+    expect(r).toMatchObject({ created: true, cobro: { state: 'OPEN', reference } });
+  });
+
+  it('matches payments by dynamic key and by transaction id: partial, then paid, then an excess accepted; a redelivery changes nothing', async () => {
+    const co = `co-${randomUUID()}`;
+    const { cobro } = await create(co);
+    await pay(co, { amount: 40_000n, cobroId: cobro.id });
+    await until(async () => expect(await uc.get.execute(co, cobro.id)).toMatchObject({ state: 'PARTIALLY_PAID', paidAmount: 40_000n }));
+    const second = await pay(co, { amount: 60_000n, transactionId: cobro.transactionId });
+    await until(async () => expect(await uc.get.execute(co, cobro.id)).toMatchObject({ state: 'PAID', paidAmount: 100_000n }));
+    await pay(co, { amount: 60_000n, transactionId: cobro.transactionId, id: second.id, eventId: second.eventId });
+    const third = await pay(co, { amount: 5_000n, cobroId: cobro.id });
+    await until(async () => expect((await uc.get.execute(co, cobro.id)).payments).toHaveLength(3));
+    const c = await uc.get.execute(co, cobro.id);
+    expect(c.payments.map((p) => [p.amount, p.matchedBy, p.disposition])).toEqual([
+      [40_000n, 'DYNAMIC_KEY', 'COUNTED'],
+      [60_000n, 'TRANSACTION_ID', 'COUNTED'],
+      [5_000n, 'DYNAMIC_KEY', 'EXCESS'],
+    ]);
+    expect(c.payments[2]!.depositId).toBe(third.id);
+    expect(c.paidAmount).toBe(100_000n);
+    expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+  });
+
+  it('holds an overpayment for review under hold_for_review; matches a payer rule; lists what matches nothing', async () => {
+    const co = `co-${randomUUID()}`;
+    const held = (await create(co, { overpaymentPolicy: 'hold_for_review', amountCents: 50_000n })).cobro;
+    await pay(co, { amount: 80_000n, cobroId: held.id });
+    await until(async () => expect((await uc.get.execute(co, held.id)).payments).toHaveLength(1));
+    expect(await uc.get.execute(co, held.id)).toMatchObject({ state: 'OPEN', paidAmount: 0n, payments: [{ disposition: 'HELD_FOR_REVIEW' }] });
+
+    const ruled = (await create(co, { amountCents: undefined, minAmountCents: 10_000n, maxAmountCents: 20_000n, expectedPayer: { document: '79.111.222' } })).cobro;
+    const p = await pay(co, { amount: 15_000n, payerDocument: 'CC 79111222' });
+    await until(async () => expect(await uc.get.execute(co, ruled.id)).toMatchObject({ state: 'PAID', paidAmount: 15_000n }));
+    expect((await uc.get.execute(co, ruled.id)).payments).toMatchObject([{ depositId: p.id, matchedBy: 'PAYER_RULE' }]);
+
+    const stray = await pay(co, { amount: 7_000n, payerDocument: 'CC 1' });
+    await until(async () => {
+      const rows = await h.deposit.db.prepared<{ reason: string }>(`select reason from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id]);
+      expect(rows).toEqual([{ reason: 'NO_MATCH' }]);
+    });
+    expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+  });
+
+  it('cancels (idempotent, the key closed after the state is won); a later payment is unmatched; a PAID cobro cannot be cancelled', async () => {
+    const co = `co-${randomUUID()}`;
+    const { cobro } = await create(co);
+    const c1 = await uc.cancel.execute(co, cobro.id);
+    expect(c1).toMatchObject({ state: 'CANCELLED' });
+    expect(keys.closed.has(cobro.id)).toBe(true);
+    expect((await uc.cancel.execute(co, cobro.id)).state).toBe('CANCELLED');
+    const late = await pay(co, { amount: 100_000n, cobroId: cobro.id });
+    await until(async () => {
+      const rows = await h.deposit.db.prepared<{ reason: string; cobro_id: string }>(`select reason, cobro_id from pse_deposit.cobro_unmatched where deposit_id = $1`, [late.id]);
+      expect(rows).toEqual([{ reason: 'COBRO_CANCELLED', cobro_id: cobro.id }]);
+    });
+    const paid = (await create(co, { amountCents: 1_000n })).cobro;
+    await pay(co, { amount: 1_000n, cobroId: paid.id });
+    await until(async () => expect((await uc.get.execute(co, paid.id)).state).toBe('PAID'));
+    expect((await failure(uc.cancel.execute(co, paid.id))).code).toBe('INVALID_STATE_TRANSITION');
+    expect((await failure(uc.cancel.execute(`co-${randomUUID()}`, paid.id))).code).toBe('COBRO_NOT_FOUND');
+  });
+
+  it('lists newest first with a cursor and filters', async () => {
+    const co = `co-${randomUUID()}`;
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push((await create(co)).cobro);
+    await uc.cancel.execute(co, made[1]!.id);
+    const p1 = await uc.list.execute(co, { limit: 2 });
+    const p2 = await uc.list.execute(co, { limit: 2, cursor: p1.nextCursor! });
+    const p3 = await uc.list.execute(co, { limit: 2, cursor: p2.nextCursor! });
+    expect([...p1.items, ...p2.items, ...p3.items].map((c) => c.id)).toEqual(made.map((c) => c.id).reverse());
+    expect(p3.nextCursor).toBeNull();
+    expect((await uc.list.execute(co, { status: 'CANCELLED' })).items.map((c) => c.id)).toEqual([made[1]!.id]);
+    expect((await uc.list.execute(co, { reference: made[3]!.reference })).items.map((c) => c.id)).toEqual([made[3]!.id]);
+    expect((await failure(uc.list.execute(co, { cursor: 'nope' }))).code).toBe('INVALID_REQUEST');
+  });
+
+  it('the sweeper expires an open cobro only after expiresAt plus the grace, and closes its key', async () => {
+    const co = `co-${randomUUID()}`;
+    const { cobro } = await create(co);
+    const sweeper = new CobroSweeper(deps, { intervalMs: 60_000, batch: 100 });
+    try {
+      clock = new Date(cobro.expiresAt.getTime() + 30_000); // inside the grace: still open
+      await sweeper.tick();
+      expect((await uc.get.execute(co, cobro.id)).state).toBe('OPEN');
+      clock = new Date(cobro.expiresAt.getTime() + 61_000);
+      await sweeper.tick();
+      expect((await uc.get.execute(co, cobro.id)).state).toBe('EXPIRED');
+      expect(keys.closed.has(cobro.id)).toBe(true);
+    } finally {
+      clock = null;
+    }
+  });
+
+  describe('races (fast-check scheduler)', () => {
+    const match = (p: InboundPayment) => h.deposit.db.preparedTx((tx) => cobroMatcher(deps)(tx, p));
+    const payment = (co: string, cobroId: string, amount: bigint, receivedAt: Date): InboundPayment => ({
+      depositId: newDepositId(),
+      companyId: co,
+      source: 'BREB',
+      amount,
+      netAmount: amount,
+      payerName: null,
+      payerDocument: null,
+      receivedAt,
+      transactionId: null,
+      cobroId,
+      reference: null,
+    });
+
+    it('a payment racing the expiry: counted and the cobro PAID, or the cobro EXPIRED and the payment unmatched — never both', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), async (s) => {
+          const co = `co-${randomUUID()}`;
+          const { cobro } = await create(co);
+          const c = new Choreography(s);
+          const sweeper = new CobroSweeper({ ...deps, now: () => new Date(cobro.expiresAt.getTime() + 120_000) }, { intervalMs: 60_000, batch: 500 });
+          const p = payment(co, cobro.id, 100_000n, new Date(cobro.expiresAt.getTime() - 1_000));
+          void c.actor('payment', async () => {
+            await c.point('deliver');
+            await match(p);
+          });
+          void c.actor('sweeper', async () => {
+            await c.point('tick');
+            await sweeper.tick();
+          });
+          await c.finish();
+          const after = await uc.get.execute(co, cobro.id);
+          const v = await cobroViolations(h.deposit.db, co);
+          const unmatched = await h.deposit.db.prepared(`select reason from pse_deposit.cobro_unmatched where deposit_id = $1`, [p.depositId]);
+          if (after.state === 'PAID') {
+            if (after.payments.length !== 1 || unmatched.length !== 0) v.push(`PAID with ${after.payments.length} payments, ${unmatched.length} unmatched`);
+          } else if (after.state === 'EXPIRED') {
+            if (after.payments.length !== 0 || unmatched.length !== 1) v.push(`EXPIRED with ${after.payments.length} payments, ${unmatched.length} unmatched`);
+          } else v.push(`ended ${after.state}`);
+          if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
+        }),
+        { numRuns: 12 },
+      );
+    });
+
+    it('two payments racing for the last peso: exactly one completes the cobro; the other is an excess, never double-counted', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), fc.constantFrom('accept', 'hold_for_review'), async (s, policy) => {
+          const co = `co-${randomUUID()}`;
+          const { cobro } = await create(co, { overpaymentPolicy: policy });
+          await match(payment(co, cobro.id, 60_000n, new Date()));
+          const c = new Choreography(s);
+          const a = payment(co, cobro.id, 40_000n, new Date());
+          const b = payment(co, cobro.id, 40_000n, new Date());
+          for (const [name, p] of [['a', a], ['b', b]] as const) {
+            void c.actor(name, async () => {
+              await c.point('deliver');
+              await match(p);
+            });
+          }
+          await c.finish();
+          const after = await uc.get.execute(co, cobro.id);
+          const v = await cobroViolations(h.deposit.db, co);
+          const counted = after.payments.filter((x) => x.disposition === 'COUNTED').length;
+          const extra = after.payments.filter((x) => x.disposition === (policy === 'accept' ? 'EXCESS' : 'HELD_FOR_REVIEW')).length;
+          if (after.state !== 'PAID' || after.paidAmount !== 100_000n || counted !== 2 || extra !== 1) {
+            v.push(`${policy}: ${after.state} ${after.paidAmount} counted ${counted} extra ${extra}`);
+          }
+          if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
+        }),
+        { numRuns: 12 },
+      );
+    });
+  });
+});
