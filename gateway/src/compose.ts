@@ -56,6 +56,7 @@ import { receiptRoutes } from './api/wallets/receipts.routes.js';
 import { collectKeyRoutes } from './api/collect-keys/collect-keys.routes.js';
 import { adminCollectKeyRoutes } from './api/admin/collect-keys/collect-keys.routes.js';
 import { depositRoutes } from './api/deposits/deposits.routes.js';
+import { cobroRoutes } from './api/cobros/cobros.routes.js';
 import { adminAmlRoutes } from './api/admin/aml/aml.routes.js';
 import { adminExceptionsRoutes } from './api/admin/exceptions/exceptions.routes.js';
 import { adminReconciliationRoutes } from './api/admin/reconciliations/reconciliations.routes.js';
@@ -224,6 +225,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
+    ...cobroRoutes(deposit),
     ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),
     ...webhookRoutes(transfer, deposit, collectKey),

@@ -82,6 +82,7 @@ async function startProcessStackOnce(opts: StackOptions): Promise<ProcessStack> 
       DEPOSIT_GRPC_PORT: grpc['pse-deposit']!,
       DEPOSIT_OPS_PORT: ops['pse-deposit']!,
       LEDGER_GRPC_ADDR: grpcOf('ledger'),
+      COLLECT_KEY_GRPC_ADDR: grpcOf('collect-key'),
       PSE_PROVIDER_URL: sb,
       PSE_CALLBACK_URL: `${gw}/webhooks/pse`,
       SMTP_URL: `smtp://${loc(smtpPort)}`,

@@ -95,20 +95,6 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       env: { LOG_LEVEL: 'silent', SANDBOX_BREB_CONFIRM_MS: '300', SANDBOX_ACH_CONFIRM_MS: '500', SANDBOX_SMTP_PORT: '0', ...o.sandboxEnv },
     });
   }
-  if (o.deposits) {
-    const { startDeposit } = await import('@wallet/pse-deposit/testing');
-    deposit = await startDeposit({
-      databaseUrl: tdb.url,
-      natsUrl: NATS_URL,
-      namespace,
-      ledgerAddress: ledger.address,
-      providerUrl: sandbox!.url,
-      smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`,
-      callbackUrl: `${gatewayUrl}/webhooks/pse`,
-      port: 0,
-      logLevel: 'silent',
-    });
-  }
   if (o.collectKeys) {
     const { startCollectKey } = await import('@wallet/collect-key/testing');
     collectKey = await startCollectKey({
@@ -120,6 +106,21 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackUrl: `${gatewayUrl}/webhooks/breb/incoming`,
       port: 0,
       logLevel: process.env.E2E_CK_LOG ?? 'silent',
+    });
+  }
+  if (o.deposits) {
+    const { startDeposit } = await import('@wallet/pse-deposit/testing');
+    deposit = await startDeposit({
+      databaseUrl: tdb.url,
+      natsUrl: NATS_URL,
+      namespace,
+      ledgerAddress: ledger.address,
+      ...(collectKey ? { collectKeyAddress: collectKey.address } : {}),
+      providerUrl: sandbox!.url,
+      smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`,
+      callbackUrl: `${gatewayUrl}/webhooks/pse`,
+      port: 0,
+      logLevel: 'silent',
     });
   }
   if (o.receipts) {

@@ -49,7 +49,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       port: 0,
       logLevel: 'warn',
     });
-    deposit = await startDeposit({
+    collectKey = await startCollectKey({
       databaseUrl: db.url,
       natsUrl: NATS_URL,
       namespace,
@@ -58,11 +58,12 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       port: 0,
       logLevel: 'warn',
     });
-    collectKey = await startCollectKey({
+    deposit = await startDeposit({
       databaseUrl: db.url,
       natsUrl: NATS_URL,
       namespace,
       ledgerAddress: ledger.address,
+      collectKeyAddress: collectKey.address,
       providerUrl: sandbox.url,
       port: 0,
       logLevel: 'warn',

@@ -82,7 +82,8 @@ pse-deposit:
   opsPort: 9103
   stateless: true
   callers: [gateway, reconciliation]
-  uses: [postgres, nats, ledger, providers, smtp]
+  # grpc: collect-key, for a cobro's dynamic Bre-B key (docs/cobros.md).
+  uses: [postgres, nats, ledger, providers, smtp, grpc]
 collect-key:
   mesh: true
   key: collectKey
@@ -90,7 +91,7 @@ collect-key:
   mainPort: { name: grpc, port: 50054, env: COLLECT_KEY_GRPC_PORT }
   opsPort: 9104
   stateless: true
-  callers: [gateway, reconciliation]
+  callers: [gateway, reconciliation, pse-deposit]
   uses: [postgres, nats, ledger, providers]
 receipt:
   mesh: true
@@ -286,6 +287,7 @@ BREB_RAIL_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.br
 ACH_RAIL_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.achRailUrl "field" "achRailUrl") | quote }}
 RAIL_CALLBACK_BASE_URL: {{ printf "%s/webhooks/rails" (include "wallet.publicBaseUrl" $root) | quote }}
 {{- else if eq $p.name "pse-deposit" }}
+COLLECT_KEY_GRPC_ADDR: {{ index $addr "collect-key" | quote }}
 PSE_PROVIDER_URL: {{ include "wallet.providerUrl" (dict "root" $root "value" $pv.pseProviderUrl "field" "pseProviderUrl") | quote }}
 PSE_CALLBACK_URL: {{ printf "%s/webhooks/pse" (include "wallet.publicBaseUrl" $root) | quote }}
 {{- else if eq $p.name "collect-key" }}

@@ -35,6 +35,7 @@ export * from './mesh/caller-context.js';
 export * from './text/win-ansi.js';
 export * from './text/canonical-json.js';
 export * from './presenters/batch.js';
+export * from './presenters/cobro.js';
 export * from './presenters/collect-key.js';
 export * from './presenters/deposit.js';
 export * from './presenters/reconciliation.js';

@@ -232,7 +232,15 @@ export class SqlCobroStore implements CobroStore {
         limit,
       ],
     );
-    return rows.map((r) => ({ ...toCobro(r), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } }));
+    // The page's payments in one read (a cobro has few; the listing shows them as the detail does).
+    const payments = new Map<string, CobroPaymentRecord[]>();
+    if (rows.length > 0) {
+      const all = await this.db.prepared<PaymentRow>(`select * from pse_deposit.cobro_payments where cobro_id = any($1::text[]) order by matched_at, deposit_id`, [
+        rows.map((r) => r.id),
+      ]);
+      for (const p of all) payments.set(p.cobro_id, [...(payments.get(p.cobro_id) ?? []), toPayment(p)]);
+    }
+    return rows.map((r) => ({ ...toCobro(r, payments.get(r.id) ?? []), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } }));
   }
 
   /**

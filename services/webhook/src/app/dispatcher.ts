@@ -7,6 +7,8 @@ export const CONSUMERS: ReadonlyArray<{ stream: StreamName; durable: string; sub
   { stream: 'TRANSFERS', durable: 'webhook-transfers', subject: 'transfer.>' },
   { stream: 'DEPOSITS', durable: 'webhook-deposits', subject: 'deposit.>' },
   { stream: 'COLLECT_KEYS', durable: 'webhook-collect-keys', subject: 'collectkey.>' },
+  // pse-deposit's cobros (docs/cobros.md).
+  { stream: 'COBROS', durable: 'webhook-cobros', subject: 'cobro.>' },
   // The gateway's: changes to a company's security settings (company.security_changed, docs/webhooks.md).
   { stream: 'COMPANIES', durable: 'webhook-companies', subject: 'company.>' },
   // The platform's events (the reconciliation's), for platform endpoints only (docs/webhooks.md "Operators' webhooks").

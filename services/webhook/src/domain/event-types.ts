@@ -1,5 +1,6 @@
 import {
   batchToApi,
+  cobroView,
   collectKeyView,
   depositView,
   formatInstant,
@@ -12,6 +13,7 @@ import {
 } from '@wallet/platform';
 import { createHash } from 'node:crypto';
 import {
+  cobroEventsV1,
   collectKeyEventsV1,
   companyEventsV1,
   depositEventsV1,
@@ -157,6 +159,14 @@ const COLLECT_KEY_TYPES: Record<string, WebhookEventType> = {
   'collectkey.state_changed': 'collect_key.state_changed',
 };
 
+const COBRO_TYPES: Record<string, WebhookEventType> = {
+  'cobro.created': 'cobro.created',
+  'cobro.partially_paid': 'cobro.partially_paid',
+  'cobro.paid': 'cobro.paid',
+  'cobro.expired': 'cobro.expired',
+  'cobro.cancelled': 'cobro.cancelled',
+};
+
 export interface SourceEvent {
   id: string;
   subject: string;
@@ -219,6 +229,15 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
       out.push(make('collect_key.payment_received', e.companyId, `deposit:${d.id}`, d.id, e.occurredAt, data));
     }
     return out;
+  }
+  if (family === 'cobro') {
+    // A cobro's life (docs/cobros.md): the cobro as GET /cobros/{id} shows it, ordered per cobro.
+    const type = COBRO_TYPES[src.subject];
+    if (!type) return [];
+    const e = cobroEventsV1.CobroEvent.fromJSON(src.payload);
+    const c = e.cobro;
+    if (!c?.id || !e.companyId) throw new Error('cobro event without its cobro or companyId');
+    return [make(type, e.companyId, `cobro:${c.id}`, c.id, e.occurredAt, { ...cobroView(c), ...(e.depositId ? { depositId: e.depositId } : {}) })];
   }
   if (family === 'reconciliation') {
     // The platform's events: to platform endpoints only (PLATFORM_TENANT), ordered per run / per break.

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { centsNumber, documentAsOneOf, isoDate, MAX_TRANSFER_CENTS } from '../../http/schemas.js';
+import { centsSchema, instantParam, queryInt, textSchema } from '../../http/validation.js';
+
+export const COBRO_ID = z.string().regex(/^cob_[a-z0-9]{24}$/);
+export const COBRO_STATUSES = ['OPEN', 'PARTIALLY_PAID', 'PAID', 'EXPIRED', 'CANCELLED'] as const;
+
+const amount = () => centsSchema(100, MAX_TRANSFER_CENTS);
+const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}$/;
+
+const ExpectedPayer = z
+  .strictObject({
+    document: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]{3,20}$/, { message: 'Debe tener de 3 a 20 letras, dígitos, puntos o guiones.' })
+      .optional()
+      .meta({ description: "The payer's document (separators and a type prefix such as `CC` are ignored when matching)." }),
+    name: textSchema(1, 150).optional(),
+  })
+  .refine((p) => p.document !== undefined || p.name !== undefined, { message: 'Indique document o name.' })
+  .meta({
+    id: 'CobroExpectedPayer',
+    description: 'Who is expected to pay. A payment that names no cobro (no transaction id, no dynamic key, no reference) is matched to the open cobro expecting its payer.',
+    minProperties: 1,
+  });
+
+const base = {
+  reference: z
+    .string()
+    .regex(REFERENCE, { message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.' })
+    .meta({ description: 'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.' }),
+  expiresAt: z.iso
+    .datetime({ offset: true, message: 'Debe ser un instante ISO 8601 con zona horaria.' })
+    .meta({ description: 'When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count.', example: '2026-12-15T23:59:59-05:00' }),
+  description: textSchema(1, 140).optional(),
+  expectedPayer: ExpectedPayer.optional(),
+  metadata: z
+    .record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/), z.string().max(500))
+    .optional()
+    .meta({ description: 'Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given.', maxProperties: 20 }),
+  methods: z
+    .array(z.enum(['BREB_QR', 'BREB_KEY']))
+    .min(1)
+    .max(2)
+    .meta({ uniqueItems: true, description: '`BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key.' }),
+  overpaymentPolicy: z
+    .enum(['accept', 'hold_for_review'])
+    .optional()
+    .meta({ description: 'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.' }),
+};
+
+const VARIANTS = [
+  z.strictObject({ ...base, amountCents: amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' }) }).meta({ id: 'CreateFixedCobroRequest' }),
+  z
+    .strictObject({
+      ...base,
+      minAmountCents: amount().meta({ description: 'PAID from this total on.' }),
+      maxAmountCents: amount().meta({ description: 'The most it takes (≥ minAmountCents); beyond it, the overpayment policy.' }),
+    })
+    .meta({ id: 'CreateRangeCobroRequest' }),
+  z.strictObject(base).meta({ id: 'CreateOpenCobroRequest', description: 'An open amount: the first payment of any amount makes it PAID.' }),
+] as const;
+
+export const CreateCobroBody = documentAsOneOf(
+  z
+    .strictObject({ ...base, amountCents: amount().optional(), minAmountCents: amount().optional(), maxAmountCents: amount().optional() })
+    .superRefine((b, ctx) => {
+      if (b.amountCents !== undefined && (b.minAmountCents !== undefined || b.maxAmountCents !== undefined)) {
+        ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'Indique un monto fijo o un rango (minAmountCents, maxAmountCents), no ambos.' });
+      }
+      if ((b.minAmountCents === undefined) !== (b.maxAmountCents === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [b.minAmountCents === undefined ? 'minAmountCents' : 'maxAmountCents'], message: 'Un rango necesita minAmountCents y maxAmountCents.' });
+      }
+      if (new Set(b.methods).size !== b.methods.length) ctx.addIssue({ code: 'custom', path: ['methods'], message: 'Los medios de pago no se repiten.' });
+    })
+    .meta({ id: 'CreateCobroRequest', description: 'A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount).' }),
+  VARIANTS,
+);
+
+export const CobrosQuery = z.strictObject({
+  status: z.enum(COBRO_STATUSES).optional(),
+  reference: z.string().regex(REFERENCE).optional(),
+  from: instantParam({ bogotaDates: true }).optional().meta({ description: 'Created at or after (a date is 00:00 in Bogotá).' }),
+  to: instantParam({ bogotaDates: true }).optional().meta({ description: 'Created at or before.' }),
+  limit: queryInt(1, 200, 50),
+  cursor: z.string().min(1).max(512).optional(),
+});
+
+export const CobroPaymentSchema = z
+  .object({
+    depositId: z.string().meta({ description: '`dep_…`: the deposit (GET /deposits/{id}).' }),
+    source: z.enum(['BREB', 'PSE']),
+    amountCents: centsNumber().meta({ description: 'What the payer paid.' }),
+    netAmountCents: centsNumber().meta({ description: 'What was credited to your wallet (after fees).' }),
+    matchedBy: z.enum(['TRANSACTION_ID', 'DYNAMIC_KEY', 'REFERENCE', 'PAYER_RULE', 'MANUAL']),
+    disposition: z.enum(['COUNTED', 'EXCESS', 'HELD_FOR_REVIEW']).meta({
+      description: '`COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.',
+    }),
+    payerName: z.string().nullable(),
+    payerDocument: z.string().nullable(),
+    receivedAt: isoDate(),
+    matchedAt: isoDate(),
+  })
+  .meta({ id: 'CobroPayment' });
+
+export const CobroSchema = z
+  .object({
+    id: z.string().meta({ description: '`cob_…`' }),
+    reference: z.string(),
+    status: z.enum(COBRO_STATUSES),
+    amountType: z.enum(['FIXED', 'RANGE', 'OPEN']),
+    amountCents: centsNumber().nullable(),
+    minAmountCents: centsNumber().nullable(),
+    maxAmountCents: centsNumber().nullable(),
+    paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments.' }),
+    currency: z.literal('COP'),
+    description: z.string().nullable(),
+    expectedPayer: z.object({ document: z.string().nullable(), name: z.string().nullable() }).nullable(),
+    metadata: z.record(z.string(), z.unknown()),
+    overpaymentPolicy: z.enum(['accept', 'hold_for_review']),
+    methods: z.array(z.enum(['BREB_QR', 'BREB_KEY'])),
+    transactionId: z.string().meta({ description: 'The id the dynamic QR carries (EMVCo tag 62, sub-tag 05); a payment of the QR brings it back.' }),
+    breb: z
+      .object({
+        keyValue: z.string().meta({ description: 'The dynamic Bre-B key (an alias): payable by typing it until the cobro closes.' }),
+        qrPayload: z.string().meta({ description: 'The EMVCo merchant-presented payload (point of initiation 12, amount, transaction id, expiry; CRC16 in tag 63).' }),
+        qrPngUrl: z.string().meta({ description: 'The QR image (PNG), with the same API key.' }),
+      })
+      .nullable(),
+    payments: z.array(CobroPaymentSchema),
+    expiresAt: isoDate(),
+    createdAt: isoDate(),
+    updatedAt: isoDate(),
+    paidAt: isoDate().nullable(),
+    closedAt: isoDate().nullable().meta({ description: 'When it EXPIRED or was CANCELLED.' }),
+  })
+  .meta({ id: 'Cobro' });
+
+export const CobroPageSchema = z.object({ items: z.array(CobroSchema), nextCursor: z.string().nullable() }).meta({ id: 'CobroPage' });

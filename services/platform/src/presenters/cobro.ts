@@ -1,0 +1,45 @@
+import { centsToNumber } from '../money/money.js';
+import { formatInstant } from '../time/instant.js';
+import type { cobroV1 } from '@wallet/proto';
+
+const iso = (d: Date | undefined) => (d ? formatInstant(d) : null);
+const cents = (v: bigint | undefined) => (v === undefined ? null : centsToNumber(v));
+
+/** A cobro as the API shows it (the gateway's CobroSchema) and its webhooks carry it (`cobro.*` data). */
+export function cobroView(c: cobroV1.Cobro) {
+  return {
+    id: c.id,
+    reference: c.reference,
+    status: c.status,
+    amountType: c.amountType,
+    amountCents: cents(c.amountCents),
+    minAmountCents: cents(c.minAmountCents),
+    maxAmountCents: cents(c.maxAmountCents),
+    paidAmountCents: centsToNumber(c.paidAmountCents),
+    currency: 'COP' as const,
+    description: c.description ?? null,
+    expectedPayer: c.expectedPayer ? { document: c.expectedPayer.document ?? null, name: c.expectedPayer.name ?? null } : null,
+    metadata: c.metadata ?? {},
+    overpaymentPolicy: c.overpaymentPolicy,
+    methods: c.methods,
+    transactionId: c.transactionId,
+    breb: c.breb ? { keyValue: c.breb.keyValue, qrPayload: c.breb.qrPayload, qrPngUrl: `/cobros/${c.id}/qr.png` } : null,
+    payments: c.payments.map((p) => ({
+      depositId: p.depositId,
+      source: p.source,
+      amountCents: centsToNumber(p.amountCents),
+      netAmountCents: centsToNumber(p.netAmountCents),
+      matchedBy: p.matchedBy,
+      disposition: p.disposition,
+      payerName: p.payerName ?? null,
+      payerDocument: p.payerDocument ?? null,
+      receivedAt: iso(p.receivedAt)!,
+      matchedAt: iso(p.matchedAt)!,
+    })),
+    expiresAt: iso(c.expiresAt)!,
+    createdAt: iso(c.createdAt)!,
+    updatedAt: iso(c.updatedAt)!,
+    paidAt: iso(c.paidAt),
+    closedAt: iso(c.closedAt),
+  };
+}
