@@ -271,7 +271,7 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
       expect(two[1]!.body).not.toHaveProperty('transactionId');
     });
 
-    it('an amount in the body overrides the QR\'s (paying a different amount); a QR without one needs it', async () => {
+    it("an amount in the body overrides the QR's (paying a different amount); a QR without one needs it", async () => {
       const key = alias('qr-amt');
       await register(key, 'qr-amt');
       const fixed = brebQrPayload({ keyValue: key, amountCents: 50_000, transactionId: 'TX-AMT', expiresAt: inAnHour() });

@@ -44,7 +44,13 @@ describe('EMVCo QR', () => {
 
   describe('the dynamic QR of a cobro (point of initiation 12)', () => {
     const expiresAt = new Date('2026-12-01T15:04:05.678Z');
-    const base = { keyValue: '@cobro12345', merchantName: 'Ferretería El Tornillo S.A.S.', merchantCity: 'Medellín', transactionId: 'TX-2026-000123', expiresAt };
+    const base = {
+      keyValue: '@cobro12345',
+      merchantName: 'Ferretería El Tornillo S.A.S.',
+      merchantCity: 'Medellín',
+      transactionId: 'TX-2026-000123',
+      expiresAt,
+    };
 
     it('writes 01=12, the key in template 26, the amount in 54, the transaction id in 62/05 and the expiry in template 80', () => {
       const p = encodeDynamicQr({ ...base, amountCents: 1_500_050n });

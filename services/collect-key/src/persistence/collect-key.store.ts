@@ -231,10 +231,10 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async byCobroId(companyId: string, cobroId: string) {
-    const rows = await this.db.prepared<KeyRow>(
-      `select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.cobro_id = $2 and k.state <> 'FAILED'`,
-      [companyId, cobroId],
-    );
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.cobro_id = $2 and k.state <> 'FAILED'`, [
+      companyId,
+      cobroId,
+    ]);
     return rows[0] && toKey(rows[0]);
   }
 

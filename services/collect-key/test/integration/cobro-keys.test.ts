@@ -28,7 +28,15 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
   const inAnHour = () => new Date(Math.floor(Date.now() / 1000) * 1000 + 3_600_000);
   const issue = (co: string, cobroId: string, over: Partial<collectKeyV1.IssueCobroKeyRequest> = {}) =>
     h.client.issueCobroKey(
-      { cobroId, transactionId: `TX-${cobroId.slice(4, 16)}`, amountCents: 1_500_050n, expiresAt: inAnHour(), merchantName: 'Ferretería El Tornillo', ivaApplicable: false, ...over },
+      {
+        cobroId,
+        transactionId: `TX-${cobroId.slice(4, 16)}`,
+        amountCents: 1_500_050n,
+        expiresAt: inAnHour(),
+        merchantName: 'Ferretería El Tornillo',
+        ivaApplicable: false,
+        ...over,
+      },
       svc(co),
     );
   const payQr = (qrPayload: string, over: Record<string, unknown> = {}) =>
@@ -49,7 +57,9 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
     expect(first.created).toBe(true);
     expect(first.key).toMatchObject({ externalId: `cobro:${cobroId}`, name: 'Ferretería El Tornillo', keyType: 'ALPHANUM', state: 'ACTIVE' });
     expect(first.key!.keyValue).toMatch(/^@[a-z0-9]{10}$/);
-    expect(await h.service.db.query(`select 1 from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [first.key!.keyValue])).toHaveLength(1);
+    expect(await h.service.db.query(`select 1 from sandbox.breb_registrations where key_value = ? and deleted_at is null`, [first.key!.keyValue])).toHaveLength(
+      1,
+    );
     const qr = decodeQr(first.qrPayload);
     expect(qr).toMatchObject({ crcValid: true, pointOfInitiation: '12', keyValue: first.key!.keyValue, gui: 'CO.BREB', amount: '15000.50' });
     expect(qr.reference).toBe(`TX-${cobroId.slice(4, 16)}`);
@@ -103,9 +113,16 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
     const achOnly = `co-${randomUUID()}`;
     await h.ledgerClient.openWallets({ rails: [Rail.ACH] }, h.ctx(achOnly));
     expect((await failure(issue(achOnly, newCobroId()))).code).toBe('FAST_WALLET_MISSING');
-    expect((await failure(h.client.issueCobroKey({ cobroId: newCobroId(), transactionId: 'T', merchantName: '', ivaApplicable: false, expiresAt: inAnHour() }, { requestId: randomUUID() }))).code).toBe(
-      'AUTH_REQUIRED',
-    );
+    expect(
+      (
+        await failure(
+          h.client.issueCobroKey(
+            { cobroId: newCobroId(), transactionId: 'T', merchantName: '', ivaApplicable: false, expiresAt: inAnHour() },
+            { requestId: randomUUID() },
+          ),
+        )
+      ).code,
+    ).toBe('AUTH_REQUIRED');
     const gateway = createAsyncClient<collectKeyV1.CollectKeyServiceServer>(collectKeyV1.CollectKeyServiceClient, h.service.address, {
       deadlineMs: 15_000,
       mesh: { tls: devMeshTls('gateway'), server: 'collect-key' },
@@ -118,9 +135,13 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
       for (const c of [gateway, recon]) {
         expect((await failure(c.closeCobroKey({ cobroId: newCobroId() }, svc(co)))).code).toMatch(/^CALLER_NOT_(ALLOWED|AUTHENTICATED)$/);
       }
-      expect((await failure(recon.issueCobroKey({ cobroId: newCobroId(), transactionId: 'T', merchantName: '', ivaApplicable: false, expiresAt: inAnHour() }, svc(co)))).code).toBe(
-        'CALLER_NOT_ALLOWED',
-      );
+      expect(
+        (
+          await failure(
+            recon.issueCobroKey({ cobroId: newCobroId(), transactionId: 'T', merchantName: '', ivaApplicable: false, expiresAt: inAnHour() }, svc(co)),
+          )
+        ).code,
+      ).toBe('CALLER_NOT_ALLOWED');
     } finally {
       gateway.close();
       recon.close();
@@ -150,9 +171,9 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
       brebKey: { id: key!.id, externalId: `cobro:${cobroId}`, value: key!.keyValue },
     });
     expect(await h.brebAvailable(co)).toBe(before + BigInt(deposit.netAmountCents));
-    expect(
-      await h.service.db.query(`select transaction_id, cobro_id from collect_key.payments where provider_transfer_id = ?`, [providerTransferId]),
-    ).toEqual([{ transaction_id: `TX-${cobroId.slice(4, 16)}`, cobro_id: cobroId }]);
+    expect(await h.service.db.query(`select transaction_id, cobro_id from collect_key.payments where provider_transfer_id = ?`, [providerTransferId])).toEqual([
+      { transaction_id: `TX-${cobroId.slice(4, 16)}`, cobro_id: cobroId },
+    ]);
 
     // A customer's key paid by key: neither field.
     const customer = await h.client.createKey({ externalId: `c-${randomUUID().slice(0, 8)}`, name: 'Cliente' }, h.ctx(co));
@@ -201,4 +222,3 @@ describe('cobro keys: IssueCobroKey, payments to them, CloseCobroKey', () => {
     expect(events[0]!.payload.deposit).toMatchObject({ status: 'UNASSIGNED', amountCents: '20000', cobroId, transactionId: `TX-${cobroId.slice(4, 16)}` });
   });
 });
-

@@ -65,7 +65,10 @@ export function readBrebQr(payload: string): BrebQr {
   if (!/^[\x20-\x7e]+$/.test(p)) throw new InvalidQr('not printable ASCII');
   const crcAt = p.length - 8;
   if (crcAt < 0 || p.slice(crcAt, crcAt + 4) !== '6304') throw new InvalidQr('no CRC (tag 63) at the end');
-  const crc = crc16ccitt(p.slice(0, crcAt + 4)).toString(16).toUpperCase().padStart(4, '0');
+  const crc = crc16ccitt(p.slice(0, crcAt + 4))
+    .toString(16)
+    .toUpperCase()
+    .padStart(4, '0');
   if (crc !== p.slice(crcAt + 4).toUpperCase()) throw new InvalidQr('CRC does not check');
   const fields = readTlv(p);
   if (fields.get('00') !== '01') throw new InvalidQr('payload format indicator (00) is not 01');
