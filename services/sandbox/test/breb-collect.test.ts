@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createTestDatabase, eventually, type TestDatabase } from '@wallet/platform/testing';
 import { startSandbox } from '../src/testing.js';
-import { CallbackReceiver, SECRET, api, signatureValid, sleep } from './support.js';
+import { CallbackReceiver, SECRET, api, brebQrPayload, signatureValid, sleep } from './support.js';
 
 describe('Bre-B collect keys: participant registrations and inbound payments', () => {
   let tdb: TestDatabase;
@@ -243,6 +243,82 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     }
     expect((await pay(key, { amountCents: 1, payerDocument: 'CC 79123456' })).status).toBe(202);
     expect((await call('POST', '/sandbox/callbacks/brb_in_000000000000000000000000/redeliver')).status).toBe(404);
+  });
+
+  describe('paying a QR by its payload (the payer reads it: key, amount, transaction id, expiry)', () => {
+    const payQr = (qrPayload: string, over: Record<string, unknown> = {}) =>
+      call('POST', '/sandbox/breb/incoming', { qrPayload, payerName: 'Ana María Gómez', payerDocument: '1020304050', payerBank: 'Nequi', ...over });
+    const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+    it("pays the QR's amount to its key, and the notification carries the QR's transaction id", async () => {
+      const key = alias('qr');
+      const reg = await register(key, 'qr');
+      const r = await payQr(brebQrPayload({ keyValue: key, amountCents: 1_500_050, transactionId: 'TX-COB-0001', expiresAt: inAnHour() }));
+      expect(r.status).toBe(202);
+      const [cb] = await receiver.waitFor('qr');
+      expect(signatureValid(cb!)).toBe(true);
+      expect(cb!.body).toMatchObject({
+        providerTransferId: r.body.providerTransferId,
+        keyValue: key,
+        anchorHandle: reg.body.anchorHandle,
+        amountCents: 1_500_050,
+        payerBank: 'Nequi',
+        transactionId: 'TX-COB-0001',
+      });
+      // A payment by key carries none.
+      await pay(key, { amountCents: 100 });
+      const two = await receiver.waitFor('qr', 2);
+      expect(two[1]!.body).not.toHaveProperty('transactionId');
+    });
+
+    it("an amount in the body overrides the QR's (paying a different amount); a QR without one needs it", async () => {
+      const key = alias('qr-amt');
+      await register(key, 'qr-amt');
+      const fixed = brebQrPayload({ keyValue: key, amountCents: 50_000, transactionId: 'TX-AMT', expiresAt: inAnHour() });
+      expect((await payQr(fixed, { amountCents: 20_000 })).status).toBe(202);
+      const open = brebQrPayload({ keyValue: key, transactionId: 'TX-OPEN', expiresAt: inAnHour() });
+      const none = await payQr(open);
+      expect(none.status).toBe(400);
+      expect(none.body).toMatchObject({ error: 'INVALID_REQUEST', details: { fields: [{ path: 'amountCents' }] } });
+      expect((await payQr(open, { amountCents: 7_777 })).status).toBe(202);
+      const cbs = await receiver.waitFor('qr-amt', 2);
+      expect(cbs.map((c) => [c.body.amountCents, c.body.transactionId]).sort()).toEqual([
+        [20_000, 'TX-AMT'],
+        [7_777, 'TX-OPEN'],
+      ]);
+    });
+
+    it('refuses an expired QR with 422 QR_EXPIRED unless ignoreExpiry; a QR without an expiry never expires', async () => {
+      const key = alias('qr-exp');
+      await register(key, 'qr-exp');
+      const expired = brebQrPayload({ keyValue: key, amountCents: 10_000, transactionId: 'TX-LATE', expiresAt: new Date(Date.now() - 1_000) });
+      const refused = await payQr(expired);
+      expect(refused).toMatchObject({ status: 422, body: { error: 'QR_EXPIRED' } });
+      const late = await payQr(expired, { ignoreExpiry: true });
+      expect(late.status).toBe(202);
+      expect((await payQr(brebQrPayload({ keyValue: key, amountCents: 10_000 }))).status).toBe(202);
+      const cbs = await receiver.waitFor('qr-exp', 2);
+      expect(cbs.find((c) => c.body.providerTransferId === late.body.providerTransferId)?.body.transactionId).toBe('TX-LATE');
+    });
+
+    it('400 "QR inválido" for a bad CRC or no Bre-B key; 400 for both or neither of keyValue and qrPayload; 404 for an unregistered key', async () => {
+      const key = alias('qr-bad');
+      await register(key, 'qr-bad');
+      const good = brebQrPayload({ keyValue: key, amountCents: 10_000, transactionId: 'TX-BAD', expiresAt: inAnHour() });
+      const corrupted = good.replace('TX-BAD', 'TX-BAE');
+      for (const bad of [corrupted, good.slice(0, -4) + '0000', 'not a qr', brebQrPayload({ keyValue: key, amountCents: 1, gui: 'BR.GOV.BCB.PIX' })]) {
+        const r = await payQr(bad);
+        expect(r.status).toBe(400);
+        expect(r.body).toMatchObject({ error: 'INVALID_REQUEST', message: 'QR inválido.' });
+      }
+      expect((await payQr(good, { keyValue: key })).status).toBe(400);
+      expect((await call('POST', '/sandbox/breb/incoming', { payerName: 'A', payerDocument: '123', payerBank: 'B', amountCents: 1 })).status).toBe(400);
+      expect((await pay(key, { ignoreExpiry: true })).status).toBe(400);
+      const unknown = await payQr(brebQrPayload({ keyValue: alias('never-qr'), amountCents: 100 }));
+      expect(unknown).toMatchObject({ status: 404, body: { error: 'KEY_NOT_FOUND' } });
+      await sleep(100);
+      expect(receiver.for('qr-bad')).toHaveLength(0);
+    });
   });
 
   it('a Bre-B rail transfer to a registered key settles against the registration anchor handle', async () => {

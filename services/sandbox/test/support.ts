@@ -113,3 +113,34 @@ export function txId(label = 'tx'): string {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A Bre-B EMVCo QR as a participant issues one (the payer's side reads it: src/domain/emvco-qr.ts),
+ * written here independently of any service: `01` 11 without a transaction id, 12 with one; `54` the
+ * amount; `62`/05 the transaction id; template `80` the expiry (UTC YYYYMMDDHHMMSS); CRC16-CCITT in `63`.
+ */
+export function brebQrPayload(q: { keyValue: string; amountCents?: number; transactionId?: string; expiresAt?: Date; gui?: string }): string {
+  const tlv = (tag: string, v: string) => `${tag}${String(v.length).padStart(2, '0')}${v}`;
+  const stamp = (d: Date) => d.toISOString().slice(0, 19).replace(/[-T:]/g, '');
+  const gui = q.gui ?? 'CO.BREB';
+  const body =
+    [
+      tlv('00', '01'),
+      tlv('01', q.transactionId ? '12' : '11'),
+      tlv('26', tlv('00', gui) + tlv('01', q.keyValue)),
+      tlv('52', '0000'),
+      tlv('53', '170'),
+      q.amountCents !== undefined ? tlv('54', (q.amountCents / 100).toFixed(2)) : '',
+      tlv('58', 'CO'),
+      tlv('59', 'FERRETERIA EL TORNILLO'),
+      tlv('60', 'BOGOTA'),
+      q.transactionId ? tlv('62', tlv('05', q.transactionId)) : '',
+      q.expiresAt ? tlv('80', tlv('00', gui) + tlv('01', stamp(q.expiresAt))) : '',
+    ].join('') + '6304';
+  let crc = 0xffff;
+  for (const b of Buffer.from(body, 'utf8')) {
+    crc ^= b << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return body + crc.toString(16).toUpperCase().padStart(4, '0');
+}

@@ -46,7 +46,8 @@ export class AssignPayment {
     let ivaApplicable: boolean;
     if (input.keyId) {
       const k = await deps.store.byId(input.keyId);
-      if (!k || k.companyId !== p.companyId || k.state === 'REGISTERING' || k.state === 'FAILED') throw new AppError('KEY_NOT_FOUND');
+      // A cobro's key is the cobro's, not a customer key to assign through.
+      if (!k || k.companyId !== p.companyId || k.state === 'REGISTERING' || k.state === 'FAILED' || k.cobro) throw new AppError('KEY_NOT_FOUND');
       if (k.state !== 'ACTIVE') throw new AppError('KEY_NOT_ACTIVE', 'La llave de destino de la asignación debe estar activa.');
       target = { id: k.id, externalId: k.externalId, name: k.name, value: k.keyValue, state: k.state };
       ivaApplicable = k.ivaApplicable;

@@ -20,6 +20,15 @@ export function collectKeyEvent(deps: CollectKeyDeps, kind: CollectKeyEventKind,
 }
 
 /**
+ * The key's event, for a customer's key; none for a cobro's key: it is hidden from the customer keys
+ * (their listing, and the `collect_key.*` webhooks), and the cobro's own events speak for it.
+ */
+export const keyEventFor =
+  (deps: CollectKeyDeps, kind: Exclude<CollectKeyEventKind, 'qr_issued'>) =>
+  (k: CollectKeyRecord): OutboxEvent | null =>
+    k.cobro ? null : collectKeyEvent(deps, kind, k);
+
+/**
  * `deposit.paid` (ASSIGNED) / `deposit.unassigned` / `deposit.reversed` (RETURNED: returned to the
  * payer; the deposit shows REVERSED) on stream DEPOSITS: a DepositEvent the deposit listing consumes.
  */

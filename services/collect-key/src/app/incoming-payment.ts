@@ -97,6 +97,8 @@ export class HandleIncomingPayment {
       movementId: deps.newId(),
       pendingStep: assign ? 'CREDIT' : 'HOLD',
       createdAt: deps.now(),
+      transactionId: n.transactionId,
+      cobroId: key.cobro?.cobroId ?? null,
     };
     const { payment, created } = await deps.store.recordIntent(intent, n.eventId);
     if (!created) {

@@ -1,7 +1,6 @@
 import { AppError } from '@wallet/platform';
 import {
   KEY_STATES,
-  generateAlias,
   isPublicState,
   newKeyId,
   parseKeyRef,
@@ -12,8 +11,9 @@ import {
   type PublicKeyState,
 } from '../domain/collect-key.js';
 import type { CollectKeyDeps } from './deps.js';
-import { collectKeyEvent } from './events.js';
+import { keyEventFor } from './events.js';
 import type { KeyCursor } from './ports.js';
+import { registerKey, requireBrebWallet } from './register-key.js';
 import { SettleRegistration } from './settle-registration.js';
 
 const requireCompany = (companyId: string | undefined): string => {
@@ -23,30 +23,27 @@ const requireCompany = (companyId: string | undefined): string => {
 
 /**
  * A key of this company by `bkey_…` or `ext:<externalId>` (live, else most recently deleted); KEY_NOT_FOUND otherwise.
- * REGISTERING and FAILED rows are not keys to clients: never found here.
+ * REGISTERING and FAILED rows are not keys to clients, nor is a cobro's key (it is the cobro's): never found here.
  */
 export async function findKey(deps: CollectKeyDeps, companyId: string, ref: string): Promise<CollectKeyRecord> {
   const r = parseKeyRef(ref ?? '');
   const k = r === null ? undefined : r.kind === 'id' ? await deps.store.byId(r.id) : await deps.store.byExternalId(companyId, r.externalId);
-  if (!k || k.companyId !== companyId || !isPublicState(k.state)) throw new AppError('KEY_NOT_FOUND');
+  if (!k || k.companyId !== companyId || !isPublicState(k.state) || k.cobro) throw new AppError('KEY_NOT_FOUND');
   return k;
 }
 
-/** A bound on CreateKey's rounds (alias redraws, lost races, a REGISTERING row that turned FAILED). */
-const MAX_ROUNDS = 6;
-
 /**
- * CONTRACT §6. Validate → the company has a BREB wallet (FAST_WALLET_MISSING otherwise) → the customer's key in a claiming state: ACTIVE/SUSPENDED → created=false;
- * REGISTERING (a creation in flight or interrupted) → settle it too (the directory registration is
- * idempotent) → value (given or generated) not held here → store the row as REGISTERING (the partial
- * unique indexes settle races: a lost externalId race settles the winner's row, a lost value race is
- * KEY_ALREADY_REGISTERED or a redraw) → register at the directory → SettleRegistration:
- * ACTIVE (+ collectkey.created) → 201; TAKEN → FAILED → KEY_ALREADY_REGISTERED (a generated alias is
- * redrawn); REFUSED → FAILED → BREB_DIRECTORY_LOOKUP_FAILED; UNAVAILABLE → the row stays REGISTERING →
- * BREB_DIRECTORY_LOOKUP_FAILED, and the sweeper (or a retry) finishes it. The directory never holds
- * a value of ours that has no row here, so an inbound payment always finds one.
- * `created` (201) is true for the one call whose compare-and-set made the key ACTIVE: a retry after a
- * 503 that finishes the creation gets 201; a call that finds it ACTIVE (or finished by the sweeper) 200.
+ * CONTRACT §6. Validate → the company has a BREB wallet (FAST_WALLET_MISSING otherwise) → registerKey
+ * (register-key.ts) with the customer's externalId as the claim: the customer's key in a claiming
+ * state: ACTIVE/SUSPENDED → created=false; REGISTERING (a creation in flight or interrupted) → settle
+ * it too → value (given or generated) not held here → store the row as REGISTERING → register at the
+ * directory → SettleRegistration: ACTIVE (+ collectkey.created) → 201; TAKEN → FAILED →
+ * KEY_ALREADY_REGISTERED (a generated alias is redrawn); REFUSED → FAILED → BREB_DIRECTORY_LOOKUP_FAILED;
+ * UNAVAILABLE → the row stays REGISTERING → BREB_DIRECTORY_LOOKUP_FAILED, and the sweeper (or a retry)
+ * finishes it. The directory never holds a value of ours that has no row here, so an inbound payment
+ * always finds one. `created` (201) is true for the one call whose compare-and-set made the key
+ * ACTIVE: a retry after a 503 that finishes the creation gets 201; a call that finds it ACTIVE (or
+ * finished by the sweeper) 200.
  */
 export class CreateKey {
   private readonly settle: SettleRegistration;
@@ -58,35 +55,12 @@ export class CreateKey {
     const companyId = requireCompany(companyIdIn);
     const v = validateCreateKey(input);
     const deps = this.deps;
-    // A key's payments are credited to the company's BREB wallet: without one, every payment to the
-    // key would be refused by the ledger. Asked of the ledger (the wallets' owner) before anything is stored.
-    if (!(await deps.ledger.hasBrebWallet(companyId))) {
-      throw new AppError(
-        'FAST_WALLET_MISSING',
-        'La empresa no tiene billetera BREB; los pagos a una llave de cobro se acreditan en ella. Solicite su aprovisionamiento antes de crear llaves.',
-      );
-    }
-    const generated = v.keyValue === null;
-    for (let round = 1; ; round++) {
-      const last = round >= MAX_ROUNDS;
-      const existing = await deps.store.liveByExternalId(companyId, v.externalId);
-      if (existing && existing.state !== 'REGISTERING') return { key: existing, created: false };
-      if (existing) {
-        // Another request for this customer stored it: finish it rather than wait for the sweeper.
-        const s = await this.settle.execute(existing);
-        if (s.key.state === 'REGISTERING') throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-        if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
-        if (last) throw new AppError(s.outcome === 'TAKEN' ? 'KEY_ALREADY_REGISTERED' : 'BREB_DIRECTORY_LOOKUP_FAILED');
-        continue; // that value was refused: this request starts afresh
-      }
-
-      const keyValue = v.keyValue ?? generateAlias();
-      const holder = await deps.store.byValue(keyValue);
-      if (holder && holder.state !== 'DELETED') {
-        if (generated && !last) continue; // a generated alias collided: draw another
-        throw new AppError('KEY_ALREADY_REGISTERED');
-      }
-      const out = await deps.store.insertKey({
+    // Asked of the ledger (the wallets' owner) before anything is stored.
+    await requireBrebWallet(deps, companyId);
+    return registerKey(deps, this.settle, {
+      keyValue: v.keyValue,
+      find: () => deps.store.liveByExternalId(companyId, v.externalId),
+      build: (keyValue) => ({
         id: newKeyId(),
         companyId,
         externalId: v.externalId,
@@ -97,28 +71,8 @@ export class CreateKey {
         state: 'REGISTERING',
         createdAt: deps.now(),
         deletedAt: null,
-      });
-      if (out === 'EXTERNAL_TAKEN') {
-        if (last) throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-        continue; // a concurrent request for this customer won: the next round returns or settles its row
-      }
-      if (out === 'VALUE_TAKEN') {
-        if (generated && !last) continue;
-        throw new AppError('KEY_ALREADY_REGISTERED');
-      }
-
-      const s = await this.settle.execute(out);
-      if (s.key.state === 'REGISTERING') {
-        deps.log.warn({ keyId: out.id, companyId, externalId: out.externalId }, 'collect key registration unconfirmed: left to the sweeper');
-        throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-      }
-      if (s.key.state !== 'FAILED') return { key: s.key, created: s.activated };
-      if (s.outcome === 'TAKEN') {
-        if (generated && !last) continue;
-        throw new AppError('KEY_ALREADY_REGISTERED');
-      }
-      throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-    }
+      }),
+    });
   }
 }
 
@@ -203,14 +157,22 @@ export class DeleteKey {
       // 503 (retry): the directory's answer for it is what is pending.
       throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED', 'La llave de cobro de este cliente aún se está registrando en el directorio Bre-B; intente de nuevo.');
     }
-    const k = await findKey(deps, companyId, ref);
-    if (k.state === 'DELETED') return k;
-    // Another live key may hold the value only if this one is deleted, so the registration is ours.
-    await deps.directory.unregister(k.keyValue);
-    const done = await deps.store.setState(k.id, ['ACTIVE', 'SUSPENDED'], 'DELETED', (r) => collectKeyEvent(deps, 'deleted', r));
-    if (done) deps.log.info({ keyId: k.id, companyId: k.companyId }, 'collect key deleted');
-    return done ?? (await deps.store.byId(k.id)) ?? k;
+    return deleteKeyRecord(deps, await findKey(deps, companyId, ref));
   }
+}
+
+/**
+ * ACTIVE|SUSPENDED → DELETED, unregistered at the directory first (unreachable → BREB_DIRECTORY_LOOKUP_FAILED,
+ * the key unchanged); the live QR revoked, `collectkey.deleted` (not for a cobro's key); a DELETED key as it is.
+ * DeleteKey and CloseCobroKey.
+ */
+export async function deleteKeyRecord(deps: CollectKeyDeps, k: CollectKeyRecord): Promise<CollectKeyRecord> {
+  if (k.state === 'DELETED') return k;
+  // Another live key may hold the value only if this one is deleted, so the registration is ours.
+  await deps.directory.unregister(k.keyValue);
+  const done = await deps.store.setState(k.id, ['ACTIVE', 'SUSPENDED'], 'DELETED', keyEventFor(deps, 'deleted'));
+  if (done) deps.log.info({ keyId: k.id, companyId: k.companyId, cobroId: k.cobro?.cobroId }, 'collect key deleted');
+  return done ?? (await deps.store.byId(k.id)) ?? k;
 }
 
 /** Admin: ACTIVE ⇄ SUSPENDED (never from DELETED). Without a company in the metadata any company's key by id. */
@@ -232,7 +194,7 @@ export class SetKeyState {
     if (k.state === 'DELETED') throw new AppError('KEY_NOT_ACTIVE', 'Una llave eliminada no cambia de estado.');
     if (k.state === state) return k;
     const from: KeyState = state === 'ACTIVE' ? 'SUSPENDED' : 'ACTIVE';
-    const done = await deps.store.setState(k.id, [from], state, (r) => collectKeyEvent(deps, 'state_changed', r));
+    const done = await deps.store.setState(k.id, [from], state, keyEventFor(deps, 'state_changed'));
     if (done) {
       deps.log.info({ keyId: k.id, state }, 'collect key state changed');
       return done;

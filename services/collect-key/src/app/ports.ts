@@ -41,6 +41,10 @@ export interface PaymentRecord {
   returnedAt?: Date | null;
   /** The W3C trace context of the call that recorded it (null when tracing was off); later steps in other traces link to it. */
   traceparent?: string | null;
+  /** The transaction id the network's notification carried (the payer's app read it from a dynamic QR); null when none. */
+  transactionId?: string | null;
+  /** The cobro whose dynamic key it was paid to; null for a customer's key. */
+  cobroId?: string | null;
 }
 
 export interface KeyListFilter {
@@ -55,10 +59,12 @@ export interface KeyCursor {
 export interface CollectKeyStore {
   /**
    * Inserts a REGISTERING key (no event: it is not a key to clients until the directory confirms it);
-   * 'EXTERNAL_TAKEN' / 'VALUE_TAKEN' when a unique index over the claiming states refuses it.
+   * 'EXTERNAL_TAKEN' (a customer's externalId, or a cobro, already claimed) / 'VALUE_TAKEN' when a unique index refuses it.
    */
   insertKey(k: CollectKeyRecord): Promise<CollectKeyRecord | 'EXTERNAL_TAKEN' | 'VALUE_TAKEN'>;
-  /** The key of that customer in a claiming state (REGISTERING, ACTIVE, SUSPENDED). */
+  /** The cobro's key (any state but FAILED: one at most), whatever its externalId. */
+  byCobroId(companyId: string, cobroId: string): Promise<CollectKeyRecord | undefined>;
+  /** The key of that customer in a claiming state (REGISTERING, ACTIVE, SUSPENDED). Customer keys only (never a cobro's), as byExternalId and list. */
   liveByExternalId(companyId: string, externalId: string): Promise<CollectKeyRecord | undefined>;
   /** The live key of that customer, else its most recently deleted one (public states only). */
   byExternalId(companyId: string, externalId: string): Promise<CollectKeyRecord | undefined>;
@@ -73,14 +79,14 @@ export interface CollectKeyStore {
     after?: KeyCursor,
   ): Promise<{ items: Array<CollectKeyRecord & { cursor: KeyCursor }>; hasMore: boolean }>;
   /**
-   * Compare-and-set of the state (from one of `from`) + event when given, one transaction; DELETED also revokes the live QR.
+   * Compare-and-set of the state (from one of `from`) + event when given (and not null), one transaction; DELETED also revokes the live QR.
    * `anchorHandle` (activation): the directory registration the key went live with.
    */
   setState(
     id: string,
     from: KeyState[],
     to: KeyState,
-    event?: (k: CollectKeyRecord) => OutboxEvent,
+    event?: (k: CollectKeyRecord) => OutboxEvent | null,
     anchorHandle?: string | null,
   ): Promise<CollectKeyRecord | undefined>;
   /** The key that went live with this directory registration (any state). */

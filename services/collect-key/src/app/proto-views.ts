@@ -26,7 +26,7 @@ export function qrToProto(q: QrRecord): collectKeyV1.Qr {
   return { id: q.id, type: q.type, reference: q.reference, isPaid: q.isPaid, createdAt: q.createdAt, payload: q.payload, keyId: q.keyId };
 }
 
-/** The deposit (§2.7, deposit.proto) an inbound payment became: source BREB, the key it was paid to, provider fields. */
+/** The deposit (§2.7, deposit.proto) an inbound payment became: source BREB, the key it was paid to, provider fields, the cobro's transaction id and cobro. */
 export function paymentToDeposit(p: PaymentRecord): depositV1.Deposit {
   return {
     id: p.depositId,
@@ -45,5 +45,8 @@ export function paymentToDeposit(p: PaymentRecord): depositV1.Deposit {
     providerTransferId: p.providerTransferId,
     providerConfirmedAt: p.receivedAt,
     createdAt: p.createdAt,
+    // Cobros: the transaction id the payer's app read from a dynamic QR, and the cobro whose key it was paid to.
+    ...(p.transactionId ? { transactionId: p.transactionId } : {}),
+    ...(p.cobroId ? { cobroId: p.cobroId } : {}),
   };
 }

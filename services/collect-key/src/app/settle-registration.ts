@@ -1,6 +1,6 @@
 import { maskKeyValue, type CollectKeyRecord } from '../domain/collect-key.js';
 import type { CollectKeyDeps } from './deps.js';
-import { collectKeyEvent } from './events.js';
+import { keyEventFor } from './events.js';
 import type { RegistrationOutcome } from './ports.js';
 
 /** The key after this attempt, the directory's answer, and whether this attempt's compare-and-set made it ACTIVE. */
@@ -16,7 +16,7 @@ export interface Settled {
  * to us, and several askers (CreateKey, a retry of it for the same externalId, the sweeper) may
  * run at once: each settles the row by a compare-and-set from REGISTERING, the first one wins.
  *
- * - REGISTERED → ACTIVE (with the registration's anchorHandle) + `collectkey.created`.
+ * - REGISTERED → ACTIVE (with the registration's anchorHandle) + `collectkey.created` (none for a cobro's key).
  * - TAKEN / REFUSED → FAILED (final): the directory holds no registration of ours for the value.
  * - UNAVAILABLE → unchanged: it may have landed; the next asker (the sweeper after the grace) asks again.
  *
@@ -36,7 +36,7 @@ export class SettleRegistration {
     if (outcome === 'UNAVAILABLE') return { key: (await deps.store.byId(k.id)) ?? k, outcome, activated: false };
     if (outcome === 'REGISTERED') {
       // The registration it went live with: payments the network routes to it name it (HandleIncomingPayment attributes by it).
-      const done = await deps.store.setState(k.id, ['REGISTERING'], 'ACTIVE', (r) => collectKeyEvent(deps, 'created', r), anchorHandle);
+      const done = await deps.store.setState(k.id, ['REGISTERING'], 'ACTIVE', keyEventFor(deps, 'created'), anchorHandle);
       if (done) {
         deps.log.info({ keyId: done.id, companyId: done.companyId, externalId: done.externalId }, 'collect key created');
         return { key: done, outcome, activated: true };

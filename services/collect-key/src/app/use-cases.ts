@@ -1,5 +1,6 @@
 import type { CollectKeyDeps } from './deps.js';
 import { AssignPayment } from './assign-payment.js';
+import { CloseCobroKey, IssueCobroKey } from './cobro-key.js';
 import { ReturnPayment } from './return-payment.js';
 import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
@@ -27,6 +28,8 @@ export function collectKeyUseCases(deps: CollectKeyDeps) {
     resolveException: new ResolvePaymentException(deps, saga, returnPayment),
     assignPayment: new AssignPayment(deps, saga),
     returnPayment,
+    issueCobroKey: new IssueCobroKey(deps),
+    closeCobroKey: new CloseCobroKey(deps),
   };
 }
 export type CollectKeyUseCases = ReturnType<typeof collectKeyUseCases>;

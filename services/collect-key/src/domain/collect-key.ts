@@ -44,6 +44,18 @@ export interface CollectKeyRecord {
   deletedAt: Date | null;
   /** The directory registration the key went live with (set on activation; null for keys activated before registrations were stored: migration 0006). */
   anchorHandle?: string | null;
+  /** A cobro's dynamic key (domain/cobro-key.ts): hidden from the customer keys; null for a customer's key. */
+  cobro?: CobroTerms | null;
+}
+
+/** What a cobro's key was issued with (IssueCobroKey is idempotent on the cobro, for these terms). */
+export interface CobroTerms {
+  cobroId: string;
+  transactionId: string;
+  amountCents: bigint | null;
+  expiresAt: Date;
+  /** The dynamic QR issued with the key (domain/emvco.ts encodeDynamicQr), returned again on a replay. */
+  qrPayload: string;
 }
 
 export interface QrRecord {

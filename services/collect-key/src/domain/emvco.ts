@@ -65,6 +65,58 @@ export function encodeStaticQr(i: StaticQrInput): string {
   return body + crcHex(body);
 }
 
+export interface DynamicQrInput {
+  keyValue: string;
+  merchantName: string;
+  merchantCity: string;
+  /** The cobro's transaction id (tag 62 sub-tag 05): the payer's app sends it back with the payment. */
+  transactionId: string;
+  /** A fixed amount (tag 54, pesos with 2 decimals); absent: the payer types the amount. */
+  amountCents?: bigint | null;
+  /** Written in template 80 (GUI CO.BREB, sub-tag 01) as UTC YYYYMMDDHHMMSS: the payer's app refuses it afterwards. */
+  expiresAt: Date;
+  accountTag?: string;
+  mcc?: string;
+}
+
+/** Centavos as EMVCo tag 54 writes an amount: pesos with 2 decimals ("1500.00"), no separators. */
+export function emvAmount(cents: bigint): string {
+  if (cents <= 0n) throw new Error('EMVCo amount must be positive');
+  const s = cents.toString().padStart(3, '0');
+  const v = `${s.slice(0, -2)}.${s.slice(-2)}`;
+  if (v.length > 13) throw new Error('EMVCo amount longer than 13 characters');
+  return v;
+}
+
+/** A time as the Bre-B expiry sub-tag writes it: UTC YYYYMMDDHHMMSS. */
+export const emvUtcStamp = (d: Date): string => d.toISOString().slice(0, 19).replace(/[-T:]/g, '');
+
+/**
+ * The dynamic (point of initiation 12) Bre-B QR of a cobro: as the static one, plus the amount (54)
+ * when fixed, the transaction id in the additional data (62/05) instead of a reference, and the
+ * expiry in template 80 {00 = CO.BREB, 01 = UTC YYYYMMDDHHMMSS}. Tags in ascending order, CRC last.
+ */
+export function encodeDynamicQr(i: DynamicQrInput): string {
+  if (!/^[\x20-\x7e]{1,35}$/.test(i.transactionId)) throw new Error('EMVCo transaction id must be 1-35 printable ASCII characters');
+  const name = emvText(i.merchantName, 25) || 'NA';
+  const city = emvText(i.merchantCity, 15) || 'BOGOTA';
+  const body =
+    [
+      tlv('00', '01'),
+      tlv('01', '12'),
+      tlv(i.accountTag ?? '26', tlv('00', BREB_GUI) + tlv('01', i.keyValue)),
+      tlv('52', i.mcc ?? '0000'),
+      tlv('53', '170'),
+      ...(i.amountCents != null ? [tlv('54', emvAmount(i.amountCents))] : []),
+      tlv('58', 'CO'),
+      tlv('59', name),
+      tlv('60', city),
+      tlv('62', tlv('05', i.transactionId)),
+      tlv('80', tlv('00', BREB_GUI) + tlv('01', emvUtcStamp(i.expiresAt))),
+    ].join('') + '6304';
+  return body + crcHex(body);
+}
+
 export interface TlvField {
   tag: string;
   value: string;
@@ -92,6 +144,12 @@ export interface DecodedQr {
   keyValue: string | null;
   gui: string | null;
   reference: string | null;
+  /** Tag 01: 11 static, 12 dynamic. */
+  pointOfInitiation: string | null;
+  /** Tag 54 as written (pesos with decimals), null when absent. */
+  amount: string | null;
+  /** Template 80 sub-tag 01 (GUI CO.BREB): the expiry as written (UTC YYYYMMDDHHMMSS). */
+  expiry: string | null;
 }
 
 /** Parses a payload and checks its CRC (tag 63 last, over everything up to and including "6304"). */
@@ -112,5 +170,15 @@ export function decodeQr(payload: string): DecodedQr {
     }
   }
   const additional = fields['62'] ? Object.fromEntries(parseTlv(fields['62']).map((f) => [f.tag, f.value])) : {};
-  return { fields, crcValid, keyValue, gui, reference: additional['05'] ?? null };
+  const expiryTemplate = fields['80'] ? Object.fromEntries(parseTlv(fields['80']).map((f) => [f.tag, f.value])) : {};
+  return {
+    fields,
+    crcValid,
+    keyValue,
+    gui,
+    reference: additional['05'] ?? null,
+    pointOfInitiation: fields['01'] ?? null,
+    amount: fields['54'] ?? null,
+    expiry: expiryTemplate['00'] === BREB_GUI ? (expiryTemplate['01'] ?? null) : null,
+  };
 }

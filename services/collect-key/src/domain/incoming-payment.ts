@@ -1,4 +1,5 @@
 import { AppError } from '@wallet/platform';
+import { TRANSACTION_ID } from './cobro-key.js';
 
 /** The Bre-B network's notification of an inbound payment (docs/sandbox.md "Bre-B collect keys and inbound payments"). */
 export interface IncomingPayment {
@@ -12,6 +13,8 @@ export interface IncomingPayment {
   payerDocument: string | null;
   payerBank: string | null;
   receivedAt: Date;
+  /** The transaction id the payer's app read from a dynamic QR (tag 62/05), when it paid one; null otherwise. */
+  transactionId: string | null;
 }
 
 const str = (v: unknown, max = 200): string | null => (typeof v === 'string' && v.length > 0 && v.length <= max ? v : null);
@@ -34,6 +37,11 @@ export function parseIncomingPayment(raw: Buffer): IncomingPayment {
   if (!eventId || !providerTransferId || !keyValue || amountCents === null) {
     throw new AppError('INVALID_REQUEST', 'La notificación no tiene eventId, providerTransferId, keyValue o amountCents válidos.');
   }
+  // Optional; when present it must be what a QR can carry (the payment is then matched by it): a malformed one is refused, never dropped.
+  const tx = body.transactionId;
+  if (tx !== undefined && tx !== null && (typeof tx !== 'string' || !TRANSACTION_ID.test(tx))) {
+    throw new AppError('INVALID_REQUEST', 'El transactionId de la notificación debe tener de 1 a 35 caracteres ASCII imprimibles.');
+  }
   const at = str(body.receivedAt) ?? str(body.occurredAt);
   const receivedAt = at && !Number.isNaN(Date.parse(at)) ? new Date(at) : new Date();
   return {
@@ -46,5 +54,6 @@ export function parseIncomingPayment(raw: Buffer): IncomingPayment {
     payerDocument: str(body.payerDocument, 100),
     payerBank: str(body.payerBank, 100),
     receivedAt,
+    transactionId: typeof tx === 'string' ? tx : null,
   };
 }

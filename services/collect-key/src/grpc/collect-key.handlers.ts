@@ -78,13 +78,27 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
       });
       return paymentToDeposit(p);
     },
+    async issueCobroKey(req, ctx) {
+      // A service call (pse-deposit): the company in the metadata; the tax regime forwarded from the caller context pse-deposit received.
+      const r = await uc.issueCobroKey.execute(ctx.companyId, {
+        cobroId: req.cobroId,
+        transactionId: req.transactionId,
+        amountCents: req.amountCents,
+        expiresAt: req.expiresAt,
+        merchantName: req.merchantName,
+        ivaApplicable: req.ivaApplicable,
+      });
+      return { key: keyToProto(r.key), qrPayload: r.qrPayload, created: r.created };
+    },
+    async closeCobroKey(req, ctx) {
+      return keyToProto(await uc.closeCobroKey.execute(ctx.companyId, req.cobroId));
+    },
     async handleIncomingPayment(req) {
       return uc.handleIncomingPayment.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
     },
   };
 }
 
-/** Who may call each RPC: the gateway only (every method serves an API client, a dashboard user, an operator or a provider callback it authenticated). */
 function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   return {
     ourId: p.depositId,
@@ -101,6 +115,10 @@ function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   };
 }
 
+/**
+ * Who may call each RPC: the gateway (an API client, a dashboard user, an operator or a provider callback it
+ * authenticated), the reconciliation (settlements) and pse-deposit (a cobro's key).
+ */
 export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKeyServiceServer>> = {
   // The reconciliation: a service-level read across companies (a bare mesh identity: no company principal; the gateway is refused).
   listSettlements: ['reconciliation'],
@@ -118,4 +136,7 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   // An API client (its own payments) or an operator (any company's).
   assignPayment: ['gateway', 'gateway:admin'],
   returnPayment: ['gateway', 'gateway:admin'],
+  // Cobros: pse-deposit (the cobro's owner) for the company in the metadata.
+  issueCobroKey: ['pse-deposit'],
+  closeCobroKey: ['pse-deposit'],
 };

@@ -16,6 +16,11 @@ interface KeyRow {
   created_at: Date | string;
   deleted_at: Date | string | null;
   cursor_at?: string;
+  cobro_id?: string | null;
+  cobro_transaction_id?: string | null;
+  cobro_amount_cents?: string | null;
+  cobro_expires_at?: Date | string | null;
+  cobro_qr_payload?: string | null;
 }
 interface QrRow {
   id: string;
@@ -53,6 +58,8 @@ interface PaymentRow {
   pending_step: 'CREDIT' | 'HOLD' | 'ASSIGN' | 'RETURN' | null;
   created_at: Date | string;
   returned_at?: Date | string | null;
+  transaction_id?: string | null;
+  cobro_id?: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -60,6 +67,8 @@ const KCOLS = `k.*, to_char(k.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:
 /** States that hold a value and an externalId (the partial unique indexes), and the states clients see. */
 const CLAIMING = `('REGISTERING', 'ACTIVE', 'SUSPENDED')`;
 const PUBLIC = `('ACTIVE', 'SUSPENDED', 'DELETED')`;
+/** Customer keys only: a cobro's key is the cobro's, never listed or found by externalId. */
+const CUSTOMER = `k.cobro_id is null`;
 
 const toKey = (r: KeyRow): CollectKeyRecord => ({
   id: r.id,
@@ -73,6 +82,16 @@ const toKey = (r: KeyRow): CollectKeyRecord => ({
   createdAt: date(r.created_at),
   deletedAt: r.deleted_at == null ? null : date(r.deleted_at),
   anchorHandle: r.anchor_handle ?? null,
+  cobro:
+    r.cobro_id == null
+      ? null
+      : {
+          cobroId: r.cobro_id,
+          transactionId: r.cobro_transaction_id!,
+          amountCents: r.cobro_amount_cents == null ? null : centsFromDb(r.cobro_amount_cents),
+          expiresAt: date(r.cobro_expires_at!),
+          qrPayload: r.cobro_qr_payload!,
+        },
 });
 const toQr = (r: QrRow): QrRecord => ({
   id: r.id,
@@ -109,6 +128,8 @@ const toPayment = (r: PaymentRow): PaymentRecord => ({
   pendingStep: r.pending_step,
   createdAt: date(r.created_at),
   returnedAt: r.returned_at == null ? null : date(r.returned_at),
+  transactionId: r.transaction_id ?? null,
+  cobroId: r.cobro_id ?? null,
 });
 
 /** The event with the trace context of the write (the call or message handled), so its consumers continue that trace. */
@@ -150,13 +171,28 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async insertKey(k: CollectKeyRecord) {
     try {
       const rows = await this.db.prepared<KeyRow>(
-        `insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable)
-        values ($1, $2, $3, $4, $5, $6, 'REGISTERING', $7) returning ${KCOLS}`,
-        [k.id, k.companyId, k.externalId, k.name, k.keyType, k.keyValue, k.ivaApplicable],
+        `insert into collect_key.keys as k (id, company_id, external_id, name, key_type, key_value, state, iva_applicable,
+          cobro_id, cobro_transaction_id, cobro_amount_cents, cobro_expires_at, cobro_qr_payload)
+        values ($1, $2, $3, $4, $5, $6, 'REGISTERING', $7, $8, $9, $10::bigint, $11::timestamptz, $12) returning ${KCOLS}`,
+        [
+          k.id,
+          k.companyId,
+          k.externalId,
+          k.name,
+          k.keyType,
+          k.keyValue,
+          k.ivaApplicable,
+          k.cobro?.cobroId ?? null,
+          k.cobro?.transactionId ?? null,
+          k.cobro?.amountCents?.toString() ?? null,
+          k.cobro?.expiresAt.toISOString() ?? null,
+          k.cobro?.qrPayload ?? null,
+        ],
       );
       return toKey(rows[0]!);
     } catch (err) {
-      if (isUniqueViolation(err, 'keys_live_external_uq')) return 'EXTERNAL_TAKEN' as const;
+      // A customer's externalId, or a cobro, already claimed by another key: the caller's next round finds it.
+      if (isUniqueViolation(err, 'keys_live_external_uq') || isUniqueViolation(err, 'keys_cobro_uq')) return 'EXTERNAL_TAKEN' as const;
       if (isUniqueViolation(err, 'keys_live_value_uq')) return 'VALUE_TAKEN' as const;
       throw err;
     }
@@ -165,7 +201,7 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async liveByExternalId(companyId: string, externalId: string) {
     const rows = await this.db.prepared<KeyRow>(
       `select ${KCOLS} from collect_key.keys k
-      where k.company_id = $1 and k.external_id = $2 and k.state in ${CLAIMING}`,
+      where k.company_id = $1 and k.external_id = $2 and k.state in ${CLAIMING} and ${CUSTOMER}`,
       [companyId, externalId],
     );
     return rows[0] && toKey(rows[0]);
@@ -174,7 +210,7 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   async byExternalId(companyId: string, externalId: string) {
     const rows = await this.db.prepared<KeyRow>(
       `select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.external_id = $2
-      and k.state in ${PUBLIC} order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`,
+      and k.state in ${PUBLIC} and ${CUSTOMER} order by (k.state <> 'DELETED') desc, k.deleted_at desc nulls last, k.created_at desc limit 1`,
       [companyId, externalId],
     );
     return rows[0] && toKey(rows[0]);
@@ -191,6 +227,14 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       order by (k.state <> 'DELETED') desc, k.created_at desc limit 1`,
       [value],
     );
+    return rows[0] && toKey(rows[0]);
+  }
+
+  async byCobroId(companyId: string, cobroId: string) {
+    const rows = await this.db.prepared<KeyRow>(`select ${KCOLS} from collect_key.keys k where k.company_id = $1 and k.cobro_id = $2 and k.state <> 'FAILED'`, [
+      companyId,
+      cobroId,
+    ]);
     return rows[0] && toKey(rows[0]);
   }
 
@@ -211,7 +255,7 @@ export class SqlCollectKeyStore implements CollectKeyStore {
   }
 
   async list(companyId: string, f: KeyListFilter, limit: number, after?: KeyCursor) {
-    const where = `k.company_id = $1 and k.state in ${PUBLIC} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
+    const where = `k.company_id = $1 and k.state in ${PUBLIC} and ${CUSTOMER} and ($2::text is null or k.state = $2) and ($3::text is null or k.external_id = $3)`;
     const rows = after
       ? await this.db.prepared<KeyRow>(
           `select ${KCOLS} from collect_key.keys k where ${where}
@@ -229,7 +273,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
     };
   }
 
-  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent, anchorHandle?: string | null) {
+  async setState(id: string, from: KeyState[], to: KeyState, event?: (k: CollectKeyRecord) => OutboxEvent | null, anchorHandle?: string | null) {
+    let wrote = false;
     const rec = await this.db.preparedTx(async (tx) => {
       const rows = await tx.query<KeyRow>(
         `update collect_key.keys k set state = $2,
@@ -241,10 +286,14 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       if (!rows[0]) return undefined;
       const rec = toKey(rows[0]);
       if (to === 'DELETED') await tx.query(`update collect_key.qrs set revoked_at = now() where key_id = $1 and revoked_at is null`, [id]);
-      if (event) await appendOutbox(tx, event(rec));
+      const e = event?.(rec);
+      if (e) {
+        await appendOutbox(tx, e);
+        wrote = true;
+      }
       return rec;
     });
-    if (rec && event) this.eventsWritten();
+    if (wrote) this.eventsWritten();
     return rec;
   }
 
@@ -301,9 +350,10 @@ export class SqlCollectKeyStore implements CollectKeyStore {
       const rows = await tx.query<PaymentRow>(
         `insert into collect_key.payments (deposit_id, provider_transfer_id, company_id, key_id,
           key_external_id, key_name, key_value, key_state, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
-          iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at, traceparent)
+          iva_amount, total_charged, net_amount, payer_name, payer_document, payer_bank, received_at, movement_id, pending_step, step_at, traceparent,
+          transaction_id, cobro_id)
         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11::bigint, $12::bigint, $13::bigint, $14, $15::bigint, $16::bigint,
-          $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now(), $24)
+          $17::bigint, $18, $19, $20, $21::timestamptz, $22::uuid, $23, now(), $24, $25, $26)
         on conflict (provider_transfer_id) do nothing returning *`,
         [
           p.depositId,
@@ -331,6 +381,8 @@ export class SqlCollectKeyStore implements CollectKeyStore {
           stepOf(p.status),
           // The trace that recorded it (the network's notification): the sweeper's steps link to it.
           currentTraceparent() ?? null,
+          p.transactionId ?? null,
+          p.cobroId ?? null,
         ],
       );
       if (rows[0]) {

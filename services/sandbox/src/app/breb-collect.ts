@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Database, Logger } from '@wallet/platform';
 import { DELIVERY_WINDOW_MS } from '../domain/callbacks.js';
 import type { Holder } from '../domain/holders.js';
-import type { KeyType } from '../domain/keys.js';
+import { InvalidQr, readBrebQr, type BrebQr } from '../domain/emvco-qr.js';
+import { normalizeKeyValue, type KeyType } from '../domain/keys.js';
 import { ProviderError, directoryDown, railDown } from './errors.js';
 import type { FaultSwitches, IncomingRow, KeyRegistry, RegistrationRow } from './ports.js';
 
@@ -43,6 +44,8 @@ export interface InboundCallbackBody {
   payerBank: string;
   receivedAt: string;
   occurredAt: string;
+  /** The transaction id of the dynamic QR the payer paid (tag 62/05); absent for a payment by key. */
+  transactionId?: string;
 }
 
 /** The callback body of an inbound payment, serialized once so every delivery sends the same bytes. */
@@ -58,6 +61,7 @@ export function inboundCallbackBody(p: IncomingRow, eventId: string, anchorHandl
     payerBank: p.payerBank,
     receivedAt: p.receivedAt,
     occurredAt: p.receivedAt,
+    ...(p.transactionId ? { transactionId: p.transactionId } : {}),
   };
   return JSON.stringify(body);
 }
@@ -80,7 +84,21 @@ export interface InboundPaymentRequest {
   payerName: string;
   payerDocument: string;
   payerBank: string;
+  /** The paid QR's transaction id (62/05), carried in the notification. */
+  transactionId?: string | null;
 }
+
+/** A payer paying a QR by its payload: the amount typed (overrides the QR's tag 54), and whether to pay a QR past its expiry. */
+export interface QrPaymentRequest {
+  qrPayload: string;
+  amountCents?: bigint | undefined;
+  ignoreExpiry?: boolean | undefined;
+  payerName: string;
+  payerDocument: string;
+  payerBank: string;
+}
+
+export const qrExpired = () => new ProviderError(422, 'QR_EXPIRED', 'El QR está vencido.');
 
 /**
  * Keys registered in the directory by participants (collect keys) and the payments the network
@@ -128,6 +146,7 @@ export class BrebCollect {
       if (!registration) throw keyNotFound();
       const payment = await this.registrations.insertIncoming(tx, registration.id, {
         ...p,
+        transactionId: p.transactionId ?? null,
         providerTransferId: `brb_in_${randomBytes(12).toString('hex')}`,
       });
       const eventId = await this.registrations.insertCallback(
@@ -145,6 +164,38 @@ export class BrebCollect {
     );
     this.wake();
     return out;
+  }
+
+  /**
+   * The payer's app pays a Bre-B QR by its payload (domain/emvco-qr.ts): the CRC must check and the QR
+   * carry a CO.BREB key (else 400 "QR inválido"); the amount is the one typed, else the QR's (tag 54),
+   * else 400; a QR past its expiry (template 80) → 422 QR_EXPIRED unless `ignoreExpiry` (a test paying
+   * late). Then an inbound payment to the QR's key (as `incoming`) whose notification carries the
+   * QR's transaction id.
+   */
+  async payQr(q: QrPaymentRequest): Promise<{ payment: IncomingRow; eventId: string; registration: RegistrationRow }> {
+    let qr: BrebQr;
+    try {
+      qr = readBrebQr(q.qrPayload);
+    } catch (err) {
+      if (err instanceof InvalidQr) throw new ProviderError(400, 'INVALID_REQUEST', 'QR inválido.', { fields: [{ path: 'qrPayload', message: err.message }] });
+      throw err;
+    }
+    const amountCents = q.amountCents ?? qr.amountCents;
+    if (amountCents === null) {
+      throw new ProviderError(400, 'INVALID_REQUEST', 'El QR no trae valor: indique amountCents.', {
+        fields: [{ path: 'amountCents', message: 'Requerido cuando el QR no trae valor (tag 54).' }],
+      });
+    }
+    if (qr.expiresAt && qr.expiresAt.getTime() <= Date.now() && !q.ignoreExpiry) throw qrExpired();
+    return this.incoming({
+      keyValue: normalizeKeyValue(qr.keyValue),
+      amountCents,
+      payerName: q.payerName,
+      payerDocument: q.payerDocument,
+      payerBank: q.payerBank,
+      transactionId: qr.transactionId,
+    });
   }
 
   /**

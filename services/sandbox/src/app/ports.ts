@@ -92,6 +92,8 @@ export interface IncomingRow {
   payerDocument: string;
   payerBank: string;
   receivedAt: string;
+  /** The transaction id of the dynamic QR the payer paid (tag 62/05); null when paid by key or by a QR without one. */
+  transactionId: string | null;
 }
 
 export interface NewRegistration {
@@ -110,6 +112,7 @@ export interface NewIncoming {
   payerName: string;
   payerDocument: string;
   payerBank: string;
+  transactionId: string | null;
 }
 
 /** A returned inbound payment as it is after the return (`returned`: this call recorded it). */

@@ -25,13 +25,14 @@ interface RawIncoming {
   payer_document: string;
   payer_bank: string;
   received_at: string;
+  transaction_id: string | null;
 }
 
 const iso = (col: string) => `to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') as ${col}`;
 const REG_COLS = `id::text as id, key_value, key_type, holder_name, holder_document, participant_callback_url, anchor_handle,
   ${iso('registered_at')}, ${iso('deleted_at')}`;
 const IN_COLS = `provider_transfer_id, registration_id::text as registration_id, key_value, amount_cents::text as amount_cents,
-  payer_name, payer_document, payer_bank, ${iso('received_at')}`;
+  payer_name, payer_document, payer_bank, ${iso('received_at')}, transaction_id`;
 
 function toRegistration(r: RawRegistration): RegistrationRow {
   return {
@@ -56,6 +57,7 @@ function toIncoming(r: RawIncoming): IncomingRow {
     payerDocument: r.payer_document,
     payerBank: r.payer_bank,
     receivedAt: r.received_at,
+    transactionId: r.transaction_id,
   };
 }
 
@@ -160,9 +162,9 @@ export class RegistrationStore implements KeyRegistry {
 
   async insertIncoming(tx: Tx, registrationId: string, p: NewIncoming): Promise<IncomingRow> {
     const r = await tx.one<RawIncoming>(
-      `insert into sandbox.breb_incoming (provider_transfer_id, registration_id, key_value, amount_cents, payer_name, payer_document, payer_bank)
-       values (?, ?::bigint, ?, ?::bigint, ?, ?, ?) returning ${IN_COLS}`,
-      [p.providerTransferId, registrationId, p.keyValue, p.amountCents.toString(), p.payerName, p.payerDocument, p.payerBank],
+      `insert into sandbox.breb_incoming (provider_transfer_id, registration_id, key_value, amount_cents, payer_name, payer_document, payer_bank, transaction_id)
+       values (?, ?::bigint, ?, ?::bigint, ?, ?, ?, ?) returning ${IN_COLS}`,
+      [p.providerTransferId, registrationId, p.keyValue, p.amountCents.toString(), p.payerName, p.payerDocument, p.payerBank, p.transactionId],
     );
     if (!r) throw new Error('inbound payment insert returned nothing');
     return toIncoming(r);

@@ -6,6 +6,7 @@ import { Migration0005PaymentSaga } from './0005-payment-saga.js';
 import { Migration0006KeyRegistrationAnchor } from './0006-key-registration-anchor.js';
 import { Migration0007PaymentReturns } from './0007-payment-returns.js';
 import { Migration0008TraceContext } from './0008-trace-context.js';
+import { Migration0009CobroKeys } from './0009-cobro-keys.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
@@ -17,4 +18,5 @@ export const collectKeyMigrations = [
   Migration0006KeyRegistrationAnchor,
   Migration0007PaymentReturns,
   Migration0008TraceContext,
+  Migration0009CobroKeys,
 ];

@@ -27,13 +27,27 @@ const registrationBody = z
     if (!isWellFormed(b.keyType, b.keyValue)) ctx.addIssue({ code: 'custom', path: ['keyValue'], message: `No es una llave ${b.keyType} válida.` });
   });
 
-const incomingBody = z.object({
-  keyValue: anyKey,
-  amountCents: amountCentsSchema,
-  payerName: text(150),
-  payerDocument: text(40), // as the payer's bank reports it, e.g. "CC 79123456"
-  payerBank: text(100),
-});
+/**
+ * A payment to a key (`keyValue` + `amountCents`) or of a QR (`qrPayload`; `amountCents` overrides the
+ * QR's amount, `ignoreExpiry` pays a QR past its expiry): exactly one of `keyValue` and `qrPayload`.
+ */
+const incomingBody = z
+  .object({
+    keyValue: anyKey.optional(),
+    qrPayload: z.string().trim().min(1).max(512).optional(),
+    amountCents: amountCentsSchema.optional(),
+    ignoreExpiry: z.boolean().optional(),
+    payerName: text(150),
+    payerDocument: text(40), // as the payer's bank reports it, e.g. "CC 79123456"
+    payerBank: text(100),
+  })
+  .superRefine((b, ctx) => {
+    if ((b.keyValue === undefined) === (b.qrPayload === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['keyValue'], message: 'Indique keyValue o qrPayload (uno de los dos).' });
+    }
+    if (b.keyValue !== undefined && b.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'Requerido.' });
+    if (b.keyValue !== undefined && b.ignoreExpiry !== undefined) ctx.addIssue({ code: 'custom', path: ['ignoreExpiry'], message: 'Solo con qrPayload.' });
+  });
 
 const returnBody = z.object({
   returnId: z
@@ -46,7 +60,7 @@ const returnBody = z.object({
 
 /**
  * Participants' Bre-B key registrations (POST / DELETE) and the scripted inbound payment
- * (the network routes a payer's transfer to the key's participant).
+ * (the network routes a payer's transfer to the key's participant), to a key or of a QR's payload.
  */
 export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
   router.post('/breb/directory/registrations', async (ctx) => {
@@ -81,7 +95,11 @@ export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
 
   router.post('/sandbox/breb/incoming', async (ctx) => {
     const b = parse(incomingBody, await readJson(ctx.req));
-    const { payment, eventId } = await d.collect.incoming(b);
+    const payer = { payerName: b.payerName, payerDocument: b.payerDocument, payerBank: b.payerBank };
+    const { payment, eventId } =
+      b.qrPayload !== undefined
+        ? await d.collect.payQr({ qrPayload: b.qrPayload, amountCents: b.amountCents, ignoreExpiry: b.ignoreExpiry, ...payer })
+        : await d.collect.incoming({ keyValue: b.keyValue!, amountCents: b.amountCents!, ...payer });
     ctx.status = 202;
     ctx.body = { providerTransferId: payment.providerTransferId, eventId };
   });

@@ -5,6 +5,7 @@ import { Migration0004SandboxSettlementReports } from './0004-sandbox-settlement
 import { Migration0005SandboxFaultVersions } from './0005-sandbox-fault-versions.js';
 import { Migration0006SandboxRegistrationFeed } from './0006-sandbox-registration-feed.js';
 import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js';
+import { Migration0008SandboxBrebQr } from './0008-sandbox-breb-qr.js';
 
 /** Every sandbox migration, in order. Append only. */
 export const sandboxMigrations = [
@@ -15,4 +16,5 @@ export const sandboxMigrations = [
   Migration0005SandboxFaultVersions,
   Migration0006SandboxRegistrationFeed,
   Migration0007SandboxBrebReturns,
+  Migration0008SandboxBrebQr,
 ];
