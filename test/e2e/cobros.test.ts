@@ -1,0 +1,280 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { PNG } from 'pngjs';
+import jsQRModule from 'jsqr';
+import { eventually } from '@wallet/platform/testing';
+import { Webhook } from 'standardwebhooks';
+import { startStack } from '../support/stack.js';
+import { fetchDocumented } from '../support/openapi-check.js';
+
+type Stack = Awaited<ReturnType<typeof startStack>>;
+type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
+const jsQR = ((jsQRModule as unknown as { default?: Decode }).default ?? jsQRModule) as unknown as Decode;
+
+/** CRC16-CCITT (0x1021, init 0xFFFF), as EMVCo QR payloads carry in tag 63. */
+function crc16(s: string): string {
+  let crc = 0xffff;
+  for (const byte of Buffer.from(s, 'utf8')) {
+    crc ^= byte << 8;
+    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc.toString(16).toUpperCase().padStart(4, '0');
+}
+
+interface Hit {
+  headers: IncomingHttpHeaders;
+  raw: string;
+  body: any;
+}
+
+/** A company's webhook receiver on loopback. */
+class Receiver {
+  server: Server | undefined;
+  hits: Hit[] = [];
+  url = '';
+  async start() {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const raw = Buffer.concat(chunks).toString('utf8');
+        this.hits.push({ headers: req.headers, raw, body: JSON.parse(raw) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/cobros-events`;
+  }
+  of(cobroId: string) {
+    return this.hits.filter((h) => h.body.data?.id === cobroId);
+  }
+  async stop() {
+    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
+  }
+}
+
+/**
+ * Cobros end to end: the gateway, pse-deposit (the cobro and its matching), collect-key (the
+ * dynamic key, the QR, the inbound payments), the sandbox network playing the payer (pay the QR by
+ * its payload, pay the key, pay another amount, pay twice, pay after the cobro closed), the ledger
+ * and the webhook service, whose deliveries are verified with the Standard Webhooks library.
+ */
+describe('cobros end to end', () => {
+  let stack: Stack;
+  let co: Awaited<ReturnType<Stack['provision']>>;
+  let other: Awaited<ReturnType<Stack['provision']>>;
+  const rx = new Receiver();
+  let secret = '';
+  const post = (path: string, body: unknown, key = co.writeKey) => stack.http('POST', path, { token: key, body });
+  const get = (path: string, key = co.readKey) => stack.http('GET', path, { token: key });
+  const payer = { payerName: 'Pedro Pérez', payerDocument: 'CC 79123456', payerBank: 'Nequi' };
+  const incoming = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${stack.sandbox!.url}/sandbox/breb/incoming`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...payer, ...body }),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const inAnHour = () => new Date(Date.now() + 3600_000).toISOString();
+  const cobro = async (id: string) => (await get(`/cobros/${id}`)).body;
+
+  beforeAll(async () => {
+    stack = await startStack({ deposits: true, webhooks: true });
+    co = await stack.provision('Cobros S.A.S.', { taxRegime: 'COMMON' });
+    other = await stack.provision('Ajena S.A.S.');
+    for (const c of [co, other]) await stack.admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1000 });
+    await rx.start();
+    const ep = await post('/webhooks/endpoints', {
+      url: rx.url,
+      events: ['cobro.created', 'cobro.partially_paid', 'cobro.paid', 'cobro.expired', 'cobro.cancelled'],
+    });
+    expect(ep.status).toBe(201);
+    secret = ep.body.secret;
+  }, 120_000);
+  afterAll(async () => {
+    await stack?.stop();
+    await rx.stop();
+  });
+  afterEach(async () => {
+    expect((await stack.invariants()).violations).toEqual([]);
+  });
+
+  it('a cobro with its dynamic QR and key: paid in part by the QR, in full by the key, then an excess; every webhook verified', async () => {
+    const created = await post('/cobros', {
+      reference: 'FAC-1001',
+      amountCents: 100_000_00,
+      expiresAt: inAnHour(),
+      description: 'Factura 1001',
+      metadata: { pedido: '77' },
+      methods: ['BREB_QR', 'BREB_KEY'],
+    });
+    expect(created.status).toBe(201);
+    const c = created.body;
+    expect(c).toMatchObject({
+      id: expect.stringMatching(/^cob_[a-z0-9]{24}$/),
+      reference: 'FAC-1001',
+      status: 'OPEN',
+      amountType: 'FIXED',
+      amountCents: 100_000_00,
+      paidAmountCents: 0,
+      metadata: { pedido: '77' },
+      overpaymentPolicy: 'accept',
+      payments: [],
+      breb: { keyValue: expect.stringMatching(/^@/), qrPayload: expect.any(String), qrPngUrl: `/cobros/${c.id}/qr.png` },
+    });
+    // The same request again is the same cobro; the reference with another request is a conflict.
+    const again = await post('/cobros', {
+      reference: 'FAC-1001',
+      amountCents: 100_000_00,
+      expiresAt: c.expiresAt,
+      description: 'Factura 1001',
+      metadata: { pedido: '77' },
+      methods: ['BREB_QR', 'BREB_KEY'],
+    });
+    expect([again.status, again.body.id]).toEqual([200, c.id]);
+    const clash = await post('/cobros', { reference: 'FAC-1001', amountCents: 5_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'] });
+    expect([clash.status, clash.body.error]).toEqual([409, 'REFERENCE_CONFLICT']);
+
+    // The QR: a dynamic EMVCo payload (01 = 12) with the amount, the transaction id and a valid CRC; the PNG decodes to it.
+    const payload: string = c.breb.qrPayload;
+    expect(payload.startsWith('000201010212')).toBe(true);
+    expect(payload).toContain('5409100000.00');
+    expect(payload).toContain(c.transactionId);
+    expect(payload).toContain(c.breb.keyValue);
+    expect(payload.slice(-4)).toBe(crc16(payload.slice(0, -4)));
+    const png = await fetchDocumented(`${stack.gateway.url}/cobros/${c.id}/qr.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
+    expect(png.status).toBe(200);
+    const img = PNG.sync.read(Buffer.from(await png.arrayBuffer()));
+    expect(jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data).toBe(payload);
+
+    // Pay part of it by the QR (the payer changes the amount), the rest by typing the key.
+    expect((await incoming({ qrPayload: payload, amountCents: 40_000_00 })).status).toBe(202);
+    await eventually(async () => (await cobro(c.id)).status === 'PARTIALLY_PAID', 20_000, 100);
+    expect((await incoming({ keyValue: c.breb.keyValue, amountCents: 60_000_00 })).status).toBe(202);
+    await eventually(async () => (await cobro(c.id)).status === 'PAID', 20_000, 100);
+    // Paid twice: the excess is accepted (the default policy) and shown, not counted.
+    expect((await incoming({ qrPayload: payload })).status).toBe(202);
+    await eventually(async () => (await cobro(c.id)).payments.length === 3, 20_000, 100);
+    const paid = await cobro(c.id);
+    expect(paid).toMatchObject({ status: 'PAID', paidAmountCents: 100_000_00, paidAt: expect.any(String) });
+    expect(paid.payments.map((p: any) => [p.amountCents, p.matchedBy, p.disposition])).toEqual([
+      [40_000_00, 'TRANSACTION_ID', 'COUNTED'],
+      [60_000_00, 'DYNAMIC_KEY', 'COUNTED'],
+      [100_000_00, 'TRANSACTION_ID', 'EXCESS'],
+    ]);
+    // Each payment is a deposit of the company, credited to its BREB wallet.
+    const listed = (await get('/deposits?rail=BREB&cursor=&limit=100')).body.items;
+    for (const p of paid.payments) {
+      const d = listed.find((x: any) => x.id === p.depositId);
+      expect([d?.status, d?.source, d?.brebKey?.value]).toEqual(['ASSIGNED', 'BREB', c.breb.keyValue]);
+    }
+
+    // The webhooks, in order for the cobro, each verified by the Standard Webhooks library.
+    const hits = await eventually(async () => {
+      const h = rx.of(c.id);
+      return h.length >= 3 ? h : null;
+    }, 20_000, 100);
+    expect(hits.map((h) => h.body.type)).toEqual(['cobro.created', 'cobro.partially_paid', 'cobro.paid']);
+    for (const h of hits) expect(() => new Webhook(secret).verify(h.raw, h.headers as Record<string, string>)).not.toThrow();
+    expect(hits[2]!.body.data).toMatchObject({ id: c.id, status: 'PAID', paidAmountCents: 100_000_00, depositId: paid.payments[1].depositId });
+  });
+
+  it('matches a payment to a customer key by the expected payer, when the cobro names that payer and the amount fits the range', async () => {
+    const key = (await post('/breb/collect-keys', { externalId: 'cliente-7', name: 'Tienda Siete' })).body;
+    const c = (
+      await post('/cobros', {
+        reference: 'FAC-2001',
+        minAmountCents: 10_000_00,
+        maxAmountCents: 20_000_00,
+        expiresAt: inAnHour(),
+        expectedPayer: { document: '79.123.456', name: 'Pedro Pérez' },
+        methods: ['BREB_KEY'],
+      })
+    ).body;
+    expect(c).toMatchObject({ status: 'OPEN', amountType: 'RANGE', minAmountCents: 10_000_00, maxAmountCents: 20_000_00 });
+    expect((await incoming({ keyValue: key.key.value, amountCents: 15_000_00 })).status).toBe(202);
+    await eventually(async () => (await cobro(c.id)).status === 'PAID', 20_000, 100);
+    expect((await cobro(c.id)).payments).toMatchObject([{ amountCents: 15_000_00, matchedBy: 'PAYER_RULE', payerDocument: 'CC 79123456' }]);
+  });
+
+  it('cancels an open cobro: its key stops taking payments (a later one is held UNASSIGNED); a PAID one cannot be cancelled', async () => {
+    const c = (await post('/cobros', { reference: 'FAC-3001', expiresAt: inAnHour(), methods: ['BREB_KEY'] })).body;
+    expect(c).toMatchObject({ amountType: 'OPEN', amountCents: null });
+    const cancelled = await post(`/cobros/${c.id}/cancel`, {});
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'CANCELLED', closedAt: expect.any(String) });
+    expect((await post(`/cobros/${c.id}/cancel`, {})).body.status).toBe('CANCELLED');
+    const late = await incoming({ keyValue: c.breb.keyValue, amountCents: 3_000_00 });
+    expect(late.status).toBe(202);
+    await eventually(
+      async () => {
+        const list = await get('/deposits?rail=BREB&status=UNASSIGNED&cursor=');
+        return list.body.items.some((d: any) => d.brebKey?.value === c.breb.keyValue);
+      },
+      20_000,
+      100,
+    );
+    expect((await cobro(c.id)).payments).toEqual([]);
+    await eventually(async () => rx.of(c.id).some((h) => h.body.type === 'cobro.cancelled'), 20_000, 100);
+
+    const open = (await post('/cobros', { reference: 'FAC-3002', expiresAt: inAnHour(), methods: ['BREB_QR'] })).body;
+    await incoming({ keyValue: open.breb.keyValue, amountCents: 1_234_00 });
+    await eventually(async () => (await cobro(open.id)).status === 'PAID', 20_000, 100);
+    const refused = await post(`/cobros/${open.id}/cancel`, {});
+    expect([refused.status, refused.body.error]).toEqual([409, 'INVALID_STATE_TRANSITION']);
+  });
+
+  it('lists newest first with a cursor and filters; another company reads nothing', async () => {
+    const page1 = await get('/cobros?limit=2');
+    expect(page1.status).toBe(200);
+    expect(page1.body.items).toHaveLength(2);
+    const page2 = await get(`/cobros?limit=2&cursor=${encodeURIComponent(page1.body.nextCursor)}`);
+    expect(page2.body.items.map((x: any) => x.id)).not.toContain(page1.body.items[0].id);
+    const byRef = await get('/cobros?reference=FAC-1001');
+    expect(byRef.body.items.map((x: any) => x.reference)).toEqual(['FAC-1001']);
+    const cancelled = await get('/cobros?status=CANCELLED');
+    expect(cancelled.body.items.every((x: any) => x.status === 'CANCELLED')).toBe(true);
+    const id = byRef.body.items[0].id;
+    const foreign = await get(`/cobros/${id}`, other.readKey);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'COBRO_NOT_FOUND']);
+    expect((await post(`/cobros/${id}/cancel`, {}, other.writeKey)).status).toBe(404);
+    expect((await get(`/cobros/${id}/qr.png`, other.readKey)).status).toBe(404);
+    expect((await get('/cobros', other.readKey)).body).toEqual({ items: [], nextCursor: null });
+    expect((await get('/cobros/cob_nope')).status).toBe(404);
+  });
+
+  it('refuses bad input: wrong types, missing fields, amount and range together, huge values, past expiry, malformed JSON', async () => {
+    const ok = { reference: 'FAC-9', amountCents: 1_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'] };
+    for (const bad of [
+      {},
+      { ...ok, amountCents: '100000' },
+      { ...ok, amountCents: 99 },
+      { ...ok, amountCents: 200_000_000_001 },
+      { ...ok, minAmountCents: 100 },
+      { ...ok, amountCents: undefined, minAmountCents: 5_000 },
+      { ...ok, methods: [] },
+      { ...ok, methods: ['CASH'] },
+      { ...ok, methods: ['BREB_KEY', 'BREB_KEY'] },
+      { ...ok, expiresAt: 'mañana' },
+      { ...ok, reference: '' },
+      { ...ok, overpaymentPolicy: 'return_all' },
+      { ...ok, expectedPayer: {} },
+      { ...ok, extra: true },
+    ]) {
+      const r = await post('/cobros', bad);
+      expect({ bad, status: r.status, error: r.body.error }).toEqual({ bad, status: 400, error: 'INVALID_REQUEST' });
+    }
+    const past = await post('/cobros', { ...ok, expiresAt: new Date(Date.now() - 1000).toISOString() });
+    expect([past.status, past.body.details?.fields?.[0]?.path]).toEqual([400, 'expiresAt']);
+    const malformed = await fetch(`${stack.gateway.url}/cobros`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${co.writeKey}`, 'content-type': 'application/json' },
+      body: '{"reference": ',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as any).error).toBe('INVALID_REQUEST');
+    const byRead = await post('/cobros', ok, co.readKey);
+    expect([byRead.status, byRead.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
+  });
+});
