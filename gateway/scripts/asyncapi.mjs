@@ -24,12 +24,14 @@ export const STREAMS = {
   COLLECT_KEYS: { subjects: 'collectkey.>', owner: 'collect-key' },
   RECONCILIATION: { subjects: 'reconciliation.>', owner: 'reconciliation' },
   COMPANIES: { subjects: 'company.>', owner: 'gateway' },
+  COBROS: { subjects: 'cobro.>', owner: 'pse-deposit' },
 };
 
 const LEDGER = 'wallet.events.v1.LedgerPostingRecorded';
 const TRANSFER = 'wallet.events.v1.TransferEvent';
 const DEPOSIT = 'wallet.events.v1.DepositEvent';
 const COLLECT_KEY = 'wallet.events.v1.CollectKeyEvent';
+const COBRO = 'wallet.events.v1.CobroEvent';
 
 /** Every subject the product publishes: [subject, payload message, publishers, when]. */
 export const SUBJECTS = [
@@ -92,6 +94,16 @@ export const SUBJECTS = [
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
   ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
+  ['cobro.created', COBRO, ['pse-deposit'], 'A cobro (an expected payment) was opened: its dynamic Bre-B key is registered and its QR payload is ready (docs/cobros.md).'],
+  [
+    'cobro.partially_paid',
+    COBRO,
+    ['pse-deposit'],
+    'A payment received by expiresAt was matched to the cobro and the total is still short of its amount (or minimum); `depositId` names the payment.',
+  ],
+  ['cobro.paid', COBRO, ['pse-deposit'], 'A matched payment completed the cobro (an open-amount cobro: its first payment); `depositId` names it.'],
+  ['cobro.expired', COBRO, ['pse-deposit'], 'The cobro passed expiresAt (plus the grace for payments on their way) unpaid or partly paid; its key was deleted.'],
+  ['cobro.cancelled', COBRO, ['pse-deposit'], 'The company cancelled the cobro; its key was deleted. What was paid stays credited.'],
   [
     'reconciliation.completed',
     'wallet.events.v1.ReconciliationCompleted',
@@ -135,6 +147,7 @@ const INT64 = new Set(['int64', 'uint64', 'sint64', 'fixed64', 'sfixed64']);
 const INT32 = new Set(['int32', 'uint32', 'sint32', 'fixed32', 'sfixed32']);
 const WELL_KNOWN = {
   'google.protobuf.Timestamp': { type: 'string', format: 'date-time' },
+  'google.protobuf.Struct': { type: 'object', additionalProperties: true, description: 'A JSON object (proto3 JSON of google.protobuf.Struct).' },
 };
 
 const schemaName = (fullName) => fullName.replace(/^\./, '');
@@ -148,6 +161,7 @@ export function loadProtos() {
     return join(PROTO_ROOT, target);
   };
   const files = [
+    'cobro_events.proto',
     'collectkey_events.proto',
     'company_events.proto',
     'deposit_events.proto',

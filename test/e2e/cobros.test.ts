@@ -218,7 +218,9 @@ describe('cobros end to end', () => {
     expect((await cobro(c.id)).payments).toEqual([]);
     await eventually(async () => rx.of(c.id).some((h) => h.body.type === 'cobro.cancelled'), 20_000, 100);
 
-    const open = (await post('/cobros', { reference: 'FAC-3002', expiresAt: inAnHour(), methods: ['BREB_QR'] })).body;
+    // Without expiresAt: 24 hours.
+    const open = (await post('/cobros', { reference: 'FAC-3002', methods: ['BREB_QR'] })).body;
+    expect(Math.abs(Date.parse(open.expiresAt) - Date.parse(open.createdAt) - 24 * 3600_000)).toBeLessThan(1000);
     await incoming({ keyValue: open.breb.keyValue, amountCents: 1_234_00 });
     await eventually(async () => (await cobro(open.id)).status === 'PAID', 20_000, 100);
     const refused = await post(`/cobros/${open.id}/cancel`, {});

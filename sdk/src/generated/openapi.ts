@@ -678,6 +678,110 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cobros': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your cobros, newest first (cursor pagination), with their payments
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listCobros'];
+    put?: never;
+    /**
+     * Create a cobro: an expected payment with its dynamic Bre-B QR and key
+     * @description 201 with a new cobro, OPEN, its dynamic Bre-B key registered and its QR payload ready; 200 with the same cobro when its `reference` already names one made with the same request; 409 `REFERENCE_CONFLICT` when it names another. Every inbound payment is matched to it automatically: by the QR's transaction id, by the dynamic key it was paid to, or by the expected payer. The payments are credited to the company's BREB wallet as any Bre-B collection (BREB_INFLOW fees); the cobro itself moves no money. 503 when the Bre-B directory does not answer: retry with the same reference.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     Rate class: **Collect-key writes** (60/min by default).
+     */
+    post: operations['createCobro'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cobros/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One cobro with the payments matched to it
+     * @description Another company's cobro answers 404 `COBRO_NOT_FOUND`.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getCobro'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cobros/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an OPEN or PARTIALLY_PAID cobro (idempotent)
+     * @description The cobro becomes CANCELLED and its dynamic key is deleted: a later payment to it is held UNASSIGNED (assign it or return it with `/deposits/{id}/assign|return`). What was already paid stays credited. 409 `INVALID_STATE_TRANSITION` for a PAID or EXPIRED cobro.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     Rate class: **Collect-key writes** (60/min by default).
+     */
+    post: operations['cancelCobro'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cobros/{id}/qr.png': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The cobro's dynamic QR (PNG)
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['getCobroQrPng'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/dictionaries/banks/ach': {
     parameters: {
       query?: never;
@@ -1194,6 +1298,102 @@ export interface components {
        */
       keyType?: 'PHONE' | 'EMAIL' | 'ALPHANUM' | 'NRIC' | 'AUTO';
     };
+    CancelCobroRequest: Record<string, never>;
+    Cobro: {
+      /** @description `cob_…` */
+      id: string;
+      reference: string;
+      /** @enum {string} */
+      status: 'OPEN' | 'PARTIALLY_PAID' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+      /** @enum {string} */
+      amountType: 'FIXED' | 'RANGE' | 'OPEN';
+      amountCents: number | null;
+      minAmountCents: number | null;
+      maxAmountCents: number | null;
+      /** @description The sum of the COUNTED payments. */
+      paidAmountCents: number;
+      /** @constant */
+      currency: 'COP';
+      description: string | null;
+      expectedPayer: {
+        document: string | null;
+        name: string | null;
+      } | null;
+      metadata: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      overpaymentPolicy: 'accept' | 'hold_for_review';
+      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /** @description The id the dynamic QR carries (EMVCo tag 62, sub-tag 05); a payment of the QR brings it back. */
+      transactionId: string;
+      breb: {
+        /** @description The dynamic Bre-B key (an alias): payable by typing it until the cobro closes. */
+        keyValue: string;
+        /** @description The EMVCo merchant-presented payload (point of initiation 12, amount, transaction id, expiry; CRC16 in tag 63). */
+        qrPayload: string;
+        /** @description The QR image (PNG), with the same API key. */
+        qrPngUrl: string;
+      } | null;
+      payments: components['schemas']['CobroPayment'][];
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      expiresAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      updatedAt: string;
+      paidAt: string | null;
+      /** @description When it EXPIRED or was CANCELLED. */
+      closedAt: string | null;
+    };
+    /** @description Who is expected to pay. A payment that names no cobro (no transaction id, no dynamic key, no reference) is matched to the open cobro expecting its payer. */
+    CobroExpectedPayer: {
+      /** @description The payer's document (separators and a type prefix such as `CC` are ignored when matching). */
+      document?: string;
+      name?: string;
+    };
+    CobroPage: {
+      items: components['schemas']['Cobro'][];
+      nextCursor: string | null;
+    };
+    CobroPayment: {
+      /** @description `dep_…`: the deposit (GET /deposits/{id}). */
+      depositId: string;
+      /** @enum {string} */
+      source: 'BREB' | 'PSE';
+      /** @description What the payer paid. */
+      amountCents: number;
+      /** @description What was credited to your wallet (after fees). */
+      netAmountCents: number;
+      /** @enum {string} */
+      matchedBy: 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
+      /**
+       * @description `COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.
+       * @enum {string}
+       */
+      disposition: 'COUNTED' | 'EXCESS' | 'HELD_FOR_REVIEW';
+      payerName: string | null;
+      payerDocument: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      receivedAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      matchedAt: string;
+    };
     CollectKey: {
       /** @description `bkey_…` */
       id: string;
@@ -1243,6 +1443,9 @@ export interface components {
       /** @description 1..10000 items, each exactly what POST /transfers/send takes (more → 422 VALIDATION_ERROR). An item that is not a valid send does not fail the request: it comes back as an invalid item. */
       items: (components['schemas']['SendTransferRequest'] | unknown)[];
     };
+    /** @description A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount). */
+    CreateCobroRequest:
+      components['schemas']['CreateFixedCobroRequest'] | components['schemas']['CreateRangeCobroRequest'] | components['schemas']['CreateOpenCobroRequest'];
     CreateCollectKeyRequest: {
       /** @description Your identifier of the customer; one live key per externalId. */
       externalId: string;
@@ -1251,6 +1454,55 @@ export interface components {
       keyType?: 'ALPHANUM';
       /** @description An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
       keyValue?: string;
+    };
+    CreateFixedCobroRequest: {
+      /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
+      reference: string;
+      /**
+       * Format: date-time
+       * @description When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count. Omitted: 24 hours after creation.
+       * @example 2026-12-15T23:59:59-05:00
+       */
+      expiresAt?: string;
+      description?: string;
+      expectedPayer?: components['schemas']['CobroExpectedPayer'];
+      /** @description Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given. */
+      metadata?: {
+        [key: string]: string;
+      };
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
+      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /**
+       * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
+       * @enum {string}
+       */
+      overpaymentPolicy?: 'accept' | 'hold_for_review';
+      /** @description A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID. */
+      amountCents: number;
+    };
+    /** @description An open amount: the first payment of any amount makes it PAID. */
+    CreateOpenCobroRequest: {
+      /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
+      reference: string;
+      /**
+       * Format: date-time
+       * @description When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count. Omitted: 24 hours after creation.
+       * @example 2026-12-15T23:59:59-05:00
+       */
+      expiresAt?: string;
+      description?: string;
+      expectedPayer?: components['schemas']['CobroExpectedPayer'];
+      /** @description Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given. */
+      metadata?: {
+        [key: string]: string;
+      };
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
+      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /**
+       * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
+       * @enum {string}
+       */
+      overpaymentPolicy?: 'accept' | 'hold_for_review';
     };
     CreatePseDepositRequest: {
       /** @description Centavos the payer must pay (JSON integer), 100 to 200,000,000,000 (2,000 million COP, the largest transfer the platform moves). */
@@ -1265,6 +1517,33 @@ export interface components {
       payerPhone?: string;
       /** @description Your identifier; appears in the listing and the receipt. */
       internalRef?: string;
+    };
+    CreateRangeCobroRequest: {
+      /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
+      reference: string;
+      /**
+       * Format: date-time
+       * @description When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count. Omitted: 24 hours after creation.
+       * @example 2026-12-15T23:59:59-05:00
+       */
+      expiresAt?: string;
+      description?: string;
+      expectedPayer?: components['schemas']['CobroExpectedPayer'];
+      /** @description Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given. */
+      metadata?: {
+        [key: string]: string;
+      };
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
+      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /**
+       * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
+       * @enum {string}
+       */
+      overpaymentPolicy?: 'accept' | 'hold_for_review';
+      /** @description PAID from this total on. */
+      minAmountCents: number;
+      /** @description The most it takes (≥ minAmountCents); beyond it, the overpayment policy. */
+      maxAmountCents: number;
     };
     CreateWebhookEndpointRequest: {
       /**
@@ -1291,6 +1570,11 @@ export interface components {
         | 'collect_key.created'
         | 'collect_key.deleted'
         | 'collect_key.state_changed'
+        | 'cobro.created'
+        | 'cobro.partially_paid'
+        | 'cobro.paid'
+        | 'cobro.expired'
+        | 'cobro.cancelled'
         | 'batch.validated'
         | 'batch.completed'
         | 'company.security_changed'
@@ -1753,6 +2037,11 @@ export interface components {
         | 'collect_key.created'
         | 'collect_key.deleted'
         | 'collect_key.state_changed'
+        | 'cobro.created'
+        | 'cobro.partially_paid'
+        | 'cobro.paid'
+        | 'cobro.expired'
+        | 'cobro.cancelled'
         | 'batch.validated'
         | 'batch.completed'
         | 'company.security_changed'
@@ -8363,6 +8652,1162 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listCobros: {
+    parameters: {
+      query?: {
+        status?: 'OPEN' | 'PARTIALLY_PAID' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+        reference?: string;
+        from?: string;
+        to?: string;
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of cobros. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amountCents": null,
+           *           "amountType": "RANGE",
+           *           "breb": {
+           *             "keyValue": "@xh5elxpgur",
+           *             "qrPayload": "00020101021226260007CO.BREB0111@xh5elxpgur5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBPKVWC5S4108Y7OL7SYQA80290007CO.BREB0114202611291036386304D383",
+           *             "qrPngUrl": "/cobros/cob_wte3t5h5xeu2e9bu8co1n69h/qr.png"
+           *           },
+           *           "closedAt": null,
+           *           "createdAt": "2026-11-29T09:36:38.904000Z",
+           *           "currency": "COP",
+           *           "description": null,
+           *           "expectedPayer": {
+           *             "document": "79.123.456",
+           *             "name": "Pedro Pérez"
+           *           },
+           *           "expiresAt": "2026-11-29T10:36:38.900000Z",
+           *           "id": "cob_wte3t5h5xeu2e9bu8co1n69h",
+           *           "maxAmountCents": 2000000,
+           *           "metadata": {},
+           *           "methods": [
+           *             "BREB_KEY"
+           *           ],
+           *           "minAmountCents": 1000000,
+           *           "overpaymentPolicy": "accept",
+           *           "paidAmountCents": 1500000,
+           *           "paidAt": "2026-11-29T09:36:38.991000Z",
+           *           "payments": [
+           *             {
+           *               "amountCents": 1500000,
+           *               "depositId": "dep_pzwbcqer51jy734kllg4d6dj",
+           *               "disposition": "COUNTED",
+           *               "matchedAt": "2026-11-29T09:36:38.993000Z",
+           *               "matchedBy": "PAYER_RULE",
+           *               "netAmountCents": 1500000,
+           *               "payerDocument": "CC 79123456",
+           *               "payerName": "Pedro Pérez",
+           *               "receivedAt": "2026-11-29T09:36:38.933000Z",
+           *               "source": "BREB"
+           *             }
+           *           ],
+           *           "reference": "FAC-2001",
+           *           "status": "PAID",
+           *           "transactionId": "CBPKVWC5S4108Y7OL7SYQA",
+           *           "updatedAt": "2026-11-29T09:36:38.991000Z"
+           *         },
+           *         {
+           *           "amountCents": 10000000,
+           *           "amountType": "FIXED",
+           *           "breb": {
+           *             "keyValue": "@lr7b8xabw2",
+           *             "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
+           *             "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *           },
+           *           "closedAt": null,
+           *           "createdAt": "2026-11-29T09:36:35.197000Z",
+           *           "currency": "COP",
+           *           "description": "Factura 1001",
+           *           "expectedPayer": null,
+           *           "expiresAt": "2026-11-29T10:36:35.175000Z",
+           *           "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *           "maxAmountCents": null,
+           *           "metadata": {
+           *             "pedido": "77"
+           *           },
+           *           "methods": [
+           *             "BREB_QR",
+           *             "BREB_KEY"
+           *           ],
+           *           "minAmountCents": null,
+           *           "overpaymentPolicy": "accept",
+           *           "paidAmountCents": 10000000,
+           *           "paidAt": "2026-11-29T09:36:38.537000Z",
+           *           "payments": [
+           *             {
+           *               "amountCents": 4000000,
+           *               "depositId": "dep_19o2h79nycc62sqgg0gvfm2i",
+           *               "disposition": "COUNTED",
+           *               "matchedAt": "2026-11-29T09:36:38.411000Z",
+           *               "matchedBy": "TRANSACTION_ID",
+           *               "netAmountCents": 4000000,
+           *               "payerDocument": "CC 79123456",
+           *               "payerName": "Pedro Pérez",
+           *               "receivedAt": "2026-11-29T09:36:38.301000Z",
+           *               "source": "BREB"
+           *             },
+           *             {
+           *               "amountCents": 6000000,
+           *               "depositId": "dep_pfcuj4ybhdf2y521x1egf4ex",
+           *               "disposition": "COUNTED",
+           *               "matchedAt": "2026-11-29T09:36:38.540000Z",
+           *               "matchedBy": "DYNAMIC_KEY",
+           *               "netAmountCents": 6000000,
+           *               "payerDocument": "CC 79123456",
+           *               "payerName": "Pedro Pérez",
+           *               "receivedAt": "2026-11-29T09:36:38.462000Z",
+           *               "source": "BREB"
+           *             }
+           *           ],
+           *           "reference": "FAC-1001",
+           *           "status": "PAID",
+           *           "transactionId": "CBDFWBU10XO808BA1WKBYT",
+           *           "updatedAt": "2026-11-29T09:36:38.681000Z"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['CobroPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createCobro: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "expectedPayer": {
+         *         "document": "79.123.456",
+         *         "name": "Pedro Pérez"
+         *       },
+         *       "maxAmountCents": 2000000,
+         *       "methods": [
+         *         "BREB_KEY"
+         *       ],
+         *       "minAmountCents": 1000000,
+         *       "reference": "FAC-2026-0457"
+         *     }
+         */
+        'application/json': components['schemas']['CreateCobroRequest'];
+      };
+    };
+    responses: {
+      /** @description The cobro this reference already names (same request). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": 10000000,
+           *       "amountType": "FIXED",
+           *       "breb": {
+           *         "keyValue": "@lr7b8xabw2",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
+           *         "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *       },
+           *       "closedAt": null,
+           *       "createdAt": "2026-11-29T09:36:35.197000Z",
+           *       "currency": "COP",
+           *       "description": "Factura 1001",
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-29T10:36:35.175000Z",
+           *       "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *       "maxAmountCents": null,
+           *       "metadata": {
+           *         "pedido": "77"
+           *       },
+           *       "methods": [
+           *         "BREB_QR",
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": null,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 0,
+           *       "paidAt": null,
+           *       "payments": [],
+           *       "reference": "FAC-1001",
+           *       "status": "OPEN",
+           *       "transactionId": "CBDFWBU10XO808BA1WKBYT",
+           *       "updatedAt": "2026-11-29T09:36:35.245000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Cobro'];
+        };
+      };
+      /** @description The new cobro (OPEN). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": null,
+           *       "amountType": "RANGE",
+           *       "breb": {
+           *         "keyValue": "@xh5elxpgur",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@xh5elxpgur5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBPKVWC5S4108Y7OL7SYQA80290007CO.BREB0114202611291036386304D383",
+           *         "qrPngUrl": "/cobros/cob_wte3t5h5xeu2e9bu8co1n69h/qr.png"
+           *       },
+           *       "closedAt": null,
+           *       "createdAt": "2026-11-29T09:36:38.904000Z",
+           *       "currency": "COP",
+           *       "description": null,
+           *       "expectedPayer": {
+           *         "document": "79.123.456",
+           *         "name": "Pedro Pérez"
+           *       },
+           *       "expiresAt": "2026-11-29T10:36:38.900000Z",
+           *       "id": "cob_wte3t5h5xeu2e9bu8co1n69h",
+           *       "maxAmountCents": 2000000,
+           *       "metadata": {},
+           *       "methods": [
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": 1000000,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 0,
+           *       "paidAt": null,
+           *       "payments": [],
+           *       "reference": "FAC-2001",
+           *       "status": "OPEN",
+           *       "transactionId": "CBPKVWC5S4108Y7OL7SYQA",
+           *       "updatedAt": "2026-11-29T09:36:38.924000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Cobro'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `FAST_WALLET_MISSING`: Falta la billetera BREB de la empresa. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'FAST_WALLET_MISSING';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`REFERENCE_CONFLICT`: La referencia ya se usó con una solicitud diferente. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'REFERENCE_CONFLICT';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `BREB_DIRECTORY_LOOKUP_FAILED`: El directorio Bre-B no responde; intente de nuevo.<br>`SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'BREB_DIRECTORY_LOOKUP_FAILED' | 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getCobro: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The cobro. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": 10000000,
+           *       "amountType": "FIXED",
+           *       "breb": {
+           *         "keyValue": "@lr7b8xabw2",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
+           *         "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *       },
+           *       "closedAt": null,
+           *       "createdAt": "2026-11-29T09:36:35.197000Z",
+           *       "currency": "COP",
+           *       "description": "Factura 1001",
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-29T10:36:35.175000Z",
+           *       "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *       "maxAmountCents": null,
+           *       "metadata": {
+           *         "pedido": "77"
+           *       },
+           *       "methods": [
+           *         "BREB_QR",
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": null,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 4000000,
+           *       "paidAt": null,
+           *       "payments": [
+           *         {
+           *           "amountCents": 4000000,
+           *           "depositId": "dep_19o2h79nycc62sqgg0gvfm2i",
+           *           "disposition": "COUNTED",
+           *           "matchedAt": "2026-11-29T09:36:38.411000Z",
+           *           "matchedBy": "TRANSACTION_ID",
+           *           "netAmountCents": 4000000,
+           *           "payerDocument": "CC 79123456",
+           *           "payerName": "Pedro Pérez",
+           *           "receivedAt": "2026-11-29T09:36:38.301000Z",
+           *           "source": "BREB"
+           *         }
+           *       ],
+           *       "reference": "FAC-1001",
+           *       "status": "PARTIALLY_PAID",
+           *       "transactionId": "CBDFWBU10XO808BA1WKBYT",
+           *       "updatedAt": "2026-11-29T09:36:38.405000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Cobro'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `COBRO_NOT_FOUND`: El cobro no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COBRO_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  cancelCobro: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': components['schemas']['CancelCobroRequest'];
+      };
+    };
+    responses: {
+      /** @description The cobro, CANCELLED. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": null,
+           *       "amountType": "OPEN",
+           *       "breb": {
+           *         "keyValue": "@9m46tjdy03",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@9m46tjdy035204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBQSXQZ07UVH3591C6QDT380290007CO.BREB0114202611291036396304F8BD",
+           *         "qrPngUrl": "/cobros/cob_dwzds0z09etl4ofhk7sh2pzr/qr.png"
+           *       },
+           *       "closedAt": "2026-11-29T09:36:39.166000Z",
+           *       "createdAt": "2026-11-29T09:36:39.131000Z",
+           *       "currency": "COP",
+           *       "description": null,
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-29T10:36:39.126000Z",
+           *       "id": "cob_dwzds0z09etl4ofhk7sh2pzr",
+           *       "maxAmountCents": null,
+           *       "metadata": {},
+           *       "methods": [
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": null,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 0,
+           *       "paidAt": null,
+           *       "payments": [],
+           *       "reference": "FAC-3001",
+           *       "status": "CANCELLED",
+           *       "transactionId": "CBQSXQZ07UVH3591C6QDT3",
+           *       "updatedAt": "2026-11-29T09:36:39.166000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Cobro'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `COBRO_NOT_FOUND`: El cobro no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COBRO_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`INVALID_STATE_TRANSITION`: La operación no es válida en el estado actual. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'INVALID_STATE_TRANSITION';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  getCobroQrPng: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The PNG of `breb.qrPayload`. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `COBRO_NOT_FOUND`: El cobro no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COBRO_NOT_FOUND';
           };
         };
       };

@@ -34,7 +34,7 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
             amountCents: big(body.amountCents),
             minAmountCents: big(body.minAmountCents),
             maxAmountCents: big(body.maxAmountCents),
-            expiresAt: new Date(body.expiresAt),
+            expiresAt: body.expiresAt === undefined ? undefined : new Date(body.expiresAt),
             description: body.description,
             expectedPayer: body.expectedPayer,
             metadata: body.metadata ?? {},

@@ -31,7 +31,12 @@ const base = {
     .meta({ description: 'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.' }),
   expiresAt: z.iso
     .datetime({ offset: true, message: 'Debe ser un instante ISO 8601 con zona horaria.' })
-    .meta({ description: 'When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count.', example: '2026-12-15T23:59:59-05:00' }),
+    .meta({
+      description:
+        'When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count. Omitted: 24 hours after creation.',
+      example: '2026-12-15T23:59:59-05:00',
+    })
+    .optional(),
   description: textSchema(1, 140).optional(),
   expectedPayer: ExpectedPayer.optional(),
   metadata: z

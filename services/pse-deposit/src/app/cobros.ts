@@ -12,7 +12,7 @@ import {
   type CobroStatus,
   type CreateCobroInput,
 } from '../domain/cobro.js';
-import type { CobroEvent } from '../domain/cobro-machine.js';
+import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
 import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
@@ -35,7 +35,8 @@ export interface CobroDeps {
   expiryGraceSeconds: number;
 }
 
-const TYPE_OF: Record<string, string> = { created: 'created', partially_paid: 'partially_paid', paid: 'paid', expired: 'expired', cancelled: 'cancelled' };
+/** The `cobro.*` subjects (COBRO_MACHINE's `emits`). */
+export type CobroEventKind = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled';
 
 /** A cobro with everything a client sees (the gRPC answer and the events' payload). */
 export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
@@ -80,7 +81,7 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
 }
 
 /** `cobro.<kind>` on stream COBROS: a CobroEvent (proto3 JSON) carrying the cobro as it is after the change. */
-export function cobroEvent(deps: Pick<CobroDeps, 'now' | 'newId'>, kind: string, c: CobroRecord, depositId?: string): OutboxEvent {
+export function cobroEvent(deps: Pick<CobroDeps, 'now' | 'newId'>, kind: CobroEventKind, c: CobroRecord, depositId?: string): OutboxEvent {
   const id = deps.newId();
   const payload = cobroEventsV1.CobroEvent.toJSON({
     eventId: id,
@@ -94,9 +95,9 @@ export function cobroEvent(deps: Pick<CobroDeps, 'now' | 'newId'>, kind: string,
 
 /** The event a transition writes (COBRO_MACHINE.emits), built from the changed cobro. */
 export const eventFor =
-  (deps: Pick<CobroDeps, 'now' | 'newId'>, kind: string | undefined) =>
-  (c: CobroRecord): OutboxEvent | null =>
-    kind && TYPE_OF[kind] ? cobroEvent(deps, kind, c) : null;
+  (deps: Pick<CobroDeps, 'now' | 'newId'>, kind: CobroEventKind) =>
+  (c: CobroRecord): OutboxEvent =>
+    cobroEvent(deps, kind, c);
 
 const requireCompany = (companyId: string | undefined): string => {
   if (!companyId) throw new AppError('AUTH_REQUIRED');
@@ -311,8 +312,11 @@ export class CobroSweeper {
 /** The matcher's event builder: cobro.partially_paid / cobro.paid with the payment that made it. */
 export const matchEvent =
   (deps: Pick<CobroDeps, 'now' | 'newId'>) =>
-  (c: CobroRecord, depositId: string, event: CobroEvent): OutboxEvent =>
-    cobroEvent(deps, event, c, depositId);
+  (c: CobroRecord, depositId: string, event: CobroEvent): OutboxEvent => {
+    const kind = COBRO_MACHINE[event].emits;
+    if (!kind) throw new Error(`cobro event ${event} emits nothing`);
+    return cobroEvent(deps, kind, c, depositId);
+  };
 
 export function cobroUseCases(deps: CobroDeps) {
   return {

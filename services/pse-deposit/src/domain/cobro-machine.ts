@@ -15,6 +15,9 @@
 import { exitsOf as tableExits, stateTableMermaid } from '@wallet/platform';
 import type { CobroState } from './cobro.js';
 
+/** The `cobro.*` subjects a move writes. */
+export type CobroSubject = 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled';
+
 export const COBRO_STATES = ['CREATING', 'OPEN', 'PARTIALLY_PAID', 'PAID', 'EXPIRED', 'CANCELLED', 'ABANDONED'] as const satisfies readonly CobroState[];
 
 /** `creator`: the CreateCobro call (or its retry); `matcher`: the inbound payment consumer; `company`: an API key or dashboard user. */
@@ -28,7 +31,7 @@ export interface CobroTransition {
   to: CobroState;
   by: readonly CobroActor[];
   /** The `cobro.*` subject written with the move. */
-  emits?: 'created' | 'partially_paid' | 'paid' | 'expired' | 'cancelled';
+  emits?: CobroSubject;
   /** The dynamic key is deleted after this move (the sweeper retries until collect-key confirms). */
   closesKey?: 'now' | 'at_expiry';
   why: string;

@@ -108,6 +108,8 @@ export const MIN_COBRO_CENTS = 100n;
 export const MAX_COBRO_CENTS = 200_000_000_000n;
 export const MIN_TTL_MS = 60_000;
 export const MAX_TTL_MS = 366 * 24 * 3600 * 1000;
+/** A cobro created without expiresAt takes payments for 24 hours (as a PSE link does). */
+export const DEFAULT_TTL_MS = 24 * 3600 * 1000;
 const REFERENCE = /^[A-Za-z0-9][A-Za-z0-9._:/#-]{0,63}$/;
 const DOCUMENT = /^[A-Za-z0-9.-]{3,20}$/;
 
@@ -159,8 +161,8 @@ export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro 
       p.add('maxAmountCents', 'Debe ser mayor o igual que minAmountCents.');
     }
   }
-  const expiresAt = i.expiresAt;
-  if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) p.add('expiresAt', 'Es obligatorio.');
+  const expiresAt = i.expiresAt ?? new Date(now.getTime() + DEFAULT_TTL_MS);
+  if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) p.add('expiresAt', 'Debe ser un instante válido.');
   else if (expiresAt.getTime() < now.getTime() + MIN_TTL_MS) p.add('expiresAt', 'Debe ser al menos un minuto en el futuro.');
   else if (expiresAt.getTime() > now.getTime() + MAX_TTL_MS) p.add('expiresAt', 'Debe ser a lo sumo un año en el futuro.');
   if (i.description !== undefined && i.description !== '') checkName(p, 'description', i.description, 140, false);
