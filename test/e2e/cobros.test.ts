@@ -198,6 +198,31 @@ describe('cobros end to end', () => {
     expect((await cobro(c.id)).payments).toMatchObject([{ amountCents: 15_000_00, matchedBy: 'PAYER_RULE', payerDocument: 'CC 79123456' }]);
   });
 
+  it('lists a payment that matched no cobro, and attaches it by hand', async () => {
+    const key = (await post('/breb/collect-keys', { externalId: 'cliente-8', name: 'Tienda Ocho' })).body;
+    const c = (await post('/cobros', { reference: 'FAC-4001', amountCents: 8_000_00, methods: ['BREB_KEY'] })).body;
+    expect((await incoming({ keyValue: key.key.value, amountCents: 8_000_00, payerDocument: 'CC 11111111' })).status).toBe(202);
+    const listed = await eventually(
+      async () => (await get('/cobros/unmatched-payments')).body.items.find((u: any) => u.reason === 'NO_MATCH' && u.amountCents === 8_000_00),
+      20_000,
+      100,
+    );
+    expect(listed).toMatchObject({ cobroId: null, source: 'BREB', payerDocument: 'CC 11111111' });
+    const attached = await post(`/cobros/${c.id}/payments`, { depositId: listed.depositId });
+    expect(attached.status).toBe(200);
+    expect(attached.body).toMatchObject({ status: 'PAID', paidAmountCents: 8_000_00, payments: [{ depositId: listed.depositId, matchedBy: 'MANUAL', disposition: 'COUNTED' }] });
+    expect((await post(`/cobros/${c.id}/payments`, { depositId: listed.depositId })).body.payments).toHaveLength(1);
+    expect((await get('/cobros/unmatched-payments')).body.items.map((u: any) => u.depositId)).not.toContain(listed.depositId);
+    const elsewhere = (await post('/cobros', { reference: 'FAC-4002', amountCents: 8_000_00, methods: ['BREB_KEY'] })).body;
+    const twice = await post(`/cobros/${elsewhere.id}/payments`, { depositId: listed.depositId });
+    expect([twice.status, twice.body.error]).toEqual([409, 'INVALID_STATE_TRANSITION']);
+    const foreign = await post(`/cobros/${elsewhere.id}/payments`, { depositId: listed.depositId }, other.writeKey);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
+    const unknown = await post(`/cobros/${elsewhere.id}/payments`, { depositId: 'dep_000000000000000000000000' });
+    expect([unknown.status, unknown.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
+    expect((await post(`/cobros/${elsewhere.id}/payments`, { depositId: 'nope' })).status).toBe(400);
+  });
+
   it('cancels an open cobro: its key stops taking payments (a later one is held UNASSIGNED); a PAID one cannot be cancelled', async () => {
     const c = (await post('/cobros', { reference: 'FAC-3001', expiresAt: inAnHour(), methods: ['BREB_KEY'] })).body;
     expect(c).toMatchObject({ amountType: 'OPEN', amountCents: null });

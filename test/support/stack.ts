@@ -120,7 +120,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       smtpUrl: `smtp://127.0.0.1:${sandbox!.smtpPort}`,
       callbackUrl: `${gatewayUrl}/webhooks/pse`,
       port: 0,
-      logLevel: 'silent',
+      logLevel: process.env.E2E_DEP_LOG ?? 'silent',
     });
   }
   if (o.receipts) {

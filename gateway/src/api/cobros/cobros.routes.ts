@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { cobroView as cobroToApi } from '@wallet/platform';
-import { COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, CreateCobroBody } from './schemas.js';
+import { AttachPaymentBody, COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, CreateCobroBody, UnmatchedPageSchema, UnmatchedQuery } from './schemas.js';
+import { centsToNumber, formatInstant } from '@wallet/platform';
 
 const big = (v: number | undefined) => (v === undefined ? undefined : BigInt(v));
 
@@ -71,6 +72,61 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
         );
         return { status: 200, body: { items: r.items.map(cobroToApi), nextCursor: r.nextCursor ?? null } };
       },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/cobros/unmatched-payments',
+      operationId: 'listUnmatchedPayments',
+      tags: ['Cobros'],
+      summary: 'Payments that matched no cobro, newest first (attach them with POST /cobros/{id}/payments)',
+      description:
+        'A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it came while you had open cobros and matched none (`NO_MATCH`). It stays credited to your wallet; attaching it to a cobro removes it from this list.',
+      auth: { kind: 'apiKey', scope: 'READ' },
+      rateClass: 'READS',
+      query: UnmatchedQuery,
+      responses: { 200: { description: 'A page of unmatched payments.', schema: UnmatchedPageSchema } },
+      errors: ['SERVICE_UNAVAILABLE'],
+      handler: async ({ query, call }) => {
+        const r = await deposits.listUnmatchedPayments({ limit: query.limit, cursor: query.cursor }, call);
+        return {
+          status: 200,
+          body: {
+            items: r.items.map((u) => ({
+              depositId: u.depositId,
+              cobroId: u.cobroId ?? null,
+              reason: u.reason,
+              source: u.source,
+              amountCents: centsToNumber(u.amountCents),
+              payerName: u.payerName ?? null,
+              payerDocument: u.payerDocument ?? null,
+              receivedAt: formatInstant(u.receivedAt ?? new Date(0)),
+              listedAt: formatInstant(u.listedAt ?? new Date(0)),
+            })),
+            nextCursor: r.nextCursor ?? null,
+          },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/cobros/{id}/payments',
+      operationId: 'attachCobroPayment',
+      tags: ['Cobros'],
+      summary: 'Attach one of your credited payments to a cobro by hand',
+      description:
+        "The payment (`matchedBy: MANUAL`) counts toward the cobro as a matched one would, whenever it was received: the cobro must be OPEN or PARTIALLY_PAID (or PAID: then the overpayment policy decides). Idempotent: the same payment again answers the cobro as it is. 409 `INVALID_STATE_TRANSITION` when the payment is matched to another cobro, is not credited (ASSIGNED), or the cobro EXPIRED or was CANCELLED. Another company's cobro or payment answers 404.",
+      auth: { kind: 'apiKey', scope: 'WRITE' },
+      rateClass: 'COLLECT_KEY_WRITES',
+      idempotent: true,
+      params: z.object({ id: COBRO_ID }),
+      paramErrors: { id: 'COBRO_NOT_FOUND' },
+      body: AttachPaymentBody,
+      responses: { 200: { description: 'The cobro with the payment.', schema: CobroSchema } },
+      errors: ['COBRO_NOT_FOUND', 'DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
+      handler: async ({ params, body, call }) => ({
+        status: 200,
+        body: cobroToApi(await deposits.attachCobroPayment({ cobroId: params.id, depositId: body.depositId }, call)),
+      }),
     }),
     defineRoute({
       method: 'GET',

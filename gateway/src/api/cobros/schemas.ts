@@ -142,3 +142,25 @@ export const CobroSchema = z
   .meta({ id: 'Cobro' });
 
 export const CobroPageSchema = z.object({ items: z.array(CobroSchema), nextCursor: z.string().nullable() }).meta({ id: 'CobroPage' });
+
+export const AttachPaymentBody = z
+  .strictObject({ depositId: z.string().regex(/^dep_[a-z0-9]{24}$/).meta({ description: 'A credited (ASSIGNED) payment of yours: `dep_…`, from GET /cobros/unmatched-payments or GET /deposits.' }) })
+  .meta({ id: 'AttachCobroPaymentRequest' });
+
+export const UnmatchedQuery = z.strictObject({ limit: queryInt(1, 200, 50), cursor: z.string().min(1).max(512).optional() });
+
+export const UnmatchedPaymentSchema = z
+  .object({
+    depositId: z.string(),
+    cobroId: z.string().nullable().meta({ description: 'The cobro it aimed at (its QR transaction id or its dynamic key), when it named one.' }),
+    reason: z.enum(['COBRO_EXPIRED', 'COBRO_CANCELLED', 'NO_MATCH']),
+    source: z.enum(['BREB', 'PSE']),
+    amountCents: centsNumber(),
+    payerName: z.string().nullable(),
+    payerDocument: z.string().nullable(),
+    receivedAt: isoDate(),
+    listedAt: isoDate(),
+  })
+  .meta({ id: 'UnmatchedPayment' });
+
+export const UnmatchedPageSchema = z.object({ items: z.array(UnmatchedPaymentSchema), nextCursor: z.string().nullable() }).meta({ id: 'UnmatchedPaymentPage' });

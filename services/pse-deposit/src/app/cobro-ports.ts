@@ -49,6 +49,23 @@ export type MatchOutcome =
   | { kind: 'repeat' }
   | { kind: 'ignored' };
 
+export type AttachOutcome =
+  | { kind: 'attached'; cobro: CobroRecord; repeat: boolean }
+  | { kind: 'refused'; code: 'DEPOSIT_NOT_FOUND' | 'COBRO_NOT_FOUND' | 'INVALID_STATE_TRANSITION'; message?: string };
+
+/** A payment that matched no cobro, as GET /cobros/unmatched-payments lists it. */
+export interface UnmatchedPayment {
+  depositId: string;
+  cobroId: string | null;
+  reason: UnmatchedReason;
+  source: 'BREB' | 'PSE';
+  amount: bigint;
+  payerName: string | null;
+  payerDocument: string | null;
+  receivedAt: Date;
+  createdAt: Date;
+}
+
 /** The cobros' storage (persistence/cobro.store.ts): every state change through COBRO_MACHINE. */
 export interface CobroStore {
   insertCreating(c: NewCobro): Promise<{ created: true; cobro: CobroRecord } | { created: false; existing: CobroIssueFacts }>;
@@ -66,5 +83,7 @@ export interface CobroStore {
   dueForExpiry(before: Date, limit: number): Promise<string[]>;
   keysToClose(now: Date, limit: number): Promise<Array<{ id: string; companyId: string }>>;
   markKeyClosed(id: string): Promise<void>;
+  attach(companyId: string, cobroId: string, depositId: string, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<AttachOutcome>;
+  listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>>;
   match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome>;
 }

@@ -318,8 +318,54 @@ export const matchEvent =
     return cobroEvent(deps, kind, c, depositId);
   };
 
+const isDepositRef = (v: string): boolean => /^dep_[a-z0-9]{24}$/.test(v);
+
+export class AttachPayment {
+  constructor(private readonly deps: CobroDeps) {}
+
+  /**
+   * POST /cobros/{id}/payments: one of the company's credited payments, attached to one of its
+   * cobros by hand (matchedBy MANUAL). The store decides under both rows' locks (SqlCobroStore.attach).
+   */
+  async execute(companyIdIn: string | undefined, cobroId: string, depositId: string): Promise<CobroRecord> {
+    const companyId = requireCompany(companyIdIn);
+    if (!isCobroId(cobroId ?? '')) throw new AppError('COBRO_NOT_FOUND');
+    if (!isDepositRef(depositId ?? '')) throw new AppError('DEPOSIT_NOT_FOUND');
+    const deps = this.deps;
+    const r = await deps.store.attach(companyId, cobroId, depositId, deps.now(), matchEvent(deps));
+    if (r.kind === 'refused') throw new AppError(r.code, r.message);
+    if (!r.repeat) deps.log.info({ cobroId, depositId, status: r.cobro.state }, 'payment attached to a cobro by hand');
+    return r.cobro;
+  }
+}
+
+export class ListUnmatched {
+  constructor(private readonly deps: CobroDeps) {}
+  async execute(companyIdIn: string | undefined, q: { limit?: number | undefined; cursor?: string | undefined }) {
+    const companyId = requireCompany(companyIdIn);
+    const limit = Math.min(Math.max(q.limit || 50, 1), 200);
+    const after = q.cursor ? decodeUnmatchedCursor(q.cursor) : null;
+    const rows = await this.deps.store.listUnmatched(companyId, limit + 1, after);
+    const page = rows.slice(0, limit);
+    return { items: page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.cursor) : null };
+  }
+}
+
+function decodeUnmatchedCursor(s: string): CobroCursor {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
+    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string' && isDepositRef(id)) return { createdAt, id };
+  } catch {
+    /* answered below */
+  }
+  new Problems().add('query.cursor', 'El cursor no es válido.').throwIfAny();
+  throw new AppError('INVALID_REQUEST');
+}
+
 export function cobroUseCases(deps: CobroDeps) {
   return {
+    attach: new AttachPayment(deps),
+    unmatched: new ListUnmatched(deps),
     create: new CreateCobro(deps),
     get: new GetCobro(deps),
     list: new ListCobros(deps),

@@ -20,7 +20,7 @@ export type CobroSubject = 'created' | 'partially_paid' | 'paid' | 'expired' | '
 
 export const COBRO_STATES = ['CREATING', 'OPEN', 'PARTIALLY_PAID', 'PAID', 'EXPIRED', 'CANCELLED', 'ABANDONED'] as const satisfies readonly CobroState[];
 
-/** `creator`: the CreateCobro call (or its retry); `matcher`: the inbound payment consumer; `company`: an API key or dashboard user. */
+/** `creator`: the CreateCobro call (or its retry); `matcher`: the inbound payment consumer; `company`: an API key or dashboard user (cancel, attach by hand). */
 export type CobroActor = 'creator' | 'matcher' | 'company' | 'sweeper';
 
 export const COBRO_EVENTS = ['issued', 'abandon', 'partially_paid', 'paid', 'expire', 'cancel'] as const;
@@ -54,14 +54,15 @@ export const COBRO_MACHINE: Readonly<Record<CobroEvent, CobroTransition>> = {
   partially_paid: {
     from: ['OPEN', 'PARTIALLY_PAID'],
     to: 'PARTIALLY_PAID',
-    by: ['matcher'],
+    // company: a payment it attached by hand (POST /cobros/{id}/payments).
+    by: ['matcher', 'company'],
     emits: 'partially_paid',
     why: 'a payment received by expiresAt was matched and the total is still short of the amount (or the minimum)',
   },
   paid: {
     from: ['OPEN', 'PARTIALLY_PAID'],
     to: 'PAID',
-    by: ['matcher'],
+    by: ['matcher', 'company'],
     emits: 'paid',
     closesKey: 'at_expiry',
     why: 'a payment received by expiresAt completed the amount (an OPEN-amount cobro: its first payment)',

@@ -68,6 +68,28 @@ export function depositHandlers(
       return cobroToProto(await co().cancel.execute(ctx.companyId, req.id));
     },
 
+    async attachCobroPayment(req, ctx) {
+      return cobroToProto(await co().attach.execute(ctx.companyId, req.cobroId, req.depositId));
+    },
+
+    async listUnmatchedPayments(req, ctx) {
+      const r = await co().unmatched.execute(ctx.companyId, { limit: req.limit, cursor: req.cursor });
+      return {
+        items: r.items.map((u) => ({
+          depositId: u.depositId,
+          ...(u.cobroId ? { cobroId: u.cobroId } : {}),
+          reason: u.reason,
+          source: u.source,
+          amountCents: u.amount,
+          ...(u.payerName ? { payerName: u.payerName } : {}),
+          ...(u.payerDocument ? { payerDocument: u.payerDocument } : {}),
+          receivedAt: u.receivedAt,
+          listedAt: u.createdAt,
+        })),
+        ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}),
+      };
+    },
+
     async getCobroQrPng(req, ctx) {
       return { png: await co().qrPng.execute(ctx.companyId, req.id) };
     },
@@ -178,4 +200,6 @@ export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceSe
   getCobro: ['gateway'],
   cancelCobro: ['gateway'],
   getCobroQrPng: ['gateway'],
+  attachCobroPayment: ['gateway'],
+  listUnmatchedPayments: ['gateway'],
 };

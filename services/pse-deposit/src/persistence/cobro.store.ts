@@ -14,7 +14,7 @@ import {
 } from '../domain/cobro.js';
 import { COBRO_MACHINE, type CobroActor, type CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from '../app/ports.js';
-import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro } from '../app/cobro-ports.js';
+import type { AttachOutcome, CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro, UnmatchedPayment } from '../app/cobro-ports.js';
 
 interface CobroRow {
   id: string;
@@ -371,9 +371,28 @@ export class SqlCobroStore implements CobroStore {
       return { kind: 'unmatched', cobroId: null, reason: 'NO_MATCH' };
     }
 
+    return this.apply(tx, row, p, matchedBy!, 'matcher', now, mkEvent, false);
+  }
+
+  /**
+   * A payment decided against a locked cobro row: unmatched with its reason, or matched (its row in
+   * cobro_payments, the cobro's new total and state under COBRO_MACHINE, history and event).
+   * `manual`: a company attaching it by hand (its time of receipt does not bar it; the cobro must be open or PAID).
+   */
+  private async apply(
+    tx: SqlTx,
+    row: CobroRow,
+    p: InboundPayment,
+    matchedBy: MatchedBy,
+    actor: CobroActor,
+    now: Date,
+    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+    manual: boolean,
+  ): Promise<MatchOutcome> {
     const cobro = toCobro(row);
-    const d = decideMatch(cobro, { amount: p.amount, receivedAt: p.receivedAt });
+    const d = decideMatch(cobro, { amount: p.amount, receivedAt: manual ? cobro.expiresAt : p.receivedAt });
     if (d.kind === 'unmatched') {
+      if (manual) return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
       await this.recordUnmatched(tx, p, cobro.id, d.reason, now);
       return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
     }
@@ -405,14 +424,120 @@ export class SqlCobroStore implements CobroStore {
          where id = ? returning *`,
         [t.to, d.paidAmount.toString(), t.to, cobro.id],
       );
-      await history(tx, cobro.id, event, cobro.state, t.to, 'matcher', p.depositId);
+      if (!t.by.includes(actor)) throw new Error(`cobro event ${event} is not ${actor}'s`);
+      await history(tx, cobro.id, event, cobro.state, t.to, actor, p.depositId);
       const after = toCobro(rows[0]!, await paymentsOf(tx, cobro.id));
       await appendOutbox(tx, mkEvent(after, p.depositId, event));
       this.eventsWritten();
     } else {
       await tx.query(`update pse_deposit.cobros set updated_at = now() where id = ?`, [cobro.id]);
     }
-    return { kind: 'matched', cobroId: cobro.id, matchedBy: matchedBy!, disposition: d.disposition, event };
+    return { kind: 'matched', cobroId: cobro.id, matchedBy, disposition: d.disposition, event };
+  }
+
+
+  /**
+   * A company attaches one of its credited payments to one of its cobros by hand (POST
+   * /cobros/{id}/payments): the deposit and the cobro are locked, the payment must be ASSIGNED and not
+   * matched to another cobro (the same cobro again answers as it is), the cobro must be open or PAID
+   * (then the overpayment policy decides), and the payment leaves the unmatched list — one transaction.
+   */
+  async attach(
+    companyId: string,
+    cobroId: string,
+    depositId: string,
+    now: Date,
+    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+  ): Promise<AttachOutcome> {
+    const out = await this.db.preparedTx(async (tx): Promise<AttachOutcome> => {
+      const dep = await tx.one<{
+        source: 'BREB' | 'PSE';
+        status: string;
+        amount: string;
+        net_amount: string;
+        payer_name: string | null;
+        payer_first_name: string | null;
+        payer_last_name: string | null;
+        payer_document_number: string | null;
+        provider_confirmed_at: Date | string | null;
+        created_at: Date | string;
+      }>(
+        `select source, status, amount, net_amount, payer_name, payer_first_name, payer_last_name, payer_document_number, provider_confirmed_at, created_at
+           from pse_deposit.deposits where id = $1 and company_id = $2 for update`,
+        [depositId, companyId],
+      );
+      if (!dep) return { kind: 'refused', code: 'DEPOSIT_NOT_FOUND' };
+      const row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = $1 and company_id = $2 and state not in ('CREATING', 'ABANDONED') for update`, [
+        cobroId,
+        companyId,
+      ]);
+      if (!row) return { kind: 'refused', code: 'COBRO_NOT_FOUND' };
+      const matched = await tx.one<{ cobro_id: string }>(`select cobro_id from pse_deposit.cobro_payments where deposit_id = $1`, [depositId]);
+      if (matched) {
+        if (matched.cobro_id === cobroId) return { kind: 'attached', cobro: toCobro(row, await paymentsOf(tx, cobroId)), repeat: true };
+        return { kind: 'refused', code: 'INVALID_STATE_TRANSITION', message: `El pago ya está conciliado con el cobro ${matched.cobro_id}.` };
+      }
+      if (dep.status !== 'ASSIGNED') {
+        return { kind: 'refused', code: 'INVALID_STATE_TRANSITION', message: `Solo se concilia un pago acreditado (ASSIGNED); este está ${dep.status}.` };
+      }
+      const name = dep.payer_name ?? ([dep.payer_first_name, dep.payer_last_name].filter(Boolean).join(' ') || null);
+      const p: InboundPayment = {
+        depositId,
+        companyId,
+        source: dep.source,
+        amount: centsFromDb(dep.amount),
+        netAmount: centsFromDb(dep.net_amount),
+        payerName: name,
+        payerDocument: dep.payer_document_number,
+        receivedAt: date(dep.provider_confirmed_at ?? dep.created_at),
+        transactionId: null,
+        cobroId,
+        reference: null,
+      };
+      const r = await this.apply(tx, row, p, 'MANUAL', 'company', now, mkEvent, true);
+      if (r.kind !== 'matched') {
+        return { kind: 'refused', code: 'INVALID_STATE_TRANSITION', message: `El cobro está ${row.state}: solo se le concilia un pago mientras está abierto o pagado.` };
+      }
+      await tx.query(`delete from pse_deposit.cobro_unmatched where deposit_id = $1`, [depositId]);
+      return { kind: 'attached', cobro: toCobro((await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = $1`, [cobroId]))!, await paymentsOf(tx, cobroId)), repeat: false };
+    });
+    if (out.kind === 'attached' && !out.repeat) this.eventsWritten();
+    return out;
+  }
+
+  /** The company's payments that matched no cobro (newest first), with the cobro each aimed at, if any. */
+  async listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>> {
+    const rows = await this.db.prepared<{
+      deposit_id: string;
+      cobro_id: string | null;
+      reason: UnmatchedReason;
+      source: 'BREB' | 'PSE';
+      amount: string;
+      received_at: Date | string;
+      created_at: Date | string;
+      cursor_at: string;
+      payer_name: string | null;
+      payer_document: string | null;
+    }>(
+      `select u.*, to_char(u.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as cursor_at,
+              d.payer_name, d.payer_document_number as payer_document
+         from pse_deposit.cobro_unmatched u left join pse_deposit.deposits d on d.id = u.deposit_id
+        where u.company_id = $1 and ($2::timestamptz is null or (u.created_at, u.deposit_id) < ($2::timestamptz, $3::text))
+        order by u.created_at desc, u.deposit_id desc limit $4`,
+      [companyId, after?.createdAt ?? null, after?.id ?? null, limit],
+    );
+    return rows.map((r) => ({
+      depositId: r.deposit_id,
+      cobroId: r.cobro_id,
+      reason: r.reason,
+      source: r.source,
+      amount: centsFromDb(r.amount),
+      payerName: r.payer_name,
+      payerDocument: r.payer_document,
+      receivedAt: date(r.received_at),
+      createdAt: date(r.created_at),
+      cursor: { createdAt: r.cursor_at, id: r.deposit_id },
+    }));
   }
 
   private async recordUnmatched(tx: SqlTx, p: InboundPayment, cobroId: string | null, reason: UnmatchedReason, now: Date): Promise<void> {

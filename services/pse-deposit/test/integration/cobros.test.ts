@@ -311,6 +311,39 @@ describe('cobros (pse-deposit)', () => {
       );
     });
 
+    it('one payment attached by hand to two cobros at once: exactly one gets it', async () => {
+      await fc.assert(
+        fc.asyncProperty(fc.scheduler(), async (s) => {
+          const co = `co-${randomUUID()}`;
+          const a = (await create(co)).cobro;
+          const b = (await create(co)).cobro;
+          const stray = await pay(co, { amount: 100_000n, payerDocument: 'CC 5' });
+          await until(async () => expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toHaveLength(1));
+          const c = new Choreography(s);
+          const results: string[] = [];
+          for (const target of [a, b]) {
+            void c.actor(target.id, async () => {
+              await c.point('attach');
+              try {
+                await uc.attach.execute(co, target.id, stray.id);
+                results.push('attached');
+              } catch (err) {
+                results.push((err as AppError).code);
+              }
+            });
+          }
+          await c.finish();
+          const counted = [await uc.get.execute(co, a.id), await uc.get.execute(co, b.id)].filter((x) => x.state === 'PAID');
+          const v = await cobroViolations(h.deposit.db, co);
+          if (results.sort().join() !== 'INVALID_STATE_TRANSITION,attached' || counted.length !== 1) v.push(`results ${results.join()} paid ${counted.length}`);
+          const left = await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id]);
+          if (left.length !== 0) v.push('still listed unmatched after the attach');
+          if (v.length > 0) throw new Error(`${v.join('\n')}\n${c.trace.join('\n')}`);
+        }),
+        { numRuns: 8 },
+      );
+    });
+
     it('two payments racing for the last peso: exactly one completes the cobro; the other is an excess, never double-counted', async () => {
       await fc.assert(
         fc.asyncProperty(fc.scheduler(), fc.constantFrom('accept', 'hold_for_review'), async (s, policy) => {

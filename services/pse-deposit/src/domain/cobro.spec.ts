@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import { AppError } from '@wallet/platform';
+import { bounds, decideMatch, documentKey, isCobroId, newCobroId, newTransactionId, requestFingerprint, validateCreateCobro, type CobroRecord } from './cobro.js';
+
+const NOW = new Date('2026-11-29T12:00:00Z');
+const HOUR = 3600_000;
+const base = { reference: 'FAC-1', expiresAt: new Date(NOW.getTime() + HOUR), methods: ['BREB_QR'] };
+
+type Facts = Parameters<typeof decideMatch>[0];
+const cobro = (over: Partial<Facts> = {}): Facts => ({
+  state: 'OPEN',
+  amountType: 'FIXED',
+  amount: 100_000n,
+  minAmount: null,
+  maxAmount: null,
+  paidAmount: 0n,
+  expiresAt: new Date(NOW.getTime() + HOUR),
+  overpaymentPolicy: 'accept',
+  ...over,
+});
+
+describe('cobro ids and documents', () => {
+  it('draws distinct ids and transaction ids that fit the QR', () => {
+    const ids = new Set(Array.from({ length: 300 }, newCobroId));
+    expect(ids.size).toBe(300);
+    for (const id of ids) expect(isCobroId(id)).toBe(true);
+    for (let i = 0; i < 50; i++) expect(newTransactionId()).toMatch(/^CB[A-Z0-9]{20}$/);
+  });
+  it('compares documents by their letters and digits, without a type prefix', () => {
+    expect(documentKey('CC 79.123.456')).toBe('79123456');
+    expect(documentKey('79123456')).toBe('79123456');
+    expect(documentKey('NIT 900.123.456-7')).toBe('9001234567');
+    expect(documentKey('')).toBeNull();
+    expect(documentKey(null)).toBeNull();
+  });
+});
+
+describe('validateCreateCobro', () => {
+  it('reads the amount kind from what is given', () => {
+    expect(validateCreateCobro({ ...base, amountCents: 5_000n }, NOW)).toMatchObject({ amountType: 'FIXED', amount: 5_000n });
+    expect(validateCreateCobro({ ...base, minAmountCents: 100n, maxAmountCents: 200n }, NOW)).toMatchObject({ amountType: 'RANGE', minAmount: 100n, maxAmount: 200n });
+    expect(validateCreateCobro(base, NOW)).toMatchObject({ amountType: 'OPEN', amount: null, overpaymentPolicy: 'accept' });
+  });
+  it('defaults the expiry to 24 hours', () => {
+    expect(validateCreateCobro({ ...base, expiresAt: undefined }, NOW).expiresAt).toEqual(new Date(NOW.getTime() + 24 * HOUR));
+  });
+  it('names every problem at once', () => {
+    let err: unknown;
+    try {
+      validateCreateCobro(
+        {
+          reference: '-bad',
+          amountCents: 5n,
+          minAmountCents: 1n,
+          expiresAt: new Date(NOW.getTime() + 1000),
+          methods: [],
+          overpaymentPolicy: 'return',
+          expectedPayer: {},
+          metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])),
+        },
+        NOW,
+      );
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(AppError);
+    const paths = ((err as AppError).details as { fields: Array<{ path: string }> }).fields.map((f) => f.path).sort();
+    expect([...new Set(paths)]).toEqual(['amountCents', 'expectedPayer', 'expiresAt', 'metadata', 'methods', 'overpaymentPolicy', 'reference']);
+  });
+  it('refuses a range upside down and an expiry past a year', () => {
+    expect(() => validateCreateCobro({ ...base, minAmountCents: 300n, maxAmountCents: 200n }, NOW)).toThrow(AppError);
+    expect(() => validateCreateCobro({ ...base, expiresAt: new Date(NOW.getTime() + 367 * 24 * HOUR) }, NOW)).toThrow(AppError);
+  });
+  it('fingerprints a request: the same request again is equal, any change is not', () => {
+    const a = requestFingerprint(validateCreateCobro({ ...base, amountCents: 5_000n, methods: ['BREB_QR', 'BREB_KEY'] }, NOW));
+    expect(requestFingerprint(validateCreateCobro({ ...base, amountCents: 5_000n, methods: ['BREB_KEY', 'BREB_QR'] }, NOW))).toBe(a);
+    expect(requestFingerprint(validateCreateCobro({ ...base, amountCents: 5_001n, methods: ['BREB_QR', 'BREB_KEY'] }, NOW))).not.toBe(a);
+  });
+});
+
+describe('decideMatch', () => {
+  const inTime = { receivedAt: NOW };
+  it('counts toward a fixed amount: partial, then paid; beyond it by the policy', () => {
+    expect(decideMatch(cobro(), { ...inTime, amount: 40_000n })).toEqual({ kind: 'match', disposition: 'COUNTED', event: 'partially_paid', paidAmount: 40_000n });
+    expect(decideMatch(cobro({ state: 'PARTIALLY_PAID', paidAmount: 40_000n }), { ...inTime, amount: 60_000n })).toEqual({
+      kind: 'match',
+      disposition: 'COUNTED',
+      event: 'paid',
+      paidAmount: 100_000n,
+    });
+    expect(decideMatch(cobro({ overpaymentPolicy: 'hold_for_review', paidAmount: 0n }), { ...inTime, amount: 120_000n })).toMatchObject({
+      disposition: 'HELD_FOR_REVIEW',
+      event: null,
+      paidAmount: 0n,
+    });
+    expect(decideMatch(cobro({ state: 'PAID', paidAmount: 100_000n }), { ...inTime, amount: 1n })).toMatchObject({ disposition: 'EXCESS', event: null });
+  });
+  it('never counts a payment received after expiresAt, nor one for a closed cobro', () => {
+    expect(decideMatch(cobro(), { amount: 1n, receivedAt: new Date(NOW.getTime() + 2 * HOUR) })).toEqual({ kind: 'unmatched', reason: 'COBRO_EXPIRED' });
+    expect(decideMatch(cobro({ state: 'EXPIRED' }), { ...inTime, amount: 1n })).toEqual({ kind: 'unmatched', reason: 'COBRO_EXPIRED' });
+    expect(decideMatch(cobro({ state: 'CANCELLED' }), { ...inTime, amount: 1n })).toEqual({ kind: 'unmatched', reason: 'COBRO_CANCELLED' });
+  });
+  it('a range is paid from its minimum; an open amount by its first payment', () => {
+    const range = cobro({ amountType: 'RANGE', amount: null, minAmount: 1_000n, maxAmount: 2_000n });
+    expect(bounds(range)).toEqual({ due: 1_000n, max: 2_000n });
+    expect(decideMatch(range, { ...inTime, amount: 999n })).toMatchObject({ event: 'partially_paid' });
+    expect(decideMatch(range, { ...inTime, amount: 1_500n })).toMatchObject({ event: 'paid' });
+    expect(decideMatch(cobro({ amountType: 'OPEN', amount: null }), { ...inTime, amount: 1n })).toMatchObject({ event: 'paid', paidAmount: 1n });
+  });
+
+  it('any sequence of payments: the total counted is the sum of the COUNTED ones, PAID exactly when it reaches what is due', () => {
+    const kinds = fc.constantFrom<CobroRecord['amountType']>('FIXED', 'RANGE', 'OPEN');
+    fc.assert(
+      fc.property(kinds, fc.constantFrom<CobroRecord['overpaymentPolicy']>('accept', 'hold_for_review'), fc.array(fc.bigInt({ min: 1n, max: 150_000n }), { maxLength: 8 }), (kind, policy, amounts) => {
+        let c = cobro({ amountType: kind, overpaymentPolicy: policy, ...(kind === 'RANGE' ? { amount: null, minAmount: 50_000n, maxAmount: 120_000n } : {}), ...(kind === 'OPEN' ? { amount: null } : {}) });
+        let counted = 0n;
+        for (const a of amounts) {
+          const d = decideMatch(c, { amount: a, receivedAt: NOW });
+          if (d.kind !== 'match') throw new Error('an open cobro in time always matches');
+          if (d.disposition === 'COUNTED') counted += a;
+          expect(d.paidAmount).toBe(counted);
+          const { due, max } = bounds(c);
+          if (policy === 'hold_for_review' && max !== null) expect(counted <= max).toBe(true);
+          const state = d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : c.state;
+          expect(state === 'PAID').toBe(c.state === 'PAID' || due === null || counted >= due);
+          c = { ...c, state, paidAmount: d.paidAmount };
+        }
+      }),
+    );
+  });
+});
