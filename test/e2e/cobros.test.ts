@@ -180,6 +180,48 @@ describe('cobros end to end', () => {
     expect(hits[2]!.body.data).toMatchObject({ id: c.id, status: 'PAID', paidAmountCents: 100_000_00, depositId: paid.payments[1].depositId });
   });
 
+  it('a cobro with a PSE link: paid through PSE (matched by its link); a PSE link of yours carrying a cobro reference matches by reference', async () => {
+    const psePay = (depositId: string) =>
+      fetch(`${stack.sandbox!.url}/sandbox/pse/${depositId}/pay`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+      });
+    const created = await post('/cobros', {
+      reference: 'FAC-5001',
+      amountCents: 250_000_00,
+      methods: ['BREB_QR', 'PSE'],
+      psePayer: { documentTypeId: 1, documentNumber: '1020304050', firstName: 'Laura', lastName: 'Gómez Ruiz', email: 'laura@example.com' },
+    });
+    expect(created.status).toBe(201);
+    const c = created.body;
+    expect(c.pse).toEqual({ depositId: expect.stringMatching(/^dep_/), paygatewayUrl: expect.stringContaining(c.pse.depositId) });
+    expect(c.breb).not.toBeNull();
+    expect((await psePay(c.pse.depositId)).status).toBe(200);
+    await eventually(async () => (await cobro(c.id)).status === 'PAID', 20_000, 100);
+    expect((await cobro(c.id)).payments).toMatchObject([{ depositId: c.pse.depositId, source: 'PSE', matchedBy: 'PSE_LINK', amountCents: 250_000_00 }]);
+
+    // PSE needs a fixed amount and its payer.
+    const noPayer = await post('/cobros', { reference: 'FAC-5002', amountCents: 1_000_00, methods: ['PSE'] });
+    expect([noPayer.status, noPayer.body.details?.fields?.[0]?.path]).toEqual([400, 'psePayer']);
+
+    // A link made with POST /deposits/pse whose internalRef is a cobro's reference pays that cobro.
+    const byRef = (await post('/cobros', { reference: 'FAC-5003', amountCents: 90_000_00, methods: ['BREB_KEY'] })).body;
+    const link = await post('/deposits/pse', {
+      amountCents: 90_000_00,
+      payerDocumentTypeId: 1,
+      payerDocumentNumber: '1020304050',
+      payerFirstName: 'Laura',
+      payerLastName: 'Gómez Ruiz',
+      payerEmail: 'laura@example.com',
+      internalRef: 'FAC-5003',
+    });
+    expect(link.status).toBe(201);
+    expect((await psePay(link.body.id)).status).toBe(200);
+    await eventually(async () => (await cobro(byRef.id)).status === 'PAID', 20_000, 100);
+    expect((await cobro(byRef.id)).payments).toMatchObject([{ depositId: link.body.id, matchedBy: 'REFERENCE', source: 'PSE' }]);
+  });
+
   it('matches a payment to a customer key by the expected payer, when the cobro names that payer and the amount fits the range', async () => {
     const key = (await post('/breb/collect-keys', { externalId: 'cliente-7', name: 'Tienda Siete' })).body;
     const c = (

@@ -30,6 +30,8 @@ import { meterDepositStore, watchExceptions } from './app/metrics.js';
 import { GrpcCobroKeys } from './adapters/cobro-keys.client.js';
 import { CobroSweeper, cobroMatcher, cobroUseCases, type CobroDeps } from './app/cobros.js';
 import { SqlCobroStore } from './persistence/cobro.store.js';
+import type { CreatePseCommand } from './app/create-pse-deposit.js';
+import type { DepositRecord } from './domain/deposit.js';
 
 export const DEPOSIT_SCHEMA = 'pse_deposit';
 
@@ -101,9 +103,28 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
 
     const cobroKeys = new GrpcCobroKeys(c.COLLECT_KEY_GRPC_ADDR, o.mesh);
     scope.defer(async () => cobroKeys.shutdown());
+    // The cobros' PSE links are this service's own PSE deposits (the use case is built below, with the other ports).
+    let createPse: ((companyId: string, cmd: CreatePseCommand) => Promise<DepositRecord>) | undefined;
     const cobroDeps: CobroDeps = {
       store: new SqlCobroStore(db, () => relay.nudge()),
       keys: cobroKeys,
+      pseLinks: {
+        async create(companyId, cobro, payer, profile) {
+          const d = await createPse!(companyId, {
+            amountCents: cobro.amount,
+            payerDocumentTypeId: payer.documentTypeId,
+            payerDocumentNumber: payer.documentNumber,
+            payerFirstName: payer.firstName,
+            payerLastName: payer.lastName,
+            payerEmail: payer.email,
+            payerPhone: payer.phone,
+            internalRef: cobro.reference,
+            company: profile,
+            cobro: { id: cobro.id, expiresAt: cobro.expiresAt },
+          });
+          return { depositId: d.id, paygatewayUrl: d.paygatewayUrl ?? '' };
+        },
+      },
       log: log.child({ component: 'cobros' }),
       now: () => new Date(),
       newId: () => randomUUID(),
@@ -133,6 +154,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       log,
     });
     const uc = depositUseCases(deps);
+    createPse = (companyId, cmd) => uc.createPse.execute(companyId, undefined, cmd);
     scope.defer(watchExceptions(deps.store));
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });

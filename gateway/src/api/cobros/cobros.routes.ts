@@ -26,7 +26,16 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
         201: { description: 'The new cobro (OPEN).', schema: CobroSchema },
         200: { description: 'The cobro this reference already names (same request).', schema: CobroSchema },
       },
-      errors: ['REFERENCE_CONFLICT', 'FAST_WALLET_MISSING', 'BREB_DIRECTORY_LOOKUP_FAILED', 'SERVICE_UNAVAILABLE'],
+      errors: [
+        'REFERENCE_CONFLICT',
+        'FAST_WALLET_MISSING',
+        'FEE_EXCEEDS_AMOUNT',
+        'BREB_DIRECTORY_LOOKUP_FAILED',
+        'PSE_PROVIDER_ERROR',
+        'PSE_PROVIDER_NOT_CONFIGURED',
+        'PSE_INFLOW_DISABLED',
+        'SERVICE_UNAVAILABLE',
+      ],
       handler: async ({ body, call }) => {
         // The company's name (the QR's merchant name) and tax regime travel in the signed caller context.
         const c = await deposits.createCobro(
@@ -41,6 +50,7 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
             metadata: body.metadata ?? {},
             methods: body.methods,
             overpaymentPolicy: body.overpaymentPolicy,
+            psePayer: body.psePayer,
           },
           call,
         );

@@ -24,6 +24,31 @@ const ExpectedPayer = z
     minProperties: 1,
   });
 
+const PsePayer = z
+  .strictObject({
+    documentTypeId: z.union([z.literal(1), z.literal(4), z.literal(5), z.literal(8)]).meta({ description: '1 CC, 4 CE, 5 Pasaporte, 8 NIT.' }),
+    documentNumber: z.string().regex(/^\d{5,15}$/, { message: 'Debe tener entre 5 y 15 dígitos.' }),
+    firstName: textSchema(1, 100),
+    lastName: textSchema(1, 100),
+    email: z.email({ message: 'Debe ser un correo electrónico válido.' }).max(254),
+    phone: z
+      .string()
+      .regex(/^3\d{9}$/, { message: 'Debe ser un celular colombiano de 10 dígitos que empiece por 3.' })
+      .optional(),
+  })
+  .meta({ id: 'CobroPsePayer', description: "Whom the cobro's PSE link is for (PSE asks the payer's document, names and e-mail), as POST /deposits/pse." });
+
+const methodsOf = (values: readonly [string, ...string[]]) =>
+  z
+    .array(z.enum(values))
+    .min(1)
+    .max(values.length)
+    .meta({
+      uniqueItems: true,
+      description:
+        '`BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`).',
+    });
+
 const base = {
   reference: z
     .string()
@@ -43,11 +68,7 @@ const base = {
     .record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/), z.string().max(500))
     .optional()
     .meta({ description: 'Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given.', maxProperties: 20 }),
-  methods: z
-    .array(z.enum(['BREB_QR', 'BREB_KEY']))
-    .min(1)
-    .max(2)
-    .meta({ uniqueItems: true, description: '`BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key.' }),
+  methods: methodsOf(['BREB_QR', 'BREB_KEY']),
   overpaymentPolicy: z
     .enum(['accept', 'hold_for_review'])
     .optional()
@@ -55,7 +76,14 @@ const base = {
 };
 
 const VARIANTS = [
-  z.strictObject({ ...base, amountCents: amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' }) }).meta({ id: 'CreateFixedCobroRequest' }),
+  z
+    .strictObject({
+      ...base,
+      amountCents: amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' }),
+      methods: methodsOf(['BREB_QR', 'BREB_KEY', 'PSE']),
+      psePayer: PsePayer.optional().meta({ description: 'Required with the `PSE` method.' }),
+    })
+    .meta({ id: 'CreateFixedCobroRequest' }),
   z
     .strictObject({
       ...base,
@@ -68,8 +96,18 @@ const VARIANTS = [
 
 export const CreateCobroBody = documentAsOneOf(
   z
-    .strictObject({ ...base, amountCents: amount().optional(), minAmountCents: amount().optional(), maxAmountCents: amount().optional() })
+    .strictObject({
+      ...base,
+      methods: methodsOf(['BREB_QR', 'BREB_KEY', 'PSE']),
+      psePayer: PsePayer.optional(),
+      amountCents: amount().optional(),
+      minAmountCents: amount().optional(),
+      maxAmountCents: amount().optional(),
+    })
     .superRefine((b, ctx) => {
+      const pse = b.methods.includes('PSE');
+      if (pse && b.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['methods'], message: 'El medio PSE necesita un monto fijo (amountCents).' });
+      if (pse !== (b.psePayer !== undefined)) ctx.addIssue({ code: 'custom', path: ['psePayer'], message: 'Se indica si y solo si el medio es PSE.' });
       if (b.amountCents !== undefined && (b.minAmountCents !== undefined || b.maxAmountCents !== undefined)) {
         ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'Indique un monto fijo o un rango (minAmountCents, maxAmountCents), no ambos.' });
       }
@@ -97,7 +135,10 @@ export const CobroPaymentSchema = z
     source: z.enum(['BREB', 'PSE']),
     amountCents: centsNumber().meta({ description: 'What the payer paid.' }),
     netAmountCents: centsNumber().meta({ description: 'What was credited to your wallet (after fees).' }),
-    matchedBy: z.enum(['TRANSACTION_ID', 'DYNAMIC_KEY', 'REFERENCE', 'PAYER_RULE', 'MANUAL']),
+    matchedBy: z.enum(['TRANSACTION_ID', 'DYNAMIC_KEY', 'PSE_LINK', 'REFERENCE', 'PAYER_RULE', 'MANUAL']).meta({
+      description:
+        "How it was matched: the QR's transaction id, the dynamic key it was paid to, the cobro's PSE link, the cobro's reference on a PSE link of yours (`internalRef`), the expected payer, or by hand.",
+    }),
     disposition: z.enum(['COUNTED', 'EXCESS', 'HELD_FOR_REVIEW']).meta({
       description: '`COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.',
     }),
@@ -123,7 +164,13 @@ export const CobroSchema = z
     expectedPayer: z.object({ document: z.string().nullable(), name: z.string().nullable() }).nullable(),
     metadata: z.record(z.string(), z.unknown()),
     overpaymentPolicy: z.enum(['accept', 'hold_for_review']),
-    methods: z.array(z.enum(['BREB_QR', 'BREB_KEY'])),
+    methods: z.array(z.enum(['BREB_QR', 'BREB_KEY', 'PSE'])),
+    pse: z
+      .object({
+        depositId: z.string().meta({ description: "The link's deposit (`dep_…`, in GET /deposits)." }),
+        paygatewayUrl: z.string().meta({ description: 'Where the payer pays (PSE), until the cobro expires.' }),
+      })
+      .nullable(),
     transactionId: z.string().meta({ description: 'The id the dynamic QR carries (EMVCo tag 62, sub-tag 05); a payment of the QR brings it back.' }),
     breb: z
       .object({

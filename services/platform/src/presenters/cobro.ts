@@ -23,6 +23,7 @@ export function cobroView(c: cobroV1.Cobro) {
     overpaymentPolicy: c.overpaymentPolicy,
     methods: c.methods,
     transactionId: c.transactionId,
+    pse: c.pse ? { depositId: c.pse.depositId, paygatewayUrl: c.pse.paygatewayUrl } : null,
     breb: c.breb ? { keyValue: c.breb.keyValue, qrPayload: c.breb.qrPayload, qrPngUrl: `/cobros/${c.id}/qr.png` } : null,
     payments: c.payments.map((p) => ({
       depositId: p.depositId,

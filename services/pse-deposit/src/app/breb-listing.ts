@@ -1,5 +1,5 @@
 import type { EventHandler, Logger, SqlTx } from '@wallet/platform';
-import { readBrebDepositEvent } from '../domain/breb-deposit.js';
+import { readBrebDepositEvent, readPsePaidEvent } from '../domain/breb-deposit.js';
 import type { BrebListing } from './ports.js';
 import type { InboundPayment } from './cobro-ports.js';
 
@@ -19,6 +19,25 @@ export const BREB_LISTING_SUBJECT = 'deposit.>';
  */
 export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
   return async (evt, tx) => {
+    // This service's own PSE payments are not listed from events (they are its rows already), but a
+    // credited one is matched to its cobro here, as every inbound payment is: one matching path.
+    const psePaid = matcher ? readPsePaidEvent(evt.subject, evt.payload, now()) : null;
+    if (psePaid && matcher) {
+      await matcher(tx, {
+        depositId: psePaid.id,
+        companyId: psePaid.companyId,
+        source: 'PSE',
+        amount: psePaid.amount,
+        netAmount: psePaid.net,
+        payerName: psePaid.payerName,
+        payerDocument: psePaid.payerDocument,
+        receivedAt: psePaid.paidAt,
+        transactionId: null,
+        cobroId: psePaid.cobroId,
+        reference: psePaid.reference,
+      });
+      return;
+    }
     const decision = readBrebDepositEvent(evt.payload, now());
     if (decision.kind === 'ignore') {
       if (decision.level !== 'debug') log[decision.level]({ eventId: evt.id, subject: evt.subject, reason: decision.reason }, 'deposit event not listed');

@@ -4,7 +4,13 @@ import type { CobroActor, CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from './ports.js';
 
 /** The rest a new cobro is stored with (never shown): the company's profile for its key, the request's fingerprint. */
-export interface NewCobro extends Omit<CobroRecord, 'payments' | 'keyCloseOwed' | 'breb' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
+/** What opening a cobro fills in: its dynamic key and QR, its PSE link. */
+export interface CobroPatch {
+  breb?: { keyId: string; keyValue: string; qrPayload: string };
+  pse?: { depositId: string; paygatewayUrl: string };
+}
+
+export interface NewCobro extends Omit<CobroRecord, 'payments' | 'keyCloseOwed' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
   ivaApplicable: boolean;
   merchantName: string;
 }
@@ -75,7 +81,7 @@ export interface CobroStore {
     id: string,
     event: CobroEvent,
     actor: CobroActor,
-    patch: { breb?: { keyId: string; keyValue: string; qrPayload: string } },
+    patch: CobroPatch,
     mkEvent: (c: CobroRecord) => OutboxEvent | null,
   ): Promise<CobroRecord | undefined>;
   countIssueAttempt(id: string): Promise<void>;

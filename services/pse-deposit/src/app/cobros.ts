@@ -11,9 +11,11 @@ import {
   type CobroRecord,
   type CobroStatus,
   type CreateCobroInput,
+  type CobroPsePayer,
+  usesBreb,
 } from '../domain/cobro.js';
 import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
-import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment } from './cobro-ports.js';
+import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
 /** A cobro's dynamic key and QR, at collect-key (IssueCobroKey / CloseCobroKey; the company in the call metadata). */
@@ -25,9 +27,20 @@ export interface CobroKeysPort {
   close(companyId: string, cobroId: string): Promise<void>;
 }
 
+/** A cobro's PSE link: this service's own PSE deposit (CreatePseDeposit), one per cobro, valid until the cobro expires. */
+export interface CobroPseLinksPort {
+  create(
+    companyId: string,
+    cobro: { id: string; reference: string; amount: bigint; expiresAt: Date },
+    payer: CobroPsePayer,
+    profile: { name: string; ivaApplicable: boolean },
+  ): Promise<{ depositId: string; paygatewayUrl: string }>;
+}
+
 export interface CobroDeps {
   store: CobroStore;
   keys: CobroKeysPort;
+  pseLinks: CobroPseLinksPort;
   log: Logger;
   now: () => Date;
   newId: () => string;
@@ -58,6 +71,7 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
     overpaymentPolicy: c.overpaymentPolicy,
     transactionId: c.transactionId,
     ...(c.breb ? { breb: { keyId: c.breb.keyId, keyValue: c.breb.keyValue, qrPayload: c.breb.qrPayload } } : {}),
+    ...(c.pse ? { pse: { depositId: c.pse.depositId, paygatewayUrl: c.pse.paygatewayUrl } } : {}),
     payments: c.payments.map((p) => ({
       depositId: p.depositId,
       source: p.source,
@@ -111,28 +125,38 @@ async function findCobro(deps: CobroDeps, companyId: string, id: string): Promis
 }
 
 /**
- * Issues the cobro's dynamic key (idempotent at collect-key on the cobro id) and opens the cobro
- * (`issued`: CREATING → OPEN + cobro.created). Any writer may finish a CREATING cobro (the creation
+ * Issues the cobro's dynamic key (idempotent at collect-key on the cobro id) and its PSE link
+ * (idempotent here on the cobro id), then opens the cobro (`issued`: CREATING → OPEN + cobro.created). Any writer may finish a CREATING cobro (the creation
  * call, its retry with the same reference, the sweeper): the compare-and-set makes one of them open
  * it, and all get the same key.
  */
 async function issueAndOpen(deps: CobroDeps, f: CobroIssueFacts, actor: 'creator' | 'sweeper'): Promise<CobroRecord> {
   const c = f.cobro;
-  let breb;
+  const patch: CobroPatch = {};
   try {
-    breb = await deps.keys.issue(c.companyId, {
-      cobroId: c.id,
-      transactionId: c.transactionId,
-      amountCents: c.amountType === 'FIXED' ? c.amount : null,
-      expiresAt: c.expiresAt,
-      merchantName: f.merchantName,
-      ivaApplicable: f.ivaApplicable,
-    });
+    if (usesBreb(c.methods)) {
+      patch.breb = await deps.keys.issue(c.companyId, {
+        cobroId: c.id,
+        transactionId: c.transactionId,
+        amountCents: c.amountType === 'FIXED' ? c.amount : null,
+        expiresAt: c.expiresAt,
+        merchantName: f.merchantName,
+        ivaApplicable: f.ivaApplicable,
+      });
+    }
+    if (c.methods.includes('PSE') && c.psePayer && c.amount !== null) {
+      patch.pse = await deps.pseLinks.create(
+        c.companyId,
+        { id: c.id, reference: c.reference, amount: c.amount, expiresAt: c.expiresAt },
+        c.psePayer,
+        { name: f.merchantName, ivaApplicable: f.ivaApplicable },
+      );
+    }
   } catch (err) {
     await deps.store.countIssueAttempt(c.id);
     throw err;
   }
-  const opened = await deps.store.transition(c.id, 'issued', actor, { breb }, eventFor(deps, 'created'));
+  const opened = await deps.store.transition(c.id, 'issued', actor, patch, eventFor(deps, 'created'));
   if (opened) return opened;
   const now = await deps.store.get(c.companyId, c.id);
   if (!now) throw new AppError('COBRO_NOT_FOUND');

@@ -1,4 +1,4 @@
-import { AppError, centsToNumber } from '@wallet/platform';
+import { AppError, centsToNumber, isUniqueViolation } from '@wallet/platform';
 import { feeExceedsAmount, netOf, newDepositId, payerFullName, type DepositRecord } from '../domain/deposit.js';
 import { validateCreatePse, type CreatePseInput } from '../domain/validation.js';
 import type { DepositDeps } from './deps.js';
@@ -6,6 +6,8 @@ import { depositEvent } from './events.js';
 
 export interface CreatePseCommand extends CreatePseInput {
   company: { name: string; ivaApplicable: boolean };
+  /** A cobro's link (docs/cobros.md): valid until the cobro expires, one per cobro (a repeat answers the same deposit). */
+  cobro?: { id: string; expiresAt: Date };
 }
 
 /**
@@ -30,8 +32,12 @@ export class CreatePseDeposit {
         totalCharged: centsToNumber(fee.subtotalFee + fee.ivaAmount),
       });
     }
+    if (cmd.cobro) {
+      const existing = await deps.store.byCobro(companyId, cmd.cobro.id);
+      if (existing) return existing;
+    }
     const id = newDepositId();
-    const expiresAt = new Date(deps.now().getTime() + deps.settings.linkTtlSeconds * 1000);
+    const expiresAt = cmd.cobro?.expiresAt ?? new Date(deps.now().getTime() + deps.settings.linkTtlSeconds * 1000);
     const payerName = payerFullName(input.payerFirstName, input.payerLastName) ?? '';
     const link = await deps.pse.createLink({
       depositId: id,
@@ -71,7 +77,17 @@ export class CreatePseDeposit {
       errorMessage: null,
       brebKey: null,
       createdAt: deps.now(),
+      cobroId: cmd.cobro?.id ?? null,
     };
-    return deps.store.insert({ ...record, apiKeyId: apiKeyId ?? null }, depositEvent(deps, 'created', record));
+    try {
+      return await deps.store.insert({ ...record, apiKeyId: apiKeyId ?? null }, depositEvent(deps, 'created', record));
+    } catch (err) {
+      // Two creations of one cobro's link raced: the other's deposit is the link (this provider link is never shown nor paid).
+      if (cmd.cobro && isUniqueViolation(err, 'deposits_cobro_link_uq')) {
+        const winner = await deps.store.byCobro(companyId, cmd.cobro.id);
+        if (winner) return winner;
+      }
+      throw err;
+    }
   }
 }

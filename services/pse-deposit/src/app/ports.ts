@@ -52,6 +52,8 @@ export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
   get(companyId: string, id: string): Promise<DepositRecord | undefined>;
   getById(id: string): Promise<DepositRecord | undefined>;
+  /** The PSE link made for a cobro, if any. */
+  byCobro(companyId: string, cobroId: string): Promise<DepositRecord | undefined>;
   list(
     companyId: string,
     f: ListFilter,

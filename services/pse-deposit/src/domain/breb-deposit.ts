@@ -101,3 +101,42 @@ export function readBrebDepositEvent(payload: unknown, now: Date): BrebDecision 
     },
   };
 }
+
+/** A PSE payment this service credited (`deposit.paid`, source PSE), as the cobro matcher reads it from its own event. */
+export interface PsePaid {
+  id: string;
+  companyId: string;
+  amount: bigint;
+  net: bigint;
+  payerName: string | null;
+  payerDocument: string | null;
+  paidAt: Date;
+  /** The cobro its link was made for. */
+  cobroId: string | null;
+  /** The company's reference on the link (`internalRef`): matched to the cobro of that reference. */
+  reference: string | null;
+}
+
+/** A `deposit.paid` of a PSE deposit, or null for anything else. Pure; never throws. */
+export function readPsePaidEvent(subject: string, payload: unknown, now: Date): PsePaid | null {
+  if (subject !== 'deposit.paid') return null;
+  let evt: depositEventsV1.DepositEvent;
+  try {
+    evt = depositEventsV1.DepositEvent.fromJSON(payload ?? {});
+  } catch {
+    return null;
+  }
+  const d = evt.deposit;
+  if (!d || d.source !== 'PSE' || !isDepositId(d.id) || !evt.companyId || d.amountCents <= 0n) return null;
+  return {
+    id: d.id,
+    companyId: evt.companyId,
+    amount: d.amountCents,
+    net: d.netAmountCents,
+    payerName: text(d.payerName, 200),
+    payerDocument: text(d.payerDocument, 40),
+    paidAt: validDate(d.providerConfirmedAt) ? d.providerConfirmedAt : validDate(evt.occurredAt) ? evt.occurredAt : now,
+    cobroId: text(d.cobroId, 64),
+    reference: text(d.internalRef, 100),
+  };
+}

@@ -16,7 +16,8 @@ export const OPEN_STATES: readonly CobroState[] = ['OPEN', 'PARTIALLY_PAID'];
 export const isOpen = (s: CobroState): boolean => OPEN_STATES.includes(s);
 export const isShown = (s: CobroState): s is CobroStatus => (COBRO_STATUSES as readonly string[]).includes(s);
 
-export const COBRO_METHODS = ['BREB_QR', 'BREB_KEY'] as const;
+export const COBRO_METHODS = ['BREB_QR', 'BREB_KEY', 'PSE'] as const;
+export const usesBreb = (methods: readonly CobroMethod[]): boolean => methods.includes('BREB_QR') || methods.includes('BREB_KEY');
 export type CobroMethod = (typeof COBRO_METHODS)[number];
 
 /** What happens to a payment beyond the amount, or to one for a cobro already PAID. */
@@ -24,13 +25,28 @@ export const OVERPAYMENT_POLICIES = ['accept', 'hold_for_review'] as const;
 export type OverpaymentPolicy = (typeof OVERPAYMENT_POLICIES)[number];
 
 export type AmountType = 'FIXED' | 'RANGE' | 'OPEN';
-export type MatchedBy = 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
+export type MatchedBy = 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'PSE_LINK' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
 /** COUNTED: part of paidAmount; EXCESS: accepted beyond a PAID cobro's amount (policy accept); HELD_FOR_REVIEW: not counted, for the company to decide. */
 export type Disposition = 'COUNTED' | 'EXCESS' | 'HELD_FOR_REVIEW';
 
 export interface CobroPayer {
   document: string | null;
   name: string | null;
+}
+
+/** Whom the cobro's PSE link is for (validated as POST /deposits/pse validates its payer). */
+export interface CobroPsePayer {
+  documentTypeId: number;
+  documentNumber: string;
+  firstName: string;
+  lastName: string;
+  email: string;
+  phone?: string | undefined;
+}
+
+export interface CobroPse {
+  depositId: string;
+  paygatewayUrl: string;
 }
 
 export interface CobroBreb {
@@ -69,6 +85,8 @@ export interface CobroRecord {
   methods: CobroMethod[];
   transactionId: string;
   breb: CobroBreb | null;
+  pse: CobroPse | null;
+  psePayer: CobroPsePayer | null;
   /** A request fingerprint: the same reference with another request is REFERENCE_CONFLICT. */
   requestHash: string;
   expiresAt: Date;
@@ -124,6 +142,7 @@ export interface CreateCobroInput {
   metadata?: Record<string, unknown> | undefined;
   methods: string[];
   overpaymentPolicy?: string | undefined;
+  psePayer?: CobroPsePayer | undefined;
 }
 
 export interface ValidCobro {
@@ -138,6 +157,7 @@ export interface ValidCobro {
   metadata: Record<string, unknown>;
   methods: CobroMethod[];
   overpaymentPolicy: OverpaymentPolicy;
+  psePayer: CobroPsePayer | null;
 }
 
 const amountOk = (v: bigint | undefined): v is bigint => typeof v === 'bigint' && v >= MIN_COBRO_CENTS && v <= MAX_COBRO_CENTS;
@@ -180,8 +200,12 @@ export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro 
   else if (Object.keys(metadata).length > 20) p.add('metadata', 'A lo sumo 20 claves.');
   else if (JSON.stringify(metadata).length > 4096) p.add('metadata', 'A lo sumo 4096 caracteres en JSON.');
   const methods = [...new Set(i.methods ?? [])];
-  if (methods.length === 0) p.add('methods', 'Indique al menos un medio de pago: BREB_QR o BREB_KEY.');
+  if (methods.length === 0) p.add('methods', 'Indique al menos un medio de pago: BREB_QR, BREB_KEY o PSE.');
   for (const m of methods) if (!(COBRO_METHODS as readonly string[]).includes(m)) p.add('methods', `Medio de pago no admitido: ${m}.`);
+  const pse = methods.includes('PSE');
+  if (pse && amountType !== 'FIXED') p.add('methods', 'El medio PSE necesita un monto fijo (amountCents).');
+  if (pse && !i.psePayer) p.add('psePayer', 'Es obligatorio con el medio PSE.');
+  if (!pse && i.psePayer) p.add('psePayer', 'Solo se indica con el medio PSE.');
   const policy = i.overpaymentPolicy ?? 'accept';
   if (!(OVERPAYMENT_POLICIES as readonly string[]).includes(policy)) p.add('overpaymentPolicy', 'Debe ser accept o hold_for_review.');
   p.throwIfAny();
@@ -197,6 +221,7 @@ export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro 
     metadata: metadata,
     methods: methods as CobroMethod[],
     overpaymentPolicy: policy as OverpaymentPolicy,
+    psePayer: pse && i.psePayer ? i.psePayer : null,
   };
 }
 
@@ -263,6 +288,7 @@ export function requestFingerprint(v: ValidCobro): string {
     v.methods.slice().sort(),
     v.overpaymentPolicy,
     v.metadata,
+    v.psePayer,
   ]);
 }
 

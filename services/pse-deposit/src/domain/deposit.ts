@@ -104,6 +104,8 @@ export interface DepositRecord {
   errorMessage: string | null;
   brebKey: BrebKeyRef | null;
   createdAt: Date;
+  /** The cobro this PSE link was made for (docs/cobros.md); null for a link of its own. */
+  cobroId?: string | null;
   /** The W3C trace context of the call that recorded it (null when tracing was off); later steps in other traces link to it. */
   traceparent?: string | null;
 }

@@ -42,6 +42,7 @@ export function depositHandlers(
           metadata: req.metadata,
           methods: req.methods,
           overpaymentPolicy: req.overpaymentPolicy,
+          psePayer: req.psePayer,
         },
         company(ctx),
       );

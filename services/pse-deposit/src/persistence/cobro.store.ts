@@ -11,10 +11,11 @@ import {
   type OverpaymentPolicy,
   type UnmatchedReason,
   type AmountType,
+  type CobroPsePayer,
 } from '../domain/cobro.js';
 import { COBRO_MACHINE, type CobroActor, type CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from '../app/ports.js';
-import type { AttachOutcome, CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro, UnmatchedPayment } from '../app/cobro-ports.js';
+import type { AttachOutcome, CobroPatch, CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro, UnmatchedPayment } from '../app/cobro-ports.js';
 
 interface CobroRow {
   id: string;
@@ -36,6 +37,9 @@ interface CobroRow {
   breb_key_id: string | null;
   breb_key_value: string | null;
   qr_payload: string | null;
+  pse_payer: CobroPsePayer | null;
+  pse_deposit_id: string | null;
+  pse_paygateway_url: string | null;
   request_hash: string;
   iva_applicable: boolean;
   merchant_name: string;
@@ -103,6 +107,8 @@ export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): Cobro
     methods: r.methods,
     transactionId: r.transaction_id,
     breb: r.breb_key_id && r.breb_key_value && r.qr_payload ? { keyId: r.breb_key_id, keyValue: r.breb_key_value, qrPayload: r.qr_payload } : null,
+    pse: r.pse_deposit_id && r.pse_paygateway_url ? { depositId: r.pse_deposit_id, paygatewayUrl: r.pse_paygateway_url } : null,
+    psePayer: r.pse_payer ?? null,
     requestHash: r.request_hash,
     expiresAt: date(r.expires_at),
     createdAt: date(r.created_at),
@@ -160,9 +166,9 @@ export class SqlCobroStore implements CobroStore {
       const rows = await this.db.prepared<CobroRow>(
         `insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, min_amount, max_amount, description,
            expected_payer_document, expected_payer_document_key, expected_payer_name, metadata, overpayment_policy, methods, transaction_id,
-           request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent)
+           request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent, pse_payer)
          values ($1, $2, $3, 'CREATING', $4, $5::bigint, $6::bigint, $7::bigint, $8, $9, $10, $11, $12::jsonb, $13, $14::text[], $15, $16, $17, $18,
-           $19::timestamptz, $20::timestamptz, $20::timestamptz, $21)
+           $19::timestamptz, $20::timestamptz, $20::timestamptz, $21, $22::jsonb)
          returning *`,
         [
           c.id,
@@ -186,6 +192,7 @@ export class SqlCobroStore implements CobroStore {
           c.expiresAt.toISOString(),
           c.createdAt.toISOString(),
           currentTraceparent() ?? null,
+          c.psePayer ? JSON.stringify(c.psePayer) : null,
         ],
       );
       return { created: true, cobro: toCobro(rows[0]!) };
@@ -252,7 +259,7 @@ export class SqlCobroStore implements CobroStore {
     id: string,
     event: CobroEvent,
     actor: CobroActor,
-    patch: { breb?: { keyId: string; keyValue: string; qrPayload: string } },
+    patch: CobroPatch,
     mkEvent: (c: CobroRecord) => OutboxEvent | null,
   ): Promise<CobroRecord | undefined> {
     const t = COBRO_MACHINE[event];
@@ -263,9 +270,10 @@ export class SqlCobroStore implements CobroStore {
       const rows = await tx.query<CobroRow>(
         `update pse_deposit.cobros set state = $2, updated_at = now(),
            breb_key_id = coalesce($3, breb_key_id), breb_key_value = coalesce($4, breb_key_value), qr_payload = coalesce($5, qr_payload),
+           pse_deposit_id = coalesce($6, pse_deposit_id), pse_paygateway_url = coalesce($7, pse_paygateway_url),
            closed_at = case when $2 in ('EXPIRED', 'CANCELLED', 'ABANDONED') then now() else closed_at end
          where id = $1 returning *`,
-        [id, t.to, patch.breb?.keyId ?? null, patch.breb?.keyValue ?? null, patch.breb?.qrPayload ?? null],
+        [id, t.to, patch.breb?.keyId ?? null, patch.breb?.keyValue ?? null, patch.breb?.qrPayload ?? null, patch.pse?.depositId ?? null, patch.pse?.paygatewayUrl ?? null],
       );
       await history(tx, id, event, before.state, t.to, actor, null);
       const rec = toCobro(rows[0]!, await paymentsOf(tx, id));
@@ -340,7 +348,7 @@ export class SqlCobroStore implements CobroStore {
     }
     if (!row && p.cobroId) {
       row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = ? and company_id = ? for update`, [p.cobroId, p.companyId]);
-      if (row) matchedBy = 'DYNAMIC_KEY';
+      if (row) matchedBy = p.source === 'PSE' ? 'PSE_LINK' : 'DYNAMIC_KEY';
     }
     if (!row && p.reference) {
       row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where company_id = ? and reference = ? and state <> 'ABANDONED' for update`, [

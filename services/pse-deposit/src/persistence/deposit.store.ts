@@ -38,6 +38,7 @@ interface DepositRow {
   breb_key_external_id: string | null;
   breb_key_name: string | null;
   breb_key_value: string | null;
+  cobro_id?: string | null;
   created_at: Date | string;
   cursor_at?: string;
 }
@@ -85,6 +86,7 @@ function toDeposit(r: DepositRow): DepositRecord {
     errorMessage: r.error_message,
     brebKey: r.breb_key_id ? { id: r.breb_key_id, externalId: r.breb_key_external_id ?? '', name: r.breb_key_name ?? '', value: r.breb_key_value ?? '' } : null,
     createdAt: date(r.created_at),
+    cobroId: r.cobro_id ?? null,
   };
 }
 
@@ -129,9 +131,9 @@ export class SqlDepositStore implements DepositStore {
         insert into pse_deposit.deposits as d (id, company_id, source, status, amount, fixed_fee, variable_fee, subtotal_fee, iva_applicable,
           iva_amount, total_charged, net_amount, currency, payer_document_type, payer_document_number, payer_first_name,
           payer_last_name, payer_name, payer_email, payer_phone, internal_ref, api_key_id, paygateway_url, provider_link_id,
-          expires_at, movement_id, traceparent)
+          expires_at, movement_id, traceparent, cobro_id)
         values ($1, $2, $3, $4, $5::bigint, $6::bigint, $7::bigint, $8::bigint, $9, $10::bigint, $11::bigint, $12::bigint, $13, $14,
-          $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid, $27)
+          $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25::timestamptz, $26::uuid, $27, $28)
         returning ${COLS}`,
         [
           d.id,
@@ -162,6 +164,7 @@ export class SqlDepositStore implements DepositStore {
           d.movementId,
           // The trace that recorded it: the provider's confirmation and the sweeper's steps link to it.
           currentTraceparent() ?? null,
+          d.cobroId ?? null,
         ],
       );
       const rec = toDeposit(rows[0]!);
@@ -171,6 +174,11 @@ export class SqlDepositStore implements DepositStore {
     });
     this.eventsWritten();
     return rec;
+  }
+
+  async byCobro(companyId: string, cobroId: string): Promise<DepositRecord | undefined> {
+    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.cobro_id = $1 and d.company_id = $2`, [cobroId, companyId]);
+    return rows[0] && toDeposit(rows[0]);
   }
 
   async get(companyId: string, id: string): Promise<DepositRecord | undefined> {

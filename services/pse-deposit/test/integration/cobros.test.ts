@@ -81,6 +81,11 @@ describe('cobros (pse-deposit)', () => {
     deps = {
       store: new SqlCobroStore(h.deposit.db),
       keys,
+      pseLinks: {
+        create: () => {
+          throw new AppError('PSE_PROVIDER_NOT_CONFIGURED');
+        },
+      },
       log: createLogger('cobros-test', 'silent'),
       now: () => clock ?? new Date(),
       newId: () => randomUUID(),
