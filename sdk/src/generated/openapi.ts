@@ -710,6 +710,56 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/cobros/unmatched-payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Payments that matched no cobro, newest first (attach them with POST /cobros/{id}/payments)
+     * @description A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it came while you had open cobros and matched none (`NO_MATCH`). It stays credited to your wallet; attaching it to a cobro removes it from this list.
+     *
+     *     Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listUnmatchedPayments'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/cobros/{id}/payments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach one of your credited payments to a cobro by hand
+     * @description The payment (`matchedBy: MANUAL`) counts toward the cobro as a matched one would, whenever it was received: the cobro must be OPEN or PARTIALLY_PAID (or PAID: then the overpayment policy decides). Idempotent: the same payment again answers the cobro as it is. 409 `INVALID_STATE_TRANSITION` when the payment is matched to another cobro, is not credited (ASSIGNED), or the cobro EXPIRED or was CANCELLED. Another company's cobro or payment answers 404.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     Rate class: **Collect-key writes** (60/min by default).
+     */
+    post: operations['attachCobroPayment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cobros/{id}': {
     parameters: {
       query?: never;
@@ -1027,6 +1077,10 @@ export interface components {
        */
       signedAt: string;
     };
+    AttachCobroPaymentRequest: {
+      /** @description A credited (ASSIGNED) payment of yours: `dep_…`, from GET /cobros/unmatched-payments or GET /deposits. */
+      depositId: string;
+    };
     Balance: {
       /** @constant */
       currency: 'COP';
@@ -1324,7 +1378,13 @@ export interface components {
       };
       /** @enum {string} */
       overpaymentPolicy: 'accept' | 'hold_for_review';
-      methods: ('BREB_QR' | 'BREB_KEY')[];
+      methods: ('BREB_QR' | 'BREB_KEY' | 'PSE')[];
+      pse: {
+        /** @description The link's deposit (`dep_…`, in GET /deposits). */
+        depositId: string;
+        /** @description Where the payer pays (PSE), until the cobro expires. */
+        paygatewayUrl: string;
+      } | null;
       /** @description The id the dynamic QR carries (EMVCo tag 62, sub-tag 05); a payment of the QR brings it back. */
       transactionId: string;
       breb: {
@@ -1374,8 +1434,11 @@ export interface components {
       amountCents: number;
       /** @description What was credited to your wallet (after fees). */
       netAmountCents: number;
-      /** @enum {string} */
-      matchedBy: 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
+      /**
+       * @description How it was matched: the QR's transaction id, the dynamic key it was paid to, the cobro's PSE link, the cobro's reference on a PSE link of yours (`internalRef`), the expected payer, or by hand.
+       * @enum {string}
+       */
+      matchedBy: 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'PSE_LINK' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
       /**
        * @description `COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.
        * @enum {string}
@@ -1393,6 +1456,17 @@ export interface components {
        * @example 2026-11-28T16:39:52.123456Z
        */
       matchedAt: string;
+    };
+    /** @description Whom the cobro's PSE link is for (PSE asks the payer's document, names and e-mail), as POST /deposits/pse. */
+    CobroPsePayer: {
+      /** @description 1 CC, 4 CE, 5 Pasaporte, 8 NIT. */
+      documentTypeId: 1 | 4 | 5 | 8;
+      documentNumber: string;
+      firstName: string;
+      lastName: string;
+      /** Format: email */
+      email: string;
+      phone?: string;
     };
     CollectKey: {
       /** @description `bkey_…` */
@@ -1470,8 +1544,8 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
-      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
-      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`). */
+      methods: ('BREB_QR' | 'BREB_KEY' | 'PSE')[];
       /**
        * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
        * @enum {string}
@@ -1479,6 +1553,8 @@ export interface components {
       overpaymentPolicy?: 'accept' | 'hold_for_review';
       /** @description A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID. */
       amountCents: number;
+      /** @description Required with the `PSE` method. */
+      psePayer?: components['schemas']['CobroPsePayer'];
     };
     /** @description An open amount: the first payment of any amount makes it PAID. */
     CreateOpenCobroRequest: {
@@ -1496,7 +1572,7 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
-      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`). */
       methods: ('BREB_QR' | 'BREB_KEY')[];
       /**
        * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
@@ -1533,7 +1609,7 @@ export interface components {
       metadata?: {
         [key: string]: string;
       };
-      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing. Both are one key. */
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`). */
       methods: ('BREB_QR' | 'BREB_KEY')[];
       /**
        * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
@@ -2012,6 +2088,32 @@ export interface components {
        */
       createdAt: string;
     };
+    UnmatchedPayment: {
+      depositId: string;
+      /** @description The cobro it aimed at (its QR transaction id or its dynamic key), when it named one. */
+      cobroId: string | null;
+      /** @enum {string} */
+      reason: 'COBRO_EXPIRED' | 'COBRO_CANCELLED' | 'NO_MATCH';
+      /** @enum {string} */
+      source: 'BREB' | 'PSE';
+      amountCents: number;
+      payerName: string | null;
+      payerDocument: string | null;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      receivedAt: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      listedAt: string;
+    };
+    UnmatchedPaymentPage: {
+      items: components['schemas']['UnmatchedPayment'][];
+      nextCursor: string | null;
+    };
     UpdateWebhookEndpointRequest: {
       /**
        * Format: uri
@@ -2193,37 +2295,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "consolidated": {
-           *         "availableCents": "0",
-           *         "currency": "COP",
-           *         "pendingOutCents": "0",
-           *         "totalCents": "0"
-           *       },
-           *       "currency": "COP",
-           *       "wallets": [
-           *         {
-           *           "availableCents": "0",
-           *           "maxTransferAmount": 0,
-           *           "pendingOutCents": "0",
-           *           "rail": "BREB",
-           *           "totalCents": "0",
-           *           "type": "FAST",
-           *           "version": 0
-           *         },
-           *         {
-           *           "availableCents": "0",
-           *           "maxTransferAmount": 0,
-           *           "pendingOutCents": "0",
-           *           "rail": "ACH",
-           *           "totalCents": "0",
-           *           "type": "ACH",
-           *           "version": 0
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['Balance'];
         };
       };
@@ -2374,17 +2445,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "at": "2026-11-29T03:30:30.276000Z",
-           *       "availableCents": "0",
-           *       "currency": "COP",
-           *       "pendingOutCents": "0",
-           *       "rail": "ACH",
-           *       "totalCents": "0",
-           *       "version": 0
-           *     }
-           */
           'application/json': components['schemas']['BalanceAt'];
         };
       };
@@ -2556,72 +2616,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "closing": {
-           *         "availableCents": "1299643",
-           *         "pendingOutCents": "0"
-           *       },
-           *       "company": {
-           *         "name": "Extractos \"Colombia\" S.A.S.",
-           *         "nit": "900123456-7"
-           *       },
-           *       "currency": "COP",
-           *       "from": "2026-11-29T03:08:14.047000Z",
-           *       "fromBogota": "2026-11-28T22:08:14.047000-05:00",
-           *       "lines": [
-           *         {
-           *           "amountCents": "-100370",
-           *           "balanceAfterCents": "1199273",
-           *           "counterparty": "Ana María Pérez Gómez",
-           *           "description": "Falla",
-           *           "entry": "TRANSFER_OUT",
-           *           "feeCents": "300",
-           *           "ivaCents": "57",
-           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
-           *           "movementRail": "ACH",
-           *           "movementStatus": "FAILED",
-           *           "movementType": "TRANSFER_OUT",
-           *           "postedAt": "2026-11-29T03:08:14.753398Z",
-           *           "postedAtBogota": "2026-11-28T22:08:14.753398-05:00",
-           *           "postingId": "0c2686ea-1590-40e3-b827-8d66e67ff01f",
-           *           "reference": null
-           *         },
-           *         {
-           *           "amountCents": "100370",
-           *           "balanceAfterCents": "1299643",
-           *           "counterparty": "Ana María Pérez Gómez",
-           *           "description": "Falla",
-           *           "entry": "TRANSFER_OUT_RETURNED",
-           *           "feeCents": "-300",
-           *           "ivaCents": "-57",
-           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
-           *           "movementRail": "ACH",
-           *           "movementStatus": "FAILED",
-           *           "movementType": "TRANSFER_OUT",
-           *           "postedAt": "2026-11-29T03:08:16.998983Z",
-           *           "postedAtBogota": "2026-11-28T22:08:16.998983-05:00",
-           *           "postingId": "45a65f0e-8d06-440d-948e-de107f175a34",
-           *           "reference": null
-           *         }
-           *       ],
-           *       "opening": {
-           *         "availableCents": "1299643",
-           *         "pendingOutCents": "0"
-           *       },
-           *       "rail": "ACH",
-           *       "timezone": "America/Bogota",
-           *       "to": "2026-11-29T03:08:17.903000Z",
-           *       "toBogota": "2026-11-28T22:08:17.903000-05:00",
-           *       "totals": {
-           *         "feesCents": "0",
-           *         "inCents": "100370",
-           *         "ivaCents": "0",
-           *         "lineCount": 2,
-           *         "outCents": "100370"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['Statement'];
           'text/csv': string;
           'application/pdf': string;
@@ -2796,44 +2790,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "hasMore": true,
-           *       "items": [
-           *         {
-           *           "amount": "1000",
-           *           "completedAt": "2026-11-29T03:39:55.218306Z",
-           *           "createdAt": "2026-11-29T03:39:54.470058Z",
-           *           "id": "c3bd787e-c43e-4b44-852e-76d857debafe",
-           *           "ivaAmount": "19",
-           *           "netAmount": "899",
-           *           "rail": "BREB",
-           *           "reference": "idem-3",
-           *           "status": "COMPLETED",
-           *           "targetDocument": "1119134652",
-           *           "targetName": "FERNANDO MORENO CASTRO",
-           *           "totalFee": "101",
-           *           "type": "TRANSFER_OUT"
-           *         },
-           *         {
-           *           "amount": "2000",
-           *           "completedAt": "2026-11-29T03:39:53.920590Z",
-           *           "createdAt": "2026-11-29T03:39:52.246504Z",
-           *           "id": "32475ec9-3999-402a-82d3-7b8d9dd2556a",
-           *           "ivaAmount": "19",
-           *           "netAmount": "1898",
-           *           "rail": "BREB",
-           *           "reference": "idem-2",
-           *           "status": "COMPLETED",
-           *           "targetDocument": "1119134652",
-           *           "targetName": "FERNANDO MORENO CASTRO",
-           *           "totalFee": "102",
-           *           "type": "TRANSFER_OUT"
-           *         }
-           *       ],
-           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjM5OjUyLjI0NjUwNFoiLCIzMjQ3NWVjOS0zOTk5LTQwMmEtODJkMy03YjhkOWRkMjU1NmEiXQ"
-           *     }
-           */
           'application/json': components['schemas']['MovementPage'];
         };
       };
@@ -2966,29 +2922,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amount": "200000",
-           *       "bankAccountNumber": "****8901",
-           *       "bankAccountType": "Ahorros",
-           *       "bankName": "Bancolombia",
-           *       "batchId": null,
-           *       "completedAt": "2026-11-29T03:30:34.170785Z",
-           *       "createdAt": "2026-11-29T03:30:32.302869Z",
-           *       "description": "Pago proveedor",
-           *       "errorMessage": null,
-           *       "id": "7b9ed4a3-89a4-4e00-9fbf-ff044b3a23ca",
-           *       "ivaAmount": "57",
-           *       "netAmount": "199700",
-           *       "rail": "ACH",
-           *       "reference": null,
-           *       "status": "COMPLETED",
-           *       "targetDocument": "1020304050",
-           *       "targetName": "Ana María Pérez Gómez",
-           *       "totalFee": "300",
-           *       "type": "TRANSFER_OUT"
-           *     }
-           */
           'application/json': components['schemas']['MovementDetail'];
         };
       };
@@ -3431,12 +3364,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "keyType": "PHONE",
-         *       "keyValue": "3001210000"
-         *     }
-         */
         'application/json': components['schemas']['ResolveKeyRequest'];
       };
     };
@@ -3452,24 +3379,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "anchorHandle": "anh_ba0d5bebc8442ba1beec1807",
-           *       "found": true,
-           *       "keyType": "PHONE",
-           *       "keyValue": "3001210000",
-           *       "recipient": {
-           *         "bankAccountType": "Ahorros",
-           *         "bankName": "Nu Colombia",
-           *         "firstName": "LINA VALENTINA",
-           *         "fullName": "LINA VALENTINA LOPEZ LOPEZ",
-           *         "idType": "CC",
-           *         "idValue": "1035207872",
-           *         "lastName": "LOPEZ LOPEZ",
-           *         "status": "active"
-           *       }
-           *     }
-           */
           'application/json': components['schemas']['KeyResolution'];
         };
       };
@@ -3571,13 +3480,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "error": "INVALID_KEY",
-           *       "found": false,
-           *       "message": "El valor no es una llave válida de tipo ALPHANUM."
-           *     }
-           */
           'application/json': components['schemas']['ResolveKeyNotFound'];
         };
       };
@@ -3646,13 +3548,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1000,
-         *       "keyType": "PHONE",
-         *       "keyValue": "3001234567"
-         *     }
-         */
         'application/json': components['schemas']['BrebQuoteRequest'];
       };
     };
@@ -3668,23 +3563,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amount": 1000,
-           *       "canAfford": false,
-           *       "currentBalance": 0,
-           *       "feeBreakdown": {
-           *         "fixedFee": 0,
-           *         "ivaAmount": 0,
-           *         "ivaApplicable": true,
-           *         "subtotalFee": 0,
-           *         "totalCharged": 0,
-           *         "variableFee": 0
-           *       },
-           *       "message": "Saldo insuficiente: la billetera BREB tiene $ 0,00 disponibles y la transferencia cuesta $ 10,00 (monto más comisión e IVA); faltan $ 10,00.",
-           *       "totalCost": 1000
-           *     }
-           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -3874,11 +3752,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1000
-         *     }
-         */
         'application/json': components['schemas']['AchQuoteRequest'];
       };
     };
@@ -3894,23 +3767,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amount": 1000,
-           *       "canAfford": true,
-           *       "currentBalance": 1000000,
-           *       "feeBreakdown": {
-           *         "fixedFee": 0,
-           *         "ivaAmount": 0,
-           *         "ivaApplicable": false,
-           *         "subtotalFee": 0,
-           *         "totalCharged": 0,
-           *         "variableFee": 0
-           *       },
-           *       "message": null,
-           *       "totalCost": 1000
-           *     }
-           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -4102,23 +3958,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amount": 1000,
-         *       "description": "Pago proveedor",
-         *       "destination": {
-         *         "bankAccount": {
-         *           "accountNumber": "18306581010",
-         *           "accountTypeId": 20,
-         *           "bankId": 1,
-         *           "documentNumber": "1020304050",
-         *           "documentTypeId": 1,
-         *           "holderFirstName": "Ana María",
-         *           "holderLastName": "Pérez Gómez"
-         *         }
-         *       }
-         *     }
-         */
         'application/json': components['schemas']['SendTransferRequest'];
       };
     };
@@ -4135,25 +3974,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amount": 123456789,
-           *       "approvalId": "appr_6de29d96bebdd0f78fd086aba0b7cb21",
-           *       "createdAt": "2026-11-29T02:50:21.024000Z",
-           *       "currency": "COP",
-           *       "expiresAt": "2026-11-30T02:50:21.024000Z",
-           *       "id": "4f788e47-9920-4bfb-a532-c9a113f612f0",
-           *       "ivaAmount": 6650,
-           *       "netAmount": 123421789,
-           *       "rail": "BREB",
-           *       "reference": "FAC-2026-0042",
-           *       "status": "AWAITING_APPROVAL",
-           *       "targetDocument": "75363015",
-           *       "targetName": "ANDREA LAURA ORTIZ PEREZ",
-           *       "threshold": 2,
-           *       "totalFee": 35000
-           *     }
-           */
           'application/json': components['schemas']['PendingApprovalTransfer'];
         };
       };
@@ -4169,22 +3989,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amount": 1000,
-           *       "createdAt": "2026-11-29T03:25:27.161000Z",
-           *       "currency": "COP",
-           *       "id": "e7ee16fe-073d-4626-9f01-699d2f4ead02",
-           *       "ivaAmount": 0,
-           *       "netAmount": 1000,
-           *       "rail": "ACH",
-           *       "reference": null,
-           *       "status": "PENDING",
-           *       "targetDocument": "1020304050",
-           *       "targetName": "Ana María Pérez Gómez",
-           *       "totalFee": 0
-           *     }
-           */
           'application/json': components['schemas']['Transfer'];
         };
       };
@@ -4425,102 +4229,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "approval": null,
-           *           "approvalId": null,
-           *           "byStatus": [
-           *             {
-           *               "amount": 1800000000,
-           *               "count": 2,
-           *               "status": "PENDING"
-           *             }
-           *           ],
-           *           "cancelledAt": null,
-           *           "completedAt": null,
-           *           "createdAt": "2026-11-29T03:12:36.621000Z",
-           *           "description": null,
-           *           "errorMessage": null,
-           *           "executedAt": "2026-11-29T03:13:04.505000Z",
-           *           "expiresAt": "2026-11-30T03:12:36.621000Z",
-           *           "id": "93af809d-1d01-47df-9e9a-bdc5ab30d860",
-           *           "invalidCount": 0,
-           *           "itemCount": 2,
-           *           "mode": "all",
-           *           "progress": {
-           *             "finished": 0,
-           *             "percent": 0,
-           *             "total": 2
-           *           },
-           *           "reference": null,
-           *           "source": "json",
-           *           "status": "EXECUTING",
-           *           "threshold": 0,
-           *           "totals": [
-           *             {
-           *               "amount": 1800000000,
-           *               "count": 2,
-           *               "ivaAmount": 38,
-           *               "rail": "BREB",
-           *               "total": 1800000238,
-           *               "totalFee": 200
-           *             }
-           *           ],
-           *           "validCount": 2
-           *         },
-           *         {
-           *           "approval": null,
-           *           "approvalId": null,
-           *           "byStatus": [
-           *             {
-           *               "amount": 10000,
-           *               "count": 1,
-           *               "status": "INVALID"
-           *             },
-           *             {
-           *               "amount": 10000,
-           *               "count": 1,
-           *               "status": "VALID"
-           *             }
-           *           ],
-           *           "cancelledAt": null,
-           *           "completedAt": null,
-           *           "createdAt": "2026-11-29T03:12:27.346000Z",
-           *           "description": null,
-           *           "errorMessage": null,
-           *           "executedAt": null,
-           *           "expiresAt": "2026-11-30T03:12:27.346000Z",
-           *           "id": "a55dceb0-9f8a-47e8-89f1-5c20d9bd743c",
-           *           "invalidCount": 1,
-           *           "itemCount": 2,
-           *           "mode": "all",
-           *           "progress": {
-           *             "finished": 1,
-           *             "percent": 50,
-           *             "total": 2
-           *           },
-           *           "reference": null,
-           *           "source": "json",
-           *           "status": "REJECTED",
-           *           "threshold": 0,
-           *           "totals": [
-           *             {
-           *               "amount": 10000,
-           *               "count": 1,
-           *               "ivaAmount": 19,
-           *               "rail": "BREB",
-           *               "total": 10119,
-           *               "totalFee": 100
-           *             }
-           *           ],
-           *           "validCount": 1
-           *         }
-           *       ],
-           *       "nextCursor": null
-           *     }
-           */
           'application/json': components['schemas']['BatchPage'];
         };
       };
@@ -4642,68 +4350,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "description": "Nómina de prueba",
-         *       "items": [
-         *         {
-         *           "amount": 12345678,
-         *           "destination": {
-         *             "brebKey": {
-         *               "type": "PHONE",
-         *               "value": "3001230001"
-         *             }
-         *           },
-         *           "reference": "NOM-0001",
-         *           "targetDocument": "1117773321",
-         *           "targetName": "ANDRES DAVID MEJIA LONDONO"
-         *         },
-         *         {
-         *           "amount": 2500000,
-         *           "destination": {
-         *             "brebKey": {
-         *               "type": "PHONE",
-         *               "value": "3001230002"
-         *             }
-         *           },
-         *           "reference": "NOM-0002",
-         *           "targetDocument": "1112631916",
-         *           "targetName": "DIEGO SANCHEZ CORREA"
-         *         },
-         *         {
-         *           "amount": 7000000,
-         *           "destination": {
-         *             "bankAccount": {
-         *               "accountNumber": "18306581010",
-         *               "accountTypeId": 20,
-         *               "bankId": 1,
-         *               "documentNumber": "1020304050",
-         *               "documentTypeId": 1,
-         *               "holderFirstName": "Carlos",
-         *               "holderLastName": "Rodríguez"
-         *             }
-         *           },
-         *           "reference": "NOM-0003"
-         *         },
-         *         {
-         *           "amount": 150050,
-         *           "destination": {
-         *             "bankAccount": {
-         *               "accountNumber": "18306581010",
-         *               "accountTypeId": 20,
-         *               "bankId": 1,
-         *               "documentNumber": "1020304050",
-         *               "documentTypeId": 1,
-         *               "holderFirstName": "Carlos",
-         *               "holderLastName": "Rodríguez"
-         *             }
-         *           },
-         *           "reference": "NOM-0004"
-         *         }
-         *       ],
-         *       "reference": "NOMINA-61b087b6"
-         *     }
-         */
         'application/json': components['schemas']['CreateBatchRequest'];
       };
     };
@@ -4720,70 +4366,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": null,
-           *       "approvalId": null,
-           *       "byStatus": [
-           *         {
-           *           "amount": 21995728,
-           *           "count": 4,
-           *           "status": "VALID"
-           *         }
-           *       ],
-           *       "cancelledAt": null,
-           *       "completedAt": null,
-           *       "createdAt": "2026-11-29T02:51:32.893000Z",
-           *       "description": "Nómina de prueba",
-           *       "errorMessage": null,
-           *       "executedAt": null,
-           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
-           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
-           *       "invalidCount": 0,
-           *       "itemCount": 4,
-           *       "mode": "all",
-           *       "progress": {
-           *         "finished": 0,
-           *         "percent": 0,
-           *         "total": 4
-           *       },
-           *       "reference": "NOMINA-61b087b6",
-           *       "results": [
-           *         {
-           *           "item": 1,
-           *           "line": null,
-           *           "valid": true
-           *         },
-           *         {
-           *           "item": 2,
-           *           "line": null,
-           *           "valid": true
-           *         }
-           *       ],
-           *       "source": "json",
-           *       "status": "VALIDATED",
-           *       "threshold": 0,
-           *       "totals": [
-           *         {
-           *           "amount": 7150050,
-           *           "count": 2,
-           *           "ivaAmount": 19000,
-           *           "rail": "ACH",
-           *           "total": 7269050,
-           *           "totalFee": 100000
-           *         },
-           *         {
-           *           "amount": 14845678,
-           *           "count": 2,
-           *           "ivaAmount": 13300,
-           *           "rail": "BREB",
-           *           "total": 14928978,
-           *           "totalFee": 70000
-           *         }
-           *       ],
-           *       "validCount": 4
-           *     }
-           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -5027,70 +4609,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": null,
-           *       "approvalId": null,
-           *       "byStatus": [
-           *         {
-           *           "amount": 350050,
-           *           "count": 2,
-           *           "status": "VALID"
-           *         }
-           *       ],
-           *       "cancelledAt": null,
-           *       "completedAt": null,
-           *       "createdAt": "2026-11-29T06:19:30.769000Z",
-           *       "description": "Gemelo",
-           *       "errorMessage": null,
-           *       "executedAt": null,
-           *       "expiresAt": "2026-11-30T06:19:30.769000Z",
-           *       "id": "9ba13bc2-728d-4b7a-afa3-f265ae09f63a",
-           *       "invalidCount": 0,
-           *       "itemCount": 2,
-           *       "mode": "valid_only",
-           *       "progress": {
-           *         "finished": 0,
-           *         "percent": 0,
-           *         "total": 2
-           *       },
-           *       "reference": "TWIN-CSV",
-           *       "results": [
-           *         {
-           *           "item": 1,
-           *           "line": 2,
-           *           "valid": true
-           *         },
-           *         {
-           *           "item": 2,
-           *           "line": 3,
-           *           "valid": true
-           *         }
-           *       ],
-           *       "source": "csv",
-           *       "status": "VALIDATED",
-           *       "threshold": 0,
-           *       "totals": [
-           *         {
-           *           "amount": 200000,
-           *           "count": 1,
-           *           "ivaAmount": 57,
-           *           "rail": "ACH",
-           *           "total": 200357,
-           *           "totalFee": 300
-           *         },
-           *         {
-           *           "amount": 150050,
-           *           "count": 1,
-           *           "ivaAmount": 19,
-           *           "rail": "BREB",
-           *           "total": 150169,
-           *           "totalFee": 100
-           *         }
-           *       ],
-           *       "validCount": 2
-           *     }
-           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -5318,63 +4836,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": null,
-           *       "approvalId": null,
-           *       "byStatus": [
-           *         {
-           *           "amount": 84529000,
-           *           "count": 4990,
-           *           "status": "COMPLETED"
-           *         },
-           *         {
-           *           "amount": 30026,
-           *           "count": 2,
-           *           "status": "FAILED"
-           *         }
-           *       ],
-           *       "cancelledAt": null,
-           *       "completedAt": "2026-11-29T06:32:45.255000Z",
-           *       "createdAt": "2026-11-29T06:31:55.800000Z",
-           *       "description": "Nómina noviembre",
-           *       "errorMessage": null,
-           *       "executedAt": "2026-11-29T06:31:56.727000Z",
-           *       "expiresAt": "2026-11-30T06:31:55.800000Z",
-           *       "id": "51f0041d-10fa-453e-a4a1-b48fbd9caeef",
-           *       "invalidCount": 10,
-           *       "itemCount": 5002,
-           *       "mode": "valid_only",
-           *       "progress": {
-           *         "finished": 5002,
-           *         "percent": 100,
-           *         "total": 5002
-           *       },
-           *       "reference": "NOMINA-E2E",
-           *       "source": "csv",
-           *       "status": "PARTIALLY_FAILED",
-           *       "threshold": 0,
-           *       "totals": [
-           *         {
-           *           "amount": 53549013,
-           *           "count": 2491,
-           *           "ivaAmount": 141987,
-           *           "rail": "ACH",
-           *           "total": 54438300,
-           *           "totalFee": 747300
-           *         },
-           *         {
-           *           "amount": 31010013,
-           *           "count": 2501,
-           *           "ivaAmount": 47519,
-           *           "rail": "BREB",
-           *           "total": 31307632,
-           *           "totalFee": 250100
-           *         }
-           *       ],
-           *       "validCount": 4992
-           *     }
-           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5389,68 +4850,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": {
-           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
-           *         "createdAt": "2026-11-29T02:51:34.625000Z",
-           *         "decidedAt": null,
-           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
-           *         "rejectReason": null,
-           *         "rejectedBy": null,
-           *         "signatures": [],
-           *         "status": "PENDING",
-           *         "threshold": 2
-           *       },
-           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
-           *       "byStatus": [
-           *         {
-           *           "amount": 21995728,
-           *           "count": 4,
-           *           "status": "AWAITING_APPROVAL"
-           *         }
-           *       ],
-           *       "cancelledAt": null,
-           *       "completedAt": null,
-           *       "createdAt": "2026-11-29T02:51:32.893000Z",
-           *       "description": "Nómina de prueba",
-           *       "errorMessage": null,
-           *       "executedAt": "2026-11-29T02:51:33.910000Z",
-           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
-           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
-           *       "invalidCount": 0,
-           *       "itemCount": 4,
-           *       "mode": "all",
-           *       "progress": {
-           *         "finished": 0,
-           *         "percent": 0,
-           *         "total": 4
-           *       },
-           *       "reference": "NOMINA-61b087b6",
-           *       "source": "json",
-           *       "status": "AWAITING_APPROVAL",
-           *       "threshold": 2,
-           *       "totals": [
-           *         {
-           *           "amount": 7150050,
-           *           "count": 2,
-           *           "ivaAmount": 19000,
-           *           "rail": "ACH",
-           *           "total": 7269050,
-           *           "totalFee": 100000
-           *         },
-           *         {
-           *           "amount": 14845678,
-           *           "count": 2,
-           *           "ivaAmount": 13300,
-           *           "rail": "BREB",
-           *           "total": 14928978,
-           *           "totalFee": 70000
-           *         }
-           *       ],
-           *       "validCount": 4
-           *     }
-           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5636,41 +5035,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": null,
-           *       "approvalId": null,
-           *       "byStatus": [
-           *         {
-           *           "amount": 350050,
-           *           "count": 2,
-           *           "status": "NOT_EXECUTED"
-           *         }
-           *       ],
-           *       "cancelledAt": "2026-11-29T06:30:23.731000Z",
-           *       "completedAt": null,
-           *       "createdAt": "2026-11-29T06:30:23.519000Z",
-           *       "description": "Gemelo",
-           *       "errorMessage": null,
-           *       "executedAt": null,
-           *       "expiresAt": "2026-11-30T06:30:23.519000Z",
-           *       "id": "1118b5b3-22f2-41a4-96d5-8cdf691d3443",
-           *       "invalidCount": 0,
-           *       "itemCount": 2,
-           *       "mode": "valid_only",
-           *       "progress": {
-           *         "finished": 2,
-           *         "percent": 100,
-           *         "total": 2
-           *       },
-           *       "reference": "TWIN-CSV",
-           *       "source": "csv",
-           *       "status": "CANCELLED",
-           *       "threshold": 0,
-           *       "totals": [],
-           *       "validCount": 2
-           *     }
-           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5839,81 +5203,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "approval": {
-           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
-           *         "createdAt": "2026-11-29T02:51:34.625000Z",
-           *         "decidedAt": "2026-11-29T02:52:35.883000Z",
-           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
-           *         "rejectReason": null,
-           *         "rejectedBy": null,
-           *         "signatures": [
-           *           {
-           *             "email": "pedro.61b087b6@lotes.example.co",
-           *             "role": "OPERATOR",
-           *             "signedAt": "2026-11-29T02:51:59.443000Z",
-           *             "userId": "e1ac9133-67e7-4d9a-b3b1-9ad292ad3153"
-           *           },
-           *           {
-           *             "email": "sofia.61b087b6@lotes.example.co",
-           *             "role": "OPERATOR",
-           *             "signedAt": "2026-11-29T02:52:35.883000Z",
-           *             "userId": "902babed-0fff-4110-a9ac-b47f1ad65446"
-           *           }
-           *         ],
-           *         "status": "APPROVED",
-           *         "threshold": 2
-           *       },
-           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
-           *       "byStatus": [
-           *         {
-           *           "amount": 21995728,
-           *           "count": 4,
-           *           "status": "COMPLETED"
-           *         }
-           *       ],
-           *       "cancelledAt": null,
-           *       "completedAt": "2026-11-29T02:52:40.530000Z",
-           *       "createdAt": "2026-11-29T02:51:32.893000Z",
-           *       "description": "Nómina de prueba",
-           *       "errorMessage": null,
-           *       "executedAt": "2026-11-29T02:51:33.910000Z",
-           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
-           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
-           *       "invalidCount": 0,
-           *       "itemCount": 4,
-           *       "mode": "all",
-           *       "progress": {
-           *         "finished": 4,
-           *         "percent": 100,
-           *         "total": 4
-           *       },
-           *       "reference": "NOMINA-61b087b6",
-           *       "source": "json",
-           *       "status": "COMPLETED",
-           *       "threshold": 2,
-           *       "totals": [
-           *         {
-           *           "amount": 7150050,
-           *           "count": 2,
-           *           "ivaAmount": 19000,
-           *           "rail": "ACH",
-           *           "total": 7269050,
-           *           "totalFee": 100000
-           *         },
-           *         {
-           *           "amount": 14845678,
-           *           "count": 2,
-           *           "ivaAmount": 13300,
-           *           "rail": "BREB",
-           *           "total": 14928978,
-           *           "totalFee": 70000
-           *         }
-           *       ],
-           *       "validCount": 4
-           *     }
-           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -6067,49 +5356,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "amount": 10000,
-           *           "completedAt": null,
-           *           "description": null,
-           *           "destination": "PHONE 3007770003",
-           *           "error": "TRANSFER_FAILED",
-           *           "item": 1,
-           *           "ivaAmount": 0,
-           *           "line": null,
-           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
-           *           "rail": "BREB",
-           *           "reference": "L1",
-           *           "status": "FAILED",
-           *           "targetDocument": "34938258",
-           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
-           *           "totalFee": 0,
-           *           "transactionId": "f84f6506-83b4-4abd-947e-df585bd2e725"
-           *         },
-           *         {
-           *           "amount": 20000,
-           *           "completedAt": null,
-           *           "description": null,
-           *           "destination": "PHONE 3007770003",
-           *           "error": "TRANSFER_FAILED",
-           *           "item": 2,
-           *           "ivaAmount": 0,
-           *           "line": null,
-           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
-           *           "rail": "BREB",
-           *           "reference": "L2",
-           *           "status": "FAILED",
-           *           "targetDocument": "34938258",
-           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
-           *           "totalFee": 0,
-           *           "transactionId": "21df04d6-dbed-484a-a226-073619048229"
-           *         }
-           *       ],
-           *       "nextCursor": null
-           *     }
-           */
           'application/json': components['schemas']['BatchItemPage'];
         };
       };
@@ -6401,14 +5647,13 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 500000,
-         *       "internalRef": "pedido-77",
+         *       "amountCents": 9000000,
+         *       "internalRef": "FAC-5003",
          *       "payerDocumentNumber": "1020304050",
          *       "payerDocumentTypeId": 1,
          *       "payerEmail": "laura@example.com",
          *       "payerFirstName": "Laura",
-         *       "payerLastName": "Gómez Ruiz",
-         *       "payerPhone": "3101234567"
+         *       "payerLastName": "Gómez Ruiz"
          *     }
          */
         'application/json': components['schemas']['CreatePseDepositRequest'];
@@ -6429,13 +5674,13 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": 500000,
-           *       "createdAt": "2026-11-29T03:29:01.264000Z",
+           *       "amountCents": 9000000,
+           *       "createdAt": "2026-11-29T09:52:59.117000Z",
            *       "currency": "COP",
-           *       "expiresAt": "2026-11-30T03:29:00.782000Z",
-           *       "id": "dep_vbryciinokzb36cz6h8u62ce",
-           *       "internalRef": "pedido-77",
-           *       "paygatewayUrl": "http://127.0.0.1:38871/pse/pay/dep_vbryciinokzb36cz6h8u62ce",
+           *       "expiresAt": "2026-11-30T09:52:59.112000Z",
+           *       "id": "dep_olractgn0knycqxd63vbmpfg",
+           *       "internalRef": "FAC-5003",
+           *       "paygatewayUrl": "http://127.0.0.1:35109/pse/pay/dep_olractgn0knycqxd63vbmpfg",
            *       "status": "PENDING_CONFIRM"
            *     }
            */
@@ -6672,13 +5917,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "customMessage": "<b>hola</b> & gracias",
-         *       "recipientEmail": "cliente+1795922953903@example.com",
-         *       "recipientName": "Carlos"
-         *     }
-         */
         'application/json': components['schemas']['ShareDepositEmailRequest'];
       };
     };
@@ -6694,12 +5932,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "messageId": "<03505944-db45-a6f2-fd1b-aaa347b7390b@pagos.example.co>",
-           *       "success": true
-           *     }
-           */
           'application/json': {
             success: boolean;
             messageId: string;
@@ -6913,70 +6145,65 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "deposits": [
+           *       "items": [
            *         {
-           *           "amountCents": "80000",
+           *           "amountCents": "10000000",
            *           "brebKey": {
-           *             "externalId": "cliente-1",
-           *             "id": "bkey_c33ile8kck22vrp6mjyp0w3w",
-           *             "name": "Tienda Uno",
-           *             "value": "@w5ltskoj2p"
+           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
+           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
+           *             "name": "Cobros S.A.S.",
+           *             "value": "@qddv04pdou"
            *           },
-           *           "createdAt": "2026-11-29T03:25:38.091000Z",
+           *           "createdAt": "2026-11-29T09:52:58.678000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_2zqr3n4zjm9gs52qb8h74xvv",
+           *           "id": "dep_gnn5tmx6yzg6tqna6fvnwldi",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "80000",
-           *           "netCreditedCents": "80000",
-           *           "paidAt": "2026-11-29T03:25:37.313000Z",
+           *           "netAmountCents": "10000000",
+           *           "netCreditedCents": "10000000",
+           *           "paidAt": "2026-11-29T09:52:58.660000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T03:25:37.313000Z",
-           *           "providerTransferId": "brb_in_ec8c78cebf1c6647a8f1bfc5",
+           *           "providerConfirmedAt": "2026-11-29T09:52:58.660000Z",
+           *           "providerTransferId": "brb_in_7beed087c1e3eeab9caf3dfe",
            *           "source": "BREB",
            *           "status": "ASSIGNED"
            *         },
            *         {
-           *           "amountCents": "40000",
+           *           "amountCents": "6000000",
            *           "brebKey": {
-           *             "externalId": "cliente-2",
-           *             "id": "bkey_eibwj57oc56j6f9npyltsa0b",
-           *             "name": "Tienda Dos",
-           *             "value": "@ohb5crxbhq"
+           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
+           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
+           *             "name": "Cobros S.A.S.",
+           *             "value": "@qddv04pdou"
            *           },
-           *           "createdAt": "2026-11-29T03:25:38.088000Z",
+           *           "createdAt": "2026-11-29T09:52:58.555000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_o3tlscvc0z8v2s9occxf2grd",
+           *           "id": "dep_5449mmtdwri7g8u3pc4nj9lq",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "40000",
-           *           "netCreditedCents": "40000",
-           *           "paidAt": "2026-11-29T03:25:37.511000Z",
+           *           "netAmountCents": "6000000",
+           *           "netCreditedCents": "6000000",
+           *           "paidAt": "2026-11-29T09:52:58.537000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T03:25:37.511000Z",
-           *           "providerTransferId": "brb_in_ed8298de6da85eeaa4aa6a6a",
+           *           "providerConfirmedAt": "2026-11-29T09:52:58.537000Z",
+           *           "providerTransferId": "brb_in_99faff5226fa2b7eb936fb43",
            *           "source": "BREB",
-           *           "status": "UNASSIGNED"
+           *           "status": "ASSIGNED"
            *         }
            *       ],
-           *       "pagination": {
-           *         "limit": 100,
-           *         "page": 0,
-           *         "total": 3,
-           *         "totalPages": 1
-           *       }
+           *       "nextCursor": null
            *     }
            */
           'application/json': components['schemas']['DepositPage'] | components['schemas']['DepositCursorPage'];
@@ -7114,37 +6341,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "createdAt": "2026-11-29T03:16:32.556000Z",
-           *           "deletedAt": null,
-           *           "externalId": "pag-4",
-           *           "id": "bkey_vr3687u2v6eiyflw169i08bq",
-           *           "key": {
-           *             "type": "ALPHANUM",
-           *             "value": "@xv0l3txg9t"
-           *           },
-           *           "name": "Cliente 4",
-           *           "state": "ACTIVE"
-           *         },
-           *         {
-           *           "createdAt": "2026-11-29T03:16:31.850000Z",
-           *           "deletedAt": null,
-           *           "externalId": "pag-3",
-           *           "id": "bkey_9rpwr58u01n9xyqkapytoj5b",
-           *           "key": {
-           *             "type": "ALPHANUM",
-           *             "value": "@rc2twaqcjk"
-           *           },
-           *           "name": "Cliente 3",
-           *           "state": "ACTIVE"
-           *         }
-           *       ],
-           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjE2OjMxLjg1MDk5M1oiLCJia2V5XzlycHdyNTh1MDFuOXh5cWthcHl0b2o1YiJd"
-           *     }
-           */
           'application/json': components['schemas']['CollectKeyPage'];
         };
       };
@@ -7268,8 +6464,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "externalId": "cli-1",
-         *       "name": "Tienda Uno"
+         *       "externalId": "cliente-7",
+         *       "name": "Tienda Siete"
          *     }
          */
         'application/json': components['schemas']['CreateCollectKeyRequest'];
@@ -7288,20 +6484,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:14:57.767000Z",
-           *       "deletedAt": null,
-           *       "externalId": "cliente-1",
-           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
-           *       "key": {
-           *         "type": "ALPHANUM",
-           *         "value": "@cfi7swvqpn"
-           *       },
-           *       "name": "Tienda Uno",
-           *       "state": "ACTIVE"
-           *     }
-           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7319,15 +6501,15 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T03:32:00.969000Z",
+           *       "createdAt": "2026-11-29T09:52:59.328000Z",
            *       "deletedAt": null,
-           *       "externalId": "cli-1",
-           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *       "externalId": "cliente-7",
+           *       "id": "bkey_zenp6kiw1xhqogu3i94rz02i",
            *       "key": {
            *         "type": "ALPHANUM",
-           *         "value": "@c5b8zf9k7n"
+           *         "value": "@4cr03cepf0"
            *       },
-           *       "name": "Tienda Uno",
+           *       "name": "Tienda Siete",
            *       "state": "ACTIVE"
            *     }
            */
@@ -7540,20 +6722,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:14:57.767000Z",
-           *       "deletedAt": null,
-           *       "externalId": "cliente-1",
-           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
-           *       "key": {
-           *         "type": "ALPHANUM",
-           *         "value": "@cfi7swvqpn"
-           *       },
-           *       "name": "Tienda Uno",
-           *       "state": "ACTIVE"
-           *     }
-           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7703,20 +6871,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:32:00.969000Z",
-           *       "deletedAt": "2026-11-29T03:32:09.097000Z",
-           *       "externalId": "cli-1",
-           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
-           *       "key": {
-           *         "type": "ALPHANUM",
-           *         "value": "@c5b8zf9k7n"
-           *       },
-           *       "name": "Tienda Uno",
-           *       "state": "DELETED"
-           *     }
-           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7871,18 +7025,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "qr": {
-           *         "createdAt": "2026-11-29T03:15:10.900000Z",
-           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
-           *         "isPaid": false,
-           *         "reference": "CKAWJEC78K9W4378K8",
-           *         "type": "STATIC"
-           *       },
-           *       "reused": true
-           *     }
-           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -7898,18 +7040,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "qr": {
-           *         "createdAt": "2026-11-29T03:15:10.900000Z",
-           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
-           *         "isPaid": false,
-           *         "reference": "CKAWJEC78K9W4378K8",
-           *         "type": "STATIC"
-           *       },
-           *       "reused": false
-           *     }
-           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -8223,11 +7353,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "keyId": "bkey_e59emg9fv8n80d8tk0oz2ma1"
-         *     }
-         */
         'application/json': {
           /** @description A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to. */
           keyId?: string;
@@ -8247,36 +7372,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": "50000",
-           *       "brebKey": {
-           *         "externalId": "cli-1",
-           *         "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
-           *         "name": "Tienda Uno",
-           *         "value": "@c5b8zf9k7n"
-           *       },
-           *       "createdAt": "2026-11-29T03:32:04.311000Z",
-           *       "currency": "COP",
-           *       "feeAmountCents": "0",
-           *       "id": "dep_lj3ftroald8oafneby509pvy",
-           *       "internalRef": null,
-           *       "ivaAmountCents": "0",
-           *       "netAmountCents": "50000",
-           *       "netCreditedCents": "50000",
-           *       "paidAt": "2026-11-29T03:32:03.265000Z",
-           *       "payerBank": "Nequi",
-           *       "payerDocument": "CC 79123456",
-           *       "payerEmail": null,
-           *       "payerFirstName": null,
-           *       "payerLastName": null,
-           *       "payerName": "Pedro Pérez",
-           *       "providerConfirmedAt": "2026-11-29T03:32:03.265000Z",
-           *       "providerTransferId": "brb_in_5a56827350dd37a1ac6765ac",
-           *       "source": "BREB",
-           *       "status": "ASSIGNED"
-           *     }
-           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -8477,7 +7572,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': components['schemas']['ReturnDepositRequest'];
       };
     };
@@ -8494,36 +7588,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": "25000",
-           *       "brebKey": {
-           *         "externalId": "cli-dev",
-           *         "id": "bkey_8wtkfo9octow3s4lb65jlrnc",
-           *         "name": "Tienda Devolución",
-           *         "value": "@ze7fa7l1ke"
-           *       },
-           *       "createdAt": "2026-11-29T03:32:18.479000Z",
-           *       "currency": "COP",
-           *       "feeAmountCents": "0",
-           *       "id": "dep_w8vpdmqy57ei98htxqbfkbf9",
-           *       "internalRef": null,
-           *       "ivaAmountCents": "0",
-           *       "netAmountCents": "25000",
-           *       "netCreditedCents": "25000",
-           *       "paidAt": "2026-11-29T03:32:18.231000Z",
-           *       "payerBank": "Nequi",
-           *       "payerDocument": "CC 79123456",
-           *       "payerEmail": null,
-           *       "payerFirstName": null,
-           *       "payerLastName": null,
-           *       "payerName": "Pedro Pérez",
-           *       "providerConfirmedAt": "2026-11-29T03:32:18.231000Z",
-           *       "providerTransferId": "brb_in_13a0a3b9a28ede54127f03bd",
-           *       "source": "BREB",
-           *       "status": "REVERSED"
-           *     }
-           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -8742,111 +7806,82 @@ export interface operations {
            * @example {
            *       "items": [
            *         {
-           *           "amountCents": null,
-           *           "amountType": "RANGE",
+           *           "amountCents": 800000,
+           *           "amountType": "FIXED",
            *           "breb": {
-           *             "keyValue": "@xh5elxpgur",
-           *             "qrPayload": "00020101021226260007CO.BREB0111@xh5elxpgur5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBPKVWC5S4108Y7OL7SYQA80290007CO.BREB0114202611291036386304D383",
-           *             "qrPngUrl": "/cobros/cob_wte3t5h5xeu2e9bu8co1n69h/qr.png"
+           *             "keyValue": "@r2mkw6rky4",
+           *             "qrPayload": "00020101021226260007CO.BREB0111@r2mkw6rky452040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBP25FO69KZSY115B0P6SV80290007CO.BREB0114202611300952596304E890",
+           *             "qrPngUrl": "/cobros/cob_gxea5jsswncd5p8auu4iy867/qr.png"
            *           },
            *           "closedAt": null,
-           *           "createdAt": "2026-11-29T09:36:38.904000Z",
+           *           "createdAt": "2026-11-29T09:52:59.734000Z",
            *           "currency": "COP",
            *           "description": null,
-           *           "expectedPayer": {
-           *             "document": "79.123.456",
-           *             "name": "Pedro Pérez"
-           *           },
-           *           "expiresAt": "2026-11-29T10:36:38.900000Z",
-           *           "id": "cob_wte3t5h5xeu2e9bu8co1n69h",
-           *           "maxAmountCents": 2000000,
+           *           "expectedPayer": null,
+           *           "expiresAt": "2026-11-30T09:52:59.734000Z",
+           *           "id": "cob_gxea5jsswncd5p8auu4iy867",
+           *           "maxAmountCents": null,
            *           "metadata": {},
            *           "methods": [
            *             "BREB_KEY"
            *           ],
-           *           "minAmountCents": 1000000,
+           *           "minAmountCents": null,
            *           "overpaymentPolicy": "accept",
-           *           "paidAmountCents": 1500000,
-           *           "paidAt": "2026-11-29T09:36:38.991000Z",
-           *           "payments": [
-           *             {
-           *               "amountCents": 1500000,
-           *               "depositId": "dep_pzwbcqer51jy734kllg4d6dj",
-           *               "disposition": "COUNTED",
-           *               "matchedAt": "2026-11-29T09:36:38.993000Z",
-           *               "matchedBy": "PAYER_RULE",
-           *               "netAmountCents": 1500000,
-           *               "payerDocument": "CC 79123456",
-           *               "payerName": "Pedro Pérez",
-           *               "receivedAt": "2026-11-29T09:36:38.933000Z",
-           *               "source": "BREB"
-           *             }
-           *           ],
-           *           "reference": "FAC-2001",
-           *           "status": "PAID",
-           *           "transactionId": "CBPKVWC5S4108Y7OL7SYQA",
-           *           "updatedAt": "2026-11-29T09:36:38.991000Z"
+           *           "paidAmountCents": 0,
+           *           "paidAt": null,
+           *           "payments": [],
+           *           "pse": null,
+           *           "reference": "FAC-4002",
+           *           "status": "OPEN",
+           *           "transactionId": "CBP25FO69KZSY115B0P6SV",
+           *           "updatedAt": "2026-11-29T09:52:59.744000Z"
            *         },
            *         {
-           *           "amountCents": 10000000,
+           *           "amountCents": 800000,
            *           "amountType": "FIXED",
            *           "breb": {
-           *             "keyValue": "@lr7b8xabw2",
-           *             "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
-           *             "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *             "keyValue": "@v0528wwfcw",
+           *             "qrPayload": "00020101021226260007CO.BREB0111@v0528wwfcw52040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CB2ALYWYKGLE5OKKNYPQQ180290007CO.BREB01142026113009525963048AC6",
+           *             "qrPngUrl": "/cobros/cob_ognhbd1dgw9vkl830t85hrfz/qr.png"
            *           },
            *           "closedAt": null,
-           *           "createdAt": "2026-11-29T09:36:35.197000Z",
+           *           "createdAt": "2026-11-29T09:52:59.553000Z",
            *           "currency": "COP",
-           *           "description": "Factura 1001",
+           *           "description": null,
            *           "expectedPayer": null,
-           *           "expiresAt": "2026-11-29T10:36:35.175000Z",
-           *           "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *           "expiresAt": "2026-11-30T09:52:59.553000Z",
+           *           "id": "cob_ognhbd1dgw9vkl830t85hrfz",
            *           "maxAmountCents": null,
-           *           "metadata": {
-           *             "pedido": "77"
-           *           },
+           *           "metadata": {},
            *           "methods": [
-           *             "BREB_QR",
            *             "BREB_KEY"
            *           ],
            *           "minAmountCents": null,
            *           "overpaymentPolicy": "accept",
-           *           "paidAmountCents": 10000000,
-           *           "paidAt": "2026-11-29T09:36:38.537000Z",
+           *           "paidAmountCents": 800000,
+           *           "paidAt": "2026-11-29T09:52:59.695000Z",
            *           "payments": [
            *             {
-           *               "amountCents": 4000000,
-           *               "depositId": "dep_19o2h79nycc62sqgg0gvfm2i",
+           *               "amountCents": 800000,
+           *               "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
            *               "disposition": "COUNTED",
-           *               "matchedAt": "2026-11-29T09:36:38.411000Z",
-           *               "matchedBy": "TRANSACTION_ID",
-           *               "netAmountCents": 4000000,
-           *               "payerDocument": "CC 79123456",
+           *               "matchedAt": "2026-11-29T09:52:59.695000Z",
+           *               "matchedBy": "MANUAL",
+           *               "netAmountCents": 800000,
+           *               "payerDocument": "CC 11111111",
            *               "payerName": "Pedro Pérez",
-           *               "receivedAt": "2026-11-29T09:36:38.301000Z",
-           *               "source": "BREB"
-           *             },
-           *             {
-           *               "amountCents": 6000000,
-           *               "depositId": "dep_pfcuj4ybhdf2y521x1egf4ex",
-           *               "disposition": "COUNTED",
-           *               "matchedAt": "2026-11-29T09:36:38.540000Z",
-           *               "matchedBy": "DYNAMIC_KEY",
-           *               "netAmountCents": 6000000,
-           *               "payerDocument": "CC 79123456",
-           *               "payerName": "Pedro Pérez",
-           *               "receivedAt": "2026-11-29T09:36:38.462000Z",
+           *               "receivedAt": "2026-11-29T09:52:59.572000Z",
            *               "source": "BREB"
            *             }
            *           ],
-           *           "reference": "FAC-1001",
+           *           "pse": null,
+           *           "reference": "FAC-4001",
            *           "status": "PAID",
-           *           "transactionId": "CBDFWBU10XO808BA1WKBYT",
-           *           "updatedAt": "2026-11-29T09:36:38.681000Z"
+           *           "transactionId": "CB2ALYWYKGLE5OKKNYPQQ1",
+           *           "updatedAt": "2026-11-29T09:52:59.695000Z"
            *         }
            *       ],
-           *       "nextCursor": null
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDA5OjUyOjU5LjU1MzAwMFoiLCJjb2Jfb2duaGJkMWRndzl2a2w4MzB0ODVocmZ6Il0"
            *     }
            */
           'application/json': components['schemas']['CobroPage'];
@@ -8972,16 +8007,19 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "expectedPayer": {
-         *         "document": "79.123.456",
-         *         "name": "Pedro Pérez"
-         *       },
-         *       "maxAmountCents": 2000000,
+         *       "amountCents": 25000000,
          *       "methods": [
-         *         "BREB_KEY"
+         *         "BREB_QR",
+         *         "PSE"
          *       ],
-         *       "minAmountCents": 1000000,
-         *       "reference": "FAC-2026-0457"
+         *       "psePayer": {
+         *         "documentNumber": "1020304050",
+         *         "documentTypeId": 1,
+         *         "email": "laura@example.com",
+         *         "firstName": "Laura",
+         *         "lastName": "Gómez Ruiz"
+         *       },
+         *       "reference": "FAC-5001"
          *     }
          */
         'application/json': components['schemas']['CreateCobroRequest'];
@@ -9005,17 +8043,17 @@ export interface operations {
            *       "amountCents": 10000000,
            *       "amountType": "FIXED",
            *       "breb": {
-           *         "keyValue": "@lr7b8xabw2",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
-           *         "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *         "keyValue": "@qddv04pdou",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@qddv04pdou5204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBR1IMEENHLE150LDKMLY580290007CO.BREB01142026112910525563040D2B",
+           *         "qrPngUrl": "/cobros/cob_d26xqmctsx4rjn076vu1g4aq/qr.png"
            *       },
            *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:36:35.197000Z",
+           *       "createdAt": "2026-11-29T09:52:55.602000Z",
            *       "currency": "COP",
            *       "description": "Factura 1001",
            *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:36:35.175000Z",
-           *       "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *       "expiresAt": "2026-11-29T10:52:55.582000Z",
+           *       "id": "cob_d26xqmctsx4rjn076vu1g4aq",
            *       "maxAmountCents": null,
            *       "metadata": {
            *         "pedido": "77"
@@ -9029,10 +8067,11 @@ export interface operations {
            *       "paidAmountCents": 0,
            *       "paidAt": null,
            *       "payments": [],
+           *       "pse": null,
            *       "reference": "FAC-1001",
            *       "status": "OPEN",
-           *       "transactionId": "CBDFWBU10XO808BA1WKBYT",
-           *       "updatedAt": "2026-11-29T09:36:35.245000Z"
+           *       "transactionId": "CBR1IMEENHLE150LDKMLY5",
+           *       "updatedAt": "2026-11-29T09:52:55.644000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -9052,37 +8091,39 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": null,
-           *       "amountType": "RANGE",
+           *       "amountCents": 25000000,
+           *       "amountType": "FIXED",
            *       "breb": {
-           *         "keyValue": "@xh5elxpgur",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@xh5elxpgur5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBPKVWC5S4108Y7OL7SYQA80290007CO.BREB0114202611291036386304D383",
-           *         "qrPngUrl": "/cobros/cob_wte3t5h5xeu2e9bu8co1n69h/qr.png"
+           *         "keyValue": "@klcfrmjz9i",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@klcfrmjz9i5204000053031705409250000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBA5PHT1DI8AHG1CQ9JT3U80290007CO.BREB0114202611300952586304E0A0",
+           *         "qrPngUrl": "/cobros/cob_21n0ehn3aw1x9f2r81tm92li/qr.png"
            *       },
            *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:36:38.904000Z",
+           *       "createdAt": "2026-11-29T09:52:58.893000Z",
            *       "currency": "COP",
            *       "description": null,
-           *       "expectedPayer": {
-           *         "document": "79.123.456",
-           *         "name": "Pedro Pérez"
-           *       },
-           *       "expiresAt": "2026-11-29T10:36:38.900000Z",
-           *       "id": "cob_wte3t5h5xeu2e9bu8co1n69h",
-           *       "maxAmountCents": 2000000,
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-30T09:52:58.893000Z",
+           *       "id": "cob_21n0ehn3aw1x9f2r81tm92li",
+           *       "maxAmountCents": null,
            *       "metadata": {},
            *       "methods": [
-           *         "BREB_KEY"
+           *         "BREB_QR",
+           *         "PSE"
            *       ],
-           *       "minAmountCents": 1000000,
+           *       "minAmountCents": null,
            *       "overpaymentPolicy": "accept",
            *       "paidAmountCents": 0,
            *       "paidAt": null,
            *       "payments": [],
-           *       "reference": "FAC-2001",
+           *       "pse": {
+           *         "depositId": "dep_s0ujxnisnx0ky9j7iouvmwrz",
+           *         "paygatewayUrl": "http://127.0.0.1:35109/pse/pay/dep_s0ujxnisnx0ky9j7iouvmwrz"
+           *       },
+           *       "reference": "FAC-5001",
            *       "status": "OPEN",
-           *       "transactionId": "CBPKVWC5S4108Y7OL7SYQA",
-           *       "updatedAt": "2026-11-29T09:36:38.924000Z"
+           *       "transactionId": "CBA5PHT1DI8AHG1CQ9JT3U",
+           *       "updatedAt": "2026-11-29T09:52:58.924000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -9216,6 +8257,24 @@ export interface operations {
           };
         };
       };
+      /** @description `FEE_EXCEEDS_AMOUNT`: La comisión más el IVA es igual o mayor que el monto. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'FEE_EXCEEDS_AMOUNT';
+          };
+        };
+      };
       /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
       429: {
         headers: {
@@ -9248,7 +8307,24 @@ export interface operations {
           };
         };
       };
-      /** @description `BREB_DIRECTORY_LOOKUP_FAILED`: El directorio Bre-B no responde; intente de nuevo.<br>`SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      /** @description `PSE_PROVIDER_ERROR`: El proveedor PSE falló; intente de nuevo. */
+      502: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PSE_PROVIDER_ERROR';
+          };
+        };
+      };
+      /** @description `BREB_DIRECTORY_LOOKUP_FAILED`: El directorio Bre-B no responde; intente de nuevo.<br>`PSE_PROVIDER_NOT_CONFIGURED`: El proveedor PSE no está configurado.<br>`PSE_INFLOW_DISABLED`: Los recaudos PSE están bloqueados temporalmente.<br>`SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
       503: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -9261,7 +8337,425 @@ export interface operations {
         content: {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
-            error?: 'BREB_DIRECTORY_LOOKUP_FAILED' | 'SERVICE_UNAVAILABLE';
+            error?: 'BREB_DIRECTORY_LOOKUP_FAILED' | 'PSE_PROVIDER_NOT_CONFIGURED' | 'PSE_INFLOW_DISABLED' | 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listUnmatchedPayments: {
+    parameters: {
+      query?: {
+        limit?: number;
+        cursor?: string;
+      };
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of unmatched payments. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amountCents": 800000,
+           *           "cobroId": null,
+           *           "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
+           *           "listedAt": "2026-11-29T09:52:59.631000Z",
+           *           "payerDocument": "CC 11111111",
+           *           "payerName": "Pedro Pérez",
+           *           "reason": "NO_MATCH",
+           *           "receivedAt": "2026-11-29T09:52:59.572000Z",
+           *           "source": "BREB"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
+          'application/json': components['schemas']['UnmatchedPaymentPage'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  attachCobroPayment: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8"
+         *     }
+         */
+        'application/json': components['schemas']['AttachCobroPaymentRequest'];
+      };
+    };
+    responses: {
+      /** @description The cobro with the payment. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": 800000,
+           *       "amountType": "FIXED",
+           *       "breb": {
+           *         "keyValue": "@v0528wwfcw",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@v0528wwfcw52040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CB2ALYWYKGLE5OKKNYPQQ180290007CO.BREB01142026113009525963048AC6",
+           *         "qrPngUrl": "/cobros/cob_ognhbd1dgw9vkl830t85hrfz/qr.png"
+           *       },
+           *       "closedAt": null,
+           *       "createdAt": "2026-11-29T09:52:59.553000Z",
+           *       "currency": "COP",
+           *       "description": null,
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-30T09:52:59.553000Z",
+           *       "id": "cob_ognhbd1dgw9vkl830t85hrfz",
+           *       "maxAmountCents": null,
+           *       "metadata": {},
+           *       "methods": [
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": null,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 800000,
+           *       "paidAt": "2026-11-29T09:52:59.695000Z",
+           *       "payments": [
+           *         {
+           *           "amountCents": 800000,
+           *           "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
+           *           "disposition": "COUNTED",
+           *           "matchedAt": "2026-11-29T09:52:59.695000Z",
+           *           "matchedBy": "MANUAL",
+           *           "netAmountCents": 800000,
+           *           "payerDocument": "CC 11111111",
+           *           "payerName": "Pedro Pérez",
+           *           "receivedAt": "2026-11-29T09:52:59.572000Z",
+           *           "source": "BREB"
+           *         }
+           *       ],
+           *       "pse": null,
+           *       "reference": "FAC-4001",
+           *       "status": "PAID",
+           *       "transactionId": "CB2ALYWYKGLE5OKKNYPQQ1",
+           *       "updatedAt": "2026-11-29T09:52:59.695000Z"
+           *     }
+           */
+          'application/json': components['schemas']['Cobro'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `COBRO_NOT_FOUND`: El cobro no existe.<br>`DEPOSIT_NOT_FOUND`: El depósito no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COBRO_NOT_FOUND' | 'DEPOSIT_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`INVALID_STATE_TRANSITION`: La operación no es válida en el estado actual. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'INVALID_STATE_TRANSITION';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
           };
         };
       };
@@ -9299,17 +8793,17 @@ export interface operations {
            *       "amountCents": 10000000,
            *       "amountType": "FIXED",
            *       "breb": {
-           *         "keyValue": "@lr7b8xabw2",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@lr7b8xabw25204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBDFWBU10XO808BA1WKBYT80290007CO.BREB0114202611291036356304FEC6",
-           *         "qrPngUrl": "/cobros/cob_9fvpt1zwynkd7nd5ieiqtods/qr.png"
+           *         "keyValue": "@qddv04pdou",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@qddv04pdou5204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBR1IMEENHLE150LDKMLY580290007CO.BREB01142026112910525563040D2B",
+           *         "qrPngUrl": "/cobros/cob_d26xqmctsx4rjn076vu1g4aq/qr.png"
            *       },
            *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:36:35.197000Z",
+           *       "createdAt": "2026-11-29T09:52:55.602000Z",
            *       "currency": "COP",
            *       "description": "Factura 1001",
            *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:36:35.175000Z",
-           *       "id": "cob_9fvpt1zwynkd7nd5ieiqtods",
+           *       "expiresAt": "2026-11-29T10:52:55.582000Z",
+           *       "id": "cob_d26xqmctsx4rjn076vu1g4aq",
            *       "maxAmountCents": null,
            *       "metadata": {
            *         "pedido": "77"
@@ -9325,21 +8819,22 @@ export interface operations {
            *       "payments": [
            *         {
            *           "amountCents": 4000000,
-           *           "depositId": "dep_19o2h79nycc62sqgg0gvfm2i",
+           *           "depositId": "dep_jw23xdy07jg3d4iqp5omup4d",
            *           "disposition": "COUNTED",
-           *           "matchedAt": "2026-11-29T09:36:38.411000Z",
+           *           "matchedAt": "2026-11-29T09:52:58.495000Z",
            *           "matchedBy": "TRANSACTION_ID",
            *           "netAmountCents": 4000000,
            *           "payerDocument": "CC 79123456",
            *           "payerName": "Pedro Pérez",
-           *           "receivedAt": "2026-11-29T09:36:38.301000Z",
+           *           "receivedAt": "2026-11-29T09:52:58.387000Z",
            *           "source": "BREB"
            *         }
            *       ],
+           *       "pse": null,
            *       "reference": "FAC-1001",
            *       "status": "PARTIALLY_PAID",
-           *       "transactionId": "CBDFWBU10XO808BA1WKBYT",
-           *       "updatedAt": "2026-11-29T09:36:38.405000Z"
+           *       "transactionId": "CBR1IMEENHLE150LDKMLY5",
+           *       "updatedAt": "2026-11-29T09:52:58.486000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -9504,17 +8999,17 @@ export interface operations {
            *       "amountCents": null,
            *       "amountType": "OPEN",
            *       "breb": {
-           *         "keyValue": "@9m46tjdy03",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@9m46tjdy035204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBQSXQZ07UVH3591C6QDT380290007CO.BREB0114202611291036396304F8BD",
-           *         "qrPngUrl": "/cobros/cob_dwzds0z09etl4ofhk7sh2pzr/qr.png"
+           *         "keyValue": "@0f8qwcognq",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@0f8qwcognq5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBHX0CA1GFV0C7SRF4C47680290007CO.BREB01142026112910525963045796",
+           *         "qrPngUrl": "/cobros/cob_ckybkcd9coo1b2h3gfwdzu9j/qr.png"
            *       },
-           *       "closedAt": "2026-11-29T09:36:39.166000Z",
-           *       "createdAt": "2026-11-29T09:36:39.131000Z",
+           *       "closedAt": "2026-11-29T09:52:59.862000Z",
+           *       "createdAt": "2026-11-29T09:52:59.843000Z",
            *       "currency": "COP",
            *       "description": null,
            *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:36:39.126000Z",
-           *       "id": "cob_dwzds0z09etl4ofhk7sh2pzr",
+           *       "expiresAt": "2026-11-29T10:52:59.836000Z",
+           *       "id": "cob_ckybkcd9coo1b2h3gfwdzu9j",
            *       "maxAmountCents": null,
            *       "metadata": {},
            *       "methods": [
@@ -9525,10 +9020,11 @@ export interface operations {
            *       "paidAmountCents": 0,
            *       "paidAt": null,
            *       "payments": [],
+           *       "pse": null,
            *       "reference": "FAC-3001",
            *       "status": "CANCELLED",
-           *       "transactionId": "CBQSXQZ07UVH3591C6QDT3",
-           *       "updatedAt": "2026-11-29T09:36:39.166000Z"
+           *       "transactionId": "CBHX0CA1GFV0C7SRF4C476",
+           *       "updatedAt": "2026-11-29T09:52:59.862000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -9887,22 +9383,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "achCode": "1007",
-           *           "id": 1,
-           *           "name": "Bancolombia"
-           *         },
-           *         {
-           *           "achCode": "1001",
-           *           "id": 2,
-           *           "name": "Banco de Bogotá"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': {
             items: components['schemas']['AchBank'][];
           };
@@ -10018,25 +9498,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "createdAt": "2026-11-29T03:02:39.581000Z",
-           *           "description": "ERP",
-           *           "enabled": true,
-           *           "events": [
-           *             "transfer.completed",
-           *             "deposit.paid"
-           *           ],
-           *           "id": "we_c19d2aadb0df91d45069eec2",
-           *           "previousSecretExpiresAt": null,
-           *           "updatedAt": "2026-11-29T03:02:39.581000Z",
-           *           "url": "http://127.0.0.1:38817/wallet-events"
-           *         }
-           *       ]
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -10160,12 +9621,14 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "description": "ERP",
-         *       "enabled": true,
          *       "events": [
-         *         "transfer.completed"
+         *         "cobro.created",
+         *         "cobro.partially_paid",
+         *         "cobro.paid",
+         *         "cobro.expired",
+         *         "cobro.cancelled"
          *       ],
-         *       "url": "http://127.0.0.1:32817/wallet-events"
+         *       "url": "http://127.0.0.1:37583/cobros-events"
          *     }
          */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
@@ -10186,17 +9649,18 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T03:03:11.230000Z",
-           *       "description": "ERP",
+           *       "createdAt": "2026-11-29T09:52:55.567000Z",
+           *       "description": null,
            *       "enabled": true,
            *       "events": [
-           *         "transfer.completed"
+           *         "cobro.created",
+           *         "cobro.partially_paid"
            *       ],
-           *       "id": "we_9391bbb1648b4ba40dd842a2",
+           *       "id": "we_17a851bdab55e32831b39816",
            *       "previousSecretExpiresAt": null,
-           *       "secret": "whsec_gA3ZDlOTcw0R4LV/+p5jYPCDDP9dcVoZM9g4RphZxdY=",
-           *       "updatedAt": "2026-11-29T03:03:11.230000Z",
-           *       "url": "http://127.0.0.1:32817/wallet-events"
+           *       "secret": "whsec_g8UkdHOwNwQ+byiu09aEY+jDqPq+Ra64MTg/qp+Z55Y=",
+           *       "updatedAt": "2026-11-29T09:52:55.567000Z",
+           *       "url": "http://127.0.0.1:37583/cobros-events"
            *     }
            */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
@@ -10390,21 +9854,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:02:39.581000Z",
-           *       "description": "ERP",
-           *       "enabled": true,
-           *       "events": [
-           *         "transfer.completed",
-           *         "deposit.paid"
-           *       ],
-           *       "id": "we_c19d2aadb0df91d45069eec2",
-           *       "previousSecretExpiresAt": "2026-11-30T03:02:49.617000Z",
-           *       "updatedAt": "2026-11-29T03:02:49.617000Z",
-           *       "url": "http://127.0.0.1:38817/wallet-events"
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10554,12 +10003,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "deleted": true,
-           *       "id": "we_c19d2aadb0df91d45069eec2"
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpointDeleted'];
         };
       };
@@ -10700,16 +10143,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "description": "Contabilidad",
-         *       "events": [
-         *         "deposit.paid",
-         *         "transfer.failed"
-         *       ],
-         *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
-         *     }
-         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -10725,21 +10158,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:03:11.230000Z",
-           *       "description": "Contabilidad",
-           *       "enabled": true,
-           *       "events": [
-           *         "deposit.paid",
-           *         "transfer.failed"
-           *       ],
-           *       "id": "we_9391bbb1648b4ba40dd842a2",
-           *       "previousSecretExpiresAt": null,
-           *       "updatedAt": "2026-11-29T03:03:11.840000Z",
-           *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10914,11 +10332,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "overlapSeconds": 600
-         *     }
-         */
         'application/json': components['schemas']['RotateWebhookSecretRequest'];
       };
     };
@@ -10934,22 +10347,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T03:02:39.581000Z",
-           *       "description": "ERP",
-           *       "enabled": true,
-           *       "events": [
-           *         "transfer.completed",
-           *         "deposit.paid"
-           *       ],
-           *       "id": "we_c19d2aadb0df91d45069eec2",
-           *       "previousSecretExpiresAt": "2026-11-29T03:12:49.072000Z",
-           *       "secret": "whsec_gAqkDl8Tc1QRFyiZAA5jYrCoDjIFc2Ifagg4qphoACr=",
-           *       "updatedAt": "2026-11-29T03:02:49.072000Z",
-           *       "url": "http://127.0.0.1:38817/wallet-events"
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -11135,25 +10532,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "attempts": 0,
-           *       "createdAt": "2026-11-29T02:50:33.136000Z",
-           *       "deliveredAt": null,
-           *       "endpointId": "we_b423a7ef9665fb5f85a6984e",
-           *       "eventId": "evt_e5cd76736fc95343476d48a6b8d57882",
-           *       "eventType": "webhook.ping",
-           *       "id": "whd_5304ba197c3b0527b5e4ce79",
-           *       "lastAttemptAt": null,
-           *       "lastError": null,
-           *       "latencyMs": null,
-           *       "nextAttemptAt": "2026-11-29T02:50:33.136000Z",
-           *       "replayOf": null,
-           *       "resourceId": null,
-           *       "responseStatus": null,
-           *       "status": "PENDING"
-           *     }
-           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -11325,47 +10703,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "attempts": 1,
-           *           "createdAt": "2026-11-29T03:02:45.516000Z",
-           *           "deliveredAt": "2026-11-29T03:02:46.130000Z",
-           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
-           *           "eventId": "evt_f056b30f0515e3eece827f56d5cd01b1",
-           *           "eventType": "deposit.paid",
-           *           "id": "whd_119864d77f2ad164d78b78a6",
-           *           "lastAttemptAt": "2026-11-29T03:02:46.130000Z",
-           *           "lastError": null,
-           *           "latencyMs": 178,
-           *           "nextAttemptAt": null,
-           *           "replayOf": null,
-           *           "resourceId": "dep_1uopmec75siyycl1t0k9pu4c",
-           *           "responseStatus": 204,
-           *           "status": "SUCCEEDED"
-           *         },
-           *         {
-           *           "attempts": 1,
-           *           "createdAt": "2026-11-29T03:02:42.552000Z",
-           *           "deliveredAt": "2026-11-29T03:02:42.874000Z",
-           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
-           *           "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
-           *           "eventType": "transfer.completed",
-           *           "id": "whd_d531a5b5954c6f686ecb9140",
-           *           "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
-           *           "lastError": null,
-           *           "latencyMs": 102,
-           *           "nextAttemptAt": null,
-           *           "replayOf": null,
-           *           "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
-           *           "responseStatus": 204,
-           *           "status": "SUCCEEDED"
-           *         }
-           *       ],
-           *       "nextCursor": null
-           *     }
-           */
           'application/json': components['schemas']['WebhookDeliveryPage'];
         };
       };
@@ -11498,25 +10835,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "attempts": 1,
-           *       "createdAt": "2026-11-29T03:02:42.552000Z",
-           *       "deliveredAt": "2026-11-29T03:02:42.874000Z",
-           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
-           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
-           *       "eventType": "transfer.completed",
-           *       "id": "whd_d531a5b5954c6f686ecb9140",
-           *       "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
-           *       "lastError": null,
-           *       "latencyMs": 102,
-           *       "nextAttemptAt": null,
-           *       "replayOf": null,
-           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
-           *       "responseStatus": 204,
-           *       "status": "SUCCEEDED"
-           *     }
-           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -11666,25 +10984,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "attempts": 0,
-           *       "createdAt": "2026-11-29T03:02:48.425000Z",
-           *       "deliveredAt": null,
-           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
-           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
-           *       "eventType": "transfer.completed",
-           *       "id": "whd_cdfa099aa214644d61daa72c",
-           *       "lastAttemptAt": null,
-           *       "lastError": null,
-           *       "latencyMs": null,
-           *       "nextAttemptAt": "2026-11-29T03:02:48.425000Z",
-           *       "replayOf": "whd_d531a5b5954c6f686ecb9140",
-           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
-           *       "responseStatus": null,
-           *       "status": "PENDING"
-           *     }
-           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };

@@ -4,6 +4,7 @@
 /** Every operation of the client API: method, path template, and whether it takes an Idempotency-Key. */
 export const operations = {
   assignBrebDeposit: { method: 'POST', path: '/deposits/{id}/assign', idempotencyKey: true },
+  attachCobroPayment: { method: 'POST', path: '/cobros/{id}/payments', idempotencyKey: true },
   cancelBatch: { method: 'POST', path: '/transfers/batches/{id}/cancel', idempotencyKey: false },
   cancelCobro: { method: 'POST', path: '/cobros/{id}/cancel', idempotencyKey: true },
   createBatch: { method: 'POST', path: '/transfers/batches', idempotencyKey: true },
@@ -37,6 +38,7 @@ export const operations = {
   listCollectKeys: { method: 'GET', path: '/breb/collect-keys', idempotencyKey: false },
   listDeposits: { method: 'GET', path: '/deposits', idempotencyKey: false },
   listTransactions: { method: 'GET', path: '/wallets/transactions', idempotencyKey: false },
+  listUnmatchedPayments: { method: 'GET', path: '/cobros/unmatched-payments', idempotencyKey: false },
   listWebhookDeliveries: { method: 'GET', path: '/webhooks/deliveries', idempotencyKey: false },
   listWebhookEndpoints: { method: 'GET', path: '/webhooks/endpoints', idempotencyKey: false },
   quoteAch: { method: 'POST', path: '/transfers/quote/ach', idempotencyKey: false },
