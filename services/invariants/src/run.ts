@@ -1,4 +1,5 @@
 import { checkClearing } from './clearing.js';
+import { checkCobros } from './cobros.js';
 import { checkCorrections } from './corrections.js';
 import { checkDeposits } from './deposits.js';
 import { checkHolds } from './holds.js';
@@ -21,6 +22,7 @@ const NEEDS: Readonly<Record<CheckName, readonly CheckedSchema[]>> = {
   // The reconciliation is optional: without it the clearing line says "not checked (no reconciliation)".
   clearing: ['ledger'],
   corrections: ['ledger'],
+  cobros: ['pse_deposit', 'collect_key'],
 };
 
 /**
@@ -70,6 +72,7 @@ export async function runChecks(sources: CheckSources, o: CheckOptions = {}): Pr
   }
   if (wanted.has('clearing')) checks.push(await checkClearing(sources, o, limit));
   if (wanted.has('corrections')) checks.push(await checkCorrections(sources, o, limit));
+  if (wanted.has('cobros')) checks.push(await checkCobros(sources, o, limit));
   return { ok: checks.every((c) => c.total === 0), at: o.now ?? new Date(), rail: sources.rail?.name ?? null, checks, exceptions };
 }
 

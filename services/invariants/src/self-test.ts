@@ -20,6 +20,22 @@ export interface Sabotage {
 
 export const SABOTAGES: readonly Sabotage[] = [
   {
+    check: 'cobros',
+    what: 'a PAID cobro whose paid total no payment makes up',
+    plant() {
+      const id = `cob_${alnum(24)}`;
+      return {
+        names: id,
+        sql: [
+          `insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, paid_amount, overpayment_policy, methods, transaction_id,
+                 request_hash, expires_at, created_at, updated_at)
+               values ('${id}', 'selftest-${alnum(8)}', 'SELFTEST-${alnum(8)}', 'PAID', 'FIXED', 1000, 1000, 'accept', '{BREB_KEY}', 'CB${alnum(20).toUpperCase()}',
+                 '[]', now() + interval '1 day', now(), now())`,
+        ],
+      };
+    },
+  },
+  {
     check: 'holds',
     what: 'a DISPATCHED transfer with no hold in the ledger',
     plant() {

@@ -1,0 +1,108 @@
+import { OWED_HORIZON_SECONDS, Offenders, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
+
+interface CobroRow {
+  id: string;
+  company_id: string;
+  state: string;
+  amount_type: string;
+  amount: string | null;
+  min_amount: string | null;
+  paid_amount: string;
+  counted: string;
+  breb_key_id: string | null;
+  key_closed_at: Date | null;
+  closed_s: number | null;
+}
+interface PaymentRow {
+  deposit_id: string;
+  cobro_id: string;
+  company_id: string;
+  amount: string;
+  d_company: string | null;
+  d_amount: string | null;
+  d_status: string | null;
+  unmatched: boolean;
+}
+
+const OPEN = ['OPEN', 'PARTIALLY_PAID'];
+
+/**
+ * cobros (docs/cobros.md): every matched payment is counted once (one cobro, never also listed
+ * unmatched) and is a credited deposit of the same company and amount; a cobro's paid total is the
+ * sum of its COUNTED payments, and its state agrees (PAID exactly when the total reaches what is
+ * due); across services, an open cobro's dynamic key is ACTIVE at collect-key and a closed one's is
+ * deleted once its close is recorded (a close still owed past the sweepers' horizon is a violation).
+ */
+export async function checkCobros(s: CheckSources, o: CheckOptions, limit: number): Promise<CheckResult> {
+  const bad = new Offenders(limit);
+  const horizon = o.owedHorizonSeconds ?? OWED_HORIZON_SECONDS;
+  const scope = companyScope(o, 0, 'c.company_id');
+  const cobros = await s.deposit.query<CobroRow>(
+    `select c.id, c.company_id, c.state, c.amount_type, c.amount::text as amount, c.min_amount::text as min_amount, c.paid_amount::text as paid_amount,
+            coalesce((select sum(p.amount) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
+            c.breb_key_id, c.key_closed_at, extract(epoch from now() - c.closed_at)::int as closed_s
+       from pse_deposit.cobros c where c.state not in ('CREATING', 'ABANDONED')${scope.sql}`,
+    scope.params,
+  );
+  let open = 0;
+  for (const c of cobros) {
+    const paid = BigInt(c.paid_amount);
+    const due = c.amount_type === 'FIXED' ? BigInt(c.amount ?? '0') : c.amount_type === 'RANGE' ? BigInt(c.min_amount ?? '0') : 1n;
+    if (c.paid_amount !== c.counted) bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
+    if (c.state === 'PAID' && paid < due) bad.add(`cobro ${c.id} (company ${c.company_id}) PAID with ${paid} of ${due}`);
+    if (OPEN.includes(c.state)) {
+      open++;
+      if (paid >= due) bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state} with ${paid} of ${due}: it should be PAID`);
+      if (c.state === 'OPEN' && paid !== 0n) bad.add(`cobro ${c.id} (company ${c.company_id}) OPEN with ${paid} paid`);
+    }
+  }
+
+  const payments = await s.deposit.query<PaymentRow>(
+    `select p.deposit_id, p.cobro_id, p.company_id, p.amount::text as amount, d.company_id as d_company, d.amount::text as d_amount, d.status as d_status,
+            exists (select 1 from pse_deposit.cobro_unmatched u where u.deposit_id = p.deposit_id) as unmatched
+       from pse_deposit.cobro_payments p left join pse_deposit.deposits d on d.id = p.deposit_id
+       join pse_deposit.cobros c on c.id = p.cobro_id where true${scope.sql}`,
+    scope.params,
+  );
+  for (const p of payments) {
+    const who = `payment ${p.deposit_id} of cobro ${p.cobro_id} (company ${p.company_id})`;
+    if (p.d_company === null) bad.add(`${who}: no such deposit`);
+    else if (p.d_company !== p.company_id) bad.add(`${who}: the deposit is company ${p.d_company}'s`);
+    else if (p.d_amount !== p.amount) bad.add(`${who}: matched ${p.amount}, the deposit is ${p.d_amount}`);
+    else if (p.d_status !== 'ASSIGNED') bad.add(`${who}: the deposit is ${p.d_status}, not credited (a cobro does not yet count returns or reversals)`);
+    if (p.unmatched) bad.add(`${who}: also listed unmatched`);
+  }
+
+  // Across services: the dynamic keys (collect-key's rows, by cobro).
+  const keyed = cobros.filter((c) => c.breb_key_id !== null);
+  const keys = new Map<string, string>();
+  for (let i = 0; i < keyed.length; i += 1000) {
+    const ids = keyed.slice(i, i + 1000).map((c) => c.id);
+    for (const k of await s.collectKey.query<{ cobro_id: string; state: string }>(
+      `select cobro_id, state from collect_key.keys where cobro_id = any($1::text[]) and state <> 'FAILED'`,
+      [ids],
+    ))
+      keys.set(k.cobro_id, k.state);
+  }
+  for (const c of keyed) {
+    const state = keys.get(c.id);
+    const who = `cobro ${c.id} (company ${c.company_id}) ${c.state}`;
+    if (state === undefined) bad.add(`${who}: its dynamic key ${c.breb_key_id} is not at collect-key`);
+    else if (OPEN.includes(c.state) && state !== 'ACTIVE') bad.add(`${who}: its dynamic key is ${state}, not ACTIVE`);
+    else if (c.key_closed_at !== null && state !== 'DELETED') bad.add(`${who}: its key close is recorded but the key is ${state}`);
+    else if ((c.state === 'EXPIRED' || c.state === 'CANCELLED') && c.key_closed_at === null && (c.closed_s ?? 0) > horizon)
+      bad.add(`${who}: its dynamic key is still to be deleted ${c.closed_s} s after the close`);
+  }
+
+  return {
+    name: 'cobros',
+    counts: [
+      ['cobros', cobros.length],
+      ['open', open],
+      ['matched payments', payments.length],
+    ],
+    violations: bad.lines,
+    total: bad.total,
+    notChecked: [],
+  };
+}
