@@ -80,7 +80,8 @@ describe('cobros end to end', () => {
   const cobro = async (id: string) => (await get(`/cobros/${id}`)).body;
 
   beforeAll(async () => {
-    stack = await startStack({ deposits: true, webhooks: true });
+    // A short minimum life and no grace, so a cobro can expire within the test.
+    stack = await startStack({ deposits: true, webhooks: true, depositEnv: { COBRO_MIN_TTL_SECONDS: '1', COBRO_EXPIRY_GRACE_SECONDS: '0' } });
     co = await stack.provision('Cobros S.A.S.', { taxRegime: 'COMMON' });
     other = await stack.provision('Ajena S.A.S.');
     for (const c of [co, other]) await stack.admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1000 });
@@ -292,6 +293,27 @@ describe('cobros end to end', () => {
     await eventually(async () => (await cobro(open.id)).status === 'PAID', 20_000, 100);
     const refused = await post(`/cobros/${open.id}/cancel`, {});
     expect([refused.status, refused.body.error]).toEqual([409, 'INVALID_STATE_TRANSITION']);
+  });
+
+  it('expires a partly paid cobro: cobro.expired, its key deleted, a payment of its QR after that held UNASSIGNED and never counted', async () => {
+    const c = (await post('/cobros', { reference: 'FAC-6001', amountCents: 5_000_00, expiresAt: new Date(Date.now() + 2_500).toISOString(), methods: ['BREB_QR'] })).body;
+    expect(c.status).toBe('OPEN');
+    expect((await incoming({ qrPayload: c.breb.qrPayload, amountCents: 2_000_00 })).status).toBe(202);
+    await eventually(async () => (await cobro(c.id)).status === 'PARTIALLY_PAID', 20_000, 100);
+    await eventually(async () => (await cobro(c.id)).status === 'EXPIRED', 20_000, 100);
+    expect(await cobro(c.id)).toMatchObject({ status: 'EXPIRED', paidAmountCents: 2_000_00, closedAt: expect.any(String) });
+    const hit = await eventually(async () => rx.of(c.id).find((h) => h.body.type === 'cobro.expired'), 20_000, 100);
+    expect(() => new Webhook(secret).verify(hit.raw, hit.headers as Record<string, string>)).not.toThrow();
+    // The payer's app refuses an expired QR; one that pays it anyway pays a deleted key.
+    expect((await incoming({ qrPayload: c.breb.qrPayload })).status).toBe(422);
+    expect((await incoming({ qrPayload: c.breb.qrPayload, ignoreExpiry: true })).status).toBe(202);
+    await eventually(
+      async () => (await get('/deposits?rail=BREB&status=UNASSIGNED&cursor=&limit=100')).body.items.some((d: any) => d.brebKey?.value === c.breb.keyValue),
+      20_000,
+      100,
+    );
+    expect(await cobro(c.id)).toMatchObject({ status: 'EXPIRED', paidAmountCents: 2_000_00 });
+    expect((await cobro(c.id)).payments).toHaveLength(1);
   });
 
   it('lists newest first with a cursor and filters; another company reads nothing', async () => {

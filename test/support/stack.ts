@@ -42,6 +42,8 @@ export interface StackOptions {
   /** Environment of the reconciliation service (e.g. RECON_RETRY_BASE_MS). */
   reconciliationEnv?: Record<string, string>;
   sandboxEnv?: Record<string, string>;
+  /** pse-deposit's environment (e.g. a short COBRO_MIN_TTL_SECONDS). */
+  depositEnv?: Record<string, string>;
   transferEnv?: Record<string, string>;
   /**
    * Capture every log line of every process of the stack at this level (e.g. 'trace'), whatever
@@ -121,6 +123,7 @@ export async function startStack(opts: StackOptions | Record<string, string> = {
       callbackUrl: `${gatewayUrl}/webhooks/pse`,
       port: 0,
       logLevel: process.env.E2E_DEP_LOG ?? 'silent',
+      ...(o.depositEnv ? { env: o.depositEnv } : {}),
     });
   }
   if (o.receipts) {

@@ -129,6 +129,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
       now: () => new Date(),
       newId: () => randomUUID(),
       expiryGraceSeconds: c.COBRO_EXPIRY_GRACE_SECONDS,
+      minTtlSeconds: c.COBRO_MIN_TTL_SECONDS,
     };
     const listingConsumer = new InboxConsumer(db, bus, {
       stream: 'DEPOSITS',

@@ -14,6 +14,8 @@ export const depositEnvSchema = baseEnvSchema.extend({
   COLLECT_KEY_GRPC_ADDR: env.str('127.0.0.1:50054'),
   /** How long past a cobro's expiresAt the sweeper waits before expiring it (payments received in time and still on their way count). */
   COBRO_EXPIRY_GRACE_SECONDS: env.int(60, 0),
+  /** The shortest life a cobro may be given (its expiresAt at least this far ahead). */
+  COBRO_MIN_TTL_SECONDS: env.int(60, 1),
   /** The PSE provider (the sandbox by default). Empty: PSE_PROVIDER_NOT_CONFIGURED on creation. */
   PSE_PROVIDER_URL: z.union([z.literal(''), z.string().url()]).default('http://127.0.0.1:8090'),
   /** false: creation answers PSE_INFLOW_DISABLED (an operator's kill switch). */

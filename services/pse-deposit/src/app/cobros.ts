@@ -46,6 +46,8 @@ export interface CobroDeps {
   newId: () => string;
   /** How long past expiresAt the sweeper waits before expiring an open cobro (payments on their way still count). */
   expiryGraceSeconds: number;
+  /** The shortest life a cobro may be given (COBRO_MIN_TTL_SECONDS; 60 s unless an operator lowers it). */
+  minTtlSeconds?: number;
 }
 
 /** The `cobro.*` subjects (COBRO_MACHINE's `emits`). */
@@ -176,7 +178,7 @@ export class CreateCobro {
     const companyId = requireCompany(companyIdIn);
     const deps = this.deps;
     const now = deps.now();
-    const v = validateCreateCobro(input, now);
+    const v = validateCreateCobro(input, now, (deps.minTtlSeconds ?? 60) * 1000);
     const requestHash = requestFingerprint(v);
     const stored = await deps.store.insertCreating({
       ...v,

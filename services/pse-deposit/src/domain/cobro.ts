@@ -163,7 +163,7 @@ export interface ValidCobro {
 const amountOk = (v: bigint | undefined): v is bigint => typeof v === 'bigint' && v >= MIN_COBRO_CENTS && v <= MAX_COBRO_CENTS;
 
 /** Every problem at once (Spanish, as the gateway's), or the normalized cobro. */
-export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro {
+export function validateCreateCobro(i: CreateCobroInput, now: Date, minTtlMs = MIN_TTL_MS): ValidCobro {
   const p = new Problems();
   const reference = (i.reference ?? '').trim();
   if (!REFERENCE.test(reference)) p.add('reference', 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.');
@@ -183,7 +183,7 @@ export function validateCreateCobro(i: CreateCobroInput, now: Date): ValidCobro 
   }
   const expiresAt = i.expiresAt ?? new Date(now.getTime() + DEFAULT_TTL_MS);
   if (!(expiresAt instanceof Date) || Number.isNaN(expiresAt.getTime())) p.add('expiresAt', 'Debe ser un instante válido.');
-  else if (expiresAt.getTime() < now.getTime() + MIN_TTL_MS) p.add('expiresAt', 'Debe ser al menos un minuto en el futuro.');
+  else if (expiresAt.getTime() < now.getTime() + minTtlMs) p.add('expiresAt', `Debe ser al menos ${Math.ceil(minTtlMs / 1000)} segundos en el futuro.`);
   else if (expiresAt.getTime() > now.getTime() + MAX_TTL_MS) p.add('expiresAt', 'Debe ser a lo sumo un año en el futuro.');
   if (i.description !== undefined && i.description !== '') checkName(p, 'description', i.description, 140, false);
   let expectedPayer: CobroPayer | null = null;
