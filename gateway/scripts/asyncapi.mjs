@@ -94,7 +94,12 @@ export const SUBJECTS = [
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
   ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],
   ['collectkey.qr_issued', COLLECT_KEY, ['collect-key'], 'A static QR was issued for a key.'],
-  ['cobro.created', COBRO, ['pse-deposit'], 'A cobro (an expected payment) was opened: its dynamic Bre-B key is registered and its QR payload is ready (docs/cobros.md).'],
+  [
+    'cobro.created',
+    COBRO,
+    ['pse-deposit'],
+    'A cobro (an expected payment) was opened: its dynamic Bre-B key is registered and its QR payload is ready (docs/cobros.md).',
+  ],
   [
     'cobro.partially_paid',
     COBRO,
@@ -102,7 +107,12 @@ export const SUBJECTS = [
     'A payment received by expiresAt was matched to the cobro and the total is still short of its amount (or minimum); `depositId` names the payment.',
   ],
   ['cobro.paid', COBRO, ['pse-deposit'], 'A matched payment completed the cobro (an open-amount cobro: its first payment); `depositId` names it.'],
-  ['cobro.expired', COBRO, ['pse-deposit'], 'The cobro passed expiresAt (plus the grace for payments on their way) unpaid or partly paid; its key was deleted.'],
+  [
+    'cobro.expired',
+    COBRO,
+    ['pse-deposit'],
+    'The cobro passed expiresAt (plus the grace for payments on their way) unpaid or partly paid; its key was deleted.',
+  ],
   ['cobro.cancelled', COBRO, ['pse-deposit'], 'The company cancelled the cobro; its key was deleted. What was paid stays credited.'],
   [
     'reconciliation.completed',

@@ -172,10 +172,14 @@ describe('cobros end to end', () => {
     }
 
     // The webhooks, in order for the cobro, each verified by the Standard Webhooks library.
-    const hits = await eventually(async () => {
-      const h = rx.of(c.id);
-      return h.length >= 3 ? h : null;
-    }, 20_000, 100);
+    const hits = await eventually(
+      async () => {
+        const h = rx.of(c.id);
+        return h.length >= 3 ? h : null;
+      },
+      20_000,
+      100,
+    );
     expect(hits.map((h) => h.body.type)).toEqual(['cobro.created', 'cobro.partially_paid', 'cobro.paid']);
     for (const h of hits) expect(() => new Webhook(secret).verify(h.raw, h.headers as Record<string, string>)).not.toThrow();
     expect(hits[2]!.body.data).toMatchObject({ id: c.id, status: 'PAID', paidAmountCents: 100_000_00, depositId: paid.payments[1].depositId });
@@ -253,7 +257,11 @@ describe('cobros end to end', () => {
     expect(listed).toMatchObject({ cobroId: null, source: 'BREB', payerDocument: 'CC 11111111' });
     const attached = await post(`/cobros/${c.id}/payments`, { depositId: listed.depositId });
     expect(attached.status).toBe(200);
-    expect(attached.body).toMatchObject({ status: 'PAID', paidAmountCents: 8_000_00, payments: [{ depositId: listed.depositId, matchedBy: 'MANUAL', disposition: 'COUNTED' }] });
+    expect(attached.body).toMatchObject({
+      status: 'PAID',
+      paidAmountCents: 8_000_00,
+      payments: [{ depositId: listed.depositId, matchedBy: 'MANUAL', disposition: 'COUNTED' }],
+    });
     expect((await post(`/cobros/${c.id}/payments`, { depositId: listed.depositId })).body.payments).toHaveLength(1);
     expect((await get('/cobros/unmatched-payments')).body.items.map((u: any) => u.depositId)).not.toContain(listed.depositId);
     const elsewhere = (await post('/cobros', { reference: 'FAC-4002', amountCents: 8_000_00, methods: ['BREB_KEY'] })).body;
@@ -296,7 +304,9 @@ describe('cobros end to end', () => {
   });
 
   it('expires a partly paid cobro: cobro.expired, its key deleted, a payment of its QR after that held UNASSIGNED and never counted', async () => {
-    const c = (await post('/cobros', { reference: 'FAC-6001', amountCents: 5_000_00, expiresAt: new Date(Date.now() + 2_500).toISOString(), methods: ['BREB_QR'] })).body;
+    const c = (
+      await post('/cobros', { reference: 'FAC-6001', amountCents: 5_000_00, expiresAt: new Date(Date.now() + 2_500).toISOString(), methods: ['BREB_QR'] })
+    ).body;
     expect(c.status).toBe('OPEN');
     expect((await incoming({ qrPayload: c.breb.qrPayload, amountCents: 2_000_00 })).status).toBe(202);
     await eventually(async () => (await cobro(c.id)).status === 'PARTIALLY_PAID', 20_000, 100);

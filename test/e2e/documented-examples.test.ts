@@ -9,7 +9,17 @@ type Stack = Awaited<ReturnType<typeof startStack>>;
  * /docs sends it, by a fresh company with money on both rails, and must answer 2xx (and the answer
  * is checked against the document, as every answer of stack.http).
  */
-const CREATING = ['resolveKey', 'quoteBreb', 'quoteAch', 'sendTransfer', 'createBatch', 'createPseDeposit', 'createCollectKey', 'createCobro', 'createWebhookEndpoint'];
+const CREATING = [
+  'resolveKey',
+  'quoteBreb',
+  'quoteAch',
+  'sendTransfer',
+  'createBatch',
+  'createPseDeposit',
+  'createCollectKey',
+  'createCobro',
+  'createWebhookEndpoint',
+];
 
 describe('documented request examples', () => {
   let stack: Stack;

@@ -48,7 +48,8 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   for (const c of cobros) {
     const paid = BigInt(c.paid_amount);
     const due = c.amount_type === 'FIXED' ? BigInt(c.amount ?? '0') : c.amount_type === 'RANGE' ? BigInt(c.min_amount ?? '0') : 1n;
-    if (c.paid_amount !== c.counted) bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
+    if (c.paid_amount !== c.counted)
+      bad.add(`cobro ${c.id} (company ${c.company_id}) ${c.state}: paid ${c.paid_amount} but its COUNTED payments sum ${c.counted}`);
     if (c.state === 'PAID' && paid < due) bad.add(`cobro ${c.id} (company ${c.company_id}) PAID with ${paid} of ${due}`);
     if (OPEN.includes(c.state)) {
       open++;

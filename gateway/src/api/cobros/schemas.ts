@@ -20,7 +20,8 @@ const ExpectedPayer = z
   .refine((p) => p.document !== undefined || p.name !== undefined, { message: 'Indique document o name.' })
   .meta({
     id: 'CobroExpectedPayer',
-    description: 'Who is expected to pay. A payment that names no cobro (no transaction id, no dynamic key, no reference) is matched to the open cobro expecting its payer.',
+    description:
+      'Who is expected to pay. A payment that names no cobro (no transaction id, no dynamic key, no reference) is matched to the open cobro expecting its payer.',
     minProperties: 1,
   });
 
@@ -39,21 +40,20 @@ const PsePayer = z
   .meta({ id: 'CobroPsePayer', description: "Whom the cobro's PSE link is for (PSE asks the payer's document, names and e-mail), as POST /deposits/pse." });
 
 const methodsOf = (values: readonly [string, ...string[]]) =>
-  z
-    .array(z.enum(values))
-    .min(1)
-    .max(values.length)
-    .meta({
-      uniqueItems: true,
-      description:
-        '`BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`).',
-    });
+  z.array(z.enum(values)).min(1).max(values.length).meta({
+    uniqueItems: true,
+    description:
+      '`BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`).',
+  });
 
 const base = {
   reference: z
     .string()
     .regex(REFERENCE, { message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.' })
-    .meta({ description: 'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.' }),
+    .meta({
+      description:
+        'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.',
+    }),
   expiresAt: z.iso
     .datetime({ offset: true, message: 'Debe ser un instante ISO 8601 con zona horaria.' })
     .meta({
@@ -72,7 +72,10 @@ const base = {
   overpaymentPolicy: z
     .enum(['accept', 'hold_for_review'])
     .optional()
-    .meta({ description: 'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.' }),
+    .meta({
+      description:
+        'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.',
+    }),
 };
 
 const VARIANTS = [
@@ -106,17 +109,25 @@ export const CreateCobroBody = documentAsOneOf(
     })
     .superRefine((b, ctx) => {
       const pse = b.methods.includes('PSE');
-      if (pse && b.amountCents === undefined) ctx.addIssue({ code: 'custom', path: ['methods'], message: 'El medio PSE necesita un monto fijo (amountCents).' });
+      if (pse && b.amountCents === undefined)
+        ctx.addIssue({ code: 'custom', path: ['methods'], message: 'El medio PSE necesita un monto fijo (amountCents).' });
       if (pse !== (b.psePayer !== undefined)) ctx.addIssue({ code: 'custom', path: ['psePayer'], message: 'Se indica si y solo si el medio es PSE.' });
       if (b.amountCents !== undefined && (b.minAmountCents !== undefined || b.maxAmountCents !== undefined)) {
         ctx.addIssue({ code: 'custom', path: ['amountCents'], message: 'Indique un monto fijo o un rango (minAmountCents, maxAmountCents), no ambos.' });
       }
       if ((b.minAmountCents === undefined) !== (b.maxAmountCents === undefined)) {
-        ctx.addIssue({ code: 'custom', path: [b.minAmountCents === undefined ? 'minAmountCents' : 'maxAmountCents'], message: 'Un rango necesita minAmountCents y maxAmountCents.' });
+        ctx.addIssue({
+          code: 'custom',
+          path: [b.minAmountCents === undefined ? 'minAmountCents' : 'maxAmountCents'],
+          message: 'Un rango necesita minAmountCents y maxAmountCents.',
+        });
       }
       if (new Set(b.methods).size !== b.methods.length) ctx.addIssue({ code: 'custom', path: ['methods'], message: 'Los medios de pago no se repiten.' });
     })
-    .meta({ id: 'CreateCobroRequest', description: 'A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount).' }),
+    .meta({
+      id: 'CreateCobroRequest',
+      description: 'A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount).',
+    }),
   VARIANTS,
 );
 
@@ -140,7 +151,8 @@ export const CobroPaymentSchema = z
         "How it was matched: the QR's transaction id, the dynamic key it was paid to, the cobro's PSE link, the cobro's reference on a PSE link of yours (`internalRef`), the expected payer, or by hand.",
     }),
     disposition: z.enum(['COUNTED', 'EXCESS', 'HELD_FOR_REVIEW']).meta({
-      description: '`COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.',
+      description:
+        '`COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.',
     }),
     payerName: z.string().nullable(),
     payerDocument: z.string().nullable(),
@@ -175,7 +187,9 @@ export const CobroSchema = z
     breb: z
       .object({
         keyValue: z.string().meta({ description: 'The dynamic Bre-B key (an alias): payable by typing it until the cobro closes.' }),
-        qrPayload: z.string().meta({ description: 'The EMVCo merchant-presented payload (point of initiation 12, amount, transaction id, expiry; CRC16 in tag 63).' }),
+        qrPayload: z
+          .string()
+          .meta({ description: 'The EMVCo merchant-presented payload (point of initiation 12, amount, transaction id, expiry; CRC16 in tag 63).' }),
         qrPngUrl: z.string().meta({ description: 'The QR image (PNG), with the same API key.' }),
       })
       .nullable(),
@@ -191,7 +205,12 @@ export const CobroSchema = z
 export const CobroPageSchema = z.object({ items: z.array(CobroSchema), nextCursor: z.string().nullable() }).meta({ id: 'CobroPage' });
 
 export const AttachPaymentBody = z
-  .strictObject({ depositId: z.string().regex(/^dep_[a-z0-9]{24}$/).meta({ description: 'A credited (ASSIGNED) payment of yours: `dep_…`, from GET /cobros/unmatched-payments or GET /deposits.' }) })
+  .strictObject({
+    depositId: z
+      .string()
+      .regex(/^dep_[a-z0-9]{24}$/)
+      .meta({ description: 'A credited (ASSIGNED) payment of yours: `dep_…`, from GET /cobros/unmatched-payments or GET /deposits.' }),
+  })
   .meta({ id: 'AttachCobroPaymentRequest' });
 
 export const UnmatchedQuery = z.strictObject({ limit: queryInt(1, 200, 50), cursor: z.string().min(1).max(512).optional() });

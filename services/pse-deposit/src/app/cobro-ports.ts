@@ -10,7 +10,10 @@ export interface CobroPatch {
   pse?: { depositId: string; paygatewayUrl: string };
 }
 
-export interface NewCobro extends Omit<CobroRecord, 'payments' | 'keyCloseOwed' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
+export interface NewCobro extends Omit<
+  CobroRecord,
+  'payments' | 'keyCloseOwed' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'
+> {
   ivaApplicable: boolean;
   merchantName: string;
 }
@@ -89,7 +92,13 @@ export interface CobroStore {
   dueForExpiry(before: Date, limit: number): Promise<string[]>;
   keysToClose(now: Date, limit: number): Promise<Array<{ id: string; companyId: string }>>;
   markKeyClosed(id: string): Promise<void>;
-  attach(companyId: string, cobroId: string, depositId: string, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<AttachOutcome>;
+  attach(
+    companyId: string,
+    cobroId: string,
+    depositId: string,
+    now: Date,
+    mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent,
+  ): Promise<AttachOutcome>;
   listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>>;
   match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome>;
 }

@@ -67,7 +67,12 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
     currency: 'COP',
     ...(c.description ? { description: c.description } : {}),
     ...(c.expectedPayer
-      ? { expectedPayer: { ...(c.expectedPayer.document ? { document: c.expectedPayer.document } : {}), ...(c.expectedPayer.name ? { name: c.expectedPayer.name } : {}) } }
+      ? {
+          expectedPayer: {
+            ...(c.expectedPayer.document ? { document: c.expectedPayer.document } : {}),
+            ...(c.expectedPayer.name ? { name: c.expectedPayer.name } : {}),
+          },
+        }
       : {}),
     metadata: c.metadata,
     overpaymentPolicy: c.overpaymentPolicy,
@@ -147,12 +152,10 @@ async function issueAndOpen(deps: CobroDeps, f: CobroIssueFacts, actor: 'creator
       });
     }
     if (c.methods.includes('PSE') && c.psePayer && c.amount !== null) {
-      patch.pse = await deps.pseLinks.create(
-        c.companyId,
-        { id: c.id, reference: c.reference, amount: c.amount, expiresAt: c.expiresAt },
-        c.psePayer,
-        { name: f.merchantName, ivaApplicable: f.ivaApplicable },
-      );
+      patch.pse = await deps.pseLinks.create(c.companyId, { id: c.id, reference: c.reference, amount: c.amount, expiresAt: c.expiresAt }, c.psePayer, {
+        name: f.merchantName,
+        ivaApplicable: f.ivaApplicable,
+      });
     }
   } catch (err) {
     await deps.store.countIssueAttempt(c.id);
@@ -174,7 +177,11 @@ export class CreateCobro {
    * OPEN + cobro.created. When collect-key does not answer, the cobro stays CREATING (unseen) and the
    * error is returned: a retry with the same reference, or the sweeper, finishes it.
    */
-  async execute(companyIdIn: string | undefined, input: CreateCobroInput, profile: { name: string; ivaApplicable: boolean }): Promise<{ cobro: CobroRecord; created: boolean }> {
+  async execute(
+    companyIdIn: string | undefined,
+    input: CreateCobroInput,
+    profile: { name: string; ivaApplicable: boolean },
+  ): Promise<{ cobro: CobroRecord; created: boolean }> {
     const companyId = requireCompany(companyIdIn);
     const deps = this.deps;
     const now = deps.now();
@@ -191,10 +198,14 @@ export class CreateCobro {
       merchantName: profile.name,
     });
     if (stored.created) {
-      return { cobro: await issueAndOpen(deps, { cobro: stored.cobro, ivaApplicable: profile.ivaApplicable, merchantName: profile.name, issueAttempts: 0 }, 'creator'), created: true };
+      return {
+        cobro: await issueAndOpen(deps, { cobro: stored.cobro, ivaApplicable: profile.ivaApplicable, merchantName: profile.name, issueAttempts: 0 }, 'creator'),
+        created: true,
+      };
     }
     const existing = stored.existing;
-    if (existing.cobro.requestHash !== requestHash) throw new AppError('REFERENCE_CONFLICT', 'La referencia ya se usó en otro cobro de la empresa con datos diferentes.');
+    if (existing.cobro.requestHash !== requestHash)
+      throw new AppError('REFERENCE_CONFLICT', 'La referencia ya se usó en otro cobro de la empresa con datos diferentes.');
     if (existing.cobro.state === 'CREATING') return { cobro: await issueAndOpen(deps, existing, 'creator'), created: true };
     return { cobro: (await deps.store.get(companyId, existing.cobro.id))!, created: false };
   }
@@ -407,7 +418,10 @@ export function cobroMatcher(deps: CobroDeps) {
   return async (tx: SqlTx, p: InboundPayment) => {
     const out = await deps.store.match(tx, p, deps.now(), mk);
     if (out.kind === 'matched') {
-      deps.log.info({ depositId: p.depositId, cobroId: out.cobroId, matchedBy: out.matchedBy, disposition: out.disposition, event: out.event }, 'payment matched to a cobro');
+      deps.log.info(
+        { depositId: p.depositId, cobroId: out.cobroId, matchedBy: out.matchedBy, disposition: out.disposition, event: out.event },
+        'payment matched to a cobro',
+      );
     } else if (out.kind === 'unmatched') {
       deps.log.info({ depositId: p.depositId, cobroId: out.cobroId, reason: out.reason }, 'payment matched no open cobro: listed unmatched');
     }

@@ -1,6 +1,16 @@
 import fc from 'fast-check';
 import { AppError } from '@wallet/platform';
-import { bounds, decideMatch, documentKey, isCobroId, newCobroId, newTransactionId, requestFingerprint, validateCreateCobro, type CobroRecord } from './cobro.js';
+import {
+  bounds,
+  decideMatch,
+  documentKey,
+  isCobroId,
+  newCobroId,
+  newTransactionId,
+  requestFingerprint,
+  validateCreateCobro,
+  type CobroRecord,
+} from './cobro.js';
 
 const NOW = new Date('2026-11-29T12:00:00Z');
 const HOUR = 3600_000;
@@ -38,7 +48,11 @@ describe('cobro ids and documents', () => {
 describe('validateCreateCobro', () => {
   it('reads the amount kind from what is given', () => {
     expect(validateCreateCobro({ ...base, amountCents: 5_000n }, NOW)).toMatchObject({ amountType: 'FIXED', amount: 5_000n });
-    expect(validateCreateCobro({ ...base, minAmountCents: 100n, maxAmountCents: 200n }, NOW)).toMatchObject({ amountType: 'RANGE', minAmount: 100n, maxAmount: 200n });
+    expect(validateCreateCobro({ ...base, minAmountCents: 100n, maxAmountCents: 200n }, NOW)).toMatchObject({
+      amountType: 'RANGE',
+      minAmount: 100n,
+      maxAmount: 200n,
+    });
     expect(validateCreateCobro(base, NOW)).toMatchObject({ amountType: 'OPEN', amount: null, overpaymentPolicy: 'accept' });
   });
   it('defaults the expiry to 24 hours', () => {
@@ -81,7 +95,12 @@ describe('validateCreateCobro', () => {
 describe('decideMatch', () => {
   const inTime = { receivedAt: NOW };
   it('counts toward a fixed amount: partial, then paid; beyond it by the policy', () => {
-    expect(decideMatch(cobro(), { ...inTime, amount: 40_000n })).toEqual({ kind: 'match', disposition: 'COUNTED', event: 'partially_paid', paidAmount: 40_000n });
+    expect(decideMatch(cobro(), { ...inTime, amount: 40_000n })).toEqual({
+      kind: 'match',
+      disposition: 'COUNTED',
+      event: 'partially_paid',
+      paidAmount: 40_000n,
+    });
     expect(decideMatch(cobro({ state: 'PARTIALLY_PAID', paidAmount: 40_000n }), { ...inTime, amount: 60_000n })).toEqual({
       kind: 'match',
       disposition: 'COUNTED',
@@ -111,21 +130,31 @@ describe('decideMatch', () => {
   it('any sequence of payments: the total counted is the sum of the COUNTED ones, PAID exactly when it reaches what is due', () => {
     const kinds = fc.constantFrom<CobroRecord['amountType']>('FIXED', 'RANGE', 'OPEN');
     fc.assert(
-      fc.property(kinds, fc.constantFrom<CobroRecord['overpaymentPolicy']>('accept', 'hold_for_review'), fc.array(fc.bigInt({ min: 1n, max: 150_000n }), { maxLength: 8 }), (kind, policy, amounts) => {
-        let c = cobro({ amountType: kind, overpaymentPolicy: policy, ...(kind === 'RANGE' ? { amount: null, minAmount: 50_000n, maxAmount: 120_000n } : {}), ...(kind === 'OPEN' ? { amount: null } : {}) });
-        let counted = 0n;
-        for (const a of amounts) {
-          const d = decideMatch(c, { amount: a, receivedAt: NOW });
-          if (d.kind !== 'match') throw new Error('an open cobro in time always matches');
-          if (d.disposition === 'COUNTED') counted += a;
-          expect(d.paidAmount).toBe(counted);
-          const { due, max } = bounds(c);
-          if (policy === 'hold_for_review' && max !== null) expect(counted <= max).toBe(true);
-          const state = d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : c.state;
-          expect(state === 'PAID').toBe(c.state === 'PAID' || due === null || counted >= due);
-          c = { ...c, state, paidAmount: d.paidAmount };
-        }
-      }),
+      fc.property(
+        kinds,
+        fc.constantFrom<CobroRecord['overpaymentPolicy']>('accept', 'hold_for_review'),
+        fc.array(fc.bigInt({ min: 1n, max: 150_000n }), { maxLength: 8 }),
+        (kind, policy, amounts) => {
+          let c = cobro({
+            amountType: kind,
+            overpaymentPolicy: policy,
+            ...(kind === 'RANGE' ? { amount: null, minAmount: 50_000n, maxAmount: 120_000n } : {}),
+            ...(kind === 'OPEN' ? { amount: null } : {}),
+          });
+          let counted = 0n;
+          for (const a of amounts) {
+            const d = decideMatch(c, { amount: a, receivedAt: NOW });
+            if (d.kind !== 'match') throw new Error('an open cobro in time always matches');
+            if (d.disposition === 'COUNTED') counted += a;
+            expect(d.paidAmount).toBe(counted);
+            const { due, max } = bounds(c);
+            if (policy === 'hold_for_review' && max !== null) expect(counted <= max).toBe(true);
+            const state = d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : c.state;
+            expect(state === 'PAID').toBe(c.state === 'PAID' || due === null || counted >= due);
+            c = { ...c, state, paidAmount: d.paidAmount };
+          }
+        },
+      ),
     );
   });
 });

@@ -118,7 +118,10 @@ export const newTransactionId = (): string => `CB${randomText(20, 'ABCDEFGHIJKLM
 
 /** A document compared by its digits and letters only ("CC 1.020.304" and "1020304" are one payer). */
 export const documentKey = (d: string | null | undefined): string | null => {
-  const k = (d ?? '').replace(/^(CC|CE|NIT|PA|PASAPORTE|TI)\s+/i, '').replace(/[^A-Za-z0-9]/g, '').toUpperCase();
+  const k = (d ?? '')
+    .replace(/^(CC|CE|NIT|PA|PASAPORTE|TI)\s+/i, '')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase();
   return k.length > 0 ? k : null;
 };
 
@@ -241,8 +244,7 @@ export interface PaymentFacts {
 export type UnmatchedReason = 'COBRO_EXPIRED' | 'COBRO_CANCELLED' | 'NO_MATCH';
 
 export type MatchDecision =
-  | { kind: 'match'; disposition: Disposition; event: 'paid' | 'partially_paid' | null; paidAmount: bigint }
-  | { kind: 'unmatched'; reason: UnmatchedReason };
+  { kind: 'match'; disposition: Disposition; event: 'paid' | 'partially_paid' | null; paidAmount: bigint } | { kind: 'unmatched'; reason: UnmatchedReason };
 
 /**
  * One payment against one cobro, given the cobro as it is under its row lock. The payment counts
@@ -291,4 +293,3 @@ export function requestFingerprint(v: ValidCobro): string {
     v.psePayer,
   ]);
 }
-

@@ -15,7 +15,18 @@ import {
 } from '../domain/cobro.js';
 import { COBRO_MACHINE, type CobroActor, type CobroEvent } from '../domain/cobro-machine.js';
 import type { OutboxEvent } from '../app/ports.js';
-import type { AttachOutcome, CobroPatch, CobroCursor, CobroIssueFacts, CobroListFilter, CobroStore, InboundPayment, MatchOutcome, NewCobro, UnmatchedPayment } from '../app/cobro-ports.js';
+import type {
+  AttachOutcome,
+  CobroPatch,
+  CobroCursor,
+  CobroIssueFacts,
+  CobroListFilter,
+  CobroStore,
+  InboundPayment,
+  MatchOutcome,
+  NewCobro,
+  UnmatchedPayment,
+} from '../app/cobro-ports.js';
 
 interface CobroRow {
   id: string;
@@ -116,7 +127,9 @@ export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): Cobro
     paidAt: dateOrNull(r.paid_at),
     closedAt: dateOrNull(r.closed_at),
     keyCloseOwed:
-      r.key_closed_at === null && r.breb_key_id !== null && (r.state === 'EXPIRED' || r.state === 'CANCELLED' || (closesAtExpiry && date(r.expires_at) <= new Date())),
+      r.key_closed_at === null &&
+      r.breb_key_id !== null &&
+      (r.state === 'EXPIRED' || r.state === 'CANCELLED' || (closesAtExpiry && date(r.expires_at) <= new Date())),
     payments,
   };
 }
@@ -205,10 +218,10 @@ export class SqlCobroStore implements CobroStore {
   }
 
   async issueFactsByReference(companyId: string, reference: string): Promise<CobroIssueFacts | undefined> {
-    const rows = await this.db.prepared<CobroRow>(`select ${COLS} from pse_deposit.cobros c where company_id = $1 and reference = $2 and state <> 'ABANDONED'`, [
-      companyId,
-      reference,
-    ]);
+    const rows = await this.db.prepared<CobroRow>(
+      `select ${COLS} from pse_deposit.cobros c where company_id = $1 and reference = $2 and state <> 'ABANDONED'`,
+      [companyId, reference],
+    );
     const r = rows[0];
     return r && { cobro: toCobro(r), ivaApplicable: r.iva_applicable, merchantName: r.merchant_name, issueAttempts: r.issue_attempts };
   }
@@ -242,9 +255,10 @@ export class SqlCobroStore implements CobroStore {
     // The page's payments in one read (a cobro has few; the listing shows them as the detail does).
     const payments = new Map<string, CobroPaymentRecord[]>();
     if (rows.length > 0) {
-      const all = await this.db.prepared<PaymentRow>(`select * from pse_deposit.cobro_payments where cobro_id = any($1::text[]) order by matched_at, deposit_id`, [
-        rows.map((r) => r.id),
-      ]);
+      const all = await this.db.prepared<PaymentRow>(
+        `select * from pse_deposit.cobro_payments where cobro_id = any($1::text[]) order by matched_at, deposit_id`,
+        [rows.map((r) => r.id)],
+      );
       for (const p of all) payments.set(p.cobro_id, [...(payments.get(p.cobro_id) ?? []), toPayment(p)]);
     }
     return rows.map((r) => ({ ...toCobro(r, payments.get(r.id) ?? []), cursor: { createdAt: r.cursor_at ?? date(r.created_at).toISOString(), id: r.id } }));
@@ -273,7 +287,15 @@ export class SqlCobroStore implements CobroStore {
            pse_deposit_id = coalesce($6, pse_deposit_id), pse_paygateway_url = coalesce($7, pse_paygateway_url),
            closed_at = case when $2 in ('EXPIRED', 'CANCELLED', 'ABANDONED') then now() else closed_at end
          where id = $1 returning *`,
-        [id, t.to, patch.breb?.keyId ?? null, patch.breb?.keyValue ?? null, patch.breb?.qrPayload ?? null, patch.pse?.depositId ?? null, patch.pse?.paygatewayUrl ?? null],
+        [
+          id,
+          t.to,
+          patch.breb?.keyId ?? null,
+          patch.breb?.keyValue ?? null,
+          patch.breb?.qrPayload ?? null,
+          patch.pse?.depositId ?? null,
+          patch.pse?.paygatewayUrl ?? null,
+        ],
       );
       await history(tx, id, event, before.state, t.to, actor, null);
       const rec = toCobro(rows[0]!, await paymentsOf(tx, id));
@@ -334,10 +356,10 @@ export class SqlCobroStore implements CobroStore {
    * named a cobro or the company has open cobros.
    */
   async match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome> {
-    const done = await tx.one(`select 1 as x from pse_deposit.cobro_payments where deposit_id = ? union all select 1 from pse_deposit.cobro_unmatched where deposit_id = ?`, [
-      p.depositId,
-      p.depositId,
-    ]);
+    const done = await tx.one(
+      `select 1 as x from pse_deposit.cobro_payments where deposit_id = ? union all select 1 from pse_deposit.cobro_unmatched where deposit_id = ?`,
+      [p.depositId, p.depositId],
+    );
     if (done) return { kind: 'repeat' };
 
     let row: CobroRow | undefined;
@@ -373,7 +395,8 @@ export class SqlCobroStore implements CobroStore {
     }
     if (!row) {
       const named = p.transactionId !== null || p.cobroId !== null;
-      const hasOpen = named || (await tx.one(`select 1 as x from pse_deposit.cobros where company_id = ? and state in ('OPEN', 'PARTIALLY_PAID') limit 1`, [p.companyId]));
+      const hasOpen =
+        named || (await tx.one(`select 1 as x from pse_deposit.cobros where company_id = ? and state in ('OPEN', 'PARTIALLY_PAID') limit 1`, [p.companyId]));
       if (!hasOpen) return { kind: 'ignored' };
       await this.recordUnmatched(tx, p, null, 'NO_MATCH', now);
       return { kind: 'unmatched', cobroId: null, reason: 'NO_MATCH' };
@@ -443,7 +466,6 @@ export class SqlCobroStore implements CobroStore {
     return { kind: 'matched', cobroId: cobro.id, matchedBy, disposition: d.disposition, event };
   }
 
-
   /**
    * A company attaches one of its credited payments to one of its cobros by hand (POST
    * /cobros/{id}/payments): the deposit and the cobro are locked, the payment must be ASSIGNED and not
@@ -475,10 +497,10 @@ export class SqlCobroStore implements CobroStore {
         [depositId, companyId],
       );
       if (!dep) return { kind: 'refused', code: 'DEPOSIT_NOT_FOUND' };
-      const row = await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = $1 and company_id = $2 and state not in ('CREATING', 'ABANDONED') for update`, [
-        cobroId,
-        companyId,
-      ]);
+      const row = await tx.one<CobroRow>(
+        `select * from pse_deposit.cobros where id = $1 and company_id = $2 and state not in ('CREATING', 'ABANDONED') for update`,
+        [cobroId, companyId],
+      );
       if (!row) return { kind: 'refused', code: 'COBRO_NOT_FOUND' };
       const matched = await tx.one<{ cobro_id: string }>(`select cobro_id from pse_deposit.cobro_payments where deposit_id = $1`, [depositId]);
       if (matched) {
@@ -504,10 +526,18 @@ export class SqlCobroStore implements CobroStore {
       };
       const r = await this.apply(tx, row, p, 'MANUAL', 'company', now, mkEvent, true);
       if (r.kind !== 'matched') {
-        return { kind: 'refused', code: 'INVALID_STATE_TRANSITION', message: `El cobro está ${row.state}: solo se le concilia un pago mientras está abierto o pagado.` };
+        return {
+          kind: 'refused',
+          code: 'INVALID_STATE_TRANSITION',
+          message: `El cobro está ${row.state}: solo se le concilia un pago mientras está abierto o pagado.`,
+        };
       }
       await tx.query(`delete from pse_deposit.cobro_unmatched where deposit_id = $1`, [depositId]);
-      return { kind: 'attached', cobro: toCobro((await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = $1`, [cobroId]))!, await paymentsOf(tx, cobroId)), repeat: false };
+      return {
+        kind: 'attached',
+        cobro: toCobro((await tx.one<CobroRow>(`select * from pse_deposit.cobros where id = $1`, [cobroId]))!, await paymentsOf(tx, cobroId)),
+        repeat: false,
+      };
     });
     if (out.kind === 'attached' && !out.repeat) this.eventsWritten();
     return out;

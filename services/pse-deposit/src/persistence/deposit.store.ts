@@ -177,7 +177,10 @@ export class SqlDepositStore implements DepositStore {
   }
 
   async byCobro(companyId: string, cobroId: string): Promise<DepositRecord | undefined> {
-    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.cobro_id = $1 and d.company_id = $2`, [cobroId, companyId]);
+    const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.cobro_id = $1 and d.company_id = $2`, [
+      cobroId,
+      companyId,
+    ]);
     return rows[0] && toDeposit(rows[0]);
   }
 

@@ -22,7 +22,11 @@ class KeysStandIn implements CobroKeysPort {
   down = false;
   async issue(_companyId: string, r: { cobroId: string; transactionId: string }) {
     if (this.down) throw new AppError('BREB_DIRECTORY_LOOKUP_FAILED');
-    const k = this.issued.get(r.cobroId) ?? { keyId: `bkey_${r.cobroId.slice(4)}`, keyValue: `@c${r.cobroId.slice(4, 14)}`, qrPayload: `000201010212|${r.transactionId}` };
+    const k = this.issued.get(r.cobroId) ?? {
+      keyId: `bkey_${r.cobroId.slice(4)}`,
+      keyValue: `@c${r.cobroId.slice(4, 14)}`,
+      qrPayload: `000201010212|${r.transactionId}`,
+    };
     this.issued.set(r.cobroId, k);
     return k;
   }
@@ -35,7 +39,15 @@ class KeysStandIn implements CobroKeysPort {
 /** Every cobro of the company: its paid total is its COUNTED payments, its state agrees with it, a payment is matched or unmatched at most once. */
 async function cobroViolations(db: Database, companyId: string): Promise<string[]> {
   const out: string[] = [];
-  const rows = await db.prepared<{ id: string; state: string; amount_type: string; amount: string | null; min_amount: string | null; paid_amount: string; counted: string }>(
+  const rows = await db.prepared<{
+    id: string;
+    state: string;
+    amount_type: string;
+    amount: string | null;
+    min_amount: string | null;
+    paid_amount: string;
+    counted: string;
+  }>(
     `select c.id, c.state, c.amount_type, c.amount, c.min_amount, c.paid_amount,
        coalesce((select sum(p.amount) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
      from pse_deposit.cobros c where c.company_id = $1`,
@@ -99,7 +111,10 @@ describe('cobros (pse-deposit)', () => {
   });
 
   /** A Bre-B payment credited by collect-key, published as it publishes it (`deposit.paid`, source BREB). */
-  async function pay(companyId: string, o: { amount: bigint; cobroId?: string; transactionId?: string; payerDocument?: string; receivedAt?: Date; eventId?: string; id?: string }) {
+  async function pay(
+    companyId: string,
+    o: { amount: bigint; cobroId?: string; transactionId?: string; payerDocument?: string; receivedAt?: Date; eventId?: string; id?: string },
+  ) {
     const id = o.id ?? newDepositId();
     const at = o.receivedAt ?? new Date();
     const fee = 500n;
@@ -134,7 +149,11 @@ describe('cobros (pse-deposit)', () => {
   }
 
   const create = (co: string, over: Record<string, unknown> = {}) =>
-    uc.create.execute(co, { reference: `INV-${randomUUID().slice(0, 8)}`, amountCents: 100_000n, expiresAt: inAnHour(), methods: ['BREB_QR', 'BREB_KEY'], ...over }, profile);
+    uc.create.execute(
+      co,
+      { reference: `INV-${randomUUID().slice(0, 8)}`, amountCents: 100_000n, expiresAt: inAnHour(), methods: ['BREB_QR', 'BREB_KEY'], ...over },
+      profile,
+    );
 
   it('creates a cobro with its dynamic key; the reference makes a retry the same cobro and another request a conflict', async () => {
     const co = `co-${randomUUID()}`;
@@ -205,7 +224,8 @@ describe('cobros (pse-deposit)', () => {
     await until(async () => expect((await uc.get.execute(co, held.id)).payments).toHaveLength(1));
     expect(await uc.get.execute(co, held.id)).toMatchObject({ state: 'OPEN', paidAmount: 0n, payments: [{ disposition: 'HELD_FOR_REVIEW' }] });
 
-    const ruled = (await create(co, { amountCents: undefined, minAmountCents: 10_000n, maxAmountCents: 20_000n, expectedPayer: { document: '79.111.222' } })).cobro;
+    const ruled = (await create(co, { amountCents: undefined, minAmountCents: 10_000n, maxAmountCents: 20_000n, expectedPayer: { document: '79.111.222' } }))
+      .cobro;
     const p = await pay(co, { amount: 15_000n, payerDocument: 'CC 79111222' });
     await until(async () => expect(await uc.get.execute(co, ruled.id)).toMatchObject({ state: 'PAID', paidAmount: 15_000n }));
     expect((await uc.get.execute(co, ruled.id)).payments).toMatchObject([{ depositId: p.id, matchedBy: 'PAYER_RULE' }]);
@@ -227,7 +247,10 @@ describe('cobros (pse-deposit)', () => {
     expect((await uc.cancel.execute(co, cobro.id)).state).toBe('CANCELLED');
     const late = await pay(co, { amount: 100_000n, cobroId: cobro.id });
     await until(async () => {
-      const rows = await h.deposit.db.prepared<{ reason: string; cobro_id: string }>(`select reason, cobro_id from pse_deposit.cobro_unmatched where deposit_id = $1`, [late.id]);
+      const rows = await h.deposit.db.prepared<{ reason: string; cobro_id: string }>(
+        `select reason, cobro_id from pse_deposit.cobro_unmatched where deposit_id = $1`,
+        [late.id],
+      );
       expect(rows).toEqual([{ reason: 'COBRO_CANCELLED', cobro_id: cobro.id }]);
     });
     const paid = (await create(co, { amountCents: 1_000n })).cobro;
@@ -323,7 +346,9 @@ describe('cobros (pse-deposit)', () => {
           const a = (await create(co)).cobro;
           const b = (await create(co)).cobro;
           const stray = await pay(co, { amount: 100_000n, payerDocument: 'CC 5' });
-          await until(async () => expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toHaveLength(1));
+          await until(async () =>
+            expect(await h.deposit.db.prepared(`select 1 from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id])).toHaveLength(1),
+          );
           const c = new Choreography(s);
           const results: string[] = [];
           for (const target of [a, b]) {
@@ -358,7 +383,10 @@ describe('cobros (pse-deposit)', () => {
           const c = new Choreography(s);
           const a = payment(co, cobro.id, 40_000n, new Date());
           const b = payment(co, cobro.id, 40_000n, new Date());
-          for (const [name, p] of [['a', a], ['b', b]] as const) {
+          for (const [name, p] of [
+            ['a', a],
+            ['b', b],
+          ] as const) {
             void c.actor(name, async () => {
               await c.point('deliver');
               await match(p);
