@@ -47,13 +47,10 @@ const methodsOf = (values: readonly [string, ...string[]]) =>
   });
 
 const base = {
-  reference: z
-    .string()
-    .regex(REFERENCE, { message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.' })
-    .meta({
-      description:
-        'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.',
-    }),
+  reference: z.string().regex(REFERENCE, { message: 'Debe tener de 1 a 64 caracteres [A-Za-z0-9._:/#-] y empezar por letra o dígito.' }).meta({
+    description:
+      'Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`.',
+  }),
   expiresAt: z.iso
     .datetime({ offset: true, message: 'Debe ser un instante ISO 8601 con zona horaria.' })
     .meta({
@@ -69,13 +66,10 @@ const base = {
     .optional()
     .meta({ description: 'Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given.', maxProperties: 20 }),
   methods: methodsOf(['BREB_QR', 'BREB_KEY']),
-  overpaymentPolicy: z
-    .enum(['accept', 'hold_for_review'])
-    .optional()
-    .meta({
-      description:
-        'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.',
-    }),
+  overpaymentPolicy: z.enum(['accept', 'hold_for_review']).optional().meta({
+    description:
+      'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.',
+  }),
 };
 
 const VARIANTS = [
