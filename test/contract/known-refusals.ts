@@ -22,6 +22,8 @@ export const KNOWN_REFUSALS: ReadonlyArray<string> = [
   'listTransactions query.from', // not after `to`
   'listTransactions query.to',
   'sendTransfer targetDocument', // ACH: when given, the account's own document (destination.bankAccount.documentNumber)
+  'createCobro expiresAt', // at least a minute ahead (COBRO_MIN_TTL_SECONDS), at most a year
+  'createCobro maxAmountCents', // not below minAmountCents
 
   // Depends on the installation and the caller: an invitation (always in production, always for a
   // named operator) takes no password; the document cannot know which enrolment is configured.

@@ -1519,7 +1519,10 @@ export interface components {
     };
     /** @description A fixed amount (`amountCents`), a range (`minAmountCents` and `maxAmountCents`), or neither (an open amount). */
     CreateCobroRequest:
-      components['schemas']['CreateFixedCobroRequest'] | components['schemas']['CreateRangeCobroRequest'] | components['schemas']['CreateOpenCobroRequest'];
+      | components['schemas']['CreateFixedCobroRequest']
+      | components['schemas']['CreateFixedCobroWithPseRequest']
+      | components['schemas']['CreateRangeCobroRequest']
+      | components['schemas']['CreateOpenCobroRequest'];
     CreateCollectKeyRequest: {
       /** @description Your identifier of the customer; one live key per externalId. */
       externalId: string;
@@ -1529,7 +1532,34 @@ export interface components {
       /** @description An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
       keyValue?: string;
     };
+    /** @description A fixed amount, paid by Bre-B (QR or key). */
     CreateFixedCobroRequest: {
+      /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
+      reference: string;
+      /**
+       * Format: date-time
+       * @description When the cobro stops taking payments: at least one minute and at most one year ahead. Payments received by then count. Omitted: 24 hours after creation.
+       * @example 2026-12-15T23:59:59-05:00
+       */
+      expiresAt?: string;
+      description?: string;
+      expectedPayer?: components['schemas']['CobroExpectedPayer'];
+      /** @description Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given. */
+      metadata?: {
+        [key: string]: string;
+      };
+      /** @description `BREB_QR`: a dynamic EMVCo QR (amount, transaction id, expiry); `BREB_KEY`: the dynamic Bre-B key it holds, to pay by typing (both are one key); `PSE`: a PSE payment link for the fixed amount (needs `psePayer`). */
+      methods: ('BREB_QR' | 'BREB_KEY')[];
+      /**
+       * @description A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.
+       * @enum {string}
+       */
+      overpaymentPolicy?: 'accept' | 'hold_for_review';
+      /** @description A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID. */
+      amountCents: number;
+    };
+    /** @description A fixed amount with a PSE link among its methods (`PSE` in `methods`, and `psePayer`). */
+    CreateFixedCobroWithPseRequest: {
       /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
       reference: string;
       /**
@@ -1553,8 +1583,7 @@ export interface components {
       overpaymentPolicy?: 'accept' | 'hold_for_review';
       /** @description A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID. */
       amountCents: number;
-      /** @description Required with the `PSE` method. */
-      psePayer?: components['schemas']['CobroPsePayer'];
+      psePayer: components['schemas']['CobroPsePayer'];
     };
     /** @description An open amount: the first payment of any amount makes it PAID. */
     CreateOpenCobroRequest: {
@@ -2295,6 +2324,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "consolidated": {
+           *         "availableCents": "0",
+           *         "currency": "COP",
+           *         "pendingOutCents": "0",
+           *         "totalCents": "0"
+           *       },
+           *       "currency": "COP",
+           *       "wallets": [
+           *         {
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
+           *           "pendingOutCents": "0",
+           *           "rail": "BREB",
+           *           "totalCents": "0",
+           *           "type": "FAST",
+           *           "version": 0
+           *         },
+           *         {
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
+           *           "pendingOutCents": "0",
+           *           "rail": "ACH",
+           *           "totalCents": "0",
+           *           "type": "ACH",
+           *           "version": 0
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['Balance'];
         };
       };
@@ -2445,6 +2505,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "at": "2026-11-29T03:30:30.276000Z",
+           *       "availableCents": "0",
+           *       "currency": "COP",
+           *       "pendingOutCents": "0",
+           *       "rail": "ACH",
+           *       "totalCents": "0",
+           *       "version": 0
+           *     }
+           */
           'application/json': components['schemas']['BalanceAt'];
         };
       };
@@ -2616,6 +2687,72 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "closing": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "company": {
+           *         "name": "Extractos \"Colombia\" S.A.S.",
+           *         "nit": "900123456-7"
+           *       },
+           *       "currency": "COP",
+           *       "from": "2026-11-29T03:08:14.047000Z",
+           *       "fromBogota": "2026-11-28T22:08:14.047000-05:00",
+           *       "lines": [
+           *         {
+           *           "amountCents": "-100370",
+           *           "balanceAfterCents": "1199273",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT",
+           *           "feeCents": "300",
+           *           "ivaCents": "57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:14.753398Z",
+           *           "postedAtBogota": "2026-11-28T22:08:14.753398-05:00",
+           *           "postingId": "0c2686ea-1590-40e3-b827-8d66e67ff01f",
+           *           "reference": null
+           *         },
+           *         {
+           *           "amountCents": "100370",
+           *           "balanceAfterCents": "1299643",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT_RETURNED",
+           *           "feeCents": "-300",
+           *           "ivaCents": "-57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:16.998983Z",
+           *           "postedAtBogota": "2026-11-28T22:08:16.998983-05:00",
+           *           "postingId": "45a65f0e-8d06-440d-948e-de107f175a34",
+           *           "reference": null
+           *         }
+           *       ],
+           *       "opening": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "rail": "ACH",
+           *       "timezone": "America/Bogota",
+           *       "to": "2026-11-29T03:08:17.903000Z",
+           *       "toBogota": "2026-11-28T22:08:17.903000-05:00",
+           *       "totals": {
+           *         "feesCents": "0",
+           *         "inCents": "100370",
+           *         "ivaCents": "0",
+           *         "lineCount": 2,
+           *         "outCents": "100370"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Statement'];
           'text/csv': string;
           'application/pdf': string;
@@ -2790,6 +2927,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "hasMore": true,
+           *       "items": [
+           *         {
+           *           "amount": "1000",
+           *           "completedAt": "2026-11-29T03:39:55.218306Z",
+           *           "createdAt": "2026-11-29T03:39:54.470058Z",
+           *           "id": "c3bd787e-c43e-4b44-852e-76d857debafe",
+           *           "ivaAmount": "19",
+           *           "netAmount": "899",
+           *           "rail": "BREB",
+           *           "reference": "idem-3",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "101",
+           *           "type": "TRANSFER_OUT"
+           *         },
+           *         {
+           *           "amount": "2000",
+           *           "completedAt": "2026-11-29T03:39:53.920590Z",
+           *           "createdAt": "2026-11-29T03:39:52.246504Z",
+           *           "id": "32475ec9-3999-402a-82d3-7b8d9dd2556a",
+           *           "ivaAmount": "19",
+           *           "netAmount": "1898",
+           *           "rail": "BREB",
+           *           "reference": "idem-2",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "102",
+           *           "type": "TRANSFER_OUT"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjM5OjUyLjI0NjUwNFoiLCIzMjQ3NWVjOS0zOTk5LTQwMmEtODJkMy03YjhkOWRkMjU1NmEiXQ"
+           *     }
+           */
           'application/json': components['schemas']['MovementPage'];
         };
       };
@@ -2922,6 +3097,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": "200000",
+           *       "bankAccountNumber": "****8901",
+           *       "bankAccountType": "Ahorros",
+           *       "bankName": "Bancolombia",
+           *       "batchId": null,
+           *       "completedAt": "2026-11-29T03:30:34.170785Z",
+           *       "createdAt": "2026-11-29T03:30:32.302869Z",
+           *       "description": "Pago proveedor",
+           *       "errorMessage": null,
+           *       "id": "7b9ed4a3-89a4-4e00-9fbf-ff044b3a23ca",
+           *       "ivaAmount": "57",
+           *       "netAmount": "199700",
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "COMPLETED",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": "300",
+           *       "type": "TRANSFER_OUT"
+           *     }
+           */
           'application/json': components['schemas']['MovementDetail'];
         };
       };
@@ -3364,6 +3562,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001210000"
+         *     }
+         */
         'application/json': components['schemas']['ResolveKeyRequest'];
       };
     };
@@ -3379,6 +3583,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "anchorHandle": "anh_ba0d5bebc8442ba1beec1807",
+           *       "found": true,
+           *       "keyType": "PHONE",
+           *       "keyValue": "3001210000",
+           *       "recipient": {
+           *         "bankAccountType": "Ahorros",
+           *         "bankName": "Nu Colombia",
+           *         "firstName": "LINA VALENTINA",
+           *         "fullName": "LINA VALENTINA LOPEZ LOPEZ",
+           *         "idType": "CC",
+           *         "idValue": "1035207872",
+           *         "lastName": "LOPEZ LOPEZ",
+           *         "status": "active"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['KeyResolution'];
         };
       };
@@ -3480,6 +3702,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": "INVALID_KEY",
+           *       "found": false,
+           *       "message": "El valor no es una llave válida de tipo ALPHANUM."
+           *     }
+           */
           'application/json': components['schemas']['ResolveKeyNotFound'];
         };
       };
@@ -3548,6 +3777,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001234567"
+         *     }
+         */
         'application/json': components['schemas']['BrebQuoteRequest'];
       };
     };
@@ -3563,6 +3799,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": false,
+           *       "currentBalance": 0,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": true,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": "Saldo insuficiente: la billetera BREB tiene $ 0,00 disponibles y la transferencia cuesta $ 10,00 (monto más comisión e IVA); faltan $ 10,00.",
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -3752,6 +4005,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000
+         *     }
+         */
         'application/json': components['schemas']['AchQuoteRequest'];
       };
     };
@@ -3767,6 +4025,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": true,
+           *       "currentBalance": 1000000,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": false,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": null,
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -3958,6 +4233,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "description": "Pago proveedor",
+         *       "destination": {
+         *         "bankAccount": {
+         *           "accountNumber": "18306581010",
+         *           "accountTypeId": 20,
+         *           "bankId": 1,
+         *           "documentNumber": "1020304050",
+         *           "documentTypeId": 1,
+         *           "holderFirstName": "Ana María",
+         *           "holderLastName": "Pérez Gómez"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['SendTransferRequest'];
       };
     };
@@ -3974,6 +4266,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 123456789,
+           *       "approvalId": "appr_6de29d96bebdd0f78fd086aba0b7cb21",
+           *       "createdAt": "2026-11-29T02:50:21.024000Z",
+           *       "currency": "COP",
+           *       "expiresAt": "2026-11-30T02:50:21.024000Z",
+           *       "id": "4f788e47-9920-4bfb-a532-c9a113f612f0",
+           *       "ivaAmount": 6650,
+           *       "netAmount": 123421789,
+           *       "rail": "BREB",
+           *       "reference": "FAC-2026-0042",
+           *       "status": "AWAITING_APPROVAL",
+           *       "targetDocument": "75363015",
+           *       "targetName": "ANDREA LAURA ORTIZ PEREZ",
+           *       "threshold": 2,
+           *       "totalFee": 35000
+           *     }
+           */
           'application/json': components['schemas']['PendingApprovalTransfer'];
         };
       };
@@ -3989,6 +4300,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "createdAt": "2026-11-29T03:25:27.161000Z",
+           *       "currency": "COP",
+           *       "id": "e7ee16fe-073d-4626-9f01-699d2f4ead02",
+           *       "ivaAmount": 0,
+           *       "netAmount": 1000,
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "PENDING",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": 0
+           *     }
+           */
           'application/json': components['schemas']['Transfer'];
         };
       };
@@ -4229,6 +4556,102 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "status": "PENDING"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:36.621000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": "2026-11-29T03:13:04.505000Z",
+           *           "expiresAt": "2026-11-30T03:12:36.621000Z",
+           *           "id": "93af809d-1d01-47df-9e9a-bdc5ab30d860",
+           *           "invalidCount": 0,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 0,
+           *             "percent": 0,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "EXECUTING",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "ivaAmount": 38,
+           *               "rail": "BREB",
+           *               "total": 1800000238,
+           *               "totalFee": 200
+           *             }
+           *           ],
+           *           "validCount": 2
+           *         },
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "INVALID"
+           *             },
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "VALID"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:27.346000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": null,
+           *           "expiresAt": "2026-11-30T03:12:27.346000Z",
+           *           "id": "a55dceb0-9f8a-47e8-89f1-5c20d9bd743c",
+           *           "invalidCount": 1,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 1,
+           *             "percent": 50,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "REJECTED",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "ivaAmount": 19,
+           *               "rail": "BREB",
+           *               "total": 10119,
+           *               "totalFee": 100
+           *             }
+           *           ],
+           *           "validCount": 1
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchPage'];
         };
       };
@@ -4350,6 +4773,68 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Nómina de prueba",
+         *       "items": [
+         *         {
+         *           "amount": 12345678,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230001"
+         *             }
+         *           },
+         *           "reference": "NOM-0001",
+         *           "targetDocument": "1117773321",
+         *           "targetName": "ANDRES DAVID MEJIA LONDONO"
+         *         },
+         *         {
+         *           "amount": 2500000,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230002"
+         *             }
+         *           },
+         *           "reference": "NOM-0002",
+         *           "targetDocument": "1112631916",
+         *           "targetName": "DIEGO SANCHEZ CORREA"
+         *         },
+         *         {
+         *           "amount": 7000000,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0003"
+         *         },
+         *         {
+         *           "amount": 150050,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0004"
+         *         }
+         *       ],
+         *       "reference": "NOMINA-61b087b6"
+         *     }
+         */
         'application/json': components['schemas']['CreateBatchRequest'];
       };
     };
@@ -4366,6 +4851,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": null,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": null,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "json",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -4609,6 +5158,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:19:30.769000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:19:30.769000Z",
+           *       "id": "9ba13bc2-728d-4b7a-afa3-f265ae09f63a",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": 2,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": 3,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "csv",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 200000,
+           *           "count": 1,
+           *           "ivaAmount": 57,
+           *           "rail": "ACH",
+           *           "total": 200357,
+           *           "totalFee": 300
+           *         },
+           *         {
+           *           "amount": 150050,
+           *           "count": 1,
+           *           "ivaAmount": 19,
+           *           "rail": "BREB",
+           *           "total": 150169,
+           *           "totalFee": 100
+           *         }
+           *       ],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -4836,6 +5449,63 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 84529000,
+           *           "count": 4990,
+           *           "status": "COMPLETED"
+           *         },
+           *         {
+           *           "amount": 30026,
+           *           "count": 2,
+           *           "status": "FAILED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T06:32:45.255000Z",
+           *       "createdAt": "2026-11-29T06:31:55.800000Z",
+           *       "description": "Nómina noviembre",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T06:31:56.727000Z",
+           *       "expiresAt": "2026-11-30T06:31:55.800000Z",
+           *       "id": "51f0041d-10fa-453e-a4a1-b48fbd9caeef",
+           *       "invalidCount": 10,
+           *       "itemCount": 5002,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 5002,
+           *         "percent": 100,
+           *         "total": 5002
+           *       },
+           *       "reference": "NOMINA-E2E",
+           *       "source": "csv",
+           *       "status": "PARTIALLY_FAILED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 53549013,
+           *           "count": 2491,
+           *           "ivaAmount": 141987,
+           *           "rail": "ACH",
+           *           "total": 54438300,
+           *           "totalFee": 747300
+           *         },
+           *         {
+           *           "amount": 31010013,
+           *           "count": 2501,
+           *           "ivaAmount": 47519,
+           *           "rail": "BREB",
+           *           "total": 31307632,
+           *           "totalFee": 250100
+           *         }
+           *       ],
+           *       "validCount": 4992
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -4850,6 +5520,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": null,
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [],
+           *         "status": "PENDING",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "AWAITING_APPROVAL"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "AWAITING_APPROVAL",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5035,6 +5767,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "NOT_EXECUTED"
+           *         }
+           *       ],
+           *       "cancelledAt": "2026-11-29T06:30:23.731000Z",
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:30:23.519000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:30:23.519000Z",
+           *       "id": "1118b5b3-22f2-41a4-96d5-8cdf691d3443",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 2,
+           *         "percent": 100,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "source": "csv",
+           *       "status": "CANCELLED",
+           *       "threshold": 0,
+           *       "totals": [],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5203,6 +5970,81 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": "2026-11-29T02:52:35.883000Z",
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [
+           *           {
+           *             "email": "pedro.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:51:59.443000Z",
+           *             "userId": "e1ac9133-67e7-4d9a-b3b1-9ad292ad3153"
+           *           },
+           *           {
+           *             "email": "sofia.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:52:35.883000Z",
+           *             "userId": "902babed-0fff-4110-a9ac-b47f1ad65446"
+           *           }
+           *         ],
+           *         "status": "APPROVED",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "COMPLETED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T02:52:40.530000Z",
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 4,
+           *         "percent": 100,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "COMPLETED",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5356,6 +6198,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amount": 10000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 1,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L1",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "f84f6506-83b4-4abd-947e-df585bd2e725"
+           *         },
+           *         {
+           *           "amount": 20000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 2,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L2",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "21df04d6-dbed-484a-a226-073619048229"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchItemPage'];
         };
       };
@@ -5647,13 +6532,14 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 9000000,
-         *       "internalRef": "FAC-5003",
+         *       "amountCents": 500000,
+         *       "internalRef": "pedido-77",
          *       "payerDocumentNumber": "1020304050",
          *       "payerDocumentTypeId": 1,
          *       "payerEmail": "laura@example.com",
          *       "payerFirstName": "Laura",
-         *       "payerLastName": "Gómez Ruiz"
+         *       "payerLastName": "Gómez Ruiz",
+         *       "payerPhone": "3101234567"
          *     }
          */
         'application/json': components['schemas']['CreatePseDepositRequest'];
@@ -5674,13 +6560,13 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": 9000000,
-           *       "createdAt": "2026-11-29T09:52:59.117000Z",
+           *       "amountCents": 500000,
+           *       "createdAt": "2026-11-29T03:29:01.264000Z",
            *       "currency": "COP",
-           *       "expiresAt": "2026-11-30T09:52:59.112000Z",
-           *       "id": "dep_olractgn0knycqxd63vbmpfg",
-           *       "internalRef": "FAC-5003",
-           *       "paygatewayUrl": "http://127.0.0.1:35109/pse/pay/dep_olractgn0knycqxd63vbmpfg",
+           *       "expiresAt": "2026-11-30T03:29:00.782000Z",
+           *       "id": "dep_vbryciinokzb36cz6h8u62ce",
+           *       "internalRef": "pedido-77",
+           *       "paygatewayUrl": "http://127.0.0.1:38871/pse/pay/dep_vbryciinokzb36cz6h8u62ce",
            *       "status": "PENDING_CONFIRM"
            *     }
            */
@@ -5917,6 +6803,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customMessage": "<b>hola</b> & gracias",
+         *       "recipientEmail": "cliente+1795922953903@example.com",
+         *       "recipientName": "Carlos"
+         *     }
+         */
         'application/json': components['schemas']['ShareDepositEmailRequest'];
       };
     };
@@ -5932,6 +6825,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "messageId": "<03505944-db45-a6f2-fd1b-aaa347b7390b@pagos.example.co>",
+           *       "success": true
+           *     }
+           */
           'application/json': {
             success: boolean;
             messageId: string;
@@ -6145,65 +7044,70 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "items": [
+           *       "deposits": [
            *         {
-           *           "amountCents": "10000000",
+           *           "amountCents": "80000",
            *           "brebKey": {
-           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
-           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@qddv04pdou"
+           *             "externalId": "cliente-1",
+           *             "id": "bkey_c33ile8kck22vrp6mjyp0w3w",
+           *             "name": "Tienda Uno",
+           *             "value": "@w5ltskoj2p"
            *           },
-           *           "createdAt": "2026-11-29T09:52:58.678000Z",
+           *           "createdAt": "2026-11-29T03:25:38.091000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_gnn5tmx6yzg6tqna6fvnwldi",
+           *           "id": "dep_2zqr3n4zjm9gs52qb8h74xvv",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "10000000",
-           *           "netCreditedCents": "10000000",
-           *           "paidAt": "2026-11-29T09:52:58.660000Z",
+           *           "netAmountCents": "80000",
+           *           "netCreditedCents": "80000",
+           *           "paidAt": "2026-11-29T03:25:37.313000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T09:52:58.660000Z",
-           *           "providerTransferId": "brb_in_7beed087c1e3eeab9caf3dfe",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.313000Z",
+           *           "providerTransferId": "brb_in_ec8c78cebf1c6647a8f1bfc5",
            *           "source": "BREB",
            *           "status": "ASSIGNED"
            *         },
            *         {
-           *           "amountCents": "6000000",
+           *           "amountCents": "40000",
            *           "brebKey": {
-           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
-           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@qddv04pdou"
+           *             "externalId": "cliente-2",
+           *             "id": "bkey_eibwj57oc56j6f9npyltsa0b",
+           *             "name": "Tienda Dos",
+           *             "value": "@ohb5crxbhq"
            *           },
-           *           "createdAt": "2026-11-29T09:52:58.555000Z",
+           *           "createdAt": "2026-11-29T03:25:38.088000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_5449mmtdwri7g8u3pc4nj9lq",
+           *           "id": "dep_o3tlscvc0z8v2s9occxf2grd",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "6000000",
-           *           "netCreditedCents": "6000000",
-           *           "paidAt": "2026-11-29T09:52:58.537000Z",
+           *           "netAmountCents": "40000",
+           *           "netCreditedCents": "40000",
+           *           "paidAt": "2026-11-29T03:25:37.511000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T09:52:58.537000Z",
-           *           "providerTransferId": "brb_in_99faff5226fa2b7eb936fb43",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.511000Z",
+           *           "providerTransferId": "brb_in_ed8298de6da85eeaa4aa6a6a",
            *           "source": "BREB",
-           *           "status": "ASSIGNED"
+           *           "status": "UNASSIGNED"
            *         }
            *       ],
-           *       "nextCursor": null
+           *       "pagination": {
+           *         "limit": 100,
+           *         "page": 0,
+           *         "total": 3,
+           *         "totalPages": 1
+           *       }
            *     }
            */
           'application/json': components['schemas']['DepositPage'] | components['schemas']['DepositCursorPage'];
@@ -6341,6 +7245,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:16:32.556000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-4",
+           *           "id": "bkey_vr3687u2v6eiyflw169i08bq",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@xv0l3txg9t"
+           *           },
+           *           "name": "Cliente 4",
+           *           "state": "ACTIVE"
+           *         },
+           *         {
+           *           "createdAt": "2026-11-29T03:16:31.850000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-3",
+           *           "id": "bkey_9rpwr58u01n9xyqkapytoj5b",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@rc2twaqcjk"
+           *           },
+           *           "name": "Cliente 3",
+           *           "state": "ACTIVE"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjE2OjMxLjg1MDk5M1oiLCJia2V5XzlycHdyNTh1MDFuOXh5cWthcHl0b2o1YiJd"
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyPage'];
         };
       };
@@ -6464,8 +7399,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "externalId": "cliente-7",
-         *       "name": "Tienda Siete"
+         *       "externalId": "cli-1",
+         *       "name": "Tienda Uno"
          *     }
          */
         'application/json': components['schemas']['CreateCollectKeyRequest'];
@@ -6484,6 +7419,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -6501,15 +7450,15 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T09:52:59.328000Z",
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
            *       "deletedAt": null,
-           *       "externalId": "cliente-7",
-           *       "id": "bkey_zenp6kiw1xhqogu3i94rz02i",
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
            *       "key": {
            *         "type": "ALPHANUM",
-           *         "value": "@4cr03cepf0"
+           *         "value": "@c5b8zf9k7n"
            *       },
-           *       "name": "Tienda Siete",
+           *       "name": "Tienda Uno",
            *       "state": "ACTIVE"
            *     }
            */
@@ -6722,6 +7671,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -6871,6 +7834,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
+           *       "deletedAt": "2026-11-29T03:32:09.097000Z",
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "DELETED"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7025,6 +8002,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": true
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -7040,6 +8029,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": false
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -7353,6 +8354,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyId": "bkey_e59emg9fv8n80d8tk0oz2ma1"
+         *     }
+         */
         'application/json': {
           /** @description A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to. */
           keyId?: string;
@@ -7372,6 +8378,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "50000",
+           *       "brebKey": {
+           *         "externalId": "cli-1",
+           *         "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *         "name": "Tienda Uno",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "createdAt": "2026-11-29T03:32:04.311000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_lj3ftroald8oafneby509pvy",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "50000",
+           *       "netCreditedCents": "50000",
+           *       "paidAt": "2026-11-29T03:32:03.265000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:03.265000Z",
+           *       "providerTransferId": "brb_in_5a56827350dd37a1ac6765ac",
+           *       "source": "BREB",
+           *       "status": "ASSIGNED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -7572,6 +8608,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['ReturnDepositRequest'];
       };
     };
@@ -7588,6 +8625,36 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "25000",
+           *       "brebKey": {
+           *         "externalId": "cli-dev",
+           *         "id": "bkey_8wtkfo9octow3s4lb65jlrnc",
+           *         "name": "Tienda Devolución",
+           *         "value": "@ze7fa7l1ke"
+           *       },
+           *       "createdAt": "2026-11-29T03:32:18.479000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_w8vpdmqy57ei98htxqbfkbf9",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "25000",
+           *       "netCreditedCents": "25000",
+           *       "paidAt": "2026-11-29T03:32:18.231000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:18.231000Z",
+           *       "providerTransferId": "brb_in_13a0a3b9a28ede54127f03bd",
+           *       "source": "BREB",
+           *       "status": "REVERSED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -8007,19 +9074,16 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 25000000,
-         *       "methods": [
-         *         "BREB_QR",
-         *         "PSE"
-         *       ],
-         *       "psePayer": {
-         *         "documentNumber": "1020304050",
-         *         "documentTypeId": 1,
-         *         "email": "laura@example.com",
-         *         "firstName": "Laura",
-         *         "lastName": "Gómez Ruiz"
+         *       "expectedPayer": {
+         *         "document": "79.123.456",
+         *         "name": "Pedro Pérez"
          *       },
-         *       "reference": "FAC-5001"
+         *       "maxAmountCents": 2000000,
+         *       "methods": [
+         *         "BREB_KEY"
+         *       ],
+         *       "minAmountCents": 1000000,
+         *       "reference": "FAC-2026-0457"
          *     }
          */
         'application/json': components['schemas']['CreateCobroRequest'];
@@ -9383,6 +10447,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "achCode": "1007",
+           *           "id": 1,
+           *           "name": "Bancolombia"
+           *         },
+           *         {
+           *           "achCode": "1001",
+           *           "id": 2,
+           *           "name": "Banco de Bogotá"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['AchBank'][];
           };
@@ -9498,6 +10578,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:02:39.581000Z",
+           *           "description": "ERP",
+           *           "enabled": true,
+           *           "events": [
+           *             "transfer.completed",
+           *             "deposit.paid"
+           *           ],
+           *           "id": "we_c19d2aadb0df91d45069eec2",
+           *           "previousSecretExpiresAt": null,
+           *           "updatedAt": "2026-11-29T03:02:39.581000Z",
+           *           "url": "http://127.0.0.1:38817/wallet-events"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -9621,14 +10720,12 @@ export interface operations {
       content: {
         /**
          * @example {
+         *       "description": "ERP",
+         *       "enabled": true,
          *       "events": [
-         *         "cobro.created",
-         *         "cobro.partially_paid",
-         *         "cobro.paid",
-         *         "cobro.expired",
-         *         "cobro.cancelled"
+         *         "transfer.completed"
          *       ],
-         *       "url": "http://127.0.0.1:37583/cobros-events"
+         *       "url": "http://127.0.0.1:32817/wallet-events"
          *     }
          */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
@@ -9649,18 +10746,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T09:52:55.567000Z",
-           *       "description": null,
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "ERP",
            *       "enabled": true,
            *       "events": [
-           *         "cobro.created",
-           *         "cobro.partially_paid"
+           *         "transfer.completed"
            *       ],
-           *       "id": "we_17a851bdab55e32831b39816",
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
            *       "previousSecretExpiresAt": null,
-           *       "secret": "whsec_g8UkdHOwNwQ+byiu09aEY+jDqPq+Ra64MTg/qp+Z55Y=",
-           *       "updatedAt": "2026-11-29T09:52:55.567000Z",
-           *       "url": "http://127.0.0.1:37583/cobros-events"
+           *       "secret": "whsec_gA3ZDlOTcw0R4LV/+p5jYPCDDP9dcVoZM9g4RphZxdY=",
+           *       "updatedAt": "2026-11-29T03:03:11.230000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events"
            *     }
            */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
@@ -9854,6 +10950,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-30T03:02:49.617000Z",
+           *       "updatedAt": "2026-11-29T03:02:49.617000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10003,6 +11114,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": true,
+           *       "id": "we_c19d2aadb0df91d45069eec2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointDeleted'];
         };
       };
@@ -10143,6 +11260,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Contabilidad",
+         *       "events": [
+         *         "deposit.paid",
+         *         "transfer.failed"
+         *       ],
+         *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+         *     }
+         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -10158,6 +11285,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "Contabilidad",
+           *       "enabled": true,
+           *       "events": [
+           *         "deposit.paid",
+           *         "transfer.failed"
+           *       ],
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
+           *       "previousSecretExpiresAt": null,
+           *       "updatedAt": "2026-11-29T03:03:11.840000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10332,6 +11474,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "overlapSeconds": 600
+         *     }
+         */
         'application/json': components['schemas']['RotateWebhookSecretRequest'];
       };
     };
@@ -10347,6 +11494,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-29T03:12:49.072000Z",
+           *       "secret": "whsec_gAqkDl8Tc1QRFyiZAA5jYrCoDjIFc2Ifagg4qphoACr=",
+           *       "updatedAt": "2026-11-29T03:02:49.072000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -10532,6 +11695,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T02:50:33.136000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_b423a7ef9665fb5f85a6984e",
+           *       "eventId": "evt_e5cd76736fc95343476d48a6b8d57882",
+           *       "eventType": "webhook.ping",
+           *       "id": "whd_5304ba197c3b0527b5e4ce79",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T02:50:33.136000Z",
+           *       "replayOf": null,
+           *       "resourceId": null,
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -10703,6 +11885,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:45.516000Z",
+           *           "deliveredAt": "2026-11-29T03:02:46.130000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_f056b30f0515e3eece827f56d5cd01b1",
+           *           "eventType": "deposit.paid",
+           *           "id": "whd_119864d77f2ad164d78b78a6",
+           *           "lastAttemptAt": "2026-11-29T03:02:46.130000Z",
+           *           "lastError": null,
+           *           "latencyMs": 178,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "dep_1uopmec75siyycl1t0k9pu4c",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         },
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:42.552000Z",
+           *           "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *           "eventType": "transfer.completed",
+           *           "id": "whd_d531a5b5954c6f686ecb9140",
+           *           "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *           "lastError": null,
+           *           "latencyMs": 102,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryPage'];
         };
       };
@@ -10835,6 +12058,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 1,
+           *       "createdAt": "2026-11-29T03:02:42.552000Z",
+           *       "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_d531a5b5954c6f686ecb9140",
+           *       "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *       "lastError": null,
+           *       "latencyMs": 102,
+           *       "nextAttemptAt": null,
+           *       "replayOf": null,
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": 204,
+           *       "status": "SUCCEEDED"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -10984,6 +12226,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T03:02:48.425000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_cdfa099aa214644d61daa72c",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T03:02:48.425000Z",
+           *       "replayOf": "whd_d531a5b5954c6f686ecb9140",
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };

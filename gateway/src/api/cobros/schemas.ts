@@ -72,15 +72,18 @@ const base = {
   }),
 };
 
+const fixedAmount = () => amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' });
+
 const VARIANTS = [
+  z.strictObject({ ...base, amountCents: fixedAmount() }).meta({ id: 'CreateFixedCobroRequest', description: 'A fixed amount, paid by Bre-B (QR or key).' }),
   z
     .strictObject({
       ...base,
-      amountCents: amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' }),
-      methods: methodsOf(['BREB_QR', 'BREB_KEY', 'PSE']),
-      psePayer: PsePayer.optional().meta({ description: 'Required with the `PSE` method.' }),
+      amountCents: fixedAmount(),
+      methods: methodsOf(['BREB_QR', 'BREB_KEY', 'PSE']).meta({ contains: { const: 'PSE' } }),
+      psePayer: PsePayer,
     })
-    .meta({ id: 'CreateFixedCobroRequest' }),
+    .meta({ id: 'CreateFixedCobroWithPseRequest', description: 'A fixed amount with a PSE link among its methods (`PSE` in `methods`, and `psePayer`).' }),
   z
     .strictObject({
       ...base,
