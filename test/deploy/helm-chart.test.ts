@@ -346,9 +346,12 @@ describe('helm chart', () => {
     expect(fromComponents(np('ledger').ingress[0]).sort()).toEqual(['collect-key', 'gateway', 'pse-deposit', 'reconciliation', 'transfer']);
     expect(fromComponents(np('receipt').ingress[0])).toEqual(['gateway']);
     // The reconciliation reads transfer's, pse-deposit's and collect-key's settled records: their gRPC port admits it (and the gateway).
-    for (const svc of ['transfer', 'pse-deposit', 'collect-key']) {
+    for (const svc of ['transfer', 'pse-deposit']) {
       expect([svc, fromComponents(np(svc).ingress[0]).sort()]).toEqual([svc, ['gateway', 'reconciliation']]);
     }
+    // collect-key also admits pse-deposit (a cobro's dynamic key, docs/cobros.md), and pse-deposit may reach it.
+    expect(fromComponents(np('collect-key').ingress[0]).sort()).toEqual(['gateway', 'pse-deposit', 'reconciliation']);
+    expect(egressPorts(np('pse-deposit'))).toContain(50054);
     // Nothing else admits it: not the receipt, the webhook service, nor the gateway.
     for (const svc of ['receipt', 'webhook', 'gateway']) {
       expect([svc, np(svc).ingress.flatMap(fromComponents)]).toEqual([svc, expect.not.arrayContaining(['reconciliation'])]);
