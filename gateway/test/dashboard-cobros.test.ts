@@ -67,7 +67,8 @@ function expectError(r: Reply, status: number, code: keyof typeof ERRORS) {
 }
 
 const attach = (u: User, cobroId: string, body: Record<string, unknown>) => api.post(`/dashboard/cobros/${cobroId}/payments`, { token: u.token, body });
-const unmatchedIds = async (u: User) => ((await api.get('/dashboard/cobros/unmatched-payments', { token: u.token })).body.items as any[]).map((p) => p.depositId);
+const unmatchedIds = async (u: User) =>
+  ((await api.get('/dashboard/cobros/unmatched-payments', { token: u.token })).body.items as any[]).map((p) => p.depositId);
 
 beforeAll(async () => {
   stack = await startStack({ RATE_LIMIT_FINANCIAL: '100000', RATE_LIMIT_READS: '100000', RATE_LIMIT_AUTHENTICATION: '100000' }, { inboundCallbacks: true });
@@ -116,7 +117,7 @@ describe('reading cobros in the dashboard', () => {
     expect((await api.get('/dashboard/cobros', { token: stranger.token })).body).toEqual({ items: [], nextCursor: null });
   });
 
-  it('shows one cobro and its QR; another company\'s cobro and a malformed id read as COBRO_NOT_FOUND', async () => {
+  it("shows one cobro and its QR; another company's cobro and a malformed id read as COBRO_NOT_FOUND", async () => {
     const r = await api.get(`/dashboard/cobros/${cobro.id}`, { token: viewer.token });
     expect(r.status).toBe(200);
     expect(CobroSchema.parse(r.body)).toEqual(r.body);
@@ -124,7 +125,11 @@ describe('reading cobros in the dashboard', () => {
 
     const png = await fetch(`${stack.gw.url}/dashboard/cobros/${cobro.id}/qr.png`, { headers: { authorization: `Bearer ${viewer.token}` } });
     expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
-    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString('latin1')).toBe('PNG');
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString('latin1'),
+    ).toBe('PNG');
 
     expectError(await api.get(`/dashboard/cobros/${cobro.id}`, { token: stranger.token }), 404, 'COBRO_NOT_FOUND');
     expectError(await api.get(`/dashboard/cobros/${cobro.id}/qr.png`, { token: stranger.token }), 404, 'COBRO_NOT_FOUND');
@@ -135,7 +140,13 @@ describe('reading cobros in the dashboard', () => {
     const r = await api.get('/dashboard/cobros/unmatched-payments', { token: viewer.token });
     expect(r.status).toBe(200);
     expect(UnmatchedPageSchema.parse(r.body)).toEqual(r.body);
-    expect(payment).toMatchObject({ reason: 'NO_MATCH', cobroId: null, source: 'BREB', payerDocument: 'CC 11111111', depositId: expect.stringMatching(/^dep_/) });
+    expect(payment).toMatchObject({
+      reason: 'NO_MATCH',
+      cobroId: null,
+      source: 'BREB',
+      payerDocument: 'CC 11111111',
+      depositId: expect.stringMatching(/^dep_/),
+    });
     expect((await api.get('/dashboard/cobros/unmatched-payments', { token: stranger.token })).body).toEqual({ items: [], nextCursor: null });
   });
 
@@ -148,13 +159,20 @@ describe('reading cobros in the dashboard', () => {
 describe('attaching an unmatched payment with a TOTP code', () => {
   it('refuses bad input with 400 INVALID_REQUEST', async () => {
     const ok = { depositId: payment.depositId, totpCode: '123456' };
-    for (const bad of [{}, { depositId: payment.depositId }, { ...ok, totpCode: '12345' }, { ...ok, totpCode: 123456 }, { ...ok, depositId: 'nope' }, { ...ok, extra: 1 }]) {
+    for (const bad of [
+      {},
+      { depositId: payment.depositId },
+      { ...ok, totpCode: '12345' },
+      { ...ok, totpCode: 123456 },
+      { ...ok, depositId: 'nope' },
+      { ...ok, extra: 1 },
+    ]) {
       const r = await attach(operator, cobro.id, bad);
       expect({ bad, status: r.status, error: r.body.error }).toEqual({ bad, status: 400, error: 'INVALID_REQUEST' });
     }
   });
 
-  it('refuses a VIEWER (INSUFFICIENT_ROLE), a wrong code (INVALID_TOTP_CODE), and another company\'s signer (COBRO_NOT_FOUND): the payment stays unmatched', async () => {
+  it("refuses a VIEWER (INSUFFICIENT_ROLE), a wrong code (INVALID_TOTP_CODE), and another company's signer (COBRO_NOT_FOUND): the payment stays unmatched", async () => {
     expectError(await attach(viewer, cobro.id, { depositId: payment.depositId, totpCode: totpCode(viewer.totpSecret) }), 403, 'INSUFFICIENT_ROLE');
     const wrong = String((Number(totpCode(second.totpSecret)) + 500_000) % 1_000_000).padStart(6, '0');
     expectError(await attach(second, cobro.id, { depositId: payment.depositId, totpCode: wrong }), 401, 'INVALID_TOTP_CODE');
@@ -166,7 +184,8 @@ describe('attaching an unmatched payment with a TOTP code', () => {
   it('checks the cobro and the payment before the code: a refused attachment spends none, and the same code then attaches (MANUAL)', async () => {
     const code = totpCode(operator.totpSecret);
     expectError(await attach(operator, cobro.id, { depositId: 'dep_000000000000000000000000', totpCode: code }), 404, 'DEPOSIT_NOT_FOUND');
-    const cancelled = (await api.post('/cobros', { token: co.writeKey, body: { reference: 'FAC-PANEL-X', amountCents: 1_000_00, methods: ['BREB_KEY'] } })).body;
+    const cancelled = (await api.post('/cobros', { token: co.writeKey, body: { reference: 'FAC-PANEL-X', amountCents: 1_000_00, methods: ['BREB_KEY'] } }))
+      .body;
     expect((await api.post(`/cobros/${cancelled.id}/cancel`, { token: co.writeKey, body: {} })).status).toBe(200);
     const closed = await attach(operator, cancelled.id, { depositId: payment.depositId, totpCode: code });
     expectError(closed, 409, 'INVALID_STATE_TRANSITION');
@@ -186,7 +205,8 @@ describe('attaching an unmatched payment with a TOTP code', () => {
   });
 
   it('a payment already matched to one cobro cannot be attached to another (409), with a fresh code', async () => {
-    const elsewhere = (await api.post('/cobros', { token: co.writeKey, body: { reference: 'FAC-PANEL-2', amountCents: 8_000_00, methods: ['BREB_KEY'] } })).body;
+    const elsewhere = (await api.post('/cobros', { token: co.writeKey, body: { reference: 'FAC-PANEL-2', amountCents: 8_000_00, methods: ['BREB_KEY'] } }))
+      .body;
     const r = await attach(second, elsewhere.id, { depositId: payment.depositId, totpCode: totpCode(second.totpSecret, 1) });
     expectError(r, 409, 'INVALID_STATE_TRANSITION');
     expect((await api.get(`/dashboard/cobros/${elsewhere.id}`, { token: viewer.token })).body.payments).toEqual([]);

@@ -5645,17 +5645,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "amountCents": 9000000,
-         *       "internalRef": "FAC-5003",
-         *       "payerDocumentNumber": "1020304050",
-         *       "payerDocumentTypeId": 1,
-         *       "payerEmail": "laura@example.com",
-         *       "payerFirstName": "Laura",
-         *       "payerLastName": "Gómez Ruiz"
-         *     }
-         */
         'application/json': components['schemas']['CreatePseDepositRequest'];
       };
     };
@@ -5672,18 +5661,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": 9000000,
-           *       "createdAt": "2026-11-29T09:52:59.117000Z",
-           *       "currency": "COP",
-           *       "expiresAt": "2026-11-30T09:52:59.112000Z",
-           *       "id": "dep_olractgn0knycqxd63vbmpfg",
-           *       "internalRef": "FAC-5003",
-           *       "paygatewayUrl": "http://127.0.0.1:35109/pse/pay/dep_olractgn0knycqxd63vbmpfg",
-           *       "status": "PENDING_CONFIRM"
-           *     }
-           */
           'application/json': components['schemas']['CreatedPseDeposit'];
         };
       };
@@ -6143,69 +6120,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "amountCents": "10000000",
-           *           "brebKey": {
-           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
-           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@qddv04pdou"
-           *           },
-           *           "createdAt": "2026-11-29T09:52:58.678000Z",
-           *           "currency": "COP",
-           *           "feeAmountCents": "0",
-           *           "id": "dep_gnn5tmx6yzg6tqna6fvnwldi",
-           *           "internalRef": null,
-           *           "ivaAmountCents": "0",
-           *           "netAmountCents": "10000000",
-           *           "netCreditedCents": "10000000",
-           *           "paidAt": "2026-11-29T09:52:58.660000Z",
-           *           "payerBank": "Nequi",
-           *           "payerDocument": "CC 79123456",
-           *           "payerEmail": null,
-           *           "payerFirstName": null,
-           *           "payerLastName": null,
-           *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T09:52:58.660000Z",
-           *           "providerTransferId": "brb_in_7beed087c1e3eeab9caf3dfe",
-           *           "source": "BREB",
-           *           "status": "ASSIGNED"
-           *         },
-           *         {
-           *           "amountCents": "6000000",
-           *           "brebKey": {
-           *             "externalId": "cobro:cob_d26xqmctsx4rjn076vu1g4aq",
-           *             "id": "bkey_7khjid95y9zrur8h7ekq1dhk",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@qddv04pdou"
-           *           },
-           *           "createdAt": "2026-11-29T09:52:58.555000Z",
-           *           "currency": "COP",
-           *           "feeAmountCents": "0",
-           *           "id": "dep_5449mmtdwri7g8u3pc4nj9lq",
-           *           "internalRef": null,
-           *           "ivaAmountCents": "0",
-           *           "netAmountCents": "6000000",
-           *           "netCreditedCents": "6000000",
-           *           "paidAt": "2026-11-29T09:52:58.537000Z",
-           *           "payerBank": "Nequi",
-           *           "payerDocument": "CC 79123456",
-           *           "payerEmail": null,
-           *           "payerFirstName": null,
-           *           "payerLastName": null,
-           *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T09:52:58.537000Z",
-           *           "providerTransferId": "brb_in_99faff5226fa2b7eb936fb43",
-           *           "source": "BREB",
-           *           "status": "ASSIGNED"
-           *         }
-           *       ],
-           *       "nextCursor": null
-           *     }
-           */
           'application/json': components['schemas']['DepositPage'] | components['schemas']['DepositCursorPage'];
         };
       };
@@ -6464,8 +6378,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "externalId": "cliente-7",
-         *       "name": "Tienda Siete"
+         *       "externalId": "cliente-panel",
+         *       "name": "Tienda del Panel"
          *     }
          */
         'application/json': components['schemas']['CreateCollectKeyRequest'];
@@ -6501,15 +6415,15 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T09:52:59.328000Z",
+           *       "createdAt": "2026-11-29T10:09:58.197000Z",
            *       "deletedAt": null,
-           *       "externalId": "cliente-7",
-           *       "id": "bkey_zenp6kiw1xhqogu3i94rz02i",
+           *       "externalId": "cliente-panel",
+           *       "id": "bkey_5ratu43c96gki0ig4limyp30",
            *       "key": {
            *         "type": "ALPHANUM",
-           *         "value": "@4cr03cepf0"
+           *         "value": "@iyzu2txivs"
            *       },
-           *       "name": "Tienda Siete",
+           *       "name": "Tienda del Panel",
            *       "state": "ACTIVE"
            *     }
            */
@@ -7802,88 +7716,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "items": [
-           *         {
-           *           "amountCents": 800000,
-           *           "amountType": "FIXED",
-           *           "breb": {
-           *             "keyValue": "@r2mkw6rky4",
-           *             "qrPayload": "00020101021226260007CO.BREB0111@r2mkw6rky452040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBP25FO69KZSY115B0P6SV80290007CO.BREB0114202611300952596304E890",
-           *             "qrPngUrl": "/cobros/cob_gxea5jsswncd5p8auu4iy867/qr.png"
-           *           },
-           *           "closedAt": null,
-           *           "createdAt": "2026-11-29T09:52:59.734000Z",
-           *           "currency": "COP",
-           *           "description": null,
-           *           "expectedPayer": null,
-           *           "expiresAt": "2026-11-30T09:52:59.734000Z",
-           *           "id": "cob_gxea5jsswncd5p8auu4iy867",
-           *           "maxAmountCents": null,
-           *           "metadata": {},
-           *           "methods": [
-           *             "BREB_KEY"
-           *           ],
-           *           "minAmountCents": null,
-           *           "overpaymentPolicy": "accept",
-           *           "paidAmountCents": 0,
-           *           "paidAt": null,
-           *           "payments": [],
-           *           "pse": null,
-           *           "reference": "FAC-4002",
-           *           "status": "OPEN",
-           *           "transactionId": "CBP25FO69KZSY115B0P6SV",
-           *           "updatedAt": "2026-11-29T09:52:59.744000Z"
-           *         },
-           *         {
-           *           "amountCents": 800000,
-           *           "amountType": "FIXED",
-           *           "breb": {
-           *             "keyValue": "@v0528wwfcw",
-           *             "qrPayload": "00020101021226260007CO.BREB0111@v0528wwfcw52040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CB2ALYWYKGLE5OKKNYPQQ180290007CO.BREB01142026113009525963048AC6",
-           *             "qrPngUrl": "/cobros/cob_ognhbd1dgw9vkl830t85hrfz/qr.png"
-           *           },
-           *           "closedAt": null,
-           *           "createdAt": "2026-11-29T09:52:59.553000Z",
-           *           "currency": "COP",
-           *           "description": null,
-           *           "expectedPayer": null,
-           *           "expiresAt": "2026-11-30T09:52:59.553000Z",
-           *           "id": "cob_ognhbd1dgw9vkl830t85hrfz",
-           *           "maxAmountCents": null,
-           *           "metadata": {},
-           *           "methods": [
-           *             "BREB_KEY"
-           *           ],
-           *           "minAmountCents": null,
-           *           "overpaymentPolicy": "accept",
-           *           "paidAmountCents": 800000,
-           *           "paidAt": "2026-11-29T09:52:59.695000Z",
-           *           "payments": [
-           *             {
-           *               "amountCents": 800000,
-           *               "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
-           *               "disposition": "COUNTED",
-           *               "matchedAt": "2026-11-29T09:52:59.695000Z",
-           *               "matchedBy": "MANUAL",
-           *               "netAmountCents": 800000,
-           *               "payerDocument": "CC 11111111",
-           *               "payerName": "Pedro Pérez",
-           *               "receivedAt": "2026-11-29T09:52:59.572000Z",
-           *               "source": "BREB"
-           *             }
-           *           ],
-           *           "pse": null,
-           *           "reference": "FAC-4001",
-           *           "status": "PAID",
-           *           "transactionId": "CB2ALYWYKGLE5OKKNYPQQ1",
-           *           "updatedAt": "2026-11-29T09:52:59.695000Z"
-           *         }
-           *       ],
-           *       "nextCursor": "WyIyMDI2LTExLTI5VDA5OjUyOjU5LjU1MzAwMFoiLCJjb2Jfb2duaGJkMWRndzl2a2w4MzB0ODVocmZ6Il0"
-           *     }
-           */
           'application/json': components['schemas']['CobroPage'];
         };
       };
@@ -8007,19 +7839,13 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 25000000,
+         *       "amountCents": 12500000,
+         *       "description": "Factura 457",
          *       "methods": [
          *         "BREB_QR",
-         *         "PSE"
+         *         "BREB_KEY"
          *       ],
-         *       "psePayer": {
-         *         "documentNumber": "1020304050",
-         *         "documentTypeId": 1,
-         *         "email": "laura@example.com",
-         *         "firstName": "Laura",
-         *         "lastName": "Gómez Ruiz"
-         *       },
-         *       "reference": "FAC-5001"
+         *       "reference": "FAC-2026-0457"
          *     }
          */
         'application/json': components['schemas']['CreateCobroRequest'];
@@ -8038,42 +7864,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": 10000000,
-           *       "amountType": "FIXED",
-           *       "breb": {
-           *         "keyValue": "@qddv04pdou",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@qddv04pdou5204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBR1IMEENHLE150LDKMLY580290007CO.BREB01142026112910525563040D2B",
-           *         "qrPngUrl": "/cobros/cob_d26xqmctsx4rjn076vu1g4aq/qr.png"
-           *       },
-           *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:52:55.602000Z",
-           *       "currency": "COP",
-           *       "description": "Factura 1001",
-           *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:52:55.582000Z",
-           *       "id": "cob_d26xqmctsx4rjn076vu1g4aq",
-           *       "maxAmountCents": null,
-           *       "metadata": {
-           *         "pedido": "77"
-           *       },
-           *       "methods": [
-           *         "BREB_QR",
-           *         "BREB_KEY"
-           *       ],
-           *       "minAmountCents": null,
-           *       "overpaymentPolicy": "accept",
-           *       "paidAmountCents": 0,
-           *       "paidAt": null,
-           *       "payments": [],
-           *       "pse": null,
-           *       "reference": "FAC-1001",
-           *       "status": "OPEN",
-           *       "transactionId": "CBR1IMEENHLE150LDKMLY5",
-           *       "updatedAt": "2026-11-29T09:52:55.644000Z"
-           *     }
-           */
           'application/json': components['schemas']['Cobro'];
         };
       };
@@ -8091,39 +7881,36 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": 25000000,
+           *       "amountCents": 12500000,
            *       "amountType": "FIXED",
            *       "breb": {
-           *         "keyValue": "@klcfrmjz9i",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@klcfrmjz9i5204000053031705409250000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBA5PHT1DI8AHG1CQ9JT3U80290007CO.BREB0114202611300952586304E0A0",
-           *         "qrPngUrl": "/cobros/cob_21n0ehn3aw1x9f2r81tm92li/qr.png"
+           *         "keyValue": "@zfrs4wj0rm",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@zfrs4wj0rm5204000053031705409125000.005802CO5923Cobros del Panel S.A.S.6006BOGOTA62260522CB1X8M1VMVH03H47NCN4YY80290007CO.BREB0114202611301009586304BAFC",
+           *         "qrPngUrl": "/cobros/cob_yp4ip3x39bz45feyxmtwg550/qr.png"
            *       },
            *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:52:58.893000Z",
+           *       "createdAt": "2026-11-29T10:09:58.235000Z",
            *       "currency": "COP",
-           *       "description": null,
+           *       "description": "Factura 457",
            *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-30T09:52:58.893000Z",
-           *       "id": "cob_21n0ehn3aw1x9f2r81tm92li",
+           *       "expiresAt": "2026-11-30T10:09:58.235000Z",
+           *       "id": "cob_yp4ip3x39bz45feyxmtwg550",
            *       "maxAmountCents": null,
            *       "metadata": {},
            *       "methods": [
            *         "BREB_QR",
-           *         "PSE"
+           *         "BREB_KEY"
            *       ],
            *       "minAmountCents": null,
            *       "overpaymentPolicy": "accept",
            *       "paidAmountCents": 0,
            *       "paidAt": null,
            *       "payments": [],
-           *       "pse": {
-           *         "depositId": "dep_s0ujxnisnx0ky9j7iouvmwrz",
-           *         "paygatewayUrl": "http://127.0.0.1:35109/pse/pay/dep_s0ujxnisnx0ky9j7iouvmwrz"
-           *       },
-           *       "reference": "FAC-5001",
+           *       "pse": null,
+           *       "reference": "FAC-2026-0457",
            *       "status": "OPEN",
-           *       "transactionId": "CBA5PHT1DI8AHG1CQ9JT3U",
-           *       "updatedAt": "2026-11-29T09:52:58.924000Z"
+           *       "transactionId": "CB1X8M1VMVH03H47NCN4YY",
+           *       "updatedAt": "2026-11-29T10:09:58.267000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -8375,14 +8162,14 @@ export interface operations {
            * @example {
            *       "items": [
            *         {
-           *           "amountCents": 800000,
+           *           "amountCents": 12500000,
            *           "cobroId": null,
-           *           "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
-           *           "listedAt": "2026-11-29T09:52:59.631000Z",
+           *           "depositId": "dep_924yq3pkpcmt27an26hf9o9v",
+           *           "listedAt": "2026-11-29T10:09:58.378000Z",
            *           "payerDocument": "CC 11111111",
            *           "payerName": "Pedro Pérez",
            *           "reason": "NO_MATCH",
-           *           "receivedAt": "2026-11-29T09:52:59.572000Z",
+           *           "receivedAt": "2026-11-29T10:09:58.300000Z",
            *           "source": "BREB"
            *         }
            *       ],
@@ -8512,11 +8299,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8"
-         *     }
-         */
         'application/json': components['schemas']['AttachCobroPaymentRequest'];
       };
     };
@@ -8533,52 +8315,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": 800000,
-           *       "amountType": "FIXED",
-           *       "breb": {
-           *         "keyValue": "@v0528wwfcw",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@v0528wwfcw52040000530317054078000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CB2ALYWYKGLE5OKKNYPQQ180290007CO.BREB01142026113009525963048AC6",
-           *         "qrPngUrl": "/cobros/cob_ognhbd1dgw9vkl830t85hrfz/qr.png"
-           *       },
-           *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:52:59.553000Z",
-           *       "currency": "COP",
-           *       "description": null,
-           *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-30T09:52:59.553000Z",
-           *       "id": "cob_ognhbd1dgw9vkl830t85hrfz",
-           *       "maxAmountCents": null,
-           *       "metadata": {},
-           *       "methods": [
-           *         "BREB_KEY"
-           *       ],
-           *       "minAmountCents": null,
-           *       "overpaymentPolicy": "accept",
-           *       "paidAmountCents": 800000,
-           *       "paidAt": "2026-11-29T09:52:59.695000Z",
-           *       "payments": [
-           *         {
-           *           "amountCents": 800000,
-           *           "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8",
-           *           "disposition": "COUNTED",
-           *           "matchedAt": "2026-11-29T09:52:59.695000Z",
-           *           "matchedBy": "MANUAL",
-           *           "netAmountCents": 800000,
-           *           "payerDocument": "CC 11111111",
-           *           "payerName": "Pedro Pérez",
-           *           "receivedAt": "2026-11-29T09:52:59.572000Z",
-           *           "source": "BREB"
-           *         }
-           *       ],
-           *       "pse": null,
-           *       "reference": "FAC-4001",
-           *       "status": "PAID",
-           *       "transactionId": "CB2ALYWYKGLE5OKKNYPQQ1",
-           *       "updatedAt": "2026-11-29T09:52:59.695000Z"
-           *     }
-           */
           'application/json': components['schemas']['Cobro'];
         };
       };
@@ -8790,51 +8526,49 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": 10000000,
+           *       "amountCents": 12500000,
            *       "amountType": "FIXED",
            *       "breb": {
-           *         "keyValue": "@qddv04pdou",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@qddv04pdou5204000053031705409100000.005802CO5913Cobros S.A.S.6006BOGOTA62260522CBR1IMEENHLE150LDKMLY580290007CO.BREB01142026112910525563040D2B",
-           *         "qrPngUrl": "/cobros/cob_d26xqmctsx4rjn076vu1g4aq/qr.png"
+           *         "keyValue": "@zfrs4wj0rm",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@zfrs4wj0rm5204000053031705409125000.005802CO5923Cobros del Panel S.A.S.6006BOGOTA62260522CB1X8M1VMVH03H47NCN4YY80290007CO.BREB0114202611301009586304BAFC",
+           *         "qrPngUrl": "/cobros/cob_yp4ip3x39bz45feyxmtwg550/qr.png"
            *       },
            *       "closedAt": null,
-           *       "createdAt": "2026-11-29T09:52:55.602000Z",
+           *       "createdAt": "2026-11-29T10:09:58.235000Z",
            *       "currency": "COP",
-           *       "description": "Factura 1001",
+           *       "description": "Factura 457",
            *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:52:55.582000Z",
-           *       "id": "cob_d26xqmctsx4rjn076vu1g4aq",
+           *       "expiresAt": "2026-11-30T10:09:58.235000Z",
+           *       "id": "cob_yp4ip3x39bz45feyxmtwg550",
            *       "maxAmountCents": null,
-           *       "metadata": {
-           *         "pedido": "77"
-           *       },
+           *       "metadata": {},
            *       "methods": [
            *         "BREB_QR",
            *         "BREB_KEY"
            *       ],
            *       "minAmountCents": null,
            *       "overpaymentPolicy": "accept",
-           *       "paidAmountCents": 4000000,
-           *       "paidAt": null,
+           *       "paidAmountCents": 12500000,
+           *       "paidAt": "2026-11-29T10:10:02.378000Z",
            *       "payments": [
            *         {
-           *           "amountCents": 4000000,
-           *           "depositId": "dep_jw23xdy07jg3d4iqp5omup4d",
+           *           "amountCents": 12500000,
+           *           "depositId": "dep_924yq3pkpcmt27an26hf9o9v",
            *           "disposition": "COUNTED",
-           *           "matchedAt": "2026-11-29T09:52:58.495000Z",
-           *           "matchedBy": "TRANSACTION_ID",
-           *           "netAmountCents": 4000000,
-           *           "payerDocument": "CC 79123456",
+           *           "matchedAt": "2026-11-29T10:10:02.377000Z",
+           *           "matchedBy": "MANUAL",
+           *           "netAmountCents": 12500000,
+           *           "payerDocument": "CC 11111111",
            *           "payerName": "Pedro Pérez",
-           *           "receivedAt": "2026-11-29T09:52:58.387000Z",
+           *           "receivedAt": "2026-11-29T10:09:58.300000Z",
            *           "source": "BREB"
            *         }
            *       ],
            *       "pse": null,
-           *       "reference": "FAC-1001",
-           *       "status": "PARTIALLY_PAID",
-           *       "transactionId": "CBR1IMEENHLE150LDKMLY5",
-           *       "updatedAt": "2026-11-29T09:52:58.486000Z"
+           *       "reference": "FAC-2026-0457",
+           *       "status": "PAID",
+           *       "transactionId": "CB1X8M1VMVH03H47NCN4YY",
+           *       "updatedAt": "2026-11-29T10:10:02.378000Z"
            *     }
            */
           'application/json': components['schemas']['Cobro'];
@@ -8977,7 +8711,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /** @example {} */
         'application/json': components['schemas']['CancelCobroRequest'];
       };
     };
@@ -8994,39 +8727,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "amountCents": null,
-           *       "amountType": "OPEN",
-           *       "breb": {
-           *         "keyValue": "@0f8qwcognq",
-           *         "qrPayload": "00020101021226260007CO.BREB0111@0f8qwcognq5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBHX0CA1GFV0C7SRF4C47680290007CO.BREB01142026112910525963045796",
-           *         "qrPngUrl": "/cobros/cob_ckybkcd9coo1b2h3gfwdzu9j/qr.png"
-           *       },
-           *       "closedAt": "2026-11-29T09:52:59.862000Z",
-           *       "createdAt": "2026-11-29T09:52:59.843000Z",
-           *       "currency": "COP",
-           *       "description": null,
-           *       "expectedPayer": null,
-           *       "expiresAt": "2026-11-29T10:52:59.836000Z",
-           *       "id": "cob_ckybkcd9coo1b2h3gfwdzu9j",
-           *       "maxAmountCents": null,
-           *       "metadata": {},
-           *       "methods": [
-           *         "BREB_KEY"
-           *       ],
-           *       "minAmountCents": null,
-           *       "overpaymentPolicy": "accept",
-           *       "paidAmountCents": 0,
-           *       "paidAt": null,
-           *       "payments": [],
-           *       "pse": null,
-           *       "reference": "FAC-3001",
-           *       "status": "CANCELLED",
-           *       "transactionId": "CBHX0CA1GFV0C7SRF4C476",
-           *       "updatedAt": "2026-11-29T09:52:59.862000Z"
-           *     }
-           */
           'application/json': components['schemas']['Cobro'];
         };
       };
@@ -9619,18 +9319,6 @@ export interface operations {
     };
     requestBody: {
       content: {
-        /**
-         * @example {
-         *       "events": [
-         *         "cobro.created",
-         *         "cobro.partially_paid",
-         *         "cobro.paid",
-         *         "cobro.expired",
-         *         "cobro.cancelled"
-         *       ],
-         *       "url": "http://127.0.0.1:37583/cobros-events"
-         *     }
-         */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
       };
     };
@@ -9647,22 +9335,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example {
-           *       "createdAt": "2026-11-29T09:52:55.567000Z",
-           *       "description": null,
-           *       "enabled": true,
-           *       "events": [
-           *         "cobro.created",
-           *         "cobro.partially_paid"
-           *       ],
-           *       "id": "we_17a851bdab55e32831b39816",
-           *       "previousSecretExpiresAt": null,
-           *       "secret": "whsec_g8UkdHOwNwQ+byiu09aEY+jDqPq+Ra64MTg/qp+Z55Y=",
-           *       "updatedAt": "2026-11-29T09:52:55.567000Z",
-           *       "url": "http://127.0.0.1:37583/cobros-events"
-           *     }
-           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };

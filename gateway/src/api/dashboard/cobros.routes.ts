@@ -41,7 +41,7 @@ export function dashboardCobroRoutes(auth: DashboardAuth, deposits: DepositClien
       auth: { kind: 'session' },
       rateClass: 'READS',
       query: CobrosQuery,
-      responses: { 200: { description: 'A page of cobros; `nextCursor` pages on. `breb.qrPngUrl` is the dashboard\'s QR route.', schema: CobroPageSchema } },
+      responses: { 200: { description: "A page of cobros; `nextCursor` pages on. `breb.qrPngUrl` is the dashboard's QR route.", schema: CobroPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
         const r = await deposits.listCobros(
@@ -113,7 +113,7 @@ export function dashboardCobroRoutes(auth: DashboardAuth, deposits: DepositClien
       summary: 'Attach a credited payment of the company to a cobro by hand, with a TOTP code',
       description:
         'By an ADMIN or OPERATOR user (a VIEWER: 403 INSUFFICIENT_ROLE). The cobro and the payment are looked up before the code is spent: ' +
-        'an unknown cobro (or another company\'s) is 404 COBRO_NOT_FOUND, an unknown payment 404 DEPOSIT_NOT_FOUND, an EXPIRED or CANCELLED cobro ' +
+        "an unknown cobro (or another company's) is 404 COBRO_NOT_FOUND, an unknown payment 404 DEPOSIT_NOT_FOUND, an EXPIRED or CANCELLED cobro " +
         '409 INVALID_STATE_TRANSITION. Then the code, then the attachment as POST /cobros/{id}/payments makes it (`matchedBy: MANUAL`): ' +
         'the same payment again answers the cobro as it is; a payment matched to another cobro, or not credited, is 409 INVALID_STATE_TRANSITION. ' +
         LOCKOUT_NOTE,
@@ -123,7 +123,15 @@ export function dashboardCobroRoutes(auth: DashboardAuth, deposits: DepositClien
       paramErrors: notFound,
       body: AttachWithTotpBody,
       responses: { 200: { description: 'The cobro with the payment.', schema: CobroSchema } },
-      errors: ['INVALID_TOTP_CODE', 'ACCOUNT_LOCKED', 'INSUFFICIENT_ROLE', 'COBRO_NOT_FOUND', 'DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'SERVICE_UNAVAILABLE'],
+      errors: [
+        'INVALID_TOTP_CODE',
+        'ACCOUNT_LOCKED',
+        'INSUFFICIENT_ROLE',
+        'COBRO_NOT_FOUND',
+        'DEPOSIT_NOT_FOUND',
+        'INVALID_STATE_TRANSITION',
+        'SERVICE_UNAVAILABLE',
+      ],
       handler: async ({ params, body, session, call }) => {
         const c = await signWithTotp(auth, session!, body.totpCode, {
           // What can be told without the code (CONTRACT §9: a refusal spends none): the cobro, its state, the payment.
