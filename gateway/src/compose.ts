@@ -65,6 +65,7 @@ import { adminDashboardUserRoutes } from './api/admin/dashboard-users/dashboard-
 import { authRoutes } from './api/dashboard/auth.routes.js';
 import { dashboardRoutes } from './api/dashboard/approvals.routes.js';
 import { dashboardBatchRoutes } from './api/dashboard/batches.routes.js';
+import { dashboardCobroRoutes } from './api/dashboard/cobros.routes.js';
 import { DashboardAuth } from './auth/dashboard-auth.js';
 import { transactionRoutes } from './api/wallets/transactions.routes.js';
 import { transferRoutes } from './api/transfers/transfers.routes.js';
@@ -250,6 +251,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...authRoutes(dashboardAuth),
     ...dashboardRoutes(dashboardAuth, transfer),
     ...dashboardBatchRoutes(dashboardAuth, transfer),
+    ...dashboardCobroRoutes(dashboardAuth, deposit),
     ...docsRoutes(() => openApiDocument()),
     ...asyncApiRoutes(),
     ...dashboardUiRoutes(),

@@ -285,10 +285,10 @@ describe('company dashboard in Chromium', () => {
     expect(done).toMatchObject({ id: t.transactionId, status: 'COMPLETED', amount: String(amount) });
 
     // The approved filter lists it; the pending one no longer does.
-    await pageL.getByLabel('Estado').selectOption('APPROVED');
+    await pageL.getByTestId('status-filter').selectOption('APPROVED');
     await card(pageL, t.approvalId).waitFor();
     expect(await text(pageL, t.approvalId, 'approval-status')).toBe('Aprobada');
-    await pageL.getByLabel('Estado').selectOption('PENDING');
+    await pageL.getByTestId('status-filter').selectOption('PENDING');
     await pageL.getByTestId('list-message').filter({ hasText: 'No hay transferencias pendientes de aprobación.' }).waitFor();
     expect(await card(pageL, t.approvalId).count()).toBe(0);
 
@@ -345,7 +345,7 @@ describe('company dashboard in Chromium', () => {
     );
     expect(after.pendingOutCents).toBe(before.pendingOutCents);
 
-    await page.getByLabel('Estado').selectOption('REJECTED');
+    await page.getByTestId('status-filter').selectOption('REJECTED');
     await card(page, t.approvalId).waitFor();
     expect(await text(page, t.approvalId, 'approval-status')).toBe('Rechazada');
     expect(await text(page, t.approvalId, 'approval-reject-reason')).toBe('Cuenta destino <no verificada>');

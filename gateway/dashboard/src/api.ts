@@ -94,6 +94,54 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/** A cobro (docs/cobros.md) as the dashboard reads it; amounts in integer centavos. */
+export type CobroStatus = 'OPEN' | 'PARTIALLY_PAID' | 'PAID' | 'EXPIRED' | 'CANCELLED';
+export interface CobroPayment {
+  depositId: string;
+  source: 'BREB' | 'PSE';
+  amountCents: number;
+  netAmountCents: number;
+  matchedBy: string;
+  disposition: string;
+  payerName: string | null;
+  payerDocument: string | null;
+  receivedAt: string;
+  matchedAt: string;
+}
+export interface Cobro {
+  id: string;
+  reference: string;
+  status: CobroStatus;
+  amountType: 'FIXED' | 'RANGE' | 'OPEN';
+  amountCents: number | null;
+  minAmountCents: number | null;
+  maxAmountCents: number | null;
+  paidAmountCents: number;
+  description: string | null;
+  expectedPayer: { document: string | null; name: string | null } | null;
+  methods: string[];
+  transactionId: string;
+  pse: { depositId: string; paygatewayUrl: string } | null;
+  breb: { keyValue: string; qrPayload: string; qrPngUrl: string } | null;
+  payments: CobroPayment[];
+  expiresAt: string;
+  createdAt: string;
+  paidAt: string | null;
+  closedAt: string | null;
+}
+/** A credited payment that matched no cobro. */
+export interface UnmatchedPayment {
+  depositId: string;
+  cobroId: string | null;
+  reason: string;
+  source: 'BREB' | 'PSE';
+  amountCents: number;
+  payerName: string | null;
+  payerDocument: string | null;
+  receivedAt: string;
+  listedAt: string;
+}
+
 /** A dashboard invitation as its holder sees it (self-enrolment). */
 export interface Invitation {
   email: string;
@@ -178,6 +226,38 @@ export async function request<T>(method: 'GET' | 'POST', path: string, token?: s
   return data as T;
 }
 
+/** An image the API answers with the session's token, as a `data:` URL (the page's CSP allows images from 'self' and data: only). */
+export async function requestImage(path: string, token: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { authorization: `Bearer ${token}`, accept: 'image/png' }, cache: 'no-store', credentials: 'omit' });
+  } catch {
+    throw new ApiError(0, 'NETWORK_ERROR', 'No se pudo conectar con el servidor. Revisa tu conexión e inténtalo de nuevo.');
+  }
+  if (!res.ok) {
+    const e = (await res.json().catch(() => ({}))) as { error?: unknown; message?: unknown };
+    throw new ApiError(
+      res.status,
+      typeof e.error === 'string' ? e.error : `HTTP_${res.status}`,
+      typeof e.message === 'string' ? e.message : 'No se pudo cargar la imagen.',
+    );
+  }
+  const blob = await res.blob();
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result));
+    reader.onerror = () => reject(new ApiError(0, 'IMAGE_UNREADABLE', 'No se pudo mostrar la imagen.'));
+    reader.readAsDataURL(blob);
+  });
+}
+
+const query = (q: Record<string, string | undefined>) => {
+  const p = new URLSearchParams();
+  for (const [k, v] of Object.entries(q)) if (v) p.set(k, v);
+  const s = p.toString();
+  return s ? `?${s}` : '';
+};
+
 export const api = {
   login: (email: string, password: string) => request<Session>('POST', '/auth/login', undefined, { email, password }),
   me: (token: string) => request<Me>('GET', '/auth/me', token),
@@ -205,4 +285,12 @@ export const api = {
     request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/sign`, token, { totpCode }),
   rejectBatch: (token: string, batchId: string, totpCode: string, reason?: string) =>
     request<Batch>('POST', `/dashboard/batches/${encodeURIComponent(batchId)}/reject`, token, reason ? { totpCode, reason } : { totpCode }),
+  cobros: (token: string, q: { status?: string; reference?: string; cursor?: string; limit?: string }) =>
+    request<Page<Cobro>>('GET', `/dashboard/cobros${query(q)}`, token),
+  cobro: (token: string, id: string) => request<Cobro>('GET', `/dashboard/cobros/${encodeURIComponent(id)}`, token),
+  cobroQr: (token: string, id: string) => requestImage(`/dashboard/cobros/${encodeURIComponent(id)}/qr.png`, token),
+  unmatchedPayments: (token: string, cursor?: string) =>
+    request<Page<UnmatchedPayment>>('GET', `/dashboard/cobros/unmatched-payments${query({ cursor })}`, token),
+  attachPayment: (token: string, cobroId: string, depositId: string, totpCode: string) =>
+    request<Cobro>('POST', `/dashboard/cobros/${encodeURIComponent(cobroId)}/payments`, token, { depositId, totpCode }),
 };

@@ -316,5 +316,12 @@ export function batchesPanel(deps: BatchesDeps) {
     ui.body.replaceChildren();
   }
 
-  return { load, reset };
+  /** Another section of the page is shown: a batch's detail closes (the list stays). */
+  function closeDetail(): void {
+    ++detailGeneration;
+    ui.view.hidden = true;
+    ui.body.replaceChildren();
+  }
+
+  return { load, reset, closeDetail };
 }

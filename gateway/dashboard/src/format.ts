@@ -71,5 +71,37 @@ export const BATCH_ITEM_STATUS_LABEL: Record<string, string> = {
   NOT_EXECUTED: 'No ejecutado',
 };
 
+export const COBRO_STATUS_LABEL: Record<string, string> = {
+  OPEN: 'Abierto',
+  PARTIALLY_PAID: 'Pagado en parte',
+  PAID: 'Pagado',
+  EXPIRED: 'Vencido',
+  CANCELLED: 'Cancelado',
+};
+
+export const COBRO_METHOD_LABEL: Record<string, string> = { BREB_QR: 'QR Bre-B', BREB_KEY: 'Llave Bre-B', PSE: 'PSE' };
+
+/** How a payment found its cobro (docs/cobros.md, "How payments are matched"). */
+export const MATCHED_BY_LABEL: Record<string, string> = {
+  TRANSACTION_ID: 'Por el QR (id de transacción)',
+  DYNAMIC_KEY: 'Por la llave del cobro',
+  PSE_LINK: 'Por el enlace PSE del cobro',
+  REFERENCE: 'Por la referencia',
+  PAYER_RULE: 'Por el pagador esperado',
+  MANUAL: 'A mano',
+};
+
+export const DISPOSITION_LABEL: Record<string, string> = {
+  COUNTED: 'Cuenta para el cobro',
+  EXCESS: 'Excedente (el cobro ya estaba pagado)',
+  HELD_FOR_REVIEW: 'Retenido para revisión',
+};
+
+export const UNMATCHED_REASON_LABEL: Record<string, string> = {
+  NO_MATCH: 'Ningún cobro coincide',
+  COBRO_EXPIRED: 'Su cobro ya había vencido',
+  COBRO_CANCELLED: 'Su cobro estaba cancelado',
+};
+
 /** A label from one of the tables above, or the raw code when the API sends a new one. */
 export const label = (table: Record<string, string>, code: string | null | undefined): string => (code ? (table[code] ?? code) : '—');

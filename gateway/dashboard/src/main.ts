@@ -3,6 +3,7 @@
 // Plain DOM: index.html holds the static skeleton, the cards are built here.
 import { api, ApiError, clearSession, loadSession, saveSession, type Approval, type ApprovalStatus, type Me, type Session } from './api.js';
 import { batchesPanel } from './batches.js';
+import { cobrosPanel } from './cobros.js';
 import { TOTP, decisionForm, decisionText, signaturesView, type Outcome } from './decision.js';
 import { byId, detail, h, setMessage } from './dom.js';
 import { APPROVAL_STATUS_LABEL, formatCop, formatDateTime, label, RAIL_LABEL, ROLE_LABEL, TRANSACTION_STATUS_LABEL } from './format.js';
@@ -28,6 +29,9 @@ const ui = {
   loginMessage: byId('login-message'),
   loginSubmit: byId<HTMLButtonElement>('login-submit'),
   approvalsView: byId('approvals-view'),
+  nav: byId('section-nav'),
+  navApprovals: byId<HTMLButtonElement>('nav-approvals'),
+  navCobros: byId<HTMLButtonElement>('nav-cobros'),
   filter: byId<HTMLSelectElement>('status-filter'),
   refresh: byId<HTMLButtonElement>('refresh-button'),
   listMessage: byId('list-message'),
@@ -68,6 +72,34 @@ const batches = batchesPanel({
   },
 });
 
+const cobros = cobrosPanel({
+  token: () => session?.token,
+  me: () => me,
+  sessionLost: (err) => handleSessionLoss(err),
+  showLogin: () => showLogin(),
+});
+
+// ---- sections: approvals (with the batches) and cobros ----------------------------------------
+
+function showSection(which: 'approvals' | 'cobros'): void {
+  ui.navApprovals.toggleAttribute('aria-current', false);
+  ui.navCobros.toggleAttribute('aria-current', false);
+  (which === 'approvals' ? ui.navApprovals : ui.navCobros).setAttribute('aria-current', 'page');
+  if (which === 'cobros') {
+    batches.closeDetail();
+    ui.approvalsView.hidden = true;
+    cobros.show();
+  } else {
+    cobros.hide();
+    batches.closeDetail();
+    ui.approvalsView.hidden = false;
+    void loadApprovals();
+    void batches.load();
+  }
+}
+ui.navApprovals.addEventListener('click', () => showSection('approvals'));
+ui.navCobros.addEventListener('click', () => showSection('cobros'));
+
 // ---- session --------------------------------------------------------------------------------
 
 function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): void {
@@ -79,9 +111,11 @@ function showLogin(message = '', kind: 'info' | 'success' | 'error' = 'info'): v
   ui.enrolView.hidden = true;
   ui.sessionBar.hidden = true;
   ui.approvalsView.hidden = true;
+  ui.nav.hidden = true;
   ui.list.replaceChildren();
   ui.more.hidden = true;
   batches.reset();
+  cobros.reset();
   ui.loginView.hidden = false;
   ui.loginPassword.value = '';
   setMessage(ui.loginMessage, message, kind);
@@ -107,6 +141,10 @@ async function enter(s: Session): Promise<void> {
   ui.boot.hidden = true;
   ui.loginView.hidden = true;
   ui.sessionBar.hidden = false;
+  ui.nav.hidden = false;
+  ui.navApprovals.setAttribute('aria-current', 'page');
+  ui.navCobros.removeAttribute('aria-current');
+  cobros.hide();
   ui.approvalsView.hidden = false;
   if (expiryTimer) clearTimeout(expiryTimer);
   const left = Date.parse(s.expiresAt) - Date.now();
@@ -299,9 +337,11 @@ function startEnrolment(token: string | undefined): void {
   ui.boot.hidden = true;
   ui.sessionBar.hidden = true;
   ui.approvalsView.hidden = true;
+  ui.nav.hidden = true;
   ui.list.replaceChildren();
   ui.more.hidden = true;
   batches.reset();
+  cobros.reset();
   ui.loginView.hidden = true;
   ui.enrolView.hidden = false;
   ui.enrolIntro.textContent = '';

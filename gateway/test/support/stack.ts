@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { createTestDatabase, deleteNamespaceStreams, testNamespace, type TestDatabase } from '@wallet/platform/testing';
 import { startLedger } from '@wallet/ledger/testing';
 import { startSandbox } from '@wallet/sandbox/testing';
@@ -25,8 +26,26 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(env: Record<string, string> = {}): Promise<Stack> {
+/** A port free right now on loopback (the gateway's, known before the services that call it back start). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * `inboundCallbacks`: the gateway listens on a port chosen up front, and collect-key and pse-deposit
+ * send the sandbox's inbound payments (Bre-B, PSE) to its /webhooks callbacks, as in production.
+ */
+export async function startStack(env: Record<string, string> = {}, opts: { inboundCallbacks?: boolean } = {}): Promise<Stack> {
   const db = await createTestDatabase('gw');
+  const gatewayPort = opts.inboundCallbacks ? await freePort() : undefined;
+  const gatewayUrl = gatewayPort === undefined ? undefined : `http://127.0.0.1:${gatewayPort}`;
   const namespace = testNamespace();
   const extra: StartedGateway[] = [];
   let ledger: Awaited<ReturnType<typeof startLedger>> | undefined;
@@ -55,6 +74,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       namespace,
       ledgerAddress: ledger.address,
       providerUrl: sandbox.url,
+      ...(gatewayUrl ? { callbackUrl: `${gatewayUrl}/webhooks/breb/incoming` } : {}),
       port: 0,
       logLevel: 'warn',
     });
@@ -65,6 +85,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       ledgerAddress: ledger.address,
       collectKeyAddress: collectKey.address,
       providerUrl: sandbox.url,
+      ...(gatewayUrl ? { callbackUrl: `${gatewayUrl}/webhooks/pse` } : {}),
       port: 0,
       logLevel: 'warn',
     });
@@ -92,6 +113,7 @@ export async function startStack(env: Record<string, string> = {}): Promise<Stac
       natsUrl: NATS_URL,
       busNamespace: namespace,
       smtpUrl: `smtp://127.0.0.1:${sb.smtpPort}`,
+      ...(gatewayPort === undefined ? {} : { port: gatewayPort }),
       env: { LOG_LEVEL: 'warn', ...env },
     });
     const l = ledger;

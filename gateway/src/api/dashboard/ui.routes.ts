@@ -61,7 +61,7 @@ export function dashboardUiRoutes(dir = DASHBOARD_DIR): AnyRoute[] {
       path: '/dashboard',
       operationId: 'getDashboardPage',
       tags: ['Dashboard'],
-      summary: 'The company dashboard (web page): sign in, review and sign or reject pending approvals',
+      summary: 'The company dashboard (web page): sign in, sign or reject pending approvals, follow cobros and attach unmatched payments',
       auth: { kind: 'public' },
       responses: { 200: { description: 'HTML page (strict Content-Security-Policy, not cached).', contentType: 'text/html' } },
       handler: async () => ({ status: 200, body: file('index.html'), headers: PAGE_HEADERS }),
