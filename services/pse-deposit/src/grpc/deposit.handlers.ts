@@ -5,6 +5,16 @@ import type { DepositUseCases } from '../app/use-cases.js';
 import { cobroToProto, type CobroUseCases } from '../app/cobros.js';
 import { depositToProto } from '../app/proto-views.js';
 
+/**
+ * A second guard behind the gateway's (which refuses first): what changes a cobro is done by a WRITE
+ * API key or a dashboard ADMIN / OPERATOR, never a READ key or a VIEWER, whatever called us.
+ */
+function requireWriter(ctx: CallContext): void {
+  const p = ctx.principal;
+  if (p?.kind === 'apikey' && p.scope !== 'WRITE') throw new AppError('INSUFFICIENT_SCOPE');
+  if (p?.kind === 'user' && p.role !== 'ADMIN' && p.role !== 'OPERATOR') throw new AppError('INSUFFICIENT_ROLE');
+}
+
 /** The company's name and tax regime: from the signed caller context only, never from the request. */
 const company = (ctx: CallContext) => {
   const p = callerProfile(ctx);
@@ -66,10 +76,12 @@ export function depositHandlers(
     },
 
     async cancelCobro(req, ctx) {
+      requireWriter(ctx);
       return cobroToProto(await co().cancel.execute(ctx.companyId, req.id));
     },
 
     async attachCobroPayment(req, ctx) {
+      requireWriter(ctx);
       return cobroToProto(await co().attach.execute(ctx.companyId, req.cobroId, req.depositId));
     },
 
