@@ -1,57 +1,10 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { PNG } from 'pngjs';
-import jsQRModule from 'jsqr';
 import { eventually } from '@wallet/platform/testing';
-import { Webhook } from 'standardwebhooks';
 import { startStack } from '../support/stack.js';
 import { fetchDocumented } from '../support/openapi-check.js';
+import { crc16, decodeQrPng } from '../support/qr.js';
+import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-type Decode = (data: Uint8ClampedArray, width: number, height: number) => { data: string } | null;
-const jsQR = ((jsQRModule as unknown as { default?: Decode }).default ?? jsQRModule) as unknown as Decode;
-
-/** CRC16-CCITT (0x1021, init 0xFFFF), as EMVCo QR payloads carry in tag 63. */
-function crc16(s: string): string {
-  let crc = 0xffff;
-  for (const byte of Buffer.from(s, 'utf8')) {
-    crc ^= byte << 8;
-    for (let i = 0; i < 8; i++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-  }
-  return crc.toString(16).toUpperCase().padStart(4, '0');
-}
-
-interface Hit {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: any;
-}
-
-/** A company's webhook receiver on loopback. */
-class Receiver {
-  server: Server | undefined;
-  hits: Hit[] = [];
-  url = '';
-  async start() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        this.hits.push({ headers: req.headers, raw, body: JSON.parse(raw) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/cobros-events`;
-  }
-  of(cobroId: string) {
-    return this.hits.filter((h) => h.body.data?.id === cobroId);
-  }
-  async stop() {
-    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
-  }
-}
 
 /**
  * Cobros end to end: the gateway, pse-deposit (the cobro and its matching), collect-key (the
@@ -63,7 +16,8 @@ describe('cobros end to end', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
   let other: Awaited<ReturnType<Stack['provision']>>;
-  const rx = new Receiver();
+  const rx = new WebhookReceiver('/cobros-events');
+  const of = (cobroId: string) => rx.hits.filter((h) => h.body.data?.id === cobroId);
   let secret = '';
   const post = (path: string, body: unknown, key = co.writeKey) => stack.http('POST', path, { token: key, body });
   const get = (path: string, key = co.readKey) => stack.http('GET', path, { token: key });
@@ -146,8 +100,7 @@ describe('cobros end to end', () => {
     expect(payload.slice(-4)).toBe(crc16(payload.slice(0, -4)));
     const png = await fetchDocumented(`${stack.gateway.url}/cobros/${c.id}/qr.png`, { headers: { authorization: `Bearer ${co.readKey}` } });
     expect(png.status).toBe(200);
-    const img = PNG.sync.read(Buffer.from(await png.arrayBuffer()));
-    expect(jsQR(new Uint8ClampedArray(img.data), img.width, img.height)?.data).toBe(payload);
+    expect(decodeQrPng(Buffer.from(await png.arrayBuffer()))).toBe(payload);
 
     // Pay part of it by the QR (the payer changes the amount), the rest by typing the key.
     expect((await incoming({ qrPayload: payload, amountCents: 40_000_00 })).status).toBe(202);
@@ -174,14 +127,14 @@ describe('cobros end to end', () => {
     // The webhooks, in order for the cobro, each verified by the Standard Webhooks library.
     const hits = await eventually(
       async () => {
-        const h = rx.of(c.id);
+        const h = of(c.id);
         return h.length >= 3 ? h : null;
       },
       20_000,
       100,
     );
     expect(hits.map((h) => h.body.type)).toEqual(['cobro.created', 'cobro.partially_paid', 'cobro.paid']);
-    for (const h of hits) expect(() => new Webhook(secret).verify(h.raw, h.headers as Record<string, string>)).not.toThrow();
+    for (const h of hits) expect(verifyWebhook(secret, h)).toBe(true);
     expect(hits[2]!.body.data).toMatchObject({ id: c.id, status: 'PAID', paidAmountCents: 100_000_00, depositId: paid.payments[1].depositId });
   });
 
@@ -292,7 +245,7 @@ describe('cobros end to end', () => {
       100,
     );
     expect((await cobro(c.id)).payments).toEqual([]);
-    await eventually(async () => rx.of(c.id).some((h) => h.body.type === 'cobro.cancelled'), 20_000, 100);
+    await eventually(async () => of(c.id).some((h) => h.body.type === 'cobro.cancelled'), 20_000, 100);
 
     // Without expiresAt: 24 hours.
     const open = (await post('/cobros', { reference: 'FAC-3002', methods: ['BREB_QR'] })).body;
@@ -312,8 +265,8 @@ describe('cobros end to end', () => {
     await eventually(async () => (await cobro(c.id)).status === 'PARTIALLY_PAID', 20_000, 100);
     await eventually(async () => (await cobro(c.id)).status === 'EXPIRED', 20_000, 100);
     expect(await cobro(c.id)).toMatchObject({ status: 'EXPIRED', paidAmountCents: 2_000_00, closedAt: expect.any(String) });
-    const hit = await eventually(async () => rx.of(c.id).find((h) => h.body.type === 'cobro.expired'), 20_000, 100);
-    expect(() => new Webhook(secret).verify(hit.raw, hit.headers as Record<string, string>)).not.toThrow();
+    const hit = await eventually(async () => of(c.id).find((h) => h.body.type === 'cobro.expired'), 20_000, 100);
+    expect(verifyWebhook(secret, hit)).toBe(true);
     // The payer's app refuses an expired QR; one that pays it anyway pays a deleted key.
     expect((await incoming({ qrPayload: c.breb.qrPayload })).status).toBe(422);
     expect((await incoming({ qrPayload: c.breb.qrPayload, ignoreExpiry: true })).status).toBe(202);

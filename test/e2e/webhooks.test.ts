@@ -1,64 +1,16 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { eventually } from '@wallet/platform/testing';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { startStack } from '../support/stack.js';
 import { PSE_PAYER } from '../support/fixtures.js';
+import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
-
-/**
- * What docs/webhooks.md tells an integrator to do: verify with the Standard Webhooks reference
- * library (`standardwebhooks` on npm), on the raw body and the delivery's headers. Not our code.
- */
-function verifyWebhook(secret: string, hit: Hit): boolean {
-  try {
-    new Webhook(secret).verify(hit.raw, hit.headers as Record<string, string>);
-    return true;
-  } catch (err) {
-    if (err instanceof WebhookVerificationError) return false;
-    throw err;
-  }
-}
-
-interface Hit {
-  headers: IncomingHttpHeaders;
-  raw: string;
-  body: any;
-}
-
-/** A receiver on loopback, as a company would run one. */
-class Receiver {
-  server: Server | undefined;
-  hits: Hit[] = [];
-  url = '';
-  async start() {
-    this.server = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        this.hits.push({ headers: req.headers, raw, body: JSON.parse(raw) });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((r) => this.server!.listen(0, '127.0.0.1', r));
-    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/wallet-events`;
-  }
-  ofType(type: string) {
-    return this.hits.filter((h) => h.body.type === type);
-  }
-  async stop() {
-    if (this.server) await new Promise<void>((r) => this.server!.close(() => r()));
-  }
-}
 
 /** Outgoing webhooks through the real gateway, webhook service, transfer and deposit services, ledger and sandbox. */
 describe('webhooks end to end', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
   let other: Awaited<ReturnType<Stack['provision']>>;
-  const rx = new Receiver();
+  const rx = new WebhookReceiver();
   let endpoint: any;
 
   beforeAll(async () => {
@@ -282,7 +234,7 @@ describe('webhooks end to end', () => {
 describe('webhook endpoints API, every operation as documented', () => {
   let stack: Stack;
   let co: Awaited<ReturnType<Stack['provision']>>;
-  const rx = new Receiver();
+  const rx = new WebhookReceiver();
 
   beforeAll(async () => {
     stack = await startStack({ webhooks: true });

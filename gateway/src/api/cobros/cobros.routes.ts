@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { cobroView as cobroToApi } from '@wallet/platform';
+import { cobroView as cobroToApi, unmatchedPaymentView } from '@wallet/platform';
 import { AttachPaymentBody, COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, CreateCobroBody, UnmatchedPageSchema, UnmatchedQuery } from './schemas.js';
-import { centsToNumber, formatInstant } from '@wallet/platform';
 
 const big = (v: number | undefined) => (v === undefined ? undefined : BigInt(v));
 
@@ -101,17 +100,7 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
         return {
           status: 200,
           body: {
-            items: r.items.map((u) => ({
-              depositId: u.depositId,
-              cobroId: u.cobroId ?? null,
-              reason: u.reason,
-              source: u.source,
-              amountCents: centsToNumber(u.amountCents),
-              payerName: u.payerName ?? null,
-              payerDocument: u.payerDocument ?? null,
-              receivedAt: formatInstant(u.receivedAt ?? new Date(0)),
-              listedAt: formatInstant(u.listedAt ?? new Date(0)),
-            })),
+            items: r.items.map(unmatchedPaymentView),
             nextCursor: r.nextCursor ?? null,
           },
         };

@@ -1,4 +1,4 @@
-import { centsToNumber, cobroView, formatInstant } from '@wallet/platform';
+import { cobroView } from '@wallet/platform';
 import type { cobroV1 } from '@wallet/proto';
 import type { DashboardUser } from '../../auth/dashboard-auth.js';
 
@@ -18,14 +18,4 @@ export function dashboardCobroToApi(c: cobroV1.Cobro) {
 }
 
 /** A payment that matched no cobro (UnmatchedPaymentSchema). */
-export const unmatchedPaymentToApi = (u: cobroV1.UnmatchedPayment) => ({
-  depositId: u.depositId,
-  cobroId: u.cobroId ?? null,
-  reason: u.reason,
-  source: u.source,
-  amountCents: centsToNumber(u.amountCents),
-  payerName: u.payerName ?? null,
-  payerDocument: u.payerDocument ?? null,
-  receivedAt: formatInstant(u.receivedAt ?? new Date(0)),
-  listedAt: formatInstant(u.listedAt ?? new Date(0)),
-});
+export { unmatchedPaymentView as unmatchedPaymentToApi } from '@wallet/platform';

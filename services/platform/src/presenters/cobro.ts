@@ -44,3 +44,18 @@ export function cobroView(c: cobroV1.Cobro) {
     closedAt: iso(c.closedAt),
   };
 }
+
+/** A payment that matched no cobro, as GET /cobros/unmatched-payments (and the dashboard's) lists it. */
+export function unmatchedPaymentView(u: cobroV1.UnmatchedPayment) {
+  return {
+    depositId: u.depositId,
+    cobroId: u.cobroId ?? null,
+    reason: u.reason,
+    source: u.source,
+    amountCents: centsToNumber(u.amountCents),
+    payerName: u.payerName ?? null,
+    payerDocument: u.payerDocument ?? null,
+    receivedAt: formatInstant(u.receivedAt ?? new Date(0)),
+    listedAt: formatInstant(u.listedAt ?? new Date(0)),
+  };
+}
