@@ -19,17 +19,28 @@
 //   recon      the reconciliation engine alone (test/bench/recon.mjs): 100,000- and 1,000,000-line settlement
 //              reports reconciled from files, lines/s and peak RSS; run first, before the stack starts, and
 //              on its own (no Postgres, no processes) when it is the only phase: BENCH_ONLY=recon
+//   cobros     the cobro matcher (issue 40; helpers in test/bench/cobros.mjs): for each N of BENCH_COBROS_SIZES open
+//              cobros of one company filled in bulk SQL, `deposit.paid` Bre-B events published on DEPOSITS as collect-key
+//              publishes them (40% a cobro's transaction id, 30% its cobro id, 20% an expected payer's document, 10%
+//              nothing that matches) and matched by pse-deposit's listing consumer: payments/s from publish to commit
+//              (a queue of BENCH_COBROS_PAYMENTS, then BENCH_COBROS_RATE/s offered), the consumer's handle time,
+//              CPU at rest, the payments of another company (one without cobros) through the same matcher, and
+//              EXPLAIN ANALYZE of the matcher's lookups (target ≥ 500/s at 100,000, flat to 1,000,000)
 // with p50/p99, CPU µs per operation per process (from /proc) and RSS per process after each one,
 // and prints a table with the ratios and targets. Loopback only; bounded in time.
 //
 //   BENCH_SECONDS (10)        length of each measurement
 //   BENCH_CONCURRENCY (32)    closed-loop workers / connections
-//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,recon)
+//   BENCH_ONLY=a,b            only these phases (ceilings,idle,balance,quotes,holds,sends,rate,pse,batches,statement,recon-day,cobros,recon)
 //   BENCH_STATEMENT_LINES (1000000)  postings seeded into one wallet for the statement phase's CSV export
 //   BENCH_BATCH_ITEMS (5000)  items of the bulk payout the batches phase validates, reserves and dispatches
 //   BENCH_RECON_DAY_MOVEMENTS (10000)   movements the recon-day phase makes
 //   BENCH_RECON_LINES (100000,1000000)  report sizes of the recon phase
 //   BENCH_RECON_HEAP_MIB (128)          V8 heap cap of the reconciling process (0: none)
+//   BENCH_COBROS_SIZES (1000,100000,1000000)  open cobros of the cobros phase, one size after the other (each filled afresh)
+//   BENCH_COBROS_PAYMENTS (10000)       payments queued at once per size (the sustained matched payments/s)
+//   BENCH_COBROS_RATE (500)             payments/s offered for BENCH_SECONDS per size (publish → commit latency)
+//   BENCH_COBROS_OTHER_PAYMENTS (100)   payments queued per size for another company, one without cobros
 //   BENCH_PROFILE=<process>   V8 CPU profile of that process (--cpu-prof; a comma list or `all`) into .tools/profiles/
 //   BENCH_RATE_FRACTION (0.7) fraction of the maximum sends/s used by `rate` and the soak
 //   BENCH_NODE_FLAGS='--f …'  extra Node/V8 flags for every product process (experiments: GC settings and the like)
@@ -49,9 +60,11 @@ import { ledgerV1 } from '@wallet/proto';
 // Ledger calls as their real callers make them over the mesh (the gateway for an operator or a
 // company, transfer for holds, ops for the invariant report): the development PKI, allow-lists on.
 import { policyClient } from '@wallet/platform/testing';
+import { Bus, createLogger } from '@wallet/platform';
 import { ledgerAccess } from '@wallet/ledger/testing';
 import { NODE_FLAGS, processes } from '../../deploy/local/processes.mjs';
 import { runReconBench } from './recon.mjs';
+import { explainMatch, fillCobros, handleHistogram, histogramQuantileMs, paymentEvent } from './cobros.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -69,13 +82,21 @@ const PG_STATEMENTS = OWN_PG && process.env.BENCH_PG_STATEMENTS === '1';
 let PG_ADMIN = process.env.TEST_DATABASE_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const benchDb = `wallet_bench_${process.pid}`;
-const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'recon'];
+const ALL_PHASES = ['ceilings', 'idle', 'balance', 'quotes', 'holds', 'sends', 'rate', 'pse', 'batches', 'statement', 'recon-day', 'cobros', 'recon'];
 const RECON_DAY_MOVEMENTS = Number(process.env.BENCH_RECON_DAY_MOVEMENTS ?? 10_000);
 /** The phases that need the product's processes (all but the reconciliation engine's). */
 const STACK_PHASES = ALL_PHASES.filter((p) => p !== 'recon');
 const RECON_LINES = (process.env.BENCH_RECON_LINES ?? '100000,1000000').split(',').map(Number);
 const RECON_HEAP_MIB = Number(process.env.BENCH_RECON_HEAP_MIB ?? 128);
 const RECON_TARGET = 50_000; // lines/s for a 1,000,000-line report (docs/reconciliation.md "Benchmark")
+const COBRO_SIZES = (process.env.BENCH_COBROS_SIZES ?? '1000,100000,1000000').split(',').map(Number);
+const COBRO_PAYMENTS = Number(process.env.BENCH_COBROS_PAYMENTS ?? 10_000);
+const COBRO_RATE = Number(process.env.BENCH_COBROS_RATE ?? 500);
+const COBRO_OTHER_PAYMENTS = Number(process.env.BENCH_COBROS_OTHER_PAYMENTS ?? 100);
+const COBRO_TARGET = 500; // matched payments/s against 100,000 open cobros of one company (issue 40)
+/** At COBRO_RATE/s offered the matcher kept up when the last payment was committed at most this long after it was due. */
+const COBRO_KEPT_UP_MS = 250;
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const only = process.env.BENCH_ONLY ? process.env.BENCH_ONLY.split(',').map((s) => s.trim()) : ALL_PHASES;
 for (const p of only) if (!ALL_PHASES.includes(p)) throw new Error(`BENCH_ONLY: unknown phase ${p} (known: ${ALL_PHASES.join(', ')})`);
 const phase = (p) => SOAK_MINUTES === 0 && (only.includes(p) || (p === 'sends' && only.includes('rate')));
@@ -221,6 +242,8 @@ function startOwnPostgres() {
       'shared_buffers = 128MB',
       'fsync = on',
       'autovacuum = on',
+      // The cobros phase reads when each matched payment's row was committed (publish → commit latency).
+      ...(phase('cobros') ? ['track_commit_timestamp = on'] : []),
       ...(PG_STATEMENTS
         ? [
             "shared_preload_libraries = 'pg_stat_statements'",
@@ -972,6 +995,214 @@ async function reconDayPhase({ sendCompanies }, { admin, json, destinations }) {
   if (breaks > 0 || lines < RECON_DAY_MOVEMENTS) process.exitCode = 1;
 }
 
+/** One entry per size of the cobros phase, for the report's own section (benchReport). */
+const cobroRuns = [];
+
+/**
+ * The cobro matcher (issue 40; docs/benchmarks.md "Cobro matching"): pse-deposit's listing consumer
+ * matches every `deposit.paid` Bre-B event inside its inbox transaction (SqlCobroStore.match). For
+ * each N of COBRO_SIZES, in the running stack: the company's cobros filled afresh with N open ones
+ * (fillCobros: one INSERT … generate_series with the indexes in place, then VACUUM ANALYZE so that
+ * autovacuum does not run into the measurement), the matcher's lookups explained (explainMatch), the
+ * stack measured at rest (what N cobros cost with no payment: the cobros' sweeper runs every second),
+ * then payments published on DEPOSITS as collect-key publishes them: COBRO_PAYMENTS at once (the
+ * sustained rate, from the first publish to the last commit), then COBRO_RATE/s for DURATION s
+ * (open loop: publish → commit from when each payment was due). A payment is done when its
+ * cobro_payments or cobro_unmatched row is committed (the row's commit timestamp: the bench's
+ * cluster runs with track_commit_timestamp for this phase). The CPU window of each run also covers
+ * the other consumers of the same events (receipt and webhook) catching up. Every payment must be
+ * matched by what it carried (or listed NO_MATCH), or the run fails.
+ */
+async function cobrosPhase({ admin }) {
+  log(
+    `cobros: ${COBRO_SIZES.map((n) => n.toLocaleString('en')).join(', ')} open cobros of one company; ${COBRO_PAYMENTS} payments queued, then ${COBRO_RATE}/s for ${DURATION} s`,
+  );
+  const co = await admin('POST', '/admin/companies', { name: 'Bench Cobros S.A.S.', nit: '900555444-1', taxRegime: 'COMMON' });
+  // Another company, without cobros: every Bre-B payment it receives goes through the matcher too (and matches nothing).
+  const none = await admin('POST', '/admin/companies', { name: 'Bench Sin Cobros S.A.S.', nit: '900555333-1', taxRegime: 'COMMON' });
+  const bus = await Bus.connect({ url: NATS_URL, namespace: `bench${process.pid}`, name: 'bench-cobros', logger: createLogger('bench-cobros', 'silent') });
+  const db = new pg.Client({ connectionString: dbUrl(benchDb) });
+  await db.connect();
+  const commitTimes = (await db.query('show track_commit_timestamp')).rows[0].track_commit_timestamp === 'on';
+  if (!commitTimes) log('cobros: track_commit_timestamp is off (BENCH_PG=shared): no publish → commit latency, payments/s until the consumer acknowledged');
+  const listing = 'pse-deposit-listing';
+  const histogram = async () => handleHistogram(await (await fetch(`http://${loc(ports.depositOps)}/metrics`)).text(), listing);
+  /** Messages each durable consumer of these streams has not acknowledged yet (pending + ack pending). */
+  const backlog = async (streams) => {
+    const out = {};
+    for (const st of streams) for await (const ci of bus.jsm.consumers.list(bus.streamName(st))) out[ci.name] = ci.num_pending + ci.num_ack_pending;
+    return out;
+  };
+  const until = async (what, check, everyMs) => {
+    for (const deadline = Date.now() + 300_000; !(await check()); await sleep(everyMs)) {
+      if (Date.now() > deadline) throw new Error(`cobros: ${what} after 300 s`);
+    }
+  };
+  const committedAt = (t) => (commitTimes ? `extract(epoch from pg_xact_commit_timestamp(${t}.xmin))::float8 * 1000` : 'null::float8');
+  let next = 0; // payment numbers run on across runs and sizes: every payment is a new deposit
+  /** Cores busy machine-wide during `fn`'s measurement beyond the bench's own processes: other work sharing the machine. */
+  const busyJiffies = () => {
+    const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return f.reduce((a, b) => a + b, 0) - f[3] - f[4]; // all but idle and iowait
+  };
+  const measured = async (name, fn) => {
+    const b0 = busyJiffies();
+    const t0 = performance.now();
+    const row = await measure(name, fn);
+    const b1 = busyJiffies();
+    const wall = (performance.now() - t0) / 1000;
+    const machine = (b1 - b0) / 100 / wall; // USER_HZ = 100
+    row.otherCores = +Math.max(0, machine - Object.values(row.cores).reduce((a, c) => a + c, 0)).toFixed(2);
+    return row;
+  };
+
+  /**
+   * Publishes `count` payments (at `rate`/s, or all at once with 256 in flight) and waits until each is matched or listed
+   * unmatched — or, for a company without cobros (`company`, `kind` NONE), listed only (IGNORED by the matcher).
+   */
+  const drive = async (n, count, rate, { company = co.id, kind } = {}) => {
+    const due = new Map();
+    const eventIds = [];
+    const kinds = {};
+    const pending = new Set();
+    let failed = 0;
+    let lastError;
+    const h0 = await histogram();
+    const start = performance.now();
+    for (let k = 0; k < count; k++) {
+      let at;
+      if (rate) {
+        at = start + (k * 1000) / rate;
+        const wait = at - performance.now();
+        if (wait > 1) await sleep(wait);
+        else if (k % 16 === 0) await new Promise((r) => setImmediate(r));
+      } else {
+        while (pending.size >= 256) await Promise.race(pending);
+        at = performance.now();
+      }
+      const p = paymentEvent(next++, n, company, kind ? { kind } : {});
+      due.set(p.depositId, performance.timeOrigin + at);
+      eventIds.push(p.event.id);
+      kinds[p.kind] = (kinds[p.kind] ?? 0) + 1;
+      const pr = bus
+        .publish(p.event)
+        .catch((e) => {
+          failed++;
+          lastError = e;
+        })
+        .finally(() => pending.delete(pr));
+      pending.add(pr);
+    }
+    await Promise.all(pending);
+    if (failed) throw new Error(`cobros: ${failed} publishes failed (${lastError.message})`);
+    // pse-deposit acknowledges an event after its transaction committed.
+    await until('payments not all matched', async () => ((await backlog(['DEPOSITS']))[listing] ?? 0) === 0, 50);
+    const h1 = await histogram();
+    const matchedAt = performance.now();
+    await until('the other consumers still behind', async () => Object.values(await backlog(['DEPOSITS', 'COBROS'])).every((v) => v === 0), 100);
+    const othersSeconds = (performance.now() - matchedAt) / 1000;
+    const ids = [...due.keys()];
+    // The listing row, and the payment or unmatched row written in the same transaction (same commit).
+    const { rows } = await db.query(
+      `select d.id as deposit_id, coalesce(p.matched_by, u.reason, 'IGNORED') as outcome, coalesce(${committedAt('p')}, ${committedAt('u')}, ${committedAt('d')}) as at
+         from pse_deposit.deposits d
+         left join pse_deposit.cobro_payments p on p.deposit_id = d.id
+         left join pse_deposit.cobro_unmatched u on u.deposit_id = d.id
+        where d.id = any($1::text[])`,
+      [ids],
+    );
+    const outcomes = {};
+    const lat = [];
+    let last = 0;
+    for (const r of rows) {
+      outcomes[r.outcome] = (outcomes[r.outcome] ?? 0) + 1;
+      if (r.at !== null) {
+        lat.push(r.at - due.get(r.deposit_id));
+        last = Math.max(last, r.at);
+      }
+    }
+    lat.sort((a, b) => a - b);
+    const tx = (
+      await db.query(
+        `select count(*)::int as events, count(distinct handled_at)::int as txs from pse_deposit.inbox where consumer = $1 and event_id = any($2::text[])`,
+        [listing, eventIds],
+      )
+    ).rows[0];
+    const firstDue = performance.timeOrigin + start;
+    const seconds = commitTimes ? (last - firstDue) / 1000 : (matchedAt - start) / 1000;
+    // Each payment is matched by what it carried: a cobro's transaction id, its cobro id, an expected payer; else NO_MATCH
+    // (IGNORED: neither, for a company with no open cobro).
+    const expected =
+      company === co.id
+        ? { TRANSACTION_ID: kinds.TRANSACTION_ID ?? 0, DYNAMIC_KEY: kinds.DYNAMIC_KEY ?? 0, PAYER_RULE: kinds.PAYER_RULE ?? 0, NO_MATCH: kinds.NONE ?? 0 }
+        : { IGNORED: count };
+    const wrong = Object.entries(expected).filter(([k, v]) => (outcomes[k] ?? 0) !== v).length + Object.keys(outcomes).filter((k) => !(k in expected)).length;
+    if (wrong > 0 || rows.length !== count) {
+      log(`cobros: outcomes ${JSON.stringify(outcomes)} for ${JSON.stringify(kinds)} (${rows.length} of ${count} payments)`);
+      process.exitCode = 1;
+    }
+    return {
+      rps: Math.round(rows.length / seconds),
+      // Publish → commit, from when each payment was due: only meaningful at a set rate (in a queue it is the wait behind the others).
+      p50: commitTimes && rate ? pct(lat, 0.5) : '',
+      p99: commitTimes && rate ? pct(lat, 0.99) : '',
+      errors: count - rows.length + (wrong > 0 ? 1 : 0),
+      total: rows.length,
+      cobros: {
+        n,
+        rate,
+        seconds: +seconds.toFixed(2),
+        // How long after the last payment was due its row was committed (open loop: did the matcher keep up?)
+        tailMs: commitTimes && rate ? Math.round(last - (firstDue + ((count - 1) * 1000) / rate)) : null,
+        handleP50: histogramQuantileMs(h0, h1, 0.5),
+        handleP99: histogramQuantileMs(h0, h1, 0.99),
+        perTx: tx.txs ? +(tx.events / tx.txs).toFixed(1) : null,
+        outcomes,
+        otherCompany: company !== co.id,
+        othersSeconds: +othersSeconds.toFixed(1),
+      },
+    };
+  };
+
+  try {
+    for (const n of COBRO_SIZES) {
+      const N = n.toLocaleString('en');
+      log(`cobros: filling ${N} open cobros`);
+      const fill = await fillCobros(db, co.id, n);
+      log(
+        `cobros: ${N} filled in ${fill.seconds.toFixed(1)} s (insert ${fill.insertSeconds.toFixed(1)} s, vacuum analyze ${fill.vacuumSeconds.toFixed(1)} s); table ${fill.tableMiB} MiB, indexes ${fill.indexMiB} MiB`,
+      );
+      const plans = await explainMatch(db, co.id, n, { otherCompanyId: none.id });
+      log(`cobros: ${plans.map((p) => `${p.name} ${p.medianMs} ms (${p.seqScan ? 'Seq Scan' : p.indexes.join('+')})`).join('; ')}`);
+      const idle = await measured(`cobros: at rest, ${N} open cobros (CPU per second)`, async () => {
+        await sleep(DURATION * 1000);
+        return { rps: 0, p50: 0, p99: 0, total: DURATION };
+      });
+      idle.cobroIdle = true;
+      await drive(n, Math.min(1_000, COBRO_PAYMENTS), 0); // warm-up: the statements prepared, the pages read once
+      const load = loadavg()[0]; // other work on the machine shows here (the bench's own processes are at rest between runs)
+      const max = await measured(`cobros: ${COBRO_PAYMENTS.toLocaleString('en')} payments queued, ${N} open cobros (matched/s)`, () =>
+        drive(n, COBRO_PAYMENTS, 0),
+      );
+      await sleep(2000);
+      const steady = await measured(`cobros: ${COBRO_RATE}/s offered for ${DURATION} s, ${N} open cobros (matched/s)`, () =>
+        drive(n, COBRO_RATE * DURATION, COBRO_RATE),
+      );
+      await sleep(2000);
+      const other = await measured(`cobros: ${COBRO_OTHER_PAYMENTS} payments of a company without cobros queued, ${N} open cobros of another (listed/s)`, () =>
+        drive(n, COBRO_OTHER_PAYMENTS, 0, { company: none.id, kind: 'NONE' }),
+      );
+      cobroRuns.push({ n, fill, plans, idle, max, steady, other, load });
+      log(
+        `cobros: ${N}: ${max.r.rps}/s queued (${max.r.cobros.perTx} per transaction, handle p50 ${max.r.cobros.handleP50} p99 ${max.r.cobros.handleP99} ms); at ${COBRO_RATE}/s: publish → commit p50 ${steady.r.p50} p99 ${steady.r.p99} ms, last one ${steady.r.cobros.tailMs} ms after it was due`,
+      );
+    }
+  } finally {
+    await bus.close();
+    await db.end();
+  }
+}
+
 function writeReport(report) {
   console.log(`\n${report}`);
   mkdirSync(join(root, 'test/bench/reports'), { recursive: true });
@@ -1035,12 +1266,14 @@ async function main() {
       await admin('POST', `/admin/companies/${c.id}/wallets/BREB/credit`, { amountCents: cents, reference: 'bench' });
       return { id: c.id, key: k };
     };
-    const readCo = await newCompany('Bench S.A.S.', '900000001-1', 'READ', 1_000_000);
+    // The cobros phase needs none of the 100 sending companies: alone, it skips provisioning them.
+    const provision = SOAK_MINUTES > 0 || STACK_PHASES.some((p) => p !== 'cobros' && phase(p));
+    const readCo = provision ? await newCompany('Bench S.A.S.', '900000001-1', 'READ', 1_000_000) : undefined;
     const sendCompanies = [];
-    for (let i = 0; i < 100; i++)
+    for (let i = 0; provision && i < 100; i++)
       sendCompanies.push(await newCompany(`Bench Send ${i} S.A.S.`, `9001${String(i).padStart(5, '0')}-1`, 'WRITE', 100_000_000_000));
     const destinations = [];
-    for (let i = 0; i < 16; i++) {
+    for (let i = 0; provision && i < 16; i++) {
       const keyValue = `31${String(10_000_000 + i * 7919).slice(0, 8)}`;
       const r = await (
         await fetch(`${gw}/transfers/resolve-key`, {
@@ -1092,6 +1325,7 @@ async function main() {
       if (phase('batches')) await batchesPhase(ctx, { admin, destinations });
       if (phase('statement')) await statementPhase({ admin });
       if (phase('recon-day')) await reconDayPhase(ctx, { admin, json, destinations });
+      if (phase('cobros')) await cobrosPhase({ admin });
     }
 
     // Every accepted send must reach COMPLETED (no bench amount ends in 13, so none fails: a wallet
@@ -1317,6 +1551,28 @@ function benchReport(closing) {
         x.breaks === 0 && x.lines >= RECON_DAY_MOVEMENTS,
       ];
     }
+    if (row.cobroIdle) {
+      const ms = (k) => ((row.perOp[k] ?? 0) / 1000).toFixed(1);
+      return [
+        `${(Object.values(row.perOp).reduce((a, b) => a + b, 0) / 1000).toFixed(1)} ms of CPU per second, all processes (postgres ${ms('postgres')}, pse-deposit ${ms('pse-deposit')})`,
+        '',
+        undefined,
+      ];
+    }
+    if (row.r.cobros) {
+      const x = row.r.cobros;
+      const info = `${x.perTx} payments per transaction; handle p50 ${x.handleP50} / p99 ${x.handleP99} ms; ${Object.entries(x.outcomes)
+        .map(([k, c]) => `${c} ${k}`)
+        .join(', ')}; receipt and webhook caught up ${x.othersSeconds} s later`;
+      if (x.otherCompany) return [info, '', undefined];
+      if (x.rate)
+        return [
+          `${info}; the last committed ${x.tailMs} ms after it was due`,
+          `keeps up (last ≤ ${COBRO_KEPT_UP_MS} ms late)`,
+          x.tailMs === null ? undefined : x.tailMs <= COBRO_KEPT_UP_MS,
+        ];
+      return x.n === 100_000 ? [info, `≥ ${COBRO_TARGET}/s at 100,000 open cobros`, v >= COBRO_TARGET] : [info, '', undefined];
+    }
     if (row.recon) {
       const x = row.recon;
       const info =
@@ -1373,7 +1629,44 @@ function benchReport(closing) {
   const errs = results
     .filter((r) => r.r.errors || r.r.non2xx)
     .map((r) => `${r.name}: ${r.r.errors ?? 0} errors${r.r.errorKinds ? ` (${kindsText(r.r.errorKinds)})` : ''}, ${r.r.non2xx ?? 0} non-2xx`);
-  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
+  const cobros = cobroReport();
+  return `# Benchmark ${new Date().toISOString()}\n\n${table}\n\n${cobros ? `${cobros}\n\n` : ''}${cpuTable}\n\n${coreTable}\n\n${rssTable}\n\n${stmtTables ? `${stmtTables}\n\n` : ''}${[...closing, `errors: ${errs.length ? errs.join('; ') : 'none'}`].map((n) => `- ${n}`).join('\n')}\n`;
+}
+
+/** The cobros phase's own tables: one line per size, then the matcher's lookups explained at each size. */
+function cobroReport() {
+  if (cobroRuns.length === 0) return '';
+  const cpu = (row, k) => row.perOp[k] ?? 0;
+  const total = (row) => Object.values(row.perOp).reduce((a, b) => a + b, 0);
+  const ms = (v) => (v === null || v === undefined ? 'n/a' : v);
+  const sizes = [
+    `| open cobros | fill s (insert + vacuum analyze) | table + indexes MiB | matched/s, ${COBRO_PAYMENTS.toLocaleString('en')} queued | payments per transaction | handle ms p50 / p99 | cores busy: pse-deposit / postgres / the bench / other work | at ${COBRO_RATE}/s: matched/s, publish → commit p50 / p99 ms, last late by | a company without cobros: payments/s | CPU µs per payment: pse-deposit / postgres / all | at rest, CPU ms/s: postgres / pse-deposit | ≥ ${COBRO_TARGET}/s |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+    ...cobroRuns.map(({ n, fill, idle, max, steady, other }) => {
+      const q = max.r.cobros;
+      const st = steady.r.cobros;
+      return `| ${n.toLocaleString('en')} | ${fill.seconds.toFixed(1)} (${fill.insertSeconds.toFixed(1)} + ${fill.vacuumSeconds.toFixed(1)}) | ${fill.tableMiB} + ${fill.indexMiB} | ${max.r.rps} | ${q.perTx} | ${ms(q.handleP50)} / ${ms(q.handleP99)} | ${max.cores['pse-deposit']} / ${max.cores.postgres} / ${Object.values(
+        max.cores,
+      )
+        .reduce((a, c) => a + c, 0)
+        .toFixed(
+          2,
+        )} / ${max.otherCores} | ${steady.r.rps}, ${ms(steady.r.p50)} / ${ms(steady.r.p99)}, ${ms(st.tailMs)} ms | ${other.r.rps} | ${cpu(max, 'pse-deposit')} / ${cpu(max, 'postgres')} / ${total(max)} | ${(cpu(idle, 'postgres') / 1000).toFixed(1)} / ${(cpu(idle, 'pse-deposit') / 1000).toFixed(1)} | ${max.r.rps >= COBRO_TARGET ? 'yes' : '**no**'} |`;
+    }),
+  ].join('\n');
+  const names = cobroRuns[0].plans.map((p) => p.name);
+  const plans = [
+    `| lookup (prepared, as the service runs it) | ${cobroRuns.map((r) => `${r.n.toLocaleString('en')}: median / max ms, buffers`).join(' | ')} | plan |`,
+    `|---|${cobroRuns.map(() => '---:').join('|')}|---|`,
+    ...names.map((name) => {
+      const at = cobroRuns.map((r) => r.plans.find((p) => p.name === name));
+      const planOf = (p) => `${p.seqScan ? 'Seq Scan' : p.indexes.join(' + ') || 'no index'}${p.generic ? ' (generic plan)' : ''}`;
+      const shapes = [...new Set(at.map(planOf))];
+      return `| ${name} | ${at.map((p) => `${p.medianMs} / ${p.maxMs}, ${p.buffers}`).join(' | ')} | ${shapes.join('; ')} |`;
+    }),
+  ].join('\n');
+  const loads = `Load average (1 min) before each size's queued run: ${cobroRuns.map((r) => `${r.n.toLocaleString('en')}: ${r.load.toFixed(2)}`).join(', ')}.`;
+  return `## Cobro matching (issue 40)\n\n${sizes}\n\n${loads}\n\n${plans}`;
 }
 
 // ---- soak -----------------------------------------------------------------------------------
