@@ -89,7 +89,7 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
       tags: ['Cobros'],
       summary: 'Payments that matched no cobro, newest first (attach them with POST /cobros/{id}/payments)',
       description:
-        'A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it came while you had open cobros and matched none (`NO_MATCH`). It stays credited to your wallet; attaching it to a cobro removes it from this list.',
+        'A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it matched none of your cobros (`NO_MATCH`: every credited payment is looked at once your company has made a cobro). It stays credited to your wallet; attaching it to a cobro removes it from this list.',
       auth: { kind: 'apiKey', scope: 'READ' },
       rateClass: 'READS',
       query: UnmatchedQuery,

@@ -208,6 +208,7 @@ export class SqlCobroStore implements CobroStore {
           c.psePayer ? JSON.stringify(c.psePayer) : null,
         ],
       );
+      await this.db.prepared(`insert into pse_deposit.cobro_companies (company_id) values ($1) on conflict do nothing`, [c.companyId]);
       return { created: true, cobro: toCobro(rows[0]!) };
     } catch (err) {
       if (!isUniqueViolation(err, 'cobros_company_reference_uq')) throw err;
@@ -353,7 +354,7 @@ export class SqlCobroStore implements CobroStore {
    * that expects this payer and still has room for the amount. The cobro's row is locked, the decision
    * (decideMatch) taken on what it holds then, and the payment row's primary key (the deposit) makes a
    * second match of the same payment impossible. Nothing found: listed unmatched when the payment
-   * named a cobro or the company has open cobros.
+   * named a cobro or its company uses cobros (made one once).
    */
   async match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome> {
     const done = await tx.one(
@@ -394,10 +395,11 @@ export class SqlCobroStore implements CobroStore {
       if (row) matchedBy = 'PAYER_RULE';
     }
     if (!row) {
+      // Listed unmatched when it named a cobro, or when its company uses cobros (it made one once): a
+      // primary-key read, whatever the size of the cobros table (docs/benchmarks.md "Cobro matching").
       const named = p.transactionId !== null || p.cobroId !== null;
-      const hasOpen =
-        named || (await tx.one(`select 1 as x from pse_deposit.cobros where company_id = ? and state in ('OPEN', 'PARTIALLY_PAID') limit 1`, [p.companyId]));
-      if (!hasOpen) return { kind: 'ignored' };
+      const usesCobros = named || (await tx.one(`select 1 as x from pse_deposit.cobro_companies where company_id = ?`, [p.companyId]));
+      if (!usesCobros) return { kind: 'ignored' };
       await this.recordUnmatched(tx, p, null, 'NO_MATCH', now);
       return { kind: 'unmatched', cobroId: null, reason: 'NO_MATCH' };
     }

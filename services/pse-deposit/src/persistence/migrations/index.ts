@@ -7,6 +7,7 @@ import { Migration0006BookedLegsOnly } from './0006-booked-legs-only.js';
 import { Migration0007TraceContext } from './0007-trace-context.js';
 import { Migration0008Cobros } from './0008-cobros.js';
 import { Migration0009CobroPseLinks } from './0009-cobro-pse-links.js';
+import { Migration0010CobroCompanies } from './0010-cobro-companies.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -19,4 +20,5 @@ export const depositMigrations = [
   Migration0007TraceContext,
   Migration0008Cobros,
   Migration0009CobroPseLinks,
+  Migration0010CobroCompanies,
 ];
