@@ -191,16 +191,16 @@ const LOOKUPS = [
     args: (g, co, n) => [co, String(payerNumber(1 + (g % Math.max(1, Math.floor((n - 6) / 9))))), new Date().toISOString(), '50000'],
   },
   {
-    name: 'no match: company has open cobros?',
-    sql: `select 1 as x from pse_deposit.cobros where company_id = $1 and state in ('OPEN', 'PARTIALLY_PAID') limit 1`,
+    name: 'no match: does the company use cobros?',
+    sql: `select 1 as x from pse_deposit.cobro_companies where company_id = $1`,
     types: ['text'],
     args: (_g, co) => [co],
     extra: true,
   },
   {
-    // Every Bre-B payment of a company that has no open cobro ends here (after an empty payer-rule lookup).
-    name: 'no match: has open cobros? (a company without any)',
-    sql: `select 1 as x from pse_deposit.cobros where company_id = $1 and state in ('OPEN', 'PARTIALLY_PAID') limit 1`,
+    // Every Bre-B payment of a company that never made a cobro ends here (after an empty payer-rule lookup).
+    name: 'no match: does the company use cobros? (a company without any)',
+    sql: `select 1 as x from pse_deposit.cobro_companies where company_id = $1`,
     types: ['text'],
     args: (_g, _co, _n, other) => [other],
     extra: true,
