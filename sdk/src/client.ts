@@ -7,6 +7,8 @@ import type {
   Answer,
   Balance,
   Batch,
+  Cobro,
+  CobroRequest,
   BatchItem,
   CollectKey,
   CollectKeyQr,
@@ -24,6 +26,7 @@ import type {
   SendTransferRequest,
   SentTransfer,
   Transaction,
+  UnmatchedPayment,
   WebhookDelivery,
   WebhookEndpoint,
   WebhookEndpointRequest,
@@ -74,6 +77,7 @@ export class WalletClient {
   readonly batches: Batches;
   readonly deposits: Deposits;
   readonly collectKeys: CollectKeys;
+  readonly cobros: Cobros;
   readonly webhooks: Webhooks;
   readonly dictionaries: Dictionaries;
 
@@ -95,6 +99,7 @@ export class WalletClient {
     this.batches = new Batches(ctx);
     this.deposits = new Deposits(ctx);
     this.collectKeys = new CollectKeys(ctx);
+    this.cobros = new Cobros(ctx);
     this.webhooks = new Webhooks(ctx);
     this.dictionaries = new Dictionaries(ctx);
   }
@@ -321,6 +326,49 @@ class CollectKeys extends Resource {
         this.api.GET('/breb/collect-keys/qr/{qrId}.png', { params: { path: { qrId } }, parseAs: 'arrayBuffer', ...init }),
       )
       .then(bytes);
+  }
+}
+
+class Cobros extends Resource {
+  /**
+   * Creates a cobro (an expected payment) with its dynamic Bre-B QR and key, and a PSE link if asked
+   * (docs/cobros.md). The same `reference` and request again answers the same cobro. Carries an Idempotency-Key.
+   */
+  create(body: CobroRequest, opts?: CallOptions): Promise<Cobro> {
+    return this.t.run('createCobro', opts, (init: Init) => this.api.POST('/cobros', { body, ...init }));
+  }
+  /** Your cobros, newest first, with their payments (every page fetched as you iterate). */
+  list(query: ListQuery<'listCobros'> = {}, opts?: CallOptions): Paginator<Cobro> {
+    return new Paginator<Cobro>((cursor) =>
+      this.t.run('listCobros', opts, (init: Init) => this.api.GET('/cobros', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init })),
+    );
+  }
+  get(id: string, opts?: CallOptions): Promise<Cobro> {
+    return this.t.run('getCobro', opts, (init: Init) => this.api.GET('/cobros/{id}', { params: { path: { id } }, ...init }));
+  }
+  /** Cancels an OPEN or PARTIALLY_PAID cobro (what was paid stays credited). Carries an Idempotency-Key. */
+  cancel(id: string, opts?: CallOptions): Promise<Cobro> {
+    return this.t.run('cancelCobro', opts, (init: Init) => this.api.POST('/cobros/{id}/cancel', { params: { path: { id } }, body: {}, ...init }));
+  }
+  /** The cobro's dynamic QR, as PNG bytes. */
+  qrPng(id: string, opts?: CallOptions): Promise<Uint8Array> {
+    return this.t
+      .run('getCobroQrPng', opts, (init: Init) => this.api.GET('/cobros/{id}/qr.png', { params: { path: { id } }, parseAs: 'arrayBuffer', ...init }))
+      .then(bytes);
+  }
+  /** Payments that matched no cobro, newest first. */
+  unmatchedPayments(query: ListQuery<'listUnmatchedPayments'> = {}, opts?: CallOptions): Paginator<UnmatchedPayment> {
+    return new Paginator<UnmatchedPayment>((cursor) =>
+      this.t.run('listUnmatchedPayments', opts, (init: Init) =>
+        this.api.GET('/cobros/unmatched-payments', { params: { query: { ...query, ...(cursor ? { cursor } : {}) } }, ...init }),
+      ),
+    );
+  }
+  /** Attaches one of your credited payments to the cobro by hand (`matchedBy: MANUAL`). Carries an Idempotency-Key. */
+  attachPayment(id: string, depositId: string, opts?: CallOptions): Promise<Cobro> {
+    return this.t.run('attachCobroPayment', opts, (init: Init) =>
+      this.api.POST('/cobros/{id}/payments', { params: { path: { id } }, body: { depositId }, ...init }),
+    );
   }
 }
 

@@ -719,7 +719,7 @@ export interface paths {
     };
     /**
      * Payments that matched no cobro, newest first (attach them with POST /cobros/{id}/payments)
-     * @description A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it came while you had open cobros and matched none (`NO_MATCH`). It stays credited to your wallet; attaching it to a cobro removes it from this list.
+     * @description A credited payment is listed here when it named a cobro that was no longer open (`COBRO_EXPIRED`, `COBRO_CANCELLED`; `cobroId` says which) or when it matched none of your cobros (`NO_MATCH`: every credited payment is looked at once your company has made a cobro). It stays credited to your wallet; attaching it to a cobro removes it from this list.
      *
      *     Scope: **READ**.
      *
