@@ -2,7 +2,17 @@ import { z } from 'zod';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { cobroView as cobroToApi, unmatchedPaymentView } from '@wallet/platform';
-import { AttachPaymentBody, COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, CreateCobroBody, UnmatchedPageSchema, UnmatchedQuery } from './schemas.js';
+import {
+  AttachPaymentBody,
+  COBRO_ID,
+  CobroPageSchema,
+  CobroSchema,
+  CobrosQuery,
+  CreateCobroBody,
+  listCobrosRequest,
+  UnmatchedPageSchema,
+  UnmatchedQuery,
+} from './schemas.js';
 
 const big = (v: number | undefined) => (v === undefined ? undefined : BigInt(v));
 
@@ -68,17 +78,7 @@ export function cobroRoutes(deposits: DepositClient): AnyRoute[] {
       responses: { 200: { description: 'A page of cobros.', schema: CobroPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        const r = await deposits.listCobros(
-          {
-            status: query.status,
-            reference: query.reference,
-            createdFrom: query.from ? new Date(query.from) : undefined,
-            createdTo: query.to ? new Date(query.to) : undefined,
-            limit: query.limit,
-            cursor: query.cursor,
-          },
-          call,
-        );
+        const r = await deposits.listCobros(listCobrosRequest(query), call);
         return { status: 200, body: { items: r.items.map(cobroToApi), nextCursor: r.nextCursor ?? null } };
       },
     }),

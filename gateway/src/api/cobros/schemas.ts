@@ -137,6 +137,18 @@ export const CobrosQuery = z.strictObject({
   cursor: z.string().min(1).max(512).optional(),
 });
 
+/** The listing's query as pse-deposit's ListCobros takes it (the API's and the dashboard's listings). */
+export function listCobrosRequest(query: z.output<typeof CobrosQuery>) {
+  return {
+    status: query.status,
+    reference: query.reference,
+    createdFrom: query.from ? new Date(query.from) : undefined,
+    createdTo: query.to ? new Date(query.to) : undefined,
+    limit: query.limit,
+    cursor: query.cursor,
+  };
+}
+
 export const CobroPaymentSchema = z
   .object({
     depositId: z.string().meta({ description: '`dep_…`: the deposit (GET /deposits/{id}).' }),

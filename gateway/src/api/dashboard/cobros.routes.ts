@@ -3,7 +3,7 @@ import { AppError } from '@wallet/platform';
 import type { DashboardAuth } from '../../auth/dashboard-auth.js';
 import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
-import { COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, UnmatchedPageSchema, UnmatchedQuery } from '../cobros/schemas.js';
+import { COBRO_ID, CobroPageSchema, CobroSchema, CobrosQuery, listCobrosRequest, UnmatchedPageSchema, UnmatchedQuery } from '../cobros/schemas.js';
 import { dashboardCobroToApi, unmatchedPaymentToApi } from './presenters.js';
 import { LOCKOUT_NOTE, signWithTotp, TotpCode } from './signing.js';
 
@@ -44,17 +44,7 @@ export function dashboardCobroRoutes(auth: DashboardAuth, deposits: DepositClien
       responses: { 200: { description: "A page of cobros; `nextCursor` pages on. `breb.qrPngUrl` is the dashboard's QR route.", schema: CobroPageSchema } },
       errors: ['SERVICE_UNAVAILABLE'],
       handler: async ({ query, call }) => {
-        const r = await deposits.listCobros(
-          {
-            status: query.status,
-            reference: query.reference,
-            createdFrom: query.from ? new Date(query.from) : undefined,
-            createdTo: query.to ? new Date(query.to) : undefined,
-            limit: query.limit,
-            cursor: query.cursor,
-          },
-          call,
-        );
+        const r = await deposits.listCobros(listCobrosRequest(query), call);
         return { status: 200, body: { items: r.items.map(dashboardCobroToApi), nextCursor: r.nextCursor ?? null } };
       },
     }),
