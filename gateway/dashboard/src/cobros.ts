@@ -3,7 +3,7 @@
 // «Pagos sin conciliar», where a signer attaches a payment that matched no cobro to one by hand
 // with a TOTP code (the API checks the role, the cobro, the payment and the code).
 import { api, ApiError, type Cobro, type CobroPayment, type Me, type UnmatchedPayment } from './api.js';
-import { TOTP } from './decision.js';
+import { TOTP, totpInput } from './decision.js';
 import { byId, detail, h, setMessage } from './dom.js';
 import {
   COBRO_METHOD_LABEL,
@@ -390,19 +390,7 @@ export function cobrosPanel(deps: CobrosDeps) {
       'data-testid': 'attach-cobro-text',
       'aria-describedby': 'attach-cobro-hint',
     });
-    const totp = h('input', {
-      id: 'attach-totp',
-      name: 'totpCode',
-      type: 'text',
-      inputmode: 'numeric',
-      autocomplete: 'one-time-code',
-      pattern: '[0-9]{6}',
-      maxlength: '6',
-      required: true,
-      placeholder: '000000',
-      class: 'totp',
-      'data-testid': 'attach-totp',
-    });
+    const totp = totpInput('attach-totp', 'attach-totp');
     const submit = h('button', { type: 'submit', class: 'btn btn-primary', 'data-testid': 'attach-submit' }, 'Conciliar pago');
     const cancel = h('button', { type: 'button', class: 'btn btn-ghost', 'data-testid': 'attach-cancel' }, 'Cancelar');
     const form = h(

@@ -54,11 +54,10 @@ export interface DecisionFormOptions {
   staleCodes: readonly string[];
 }
 
-/** The TOTP code, an optional reason, «Firmar» and «Rechazar»; both ask for the code. */
-export function decisionForm(o: DecisionFormOptions): HTMLFormElement {
-  const { id, result } = o;
-  const totp = h('input', {
-    id: `totp-${id}`,
+/** The six-digit TOTP code field every signed action asks for (the authenticator app fills it in). */
+export function totpInput(id: string, testId: string, describedBy?: string): HTMLInputElement {
+  return h('input', {
+    id,
     name: 'totpCode',
     type: 'text',
     inputmode: 'numeric',
@@ -68,9 +67,15 @@ export function decisionForm(o: DecisionFormOptions): HTMLFormElement {
     required: true,
     placeholder: '000000',
     class: 'totp',
-    'data-testid': 'totp-input',
-    'aria-describedby': `totp-${id}-hint`,
+    'data-testid': testId,
+    ...(describedBy ? { 'aria-describedby': describedBy } : {}),
   });
+}
+
+/** The TOTP code, an optional reason, «Firmar» and «Rechazar»; both ask for the code. */
+export function decisionForm(o: DecisionFormOptions): HTMLFormElement {
+  const { id, result } = o;
+  const totp = totpInput(`totp-${id}`, 'totp-input', `totp-${id}-hint`);
   const reason = h('input', {
     id: `reason-${id}`,
     name: 'reason',

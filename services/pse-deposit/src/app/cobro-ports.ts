@@ -10,10 +10,7 @@ export interface CobroPatch {
   pse?: { depositId: string; paygatewayUrl: string };
 }
 
-export interface NewCobro extends Omit<
-  CobroRecord,
-  'payments' | 'keyCloseOwed' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'
-> {
+export interface NewCobro extends Omit<CobroRecord, 'payments' | 'breb' | 'pse' | 'paidAmount' | 'paidAt' | 'closedAt' | 'updatedAt' | 'state'> {
   ivaApplicable: boolean;
   merchantName: string;
 }

@@ -14,6 +14,7 @@ import {
   type CobroPsePayer,
   usesBreb,
 } from '../domain/cobro.js';
+import { isDepositId } from '../domain/deposit.js';
 import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
 import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
@@ -219,10 +220,11 @@ export class GetCobro {
 }
 
 const encodeCursor = (c: CobroCursor) => Buffer.from(JSON.stringify([c.createdAt, c.id])).toString('base64url');
-function decodeCursor(s: string): CobroCursor {
+/** A page cursor (createdAt, id) whose id passes `isId`; anything else is 400 at query.cursor. */
+function decodeCursor(s: string, isId: (id: string) => boolean = isCobroId): CobroCursor {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
-    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string' && isCobroId(id)) return { createdAt, id };
+    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string' && isId(id)) return { createdAt, id };
   } catch {
     /* answered below */
   }
@@ -355,8 +357,6 @@ export const matchEvent =
     return cobroEvent(deps, kind, c, depositId);
   };
 
-const isDepositRef = (v: string): boolean => /^dep_[a-z0-9]{24}$/.test(v);
-
 export class AttachPayment {
   constructor(private readonly deps: CobroDeps) {}
 
@@ -367,7 +367,7 @@ export class AttachPayment {
   async execute(companyIdIn: string | undefined, cobroId: string, depositId: string): Promise<CobroRecord> {
     const companyId = requireCompany(companyIdIn);
     if (!isCobroId(cobroId ?? '')) throw new AppError('COBRO_NOT_FOUND');
-    if (!isDepositRef(depositId ?? '')) throw new AppError('DEPOSIT_NOT_FOUND');
+    if (!isDepositId(depositId ?? '')) throw new AppError('DEPOSIT_NOT_FOUND');
     const deps = this.deps;
     const r = await deps.store.attach(companyId, cobroId, depositId, deps.now(), matchEvent(deps));
     if (r.kind === 'refused') throw new AppError(r.code, r.message);
@@ -381,22 +381,11 @@ export class ListUnmatched {
   async execute(companyIdIn: string | undefined, q: { limit?: number | undefined; cursor?: string | undefined }) {
     const companyId = requireCompany(companyIdIn);
     const limit = Math.min(Math.max(q.limit || 50, 1), 200);
-    const after = q.cursor ? decodeUnmatchedCursor(q.cursor) : null;
+    const after = q.cursor ? decodeCursor(q.cursor, isDepositId) : null;
     const rows = await this.deps.store.listUnmatched(companyId, limit + 1, after);
     const page = rows.slice(0, limit);
     return { items: page, nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]!.cursor) : null };
   }
-}
-
-function decodeUnmatchedCursor(s: string): CobroCursor {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(s, 'base64url').toString('utf8')) as [string, string];
-    if (typeof createdAt === 'string' && !Number.isNaN(Date.parse(createdAt)) && typeof id === 'string' && isDepositRef(id)) return { createdAt, id };
-  } catch {
-    /* answered below */
-  }
-  new Problems().add('query.cursor', 'El cursor no es válido.').throwIfAny();
-  throw new AppError('INVALID_REQUEST');
 }
 
 export function cobroUseCases(deps: CobroDeps) {

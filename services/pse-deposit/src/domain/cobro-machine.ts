@@ -8,7 +8,7 @@
  *
  * A cobro moves no money: the payments matched to it were credited by their own sagas (collect-key's
  * inbound payment, the PSE deposit). What follows a close is the dynamic key's deletion at
- * collect-key, run only after the close was won (`keyCloseOwed`), and retried by the sweeper until
+ * collect-key, run only after the close was won (`key_closed_at` still empty), and retried by the sweeper until
  * done. A PAID cobro keeps its key until `expiresAt`, so a second payment is still matched (and
  * decided by the overpayment policy) rather than held as a payment to a deleted key.
  */

@@ -94,8 +94,6 @@ export interface CobroRecord {
   updatedAt: Date;
   paidAt: Date | null;
   closedAt: Date | null;
-  /** The dynamic key still to be deleted at collect-key once the cobro closed (the sweeper retries). */
-  keyCloseOwed: boolean;
   payments: CobroPaymentRecord[];
 }
 

@@ -100,7 +100,6 @@ function toPayment(r: PaymentRow): CobroPaymentRecord {
 
 /** A cobro row as the app sees it (payments attached by the caller when it read them). */
 export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): CobroRecord {
-  const closesAtExpiry = r.state === 'PAID';
   return {
     id: r.id,
     companyId: r.company_id,
@@ -126,10 +125,6 @@ export function toCobro(r: CobroRow, payments: CobroPaymentRecord[] = []): Cobro
     updatedAt: date(r.updated_at),
     paidAt: dateOrNull(r.paid_at),
     closedAt: dateOrNull(r.closed_at),
-    keyCloseOwed:
-      r.key_closed_at === null &&
-      r.breb_key_id !== null &&
-      (r.state === 'EXPIRED' || r.state === 'CANCELLED' || (closesAtExpiry && date(r.expires_at) <= new Date())),
     payments,
   };
 }
@@ -177,12 +172,15 @@ export class SqlCobroStore implements CobroStore {
   async insertCreating(c: NewCobro): Promise<{ created: true; cobro: CobroRecord } | { created: false; existing: CobroIssueFacts }> {
     try {
       const rows = await this.db.prepared<CobroRow>(
-        `insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, min_amount, max_amount, description,
+        // The company is recorded as using cobros in the same statement (the matcher then lists its unmatched payments).
+        `with c as (insert into pse_deposit.cobros (id, company_id, reference, state, amount_type, amount, min_amount, max_amount, description,
            expected_payer_document, expected_payer_document_key, expected_payer_name, metadata, overpayment_policy, methods, transaction_id,
            request_hash, iva_applicable, merchant_name, expires_at, created_at, updated_at, traceparent, pse_payer)
          values ($1, $2, $3, 'CREATING', $4, $5::bigint, $6::bigint, $7::bigint, $8, $9, $10, $11, $12::jsonb, $13, $14::text[], $15, $16, $17, $18,
            $19::timestamptz, $20::timestamptz, $20::timestamptz, $21, $22::jsonb)
-         returning *`,
+         returning *),
+         uses as (insert into pse_deposit.cobro_companies (company_id) values ($2) on conflict do nothing)
+         select * from c`,
         [
           c.id,
           c.companyId,
@@ -208,7 +206,6 @@ export class SqlCobroStore implements CobroStore {
           c.psePayer ? JSON.stringify(c.psePayer) : null,
         ],
       );
-      await this.db.prepared(`insert into pse_deposit.cobro_companies (company_id) values ($1) on conflict do nothing`, [c.companyId]);
       return { created: true, cobro: toCobro(rows[0]!) };
     } catch (err) {
       if (!isUniqueViolation(err, 'cobros_company_reference_uq')) throw err;
