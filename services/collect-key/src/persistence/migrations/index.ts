@@ -7,6 +7,7 @@ import { Migration0006KeyRegistrationAnchor } from './0006-key-registration-anch
 import { Migration0007PaymentReturns } from './0007-payment-returns.js';
 import { Migration0008TraceContext } from './0008-trace-context.js';
 import { Migration0009CobroKeys } from './0009-cobro-keys.js';
+import { Migration0010DepositReturns } from './0010-deposit-returns.js';
 
 /** Every collect-key migration, in order. Append only. */
 export const collectKeyMigrations = [
@@ -19,4 +20,5 @@ export const collectKeyMigrations = [
   Migration0007PaymentReturns,
   Migration0008TraceContext,
   Migration0009CobroKeys,
+  Migration0010DepositReturns,
 ];
