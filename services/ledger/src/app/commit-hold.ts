@@ -27,7 +27,11 @@ export interface CommitCommand {
  * conditional hold update), so two commits, or a commit and a release, never both apply.
  */
 export class CommitHold {
-  constructor(private readonly deps: LedgerDeps) {}
+  /** `send`: Commit (the transfer service's holds); `return`: CommitReturn (holds made by ReserveReturn only). */
+  constructor(
+    private readonly deps: LedgerDeps,
+    private readonly holds: HoldKind = 'send',
+  ) {}
 
   async execute(caller: string | undefined, cmd: CommitCommand): Promise<HoldResult> {
     const companyId = requireCompany(caller);
@@ -38,10 +42,10 @@ export class CommitHold {
 
     const deps = this.deps;
     const hash = requestHash('commit', companyId, { idempotencyKey: cmd.idempotencyKey, holdId: cmd.holdId });
-    const unread = await this.commitUnread(companyId, cmd, hash);
+    const unread = this.holds === 'send' ? await this.commitUnread(companyId, cmd, hash) : undefined;
     if (unread) return unread;
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
-    if (!hold) throw new AppError('HOLD_NOT_FOUND');
+    if (!hold || !isKind(hold, this.holds)) throw new AppError('HOLD_NOT_FOUND');
     const closed = () => {
       throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`);
     };
@@ -106,7 +110,7 @@ function commitWrite(
   companyId: string,
   idempotencyKey: string,
   hash: string,
-  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string },
+  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string; returnAccount?: string | null },
 ): PostingWrite {
   const postingId = deps.newId();
   const draft = commitPosting(companyId, hold.rail, hold.feeOperation, hold);
@@ -127,4 +131,12 @@ function commitWrite(
       idempotencyKey,
     }),
   };
+}
+
+/** Which holds a Commit or Release serves: a send's (the transfer service) or a return's (ReserveReturn). */
+export type HoldKind = 'send' | 'return';
+
+/** The hold is of the kind the command serves (the other kind reads as not found). */
+export function isKind(hold: { returnOf?: string | null }, kind: HoldKind): boolean {
+  return Boolean(hold.returnOf) === (kind === 'return');
 }

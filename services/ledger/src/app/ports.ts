@@ -76,6 +76,9 @@ export interface NewHold {
   fixedFee: bigint;
   feeOperation: FeeOperation;
   movementId: string;
+  /** A return's hold (ReserveReturn): the inflow movement it returns and the settlement account its Commit credits. */
+  returnOf?: string;
+  returnAccount?: string;
 }
 
 /**
@@ -126,6 +129,13 @@ export interface PostingWrite {
    * nothing written).
    */
   correction?: { movement: string; caseId: string; reverses?: string };
+  /**
+   * A return's claim on the inflow it returns (`ledger.movements.returned_cents`): `delta` > 0 with a
+   * return's Reserve (the claim is part of the guard: applied only while the inflow is COMPLETED and
+   * its returns stay within its gross, and the statement runs in a transaction rolled back when the
+   * wallet then refuses the debit); < 0 with its Release (applied with the hold's close).
+   */
+  returnClaim?: { movementId: string; companyId: string; delta: bigint };
   event: OutboxEvent;
 }
 
@@ -253,6 +263,8 @@ export interface LedgerStore {
 
   getHold(companyId: string, holdId: string): Promise<HoldView | undefined>;
   getMovement(companyId: string, movementId: string): Promise<Movement | undefined>;
+  /** A TRANSFER_IN movement of the company as its returns see it (undefined for another type or company). */
+  inflowReturns(companyId: string, movementId: string): Promise<InflowReturns | undefined>;
   transitionMovement(companyId: string, movementId: string, from: MovementStatus, to: MovementStatus): Promise<Movement | undefined>;
   /** The same compare-and-set for many of the company's transfer movements in one statement: how many changed. */
   transitionMovements(companyId: string, movementIds: string[], from: MovementStatus, to: MovementStatus): Promise<number>;
@@ -267,4 +279,17 @@ export interface LedgerStore {
 /** Publishes outbox rows after commit (the relay); nudged after every commit that wrote events. */
 export interface EventPublisher {
   nudge(): void;
+}
+
+/** An inflow's movement and how much of it returns claim (ReserveReturn). */
+export interface InflowReturns {
+  movementId: string;
+  status: MovementStatus;
+  /** The gross. */
+  amount: bigint;
+  /** The amounts of its returns' open and committed holds. */
+  returnedCents: bigint;
+  /** The movement's rail (BREB, PSE) and the wallet it credited (BREB, ACH). */
+  rail: 'BREB' | 'PSE';
+  walletRail: WalletRail;
 }

@@ -2,6 +2,7 @@ import { AppError } from '@wallet/platform';
 import { RELEASE_STATUSES, type MovementStatus } from '../domain/movements.js';
 import { releasePosting } from '../domain/postings.js';
 import type { LedgerDeps } from './deps.js';
+import { isKind, type HoldKind } from './commit-hold.js';
 import { postingEvent } from './events.js';
 import { runIdempotentPosting } from './idempotent-posting.js';
 import { isUnspecified } from './movement-spec.js';
@@ -22,7 +23,11 @@ export interface ReleaseCommand {
  * EXPIRED with the reason. Guarded by the hold being OPEN, like commit.
  */
 export class ReleaseHold {
-  constructor(private readonly deps: LedgerDeps) {}
+  /** `send`: Release (the transfer service's holds); `return`: ReleaseReturn (holds made by ReserveReturn, whose claim on the inflow is given back). */
+  constructor(
+    private readonly deps: LedgerDeps,
+    private readonly holds: HoldKind = 'send',
+  ) {}
 
   async execute(caller: string | undefined, cmd: ReleaseCommand): Promise<HoldResult> {
     const companyId = requireCompany(caller);
@@ -36,7 +41,7 @@ export class ReleaseHold {
 
     const deps = this.deps;
     const hold = isUuid(cmd.holdId) ? await deps.store.getHold(companyId, cmd.holdId.toLowerCase()) : undefined;
-    if (!hold) throw new AppError('HOLD_NOT_FOUND');
+    if (!hold || !isKind(hold, this.holds)) throw new AppError('HOLD_NOT_FOUND');
     const hash = requestHash('release', companyId, cmd);
     const closed = () => {
       throw new AppError('INVALID_STATE_TRANSITION', `La reserva ya no está abierta (${hold.status}).`);
@@ -73,6 +78,7 @@ export class ReleaseHold {
         wallet: draft.wallet,
         closeHold: { id: hold.id, companyId, status: 'RELEASED' },
         movementUpdate: { id: hold.movementId, companyId, status: finalStatus, completed: false, errorMessage: orNull(cmd.errorMessage) },
+        ...(hold.returnOf ? { returnClaim: { movementId: hold.returnOf, companyId, delta: -hold.amount } } : {}),
         event: postingEvent(deps, {
           postingId,
           kind: draft.kind,

@@ -17,6 +17,7 @@ import { RecordInflow } from './record-inflow.js';
 import { ReleaseHold } from './release-hold.js';
 import { ReserveBatch } from './reserve-batch.js';
 import { ReserveFunds } from './reserve-funds.js';
+import { ReserveReturn } from './reserve-return.js';
 import { ReverseInflow } from './reverse-inflow.js';
 import { ReturnUnassignedInflow } from './return-unassigned-inflow.js';
 import { SetFeeConfig } from './set-fee-config.js';
@@ -41,6 +42,10 @@ export function ledgerUseCases(deps: LedgerDeps) {
     reverseCorrection: new ReverseCorrection(deps),
     commit: new CommitHold(deps),
     release: new ReleaseHold(deps),
+    // returns (devoluciones) of credited inflows: their own holds (docs/returns.md)
+    reserveReturn: new ReserveReturn(deps),
+    commitReturn: new CommitHold(deps, 'return'),
+    releaseReturn: new ReleaseHold(deps, 'return'),
     setMovementStatus: new SetMovementStatus(deps),
     setMovementStatuses: new SetMovementStatuses(deps),
     recordInflow: new RecordInflow(deps),

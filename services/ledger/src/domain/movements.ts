@@ -101,6 +101,9 @@ export interface Hold {
   movementId: string;
   createdAt: Date;
   closedAt: Date | null;
+  /** A return's hold (ReserveReturn): the inflow movement it returns, and the settlement account its Commit credits. */
+  returnOf?: string | null;
+  returnAccount?: string | null;
 }
 
 /** The amounts a movement shows, per type (README "Movement amounts"). */

@@ -153,13 +153,17 @@ export function reservePosting(companyId: string, rail: WalletRail, h: HoldAmoun
   );
 }
 
-/** Send completed (commit): pending_out −T; rail_clearing +amount; fee_revenue +fee; iva_payable +IVA. */
-export function commitPosting(companyId: string, rail: WalletRail, operation: FeeOperation, h: HoldAmounts): PostingDraft {
+/**
+ * Send completed (commit): pending_out −T; rail_clearing +amount; fee_revenue +fee; iva_payable +IVA.
+ * A return's hold (ReserveReturn) names the settlement account the inflow came from instead
+ * (`returnAccount`: breb_settlement, pse_settlement): the money goes back the way it came.
+ */
+export function commitPosting(companyId: string, rail: WalletRail, operation: FeeOperation, h: HoldAmounts & { returnAccount?: string | null }): PostingDraft {
   return draft(
     'commit',
     [
       { account: Accounts.walletPendingOut(companyId, rail), amount: -holdTotal(h) },
-      { account: Accounts.railClearing(rail), amount: h.amount },
+      { account: h.returnAccount ?? Accounts.railClearing(rail), amount: h.amount },
       { account: Accounts.feeRevenue(operation), amount: h.fee },
       { account: Accounts.ivaPayable, amount: h.iva },
     ],

@@ -169,6 +169,33 @@ export function ledgerHandlers(uc: LedgerUseCases): AsyncService<ledgerV1.Ledger
       );
     },
 
+    async reserveReturn(req, ctx) {
+      const movement = movementSpecFromProto(req.movement);
+      return holdResult(
+        await uc.reserveReturn.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          inflowIdempotencyKey: req.inflowIdempotencyKey,
+          amount: req.amount,
+          ...(movement !== undefined ? { movement } : {}),
+        }),
+      );
+    },
+
+    async commitReturn(req, ctx) {
+      return holdResult(await uc.commitReturn.execute(ctx.companyId, { idempotencyKey: req.idempotencyKey, holdId: req.holdId }));
+    },
+
+    async releaseReturn(req, ctx) {
+      return holdResult(
+        await uc.releaseReturn.execute(ctx.companyId, {
+          idempotencyKey: req.idempotencyKey,
+          holdId: req.holdId,
+          finalStatus: 'FAILED',
+          ...opt('errorMessage', req.errorMessage),
+        }),
+      );
+    },
+
     async release(req, ctx) {
       return holdResult(
         await uc.release.execute(ctx.companyId, {
@@ -314,6 +341,10 @@ export const ledgerAccess: AccessPolicy<AsyncService<ledgerV1.LedgerServiceServe
   recordInflow: ['pse-deposit', 'collect-key'],
   reverseInflow: ['pse-deposit'],
   returnUnassignedInflow: ['collect-key'],
+  // returns (devoluciones) of credited inflows (docs/returns.md): their own holds, never a send's
+  reserveReturn: ['collect-key', 'pse-deposit'],
+  commitReturn: ['collect-key', 'pse-deposit'],
+  releaseReturn: ['collect-key', 'pse-deposit'],
   // the invariant report: operator tools
   checkInvariants: ['ops'],
 };

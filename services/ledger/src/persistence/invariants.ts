@@ -161,7 +161,8 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
                coalesce(sum(amt) filter (where cls in ('funding', 'pse_settlement', 'breb_settlement', 'unassigned_funds')), 0) as source
           from me group by movement_id
       ), mv as (
-        select m.*, coalesce(pm.avail, 0) as avail, coalesce(pm.pend, 0) as pend, coalesce(pm.fee, 0) as fee,
+        select m.*, exists (select 1 from ledger.holds h where h.movement_id = m.id and h.return_of is not null) as is_return,
+               coalesce(pm.avail, 0) as avail, coalesce(pm.pend, 0) as pend, coalesce(pm.fee, 0) as fee,
                coalesce(pm.iva, 0) as iva, coalesce(pm.clearing, 0) as clearing, coalesce(pm.source, 0) as source,
                m.amount + m.total_fee + m.iva_amount as t
           from ledger.movements m left join pm on pm.movement_id = m.id
@@ -180,8 +181,10 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
                    and net_amount = amount - total_fee - iva_amount
               else avail = net_amount and net_amount = amount - total_fee - iva_amount and fee = total_fee
               and iva = iva_amount and source = -amount and pend = 0 and clearing = 0 end
-         when 'TRANSFER_OUT' then net_amount = amount - total_fee and source = 0 and case
+         -- a return of an inflow (ReserveReturn) goes back to the inflow's settlement account, not the rail's clearing
+         when 'TRANSFER_OUT' then net_amount = amount - total_fee and (source = 0 or is_return and status = 'COMPLETED') and case
               when status in ${LIVE} then avail = -t and pend = t and fee = 0 and iva = 0 and clearing = 0
+              when status = 'COMPLETED' and is_return then avail = -t and pend = 0 and fee = 0 and iva = 0 and clearing = 0 and source = amount
               when status = 'COMPLETED' then avail = -t and pend = 0 and fee = total_fee and iva = iva_amount and clearing = amount
               when status in ('FAILED', 'EXPIRED') then avail = 0 and pend = 0 and fee = 0 and iva = 0 and clearing = 0
               else false end
@@ -189,6 +192,25 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
       (r) =>
         `[5] movement ${r.id} (${r.type} ${r.status}) amount ${r.amount} fee ${r.total_fee} iva ${r.iva_amount} net ${r.net_amount}` +
         ` vs entries available ${r.avail} pending ${r.pend} fee ${r.fee} iva ${r.iva} clearing ${r.clearing} source ${r.source}`,
+    );
+
+    // 6. An inflow's returns (ReserveReturn): what it says they claim equals its returns' open and
+    //    committed holds, never more than its gross; a return's hold returns a credited inflow of its company.
+    await check(
+      `with claims as (
+         select h.return_of as id, sum(h.amount) filter (where h.status <> 'RELEASED') as claimed, count(*) as holds,
+                count(*) filter (where m.id is null or m.company_id <> h.company_id or m.type <> 'TRANSFER_IN') as foreign_holds
+           from ledger.holds h left join ledger.movements m on m.id = h.return_of
+          where h.return_of is not null group by h.return_of)
+       select m.id::text as id, m.amount::text as amount, m.returned_cents::text as returned,
+              coalesce(c.claimed, 0)::text as claimed, coalesce(c.foreign_holds, 0)::text as foreign_holds
+         from ledger.movements m left join claims c on c.id = m.id
+        where (m.returned_cents <> 0 or c.id is not null)
+          and (m.returned_cents <> coalesce(c.claimed, 0) or m.returned_cents > m.amount or coalesce(c.foreign_holds, 0) > 0)
+       union all
+       select c.id::text, null, null, c.claimed::text, c.foreign_holds::text
+         from claims c where not exists (select 1 from ledger.movements m where m.id = c.id)`,
+      (r) => `[6] inflow ${r.id} (gross ${r.amount ?? '?'}) says its returns claim ${r.returned ?? '?'}, its return holds ${r.claimed} (${r.foreign_holds} not of a credited inflow of the company)`,
     );
 
     const [counts] = await read<{ postings: string; entries: string; wallets: string }>(

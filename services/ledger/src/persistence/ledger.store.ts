@@ -19,6 +19,7 @@ import type {
   StatementLineRow,
   FeeConfigRecord,
   HoldView,
+  InflowReturns,
   InvariantReport,
   LedgerStore,
   MovementCursor,
@@ -231,9 +232,25 @@ export class SqlLedgerStore implements LedgerStore {
 
   async recordPosting(write: PostingWrite): Promise<PostingOutcome> {
     const { sql, params } = postingStatement(write);
-    let rows: Array<{ applied: number; now: string; movement: MovementRow | null; hold: HoldRow | null }>;
+    type Row = { applied: number; now: string; movement: MovementRow | null; hold: HoldRow | null };
+    let rows: Row[];
     try {
-      rows = await this.run(sql, params);
+      if (write.returnClaim && write.returnClaim.delta > 0n) {
+        // A return's Reserve: its claim on the inflow may apply while the wallet refuses the debit;
+        // the transaction is then rolled back so that nothing stays written.
+        rows = await this.db
+          .preparedTx(async (tx) => {
+            const r = await tx.query<Row>(sql, params);
+            if (!r[0] || Number(r[0].applied) === 0) throw new ClaimRolledBack();
+            return r;
+          })
+          .catch((err: unknown) => {
+            if (err instanceof ClaimRolledBack) return [] as Row[];
+            throw err;
+          });
+      } else {
+        rows = await this.run(sql, params);
+      }
     } catch (err) {
       if (isUniqueViolation(err)) return { status: 'duplicate' };
       throw err;
@@ -402,6 +419,25 @@ export class SqlLedgerStore implements LedgerStore {
     return r && { ...toHold(r), feeOperation: r.fee_operation, movementStatus: r.movement_status };
   }
 
+  async inflowReturns(companyId: string, movementId: string): Promise<InflowReturns | undefined> {
+    const rows = await this.run<{ status: MovementStatus; amount: string; returned_cents: string; rail: 'BREB' | 'PSE'; wallet_rail: WalletRail }>(
+      `select status, amount::text as amount, returned_cents::text as returned_cents, rail, wallet_rail
+         from ledger.movements where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN'`,
+      [movementId, companyId],
+    );
+    const r = rows[0];
+    return (
+      r && {
+        movementId,
+        status: r.status,
+        amount: BigInt(r.amount),
+        returnedCents: BigInt(r.returned_cents),
+        rail: r.rail,
+        walletRail: r.wallet_rail,
+      }
+    );
+  }
+
   async getMovement(companyId: string, movementId: string) {
     const rows = await this.run<MovementRow>(`select ${movementCols()} from ledger.movements where id = ?::uuid and company_id = ?`, [movementId, companyId]);
     return rows[0] && toMovement(rows[0]);
@@ -522,3 +558,6 @@ export class SqlLedgerStore implements LedgerStore {
     return checkInvariants(this.db);
   }
 }
+
+/** Thrown inside a return's Reserve transaction to roll back a claim whose debit was refused. */
+class ClaimRolledBack extends Error {}

@@ -35,7 +35,7 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
       where id = ?::uuid and company_id = ? and status = 'OPEN'${
         x
           ? `
-        and rail = ? and amount = ?::bigint and fee = ?::bigint and iva = ?::bigint and fee_operation = ? and movement_id = ?::uuid
+        and rail = ? and amount = ?::bigint and fee = ?::bigint and iva = ?::bigint and fee_operation = ? and movement_id = ?::uuid and return_of is null
         and exists (select 1 from ledger.movements m where m.id = ledger.holds.movement_id and m.status = any(?::text[]))`
           : ''
       }
@@ -78,10 +78,23 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
   } else if (w.wallet) {
     const set = walletSet(w.wallet.availableDelta, w.wallet.pendingOutDelta);
     const debit = w.wallet.availableDelta < 0n ? -w.wallet.availableDelta : 0n;
+    const claim = w.returnClaim && w.returnClaim.delta > 0n ? w.returnClaim : undefined;
+    if (claim) {
+      // A return's Reserve: its claim on the inflow first (the inflow's row lock; re-checked on the
+      // row as it is after a concurrent claim commits), the wallet's debit only if it held. The
+      // caller runs this in a transaction and rolls it back when the debit is refused.
+      add(
+        'rc',
+        `update ledger.movements set returned_cents = returned_cents + ?::bigint, updated_at = now()
+        where id = ?::uuid and company_id = ? and type = 'TRANSFER_IN' and status = 'COMPLETED'
+          and returned_cents + ?::bigint <= amount returning id`,
+        [claim.delta.toString(), claim.movementId, claim.companyId, claim.delta.toString()],
+      );
+    }
     add(
       'g',
       `update ledger.wallets set ${set.sql}
-      where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''} returning version`,
+      where company_id = ? and rail = ?${debit > 0n ? ' and available_cents >= ?::bigint' : ''}${claim ? ' and exists (select 1 from rc)' : ''} returning version`,
       [...set.params, w.wallet.companyId, w.wallet.rail, ...(debit > 0n ? [debit.toString()] : [])],
     );
   } else if (w.correction?.reverses) {
@@ -172,12 +185,23 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
     movementSource = 'm';
   }
 
+  if (w.returnClaim && w.returnClaim.delta < 0n) {
+    // A return's Release gives its claim on the inflow back, with the hold's close.
+    const r = w.returnClaim;
+    add(
+      'rr',
+      `update ledger.movements set returned_cents = returned_cents - ?::bigint, updated_at = now()
+      where id = ?::uuid and company_id = ? and exists (select 1 from g) returning id`,
+      [(-r.delta).toString(), r.movementId, r.companyId],
+    );
+  }
+
   if (w.newHold) {
     const h = w.newHold;
     add(
       'h',
-      `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee)
-      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid, ?::bigint from g`,
+      `insert into ledger.holds (id, company_id, rail, amount, fee, iva, total, fee_operation, movement_id, fixed_fee, return_of, return_account)
+      select ?::uuid, ?, ?, ?::bigint, ?::bigint, ?::bigint, ?::bigint, ?, ?::uuid, ?::bigint, ?::uuid, ?::text from g`,
       [
         h.id,
         h.companyId,
@@ -189,6 +213,8 @@ export function postingStatement(w: PostingWrite): { sql: string; params: unknow
         h.feeOperation,
         h.movementId,
         h.fixedFee.toString(),
+        h.returnOf ?? null,
+        h.returnAccount ?? null,
       ],
     );
   }

@@ -20,7 +20,8 @@ export function holdCols(a = ''): string {
   const c = (x: string) => `${a}${x}`;
   return `${c('id')}::text as id, ${c('company_id')} as company_id, ${c('rail')} as rail, ${c('status')} as status,
     ${c('amount')}::text as amount, ${c('fee')}::text as fee, ${c('iva')}::text as iva, ${c('total')}::text as total,
-    ${c('fixed_fee')}::text as fixed_fee, ${c('movement_id')}::text as movement_id, ${isoUs(c('created_at'))} as created_at, ${isoUs(c('closed_at'))} as closed_at`;
+    ${c('fixed_fee')}::text as fixed_fee, ${c('movement_id')}::text as movement_id, ${isoUs(c('created_at'))} as created_at, ${isoUs(c('closed_at'))} as closed_at,
+    ${c('return_of')}::text as return_of, ${c('return_account')} as return_account`;
 }
 
 export interface MovementRow {
@@ -54,6 +55,8 @@ export interface HoldRow {
   movement_id: string;
   created_at: string;
   closed_at: string | null;
+  return_of?: string | null;
+  return_account?: string | null;
 }
 
 export interface WalletRow {
@@ -99,6 +102,8 @@ export function toHold(r: HoldRow): Hold {
     movementId: r.movement_id,
     createdAt: new Date(r.created_at),
     closedAt: r.closed_at ? new Date(r.closed_at) : null,
+    returnOf: r.return_of ?? null,
+    returnAccount: r.return_account ?? null,
   };
 }
 
@@ -147,5 +152,7 @@ export function insertedHold(h: NewHold, now: string): Hold {
     movementId: h.movementId,
     createdAt: new Date(now),
     closedAt: null,
+    returnOf: h.returnOf ?? null,
+    returnAccount: h.returnAccount ?? null,
   };
 }

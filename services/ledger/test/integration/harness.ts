@@ -78,6 +78,19 @@ function api(c: Client) {
       c.commit(L.CommitRequest.fromPartial({ idempotencyKey: key, holdId, ...(expected ? { expected } : {}) }), ctxOf(co)),
     release: (co: string | undefined, holdId: string, r: ledgerV1.DeepPartial<ledgerV1.ReleaseRequest> = {}) =>
       c.release(L.ReleaseRequest.fromPartial({ idempotencyKey: `release-${randomUUID()}`, holdId, ...r }), ctxOf(co)),
+    reserveReturn: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.ReserveReturnRequest>) =>
+      c.reserveReturn(
+        L.ReserveReturnRequest.fromPartial({
+          idempotencyKey: `return-${randomUUID()}`,
+          movement: { id: randomUUID(), status: MovementStatus.PENDING },
+          ...r,
+        }),
+        ctxOf(co),
+      ),
+    commitReturn: (co: string | undefined, holdId: string, key = `return-commit-${randomUUID()}`) =>
+      c.commitReturn(L.CloseReturnRequest.fromPartial({ idempotencyKey: key, holdId }), ctxOf(co)),
+    releaseReturn: (co: string | undefined, holdId: string, key = `return-release-${randomUUID()}`, errorMessage?: string) =>
+      c.releaseReturn(L.CloseReturnRequest.fromPartial({ idempotencyKey: key, holdId, ...(errorMessage ? { errorMessage } : {}) }), ctxOf(co)),
     setStatus: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.SetMovementStatusRequest>) =>
       c.setMovementStatus(L.SetMovementStatusRequest.fromPartial(r), ctxOf(co)),
     setStatuses: (co: string | undefined, r: ledgerV1.DeepPartial<ledgerV1.SetMovementStatusesRequest>) =>

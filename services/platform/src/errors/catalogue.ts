@@ -65,6 +65,7 @@ export const ERRORS = {
   DEPOSIT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El depósito no existe.' },
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
+  RETURN_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La devolución no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
@@ -152,6 +153,12 @@ export const ERRORS = {
   VALIDATION_ERROR: { http: 422, grpc: GrpcStatus.INVALID_ARGUMENT, message: 'La solicitud no cumple las reglas de validación.' },
   INVALID_KEY: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B no tiene un formato válido.' },
   KEY_INACTIVE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'La llave Bre-B existe pero no está activa.' },
+  /** A return (devolución) of an inflow: the sum of its returns would exceed the payment's gross (details: grossCents, returnedCents, returnableCents). */
+  RETURN_EXCEEDS_PAYMENT: {
+    http: 422,
+    grpc: GrpcStatus.FAILED_PRECONDITION,
+    message: 'El monto supera lo que queda por devolver de este pago.',
+  },
   INSUFFICIENT_BALANCE: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El saldo disponible no cubre el monto más la comisión y el IVA.' },
   TARGET_DOCUMENT_REQUIRED: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El documento del destinatario es obligatorio.' },
   AMOUNT_EXCEEDS_BREB_CAP: { http: 422, grpc: GrpcStatus.FAILED_PRECONDITION, message: 'El monto supera el tope individual BREB de 12 millones de pesos.' },

@@ -7,6 +7,7 @@ import { Migration0006PostingsCompanyCreated } from './0006-postings-company-cre
 import { Migration0007FeeConfigFeed } from './0007-fee-config-feed.js';
 import { Migration0008HoldFixedFee } from './0008-hold-fixed-fee.js';
 import { Migration0009Corrections } from './0009-corrections.js';
+import { Migration0010InflowReturns } from './0010-inflow-returns.js';
 
 /** Every ledger migration, in order. Append only. */
 export const ledgerMigrations = [
@@ -19,4 +20,5 @@ export const ledgerMigrations = [
   Migration0007FeeConfigFeed,
   Migration0008HoldFixedFee,
   Migration0009Corrections,
+  Migration0010InflowReturns,
 ];
