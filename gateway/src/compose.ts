@@ -1,3 +1,4 @@
+import { depositReturnRoutes } from './api/deposits/returns.routes.js';
 import Koa from 'koa';
 import type { Next } from 'koa';
 import type { Router } from '@koa/router';
@@ -226,6 +227,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
+    ...depositReturnRoutes(collectKey),
     ...cobroRoutes(deposit),
     ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),

@@ -1,3 +1,4 @@
+import { SqlReturnStore } from './persistence/return.store.js';
 import { InboundSettlements } from './app/settlements.js';
 import { SqlInboundSettlementReader } from './persistence/settlement.store.js';
 import {
@@ -91,6 +92,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
 
     const deps = collectKeyDeps({
       store: new SqlCollectKeyStore(db, () => relay.nudge()),
+      returns: new SqlReturnStore(db, () => relay.nudge()),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
       settings: settingsFrom(c),
@@ -98,7 +100,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
     });
     const uc = collectKeyUseCases(deps);
 
-    const sweeper = new Sweeper(deps, uc.saga, uc.settleRegistration, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    const sweeper = new Sweeper(deps, uc.saga, uc.returnSaga, uc.settleRegistration, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
     sweeper.start();
     scope.defer(() => sweeper.stop());
 

@@ -146,10 +146,10 @@ export async function checkHolds(s: CheckSources, o: CheckOptions, limit: number
     }
   }
 
-  // An open hold whose transfer is unknown would keep pending_out up for ever.
+  // An open hold whose transfer is unknown would keep pending_out up for ever (a return's hold is checked by `inbound`).
   const hs = companyScope(o, 0);
   const open = await s.ledger.query<{ id: string; movement_id: string; company_id: string }>(
-    `select id::text as id, movement_id::text as movement_id, company_id from ledger.holds where status = 'OPEN'${hs.sql}`,
+    `select id::text as id, movement_id::text as movement_id, company_id from ledger.holds where status = 'OPEN' and return_of is null${hs.sql}`,
     hs.params,
   );
   for (let i = 0; i < open.length; i += PAGE) {

@@ -1,3 +1,4 @@
+import { checkReturnsInto } from './returns.js';
 import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
 interface PaymentRow {
@@ -162,6 +163,9 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
     }
   }
 
+  // Their returns to the payers (docs/returns.md) against the ledger's holds.
+  const ret = await checkReturnsInto(s, o, bad, horizon);
+
   // What the network delivered (we answered 2xx) must be one of our payments, for its amount.
   if (s.rail?.deliveredInbound && !o.companyId) {
     let railAfter = '';
@@ -191,6 +195,8 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
         ['payments', payments],
         ['unassigned', unassigned],
         ['step owed', owed],
+        ['returns', ret.returns],
+        ['returns in flight', ret.live],
         ['delivered by the network', delivered],
       ],
       violations: bad.lines,
@@ -205,6 +211,8 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
       ['payments', payments],
       ['unassigned', unassigned],
       ['step owed', owed],
+      ['returns', ret.returns],
+      ['returns in flight', ret.live],
     ],
     violations: bad.lines,
     total: bad.total,

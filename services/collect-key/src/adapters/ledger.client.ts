@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
+import type { ReturnRecord } from '../app/return-ports.js';
+import { paymentLedgerKey } from '../domain/incoming-payment.js';
 
 type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
 
-/** The ledger idempotency key of an inbound payment: a redelivery or a retry after a crash posts once. */
-export const paymentLedgerKey = (providerTransferId: string) => `collectkey:payment:${providerTransferId}`;
+export { paymentLedgerKey };
 
 /** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
 export class GrpcLedger implements LedgerPort {
@@ -66,6 +67,33 @@ export class GrpcLedger implements LedgerPort {
       },
       this.ctx(p.companyId),
     );
+  }
+
+  async reserveReturn(r: ReturnRecord): Promise<string> {
+    const details: ledgerV1.MovementDetails = {
+      ...(r.payerName ? { targetName: r.payerName } : {}),
+      ...(r.payerDocument ? { targetDocument: r.payerDocument } : {}),
+      ...(r.payerBank ? { bankName: r.payerBank } : {}),
+      description: `Devolución Bre-B del depósito ${r.depositId}`,
+    };
+    const out = await this.client.reserveReturn(
+      {
+        idempotencyKey: `collectkey:return:${r.id}:reserve`,
+        inflowIdempotencyKey: r.inflowKey,
+        amount: r.amount,
+        movement: { id: r.movementId, status: ledgerV1.MovementStatus.PENDING, reference: r.id, details },
+      },
+      this.ctx(r.companyId),
+    );
+    return out.hold!.id;
+  }
+
+  async commitReturn(r: ReturnRecord): Promise<void> {
+    await this.client.commitReturn({ idempotencyKey: `collectkey:return:${r.id}:commit`, holdId: r.holdId! }, this.ctx(r.companyId));
+  }
+
+  async releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
+    await this.client.releaseReturn({ idempotencyKey: `collectkey:return:${r.id}:release`, holdId: r.holdId!, errorMessage }, this.ctx(r.companyId));
   }
 
   async hasBrebWallet(companyId: string): Promise<boolean> {

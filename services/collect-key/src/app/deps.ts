@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@wallet/platform';
 import type { BrebDirectory, CollectKeyStore, LedgerPort } from './ports.js';
+import type { ReturnStore } from './return-ports.js';
 
 export interface CollectKeySettings {
   incomingCallbackUrl: string;
@@ -12,6 +13,8 @@ export interface CollectKeySettings {
 
 export interface CollectKeyDeps {
   store: CollectKeyStore;
+  /** Returns of credited payments (docs/returns.md). */
+  returns: ReturnStore;
   ledger: LedgerPort;
   directory: BrebDirectory;
   settings: CollectKeySettings;

@@ -1,6 +1,7 @@
 import type { MoneyExceptionStore } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
 import type { PaymentState } from '../domain/payment-machine.js';
+import type { ReturnRecord } from './return-ports.js';
 
 export interface OutboxEvent {
   id: string;
@@ -147,6 +148,12 @@ export interface LedgerPort {
   returnHeld(p: PaymentRecord): Promise<void>;
   /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
   hasBrebWallet(companyId: string): Promise<boolean>;
+  /** ReserveReturn under `collectkey:return:<id>:reserve`: the hold of a return on the BREB wallet; its id. */
+  reserveReturn(r: ReturnRecord): Promise<string>;
+  /** CommitReturn under `collectkey:return:<id>:commit`: pending_out −R; breb_settlement +R. */
+  commitReturn(r: ReturnRecord): Promise<void>;
+  /** ReleaseReturn under `collectkey:return:<id>:release`: the funds and the payment's share back. */
+  releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { AppError, signPayload, type Logger } from '@wallet/platform';
+import type { ReturnStore } from './return-ports.js';
 import type { CollectKeyRecord, KeyState } from '../domain/collect-key.js';
 import { collectKeyDeps, type CollectKeyDeps } from './deps.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
@@ -116,7 +117,21 @@ function deps(store: CollectKeyStore, directory: BrebDirectory, log: Logger): Co
       returnHeld: async () => {
         throw new Error('not expected');
       },
+      reserveReturn: async () => {
+        throw new Error('not expected');
+      },
+      commitReturn: async () => {
+        throw new Error('not expected');
+      },
+      releaseReturn: async () => {
+        throw new Error('not expected');
+      },
     },
+    returns: new Proxy({} as ReturnStore, {
+      get: () => () => {
+        throw new Error('not expected');
+      },
+    }),
     settings: { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 15 },
   });
 }

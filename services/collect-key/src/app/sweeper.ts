@@ -1,6 +1,7 @@
 import { inSagaSpan, PeriodicTask } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
+import type { ReturnSaga } from './deposit-returns.js';
 import type { SettleRegistration } from './settle-registration.js';
 
 /**
@@ -13,6 +14,7 @@ import type { SettleRegistration } from './settle-registration.js';
  * - payments in a money state (CREDITING / HOLDING) whose step has been in flight (a crash or a
  *   ledger outage between recording the payment and the posting): PaymentSaga.settle runs it again
  *   (the ledger key makes a repeat a replay) and closes it; a parked one (an operator's) is never leased.
+ * - returns (docs/returns.md) with a money step in flight: ReturnSaga.settle runs it again.
  */
 export class Sweeper {
   private readonly task: PeriodicTask;
@@ -20,6 +22,7 @@ export class Sweeper {
   constructor(
     private readonly deps: CollectKeyDeps,
     private readonly saga: PaymentSaga,
+    private readonly returnSaga: ReturnSaga,
     private readonly registration: SettleRegistration,
     private readonly opts: { intervalMs: number; batch: number },
   ) {
@@ -33,6 +36,29 @@ export class Sweeper {
   async tick(): Promise<void> {
     await this.registrations();
     await this.payments();
+    await this.returns();
+  }
+
+  /** Returns with a money step in flight (domain/return-machine.ts): ReturnSaga.settle runs it again (every step is idempotent). */
+  private async returns(): Promise<void> {
+    const deps = this.deps;
+    try {
+      const stale = await deps.returns.leaseStale(deps.settings.sweeperGraceSeconds, this.opts.batch);
+      for (const r of stale) {
+        if (this.task.stopping) return;
+        try {
+          const attributes = { 'wallet.deposit_return_id': r.id, 'wallet.deposit_return_state': r.status };
+          const after = await inSagaSpan(`collectkey.sweep return ${r.status}`, { traceparent: r.traceparent, attributes }, () =>
+            this.returnSaga.settle(r, 'sweeper'),
+          );
+          deps.log.info({ returnId: r.id, from: r.status, to: after.status }, 'unfinished return step completed');
+        } catch (err) {
+          deps.log.warn({ returnId: r.id, err: (err as Error).message }, 'return step retry failed');
+        }
+      }
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed (returns)');
+    }
   }
 
   private async registrations(): Promise<void> {

@@ -57,3 +57,10 @@ export function parseIncomingPayment(raw: Buffer): IncomingPayment {
     transactionId: typeof tx === 'string' ? tx : null,
   };
 }
+
+/** The ledger idempotency key of an inbound payment: a redelivery or a retry after a crash posts once. */
+export const paymentLedgerKey = (providerTransferId: string): string => `collectkey:payment:${providerTransferId}`;
+
+/** The ledger key of the inflow that credited a payment: its credit, or the assignment of it once held (`:assign`). */
+export const creditLedgerKey = (providerTransferId: string, viaAssignment: boolean): string =>
+  viaAssignment ? `${paymentLedgerKey(providerTransferId)}:assign` : paymentLedgerKey(providerTransferId);

@@ -1,3 +1,4 @@
+import { returnToProto } from '../app/deposit-returns.js';
 import { bogotaDateOf, callerProfile, moneyExceptionToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
@@ -78,6 +79,19 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
       });
       return paymentToDeposit(p);
     },
+    async createDepositReturn(req, ctx) {
+      const r = await uc.createDepositReturn.execute(ctx.companyId, {
+        depositId: req.depositId,
+        amountCents: req.amountCents,
+        reason: req.reason,
+        description: req.description,
+        requestedBy: req.requestedBy || ctx.actor || '',
+      });
+      return returnToProto(r);
+    },
+    async listDepositReturns(req, ctx) {
+      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map(returnToProto) };
+    },
     async issueCobroKey(req, ctx) {
       // A service call (pse-deposit): the company in the metadata; the tax regime forwarded from the caller context pse-deposit received.
       const r = await uc.issueCobroKey.execute(ctx.companyId, {
@@ -136,6 +150,9 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   // An API client (its own payments) or an operator (any company's).
   assignPayment: ['gateway', 'gateway:admin'],
   returnPayment: ['gateway', 'gateway:admin'],
+  // Returns of credited payments (docs/returns.md): the company's own, or an operator's.
+  createDepositReturn: ['gateway', 'gateway:admin'],
+  listDepositReturns: ['gateway', 'gateway:admin'],
   // Cobros: pse-deposit (the cobro's owner) for the company in the metadata.
   issueCobroKey: ['pse-deposit'],
   closeCobroKey: ['pse-deposit'],

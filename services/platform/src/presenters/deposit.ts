@@ -34,3 +34,28 @@ export function depositView(d: depositV1.Deposit) {
     createdAt: iso(d.createdAt),
   };
 }
+
+/**
+ * A return (devolución) of a deposit as the API shows it (`POST/GET /deposits/{id}/returns`) and the
+ * `deposit.returned` / `deposit.return_failed` webhooks carry it (docs/returns.md); amounts as decimal
+ * strings, like the deposit's.
+ */
+export function depositReturnView(r: depositV1.DepositReturn) {
+  return {
+    id: r.id,
+    depositId: r.depositId,
+    rail: r.rail,
+    amountCents: r.amountCents.toString(),
+    currency: 'COP' as const,
+    reason: r.reason,
+    description: r.description ?? null,
+    status: r.status,
+    failureCode: r.failureCode ?? null,
+    failureMessage: r.failureMessage ?? null,
+    transactionId: r.transactionId,
+    depositAmountCents: r.depositAmountCents.toString(),
+    returnedAmountCents: r.returnedAmountCents.toString(),
+    createdAt: iso(r.createdAt),
+    returnedAt: iso(r.returnedAt),
+  };
+}

@@ -16,6 +16,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'deposit.expired',
   'deposit.reversed',
   'deposit.unassigned',
+  'deposit.returned',
+  'deposit.return_failed',
   'collect_key.payment_received',
   'collect_key.created',
   'collect_key.deleted',

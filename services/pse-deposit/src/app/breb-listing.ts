@@ -19,6 +19,8 @@ export const BREB_LISTING_SUBJECT = 'deposit.>';
  */
 export function brebListingHandler(listing: BrebListing, log: Logger, now: () => Date = () => new Date(), matcher?: CobroMatcher): EventHandler {
   return async (evt, tx) => {
+    // A return of a deposit (docs/returns.md) carries the return, not the deposit: not a listing change.
+    if (evt.subject === 'deposit.returned' || evt.subject === 'deposit.return_failed') return;
     // This service's own PSE payments are not listed from events (they are its rows already), but a
     // credited one is matched to its cobro here, as every inbound payment is: one matching path.
     const psePaid = matcher ? readPsePaidEvent(evt.subject, evt.payload, now()) : null;

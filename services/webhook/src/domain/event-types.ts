@@ -2,6 +2,7 @@ import {
   batchToApi,
   cobroView,
   collectKeyView,
+  depositReturnView,
   depositView,
   formatInstant,
   PLATFORM_EVENT_TYPES,
@@ -152,6 +153,8 @@ const DEPOSIT_TYPES: Record<string, WebhookEventType> = {
   'deposit.expired': 'deposit.expired',
   'deposit.reversed': 'deposit.reversed',
   'deposit.unassigned': 'deposit.unassigned',
+  'deposit.returned': 'deposit.returned',
+  'deposit.return_failed': 'deposit.return_failed',
 };
 const COLLECT_KEY_TYPES: Record<string, WebhookEventType> = {
   'collectkey.created': 'collect_key.created',
@@ -216,6 +219,13 @@ export function mapSourceEvent(src: SourceEvent): WebhookEvent[] {
     // A transfer rejected in the approval flow ends FAILED: subscribers of transfer.failed hear of it too.
     if (type === 'transfer.rejected') out.push(make('transfer.failed', t.companyId, `transfer:${t.transferId}`, t.transferId, t.occurredAt, transferData(t)));
     return out;
+  }
+  if (src.subject === 'deposit.returned' || src.subject === 'deposit.return_failed') {
+    // A return of a deposit (docs/returns.md): the return as GET /deposits/{id}/returns lists it, ordered with its deposit's events.
+    const e = depositEventsV1.DepositReturnEvent.fromJSON(src.payload);
+    const r = e.depositReturn;
+    if (!r?.id || !r.depositId || !e.companyId) throw new Error('deposit return event without its return or companyId');
+    return [make(src.subject, e.companyId, `deposit:${r.depositId}`, r.id, e.occurredAt, depositReturnView(r))];
   }
   if (family === 'deposit') {
     const type = DEPOSIT_TYPES[src.subject];

@@ -8,6 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * SENDING (the network's return, then the commit to breb_settlement) → RETURNED, or RELEASING →
  * FAILED. `returned_at` is the network's time of the return: the settlement time of the return's
  * leg (OUT) for the reconciliation, read by Bogotá day in provider id then return id order.
+ * `inflow_key` is the ledger key of the inflow it returns (the credit, or the assignment of a held payment).
  */
 export class Migration0010DepositReturns extends Migration {
   override name = '0010-deposit-returns';
@@ -18,6 +19,7 @@ export class Migration0010DepositReturns extends Migration {
       deposit_id text not null references collect_key.payments (deposit_id),
       company_id text not null,
       provider_transfer_id text not null,
+      inflow_key text not null,
       amount bigint not null check (amount > 0),
       reason text not null check (reason in ('CUSTOMER_REQUEST', 'DUPLICATE', 'OVERPAYMENT', 'FRAUD', 'OTHER')),
       description text,

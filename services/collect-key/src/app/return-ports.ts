@@ -1,0 +1,87 @@
+import type { ReturnReason, ReturnState } from '../domain/return-machine.js';
+import type { OutboxEvent } from './ports.js';
+
+/** A return (devolución) of a credited inbound Bre-B payment (domain/return-machine.ts). */
+export interface ReturnRecord {
+  id: string;
+  depositId: string;
+  companyId: string;
+  providerTransferId: string;
+  /** The ledger key of the inflow it returns (the payment's credit, or the assignment of a held payment). */
+  inflowKey: string;
+  amount: bigint;
+  reason: ReturnReason;
+  description: string | null;
+  status: ReturnState;
+  holdId: string | null;
+  movementId: string;
+  failureCode: string | null;
+  failureMessage: string | null;
+  requestedBy: string;
+  /** The network's time of the return (RETURNED). */
+  returnedAt: Date | null;
+  parked: boolean;
+  traceparent: string | null;
+  createdAt: Date;
+  /** The payment's gross, and the amounts of its returns that are not FAILED (this one included when it is not). */
+  depositAmount: bigint;
+  returnedAmount: bigint;
+  /** The payer, shown on the return's movement. */
+  payerName: string | null;
+  payerDocument: string | null;
+  payerBank: string | null;
+}
+
+export interface NewReturn {
+  id: string;
+  depositId: string;
+  companyId: string;
+  /** Absent: what is left to return of the payment. */
+  amount?: bigint;
+  reason: ReturnReason;
+  description: string | null;
+  movementId: string;
+  requestedBy: string;
+  /** The ledger key of the payment's inflow, given whether it was assigned from held funds. */
+  inflowKey: (viaAssignment: boolean) => string;
+}
+
+/** Why a return was not recorded (nothing written). */
+export type ReturnRefusal =
+  | { refused: 'NOT_FOUND' }
+  | { refused: 'NOT_ASSIGNED'; status: string }
+  | { refused: 'EXCEEDS'; gross: bigint; returned: bigint }
+  | { refused: 'TOO_MANY'; count: number };
+
+export interface ReturnPatch {
+  holdId?: string;
+  returnedAt?: Date;
+  failureCode?: string;
+  failureMessage?: string;
+}
+
+export interface ReturnStore {
+  /**
+   * Under the payment's row lock (`for update`: two returns of one payment are decided one after
+   * the other): the payment is the company's and ASSIGNED, it has fewer than the maximum returns,
+   * and the amounts of its returns that are not FAILED plus this one stay within its gross. Then the
+   * return in RESERVING with its history row. Nothing is written on a refusal.
+   */
+  insert(r: NewReturn): Promise<ReturnRecord | ReturnRefusal>;
+  /** The saga's compare-and-set (state + history + event, one transaction); undefined when it was not in `from`. */
+  transition(t: {
+    id: string;
+    from: readonly ReturnState[];
+    to: ReturnState;
+    reason: string;
+    patch?: ReturnPatch;
+    event?: (r: ReturnRecord) => OutboxEvent;
+  }): Promise<ReturnRecord | undefined>;
+  byId(id: string): Promise<ReturnRecord | undefined>;
+  /** A payment's returns, oldest first. */
+  byDeposit(depositId: string): Promise<ReturnRecord[]>;
+  /** A live return left for an operator: the sweeper no longer runs it. */
+  park(id: string): Promise<void>;
+  /** Live returns whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
+  leaseStale(graceSeconds: number, batch: number): Promise<ReturnRecord[]>;
+}

@@ -1,0 +1,95 @@
+import { PAGE, companyScope, type CheckOptions, type CheckSources, type Offenders } from './report.js';
+
+/** The hold each state of a return allows (services/collect-key domain/return-machine.ts). */
+const HOLD_RULES: Readonly<Record<string, ReadonlyArray<string | null>>> = {
+  // the Reserve may have landed before its transition was written (the next run replays it)
+  RESERVING: [null, 'OPEN'],
+  SENDING: ['OPEN'],
+  RELEASING: ['OPEN'],
+  RETURNED: ['COMMITTED'],
+  FAILED: [null, 'RELEASED'],
+};
+const LIVE = new Set(['RESERVING', 'SENDING', 'RELEASING']);
+
+/**
+ * Part of `inbound`: the returns of credited Bre-B payments (docs/returns.md) against the ledger's holds.
+ * Each return's hold (`collectkey:return:<id>:reserve`) is as its state allows (a live return past
+ * reserving holds it OPEN; RETURNED committed it; FAILED released it or never held); the returns of a
+ * payment that are not FAILED never add up to more than its gross; and every hold the ledger has for a
+ * return belongs to a return collect-key knows (an unknown one would keep the wallet's funds for ever).
+ * A live return owing its step past the sweepers' horizon, not parked, is a violation.
+ */
+export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Offenders, horizon: number): Promise<{ returns: number; live: number }> {
+  const scope = companyScope(o, 2, 'r.company_id');
+  let returns = 0,
+    live = 0,
+    after = '';
+  for (;;) {
+    const page = await s.collectKey.query<{
+      id: string;
+      deposit_id: string;
+      company_id: string;
+      status: string;
+      amount: string;
+      hold_id: string | null;
+      parked: boolean;
+      idle_s: number;
+      gross: string;
+      claimed: string;
+    }>(
+      `select r.id, r.deposit_id, r.company_id, r.status, r.amount::text as amount, r.hold_id::text as hold_id, r.parked,
+              extract(epoch from now() - r.step_at)::int as idle_s, p.amount::text as gross,
+              (select coalesce(sum(o.amount), 0) from collect_key.payment_returns o where o.deposit_id = r.deposit_id and o.status <> 'FAILED')::text as claimed
+         from collect_key.payment_returns r join collect_key.payments p on p.deposit_id = r.deposit_id
+        where r.id > $1${scope.sql} order by r.id limit $2`,
+      [after, PAGE, ...scope.params],
+    );
+    if (page.length === 0) break;
+    after = page[page.length - 1]!.id;
+    returns += page.length;
+    const holds = new Map(
+      (
+        await s.ledger.query<{ key: string; hold_id: string; status: string; amount: string }>(
+          `select p.idempotency_key as key, h.id::text as hold_id, h.status, h.amount::text as amount
+             from ledger.postings p join ledger.holds h on h.id = p.hold_id
+            where p.idempotency_key = any($1::text[]) and p.kind = 'reserve'`,
+          [page.map((r) => `collectkey:return:${r.id}:reserve`)],
+        )
+      ).map((h) => [h.key.slice('collectkey:return:'.length, -':reserve'.length), h]),
+    );
+    for (const r of page) {
+      const say = (what: string) => bad.add(`return ${r.id} of deposit ${r.deposit_id} (company ${r.company_id}) ${r.status}: ${what}`);
+      const hold = holds.get(r.id);
+      const allowed = HOLD_RULES[r.status];
+      if (!allowed) say('unknown state');
+      else if (!allowed.includes(hold?.status ?? null) && !r.parked) say(`has ${hold ? `a ${hold.status} hold` : 'no hold'}`);
+      if (hold && hold.amount !== r.amount) say(`its hold is for ${hold.amount}, not ${r.amount}`);
+      if (hold && r.hold_id && hold.hold_id !== r.hold_id) say(`records hold ${r.hold_id} but its reserve made ${hold.hold_id}`);
+      if (BigInt(r.claimed) > BigInt(r.gross)) say(`the payment's returns add up to ${r.claimed}, more than its gross ${r.gross}`);
+      if (LIVE.has(r.status)) {
+        live++;
+        if (!r.parked && o.settled) say('still owes its money step with nobody running');
+        else if (!r.parked && r.idle_s > horizon) say(`has owed its money step for ${r.idle_s} s, past the sweepers' horizon (${horizon} s)`);
+      }
+    }
+  }
+
+  // Every hold the ledger has for a return is one of collect-key's returns.
+  const hs = companyScope(o, 0, 'h.company_id');
+  const orphans = await s.ledger.query<{ key: string; status: string; company_id: string }>(
+    `select p.idempotency_key as key, h.status, h.company_id from ledger.holds h join ledger.postings p on p.hold_id = h.id and p.kind = 'reserve'
+      where h.return_of is not null${hs.sql}`,
+    hs.params,
+  );
+  for (let i = 0; i < orphans.length; i += PAGE) {
+    const slice = orphans.slice(i, i + PAGE);
+    const ids = slice.map((h) => h.key.replace(/^collectkey:return:/, '').replace(/:reserve$/, ''));
+    const known = new Set(
+      (await s.collectKey.query<{ id: string }>(`select id from collect_key.payment_returns where id = any($1::text[])`, [ids])).map((r) => r.id),
+    );
+    slice.forEach((h, j) => {
+      if (!known.has(ids[j]!)) bad.add(`the ledger's ${h.status} return hold ${h.key} (company ${h.company_id}) belongs to no return collect-key knows`);
+    });
+  }
+  return { returns, live };
+}
