@@ -1,6 +1,7 @@
 import { Database, createLogger } from '@wallet/platform';
 import { createTestDatabase, type TestDatabase } from '@wallet/platform/testing';
 import { SANDBOX_SCHEMA } from '../src/compose.js';
+import { Migration0009SandboxBrebPartialReturns } from '../src/persistence/migrations/0009-sandbox-breb-partial-returns.js';
 import { sandboxMigrations } from '../src/persistence/migrations/index.js';
 
 /** Migration 0009 on a database that 0001-0008 left with returns on the payments (one per payment, migration 0007). */
@@ -13,10 +14,7 @@ describe('migration 0009-sandbox-breb-partial-returns on data of 0007', () => {
   it("copies each payment's return into sandbox.breb_returns (id, amount, time kept); payments never returned have none", async () => {
     tdb = await createTestDatabase('sbx_mig');
     const log = createLogger('sandbox-mig-test', 'silent');
-    const before = sandboxMigrations.slice(
-      0,
-      sandboxMigrations.findIndex((m) => new m().name === '0009-sandbox-breb-partial-returns'),
-    );
+    const before = sandboxMigrations.slice(0, sandboxMigrations.indexOf(Migration0009SandboxBrebPartialReturns));
     const old = await Database.open({ url: tdb.url, schema: SANDBOX_SCHEMA, migrations: before, logger: log, poolMax: 2 });
     expect((await old.migrate()).at(-1)).toBe('0008-sandbox-breb-qr');
     await old.query(`insert into sandbox.breb_registrations (key_value, key_type, holder_name, holder_document, participant_callback_url, anchor_handle)
