@@ -334,7 +334,7 @@ describe('reconcile (one provider report against our books)', () => {
         'breb-inbound',
         report([
           ['brb_in_c', '', 'IN', 5_000, 'RECEIVED'],
-          ['brb_in_b', '', 'OUT', 30_000, 'RETURNED'],
+          ['brb_in_b', 'dep_b', 'OUT', 30_000, 'RETURNED'],
           ['brb_in_a', '', 'IN', 10_000, 'RECEIVED'],
           ['brb_in_b', '', 'IN', 30_000, 'RECEIVED'],
         ]),
@@ -344,6 +344,70 @@ describe('reconcile (one provider report against our books)', () => {
     expect([...sink.byKey.keys()]).toEqual([]);
     expect(r.matched.count).toBe(4);
     expect(r.report.netCents).toBe(r.ours.netCents);
+  });
+
+  it('breb-inbound: two partial returns of one payment (one line each, our_id the return id) match their records; a return missing at the network, or one the network reports that we do not have, is a break about that return only', async () => {
+    const [R1, R2, R3, RX] = ['ret_b1', 'ret_a2', 'ret_c3', 'ret_x9'].map((r) => r.padEnd(28, '0'));
+    const leg = (ourId: string, providerId: string, amount: bigint, status: OurRecord['status'], at: string): OurRecord => ({
+      ourId,
+      providerId,
+      status,
+      amountCents: amount,
+      settledAt: at,
+      direction: status === 'RETURNED' ? 'OUT' : 'IN',
+    });
+    const ours = new ArrayOurRecords(
+      {
+        'breb-inbound': [
+          leg('dep_p', 'brb_in_p', 10_000n, 'ASSIGNED', bog(D, '09:00:00')),
+          leg(R1!, 'brb_in_p', 3_000n, 'RETURNED', bog(D, '11:00:00')),
+          leg(R2!, 'brb_in_p', 2_500n, 'RETURNED', bog(D, '12:00:00')),
+          leg('dep_q', 'brb_in_q', 7_000n, 'ASSIGNED', bog(D, '09:30:00')),
+          leg(R3!, 'brb_in_q', 7_000n, 'RETURNED', bog(D, '13:00:00')),
+          // Returned on an earlier day: the network's line for it today is a value-date break, not one missing in our books.
+          leg('dep_r', 'brb_in_r', 4_000n, 'ASSIGNED', bog(PREV, '09:00:00')),
+          leg(RX!, 'brb_in_r', 1_000n, 'RETURNED', bog(PREV, '10:00:00')),
+        ],
+      },
+      2,
+    );
+    const r = reconciled(
+      await run(
+        'breb-inbound',
+        report([
+          ['brb_in_p', R2!, 'OUT', 2_500, 'RETURNED'],
+          ['brb_in_q', '', 'IN', 7_000, 'RECEIVED'],
+          ['brb_in_p', '', 'IN', 10_000, 'RECEIVED'],
+          ['brb_in_p', R1!, 'OUT', 3_000, 'RETURNED'],
+          // R3 (brb_in_q's return) is not in the report; a return of brb_in_p we never made is.
+          ['brb_in_p', 'ret_unknown', 'OUT', 500, 'RETURNED'],
+          ['brb_in_r', RX!, 'OUT', 1_000, 'RETURNED'],
+        ]),
+        ours,
+        { lookupBatch: 1 },
+      ),
+    );
+    expect(r.matched.count).toBe(4); // two payments, two returns of brb_in_p
+    expect(r.ours.count).toBe(5);
+    expect(sink.keys()).toEqual(
+      [
+        `breb-inbound:${D}:missing_at_provider:brb_in_q:return:${R3}`,
+        `breb-inbound:${D}:missing_in_our_books:brb_in_p:return:ret_unknown`,
+        `breb-inbound:${D}:value_date_mismatch:brb_in_r:return:${RX}`,
+      ].sort(),
+    );
+    expect(sink.byKey.get(`breb-inbound:${D}:missing_at_provider:brb_in_q:return:${R3}`)).toMatchObject({
+      ourId: R3,
+      providerId: 'brb_in_q',
+      ours: { status: 'RETURNED', amountCents: 7_000n },
+      differenceCents: -7_000n,
+    });
+    expect(sink.byKey.get(`breb-inbound:${D}:missing_in_our_books:brb_in_p:return:ret_unknown`)).toMatchObject({
+      ourId: 'ret_unknown',
+      providerId: 'brb_in_p',
+      differenceCents: 500n,
+    });
+    expect(sink.byKey.get(`breb-inbound:${D}:value_date_mismatch:brb_in_r:return:${RX}`)).toMatchObject({ ourId: RX, differenceCents: 0n });
   });
 });
 

@@ -344,31 +344,109 @@ describe('Bre-B collect keys: participant registrations and inbound payments', (
     expect(bad!.body).toMatchObject({ status: 'FAILED', errorMessage: 'El anchorHandle no corresponde a la llave de destino' });
   });
 
-  it('a participant returns an inbound payment (issue 35): once per payment, idempotent by returnId; the breb-inbound report carries RECEIVED (IN) and RETURNED (OUT)', async () => {
-    const key = alias('ret');
-    await register(key, 'ret');
-    const r = await pay(key, { amountCents: 43_210 });
+  const ret = (body: Record<string, unknown>) => call('POST', '/breb/network/returns', body);
+  const bogotaToday = () => new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10); // Bogotá (UTC-5)
+  /** The breb-inbound report's lines of one payment: provider_id … status. */
+  const reportLines = async (ptid: string) =>
+    String((await call('GET', `/sandbox/reports/breb-inbound/${bogotaToday()}.csv`)).body)
+      .split('\r\n')
+      .filter((l) => l.startsWith(`${ptid},`))
+      .map((l) => l.split(',').slice(0, 6).join(','));
+  const paid = async (label: string, amountCents: number) => {
+    const key = alias(label);
+    await register(key, label);
+    const r = await pay(key, { amountCents });
     expect(r.status).toBe(202);
-    const ptid = String((r.body as Record<string, unknown>).providerTransferId);
-    const ret = (body: Record<string, unknown>) => call('POST', '/breb/network/returns', body);
+    return String((r.body as Record<string, unknown>).providerTransferId);
+  };
+
+  it('a participant returns an inbound payment in full (issue 35), idempotent by returnId; the breb-inbound report carries RECEIVED (IN) and RETURNED (OUT, our_id the returnId)', async () => {
+    const ptid = await paid('ret', 43_210);
     expect((await ret({ returnId: 'ret-x', providerTransferId: 'brb_in_unknown', amountCents: 1 })).status).toBe(404);
-    expect((await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_000 })).status).toBe(400);
-    const first = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    const first = await ret({ returnId: `ret-1-${ptid}`, providerTransferId: ptid, amountCents: 43_210 });
     expect(first.status).toBe(201);
-    expect(first.body).toEqual({ returnId: 'ret-1', providerTransferId: ptid, status: 'RETURNED', returnedAt: expect.stringMatching(/Z$/) });
-    const again = await ret({ returnId: 'ret-1', providerTransferId: ptid, amountCents: 43_210 });
+    expect(first.body).toEqual({ returnId: `ret-1-${ptid}`, providerTransferId: ptid, status: 'RETURNED', returnedAt: expect.stringMatching(/Z$/) });
+    const again = await ret({ returnId: `ret-1-${ptid}`, providerTransferId: ptid, amountCents: 43_210 });
     expect([again.status, again.headers.get('idempotent-replayed'), (again.body as Record<string, unknown>).returnedAt]).toEqual([
       200,
       'true',
       (first.body as Record<string, unknown>).returnedAt,
     ]);
-    expect(await ret({ returnId: 'ret-2', providerTransferId: ptid, amountCents: 43_210 })).toMatchObject({ status: 409, body: { error: 'ALREADY_RETURNED' } });
+    // Nothing is left to return.
+    expect(await ret({ returnId: `ret-2-${ptid}`, providerTransferId: ptid, amountCents: 1 })).toMatchObject({
+      status: 409,
+      body: { error: 'RETURN_EXCEEDS_PAYMENT', details: { remainingCents: 0 } },
+    });
+    expect(await reportLines(ptid)).toEqual([`${ptid},,IN,43210,0,RECEIVED`, `${ptid},ret-1-${ptid},OUT,43210,0,RETURNED`]);
+  });
 
-    const day = new Date(Date.now() - 5 * 3600_000).toISOString().slice(0, 10); // Bogotá (UTC-5)
-    const report = await call('GET', `/sandbox/reports/breb-inbound/${day}.csv`);
-    const lines = String(report.body)
-      .split('\r\n')
-      .filter((l) => l.startsWith(`${ptid},`));
-    expect(lines.map((l) => l.split(',').slice(0, 6).join(','))).toEqual([`${ptid},,IN,43210,0,RECEIVED`, `${ptid},,OUT,43210,0,RETURNED`]);
+  it('returns a payment in parts, several times, up to its amount: replays, other terms under a used returnId (409 ALREADY_RETURNED), past the amount (409 RETURN_EXCEEDS_PAYMENT); one report line per return', async () => {
+    const ptid = await paid('parts', 10_000);
+    const other = await paid('parts-other', 5_000);
+    const id = (n: number) => `ret_${n}_${ptid.slice(-12)}`;
+    const a = await ret({ returnId: id(1), providerTransferId: ptid, amountCents: 3_000 });
+    expect([a.status, a.headers.get('idempotent-replayed')]).toEqual([201, null]);
+    const b = await ret({ returnId: id(2), providerTransferId: ptid, amountCents: 2_500 });
+    expect(b.status).toBe(201);
+    // A replay of the first (same payment, same amount) after the second: the same return.
+    const replay = await ret({ returnId: id(1), providerTransferId: ptid, amountCents: 3_000 });
+    expect([replay.status, replay.headers.get('idempotent-replayed'), replay.body]).toEqual([200, 'true', a.body]);
+    // The same returnId with another amount, or for another payment: a conflict, nothing recorded.
+    const conflict = await ret({ returnId: id(1), providerTransferId: ptid, amountCents: 3_001 });
+    expect([conflict.status, (conflict.body as Record<string, unknown>).error]).toEqual([409, 'ALREADY_RETURNED']);
+    expect(String((conflict.body as Record<string, unknown>).message)).toMatch(/returnId/);
+    expect(await ret({ returnId: id(2), providerTransferId: other, amountCents: 2_500 })).toMatchObject({ status: 409, body: { error: 'ALREADY_RETURNED' } });
+    // 4,500 left: 4,501 is too much (a Spanish message naming what is left), nothing recorded; 4,500 passes.
+    const over = await ret({ returnId: id(3), providerTransferId: ptid, amountCents: 4_501 });
+    expect(over).toMatchObject({ status: 409, body: { error: 'RETURN_EXCEEDS_PAYMENT', details: { remainingCents: 4_500 } } });
+    expect(String((over.body as Record<string, unknown>).message)).toContain('quedan 4500 centavos');
+    expect((await ret({ returnId: id(3), providerTransferId: ptid, amountCents: 4_500 })).status).toBe(201);
+    expect(await ret({ returnId: id(4), providerTransferId: ptid, amountCents: 1 })).toMatchObject({ status: 409, body: { error: 'RETURN_EXCEEDS_PAYMENT' } });
+    // More than the payment at once; 0 is no amount.
+    expect(await ret({ returnId: id(5), providerTransferId: other, amountCents: 5_001 })).toMatchObject({
+      status: 409,
+      body: { error: 'RETURN_EXCEEDS_PAYMENT' },
+    });
+    expect((await ret({ returnId: id(5), providerTransferId: other, amountCents: 0 })).status).toBe(400);
+
+    const lines = await reportLines(ptid);
+    expect(lines[0]).toBe(`${ptid},,IN,10000,0,RECEIVED`);
+    expect(lines.slice(1).sort()).toEqual([
+      `${ptid},${id(1)},OUT,3000,0,RETURNED`,
+      `${ptid},${id(2)},OUT,2500,0,RETURNED`,
+      `${ptid},${id(3)},OUT,4500,0,RETURNED`,
+    ]);
+    expect(await reportLines(other)).toEqual([`${other},,IN,5000,0,RECEIVED`]);
+  });
+
+  it("two returns racing for the last peso of a payment: exactly one wins (the sum is decided under the payment's row lock)", async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const ptid = await paid(`race${round}`, 10_000);
+      expect((await ret({ returnId: `race-a-${ptid}`, providerTransferId: ptid, amountCents: 9_999 })).status).toBe(201);
+      const racing = await Promise.all(['b', 'c'].map((x) => ret({ returnId: `race-${x}-${ptid}`, providerTransferId: ptid, amountCents: 1 })));
+      expect(racing.map((r) => r.status).sort()).toEqual([201, 409]);
+      expect(racing.find((r) => r.status === 409)!.body).toMatchObject({ error: 'RETURN_EXCEEDS_PAYMENT', details: { remainingCents: 0 } });
+      // And the same returnId twice at once: one return, the other answer its replay.
+      const twin = await paid(`twin${round}`, 10_000);
+      const same = await Promise.all([0, 1].map(() => ret({ returnId: `twin-${twin}`, providerTransferId: twin, amountCents: 10_000 })));
+      expect(same.map((r) => r.status).sort()).toEqual([200, 201]);
+      expect(new Set(same.map((r) => (r.body as Record<string, unknown>).returnedAt)).size).toBe(1);
+      expect((await reportLines(twin)).filter((l) => l.includes(',OUT,'))).toEqual([`${twin},twin-${twin},OUT,10000,0,RETURNED`]);
+    }
+  });
+
+  it('answers 503 while the Bre-B rail is down, recording nothing', async () => {
+    const ptid = await paid('ret-down', 1_000);
+    await call('POST', '/sandbox/faults', { brebRail: 'down' });
+    try {
+      expect(await ret({ returnId: `down-${ptid}`, providerTransferId: ptid, amountCents: 1_000 })).toMatchObject({
+        status: 503,
+        body: { error: 'SERVICE_UNAVAILABLE' },
+      });
+    } finally {
+      await call('POST', '/sandbox/faults', { brebRail: 'up' });
+    }
+    expect(await reportLines(ptid)).toEqual([`${ptid},,IN,1000,0,RECEIVED`]);
+    expect((await ret({ returnId: `down-${ptid}`, providerTransferId: ptid, amountCents: 1_000 })).status).toBe(201);
   });
 });

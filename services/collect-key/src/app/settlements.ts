@@ -8,13 +8,22 @@ import { AppError, checkFindIds, checkSettlementDate, settlementBatchSize } from
  * hold still owed, parked for an operator, or refused by the ledger: CREDITING, HOLDING,
  * CREDIT_REFUSED) is PENDING: never listed as a settled record of its day, and `find` returns it
  * PENDING without a settlement time, so the network's line for it is a status break until it is final.
- * A payment returned to the payer has a second record, its return leg (RETURNED, OUT), on the day of
- * the return (the network's report has a RETURNED line for it); the reconciliation keys it apart.
+ * Each return of a payment to its payer is a record of its own, a return leg (RETURNED, OUT), on the
+ * day of the return (the network's report has one RETURNED line per return, its our_id the return's
+ * id): the full return of a held payment (`payments.returned_at`, its return id the deposit id), and
+ * the returns of a credited payment, all or part of it, any number of them (`payment_returns`, id
+ * `ret_…`). The reconciliation keys each apart by (provider id, OUT, return id).
  */
 export interface InboundSettlement {
   depositId: string;
   providerTransferId: string;
-  /** IN (the payment): ASSIGNED, UNASSIGNED or PENDING; OUT (its return to the payer): RETURNED. */
+  /**
+   * OUT legs only: the return's id, as the network echoes it (the report line's our_id): the deposit
+   * id for the full return of a held payment, `ret_…` for a return of a credited payment. The
+   * settlements contract's `our_id` of an OUT leg on breb-inbound carries it (grpc mapping).
+   */
+  returnId?: string;
+  /** IN (the payment): ASSIGNED, UNASSIGNED or PENDING; OUT (a return to the payer): RETURNED, or PENDING while in flight (find only). */
   status: 'ASSIGNED' | 'UNASSIGNED' | 'PENDING' | 'RETURNED';
   direction: 'IN' | 'OUT';
   amountCents: bigint;
@@ -28,19 +37,35 @@ export interface InboundSettlement {
   traceparent?: string;
 }
 
+/** Where a page of return legs starts: after this (provider id, return id), collate "C". */
+export interface ReturnCursor {
+  providerTransferId: string;
+  returnId: string;
+}
+
 export interface InboundSettlementReader {
   /** The day's settled (final) payments with provider id > `afterId` (collate "C"), in that order, at most `limit`. */
   settledPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]>;
-  /** The day's return legs, the same shape. */
-  returnsPage(date: string, afterId: string | null, limit: number): Promise<InboundSettlement[]>;
-  /** Payments of any day with these provider ids (PENDING ones included), each with its return leg if any. */
+  /**
+   * The day's return legs (RETURNED: both kinds of return) after `after`, in (provider id, return id)
+   * collate "C" order, at most `limit`; each with its `returnId`.
+   */
+  returnsPage(date: string, after: ReturnCursor | null, limit: number): Promise<InboundSettlement[]>;
+  /**
+   * Payments of any day with these provider ids (PENDING ones included), each with its return legs:
+   * the returned ones, and those in flight at the network (PENDING OUT, a step owed).
+   */
   find(providerIds: readonly string[]): Promise<InboundSettlement[]>;
 }
 
-/** `x` sorts before `y` in the reconciliation's key order (provider id, then IN before OUT). */
+/**
+ * `x` sorts before `y` in the reconciliation's key order: provider id, then IN before OUT, then the
+ * return id (code units: collate "C" for these ASCII ids).
+ */
 function before(x: InboundSettlement, y: InboundSettlement): boolean {
   if (x.providerTransferId !== y.providerTransferId) return x.providerTransferId < y.providerTransferId;
-  return x.direction === 'IN' && y.direction === 'OUT';
+  if (x.direction !== y.direction) return x.direction === 'IN';
+  return (x.returnId ?? '') < (y.returnId ?? '');
 }
 
 function checkRail(rail: string): void {
@@ -52,15 +77,18 @@ export class InboundSettlements {
 
   /**
    * The day's records in the reconciliation's key order (provider id in code-unit order = collate "C";
-   * a payment's IN leg before its OUT leg), `batchSize` per batch: two keyset streams (payments
-   * received that day, returns made that day) merged, one page of each in memory at a time.
+   * a payment's IN leg before its OUT legs, these by return id), `batchSize` per batch: two keyset
+   * streams (payments received that day, returns made that day) merged, one page of each in memory at a time.
    */
   async *list(rail: string, date: string, batchSize = 0): AsyncGenerator<InboundSettlement[]> {
     checkRail(rail);
     checkSettlementDate(date);
     const limit = settlementBatchSize(batchSize);
-    const ins = this.pages((after) => this.reader.settledPage(date, after, limit), limit);
-    const outs = this.pages((after) => this.reader.returnsPage(date, after, limit), limit);
+    const ins = this.pages((last) => this.reader.settledPage(date, last?.providerTransferId ?? null, limit), limit);
+    const outs = this.pages(
+      (last) => this.reader.returnsPage(date, last ? { providerTransferId: last.providerTransferId, returnId: last.returnId ?? '' } : null, limit),
+      limit,
+    );
     let a = await ins.next();
     let b = await outs.next();
     let batch: InboundSettlement[] = [];
@@ -81,13 +109,14 @@ export class InboundSettlements {
     if (batch.length > 0) yield batch;
   }
 
-  private async *pages(page: (after: string | null) => Promise<InboundSettlement[]>, limit: number): AsyncGenerator<InboundSettlement> {
-    let after: string | null = null;
+  /** A keyset stream: each page starts after the last record of the one before. */
+  private async *pages(page: (last: InboundSettlement | null) => Promise<InboundSettlement[]>, limit: number): AsyncGenerator<InboundSettlement> {
+    let last: InboundSettlement | null = null;
     for (;;) {
-      const rows = await page(after);
+      const rows = await page(last);
       yield* rows;
       if (rows.length < limit) return;
-      after = rows[rows.length - 1]!.providerTransferId;
+      last = rows[rows.length - 1]!;
     }
   }
 

@@ -115,7 +115,9 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
 
 function settlementToProto(p: InboundSettlement): settlementsV1.Settlement {
   return {
-    ourId: p.depositId,
+    // breb-inbound: the deposit id on the payment leg (IN); on a return leg (OUT) the return's id, which the
+    // network's report echoes as the RETURNED line's our_id (one line per return: the reconciliation keys by it).
+    ourId: p.direction === 'OUT' && p.returnId ? p.returnId : p.depositId,
     providerId: p.providerTransferId,
     status: p.status,
     direction: p.direction,

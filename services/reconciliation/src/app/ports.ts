@@ -26,7 +26,8 @@ export interface OurRecords {
   /**
    * Every record of ours whose settlement falls on `date` (Bogotá) for `rail`, in strictly
    * ascending key order (domain/matching.ts "Keys": the id `collate "C"`, then for pse the
-   * payment before the reversal), in batches. A server-streamed RPC over an ordered query.
+   * payment before the reversal, for breb-inbound the payment before its returns, these by return
+   * id `collate "C"`), in batches. A server-streamed RPC over an ordered query.
    */
   settled(rail: ReportRail, date: string): AsyncIterable<readonly OurRecord[]>;
   /**

@@ -5,10 +5,12 @@ import {
   OurRecordError,
   SHOWN_DUPLICATES,
   breakKey,
+  isReturnBreak,
   lineKey,
   lookupIdOf,
   pairFaults,
   recordKey,
+  returnIdOfKey,
   type OurRecord,
 } from './matching.js';
 import type { ReportLine, ReportRail } from './report.js';
@@ -183,23 +185,62 @@ describe('a key group', () => {
     expect(recordKey('pse', ours({ ourId: 'dep_1', status: 'PENDING', settledAt: null }))).toBe(lineKey('pse', 'pse_1', 'dep_1', 'IN'));
   });
 
-  it('an inbound Bre-B payment returned to the payer: its RETURNED (OUT) line is a second key, matched by our RETURNED record; the RECEIVED line by the payment', () => {
+  it('an inbound Bre-B payment returned to the payer: each RETURNED (OUT) line is a key of its own (the return id, its our_id), matched by our RETURNED record of that return; the RECEIVED line by the payment', () => {
     const received = ours({ ourId: 'dep_7', providerId: 'brb_in_7', status: 'UNASSIGNED' });
+    // The full return of a held payment: its id is the deposit id.
     const returned = ours({ ourId: 'dep_7', providerId: 'brb_in_7', status: 'RETURNED' });
     const inLine = line({ providerId: 'brb_in_7', ourId: '', direction: 'IN', status: 'RECEIVED' });
-    const outLine = line({ providerId: 'brb_in_7', ourId: '', direction: 'OUT', status: 'RETURNED' });
+    const outLine = line({ providerId: 'brb_in_7', ourId: 'dep_7', direction: 'OUT', status: 'RETURNED' });
     expect(recordKey('breb-inbound', received)).toBe(lineKey('breb-inbound', 'brb_in_7', '', 'IN'));
-    expect(recordKey('breb-inbound', returned)).toBe(lineKey('breb-inbound', 'brb_in_7', '', 'OUT'));
+    expect(recordKey('breb-inbound', returned)).toBe(lineKey('breb-inbound', 'brb_in_7', 'dep_7', 'OUT'));
     expect(recordKey('breb-inbound', received) < recordKey('breb-inbound', returned)).toBe(true);
     expect(lookupIdOf(recordKey('breb-inbound', returned))).toBe('brb_in_7');
+    expect(returnIdOfKey('breb-inbound', recordKey('breb-inbound', returned))).toBe('dep_7');
+    expect(returnIdOfKey('breb-inbound', recordKey('breb-inbound', received))).toBeUndefined();
     expect(group('breb-inbound', received, [inLine]).breaks).toEqual([]);
     expect(group('breb-inbound', returned, [outLine]).breaks).toEqual([]);
-    // A RETURNED line with no return on our side is a break, never the payment's match.
-    expect(group('breb-inbound', undefined, [outLine]).breaks.map((b) => [b.kind, b.key])).toEqual([
-      ['missing_in_our_books', `breb-inbound:${D}:missing_in_our_books:brb_in_7:return`],
+    // A RETURNED line with no return on our side is a break, never the payment's match; keyed by the provider id and the return id.
+    const missing = group('breb-inbound', undefined, [outLine]).breaks;
+    expect(missing.map((b) => [b.kind, b.key, b.ourId])).toEqual([
+      ['missing_in_our_books', `breb-inbound:${D}:missing_in_our_books:brb_in_7:return:dep_7`, 'dep_7'],
     ]);
+    expect(isReturnBreak(missing[0]!)).toBe(true);
+    // A RETURNED line without a return id meets no record of ours.
+    const bare = line({ providerId: 'brb_in_7', ourId: null, direction: 'OUT', status: 'RETURNED' });
+    expect(lineKey('breb-inbound', 'brb_in_7', null, 'OUT')).not.toBe(recordKey('breb-inbound', returned));
+    expect(group('breb-inbound', undefined, [bare]).breaks.map((b) => b.key)).toEqual([`breb-inbound:${D}:missing_in_our_books:brb_in_7:return`]);
     // The payment leg keeps the plain break key it always had.
-    expect(group('breb-inbound', undefined, [inLine]).breaks.map((b) => b.key)).toEqual([`breb-inbound:${D}:missing_in_our_books:brb_in_7`]);
+    const paymentBreak = group('breb-inbound', undefined, [inLine]).breaks;
+    expect(paymentBreak.map((b) => b.key)).toEqual([`breb-inbound:${D}:missing_in_our_books:brb_in_7`]);
+    expect(isReturnBreak(paymentBreak[0]!)).toBe(false);
+  });
+
+  it('several partial returns of one payment: one key each, in (provider id, IN before OUT, return id collate "C") order; a missing one is a break of its own', () => {
+    const pay = ours({ ourId: 'dep_8', providerId: 'brb_in_8', status: 'ASSIGNED', amountCents: 10_000n });
+    const r1 = ours({ ourId: 'ret_aaaaaaaaaaaaaaaaaaaaaaaa', providerId: 'brb_in_8', status: 'RETURNED', amountCents: 3_000n });
+    const r2 = ours({ ourId: 'ret_bbbbbbbbbbbbbbbbbbbbbbbb', providerId: 'brb_in_8', status: 'RETURNED', amountCents: 2_000n });
+    const next = ours({ ourId: 'dep_9', providerId: 'brb_in_8a', status: 'ASSIGNED' });
+    const keys = [pay, r1, r2, next].map((r) => recordKey('breb-inbound', r));
+    expect([...keys].sort()).toEqual(keys);
+    expect(new Set(keys).size).toBe(4);
+    const l1 = line({ providerId: 'brb_in_8', ourId: r1.ourId, direction: 'OUT', status: 'RETURNED', amountCents: 3_000n });
+    const l2 = line({ providerId: 'brb_in_8', ourId: r2.ourId, direction: 'OUT', status: 'RETURNED', amountCents: 2_000n });
+    expect(lineKey('breb-inbound', l1.providerId, l1.ourId, 'OUT')).toBe(keys[1]);
+    expect(lineKey('breb-inbound', l2.providerId, l2.ourId, 'OUT')).toBe(keys[2]);
+    expect(group('breb-inbound', r1, [l1]).breaks).toEqual([]);
+    expect(group('breb-inbound', r2, [l2]).breaks).toEqual([]);
+    // The second return missing at the network: a break about that return only.
+    const gone = group('breb-inbound', r2, []).breaks;
+    expect(gone.map((b) => [b.kind, b.key, b.ourId, b.providerId, b.differenceCents])).toEqual([
+      ['missing_at_provider', `breb-inbound:${D}:missing_at_provider:brb_in_8:return:${r2.ourId}`, r2.ourId, 'brb_in_8', -2_000n],
+    ]);
+    // Another amount on the first: its own amount break, apart from the second's.
+    expect(group('breb-inbound', r1, [{ ...l1, amountCents: 3_100n }]).breaks.map((b) => b.key)).toEqual([
+      `breb-inbound:${D}:amount_mismatch:brb_in_8:return:${r1.ourId}`,
+    ]);
+    // A return in flight (PENDING OUT) keys as its return.
+    expect(recordKey('breb-inbound', { ...r2, status: 'PENDING', direction: 'OUT', settledAt: null })).toBe(keys[2]);
+    expect(() => recordKey('breb-inbound', { ...r2, ourId: '' })).toThrow(OurRecordError);
   });
 
   it("an inbound Bre-B payment not final on our side (collect-key reports it PENDING): the network's RECEIVED line is a status break, keyed by the network's id", () => {
@@ -252,5 +293,7 @@ describe('a key group', () => {
   it('break keys are <rail>:<date>:<kind>:<ref>[:leg]', () => {
     expect(breakKey('ach', D, 'amount_mismatch', 'ach_1', 'OUT')).toBe(`ach:${D}:amount_mismatch:ach_1`);
     expect(breakKey('pse', D, 'duplicate', 'pse_1', 'IN')).toBe(`pse:${D}:duplicate:pse_1:payment`);
+    expect(breakKey('breb-inbound', D, 'duplicate', 'brb_in_1', 'IN')).toBe(`breb-inbound:${D}:duplicate:brb_in_1`);
+    expect(breakKey('breb-inbound', D, 'duplicate', 'brb_in_1', 'OUT', 'ret_1')).toBe(`breb-inbound:${D}:duplicate:brb_in_1:return:ret_1`);
   });
 });

@@ -9,10 +9,15 @@ import { bogotaDate, type Direction, type ProviderStatus, type ReportLine, type 
  * One settlement of ours, as the owning service reports it (transfer for breb/ach, pse-deposit
  * for pse, collect-key for breb-inbound): one record per line we expect in the provider's report.
  * A PSE deposit paid and then reversed is two records, its payment and its reversal, each on the
- * day it happened.
+ * day it happened. An inbound Bre-B payment is its payment (IN) and one record per return of all or
+ * part of it to the payer (OUT), each on the day it happened.
  */
 export interface OurRecord {
-  /** transactionId (breb, ach), depositId (pse, breb-inbound). */
+  /**
+   * transactionId (breb, ach), depositId (pse, breb-inbound's payment leg). On breb-inbound's return
+   * legs (OUT) the return's id (`ret_…`; the deposit id for the one full return of a held payment),
+   * which the network echoes as the line's our_id: the settlements contract's `our_id` carries it.
+   */
   ourId: string;
   /** The provider's id as we recorded it (required for breb-inbound, the key there). */
   providerId: string | null;
@@ -101,13 +106,17 @@ export function expectationOf(rail: ReportRail, r: OurRecord): Expectation {
 // network has no id of ours). A PSE deposit has up to two lines, its payment (IN) and its
 // reversal (OUT): there the direction is part of the key, so each key expects exactly one line.
 // So has an inbound Bre-B payment returned to the payer: its RECEIVED line (IN) and its RETURNED
-// line (OUT), keyed by the provider id + SEP + the direction.
+// lines (OUT), keyed by the provider id + SEP + the direction, and on OUT + SEP + the return id (the
+// line's our_id, our record's ourId): a payment may be returned several times, in parts, and each
+// return is a line of its own.
 //
 // Keys are compared as JavaScript strings (UTF-16 code units: for the ASCII ids of every rail, the
 // byte order of PostgreSQL's `collate "C"`). SEP (U+0000) sorts before every id character, so
 // "dep_1" + SEP + "IN" sorts where "dep_1" does among ids: records ordered by (id collate "C",
-// direction IN before OUT) are in key order. A line that carries no id of ours gets a key that can
-// never be one of ours (U+0001 + its provider id), so it meets no record and stays unidentified.
+// direction IN before OUT, then on breb-inbound the return id collate "C") are in key order. A line
+// that carries no id of ours gets a key that can never be one of ours (U+0001 + its provider id), so
+// it meets no record and stays unidentified; on breb-inbound a RETURNED line without a return id
+// keys as the return "" (no record of ours has an empty id), so it meets none either.
 
 const SEP = '\u0000';
 const UNIDENTIFIED = '\u0001';
@@ -115,9 +124,10 @@ const CONTROL = /[\u0000-\u001f]/;
 
 /** The key of a line, from its provider id, our id ('' or null: none) and direction. */
 export function lineKey(rail: ReportRail, providerId: string, ourId: string | null, direction: string): string {
-  // An inbound payment's return is its second line (OUT): the direction is part of its key, as for
-  // PSE's reversal (on both legs: a key is never a prefix of another, which the line sorter relies on).
-  if (rail === 'breb-inbound') return `${providerId}${SEP}${direction}`;
+  // An inbound payment's returns are lines of their own (OUT): the direction is part of the key, as
+  // for PSE's reversal (on both legs: a key is never a prefix of another followed by a separator,
+  // which the line sorter relies on), and on OUT the return's id.
+  if (rail === 'breb-inbound') return direction === 'OUT' ? `${providerId}${SEP}OUT${SEP}${ourId ?? ''}` : `${providerId}${SEP}${direction}`;
   if (!ourId) return rail === 'pse' ? `${UNIDENTIFIED}${providerId}${SEP}${direction}` : `${UNIDENTIFIED}${providerId}`;
   return rail === 'pse' ? `${ourId}${SEP}${direction}` : ourId;
 }
@@ -128,7 +138,19 @@ export function recordKey(rail: ReportRail, r: OurRecord): string {
   const expected = expectationOf(rail, r); // a status the report never carries is the owning service's error, found here
   // A leg still owed on our side (PENDING) says which leg it is: a reversal or a return in flight is the OUT leg (only booked legs are settled).
   const direction = r.status === 'PENDING' && (r.direction === 'IN' || r.direction === 'OUT') ? r.direction : expected.direction;
+  if (rail === 'breb-inbound' && direction === 'OUT') {
+    // A return leg: keyed by the return's id too (several returns of one payment).
+    if (!r.ourId || CONTROL.test(r.ourId)) throw new OurRecordError(`${rail}: the return of ${id} has no usable return id`);
+    return `${id}${SEP}OUT${SEP}${r.ourId}`;
+  }
   return rail === 'pse' || rail === 'breb-inbound' ? `${id}${SEP}${direction}` : id;
+}
+
+/** The return id in a breb-inbound return leg's key ('' for a line without one), or undefined for any other key. */
+export function returnIdOfKey(rail: ReportRail, key: string): string | undefined {
+  if (rail !== 'breb-inbound') return undefined;
+  const parts = key.split(SEP);
+  return parts.length === 3 && parts[1] === 'OUT' ? parts[2] : undefined;
 }
 
 /** The id to look our records up by (OurRecords.find), or null for a line that carries none. */
@@ -159,8 +181,10 @@ export type TheirsView = ReportLine;
 /**
  * A difference between the provider's report of (rail, date) and our books. `key` is deterministic
  * (`<rail>:<date>:<kind>:<providerId, or ourId when no line is involved>`, plus `:payment` or
- * `:reversal` on pse, whose two legs share both ids), so reconciling the same report again finds
- * the same keys and a sink that keeps them opens nothing new.
+ * `:reversal` on pse, whose two legs share both ids; on breb-inbound a return leg is
+ * `<rail>:<date>:<kind>:<providerId>:return:<return id>`, the return id omitted for a RETURNED line
+ * that carries none), so reconciling the same report again finds the same keys and a sink that keeps
+ * them opens nothing new. On a breb-inbound return leg `ourId` is the return's id.
  */
 export interface Break {
   key: string;
@@ -239,14 +263,25 @@ function oursView(r: OurRecord): OursView {
   };
 }
 
-function legSuffix(rail: ReportRail, direction: Direction): string {
+function legSuffix(rail: ReportRail, direction: Direction, returnId: string | undefined): string {
   if (rail === 'pse') return direction === 'IN' ? ':payment' : ':reversal';
-  // An inbound payment's return leg; its payment leg keeps the plain key it always had.
-  return rail === 'breb-inbound' && direction === 'OUT' ? ':return' : '';
+  // An inbound payment's return leg, one per return; its payment leg keeps the plain key it always had.
+  if (rail === 'breb-inbound' && direction === 'OUT') return returnId ? `:return:${returnId}` : ':return';
+  return '';
 }
 
-export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: string, direction: Direction): string {
-  return `${rail}:${date}:${kind}:${ref}${legSuffix(rail, direction)}`;
+/** `returnId`: on a breb-inbound return leg (OUT), the return's id (the ref is then the provider id). */
+export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: string, direction: Direction, returnId?: string): string {
+  return `${rail}:${date}:${kind}:${ref}${legSuffix(rail, direction, returnId)}`;
+}
+
+/**
+ * Whether a breb-inbound break is about a return leg (OUT), from its key and its `ourId` (the return's
+ * id: `…:return:<ourId>`; a RETURNED line without a return id, or a break kept from before returns
+ * had ids, ends in `:return`).
+ */
+export function isReturnBreak(b: { rail: ReportRail; key: string; ourId?: string | null | undefined }): boolean {
+  return b.rail === 'breb-inbound' && (b.key.endsWith(':return') || (!!b.ourId && b.key.endsWith(`:return:${b.ourId}`)));
 }
 
 /** What differs between one of our records and the line paired with it (none: they match). */
@@ -328,13 +363,16 @@ export class KeyGroup {
 
   settle(): GroupOutcome {
     const { rail, date, ours, best } = this;
+    const returnId = returnIdOfKey(rail, this.key);
     const breaks: Break[] = [];
     const difference = this.theirsEffect - (ours ? effectOfRecord(rail, ours) : 0n);
     if (best === undefined) {
       if (!ours) return { matched: null, breaks };
       const dir = expectationOf(rail, ours).direction;
+      // A return leg is named by its payment's provider id and its own id; every other by our id.
+      const ref = returnId !== undefined && ours.providerId ? ours.providerId : ours.ourId;
       breaks.push({
-        key: breakKey(rail, date, 'missing_at_provider', ours.ourId, dir),
+        key: breakKey(rail, date, 'missing_at_provider', ref, dir, returnId),
         kind: 'missing_at_provider',
         rail,
         date,
@@ -349,7 +387,7 @@ export class KeyGroup {
     let matched: GroupOutcome['matched'] = null;
     if (!ours) {
       breaks.push({
-        key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction),
+        key: breakKey(rail, date, 'missing_in_our_books', best.providerId, best.direction, returnId),
         kind: 'missing_in_our_books',
         rail,
         date,
@@ -361,7 +399,7 @@ export class KeyGroup {
       const faults = pairFaults(rail, ours, best);
       for (const kind of faults) {
         breaks.push({
-          key: breakKey(rail, date, kind, best.providerId, best.direction),
+          key: breakKey(rail, date, kind, best.providerId, best.direction, returnId),
           kind,
           rail,
           date,
@@ -375,7 +413,7 @@ export class KeyGroup {
     }
     if (this.copies > 0) {
       breaks.push({
-        key: breakKey(rail, date, 'duplicate', best.providerId, best.direction),
+        key: breakKey(rail, date, 'duplicate', best.providerId, best.direction, returnId),
         kind: 'duplicate',
         rail,
         date,

@@ -3,7 +3,7 @@ import { MoneyExceptionsTable, currentTraceparent, externalMovementRef, type Dat
 import { reconciliationEventsV1 } from '@wallet/proto';
 import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
-import type { Break } from '../domain/matching.js';
+import { isReturnBreak, type Break } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
 import { breakToProto, runToProto } from '../app/messages.js';
 
@@ -328,6 +328,13 @@ export class RunStore {
 }
 
 /**
+ * Whether the break (alias `t`) is about a breb-inbound return leg (domain `isReturnBreak`): its key ends
+ * in `:return:<our id>` (our id: the return's id). The full return of a held payment has the deposit id
+ * as its id, like the payment leg: the leg keeps their breaks apart.
+ */
+const RETURN_LEG = (t: string) => `(right(${t}.break_key, length(${t}.our_id) + 8) = ':return:' || ${t}.our_id)`;
+
+/**
  * The breaks' life cycle at the end of a RECONCILED run (in its transaction):
  * - `rerun`: the OPEN breaks of (rail, date) this run did not find again (a corrected report),
  *   with their money exception (OPEN, or RESOLVING for an operator's `rerun`) RESOLVED;
@@ -357,6 +364,7 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
          from later
         where b.rail = $2 and b.kind = 'missing_at_provider' and b.status = 'OPEN' and b.our_id = later.our_id and b.date < later.date
           and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(later.break_key, ':', 5))
+          and ($2 <> 'breb-inbound' or ${RETURN_LEG('b')} = ${RETURN_LEG('later')})
           and not exists (select 1 from reconciliation.money_exceptions e where e.id = b.exception_id and e.status <> 'OPEN')
         returning b.exception_id, later.break_key as by_key)
      update reconciliation.money_exceptions e set status = 'RESOLVED', resolved_at = now(), action = 'superseded', resolved_by = 'reconciliation',
@@ -373,7 +381,8 @@ async function resolveAfterRun(tx: SqlTx, runId: string, rail: string, date: str
         and ((b.rail = $2 and b.date = $3::date and b.last_seen_run_id <> $1)
           or (b.rail = $2 and b.kind = 'missing_at_provider' and b.date < $3::date and exists (
                 select 1 from reconciliation.breaks l where l.last_seen_run_id = $1 and l.kind = 'value_date_mismatch' and l.our_id = b.our_id
-                   and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(l.break_key, ':', 5)))))`,
+                   and ($2 <> 'pse' or split_part(b.break_key, ':', 5) = split_part(l.break_key, ':', 5))
+                   and ($2 <> 'breb-inbound' or ${RETURN_LEG('b')} = ${RETURN_LEG('l')}))))`,
     [runId, rail, date],
   );
 }
@@ -466,12 +475,28 @@ const REOPENED = `(b.status = 'RESOLVED' and b.resolution = 'accept_provider' an
 /** A break seen again takes this run's sides and difference while OPEN or explained, or when it is reopened. */
 const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED})`;
 
-/** The external movement a break is about (the ledger's corrections register name). */
+/**
+ * The external movement a break is about (the ledger's corrections register name). On breb-inbound a
+ * return leg is a movement of its own: one return per payment (the full return of a held payment,
+ * whose id is the deposit id) keeps the name it always had, `breb-inbound:<provider id>:return`; a
+ * return of a credited payment (`ret_…`, one of possibly several, each in part) is
+ * `breb-inbound:<provider id>:<return id>:return` (`returnMovement`), so that each return's break is
+ * corrected once and two returns of one payment never share one correction.
+ */
 export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
   const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
-  const leg =
-    b.rail === 'pse' ? (b.key.endsWith(':reversal') ? 'reversal' : 'payment') : b.rail === 'breb-inbound' && b.key.endsWith(':return') ? 'return' : undefined;
-  return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, leg);
+  if (b.rail === 'pse') return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, b.key.endsWith(':reversal') ? 'reversal' : 'payment');
+  if (isReturnBreak(b) && providerId) return returnMovement(providerId, b.ourId);
+  return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, isReturnBreak(b) ? 'return' : undefined);
+}
+
+/** A return id of a return of a credited payment (collect-key's payment_returns). */
+const RETURN_ID = /^ret_[a-z0-9]{24}$/;
+
+/** The movement of a return to the payer of an inbound Bre-B payment (see `breakMovement`). */
+export function returnMovement(providerId: string, returnId: string | null | undefined): string {
+  const id = returnId && RETURN_ID.test(returnId) ? `${providerId}:${returnId}` : providerId;
+  return externalMovementRef('breb-inbound', { providerId: id }, 'return');
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Holder } from '../domain/holders.js';
 import { InvalidQr, readBrebQr, type BrebQr } from '../domain/emvco-qr.js';
 import { normalizeKeyValue, type KeyType } from '../domain/keys.js';
 import { ProviderError, directoryDown, railDown } from './errors.js';
-import type { FaultSwitches, IncomingRow, KeyRegistry, RegistrationRow } from './ports.js';
+import type { FaultSwitches, IncomingRow, KeyRegistry, RegistrationRow, ReturnRow } from './ports.js';
 
 /** The bank name a participant-registered key shows in the directory (the participant: our product). */
 export const PARTICIPANT_BANK_NAME = 'Wallet';
@@ -97,6 +97,15 @@ export interface QrPaymentRequest {
   payerDocument: string;
   payerBank: string;
 }
+
+export const returnIdTaken = () => new ProviderError(409, 'ALREADY_RETURNED', 'El returnId ya se usó para otra devolución (otro pago o otro valor).');
+export const returnExceedsPayment = (remainingCents: bigint) =>
+  new ProviderError(
+    409,
+    'RETURN_EXCEEDS_PAYMENT',
+    remainingCents > 0n ? `La devolución supera el saldo por devolver del pago (quedan ${remainingCents} centavos).` : 'El pago ya fue devuelto por completo.',
+    { remainingCents: Number(remainingCents) },
+  );
 
 export const qrExpired = () => new ProviderError(422, 'QR_EXPIRED', 'El QR está vencido.');
 
@@ -199,22 +208,40 @@ export class BrebCollect {
   }
 
   /**
-   * A participant returns an inbound payment to the payer (the whole amount): recorded once per
-   * payment under its `returnId`; the same `returnId` again answers the same return (replayed);
-   * another one → 409 ALREADY_RETURNED; an unknown payment → 404; another amount → 400;
-   * `brebRail: down` → 503.
+   * A participant returns all or part of an inbound payment to the payer, as many times as it likes
+   * while the returns' sum stays within the payment's amount. Each return is recorded under the
+   * participant's `returnId`: the same id again with the same payment and amount answers the same
+   * return (replayed); with other terms → 409 ALREADY_RETURNED. A return that would take the sum past
+   * the payment's amount → 409 RETURN_EXCEEDS_PAYMENT; an unknown payment → 404; `brebRail: down` →
+   * 503. Decided under the payment's row lock, so two returns racing for its last peso cannot both pass.
    */
   async returnPayment(r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<{ returnedAt: string; replayed: boolean }> {
     if ((await this.store.fault('brebRail')) === 'down') throw railDown('Bre-B');
-    const p = await this.registrations.findIncoming(r.providerTransferId);
-    if (!p) throw new ProviderError(404, 'TRANSFER_NOT_FOUND', 'No existe un pago entrante con ese providerTransferId.');
-    if (BigInt(p.amountCents) !== r.amountCents) throw new ProviderError(400, 'INVALID_REQUEST', 'La devolución debe ser por el valor total del pago.');
-    const out = await this.registrations.returnIncoming(r.providerTransferId, r.returnId);
-    if (!out || out.returnId !== r.returnId || !out.returnedAt) {
-      throw new ProviderError(409, 'ALREADY_RETURNED', 'El pago ya fue devuelto con otra solicitud.');
+    const sameTerms = (x: ReturnRow) => x.providerTransferId === r.providerTransferId && x.amountCents === r.amountCents;
+    const out = await this.db.tx(async (tx) => {
+      const gross = await this.registrations.lockIncoming(tx, r.providerTransferId);
+      if (gross === undefined) throw new ProviderError(404, 'TRANSFER_NOT_FOUND', 'No existe un pago entrante con ese providerTransferId.');
+      const existing = await this.registrations.findReturn(tx, r.returnId);
+      if (existing) {
+        if (!sameTerms(existing)) throw returnIdTaken();
+        return { row: existing, replayed: true };
+      }
+      const returned = await this.registrations.returnedCents(tx, r.providerTransferId);
+      if (returned + r.amountCents > gross) throw returnExceedsPayment(gross - returned);
+      const row = await this.registrations.insertReturn(tx, r);
+      if (row) return { row, replayed: false };
+      // Another request took the id meanwhile (for another payment: one for this one waits for the lock).
+      const raced = await this.registrations.findReturn(tx, r.returnId);
+      if (!raced || !sameTerms(raced)) throw returnIdTaken();
+      return { row: raced, replayed: true };
+    });
+    if (!out.replayed) {
+      this.log.info(
+        { providerTransferId: r.providerTransferId, returnId: r.returnId, amountCents: r.amountCents.toString() },
+        'Bre-B inbound payment returned to the payer',
+      );
     }
-    if (out.returned) this.log.info({ providerTransferId: r.providerTransferId, returnId: r.returnId }, 'Bre-B inbound payment returned to the payer');
-    return { returnedAt: out.returnedAt, replayed: !out.returned };
+    return { returnedAt: out.row.returnedAt, replayed: out.replayed };
   }
 
   findIncoming(providerTransferId: string): Promise<IncomingRow | undefined> {

@@ -115,12 +115,13 @@ export interface NewIncoming {
   transactionId: string | null;
 }
 
-/** A returned inbound payment as it is after the return (`returned`: this call recorded it). */
-export interface ReturnRecord {
-  returnId: string | null;
-  returnedAt: string | null;
-  amountCents: string;
-  returned: boolean;
+/** One return of an inbound payment to its payer (all or part of it), as the network recorded it. */
+export interface ReturnRow {
+  returnId: string;
+  providerTransferId: string;
+  amountCents: bigint;
+  /** ISO-8601 UTC, ms: the network's time of the return. */
+  returnedAt: string;
 }
 
 /** Participants' key registrations and the inbound payments the network routes to them. */
@@ -136,8 +137,14 @@ export interface KeyRegistry {
   /** Soft-deletes the live registration of the value; returns it, or undefined when there was none. */
   deleteLive(keyValue: string): Promise<RegistrationRow | undefined>;
   insertIncoming(tx: Tx, registrationId: string, p: NewIncoming): Promise<IncomingRow>;
-  /** Records the return of an inbound payment under `returnId` (one per payment); undefined for an unknown payment. */
-  returnIncoming(providerTransferId: string, returnId: string): Promise<ReturnRecord | undefined>;
+  /** The payment's amount, its row locked until the caller's transaction ends (returns are decided under it); undefined when unknown. */
+  lockIncoming(tx: Tx, providerTransferId: string): Promise<bigint | undefined>;
+  /** The return recorded under this id, of any payment. */
+  findReturn(tx: Tx, returnId: string): Promise<ReturnRow | undefined>;
+  /** The sum of the payment's returns (0 when none). */
+  returnedCents(tx: Tx, providerTransferId: string): Promise<bigint>;
+  /** Records a return now; undefined when its id was taken meanwhile (a racing request with the same id). */
+  insertReturn(tx: Tx, r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<ReturnRow | undefined>;
   findIncoming(providerTransferId: string): Promise<IncomingRow | undefined>;
   /** Schedules the inbound payment's callback (due now); returns its eventId. */
   insertCallback(tx: Tx, providerTransferId: string, callbackUrl: string, body: (eventId: string) => string, deliveryWindowMs: number): Promise<string>;

@@ -17,7 +17,7 @@ export const RAIL_STATUSES: Record<ReportRail, readonly LineStatus[]> = {
   ach: ['COMPLETED', 'FAILED'],
   pse: ['PAID', 'REVERSED', 'FAILED'],
   // A network never reports a failed inbound credit on its own; FAILED exists for a `status` break.
-  // RETURNED (OUT): the participant returned the payment to the payer (a second line, its own day).
+  // RETURNED (OUT): the participant returned all or part of the payment to the payer (one line per return, on its own day).
   'breb-inbound': ['RECEIVED', 'RETURNED', 'FAILED'],
 };
 
@@ -46,7 +46,7 @@ export const REPORT_COLUMNS = [
 /** One line of a report. Amounts are integer centavos; timestamps ISO-8601 UTC with milliseconds. */
 export interface ReportLine {
   providerId: string;
-  /** Our transactionId / depositId; null where the provider has none of ours (inbound, an injected extra). */
+  /** Our transactionId / depositId, or a return's returnId (breb-inbound RETURNED); null where the provider has none of ours (an inbound payment, an injected extra). */
   ourId: string | null;
   direction: Direction;
   amountCents: bigint;

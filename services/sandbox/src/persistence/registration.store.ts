@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { TableCopy, type Database, type Logger, type Tx } from '@wallet/platform';
 import type { KeyType } from '../domain/keys.js';
-import type { IncomingRow, KeyRegistry, NewIncoming, NewRegistration, RegistrationRow, ReturnRecord } from '../app/ports.js';
+import type { IncomingRow, KeyRegistry, NewIncoming, NewRegistration, RegistrationRow, ReturnRow } from '../app/ports.js';
 
 /** SQL of participants' Bre-B key registrations and the inbound payments routed to them (database clock). */
 
@@ -33,6 +33,20 @@ const REG_COLS = `id::text as id, key_value, key_type, holder_name, holder_docum
   ${iso('registered_at')}, ${iso('deleted_at')}`;
 const IN_COLS = `provider_transfer_id, registration_id::text as registration_id, key_value, amount_cents::text as amount_cents,
   payer_name, payer_document, payer_bank, ${iso('received_at')}, transaction_id`;
+
+interface RawReturn {
+  return_id: string;
+  provider_transfer_id: string;
+  amount_cents: string;
+  returned_at: string;
+}
+const RET_COLS = `return_id, provider_transfer_id, amount_cents::text as amount_cents, ${iso('returned_at')}`;
+const toReturn = (r: RawReturn): ReturnRow => ({
+  returnId: r.return_id,
+  providerTransferId: r.provider_transfer_id,
+  amountCents: BigInt(r.amount_cents),
+  returnedAt: r.returned_at,
+});
 
 function toRegistration(r: RawRegistration): RegistrationRow {
   return {
@@ -170,24 +184,43 @@ export class RegistrationStore implements KeyRegistry {
     return toIncoming(r);
   }
 
-  /**
-   * Records the return of an inbound payment under `returnId` (one per payment). The payment as it
-   * is afterwards (`returned`: this call recorded it), or undefined for an unknown payment.
-   */
-  async returnIncoming(providerTransferId: string, returnId: string): Promise<ReturnRecord | undefined> {
-    const iso = (c: string) => `to_char(${c} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-    const [done] = await this.db.query<{ return_id: string; returned_at: string; amount_cents: string }>(
-      `update sandbox.breb_incoming set return_id = ?, returned_at = clock_timestamp()
-        where provider_transfer_id = ? and return_id is null
-        returning return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents`,
-      [returnId, providerTransferId],
-    );
-    if (done) return { returnId: done.return_id, returnedAt: done.returned_at, amountCents: done.amount_cents, returned: true };
-    const [r] = await this.db.query<{ return_id: string | null; returned_at: string | null; amount_cents: string }>(
-      `select return_id, ${iso('returned_at')} as returned_at, amount_cents::text as amount_cents from sandbox.breb_incoming where provider_transfer_id = ?`,
+  async lockIncoming(tx: Tx, providerTransferId: string): Promise<bigint | undefined> {
+    const r = await tx.one<{ amount_cents: string }>(
+      `select amount_cents::text as amount_cents from sandbox.breb_incoming where provider_transfer_id = ? for update`,
       [providerTransferId],
     );
-    return r ? { returnId: r.return_id, returnedAt: r.returned_at, amountCents: r.amount_cents, returned: false } : undefined;
+    return r ? BigInt(r.amount_cents) : undefined;
+  }
+
+  async findReturn(tx: Tx, returnId: string): Promise<ReturnRow | undefined> {
+    const r = await tx.one<RawReturn>(`select ${RET_COLS} from sandbox.breb_returns where return_id = ?`, [returnId]);
+    return r ? toReturn(r) : undefined;
+  }
+
+  async returnedCents(tx: Tx, providerTransferId: string): Promise<bigint> {
+    const r = await tx.one<{ sum: string }>(`select coalesce(sum(amount_cents), 0)::text as sum from sandbox.breb_returns where provider_transfer_id = ?`, [
+      providerTransferId,
+    ]);
+    return BigInt(r?.sum ?? '0');
+  }
+
+  /**
+   * Inserts the return (undefined when a racing request took its id first). The payment's first
+   * return is also written to migration 0007's columns on the payment, which older readers still read.
+   */
+  async insertReturn(tx: Tx, r: { returnId: string; providerTransferId: string; amountCents: bigint }): Promise<ReturnRow | undefined> {
+    const row = await tx.one<RawReturn>(
+      `insert into sandbox.breb_returns (return_id, provider_transfer_id, amount_cents) values (?, ?, ?::bigint)
+       on conflict (return_id) do nothing returning ${RET_COLS}`,
+      [r.returnId, r.providerTransferId, r.amountCents.toString()],
+    );
+    if (!row) return undefined;
+    await tx.query(
+      `update sandbox.breb_incoming i set return_id = r.return_id, returned_at = r.returned_at
+         from sandbox.breb_returns r where r.return_id = ? and i.provider_transfer_id = r.provider_transfer_id and i.return_id is null`,
+      [r.returnId],
+    );
+    return toReturn(row);
   }
 
   async findIncoming(providerTransferId: string): Promise<IncomingRow | undefined> {

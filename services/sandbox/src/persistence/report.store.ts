@@ -24,7 +24,9 @@ const iso = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T
 
 /**
  * The movements a provider settled in [$1, $2), one row per line, with `settled` (the event's
- * timestamptz) to order by. A PSE link paid then reversed gives two lines, each on its own date.
+ * timestamptz) to order by. A PSE link paid then reversed gives two lines, each on its own date. An
+ * inbound Bre-B payment gives its RECEIVED line (no id of ours) and one RETURNED line per return to the
+ * payer (all or part of it), each on the day of the return with the participant's return id as `our_id`.
  * No full account number leaves the query: ACH shows the bank code and the last four digits.
  */
 const LINES: Record<ReportRail, string> = {
@@ -52,15 +54,16 @@ const LINES: Record<ReportRail, string> = {
            received_at as accepted, received_at as settled, payer_name as counterparty
       from sandbox.breb_incoming where received_at >= $1::timestamptz and received_at < $2::timestamptz
     union all
-    select provider_transfer_id, null::text, 'OUT', amount_cents, 'RETURNED', received_at, returned_at, payer_name
-      from sandbox.breb_incoming where returned_at >= $1::timestamptz and returned_at < $2::timestamptz`,
+    select r.provider_transfer_id, r.return_id, 'OUT', r.amount_cents, 'RETURNED', i.received_at, r.returned_at, i.payer_name
+      from sandbox.breb_returns r join sandbox.breb_incoming i on i.provider_transfer_id = r.provider_transfer_id
+     where r.returned_at >= $1::timestamptz and r.returned_at < $2::timestamptz`,
 };
 
 function linesSql(rail: ReportRail, where = ''): string {
   return `select provider_id, our_id, direction, amount_cents::text as amount_cents, status,
                  ${iso('accepted')} as accepted_at, ${iso('settled')} as settled_at, counterparty
             from (${LINES[rail]}) l ${where}
-           order by l.settled, l.provider_id, l.status`;
+           order by l.settled, l.provider_id, l.status, l.our_id`;
 }
 
 function toLine(r: RawLine, valueDate: string): ReportLine {

@@ -83,8 +83,9 @@ export function collectRoutes(router: Router, d: SandboxHttpDeps): void {
     ctx.body = { keyValue, deleted };
   });
 
-  // A participant returns an inbound payment to the payer (docs/sandbox.md "Bre-B collect keys and inbound payments"): the network debits the
-  // participant and credits the payer's bank; the breb-inbound report shows it as a RETURNED (OUT) line.
+  // A participant returns all or part of an inbound payment to the payer (docs/sandbox.md "Bre-B collect keys and inbound payments"), as many
+  // times as the payment's amount allows: the network debits the participant and credits the payer's bank; the breb-inbound report
+  // shows each return as a RETURNED (OUT) line whose our_id is the returnId.
   router.post('/breb/network/returns', async (ctx) => {
     const b = parse(returnBody, await readJson(ctx.req));
     const r = await d.collect.returnPayment(b);

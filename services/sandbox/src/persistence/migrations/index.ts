@@ -6,6 +6,7 @@ import { Migration0005SandboxFaultVersions } from './0005-sandbox-fault-versions
 import { Migration0006SandboxRegistrationFeed } from './0006-sandbox-registration-feed.js';
 import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js';
 import { Migration0008SandboxBrebQr } from './0008-sandbox-breb-qr.js';
+import { Migration0009SandboxBrebPartialReturns } from './0009-sandbox-breb-partial-returns.js';
 
 /** Every sandbox migration, in order. Append only. */
 export const sandboxMigrations = [
@@ -17,4 +18,5 @@ export const sandboxMigrations = [
   Migration0006SandboxRegistrationFeed,
   Migration0007SandboxBrebReturns,
   Migration0008SandboxBrebQr,
+  Migration0009SandboxBrebPartialReturns,
 ];
