@@ -90,6 +90,18 @@ export const SUBJECTS = [
     ['collect-key'],
     'A Bre-B payment to a deleted or suspended key: received, not credited (held; it can be assigned to its company later, then `deposit.paid` of the same deposit).',
   ],
+  [
+    'deposit.returned',
+    'wallet.events.v1.DepositReturnEvent',
+    ['collect-key'],
+    'A return (devolución) of a credited payment reached its payer: the amount left the wallet through the rail it came by (docs/returns.md). The payload carries the return, not the deposit.',
+  ],
+  [
+    'deposit.return_failed',
+    'wallet.events.v1.DepositReturnEvent',
+    ['collect-key'],
+    'A return ended without moving money (the wallet could not cover it, or the rail refused it and the hold was released); `failureCode` says why.',
+  ],
   ['collectkey.created', COLLECT_KEY, ['collect-key'], 'A key was issued (registered at the Bre-B directory).'],
   ['collectkey.deleted', COLLECT_KEY, ['collect-key'], 'A key was deleted (unregistered).'],
   ['collectkey.state_changed', COLLECT_KEY, ['collect-key'], 'An operator suspended or reactivated a key.'],

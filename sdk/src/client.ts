@@ -287,6 +287,17 @@ class Deposits extends Resource {
   return(id: string, body: RequestBody<'returnBrebDeposit'>, opts?: CallOptions): Promise<Answer<'returnBrebDeposit'>> {
     return this.t.run('returnBrebDeposit', opts, (init: Init) => this.api.POST('/deposits/{id}/return', { params: { path: { id } }, body, ...init }));
   }
+  /**
+   * Returns all or part of a credited Bre-B payment to its payer (a devolución, docs/returns.md); without
+   * `amountCents`, what is left to return. Carries an Idempotency-Key.
+   */
+  createReturn(id: string, body: RequestBody<'createDepositReturn'>, opts?: CallOptions): Promise<Answer<'createDepositReturn'>> {
+    return this.t.run('createDepositReturn', opts, (init: Init) => this.api.POST('/deposits/{id}/returns', { params: { path: { id } }, body, ...init }));
+  }
+  /** A payment's returns, oldest first. */
+  returns(id: string, opts?: CallOptions): Promise<Answer<'listDepositReturns'>> {
+    return this.t.run('listDepositReturns', opts, (init: Init) => this.api.GET('/deposits/{id}/returns', { params: { path: { id } }, ...init }));
+  }
   /** A paid deposit's receipt, as PDF bytes. */
   receipt(id: string, opts?: CallOptions): Promise<Uint8Array> {
     return this.t

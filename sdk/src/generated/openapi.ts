@@ -678,6 +678,38 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/deposits/{id}/returns': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * A payment's returns, oldest first
+     * @description Scope: **READ**.
+     *
+     *     Rate class: **Reads** (100/min by default).
+     */
+    get: operations['listDepositReturns'];
+    put?: never;
+    /**
+     * Return all or part of a payment to its payer (devolución)
+     * @description Returns all or part of a credited (`ASSIGNED`) Bre-B payment to its payer through the Bre-B network, from your BREB wallet, without fee (docs/returns.md). A payment can be returned several times while the returns add up to at most its gross. The amount is held in your wallet at once; the answer is the return `RETURNED` when the network answered, or `PENDING` when it has not yet (it finishes on its own: webhook `deposit.returned`). A network refusal ends it `FAILED` with the funds back (webhook `deposit.return_failed`). PSE payments cannot be returned yet (`DEPOSIT_NOT_FOUND`). Another company's deposit answers 404 `DEPOSIT_NOT_FOUND`.
+     *
+     *     Scope: **WRITE**.
+     *
+     *     Accepts an `Idempotency-Key` header (24 h per company and key; see the parameter).
+     *
+     *     Rate class: **Financial operations** (10/min by default).
+     */
+    post: operations['createDepositReturn'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/cobros': {
     parameters: {
       query?: never;
@@ -1532,6 +1564,17 @@ export interface components {
       /** @description An alias: `@` followed by 3-40 letters or digits. Omitted: an alias `@` + 10 lowercase alphanumerics is generated. */
       keyValue?: string;
     };
+    CreateDepositReturnRequest: {
+      /** @description Centavos to return (JSON integer). Omitted: everything not yet returned of the payment. */
+      amountCents?: number;
+      /**
+       * @description Why the money goes back to the payer.
+       * @enum {string}
+       */
+      reason: 'CUSTOMER_REQUEST' | 'DUPLICATE' | 'OVERPAYMENT' | 'FRAUD' | 'OTHER';
+      /** @description Your note; shown with the return and on its wallet movement. */
+      description?: string;
+    };
     /** @description A fixed amount, paid by Bre-B (QR or key). */
     CreateFixedCobroRequest: {
       /** @description Your reference (invoice number), unique per company: the same request again answers the same cobro (200); another request with it, 409 `REFERENCE_CONFLICT`. */
@@ -1671,6 +1714,8 @@ export interface components {
         | 'deposit.expired'
         | 'deposit.reversed'
         | 'deposit.unassigned'
+        | 'deposit.returned'
+        | 'deposit.return_failed'
         | 'collect_key.payment_received'
         | 'collect_key.created'
         | 'collect_key.deleted'
@@ -1766,6 +1811,42 @@ export interface components {
         limit: number;
         totalPages: number;
       };
+    };
+    DepositReturn: {
+      /** @description `ret_…` */
+      id: string;
+      depositId: string;
+      /** @enum {string} */
+      rail: 'BREB' | 'PSE';
+      /** @description Centavos as a decimal string (big-integer safe). */
+      amountCents: string;
+      /** @constant */
+      currency: 'COP';
+      /** @enum {string} */
+      reason: 'CUSTOMER_REQUEST' | 'DUPLICATE' | 'OVERPAYMENT' | 'FRAUD' | 'OTHER';
+      description: string | null;
+      /**
+       * @description `PENDING`: the amount is held in your wallet and the rail is returning it; `RETURNED`: the payer has it (final); `FAILED`: nothing left your wallet (`failureCode` says why).
+       * @enum {string}
+       */
+      status: 'PENDING' | 'RETURNED' | 'FAILED';
+      failureCode: string | null;
+      failureMessage: string | null;
+      /** @description The wallet movement of the return (`GET /wallets/transactions/{id}`): a `TRANSFER_OUT`. */
+      transactionId: string;
+      /** @description The payment's gross. */
+      depositAmountCents: string;
+      /** @description Returned or being returned of the payment so far, this return included unless it FAILED. */
+      returnedAmountCents: string;
+      /**
+       * Format: date-time
+       * @example 2026-11-28T16:39:52.123456Z
+       */
+      createdAt: string;
+      returnedAt: string | null;
+    };
+    DepositReturnList: {
+      items: components['schemas']['DepositReturn'][];
     };
     /** @description Every error answer. 429 adds `retryAfter`; 403 INSUFFICIENT_SCOPE adds `required` and `granted`; 423 ACCOUNT_LOCKED carries `details.retryAfter` (seconds, as the Retry-After header). */
     Error: {
@@ -2164,6 +2245,8 @@ export interface components {
         | 'deposit.expired'
         | 'deposit.reversed'
         | 'deposit.unassigned'
+        | 'deposit.returned'
+        | 'deposit.return_failed'
         | 'collect_key.payment_received'
         | 'collect_key.created'
         | 'collect_key.deleted'
@@ -8783,6 +8866,455 @@ export interface operations {
           'application/json': components['schemas']['Error'] & {
             /** @enum {unknown} */
             error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  listDepositReturns: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Every return of the payment (at most 20). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amountCents": "30000",
+           *           "createdAt": "2026-11-29T12:34:14.300000Z",
+           *           "currency": "COP",
+           *           "depositAmountCents": "80000",
+           *           "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *           "description": "Pagó de más",
+           *           "failureCode": null,
+           *           "failureMessage": null,
+           *           "id": "ret_ll7d7b90hb1w7o5m8tqjkcup",
+           *           "rail": "BREB",
+           *           "reason": "OVERPAYMENT",
+           *           "returnedAmountCents": "80000",
+           *           "returnedAt": "2026-11-29T12:34:14.342000Z",
+           *           "status": "RETURNED",
+           *           "transactionId": "378c8d58-b4ed-477a-954a-773f4f8f8648"
+           *         },
+           *         {
+           *           "amountCents": "50000",
+           *           "createdAt": "2026-11-29T12:34:14.489000Z",
+           *           "currency": "COP",
+           *           "depositAmountCents": "80000",
+           *           "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *           "description": null,
+           *           "failureCode": null,
+           *           "failureMessage": null,
+           *           "id": "ret_68lxrc6dyqe7xkoz5hc883o8",
+           *           "rail": "BREB",
+           *           "reason": "CUSTOMER_REQUEST",
+           *           "returnedAmountCents": "80000",
+           *           "returnedAt": "2026-11-29T12:34:14.543000Z",
+           *           "status": "RETURNED",
+           *           "transactionId": "bb74c8fb-044f-448a-82a7-661ea7852e80"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['DepositReturnList'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'COMPANY_INACTIVE';
+          };
+        };
+      };
+      /** @description `DEPOSIT_NOT_FOUND`: El depósito no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'DEPOSIT_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `RATE_LIMIT_EXCEEDED`: Demasiadas solicitudes; intente de nuevo más tarde. */
+      429: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RateLimitError'];
+        };
+      };
+      /** @description `INTERNAL_ERROR`: Ocurrió un error interno; intente de nuevo más tarde. */
+      500: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'INTERNAL_ERROR';
+          };
+        };
+      };
+      /** @description `SERVICE_UNAVAILABLE`: El servicio no está disponible temporalmente; intente de nuevo. */
+      503: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'SERVICE_UNAVAILABLE';
+          };
+        };
+      };
+    };
+  };
+  createDepositReturn: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description Optional caller-chosen request id. */
+        'X-Request-Id'?: components['parameters']['RequestId'];
+        /** @description The API version to apply (`YYYY-MM-DD`). Omitted: the API key's pinned version (elsewhere the newest). Unknown → 400 `UNSUPPORTED_API_VERSION`. */
+        'Wallet-Version'?: components['parameters']['WalletVersion'];
+        /** @description Optional, 1-255 visible ASCII characters (e.g. a UUID), unique per company. The first final answer (2xx, or a 4xx business refusal) is stored for 24 h and replayed, same status and body, with `Idempotent-Replayed: true`; the same key with another body or route → 409 `IDEMPOTENCY_KEY_REUSED`; while the first request is still running → 409 `IDEMPOTENCY_KEY_IN_USE` (retry shortly). 5xx and 429 answers are not stored: retrying with the same key runs the request again. POST /transfers/send: the key is bound to the transfer it creates, so the retry of a send whose outcome was unknown (a 5xx, a time-out) runs at once, even while the first is still running, and answers that transfer in its current state with `Idempotent-Replayed: true`; after a 5xx the key stays bound to that body for 24 h (another body → 409 `IDEMPOTENCY_KEY_REUSED`). */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "amountCents": 30000,
+         *       "description": "Pagó de más",
+         *       "reason": "OVERPAYMENT"
+         *     }
+         */
+        'application/json': components['schemas']['CreateDepositReturnRequest'];
+      };
+    };
+    responses: {
+      /** @description The return: RETURNED, PENDING (the network has not answered yet) or FAILED (refused by the network). */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "amountCents": "30000",
+           *       "createdAt": "2026-11-29T12:34:14.300000Z",
+           *       "currency": "COP",
+           *       "depositAmountCents": "80000",
+           *       "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *       "description": "Pagó de más",
+           *       "failureCode": null,
+           *       "failureMessage": null,
+           *       "id": "ret_ll7d7b90hb1w7o5m8tqjkcup",
+           *       "rail": "BREB",
+           *       "reason": "OVERPAYMENT",
+           *       "returnedAmountCents": "30000",
+           *       "returnedAt": "2026-11-29T12:34:14.342000Z",
+           *       "status": "RETURNED",
+           *       "transactionId": "378c8d58-b4ed-477a-954a-773f4f8f8648"
+           *     }
+           */
+          'application/json': components['schemas']['DepositReturn'];
+        };
+      };
+      /** @description `UNSUPPORTED_API_VERSION`: Versión de API no soportada; use una de las versiones indicadas en details.supported (encabezado Wallet-Version, AAAA-MM-DD).<br>`INVALID_REQUEST`: La solicitud no es válida. */
+      400: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_API_VERSION' | 'INVALID_REQUEST';
+          };
+        };
+      };
+      /** @description `AUTH_REQUIRED`: Falta el encabezado Authorization.<br>`INVALID_API_KEY`: La clave de API no es válida o fue revocada. */
+      401: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'AUTH_REQUIRED' | 'INVALID_API_KEY';
+          };
+        };
+      };
+      /** @description `COMPANY_INACTIVE`: La cuenta de la empresa está suspendida.<br>`INSUFFICIENT_SCOPE`: La clave de API no tiene el alcance requerido para esta operación. */
+      403: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json':
+            | (components['schemas']['Error'] & {
+                /** @enum {unknown} */
+                error?: 'COMPANY_INACTIVE';
+              })
+            | components['schemas']['InsufficientScopeError'];
+        };
+      };
+      /** @description `DEPOSIT_NOT_FOUND`: El depósito no existe. */
+      404: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'DEPOSIT_NOT_FOUND';
+          };
+        };
+      };
+      /** @description `IDEMPOTENCY_KEY_REUSED`: La clave de idempotencia ya se usó con una solicitud diferente.<br>`IDEMPOTENCY_KEY_IN_USE`: Una solicitud con la misma clave de idempotencia aún está en proceso; intente de nuevo en unos segundos.<br>`INVALID_STATE_TRANSITION`: La operación no es válida en el estado actual. */
+      409: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_USE' | 'INVALID_STATE_TRANSITION';
+          };
+        };
+      };
+      /** @description `PAYLOAD_TOO_LARGE`: El cuerpo de la solicitud supera el tamaño máximo permitido (1 MiB). */
+      413: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'PAYLOAD_TOO_LARGE';
+          };
+        };
+      };
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: El tipo de contenido no es compatible; use application/json. */
+      415: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'UNSUPPORTED_MEDIA_TYPE';
+          };
+        };
+      };
+      /** @description `RETURN_EXCEEDS_PAYMENT`: El monto supera lo que queda por devolver de este pago.<br>`INSUFFICIENT_BALANCE`: El saldo disponible no cubre el monto más la comisión y el IVA. */
+      422: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Wallet-Version': components['headers']['Wallet-Version'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            /** @enum {unknown} */
+            error?: 'RETURN_EXCEEDS_PAYMENT' | 'INSUFFICIENT_BALANCE';
           };
         };
       };

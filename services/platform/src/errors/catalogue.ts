@@ -65,7 +65,6 @@ export const ERRORS = {
   DEPOSIT_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El depósito no existe.' },
   KEY_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La llave de cobro no existe.' },
   QR_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El código QR no existe.' },
-  RETURN_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La devolución no existe.' },
   COBRO_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El cobro no existe.' },
   APPROVAL_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'La aprobación no existe.' },
   USER_NOT_FOUND: { http: 404, grpc: GrpcStatus.NOT_FOUND, message: 'El usuario no existe.' },
