@@ -8,6 +8,7 @@ import { Migration0007TraceContext } from './0007-trace-context.js';
 import { Migration0008Cobros } from './0008-cobros.js';
 import { Migration0009CobroPseLinks } from './0009-cobro-pse-links.js';
 import { Migration0010CobroCompanies } from './0010-cobro-companies.js';
+import { Migration0011DepositReturns } from './0011-deposit-returns.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -21,4 +22,5 @@ export const depositMigrations = [
   Migration0008Cobros,
   Migration0009CobroPseLinks,
   Migration0010CobroCompanies,
+  Migration0011DepositReturns,
 ];
