@@ -19,6 +19,7 @@ export class Migration0011DepositReturns extends Migration {
       id text primary key check (id ~ '^ret_[a-z0-9]{24}$'),
       deposit_id text not null references pse_deposit.deposits (id),
       company_id text not null,
+      provider_transfer_id text not null,
       inflow_key text not null,
       amount bigint not null check (amount > 0),
       reason text not null check (reason in ('CUSTOMER_REQUEST', 'DUPLICATE', 'OVERPAYMENT', 'FRAUD', 'OTHER')),

@@ -19,7 +19,7 @@
  * test keeps the two equal.
  */
 
-import { stateTableMermaid } from '@wallet/platform';
+import { stateTableMermaid } from '../state-machine/state-table.js';
 
 export const RETURN_STATES = ['RESERVING', 'SENDING', 'RELEASING', 'RETURNED', 'FAILED'] as const;
 export type ReturnState = (typeof RETURN_STATES)[number];

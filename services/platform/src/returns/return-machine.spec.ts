@@ -1,4 +1,4 @@
-import { deadEnds, reachableFrom } from '@wallet/platform';
+import { deadEnds, reachableFrom } from '../state-machine/state-table.js';
 import { FINAL_RETURN_STATES, LIVE_RETURN_STATES, RETURN_EVENTS, RETURN_MACHINE, RETURN_MONEY, RETURN_STATES, publicReturnStatus } from './return-machine.js';
 
 describe('the return machine', () => {
