@@ -1,8 +1,9 @@
-import { SqlReturnStore } from './persistence/return.store.js';
+import { COLLECT_KEY_RETURNS } from './app/returns.js';
 import { InboundSettlements } from './app/settlements.js';
 import { SqlInboundSettlementReader } from './persistence/settlement.store.js';
 import {
   ServiceScope,
+  SqlReturnStore,
   asyncService,
   startGrpcServer,
   type Bus,
@@ -92,7 +93,7 @@ export async function composeCollectKey(o: CollectKeyRuntimeOptions): Promise<Co
 
     const deps = collectKeyDeps({
       store: new SqlCollectKeyStore(db, () => relay.nudge()),
-      returns: new SqlReturnStore(db, () => relay.nudge()),
+      returns: new SqlReturnStore(db, COLLECT_KEY_RETURNS, () => relay.nudge()),
       ledger,
       directory: new HttpBrebDirectory(c.BREB_DIRECTORY_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log),
       settings: settingsFrom(c),

@@ -42,3 +42,4 @@ export * from './presenters/reconciliation.js';
 export * from './presenters/webhook-event-types.js';
 export * from './time/instant.js';
 export * from './state-machine/state-table.js';
+export * from './returns/index.js';

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls } from '@wallet/platform';
+import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls, type ReturnRecord } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
-import type { ReturnRecord } from '../app/return-ports.js';
 import { paymentLedgerKey } from '../domain/incoming-payment.js';
 
 type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;

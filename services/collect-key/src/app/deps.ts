@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from '@wallet/platform';
+import type { Logger, ReturnStore } from '@wallet/platform';
 import type { BrebDirectory, CollectKeyStore, LedgerPort } from './ports.js';
-import type { ReturnStore } from './return-ports.js';
 
 export interface CollectKeySettings {
   incomingCallbackUrl: string;

@@ -1,7 +1,6 @@
-import type { MoneyExceptionStore } from '@wallet/platform';
+import type { MoneyExceptionStore, ReturnLedger } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState, PublicKeyState, QrRecord } from '../domain/collect-key.js';
 import type { PaymentState } from '../domain/payment-machine.js';
-import type { ReturnRecord } from './return-ports.js';
 
 export interface OutboxEvent {
   id: string;
@@ -137,7 +136,7 @@ export interface CollectKeyStore {
   readonly exceptions: MoneyExceptionStore;
 }
 
-export interface LedgerPort {
+export interface LedgerPort extends ReturnLedger {
   computeBrebInflowFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
   /**
    * RecordInflow BREB: `credit` (assigned) and `hold` (unassigned) under `collectkey:payment:<providerTransferId>`;
@@ -148,12 +147,6 @@ export interface LedgerPort {
   returnHeld(p: PaymentRecord): Promise<void>;
   /** Whether the company has a BREB wallet (GetBalances): a key's payments are credited there. */
   hasBrebWallet(companyId: string): Promise<boolean>;
-  /** ReserveReturn under `collectkey:return:<id>:reserve`: the hold of a return on the BREB wallet; its id. */
-  reserveReturn(r: ReturnRecord): Promise<string>;
-  /** CommitReturn under `collectkey:return:<id>:commit`: pending_out −R; breb_settlement +R. */
-  commitReturn(r: ReturnRecord): Promise<void>;
-  /** ReleaseReturn under `collectkey:return:<id>:release`: the funds and the payment's share back. */
-  releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void>;
 }
 
 /**

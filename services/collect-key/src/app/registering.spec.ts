@@ -1,5 +1,4 @@
-import { AppError, signPayload, type Logger } from '@wallet/platform';
-import type { ReturnStore } from './return-ports.js';
+import { AppError, signPayload, type Logger, type ReturnStore } from '@wallet/platform';
 import type { CollectKeyRecord, KeyState } from '../domain/collect-key.js';
 import { collectKeyDeps, type CollectKeyDeps } from './deps.js';
 import { HandleIncomingPayment } from './incoming-payment.js';

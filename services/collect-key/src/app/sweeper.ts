@@ -1,7 +1,6 @@
-import { inSagaSpan, PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask, type ReturnSaga } from '@wallet/platform';
 import type { CollectKeyDeps } from './deps.js';
 import type { PaymentSaga } from './payment-saga.js';
-import type { ReturnSaga } from './deposit-returns.js';
 import type { SettleRegistration } from './settle-registration.js';
 
 /**
@@ -43,19 +42,17 @@ export class Sweeper {
   private async returns(): Promise<void> {
     const deps = this.deps;
     try {
-      const stale = await deps.returns.leaseStale(deps.settings.sweeperGraceSeconds, this.opts.batch);
-      for (const r of stale) {
-        if (this.task.stopping) return;
-        try {
-          const attributes = { 'wallet.deposit_return_id': r.id, 'wallet.deposit_return_state': r.status };
-          const after = await inSagaSpan(`collectkey.sweep return ${r.status}`, { traceparent: r.traceparent, attributes }, () =>
-            this.returnSaga.settle(r, 'sweeper'),
-          );
-          deps.log.info({ returnId: r.id, from: r.status, to: after.status }, 'unfinished return step completed');
-        } catch (err) {
-          deps.log.warn({ returnId: r.id, err: (err as Error).message }, 'return step retry failed');
-        }
-      }
+      await this.returnSaga.sweep(
+        deps.settings.sweeperGraceSeconds,
+        this.opts.batch,
+        () => this.task.stopping,
+        (r, settle) =>
+          inSagaSpan(
+            `collectkey.sweep return ${r.status}`,
+            { traceparent: r.traceparent, attributes: { 'wallet.deposit_return_id': r.id, 'wallet.deposit_return_state': r.status } },
+            settle,
+          ),
+      );
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed (returns)');
     }

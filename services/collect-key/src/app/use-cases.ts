@@ -2,7 +2,7 @@ import type { CollectKeyDeps } from './deps.js';
 import { AssignPayment } from './assign-payment.js';
 import { CloseCobroKey, IssueCobroKey } from './cobro-key.js';
 import { ReturnPayment } from './return-payment.js';
-import { CreateDepositReturn, ListDepositReturns, ReturnSaga } from './deposit-returns.js';
+import { collectKeyReturns } from './returns.js';
 import { ListPaymentExceptions, ResolvePaymentException } from './exceptions.js';
 import { HandleIncomingPayment } from './incoming-payment.js';
 import { PaymentSaga } from './payment-saga.js';
@@ -14,12 +14,12 @@ import { SettleRegistration } from './settle-registration.js';
 export function collectKeyUseCases(deps: CollectKeyDeps) {
   const saga = new PaymentSaga(deps);
   const returnPayment = new ReturnPayment(deps, saga);
-  const returnSaga = new ReturnSaga(deps);
+  const returns = collectKeyReturns(deps);
   return {
     saga,
-    returnSaga,
-    createDepositReturn: new CreateDepositReturn(deps, returnSaga),
-    listDepositReturns: new ListDepositReturns(deps),
+    returnSaga: returns.saga,
+    createDepositReturn: returns.create,
+    listDepositReturns: returns.list,
     settleRegistration: new SettleRegistration(deps),
     createKey: new CreateKey(deps),
     listKeys: new ListKeys(deps),

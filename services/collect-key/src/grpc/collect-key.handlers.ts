@@ -1,5 +1,4 @@
-import { returnToProto } from '../app/deposit-returns.js';
-import { bogotaDateOf, callerProfile, moneyExceptionToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import { bogotaDateOf, callerProfile, moneyExceptionToProto, returnToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
@@ -87,10 +86,10 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
         description: req.description,
         requestedBy: req.requestedBy || ctx.actor || '',
       });
-      return returnToProto(r);
+      return returnToProto(r, 'BREB');
     },
     async listDepositReturns(req, ctx) {
-      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map(returnToProto) };
+      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map((r) => returnToProto(r, 'BREB')) };
     },
     async issueCobroKey(req, ctx) {
       // A service call (pse-deposit): the company in the metadata; the tax regime forwarded from the caller context pse-deposit received.

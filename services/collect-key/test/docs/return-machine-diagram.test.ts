@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { returnMachineMermaid } from '../../src/domain/return-machine.js';
+import { returnMachineMermaid } from '@wallet/platform';
 
 /** The return's diagram in the integrator's guide cannot drift from the table the code runs. */
 describe('the return state diagram', () => {

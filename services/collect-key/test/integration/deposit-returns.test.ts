@@ -1,13 +1,11 @@
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
-import { AppError, createLogger, devMeshTls } from '@wallet/platform';
+import { AppError, SqlReturnStore, createLogger, devMeshTls, newReturnId, type ReturnStore } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { collectKeyDeps } from '../../src/app/deps.js';
-import { ReturnSaga, newReturnId } from '../../src/app/deposit-returns.js';
 import type { BrebDirectory, LedgerPort } from '../../src/app/ports.js';
-import type { ReturnStore } from '../../src/app/return-ports.js';
 import { SqlCollectKeyStore } from '../../src/persistence/collect-key.store.js';
-import { SqlReturnStore } from '../../src/persistence/return.store.js';
+import { COLLECT_KEY_RETURNS, collectKeyReturns } from '../../src/app/returns.js';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { ledgerV1 } from '@wallet/proto';
 import { ZERO_FEE } from '../../src/app/ports.js';
@@ -192,7 +190,7 @@ describe('returns of credited Bre-B payments', () => {
     const co = await h.newCompany();
     const log = createLogger('ck-returns', process.env.TEST_LOG_LEVEL ?? 'silent');
     const ledgerReal = new GrpcLedger(h.ledger.address, devMeshTls('collect-key'));
-    const plainReturns = new SqlReturnStore(h.service.db);
+    const plainReturns = new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS);
     const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: 'x', merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
     const network: BrebDirectory = {
       register: async () => ({ outcome: 'UNAVAILABLE', anchorHandle: null }),
@@ -213,7 +211,7 @@ describe('returns of credited Bre-B payments', () => {
           const ledger = c.wrap('ledger', ledgerReal as unknown as LedgerPort, ['reserveReturn', 'commitReturn']);
           const directory = c.wrap('network', network, ['returnPayment']);
           const deps = collectKeyDeps({ store: new SqlCollectKeyStore(h.service.db), returns, ledger, directory, log, settings });
-          const saga = new ReturnSaga(deps);
+          const saga = collectKeyReturns(deps).saga;
           const inserted = await plainReturns.insert({
             id: newReturnId(),
             depositId: p.depositId,

@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { AppError, createLogger, devMeshTls, signPayload } from '@wallet/platform';
+import { AppError, SqlReturnStore, createLogger, devMeshTls, signPayload } from '@wallet/platform';
 import { Choreography, eventually } from '@wallet/platform/testing';
 import { GrpcLedger } from '../../src/adapters/ledger.client.js';
 import { collectKeyDeps, type CollectKeyDeps } from '../../src/app/deps.js';
@@ -10,13 +10,12 @@ import { ReturnPayment } from '../../src/app/return-payment.js';
 import { ResolvePaymentException } from '../../src/app/exceptions.js';
 import { HandleIncomingPayment } from '../../src/app/incoming-payment.js';
 import { PaymentSaga } from '../../src/app/payment-saga.js';
-import { ReturnSaga } from '../../src/app/deposit-returns.js';
 import type { BrebDirectory, CollectKeyStore, LedgerPort } from '../../src/app/ports.js';
 import { SettleRegistration } from '../../src/app/settle-registration.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { newKeyId } from '../../src/domain/collect-key.js';
 import { SqlCollectKeyStore } from '../../src/persistence/collect-key.store.js';
-import { SqlReturnStore } from '../../src/persistence/return.store.js';
+import { COLLECT_KEY_RETURNS, collectKeyReturns } from '../../src/app/returns.js';
 import { Rail, startHarness, type Harness } from './harness.js';
 
 /**
@@ -99,7 +98,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             );
             const deps: CollectKeyDeps = collectKeyDeps({
               store,
-              returns: new SqlReturnStore(h.service.db),
+              returns: new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS),
               ledger,
               directory,
               log,
@@ -114,7 +113,7 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
             const saga = new PaymentSaga(deps);
             const handler = new HandleIncomingPayment(deps, saga);
             const sweepers = [0, 1].map(
-              () => new Sweeper(deps, saga, new ReturnSaga(deps), new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 }),
+              () => new Sweeper(deps, saga, collectKeyReturns(deps).saga, new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 }),
             );
 
             // The company (ACH only unless the wallet is there from the start) and its key, ACTIVE.
@@ -237,7 +236,14 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
       returnPayment: async () => ({ outcome: 'UNAVAILABLE', returnedAt: null }),
     };
     const settings = { incomingCallbackUrl: 'http://127.0.0.1/cb', callbackSecret: SECRET, merchantName: 'M', merchantCity: 'BOGOTA', sweeperGraceSeconds: 0 };
-    const plainDeps = collectKeyDeps({ store: plainStore, returns: new SqlReturnStore(h.service.db), ledger: ledgerReal, directory, log, settings });
+    const plainDeps = collectKeyDeps({
+      store: plainStore,
+      returns: new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS),
+      ledger: ledgerReal,
+      directory,
+      log,
+      settings,
+    });
     const assignScenarios = fc.record({ company: fc.integer({ min: 1, max: 3 }), operator: fc.boolean(), ticks: fc.integer({ min: 0, max: 2 }) });
     try {
       await fc.assert(
@@ -292,10 +298,10 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
               } as LedgerPort,
               ['recordInflow', 'returnHeld'],
             );
-            const deps = collectKeyDeps({ store, returns: new SqlReturnStore(h.service.db), ledger, directory, log, settings });
+            const deps = collectKeyDeps({ store, returns: new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS), ledger, directory, log, settings });
             const saga = new PaymentSaga(deps);
             const assign = new AssignPayment(deps, saga);
-            const sweeper = new Sweeper(deps, saga, new ReturnSaga(deps), new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
+            const sweeper = new Sweeper(deps, saga, collectKeyReturns(deps).saga, new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
             const errors: string[] = [];
             const answers: string[] = [];
             const run = (who: string, companyId: string | undefined) =>
@@ -401,11 +407,11 @@ describe('inbound payment saga: deterministic interleavings (fast-check schedule
               ['recordInflow', 'returnHeld'],
             );
             const directory = c.wrap('network', network as BrebDirectory, ['returnPayment']);
-            const deps = collectKeyDeps({ store, returns: new SqlReturnStore(h.service.db), ledger, directory, log, settings });
+            const deps = collectKeyDeps({ store, returns: new SqlReturnStore(h.service.db, COLLECT_KEY_RETURNS), ledger, directory, log, settings });
             const saga = new PaymentSaga(deps);
             const assign = new AssignPayment(deps, saga);
             const giveBack = new ReturnPayment(deps, saga);
-            const sweeper = new Sweeper(deps, saga, new ReturnSaga(deps), new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
+            const sweeper = new Sweeper(deps, saga, collectKeyReturns(deps).saga, new SettleRegistration(deps), { intervalMs: 3_600_000, batch: 10 });
             const outcomes: Array<{ op: string; result: string }> = [];
             const run = (op: 'assign' | 'return', who: string, companyId: string | undefined) =>
               c.actor(who, async () => {

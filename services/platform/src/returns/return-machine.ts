@@ -1,17 +1,18 @@
 /**
- * A return (devolución) of a credited inbound Bre-B payment to its payer (docs/returns.md), as ONE
- * table: every way a return moves, who moves it, and the money step owed in each live state. Every
- * writer (the API call that asked for it, the sweeper of any replica) applies an event from here
- * through `ReturnSaga.apply`, a compare-and-set of the state with its history row and outbox event
- * in one transaction: of two writers racing for one return exactly one wins, and the loser never
- * moves money.
+ * A return (devolución) of a credited inbound payment to its payer (docs/returns.md), as ONE table
+ * shared by the services that own inbound payments (collect-key for Bre-B, pse-deposit for PSE):
+ * every way a return moves, who moves it, and the money step owed in each live state. Every writer
+ * (the API call that asked for it, the sweeper of any replica) applies an event from here through
+ * `ReturnSaga.apply`, a compare-and-set of the state with its history row and outbox event in one
+ * transaction: of two writers racing for one return exactly one wins, and the loser never moves money.
  *
- *   RESERVING  the hold on the company's BREB wallet (ReserveReturn `collectkey:return:<id>:reserve`,
- *              the return's claim on the payment checked again by the ledger) is owed;
- *   SENDING    the network's return (`POST /breb/network/returns`, returnId = the return's id) then
- *              the commit (CommitReturn: pending_out −R; breb_settlement +R) are owed;
- *   RELEASING  the network refused the return for good: the release (ReleaseReturn: the funds and
- *              the claim back) is owed — a compensation that runs only once its transition is won;
+ *   RESERVING  the hold on the company's wallet (ReserveReturn `<owner>:return:<id>:reserve`, the
+ *              return's claim on the payment checked again by the ledger) is owed;
+ *   SENDING    the rail's return (Bre-B: the network's return; PSE: the provider's refund; idempotent
+ *              by the return's id) then the commit (CommitReturn: pending_out −R; the inflow's
+ *              settlement account +R) are owed;
+ *   RELEASING  the rail refused the return for good: the release (ReleaseReturn: the funds and the
+ *              claim back) is owed — a compensation that runs only once its transition is won;
  *   RETURNED   the payer has the money back (`deposit.returned`); FAILED: nothing left the wallet
  *              (`deposit.return_failed`, with the reason).
  *
@@ -39,7 +40,7 @@ export type ReturnMoneyStep = 'reserve' | 'send' | 'release';
 export const RETURN_REASONS = ['CUSTOMER_REQUEST', 'DUPLICATE', 'OVERPAYMENT', 'FRAUD', 'OTHER'] as const;
 export type ReturnReason = (typeof RETURN_REASONS)[number];
 
-/** At most this many returns of one payment (each at least one centavo): a bound on the listing and the network's work. */
+/** At most this many returns of one payment (each at least one centavo): a bound on the listing and the rail's work. */
 export const MAX_RETURNS_PER_PAYMENT = 20;
 
 export interface ReturnTransition {
@@ -64,7 +65,7 @@ export const RETURN_MACHINE: Readonly<Record<ReturnEvent, ReturnTransition>> = {
     to: 'SENDING',
     by: EVERYONE,
     money: 'send',
-    why: "the ledger holds the amount on the company's BREB wallet (and counts it against the payment's gross)",
+    why: "the ledger holds the amount on the company's wallet (and counts it against the payment's gross)",
   },
   reserve_refused: {
     from: ['RESERVING'],
@@ -78,14 +79,14 @@ export const RETURN_MACHINE: Readonly<Record<ReturnEvent, ReturnTransition>> = {
     to: 'RETURNED',
     by: EVERYONE,
     emits: 'returned',
-    why: 'the network returned the amount to the payer and the ledger committed the hold to breb_settlement',
+    why: "the rail returned the amount to the payer and the ledger committed the hold to the inflow's settlement account",
   },
   send_refused: {
     from: ['SENDING'],
     to: 'RELEASING',
     by: EVERYONE,
     money: 'release',
-    why: 'the network refused the return for good: the hold is owed back to the wallet',
+    why: 'the rail refused the return for good: the hold is owed back to the wallet',
   },
   released: {
     from: ['RELEASING'],

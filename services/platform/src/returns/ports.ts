@@ -1,13 +1,13 @@
-import type { ReturnReason, ReturnState } from '../domain/return-machine.js';
-import type { OutboxEvent } from './ports.js';
+import type { ReturnReason, ReturnState } from './return-machine.js';
 
-/** A return (devolución) of a credited inbound Bre-B payment (domain/return-machine.ts). */
+/** A return (devolución) of a credited inbound payment (return-machine.ts), as its owning service stores it. */
 export interface ReturnRecord {
   id: string;
   depositId: string;
   companyId: string;
+  /** The rail's id of the payment (Bre-B: the network's transfer id; PSE: the provider's). */
   providerTransferId: string;
-  /** The ledger key of the inflow it returns (the payment's credit, or the assignment of a held payment). */
+  /** The ledger key of the inflow it returns (ReserveReturn's `inflow_idempotency_key`). */
   inflowKey: string;
   amount: bigint;
   reason: ReturnReason;
@@ -18,7 +18,7 @@ export interface ReturnRecord {
   failureCode: string | null;
   failureMessage: string | null;
   requestedBy: string;
-  /** The network's time of the return (RETURNED). */
+  /** The rail's time of the return (RETURNED). */
   returnedAt: Date | null;
   parked: boolean;
   traceparent: string | null;
@@ -42,14 +42,14 @@ export interface NewReturn {
   description: string | null;
   movementId: string;
   requestedBy: string;
-  /** The ledger key of the payment's inflow, given whether it was assigned from held funds. */
-  inflowKey: (viaAssignment: boolean) => string;
+  /** The ledger key of the payment's inflow, given the payment's `inflow_hint` (ReturnsConfig). */
+  inflowKey: (payment: { providerTransferId: string; hint: string | null }) => string;
 }
 
 /** Why a return was not recorded (nothing written). */
 export type ReturnRefusal =
   | { refused: 'NOT_FOUND' }
-  | { refused: 'NOT_ASSIGNED'; status: string }
+  | { refused: 'NOT_RETURNABLE'; status: string }
   | { refused: 'EXCEEDS'; gross: bigint; returned: bigint }
   | { refused: 'TOO_MANY'; count: number };
 
@@ -60,12 +60,18 @@ export interface ReturnPatch {
   failureMessage?: string;
 }
 
+export interface ReturnEventOut {
+  id: string;
+  subject: string;
+  payload: unknown;
+}
+
 export interface ReturnStore {
   /**
    * Under the payment's row lock (`for update`: two returns of one payment are decided one after
-   * the other): the payment is the company's and ASSIGNED, it has fewer than the maximum returns,
-   * and the amounts of its returns that are not FAILED plus this one stay within its gross. Then the
-   * return in RESERVING with its history row. Nothing is written on a refusal.
+   * the other): the payment is the company's and returnable (credited), it has fewer than the maximum
+   * returns, and the amounts of its returns that are not FAILED plus this one stay within its gross.
+   * Then the return in RESERVING with its history row. Nothing is written on a refusal.
    */
   insert(r: NewReturn): Promise<ReturnRecord | ReturnRefusal>;
   /** The saga's compare-and-set (state + history + event, one transaction); undefined when it was not in `from`. */
@@ -75,7 +81,7 @@ export interface ReturnStore {
     to: ReturnState;
     reason: string;
     patch?: ReturnPatch;
-    event?: (r: ReturnRecord) => OutboxEvent;
+    event?: (r: ReturnRecord) => ReturnEventOut;
   }): Promise<ReturnRecord | undefined>;
   byId(id: string): Promise<ReturnRecord | undefined>;
   /** A payment's returns, oldest first. */
@@ -84,4 +90,21 @@ export interface ReturnStore {
   park(id: string): Promise<void>;
   /** Live returns whose step is older than the grace, leased (`step_at` moved ahead); parked ones never. */
   leaseStale(graceSeconds: number, batch: number): Promise<ReturnRecord[]>;
+}
+
+/** The ledger's return holds (ReserveReturn / CommitReturn / ReleaseReturn), keyed `<owner>:return:<id>:…`. */
+export interface ReturnLedger {
+  /** The hold's id. */
+  reserveReturn(r: ReturnRecord): Promise<string>;
+  commitReturn(r: ReturnRecord): Promise<void>;
+  releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void>;
+}
+
+/**
+ * The rail's return of the payment (idempotent by the return's id): RETURNED with the rail's time,
+ * REFUSED (never: `code` says why) or UNAVAILABLE (unknown: ask again).
+ */
+export interface ReturnRail {
+  readonly name: 'BREB' | 'PSE';
+  send(r: ReturnRecord): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }>;
 }
