@@ -227,7 +227,7 @@ export function createApp(deps: AppDeps): GatewayApp {
     ...batchRoutes(transfer, { createDeadlineMs: 55_000, executeDeadlineMs: config.transferSendDeadlineMs }),
     ...depositRoutes(deposit),
     ...collectKeyRoutes(collectKey),
-    ...depositReturnRoutes(collectKey),
+    ...depositReturnRoutes(collectKey, deposit),
     ...cobroRoutes(deposit),
     ...adminCollectKeyRoutes(collectKey),
     ...dictionaryRoutes(),

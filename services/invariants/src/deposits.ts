@@ -1,3 +1,4 @@
+import { checkReturnsInto } from './returns.js';
 import { BREB_LISTING } from './inbound.js';
 import { OWED_HORIZON_SECONDS, Offenders, PAGE, companyScope, type CheckOptions, type CheckResult, type CheckSources } from './report.js';
 
@@ -159,12 +160,16 @@ export async function checkDeposits(s: CheckSources, o: CheckOptions, limit: num
     }
   }
   if (!s.rail?.pseLinks) notChecked.push('PSE provider side (no rail truth)');
+  // Their refunds to the payers (docs/returns.md) against the ledger's holds.
+  const ret = await checkReturnsInto(s, o, bad, horizon, 'pse-deposit');
   return {
     name: 'deposits',
     counts: [
       ['PSE deposits', pse],
       ['Bre-B listed', breb],
       ['ASSIGNED', assigned],
+      ['refunds', ret.returns],
+      ['refunds in flight', ret.live],
     ],
     violations: bad.lines,
     total: bad.total,

@@ -164,7 +164,7 @@ export async function checkInbound(s: CheckSources, o: CheckOptions, limit: numb
   }
 
   // Their returns to the payers (docs/returns.md) against the ledger's holds.
-  const ret = await checkReturnsInto(s, o, bad, horizon);
+  const ret = await checkReturnsInto(s, o, bad, horizon, 'collect-key');
 
   // What the network delivered (we answered 2xx) must be one of our payments, for its amount.
   if (s.rail?.deliveredInbound && !o.companyId) {

@@ -19,13 +19,33 @@ const LIVE = new Set(['RESERVING', 'SENDING', 'RELEASING']);
  * return belongs to a return collect-key knows (an unknown one would keep the wallet's funds for ever).
  * A live return owing its step past the sweepers' horizon, not parked, is a violation.
  */
-export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Offenders, horizon: number): Promise<{ returns: number; live: number }> {
+/** Where each owner of inbound payments keeps its returns, and its ledger keys' prefix. */
+export const RETURN_OWNERS = {
+  'collect-key': {
+    reader: 'collectKey',
+    returns: 'collect_key.payment_returns',
+    payments: 'collect_key.payments',
+    paymentId: 'deposit_id',
+    prefix: 'collectkey:return:',
+  },
+  'pse-deposit': { reader: 'deposit', returns: 'pse_deposit.deposit_returns', payments: 'pse_deposit.deposits', paymentId: 'id', prefix: 'deposit-return:' },
+} as const;
+
+export async function checkReturnsInto(
+  s: CheckSources,
+  o: CheckOptions,
+  bad: Offenders,
+  horizon: number,
+  owner: keyof typeof RETURN_OWNERS,
+): Promise<{ returns: number; live: number }> {
+  const w = RETURN_OWNERS[owner];
+  const db = s[w.reader];
   const scope = companyScope(o, 2, 'r.company_id');
   let returns = 0,
     live = 0,
     after = '';
   for (;;) {
-    const page = await s.collectKey.query<{
+    const page = await db.query<{
       id: string;
       deposit_id: string;
       company_id: string;
@@ -39,8 +59,8 @@ export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Of
     }>(
       `select r.id, r.deposit_id, r.company_id, r.status, r.amount::text as amount, r.hold_id::text as hold_id, r.parked,
               extract(epoch from now() - r.step_at)::int as idle_s, p.amount::text as gross,
-              (select coalesce(sum(o.amount), 0) from collect_key.payment_returns o where o.deposit_id = r.deposit_id and o.status <> 'FAILED')::text as claimed
-         from collect_key.payment_returns r join collect_key.payments p on p.deposit_id = r.deposit_id
+              (select coalesce(sum(o.amount), 0) from ${w.returns} o where o.deposit_id = r.deposit_id and o.status <> 'FAILED')::text as claimed
+         from ${w.returns} r join ${w.payments} p on p.${w.paymentId} = r.deposit_id
         where r.id > $1${scope.sql} order by r.id limit $2`,
       [after, PAGE, ...scope.params],
     );
@@ -53,9 +73,9 @@ export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Of
           `select p.idempotency_key as key, h.id::text as hold_id, h.status, h.amount::text as amount
              from ledger.postings p join ledger.holds h on h.id = p.hold_id
             where p.idempotency_key = any($1::text[]) and p.kind = 'reserve'`,
-          [page.map((r) => `collectkey:return:${r.id}:reserve`)],
+          [page.map((r) => `${w.prefix}${r.id}:reserve`)],
         )
-      ).map((h) => [h.key.slice('collectkey:return:'.length, -':reserve'.length), h]),
+      ).map((h) => [h.key.slice(w.prefix.length, -':reserve'.length), h]),
     );
     for (const r of page) {
       const say = (what: string) => bad.add(`return ${r.id} of deposit ${r.deposit_id} (company ${r.company_id}) ${r.status}: ${what}`);
@@ -78,8 +98,8 @@ export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Of
   const hs = companyScope(o, 0, 'h.company_id');
   const orphans = await s.ledger.query<{ key: string; status: string; company_id: string }>(
     `select p.idempotency_key as key, h.status, h.company_id from ledger.holds h join ledger.postings p on p.hold_id = h.id and p.kind = 'reserve'
-      where h.return_of is not null${hs.sql}`,
-    hs.params,
+      where h.return_of is not null and p.idempotency_key like $${hs.params.length + 1}${hs.sql}`,
+    [...hs.params, `${w.prefix}%`],
   );
   for (let i = 0; i < orphans.length; i += PAGE) {
     const slice = orphans.slice(i, i + PAGE);
@@ -88,7 +108,7 @@ export async function checkReturnsInto(s: CheckSources, o: CheckOptions, bad: Of
       (await s.collectKey.query<{ id: string }>(`select id from collect_key.payment_returns where id = any($1::text[])`, [ids])).map((r) => r.id),
     );
     slice.forEach((h, j) => {
-      if (!known.has(ids[j]!)) bad.add(`the ledger's ${h.status} return hold ${h.key} (company ${h.company_id}) belongs to no return collect-key knows`);
+      if (!known.has(ids[j]!)) bad.add(`the ledger's ${h.status} return hold ${h.key} (company ${h.company_id}) belongs to no return ${owner} knows`);
     });
   }
   return { returns, live };

@@ -4,6 +4,7 @@ import { SqlPseSettlementReader } from './persistence/settlement.store.js';
 import {
   InboxConsumer,
   ServiceScope,
+  SqlReturnStore,
   asyncService,
   startGrpcServer,
   type Bus,
@@ -19,6 +20,7 @@ import { SmtpMailer } from './adapters/mailer.js';
 import { HttpPseProvider, UnconfiguredPseProvider } from './adapters/pse.client.js';
 import { BREB_LISTING_CONSUMER, BREB_LISTING_SUBJECT, brebListingHandler } from './app/breb-listing.js';
 import { depositDeps, type DepositSettings } from './app/deps.js';
+import { PSE_RETURNS } from './app/returns.js';
 import { Sweeper } from './app/sweeper.js';
 import { depositUseCases } from './app/use-cases.js';
 import type { DepositConfig } from './config.js';
@@ -148,6 +150,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
 
     const deps = depositDeps({
       store: meterDepositStore(new SqlDepositStore(db, () => relay.nudge())),
+      returns: new SqlReturnStore(db, PSE_RETURNS, () => relay.nudge()),
       ledger,
       pse: c.PSE_PROVIDER_URL ? new HttpPseProvider(c.PSE_PROVIDER_URL, c.PROVIDER_HTTP_TIMEOUT_MS, log) : new UnconfiguredPseProvider(),
       mailer,
@@ -158,7 +161,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     createPse = (companyId, cmd) => uc.createPse.execute(companyId, undefined, cmd);
     scope.defer(watchExceptions(deps.store));
 
-    const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH });
+    const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH }, uc.returnSaga);
     sweeper.start();
     scope.defer(() => sweeper.stop());
     const cobros = cobroUseCases(cobroDeps);

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { depositReturnView } from '@wallet/platform';
+import { AppError, type CallContext } from '@wallet/platform';
 import type { CollectKeyClient } from '../../clients/collect-key-client.js';
+import type { DepositClient } from '../../clients/deposit-client.js';
 import { defineRoute, type AnyRoute } from '../../http/route.js';
 import { centsString, isoDate } from '../../http/schemas.js';
 import { centsSchema, textSchema } from '../../http/validation.js';
@@ -45,12 +47,32 @@ export const DepositReturnSchema = z
 export const DepositReturnListSchema = z.object({ items: z.array(DepositReturnSchema) }).meta({ id: 'DepositReturnList' });
 
 const RETURNS_DESCRIPTION =
-  'Returns all or part of a credited (`ASSIGNED`) Bre-B payment to its payer through the Bre-B network, from your BREB wallet, without fee (docs/returns.md). ' +
+  'Returns all or part of a credited (`ASSIGNED`) payment to its payer through the rail it came by, without fee (docs/returns.md): ' +
+  'a Bre-B payment through the Bre-B network, from your BREB wallet; a PSE payment as a refund by the PSE provider, from your ACH wallet. ' +
   'A payment can be returned several times while the returns add up to at most its gross. The amount is held in your wallet at once; ' +
-  'the answer is the return `RETURNED` when the network answered, or `PENDING` when it has not yet (it finishes on its own: webhook `deposit.returned`). ' +
-  'A network refusal ends it `FAILED` with the funds back (webhook `deposit.return_failed`). PSE payments cannot be returned yet (`DEPOSIT_NOT_FOUND`).';
+  'the answer is the return `RETURNED` when the rail answered, or `PENDING` when it has not yet (it finishes on its own: webhook `deposit.returned`). ' +
+  'A refusal by the rail ends it `FAILED` with the funds back (webhook `deposit.return_failed`).';
 
-export function depositReturnRoutes(keys: CollectKeyClient): AnyRoute[] {
+/**
+ * A deposit's returns are served by the payment's owner: collect-key for a Bre-B payment, pse-deposit
+ * for a PSE one. Each answers DEPOSIT_NOT_FOUND for a deposit it does not own (or another company's),
+ * so the call goes to collect-key and, when it does not know the deposit, to pse-deposit.
+ */
+async function byOwner<T>(bre: () => Promise<T>, pse: () => Promise<T>): Promise<T> {
+  try {
+    return await bre();
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'DEPOSIT_NOT_FOUND') return pse();
+    throw err;
+  }
+}
+
+export function depositReturnRoutes(keys: CollectKeyClient, deposits: DepositClient): AnyRoute[] {
+  const create = (req: Parameters<CollectKeyClient['createDepositReturn']>[0], call: CallContext) =>
+    byOwner(
+      () => keys.createDepositReturn(req, call),
+      () => deposits.createDepositReturn(req, call),
+    );
   return [
     defineRoute({
       method: 'POST',
@@ -73,7 +95,7 @@ export function depositReturnRoutes(keys: CollectKeyClient): AnyRoute[] {
       },
       errors: ['DEPOSIT_NOT_FOUND', 'INVALID_STATE_TRANSITION', 'RETURN_EXCEEDS_PAYMENT', 'INSUFFICIENT_BALANCE', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, body, call }) => {
-        const r = await keys.createDepositReturn(
+        const r = await create(
           {
             depositId: params.id,
             ...(body.amountCents !== undefined ? { amountCents: BigInt(body.amountCents) } : {}),
@@ -99,7 +121,10 @@ export function depositReturnRoutes(keys: CollectKeyClient): AnyRoute[] {
       responses: { 200: { description: 'Every return of the payment (at most 20).', schema: DepositReturnListSchema } },
       errors: ['DEPOSIT_NOT_FOUND', 'SERVICE_UNAVAILABLE'],
       handler: async ({ params, call }) => {
-        const r = await keys.listDepositReturns({ depositId: params.id }, call);
+        const r = await byOwner(
+          () => keys.listDepositReturns({ depositId: params.id }, call),
+          () => deposits.listDepositReturns({ depositId: params.id }, call),
+        );
         return { status: 200, body: { items: r.items.map(depositReturnView) } };
       },
     }),

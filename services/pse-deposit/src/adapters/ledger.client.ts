@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls } from '@wallet/platform';
+import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls, type ReturnRecord } from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
-import { DOCUMENT_TYPES, type DepositRecord, type FeeBreakdown } from '../domain/deposit.js';
+import { DOCUMENT_TYPES, ledgerKeys, type DepositRecord, type FeeBreakdown } from '../domain/deposit.js';
 import type { LedgerPort } from '../app/ports.js';
 
 type LedgerClient = ReturnType<typeof createAsyncClient<ledgerV1.LedgerServiceServer>>;
 
-/** Idempotency keys derived from the deposit: a retry after a crash never double-credits. */
-export const ledgerKeys = {
-  paid: (id: string) => `deposit:${id}:paid`,
-  reversed: (id: string) => `deposit:${id}:reversed`,
-};
+export { ledgerKeys };
 
 /** The ledger over gRPC, in the application's terms. The company goes in the call metadata. */
 export class GrpcLedger implements LedgerPort {
@@ -77,5 +73,33 @@ export class GrpcLedger implements LedgerPort {
 
   close(): void {
     this.client.close();
+  }
+
+  // Refunds of paid PSE deposits (docs/returns.md): the ledger's return holds on the ACH wallet.
+  async reserveReturn(r: ReturnRecord): Promise<string> {
+    const details: ledgerV1.MovementDetails = {
+      ...(r.payerName ? { targetName: r.payerName } : {}),
+      ...(r.payerDocument ? { targetDocument: r.payerDocument } : {}),
+      ...(r.payerBank ? { bankName: r.payerBank } : {}),
+      description: `Devolución PSE del depósito ${r.depositId}`,
+    };
+    const out = await this.client.reserveReturn(
+      {
+        idempotencyKey: `deposit-return:${r.id}:reserve`,
+        inflowIdempotencyKey: r.inflowKey,
+        amount: r.amount,
+        movement: { id: r.movementId, status: ledgerV1.MovementStatus.PENDING, reference: r.id, details },
+      },
+      this.ctx(r.companyId),
+    );
+    return out.hold!.id;
+  }
+
+  async commitReturn(r: ReturnRecord): Promise<void> {
+    await this.client.commitReturn({ idempotencyKey: `deposit-return:${r.id}:commit`, holdId: r.holdId! }, this.ctx(r.companyId));
+  }
+
+  async releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
+    await this.client.releaseReturn({ idempotencyKey: `deposit-return:${r.id}:release`, holdId: r.holdId!, errorMessage }, this.ctx(r.companyId));
   }
 }

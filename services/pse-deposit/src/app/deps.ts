@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Logger } from '@wallet/platform';
+import type { Logger, ReturnStore } from '@wallet/platform';
 import type { DepositStore, LedgerPort, Mailer, PseProvider } from './ports.js';
 
 export interface DepositSettings {
@@ -13,6 +13,8 @@ export interface DepositSettings {
 
 export interface DepositDeps {
   store: DepositStore;
+  /** Refunds of paid PSE deposits (docs/returns.md). */
+  returns: ReturnStore;
   ledger: LedgerPort;
   pse: PseProvider;
   mailer: Mailer;

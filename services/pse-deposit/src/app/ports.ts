@@ -1,4 +1,4 @@
-import type { MoneyExceptionStore, SqlTx } from '@wallet/platform';
+import type { MoneyExceptionStore, ReturnLedger, SqlTx } from '@wallet/platform';
 import type { BrebDeposit } from '../domain/breb-deposit.js';
 import type { DepositRecord, DepositSource, DepositState, DepositStatus, FeeBreakdown } from '../domain/deposit.js';
 
@@ -92,7 +92,7 @@ export interface BrebListing {
   storedState(tx: SqlTx, id: string): Promise<{ source: string; company_id: string; status: string } | undefined>;
 }
 
-export interface LedgerPort {
+export interface LedgerPort extends ReturnLedger {
   computeFees(companyId: string, amount: bigint, ivaApplicable: boolean): Promise<FeeBreakdown>;
   /** RecordInflow PSE, assign, key `deposit:<id>:paid`, movement = the deposit's movement id. */
   recordPseInflow(d: DepositRecord): Promise<void>;
@@ -114,6 +114,15 @@ export interface PseLinkRequest {
 export interface PseProvider {
   /** Creates the payment link (idempotent on depositId). Throws PSE_PROVIDER_ERROR. */
   createLink(r: PseLinkRequest): Promise<{ linkId: string | null; paygatewayUrl: string }>;
+  /**
+   * Refunds all or part of a paid link to its payer (`POST /pse/refunds`, idempotent by `refundId`):
+   * RETURNED with the provider's time, REFUSED (a 4xx: never; `code` says why), UNAVAILABLE (unknown: ask again).
+   */
+  refund(r: {
+    refundId: string;
+    depositId: string;
+    amountCents: bigint;
+  }): Promise<{ outcome: 'RETURNED' | 'REFUSED' | 'UNAVAILABLE'; returnedAt: Date | null; code?: string }>;
 }
 
 export interface Mailer {

@@ -1,4 +1,4 @@
-import { inSagaSpan, PeriodicTask } from '@wallet/platform';
+import { inSagaSpan, PeriodicTask, type ReturnSaga } from '@wallet/platform';
 import type { DepositDeps } from './deps.js';
 import type { DepositSaga } from './deposit-saga.js';
 
@@ -17,6 +17,8 @@ export class Sweeper {
     private readonly deps: DepositDeps,
     private readonly saga: DepositSaga,
     private readonly opts: { intervalMs: number; batch: number },
+    /** Refunds with a money step in flight (docs/returns.md): settled again after the grace. */
+    private readonly returns?: ReturnSaga,
   ) {
     this.task = new PeriodicTask('pse-deposit sweeper', opts.intervalMs, () => this.tick(), deps.log);
   }
@@ -55,6 +57,22 @@ export class Sweeper {
       }
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed');
+    }
+    if (!this.returns || this.task.stopping) return;
+    try {
+      await this.returns.sweep(
+        deps.settings.sweeperGraceSeconds,
+        this.opts.batch,
+        () => this.task.stopping,
+        (r, settle) =>
+          inSagaSpan(
+            `deposit.sweep return ${r.status}`,
+            { traceparent: r.traceparent, attributes: { 'wallet.deposit_return_id': r.id, 'wallet.deposit_return_state': r.status } },
+            settle,
+          ),
+      );
+    } catch (err) {
+      deps.log.warn({ err: (err as Error).message }, 'sweeper tick failed (returns)');
     }
   }
 

@@ -5,12 +5,17 @@ import { ListDepositExceptions, ResolveDepositException } from './exceptions.js'
 import { HandlePseCallback } from './handle-pse-callback.js';
 import { GetDeposit, ListDeposits } from './list-deposits.js';
 import { ShareByEmail } from './share-by-email.js';
+import { pseReturns } from './returns.js';
 
 /** Every use case of the service, built once from the same ports. */
 export function depositUseCases(deps: DepositDeps) {
   const saga = new DepositSaga(deps);
+  const returns = pseReturns(deps);
   return {
     saga,
+    returnSaga: returns.saga,
+    createDepositReturn: returns.create,
+    listDepositReturns: returns.list,
     createPse: new CreatePseDeposit(deps),
     handlePseCallback: new HandlePseCallback(deps, saga),
     shareByEmail: new ShareByEmail(deps),

@@ -156,3 +156,9 @@ export function statusFilter(v: string): DepositStatus | null {
   if (s === 'PAID') return 'ASSIGNED';
   return (DEPOSIT_STATUSES as readonly string[]).includes(s) ? (s as DepositStatus) : null;
 }
+
+/** Ledger idempotency keys derived from the deposit: a retry after a crash never double-credits. */
+export const ledgerKeys = {
+  paid: (id: string) => `deposit:${id}:paid`,
+  reversed: (id: string) => `deposit:${id}:reversed`,
+};

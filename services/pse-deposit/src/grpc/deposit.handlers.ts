@@ -1,4 +1,13 @@
-import { AppError, type AccessPolicy, bogotaDateOf, callerProfile, type CallContext, moneyExceptionToProto, type AsyncService } from '@wallet/platform';
+import {
+  AppError,
+  type AccessPolicy,
+  bogotaDateOf,
+  callerProfile,
+  type CallContext,
+  moneyExceptionToProto,
+  returnToProto,
+  type AsyncService,
+} from '@wallet/platform';
 import type { depositV1, settlementsV1 } from '@wallet/proto';
 import type { PseLeg, PseSettlements } from '../app/settlements.js';
 import type { DepositUseCases } from '../app/use-cases.js';
@@ -166,6 +175,21 @@ export function depositHandlers(
       return depositToProto(d, now());
     },
 
+    async createDepositReturn(req, ctx) {
+      const r = await uc.createDepositReturn.execute(ctx.companyId, {
+        depositId: req.depositId,
+        amountCents: req.amountCents,
+        reason: req.reason,
+        description: req.description,
+        requestedBy: req.requestedBy || ctx.actor || '',
+      });
+      return returnToProto(r, 'PSE');
+    },
+
+    async listDepositReturns(req, ctx) {
+      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map((r) => returnToProto(r, 'PSE')) };
+    },
+
     async handlePseCallback(req) {
       return uc.handlePseCallback.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });
     },
@@ -206,6 +230,9 @@ export const depositAccess: AccessPolicy<AsyncService<depositV1.DepositServiceSe
   listDeposits: ['gateway'],
   getDeposit: ['gateway'],
   handlePseCallback: ['gateway:callback'],
+  // refunds of paid PSE deposits (docs/returns.md): the company's own, or an operator's
+  createDepositReturn: ['gateway', 'gateway:admin'],
+  listDepositReturns: ['gateway', 'gateway:admin'],
   listExceptions: ['gateway:admin'],
   resolveException: ['gateway:admin'],
   createCobro: ['gateway'],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { createLogger, signPayload, type Logger } from '@wallet/platform';
+import { SqlReturnStore, createLogger, signPayload, type Logger } from '@wallet/platform';
 import { depositDeps, type DepositDeps, type DepositSettings } from '../../src/app/deps.js';
+import { PSE_RETURNS } from '../../src/app/returns.js';
 import type { DepositStore, LedgerPort, Mailer, PseProvider } from '../../src/app/ports.js';
 import { Sweeper } from '../../src/app/sweeper.js';
 import { depositUseCases, type DepositUseCases } from '../../src/app/use-cases.js';
@@ -21,6 +22,9 @@ export const GRACE_SECONDS = 60;
 export const pseLinks: PseProvider = {
   async createLink(r) {
     return { linkId: `lnk_${r.depositId}`, paygatewayUrl: `http://127.0.0.1:1/pse/pay/${r.depositId}` };
+  },
+  async refund() {
+    return { outcome: 'UNAVAILABLE', returnedAt: null };
   },
 };
 const mailer: Mailer = {
@@ -43,6 +47,7 @@ export function buildRig(
   const log = o.log ?? createLogger('pse-rig', process.env.TEST_LOG_LEVEL ?? 'silent');
   const deps = depositDeps({
     store: o.store ?? new SqlDepositStore(h.deposit.db),
+    returns: new SqlReturnStore(h.deposit.db, PSE_RETURNS),
     ledger: o.ledger,
     pse: pseLinks,
     mailer,

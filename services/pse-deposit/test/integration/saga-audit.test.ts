@@ -273,6 +273,9 @@ describe('PSE deposit saga: the audit findings', () => {
       ...ledger,
       computeFees: ledger.computeFees.bind(ledger),
       reversePseInflow: ledger.reversePseInflow.bind(ledger),
+      reserveReturn: ledger.reserveReturn.bind(ledger),
+      commitReturn: ledger.commitReturn.bind(ledger),
+      releaseReturn: ledger.releaseReturn.bind(ledger),
       recordPseInflow: async () => {
         throw new Error('process killed');
       },
