@@ -346,6 +346,81 @@ describe('reconcile (one provider report against our books)', () => {
     expect(r.report.netCents).toBe(r.ours.netCents);
   });
 
+  it('PSE: a payment and two partial refunds the same day (one REFUNDED line each, our_id the return id) match their records; a refund missing at the provider, or one it reports that we do not have, is a break about that refund only', async () => {
+    const [R1, R2, R3, RX] = ['ret_b1', 'ret_a2', 'ret_c3', 'ret_x9'].map((r) => r.padEnd(28, '0'));
+    const leg = (ourId: string, providerId: string, amount: bigint, status: OurRecord['status'], at: string): OurRecord => ({
+      ourId,
+      providerId,
+      status,
+      amountCents: amount,
+      settledAt: at,
+      direction: status === 'ASSIGNED' ? 'IN' : 'OUT',
+    });
+    const ours = new ArrayOurRecords(
+      {
+        pse: [
+          leg('dep_p', 'pse_p', 100_000n, 'ASSIGNED', bog(D, '09:00:00')),
+          leg(R1!, 'pse_p', 30_000n, 'REFUNDED', bog(D, '11:00:00')),
+          leg(R2!, 'pse_p', 25_000n, 'REFUNDED', bog(D, '12:00:00')),
+          leg('dep_q', 'pse_q', 7_000n, 'ASSIGNED', bog(D, '09:30:00')),
+          leg(R3!, 'pse_q', 7_000n, 'REFUNDED', bog(D, '13:00:00')),
+          // Refunded on an earlier day: the provider's line for it today is a value-date break, not one missing in our books.
+          leg('dep_r', 'pse_r', 4_000n, 'ASSIGNED', bog(PREV, '09:00:00')),
+          leg(RX!, 'pse_r', 1_000n, 'REFUNDED', bog(PREV, '10:00:00')),
+        ],
+      },
+      2,
+    );
+    const clean: Fields[] = [
+      ['pse_p', 'dep_p', 'IN', 100_000, 'PAID'],
+      ['pse_p', R1!, 'OUT', 30_000, 'REFUNDED'],
+      ['pse_p', R2!, 'OUT', 25_000, 'REFUNDED'],
+      ['pse_q', 'dep_q', 'IN', 7_000, 'PAID'],
+      ['pse_q', R3!, 'OUT', 7_000, 'REFUNDED'],
+    ];
+    const ok = reconciled(await run('pse', report(clean), ours, { lookupBatch: 1 }));
+    expect([ok.matched.count, ok.breaks.total, ok.ours.count]).toEqual([5, 0, 5]);
+
+    const r = reconciled(
+      await run(
+        'pse',
+        report([
+          ['pse_p', R2!, 'OUT', 25_000, 'REFUNDED'],
+          ['pse_q', 'dep_q', 'IN', 7_000, 'PAID'],
+          ['pse_p', 'dep_p', 'IN', 100_000, 'PAID'],
+          ['pse_p', R1!, 'OUT', 30_000, 'REFUNDED'],
+          // R3 (pse_q's refund) is not in the report; a refund of pse_p we never made is.
+          ['pse_p', 'ret_unknown', 'OUT', 500, 'REFUNDED'],
+          ['pse_r', RX!, 'OUT', 1_000, 'REFUNDED'],
+        ]),
+        ours,
+        { lookupBatch: 1 },
+      ),
+    );
+    expect(r.matched.count).toBe(4); // two payments, two refunds of pse_p
+    expect(r.ours.count).toBe(5);
+    expect(sink.keys()).toEqual(
+      [
+        `pse:${D}:missing_at_provider:pse_q:refund:${R3}`,
+        `pse:${D}:missing_in_our_books:pse_p:refund:ret_unknown`,
+        `pse:${D}:value_date_mismatch:pse_r:refund:${RX}`,
+      ].sort(),
+    );
+    // A refund moves pse_settlement like a reversal: the provider's missing line is -amount, an unknown one +amount.
+    expect(sink.byKey.get(`pse:${D}:missing_at_provider:pse_q:refund:${R3}`)).toMatchObject({
+      ourId: R3,
+      providerId: 'pse_q',
+      ours: { status: 'REFUNDED', amountCents: 7_000n },
+      differenceCents: -7_000n,
+    });
+    expect(sink.byKey.get(`pse:${D}:missing_in_our_books:pse_p:refund:ret_unknown`)).toMatchObject({
+      ourId: 'ret_unknown',
+      providerId: 'pse_p',
+      differenceCents: 500n,
+    });
+    expect(sink.byKey.get(`pse:${D}:value_date_mismatch:pse_r:refund:${RX}`)).toMatchObject({ ourId: RX, differenceCents: 0n });
+  });
+
   it('breb-inbound: two partial returns of one payment (one line each, our_id the return id) match their records; a return missing at the network, or one the network reports that we do not have, is a break about that return only', async () => {
     const [R1, R2, R3, RX] = ['ret_b1', 'ret_a2', 'ret_c3', 'ret_x9'].map((r) => r.padEnd(28, '0'));
     const leg = (ourId: string, providerId: string, amount: bigint, status: OurRecord['status'], at: string): OurRecord => ({

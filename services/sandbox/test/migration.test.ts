@@ -28,7 +28,7 @@ describe('migration 0009-sandbox-breb-partial-returns on data of 0007', () => {
 
     const db = await Database.open({ url: tdb.url, schema: SANDBOX_SCHEMA, migrations: sandboxMigrations, logger: log, poolMax: 2 });
     try {
-      expect(await db.migrate()).toEqual(['0009-sandbox-breb-partial-returns']);
+      expect((await db.migrate()).slice(0, 1)).toEqual(['0009-sandbox-breb-partial-returns']);
       expect(
         await db.query(`select return_id, provider_transfer_id, amount_cents::int as amount, to_char(returned_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') as at
           from sandbox.breb_returns order by return_id`),

@@ -4,14 +4,14 @@ import { PseSettlements, type PseLeg, type PseSettlementReader } from './settlem
 const leg = (ourId: string, direction: 'IN' | 'OUT'): PseLeg => ({
   ourId,
   providerId: null,
-  status: direction === 'IN' ? 'ASSIGNED' : 'REVERSED',
+  status: direction === 'IN' ? 'ASSIGNED' : ourId.startsWith('ret_') ? 'REFUNDED' : 'REVERSED',
   direction,
   amountCents: 1n,
   settledAt: new Date(0),
   companyId: 'co',
 });
 
-function reader(payments: string[], reversals: string[], calls: string[] = []): PseSettlementReader {
+function reader(payments: string[], reversals: string[], calls: string[] = [], refunds: string[] = []): PseSettlementReader {
   const page = (all: string[], dir: 'IN' | 'OUT', after: string | null, limit: number) =>
     all
       .filter((id) => after === null || id > after)
@@ -25,6 +25,10 @@ function reader(payments: string[], reversals: string[], calls: string[] = []): 
     reversalLegs: async (_d, after, limit) => {
       calls.push(`r:${after}`);
       return page(reversals, 'OUT', after, limit);
+    },
+    refundLegs: async (_d, after, limit) => {
+      calls.push(`f:${after}`);
+      return page(refunds, 'OUT', after, limit);
     },
     find: async () => [],
   };
@@ -50,7 +54,18 @@ describe('PseSettlements.list', () => {
   it('reads page after page from the last id of each leg', async () => {
     const calls: string[] = [];
     await all(new PseSettlements(reader(payments, reversals, calls)), 2);
-    expect(calls).toEqual(['p:null', 'r:null', 'p:dep_b', 'r:dep_c', 'p:dep_e']);
+    expect(calls).toEqual(['p:null', 'r:null', 'f:null', 'p:dep_b', 'r:dep_c', 'p:dep_e']);
+  });
+
+  const refunds = ['ret_a', 'ret_b', 'ret_c'];
+  it.each([1, 2, 3, 10])('merges the refunds (one OUT leg per return, by return id) after the deposits in batches of %i', async (n) => {
+    const batches = await all(new PseSettlements(reader(payments, reversals, [], refunds)), n);
+    expect(batches.flat()).toEqual([...expected, 'ret_a/OUT', 'ret_b/OUT', 'ret_c/OUT']);
+    for (const b of batches.slice(0, -1)) expect(b).toHaveLength(n);
+  });
+
+  it('a day with refunds only', async () => {
+    expect((await all(new PseSettlements(reader([], [], [], refunds)), 2)).flat()).toEqual(['ret_a/OUT', 'ret_b/OUT', 'ret_c/OUT']);
   });
 
   it('an empty day is no batch; a bad rail or date is INVALID_REQUEST', async () => {
@@ -71,5 +86,24 @@ describe('PseSettlements.list', () => {
         }
       })(),
     ).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
+  });
+});
+
+describe('PseSettlements.find', () => {
+  it('looks up deposits and returns (refunds) by id, ignoring anything else, in key order', async () => {
+    const asked: string[][] = [];
+    const dep = `dep_${'a'.repeat(24)}`;
+    const ret = `ret_${'b'.repeat(24)}`;
+    const s = new PseSettlements({
+      ...reader([], []),
+      find: async (ids) => {
+        asked.push([...ids]);
+        return [leg(ret, 'OUT'), leg(dep, 'OUT'), leg(dep, 'IN')];
+      },
+    });
+    const found = await s.find('pse', [ret, dep, 'dep_short', 'tx-1', ret]);
+    expect(asked).toEqual([[ret, dep]]);
+    expect(found.map((l) => `${l.ourId}/${l.direction}`)).toEqual([`${dep}/IN`, `${dep}/OUT`, `${ret}/OUT`]);
+    expect(await s.find('pse', ['nope'])).toEqual([]);
   });
 });

@@ -7,15 +7,21 @@ import { AppError, checkFindIds, checkSettlementDate, settlementBatchSize } from
  *    and still after a reversal), at `provider_confirmed_at` (the provider's signed payment time);
  *    or FAILED, at `failed_at` (when the failure was applied; migration 0005);
  *  - the reversal leg (OUT): REVERSED once the provider's reversal was applied (REVERSING,
- *    REVERSED), at `reversed_at` (entering REVERSING).
+ *    REVERSED), at `reversed_at` (entering REVERSING);
+ *  - one refund leg (OUT) per return of the deposit to its payer (`deposit_returns`, migration 0011):
+ *    REFUNDED once RETURNED, at `returned_at` (the provider's refund time), its `ourId` the return id
+ *    (`ret_…`: the provider's report echoes it as the REFUNDED line's our_id), its provider id the
+ *    deposit's link.
  * A link still waiting (PENDING_CONFIRM) is one PENDING record (only `find` returns it); an EXPIRED
- * link that was never paid has no line and no record. Key order: the deposit id in byte order
- * (`collate "C"`), then the payment before the reversal.
+ * link that was never paid has no line and no record; a refund being sent or released (SENDING,
+ * RELEASING) is a PENDING OUT record with stepOwed (only `find`), one RESERVING or FAILED none. Key
+ * order: the id in byte order (`collate "C"`: deposits' `dep_…` before returns' `ret_…`), then the
+ * payment before the reversal.
  */
 export interface PseLeg {
   ourId: string;
   providerId: string | null;
-  status: 'ASSIGNED' | 'FAILED' | 'REVERSED' | 'PENDING';
+  status: 'ASSIGNED' | 'FAILED' | 'REVERSED' | 'REFUNDED' | 'PENDING';
   direction: 'IN' | 'OUT';
   amountCents: bigint;
   settledAt: Date | null;
@@ -32,7 +38,9 @@ export interface PseSettlementReader {
   paymentLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]>;
   /** The day's reversal legs with id > `afterId`, in id order, at most `limit`. */
   reversalLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]>;
-  /** Every leg (and PENDING links) of these deposits, any day. */
+  /** The day's refund legs (RETURNED returns) with return id > `afterId`, in id order, at most `limit`. */
+  refundLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]>;
+  /** Every leg (and PENDING links) of these deposits, and the legs of these returns (refunds), any day. */
   find(ids: readonly string[]): Promise<PseLeg[]>;
 }
 
@@ -60,25 +68,30 @@ async function* pages(read: (after: string | null, limit: number) => Promise<Pse
 export class PseSettlements {
   constructor(private readonly reader: PseSettlementReader) {}
 
-  /** The day's legs in key order, `batchSize` per batch: the two legs' keyset reads merged. */
+  /** The day's legs in key order, `batchSize` per batch: the three legs' keyset reads (payments, reversals, refunds) merged. */
   async *list(rail: string, date: string, batchSize = 0): AsyncGenerator<PseLeg[]> {
     checkRail(rail);
     checkSettlementDate(date);
     const limit = settlementBatchSize(batchSize);
-    const payments = pages((after, n) => this.reader.paymentLegs(date, after, n), limit);
-    const reversals = pages((after, n) => this.reader.reversalLegs(date, after, n), limit);
+    const sources = [
+      pages((after, n) => this.reader.paymentLegs(date, after, n), limit),
+      pages((after, n) => this.reader.reversalLegs(date, after, n), limit),
+      pages((after, n) => this.reader.refundLegs(date, after, n), limit),
+    ];
     try {
-      let p = await payments.next();
-      let r = await reversals.next();
+      const heads: Array<IteratorResult<PseLeg>> = [];
+      for (const s of sources) heads.push(await s.next());
       let batch: PseLeg[] = [];
-      while (!p.done || !r.done) {
-        if (!p.done && (r.done || legOrder(p.value, r.value) <= 0)) {
-          batch.push(p.value);
-          p = await payments.next();
-        } else {
-          batch.push(r.value as PseLeg);
-          r = await reversals.next();
+      for (;;) {
+        // The smallest head in key order (ties: the earlier source, the payment before the reversal).
+        let next = -1;
+        for (let i = 0; i < heads.length; i++) {
+          const h = heads[i]!;
+          if (!h.done && (next < 0 || legOrder(h.value, heads[next]!.value as PseLeg) < 0)) next = i;
         }
+        if (next < 0) break;
+        batch.push(heads[next]!.value as PseLeg);
+        heads[next] = await sources[next]!.next();
         if (batch.length >= limit) {
           yield batch;
           batch = [];
@@ -86,14 +99,14 @@ export class PseSettlements {
       }
       if (batch.length > 0) yield batch;
     } finally {
-      await payments.return(undefined);
-      await reversals.return(undefined);
+      for (const s of sources) await s.return(undefined);
     }
   }
 
   async find(rail: string, ids: readonly string[]): Promise<PseLeg[]> {
     checkRail(rail);
-    const unique = [...new Set(checkFindIds(ids))].filter((id) => /^dep_[a-z0-9]{24}$/.test(id));
+    // Deposits' ids, and returns' ids (a refund's record, as its REFUNDED line names it).
+    const unique = [...new Set(checkFindIds(ids))].filter((id) => /^(?:dep|ret)_[a-z0-9]{24}$/.test(id));
     if (unique.length === 0) return [];
     return (await this.reader.find(unique)).sort(legOrder);
   }

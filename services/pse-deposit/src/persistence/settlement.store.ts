@@ -13,6 +13,48 @@ const PAYMENT_AT = `case status when 'FAILED' then failed_at else provider_confi
 const REVERSAL_LEG = `source = 'PSE' and status = 'REVERSED'`;
 const COLS = `id, provider_transfer_id, status, amount::text as amount, company_id, provider_confirmed_at, failed_at, reversed_at, traceparent`;
 
+/**
+ * The refunds as migration 0011's index has them (`deposit_returns_settled_idx`: the Bogotá day of
+ * `returned_at`, then the return id `collate "C"`, where RETURNED). The deposit's provider id is a
+ * scalar subquery on its primary key, so the page stays one range scan in index order, unsorted.
+ */
+const REFUND_LEG = `r.status = 'RETURNED'`;
+const REFUND_COLS = `r.id, r.deposit_id, r.status, r.amount::text as amount, r.company_id, r.returned_at, r.traceparent,
+  (select d.provider_transfer_id from pse_deposit.deposits d where d.id = r.deposit_id) as provider_transfer_id`;
+
+/** One keyset page of the day's refunds: ($1 date, [$2 last return id,] limit). Exported for the index test (EXPLAIN). */
+export function refundPageSql(after: boolean): string {
+  const day = `${REFUND_LEG} and ${bogotaDaySql('r.returned_at')} = $1::date`;
+  return after
+    ? `select ${REFUND_COLS} from pse_deposit.deposit_returns r where ${day} and r.id collate "C" > $2 order by r.id collate "C" limit $3`
+    : `select ${REFUND_COLS} from pse_deposit.deposit_returns r where ${day} order by r.id collate "C" limit $2`;
+}
+
+interface RefundRow {
+  id: string;
+  deposit_id: string;
+  status: string;
+  amount: string;
+  company_id: string;
+  returned_at: Date | string | null;
+  traceparent: string | null;
+  provider_transfer_id: string | null;
+  open_exception_id?: string | null;
+}
+
+function refundLeg(r: RefundRow, status: 'REFUNDED' | 'PENDING', settledAt: Date | null): PseLeg {
+  return {
+    ourId: r.id,
+    providerId: r.provider_transfer_id,
+    status,
+    direction: 'OUT',
+    amountCents: centsFromDb(r.amount),
+    settledAt,
+    companyId: r.company_id,
+    ...(r.traceparent ? { traceparent: r.traceparent } : {}),
+  };
+}
+
 /** One keyset page of a leg's day: ($1 date, [$2 last id,] limit). Exported for the index test (EXPLAIN). */
 export function legPageSql(leg: 'payment' | 'reversal', after: boolean): string {
   const day = leg === 'payment' ? `${PAYMENT_LEG} and ${bogotaDaySql(PAYMENT_AT)} = $1::date` : `${REVERSAL_LEG} and ${bogotaDaySql('reversed_at')} = $1::date`;
@@ -63,6 +105,14 @@ export class SqlPseSettlementReader implements PseSettlementReader {
     return (await this.page('reversal', date, afterId, limit)).map(reversalLeg);
   }
 
+  async refundLegs(date: string, afterId: string | null, limit: number): Promise<PseLeg[]> {
+    const rows =
+      afterId === null
+        ? await this.db.prepared<RefundRow>(refundPageSql(false), [date, limit])
+        : await this.db.prepared<RefundRow>(refundPageSql(true), [date, afterId, limit]);
+    return rows.map((r) => refundLeg(r, 'REFUNDED', at(r.returned_at)));
+  }
+
   /** One keyset page: ids compared and ordered `collate "C"`, as the index and the engine have them. */
   private page(leg: 'payment' | 'reversal', date: string, afterId: string | null, limit: number): Promise<Row[]> {
     return afterId === null
@@ -71,6 +121,32 @@ export class SqlPseSettlementReader implements PseSettlementReader {
   }
 
   async find(ids: readonly string[]): Promise<PseLeg[]> {
+    const depositIds = ids.filter((id) => id.startsWith('dep_'));
+    const returnIds = ids.filter((id) => id.startsWith('ret_'));
+    return [...(depositIds.length > 0 ? await this.findDeposits(depositIds) : []), ...(returnIds.length > 0 ? await this.findRefunds(returnIds) : [])];
+  }
+
+  /**
+   * The refunds of these return ids: RETURNED settled (REFUNDED); SENDING or RELEASING a PENDING OUT
+   * leg with a money step owed (the provider's refund or the release of its hold: not booked yet);
+   * RESERVING (nothing sent yet) and FAILED (nothing refunded) none.
+   */
+  private async findRefunds(ids: readonly string[]): Promise<PseLeg[]> {
+    const rows = await this.db.prepared<RefundRow>(
+      `select ${REFUND_COLS},
+        (select e.id from pse_deposit.money_exceptions e where e.status <> 'RESOLVED' and e.resource_id = r.id order by e.opened_at limit 1) as open_exception_id
+      from pse_deposit.deposit_returns r where r.id = any($1::text[]) and r.status in ('RETURNED', 'SENDING', 'RELEASING')`,
+      [ids],
+    );
+    return rows.map((r): PseLeg => {
+      const exc = r.open_exception_id ? { openExceptionId: r.open_exception_id } : {};
+      return r.status === 'RETURNED'
+        ? { ...refundLeg(r, 'REFUNDED', at(r.returned_at)), ...exc }
+        : { ...refundLeg(r, 'PENDING', null), ...exc, stepOwed: true };
+    });
+  }
+
+  private async findDeposits(ids: readonly string[]): Promise<PseLeg[]> {
     // With the money exception still open about each deposit (a correction waits for it: accept_provider waits for the owner).
     const rows = await this.db.prepared<Row>(
       `select ${COLS},

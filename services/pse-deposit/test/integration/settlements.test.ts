@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createAsyncClient, devMeshTls, type MeshIdentity } from '@wallet/platform';
-import { legPageSql } from '../../src/persistence/settlement.store.js';
+import { legPageSql, refundPageSql } from '../../src/persistence/settlement.store.js';
 import { eventually, indexOnlyPlan } from '@wallet/platform/testing';
 import { depositV1, type settlementsV1 } from '@wallet/proto';
 import { failure, payer, startHarness, type Harness } from './harness.js';
@@ -53,6 +53,17 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
         o.failed ?? null,
         o.reversed ?? null,
       ],
+    );
+    return id;
+  }
+
+  /** A return (refund) of a deposit as pse-deposit's refund saga leaves it in deposit_returns (migration 0011). */
+  async function refund(depositId: string, o: { status: string; amount: bigint; returned?: string; traceparent?: string }): Promise<string> {
+    const id = newId().replace(/^dep_/, 'ret_');
+    await h.deposit.db.query(
+      `insert into pse_deposit.deposit_returns (id, deposit_id, company_id, inflow_key, amount, reason, status, movement_id, requested_by, returned_at, traceparent)
+       values (?, ?, ?, ?, ?, 'CUSTOMER_REQUEST', ?, ?::uuid, 'key_test', ?::timestamptz, ?)`,
+      [id, depositId, company, `pse:${depositId}`, String(o.amount), o.status, randomUUID(), o.returned ?? null, o.traceparent ?? null],
     );
     return id;
   }
@@ -221,6 +232,59 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
     const todays = (await list(today)).flat().map(key);
     expect(todays).toEqual(expect.arrayContaining([`${paid.id}/0`, `${paid.id}/1`, `${failed.id}/0`]));
     expect(todays).not.toContain(`${pending.id}/0`);
+  });
+
+  it('refunds: one REFUNDED (OUT) record per RETURNED return on its day, our_id the return id, merged in key order; find answers them by return id (SENDING / RELEASING PENDING with step_owed, RESERVING / FAILED none)', async () => {
+    const R = '2025-03-20';
+    const tp = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const dep = await row({ status: 'ASSIGNED', amount: 100_000n, paid: `${R}T14:00:00.000Z` });
+    const other = await row({ status: 'ASSIGNED', amount: 50_000n, paid: '2025-03-19T14:00:00.000Z' });
+    const r1 = await refund(dep, { status: 'RETURNED', amount: 30_000n, returned: `${R}T05:00:00.000Z`, traceparent: tp });
+    const r2 = await refund(dep, { status: 'RETURNED', amount: 20_000n, returned: '2025-03-21T04:59:59.999Z' });
+    const r3 = await refund(other, { status: 'RETURNED', amount: 50_000n, returned: `${R}T18:00:00.000Z` });
+    const nextDay = await refund(dep, { status: 'RETURNED', amount: 1_000n, returned: '2025-03-21T05:00:00.000Z' });
+    const sending = await refund(dep, { status: 'SENDING', amount: 2_000n });
+    const releasing = await refund(dep, { status: 'RELEASING', amount: 3_000n });
+    const reserving = await refund(dep, { status: 'RESERVING', amount: 4_000n });
+    const failed = await refund(dep, { status: 'FAILED', amount: 5_000n });
+
+    const expectedKeys = [`${dep}/0`, `${r1}/1`, `${r2}/1`, `${r3}/1`].sort();
+    for (const size of [0, 1, 2, 3]) expect((await list(R, size)).flat().map(key)).toEqual(expectedKeys);
+    const day = new Map((await list(R)).flat().map((l) => [l.ourId, l]));
+    expect(day.get(r1)).toEqual({
+      ourId: r1,
+      providerId: `pse_${dep.slice(4, 12)}`,
+      status: 'REFUNDED',
+      direction: 'OUT',
+      amountCents: 30_000n,
+      settledAt: `${R}T05:00:00.000Z`,
+      valueDate: R,
+      companyId: company,
+      traceparent: tp,
+    });
+    expect(day.get(r2)).toMatchObject({ status: 'REFUNDED', amountCents: 20_000n, settledAt: '2025-03-21T04:59:59.999Z', valueDate: R });
+    expect(day.get(r3)).toMatchObject({ providerId: `pse_${other.slice(4, 12)}`, amountCents: 50_000n });
+    expect((await list('2025-03-21')).flat().map(key)).toEqual([`${nextDay}/1`]);
+
+    // Each page of the day's refunds is a range scan of deposit_returns_settled_idx from the last return id.
+    for (const [sql, params] of [
+      [refundPageSql(false), [R, 1000]],
+      [refundPageSql(true), [R, r1, 1000]],
+    ] as const) {
+      const plan = await indexOnlyPlan(h.deposit.db, sql, [...params]);
+      expect(plan).toContain('Index Scan using deposit_returns_settled_idx');
+      expect(plan).not.toMatch(/Sort|Seq Scan on deposit_returns/);
+    }
+
+    const found = (await recon.findSettlements({ rail: 'pse', ids: [r1, sending, releasing, reserving, failed, dep] }, ctx())).records;
+    expect(found.map((l) => [l.ourId, l.status, l.direction, l.stepOwed ?? false, l.settledAt ?? null])).toEqual(
+      [
+        [dep, 'ASSIGNED', 'IN', false, `${R}T14:00:00.000Z`],
+        [r1, 'REFUNDED', 'OUT', false, `${R}T05:00:00.000Z`],
+        [sending, 'PENDING', 'OUT', true, null],
+        [releasing, 'PENDING', 'OUT', true, null],
+      ].sort((a, b) => (a[0]! < b[0]! ? -1 : 1)),
+    );
   });
 
   it('refuses bad requests: another rail, a bad date, more than 500 ids', async () => {

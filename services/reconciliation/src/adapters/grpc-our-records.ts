@@ -41,7 +41,7 @@ type SettlementsClient = {
   close(): void;
 };
 
-const STATUSES: readonly OurStatus[] = ['COMPLETED', 'FAILED', 'ASSIGNED', 'UNASSIGNED', 'REVERSED', 'RETURNED', 'PENDING'];
+const STATUSES: readonly OurStatus[] = ['COMPLETED', 'FAILED', 'ASSIGNED', 'UNASSIGNED', 'REVERSED', 'REFUNDED', 'RETURNED', 'PENDING'];
 
 /** A record as the engine takes it; a status the contract does not have is the service's error. */
 export function ourRecordOf(rail: ReportRail, s: settlementsV1.Settlement): OurRecord {

@@ -57,7 +57,8 @@ function stored(b: Break, excId: string): BreakRecord {
   };
 }
 
-function harness(breaks: BreakRecord[]) {
+/** `book`/`idOf`: the owner's records and the id FindSettlements looks them up by (the provider's on breb-inbound, ours on pse). */
+function harness(breaks: BreakRecord[], book: OurRecord[] = records, idOf: (r: OurRecord) => string = (r) => r.providerId!) {
   const byKey = new Map(breaks.map((b) => [b.key, { ...b }]));
   const exceptions = new Map<string, MoneyException>(
     breaks.map((b) => [
@@ -81,7 +82,7 @@ function harness(breaks: BreakRecord[]) {
   );
   const posted: Parameters<ClearingLedger['postClearingAdjustment']>[0][] = [];
   const deps = {
-    ours: { find: async (_rail: string, ids: readonly string[]) => records.filter((r) => ids.includes(r.providerId!)) },
+    ours: { find: async (_rail: string, ids: readonly string[]) => book.filter((r) => ids.includes(idOf(r))) },
     ledger: {
       async postClearingAdjustment(a) {
         posted.push(a);
@@ -165,5 +166,65 @@ describe('accept_provider on a breb-inbound return leg', () => {
       }),
     ]);
     expect(h.byKey.get(missing.key)).toMatchObject({ status: 'RESOLVED', resolution: 'accept_provider', adjustmentState: 'POSTED' });
+  });
+});
+
+/**
+ * accept_provider on pse breaks about refunds: a deposit refunded several times, in parts, has one
+ * break per refund (keyed by the refund's return id); each is checked against its own refund's record
+ * and corrected as a movement of its own, `pse:our:<return id>:reversal`, a name the ledger's
+ * corrections register accepts.
+ */
+describe('accept_provider on a pse refund', () => {
+  const exc = (n: number) => `exc_${String(n).padStart(32, '1')}`;
+  const F1 = 'ret_bbbbbbbbbbbbbbbbbbbbbbb1';
+  const F2 = 'ret_bbbbbbbbbbbbbbbbbbbbbbb2';
+  const book: OurRecord[] = [
+    { ourId: 'dep_p', providerId: 'pse_p', status: 'ASSIGNED', direction: 'IN', amountCents: 10_000n, settledAt: at },
+    { ourId: 'dep_p', providerId: 'pse_p', status: 'REVERSED', direction: 'OUT', amountCents: 10_000n, settledAt: at },
+    { ourId: F1, providerId: 'pse_p', status: 'REFUNDED', direction: 'OUT', amountCents: 3_000n, settledAt: at },
+    // Still being sent to the provider on our side.
+    { ourId: F2, providerId: 'pse_p', status: 'PENDING', direction: 'OUT', amountCents: 2_000n, settledAt: null, stepOwed: true },
+  ];
+  const pseLine = (ourId: string, amountCents: bigint) => ({ ...line(ourId, amountCents), providerId: 'pse_p', status: 'REFUNDED' as const });
+  function pseBreak(ours: OurRecord | undefined, lines: Parameters<KeyGroup['add']>[0][], key = recordKey('pse', ours!)): Break {
+    const g = new KeyGroup('pse', D, key, ours);
+    for (const l of lines) g.add(l);
+    const [b] = g.settle().breaks;
+    if (!b) throw new Error('no break');
+    return b;
+  }
+
+  it("each refund is a movement of its own, named by its return id; the deposit's reversal keeps its name", () => {
+    const m1 = breakMovement(pseBreak(book[2], []));
+    const m2 = breakMovement(pseBreak(book[3], [pseLine(F2, 2_000n)]));
+    expect([m1, m2]).toEqual([`pse:our:${F1}:reversal`, `pse:our:${F2}:reversal`]);
+    expect(parseExternalMovement(m1)).toEqual({ rail: 'pse', ourId: F1, leg: 'reversal' });
+    expect(breakMovement(pseBreak(book[1], []))).toBe('pse:our:dep_p:reversal');
+    expect(breakMovement(pseBreak(book[0], []))).toBe('pse:our:dep_p:payment');
+  });
+
+  it("reads the owner's record of that refund: a final one is corrected under the refund's movement; one still in flight is refused (CASE_NOT_FINAL)", async () => {
+    const missing = stored(pseBreak(book[2], []), exc(1)); // our first refund is not in the provider's report
+    const pending = stored(pseBreak(book[3], [pseLine(F2, 2_000n)]), exc(2)); // the second: reported, in flight on our side
+    expect(missing.key).toBe(`pse:${D}:missing_at_provider:pse_p:refund:${F1}`);
+    expect(pending.key).toBe(`pse:${D}:status_mismatch:pse_p:refund:${F2}`);
+    const h = harness([missing, pending], book, (r) => r.ourId);
+
+    const refused = await h.resolve.execute({ id: exc(2), action: 'accept_provider', note: 'PSE lo reembolsó', resolvedBy: 'operator:ana' }).catch((e) => e);
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'CASE_NOT_FINAL', details: { reason: 'pending', ourId: F2 } });
+
+    const done = await h.resolve.execute({ id: exc(1), action: 'accept_provider', note: 'PSE no lo reembolsó', resolvedBy: 'operator:ana' });
+    expect(done.status).toBe('RESOLVED');
+    expect(h.posted).toEqual([
+      expect.objectContaining({
+        idempotencyKey: `recon:${missing.key}:accept_provider`,
+        clearing: 'pse',
+        deltaCents: -3_000n,
+        movement: `pse:our:${F1}:reversal`,
+        caseId: exc(1),
+      }),
+    ]);
   });
 });

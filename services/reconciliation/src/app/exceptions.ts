@@ -7,7 +7,7 @@ import {
   type ExceptionView,
   type MoneyException,
 } from '@wallet/platform';
-import { BREAK_KINDS, isReturnBreak, type OurRecord } from '../domain/matching.js';
+import { BREAK_KINDS, isRefundBreak, isReturnBreak, type OurRecord } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
 import type { ReconciliationDeps } from './deps.js';
 import type { BreakRecord } from './ports.js';
@@ -157,16 +157,18 @@ export class ResolveReconciliationException {
  * The owner's record of a break's movement (FindSettlements): by our id on breb, ach and pse, by the
  * provider's id on breb-inbound; on pse and breb-inbound the leg of the break's key, and on a
  * breb-inbound return leg the return the break names (its `ourId`, the return's id: a payment may
- * have several). Undefined when the owner has none.
+ * have several); a pse refund is looked up by its return id (the break's `ourId`) and is the record of
+ * that id. Undefined when the owner has none.
  */
 async function ownerRecord(deps: ReconciliationDeps, b: BreakRecord): Promise<OurRecord | undefined> {
   const id = b.rail === 'breb-inbound' ? b.providerId : b.ourId;
   if (!id) return undefined;
   const records = await deps.ours.find(b.rail, [id]);
   if (b.rail !== 'pse' && b.rail !== 'breb-inbound') return records[0];
+  if (isRefundBreak(b)) return records.find((r) => r.ourId === b.ourId);
   // Two legs: the payment (IN), and its reversal (pse) or a return to the payer (breb-inbound) (OUT).
   const out = b.rail === 'pse' ? b.key.endsWith(':reversal') : isReturnBreak(b);
-  const isOut = (r: OurRecord) => (r.direction ? r.direction === 'OUT' : r.status === 'REVERSED' || r.status === 'RETURNED');
+  const isOut = (r: OurRecord) => (r.direction ? r.direction === 'OUT' : r.status === 'REVERSED' || r.status === 'REFUNDED' || r.status === 'RETURNED');
   if (!out) return records.find((r) => !isOut(r));
   // A RETURNED line without a return id names no return of ours: the payment's first return leg stands for it.
   return records.find((r) => isOut(r) && (b.rail !== 'breb-inbound' || !b.ourId || r.ourId === b.ourId));

@@ -5,11 +5,13 @@ import {
   OurRecordError,
   SHOWN_DUPLICATES,
   breakKey,
+  isRefundBreak,
   isReturnBreak,
   lineKey,
   lookupIdOf,
   pairFaults,
   recordKey,
+  refundIdOfKey,
   returnIdOfKey,
   type OurRecord,
 } from './matching.js';
@@ -295,5 +297,34 @@ describe('a key group', () => {
     expect(breakKey('pse', D, 'duplicate', 'pse_1', 'IN')).toBe(`pse:${D}:duplicate:pse_1:payment`);
     expect(breakKey('breb-inbound', D, 'duplicate', 'brb_in_1', 'IN')).toBe(`breb-inbound:${D}:duplicate:brb_in_1`);
     expect(breakKey('breb-inbound', D, 'duplicate', 'brb_in_1', 'OUT', 'ret_1')).toBe(`breb-inbound:${D}:duplicate:brb_in_1:return:ret_1`);
+    expect(breakKey('pse', D, 'duplicate', 'pse_1', 'OUT', 'ret_1')).toBe(`pse:${D}:duplicate:pse_1:refund:ret_1`);
+  });
+
+  it('a PSE refund: its REFUNDED (OUT) line is a key of its own (the return id, its our_id), matched by our REFUNDED record; a refund moves pse_settlement like a reversal', () => {
+    const R = 'ret_aaaaaaaaaaaaaaaaaaaaaaa1';
+    const refund = ours({ ourId: R, providerId: 'pse_1', status: 'REFUNDED', direction: 'OUT', amountCents: 4_000n });
+    const refundLine = line({ providerId: 'pse_1', ourId: R, direction: 'OUT', status: 'REFUNDED', amountCents: 4_000n });
+    expect(recordKey('pse', refund)).toBe(lineKey('pse', 'pse_1', R, 'OUT'));
+    expect(recordKey('pse', refund)).toBe(`${R}\u0000OUT`);
+    expect(lookupIdOf(recordKey('pse', refund))).toBe(R);
+    expect(refundIdOfKey('pse', recordKey('pse', refund))).toBe(R);
+    expect(refundIdOfKey('pse', lineKey('pse', 'pse_1', 'dep_1', 'OUT'))).toBeUndefined();
+    expect(refundIdOfKey('breb-inbound', `${R}\u0000OUT`)).toBeUndefined();
+    // In flight on our side (SENDING / RELEASING): a PENDING OUT leg, the same key.
+    expect(recordKey('pse', { ...refund, status: 'PENDING', settledAt: null })).toBe(recordKey('pse', refund));
+    expect(group('pse', refund, [refundLine])).toEqual({ matched: { amountCents: 4_000n }, breaks: [] });
+    const missing = group('pse', refund, []);
+    expect(missing.breaks).toEqual([
+      expect.objectContaining({ key: `pse:${D}:missing_at_provider:pse_1:refund:${R}`, ourId: R, providerId: 'pse_1', differenceCents: -4_000n }),
+    ]);
+    expect(isRefundBreak(missing.breaks[0]!)).toBe(true);
+    expect(isRefundBreak({ rail: 'pse', key: `pse:${D}:missing_at_provider:dep_1:reversal`, ourId: 'dep_1' })).toBe(false);
+    const amount = group('pse', refund, [{ ...refundLine, amountCents: 4_500n }]);
+    expect(amount.breaks).toEqual([expect.objectContaining({ key: `pse:${D}:amount_mismatch:pse_1:refund:${R}`, differenceCents: 500n })]);
+    expect(effectOfLine('pse', 'REFUNDED', 'OUT', 5n)).toBe(5n);
+    expect(effectOfRecord('pse', { status: 'REFUNDED', amountCents: 5n })).toBe(5n);
+    expect(effectOfRecord('breb', { status: 'REFUNDED', amountCents: 5n })).toBe(0n);
+    // Deposit ids (dep_…) sort before return ids (ret_…) in byte order: every deposit's legs, then the refunds.
+    expect(recordKey('pse', ours({ ourId: 'dep_z', providerId: 'pse_z', status: 'REVERSED' })) < recordKey('pse', refund)).toBe(true);
   });
 });

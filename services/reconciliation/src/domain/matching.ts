@@ -9,12 +9,14 @@ import { bogotaDate, type Direction, type ProviderStatus, type ReportLine, type 
  * One settlement of ours, as the owning service reports it (transfer for breb/ach, pse-deposit
  * for pse, collect-key for breb-inbound): one record per line we expect in the provider's report.
  * A PSE deposit paid and then reversed is two records, its payment and its reversal, each on the
- * day it happened. An inbound Bre-B payment is its payment (IN) and one record per return of all or
- * part of it to the payer (OUT), each on the day it happened.
+ * day it happened; each refund of all or part of it to the payer is a record of its own (OUT, our id
+ * the refund's return id `ret_…`). An inbound Bre-B payment is its payment (IN) and one record per
+ * return of all or part of it to the payer (OUT), each on the day it happened.
  */
 export interface OurRecord {
   /**
-   * transactionId (breb, ach), depositId (pse, breb-inbound's payment leg). On breb-inbound's return
+   * transactionId (breb, ach), depositId (pse, breb-inbound's payment leg); on a pse refund the
+   * return's id (`ret_…`), which the provider echoes as the REFUNDED line's our_id. On breb-inbound's return
    * legs (OUT) the return's id (`ret_…`; the deposit id for the one full return of a held payment),
    * which the network echoes as the line's our_id: the settlements contract's `our_id` carries it.
    */
@@ -43,12 +45,12 @@ export interface OurRecord {
 /**
  * Our statuses that reach a report: a transfer's outcome from the rail (COMPLETED, FAILED); a PSE
  * deposit's payment leg (ASSIGNED when paid, FAILED when the payer's bank refused) and its reversal
- * leg (REVERSED); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
+ * leg (REVERSED), and a refund of it (REFUNDED, OUT, keyed by the return id); an inbound Bre-B payment (ASSIGNED to a live key, or UNASSIGNED). And PENDING: a
  * transfer or a PSE deposit still waiting for the provider's outcome (a callback we never got), or an
  * inbound payment whose money step is still owed or was refused by the ledger (not final here), which
  * the provider should not report at all: any line for it is a status break.
  */
-export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'RETURNED' | 'PENDING';
+export type OurStatus = 'COMPLETED' | 'FAILED' | 'ASSIGNED' | 'UNASSIGNED' | 'REVERSED' | 'REFUNDED' | 'RETURNED' | 'PENDING';
 
 /** The line the provider should report for one of our records (status null: none at all). */
 interface Expectation {
@@ -72,6 +74,8 @@ export const EXPECTED: Record<ReportRail, Partial<Record<OurStatus, Expectation>
     ASSIGNED: { status: 'PAID', direction: 'IN' },
     FAILED: { status: 'FAILED', direction: 'IN' },
     REVERSED: { status: 'REVERSED', direction: 'OUT' },
+    // A refund of the payment (all or part of it) to the payer: a record and a line of its own, our id the return's.
+    REFUNDED: { status: 'REFUNDED', direction: 'OUT' },
     PENDING: { status: null, direction: 'IN' },
   },
   // PENDING: a payment the network delivered that is not final on our side (its credit or hold still
@@ -108,7 +112,10 @@ export function expectationOf(rail: ReportRail, r: OurRecord): Expectation {
 // So has an inbound Bre-B payment returned to the payer: its RECEIVED line (IN) and its RETURNED
 // lines (OUT), keyed by the provider id + SEP + the direction, and on OUT + SEP + the return id (the
 // line's our_id, our record's ourId): a payment may be returned several times, in parts, and each
-// return is a line of its own.
+// return is a line of its own. A PSE refund (REFUNDED, OUT) carries the refund's id (our return id
+// `ret_…`) as its our_id: keyed like any pse leg, `<return id> + SEP + OUT`, so each refund of a
+// deposit meets our record of that refund, beside the deposit's payment and reversal legs; return ids
+// and deposit ids never share a prefix, so records ordered by id collate "C" stay in key order.
 //
 // Keys are compared as JavaScript strings (UTF-16 code units: for the ASCII ids of every rail, the
 // byte order of PostgreSQL's `collate "C"`). SEP (U+0000) sorts before every id character, so
@@ -153,6 +160,16 @@ export function returnIdOfKey(rail: ReportRail, key: string): string | undefined
   return parts.length === 3 && parts[1] === 'OUT' ? parts[2] : undefined;
 }
 
+/** Our return ids (`ret_…`): a pse leg whose id is one is a refund, never a deposit's payment or reversal. */
+const RETURN_ID_PREFIX = 'ret_';
+
+/** The refund's return id in a pse key (its our id is a return id, whichever the direction), or undefined. */
+export function refundIdOfKey(rail: ReportRail, key: string): string | undefined {
+  if (rail !== 'pse' || !key.startsWith(RETURN_ID_PREFIX)) return undefined;
+  const sep = key.indexOf(SEP);
+  return sep < 0 ? undefined : key.slice(0, sep);
+}
+
 /** The id to look our records up by (OurRecords.find), or null for a line that carries none. */
 export function lookupIdOf(key: string): string | null {
   if (key.startsWith(UNIDENTIFIED)) return null;
@@ -181,7 +198,8 @@ export type TheirsView = ReportLine;
 /**
  * A difference between the provider's report of (rail, date) and our books. `key` is deterministic
  * (`<rail>:<date>:<kind>:<providerId, or ourId when no line is involved>`, plus `:payment` or
- * `:reversal` on pse, whose two legs share both ids; on breb-inbound a return leg is
+ * `:reversal` on pse, whose two legs share both ids, and `:refund:<return id>` on a pse refund (named
+ * by the link's provider id, which the deposit's refunds share); on breb-inbound a return leg is
  * `<rail>:<date>:<kind>:<providerId>:return:<return id>`, the return id omitted for a RETURNED line
  * that carries none), so reconciling the same report again finds the same keys and a sink that keeps
  * them opens nothing new. On a breb-inbound return leg `ourId` is the return's id.
@@ -212,7 +230,8 @@ export interface Break {
 /**
  * A provider line's effect on the balance of the rail's clearing account, in centavos (signed):
  * breb/ach COMPLETED OUT +amount; pse PAID IN -amount, REVERSED OUT +amount; breb-inbound RECEIVED
- * IN -amount; FAILED (and anything else) 0.
+ * IN -amount; pse REFUNDED OUT +amount (the money back to the payer, like a reversal); FAILED (and
+ * anything else) 0.
  */
 export function effectOfLine(rail: ReportRail, status: string, direction: string, amountCents: bigint): bigint {
   switch (rail) {
@@ -221,7 +240,7 @@ export function effectOfLine(rail: ReportRail, status: string, direction: string
       return status === 'COMPLETED' ? (direction === 'OUT' ? amountCents : -amountCents) : 0n;
     case 'pse':
       if (status === 'PAID') return direction === 'IN' ? -amountCents : amountCents;
-      if (status === 'REVERSED') return direction === 'OUT' ? amountCents : -amountCents;
+      if (status === 'REVERSED' || status === 'REFUNDED') return direction === 'OUT' ? amountCents : -amountCents;
       return 0n;
     case 'breb-inbound':
       if (status === 'RECEIVED') return direction === 'IN' ? -amountCents : amountCents;
@@ -239,6 +258,7 @@ export function effectOfRecord(rail: ReportRail, r: Pick<OurRecord, 'status' | '
     case 'UNASSIGNED':
       return rail === 'pse' || rail === 'breb-inbound' ? -r.amountCents : 0n;
     case 'REVERSED':
+    case 'REFUNDED':
       return rail === 'pse' ? r.amountCents : 0n;
     case 'RETURNED':
       return rail === 'breb-inbound' ? r.amountCents : 0n;
@@ -264,13 +284,14 @@ function oursView(r: OurRecord): OursView {
 }
 
 function legSuffix(rail: ReportRail, direction: Direction, returnId: string | undefined): string {
-  if (rail === 'pse') return direction === 'IN' ? ':payment' : ':reversal';
+  // A refund, one per return of the deposit (which share its provider id): named by the return id.
+  if (rail === 'pse') return returnId ? `:refund:${returnId}` : direction === 'IN' ? ':payment' : ':reversal';
   // An inbound payment's return leg, one per return; its payment leg keeps the plain key it always had.
   if (rail === 'breb-inbound' && direction === 'OUT') return returnId ? `:return:${returnId}` : ':return';
   return '';
 }
 
-/** `returnId`: on a breb-inbound return leg (OUT), the return's id (the ref is then the provider id). */
+/** `returnId`: on a breb-inbound return leg (OUT) or a pse refund, the return's id (the ref is then the provider id). */
 export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: string, direction: Direction, returnId?: string): string {
   return `${rail}:${date}:${kind}:${ref}${legSuffix(rail, direction, returnId)}`;
 }
@@ -282,6 +303,14 @@ export function breakKey(rail: ReportRail, date: string, kind: BreakKind, ref: s
  */
 export function isReturnBreak(b: { rail: ReportRail; key: string; ourId?: string | null | undefined }): boolean {
   return b.rail === 'breb-inbound' && (b.key.endsWith(':return') || (!!b.ourId && b.key.endsWith(`:return:${b.ourId}`)));
+}
+
+/**
+ * Whether a pse break is about a refund (`…:refund:<return id>`, its `ourId` the return's id): a
+ * movement of its own, never the deposit's payment or reversal.
+ */
+export function isRefundBreak(b: { rail: ReportRail; key: string; ourId?: string | null | undefined }): boolean {
+  return b.rail === 'pse' && !!b.ourId && b.key.endsWith(`:refund:${b.ourId}`);
 }
 
 /** What differs between one of our records and the line paired with it (none: they match). */
@@ -363,13 +392,13 @@ export class KeyGroup {
 
   settle(): GroupOutcome {
     const { rail, date, ours, best } = this;
-    const returnId = returnIdOfKey(rail, this.key);
+    const returnId = returnIdOfKey(rail, this.key) ?? refundIdOfKey(rail, this.key);
     const breaks: Break[] = [];
     const difference = this.theirsEffect - (ours ? effectOfRecord(rail, ours) : 0n);
     if (best === undefined) {
       if (!ours) return { matched: null, breaks };
       const dir = expectationOf(rail, ours).direction;
-      // A return leg is named by its payment's provider id and its own id; every other by our id.
+      // A return leg (a pse refund) is named by its payment's provider id and its own id; every other by our id.
       const ref = returnId !== undefined && ours.providerId ? ours.providerId : ours.ourId;
       breaks.push({
         key: breakKey(rail, date, 'missing_at_provider', ref, dir, returnId),

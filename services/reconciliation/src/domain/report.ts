@@ -10,13 +10,14 @@ export const REPORT_RAILS = ['breb', 'ach', 'pse', 'breb-inbound'] as const;
 export type ReportRail = (typeof REPORT_RAILS)[number];
 
 export type Direction = 'IN' | 'OUT';
-export type ProviderStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED' | 'RETURNED';
+export type ProviderStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'REFUNDED' | 'RECEIVED' | 'RETURNED';
 
 /** The statuses each provider reports; any other is a malformed line. */
 export const RAIL_STATUSES: Record<ReportRail, readonly ProviderStatus[]> = {
   breb: ['COMPLETED', 'FAILED'],
   ach: ['COMPLETED', 'FAILED'],
-  pse: ['PAID', 'REVERSED', 'FAILED'],
+  // REFUNDED (OUT): a refund of all or part of a paid payment to the payer (one line per refund, our_id the refund's id).
+  pse: ['PAID', 'REVERSED', 'REFUNDED', 'FAILED'],
   // RETURNED (OUT): a payment the participant returned to the payer (its second line).
   'breb-inbound': ['RECEIVED', 'RETURNED', 'FAILED'],
 };

@@ -3,7 +3,7 @@ import { MoneyExceptionsTable, currentTraceparent, externalMovementRef, type Dat
 import { reconciliationEventsV1 } from '@wallet/proto';
 import type { BreakSink, BreakRecord, RunOutcome, RunRecord, RunStatus, RunTrigger } from '../app/ports.js';
 import type { ReconcileResult } from '../app/reconcile.js';
-import { isReturnBreak, type Break } from '../domain/matching.js';
+import { isRefundBreak, isReturnBreak, type Break } from '../domain/matching.js';
 import type { ReportRail } from '../domain/report.js';
 import { breakToProto, runToProto } from '../app/messages.js';
 
@@ -481,13 +481,28 @@ const REFRESHED = `(b.status = 'OPEN' or b.resolution = 'explain' or ${REOPENED}
  * whose id is the deposit id) keeps the name it always had, `breb-inbound:<provider id>:return`; a
  * return of a credited payment (`ret_…`, one of possibly several, each in part) is
  * `breb-inbound:<provider id>:<return id>:return` (`returnMovement`), so that each return's break is
- * corrected once and two returns of one payment never share one correction.
+ * corrected once and two returns of one payment never share one correction. On pse a refund (its
+ * break key ends in `:refund:<return id>`) is a movement of its own too, `pse:our:<return id>:reversal`
+ * (`refundMovement`).
  */
 export function breakMovement(b: Pick<Break, 'rail' | 'key' | 'providerId' | 'ourId' | 'ours'>): string {
   const providerId = b.providerId ?? (typeof b.ours?.providerId === 'string' ? b.ours.providerId : null);
+  if (isRefundBreak(b)) return refundMovement(b.ourId!);
   if (b.rail === 'pse') return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, b.key.endsWith(':reversal') ? 'reversal' : 'payment');
   if (isReturnBreak(b) && providerId) return returnMovement(providerId, b.ourId);
   return externalMovementRef(b.rail, { ourId: b.ourId ?? null, providerId }, isReturnBreak(b) ? 'return' : undefined);
+}
+
+/**
+ * The movement of a refund of a PSE deposit (pse-deposit's deposit_returns), named by the return's id:
+ * each refund is corrected on its own, never with the deposit's payment or reversal or another refund.
+ * The leg is `reversal` (money back to the payer, the OUT leg) because the corrections register's
+ * parser (platform `parseExternalMovement`, used by the ledger) takes only `payment` or `reversal` on
+ * pse: `pse:our:<return id>:refund` would be refused. The return id keeps it apart from the deposit's own
+ * reversal (`pse:our:<deposit id>:reversal`).
+ */
+export function refundMovement(returnId: string): string {
+  return externalMovementRef('pse', { ourId: returnId }, 'reversal');
 }
 
 /** A return id of a return of a credited payment (collect-key's payment_returns). */

@@ -185,7 +185,16 @@ export interface NewPseLink {
   callbackUrl: string;
 }
 
-/** The PSE gateway's payment links and their outcome callbacks. */
+/** One refund of a paid PSE link to its payer (all or part of it), as the gateway recorded it. */
+export interface PseRefundRow {
+  refundId: string;
+  depositId: string;
+  amountCents: bigint;
+  /** ISO-8601 UTC, ms: the gateway's time of the refund. */
+  refundedAt: string;
+}
+
+/** The PSE gateway's payment links, their outcome callbacks and their refunds. */
 export interface PseLinkBook {
   /** Inserts the link unless its depositId is known; returns the stored row and whether it is new. */
   insertLink(l: NewPseLink): Promise<{ link: PseLinkRow; created: boolean }>;
@@ -194,6 +203,12 @@ export interface PseLinkBook {
   /** Records a payer's outcome on a locked pending link. */
   setOutcome(tx: Tx, depositId: string, status: 'PAID' | 'FAILED', payerBank: string | null): Promise<PseLinkRow>;
   setReversed(tx: Tx, depositId: string): Promise<PseLinkRow>;
+  /** The refund recorded under this id, of any link. */
+  findRefund(tx: Tx, refundId: string): Promise<PseRefundRow | undefined>;
+  /** The sum of the link's refunds (0 when none). */
+  refundedCents(tx: Tx, depositId: string): Promise<bigint>;
+  /** Records a refund now; undefined when its id was taken meanwhile (a racing request with the same id for another link). */
+  insertRefund(tx: Tx, r: { refundId: string; depositId: string; amountCents: bigint }): Promise<PseRefundRow | undefined>;
   /** Schedules a callback (due now) for the locked link, numbered after its earlier ones; returns its eventId. */
   insertCallback(tx: Tx, link: PseLinkRow, body: (eventId: string) => string, deliveryWindowMs: number): Promise<string>;
 }

@@ -9,13 +9,14 @@ export const REPORT_RAILS = ['breb', 'ach', 'pse', 'breb-inbound'] as const;
 export type ReportRail = (typeof REPORT_RAILS)[number];
 
 export type Direction = 'IN' | 'OUT';
-export type LineStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'RECEIVED' | 'RETURNED';
+export type LineStatus = 'COMPLETED' | 'FAILED' | 'PAID' | 'REVERSED' | 'REFUNDED' | 'RECEIVED' | 'RETURNED';
 
 /** The statuses each report may carry (a `status` discrepancy picks one of these too). */
 export const RAIL_STATUSES: Record<ReportRail, readonly LineStatus[]> = {
   breb: ['COMPLETED', 'FAILED'],
   ach: ['COMPLETED', 'FAILED'],
-  pse: ['PAID', 'REVERSED', 'FAILED'],
+  // REFUNDED (OUT): the product refunded all or part of a paid payment to the payer (one line per refund, on its own day).
+  pse: ['PAID', 'REVERSED', 'REFUNDED', 'FAILED'],
   // A network never reports a failed inbound credit on its own; FAILED exists for a `status` break.
   // RETURNED (OUT): the participant returned all or part of the payment to the payer (one line per return, on its own day).
   'breb-inbound': ['RECEIVED', 'RETURNED', 'FAILED'],
@@ -46,7 +47,7 @@ export const REPORT_COLUMNS = [
 /** One line of a report. Amounts are integer centavos; timestamps ISO-8601 UTC with milliseconds. */
 export interface ReportLine {
   providerId: string;
-  /** Our transactionId / depositId, or a return's returnId (breb-inbound RETURNED); null where the provider has none of ours (an inbound payment, an injected extra). */
+  /** Our transactionId / depositId, or a return's returnId (breb-inbound RETURNED) or refundId (pse REFUNDED); null where the provider has none of ours (an inbound payment, an injected extra). */
   ourId: string | null;
   direction: Direction;
   amountCents: bigint;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '@wallet/platform';
 import type { PseStatus } from '../domain/pse.js';
-import type { NewPseLink, PseLinkBook, PseLinkRow } from '../app/ports.js';
+import type { NewPseLink, PseLinkBook, PseLinkRow, PseRefundRow } from '../app/ports.js';
 
 /** The PSE gateway's SQL: payment links and their outcome callbacks (times from the database clock). */
 
@@ -49,6 +49,20 @@ function toLink(r: RawLink): PseLinkRow {
     expired: r.expired === true || (r.expired as unknown) === 't',
   };
 }
+
+interface RawRefund {
+  refund_id: string;
+  deposit_id: string;
+  amount_cents: string;
+  refunded_at: string;
+}
+const REFUND_COLS = `refund_id, deposit_id, amount_cents::text as amount_cents, ${iso('refunded_at')}`;
+const toRefund = (r: RawRefund): PseRefundRow => ({
+  refundId: r.refund_id,
+  depositId: r.deposit_id,
+  amountCents: BigInt(r.amount_cents),
+  refundedAt: r.refunded_at,
+});
 
 export class PseStore implements PseLinkBook {
   constructor(private readonly db: Database) {}
@@ -110,6 +124,26 @@ export class PseStore implements PseLinkBook {
     );
     if (!r) throw new Error(`PSE link ${depositId} is not paid`);
     return toLink(r);
+  }
+
+  async findRefund(tx: Tx, refundId: string): Promise<PseRefundRow | undefined> {
+    const r = await tx.one<RawRefund>(`select ${REFUND_COLS} from sandbox.pse_refunds where refund_id = ?`, [refundId]);
+    return r ? toRefund(r) : undefined;
+  }
+
+  async refundedCents(tx: Tx, depositId: string): Promise<bigint> {
+    const r = await tx.one<{ sum: string }>(`select coalesce(sum(amount_cents), 0)::text as sum from sandbox.pse_refunds where deposit_id = ?`, [depositId]);
+    return BigInt(r?.sum ?? '0');
+  }
+
+  /** Inserts the refund (undefined when a racing request took its id first). */
+  async insertRefund(tx: Tx, r: { refundId: string; depositId: string; amountCents: bigint }): Promise<PseRefundRow | undefined> {
+    const row = await tx.one<RawRefund>(
+      `insert into sandbox.pse_refunds (refund_id, deposit_id, amount_cents) values (?, ?, ?::bigint)
+       on conflict (refund_id) do nothing returning ${REFUND_COLS}`,
+      [r.refundId, r.depositId, r.amountCents.toString()],
+    );
+    return row ? toRefund(row) : undefined;
   }
 
   /**

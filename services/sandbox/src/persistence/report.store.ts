@@ -24,7 +24,8 @@ const iso = (expr: string) => `to_char(${expr} at time zone 'UTC', 'YYYY-MM-DD"T
 
 /**
  * The movements a provider settled in [$1, $2), one row per line, with `settled` (the event's
- * timestamptz) to order by. A PSE link paid then reversed gives two lines, each on its own date. An
+ * timestamptz) to order by. A PSE link paid then reversed gives two lines, each on its own date; a
+ * paid link's refunds one REFUNDED line each, on the day of the refund, the refund id as `our_id`. An
  * inbound Bre-B payment gives its RECEIVED line (no id of ours) and one RETURNED line per return to the
  * payer (all or part of it), each on the day of the return with the participant's return id as `our_id`.
  * No full account number leaves the query: ACH shows the bank code and the last four digits.
@@ -48,7 +49,11 @@ const LINES: Record<ReportRail, string> = {
       from sandbox.pse_links where reversed_at >= $1::timestamptz and reversed_at < $2::timestamptz
     union all
     select provider_transfer_id, deposit_id, 'IN', amount_cents, 'FAILED', created_at, outcome_at, payer_name
-      from sandbox.pse_links where status = 'FAILED' and outcome_at >= $1::timestamptz and outcome_at < $2::timestamptz`,
+      from sandbox.pse_links where status = 'FAILED' and outcome_at >= $1::timestamptz and outcome_at < $2::timestamptz
+    union all
+    select l.provider_transfer_id, r.refund_id, 'OUT', r.amount_cents, 'REFUNDED', l.created_at, r.refunded_at, l.payer_name
+      from sandbox.pse_refunds r join sandbox.pse_links l on l.deposit_id = r.deposit_id
+     where r.refunded_at >= $1::timestamptz and r.refunded_at < $2::timestamptz`,
   'breb-inbound': `
     select provider_transfer_id as provider_id, null::text as our_id, 'IN' as direction, amount_cents, 'RECEIVED' as status,
            received_at as accepted, received_at as settled, payer_name as counterparty

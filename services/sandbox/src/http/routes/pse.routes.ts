@@ -18,6 +18,11 @@ const linkBody = z.object({
   expiresAt: z.iso.datetime({ offset: true }),
   callbackUrl: callbackUrlSchema,
 });
+const refundBody = z.object({
+  refundId: transactionIdSchema,
+  depositId: transactionIdSchema,
+  amountCents: amountCentsSchema,
+});
 const payBody = z.strictObject({
   outcome: z.enum(['APPROVED', 'REJECTED']),
   payerBank: text(100).optional(),
@@ -46,6 +51,23 @@ export function pseRoutes(router: Router, d: SandboxHttpDeps): void {
     if (!created) ctx.set('Idempotent-Replayed', 'true');
     ctx.status = 201;
     ctx.body = { linkId: link.linkId, paygatewayUrl: d.pse.payUrl(link.depositId) };
+  });
+
+  // The product refunds all or part of a paid payment to its payer (docs/sandbox.md "PSE gateway"), as many times as the paid amount
+  // allows; the pse report shows each refund as a REFUNDED (OUT) line whose our_id is the refundId.
+  router.post('/pse/refunds', async (ctx) => {
+    const b = parse(refundBody, await readJson(ctx.req));
+    const r = await d.pse.refund(b);
+    if (r.replayed) ctx.set('Idempotent-Replayed', 'true');
+    ctx.status = r.replayed ? 200 : 201;
+    ctx.body = {
+      refundId: r.refund.refundId,
+      depositId: r.refund.depositId,
+      providerTransferId: r.providerTransferId,
+      status: 'REFUNDED',
+      amountCents: Number(r.refund.amountCents),
+      refundedAt: r.refund.refundedAt,
+    };
   });
 
   router.get('/pse/pay/:depositId', async (ctx) => {

@@ -22,7 +22,7 @@ const cents = z
   .max(Number.MAX_SAFE_INTEGER)
   .transform((n) => BigInt(n));
 const ref = z.string().min(1).max(64);
-const ALL_STATUSES = ['COMPLETED', 'FAILED', 'PAID', 'REVERSED', 'RECEIVED', 'RETURNED'] as const;
+const ALL_STATUSES = ['COMPLETED', 'FAILED', 'PAID', 'REVERSED', 'REFUNDED', 'RECEIVED', 'RETURNED'] as const;
 const status = z.enum(ALL_STATUSES);
 
 const discrepancyBody = z.discriminatedUnion(

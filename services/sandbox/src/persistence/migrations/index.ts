@@ -7,6 +7,7 @@ import { Migration0006SandboxRegistrationFeed } from './0006-sandbox-registratio
 import { Migration0007SandboxBrebReturns } from './0007-sandbox-breb-returns.js';
 import { Migration0008SandboxBrebQr } from './0008-sandbox-breb-qr.js';
 import { Migration0009SandboxBrebPartialReturns } from './0009-sandbox-breb-partial-returns.js';
+import { Migration0010SandboxPseRefunds } from './0010-sandbox-pse-refunds.js';
 
 /** Every sandbox migration, in order. Append only. */
 export const sandboxMigrations = [
@@ -19,4 +20,5 @@ export const sandboxMigrations = [
   Migration0007SandboxBrebReturns,
   Migration0008SandboxBrebQr,
   Migration0009SandboxBrebPartialReturns,
+  Migration0010SandboxPseRefunds,
 ];
