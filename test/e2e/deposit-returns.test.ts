@@ -1,6 +1,7 @@
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
+import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
 
@@ -134,6 +135,46 @@ describe('returns of Bre-B payments end to end', () => {
     const byRead = await post(`/deposits/${d.id}/returns`, { reason: 'OTHER' }, co.readKey);
     expect([byRead.status, byRead.body.error]).toEqual([403, 'INSUFFICIENT_SCOPE']);
     expect((await post('/deposits/dep_nope/returns', { reason: 'OTHER' })).status).toBe(404);
+  });
+
+  it('a PSE payment is refunded through the PSE provider, from the ACH wallet, as a PSE movement; webhooks verified', async () => {
+    const link = await post('/deposits/pse', { amountCents: 60_000, ...PSE_PAYER, internalRef: 'pedido-dev' });
+    expect(link.status).toBe(201);
+    const paid = await fetch(`${stack.sandbox!.url}/sandbox/pse/${link.body.id}/pay`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ outcome: 'APPROVED', payerBank: 'Bancolombia' }),
+    });
+    expect(paid.status).toBe(200);
+    const d = await eventually(
+      async () => {
+        const r = await get('/deposits?rail=PSE');
+        return (r.body.deposits ?? []).find((x: any) => x.id === link.body.id && x.status === 'ASSIGNED');
+      },
+      15_000,
+      100,
+    );
+    const ach = async () => BigInt((await get('/wallets/balance')).body.wallets.find((w: any) => w.rail === 'ACH').availableCents);
+    const before = await ach();
+    const r = await post(`/deposits/${d.id}/returns`, { amountCents: 25_000, reason: 'CUSTOMER_REQUEST', description: 'Pedido cancelado' });
+    expect(r.status).toBe(201);
+    expect(r.body).toMatchObject({
+      depositId: d.id,
+      rail: 'PSE',
+      amountCents: '25000',
+      status: 'RETURNED',
+      depositAmountCents: '60000',
+      returnedAmountCents: '25000',
+    });
+    expect(await ach()).toBe(before - 25_000n);
+    const movement = await get(`/wallets/transactions/${r.body.transactionId}`);
+    expect(movement.body).toMatchObject({ type: 'TRANSFER_OUT', rail: 'PSE', status: 'COMPLETED', reference: r.body.id });
+    expect((await get(`/deposits/${d.id}/returns`)).body.items.map((x: any) => x.id)).toEqual([r.body.id]);
+    const foreign = await post(`/deposits/${d.id}/returns`, { reason: 'OTHER' }, other.writeKey);
+    expect([foreign.status, foreign.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
+    const hit = await eventually(() => rx.hits.find((x) => x.body.data?.id === r.body.id), 20_000);
+    expect([hit.body.type, hit.body.data.rail]).toEqual(['deposit.returned', 'PSE']);
+    expect(verifyWebhook(secret, hit)).toBe(true);
   });
 
   it('the network refuses a return: FAILED, the funds back in the wallet, deposit.return_failed', async () => {

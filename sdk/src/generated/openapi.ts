@@ -695,7 +695,7 @@ export interface paths {
     put?: never;
     /**
      * Return all or part of a payment to its payer (devolución)
-     * @description Returns all or part of a credited (`ASSIGNED`) Bre-B payment to its payer through the Bre-B network, from your BREB wallet, without fee (docs/returns.md). A payment can be returned several times while the returns add up to at most its gross. The amount is held in your wallet at once; the answer is the return `RETURNED` when the network answered, or `PENDING` when it has not yet (it finishes on its own: webhook `deposit.returned`). A network refusal ends it `FAILED` with the funds back (webhook `deposit.return_failed`). PSE payments cannot be returned yet (`DEPOSIT_NOT_FOUND`). Another company's deposit answers 404 `DEPOSIT_NOT_FOUND`.
+     * @description Returns all or part of a credited (`ASSIGNED`) payment to its payer through the rail it came by, without fee (docs/returns.md): a Bre-B payment through the Bre-B network, from your BREB wallet; a PSE payment as a refund by the PSE provider, from your ACH wallet. A payment can be returned several times while the returns add up to at most its gross. The amount is held in your wallet at once; the answer is the return `RETURNED` when the rail answered, or `PENDING` when it has not yet (it finishes on its own: webhook `deposit.returned`). A refusal by the rail ends it `FAILED` with the funds back (webhook `deposit.return_failed`). Another company's deposit answers 404 `DEPOSIT_NOT_FOUND`.
      *
      *     Scope: **WRITE**.
      *

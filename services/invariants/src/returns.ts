@@ -103,10 +103,8 @@ export async function checkReturnsInto(
   );
   for (let i = 0; i < orphans.length; i += PAGE) {
     const slice = orphans.slice(i, i + PAGE);
-    const ids = slice.map((h) => h.key.replace(/^collectkey:return:/, '').replace(/:reserve$/, ''));
-    const known = new Set(
-      (await s.collectKey.query<{ id: string }>(`select id from collect_key.payment_returns where id = any($1::text[])`, [ids])).map((r) => r.id),
-    );
+    const ids = slice.map((h) => h.key.slice(w.prefix.length).replace(/:reserve$/, ''));
+    const known = new Set((await db.query<{ id: string }>(`select id from ${w.returns} where id = any($1::text[])`, [ids])).map((r) => r.id));
     slice.forEach((h, j) => {
       if (!known.has(ids[j]!)) bad.add(`the ledger's ${h.status} return hold ${h.key} (company ${h.company_id}) belongs to no return ${owner} knows`);
     });

@@ -68,7 +68,7 @@ export class HttpPseProvider implements PseProvider {
     const url = `${this.baseUrl.replace(/\/+$/, '')}/pse/refunds`;
     const metered = startRailCall('PSE', 'refund');
     let status: number;
-    let b: Record<string, unknown> = {};
+    let b: Record<string, unknown>;
     try {
       const res = await fetch(url, {
         method: 'POST',
