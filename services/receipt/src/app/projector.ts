@@ -91,16 +91,21 @@ export function transferPageHandler(table: RecordTable<TransactionFields>, log: 
     );
 }
 
+/** Returns of a deposit (`deposit.returned`, `deposit.return_failed`, docs/returns.md) carry the return, not the deposit: not a deposit's change. */
+const isReturnEvent = (subject: string) => subject === 'deposit.returned' || subject === 'deposit.return_failed';
+
 export function depositPageHandler(table: RecordTable<DepositFields>, log: Logger): BatchEventHandler {
   return (evts, tx) =>
     applyPage(
       tx,
       table,
       DEPOSIT_FIELDS,
-      evts.map((evt) => ({
-        decoded: depositPatch(evt.payload, evt.id, evt.time),
-        ctx: { eventId: evt.id, subject: evt.subject },
-      })),
+      evts
+        .filter((evt) => !isReturnEvent(evt.subject))
+        .map((evt) => ({
+          decoded: depositPatch(evt.payload, evt.id, evt.time),
+          ctx: { eventId: evt.id, subject: evt.subject },
+        })),
       depositStatusRank,
       log,
     );
