@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls, type ReturnRecord } from '@wallet/platform';
+import {
+  createAsyncClient,
+  externalMovementRef,
+  grpcReturnLedger,
+  type CallContext,
+  type MeshTls,
+  type ReturnLedger,
+  type ReturnRecord,
+} from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import type { FeeBreakdown, LedgerPort, PaymentRecord } from '../app/ports.js';
 import { paymentLedgerKey } from '../domain/incoming-payment.js';
@@ -13,6 +21,10 @@ export class GrpcLedger implements LedgerPort {
   private readonly client: LedgerClient;
   constructor(address: string, tls: MeshTls, deadlineMs = 5_000) {
     this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
+    this.returns = grpcReturnLedger(this.client, (co) => this.ctx(co), {
+      keyPrefix: 'collectkey:return',
+      description: (r) => `Devolución Bre-B del depósito ${r.depositId}`,
+    });
   }
 
   private ctx(companyId: string): CallContext {
@@ -68,31 +80,16 @@ export class GrpcLedger implements LedgerPort {
     );
   }
 
-  async reserveReturn(r: ReturnRecord): Promise<string> {
-    const details: ledgerV1.MovementDetails = {
-      ...(r.payerName ? { targetName: r.payerName } : {}),
-      ...(r.payerDocument ? { targetDocument: r.payerDocument } : {}),
-      ...(r.payerBank ? { bankName: r.payerBank } : {}),
-      description: `Devolución Bre-B del depósito ${r.depositId}`,
-    };
-    const out = await this.client.reserveReturn(
-      {
-        idempotencyKey: `collectkey:return:${r.id}:reserve`,
-        inflowIdempotencyKey: r.inflowKey,
-        amount: r.amount,
-        movement: { id: r.movementId, status: ledgerV1.MovementStatus.PENDING, reference: r.id, details },
-      },
-      this.ctx(r.companyId),
-    );
-    return out.hold!.id;
+  // Returns of credited payments (docs/returns.md): the ledger's return holds on the BREB wallet.
+  private readonly returns: ReturnLedger;
+  reserveReturn(r: ReturnRecord): Promise<string> {
+    return this.returns.reserveReturn(r);
   }
-
-  async commitReturn(r: ReturnRecord): Promise<void> {
-    await this.client.commitReturn({ idempotencyKey: `collectkey:return:${r.id}:commit`, holdId: r.holdId! }, this.ctx(r.companyId));
+  commitReturn(r: ReturnRecord): Promise<void> {
+    return this.returns.commitReturn(r);
   }
-
-  async releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
-    await this.client.releaseReturn({ idempotencyKey: `collectkey:return:${r.id}:release`, holdId: r.holdId!, errorMessage }, this.ctx(r.companyId));
+  releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
+    return this.returns.releaseReturn(r, errorMessage);
   }
 
   async hasBrebWallet(companyId: string): Promise<boolean> {

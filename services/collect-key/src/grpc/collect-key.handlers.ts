@@ -1,4 +1,4 @@
-import { bogotaDateOf, callerProfile, moneyExceptionToProto, returnToProto, type AccessPolicy, type AsyncService } from '@wallet/platform';
+import { bogotaDateOf, callerProfile, moneyExceptionToProto, depositReturnHandlers, type AccessPolicy, type AsyncService } from '@wallet/platform';
 import type { collectKeyV1, settlementsV1 } from '@wallet/proto';
 import type { InboundSettlement, InboundSettlements } from '../app/settlements.js';
 import type { CollectKeyUseCases } from '../app/use-cases.js';
@@ -78,19 +78,7 @@ export function collectKeyHandlers(uc: CollectKeyUseCases, settlements: InboundS
       });
       return paymentToDeposit(p);
     },
-    async createDepositReturn(req, ctx) {
-      const r = await uc.createDepositReturn.execute(ctx.companyId, {
-        depositId: req.depositId,
-        amountCents: req.amountCents,
-        reason: req.reason,
-        description: req.description,
-        requestedBy: req.requestedBy || ctx.actor || '',
-      });
-      return returnToProto(r, 'BREB');
-    },
-    async listDepositReturns(req, ctx) {
-      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map((r) => returnToProto(r, 'BREB')) };
-    },
+    ...depositReturnHandlers({ create: uc.createDepositReturn, list: uc.listDepositReturns }, 'BREB'),
     async issueCobroKey(req, ctx) {
       // A service call (pse-deposit): the company in the metadata; the tax regime forwarded from the caller context pse-deposit received.
       const r = await uc.issueCobroKey.execute(ctx.companyId, {

@@ -75,9 +75,9 @@ describe('collect-key ListSettlements / FindSettlements (reconciliation read pat
     id = newReturnId(),
   ): Promise<string> {
     await h.service.db.query(
-      `insert into collect_key.payment_returns (id, deposit_id, company_id, provider_transfer_id, amount, reason, status, movement_id, requested_by, returned_at)
-       values (?, ?, ?, ?, ?, 'CUSTOMER_REQUEST', ?, ?::uuid, 'operator:test', ?::timestamptz)`,
-      [id, depositId, co, providerId, String(amount), status, randomUUID(), returnedAt],
+      `insert into collect_key.payment_returns (id, deposit_id, company_id, provider_transfer_id, inflow_key, amount, reason, status, movement_id, requested_by, returned_at)
+       values (?, ?, ?, ?, ?, ?, 'CUSTOMER_REQUEST', ?, ?::uuid, 'operator:test', ?::timestamptz)`,
+      [id, depositId, co, providerId, `collectkey:payment:${providerId}`, String(amount), status, randomUUID(), returnedAt],
     );
     return id;
   }

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { createAsyncClient, externalMovementRef, type CallContext, type MeshTls, type ReturnRecord } from '@wallet/platform';
+import {
+  createAsyncClient,
+  externalMovementRef,
+  grpcReturnLedger,
+  type CallContext,
+  type MeshTls,
+  type ReturnLedger,
+  type ReturnRecord,
+} from '@wallet/platform';
 import { ledgerV1 } from '@wallet/proto';
 import { DOCUMENT_TYPES, ledgerKeys, type DepositRecord, type FeeBreakdown } from '../domain/deposit.js';
 import type { LedgerPort } from '../app/ports.js';
@@ -13,6 +21,10 @@ export class GrpcLedger implements LedgerPort {
   private readonly client: LedgerClient;
   constructor(address: string, tls: MeshTls, deadlineMs = 5_000) {
     this.client = createAsyncClient<ledgerV1.LedgerServiceServer>(ledgerV1.LedgerServiceClient, address, { deadlineMs, mesh: { tls, server: 'ledger' } });
+    this.returns = grpcReturnLedger(this.client, (co) => this.ctx(co), {
+      keyPrefix: 'deposit-return',
+      description: (r) => `Devolución PSE del depósito ${r.depositId}`,
+    });
   }
 
   private ctx(companyId: string): CallContext {
@@ -76,30 +88,14 @@ export class GrpcLedger implements LedgerPort {
   }
 
   // Refunds of paid PSE deposits (docs/returns.md): the ledger's return holds on the ACH wallet.
-  async reserveReturn(r: ReturnRecord): Promise<string> {
-    const details: ledgerV1.MovementDetails = {
-      ...(r.payerName ? { targetName: r.payerName } : {}),
-      ...(r.payerDocument ? { targetDocument: r.payerDocument } : {}),
-      ...(r.payerBank ? { bankName: r.payerBank } : {}),
-      description: `Devolución PSE del depósito ${r.depositId}`,
-    };
-    const out = await this.client.reserveReturn(
-      {
-        idempotencyKey: `deposit-return:${r.id}:reserve`,
-        inflowIdempotencyKey: r.inflowKey,
-        amount: r.amount,
-        movement: { id: r.movementId, status: ledgerV1.MovementStatus.PENDING, reference: r.id, details },
-      },
-      this.ctx(r.companyId),
-    );
-    return out.hold!.id;
+  private readonly returns: ReturnLedger;
+  reserveReturn(r: ReturnRecord): Promise<string> {
+    return this.returns.reserveReturn(r);
   }
-
-  async commitReturn(r: ReturnRecord): Promise<void> {
-    await this.client.commitReturn({ idempotencyKey: `deposit-return:${r.id}:commit`, holdId: r.holdId! }, this.ctx(r.companyId));
+  commitReturn(r: ReturnRecord): Promise<void> {
+    return this.returns.commitReturn(r);
   }
-
-  async releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
-    await this.client.releaseReturn({ idempotencyKey: `deposit-return:${r.id}:release`, holdId: r.holdId!, errorMessage }, this.ctx(r.companyId));
+  releaseReturn(r: ReturnRecord, errorMessage: string): Promise<void> {
+    return this.returns.releaseReturn(r, errorMessage);
   }
 }

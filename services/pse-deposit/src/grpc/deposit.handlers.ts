@@ -1,11 +1,11 @@
 import {
   AppError,
+  depositReturnHandlers,
   type AccessPolicy,
   bogotaDateOf,
   callerProfile,
   type CallContext,
   moneyExceptionToProto,
-  returnToProto,
   type AsyncService,
 } from '@wallet/platform';
 import type { depositV1, settlementsV1 } from '@wallet/proto';
@@ -175,20 +175,7 @@ export function depositHandlers(
       return depositToProto(d, now());
     },
 
-    async createDepositReturn(req, ctx) {
-      const r = await uc.createDepositReturn.execute(ctx.companyId, {
-        depositId: req.depositId,
-        amountCents: req.amountCents,
-        reason: req.reason,
-        description: req.description,
-        requestedBy: req.requestedBy || ctx.actor || '',
-      });
-      return returnToProto(r, 'PSE');
-    },
-
-    async listDepositReturns(req, ctx) {
-      return { items: (await uc.listDepositReturns.execute(ctx.companyId, req.depositId)).map((r) => returnToProto(r, 'PSE')) };
-    },
+    ...depositReturnHandlers({ create: uc.createDepositReturn, list: uc.listDepositReturns }, 'PSE'),
 
     async handlePseCallback(req) {
       return uc.handlePseCallback.execute({ rawBody: Buffer.from(req.rawBody), signature: req.signature });

@@ -61,9 +61,9 @@ describe('pse-deposit ListSettlements / FindSettlements (reconciliation read pat
   async function refund(depositId: string, o: { status: string; amount: bigint; returned?: string; traceparent?: string }): Promise<string> {
     const id = newId().replace(/^dep_/, 'ret_');
     await h.deposit.db.query(
-      `insert into pse_deposit.deposit_returns (id, deposit_id, company_id, inflow_key, amount, reason, status, movement_id, requested_by, returned_at, traceparent)
-       values (?, ?, ?, ?, ?, 'CUSTOMER_REQUEST', ?, ?::uuid, 'key_test', ?::timestamptz, ?)`,
-      [id, depositId, company, `pse:${depositId}`, String(o.amount), o.status, randomUUID(), o.returned ?? null, o.traceparent ?? null],
+      `insert into pse_deposit.deposit_returns (id, deposit_id, company_id, provider_transfer_id, inflow_key, amount, reason, status, movement_id, requested_by, returned_at, traceparent)
+       values (?, ?, ?, (select provider_transfer_id from pse_deposit.deposits where id = ?), ?, ?, 'CUSTOMER_REQUEST', ?, ?::uuid, 'key_test', ?::timestamptz, ?)`,
+      [id, depositId, company, depositId, `deposit:${depositId}:paid`, String(o.amount), o.status, randomUUID(), o.returned ?? null, o.traceparent ?? null],
     );
     return id;
   }
