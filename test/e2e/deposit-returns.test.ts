@@ -98,7 +98,7 @@ describe('returns of Bre-B payments end to end', () => {
       [first.body.id, 'RETURNED'],
       [rest.body.id, 'RETURNED'],
     ]);
-    const hits = await eventually(() => {
+    const hits = await eventually(async () => {
       const h = rx.hits.filter((x) => x.body.data?.depositId === d.id);
       return h.length >= 2 ? h : undefined;
     }, 20_000);
@@ -172,7 +172,7 @@ describe('returns of Bre-B payments end to end', () => {
     expect((await get(`/deposits/${d.id}/returns`)).body.items.map((x: any) => x.id)).toEqual([r.body.id]);
     const foreign = await post(`/deposits/${d.id}/returns`, { reason: 'OTHER' }, other.writeKey);
     expect([foreign.status, foreign.body.error]).toEqual([404, 'DEPOSIT_NOT_FOUND']);
-    const hit = await eventually(() => rx.hits.find((x) => x.body.data?.id === r.body.id), 20_000);
+    const hit = await eventually(async () => rx.hits.find((x) => x.body.data?.id === r.body.id), 20_000);
     expect([hit.body.type, hit.body.data.rail]).toEqual(['deposit.returned', 'PSE']);
     expect(verifyWebhook(secret, hit)).toBe(true);
   });
@@ -191,7 +191,7 @@ describe('returns of Bre-B payments end to end', () => {
     expect(r.status).toBe(201);
     expect(r.body).toMatchObject({ status: 'FAILED', failureCode: 'RETURN_EXCEEDS_PAYMENT', returnedAmountCents: '0' });
     expect(await balance()).toBe(before);
-    const hit = await eventually(() => rx.hits.find((x) => x.body.data?.id === r.body.id), 20_000);
+    const hit = await eventually(async () => rx.hits.find((x) => x.body.data?.id === r.body.id), 20_000);
     expect(hit.body.type).toBe('deposit.return_failed');
     expect(verifyWebhook(secret, hit)).toBe(true);
   });

@@ -110,7 +110,16 @@ function commitWrite(
   companyId: string,
   idempotencyKey: string,
   hash: string,
-  hold: { id: string; rail: WalletRail; amount: bigint; fee: bigint; iva: bigint; feeOperation: FeeOperation; movementId: string; returnAccount?: string | null },
+  hold: {
+    id: string;
+    rail: WalletRail;
+    amount: bigint;
+    fee: bigint;
+    iva: bigint;
+    feeOperation: FeeOperation;
+    movementId: string;
+    returnAccount?: string | null;
+  },
 ): PostingWrite {
   const postingId = deps.newId();
   const draft = commitPosting(companyId, hold.rail, hold.feeOperation, hold);

@@ -210,7 +210,8 @@ export async function checkJournal(read: ReadSql): Promise<InvariantReport> {
        union all
        select c.id::text, null, null, c.claimed::text, c.foreign_holds::text
          from claims c where not exists (select 1 from ledger.movements m where m.id = c.id)`,
-      (r) => `[6] inflow ${r.id} (gross ${r.amount ?? '?'}) says its returns claim ${r.returned ?? '?'}, its return holds ${r.claimed} (${r.foreign_holds} not of a credited inflow of the company)`,
+      (r) =>
+        `[6] inflow ${r.id} (gross ${r.amount ?? '?'}) says its returns claim ${r.returned ?? '?'}, its return holds ${r.claimed} (${r.foreign_holds} not of a credited inflow of the company)`,
     );
 
     const [counts] = await read<{ postings: string; entries: string; wallets: string }>(
