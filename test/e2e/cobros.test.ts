@@ -198,6 +198,63 @@ describe('cobros end to end', () => {
     expect((await cobro(c.id)).payments).toMatchObject([{ amountCents: 15_000_00, matchedBy: 'PAYER_RULE', payerDocument: 'CC 79123456' }]);
   });
 
+  it('the policy return: an overpayment counted up to the amount, the rest returned to the payer automatically through the network; a second payment returned whole', async () => {
+    const c = (
+      await post('/cobros', { reference: 'FAC-3001', amountCents: 50_000_00, expiresAt: inAnHour(), methods: ['BREB_KEY'], overpaymentPolicy: 'return' })
+    ).body;
+    expect(c).toMatchObject({ status: 'OPEN', overpaymentPolicy: 'return' });
+    const brebBalance = async () => BigInt((await get('/wallets/balance')).body.wallets.find((w: any) => w.rail === 'BREB').availableCents);
+    expect((await incoming({ keyValue: c.breb.keyValue, amountCents: 80_000_00 })).status).toBe(202);
+    const paid = await eventually(
+      async () => {
+        const x = await cobro(c.id);
+        return x.status === 'PAID' && x.payments[0]?.autoReturn?.status === 'REQUESTED' ? x : undefined;
+      },
+      20_000,
+      100,
+    );
+    expect(paid).toMatchObject({
+      paidAmountCents: 50_000_00,
+      payments: [{ amountCents: 80_000_00, disposition: 'COUNTED', autoReturn: { amountCents: 30_000_00, error: null } }],
+    });
+    const depositId = paid.payments[0].depositId;
+    const back = await eventually(
+      async () => {
+        const r = await get(`/deposits/${depositId}/returns`);
+        return r.body.items?.[0]?.status === 'RETURNED' ? r.body.items[0] : undefined;
+      },
+      20_000,
+      100,
+    );
+    expect(back).toMatchObject({
+      id: paid.payments[0].autoReturn.returnId,
+      rail: 'BREB',
+      amountCents: '3000000',
+      reason: 'OVERPAYMENT',
+      depositAmountCents: '8000000',
+    });
+
+    // Paid twice: the second payment goes back whole (RETURNED); the wallet keeps only what the cobro counted.
+    const before = await brebBalance();
+    expect((await incoming({ keyValue: c.breb.keyValue, amountCents: 5_000_00 })).status).toBe(202);
+    const twice = await eventually(
+      async () => {
+        const x = await cobro(c.id);
+        return x.payments[1]?.autoReturn?.status === 'REQUESTED' ? x : undefined;
+      },
+      20_000,
+      100,
+    );
+    expect(twice).toMatchObject({ paidAmountCents: 50_000_00, payments: [{}, { disposition: 'RETURNED', autoReturn: { amountCents: 5_000_00 } }] });
+    const second = await eventually(async () => {
+      const r = await get(`/deposits/${twice.payments[1].depositId}/returns`);
+      return r.body.items?.[0]?.status === 'RETURNED' ? r.body.items[0] : undefined;
+    }, 20_000);
+    expect(second.amountCents).toBe('500000');
+    // Credited net of its fee, then returned whole (the fee is not given back).
+    expect((await brebBalance()) - before).toBe(BigInt(twice.payments[1].netAmountCents) - 5_000_00n);
+  });
+
   it('lists a payment that matched no cobro, and attaches it by hand', async () => {
     const key = (await post('/breb/collect-keys', { externalId: 'cliente-8', name: 'Tienda Ocho' })).body;
     const c = (await post('/cobros', { reference: 'FAC-4001', amountCents: 8_000_00, methods: ['BREB_KEY'] })).body;

@@ -29,7 +29,7 @@ const OPEN = ['OPEN', 'PARTIALLY_PAID'];
 /**
  * cobros (docs/cobros.md): every matched payment is counted once (one cobro, never also listed
  * unmatched) and is a credited deposit of the same company and amount; a cobro's paid total is the
- * sum of its COUNTED payments, and its state agrees (PAID exactly when the total reaches what is
+ * sum of its COUNTED payments (less what of them is returned automatically), and its state agrees (PAID exactly when the total reaches what is
  * due); across services, an open cobro's dynamic key is ACTIVE at collect-key and a closed one's is
  * deleted once its close is recorded (a close still owed past the sweepers' horizon is a violation).
  */
@@ -39,7 +39,7 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
   const scope = companyScope(o, 0, 'c.company_id');
   const cobros = await s.deposit.query<CobroRow>(
     `select c.id, c.company_id, c.state, c.amount_type, c.amount::text as amount, c.min_amount::text as min_amount, c.paid_amount::text as paid_amount,
-            coalesce((select sum(p.amount) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
+            coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted,
             c.breb_key_id, c.key_closed_at, extract(epoch from now() - c.closed_at)::int as closed_s
        from pse_deposit.cobros c where c.state not in ('CREATING', 'ABANDONED')${scope.sql}`,
     scope.params,
@@ -95,12 +95,52 @@ export async function checkCobros(s: CheckSources, o: CheckOptions, limit: numbe
       bad.add(`${who}: its dynamic key is still to be deleted ${c.closed_s} s after the close`);
   }
 
+  // Automatic returns (policy `return`): one asked for is a return at the payment's owner, for the
+  // amount recorded; one still owed past the sweepers' horizon is a violation.
+  const autos = await s.deposit.query<{
+    deposit_id: string;
+    cobro_id: string;
+    source: string;
+    cents: string;
+    return_id: string;
+    status: string;
+    owed_s: number;
+  }>(
+    `select p.deposit_id, p.cobro_id, p.source, p.auto_return_cents::text as cents, p.auto_return_id as return_id, p.auto_return_status as status,
+            extract(epoch from now() - p.matched_at)::int as owed_s
+       from pse_deposit.cobro_payments p where p.auto_return_id is not null${companyScope(o, 0, 'p.company_id').sql}`,
+    companyScope(o, 0, 'p.company_id').params,
+  );
+  const found = new Map<string, string>();
+  for (let i = 0; i < autos.length; i += 1000) {
+    const slice = autos.slice(i, i + 1000);
+    const ids = (src: string) => slice.filter((a) => a.source === src).map((a) => a.return_id);
+    for (const r of await s.collectKey.query<{ id: string; amount: string }>(
+      `select id, amount::text as amount from collect_key.payment_returns where id = any($1::text[])`,
+      [ids('BREB')],
+    ))
+      found.set(r.id, r.amount);
+    for (const r of await s.deposit.query<{ id: string; amount: string }>(
+      `select id, amount::text as amount from pse_deposit.deposit_returns where id = any($1::text[])`,
+      [ids('PSE')],
+    ))
+      found.set(r.id, r.amount);
+  }
+  for (const a of autos) {
+    const who = `automatic return ${a.return_id} of payment ${a.deposit_id} (cobro ${a.cobro_id}) ${a.status}`;
+    const amount = found.get(a.return_id);
+    if (a.status === 'REQUESTED' && amount === undefined) bad.add(`${who}: no such return at the payment's owner`);
+    else if (amount !== undefined && amount !== a.cents) bad.add(`${who}: ${a.cents} recorded, the return is for ${amount}`);
+    if (a.status === 'OWED' && (o.settled || a.owed_s > horizon)) bad.add(`${who}: still owed ${a.owed_s} s after the match`);
+  }
+
   return {
     name: 'cobros',
     counts: [
       ['cobros', cobros.length],
       ['open', open],
       ['matched payments', payments.length],
+      ['automatic returns', autos.length],
     ],
     violations: bad.lines,
     total: bad.total,

@@ -5,6 +5,9 @@ import {
   InboxConsumer,
   ServiceScope,
   SqlReturnStore,
+  publicReturnStatus,
+  type CreateReturnInput,
+  type ReturnRecord,
   asyncService,
   startGrpcServer,
   type Bus,
@@ -107,6 +110,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     scope.defer(async () => cobroKeys.shutdown());
     // The cobros' PSE links are this service's own PSE deposits (the use case is built below, with the other ports).
     let createPse: ((companyId: string, cmd: CreatePseCommand) => Promise<DepositRecord>) | undefined;
+    let refundPse: ((companyId: string, input: CreateReturnInput) => Promise<ReturnRecord>) | undefined;
     const cobroDeps: CobroDeps = {
       store: new SqlCobroStore(db, () => relay.nudge()),
       keys: cobroKeys,
@@ -125,6 +129,22 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
             cobro: { id: cobro.id, expiresAt: cobro.expiresAt },
           });
           return { depositId: d.id, paygatewayUrl: d.paygatewayUrl ?? '' };
+        },
+      },
+      // A cobro's automatic returns (policy `return`): a Bre-B payment's by collect-key, a PSE one's by this service's refunds.
+      returns: {
+        async request(companyId, r) {
+          const input = {
+            returnId: r.returnId,
+            depositId: r.depositId,
+            amountCents: r.amount,
+            reason: r.reason,
+            description: r.description,
+            requestedBy: 'cobro',
+          };
+          if (r.source === 'BREB') return cobroKeys.createReturn(companyId, input);
+          const out = await refundPse!(companyId, input);
+          return { status: publicReturnStatus(out.status) };
         },
       },
       log: log.child({ component: 'cobros' }),
@@ -159,6 +179,7 @@ export async function composeDeposit(o: DepositRuntimeOptions): Promise<DepositR
     });
     const uc = depositUseCases(deps);
     createPse = (companyId, cmd) => uc.createPse.execute(companyId, undefined, cmd);
+    refundPse = (companyId, input) => uc.createDepositReturn.execute(companyId, input);
     scope.defer(watchExceptions(deps.store));
 
     const sweeper = new Sweeper(deps, uc.saga, { intervalMs: c.SWEEPER_INTERVAL_MS, batch: c.SWEEPER_BATCH }, uc.returnSaga);

@@ -66,10 +66,14 @@ const base = {
     .optional()
     .meta({ description: 'Your key-value pairs (at most 20 keys, 4096 characters in all), returned as given.', maxProperties: 20 }),
   methods: methodsOf(['BREB_QR', 'BREB_KEY']),
-  overpaymentPolicy: z.enum(['accept', 'hold_for_review']).optional().meta({
-    description:
-      'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide.',
-  }),
+  overpaymentPolicy: z
+    .enum(['accept', 'hold_for_review', 'return'])
+    .optional()
+    .meta({
+      description:
+        'A payment beyond the amount (or to a PAID cobro): `accept` (default) keeps it matched; `hold_for_review` leaves it out of the total, for you to decide; ' +
+        '`return` counts what completes the cobro and returns the rest to the payer automatically (a payment to a PAID cobro: all of it) through the rail it came by (docs/returns.md).',
+    }),
 };
 
 const fixedAmount = () => amount().meta({ description: 'A fixed amount in centavos: PAID when the payments reach it; less is PARTIALLY_PAID.' });
@@ -159,14 +163,28 @@ export const CobroPaymentSchema = z
       description:
         "How it was matched: the QR's transaction id, the dynamic key it was paid to, the cobro's PSE link, the cobro's reference on a PSE link of yours (`internalRef`), the expected payer, or by hand.",
     }),
-    disposition: z.enum(['COUNTED', 'EXCESS', 'HELD_FOR_REVIEW']).meta({
+    disposition: z.enum(['COUNTED', 'EXCESS', 'HELD_FOR_REVIEW', 'RETURNED']).meta({
       description:
-        '`COUNTED` in `paidAmountCents`; `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted.',
+        '`COUNTED` in `paidAmountCents` (less its `autoReturn`); `EXCESS`: accepted after the cobro was PAID; `HELD_FOR_REVIEW`: beyond the amount under `hold_for_review`, not counted; ' +
+        '`RETURNED`: to a PAID cobro under `return`, not counted and returned whole.',
     }),
     payerName: z.string().nullable(),
     payerDocument: z.string().nullable(),
     receivedAt: isoDate(),
     matchedAt: isoDate(),
+    autoReturn: z
+      .object({
+        returnId: z.string().meta({ description: 'The return (`ret_…`, in GET /deposits/{depositId}/returns).' }),
+        amountCents: centsNumber().meta({ description: 'What of the payment goes back to the payer.' }),
+        status: z.enum(['OWED', 'REQUESTED', 'FAILED']).meta({
+          description:
+            '`OWED`: about to be asked of the rail; `REQUESTED`: the return exists (its own status: RETURNED when the payer has it, webhook `deposit.returned`); ' +
+            '`FAILED`: refused for good (`error`, e.g. `INSUFFICIENT_BALANCE`): return it yourself with POST /deposits/{depositId}/returns.',
+        }),
+        error: z.string().nullable(),
+      })
+      .nullable()
+      .meta({ description: 'Overpayment policy `return`: the automatic return of this payment (or of its part beyond the amount); null otherwise.' }),
   })
   .meta({ id: 'CobroPayment' });
 
@@ -179,12 +197,12 @@ export const CobroSchema = z
     amountCents: centsNumber().nullable(),
     minAmountCents: centsNumber().nullable(),
     maxAmountCents: centsNumber().nullable(),
-    paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments.' }),
+    paidAmountCents: centsNumber().meta({ description: 'The sum of the COUNTED payments, less what of them is returned automatically.' }),
     currency: z.literal('COP'),
     description: z.string().nullable(),
     expectedPayer: z.object({ document: z.string().nullable(), name: z.string().nullable() }).nullable(),
     metadata: z.record(z.string(), z.unknown()),
-    overpaymentPolicy: z.enum(['accept', 'hold_for_review']),
+    overpaymentPolicy: z.enum(['accept', 'hold_for_review', 'return']),
     methods: z.array(z.enum(['BREB_QR', 'BREB_KEY', 'PSE'])),
     pse: z
       .object({

@@ -140,7 +140,8 @@ export const collectKeyAccess: AccessPolicy<AsyncService<collectKeyV1.CollectKey
   assignPayment: ['gateway', 'gateway:admin'],
   returnPayment: ['gateway', 'gateway:admin'],
   // Returns of credited payments (docs/returns.md): the company's own, or an operator's.
-  createDepositReturn: ['gateway', 'gateway:admin'],
+  // pse-deposit: a cobro's automatic return (overpayment policy `return`) of a Bre-B payment, for the company in the metadata.
+  createDepositReturn: ['gateway', 'gateway:admin', 'pse-deposit'],
   listDepositReturns: ['gateway', 'gateway:admin'],
   // Cobros: pse-deposit (the cobro's owner) for the company in the metadata.
   issueCobroKey: ['pse-deposit'],

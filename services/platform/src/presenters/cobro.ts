@@ -36,6 +36,14 @@ export function cobroView(c: cobroV1.Cobro) {
       payerDocument: p.payerDocument ?? null,
       receivedAt: iso(p.receivedAt)!,
       matchedAt: iso(p.matchedAt)!,
+      autoReturn: p.autoReturn
+        ? {
+            returnId: p.autoReturn.returnId,
+            amountCents: centsToNumber(p.autoReturn.amountCents),
+            status: p.autoReturn.status,
+            error: p.autoReturn.error ?? null,
+          }
+        : null,
     })),
     expiresAt: iso(c.expiresAt)!,
     createdAt: iso(c.createdAt)!,

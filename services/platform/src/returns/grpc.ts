@@ -51,6 +51,7 @@ export function depositReturnHandlers(uc: { create: CreateDepositReturn; list: L
   return {
     async createDepositReturn(req: depositV1.CreateDepositReturnRequest, ctx: CallContext): Promise<depositV1.DepositReturn> {
       const r = await uc.create.execute(ctx.companyId, {
+        returnId: req.returnId,
         depositId: req.depositId,
         amountCents: req.amountCents,
         reason: req.reason,

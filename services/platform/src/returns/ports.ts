@@ -51,7 +51,9 @@ export type ReturnRefusal =
   | { refused: 'NOT_FOUND' }
   | { refused: 'NOT_RETURNABLE'; status: string }
   | { refused: 'EXCEEDS'; gross: bigint; returned: bigint }
-  | { refused: 'TOO_MANY'; count: number };
+  | { refused: 'TOO_MANY'; count: number }
+  /** The caller's own return id names a return of another payment. */
+  | { refused: 'ID_TAKEN' };
 
 export interface ReturnPatch {
   holdId?: string;
@@ -71,7 +73,8 @@ export interface ReturnStore {
    * Under the payment's row lock (`for update`: two returns of one payment are decided one after
    * the other): the payment is the company's and returnable (credited), it has fewer than the maximum
    * returns, and the amounts of its returns that are not FAILED plus this one stay within its gross.
-   * Then the return in RESERVING with its history row. Nothing is written on a refusal.
+   * Then the return in RESERVING with its history row. Nothing is written on a refusal. A return id
+   * already used for this payment answers that return as it is (idempotent by the caller's id).
    */
   insert(r: NewReturn): Promise<ReturnRecord | ReturnRefusal>;
   /** The saga's compare-and-set (state + history + event, one transaction); undefined when it was not in `from`. */

@@ -188,6 +188,11 @@ export class ReturnSaga {
 }
 
 export interface CreateReturnInput {
+  /**
+   * A service's own id for the return (`ret_` + 24 [a-z0-9]), e.g. a cobro's automatic return derived
+   * from the payment: the same id again answers that return (never a second one). Absent: a new id.
+   */
+  returnId?: string | undefined;
   depositId: string;
   amountCents?: bigint | undefined;
   reason: string;
@@ -228,12 +233,14 @@ export class CreateDepositReturn {
       problems.push({ path: 'reason', message: `Debe ser uno de ${RETURN_REASONS.join(', ')}.` });
     if (input.amountCents !== undefined && input.amountCents <= 0n) problems.push({ path: 'amountCents', message: 'Debe ser mayor que cero.' });
     if (input.description !== undefined && input.description.length > 140) problems.push({ path: 'description', message: 'Máximo 140 caracteres.' });
+    if (input.returnId !== undefined && !/^ret_[a-z0-9]{24}$/.test(input.returnId))
+      problems.push({ path: 'returnId', message: 'Debe ser ret_ seguido de 24 letras minúsculas o dígitos.' });
     if (problems.length > 0) throw new AppError('INVALID_REQUEST', undefined, { fields: problems });
     // The payment's company: the caller's own only; an operator (no company) may return any.
     const owner = await this.payments.companyOf(input.depositId);
     if (!owner || (companyId && owner !== companyId)) throw new AppError('DEPOSIT_NOT_FOUND');
     const out = await deps.returns.insert({
-      id: newReturnId(),
+      id: input.returnId ?? newReturnId(),
       depositId: input.depositId,
       companyId: owner,
       ...(input.amountCents !== undefined ? { amount: input.amountCents } : {}),
@@ -249,6 +256,8 @@ export class CreateDepositReturn {
           throw new AppError('DEPOSIT_NOT_FOUND');
         case 'NOT_RETURNABLE':
           throw new AppError('INVALID_STATE_TRANSITION', this.payments.notReturnable(out.status));
+        case 'ID_TAKEN':
+          throw new AppError('REFERENCE_CONFLICT', 'El identificador de la devolución ya se usó para otro pago.');
         case 'TOO_MANY':
           throw new AppError('INVALID_STATE_TRANSITION', `Un pago admite hasta ${MAX_RETURNS_PER_PAYMENT} devoluciones.`);
         case 'EXCEEDS':

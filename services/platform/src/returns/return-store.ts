@@ -127,6 +127,12 @@ export class SqlReturnStore implements ReturnStore {
   async insert(n: NewReturn): Promise<ReturnRecord | ReturnRefusal> {
     const p = this.t.payments;
     return this.db.preparedTx(async (tx): Promise<ReturnRecord | ReturnRefusal> => {
+      // A caller's own id again (a retry): that return, whatever it became; another payment's: conflict.
+      const [again] = await tx.query<ReturnRow>(`${this.select} where r.id = $1`, [n.id]);
+      if (again) {
+        if (again.deposit_id !== n.depositId || again.company_id !== n.companyId) return { refused: 'ID_TAKEN' };
+        return toReturn(again);
+      }
       const [row] = await tx.query<{
         status: string;
         returnable: boolean;

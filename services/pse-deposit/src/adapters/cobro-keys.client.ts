@@ -39,6 +39,15 @@ export class GrpcCobroKeys implements CobroKeysPort {
     return { keyId: out.key.id, keyValue: out.key.keyValue, qrPayload: out.qrPayload };
   }
 
+  /** A cobro's automatic return of a Bre-B payment (collect-key's CreateDepositReturn, idempotent by the return id). */
+  async createReturn(
+    companyId: string,
+    r: { returnId: string; depositId: string; amountCents: bigint; reason: string; description: string; requestedBy: string },
+  ): Promise<{ status: string }> {
+    const out = await this.client.createDepositReturn(r, this.ctx(companyId));
+    return { status: out.status };
+  }
+
   async close(companyId: string, cobroId: string): Promise<void> {
     await this.client.closeCobroKey({ cobroId }, this.ctx(companyId));
   }

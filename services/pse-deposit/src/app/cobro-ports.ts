@@ -49,6 +49,16 @@ export interface InboundPayment {
   reference: string | null;
 }
 
+/** An automatic return the cobro sweeper still has to ask the payment's owner for (policy `return`). */
+export interface OwedAutoReturn {
+  depositId: string;
+  cobroId: string;
+  companyId: string;
+  source: 'BREB' | 'PSE';
+  amount: bigint;
+  returnId: string;
+}
+
 export type MatchOutcome =
   | { kind: 'matched'; cobroId: string; matchedBy: MatchedBy; disposition: Disposition; event: CobroEvent | null }
   | { kind: 'unmatched'; cobroId: string | null; reason: UnmatchedReason }
@@ -98,4 +108,8 @@ export interface CobroStore {
   ): Promise<AttachOutcome>;
   listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>>;
   match(tx: SqlTx, p: InboundPayment, now: Date, mkEvent: (c: CobroRecord, depositId: string, event: CobroEvent) => OutboxEvent): Promise<MatchOutcome>;
+  /** Automatic returns still OWED, oldest first. */
+  autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]>;
+  /** OWED → REQUESTED (the owner has the return) or FAILED (refused for good, `error`); false when it was not OWED. */
+  settleAutoReturn(depositId: string, status: 'REQUESTED' | 'FAILED', error: string | null): Promise<boolean>;
 }

@@ -16,7 +16,7 @@ import {
 } from '../domain/cobro.js';
 import { isDepositId } from '../domain/deposit.js';
 import { COBRO_MACHINE, type CobroEvent } from '../domain/cobro-machine.js';
-import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment } from './cobro-ports.js';
+import type { CobroCursor, CobroIssueFacts, CobroListFilter, CobroPatch, CobroStore, InboundPayment, OwedAutoReturn } from './cobro-ports.js';
 import type { OutboxEvent } from './ports.js';
 
 /** A cobro's dynamic key and QR, at collect-key (IssueCobroKey / CloseCobroKey; the company in the call metadata). */
@@ -26,6 +26,19 @@ export interface CobroKeysPort {
     r: { cobroId: string; transactionId: string; amountCents: bigint | null; expiresAt: Date; merchantName: string; ivaApplicable: boolean },
   ): Promise<{ keyId: string; keyValue: string; qrPayload: string }>;
   close(companyId: string, cobroId: string): Promise<void>;
+}
+
+/**
+ * A cobro's automatic return (policy `return`), asked of the payment's owner with the return's own id
+ * (idempotent): collect-key for a Bre-B payment, this service's refunds for a PSE one. Answers the
+ * return's status (PENDING, RETURNED, FAILED); throws the owner's error (a definite one, e.g.
+ * INSUFFICIENT_BALANCE, ends the automatic return FAILED; anything else is asked again).
+ */
+export interface CobroReturnsPort {
+  request(
+    companyId: string,
+    r: { returnId: string; depositId: string; source: 'BREB' | 'PSE'; amount: bigint; reason: 'OVERPAYMENT' | 'DUPLICATE'; description: string },
+  ): Promise<{ status: string }>;
 }
 
 /** A cobro's PSE link: this service's own PSE deposit (CreatePseDeposit), one per cobro, valid until the cobro expires. */
@@ -42,6 +55,7 @@ export interface CobroDeps {
   store: CobroStore;
   keys: CobroKeysPort;
   pseLinks: CobroPseLinksPort;
+  returns: CobroReturnsPort;
   log: Logger;
   now: () => Date;
   newId: () => string;
@@ -91,6 +105,16 @@ export function cobroToProto(c: CobroRecord): cobroV1.Cobro {
       ...(p.payerDocument ? { payerDocument: p.payerDocument } : {}),
       receivedAt: p.receivedAt,
       matchedAt: p.matchedAt,
+      ...(p.autoReturn
+        ? {
+            autoReturn: {
+              returnId: p.autoReturn.returnId,
+              amountCents: p.autoReturn.amount,
+              status: p.autoReturn.status,
+              ...(p.autoReturn.error ? { error: p.autoReturn.error } : {}),
+            },
+          }
+        : {}),
     })),
     expiresAt: c.expiresAt,
     createdAt: c.createdAt,
@@ -342,9 +366,57 @@ export class CobroSweeper {
         if (this.task.stopping) return;
         await closeKey(deps, k.companyId, k.id);
       }
+      for (const r of await deps.store.autoReturnsOwed(this.opts.batch)) {
+        if (this.task.stopping) return;
+        await requestAutoReturn(deps, r);
+      }
     } catch (err) {
       deps.log.warn({ err: (err as Error).message }, 'cobro sweeper tick failed');
     }
+  }
+}
+
+/** Owner answers that end an automatic return FAILED (the company returns it by hand once it can); anything else is asked again. */
+const AUTO_RETURN_REFUSALS = [
+  'INSUFFICIENT_BALANCE',
+  'RETURN_EXCEEDS_PAYMENT',
+  'INVALID_STATE_TRANSITION',
+  'DEPOSIT_NOT_FOUND',
+  'REFERENCE_CONFLICT',
+  'WALLET_NOT_PROVISIONED',
+  'FAST_WALLET_MISSING',
+  'INVALID_REQUEST',
+];
+
+/**
+ * An automatic return the match recorded OWED (policy `return`): asked of the payment's owner under its
+ * own id (a retry after a crash or a time-out gets the same return), then REQUESTED — the return's own
+ * life (PENDING → RETURNED, `deposit.returned`) is the owner's — or FAILED when the owner refused it for
+ * good (the wallet could not cover it: the company returns it by hand). Anything else stays OWED.
+ */
+export async function requestAutoReturn(deps: Pick<CobroDeps, 'returns' | 'store' | 'log'>, r: OwedAutoReturn): Promise<void> {
+  try {
+    const out = await deps.returns.request(r.companyId, {
+      returnId: r.returnId,
+      depositId: r.depositId,
+      source: r.source,
+      amount: r.amount,
+      reason: 'OVERPAYMENT',
+      description: `Devolución automática del cobro ${r.cobroId}`,
+    });
+    if (await deps.store.settleAutoReturn(r.depositId, 'REQUESTED', null)) {
+      deps.log.info({ cobroId: r.cobroId, depositId: r.depositId, returnId: r.returnId, status: out.status }, "cobro's automatic return requested");
+    }
+  } catch (err) {
+    if (err instanceof AppError && AUTO_RETURN_REFUSALS.includes(err.code)) {
+      await deps.store.settleAutoReturn(r.depositId, 'FAILED', err.code);
+      deps.log.warn(
+        { cobroId: r.cobroId, depositId: r.depositId, returnId: r.returnId, code: err.code },
+        "cobro's automatic return refused: left for the company",
+      );
+      return;
+    }
+    deps.log.warn({ cobroId: r.cobroId, depositId: r.depositId, err: (err as Error).message }, "cobro's automatic return not requested yet; asked again");
   }
 }
 

@@ -68,7 +68,7 @@ describe('validateCreateCobro', () => {
           minAmountCents: 1n,
           expiresAt: new Date(NOW.getTime() + 1000),
           methods: [],
-          overpaymentPolicy: 'return',
+          overpaymentPolicy: 'refund',
           expectedPayer: {},
           metadata: Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`k${i}`, 'v'])),
         },
@@ -100,12 +100,14 @@ describe('decideMatch', () => {
       disposition: 'COUNTED',
       event: 'partially_paid',
       paidAmount: 40_000n,
+      returnCents: 0n,
     });
     expect(decideMatch(cobro({ state: 'PARTIALLY_PAID', paidAmount: 40_000n }), { ...inTime, amount: 60_000n })).toEqual({
       kind: 'match',
       disposition: 'COUNTED',
       event: 'paid',
       paidAmount: 100_000n,
+      returnCents: 0n,
     });
     expect(decideMatch(cobro({ overpaymentPolicy: 'hold_for_review', paidAmount: 0n }), { ...inTime, amount: 120_000n })).toMatchObject({
       disposition: 'HELD_FOR_REVIEW',
@@ -113,6 +115,29 @@ describe('decideMatch', () => {
       paidAmount: 0n,
     });
     expect(decideMatch(cobro({ state: 'PAID', paidAmount: 100_000n }), { ...inTime, amount: 1n })).toMatchObject({ disposition: 'EXCESS', event: null });
+  });
+  it('the policy return counts up to the amount and returns the rest; a payment to a PAID cobro is returned whole', () => {
+    expect(decideMatch(cobro({ overpaymentPolicy: 'return', state: 'PARTIALLY_PAID', paidAmount: 70_000n }), { ...inTime, amount: 50_000n })).toEqual({
+      kind: 'match',
+      disposition: 'COUNTED',
+      event: 'paid',
+      paidAmount: 100_000n,
+      returnCents: 20_000n,
+    });
+    expect(decideMatch(cobro({ overpaymentPolicy: 'return', state: 'PAID', paidAmount: 100_000n }), { ...inTime, amount: 7_000n })).toEqual({
+      kind: 'match',
+      disposition: 'RETURNED',
+      event: null,
+      paidAmount: 100_000n,
+      returnCents: 7_000n,
+    });
+    // Within the amount nothing goes back; an open amount has no "beyond".
+    expect(decideMatch(cobro({ overpaymentPolicy: 'return' }), { ...inTime, amount: 100_000n })).toMatchObject({ returnCents: 0n, event: 'paid' });
+    expect(decideMatch(cobro({ overpaymentPolicy: 'return', amountType: 'OPEN', amount: null }), { ...inTime, amount: 9_999_999n })).toMatchObject({
+      returnCents: 0n,
+    });
+    const range = cobro({ overpaymentPolicy: 'return', amountType: 'RANGE', amount: null, minAmount: 1_000n, maxAmount: 2_000n });
+    expect(decideMatch(range, { ...inTime, amount: 2_500n })).toMatchObject({ paidAmount: 2_000n, returnCents: 500n, event: 'paid' });
   });
   it('never counts a payment received after expiresAt, nor one for a closed cobro', () => {
     expect(decideMatch(cobro(), { amount: 1n, receivedAt: new Date(NOW.getTime() + 2 * HOUR) })).toEqual({ kind: 'unmatched', reason: 'COBRO_EXPIRED' });
@@ -132,7 +157,7 @@ describe('decideMatch', () => {
     fc.assert(
       fc.property(
         kinds,
-        fc.constantFrom<CobroRecord['overpaymentPolicy']>('accept', 'hold_for_review'),
+        fc.constantFrom<CobroRecord['overpaymentPolicy']>('accept', 'hold_for_review', 'return'),
         fc.array(fc.bigInt({ min: 1n, max: 150_000n }), { maxLength: 8 }),
         (kind, policy, amounts) => {
           let c = cobro({
@@ -145,10 +170,13 @@ describe('decideMatch', () => {
           for (const a of amounts) {
             const d = decideMatch(c, { amount: a, receivedAt: NOW });
             if (d.kind !== 'match') throw new Error('an open cobro in time always matches');
-            if (d.disposition === 'COUNTED') counted += a;
+            // What is returned automatically is never counted; nothing goes back but under `return`.
+            if (d.disposition === 'COUNTED') counted += a - d.returnCents;
+            if (policy !== 'return') expect(d.returnCents).toBe(0n);
+            expect(d.returnCents >= 0n && d.returnCents <= a).toBe(true);
             expect(d.paidAmount).toBe(counted);
             const { due, max } = bounds(c);
-            if (policy === 'hold_for_review' && max !== null) expect(counted <= max).toBe(true);
+            if (policy !== 'accept' && max !== null) expect(counted <= max).toBe(true);
             const state = d.event === 'paid' ? 'PAID' : d.event === 'partially_paid' ? 'PARTIALLY_PAID' : c.state;
             expect(state === 'PAID').toBe(c.state === 'PAID' || due === null || counted >= due);
             c = { ...c, state, paidAmount: d.paidAmount };

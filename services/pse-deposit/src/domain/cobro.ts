@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { Problems } from '@wallet/platform';
 import { checkName } from './validation.js';
 
@@ -21,13 +21,17 @@ export const usesBreb = (methods: readonly CobroMethod[]): boolean => methods.in
 export type CobroMethod = (typeof COBRO_METHODS)[number];
 
 /** What happens to a payment beyond the amount, or to one for a cobro already PAID. */
-export const OVERPAYMENT_POLICIES = ['accept', 'hold_for_review'] as const;
+export const OVERPAYMENT_POLICIES = ['accept', 'hold_for_review', 'return'] as const;
 export type OverpaymentPolicy = (typeof OVERPAYMENT_POLICIES)[number];
 
 export type AmountType = 'FIXED' | 'RANGE' | 'OPEN';
 export type MatchedBy = 'TRANSACTION_ID' | 'DYNAMIC_KEY' | 'PSE_LINK' | 'REFERENCE' | 'PAYER_RULE' | 'MANUAL';
-/** COUNTED: part of paidAmount; EXCESS: accepted beyond a PAID cobro's amount (policy accept); HELD_FOR_REVIEW: not counted, for the company to decide. */
-export type Disposition = 'COUNTED' | 'EXCESS' | 'HELD_FOR_REVIEW';
+/**
+ * COUNTED: part of paidAmount (less what is returned of it automatically); EXCESS: accepted beyond a PAID
+ * cobro's amount (policy accept); HELD_FOR_REVIEW: not counted, for the company to decide; RETURNED: a
+ * payment to a PAID cobro under the policy `return`, not counted and returned whole to its payer.
+ */
+export type Disposition = 'COUNTED' | 'EXCESS' | 'HELD_FOR_REVIEW' | 'RETURNED';
 
 export interface CobroPayer {
   document: string | null;
@@ -66,6 +70,20 @@ export interface CobroPaymentRecord {
   payerDocument: string | null;
   receivedAt: Date;
   matchedAt: Date;
+  /** Policy `return`: what of it goes back to the payer automatically, and how far that went. */
+  autoReturn: AutoReturn | null;
+}
+
+/**
+ * An automatic return (policy `return`): OWED (recorded with the match; the cobro sweeper asks the
+ * payment's owner for it), REQUESTED (the return exists: its own status is the deposit's returns'), or
+ * FAILED (the owner refused it for good, e.g. the wallet could not cover it: `error`; return it by hand).
+ */
+export interface AutoReturn {
+  returnId: string;
+  amount: bigint;
+  status: 'OWED' | 'REQUESTED' | 'FAILED';
+  error: string | null;
 }
 
 export interface CobroRecord {
@@ -208,7 +226,7 @@ export function validateCreateCobro(i: CreateCobroInput, now: Date, minTtlMs = M
   if (pse && !i.psePayer) p.add('psePayer', 'Es obligatorio con el medio PSE.');
   if (!pse && i.psePayer) p.add('psePayer', 'Solo se indica con el medio PSE.');
   const policy = i.overpaymentPolicy ?? 'accept';
-  if (!(OVERPAYMENT_POLICIES as readonly string[]).includes(policy)) p.add('overpaymentPolicy', 'Debe ser accept o hold_for_review.');
+  if (!(OVERPAYMENT_POLICIES as readonly string[]).includes(policy)) p.add('overpaymentPolicy', 'Debe ser accept, hold_for_review o return.');
   p.throwIfAny();
   return {
     reference,
@@ -241,8 +259,10 @@ export interface PaymentFacts {
 /** Why a payment aimed at a cobro is not part of it (it is listed as unmatched with this reason). */
 export type UnmatchedReason = 'COBRO_EXPIRED' | 'COBRO_CANCELLED' | 'NO_MATCH';
 
+/** A match; `returnCents` > 0: that much of the payment goes back to its payer automatically (policy `return`). */
 export type MatchDecision =
-  { kind: 'match'; disposition: Disposition; event: 'paid' | 'partially_paid' | null; paidAmount: bigint } | { kind: 'unmatched'; reason: UnmatchedReason };
+  | { kind: 'match'; disposition: Disposition; event: 'paid' | 'partially_paid' | null; paidAmount: bigint; returnCents: bigint }
+  | { kind: 'unmatched'; reason: UnmatchedReason };
 
 /**
  * One payment against one cobro, given the cobro as it is under its row lock. The payment counts
@@ -251,7 +271,8 @@ export type MatchDecision =
  * unmatched, never counted against an EXPIRED cobro. A payment received after `expiresAt` never
  * counts, whatever the cobro's state. Beyond what the cobro takes (over its amount or max, or to a
  * PAID cobro): the policy decides — `accept` keeps it matched (COUNTED if it completes an open cobro,
- * EXCESS when the cobro was already PAID), `hold_for_review` keeps it out of the total.
+ * EXCESS when the cobro was already PAID), `hold_for_review` keeps it out of the total, `return` counts
+ * what completes the cobro and returns the rest to the payer (all of it to a PAID cobro: RETURNED).
  */
 export function decideMatch(
   c: Pick<CobroRecord, 'state' | 'amountType' | 'amount' | 'minAmount' | 'maxAmount' | 'paidAmount' | 'expiresAt' | 'overpaymentPolicy'>,
@@ -260,18 +281,20 @@ export function decideMatch(
   if (c.state === 'CANCELLED') return { kind: 'unmatched', reason: 'COBRO_CANCELLED' };
   if (c.state === 'EXPIRED' || p.receivedAt.getTime() > c.expiresAt.getTime()) return { kind: 'unmatched', reason: 'COBRO_EXPIRED' };
   if (c.state === 'PAID') {
-    return c.overpaymentPolicy === 'accept'
-      ? { kind: 'match', disposition: 'EXCESS', event: null, paidAmount: c.paidAmount }
-      : { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount };
+    const disposition = c.overpaymentPolicy === 'accept' ? 'EXCESS' : c.overpaymentPolicy === 'return' ? 'RETURNED' : 'HELD_FOR_REVIEW';
+    return { kind: 'match', disposition, event: null, paidAmount: c.paidAmount, returnCents: disposition === 'RETURNED' ? p.amount : 0n };
   }
   if (!isOpen(c.state)) return { kind: 'unmatched', reason: 'NO_MATCH' };
   const { due, max } = bounds(c);
   const total = c.paidAmount + p.amount;
   if (max !== null && total > max && c.overpaymentPolicy === 'hold_for_review') {
-    return { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount };
+    return { kind: 'match', disposition: 'HELD_FOR_REVIEW', event: null, paidAmount: c.paidAmount, returnCents: 0n };
   }
-  const paid = due === null || total >= due;
-  return { kind: 'match', disposition: 'COUNTED', event: paid ? 'paid' : 'partially_paid', paidAmount: total };
+  // Policy `return`: the cobro counts up to its amount (or max); the rest goes back to the payer.
+  const returnCents = max !== null && total > max && c.overpaymentPolicy === 'return' ? total - max : 0n;
+  const counted = total - returnCents;
+  const paid = due === null || counted >= due;
+  return { kind: 'match', disposition: 'COUNTED', event: paid ? 'paid' : 'partially_paid', paidAmount: counted, returnCents };
 }
 
 /** The fingerprint of a creation request (reference reuse with another request is REFERENCE_CONFLICT). */
@@ -290,4 +313,14 @@ export function requestFingerprint(v: ValidCobro): string {
     v.metadata,
     v.psePayer,
   ]);
+}
+
+/**
+ * The id of the automatic return of a payment (policy `return`): derived from the deposit, so that a
+ * retry of the request after a crash or a time-out asks for the same return, never a second one.
+ */
+export function autoReturnId(depositId: string): string {
+  const digest = createHash('sha256').update(`cobro-auto-return:${depositId}`).digest();
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz0123456789';
+  return `ret_${Array.from(digest.subarray(0, 24), (b) => alphabet[b % 36]).join('')}`;
 }

@@ -1,7 +1,9 @@
 import { centsFromDb, currentTraceparent, isUniqueViolation, type Database, type SqlTx } from '@wallet/platform';
 import {
+  autoReturnId,
   documentKey,
   decideMatch,
+  type AutoReturn,
   type CobroMethod,
   type CobroPaymentRecord,
   type CobroRecord,
@@ -25,6 +27,7 @@ import type {
   InboundPayment,
   MatchOutcome,
   NewCobro,
+  OwedAutoReturn,
   UnmatchedPayment,
 } from '../app/cobro-ports.js';
 
@@ -76,6 +79,10 @@ interface PaymentRow {
   payer_document: string | null;
   received_at: Date | string;
   matched_at: Date | string;
+  auto_return_cents: string;
+  auto_return_id: string | null;
+  auto_return_status: AutoReturn['status'] | null;
+  auto_return_error: string | null;
 }
 
 const date = (v: Date | string): Date => (v instanceof Date ? v : new Date(v));
@@ -95,6 +102,10 @@ function toPayment(r: PaymentRow): CobroPaymentRecord {
     payerDocument: r.payer_document,
     receivedAt: date(r.received_at),
     matchedAt: date(r.matched_at),
+    autoReturn:
+      r.auto_return_id && r.auto_return_status
+        ? { returnId: r.auto_return_id, amount: centsFromDb(r.auto_return_cents), status: r.auto_return_status, error: r.auto_return_error }
+        : null,
   };
 }
 
@@ -427,8 +438,9 @@ export class SqlCobroStore implements CobroStore {
       return { kind: 'unmatched', cobroId: cobro.id, reason: d.reason };
     }
     await tx.query(
-      `insert into pse_deposit.cobro_payments (deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document, received_at, matched_at)
-       values (?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz)`,
+      `insert into pse_deposit.cobro_payments (deposit_id, cobro_id, company_id, source, amount, net_amount, matched_by, disposition, payer_name, payer_document,
+         received_at, matched_at, auto_return_cents, auto_return_id, auto_return_status)
+       values (?, ?, ?, ?, ?::bigint, ?::bigint, ?, ?, ?, ?, ?::timestamptz, ?::timestamptz, ?::bigint, ?, ?)`,
       [
         p.depositId,
         cobro.id,
@@ -442,6 +454,9 @@ export class SqlCobroStore implements CobroStore {
         p.payerDocument,
         p.receivedAt.toISOString(),
         now.toISOString(),
+        d.returnCents.toString(),
+        d.returnCents > 0n ? autoReturnId(p.depositId) : null,
+        d.returnCents > 0n ? 'OWED' : null,
       ],
     );
     const event: CobroEvent | null = d.event;
@@ -543,6 +558,38 @@ export class SqlCobroStore implements CobroStore {
   }
 
   /** The company's payments that matched no cobro (newest first), with the cobro each aimed at, if any. */
+  async autoReturnsOwed(limit: number): Promise<OwedAutoReturn[]> {
+    const rows = await this.db.prepared<{
+      deposit_id: string;
+      cobro_id: string;
+      company_id: string;
+      source: 'BREB' | 'PSE';
+      auto_return_cents: string;
+      auto_return_id: string;
+    }>(
+      `select deposit_id, cobro_id, company_id, source, auto_return_cents::text as auto_return_cents, auto_return_id
+         from pse_deposit.cobro_payments where auto_return_status = 'OWED' order by matched_at limit $1`,
+      [limit],
+    );
+    return rows.map((r) => ({
+      depositId: r.deposit_id,
+      cobroId: r.cobro_id,
+      companyId: r.company_id,
+      source: r.source,
+      amount: centsFromDb(r.auto_return_cents),
+      returnId: r.auto_return_id,
+    }));
+  }
+
+  async settleAutoReturn(depositId: string, status: 'REQUESTED' | 'FAILED', error: string | null): Promise<boolean> {
+    const rows = await this.db.prepared<{ deposit_id: string }>(
+      `update pse_deposit.cobro_payments set auto_return_status = $2, auto_return_error = $3
+        where deposit_id = $1 and auto_return_status = 'OWED' returning deposit_id`,
+      [depositId, status, error],
+    );
+    return rows.length > 0;
+  }
+
   async listUnmatched(companyId: string, limit: number, after: CobroCursor | null): Promise<Array<UnmatchedPayment & { cursor: CobroCursor }>> {
     const rows = await this.db.prepared<{
       deposit_id: string;

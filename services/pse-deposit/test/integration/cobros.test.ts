@@ -36,7 +36,20 @@ class KeysStandIn implements CobroKeysPort {
   }
 }
 
-/** Every cobro of the company: its paid total is its COUNTED payments, its state agrees with it, a payment is matched or unmatched at most once. */
+/** A cobro's automatic returns as the payment's owner would take them: recorded by id (a repeat is the same return), or refused. */
+class ReturnsStandIn {
+  readonly asked: Array<{ companyId: string; returnId: string; depositId: string; source: string; amount: bigint }> = [];
+  refuse: string | null = null;
+  down = false;
+  async request(companyId: string, r: { returnId: string; depositId: string; source: 'BREB' | 'PSE'; amount: bigint }) {
+    if (this.down) throw new AppError('SERVICE_UNAVAILABLE');
+    if (this.refuse) throw new AppError(this.refuse as 'INSUFFICIENT_BALANCE');
+    if (!this.asked.some((a) => a.returnId === r.returnId)) this.asked.push({ companyId, ...r });
+    return { status: 'RETURNED' };
+  }
+}
+
+/** Every cobro of the company: its paid total is its COUNTED payments (less their automatic returns), its state agrees with it, a payment is matched or unmatched at most once. */
 async function cobroViolations(db: Database, companyId: string): Promise<string[]> {
   const out: string[] = [];
   const rows = await db.prepared<{
@@ -49,7 +62,7 @@ async function cobroViolations(db: Database, companyId: string): Promise<string[
     counted: string;
   }>(
     `select c.id, c.state, c.amount_type, c.amount, c.min_amount, c.paid_amount,
-       coalesce((select sum(p.amount) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
+       coalesce((select sum(p.amount - p.auto_return_cents) from pse_deposit.cobro_payments p where p.cobro_id = c.id and p.disposition = 'COUNTED'), 0)::text as counted
      from pse_deposit.cobros c where c.company_id = $1`,
     [companyId],
   );
@@ -80,6 +93,7 @@ describe('cobros (pse-deposit)', () => {
   let h: Harness;
   let bus: Bus;
   let keys: KeysStandIn;
+  let returns: ReturnsStandIn;
   let clock: Date | null = null;
   let deps: CobroDeps;
   let uc: ReturnType<typeof cobroUseCases>;
@@ -90,9 +104,11 @@ describe('cobros (pse-deposit)', () => {
     h = await startHarness();
     bus = await Bus.connect({ url: NATS_URL, namespace: h.namespace, name: 'test-cobros', logger: createLogger('test', 'silent') });
     keys = new KeysStandIn();
+    returns = new ReturnsStandIn();
     deps = {
       store: new SqlCobroStore(h.deposit.db),
       keys,
+      returns,
       pseLinks: {
         create: () => {
           throw new AppError('PSE_PROVIDER_NOT_CONFIGURED');
@@ -235,6 +251,52 @@ describe('cobros (pse-deposit)', () => {
       const rows = await h.deposit.db.prepared<{ reason: string }>(`select reason from pse_deposit.cobro_unmatched where deposit_id = $1`, [stray.id]);
       expect(rows).toEqual([{ reason: 'NO_MATCH' }]);
     });
+    expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
+  });
+
+  it('returns what is beyond the amount under the policy return, and a payment to a PAID cobro whole; asked once; a refusal is left FAILED', async () => {
+    const co = `co-${randomUUID()}`;
+    const c = (await create(co, { overpaymentPolicy: 'return', amountCents: 50_000n })).cobro;
+    expect(c.overpaymentPolicy).toBe('return');
+    const over = await pay(co, { amount: 80_000n, cobroId: c.id });
+    await until(async () => expect((await uc.get.execute(co, c.id)).state).toBe('PAID'));
+    const paid = await uc.get.execute(co, c.id);
+    expect(paid).toMatchObject({
+      paidAmount: 50_000n,
+      payments: [{ depositId: over.id, disposition: 'COUNTED', autoReturn: { amount: 30_000n, status: 'OWED' } }],
+    });
+    const again = await pay(co, { amount: 12_000n, cobroId: c.id });
+    await until(async () => expect((await uc.get.execute(co, c.id)).payments).toHaveLength(2));
+
+    // The sweeper asks the payment's owner, under the return's own id, once however many ticks.
+    const sweeper = new CobroSweeper(deps, { intervalMs: 3_600_000, batch: 50 });
+    await sweeper.tick();
+    await sweeper.tick();
+    const mine = returns.asked.filter((a) => a.companyId === co);
+    expect(mine.map((a) => [a.depositId, a.amount, a.source])).toEqual([
+      [over.id, 30_000n, 'BREB'],
+      [again.id, 12_000n, 'BREB'],
+    ]);
+    expect(new Set(mine.map((a) => a.returnId)).size).toBe(2);
+    const after = await uc.get.execute(co, c.id);
+    expect(after.paidAmount).toBe(50_000n);
+    expect(after.payments.map((p) => [p.disposition, p.autoReturn?.status, p.autoReturn?.returnId])).toEqual([
+      ['COUNTED', 'REQUESTED', mine[0]!.returnId],
+      ['RETURNED', 'REQUESTED', mine[1]!.returnId],
+    ]);
+
+    // The owner refuses (the wallet cannot cover it): FAILED with the reason, not asked again.
+    const c2 = (await create(co, { overpaymentPolicy: 'return', amountCents: 10_000n })).cobro;
+    await pay(co, { amount: 15_000n, cobroId: c2.id });
+    await until(async () => expect((await uc.get.execute(co, c2.id)).payments).toHaveLength(1));
+    returns.refuse = 'INSUFFICIENT_BALANCE';
+    try {
+      await sweeper.tick();
+      await sweeper.tick();
+    } finally {
+      returns.refuse = null;
+    }
+    expect((await uc.get.execute(co, c2.id)).payments[0]!.autoReturn).toMatchObject({ amount: 5_000n, status: 'FAILED', error: 'INSUFFICIENT_BALANCE' });
     expect(await cobroViolations(h.deposit.db, co)).toEqual([]);
   });
 

@@ -9,6 +9,7 @@ import { Migration0008Cobros } from './0008-cobros.js';
 import { Migration0009CobroPseLinks } from './0009-cobro-pse-links.js';
 import { Migration0010CobroCompanies } from './0010-cobro-companies.js';
 import { Migration0011DepositReturns } from './0011-deposit-returns.js';
+import { Migration0012CobroAutoReturns } from './0012-cobro-auto-returns.js';
 
 /** Every pse-deposit migration, in order. Append only. */
 export const depositMigrations = [
@@ -23,4 +24,5 @@ export const depositMigrations = [
   Migration0009CobroPseLinks,
   Migration0010CobroCompanies,
   Migration0011DepositReturns,
+  Migration0012CobroAutoReturns,
 ];
