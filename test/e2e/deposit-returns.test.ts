@@ -1,9 +1,20 @@
+import { PDFParse } from 'pdf-parse';
 import { eventually } from '@wallet/platform/testing';
 import { startStack } from '../support/stack.js';
 import { verifyWebhook, WebhookReceiver } from '../support/webhook-receiver.js';
 import { PSE_PAYER } from '../support/fixtures.js';
 
 type Stack = Awaited<ReturnType<typeof startStack>>;
+
+async function pdfText(buf: ArrayBuffer): Promise<{ text: string; pages: number }> {
+  const parser = new PDFParse({ data: Buffer.from(buf) });
+  try {
+    const r = await parser.getText();
+    return { text: r.text, pages: r.total };
+  } finally {
+    await parser.destroy();
+  }
+}
 
 /**
  * Returns (devoluciones) through the gateway (docs/returns.md): a credited Bre-B payment returned in part,
@@ -43,7 +54,7 @@ describe('returns of Bre-B payments end to end', () => {
   };
 
   beforeAll(async () => {
-    stack = await startStack({ deposits: true, collectKeys: true, webhooks: true });
+    stack = await startStack({ deposits: true, collectKeys: true, webhooks: true, receipts: true });
     co = await stack.provision('Devoluciones S.A.S.');
     other = await stack.provision('Ajena S.A.S.');
     for (const c of [co, other]) await stack.admin('PATCH', `/admin/companies/${c.id}`, { rateLimitMultiplier: 1000 });
@@ -82,6 +93,21 @@ describe('returns of Bre-B payments end to end', () => {
     const movement = await get(`/wallets/transactions/${first.body.transactionId}`);
     expect(movement.status).toBe(200);
     expect(movement.body).toMatchObject({ type: 'TRANSFER_OUT', rail: 'BREB', status: 'COMPLETED', reference: first.body.id });
+    // Its receipt: a PDF that names it a return, to the payer, for the amount.
+    const receipt = await eventually(
+      async () => {
+        const r = await fetch(`${stack.gateway.url}/wallets/transactions/${first.body.transactionId}/receipt.pdf`, {
+          headers: { authorization: `Bearer ${co.readKey}` },
+        });
+        return r.status === 200 ? pdfText(await r.arrayBuffer()) : undefined;
+      },
+      15_000,
+      200,
+    );
+    expect(receipt.text).toContain('Comprobante de devolución');
+    expect(receipt.text).toContain('Pedro Pérez');
+    expect(receipt.text).toContain('$ 300,00');
+    expect(receipt.text).toContain(first.body.id);
 
     const rest = await post(`/deposits/${d.id}/returns`, { reason: 'CUSTOMER_REQUEST' });
     expect([rest.status, rest.body.amountCents, rest.body.returnedAmountCents]).toEqual([201, '50000', '80000']);

@@ -61,6 +61,9 @@ export function returnToProto(r: ReturnRecord, rail: 'BREB' | 'PSE'): depositV1.
     ...(r.returnedAt ? { returnedAt: r.returnedAt } : {}),
     depositAmountCents: r.depositAmount,
     returnedAmountCents: r.returnedAmount,
+    ...(r.payerName ? { payerName: r.payerName } : {}),
+    ...(r.payerDocument ? { payerDocument: r.payerDocument } : {}),
+    ...(r.payerBank ? { payerBank: r.payerBank } : {}),
   };
 }
 

@@ -5,6 +5,7 @@ import {
   depositPatch,
   depositStatusRank,
   merge,
+  returnPatch,
   transferPatch,
   transferStatusRank,
   type Decoded,
@@ -72,8 +73,8 @@ export function transferHandler(table: RecordTable<TransactionFields>, log: Logg
   return (evt, tx) => transferPageHandler(table, log)([evt], tx);
 }
 
-export function depositHandler(table: RecordTable<DepositFields>, log: Logger): EventHandler {
-  return (evt, tx) => depositPageHandler(table, log)([evt], tx);
+export function depositHandler(tables: DepositStreamTables, log: Logger): EventHandler {
+  return (evt, tx) => depositPageHandler(tables, log)([evt], tx);
 }
 
 export function transferPageHandler(table: RecordTable<TransactionFields>, log: Logger): BatchEventHandler {
@@ -91,22 +92,35 @@ export function transferPageHandler(table: RecordTable<TransactionFields>, log: 
     );
 }
 
-/** Returns of a deposit (`deposit.returned`, `deposit.return_failed`, docs/returns.md) carry the return, not the deposit: not a deposit's change. */
+/** Returns of a deposit (`deposit.returned`, `deposit.return_failed`, docs/returns.md) carry the return, not the deposit: its wallet movement's receipt. */
 const isReturnEvent = (subject: string) => subject === 'deposit.returned' || subject === 'deposit.return_failed';
 
-export function depositPageHandler(table: RecordTable<DepositFields>, log: Logger): BatchEventHandler {
-  return (evts, tx) =>
-    applyPage(
+/** The DEPOSITS stream feeds two tables: a deposit's changes, and the movements of its returns (transactions of kind RETURN). */
+export interface DepositStreamTables {
+  deposits: RecordTable<DepositFields>;
+  transactions: RecordTable<TransactionFields>;
+}
+
+export function depositPageHandler(tables: DepositStreamTables, log: Logger): BatchEventHandler {
+  return async (evts, tx) => {
+    const returns = evts.filter((evt) => isReturnEvent(evt.subject));
+    const deposits = evts.filter((evt) => !isReturnEvent(evt.subject));
+    const ctx = (evt: (typeof evts)[number]) => ({ eventId: evt.id, subject: evt.subject });
+    await applyPage(
       tx,
-      table,
+      tables.deposits,
       DEPOSIT_FIELDS,
-      evts
-        .filter((evt) => !isReturnEvent(evt.subject))
-        .map((evt) => ({
-          decoded: depositPatch(evt.payload, evt.id, evt.time),
-          ctx: { eventId: evt.id, subject: evt.subject },
-        })),
+      deposits.map((evt) => ({ decoded: depositPatch(evt.payload, evt.id, evt.time), ctx: ctx(evt) })),
       depositStatusRank,
       log,
     );
+    await applyPage(
+      tx,
+      tables.transactions,
+      TRANSACTION_FIELDS,
+      returns.map((evt) => ({ decoded: returnPatch(evt.payload, evt.id, evt.time), ctx: ctx(evt) })),
+      transferStatusRank,
+      log,
+    );
+  };
 }

@@ -20,9 +20,9 @@ export class Projection {
     await this.bus.ensureStream('DEPOSITS');
     const logs = { TRANSFERS: this.log.child({ component: 'transfers' }), DEPOSITS: this.log.child({ component: 'deposits' }) };
     const { transactions, deposits } = this.deps.tables;
-    const handlers = { TRANSFERS: transferHandler(transactions, logs.TRANSFERS), DEPOSITS: depositHandler(deposits, logs.DEPOSITS) };
+    const handlers = { TRANSFERS: transferHandler(transactions, logs.TRANSFERS), DEPOSITS: depositHandler({ deposits, transactions }, logs.DEPOSITS) };
     // A page of events at once (a few statements per page, not per event); one by one when a page fails.
-    const pages = { TRANSFERS: transferPageHandler(transactions, logs.TRANSFERS), DEPOSITS: depositPageHandler(deposits, logs.DEPOSITS) };
+    const pages = { TRANSFERS: transferPageHandler(transactions, logs.TRANSFERS), DEPOSITS: depositPageHandler({ deposits, transactions }, logs.DEPOSITS) };
     for (const c of CONSUMERS) {
       const consumer = new InboxConsumer(this.db, this.bus, {
         stream: c.stream,

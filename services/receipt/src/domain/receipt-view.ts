@@ -107,16 +107,21 @@ export function transactionView(t: StoredTransaction, company: CompanyRef): Rece
   if (t.bankAccountType) destination.push({ label: 'Tipo de cuenta', value: t.bankAccountType });
   if (t.bankAccountMasked) destination.push({ label: 'Cuenta', value: t.bankAccountMasked });
   if (t.brebKey) destination.push({ label: 'Llave Bre-B', value: t.brebKey });
+  // A return of a deposit to its payer (docs/returns.md): the same receipt, named for what it is.
+  const isReturn = t.kind === 'RETURN';
   return {
     kind: 'TRANSACTION',
-    title: 'Comprobante de transferencia',
+    title: isReturn ? 'Comprobante de devolución' : 'Comprobante de transferencia',
     receiptNumber: receiptNumber('TRANSACTION', t.id),
     company: { name: company.name, nit: company.nit },
     status: t.status ?? 'PENDING',
     statusLabel: st.label,
     tone: st.tone,
     issuedFor: formatBogota(t.completedAt ?? t.createdAt),
-    headline: { label: failed ? 'Valor no transferido' : 'Valor transferido', value: cop(amount) },
+    headline: {
+      label: isReturn ? (failed ? 'Valor no devuelto' : 'Valor devuelto al pagador') : failed ? 'Valor no transferido' : 'Valor transferido',
+      value: cop(amount),
+    },
     sections: [
       {
         title: 'Datos de la operación',
@@ -138,7 +143,7 @@ export function transactionView(t: StoredTransaction, company: CompanyRef): Rece
           { label: 'Producto', value: WALLET_LABEL[t.rail ?? ''] ?? DASH },
         ],
       },
-      { title: 'Destino', lines: destination },
+      { title: isReturn ? 'Destino (el pagador)' : 'Destino', lines: destination },
     ],
     totals: [
       { label: 'Monto', value: cop(amount) },
@@ -146,7 +151,13 @@ export function transactionView(t: StoredTransaction, company: CompanyRef): Rece
       { label: 'IVA (19 %)', value: cop(iva) },
     ],
     grandTotal: { label: failed ? 'Total no debitado (liberado)' : 'Total debitado', value: cop(amount + fee + iva) },
-    notice: failed ? (t.errorMessage ? `Motivo: ${t.errorMessage}` : 'La transferencia no se realizó; los fondos reservados se liberaron.') : null,
+    notice: failed
+      ? t.errorMessage
+        ? `Motivo: ${t.errorMessage}`
+        : isReturn
+          ? 'La devolución no se realizó; los fondos reservados se liberaron.'
+          : 'La transferencia no se realizó; los fondos reservados se liberaron.'
+      : null,
   };
 }
 

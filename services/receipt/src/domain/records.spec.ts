@@ -1,4 +1,5 @@
-import { depositStatusRank, merge, transferStatusRank, ensureMasked, TRANSACTION_FIELDS, type Patch, type TransactionFields } from './records.js';
+import { depositEventsV1 } from '@wallet/proto';
+import { depositStatusRank, merge, returnPatch, transferStatusRank, ensureMasked, TRANSACTION_FIELDS, type Patch, type TransactionFields } from './records.js';
 import { formatBogota, receiptNumber } from './receipt-view.js';
 import { winAnsi } from './render-pdf.js';
 
@@ -58,5 +59,52 @@ describe('receipt formatting', () => {
     expect(receiptNumber('TRANSACTION', 'x')).toBe(receiptNumber('TRANSACTION', 'x'));
     expect(receiptNumber('DEPOSIT', 'x')).toMatch(/^DEP-[0-9A-Z]{10}$/);
     expect(winAnsi('Peñaloza Ávila “ok” ✓ Łódź 漢')).toBe('Peñaloza Ávila “ok” ? ?ódz ?');
+  });
+});
+
+describe('a return of a deposit in the read model (docs/returns.md)', () => {
+  const event = (status: string, extra: Record<string, unknown> = {}) =>
+    depositEventsV1.DepositReturnEvent.toJSON({
+      eventId: 'e1',
+      companyId: 'c1',
+      occurredAt: new Date('2026-11-29T15:00:00Z'),
+      depositReturn: {
+        id: 'ret_aaaaaaaaaaaaaaaaaaaaaaaa',
+        depositId: 'dep_bbbbbbbbbbbbbbbbbbbbbbbb',
+        rail: 'BREB',
+        amountCents: 30_000n,
+        reason: 'OVERPAYMENT',
+        status,
+        transactionId: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+        createdAt: new Date('2026-11-29T14:59:59Z'),
+        depositAmountCents: 80_000n,
+        returnedAmountCents: 30_000n,
+        payerName: 'Pedro Pérez',
+        payerDocument: 'CC 79123456',
+        ...extra,
+      },
+    });
+  it("is its wallet movement's transaction: kind RETURN, to the payer, for the amount, without fee; RETURNED shows COMPLETED", () => {
+    const d = returnPatch(event('RETURNED', { returnedAt: new Date('2026-11-29T15:00:00Z') }), 'fallback');
+    expect(d).toEqual({
+      ok: true,
+      patch: expect.objectContaining({ id: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', companyId: 'c1', status: 'COMPLETED' }),
+    });
+    if (!d.ok) throw new Error('not decoded');
+    expect(d.patch.fields).toMatchObject({
+      kind: 'RETURN',
+      rail: 'BREB',
+      amount: 30_000n,
+      netAmount: 30_000n,
+      targetName: 'Pedro Pérez',
+      targetDocument: 'CC 79123456',
+      reference: 'ret_aaaaaaaaaaaaaaaaaaaaaaaa',
+      completedAt: new Date('2026-11-29T15:00:00Z'),
+    });
+    expect(returnPatch(event('FAILED', { failureMessage: 'La red rechazó la devolución' }), 'x')).toMatchObject({
+      ok: true,
+      patch: { status: 'FAILED', fields: { errorMessage: 'La red rechazó la devolución' } },
+    });
+    expect(returnPatch({ eventId: 'x' }, 'x')).toMatchObject({ ok: false });
   });
 });

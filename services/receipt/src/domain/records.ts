@@ -26,6 +26,8 @@ export interface TransactionFields {
   apiKeyId: string | null;
   createdAt: Date | null;
   completedAt: Date | null;
+  /** null: a send; RETURN: a return of a deposit to its payer (docs/returns.md). */
+  kind: string | null;
 }
 
 export interface DepositFields {
@@ -94,6 +96,7 @@ export const TRANSACTION_FIELDS: ReadonlyArray<keyof TransactionFields> = [
   'apiKeyId',
   'createdAt',
   'completedAt',
+  'kind',
 ];
 export const DEPOSIT_FIELDS: ReadonlyArray<keyof DepositFields> = [
   'source',
@@ -193,6 +196,52 @@ export function transferPatch(payload: unknown, fallbackEventId: string, fallbac
         apiKeyId: str(e.apiKeyId),
         createdAt: date(e.createdAt),
         completedAt: date(e.completedAt),
+      }),
+    },
+  };
+}
+
+/** A return's final status as a transaction's (the receipt's vocabulary): RETURNED is COMPLETED. */
+const RETURN_STATUS: Record<string, string> = { PENDING: 'PENDING', RETURNED: 'COMPLETED', FAILED: 'FAILED' };
+
+/**
+ * A `deposit.returned` / `deposit.return_failed` payload (a DepositReturnEvent) → the patch of the
+ * return's wallet movement (`transactionId`): a transaction of kind RETURN, to the payment's payer.
+ */
+export function returnPatch(payload: unknown, fallbackEventId: string, fallbackTime?: string): Decoded<TransactionFields> {
+  let e: depositEventsV1.DepositReturnEvent;
+  try {
+    e = depositEventsV1.DepositReturnEvent.fromJSON(payload);
+  } catch (err) {
+    return { ok: false, reason: `undecodable: ${(err as Error).message}` };
+  }
+  const r = e.depositReturn;
+  if (!r || !str(r.transactionId) || !str(e.companyId)) return { ok: false, reason: 'missing return, transactionId or companyId' };
+  const occurredAt = date(e.occurredAt) ?? date(fallbackTime ? new Date(fallbackTime) : undefined) ?? date(r.returnedAt) ?? date(r.createdAt);
+  if (!occurredAt) return { ok: false, reason: 'missing occurredAt' };
+  return {
+    ok: true,
+    patch: {
+      id: r.transactionId,
+      companyId: e.companyId,
+      eventId: str(e.eventId) ?? fallbackEventId,
+      occurredAt,
+      status: RETURN_STATUS[r.status],
+      fields: compact<TransactionFields>({
+        kind: 'RETURN',
+        rail: str(r.rail),
+        amount: cents(r.amountCents),
+        totalFee: 0n,
+        ivaAmount: 0n,
+        netAmount: cents(r.amountCents),
+        targetName: str(r.payerName),
+        targetDocument: str(r.payerDocument),
+        bankName: str(r.payerBank),
+        reference: str(r.id),
+        description: str(r.description) ?? `Devolución del depósito ${r.depositId}`,
+        errorMessage: str(r.failureMessage),
+        createdAt: date(r.createdAt),
+        completedAt: date(r.returnedAt),
       }),
     },
   };
