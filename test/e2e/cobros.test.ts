@@ -233,6 +233,12 @@ describe('cobros end to end', () => {
       reason: 'OVERPAYMENT',
       depositAmountCents: '8000000',
     });
+    // The deposit listing names the cobro the payment was matched to.
+    const listed = await eventually(
+      async () => ((await get('/deposits?rail=BREB&limit=100')).body.deposits ?? []).find((d: any) => d.id === depositId),
+      10_000,
+    );
+    expect(listed.cobroId).toBe(c.id);
 
     // Paid twice: the second payment goes back whole (RETURNED); the wallet keeps only what the cobro counted.
     const before = await brebBalance();

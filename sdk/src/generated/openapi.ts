@@ -1804,6 +1804,8 @@ export interface components {
       /** @description = providerConfirmedAt. */
       paidAt: string | null;
       internalRef: string | null;
+      /** @description The cobro (`cob_…`) the payment was matched to, or whose PSE link or dynamic key it was paid to (docs/cobros.md); null otherwise. */
+      cobroId: string | null;
       /**
        * Format: date-time
        * @example 2026-11-28T16:39:52.123456Z
@@ -2423,30 +2425,30 @@ export interface operations {
           /**
            * @example {
            *       "consolidated": {
-           *         "availableCents": "60500000",
+           *         "availableCents": "0",
            *         "currency": "COP",
            *         "pendingOutCents": "0",
-           *         "totalCents": "60500000"
+           *         "totalCents": "0"
            *       },
            *       "currency": "COP",
            *       "wallets": [
            *         {
-           *           "availableCents": "26500000",
-           *           "maxTransferAmount": 26500000,
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
            *           "pendingOutCents": "0",
            *           "rail": "BREB",
-           *           "totalCents": "26500000",
+           *           "totalCents": "0",
            *           "type": "FAST",
-           *           "version": 7
+           *           "version": 0
            *         },
            *         {
-           *           "availableCents": "34000000",
-           *           "maxTransferAmount": 34000000,
+           *           "availableCents": "0",
+           *           "maxTransferAmount": 0,
            *           "pendingOutCents": "0",
            *           "rail": "ACH",
-           *           "totalCents": "34000000",
+           *           "totalCents": "0",
            *           "type": "ACH",
-           *           "version": 2
+           *           "version": 0
            *         }
            *       ]
            *     }
@@ -2601,6 +2603,17 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "at": "2026-11-29T03:30:30.276000Z",
+           *       "availableCents": "0",
+           *       "currency": "COP",
+           *       "pendingOutCents": "0",
+           *       "rail": "ACH",
+           *       "totalCents": "0",
+           *       "version": 0
+           *     }
+           */
           'application/json': components['schemas']['BalanceAt'];
         };
       };
@@ -2772,6 +2785,72 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "closing": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "company": {
+           *         "name": "Extractos \"Colombia\" S.A.S.",
+           *         "nit": "900123456-7"
+           *       },
+           *       "currency": "COP",
+           *       "from": "2026-11-29T03:08:14.047000Z",
+           *       "fromBogota": "2026-11-28T22:08:14.047000-05:00",
+           *       "lines": [
+           *         {
+           *           "amountCents": "-100370",
+           *           "balanceAfterCents": "1199273",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT",
+           *           "feeCents": "300",
+           *           "ivaCents": "57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:14.753398Z",
+           *           "postedAtBogota": "2026-11-28T22:08:14.753398-05:00",
+           *           "postingId": "0c2686ea-1590-40e3-b827-8d66e67ff01f",
+           *           "reference": null
+           *         },
+           *         {
+           *           "amountCents": "100370",
+           *           "balanceAfterCents": "1299643",
+           *           "counterparty": "Ana María Pérez Gómez",
+           *           "description": "Falla",
+           *           "entry": "TRANSFER_OUT_RETURNED",
+           *           "feeCents": "-300",
+           *           "ivaCents": "-57",
+           *           "movementId": "06d3d2cf-173c-4657-80bb-76fb218f2aee",
+           *           "movementRail": "ACH",
+           *           "movementStatus": "FAILED",
+           *           "movementType": "TRANSFER_OUT",
+           *           "postedAt": "2026-11-29T03:08:16.998983Z",
+           *           "postedAtBogota": "2026-11-28T22:08:16.998983-05:00",
+           *           "postingId": "45a65f0e-8d06-440d-948e-de107f175a34",
+           *           "reference": null
+           *         }
+           *       ],
+           *       "opening": {
+           *         "availableCents": "1299643",
+           *         "pendingOutCents": "0"
+           *       },
+           *       "rail": "ACH",
+           *       "timezone": "America/Bogota",
+           *       "to": "2026-11-29T03:08:17.903000Z",
+           *       "toBogota": "2026-11-28T22:08:17.903000-05:00",
+           *       "totals": {
+           *         "feesCents": "0",
+           *         "inCents": "100370",
+           *         "ivaCents": "0",
+           *         "lineCount": 2,
+           *         "outCents": "100370"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['Statement'];
           'text/csv': string;
           'application/pdf': string;
@@ -2946,6 +3025,44 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "hasMore": true,
+           *       "items": [
+           *         {
+           *           "amount": "1000",
+           *           "completedAt": "2026-11-29T03:39:55.218306Z",
+           *           "createdAt": "2026-11-29T03:39:54.470058Z",
+           *           "id": "c3bd787e-c43e-4b44-852e-76d857debafe",
+           *           "ivaAmount": "19",
+           *           "netAmount": "899",
+           *           "rail": "BREB",
+           *           "reference": "idem-3",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "101",
+           *           "type": "TRANSFER_OUT"
+           *         },
+           *         {
+           *           "amount": "2000",
+           *           "completedAt": "2026-11-29T03:39:53.920590Z",
+           *           "createdAt": "2026-11-29T03:39:52.246504Z",
+           *           "id": "32475ec9-3999-402a-82d3-7b8d9dd2556a",
+           *           "ivaAmount": "19",
+           *           "netAmount": "1898",
+           *           "rail": "BREB",
+           *           "reference": "idem-2",
+           *           "status": "COMPLETED",
+           *           "targetDocument": "1119134652",
+           *           "targetName": "FERNANDO MORENO CASTRO",
+           *           "totalFee": "102",
+           *           "type": "TRANSFER_OUT"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjM5OjUyLjI0NjUwNFoiLCIzMjQ3NWVjOS0zOTk5LTQwMmEtODJkMy03YjhkOWRkMjU1NmEiXQ"
+           *     }
+           */
           'application/json': components['schemas']['MovementPage'];
         };
       };
@@ -3078,6 +3195,29 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": "200000",
+           *       "bankAccountNumber": "****8901",
+           *       "bankAccountType": "Ahorros",
+           *       "bankName": "Bancolombia",
+           *       "batchId": null,
+           *       "completedAt": "2026-11-29T03:30:34.170785Z",
+           *       "createdAt": "2026-11-29T03:30:32.302869Z",
+           *       "description": "Pago proveedor",
+           *       "errorMessage": null,
+           *       "id": "7b9ed4a3-89a4-4e00-9fbf-ff044b3a23ca",
+           *       "ivaAmount": "57",
+           *       "netAmount": "199700",
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "COMPLETED",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": "300",
+           *       "type": "TRANSFER_OUT"
+           *     }
+           */
           'application/json': components['schemas']['MovementDetail'];
         };
       };
@@ -3520,6 +3660,12 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001210000"
+         *     }
+         */
         'application/json': components['schemas']['ResolveKeyRequest'];
       };
     };
@@ -3535,6 +3681,24 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "anchorHandle": "anh_ba0d5bebc8442ba1beec1807",
+           *       "found": true,
+           *       "keyType": "PHONE",
+           *       "keyValue": "3001210000",
+           *       "recipient": {
+           *         "bankAccountType": "Ahorros",
+           *         "bankName": "Nu Colombia",
+           *         "firstName": "LINA VALENTINA",
+           *         "fullName": "LINA VALENTINA LOPEZ LOPEZ",
+           *         "idType": "CC",
+           *         "idValue": "1035207872",
+           *         "lastName": "LOPEZ LOPEZ",
+           *         "status": "active"
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['KeyResolution'];
         };
       };
@@ -3636,6 +3800,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "error": "INVALID_KEY",
+           *       "found": false,
+           *       "message": "El valor no es una llave válida de tipo ALPHANUM."
+           *     }
+           */
           'application/json': components['schemas']['ResolveKeyNotFound'];
         };
       };
@@ -3704,6 +3875,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "keyType": "PHONE",
+         *       "keyValue": "3001234567"
+         *     }
+         */
         'application/json': components['schemas']['BrebQuoteRequest'];
       };
     };
@@ -3719,6 +3897,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": false,
+           *       "currentBalance": 0,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": true,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": "Saldo insuficiente: la billetera BREB tiene $ 0,00 disponibles y la transferencia cuesta $ 10,00 (monto más comisión e IVA); faltan $ 10,00.",
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -3908,6 +4103,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000
+         *     }
+         */
         'application/json': components['schemas']['AchQuoteRequest'];
       };
     };
@@ -3923,6 +4123,23 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "canAfford": true,
+           *       "currentBalance": 1000000,
+           *       "feeBreakdown": {
+           *         "fixedFee": 0,
+           *         "ivaAmount": 0,
+           *         "ivaApplicable": false,
+           *         "subtotalFee": 0,
+           *         "totalCharged": 0,
+           *         "variableFee": 0
+           *       },
+           *       "message": null,
+           *       "totalCost": 1000
+           *     }
+           */
           'application/json': components['schemas']['Quote'];
         };
       };
@@ -4114,6 +4331,23 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amount": 1000,
+         *       "description": "Pago proveedor",
+         *       "destination": {
+         *         "bankAccount": {
+         *           "accountNumber": "18306581010",
+         *           "accountTypeId": 20,
+         *           "bankId": 1,
+         *           "documentNumber": "1020304050",
+         *           "documentTypeId": 1,
+         *           "holderFirstName": "Ana María",
+         *           "holderLastName": "Pérez Gómez"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': components['schemas']['SendTransferRequest'];
       };
     };
@@ -4130,6 +4364,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 123456789,
+           *       "approvalId": "appr_6de29d96bebdd0f78fd086aba0b7cb21",
+           *       "createdAt": "2026-11-29T02:50:21.024000Z",
+           *       "currency": "COP",
+           *       "expiresAt": "2026-11-30T02:50:21.024000Z",
+           *       "id": "4f788e47-9920-4bfb-a532-c9a113f612f0",
+           *       "ivaAmount": 6650,
+           *       "netAmount": 123421789,
+           *       "rail": "BREB",
+           *       "reference": "FAC-2026-0042",
+           *       "status": "AWAITING_APPROVAL",
+           *       "targetDocument": "75363015",
+           *       "targetName": "ANDREA LAURA ORTIZ PEREZ",
+           *       "threshold": 2,
+           *       "totalFee": 35000
+           *     }
+           */
           'application/json': components['schemas']['PendingApprovalTransfer'];
         };
       };
@@ -4145,6 +4398,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amount": 1000,
+           *       "createdAt": "2026-11-29T03:25:27.161000Z",
+           *       "currency": "COP",
+           *       "id": "e7ee16fe-073d-4626-9f01-699d2f4ead02",
+           *       "ivaAmount": 0,
+           *       "netAmount": 1000,
+           *       "rail": "ACH",
+           *       "reference": null,
+           *       "status": "PENDING",
+           *       "targetDocument": "1020304050",
+           *       "targetName": "Ana María Pérez Gómez",
+           *       "totalFee": 0
+           *     }
+           */
           'application/json': components['schemas']['Transfer'];
         };
       };
@@ -4385,6 +4654,102 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "status": "PENDING"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:36.621000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": "2026-11-29T03:13:04.505000Z",
+           *           "expiresAt": "2026-11-30T03:12:36.621000Z",
+           *           "id": "93af809d-1d01-47df-9e9a-bdc5ab30d860",
+           *           "invalidCount": 0,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 0,
+           *             "percent": 0,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "EXECUTING",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 1800000000,
+           *               "count": 2,
+           *               "ivaAmount": 38,
+           *               "rail": "BREB",
+           *               "total": 1800000238,
+           *               "totalFee": 200
+           *             }
+           *           ],
+           *           "validCount": 2
+           *         },
+           *         {
+           *           "approval": null,
+           *           "approvalId": null,
+           *           "byStatus": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "INVALID"
+           *             },
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "status": "VALID"
+           *             }
+           *           ],
+           *           "cancelledAt": null,
+           *           "completedAt": null,
+           *           "createdAt": "2026-11-29T03:12:27.346000Z",
+           *           "description": null,
+           *           "errorMessage": null,
+           *           "executedAt": null,
+           *           "expiresAt": "2026-11-30T03:12:27.346000Z",
+           *           "id": "a55dceb0-9f8a-47e8-89f1-5c20d9bd743c",
+           *           "invalidCount": 1,
+           *           "itemCount": 2,
+           *           "mode": "all",
+           *           "progress": {
+           *             "finished": 1,
+           *             "percent": 50,
+           *             "total": 2
+           *           },
+           *           "reference": null,
+           *           "source": "json",
+           *           "status": "REJECTED",
+           *           "threshold": 0,
+           *           "totals": [
+           *             {
+           *               "amount": 10000,
+           *               "count": 1,
+           *               "ivaAmount": 19,
+           *               "rail": "BREB",
+           *               "total": 10119,
+           *               "totalFee": 100
+           *             }
+           *           ],
+           *           "validCount": 1
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchPage'];
         };
       };
@@ -4506,6 +4871,68 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Nómina de prueba",
+         *       "items": [
+         *         {
+         *           "amount": 12345678,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230001"
+         *             }
+         *           },
+         *           "reference": "NOM-0001",
+         *           "targetDocument": "1117773321",
+         *           "targetName": "ANDRES DAVID MEJIA LONDONO"
+         *         },
+         *         {
+         *           "amount": 2500000,
+         *           "destination": {
+         *             "brebKey": {
+         *               "type": "PHONE",
+         *               "value": "3001230002"
+         *             }
+         *           },
+         *           "reference": "NOM-0002",
+         *           "targetDocument": "1112631916",
+         *           "targetName": "DIEGO SANCHEZ CORREA"
+         *         },
+         *         {
+         *           "amount": 7000000,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0003"
+         *         },
+         *         {
+         *           "amount": 150050,
+         *           "destination": {
+         *             "bankAccount": {
+         *               "accountNumber": "18306581010",
+         *               "accountTypeId": 20,
+         *               "bankId": 1,
+         *               "documentNumber": "1020304050",
+         *               "documentTypeId": 1,
+         *               "holderFirstName": "Carlos",
+         *               "holderLastName": "Rodríguez"
+         *             }
+         *           },
+         *           "reference": "NOM-0004"
+         *         }
+         *       ],
+         *       "reference": "NOMINA-61b087b6"
+         *     }
+         */
         'application/json': components['schemas']['CreateBatchRequest'];
       };
     };
@@ -4522,6 +4949,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": null,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": null,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "json",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -4765,6 +5256,70 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "VALID"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:19:30.769000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:19:30.769000Z",
+           *       "id": "9ba13bc2-728d-4b7a-afa3-f265ae09f63a",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "results": [
+           *         {
+           *           "item": 1,
+           *           "line": 2,
+           *           "valid": true
+           *         },
+           *         {
+           *           "item": 2,
+           *           "line": 3,
+           *           "valid": true
+           *         }
+           *       ],
+           *       "source": "csv",
+           *       "status": "VALIDATED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 200000,
+           *           "count": 1,
+           *           "ivaAmount": 57,
+           *           "rail": "ACH",
+           *           "total": 200357,
+           *           "totalFee": 300
+           *         },
+           *         {
+           *           "amount": 150050,
+           *           "count": 1,
+           *           "ivaAmount": 19,
+           *           "rail": "BREB",
+           *           "total": 150169,
+           *           "totalFee": 100
+           *         }
+           *       ],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['BatchCreated'];
         };
       };
@@ -4992,6 +5547,63 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 84529000,
+           *           "count": 4990,
+           *           "status": "COMPLETED"
+           *         },
+           *         {
+           *           "amount": 30026,
+           *           "count": 2,
+           *           "status": "FAILED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T06:32:45.255000Z",
+           *       "createdAt": "2026-11-29T06:31:55.800000Z",
+           *       "description": "Nómina noviembre",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T06:31:56.727000Z",
+           *       "expiresAt": "2026-11-30T06:31:55.800000Z",
+           *       "id": "51f0041d-10fa-453e-a4a1-b48fbd9caeef",
+           *       "invalidCount": 10,
+           *       "itemCount": 5002,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 5002,
+           *         "percent": 100,
+           *         "total": 5002
+           *       },
+           *       "reference": "NOMINA-E2E",
+           *       "source": "csv",
+           *       "status": "PARTIALLY_FAILED",
+           *       "threshold": 0,
+           *       "totals": [
+           *         {
+           *           "amount": 53549013,
+           *           "count": 2491,
+           *           "ivaAmount": 141987,
+           *           "rail": "ACH",
+           *           "total": 54438300,
+           *           "totalFee": 747300
+           *         },
+           *         {
+           *           "amount": 31010013,
+           *           "count": 2501,
+           *           "ivaAmount": 47519,
+           *           "rail": "BREB",
+           *           "total": 31307632,
+           *           "totalFee": 250100
+           *         }
+           *       ],
+           *       "validCount": 4992
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5006,6 +5618,68 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": null,
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [],
+           *         "status": "PENDING",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "AWAITING_APPROVAL"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 0,
+           *         "percent": 0,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "AWAITING_APPROVAL",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5191,6 +5865,41 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": null,
+           *       "approvalId": null,
+           *       "byStatus": [
+           *         {
+           *           "amount": 350050,
+           *           "count": 2,
+           *           "status": "NOT_EXECUTED"
+           *         }
+           *       ],
+           *       "cancelledAt": "2026-11-29T06:30:23.731000Z",
+           *       "completedAt": null,
+           *       "createdAt": "2026-11-29T06:30:23.519000Z",
+           *       "description": "Gemelo",
+           *       "errorMessage": null,
+           *       "executedAt": null,
+           *       "expiresAt": "2026-11-30T06:30:23.519000Z",
+           *       "id": "1118b5b3-22f2-41a4-96d5-8cdf691d3443",
+           *       "invalidCount": 0,
+           *       "itemCount": 2,
+           *       "mode": "valid_only",
+           *       "progress": {
+           *         "finished": 2,
+           *         "percent": 100,
+           *         "total": 2
+           *       },
+           *       "reference": "TWIN-CSV",
+           *       "source": "csv",
+           *       "status": "CANCELLED",
+           *       "threshold": 0,
+           *       "totals": [],
+           *       "validCount": 2
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5359,6 +6068,81 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "approval": {
+           *         "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *         "createdAt": "2026-11-29T02:51:34.625000Z",
+           *         "decidedAt": "2026-11-29T02:52:35.883000Z",
+           *         "expiresAt": "2026-11-30T02:51:33.799000Z",
+           *         "rejectReason": null,
+           *         "rejectedBy": null,
+           *         "signatures": [
+           *           {
+           *             "email": "pedro.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:51:59.443000Z",
+           *             "userId": "e1ac9133-67e7-4d9a-b3b1-9ad292ad3153"
+           *           },
+           *           {
+           *             "email": "sofia.61b087b6@lotes.example.co",
+           *             "role": "OPERATOR",
+           *             "signedAt": "2026-11-29T02:52:35.883000Z",
+           *             "userId": "902babed-0fff-4110-a9ac-b47f1ad65446"
+           *           }
+           *         ],
+           *         "status": "APPROVED",
+           *         "threshold": 2
+           *       },
+           *       "approvalId": "appr_b3654fec81cbc255a2ee3f9b7ba106eb",
+           *       "byStatus": [
+           *         {
+           *           "amount": 21995728,
+           *           "count": 4,
+           *           "status": "COMPLETED"
+           *         }
+           *       ],
+           *       "cancelledAt": null,
+           *       "completedAt": "2026-11-29T02:52:40.530000Z",
+           *       "createdAt": "2026-11-29T02:51:32.893000Z",
+           *       "description": "Nómina de prueba",
+           *       "errorMessage": null,
+           *       "executedAt": "2026-11-29T02:51:33.910000Z",
+           *       "expiresAt": "2026-11-30T02:51:32.893000Z",
+           *       "id": "fa92d990-24c0-485b-9312-2043202c1eba",
+           *       "invalidCount": 0,
+           *       "itemCount": 4,
+           *       "mode": "all",
+           *       "progress": {
+           *         "finished": 4,
+           *         "percent": 100,
+           *         "total": 4
+           *       },
+           *       "reference": "NOMINA-61b087b6",
+           *       "source": "json",
+           *       "status": "COMPLETED",
+           *       "threshold": 2,
+           *       "totals": [
+           *         {
+           *           "amount": 7150050,
+           *           "count": 2,
+           *           "ivaAmount": 19000,
+           *           "rail": "ACH",
+           *           "total": 7269050,
+           *           "totalFee": 100000
+           *         },
+           *         {
+           *           "amount": 14845678,
+           *           "count": 2,
+           *           "ivaAmount": 13300,
+           *           "rail": "BREB",
+           *           "total": 14928978,
+           *           "totalFee": 70000
+           *         }
+           *       ],
+           *       "validCount": 4
+           *     }
+           */
           'application/json': components['schemas']['Batch'];
         };
       };
@@ -5512,6 +6296,49 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "amount": 10000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 1,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L1",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "f84f6506-83b4-4abd-947e-df585bd2e725"
+           *         },
+           *         {
+           *           "amount": 20000,
+           *           "completedAt": null,
+           *           "description": null,
+           *           "destination": "PHONE 3007770003",
+           *           "error": "TRANSFER_FAILED",
+           *           "item": 2,
+           *           "ivaAmount": 0,
+           *           "line": null,
+           *           "message": "La transferencia fue rechazada en la aprobación con múltiples firmas; los fondos fueron liberados. Motivo: Lote duplicado",
+           *           "rail": "BREB",
+           *           "reference": "L2",
+           *           "status": "FAILED",
+           *           "targetDocument": "34938258",
+           *           "targetName": "DANIELA FERNANDA MARIN MARTINEZ",
+           *           "totalFee": 0,
+           *           "transactionId": "21df04d6-dbed-484a-a226-073619048229"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['BatchItemPage'];
         };
       };
@@ -5803,13 +6630,14 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 9000000,
-         *       "internalRef": "FAC-5003",
+         *       "amountCents": 500000,
+         *       "internalRef": "pedido-77",
          *       "payerDocumentNumber": "1020304050",
          *       "payerDocumentTypeId": 1,
          *       "payerEmail": "laura@example.com",
          *       "payerFirstName": "Laura",
-         *       "payerLastName": "Gómez Ruiz"
+         *       "payerLastName": "Gómez Ruiz",
+         *       "payerPhone": "3101234567"
          *     }
          */
         'application/json': components['schemas']['CreatePseDepositRequest'];
@@ -5830,13 +6658,13 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "amountCents": 9000000,
-           *       "createdAt": "2026-11-29T13:08:39.911000Z",
+           *       "amountCents": 500000,
+           *       "createdAt": "2026-11-29T03:29:01.264000Z",
            *       "currency": "COP",
-           *       "expiresAt": "2026-11-30T13:08:39.907000Z",
-           *       "id": "dep_smphtrrf0qla2gffhdgg39zc",
-           *       "internalRef": "FAC-5003",
-           *       "paygatewayUrl": "http://127.0.0.1:34413/pse/pay/dep_smphtrrf0qla2gffhdgg39zc",
+           *       "expiresAt": "2026-11-30T03:29:00.782000Z",
+           *       "id": "dep_vbryciinokzb36cz6h8u62ce",
+           *       "internalRef": "pedido-77",
+           *       "paygatewayUrl": "http://127.0.0.1:38871/pse/pay/dep_vbryciinokzb36cz6h8u62ce",
            *       "status": "PENDING_CONFIRM"
            *     }
            */
@@ -6073,6 +6901,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "customMessage": "<b>hola</b> & gracias",
+         *       "recipientEmail": "cliente+1795922953903@example.com",
+         *       "recipientName": "Carlos"
+         *     }
+         */
         'application/json': components['schemas']['ShareDepositEmailRequest'];
       };
     };
@@ -6088,6 +6923,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "messageId": "<03505944-db45-a6f2-fd1b-aaa347b7390b@pagos.example.co>",
+           *       "success": true
+           *     }
+           */
           'application/json': {
             success: boolean;
             messageId: string;
@@ -6301,65 +7142,72 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "items": [
+           *       "deposits": [
            *         {
-           *           "amountCents": "10000000",
+           *           "amountCents": "80000",
            *           "brebKey": {
-           *             "externalId": "cobro:cob_7z5acwuveodw94m4bam8kw0w",
-           *             "id": "bkey_c9ub58wt944oye1uq6p2ygi8",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@4d1m0unowq"
+           *             "externalId": "cliente-1",
+           *             "id": "bkey_c33ile8kck22vrp6mjyp0w3w",
+           *             "name": "Tienda Uno",
+           *             "value": "@w5ltskoj2p"
            *           },
-           *           "createdAt": "2026-11-29T13:08:39.324000Z",
+           *           "cobroId": null,
+           *           "createdAt": "2026-11-29T03:25:38.091000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_o9enu2yhvzr8hfatle7kf9uc",
+           *           "id": "dep_2zqr3n4zjm9gs52qb8h74xvv",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "10000000",
-           *           "netCreditedCents": "10000000",
-           *           "paidAt": "2026-11-29T13:08:39.296000Z",
+           *           "netAmountCents": "80000",
+           *           "netCreditedCents": "80000",
+           *           "paidAt": "2026-11-29T03:25:37.313000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T13:08:39.296000Z",
-           *           "providerTransferId": "brb_in_b5f3169e3f03f7abeb34974e",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.313000Z",
+           *           "providerTransferId": "brb_in_ec8c78cebf1c6647a8f1bfc5",
            *           "source": "BREB",
            *           "status": "ASSIGNED"
            *         },
            *         {
-           *           "amountCents": "6000000",
+           *           "amountCents": "40000",
            *           "brebKey": {
-           *             "externalId": "cobro:cob_7z5acwuveodw94m4bam8kw0w",
-           *             "id": "bkey_c9ub58wt944oye1uq6p2ygi8",
-           *             "name": "Cobros S.A.S.",
-           *             "value": "@4d1m0unowq"
+           *             "externalId": "cliente-2",
+           *             "id": "bkey_eibwj57oc56j6f9npyltsa0b",
+           *             "name": "Tienda Dos",
+           *             "value": "@ohb5crxbhq"
            *           },
-           *           "createdAt": "2026-11-29T13:08:39.179000Z",
+           *           "cobroId": null,
+           *           "createdAt": "2026-11-29T03:25:38.088000Z",
            *           "currency": "COP",
            *           "feeAmountCents": "0",
-           *           "id": "dep_mmlszggfl9nyxx08ejsjaxbj",
+           *           "id": "dep_o3tlscvc0z8v2s9occxf2grd",
            *           "internalRef": null,
            *           "ivaAmountCents": "0",
-           *           "netAmountCents": "6000000",
-           *           "netCreditedCents": "6000000",
-           *           "paidAt": "2026-11-29T13:08:39.144000Z",
+           *           "netAmountCents": "40000",
+           *           "netCreditedCents": "40000",
+           *           "paidAt": "2026-11-29T03:25:37.511000Z",
            *           "payerBank": "Nequi",
            *           "payerDocument": "CC 79123456",
            *           "payerEmail": null,
            *           "payerFirstName": null,
            *           "payerLastName": null,
            *           "payerName": "Pedro Pérez",
-           *           "providerConfirmedAt": "2026-11-29T13:08:39.144000Z",
-           *           "providerTransferId": "brb_in_878a2dae19c00ce5a2bc4b26",
+           *           "providerConfirmedAt": "2026-11-29T03:25:37.511000Z",
+           *           "providerTransferId": "brb_in_ed8298de6da85eeaa4aa6a6a",
            *           "source": "BREB",
-           *           "status": "ASSIGNED"
+           *           "status": "UNASSIGNED"
            *         }
            *       ],
-           *       "nextCursor": null
+           *       "pagination": {
+           *         "limit": 100,
+           *         "page": 0,
+           *         "total": 3,
+           *         "totalPages": 1
+           *       }
            *     }
            */
           'application/json': components['schemas']['DepositPage'] | components['schemas']['DepositCursorPage'];
@@ -6497,6 +7345,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:16:32.556000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-4",
+           *           "id": "bkey_vr3687u2v6eiyflw169i08bq",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@xv0l3txg9t"
+           *           },
+           *           "name": "Cliente 4",
+           *           "state": "ACTIVE"
+           *         },
+           *         {
+           *           "createdAt": "2026-11-29T03:16:31.850000Z",
+           *           "deletedAt": null,
+           *           "externalId": "pag-3",
+           *           "id": "bkey_9rpwr58u01n9xyqkapytoj5b",
+           *           "key": {
+           *             "type": "ALPHANUM",
+           *             "value": "@rc2twaqcjk"
+           *           },
+           *           "name": "Cliente 3",
+           *           "state": "ACTIVE"
+           *         }
+           *       ],
+           *       "nextCursor": "WyIyMDI2LTExLTI5VDAzOjE2OjMxLjg1MDk5M1oiLCJia2V5XzlycHdyNTh1MDFuOXh5cWthcHl0b2o1YiJd"
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyPage'];
         };
       };
@@ -6620,8 +7499,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "externalId": "cliente-7",
-         *       "name": "Tienda Siete"
+         *       "externalId": "cli-1",
+         *       "name": "Tienda Uno"
          *     }
          */
         'application/json': components['schemas']['CreateCollectKeyRequest'];
@@ -6640,6 +7519,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -6657,15 +7550,15 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T13:08:40.186000Z",
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
            *       "deletedAt": null,
-           *       "externalId": "cliente-7",
-           *       "id": "bkey_qpvtf5rmnydipnh5ox4m3lac",
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
            *       "key": {
            *         "type": "ALPHANUM",
-           *         "value": "@fp7jqxz8mq"
+           *         "value": "@c5b8zf9k7n"
            *       },
-           *       "name": "Tienda Siete",
+           *       "name": "Tienda Uno",
            *       "state": "ACTIVE"
            *     }
            */
@@ -6878,6 +7771,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:14:57.767000Z",
+           *       "deletedAt": null,
+           *       "externalId": "cliente-1",
+           *       "id": "bkey_gdt1zi9ee6r8dsmx8uspp9zr",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@cfi7swvqpn"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "ACTIVE"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7027,6 +7934,20 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:32:00.969000Z",
+           *       "deletedAt": "2026-11-29T03:32:09.097000Z",
+           *       "externalId": "cli-1",
+           *       "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *       "key": {
+           *         "type": "ALPHANUM",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "name": "Tienda Uno",
+           *       "state": "DELETED"
+           *     }
+           */
           'application/json': components['schemas']['CollectKey'];
         };
       };
@@ -7181,6 +8102,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": true
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -7196,6 +8129,18 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "qr": {
+           *         "createdAt": "2026-11-29T03:15:10.900000Z",
+           *         "id": "qr_9grlfza14hg894w8gep4oo4u",
+           *         "isPaid": false,
+           *         "reference": "CKAWJEC78K9W4378K8",
+           *         "type": "STATIC"
+           *       },
+           *       "reused": false
+           *     }
+           */
           'application/json': components['schemas']['CollectKeyQr'];
         };
       };
@@ -7509,6 +8454,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "keyId": "bkey_e59emg9fv8n80d8tk0oz2ma1"
+         *     }
+         */
         'application/json': {
           /** @description A live (ACTIVE) key of the same company to assign the payment through (its `brebKey` becomes that key). Omitted: the key it was paid to. */
           keyId?: string;
@@ -7528,6 +8478,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "50000",
+           *       "brebKey": {
+           *         "externalId": "cli-1",
+           *         "id": "bkey_e59emg9fv8n80d8tk0oz2ma1",
+           *         "name": "Tienda Uno",
+           *         "value": "@c5b8zf9k7n"
+           *       },
+           *       "cobroId": null,
+           *       "createdAt": "2026-11-29T03:32:04.311000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_lj3ftroald8oafneby509pvy",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "50000",
+           *       "netCreditedCents": "50000",
+           *       "paidAt": "2026-11-29T03:32:03.265000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:03.265000Z",
+           *       "providerTransferId": "brb_in_5a56827350dd37a1ac6765ac",
+           *       "source": "BREB",
+           *       "status": "ASSIGNED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -7728,6 +8709,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['ReturnDepositRequest'];
       };
     };
@@ -7744,6 +8726,37 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "25000",
+           *       "brebKey": {
+           *         "externalId": "cli-dev",
+           *         "id": "bkey_8wtkfo9octow3s4lb65jlrnc",
+           *         "name": "Tienda Devolución",
+           *         "value": "@ze7fa7l1ke"
+           *       },
+           *       "cobroId": null,
+           *       "createdAt": "2026-11-29T03:32:18.479000Z",
+           *       "currency": "COP",
+           *       "feeAmountCents": "0",
+           *       "id": "dep_w8vpdmqy57ei98htxqbfkbf9",
+           *       "internalRef": null,
+           *       "ivaAmountCents": "0",
+           *       "netAmountCents": "25000",
+           *       "netCreditedCents": "25000",
+           *       "paidAt": "2026-11-29T03:32:18.231000Z",
+           *       "payerBank": "Nequi",
+           *       "payerDocument": "CC 79123456",
+           *       "payerEmail": null,
+           *       "payerFirstName": null,
+           *       "payerLastName": null,
+           *       "payerName": "Pedro Pérez",
+           *       "providerConfirmedAt": "2026-11-29T03:32:18.231000Z",
+           *       "providerTransferId": "brb_in_13a0a3b9a28ede54127f03bd",
+           *       "source": "BREB",
+           *       "status": "REVERSED"
+           *     }
+           */
           'application/json': components['schemas']['Deposit'];
         };
       };
@@ -7957,21 +8970,38 @@ export interface operations {
            * @example {
            *       "items": [
            *         {
-           *           "amountCents": "3000000",
-           *           "createdAt": "2026-11-29T13:08:40.603000Z",
+           *           "amountCents": "30000",
+           *           "createdAt": "2026-11-29T12:34:14.300000Z",
            *           "currency": "COP",
-           *           "depositAmountCents": "8000000",
-           *           "depositId": "dep_luv023brgrs3ch6kowfgwmec",
-           *           "description": "Devolución automática del cobro cob_zr07sbzw2eqmhjhgo5a49203",
+           *           "depositAmountCents": "80000",
+           *           "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *           "description": "Pagó de más",
            *           "failureCode": null,
            *           "failureMessage": null,
-           *           "id": "ret_16cikka9uyk8idb1vsvoyzaj",
+           *           "id": "ret_ll7d7b90hb1w7o5m8tqjkcup",
            *           "rail": "BREB",
            *           "reason": "OVERPAYMENT",
-           *           "returnedAmountCents": "3000000",
-           *           "returnedAt": "2026-11-29T13:08:40.634000Z",
+           *           "returnedAmountCents": "80000",
+           *           "returnedAt": "2026-11-29T12:34:14.342000Z",
            *           "status": "RETURNED",
-           *           "transactionId": "4db0126e-5edc-458c-9b13-b27a05375716"
+           *           "transactionId": "378c8d58-b4ed-477a-954a-773f4f8f8648"
+           *         },
+           *         {
+           *           "amountCents": "50000",
+           *           "createdAt": "2026-11-29T12:34:14.489000Z",
+           *           "currency": "COP",
+           *           "depositAmountCents": "80000",
+           *           "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *           "description": null,
+           *           "failureCode": null,
+           *           "failureMessage": null,
+           *           "id": "ret_68lxrc6dyqe7xkoz5hc883o8",
+           *           "rail": "BREB",
+           *           "reason": "CUSTOMER_REQUEST",
+           *           "returnedAmountCents": "80000",
+           *           "returnedAt": "2026-11-29T12:34:14.543000Z",
+           *           "status": "RETURNED",
+           *           "transactionId": "bb74c8fb-044f-448a-82a7-661ea7852e80"
            *         }
            *       ]
            *     }
@@ -8116,6 +9146,13 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "amountCents": 30000,
+         *       "description": "Pagó de más",
+         *       "reason": "OVERPAYMENT"
+         *     }
+         */
         'application/json': components['schemas']['CreateDepositReturnRequest'];
       };
     };
@@ -8132,6 +9169,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": "30000",
+           *       "createdAt": "2026-11-29T12:34:14.300000Z",
+           *       "currency": "COP",
+           *       "depositAmountCents": "80000",
+           *       "depositId": "dep_okvpkb5yzm4bp6g2uyoe5kzt",
+           *       "description": "Pagó de más",
+           *       "failureCode": null,
+           *       "failureMessage": null,
+           *       "id": "ret_ll7d7b90hb1w7o5m8tqjkcup",
+           *       "rail": "BREB",
+           *       "reason": "OVERPAYMENT",
+           *       "returnedAmountCents": "30000",
+           *       "returnedAt": "2026-11-29T12:34:14.342000Z",
+           *       "status": "RETURNED",
+           *       "transactionId": "378c8d58-b4ed-477a-954a-773f4f8f8648"
+           *     }
+           */
           'application/json': components['schemas']['DepositReturn'];
         };
       };
@@ -8607,19 +9663,16 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "amountCents": 25000000,
-         *       "methods": [
-         *         "BREB_QR",
-         *         "PSE"
-         *       ],
-         *       "psePayer": {
-         *         "documentNumber": "1020304050",
-         *         "documentTypeId": 1,
-         *         "email": "laura@example.com",
-         *         "firstName": "Laura",
-         *         "lastName": "Gómez Ruiz"
+         *       "expectedPayer": {
+         *         "document": "79.123.456",
+         *         "name": "Pedro Pérez"
          *       },
-         *       "reference": "FAC-5001"
+         *       "maxAmountCents": 2000000,
+         *       "methods": [
+         *         "BREB_KEY"
+         *       ],
+         *       "minAmountCents": 1000000,
+         *       "reference": "FAC-2026-0457"
          *     }
          */
         'application/json': components['schemas']['CreateCobroRequest'];
@@ -9114,7 +10167,7 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "depositId": "dep_246t6yseby0zhes8dxn0898p"
+         *       "depositId": "dep_s34lxtr1c0kubb8qz0hdfsp8"
          *     }
          */
         'application/json': components['schemas']['AttachCobroPaymentRequest'];
@@ -9579,6 +10632,7 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /** @example {} */
         'application/json': components['schemas']['CancelCobroRequest'];
       };
     };
@@ -9595,6 +10649,39 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "amountCents": null,
+           *       "amountType": "OPEN",
+           *       "breb": {
+           *         "keyValue": "@0f8qwcognq",
+           *         "qrPayload": "00020101021226260007CO.BREB0111@0f8qwcognq5204000053031705802CO5913Cobros S.A.S.6006BOGOTA62260522CBHX0CA1GFV0C7SRF4C47680290007CO.BREB01142026112910525963045796",
+           *         "qrPngUrl": "/cobros/cob_ckybkcd9coo1b2h3gfwdzu9j/qr.png"
+           *       },
+           *       "closedAt": "2026-11-29T09:52:59.862000Z",
+           *       "createdAt": "2026-11-29T09:52:59.843000Z",
+           *       "currency": "COP",
+           *       "description": null,
+           *       "expectedPayer": null,
+           *       "expiresAt": "2026-11-29T10:52:59.836000Z",
+           *       "id": "cob_ckybkcd9coo1b2h3gfwdzu9j",
+           *       "maxAmountCents": null,
+           *       "metadata": {},
+           *       "methods": [
+           *         "BREB_KEY"
+           *       ],
+           *       "minAmountCents": null,
+           *       "overpaymentPolicy": "accept",
+           *       "paidAmountCents": 0,
+           *       "paidAt": null,
+           *       "payments": [],
+           *       "pse": null,
+           *       "reference": "FAC-3001",
+           *       "status": "CANCELLED",
+           *       "transactionId": "CBHX0CA1GFV0C7SRF4C476",
+           *       "updatedAt": "2026-11-29T09:52:59.862000Z"
+           *     }
+           */
           'application/json': components['schemas']['Cobro'];
         };
       };
@@ -9951,6 +11038,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "achCode": "1007",
+           *           "id": 1,
+           *           "name": "Bancolombia"
+           *         },
+           *         {
+           *           "achCode": "1001",
+           *           "id": 2,
+           *           "name": "Banco de Bogotá"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': {
             items: components['schemas']['AchBank'][];
           };
@@ -10066,6 +11169,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "createdAt": "2026-11-29T03:02:39.581000Z",
+           *           "description": "ERP",
+           *           "enabled": true,
+           *           "events": [
+           *             "transfer.completed",
+           *             "deposit.paid"
+           *           ],
+           *           "id": "we_c19d2aadb0df91d45069eec2",
+           *           "previousSecretExpiresAt": null,
+           *           "updatedAt": "2026-11-29T03:02:39.581000Z",
+           *           "url": "http://127.0.0.1:38817/wallet-events"
+           *         }
+           *       ]
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointList'];
         };
       };
@@ -10189,14 +11311,12 @@ export interface operations {
       content: {
         /**
          * @example {
+         *       "description": "ERP",
+         *       "enabled": true,
          *       "events": [
-         *         "cobro.created",
-         *         "cobro.partially_paid",
-         *         "cobro.paid",
-         *         "cobro.expired",
-         *         "cobro.cancelled"
+         *         "transfer.completed"
          *       ],
-         *       "url": "http://127.0.0.1:34703/cobros-events"
+         *       "url": "http://127.0.0.1:32817/wallet-events"
          *     }
          */
         'application/json': components['schemas']['CreateWebhookEndpointRequest'];
@@ -10217,18 +11337,17 @@ export interface operations {
         content: {
           /**
            * @example {
-           *       "createdAt": "2026-11-29T13:08:36.864000Z",
-           *       "description": null,
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "ERP",
            *       "enabled": true,
            *       "events": [
-           *         "cobro.created",
-           *         "cobro.partially_paid"
+           *         "transfer.completed"
            *       ],
-           *       "id": "we_758ddaf14f0e928c2a33e113",
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
            *       "previousSecretExpiresAt": null,
-           *       "secret": "whsec_RAUZdHOwNw074Li90AaEY6jDDjq03aofaggWRpGZACY=",
-           *       "updatedAt": "2026-11-29T13:08:36.864000Z",
-           *       "url": "http://127.0.0.1:34703/cobros-events"
+           *       "secret": "whsec_gA3ZDlOTcw0R4LV/+p5jYPCDDP9dcVoZM9g4RphZxdY=",
+           *       "updatedAt": "2026-11-29T03:03:11.230000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events"
            *     }
            */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
@@ -10422,6 +11541,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-30T03:02:49.617000Z",
+           *       "updatedAt": "2026-11-29T03:02:49.617000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10571,6 +11705,12 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "deleted": true,
+           *       "id": "we_c19d2aadb0df91d45069eec2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointDeleted'];
         };
       };
@@ -10711,6 +11851,16 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "description": "Contabilidad",
+         *       "events": [
+         *         "deposit.paid",
+         *         "transfer.failed"
+         *       ],
+         *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+         *     }
+         */
         'application/json': components['schemas']['UpdateWebhookEndpointRequest'];
       };
     };
@@ -10726,6 +11876,21 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:03:11.230000Z",
+           *       "description": "Contabilidad",
+           *       "enabled": true,
+           *       "events": [
+           *         "deposit.paid",
+           *         "transfer.failed"
+           *       ],
+           *       "id": "we_9391bbb1648b4ba40dd842a2",
+           *       "previousSecretExpiresAt": null,
+           *       "updatedAt": "2026-11-29T03:03:11.840000Z",
+           *       "url": "http://127.0.0.1:32817/wallet-events?v=2"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpoint'];
         };
       };
@@ -10900,6 +12065,11 @@ export interface operations {
     };
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "overlapSeconds": 600
+         *     }
+         */
         'application/json': components['schemas']['RotateWebhookSecretRequest'];
       };
     };
@@ -10915,6 +12085,22 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "createdAt": "2026-11-29T03:02:39.581000Z",
+           *       "description": "ERP",
+           *       "enabled": true,
+           *       "events": [
+           *         "transfer.completed",
+           *         "deposit.paid"
+           *       ],
+           *       "id": "we_c19d2aadb0df91d45069eec2",
+           *       "previousSecretExpiresAt": "2026-11-29T03:12:49.072000Z",
+           *       "secret": "whsec_gAqkDl8Tc1QRFyiZAA5jYrCoDjIFc2Ifagg4qphoACr=",
+           *       "updatedAt": "2026-11-29T03:02:49.072000Z",
+           *       "url": "http://127.0.0.1:38817/wallet-events"
+           *     }
+           */
           'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
@@ -11100,6 +12286,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T02:50:33.136000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_b423a7ef9665fb5f85a6984e",
+           *       "eventId": "evt_e5cd76736fc95343476d48a6b8d57882",
+           *       "eventType": "webhook.ping",
+           *       "id": "whd_5304ba197c3b0527b5e4ce79",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T02:50:33.136000Z",
+           *       "replayOf": null,
+           *       "resourceId": null,
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -11271,6 +12476,47 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "items": [
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:45.516000Z",
+           *           "deliveredAt": "2026-11-29T03:02:46.130000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_f056b30f0515e3eece827f56d5cd01b1",
+           *           "eventType": "deposit.paid",
+           *           "id": "whd_119864d77f2ad164d78b78a6",
+           *           "lastAttemptAt": "2026-11-29T03:02:46.130000Z",
+           *           "lastError": null,
+           *           "latencyMs": 178,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "dep_1uopmec75siyycl1t0k9pu4c",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         },
+           *         {
+           *           "attempts": 1,
+           *           "createdAt": "2026-11-29T03:02:42.552000Z",
+           *           "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *           "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *           "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *           "eventType": "transfer.completed",
+           *           "id": "whd_d531a5b5954c6f686ecb9140",
+           *           "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *           "lastError": null,
+           *           "latencyMs": 102,
+           *           "nextAttemptAt": null,
+           *           "replayOf": null,
+           *           "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *           "responseStatus": 204,
+           *           "status": "SUCCEEDED"
+           *         }
+           *       ],
+           *       "nextCursor": null
+           *     }
+           */
           'application/json': components['schemas']['WebhookDeliveryPage'];
         };
       };
@@ -11403,6 +12649,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 1,
+           *       "createdAt": "2026-11-29T03:02:42.552000Z",
+           *       "deliveredAt": "2026-11-29T03:02:42.874000Z",
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_d531a5b5954c6f686ecb9140",
+           *       "lastAttemptAt": "2026-11-29T03:02:42.874000Z",
+           *       "lastError": null,
+           *       "latencyMs": 102,
+           *       "nextAttemptAt": null,
+           *       "replayOf": null,
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": 204,
+           *       "status": "SUCCEEDED"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };
@@ -11552,6 +12817,25 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "attempts": 0,
+           *       "createdAt": "2026-11-29T03:02:48.425000Z",
+           *       "deliveredAt": null,
+           *       "endpointId": "we_c19d2aadb0df91d45069eec2",
+           *       "eventId": "evt_c8a4ce39310f5f0a4527c04bb6c09cc4",
+           *       "eventType": "transfer.completed",
+           *       "id": "whd_cdfa099aa214644d61daa72c",
+           *       "lastAttemptAt": null,
+           *       "lastError": null,
+           *       "latencyMs": null,
+           *       "nextAttemptAt": "2026-11-29T03:02:48.425000Z",
+           *       "replayOf": "whd_d531a5b5954c6f686ecb9140",
+           *       "resourceId": "6564ad89-055a-491f-8966-06417af5b80a",
+           *       "responseStatus": null,
+           *       "status": "PENDING"
+           *     }
+           */
           'application/json': components['schemas']['WebhookDelivery'];
         };
       };

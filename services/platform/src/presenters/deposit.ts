@@ -31,6 +31,7 @@ export function depositView(d: depositV1.Deposit) {
     providerConfirmedAt: iso(d.providerConfirmedAt),
     paidAt: iso(d.providerConfirmedAt),
     internalRef: d.internalRef ?? null,
+    cobroId: d.cobroId ?? null,
     createdAt: iso(d.createdAt),
   };
 }

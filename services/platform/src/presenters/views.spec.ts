@@ -23,7 +23,7 @@ describe('public views', () => {
       '{"id":"d1","status":"ASSIGNED","amountCents":"500000","feeAmountCents":"1000","ivaAmountCents":"190",' +
         '"netAmountCents":"498810","netCreditedCents":"498810","currency":"COP","source":"BREB","brebKey":{"id":"k1","externalId":"e1","name":"Caja","value":"@caja"},' +
         '"payerName":"Laura","payerFirstName":null,"payerLastName":null,"payerDocument":null,"payerBank":null,"payerEmail":null,"providerTransferId":null,' +
-        `"providerConfirmedAt":${JSON.stringify(depositView(d).paidAt)},"paidAt":${JSON.stringify(depositView(d).paidAt)},"internalRef":null,"createdAt":${JSON.stringify(depositView(d).createdAt)}}`,
+        `"providerConfirmedAt":${JSON.stringify(depositView(d).paidAt)},"paidAt":${JSON.stringify(depositView(d).paidAt)},"internalRef":null,"cobroId":null,"createdAt":${JSON.stringify(depositView(d).createdAt)}}`,
     );
     expect(depositView(d).paidAt).toEqual(expect.any(String));
   });

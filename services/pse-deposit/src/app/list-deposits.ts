@@ -85,7 +85,7 @@ export class ListDeposits {
       const r = await this.deps.store.list(companyId, f, { limit, offset: 0, ...(after ? { after } : {}), withTotal: false, now });
       const last = r.items[r.items.length - 1];
       return {
-        deposits: r.items,
+        deposits: await this.withCobros(r.items),
         at: now,
         total: 0,
         page: 0,
@@ -96,7 +96,14 @@ export class ListDeposits {
     }
     const r = await this.deps.store.list(companyId, f, { limit, offset: q.page * limit, withTotal: true, now });
     const total = r.total ?? 0;
-    return { deposits: r.items, at: now, total, page: q.page, limit, totalPages: Math.ceil(total / limit), nextCursor: null };
+    return { deposits: await this.withCobros(r.items), at: now, total, page: q.page, limit, totalPages: Math.ceil(total / limit), nextCursor: null };
+  }
+
+  /** Each payment of the page with the cobro it was matched to (one read for the page). */
+  private async withCobros<D extends DepositRecord>(items: D[]): Promise<D[]> {
+    if (items.length === 0) return items;
+    const matched = await this.deps.store.matchedCobros(items.map((d) => d.id));
+    return items.map((d) => (matched.has(d.id) ? { ...d, matchedCobroId: matched.get(d.id)! } : d));
   }
 }
 

@@ -52,6 +52,8 @@ export interface DepositStore {
   insert(d: NewDeposit, event: OutboxEvent): Promise<DepositRecord>;
   get(companyId: string, id: string): Promise<DepositRecord | undefined>;
   getById(id: string): Promise<DepositRecord | undefined>;
+  /** The cobro each of these deposits was matched to (cobro_payments), by deposit id. */
+  matchedCobros(ids: readonly string[]): Promise<Map<string, string>>;
   /** The PSE link made for a cobro, if any. */
   byCobro(companyId: string, cobroId: string): Promise<DepositRecord | undefined>;
   list(

@@ -36,6 +36,6 @@ export function depositToProto(d: DepositRecord, now: Date): depositV1.Deposit {
     ...(d.internalRef ? { internalRef: d.internalRef } : {}),
     ...(d.paygatewayUrl ? { paygatewayUrl: d.paygatewayUrl } : {}),
     ...(d.expiresAt ? { expiresAt: d.expiresAt } : {}),
-    ...(d.cobroId ? { cobroId: d.cobroId } : {}),
+    ...((d.cobroId ?? d.matchedCobroId) ? { cobroId: (d.cobroId ?? d.matchedCobroId)! } : {}),
   };
 }

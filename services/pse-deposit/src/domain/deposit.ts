@@ -106,6 +106,8 @@ export interface DepositRecord {
   createdAt: Date;
   /** The cobro this PSE link was made for (docs/cobros.md); null for a link of its own. */
   cobroId?: string | null;
+  /** In the listing: the cobro the payment was matched to (cobro_payments), when it is not the cobro of its own link. */
+  matchedCobroId?: string | null;
   /** The W3C trace context of the call that recorded it (null when tracing was off); later steps in other traces link to it. */
   traceparent?: string | null;
 }

@@ -189,6 +189,14 @@ export class SqlDepositStore implements DepositStore {
     return rows[0] && toDeposit(rows[0]);
   }
 
+  async matchedCobros(ids: readonly string[]): Promise<Map<string, string>> {
+    const rows = await this.db.prepared<{ deposit_id: string; cobro_id: string }>(
+      `select deposit_id, cobro_id from pse_deposit.cobro_payments where deposit_id = any($1::text[])`,
+      [[...ids]],
+    );
+    return new Map(rows.map((r) => [r.deposit_id, r.cobro_id]));
+  }
+
   async getById(id: string): Promise<DepositRecord | undefined> {
     const rows = await this.db.prepared<DepositRow>(`select ${COLS} from pse_deposit.deposits d where d.id = $1`, [id]);
     return rows[0] && toDeposit(rows[0]);
